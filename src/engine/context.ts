@@ -1,0 +1,68 @@
+/**
+ * What every pass receives: the provider profile, the resolved options, and a way to report repairs with
+ * the index the message had in the caller's input (passes run one after another on intermediate arrays).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ProviderProfile } from "./profiles";
+import type {
+  InvalidCallStrategy,
+  OrphanCallStrategy,
+  OrphanResultStrategy,
+  ToolCallProblem,
+  ToolCallProblemKind,
+  ToolCallRepair,
+  TrailingStrategy,
+} from "../types";
+
+export interface ResolvedOptions {
+  orphanCalls: OrphanCallStrategy;
+  trailing: TrailingStrategy;
+  orphanResults: OrphanResultStrategy;
+  invalidCalls: InvalidCallStrategy;
+  syntheticResultText: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
+}
+
+export interface FindContext {
+  profile: ProviderProfile;
+  /** Whether an open trailing exchange is reported (false for storage layers that keep it). */
+  trailingIsProblem: boolean;
+}
+
+export interface PassContext extends FindContext {
+  options: ResolvedOptions;
+  /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
+  report(repair: Omit<ToolCallRepair, "index">, message: unknown, at: number): void;
+  /** Records that `to` replaces `from`, so later reports name the caller's index. */
+  derive(from: unknown, to: unknown): void;
+  /** Reasons for calls that passes want the synthetic result to name (invalid calls carry their parse error). */
+  callNotes: Map<string, string>;
+}
+
+/** One named pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
+export interface RepairPass {
+  name: string;
+  /** Problems in `messages`, indexes into `messages`. Pure. */
+  find(messages: readonly BaseMessage[], ctx: FindContext): ToolCallProblem[];
+  /** The repaired list: the very same array when the pass has nothing to do. */
+  repair(messages: BaseMessage[], ctx: PassContext): BaseMessage[];
+}
+
+export function problem(
+  ctx: FindContext,
+  kind: ToolCallProblemKind,
+  index: number,
+  detail: string,
+  call?: { id?: string; name?: string },
+): ToolCallProblem {
+  const p: ToolCallProblem = { kind, index, rules: ctx.profile.rules[kind] ?? [], detail };
+  if (call?.id !== undefined) p.toolCallId = call.id;
+  if (call?.name !== undefined) p.toolName = call.name;
+  return p;
+}
+
+/** Replaces the array only when something changed, keeping the input's identity otherwise. */
+export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMessage[] {
+  if (input.length !== output.length) return output;
+  for (let i = 0; i < input.length; i++) if (input[i] !== output[i]) return output;
+  return input;
+}

@@ -1,0 +1,110 @@
+/**
+ * Pass "invalid-calls": entries of `invalid_tool_calls` (arguments that did not parse). Adapters send them
+ * inconsistently: ChatOpenAI drops them while sending their ToolMessages, or, when no call is valid, re-sends
+ * the raw `additional_kwargs.tool_calls`, malformed ones included. Either way a call or a result goes
+ * unmatched. "answer" turns each into a regular call (empty args) that the pairing pass answers with an error
+ * naming the parse failure; "remove" deletes it from every location.
+ */
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { rewriteToolCalls } from "../../messages/build";
+import { isAssistant } from "../../messages/inspect";
+import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+type Dict = Record<string, unknown>;
+
+interface InvalidCall {
+  messageIndex: number;
+  id: string | undefined;
+  name: string | undefined;
+  error: string | undefined;
+  args: unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function classifyInvalidCalls(messages: readonly BaseMessage[]): InvalidCall[] {
+  const found: InvalidCall[] = [];
+  messages.forEach((message, messageIndex) => {
+    if (!isAssistant(message)) return;
+    const invalid = (message as unknown as Dict).invalid_tool_calls;
+    if (!Array.isArray(invalid)) return;
+    for (const c of invalid as Dict[]) {
+      if (typeof c !== "object" || c === null) continue;
+      found.push({
+        messageIndex,
+        id: typeof c.id === "string" && c.id ? c.id : undefined,
+        name: typeof c.name === "string" && c.name ? c.name : undefined,
+        error: typeof c.error === "string" ? c.error : undefined,
+        args: c.args,
+      });
+    }
+  });
+  return found;
+}
+
+function describe(call: InvalidCall): string {
+  return `invalid tool call ${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}${call.error ? ` (${call.error})` : ""}`;
+}
+
+export const invalidCallsPass: RepairPass = {
+  name: "invalid-calls",
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    return classifyInvalidCalls(messages).map((c) =>
+      problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),
+    );
+  },
+  repair(messages, ctx) {
+    const found = classifyInvalidCalls(messages);
+    if (found.length === 0) return messages;
+    const out = messages.slice();
+    const byMessage = new Map<number, InvalidCall[]>();
+    for (const c of found) byMessage.set(c.messageIndex, [...(byMessage.get(c.messageIndex) ?? []), c]);
+    for (const [index, calls] of byMessage) {
+      const message = messages[index] as AIMessage;
+      const validIds = new Set(((message.tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
+      const answer = ctx.options.invalidCalls === "answer";
+      const removeIds = new Set(answer ? [] : calls.map((c) => c.id).filter(Boolean));
+      const promoted = answer
+        ? calls
+            .filter((c) => c.id !== undefined && !validIds.has(c.id))
+            .map((c) => ({
+              id: c.id,
+              // The name must pass the provider's pattern; an unusable one becomes a neutral name.
+              name: c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call",
+              args: {},
+              type: "tool_call",
+            }))
+        : [];
+      out[index] = rewriteToolCalls(
+        message,
+        (ref) =>
+          ref.location === "invalid_tool_calls" || (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
+            ? "drop"
+            : undefined,
+        { promoted },
+      );
+      ctx.derive(message, out[index]);
+      for (const c of calls) {
+        if (answer && c.id !== undefined) {
+          const raw = typeof c.args === "string" ? c.args : JSON.stringify(c.args ?? null);
+          ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error ? ` (${c.error})` : ""}; raw arguments: ${raw}`);
+        }
+        ctx.report(
+          {
+            problem: "invalid_tool_call",
+            action: answer && c.id !== undefined ? "promoted_invalid_call" : "removed_call",
+            toolCallId: c.id,
+            toolName: c.name,
+            detail: answer && c.id !== undefined
+              ? `${describe(c)} turned into a call answered with an error result`
+              : `${describe(c)} removed from every location`,
+          },
+          message,
+          index,
+        );
+      }
+    }
+    return sameOrNew(messages, out);
+  },
+};

@@ -1,0 +1,110 @@
+/**
+ * Pass "turn-order": roles as the adapter sends them. Bedrock wants the first non-system message to be a
+ * user message (B5) and user/assistant turns to alternate (B6); ChatBedrockConverse only merges runs of tool
+ * results, so a user message right after tool results, or two user messages, reach Bedrock as two user turns.
+ * Gemini has the same constraints (G1). Two user messages are merged; a missing turn is bridged with a short
+ * message marked synthetic; nothing is dropped.
+ */
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { MessageContent } from "@langchain/core/messages";
+import { syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
+import { isAssistant, isToolResult } from "../../messages/inspect";
+import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+type Turn = "user" | "tool" | "assistant" | undefined;
+
+export const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
+export const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
+export const BRIDGE_USER_TEXT = "[continue]";
+
+function turnOf(m: BaseMessage): Turn {
+  if (isAssistant(m)) return "assistant";
+  if (isToolResult(m)) return "tool";
+  if (SystemMessage.isInstance(m)) return undefined;
+  if (HumanMessage.isInstance(m) || m.getType?.() === "generic") return "user";
+  return undefined;
+}
+
+type Fix = "lead" | "merge" | "bridge_assistant" | "bridge_user";
+
+interface TurnFinding {
+  index: number;
+  fix: Fix;
+  detail: string;
+}
+
+function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
+  const found: TurnFinding[] = [];
+  let prev: Turn;
+  messages.forEach((m, index) => {
+    const turn = turnOf(m);
+    if (turn === undefined) return;
+    if (prev === undefined && ctx.profile.leadingUser && turn === "assistant")
+      found.push({ index, fix: "lead", detail: "the first non-system message is an assistant message" });
+    if (ctx.profile.alternation) {
+      if (prev === "user" && turn === "user")
+        found.push({ index, fix: "merge", detail: "a user message right after another user message" });
+      else if (prev === "tool" && turn === "user")
+        found.push({ index, fix: "bridge_assistant", detail: "a user message right after tool results (sent as a second user turn)" });
+      else if (prev === "assistant" && turn === "assistant")
+        found.push({ index, fix: "bridge_user", detail: "an assistant message right after another assistant message" });
+    }
+    prev = turn;
+  });
+  return found;
+}
+
+function mergeContent(a: MessageContent, b: MessageContent): MessageContent {
+  if (typeof a === "string" && typeof b === "string") return `${a}\n\n${b}`;
+  const blocks = (c: MessageContent) => (typeof c === "string" ? [{ type: "text", text: c }] : c);
+  return [...blocks(a), ...blocks(b)] as MessageContent;
+}
+
+export const turnOrderPass: RepairPass = {
+  name: "turn-order",
+  find(messages, ctx): ToolCallProblem[] {
+    return classifyTurns(messages, ctx).map((f) =>
+      problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
+    );
+  },
+  repair(messages, ctx: PassContext) {
+    const found = classifyTurns(messages, ctx);
+    if (found.length === 0) return messages;
+    const fixes = new Map(found.map((f) => [f.index, f]));
+    const out: BaseMessage[] = [];
+    let lastUser = -1; // index in `out` of the user message that a following one merges into
+    messages.forEach((m, i) => {
+      const f = fixes.get(i);
+      const idBase = typeof m.id === "string" ? m.id : `at-${i}`;
+      if (f?.fix === "lead") {
+        out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBase}`));
+        ctx.report({ problem: "leading_non_user", action: "inserted_user_message", detail: "placeholder user message inserted before the first assistant message" }, m, i);
+      } else if (f?.fix === "bridge_assistant") {
+        out.push(syntheticAssistantMessage(BRIDGE_ASSISTANT_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
+        ctx.report({ problem: "consecutive_same_role", action: "inserted_assistant_message", detail: "short assistant turn inserted between tool results and the next user message" }, m, i);
+      } else if (f?.fix === "bridge_user") {
+        out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
+        ctx.report({ problem: "consecutive_same_role", action: "inserted_user_message", detail: "short user turn inserted between two assistant messages" }, m, i);
+      } else if (f?.fix === "merge" && lastUser >= 0) {
+        const into = out[lastUser];
+        const fields = into as unknown as Record<string, unknown>;
+        const merged = new HumanMessage({
+          content: mergeContent(into.content as MessageContent, m.content as MessageContent) as never,
+          ...(typeof fields.id === "string" ? { id: fields.id } : {}),
+          ...(typeof fields.name === "string" ? { name: fields.name } : {}),
+          additional_kwargs: (fields.additional_kwargs ?? {}) as Record<string, unknown>,
+          response_metadata: (fields.response_metadata ?? {}) as Record<string, unknown>,
+        });
+        ctx.derive(into, merged);
+        out[lastUser] = merged;
+        ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: "user message merged into the user message before it" }, m, i);
+        return;
+      }
+      if (turnOf(m) === "user") lastUser = out.length;
+      else if (turnOf(m) !== undefined) lastUser = -1;
+      out.push(m);
+    });
+    return sameOrNew(messages, out);
+  },
+};

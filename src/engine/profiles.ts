@@ -1,0 +1,129 @@
+/**
+ * What each provider enforces, as switches for the passes (PROVIDER_RULES.md). "strict" is the union.
+ */
+import type { Provider, ToolCallProblemKind } from "../types";
+
+export interface ProviderProfile {
+  provider: Provider;
+  /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
+  idPattern: boolean;
+  /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
+  maxIdLength: number;
+  /** No empty messages, blank text blocks or empty tool results (Anthropic A9, Bedrock B8, B9, B10; Gemini). */
+  nonEmptyContent: boolean;
+  /** The first non-system message is a user message (Bedrock B5, Gemini G1). */
+  leadingUser: boolean;
+  /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
+  alternation: boolean;
+  /** Rule ids broken by each problem kind. */
+  rules: Partial<Record<ToolCallProblemKind, string[]>>;
+}
+
+const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemKind, string[]>>> = {
+  openai: {
+    orphan_call: ["O1"],
+    trailing_open_exchange: ["O1"],
+    displaced_result: ["O1", "O2"],
+    interleaved_message: ["O1"],
+    orphan_result: ["O2"],
+    duplicate_result: ["O3"],
+    duplicate_call_id: ["O3"],
+    missing_call_id: ["O1"],
+    invalid_call_id: ["O4"],
+    invalid_tool_call: ["O1", "O2"],
+    missing_result_id: ["O2"],
+  },
+  "openai-responses": {
+    orphan_call: ["R1"],
+    trailing_open_exchange: ["R1"],
+    displaced_result: ["R1"],
+    interleaved_message: ["R1"],
+    orphan_result: ["R2"],
+    duplicate_result: ["R5"],
+    duplicate_call_id: ["R5"],
+    missing_call_id: ["R1"],
+    invalid_call_id: ["R3"],
+    invalid_tool_call: ["R1", "R2"],
+    missing_result_id: ["R2"],
+  },
+  anthropic: {
+    orphan_call: ["A1"],
+    trailing_open_exchange: ["A1"],
+    displaced_result: ["A1", "A2"],
+    interleaved_message: ["A1", "A3"],
+    orphan_result: ["A2"],
+    duplicate_result: ["A5"],
+    duplicate_call_id: ["A4"],
+    missing_call_id: ["A6"],
+    invalid_call_id: ["A6"],
+    invalid_tool_call: ["A1", "A2"],
+    missing_result_id: ["A2"],
+    empty_message: ["A9"],
+    blank_text_block: ["A9"],
+    empty_tool_result: ["A9"],
+  },
+  bedrock: {
+    orphan_call: ["B1"],
+    trailing_open_exchange: ["B1"],
+    displaced_result: ["B1", "B2"],
+    interleaved_message: ["B1", "B6"],
+    orphan_result: ["B2"],
+    duplicate_result: ["B2"],
+    duplicate_call_id: ["B1"],
+    missing_call_id: ["B4"],
+    invalid_call_id: ["B4"],
+    invalid_tool_call: ["B1", "B2"],
+    missing_result_id: ["B2"],
+    empty_message: ["B9"],
+    blank_text_block: ["B8"],
+    empty_tool_result: ["B8", "B10"],
+    leading_non_user: ["B5"],
+    consecutive_same_role: ["B6"],
+  },
+  gemini: {
+    orphan_call: ["G3"],
+    trailing_open_exchange: ["G3"],
+    displaced_result: ["G2", "G3"],
+    interleaved_message: ["G2"],
+    orphan_result: ["G2"],
+    duplicate_result: ["G3"],
+    duplicate_call_id: ["G3"],
+    missing_call_id: ["G3"],
+    invalid_tool_call: ["G3"],
+    missing_result_id: ["G2"],
+    empty_message: ["G5"],
+    blank_text_block: ["G5"],
+    leading_non_user: ["G1"],
+    consecutive_same_role: ["G1"],
+  },
+};
+
+function union(): Partial<Record<ToolCallProblemKind, string[]>> {
+  const out: Partial<Record<ToolCallProblemKind, string[]>> = {};
+  for (const rules of Object.values(RULES))
+    for (const [kind, ids] of Object.entries(rules) as [ToolCallProblemKind, string[]][])
+      out[kind] = [...(out[kind] ?? []), ...ids.filter((id) => !out[kind]?.includes(id))];
+  return out;
+}
+
+const PROFILES: Record<Provider, ProviderProfile> = {
+  openai: { provider: "openai", idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, rules: RULES.openai },
+  "openai-responses": { provider: "openai-responses", idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, rules: RULES["openai-responses"] },
+  anthropic: { provider: "anthropic", idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, rules: RULES.anthropic },
+  bedrock: { provider: "bedrock", idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, rules: RULES.bedrock },
+  gemini: { provider: "gemini", idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, rules: RULES.gemini },
+  strict: { provider: "strict", idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, rules: union() },
+};
+
+export function profileFor(provider: Provider | undefined): ProviderProfile {
+  const profile = PROFILES[provider ?? "strict"];
+  if (!profile) throw new TypeError(`langgraph-tool-repair: unknown provider ${JSON.stringify(provider)}; expected one of ${Object.keys(PROFILES).join(", ")}`);
+  return profile;
+}
+
+/** Whether a tool call id is accepted by the provider as it is. */
+export function isAcceptedId(id: string, profile: ProviderProfile): boolean {
+  return id.length <= profile.maxIdLength && (!profile.idPattern || ID_PATTERN.test(id));
+}

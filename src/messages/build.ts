@@ -1,0 +1,225 @@
+/**
+ * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
+ * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
+ */
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { MessageContent } from "@langchain/core/messages";
+import { forEachToolCallRef, REPAIR_MARKER_KEY, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
+export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
+
+/** The edit for each ref; `occurrence` counts refs with the same id in the same location (duplicate ids). */
+export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
+
+function withId(value: Dict, key: string, id: string | undefined): Dict {
+  return id === undefined ? value : { ...value, [key]: id };
+}
+
+/**
+ * Rewrite every location of every tool call in an assistant message at once. Returns the same message when
+ * the editor changes nothing. A `tool_use` block left in content or a Responses `function_call` left in
+ * `response_metadata.output` is still sent by the adapters, so removal must reach all of them.
+ */
+export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
+  const edits = new Map<ToolCallLocation, Map<number, RefEdit>>();
+  const occurrences = new Map<string, number>();
+  let changed = false;
+  forEachToolCallRef(message, (ref) => {
+    const key = `${ref.location}\u0000${ref.id ?? ""}`;
+    const occurrence = occurrences.get(key) ?? 0;
+    occurrences.set(key, occurrence + 1);
+    const e = edit(ref, occurrence);
+    if (e === undefined) return;
+    if (e !== "drop" && (e.id === undefined || e.id === ref.id) && (e.name === undefined || e.name === ref.name)) return;
+    changed = true;
+    let byPos = edits.get(ref.location);
+    if (!byPos) edits.set(ref.location, (byPos = new Map()));
+    byPos.set(ref.position, e);
+  });
+  if (!changed && !extra?.promoted?.length) return message;
+
+  const apply = <T>(items: T[], location: ToolCallLocation, rewrite: (item: T, e: { id?: string; name?: string }) => T) => {
+    const byPos = edits.get(location);
+    if (!byPos) return items;
+    const out: T[] = [];
+    items.forEach((item, i) => {
+      const e = byPos.get(i);
+      if (e === "drop") return;
+      out.push(e ? rewrite(item, e) : item);
+    });
+    return out;
+  };
+  const m = message as unknown as Dict;
+  const renameStd = (c: Dict, e: { id?: string; name?: string }) => ({
+    ...withId(c, "id", e.id),
+    ...(e.name !== undefined ? { name: e.name } : {}),
+  });
+
+  let toolCalls = Array.isArray(m.tool_calls) ? apply(m.tool_calls as Dict[], "tool_calls", renameStd) : [];
+  if (extra?.promoted?.length) toolCalls = [...toolCalls, ...extra.promoted];
+  const invalidToolCalls = Array.isArray(m.invalid_tool_calls)
+    ? apply(m.invalid_tool_calls as Dict[], "invalid_tool_calls", renameStd)
+    : [];
+
+  let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
+  if (edits.has("additional_kwargs.tool_calls") && Array.isArray(kwargs.tool_calls)) {
+    const raw = apply(kwargs.tool_calls as Dict[], "additional_kwargs.tool_calls", (c, e) => {
+      const fn = isDict(c.function) ? c.function : {};
+      return { ...withId(c, "id", e.id), function: e.name !== undefined ? { ...fn, name: e.name } : fn };
+    });
+    kwargs = { ...kwargs, tool_calls: raw };
+    if (raw.length === 0) delete kwargs.tool_calls;
+  }
+  for (const [key, location, idKey] of [
+    ["tool_use", "additional_kwargs.tool_use", "id"],
+    ["toolUse", "additional_kwargs.toolUse", "toolUseId"],
+  ] as const) {
+    if (!edits.has(location)) continue;
+    const value = kwargs[key];
+    const list = Array.isArray(value) ? (value as Dict[]) : [value as Dict];
+    const rewritten = apply(list, location, (rec, e) => {
+      const k = rec.toolUseId !== undefined ? "toolUseId" : rec.id !== undefined ? "id" : idKey;
+      return { ...withId(rec, k, e.id), ...(e.name !== undefined ? { name: e.name } : {}) };
+    });
+    kwargs = { ...kwargs };
+    if (rewritten.length === 0) delete kwargs[key];
+    else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
+  }
+
+  let content = m.content as MessageContent;
+  if (Array.isArray(content)) {
+    const byPos = new Map<number, RefEdit>();
+    for (const loc of ["content.tool_use", "content.tool_call", "content.toolUse", "content.server_tool_use", "content.input_json_delta"] as const)
+      edits.get(loc)?.forEach((e, pos) => byPos.set(pos, e));
+    if (byPos.size > 0) {
+      const out: unknown[] = [];
+      (content as unknown[]).forEach((block, i) => {
+        const e = byPos.get(i);
+        if (e === "drop") return;
+        if (!e) return out.push(block);
+        const b = block as Dict;
+        if (isDict(b.toolUse)) {
+          const tu = b.toolUse;
+          const k = tu.toolUseId !== undefined ? "toolUseId" : "id";
+          out.push({ ...b, toolUse: { ...withId(tu, k, e.id), ...(e.name !== undefined ? { name: e.name } : {}) } });
+        } else out.push(renameStd(b, e));
+      });
+      content = out as MessageContent;
+    }
+  }
+
+  let responseMetadata = isDict(m.response_metadata) ? m.response_metadata : {};
+  if (edits.has("response_metadata.output") && Array.isArray(responseMetadata.output)) {
+    responseMetadata = {
+      ...responseMetadata,
+      output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => ({
+        ...withId(item, "call_id", e.id),
+        ...(e.name !== undefined ? { name: e.name } : {}),
+      })),
+    };
+  }
+  return rebuildAssistant(message, {
+    content,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    additional_kwargs: kwargs,
+    response_metadata: responseMetadata,
+  });
+}
+
+/** A new AIMessage with the given fields replaced and every other constructor field carried over. */
+export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
+  const m = message as unknown as Dict;
+  const base: Dict = {
+    content: m.content ?? "",
+    // Always explicit: without it the constructor re-parses additional_kwargs.tool_calls.
+    tool_calls: Array.isArray(m.tool_calls) ? m.tool_calls : [],
+    invalid_tool_calls: Array.isArray(m.invalid_tool_calls) ? m.invalid_tool_calls : [],
+    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+  };
+  if (m.id !== undefined) base.id = m.id;
+  if (m.name !== undefined) base.name = m.name;
+  if (m.usage_metadata !== undefined) base.usage_metadata = m.usage_metadata;
+  return new AIMessage({ ...base, ...fields } as ConstructorParameters<typeof AIMessage>[0] & object);
+}
+
+/** A new ToolMessage answering `toolCallId`, every other field carried over. */
+export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
+  const m = message as unknown as Dict;
+  const base: Dict = {
+    content: m.content ?? "",
+    tool_call_id: m.tool_call_id,
+    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+  };
+  for (const key of ["id", "name", "status", "artifact"]) if (m[key] !== undefined) base[key] = m[key];
+  return new ToolMessage({ ...base, ...fields } as ConstructorParameters<typeof ToolMessage>[0] & object);
+}
+
+function marker(marker: RepairMarker): Dict {
+  const out: Dict = { synthetic: marker.synthetic, reason: marker.reason };
+  if (marker.toolCallId !== undefined) out.toolCallId = marker.toolCallId;
+  if (marker.toolName !== undefined) out.toolName = marker.toolName;
+  return { [REPAIR_MARKER_KEY]: out };
+}
+
+/**
+ * A result for a call whose tool never ran. Providers ignore `status`, so the content itself says so. The
+ * marker in `additional_kwargs` is machine-readable and survives checkpoint serialization.
+ */
+export function syntheticToolResult(args: { toolCallId: string; toolName?: string; reason: string; text: string }): ToolMessage {
+  return new ToolMessage({
+    content: args.text,
+    tool_call_id: args.toolCallId,
+    ...(args.toolName ? { name: args.toolName } : {}),
+    status: "error",
+    id: `tool-repair-${args.toolCallId}`,
+    additional_kwargs: marker({ synthetic: true, reason: args.reason, toolCallId: args.toolCallId, toolName: args.toolName }),
+  });
+}
+
+export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string }): string {
+  const tool = call.name ? `Tool "${call.name}"` : "The tool";
+  const why = call.note ?? "the run was interrupted before it returned a result";
+  return `${tool} (call ${call.id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
+}
+
+/**
+ * A user message holding the content of a tool result whose call is gone: every provider accepts a user
+ * message, none accepts a tool result without its call.
+ */
+export function orphanResultAsUserMessage(result: ToolMessage, toolCallId: string | undefined): HumanMessage {
+  const name = (result as unknown as Dict).name;
+  const label = `[Tool result${typeof name === "string" && name ? ` from "${name}"` : ""}${
+    toolCallId ? ` for call ${toolCallId}` : ""
+  }; its tool call is no longer in this conversation.]`;
+  const content = result.content as MessageContent;
+  const body: MessageContent =
+    typeof content === "string"
+      ? `${label}\n${content}`
+      : [{ type: "text", text: label }, ...((Array.isArray(content) ? content : []) as Dict[])] as MessageContent;
+  const id = (result as unknown as Dict).id;
+  return new HumanMessage({
+    content: body,
+    ...(typeof id === "string" ? { id } : {}),
+    additional_kwargs: marker({
+      synthetic: false,
+      reason: "orphan_result",
+      toolCallId,
+      toolName: typeof name === "string" ? name : undefined,
+    }),
+  });
+}
+
+export function syntheticUserMessage(text: string, reason: string, id: string): HumanMessage {
+  return new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
+}
+
+export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
+  return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
+}

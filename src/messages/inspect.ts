@@ -1,0 +1,209 @@
+/**
+ * Reading tool calls out of an AIMessage. A call can hide in many places (LANGGRAPH_NOTES.md, "Where a tool
+ * call can hide"): adapters send some of them even when `tool_calls` is empty, so the engine must read, and
+ * later clean, every one of them.
+ */
+import { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+
+export type ToolCallLocation =
+  | "tool_calls"
+  | "invalid_tool_calls"
+  | "additional_kwargs.tool_calls"
+  | "additional_kwargs.tool_use"
+  | "additional_kwargs.toolUse"
+  | "content.tool_use"
+  | "content.tool_call"
+  | "content.toolUse"
+  | "content.server_tool_use"
+  | "content.input_json_delta"
+  | "response_metadata.output";
+
+/** One place in one message that names a tool call. */
+export interface ToolCallRef {
+  /** The id as stored; undefined when missing or not a non-empty string. */
+  id: string | undefined;
+  /** The raw id value, for reporting malformed ones. */
+  rawId: unknown;
+  name: string | undefined;
+  location: ToolCallLocation;
+  /** Index inside its location (array index, content block index). */
+  position: number;
+}
+
+type Dict = Record<string, unknown>;
+
+const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
+const asName = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** Tool-use records in `additional_kwargs.tool_use` / `toolUse` come as one dict or a list of them. */
+function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) => void): void {
+  if (Array.isArray(value)) value.forEach((rec, i) => isDict(rec) && visit(rec, i));
+  else if (isDict(value)) visit(value, 0);
+}
+
+/**
+ * Every reference to a tool call in an assistant message, in a fixed location order, including references
+ * whose id is missing. Non-assistant messages have none.
+ */
+export function readToolCallRefs(message: unknown): ToolCallRef[] {
+  const refs: ToolCallRef[] = [];
+  forEachToolCallRef(message, (ref) => refs.push(ref));
+  return refs;
+}
+
+/** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
+export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) => void): void {
+  if (!isAssistant(message)) return;
+  const m = message as unknown as Dict;
+  const push = (rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
+    visit({ id: asId(rawId), rawId, name: asName(name), location, position });
+
+  const toolCalls = m.tool_calls;
+  if (Array.isArray(toolCalls)) {
+    for (let i = 0; i < toolCalls.length; i++) {
+      const c = toolCalls[i];
+      push(isDict(c) ? c.id : undefined, isDict(c) ? c.name : undefined, "tool_calls", i);
+    }
+  }
+  const invalid = m.invalid_tool_calls;
+  if (Array.isArray(invalid)) {
+    for (let i = 0; i < invalid.length; i++) {
+      const c = invalid[i];
+      push(isDict(c) ? c.id : undefined, isDict(c) ? c.name : undefined, "invalid_tool_calls", i);
+    }
+  }
+  const kwargs = m.additional_kwargs;
+  if (isDict(kwargs)) {
+    const raw = kwargs.tool_calls;
+    if (Array.isArray(raw)) {
+      for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        const fn = isDict(c) && isDict(c.function) ? c.function : undefined;
+        push(isDict(c) ? c.id : undefined, fn?.name, "additional_kwargs.tool_calls", i);
+      }
+    }
+    if (kwargs.tool_use !== undefined)
+      eachToolUseRecord(kwargs.tool_use, (rec, i) =>
+        push(rec.id ?? rec.toolUseId, rec.name, "additional_kwargs.tool_use", i),
+      );
+    if (kwargs.toolUse !== undefined)
+      eachToolUseRecord(kwargs.toolUse, (rec, i) =>
+        push(rec.toolUseId ?? rec.id, rec.name, "additional_kwargs.toolUse", i),
+      );
+  }
+  const content = m.content;
+  if (Array.isArray(content)) {
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      if (!isDict(b)) continue;
+      const type = b.type;
+      if (type === "tool_use") push(b.id, b.name, "content.tool_use", i);
+      else if (type === "tool_call") push(b.id, b.name, "content.tool_call", i);
+      else if (type === "server_tool_use") push(b.id, b.name, "content.server_tool_use", i);
+      else if (type === "input_json_delta" && b.id !== undefined) push(b.id, b.name, "content.input_json_delta", i);
+      else if (isDict(b.toolUse)) push(b.toolUse.toolUseId ?? b.toolUse.id, b.toolUse.name, "content.toolUse", i);
+    }
+  }
+  const meta = m.response_metadata;
+  if (isDict(meta) && Array.isArray(meta.output)) {
+    const output = meta.output;
+    for (let i = 0; i < output.length; i++) {
+      const item = output[i];
+      if (isDict(item) && item.type === "function_call") push(item.call_id, item.name, "response_metadata.output", i);
+    }
+  }
+}
+
+/**
+ * Every tool call id an assistant message carries, from every location, deduplicated, in order
+ * (`tool_calls` first). Empty for any other message.
+ */
+export function toolCallIdsOf(message: unknown): string[] {
+  const ids: string[] = [];
+  forEachToolCallRef(message, (ref) => {
+    if (ref.id !== undefined && !serverToolAnswered(message, ref) && !ids.includes(ref.id)) ids.push(ref.id);
+  });
+  return ids;
+}
+
+/**
+ * An Anthropic server tool (`server_tool_use`) is answered inside the same assistant message by a
+ * `*_tool_result` block; it never needs a ToolMessage.
+ */
+export function serverToolAnswered(message: unknown, ref: ToolCallRef): boolean {
+  if (ref.location !== "content.server_tool_use") return false;
+  const content = (message as Dict).content as unknown[];
+  return content.some(
+    (b) => isDict(b) && b.tool_use_id === ref.id && typeof b.type === "string" && b.type.endsWith("_tool_result"),
+  );
+}
+
+/** A real assistant message (works across duplicate package copies; plain objects are false). */
+export function isAssistant(message: unknown): message is AIMessage {
+  return AIMessage.isInstance(message as BaseMessage);
+}
+
+export function isToolResult(message: unknown): message is ToolMessage {
+  return ToolMessage.isInstance(message as BaseMessage);
+}
+
+/** The id a tool result answers, or undefined when it has none usable. */
+export function resultIdOf(message: ToolMessage): string | undefined {
+  return asId((message as unknown as Dict).tool_call_id);
+}
+
+/** Marker stored in `additional_kwargs` of every message this package creates or converts. */
+export const REPAIR_MARKER_KEY = "tool_call_repair";
+
+export interface RepairMarker {
+  /** True for messages that stand in for something that never happened (a tool that did not run). */
+  synthetic: boolean;
+  /** The problem that made this message. */
+  reason: string;
+  toolCallId?: string;
+  toolName?: string;
+}
+
+export function repairMarkerOf(message: unknown): RepairMarker | undefined {
+  const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
+  if (!isDict(kwargs)) return undefined;
+  const marker = kwargs[REPAIR_MARKER_KEY];
+  return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
+}
+
+/** A tool result this package made because the tool never ran. */
+export function isSyntheticResult(message: unknown): boolean {
+  return isToolResult(message) && repairMarkerOf(message)?.synthetic === true;
+}
+
+/** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
+export function isBlankText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 0xa0 && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
+const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
+
+/** A content block that carries a tool call rather than something the model said. */
+export function isCallBlock(block: unknown): boolean {
+  if (!isDict(block)) return false;
+  return (typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse);
+}
+
+/** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */
+export function isBlankTextBlock(block: unknown): boolean {
+  if (typeof block === "string") return isBlankText(block);
+  return isDict(block) && block.type === "text" && (typeof block.text !== "string" || isBlankText(block.text));
+}
+
+/** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
+export function hasMeaningfulContent(content: unknown): boolean {
+  if (typeof content === "string") return !isBlankText(content);
+  if (!Array.isArray(content)) return false;
+  for (const block of content) if (!isCallBlock(block) && !isBlankTextBlock(block)) return true;
+  return false;
+}

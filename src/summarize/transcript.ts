@@ -1,0 +1,165 @@
+/**
+ * Render a history as plain text for a summarizer prompt, keeping tool-call identity. core's
+ * `getBufferString` prints a tool call as `[tool_calls]` and a result as `Tool: <content>`: two calls to the
+ * same tool, and which result answers which, are lost. Here every call keeps its id, name and arguments,
+ * the calls of one assistant message stay grouped as the model emitted them, and every result names the call
+ * id (and tool) it answers.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import {
+  isAssistant,
+  isToolResult,
+  readToolCallRefs,
+  resultIdOf,
+  type ToolCallLocation,
+  type ToolCallRef,
+} from "../messages/inspect";
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Content block types that carry a tool call: rendered as calls, not as text. */
+const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
+/** Blocks that are not conversation text (private reasoning, signatures). */
+const SILENT_BLOCK_TYPES = new Set(["thinking", "redacted_thinking", "reasoning"]);
+
+/** One tool call as shown in the transcript. */
+export interface TranscriptCall {
+  id: string | undefined;
+  name: string | undefined;
+  /** The arguments as JSON text (or the raw string when they did not parse). */
+  args: string;
+  location: ToolCallLocation;
+}
+
+/**
+ * Render `messages` as text, one entry per message:
+ * ```
+ * User: weather in Paris and Rome?
+ * Assistant called 2 tools in parallel:
+ *   - get_weather [id call_1] {"city":"Paris"}
+ *   - get_weather [id call_2] {"city":"Rome"}
+ * Tool result for call_2 (get_weather): 18C
+ * Tool result for call_1 (get_weather), error: timeout
+ * ```
+ * Calls are read from every location an adapter sends (deduplicated by id). A call without an id is shown
+ * as `[no id]`; a result without an id, or whose id matches no earlier call, says so.
+ */
+export function messagesToTranscript(messages: readonly BaseMessage[]): string {
+  const callNames = new Map<string, string | undefined>();
+  return messages.map((message) => renderMessage(message, callNames)).join("\n");
+}
+
+function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+  if (isAssistant(message)) {
+    const calls = callsOf(message);
+    for (const call of calls) if (call.id !== undefined) callNames.set(call.id, call.name);
+    return renderAssistant(contentText(message.content), calls);
+  }
+  if (isToolResult(message)) return renderResult(message, callNames);
+  return `${roleLabel(message)}: ${contentText(message.content)}`;
+}
+
+function roleLabel(message: BaseMessage): string {
+  const type = message.getType();
+  if (type === "human") return "User";
+  if (type === "system") return "System";
+  if (type === "generic") return String((message as unknown as Dict).role ?? "Message");
+  return type.charAt(0).toUpperCase() + type.slice(1);
+}
+
+function renderAssistant(text: string, calls: TranscriptCall[]): string {
+  const lines: string[] = [];
+  if (text !== "" || calls.length === 0) lines.push(`Assistant: ${text}`);
+  if (calls.length === 1) lines.push(`Assistant called 1 tool:`);
+  else if (calls.length > 1) lines.push(`Assistant called ${calls.length} tools in parallel:`);
+  for (const call of calls) lines.push(`  - ${call.name ?? "(unnamed tool)"} [${call.id ? `id ${call.id}` : "no id"}] ${call.args}`);
+  return lines.join("\n");
+}
+
+function renderResult(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+  const id = resultIdOf(message as never);
+  const ownName = typeof message.name === "string" && message.name !== "" ? message.name : undefined;
+  const status = (message as unknown as Dict).status === "error" ? ", error" : "";
+  const text = contentText(message.content);
+  if (id === undefined) return `Tool result with no call id${ownName ? ` (${ownName})` : ""}${status}: ${text}`;
+  if (!callNames.has(id)) return `Tool result for ${id}${ownName ? ` (${ownName})` : ""}, no matching call${status}: ${text}`;
+  const name = callNames.get(id) ?? ownName;
+  return `Tool result for ${id}${name ? ` (${name})` : ""}${status}: ${text}`;
+}
+
+/**
+ * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
+ * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
+ */
+export function callsOf(message: BaseMessage): TranscriptCall[] {
+  const seen = new Set<string>();
+  const calls: TranscriptCall[] = [];
+  for (const ref of readToolCallRefs(message)) {
+    if (ref.id !== undefined) {
+      if (seen.has(ref.id)) continue;
+      seen.add(ref.id);
+    }
+    calls.push({ id: ref.id, name: ref.name, args: argsText(argsAt(message, ref)), location: ref.location });
+  }
+  return calls;
+}
+
+/** The raw arguments stored at one call reference. */
+function argsAt(message: BaseMessage, ref: ToolCallRef): unknown {
+  const m = message as unknown as Dict;
+  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
+  const item = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
+  switch (ref.location) {
+    case "tool_calls":
+    case "invalid_tool_calls":
+      return pick(item(m[ref.location]), "args");
+    case "additional_kwargs.tool_calls":
+      return pick(pick(item(kwargs.tool_calls), "function"), "arguments");
+    case "additional_kwargs.tool_use":
+      return pick(item(kwargs.tool_use), "input");
+    case "additional_kwargs.toolUse":
+      return pick(item(kwargs.toolUse), "input");
+    case "content.toolUse":
+      return pick(pick(item(m.content), "toolUse"), "input");
+    case "content.tool_call":
+      return pick(item(m.content), "args");
+    case "content.input_json_delta":
+      return pick(item(m.content), "partial_json") ?? pick(item(m.content), "input");
+    case "content.tool_use":
+    case "content.server_tool_use":
+      return pick(item(m.content), "input");
+    case "response_metadata.output":
+      return pick(item(isDict(m.response_metadata) ? m.response_metadata.output : undefined), "arguments");
+  }
+}
+
+const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
+
+function argsText(args: unknown): string {
+  if (args === undefined) return "{}";
+  if (typeof args === "string") return args === "" ? "{}" : args;
+  try {
+    return JSON.stringify(args);
+  } catch {
+    return String(args);
+  }
+}
+
+/** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map(blockText).filter((text) => text !== "").join("\n");
+}
+
+function blockText(block: unknown): string {
+  if (typeof block === "string") return block;
+  if (!isDict(block)) return "";
+  const type = typeof block.type === "string" ? block.type : undefined;
+  if (type === undefined) return isDict(block.toolUse) ? "" : typeof block.text === "string" ? block.text : "";
+  if (CALL_BLOCK_TYPES.has(type) || SILENT_BLOCK_TYPES.has(type)) return "";
+  if (typeof block.text === "string") return block.text;
+  if (type === "image" || type === "image_url") return "[image]";
+  return `[${type}]`;
+}

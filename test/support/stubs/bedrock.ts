@@ -1,0 +1,198 @@
+/**
+ * A local Bedrock Runtime stub: `POST /model/<modelId>/converse` (JSON) and `/converse-stream` (AWS event
+ * stream). Every request is checked with `validateBedrockConverse`; a violation is answered the way Bedrock
+ * does (HTTP 400, `ValidationException`), so the real AWS SDK and ChatBedrockConverse raise the real error.
+ */
+import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { ChatBedrockConverse, type ChatBedrockConverseInput } from "@langchain/aws";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import type { ServerResponse } from "node:http";
+import { validateBedrockConverse } from "../../../src/validate/payload";
+import {
+  createTurnSource,
+  resolveToolCalls,
+  startJsonServer,
+  type RunningStub,
+  type ScriptedTurn,
+  type StubOptions,
+  type StubReply,
+} from "./common";
+
+export const DEFAULT_BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-6-v1:0";
+
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+
+export async function startBedrockStub(options: StubOptions = {}): Promise<RunningStub> {
+  const nextTurn = createTurnSource(options.script);
+  const validation = { noPrefill: options.noPrefill ?? true, requireAlternation: options.requireAlternation ?? true };
+  const requests: unknown[] = [];
+  const rejections: { rule: string; message: string }[] = [];
+  let calls = 0;
+
+  const server = await startJsonServer(({ method, path, body }): StubReply => {
+    const route = ROUTE.exec(path);
+    if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
+    calls++;
+    requests.push(body);
+    const [violation] = validateBedrockConverse(body, validation);
+    if (violation) {
+      rejections.push({ rule: violation.rule, message: violation.message });
+      return awsError(400, "ValidationException", violation.message);
+    }
+    const turn = nextTurn(body);
+    return route[2] === "converse" ? converseReply(turn) : converseStreamReply(turn);
+  });
+
+  return {
+    url: server.url,
+    port: server.port,
+    requests,
+    rejections,
+    get calls() {
+      return calls;
+    },
+    close: server.close,
+  };
+}
+
+/** restJson1 error: the SDK reads the error code from `x-amzn-errortype` and `.message` from the body. */
+function awsError(status: number, code: string, message: string): StubReply {
+  return {
+    status,
+    headers: { "x-amzn-errortype": `${code}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+    json: { __type: code, message },
+  };
+}
+
+interface ConverseBlock {
+  text?: string;
+  toolUse?: { toolUseId: string; name: string; input: Record<string, unknown> };
+}
+
+function contentOf(turn: ScriptedTurn): ConverseBlock[] {
+  const blocks: ConverseBlock[] = [];
+  if (turn.text !== undefined && turn.text !== "") blocks.push({ text: turn.text });
+  for (const call of resolveToolCalls(turn, "tooluse_")) {
+    blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.args } });
+  }
+  return blocks;
+}
+
+const stopReasonOf = (blocks: ConverseBlock[]): string => (blocks.some((b) => b.toolUse) ? "tool_use" : "end_turn");
+const USAGE = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+
+function converseReply(turn: ScriptedTurn): StubReply {
+  const content = contentOf(turn);
+  return {
+    status: 200,
+    json: {
+      output: { message: { role: "assistant", content } },
+      stopReason: stopReasonOf(content),
+      usage: USAGE,
+      metrics: { latencyMs: 1 },
+    },
+  };
+}
+
+function converseStreamReply(turn: ScriptedTurn): StubReply {
+  const content = contentOf(turn);
+  const events: [string, unknown][] = [["messageStart", { role: "assistant" }]];
+  content.forEach((block, contentBlockIndex) => {
+    if (block.toolUse) {
+      const { toolUseId, name, input } = block.toolUse;
+      events.push(["contentBlockStart", { contentBlockIndex, start: { toolUse: { toolUseId, name } } }]);
+      events.push(["contentBlockDelta", { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(input) } } }]);
+    } else {
+      events.push(["contentBlockDelta", { contentBlockIndex, delta: { text: block.text ?? "" } }]);
+    }
+    events.push(["contentBlockStop", { contentBlockIndex }]);
+  });
+  events.push(["messageStop", { stopReason: stopReasonOf(content) }]);
+  events.push(["metadata", { usage: USAGE, metrics: { latencyMs: 1 } }]);
+  return {
+    status: 200,
+    headers: { "content-type": "application/vnd.amazon.eventstream" },
+    write: (res: ServerResponse) => {
+      for (const [type, payload] of events) res.write(encodeEvent(type, payload));
+      res.end();
+    },
+  };
+}
+
+// --- AWS event stream framing (application/vnd.amazon.eventstream) -----------------------------------------
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** String headers only (value type 7): name length (1 byte), name, type, value length (2 bytes), value. */
+function encodeHeaders(headers: Record<string, string>): Buffer {
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const nameBytes = Buffer.from(name, "utf8");
+    const valueBytes = Buffer.from(value, "utf8");
+    const head = Buffer.alloc(1 + nameBytes.length + 3);
+    head.writeUInt8(nameBytes.length, 0);
+    nameBytes.copy(head, 1);
+    head.writeUInt8(7, 1 + nameBytes.length);
+    head.writeUInt16BE(valueBytes.length, 2 + nameBytes.length);
+    parts.push(head, valueBytes);
+  }
+  return Buffer.concat(parts);
+}
+
+/** One frame: total length, headers length, prelude CRC, headers, payload, message CRC. */
+export function encodeEvent(eventType: string, payload: unknown): Buffer {
+  const headers = encodeHeaders({
+    ":event-type": eventType,
+    ":content-type": "application/json",
+    ":message-type": "event",
+  });
+  const body = Buffer.from(JSON.stringify(payload), "utf8");
+  const total = 12 + headers.length + body.length + 4;
+  const prelude = Buffer.alloc(8);
+  prelude.writeUInt32BE(total, 0);
+  prelude.writeUInt32BE(headers.length, 4);
+  const preludeCrc = Buffer.alloc(4);
+  preludeCrc.writeUInt32BE(crc32(prelude), 0);
+  const withoutCrc = Buffer.concat([prelude, preludeCrc, headers, body]);
+  const messageCrc = Buffer.alloc(4);
+  messageCrc.writeUInt32BE(crc32(withoutCrc), 0);
+  return Buffer.concat([withoutCrc, messageCrc]);
+}
+
+// --- client factory -------------------------------------------------------------------------------------
+
+/** The real ChatBedrockConverse, talking HTTP/1.1 to the stub, failing fast on a 400. */
+export function bedrockModel(
+  stub: Pick<RunningStub, "url">,
+  fields: Partial<ChatBedrockConverseInput> = {},
+): ChatBedrockConverse {
+  const credentials = { accessKeyId: "x", secretAccessKey: "x" };
+  return new ChatBedrockConverse({
+    model: DEFAULT_BEDROCK_MODEL,
+    region: "us-east-1",
+    credentials,
+    maxRetries: 0,
+    client: new BedrockRuntimeClient({
+      region: "us-east-1",
+      endpoint: stub.url,
+      credentials,
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
+    }),
+    ...fields,
+  });
+}

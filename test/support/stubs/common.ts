@@ -1,0 +1,153 @@
+/**
+ * Shared pieces of the local provider stubs: the script format, the running-stub handle, and a tiny
+ * node:http server that parses JSON bodies. Each stub (bedrock.ts, openai.ts, anthropic.ts) validates the
+ * request with the payload validator of its wire format and either rejects it the way the provider does
+ * or answers with the next scripted turn.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+}
+
+export type Script = ScriptedTurn[] | ((request: unknown, callIndex: number) => ScriptedTurn);
+
+export interface StubOptions {
+  /** Default: always answer the text "ok". An array is consumed turn by turn, then "ok". */
+  script?: Script;
+  /** Reject a request that ends on an assistant turn (Bedrock B7, Anthropic A8). Default true where it applies. */
+  noPrefill?: boolean;
+  /** Bedrock only: reject two user (or two assistant) turns in a row (B6). Default true. */
+  requireAlternation?: boolean;
+}
+
+export interface Rejection {
+  rule: string;
+  message: string;
+}
+
+export interface RunningStub {
+  url: string;
+  port: number;
+  /** Every parsed request body, accepted or rejected, in arrival order. */
+  requests: unknown[];
+  /** One entry per rejected request: the first violation, which is what the stub answered. */
+  rejections: Rejection[];
+  /** Number of requests received (accepted and rejected). Scripted turns are consumed by accepted ones only. */
+  calls: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TURN: ScriptedTurn = { text: "ok" };
+
+/** Hands out scripted turns: `callIndex` counts accepted requests only, so a rejection does not skip a turn. */
+export function createTurnSource(script: Script | undefined): (request: unknown) => ScriptedTurn {
+  let accepted = 0;
+  return (request) => {
+    const callIndex = accepted++;
+    if (script === undefined) return DEFAULT_TURN;
+    if (typeof script === "function") return script(request, callIndex);
+    return script[callIndex] ?? DEFAULT_TURN;
+  };
+}
+
+/** A provider-looking random id suffix (letters and digits only, so every provider pattern accepts it). */
+export function randomIdSuffix(length = 24): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = randomBytes(length);
+  let out = "";
+  for (const byte of bytes) out += alphabet[byte % alphabet.length];
+  return out;
+}
+
+/** The scripted tool calls with ids filled in (`prefix` + random) where the script left them out. */
+export function resolveToolCalls(
+  turn: ScriptedTurn,
+  prefix: string,
+): { id: string; name: string; args: Record<string, unknown> }[] {
+  return (turn.toolCalls ?? []).map((call) => ({
+    id: call.id ?? `${prefix}${randomIdSuffix()}`,
+    name: call.name,
+    args: call.args,
+  }));
+}
+
+export interface StubRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/** What a route handler does with a request: answer JSON, or write the response itself (streams). */
+export type StubReply =
+  | { status: number; json: unknown; headers?: Record<string, string> }
+  | { status: number; write: (res: ServerResponse) => void; headers?: Record<string, string> };
+
+export type StubHandler = (request: StubRequest) => StubReply;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export interface StubServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts a node:http server on 127.0.0.1 with an OS-chosen port. */
+export async function startJsonServer(handler: StubHandler): Promise<StubServer> {
+  const server = createServer((req, res) => {
+    readBody(req)
+      .then((text) => {
+        const path = decodeURIComponent((req.url ?? "/").split("?")[0]);
+        const reply = handler({ method: req.method ?? "GET", path, body: parseJson(text) });
+        if ("json" in reply) {
+          const payload = JSON.stringify(reply.json);
+          res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+          res.end(payload);
+        } else {
+          res.writeHead(reply.status, reply.headers ?? {});
+          reply.write(res);
+        }
+      })
+      .catch((error: unknown) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ message: String(error) }));
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
