@@ -39,6 +39,13 @@ export type ToolCallProblemKind =
   | "invalid_tool_call"
   /** A tool result without a usable `tool_call_id`. */
   | "missing_result_id"
+  /** A tool call carried as a content block (`tool_use`, `tool_call`, `toolUse`), which ChatBedrockConverse refuses to send. */
+  | "call_block_in_content"
+  /**
+   * A call that lives outside `tool_calls` (raw `additional_kwargs`, content blocks, Responses output). Each
+   * adapter sends a different subset of these locations, and ToolNode only runs `tool_calls`.
+   */
+  | "call_outside_tool_calls"
   /** Malformed message shape: `tool_calls` not an array, null content, a malformed block. */
   | "malformed_message"
   /** An assistant message with no content and no calls, or a human message with no content. */
@@ -75,6 +82,8 @@ export type ToolCallRepairAction =
   | "renamed_call_id"
   | "promoted_invalid_call"
   | "removed_block"
+  | "moved_call_block"
+  | "promoted_call"
   | "filled_empty_result"
   | "inserted_user_message"
   | "inserted_assistant_message"

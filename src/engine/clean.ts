@@ -17,6 +17,7 @@ import {
   type ToolCallRef,
 } from "../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "./profiles";
+import { idsMissingFromOutput, isMovableCallBlock, resentOutputOf } from "./passes/call-locations";
 
 type Dict = Record<string, unknown>;
 
@@ -38,6 +39,8 @@ export function isCleanHistory(messages: readonly unknown[], profile: ProviderPr
     if (perMessage.has(occurrenceKey)) return void (ok = false); // same id twice in one location
     perMessage.add(occurrenceKey);
     if (open!.has(ref.id)) return; // the same call seen in another location
+    // A call outside tool_calls is sent by some adapters and not others (the call-locations pass).
+    if (ref.location !== "tool_calls" && ref.location !== "content.server_tool_use") return void (ok = false);
     if (ref.location === "content.server_tool_use") {
       if (!serverToolAnswered(message, ref)) ok = false;
       return;
@@ -66,6 +69,8 @@ export function isCleanHistory(messages: readonly unknown[], profile: ProviderPr
       open = new Set();
       forEachToolCallRef(m, visitRef(m));
       if (!ok) return false;
+      if (!profile.callBlocksInContent && Array.isArray(content) && content.some(isMovableCallBlock)) return false;
+      if (callsHere > 0 && resentOutputOf(m) && idsMissingFromOutput(m, open!).length > 0) return false;
       if (profile.nonEmptyContent) {
         if (callsHere === 0 && !hasMeaningfulContent(content)) return false;
         if (hasBlankBlock(content)) return false;

@@ -15,6 +15,11 @@ export interface ProviderProfile {
   leadingUser: boolean;
   /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
   alternation: boolean;
+  /**
+   * Whether tool calls may travel as content blocks. ChatBedrockConverse throws locally on any `tool_use` /
+   * `tool_call` block ("Unsupported content block type"), even when `tool_calls` holds the same call.
+   */
+  callBlocksInContent: boolean;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 }
@@ -34,6 +39,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_call_id: ["O4"],
     invalid_tool_call: ["O1", "O2"],
     missing_result_id: ["O2"],
+    call_outside_tool_calls: ["O1", "O2"],
   },
   "openai-responses": {
     orphan_call: ["R1"],
@@ -47,6 +53,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_call_id: ["R3"],
     invalid_tool_call: ["R1", "R2"],
     missing_result_id: ["R2"],
+    call_outside_tool_calls: ["R1", "R2"],
   },
   anthropic: {
     orphan_call: ["A1"],
@@ -60,6 +67,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_call_id: ["A6"],
     invalid_tool_call: ["A1", "A2"],
     missing_result_id: ["A2"],
+    call_outside_tool_calls: ["A1", "A2"],
     empty_message: ["A9"],
     blank_text_block: ["A9"],
     empty_tool_result: ["A9"],
@@ -81,6 +89,8 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     empty_tool_result: ["B8", "B10"],
     leading_non_user: ["B5"],
     consecutive_same_role: ["B6"],
+    call_block_in_content: ["LC-bedrock"],
+    call_outside_tool_calls: ["B1"],
   },
   gemini: {
     orphan_call: ["G3"],
@@ -93,6 +103,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     missing_call_id: ["G3"],
     invalid_tool_call: ["G3"],
     missing_result_id: ["G2"],
+    call_outside_tool_calls: ["G3"],
     empty_message: ["G5"],
     blank_text_block: ["G5"],
     leading_non_user: ["G1"],
@@ -109,12 +120,12 @@ function union(): Partial<Record<ToolCallProblemKind, string[]>> {
 }
 
 const PROFILES: Record<Provider, ProviderProfile> = {
-  openai: { provider: "openai", idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, rules: RULES.openai },
-  "openai-responses": { provider: "openai-responses", idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, rules: RULES["openai-responses"] },
-  anthropic: { provider: "anthropic", idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, rules: RULES.anthropic },
-  bedrock: { provider: "bedrock", idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, rules: RULES.bedrock },
-  gemini: { provider: "gemini", idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, rules: RULES.gemini },
-  strict: { provider: "strict", idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, rules: union() },
+  openai: { provider: "openai", idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES.openai },
+  "openai-responses": { provider: "openai-responses", idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES["openai-responses"] },
+  anthropic: { provider: "anthropic", idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES.anthropic },
+  bedrock: { provider: "bedrock", idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, rules: RULES.bedrock },
+  gemini: { provider: "gemini", idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, rules: RULES.gemini },
+  strict: { provider: "strict", idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, rules: union() },
 };
 
 export function profileFor(provider: Provider | undefined): ProviderProfile {

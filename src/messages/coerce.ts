@@ -63,8 +63,7 @@ const LC_CLASS: Record<string, "human" | "ai" | "tool" | "system" | "chat"> = {
 };
 
 /** OpenAI wire tool calls `{id, function:{name, arguments}}` to LangChain `{id, name, args}`. */
-function toLangChainToolCall(call: unknown): Dict {
-  if (!isDict(call)) return { id: undefined, name: "", args: {}, type: "tool_call" };
+function toLangChainToolCall(call: Dict): Dict {
   if (isDict(call.function)) {
     const fn = call.function;
     let args: unknown = {};
@@ -107,7 +106,8 @@ function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict, 
       const list = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
       return new AIMessage({
         ...common,
-        tool_calls: list.map(toLangChainToolCall),
+        // Entries that are not objects carry no call to keep.
+        tool_calls: list.filter(isDict).map(toLangChainToolCall),
         invalid_tool_calls: Array.isArray(fields.invalid_tool_calls) ? fields.invalid_tool_calls : [],
         ...(fields.usage_metadata !== undefined ? { usage_metadata: fields.usage_metadata } : {}),
       } as never);

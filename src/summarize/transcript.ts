@@ -1,7 +1,7 @@
 /**
  * Render a history as plain text for a summarizer prompt, keeping tool-call identity. core's
- * `getBufferString` prints a tool call as `[tool_calls]` and a result as `Tool: <content>`: two calls to the
- * same tool, and which result answers which, are lost. Here every call keeps its id, name and arguments,
+ * `getBufferString` prints a result as `Tool: <name>, <content>` with no call id: with two calls to the same
+ * tool, which result answers which is lost. Here every call keeps its id, name and arguments,
  * the calls of one assistant message stay grouped as the model emitted them, and every result names the call
  * id (and tool) it answers.
  */

@@ -46,7 +46,10 @@ async function trimFirstSafely(messages: BaseMessage[], options: TrimMessagesOpt
 async function trimLastSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   const end = applyEndOn(messages, messages.length, 0, options.endOn);
-  const trimmed = await trimMessages(messages.slice(0, end), { ...options, endOn: undefined });
+  // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
+  const trimmed = (await trimMessages(messages.slice(0, end), { ...options, endOn: undefined })).filter(
+    (m): m is BaseMessage => m !== undefined,
+  );
   const systemCount = options.includeSystem ? Math.min(leadingSystemCount(messages), 1) : 0;
   const keptSystem = trimmed.length > 0 && systemCount === 1 && trimmed[0].getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);

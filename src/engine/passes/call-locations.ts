@@ -1,0 +1,180 @@
+/**
+ * Pass "call-locations": one truth for where an assistant message's calls live.
+ * - A call found outside `tool_calls` (raw `additional_kwargs.tool_calls`, `tool_use` / `tool_call` /
+ *   `toolUse` content blocks, Responses `function_call` output items) is promoted into `tool_calls`: each
+ *   adapter sends a different subset of those locations (ChatOpenAI ignores the raw list once `tool_calls`
+ *   is set, ChatAnthropic sends content blocks, ChatBedrockConverse only `tool_calls`), and LangGraph's
+ *   ToolNode only runs `tool_calls`. After promotion every adapter sends the same calls, so answering them
+ *   is valid everywhere.
+ * - Where the profile forbids it (Bedrock, strict), call content blocks leave `content`:
+ *   ChatBedrockConverse throws on them ("Unsupported content block type") even when `tool_calls` holds the
+ *   same call, so a thread that started on Anthropic could not continue on Bedrock. Other adapters rebuild
+ *   the blocks from `tool_calls`.
+ * `invalid_tool_calls` belong to the invalid-calls pass; answered server tools stay where they are.
+ */
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { rebuildAssistant } from "../../messages/build";
+import { forEachToolCallRef, isAssistant, serverToolAnswered, type ToolCallRef } from "../../messages/inspect";
+import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta"]);
+
+/** A call carried in content that ChatBedrockConverse refuses (server tools and their results stay). */
+export function isMovableCallBlock(block: unknown): boolean {
+  return isDict(block) && ((typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
+}
+
+const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
+
+interface LocationFinding {
+  index: number;
+  /** Refs of calls missing from `tool_calls`, one per call id. */
+  outside: ToolCallRef[];
+  hasBlocks: boolean;
+  /** Calls of `tool_calls` missing from a Responses output that the adapter re-sends as it is. */
+  outputMissing: string[];
+}
+
+/**
+ * The Responses output items ChatOpenAI re-sends verbatim instead of `tool_calls` (a non-empty list whose
+ * items all have a type), or undefined when the message has none.
+ */
+export function resentOutputOf(message: unknown): Dict[] | undefined {
+  const meta = (message as Dict).response_metadata;
+  const output = isDict(meta) ? meta.output : undefined;
+  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item) ? (output as Dict[]) : undefined;
+}
+
+/** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
+export function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[] {
+  const output = resentOutputOf(message);
+  if (!output) return [];
+  const present = new Set(output.filter((item) => item.type === "function_call").map((item) => item.call_id));
+  return [...ids].filter((id) => !present.has(id));
+}
+
+function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolean): LocationFinding[] {
+  const found: LocationFinding[] = [];
+  messages.forEach((m, index) => {
+    if (!isAssistant(m)) return;
+    const inToolCalls = new Set<string>();
+    const outside: ToolCallRef[] = [];
+    forEachToolCallRef(m, (ref) => {
+      if (ref.id === undefined) return;
+      if (ref.location === "tool_calls") inToolCalls.add(ref.id);
+      else if (!NOT_PROMOTED.has(ref.location) && !inToolCalls.has(ref.id) && !outside.some((o) => o.id === ref.id)) outside.push(ref);
+    });
+    const invalidIds = new Set(((m as unknown as Dict).invalid_tool_calls as Dict[] | undefined)?.map((c) => c?.id) ?? []);
+    const promotable = outside.filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id) && !serverToolAnswered(m, ref));
+    const hasBlocks = stripBlocks && Array.isArray(m.content) && m.content.some(isMovableCallBlock);
+    const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
+    if (promotable.length > 0 || hasBlocks || outputMissing.length > 0) found.push({ index, outside: promotable, hasBlocks, outputMissing });
+  });
+  return found;
+}
+
+function parseArgs(raw: unknown): Dict {
+  if (isDict(raw)) return raw;
+  if (typeof raw !== "string") return {};
+  try {
+    const parsed = JSON.parse(raw);
+    return isDict(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The arguments a ref's location holds for its call. */
+function argsOf(message: AIMessage, ref: ToolCallRef): Dict {
+  const m = message as unknown as Dict;
+  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
+  switch (ref.location) {
+    case "additional_kwargs.tool_calls": {
+      const raw = (kwargs.tool_calls as Dict[])[ref.position];
+      return parseArgs(isDict(raw?.function) ? raw.function.arguments : undefined);
+    }
+    case "response_metadata.output":
+      return parseArgs(((m.response_metadata as Dict).output as Dict[])[ref.position]?.arguments);
+    case "content.toolUse":
+      return parseArgs(((m.content as Dict[])[ref.position].toolUse as Dict).input);
+    case "content.tool_use":
+    case "content.tool_call":
+    case "content.input_json_delta": {
+      const block = (m.content as Dict[])[ref.position];
+      return parseArgs(block.input ?? block.args);
+    }
+    case "additional_kwargs.tool_use":
+    case "additional_kwargs.toolUse": {
+      const value = kwargs[ref.location === "additional_kwargs.tool_use" ? "tool_use" : "toolUse"];
+      const rec = Array.isArray(value) ? value[ref.position] : value;
+      return parseArgs(isDict(rec) ? rec.input : undefined);
+    }
+    default:
+      return {};
+  }
+}
+
+function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const promoted = finding.outside.map((ref) => ({
+    id: ref.id!,
+    name: ref.name || "unknown_tool",
+    args: argsOf(message, ref),
+    type: "tool_call" as const,
+  }));
+  const content = finding.hasBlocks ? (message.content as unknown[]).filter((b) => !isMovableCallBlock(b)) : message.content;
+  const toolCalls = [...calls, ...promoted];
+  const fields: Dict = { content, tool_calls: toolCalls };
+  if (finding.outputMissing.length > 0) {
+    const meta = message.response_metadata as Dict;
+    const added = toolCalls
+      .filter((c) => c.id !== undefined && finding.outputMissing.includes(c.id))
+      .map((c) => ({ type: "function_call", call_id: c.id, name: c.name, arguments: JSON.stringify(c.args ?? {}), status: "completed" }));
+    fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
+  }
+  return rebuildAssistant(message, fields);
+}
+
+export const callLocationsPass: RepairPass = {
+  name: "call-locations",
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    return classifyLocations(messages, !ctx.profile.callBlocksInContent).flatMap((f) => [
+      ...f.outside.map((ref) =>
+        problem(ctx, "call_outside_tool_calls", f.index, `call ${ref.id} lives in ${ref.location} but not in tool_calls`, { id: ref.id, name: ref.name }),
+      ),
+      ...(f.hasBlocks ? [problem(ctx, "call_block_in_content", f.index, "tool call carried as a content block, which ChatBedrockConverse refuses to send")] : []),
+      ...f.outputMissing.map((id) =>
+        problem(ctx, "call_outside_tool_calls", f.index, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`, { id }),
+      ),
+    ]);
+  },
+  repair(messages, ctx) {
+    const found = classifyLocations(messages, !ctx.profile.callBlocksInContent);
+    if (found.length === 0) return messages;
+    const out = messages.slice();
+    for (const f of found) {
+      const message = messages[f.index] as AIMessage;
+      out[f.index] = relocate(message, f);
+      ctx.derive(message, out[f.index]);
+      for (const ref of f.outside)
+        ctx.report(
+          { problem: "call_outside_tool_calls", action: "promoted_call", toolCallId: ref.id, toolName: ref.name, detail: `call ${ref.id} found in ${ref.location} added to tool_calls` },
+          message,
+          f.index,
+        );
+      for (const id of f.outputMissing)
+        ctx.report(
+          { problem: "call_outside_tool_calls", action: "promoted_call", toolCallId: id, detail: `call ${id} added to the Responses output items that ChatOpenAI re-sends` },
+          message,
+          f.index,
+        );
+      if (f.hasBlocks)
+        ctx.report({ problem: "call_block_in_content", action: "moved_call_block", detail: "tool call content blocks removed from content (the calls are in tool_calls)" }, message, f.index);
+    }
+    return sameOrNew(messages, out);
+  },
+};

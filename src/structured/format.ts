@@ -1,0 +1,164 @@
+/**
+ * A response format, whatever the user gave (zod 3, zod 4, a Standard JSON Schema, a JSON schema object,
+ * createReactAgent's `{ schema, prompt }`, langchain's toolStrategy / providerStrategy or a list of them),
+ * reduced to the two things the prompted strategy needs: the JSON schema to show the model, and a validator.
+ */
+import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
+import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
+import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+
+export type JsonSchema = Record<string, unknown>;
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; issues: string[] };
+
+export interface OutputFormat<T = unknown> {
+  /** JSON schema shown to the model. */
+  jsonSchema: JsonSchema;
+  /** Instructions that came with the format (`{ schema, prompt }`), placed before the schema. */
+  prompt?: string;
+  /** Checks a parsed JSON value; `value` is the schema's output (zod defaults and transforms applied). */
+  validate(value: unknown): Promise<Validation<T>>;
+}
+
+type Dict = Record<string, unknown>;
+
+const isDict = (value: unknown): value is Dict =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** One schema in any supported form. */
+export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string): OutputFormat<T> {
+  if (isInteropZodSchema(schema)) return zodFormat<T>(schema as InteropZodType<T>, prompt);
+  if (isSerializableSchema(schema)) return standardFormat<T>(schema, prompt);
+  if (isDict(schema) && !isStandardSchema(schema)) return jsonSchemaFormat<T>(functionParametersOr(schema), prompt);
+  throw new TypeError(`Unsupported response format: ${describe(schema)}`);
+}
+
+/**
+ * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart the way
+ * createReactAgent does: an object with a `schema` key).
+ */
+export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
+  if (isDict(responseFormat) && "schema" in responseFormat && !isInteropZodSchema(responseFormat)) {
+    const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
+    return outputFormatOf<T>(responseFormat.schema, prompt);
+  }
+  return outputFormatOf<T>(responseFormat);
+}
+
+/**
+ * langchain createAgent's `responseFormat`: a schema, toolStrategy(...) (an array of ToolStrategy),
+ * providerStrategy(...), or a list of schemas (any one of them is accepted, as with the tool strategy).
+ * Undefined for "no structured output" (`{ __responseFormatUndefined: true }`, an empty list, nothing).
+ */
+export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
+  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return undefined;
+  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (items.length === 0) return undefined;
+  const formats = items.map((item) => outputFormatOf<T>(isStrategy(item) ? item.schema : item));
+  return formats.length === 1 ? formats[0] : anyOfFormat(formats);
+}
+
+/** Accepts a value that any of the formats accepts (first match wins). */
+export function anyOfFormat<T>(formats: OutputFormat<T>[]): OutputFormat<T> {
+  return {
+    jsonSchema: { anyOf: formats.map((f) => f.jsonSchema) },
+    async validate(value) {
+      const issues: string[] = [];
+      for (const [i, format] of formats.entries()) {
+        const result = await format.validate(value);
+        if (result.ok) return result;
+        issues.push(...result.issues.map((issue) => `format ${i + 1}: ${issue}`));
+      }
+      return { ok: false, issues };
+    },
+  };
+}
+
+/** langchain's ToolStrategy / ProviderStrategy, by shape (works across duplicate package copies). */
+function isStrategy(value: unknown): value is { schema: unknown } {
+  if (!isDict(value) || !isDict(value.schema)) return false;
+  const isTool = isDict(value.tool) && typeof value.parse === "function";
+  const isProvider = typeof value.strict === "boolean" && typeof value.parse === "function";
+  return isTool || isProvider;
+}
+
+/** An OpenAI-style function definition `{ name, parameters }` stands for its parameters. */
+function functionParametersOr(schema: Dict): JsonSchema {
+  const isFunctionDefinition =
+    typeof schema.name === "string" && isDict(schema.parameters) && !("type" in schema) && !("properties" in schema);
+  return isFunctionDefinition ? (schema.parameters as JsonSchema) : schema;
+}
+
+function zodFormat<T>(schema: InteropZodType<T>, prompt?: string): OutputFormat<T> {
+  return {
+    jsonSchema: withoutMetaKeys(toJsonSchema(schema) as JsonSchema),
+    prompt,
+    async validate(value) {
+      const result = await interopSafeParseAsync(schema, value);
+      if (result.success) return { ok: true, value: result.data };
+      return { ok: false, issues: result.error.issues.map((issue) => pathed(issue.path, issue.message)) };
+    },
+  };
+}
+
+function standardFormat<T>(schema: unknown, prompt?: string): OutputFormat<T> {
+  const standard = (schema as { "~standard": { validate(v: unknown): unknown } })["~standard"];
+  return {
+    jsonSchema: withoutMetaKeys(toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) as JsonSchema),
+    prompt,
+    async validate(value) {
+      const result = (await standard.validate(value)) as {
+        value?: T;
+        issues?: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[];
+      };
+      if (!result.issues) return { ok: true, value: result.value as T };
+      return {
+        ok: false,
+        issues: result.issues.map((issue) =>
+          pathed((issue.path ?? []).map((p) => (isDict(p) ? p.key : p)) as PropertyKey[], issue.message),
+        ),
+      };
+    },
+  };
+}
+
+function jsonSchemaFormat<T>(schema: JsonSchema, prompt?: string): OutputFormat<T> {
+  // All errors (not short-circuited) so that one correction can fix every problem at once.
+  const validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], "2020-12", false);
+  return {
+    jsonSchema: withoutMetaKeys(schema),
+    prompt,
+    async validate(value) {
+      const result = validator.validate(value);
+      if (result.valid) return { ok: true, value: value as T };
+      return { ok: false, issues: leafErrors(result.errors) };
+    },
+  };
+}
+
+/**
+ * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
+ * schema" above the real reason); keep the innermost ones.
+ */
+function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]): string[] {
+  const leaves = errors.filter(
+    (e) => !errors.some((other) => other !== e && other.keywordLocation.startsWith(`${e.keywordLocation}/`)),
+  );
+  return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
+}
+
+function pathed(path: readonly PropertyKey[], message: string): string {
+  return `${path.length > 0 ? path.map(String).join(".") : "(root)"}: ${message}`;
+}
+
+/** `$schema` tells the model nothing and costs tokens. */
+function withoutMetaKeys(schema: JsonSchema): JsonSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (isStandardSchema(value)) return "a Standard Schema without a JSON Schema form";
+  return typeof value;
+}

@@ -1,0 +1,79 @@
+/**
+ * The text that replaces `responseFormat`: format instructions for the system prompt, the corrective user
+ * message, and the helpers that put the instructions into a system message without losing its fields.
+ */
+import {
+  BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  coerceMessageLikeToMessage,
+  type BaseMessageLike,
+} from "@langchain/core/messages";
+import type { OutputFormat } from "./format";
+
+/** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
+export function formatInstructions(format: Pick<OutputFormat, "jsonSchema" | "prompt">): string {
+  const parts = [
+    "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
+      "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
+      "fence, use ```json. Do not call a tool to give the final answer.",
+    "JSON Schema of the final answer:",
+    JSON.stringify(format.jsonSchema),
+  ];
+  const prompt = format.prompt?.trim();
+  return (prompt ? [prompt, ...parts] : parts).join("\n\n");
+}
+
+/** The user message of a corrective call: what was wrong, and the schema again. */
+export function correctionMessage(issues: string[], format: Pick<OutputFormat, "jsonSchema">): HumanMessage {
+  const listed = issues.length > 0 ? issues.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
+  return new HumanMessage(
+    [
+      "Your last reply cannot be used as the final answer. Problems:",
+      listed,
+      "Reply again with only the corrected JSON value that matches this JSON Schema, and no other text:",
+      JSON.stringify(format.jsonSchema),
+    ].join("\n"),
+  );
+}
+
+/** `text` appended to a system message, as a new SystemMessage with every other field kept. */
+export function systemMessageWith(message: SystemMessage, text: string): SystemMessage {
+  const content = message.content;
+  let next: SystemMessage["content"];
+  if (typeof content === "string") next = content.trim() === "" ? text : `${content}\n\n${text}`;
+  else next = [...content, { type: "text", text }];
+  return new SystemMessage({
+    content: next,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    id: message.id,
+    name: message.name,
+  });
+}
+
+/** `text` appended to a prompt string (or used alone when there is none). */
+export function promptWith(prompt: string | undefined, text: string): string {
+  return prompt === undefined || prompt.trim() === "" ? text : `${prompt}\n\n${text}`;
+}
+
+/**
+ * Model input with the instructions in its leading system message (added when there is none). Accepts what
+ * a prompt function or runnable may produce: message-likes, a PromptValue (`toChatMessages`) or a string.
+ */
+export function withSystemInstructions(input: unknown, text: string): BaseMessage[] {
+  const messages = toMessages(input);
+  const [first, ...rest] = messages;
+  if (first !== undefined && SystemMessage.isInstance(first)) return [systemMessageWith(first, text), ...rest];
+  return [new SystemMessage(text), ...messages];
+}
+
+/** Messages from what a prompt produced: message-likes, a PromptValue or a string (a user message). */
+export function toMessages(input: unknown): BaseMessage[] {
+  if (typeof input === "string") return [new HumanMessage(input)];
+  if (typeof input === "object" && input !== null && typeof (input as { toChatMessages?: unknown }).toChatMessages === "function") {
+    return (input as { toChatMessages(): BaseMessage[] }).toChatMessages();
+  }
+  if (Array.isArray(input)) return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));
+  throw new TypeError(`Expected the prompt to produce messages, got ${typeof input}`);
+}

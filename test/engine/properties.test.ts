@@ -1,0 +1,148 @@
+/**
+ * The engine's guarantees, as properties over generated histories that mix every problem the engine knows:
+ * valid (checked on the payload the REAL LangChain adapter builds, against validators of PROVIDER_RULES.md),
+ * idempotent, minimal, lossless; and the clean fast path agrees with the finders.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { repairToolCalls } from "../../src/engine/repair";
+import { findToolCallProblems } from "../../src/engine/problems";
+import { isCleanHistory } from "../../src/engine/clean";
+import { profileFor } from "../../src/engine/profiles";
+import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
+import type { Provider } from "../../src/types";
+import { validatePayloadFor, type PayloadProvider } from "../support/payloads";
+import { brokenPlanArb, buildHistory, buildValid, textOf, validPlanArb } from "../support/histories";
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);
+const ADAPTED: (PayloadProvider | "strict")[] = ["openai", "openai-responses", "anthropic", "bedrock", "strict"];
+
+/** Ends a history with a user turn, as a real request does (prefill is issue 4's concern, not this one's). */
+const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];
+
+describe("valid: the real adapter's payload satisfies the provider's rules after repair", () => {
+  for (const provider of ADAPTED) {
+    it(`${provider}`, async () => {
+      await fc.assert(
+        fc.asyncProperty(brokenPlanArb, async (plan) => {
+          const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider });
+          const violations = await validatePayloadFor(provider, messages, { noPrefill: true });
+          expect(violations).toEqual([]);
+          expect(findToolCallProblems(messages, { provider })).toEqual([]);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    });
+  }
+
+  it("gemini (engine-level rules; no Gemini adapter is installed)", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, (plan) => {
+        const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider: "gemini" });
+        expect(findToolCallProblems(messages, { provider: "gemini" })).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("the same histories are rejected without the repair (the generator really breaks them)", async () => {
+    let rejected = 0;
+    let total = 0;
+    await fc.assert(
+      fc.asyncProperty(brokenPlanArb, async (plan) => {
+        const h = asRequest(buildHistory(plan));
+        total++;
+        if ((await validatePayloadFor("strict", h)).length > 0) rejected++;
+      }),
+      { numRuns: 200 },
+    );
+    expect(rejected / total).toBeGreaterThan(0.6);
+  });
+});
+
+describe("idempotent, minimal, lossless", () => {
+  const providers: Provider[] = ["strict", "openai", "openai-responses", "anthropic", "bedrock", "gemini"];
+
+  it("repairing a repaired history returns the same array and no repairs", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), fc.constantFrom("answer", "keep", "remove" as const), (plan, provider, trailing) => {
+        const once = repairToolCalls(buildHistory(plan), { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer" });
+        const twice = repairToolCalls(once.messages, { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer" });
+        expect(twice.repairs).toEqual([]);
+        expect(twice.messages).toBe(once.messages);
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("a valid history comes back as the identical array with no repairs", () => {
+    fc.assert(
+      fc.property(validPlanArb, fc.constantFrom(...providers), (plan, provider) => {
+        const h = buildValid(plan);
+        const r = repairToolCalls(h, { provider });
+        expect(r.repairs).toEqual([]);
+        expect(r.messages).toBe(h);
+        expect(findToolCallProblems(h, { provider })).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("keeps every user message, assistant text and real tool result content, in order", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
+        const h = buildHistory(plan);
+        const out = repairToolCalls(h, { provider }).messages;
+        const outTexts = out.map(textOf);
+        // Each user text and assistant text appears in some output message, at non-decreasing positions.
+        let cursor = 0;
+        for (const m of h) {
+          const isUser = HumanMessage.isInstance(m);
+          const isAssistantText = AIMessage.isInstance(m) && textOf(m).trim() !== "";
+          if (!isUser && !isAssistantText) continue;
+          const text = textOf(m).trim();
+          const at = outTexts.findIndex((t, i) => i >= cursor && t.includes(text));
+          expect(at, `lost or reordered: ${JSON.stringify(text)}`).toBeGreaterThanOrEqual(0);
+          cursor = at;
+        }
+        // Every real tool result's content is still there, as a result or inside a converted message.
+        for (const m of h) {
+          if (!ToolMessage.isInstance(m) || isSyntheticResult(m)) continue;
+          const text = textOf(m);
+          if (text.trim() === "") continue;
+          expect(outTexts.some((t) => t.includes(text)), `lost tool result ${JSON.stringify(text)}`).toBe(true);
+        }
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("never invents a synthetic result for a call that has a real one", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, (plan) => {
+        const out = repairToolCalls(buildHistory(plan), { provider: "openai" }).messages;
+        const results = out.filter((m) => ToolMessage.isInstance(m)) as ToolMessage[];
+        const realIds = new Set(results.filter((m) => !isSyntheticResult(m)).map((m) => m.tool_call_id));
+        for (const m of results)
+          if (isSyntheticResult(m)) expect(realIds.has(m.tool_call_id), repairMarkerOf(m)?.reason).toBe(false);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("the clean fast path agrees with the finders", () => {
+  it("isCleanHistory is true exactly when no pass finds a problem", () => {
+    const providers: Provider[] = ["strict", "openai", "anthropic", "bedrock", "gemini", "openai-responses"];
+    fc.assert(
+      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.constantFrom(...providers), fc.boolean(), (plan, provider, keep) => {
+        const h = buildHistory(plan);
+        const clean = isCleanHistory(h, profileFor(provider), keep);
+        const problems = findToolCallProblems(h, { provider, trailingIsProblem: !keep });
+        expect(clean).toBe(problems.length === 0);
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+});

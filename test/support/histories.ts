@@ -1,0 +1,293 @@
+/**
+ * fast-check arbitraries for histories: a valid-by-construction conversation (system prompt, user turns,
+ * parallel tool calls answered in any order, final answers), then a list of corruptions that reproduce what
+ * breaks real threads (aborted runs, interrupts answered with a new message, trims, duplicate ids, ...).
+ */
+import fc from "fast-check";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+
+export interface Exchange {
+  calls: number;
+  /** Seeds the order in which results come back. */
+  order: number;
+  text: boolean;
+}
+
+export interface Turn {
+  exchanges: Exchange[];
+  final: boolean;
+}
+
+export type Corruption =
+  | { op: "dropResult"; at: number }
+  | { op: "moveResult"; at: number; to: number }
+  | { op: "insertHuman"; at: number }
+  | { op: "orphanResult"; at: number }
+  | { op: "dupResult"; at: number; same: boolean }
+  | { op: "dupCallId"; at: number }
+  | { op: "invalidCall"; at: number; raw: boolean }
+  | { op: "badId"; at: number; long: boolean }
+  | { op: "trimFront"; n: number }
+  | { op: "truncate"; n: number }
+  | { op: "emptyAI"; at: number }
+  | { op: "blankBlock"; at: number }
+  | { op: "anthropicBlocks"; at: number }
+  | { op: "responsesOutput"; at: number }
+  | { op: "rawKwargs"; at: number }
+  | { op: "emptyResult"; at: number };
+
+export interface HistoryPlan {
+  system: boolean;
+  turns: Turn[];
+  corruptions: Corruption[];
+}
+
+const exchangeArb: fc.Arbitrary<Exchange> = fc.record({
+  calls: fc.integer({ min: 1, max: 3 }),
+  order: fc.nat(5),
+  text: fc.boolean(),
+});
+
+const turnArb: fc.Arbitrary<Turn> = fc.record({
+  exchanges: fc.array(exchangeArb, { maxLength: 3 }),
+  final: fc.boolean(),
+});
+
+const pos = fc.nat(200);
+
+export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
+  fc.record({ op: fc.constant("dropResult" as const), at: pos }),
+  fc.record({ op: fc.constant("moveResult" as const), at: pos, to: pos }),
+  fc.record({ op: fc.constant("insertHuman" as const), at: pos }),
+  fc.record({ op: fc.constant("orphanResult" as const), at: pos }),
+  fc.record({ op: fc.constant("dupResult" as const), at: pos, same: fc.boolean() }),
+  fc.record({ op: fc.constant("dupCallId" as const), at: pos }),
+  fc.record({ op: fc.constant("invalidCall" as const), at: pos, raw: fc.boolean() }),
+  fc.record({ op: fc.constant("badId" as const), at: pos, long: fc.boolean() }),
+  fc.record({ op: fc.constant("trimFront" as const), n: fc.nat(6) }),
+  fc.record({ op: fc.constant("truncate" as const), n: fc.nat(4) }),
+  fc.record({ op: fc.constant("emptyAI" as const), at: pos }),
+  fc.record({ op: fc.constant("blankBlock" as const), at: pos }),
+  fc.record({ op: fc.constant("anthropicBlocks" as const), at: pos }),
+  fc.record({ op: fc.constant("responsesOutput" as const), at: pos }),
+  fc.record({ op: fc.constant("rawKwargs" as const), at: pos }),
+  fc.record({ op: fc.constant("emptyResult" as const), at: pos }),
+);
+
+export const validPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
+  system: fc.boolean(),
+  turns: fc.array(turnArb, { minLength: 1, maxLength: 5 }),
+  corruptions: fc.constant([]),
+});
+
+export const brokenPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
+  system: fc.boolean(),
+  turns: fc.array(turnArb, { minLength: 1, maxLength: 5 }),
+  corruptions: fc.array(corruptionArb, { minLength: 1, maxLength: 6 }),
+});
+
+type Dict = Record<string, unknown>;
+const f = (m: BaseMessage) => m as unknown as Dict;
+
+function permute<T>(items: T[], seed: number): T[] {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = (seed * 7 + i * 13) % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/** The conversation a plan describes, before corruptions. Valid for every provider. */
+export function buildValid(plan: HistoryPlan): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  let n = 0;
+  let t = 0;
+  if (plan.system) out.push(new SystemMessage({ content: "You are a careful assistant.", id: "sys" }));
+  for (const turn of plan.turns) {
+    t++;
+    out.push(new HumanMessage({ content: `user question ${t}`, id: `h${t}` }));
+    for (const ex of turn.exchanges) {
+      const ids = Array.from({ length: ex.calls }, () => `call_${++n}`);
+      out.push(
+        new AIMessage({
+          id: `ai${n}`,
+          content: ex.text ? `thinking about step ${n}` : "",
+          tool_calls: ids.map((id, k) => ({ id, name: k % 2 ? "fetch_page" : "web_search", args: { q: id }, type: "tool_call" as const })),
+        }),
+      );
+      for (const id of permute(ids, ex.order))
+        out.push(new ToolMessage({ content: `output of ${id}`, tool_call_id: id, name: "web_search", id: `t_${id}` }));
+    }
+    // Every turn ends with an assistant answer so that the next user question alternates.
+    out.push(new AIMessage({ id: `final${t}`, content: `answer ${t}`, tool_calls: [] }));
+  }
+  return out;
+}
+
+const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage) => boolean) => h.flatMap((m, i) => (pred(m) ? [i] : []));
+const isTool = (m: BaseMessage) => ToolMessage.isInstance(m);
+const isCaller = (m: BaseMessage) => AIMessage.isInstance(m) && ((m as AIMessage).tool_calls?.length ?? 0) > 0;
+const pick = (list: number[], at: number) => (list.length ? list[at % list.length] : undefined);
+
+function rebuildAI(m: AIMessage, fields: Dict): AIMessage {
+  return new AIMessage({
+    id: m.id,
+    content: m.content,
+    tool_calls: m.tool_calls ?? [],
+    invalid_tool_calls: m.invalid_tool_calls ?? [],
+    additional_kwargs: m.additional_kwargs,
+    response_metadata: m.response_metadata,
+    ...fields,
+  } as never);
+}
+
+function renameCall(h: BaseMessage[], index: number, from: string, to: string): void {
+  const m = h[index] as AIMessage;
+  h[index] = rebuildAI(m, { tool_calls: m.tool_calls!.map((c) => (c.id === from ? { ...c, id: to } : c)) });
+  for (let i = 0; i < h.length; i++) {
+    const r = h[i];
+    if (isTool(r) && (r as ToolMessage).tool_call_id === from && i > index)
+      h[i] = new ToolMessage({ content: r.content, tool_call_id: to, name: r.name, id: r.id });
+  }
+}
+
+export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number): void {
+  const tools = indexesOf(h, isTool);
+  const callers = indexesOf(h, isCaller);
+  switch (c.op) {
+    case "dropResult": {
+      const i = pick(tools, c.at);
+      if (i !== undefined) h.splice(i, 1);
+      return;
+    }
+    case "moveResult": {
+      const i = pick(tools, c.at);
+      if (i === undefined) return;
+      const [m] = h.splice(i, 1);
+      h.splice(c.to % (h.length + 1), 0, m);
+      return;
+    }
+    case "insertHuman":
+      h.splice(c.at % (h.length + 1), 0, new HumanMessage({ content: `steering message ${serial}`, id: `steer${serial}` }));
+      return;
+    case "orphanResult":
+      h.splice(c.at % (h.length + 1), 0, new ToolMessage({ content: `stray output ${serial}`, tool_call_id: `gone_${serial}`, id: `stray${serial}` }));
+      return;
+    case "dupResult": {
+      const i = pick(tools, c.at);
+      if (i === undefined) return;
+      const r = h[i] as ToolMessage;
+      h.splice(i + 1, 0, new ToolMessage({ content: c.same ? r.content : `another output ${serial}`, tool_call_id: r.tool_call_id, id: `dup${serial}` }));
+      return;
+    }
+    case "dupCallId": {
+      if (callers.length < 2) return;
+      const later = callers[1 + (c.at % (callers.length - 1))];
+      const earlier = callers[c.at % callers.indexOf(later)];
+      const from = (h[later] as AIMessage).tool_calls![0].id!;
+      renameCall(h, later, from, (h[earlier] as AIMessage).tool_calls![0].id!);
+      return;
+    }
+    case "invalidCall": {
+      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const id = `call_bad${serial}`;
+      const raw = { id, type: "function", function: { name: "web_search", arguments: "{broken" } };
+      h[i] = rebuildAI(m, {
+        invalid_tool_calls: [...(m.invalid_tool_calls ?? []), { id, name: "web_search", args: "{broken", error: "Unexpected token", type: "invalid_tool_call" }],
+        ...(c.raw ? { additional_kwargs: { ...m.additional_kwargs, tool_calls: [raw] } } : {}),
+      });
+      return;
+    }
+    case "badId": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const from = (h[i] as AIMessage).tool_calls![0].id!;
+      renameCall(h, i, from, c.long ? `${from}_${"x".repeat(70)}` : `functions.${from}:0`);
+      return;
+    }
+    case "trimFront":
+      h.splice(h[0] && SystemMessage.isInstance(h[0]) ? 1 : 0, c.n);
+      return;
+    case "truncate":
+      h.splice(Math.max(1, h.length - c.n), c.n);
+      return;
+    case "emptyAI":
+      h.splice(c.at % (h.length + 1), 0, new AIMessage({ content: "", tool_calls: [], id: `empty${serial}` }));
+      return;
+    case "blankBlock": {
+      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const text = typeof m.content === "string" ? m.content : "";
+      h[i] = rebuildAI(m, { content: [{ type: "text", text: "  \n" }, ...(text ? [{ type: "text", text }] : [])] });
+      return;
+    }
+    case "anthropicBlocks": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : [];
+      h[i] = rebuildAI(m, {
+        content: [...text, ...m.tool_calls!.map((tc) => ({ type: "tool_use", id: tc.id, name: tc.name, input: tc.args }))],
+      });
+      return;
+    }
+    case "responsesOutput": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      h[i] = rebuildAI(m, {
+        response_metadata: {
+          ...m.response_metadata,
+          output: m.tool_calls!.map((tc, k) => ({
+            type: "function_call",
+            id: `fc_${serial}_${k}`,
+            call_id: tc.id,
+            name: tc.name,
+            arguments: JSON.stringify(tc.args),
+            status: "completed",
+          })),
+        },
+      });
+      return;
+    }
+    case "rawKwargs": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      h[i] = rebuildAI(m, {
+        additional_kwargs: {
+          ...m.additional_kwargs,
+          tool_calls: m.tool_calls!.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: JSON.stringify(tc.args) } })),
+        },
+      });
+      return;
+    }
+    case "emptyResult": {
+      const i = pick(tools, c.at);
+      if (i === undefined) return;
+      const r = h[i] as ToolMessage;
+      h[i] = new ToolMessage({ content: "", tool_call_id: r.tool_call_id, name: r.name, id: r.id });
+      return;
+    }
+  }
+}
+
+export function buildHistory(plan: HistoryPlan): BaseMessage[] {
+  const h = buildValid(plan);
+  plan.corruptions.forEach((c, serial) => applyCorruption(h, c, serial));
+  return h;
+}
+
+/** The text of a message's content (strings and text blocks), for loss checks. */
+export function textOf(m: BaseMessage): string {
+  const content = f(m).content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && typeof (b as Dict).text === "string" ? ((b as Dict).text as string) : ""))
+    .join("\n");
+}
