@@ -11,7 +11,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { needsPromptedStructuredOutput, type Env } from "./detect";
+import { isBedrockModel, type Env } from "./detect";
 import { agentOutputFormat } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
 import { resolveStructuredAnswer } from "./parse";
@@ -19,7 +19,8 @@ import { resolveStructuredAnswer } from "./parse";
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**
    * true: always prompt for the format; false: never (the middleware passes every call through). Default:
-   * decided per call from the request's model (`isBedrockModel` or `cannotPrefill`).
+   * decided per call from the request's model: `isBedrockModel` (options and `LLM_PROVIDER` included).
+   * No-prefill models elsewhere keep createAgent's own strategies: they never send a prefill request.
    */
   prompted?: boolean;
   /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` selects the prompted strategy. */
@@ -34,13 +35,14 @@ export interface PromptedStructuredOutputMiddlewareOptions {
 const NO_RESPONSE_FORMAT = { __responseFormatUndefined: true } as const;
 
 /**
- * A createAgent middleware that, on a model that needs it, swaps the agent's `responseFormat` for format
+ * A createAgent middleware that, on a Bedrock model, swaps the agent's `responseFormat` for format
  * instructions in the system message and sets `structuredResponse` from the final answer (lenient JSON
  * extraction, validation, one corrective call ending with a user message, then
  * {@link PromptedStructuredOutputError}, wrapped by langchain in a MiddlewareError: use
  * `PromptedStructuredOutputError.find(error)`). The model is checked on every call, on `request.model`, so a
  * model chosen by an outer middleware is seen: put this middleware after (inside) any that switch models.
- * On other models, and on calls without a response format, it passes the request through untouched.
+ * On other models (Claude 4.6+ on the Anthropic API included: createAgent's strategies never prefill), and on
+ * calls without a response format, it passes the request through untouched.
  *
  * ```ts
  * createAgent({ model, tools, responseFormat: schema, middleware: [promptedStructuredOutputMiddleware()] })
@@ -51,7 +53,7 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
     name: options.name ?? "PromptedStructuredOutput",
     wrapModelCall: async (request, handler) => {
       const format = agentOutputFormat(request.responseFormat);
-      const prompted = options.prompted ?? needsPromptedStructuredOutput(request.model, { env: options.env });
+      const prompted = options.prompted ?? isBedrockModel(request.model, { env: options.env });
       if (format === undefined || !prompted) return handler(request);
 
       const promptedRequest = {

@@ -20,16 +20,17 @@ import {
 } from "@langchain/core/utils/types";
 import {
   Annotation,
-  AnnotationRoot,
   isCommand,
   messagesStateReducer,
+  type AnnotationRoot,
   type LangGraphRunnableConfig,
   type MessagesAnnotation,
 } from "@langchain/langgraph";
 import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
-import { envSelectsBedrock, isModelChooser, needsPromptedStructuredOutput, type Env } from "./detect";
+import { repairToolCalls } from "../engine/repair";
+import { envSelectsBedrock, isBedrockModel, isModelChooser, needsPromptedStructuredOutput, type Env } from "./detect";
 import { reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
 import { resolveStructuredAnswer } from "./parse";
@@ -247,7 +248,10 @@ function structuredResponseHook<S>(
       maxCorrections: options.maxCorrections,
       askAgain: async (followUp) => {
         const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
-        return (await target.model.invoke(input, config)) as BaseMessage;
+        // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
+        // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
+        const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
+        return (await target.model.invoke(repairToolCalls(input, { provider }).messages, config)) as BaseMessage;
       },
     });
     if (resolved.corrections === 0) return { structuredResponse: resolved.value };
@@ -338,9 +342,19 @@ export function withStructuredResponseField<A>(stateSchema: A): A {
     const field = isZodSchemaV4(stateSchema) ? z4.any() : z3.any();
     return extendInteropZodObject(stateSchema, { structuredResponse: field } as never) as A;
   }
-  if (AnnotationRoot.isInstance(stateSchema)) {
+  if (isAnnotationRoot(stateSchema)) {
     if ("structuredResponse" in stateSchema.spec) return stateSchema;
     return Annotation.Root({ ...stateSchema.spec, structuredResponse: Annotation }) as A;
   }
   return stateSchema;
+}
+
+/** AnnotationRoot by its marker (the class is exported as a type only). */
+function isAnnotationRoot(value: unknown): value is AnnotationRoot<any> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { lc_graph_name?: unknown }).lc_graph_name === "AnnotationRoot" &&
+    typeof (value as { spec?: unknown }).spec === "object"
+  );
 }

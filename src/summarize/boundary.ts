@@ -86,7 +86,7 @@ function contentLength(content: unknown): number {
 /** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
 function budgetCut(messages: readonly BaseMessage[], systemCount: number, options: BoundaryOptions): number {
   const n = messages.length;
-  if ("keepLast" in options) return Math.max(systemCount, n - Math.max(0, Math.floor(options.keepLast)));
+  if ("keepLast" in options) return Math.max(systemCount, n - Math.floor(options.keepLast));
   const system = messages.slice(0, systemCount);
   const fits = (cut: number) => options.tokenCounter([...system, ...messages.slice(cut)]) <= options.maxTokens;
   // Binary search for the smallest cut that fits; the counter is monotone in the number of messages.
@@ -131,6 +131,8 @@ export function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length
  *    never ends on calls whose results are kept.
  * 3. When the history ends on an assistant message with unanswered calls (tools that may still run on a
  *    resume), that message is always kept.
+ * 4. A tool result whose call is nowhere in the history, found right at the cut, is summarized rather than
+ *    left as the first kept message (no move back can pair it).
  *
  * The pairing fix wins over the budget: the kept part may hold more than `keepLast` messages or more than
  * `maxTokens` tokens by the rest of an exchange. The function only guarantees that the cut adds no problem;
@@ -138,11 +140,30 @@ export function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length
  * `repairToolCalls`.
  */
 export function findSafeSummarizationBoundary(messages: readonly BaseMessage[], options: BoundaryOptions): number {
+  assertBoundaryOptions(options);
   const systemCount = leadingSystemCount(messages);
   const pairing = pairToolCalls(messages);
   let cut = budgetCut(messages, systemCount, options);
   cut = keepTrailingOpenExchange(messages, pairing, cut);
+  cut = skipCallerlessResults(messages, pairing, cut);
   return moveCutBeforeCalls(pairing, cut, messages.length);
+}
+
+function assertBoundaryOptions(options: BoundaryOptions): void {
+  const valid =
+    "keepLast" in options
+      ? Number.isFinite(options.keepLast) && options.keepLast >= 0
+      : Number.isFinite(options.maxTokens) && options.maxTokens >= 0 && typeof options.tokenCounter === "function";
+  if (!valid)
+    throw new TypeError(
+      "langgraph-tool-repair: findSafeSummarizationBoundary expects { keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounter }",
+    );
+}
+
+/** A result whose call is nowhere cannot be paired by moving back: summarize it rather than keep it first. */
+function skipCallerlessResults(messages: readonly BaseMessage[], pairing: ToolCallPairing, cut: number): number {
+  while (cut < messages.length && isToolResult(messages[cut]) && pairing.callIndexOf[cut] === undefined) cut++;
+  return cut;
 }
 
 function keepTrailingOpenExchange(messages: readonly BaseMessage[], pairing: ToolCallPairing, cut: number): number {

@@ -15,7 +15,7 @@ import type { Provider } from "../../src/types";
 import { validatePayloadFor, type PayloadProvider } from "../support/payloads";
 import { brokenPlanArb, buildHistory, buildValid, textOf, validPlanArb } from "../support/histories";
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 const ADAPTED: (PayloadProvider | "strict")[] = ["openai", "openai-responses", "anthropic", "bedrock", "strict"];
 
 /** Ends a history with a user turn, as a real request does (prefill is issue 4's concern, not this one's). */
@@ -141,6 +141,19 @@ describe("the clean fast path agrees with the finders", () => {
         const clean = isCleanHistory(h, profileFor(provider), keep);
         const problems = findToolCallProblems(h, { provider, trailingIsProblem: !keep });
         expect(clean).toBe(problems.length === 0);
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("a check that resumes from an earlier check of a prefix gives the same verdict as a fresh one", () => {
+    fc.assert(
+      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.nat(), fc.constantFrom<Provider>("strict", "openai", "bedrock"), (plan, cut, provider) => {
+        const h = buildHistory(plan);
+        const profile = profileFor(provider);
+        isCleanHistory(h.slice(0, cut % (h.length + 1)), profile, true); // remembered, then resumed from
+        const resumed = isCleanHistory(h, profile, false);
+        expect(resumed).toBe(findToolCallProblems(h, { provider }).length === 0);
       }),
       { numRuns: RUNS * 2 },
     );

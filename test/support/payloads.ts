@@ -3,9 +3,27 @@
  * provider rules that payload breaks. Gemini is not covered: no Gemini adapter is installed
  * (`validateGeminiContents` is tested on hand-written `contents` only).
  *
- * ADAPTER_TRAPS (observed with @langchain/openai 1.5.8, @langchain/anthropic 1.5.11, @langchain/aws 1.4.5;
- * each is asserted in test/support/payloads.test.ts):
- * (filled in below, see ADAPTER_TRAPS)
+ * Adapter behaviour that breaks a provider rule on histories that look fine in LangChain (observed with
+ * @langchain/aws 1.4.5, @langchain/anthropic 1.5.11, @langchain/openai 1.5.8; each is asserted in
+ * test/support/payloads.test.ts):
+ * - Bedrock: a HumanMessage after ToolMessages is sent as a second user turn (B6). Only consecutive
+ *   toolResult user turns are merged.
+ * - Bedrock: `AIMessage("")` without calls is sent as `content: []` (B9); Anthropic sends it as "" (A9).
+ * - Bedrock: an empty ToolMessage is sent as `toolResult.content: [{ text: "" }]` (B8).
+ * - Bedrock throws locally ("LOCAL"): `HumanMessage("")`; an AIMessage content block `{type:"text", text:""}`
+ *   ("Unsupported content block type: text"); any `tool_use` content block, e.g. an AIMessage produced by
+ *   ChatAnthropic, even when `tool_calls` is set (switching a thread from Anthropic to Bedrock fails).
+ * - Bedrock without tools bound sends no `toolConfig`, so any history with tool calls fails (B3).
+ * - Bedrock and Anthropic drop `ToolMessage.status`: an error result is sent as a success (B10 never fires
+ *   through the adapter; `is_error` is never set).
+ * - ChatOpenAI: a call that only lives in `invalid_tool_calls` is not sent but its ToolMessage is (O2;
+ *   Responses R2). When `additional_kwargs.tool_calls` holds the raw calls, they are re-sent as they are,
+ *   malformed arguments included.
+ * - ChatAnthropic: `tool_use` content blocks are sent even when `tool_calls` is empty (A1); a HumanMessage
+ *   between a call and its results becomes a text turn the API merges before the results (A3); a
+ *   SystemMessage that is not first is sent inside `messages` with role "system".
+ * - Responses API: `response_metadata.output` function_call items are re-sent even when `tool_calls` is
+ *   empty (R1).
  */
 import { ChatBedrockConverse } from "@langchain/aws";
 import { convertPromptToAnthropic } from "@langchain/anthropic";

@@ -1,0 +1,10 @@
+/** `npm run bench`: every benchmark of the package, printed as Markdown tables. */
+import { runEngineBench } from "./engine";
+
+const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench];
+
+console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
+for (const section of sections) {
+  console.log((await section()).join("\n"));
+  console.log("");
+}

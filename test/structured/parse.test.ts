@@ -1,0 +1,155 @@
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { outputFormatOf } from "../../src/structured/format";
+import {
+  PromptedStructuredOutputError,
+  answerText,
+  balancedSpans,
+  fencedBlocks,
+  jsonCandidates,
+  parseStructuredAnswer,
+  resolveStructuredAnswer,
+} from "../../src/structured/parse";
+
+const weather = outputFormatOf(z.object({ city: z.string(), tempC: z.number() }));
+
+describe("jsonCandidates", () => {
+  it("takes a bare JSON answer as is", () => {
+    expect(jsonCandidates(' {"city":"Paris","tempC":21} ')).toContainEqual({ city: "Paris", tempC: 21 });
+  });
+
+  it("reads a fenced ```json block, preferring it to other fences", () => {
+    const text = 'Here:\n```\n{"other":1}\n```\nand\n```json\n{"city":"Paris","tempC":21}\n```\nDone.';
+    expect(fencedBlocks(text)).toEqual(['{"city":"Paris","tempC":21}', '{"other":1}']);
+    expect(jsonCandidates(text)[0]).toEqual({ city: "Paris", tempC: 21 });
+  });
+
+  it("finds JSON with text around it, ignoring braces inside strings", () => {
+    const text = 'Sure! The answer is {"city":"Pa}ris {x","tempC":21}. Hope that helps {not json}.';
+    expect(jsonCandidates(text)).toEqual([{ city: "Pa}ris {x", tempC: 21 }]);
+  });
+
+  it("keeps scanning inside a span that does not parse", () => {
+    expect(balancedSpans('{broken {"a":1} }').map((s) => s.text)).toEqual(['{"a":1}']);
+  });
+
+  it("finds arrays and several values, left to right", () => {
+    expect(jsonCandidates('first [1,2] then {"b":true}')).toEqual([[1, 2], { b: true }]);
+  });
+
+  it("finds nothing in plain text", () => {
+    expect(jsonCandidates("It is sunny in Paris.")).toEqual([]);
+  });
+});
+
+describe("answerText", () => {
+  it("joins text blocks and skips reasoning blocks", () => {
+    const message = new AIMessage({
+      content: [
+        { type: "reasoning", reasoning: '{"city":"no"}' },
+        { type: "text", text: '{"city":"Paris",' },
+        { type: "text", text: '"tempC":21}' },
+      ],
+    });
+    expect(answerText(message)).toBe('{"city":"Paris","tempC":21}');
+  });
+});
+
+describe("parseStructuredAnswer", () => {
+  it("returns the first candidate the schema accepts", async () => {
+    const text = 'Draft: {"city":"Paris"}\nFinal: {"city":"Paris","tempC":21}';
+    await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({ ok: true, value: { city: "Paris", tempC: 21 } });
+  });
+
+  it("reports the issues of the best guess", async () => {
+    const result = await parseStructuredAnswer('{"city":"Paris","tempC":"warm"}', weather);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues).toEqual([expect.stringMatching(/^tempC: /)]);
+  });
+
+  it("says when there is no JSON, or no reply at all", async () => {
+    await expect(parseStructuredAnswer("Sunny.", weather)).resolves.toEqual({
+      ok: false,
+      issues: ["the reply contains no JSON value"],
+    });
+    await expect(parseStructuredAnswer("  ", weather)).resolves.toEqual({ ok: false, issues: ["the reply is empty"] });
+  });
+});
+
+describe("resolveStructuredAnswer", () => {
+  const valid = '{"city":"Paris","tempC":21}';
+
+  it("makes no call when the answer is valid", async () => {
+    const askAgain = vi.fn();
+    const resolved = await resolveStructuredAnswer(new AIMessage(valid), weather, { askAgain });
+    expect(resolved).toMatchObject({ value: { city: "Paris", tempC: 21 }, corrections: 0 });
+    expect(askAgain).not.toHaveBeenCalled();
+  });
+
+  it("asks once with a follow-up that ends with a user message, and uses the corrected answer", async () => {
+    const followUps: BaseMessage[][] = [];
+    const corrected = new AIMessage(valid);
+    const resolved = await resolveStructuredAnswer(new AIMessage("It is 21 degrees in Paris."), weather, {
+      askAgain: async (followUp) => {
+        followUps.push(followUp);
+        return corrected;
+      },
+    });
+    expect(resolved).toMatchObject({ value: { city: "Paris", tempC: 21 }, corrections: 1 });
+    expect(resolved.answer).toBe(corrected);
+    const [followUp] = followUps;
+    expect(followUp).toHaveLength(2);
+    expect(AIMessage.isInstance(followUp[0]) && followUp[0].content).toBe("It is 21 degrees in Paris.");
+    expect(HumanMessage.isInstance(followUp[1])).toBe(true);
+    expect(followUp[1].content).toMatch(/no JSON value/);
+    expect(followUp[1].content).toMatch(/"tempC"/);
+  });
+
+  it("sends a blank answer back as non-blank text, without its tool calls", async () => {
+    let followUp: BaseMessage[] = [];
+    const answer = new AIMessage({ content: "", tool_calls: [] });
+    await resolveStructuredAnswer(answer, weather, {
+      askAgain: async (f) => {
+        followUp = f;
+        return new AIMessage(valid);
+      },
+    });
+    expect(followUp[0].content).toBe("(empty reply)");
+  });
+
+  it("throws PromptedStructuredOutputError with the raw answers and issues when still invalid", async () => {
+    const error = await resolveStructuredAnswer(new AIMessage("no json"), weather, {
+      askAgain: async () => new AIMessage('{"city":"Paris"}'),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PromptedStructuredOutputError);
+    const typed = error as PromptedStructuredOutputError;
+    expect(typed.raw).toBe('{"city":"Paris"}');
+    expect(typed.issues).toEqual([expect.stringMatching(/^tempC: /)]);
+    expect(typed.attempts.map((a) => a.raw)).toEqual(["no json", '{"city":"Paris"}']);
+    expect(typed.message).toMatch(/after 1 corrective call/);
+  });
+
+  it("makes as many corrective calls as allowed, and none with maxCorrections 0", async () => {
+    const askAgain = vi.fn(async () => new AIMessage("still no json"));
+    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain, maxCorrections: 0 })).rejects.toThrow(
+      PromptedStructuredOutputError,
+    );
+    expect(askAgain).not.toHaveBeenCalled();
+    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain, maxCorrections: 2 })).rejects.toThrow(
+      /after 2 corrective call/,
+    );
+    expect(askAgain).toHaveBeenCalledTimes(2);
+    const secondFollowUp = askAgain.mock.calls[1] as unknown as [BaseMessage[]];
+    expect(secondFollowUp[0]).toHaveLength(4);
+  });
+});
+
+describe("PromptedStructuredOutputError.find", () => {
+  it("finds the error in a cause chain", () => {
+    const inner = new PromptedStructuredOutputError([{ raw: "x", issues: ["bad"] }]);
+    const wrapped = new Error("wrapped", { cause: new Error("middle", { cause: inner }) });
+    expect(PromptedStructuredOutputError.find(wrapped)).toBe(inner);
+    expect(PromptedStructuredOutputError.find(new Error("other"))).toBeUndefined();
+  });
+});

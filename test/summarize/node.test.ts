@@ -1,0 +1,200 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { END, MemorySaver, MessagesAnnotation, messagesStateReducer, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  buildSummaryMessages,
+  DEFAULT_ACKNOWLEDGEMENT,
+  DEFAULT_SUMMARY_PREFIX,
+  isSummaryMessage,
+  summarizationHook,
+  summarizationNode,
+  summarizeHistory,
+  type SummarizationOptions,
+} from "../../src/summarize/node";
+import { validatePayloadFor } from "../support/payloads";
+import { HistoryBuilder, historyArb, turnArb } from "./histories";
+import { RecordingSummarizer, ScriptedToolModel } from "./fakes";
+import { problemsEverywhere } from "./validity";
+
+const call = (id: string, name = "search") => ({ id, name, args: { q: id }, type: "tool_call" as const });
+const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+
+describe("buildSummaryMessages", () => {
+  it("is one user message when the tail opens with an assistant message", () => {
+    const built = buildSummaryMessages("they talked", [new AIMessage({ content: "", tool_calls: [call("a")] })]);
+    expect(built).toHaveLength(1);
+    expect(built[0].getType()).toBe("human");
+    expect(text(built[0])).toBe(`${DEFAULT_SUMMARY_PREFIX}\n\nthey talked`);
+    expect(isSummaryMessage(built[0])).toBe(true);
+  });
+
+  it("adds an assistant turn when the tail opens with a user message, so roles alternate", () => {
+    const built = buildSummaryMessages("s", [new HumanMessage("next")]);
+    expect(built.map((m) => m.getType())).toEqual(["human", "ai"]);
+    expect(text(built[1])).toBe(DEFAULT_ACKNOWLEDGEMENT);
+    expect(built.every(isSummaryMessage)).toBe(true);
+  });
+
+  it("never writes an empty message", () => {
+    expect(text(buildSummaryMessages("  ", [])[0])).toMatch(/returned no text/);
+  });
+});
+
+const conversation = (): BaseMessage[] => [
+  new SystemMessage("sys"),
+  new HumanMessage("Weather in Paris and Rome?"),
+  new AIMessage({ content: "", tool_calls: [call("call_p", "get_weather"), call("call_r", "get_weather")] }),
+  new ToolMessage({ content: "rain", tool_call_id: "call_p", name: "get_weather" }),
+  new ToolMessage({ content: "sun", tool_call_id: "call_r", name: "get_weather" }),
+  new AIMessage("Paris rain, Rome sun."),
+  new HumanMessage("And Oslo?"),
+];
+
+describe("summarizeHistory", () => {
+  it("does nothing under the threshold", async () => {
+    const model = new RecordingSummarizer();
+    expect(await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { keepLast: 2 } })).toBeUndefined();
+    expect(model.prompts).toEqual([]);
+  });
+
+  it("over the threshold returns system + summary + tail, and the prompt keeps parallel calls apart", async () => {
+    const model = new RecordingSummarizer();
+    const messages = conversation();
+    const next = await summarizeHistory(messages, { model, trigger: { messages: 6 }, keep: { keepLast: 2 } });
+    expect(next?.map((m) => m.getType())).toEqual(["system", "human", "ai", "human"]);
+    expect(next?.[0]).toBe(messages[0]);
+    expect(text(next![1])).toContain("summary #1");
+    expect(next?.slice(2)).toEqual(messages.slice(5));
+    expect(model.prompts[0]).toContain('get_weather [id call_p] {"q":"call_p"}');
+    expect(model.prompts[0]).toContain("Tool result for call_r (get_weather): sun");
+    expect(model.prompts[0]).not.toContain("sys\n");
+  });
+
+  it("triggers on tokens", async () => {
+    const options = (tokens: number): SummarizationOptions => ({
+      model: new RecordingSummarizer(),
+      trigger: { tokens },
+      keep: { keepLast: 2 },
+      tokenCounter: (messages) => messages.length * 100,
+    });
+    expect(await summarizeHistory(conversation(), options(700))).toBeUndefined();
+    expect(await summarizeHistory(conversation(), options(699))).toBeDefined();
+  });
+
+  it("does not summarize a prefix that is only an earlier summary", async () => {
+    const tail = [new HumanMessage("q"), new AIMessage("a")];
+    const messages = [...buildSummaryMessages("old", [new AIMessage("x")]), ...tail];
+    const next = await summarizeHistory(messages, { model: new RecordingSummarizer(), trigger: { messages: 1 }, keep: { keepLast: 2 } });
+    expect(next).toBeUndefined();
+  });
+
+  it("is valid for every provider, for any history and budget (payload validators included)", async () => {
+    const caseArb = historyArb(5).chain((messages) =>
+      fc.tuple(fc.constant(messages), fc.integer({ min: 0, max: messages.length + 1 }), fc.integer({ min: 0, max: 1500 }), fc.boolean()),
+    );
+    await fc.assert(
+      fc.asyncProperty(caseArb, async ([messages, keepLast, maxTokens, byTokens]) => {
+        const model = new FakeListChatModel({ responses: ["the summary"] });
+        const keep = byTokens ? { maxTokens, tokenCounter: (m: BaseMessage[]) => m.length * 20 } : { keepLast };
+        const next = (await summarizeHistory(messages, { model, trigger: { messages: 0 }, keep })) ?? messages;
+        expect(problemsEverywhere(next)).toEqual([]);
+        expect(await validatePayloadFor("strict", next)).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("summarizationNode in a StateGraph", () => {
+  it("persists [RemoveMessage(all), system, summary, ...tail] and leaves state alone under the threshold", async () => {
+    const summarizer = new FakeListChatModel({ responses: ["first summary", "second summary"] });
+    let turn = 0;
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("summarize", summarizationNode({ model: summarizer, trigger: { messages: 8 }, keep: { keepLast: 3 } }))
+      .addNode("agent", async () => ({ messages: [new AIMessage(`answer ${++turn}`)] }))
+      .addEdge(START, "summarize")
+      .addEdge("summarize", "agent")
+      .addEdge("agent", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t1" } };
+
+    await graph.invoke({ messages: [new SystemMessage("sys"), new HumanMessage("q1")] }, config);
+    for (let i = 2; i <= 4; i++) await graph.invoke({ messages: [new HumanMessage(`q${i}`)] }, config);
+    const before = (await graph.getState(config)).values.messages as BaseMessage[];
+    expect(before).toHaveLength(9);
+    expect(before.some(isSummaryMessage)).toBe(false);
+
+    await graph.invoke({ messages: [new HumanMessage("q5")] }, config);
+    const after = (await graph.getState(config)).values.messages as BaseMessage[];
+    expect(after.map((m) => m.getType())).toEqual(["system", "human", "ai", "human", "ai", "human", "ai"]);
+    expect(text(after[1])).toContain("first summary");
+    expect(after.slice(3).map(text)).toEqual(["q4", "answer 4", "q5", "answer 5"]);
+    expect(problemsEverywhere(after, { endsOnUser: false })).toEqual([]);
+  });
+});
+
+describe("summarizationHook with createReactAgent", () => {
+  it("keeps every model input valid across repeated summarization of a tool loop", async () => {
+    const agentModel = new ScriptedToolModel();
+    const lookup = tool(async ({ page }) => `page ${page} content`, {
+      name: "lookup",
+      description: "look a page up",
+      schema: z.object({ page: z.number() }),
+    });
+    const summarizer = new RecordingSummarizer();
+    const agent = createReactAgent({
+      llm: agentModel,
+      tools: [lookup],
+      prompt: "You are helpful.",
+      preModelHook: summarizationHook({ model: summarizer, trigger: { messages: 10 }, keep: { keepLast: 4 } }),
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "react" } };
+    for (let i = 1; i <= 8; i++) await agent.invoke({ messages: [new HumanMessage(`question ${i}`)] }, config);
+
+    expect(summarizer.prompts.length).toBeGreaterThan(2);
+    for (const input of agentModel.inputs) {
+      // The agent prepends its prompt as a system message; the rest is what the hook left in state.
+      expect(problemsEverywhere(input)).toEqual([]);
+    }
+    // Never a stale list: each model input holds the newest user question of its turn.
+    const state = (await agent.getState(config)).values.messages as BaseMessage[];
+    expect(state.length).toBeLessThanOrEqual(11);
+    expect(text(state.filter((m) => m.getType() === "human").at(-1)!)).toBe("question 8");
+    expect(agentModel.inputs.at(-1)!.some((m) => text(m) === "question 8")).toBe(true);
+  });
+});
+
+describe("repeated summarization of a long conversation", () => {
+  it("keeps a 500-turn conversation valid at every model call, folding each summary into the next", async () => {
+    const turns = fc.sample(turnArb, { numRuns: 500, seed: 42 });
+    const builder = new HistoryBuilder();
+    const stream = [builder.system(), ...turns.flatMap((t) => builder.turn(t)), builder.question()];
+    const summarizer = new RecordingSummarizer();
+    const node = summarizationNode({ model: summarizer, trigger: { messages: 40 }, keep: { keepLast: 12 } });
+
+    let state: BaseMessage[] = [];
+    let modelCalls = 0;
+    for (let i = 0; i < stream.length; i++) {
+      state = messagesStateReducer(state, [stream[i]]);
+      // The model is called after a user message and after the last result of a run.
+      const modelIsNext = i === stream.length - 1 || AIMessage.isInstance(stream[i + 1]);
+      if (!modelIsNext) continue;
+      const update = await node({ messages: state });
+      if ("messages" in update) state = messagesStateReducer(state, update.messages);
+      modelCalls++;
+      expect(problemsEverywhere(state)).toEqual([]);
+      expect(state.length).toBeLessThanOrEqual(41 + 12);
+    }
+    expect(modelCalls).toBeGreaterThan(500);
+    expect(summarizer.prompts.length).toBeGreaterThan(30);
+    summarizer.prompts.slice(1).forEach((prompt, k) => expect(prompt).toContain(`summary #${k + 1}`));
+    expect(state[0].getType()).toBe("system");
+    expect(await validatePayloadFor("strict", state)).toEqual([]);
+  });
+});
