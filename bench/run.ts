@@ -1,7 +1,8 @@
 /** `npm run bench`: every benchmark of the package, printed as Markdown tables. */
 import { runEngineBench } from "./engine";
+import { runCheckpointerBench } from "./checkpointer";
 
-const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench];
+const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of sections) {

@@ -1,5 +1,7 @@
 /**
  * langgraph-tool-repair: find and repair broken tool-call histories in LangChain.js / LangGraph.js threads.
+ * This entry point needs only `@langchain/core`. The LangGraph surfaces are in `langgraph-tool-repair/langgraph`,
+ * the `createAgent` middleware in `langgraph-tool-repair/langchain`.
  */
 export { findToolCallProblems } from "./engine/problems";
 export { repairToolCalls } from "./engine/repair";
@@ -18,3 +20,34 @@ export {
 export { ToolCallRepairInputError, coerceMessage } from "./messages/coerce";
 export { defaultSyntheticText } from "./messages/build";
 export * from "./types";
+
+export {
+  validateOpenAIChatMessages,
+  validateOpenAIResponsesInput,
+  validateAnthropicMessages,
+  validateBedrockConverse,
+  validateGeminiContents,
+  type PayloadViolation,
+  type AnthropicValidationOptions,
+  type BedrockValidationOptions,
+} from "./validate/payload";
+
+export {
+  findSafeSummarizationBoundary,
+  splitAtBoundary,
+  approximateTokenCounter,
+  type BoundaryOptions,
+  type SummarizationSplit,
+  type TokenCounter,
+} from "./summarize/boundary";
+export { messagesToTranscript } from "./summarize/transcript";
+export { trimMessagesSafely, type TrimMessagesOptions } from "./summarize/trim";
+
+export {
+  isBedrockModel,
+  cannotPrefill,
+  needsPromptedStructuredOutput,
+  type BedrockDetectOptions,
+} from "./structured/detect";
+export { formatInstructions } from "./structured/instructions";
+export { parseStructuredAnswer, PromptedStructuredOutputError } from "./structured/parse";

@@ -76,6 +76,8 @@ export type ToolCallRepairAction =
   | "removed_call"
   | "removed_message"
   | "moved_result"
+  /** A finished result that LangGraph was about to discard (pending writes of an abandoned step), put back. */
+  | "salvaged_result"
   | "moved_message"
   | "converted_result"
   | "dropped_result"

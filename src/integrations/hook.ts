@@ -11,12 +11,13 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RepairOptions } from "../types";
 import { reportRepairs } from "./events";
-import { bindRepair, NO_UPDATE, replaceAllMessages, withUniqueIds } from "./node";
+import { bindRepair, replaceAllMessages, withUniqueIds } from "./node";
 
 export interface ToolCallRepairHookOptions extends RepairOptions {
   /**
    * Rewrite `messages` in state (persisted) instead of handing the model a repaired copy. Default false.
-   * With `persist: true` the hook never writes `llmInputMessages`.
+   * With `persist: true` the hook writes an empty `llmInputMessages`, so a list stored by earlier
+   * request-only calls in the thread is never used.
    */
   persist?: boolean;
 }
@@ -31,6 +32,9 @@ export type ToolCallRepairHookFunction = (
   config?: RunnableConfig,
 ) => ToolCallRepairHookUpdate | Promise<ToolCallRepairHookUpdate>;
 
+/** Persist mode's clean-path update, shared and frozen (the reducer only reads it). */
+const CLEAR_LLM_INPUT: ToolCallRepairHookUpdate = Object.freeze({ llmInputMessages: Object.freeze([]) as unknown as BaseMessage[] });
+
 /**
  * A preModelHook that repairs the tool-call history before each model call of createReactAgent.
  * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), `provider: "strict"`.
@@ -40,17 +44,22 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
   const { persist = false, ...repairOptions } = options;
   const bound = bindRepair(repairOptions);
 
+  // In persist mode the model must read `messages`. The hook's input state does not include
+  // `llmInputMessages`, so a list left by earlier request-only calls cannot be seen: empty it every time.
+  const persisted = (messages?: BaseMessage[]): ToolCallRepairHookUpdate =>
+    messages ? { messages, llmInputMessages: [] } : CLEAR_LLM_INPUT;
+
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
     const { messages: repaired, repairs } = bound.repair(messages);
     if (repairs.length > 0) await reportRepairs(repairs, repairOptions, config);
-    if (persist) return repairs.length > 0 ? { messages: replaceAllMessages(repaired) } : NO_UPDATE;
+    if (persist) return persisted(repairs.length > 0 ? replaceAllMessages(repaired) : undefined);
     // The channel's reducer merges by id too: a repeated id would drop a message from the request.
     return { llmInputMessages: repairs.length > 0 ? withUniqueIds(repaired) : repaired };
   };
 
   return function toolCallRepairPreModelHook(state, config) {
     const messages = state.messages ?? [];
-    if (bound.isClean(messages)) return persist ? NO_UPDATE : { llmInputMessages: messages };
+    if (bound.isClean(messages)) return persist ? CLEAR_LLM_INPUT : { llmInputMessages: messages };
     return repairAndReport(messages, config);
   };
 }

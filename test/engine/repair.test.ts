@@ -332,7 +332,7 @@ describe("bad input", () => {
     const r = repairToolCalls([human(), msg, human("next")], { provider: "openai" });
     const id = (r.messages[1] as AIMessage).tool_calls![0].id!;
     expect(id).toMatch(/^call_/);
-    expect((r.messages[2] as ToolMessage).tool_call_id).toBe(id);
+    expect((r.messages[2] as unknown as ToolMessage).tool_call_id).toBe(id);
   });
 
   it("keeps digits of numeric ids so calls and results still match", () => {

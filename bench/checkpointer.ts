@@ -1,0 +1,81 @@
+/**
+ * Checkpointer wrapper overhead: getTuple and put of a clean 1,000-message thread through
+ * `withToolCallRepair(saver)` against the bare saver, side by side (MemorySaver, SqliteSaver in memory).
+ * Also the graph node on a clean state: what it returns and whether it allocates per call.
+ */
+import { emptyCheckpoint, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { MemorySaver } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { withToolCallRepair } from "../src/integrations/checkpointer";
+import { toolCallRepairNode, NO_UPDATE } from "../src/integrations/node";
+import { cleanHistory } from "./histories";
+import { compare, compareAsync, fmt } from "./harness";
+
+function checkpointWith(messages: unknown[], n: number): Checkpoint {
+  const base = emptyCheckpoint();
+  return {
+    ...base,
+    id: `00000000-0000-6000-8000-${String(n).padStart(12, "0")}`,
+    channel_values: { messages },
+    channel_versions: { messages: n },
+  };
+}
+
+async function seed(saver: BaseCheckpointSaver, thread: string, messages: unknown[]) {
+  return saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
+}
+
+export async function runCheckpointerBench(): Promise<string[]> {
+  const lines = ["## Checkpointer wrapper on a clean thread of 1,000 messages"];
+  lines.push("| saver | tool results | operation | bare | wrapped | ratio |");
+  lines.push("|---|---|---|---:|---:|---:|");
+  for (const [sizes, messages] of [
+    ["100 B", cleanHistory(1_000, () => 100)],
+    ["100 B to 100 KB", cleanHistory(1_000)],
+  ] as const)
+  for (const [name, make] of [
+    ["MemorySaver", () => new MemorySaver()],
+    ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
+  ] as const) {
+    const bare = make();
+    const wrapped = withToolCallRepair(make());
+    const bareConfig = await seed(bare, "t", messages);
+    const wrappedConfig = await seed(wrapped, "t", messages);
+    const [getBare, getWrapped] = await compareAsync(
+      [
+        { name: "bare", fn: () => bare.getTuple(bareConfig) },
+        { name: "wrapped", fn: () => wrapped.getTuple(wrappedConfig) },
+      ],
+      { rounds: 9, iterations: 20 },
+    );
+    lines.push(`| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x |`);
+    let n = 2;
+    const put = (saver: BaseCheckpointSaver, thread: string) => () =>
+      saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, checkpointWith(messages, n++), { source: "loop", step: n, parents: {} }, { messages: n });
+    const [putBare, putWrapped] = await compareAsync(
+      [
+        { name: "bare", fn: put(bare, "p") },
+        { name: "wrapped", fn: put(wrapped, "p2") },
+      ],
+      { rounds: 9, iterations: 10 },
+    );
+    lines.push(`| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x |`);
+  }
+
+  lines.push("");
+  lines.push("## toolCallRepairNode on a clean state of 1,000 messages");
+  const node = toolCallRepairNode();
+  const state = { messages: cleanHistory(1_000) };
+  node(state as never, {} as never);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let sameUpdate = true;
+  for (let i = 0; i < 10_000; i++) sameUpdate &&= node(state as never, {} as never) === NO_UPDATE;
+  const perCall = (process.memoryUsage().heapUsed - before) / 10_000;
+  const [t] = compare([{ name: "node", fn: () => node(state as never, {} as never) }]);
+  lines.push(`| per call | returns | heap growth per call (10,000 calls${gc ? "" : ", run without --expose-gc: not measured"}) |`);
+  lines.push("|---:|---|---:|");
+  lines.push(`| ${fmt(t.nsPerCall)} | ${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ${perCall.toFixed(1)} B |`);
+  return lines;
+}

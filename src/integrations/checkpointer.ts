@@ -1,0 +1,225 @@
+/**
+ * `withToolCallRepair(checkpointer)`: any `BaseCheckpointSaver`, healing stored threads as they go through it.
+ *
+ * Where it may act (LANGGRAPH_NOTES.md, "Resume versus new input"):
+ * - `getTuple` cannot tell a resume from a new input, so on read it heals everything EXCEPT the last exchange
+ *   while that one still has unanswered calls (a resume runs them). What it returns becomes the run's state.
+ * - A `put` of a new input's checkpoint (`source: "input"` holding the input in `__start__`) means LangGraph has
+ *   discarded the pending step: the stored thread gets its open calls closed, and results of sibling calls
+ *   that did finish (pending writes of the parent checkpoint) are put back as the real ToolMessages.
+ * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
+ *   the previous one as parent) is healed the same way, and reported only once.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type {
+  BaseCheckpointSaver,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+} from "@langchain/langgraph-checkpoint";
+import { isCleanHistory } from "../engine/clean";
+import { profileFor, type ProviderProfile } from "../engine/profiles";
+import type { ToolCallRepair } from "../types";
+import { reportRepairs, type RepairReporting } from "./events";
+import { healStoredMessages, resultsInWrites, unansweredCallIds, type StoredRepairOptions } from "./heal";
+
+export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
+  /** State key holding the messages. Default `"messages"`. */
+  messagesKey?: string;
+  /** Also heal the tuples `list()` yields (state history). Default false. */
+  list?: boolean;
+}
+
+/** A run whose in-memory list differs from what was stored: what to re-apply to each of its next puts. */
+interface HealedRun {
+  /** Id of the checkpoint last stored for this run; its next put names it as parent. */
+  lastId: string;
+  /** Calls the run's new input abandoned. */
+  abandoned: Set<string>;
+  /** Real results put back from discarded pending writes. */
+  salvage: Map<string, ToolMessage>;
+  /** Repairs already reported for this run (action and call id). */
+  reported: Set<string>;
+}
+
+const MAX_TRACKED = 1000;
+const START_CHANNEL = "__start__";
+
+type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
+const configurableOf = (config: RunnableConfig | undefined): Configurable => (config?.configurable ?? {}) as Configurable;
+
+function threadKey(config: RunnableConfig | undefined): string {
+  const { thread_id, checkpoint_ns } = configurableOf(config);
+  return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
+}
+
+const repairKey = (repair: ToolCallRepair) => `${repair.action}\u0000${repair.toolCallId ?? ""}`;
+
+/** Keeps a map or set from growing without bound: the oldest entry goes first. */
+function evictOldest(collection: Map<string, unknown> | Set<string>): void {
+  if (collection.size < MAX_TRACKED) return;
+  const oldest = collection.keys().next().value;
+  if (oldest !== undefined) collection.delete(oldest);
+}
+
+/** A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the pending step. */
+function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undefined): boolean {
+  return metadata?.source === "input" && Object.prototype.hasOwnProperty.call(checkpoint.channel_values ?? {}, START_CHANNEL);
+}
+
+class CheckpointHealer {
+  private readonly messagesKey: string;
+  private readonly repairOptions: StoredRepairOptions;
+  private readonly runs = new Map<string, HealedRun>();
+  private readonly reportedReads = new Set<string>();
+  private readonly profile: ProviderProfile;
+
+  constructor(
+    private readonly inner: BaseCheckpointSaver,
+    private readonly options: CheckpointerRepairOptions,
+  ) {
+    const { messagesKey, list: _list, onRepair: _onRepair, ...repairOptions } = options;
+    this.messagesKey = messagesKey ?? "messages";
+    this.repairOptions = repairOptions;
+    this.profile = profileFor(options.provider);
+  }
+
+  private messagesOf(checkpoint: Checkpoint | undefined): BaseMessage[] | undefined {
+    const value = (checkpoint?.channel_values as Record<string, unknown> | undefined)?.[this.messagesKey];
+    return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
+  }
+
+  private withMessages(checkpoint: Checkpoint, messages: BaseMessage[]): Checkpoint {
+    return { ...checkpoint, channel_values: { ...checkpoint.channel_values, [this.messagesKey]: messages } };
+  }
+
+  readonly getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
+    const tuple = await this.inner.getTuple(config);
+    return tuple ? this.healRead(tuple, config) : tuple;
+  };
+
+  readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> => (await this.getTuple(config))?.checkpoint;
+
+  readonly list = (config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> => {
+    const tuples = this.inner.list(config, options);
+    if (!this.options.list) return tuples;
+    return (async function* (healer: CheckpointHealer) {
+      for await (const tuple of tuples) yield await healer.healRead(tuple, config);
+    })(this);
+  };
+
+  readonly put = async (
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> => {
+    const messages = this.messagesOf(checkpoint);
+    if (!messages) return this.inner.put(config, checkpoint, metadata, newVersions);
+    const key = threadKey(config);
+    const parentId = configurableOf(config).checkpoint_id;
+    let run = this.runs.size > 0 ? this.runs.get(key) : undefined;
+    if (run && run.lastId !== parentId) {
+      this.runs.delete(key);
+      run = undefined;
+    }
+    const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
+    if (!run && !abandoning && isCleanHistory(messages, this.profile, true)) return this.inner.put(config, checkpoint, metadata, newVersions);
+
+    const healed = await this.healWrite(messages, config, run, abandoning);
+    if (healed.repairs.length === 0) {
+      this.runs.delete(key);
+      return this.inner.put(config, checkpoint, metadata, newVersions);
+    }
+    const reported = run?.reported ?? new Set<string>();
+    const fresh = healed.repairs.filter((repair) => !reported.has(repairKey(repair)));
+    for (const repair of fresh) reported.add(repairKey(repair));
+    this.runs.delete(key);
+    evictOldest(this.runs);
+    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported });
+    await reportRepairs(fresh, this.options, config);
+    return this.inner.put(config, this.withMessages(checkpoint, healed.messages), metadata, newVersions);
+  };
+
+  readonly deleteThread = async (threadId: string): Promise<void> => {
+    for (const key of [...this.runs.keys()]) if (key.startsWith(`${threadId}\u0000`)) this.runs.delete(key);
+    return this.inner.deleteThread(threadId);
+  };
+
+  private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
+    const messages = this.messagesOf(tuple.checkpoint);
+    if (!messages) return tuple;
+    const healed = healStoredMessages(messages, this.repairOptions);
+    if (healed.repairs.length === 0) return tuple;
+    // Reading is not writing: until a run stores the healed list, each read heals again; report it once.
+    const readKey = `${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`;
+    if (!this.reportedReads.has(readKey)) {
+      evictOldest(this.reportedReads);
+      this.reportedReads.add(readKey);
+      await reportRepairs(healed.repairs, this.options, config);
+    }
+    return { ...tuple, checkpoint: this.withMessages(tuple.checkpoint, healed.messages) };
+  }
+
+  /** Real results for `open` calls in the pending writes of the checkpoint this put continues from. */
+  private async pendingResults(config: RunnableConfig, open: Set<string>): Promise<Map<string, ToolMessage>> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
+    if (open.size === 0 || typeof checkpoint_id !== "string") return new Map();
+    const parent = await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } });
+    return resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
+  }
+
+  private async healWrite(messages: BaseMessage[], config: RunnableConfig, run: HealedRun | undefined, abandoning: boolean) {
+    const abandoned = new Set(run?.abandoned);
+    const salvage = new Map(run?.salvage);
+    if (abandoning) {
+      const open = unansweredCallIds(messages);
+      for (const id of open) abandoned.add(id);
+      for (const [id, result] of await this.pendingResults(config, open)) if (!salvage.has(id)) salvage.set(id, result);
+    }
+    let healed = healStoredMessages(messages, this.repairOptions, { closeOpen: abandoning, abandoned, salvage });
+    const closesCalls = healed.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
+    if (!run && !abandoning && closesCalls) {
+      // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
+      // their finished results may still sit in the parent's pending writes.
+      const found = await this.pendingResults(config, unansweredCallIds(messages));
+      if (found.size > 0) {
+        for (const [id, result] of found) salvage.set(id, result);
+        healed = healStoredMessages(messages, this.repairOptions, { abandoned, salvage });
+      }
+    }
+    return { ...healed, abandoned, salvage };
+  }
+}
+
+/**
+ * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
+ * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
+ * (and `list`, with `options.list`) heal the messages at `options.messagesKey`. Never mutates what the inner
+ * saver returns or receives; a clean thread costs one walk over its messages and no copy.
+ */
+export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
+  const healer = new CheckpointHealer(checkpointer, options);
+  const overrides: Record<PropertyKey, unknown> = {
+    getTuple: healer.getTuple,
+    get: healer.get,
+    list: healer.list,
+    put: healer.put,
+    deleteThread: healer.deleteThread,
+  };
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(checkpointer, {
+    get(target, property) {
+      if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      // Bound to the inner saver: its own methods (and private fields) see the saver itself.
+      let fn = bound.get(property) as { original: unknown; bound: unknown } | undefined;
+      if (!fn || fn.original !== value) bound.set(property, (fn = { original: value, bound: value.bind(target) }));
+      return fn.bound;
+    },
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * How every integration surface reports what it repaired: the caller's `onRepair`, then one LangChain custom
+ * event per repair, so repairs show in `streamEvents` (`on_custom_event`) and in LangSmith traces.
+ *
+ * Surfaces call the engine WITHOUT `onRepair` and hand the repairs here, so each repair is reported once.
+ */
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
+import type { ToolCallRepair } from "../types";
+
+/** Name of the custom event (and of the run that carries it outside a node); its payload is the repair. */
+export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
+
+export interface RepairReporting {
+  /** Called once per repair, in order. Nothing is logged by this package. */
+  onRepair?: (repair: ToolCallRepair) => void;
+}
+
+/**
+ * Calls `options.onRepair` for each repair, then dispatches each as a custom event. Inside a run (a node, a
+ * middleware hook) the events belong to that run. A checkpointer is handed the graph's callbacks but not its
+ * run id, so there the events go under a short run of their own named `tool_call_repair`. With no callbacks
+ * at all nothing is dispatched; a failing handler never fails the caller.
+ */
+export async function reportRepairs(
+  repairs: readonly ToolCallRepair[],
+  options: RepairReporting = {},
+  config?: RunnableConfig,
+): Promise<void> {
+  if (repairs.length === 0) return;
+  if (options.onRepair) for (const repair of repairs) options.onRepair(repair);
+  try {
+    await dispatchRepairs(repairs, ensureConfig(config));
+  } catch {
+    // Tracing is best effort: the repair itself stands.
+  }
+}
+
+async function dispatchRepairs(repairs: readonly ToolCallRepair[], config: RunnableConfig): Promise<void> {
+  const manager = await getCallbackManagerForConfig(config);
+  if (!manager || manager.handlers.length === 0) return;
+  if (manager.getParentRunId() !== undefined) {
+    for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, config);
+    return;
+  }
+  const run = await manager.handleChainStart(
+    { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
+    { repairs },
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    TOOL_CALL_REPAIR_EVENT,
+  );
+  const inRun: RunnableConfig = { ...config, callbacks: run.getChild() };
+  for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
+  await run.handleChainEnd({ repairs: repairs.length });
+}

@@ -1,0 +1,199 @@
+/**
+ * Healing a STORED message list (checkpoint values, graph state), as opposed to a request about to be sent:
+ * the exchange that a resume may still run is left alone, and real tool results that LangGraph would throw
+ * away (pending writes of a discarded step) are put back instead of placeholders. The engine does the rest.
+ */
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { isCleanHistory } from "../engine/clean";
+import { profileFor } from "../engine/profiles";
+import { repairToolCalls } from "../engine/repair";
+import { isMessage } from "../messages/coerce";
+import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import type { RepairOptions, ToolCallRepair, TrailingStrategy } from "../types";
+
+/** Engine options a storage layer passes through (it decides `trailing` itself and reports repairs itself). */
+export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair">;
+
+export interface HealStoredOptions {
+  /**
+   * Close the exchange the history ends on (a new input abandoned it). Otherwise the last exchange is kept
+   * as it is whenever a resume may still run it.
+   */
+  closeOpen?: boolean;
+  /**
+   * Calls known to be abandoned: the last exchange is not protected when its unanswered calls are all in
+   * this set (a run that discarded them keeps writing its stale in-memory list).
+   */
+  abandoned?: ReadonlySet<string>;
+  /** Real results to put back for calls that have none (or only a synthetic one). */
+  salvage?: ReadonlyMap<string, ToolMessage>;
+}
+
+export interface HealResult {
+  /** The input array itself when nothing changed. */
+  messages: BaseMessage[];
+  repairs: ToolCallRepair[];
+  /** Calls whose real result was put back from `salvage`. */
+  salvaged: string[];
+}
+
+const unchanged = (messages: BaseMessage[]): HealResult => ({ messages, repairs: [], salvaged: [] });
+
+/**
+ * Index of the last assistant message when it still has unanswered calls, else -1. ToolNode only ever runs
+ * the calls of the LAST assistant message (whatever follows it), so that exchange is the one a resume may run.
+ */
+export function openLastExchange(messages: readonly BaseMessage[]): { index: number; unanswered: string[] } {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (!isAssistant(messages[i])) continue;
+    const ids = toolCallIdsOf(messages[i]);
+    if (ids.length === 0) return { index: -1, unanswered: [] };
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length; j++) {
+      const m = messages[j];
+      if (isToolResult(m)) {
+        const id = resultIdOf(m);
+        if (id !== undefined) answered.add(id);
+      }
+    }
+    const unanswered = ids.filter((id) => !answered.has(id));
+    return unanswered.length > 0 ? { index: i, unanswered } : { index: -1, unanswered: [] };
+  }
+  return { index: -1, unanswered: [] };
+}
+
+/** Ids of every call in the history that has no result at all. */
+export function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
+  const calls = new Set<string>();
+  for (const m of messages) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) calls.add(id);
+  for (const m of messages) {
+    if (!isToolResult(m)) continue;
+    const id = resultIdOf(m);
+    if (id !== undefined) calls.delete(id);
+  }
+  return calls;
+}
+
+/**
+ * Real tool results in pending writes of `channel` (a task's write is one message or a list of them), for
+ * the given calls only; synthetic results never count as real work.
+ */
+export function resultsInWrites(
+  writes: readonly (readonly [string, string, unknown])[] | undefined,
+  channel: string,
+  wanted: ReadonlySet<string>,
+): Map<string, ToolMessage> {
+  const found = new Map<string, ToolMessage>();
+  if (!writes || wanted.size === 0) return found;
+  for (const [, written, value] of writes) {
+    if (written !== channel) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!isToolResult(item) || isSyntheticResult(item)) continue;
+      const id = resultIdOf(item);
+      if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+    }
+  }
+  return found;
+}
+
+/**
+ * Puts real results back: a synthetic result of the same call is replaced in place; a call with no result
+ * gets it right after its assistant message's block of results. Calls that already have a real result are
+ * left alone.
+ */
+function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
+  const realAnswered = new Set<string>();
+  const syntheticAt = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (!isToolResult(m)) return;
+    const id = resultIdOf(m);
+    if (id === undefined || !salvage.has(id)) return;
+    if (isSyntheticResult(m)) syntheticAt.set(id, i);
+    else realAnswered.add(id);
+  });
+  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const salvaged: { id: string; callIndex: number }[] = [];
+  const out: BaseMessage[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
+    if (id !== undefined && syntheticAt.get(id) === i && !realAnswered.has(id)) {
+      out.push(salvage.get(id)!);
+      realAnswered.add(id);
+      salvaged.push({ id, callIndex: i });
+      continue;
+    }
+    out.push(m);
+    if (!isAssistant(m)) continue;
+    const missing = toolCallIdsOf(m).filter((callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId));
+    if (missing.length === 0) continue;
+    const callIndex = i;
+    while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
+    for (const callId of missing) {
+      out.push(salvage.get(callId)!);
+      realAnswered.add(callId);
+      salvaged.push({ id: callId, callIndex });
+    }
+  }
+  return { messages: salvaged.length > 0 ? out : messages, salvaged };
+}
+
+function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
+  const id = resultIdOf(message)!;
+  const name = (message as unknown as { name?: unknown }).name;
+  return {
+    problem: "orphan_call",
+    action: "salvaged_result",
+    index,
+    toolCallId: id,
+    ...(typeof name === "string" && name ? { toolName: name } : {}),
+    detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+  };
+}
+
+/** True when `result` keeps the slice of `input` from `from` on, object for object, at its end. */
+function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[], from: number): boolean {
+  const length = input.length - from;
+  if (result.length < length) return false;
+  const offset = result.length - length;
+  for (let k = 0; k < length; k++) if (result[offset + k] !== input[from + k]) return false;
+  return true;
+}
+
+/**
+ * Heals a stored history. Clean histories cost one walk and return the very input array; a list holding
+ * anything but LangChain messages is returned as it is. The last exchange
+ * is protected unless `closeOpen` (or all its open calls are `abandoned`): when the engine's repair of the
+ * whole list would touch it, only the part before it is repaired.
+ */
+export function healStoredMessages(
+  messages: BaseMessage[],
+  options: StoredRepairOptions = {},
+  heal: HealStoredOptions = {},
+): HealResult {
+  const profile = profileFor(options.provider);
+  const closeOpen = heal.closeOpen === true;
+  if (!heal.salvage?.size && isCleanHistory(messages, profile, !closeOpen)) return unchanged(messages);
+  // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
+  if (!messages.every(isMessage)) return unchanged(messages);
+
+  const { messages: working, salvaged } = heal.salvage?.size ? putBackResults(messages, heal.salvage) : { messages, salvaged: [] };
+  const salvageRepairs = salvaged.map(({ id, callIndex }) => salvageRepair(heal.salvage!.get(id)!, callIndex));
+  const orphanStrategy: TrailingStrategy = options.orphanCalls ?? "answer";
+
+  if (closeOpen) {
+    const result = repairToolCalls(working, { ...options, trailing: orphanStrategy });
+    return { messages: result.messages, repairs: [...salvageRepairs, ...result.repairs], salvaged: salvaged.map((s) => s.id) };
+  }
+
+  const whole = repairToolCalls(working, { ...options, trailing: "keep" });
+  const last = openLastExchange(working);
+  const protectLast = last.index >= 0 && !last.unanswered.every((id) => heal.abandoned?.has(id));
+  if (!protectLast || keepsTail(whole.messages, working, last.index)) {
+    return { messages: whole.messages, repairs: [...salvageRepairs, ...whole.repairs], salvaged: salvaged.map((s) => s.id) };
+  }
+  // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
+  const head = repairToolCalls(working.slice(0, last.index), { ...options, trailing: orphanStrategy });
+  const repaired = head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)];
+  return { messages: repaired, repairs: [...salvageRepairs, ...head.repairs], salvaged: salvaged.map((s) => s.id) };
+}

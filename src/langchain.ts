@@ -1,0 +1,13 @@
+/**
+ * `langgraph-tool-repair/langchain`: middleware for langchain's `createAgent`. Needs `langchain` (an optional
+ * peer of the package, required by this entry point).
+ */
+export {
+  toolCallRepairMiddleware,
+  TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
+  type ToolCallRepairMiddlewareOptions,
+} from "./integrations/middleware";
+export {
+  promptedStructuredOutputMiddleware,
+  type PromptedStructuredOutputMiddlewareOptions,
+} from "./structured/middleware";

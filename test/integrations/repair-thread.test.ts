@@ -1,0 +1,122 @@
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { afterEach, describe, expect, it } from "vitest";
+import { repairThread } from "../../src/integrations/repair-thread";
+import { isSyntheticResult } from "../../src/messages/inspect";
+import type { ToolCallRepair } from "../../src/types";
+import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
+import {
+  buildAgent,
+  firstCallIds,
+  PROVIDER_NAMES,
+  problemsOf,
+  runAbortedMidTool,
+  SAVER_KINDS,
+  startStubbedModel,
+  storedThread,
+  threadConfig,
+  ToolBench,
+  toolResults,
+} from "./support/checkpoint-scenarios";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A one-node graph whose thread is seeded with `messages` (as the node wrote them). */
+async function seededGraph(messages: BaseMessage[], key = "messages") {
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("model", async () => ({ messages: [ai("reply")] }))
+    .addNode("tools", async () => ({ messages: [] }))
+    .addEdge(START, "model")
+    .addConditionalEdges("model", () => END, ["tools", END])
+    .addEdge("tools", "model")
+    .compile({ checkpointer: new MemorySaver() });
+  const config = threadConfig("t");
+  if (key === "messages") await graph.updateState(config, { messages }, "model");
+  return { graph, config };
+}
+
+describe("repairThread", () => {
+  it("is a dry run by default: reports what it would repair and writes nothing", async () => {
+    const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), ai()]);
+    const before = await graph.getState(config);
+    const repairs: ToolCallRepair[] = [];
+    const report = await repairThread(graph, config, { provider: "openai", onRepair: (r) => repairs.push(r) });
+    expect(report.applied).toBe(false);
+    expect(report.problems.map((p) => p.kind)).toEqual(["orphan_call"]);
+    expect(report.repairs.map((r) => r.action)).toEqual(["synthesized_result"]);
+    expect(shape(report.messages)).toBe("human, ai[a], tool(a), human, ai");
+    expect(repairs).toEqual([]);
+    const after = await graph.getState(config);
+    expect(after.config.configurable?.checkpoint_id).toBe(before.config.configurable?.checkpoint_id);
+  });
+
+  it("writes the fix as the tools node and reports it", async () => {
+    const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), ai()]);
+    const repairs: ToolCallRepair[] = [];
+    const report = await repairThread(graph, config, { provider: "openai", dryRun: false, onRepair: (r) => repairs.push(r) });
+    expect(report.applied).toBe(true);
+    expect(repairs.map((r) => r.toolCallId)).toEqual(["a"]);
+    const state = await graph.getState(config);
+    expect(shape(state.values.messages)).toBe("human, ai[a], tool(a), human, ai");
+    expect(state.config.configurable?.checkpoint_id).toBe(report.config?.configurable?.checkpoint_id);
+    expect(state.next).toEqual(["model"]);
+  });
+
+  it("does nothing to a clean thread", async () => {
+    const messages = [human(), aiWithCalls("a"), toolResult("a"), ai()];
+    const { graph, config } = await seededGraph(messages);
+    const report = await repairThread(graph, config, { dryRun: false });
+    expect(report).toMatchObject({ repairs: [], problems: [], applied: false });
+    expect(report.messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+  });
+
+  it("with trailing: 'keep', heals what is before an open last exchange and leaves it to a resume", async () => {
+    const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), aiWithCalls("b")]);
+    const report = await repairThread(graph, config, { provider: "openai", trailing: "keep", dryRun: false });
+    expect(report.problems.map((p) => p.kind)).toEqual(["orphan_call"]);
+    expect(shape((await graph.getState(config)).values.messages)).toBe("human, ai[a], tool(a), human, ai[b]");
+  });
+
+  it("returns an empty report for a thread without messages", async () => {
+    const { graph, config } = await seededGraph([], "none");
+    expect(await repairThread(graph, config)).toEqual({ problems: [], repairs: [], messages: [], applied: false });
+  });
+});
+
+describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
+  it.each(SAVER_KINDS)("closes an aborted exchange with $name, keeping the finished sibling's result; the model call then succeeds", async (kind) => {
+    const model = await startStubbedModel(provider, [
+      { name: "lookup", args: { q: "alpha" } },
+      { name: "slow_lookup", args: { q: "beta" } },
+    ]);
+    const saverOf = kind.create();
+    cleanups.push(() => model.stub.close(), saverOf.dispose);
+    const bench = new ToolBench();
+    // No wrapper and no request net: the repair is all repairThread's.
+    const agent = buildAgent({ model, bench, checkpointer: saverOf.saver, mode: "send" });
+    await runAbortedMidTool(agent, bench, { messages: [new HumanMessage("first")] }, "t", saverOf.saver);
+    const [lookupId, slowId] = firstCallIds(await storedThread(saverOf.saver, "t"));
+
+    const report = await repairThread(agent.graph, threadConfig("t"), { provider: model.provider, dryRun: false });
+    expect(report.repairs.map((r) => [r.action, r.toolCallId])).toEqual([["synthesized_result", slowId]]);
+    expect((await agent.graph.getState(threadConfig("t"))).next).toEqual(["model"]);
+
+    // The model answers the closed exchange (no tool runs again), then the conversation goes on.
+    const resumed = await agent.graph.invoke(null, threadConfig("t"));
+    expect(resumed.messages.at(-1)?.content).toMatch(/^answer/);
+    expect(bench.completions([lookupId, slowId])).toEqual([1, 0]);
+    await agent.graph.invoke({ messages: [new HumanMessage("second")] }, threadConfig("t"));
+    expect(model.stub.rejections).toEqual([]);
+
+    const stored = await storedThread(saverOf.saver, "t");
+    expect(problemsOf(stored, model.provider)).toEqual([]);
+    const results = toolResults(stored);
+    expect(results.filter((m) => m.tool_call_id === lookupId).map((m) => [m.content, isSyntheticResult(m)])).toEqual([
+      ["lookup result for alpha", false],
+    ]);
+    expect(results.filter((m: ToolMessage) => m.tool_call_id === slowId).map(isSyntheticResult)).toEqual([true]);
+  });
+});
