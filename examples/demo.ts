@@ -7,7 +7,8 @@
  * The incident: a travel agent called two tools in parallel; the user cancelled the stream while the hotel
  * search was still running (the flight search had finished), then typed a new message into the same
  * thread. LangGraph appended the new message after the assistant message whose hotel call was never
- * answered, and every request of that thread failed from then on.
+ * answered, and every request of that thread failed from then on. Part 7 replays it inside a real agent
+ * (examples/agent-demo.ts).
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { findToolCallProblems, repairToolCalls } from "../src/index";
@@ -20,6 +21,7 @@ import {
   startOpenAIStub,
   type RunningStub,
 } from "../test/support/stubs";
+import { agentDemo } from "./agent-demo";
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const red = (s: string) => (process.stdout.isTTY ? `\x1b[31m${s}\x1b[0m` : s);
@@ -108,8 +110,16 @@ async function main(): Promise<void> {
     const again = repairToolCalls(messages);
     console.log(bold("\n6. Checks"));
     console.log(`  problems left: ${clean ? green("none") : red("some")}; repairing again: ${again.messages === messages && again.repairs.length === 0 ? green("same array, no repairs") : red("changed")}`);
-    const ok = before.every((x) => !x) && after.every(Boolean) && clean;
-    console.log(ok ? green("\nDemo passed: rejected before, accepted after, by all three providers.\n") : red("\nDemo FAILED.\n"));
+
+    console.log(bold("\n7. The same incident inside an agent: createAgent, ChatBedrockConverse, threads in SQLite"));
+    const agent = await agentDemo();
+
+    const ok = before.every((x) => !x) && after.every(Boolean) && clean && agent;
+    console.log(
+      ok
+        ? green("\nDemo passed: rejected before, accepted after, by all three providers and inside the agent.\n")
+        : red("\nDemo FAILED.\n"),
+    );
     process.exitCode = ok ? 0 : 1;
   } finally {
     await Promise.all(Object.values(stubs).map((s) => s.close()));

@@ -1,0 +1,106 @@
+/**
+ * The same incident inside a real agent: langchain `createAgent` on the real ChatBedrockConverse (against the
+ * local Bedrock stub), threads stored in SQLite. Run 1 calls two tools in parallel and is aborted while the
+ * hotel search is still running (the flight search has finished); run 2 is a new user message in the same
+ * thread. Without this package run 2 is rejected by Bedrock, and so is every later run of the thread. With
+ * `withToolCallRepair` around the saver and `toolCallRepairMiddleware` in the agent, run 2 succeeds and the
+ * stored thread keeps the flight search's real result.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createAgent } from "langchain";
+import { z } from "zod";
+import { findToolCallProblems, isSyntheticResult } from "../src/index";
+import { withToolCallRepair } from "../src/langgraph";
+import { toolCallRepairMiddleware } from "../src/langchain";
+import { bedrockModel, startBedrockStub, type RunningStub } from "../test/support/stubs";
+
+type Dict = Record<string, unknown>;
+
+/** The model: two parallel calls for the first request of a thread, a text answer afterwards. */
+function agentScript(request: unknown) {
+  const messages = (request as Dict).messages as Dict[];
+  return messages.length > 1
+    ? { text: "Flight TP1351 at 08:05 for 142 EUR; the hotel search did not complete." }
+    : {
+        toolCalls: [
+          { name: "search_flights", args: { to: "LIS" } },
+          { name: "search_hotels", args: { near: "Alfama" } },
+        ],
+      };
+}
+
+function tools(abort: AbortController) {
+  let flightsDone = false;
+  const searchFlights = tool(async () => {
+    flightsDone = true;
+    return "TP1351 08:05, 142 EUR";
+  }, { name: "search_flights", description: "Search flights", schema: z.object({ to: z.string() }) });
+  const searchHotels = tool(
+    async (_input, config) => {
+      // The user cancels while this search runs (after the flight search has returned).
+      while (!flightsDone) await new Promise((r) => setTimeout(r, 5));
+      setTimeout(() => abort.abort(), 20);
+      await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("cancelled"))));
+      return "never";
+    },
+    { name: "search_hotels", description: "Search hotels", schema: z.object({ near: z.string() }) },
+  );
+  return [searchFlights, searchHotels];
+}
+
+async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpointSaver, repaired: boolean): Promise<boolean> {
+  const abort = new AbortController();
+  const agent = createAgent({
+    model: bedrockModel(stub),
+    tools: tools(abort),
+    checkpointer: saver,
+    middleware: repaired ? [toolCallRepairMiddleware({ provider: "bedrock" })] : [],
+  });
+  const config = { configurable: { thread_id: `trip-${label}` } };
+  console.log(`\n${label}`);
+  try {
+    await agent.invoke({ messages: [{ role: "user", content: "Flight to Lisbon and a hotel near Alfama, please." }] }, { ...config, signal: abort.signal });
+  } catch {
+    console.log("  run 1: cancelled by the user while search_hotels was running (search_flights had finished)");
+  }
+  try {
+    const result = await agent.invoke({ messages: [{ role: "user", content: "Just the flight for now." }] }, config);
+    const last = result.messages[result.messages.length - 1] as BaseMessage;
+    console.log(`  run 2: accepted: "${String(last.content)}"`);
+  } catch (error) {
+    console.log(`  run 2: rejected: ${(error as Error).message.slice(0, 160)}`);
+    return false;
+  }
+  const stored = (await agent.getState(config)).values.messages as BaseMessage[];
+  for (const m of stored) {
+    if (ToolMessage.isInstance(m))
+      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? "synthetic (the tool did not run)" : `real: "${m.content}"`}`);
+    else if (AIMessage.isInstance(m) && m.tool_calls?.length) console.log(`    stored call message: ${m.tool_calls.map((c) => c.name).join(" + ")}`);
+  }
+  console.log(`    stored thread problems for Bedrock: ${findToolCallProblems(stored, { provider: "bedrock", trailingIsProblem: false }).length}`);
+  return true;
+}
+
+export async function agentDemo(): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "tool-repair-demo-"));
+  const stub = await startBedrockStub({ script: agentScript });
+  try {
+    const without = await runIncident("Without this package (SqliteSaver, no middleware)", stub, SqliteSaver.fromConnString(join(dir, "plain.db")), false);
+    const withRepair = await runIncident(
+      "With withToolCallRepair(SqliteSaver) + toolCallRepairMiddleware()",
+      stub,
+      withToolCallRepair(SqliteSaver.fromConnString(join(dir, "repaired.db")), { provider: "bedrock" }),
+      true,
+    );
+    return !without && withRepair;
+  } finally {
+    await stub.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
