@@ -77,7 +77,7 @@ async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpoi
     console.log(`  run 2: rejected: ${(error as Error).message.slice(0, 160)}`);
     return false;
   }
-  const stored = (await agent.getState(config)).values.messages as BaseMessage[];
+  const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
   for (const m of stored) {
     if (ToolMessage.isInstance(m))
       console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? "synthetic (the tool did not run)" : `real: "${m.content}"`}`);

@@ -91,6 +91,9 @@ function toolResultTexts(request: unknown): Map<string, string> {
   return texts;
 }
 
+/** A placeholder's text as the engine writes it (the result did not come from the tool). */
+const isSyntheticResultText = (text: string | undefined) => text !== undefined && /did not run/.test(text);
+
 const lastRole = (request: unknown) => (request as { messages: { role: string }[] }).messages.at(-1)?.role;
 
 /**
@@ -166,10 +169,10 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
       // Turn 2's own request was built from the run's in-memory list, loaded before LangGraph dropped the
       // pending writes, so even in v2 it shows a placeholder for `lookup`; the stored thread has the real
       // result, and from turn 3 on the model sees it.
+      expect(isSyntheticResultText(toolResultTexts(env.stub.requests[1]).get(lookupId))).toBe(true);
       const third = await env.agent.invoke(say("third"), threadConfig(THREAD));
       expect(env.stub.rejections).toEqual([]);
       expect(third.structuredResponse).toEqual(SECOND);
-      expect(isSyntheticResultText(toolResultTexts(env.stub.requests[1]).get(lookupId))).toBe(true);
       expect(toolResultTexts(env.stub.requests[2]).get(lookupId) === LOOKUP_RESULT).toBe(siblingKept);
       expect(lastRole(env.stub.requests[2])).toBe("user");
     },
@@ -222,9 +225,6 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
     });
   });
 });
-
-/** A placeholder's text as the engine writes it (the result did not come from the tool). */
-const isSyntheticResultText = (text: string | undefined) => text !== undefined && /did not run/.test(text);
 
 type MiddlewareOrder = "repair first" | "structured first";
 const ORDERS: MiddlewareOrder[] = ["repair first", "structured first"];
@@ -295,9 +295,10 @@ describe.each(SAVER_KINDS)("createAgent: toolCallRepairMiddleware + promptedStru
         expect((request as { toolConfig?: { toolChoice?: unknown } }).toolConfig?.toolChoice).toBeUndefined();
       }
 
-      // beforeAgent persisted placeholders for both calls (the run's in-memory list no longer had `lookup`'s
-      // result); the wrapper replaces the sibling's placeholder with the salvaged real result on every put.
-      const state = (await env.agent.getState(threadConfig(THREAD))).values.messages as BaseMessage[];
+      // The run's in-memory list lost `lookup`'s result with the discarded step, so whatever this run writes
+      // has a placeholder for it (beforeAgent persists one; without it the calls are simply open); the wrapper
+      // puts the salvaged real result back on every put of the run. getState reads through the wrapper.
+      const state = (await env.agent.graph.getState(threadConfig(THREAD))).values.messages as BaseMessage[];
       expectHealedThread(state, callIds, true);
       expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
 
