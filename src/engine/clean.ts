@@ -5,7 +5,7 @@
  * first non-blank character, so its cost does not grow with the size of tool results.
  * It must agree with the passes' finders: a property test checks that it does.
  */
-import { isBlankText, isBlankTextBlock } from "../messages/inspect";
+import { isBlankText, isBlankTextBlock, isMovableCallBlock, isV1Message } from "../messages/inspect";
 import { IdSet, OpenCalls } from "./id-set";
 import { type ProviderProfile } from "./profiles";
 
@@ -40,18 +40,20 @@ const blockId = (b: Dict) => (b.toolUse ? (b.toolUse.toolUseId ?? b.toolUse.id) 
 
 /** Every id of a list (or single record) is one of this message's `tool_calls`, none twice. */
 function allKnown(list: unknown, idOf: (item: Dict) => unknown): boolean {
-  if (list === undefined) return true;
+  if (list === undefined || list === null) return true;
   if (!Array.isArray(list)) return open.indexOf(idOf(list as Dict)) >= 0;
   let used = 0;
   for (let i = 0; i < list.length; i++) if ((used = claim(idOf(list[i]), used)) < 0) return false;
   return open.count < 31 || pairwiseUnique(list, idOf);
 }
 
-const CALL_BLOCKS: Record<string, true> = { tool_use: true, tool_call: true, input_json_delta: true };
-const isCallBlock = (b: Dict) => CALL_BLOCKS[b.type] === true || (b.toolUse !== null && typeof b.toolUse === "object");
+const isCallBlock = isMovableCallBlock;
+
+/** Unanswered server tool calls of the current message: open until the message ends the history. */
+const pendingServer: unknown[] = [];
 
 /** An assistant message's content: call blocks agree with `tool_calls`; no blank blocks where forbidden. */
-function cleanAssistantContent(content: unknown[], profile: ProviderProfile): boolean {
+function cleanAssistantContent(content: unknown[], profile: ProviderProfile, blocksAllowed: boolean): boolean {
   let used = 0;
   for (let i = 0; i < content.length; i++) {
     const b = content[i] as Dict;
@@ -63,10 +65,10 @@ function cleanAssistantContent(content: unknown[], profile: ProviderProfile): bo
     if (type === "text") {
       if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
     } else if (isCallBlock(b)) {
-      if (!profile.callBlocksInContent) return false;
+      if (!blocksAllowed) return false;
       if (type === "input_json_delta" && b.id === undefined) continue;
       if ((used = claim(blockId(b), used)) < 0) return false;
-    } else if (type === "server_tool_use" && !serverAnswered(content, b.id)) return false;
+    } else if (type === "server_tool_use" && !serverAnswered(content, b.id)) pendingServer.push(b.id);
   }
   return open.count < 31 || pairwiseUnique(content.filter((b) => b !== null && typeof b === "object" && isCallBlock(b as Dict)) as Dict[], blockId);
 }
@@ -116,7 +118,7 @@ function cleanAssistant(m: Dict, content: string | unknown[], profile: ProviderP
     if (!Array.isArray(calls)) return false;
     for (let k = 0; k < calls.length; k++) {
       const c = calls[k];
-      if (c === null || typeof c !== "object" || c.args === null || typeof c.args !== "object") return false;
+      if (c === null || typeof c !== "object" || c.args === null || typeof c.args !== "object" || Array.isArray(c.args)) return false;
       // A rejected id, or one already used (earlier in this message or in the history).
       if (!seen.addAccepted(c.id, profile.maxIdLength, profile.idPattern)) return false;
       open.add(c.id);
@@ -131,11 +133,21 @@ function cleanAssistant(m: Dict, content: string | unknown[], profile: ProviderP
   if (typeof content === "string") {
     if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
   } else {
-    if (!cleanAssistantContent(content, profile)) return false;
-    if (profile.nonEmptyContent && open.count === 0 && !hasMeaningfulArray(content)) return false;
+    pendingServer.length = 0;
+    if (!cleanAssistantContent(content, profile, profile.callBlocksInContent || isV1Message(m))) return false;
+    if (profile.nonEmptyContent && open.count === 0 && pendingServer.length === 0 && !hasMeaningfulArray(content)) return false;
   }
   const meta = m.response_metadata;
-  return meta === undefined || meta === null || cleanOutput(meta.output);
+  if (meta !== undefined && meta !== null && !cleanOutput(meta.output)) return false;
+  // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
+  for (let i = 0; i < pendingServer.length; i++) open.addUnanswerable(pendingServer[i]);
+  pendingServer.length = 0;
+  return true;
+}
+
+/** The turn a ChatMessage takes by its role: 1 user, 3 assistant, 0 none. */
+export function chatTurn(role: unknown): number {
+  return role === "user" || role === "human" ? 1 : role === "assistant" || role === "ai" ? 3 : 0;
 }
 
 /**
@@ -207,11 +219,14 @@ function walk(messages: readonly unknown[], start: number, prev: number, profile
       prev = 3;
     } else {
       open.reset();
-      if (type !== "human" && type !== "generic") continue; // system and other messages are not turns
+      const turn = type === "human" ? 1 : type === "generic" ? chatTurn(m.role) : 0;
+      if (turn === 0) continue; // system and other messages are not turns
       if (profile.nonEmptyContent && (typeof content === "string" ? isBlankText(content) : content.length === 0 || content.some(isBlankTextBlock)))
         return -1;
-      if (profile.alternation && (prev === 1 || prev === 2)) return -1;
-      prev = 1;
+      if (turn === 3) {
+        if ((prev === 0 && profile.leadingUser) || (prev === 3 && profile.alternation)) return -1;
+      } else if (profile.alternation && (prev === 1 || prev === 2)) return -1;
+      prev = turn;
     }
   }
   return prev;

@@ -99,6 +99,13 @@ export class OpenCalls {
     this.waiting++;
   }
 
+  /** An open call that no tool result can answer (an unanswered server tool): it only keeps the exchange open. */
+  addUnanswerable(id: unknown): void {
+    this.answered[this.count] = true;
+    this.ids[this.count++] = id;
+    this.waiting++;
+  }
+
   /** Position of `id` among this message's calls, or -1. */
   indexOf(id: unknown): number {
     for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return i;

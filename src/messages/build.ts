@@ -4,10 +4,8 @@
  */
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { forEachToolCallRef, REPAIR_MARKER_KEY, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import { forEachToolCallRef, isDict, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
 export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
@@ -116,10 +114,11 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   if (edits.has("response_metadata.output") && Array.isArray(responseMetadata.output)) {
     responseMetadata = {
       ...responseMetadata,
-      output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => ({
-        ...withId(item, "call_id", e.id),
-        ...(e.name !== undefined ? { name: e.name } : {}),
-      })),
+      output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => {
+        // The item id (fc_...) must stay unique too (R5): a renamed call drops it (it is optional on input).
+        const { id: _itemId, ...rest } = item;
+        return { ...withId(e.id !== undefined ? rest : item, "call_id", e.id), ...(e.name !== undefined ? { name: e.name } : {}) };
+      }),
     };
   }
   return rebuildAssistant(message, {

@@ -11,9 +11,8 @@ import {
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
+import { isDict, type Dict } from "./inspect";
 
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Thrown for input that cannot be read as a message. `index` is its position in the input. */
 export class ToolCallRepairInputError extends TypeError {

@@ -30,9 +30,10 @@ export interface ToolCallRef {
   position: number;
 }
 
-type Dict = Record<string, unknown>;
+export type Dict = Record<string, unknown>;
 
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A plain record (not null, not an array). */
+export const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 const asName = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -70,7 +71,8 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
   if (Array.isArray(invalid)) {
     for (let i = 0; i < invalid.length; i++) {
       const c = invalid[i];
-      push(isDict(c) ? c.id : undefined, isDict(c) ? c.name : undefined, "invalid_tool_calls", i);
+      // An entry that is not a record names no call (the shape pass drops it).
+      if (isDict(c)) push(c.id, c.name, "invalid_tool_calls", i);
     }
   }
   const kwargs = m.additional_kwargs;
@@ -186,12 +188,64 @@ export function isBlankText(text: string): boolean {
   return true;
 }
 
-const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
+/** Content block types that carry a client tool call (answered by a ToolMessage, or streamed parts of one). */
+const MOVABLE_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta"]);
+/** Content block types that carry any tool call, server tools and call chunks included. */
+const CALL_BLOCK_TYPES = new Set([...MOVABLE_CALL_BLOCK_TYPES, "server_tool_use", "tool_call_chunk"]);
+
+/**
+ * A client tool call carried in content (`tool_use`, v1 `tool_call`, `input_json_delta`, Converse `toolUse`):
+ * the blocks ChatBedrockConverse refuses. Server tools and their results are not among them.
+ */
+export function isMovableCallBlock(block: unknown): boolean {
+  return isDict(block) && ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
+}
 
 /** A content block that carries a tool call rather than something the model said. */
 export function isCallBlock(block: unknown): boolean {
   if (!isDict(block)) return false;
   return (typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse);
+}
+
+/**
+ * Whether call blocks in `content` are this message's own format: v1 messages (`output_version: "v1"`)
+ * keep their calls as `tool_call` blocks (the constructor writes them from `tool_calls`), and every
+ * adapter converts them.
+ */
+export function isV1Message(message: unknown): boolean {
+  const meta = (message as Dict).response_metadata;
+  return isDict(meta) && meta.output_version === "v1";
+}
+
+const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
+
+/** The raw arguments stored at one call reference (an object, or a JSON string where the format keeps one). */
+export function rawArgsOf(message: unknown, ref: ToolCallRef): unknown {
+  const m = message as Dict;
+  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
+  const item = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
+  switch (ref.location) {
+    case "tool_calls":
+    case "invalid_tool_calls":
+      return pick(item(m[ref.location]), "args");
+    case "additional_kwargs.tool_calls":
+      return pick(pick(item(kwargs.tool_calls), "function"), "arguments");
+    case "additional_kwargs.tool_use":
+      return pick(item(kwargs.tool_use), "input");
+    case "additional_kwargs.toolUse":
+      return pick(item(kwargs.toolUse), "input");
+    case "content.toolUse":
+      return pick(pick(item(m.content), "toolUse"), "input");
+    case "content.tool_call":
+      return pick(item(m.content), "args");
+    case "content.input_json_delta":
+      return pick(item(m.content), "partial_json") ?? pick(item(m.content), "input");
+    case "content.tool_use":
+    case "content.server_tool_use":
+      return pick(item(m.content), "input");
+    case "response_metadata.output":
+      return pick(item(isDict(m.response_metadata) ? m.response_metadata.output : undefined), "arguments");
+  }
 }
 
 /** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */

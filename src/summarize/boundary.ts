@@ -166,10 +166,16 @@ function skipCallerlessResults(messages: readonly BaseMessage[], pairing: ToolCa
   return cut;
 }
 
+/**
+ * Tools that may still run: the last assistant message with unanswered calls, followed only by results of its
+ * own calls (a parallel exchange partly answered). Kept whole, never summarized.
+ */
 function keepTrailingOpenExchange(messages: readonly BaseMessage[], pairing: ToolCallPairing, cut: number): number {
-  const last = messages.length - 1;
-  if (last >= 0 && cut > last && isAssistant(messages[last]) && pairing.hasUnansweredCall[last]) return last;
-  return cut;
+  let caller = messages.length - 1;
+  while (caller >= 0 && isToolResult(messages[caller])) caller--;
+  if (caller < 0 || cut <= caller || !isAssistant(messages[caller]) || !pairing.hasUnansweredCall[caller]) return cut;
+  for (let j = caller + 1; j < messages.length; j++) if (pairing.callIndexOf[j] !== caller) return cut;
+  return caller;
 }
 
 /** The three parts of a history cut at `cut` (see {@link findSafeSummarizationBoundary}). */

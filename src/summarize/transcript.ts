@@ -12,11 +12,11 @@ import {
   readToolCallRefs,
   resultIdOf,
   type ToolCallLocation,
-  type ToolCallRef,
+  rawArgsOf,
+  isDict,
+  type Dict,
 } from "../messages/inspect";
 
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Content block types that carry a tool call: rendered as calls, not as text. */
 const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
@@ -100,41 +100,12 @@ export function callsOf(message: BaseMessage): TranscriptCall[] {
       if (seen.has(ref.id)) continue;
       seen.add(ref.id);
     }
-    calls.push({ id: ref.id, name: ref.name, args: argsText(argsAt(message, ref)), location: ref.location });
+    calls.push({ id: ref.id, name: ref.name, args: argsText(rawArgsOf(message, ref)), location: ref.location });
   }
   return calls;
 }
 
-/** The raw arguments stored at one call reference. */
-function argsAt(message: BaseMessage, ref: ToolCallRef): unknown {
-  const m = message as unknown as Dict;
-  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  const item = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
-  switch (ref.location) {
-    case "tool_calls":
-    case "invalid_tool_calls":
-      return pick(item(m[ref.location]), "args");
-    case "additional_kwargs.tool_calls":
-      return pick(pick(item(kwargs.tool_calls), "function"), "arguments");
-    case "additional_kwargs.tool_use":
-      return pick(item(kwargs.tool_use), "input");
-    case "additional_kwargs.toolUse":
-      return pick(item(kwargs.toolUse), "input");
-    case "content.toolUse":
-      return pick(pick(item(m.content), "toolUse"), "input");
-    case "content.tool_call":
-      return pick(item(m.content), "args");
-    case "content.input_json_delta":
-      return pick(item(m.content), "partial_json") ?? pick(item(m.content), "input");
-    case "content.tool_use":
-    case "content.server_tool_use":
-      return pick(item(m.content), "input");
-    case "response_metadata.output":
-      return pick(item(isDict(m.response_metadata) ? m.response_metadata.output : undefined), "arguments");
-  }
-}
 
-const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
 
 function argsText(args: unknown): string {
   if (args === undefined) return "{}";

@@ -182,3 +182,11 @@ describe("findSafeSummarizationBoundary properties", () => {
     );
   });
 });
+
+describe("findSafeSummarizationBoundary with a partly answered trailing exchange", () => {
+  it("keeps the assistant message and its results when some of its calls are still open", () => {
+    const h = [human("q"), ai("a", "b"), result("a")];
+    expect(findSafeSummarizationBoundary(h, { keepLast: 0 })).toBe(1);
+    expect(findSafeSummarizationBoundary(h, { keepLast: 1 })).toBe(1);
+  });
+});

@@ -14,19 +14,19 @@
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant } from "../../messages/build";
-import { forEachToolCallRef, isAssistant, serverToolAnswered, type ToolCallRef } from "../../messages/inspect";
+import {
+  forEachToolCallRef,
+  isAssistant,
+  isDict,
+  isMovableCallBlock,
+  isV1Message,
+  rawArgsOf,
+  serverToolAnswered,
+  type Dict,
+  type ToolCallRef,
+} from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
-
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
-
-const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta"]);
-
-/** A call carried in content that ChatBedrockConverse refuses (server tools and their results stay). */
-export function isMovableCallBlock(block: unknown): boolean {
-  return isDict(block) && ((typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
-}
 
 const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
 
@@ -70,7 +70,8 @@ function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolea
     });
     const invalidIds = new Set(((m as unknown as Dict).invalid_tool_calls as Dict[] | undefined)?.map((c) => c?.id) ?? []);
     const promotable = outside.filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id) && !serverToolAnswered(m, ref));
-    const hasBlocks = stripBlocks && Array.isArray(m.content) && m.content.some(isMovableCallBlock);
+    // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
+    const hasBlocks = stripBlocks && Array.isArray(m.content) && !isV1Message(m) && m.content.some(isMovableCallBlock);
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0) found.push({ index, outside: promotable, hasBlocks, outputMissing });
   });
@@ -88,42 +89,12 @@ function parseArgs(raw: unknown): Dict {
   }
 }
 
-/** The arguments a ref's location holds for its call. */
-function argsOf(message: AIMessage, ref: ToolCallRef): Dict {
-  const m = message as unknown as Dict;
-  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  switch (ref.location) {
-    case "additional_kwargs.tool_calls": {
-      const raw = (kwargs.tool_calls as Dict[])[ref.position];
-      return parseArgs(isDict(raw?.function) ? raw.function.arguments : undefined);
-    }
-    case "response_metadata.output":
-      return parseArgs(((m.response_metadata as Dict).output as Dict[])[ref.position]?.arguments);
-    case "content.toolUse":
-      return parseArgs(((m.content as Dict[])[ref.position].toolUse as Dict).input);
-    case "content.tool_use":
-    case "content.tool_call":
-    case "content.input_json_delta": {
-      const block = (m.content as Dict[])[ref.position];
-      return parseArgs(block.input ?? block.args);
-    }
-    case "additional_kwargs.tool_use":
-    case "additional_kwargs.toolUse": {
-      const value = kwargs[ref.location === "additional_kwargs.tool_use" ? "tool_use" : "toolUse"];
-      const rec = Array.isArray(value) ? value[ref.position] : value;
-      return parseArgs(isDict(rec) ? rec.input : undefined);
-    }
-    default:
-      return {};
-  }
-}
-
 function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const promoted = finding.outside.map((ref) => ({
     id: ref.id!,
     name: ref.name || "unknown_tool",
-    args: argsOf(message, ref),
+    args: parseArgs(rawArgsOf(message, ref)),
     type: "tool_call" as const,
   }));
   const content = finding.hasBlocks ? (message.content as unknown[]).filter((b) => !isMovableCallBlock(b)) : message.content;

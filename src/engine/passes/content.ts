@@ -3,7 +3,7 @@
  * blocks, assistant messages left with nothing to say, empty user messages, empty tool results. Only blank
  * things are removed; a tool result that is empty is filled, not dropped, so its call stays answered.
  */
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult } from "../../messages/build";
 import {
   hasMeaningfulContent,
@@ -13,6 +13,7 @@ import {
   isToolResult,
   toolCallIdsOf,
 } from "../../messages/inspect";
+import { chatTurn } from "../clean";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
@@ -45,8 +46,8 @@ function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
     } else if (isToolResult(m)) {
       if (isEmptyContent(content)) found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
       else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a tool result" });
-    } else if (HumanMessage.isInstance(m)) {
-      if (isEmptyContent(content)) found.push({ index, kind: "empty_message", fix: "remove", detail: "user message with no content" });
+    } else if (HumanMessage.isInstance(m) || (ChatMessage.isInstance(m) && chatTurn(m.role) !== 0)) {
+      if (isEmptyContent(content)) found.push({ index, kind: "empty_message", fix: "remove", detail: `${m.getType() === "generic" ? "chat" : "user"} message with no content` });
       else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a user message" });
     }
   });
@@ -60,6 +61,15 @@ function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
   if (isAssistant(message)) return rebuildAssistant(message, { content: fix === "blank_string" ? "" : stripped });
   if (isToolResult(message)) return rebuildToolResult(message, { content: fix === "fill" ? EMPTY_RESULT_TEXT : stripped });
   const m = message as unknown as Record<string, unknown>;
+  if (ChatMessage.isInstance(message))
+    return new ChatMessage({
+      content: stripped as never,
+      role: message.role,
+      ...(m.id !== undefined ? { id: m.id as string } : {}),
+      ...(m.name !== undefined ? { name: m.name as string } : {}),
+      additional_kwargs: (m.additional_kwargs ?? {}) as Record<string, unknown>,
+      response_metadata: (m.response_metadata ?? {}) as Record<string, unknown>,
+    });
   return new HumanMessage({
     content: stripped as never,
     ...(m.id !== undefined ? { id: m.id as string } : {}),

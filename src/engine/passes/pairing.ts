@@ -53,9 +53,12 @@ function callsOf(messages: readonly BaseMessage[], index: number, known: Map<str
   const message = messages[index];
   const calls: Call[] = [];
   forEachToolCallRef(message, (ref) => {
-    if (ref.id === undefined || known.has(ref.id) || serverToolAnswered(message, ref)) return;
-    const call: Call = { id: ref.id, name: ref.name, messageIndex: index, server: ref.location === "content.server_tool_use" };
-    known.set(ref.id, call);
+    if (ref.id === undefined || serverToolAnswered(message, ref)) return;
+    const server = ref.location === "content.server_tool_use";
+    // A server tool lives and dies inside its own message: the same id elsewhere is another call.
+    if (server ? calls.some((c) => c.id === ref.id) : known.has(ref.id)) return;
+    const call: Call = { id: ref.id, name: ref.name, messageIndex: index, server };
+    if (!server) known.set(ref.id, call);
     calls.push(call);
   });
   return calls;
@@ -85,7 +88,7 @@ export function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysi
   const ownerOf = new Map<number, Call>();
   const duplicates = new Map<number, Call>();
   for (const call of calls) {
-    const results = resultsById.get(call.id);
+    const results = call.server ? undefined : resultsById.get(call.id); // no ToolMessage answers a server tool
     if (!results) continue;
     // A real result beats a synthetic one; then the first one after the call; then the first one.
     const real = results.filter((r) => !isSyntheticResult(messages[r]));

@@ -4,12 +4,10 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult } from "../../messages/build";
-import { isAssistant, isToolResult } from "../../messages/inspect";
+import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 
 interface ShapeFinding {
   index: number;
@@ -26,19 +24,24 @@ function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
       const badList = calls !== undefined && !Array.isArray(calls);
       const badEntries = Array.isArray(calls) && calls.some((c) => !isDict(c) || !isDict(c.args));
       const nullContent = m.content === null || m.content === undefined;
-      if (!badList && !badEntries && !nullContent) return;
+      const invalid = m.invalid_tool_calls;
+      const badInvalid = invalid !== undefined && (!Array.isArray(invalid) || invalid.some((c) => !isDict(c)));
+      if (!badList && !badEntries && !nullContent && !badInvalid) return;
       findings.push({
         index,
         detail: badList
           ? "assistant message whose tool_calls is not an array"
           : badEntries
             ? "assistant message with a malformed tool_calls entry"
-            : "assistant message with null content",
+            : nullContent
+              ? "assistant message with null content"
+              : "assistant message with a malformed invalid_tool_calls entry",
         fix: () => {
           const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
           return rebuildAssistant(message as never, {
             content: m.content ?? "",
             tool_calls: list.filter(isDict).map((c) => ({ ...c, args: isDict(c.args) ? c.args : {}, type: "tool_call" })),
+            invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
           });
         },
       });

@@ -6,6 +6,7 @@
  * message marked synthetic; nothing is dropped.
  */
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { chatTurn } from "../clean";
 import type { MessageContent } from "@langchain/core/messages";
 import { syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { isAssistant, isToolResult } from "../../messages/inspect";
@@ -22,7 +23,11 @@ function turnOf(m: BaseMessage): Turn {
   if (isAssistant(m)) return "assistant";
   if (isToolResult(m)) return "tool";
   if (SystemMessage.isInstance(m)) return undefined;
-  if (HumanMessage.isInstance(m) || m.getType?.() === "generic") return "user";
+  if (HumanMessage.isInstance(m)) return "user";
+  if (m.getType?.() === "generic") {
+    const turn = chatTurn((m as unknown as { role?: unknown }).role);
+    return turn === 1 ? "user" : turn === 3 ? "assistant" : undefined;
+  }
   return undefined;
 }
 
@@ -37,6 +42,7 @@ interface TurnFinding {
 function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
   const found: TurnFinding[] = [];
   let prev: Turn;
+  let prevMessage: BaseMessage | undefined;
   messages.forEach((m, index) => {
     const turn = turnOf(m);
     if (turn === undefined) return;
@@ -44,13 +50,19 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
       found.push({ index, fix: "lead", detail: "the first non-system message is an assistant message" });
     if (ctx.profile.alternation) {
       if (prev === "user" && turn === "user")
-        found.push({ index, fix: "merge", detail: "a user message right after another user message" });
+        // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
+        found.push(
+          HumanMessage.isInstance(m) && HumanMessage.isInstance(prevMessage)
+            ? { index, fix: "merge", detail: "a user message right after another user message" }
+            : { index, fix: "bridge_assistant", detail: "a user message right after another user message" },
+        );
       else if (prev === "tool" && turn === "user")
         found.push({ index, fix: "bridge_assistant", detail: "a user message right after tool results (sent as a second user turn)" });
       else if (prev === "assistant" && turn === "assistant")
         found.push({ index, fix: "bridge_user", detail: "an assistant message right after another assistant message" });
     }
     prev = turn;
+    prevMessage = m;
   });
   return found;
 }
@@ -82,7 +94,7 @@ export const turnOrderPass: RepairPass = {
         ctx.report({ problem: "leading_non_user", action: "inserted_user_message", detail: "placeholder user message inserted before the first assistant message" }, m, i);
       } else if (f?.fix === "bridge_assistant") {
         out.push(syntheticAssistantMessage(BRIDGE_ASSISTANT_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
-        ctx.report({ problem: "consecutive_same_role", action: "inserted_assistant_message", detail: "short assistant turn inserted between tool results and the next user message" }, m, i);
+        ctx.report({ problem: "consecutive_same_role", action: "inserted_assistant_message", detail: "short assistant turn inserted before a user message that followed tool results or another user turn" }, m, i);
       } else if (f?.fix === "bridge_user") {
         out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
         ctx.report({ problem: "consecutive_same_role", action: "inserted_user_message", detail: "short user turn inserted between two assistant messages" }, m, i);
