@@ -133,15 +133,17 @@ function cleanAssistant(m: Dict, content: string | unknown[], profile: ProviderP
   if (typeof content === "string") {
     if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
   } else {
-    pendingServer.length = 0;
+    if (pendingServer.length > 0) pendingServer.length = 0;
     if (!cleanAssistantContent(content, profile, profile.callBlocksInContent || isV1Message(m))) return false;
     if (profile.nonEmptyContent && open.count === 0 && pendingServer.length === 0 && !hasMeaningfulArray(content)) return false;
   }
   const meta = m.response_metadata;
   if (meta !== undefined && meta !== null && !cleanOutput(meta.output)) return false;
   // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
-  for (let i = 0; i < pendingServer.length; i++) open.addUnanswerable(pendingServer[i]);
-  pendingServer.length = 0;
+  if (pendingServer.length > 0) {
+    for (let i = 0; i < pendingServer.length; i++) open.addUnanswerable(pendingServer[i]);
+    pendingServer.length = 0;
+  }
   return true;
 }
 
