@@ -11,7 +11,9 @@ import {
   createTurnSource,
   randomIdSuffix,
   resolveToolCalls,
+  runningStub,
   startJsonServer,
+  StubLog,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -27,20 +29,15 @@ const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Ar
 export async function startAnthropicStub(options: StubOptions = {}): Promise<RunningStub> {
   const nextTurn = createTurnSource(options.script);
   const noPrefill = options.noPrefill ?? true;
-  const requests: unknown[] = [];
-  const rejections: { rule: string; message: string }[] = [];
-  let calls = 0;
+  const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     if (method !== "POST" || path.replace(/\/+$/, "") !== "/v1/messages") {
       return anthropicError(404, "not_found_error", `Not found: ${method} ${path}`);
     }
-    calls++;
-    requests.push(body);
     const request = asDict(body);
-    const [violation] = validateAnthropicMessages(request.messages, { noPrefill });
+    const violation = log.record(body, validateAnthropicMessages(request.messages, { noPrefill }));
     if (violation) {
-      rejections.push({ rule: violation.rule, message: violation.message });
       return anthropicError(400, "invalid_request_error", violation.message);
     }
     const turn = nextTurn(body);
@@ -48,16 +45,7 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
     return request.stream === true ? streamReply(turn, model) : messageReply(turn, model);
   });
 
-  return {
-    url: server.url,
-    port: server.port,
-    requests,
-    rejections,
-    get calls() {
-      return calls;
-    },
-    close: server.close,
-  };
+  return runningStub(server, log);
 }
 
 function anthropicError(status: number, type: string, message: string): StubReply {

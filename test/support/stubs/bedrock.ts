@@ -11,7 +11,9 @@ import { validateBedrockConverse } from "../../../src/validate/payload";
 import {
   createTurnSource,
   resolveToolCalls,
+  runningStub,
   startJsonServer,
+  StubLog,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -25,34 +27,20 @@ const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
 export async function startBedrockStub(options: StubOptions = {}): Promise<RunningStub> {
   const nextTurn = createTurnSource(options.script);
   const validation = { noPrefill: options.noPrefill ?? true, requireAlternation: options.requireAlternation ?? true };
-  const requests: unknown[] = [];
-  const rejections: { rule: string; message: string }[] = [];
-  let calls = 0;
+  const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     const route = ROUTE.exec(path);
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
-    calls++;
-    requests.push(body);
-    const [violation] = validateBedrockConverse(body, validation);
+    const violation = log.record(body, validateBedrockConverse(body, validation));
     if (violation) {
-      rejections.push({ rule: violation.rule, message: violation.message });
       return awsError(400, "ValidationException", violation.message);
     }
     const turn = nextTurn(body);
     return route[2] === "converse" ? converseReply(turn) : converseStreamReply(turn);
   });
 
-  return {
-    url: server.url,
-    port: server.port,
-    requests,
-    rejections,
-    get calls() {
-      return calls;
-    },
-    close: server.close,
-  };
+  return runningStub(server, log);
 }
 
 /** restJson1 error: the SDK reads the error code from `x-amzn-errortype` and `.message` from the body. */

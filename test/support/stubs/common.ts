@@ -151,3 +151,33 @@ export async function startJsonServer(handler: StubHandler): Promise<StubServer>
       }),
   };
 }
+
+/** What a stub records: every request body, every rejection, and the number of requests. */
+export class StubLog {
+  readonly requests: unknown[] = [];
+  readonly rejections: Rejection[] = [];
+  calls = 0;
+
+  /** Records one request and returns the violation the stub answers with, if any (the first one). */
+  record<V extends Rejection>(body: unknown, violations: V[]): V | undefined {
+    this.calls++;
+    this.requests.push(body);
+    const violation = violations[0];
+    if (violation) this.rejections.push({ rule: violation.rule, message: violation.message });
+    return violation;
+  }
+}
+
+/** The handle a test gets for a stub started on `server`. */
+export function runningStub(server: StubServer, log: StubLog): RunningStub {
+  return {
+    url: server.url,
+    port: server.port,
+    requests: log.requests,
+    rejections: log.rejections,
+    get calls() {
+      return log.calls;
+    },
+    close: server.close,
+  };
+}

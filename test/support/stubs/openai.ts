@@ -11,7 +11,9 @@ import {
   createTurnSource,
   randomIdSuffix,
   resolveToolCalls,
+  runningStub,
   startJsonServer,
+  StubLog,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -26,24 +28,19 @@ const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Ar
 /** `noPrefill` and `requireAlternation` do not apply to OpenAI and are ignored. */
 export async function startOpenAIStub(options: StubOptions = {}): Promise<RunningStub> {
   const nextTurn = createTurnSource(options.script);
-  const requests: unknown[] = [];
-  const rejections: { rule: string; message: string }[] = [];
-  let calls = 0;
+  const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     const endpoint = method === "POST" ? path.replace(/\/+$/, "") : "";
     if (endpoint !== "/v1/chat/completions" && endpoint !== "/v1/responses") {
       return openAIError(404, `Unknown request URL: ${method} ${path}.`, "invalid_request_error", null);
     }
-    calls++;
-    requests.push(body);
     const request = asDict(body);
     const isChat = endpoint === "/v1/chat/completions";
-    const [violation] = isChat
+    const violation = log.record(body, isChat
       ? validateOpenAIChatMessages(request.messages)
-      : validateOpenAIResponsesInput(request.input);
+      : validateOpenAIResponsesInput(request.input));
     if (violation) {
-      rejections.push({ rule: violation.rule, message: violation.message });
       return openAIError(400, violation.message, "invalid_request_error", isChat ? "messages" : "input");
     }
     if (!isChat && request.stream === true) {
@@ -55,16 +52,7 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
     return request.stream === true ? chatStreamReply(turn, model) : chatReply(turn, model);
   });
 
-  return {
-    url: server.url,
-    port: server.port,
-    requests,
-    rejections,
-    get calls() {
-      return calls;
-    },
-    close: server.close,
-  };
+  return runningStub(server, log);
 }
 
 function openAIError(status: number, message: string, type: string, param: string | null): StubReply {
