@@ -8,45 +8,20 @@ import { ChatOpenAI } from "@langchain/openai";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, toolStrategy } from "langchain";
-import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
+import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
-import { bedrockModel, startBedrockStub } from "../support/stubs/bedrock";
-import type { RunningStub, StubOptions } from "../support/stubs/common";
+import { bedrockModel } from "../support/stubs/bedrock";
+import { bedrockStubs, getWeather, input, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall } from "./fixtures";
+
+const stub = bedrockStubs();
 
 const LLAMA = "meta.llama3-1-70b-instruct-v1:0";
 
-const getWeather = tool(async ({ city }) => `It is 21C and sunny in ${city}.`, {
-  name: "get_weather",
-  description: "Current weather for a city.",
-  schema: z.object({ city: z.string() }),
-});
 const tools = [getWeather];
-const Weather = z.object({ city: z.string(), tempC: z.number(), sky: z.string() });
-const VALID = '{"city":"Paris","tempC":21,"sky":"sunny"}';
-const weatherCall = { name: "get_weather", args: { city: "Paris" } };
-const input = { messages: [new HumanMessage("What is the weather in Paris?")] };
 
-let stubs: RunningStub[] = [];
-async function stub(options: StubOptions): Promise<RunningStub> {
-  const started = await startBedrockStub(options);
-  stubs.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(stubs.map((s) => s.close()));
-  stubs = [];
-});
 
-type ConverseRequest = {
-  system?: { text?: string }[];
-  messages: { role: string; content: { text?: string }[] }[];
-  toolConfig?: { tools: { toolSpec: { name: string } }[]; toolChoice?: unknown };
-};
-const requestAt = (s: RunningStub, i: number) => s.requests[i] as ConverseRequest;
-const systemOf = (request: ConverseRequest) => (request.system ?? []).map((b) => b.text ?? "").join("\n");
-const lastTurn = (request: ConverseRequest) => request.messages[request.messages.length - 1];
 
 describe("createAgent on a Bedrock model without tool_choice", () => {
   it("without the middleware, the tool strategy throws before any request", async () => {

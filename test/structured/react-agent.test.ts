@@ -11,22 +11,19 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { ChatOpenAI } from "@langchain/openai";
 import { Annotation, MemorySaver, MessagesAnnotation, MessagesZodState } from "@langchain/langgraph";
 import { createReactAgent, type CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { repairToolCalls } from "../../src/engine/repair";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
-import { bedrockModel, startBedrockStub } from "../support/stubs/bedrock";
-import type { RunningStub, StubOptions } from "../support/stubs/common";
+import { bedrockModel } from "../support/stubs/bedrock";
+import { bedrockStubs, getWeather, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, type ConverseRequest } from "./fixtures";
+
+const stub = bedrockStubs();
 
 const PREFILL_ERROR = /This model does not support assistant message prefill/;
 
-const getWeather = tool(async ({ city }) => `It is 21C and sunny in ${city}.`, {
-  name: "get_weather",
-  description: "Current weather for a city.",
-  schema: z.object({ city: z.string() }),
-});
 const getTime = tool(async ({ city }) => `It is 14:00 in ${city}.`, {
   name: "get_time",
   description: "Local time in a city.",
@@ -34,32 +31,8 @@ const getTime = tool(async ({ city }) => `It is 14:00 in ${city}.`, {
 });
 const tools = [getWeather, getTime];
 
-const Weather = z.object({ city: z.string(), tempC: z.number(), sky: z.string() });
-const VALID = '{"city":"Paris","tempC":21,"sky":"sunny"}';
-const weatherCall = { name: "get_weather", args: { city: "Paris" } };
 
-const input = { messages: [new HumanMessage("What is the weather in Paris?")] };
 
-let stubs: RunningStub[] = [];
-async function stub(options: StubOptions): Promise<RunningStub> {
-  const started = await startBedrockStub(options);
-  stubs.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(stubs.map((s) => s.close()));
-  stubs = [];
-});
-
-type ConverseRequest = {
-  system?: { text?: string }[];
-  messages: { role: string; content: { text?: string; toolUse?: unknown; toolResult?: unknown }[] }[];
-  toolConfig?: { tools: { toolSpec: { name: string } }[]; toolChoice?: unknown };
-};
-const requestAt = (s: RunningStub, i: number) => s.requests[i] as ConverseRequest;
-const systemOf = (request: ConverseRequest) => (request.system ?? []).map((b) => b.text ?? "").join("\n");
-const lastTurn = (request: ConverseRequest) => request.messages[request.messages.length - 1];
-const lastText = (request: ConverseRequest) => lastTurn(request).content.map((b) => b.text ?? "").join("");
 
 describe("createReactAgent on Bedrock", () => {
   it("without the swap, Bedrock rejects responseFormat's extra call as prefill", async () => {

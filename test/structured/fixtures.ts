@@ -1,0 +1,42 @@
+/** Shared pieces of the structured-output agent tests: the weather tool and schema, stubs closed after each test, request readers. */
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { afterEach } from "vitest";
+import { z } from "zod";
+import { startBedrockStub } from "../support/stubs/bedrock";
+import type { RunningStub, StubOptions } from "../support/stubs/common";
+
+export const getWeather = tool(async ({ city }) => `It is 21C and sunny in ${city}.`, {
+  name: "get_weather",
+  description: "Current weather for a city.",
+  schema: z.object({ city: z.string() }),
+});
+
+export const Weather = z.object({ city: z.string(), tempC: z.number(), sky: z.string() });
+export const VALID = '{"city":"Paris","tempC":21,"sky":"sunny"}';
+export const weatherCall = { name: "get_weather", args: { city: "Paris" } };
+export const input = { messages: [new HumanMessage("What is the weather in Paris?")] };
+
+/** Starts Bedrock stubs that are closed after each test of the file that calls this. */
+export function bedrockStubs(): (options: StubOptions) => Promise<RunningStub> {
+  let stubs: RunningStub[] = [];
+  afterEach(async () => {
+    await Promise.all(stubs.map((s) => s.close()));
+    stubs = [];
+  });
+  return async (options) => {
+    const started = await startBedrockStub(options);
+    stubs.push(started);
+    return started;
+  };
+}
+
+export type ConverseRequest = {
+  system?: { text?: string }[];
+  messages: { role: string; content: { text?: string; toolUse?: unknown; toolResult?: unknown }[] }[];
+  toolConfig?: { tools: { toolSpec: { name: string } }[]; toolChoice?: unknown };
+};
+export const requestAt = (s: RunningStub, i: number) => s.requests[i] as ConverseRequest;
+export const systemOf = (request: ConverseRequest) => (request.system ?? []).map((b) => b.text ?? "").join("\n");
+export const lastTurn = (request: ConverseRequest) => request.messages[request.messages.length - 1];
+export const lastText = (request: ConverseRequest) => lastTurn(request).content.map((b) => b.text ?? "").join("");
