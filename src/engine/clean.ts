@@ -5,7 +5,14 @@
  * first non-blank character, so its cost does not grow with the size of tool results.
  * It must agree with the passes' finders: a property test checks that it does.
  */
-import { isBlankText, isBlankTextBlock, isMovableCallBlock, isV1Message } from "../messages/inspect";
+import {
+  hasMeaningfulContent,
+  isBlankText,
+  isBlankTextBlock,
+  isMovableCallBlock,
+  isV1Message,
+  serverToolAnsweredIn,
+} from "../messages/inspect";
 import { IdSet, OpenCalls } from "./id-set";
 import { type ProviderProfile } from "./profiles";
 
@@ -47,8 +54,6 @@ function allKnown(list: unknown, idOf: (item: Dict) => unknown): boolean {
   return open.count < 31 || pairwiseUnique(list, idOf);
 }
 
-const isCallBlock = isMovableCallBlock;
-
 /** Unanswered server tool calls of the current message: open until the message ends the history. */
 const pendingServer: unknown[] = [];
 
@@ -64,32 +69,13 @@ function cleanAssistantContent(content: unknown[], profile: ProviderProfile, blo
     const type = b.type;
     if (type === "text") {
       if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
-    } else if (isCallBlock(b)) {
+    } else if (isMovableCallBlock(b)) {
       if (!blocksAllowed) return false;
       if (type === "input_json_delta" && b.id === undefined) continue;
       if ((used = claim(blockId(b), used)) < 0) return false;
-    } else if (type === "server_tool_use" && !serverAnswered(content, b.id)) pendingServer.push(b.id);
+    } else if (type === "server_tool_use" && !serverToolAnsweredIn(content, b.id)) pendingServer.push(b.id);
   }
-  return open.count < 31 || pairwiseUnique(content.filter((b) => b !== null && typeof b === "object" && isCallBlock(b as Dict)) as Dict[], blockId);
-}
-
-function serverAnswered(content: unknown[], id: unknown): boolean {
-  for (let k = 0; k < content.length; k++) {
-    const r = content[k] as Dict;
-    if (r !== null && typeof r === "object" && r.tool_use_id === id && typeof r.type === "string" && r.type.endsWith("_tool_result")) return true;
-  }
-  return false;
-}
-
-function hasMeaningfulArray(content: unknown[]): boolean {
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i] as Dict;
-    if (typeof b === "string") {
-      if (!isBlankText(b)) return true;
-    } else if (b !== null && typeof b === "object" && !(isCallBlock(b) || b.type === "server_tool_use" || b.type === "tool_call_chunk") && !isBlankTextBlock(b))
-      return true;
-  }
-  return false;
+  return open.count < 31 || pairwiseUnique(content.filter((b) => b !== null && typeof b === "object" && isMovableCallBlock(b)) as Dict[], blockId);
 }
 
 /** Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls. */
@@ -135,7 +121,7 @@ function cleanAssistant(m: Dict, content: string | unknown[], profile: ProviderP
   } else {
     if (pendingServer.length > 0) pendingServer.length = 0;
     if (!cleanAssistantContent(content, profile, profile.callBlocksInContent || isV1Message(m))) return false;
-    if (profile.nonEmptyContent && open.count === 0 && pendingServer.length === 0 && !hasMeaningfulArray(content)) return false;
+    if (profile.nonEmptyContent && open.count === 0 && pendingServer.length === 0 && !hasMeaningfulContent(content)) return false;
   }
   const meta = m.response_metadata;
   if (meta !== undefined && meta !== null && !cleanOutput(meta.output)) return false;

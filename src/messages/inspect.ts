@@ -134,11 +134,16 @@ export function toolCallIdsOf(message: unknown): string[] {
  * `*_tool_result` block; it never needs a ToolMessage.
  */
 export function serverToolAnswered(message: unknown, ref: ToolCallRef): boolean {
-  if (ref.location !== "content.server_tool_use") return false;
-  const content = (message as Dict).content as unknown[];
-  return content.some(
-    (b) => isDict(b) && b.tool_use_id === ref.id && typeof b.type === "string" && b.type.endsWith("_tool_result"),
-  );
+  return ref.location === "content.server_tool_use" && serverToolAnsweredIn((message as Dict).content as unknown[], ref.id);
+}
+
+/** Whether `content` holds the `*_tool_result` block that answers server tool call `id`. */
+export function serverToolAnsweredIn(content: readonly unknown[], id: unknown): boolean {
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i];
+    if (isDict(b) && b.tool_use_id === id && typeof b.type === "string" && b.type.endsWith("_tool_result")) return true;
+  }
+  return false;
 }
 
 /** A real assistant message (works across duplicate package copies; plain objects are false). */

@@ -88,6 +88,12 @@ describe("review regressions", () => {
     expectConsistent([new HumanMessage("hi"), new AIMessage("ok"), new ChatMessage({ role: "user", content: "" })], "bedrock");
   });
 
+  it("judges a null content block alike on the clean path and in the finders", () => {
+    const m = new AIMessage({ content: "x", tool_calls: [] });
+    Object.assign(m, { content: [null] });
+    expectConsistent([new HumanMessage("hi"), m], "bedrock");
+  });
+
   it("reads additional_kwargs.tool_calls: null as no calls", () => {
     const h = [new HumanMessage("hi"), new AIMessage({ content: "x", additional_kwargs: { tool_calls: null } as never })];
     expect(expectConsistent(h, "strict").messages).toBe(h);
