@@ -4,14 +4,14 @@
  * so their real results are kept; the fix is written with `updateState` as the tools node, which closes the
  * open exchange and hands the turn back to the model. Dry run by default.
  */
-import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { findToolCallProblems } from "../engine/problems";
 import { repairToolCalls } from "../engine/repair";
 import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
 import { reportRepairs, type RepairReporting } from "./events";
 import { healStoredMessages, openLastExchange } from "./heal";
+import { replaceAllMessages } from "./node";
 
 /** What `repairThread` needs of a graph: a compiled `StateGraph`, `createReactAgent` or `createAgent` all fit. */
 export interface ThreadGraph {
@@ -66,7 +66,7 @@ export async function repairThread(
   const writer = asNode ?? (openLastExchange(healed.messages).index >= 0 ? undefined : "tools");
   const written = await graph.updateState(
     config,
-    { [messagesKey]: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...healed.messages] },
+    { [messagesKey]: replaceAllMessages(healed.messages) },
     writer,
   );
   await reportRepairs(healed.repairs, { onRepair }, config);
