@@ -3,21 +3,30 @@
  * This entry point needs only `@langchain/core`. The LangGraph surfaces are in `langgraph-tool-repair/langgraph`,
  * the `createAgent` middleware in `langgraph-tool-repair/langchain`.
  */
-export { findToolCallProblems } from "./engine/problems";
-export { repairToolCalls } from "./engine/repair";
-export { isCleanHistory } from "./engine/clean";
-export { profileFor, type ProviderProfile } from "./engine/profiles";
+export {
+  createRepairer,
+  repairToolCalls,
+  findToolCallProblems,
+  isCleanHistory,
+  profileFor,
+  type Repairer,
+  type ResolvedOptions,
+  type ProviderProfile,
+} from "./engine";
 export {
   toolCallIdsOf,
   readToolCallRefs,
   repairMarkerOf,
   isSyntheticResult,
+  isSyntheticMessage,
   REPAIR_MARKER_KEY,
   type RepairMarker,
   type ToolCallLocation,
   type ToolCallRef,
 } from "./messages/inspect";
-export { ToolCallRepairInputError, coerceMessage } from "./messages/coerce";
+export { trailingOpenExchange, resumableExchange, type OpenExchange } from "./messages/exchanges";
+export { coerceMessage } from "./messages/coerce";
+export { ToolCallRepairInputError } from "./errors";
 export { defaultSyntheticText } from "./messages/build";
 export * from "./types";
 

@@ -2,18 +2,24 @@
  * Public types of the repair engine. Every problem and every repair is plain data, so that callers can
  * log it, assert on it, or send it to a trace without this package printing anything.
  */
+import type { BaseMessage } from "@langchain/core/messages";
 
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
 
-export const PROVIDERS: readonly Provider[] = [
-  "openai",
-  "openai-responses",
-  "anthropic",
-  "bedrock",
-  "gemini",
-  "strict",
-];
+export const PROVIDERS: readonly Provider[] = Object.freeze(["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"]);
+
+/**
+ * How far a repair goes.
+ * - `"structural"`: only what every provider rejects (unanswered calls, results without calls, displaced and
+ *   duplicate results, duplicate and missing ids, calls hiding outside `tool_calls`, malformed messages).
+ *   What storage layers persist: the thread keeps every message as it was written otherwise.
+ * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
+ *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
+ */
+export type RepairLevel = "structural" | "request";
+
+export const REPAIR_LEVELS: readonly RepairLevel[] = Object.freeze(["structural", "request"]);
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -57,7 +63,14 @@ export type ToolCallProblemKind =
   /** The first non-system message is not a user message. */
   | "leading_non_user"
   /** Two user turns or two assistant turns in a row, as the provider receives them. */
-  | "consecutive_same_role";
+  | "consecutive_same_role"
+  /**
+   * A content block the provider's adapter refuses or the provider rejects: Anthropic `thinking`,
+   * `redacted_thinking`, `server_tool_use` and inline `*_tool_result` blocks outside Anthropic.
+   */
+  | "unsupported_block"
+  /** A system message inside the conversation where the provider does not accept one (Anthropic A11). */
+  | "misplaced_system_message";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;
@@ -91,7 +104,11 @@ export type ToolCallRepairAction =
   | "inserted_assistant_message"
   | "merged_messages"
   | "coerced_message"
-  | "rebuilt_message";
+  | "rebuilt_message"
+  /** A content block turned into text the provider accepts (a server tool call and its result). */
+  | "converted_block"
+  /** A message turned into another kind that keeps its content (a misplaced system message into user text). */
+  | "converted_message";
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -120,9 +137,24 @@ export type OrphanResultStrategy = "convert" | "drop";
 /** What to do with `invalid_tool_calls`. */
 export type InvalidCallStrategy = "answer" | "remove";
 
+/** What to do with a system message inside the conversation (not one of the leading ones). */
+export type SystemMessageStrategy = "placed" | "user-text";
+
 export interface RepairOptions {
   /** Whose rules to satisfy. Default `"strict"` (all providers at once). */
   provider?: Provider;
+  /**
+   * `"request"` (default): everything the provider needs for one request. `"structural"`: only what every
+   * provider rejects, for histories that are stored (see {@link RepairLevel}).
+   */
+  level?: RepairLevel;
+  /**
+   * System messages inside the conversation, where the provider's rules apply to them (Anthropic, strict):
+   * `"placed"` (default) keeps those Anthropic accepts (A11: right after a user turn, not two in a row, last or
+   * followed by an assistant turn) and turns the others into user text; `"user-text"` turns every one into user
+   * text, for models that accept none (Claude before Opus 4.8).
+   */
+  systemMessages?: SystemMessageStrategy;
   /** Orphaned calls (not the trailing exchange): answered with a synthetic error result (default) or removed. */
   orphanCalls?: OrphanCallStrategy;
   /**
@@ -143,11 +175,16 @@ export interface RepairOptions {
 
 export interface FindOptions {
   provider?: Provider;
+  /** `"structural"`: report only what every provider rejects. Default `"request"`. */
+  level?: RepairLevel;
+  /** As in {@link RepairOptions}: `"keep"` means an open trailing exchange is not a problem. */
+  trailing?: TrailingStrategy;
   /** Whether an open trailing exchange counts as a problem. Default true (a model call would be rejected). */
   trailingIsProblem?: boolean;
+  systemMessages?: SystemMessageStrategy;
 }
 
-export interface RepairResult<M> {
+export interface RepairResult<M = BaseMessage> {
   /** The input array itself when `repairs` is empty; otherwise a new array whose untouched messages are the input's objects. */
   messages: M[];
   repairs: ToolCallRepair[];

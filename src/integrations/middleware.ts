@@ -2,19 +2,20 @@
  * `toolCallRepairMiddleware`: for langchain's `createAgent({ middleware })`.
  *
  * - `beforeAgent` runs when a new input arrives (not on `invoke(null)` or `Command({ resume })`, where
- *   pending tool calls may still run): a broken stored thread is healed and persisted there.
- * - `wrapModelCall` runs around every model call: whatever is still broken (or broke during the run) is
- *   repaired in the request only, so the model call succeeds without rewriting state mid-run.
+ *   pending tool calls may still run): a structurally broken stored thread is healed and persisted there.
+ * - `wrapModelCall` runs around every model call: whatever is still broken, and whatever the model's provider
+ *   needs besides (turn alternation, id patterns, block conversions), is repaired in the request only.
  */
 import { createMiddleware } from "langchain";
+import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
-import { reportRepairs } from "./events";
-import { bindRepair, replaceAllMessages } from "./node";
+import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { replaceAllMessages } from "./state-update";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
-export interface ToolCallRepairMiddlewareOptions extends RepairOptions {
-  /** Heal and persist the stored thread when a new input arrives (`beforeAgent`). Default true. */
+export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
+  /** Heal and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
   healOnInput?: boolean;
   /** Hand each model call a repaired copy of its messages, without persisting it (`wrapModelCall`). Default true. */
   repairModelRequest?: boolean;
@@ -28,27 +29,41 @@ export interface ToolCallRepairMiddlewareOptions extends RepairOptions {
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
-  const { healOnInput = true, repairModelRequest = true, name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME, ...repairOptions } = options;
-  const bound = bindRepair(repairOptions);
+  const { healOnInput = true, repairModelRequest = true, name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME, onRepair, onError, ...repairOptions } = options;
+  const reporting: RepairReporting = { onRepair, onError };
+  const stored = createRepairer({ ...repairOptions, level: "structural" });
+  const forRequest = createRepairer({ ...repairOptions, level: "request" });
 
   return createMiddleware({
     name,
     beforeAgent: healOnInput
-      ? async (state) => {
-          if (bound.isClean(state.messages)) return undefined;
-          const { messages: repaired, repairs } = bound.repair(state.messages);
-          if (repairs.length === 0) return undefined;
-          await reportRepairs(repairs, repairOptions);
-          return { messages: replaceAllMessages(repaired) };
-        }
+      ? (state) =>
+          orFallback(
+            async () => {
+              if (stored.isClean(state.messages)) return undefined;
+              const { messages: repaired, repairs } = stored.repair(state.messages);
+              if (repairs.length === 0) return undefined;
+              await reportRepairs(repairs, reporting);
+              return { messages: replaceAllMessages(repaired) };
+            },
+            undefined,
+            reporting,
+          )
       : undefined,
     wrapModelCall: repairModelRequest
       ? async (request, handler) => {
-          if (bound.isClean(request.messages)) return handler(request);
-          const { messages: repaired, repairs } = bound.repair(request.messages);
-          if (repairs.length === 0) return handler(request);
-          await reportRepairs(repairs, repairOptions);
-          return handler({ ...request, messages: repaired });
+          const fixed = await orFallback(
+            async () => {
+              if (forRequest.isClean(request.messages)) return request;
+              const { messages: repaired, repairs } = forRequest.repair(request.messages);
+              if (repairs.length === 0) return request;
+              await reportRepairs(repairs, reporting);
+              return { ...request, messages: repaired };
+            },
+            request,
+            reporting,
+          );
+          return handler(fixed);
         }
       : undefined,
   });

@@ -2,7 +2,7 @@
  * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isDict, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 
@@ -147,6 +147,30 @@ export function rebuildAssistant(message: AIMessage, fields: Partial<Record<stri
   return new AIMessage({ ...base, ...fields } as ConstructorParameters<typeof AIMessage>[0] & object);
 }
 
+/**
+ * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
+ * one place that knows each class's fields). Assistant and tool messages go through their own builders.
+ */
+export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
+  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as unknown as T;
+  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as unknown as T;
+  const m = message as unknown as Dict;
+  const base: Dict = {
+    content: m.content ?? "",
+    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+  };
+  if (m.id !== undefined) base.id = m.id;
+  if (m.name !== undefined) base.name = m.name;
+  const next = { ...base, ...fields };
+  if (ChatMessage.isInstance(message)) return new ChatMessage({ ...next, role: message.role } as never) as unknown as T;
+  if (SystemMessage.isInstance(message)) return new SystemMessage(next as never) as unknown as T;
+  if (HumanMessage.isInstance(message)) return new HumanMessage(next as never) as unknown as T;
+  // Any other class (function messages, custom subclasses): its own constructor with its own kwargs.
+  const Message = message.constructor as new (fields: Dict) => T;
+  return new Message({ ...(message.lc_kwargs as Dict), ...next });
+}
+
 /** A new ToolMessage answering `toolCallId`, every other field carried over. */
 export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
   const m = message as unknown as Dict;
@@ -212,6 +236,23 @@ export function orphanResultAsUserMessage(result: ToolMessage, toolCallId: strin
       toolCallId,
       toolName: typeof name === "string" ? name : undefined,
     }),
+  });
+}
+
+/**
+ * A system message the provider does not accept where it stands, as a user message that keeps its content
+ * (marked, not synthetic: the words are real) and its id.
+ */
+export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
+  const label = "[System message]";
+  const content = message.content as MessageContent;
+  const body: MessageContent =
+    typeof content === "string" ? `${label}\n${content}` : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
+  const id = (message as unknown as Dict).id;
+  return new HumanMessage({
+    content: body,
+    ...(typeof id === "string" ? { id } : {}),
+    additional_kwargs: marker({ synthetic: false, reason: "misplaced_system_message" }),
   });
 }
 

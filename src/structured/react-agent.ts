@@ -29,7 +29,7 @@ import {
 import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
-import { repairToolCalls } from "../engine/repair";
+import { repairToolCalls } from "../engine";
 import { envSelectsBedrock, isBedrockModel, isModelChooser, needsPromptedStructuredOutput, type Env } from "./detect";
 import { reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";

@@ -6,10 +6,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../../src/engine/repair";
-import { findToolCallProblems } from "../../src/engine/problems";
-import { isCleanHistory } from "../../src/engine/clean";
-import { profileFor } from "../../src/engine/profiles";
+import { repairToolCalls } from "../../src/engine";
+import { findToolCallProblems } from "../../src/engine";
+import { createRepairer, isCleanHistory } from "../../src/engine";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { Provider } from "../../src/types";
 import { validatePayloadFor, type PayloadProvider } from "../support/payloads";
@@ -133,29 +132,33 @@ describe("idempotent, minimal, lossless", () => {
 });
 
 describe("the clean fast path agrees with the finders", () => {
-  it("isCleanHistory is true exactly when no pass finds a problem", () => {
+  it("isCleanHistory is true exactly when no pass finds a problem, at both levels", () => {
     const providers: Provider[] = ["strict", "openai", "anthropic", "bedrock", "gemini", "openai-responses"];
     fc.assert(
-      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.constantFrom(...providers), fc.boolean(), (plan, provider, keep) => {
-        const h = buildHistory(plan);
-        const clean = isCleanHistory(h, profileFor(provider), keep);
-        const problems = findToolCallProblems(h, { provider, trailingIsProblem: !keep });
-        expect(clean).toBe(problems.length === 0);
-      }),
+      fc.property(
+        fc.oneof(brokenPlanArb, validPlanArb),
+        fc.constantFrom(...providers),
+        fc.boolean(),
+        fc.constantFrom("request" as const, "structural" as const),
+        (plan, provider, keep, level) => {
+          const h = buildHistory(plan);
+          const clean = isCleanHistory(h, { provider, level, trailing: keep ? "keep" : "answer" });
+          const problems = findToolCallProblems(h, { provider, level, trailingIsProblem: !keep });
+          expect(clean).toBe(problems.length === 0);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
-  it("a check that resumes from an earlier check of a prefix gives the same verdict as a fresh one", () => {
+  it("one repairer checking many histories in turn gives each the verdict a fresh one gives", () => {
+    const repairer = createRepairer({ provider: "strict" });
     fc.assert(
-      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.nat(), fc.constantFrom<Provider>("strict", "openai", "bedrock"), (plan, cut, provider) => {
+      fc.property(fc.oneof(brokenPlanArb, validPlanArb), (plan) => {
         const h = buildHistory(plan);
-        const profile = profileFor(provider);
-        isCleanHistory(h.slice(0, cut % (h.length + 1)), profile, true); // remembered, then resumed from
-        const resumed = isCleanHistory(h, profile, false);
-        expect(resumed).toBe(findToolCallProblems(h, { provider }).length === 0);
+        expect(repairer.isClean(h)).toBe(findToolCallProblems(h).length === 0);
       }),
-      { numRuns: RUNS * 2 },
+      { numRuns: RUNS },
     );
   });
 });

@@ -14,7 +14,7 @@ import { createReactAgent, type CreateReactAgentParams } from "@langchain/langgr
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { repairToolCalls } from "../../src/engine/repair";
+import { repairToolCalls } from "../../src/engine";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
