@@ -63,9 +63,16 @@ class FreshIds {
   }
 }
 
-function collectSlots(message: BaseMessage, index: number, into: Slot[]): void {
-  const seen = new Set<string>();
-  const occurrences = new Map<string, number>();
+/** Scratch maps of {@link collectSlots}, cleared per message instead of allocated per message. */
+interface SlotScratch {
+  seen: Set<string>;
+  occurrences: Map<string, number>;
+}
+
+function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch: SlotScratch): void {
+  const { seen, occurrences } = scratch;
+  seen.clear();
+  occurrences.clear();
   forEachToolCallRef(message, (ref) => {
     // Server tools are answered inside their own message; renaming them would orphan that answer.
     if (ref.location === "content.server_tool_use") return;
@@ -80,20 +87,23 @@ function collectSlots(message: BaseMessage, index: number, into: Slot[]): void {
 }
 
 interface CallIdAnalysis {
+  /** Every call slot of the history, in message order. */
+  allSlots: Slot[];
   renamed: Slot[];
-  /** Per assistant message index: slot key -> new id. */
-  byMessage: Map<number, Map<string, string>>;
-  /** Per tool result index: its new id. */
-  results: Map<number, string>;
+  /** Every id in the history (calls and results): new ids avoid them. */
+  taken: Set<string>;
+  callIds: Set<string>;
 }
 
+/** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
   const allSlots: Slot[] = [];
   const taken = new Set<string>();
   const callIds = new Set<string>();
+  const scratch: SlotScratch = { seen: new Set(), occurrences: new Map() };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (isAssistant(m)) collectSlots(m, i, allSlots);
+    if (isAssistant(m)) collectSlots(m, i, allSlots, scratch);
     else if (isToolResult(m)) {
       const id = resultIdOf(m);
       if (id !== undefined) taken.add(id);
@@ -112,9 +122,20 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
     }
     renamed.push(slot);
   }
-  const analysis: CallIdAnalysis = { renamed, byMessage: new Map(), results: new Map() };
-  if (renamed.length === 0) return analysis;
+  return { allSlots, renamed, taken, callIds };
+}
 
+interface RenamePlan {
+  /** Per assistant message index: its renamed slots. */
+  byMessage: Map<number, Slot[]>;
+  /** Per tool result index: its new id. */
+  results: Map<number, string>;
+}
+
+/** New ids for the renamed slots, and which results follow them. */
+function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile): RenamePlan {
+  const { renamed, taken, callIds } = analysis;
+  const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
   const fresh = new FreshIds(profile, taken);
   for (const slot of renamed) {
     // A numeric id keeps its digits, so results that carried the same number (stringified) still match.
@@ -126,12 +147,16 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
       const base = slot.id ?? `call_${slot.messageIndex}_${slot.key.replace(/[^a-zA-Z0-9]/g, "")}`;
       slot.newId = fresh.take(base);
     }
-    let map = analysis.byMessage.get(slot.messageIndex);
-    if (!map) analysis.byMessage.set(slot.messageIndex, (map = new Map()));
-    map.set(slot.key, slot.newId);
+    pushTo(plan.byMessage, slot.messageIndex, slot);
   }
-  assignResults(messages, allSlots, renamed, analysis);
-  return analysis;
+  assignResults(messages, analysis.allSlots, renamed, plan);
+  return plan;
+}
+
+/** One message's unanswered slots of one id, handed out in order. */
+interface Pending {
+  slots: Slot[];
+  next: number;
 }
 
 /**
@@ -139,27 +164,41 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
  * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
  */
-function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], analysis: CallIdAnalysis): void {
+function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
   if (ids.size === 0) return;
+  // The slots of these ids, in message order (slots are collected message by message).
+  const slots: Slot[] = [];
   const slotsById = new Map<string, Slot[]>();
-  const slotsByMessage = new Map<number, Slot[]>();
   for (const slot of allSlots) {
     if (slot.id === undefined || !ids.has(slot.id)) continue;
+    slots.push(slot);
     pushTo(slotsById, slot.id, slot);
-    pushTo(slotsByMessage, slot.messageIndex, slot);
   }
   const answered = new Set<Slot>();
-  const stacks = new Map<string, { slots: Slot[]; next: number }[]>();
+  const stacks = new Map<string, Pending[]>();
   const front = new Map<string, number>();
+  const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
+  let cursor = 0;
   for (let j = 0; j < messages.length; j++) {
-    const own = slotsByMessage.get(j);
-    if (own) {
-      const byId = new Map<string, Slot[]>();
-      for (const s of own) if (!answered.has(s)) pushTo(byId, s.id!, s);
-      for (const [id, slots] of byId) pushTo(stacks, id, { slots, next: 0 });
-      for (const s of own) if (!stacks.has(s.id!)) stacks.set(s.id!, []); // seen, even if all answered early
+    if (cursor < slots.length && slots[cursor].messageIndex === j) {
+      // This message's slots: each id's unanswered ones become one entry of that id's stack.
+      entryOf.clear();
+      for (; cursor < slots.length && slots[cursor].messageIndex === j; cursor++) {
+        const s = slots[cursor];
+        const id = s.id!;
+        let stack = stacks.get(id);
+        if (!stack) stacks.set(id, (stack = [])); // seen, even if all its calls were answered early
+        if (answered.has(s)) continue;
+        const entry = entryOf.get(id);
+        if (entry) entry.slots.push(s);
+        else {
+          const created: Pending = { slots: [s], next: 0 };
+          entryOf.set(id, created);
+          stack.push(created);
+        }
+      }
       continue;
     }
     const m = messages[j];
@@ -174,16 +213,23 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
       if (top) owner = top.slots[top.next++];
     } else {
       // No call with this id before the result: it answers the first unanswered one.
-      const slots = slotsById.get(id)!;
+      const list = slotsById.get(id)!;
       let k = front.get(id) ?? 0;
-      while (k < slots.length && answered.has(slots[k])) k++;
-      owner = slots[k];
+      while (k < list.length && answered.has(list[k])) k++;
+      owner = list[k];
       front.set(id, k + 1);
     }
     if (!owner) continue; // an extra result: the pairing pass decides what to do with it
     answered.add(owner);
-    if (owner.newId !== undefined) analysis.results.set(j, owner.newId);
+    if (owner.newId !== undefined) plan.results.set(j, owner.newId);
   }
+}
+
+/** The new id of the ref at `key`, among one message's renamed slots (few: a scan, a map past a handful). */
+function renamedIdFinder(slots: Slot[]): (key: string) => string | undefined {
+  if (slots.length <= 8) return (key) => slots.find((s) => s.key === key)?.newId;
+  const byKey = new Map(slots.map((s) => [s.key, s.newId]));
+  return (key) => byKey.get(key);
 }
 
 const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
@@ -205,15 +251,17 @@ export const callIdsPass: RepairPass = {
   repair(messages, ctx) {
     const analysis = classifyCallIds(messages, ctx.profile);
     if (analysis.renamed.length === 0) return messages;
+    const plan = planRenames(messages, analysis, ctx.profile);
     const out = messages.slice();
-    for (const [index, map] of analysis.byMessage) {
+    for (const [index, slots] of plan.byMessage) {
+      const newIdOf = renamedIdFinder(slots);
       out[index] = rewriteToolCalls(messages[index] as never, (ref, occurrence) => {
-        const newId = map.get(slotKey(ref, occurrence));
+        const newId = newIdOf(slotKey(ref, occurrence));
         return newId === undefined ? undefined : { id: newId };
       });
       ctx.derive(messages[index], out[index]);
     }
-    for (const [index, newId] of analysis.results) {
+    for (const [index, newId] of plan.results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }
