@@ -16,7 +16,7 @@ import {
   isModelChooser,
   modelIdOf,
   needsPromptedStructuredOutput,
-} from "../../src/structured/detect";
+} from "../../src/models/detect";
 
 const NO_ENV = {};
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
