@@ -57,9 +57,13 @@ describe("answerText", () => {
 });
 
 describe("parseStructuredAnswer", () => {
-  it("returns the first candidate the schema accepts", async () => {
+  it("skips candidates the schema rejects", async () => {
     const text = 'Draft: {"city":"Paris"}\nFinal: {"city":"Paris","tempC":21}';
-    await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({ ok: true, value: { city: "Paris", tempC: 21 } });
+    await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({
+      ok: true,
+      value: { city: "Paris", tempC: 21 },
+      choice: { source: "span", validCount: 1, others: [] },
+    });
   });
 
   it("reports the issues of the best guess", async () => {
