@@ -117,7 +117,7 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
     const inner = saverOf(kind);
     const bench = new ToolBench();
     const params = {
-      llm: bedrockModel(stub),
+      llm: bedrockModel(stub, { model: LLAMA }),
       tools: bench.all,
       responseFormat: Findings,
       version,

@@ -12,6 +12,9 @@ export const getWeather = tool(async ({ city }) => `It is 21C and sunny in ${cit
   schema: z.object({ city: z.string() }),
 });
 
+/** A Bedrock model id that gets the prompted strategy (no native structured output, no tool_choice in ChatBedrockConverse). */
+export const LLAMA = "meta.llama3-1-70b-instruct-v1:0";
+
 export const Weather = z.object({ city: z.string(), tempC: z.number(), sky: z.string() });
 export const VALID = '{"city":"Paris","tempC":21,"sky":"sunny"}';
 export const weatherCall = { name: "get_weather", args: { city: "Paris" } };
