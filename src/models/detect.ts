@@ -216,7 +216,9 @@ function bindingOptions(binding: Dict): Dict {
   return { ...(isObject(binding.config) ? binding.config : {}), ...(isObject(binding.kwargs) ? binding.kwargs : {}) };
 }
 
-function describeInstance(instance: Dict, callOptions: Dict, role: ModelDescription["role"]): ModelDescription {
+function describeInstance(instance: Dict, bound: Dict, role: ModelDescription["role"]): ModelDescription {
+  // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
+  const callOptions = isObject(instance.defaultOptions) ? { ...instance.defaultOptions, ...bound } : bound;
   const llmType = safely(() => (instance._llmType as () => unknown).call(instance));
   const type = typeof llmType === "string" ? llmType : undefined;
   const modelId = instanceModelId(instance);
