@@ -8,8 +8,10 @@ import { correctionMessage } from "./instructions";
 
 /** JSON.parse attempts on bracket spans before the scanner gives up (bounds the work on brace-heavy answers). */
 const MAX_SPAN_ATTEMPTS = 64;
-/** Fresh bracket scans after an unclosed bracket or a string that never ends (each one linear). */
+/** Fresh bracket scans after a string that never ends (each one linear). */
 const MAX_RESCANS = 4;
+/** Open brackets the scanner keeps; past it the oldest are forgotten (bounds its memory on '{' x n). */
+const MAX_NESTING = 512;
 /** Candidate values validated per answer. */
 const MAX_CANDIDATES = 64;
 
@@ -109,72 +111,67 @@ function isLabelChar(code: number): boolean {
  * not count (quotes only open strings inside a bracket: outside, they are prose). A span that does not parse is
  * skipped and the scan goes on inside it.
  *
- * Linear: one pass pairs every bracket with its close; a pass that ends inside an unclosed bracket or string is
- * redone from just after that bracket (a stray quote in prose can swallow the rest), at most {@link MAX_RESCANS}
- * times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
+ * Linear (n log n in the number of bracket pairs): one pass pairs every bracket with its close; a pass that ends
+ * inside a string that never closes (a stray quote swallowed the rest) is redone from just after that quote, at
+ * most {@link MAX_RESCANS} times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
  */
 export function balancedSpans(text: string): { start: number; text: string }[] {
-  const closeOf = new Int32Array(text.length).fill(-1);
+  const closeOf = new Map<number, number>();
   let from = 0;
   for (let scan = 0; scan <= MAX_RESCANS && from < text.length; scan++) {
-    const unclosed = pairBrackets(text, from, closeOf);
-    if (unclosed < 0) break;
-    from = unclosed + 1;
+    const openQuote = pairBrackets(text, from, closeOf);
+    if (openQuote < 0) break;
+    from = openQuote + 1;
   }
+  const opens = [...closeOf.keys()].sort((a, b) => a - b);
   const spans: { start: number; text: string }[] = [];
   let attempts = 0;
-  for (let i = 0; i < text.length && attempts < MAX_SPAN_ATTEMPTS; ) {
-    const end = closeOf[i];
-    if (end < 0) {
-      i++;
-      continue;
-    }
+  let resumeAt = 0;
+  for (let k = 0; k < opens.length && attempts < MAX_SPAN_ATTEMPTS; k++) {
+    const start = opens[k];
+    if (start < resumeAt) continue; // inside a span already taken
+    const end = closeOf.get(start)!;
     attempts++;
-    const candidate = text.slice(i, end + 1);
+    const candidate = text.slice(start, end + 1);
     if (parseJson(candidate) !== NOT_JSON) {
-      spans.push({ start: i, text: candidate });
-      i = end + 1;
-    } else {
-      i++;
+      spans.push({ start, text: candidate });
+      resumeAt = end + 1;
     }
   }
   return spans;
 }
 
 /**
- * One pass from `from`: records in `closeOf` the close of every bracket that closes. Returns the position of the
- * first bracket left open (by a string that never ends, a wrong closing bracket, or the end of the text), or -1.
+ * One pass from `from`: records in `closeOf` the close of every bracket that closes. A wrong closing bracket
+ * leaves the brackets open before it unclosed and the pass goes on. Returns the position of the quote whose
+ * string was still open at the end of the text, or -1.
  */
-function pairBrackets(text: string, from: number, closeOf: Int32Array): number {
-  const stack: number[] = [];
-  let inString = false;
-  let firstUnclosed = -1;
+function pairBrackets(text: string, from: number, closeOf: Map<number, number>): number {
+  let stack: number[] = [];
+  let stringStart = -1;
   for (let i = from; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (stack.length === 0) {
       if (ch === OPEN_BRACE || ch === OPEN_BRACKET) stack.push(i);
       continue;
     }
-    if (inString) {
+    if (stringStart >= 0) {
       if (ch === BACKSLASH) i++;
-      else if (ch === QUOTE) inString = false;
+      else if (ch === QUOTE) stringStart = -1;
       continue;
     }
-    if (ch === QUOTE) inString = true;
-    else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) stack.push(i);
-    else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
+    if (ch === QUOTE) stringStart = i;
+    else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) {
+      // Deeper than MAX_NESTING: forget the oldest half (brackets that far out rarely close; amortised O(1)).
+      if (stack.length >= MAX_NESTING) stack = stack.slice(MAX_NESTING / 2);
+      stack.push(i);
+    } else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
       const open = stack.pop()!;
-      if (text.charCodeAt(open) === (ch === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
-        closeOf[open] = i;
-      } else {
-        // A wrong closing bracket: nothing open here can close any more.
-        if (firstUnclosed < 0) firstUnclosed = stack.length > 0 ? stack[0] : open;
-        stack.length = 0;
-      }
+      if (text.charCodeAt(open) === (ch === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) closeOf.set(open, i);
+      else stack.length = 0; // nothing open here can close any more
     }
   }
-  if (stack.length > 0 && firstUnclosed < 0) firstUnclosed = stack[0];
-  return firstUnclosed;
+  return stringStart;
 }
 
 const OPEN_BRACE = 123;
