@@ -83,8 +83,7 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
 
       let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
       if (decision === "native") {
-        const instance = (await withInstance(model!)).instance!;
-        constrained = { ...constrained, model: withBedrockOutputConfig(instance, bedrockOutputConfig(format)) as unknown as typeof request.model };
+        constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
       } else {
         constrained = { ...constrained, systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) };
       }
@@ -112,6 +111,17 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
   }
   const choice = strategyChoiceFor(model, { strategy: options.strategy, env: options.env });
   return choice.strategy === "tool" ? "delegate-tool" : choice.strategy;
+}
+
+/**
+ * The request's model sending `outputConfig` (an initChatModel model is built first); call options bound around it
+ * (`withConfig`) are kept, tools are left to createAgent.
+ */
+async function nativeModel(model: ModelDescription, format: OutputFormat): Promise<unknown> {
+  const resolved = await withInstance(model);
+  const derived = withBedrockOutputConfig(resolved.instance!, bedrockOutputConfig(format)) as { withConfig(options: object): unknown };
+  const { tools: _tools, tool_choice: _choice, ...callOptions } = resolved.callOptions;
+  return Object.keys(callOptions).length > 0 ? derived.withConfig(callOptions) : derived;
 }
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */

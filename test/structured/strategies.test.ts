@@ -331,6 +331,23 @@ describe("createAgent", () => {
     await expect(agentOn(s, THINKING, { strategy: "tool" }).invoke(input)).rejects.toThrow(/extended thinking is on/);
   });
 
+  it("a model bound with withConfig (thinking as a call option) keeps its options under native", async () => {
+    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
+    const agent = createAgent({
+      model: bedrockModel(s).withConfig(THINKING) as unknown as ReturnType<typeof bedrockModel>,
+      tools,
+      responseFormat: Weather,
+      middleware: [promptedStructuredOutputMiddleware()],
+    });
+    expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
+    expectSound(s);
+    for (const request of requestsOf(s)) {
+      expect(request.additionalModelRequestFields).toEqual(THINKING.additionalModelRequestFields);
+      expect(request.outputConfig).toBeDefined();
+      expect(forcedToolChoice(request)).toBe(false);
+    }
+  });
+
   it("Claude 4.1 with thinking: prompted (instructions, no tool choice)", async () => {
     const s = await stub({ script: [{ text: VALID }] });
     expect((await agentOn(s, { model: OPUS_41, ...THINKING }).invoke(input)).structuredResponse).toEqual(PARSED);
