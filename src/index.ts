@@ -56,7 +56,37 @@ export {
   isBedrockModel,
   cannotPrefill,
   needsPromptedStructuredOutput,
+  providerOfModel,
+  describeModels,
+  thinkingEnabled,
+  modelIdOf,
+  claudeVersionOf,
+  isModelChooser,
+  envSelectsBedrock,
   type BedrockDetectOptions,
-} from "./structured/detect";
-export { formatInstructions } from "./structured/instructions";
-export { parseStructuredAnswer, PromptedStructuredOutputError } from "./structured/parse";
+  type ClaudeVersion,
+  type ModelDescription,
+  type Env,
+} from "./models/detect";
+export { formatInstructions, correctionMessage } from "./structured/instructions";
+export { outputFormatOf, isOutputFormat, type OutputFormat, type JsonSchema, type Validation } from "./structured/format";
+export {
+  parseStructuredAnswer,
+  answerCandidates,
+  PromptedStructuredOutputError,
+  type ParsedAnswer,
+  type AnswerChoice,
+  type Candidate,
+  type CandidateSource,
+  type StructuredAttempt,
+} from "./structured/parse";
+export {
+  STRUCTURED_OUTPUT_TABLE,
+  structuredOutputStrategies,
+  type StructuredOutputStrategy,
+  type StrategyRule,
+  type StrategyChoice,
+  type StrategyOptions,
+} from "./structured/strategy";
+export { readableText, type FinalMessageOption, type StructuredResponseReport } from "./structured/final-message";
+export { bedrockOutputConfig, withBedrockOutputConfig, strictJsonSchema } from "./structured/constrained";

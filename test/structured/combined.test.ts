@@ -110,13 +110,13 @@ function expectHealedThread(messages: BaseMessage[], [lookupId, slowId]: string[
 }
 
 describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolCallRepairHook + withToolCallRepair ($name)", (kind) => {
-  async function setup(version: "v1" | "v2", options: { swap?: boolean; persist?: boolean; script?: ScriptedTurn[] } = {}) {
-    const { swap = true, persist = false, script = [PARALLEL_CALLS, fenced(FIRST), fenced(SECOND)] } = options;
+  async function setup(version: "v1" | "v2", options: { swap?: boolean; persist?: boolean; script?: ScriptedTurn[]; model?: string } = {}) {
+    const { swap = true, persist = false, script = [PARALLEL_CALLS, fenced(FIRST), fenced(SECOND)], model = LLAMA } = options;
     const stub = await stubWith(script);
     const inner = saverOf(kind);
     const bench = new ToolBench();
     const params = {
-      llm: bedrockModel(stub),
+      llm: bedrockModel(stub, { model }),
       tools: bench.all,
       responseFormat: Findings,
       version,
@@ -187,6 +187,21 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
     // The corrective call does not go through the preModelHook: it repairs its own request.
     expect(bedrockShape(env.stub.requests[2]).slice(0, 3)).toEqual(bedrockShape(env.stub.requests[1]).slice(0, 3));
     expect(lastRole(env.stub.requests[2])).toBe("user");
+    expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+  });
+
+  it("native (Claude 4.6): the constrained call after the answer repairs its own request and ends on a user turn", async () => {
+    const env = await setup("v2", { model: "us.anthropic.claude-sonnet-4-6-v1:0", script: [PARALLEL_CALLS, { text: "alpha and beta" }, { text: JSON.stringify(FIRST) }] });
+    const callIds = await env.abortFirstTurn();
+    const result = await env.agent.invoke(say("second"), threadConfig(THREAD));
+    expect(env.stub.rejections).toEqual([]);
+    expect(env.stub.calls).toBe(3);
+    expect(result.structuredResponse).toEqual(FIRST);
+    const structured = env.stub.requests[2] as { outputConfig?: unknown };
+    expect(structured.outputConfig).toBeDefined();
+    expect(lastRole(structured)).toBe("user");
+    // The abandoned calls are closed in the structured request as in the agent's own (through the hook).
+    expect(bedrockShape(env.stub.requests[2]).slice(0, 3)).toEqual(bedrockShape(env.stub.requests[1]).slice(0, 3));
     expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
   });
 

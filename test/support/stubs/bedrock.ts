@@ -8,6 +8,7 @@ import { ChatBedrockConverse, type ChatBedrockConverseInput } from "@langchain/a
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { ServerResponse } from "node:http";
 import { validateBedrockConverse } from "../../../src/validate/payload";
+import { constrainedTurn, structuredOutputViolations } from "./bedrock-structured";
 import {
   createTurnSource,
   resolveToolCalls,
@@ -32,11 +33,11 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     const route = ROUTE.exec(path);
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
-    const violation = log.record(body, validateBedrockConverse(body, validation));
+    const violation = log.record(body, [...validateBedrockConverse(body, validation), ...structuredOutputViolations(route[1], body)]);
     if (violation) {
       return awsError(400, "ValidationException", violation.message);
     }
-    const turn = nextTurn(body);
+    const turn = constrainedTurn(nextTurn(body), body);
     return route[2] === "converse" ? converseReply(turn) : converseStreamReply(turn);
   });
 
