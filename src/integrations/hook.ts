@@ -13,9 +13,15 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions, ToolCallRepair } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { RequestRepairers } from "./request-repairers";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
 
 export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
+  /**
+   * The agent's model (what you pass as createReactAgent's `llm`): without `provider`, requests are repaired for
+   * its provider (ChatBedrockConverse means Bedrock, ...). Neither given: `"strict"`.
+   */
+  model?: unknown;
   /**
    * Also write the structural repairs to `messages` in state (persisted), not only to the model's input.
    * Default false. Provider shaping is never persisted.
@@ -35,14 +41,15 @@ export type ToolCallRepairHookFunction = (
 
 /**
  * A preModelHook that repairs the tool-call history before each model call of createReactAgent.
- * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), `provider: "strict"`.
+ * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), the provider of
+ * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  const { persist = false, onRepair, onError, ...repairOptions } = options;
+  const { persist = false, model, onRepair, onError, ...repairOptions } = options;
   if (typeof persist !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: persist must be a boolean");
   const reporting: RepairReporting = { onRepair, onError };
-  const request = createRepairer({ ...repairOptions, level: "request" });
+  const request = new RequestRepairers(repairOptions).for(model);
   const stored = persist ? createRepairer({ ...repairOptions, level: "structural" }) : undefined;
 
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {

@@ -10,6 +10,7 @@ import { createMiddleware } from "langchain";
 import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { RequestRepairers } from "./request-repairers";
 import { replaceAllMessages } from "./state-update";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
@@ -25,14 +26,16 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
 
 /**
  * Middleware that heals the stored thread on new input and repairs every model request.
- * Defaults: both on, `trailing: "answer"` (both run right before a model call), `provider: "strict"`.
+ * Defaults: both on, `trailing: "answer"` (both run right before a model call). Without `provider`, each
+ * request is repaired for the provider of its model (`request.model`: ChatBedrockConverse means Bedrock, ...),
+ * `"strict"` when the model is not one this package knows.
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
   const { healOnInput = true, repairModelRequest = true, name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME, onRepair, onError, ...repairOptions } = options;
   const reporting: RepairReporting = { onRepair, onError };
   const stored = createRepairer({ ...repairOptions, level: "structural" });
-  const forRequest = createRepairer({ ...repairOptions, level: "request" });
+  const forRequest = new RequestRepairers(repairOptions);
 
   return createMiddleware({
     name,
@@ -54,8 +57,9 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
       ? async (request, handler) => {
           const fixed = await orFallback(
             async () => {
-              if (forRequest.isClean(request.messages)) return request;
-              const { messages: repaired, repairs } = forRequest.repair(request.messages);
+              const repairer = forRequest.for(request.model);
+              if (repairer.isClean(request.messages)) return request;
+              const { messages: repaired, repairs } = repairer.repair(request.messages);
               if (repairs.length === 0) return request;
               await reportRepairs(repairs, reporting);
               return { ...request, messages: repaired };
