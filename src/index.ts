@@ -30,7 +30,7 @@ export {
   type PayloadViolation,
   type AnthropicValidationOptions,
   type BedrockValidationOptions,
-} from "./validate/payload";
+} from "./validate";
 
 export {
   findSafeSummarizationBoundary,

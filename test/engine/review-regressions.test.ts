@@ -9,7 +9,7 @@ import { repairToolCalls } from "../../src/engine/repair";
 import { findToolCallProblems } from "../../src/engine/problems";
 import { isCleanHistory } from "../../src/engine/clean";
 import { profileFor } from "../../src/engine/profiles";
-import { validateOpenAIResponsesInput } from "../../src/validate/payload";
+import { validateOpenAIResponsesInput } from "../../src/validate";
 import type { Provider } from "../../src/types";
 
 /** The fast path agrees with the finders, and repair converges in one run. */

@@ -6,7 +6,7 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate/payload";
+} from "../../src/validate";
 
 const only = (violations: PayloadViolation[], rule: string) => violations.filter((v) => v.rule === rule);
 

@@ -6,7 +6,7 @@
 import { ChatAnthropic, type AnthropicInput } from "@langchain/anthropic";
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { ServerResponse } from "node:http";
-import { validateAnthropicMessages } from "../../../src/validate/payload";
+import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
   randomIdSuffix,

@@ -6,7 +6,7 @@
  */
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import type { ServerResponse } from "node:http";
-import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate/payload";
+import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate";
 import {
   createTurnSource,
   randomIdSuffix,
