@@ -63,6 +63,7 @@ export function validateAnthropicMessages(
     violations.push({
       rule: "A8",
       path: `messages.${list.length - 1}`,
+      payloadIndex: list.length - 1,
       message: "This model does not support assistant message prefill. The conversation must end with a user message.",
     });
   }
@@ -81,6 +82,7 @@ function checkAnthropicContent(list: unknown[], out: PayloadViolation[]): void {
         out.push({
           rule: "A9",
           path: `messages.${index}`,
+          payloadIndex: index,
           message: `messages.${index}: all messages must have non-empty content except for the optional final assistant message`,
         });
       }
@@ -92,6 +94,7 @@ function checkAnthropicContent(list: unknown[], out: PayloadViolation[]): void {
       out.push({
         rule: "A9",
         path: `messages.${index}.content.${position}`,
+        payloadIndex: index,
         message:
           block.text === "" ? "text content blocks must be non-empty" : "text content blocks must contain non-whitespace text",
       });
@@ -112,10 +115,11 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
           out.push({
             rule: "A6",
             path: `${at}.tool_use.id`,
+            payloadIndex: index,
             message: `${at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
           });
         }
-        if (seen.has(id)) out.push({ rule: "A4", path: at, message: `${at}: \`tool_use\` ids must be unique` });
+        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, message: `${at}: \`tool_use\` ids must be unique` });
         seen.add(id);
       } else if (block.type === "tool_result") {
         const id = asString(block.tool_use_id) ?? "";
@@ -123,6 +127,7 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
           out.push({
             rule: "A6",
             path: `${at}.tool_result.tool_use_id`,
+            payloadIndex: index,
             message: `${at}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
           });
         }
@@ -150,6 +155,8 @@ function checkAnthropicToolUsesAnswered(turn: MergedTurn, next: MergedTurn | und
     out.push({
       rule: "A1",
       path: `messages.${index}`,
+      payloadIndex: index,
+      toolCallIds: missing.map(toolUseIdOf),
       message: `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing
         .map(toolUseIdOf)
         .join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
@@ -162,6 +169,7 @@ function checkAnthropicToolUsesAnswered(turn: MergedTurn, next: MergedTurn | und
       out.push({
         rule: "A3",
         path: `messages.${next.messages[0]}`,
+        payloadIndex: next.messages[0],
         message: `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`,
       });
     }
@@ -178,12 +186,16 @@ function checkAnthropicToolResults(turn: MergedTurn, previous: MergedTurn | unde
       out.push({
         rule: "A2",
         path: blockPath(result),
+        payloadIndex: result.message,
+        toolCallIds: [id],
         message: `${blockPath(result)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
       });
     } else if (seen.has(id)) {
       out.push({
         rule: "A5",
         path: blockPath(result),
+        payloadIndex: result.message,
+        toolCallIds: [id],
         message: `each tool_use must have a single result. Found multiple \`tool_result\` blocks with id: ${id}`,
       });
     }

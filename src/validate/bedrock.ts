@@ -37,6 +37,7 @@ export function validateBedrockConverse(
     violations.push({
       rule: "B5",
       path: "messages.0",
+      payloadIndex: 0,
       message:
         "A conversation must start with a user message. Try again with a conversation that starts with a user message.",
     });
@@ -51,6 +52,7 @@ export function validateBedrockConverse(
     violations.push({
       rule: "B7",
       path: `messages.${list.length - 1}`,
+      payloadIndex: list.length - 1,
       message:
         "The model returned the following errors: This model does not support assistant message prefill. The conversation must end with a user message.",
     });
@@ -81,27 +83,29 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
     out.push({
       rule: "B9",
       path: `messages.${index}`,
+      payloadIndex: index,
       message: `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`,
     });
     return;
   }
-  checkBedrockBlankText(content, `messages.${index}.content`, out);
+  checkBedrockBlankText(content, index, `messages.${index}.content`, out);
   content.forEach((block, position) => {
     const member = `messages.${index}.member.content.${position}.member`;
     const at = `messages.${index}.content.${position}`;
     const use = toolUseOf(block);
     if (use) {
-      checkBedrockName(use.toolUseId, `${member}.toolUse.toolUseId`, out);
-      checkBedrockName(use.name, `${member}.toolUse.name`, out);
+      checkBedrockName(use.toolUseId, index, `${member}.toolUse.toolUseId`, out);
+      checkBedrockName(use.name, index, `${member}.toolUse.name`, out);
     }
     const result = toolResultOf(block);
     if (result) {
-      checkBedrockName(result.toolUseId, `${member}.toolResult.toolUseId`, out);
-      checkBedrockBlankText(result.content, `${at}.toolResult.content`, out);
+      checkBedrockName(result.toolUseId, index, `${member}.toolResult.toolUseId`, out);
+      checkBedrockBlankText(result.content, index, `${at}.toolResult.content`, out);
       if (result.status === "error" && asArray(result.content).length === 0) {
         out.push({
           rule: "B10",
           path: `${at}.toolResult`,
+          payloadIndex: index,
           message: `The content field at ${at}.toolResult cannot be empty when status value is error.`,
         });
       }
@@ -113,27 +117,28 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
  * B8: blank text blocks, in a message and (reported by users, same wording assumed) inside a toolResult,
  * where an empty ToolMessage ends up as `{ text: "" }`.
  */
-function checkBedrockBlankText(blocks: unknown, at: string, out: PayloadViolation[]): void {
+function checkBedrockBlankText(blocks: unknown, index: number, at: string, out: PayloadViolation[]): void {
   asArray(blocks).forEach((block, position) => {
     if (!isDict(block) || typeof block.text !== "string" || !isBlank(block.text)) return;
     const path = `${at}.${position}`;
     out.push({
       rule: "B8",
       path,
+      payloadIndex: index,
       message: `The text field in the ContentBlock object at ${path} is blank. Add text to the text field, and try again.`,
     });
   });
 }
 
 /** B4: 1 to 64 characters of `[a-zA-Z0-9_-]`, reported the way AWS request validation words it. */
-function checkBedrockName(value: unknown, path: string, out: PayloadViolation[]): void {
+function checkBedrockName(value: unknown, index: number, path: string, out: PayloadViolation[]): void {
   const text = asString(value) ?? "";
   let constraint: string | undefined;
   if (text.length < 1) constraint = "Member must have length greater than or equal to 1";
   else if (text.length > BEDROCK_ID_MAX) constraint = `Member must have length less than or equal to ${BEDROCK_ID_MAX}`;
   else if (!NAME_PATTERN.test(text)) constraint = "Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+";
   if (constraint === undefined) return;
-  out.push({ rule: "B4", path, message: `Value at '${path}' failed to satisfy constraint: ${constraint}` });
+  out.push({ rule: "B4", path, payloadIndex: index, message: `Value at '${path}' failed to satisfy constraint: ${constraint}` });
 }
 
 /** B6: reported once, at the first repeated role. */
@@ -145,6 +150,7 @@ function checkBedrockAlternation(list: unknown[], index: number, out: PayloadVio
   out.push({
     rule: "B6",
     path: `messages.${index}`,
+    payloadIndex: index,
     message:
       "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
   });
@@ -165,6 +171,7 @@ function checkBedrockToolResultsAfter(list: unknown[], index: number, out: Paylo
     out.push({
       rule: "B2",
       path: `messages.${index}.content`,
+      payloadIndex: index,
       message: `The number of toolResult blocks at messages.${index}.content exceeds the number of toolUse blocks of previous turn.`,
     });
   }
@@ -182,6 +189,8 @@ function checkBedrockToolResultsAfter(list: unknown[], index: number, out: Paylo
     out.push({
       rule: "B1",
       path: `messages.${index + 1}.content`,
+      payloadIndex: index + 1,
+      toolCallIds: missing,
       message: `Expected toolResult blocks at messages.${index + 1}.content for the following Ids: ${missing.join(", ")}`,
     });
   }

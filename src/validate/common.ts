@@ -14,6 +14,10 @@ export interface PayloadViolation {
   message: string;
   /** Where in the payload, e.g. "messages[2]" or "messages.2.content". */
   path?: string;
+  /** The payload entry concerned (`messages[N]`, `messages.N`, `input[N]`, `contents[N]`): N. */
+  payloadIndex?: number;
+  /** The ids the message names, in its order (tool call ids; for R5 the Responses item id). */
+  toolCallIds?: string[];
 }
 
 export type Dict = Record<string, unknown>;

@@ -27,6 +27,7 @@ export function validateGeminiContents(contents: unknown): PayloadViolation[] {
       violations.push({
         rule: "G1",
         path,
+        payloadIndex: index,
         message:
           "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
       });
@@ -35,6 +36,7 @@ export function validateGeminiContents(contents: unknown): PayloadViolation[] {
       violations.push({
         rule: "G2",
         path,
+        payloadIndex: index,
         message: "Please ensure that function response turn comes immediately after a function call turn.",
       });
     }
@@ -44,6 +46,7 @@ export function validateGeminiContents(contents: unknown): PayloadViolation[] {
       violations.push({
         rule: "G3",
         path: `contents[${index + 1}]`,
+        payloadIndex: index + 1,
         message:
           "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
       });
@@ -55,6 +58,7 @@ export function validateGeminiContents(contents: unknown): PayloadViolation[] {
     violations.push({
       rule: "G5",
       path: `contents[${list.length - 1}]`,
+      payloadIndex: list.length - 1,
       message: "Please ensure that single turn requests end with a user role or the role field is empty.",
     });
   }

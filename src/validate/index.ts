@@ -8,3 +8,4 @@ export { validateOpenAIResponsesInput } from "./openai-responses";
 export { validateAnthropicMessages, type AnthropicValidationOptions } from "./anthropic";
 export { validateBedrockConverse, type BedrockValidationOptions } from "./bedrock";
 export { validateGeminiContents } from "./gemini";
+export { payloadPositions, messageIndexAt, WIRE_FORMATS, type WireFormat, type PayloadPositions } from "./positions";

@@ -33,6 +33,7 @@ function checkOpenAIToolCallShapes(message: Dict, index: number, out: PayloadVio
       out.push({
         rule: "O4",
         path,
+        payloadIndex: index,
         message: `Invalid '${path}': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but got a string with length ${id.length} instead.`,
       });
     }
@@ -42,6 +43,7 @@ function checkOpenAIToolCallShapes(message: Dict, index: number, out: PayloadVio
       out.push({
         rule: "O5",
         path,
+        payloadIndex: index,
         message: `Invalid '${path}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
       });
     }
@@ -66,6 +68,8 @@ function checkOpenAIAnswered(list: unknown[], message: Dict, index: number, out:
     out.push({
       rule: "O1",
       path: `messages[${index}]`,
+      payloadIndex: index,
+      toolCallIds: missing,
       message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(", ")}`,
     });
   }
@@ -95,6 +99,7 @@ function checkOpenAIToolMessage(
     out.push({
       rule: "O2",
       path: `messages[${index}]`,
+      payloadIndex: index,
       message:
         "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
     });
@@ -105,6 +110,8 @@ function checkOpenAIToolMessage(
     out.push({
       rule: "O3",
       path: `messages[${index}]`,
+      payloadIndex: index,
+      toolCallIds: [id],
       message: `Invalid parameter: Duplicate value for 'tool_call_id' of '${id}', in messages[${earlier}] and messages[${index}].`,
     });
   } else {

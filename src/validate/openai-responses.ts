@@ -22,7 +22,7 @@ export function validateOpenAIResponsesInput(input: unknown): PayloadViolation[]
 
   items.forEach((item, index) => {
     if (!isDict(item)) return;
-    checkResponsesItemId(item, itemIdsSoFar, violations);
+    checkResponsesItemId(item, index, itemIdsSoFar, violations);
     const callId = asString(item.call_id);
     if (item.type === "function_call" || item.type === "function_call_output") {
       checkResponsesCallIdLength(callId, index, violations);
@@ -33,6 +33,8 @@ export function validateOpenAIResponsesInput(input: unknown): PayloadViolation[]
         violations.push({
           rule: "R1",
           path: `input[${index}]`,
+          payloadIndex: index,
+          toolCallIds: [callId],
           message: `No tool output found for function call ${callId}.`,
         });
       }
@@ -41,6 +43,8 @@ export function validateOpenAIResponsesInput(input: unknown): PayloadViolation[]
       violations.push({
         rule: "R2",
         path: `input[${index}]`,
+        payloadIndex: index,
+        ...(callId !== undefined ? { toolCallIds: [callId] } : {}),
         message: `No tool call found for function call output with call_id ${callId ?? ""}.`,
       });
     }
@@ -48,12 +52,14 @@ export function validateOpenAIResponsesInput(input: unknown): PayloadViolation[]
   return violations;
 }
 
-function checkResponsesItemId(item: Dict, seen: Set<string>, out: PayloadViolation[]): void {
+function checkResponsesItemId(item: Dict, index: number, seen: Set<string>, out: PayloadViolation[]): void {
   const id = asString(item.id);
   if (id === undefined) return;
   if (seen.has(id)) {
     out.push({
       rule: "R5",
+      payloadIndex: index,
+      toolCallIds: [id],
       message: `Duplicate item found with id ${id}. Remove duplicate items from your input and try again.`,
     });
   }
@@ -66,6 +72,7 @@ function checkResponsesCallIdLength(callId: string | undefined, index: number, o
   out.push({
     rule: "R3",
     path,
+    payloadIndex: index,
     message: `Invalid '${path}': string too long. Expected a string with maximum length ${RESPONSES_CALL_ID_MAX}, but got a string with length ${callId.length} instead.`,
   });
 }
