@@ -33,6 +33,15 @@ export {
 } from "./validate";
 
 export {
+  payloadPositions,
+  messageIndexAt,
+  WIRE_FORMATS,
+  type WireFormat,
+  type PayloadPositions,
+} from "./validate";
+export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
+
+export {
   findSafeSummarizationBoundary,
   splitAtBoundary,
   approximateTokenCounter,
