@@ -40,6 +40,7 @@ export {
   type PayloadPositions,
 } from "./validate";
 export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
+export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
 
 export {
   findSafeSummarizationBoundary,
