@@ -41,6 +41,8 @@ export {
 } from "./validate";
 export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
 export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
+export { rejectionDiagnosisOf, REJECTION_DIAGNOSIS_KEY, type RejectionDiagnosis } from "./recovery/retry";
+export { withRejectionRecovery, recoversFromRejections, type RejectionRecoveryOptions } from "./integrations/model-recovery";
 
 export {
   findSafeSummarizationBoundary,

@@ -34,6 +34,7 @@ const POSITION_AFTER = 256;
 const MAX_CAUSE_DEPTH = 8;
 
 interface Found {
+  shared?: boolean;
   rule: string;
   kind: RejectionKind;
   provider: RejectingProvider;
@@ -55,6 +56,8 @@ interface TextRule {
   read?: (text: string, at: number, anchor: string) => Partial<Found> | undefined;
   /** Which position near the anchor names the payload entry. Default: the first. */
   position?: "first" | "last" | "none";
+  /** Several providers send this text: the caller's `provider` decides when the error's shape does not. */
+  shared?: boolean;
 }
 
 // --- bounded readers ---------------------------------------------------------------------------------------
@@ -277,6 +280,7 @@ const RULES: TextRule[] = [
     kind: "must_end_with_user",
     provider: "anthropic",
     anchors: ["does not support assistant message prefill"],
+    shared: true,
     read: (text) => (text.includes("The model returned the following errors") ? { rule: "B7", provider: "bedrock" } : {}),
   },
   { rule: "B7", kind: "must_end_with_user", provider: "bedrock", anchors: ["requires the last turn in the conversation to be a user message"] },
@@ -329,7 +333,7 @@ function matchText(text: string): (Found & { at: number }) | undefined {
       if (at === -1) continue;
       const read = rule.read ? rule.read(text, at, anchor) : {};
       if (read === undefined) continue;
-      const found: Found & { at: number } = { rule: rule.rule, kind: rule.kind, provider: rule.provider, ...read, at };
+      const found: Found & { at: number } = { rule: rule.rule, kind: rule.kind, provider: rule.provider, shared: rule.shared, ...read, at };
       if (found.position === undefined && rule.position !== "none") {
         const near = positionsNear(text, at, anchor.length);
         found.position = rule.position === "last" ? near[near.length - 1] : near[0];
@@ -432,7 +436,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   }
   if (!found) return undefined;
 
-  const provider = senderOf(found.provider, options.provider, shape);
+  const provider = senderOf(found, options.provider, shape);
   const position = found.position ?? positionIn(param);
   const rejection: ProviderRejection = {
     provider,
@@ -449,14 +453,19 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   return rejection;
 }
 
-/** Who sent it: the text's provider, unless the caller or the error's shape says otherwise. */
-function senderOf(fromText: RejectingProvider, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
+/**
+ * Who sent it. The error's shape (an AWS SDK error, the Anthropic or OpenAI SDK's body) is evidence; a text
+ * only one provider sends is too; the caller's `provider` only decides texts several providers send (the
+ * caller may be wrong: a thread repaired for OpenAI and sent to Bedrock is the case recovery exists for).
+ */
+function senderOf(found: Found, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
+  const fromText = found.provider;
   if (fromText === "langgraph") return fromText;
-  const said = called !== undefined && called !== "strict" ? called : shape;
-  if (said === undefined) return fromText;
-  // The text tells Chat Completions from Responses better than the caller can (ChatOpenAI switches itself).
   const openAI = (p: RejectingProvider) => p === "openai" || p === "openai-responses";
-  return openAI(said) && openAI(fromText) ? fromText : said;
+  // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
+  if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
+  if (found.shared && called !== undefined && called !== "strict") return called;
+  return fromText;
 }
 
 function keptText(text: string, at: number): string {

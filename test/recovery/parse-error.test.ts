@@ -247,8 +247,9 @@ describe("ids as providers and adapters write them", () => {
   });
 });
 
+const B1 = "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_a";
+
 describe("error shapes", () => {
-  const B1 = "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_a";
 
   it("a bare string and a plain Error", () => {
     expect(parseToolPairingError(B1)?.toolCallIds).toEqual(["tooluse_a"]);
@@ -288,10 +289,15 @@ describe("error shapes", () => {
     expect(parseToolPairingError(wrapped)).toMatchObject({ provider: "bedrock", toolCallIds: ["tooluse_a"] });
   });
 
-  it("the caller's provider decides shared texts, the text decides Chat Completions from Responses", () => {
+  it("the caller's provider decides only texts several providers send; the error's shape and the text win", () => {
     const prefill = "This model does not support assistant message prefill. The conversation must end with a user message.";
     expect(parse(prefill, { provider: "bedrock" })?.provider).toBe("bedrock");
+    expect(parse(prefill)?.provider).toBe("anthropic");
     expect(parse("No tool output found for function call call_x.", { provider: "openai" })?.provider).toBe("openai-responses");
+    // A thread repaired for OpenAI, sent to Bedrock: the caller says openai, the error says Bedrock.
+    expect(parse(B1, { provider: "openai" })?.provider).toBe("bedrock");
+    const aws = Object.assign(new Error(prefill), { name: "ValidationException", $metadata: { httpStatusCode: 400 } });
+    expect(parseToolPairingError(aws, { provider: "anthropic" })?.provider).toBe("bedrock");
   });
 });
 
