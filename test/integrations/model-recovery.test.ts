@@ -142,6 +142,23 @@ describe("streaming", () => {
     expect(stub.calls).toBe(2);
   });
 
+  it("streamEvents() without a version (the content-block event protocol): ChatOpenAI's own event stream, recovered", async () => {
+    const stub = await track(startOpenAIStub({ script: [{ text: "Tomorrow too." }], extraRule: droppedLargeResults("openai", 1000) }));
+    const stream = withRejectionRecovery(openAIModel(stub)).streamEvents(threadWithLargeResult());
+    const events: string[] = [];
+    for await (const event of stream) events.push(event.event);
+    expect(events).toContain("content-block-delta");
+    expect((await stream).text).toBe("Tomorrow too.");
+    expect(stub.calls).toBe(2);
+  });
+
+  it("streamEvents() without a version on a model without its own event stream (ChatAnthropic): recovered through its chunks", async () => {
+    const stub = await track(startAnthropicStub({ script: [{ text: "Tomorrow too." }] }));
+    const stream = withRejectionRecovery(anthropicModel(stub)).streamEvents(threadFromAnotherProvider());
+    expect((await stream).text).toBe("Tomorrow too.");
+    expect(stub.calls).toBe(2);
+  });
+
   it("an error after the first chunk is passed on as it is: no retry (the chunks already reached the caller)", async () => {
     const model = new MidStreamFailure({});
     const recovering = withRejectionRecovery(model);
