@@ -402,7 +402,6 @@ export function parseToolPairingError(error: unknown, options: ParseToolPairingE
     return parse(error, options);
   } catch {
     // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
-    // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
     return undefined;
   }
 }

@@ -27,7 +27,7 @@ import {
   type RunningStub,
   type StubOptions,
 } from "../support/stubs";
-import { bedrockShape, callWeather, customEventsOf, rejectionOf, shapeOf, stubTracker, weatherTool } from "./fixtures";
+import { bedrockShape, customEventsOf, rejectionOf, shapeOf, stubTracker, weatherTool } from "./fixtures";
 
 const track = stubTracker();
 const thread = (id: string) => ({ configurable: { thread_id: id } });
