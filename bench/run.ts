@@ -2,8 +2,9 @@
 import { runEngineBench } from "./engine";
 import { runCheckpointerBench } from "./checkpointer";
 import { runStructuredBench } from "./structured";
+import { runRecoveryBench } from "./recovery";
 
-const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench];
+const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench, runRecoveryBench];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of sections) {

@@ -39,7 +39,19 @@ export {
   type PayloadViolation,
   type AnthropicValidationOptions,
   type BedrockValidationOptions,
-} from "./validate/payload";
+} from "./validate";
+
+export {
+  payloadPositions,
+  messageIndexAt,
+  WIRE_FORMATS,
+  type WireFormat,
+  type PayloadPositions,
+} from "./validate";
+export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
+export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
+export { rejectionDiagnosisOf, REJECTION_DIAGNOSIS_KEY, type RejectionDiagnosis } from "./recovery/retry";
+export { withRequestRepair, repairsRequests, type RequestRepairOptions } from "./integrations/model-wrapper";
 
 export {
   findSafeSummarizationBoundary,

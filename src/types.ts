@@ -123,6 +123,8 @@ export interface ToolCallRepair {
   newToolCallId?: string;
   /** One sentence a person can read. */
   detail: string;
+  /** Set on repairs made because a provider rejected the request: the rejection, as parsed. */
+  rejection?: ProviderRejection;
 }
 
 /** What to do with calls that have no result. */
@@ -188,4 +190,88 @@ export interface RepairResult<M = BaseMessage> {
   /** The input array itself when `repairs` is empty; otherwise a new array whose untouched messages are the input's objects. */
   messages: M[];
   repairs: ToolCallRepair[];
+}
+
+/**
+ * Who rejected a request, as told by the error: a provider's wire format, LangGraph's own history check
+ * (`INVALID_CHAT_HISTORY`), or `"unknown"` when the text is recognised but its sender is not.
+ */
+export type RejectingProvider = Exclude<Provider, "strict"> | "langgraph" | "unknown";
+
+/**
+ * What a provider's error says is wrong with the history. Rule ids are those of docs/provider-rules.md.
+ */
+export type RejectionKind =
+  /** Tool calls without their results right after them (O1, R1, A1, B1, LangGraph `INVALID_CHAT_HISTORY`). */
+  | "missing_results"
+  /** Tool results without their call in the message before (O2, R2, A2, B2, G2). */
+  | "unexpected_results"
+  /** Tool results not at the start of the user turn that follows the calls (A3). */
+  | "results_not_first"
+  /** A call answered more than once (O3, A5). */
+  | "duplicate_results"
+  /** A tool call id (or Responses item id) used twice (A4, R5). */
+  | "duplicate_ids"
+  /** A tool call id breaking the provider's pattern or length (O4, R3, A6, B4). */
+  | "invalid_id"
+  /** A tool name breaking the provider's pattern (O5, B4). */
+  | "invalid_tool_name"
+  /** Fewer or more function responses than function calls (G3). */
+  | "result_count_mismatch"
+  /** A function call turn not right after a user or function response turn (G1). */
+  | "misplaced_calls"
+  /** The first message is not a user message (B5). */
+  | "must_start_with_user"
+  /** Two user or two assistant turns in a row (B6). */
+  | "roles_must_alternate"
+  /** The request ends on an assistant turn for a model without prefill (A8, B7, G5). */
+  | "must_end_with_user"
+  /** A message with empty content, or an error result without content (A9, B9, B10). */
+  | "empty_content"
+  /** A text block that is empty or white space (A9, B8). */
+  | "blank_text"
+  /** Tool blocks in the history but no tools in the request (B3). */
+  | "tool_config_missing"
+  /** With extended thinking, the last assistant turn does not start with its thinking block (A10). */
+  | "thinking_block_required"
+  /** A content block the adapter cannot send, e.g. Anthropic blocks on ChatBedrockConverse (A12, thrown locally). */
+  | "unsupported_content_block";
+
+export const REJECTION_KINDS: readonly RejectionKind[] = [
+  "missing_results",
+  "unexpected_results",
+  "results_not_first",
+  "duplicate_results",
+  "duplicate_ids",
+  "invalid_id",
+  "invalid_tool_name",
+  "result_count_mismatch",
+  "misplaced_calls",
+  "must_start_with_user",
+  "roles_must_alternate",
+  "must_end_with_user",
+  "empty_content",
+  "blank_text",
+  "tool_config_missing",
+  "thinking_block_required",
+  "unsupported_content_block",
+];
+
+/** A provider's rejection of a request's history, read out of the error it threw (`parseToolPairingError`). */
+export interface ProviderRejection {
+  provider: RejectingProvider;
+  kind: RejectionKind;
+  /** Rule id of docs/provider-rules.md the text belongs to (e.g. `"B1"`), or `"INVALID_CHAT_HISTORY"`. */
+  rule: string;
+  /**
+   * Every id the text names, in order. These are tool call ids, except for R5 (a Responses item id, `fc_...`).
+   * Empty when the text names none (it may name a position instead).
+   */
+  toolCallIds: string[];
+  /** The LangChain message the position refers to, when the text names one and the sent messages were given. */
+  messageIndex?: number;
+  /** The position the text names in the provider's payload (`messages.2`, `messages[7]`, `input[95]`). */
+  payloadIndex?: number;
+  /** The provider's error text (at most 4,096 characters). */
+  text: string;
 }

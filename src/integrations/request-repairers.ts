@@ -10,8 +10,12 @@ import type { RepairOptions } from "../types";
 export class RequestRepairers {
   private readonly byTarget = new Map<string, Repairer>();
   private readonly fixed: Repairer | undefined;
+  private readonly options: Omit<RepairOptions, "level" | "onRepair">;
 
-  constructor(private readonly options: Omit<RepairOptions, "level" | "onRepair">) {
+  /** `options.onRepair` is not passed on: surfaces report what these repairers return (each repair once). */
+  constructor(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
+    const { onRepair: _reportedBySurface, onError: _handledBySurface, ...options } = input;
+    this.options = options;
     // Validate the options now (a bad value fails when the surface is built, not at the first model call).
     const validated = createRepairer({ ...options, level: "request" });
     this.fixed = options.provider !== undefined ? validated : undefined;

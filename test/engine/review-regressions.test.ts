@@ -5,10 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { convertMessagesToResponsesInput } from "@langchain/openai";
-import { repairToolCalls } from "../../src/engine";
-import { findToolCallProblems } from "../../src/engine";
-import { isCleanHistory } from "../../src/engine";
-import { validateOpenAIResponsesInput } from "../../src/validate/payload";
+import { findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
+import { validateOpenAIResponsesInput } from "../../src/validate";
 import type { Provider } from "../../src/types";
 
 /** The fast path agrees with the finders, and repair converges in one run. */

@@ -17,8 +17,8 @@ import { TOOL_CALL_REPAIR_EVENT } from "../../src/integrations/events";
 import { toolCallRepairNode } from "../../src/integrations/node";
 import { NO_UPDATE, replaceAllMessages, withUniqueIds } from "../../src/integrations/state-update";
 import { isSyntheticResult } from "../../src/messages/inspect";
-import type { Provider, ToolCallRepair } from "../../src/types";
-import { createRepairer } from "../../src/engine";
+import type { ToolCallRepair } from "../../src/types";
+import { withRequestRepair } from "../../src/integrations/model-wrapper";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../support/stubs";
 import {
   bedrockShape,
@@ -38,20 +38,11 @@ const track = stubTracker();
 
 type ChatModel = Runnable<BaseMessage[], AIMessage>;
 
-/**
- * START -> [repair] -> agent -> tools -> [repair] -> agent ...; without `repair` the node is left out. With
- * `shapeFor`, the agent node shapes each request for that provider (what is never stored).
- */
-function agentGraph(
-  model: ChatModel,
-  tools: ReturnType<typeof weatherTool>["getWeather"][],
-  repair?: ReturnType<typeof toolCallRepairNode>,
-  shapeFor?: Provider,
-) {
+/** START -> [repair] -> agent -> tools -> [repair] -> agent ...; without `repair` the node is left out. */
+function agentGraph(model: ChatModel, tools: ReturnType<typeof weatherTool>["getWeather"][], repair?: ReturnType<typeof toolCallRepairNode>) {
   const entry = repair ? "repair" : "agent";
-  const shaper = shapeFor ? createRepairer({ provider: shapeFor }) : undefined;
   const graph = new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [await model.invoke(shaper ? shaper.repair(state.messages).messages : state.messages)] }))
+    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
     .addNode("tools", new ToolNode(tools))
     .addNode("repair", repair ?? (() => ({})))
     .addEdge(START, entry)
@@ -61,17 +52,21 @@ function agentGraph(
   return graph.compile({ checkpointer: new MemorySaver() });
 }
 
-/** A thread whose run was aborted mid-tool, then given a new question (the incident). */
+/**
+ * A thread whose run was aborted mid-tool, then given a new question (the incident). With `wrapModel`, the
+ * model node's model repairs each request for its provider (what is never stored).
+ */
 async function abandonedThread(
   stub: RunningStub,
   makeModel: (stub: RunningStub) => { bindTools: Function },
   withNode: boolean,
   onRepair?: (r: ToolCallRepair) => void,
-  shapeFor?: Provider,
+  wrapModel = false,
 ) {
   const { getWeather, gate } = weatherTool();
-  const model = (makeModel(stub).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
-  const graph = agentGraph(model, [getWeather], withNode ? toolCallRepairNode({ onRepair }) : undefined, shapeFor);
+  const base = wrapModel ? withRequestRepair(makeModel(stub) as never) : makeModel(stub);
+  const model = ((base as { bindTools: Function }).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
+  const graph = agentGraph(model, [getWeather], withNode ? toolCallRepairNode({ onRepair }) : undefined);
   const config = { configurable: { thread_id: "incident" } };
   gate.abortNextCall = true;
   await runUntilAborted(() => graph.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...config, signal: gate.controller.signal }));
@@ -102,10 +97,10 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B6"]);
   });
 
-  it("with the node and the request shaped for Bedrock, the call succeeds and only the structural fix is persisted", async () => {
+  it("with the node and withRequestRepair on the model, the Bedrock call succeeds and only the structural fix is persisted", async () => {
     const stub = await track(startBedrockStub({ script: [callWeather] }));
     const repairs: ToolCallRepair[] = [];
-    const { graph, config, gate } = await abandonedThread(stub, bedrockModel, true, (r) => repairs.push(r), "bedrock");
+    const { graph, config, gate } = await abandonedThread(stub, bedrockModel, true, (r) => repairs.push(r), true);
     const result = await graph.invoke({ messages: [new HumanMessage("never mind")] }, config);
 
     expect(result.messages.at(-1)?.text).toBe("ok");

@@ -37,7 +37,7 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate/payload";
+} from "../../src/validate";
 import { DEFAULT_BEDROCK_MODEL } from "./stubs/bedrock";
 import { DEFAULT_OPENAI_MODEL } from "./stubs/openai";
 

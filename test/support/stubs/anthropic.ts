@@ -6,9 +6,11 @@
 import { ChatAnthropic, type AnthropicInput } from "@langchain/anthropic";
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { ServerResponse } from "node:http";
-import { validateAnthropicMessages } from "../../../src/validate/payload";
+import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
+  failureFor,
+  violationsWith,
   randomIdSuffix,
   resolveToolCalls,
   runningStub,
@@ -36,7 +38,9 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
       return anthropicError(404, "not_found_error", `Not found: ${method} ${path}`);
     }
     const request = asDict(body);
-    const violation = log.record(body, validateAnthropicMessages(request.messages, { noPrefill }));
+    const failure = failureFor(body, options, log);
+    if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
+    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill }), options));
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }
@@ -47,6 +51,8 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
 
   return runningStub(server, log);
 }
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = { 400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error" };
 
 function anthropicError(status: number, type: string, message: string): StubReply {
   return { status, json: { type: "error", error: { type, message } } };
