@@ -13,7 +13,7 @@ export interface RequestTarget {
 }
 
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
-function acceptsSystemInConversation(modelId: string | undefined): boolean {
+export function acceptsSystemInConversation(modelId: string | undefined): boolean {
   const claude = modelId === undefined ? undefined : claudeVersionOf(modelId);
   return claude !== undefined && claude.family === "opus" && claudeAtLeast(claude, 4, 8);
 }

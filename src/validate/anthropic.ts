@@ -1,9 +1,14 @@
-/** Anthropic Messages: rules A1-A6, A8, A9 on the `messages` array. */
+/** Anthropic Messages: rules A1-A6, A8, A9, A11 on the `messages` array. */
 import { asArray, asString, isBlank, isDict, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
 
 export interface AnthropicValidationOptions {
   /** The model rejects a request that ends on an assistant message (Claude Opus/Sonnet 4.6 and later). */
   noPrefill?: boolean;
+  /**
+   * System messages inside `messages` (A11): `"placed"` (default; Opus 4.8 and later) accepts them where
+   * Anthropic does, `"none"` (older models) accepts none.
+   */
+  systemInMessages?: "placed" | "none";
 }
 
 /** One content block with the index of its original message and its position there. */
@@ -53,6 +58,7 @@ export function validateAnthropicMessages(
   const violations: PayloadViolation[] = [];
   checkAnthropicContent(list, violations);
   checkAnthropicIds(list, violations);
+  checkAnthropicSystemMessages(list, options.systemInMessages ?? "placed", violations);
   const turns = mergeAnthropicTurns(list);
   turns.forEach((turn, t) => {
     if (turn.role === "assistant") checkAnthropicToolUsesAnswered(turn, turns[t + 1], violations);
@@ -98,6 +104,35 @@ function checkAnthropicContent(list: unknown[], out: PayloadViolation[]): void {
         message:
           block.text === "" ? "text content blocks must be non-empty" : "text content blocks must contain non-whitespace text",
       });
+    });
+  });
+}
+
+/**
+ * A11: a `system` message inside `messages` comes right after a user message (or an assistant message that ends
+ * on `server_tool_use`), never first, never after another system message, and is last or followed by an
+ * assistant message. With `"none"` (models before Opus 4.8) none is accepted. The wording is ours: the API's
+ * own text names the message (PROVIDER_RULES.md, confidence M).
+ */
+function checkAnthropicSystemMessages(list: unknown[], mode: "placed" | "none", out: PayloadViolation[]): void {
+  list.forEach((message, index) => {
+    if (!isDict(message) || message.role !== "system") return;
+    const previous = list[index - 1];
+    const next = list[index + 1];
+    const afterUser =
+      isDict(previous) &&
+      (previous.role === "user" ||
+        (previous.role === "assistant" && anthropicBlocks(previous.content).at(-1)?.type === "server_tool_use"));
+    const beforeAssistant = next === undefined || (isDict(next) && next.role === "assistant");
+    if (mode === "placed" && afterUser && beforeAssistant) return;
+    out.push({
+      rule: "A11",
+      path: `messages.${index}`,
+      payloadIndex: index,
+      message:
+        mode === "none"
+          ? `messages.${index}: system messages are not supported in \`messages\` by this model; use the top-level \`system\` parameter`
+          : `messages.${index}: a \`system\` message must directly follow a \`user\` message (or an \`assistant\` message ending in \`server_tool_use\`), cannot follow another \`system\` message, and must be the last message or be followed by an \`assistant\` message`,
     });
   });
 }

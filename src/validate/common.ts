@@ -20,9 +20,9 @@ export interface PayloadViolation {
   toolCallIds?: string[];
 }
 
-export type Dict = Record<string, unknown>;
+import { isDict, type Dict } from "../values";
 
-export const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+export { isDict, type Dict };
 export const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const asString = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 export const isBlank = (text: string): boolean => text.trim() === "";

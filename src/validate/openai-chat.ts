@@ -1,4 +1,4 @@
-/** OpenAI Chat Completions: rules O1-O5 on the `messages` array. */
+/** OpenAI Chat Completions: rules O1-O6 on the `messages` array. */
 import { asArray, asString, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
 
 const OPENAI_ID_MAX = 40;
@@ -7,7 +7,32 @@ function openAIToolCalls(message: Dict): Dict[] {
   return asArray(message.tool_calls).filter(isDict);
 }
 
-/** Rules O1-O5 on a Chat Completions `messages` array. */
+/** Content part types each role accepts (O6). */
+const PART_TYPES: Record<string, readonly string[]> = {
+  assistant: ["text", "refusal"],
+  user: ["text", "image_url", "input_audio", "file"],
+  tool: ["text"],
+  system: ["text"],
+  developer: ["text"],
+};
+
+/** O6: content parts are objects of a type the role accepts (a bare string, or an Anthropic block, is refused). */
+function checkOpenAIContentParts(message: Dict, index: number, out: PayloadViolation[]): void {
+  if (!Array.isArray(message.content)) return;
+  const allowed = PART_TYPES[asString(message.role) ?? ""];
+  if (!allowed) return;
+  message.content.forEach((part, position) => {
+    const path = `messages[${index}].content[${position}]`;
+    if (!isDict(part)) {
+      out.push({ rule: "O6", path, payloadIndex: index, message: `Invalid type for '${path}': expected an object, but got a ${typeof part} instead.` });
+    } else if (!allowed.includes(asString(part.type) ?? "")) {
+      const supported = allowed.map((t) => `'${t}'`).join(allowed.length === 2 ? " and " : ", ");
+      out.push({ rule: "O6", path: `${path}.type`, payloadIndex: index, message: `Invalid value: '${String(part.type)}'. Supported values are: ${supported}.` });
+    }
+  });
+}
+
+/** Rules O1-O6 on a Chat Completions `messages` array. */
 export function validateOpenAIChatMessages(messages: unknown): PayloadViolation[] {
   const list = asArray(messages);
   const violations: PayloadViolation[] = [];
@@ -15,6 +40,7 @@ export function validateOpenAIChatMessages(messages: unknown): PayloadViolation[
 
   list.forEach((message, index) => {
     if (!isDict(message)) return;
+    checkOpenAIContentParts(message, index, violations);
     if (message.role === "assistant") {
       checkOpenAIToolCallShapes(message, index, violations);
       checkOpenAIAnswered(list, message, index, violations);

@@ -6,6 +6,7 @@
 import { ChatAnthropic, type AnthropicInput } from "@langchain/anthropic";
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { ServerResponse } from "node:http";
+import { acceptsSystemInConversation } from "../../../src/models/request-target";
 import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
@@ -40,7 +41,9 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
     const request = asDict(body);
     const failure = failureFor(body, options, log);
     if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
-    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill }), options));
+    // A11: only Opus 4.8 and later accept a system message inside `messages`.
+    const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none";
+    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages }), options));
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }
