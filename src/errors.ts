@@ -36,3 +36,27 @@ export function errorText(error: unknown): string {
     return "an unreadable error";
   }
 }
+
+/**
+ * Runs `fn` on caller input; anything thrown while reading it (a throwing getter, a revoked proxy) becomes a
+ * {@link ToolCallRepairInputError} that names the function and the argument, with the original as `cause`.
+ */
+export function readingInput<T>(fn: () => T, what: string, argument = "messages"): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (ToolCallRepairInputError.isInstance(error)) throw error;
+    throw new ToolCallRepairInputError(`${what}: ${argument} could not be read (${errorText(error)})`, { argument, cause: error });
+  }
+}
+
+/** `value` is an array, or a {@link ToolCallRepairInputError} naming the function. */
+export function assertArray(value: unknown, what: string, argument = "messages"): asserts value is readonly unknown[] {
+  let array = false;
+  try {
+    array = Array.isArray(value);
+  } catch {
+    // a revoked proxy: not an array we can read
+  }
+  if (!array) throw new ToolCallRepairInputError(`${what} expects an array of messages as ${argument}, got ${value === null ? "null" : typeof value}`, { argument });
+}

@@ -235,7 +235,11 @@ export type RejectionKind =
   /** With extended thinking, the last assistant turn does not start with its thinking block (A10). */
   | "thinking_block_required"
   /** A content block the adapter cannot send, e.g. Anthropic blocks on ChatBedrockConverse (A12, thrown locally). */
-  | "unsupported_content_block";
+  | "unsupported_content_block"
+  /** A content part that is not an object, or of a type the role does not take (O6). */
+  | "invalid_content_part"
+  /** A system message inside the conversation where the model does not take one (A11). */
+  | "misplaced_system_message";
 
 export const REJECTION_KINDS: readonly RejectionKind[] = [
   "missing_results",
@@ -255,6 +259,8 @@ export const REJECTION_KINDS: readonly RejectionKind[] = [
   "tool_config_missing",
   "thinking_block_required",
   "unsupported_content_block",
+  "invalid_content_part",
+  "misplaced_system_message",
 ];
 
 /** A provider's rejection of a request's history, read out of the error it threw (`parseToolPairingError`). */

@@ -134,7 +134,8 @@ export function coerceMessage(value: unknown, index: number): BaseMessage {
       throw ToolCallRepairInputError.atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
     return build(kind, value.kwargs);
   }
-  if (isStoredMessage(value)) {
+  if (isStoredMessage(value) || (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")) {
+    if (!isDict(value.data)) throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`);
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {
@@ -144,5 +145,8 @@ export function coerceMessage(value: unknown, index: number): BaseMessage {
   const role = typeof value.role === "string" ? value.role : typeof value.type === "string" ? value.type : undefined;
   const kind = role === undefined ? undefined : ROLE_ALIASES[role];
   if (!kind) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)} with no known role or type`);
+  // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
+  if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))
+    throw ToolCallRepairInputError.atMessage(index, `is a ${quoteValue(role)} message with no content`);
   return build(kind, value);
 }

@@ -15,6 +15,7 @@
  * ToolNode's view finds the same one (a property test pins this).
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { assertArray, readingInput } from "../errors";
 import { forEachToolCallRef, isAssistant, isToolResult, resultIdOf, serverToolResultIds } from "./inspect";
 
 export interface OpenExchange {
@@ -51,6 +52,11 @@ function lastAssistantIndex(messages: readonly BaseMessage[]): number {
  * of its calls, each call answered at most once, and some call still has no result; undefined otherwise.
  */
 export function trailingOpenExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+  assertArray(messages, "trailingOpenExchange");
+  return readingInput(() => providerView(messages), "trailingOpenExchange");
+}
+
+function providerView(messages: readonly BaseMessage[]): OpenExchange | undefined {
   let index = messages.length - 1;
   while (index >= 0 && isToolResult(messages[index])) index--;
   if (index < 0 || !isAssistant(messages[index])) return undefined;
@@ -72,6 +78,11 @@ export function trailingOpenExchange(messages: readonly BaseMessage[]): OpenExch
  * server tool, and ToolNode does not run one) have no result anywhere after it; undefined otherwise.
  */
 export function resumableExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+  assertArray(messages, "resumableExchange");
+  return readingInput(() => toolNodeView(messages), "resumableExchange");
+}
+
+function toolNodeView(messages: readonly BaseMessage[]): OpenExchange | undefined {
   const index = lastAssistantIndex(messages);
   if (index < 0) return undefined;
   const calls = exchangeCallIds(messages[index], false);

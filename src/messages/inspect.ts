@@ -4,6 +4,7 @@
  * later clean, every one of them.
  */
 import { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 export { isDict, type Dict };
@@ -47,9 +48,15 @@ function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) 
  * whose id is missing. Non-assistant messages have none.
  */
 export function readToolCallRefs(message: unknown): ToolCallRef[] {
-  const refs: ToolCallRef[] = [];
-  forEachToolCallRef(message, (ref) => refs.push(ref));
-  return refs;
+  return readingInput(
+    () => {
+      const refs: ToolCallRef[] = [];
+      forEachToolCallRef(message, (ref) => refs.push(ref));
+      return refs;
+    },
+    "readToolCallRefs",
+    "message",
+  );
 }
 
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
@@ -121,6 +128,10 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
  * (`tool_calls` first). Empty for any other message.
  */
 export function toolCallIdsOf(message: unknown): string[] {
+  return readingInput(() => callIdsOf(message), "toolCallIdsOf", "message");
+}
+
+function callIdsOf(message: unknown): string[] {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {

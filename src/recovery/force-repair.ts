@@ -12,6 +12,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { repairToolCalls } from "../engine";
+import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
 import { forEachToolCallRef, isAssistant, isDict, isToolResult, resultIdOf, serverToolResultIds } from "../messages/inspect";
@@ -53,10 +54,14 @@ export function forceRepairToolCalls<M = BaseMessage>(
   rejection: ProviderRejection,
   options: ForceRepairOptions = {},
 ): RepairResult<M> {
-  if (!Array.isArray(messages)) throw new TypeError("langgraph-tool-repair: forceRepairToolCalls expects an array of messages");
+  assertArray(messages, "forceRepairToolCalls");
   if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds)) {
-    throw new TypeError("langgraph-tool-repair: forceRepairToolCalls expects a rejection from parseToolPairingError");
+    throw new ToolCallRepairInputError("forceRepairToolCalls expects a rejection from parseToolPairingError", { argument: "rejection" });
   }
+  return readingInput(() => forceRepair(messages, rejection, options), "forceRepairToolCalls");
+}
+
+function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
   const { onRepair, ...engineOptions } = options;
   const provider = engineOptions.provider ?? repairProviderFor(rejection.provider);
   const repairs: ToolCallRepair[] = [];

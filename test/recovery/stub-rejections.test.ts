@@ -7,6 +7,7 @@ import fc from "fast-check";
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { acceptsSystemInConversation } from "../../src/models/request-target";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
 import type { PayloadViolation } from "../../src/validate";
@@ -40,7 +41,12 @@ const FORMATS: Record<Format, { start: () => Promise<RunningStub>; invoke: (stub
   anthropic: {
     start: () => startAnthropicStub(),
     invoke: (stub, messages) => anthropicModel(stub).invoke(messages),
-    violations: (request) => validateAnthropicMessages(request.messages, { noPrefill: true }),
+    // As the stub decides: only Opus 4.8 and later take a system message inside `messages` (A11).
+    violations: (request) =>
+      validateAnthropicMessages(request.messages, {
+        noPrefill: true,
+        systemInMessages: acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none",
+      }),
   },
 };
 
