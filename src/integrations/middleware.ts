@@ -74,7 +74,12 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
           const repairer = forRequest.for(request.model);
           const send: typeof handler = recoverRejections
             ? (req) =>
-                callWithRejectionRecovery(req, handler, { ...repairOptions, provider: repairer.options.provider, onRepair }) as ReturnType<typeof handler>
+                callWithRejectionRecovery(req, handler, {
+                  ...repairOptions,
+                  provider: repairer.options.provider,
+                  systemMessages: repairer.options.systemMessages,
+                  onRepair,
+                }) as ReturnType<typeof handler>
             : handler;
           if (!repairModelRequest) return send(request);
           const fixed = await orFallback(

@@ -98,7 +98,9 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one.
   const repairer: Repairer | undefined = repairRequests ? new RequestRepairers(repairOptions).for(model) : undefined;
-  const recovery: RequestRepairOptions = { ...options, provider: options.provider ?? repairer?.options.provider };
+  // The retry is shaped for the same target as the request (the model's provider and system message rules).
+  const target = repairer ?? new RequestRepairers(repairOptions).for(model);
+  const recovery: RequestRepairOptions = { ...options, provider: target.options.provider, systemMessages: target.options.systemMessages };
 
   /** The request as it is sent: repaired for the provider (a failure to repair sends it as it is, reported). */
   const prepare = async (messages: BaseMessage[], runManager?: CallbackManagerForLLMRun): Promise<BaseMessage[]> => {

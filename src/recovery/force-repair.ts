@@ -11,7 +11,7 @@
  *   message before it to the next one), and, when that changes nothing, the whole history.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../engine";
+import { findToolCallProblems, repairToolCalls } from "../engine";
 import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
@@ -191,10 +191,25 @@ function forcedResultText(call: { id: string; name?: string }, rejection: Provid
   return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its result was set aside; it follows as user text.`;
 }
 
-/** No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything. */
+/** The engine's problem for a rejection that names no ids: the strict profile must leave none of it. */
+const LEFT_OVER: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
+  misplaced_system_message: "misplaced_system_message",
+  invalid_content_part: "malformed_message",
+  roles_must_alternate: "consecutive_same_role",
+  must_start_with_user: "leading_non_user",
+  empty_content: "empty_message",
+  blank_text: "blank_text_block",
+  unsupported_content_block: "unsupported_block",
+};
+
+/**
+ * No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything when
+ * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
+ */
 function strictAround(input: BaseMessage[], rejection: ProviderRejection, options: RepairOptions, report: Report): Forced {
   const strict: RepairOptions = { ...options, provider: "strict" };
   const at = rejection.messageIndex;
+  const leftOver = LEFT_OVER[rejection.kind];
   if (at !== undefined && at >= 0 && at < input.length) {
     const isTurnStart = (m: BaseMessage) => m.getType() === "human";
     let start = at;
@@ -205,7 +220,11 @@ function strictAround(input: BaseMessage[], rejection: ProviderRejection, option
     if (slice.repairs.length > 0) {
       const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
       for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
-      return { messages, origin: originAfterSplice(input.length, start, end, slice.messages.length) };
+      const origin = originAfterSplice(input.length, start, end, slice.messages.length);
+      if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver)) return { messages, origin };
+      const whole = repairToolCalls(messages, strict);
+      for (const repair of whole.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
+      return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };
     }
   }
   const whole = repairToolCalls(input, strict);

@@ -94,7 +94,9 @@ describe("generated broken histories sent as they are", () => {
             if (!parsed) return;
             seen.local++;
           }
-          const { messages } = forceRepairToolCalls(history, parsed!, { provider: format });
+          // As a surface does: the provider, and for Anthropic the default model's rules (Sonnet 4.6: no system
+          // message inside `messages`).
+          const { messages } = forceRepairToolCalls(history, parsed!, { provider: format, ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}) });
           const retry = await outcome(() => invoke(stub, messages));
           expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
         }),
