@@ -147,7 +147,7 @@ export interface FindOptions {
   trailingIsProblem?: boolean;
 }
 
-export interface RepairResult<M> {
+export interface RepairResult<M = import("@langchain/core/messages").BaseMessage> {
   /** The input array itself when `repairs` is empty; otherwise a new array whose untouched messages are the input's objects. */
   messages: M[];
   repairs: ToolCallRepair[];
