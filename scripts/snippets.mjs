@@ -8,7 +8,8 @@
 // `// #region docs` and `// #endregion docs` in that file (dedented). Code outside the region is setup the
 // reader does not need (local provider stubs, sample data) and checks that the shown code did what it says.
 // A block of program output is preceded by `<!-- snippet-output: examples/snippets/NAME.ts -->` and is what
-// that file prints. A shell block holds commands that .ci/run runs or that name an npm script.
+// that file prints. A shell block holds commands that .ci/run runs or that name an npm script. Relative links
+// of README.md and docs/ must reach files the package ships.
 // Snippet files are typechecked with everything else (`npm run typecheck`).
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -112,6 +113,26 @@ function checkShell(block) {
   }
 }
 
+/**
+ * Relative Markdown links of the shipped docs (README.md, docs/) must reach a file the package ships
+ * (package.json `files`), since npm shows the tarball's copy. CONTRIBUTING.md is not shipped.
+ */
+function checkLinks(file, text) {
+  if (file === "CONTRIBUTING.md") return;
+  const shipped = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).files.map((f) => f.replace(/\/$/, ""));
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:|^#/.test(target)) continue;
+    const path = relative(repo, join(repo, dirname(file), target.split("#")[0]));
+    try {
+      readFileSync(join(repo, path));
+    } catch {
+      problem(file, `link to ${target}: no such file`);
+      continue;
+    }
+    if (!shipped.some((f) => path === f || path.startsWith(`${f}/`))) problem(file, `link to ${target}: ${path} is not in the package's files`);
+  }
+}
+
 const used = new Set();
 const outputs = [];
 /** In sync mode: per file, its lines and the blocks to replace (applied once, at the end). */
@@ -121,6 +142,7 @@ for (const file of docs) {
   const lines = text.split("\n");
   const replacements = [];
   rewrites.set(file, { lines, replacements });
+  checkLinks(file, text);
   for (const block of blocksOf(file, text)) {
     const where = `${file}:${block.line}`;
     if (SHELL_LANGS.has(block.lang)) {
