@@ -80,6 +80,12 @@ export interface ToolCallProblem {
   toolName?: string;
   /** Provider rule ids from PROVIDER_RULES.md that this problem breaks (for the chosen provider). */
   rules: string[];
+  /**
+   * Where the message lands in the request the provider's LangChain adapter builds: the `N` of `messages.N`
+   * (`messages[N]`, `input[N]`) that the provider's error would name. Set for a named provider (not `"strict"`)
+   * when the message is sent in that array (a system message lifted into `system` is not).
+   */
+  payloadIndex?: number;
   /** One sentence a person can read. */
   detail: string;
 }

@@ -17,6 +17,7 @@ import { CleanWalk } from "./clean";
 import { problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
+import { payloadPositions } from "../validate/positions";
 import { profileForOptions, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
@@ -137,7 +138,17 @@ class Engine implements Repairer {
       problem(ctx, "malformed_message", i, "not a LangChain message instance (a plain, serialized or stored object); coerced to read it"),
     );
     for (const pass of passesFor(this.profile.level)) for (const p of pass.find(messages, ctx)) problems.push(p);
-    return problems.sort((a, b) => a.index - b.index);
+    problems.sort((a, b) => a.index - b.index);
+    const provider = this.options.provider;
+    if (provider !== "strict" && problems.length > 0) {
+      // Where each problem lands in what the adapter sends: the index a production error names.
+      const { payloadIndex } = payloadPositions(messages, provider);
+      for (const p of problems) {
+        const at = payloadIndex[p.index];
+        if (at !== undefined && at >= 0) p.payloadIndex = at;
+      }
+    }
+    return problems;
   }
 
   repair<M = BaseMessage>(messages: M[]): RepairResult<M> {
