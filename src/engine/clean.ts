@@ -22,7 +22,8 @@ import {
 } from "../messages/inspect";
 import type { ProviderProfile } from "./profiles";
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Fields read without checks on the hot path (each read is checked by its use). */
+type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 
@@ -180,10 +181,10 @@ export class CleanWalk {
   }
 
   /** Every id of one location (a list, or one record) names a different call of this message's `tool_calls`. */
-  private allClaimed(list: unknown, idOf: (item: Dict) => unknown, location: Location): boolean {
+  private allClaimed(list: unknown, idOf: (item: Loose) => unknown, location: Location): boolean {
     if (list === undefined || list === null) return true;
     const open = this.open;
-    if (!Array.isArray(list)) return open.claim(idOf(list as Dict), location);
+    if (!Array.isArray(list)) return open.claim(idOf(list as Loose), location);
     for (let i = 0; i < list.length; i++) if (!open.claim(idOf(list[i]), location)) return false;
     return true;
   }
@@ -193,7 +194,7 @@ export class CleanWalk {
     const { profile, open } = this;
     let answeredServers: Set<unknown> | undefined;
     for (let i = 0; i < content.length; i++) {
-      const b = content[i] as Dict;
+      const b = content[i] as Loose;
       if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
       const type = b.type;
       if (type === "text") {
@@ -227,7 +228,7 @@ export class CleanWalk {
     let functionCalls = 0;
     let resent = true;
     for (let i = 0; i < output.length; i++) {
-      const item = output[i] as Dict;
+      const item = output[i] as Loose;
       if (item === null || typeof item !== "object" || !("type" in item)) resent = false;
       else if (item.type === "function_call") {
         if (!open.claim(item.call_id, Location.Output)) return false;
@@ -238,7 +239,7 @@ export class CleanWalk {
   }
 
   /** Checks one assistant message and opens its exchange. */
-  private cleanAssistant(m: Dict, content: string | unknown[]): boolean {
+  private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
     const { profile, open } = this;
     open.reset();
     const calls = m.tool_calls;
@@ -292,7 +293,7 @@ export class CleanWalk {
     let serverEnded = false; // the previous assistant turn ended on a server tool call (A11)
     for (let i = 0; i < messages.length; i++) {
       this.at = i;
-      const m = messages[i] as Dict; // a hole reads as undefined
+      const m = messages[i] as Loose; // a hole reads as undefined
       if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return false;
       const content = m.content;
       const type = m.type;
@@ -308,7 +309,7 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
-        serverEnded = Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Dict)?.type === "server_tool_use";
+        serverEnded = Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Loose)?.type === "server_tool_use";
         prev = ASSISTANT;
         prevSystem = false;
         continue;
@@ -319,7 +320,7 @@ export class CleanWalk {
         if (prev !== NONE && system !== "any") {
           if (system === "none" || prevSystem) return false;
           const placedAfter = prev === USER || prev === TOOL || (prev === ASSISTANT && serverEnded);
-          const next = messages[i + 1] as Dict | undefined;
+          const next = messages[i + 1] as Loose | undefined;
           if (!placedAfter || (next !== undefined && (next === null || typeof next !== "object" || next.type !== "ai"))) return false;
         }
         prevSystem = prev !== NONE;
@@ -339,8 +340,8 @@ export class CleanWalk {
   }
 }
 
-const rawCallId = (c: Dict) => (c !== null && typeof c === "object" ? c.id : undefined);
-const recordId = (c: Dict) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
+const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
+const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
 
 function serverResultIds(content: unknown[]): Set<unknown> {
   const ids = new Set<unknown>();

@@ -64,7 +64,7 @@ function callback<T>(options: Record<string, unknown>, key: string): T | undefin
 }
 
 /** The options object itself: undefined or a plain object. */
-export function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
+function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
   if (options === undefined || options === null) return {};
   if (!isDict(options)) throw new ToolCallRepairInputError(`${fn}: options is ${quoteValue(options)}; expected an object`, { argument: "options" });
   return options;

@@ -13,7 +13,7 @@ import { contentPass } from "./passes/content";
 import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
 
-export const PASSES: readonly RepairPass[] = Object.freeze([
+const PASSES: readonly RepairPass[] = Object.freeze([
   shapePass,
   callIdsPass,
   invalidCallsPass,

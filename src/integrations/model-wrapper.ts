@@ -29,6 +29,7 @@ import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/ret
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
+import { type Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**
@@ -47,7 +48,6 @@ export interface RequestRepairOptions extends Omit<RepairOptions, "level">, Repa
 
 const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
 
-type Dict = Record<string, unknown>;
 type ChatModel = BaseChatModel;
 type Generate = BaseChatModel["_generate"];
 type StreamChunks = BaseChatModel["_streamResponseChunks"];

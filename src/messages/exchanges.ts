@@ -30,7 +30,7 @@ export interface OpenExchange {
  * With `servers`, unanswered Anthropic server tools (`server_tool_use` with no inline result) are included:
  * no ToolMessage can answer them, but they keep the exchange open for the provider.
  */
-export function exchangeCallIds(message: unknown, servers: boolean): string[] {
+function exchangeCallIds(message: unknown, servers: boolean): string[] {
   const ids = new Set<string>();
   const answeredInline = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {

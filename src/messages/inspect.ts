@@ -250,7 +250,7 @@ export function isMovableCallBlock(block: unknown): boolean {
 }
 
 /** A content block that carries a tool call rather than something the model said. */
-export function isCallBlock(block: unknown): boolean {
+function isCallBlock(block: unknown): boolean {
   if (!isDict(block)) return false;
   return (typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse);
 }

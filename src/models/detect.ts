@@ -14,6 +14,7 @@
  */
 import { Runnable } from "@langchain/core/runnables";
 import type { Provider } from "../types";
+import { type Dict } from "../values";
 
 /** `_llmType()` of the Bedrock chat models: ChatBedrockConverse, and the community BedrockChat (InvokeModel). */
 const BEDROCK_LLM_TYPES = new Set(["chat_bedrock_converse", "bedrock"]);
@@ -53,7 +54,6 @@ export interface BedrockDetectOptions {
   env?: Env;
 }
 
-type Dict = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
 

@@ -28,7 +28,7 @@ import type {
 } from "../types";
 
 /** The reason stored in the marker of results and messages made by a forced repair. */
-export const REJECTION_REASON = "provider_rejection";
+const REJECTION_REASON = "provider_rejection";
 
 /** `repairToolCalls` options; `provider` defaults to the rejecting provider (`"strict"` when it is not one). */
 export type ForceRepairOptions = RepairOptions;

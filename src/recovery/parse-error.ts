@@ -10,6 +10,7 @@
  */
 import type { Provider, ProviderRejection, RejectingProvider, RejectionKind } from "../types";
 import { messageIndexAt, payloadPositions, type WireFormat } from "../validate/positions";
+import { type Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**
@@ -353,7 +354,6 @@ function matchText(text: string): (Found & { at: number }) | undefined {
 
 // --- reading errors --------------------------------------------------------------------------------------------
 
-type Dict = Record<string, unknown>;
 const isObject = (v: unknown): v is Dict => typeof v === "object" && v !== null;
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const pick = (v: unknown, ...keys: string[]): unknown => {

@@ -21,10 +21,9 @@ import type { JsonSchema, OutputFormat } from "./format";
 import { formatInstructions } from "./instructions";
 import { answerText } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
+import { isDict, type Dict } from "../values";
 
-type Dict = Record<string, unknown>;
 
-const isDict = (value: unknown): value is Dict => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
 export const DEFAULT_FORMAT_NAME = "structured_response";

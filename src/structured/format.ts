@@ -6,6 +6,7 @@
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -22,10 +23,7 @@ export interface OutputFormat<T = unknown> {
   validate(value: unknown): Promise<Validation<T>>;
 }
 
-type Dict = Record<string, unknown>;
 
-const isDict = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** JSON Schema keywords: a plain object with none of them is not a schema (it would validate anything). */
 const JSON_SCHEMA_KEYWORDS = new Set([

@@ -9,7 +9,7 @@ import { forEachToolCallRef, hasMeaningfulContent, isBlankText, isBlankTextBlock
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
-export const EMPTY_RESULT_TEXT = "(the tool returned no output)";
+const EMPTY_RESULT_TEXT = "(the tool returned no output)";
 
 type Fix = "remove" | "strip_blank_blocks" | "blank_string" | "fill";
 

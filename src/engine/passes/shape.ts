@@ -26,7 +26,7 @@ function hasLooseItems(content: unknown): boolean {
 }
 
 /** Every item a block: strings and numbers become text blocks, empty slots go (they hold nothing). */
-export function asBlocks(content: unknown[]): Dict[] {
+function asBlocks(content: unknown[]): Dict[] {
   const out: Dict[] = [];
   for (const item of content) {
     if (isDict(item)) out.push(item);

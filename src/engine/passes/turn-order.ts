@@ -14,9 +14,9 @@ import type { ToolCallProblem } from "../../types";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
-export const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
-export const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
-export const BRIDGE_USER_TEXT = "[continue]";
+const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
+const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
+const BRIDGE_USER_TEXT = "[continue]";
 
 /** Turns that alternate: system messages are not among them. */
 function turnOf(m: BaseMessage): Turn {
