@@ -1,9 +1,13 @@
 /**
- * Engine benchmarks: the clean path against a bare loop that only reads every location a tool call id can
- * live in, independence from content size, and the broken path's per-message cost at each size.
+ * Engine benchmarks, on the built package (what users run):
+ * - the clean path's first walk and the broken path against a bare loop that only reads every location a tool
+ *   call id can live in, side by side in one run;
+ * - independence from the size of tool results;
+ * - linear growth where an attacker (or a server that reuses ids) would look for a quadratic blow-up: one id
+ *   shared by every call, one message with a huge fan-out, ids crafted to collide in a hash.
  */
-import type { BaseMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../src/engine";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { createRepairer, repairToolCalls } from "./pkg";
 import { brokenHistory, cleanHistory } from "./histories";
 import { compare, fmt } from "./harness";
 
@@ -38,50 +42,116 @@ export function bareLoop(messages: readonly BaseMessage[]): number {
   return ids;
 }
 
+/** `n` assistant messages that all call the same id, each followed by its result (servers that reuse `call_0`). */
+function sharedIdHistory(n: number): BaseMessage[] {
+  const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" })];
+  for (let i = 0; i < n; i++) {
+    h.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id: "call_0", name: "lookup", args: { i }, type: "tool_call" }] }));
+    h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: "call_0", id: `t${i}` }));
+  }
+  return h;
+}
+
+/** One assistant message with `n` parallel calls, their results, then a new question (one result missing when `broken`). */
+function fanOutHistory(n: number, broken: boolean): BaseMessage[] {
+  const calls = Array.from({ length: n }, (_, i) => ({ id: `call_${i}`, name: "lookup", args: { i }, type: "tool_call" as const }));
+  const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" }), new AIMessage({ content: "", id: "a", tool_calls: calls })];
+  for (let i = broken ? 1 : 0; i < n; i++) h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, id: `t${i}` }));
+  h.push(new AIMessage({ content: "done", id: "final" }));
+  return h;
+}
+
+/**
+ * Ids that pile up in a few buckets of the hash the clean walk used before (FNV over the characters, an
+ * unseeded power-of-two table): the kind of input that made it 48 times slower. Found by brute force over short
+ * ids of the id alphabet (all share their low 10 hash bits).
+ */
+function craftedIds(count: number): string[] {
+  const oldHash = (id: string) => {
+    let h = id.length;
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+    return (h ^ (h >>> 15)) >>> 0;
+  };
+  const mask = (1 << 10) - 1;
+  const out: string[] = [];
+  for (let n = 0; out.length < count; n++) {
+    const id = `call_${n.toString(36)}`;
+    if ((oldHash(id) & mask) === 0) out.push(id);
+  }
+  return out;
+}
+
+function distinctCallsHistory(ids: string[]): BaseMessage[] {
+  const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" })];
+  ids.forEach((id, i) => {
+    h.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id, name: "lookup", args: {}, type: "tool_call" }] }));
+    h.push(new ToolMessage({ content: "r", tool_call_id: id, id: `t${i}` }));
+  });
+  return h;
+}
+
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
 export function runEngineBench(): string[] {
   const lines: string[] = [];
-  lines.push("## Engine: clean path (repairToolCalls on a valid history) vs a bare loop over every call-id location");
+  lines.push("## Engine: the clean path's first walk and the broken path, against a bare loop over every call-id location");
   lines.push("");
-  lines.push("First check: two different histories alternate, so nothing is remembered between calls. Re-check: the");
-  lines.push("same history again (the clean walk resumes where it stopped, as before each model call of a tool loop).");
+  lines.push("Nothing is remembered between checks: two different histories alternate. Broken: about 5% of the messages are in a problem.");
   lines.push("");
-  lines.push("| messages | bare loop | first check | ratio | re-check | ratio | same array |");
+  lines.push("| messages | bare loop | clean check | ratio | broken: repair | ratio | same array when clean |");
   lines.push("|---:|---:|---:|---:|---:|---:|:---:|");
+  const repairer = createRepairer();
   for (const size of [100, 1_000, 10_000]) {
     const a = cleanHistory(size);
     const b = cleanHistory(size);
+    const broken = brokenHistory(size);
     let flip = false;
-    const [bare, cold, warm] = compare([
+    const [bare, clean, repair] = compare([
       { name: "bare", fn: () => bareLoop((flip = !flip) ? a : b) },
-      { name: "first check", fn: () => repairToolCalls((flip = !flip) ? a : b) },
-      { name: "re-check", fn: () => repairToolCalls(a) },
+      { name: "clean", fn: () => repairer.isClean((flip = !flip) ? a : b) },
+      { name: "broken", fn: () => repairer.repair(broken) },
     ]);
-    const same = repairToolCalls(a).messages === a && repairToolCalls(b).messages === b;
-    const r = (t: { nsPerCall: number }) => `${(t.nsPerCall / bare.nsPerCall).toFixed(2)}x`;
-    lines.push(`| ${size.toLocaleString("en")} | ${fmt(bare.nsPerCall)} | ${fmt(cold.nsPerCall)} | ${r(cold)} | ${fmt(warm.nsPerCall)} | ${r(warm)} | ${same ? "yes" : "NO"} |`);
+    const same = repairer.repair(a).messages === a && repairer.repair(b).messages === b;
+    lines.push(
+      `| ${size.toLocaleString("en")} | ${fmt(bare.nsPerCall)} | ${fmt(clean.nsPerCall)} | ${ratio(clean.nsPerCall, bare.nsPerCall)} | ${fmt(repair.nsPerCall)} | ${ratio(repair.nsPerCall, bare.nsPerCall)} | ${same ? "yes" : "NO"} |`,
+    );
   }
 
   lines.push("");
-  lines.push("## Engine: clean path (first check) against tool result size (1,000 messages)");
-  lines.push("| results of | repairToolCalls | ratio to 100 B |");
+  lines.push("## Engine: the clean path against tool result size (1,000 messages)");
+  lines.push("| results of | clean check | ratio to 100 B |");
   lines.push("|---:|---:|---:|");
   const bySize = [100, 10_000, 100_000].map((bytes) => ({ bytes, h: [cleanHistory(1_000, () => bytes), cleanHistory(1_000, () => bytes)] }));
   let turn = 0;
-  // Two histories alternate so that every call is a first check.
-  const timings = compare(bySize.map(({ bytes, h }) => ({ name: String(bytes), fn: () => repairToolCalls(h[turn++ & 1]) })));
-  timings.forEach((t, i) =>
-    lines.push(`| ${bySize[i].bytes.toLocaleString("en")} B | ${fmt(t.nsPerCall)} | ${(t.nsPerCall / timings[0].nsPerCall).toFixed(2)}x |`),
-  );
+  const timings = compare(bySize.map(({ bytes, h }) => ({ name: String(bytes), fn: () => repairer.isClean(h[turn++ & 1]) })));
+  timings.forEach((t, i) => lines.push(`| ${bySize[i].bytes.toLocaleString("en")} B | ${fmt(t.nsPerCall)} | ${ratio(t.nsPerCall, timings[0].nsPerCall)} |`));
 
   lines.push("");
-  lines.push("## Engine: broken path (about 5% of messages involved in a problem)");
-  lines.push("| messages | repairs | repairToolCalls | per message |");
-  lines.push("|---:|---:|---:|---:|");
-  for (const size of [100, 1_000, 10_000]) {
-    const h = brokenHistory(size);
-    const repairs = repairToolCalls(h).repairs.length;
-    const [t] = compare([{ name: "broken", fn: () => repairToolCalls(h) }], { rounds: 7 });
-    lines.push(`| ${size.toLocaleString("en")} | ${repairs} | ${fmt(t.nsPerCall)} | ${fmt(t.nsPerCall / h.length)} |`);
-  }
+  lines.push("## Engine: linear where a quadratic blow-up would hide (each size 10x the one before)");
+  lines.push("| case | size | repairToolCalls | growth for 10x |");
+  lines.push("|---|---:|---:|---:|");
+  const growth = (name: string, sizes: number[], build: (n: number) => BaseMessage[], run: (h: BaseMessage[]) => unknown) => {
+    const histories = sizes.map(build);
+    const t = compare(histories.map((h, i) => ({ name: String(sizes[i]), fn: () => run(h) })), { rounds: 5, targetMs: 50 });
+    t.forEach((x, i) => lines.push(`| ${name} | ${sizes[i].toLocaleString("en")} | ${fmt(x.nsPerCall)} | ${i === 0 ? "" : ratio(x.nsPerCall, t[i - 1].nsPerCall)} |`));
+  };
+  growth("calls sharing one id (every call renamed, with its result)", [1_000, 10_000], sharedIdHistory, (h) => repairToolCalls(h));
+  growth("parallel calls in one message, clean check", [10_000, 100_000], (n) => fanOutHistory(n, false), (h) => repairer.isClean(h));
+  growth("parallel calls in one message, one result missing: repair", [10_000, 100_000], (n) => fanOutHistory(n, true), (h) => repairToolCalls(h));
+
+  lines.push("");
+  lines.push("## Engine: ids crafted to collide in a hash, against ordinary ids (32,768 calls, clean check)");
+  lines.push("The clean walk keeps ids in a native Set (V8's string hash is seeded per process), so ids built to collide in one hash function collide in no table this package uses.");
+  lines.push("");
+  lines.push("| ids | clean check | ratio to ordinary |");
+  lines.push("|---|---:|---:|");
+  const crafted = distinctCallsHistory(craftedIds(32_768));
+  const ordinary = distinctCallsHistory(Array.from({ length: 32_768 }, (_, i) => `call_${(i * 7919).toString(36)}`));
+  const [o, c] = compare([
+    { name: "ordinary", fn: () => repairer.isClean(ordinary) },
+    { name: "crafted", fn: () => repairer.isClean(crafted) },
+  ], { rounds: 9 });
+  lines.push(`| ordinary | ${fmt(o.nsPerCall)} | 1.00x |`);
+  lines.push(`| crafted (one bucket of the old hash) | ${fmt(c.nsPerCall)} | ${ratio(c.nsPerCall, o.nsPerCall)} |`);
   return lines;
 }

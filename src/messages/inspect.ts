@@ -3,7 +3,7 @@
  * call can hide"): adapters send some of them even when `tool_calls` is empty, so the engine must read, and
  * later clean, every one of them.
  */
-import { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
@@ -161,13 +161,28 @@ export function serverToolResultIds(message: unknown): Set<unknown> {
   return ids;
 }
 
+const MESSAGE_SYMBOL = Symbol.for("langchain.message");
+
+/**
+ * A real LangChain message of `type`: what `AIMessage.isInstance` and its siblings check (the cross-copy marker,
+ * readable content, the type), in the few reads the hot paths can afford (they call it for every message in
+ * every pass).
+ */
+function isMessageOfType(message: unknown, type: string): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  const m = message as Record<PropertyKey, unknown>;
+  if (m.type !== type || m[MESSAGE_SYMBOL] !== true) return false;
+  const content = m.content;
+  return typeof content === "string" || Array.isArray(content);
+}
+
 /** A real assistant message (works across duplicate package copies; plain objects are false). */
 export function isAssistant(message: unknown): message is AIMessage {
-  return AIMessage.isInstance(message as BaseMessage);
+  return isMessageOfType(message, "ai");
 }
 
 export function isToolResult(message: unknown): message is ToolMessage {
-  return ToolMessage.isInstance(message as BaseMessage);
+  return isMessageOfType(message, "tool");
 }
 
 /** How the provider receives a message: a user turn, tool results, an assistant turn, a system message, or nothing. */
@@ -178,10 +193,19 @@ export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
   return role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 }
 
+/** A real LangChain message of any type (as `BaseMessage.isInstance`, in a few reads). */
+export function isAnyMessage(message: unknown): message is BaseMessage {
+  if (typeof message !== "object" || message === null) return false;
+  const m = message as Record<PropertyKey, unknown>;
+  if (m[MESSAGE_SYMBOL] !== true || typeof m.type !== "string") return false;
+  const content = m.content;
+  return typeof content === "string" || Array.isArray(content);
+}
+
 /** The turn a message takes: the one definition the passes and the clean walk share. */
 export function turnOf(message: unknown): Turn {
-  if (!BaseMessage.isInstance(message as BaseMessage)) return undefined;
-  const type = (message as BaseMessage).type;
+  if (!isAnyMessage(message)) return undefined;
+  const type = message.type;
   if (type === "ai") return "assistant";
   if (type === "tool") return "tool";
   if (type === "human") return "user";
@@ -224,7 +248,7 @@ export function isSyntheticResult(message: unknown): boolean {
  * one it converted (an orphan result or a system message kept as user text: real words, `synthetic: false`).
  */
 export function isSyntheticMessage(message: unknown): boolean {
-  return BaseMessage.isInstance(message as BaseMessage) && repairMarkerOf(message)?.synthetic === true;
+  return isAnyMessage(message) && repairMarkerOf(message)?.synthetic === true;
 }
 
 /** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
