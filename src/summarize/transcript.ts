@@ -52,7 +52,7 @@ export function messagesToTranscript(messages: readonly BaseMessage[]): string {
 
 function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
   if (isAssistant(message)) {
-    const calls = callsOf(message);
+    const calls = transcriptCalls(message);
     for (const call of calls) if (call.id !== undefined) callNames.set(call.id, call.name);
     return renderAssistant(contentText(message.content), calls);
   }
@@ -92,7 +92,7 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
  * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
  * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
  */
-export function callsOf(message: BaseMessage): TranscriptCall[] {
+export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
   const seen = new Set<string>();
   const calls: TranscriptCall[] = [];
   for (const ref of readToolCallRefs(message)) {
