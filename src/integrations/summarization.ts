@@ -10,6 +10,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { functionOption, optionsObject, readMessageList } from "../summarize/input";
 import { readSummarizationOptions, summarizeRead, type SummarizationOptions } from "../summarize/summarize";
 import { orFallback, type RepairReporting } from "./events";
+import { markHook } from "./compose-hooks";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 
 /** What a messages-state node returns: the rewritten list, or no update. */
@@ -40,7 +41,7 @@ export function summarizationNode(options: SummarizationNodeOptions): Summarizat
  * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
 export function summarizationHook(options: SummarizationNodeOptions): SummarizationNodeFunction {
-  return summarizationStep(options, "summarizationHook");
+  return markHook(summarizationStep(options, "summarizationHook"), "messages");
 }
 
 function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
