@@ -115,6 +115,17 @@ export function smallestFittingCut(low: number, n: number, fits: (cut: number) =
   return low;
 }
 
+/** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
+export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>): Promise<number> {
+  let high = n;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (await fits(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
 /** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
 function budgetCut(messages: readonly BaseMessage[], systemCount: number, budget: Budget): number {
   const n = messages.length;

@@ -109,6 +109,8 @@ export interface SummaryWriting {
   prompt: (transcript: string) => BaseMessage[];
   summaryPrefix?: string;
   acknowledgement?: string;
+  /** The text the summarizer is shown for the summarized messages. Default: their whole transcript. */
+  render?: (summarized: BaseMessage[]) => string | Promise<string>;
 }
 
 /** {@link SummarizationOptions}, validated. */
@@ -215,7 +217,7 @@ export async function summarizeBefore(
   const summarized = messages.slice(systemCount, at);
   const kept = messages.slice(at);
   if (summarized.every(isSummaryMessage)) return undefined;
-  const transcript = guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
+  const transcript = writing.render ? await writing.render(summarized) : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
   const summaryText = await writeSummary(transcript, writing, config);
   return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
 }

@@ -17,7 +17,7 @@ import { ToolCallRepairInputError } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { isDict, quoteValue, type Dict } from "../values";
-import { pairToolCalls, type ToolCallPairing } from "./boundary";
+import { pairToolCalls, smallestFittingCutAsync, type ToolCallPairing } from "./boundary";
 import { asyncCounter, booleanOption, choiceOption, countOption, guardedAsync, optionsObject, ownOption, readingOption, readMessageList } from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
@@ -172,17 +172,6 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
 async function largestFittingCount(n: number, count: (k: number) => Promise<number>, maxTokens: number): Promise<number> {
   const cut = await smallestFittingCutAsync(0, n, async (c) => (await count(n - c)) <= maxTokens);
   return n - cut;
-}
-
-/** The smallest cut in `[low, n]` that fits (binary search; `fits` is monotone), for an async test. */
-async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>): Promise<number> {
-  let high = n;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (await fits(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }
 
 /**
