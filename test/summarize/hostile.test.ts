@@ -155,7 +155,38 @@ describe("cyclic content and arguments", () => {
   });
 });
 
+/** Freezes a message and everything reachable from it: any write would throw in this (strict) module. */
+function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {
+  if (typeof value !== "object" || value === null || seen.has(value)) return value;
+  seen.add(value);
+  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+  return Object.freeze(value);
+}
+
 describe("the caller's messages are not changed", () => {
+  it("every function runs on deeply frozen messages and leaves them as they were", async () => {
+    const messages = [
+      new SystemMessage({ content: "sys", id: "s" }),
+      new HumanMessage({ content: "q", id: "h" }),
+      new AIMessage({ content: [{ type: "text", text: "calling" }], id: "a", tool_calls: [call("a"), call("b")] }),
+      new ToolMessage({ content: "line one\nline two", tool_call_id: "a", id: "ta" }),
+      new ToolMessage({ content: [{ type: "text", text: "rb" }], tool_call_id: "b", id: "tb" }),
+      new AIMessage({ content: "done", id: "d" }),
+      new HumanMessage({ content: "next question\nwith two lines", id: "n" }),
+    ].map((m) => deepFreeze(m));
+    const before = JSON.stringify(messages);
+    const counter = (list: BaseMessage[]) => list.reduce((n, m) => n + JSON.stringify(m.content).length, 0);
+    findSafeSummarizationBoundary(messages, { keepLast: 3 });
+    findSafeSummarizationBoundary(messages, { maxTokens: 50, tokenCounter: approximateTokenCounter });
+    splitAtBoundary(messages, 3);
+    approximateTokenCounter(messages);
+    messagesToTranscript(messages);
+    for (const maxTokens of [10, 40, 80])
+      for (const strategy of ["first", "last"] as const) await trimMessagesSafely(messages, { maxTokens, tokenCounter: counter, strategy, allowPartial: true });
+    await summarizeHistory(messages, { model: new FakeListChatModel({ responses: ["s"] }), trigger: { messages: 1 }, keep: { keepLast: 2 } });
+    expect(JSON.stringify(messages)).toBe(before);
+  });
+
   it("trimMessagesSafely with strategy first and allowPartial leaves the message it shortens alone (core shortens it in place)", async () => {
     const long = new HumanMessage("line one\nline two\nline three\nline four");
     const messages = [new HumanMessage("q"), new AIMessage("a"), long];
