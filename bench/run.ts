@@ -3,8 +3,9 @@ import { runEngineBench } from "./engine";
 import { runCheckpointerBench } from "./checkpointer";
 import { runStructuredBench } from "./structured";
 import { runRecoveryBench } from "./recovery";
+import { runSummarizeBench } from "./summarize";
 
-const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench, runRecoveryBench];
+const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench, runRecoveryBench, runSummarizeBench];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of sections) {

@@ -11,3 +11,10 @@ export {
   promptedStructuredOutputMiddleware,
   type PromptedStructuredOutputMiddlewareOptions,
 } from "./structured/middleware";
+export {
+  summarizationMiddleware,
+  SUMMARIZATION_MIDDLEWARE_NAME,
+  type SummarizationMiddlewareOptions,
+  type ContextSize,
+  type KeepSize,
+} from "./integrations/summarization-middleware";

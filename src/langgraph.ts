@@ -2,7 +2,7 @@
  * `langgraph-tool-repair/langgraph`: the LangGraph surfaces. Needs `@langchain/langgraph` (an optional peer
  * of the package, required by this entry point).
  */
-export { NO_UPDATE, withUniqueIds, replaceAllMessages } from "./integrations/state-update";
+export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
 export {
   toolCallRepairNode,
   type ToolCallRepairNodeOptions,
@@ -19,7 +19,14 @@ export { withToolCallRepair, type CheckpointerRepairOptions } from "./integratio
 export { repairThread, toolNodeName, type ThreadGraph, type RepairThreadOptions, type RepairThreadReport } from "./integrations/repair-thread";
 export { createStoredHealer, healStoredMessages, type StoredHealer, type StoredRepairOptions, type HealStoredOptions, type HealResult } from "./integrations/heal";
 export { TOOL_CALL_REPAIR_EVENT, TOOL_CALL_REPAIR_ERROR_EVENT, type RepairReporting } from "./integrations/events";
-export { summarizationNode, summarizationHook, type SummarizationUpdate } from "./integrations/summarization";
+export {
+  summarizationNode,
+  summarizationHook,
+  type SummarizationUpdate,
+  type SummarizationNodeOptions,
+  type SummarizationNodeFunction,
+} from "./integrations/summarization";
+export { composePreModelHooks, type PreModelHookFunction, type PreModelHookUpdate } from "./integrations/compose-hooks";
 export {
   summarizeHistory,
   buildSummaryMessages,

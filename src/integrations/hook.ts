@@ -12,6 +12,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions, ToolCallRepair } from "../types";
+import { markHook } from "./compose-hooks";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
@@ -72,7 +73,8 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
     return { ...update, llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages };
   };
 
-  return function toolCallRepairPreModelHook(state, config) {
+  // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
+  return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
     const messages = state?.messages ?? [];
     const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
     let clean: boolean;
@@ -83,5 +85,5 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
     }
     if (clean) return fallback;
     return orFallback(() => repairAndReport(messages, config), fallback, reporting, config);
-  };
+  }, "llmInputMessages");
 }

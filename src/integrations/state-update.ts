@@ -2,9 +2,9 @@
  * Turning a repaired message list into a LangGraph state update. Every surface that writes messages (the
  * node, the hook, the middleware, `repairThread`, summarization) goes through here, so each writes the same way.
  */
-import { AIMessage, type BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
@@ -44,4 +44,19 @@ export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
  */
 export function replaceAllMessages(messages: readonly BaseMessage[]): BaseMessage[] {
   return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...withUniqueIds(messages)];
+}
+
+/** The message itself when it has an id, else a copy with a fresh one (the reducer would set it on the caller's object). */
+function withId(message: BaseMessage): BaseMessage {
+  return typeof message.id === "string" && message.id !== "" ? message : withNewId(message, uuid());
+}
+
+/**
+ * What the messages reducer (`messagesStateReducer`) makes of `update` applied to `current`: `RemoveMessage`,
+ * `REMOVE_ALL_MESSAGES` and replacement by id, as LangGraph will apply it. Neither list is touched: messages
+ * without an id are given one on a copy.
+ */
+export function applyMessagesUpdate(current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] {
+  const right = (Array.isArray(update) ? update : [update]) as BaseMessage[];
+  return messagesStateReducer(current.map(withId), right.map((m) => (BaseMessage.isInstance(m) ? withId(m) : m)));
 }

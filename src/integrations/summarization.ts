@@ -1,26 +1,32 @@
 /**
  * Summarization surfaces for LangGraph: a node for a `StateGraph` and a `preModelHook` for `createReactAgent`,
  * thin adapters over {@link summarizeHistory} (the safe boundary: no tool call split from its results).
+ * Options are validated when the surface is built; at run time a failure (the summarizer throws, the state
+ * holds something that is not a message) never fails the user's run: the surface returns no update and
+ * reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { summarizeHistory, type SummarizationOptions } from "../summarize/summarize";
-import { replaceAllMessages } from "./state-update";
+import { functionOption, optionsObject, readMessageList } from "../summarize/input";
+import { readSummarizationOptions, summarizeRead, type SummarizationOptions } from "../summarize/summarize";
+import { orFallback, type RepairReporting } from "./events";
+import { markHook } from "./compose-hooks";
+import { NO_UPDATE, replaceAllMessages } from "./state-update";
 
 /** What a messages-state node returns: the rewritten list, or no update. */
 export type SummarizationUpdate = { messages: BaseMessage[] } | Record<string, never>;
+
+export interface SummarizationNodeOptions extends SummarizationOptions, Pick<RepairReporting, "onError"> {}
+
+export type SummarizationNodeFunction = (state: { messages?: BaseMessage[] }, config?: RunnableConfig) => Promise<SummarizationUpdate>;
 
 /**
  * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Over the threshold it
  * returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
  * messages reducer applies as a full replacement; under it, `{}` (no update). Put it before the model node.
  */
-export function summarizationNode(options: SummarizationOptions) {
-  return async (state: { messages: BaseMessage[] }, config?: RunnableConfig): Promise<SummarizationUpdate> => {
-    const next = await summarizeHistory(state.messages, options, config);
-    if (next === undefined) return {};
-    return { messages: replaceAllMessages(next) };
-  };
+export function summarizationNode(options: SummarizationNodeOptions): SummarizationNodeFunction {
+  return summarizationStep(options, "summarizationNode");
 }
 
 /**
@@ -31,8 +37,27 @@ export function summarizationNode(options: SummarizationOptions) {
  *   the newest messages.
  * - Summarizing only the model input would leave `messages` growing, so the threshold stays passed and every
  *   turn pays for a new summary of the same prefix.
- * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list.
+ * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list. To run it with
+ * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
-export function summarizationHook(options: SummarizationOptions) {
-  return summarizationNode(options);
+export function summarizationHook(options: SummarizationNodeOptions): SummarizationNodeFunction {
+  return markHook(summarizationStep(options, "summarizationHook"), "messages");
+}
+
+function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
+  const summarization = readSummarizationOptions(options, fn);
+  const onError = functionOption<(error: unknown) => void>(optionsObject(options, fn, "an object"), "onError");
+  const none = NO_UPDATE as SummarizationUpdate;
+  return async function summarize(state, config) {
+    return orFallback(
+      async () => {
+        const messages = readMessageList(state?.messages ?? [], fn);
+        const next = await summarizeRead(messages, summarization, config);
+        return next === undefined ? none : { messages: replaceAllMessages(next) };
+      },
+      none,
+      { onError },
+      config,
+    );
+  };
 }

@@ -8,9 +8,11 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { ToolCallRepairInputError } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import { safeJson } from "../values";
+import { isDict, quoteValue, safeJson } from "../values";
+import { countOption, functionOption, guarded, optionsObject, ownOption, readMessageList, syncCounter } from "./input";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -61,31 +63,49 @@ export function leadingSystemCount(messages: readonly BaseMessage[]): number {
 }
 
 /**
+ * Characters {@link approximateTokenCounter} measures at most per call: 8,000,000 characters, about 2,000,000
+ * tokens, more than any model's context. Past it the count stops growing, which keeps the cost of one call
+ * bounded whatever the content holds (a structure that shares one object many times serializes to far more
+ * text than it occupies).
+ */
+const MEASURED_CHARS = 8_000_000;
+
+/**
  * A rough token count (about 4 characters a token, plus a few per message and per tool call). Good enough for
- * thresholds; pass a real counter when the budget must be exact.
+ * thresholds; pass a real counter when the budget must be exact. Survives any content (cycles, getters that
+ * throw, BigInts: see `safeJson`), is linear in the messages, and stops at about 2,000,000 tokens.
  */
 export function approximateTokenCounter(messages: BaseMessage[]): number {
+  const list = readMessageList(messages, "approximateTokenCounter");
+  return guarded("approximateTokenCounter", list, () => Math.ceil(measuredChars(list) / 4));
+}
+
+function measuredChars(messages: readonly BaseMessage[]): number {
   let chars = 0;
   for (const message of messages) {
-    chars += 16 + contentLength(message.content);
-    if (isAssistant(message)) chars += safeJson(message.tool_calls ?? [], Number.MAX_SAFE_INTEGER).length;
+    if (chars >= MEASURED_CHARS) return MEASURED_CHARS;
+    chars += 16 + contentLength(message.content, MEASURED_CHARS - chars);
+    if (isAssistant(message) && chars < MEASURED_CHARS) chars += safeJson(message.tool_calls ?? [], MEASURED_CHARS - chars).length;
   }
-  return Math.ceil(chars / 4);
+  return Math.min(chars, MEASURED_CHARS);
 }
 
-function contentLength(content: unknown): number {
+/** Text length of content: strings and text blocks by their length, anything else by its JSON (bounded by `room`). */
+function contentLength(content: unknown, room: number): number {
   if (typeof content === "string") return content.length;
-  return content === undefined || content === null ? 0 : safeJson(content, Number.MAX_SAFE_INTEGER).length;
+  if (!Array.isArray(content)) return content === undefined || content === null ? 0 : safeJson(content, room).length;
+  let length = 0;
+  for (let i = 0; i < content.length && length < room; i++) {
+    const block = content[i];
+    if (typeof block === "string") length += block.length;
+    else if (isDict(block) && block.type === "text" && typeof block.text === "string") length += block.text.length + 16;
+    else length += safeJson(block, room - length).length;
+  }
+  return length;
 }
 
-/** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
-function budgetCut(messages: readonly BaseMessage[], systemCount: number, options: BoundaryOptions): number {
-  const n = messages.length;
-  if ("keepLast" in options) return Math.max(systemCount, n - Math.floor(options.keepLast));
-  const system = messages.slice(0, systemCount);
-  const fits = (cut: number) => options.tokenCounter([...system, ...messages.slice(cut)]) <= options.maxTokens;
-  // Binary search for the smallest cut that fits; the counter is monotone in the number of messages.
-  let low = systemCount;
+/** The smallest cut in `[low, n]` whose kept part fits; `fits` must be monotone (true from some cut on). */
+export function smallestFittingCut(low: number, n: number, fits: (cut: number) => boolean): number {
   let high = n;
   while (low < high) {
     const mid = (low + high) >> 1;
@@ -93,6 +113,26 @@ function budgetCut(messages: readonly BaseMessage[], systemCount: number, option
     else low = mid + 1;
   }
   return low;
+}
+
+/** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
+export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>): Promise<number> {
+  let high = n;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (await fits(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
+function budgetCut(messages: readonly BaseMessage[], systemCount: number, budget: Budget): number {
+  const n = messages.length;
+  if ("keepLast" in budget) return Math.max(systemCount, n - Math.floor(budget.keepLast));
+  const system = messages.slice(0, systemCount);
+  // Each probe copies the kept part: O(n) a probe, O(log n) probes.
+  return smallestFittingCut(systemCount, n, (cut) => budget.count([...system, ...messages.slice(cut)]) <= budget.maxTokens);
 }
 
 /**
@@ -135,24 +175,49 @@ export function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length
  * `repairToolCalls`.
  */
 export function findSafeSummarizationBoundary(messages: readonly BaseMessage[], options: BoundaryOptions): number {
-  assertBoundaryOptions(options);
+  const fn = "findSafeSummarizationBoundary";
+  const list = readMessageList(messages, fn);
+  const budget = readBoundaryOptions(options, fn);
+  return guarded(fn, list, () => boundaryOf(list, budget));
+}
+
+/** {@link BoundaryOptions}, validated; a user's counter wrapped so that what it returns is checked. */
+export type Budget = { keepLast: number } | { maxTokens: number; count: (messages: BaseMessage[]) => number };
+
+const BOUNDARY_SHAPE = "{ keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounter: (messages) => number }";
+
+/** Validates {@link BoundaryOptions}; `path` names them in errors (`"options"`, `"options.keep"`). */
+export function readBoundaryOptions(options: unknown, fn: string, path = "options"): Budget {
+  const record = optionsObject(options, fn, BOUNDARY_SHAPE, path);
+  const has = (key: string) => ownOption(record, key, `${path}.${key}`) !== undefined;
+  const hasKeep = has("keepLast");
+  const hasTokens = has("maxTokens") || has("tokenCounter");
+  if (hasKeep === hasTokens)
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${quoteValue(options)}; expected ${BOUNDARY_SHAPE}`, { argument: path });
+  if (hasKeep) return { keepLast: countOption(record, "keepLast", `${path}.keepLast`) ?? 0 };
+  const maxTokens = countOption(record, "maxTokens", `${path}.maxTokens`);
+  const counter = functionOption<TokenCounter>(record, "tokenCounter", `${path}.tokenCounter`);
+  if (maxTokens === undefined || counter === undefined)
+    throw new ToolCallRepairInputError(`${fn}: ${path} needs both maxTokens and tokenCounter; expected ${BOUNDARY_SHAPE}`, { argument: path });
+  return { maxTokens, count: syncCounter(counter, `${path}.tokenCounter`) };
+}
+
+/** The boundary of a history already read (see {@link findSafeSummarizationBoundary}). */
+export function boundaryOf(messages: readonly BaseMessage[], budget: Budget): number {
+  return safeCutFrom(messages, budgetCut(messages, leadingSystemCount(messages), budget));
+}
+
+/**
+ * Steps 2 to 4 of {@link findSafeSummarizationBoundary} from a budget's cut: keep the trailing open exchange,
+ * summarize callerless results at the cut, then move back before every call a kept result answers. Linear.
+ */
+export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number): number {
   const systemCount = leadingSystemCount(messages);
   const pairing = pairToolCalls(messages);
-  let cut = budgetCut(messages, systemCount, options);
+  let cut = Math.min(messages.length, Math.max(systemCount, budgetCut));
   cut = keepTrailingOpenExchange(messages, cut);
   cut = skipCallerlessResults(messages, pairing, cut);
   return moveCutBeforeCalls(pairing, cut, messages.length);
-}
-
-function assertBoundaryOptions(options: BoundaryOptions): void {
-  const valid =
-    "keepLast" in options
-      ? Number.isFinite(options.keepLast) && options.keepLast >= 0
-      : Number.isFinite(options.maxTokens) && options.maxTokens >= 0 && typeof options.tokenCounter === "function";
-  if (!valid)
-    throw new TypeError(
-      "langgraph-tool-repair: findSafeSummarizationBoundary expects { keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounter }",
-    );
 }
 
 /** A result whose call is nowhere cannot be paired by moving back: summarize it rather than keep it first. */
@@ -174,8 +239,15 @@ export interface SummarizationSplit<M> {
   kept: M[];
 }
 
+/**
+ * The three parts of a history cut at `cut`: the input's own messages, sliced. `cut` is clamped to
+ * `[systemCount, length]`.
+ */
 export function splitAtBoundary<M extends BaseMessage>(messages: readonly M[], cut: number): SummarizationSplit<M> {
-  const systemCount = leadingSystemCount(messages);
-  const at = Math.max(systemCount, cut);
+  const list = readMessageList(messages, "splitAtBoundary");
+  if (typeof cut !== "number" || Number.isNaN(cut))
+    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${quoteValue(cut)}; expected an index`, { argument: "cut" });
+  const systemCount = guarded("splitAtBoundary", list, () => leadingSystemCount(list));
+  const at = Math.min(messages.length, Math.max(systemCount, Math.floor(cut)));
   return { system: messages.slice(0, systemCount), summarized: messages.slice(systemCount, at), kept: messages.slice(at) };
 }

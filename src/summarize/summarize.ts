@@ -6,14 +6,19 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { ToolCallRepairInputError } from "../errors";
+import { isDict, quoteValue } from "../values";
 import {
   approximateTokenCounter,
-  findSafeSummarizationBoundary,
-  splitAtBoundary,
+  boundaryOf,
+  leadingSystemCount,
+  readBoundaryOptions,
+  type Budget,
   type BoundaryOptions,
   type TokenCounter,
 } from "./boundary";
-import { contentText, messagesToTranscript } from "./transcript";
+import { countOption, functionOption, guarded, optionsObject, ownOption, readingOption, readMessageList, stringOption, syncCounter } from "./input";
+import { contentText, transcriptOf } from "./transcript";
 
 /** Anything with a chat model's `invoke`: a `BaseChatModel`, a bound model, a fake. */
 export interface SummarizerModel {
@@ -64,13 +69,77 @@ export function defaultSummaryPrompt(transcript: string): BaseMessage[] {
 
 /** Whether a message was written by this module (or langchain's summarization middleware). */
 export function isSummaryMessage(message: BaseMessage): boolean {
-  return (message.additional_kwargs as Record<string, unknown> | undefined)?.lc_source === SUMMARY_SOURCE;
+  try {
+    const kwargs = isDict(message) ? message.additional_kwargs : undefined;
+    return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
+  } catch {
+    return false; // a message that cannot be read is not one of ours
+  }
 }
 
 /** Whether the history has passed one of the thresholds. */
 export function thresholdPassed(messages: BaseMessage[], trigger: SummarizationTrigger, counter: TokenCounter): boolean {
+  const fn = "thresholdPassed";
+  const list = readMessageList(messages, fn);
+  const limits = readTrigger(trigger, fn, "trigger");
+  const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
+  if (count === undefined) throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
+  return guarded(fn, list, () => passed(list, limits, syncCounter(count, "counter")));
+}
+
+function passed(messages: BaseMessage[], trigger: SummarizationTrigger, count: (messages: BaseMessage[]) => number): boolean {
   if (trigger.messages !== undefined && messages.length > trigger.messages) return true;
-  return trigger.tokens !== undefined && counter(messages) > trigger.tokens;
+  return trigger.tokens !== undefined && count(messages) > trigger.tokens;
+}
+
+function readTrigger(trigger: unknown, fn: string, path: string): SummarizationTrigger {
+  const record = optionsObject(trigger, fn, "{ messages?: n >= 0, tokens?: n >= 0 } with at least one of them", path);
+  const limits = { messages: countOption(record, "messages", `${path}.messages`), tokens: countOption(record, "tokens", `${path}.tokens`) };
+  if (limits.messages === undefined && limits.tokens === undefined)
+    throw new ToolCallRepairInputError(`${fn}: ${path} sets no threshold; expected { messages?: n >= 0, tokens?: n >= 0 } with at least one of them`, {
+      argument: path,
+    });
+  return limits;
+}
+
+/** How the summary is written: what {@link summarizeHistory} and the createAgent middleware share. */
+export interface SummaryWriting {
+  model: SummarizerModel;
+  /** The summarizer's input for a transcript. */
+  prompt: (transcript: string) => BaseMessage[];
+  summaryPrefix?: string;
+  acknowledgement?: string;
+  /** The text the summarizer is shown for the summarized messages. Default: their whole transcript. */
+  render?: (summarized: BaseMessage[]) => string | Promise<string>;
+}
+
+/** {@link SummarizationOptions}, validated. */
+export interface Summarization extends SummaryWriting {
+  trigger: SummarizationTrigger;
+  budget: Budget;
+  count: (messages: BaseMessage[]) => number;
+}
+
+/** Validates {@link SummarizationOptions}: a {@link ToolCallRepairInputError} naming the option otherwise. */
+export function readSummarizationOptions(options: unknown, fn: string): Summarization {
+  const record = optionsObject(options, fn, "{ model, trigger, keep, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }");
+  const counter = functionOption<TokenCounter>(record, "tokenCounter");
+  return {
+    model: readSummarizer(ownOption(record, "model"), fn, "options.model"),
+    trigger: readTrigger(ownOption(record, "trigger"), fn, "options.trigger"),
+    budget: readBoundaryOptions(ownOption(record, "keep"), fn, "options.keep"),
+    count: counter ? syncCounter(counter, "options.tokenCounter") : approximateTokenCounter,
+    prompt: functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt,
+    summaryPrefix: stringOption(record, "summaryPrefix"),
+    acknowledgement: stringOption(record, "acknowledgement"),
+  };
+}
+
+/** A model the summary can be asked of: anything with `invoke`. */
+export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
+  const invoke = readingOption(path, () => (typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined));
+  if (typeof invoke === "function") return model as SummarizerModel;
+  throw new ToolCallRepairInputError(`${fn}: ${path} is ${quoteValue(model)}; expected a chat model (anything with invoke(messages))`, { argument: path });
 }
 
 /**
@@ -84,6 +153,16 @@ export function buildSummaryMessages(
   tail: readonly BaseMessage[],
   options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
 ): BaseMessage[] {
+  const fn = "buildSummaryMessages";
+  if (typeof summaryText !== "string")
+    throw new ToolCallRepairInputError(`${fn}: summaryText is ${quoteValue(summaryText)}; expected a string`, { argument: "summaryText" });
+  const list = readMessageList(tail, fn);
+  const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
+  const writing = { summaryPrefix: stringOption(record, "summaryPrefix"), acknowledgement: stringOption(record, "acknowledgement") };
+  return guarded(fn, list, () => summaryMessages(summaryText, list, writing));
+}
+
+function summaryMessages(summaryText: string, tail: readonly BaseMessage[], options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement">): BaseMessage[] {
   const text = summaryText.trim() === "" ? EMPTY_SUMMARY : summaryText.trim();
   const marker = { lc_source: SUMMARY_SOURCE };
   const summary = new HumanMessage({
@@ -104,32 +183,52 @@ function opensWithUserTurn(tail: readonly BaseMessage[]): boolean {
 
 /**
  * The summarized history (`system + summary + tail`), or undefined when there is nothing to do: under every
- * threshold, nothing before the boundary, or nothing before it but an earlier summary.
+ * threshold, nothing before the boundary, or nothing before it but an earlier summary. Bad arguments get a
+ * {@link ToolCallRepairInputError}; what the summarizer model or a token counter throws propagates unchanged.
  */
 export async function summarizeHistory(
   messages: BaseMessage[],
   options: SummarizationOptions,
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
-  if (!thresholdPassed(messages, options.trigger, options.tokenCounter ?? approximateTokenCounter)) return undefined;
-  const cut = findSafeSummarizationBoundary(messages, options.keep);
-  const { system, summarized, kept } = splitAtBoundary(messages, cut);
-  if (summarized.every(isSummaryMessage)) return undefined;
-  const summaryText = await writeSummary(summarized, options, config);
-  return [...system, ...buildSummaryMessages(summaryText, kept, options), ...kept];
+  const fn = "summarizeHistory";
+  return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
 }
 
-async function writeSummary(
-  summarized: BaseMessage[],
-  options: SummarizationOptions,
-  config: RunnableConfig | undefined,
-): Promise<string> {
-  const prompt = (options.prompt ?? defaultSummaryPrompt)(messagesToTranscript(summarized));
+/** {@link summarizeHistory} of messages already read, with options already validated. */
+export async function summarizeRead(messages: BaseMessage[], options: Summarization, config?: RunnableConfig): Promise<BaseMessage[] | undefined> {
+  const fn = "summarizeHistory";
+  const cut = guarded(fn, messages, () => (passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined));
+  return cut === undefined ? undefined : summarizeBefore(messages, cut, options, config);
+}
+
+/**
+ * The history with `messages[systemCount..cut)` replaced by a summary (`cut` comes from the safe boundary), or
+ * undefined when nothing but an earlier summary (or nothing at all) comes before the cut.
+ */
+export async function summarizeBefore(
+  messages: BaseMessage[],
+  cut: number,
+  writing: SummaryWriting,
+  config?: RunnableConfig,
+): Promise<BaseMessage[] | undefined> {
+  const systemCount = leadingSystemCount(messages);
+  const at = Math.min(messages.length, Math.max(systemCount, cut));
+  const summarized = messages.slice(systemCount, at);
+  const kept = messages.slice(at);
+  if (summarized.every(isSummaryMessage)) return undefined;
+  const transcript = writing.render ? await writing.render(summarized) : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
+  const summaryText = await writeSummary(transcript, writing, config);
+  return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
+}
+
+async function writeSummary(transcript: string, writing: SummaryWriting, config: RunnableConfig | undefined): Promise<string> {
+  const prompt = writing.prompt(transcript);
   // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
-  const response = await options.model.invoke(prompt, {
+  const response: unknown = await writing.model.invoke(prompt, {
     ...config,
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
   });
-  return contentText(response.content);
+  return contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
 }

@@ -16,7 +16,8 @@ import {
   isDict,
   type Dict,
 } from "../messages/inspect";
-
+import { safeJson } from "../values";
+import { guarded, readMessageList } from "./input";
 
 /** Content block types that carry a tool call: rendered as calls, not as text. */
 const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
@@ -46,13 +47,19 @@ export interface TranscriptCall {
  * as `[no id]`; a result without an id, or whose id matches no earlier call, says so.
  */
 export function messagesToTranscript(messages: readonly BaseMessage[]): string {
+  const list = readMessageList(messages, "messagesToTranscript");
+  return guarded("messagesToTranscript", list, () => transcriptOf(list));
+}
+
+/** {@link messagesToTranscript} of messages already read. */
+export function transcriptOf(messages: readonly BaseMessage[]): string {
   const callNames = new Map<string, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }
 
 function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
   if (isAssistant(message)) {
-    const calls = callsOf(message);
+    const calls = transcriptCalls(message);
     for (const call of calls) if (call.id !== undefined) callNames.set(call.id, call.name);
     return renderAssistant(contentText(message.content), calls);
   }
@@ -64,7 +71,10 @@ function roleLabel(message: BaseMessage): string {
   const type = message.getType();
   if (type === "human") return "User";
   if (type === "system") return "System";
-  if (type === "generic") return String((message as unknown as Dict).role ?? "Message");
+  if (type === "generic") {
+    const role = (message as unknown as Dict).role;
+    return typeof role === "string" && role !== "" ? role : "Message";
+  }
   return type.charAt(0).toUpperCase() + type.slice(1);
 }
 
@@ -92,7 +102,7 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
  * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
  * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
  */
-export function callsOf(message: BaseMessage): TranscriptCall[] {
+export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
   const seen = new Set<string>();
   const calls: TranscriptCall[] = [];
   for (const ref of readToolCallRefs(message)) {
@@ -107,15 +117,15 @@ export function callsOf(message: BaseMessage): TranscriptCall[] {
 
 
 
+/** Arguments as JSON text; cycles, BigInts and getters that throw are written as stand-ins (`safeJson`). */
 function argsText(args: unknown): string {
   if (args === undefined) return "{}";
   if (typeof args === "string") return args === "" ? "{}" : args;
-  try {
-    return JSON.stringify(args);
-  } catch {
-    return String(args);
-  }
+  return safeJson(args, ARGS_CHARS);
 }
+
+/** Arguments longer than this are cut in the transcript (a summary needs what was asked, not every byte). */
+const ARGS_CHARS = 20_000;
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
 export function contentText(content: unknown): string {

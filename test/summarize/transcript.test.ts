@@ -1,6 +1,6 @@
 import { AIMessage, getBufferString, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { callsOf, contentText, messagesToTranscript } from "../../src/summarize/transcript";
+import { transcriptCalls, contentText, messagesToTranscript } from "../../src/summarize/transcript";
 
 const weatherCall = (id: string, city: string) => ({ id, name: "get_weather", args: { city }, type: "tool_call" as const });
 
@@ -58,7 +58,7 @@ describe("messagesToTranscript", () => {
       additional_kwargs: { tool_calls: [{ id: "call_raw", type: "function", function: { name: "calc", arguments: '{"x":1}' } }] },
       response_metadata: { output: [{ type: "function_call", call_id: "fc_1", name: "lookup", arguments: '{"k":2}' }] },
     });
-    expect(callsOf(message).map((c) => [c.id, c.name, c.args])).toEqual([
+    expect(transcriptCalls(message).map((c) => [c.id, c.name, c.args])).toEqual([
       ["call_raw", "calc", '{"x":1}'],
       ["toolu_2", "fetch", '{"url":"u"}'],
       ["fc_1", "lookup", '{"k":2}'],

@@ -79,7 +79,61 @@ describe("safeWindow", () => {
     expect(safeWindow(messages, { start: 3, end: 6 })).toEqual({ start: 4, end: 6 });
     expect(safeWindow(messages, { start: 0, end: 3 })).toEqual({ start: 0, end: 1 });
   });
+
+  it("follows a chain where each move uncovers the next split exchange, in one pass", () => {
+    // ai(c0) ai(c1) r(c0) ai(c2) r(c1) ai(c3) r(c2) ...: each result answers the call two messages back, so
+    // every move of the start uncovers the next orphan (the old step-by-step loop rescanned the window each time).
+    const messages: BaseMessage[] = [ai("c0")];
+    for (let k = 1; k < 200; k++) messages.push(ai(`c${k}`), result(`c${k - 1}`));
+    expect(safeWindow(messages, { start: 1, end: messages.length })).toEqual({ start: messages.length, end: messages.length });
+    // Whole: nothing is orphaned (the last call is simply unanswered, a problem the input already had).
+    expect(safeWindow(messages, { start: 0, end: messages.length })).toEqual({ start: 0, end: messages.length });
+    // Cut before the last result: the end moves back before ai(c198), whose result is outside, which leaves
+    // r(c197) outside, and so on down the chain: nothing can be kept.
+    expect(safeWindow(messages, { start: 0, end: messages.length - 1 })).toEqual({ start: 0, end: 0 });
+  });
+
+  it("is the fixed point of the step-by-step moves it replaces (end first, then start)", () => {
+    const windowCase = historyArb(6).chain((messages) =>
+      fc.tuple(fc.constant(messages), fc.nat(messages.length), fc.nat(messages.length), fc.constantFrom(undefined, "human" as const, "ai" as const)),
+    );
+    fc.assert(
+      fc.property(windowCase, ([messages, a, b, on]) => {
+        const window = { start: Math.min(a, b), end: Math.max(a, b) };
+        const options = { startOn: on, endOn: on === "ai" ? ("ai" as const) : undefined };
+        expect(safeWindow(messages, window, options)).toEqual(stepwiseWindow(messages, window, options));
+      }),
+      { numRuns: 400 },
+    );
+  });
 });
+
+/** The window by single moves, each one necessary, until nothing moves: first the end, then the start. */
+function stepwiseWindow(messages: BaseMessage[], window: { start: number; end: number }, on: { startOn?: string; endOn?: string }) {
+  const callerOf = (i: number) => {
+    const m = messages[i];
+    if (!ToolMessage.isInstance(m)) return undefined;
+    for (let j = i - 1; j >= 0; j--) if (toolCallIdsOf(messages[j]).includes(m.tool_call_id)) return j;
+    return undefined;
+  };
+  let { start, end } = window;
+  const endIsOpen = () => {
+    for (let i = start; i < end; i++) for (let r = end; r < messages.length; r++) if (callerOf(r) === i) return true;
+    return false;
+  };
+  while (end > start && ((on.endOn && messages[end - 1].getType() !== on.endOn) || endIsOpen())) end--;
+  const startIsOrphaned = () => {
+    if (ToolMessage.isInstance(messages[start])) return true;
+    if (on.startOn && messages[start].getType() !== on.startOn) return true;
+    for (let i = start; i < end; i++) {
+      const caller = callerOf(i);
+      if (caller !== undefined && caller < start) return true;
+    }
+    return false;
+  };
+  while (start < end && startIsOrphaned()) start++;
+  return { start, end };
+}
 
 const trimCase = historyArb(6).chain((messages) =>
   fc.tuple(
@@ -106,6 +160,19 @@ describe("trimMessagesSafely properties", () => {
         expect(positions.every((p, i) => p >= 0 && (i === 0 || p === positions[i - 1] + 1))).toBe(true);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("keeps exactly what trimMessages keeps when that is already valid (the binary search finds core's window)", async () => {
+    await fc.assert(
+      fc.asyncProperty(trimCase, async ([messages, maxTokens, strategy, allowPartial]) => {
+        const options = { maxTokens, tokenCounter: approximateTokenCounter, strategy, allowPartial: strategy === "last" && allowPartial };
+        const core = await trimMessages(messages, options);
+        fc.pre(splitExchangeProblems(core).length === 0 && !ToolMessage.isInstance(core[0]));
+        const keyOf = (m: BaseMessage) => JSON.stringify([m.getType(), m.content, (m as ToolMessage).tool_call_id, toolCallIdsOf(m)]);
+        expect((await trimMessagesSafely(messages, options)).map(keyOf)).toEqual(core.map(keyOf));
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -1,0 +1,126 @@
+/**
+ * `composePreModelHooks`: several `preModelHook`s as the one createReactAgent takes, typically
+ * `summarizationHook` then `toolCallRepairHook`.
+ *
+ * The two write different channels, and the order matters:
+ * - the summarization hook rewrites `messages` (persisted: `RemoveMessage(REMOVE_ALL_MESSAGES)` then the new list);
+ * - the repair hook writes `llmInputMessages` (what the model sees) on every call, from the messages it is given.
+ * So the summary must be applied first and the repair hook handed the summarized list; otherwise the model is
+ * shown a repaired copy of the history from before the summary. The composed hook runs its hooks in order,
+ * hands each the state as the messages reducer will leave it after the previous hooks, and returns ONE update:
+ * `messages` as a full replacement (`REMOVE_ALL_MESSAGES` first) when any hook rewrote them, and the model input
+ * the last hook wrote.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { ToolCallRepairInputError } from "../errors";
+import { isDict, quoteValue, type Dict } from "../values";
+import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
+
+/** What a preModelHook may return: `messages`, `llmInputMessages`, and any other state keys. */
+export interface PreModelHookUpdate {
+  messages?: BaseMessage[];
+  llmInputMessages?: BaseMessage[];
+  [key: string]: unknown;
+}
+
+export type PreModelHookFunction<S extends { messages?: BaseMessage[] } = { messages?: BaseMessage[] }> = (
+  state: S,
+  config?: RunnableConfig,
+) => PreModelHookResult | Promise<PreModelHookResult>;
+
+/** A state update object (`{}` for none), or nothing. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+export type PreModelHookResult = object | undefined | void;
+
+/**
+ * What a hook of this package writes, so that the order can be checked when hooks are composed:
+ * `"messages"` rewrites the history (summarization), `"llmInputMessages"` writes the model's input from the
+ * history it is given (repair), and so must come after every hook that rewrites it.
+ */
+export type HookRole = "messages" | "llmInputMessages";
+
+const HOOK_ROLE = Symbol.for("langgraph-tool-repair.preModelHookRole");
+
+/** Tags a hook with its role (read by {@link composePreModelHooks}). */
+export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole): F {
+  Object.defineProperty(hook, HOOK_ROLE, { value: role });
+  return hook;
+}
+
+function roleOf(hook: unknown): HookRole | undefined {
+  return (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE];
+}
+
+/**
+ * One `preModelHook` that runs `hooks` in order. Each hook gets the state with the `messages` updates of the
+ * hooks before it applied (as the messages reducer applies them) and the model input they wrote. The result is
+ * one update:
+ * - `messages`: `[RemoveMessage(REMOVE_ALL_MESSAGES), ...final list]` when any hook rewrote them, absent otherwise;
+ * - `llmInputMessages`: the last one written, when any hook wrote one. When a later hook rewrote `messages`
+ *   after it, that input is stale; the final messages are written instead (the channel keeps its last value,
+ *   so writing nothing would leave an older input in place);
+ * - any other key: the last value written.
+ *
+ * A hook of this package that writes the model input (`toolCallRepairHook`) placed before one that rewrites
+ * the history (`summarizationHook`) is refused here, with a {@link ToolCallRepairInputError}.
+ */
+export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) {
+  hooks.forEach((hook, i) => {
+    if (typeof hook !== "function")
+      throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] is ${quoteValue(hook)}; expected a preModelHook function`, {
+        argument: `hooks[${i}]`,
+      });
+  });
+  if (hooks.length === 0) throw new ToolCallRepairInputError("composePreModelHooks: expected at least one hook", { argument: "hooks" });
+  assertOrder(hooks);
+
+  return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
+    let messages: BaseMessage[] = state?.messages ?? [];
+    let rewritten = false;
+    let modelInput: BaseMessage[] | undefined;
+    let modelInputIsStale = false;
+    const rest: Dict = {};
+    for (let i = 0; i < hooks.length; i++) {
+      const view = { ...state, messages, ...(modelInput ? { llmInputMessages: modelInput } : {}) } as S;
+      const update: unknown = await hooks[i](view, config);
+      if (update === undefined || update === null) continue;
+      if (!isDict(update))
+        throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] returned ${quoteValue(update)}; expected a state update object`, {
+          argument: `hooks[${i}]`,
+        });
+      for (const key of Object.keys(update)) {
+        const value = update[key];
+        if (key === "messages") {
+          if (value === undefined) continue;
+          messages = applyMessagesUpdate(messages, value as BaseMessage[]);
+          rewritten = true;
+          if (modelInput !== undefined) modelInputIsStale = true;
+        } else if (key === "llmInputMessages") {
+          if (value === undefined) continue;
+          modelInput = value as BaseMessage[];
+          modelInputIsStale = false;
+        } else rest[key] = value;
+      }
+    }
+    const out: PreModelHookUpdate = { ...rest };
+    if (rewritten) out.messages = replaceAllMessages(messages);
+    if (modelInput !== undefined) out.llmInputMessages = modelInputIsStale ? messages : modelInput;
+    return out;
+  };
+}
+
+/** A hook of ours that writes the model input must come after every hook of ours that rewrites the history. */
+function assertOrder(hooks: readonly unknown[]): void {
+  let inputWriter = -1;
+  hooks.forEach((hook, i) => {
+    const role = roleOf(hook);
+    if (role === "llmInputMessages" && inputWriter < 0) inputWriter = i;
+    if (role === "messages" && inputWriter >= 0)
+      throw new ToolCallRepairInputError(
+        `composePreModelHooks: hooks[${inputWriter}] writes the model input (llmInputMessages) before hooks[${i}] rewrites the messages; ` +
+          "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
+        { argument: `hooks[${i}]` },
+      );
+  });
+}
