@@ -406,3 +406,40 @@ async function untilAsync(condition: () => Promise<boolean>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+/** A saver whose writes can be held back: while held, put and putWrites wait (issued, not stored) until released. */
+export function gateWrites(saver: BaseCheckpointSaver) {
+  let held = false;
+  let waiting: (() => void)[] = [];
+  let issued = 0;
+  const gate = async () => {
+    issued++;
+    if (held) await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const write = (method: "put" | "putWrites") => async (...args: unknown[]) => {
+    await gate();
+    return (saver[method] as (...a: unknown[]) => Promise<unknown>).apply(saver, args);
+  };
+  const overrides: Record<PropertyKey, unknown> = { put: write("put"), putWrites: write("putWrites") };
+  return {
+    saver: new Proxy(saver, {
+      get(target, property) {
+        if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }),
+    hold() {
+      held = true;
+    },
+    /** Writes issued so far (held or not). */
+    get issued() {
+      return issued;
+    },
+    release() {
+      held = false;
+      for (const resume of waiting) resume();
+      waiting = [];
+    },
+  };
+}
