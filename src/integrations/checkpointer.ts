@@ -9,6 +9,9 @@
  *   that did finish (pending writes of the parent checkpoint) are put back as the real ToolMessages.
  * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
  *   the previous one as parent) is healed the same way, and reported only once.
+ * - A clean `put` holding our marked placeholders (a surface closed the calls itself; with `durability: "exit"`
+ *   this is the run's only write) gets the real results still in its parent's pending writes instead. Each
+ *   placeholder is looked up once per process, so old placeholders cost no read on later writes.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
@@ -23,6 +26,7 @@ import type {
 import { isCleanHistory } from "../engine/clean";
 import { profileFor, type ProviderProfile } from "../engine/profiles";
 import type { ToolCallRepair } from "../types";
+import { isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { reportRepairs, type RepairReporting } from "./events";
 import { healStoredMessages, resultsInWrites, unansweredCallIds, type StoredRepairOptions } from "./heal";
 
@@ -75,6 +79,8 @@ class CheckpointHealer {
   private readonly repairOptions: StoredRepairOptions;
   private readonly runs = new Map<string, HealedRun>();
   private readonly reportedReads = new Set<string>();
+  /** Placeholders (thread and call) already looked up in a parent's pending writes. */
+  private readonly checkedPlaceholders = new Set<string>();
   private readonly profile: ProviderProfile;
 
   constructor(
@@ -127,7 +133,11 @@ class CheckpointHealer {
       run = undefined;
     }
     const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
-    if (!run && !abandoning && isCleanHistory(messages, this.profile, true)) return this.inner.put(config, checkpoint, metadata, newVersions);
+    if (!run && !abandoning && isCleanHistory(messages, this.profile, true)) {
+      const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
+      if (!placeholders) return this.inner.put(config, checkpoint, metadata, newVersions);
+      return this.putWithRealResults(config, checkpoint, metadata, newVersions, messages, placeholders);
+    }
 
     const healed = await this.healWrite(messages, config, run, abandoning);
     if (healed.repairs.length === 0) {
@@ -148,6 +158,37 @@ class CheckpointHealer {
     for (const key of [...this.runs.keys()]) if (key.startsWith(`${threadId}\u0000`)) this.runs.delete(key);
     return this.inner.deleteThread(threadId);
   };
+
+  /** Ids of our placeholders in `messages` not yet looked up for this thread (marked as looked up now), or undefined. */
+  private uncheckedPlaceholders(key: string, messages: readonly BaseMessage[]): Set<string> | undefined {
+    let ids: Set<string> | undefined;
+    for (const m of messages) {
+      if (!isToolResult(m) || !isSyntheticResult(m)) continue;
+      const id = resultIdOf(m);
+      const checked = `${key}\u0000${id}`;
+      if (id === undefined || this.checkedPlaceholders.has(checked)) continue;
+      evictOldest(this.checkedPlaceholders);
+      this.checkedPlaceholders.add(checked);
+      (ids ??= new Set()).add(id);
+    }
+    return ids;
+  }
+
+  /** A clean write holding placeholders: real results for them from the parent's pending writes, if any. */
+  private async putWithRealResults(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    messages: BaseMessage[],
+    placeholders: Set<string>,
+  ): Promise<RunnableConfig> {
+    const found = await this.pendingResults(config, placeholders);
+    if (found.size === 0) return this.inner.put(config, checkpoint, metadata, newVersions);
+    const healed = healStoredMessages(messages, this.repairOptions, { salvage: found });
+    await reportRepairs(healed.repairs, this.options, config);
+    return this.inner.put(config, this.withMessages(checkpoint, healed.messages), metadata, newVersions);
+  }
 
   private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
     const messages = this.messagesOf(tuple.checkpoint);

@@ -31,14 +31,11 @@ import {
  *   whose run was aborted before its first step is lost. Nothing of ours puts it back yet (issue 13, item 3).
  * - `strict-merge`: ours, the engine's `"strict"` profile (the default `provider`) merges two user messages
  *   in a row and the persisting surfaces store the merge: the second message loses its id (issue 13, item 1).
- * - `exit-salvage`: ours, checkpointer.ts `put`: with `durability: "exit"` LangGraph never writes the new
- *   input's checkpoint, the run's only write already holds the placeholders the middleware / node persisted,
- *   looks clean, and is stored as it is; the real results sit in the parent checkpoint's pending writes.
  * - `no-wrapper`: by design of LangGraph (loop.js `_first` discards pending tasks on a new input): without
  *   the checkpointer wrapper nothing can see the finished siblings' pending writes, the surfaces close the
  *   calls with placeholders. Documented (docs/checkpointer.md); kept here so the sweep shows the difference.
  */
-type Cause = "start-dropped" | "strict-merge" | "exit-salvage" | "no-wrapper";
+type Cause = "start-dropped" | "strict-merge" | "no-wrapper";
 
 /** Surfaces whose tools run as one `Send` task per call, so a finished sibling's result is a pending write. */
 const PER_CALL_TASKS = new Set(["createAgent+middleware", "StateGraph+node"]);
@@ -49,10 +46,7 @@ export function knownCauses(c: SweepCase): Cause[] {
   if (c.point === "before first step") causes.push("start-dropped");
   if (c.point === "first model call" && !c.repairOptions?.provider) causes.push("strict-merge");
   const siblingFinished = c.point === "tools 1/3" || c.point === "tools 2/3";
-  if (siblingFinished && PER_CALL_TASKS.has(c.surface)) {
-    if (!c.wrap) causes.push("no-wrapper");
-    else if (c.durability === "exit") causes.push("exit-salvage");
-  }
+  if (siblingFinished && PER_CALL_TASKS.has(c.surface) && !c.wrap) causes.push("no-wrapper");
   return causes;
 }
 

@@ -47,14 +47,12 @@ const OPENAI = { provider: "openai" } as const;
 
 describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
   describe.skipIf(skip !== undefined)(`issue 13 failures${skipNote(skip)}`, () => {
-    // Cause (ours): src/integrations/checkpointer.ts `put`. With `durability: "exit"` LangGraph writes no
-    // new-input checkpoint (pregel/loop.js `_putCheckpoint`, `doCheckpoint` false outside the exit write), so
-    // the wrapper never sees an abandoning input. The run's only write (loop.js `finishAndHandleError`) holds
-    // the placeholders the middleware / node already persisted, passes `isCleanHistory`, and is stored as it
-    // is. The real result is a pending write of that put's parent (config.configurable.checkpoint_id).
-    // Fix: in `put`, when the list holds marked placeholders, read the parent's pending writes once and
-    // replace those placeholders with real results found there (putBackResults already does the replacing).
-    it.fails.each(["createAgent+middleware", "StateGraph+node"] as const)(
+    // Was failing (ours, fixed in checkpointer.ts `put`): with `durability: "exit"` LangGraph writes no
+    // new-input checkpoint (pregel/loop.js `_putCheckpoint`: `doCheckpoint` is false until the exit write), so
+    // the wrapper never saw an abandoning input; the run's only write (loop.js `finishAndHandleError`) held the
+    // placeholders the middleware / node had persisted, looked clean, and was stored as it was. The wrapper now
+    // looks up the real results of such placeholders in the put's parent's pending writes.
+    it.each(["createAgent+middleware", "StateGraph+node"] as const)(
       "(a) durability exit, %s + wrapper: a finished sibling's result survives a new input",
       async (surface) => {
         const outcome = await sweepCase({ saver: name, surface, wrap: true, durability: "exit", point: "tools 2/3", continuation: "new input", repairOptions: OPENAI });

@@ -11,7 +11,7 @@ import {
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine/problems";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
@@ -212,6 +212,28 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     );
     const next = await store(wrapped, "t", [...closedByNode, human("new")], { parentId: input.id });
     expect(messagesIn(await inner.getTuple(next.config))[2].content).toBe("real result of a");
+  });
+
+  it("durability exit: a run's only write, already closed with placeholders by the surface, gets the real results of its parent's pending writes", async () => {
+    // With durability "exit" LangGraph writes no new-input checkpoint: the wrapper sees one put, whose list the
+    // middleware or node already closed with marked placeholders, so it looks clean.
+    const { inner, parent, call } = await abortedThread("t");
+    const { repairs, onRepair } = recorder();
+    const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
+    const placeholder = (id: string) =>
+      new ToolMessage({ content: "placeholder", tool_call_id: id, status: "error", id: `tool-repair-${id}`, additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } } });
+    const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new"), ai("answer")];
+    const exit = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
+
+    const stored = messagesIn(await inner.getTuple(exit.config));
+    expect(shape(stored)).toBe("human, ai[a,b], tool(a), tool(b), human, ai");
+    expect(stored[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
+    expect(isSyntheticResult(stored[3])).toBe(true);
+    expect(repairs.map((r) => [r.action, r.toolCallId])).toEqual([["salvaged_result", "a"]]);
+    // The same placeholder is looked up once: a later put of the thread costs no read of its parent.
+    const reads = vi.spyOn(inner, "getTuple");
+    await store(wrapped, "t", [...closedBySurface, human("again"), ai("again")], { parentId: exit.id });
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it("leaves the exchange open for a Command({ update }) input, which keeps the pending step", async () => {
