@@ -9,6 +9,9 @@
  *   that did finish (pending writes of the parent checkpoint) are put back as the real ToolMessages.
  * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
  *   the previous one as parent) is healed the same way, and reported only once.
+ * - A user message stored in `__start__` but never applied (its run was aborted before the first step) is
+ *   dropped by LangGraph when a new input comes: the wrapper notes such input when the run loads the
+ *   checkpoint (`getTuple`) and puts it back, before the new input, in each put of that run.
  * - A clean `put` holding our marked placeholders (a surface closed the calls itself; with `durability: "exit"`
  *   this is the run's only write) gets the real results still in its parent's pending writes instead. Each
  *   placeholder is looked up once per process, so old placeholders cost no read on later writes.
@@ -26,9 +29,11 @@ import type {
 import { isCleanHistory } from "../engine/clean";
 import { profileFor, type ProviderProfile } from "../engine/profiles";
 import type { ToolCallRepair } from "../types";
-import { isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
+import { coerceMessage } from "../messages/coerce";
+import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { reportRepairs, type RepairReporting } from "./events";
 import { healStoredMessages, resultsInWrites, unansweredCallIds, type StoredRepairOptions } from "./heal";
+import { withUniqueIds } from "./node";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -47,6 +52,15 @@ interface HealedRun {
   salvage: Map<string, ToolMessage>;
   /** Repairs already reported for this run (action and call id). */
   reported: Set<string>;
+  /** User input the run's new input dropped from `__start__`, and where it goes back. */
+  restore?: RestoredInput;
+}
+
+/** Messages of an input that was stored but never applied, and the message they follow in the thread. */
+interface RestoredInput {
+  messages: BaseMessage[];
+  /** Id of the last message the thread held before them (undefined: they go first). */
+  afterId: string | undefined;
 }
 
 const MAX_TRACKED = 1000;
@@ -69,6 +83,31 @@ function evictOldest(collection: Map<string, unknown> | Set<string>): void {
   if (oldest !== undefined) collection.delete(oldest);
 }
 
+/** The messages of `value` (one message or a list, in any shape the messages reducer takes); others are skipped. */
+function messagesIn(value: unknown): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).forEach((item, index) => {
+    try {
+      out.push(coerceMessage(item, index));
+    } catch {
+      // Not a message: the reducer's business, not ours.
+    }
+  });
+  return out;
+}
+
+/**
+ * `restore.messages` put back into `messages` right after the message they followed, unless already there. The
+ * same array when nothing changes.
+ */
+function withRestoredInput(messages: BaseMessage[], restore: RestoredInput): BaseMessage[] {
+  const ids = new Set(restore.messages.map((m) => m.id));
+  if (messages.some((m) => m.id !== undefined && ids.has(m.id))) return messages;
+  const at = restore.afterId === undefined ? 0 : messages.findIndex((m) => m.id === restore.afterId) + 1;
+  if (at === 0 && restore.afterId !== undefined) return messages; // the message they followed is gone: no safe place
+  return [...messages.slice(0, at), ...restore.messages, ...messages.slice(at)];
+}
+
 /** A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the pending step. */
 function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undefined): boolean {
   return metadata?.source === "input" && Object.prototype.hasOwnProperty.call(checkpoint.channel_values ?? {}, START_CHANNEL);
@@ -81,6 +120,8 @@ class CheckpointHealer {
   private readonly reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   private readonly checkedPlaceholders = new Set<string>();
+  /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
+  private readonly unappliedInputs = new Map<string, RestoredInput>();
   private readonly profile: ProviderProfile;
 
   constructor(
@@ -104,8 +145,24 @@ class CheckpointHealer {
 
   readonly getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
     const tuple = await this.inner.getTuple(config);
-    return tuple ? this.healRead(tuple, config) : tuple;
+    if (!tuple) return tuple;
+    this.noteUnappliedInput(tuple);
+    return this.healRead(tuple, config);
   };
+
+  /**
+   * A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first step. If
+   * a new input continues from it, LangGraph drops that input: remember its messages to put them back.
+   */
+  private noteUnappliedInput(tuple: CheckpointTuple): void {
+    const start = (tuple.checkpoint.channel_values as Record<string, unknown> | undefined)?.[START_CHANNEL];
+    if (!isDict(start)) return;
+    const messages = messagesIn(start[this.messagesKey]);
+    if (messages.length === 0) return;
+    evictOldest(this.unappliedInputs);
+    const afterId = this.messagesOf(tuple.checkpoint)?.at(-1)?.id;
+    this.unappliedInputs.set(`${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`, { messages: withUniqueIds(messages), afterId });
+  }
 
   readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> => (await this.getTuple(config))?.checkpoint;
 
@@ -133,14 +190,17 @@ class CheckpointHealer {
       run = undefined;
     }
     const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
-    if (!run && !abandoning && isCleanHistory(messages, this.profile, true)) {
+    // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
+    // new input's own checkpoint is never written) may have dropped that input.
+    const dropped = this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop")) ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`) : undefined;
+    if (!run && !abandoning && !dropped && isCleanHistory(messages, this.profile, true)) {
       const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
       if (!placeholders) return this.inner.put(config, checkpoint, metadata, newVersions);
       return this.putWithRealResults(config, checkpoint, metadata, newVersions, messages, placeholders);
     }
 
-    const healed = await this.healWrite(messages, config, run, abandoning);
-    if (healed.repairs.length === 0) {
+    const healed = await this.healWrite(messages, config, run, abandoning, dropped);
+    if (healed.repairs.length === 0 && !healed.restore) {
       this.runs.delete(key);
       return this.inner.put(config, checkpoint, metadata, newVersions);
     }
@@ -149,8 +209,9 @@ class CheckpointHealer {
     for (const repair of fresh) reported.add(repairKey(repair));
     this.runs.delete(key);
     evictOldest(this.runs);
-    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported });
+    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported, restore: healed.restore });
     await reportRepairs(fresh, this.options, config);
+    if (healed.messages === messages) return this.inner.put(config, checkpoint, metadata, newVersions);
     return this.inner.put(config, this.withMessages(checkpoint, healed.messages), metadata, newVersions);
   };
 
@@ -213,14 +274,24 @@ class CheckpointHealer {
     return resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
   }
 
-  private async healWrite(messages: BaseMessage[], config: RunnableConfig, run: HealedRun | undefined, abandoning: boolean) {
+  private async healWrite(
+    stale: BaseMessage[],
+    config: RunnableConfig,
+    run: HealedRun | undefined,
+    abandoning: boolean,
+    dropped: RestoredInput | undefined,
+  ) {
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
+    const restore = run?.restore ?? dropped;
     if (abandoning) {
-      const open = unansweredCallIds(messages);
+      const open = unansweredCallIds(stale);
       for (const id of open) abandoned.add(id);
       for (const [id, result] of await this.pendingResults(config, open)) if (!salvage.has(id)) salvage.set(id, result);
     }
+    // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
+    const messages = restore ? withRestoredInput(stale, restore) : stale;
+    const restoring = messages !== stale ? restore : undefined;
     let healed = healStoredMessages(messages, this.repairOptions, { closeOpen: abandoning, abandoned, salvage });
     const closesCalls = healed.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
     if (!run && !abandoning && closesCalls) {
@@ -232,7 +303,7 @@ class CheckpointHealer {
         healed = healStoredMessages(messages, this.repairOptions, { abandoned, salvage });
       }
     }
-    return { ...healed, abandoned, salvage };
+    return { ...healed, abandoned, salvage, restore: restoring };
   }
 }
 

@@ -28,7 +28,8 @@ import {
  * Known causes, each with the cases it breaks.
  * - `start-dropped`: LangGraph, pregel/loop.js `_first` (about line 920): on a new input the pending
  *   `__start__` task is discarded and the new input overwrites the `__start__` channel, so a user message
- *   whose run was aborted before its first step is lost. Nothing of ours puts it back yet (issue 13, item 3).
+ *   whose run was aborted before its first step is lost. The checkpointer wrapper puts it back; without it,
+ *   nothing does.
  * - `strict-merge`: ours, the engine's `"strict"` profile (the default `provider`) merges two user messages
  *   in a row and the persisting surfaces store the merge: the second message loses its id (issue 13, item 1).
  * - `no-wrapper`: by design of LangGraph (loop.js `_first` discards pending tasks on a new input): without
@@ -43,8 +44,9 @@ const PER_CALL_TASKS = new Set(["createAgent+middleware", "StateGraph+node"]);
 export function knownCauses(c: SweepCase): Cause[] {
   if (c.continuation !== "new input") return [];
   const causes: Cause[] = [];
-  if (c.point === "before first step") causes.push("start-dropped");
-  if (c.point === "first model call" && !c.repairOptions?.provider) causes.push("strict-merge");
+  // Both points leave two user messages in a row (the wrapper puts the dropped one back before the new one).
+  if (c.point === "before first step" && !c.wrap) causes.push("start-dropped");
+  else if ((c.point === "first model call" || c.point === "before first step") && !c.repairOptions?.provider) causes.push("strict-merge");
   const siblingFinished = c.point === "tools 1/3" || c.point === "tools 2/3";
   if (siblingFinished && PER_CALL_TASKS.has(c.surface) && !c.wrap) causes.push("no-wrapper");
   return causes;

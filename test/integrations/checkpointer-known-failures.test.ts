@@ -67,13 +67,12 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
       }
     });
 
-    // Cause (LangGraph): pregel/loop.js `_first` (new input branch, about line 920): the pending `__start__`
-    // task is applied with no writes and the new input overwrites the `__start__` channel, so the message of
-    // a run aborted before its first step is dropped. Every surface, every durability, wrapped or not.
-    // Fix (ours, checkpointer.ts): on the new input's put, read the parent checkpoint's `__start__` value;
-    // messages it holds that were never applied go into the stored list before the new input, and each later
-    // put of that run gets them again (the run's in-memory list lacks them).
-    it.fails("(c) a new input after an abort before the first step keeps the earlier user message", async () => {
+    // Was failing (LangGraph, put back by the wrapper): pregel/loop.js `_first` (new input branch, about line
+    // 920) applies the pending `__start__` task with no writes and the new input overwrites the `__start__`
+    // channel, so the message of a run aborted before its first step is dropped. The wrapper now notes such an
+    // input when the run loads the checkpoint and puts it back, before the new input, in each of the run's
+    // puts. Without the wrapper it is still lost (sweep cause `start-dropped`).
+    it("(c) a new input after an abort before the first step keeps the earlier user message", async () => {
       const outcome = await sweepCase({ saver: name, surface: "createAgent+middleware", wrap: true, durability: "sync", point: "before first step", continuation: "new input", repairOptions: OPENAI });
       expect(outcome.failures).toEqual([]);
     });
