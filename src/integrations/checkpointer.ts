@@ -120,6 +120,11 @@ class CheckpointHealer {
   private readonly reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   private readonly checkedPlaceholders = new Set<string>();
+  /**
+   * Real results put back, by thread id (all namespaces): a parent graph stores a subgraph's returned list,
+   * placeholders included, in its own namespace, where the pending writes hold nothing of them.
+   */
+  private readonly salvagedByThread = new Map<string, Map<string, ToolMessage>>();
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   private readonly unappliedInputs = new Map<string, RestoredInput>();
   private readonly profile: ProviderProfile;
@@ -245,10 +250,38 @@ class CheckpointHealer {
     placeholders: Set<string>,
   ): Promise<RunnableConfig> {
     const found = await this.pendingResults(config, placeholders);
+    this.addSalvagedElsewhere(config, placeholders, found);
     if (found.size === 0) return this.inner.put(config, checkpoint, metadata, newVersions);
     const healed = healStoredMessages(messages, this.repairOptions, { salvage: found });
+    this.rememberSalvaged(config, healed.salvaged, found);
     await reportRepairs(healed.repairs, this.options, config);
     return this.inner.put(config, this.withMessages(checkpoint, healed.messages), metadata, newVersions);
+  }
+
+  /** Adds to `found` the results salvaged in another namespace of the same thread, for the `wanted` calls. */
+  private addSalvagedElsewhere(config: RunnableConfig, wanted: ReadonlySet<string>, found: Map<string, ToolMessage>): void {
+    const known = this.salvagedByThread.get(String(configurableOf(config).thread_id));
+    if (!known) return;
+    for (const id of wanted) {
+      const result = known.get(id);
+      if (result && !found.has(id)) found.set(id, result);
+    }
+  }
+
+  private rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>): void {
+    if (ids.length === 0) return;
+    const thread = String(configurableOf(config).thread_id);
+    let known = this.salvagedByThread.get(thread);
+    if (!known) {
+      evictOldest(this.salvagedByThread);
+      this.salvagedByThread.set(thread, (known = new Map()));
+    }
+    for (const id of ids) {
+      const result = results.get(id);
+      if (!result) continue;
+      evictOldest(known);
+      known.set(id, result);
+    }
   }
 
   private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
@@ -287,7 +320,9 @@ class CheckpointHealer {
     if (abandoning) {
       const open = unansweredCallIds(stale);
       for (const id of open) abandoned.add(id);
-      for (const [id, result] of await this.pendingResults(config, open)) if (!salvage.has(id)) salvage.set(id, result);
+      const found = await this.pendingResults(config, open);
+      this.addSalvagedElsewhere(config, open, found);
+      for (const [id, result] of found) if (!salvage.has(id)) salvage.set(id, result);
     }
     // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
     const messages = restore ? withRestoredInput(stale, restore) : stale;
@@ -297,12 +332,15 @@ class CheckpointHealer {
     if (!run && !abandoning && closesCalls) {
       // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
       // their finished results may still sit in the parent's pending writes.
-      const found = await this.pendingResults(config, unansweredCallIds(messages));
+      const open = unansweredCallIds(messages);
+      const found = await this.pendingResults(config, open);
+      this.addSalvagedElsewhere(config, open, found);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
         healed = healStoredMessages(messages, this.repairOptions, { abandoned, salvage });
       }
     }
+    this.rememberSalvaged(config, healed.salvaged, salvage);
     return { ...healed, abandoned, salvage, restore: restoring };
   }
 }

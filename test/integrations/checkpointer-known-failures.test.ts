@@ -197,13 +197,12 @@ it.fails("MemorySaver: getTuple while the first checkpoint of a thread is being 
 });
 
 describe.each(SAVERS)("a wrapped $name under an agent compiled with checkpointer: true", ({ name, skip }) => {
-  // Cause (ours): src/integrations/checkpointer.ts keys its salvage by thread AND namespace (`threadKey`) and
-  // looks for real results only in the pending writes of the put's own parent. The subgraph's finished tool
-  // results are pending writes in the subgraph's namespace; the parent graph stores the subgraph's returned
-  // (stale) list in namespace "" and the wrapper closes its open calls there with placeholders. The
-  // subgraph's own namespace gets the real result. Fix: a result salvaged (or found) in one namespace of a
-  // thread also replaces the placeholder in the thread's other namespaces (issue 13, item 3).
-  describe.skipIf(skip !== undefined)(`subgraph${skipNote(skip)}`, () => it.fails("(b) the parent's state holds the finished sibling's real result, not a placeholder", async () => {
+  // Was failing (ours, fixed in checkpointer.ts): the wrapper looked for real results only in the pending
+  // writes of a put's own parent, per namespace. The subgraph's finished tool results are pending writes in
+  // the subgraph's namespace; the parent graph stores the subgraph's returned (stale) list, placeholders
+  // included, in namespace "". A result salvaged in one namespace of a thread now also replaces the
+  // placeholder in the thread's other namespaces (remembered per process: parent and subgraph run together).
+  describe.skipIf(skip !== undefined)(`subgraph${skipNote(skip)}`, () => it("(b) the parent's state holds the finished sibling's real result, not a placeholder", async () => {
     const handle = await openSaver(name, "subgraph");
     const stub = await startOpenAIStub({
       script: (request) => {
@@ -237,6 +236,10 @@ describe.each(SAVERS)("a wrapped $name under an agent compiled with checkpointer
       const result = state.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished);
       expect(result && isSyntheticResult(result)).toBe(false);
       expect(result?.content).toMatch(/result for/);
+      // As stored in the parent's namespace, not only as read back through the wrapper.
+      const stored = ((await handle.saver.getTuple(config))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+      const storedResult = stored.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished);
+      expect(storedResult && !isSyntheticResult(storedResult) && storedResult.content).toMatch(/result for/);
     } finally {
       await stub.close();
       await handle.dispose();
