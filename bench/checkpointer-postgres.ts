@@ -55,9 +55,14 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
       );
       lines.push(row(sizes, "getTuple", reads));
       let n = 2;
-      const put = (saver: BaseCheckpointSaver, thread: string) => () => {
-        const version = n++;
-        return saver.put(configOf(thread), checkpointWith(messages, version), { source: "loop", step: version, parents: {} }, { messages: version });
+      // Each write names the previous one as its parent, as a run's writes do.
+      const put = (saver: BaseCheckpointSaver, thread: string) => {
+        let parent = configOf(thread) as { configurable: Record<string, unknown> };
+        return async () => {
+          const version = n++;
+          parent = (await saver.put(parent, checkpointWith(messages, version), { source: "loop", step: version, parents: {} }, { messages: version })) as typeof parent;
+          return parent;
+        };
       };
       const writes = await compareAsync(
         [
