@@ -102,10 +102,13 @@ export function tapSaver(saver: BaseCheckpointSaver, onWrite: (n: number, phase:
     },
     async quiet() {
       // LangGraph issues a run's last writes a few promise hops after the previous one lands: a quiet stretch
-      // of several event-loop turns with nothing under way means the run has stopped writing.
-      for (let calm = 0, turn = 0; calm < 5 && turn < 100_000; turn++) {
+      // with nothing under way (several event-loop turns, and a few milliseconds for a loaded machine) means
+      // the run has stopped writing. This waits; nothing is asserted about time.
+      let calmSince = Date.now();
+      for (let calm = 0, turn = 0; (calm < 5 || Date.now() - calmSince < 20) && turn < 100_000; turn++) {
         await new Promise((resolve) => setImmediate(resolve));
-        calm = inFlight === 0 ? calm + 1 : 0;
+        if (inFlight === 0) calm++;
+        else [calm, calmSince] = [0, Date.now()];
       }
     },
   };
