@@ -3,6 +3,7 @@
  * `withToolCallRepair(saver)` against the bare saver, side by side (MemorySaver, SqliteSaver in memory).
  * Also the graph node on a clean state: what it returns and whether it allocates per call.
  */
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { MemorySaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -62,8 +63,11 @@ export async function runCheckpointerBench(): Promise<string[]> {
     const [walk] = compare([{ name: "walk", fn: () => storedCheck.isClean((flip = !flip) ? stored : other) }]);
     lines.push(`| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x | ${fmt(walk.nsPerCall)} (${((100 * walk.nsPerCall) / getBare.nsPerCall).toFixed(2)}%) |`);
     let n = 2;
-    const put = (saver: BaseCheckpointSaver, thread: string) => () =>
-      saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, checkpointWith(messages, n++), { source: "loop", step: n, parents: {} }, { messages: n });
+    // Each write names the previous one as its parent, as a run's writes do.
+    const put = (saver: BaseCheckpointSaver, thread: string) => {
+      let parent: RunnableConfig = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+      return async () => (parent = await saver.put(parent, checkpointWith(messages, n++), { source: "loop", step: n, parents: {} }, { messages: n }));
+    };
     const [putBare, putWrapped] = await compareAsync(
       [
         { name: "bare", fn: put(bare, "p") },

@@ -4,8 +4,16 @@ import { runCheckpointerBench } from "./checkpointer";
 import { runStructuredBench } from "./structured";
 import { runRecoveryBench } from "./recovery";
 import { runSummarizeBench } from "./summarize";
+import { runPostgresCheckpointerBench } from "./checkpointer-postgres";
 
-const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench, runRecoveryBench, runSummarizeBench];
+const sections: (() => string[] | Promise<string[]>)[] = [
+  runEngineBench,
+  runCheckpointerBench,
+  runPostgresCheckpointerBench,
+  runStructuredBench,
+  runRecoveryBench,
+  runSummarizeBench,
+];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of sections) {

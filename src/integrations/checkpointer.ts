@@ -9,6 +9,12 @@
  *   that did finish (pending writes of the parent checkpoint) are put back as the real ToolMessages.
  * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
  *   the previous one as parent) is healed the same way, and reported only once.
+ * - A user message stored in `__start__` but never applied (its run was aborted before the first step) is
+ *   dropped by LangGraph when a new input comes: the wrapper notes such input when the run loads the
+ *   checkpoint (`getTuple`) and puts it back, before the new input, in each put of that run.
+ * - A clean `put` holding our marked placeholders (a surface closed the calls itself; with `durability: "exit"`
+ *   this is the run's only write) gets the real results still in its parent's pending writes instead. Each
+ *   placeholder is looked up once per process, so old placeholders cost no read on later writes.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
@@ -22,8 +28,11 @@ import type {
 } from "@langchain/langgraph-checkpoint";
 import { createRepairer, type Repairer } from "../engine";
 import type { ToolCallRepair } from "../types";
+import { coerceMessage } from "../messages/coerce";
+import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, unansweredCallIds, type StoredHealer, type StoredRepairOptions } from "./heal";
+import { withUniqueIds } from "./state-update";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -42,6 +51,15 @@ interface HealedRun {
   salvage: Map<string, ToolMessage>;
   /** Repairs already reported for this run (action and call id). */
   reported: Set<string>;
+  /** User input the run's new input dropped from `__start__`, and where it goes back. */
+  restore?: RestoredInput;
+}
+
+/** Messages of an input that was stored but never applied, and the message they follow in the thread. */
+interface RestoredInput {
+  messages: BaseMessage[];
+  /** Id of the last message the thread held before them (undefined: they go first). */
+  afterId: string | undefined;
 }
 
 const MAX_TRACKED = 1000;
@@ -64,6 +82,31 @@ function evictOldest(collection: Map<string, unknown> | Set<string>): void {
   if (oldest !== undefined) collection.delete(oldest);
 }
 
+/** The messages of `value` (one message or a list, in any shape the messages reducer takes); others are skipped. */
+function messagesIn(value: unknown): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).forEach((item, index) => {
+    try {
+      out.push(coerceMessage(item, index));
+    } catch {
+      // Not a message: the reducer's business, not ours.
+    }
+  });
+  return out;
+}
+
+/**
+ * `restore.messages` put back into `messages` right after the message they followed, unless already there. The
+ * same array when nothing changes.
+ */
+function withRestoredInput(messages: BaseMessage[], restore: RestoredInput): BaseMessage[] {
+  const ids = new Set(restore.messages.map((m) => m.id));
+  if (messages.some((m) => m.id !== undefined && ids.has(m.id))) return messages;
+  const at = restore.afterId === undefined ? 0 : messages.findIndex((m) => m.id === restore.afterId) + 1;
+  if (at === 0 && restore.afterId !== undefined) return messages; // the message they followed is gone: no safe place
+  return [...messages.slice(0, at), ...restore.messages, ...messages.slice(at)];
+}
+
 /** A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the pending step. */
 function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undefined): boolean {
   return metadata?.source === "input" && Object.prototype.hasOwnProperty.call(checkpoint.channel_values ?? {}, START_CHANNEL);
@@ -73,6 +116,15 @@ class CheckpointHealer {
   private readonly messagesKey: string;
   private readonly runs = new Map<string, HealedRun>();
   private readonly reportedReads = new Set<string>();
+  /** Placeholders (thread and call) already looked up in a parent's pending writes. */
+  private readonly checkedPlaceholders = new Set<string>();
+  /**
+   * Real results put back, by thread id (all namespaces): a parent graph stores a subgraph's returned list,
+   * placeholders included, in its own namespace, where the pending writes hold nothing of them.
+   */
+  private readonly salvagedByThread = new Map<string, Map<string, ToolMessage>>();
+  /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
+  private readonly unappliedInputs = new Map<string, RestoredInput>();
   /** The clean check of a stored thread: structural, an open last exchange allowed. */
   private readonly keeping: Repairer;
   private readonly healer: StoredHealer;
@@ -98,9 +150,32 @@ class CheckpointHealer {
 
   readonly getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
     const tuple = await this.inner.getTuple(config);
+    if (!tuple) return tuple;
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
-    return tuple ? orFallback(() => this.healRead(tuple, config), tuple, this.options, config) : tuple;
+    return orFallback(
+      () => {
+        this.noteUnappliedInput(tuple);
+        return this.healRead(tuple, config);
+      },
+      tuple,
+      this.options,
+      config,
+    );
   };
+
+  /**
+   * A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first step. If
+   * a new input continues from it, LangGraph drops that input: remember its messages to put them back.
+   */
+  private noteUnappliedInput(tuple: CheckpointTuple): void {
+    const start = (tuple.checkpoint.channel_values as Record<string, unknown> | undefined)?.[START_CHANNEL];
+    if (!isDict(start)) return;
+    const messages = messagesIn(start[this.messagesKey]);
+    if (messages.length === 0) return;
+    evictOldest(this.unappliedInputs);
+    const afterId = this.messagesOf(tuple.checkpoint)?.at(-1)?.id;
+    this.unappliedInputs.set(`${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`, { messages: withUniqueIds(messages), afterId });
+  }
 
   readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> => (await this.getTuple(config))?.checkpoint;
 
@@ -118,6 +193,7 @@ class CheckpointHealer {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> => {
+    // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     const healed = await orFallback(() => this.healedCheckpoint(config, checkpoint, metadata), checkpoint, this.options, config);
     return this.inner.put(config, healed, metadata, newVersions);
   };
@@ -134,10 +210,16 @@ class CheckpointHealer {
       run = undefined;
     }
     const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
-    if (!run && !abandoning && this.keeping.isClean(messages)) return checkpoint;
+    // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
+    // new input's own checkpoint is never written) may have dropped that input.
+    const dropped = this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop")) ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`) : undefined;
+    if (!run && !abandoning && !dropped && this.keeping.isClean(messages)) {
+      const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
+      return placeholders ? this.withRealResults(config, checkpoint, messages, placeholders) : checkpoint;
+    }
 
-    const healed = await this.healWrite(messages, config, run, abandoning);
-    if (healed.repairs.length === 0) {
+    const healed = await this.healWrite(messages, config, run, abandoning, dropped);
+    if (healed.repairs.length === 0 && !healed.restore) {
       this.runs.delete(key);
       return checkpoint;
     }
@@ -146,15 +228,67 @@ class CheckpointHealer {
     for (const repair of fresh) reported.add(repairKey(repair));
     this.runs.delete(key);
     evictOldest(this.runs);
-    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported });
+    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported, restore: healed.restore });
     await reportRepairs(fresh, this.options, config);
-    return this.withMessages(checkpoint, healed.messages);
+    return healed.messages === messages ? checkpoint : this.withMessages(checkpoint, healed.messages);
   }
 
   readonly deleteThread = async (threadId: string): Promise<void> => {
     for (const key of [...this.runs.keys()]) if (key.startsWith(`${threadId}\u0000`)) this.runs.delete(key);
     return this.inner.deleteThread(threadId);
   };
+
+  /** Ids of our placeholders in `messages` not yet looked up for this thread (marked as looked up now), or undefined. */
+  private uncheckedPlaceholders(key: string, messages: readonly BaseMessage[]): Set<string> | undefined {
+    let ids: Set<string> | undefined;
+    for (const m of messages) {
+      if (!isToolResult(m) || !isSyntheticResult(m)) continue;
+      const id = resultIdOf(m);
+      const checked = `${key}\u0000${id}`;
+      if (id === undefined || this.checkedPlaceholders.has(checked)) continue;
+      evictOldest(this.checkedPlaceholders);
+      this.checkedPlaceholders.add(checked);
+      (ids ??= new Set()).add(id);
+    }
+    return ids;
+  }
+
+  /** A clean write holding placeholders: real results for them from the parent's pending writes, if any. */
+  private async withRealResults(config: RunnableConfig, checkpoint: Checkpoint, messages: BaseMessage[], placeholders: Set<string>): Promise<Checkpoint> {
+    const found = await this.pendingResults(config, placeholders);
+    this.addSalvagedElsewhere(config, placeholders, found);
+    if (found.size === 0) return checkpoint;
+    const healed = this.healer.heal(messages, { salvage: found });
+    this.rememberSalvaged(config, healed.salvaged, found);
+    await reportRepairs(healed.repairs, this.options, config);
+    return this.withMessages(checkpoint, healed.messages);
+  }
+
+  /** Adds to `found` the results salvaged in another namespace of the same thread, for the `wanted` calls. */
+  private addSalvagedElsewhere(config: RunnableConfig, wanted: ReadonlySet<string>, found: Map<string, ToolMessage>): void {
+    const known = this.salvagedByThread.get(String(configurableOf(config).thread_id));
+    if (!known) return;
+    for (const id of wanted) {
+      const result = known.get(id);
+      if (result && !found.has(id)) found.set(id, result);
+    }
+  }
+
+  private rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>): void {
+    if (ids.length === 0) return;
+    const thread = String(configurableOf(config).thread_id);
+    let known = this.salvagedByThread.get(thread);
+    if (!known) {
+      evictOldest(this.salvagedByThread);
+      this.salvagedByThread.set(thread, (known = new Map()));
+    }
+    for (const id of ids) {
+      const result = results.get(id);
+      if (!result) continue;
+      evictOldest(known);
+      known.set(id, result);
+    }
+  }
 
   private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
     const messages = this.messagesOf(tuple.checkpoint);
@@ -179,26 +313,41 @@ class CheckpointHealer {
     return resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
   }
 
-  private async healWrite(messages: BaseMessage[], config: RunnableConfig, run: HealedRun | undefined, abandoning: boolean) {
+  private async healWrite(
+    stale: BaseMessage[],
+    config: RunnableConfig,
+    run: HealedRun | undefined,
+    abandoning: boolean,
+    dropped: RestoredInput | undefined,
+  ) {
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
+    const restore = run?.restore ?? dropped;
     if (abandoning) {
-      const open = unansweredCallIds(messages);
+      const open = unansweredCallIds(stale);
       for (const id of open) abandoned.add(id);
-      for (const [id, result] of await this.pendingResults(config, open)) if (!salvage.has(id)) salvage.set(id, result);
+      const found = await this.pendingResults(config, open);
+      this.addSalvagedElsewhere(config, open, found);
+      for (const [id, result] of found) if (!salvage.has(id)) salvage.set(id, result);
     }
+    // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
+    const messages = restore ? withRestoredInput(stale, restore) : stale;
+    const restoring = messages !== stale ? restore : undefined;
     let healed = this.healer.heal(messages, { closeOpen: abandoning, abandoned, salvage });
     const closesCalls = healed.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
     if (!run && !abandoning && closesCalls) {
       // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
       // their finished results may still sit in the parent's pending writes.
-      const found = await this.pendingResults(config, unansweredCallIds(messages));
+      const open = unansweredCallIds(messages);
+      const found = await this.pendingResults(config, open);
+      this.addSalvagedElsewhere(config, open, found);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
         healed = this.healer.heal(messages, { abandoned, salvage });
       }
     }
-    return { ...healed, abandoned, salvage };
+    this.rememberSalvaged(config, healed.salvaged, salvage);
+    return { ...healed, abandoned, salvage, restore: restoring };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * End-to-end: the checkpointer wrapper in a real tool loop, with MemorySaver and SqliteSaver on a file, the
- * model being the real ChatBedrockConverse / ChatOpenAI client against the strict local stub.
+ * End-to-end: the checkpointer wrapper in a real tool loop, with MemorySaver, SqliteSaver on a file and
+ * PostgresSaver (skipped with the reason when PostgreSQL is unreachable), the model being the real
+ * ChatBedrockConverse / ChatOpenAI client against the strict local stub.
  *
  * The run that abandons an exchange was loaded before LangGraph knew its input was new, so its own model call
  * sees the stale list: these graphs repair each request without persisting it (what a `wrapModelCall`
@@ -19,7 +20,7 @@ import {
   PROVIDER_NAMES,
   problemsOf,
   runAbortedMidTool,
-  SAVER_KINDS,
+  SERVER_SAVER_KINDS,
   seededRandom,
   startStubbedModel,
   storedThread,
@@ -28,7 +29,7 @@ import {
   ToolBench,
   toolResults,
   type ProviderName,
-  type SaverKind,
+  type ServerSaverKind,
   type StubbedModel,
   type ToolsMode,
 } from "./support/checkpoint-scenarios";
@@ -63,13 +64,13 @@ interface Setup {
 
 async function setup(
   provider: ProviderName,
-  kind: SaverKind,
+  kind: ServerSaverKind,
   mode: ToolsMode,
   options: { wrap?: boolean; requestNet?: boolean; calls?: typeof LOOKUP_AND_SLOW } = {},
 ): Promise<Setup> {
   const { wrap = true, requestNet = true, calls = LOOKUP_AND_SLOW } = options;
   const model = await startStubbedModel(provider, calls);
-  const saverOf = kind.create();
+  const saverOf = await kind.create();
   cleanups.push(() => model.stub.close(), saverOf.dispose);
   const bench = new ToolBench();
   const repairs: ToolCallRepair[] = [];
@@ -105,7 +106,11 @@ function expectHealedThread(stored: BaseMessage[], callIds: string[], mode: Tool
 }
 
 describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
-  describe.each(SAVER_KINDS)("$name", (kind) => {
+  describe.each(SERVER_SAVER_KINDS)("$name", (kind) => {
+    if (kind.skip) {
+      it.skip(`(skipped: ${kind.skip})`, () => {});
+      return;
+    }
     it.each(MODES)("(1) %s tools: aborted mid-tool, then a new message: the model call succeeds and the stored thread is valid", async (mode) => {
       const env = await setup(provider, kind, mode);
       const aborted = await runAbortedMidTool(env.agent, env.bench, say("first"), "t", mode === "send" ? env.inner : undefined);
@@ -177,8 +182,8 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       expect(isSyntheticResult(resultFor(stored, lookupId)[0])).toBe(mode === "single");
     });
 
-    it.runIf(kind.name === "SqliteSaver").each(MODES)(
-      "(4) %s tools: after a process restart (a new saver on the same file) the outcomes are the same",
+    it.runIf(kind.name !== "MemorySaver").each(MODES)(
+      "(4) %s tools: after a process restart (a new saver on the same storage) the outcomes are the same",
       async (mode) => {
         const env = await setup(provider, kind, mode);
         await runAbortedMidTool(env.agent, env.bench, say("first"), "new-message", mode === "send" ? env.inner : undefined);
@@ -222,6 +227,8 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
         const [repairsBefore, netBefore] = [env.repairs.length, env.agent.netRepairs];
         if (abort) await runAbortedMidTool(env.agent, env.bench, say(`turn ${turn}`), "t", env.inner);
         else await env.agent.graph.invoke(say(`turn ${turn}`), threadConfig("t"));
+        // An aborted invoke() rejects before the run's last writes land; a read of PostgresSaver waits for them.
+        await env.inner.getTuple(threadConfig("t"));
         perTurn.push({ wrapper: env.repairs.length - repairsBefore, net: env.agent.netRepairs - netBefore });
       }
 
@@ -231,8 +238,11 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
         // Only the run that abandons an exchange has anything to repair in storage; once healed, nothing comes
         // back. Requests are another matter on Bedrock: the stored thread keeps the placeholder result followed
         // by the user's next message (two user turns, B6), which every later request shapes again, never stored.
+        // With PostgreSQL the wrapper's report sometimes lands after the aborted turn was counted (its writes
+        // outlive the rejected invoke(), see "(R)" in checkpointer-known-failures): there, only the totals below.
         const shapedEachTurn = provider === "bedrock" && aborts.slice(0, Math.max(0, turn - 1)).some(Boolean);
-        expect({ turn, repaired: wrapper > 0, net: net > 0 }).toEqual({ turn, repaired: afterAbort, net: afterAbort || shapedEachTurn });
+        if (kind.name === "PostgresSaver") expect({ turn, net: net > 0 }).toEqual({ turn, net: afterAbort || shapedEachTurn });
+        else expect({ turn, repaired: wrapper > 0, net: net > 0 }).toEqual({ turn, repaired: afterAbort, net: afterAbort || shapedEachTurn });
       });
       const repairedIds = env.repairs.map((r) => `${r.action}:${r.toolCallId ?? ""}`).filter((k) => !k.endsWith(":"));
       expect(new Set(repairedIds).size).toBe(repairedIds.length);

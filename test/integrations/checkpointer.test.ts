@@ -11,7 +11,7 @@ import {
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
@@ -212,6 +212,69 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     );
     const next = await store(wrapped, "t", [...closedByNode, human("new")], { parentId: input.id });
     expect(messagesIn(await inner.getTuple(next.config))[2].content).toBe("real result of a");
+  });
+
+  it("durability exit: a run's only write, already closed with placeholders by the surface, gets the real results of its parent's pending writes", async () => {
+    // With durability "exit" LangGraph writes no new-input checkpoint: the wrapper sees one put, whose list the
+    // middleware or node already closed with marked placeholders, so it looks clean.
+    const { inner, parent, call } = await abortedThread("t");
+    const { repairs, onRepair } = recorder();
+    const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
+    const placeholder = (id: string) =>
+      new ToolMessage({ content: "placeholder", tool_call_id: id, status: "error", id: `tool-repair-${id}`, additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } } });
+    const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new"), ai("answer")];
+    const exit = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
+
+    const stored = messagesIn(await inner.getTuple(exit.config));
+    expect(shape(stored)).toBe("human, ai[a,b], tool(a), tool(b), human, ai");
+    expect(stored[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
+    expect(isSyntheticResult(stored[3])).toBe(true);
+    expect(repairs.map((r) => [r.action, r.toolCallId])).toEqual([["salvaged_result", "a"]]);
+    // The same placeholder is looked up once: a later put of the thread costs no read of its parent.
+    const reads = vi.spyOn(inner, "getTuple");
+    await store(wrapped, "t", [...closedBySurface, human("again"), ai("again")], { parentId: exit.id });
+    expect(reads).not.toHaveBeenCalled();
+  });
+
+  it("puts back a user message that a run aborted before its first step left in __start__, before the new input", async () => {
+    // Run 1 stored its input checkpoint (the message in __start__) and was aborted before applying it.
+    const inner = new MemorySaver();
+    const earlier = [human("hi"), ai("hello")];
+    const first = new HumanMessage({ content: "first question", id: "h-first" });
+    const aborted = checkpointOf(earlier, { source: "input" });
+    aborted.channel_values.__start__ = { messages: [first] };
+    const abortedConfig = await (inner as BaseCheckpointSaver).put(configOf("t"), aborted, { source: "input", step: -1, parents: {} }, {});
+    const wrapped = withToolCallRepair(inner, { provider: "openai" });
+    // Run 2 loads that checkpoint, then stores its new input's checkpoint and its next steps (its list lacks "first").
+    await wrapped.getTuple(configOf("t"));
+    const input = await store(wrapped, "t", earlier, { parentId: abortedConfig.configurable?.checkpoint_id, source: "input", input: true });
+    const second = new HumanMessage({ content: "second question", id: "h-second" });
+    const step = await store(wrapped, "t", [...earlier, second], { parentId: input.id });
+    const answered = await store(wrapped, "t", [...earlier, second, ai("answer")], { parentId: step.id });
+
+    expect(messagesIn(await inner.getTuple(input.config)).map((m) => m.id)).toEqual([earlier[0].id, earlier[1].id, "h-first"]);
+    for (const { config } of [step, answered]) {
+      const stored = messagesIn(await inner.getTuple(config));
+      expect(stored.slice(0, 4).map((m) => m.id)).toEqual([earlier[0].id, earlier[1].id, "h-first", "h-second"]);
+      expect(stored[2]).toMatchObject({ content: first.content, id: "h-first" });
+    }
+  });
+
+  it("durability exit: puts the dropped user message back in the run's only write too", async () => {
+    const inner = new MemorySaver();
+    const first = new HumanMessage({ content: "first question", id: "h-first" });
+    const aborted = checkpointOf([], { source: "input" });
+    aborted.channel_values.__start__ = { messages: [first] };
+    const abortedConfig = await (inner as BaseCheckpointSaver).put(configOf("t"), aborted, { source: "input", step: -1, parents: {} }, {});
+    const wrapped = withToolCallRepair(inner, { provider: "openai" });
+    await wrapped.getTuple(configOf("t"));
+    const second = new HumanMessage({ content: "second question", id: "h-second" });
+    const exit = await store(wrapped, "t", [second, ai("answer")], { parentId: abortedConfig.configurable?.checkpoint_id });
+    expect(messagesIn(await inner.getTuple(exit.config)).map((m) => m.id)).toEqual(["h-first", "h-second", expect.any(String)]);
+    // A resume applies the input itself: a write that already holds it is stored as it is.
+    const resumed = [first, ai("answer")];
+    const resume = await store(wrapped, "t", resumed, { parentId: abortedConfig.configurable?.checkpoint_id });
+    expect(messagesIn(await inner.getTuple(resume.config)).map((m) => m.id)).toEqual(resumed.map((m) => m.id));
   });
 
   it("leaves the exchange open for a Command({ update }) input, which keeps the pending step", async () => {

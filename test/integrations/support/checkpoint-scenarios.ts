@@ -19,6 +19,8 @@ import { findToolCallProblems } from "../../../src/engine";
 import { repairToolCalls } from "../../../src/engine";
 import { isSyntheticResult } from "../../../src/messages/inspect";
 import type { Provider } from "../../../src/types";
+import { createPostgresSaver, postgresSkipReason } from "../../support/services";
+import { tapSaver } from "./abort-sweep";
 import {
   bedrockModel,
   openAIModel,
@@ -247,6 +249,37 @@ export interface SaverKind {
   create(): { saver: BaseCheckpointSaver; reopen?: () => BaseCheckpointSaver; dispose(): void };
 }
 
+/** A saver kind that may need a server: created asynchronously, skipped (with the reason) when unreachable. */
+export interface ServerSaverKind {
+  name: "MemorySaver" | "SqliteSaver" | "PostgresSaver";
+  /** Why this saver cannot be used here (PostgreSQL unreachable), or undefined. */
+  skip?: string;
+  /** A fresh saver; `reopen` opens another saver on the same storage, as a new process would. */
+  create(): Promise<{ saver: BaseCheckpointSaver; reopen?: () => BaseCheckpointSaver; dispose(): void | Promise<void> }>;
+}
+
+/**
+ * PostgresSaver for the scenarios, on a schema of its own. An aborted run's invoke() rejects before its last
+ * writes land (checkpointer-known-failures.test.ts, "(R)"); with PostgreSQL they take a round trip, so each
+ * read here first waits until no write is under way, as an application must after an abort.
+ */
+async function postgresKind() {
+  const handle = await createPostgresSaver("scenarios");
+  const settled = (saver: BaseCheckpointSaver) => {
+    const tap = tapSaver(saver);
+    const read = tap.saver.getTuple.bind(tap.saver);
+    return new Proxy(tap.saver, {
+      get(target, property) {
+        if (property === "getTuple") return async (config: RunnableConfig) => (await tap.quiet(), read(config));
+        return Reflect.get(target, property, target);
+      },
+    });
+  };
+  return { saver: settled(handle.saver), reopen: () => settled(handle.reopen()), dispose: handle.dispose };
+}
+
+const postgresSkip = await postgresSkipReason();
+
 export const SAVER_KINDS: readonly SaverKind[] = [
   { name: "MemorySaver", create: () => ({ saver: new MemorySaver(), dispose: () => {} }) },
   {
@@ -270,6 +303,12 @@ export const SAVER_KINDS: readonly SaverKind[] = [
       };
     },
   },
+];
+
+/** MemorySaver, SqliteSaver and PostgresSaver (skipped with the reason when PostgreSQL is unreachable). */
+export const SERVER_SAVER_KINDS: readonly ServerSaverKind[] = [
+  ...SAVER_KINDS.map((kind) => ({ name: kind.name, create: async () => kind.create() })),
+  { name: "PostgresSaver", skip: postgresSkip, create: postgresKind },
 ];
 
 /** A small seeded PRNG (mulberry32), so "random" abort turns are the same on every run. */

@@ -1,0 +1,166 @@
+/**
+ * Several workers, one PostgreSQL saver: two Node processes (support/checkpoint-worker.ts) each wrap their own
+ * PostgresSaver on one shared schema with `withToolCallRepair` and serve turns of the same 50 threads in turn,
+ * so the turn after an abort usually lands on the other worker. Turns are aborted at seeded random points
+ * (after 0, 1 or 2 of three parallel tools finished, or once all three did), and the turn after an abort is a
+ * new message or a resume (a resume itself runs through). The model is the real ChatOpenAI against the strict stub running in this process.
+ *
+ * What must hold at the end, read from the saver directly: every thread is structurally valid; every user
+ * message sent is stored once, with its own id and text; every tool call that ran to completion has its real
+ * result; and no repair (action and call) was reported twice, by either worker.
+ *
+ * Why the wrapper's per-run memory is safe here: a LangGraph run never moves between processes, and the
+ * memory only carries one run's chain of puts (the `runs` entry names the checkpoint that run stored last and
+ * is dropped as soon as a put names another parent). The next turn on the other worker is a new run whose
+ * first put names a checkpoint that worker never stored, so it starts from the stored thread alone.
+ */
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { findToolCallProblems } from "../../src/engine";
+import { isSyntheticResult } from "../../src/messages/inspect";
+import type { ToolCallRepair } from "../../src/types";
+import { postgresSaverOrSkip, POSTGRES_URL } from "../support/services";
+import { startOpenAIStub } from "../support/stubs";
+import { seededRandom } from "./support/checkpoint-scenarios";
+import { TOOL_NAMES } from "./support/abort-sweep";
+import type { StopReply, TurnReply, TurnRequest, WorkerAbort } from "./support/checkpoint-worker";
+
+const THREADS = 50;
+const ROUNDS = 4;
+const ABORTS: WorkerAbort[] = ["tools 0/3", "tools 1/3", "tools 2/3", "second model call"];
+const WORKER = fileURLToPath(new URL("./support/checkpoint-worker.ts", import.meta.url));
+
+interface Worker {
+  name: string;
+  child: ChildProcess;
+  turn(request: Omit<TurnRequest, "kind" | "seq">): Promise<TurnReply>;
+  stop(): Promise<ToolCallRepair[]>;
+}
+
+async function startWorker(name: string, schema: string, stubUrl: string): Promise<Worker> {
+  const child = fork(WORKER, [], {
+    execArgv: ["--import", "tsx"],
+    env: { ...process.env, LGTR_WORKER_NAME: name, LGTR_WORKER_SCHEMA: schema, LGTR_WORKER_STUB: stubUrl, LGTR_POSTGRES_URL: POSTGRES_URL },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const pending = new Map<number, (reply: TurnReply) => void>();
+  let stopped: ((repairs: ToolCallRepair[]) => void) | undefined;
+  let seq = 0;
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once("error", reject);
+    child.on("message", (message: TurnReply | StopReply | { ready: string }) => {
+      if ("ready" in message) resolve();
+      else if ("stopped" in message) stopped?.(message.repairs);
+      else pending.get(message.seq)?.(message);
+    });
+  });
+  await ready;
+  return {
+    name,
+    child,
+    turn: (request) =>
+      new Promise((resolve) => {
+        const id = ++seq;
+        pending.set(id, resolve);
+        child.send({ kind: "turn", seq: id, ...request } satisfies TurnRequest);
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        stopped = resolve;
+        child.send({ kind: "stop" });
+      }),
+  };
+}
+
+interface Sent {
+  id: string;
+  text: string;
+}
+
+describe("several workers sharing one PostgreSQL saver", () => {
+  it("50 threads served in turn by two processes, aborted at random points: valid, nothing lost, no repair reported twice", async (context) => {
+    const postgres = await postgresSaverOrSkip(context, "workers");
+    const stub = await startOpenAIStub({
+      script: (request) => {
+        const messages = (request as { messages: { role: string }[] }).messages;
+        return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
+      },
+    });
+    const workers: Worker[] = [];
+    try {
+      workers.push(await startWorker("A", postgres.schema, stub.url), await startWorker("B", postgres.schema, stub.url));
+      const random = seededRandom(1302);
+      const sent = new Map<string, Sent[]>();
+      const completed = new Map<string, Set<string>>();
+      const lastAborted = new Map<string, string>();
+      const errors: string[] = [];
+      let handedOverAfterAbort = 0;
+      let resumes = 0;
+
+      for (let round = 0; round <= ROUNDS; round++) {
+        const final = round === ROUNDS;
+        await Promise.all(
+          Array.from({ length: THREADS }, async (_, i) => {
+            const thread = `w-${i}`;
+            const worker = workers[(i + round) % 2];
+            const abortedBy = lastAborted.get(thread);
+            const resume = abortedBy !== undefined && !final && random() < 0.4;
+            // A resume runs only the calls left over, so its tools cannot be held three at a time: resumes run through.
+            const abort = !final && !resume && random() < 0.4 ? ABORTS[Math.floor(random() * ABORTS.length)] : undefined;
+            const message = resume ? undefined : { text: `thread ${i}, round ${round}`, id: `h-${i}-${round}` };
+            if (abortedBy !== undefined && abortedBy !== worker.name) handedOverAfterAbort++;
+            if (resume) resumes++;
+            const reply = await worker.turn({ thread, message, abort });
+            if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
+            for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
+            if (abort) lastAborted.set(thread, worker.name);
+            else lastAborted.delete(thread);
+            if (reply.error && !abort) errors.push(`${thread} round ${round} on ${worker.name}: ${reply.error}`);
+          }),
+        );
+      }
+      const repairs = (await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))).flat();
+
+      expect(errors).toEqual([]);
+      // The scenario the test is about did happen, many times.
+      expect(handedOverAfterAbort).toBeGreaterThan(10);
+      expect(resumes).toBeGreaterThan(5);
+
+      const broken: string[] = [];
+      for (let i = 0; i < THREADS; i++) {
+        const thread = `w-${i}`;
+        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+        const problems = findToolCallProblems(stored, { provider: "openai", trailingIsProblem: false });
+        if (problems.length > 0) broken.push(`${thread}: ${problems.map((p) => p.kind).join(",")}`);
+        const humans = stored.filter((m) => HumanMessage.isInstance(m));
+        const expected = sent.get(thread) ?? [];
+        const same = humans.length === expected.length && expected.every((s, k) => humans[k].id === s.id && humans[k].content === s.text);
+        if (!same) broken.push(`${thread}: user messages ${JSON.stringify(humans.map((m) => m.id))}, sent ${JSON.stringify(expected.map((s) => s.id))}`);
+        const results = new Map(stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]));
+        for (const id of completed.get(thread) ?? []) {
+          const result = results.get(id);
+          if (!result || isSyntheticResult(result)) broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"}`);
+        }
+      }
+      expect(broken).toEqual([]);
+
+      const seen = new Map<string, string>();
+      const twice: string[] = [];
+      for (const repair of repairs) {
+        if (!repair.toolCallId) continue;
+        const key = `${repair.action} ${repair.toolCallId}`;
+        if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
+        else seen.set(key, repair.worker);
+      }
+      expect(twice).toEqual([]);
+      // Repairs did happen, on both workers: abandoned calls closed, finished siblings salvaged.
+      expect(new Set(repairs.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
+      expect(repairs.some((r) => r.action === "salvaged_result")).toBe(true);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await stub.close();
+    }
+  }, 300_000);
+});
