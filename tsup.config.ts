@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/langgraph.ts", "src/langchain.ts"],
+  // cli: the `langgraph-tool-repair` bin (package.json "bin" -> dist/cli.js; its hashbang line is kept).
+  entry: ["src/index.ts", "src/langgraph.ts", "src/langchain.ts", "src/threads.ts", "src/cli.ts"],
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,
