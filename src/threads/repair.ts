@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { unansweredCallIds } from "../integrations/heal";
 import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { awaitsResume, healStoredThread, isStructural, storedThreadProblems } from "./heal-thread";
@@ -29,7 +29,8 @@ import { putIfUnchanged, repairCheckpoint } from "./write";
  * - `repaired`: the fix was written (`written` is its config).
  * - `would_repair`: dry run; `after` is what would be written.
  * - `unchanged`: nothing structural to fix (clean, open, reshape only, no messages).
- * - `skipped`: a live run wrote to the thread while it was being repaired.
+ * - `skipped`: a live run wrote to the thread while it was being repaired, or its latest checkpoint holds
+ *   pending work (finished results, an interrupt, an input) that a checkpoint on top would drop.
  * - `unreadable`: the saver could not read the thread.
  * - `failed`: the fix could not be made or written (see `reason`).
  */
@@ -76,6 +77,18 @@ function callsToSalvage(messages: BaseMessage[]): Set<string> {
 }
 
 /**
+ * Why the latest checkpoint must not be superseded: it holds pending writes other than a failed task's error
+ * (finished tool results a resume reuses, an interrupt waiting for its answer, an input not yet applied).
+ * They belong to that checkpoint's tasks; a checkpoint on top would drop them.
+ */
+function pendingWork(tuple: CheckpointTuple): string | undefined {
+  const channels = new Set<string>();
+  for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
+  if (channels.size === 0) return undefined;
+  return `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`;
+}
+
+/**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
@@ -99,6 +112,8 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
     if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
     if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
     if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+    const pending = pendingWork(tuple);
+    if (pending) return report(key, { ...base, status: "skipped", reason: pending });
     claimed++;
     try {
       const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
