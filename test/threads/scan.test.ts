@@ -114,7 +114,7 @@ describe("scanThreads: unreadable threads", () => {
   it("a thread whose messages are not LangChain messages (another serializer) is unreadable", async () => {
     const saver = new MemorySaver();
     const checkpoint = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: new Date().toISOString(), channel_values: { messages: [{ role: "user", content: "hi" }] }, channel_versions: { messages: 1 }, versions_seen: {} };
-    await saver.put({ configurable: { thread_id: "plain", checkpoint_ns: "" } }, checkpoint, { source: "loop", step: 0, parents: {} }, { messages: 1 });
+    await saver.put({ configurable: { thread_id: "plain", checkpoint_ns: "" } }, checkpoint, { source: "loop", step: 0, parents: {} });
     const [report] = await collect({ saver, reopen: () => saver });
     expect(report).toMatchObject({ threadId: "plain", status: "unreadable", error: expect.stringContaining("not LangChain messages") });
   });

@@ -112,7 +112,7 @@ export function buildSeedAgent(kind: AgentKind, model: SeedModel, tools: SeedToo
 export type SeedAgent = ReturnType<typeof buildSeedAgent>;
 
 export const threadConfig = (thread: string): RunnableConfig => ({ configurable: { thread_id: thread } });
-const say = (text: string) => ({ messages: [new HumanMessage(text)] });
+export const say = (text: string) => ({ messages: [new HumanMessage(text)] });
 
 /**
  * Waits until the thread's latest checkpoint satisfies `holds`. LangGraph stores checkpoints in the background
@@ -129,7 +129,7 @@ const endsOnCalls = (messages: BaseMessage[]) => {
 };
 
 /** Runs until `slow` is under way (and, with `Send`, `fast`'s result is stored), then aborts. */
-async function abortedRun(agent: SeedAgent, tools: SeedTools, saver: BaseCheckpointSaver, thread: string, waitForSibling: boolean): Promise<void> {
+export async function abortedRun(agent: SeedAgent, tools: SeedTools, saver: BaseCheckpointSaver, thread: string, waitForSibling: boolean): Promise<void> {
   const controller = new AbortController();
   tools.holdSlow = true;
   const started = new Promise<void>((resolve) => (tools.slowStarted = resolve));
