@@ -54,8 +54,11 @@ async function loadPackage(specifier: string, flag: string, cwd: string, load: M
   try {
     return await load(specifier, cwd);
   } catch (error) {
-    if (isModuleNotFound(error) && String((error as Error).message).includes(specifier))
-      throw new SetupError(`${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`);
+    const path = specifier.startsWith(".") || isAbsolute(specifier);
+    if (isModuleNotFound(error) && (path || String((error as Error).message).includes(specifier)))
+      throw new SetupError(
+        path ? `${flag}: no such module: ${specifier}` : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
+      );
     throw new SetupError(`${flag}: could not load ${specifier}: ${(error as Error).message}`);
   }
 }

@@ -21,7 +21,8 @@ export function urlSecrets(url: string): string[] {
     if (password) {
       secrets.push(password);
       try {
-        secrets.push(decodeURIComponent(password));
+        const decoded = decodeURIComponent(password);
+        if (decoded !== password) secrets.push(decoded);
       } catch {
         // not percent-encoded: the raw form is already listed
       }

@@ -87,11 +87,23 @@ export function diffMessages(before: readonly BaseMessage[], after: readonly Bas
   return lines;
 }
 
-/** The diff with unchanged stretches folded, one message of context around each change. */
+/** Messages of context kept around each change. */
+const CONTEXT = 2;
+
+/** The diff with unchanged stretches folded, a little context around each change. */
 export function renderDiff(report: ThreadRepairReport): string[] {
   const lines = diffMessages(report.before ?? [], report.after ?? []);
   const salvaged = new Set(report.salvaged);
-  const near = (k: number) => lines[k]?.mark !== " ";
+  // Distance from each line to the nearest change, both ways, in two passes.
+  const distance = new Array<number>(lines.length).fill(Infinity);
+  for (let k = 0, last = -Infinity; k < lines.length; k++) {
+    if (lines[k].mark !== " ") last = k;
+    distance[k] = k - last;
+  }
+  for (let k = lines.length - 1, next = Infinity; k >= 0; k--) {
+    if (lines[k].mark !== " ") next = k;
+    distance[k] = Math.min(distance[k], next - k);
+  }
   const out: string[] = [];
   let folded = 0;
   const flush = () => {
@@ -99,7 +111,7 @@ export function renderDiff(report: ThreadRepairReport): string[] {
     folded = 0;
   };
   lines.forEach((line, k) => {
-    if (line.mark === " " && !near(k - 1) && !near(k + 1)) {
+    if (distance[k] > CONTEXT) {
       folded++;
       return;
     }
