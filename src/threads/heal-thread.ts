@@ -10,7 +10,9 @@
  * switch yet; the "openai" profile (no turn-order, no id-pattern, no content rules) is the closest to it.
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { isCleanHistory } from "../engine/clean";
 import { findToolCallProblems } from "../engine/problems";
+import { profileFor } from "../engine/profiles";
 import { healStoredMessages, openLastExchange, type HealResult } from "../integrations/heal";
 import { isToolResult } from "../messages/inspect";
 import type { Provider, ToolCallProblem, ToolCallProblemKind } from "../types";
@@ -44,8 +46,12 @@ export function awaitsResume(messages: readonly BaseMessage[]): boolean {
   return true;
 }
 
-/** Every problem of a stored thread for `provider`; an exchange that awaits a resume is not one. */
+/**
+ * Every problem of a stored thread for `provider`; an exchange that awaits a resume is not one. Most threads
+ * are clean: the engine's clean walk answers those without running the finders.
+ */
 export function storedThreadProblems(messages: readonly BaseMessage[], provider: Provider | undefined): ToolCallProblem[] {
+  if (isCleanHistory(messages, profileFor(provider), true)) return [];
   return findToolCallProblems(messages, { provider, trailingIsProblem: false });
 }
 

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, type CliIO } from "../../src/cli/main";
 import { SQLITE_PACKAGE } from "../../src/cli/connect";
@@ -41,10 +41,15 @@ describe("usage and setup errors exit with 2 and say why", () => {
     writeFileSync(join(dir, "text.db"), "not a database at all, just text that is long enough to be a header");
     expect(await runCliProcess(["scan", "--sqlite", join(dir, "text.db")])).toMatchObject({ code: 2, stderr: expect.stringContaining("file is not a database") });
     const empty = join(dir, "empty.db");
-    new Database(empty).exec("CREATE TABLE other (x)");
+    // A connection of the SQLite saver's own driver, without the saver's setup (which would create its tables).
+    const raw = () => SqliteSaver.fromConnString(empty).db;
+    const writer = raw();
+    writer.exec("CREATE TABLE other (x)");
+    writer.close();
     expect(await runCliProcess(["repair", "--sqlite", empty, "--apply"])).toMatchObject({ code: 2, stderr: expect.stringContaining("has no checkpoints table") });
-    const tables = new Database(empty).prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
-    expect(tables).toEqual([{ name: "other" }]);
+    const reader = raw();
+    expect(reader.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: "other" }]);
+    reader.close();
   });
 
   it("a saver package that is not installed is named with the command that installs it", async () => {
