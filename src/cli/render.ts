@@ -264,7 +264,8 @@ const OUTCOME_LINES: [ThreadRepairStatus, string][] = [
 export function renderSummary(tally: Tally, info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string }): string[] {
   const seconds = info.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(tally.threads / seconds) : tally.threads;
-  const lines = [`${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s (${number(rate)}/s)`];
+  const speed = seconds >= 1 ? ` (${number(rate)}/s)` : "";
+  const lines = [`${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s${speed}`];
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
   const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
   for (const [status, text] of FOUND_LINES) {
@@ -280,7 +281,7 @@ export function renderSummary(tally: Tally, info: { label: string; elapsedMs: nu
     if (tally.count("broken") === 0) lines.push("  nothing to repair");
   }
   if (tally.kinds.size > 0) {
-    lines.push("Problems (kind: problems in threads):");
+    lines.push(`Problems${info.repair ? " found" : ""} (kind: problems in threads):`);
     const kinds = [...tally.kinds].sort((a, b) => b[1].problems - a[1].problems);
     const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
     for (const [kind, { problems, threads }] of kinds) lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
