@@ -3,6 +3,7 @@
 // are read alike.
 import { createRequire } from "node:module";
 import { readFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 
 const require = createRequire(import.meta.url);
 const fail = (msg) => {
@@ -14,6 +15,7 @@ const expected = {
   "langgraph-tool-repair": ["repairToolCalls", "findToolCallProblems", "toolCallIdsOf", "validateBedrockConverse", "findSafeSummarizationBoundary", "isBedrockModel"],
   "langgraph-tool-repair/langgraph": ["toolCallRepairNode", "toolCallRepairHook", "withToolCallRepair", "repairThread", "summarizationNode", "withPromptedStructuredOutput"],
   "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
+  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
 };
 for (const [entry, names] of Object.entries(expected)) {
   const esm = await import(entry);
@@ -28,6 +30,13 @@ for (const file of readdirSync("dist").filter((f) => /\.(c?js)$/.test(f))) {
   const text = readFileSync(`dist/${file}`, "utf8");
   if (/class AIMessage\b|class BaseCheckpointSaver\b/.test(text)) fail(`dist/${file} bundles a peer dependency`);
 }
+
+// The bin: package.json "bin" points at a built file that starts with a hashbang and answers --version.
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const bin = pkg.bin?.["langgraph-tool-repair"];
+if (!bin || !readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")) fail(`bin ${bin} is missing or has no hashbang`);
+const version = execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8" }).trim();
+if (version !== pkg.version) fail(`${bin} --version printed ${JSON.stringify(version)}, expected ${pkg.version}`);
 
 const { repairToolCalls } = require("langgraph-tool-repair");
 const coreCjs = require("@langchain/core/messages");
