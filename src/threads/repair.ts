@@ -6,10 +6,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { unansweredCallIds } from "../integrations/heal";
+import { openLastExchange, unansweredCallIds } from "../integrations/heal";
 import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { awaitsResume, healStoredThread, isStructural, storedThreadProblems } from "./heal-thread";
-import { openLastExchange } from "../integrations/heal";
 import { discardedResults } from "./salvage";
 import {
   errorText,
@@ -136,5 +135,5 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
     }
   };
 
-  yield* readThreads(saver, resolved, undefined, repairOne, full);
+  yield* readThreads(saver, resolved, repairOne, full);
 }

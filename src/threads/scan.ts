@@ -8,7 +8,7 @@ import { isMessage } from "../messages/coerce";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
 import { awaitsResume, isStructural, storedThreadProblems } from "./heal-thread";
-import { threadSourceFor, type ThreadItem, type ThreadKey, type ThreadSource } from "./source";
+import { threadSourceFor, type ThreadItem, type ThreadKey } from "./source";
 
 /**
  * - `broken`: structural problems (a call without its result, a result without its call or out of place,
@@ -150,11 +150,10 @@ export function olderThan(tuple: CheckpointTuple | undefined, since: Date | unde
 export async function* readThreads<R>(
   saver: BaseCheckpointSaver,
   options: ResolvedScanOptions,
-  source: ThreadSource | undefined,
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
-  const threads = source ?? (await threadSourceFor(saver, { threads: options.threads, since: options.since }));
+  const threads = await threadSourceFor(saver, { threads: options.threads, since: options.since });
   const stopped = () => stop() || options.signal?.aborted === true;
   for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped)) if (result !== undefined) yield result;
 }
@@ -182,7 +181,7 @@ export async function* scanThreads(saver: BaseCheckpointSaver, options: ThreadSc
     }
   };
   const full = () => resolved.limit !== undefined && reported >= resolved.limit;
-  for await (const report of readThreads(saver, resolved, undefined, judge, full)) {
+  for await (const report of readThreads(saver, resolved, judge, full)) {
     if (full()) break;
     reported++;
     yield report;
