@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-export const FILE_SAVER_MODULE = "./test/threads/support/file-saver.ts:createFileSaver";
+const FILE_SAVER_MODULE = "./test/threads/support/file-saver.ts:createFileSaver";
 
 describe("langgraph-tool-repair --saver", () => {
   it("finds every broken thread in any saver, repairs each on top, and each answers again", async () => {
