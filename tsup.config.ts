@@ -8,6 +8,9 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // Shared chunks in BOTH formats (tsup splits only ESM by default): each class exists once per format, so
+  // `instanceof` holds across `langgraph-tool-repair`, `/langgraph` and `/langchain` in CommonJS too.
+  splitting: true,
   // Peer dependencies stay external: two copies of @langchain/core break message identity.
   external: [/^@langchain\//, /^langchain/, /^zod/],
 });

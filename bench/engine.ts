@@ -3,7 +3,7 @@
  * live in, independence from content size, and the broken path's per-message cost at each size.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../src/engine/repair";
+import { repairToolCalls } from "../src/engine";
 import { brokenHistory, cleanHistory } from "./histories";
 import { compare, fmt } from "./harness";
 

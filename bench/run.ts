@@ -1,9 +1,11 @@
 /** `npm run bench`: every benchmark of the package, printed as Markdown tables. */
 import { runEngineBench } from "./engine";
 import { runCheckpointerBench } from "./checkpointer";
+import { runStructuredBench } from "./structured";
+import { runRecoveryBench } from "./recovery";
 import { runThreadsBench } from "./threads";
 
-const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runThreadsBench];
+const sections: (() => string[] | Promise<string[]>)[] = [runEngineBench, runCheckpointerBench, runStructuredBench, runRecoveryBench, runThreadsBench];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of sections) {

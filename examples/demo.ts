@@ -27,6 +27,33 @@ const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const red = (s: string) => (process.stdout.isTTY ? `\x1b[31m${s}\x1b[0m` : s);
 const green = (s: string) => (process.stdout.isTTY ? `\x1b[32m${s}\x1b[0m` : s);
 
+/** A string's length on screen (colour codes take no room). */
+const visibleLength = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "").length;
+
+/** The terminal's width (100 when not a terminal), never below 60. */
+const WIDTH = Math.max(60, process.stdout.columns ?? 100);
+
+/**
+ * Prints `head` followed by `text`, wrapped at spaces to the terminal width; continuation lines are indented
+ * by `hang` (default: to where the text started). A word longer than a line (a URL) gets a line of its own
+ * rather than being cut.
+ */
+function printWrapped(head: string, text: string, hang = visibleLength(head)): void {
+  const indent = " ".repeat(hang);
+  // The first line has the head's width taken, later ones the hang's.
+  const roomOf = (lineIndex: number) => Math.max(20, WIDTH - (lineIndex === 0 ? visibleLength(head) : hang));
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > roomOf(lines.length)) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  console.log(lines.map((l, i) => (i === 0 ? head : indent) + l).join("\n"));
+}
+
 function incident(): BaseMessage[] {
   return [
     new SystemMessage({ content: "You are a travel agent. Use the tools.", id: "sys" }),
@@ -51,18 +78,18 @@ function show(messages: BaseMessage[]): void {
     const calls = AIMessage.isInstance(m) && m.tool_calls?.length ? ` calls=[${m.tool_calls.map((c) => c.id).join(", ")}]` : "";
     const answers = ToolMessage.isInstance(m) ? ` answers=${m.tool_call_id}` : "";
     const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
-    console.log(`  ${String(i).padStart(2)} ${m.getType().padEnd(6)}${calls}${answers}  ${text.slice(0, 90)}`);
+    printWrapped(`  ${String(i).padStart(2)} ${m.getType().padEnd(6)}${calls}${answers}  `, text, 12);
   }
 }
 
 async function attempt(label: string, call: () => Promise<BaseMessage>): Promise<boolean> {
   try {
     const reply = await call();
-    console.log(`  ${label.padEnd(20)} ${green("accepted")}: ${String(reply.content).slice(0, 80)}`);
+    printWrapped(`  ${label.padEnd(20)} ${green("accepted")}: `, String(reply.content));
     return true;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    console.log(`  ${label.padEnd(20)} ${red("400")}: ${message.replace(/\s+/g, " ").slice(0, 230)}`);
+    printWrapped(`  ${label.padEnd(20)} ${red("400")}: `, message);
     return false;
   }
 }
@@ -93,14 +120,15 @@ async function main(): Promise<void> {
 
     console.log(bold("\n2. findToolCallProblems(history): what is wrong, and which provider rules it breaks"));
     for (const p of findToolCallProblems(history))
-      console.log(`  [${p.kind}] message ${p.index}${p.toolCallId ? ` ${p.toolCallId}` : ""}: ${p.detail} (rules ${p.rules.join(", ")})`);
+      printWrapped("  ", `[${p.kind}] message ${p.index}${p.toolCallId ? ` ${p.toolCallId}` : ""}: ${p.detail} (rules ${p.rules.join(", ")})`, 4);
 
     console.log(bold("\n3. The real clients send it to the local provider stubs"));
     const before = await sendEverywhere(history, stubs);
 
     console.log(bold("\n4. repairToolCalls(history): every repair is data"));
     const { messages, repairs } = repairToolCalls(history);
-    for (const r of repairs) console.log(`  ${r.action} (${r.problem}) at ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`);
+    for (const r of repairs)
+      printWrapped("  ", `${r.action} (${r.problem}) at ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`, 4);
     show(messages);
 
     console.log(bold("\n5. The same clients, the repaired thread"));

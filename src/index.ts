@@ -3,21 +3,30 @@
  * This entry point needs only `@langchain/core`. The LangGraph surfaces are in `langgraph-tool-repair/langgraph`,
  * the `createAgent` middleware in `langgraph-tool-repair/langchain`.
  */
-export { findToolCallProblems } from "./engine/problems";
-export { repairToolCalls } from "./engine/repair";
-export { isCleanHistory } from "./engine/clean";
-export { profileFor, type ProviderProfile } from "./engine/profiles";
+export {
+  createRepairer,
+  repairToolCalls,
+  findToolCallProblems,
+  isCleanHistory,
+  profileFor,
+  type Repairer,
+  type ResolvedOptions,
+  type ProviderProfile,
+} from "./engine";
 export {
   toolCallIdsOf,
   readToolCallRefs,
   repairMarkerOf,
   isSyntheticResult,
+  isSyntheticMessage,
   REPAIR_MARKER_KEY,
   type RepairMarker,
   type ToolCallLocation,
   type ToolCallRef,
 } from "./messages/inspect";
-export { ToolCallRepairInputError, coerceMessage } from "./messages/coerce";
+export { trailingOpenExchange, resumableExchange, type OpenExchange } from "./messages/exchanges";
+export { coerceMessage } from "./messages/coerce";
+export { ToolCallRepairInputError } from "./errors";
 export { defaultSyntheticText } from "./messages/build";
 export * from "./types";
 
@@ -30,7 +39,19 @@ export {
   type PayloadViolation,
   type AnthropicValidationOptions,
   type BedrockValidationOptions,
-} from "./validate/payload";
+} from "./validate";
+
+export {
+  payloadPositions,
+  messageIndexAt,
+  WIRE_FORMATS,
+  type WireFormat,
+  type PayloadPositions,
+} from "./validate";
+export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
+export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
+export { rejectionDiagnosisOf, REJECTION_DIAGNOSIS_KEY, type RejectionDiagnosis } from "./recovery/retry";
+export { withRequestRepair, repairsRequests, type RequestRepairOptions } from "./integrations/model-wrapper";
 
 export {
   findSafeSummarizationBoundary,
@@ -47,7 +68,37 @@ export {
   isBedrockModel,
   cannotPrefill,
   needsPromptedStructuredOutput,
+  providerOfModel,
+  describeModels,
+  thinkingEnabled,
+  modelIdOf,
+  claudeVersionOf,
+  isModelChooser,
+  envSelectsBedrock,
   type BedrockDetectOptions,
-} from "./structured/detect";
-export { formatInstructions } from "./structured/instructions";
-export { parseStructuredAnswer, PromptedStructuredOutputError } from "./structured/parse";
+  type ClaudeVersion,
+  type ModelDescription,
+  type Env,
+} from "./models/detect";
+export { formatInstructions, correctionMessage } from "./structured/instructions";
+export { outputFormatOf, isOutputFormat, type OutputFormat, type JsonSchema, type Validation } from "./structured/format";
+export {
+  parseStructuredAnswer,
+  answerCandidates,
+  PromptedStructuredOutputError,
+  type ParsedAnswer,
+  type AnswerChoice,
+  type Candidate,
+  type CandidateSource,
+  type StructuredAttempt,
+} from "./structured/parse";
+export {
+  STRUCTURED_OUTPUT_TABLE,
+  structuredOutputStrategies,
+  type StructuredOutputStrategy,
+  type StrategyRule,
+  type StrategyChoice,
+  type StrategyOptions,
+} from "./structured/strategy";
+export { readableText, type FinalMessageOption, type StructuredResponseReport } from "./structured/final-message";
+export { bedrockOutputConfig, withBedrockOutputConfig, strictJsonSchema } from "./structured/constrained";

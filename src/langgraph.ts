@@ -2,10 +2,9 @@
  * `langgraph-tool-repair/langgraph`: the LangGraph surfaces. Needs `@langchain/langgraph` (an optional peer
  * of the package, required by this entry point).
  */
+export { NO_UPDATE, withUniqueIds, replaceAllMessages } from "./integrations/state-update";
 export {
   toolCallRepairNode,
-  NO_UPDATE,
-  withUniqueIds,
   type ToolCallRepairNodeOptions,
   type ToolCallRepairNodeUpdate,
   type ToolCallRepairNodeFunction,
@@ -17,11 +16,11 @@ export {
   type ToolCallRepairHookFunction,
 } from "./integrations/hook";
 export { withToolCallRepair, type CheckpointerRepairOptions } from "./integrations/checkpointer";
-export { repairThread, type ThreadGraph, type RepairThreadOptions, type RepairThreadReport } from "./integrations/repair-thread";
-export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/events";
+export { repairThread, toolNodeName, type ThreadGraph, type RepairThreadOptions, type RepairThreadReport } from "./integrations/repair-thread";
+export { createStoredHealer, healStoredMessages, type StoredHealer, type StoredRepairOptions, type HealStoredOptions, type HealResult } from "./integrations/heal";
+export { TOOL_CALL_REPAIR_EVENT, TOOL_CALL_REPAIR_ERROR_EVENT, type RepairReporting } from "./integrations/events";
+export { summarizationNode, summarizationHook, type SummarizationUpdate } from "./integrations/summarization";
 export {
-  summarizationNode,
-  summarizationHook,
   summarizeHistory,
   buildSummaryMessages,
   isSummaryMessage,
@@ -33,7 +32,6 @@ export {
   DEFAULT_SUMMARY_PREFIX,
   type SummarizationOptions,
   type SummarizationTrigger,
-  type SummarizationUpdate,
   type SummarizerModel,
-} from "./summarize/node";
+} from "./summarize/summarize";
 export { withPromptedStructuredOutput, type PromptedStructuredOutputOptions } from "./structured/react-agent";

@@ -2,18 +2,24 @@
  * Public types of the repair engine. Every problem and every repair is plain data, so that callers can
  * log it, assert on it, or send it to a trace without this package printing anything.
  */
+import type { BaseMessage } from "@langchain/core/messages";
 
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
 
-export const PROVIDERS: readonly Provider[] = [
-  "openai",
-  "openai-responses",
-  "anthropic",
-  "bedrock",
-  "gemini",
-  "strict",
-];
+export const PROVIDERS: readonly Provider[] = Object.freeze(["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"]);
+
+/**
+ * How far a repair goes.
+ * - `"structural"`: only what every provider rejects (unanswered calls, results without calls, displaced and
+ *   duplicate results, duplicate and missing ids, calls hiding outside `tool_calls`, malformed messages).
+ *   What storage layers persist: the thread keeps every message as it was written otherwise.
+ * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
+ *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
+ */
+export type RepairLevel = "structural" | "request";
+
+export const REPAIR_LEVELS: readonly RepairLevel[] = Object.freeze(["structural", "request"]);
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -57,7 +63,14 @@ export type ToolCallProblemKind =
   /** The first non-system message is not a user message. */
   | "leading_non_user"
   /** Two user turns or two assistant turns in a row, as the provider receives them. */
-  | "consecutive_same_role";
+  | "consecutive_same_role"
+  /**
+   * A content block the provider's adapter refuses or the provider rejects: Anthropic `thinking`,
+   * `redacted_thinking`, `server_tool_use` and inline `*_tool_result` blocks outside Anthropic.
+   */
+  | "unsupported_block"
+  /** A system message inside the conversation where the provider does not accept one (Anthropic A11). */
+  | "misplaced_system_message";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;
@@ -67,6 +80,12 @@ export interface ToolCallProblem {
   toolName?: string;
   /** Provider rule ids from PROVIDER_RULES.md that this problem breaks (for the chosen provider). */
   rules: string[];
+  /**
+   * Where the message lands in the request the provider's LangChain adapter builds: the `N` of `messages.N`
+   * (`messages[N]`, `input[N]`) that the provider's error would name. Set for a named provider (not `"strict"`)
+   * when the message is sent in that array (a system message lifted into `system` is not).
+   */
+  payloadIndex?: number;
   /** One sentence a person can read. */
   detail: string;
 }
@@ -91,7 +110,11 @@ export type ToolCallRepairAction =
   | "inserted_assistant_message"
   | "merged_messages"
   | "coerced_message"
-  | "rebuilt_message";
+  | "rebuilt_message"
+  /** A content block turned into text the provider accepts (a server tool call and its result). */
+  | "converted_block"
+  /** A message turned into another kind that keeps its content (a misplaced system message into user text). */
+  | "converted_message";
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -106,6 +129,8 @@ export interface ToolCallRepair {
   newToolCallId?: string;
   /** One sentence a person can read. */
   detail: string;
+  /** Set on repairs made because a provider rejected the request: the rejection, as parsed. */
+  rejection?: ProviderRejection;
 }
 
 /** What to do with calls that have no result. */
@@ -120,9 +145,24 @@ export type OrphanResultStrategy = "convert" | "drop";
 /** What to do with `invalid_tool_calls`. */
 export type InvalidCallStrategy = "answer" | "remove";
 
+/** What to do with a system message inside the conversation (not one of the leading ones). */
+export type SystemMessageStrategy = "placed" | "user-text";
+
 export interface RepairOptions {
   /** Whose rules to satisfy. Default `"strict"` (all providers at once). */
   provider?: Provider;
+  /**
+   * `"request"` (default): everything the provider needs for one request. `"structural"`: only what every
+   * provider rejects, for histories that are stored (see {@link RepairLevel}).
+   */
+  level?: RepairLevel;
+  /**
+   * System messages inside the conversation, where the provider's rules apply to them (Anthropic, strict):
+   * `"placed"` (default) keeps those Anthropic accepts (A11: right after a user turn, not two in a row, last or
+   * followed by an assistant turn) and turns the others into user text; `"user-text"` turns every one into user
+   * text, for models that accept none (Claude before Opus 4.8).
+   */
+  systemMessages?: SystemMessageStrategy;
   /** Orphaned calls (not the trailing exchange): answered with a synthetic error result (default) or removed. */
   orphanCalls?: OrphanCallStrategy;
   /**
@@ -143,12 +183,107 @@ export interface RepairOptions {
 
 export interface FindOptions {
   provider?: Provider;
+  /** `"structural"`: report only what every provider rejects. Default `"request"`. */
+  level?: RepairLevel;
+  /** As in {@link RepairOptions}: `"keep"` means an open trailing exchange is not a problem. */
+  trailing?: TrailingStrategy;
   /** Whether an open trailing exchange counts as a problem. Default true (a model call would be rejected). */
   trailingIsProblem?: boolean;
+  systemMessages?: SystemMessageStrategy;
 }
 
-export interface RepairResult<M> {
+export interface RepairResult<M = BaseMessage> {
   /** The input array itself when `repairs` is empty; otherwise a new array whose untouched messages are the input's objects. */
   messages: M[];
   repairs: ToolCallRepair[];
+}
+
+/**
+ * Who rejected a request, as told by the error: a provider's wire format, LangGraph's own history check
+ * (`INVALID_CHAT_HISTORY`), or `"unknown"` when the text is recognised but its sender is not.
+ */
+export type RejectingProvider = Exclude<Provider, "strict"> | "langgraph" | "unknown";
+
+/**
+ * What a provider's error says is wrong with the history. Rule ids are those of docs/provider-rules.md.
+ */
+export type RejectionKind =
+  /** Tool calls without their results right after them (O1, R1, A1, B1, LangGraph `INVALID_CHAT_HISTORY`). */
+  | "missing_results"
+  /** Tool results without their call in the message before (O2, R2, A2, B2, G2). */
+  | "unexpected_results"
+  /** Tool results not at the start of the user turn that follows the calls (A3). */
+  | "results_not_first"
+  /** A call answered more than once (O3, A5). */
+  | "duplicate_results"
+  /** A tool call id (or Responses item id) used twice (A4, R5). */
+  | "duplicate_ids"
+  /** A tool call id breaking the provider's pattern or length (O4, R3, A6, B4). */
+  | "invalid_id"
+  /** A tool name breaking the provider's pattern (O5, B4). */
+  | "invalid_tool_name"
+  /** Fewer or more function responses than function calls (G3). */
+  | "result_count_mismatch"
+  /** A function call turn not right after a user or function response turn (G1). */
+  | "misplaced_calls"
+  /** The first message is not a user message (B5). */
+  | "must_start_with_user"
+  /** Two user or two assistant turns in a row (B6). */
+  | "roles_must_alternate"
+  /** The request ends on an assistant turn for a model without prefill (A8, B7, G5). */
+  | "must_end_with_user"
+  /** A message with empty content, or an error result without content (A9, B9, B10). */
+  | "empty_content"
+  /** A text block that is empty or white space (A9, B8). */
+  | "blank_text"
+  /** Tool blocks in the history but no tools in the request (B3). */
+  | "tool_config_missing"
+  /** With extended thinking, the last assistant turn does not start with its thinking block (A10). */
+  | "thinking_block_required"
+  /** A content block the adapter cannot send, e.g. Anthropic blocks on ChatBedrockConverse (A12, thrown locally). */
+  | "unsupported_content_block"
+  /** A content part that is not an object, or of a type the role does not take (O6). */
+  | "invalid_content_part"
+  /** A system message inside the conversation where the model does not take one (A11). */
+  | "misplaced_system_message";
+
+export const REJECTION_KINDS: readonly RejectionKind[] = [
+  "missing_results",
+  "unexpected_results",
+  "results_not_first",
+  "duplicate_results",
+  "duplicate_ids",
+  "invalid_id",
+  "invalid_tool_name",
+  "result_count_mismatch",
+  "misplaced_calls",
+  "must_start_with_user",
+  "roles_must_alternate",
+  "must_end_with_user",
+  "empty_content",
+  "blank_text",
+  "tool_config_missing",
+  "thinking_block_required",
+  "unsupported_content_block",
+  "invalid_content_part",
+  "misplaced_system_message",
+];
+
+/** A provider's rejection of a request's history, read out of the error it threw (`parseToolPairingError`). */
+export interface ProviderRejection {
+  provider: RejectingProvider;
+  kind: RejectionKind;
+  /** Rule id of docs/provider-rules.md the text belongs to (e.g. `"B1"`), or `"INVALID_CHAT_HISTORY"`. */
+  rule: string;
+  /**
+   * Every id the text names, in order. These are tool call ids, except for R5 (a Responses item id, `fc_...`).
+   * Empty when the text names none (it may name a position instead).
+   */
+  toolCallIds: string[];
+  /** The LangChain message the position refers to, when the text names one and the sent messages were given. */
+  messageIndex?: number;
+  /** The position the text names in the provider's payload (`messages.2`, `messages[7]`, `input[95]`). */
+  payloadIndex?: number;
+  /** The provider's error text (at most 4,096 characters). */
+  text: string;
 }

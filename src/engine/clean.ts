@@ -3,6 +3,12 @@
  * Most histories are clean most of the time, so this is what runs before every model call. It reads every
  * place a tool call id can live, allocates nothing per message, and never looks inside content beyond its
  * first non-blank character, so its cost does not grow with the size of tool results.
+ *
+ * It keeps nothing between calls: every check walks the whole history, so a message changed in place (LangChain
+ * messages are mutable, and langchain's human-in-the-loop middleware does mutate `tool_calls`) can never be
+ * judged by a stale verdict. Its scratch state (the ids seen, the calls of the current exchange) belongs to
+ * one walker, which belongs to one repairer.
+ *
  * It must agree with the passes' finders: a property test checks that it does.
  */
 import {
@@ -10,212 +16,338 @@ import {
   isBlankText,
   isBlankTextBlock,
   isMovableCallBlock,
+  isServerToolResultBlock,
   isV1Message,
-  serverToolAnsweredIn,
+  turnOfRole,
 } from "../messages/inspect";
-import { IdSet, OpenCalls } from "./id-set";
-import { type ProviderProfile } from "./profiles";
+import type { ProviderProfile } from "./profiles";
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Fields read without checks on the hot path (each read is checked by its use). */
+type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
-const seen = new IdSet();
-const open = new OpenCalls();
+
+/** `[a-zA-Z0-9_-]` as a lookup table. */
+const ID_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ID_CHAR[c] = /[a-zA-Z0-9_-]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/** Past this many calls in one message, calls are found through a map instead of a scan. */
+const SCAN_LIMIT = 8;
+
+/** The places besides `tool_calls` that name a call; each may name a call once. */
+const Location = {
+  KwargsToolCalls: 1,
+  KwargsToolUse: 2,
+  KwargsToolUseCamel: 4,
+  ContentToolUse: 8,
+  ContentToolCall: 16,
+  ContentConverse: 32,
+  ContentDelta: 64,
+  Output: 128,
+} as const;
+type Location = (typeof Location)[keyof typeof Location];
 
 /**
- * Tracks that ids of one location name calls of `tool_calls`, each at most once. A bit per call while there
- * are few; past 31 calls a pairwise check.
+ * The calls of the current exchange, in `tool_calls` order: which are still waiting for a result, and which
+ * locations have already named each one. Found by a short scan while the exchange is small, through a map past
+ * {@link SCAN_LIMIT} calls, so a fan-out of 100,000 calls stays linear.
  */
-function claim(id: unknown, used: number): number {
-  const i = open.indexOf(id);
-  if (i < 0) return -1;
-  if (i < 31) {
-    const bit = 1 << i;
-    return used & bit ? -1 : used | bit;
+class OpenCalls {
+  private ids: unknown[] = [];
+  private answered: boolean[] = [];
+  private named: number[] = [];
+  private index = new Map<unknown, number>();
+  /** Calls of the current assistant message (unanswerable server tools included). */
+  count = 0;
+  /** Of those, still unanswered. */
+  waiting = 0;
+
+  reset(): void {
+    this.count = 0;
+    this.waiting = 0;
+    if (this.index.size > 0) this.index.clear();
   }
-  return used; // beyond the bitmask: duplicates checked pairwise by the caller
+
+  private push(id: unknown, answered: boolean): void {
+    const i = this.count++;
+    this.ids[i] = id;
+    this.answered[i] = answered;
+    this.named[i] = 0;
+    this.waiting++;
+    if (this.count > SCAN_LIMIT) {
+      if (this.count === SCAN_LIMIT + 1) for (let k = 0; k < i; k++) if (!this.index.has(this.ids[k])) this.index.set(this.ids[k], k);
+      if (!this.index.has(id)) this.index.set(id, i);
+    }
+  }
+
+  add(id: string): void {
+    this.push(id, false);
+  }
+
+  /** An open call that no tool result can answer (an unanswered server tool): it only keeps the exchange open. */
+  addUnanswerable(id: unknown): void {
+    this.push(id, true);
+  }
+
+  /** Position of `id` among this message's calls, or -1. */
+  indexOf(id: unknown): number {
+    if (this.count > SCAN_LIMIT) return this.index.get(id) ?? -1;
+    for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return i;
+    return -1;
+  }
+
+  /** Whether `id` names a call that `location` has not named yet (and marks it named there). */
+  claim(id: unknown, location: Location): boolean {
+    const i = this.indexOf(id);
+    if (i < 0 || (this.named[i] & location) !== 0) return false;
+    this.named[i] |= location;
+    return true;
+  }
+
+  /** Marks `id` answered; false when it is not a waiting call of this exchange. */
+  answer(id: unknown): boolean {
+    const i = this.indexOf(id);
+    if (i < 0 || this.answered[i]) return false;
+    this.answered[i] = true;
+    this.waiting--;
+    return true;
+  }
 }
 
-function pairwiseUnique(items: Dict[], idOf: (item: Dict) => unknown): boolean {
-  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (idOf(items[i]) === idOf(items[j])) return false;
-  return true;
-}
+/** Turns as the provider sees them. */
+const NONE = 0;
+const USER = 1;
+const TOOL = 2;
+const ASSISTANT = 3;
 
-const rawCallId = (c: Dict) => (c !== null && typeof c === "object" ? c.id : undefined);
-const recordId = (c: Dict) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
-const blockId = (b: Dict) => (b.toolUse ? (b.toolUse.toolUseId ?? b.toolUse.id) : b.id);
+const turnCode = (role: unknown): number => {
+  const turn = turnOfRole(role);
+  return turn === "user" ? USER : turn === "assistant" ? ASSISTANT : NONE;
+};
 
-/** Every id of a list (or single record) is one of this message's `tool_calls`, none twice. */
-function allKnown(list: unknown, idOf: (item: Dict) => unknown): boolean {
-  if (list === undefined || list === null) return true;
-  if (!Array.isArray(list)) return open.indexOf(idOf(list as Dict)) >= 0;
-  let used = 0;
-  for (let i = 0; i < list.length; i++) if ((used = claim(idOf(list[i]), used)) < 0) return false;
-  return open.count < 31 || pairwiseUnique(list, idOf);
-}
-
-/** Unanswered server tool calls of the current message: open until the message ends the history. */
-const pendingServer: unknown[] = [];
-
-/** An assistant message's content: call blocks agree with `tool_calls`; no blank blocks where forbidden. */
-function cleanAssistantContent(content: unknown[], profile: ProviderProfile, blocksAllowed: boolean): boolean {
-  let used = 0;
+/** Whether a content array holds only blocks (no bare strings, nulls or numbers, which adapters crash on). */
+function onlyBlocks(content: unknown[]): boolean {
   for (let i = 0; i < content.length; i++) {
-    const b = content[i] as Dict;
-    if (b === null || typeof b !== "object") {
-      if (profile.nonEmptyContent && typeof b === "string" && isBlankText(b)) return false;
-      continue;
-    }
-    const type = b.type;
-    if (type === "text") {
-      if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
-    } else if (isMovableCallBlock(b)) {
-      if (!blocksAllowed) return false;
-      if (type === "input_json_delta" && b.id === undefined) continue;
-      if ((used = claim(blockId(b), used)) < 0) return false;
-    } else if (type === "server_tool_use" && !serverToolAnsweredIn(content, b.id)) pendingServer.push(b.id);
-  }
-  return open.count < 31 || pairwiseUnique(content.filter((b) => b !== null && typeof b === "object" && isMovableCallBlock(b)) as Dict[], blockId);
-}
-
-/** Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls. */
-function cleanOutput(output: unknown): boolean {
-  if (!Array.isArray(output) || output.length === 0) return true;
-  let functionCalls = 0;
-  let resent = true;
-  let used = 0;
-  for (let i = 0; i < output.length; i++) {
-    const item = output[i] as Dict;
-    if (item === null || typeof item !== "object" || !("type" in item)) resent = false;
-    else if (item.type === "function_call") {
-      if ((used = claim(item.call_id, used)) < 0) return false;
-      functionCalls++;
-    }
-  }
-  if (open.count >= 31 && !pairwiseUnique(output.filter((x) => (x as Dict)?.type === "function_call") as Dict[], (x) => x.call_id)) return false;
-  return !resent || functionCalls === open.count;
-}
-
-/** Checks one assistant message and opens its exchange. */
-function cleanAssistant(m: Dict, content: string | unknown[], profile: ProviderProfile): boolean {
-  open.reset();
-  const calls = m.tool_calls;
-  if (calls !== undefined) {
-    if (!Array.isArray(calls)) return false;
-    for (let k = 0; k < calls.length; k++) {
-      const c = calls[k];
-      if (c === null || typeof c !== "object" || c.args === null || typeof c.args !== "object" || Array.isArray(c.args)) return false;
-      // A rejected id, or one already used (earlier in this message or in the history).
-      if (!seen.addAccepted(c.id, profile.maxIdLength, profile.idPattern)) return false;
-      open.add(c.id);
-    }
-  }
-  const invalid = m.invalid_tool_calls;
-  if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
-  const kwargs = m.additional_kwargs;
-  if (kwargs !== undefined && kwargs !== null) {
-    if (!allKnown(kwargs.tool_calls, rawCallId) || !allKnown(kwargs.tool_use, recordId) || !allKnown(kwargs.toolUse, recordId)) return false;
-  }
-  if (typeof content === "string") {
-    if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
-  } else {
-    if (pendingServer.length > 0) pendingServer.length = 0;
-    if (!cleanAssistantContent(content, profile, profile.callBlocksInContent || isV1Message(m))) return false;
-    if (profile.nonEmptyContent && open.count === 0 && pendingServer.length === 0 && !hasMeaningfulContent(content)) return false;
-  }
-  const meta = m.response_metadata;
-  if (meta !== undefined && meta !== null && !cleanOutput(meta.output)) return false;
-  // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
-  if (pendingServer.length > 0) {
-    for (let i = 0; i < pendingServer.length; i++) open.addUnanswerable(pendingServer[i]);
-    pendingServer.length = 0;
+    const b = content[i];
+    if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
   }
   return true;
 }
 
-/** The turn a ChatMessage takes by its role: 1 user, 3 assistant, 0 none. */
-export function chatTurn(role: unknown): number {
-  return role === "user" || role === "human" ? 1 : role === "assistant" || role === "ai" ? 3 : 0;
+function emptyOrBlank(content: string | unknown[]): boolean {
+  if (typeof content === "string") return isBlankText(content);
+  if (content.length === 0) return true;
+  for (let i = 0; i < content.length; i++) if (isBlankTextBlock(content[i])) return true;
+  return false;
 }
 
-/**
- * The last history walked to its end, so that the next check of the same history grown by a few messages
- * (before each model call of a tool loop) only walks what is new. Messages are immutable by LangChain's
- * convention and this engine never mutates one, so the same objects in the same places mean the same
- * verdict. Holds strong references to that one history until the next check.
- */
-interface Walked {
-  refs: unknown[];
-  profile: ProviderProfile;
-  prev: number;
-}
-let walked: Walked | undefined;
+/** One walker: its scratch state is reused by every check of the repairer that owns it. */
+export class CleanWalk {
+  private readonly seen = new Set<string>();
+  private readonly open = new OpenCalls();
+  private readonly pendingServer: unknown[] = [];
+  /** The walk's own position, for an error raised while reading a message. */
+  at = -1;
 
-function resumableFrom(messages: readonly unknown[], profile: ProviderProfile): number {
-  const last = walked;
-  if (!last || last.profile !== profile || messages.length < last.refs.length) return -1;
-  const refs = last.refs;
-  for (let i = 0; i < refs.length; i++) if (messages[i] !== refs[i]) return -1;
-  return refs.length;
-}
+  constructor(private readonly profile: ProviderProfile) {}
 
-/**
- * Whether `repairToolCalls(messages, { provider })` would change nothing. `trailingAllowed`: an open
- * trailing exchange is acceptable (storage layers keep it for a resume).
- */
-export function isCleanHistory(messages: readonly unknown[], profile: ProviderProfile, trailingAllowed: boolean): boolean {
-  let start = resumableFrom(messages, profile);
-  let prev = 0; // 0 none yet, 1 user, 2 tool, 3 assistant
-  if (start < 0) {
-    start = 0;
-    seen.clear();
-    open.reset();
-    walked = undefined;
-  } else prev = walked!.prev;
-  const verdict = walk(messages, start, prev, profile);
-  if (verdict < 0) {
-    walked = undefined; // stopped early: the shared state describes nothing reusable
-    return false;
+  /**
+   * Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable (storage
+   * layers keep it for a resume).
+   */
+  isClean(messages: readonly unknown[], trailingAllowed: boolean): boolean {
+    this.seen.clear();
+    this.open.reset();
+    this.pendingServer.length = 0;
+    const clean = this.walk(messages);
+    this.at = -1;
+    return clean && (this.open.waiting === 0 || trailingAllowed);
   }
-  if (start === 0) walked = { refs: messages.slice(), profile, prev: verdict };
-  else {
-    for (let i = start; i < messages.length; i++) walked!.refs.push(messages[i]);
-    walked!.prev = verdict;
-  }
-  return open.waiting === 0 || trailingAllowed;
-}
 
-/** Walks `messages[start..]`; the last turn kind when it reached the end, -1 when a problem stopped it. */
-function walk(messages: readonly unknown[], start: number, prev: number, profile: ProviderProfile): number {
-  for (let i = start; i < messages.length; i++) {
-    const m = messages[i] as Dict;
-    if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return -1;
-    const content = m.content;
-    if (typeof content !== "string" && !Array.isArray(content)) return -1;
-    const type = m.type;
-    if (type === "tool") {
-      if (!open.answer(m.tool_call_id)) return -1;
-      if (profile.nonEmptyContent && (typeof content === "string" ? isBlankText(content) : content.length === 0 || content.some(isBlankTextBlock)))
-        return -1;
-      prev = 2;
-      continue;
+  /** An id `tool_calls` may carry: a new string the provider accepts (1 to `maxIdLength` characters of its pattern). */
+  private acceptNewId(id: unknown): boolean {
+    if (typeof id !== "string") return false;
+    const n = id.length;
+    if (n === 0 || n > this.profile.maxIdLength) return false;
+    if (this.profile.idPattern)
+      for (let i = 0; i < n; i++) {
+        const c = id.charCodeAt(i);
+        if (c > 127 || ID_CHAR[c] === 0) return false;
+      }
+    const seen = this.seen;
+    const before = seen.size;
+    seen.add(id);
+    return seen.size > before;
+  }
+
+  /** Every id of one location (a list, or one record) names a different call of this message's `tool_calls`. */
+  private allClaimed(list: unknown, idOf: (item: Loose) => unknown, location: Location): boolean {
+    if (list === undefined || list === null) return true;
+    const open = this.open;
+    if (!Array.isArray(list)) return open.claim(idOf(list as Loose), location);
+    for (let i = 0; i < list.length; i++) if (!open.claim(idOf(list[i]), location)) return false;
+    return true;
+  }
+
+  /** An assistant message's content: call blocks agree with `tool_calls`; no blocks the provider refuses. */
+  private cleanAssistantContent(content: unknown[], blocksAllowed: boolean): boolean {
+    const { profile, open } = this;
+    let answeredServers: Set<unknown> | undefined;
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i] as Loose;
+      if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
+      const type = b.type;
+      if (type === "text") {
+        if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
+      } else if (isMovableCallBlock(b)) {
+        if (!blocksAllowed) return false;
+        if (type === "input_json_delta" && b.id === undefined) continue;
+        const claimed =
+          type === "tool_use"
+            ? open.claim(b.id, Location.ContentToolUse)
+            : type === "tool_call"
+              ? open.claim(b.id, Location.ContentToolCall)
+              : type === "input_json_delta"
+                ? open.claim(b.id, Location.ContentDelta)
+                : open.claim(b.toolUse.toolUseId ?? b.toolUse.id, Location.ContentConverse);
+        if (!claimed) return false;
+      } else if (type === "server_tool_use") {
+        if (!profile.anthropicBlocks) return false;
+        if (typeof b.id !== "string" || b.id === "") return false;
+        answeredServers ??= serverResultIds(content);
+        if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
+      } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
     }
-    if (open.waiting > 0) return -1;
-    if (type === "ai") {
-      if ((prev === 0 && profile.leadingUser) || (prev === 3 && profile.alternation)) return -1;
-      if (!cleanAssistant(m, content, profile)) return -1;
-      prev = 3;
+    return true;
+  }
+
+  /** Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls. */
+  private cleanOutput(output: unknown): boolean {
+    if (!Array.isArray(output) || output.length === 0) return true;
+    const open = this.open;
+    let functionCalls = 0;
+    let resent = true;
+    for (let i = 0; i < output.length; i++) {
+      const item = output[i] as Loose;
+      if (item === null || typeof item !== "object" || !("type" in item)) resent = false;
+      else if (item.type === "function_call") {
+        if (!open.claim(item.call_id, Location.Output)) return false;
+        functionCalls++;
+      }
+    }
+    return !resent || functionCalls === open.count;
+  }
+
+  /** Checks one assistant message and opens its exchange. */
+  private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
+    const { profile, open } = this;
+    open.reset();
+    const calls = m.tool_calls;
+    if (calls !== undefined) {
+      if (!Array.isArray(calls)) return false;
+      for (let k = 0; k < calls.length; k++) {
+        const c = calls[k];
+        if (c === null || typeof c !== "object" || Array.isArray(c)) return false;
+        const args = c.args;
+        if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
+        // A rejected id, or one already used (earlier in this message or in the history).
+        if (!this.acceptNewId(c.id)) return false;
+        open.add(c.id);
+      }
+    }
+    const invalid = m.invalid_tool_calls;
+    if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
+    const kwargs = m.additional_kwargs;
+    if (kwargs !== undefined && kwargs !== null) {
+      if (
+        !this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
+        !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
+        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)
+      )
+        return false;
+    }
+    if (typeof content === "string") {
+      if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
     } else {
+      this.pendingServer.length = 0;
+      if (!this.cleanAssistantContent(content, profile.callBlocksInContent || isV1Message(m))) return false;
+      if (profile.nonEmptyContent && open.count === 0 && this.pendingServer.length === 0 && !hasMeaningfulContent(content)) return false;
+    }
+    const meta = m.response_metadata;
+    if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
+    // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
+    const pending = this.pendingServer;
+    if (pending.length > 0) {
+      for (let i = 0; i < pending.length; i++) open.addUnanswerable(pending[i]);
+      pending.length = 0;
+    }
+    return true;
+  }
+
+  /** Walks the whole history; false as soon as a pass would find something (an open trailing exchange aside). */
+  private walk(messages: readonly unknown[]): boolean {
+    const { profile, open } = this;
+    const system = profile.systemInConversation;
+    let prev = NONE;
+    let prevSystem = false;
+    let serverEnded = false; // the previous assistant turn ended on a server tool call (A11)
+    for (let i = 0; i < messages.length; i++) {
+      this.at = i;
+      const m = messages[i] as Loose; // a hole reads as undefined
+      if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return false;
+      const content = m.content;
+      const type = m.type;
+      if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content)))) return false;
+      if (type === "tool") {
+        if (!open.answer(m.tool_call_id)) return false;
+        if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+        prev = TOOL;
+        prevSystem = false;
+        continue;
+      }
+      if (open.waiting > 0) return false;
+      if (type === "ai") {
+        if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
+        if (!this.cleanAssistant(m, content)) return false;
+        serverEnded = Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Loose)?.type === "server_tool_use";
+        prev = ASSISTANT;
+        prevSystem = false;
+        continue;
+      }
       open.reset();
-      const turn = type === "human" ? 1 : type === "generic" ? chatTurn(m.role) : 0;
-      if (turn === 0) continue; // system and other messages are not turns
-      if (profile.nonEmptyContent && (typeof content === "string" ? isBlankText(content) : content.length === 0 || content.some(isBlankTextBlock)))
-        return -1;
-      if (turn === 3) {
-        if ((prev === 0 && profile.leadingUser) || (prev === 3 && profile.alternation)) return -1;
-      } else if (profile.alternation && (prev === 1 || prev === 2)) return -1;
+      if (type === "system") {
+        // Leading system messages are lifted out by every adapter; the others follow the profile.
+        if (prev !== NONE && system !== "any") {
+          if (system === "none" || prevSystem) return false;
+          const placedAfter = prev === USER || prev === TOOL || (prev === ASSISTANT && serverEnded);
+          const next = messages[i + 1] as Loose | undefined;
+          if (!placedAfter || (next !== undefined && (next === null || typeof next !== "object" || next.type !== "ai"))) return false;
+        }
+        prevSystem = prev !== NONE;
+        continue;
+      }
+      const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
+      prevSystem = false;
+      if (turn === NONE) continue; // other messages are not turns
+      if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+      if (turn === ASSISTANT) {
+        if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
+        serverEnded = false;
+      } else if (profile.alternation && (prev === USER || prev === TOOL)) return false;
       prev = turn;
     }
+    return true;
   }
-  return prev;
+}
+
+const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
+const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
+
+function serverResultIds(content: unknown[]): Set<unknown> {
+  const ids = new Set<unknown>();
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i];
+    if (isServerToolResultBlock(b)) ids.add(b.tool_use_id);
+  }
+  return ids;
 }

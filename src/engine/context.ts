@@ -3,33 +3,20 @@
  * the index the message had in the caller's input (passes run one after another on intermediate arrays).
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { ResolvedOptions } from "./options";
 import type { ProviderProfile } from "./profiles";
-import type {
-  InvalidCallStrategy,
-  OrphanCallStrategy,
-  OrphanResultStrategy,
-  ToolCallProblem,
-  ToolCallProblemKind,
-  ToolCallRepair,
-  TrailingStrategy,
-} from "../types";
+import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair } from "../types";
 
-export interface ResolvedOptions {
-  orphanCalls: OrphanCallStrategy;
-  trailing: TrailingStrategy;
-  orphanResults: OrphanResultStrategy;
-  invalidCalls: InvalidCallStrategy;
-  syntheticResultText: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
-}
+export type { ResolvedOptions };
 
 export interface FindContext {
   profile: ProviderProfile;
+  options: ResolvedOptions;
   /** Whether an open trailing exchange is reported (false for storage layers that keep it). */
   trailingIsProblem: boolean;
 }
 
 export interface PassContext extends FindContext {
-  options: ResolvedOptions;
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
   report(repair: Omit<ToolCallRepair, "index">, message: unknown, at: number): void;
   /** Records that `to` replaces `from`, so later reports name the caller's index. */
@@ -41,6 +28,8 @@ export interface PassContext extends FindContext {
 /** One named pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
 export interface RepairPass {
   name: string;
+  /** Whether the pass runs at the structural level too (false: request shaping only). */
+  structural: boolean;
   /** Problems in `messages`, indexes into `messages`. Pure. */
   find(messages: readonly BaseMessage[], ctx: FindContext): ToolCallProblem[];
   /** The repaired list: the very same array when the pass has nothing to do. */
@@ -65,4 +54,11 @@ export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMess
   if (input.length !== output.length) return output;
   for (let i = 0; i < input.length; i++) if (input[i] !== output[i]) return output;
   return input;
+}
+
+/** Appends `value` to the list stored under `key`, creating it (no spread: linear in the total). */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }

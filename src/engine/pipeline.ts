@@ -1,11 +1,33 @@
-/** The passes, in the order they run. Each one's output is the next one's input. */
+/**
+ * The passes, in the order they run. Each one's output is the next one's input. Structural passes come first
+ * (what every provider rejects); the request-shaping ones after them run only at the `"request"` level.
+ */
 import type { RepairPass } from "./context";
 import { shapePass } from "./passes/shape";
 import { callIdsPass } from "./passes/call-ids";
 import { callLocationsPass } from "./passes/call-locations";
 import { invalidCallsPass } from "./passes/invalid-calls";
 import { pairingPass } from "./passes/pairing";
+import { blocksPass } from "./passes/blocks";
 import { contentPass } from "./passes/content";
+import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
 
-export const PASSES: readonly RepairPass[] = [shapePass, callIdsPass, invalidCallsPass, callLocationsPass, pairingPass, contentPass, turnOrderPass];
+const PASSES: readonly RepairPass[] = Object.freeze([
+  shapePass,
+  callIdsPass,
+  invalidCallsPass,
+  callLocationsPass,
+  pairingPass,
+  blocksPass,
+  contentPass,
+  systemMessagesPass,
+  turnOrderPass,
+]);
+
+/** The passes that run at a level: all of them for a request, the structural ones for storage. */
+export function passesFor(level: "structural" | "request"): readonly RepairPass[] {
+  return level === "request" ? PASSES : STRUCTURAL_PASSES;
+}
+
+const STRUCTURAL_PASSES: readonly RepairPass[] = Object.freeze(PASSES.filter((pass) => pass.structural));

@@ -1,10 +1,14 @@
 /**
- * What each provider enforces, as switches for the passes (PROVIDER_RULES.md). "strict" is the union.
+ * What each provider enforces, as switches for the passes (PROVIDER_RULES.md). "strict" is the union. At the
+ * structural level every shaping switch is off: what is left is what all providers reject alike.
  */
-import type { Provider, ToolCallProblemKind } from "../types";
+import { ToolCallRepairInputError } from "../errors";
+import { quoteValue } from "../values";
+import { PROVIDERS, type Provider, type RepairLevel, type ToolCallProblemKind } from "../types";
 
 export interface ProviderProfile {
   provider: Provider;
+  level: RepairLevel;
   /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
   idPattern: boolean;
   /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
@@ -20,6 +24,17 @@ export interface ProviderProfile {
    * `tool_call` block ("Unsupported content block type"), even when `tool_calls` holds the same call.
    */
   callBlocksInContent: boolean;
+  /**
+   * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
+   * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
+   */
+  anthropicBlocks: boolean;
+  /**
+   * System messages inside the conversation (after the first non-system message): `"any"` place is fine
+   * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
+   * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
+   */
+  systemInConversation: "any" | "placed" | "none";
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 }
@@ -40,6 +55,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_tool_call: ["O1", "O2"],
     missing_result_id: ["O2"],
     call_outside_tool_calls: ["O1", "O2"],
+    unsupported_block: ["A12"],
   },
   "openai-responses": {
     orphan_call: ["R1"],
@@ -54,6 +70,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_tool_call: ["R1", "R2"],
     missing_result_id: ["R2"],
     call_outside_tool_calls: ["R1", "R2"],
+    unsupported_block: ["A12"],
   },
   anthropic: {
     orphan_call: ["A1"],
@@ -71,6 +88,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     empty_message: ["A9"],
     blank_text_block: ["A9"],
     empty_tool_result: ["A9"],
+    misplaced_system_message: ["A11"],
   },
   bedrock: {
     orphan_call: ["B1"],
@@ -91,6 +109,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     consecutive_same_role: ["B6"],
     call_block_in_content: ["LC-bedrock"],
     call_outside_tool_calls: ["B1"],
+    unsupported_block: ["A12"],
   },
   gemini: {
     orphan_call: ["G3"],
@@ -108,6 +127,8 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     blank_text_block: ["G5"],
     leading_non_user: ["G1"],
     consecutive_same_role: ["G1"],
+    unsupported_block: ["A12"],
+    misplaced_system_message: ["LC-gemini"],
   },
 };
 
@@ -119,18 +140,55 @@ function union(): Partial<Record<ToolCallProblemKind, string[]>> {
   return out;
 }
 
-const PROFILES: Record<Provider, ProviderProfile> = {
-  openai: { provider: "openai", idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES.openai },
-  "openai-responses": { provider: "openai-responses", idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES["openai-responses"] },
-  anthropic: { provider: "anthropic", idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, rules: RULES.anthropic },
-  bedrock: { provider: "bedrock", idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, rules: RULES.bedrock },
-  gemini: { provider: "gemini", idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, rules: RULES.gemini },
-  strict: { provider: "strict", idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, rules: union() },
+type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
+
+const SWITCHES: Record<Provider, Switches> = {
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any" },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any" },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: true, systemInConversation: "placed" },
+  // @langchain/aws lifts every SystemMessage into `system`, wherever it stands.
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "any" },
+  // @langchain/google-genai refuses a system message that is not the first one.
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "none" },
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "none" },
 };
 
-export function profileFor(provider: Provider | undefined): ProviderProfile {
-  const profile = PROFILES[provider ?? "strict"];
-  if (!profile) throw new TypeError(`langgraph-tool-repair: unknown provider ${JSON.stringify(provider)}; expected one of ${Object.keys(PROFILES).join(", ")}`);
+/** Every shaping switch off: only what all providers reject alike is left. */
+const STRUCTURAL: Switches = {
+  idPattern: false,
+  maxIdLength: Infinity,
+  nonEmptyContent: false,
+  leadingUser: false,
+  alternation: false,
+  callBlocksInContent: true,
+  anthropicBlocks: true,
+  systemInConversation: "any",
+};
+
+const STRICT_RULES = union();
+
+function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
+  const rules = provider === "strict" ? STRICT_RULES : RULES[provider];
+  return Object.freeze({ provider, level, ...(level === "structural" ? STRUCTURAL : SWITCHES[provider]), rules });
+}
+
+/** Every profile, built once: `PROFILES.get(provider)[level]`. A Map, so no key reaches Object.prototype. */
+const PROFILES = new Map<string, Record<RepairLevel, ProviderProfile>>(
+  PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
+);
+
+/** The profile for a provider and level; a clear error for anything that is not a known provider name. */
+export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
+  const profiles = typeof provider === "string" ? PROFILES.get(provider) : undefined;
+  if (!profiles)
+    throw new ToolCallRepairInputError(`unknown provider ${quoteValue(provider)}; expected one of ${PROVIDERS.join(", ")}`, { argument: "options.provider" });
+  return profiles[level];
+}
+
+/** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */
+export function profileForOptions(options: { provider: Provider; level: RepairLevel; systemMessages: "placed" | "user-text" }): ProviderProfile {
+  const profile = profileFor(options.provider, options.level);
+  if (options.systemMessages === "user-text" && profile.systemInConversation === "placed") return Object.freeze({ ...profile, systemInConversation: "none" });
   return profile;
 }
 

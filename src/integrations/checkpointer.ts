@@ -20,11 +20,10 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
-import { isCleanHistory } from "../engine/clean";
-import { profileFor, type ProviderProfile } from "../engine/profiles";
+import { createRepairer, type Repairer } from "../engine";
 import type { ToolCallRepair } from "../types";
-import { reportRepairs, type RepairReporting } from "./events";
-import { healStoredMessages, resultsInWrites, unansweredCallIds, type StoredRepairOptions } from "./heal";
+import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { createStoredHealer, resultsInWrites, unansweredCallIds, type StoredHealer, type StoredRepairOptions } from "./heal";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -72,19 +71,20 @@ function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undef
 
 class CheckpointHealer {
   private readonly messagesKey: string;
-  private readonly repairOptions: StoredRepairOptions;
   private readonly runs = new Map<string, HealedRun>();
   private readonly reportedReads = new Set<string>();
-  private readonly profile: ProviderProfile;
+  /** The clean check of a stored thread: structural, an open last exchange allowed. */
+  private readonly keeping: Repairer;
+  private readonly healer: StoredHealer;
 
   constructor(
     private readonly inner: BaseCheckpointSaver,
-    private readonly options: CheckpointerRepairOptions,
+    readonly options: CheckpointerRepairOptions,
   ) {
-    const { messagesKey, list: _list, onRepair: _onRepair, ...repairOptions } = options;
+    const { messagesKey, list: _list, onRepair: _onRepair, onError: _onError, ...repairOptions } = options;
     this.messagesKey = messagesKey ?? "messages";
-    this.repairOptions = repairOptions;
-    this.profile = profileFor(options.provider);
+    this.keeping = createRepairer({ ...repairOptions, level: "structural", trailing: "keep" });
+    this.healer = createStoredHealer(repairOptions);
   }
 
   private messagesOf(checkpoint: Checkpoint | undefined): BaseMessage[] | undefined {
@@ -98,7 +98,8 @@ class CheckpointHealer {
 
   readonly getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
     const tuple = await this.inner.getTuple(config);
-    return tuple ? this.healRead(tuple, config) : tuple;
+    // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
+    return tuple ? orFallback(() => this.healRead(tuple, config), tuple, this.options, config) : tuple;
   };
 
   readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> => (await this.getTuple(config))?.checkpoint;
@@ -107,7 +108,7 @@ class CheckpointHealer {
     const tuples = this.inner.list(config, options);
     if (!this.options.list) return tuples;
     return (async function* (healer: CheckpointHealer) {
-      for await (const tuple of tuples) yield await healer.healRead(tuple, config);
+      for await (const tuple of tuples) yield await orFallback(() => healer.healRead(tuple, config), tuple, healer.options, config);
     })(this);
   };
 
@@ -117,8 +118,14 @@ class CheckpointHealer {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> => {
+    const healed = await orFallback(() => this.healedCheckpoint(config, checkpoint, metadata), checkpoint, this.options, config);
+    return this.inner.put(config, healed, metadata, newVersions);
+  };
+
+  /** The checkpoint as it should be stored: the same object when nothing needs healing. */
+  private async healedCheckpoint(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<Checkpoint> {
     const messages = this.messagesOf(checkpoint);
-    if (!messages) return this.inner.put(config, checkpoint, metadata, newVersions);
+    if (!messages) return checkpoint;
     const key = threadKey(config);
     const parentId = configurableOf(config).checkpoint_id;
     let run = this.runs.size > 0 ? this.runs.get(key) : undefined;
@@ -127,12 +134,12 @@ class CheckpointHealer {
       run = undefined;
     }
     const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
-    if (!run && !abandoning && isCleanHistory(messages, this.profile, true)) return this.inner.put(config, checkpoint, metadata, newVersions);
+    if (!run && !abandoning && this.keeping.isClean(messages)) return checkpoint;
 
     const healed = await this.healWrite(messages, config, run, abandoning);
     if (healed.repairs.length === 0) {
       this.runs.delete(key);
-      return this.inner.put(config, checkpoint, metadata, newVersions);
+      return checkpoint;
     }
     const reported = run?.reported ?? new Set<string>();
     const fresh = healed.repairs.filter((repair) => !reported.has(repairKey(repair)));
@@ -141,8 +148,8 @@ class CheckpointHealer {
     evictOldest(this.runs);
     this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported });
     await reportRepairs(fresh, this.options, config);
-    return this.inner.put(config, this.withMessages(checkpoint, healed.messages), metadata, newVersions);
-  };
+    return this.withMessages(checkpoint, healed.messages);
+  }
 
   readonly deleteThread = async (threadId: string): Promise<void> => {
     for (const key of [...this.runs.keys()]) if (key.startsWith(`${threadId}\u0000`)) this.runs.delete(key);
@@ -152,7 +159,7 @@ class CheckpointHealer {
   private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
     const messages = this.messagesOf(tuple.checkpoint);
     if (!messages) return tuple;
-    const healed = healStoredMessages(messages, this.repairOptions);
+    const healed = this.healer.heal(messages);
     if (healed.repairs.length === 0) return tuple;
     // Reading is not writing: until a run stores the healed list, each read heals again; report it once.
     const readKey = `${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`;
@@ -180,7 +187,7 @@ class CheckpointHealer {
       for (const id of open) abandoned.add(id);
       for (const [id, result] of await this.pendingResults(config, open)) if (!salvage.has(id)) salvage.set(id, result);
     }
-    let healed = healStoredMessages(messages, this.repairOptions, { closeOpen: abandoning, abandoned, salvage });
+    let healed = this.healer.heal(messages, { closeOpen: abandoning, abandoned, salvage });
     const closesCalls = healed.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
     if (!run && !abandoning && closesCalls) {
       // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
@@ -188,7 +195,7 @@ class CheckpointHealer {
       const found = await this.pendingResults(config, unansweredCallIds(messages));
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
-        healed = healStoredMessages(messages, this.repairOptions, { abandoned, salvage });
+        healed = this.healer.heal(messages, { abandoned, salvage });
       }
     }
     return { ...healed, abandoned, salvage };

@@ -6,14 +6,24 @@
  */
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
+import { errorText } from "../errors";
 import type { ToolCallRepair } from "../types";
 
 /** Name of the custom event (and of the run that carries it outside a node); its payload is the repair. */
 export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
 
+/** Name of the custom event sent when a surface could not repair (it then passes the history on unchanged). */
+export const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
+
 export interface RepairReporting {
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;
+  /**
+   * Called when a surface could not repair a history (input it cannot read, or a bug of ours). The surface
+   * then lets the history through unchanged rather than fail the user's run. Also sent as the custom event
+   * `"tool_call_repair_error"`.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -28,11 +38,42 @@ export async function reportRepairs(
   config?: RunnableConfig,
 ): Promise<void> {
   if (repairs.length === 0) return;
-  if (options.onRepair) for (const repair of repairs) options.onRepair(repair);
+  if (options.onRepair)
+    for (const repair of repairs) {
+      try {
+        options.onRepair(repair);
+      } catch {
+        // A reporting callback must not undo or fail the repair it reports.
+      }
+    }
   try {
     await dispatchRepairs(repairs, ensureConfig(config));
   } catch {
     // Tracing is best effort: the repair itself stands.
+  }
+}
+
+/**
+ * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
+ * returns `fallback`, so the safety net never becomes the thing that fails.
+ */
+export async function orFallback<T>(work: () => T | Promise<T>, fallback: T, options: RepairReporting = {}, config?: RunnableConfig): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    try {
+      options.onError?.(error);
+    } catch {
+      // the report of a failure must not fail either
+    }
+    try {
+      const manager = await getCallbackManagerForConfig(ensureConfig(config));
+      if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined)
+        await dispatchCustomEvent(TOOL_CALL_REPAIR_ERROR_EVENT, { message: errorText(error) }, config);
+    } catch {
+      // best effort
+    }
+    return fallback;
   }
 }
 

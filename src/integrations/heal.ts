@@ -1,18 +1,20 @@
 /**
  * Healing a STORED message list (checkpoint values, graph state), as opposed to a request about to be sent:
- * the exchange that a resume may still run is left alone, and real tool results that LangGraph would throw
- * away (pending writes of a discarded step) are put back instead of placeholders. The engine does the rest.
+ * - only structural repairs (the engine's `"structural"` level): a stored thread keeps every message as it was
+ *   written, each with its own id; provider shaping belongs to requests;
+ * - the exchange a resume may still run (ToolNode's view, {@link resumableExchange}) is left alone;
+ * - real tool results that LangGraph would throw away (pending writes of a discarded step) are put back
+ *   instead of placeholders.
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { isCleanHistory } from "../engine/clean";
-import { profileFor } from "../engine/profiles";
-import { repairToolCalls } from "../engine/repair";
+import { createRepairer, type Repairer } from "../engine";
 import { isMessage } from "../messages/coerce";
+import { resumableExchange } from "../messages/exchanges";
 import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import type { RepairOptions, ToolCallRepair, TrailingStrategy } from "../types";
+import type { RepairOptions, ToolCallRepair } from "../types";
 
-/** Engine options a storage layer passes through (it decides `trailing` itself and reports repairs itself). */
-export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair">;
+/** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
+export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair" | "level">;
 
 export interface HealStoredOptions {
   /**
@@ -38,29 +40,6 @@ export interface HealResult {
 }
 
 const unchanged = (messages: BaseMessage[]): HealResult => ({ messages, repairs: [], salvaged: [] });
-
-/**
- * Index of the last assistant message when it still has unanswered calls, else -1. ToolNode only ever runs
- * the calls of the LAST assistant message (whatever follows it), so that exchange is the one a resume may run.
- */
-export function openLastExchange(messages: readonly BaseMessage[]): { index: number; unanswered: string[] } {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (!isAssistant(messages[i])) continue;
-    const ids = toolCallIdsOf(messages[i]);
-    if (ids.length === 0) return { index: -1, unanswered: [] };
-    const answered = new Set<string>();
-    for (let j = i + 1; j < messages.length; j++) {
-      const m = messages[j];
-      if (isToolResult(m)) {
-        const id = resultIdOf(m);
-        if (id !== undefined) answered.add(id);
-      }
-    }
-    const unanswered = ids.filter((id) => !answered.has(id));
-    return unanswered.length > 0 ? { index: i, unanswered } : { index: -1, unanswered: [] };
-  }
-  return { index: -1, unanswered: [] };
-}
 
 /** Ids of every call in the history that has no result at all. */
 export function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
@@ -160,40 +139,51 @@ function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[]
   return true;
 }
 
+/** Heals stored histories under one set of options (the engine resolved once). */
+export interface StoredHealer {
+  heal(messages: BaseMessage[], heal?: HealStoredOptions): HealResult;
+}
+
 /**
- * Heals a stored history. Clean histories cost one walk and return the very input array; a list holding
- * anything but LangChain messages is returned as it is. The last exchange
- * is protected unless `closeOpen` (or all its open calls are `abandoned`): when the engine's repair of the
+ * A healer for stored histories. Clean histories cost one walk and return the very input array; a list
+ * holding anything but LangChain messages is returned as it is (some other reducer's values). The last
+ * exchange is protected unless `closeOpen` (or all its open calls are `abandoned`): when the repair of the
  * whole list would touch it, only the part before it is repaired.
  */
-export function healStoredMessages(
-  messages: BaseMessage[],
-  options: StoredRepairOptions = {},
-  heal: HealStoredOptions = {},
-): HealResult {
-  const profile = profileFor(options.provider);
-  const closeOpen = heal.closeOpen === true;
-  if (!heal.salvage?.size && isCleanHistory(messages, profile, !closeOpen)) return unchanged(messages);
-  // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
-  if (!messages.every(isMessage)) return unchanged(messages);
+export function createStoredHealer(options: StoredRepairOptions = {}): StoredHealer {
+  // A stored thread gets structural repairs only; an orphan call further back is closed the user's way.
+  const keeping: Repairer = createRepairer({ ...options, level: "structural", trailing: "keep" });
+  const closing: Repairer = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
+  return {
+    heal(messages, heal = {}) {
+      const closeOpen = heal.closeOpen === true;
+      if (!heal.salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) return unchanged(messages);
+      // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
+      if (!messages.every(isMessage)) return unchanged(messages);
 
-  const { messages: working, salvaged } = heal.salvage?.size ? putBackResults(messages, heal.salvage) : { messages, salvaged: [] };
-  const salvageRepairs = salvaged.map(({ id, callIndex }) => salvageRepair(heal.salvage!.get(id)!, callIndex));
-  const orphanStrategy: TrailingStrategy = options.orphanCalls ?? "answer";
+      const { messages: working, salvaged } = heal.salvage?.size ? putBackResults(messages, heal.salvage) : { messages, salvaged: [] };
+      const salvageRepairs = salvaged.map(({ id, callIndex }) => salvageRepair(heal.salvage!.get(id)!, callIndex));
+      const salvagedIds = salvaged.map((s) => s.id);
 
-  if (closeOpen) {
-    const result = repairToolCalls(working, { ...options, trailing: orphanStrategy });
-    return { messages: result.messages, repairs: [...salvageRepairs, ...result.repairs], salvaged: salvaged.map((s) => s.id) };
-  }
+      if (closeOpen) {
+        const result = closing.repair(working);
+        return { messages: result.messages, repairs: [...salvageRepairs, ...result.repairs], salvaged: salvagedIds };
+      }
+      const whole = keeping.repair(working);
+      const last = resumableExchange(working);
+      const protectLast = last !== undefined && !last.unanswered.every((id) => heal.abandoned?.has(id));
+      if (!protectLast || keepsTail(whole.messages, working, last.index)) {
+        return { messages: whole.messages, repairs: [...salvageRepairs, ...whole.repairs], salvaged: salvagedIds };
+      }
+      // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
+      const head = closing.repair(working.slice(0, last.index));
+      const repaired = head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)];
+      return { messages: repaired, repairs: [...salvageRepairs, ...head.repairs], salvaged: salvagedIds };
+    },
+  };
+}
 
-  const whole = repairToolCalls(working, { ...options, trailing: "keep" });
-  const last = openLastExchange(working);
-  const protectLast = last.index >= 0 && !last.unanswered.every((id) => heal.abandoned?.has(id));
-  if (!protectLast || keepsTail(whole.messages, working, last.index)) {
-    return { messages: whole.messages, repairs: [...salvageRepairs, ...whole.repairs], salvaged: salvaged.map((s) => s.id) };
-  }
-  // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
-  const head = repairToolCalls(working.slice(0, last.index), { ...options, trailing: orphanStrategy });
-  const repaired = head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)];
-  return { messages: repaired, repairs: [...salvageRepairs, ...head.repairs], salvaged: salvaged.map((s) => s.id) };
+/** {@link createStoredHealer} for one history. */
+export function healStoredMessages(messages: BaseMessage[], options: StoredRepairOptions = {}, heal: HealStoredOptions = {}): HealResult {
+  return createStoredHealer(options).heal(messages, heal);
 }

@@ -1,23 +1,30 @@
 /**
  * `toolCallRepairHook`: a `preModelHook` for createReactAgent (@langchain/langgraph/prebuilt).
  *
- * Request-only by default: the model gets a repaired list through `llmInputMessages`, state keeps what
- * happened. `llmInputMessages` is a stored channel that keeps its last value: the agent node uses it
- * whenever it is non-empty, so a hook that returned it once and `{}` later would feed the model a stale
- * list (an older turn, without the new question). This hook therefore writes it on every call, the current
- * messages themselves when they are clean.
+ * The model gets a list repaired for its provider through `llmInputMessages` (request shaping included);
+ * with `persist: true` the structural repairs are also written to `messages` (never the shaping).
+ * `llmInputMessages` is a stored channel that keeps its last value: the agent node uses it whenever it is
+ * non-empty, so a hook that returned it once and `{}` later would feed the model a stale list (an older turn,
+ * without the new question). This hook therefore writes it on every call, the current messages themselves
+ * when they are clean.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { RepairOptions } from "../types";
-import { reportRepairs } from "./events";
-import { bindRepair, replaceAllMessages, withUniqueIds } from "./node";
+import { createRepairer } from "../engine";
+import type { RepairOptions, ToolCallRepair } from "../types";
+import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { RequestRepairers } from "./request-repairers";
+import { replaceAllMessages, withUniqueIds } from "./state-update";
 
-export interface ToolCallRepairHookOptions extends RepairOptions {
+export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**
-   * Rewrite `messages` in state (persisted) instead of handing the model a repaired copy. Default false.
-   * With `persist: true` the hook writes an empty `llmInputMessages`, so a list stored by earlier
-   * request-only calls in the thread is never used.
+   * The agent's model (what you pass as createReactAgent's `llm`): without `provider`, requests are repaired for
+   * its provider (ChatBedrockConverse means Bedrock, ...). Neither given: `"strict"`.
+   */
+  model?: unknown;
+  /**
+   * Also write the structural repairs to `messages` in state (persisted), not only to the model's input.
+   * Default false. Provider shaping is never persisted.
    */
   persist?: boolean;
 }
@@ -32,34 +39,49 @@ export type ToolCallRepairHookFunction = (
   config?: RunnableConfig,
 ) => ToolCallRepairHookUpdate | Promise<ToolCallRepairHookUpdate>;
 
-/** Persist mode's clean-path update, shared and frozen (the reducer only reads it). */
-const CLEAR_LLM_INPUT: ToolCallRepairHookUpdate = Object.freeze({ llmInputMessages: Object.freeze([]) as unknown as BaseMessage[] });
-
 /**
  * A preModelHook that repairs the tool-call history before each model call of createReactAgent.
- * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), `provider: "strict"`.
+ * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), the provider of
+ * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  const { persist = false, ...repairOptions } = options;
-  const bound = bindRepair(repairOptions);
-
-  // In persist mode the model must read `messages`. The hook's input state does not include
-  // `llmInputMessages`, so a list left by earlier request-only calls cannot be seen: empty it every time.
-  const persisted = (messages?: BaseMessage[]): ToolCallRepairHookUpdate =>
-    messages ? { messages, llmInputMessages: [] } : CLEAR_LLM_INPUT;
+  const { persist = false, model, onRepair, onError, ...repairOptions } = options;
+  if (typeof persist !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: persist must be a boolean");
+  const reporting: RepairReporting = { onRepair, onError };
+  const request = new RequestRepairers(repairOptions).for(model);
+  const stored = persist ? createRepairer({ ...repairOptions, level: "structural" }) : undefined;
 
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
-    const { messages: repaired, repairs } = bound.repair(messages);
-    if (repairs.length > 0) await reportRepairs(repairs, repairOptions, config);
-    if (persist) return persisted(repairs.length > 0 ? replaceAllMessages(repaired) : undefined);
+    const repairs: ToolCallRepair[] = [];
+    let update: ToolCallRepairHookUpdate = {};
+    let base = messages;
+    if (stored) {
+      const structural = stored.repair(messages);
+      if (structural.repairs.length > 0) {
+        update = { messages: replaceAllMessages(structural.messages) };
+        base = update.messages!.slice(1); // the same messages, with the ids the state will hold
+        repairs.push(...structural.repairs);
+      }
+    }
+    // After the structural repair, only the provider's shaping is left for the request.
+    const shaped = request.repair(base);
+    repairs.push(...shaped.repairs);
+    await reportRepairs(repairs, reporting, config);
     // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-    return { llmInputMessages: repairs.length > 0 ? withUniqueIds(repaired) : repaired };
+    return { ...update, llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages };
   };
 
   return function toolCallRepairPreModelHook(state, config) {
-    const messages = state.messages ?? [];
-    if (bound.isClean(messages)) return persist ? CLEAR_LLM_INPUT : { llmInputMessages: messages };
-    return repairAndReport(messages, config);
+    const messages = state?.messages ?? [];
+    const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
+    let clean: boolean;
+    try {
+      clean = request.isClean(messages);
+    } catch (error) {
+      return orFallback(() => Promise.reject(error), fallback, reporting, config);
+    }
+    if (clean) return fallback;
+    return orFallback(() => repairAndReport(messages, config), fallback, reporting, config);
   };
 }

@@ -1,19 +1,19 @@
 /**
- * `toolCallRepairNode`: a StateGraph node placed right before the model node. A broken history is replaced
- * in state (persisted by the checkpointer); a clean one costs one read-only walk and returns no update.
+ * `toolCallRepairNode`: a StateGraph node placed right before the model node. A structurally broken history is
+ * replaced in state (persisted by the checkpointer); a clean one costs one read-only walk and returns no update.
+ * Provider shaping (turn alternation, id patterns, block conversions) is never stored: it belongs to the
+ * request, which a node cannot see. Put it on the model instead (see docs/integrations.md).
  */
-import { AIMessage, type BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { v4 as uuid } from "@langchain/core/utils/uuid";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
-import { isCleanHistory } from "../engine/clean";
-import { profileFor, type ProviderProfile } from "../engine/profiles";
-import { repairToolCalls } from "../engine/repair";
-import { rebuildAssistant, rebuildToolResult } from "../messages/build";
-import type { RepairOptions, ToolCallRepair } from "../types";
-import { reportRepairs } from "./events";
+import { createRepairer } from "../engine";
+import type { RepairOptions } from "../types";
+import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { NO_UPDATE, replaceAllMessages } from "./state-update";
 
-export interface ToolCallRepairNodeOptions<K extends string = "messages"> extends RepairOptions {
+export { NO_UPDATE };
+
+export interface ToolCallRepairNodeOptions<K extends string = "messages"> extends Omit<RepairOptions, "level">, RepairReporting {
   /** The state key holding the messages. Default `"messages"`. Its channel must use the messages reducer. */
   messagesKey?: K;
 }
@@ -26,91 +26,42 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
   config?: RunnableConfig,
 ) => ToolCallRepairNodeUpdate<K> | Promise<ToolCallRepairNodeUpdate<K>>;
 
-/** One shared, frozen "no update": the clean path allocates nothing of its own. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export const NO_UPDATE: {} = Object.freeze({});
-
 /**
- * A repair bound to fixed options: the provider profile is resolved once, `onRepair` is left to
- * `reportRepairs` (so each repair reaches it exactly once), and the clean check runs without building anything.
- */
-export interface BoundRepair {
-  /** True when the history needs no repair under these options. */
-  isClean(messages: readonly unknown[]): boolean;
-  /** The repaired list and what was done (the same array and no repairs when clean). */
-  repair(messages: BaseMessage[]): { messages: BaseMessage[]; repairs: ToolCallRepair[] };
-}
-
-export function bindRepair(options: RepairOptions): BoundRepair {
-  const { onRepair: _reportedSeparately, ...engineOptions } = options;
-  const profile: ProviderProfile = profileFor(engineOptions.provider);
-  const trailingAllowed = (engineOptions.trailing ?? "answer") === "keep";
-  return {
-    isClean: (messages) => isCleanHistory(messages, profile, trailingAllowed),
-    repair: (messages) => repairToolCalls(messages, engineOptions),
-  };
-}
-
-/** A copy of `message` with a new id, every other constructor field carried over. */
-function withNewId(message: BaseMessage, id: string): BaseMessage {
-  if (AIMessage.isInstance(message)) return rebuildAssistant(message, { id });
-  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, { id });
-  const Message = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
-  return new Message({ ...message.lc_kwargs, content: message.content, id });
-}
-
-/**
- * The list with every message carrying a unique id. The messages reducer gives an id-less message a fresh
- * uuid by mutating it, and merges later updates by id: a missing or repeated id would let a later update
- * replace the wrong message. Messages that already have a unique id are kept as they are.
- */
-export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
-  const seen = new Set<string>();
-  return messages.map((message) => {
-    const id = message.id;
-    if (typeof id === "string" && id !== "" && !seen.has(id)) {
-      seen.add(id);
-      return message;
-    }
-    const fresh = uuid();
-    seen.add(fresh);
-    return withNewId(message, fresh);
-  });
-}
-
-/**
- * The update that replaces the whole list in state: `RemoveMessage` of all, then the repaired messages.
- * Works with `messagesStateReducer` (MessagesAnnotation, MessagesZodState, createReactAgent, createAgent).
- */
-export function replaceAllMessages(repaired: readonly BaseMessage[]): BaseMessage[] {
-  return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...withUniqueIds(repaired)];
-}
-
-/**
- * A node that repairs the tool-call history in state before the model sees it.
+ * A node that repairs the tool-call history in state before the model sees it (structural repairs only).
  *
  * Defaults: `trailing: "answer"` (the node runs before a model call, where a history ending on unanswered
- * calls is always rejected; do not place it between the model node and the tools node), `provider: "strict"`.
+ * calls is always rejected; do not place it between the model node and the tools node).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairNode<K extends string = "messages">(
   options: ToolCallRepairNodeOptions<K> = {},
 ): ToolCallRepairNodeFunction<K> {
-  const { messagesKey = "messages" as K, ...repairOptions } = options;
-  const bound = bindRepair(repairOptions);
+  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = options;
+  const reporting: RepairReporting = { onRepair, onError };
+  if (typeof messagesKey !== "string" || messagesKey === "") throw new TypeError("langgraph-tool-repair: toolCallRepairNode: messagesKey must be a non-empty string");
+  // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
+  const repairer = createRepairer({ ...repairOptions, level: "structural" });
   const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
   const persistRepair = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairNodeUpdate<K>> => {
-    const { messages: repaired, repairs } = bound.repair(messages);
+    const { messages: repaired, repairs } = repairer.repair(messages);
     if (repairs.length === 0) return noUpdate;
-    await reportRepairs(repairs, repairOptions, config);
+    await reportRepairs(repairs, reporting, config);
     return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;
   };
 
   // Not async: the clean path returns the shared constant without allocating a promise.
   return function toolCallRepair(state, config) {
-    const messages = state[messagesKey];
-    if (messages === undefined || bound.isClean(messages)) return noUpdate;
-    return persistRepair(messages, config);
+    const messages = state?.[messagesKey];
+    if (!Array.isArray(messages)) return noUpdate;
+    let clean: boolean;
+    try {
+      clean = repairer.isClean(messages);
+    } catch (error) {
+      return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
+    }
+    if (clean) return noUpdate;
+    // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
+    return orFallback(() => persistRepair(messages, config), noUpdate, reporting, config);
   };
 }

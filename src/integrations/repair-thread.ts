@@ -1,17 +1,17 @@
 /**
  * `repairThread(graph, config)`: heals one stored thread through the graph's own API, so it works with any
  * checkpointer. `getState` already folds in the pending writes of tasks that finished before a run stopped,
- * so their real results are kept; the fix is written with `updateState` as the tools node, which closes the
- * open exchange and hands the turn back to the model. Dry run by default.
+ * so their real results are kept; the fix (structural repairs only) is written with `updateState` as the
+ * graph's tools node, which closes the open exchange and hands the turn back to the model. Dry run by default.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { findToolCallProblems } from "../engine/problems";
-import { repairToolCalls } from "../engine/repair";
+import { findToolCallProblems } from "../engine";
+import { resumableExchange } from "../messages/exchanges";
 import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
 import { reportRepairs, type RepairReporting } from "./events";
-import { healStoredMessages, openLastExchange } from "./heal";
-import { replaceAllMessages } from "./node";
+import { createStoredHealer, type StoredRepairOptions } from "./heal";
+import { replaceAllMessages } from "./state-update";
 
 /** What `repairThread` needs of a graph: a compiled `StateGraph`, `createReactAgent` or `createAgent` all fit. */
 export interface ThreadGraph {
@@ -19,20 +19,25 @@ export interface ThreadGraph {
   updateState(config: RunnableConfig, values: Record<string, unknown>, asNode?: string): Promise<RunnableConfig>;
 }
 
-export interface RepairThreadOptions extends Omit<RepairOptions, "onRepair">, RepairReporting {
+export interface RepairThreadOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
   messagesKey?: string;
   /** Only report what would be repaired. Default true: pass `false` to write the fix. */
   dryRun?: boolean;
   /**
-   * Node the fix is written as. Default `"tools"` when the thread no longer ends on open calls (the model
-   * runs next); otherwise LangGraph picks the node that wrote last, leaving the pending tools to run.
+   * Close the exchange the thread ends on (default true: the thread gets a new message next, which abandons
+   * those calls). `false` keeps it for a resume that runs the tools (`invoke(null)`).
+   */
+  closeOpen?: boolean;
+  /**
+   * Node the fix is written as, when it closes the thread's calls (so the model runs next). Default: the graph's
+   * tool node (a `ToolNode`, found in the compiled graph); required when the graph has none or several.
    */
   asNode?: string;
 }
 
 export interface RepairThreadReport {
-  /** What is wrong with the stored thread (an open last exchange counts unless `trailing: "keep"`). */
+  /** What is wrong with the stored thread (an open last exchange counts unless `closeOpen: false`). */
   problems: ToolCallProblem[];
   /** What was (or, in a dry run, would be) repaired. */
   repairs: ToolCallRepair[];
@@ -44,31 +49,45 @@ export interface RepairThreadReport {
   config?: RunnableConfig;
 }
 
-export async function repairThread(
-  graph: ThreadGraph,
-  config: RunnableConfig,
-  options: RepairThreadOptions = {},
-): Promise<RepairThreadReport> {
-  const { messagesKey = "messages", dryRun = true, asNode, onRepair, ...repairOptions } = options;
+/** The graph's nodes (a compiled StateGraph, or the graph inside a createAgent agent). */
+function nodesOf(graph: unknown): Record<string, { bound?: unknown }> {
+  const g = graph as { nodes?: unknown; graph?: { nodes?: unknown } };
+  const nodes = g.nodes ?? g.graph?.nodes;
+  return typeof nodes === "object" && nodes !== null ? (nodes as Record<string, { bound?: unknown }>) : {};
+}
+
+/** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
+export function toolNodeName(graph: unknown): string | undefined {
+  const names = Object.entries(nodesOf(graph))
+    .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } } | undefined)?.constructor?.name === "ToolNode")
+    .map(([name]) => name);
+  return names.length === 1 ? names[0] : undefined;
+}
+
+export async function repairThread(graph: ThreadGraph, config: RunnableConfig, options: RepairThreadOptions = {}): Promise<RepairThreadReport> {
+  const { messagesKey = "messages", dryRun = true, closeOpen = true, asNode, onRepair, onError, ...repairOptions } = options;
   const state = await graph.getState(config);
   const values = (state?.values ?? {}) as Record<string, unknown>;
   const stored = values[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
   const messages = stored as BaseMessage[];
 
-  const keepOpen = repairOptions.trailing === "keep";
-  const problems = findToolCallProblems(messages, { provider: repairOptions.provider, trailingIsProblem: !keepOpen });
-  // Closing: the engine as is (pending results are already in the list). Keeping: the storage rule.
-  const healed = keepOpen ? healStoredMessages(messages, repairOptions) : repairToolCalls(messages, repairOptions);
+  const problems = findToolCallProblems(messages, { provider: repairOptions.provider, level: "structural", trailingIsProblem: closeOpen });
+  const healed = createStoredHealer(repairOptions).heal(messages, { closeOpen });
   const report: RepairThreadReport = { problems, repairs: healed.repairs, messages: healed.messages, applied: false };
   if (dryRun || healed.repairs.length === 0) return report;
 
-  const writer = asNode ?? (openLastExchange(healed.messages).index >= 0 ? undefined : "tools");
-  const written = await graph.updateState(
-    config,
-    { [messagesKey]: replaceAllMessages(healed.messages) },
-    writer,
-  );
-  await reportRepairs(healed.repairs, { onRepair }, config);
+  // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
+  // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
+  let writer = asNode;
+  if (writer === undefined && resumableExchange(healed.messages) === undefined) {
+    writer = toolNodeName(graph);
+    if (writer === undefined)
+      throw new TypeError(
+        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; pass `asNode` (the node that runs your tools)",
+      );
+  }
+  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(healed.messages) }, writer);
+  await reportRepairs(healed.repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }

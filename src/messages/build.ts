@@ -2,7 +2,7 @@
  * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isDict, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 
@@ -13,8 +13,16 @@ export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
 /** The edit for each ref; `occurrence` counts refs with the same id in the same location (duplicate ids). */
 export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
 
-function withId(value: Dict, key: string, id: string | undefined): Dict {
-  return id === undefined ? value : { ...value, [key]: id };
+/**
+ * A copy of `value` with `key` set to `id` and, when given, `name` set: one spread, then assignments (a second
+ * spread into the same literal makes V8 build a slow object).
+ */
+function withId(value: Dict, key: string, id: string | undefined, name?: string): Dict {
+  if (id === undefined && name === undefined) return value;
+  const out: Dict = { ...value };
+  if (id !== undefined) out[key] = id;
+  if (name !== undefined) out.name = name;
+  return out;
 }
 
 /**
@@ -52,10 +60,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     return out;
   };
   const m = message as unknown as Dict;
-  const renameStd = (c: Dict, e: { id?: string; name?: string }) => ({
-    ...withId(c, "id", e.id),
-    ...(e.name !== undefined ? { name: e.name } : {}),
-  });
+  const renameStd = (c: Dict, e: { id?: string; name?: string }) => withId(c, "id", e.id, e.name);
 
   let toolCalls = Array.isArray(m.tool_calls) ? apply(m.tool_calls as Dict[], "tool_calls", renameStd) : [];
   if (extra?.promoted?.length) toolCalls = [...toolCalls, ...extra.promoted];
@@ -67,7 +72,9 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   if (edits.has("additional_kwargs.tool_calls") && Array.isArray(kwargs.tool_calls)) {
     const raw = apply(kwargs.tool_calls as Dict[], "additional_kwargs.tool_calls", (c, e) => {
       const fn = isDict(c.function) ? c.function : {};
-      return { ...withId(c, "id", e.id), function: e.name !== undefined ? { ...fn, name: e.name } : fn };
+      const out = withId(c, "id", e.id);
+      if (e.name !== undefined) out.function = withId(fn, "name", e.name);
+      return out;
     });
     kwargs = { ...kwargs, tool_calls: raw };
     if (raw.length === 0) delete kwargs.tool_calls;
@@ -81,7 +88,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     const list = Array.isArray(value) ? (value as Dict[]) : [value as Dict];
     const rewritten = apply(list, location, (rec, e) => {
       const k = rec.toolUseId !== undefined ? "toolUseId" : rec.id !== undefined ? "id" : idKey;
-      return { ...withId(rec, k, e.id), ...(e.name !== undefined ? { name: e.name } : {}) };
+      return withId(rec, k, e.id, e.name);
     });
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
@@ -103,7 +110,9 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
         if (isDict(b.toolUse)) {
           const tu = b.toolUse;
           const k = tu.toolUseId !== undefined ? "toolUseId" : "id";
-          out.push({ ...b, toolUse: { ...withId(tu, k, e.id), ...(e.name !== undefined ? { name: e.name } : {}) } });
+          const copy: Dict = { ...b };
+          copy.toolUse = withId(tu, k, e.id, e.name);
+          out.push(copy);
         } else out.push(renameStd(b, e));
       });
       content = out as MessageContent;
@@ -116,8 +125,9 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
       ...responseMetadata,
       output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => {
         // The item id (fc_...) must stay unique too (R5): a renamed call drops it (it is optional on input).
-        const { id: _itemId, ...rest } = item;
-        return { ...withId(e.id !== undefined ? rest : item, "call_id", e.id), ...(e.name !== undefined ? { name: e.name } : {}) };
+        const out = withId(item, "call_id", e.id, e.name);
+        if (e.id !== undefined && out !== item) delete out.id;
+        return out;
       }),
     };
   }
@@ -132,32 +142,77 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
 
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
 export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  const m = message as unknown as Dict;
-  const base: Dict = {
-    content: m.content ?? "",
+  return new AIMessage(assistantFields(message as unknown as Dict, fields) as ConstructorParameters<typeof AIMessage>[0] & object);
+}
+
+/** `fields` over `m`'s own, in the message's field order. */
+const field = (fields: Dict, m: Dict, key: string, fallback: unknown): unknown =>
+  key in fields ? fields[key] : m[key] !== undefined ? m[key] : fallback;
+
+/**
+ * The constructor fields of a rebuilt assistant message, as one object literal: spreading two objects into
+ * a third makes V8 build it in a slow shape that the message then keeps (measured 20x slower to build).
+ */
+function assistantFields(m: Dict, fields: Dict): Dict {
+  const init: Dict = {
+    content: field(fields, m, "content", ""),
     // Always explicit: without it the constructor re-parses additional_kwargs.tool_calls.
-    tool_calls: Array.isArray(m.tool_calls) ? m.tool_calls : [],
-    invalid_tool_calls: Array.isArray(m.invalid_tool_calls) ? m.invalid_tool_calls : [],
-    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+    tool_calls: "tool_calls" in fields ? fields.tool_calls : Array.isArray(m.tool_calls) ? m.tool_calls : [],
+    invalid_tool_calls: "invalid_tool_calls" in fields ? fields.invalid_tool_calls : Array.isArray(m.invalid_tool_calls) ? m.invalid_tool_calls : [],
+    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
   };
-  if (m.id !== undefined) base.id = m.id;
-  if (m.name !== undefined) base.name = m.name;
-  if (m.usage_metadata !== undefined) base.usage_metadata = m.usage_metadata;
-  return new AIMessage({ ...base, ...fields } as ConstructorParameters<typeof AIMessage>[0] & object);
+  const id = field(fields, m, "id", undefined);
+  if (id !== undefined) init.id = id;
+  const name = field(fields, m, "name", undefined);
+  if (name !== undefined) init.name = name;
+  const usage = field(fields, m, "usage_metadata", undefined);
+  if (usage !== undefined) init.usage_metadata = usage;
+  return init;
+}
+
+/**
+ * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
+ * one place that knows each class's fields). Assistant and tool messages go through their own builders.
+ */
+export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
+  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as unknown as T;
+  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as unknown as T;
+  const m = message as unknown as Dict;
+  const init: Dict = {
+    content: field(fields, m, "content", ""),
+    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
+  };
+  const id = field(fields, m, "id", undefined);
+  if (id !== undefined) init.id = id;
+  const name = field(fields, m, "name", undefined);
+  if (name !== undefined) init.name = name;
+  if (ChatMessage.isInstance(message)) {
+    init.role = message.role;
+    return new ChatMessage(init as never) as unknown as T;
+  }
+  if (SystemMessage.isInstance(message)) return new SystemMessage(init as never) as unknown as T;
+  if (HumanMessage.isInstance(message)) return new HumanMessage(init as never) as unknown as T;
+  // Any other class (function messages, custom subclasses): its own constructor with its own kwargs.
+  const Message = message.constructor as new (fields: Dict) => T;
+  return new Message(Object.assign({}, message.lc_kwargs as Dict, init));
 }
 
 /** A new ToolMessage answering `toolCallId`, every other field carried over. */
 export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
   const m = message as unknown as Dict;
-  const base: Dict = {
-    content: m.content ?? "",
-    tool_call_id: m.tool_call_id,
-    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+  const init: Dict = {
+    content: field(fields, m, "content", ""),
+    tool_call_id: "tool_call_id" in fields ? fields.tool_call_id : m.tool_call_id,
+    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
   };
-  for (const key of ["id", "name", "status", "artifact"]) if (m[key] !== undefined) base[key] = m[key];
-  return new ToolMessage({ ...base, ...fields } as ConstructorParameters<typeof ToolMessage>[0] & object);
+  for (const key of ["id", "name", "status", "artifact"]) {
+    const value = field(fields, m, key, undefined);
+    if (value !== undefined) init[key] = value;
+  }
+  return new ToolMessage(init as ConstructorParameters<typeof ToolMessage>[0] & object);
 }
 
 function marker(marker: RepairMarker): Dict {
@@ -212,6 +267,23 @@ export function orphanResultAsUserMessage(result: ToolMessage, toolCallId: strin
       toolCallId,
       toolName: typeof name === "string" ? name : undefined,
     }),
+  });
+}
+
+/**
+ * A system message the provider does not accept where it stands, as a user message that keeps its content
+ * (marked, not synthetic: the words are real) and its id.
+ */
+export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
+  const label = "[System message]";
+  const content = message.content as MessageContent;
+  const body: MessageContent =
+    typeof content === "string" ? `${label}\n${content}` : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
+  const id = (message as unknown as Dict).id;
+  return new HumanMessage({
+    content: body,
+    ...(typeof id === "string" ? { id } : {}),
+    additional_kwargs: marker({ synthetic: false, reason: "misplaced_system_message" }),
   });
 }
 

@@ -1,7 +1,9 @@
 /**
- * Turning what callers actually pass (plain `{role, content}` objects, lc-serialized constructor objects,
- * strings, `[role, content]` tuples) into real LangChain messages, or refusing with an error that names the
- * index. Real messages pass through untouched.
+ * Turning what callers actually pass into real LangChain messages, or refusing with an error that names the
+ * index: plain `{role, content}` objects (OpenAI wire format included), lc-serialized constructor objects,
+ * LangChain's stored format (`{ type, data }`, from `mapChatMessagesToStoredMessages` and chat-history stores,
+ * read with LangChain's own mapping), strings and `[role, content]` tuples. Real messages pass through
+ * untouched. Nothing readable is ever turned into an empty message.
  */
 import {
   AIMessage,
@@ -10,34 +12,18 @@ import {
   HumanMessage,
   SystemMessage,
   ToolMessage,
+  mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { isDict, type Dict } from "./inspect";
+import { ToolCallRepairInputError, errorText } from "../errors";
+import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
-
-/** Thrown for input that cannot be read as a message. `index` is its position in the input. */
-export class ToolCallRepairInputError extends TypeError {
-  constructor(
-    readonly index: number,
-    detail: string,
-  ) {
-    super(`langgraph-tool-repair: messages[${index}] ${detail}`);
-    this.name = "ToolCallRepairInputError";
-  }
-}
+export { ToolCallRepairInputError };
 
 export function isMessage(value: unknown): value is BaseMessage {
   return BaseMessage.isInstance(value as BaseMessage);
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value !== "object") return `a ${typeof value}`;
-  const keys = Object.keys(value as object).slice(0, 6);
-  return `an object with keys {${keys.join(", ")}}`;
-}
-
-const ROLE_ALIASES: Record<string, "human" | "ai" | "tool" | "system"> = {
+const ROLE_ALIASES: Record<string, "human" | "ai" | "tool" | "system"> = Object.assign(Object.create(null), {
   user: "human",
   human: "human",
   assistant: "ai",
@@ -46,9 +32,9 @@ const ROLE_ALIASES: Record<string, "human" | "ai" | "tool" | "system"> = {
   tool: "tool",
   system: "system",
   developer: "system",
-};
+});
 
-const LC_CLASS: Record<string, "human" | "ai" | "tool" | "system" | "chat"> = {
+const LC_CLASS: Record<string, "human" | "ai" | "tool" | "system" | "chat"> = Object.assign(Object.create(null), {
   HumanMessage: "human",
   HumanMessageChunk: "human",
   AIMessage: "ai",
@@ -59,7 +45,10 @@ const LC_CLASS: Record<string, "human" | "ai" | "tool" | "system" | "chat"> = {
   SystemMessageChunk: "system",
   ChatMessage: "chat",
   ChatMessageChunk: "chat",
-};
+});
+
+/** The stored-format types `mapStoredMessageToChatMessage` reads. */
+const STORED_TYPES = new Set(["human", "ai", "system", "tool", "generic", "function"]);
 
 /** OpenAI wire tool calls `{id, function:{name, arguments}}` to LangChain `{id, name, args}`. */
 function toLangChainToolCall(call: Dict): Dict {
@@ -78,10 +67,16 @@ function toLangChainToolCall(call: Dict): Dict {
   return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
 }
 
-function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict, index: number): BaseMessage {
-  // null content is common in OpenAI-format assistant messages that only carry tool_calls.
-  const content = fields.content ?? "";
-  const common: Dict = { content };
+/** Content as a message can hold it: a string or an array; a single block becomes a one-block array. */
+function contentOf(value: unknown): unknown {
+  if (value === undefined || value === null) return ""; // OpenAI-format assistant messages that only carry tool_calls
+  if (typeof value === "string" || Array.isArray(value)) return value;
+  if (isDict(value)) return [value];
+  return String(value);
+}
+
+function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict): BaseMessage {
+  const common: Dict = { content: contentOf(fields.content) };
   for (const key of ["id", "name", "additional_kwargs", "response_metadata"]) if (fields[key] !== undefined) common[key] = fields[key];
   switch (kind) {
     case "human":
@@ -112,7 +107,11 @@ function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict, 
       } as never);
     }
   }
-  throw new ToolCallRepairInputError(index, `has an unknown message kind ${kind}`);
+}
+
+/** LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping. */
+function isStoredMessage(value: Dict): boolean {
+  return typeof value.type === "string" && STORED_TYPES.has(value.type) && isDict(value.data) && !("role" in value) && !("content" in value);
 }
 
 /**
@@ -124,19 +123,30 @@ export function coerceMessage(value: unknown, index: number): BaseMessage {
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
     const kind = ROLE_ALIASES[value[0]];
-    if (!kind) throw new ToolCallRepairInputError(index, `is a tuple with unknown role ${JSON.stringify(value[0])}`);
-    return build(kind, { content: value[1] }, index);
+    if (!kind) throw ToolCallRepairInputError.atMessage(index, `is a tuple with unknown role ${quoteValue(value[0])}`);
+    return build(kind, { content: value[1] });
   }
-  if (!isDict(value)) throw new ToolCallRepairInputError(index, `is ${describe(value)}, not a message`);
+  if (!isDict(value)) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)}, not a message`);
   if (value.lc === 1 && value.type === "constructor" && Array.isArray(value.id)) {
     const className = value.id[value.id.length - 1];
     const kind = typeof className === "string" ? LC_CLASS[className] : undefined;
     if (!kind || !isDict(value.kwargs))
-      throw new ToolCallRepairInputError(index, `is an lc-serialized ${JSON.stringify(className)}, not a known message class`);
-    return build(kind, value.kwargs, index);
+      throw ToolCallRepairInputError.atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
+    return build(kind, value.kwargs);
+  }
+  if (isStoredMessage(value) || (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")) {
+    if (!isDict(value.data)) throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`);
+    try {
+      return mapStoredMessageToChatMessage(value as never);
+    } catch (error) {
+      throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} that LangChain cannot read (${errorText(error)})`, error);
+    }
   }
   const role = typeof value.role === "string" ? value.role : typeof value.type === "string" ? value.type : undefined;
-  const kind = role ? ROLE_ALIASES[role] : undefined;
-  if (!kind) throw new ToolCallRepairInputError(index, `is ${describe(value)} with no known role or type`);
-  return build(kind, value, index);
+  const kind = role === undefined ? undefined : ROLE_ALIASES[role];
+  if (!kind) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)} with no known role or type`);
+  // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
+  if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))
+    throw ToolCallRepairInputError.atMessage(index, `is a ${quoteValue(role)} message with no content`);
+  return build(kind, value);
 }

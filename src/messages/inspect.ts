@@ -4,6 +4,10 @@
  * later clean, every one of them.
  */
 import { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { readingInput } from "../errors";
+import { isDict, type Dict } from "../values";
+
+export { isDict, type Dict };
 
 export type ToolCallLocation =
   | "tool_calls"
@@ -30,10 +34,6 @@ export interface ToolCallRef {
   position: number;
 }
 
-export type Dict = Record<string, unknown>;
-
-/** A plain record (not null, not an array). */
-export const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 const asName = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -48,9 +48,15 @@ function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) 
  * whose id is missing. Non-assistant messages have none.
  */
 export function readToolCallRefs(message: unknown): ToolCallRef[] {
-  const refs: ToolCallRef[] = [];
-  forEachToolCallRef(message, (ref) => refs.push(ref));
-  return refs;
+  return readingInput(
+    () => {
+      const refs: ToolCallRef[] = [];
+      forEachToolCallRef(message, (ref) => refs.push(ref));
+      return refs;
+    },
+    "readToolCallRefs",
+    "message",
+  );
 }
 
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
@@ -122,28 +128,37 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
  * (`tool_calls` first). Empty for any other message.
  */
 export function toolCallIdsOf(message: unknown): string[] {
-  const ids: string[] = [];
+  return readingInput(() => callIdsOf(message), "toolCallIdsOf", "message");
+}
+
+function callIdsOf(message: unknown): string[] {
+  const ids = new Set<string>();
+  const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
-    if (ref.id !== undefined && !serverToolAnswered(message, ref) && !ids.includes(ref.id)) ids.push(ref.id);
+    if (ref.id !== undefined && !(ref.location === "content.server_tool_use" && answered.has(ref.id))) ids.add(ref.id);
   });
-  return ids;
+  return [...ids];
+}
+
+/** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
+export function isServerToolResultBlock(block: unknown): block is Dict {
+  return isDict(block) && typeof block.type === "string" && block.type.endsWith("_tool_result");
 }
 
 /**
- * An Anthropic server tool (`server_tool_use`) is answered inside the same assistant message by a
- * `*_tool_result` block; it never needs a ToolMessage.
+ * Ids of the Anthropic server tools (`server_tool_use`) that are answered inside the same assistant message
+ * by a `*_tool_result` block: they never need a ToolMessage. One read of the content, so callers check each
+ * ref against the set instead of scanning the content again.
  */
-export function serverToolAnswered(message: unknown, ref: ToolCallRef): boolean {
-  return ref.location === "content.server_tool_use" && serverToolAnsweredIn((message as Dict).content as unknown[], ref.id);
-}
-
-/** Whether `content` holds the `*_tool_result` block that answers server tool call `id`. */
-export function serverToolAnsweredIn(content: readonly unknown[], id: unknown): boolean {
+export function serverToolResultIds(message: unknown): Set<unknown> {
+  const ids = new Set<unknown>();
+  const content = isAssistant(message) ? (message as unknown as Dict).content : undefined;
+  if (!Array.isArray(content)) return ids;
   for (let i = 0; i < content.length; i++) {
     const b = content[i];
-    if (isDict(b) && b.tool_use_id === id && typeof b.type === "string" && b.type.endsWith("_tool_result")) return true;
+    if (isServerToolResultBlock(b)) ids.add(b.tool_use_id);
   }
-  return false;
+  return ids;
 }
 
 /** A real assistant message (works across duplicate package copies; plain objects are false). */
@@ -153,6 +168,26 @@ export function isAssistant(message: unknown): message is AIMessage {
 
 export function isToolResult(message: unknown): message is ToolMessage {
   return ToolMessage.isInstance(message as BaseMessage);
+}
+
+/** How the provider receives a message: a user turn, tool results, an assistant turn, a system message, or nothing. */
+export type Turn = "user" | "tool" | "assistant" | "system" | undefined;
+
+/** The turn a ChatMessage takes by its role (adapters map these roles the same way). */
+export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
+  return role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
+}
+
+/** The turn a message takes: the one definition the passes and the clean walk share. */
+export function turnOf(message: unknown): Turn {
+  if (!BaseMessage.isInstance(message as BaseMessage)) return undefined;
+  const type = (message as BaseMessage).type;
+  if (type === "ai") return "assistant";
+  if (type === "tool") return "tool";
+  if (type === "human") return "user";
+  if (type === "system") return "system";
+  if (type === "generic") return turnOfRole((message as unknown as Dict).role);
+  return undefined;
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
@@ -184,6 +219,14 @@ export function isSyntheticResult(message: unknown): boolean {
   return isToolResult(message) && repairMarkerOf(message)?.synthetic === true;
 }
 
+/**
+ * Any message this package made up (a placeholder result, a placeholder user or assistant turn), as opposed to
+ * one it converted (an orphan result or a system message kept as user text: real words, `synthetic: false`).
+ */
+export function isSyntheticMessage(message: unknown): boolean {
+  return BaseMessage.isInstance(message as BaseMessage) && repairMarkerOf(message)?.synthetic === true;
+}
+
 /** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
 export function isBlankText(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -207,7 +250,7 @@ export function isMovableCallBlock(block: unknown): boolean {
 }
 
 /** A content block that carries a tool call rather than something the model said. */
-export function isCallBlock(block: unknown): boolean {
+function isCallBlock(block: unknown): boolean {
   if (!isDict(block)) return false;
   return (typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse);
 }
@@ -257,6 +300,11 @@ export function rawArgsOf(message: unknown, ref: ToolCallRef): unknown {
 export function isBlankTextBlock(block: unknown): boolean {
   if (typeof block === "string") return isBlankText(block);
   return isDict(block) && block.type === "text" && (typeof block.text !== "string" || isBlankText(block.text));
+}
+
+/** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
+export function isThinkingBlock(block: unknown): boolean {
+  return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 }
 
 /** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */

@@ -6,31 +6,69 @@
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; issues: string[] };
 
 export interface OutputFormat<T = unknown> {
-  /** JSON schema shown to the model. */
+  /** JSON schema shown to the model (and sent as the constrained format). */
   jsonSchema: JsonSchema;
+  /** A name for the format where a provider wants one (the schema's `title`); default "structured_response". */
+  name?: string;
   /** Instructions that came with the format (`{ schema, prompt }`), placed before the schema. */
   prompt?: string;
   /** Checks a parsed JSON value; `value` is the schema's output (zod defaults and transforms applied). */
   validate(value: unknown): Promise<Validation<T>>;
 }
 
-type Dict = Record<string, unknown>;
 
-const isDict = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** One schema in any supported form. */
-export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string): OutputFormat<T> {
+/** JSON Schema keywords: a plain object with none of them is not a schema (it would validate anything). */
+const JSON_SCHEMA_KEYWORDS = new Set([
+  "type", "properties", "items", "prefixItems", "required", "additionalProperties", "patternProperties",
+  "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref", "$defs", "definitions", "if", "then", "else",
+  "minimum", "maximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
+]);
+
+/**
+ * The format for one schema in any supported form: a zod 3 or zod 4 schema, a Standard JSON Schema (validate and
+ * JSON Schema form), a JSON schema object, or an OpenAI-style function definition `{ name, parameters }`. Throws a
+ * TypeError naming `argument` for anything else (a Standard Schema without a JSON Schema form, a plain object
+ * with no JSON Schema keyword, a string, ...).
+ */
+export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
   if (isInteropZodSchema(schema)) return zodFormat<T>(schema as InteropZodType<T>, prompt);
   if (isSerializableSchema(schema)) return standardFormat<T>(schema, prompt);
-  if (isDict(schema) && !isStandardSchema(schema)) return jsonSchemaFormat<T>(functionParametersOr(schema), prompt);
-  throw new TypeError(`Unsupported response format: ${describe(schema)}`);
+  if (isDict(schema) && !isStandardSchema(schema)) {
+    const jsonSchema = functionParametersOr(schema);
+    if (isJsonSchema(jsonSchema)) return jsonSchemaFormat<T>(jsonSchema, prompt);
+  }
+  throw new TypeError(
+    `Unsupported response format for '${argument}': ${describe(schema)}. Expected a zod schema, a Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().`,
+  );
+}
+
+/** An OutputFormat (from {@link outputFormatOf}, or built by hand: a JSON schema and a validate function). */
+export function isOutputFormat(value: unknown): value is OutputFormat {
+  return (
+    isDict(value) &&
+    isDict(value.jsonSchema) &&
+    typeof value.validate === "function" &&
+    !isInteropZodSchema(value) &&
+    !isStandardSchema(value)
+  );
+}
+
+/** `value` if it is an OutputFormat, else the format of the schema it is (see {@link outputFormatOf}). */
+export function toOutputFormat<T = unknown>(value: unknown, argument: string): OutputFormat<T> {
+  return isOutputFormat(value) ? (value as OutputFormat<T>) : outputFormatOf<T>(value, undefined, argument);
+}
+
+function isJsonSchema(schema: Dict): boolean {
+  for (const key of Object.keys(schema)) if (JSON_SCHEMA_KEYWORDS.has(key)) return true;
+  return false;
 }
 
 /**
@@ -40,9 +78,9 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string): O
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
   if (isDict(responseFormat) && "schema" in responseFormat && !isInteropZodSchema(responseFormat)) {
     const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
-    return outputFormatOf<T>(responseFormat.schema, prompt);
+    return outputFormatOf<T>(responseFormat.schema, prompt, "responseFormat.schema");
   }
-  return outputFormatOf<T>(responseFormat);
+  return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
 }
 
 /**
@@ -54,7 +92,7 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
   if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return undefined;
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   if (items.length === 0) return undefined;
-  const formats = items.map((item) => outputFormatOf<T>(isStrategy(item) ? item.schema : item));
+  const formats = items.map((item) => outputFormatOf<T>(isStrategy(item) ? item.schema : item, undefined, "responseFormat"));
   return formats.length === 1 ? formats[0] : anyOfFormat(formats);
 }
 
@@ -90,8 +128,10 @@ function functionParametersOr(schema: Dict): JsonSchema {
 }
 
 function zodFormat<T>(schema: InteropZodType<T>, prompt?: string): OutputFormat<T> {
+  const jsonSchema = withoutMetaKeys(toJsonSchema(schema) as JsonSchema);
   return {
-    jsonSchema: withoutMetaKeys(toJsonSchema(schema) as JsonSchema),
+    jsonSchema,
+    name: titleOf(jsonSchema),
     prompt,
     async validate(value) {
       const result = await interopSafeParseAsync(schema, value);
@@ -103,8 +143,10 @@ function zodFormat<T>(schema: InteropZodType<T>, prompt?: string): OutputFormat<
 
 function standardFormat<T>(schema: unknown, prompt?: string): OutputFormat<T> {
   const standard = (schema as { "~standard": { validate(v: unknown): unknown } })["~standard"];
+  const jsonSchema = withoutMetaKeys(toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) as JsonSchema);
   return {
-    jsonSchema: withoutMetaKeys(toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) as JsonSchema),
+    jsonSchema,
+    name: titleOf(jsonSchema),
     prompt,
     async validate(value) {
       const result = (await standard.validate(value)) as {
@@ -127,6 +169,7 @@ function jsonSchemaFormat<T>(schema: JsonSchema, prompt?: string): OutputFormat<
   const validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], "2020-12", false);
   return {
     jsonSchema: withoutMetaKeys(schema),
+    name: titleOf(schema),
     prompt,
     async validate(value) {
       const result = validator.validate(value);
@@ -138,18 +181,24 @@ function jsonSchemaFormat<T>(schema: JsonSchema, prompt?: string): OutputFormat<
 
 /**
  * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
- * schema" above the real reason); keep the innermost ones.
+ * schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
  */
 function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]): string[] {
-  const leaves = errors.filter(
-    (e) => !errors.some((other) => other !== e && other.keywordLocation.startsWith(`${e.keywordLocation}/`)),
-  );
+  const ancestors = new Set<string>();
+  for (const e of errors) {
+    for (let i = e.keywordLocation.indexOf("/"); i >= 0; i = e.keywordLocation.indexOf("/", i + 1)) {
+      ancestors.add(e.keywordLocation.slice(0, i));
+    }
+  }
+  const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
   return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
 }
 
 function pathed(path: readonly PropertyKey[], message: string): string {
   return `${path.length > 0 ? path.map(String).join(".") : "(root)"}: ${message}`;
 }
+
+const titleOf = (schema: JsonSchema): string | undefined => (typeof schema.title === "string" ? schema.title : undefined);
 
 /** `$schema` tells the model nothing and costs tokens. */
 function withoutMetaKeys(schema: JsonSchema): JsonSchema {
@@ -160,5 +209,7 @@ function withoutMetaKeys(schema: JsonSchema): JsonSchema {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (isStandardSchema(value)) return "a Standard Schema without a JSON Schema form";
+  if (Array.isArray(value)) return "an array";
+  if (isDict(value)) return "an object with no JSON Schema keyword (type, properties, anyOf, ...)";
   return typeof value;
 }

@@ -9,10 +9,15 @@ import {
   coerceMessageLikeToMessage,
   type BaseMessageLike,
 } from "@langchain/core/messages";
-import type { OutputFormat } from "./format";
+import { toOutputFormat, type OutputFormat } from "./format";
 
-/** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
-export function formatInstructions(format: Pick<OutputFormat, "jsonSchema" | "prompt">): string {
+/**
+ * Instructions for the agent's system prompt: the format's own prompt first, then the schema. Takes a schema in
+ * any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an OutputFormat; anything
+ * else is a TypeError (never instructions without a schema).
+ */
+export function formatInstructions(schemaOrFormat: OutputFormat | Pick<OutputFormat, "jsonSchema" | "prompt"> | unknown): string {
+  const format = hasJsonSchema(schemaOrFormat) ? schemaOrFormat : toOutputFormat(schemaOrFormat, "format");
   const parts = [
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
       "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
@@ -22,6 +27,13 @@ export function formatInstructions(format: Pick<OutputFormat, "jsonSchema" | "pr
   ];
   const prompt = format.prompt?.trim();
   return (prompt ? [prompt, ...parts] : parts).join("\n\n");
+}
+
+/** `{ jsonSchema, prompt? }`: all the instructions need (an OutputFormat, or the two fields alone). */
+function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "jsonSchema" | "prompt"> {
+  if (typeof value !== "object" || value === null) return false;
+  const schema = (value as { jsonSchema?: unknown }).jsonSchema;
+  return typeof schema === "object" && schema !== null && !Array.isArray(schema) && !("~standard" in value) && !("_def" in value) && !("_zod" in value);
 }
 
 /** The user message of a corrective call: what was wrong, and the schema again. */

@@ -1,32 +1,48 @@
 /**
- * langchain `createAgent` with `responseFormat` on a model that cannot take it.
+ * langchain `createAgent` with `responseFormat` on Bedrock, with the strategy of each model (see strategy.ts):
  *
- * createAgent's tool strategy binds the format as a tool with `tool_choice: "any"`; ChatBedrockConverse
- * throws locally on models that do not support `tool_choice` (Llama, Nova, custom ids, inference-profile
- * ARNs). This middleware keeps the user's `responseFormat` (so the agent's `structuredResponse` type is the
- * one createAgent infers) and, on such a model, switches the strategy off for the call, puts the format
- * instructions in the system message, and reads `structuredResponse` from the final answer.
+ * - `native`: every model call of the agent sends Converse `outputConfig.textFormat` (the model keeps its tools;
+ *   its final answer is JSON constrained to the schema), read and validated by the same code as a prompted answer.
+ *   createAgent's own `providerStrategy` cannot do this on Bedrock: ChatBedrockConverse declares no structured-output
+ *   capability and ignores the call options that strategy binds.
+ * - `tool`: createAgent's own tool strategy (the format as a tool, tool_choice "any"; its requests end on a user
+ *   or tool turn). Never with extended thinking on.
+ * - `prompted`: the format instructions in the system message, the strategy switched off for the call, the
+ *   answer parsed from the final message.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { createMiddleware } from "langchain";
-import { isBedrockModel, type Env } from "./detect";
-import { agentOutputFormat } from "./format";
+import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
+import { describeModels, envSelectsBedrock, withInstance, type Env, type ModelDescription } from "../models/detect";
+import { bedrockOutputConfig, withBedrockOutputConfig } from "./constrained";
+import { assertFinalMessageOption, finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
+import { agentOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
 import { resolveStructuredAnswer } from "./parse";
+import { assertStrategy, strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**
-   * true: always prompt for the format; false: never (the middleware passes every call through). Default:
-   * decided per call from the request's model: `isBedrockModel` (options and `LLM_PROVIDER` included).
-   * No-prefill models elsewhere keep createAgent's own strategies: they never send a prefill request.
+   * Force one strategy: "native", "tool" or "prompted" (default: the strategy table, decided per call on
+   * `request.model`). With a strategy set the middleware acts on every model: on Bedrock with its own mechanisms,
+   * elsewhere "native" and "tool" hand the call to createAgent's `providerStrategy` / `toolStrategy`.
+   */
+  strategy?: StructuredOutputStrategy;
+  /**
+   * true: same as `strategy: "prompted"`; false: never act (every call passes through). Default: act on Bedrock
+   * models only (`LLM_PROVIDER=aws-bedrock` included): createAgent's own strategies never send a prefill request,
+   * so no-prefill models elsewhere keep them.
    */
   prompted?: boolean;
-  /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` selects the prompted strategy. */
+  /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` makes the middleware act on any model. */
   env?: Env;
   /** Corrective calls allowed when the final answer does not validate (default 1). */
   maxCorrections?: number;
+  /** The stored final message under native and prompted, where the answer is the JSON (default "json"; see FinalMessageOption). */
+  finalMessage?: FinalMessageOption;
+  /** Called with every structured response this middleware reads (strategy, corrections, which value was taken). */
+  onStructuredResponse?: (report: StructuredResponseReport) => void;
   /** Middleware name (createAgent requires unique names). Default "PromptedStructuredOutput". */
   name?: string;
 }
@@ -34,43 +50,136 @@ export interface PromptedStructuredOutputMiddlewareOptions {
 /** createAgent's marker for "no structured output on this call" (`ResponseFormatUndefined`). */
 const NO_RESPONSE_FORMAT = { __responseFormatUndefined: true } as const;
 
+type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputStrategy;
+
 /**
- * A createAgent middleware that, on a Bedrock model, swaps the agent's `responseFormat` for format
- * instructions in the system message and sets `structuredResponse` from the final answer (lenient JSON
- * extraction, validation, one corrective call ending with a user message, then
- * {@link PromptedStructuredOutputError}, wrapped by langchain in a MiddlewareError: use
- * `PromptedStructuredOutputError.find(error)`). The model is checked on every call, on `request.model`, so a
- * model chosen by an outer middleware is seen: put this middleware after (inside) any that switch models.
- * On other models (Claude 4.6+ on the Anthropic API included: createAgent's strategies never prefill), and on
- * calls without a response format, it passes the request through untouched.
+ * A createAgent middleware that gives Bedrock models a structured response without a prefill request and with
+ * the constraint the model supports (see the module comment). The decision is made on every call, on
+ * `request.model`, so a model chosen by an outer middleware (`modelFallbackMiddleware` included: each fallback
+ * gets its own strategy) is seen: put this middleware after (inside) any that switch models.
+ *
+ * Native and prompted: a final answer (no tool calls) is parsed (lenient extraction, validation, one corrective
+ * call ending with a user message, then {@link PromptedStructuredOutputError}, wrapped by langchain in a
+ * MiddlewareError: use `PromptedStructuredOutputError.find(error)`), and the middleware returns
+ * `new Command({ update: { structuredResponse } })`.
  *
  * ```ts
  * createAgent({ model, tools, responseFormat: schema, middleware: [promptedStructuredOutputMiddleware()] })
  * ```
  */
 export function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
+  if (options.strategy !== undefined) assertStrategy(options.strategy);
+  assertFinalMessageOption(options.finalMessage);
   return createMiddleware({
     name: options.name ?? "PromptedStructuredOutput",
     wrapModelCall: async (request, handler) => {
       const format = agentOutputFormat(request.responseFormat);
-      const prompted = options.prompted ?? isBedrockModel(request.model, { env: options.env });
-      if (format === undefined || !prompted) return handler(request);
+      if (format === undefined) return handler(request);
+      const [model] = describeModels(request.model);
+      const decision = decide(model, options);
+      if (decision === "pass") return handler(request);
+      if (decision === "delegate-tool") return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
+      if (decision === "delegate-native") return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
 
-      const promptedRequest = {
-        ...request,
-        systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)),
-        responseFormat: NO_RESPONSE_FORMAT,
-      };
-      const answer = await handler(promptedRequest);
+      let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
+      if (decision === "native") {
+        constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
+      } else {
+        constrained = { ...constrained, systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) };
+      }
+      const answer = await handler(constrained);
       if (answer.tool_calls?.length) return answer;
-
-      const resolved = await resolveStructuredAnswer(answer, format, {
-        maxCorrections: options.maxCorrections,
-        askAgain: (followUp: BaseMessage[]) =>
-          handler({ ...promptedRequest, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
-      });
-      // The agent node stores the last answer the handler returned next to this update.
-      return new Command({ update: { structuredResponse: resolved.value } });
+      return structuredUpdate(answer, format, decision, model, options, (followUp) =>
+        handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
+      );
     },
   });
+}
+
+function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
+  if (options.prompted === false) return "pass";
+  if (options.prompted === true) return "prompted";
+  const onBedrock = model?.provider === "bedrock" || envSelectsBedrock(options.env);
+  if (!onBedrock && options.strategy === undefined) return "pass";
+  if (model === undefined) return "prompted";
+  if (model.provider !== "bedrock" && options.strategy !== undefined && options.strategy !== "prompted") {
+    // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
+    if (options.strategy === "tool" && model.thinking) {
+      throw new TypeError(`strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the provider refuses a forced tool call with it.`);
+    }
+    return options.strategy === "native" ? "delegate-native" : "delegate-tool";
+  }
+  const choice = strategyChoiceFor(model, { strategy: options.strategy, env: options.env });
+  return choice.strategy === "tool" ? "delegate-tool" : choice.strategy;
+}
+
+/**
+ * The request's model sending `outputConfig` (an initChatModel model is built first); call options bound around it
+ * (`withConfig`) are kept, tools are left to createAgent.
+ */
+async function nativeModel(model: ModelDescription, format: OutputFormat): Promise<unknown> {
+  const resolved = await withInstance(model);
+  const derived = withBedrockOutputConfig(resolved.instance!, bedrockOutputConfig(format)) as { withConfig(options: object): unknown };
+  const { tools: _tools, tool_choice: _choice, ...callOptions } = resolved.callOptions;
+  return Object.keys(callOptions).length > 0 ? derived.withConfig(callOptions) : derived;
+}
+
+/** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
+function asToolStrategy(responseFormat: unknown): unknown {
+  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (items.every(isToolStrategy)) return responseFormat;
+  const schemas = items.map((item) => (isToolStrategy(item) || isProviderStrategy(item) ? (item as { schema: unknown }).schema : item));
+  return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
+}
+
+/** The agent's format as createAgent's provider strategy (one schema: a provider strategy takes one). */
+function asProviderStrategy(responseFormat: unknown): unknown {
+  if (isProviderStrategy(responseFormat)) return responseFormat;
+  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (items.length !== 1) throw new TypeError('strategy "native" takes one schema as responseFormat, not a list');
+  const item = items[0];
+  return providerStrategy((isToolStrategy(item) ? (item as { schema: unknown }).schema : item) as never);
+}
+
+const isToolStrategy = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { tool?: unknown }).tool === "object" && typeof (value as { parse?: unknown }).parse === "function";
+const isProviderStrategy = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { strict?: unknown }).strict === "boolean" && typeof (value as { parse?: unknown }).parse === "function";
+
+/** The structured response of a final answer, as the Command the agent node applies next to the answer it stores. */
+async function structuredUpdate(
+  answer: AIMessage,
+  format: OutputFormat,
+  strategy: StructuredOutputStrategy,
+  model: ModelDescription | undefined,
+  options: PromptedStructuredOutputMiddlewareOptions,
+  askAgain: (followUp: BaseMessage[]) => Promise<AIMessage>,
+): Promise<Command> {
+  const resolved = await resolveStructuredAnswer(answer, format, { maxCorrections: options.maxCorrections, askAgain });
+  options.onStructuredResponse?.({
+    strategy,
+    value: resolved.value,
+    corrections: resolved.corrections,
+    choice: resolved.choice,
+    modelId: model?.modelId,
+  });
+  const shown = finalMessageText(options.finalMessage, resolved.value);
+  if (shown === undefined) return new Command({ update: { structuredResponse: resolved.value } });
+  // The agent node stores the last answer the handler returned; this message (same id) replaces it.
+  const stored = resolved.answer as AIMessage;
+  const id = idOf(stored);
+  const readable = new AIMessage({ content: shown, id, name: stored.name, response_metadata: stored.response_metadata, usage_metadata: stored.usage_metadata });
+  return new Command({ update: { structuredResponse: resolved.value, messages: [readable] } });
+}
+
+/**
+ * The answer's id, given to it when it has none: the messages reducer would give the stored answer and its
+ * replacement two different ids. Set in both places, as createAgent itself sets `name` on the answer.
+ */
+function idOf(message: AIMessage): string {
+  if (typeof message.id === "string" && message.id !== "") return message.id;
+  const id = `run-${globalThis.crypto.randomUUID()}`;
+  message.id = id;
+  (message.lc_kwargs as Record<string, unknown>).id = id;
+  return id;
 }

@@ -3,136 +3,260 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { OutputFormat, Validation } from "./format";
+import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
 
-/** Spans tried by the brace scanner before it gives up (bounds the work on long, brace-heavy answers). */
+/** JSON.parse attempts on bracket spans before the scanner gives up (bounds the work on brace-heavy answers). */
 const MAX_SPAN_ATTEMPTS = 64;
+/** Fresh bracket scans after a string that never ends (each one linear). */
+const MAX_RESCANS = 4;
+/** Open brackets the scanner keeps; past it the oldest are forgotten (bounds its memory on '{' x n). */
+const MAX_NESTING = 512;
+/** Candidate values validated per answer. */
+const MAX_CANDIDATES = 64;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
 export function answerText(message: BaseMessage): string {
   const content = message.content;
   if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
   return content
     .map((block) => {
-      const b = block as { type?: unknown; text?: unknown };
-      return b.type === "text" && typeof b.text === "string" ? b.text : "";
+      const b = block as { type?: unknown; text?: unknown } | null;
+      return b !== null && typeof b === "object" && b.type === "text" && typeof b.text === "string" ? b.text : "";
     })
     .join("");
 }
 
+/** Where a JSON value was found, best first: the whole answer, a ```json fence, another fence, a bracket span in the text. */
+export type CandidateSource = "whole" | "json-fence" | "fence" | "span";
+
+const TIERS: readonly CandidateSource[] = ["whole", "json-fence", "fence", "span"];
+
+export interface Candidate {
+  value: unknown;
+  source: CandidateSource;
+}
+
 /**
- * Every JSON value found in the text, best guess first: the whole text, then fenced blocks (```json ones
- * first), then balanced `{...}` / `[...]` spans from left to right (outermost ones).
+ * Every distinct JSON value found in the text, by tier (the whole text, then ```json fences, then other fences,
+ * then outermost balanced `{...}` / `[...]` spans), left to right within a tier. A value found again in a lower
+ * tier (a fenced block is also a bracket span) is listed once. Linear in the text's length.
  */
-export function jsonCandidates(text: string): unknown[] {
-  const found: unknown[] = [];
-  const tryParse = (source: string): boolean => {
-    try {
-      found.push(JSON.parse(source));
-      return true;
-    } catch {
-      return false;
+export function answerCandidates(text: string): Candidate[] {
+  const found: Candidate[] = [];
+  const seen = new Set<string>();
+  const add = (source: CandidateSource, raw: string): boolean => {
+    if (found.length >= MAX_CANDIDATES) return false;
+    const value = parseJson(raw);
+    if (value === NOT_JSON) return false;
+    const key = canonical(value, raw);
+    if (!seen.has(key)) {
+      seen.add(key);
+      found.push({ value, source });
     }
+    return true;
   };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
-  if (trimmed !== "") tryParse(trimmed);
-  for (const block of fencedBlocks(trimmed)) tryParse(block);
-  for (const span of balancedSpans(trimmed)) tryParse(span.text);
+  if (trimmed !== "") add("whole", trimmed);
+  const fences = fencedBlockList(trimmed);
+  for (const fence of fences) if (fence.json) add("json-fence", fence.body);
+  for (const fence of fences) if (!fence.json) add("fence", fence.body);
+  for (const span of balancedSpans(trimmed)) add("span", span.text);
   return found;
 }
 
-/** Contents of Markdown code fences; those labelled json come first. */
+/** The JSON values of {@link answerCandidates}, without their sources. */
+export function jsonCandidates(text: string): unknown[] {
+  return answerCandidates(text).map((c) => c.value);
+}
+
+/** Contents of Markdown code fences; those labelled json come first. An unclosed fence ends the list. */
 export function fencedBlocks(text: string): string[] {
-  const json: string[] = [];
-  const other: string[] = [];
-  for (const match of text.matchAll(/```([\w-]*)[^\S\n]*\n?([\s\S]*?)```/g)) {
-    const body = match[2].trim();
-    if (body === "") continue;
-    (match[1].toLowerCase() === "json" ? json : other).push(body);
-  }
-  return [...json, ...other];
+  const fences = fencedBlockList(text);
+  return [...fences.filter((f) => f.json), ...fences.filter((f) => !f.json)].map((f) => f.body);
 }
 
 /**
- * Outermost balanced `{...}` and `[...]` spans that parse as JSON, left to right. Strings (with escapes) are
- * skipped while matching, so a brace inside a string does not count. A span that does not parse is skipped
- * and the scan goes on inside it.
+ * Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
+ * scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).
+ */
+function fencedBlockList(text: string): { json: boolean; body: string }[] {
+  const fences: { json: boolean; body: string }[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf("```", from);
+    if (open < 0) break;
+    let i = open + 3;
+    while (i < text.length && isLabelChar(text.charCodeAt(i))) i++;
+    const label = text.slice(open + 3, i);
+    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\r")) i++;
+    if (text[i] === "\n") i++;
+    const close = text.indexOf("```", i);
+    if (close < 0) break;
+    const body = text.slice(i, close).trim();
+    if (body !== "") fences.push({ json: label.toLowerCase() === "json", body });
+    from = close + 3;
+  }
+  return fences;
+}
+
+/** [A-Za-z0-9_-] */
+function isLabelChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+}
+
+/**
+ * Outermost balanced `{...}` and `[...]` spans that parse as JSON, left to right. Brackets inside strings do
+ * not count (quotes only open strings inside a bracket: outside, they are prose). A span that does not parse is
+ * skipped and the scan goes on inside it.
+ *
+ * Linear (n log n in the number of bracket pairs): one pass pairs every bracket with its close; a pass that ends
+ * inside a string that never closes (a stray quote swallowed the rest) is redone from just after that quote, at
+ * most {@link MAX_RESCANS} times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
  */
 export function balancedSpans(text: string): { start: number; text: string }[] {
+  const closeOf = new Map<number, number>();
+  let from = 0;
+  for (let scan = 0; scan <= MAX_RESCANS && from < text.length; scan++) {
+    const openQuote = pairBrackets(text, from, closeOf);
+    if (openQuote < 0) break;
+    from = openQuote + 1;
+  }
+  const opens = [...closeOf.keys()].sort((a, b) => a - b);
   const spans: { start: number; text: string }[] = [];
   let attempts = 0;
-  let i = 0;
-  while (i < text.length && attempts < MAX_SPAN_ATTEMPTS) {
-    const ch = text[i];
-    if (ch !== "{" && ch !== "[") {
-      i++;
-      continue;
-    }
-    const end = matchingClose(text, i);
-    if (end < 0) {
-      i++;
-      continue;
-    }
+  let resumeAt = 0;
+  for (let k = 0; k < opens.length && attempts < MAX_SPAN_ATTEMPTS; k++) {
+    const start = opens[k];
+    if (start < resumeAt) continue; // inside a span already taken
+    const end = closeOf.get(start)!;
     attempts++;
-    const candidate = text.slice(i, end + 1);
-    if (parses(candidate)) {
-      spans.push({ start: i, text: candidate });
-      i = end + 1;
-    } else {
-      i++;
+    const candidate = text.slice(start, end + 1);
+    if (parseJson(candidate) !== NOT_JSON) {
+      spans.push({ start, text: candidate });
+      resumeAt = end + 1;
     }
   }
   return spans;
 }
 
-function parses(source: string): boolean {
+/**
+ * One pass from `from`: records in `closeOf` the close of every bracket that closes. A wrong closing bracket
+ * leaves the brackets open before it unclosed and the pass goes on. Returns the position of the quote whose
+ * string was still open at the end of the text, or -1.
+ */
+function pairBrackets(text: string, from: number, closeOf: Map<number, number>): number {
+  let stack: number[] = [];
+  let stringStart = -1;
+  for (let i = from; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (stack.length === 0) {
+      if (ch === OPEN_BRACE || ch === OPEN_BRACKET) stack.push(i);
+      continue;
+    }
+    if (stringStart >= 0) {
+      if (ch === BACKSLASH) i++;
+      else if (ch === QUOTE) stringStart = -1;
+      continue;
+    }
+    if (ch === QUOTE) stringStart = i;
+    else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) {
+      // Deeper than MAX_NESTING: forget the oldest half (brackets that far out rarely close; amortised O(1)).
+      if (stack.length >= MAX_NESTING) stack = stack.slice(MAX_NESTING / 2);
+      stack.push(i);
+    } else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
+      const open = stack.pop()!;
+      if (text.charCodeAt(open) === (ch === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) closeOf.set(open, i);
+      else stack.length = 0; // nothing open here can close any more
+    }
+  }
+  return stringStart;
+}
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+const NOT_JSON = Symbol("not JSON");
+
+function parseJson(source: string): unknown {
   try {
-    JSON.parse(source);
-    return true;
+    return JSON.parse(source);
   } catch {
-    return false;
+    return NOT_JSON;
   }
 }
 
-/** Index of the bracket closing the one at `start`, or -1. */
-function matchingClose(text: string, start: number): number {
-  const stack: string[] = [];
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === "{") stack.push("}");
-    else if (ch === "[") stack.push("]");
-    else if (ch === "}" || ch === "]") {
-      if (stack.pop() !== ch) return -1;
-      if (stack.length === 0) return i;
-    }
+/** A key that is equal for equal values (the source text when the value cannot be serialised, e.g. too deep). */
+function canonical(value: unknown, raw: string): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return raw;
   }
-  return -1;
 }
 
 /**
- * The first JSON value in the text that the format accepts. When none does: the issues of the best guess
- * (the first value found), or "no JSON value" when the text holds none.
+ * Which value was taken when the answer held more than one. The rule: the best tier that holds a valid value
+ * wins (the whole answer, then ```json fences, then other fences, then bracket spans in the text), and within it
+ * the LAST valid value: a model that writes several answers is usually correcting itself ("Draft: {...} Final:
+ * {...}"), so its last word is its answer.
  */
-export async function parseStructuredAnswer<T>(text: string, format: OutputFormat<T>): Promise<Validation<T>> {
-  const candidates = jsonCandidates(text);
+export interface AnswerChoice {
+  /** Where the chosen value was found. */
+  source: CandidateSource;
+  /** Distinct valid values in the answer (1: there was no choice to make). */
+  validCount: number;
+  /** The other valid values (schema output), in the order found. */
+  others: unknown[];
+}
+
+export type ParsedAnswer<T> = { ok: true; value: T; choice: AnswerChoice } | { ok: false; issues: string[] };
+
+/**
+ * The structured response in an answer: the JSON values it holds ({@link answerCandidates}), validated by the
+ * format, one chosen by the rule of {@link AnswerChoice} (reported in `choice`). When none validates: the issues of
+ * the best guess (the first value found), or "no JSON value" when the text holds none.
+ *
+ * `format` is a schema in any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an
+ * OutputFormat; anything else is a TypeError.
+ */
+export async function parseStructuredAnswer<T = unknown>(text: string, format: OutputFormat<T> | unknown): Promise<ParsedAnswer<T>> {
+  const outputFormat = toOutputFormat<T>(format, "format");
+  if (typeof text !== "string") throw new TypeError(`parseStructuredAnswer: 'text' must be a string, got ${text === null ? "null" : typeof text}`);
+  const candidates = answerCandidates(text);
   if (candidates.length === 0) {
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
   }
-  let firstFailure: Validation<T> | undefined;
+  const valid: { value: T; source: CandidateSource }[] = [];
+  let firstFailure: string[] | undefined;
   for (const candidate of candidates) {
-    const result = await format.validate(candidate);
-    if (result.ok) return result;
-    firstFailure ??= result;
+    const result = await validateSafely(outputFormat, candidate.value);
+    if (result.ok) valid.push({ value: result.value, source: candidate.source });
+    else firstFailure ??= result.issues;
   }
-  return firstFailure as Validation<T>;
+  if (valid.length === 0) return { ok: false, issues: firstFailure ?? ["the reply contains no valid JSON value"] };
+  const bestTier = TIERS.find((tier) => valid.some((v) => v.source === tier))!;
+  let chosen = -1;
+  for (let i = 0; i < valid.length; i++) if (valid[i].source === bestTier) chosen = i;
+  return {
+    ok: true,
+    value: valid[chosen].value,
+    choice: { source: bestTier, validCount: valid.length, others: valid.filter((_, i) => i !== chosen).map((v) => v.value) },
+  };
+}
+
+/** A validator that throws (a value nested deeper than the stack) counts as a failed validation. */
+async function validateSafely<T>(format: OutputFormat<T>, value: unknown): Promise<Validation<T>> {
+  try {
+    return await format.validate(value);
+  } catch (error) {
+    return { ok: false, issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`] };
+  }
 }
 
 export interface StructuredAttempt {
@@ -204,6 +328,8 @@ export interface Resolved<T> {
   answer: BaseMessage;
   /** Corrective calls made (0 when the first answer was valid). */
   corrections: number;
+  /** Which value was taken when the answer held several valid ones (see {@link AnswerChoice}). */
+  choice: AnswerChoice;
 }
 
 /** The structured response from a final answer, with up to `maxCorrections` corrective calls. */
@@ -218,8 +344,8 @@ export async function resolveStructuredAnswer<T>(
   let current = answer;
   for (let corrections = 0; ; corrections++) {
     const raw = answerText(current);
-    const result = await parseStructuredAnswer(raw, format);
-    if (result.ok) return { value: result.value, answer: current, corrections };
+    const result = await parseStructuredAnswer<T>(raw, format);
+    if (result.ok) return { value: result.value, answer: current, corrections, choice: result.choice };
     attempts.push({ raw, issues: result.issues });
     if (corrections >= maxCorrections) throw new PromptedStructuredOutputError(attempts);
     followUp.push(textOnlyAnswer(raw), correctionMessage(result.issues, format));

@@ -3,13 +3,17 @@
  *
  * createReactAgent answers `responseFormat` with an extra call after the loop that sends the whole history,
  * which ends on the agent's own final answer: Bedrock and Claude 4.6+ reject that as prefill (B7, A8).
- * `withPromptedStructuredOutput(params)` returns params that ask for the format in the prompt instead, and
- * fill `structuredResponse` from the final answer in a `postModelHook` (no extra call unless the answer is
- * invalid; then one corrective call that ends with a user message).
+ * `withPromptedStructuredOutput(params)` returns params without that call, and a `postModelHook` that fills
+ * `structuredResponse` at the final answer, with the strategy of the model (see strategy.ts):
+ * - `native` / `tool`: the loop is left alone (no instructions in the prompt); at the final answer, one
+ *   constrained call: the history, the answer, and a closing user turn, with Bedrock `outputConfig` /
+ *   Anthropic `output_config` or one forced tool call. Never a request that ends on an assistant message.
+ * - `prompted`: the format instructions go into the prompt and the final answer is the JSON (no extra call
+ *   unless it is invalid: then one corrective call that ends with a user message).
  */
 import { AIMessage, BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LanguageModelLike } from "@langchain/core/language_models/base";
-import { Runnable, RunnableBinding, RunnableLambda, _coerceToRunnable } from "@langchain/core/runnables";
+import { Runnable, RunnableBinding, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
 import {
   extendInteropZodObject,
   getInteropZodObjectShape,
@@ -29,23 +33,50 @@ import {
 import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
-import { repairToolCalls } from "../engine/repair";
-import { envSelectsBedrock, isBedrockModel, isModelChooser, needsPromptedStructuredOutput, type Env } from "./detect";
+import { repairToolCalls } from "../engine";
+import {
+  cannotPrefill,
+  describeModels,
+  envSelectsBedrock,
+  isBedrockModel,
+  isModelChooser,
+  needsPromptedStructuredOutput,
+  withInstance,
+  type Env,
+  type ModelDescription,
+} from "../models/detect";
+import { prepareStructuredCall, structuredCallInput } from "./constrained";
+import { assertFinalMessageOption, finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
-import { resolveStructuredAnswer } from "./parse";
+import { answerText, parseStructuredAnswer, resolveStructuredAnswer, type Resolved } from "./parse";
+import { assertStrategy, strategyChoiceFor, type StrategyChoice, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
-   * true: always use prompted structured output; false: never (the params come back unchanged). Default:
-   * decided from the model (`isBedrockModel` or `cannotPrefill`; a model chosen by a function is checked on
-   * the model it returns, at call time).
+   * Force one strategy on the model(s) the wrapper acts on: "native", "tool" or "prompted" (default: the
+   * strategy table, per model; a fallback chain gets one per model). With `strategy` set, the wrapper acts on
+   * every model, not only those that need it. "tool" with extended thinking on throws (the provider refuses it).
+   */
+  strategy?: StructuredOutputStrategy;
+  /**
+   * true: same as `strategy: "prompted"`; false: never act (the params come back unchanged). Default: act when
+   * the model needs it (`isBedrockModel` or `cannotPrefill`; a model chosen by a function is checked on the model
+   * it returns, at call time).
    */
   prompted?: boolean;
-  /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` selects the prompted strategy. */
+  /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` makes the wrapper act on any model. */
   env?: Env;
-  /** Corrective calls allowed when the final answer does not validate (default 1). */
+  /** Corrective calls allowed when an answer does not validate (default 1). */
   maxCorrections?: number;
+  /**
+   * Under the prompted strategy the final answer is the JSON: keep it ("json", the default) or show the parsed
+   * object as readable text (see {@link FinalMessageOption}). Under native and tool the final answer is the
+   * model's own reply, left as it is.
+   */
+  finalMessage?: FinalMessageOption;
+  /** Called with every structured response (strategy, corrections, which value was taken when several were valid). */
+  onStructuredResponse?: (report: StructuredResponseReport) => void;
 }
 
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
@@ -53,6 +84,7 @@ type AnyParams = CreateReactAgentParams<any, any, any>;
 type PromptKey = "prompt" | "stateModifier" | "messageModifier";
 type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
 type ModelChooser = (state: AgentState, config: LangGraphRunnableConfig) => LanguageModelLike | Promise<LanguageModelLike>;
+type Update = Record<string, unknown>;
 
 /** The prompt field the user set (createReactAgent accepts one of three), or none. */
 interface PromptSlot {
@@ -60,25 +92,36 @@ interface PromptSlot {
   value: unknown;
 }
 
-/** What the hook needs at call time: the model to ask again, and the prompt to render before the history. */
-type Target =
-  | { kind: "prompted"; model: Runnable; prompt: PromptSlot }
-  | { kind: "native"; model: LanguageModelLike; responseFormat: unknown };
+/**
+ * How one model of the run gives the structured response: a strategy of the table, or "own" (a model the
+ * wrapper does not act on: createReactAgent's own structured-output call, which that model accepts).
+ */
+type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescription; choice?: StrategyChoice };
+
+/** Everything the hook needs that does not change between calls. */
+interface HookContext<S> {
+  format: OutputFormat<S>;
+  options: PromptedStructuredOutputOptions;
+  tools: readonly unknown[];
+  responseFormat: unknown;
+}
 
 /**
- * createReactAgent params with `responseFormat` swapped for format instructions in the prompt, when the
- * model needs it (Bedrock, or a model that cannot prefill); on any other model the same object comes back.
+ * createReactAgent params whose structured response never needs a prefill request: on a model that needs it
+ * (Bedrock, or a model that cannot prefill), or on any model when `strategy` / `prompted: true` is given,
+ * `responseFormat` is dropped and a `postModelHook` (after yours, if any) fills `structuredResponse` at the
+ * final answer with the model's strategy (see the module comment). On any other model the same object comes back.
  *
- * On such a model: `responseFormat` is dropped; the instructions (the format's own `prompt`, then the JSON
- * schema) go into the prompt in the form it was given (string, SystemMessage, function, Runnable, or the
- * deprecated stateModifier / messageModifier); a `postModelHook` (after yours, if any) turns the final answer
- * into `structuredResponse`: lenient JSON extraction, validation, one corrective call if invalid, then
- * {@link PromptedStructuredOutputError}. After a correction the final AIMessage in state is replaced (same id)
- * by the corrected answer. A custom `stateSchema` without `structuredResponse` gets that field added.
+ * Prompted: the instructions (the format's own `prompt`, then the JSON schema) go into the prompt in the form it
+ * was given (string, SystemMessage, function, Runnable, or the deprecated stateModifier / messageModifier);
+ * lenient JSON extraction, validation, one corrective call if invalid, then {@link PromptedStructuredOutputError}.
+ * After a correction (or with `finalMessage: "text"`) the final AIMessage in state is replaced (same id).
  *
- * `llm` as a function: the model it returns is checked on every call. A prompted one gets the instructions
- * in front of its input; for any other one the hook makes the same structured-output call createReactAgent
- * would have made.
+ * Native / tool: one constrained call after the final answer (the format's own `prompt` as a system message,
+ * the history, the answer, a closing user turn), validated by the same code, corrected the same way.
+ *
+ * A custom `stateSchema` without `structuredResponse` gets that field added. `llm` as a function: the model it
+ * returns is checked on every call; a fallback chain (`withFallbacks`) gets a strategy per model.
  *
  * The params keep their type, so `createReactAgent(withPromptedStructuredOutput(params))` has the
  * `structuredResponse` type that `responseFormat` gives.
@@ -88,60 +131,121 @@ export function withPromptedStructuredOutput<
   S extends Record<string, any> = Record<string, any>,
   C extends AnyStateSchema = AnnotationRoot<any>,
 >(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}): CreateReactAgentParams<A, S, C> {
+  if (options.strategy !== undefined) assertStrategy(options.strategy);
+  assertFinalMessageOption(options.finalMessage);
   if (params.responseFormat == null) return params;
-  const mode = promptedMode(params.llm, options);
+  const mode = actingMode(params.llm, options);
   if (mode === "unchanged") return params;
 
   const format = reactOutputFormat<S>(params.responseFormat);
-  const instructions = formatInstructions(format);
   const slot = promptSlotOf(params as AnyParams);
   const { responseFormat, ...rest } = params;
+  const context: HookContext<S> = { format, options, tools: toolListOf(params as AnyParams), responseFormat };
+  const stateSchema = withStructuredResponseField(params.stateSchema);
 
   if (mode === "static") {
-    const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, instructions) };
+    const branch = staticBranch(params.llm, options);
+    if (branch.strategy !== "prompted") {
+      const hook = constrainedHook(context, async () => [branch]);
+      return { ...rest, stateSchema, postModelHook: afterUserHook(params.postModelHook, hook) } as CreateReactAgentParams<A, S, C>;
+    }
+    const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, formatInstructions(format)) };
     const correctionModel = correctionModelFor(params as AnyParams);
-    const hook = structuredResponseHook(format, options, async (state, config) => ({
-      kind: "prompted",
-      model: await correctionModel(state, config),
-      prompt: promptedSlot,
-    }));
+    const hook = promptedHook(context, async (state, config) => ({ model: await correctionModel(state, config), prompt: promptedSlot }));
     return {
       ...rest,
       [promptedSlot.key]: promptedSlot.value,
-      stateSchema: withStructuredResponseField(params.stateSchema),
+      stateSchema,
       postModelHook: afterUserHook(params.postModelHook, hook),
     } as CreateReactAgentParams<A, S, C>;
   }
 
   // The model is picked by a function: decide on the model it returns, at call time.
   const chooser = params.llm as unknown as ModelChooser;
-  const needsPrompt = (model: unknown) => needsPromptedStructuredOutput(model, { env: options.env });
-  const instructed = (model: LanguageModelLike): Runnable =>
-    RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model);
+  const instructions = formatInstructions(format);
   const llm: ModelChooser = async (state, config) => {
     const model = await chooser(state, config);
-    return needsPrompt(model) ? (instructed(model) as LanguageModelLike) : model;
+    return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
   };
-  const hook = structuredResponseHook(format, options, async (state, config) => {
+  const hook = async (state: AgentState, config: LangGraphRunnableConfig): Promise<Update> => {
+    if (!isFinalAnswer(state.messages.at(-1))) return {};
     const model = await chooser(state, config);
-    return needsPrompt(model)
-      ? { kind: "prompted", model: instructed(model), prompt: slot }
-      : { kind: "native", model, responseFormat };
-  });
+    const branches = branchesFor(model, options);
+    if (branches.length === 1 && branches[0].strategy === "prompted") {
+      const prompted = promptedHook(context, async () => ({ model: instructedModel(model, instructions), prompt: slot }));
+      return prompted(state, config);
+    }
+    return constrainedHook(context, async () => branches)(state, config);
+  };
   return {
     ...rest,
     llm,
-    stateSchema: withStructuredResponseField(params.stateSchema),
+    stateSchema,
     postModelHook: afterUserHook(params.postModelHook, hook),
   } as unknown as CreateReactAgentParams<A, S, C>;
 }
 
-/** "static": prompted, decided now; "per-call": the model comes from a function; "unchanged": not needed. */
-function promptedMode(llm: unknown, options: PromptedStructuredOutputOptions): "static" | "per-call" | "unchanged" {
-  if (options.prompted !== undefined) return options.prompted ? "static" : "unchanged";
-  if (envSelectsBedrock(options.env)) return "static";
+/** "static": decided now; "per-call": the model comes from a function; "unchanged": not needed. */
+function actingMode(llm: unknown, options: PromptedStructuredOutputOptions): "static" | "per-call" | "unchanged" {
+  if (options.prompted === false) return "unchanged";
   if (isModelChooser(llm)) return "per-call";
+  if (options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env)) return "static";
   return needsPromptedStructuredOutput(llm, { env: options.env }) ? "static" : "unchanged";
+}
+
+/** The strategy for a static `llm` (one model: createReactAgent takes no fallback chain as `llm`). */
+function staticBranch(llm: unknown, options: PromptedStructuredOutputOptions): Branch {
+  const [model] = describeModels(llm);
+  if (options.prompted === true || model === undefined) return { strategy: "prompted", model: model ?? unknownModel() };
+  const choice = strategyChoiceFor(model, { strategy: options.strategy, env: options.env });
+  return { strategy: choice.strategy, model, choice };
+}
+
+/**
+ * A strategy per model behind what the function returned (the primary, then each fallback): the table's (or
+ * the forced one) for a model the wrapper acts on, "own" for the others.
+ */
+function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
+  const described = describeModels(model);
+  if (described.length === 0) return [{ strategy: "prompted", model: unknownModel() }];
+  return described.map((description) => {
+    const acts = options.prompted === true || options.strategy !== undefined || needsAction(description, options.env);
+    if (!acts) return { strategy: "own", model: description };
+    if (options.prompted === true) return { strategy: "prompted", model: description };
+    const choice = strategyChoiceFor(description, { strategy: options.strategy, env: options.env });
+    return { strategy: choice.strategy, model: description, choice };
+  });
+}
+
+/** createReactAgent's own call would fail on it: a Bedrock model (or LLM_PROVIDER=aws-bedrock), or one that cannot prefill. */
+function needsAction(model: ModelDescription, env: Env | undefined): boolean {
+  return model.provider === "bedrock" || envSelectsBedrock(env) || (model.modelId !== undefined && cannotPrefill(model.modelId));
+}
+
+const unknownModel = (): ModelDescription => ({ role: "primary", callOptions: {}, thinking: false });
+
+/** The format instructions in front of the input of the models that are prompted (each branch of a fallback chain on its own). */
+function withPromptedBranches(model: LanguageModelLike, branches: Branch[], instructions: string): unknown {
+  if (!branches.some((b) => b.strategy === "prompted")) return model;
+  if (branches.length > 1 && model instanceof RunnableWithFallbacks) {
+    const [primary, ...fallbacks] = branches;
+    const wrap = (runnable: Runnable, branch: Branch) => (branch.strategy === "prompted" ? instructedModel(runnable, instructions) : runnable);
+    if (fallbacks.length === model.fallbacks.length) {
+      return new RunnableWithFallbacks({
+        runnable: wrap(model.runnable, primary),
+        fallbacks: model.fallbacks.map((f, i) => wrap(f, fallbacks[i])),
+      });
+    }
+  }
+  return instructedModel(model, instructions);
+}
+
+const instructedModel = (model: LanguageModelLike | Runnable, instructions: string): Runnable =>
+  RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
+
+/** The agent's tools as createReactAgent takes them (a list, or a ToolNode's tools). */
+function toolListOf(params: AnyParams): unknown[] {
+  return (Array.isArray(params.tools) ? params.tools : params.tools.tools) as unknown[];
 }
 
 function promptSlotOf(params: AnyParams): PromptSlot {
@@ -230,19 +334,22 @@ function isFinalAnswer(message: BaseMessage | undefined): message is AIMessage {
   return message !== undefined && AIMessage.isInstance(message) && !(message.tool_calls?.length ?? 0);
 }
 
-function structuredResponseHook<S>(
-  format: OutputFormat<S>,
-  options: PromptedStructuredOutputOptions,
-  targetFor: (state: AgentState, config: LangGraphRunnableConfig) => Promise<Target>,
-) {
-  return async (state: AgentState, config: LangGraphRunnableConfig): Promise<Record<string, unknown>> => {
+type Hook = (state: AgentState, config: LangGraphRunnableConfig) => Promise<Update>;
+
+/** The prompted strategy's target: the model to ask again, and the prompt to render before the history. */
+interface PromptedTarget {
+  model: Runnable;
+  prompt: PromptSlot;
+}
+
+/** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
+function promptedHook<S>(context: HookContext<S>, targetFor: (state: AgentState, config: LangGraphRunnableConfig) => Promise<PromptedTarget>): Hook {
+  const { format, options } = context;
+  return async (state, config) => {
     const messages = state.messages;
     const last = messages[messages.length - 1];
     if (!isFinalAnswer(last)) return {};
     const target = await targetFor(state, config);
-    if (target.kind === "native") {
-      return { structuredResponse: await nativeStructuredResponse(target.model, target.responseFormat, messages, config) };
-    }
     const history = messages.slice(0, -1);
     const resolved = await resolveStructuredAnswer(last, format, {
       maxCorrections: options.maxCorrections,
@@ -254,19 +361,81 @@ function structuredResponseHook<S>(
         return (await target.model.invoke(repairToolCalls(input, { provider }).messages, config)) as BaseMessage;
       },
     });
-    if (resolved.corrections === 0) return { structuredResponse: resolved.value };
-    return { structuredResponse: resolved.value, messages: [correctedAnswer(last, resolved.answer)] };
+    report(options, "prompted", resolved, undefined);
+    const shown = finalMessageText(options.finalMessage, resolved.value);
+    if (resolved.corrections === 0 && shown === undefined) return { structuredResponse: resolved.value };
+    return { structuredResponse: resolved.value, messages: [replacedAnswer(last, resolved.answer, shown)] };
   };
 }
 
 /**
- * The corrected answer in place of the original (same id, so the messages reducer replaces it): text only,
- * so a stray tool call in the correction cannot send the graph back to the tools.
+ * Native / tool (and models of a fallback chain): at the final answer, one constrained call per model in order
+ * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
+ * valid value (no call).
  */
-function correctedAnswer(original: AIMessage, corrected: BaseMessage): AIMessage {
-  const fields = corrected as AIMessage;
+function constrainedHook<S>(context: HookContext<S>, branchesOf: (state: AgentState, config: LangGraphRunnableConfig) => Promise<Branch[]>): Hook {
+  const { format, options } = context;
+  return async (state, config) => {
+    const messages = state.messages;
+    const last = messages[messages.length - 1];
+    if (!isFinalAnswer(last)) return {};
+    const branches = await branchesOf(state, config);
+    if (branches.some((b) => b.strategy === "prompted")) {
+      const parsed = await parseStructuredAnswer(answerText(last), format);
+      if (parsed.ok) {
+        report(options, "prompted", { value: parsed.value, corrections: 0, choice: parsed.choice }, undefined);
+        const shown = finalMessageText(options.finalMessage, parsed.value);
+        return shown === undefined ? { structuredResponse: parsed.value } : { structuredResponse: parsed.value, messages: [replacedAnswer(last, last, shown)] };
+      }
+    }
+    let lastError: unknown;
+    for (const branch of branches) {
+      try {
+        return { structuredResponse: await branchResponse(context, branch, messages, config) };
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError;
+  };
+}
+
+/** The structured response from one model: createReactAgent's own call ("own"), or a constrained call after the answer. */
+async function branchResponse<S>(context: HookContext<S>, branch: Branch, messages: BaseMessage[], config: LangGraphRunnableConfig): Promise<unknown> {
+  const { format, options } = context;
+  if (branch.strategy === "own") {
+    const value = await nativeStructuredResponse(branch.model, context.responseFormat, messages, config);
+    options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: branch.model.modelId });
+    return value;
+  }
+  const prepared = await prepareStructuredCall({ strategy: branch.strategy, model: branch.model, format, tools: context.tools }, config);
+  const input = structuredCallInput(messages.slice(0, -1), messages[messages.length - 1], prepared.closingTurn, format);
+  // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
+  const provider = branch.model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
+  const ask = (followUp: BaseMessage[]) => prepared.call(repairToolCalls([...input, ...followUp], { provider }).messages, config);
+  const resolved = await resolveStructuredAnswer(await ask([]), format, { maxCorrections: options.maxCorrections, askAgain: ask });
+  report(options, branch.strategy, resolved, branch.model.modelId);
+  return resolved.value;
+}
+
+function report(
+  options: PromptedStructuredOutputOptions,
+  strategy: StructuredOutputStrategy,
+  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
+  modelId: string | undefined,
+): void {
+  options.onStructuredResponse?.({ strategy, value: resolved.value, corrections: resolved.corrections, choice: resolved.choice, modelId });
+}
+
+/**
+ * The final answer as stored: the corrected one in place of the original (same id, so the messages reducer
+ * replaces it), with `text` in place of its JSON when the final-message option asks for it. Text only, so a
+ * stray tool call in a correction cannot send the graph back to the tools.
+ */
+function replacedAnswer(original: AIMessage, answer: BaseMessage, text: string | undefined): AIMessage {
+  const fields = answer as AIMessage;
   return new AIMessage({
-    content: typeof corrected.content === "string" ? corrected.content : corrected.text,
+    content: text ?? answerText(answer),
     id: original.id,
     name: original.name,
     response_metadata: fields.response_metadata,
@@ -274,14 +443,14 @@ function correctedAnswer(original: AIMessage, corrected: BaseMessage): AIMessage
   });
 }
 
-/** What createReactAgent's generate_structured_response node does (for a function-chosen model that can prefill). */
+/** What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on. */
 async function nativeStructuredResponse(
-  model: LanguageModelLike,
+  model: ModelDescription,
   responseFormat: unknown,
   messages: BaseMessage[],
   config: LangGraphRunnableConfig,
 ): Promise<unknown> {
-  const chatModel = chatModelOf(model);
+  const chatModel = chatModelOf((await withInstance(model, config)).instance);
   const input = [...messages];
   let structured: Runnable;
   if (isSchemaOptions(responseFormat)) {
@@ -300,10 +469,8 @@ function isSchemaOptions(value: unknown): value is { schema: unknown; prompt?: u
   return typeof value === "object" && value !== null && "schema" in value && !isInteropZodSchema(value);
 }
 
-function chatModelOf(model: LanguageModelLike): { withStructuredOutput(schema: unknown, options?: unknown): Runnable } {
-  let current: unknown = model;
-  while (RunnableBinding.isRunnableBinding(current)) current = current.bound;
-  const candidate = current as { withStructuredOutput?: unknown };
+function chatModelOf(model: unknown): { withStructuredOutput(schema: unknown, options?: unknown): Runnable } {
+  const candidate = (model ?? {}) as { withStructuredOutput?: unknown };
   if (typeof candidate.withStructuredOutput !== "function") {
     throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
   }
@@ -311,7 +478,7 @@ function chatModelOf(model: LanguageModelLike): { withStructuredOutput(schema: u
 }
 
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */
-function afterUserHook(userHook: AnyParams["postModelHook"], hook: ReturnType<typeof structuredResponseHook>) {
+function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   if (userHook == null) return hook as AnyParams["postModelHook"];
   const user = _coerceToRunnable(userHook as Parameters<typeof _coerceToRunnable>[0]);
   return (async (state: AgentState, config: LangGraphRunnableConfig) => {

@@ -8,7 +8,9 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { safeJson } from "../values";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -26,8 +28,6 @@ export interface ToolCallPairing {
   callIndexOf: (number | undefined)[];
   /** For an assistant message at index i: the index of its last answered result (-1: none). */
   lastResultIndexOf: number[];
-  /** For an assistant message at index i: whether some of its calls have no result after it. */
-  hasUnansweredCall: boolean[];
 }
 
 /**
@@ -38,24 +38,19 @@ export function pairToolCalls(messages: readonly BaseMessage[]): ToolCallPairing
   const n = messages.length;
   const callIndexOf: (number | undefined)[] = new Array(n).fill(undefined);
   const lastResultIndexOf: number[] = new Array(n).fill(-1);
-  const openCalls: Set<string>[] = new Array(n);
   const latestCaller = new Map<string, number>();
   messages.forEach((message, i) => {
     if (isAssistant(message)) {
-      const ids = toolCallIdsOf(message);
-      openCalls[i] = new Set(ids);
-      for (const id of ids) latestCaller.set(id, i);
+      for (const id of toolCallIdsOf(message)) latestCaller.set(id, i);
     } else if (isToolResult(message)) {
       const id = resultIdOf(message);
       const caller = id === undefined ? undefined : latestCaller.get(id);
       if (caller === undefined || id === undefined) return;
       callIndexOf[i] = caller;
       lastResultIndexOf[caller] = i;
-      openCalls[caller].delete(id);
     }
   });
-  const hasUnansweredCall = messages.map((_, i) => (openCalls[i]?.size ?? 0) > 0);
-  return { callIndexOf, lastResultIndexOf, hasUnansweredCall };
+  return { callIndexOf, lastResultIndexOf };
 }
 
 /** Number of leading system messages (kept as they are, never summarized). */
@@ -73,14 +68,14 @@ export function approximateTokenCounter(messages: BaseMessage[]): number {
   let chars = 0;
   for (const message of messages) {
     chars += 16 + contentLength(message.content);
-    if (isAssistant(message)) chars += JSON.stringify(message.tool_calls ?? []).length;
+    if (isAssistant(message)) chars += safeJson(message.tool_calls ?? [], Number.MAX_SAFE_INTEGER).length;
   }
   return Math.ceil(chars / 4);
 }
 
 function contentLength(content: unknown): number {
   if (typeof content === "string") return content.length;
-  return content === undefined || content === null ? 0 : JSON.stringify(content).length;
+  return content === undefined || content === null ? 0 : safeJson(content, Number.MAX_SAFE_INTEGER).length;
 }
 
 /** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
@@ -144,7 +139,7 @@ export function findSafeSummarizationBoundary(messages: readonly BaseMessage[], 
   const systemCount = leadingSystemCount(messages);
   const pairing = pairToolCalls(messages);
   let cut = budgetCut(messages, systemCount, options);
-  cut = keepTrailingOpenExchange(messages, pairing, cut);
+  cut = keepTrailingOpenExchange(messages, cut);
   cut = skipCallerlessResults(messages, pairing, cut);
   return moveCutBeforeCalls(pairing, cut, messages.length);
 }
@@ -166,16 +161,10 @@ function skipCallerlessResults(messages: readonly BaseMessage[], pairing: ToolCa
   return cut;
 }
 
-/**
- * Tools that may still run: the last assistant message with unanswered calls, followed only by results of its
- * own calls (a parallel exchange partly answered). Kept whole, never summarized.
- */
-function keepTrailingOpenExchange(messages: readonly BaseMessage[], pairing: ToolCallPairing, cut: number): number {
-  let caller = messages.length - 1;
-  while (caller >= 0 && isToolResult(messages[caller])) caller--;
-  if (caller < 0 || cut <= caller || !isAssistant(messages[caller]) || !pairing.hasUnansweredCall[caller]) return cut;
-  for (let j = caller + 1; j < messages.length; j++) if (pairing.callIndexOf[j] !== caller) return cut;
-  return caller;
+/** The exchange the history ends on, when its calls are not all answered (the provider's view): kept whole. */
+function keepTrailingOpenExchange(messages: readonly BaseMessage[], cut: number): number {
+  const open = trailingOpenExchange(messages);
+  return open !== undefined && cut > open.index ? open.index : cut;
 }
 
 /** The three parts of a history cut at `cut` (see {@link findSafeSummarizationBoundary}). */

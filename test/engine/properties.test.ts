@@ -6,10 +6,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../../src/engine/repair";
-import { findToolCallProblems } from "../../src/engine/problems";
-import { isCleanHistory } from "../../src/engine/clean";
-import { profileFor } from "../../src/engine/profiles";
+import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { Provider } from "../../src/types";
 import { validatePayloadFor, type PayloadProvider } from "../support/payloads";
@@ -35,6 +32,16 @@ describe("valid: the real adapter's payload satisfies the provider's rules after
       );
     });
   }
+
+  it("anthropic models before Opus 4.8 (systemMessages: 'user-text'): no system message left inside `messages`", async () => {
+    await fc.assert(
+      fc.asyncProperty(brokenPlanArb, async (plan) => {
+        const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider: "anthropic", systemMessages: "user-text" });
+        expect(await validatePayloadFor("anthropic", messages, { noPrefill: true, systemInMessages: "none" })).toEqual([]);
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
 
   it("gemini (engine-level rules; no Gemini adapter is installed)", () => {
     fc.assert(
@@ -133,29 +140,74 @@ describe("idempotent, minimal, lossless", () => {
 });
 
 describe("the clean fast path agrees with the finders", () => {
-  it("isCleanHistory is true exactly when no pass finds a problem", () => {
+  it("isCleanHistory is true exactly when no pass finds a problem, at both levels", () => {
     const providers: Provider[] = ["strict", "openai", "anthropic", "bedrock", "gemini", "openai-responses"];
     fc.assert(
-      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.constantFrom(...providers), fc.boolean(), (plan, provider, keep) => {
-        const h = buildHistory(plan);
-        const clean = isCleanHistory(h, profileFor(provider), keep);
-        const problems = findToolCallProblems(h, { provider, trailingIsProblem: !keep });
-        expect(clean).toBe(problems.length === 0);
-      }),
+      fc.property(
+        fc.oneof(brokenPlanArb, validPlanArb),
+        fc.constantFrom(...providers),
+        fc.boolean(),
+        fc.constantFrom("request" as const, "structural" as const),
+        (plan, provider, keep, level) => {
+          const h = buildHistory(plan);
+          const clean = isCleanHistory(h, { provider, level, trailing: keep ? "keep" : "answer" });
+          const problems = findToolCallProblems(h, { provider, level, trailingIsProblem: !keep });
+          expect(clean).toBe(problems.length === 0);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
-  it("a check that resumes from an earlier check of a prefix gives the same verdict as a fresh one", () => {
+  it("one repairer checking many histories in turn gives each the verdict a fresh one gives", () => {
+    const repairer = createRepairer({ provider: "strict" });
     fc.assert(
-      fc.property(fc.oneof(brokenPlanArb, validPlanArb), fc.nat(), fc.constantFrom<Provider>("strict", "openai", "bedrock"), (plan, cut, provider) => {
+      fc.property(fc.oneof(brokenPlanArb, validPlanArb), (plan) => {
         const h = buildHistory(plan);
-        const profile = profileFor(provider);
-        isCleanHistory(h.slice(0, cut % (h.length + 1)), profile, true); // remembered, then resumed from
-        const resumed = isCleanHistory(h, profile, false);
-        expect(resumed).toBe(findToolCallProblems(h, { provider }).length === 0);
+        expect(repairer.isClean(h)).toBe(findToolCallProblems(h).length === 0);
       }),
-      { numRuns: RUNS * 2 },
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("structural level: what storage may hold", () => {
+  const providers: Provider[] = ["strict", "openai", "anthropic", "bedrock", "gemini"];
+
+  it("keeps every user message as it was (same object: its id, its words, unmerged), and inserts no placeholder turn", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
+        const h = buildHistory(plan);
+        const out = repairToolCalls(h, { provider, level: "structural" }).messages;
+        const kept = new Set(out);
+        for (const m of h) if (HumanMessage.isInstance(m) && textOf(m).trim() !== "" && !Array.isArray(m.content)) expect(kept.has(m)).toBe(true);
+        for (const m of out) if (!ToolMessage.isInstance(m)) expect(repairMarkerOf(m)?.synthetic ?? false).toBe(false);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("a structurally repaired history, shaped per request, is valid for the provider (what a stored thread plus a request surface sends)", async () => {
+    const adapted: PayloadProvider[] = ["openai", "openai-responses", "anthropic", "bedrock"];
+    await fc.assert(
+      fc.asyncProperty(brokenPlanArb, fc.constantFrom(...adapted), async (plan, provider) => {
+        const stored = repairToolCalls(asRequest(buildHistory(plan)), { level: "structural" }).messages;
+        expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+        const request = repairToolCalls(stored, { provider }).messages;
+        expect(await validatePayloadFor(provider, request, { noPrefill: true })).toEqual([]);
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+
+  it("the request-shaping passes find nothing at the structural level", () => {
+    fc.assert(
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
+        const kinds = new Set(findToolCallProblems(buildHistory(plan), { provider, level: "structural" }).map((p) => p.kind));
+        for (const shaping of ["invalid_call_id", "call_block_in_content", "empty_message", "blank_text_block", "empty_tool_result", "leading_non_user", "consecutive_same_role", "unsupported_block", "misplaced_system_message"])
+          expect(kinds.has(shaping as never)).toBe(false);
+      }),
+      { numRuns: RUNS },
     );
   });
 });

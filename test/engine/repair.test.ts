@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { repairToolCalls } from "../../src/engine/repair";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { repairToolCalls } from "../../src/engine";
+import { findToolCallProblems } from "../../src/engine";
 import { repairMarkerOf, toolCallIdsOf } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, shape, system, toolResult } from "../support/builders";
 

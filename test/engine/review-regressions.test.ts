@@ -5,16 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { convertMessagesToResponsesInput } from "@langchain/openai";
-import { repairToolCalls } from "../../src/engine/repair";
-import { findToolCallProblems } from "../../src/engine/problems";
-import { isCleanHistory } from "../../src/engine/clean";
-import { profileFor } from "../../src/engine/profiles";
-import { validateOpenAIResponsesInput } from "../../src/validate/payload";
+import { findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
+import { validateOpenAIResponsesInput } from "../../src/validate";
 import type { Provider } from "../../src/types";
 
 /** The fast path agrees with the finders, and repair converges in one run. */
 function expectConsistent(h: BaseMessage[], provider: Provider, keep = false) {
-  const clean = isCleanHistory(h, profileFor(provider), keep);
+  const clean = isCleanHistory(h, { provider, trailing: keep ? "keep" : "answer" });
   const problems = findToolCallProblems(h, { provider, trailingIsProblem: !keep });
   expect(clean).toBe(problems.length === 0);
   const options = { provider, trailing: keep ? ("keep" as const) : ("answer" as const) };

@@ -13,7 +13,7 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";

@@ -1,25 +1,12 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { findToolCallProblems } from "../../src/engine/problems";
-import { healStoredMessages, openLastExchange, resultsInWrites, unansweredCallIds } from "../../src/integrations/heal";
+import { findToolCallProblems } from "../../src/engine";
+import { healStoredMessages, resultsInWrites, unansweredCallIds } from "../../src/integrations/heal";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
 
 const valid = (messages: Parameters<typeof findToolCallProblems>[0]) =>
   findToolCallProblems(messages, { provider: "openai", trailingIsProblem: false });
-
-describe("openLastExchange", () => {
-  it("names the last assistant message while it has unanswered calls, whatever follows it", () => {
-    expect(openLastExchange([human(), aiWithCalls("a", "b"), toolResult("a")])).toEqual({ index: 1, unanswered: ["b"] });
-    expect(openLastExchange([human(), aiWithCalls("a"), human("steer")])).toEqual({ index: 1, unanswered: ["a"] });
-  });
-
-  it("is -1 when the last assistant message is answered or has no calls", () => {
-    expect(openLastExchange([human(), aiWithCalls("a"), toolResult("a")]).index).toBe(-1);
-    expect(openLastExchange([human(), aiWithCalls("a"), human(), ai()]).index).toBe(-1);
-    expect(openLastExchange([human()]).index).toBe(-1);
-  });
-});
 
 describe("unansweredCallIds / resultsInWrites", () => {
   it("lists calls without any result", () => {

@@ -2,7 +2,7 @@ import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/m
 import { MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub } from "../support/stubs";
@@ -70,17 +70,26 @@ describe("toolCallRepairHook as createReactAgent's preModelHook", () => {
 
     expect(stub.rejections).toEqual([]);
     const values = (await agent.getState(thread("t"))).values as { messages: BaseMessage[]; llmInputMessages?: BaseMessage[] };
-    expect(shapeOf(values.messages)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "ai", "human", "ai"]);
-    expect(findToolCallProblems(values.messages, { provider: "bedrock" })).toEqual([]);
-    expect(values.llmInputMessages ?? []).toEqual([]);
+    // Stored: the structural fix only. The request also got Bedrock's shaping (an assistant turn between the
+    // placeholder result and the user's message), which is never stored.
+    expect(shapeOf(values.messages)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
+    expect(findToolCallProblems(values.messages, { provider: "bedrock", level: "structural" })).toEqual([]);
+    expect(bedrockShape(stub.requests.at(-1))).toEqual([
+      "user(text)",
+      "assistant(toolUse:tooluse_abandoned1)",
+      "user(toolResult:tooluse_abandoned1)",
+      "assistant(text)",
+      "user(text)",
+    ]);
   });
 
-  it("returns the current messages as llmInputMessages on a clean state (an empty list in persist mode)", () => {
+  it("returns the current messages as llmInputMessages on a clean state, in both modes", () => {
     const messages = cleanHistory();
-    const update = toolCallRepairHook()({ messages });
-    expect(update).toEqual({ llmInputMessages: messages });
-    expect((update as { llmInputMessages: BaseMessage[] }).llmInputMessages).toBe(messages);
-    expect(toolCallRepairHook({ persist: true })({ messages })).toEqual({ llmInputMessages: [] });
+    for (const persist of [false, true]) {
+      const update = toolCallRepairHook({ persist })({ messages });
+      expect(update).toEqual({ llmInputMessages: messages });
+      expect((update as { llmInputMessages: BaseMessage[] }).llmInputMessages).toBe(messages);
+    }
   });
 
   it("dispatches each repair as the custom event 'tool_call_repair' (streamEvents v2)", async () => {
@@ -120,7 +129,7 @@ describe("the sticky llmInputMessages channel", () => {
     expect(openAIShape(request)).toEqual(["user", "assistant[call_1]", "tool:call_1", "user"]);
   });
 
-  it("persist: true empties a list that request-only calls left stored in the thread", async () => {
+  it("persist: true also writes the current list every call, so one left by request-only calls is never used", async () => {
     const stub = await track(startOpenAIStub());
     const { getWeather } = weatherTool();
     const checkpointer = new MemorySaver();
@@ -135,7 +144,7 @@ describe("the sticky llmInputMessages channel", () => {
     expect(openAIUserTexts(stub.requests.at(-1))).toContain("what about Rome?");
     expect(openAIShape(stub.requests.at(-1))).toEqual(["user", "assistant[call_1]", "tool:call_1", "user", "assistant", "user"]);
     const values = (await persisting.getState(config)).values as { llmInputMessages?: BaseMessage[] };
-    expect(values.llmInputMessages ?? []).toEqual([]);
+    expect(values.llmInputMessages?.at(-1)?.content).toBe("what about Rome?");
   });
 
   it("this hook hands the model the current list on a clean turn after a repaired one", async () => {

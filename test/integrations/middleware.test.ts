@@ -3,7 +3,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware, toolStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type Script } from "../support/stubs";

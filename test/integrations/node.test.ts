@@ -12,11 +12,13 @@ import {
 } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { TOOL_CALL_REPAIR_EVENT } from "../../src/integrations/events";
-import { NO_UPDATE, replaceAllMessages, toolCallRepairNode, withUniqueIds } from "../../src/integrations/node";
+import { toolCallRepairNode } from "../../src/integrations/node";
+import { NO_UPDATE, replaceAllMessages, withUniqueIds } from "../../src/integrations/state-update";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
+import { withRequestRepair } from "../../src/integrations/model-wrapper";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../support/stubs";
 import {
   bedrockShape,
@@ -50,10 +52,20 @@ function agentGraph(model: ChatModel, tools: ReturnType<typeof weatherTool>["get
   return graph.compile({ checkpointer: new MemorySaver() });
 }
 
-/** A thread whose run was aborted mid-tool, then given a new question (the incident). */
-async function abandonedThread(stub: RunningStub, makeModel: (stub: RunningStub) => { bindTools: Function }, withNode: boolean, onRepair?: (r: ToolCallRepair) => void) {
+/**
+ * A thread whose run was aborted mid-tool, then given a new question (the incident). With `wrapModel`, the
+ * model node's model repairs each request for its provider (what is never stored).
+ */
+async function abandonedThread(
+  stub: RunningStub,
+  makeModel: (stub: RunningStub) => { bindTools: Function },
+  withNode: boolean,
+  onRepair?: (r: ToolCallRepair) => void,
+  wrapModel = false,
+) {
   const { getWeather, gate } = weatherTool();
-  const model = (makeModel(stub).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
+  const base = wrapModel ? withRequestRepair(makeModel(stub) as never) : makeModel(stub);
+  const model = ((base as { bindTools: Function }).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
   const graph = agentGraph(model, [getWeather], withNode ? toolCallRepairNode({ onRepair }) : undefined);
   const config = { configurable: { thread_id: "incident" } };
   gate.abortNextCall = true;
@@ -78,16 +90,23 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
 
-  it("with the node, the Bedrock call succeeds and the healed list is persisted", async () => {
+  it("with the node alone, the stored thread is healed structurally but Bedrock still needs the request shaped", async () => {
+    const stub = await track(startBedrockStub({ script: [callWeather] }));
+    const { graph, config } = await abandonedThread(stub, bedrockModel, true);
+    await expect(graph.invoke({ messages: [new HumanMessage("never mind")] }, config)).rejects.toThrow(/alternate between user and assistant/);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B6"]);
+  });
+
+  it("with the node and withRequestRepair on the model, the Bedrock call succeeds and only the structural fix is persisted", async () => {
     const stub = await track(startBedrockStub({ script: [callWeather] }));
     const repairs: ToolCallRepair[] = [];
-    const { graph, config, gate } = await abandonedThread(stub, bedrockModel, true, (r) => repairs.push(r));
+    const { graph, config, gate } = await abandonedThread(stub, bedrockModel, true, (r) => repairs.push(r), true);
     const result = await graph.invoke({ messages: [new HumanMessage("never mind")] }, config);
 
     expect(result.messages.at(-1)?.text).toBe("ok");
     expect(stub.rejections).toEqual([]);
     const callId = (result.messages[1] as AIMessage).tool_calls![0].id!;
-    // Under the default "strict" rules a short assistant turn keeps user and assistant turns alternating (B6).
+    // The request gets a short assistant turn that keeps user and assistant turns alternating (B6).
     expect(bedrockShape(stub.requests.at(-1))).toEqual([
       "user(text)",
       `assistant(toolUse:${callId})`,
@@ -96,14 +115,12 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
       "user(text)",
     ]);
 
+    // The stored thread holds the structural fix only: no placeholder assistant turn.
     const stored = (await graph.getState(config)).values.messages as BaseMessage[];
-    expect(shapeOf(stored)).toEqual(["human", `ai[${callId}]`, `tool(${callId})*`, "ai", "human", "ai"]);
-    expect(findToolCallProblems(stored, { provider: "bedrock" })).toEqual([]);
+    expect(shapeOf(stored)).toEqual(["human", `ai[${callId}]`, `tool(${callId})*`, "human", "ai"]);
+    expect(findToolCallProblems(stored, { provider: "bedrock", level: "structural" })).toEqual([]);
     expect(new Set(stored.map((m) => m.id)).size).toBe(stored.length);
-    expect(repairs).toEqual([
-      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId }),
-      expect.objectContaining({ problem: "consecutive_same_role", action: "inserted_assistant_message" }),
-    ]);
+    expect(repairs).toEqual([expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId })]);
     expect(gate.calls).toBe(1); // the abandoned call was answered, not re-run
   });
 
@@ -119,7 +136,7 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(repairs.length).toBe(repairedOnce);
     const callId = repairs[0].toolCallId;
     expect(repairs[0]).toMatchObject({ problem: "orphan_call", action: "synthesized_result" });
-    expect(openAIShape(stub.requests.at(-1))).toEqual(["user", `assistant[${callId}]`, `tool:${callId}`, "assistant", "user", "assistant", "user"]);
+    expect(openAIShape(stub.requests.at(-1))).toEqual(["user", `assistant[${callId}]`, `tool:${callId}`, "user", "assistant", "user"]);
   });
 
   it("a run whose tool finishes is left alone: the node's update is empty at every step", async () => {
@@ -152,12 +169,12 @@ describe("toolCallRepairNode as a function", () => {
     const update = await toolCallRepairNode()({ messages });
     const [remove, ...repaired] = update.messages!;
     expect(RemoveMessage.isInstance(remove) && remove.id).toBe(REMOVE_ALL_MESSAGES);
-    expect(shapeOf(repaired)).toEqual(["human", "ai[tooluse_x]", "tool(tooluse_x)*", "ai", "human"]);
+    // Structural only: the placeholder result, no placeholder assistant turn (that is request shaping).
+    expect(shapeOf(repaired)).toEqual(["human", "ai[tooluse_x]", "tool(tooluse_x)*", "human"]);
     expect(repaired[0]).toBe(messages[0]);
     expect(shapeOf(messages)).toEqual(["human", "ai[tooluse_x]", "human"]);
     const stored = messagesStateReducer(messages, update.messages!);
-    expect(stored.map((m) => m.id)).toEqual(["h1", "a1", "tool-repair-tooluse_x", repaired[3].id, "h2"]);
-    expect(repaired[3].id).toEqual(expect.any(String));
+    expect(stored.map((m) => m.id)).toEqual(["h1", "a1", "tool-repair-tooluse_x", "h2"]);
   });
 
   it("reads the configured messages key", async () => {
@@ -166,16 +183,16 @@ describe("toolCallRepairNode as a function", () => {
     expect(toolCallRepairNode({ messagesKey: "history" })({ history: cleanHistory() })).toBe(NO_UPDATE);
   });
 
-  it("passes the provider through: an id only Anthropic and Bedrock reject is left alone for OpenAI", async () => {
+  it("never stores a provider's shaping: an id only Anthropic and Bedrock reject, two user turns in a row, are left alone", () => {
     const messages = [
       new HumanMessage({ content: "hi", id: "h1" }),
       new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "call.1", name: "get_weather", args: {}, type: "tool_call" }] }),
       new ToolMessage({ content: "sunny", tool_call_id: "call.1", id: "t1" }),
+      new HumanMessage({ content: "and tomorrow?", id: "h2" }),
+      new HumanMessage({ content: "in Rome", id: "h3" }),
     ];
-    expect(toolCallRepairNode({ provider: "openai" })({ messages })).toBe(NO_UPDATE);
-    const strict = await toolCallRepairNode()({ messages });
-    expect(shapeOf(strict.messages!.slice(1))).toEqual(["human", expect.stringMatching(/^ai\[[A-Za-z0-9_-]+\]$/), expect.stringMatching(/^tool\(/)]);
-    expect((strict.messages![2] as AIMessage).tool_calls![0].id).not.toBe("call.1");
+    for (const provider of ["openai", "bedrock", "anthropic", "strict"] as const)
+      expect(toolCallRepairNode({ provider })({ messages })).toBe(NO_UPDATE);
   });
 
   it("answers a trailing open exchange by default (it runs before a model call) and keeps it with trailing: 'keep'", async () => {

@@ -1,5 +1,6 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { afterEach, describe, expect, it } from "vitest";
 import { repairThread } from "../../src/integrations/repair-thread";
 import { isSyntheticResult } from "../../src/messages/inspect";
@@ -28,7 +29,7 @@ afterEach(async () => {
 async function seededGraph(messages: BaseMessage[], key = "messages") {
   const graph = new StateGraph(MessagesAnnotation)
     .addNode("model", async () => ({ messages: [ai("reply")] }))
-    .addNode("tools", async () => ({ messages: [] }))
+    .addNode("tools", new ToolNode([]))
     .addEdge(START, "model")
     .addConditionalEdges("model", () => END, ["tools", END])
     .addEdge("tools", "model")
@@ -73,9 +74,9 @@ describe("repairThread", () => {
     expect(report.messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
   });
 
-  it("with trailing: 'keep', heals what is before an open last exchange and leaves it to a resume", async () => {
+  it("with closeOpen: false, heals what is before an open last exchange and leaves it to a resume", async () => {
     const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), aiWithCalls("b")]);
-    const report = await repairThread(graph, config, { provider: "openai", trailing: "keep", dryRun: false });
+    const report = await repairThread(graph, config, { provider: "openai", closeOpen: false, dryRun: false });
     expect(report.problems.map((p) => p.kind)).toEqual(["orphan_call"]);
     expect(shape((await graph.getState(config)).values.messages)).toBe("human, ai[a], tool(a), human, ai[b]");
   });

@@ -13,11 +13,11 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { promptedStructuredOutputMiddleware, toolCallRepairMiddleware } from "../../src/langchain";
 import { toolCallRepairHook, withPromptedStructuredOutput, withToolCallRepair } from "../../src/langgraph";
 import { isSyntheticResult } from "../../src/messages/inspect";
-import { validateBedrockConverse } from "../../src/validate/payload";
+import { validateBedrockConverse } from "../../src/validate";
 import { bedrockShape } from "../integrations/fixtures";
 import {
   firstCallIds,
@@ -33,7 +33,6 @@ import { bedrockModel, startBedrockStub, type RunningStub, type ScriptedTurn } f
 
 /** A Bedrock model without `tool_choice`: createAgent's tool strategy throws locally on it. */
 const LLAMA = "meta.llama3-1-70b-instruct-v1:0";
-const PREFILL_ERROR = /This model does not support assistant message prefill/;
 const MISSING_RESULTS_ERROR = /Expected toolResult blocks at messages\.2\.content for the following Ids/;
 
 const Findings = z.object({ answer: z.string(), sources: z.number() });
@@ -76,9 +75,9 @@ const abortable = (graph: { invoke(...args: never[]): Promise<unknown> }) => ({ 
 const resultsFor = (messages: BaseMessage[], id: string) =>
   messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === id);
 
-/** Problems left for Bedrock; a trailing open exchange (a run a resume may still finish) is allowed. */
+/** Problems left in a STORED thread (structural; request shaping is never stored); an open trailing exchange is allowed. */
 const problemsIn = (messages: BaseMessage[]) =>
-  findToolCallProblems(messages, { provider: "bedrock" }).filter((p) => p.kind !== "trailing_open_exchange");
+  findToolCallProblems(messages, { provider: "bedrock", level: "structural" }).filter((p) => p.kind !== "trailing_open_exchange");
 
 /** Text of every toolResult of a Converse request, by toolUseId. */
 function toolResultTexts(request: unknown): Map<string, string> {
@@ -111,13 +110,13 @@ function expectHealedThread(messages: BaseMessage[], [lookupId, slowId]: string[
 }
 
 describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolCallRepairHook + withToolCallRepair ($name)", (kind) => {
-  async function setup(version: "v1" | "v2", options: { swap?: boolean; persist?: boolean; script?: ScriptedTurn[] } = {}) {
-    const { swap = true, persist = false, script = [PARALLEL_CALLS, fenced(FIRST), fenced(SECOND)] } = options;
+  async function setup(version: "v1" | "v2", options: { swap?: boolean; persist?: boolean; script?: ScriptedTurn[]; model?: string } = {}) {
+    const { swap = true, persist = false, script = [PARALLEL_CALLS, fenced(FIRST), fenced(SECOND)], model = LLAMA } = options;
     const stub = await stubWith(script);
     const inner = saverOf(kind);
     const bench = new ToolBench();
     const params = {
-      llm: bedrockModel(stub),
+      llm: bedrockModel(stub, { model }),
       tools: bench.all,
       responseFormat: Findings,
       version,
@@ -191,6 +190,21 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
     expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
   });
 
+  it("native (Claude 4.6): the constrained call after the answer repairs its own request and ends on a user turn", async () => {
+    const env = await setup("v2", { model: "us.anthropic.claude-sonnet-4-6-v1:0", script: [PARALLEL_CALLS, { text: "alpha and beta" }, { text: JSON.stringify(FIRST) }] });
+    const callIds = await env.abortFirstTurn();
+    const result = await env.agent.invoke(say("second"), threadConfig(THREAD));
+    expect(env.stub.rejections).toEqual([]);
+    expect(env.stub.calls).toBe(3);
+    expect(result.structuredResponse).toEqual(FIRST);
+    const structured = env.stub.requests[2] as { outputConfig?: unknown };
+    expect(structured.outputConfig).toBeDefined();
+    expect(lastRole(structured)).toBe("user");
+    // The abandoned calls are closed in the structured request as in the agent's own (through the hook).
+    expect(bedrockShape(env.stub.requests[2]).slice(0, 3)).toEqual(bedrockShape(env.stub.requests[1]).slice(0, 3));
+    expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+  });
+
   describe("without the swap (plain responseFormat), the same agent is rejected", () => {
     it("request-only hook: createReactAgent's extra structured-output call sends state.messages, unrepaired and ending on the answer", async () => {
       const env = await setup("v2", { swap: false });
@@ -207,12 +221,12 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
       expect(violations).toContain("B7");
     });
 
-    it("persisting hook (the thread itself repaired): what is left is the stub's prefill error", async () => {
+    it("persisting hook (the thread itself repaired): what is left is Bedrock's request shaping, never stored, and the prefill", async () => {
       const env = await setup("v2", { swap: false, persist: true });
       await env.abortFirstTurn();
-      await expect(env.agent.invoke(say("second"), threadConfig(THREAD))).rejects.toThrow(PREFILL_ERROR);
-      expect(env.stub.rejections.map((r) => r.rule)).toEqual(["B7"]);
-      expect(validateBedrockConverse(env.stub.requests[2], { noPrefill: true }).map((v) => v.rule)).toEqual(["B7"]);
+      await expect(env.agent.invoke(say("second"), threadConfig(THREAD))).rejects.toThrow(/alternate between user and assistant/);
+      expect(env.stub.rejections.map((r) => r.rule)).toEqual(["B6"]);
+      expect(validateBedrockConverse(env.stub.requests[2], { noPrefill: true }).map((v) => v.rule).sort()).toEqual(["B6", "B7"]);
     });
 
     it("the same persisting hook with the swap passes", async () => {

@@ -67,8 +67,17 @@ describe("outputFormatOf", () => {
     );
   });
 
-  it("rejects what is not a schema", () => {
-    expect(() => outputFormatOf("nope")).toThrow(/Unsupported response format/);
+  it("rejects what is not a schema with a TypeError naming the argument", () => {
+    expect(() => outputFormatOf("nope")).toThrow(TypeError);
+    expect(() => outputFormatOf("nope", undefined, "responseFormat")).toThrow(/Unsupported response format for 'responseFormat': string/);
+    expect(() => outputFormatOf({ city: "Paris" })).toThrow(/no JSON Schema keyword/);
+    expect(() => outputFormatOf({})).toThrow(TypeError);
+    expect(() => outputFormatOf([jsonSchema])).toThrow(/an array/);
+  });
+
+  it("takes the schema's title as the format's name", () => {
+    expect(outputFormatOf({ ...jsonSchema, title: "Weather" }).name).toBe("Weather");
+    expect(outputFormatOf(z4.object({ a: z4.string() }).meta({ title: "A" })).name).toBe("A");
   });
 });
 

@@ -1,6 +1,8 @@
 import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { outputFormatOf } from "../../src/structured/format";
 import {
   correctionMessage,
   formatInstructions,
@@ -17,6 +19,19 @@ describe("formatInstructions", () => {
     expect(text.startsWith("Answer in French.")).toBe(true);
     expect(text).toContain(JSON.stringify(schema));
     expect(text).toMatch(/only|nothing else/);
+  });
+
+  it("takes a schema in any form: a zod schema gives the same instructions as its OutputFormat", () => {
+    const Weather = z.object({ city: z.string() });
+    expect(formatInstructions(Weather)).toBe(formatInstructions(outputFormatOf(Weather)));
+    expect(formatInstructions(Weather)).toContain('"city":{"type":"string"}');
+    expect(formatInstructions(schema)).toContain(JSON.stringify(schema));
+  });
+
+  it("throws a TypeError on what is not a schema (never instructions without one)", () => {
+    expect(() => formatInstructions("a string")).toThrow(TypeError);
+    expect(() => formatInstructions({ city: "Paris" })).toThrow(/no JSON Schema keyword/);
+    expect(() => formatInstructions(undefined)).toThrow(TypeError);
   });
 
   it("has no prompt part when the format has none", () => {

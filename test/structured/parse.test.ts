@@ -1,6 +1,8 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it, vi } from "vitest";
+import fc from "fast-check";
 import { z } from "zod";
+import { z as z3 } from "zod/v3";
 import { outputFormatOf } from "../../src/structured/format";
 import {
   PromptedStructuredOutputError,
@@ -57,9 +59,13 @@ describe("answerText", () => {
 });
 
 describe("parseStructuredAnswer", () => {
-  it("returns the first candidate the schema accepts", async () => {
+  it("skips candidates the schema rejects", async () => {
     const text = 'Draft: {"city":"Paris"}\nFinal: {"city":"Paris","tempC":21}';
-    await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({ ok: true, value: { city: "Paris", tempC: 21 } });
+    await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({
+      ok: true,
+      value: { city: "Paris", tempC: 21 },
+      choice: { source: "span", validCount: 1, others: [] },
+    });
   });
 
   it("reports the issues of the best guess", async () => {
@@ -151,5 +157,109 @@ describe("PromptedStructuredOutputError.find", () => {
     const wrapped = new Error("wrapped", { cause: new Error("middle", { cause: inner }) });
     expect(PromptedStructuredOutputError.find(wrapped)).toBe(inner);
     expect(PromptedStructuredOutputError.find(new Error("other"))).toBeUndefined();
+  });
+});
+
+describe("several valid values: the rule", () => {
+  const second = '{"city":"Lyon","tempC":18}';
+
+  it("within the best tier, the last valid value wins; the others are reported", async () => {
+    const result = await parseStructuredAnswer(`Draft: {"city":"Paris","tempC":21}\nFinal: ${second}`, weather);
+    expect(result).toEqual({
+      ok: true,
+      value: { city: "Lyon", tempC: 18 },
+      choice: { source: "span", validCount: 2, others: [{ city: "Paris", tempC: 21 }] },
+    });
+  });
+
+  it("a ```json fence beats bare JSON in the text, and other fences", async () => {
+    const text = `Example: ${second}\n\`\`\`\n{"city":"Rome","tempC":30}\n\`\`\`\n\`\`\`json\n{"city":"Paris","tempC":21}\n\`\`\``;
+    const result = await parseStructuredAnswer(text, weather);
+    expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
+    expect(result.ok && result.choice).toMatchObject({ source: "json-fence", validCount: 3 });
+  });
+
+  it("the same value found twice (a fence is also a bracket span) counts once", async () => {
+    const result = await parseStructuredAnswer('```json\n{"city":"Paris","tempC":21}\n```', weather);
+    expect(result.ok && result.choice).toEqual({ source: "json-fence", validCount: 1, others: [] });
+  });
+});
+
+describe("parseStructuredAnswer takes any schema form", () => {
+  const answer = '{"city":"Paris","tempC":21}';
+  const jsonSchema = { type: "object", properties: { city: { type: "string" }, tempC: { type: "number" } }, required: ["city", "tempC"] };
+
+  it.each([
+    ["a zod 4 schema", z.object({ city: z.string(), tempC: z.number() })],
+    ["a zod 3 schema", z3.object({ city: z3.string(), tempC: z3.number() })],
+    ["a JSON schema", jsonSchema],
+    ["an OutputFormat", weather],
+  ])("%s", async (_name, schema) => {
+    const result = await parseStructuredAnswer(answer, schema);
+    expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
+  });
+
+  it.each([
+    ["a string", "object"],
+    ["null", null],
+    ["a plain object that is no schema", { city: "Paris" }],
+    ["a Standard Schema without a JSON form", { "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }],
+  ])("%s is a TypeError naming the argument", async (_name, schema) => {
+    await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(TypeError);
+    await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(/'format'/);
+  });
+
+  it("text that is not a string is a TypeError", async () => {
+    await expect(parseStructuredAnswer(null as never, weather)).rejects.toThrow(/'text' must be a string/);
+  });
+});
+
+describe("hostile text: linear, never throws", () => {
+  const hostile: [string, string][] = [
+    ["'{' x 20,000", "{".repeat(20_000)],
+    ["'{\"' x 10,000", '{"'.repeat(10_000)],
+    ["'[' x 20,000", "[".repeat(20_000)],
+    ["unclosed brackets around a value", `${"{ [ ".repeat(5_000)}{"city":"Paris","tempC":21}`],
+    ["an unclosed ``` fence then a long word", `\`\`\`${"a".repeat(20_000)}`],
+    ["many unclosed fences", "```json\n{".repeat(5_000)],
+    ["a stray quote in prose before JSON", `It is 5" tall {it's} ${'"'.repeat(3)} {"city":"Paris","tempC":21}`],
+    ["wrong closing brackets", `${"{]".repeat(10_000)}{"city":"Paris","tempC":21}`],
+    ["deeply nested arrays", `${"[".repeat(50_000)}${"]".repeat(50_000)}`],
+  ];
+
+  it.each(hostile)("%s", async (_name, text) => {
+    expect(() => balancedSpans(text)).not.toThrow();
+    expect(() => fencedBlocks(text)).not.toThrow();
+    expect(() => jsonCandidates(text)).not.toThrow();
+    const result = await parseStructuredAnswer(text, weather);
+    if (text.includes('{"city":"Paris","tempC":21}')) expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
+  });
+
+  it("a stray quote in prose does not hide the JSON after it", () => {
+    expect(jsonCandidates('Measured 5" {tall} and then {"a":1}')).toContainEqual({ a: 1 });
+  });
+
+  it("never throws on arbitrary strings (fast-check)", async () => {
+    const alphabet = fc.constantFrom("{", "}", "[", "]", '"', "\\", "`", "```", "json", "\n", " ", ":", ",", "1", "a", '"city"');
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 300 }), fc.array(alphabet, { maxLength: 200 }).map((parts) => parts.join(""))), async (text) => {
+        balancedSpans(text);
+        fencedBlocks(text);
+        jsonCandidates(text);
+        const result = await parseStructuredAnswer(text, weather);
+        expect(typeof result.ok).toBe("boolean");
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("every span it returns parses as JSON", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.json(), fc.constantFrom("x", " ", "{", "]", "}")), { maxLength: 8 }), (parts) => {
+        const text = parts.join(" ");
+        for (const span of balancedSpans(text)) expect(() => JSON.parse(span.text)).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
   });
 });

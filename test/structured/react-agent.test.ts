@@ -14,13 +14,16 @@ import { createReactAgent, type CreateReactAgentParams } from "@langchain/langgr
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { repairToolCalls } from "../../src/engine/repair";
+import { repairToolCalls } from "../../src/engine";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { bedrockStubs, getWeather, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, type ConverseRequest } from "./fixtures";
+import { bedrockStubs, getWeather, LLAMA, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, type ConverseRequest } from "./fixtures";
 
 const stub = bedrockStubs();
+
+/** A Bedrock model that gets the prompted strategy (no native structured output, no forced tool choice). */
+const llama = (s: { url: string }) => bedrockModel(s, { model: LLAMA });
 
 const PREFILL_ERROR = /This model does not support assistant message prefill/;
 
@@ -51,7 +54,7 @@ describe("createReactAgent on Bedrock", () => {
         { text: `Here you go:\n\`\`\`json\n${VALID}\n\`\`\`` },
       ],
     });
-    const params = withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, version });
+    const params = withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, version });
     expect(params.responseFormat).toBeUndefined();
     const result = await createReactAgent(params).invoke(input);
 
@@ -71,7 +74,7 @@ describe("createReactAgent on Bedrock", () => {
     const s = await stub({
       script: [{ toolCalls: [weatherCall] }, { text: "It is 21 degrees and sunny in Paris." }, { text: VALID }],
     });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
+    const agent = createReactAgent(withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather }));
     const result = await agent.invoke(input);
 
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
@@ -90,7 +93,7 @@ describe("createReactAgent on Bedrock", () => {
 
   it("throws PromptedStructuredOutputError with the raw answer when the correction is invalid too", async () => {
     const s = await stub({ script: [{ text: "Sunny, 21C." }, { text: '{"city":"Paris","tempC":"21"}' }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
+    const agent = createReactAgent(withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather }));
     const error = await agent.invoke(input).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PromptedStructuredOutputError);
@@ -105,7 +108,7 @@ describe("createReactAgent on Bedrock", () => {
 
   it("works when streamed (converse-stream), correction included", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: "Sunny." }, { text: VALID }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
+    const agent = createReactAgent(withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather }));
     let last: { structuredResponse?: unknown } = {};
     let tokens = 0;
     for await (const [mode, chunk] of await agent.stream(input, { streamMode: ["messages", "values"] })) {
@@ -120,7 +123,7 @@ describe("createReactAgent on Bedrock", () => {
   it("keeps the thread usable on the next turn with a checkpointer", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }, { text: '{"city":"Lyon","tempC":18,"sky":"rain"}' }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, checkpointer: new MemorySaver() }),
+      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, checkpointer: new MemorySaver() }),
     );
     const config = { configurable: { thread_id: "t1" } };
     await agent.invoke(input, config);
@@ -145,7 +148,7 @@ describe("response formats and prompt forms", () => {
     ["{ schema, prompt }", { schema: Weather, prompt: "Temperatures in Celsius, please." }],
   ])("%s", async (name, responseFormat) => {
     const s = await stub({ script: [{ text: `The answer: ${VALID}` }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat }));
+    const agent = createReactAgent(withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat }));
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
     expect(systemOf(requestAt(s, 0))).toContain('"sky":{"type":"string"}');
@@ -164,7 +167,7 @@ describe("response formats and prompt forms", () => {
 
   it.each(prompts)("prompt as %s: the user's prompt and the instructions both reach the model", async (_name, prompt) => {
     const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
-    const params = { llm: bedrockModel(s), tools, responseFormat: Weather, prompt };
+    const params = { llm: llama(s), tools, responseFormat: Weather, prompt };
     const prompted = withPromptedStructuredOutput(params);
     expect(typeof prompted.prompt).toBe(typeof prompt);
     const result = await createReactAgent(prompted).invoke(input);
@@ -180,7 +183,7 @@ describe("response formats and prompt forms", () => {
   it("wraps the deprecated messageModifier in its own form", async () => {
     const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
     const messageModifier = (messages: BaseMessage[]) => [new SystemMessage(USER_PROMPT), ...messages];
-    const prompted = withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, messageModifier });
+    const prompted = withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, messageModifier });
     expect(prompted.prompt).toBeUndefined();
     const result = await createReactAgent(prompted).invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
@@ -196,7 +199,7 @@ describe("state schemas and hooks", () => {
   ])("%s gets the field added", async (_name, stateSchema) => {
     const s = await stub({ script: [{ text: VALID }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, stateSchema: stateSchema as never }),
+      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, stateSchema: stateSchema as never }),
     ) as unknown as { invoke(input: unknown): Promise<{ structuredResponse?: unknown }> };
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
@@ -212,7 +215,7 @@ describe("state schemas and hooks", () => {
       return { messages: [new AIMessage({ id: last.id, content: String(last.content).replace("paris", "Paris") })] };
     };
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, postModelHook }),
+      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, postModelHook }),
     );
     const result = await agent.invoke(input);
     expect(seen).toEqual(["call", "answer"]);
@@ -233,7 +236,7 @@ describe("with a repairing preModelHook", () => {
       llmInputMessages: repairToolCalls(state.messages, { provider: "bedrock" }).messages,
     });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather, preModelHook }),
+      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, preModelHook }),
     );
     const result = await agent.invoke({ messages: brokenHistory });
     expect(s.rejections).toEqual([]);
@@ -246,7 +249,7 @@ describe("with a repairing preModelHook", () => {
 describe("models chosen by a function", () => {
   it("checks the chosen model at call time: a Bedrock one gets the prompted strategy", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: "nope" }, { text: VALID }] });
-    const llm = () => bedrockModel(s).bindTools(tools);
+    const llm = () => llama(s).bindTools(tools);
     const params = withPromptedStructuredOutput({ llm, tools, responseFormat: Weather }, { env: {} });
     expect(params).not.toBe(undefined);
     const result = await createReactAgent(params).invoke(input);
@@ -301,10 +304,12 @@ describe("models that need no swap", () => {
     expect(withPromptedStructuredOutput(params, { env: { LLM_PROVIDER: "aws-bedrock" } }).responseFormat).toBeUndefined();
   });
 
-  it("a Claude 4.6 model on the Anthropic API gets the swap too", () => {
-    const params = { llm: new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x" }), tools, responseFormat: Weather };
-    const prompted = withPromptedStructuredOutput(params, { env: {} });
-    expect(prompted).not.toBe(params);
-    expect(prompted.prompt).toContain('"tempC"');
+  it("a Claude 4.6 model on the Anthropic API is acted on (it cannot prefill): native, so the prompt is left alone", () => {
+    const params = { llm: new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x" }), tools, responseFormat: Weather, prompt: "p" };
+    const wrapped = withPromptedStructuredOutput(params, { env: {} });
+    expect(wrapped).not.toBe(params);
+    expect(wrapped.responseFormat).toBeUndefined();
+    expect(wrapped.prompt).toBe("p");
+    expect(typeof wrapped.postModelHook).toBe("function");
   });
 });

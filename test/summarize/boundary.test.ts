@@ -9,7 +9,7 @@ import {
   splitAtBoundary,
   type BoundaryOptions,
 } from "../../src/summarize/boundary";
-import { buildSummaryMessages } from "../../src/summarize/node";
+import { buildSummaryMessages } from "../../src/summarize/summarize";
 import { validatePayloadFor } from "../support/payloads";
 import { historyArb } from "./histories";
 import { problemsEverywhere } from "./validity";
@@ -116,13 +116,12 @@ describe("findSafeSummarizationBoundary", () => {
 });
 
 describe("pairToolCalls", () => {
-  it("pairs each result with the latest earlier caller of its id and records unanswered calls", () => {
+  it("pairs each result with the latest earlier caller of its id", () => {
     const messages = [human("q"), ai("a", "b"), result("b"), result("a"), ai("c"), result("zzz")];
     const pairing = pairToolCalls(messages);
     expect(pairing.callIndexOf).toEqual([undefined, undefined, 1, 1, undefined, undefined]);
     expect(pairing.lastResultIndexOf[1]).toBe(3);
-    expect(pairing.hasUnansweredCall[1]).toBe(false);
-    expect(pairing.hasUnansweredCall[4]).toBe(true);
+    expect(pairing.lastResultIndexOf[4]).toBe(-1);
   });
 });
 

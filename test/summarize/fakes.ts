@@ -3,7 +3,7 @@ import type { BaseChatModelParams } from "@langchain/core/language_models/chat_m
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import type { SummarizerModel } from "../../src/summarize/node";
+import type { SummarizerModel } from "../../src/summarize/summarize";
 import { contentText } from "../../src/summarize/transcript";
 
 /**

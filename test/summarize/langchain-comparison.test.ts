@@ -17,7 +17,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { summarizationMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
-import { summarizeHistory } from "../../src/summarize/node";
+import { summarizeHistory } from "../../src/summarize/summarize";
 import { validatePayloadFor, type PayloadProvider } from "../support/payloads";
 
 const call = (id: string) => ({ id, name: "search", args: { q: id }, type: "tool_call" as const });

@@ -11,11 +11,10 @@ import {
   DEFAULT_ACKNOWLEDGEMENT,
   DEFAULT_SUMMARY_PREFIX,
   isSummaryMessage,
-  summarizationHook,
-  summarizationNode,
   summarizeHistory,
   type SummarizationOptions,
-} from "../../src/summarize/node";
+} from "../../src/summarize/summarize";
+import { summarizationHook, summarizationNode } from "../../src/integrations/summarization";
 import { validatePayloadFor } from "../support/payloads";
 import { HistoryBuilder, historyArb, turnArb } from "./histories";
 import { RecordingSummarizer, ScriptedToolModel } from "./fakes";

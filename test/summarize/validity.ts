@@ -4,7 +4,7 @@
  * no-prefill rule, "end on a user or tool turn", which the engine does not report).
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { findToolCallProblems } from "../../src/engine/problems";
+import { findToolCallProblems } from "../../src/engine";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../../src/messages/inspect";
 import { contentText } from "../../src/summarize/transcript";
 import { PROVIDERS, type ToolCallProblem } from "../../src/types";

@@ -34,7 +34,15 @@ export type Corruption =
   | { op: "anthropicBlocks"; at: number }
   | { op: "responsesOutput"; at: number }
   | { op: "rawKwargs"; at: number }
-  | { op: "emptyResult"; at: number };
+  | { op: "emptyResult"; at: number }
+  /** A thread started on ChatAnthropic: a signed thinking block before the calls. */
+  | { op: "thinking"; at: number; redacted: boolean }
+  /** An Anthropic server tool (web search) answered inline, or cut off before its result. */
+  | { op: "serverTool"; at: number; answered: boolean }
+  /** A system message inside the conversation (a reminder, a steering note). */
+  | { op: "systemMid"; at: number }
+  /** Content arrays written by LangChain Python: bare strings among the blocks. */
+  | { op: "bareStrings"; at: number };
 
 export interface HistoryPlan {
   system: boolean;
@@ -72,6 +80,10 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ op: fc.constant("responsesOutput" as const), at: pos }),
   fc.record({ op: fc.constant("rawKwargs" as const), at: pos }),
   fc.record({ op: fc.constant("emptyResult" as const), at: pos }),
+  fc.record({ op: fc.constant("thinking" as const), at: pos, redacted: fc.boolean() }),
+  fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean() }),
+  fc.record({ op: fc.constant("systemMid" as const), at: pos }),
+  fc.record({ op: fc.constant("bareStrings" as const), at: pos }),
 );
 
 export const validPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
@@ -273,6 +285,42 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       h[i] = new ToolMessage({ content: "", tool_call_id: r.tool_call_id, name: r.name, id: r.id });
       return;
     }
+    case "thinking": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const block = c.redacted
+        ? { type: "redacted_thinking", data: `redacted${serial}` }
+        : { type: "thinking", thinking: `private reasoning ${serial}`, signature: `sig${serial}` };
+      h[i] = rebuildAI(m, { content: [block, ...text] });
+      return;
+    }
+    case "serverTool": {
+      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const id = `srvtoolu_${serial}`;
+      const use = { type: "server_tool_use", id, name: "web_search", input: { query: `search ${serial}` } };
+      const result = { type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${serial}`, title: `found ${serial}` }] };
+      h[i] = rebuildAI(m, { content: c.answered ? [use, result, ...text] : [...text, use] });
+      return;
+    }
+    case "systemMid":
+      h.splice(c.at % (h.length + 1), 0, new SystemMessage({ content: `reminder ${serial}: stay on topic`, id: `sysmid${serial}` }));
+      return;
+    case "bareStrings": {
+      const i = pick(indexesOf(h, (m) => HumanMessage.isInstance(m) || ToolMessage.isInstance(m)), c.at);
+      if (i === undefined) return;
+      const m = h[i];
+      const text = typeof m.content === "string" ? m.content : "";
+      const content = [text, { type: "text", text: `more ${serial}` }] as never;
+      h[i] = ToolMessage.isInstance(m)
+        ? new ToolMessage({ content, tool_call_id: m.tool_call_id, name: m.name, id: m.id })
+        : new HumanMessage({ content, id: m.id });
+      return;
+    }
   }
 }
 
@@ -282,12 +330,16 @@ export function buildHistory(plan: HistoryPlan): BaseMessage[] {
   return h;
 }
 
-/** The text of a message's content (strings and text blocks), for loss checks. */
+/**
+ * The text of a message's content (strings and text blocks), for loss checks. Blank pieces are left out: the
+ * provider rules remove blank blocks, which lose nothing.
+ */
 export function textOf(m: BaseMessage): string {
   const content = f(m).content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
     .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && typeof (b as Dict).text === "string" ? ((b as Dict).text as string) : ""))
+    .filter((text) => text.trim() !== "")
     .join("\n");
 }

@@ -37,7 +37,7 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate/payload";
+} from "../../src/validate";
 import { DEFAULT_BEDROCK_MODEL } from "./stubs/bedrock";
 import { DEFAULT_OPENAI_MODEL } from "./stubs/openai";
 
@@ -57,6 +57,8 @@ export interface ValidatePayloadOptions extends PayloadOptions {
   noPrefill?: boolean;
   /** Bedrock B6. Default true. */
   requireAlternation?: boolean;
+  /** Anthropic A11: system messages inside `messages` accepted where Opus 4.8+ takes them, or none. Default "placed". */
+  systemInMessages?: "placed" | "none";
 }
 
 export type ProviderPayload =
@@ -146,7 +148,7 @@ function violationsOf(payload: ProviderPayload, options: ValidatePayloadOptions)
     case "openai-responses":
       return validateOpenAIResponsesInput(payload.input);
     case "anthropic":
-      return validateAnthropicMessages(payload.messages, { noPrefill });
+      return validateAnthropicMessages(payload.messages, { noPrefill, systemInMessages: options.systemInMessages });
     case "bedrock":
       return validateBedrockConverse(payload.request, {
         noPrefill,

@@ -6,7 +6,7 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate/payload";
+} from "../../src/validate";
 
 const only = (violations: PayloadViolation[], rule: string) => violations.filter((v) => v.rule === rule);
 
@@ -36,7 +36,7 @@ describe("validateOpenAIChatMessages", () => {
 
   it("O1: names every call without a tool message straight after", () => {
     const violations = validateOpenAIChatMessages([oUser(), oAssistant("call_a", "call_b"), oTool("call_a"), oUser("x")]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "O1",
         path: "messages[1]",
@@ -56,7 +56,7 @@ describe("validateOpenAIChatMessages", () => {
   });
 
   it("O2: a leading tool message", () => {
-    expect(validateOpenAIChatMessages([oTool("call_a"), oUser()])).toEqual([
+    expect(validateOpenAIChatMessages([oTool("call_a"), oUser()])).toMatchObject([
       {
         rule: "O2",
         path: "messages[0]",
@@ -73,7 +73,7 @@ describe("validateOpenAIChatMessages", () => {
 
   it("O3: the same tool_call_id answered twice", () => {
     const violations = validateOpenAIChatMessages([oUser(), oAssistant("call_x"), oTool("call_x"), oTool("call_x")]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "O3",
         path: "messages[3]",
@@ -84,7 +84,7 @@ describe("validateOpenAIChatMessages", () => {
 
   it("O4: a tool call id longer than 40 characters, but not one of exactly 40", () => {
     const long = `call_${"x".repeat(40)}`;
-    expect(validateOpenAIChatMessages([oUser(), oAssistant(long), oTool(long)])).toEqual([
+    expect(validateOpenAIChatMessages([oUser(), oAssistant(long), oTool(long)])).toMatchObject([
       {
         rule: "O4",
         path: "messages[1].tool_calls[0].id",
@@ -102,7 +102,7 @@ describe("validateOpenAIChatMessages", () => {
       content: null,
       tool_calls: [{ id: "call_a", type: "function", function: { name, arguments: "{}" } }],
     });
-    expect(validateOpenAIChatMessages([oUser(), call("weather.get"), oTool("call_a")])).toEqual([
+    expect(validateOpenAIChatMessages([oUser(), call("weather.get"), oTool("call_a")])).toMatchObject([
       {
         rule: "O5",
         path: "messages[1].tool_calls[0].function.name",
@@ -133,13 +133,13 @@ describe("validateOpenAIResponsesInput", () => {
   });
 
   it("R1: a function_call without output", () => {
-    expect(validateOpenAIResponsesInput([rUser, rCall("call_x"), rUser])).toEqual([
+    expect(validateOpenAIResponsesInput([rUser, rCall("call_x"), rUser])).toMatchObject([
       { rule: "R1", path: "input[1]", message: "No tool output found for function call call_x." },
     ]);
   });
 
   it("R2: an output without its call", () => {
-    expect(validateOpenAIResponsesInput([rUser, rOutput("call_x")])).toEqual([
+    expect(validateOpenAIResponsesInput([rUser, rOutput("call_x")])).toMatchObject([
       { rule: "R2", path: "input[1]", message: "No tool call found for function call output with call_id call_x." },
     ]);
   });
@@ -147,12 +147,12 @@ describe("validateOpenAIResponsesInput", () => {
   it("R3: a call_id longer than 64 characters, but not one of 64", () => {
     const long = "c".repeat(65);
     const violations = validateOpenAIResponsesInput([rUser, rCall(long), rOutput(long)]);
-    expect(violations).toContainEqual({
+    expect(violations).toContainEqual(expect.objectContaining({
       rule: "R3",
       path: "input[1].call_id",
       message:
         "Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
-    });
+    }));
     const ok = "c".repeat(64);
     expect(validateOpenAIResponsesInput([rUser, rCall(ok), rOutput(ok)])).toEqual([]);
   });
@@ -165,7 +165,7 @@ describe("validateOpenAIResponsesInput", () => {
       rCall("call_b", "fc_x"),
       rOutput("call_b"),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       { rule: "R5", message: "Duplicate item found with id fc_x. Remove duplicate items from your input and try again." },
     ]);
   });
@@ -198,7 +198,7 @@ describe("validateAnthropicMessages", () => {
       assistant(aUse("toolu_a"), aUse("toolu_b")),
       user(aText("never mind")),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "A1",
         path: "messages.1",
@@ -218,7 +218,7 @@ describe("validateAnthropicMessages", () => {
       assistant(aUse("toolu_a")),
       user(aResult("toolu_a"), aResult("toolu_x")),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "A2",
         path: "messages.2.content.1",
@@ -239,7 +239,7 @@ describe("validateAnthropicMessages", () => {
       { role: "user", content: "wait" },
       user(aResult("toolu_a")),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "A3",
         path: "messages.2",
@@ -255,11 +255,11 @@ describe("validateAnthropicMessages", () => {
       assistant(aUse("toolu_a"), aUse("toolu_a")),
       user(aResult("toolu_a")),
     ]);
-    expect(violations).toContainEqual({
+    expect(violations).toContainEqual(expect.objectContaining({
       rule: "A4",
       path: "messages.1.content.1",
       message: "messages.1.content.1: `tool_use` ids must be unique",
-    });
+    }));
   });
 
   it("A5: two results for one tool_use", () => {
@@ -268,7 +268,7 @@ describe("validateAnthropicMessages", () => {
       assistant(aUse("toolu_a")),
       user(aResult("toolu_a"), aResult("toolu_a")),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "A5",
         path: "messages.2.content.1",
@@ -283,7 +283,7 @@ describe("validateAnthropicMessages", () => {
       assistant(aText("x"), aUse("tooluse.a:1")),
       user(aResult("tooluse.a:1")),
     ]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       {
         rule: "A6",
         path: "messages.1.content.1.tool_use.id",
@@ -299,7 +299,7 @@ describe("validateAnthropicMessages", () => {
 
   it("A8: a trailing assistant message, only for no-prefill models", () => {
     const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "Sure" }];
-    expect(validateAnthropicMessages(messages, { noPrefill: true })).toEqual([
+    expect(validateAnthropicMessages(messages, { noPrefill: true })).toMatchObject([
       {
         rule: "A8",
         path: "messages.1",
@@ -310,7 +310,7 @@ describe("validateAnthropicMessages", () => {
   });
 
   it("A9: an empty message that is not the final assistant one", () => {
-    expect(validateAnthropicMessages([{ role: "user", content: "hi" }, { role: "assistant", content: "" }, { role: "user", content: "x" }])).toEqual([
+    expect(validateAnthropicMessages([{ role: "user", content: "hi" }, { role: "assistant", content: "" }, { role: "user", content: "x" }])).toMatchObject([
       {
         rule: "A9",
         path: "messages.1",
@@ -322,7 +322,7 @@ describe("validateAnthropicMessages", () => {
 
   it("A9: a whitespace-only or empty text block", () => {
     const violations = validateAnthropicMessages([user(aText("hi"), aText("  \n")), assistant(aText("")), user(aText("x"))]);
-    expect(violations).toEqual([
+    expect(violations).toMatchObject([
       { rule: "A9", path: "messages.0.content.1", message: "text content blocks must contain non-whitespace text" },
       { rule: "A9", path: "messages.1.content.0", message: "text content blocks must be non-empty" },
     ]);
@@ -355,7 +355,7 @@ describe("validateBedrockConverse", () => {
 
   it("B1: the next user message lacks results for some ids", () => {
     const request = converse(bUser(bText("hi")), bAssistant(bUse("tooluse_a"), bUse("tooluse_b")), bUser(bText("hm")));
-    expect(validateBedrockConverse(request)).toEqual([
+    expect(validateBedrockConverse(request)).toMatchObject([
       {
         rule: "B1",
         path: "messages.2.content",
@@ -370,7 +370,7 @@ describe("validateBedrockConverse", () => {
       bAssistant(bUse("tooluse_a")),
       bUser(bResult("tooluse_a"), bResult("tooluse_x")),
     );
-    expect(validateBedrockConverse(request)).toEqual([
+    expect(validateBedrockConverse(request)).toMatchObject([
       {
         rule: "B2",
         path: "messages.2.content",
@@ -382,7 +382,7 @@ describe("validateBedrockConverse", () => {
 
   it("B3: tool blocks without toolConfig", () => {
     const messages = [bUser(bText("hi")), bAssistant(bUse("tooluse_a")), bUser(bResult("tooluse_a"))];
-    expect(validateBedrockConverse({ messages })).toEqual([
+    expect(validateBedrockConverse({ messages })).toMatchObject([
       {
         rule: "B3",
         path: "toolConfig",
@@ -398,7 +398,7 @@ describe("validateBedrockConverse", () => {
       bAssistant(bText("x"), bUse("tooluse_a", "weather.get")),
       bUser(bResult("tooluse_a")),
     );
-    expect(validateBedrockConverse(request)).toEqual([
+    expect(validateBedrockConverse(request)).toMatchObject([
       {
         rule: "B4",
         path: "messages.1.member.content.1.member.toolUse.name",
@@ -415,7 +415,7 @@ describe("validateBedrockConverse", () => {
   });
 
   it("B5: a conversation that starts with an assistant message", () => {
-    expect(validateBedrockConverse({ messages: [bAssistant(bText("hello")), bUser(bText("hi"))] })).toEqual([
+    expect(validateBedrockConverse({ messages: [bAssistant(bText("hello")), bUser(bText("hi"))] })).toMatchObject([
       {
         rule: "B5",
         path: "messages.0",
@@ -432,7 +432,7 @@ describe("validateBedrockConverse", () => {
       bUser(bResult("tooluse_a")),
       bUser(bText("next")),
     );
-    expect(validateBedrockConverse(request)).toEqual([
+    expect(validateBedrockConverse(request)).toMatchObject([
       {
         rule: "B6",
         path: "messages.3",
@@ -445,7 +445,7 @@ describe("validateBedrockConverse", () => {
 
   it("B7: a trailing assistant message, only for no-prefill models", () => {
     const request = { messages: [bUser(bText("hi")), bAssistant(bText("Sure"))] };
-    expect(validateBedrockConverse(request, { noPrefill: true })).toEqual([
+    expect(validateBedrockConverse(request, { noPrefill: true })).toMatchObject([
       {
         rule: "B7",
         path: "messages.1",
@@ -457,7 +457,7 @@ describe("validateBedrockConverse", () => {
   });
 
   it("B8: a blank text block, in a message or inside a toolResult", () => {
-    expect(validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(bText(" \n")), bUser(bText("x"))] })).toEqual([
+    expect(validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(bText(" \n")), bUser(bText("x"))] })).toMatchObject([
       {
         rule: "B8",
         path: "messages.1.content.0",
@@ -476,7 +476,7 @@ describe("validateBedrockConverse", () => {
   });
 
   it("B9: an empty content array", () => {
-    expect(validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(), bUser(bText("x"))] })).toEqual([
+    expect(validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(), bUser(bText("x"))] })).toMatchObject([
       {
         rule: "B9",
         path: "messages.1",
@@ -493,7 +493,7 @@ describe("validateBedrockConverse", () => {
         bAssistant(bUse("tooluse_a")),
         bUser({ toolResult: { toolUseId: "tooluse_a", status: "error", content } }),
       );
-    expect(validateBedrockConverse(request([]))).toEqual([
+    expect(validateBedrockConverse(request([]))).toMatchObject([
       {
         rule: "B10",
         path: "messages.2.content.0.toolResult",
@@ -523,7 +523,7 @@ describe("validateGeminiContents", () => {
   });
 
   it("G1: a call turn after a model turn", () => {
-    expect(validateGeminiContents([gUser, gModel, gCall(), gResponse()])).toEqual([
+    expect(validateGeminiContents([gUser, gModel, gCall(), gResponse()])).toMatchObject([
       {
         rule: "G1",
         path: "contents[2]",
@@ -534,7 +534,7 @@ describe("validateGeminiContents", () => {
   });
 
   it("G2: a response turn that does not follow a call turn", () => {
-    expect(validateGeminiContents([gUser, gModel, gResponse()])).toEqual([
+    expect(validateGeminiContents([gUser, gModel, gResponse()])).toMatchObject([
       {
         rule: "G2",
         path: "contents[2]",
@@ -545,16 +545,16 @@ describe("validateGeminiContents", () => {
 
   it("G3: parallel calls answered by separate contents", () => {
     const violations = validateGeminiContents([gUser, gCall(2), gResponse(1), gResponse(1)]);
-    expect(violations).toContainEqual({
+    expect(violations).toContainEqual(expect.objectContaining({
       rule: "G3",
       path: "contents[2]",
       message:
         "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
-    });
+    }));
   });
 
   it("G5: a request ending on a model turn", () => {
-    expect(validateGeminiContents([gUser, gModel])).toEqual([
+    expect(validateGeminiContents([gUser, gModel])).toMatchObject([
       {
         rule: "G5",
         path: "contents[1]",
@@ -562,5 +562,43 @@ describe("validateGeminiContents", () => {
       },
     ]);
     expect(validateGeminiContents([gUser, gModel, { parts: [{ text: "no role" }] }])).toEqual([]);
+  });
+});
+
+// --- Where each violation lands, and the ids it names ------------------------------------------------
+
+describe("payloadIndex and toolCallIds", () => {
+  const indexInPath = (path: string) => Number(/^(?:messages|input|contents)(?:\.|\[)(\d+)/.exec(path)?.[1]);
+
+  const cases: [string, PayloadViolation[]][] = [
+    ["openai", validateOpenAIChatMessages([oTool("call_z"), oUser(), oAssistant("call_a", "call_b"), oTool("call_a"), oTool("call_a"), oUser("x")])],
+    ["responses", validateOpenAIResponsesInput([rUser, rCall("call_x", "fc_1"), rOutput("call_y"), rCall("call_z", "fc_1"), rOutput("call_z")])],
+    ["anthropic", validateAnthropicMessages([user(aResult("toolu_x")), assistant(aUse("toolu_a"), aUse("toolu_a")), user(aText("hm"))])],
+    ["bedrock", validateBedrockConverse(converse(bAssistant(bText(" ")), bUser(bText("hi")), bAssistant(bUse("a.b")), bUser(bText("x"))))],
+    ["gemini", validateGeminiContents([gUser, gModel, gResponse(), gModel])],
+  ];
+
+  for (const [name, violations] of cases) {
+    it(`${name}: the index a path names is the payloadIndex, and every named id is in the text`, () => {
+      expect(violations.length).toBeGreaterThan(1);
+      for (const v of violations) {
+        if (v.path && /^(messages|input|contents)/.test(v.path)) expect(v.payloadIndex, v.message).toBe(indexInPath(v.path));
+        for (const id of v.toolCallIds ?? []) expect(v.message).toContain(id);
+      }
+    });
+  }
+
+  it("names the ids and entries a provider would", () => {
+    expect(cases[0][1].map((v) => [v.rule, v.payloadIndex, v.toolCallIds])).toEqual([
+      ["O2", 0, undefined],
+      ["O1", 2, ["call_b"]],
+      ["O3", 4, ["call_a"]],
+    ]);
+    expect(cases[1][1].map((v) => [v.rule, v.payloadIndex, v.toolCallIds])).toEqual([
+      ["R1", 1, ["call_x"]],
+      ["R2", 2, ["call_y"]],
+      ["R5", 3, ["fc_1"]],
+    ]);
+    expect(cases[3][1].find((v) => v.rule === "B1")).toMatchObject({ payloadIndex: 3, toolCallIds: ["a.b"] });
   });
 });

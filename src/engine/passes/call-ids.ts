@@ -7,7 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildToolResult, rewriteToolCalls } from "../../messages/build";
 import { forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
 interface Slot {
@@ -22,7 +22,7 @@ interface Slot {
 }
 
 /** The key that {@link rewriteToolCalls} can recompute for the same ref. */
-export function slotKey(ref: ToolCallRef, occurrence: number): string {
+function slotKey(ref: ToolCallRef, occurrence: number): string {
   return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${ref.location}#${ref.position}`;
 }
 
@@ -35,26 +35,45 @@ function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/** A deterministic id the provider accepts, unused so far (recorded in `taken`). */
-function freshId(base: string, profile: ProviderProfile, taken: Set<string>): string {
-  const max = Math.min(profile.maxIdLength, 64);
-  let clean = profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
-  if (clean.length === 0) clean = "call";
-  if (clean.length > max) clean = `${clean.slice(0, max - 9)}_${fnv1a(base)}`;
-  let candidate = clean;
-  for (let k = 2; taken.has(candidate); k++) {
-    const suffix = `_${k}`;
-    candidate = clean.slice(0, max - suffix.length) + suffix;
+/**
+ * Deterministic ids the provider accepts, never used before (recorded in `taken`). Remembers the next suffix
+ * per base, so 10,000 calls sharing one id cost 10,000 steps, not 50 million.
+ */
+class FreshIds {
+  private readonly next = new Map<string, number>();
+  constructor(
+    private readonly profile: ProviderProfile,
+    private readonly taken: Set<string>,
+  ) {}
+
+  take(base: string): string {
+    const max = Math.min(this.profile.maxIdLength, 64);
+    let clean = this.profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
+    if (clean.length === 0) clean = "call";
+    if (clean.length > max) clean = `${clean.slice(0, max - 9)}_${fnv1a(base)}`;
+    let candidate = clean;
+    let k = this.next.get(clean) ?? 2;
+    while (this.taken.has(candidate)) {
+      const suffix = `_${k++}`;
+      candidate = clean.slice(0, max - suffix.length) + suffix;
+    }
+    this.next.set(clean, k);
+    this.taken.add(candidate);
+    return candidate;
   }
-  taken.add(candidate);
-  return candidate;
 }
 
-function collectSlots(messages: readonly BaseMessage[], index: number): Slot[] {
-  const slots: Slot[] = [];
-  const seen = new Set<string>();
-  const occurrences = new Map<string, number>();
-  forEachToolCallRef(messages[index], (ref) => {
+/** Scratch maps of {@link collectSlots}, cleared per message instead of allocated per message. */
+interface SlotScratch {
+  seen: Set<string>;
+  occurrences: Map<string, number>;
+}
+
+function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch: SlotScratch): void {
+  const { seen, occurrences } = scratch;
+  seen.clear();
+  occurrences.clear();
+  forEachToolCallRef(message, (ref) => {
     // Server tools are answered inside their own message; renaming them would orphan that answer.
     if (ref.location === "content.server_tool_use") return;
     const occKey = `${ref.location}\u0000${ref.id ?? ""}`;
@@ -63,35 +82,34 @@ function collectSlots(messages: readonly BaseMessage[], index: number): Slot[] {
     const key = slotKey(ref, occurrence);
     if (seen.has(key)) return;
     seen.add(key);
-    slots.push({ messageIndex: index, key, id: ref.id, rawId: ref.rawId, name: ref.name });
+    into.push({ messageIndex: index, key, id: ref.id, rawId: ref.rawId, name: ref.name });
   });
-  return slots;
 }
 
 interface CallIdAnalysis {
+  /** Every call slot of the history, in message order. */
+  allSlots: Slot[];
   renamed: Slot[];
-  /** Per assistant message index: slot key -> new id. */
-  byMessage: Map<number, Map<string, string>>;
-  /** Per tool result index: its new id. */
-  results: Map<number, string>;
+  /** Every id in the history (calls and results): new ids avoid them. */
+  taken: Set<string>;
+  callIds: Set<string>;
 }
 
+/** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
   const allSlots: Slot[] = [];
   const taken = new Set<string>();
   const callIds = new Set<string>();
+  const scratch: SlotScratch = { seen: new Set(), occurrences: new Map() };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (isAssistant(m)) {
-      for (const slot of collectSlots(messages, i)) {
-        allSlots.push(slot);
-        if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
-      }
-    } else if (isToolResult(m)) {
+    if (isAssistant(m)) collectSlots(m, i, allSlots, scratch);
+    else if (isToolResult(m)) {
       const id = resultIdOf(m);
       if (id !== undefined) taken.add(id);
     }
   }
+  for (const slot of allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
   const accepted = new Set<string>();
   const renamed: Slot[] = [];
   for (const slot of allSlots) {
@@ -104,9 +122,21 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
     }
     renamed.push(slot);
   }
-  const analysis: CallIdAnalysis = { renamed, byMessage: new Map(), results: new Map() };
-  if (renamed.length === 0) return analysis;
+  return { allSlots, renamed, taken, callIds };
+}
 
+interface RenamePlan {
+  /** Per assistant message index: its renamed slots. */
+  byMessage: Map<number, Slot[]>;
+  /** Per tool result index: its new id. */
+  results: Map<number, string>;
+}
+
+/** New ids for the renamed slots, and which results follow them. */
+function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile): RenamePlan {
+  const { renamed, taken, callIds } = analysis;
+  const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
+  const fresh = new FreshIds(profile, taken);
   for (const slot of renamed) {
     // A numeric id keeps its digits, so results that carried the same number (stringified) still match.
     const digits = typeof slot.rawId === "number" ? String(slot.rawId) : undefined;
@@ -115,44 +145,91 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
       taken.add((slot.newId = digits));
     } else {
       const base = slot.id ?? `call_${slot.messageIndex}_${slot.key.replace(/[^a-zA-Z0-9]/g, "")}`;
-      slot.newId = freshId(base, profile, taken);
+      slot.newId = fresh.take(base);
     }
-    let map = analysis.byMessage.get(slot.messageIndex);
-    if (!map) analysis.byMessage.set(slot.messageIndex, (map = new Map()));
-    map.set(slot.key, slot.newId);
+    pushTo(plan.byMessage, slot.messageIndex, slot);
   }
-  assignResults(messages, allSlots, renamed, analysis);
-  return analysis;
+  assignResults(messages, analysis.allSlots, renamed, plan);
+  return plan;
+}
+
+/** One message's unanswered slots of one id, handed out in order. */
+interface Pending {
+  slots: Slot[];
+  next: number;
 }
 
 /**
  * Which call does each result of a renamed id answer? The nearest message before it that still has an
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
- * the first unanswered one.
+ * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
  */
-function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], analysis: CallIdAnalysis): void {
-  const ids = new Set(renamed.map((s) => s.id).filter((id): id is string => id !== undefined));
+function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
+  const ids = new Set<string>();
+  for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
   if (ids.size === 0) return;
+  // The slots of these ids, in message order (slots are collected message by message).
+  const slots: Slot[] = [];
   const slotsById = new Map<string, Slot[]>();
-  for (const slot of allSlots)
-    if (slot.id !== undefined && ids.has(slot.id)) slotsById.set(slot.id, [...(slotsById.get(slot.id) ?? []), slot]);
+  for (const slot of allSlots) {
+    if (slot.id === undefined || !ids.has(slot.id)) continue;
+    slots.push(slot);
+    pushTo(slotsById, slot.id, slot);
+  }
   const answered = new Set<Slot>();
+  const stacks = new Map<string, Pending[]>();
+  const front = new Map<string, number>();
+  const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
+  let cursor = 0;
   for (let j = 0; j < messages.length; j++) {
+    if (cursor < slots.length && slots[cursor].messageIndex === j) {
+      // This message's slots: each id's unanswered ones become one entry of that id's stack.
+      entryOf.clear();
+      for (; cursor < slots.length && slots[cursor].messageIndex === j; cursor++) {
+        const s = slots[cursor];
+        const id = s.id!;
+        let stack = stacks.get(id);
+        if (!stack) stacks.set(id, (stack = [])); // seen, even if all its calls were answered early
+        if (answered.has(s)) continue;
+        const entry = entryOf.get(id);
+        if (entry) entry.slots.push(s);
+        else {
+          const created: Pending = { slots: [s], next: 0 };
+          entryOf.set(id, created);
+          stack.push(created);
+        }
+      }
+      continue;
+    }
     const m = messages[j];
     if (!isToolResult(m)) continue;
     const id = resultIdOf(m);
-    const slots = id === undefined ? undefined : slotsById.get(id);
-    if (!slots) continue;
-    const before = slots.filter((s) => s.messageIndex < j && !answered.has(s));
+    if (id === undefined || !ids.has(id)) continue;
     let owner: Slot | undefined;
-    if (before.length > 0) {
-      const lastMessage = before[before.length - 1].messageIndex;
-      owner = before.find((s) => s.messageIndex === lastMessage);
-    } else if (!slots.some((s) => s.messageIndex < j)) owner = slots.find((s) => !answered.has(s));
+    const stack = stacks.get(id);
+    if (stack) {
+      while (stack.length > 0 && stack[stack.length - 1].next >= stack[stack.length - 1].slots.length) stack.pop();
+      const top = stack[stack.length - 1];
+      if (top) owner = top.slots[top.next++];
+    } else {
+      // No call with this id before the result: it answers the first unanswered one.
+      const list = slotsById.get(id)!;
+      let k = front.get(id) ?? 0;
+      while (k < list.length && answered.has(list[k])) k++;
+      owner = list[k];
+      front.set(id, k + 1);
+    }
     if (!owner) continue; // an extra result: the pairing pass decides what to do with it
     answered.add(owner);
-    if (owner.newId !== undefined) analysis.results.set(j, owner.newId);
+    if (owner.newId !== undefined) plan.results.set(j, owner.newId);
   }
+}
+
+/** The new id of the ref at `key`, among one message's renamed slots (few: a scan, a map past a handful). */
+function renamedIdFinder(slots: Slot[]): (key: string) => string | undefined {
+  if (slots.length <= 8) return (key) => slots.find((s) => s.key === key)?.newId;
+  const byKey = new Map(slots.map((s) => [s.key, s.newId]));
+  return (key) => byKey.get(key);
 }
 
 const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
@@ -163,6 +240,9 @@ const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
 
 export const callIdsPass: RepairPass = {
   name: "call-ids",
+  // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
+  // structural profile accepts every non-empty string).
+  structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
       problem(ctx, s.reason!, s.messageIndex, `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, { id: s.id, name: s.name }),
@@ -171,15 +251,17 @@ export const callIdsPass: RepairPass = {
   repair(messages, ctx) {
     const analysis = classifyCallIds(messages, ctx.profile);
     if (analysis.renamed.length === 0) return messages;
+    const plan = planRenames(messages, analysis, ctx.profile);
     const out = messages.slice();
-    for (const [index, map] of analysis.byMessage) {
+    for (const [index, slots] of plan.byMessage) {
+      const newIdOf = renamedIdFinder(slots);
       out[index] = rewriteToolCalls(messages[index] as never, (ref, occurrence) => {
-        const newId = map.get(slotKey(ref, occurrence));
+        const newId = newIdOf(slotKey(ref, occurrence));
         return newId === undefined ? undefined : { id: newId };
       });
       ctx.derive(messages[index], out[index]);
     }
-    for (const [index, newId] of analysis.results) {
+    for (const [index, newId] of plan.results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }

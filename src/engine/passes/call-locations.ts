@@ -21,12 +21,12 @@ import {
   isMovableCallBlock,
   isV1Message,
   rawArgsOf,
-  serverToolAnswered,
   type Dict,
   type ToolCallRef,
 } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
+import { safeJson } from "../../values";
 
 const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
 
@@ -43,18 +43,21 @@ interface LocationFinding {
  * The Responses output items ChatOpenAI re-sends verbatim instead of `tool_calls` (a non-empty list whose
  * items all have a type), or undefined when the message has none.
  */
-export function resentOutputOf(message: unknown): Dict[] | undefined {
+function resentOutputOf(message: unknown): Dict[] | undefined {
   const meta = (message as Dict).response_metadata;
   const output = isDict(meta) ? meta.output : undefined;
   return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item) ? (output as Dict[]) : undefined;
 }
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
-export function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[] {
+function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[] {
   const output = resentOutputOf(message);
   if (!output) return [];
-  const present = new Set(output.filter((item) => item.type === "function_call").map((item) => item.call_id));
-  return [...ids].filter((id) => !present.has(id));
+  const present = new Set<unknown>();
+  for (const item of output) if (item.type === "function_call") present.add(item.call_id);
+  const missing: string[] = [];
+  for (const id of ids) if (!present.has(id)) missing.push(id);
+  return missing;
 }
 
 function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolean): LocationFinding[] {
@@ -62,14 +65,16 @@ function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolea
   messages.forEach((m, index) => {
     if (!isAssistant(m)) return;
     const inToolCalls = new Set<string>();
-    const outside: ToolCallRef[] = [];
+    const invalidIds = new Set<unknown>();
+    const outside = new Map<string, ToolCallRef>();
     forEachToolCallRef(m, (ref) => {
       if (ref.id === undefined) return;
       if (ref.location === "tool_calls") inToolCalls.add(ref.id);
-      else if (!NOT_PROMOTED.has(ref.location) && !inToolCalls.has(ref.id) && !outside.some((o) => o.id === ref.id)) outside.push(ref);
+      else if (ref.location === "invalid_tool_calls") invalidIds.add(ref.id);
+      else if (!NOT_PROMOTED.has(ref.location) && !outside.has(ref.id)) outside.set(ref.id, ref);
     });
-    const invalidIds = new Set(((m as unknown as Dict).invalid_tool_calls as Dict[] | undefined)?.map((c) => c?.id) ?? []);
-    const promotable = outside.filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id) && !serverToolAnswered(m, ref));
+    const promotable: ToolCallRef[] = [];
+    for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
     const hasBlocks = stripBlocks && Array.isArray(m.content) && !isV1Message(m) && m.content.some(isMovableCallBlock);
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
@@ -101,10 +106,11 @@ function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
   const toolCalls = [...calls, ...promoted];
   const fields: Dict = { content, tool_calls: toolCalls };
   if (finding.outputMissing.length > 0) {
+    const missing = new Set(finding.outputMissing);
     const meta = message.response_metadata as Dict;
     const added = toolCalls
-      .filter((c) => c.id !== undefined && finding.outputMissing.includes(c.id))
-      .map((c) => ({ type: "function_call", call_id: c.id, name: c.name, arguments: JSON.stringify(c.args ?? {}), status: "completed" }));
+      .filter((c) => c.id !== undefined && missing.has(c.id))
+      .map((c) => ({ type: "function_call", call_id: c.id, name: c.name, arguments: safeJson(c.args ?? {}, Number.MAX_SAFE_INTEGER), status: "completed" }));
     fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
   }
   return rebuildAssistant(message, fields);
@@ -112,6 +118,9 @@ function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
 
 export const callLocationsPass: RepairPass = {
   name: "call-locations",
+  // Promoting a hidden call is structural; taking call blocks out of content is Bedrock's shaping (the
+  // structural profile allows call blocks).
+  structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyLocations(messages, !ctx.profile.callBlocksInContent).flatMap((f) => [
       ...f.outside.map((ref) =>

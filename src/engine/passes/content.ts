@@ -1,23 +1,15 @@
 /**
- * Pass "content": what Anthropic (A9), Bedrock (B8, B9, B10) and Gemini reject in any message: blank text
- * blocks, assistant messages left with nothing to say, empty user messages, empty tool results. Only blank
- * things are removed; a tool result that is empty is filled, not dropped, so its call stays answered.
+ * Pass "content" (request shaping): what Anthropic (A9), Bedrock (B8, B9, B10) and Gemini reject in any message:
+ * blank text blocks, assistant messages left with nothing to say, empty user messages, empty tool results.
+ * Only blank things are removed; a tool result that is empty is filled, not dropped, so its call stays answered.
  */
-import { ChatMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant, rebuildToolResult } from "../../messages/build";
-import {
-  hasMeaningfulContent,
-  isAssistant,
-  isBlankText,
-  isBlankTextBlock,
-  isToolResult,
-  toolCallIdsOf,
-} from "../../messages/inspect";
-import { chatTurn } from "../clean";
+import type { BaseMessage } from "@langchain/core/messages";
+import { rebuildMessage } from "../../messages/build";
+import { forEachToolCallRef, hasMeaningfulContent, isBlankText, isBlankTextBlock, turnOf } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
-export const EMPTY_RESULT_TEXT = "(the tool returned no output)";
+const EMPTY_RESULT_TEXT = "(the tool returned no output)";
 
 type Fix = "remove" | "strip_blank_blocks" | "blank_string" | "fill";
 
@@ -31,58 +23,52 @@ interface ContentFinding {
 const isEmptyContent = (content: unknown) =>
   content === undefined || content === null || (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
 
-function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
-  const found: ContentFinding[] = [];
-  messages.forEach((m, index) => {
-    const content = m.content as unknown;
-    const hasBlankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
-    if (isAssistant(m)) {
-      const hasCalls = toolCallIdsOf(m).length > 0;
-      if (!hasCalls && !hasMeaningfulContent(content))
-        found.push({ index, kind: "empty_message", fix: "remove", detail: "assistant message with no content and no calls" });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in an assistant message" });
-      else if (typeof content === "string" && content.length > 0 && isBlankText(content))
-        found.push({ index, kind: "blank_text_block", fix: "blank_string", detail: "assistant message whose text is only white space" });
-    } else if (isToolResult(m)) {
-      if (isEmptyContent(content)) found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a tool result" });
-    } else if (HumanMessage.isInstance(m) || (ChatMessage.isInstance(m) && chatTurn(m.role) !== 0)) {
-      if (isEmptyContent(content)) found.push({ index, kind: "empty_message", fix: "remove", detail: `${m.getType() === "generic" ? "chat" : "user"} message with no content` });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a user message" });
-    }
+/** Whether an assistant message makes any call, in any location (stops at the first). */
+function makesCalls(message: BaseMessage): boolean {
+  let found = false;
+  forEachToolCallRef(message, (ref) => {
+    if (ref.id !== undefined) found = true;
   });
   return found;
 }
 
+function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
+  const found: ContentFinding[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    const content = m.content as unknown;
+    const hasBlankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
+    const turn = turnOf(m);
+    if (turn === "assistant" && m.type === "ai") {
+      if (!hasMeaningfulContent(content) && !makesCalls(m))
+        found.push({ index, kind: "empty_message", fix: "remove", detail: "assistant message with no content and no calls" });
+      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in an assistant message" });
+      else if (typeof content === "string" && content.length > 0 && isBlankText(content))
+        found.push({ index, kind: "blank_text_block", fix: "blank_string", detail: "assistant message whose text is only white space" });
+    } else if (turn === "tool") {
+      if (isEmptyContent(content)) found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
+      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a tool result" });
+    } else if (turn === "user" || turn === "assistant") {
+      if (isEmptyContent(content)) found.push({ index, kind: "empty_message", fix: "remove", detail: `${m.type === "generic" ? "chat" : "user"} message with no content` });
+      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: `blank text block in a ${m.type === "generic" ? "chat" : "user"} message` });
+    }
+  }
+  return found;
+}
+
 function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
-  const content = message.content as unknown;
-  const stripped = Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content;
   if (fix === "remove") return undefined;
-  if (isAssistant(message)) return rebuildAssistant(message, { content: fix === "blank_string" ? "" : stripped });
-  if (isToolResult(message)) return rebuildToolResult(message, { content: fix === "fill" ? EMPTY_RESULT_TEXT : stripped });
-  const m = message as unknown as Record<string, unknown>;
-  if (ChatMessage.isInstance(message))
-    return new ChatMessage({
-      content: stripped as never,
-      role: message.role,
-      ...(m.id !== undefined ? { id: m.id as string } : {}),
-      ...(m.name !== undefined ? { name: m.name as string } : {}),
-      additional_kwargs: (m.additional_kwargs ?? {}) as Record<string, unknown>,
-      response_metadata: (m.response_metadata ?? {}) as Record<string, unknown>,
-    });
-  return new HumanMessage({
-    content: stripped as never,
-    ...(m.id !== undefined ? { id: m.id as string } : {}),
-    ...(m.name !== undefined ? { name: m.name as string } : {}),
-    additional_kwargs: (m.additional_kwargs ?? {}) as Record<string, unknown>,
-    response_metadata: (m.response_metadata ?? {}) as Record<string, unknown>,
-  });
+  const content = message.content as unknown;
+  if (fix === "fill") return rebuildMessage(message, { content: EMPTY_RESULT_TEXT });
+  if (fix === "blank_string") return rebuildMessage(message, { content: "" });
+  return rebuildMessage(message, { content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content });
 }
 
 const ACTION = { remove: "removed_message", strip_blank_blocks: "removed_block", blank_string: "removed_block", fill: "filled_empty_result" } as const;
 
 export const contentPass: RepairPass = {
   name: "content",
+  structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!ctx.profile.nonEmptyContent) return [];
     return classifyContent(messages).map((f) => problem(ctx, f.kind, f.index, f.detail));

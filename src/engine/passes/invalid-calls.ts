@@ -7,11 +7,10 @@
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
-import { isAssistant } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { isAssistant, type Dict } from "../../messages/inspect";
+import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
-
-type Dict = Record<string, unknown>;
+import { safeJson } from "../../values";
 
 interface InvalidCall {
   messageIndex: number;
@@ -49,6 +48,7 @@ function describe(call: InvalidCall): string {
 
 export const invalidCallsPass: RepairPass = {
   name: "invalid-calls",
+  structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyInvalidCalls(messages).map((c) =>
       problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),
@@ -59,12 +59,13 @@ export const invalidCallsPass: RepairPass = {
     if (found.length === 0) return messages;
     const out = messages.slice();
     const byMessage = new Map<number, InvalidCall[]>();
-    for (const c of found) byMessage.set(c.messageIndex, [...(byMessage.get(c.messageIndex) ?? []), c]);
+    for (const c of found) pushTo(byMessage, c.messageIndex, c);
     for (const [index, calls] of byMessage) {
       const message = messages[index] as AIMessage;
       const validIds = new Set(((message.tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
       const answer = ctx.options.invalidCalls === "answer";
-      const removeIds = new Set(answer ? [] : calls.map((c) => c.id).filter(Boolean));
+      const removeIds = new Set<string>();
+      if (!answer) for (const c of calls) if (c.id !== undefined) removeIds.add(c.id);
       const promoted = answer
         ? calls
             .filter((c) => c.id !== undefined && !validIds.has(c.id))
@@ -87,7 +88,7 @@ export const invalidCallsPass: RepairPass = {
       ctx.derive(message, out[index]);
       for (const c of calls) {
         if (answer && c.id !== undefined) {
-          const raw = typeof c.args === "string" ? c.args : JSON.stringify(c.args ?? null);
+          const raw = typeof c.args === "string" ? (c.args.length > 2_000 ? `${c.args.slice(0, 2_000)}…` : c.args) : safeJson(c.args ?? null, 2_000);
           ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error ? ` (${c.error})` : ""}; raw arguments: ${raw}`);
         }
         ctx.report(

@@ -1,13 +1,16 @@
 /**
- * Pass "shape": message fields that adapters would crash on or silently mis-send. `tool_calls` that is not
- * an array, entries that are not objects, null content, numeric ids. Rebuilt, never dropped silently.
+ * Pass "shape" (structural): message fields that adapters would crash on or silently mis-send. `tool_calls`
+ * that is not an array, entries that are not objects, arguments that are not an object, malformed
+ * `invalid_tool_calls`, numeric result ids, and content arrays holding bare strings (LangChain Python writes
+ * them; the JS adapters throw), nulls or numbers. Rebuilt, never dropped: a bare string becomes a text block,
+ * arguments that are not an object are kept under a key.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant, rebuildToolResult } from "../../messages/build";
+import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
-
+import { safeJson } from "../../values";
 
 interface ShapeFinding {
   index: number;
@@ -15,56 +18,94 @@ interface ShapeFinding {
   fix: () => BaseMessage;
 }
 
+/** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
+function hasLooseItems(content: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  for (const item of content) if (!isDict(item)) return true;
+  return false;
+}
+
+/** Every item a block: strings and numbers become text blocks, empty slots go (they hold nothing). */
+function asBlocks(content: unknown[]): Dict[] {
+  const out: Dict[] = [];
+  for (const item of content) {
+    if (isDict(item)) out.push(item);
+    else if (typeof item === "string") out.push({ type: "text", text: item });
+    else if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint") out.push({ type: "text", text: String(item) });
+    else if (Array.isArray(item)) out.push({ type: "text", text: safeJson(item) });
+  }
+  return out;
+}
+
+/** Arguments as an object: a JSON object string is parsed, anything else is kept under `__raw_arguments`. */
+function argsObject(args: unknown): Dict {
+  if (isDict(args)) return args;
+  if (args === undefined || args === null) return {};
+  if (typeof args === "string") {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (isDict(parsed)) return parsed;
+    } catch {
+      // not JSON: kept as it is below
+    }
+  }
+  return { __raw_arguments: args };
+}
+
 function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
   const findings: ShapeFinding[] = [];
-  messages.forEach((message, index) => {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
     const m = message as unknown as Dict;
+    const looseContent = hasLooseItems(m.content);
+    const content = () => (looseContent ? asBlocks(m.content as unknown[]) : m.content);
     if (isAssistant(message)) {
       const calls = m.tool_calls;
       const badList = calls !== undefined && !Array.isArray(calls);
       const badEntries = Array.isArray(calls) && calls.some((c) => !isDict(c) || !isDict(c.args));
-      const nullContent = m.content === null || m.content === undefined;
       const invalid = m.invalid_tool_calls;
       const badInvalid = invalid !== undefined && (!Array.isArray(invalid) || invalid.some((c) => !isDict(c)));
-      if (!badList && !badEntries && !nullContent && !badInvalid) return;
+      if (!badList && !badEntries && !badInvalid && !looseContent) continue;
       findings.push({
         index,
         detail: badList
           ? "assistant message whose tool_calls is not an array"
           : badEntries
             ? "assistant message with a malformed tool_calls entry"
-            : nullContent
-              ? "assistant message with null content"
-              : "assistant message with a malformed invalid_tool_calls entry",
+            : badInvalid
+              ? "assistant message with a malformed invalid_tool_calls entry"
+              : "assistant message whose content array holds items that are not blocks",
         fix: () => {
           const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
           return rebuildAssistant(message as never, {
-            content: m.content ?? "",
-            tool_calls: list.filter(isDict).map((c) => ({ ...c, args: isDict(c.args) ? c.args : {}, type: "tool_call" })),
+            content: content(),
+            tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
             invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
           });
         },
       });
     } else if (isToolResult(message)) {
       const numericId = typeof m.tool_call_id === "number";
-      const nullContent = m.content === null || m.content === undefined;
-      if (!numericId && !nullContent) return;
+      if (!numericId && !looseContent) continue;
       findings.push({
         index,
-        detail: numericId ? "tool result whose tool_call_id is a number" : "tool result with null content",
-        fix: () =>
-          rebuildToolResult(message as never, {
-            content: m.content ?? "",
-            tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id,
-          }),
+        detail: numericId ? "tool result whose tool_call_id is a number" : "tool result whose content array holds items that are not blocks",
+        fix: () => rebuildToolResult(message as never, { content: content(), tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id }),
+      });
+    } else if (looseContent) {
+      findings.push({
+        index,
+        detail: "message whose content array holds items that are not blocks",
+        fix: () => rebuildMessage(message, { content: content() }),
       });
     }
-  });
+  }
   return findings;
 }
 
 export const shapePass: RepairPass = {
   name: "shape",
+  structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyShape(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },

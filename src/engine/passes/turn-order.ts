@@ -1,34 +1,27 @@
 /**
- * Pass "turn-order": roles as the adapter sends them. Bedrock wants the first non-system message to be a
+ * Pass "turn-order" (request shaping): roles as the adapter sends them. Bedrock wants the first non-system message to be a
  * user message (B5) and user/assistant turns to alternate (B6); ChatBedrockConverse only merges runs of tool
  * results, so a user message right after tool results, or two user messages, reach Bedrock as two user turns.
  * Gemini has the same constraints (G1). Two user messages are merged; a missing turn is bridged with a short
  * message marked synthetic; nothing is dropped.
  */
-import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { chatTurn } from "../clean";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
-import { isAssistant, isToolResult } from "../../messages/inspect";
+import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
+import { turnOf as turnOfMessage } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
-export const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
-export const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
-export const BRIDGE_USER_TEXT = "[continue]";
+const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
+const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
+const BRIDGE_USER_TEXT = "[continue]";
 
+/** Turns that alternate: system messages are not among them. */
 function turnOf(m: BaseMessage): Turn {
-  if (isAssistant(m)) return "assistant";
-  if (isToolResult(m)) return "tool";
-  if (SystemMessage.isInstance(m)) return undefined;
-  if (HumanMessage.isInstance(m)) return "user";
-  if (m.getType?.() === "generic") {
-    const turn = chatTurn((m as unknown as { role?: unknown }).role);
-    return turn === 1 ? "user" : turn === 3 ? "assistant" : undefined;
-  }
-  return undefined;
+  const turn = turnOfMessage(m);
+  return turn === "system" ? undefined : turn;
 }
 
 type Fix = "lead" | "merge" | "bridge_assistant" | "bridge_user";
@@ -67,14 +60,20 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
   return found;
 }
 
-function mergeContent(a: MessageContent, b: MessageContent): MessageContent {
-  if (typeof a === "string" && typeof b === "string") return `${a}\n\n${b}`;
-  const blocks = (c: MessageContent) => (typeof c === "string" ? [{ type: "text", text: c }] : c);
-  return [...blocks(a), ...blocks(b)] as MessageContent;
+/** The contents of a run of user messages as one: joined text, or all their blocks in order. */
+function mergeContents(parts: MessageContent[]): MessageContent {
+  if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("\n\n");
+  const blocks: unknown[] = [];
+  for (const part of parts) {
+    if (typeof part === "string") blocks.push({ type: "text", text: part });
+    else for (const block of part) blocks.push(block);
+  }
+  return blocks as MessageContent;
 }
 
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
+  structural: false,
   find(messages, ctx): ToolCallProblem[] {
     return classifyTurns(messages, ctx).map((f) =>
       problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
@@ -86,6 +85,16 @@ export const turnOrderPass: RepairPass = {
     const fixes = new Map(found.map((f) => [f.index, f]));
     const out: BaseMessage[] = [];
     let lastUser = -1; // index in `out` of the user message that a following one merges into
+    // A run of merged user messages is built once at its end, so a run of any length costs its own size.
+    let run: { at: number; parts: MessageContent[] } | undefined;
+    const closeRun = () => {
+      if (!run) return;
+      const into = out[run.at];
+      const merged = rebuildMessage(into, { content: mergeContents(run.parts) });
+      ctx.derive(into, merged);
+      out[run.at] = merged;
+      run = undefined;
+    };
     messages.forEach((m, i) => {
       const f = fixes.get(i);
       const idBase = typeof m.id === "string" ? m.id : `at-${i}`;
@@ -99,24 +108,18 @@ export const turnOrderPass: RepairPass = {
         out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
         ctx.report({ problem: "consecutive_same_role", action: "inserted_user_message", detail: "short user turn inserted between two assistant messages" }, m, i);
       } else if (f?.fix === "merge" && lastUser >= 0) {
-        const into = out[lastUser];
-        const fields = into as unknown as Record<string, unknown>;
-        const merged = new HumanMessage({
-          content: mergeContent(into.content as MessageContent, m.content as MessageContent) as never,
-          ...(typeof fields.id === "string" ? { id: fields.id } : {}),
-          ...(typeof fields.name === "string" ? { name: fields.name } : {}),
-          additional_kwargs: (fields.additional_kwargs ?? {}) as Record<string, unknown>,
-          response_metadata: (fields.response_metadata ?? {}) as Record<string, unknown>,
-        });
-        ctx.derive(into, merged);
-        out[lastUser] = merged;
+        run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
+        run.parts.push(m.content as MessageContent);
         ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: "user message merged into the user message before it" }, m, i);
         return;
       }
-      if (turnOf(m) === "user") lastUser = out.length;
-      else if (turnOf(m) !== undefined) lastUser = -1;
+      const turn = turnOf(m);
+      if (turn !== undefined) closeRun();
+      if (turn === "user") lastUser = out.length;
+      else if (turn !== undefined) lastUser = -1;
       out.push(m);
     });
+    closeRun();
     return sameOrNew(messages, out);
   },
 };

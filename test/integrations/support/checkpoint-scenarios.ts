@@ -15,8 +15,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { findToolCallProblems } from "../../../src/engine/problems";
-import { repairToolCalls } from "../../../src/engine/repair";
+import { findToolCallProblems } from "../../../src/engine";
+import { repairToolCalls } from "../../../src/engine";
 import { isSyntheticResult } from "../../../src/messages/inspect";
 import type { Provider } from "../../../src/types";
 import {
@@ -227,8 +227,9 @@ export async function storedThread(saver: BaseCheckpointSaver, thread: string): 
   return (tuple?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
 }
 
+/** What is wrong with a STORED thread: structural problems only (request shaping is never stored). */
 export function problemsOf(messages: BaseMessage[], provider: Provider) {
-  return findToolCallProblems(messages, { provider });
+  return findToolCallProblems(messages, { provider, level: "structural" });
 }
 
 export const toolResults = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));

@@ -6,9 +6,12 @@
 import { ChatAnthropic, type AnthropicInput } from "@langchain/anthropic";
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { ServerResponse } from "node:http";
-import { validateAnthropicMessages } from "../../../src/validate/payload";
+import { acceptsSystemInConversation } from "../../../src/models/request-target";
+import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
+  failureFor,
+  violationsWith,
   randomIdSuffix,
   resolveToolCalls,
   runningStub,
@@ -36,7 +39,11 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
       return anthropicError(404, "not_found_error", `Not found: ${method} ${path}`);
     }
     const request = asDict(body);
-    const violation = log.record(body, validateAnthropicMessages(request.messages, { noPrefill }));
+    const failure = failureFor(body, options, log);
+    if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
+    // A11: only Opus 4.8 and later accept a system message inside `messages`.
+    const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none";
+    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages }), options));
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }
@@ -47,6 +54,8 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
 
   return runningStub(server, log);
 }
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = { 400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error" };
 
 function anthropicError(status: number, type: string, message: string): StubReply {
   return { status, json: { type: "error", error: { type, message } } };

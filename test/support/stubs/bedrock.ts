@@ -7,9 +7,12 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { ChatBedrockConverse, type ChatBedrockConverseInput } from "@langchain/aws";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { ServerResponse } from "node:http";
-import { validateBedrockConverse } from "../../../src/validate/payload";
+import { validateBedrockConverse } from "../../../src/validate";
+import { constrainedTurn, structuredOutputViolations } from "./bedrock-structured";
 import {
   createTurnSource,
+  failureFor,
+  violationsWith,
   resolveToolCalls,
   runningStub,
   startJsonServer,
@@ -32,16 +35,20 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     const route = ROUTE.exec(path);
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
-    const violation = log.record(body, validateBedrockConverse(body, validation));
+    const failure = failureFor(body, options, log);
+    if (failure) return awsError(failure.status, failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException", failure.message);
+    const violation = log.record(body, violationsWith(body, [...validateBedrockConverse(body, validation), ...structuredOutputViolations(route[1], body)], options));
     if (violation) {
       return awsError(400, "ValidationException", violation.message);
     }
-    const turn = nextTurn(body);
+    const turn = constrainedTurn(nextTurn(body), body);
     return route[2] === "converse" ? converseReply(turn) : converseStreamReply(turn);
   });
 
   return runningStub(server, log);
 }
+
+const AWS_ERROR_CODES: Record<number, string> = { 400: "ValidationException", 429: "ThrottlingException", 503: "ServiceUnavailableException" };
 
 /** restJson1 error: the SDK reads the error code from `x-amzn-errortype` and `.message` from the body. */
 function awsError(status: number, code: string, message: string): StubReply {

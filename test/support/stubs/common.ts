@@ -28,11 +28,39 @@ export interface StubOptions {
   noPrefill?: boolean;
   /** Bedrock only: reject two user (or two assistant) turns in a row (B6). Default true. */
   requireAlternation?: boolean;
+  /**
+   * Answer with an error instead of checking the request (rate limits, context length, 5xx). Called for every
+   * request with its 0-based index among all requests.
+   */
+  fail?: (request: unknown, requestIndex: number) => StubFailure | undefined;
+  /** A rule of the test's own, checked when the provider's rules pass: the rejection to answer with, if any. */
+  extraRule?: (request: unknown) => Rejection | undefined;
 }
 
 export interface Rejection {
   rule: string;
   message: string;
+}
+
+/** An error the stub answers with: HTTP status, message, and the provider's error type or code (default per status). */
+export interface StubFailure {
+  status: number;
+  message: string;
+  type?: string;
+}
+
+/** The rejection a request gets: the first broken provider rule, else the test's own rule. */
+export function violationsWith(request: unknown, violations: Rejection[], options: StubOptions): Rejection[] {
+  if (violations.length > 0 || !options.extraRule) return violations;
+  const extra = options.extraRule(request);
+  return extra ? [extra] : [];
+}
+
+/** The failure to answer `request` with, recorded like a rejection (rule `HTTP <status>`). */
+export function failureFor(request: unknown, options: StubOptions, log: StubLog): StubFailure | undefined {
+  const failure = options.fail?.(request, log.calls);
+  if (failure) log.record(request, [{ rule: `HTTP ${failure.status}`, message: failure.message }]);
+  return failure;
 }
 
 export interface RunningStub {

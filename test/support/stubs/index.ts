@@ -3,3 +3,4 @@ export * from "./common";
 export { startBedrockStub, bedrockModel, DEFAULT_BEDROCK_MODEL } from "./bedrock";
 export { startOpenAIStub, openAIModel, DEFAULT_OPENAI_MODEL } from "./openai";
 export { startAnthropicStub, anthropicModel, DEFAULT_ANTHROPIC_MODEL } from "./anthropic";
+export { droppedLargeResults } from "./rules";

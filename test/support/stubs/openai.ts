@@ -6,9 +6,11 @@
  */
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import type { ServerResponse } from "node:http";
-import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate/payload";
+import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate";
 import {
   createTurnSource,
+  failureFor,
+  violationsWith,
   randomIdSuffix,
   resolveToolCalls,
   runningStub,
@@ -37,9 +39,11 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
     }
     const request = asDict(body);
     const isChat = endpoint === "/v1/chat/completions";
-    const violation = log.record(body, isChat
+    const failure = failureFor(body, options, log);
+    if (failure) return openAIError(failure.status, failure.message, failure.status === 429 ? "requests" : "invalid_request_error", null, failure.type);
+    const violation = log.record(body, violationsWith(body, isChat
       ? validateOpenAIChatMessages(request.messages)
-      : validateOpenAIResponsesInput(request.input));
+      : validateOpenAIResponsesInput(request.input), options));
     if (violation) {
       return openAIError(400, violation.message, "invalid_request_error", isChat ? "messages" : "input");
     }
@@ -55,8 +59,8 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
   return runningStub(server, log);
 }
 
-function openAIError(status: number, message: string, type: string, param: string | null): StubReply {
-  return { status, json: { error: { message, type, param, code: null } } };
+function openAIError(status: number, message: string, type: string, param: string | null, code: string | null = null): StubReply {
+  return { status, json: { error: { message, type, param, code } } };
 }
 
 const CHAT_USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };

@@ -1,11 +1,11 @@
 /**
- * Summarization for LangGraph: a node for a `StateGraph` and a `preModelHook` for `createReactAgent`. Once a
- * threshold is passed, the prefix found by {@link findSafeSummarizationBoundary} is summarized by a chat model
- * and the state is rewritten to `system + summary + tail`, so no tool call is ever split from its results.
+ * Summarization on the safe boundary: once a threshold is passed, the prefix found by
+ * {@link findSafeSummarizationBoundary} is summarized by a chat model and the history becomes
+ * `system + summary + tail`, so no tool call is ever split from its results. The graph surfaces (node, hook,
+ * middleware) are thin adapters over {@link summarizeHistory}, in src/integrations.
  */
-import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import {
   approximateTokenCounter,
   findSafeSummarizationBoundary,
@@ -132,34 +132,4 @@ async function writeSummary(
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
   });
   return contentText(response.content);
-}
-
-/** What a messages-state node returns: the rewritten list, or no update. */
-export type SummarizationUpdate = { messages: BaseMessage[] } | Record<string, never>;
-
-/**
- * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Over the threshold it
- * returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
- * messages reducer applies as a full replacement; under it, `{}` (no update). Put it before the model node.
- */
-export function summarizationNode(options: SummarizationOptions) {
-  return async (state: { messages: BaseMessage[] }, config?: RunnableConfig): Promise<SummarizationUpdate> => {
-    const next = await summarizeHistory(state.messages, options, config);
-    if (next === undefined) return {};
-    return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...next] };
-  };
-}
-
-/**
- * A `preModelHook` for `createReactAgent`. It returns `messages` (a persisted rewrite), never
- * `llmInputMessages`:
- * - `llmInputMessages` is a stored channel and sticky: once written, a later hook call that returns `{}`
- *   (under the threshold) leaves the stale list in place, and the model keeps getting an old history without
- *   the newest messages.
- * - Summarizing only the model input would leave `messages` growing, so the threshold stays passed and every
- *   turn pays for a new summary of the same prefix.
- * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list.
- */
-export function summarizationHook(options: SummarizationOptions) {
-  return summarizationNode(options);
 }

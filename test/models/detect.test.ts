@@ -4,19 +4,24 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
-import { ChatOpenAI } from "@langchain/openai";
+import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
+import { ChatVertexAI } from "@langchain/google-vertexai";
+import { AzureChatOpenAI, ChatOpenAI } from "@langchain/openai";
 import { initChatModel } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   cannotPrefill,
   claudeVersionOf,
+  describeModels,
   envSelectsBedrock,
   isBedrockModel,
   isModelChooser,
   modelIdOf,
   needsPromptedStructuredOutput,
-} from "../../src/structured/detect";
+  providerOfModel,
+  thinkingEnabled,
+} from "../../src/models/detect";
 
 const NO_ENV = {};
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
@@ -165,5 +170,108 @@ describe("needsPromptedStructuredOutput and modelIdOf", () => {
     expect(modelIdOf(bedrock("amazon.nova-pro-v1:0").bindTools([lookup]))).toBe("amazon.nova-pro-v1:0");
     expect(modelIdOf(openai())).toBe("gpt-4o");
     expect(modelIdOf(() => openai())).toBeUndefined();
+  });
+});
+
+describe("providerOfModel (real classes)", () => {
+  const webSearch = { type: "web_search_preview" };
+
+  it.each([
+    ["ChatBedrockConverse", () => bedrock(), "bedrock"],
+    ["ChatOpenAI", () => openai(), "openai"],
+    ["ChatOpenAI with useResponsesApi", () => new ChatOpenAI({ model: "gpt-4o", apiKey: "x", useResponsesApi: true }), "openai-responses"],
+    ["a codex model (Responses by itself)", () => new ChatOpenAI({ model: "gpt-5-codex", apiKey: "x" }), "openai-responses"],
+    ["gpt-5.2-pro (Responses by itself)", () => new ChatOpenAI({ model: "gpt-5.2-pro", apiKey: "x" }), "openai-responses"],
+    ["ChatOpenAI with a built-in tool bound", () => openai().bindTools([webSearch]), "openai-responses"],
+    ["ChatOpenAI with a function tool bound", () => openai().bindTools([lookup]), "openai"],
+    [
+      "AzureChatOpenAI",
+      () =>
+        new AzureChatOpenAI({
+          azureOpenAIApiKey: "x",
+          azureOpenAIApiInstanceName: "i",
+          azureOpenAIApiDeploymentName: "d",
+          azureOpenAIApiVersion: "2024-10-21",
+        }),
+      "openai",
+    ],
+    ["ChatAnthropic", () => anthropic("claude-sonnet-4-5"), "anthropic"],
+    ["ChatGoogleGenerativeAI", () => new ChatGoogleGenerativeAI({ model: "gemini-2.5-pro", apiKey: "x" }), "gemini"],
+    ["ChatVertexAI (Gemini)", () => new ChatVertexAI({ model: "gemini-2.5-pro" }), "gemini"],
+    ["ChatVertexAI (Claude on Vertex AI)", () => new ChatVertexAI({ model: "claude-sonnet-4-5@20250929" }), "anthropic"],
+    ["a model of another class", () => new FakeListChatModel({ responses: [] }), undefined],
+    ["a function", () => () => openai(), undefined],
+    ["not a model", () => ({ model: "gpt-4o" }), undefined],
+  ])("%s", (_name, make, expected) => {
+    expect(providerOfModel(make())).toBe(expected);
+  });
+
+  it("reads through bindings, retries and sequences", () => {
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{q}"]]);
+    expect(providerOfModel(anthropic("claude-opus-4-6").bindTools([lookup]).withRetry())).toBe("anthropic");
+    expect(providerOfModel(RunnableSequence.from([prompt, bedrock()]))).toBe("bedrock");
+  });
+
+  it("a fallback chain: the primary decides; describeModels gives each model with its own provider", () => {
+    const chain = openai().withFallbacks([bedrock("meta.llama3-1-70b-instruct-v1:0")]);
+    expect(providerOfModel(chain)).toBe("openai");
+    expect(describeModels(chain).map((m) => [m.role, m.provider, m.modelId])).toEqual([
+      ["primary", "openai", "gpt-4o"],
+      ["fallback", "bedrock", "meta.llama3-1-70b-instruct-v1:0"],
+    ]);
+    // A request may reach any model of the chain: these checks count every one.
+    expect(isBedrockModel(chain, { env: NO_ENV })).toBe(true);
+    expect(cannotPrefill(chain)).toBe(true);
+  });
+});
+
+describe("initChatModel configurable models", () => {
+  it("the issue's case: a bound configurable model with no cached instance cannot prefill (Claude 4.6)", async () => {
+    const configurable = await initChatModel("anthropic:claude-opus-4-6", { apiKey: "x" });
+    const bound = configurable.bindTools([lookup]);
+    expect(cannotPrefill(bound)).toBe(true);
+    expect(providerOfModel(bound)).toBe("anthropic");
+    expect(modelIdOf(bound)).toBe("claude-opus-4-6");
+    const [description] = describeModels(bound);
+    expect(description.instance).toBeUndefined();
+    expect(description.callOptions).toEqual({});
+  });
+
+  it("reads the provider from the config, or infers it as initChatModel does", async () => {
+    expect(providerOfModel(await initChatModel("gpt-4o", { apiKey: "x" }))).toBe("openai");
+    expect(providerOfModel((await initChatModel("openai:gpt-4o", { apiKey: "x", useResponsesApi: true })).bindTools([lookup]))).toBe(
+      "openai-responses",
+    );
+    const llama = await initChatModel("meta.llama3-1-70b-instruct-v1:0", { modelProvider: "bedrock", region: "us-east-1", credentials });
+    expect(providerOfModel(llama.bindTools([lookup]))).toBe("bedrock");
+    expect(cannotPrefill(llama.bindTools([lookup]))).toBe(true);
+    expect(providerOfModel((await initChatModel("gemini-2.5-pro", { modelProvider: "google-genai", apiKey: "x" })).bindTools([lookup]))).toBe(
+      "gemini",
+    );
+  });
+
+  it("the options of a queued bindTools and of an outer binding are read (thinking)", async () => {
+    const configurable = await initChatModel("anthropic:claude-sonnet-4-5", { apiKey: "x", thinking: { type: "enabled", budget_tokens: 1024 } });
+    expect(thinkingEnabled(configurable)).toBe(true);
+    expect(thinkingEnabled(configurable.bindTools([lookup]))).toBe(true);
+  });
+});
+
+describe("thinkingEnabled", () => {
+  const thinking = { type: "enabled", budget_tokens: 1024 };
+
+  it("ChatAnthropic `thinking` (field or bound call option), enabled or adaptive", () => {
+    expect(thinkingEnabled(new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "x", thinking: thinking as never }))).toBe(true);
+    expect(thinkingEnabled(new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x", thinking: { type: "adaptive" } as never }))).toBe(true);
+    expect(thinkingEnabled(anthropic("claude-sonnet-4-5"))).toBe(false);
+    expect(thinkingEnabled(anthropic("claude-sonnet-4-5").withConfig({ thinking } as never))).toBe(true);
+  });
+
+  it("ChatBedrockConverse `additionalModelRequestFields.thinking` (field, or bound call option when the field is unset)", () => {
+    const withField = new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", region: "us-east-1", credentials, additionalModelRequestFields: { thinking } });
+    expect(thinkingEnabled(withField)).toBe(true);
+    expect(thinkingEnabled(bedrock().withConfig({ additionalModelRequestFields: { thinking } }))).toBe(true);
+    expect(thinkingEnabled(bedrock())).toBe(false);
+    expect(thinkingEnabled(new ChatBedrockConverse({ region: "us-east-1", credentials, additionalModelRequestFields: { thinking: { type: "disabled" } } }))).toBe(false);
   });
 });

@@ -1,0 +1,209 @@
+/**
+ * The engine's one front door. `createRepairer(options)` validates and resolves the options and the provider
+ * profile once, and returns the three things every surface needs:
+ * - `isClean(messages)`: the allocation-free walk (what runs before every model call);
+ * - `find(messages)`: every problem, explained, nothing changed;
+ * - `repair(messages)`: the pipeline of passes, copy-on-write, every repair reported as data.
+ * `repairToolCalls`, `findToolCallProblems` and `isCleanHistory` are the same operations for one call.
+ *
+ * Bad input gets a {@link ToolCallRepairInputError} naming the argument (and the message index) and what is
+ * accepted; anything unexpected thrown while reading a message (a throwing getter, a revoked proxy) is wrapped
+ * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { ToolCallRepairInputError, errorText } from "../errors";
+import { coerceMessage, isMessage } from "../messages/coerce";
+import { CleanWalk } from "./clean";
+import { problem, type FindContext, type PassContext } from "./context";
+import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
+import { passesFor } from "./pipeline";
+import { payloadPositions } from "../validate/positions";
+import { profileForOptions, type ProviderProfile } from "./profiles";
+import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
+
+export type { ResolvedOptions, ProviderProfile };
+export { profileFor } from "./profiles";
+
+/** The engine bound to one set of options: resolve once, use for every history. */
+export interface Repairer {
+  /** The options as resolved (defaults filled in). */
+  readonly options: Readonly<ResolvedOptions>;
+  /** Whether `repair` would change nothing: one walk, no allocation per message. */
+  isClean(messages: readonly unknown[]): boolean;
+  /** Every problem `repair` would fix, with its index, call, provider rule ids and a sentence; nothing changed. */
+  find(messages: readonly unknown[]): ToolCallProblem[];
+  /**
+   * The repaired history: the input array itself when nothing is wrong, otherwise a new array whose untouched
+   * messages are the input's own objects. Each repair is returned and passed to `onRepair`.
+   */
+  repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
+}
+
+function assertMessages(messages: unknown, fn: string): asserts messages is readonly unknown[] {
+  if (!Array.isArray(messages))
+    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${messages === null ? "null" : typeof messages}`, { argument: "messages" });
+}
+
+/** Runs `fn`, turning anything unexpected into an input error that says where reading failed. */
+function guarded<T>(fn: () => T, at: () => number, name: string): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (ToolCallRepairInputError.isInstance(error)) throw error;
+    const index = at();
+    const detail = `could not be read (${errorText(error)})`;
+    throw index >= 0
+      ? ToolCallRepairInputError.atMessage(index, detail, error)
+      : new ToolCallRepairInputError(`${name}: the messages ${detail}`, { argument: "messages", cause: error });
+  }
+}
+
+interface ReadResult {
+  messages: BaseMessage[];
+  /** Inputs that were not LangChain messages and were coerced, by index. */
+  coerced: number[];
+}
+
+/** Every input as a LangChain message (coerced where it must be), reading each one once. */
+function readMessages(input: readonly unknown[], position: { at: number }): ReadResult {
+  const messages: BaseMessage[] = new Array(input.length);
+  const coerced: number[] = [];
+  for (let i = 0; i < input.length; i++) {
+    position.at = i;
+    const value = input[i];
+    if (isMessage(value)) messages[i] = value;
+    else {
+      if (value === undefined && !(i in input)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      messages[i] = coerceMessage(value, i);
+      coerced.push(i);
+    }
+  }
+  position.at = -1;
+  return { messages, coerced };
+}
+
+function callSafely(onRepair: ((repair: ToolCallRepair) => void) | undefined, repairs: readonly ToolCallRepair[]): void {
+  if (!onRepair) return;
+  for (const repair of repairs) {
+    try {
+      onRepair(repair);
+    } catch {
+      // A reporting callback must not undo or fail the repair it reports.
+    }
+  }
+}
+
+class Engine implements Repairer {
+  readonly options: Readonly<ResolvedOptions>;
+  private readonly profile: ProviderProfile;
+  private readonly walker: CleanWalk;
+  private walking = false;
+  private readonly position = { at: -1 };
+
+  constructor(options: ResolvedOptions) {
+    this.options = Object.freeze(options);
+    this.profile = profileForOptions(options);
+    this.walker = new CleanWalk(this.profile);
+  }
+
+  private get trailingAllowed(): boolean {
+    return this.options.trailing === "keep";
+  }
+
+  /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
+  private walk(messages: readonly unknown[]): boolean {
+    if (this.walking) return new CleanWalk(this.profile).isClean(messages, this.trailingAllowed);
+    this.walking = true;
+    try {
+      return this.walker.isClean(messages, this.trailingAllowed);
+    } finally {
+      this.walking = false;
+    }
+  }
+
+  isClean(messages: readonly unknown[]): boolean {
+    assertMessages(messages, "isClean");
+    return guarded(() => this.walk(messages), () => this.walker.at, "isClean");
+  }
+
+  find(messages: readonly unknown[]): ToolCallProblem[] {
+    assertMessages(messages, "findToolCallProblems");
+    return guarded(() => this.findIn(messages), () => this.position.at, "findToolCallProblems");
+  }
+
+  private findIn(input: readonly unknown[]): ToolCallProblem[] {
+    const ctx: FindContext = { profile: this.profile, options: this.options, trailingIsProblem: !this.trailingAllowed };
+    const { messages, coerced } = readMessages(input, this.position);
+    const problems: ToolCallProblem[] = coerced.map((i) =>
+      problem(ctx, "malformed_message", i, "not a LangChain message instance (a plain, serialized or stored object); coerced to read it"),
+    );
+    for (const pass of passesFor(this.profile.level)) for (const p of pass.find(messages, ctx)) problems.push(p);
+    problems.sort((a, b) => a.index - b.index);
+    const provider = this.options.provider;
+    if (provider !== "strict" && problems.length > 0) {
+      // Where each problem lands in what the adapter sends: the index a production error names.
+      const { payloadIndex } = payloadPositions(messages, provider);
+      for (const p of problems) {
+        const at = payloadIndex[p.index];
+        if (at !== undefined && at >= 0) p.payloadIndex = at;
+      }
+    }
+    return problems;
+  }
+
+  repair<M = BaseMessage>(messages: M[]): RepairResult<M> {
+    assertMessages(messages, "repairToolCalls");
+    if (this.isClean(messages)) return { messages, repairs: [] };
+    const repairs = guarded(() => this.repairIn(messages as readonly unknown[]), () => this.position.at, "repairToolCalls");
+    if (repairs.repairs.length === 0) return { messages, repairs: [] };
+    callSafely(this.options.onRepair, repairs.repairs);
+    return { messages: repairs.messages as M[], repairs: repairs.repairs };
+  }
+
+  private repairIn(input: readonly unknown[]): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
+    const repairs: ToolCallRepair[] = [];
+    const origin = new Map<unknown, number>();
+    const ctx: PassContext = {
+      profile: this.profile,
+      options: this.options,
+      trailingIsProblem: !this.trailingAllowed,
+      callNotes: new Map(),
+      derive(from, to) {
+        const index = origin.get(from);
+        if (index !== undefined && !origin.has(to)) origin.set(to, index);
+      },
+      report(repair, message, at) {
+        const full = { ...repair, index: origin.get(message) ?? at } as ToolCallRepair;
+        for (const key of Object.keys(full) as (keyof ToolCallRepair)[]) if (full[key] === undefined) delete full[key];
+        repairs.push(full);
+      },
+    };
+    const { messages, coerced } = readMessages(input, this.position);
+    messages.forEach((m, i) => origin.set(m, i));
+    for (const i of coerced)
+      ctx.report({ problem: "malformed_message", action: "coerced_message", detail: "plain, serialized or stored object turned into a LangChain message" }, messages[i], i);
+    let current = messages;
+    for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
+    return { messages: current, repairs };
+  }
+}
+
+/** The engine bound to `options` (validated here: a bad value throws {@link ToolCallRepairInputError}). */
+export function createRepairer(options?: RepairOptions): Repairer {
+  return new Engine(resolveOptions(options, "createRepairer"));
+}
+
+/** Repairs a history (see {@link Repairer.repair}); for many histories, {@link createRepairer} resolves options once. */
+export function repairToolCalls<M = BaseMessage>(messages: M[], options?: RepairOptions): RepairResult<M> {
+  return new Engine(resolveOptions(options, "repairToolCalls")).repair(messages);
+}
+
+/** Every problem in a history, explained; nothing changed (see {@link Repairer.find}). */
+export function findToolCallProblems(messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] {
+  return new Engine(resolveFindOptions(options, "findToolCallProblems")).find(messages);
+}
+
+/** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
+export function isCleanHistory(messages: readonly unknown[], options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages">): boolean {
+  return new Engine(resolveOptions(options, "isCleanHistory")).isClean(messages);
+}

@@ -1,0 +1,111 @@
+/**
+ * Options, validated and resolved once: every value checked against its own table (never against an object
+ * whose prototype could answer for it), a clear error naming the option and the accepted values otherwise.
+ */
+import { ToolCallRepairInputError } from "../errors";
+import { defaultSyntheticText } from "../messages/build";
+import { isDict, quoteValue } from "../values";
+import {
+  PROVIDERS,
+  REPAIR_LEVELS,
+  type FindOptions,
+  type InvalidCallStrategy,
+  type OrphanCallStrategy,
+  type OrphanResultStrategy,
+  type Provider,
+  type RepairLevel,
+  type RepairOptions,
+  type SystemMessageStrategy,
+  type ToolCallProblemKind,
+  type ToolCallRepair,
+  type TrailingStrategy,
+} from "../types";
+
+export type SyntheticText = (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
+
+export interface ResolvedOptions {
+  provider: Provider;
+  level: RepairLevel;
+  orphanCalls: OrphanCallStrategy;
+  trailing: TrailingStrategy;
+  orphanResults: OrphanResultStrategy;
+  invalidCalls: InvalidCallStrategy;
+  systemMessages: SystemMessageStrategy;
+  syntheticResultText: SyntheticText;
+  onRepair: ((repair: ToolCallRepair) => void) | undefined;
+}
+
+const CHOICES = {
+  provider: PROVIDERS,
+  level: REPAIR_LEVELS,
+  orphanCalls: ["answer", "remove"],
+  trailing: ["keep", "answer", "remove"],
+  orphanResults: ["convert", "drop"],
+  invalidCalls: ["answer", "remove"],
+  systemMessages: ["placed", "user-text"],
+} as const;
+
+type Choice = keyof typeof CHOICES;
+
+function choice<K extends Choice>(options: Record<string, unknown>, key: K, fallback: (typeof CHOICES)[K][number]): (typeof CHOICES)[K][number] {
+  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  if (value === undefined) return fallback;
+  const allowed = CHOICES[key] as readonly unknown[];
+  if (typeof value !== "string" || !allowed.includes(value))
+    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected one of ${allowed.join(", ")}`, { argument: `options.${key}` });
+  return value as (typeof CHOICES)[K][number];
+}
+
+function callback<T>(options: Record<string, unknown>, key: string): T | undefined {
+  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  if (value === undefined) return undefined;
+  if (typeof value !== "function") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a function`, { argument: `options.${key}` });
+  return value as T;
+}
+
+/** The options object itself: undefined or a plain object. */
+function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
+  if (options === undefined || options === null) return {};
+  if (!isDict(options)) throw new ToolCallRepairInputError(`${fn}: options is ${quoteValue(options)}; expected an object`, { argument: "options" });
+  return options;
+}
+
+/** Validates and resolves repair options. `fn` names the caller in errors. */
+export function resolveOptions(input: RepairOptions | undefined, fn = "repairToolCalls"): ResolvedOptions {
+  const options = optionsRecord(input, fn);
+  const text = callback<SyntheticText>(options, "syntheticResultText");
+  return {
+    provider: choice(options, "provider", "strict"),
+    level: choice(options, "level", "request"),
+    orphanCalls: choice(options, "orphanCalls", "answer"),
+    trailing: choice(options, "trailing", "answer"),
+    orphanResults: choice(options, "orphanResults", "convert"),
+    invalidCalls: choice(options, "invalidCalls", "answer"),
+    systemMessages: choice(options, "systemMessages", "placed"),
+    syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
+    onRepair: callback(options, "onRepair"),
+  };
+}
+
+/** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
+export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
+  const options = optionsRecord(input, fn);
+  const trailingIsProblem = Object.prototype.hasOwnProperty.call(options, "trailingIsProblem") ? options.trailingIsProblem : undefined;
+  if (trailingIsProblem !== undefined && typeof trailingIsProblem !== "boolean")
+    throw new ToolCallRepairInputError(`options.trailingIsProblem is ${quoteValue(trailingIsProblem)}; expected a boolean`, { argument: "options.trailingIsProblem" });
+  const resolved = resolveOptions(options as RepairOptions, fn);
+  return trailingIsProblem === false ? { ...resolved, trailing: "keep" } : resolved;
+}
+
+/** A user's text function that throws or returns something other than a non-empty string falls back to ours. */
+function guardedText(text: SyntheticText): SyntheticText {
+  return (call) => {
+    try {
+      const out = text(call);
+      if (typeof out === "string" && out.trim() !== "") return out;
+    } catch {
+      // The synthetic result must exist whatever the user's function does.
+    }
+    return defaultSyntheticText(call);
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Pass "blocks" (request shaping): Anthropic-only content blocks in assistant messages, for every provider but
+ * Anthropic (A12). A thread started on ChatAnthropic carries them; ChatBedrockConverse throws on them
+ * ("Unsupported content block type: thinking") and OpenAI rejects them.
+ * - `thinking` / `redacted_thinking`: private reasoning, signed for Anthropic only; dropped (ChatOpenAI drops
+ *   `thinking` itself). Bedrock's own `reasoning_content` and v1 `reasoning` blocks are not touched.
+ * - `server_tool_use` and its inline `*_tool_result` (web search, code execution): real work with a real
+ *   result, turned into text that says what was called and what came back, so nothing is lost.
+ * On Anthropic every block stays where it is: a thinking block keeps its place before the tool use it
+ * belongs to (A10).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { rebuildMessage } from "../../messages/build";
+import { isAssistant, isDict, isServerToolResultBlock, isThinkingBlock, type Dict } from "../../messages/inspect";
+import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+import { safeJson } from "../../values";
+
+/** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
+const MAX_RESULT_TEXT = 20_000;
+
+interface BlockFinding {
+  index: number;
+  dropped: number;
+  converted: number;
+}
+
+function unsupported(block: unknown): "drop" | "convert" | undefined {
+  if (isThinkingBlock(block)) return "drop";
+  if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
+  return undefined;
+}
+
+function classifyBlocks(messages: readonly BaseMessage[]): BlockFinding[] {
+  const found: BlockFinding[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    if (!isAssistant(m) || !Array.isArray(m.content)) continue;
+    let dropped = 0;
+    let converted = 0;
+    for (const block of m.content) {
+      const verdict = unsupported(block);
+      if (verdict === "drop") dropped++;
+      else if (verdict === "convert") converted++;
+    }
+    if (dropped + converted > 0) found.push({ index, dropped, converted });
+  }
+  return found;
+}
+
+/** What a web search returned, as lines a model can read; any other result as its JSON. */
+function resultText(block: Dict): string {
+  const content = block.content;
+  if (block.type === "web_search_tool_result" && Array.isArray(content)) {
+    const lines = content
+      .filter(isDict)
+      .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
+      .filter((line) => line !== "");
+    if (lines.length > 0) return lines.join("\n");
+  }
+  return safeJson(content ?? null, MAX_RESULT_TEXT);
+}
+
+function asText(block: Dict): Dict {
+  if (block.type === "server_tool_use") {
+    const name = typeof block.name === "string" ? block.name : "server tool";
+    return { type: "text", text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]` };
+  }
+  const kind = String(block.type).replace(/_tool_result$/, "");
+  return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
+}
+
+function convertBlocks(content: unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const block of content) {
+    const verdict = unsupported(block);
+    if (verdict === "drop") continue;
+    out.push(verdict === "convert" ? asText(block as Dict) : block);
+  }
+  return out;
+}
+
+function describe(f: BlockFinding): string {
+  const parts = [];
+  if (f.dropped > 0) parts.push(`${f.dropped} thinking block(s)`);
+  if (f.converted > 0) parts.push(`${f.converted} server tool block(s)`);
+  return `assistant message with ${parts.join(" and ")} that only Anthropic accepts`;
+}
+
+export const blocksPass: RepairPass = {
+  name: "blocks",
+  structural: false,
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    if (ctx.profile.anthropicBlocks) return [];
+    return classifyBlocks(messages).map((f) => problem(ctx, "unsupported_block", f.index, describe(f)));
+  },
+  repair(messages, ctx: PassContext) {
+    if (ctx.profile.anthropicBlocks) return messages;
+    const found = classifyBlocks(messages);
+    if (found.length === 0) return messages;
+    const out = messages.slice();
+    for (const f of found) {
+      const message = messages[f.index];
+      out[f.index] = rebuildMessage(message, { content: convertBlocks(message.content as unknown[]) });
+      ctx.derive(message, out[f.index]);
+      if (f.dropped > 0)
+        ctx.report({ problem: "unsupported_block", action: "removed_block", detail: `${f.dropped} thinking block(s) removed (only Anthropic accepts them)` }, message, f.index);
+      if (f.converted > 0)
+        ctx.report(
+          { problem: "unsupported_block", action: "converted_block", detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned` },
+          message,
+          f.index,
+        );
+    }
+    return sameOrNew(messages, out);
+  },
+};

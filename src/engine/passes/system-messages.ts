@@ -1,0 +1,88 @@
+/**
+ * Pass "system-messages" (request shaping): a system message inside the conversation, after the first
+ * non-system message. Leading system messages are lifted out by every adapter and never touched.
+ * - Anthropic (A11, Opus 4.8 and later; @langchain/anthropic sends a later SystemMessage in place): accepted
+ *   only right after a user turn (tool results are one) or an assistant turn that ends on a server tool call,
+ *   never two in a row, and only last or followed by an assistant turn. One placed anywhere else is turned
+ *   into user text. With `systemMessages: "user-text"` (models before Opus 4.8 accept none) every one is.
+ * - Gemini (@langchain/google-genai accepts only a first system message) and strict: every one becomes user
+ *   text. OpenAI takes them anywhere; @langchain/aws lifts every one into `system`: untouched there.
+ * The text is kept word for word, under a label that says it was a system message.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { systemMessageAsUserText } from "../../messages/build";
+import { turnOf, type Dict, type Turn } from "../../messages/inspect";
+import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+/** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
+function endsOnServerTool(message: BaseMessage): boolean {
+  if (message.type !== "ai") return false;
+  const content = message.content as unknown;
+  return Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Dict | null)?.type === "server_tool_use";
+}
+
+/** Indexes of the system messages to turn into user text, deciding left to right on the list as it will be. */
+function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
+  const misplaced: number[] = [];
+  let prev: Turn = undefined; // the last turn before this message, in the list as repaired so far
+  let prevMessage: BaseMessage | undefined;
+  let prevWasKeptSystem = false;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const turn = turnOf(m);
+    if (turn !== "system") {
+      if (turn !== undefined) {
+        prev = turn;
+        prevMessage = m;
+      }
+      prevWasKeptSystem = false;
+      continue;
+    }
+    if (prev === undefined) continue; // a leading system message
+    const next = turnOf(messages[i + 1]);
+    const placed =
+      mode === "placed" &&
+      !prevWasKeptSystem &&
+      (prev === "user" || prev === "tool" || (prev === "assistant" && prevMessage !== undefined && endsOnServerTool(prevMessage))) &&
+      (i === messages.length - 1 || next === "assistant");
+    if (placed) {
+      prevWasKeptSystem = true;
+      continue;
+    }
+    misplaced.push(i);
+    prev = "user"; // it becomes a user turn
+    prevMessage = m;
+    prevWasKeptSystem = false;
+  }
+  return misplaced;
+}
+
+export const systemMessagesPass: RepairPass = {
+  name: "system-messages",
+  structural: false,
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    const mode = ctx.profile.systemInConversation;
+    if (mode === "any") return [];
+    return classifySystemMessages(messages, mode).map((index) =>
+      problem(ctx, "misplaced_system_message", index, "a system message inside the conversation where the provider does not accept one"),
+    );
+  },
+  repair(messages, ctx: PassContext) {
+    const mode = ctx.profile.systemInConversation;
+    if (mode === "any") return messages;
+    const misplaced = classifySystemMessages(messages, mode);
+    if (misplaced.length === 0) return messages;
+    const out = messages.slice();
+    for (const index of misplaced) {
+      out[index] = systemMessageAsUserText(messages[index]);
+      ctx.derive(messages[index], out[index]);
+      ctx.report(
+        { problem: "misplaced_system_message", action: "converted_message", detail: "system message inside the conversation turned into user text that keeps its words" },
+        messages[index],
+        index,
+      );
+    }
+    return sameOrNew(messages, out);
+  },
+};

@@ -1,0 +1,226 @@
+/**
+ * `withRequestRepair(model, options?)`: the chat model itself sends valid requests. Each request is repaired for
+ * the model's provider before it goes out (request level: structural repairs plus the provider's shaping,
+ * never stored), and a request the provider still rejects for its history is force-repaired and sent once
+ * more. Usable wherever the model was:
+ * `createReactAgent({ llm })` (which binds its tools to it), a custom model node, `invoke`, `stream`,
+ * `streamEvents`, `bindTools`, `withConfig` and `withStructuredOutput`.
+ *
+ * The wrapper is an object whose prototype is the model: every field and method is the model's, so
+ * `instanceof`, `_llmType()`, tracing, `bindTools` and `withStructuredOutput` behave as before, and run
+ * through the wrapper. Only the three places where a request is made are wrapped (`_generate`,
+ * `_streamResponseChunks`, `_streamChatModelEvents`), plus `withConfig` for models that return a new
+ * instance from it (ChatOpenAI).
+ *
+ * Streaming: a rejection arrives before the first chunk, so the retry happens then and the recovered answer
+ * streams. An error after the first chunk has been yielded is passed on as it is (the chunks already reached
+ * the caller; a retry would repeat them).
+ *
+ * The fix is not written to any state (a model cannot): each later call of a thread that keeps the history
+ * the provider refuses is recovered again. `onRecovery` hands the repaired messages to code that can persist
+ * them; or use the node, hook or middleware, which persist.
+ */
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
+import type { Repairer } from "../engine";
+import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/retry";
+import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
+import { orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
+import { RequestRepairers } from "./request-repairers";
+import { type Dict } from "../values";
+
+export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
+  /**
+   * Repair every request before it is sent, for the model's provider (or `provider`). Default true. Turn it
+   * off where a hook or middleware already repairs requests and only the recovery is wanted.
+   */
+  repairRequests?: boolean;
+  /** Force-repair and retry once a request the provider rejects for its history. Default true. */
+  recoverRejections?: boolean;
+  /**
+   * Called after a rejected call was recovered by the retry, with what was sent the second time. A custom
+   * model node can persist `messages` (they are the request's messages, repaired).
+   */
+  onRecovery?: (recovery: { rejection: ProviderRejection; repairs: ToolCallRepair[]; messages: BaseMessage[] }) => void;
+}
+
+const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
+
+type ChatModel = BaseChatModel;
+type Generate = BaseChatModel["_generate"];
+type StreamChunks = BaseChatModel["_streamResponseChunks"];
+type StreamEvents = BaseChatModel["_streamChatModelEvents"];
+
+const isChatModel = (value: unknown): value is ChatModel =>
+  typeof value === "object" && value !== null && typeof (value as Dict)._generate === "function" && typeof (value as Dict)._modelType === "function";
+
+/** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
+export function repairsRequests(model: unknown): boolean {
+  const target = RunnableBinding.isRunnableBinding(model) ? (model as RunnableBinding<unknown, unknown>).bound : model;
+  return typeof target === "object" && target !== null && WRAPPED in target;
+}
+
+/**
+ * A model whose every request is repaired for its provider, and which force-repairs and retries once when the
+ * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
+ * `model.withConfig(...)`), and returns the same kind.
+ */
+export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {}): M {
+  if (RunnableBinding.isRunnableBinding(model)) {
+    const binding = model as unknown as RunnableBinding<unknown, unknown>;
+    return new RunnableBinding({
+      bound: withRequestRepair(binding.bound, options),
+      config: binding.config,
+      kwargs: binding.kwargs,
+      configFactories: binding.configFactories,
+    }) as unknown as M;
+  }
+  if (!isChatModel(model)) {
+    throw new TypeError("langgraph-tool-repair: withRequestRepair expects a chat model (BaseChatModel) or a binding of one");
+  }
+  if (WRAPPED in model) return model;
+  for (const key of ["onRecovery", "onRepair", "onError"] as const)
+    if (options[key] !== undefined && typeof options[key] !== "function")
+      throw new TypeError(`langgraph-tool-repair: withRequestRepair option ${key} must be a function`);
+  for (const key of ["repairRequests", "recoverRejections"] as const)
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw new TypeError(`langgraph-tool-repair: withRequestRepair option ${key} must be a boolean`);
+  return wrap(model, options) as unknown as M;
+}
+
+function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
+  const wrapper = Object.create(model) as ChatModel;
+  const define = (key: PropertyKey, value: unknown) =>
+    Object.defineProperty(wrapper, key, { value, enumerable: false, configurable: true, writable: true });
+  define(WRAPPED, options);
+  const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
+  // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one.
+  const repairer: Repairer | undefined = repairRequests ? new RequestRepairers(repairOptions).for(model) : undefined;
+  // The retry is shaped for the same target as the request (the model's provider and system message rules).
+  const target = repairer ?? new RequestRepairers(repairOptions).for(model);
+  const recovery: RequestRepairOptions = { ...options, provider: target.options.provider, systemMessages: target.options.systemMessages };
+
+  /** The request as it is sent: repaired for the provider (a failure to repair sends it as it is, reported). */
+  const prepare = async (messages: BaseMessage[], runManager?: CallbackManagerForLLMRun): Promise<BaseMessage[]> => {
+    if (!repairer) return messages;
+    return orFallback(
+      async () => {
+        if (repairer.isClean(messages)) return messages;
+        const { messages: repaired, repairs } = repairer.repair(messages);
+        await announce(repairs, options, runManager);
+        return repaired;
+      },
+      messages,
+      options,
+    );
+  };
+
+  const generate = model._generate as Generate;
+  define("_generate", async function repairingGenerate(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
+    const messages = await prepare(input, runManager);
+    try {
+      return await generate.call(this, messages, callOptions as never, runManager);
+    } catch (error) {
+      if (!recoverRejections) throw error;
+      const step = recoveryStep(error, messages, recovery);
+      if (step.action === "rethrow") throw step.error;
+      let result: Awaited<ReturnType<Generate>>;
+      try {
+        result = await generate.call(this, step.messages, callOptions as never, runManager);
+      } catch (retryError) {
+        throw recoveryFailed(error, step, retryError);
+      }
+      await recovered(step, recovery, runManager);
+      return result;
+    }
+  });
+
+  // Only where the model streams itself: BaseChatModel tells "no streaming" by these methods' identity.
+  const streamChunks = model._streamResponseChunks as StreamChunks;
+  if (streamChunks !== BaseChatModel.prototype._streamResponseChunks) {
+    define("_streamResponseChunks", function repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
+      return retryBeforeFirst((sent) => streamChunks.call(this, sent, callOptions as never, runManager), prepare(input, runManager), recoverRejections ? recovery : undefined, runManager);
+    });
+  }
+  const streamEvents = model._streamChatModelEvents as StreamEvents | undefined;
+  if (streamEvents !== undefined && streamEvents !== BaseChatModel.prototype._streamChatModelEvents) {
+    define("_streamChatModelEvents", function repairingEvents(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
+      return retryBeforeFirst((sent) => streamEvents.call(this, sent, callOptions as never, runManager), prepare(input, runManager), recoverRejections ? recovery : undefined, runManager);
+    });
+  }
+
+  // ChatOpenAI's withConfig returns a new ChatOpenAI (not a binding of this one): wrap what comes back.
+  const withConfig = model.withConfig;
+  define("withConfig", function recoveringWithConfig(this: ChatModel, config: RunnableConfig) {
+    const result = withConfig.call(this, config as never) as unknown;
+    return repairsRequests(result) ? result : withRequestRepair(result, options);
+  });
+  return wrapper;
+}
+
+/**
+ * Streams `start(messages)`; a rejection before the first item is recovered once (without `options`, not at
+ * all), later errors pass through.
+ */
+async function* retryBeforeFirst<T>(
+  start: (messages: BaseMessage[]) => AsyncIterable<T>,
+  prepared: Promise<BaseMessage[]>,
+  options: RequestRepairOptions | undefined,
+  runManager?: CallbackManagerForLLMRun,
+): AsyncGenerator<T> {
+  const messages = await prepared;
+  let iterator = start(messages)[Symbol.asyncIterator]();
+  let first: IteratorResult<T>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    if (!options) throw error;
+    const step = recoveryStep(error, messages, options);
+    if (step.action === "rethrow") throw step.error;
+    iterator = start(step.messages)[Symbol.asyncIterator]();
+    try {
+      first = await iterator.next();
+    } catch (retryError) {
+      throw recoveryFailed(error, step, retryError);
+    }
+    await recovered(step, options, runManager);
+  }
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/**
+ * Reports repairs: `onRepair`, then the custom event on the model's own run (so it belongs to it in traces
+ * and `streamEvents`), or on the run around it when the model was not given one.
+ */
+async function announce(repairs: readonly ToolCallRepair[], options: RequestRepairOptions, runManager?: CallbackManagerForLLMRun) {
+  if (repairs.length === 0) return;
+  if (!runManager) return reportRepairs(repairs, options);
+  for (const repair of repairs) {
+    try {
+      options.onRepair?.(repair);
+    } catch {
+      // A reporting callback must not fail the call it reports on.
+    }
+  }
+  try {
+    for (const repair of repairs) await runManager.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
+  } catch {
+    // Tracing is best effort: the answer stands.
+  }
+}
+
+/** Reports the retry's repairs, then hands the recovery to `onRecovery`. */
+async function recovered(step: Extract<RecoveryStep, { action: "retry" }>, options: RequestRepairOptions, runManager?: CallbackManagerForLLMRun) {
+  await announce(step.repairs, options, runManager);
+  try {
+    options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
+  } catch {
+    // as above
+  }
+}

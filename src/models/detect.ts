@@ -1,0 +1,344 @@
+/**
+ * What chat model is behind a runnable, answered synchronously and without calling anything: its provider
+ * (whose request rules apply), its model id, whether it can continue from an assistant turn, whether extended
+ * thinking is on. Used by the structured-output wrappers and by the repair integrations.
+ *
+ * Wrappers are read through: a RunnableBinding (`bindTools`, `withConfig`, `withRetry`: its `bound`, and the
+ * call options it binds), a RunnableSequence (`prompt.pipe(model)`: its steps), a RunnableWithFallbacks (the
+ * primary, then every fallback) and langchain's `initChatModel` ConfigurableModel (its cached instance, or, when
+ * none is built yet, its config: model id, provider, and the options queued by `bindTools`).
+ *
+ * A model chosen by a function (createReactAgent's `llm: (state, runtime) => model`) cannot be inspected
+ * before it is called: every check here answers for it as for an unknown object (unless an option or the
+ * environment decides), and the wrappers check the model the function returns, at call time.
+ */
+import { Runnable } from "@langchain/core/runnables";
+import type { Provider } from "../types";
+import { type Dict } from "../values";
+
+/** `_llmType()` of the Bedrock chat models: ChatBedrockConverse, and the community BedrockChat (InvokeModel). */
+const BEDROCK_LLM_TYPES = new Set(["chat_bedrock_converse", "bedrock"]);
+/** `_llmType()` of ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI. */
+const OPENAI_LLM_TYPES = new Set(["openai", "azure_openai"]);
+/** `_llmType()` of the Google chat models: ChatGoogleGenerativeAI, and ChatVertexAI / ChatGoogle (google-common). */
+const GOOGLE_LLM_TYPES = new Set(["googlegenerativeai", "google", "vertexai", "chat_google"]);
+
+/** initChatModel provider names, by the provider whose rules their requests follow. */
+const CONFIGURED_PROVIDERS: Record<string, Provider> = {
+  bedrock: "bedrock",
+  aws: "bedrock",
+  openai: "openai",
+  azure_openai: "openai",
+  anthropic: "anthropic",
+  google: "gemini",
+  "google-genai": "gemini",
+  "google-vertexai": "gemini",
+  "google-vertexai-web": "gemini",
+};
+
+/** Classes that always speak the Responses API. */
+const RESPONSES_CLASSES = new Set(["ChatOpenAIResponses", "AzureChatOpenAIResponses"]);
+
+/** LLM_PROVIDER values that select Bedrock (case-insensitive). */
+const BEDROCK_ENV_VALUES = new Set(["aws-bedrock", "bedrock"]);
+
+/** How deep wrappers are followed (a cyclic object cannot hang the walk). */
+const MAX_DEPTH = 12;
+
+export type Env = Record<string, string | undefined>;
+
+export interface BedrockDetectOptions {
+  /** Decides outright: true or false wins over the environment and over inspecting the model. */
+  bedrock?: boolean;
+  /** Where to read `LLM_PROVIDER` from. Default `process.env`. */
+  env?: Env;
+}
+
+
+const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
+
+/**
+ * One chat model behind a runnable. `instance` is the model object; it is undefined for an initChatModel model
+ * whose instance is not built yet, which is then described by its config.
+ */
+export interface ModelDescription {
+  instance?: Dict;
+  /** `_llmType()` of the instance. */
+  llmType?: string;
+  /** `model`, `modelName` or `modelId` of the instance, or `model` of the initChatModel config. */
+  modelId?: string;
+  /** Whose request rules apply (undefined when the class is not one this package knows). */
+  provider?: Provider;
+  /** "primary" for the model a request goes to first; "fallback" for the models of `withFallbacks([...])`. */
+  role: "primary" | "fallback";
+  /** Call options bound around the model (`bindTools`, `withConfig`, initChatModel's queued `bindTools`); outer bindings win. */
+  callOptions: Dict;
+  /** Extended thinking is on (Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking`, type enabled or adaptive). */
+  thinking: boolean;
+  /** The initChatModel model this description was read from, when `instance` is not built yet. */
+  configurable?: Dict;
+}
+
+/** A plain function that picks a model at call time (not a Runnable, which is an object). */
+export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
+  return typeof model === "function" && !Runnable.isRunnable(model);
+}
+
+/** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
+export function envSelectsBedrock(env: Env = process.env): boolean {
+  const value = env.LLM_PROVIDER?.trim().toLowerCase();
+  return value !== undefined && BEDROCK_ENV_VALUES.has(value);
+}
+
+/**
+ * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model
+ * (a function, a plain object, a lambda). Depth-limited so that a cyclic object cannot hang it.
+ */
+export function describeModels(model: unknown): ModelDescription[] {
+  const found: ModelDescription[] = [];
+  collect(model, {}, "primary", 0, found);
+  return found;
+}
+
+/**
+ * The provider whose request rules apply to `model`: ChatBedrockConverse "bedrock"; ChatOpenAI / AzureChatOpenAI
+ * "openai", or "openai-responses" when the request goes to the Responses API (`useResponsesApi`, a model that
+ * @langchain/openai sends there by itself such as codex and the -pro models, built-in tools or Responses-only
+ * call options: the class's own decision is asked); ChatAnthropic "anthropic"; ChatGoogleGenerativeAI,
+ * ChatVertexAI, ChatGoogle "gemini" (a Claude model on Vertex AI: "anthropic"). Undefined for anything else.
+ *
+ * For a fallback chain the primary decides (the provider the first request goes to); {@link describeModels}
+ * gives every model of the chain with its own provider. A chain whose models use different providers is best
+ * repaired with `provider: "strict"`.
+ */
+export function providerOfModel(model: unknown): Provider | undefined {
+  return describeModels(model)[0]?.provider;
+}
+
+/**
+ * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
+ * model is one, a fallback chain with one among its models (a request may reach it), or an initChatModel model
+ * whose provider is `bedrock`/`aws` (or whose model id starts with `amazon.`, as initChatModel infers).
+ * `options.bedrock` decides outright; `LLM_PROVIDER=aws-bedrock` makes it true for any model.
+ */
+export function isBedrockModel(model: unknown, options: BedrockDetectOptions = {}): boolean {
+  if (options.bedrock !== undefined) return options.bedrock;
+  if (envSelectsBedrock(options.env)) return true;
+  return describeModels(model).some((m) => m.provider === "bedrock");
+}
+
+/**
+ * True when the model cannot continue from an assistant turn (a request must end with a user message): Claude
+ * 4.6 and later on any provider (`claude-sonnet-4-6`, `us.anthropic.claude-opus-4-6-v1:0`, `claude-opus-5`,
+ * `anthropic/claude-sonnet-4.6`), and Llama on Bedrock (`meta.llama3-...`, or any Llama id on a Bedrock model).
+ * Takes a model (read through wrappers; a fallback chain counts when any of its models cannot) or a model id.
+ */
+export function cannotPrefill(modelOrId: unknown): boolean {
+  if (typeof modelOrId === "string") return idCannotPrefill(modelOrId, false);
+  return describeModels(modelOrId).some((m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"));
+}
+
+/**
+ * createReactAgent's own `responseFormat` call would fail (or prefill): a Bedrock model ({@link isBedrockModel},
+ * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
+ */
+export function needsPromptedStructuredOutput(model: unknown, options: BedrockDetectOptions = {}): boolean {
+  return isBedrockModel(model, options) || cannotPrefill(model);
+}
+
+/** The model id of the first chat model behind `model` (`model`, `modelName` or `modelId` field, or initChatModel's `model`). */
+export function modelIdOf(model: unknown): string | undefined {
+  for (const description of describeModels(model)) if (description.modelId !== undefined) return description.modelId;
+  return undefined;
+}
+
+/** Extended thinking is on for the primary model behind `model` (see {@link ModelDescription.thinking}). */
+export function thinkingEnabled(model: unknown): boolean {
+  return describeModels(model)[0]?.thinking ?? false;
+}
+
+export interface ClaudeVersion {
+  family: string;
+  major: number;
+  minor: number;
+}
+
+/**
+ * Reads the Claude family and version out of a model id, in both naming schemes: `claude-opus-4-6`,
+ * `claude-sonnet-4-20250514` (4.0: an 8-digit date is not a minor version), `claude-3-7-sonnet`. Provider
+ * prefixes and suffixes (`us.anthropic.`, `-v1:0`, `@20260101`, ARNs) are ignored. Undefined when the id
+ * names no Claude model.
+ */
+export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
+  const id = modelId.toLowerCase();
+  const familyFirst = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
+  if (familyFirst) return { family: familyFirst[1], major: Number(familyFirst[2]), minor: Number(familyFirst[3] ?? 0) };
+  const versionFirst = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
+  if (versionFirst) return { family: versionFirst[3], major: Number(versionFirst[1]), minor: Number(versionFirst[2] ?? 0) };
+  return undefined;
+}
+
+/** The Claude version is `major.minor` or later. */
+export const claudeAtLeast = (claude: ClaudeVersion, major: number, minor: number): boolean =>
+  claude.major > major || (claude.major === major && claude.minor >= minor);
+
+function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
+  const claude = claudeVersionOf(modelId);
+  if (claude) return claudeAtLeast(claude, 4, 6);
+  const id = modelId.toLowerCase();
+  // Bedrock model ids name the vendor first (`meta.llama3-...`, `us.meta.llama4-...`).
+  return /(^|[./:])meta\.llama/.test(id) || (onBedrock && id.includes("llama"));
+}
+
+// --- walking the wrappers -----------------------------------------------------------------------------------
+
+function collect(model: unknown, bound: Dict, role: ModelDescription["role"], depth: number, found: ModelDescription[]): void {
+  if (!isObject(model) || depth > MAX_DEPTH) return;
+  if (isConfigurableModel(model)) return collectConfigurable(model, bound, role, depth, found);
+  if (isObject(model.bound)) {
+    // The outer binding's options win: they are merged over the inner ones at call time.
+    return collect(model.bound, { ...bindingOptions(model), ...bound }, role, depth + 1, found);
+  }
+  if (Array.isArray(model.steps)) {
+    for (const step of model.steps) collect(step, bound, role, depth + 1, found);
+    return;
+  }
+  if (isObject(model.runnable) && Array.isArray(model.fallbacks)) {
+    collect(model.runnable, bound, role, depth + 1, found);
+    for (const fallback of model.fallbacks) collect(fallback, bound, "fallback", depth + 1, found);
+    return;
+  }
+  if (typeof model._llmType === "function") found.push(describeInstance(model, bound, role));
+}
+
+/** Call options of a RunnableBinding: `withConfig` puts them in `config`, `bind` in `kwargs`. */
+function bindingOptions(binding: Dict): Dict {
+  return { ...(isObject(binding.config) ? binding.config : {}), ...(isObject(binding.kwargs) ? binding.kwargs : {}) };
+}
+
+function describeInstance(instance: Dict, bound: Dict, role: ModelDescription["role"]): ModelDescription {
+  // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
+  const callOptions = isObject(instance.defaultOptions) ? { ...instance.defaultOptions, ...bound } : bound;
+  const llmType = safely(() => (instance._llmType as () => unknown).call(instance));
+  const type = typeof llmType === "string" ? llmType : undefined;
+  const modelId = instanceModelId(instance);
+  return {
+    instance,
+    llmType: type,
+    modelId,
+    provider: instanceProvider(instance, type, modelId, callOptions),
+    role,
+    callOptions,
+    thinking: thinkingIn(instance, callOptions),
+  };
+}
+
+function instanceModelId(instance: Dict): string | undefined {
+  for (const key of ["model", "modelName", "modelId"]) {
+    const value = instance[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return undefined;
+}
+
+function instanceProvider(instance: Dict, type: string | undefined, modelId: string | undefined, callOptions: Dict): Provider | undefined {
+  if (type === undefined) return undefined;
+  if (BEDROCK_LLM_TYPES.has(type)) return "bedrock";
+  if (type === "anthropic") return "anthropic";
+  if (OPENAI_LLM_TYPES.has(type)) return usesResponsesApi(instance, callOptions) ? "openai-responses" : "openai";
+  if (GOOGLE_LLM_TYPES.has(type)) return modelId !== undefined && claudeVersionOf(modelId) ? "anthropic" : "gemini";
+  return undefined;
+}
+
+/**
+ * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
+ * tools, Responses-only call options, and models it always sends there); ask it with the bound call options.
+ * The Responses class itself always does.
+ */
+function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
+  const className = safely(() => (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.());
+  if (typeof className === "string" && RESPONSES_CLASSES.has(className)) return true;
+  if (typeof instance._useResponsesApi === "function") {
+    const decided = safely(() => (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions));
+    if (typeof decided === "boolean") return decided;
+  }
+  return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
+}
+
+/** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
+function modelPrefersResponsesApi(modelId: string | undefined): boolean {
+  if (modelId === undefined) return false;
+  return modelId.includes("codex") || /gpt-5\.\d+-pro/.test(modelId);
+}
+
+/** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
+function thinkingIn(source: Dict, callOptions: Dict): boolean {
+  const fields = (isObject(source.additionalModelRequestFields) ? source.additionalModelRequestFields : undefined) ??
+    (isObject(callOptions.additionalModelRequestFields) ? callOptions.additionalModelRequestFields : undefined);
+  return isThinkingOn(callOptions.thinking ?? source.thinking) || isThinkingOn(fields?.thinking);
+}
+
+const isThinkingOn = (value: unknown): boolean =>
+  isObject(value) && (value.type === "enabled" || value.type === "adaptive");
+
+// --- initChatModel ------------------------------------------------------------------------------------------
+
+/** langchain's ConfigurableModel (initChatModel): the model is built lazily from `_defaultConfig`. */
+function isConfigurableModel(value: Dict): boolean {
+  return "_queuedMethodOperations" in value && isObject(value._defaultConfig);
+}
+
+/**
+ * initChatModel builds the default model at init and caches it; `bindTools` and `withConfig` return a new
+ * configurable model with an empty cache and the operation queued. A cached instance is read when present;
+ * otherwise the model is described from its config (model id, provider given or inferred the way initChatModel
+ * infers it, and the options of a queued `bindTools`).
+ */
+function collectConfigurable(model: Dict, bound: Dict, role: ModelDescription["role"], depth: number, found: ModelDescription[]): void {
+  const cache = model._modelInstanceCache;
+  const before = found.length;
+  if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth + 1, found);
+  if (found.length > before) return;
+  const config = model._defaultConfig as Dict;
+  const queued = isObject(model._queuedMethodOperations) ? model._queuedMethodOperations : {};
+  const bindArgs = Array.isArray(queued.bindTools) ? queued.bindTools : [];
+  const callOptions = { ...(isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+  const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+  const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
+  let provider = providerName === undefined ? undefined : CONFIGURED_PROVIDERS[providerName];
+  if (provider === "openai" && (config.useResponsesApi === true || modelPrefersResponsesApi(modelId))) provider = "openai-responses";
+  if (provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId)) provider = "anthropic";
+  found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
+}
+
+/** initChatModel's `_inferModelProvider` for the providers this package knows. */
+function inferredProvider(modelId: string | undefined): string | undefined {
+  if (modelId === undefined) return undefined;
+  if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
+  if (modelId.startsWith("claude")) return "anthropic";
+  if (modelId.startsWith("gemini")) return "google-vertexai";
+  if (modelId.startsWith("amazon.")) return "bedrock";
+  return undefined;
+}
+
+/**
+ * The description with its instance: an initChatModel model not built yet is built the way langchain builds it
+ * (`_getModelInstance`, with the call's config), and read again.
+ */
+export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
+  if (description.instance !== undefined || description.configurable === undefined) return description;
+  const build = description.configurable._getModelInstance;
+  if (typeof build !== "function") return description;
+  const built = await (build as (config?: unknown) => Promise<unknown>).call(description.configurable, config);
+  const [resolved] = describeModels(built);
+  if (resolved === undefined) return description;
+  return { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
+}
+
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * `forceRepairToolCalls`: repairs what a provider's rejection names, even where the engine sees nothing wrong
+ * (a rule it does not model, a stricter model, a history repaired for another provider). The result then goes
+ * through `repairToolCalls` for the provider, so it is also valid by every rule the engine knows.
+ *
+ * - Ids named: each named call is answered afresh by an error-marked synthetic result placed at the end of its
+ *   block of results; every existing result of it is set aside as user text after its block (nothing is lost).
+ *   With `orphanCalls: "remove"` the named calls are removed from every location instead (the assistant's text
+ *   stays), their results set aside the same way. A named id that only has results (no call) has them set aside.
+ * - No ids named (or none found): the strictest profile repairs the turn around `messageIndex` (from the user
+ *   message before it to the next one), and, when that changes nothing, the whole history.
+ */
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { findToolCallProblems, repairToolCalls } from "../engine";
+import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
+import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
+import { coerceMessage, isMessage } from "../messages/coerce";
+import { forEachToolCallRef, isAssistant, isDict, isToolResult, resultIdOf, serverToolResultIds } from "../messages/inspect";
+import type {
+  Provider,
+  ProviderRejection,
+  RejectingProvider,
+  RejectionKind,
+  RepairOptions,
+  RepairResult,
+  ToolCallProblemKind,
+  ToolCallRepair,
+} from "../types";
+
+/** The reason stored in the marker of results and messages made by a forced repair. */
+const REJECTION_REASON = "provider_rejection";
+
+/** `repairToolCalls` options; `provider` defaults to the rejecting provider (`"strict"` when it is not one). */
+export type ForceRepairOptions = RepairOptions;
+
+/** The engine profile to satisfy after a rejection by `provider`. */
+export function repairProviderFor(provider: RejectingProvider): Provider {
+  return provider === "langgraph" || provider === "unknown" ? "strict" : provider;
+}
+
+const PROBLEM_OF: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
+  missing_results: "orphan_call",
+  unexpected_results: "orphan_result",
+  results_not_first: "interleaved_message",
+  duplicate_results: "duplicate_result",
+  duplicate_ids: "duplicate_call_id",
+  invalid_id: "invalid_call_id",
+  result_count_mismatch: "orphan_call",
+};
+
+/** Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls. */
+export function forceRepairToolCalls<M = BaseMessage>(
+  messages: M[],
+  rejection: ProviderRejection,
+  options: ForceRepairOptions = {},
+): RepairResult<M> {
+  assertArray(messages, "forceRepairToolCalls");
+  if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds)) {
+    throw new ToolCallRepairInputError("forceRepairToolCalls expects a rejection from parseToolPairingError", { argument: "rejection" });
+  }
+  return readingInput(() => forceRepair(messages, rejection, options), "forceRepairToolCalls");
+}
+
+function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
+  const { onRepair, ...engineOptions } = options;
+  const provider = engineOptions.provider ?? repairProviderFor(rejection.provider);
+  const repairs: ToolCallRepair[] = [];
+  const report = (repair: Omit<ToolCallRepair, "rejection">) => repairs.push({ ...repair, rejection });
+
+  const input = messages.map((m, i) => {
+    if (isMessage(m)) return m;
+    const coerced = coerceMessage(m, i);
+    report({ problem: "malformed_message", action: "coerced_message", index: i, detail: "plain or serialized object turned into a LangChain message" });
+    return coerced;
+  });
+
+  // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
+  let forced = answerNamedCalls(input, rejection, engineOptions, report);
+  if (!forced) forced = strictAround(input, rejection, engineOptions, report);
+
+  const final = repairToolCalls(forced.messages, { ...engineOptions, provider });
+  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
+  for (const repair of repairs) onRepair?.(repair);
+  return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
+}
+
+interface Forced {
+  messages: BaseMessage[];
+  origin: number[];
+}
+
+type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
+
+/** The call ids a rejection names: Responses item ids (`fc_...`, R5) are resolved to the calls they carry. */
+function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<string> {
+  const ids = new Set(named);
+  for (const m of messages) {
+    if (!isAssistant(m)) continue;
+    const output = isDict(m.response_metadata) ? m.response_metadata.output : undefined;
+    if (!Array.isArray(output)) continue;
+    for (const item of output) {
+      if (isDict(item) && typeof item.id === "string" && named.has(item.id) && typeof item.call_id === "string") ids.add(item.call_id);
+    }
+  }
+  return ids;
+}
+
+/** The named calls of one assistant message, deduplicated, with their names. */
+function namedCallsOf(message: AIMessage, ids: ReadonlySet<string>): { id: string; name?: string }[] {
+  const calls = new Map<string, string | undefined>();
+  const answeredInline = serverToolResultIds(message);
+  forEachToolCallRef(message, (ref) => {
+    if (ref.id === undefined || !ids.has(ref.id) || (ref.location === "content.server_tool_use" && answeredInline.has(ref.id))) return;
+    if (!calls.has(ref.id) || calls.get(ref.id) === undefined) calls.set(ref.id, ref.name);
+  });
+  return [...calls].map(([id, name]) => (name ? { id, name } : { id }));
+}
+
+function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, options: RepairOptions, report: Report): Forced | undefined {
+  if (rejection.toolCallIds.length === 0) return undefined;
+  const ids = namedCallIds(input, new Set(rejection.toolCallIds));
+  const remove = options.orphanCalls === "remove";
+  const hadResult = new Set<string>();
+  for (const m of input) {
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
+    if (id !== undefined && ids.has(id)) hadResult.add(id);
+  }
+
+  const out: BaseMessage[] = [];
+  const origin: number[] = [];
+  let touched = false;
+  // What goes at the end of the current block of tool results: fresh answers, then results set aside.
+  let answers: { message: ToolMessage; from: number }[] = [];
+  let setAside: { message: BaseMessage; from: number }[] = [];
+  const flush = () => {
+    for (const { message, from } of [...answers, ...setAside]) {
+      out.push(message);
+      origin.push(from);
+    }
+    answers = [];
+    setAside = [];
+  };
+  const why = `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
+
+  input.forEach((m, i) => {
+    if (isToolResult(m)) {
+      const id = resultIdOf(m);
+      if (id !== undefined && ids.has(id)) {
+        touched = true;
+        setAside.push({ message: orphanResultAsUserMessage(m, id), from: i });
+        report({ problem: rejection.kind === "duplicate_results" ? "duplicate_result" : "orphan_result", action: "converted_result", index: i, toolCallId: id, detail: `result set aside as user text ${why}` });
+        return;
+      }
+      out.push(m);
+      origin.push(i);
+      return;
+    }
+    flush();
+    const calls = isAssistant(m) ? namedCallsOf(m, ids) : [];
+    if (calls.length === 0) {
+      out.push(m);
+      origin.push(i);
+      return;
+    }
+    touched = true;
+    const problem = PROBLEM_OF[rejection.kind] ?? "orphan_call";
+    if (remove) {
+      const named = new Set(calls.map((c) => c.id));
+      out.push(rewriteToolCalls(m as AIMessage, (ref) => (ref.id !== undefined && named.has(ref.id) ? "drop" : undefined)));
+      origin.push(i);
+      for (const call of calls) report({ problem, action: "removed_call", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), detail: `call removed ${why}` });
+      return;
+    }
+    out.push(m);
+    origin.push(i);
+    for (const call of calls) {
+      const text = options.syntheticResultText
+        ? options.syntheticResultText({ id: call.id, name: call.name, reason: problem, note: `the provider rejected this exchange (${rejection.rule})` })
+        : forcedResultText(call, rejection, hadResult.has(call.id));
+      answers.push({ message: syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: REJECTION_REASON, text }), from: i });
+      report({ problem, action: "synthesized_result", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), detail: `call answered afresh ${why}` });
+    }
+  });
+  flush();
+  return touched ? { messages: out, origin } : undefined;
+}
+
+function forcedResultText(call: { id: string; name?: string }, rejection: ProviderRejection, hadResult: boolean): string {
+  if (!hadResult) return defaultSyntheticText({ ...call, reason: REJECTION_REASON, note: `the provider rejected this exchange (${rejection.rule}) and no result for it was sent` });
+  const tool = call.name ? `Tool "${call.name}"` : "The tool";
+  return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its result was set aside; it follows as user text.`;
+}
+
+/** The engine's problem for a rejection that names no ids: the strict profile must leave none of it. */
+const LEFT_OVER: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
+  misplaced_system_message: "misplaced_system_message",
+  invalid_content_part: "malformed_message",
+  roles_must_alternate: "consecutive_same_role",
+  must_start_with_user: "leading_non_user",
+  empty_content: "empty_message",
+  blank_text: "blank_text_block",
+  unsupported_content_block: "unsupported_block",
+};
+
+/**
+ * No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything when
+ * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
+ */
+function strictAround(input: BaseMessage[], rejection: ProviderRejection, options: RepairOptions, report: Report): Forced {
+  const strict: RepairOptions = { ...options, provider: "strict" };
+  const at = rejection.messageIndex;
+  const leftOver = LEFT_OVER[rejection.kind];
+  if (at !== undefined && at >= 0 && at < input.length) {
+    const isTurnStart = (m: BaseMessage) => m.getType() === "human";
+    let start = at;
+    while (start > 0 && !isTurnStart(input[start])) start--;
+    let end = at + 1;
+    while (end < input.length && !isTurnStart(input[end])) end++;
+    const slice = repairToolCalls(input.slice(start, end), end === input.length ? strict : { ...strict, trailing: "answer" });
+    if (slice.repairs.length > 0) {
+      const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
+      for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
+      const origin = originAfterSplice(input.length, start, end, slice.messages.length);
+      if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver)) return { messages, origin };
+      const whole = repairToolCalls(messages, strict);
+      for (const repair of whole.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
+      return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };
+    }
+  }
+  const whole = repairToolCalls(input, strict);
+  for (const repair of whole.repairs) report(repair);
+  // The engine does not say where inserted messages came from: beyond the input, name the last message.
+  return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };
+}
+
+function originAfterSplice(length: number, start: number, end: number, replaced: number): number[] {
+  const origin: number[] = [];
+  for (let i = 0; i < start; i++) origin.push(i);
+  for (let k = 0; k < replaced; k++) origin.push(Math.min(start + k, end - 1));
+  for (let i = end; i < length; i++) origin.push(i);
+  return origin;
+}

@@ -1,0 +1,214 @@
+/**
+ * Sending a constrained request: Bedrock `outputConfig.textFormat`, Anthropic `output_config.format`, or one forced
+ * tool call, and reading its answer back as JSON text (so that every strategy is parsed and validated by the same
+ * code).
+ *
+ * Bedrock: ChatBedrockConverse (@langchain/aws 1.4) sends no `outputConfig` and has no request hook of its own
+ * (its only client customisation, `defaultHeaders`, is itself an SDK middleware). Two ways exist without a fork:
+ * an AWS SDK middleware on its BedrockRuntimeClient, or its `invocationParams(options)`, the one method every
+ * request path (converse, converse-stream) calls to build the Converse fields next to `messages` and `system`.
+ * We use `invocationParams`, on a derived object (`Object.create(model)`): the constraint belongs to one model
+ * object, the user's model and its client are not changed (a client shared by other models keeps sending what
+ * they send), and nothing global is needed. An SDK middleware would have to be added to the user's (possibly
+ * shared) client and be told per call which schema to send: through AsyncLocalStorage (which leaks into every
+ * other Bedrock call made inside that scope) or a marker in `requestMetadata` (a user-facing field). The test
+ * stub checks that the field reaches the wire on both paths, so a change in @langchain/aws shows up at once.
+ */
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { withInstance, type ModelDescription } from "../models/detect";
+import type { JsonSchema, OutputFormat } from "./format";
+import { formatInstructions } from "./instructions";
+import { answerText } from "./parse";
+import type { StructuredOutputStrategy } from "./strategy";
+import { isDict, type Dict } from "../values";
+
+
+
+/** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
+export const DEFAULT_FORMAT_NAME = "structured_response";
+
+/** Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5). */
+export function formatNameOf(format: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
+  const cleaned = (format.name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+  let name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : DEFAULT_FORMAT_NAME;
+  for (let i = 2; taken.has(name); i++) name = `${DEFAULT_FORMAT_NAME}_${i}`;
+  return name;
+}
+
+/**
+ * The schema as constrained decoding wants it: `additionalProperties: false` on every object schema that does
+ * not say (Anthropic's and Bedrock's structured outputs require it). Linear in the schema's size; the validation
+ * still uses the user's own schema.
+ */
+export function strictJsonSchema(schema: JsonSchema): JsonSchema {
+  return strictNode(schema, 0) as JsonSchema;
+}
+
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SCHEMA_ONES = ["items", "not", "if", "then", "else", "additionalItems", "contains"];
+
+function strictNode(node: unknown, depth: number): unknown {
+  if (!isDict(node) || depth > 64) return node;
+  const out: Dict = { ...node };
+  for (const key of SCHEMA_MAPS) {
+    if (isDict(node[key])) {
+      out[key] = Object.fromEntries(Object.entries(node[key] as Dict).map(([k, v]) => [k, strictNode(v, depth + 1)]));
+    }
+  }
+  for (const key of SCHEMA_LISTS) if (Array.isArray(node[key])) out[key] = (node[key] as unknown[]).map((v) => strictNode(v, depth + 1));
+  for (const key of SCHEMA_ONES) if (isDict(node[key])) out[key] = strictNode(node[key], depth + 1);
+  const isObjectSchema = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object")) || isDict(node.properties);
+  if (isObjectSchema && !("additionalProperties" in node)) out.additionalProperties = false;
+  return out;
+}
+
+/** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
+export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
+  const description = typeof format.jsonSchema.description === "string" ? format.jsonSchema.description : undefined;
+  return {
+    textFormat: {
+      type: "json_schema",
+      structure: {
+        jsonSchema: {
+          schema: JSON.stringify(strictJsonSchema(format.jsonSchema)),
+          name: formatNameOf(format),
+          ...(description === undefined ? {} : { description }),
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A ChatBedrockConverse that sends `outputConfig` with every request: a derived object whose `invocationParams`
+ * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
+ */
+export function withBedrockOutputConfig<M extends object>(model: M, outputConfig: Dict): M {
+  const base = (model as { invocationParams?: unknown }).invocationParams;
+  if (typeof base !== "function") throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
+  const derived = Object.create(model) as M & { invocationParams(options: unknown): Dict };
+  Object.defineProperty(derived, "invocationParams", {
+    value(this: unknown, options: unknown): Dict {
+      return { ...(base as (options: unknown) => Dict).call(this, options), outputConfig };
+    },
+    writable: true,
+    configurable: true,
+  });
+  return derived;
+}
+
+/** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
+export function answerTool(format: OutputFormat, name: string): Dict {
+  const description =
+    typeof format.jsonSchema.description === "string" ? format.jsonSchema.description : "Give the final answer in the required format.";
+  return { type: "function", function: { name, description, parameters: format.jsonSchema } };
+}
+
+/** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
+export function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
+  if (strategy === "tool") {
+    return new HumanMessage(`Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`);
+  }
+  if (strategy === "native") {
+    return new HumanMessage("Give your final answer now, as the JSON value of the required response format. Do not call any tool.");
+  }
+  return new HumanMessage(`Give your final answer now. ${formatInstructions(format)}`);
+}
+
+/** One constrained call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
+export type StructuredCall = (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
+
+export interface StructuredCallSetup {
+  strategy: Exclude<StructuredOutputStrategy, "prompted"> | "prompted";
+  model: ModelDescription;
+  format: OutputFormat;
+  /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
+  tools: readonly unknown[];
+}
+
+export interface PreparedStructuredCall {
+  call: StructuredCall;
+  /** The user turn that ends the request. */
+  closingTurn: HumanMessage;
+}
+
+/**
+ * The model bound for one strategy, and the turn that closes its request. The model's own bound call options
+ * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
+ * answer tool, forced, under `tool`).
+ */
+export async function prepareStructuredCall(setup: StructuredCallSetup, config?: RunnableConfig): Promise<PreparedStructuredCall> {
+  const model = await withInstance(setup.model, config);
+  const instance = model.instance;
+  if (instance === undefined) throw new TypeError(`No chat model found for the ${setup.strategy} structured-output call`);
+  const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
+  const taken = new Set(setup.tools.map(toolNameOf).filter((n): n is string => n !== undefined));
+  const toolName = formatNameOf(setup.format, taken);
+  let runnable: { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
+  if (setup.strategy === "tool") {
+    runnable = bound(instance, [...setup.tools, answerTool(setup.format, toolName)], { ...callOptions, tool_choice: toolName });
+  } else if (setup.strategy === "native" && model.provider === "bedrock") {
+    runnable = bound(withBedrockOutputConfig(instance, bedrockOutputConfig(setup.format)), setup.tools, callOptions);
+  } else if (setup.strategy === "native") {
+    const outputConfig = { ...(isDict(callOptions.outputConfig) ? callOptions.outputConfig : {}), format: { type: "json_schema", schema: strictJsonSchema(setup.format.jsonSchema) } };
+    runnable = bound(instance, setup.tools, { ...callOptions, outputConfig });
+  } else {
+    runnable = bound(instance, setup.tools, callOptions);
+  }
+  const call: StructuredCall = async (messages, callConfig) => {
+    const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
+    return setup.strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
+  };
+  return { call, closingTurn: closingUserTurn(setup.strategy, setup.format, toolName) };
+}
+
+/** `model.bindTools(tools, options)`, or `withConfig(options)` when there are no tools. */
+function bound(model: Dict, tools: readonly unknown[], options: Dict) {
+  type Bindable = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
+  if (tools.length > 0 && typeof model.bindTools === "function") {
+    return (model.bindTools as (t: unknown[], o: Dict) => Bindable).call(model, [...tools], options);
+  }
+  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") {
+    return (model.withConfig as (o: Dict) => Bindable).call(model, options);
+  }
+  return model as unknown as Bindable;
+}
+
+/** The forced call's arguments as the answer's text; the rest of the message kept. */
+function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
+  const call = answer.tool_calls?.find((c) => c.name === toolName);
+  if (call === undefined) return new AIMessage({ content: answerText(answer), id: answer.id, response_metadata: answer.response_metadata });
+  return new AIMessage({
+    content: JSON.stringify(call.args ?? {}),
+    id: answer.id,
+    response_metadata: answer.response_metadata,
+    usage_metadata: answer.usage_metadata,
+  });
+}
+
+function toolNameOf(tool: unknown): string | undefined {
+  if (!isDict(tool)) return undefined;
+  if (typeof tool.name === "string") return tool.name;
+  if (isDict(tool.function) && typeof tool.function.name === "string") return tool.function.name;
+  if (isDict(tool.toolSpec) && typeof tool.toolSpec.name === "string") return tool.toolSpec.name;
+  return undefined;
+}
+
+/**
+ * The request of a structured call after the agent's final answer: the format's own prompt as a system message
+ * (as createReactAgent's extra call does), the history, the answer as text (never blank: B8/B9, A9), and the
+ * closing user turn.
+ */
+export function structuredCallInput(
+  history: BaseMessage[],
+  finalAnswer: BaseMessage,
+  closingTurn: HumanMessage,
+  format: Pick<OutputFormat, "prompt">,
+): BaseMessage[] {
+  const text = answerText(finalAnswer);
+  const answer = new AIMessage({ content: text.trim() === "" ? "(empty reply)" : text, id: finalAnswer.id });
+  const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
+  return [...prompt, ...history, answer, closingTurn];
+}

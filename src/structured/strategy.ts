@@ -1,0 +1,217 @@
+/**
+ * How each model gives its structured response, in one table, with the source of each fact.
+ *
+ * - `native`: the provider constrains the answer to the JSON schema (Bedrock Converse `outputConfig.textFormat`,
+ *   Anthropic `output_config.format`). The answer is JSON text, parsed and validated like a prompted one.
+ * - `tool`: one forced tool call whose arguments are the answer, in a request that ends on a user turn.
+ * - `prompted`: the schema in the system prompt, the answer read from the final message (no constraint).
+ *
+ * Extended thinking refuses a forced tool choice, so a model with thinking on never gets `tool`.
+ */
+import {
+  claudeAtLeast,
+  claudeVersionOf,
+  describeModels,
+  envSelectsBedrock,
+  type ClaudeVersion,
+  type Env,
+  type ModelDescription,
+} from "../models/detect";
+
+export type StructuredOutputStrategy = "native" | "tool" | "prompted";
+
+export const STRUCTURED_OUTPUT_STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
+
+/** What the table is matched on. */
+export interface ModelFacts {
+  provider?: string;
+  modelId?: string;
+  claude?: ClaudeVersion;
+}
+
+export interface StrategyRule {
+  /** The models the row covers, in words. */
+  models: string;
+  /** The client class (by provider) the row applies to; "other" for every other provider. */
+  provider: "bedrock" | "anthropic" | "other";
+  strategy: StructuredOutputStrategy;
+  /** The strategy when extended thinking is on. */
+  withThinking: Exclude<StructuredOutputStrategy, "tool">;
+  /** Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred). */
+  source: string;
+  matches(model: ModelFacts): boolean;
+}
+
+const isClaude = (m: ModelFacts, test: (c: ClaudeVersion) => boolean) => m.claude !== undefined && test(m.claude);
+const AT_LAUNCH = (c: ClaudeVersion) =>
+  (c.major === 4 && c.minor === 5 && ["haiku", "sonnet", "opus"].includes(c.family)) ||
+  (c.family === "opus" && c.major === 4 && c.minor === 6);
+
+const THINKING_REFUSES_FORCED_TOOL =
+  "Anthropic: a forced tool_choice is refused with extended thinking on (`Thinking may not be enabled when tool_choice forces tool use.`, H)";
+
+/** First matching row wins. */
+export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
+  {
+    models: "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
+    provider: "bedrock",
+    strategy: "native",
+    withThinking: "native",
+    source:
+      "AWS Bedrock user guide, 'Get validated JSON results from models' (structured outputs on Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
+    matches: (m) => isClaude(m, AT_LAUNCH),
+  },
+  {
+    models: "later Claude models (Sonnet 4.6, Opus 4.7, Claude 5, ...)",
+    provider: "bedrock",
+    strategy: "native",
+    withThinking: "native",
+    source:
+      "AWS launch note: 'Opus 4.6 and later'; the Sonnet 4.6 model card lists structured outputs (reported, M). Force `strategy: \"tool\"` if a model rejects `outputConfig`",
+    matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 6)),
+  },
+  {
+    models: "Claude 3.x to 4.1",
+    provider: "bedrock",
+    strategy: "tool",
+    withThinking: "prompted",
+    source: `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for claude-3/4 ids (supportedToolChoiceValuesForModel). ${THINKING_REFUSES_FORCED_TOOL}`,
+    matches: (m) => m.claude !== undefined,
+  },
+  {
+    models: "Llama (meta.*)",
+    provider: "bedrock",
+    strategy: "prompted",
+    withThinking: "prompted",
+    source:
+      "Not in AWS's structured-outputs list; ChatBedrockConverse throws locally on tool_choice for it; Bedrock requires the request to end on a user turn (B7)",
+    matches: (m) => m.modelId !== undefined && /llama/i.test(m.modelId),
+  },
+  {
+    models: "every other Bedrock model: Amazon Nova and Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, application inference profile ARNs, unknown ids",
+    provider: "bedrock",
+    strategy: "prompted",
+    withThinking: "prompted",
+    source:
+      "ChatBedrockConverse knows tool_choice only for Claude and mistral-large (\"any\" only, which with the agent's tools may pick one of them); AWS names 'select' open-weight models for structured outputs without ids to match (M): force `strategy: \"native\"` for yours",
+    matches: () => true,
+  },
+  {
+    models: "Claude 4.5 and later (ChatAnthropic; acted on when the model cannot prefill, or when a strategy is forced)",
+    provider: "anthropic",
+    strategy: "native",
+    withThinking: "native",
+    source:
+      "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); @langchain/anthropic 1.5 sends the `outputConfig` call option",
+    matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 5)),
+  },
+  {
+    models: "earlier Claude models (ChatAnthropic)",
+    provider: "anthropic",
+    strategy: "tool",
+    withThinking: "prompted",
+    source: `Anthropic tool_choice {type: "tool"} (H). ${THINKING_REFUSES_FORCED_TOOL}`,
+    matches: () => true,
+  },
+  {
+    models: "any other model the wrappers act on (a no-prefill model behind another client, `LLM_PROVIDER=aws-bedrock` on a model that is not recognised)",
+    provider: "other",
+    strategy: "prompted",
+    withThinking: "prompted",
+    source: "No constrained mechanism this package can send there",
+    matches: () => true,
+  },
+];
+
+export interface StrategyOptions {
+  /** Force one strategy for every model (default: the table). */
+  strategy?: StructuredOutputStrategy;
+  /** Where `LLM_PROVIDER` is read (default `process.env`): `aws-bedrock` reads an unrecognised model as a Bedrock one. */
+  env?: Env;
+}
+
+export interface StrategyChoice {
+  strategy: StructuredOutputStrategy;
+  /** The table row that decided; undefined when the strategy was forced. */
+  rule?: StrategyRule;
+  /** The model the choice is for. */
+  model: ModelDescription;
+}
+
+/** The table's row for one model, and the strategy it gives (thinking applied). */
+export function tableStrategyFor(model: ModelDescription, env?: Env): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
+  const facts = factsOf(model, env);
+  const tableProvider = facts.provider === "bedrock" || facts.provider === "anthropic" ? facts.provider : "other";
+  const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
+  return { strategy: model.thinking ? rule.withThinking : rule.strategy, rule };
+}
+
+/**
+ * The strategy for every model behind `model` (the primary, then each fallback, each with its own), as the
+ * agent wrappers pick it when they act on the model. A forced strategy applies to every model; `tool` with
+ * thinking on throws (the provider would refuse it).
+ */
+export function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
+  return describeModels(model).map((description) => strategyChoiceFor(description, options));
+}
+
+export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
+  if (options.strategy !== undefined) {
+    assertStrategy(options.strategy);
+    const name = model.modelId ?? "this model";
+    if (options.strategy === "tool" && model.thinking) {
+      throw new TypeError(
+        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted".`,
+      );
+    }
+    const unavailable = whyNotSendable(options.strategy, model);
+    if (unavailable !== undefined) throw new TypeError(`strategy "${options.strategy}" cannot be used for ${name}: ${unavailable}.`);
+    return { strategy: options.strategy, model };
+  }
+  const { strategy, rule } = tableStrategyFor(model, options.env);
+  // The table names what the model supports; the client object must be able to send it too.
+  const order: StructuredOutputStrategy[] = ["native", "tool", "prompted"];
+  const usable = order
+    .slice(order.indexOf(strategy))
+    .find((s) => !(s === "tool" && model.thinking) && whyNotSendable(s, model) === undefined)!;
+  return { strategy: usable, rule, model };
+}
+
+/**
+ * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
+ * ChatBedrockConverse (its `invocationParams` carries `outputConfig`) or a ChatAnthropic (`outputConfig` call
+ * option); `tool` needs `bindTools`, and on Bedrock a model that ChatBedrockConverse lets force one tool.
+ */
+export function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
+  if (strategy === "prompted") return undefined;
+  const instance = model.instance;
+  if (instance === undefined && model.configurable === undefined) return "no chat model was found behind it";
+  if (model.provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
+  if (strategy === "native") {
+    if (model.provider === "anthropic") return undefined;
+    if (model.provider !== "bedrock") return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider ?? "unknown"})`;
+    if (instance !== undefined && typeof instance.invocationParams !== "function") return "the Bedrock model has no invocationParams()";
+    return undefined;
+  }
+  if (instance !== undefined && typeof instance.bindTools !== "function") return "the model has no bindTools()";
+  if (model.provider === "bedrock") {
+    const supported = instance?.supportsToolChoiceValues;
+    const forcesOne = Array.isArray(supported)
+      ? supported.includes("tool")
+      : model.modelId !== undefined && claudeVersionOf(model.modelId) !== undefined;
+    if (!forcesOne) return `ChatBedrockConverse does not force a tool choice for ${model.modelId ?? "this model id"} (supportsToolChoiceValues)`;
+  }
+  return undefined;
+}
+
+export function assertStrategy(strategy: unknown): asserts strategy is StructuredOutputStrategy {
+  if (!STRUCTURED_OUTPUT_STRATEGIES.includes(strategy as StructuredOutputStrategy)) {
+    throw new TypeError(`Unknown structured-output strategy ${JSON.stringify(strategy)}: expected "native", "tool" or "prompted".`);
+  }
+}
+
+function factsOf(model: ModelDescription, env?: Env): ModelFacts {
+  // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
+  const provider = model.provider ?? (envSelectsBedrock(env) ? "bedrock" : undefined);
+  return { provider, modelId: model.modelId, claude: model.modelId === undefined ? undefined : claudeVersionOf(model.modelId) };
+}

@@ -1,0 +1,106 @@
+/**
+ * Reading untrusted values: the one definition of a plain record, a JSON rendering that survives cycles,
+ * throwing getters and huge values, and short descriptions for error messages. Every layer uses these
+ * instead of `JSON.stringify` or `String()`, which throw on cycles, BigInts and symbols.
+ */
+
+export type Dict = Record<string, unknown>;
+
+/** A plain record (not null, not an array). */
+export const isDict = (value: unknown): value is Dict => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A non-empty string, or undefined. */
+export const nonEmptyString = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined);
+
+/**
+ * JSON text of `value`, or a stand-in where JSON cannot say it: a cycle becomes `"[Circular]"`, a BigInt
+ * its digits, a symbol or function its description, a value whose getter throws `"[Unreadable]"`. Output
+ * stops growing past `maxLength` characters (ending in `…`), so the cost is bounded by the budget, not the
+ * value.
+ */
+export function safeJson(value: unknown, maxLength = 100_000): string {
+  const parts: string[] = [];
+  let length = 0;
+  const stack: unknown[] = [];
+  const emit = (text: string): boolean => {
+    if (length >= maxLength) return false;
+    const room = maxLength - length;
+    const piece = text.length > room ? `${text.slice(0, room)}…` : text;
+    parts.push(piece);
+    length += piece.length;
+    return length < maxLength;
+  };
+  const write = (v: unknown): boolean => {
+    switch (typeof v) {
+      case "string":
+        return emit(JSON.stringify(v));
+      case "number":
+        return emit(Number.isFinite(v) ? String(v) : "null");
+      case "boolean":
+        return emit(v ? "true" : "false");
+      case "bigint":
+        return emit(v.toString());
+      case "undefined":
+        return emit("null");
+      case "symbol":
+        return emit(JSON.stringify(v.description ?? "symbol"));
+      case "function":
+        return emit(JSON.stringify("[Function]"));
+    }
+    if (v === null) return emit("null");
+    if (stack.includes(v)) return emit('"[Circular]"'); // depth is small; a cycle is what this guards
+    if (stack.length > 64) return emit('"[Deep]"');
+    stack.push(v);
+    try {
+      if (Array.isArray(v)) {
+        if (!emit("[")) return false;
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0 && !emit(",")) return false;
+          if (!write(v[i])) return false;
+        }
+        return emit("]");
+      }
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === "function" && !(v instanceof Date)) return write(toJSON.call(v));
+      if (v instanceof Date) return emit(JSON.stringify(Number.isNaN(v.getTime()) ? null : v.toISOString()));
+      if (!emit("{")) return false;
+      let first = true;
+      for (const key of Object.keys(v as object)) {
+        const item = (v as Dict)[key];
+        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+        if (!first && !emit(",")) return false;
+        first = false;
+        if (!emit(`${JSON.stringify(key)}:`)) return false;
+        if (!write(item)) return false;
+      }
+      return emit("}");
+    } catch {
+      return emit('"[Unreadable]"');
+    } finally {
+      stack.pop();
+    }
+  };
+  write(value);
+  return parts.join("");
+}
+
+/** A short description of a value for an error message (never its content, which may be large or private). */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value !== "object") return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
+  try {
+    const keys = Object.keys(value).slice(0, 6);
+    return keys.length === 0 ? "an empty object" : `an object with keys {${keys.join(", ")}}`;
+  } catch {
+    return "an unreadable object";
+  }
+}
+
+/** A short, safe rendering of a value for a message: strings quoted and cut, everything else described. */
+export function quoteValue(value: unknown, max = 60): string {
+  if (typeof value === "string") return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return describeValue(value);
+}

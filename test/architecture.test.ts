@@ -1,0 +1,130 @@
+/**
+ * The house stays as it is (ARCHITECTURE.md): every import goes to the same layer or a lower one, surfaces reach
+ * the engine only through its front door (src/engine/index.ts), there are no import cycles, and the main
+ * entry point needs nothing but @langchain/core.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(__dirname, "../src");
+
+/** Lower numbers are lower layers. A directory (or top-level file) not listed fails the test: place it. */
+const LAYERS: Record<string, number> = {
+  "values.ts": 0,
+  "errors.ts": 0,
+  "types.ts": 0,
+  messages: 1,
+  validate: 2,
+  models: 2,
+  engine: 3,
+  summarize: 4,
+  recovery: 4,
+  integrations: 5,
+  structured: 5,
+  threads: 5,
+  cli: 6,
+  "index.ts": 7,
+  "langgraph.ts": 7,
+  "langchain.ts": 7,
+  "threads.ts": 7,
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The first path segment under src/: the unit a layer is assigned to. */
+const unitOf = (file: string) => relative(SRC, file).split("/")[0];
+
+function importsOf(file: string): { specifier: string; target?: string }[] {
+  const text = readFileSync(file, "utf8");
+  const found: { specifier: string; target?: string }[] = [];
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"'`;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+    const specifier = match[1] ?? match[2];
+    if (!specifier.startsWith(".")) {
+      found.push({ specifier });
+      continue;
+    }
+    let target = resolve(dirname(file), specifier);
+    if (!target.endsWith(".ts")) target = statSafe(`${target}.ts`) ? `${target}.ts` : join(target, "index.ts");
+    found.push({ specifier, target });
+  }
+  return found;
+}
+
+function statSafe(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe("architecture", () => {
+  it("every source file belongs to a layer", () => {
+    const unplaced = [...new Set(files.map(unitOf))].filter((unit) => !(unit in LAYERS));
+    expect(unplaced).toEqual([]);
+  });
+
+  it("imports go to the same layer or a lower one", () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph)
+      for (const { target } of imports) {
+        if (!target) continue;
+        const from = LAYERS[unitOf(file)];
+        const to = LAYERS[unitOf(target)];
+        if (to > from) upward.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    expect(upward).toEqual([]);
+  });
+
+  it("outside the engine, the engine is reached only through its front door (engine/index.ts)", () => {
+    const sideDoors: string[] = [];
+    for (const [file, imports] of graph) {
+      if (unitOf(file) === "engine") continue;
+      for (const { target } of imports)
+        if (target && unitOf(target) === "engine" && relative(SRC, target) !== "engine/index.ts") sideDoors.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+    }
+    expect(sideDoors).toEqual([]);
+  });
+
+  it("has no import cycle", () => {
+    const state = new Map<string, "visiting" | "done">();
+    const cycles: string[] = [];
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(" -> "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const { target } of graph.get(file) ?? []) if (target && graph.has(target)) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it("the main entry point reaches nothing but @langchain/core (langgraph and langchain are optional peers)", () => {
+    const reached = new Set<string>();
+    const packages = new Set<string>();
+    const walk = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const { specifier, target } of graph.get(file) ?? []) {
+        if (target) walk(target);
+        else packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]);
+      }
+    };
+    walk(join(SRC, "index.ts"));
+    expect([...packages].filter((p) => !p.startsWith("node:")).sort()).toEqual(["@langchain/core"]);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Property, through the real clients against the stubs: a generated broken history sent as it is gets the
+ * provider's error; that error parses to exactly the ids the stub named (read off the stub's validator), and
+ * the history force-repaired from the parse alone is accepted.
+ */
+import fc from "fast-check";
+import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { acceptsSystemInConversation } from "../../src/models/request-target";
+import { forceRepairToolCalls } from "../../src/recovery/force-repair";
+import { parseToolPairingError } from "../../src/recovery/parse-error";
+import type { PayloadViolation } from "../../src/validate";
+import { validateAnthropicMessages, validateBedrockConverse, validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../src/validate";
+import { brokenPlanArb, buildHistory } from "../support/histories";
+import { anthropicModel, bedrockModel, openAIModel, startAnthropicStub, startBedrockStub, startOpenAIStub, type RunningStub } from "../support/stubs";
+import { stubTracker } from "../integrations/fixtures";
+
+const RUNS = Math.max(10, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 20));
+const track = stubTracker();
+
+type Format = "bedrock" | "openai" | "openai-responses" | "anthropic";
+type Dict = Record<string, unknown>;
+
+const FORMATS: Record<Format, { start: () => Promise<RunningStub>; invoke: (stub: RunningStub, messages: BaseMessage[]) => Promise<unknown>; violations: (request: Dict) => PayloadViolation[] }> = {
+  bedrock: {
+    start: () => startBedrockStub(),
+    invoke: (stub, messages) => bedrockModel(stub).bindTools(toolsFor(messages)).invoke(messages),
+    violations: (request) => validateBedrockConverse(request, { noPrefill: true, requireAlternation: true }),
+  },
+  openai: {
+    start: () => startOpenAIStub(),
+    invoke: (stub, messages) => openAIModel(stub).invoke(messages),
+    violations: (request) => validateOpenAIChatMessages(request.messages),
+  },
+  "openai-responses": {
+    start: () => startOpenAIStub(),
+    invoke: (stub, messages) => openAIModel(stub, { useResponsesApi: true }).invoke(messages),
+    violations: (request) => validateOpenAIResponsesInput(request.input),
+  },
+  anthropic: {
+    start: () => startAnthropicStub(),
+    invoke: (stub, messages) => anthropicModel(stub).invoke(messages),
+    // As the stub decides: only Opus 4.8 and later take a system message inside `messages` (A11).
+    violations: (request) =>
+      validateAnthropicMessages(request.messages, {
+        noPrefill: true,
+        systemInMessages: acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none",
+      }),
+  },
+};
+
+/** The tools an agent would have bound (Bedrock refuses tool blocks without them, B3). */
+function toolsFor(messages: BaseMessage[]): BindToolsInput[] {
+  const names = new Set(["web_search", "fetch_page"]);
+  for (const m of messages) if (AIMessage.isInstance(m)) for (const call of m.tool_calls ?? []) if (/^[a-zA-Z0-9_-]{1,64}$/.test(call.name)) names.add(call.name);
+  return [...names].map((name) => ({ type: "function", function: { name, description: name, parameters: { type: "object", properties: {} } } }));
+}
+
+const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];
+
+async function outcome(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run();
+    return undefined;
+  } catch (error) {
+    return error ?? new Error("thrown undefined");
+  }
+}
+
+describe("generated broken histories sent as they are", () => {
+  for (const format of Object.keys(FORMATS) as Format[]) {
+    it(`${format}: the error names what the stub named, and the history force-repaired from it is accepted`, async () => {
+      const { start, invoke, violations } = FORMATS[format];
+      const stub = await track(start());
+      const seen = { rejected: 0, local: 0 };
+      await fc.assert(
+        fc.asyncProperty(brokenPlanArb, async (plan) => {
+          const history = asRequest(buildHistory(plan));
+          const before = stub.calls;
+          const error = await outcome(() => invoke(stub, history));
+          if (error === undefined) return;
+          const reachedStub = stub.calls > before;
+          const parsed = parseToolPairingError(error, { messages: history, provider: format });
+          if (reachedStub) {
+            seen.rejected++;
+            const named = violations(stub.requests[stub.requests.length - 1] as Dict)[0];
+            expect(parsed, named.message).toBeDefined();
+            expect(parsed!.toolCallIds).toEqual(named.toolCallIds ?? []);
+            // The position, where the text names one.
+            if (/(messages|input)(\.|\[)\d/.test(named.message)) expect(parsed!.payloadIndex).toBe(named.payloadIndex);
+          } else {
+            // The adapter refused the history itself (e.g. Anthropic blocks on ChatBedrockConverse).
+            if (!parsed) return;
+            seen.local++;
+          }
+          // As a surface does: the provider, and for Anthropic the default model's rules (Sonnet 4.6: no system
+          // message inside `messages`).
+          const { messages } = forceRepairToolCalls(history, parsed!, { provider: format, ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}) });
+          const retry = await outcome(() => invoke(stub, messages));
+          expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
+        }),
+        { numRuns: RUNS },
+      );
+      expect(seen.rejected).toBeGreaterThan(RUNS / 3);
+    });
+  }
+});

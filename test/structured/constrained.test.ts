@@ -1,0 +1,104 @@
+/**
+ * The Bedrock `outputConfig` mechanism through the real ChatBedrockConverse and AWS SDK: a derived model whose
+ * invocationParams adds the field, on both request paths (converse, converse-stream), leaving the user's model
+ * and its (shared) client untouched.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  bedrockOutputConfig,
+  formatNameOf,
+  strictJsonSchema,
+  withBedrockOutputConfig,
+} from "../../src/structured/constrained";
+import { outputFormatOf } from "../../src/structured/format";
+import { bedrockModel } from "../support/stubs/bedrock";
+import { bedrockStubs, outputSchemaOf, requestsOf, VALID, Weather } from "./fixtures";
+
+const stub = bedrockStubs();
+
+describe("strictJsonSchema", () => {
+  it("sets additionalProperties: false on every object schema that does not say, without touching the input", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "object", properties: { b: { type: "string" } } },
+        list: { type: "array", items: { type: "object", properties: {} } },
+        open: { type: "object", additionalProperties: true },
+        either: { anyOf: [{ type: "object" }, { type: "string" }] },
+      },
+      $defs: { Node: { type: "object", properties: { x: { type: "number" } } } },
+    };
+    const before = JSON.stringify(schema);
+    const strict = strictJsonSchema(schema) as any;
+    expect(JSON.stringify(schema)).toBe(before);
+    expect(strict.additionalProperties).toBe(false);
+    expect(strict.properties.a.additionalProperties).toBe(false);
+    expect(strict.properties.list.items.additionalProperties).toBe(false);
+    expect(strict.properties.open.additionalProperties).toBe(true);
+    expect(strict.properties.either.anyOf[0].additionalProperties).toBe(false);
+    expect(strict.properties.either.anyOf[1]).toEqual({ type: "string" });
+    expect(strict.$defs.Node.additionalProperties).toBe(false);
+  });
+});
+
+describe("bedrockOutputConfig", () => {
+  it("is Converse's textFormat json_schema, the schema as a JSON string", () => {
+    const config = bedrockOutputConfig(outputFormatOf(Weather)) as any;
+    expect(config.textFormat.type).toBe("json_schema");
+    expect(config.textFormat.structure.jsonSchema.name).toBe("structured_response");
+    expect(JSON.parse(config.textFormat.structure.jsonSchema.schema)).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["city", "tempC", "sky"],
+    });
+  });
+
+  it("names the schema by its title, cleaned to Bedrock's pattern", () => {
+    expect(formatNameOf({ name: "Weather report" })).toBe("Weather_report");
+    expect(formatNameOf({ name: "???" })).toBe("structured_response");
+    expect(formatNameOf({}, new Set(["structured_response"]))).toBe("structured_response_2");
+    const titled = outputFormatOf(z.object({ a: z.string() }).meta({ title: "Answer" }));
+    expect((bedrockOutputConfig(titled) as any).textFormat.structure.jsonSchema.name).toBe("Answer");
+  });
+});
+
+describe("withBedrockOutputConfig", () => {
+  it("sends outputConfig on converse and converse-stream; the original model on the same client sends none", async () => {
+    const s = await stub({ script: [{ text: VALID }, { text: VALID }, { text: "plain" }] });
+    const model = bedrockModel(s);
+    const constrained = withBedrockOutputConfig(model, bedrockOutputConfig(outputFormatOf(Weather)));
+
+    expect((await constrained.invoke([new HumanMessage("hi")])).content).toBe(VALID);
+    let streamed = "";
+    for await (const chunk of await constrained.stream([new HumanMessage("hi")])) streamed += chunk.content as string;
+    expect(streamed).toBe(VALID);
+    expect((await model.invoke([new HumanMessage("hi")])).content).toBe("plain");
+
+    const [converse, converseStream, plain] = requestsOf(s);
+    expect(outputSchemaOf(converse)).toMatchObject({ required: ["city", "tempC", "sky"] });
+    expect(outputSchemaOf(converseStream)).toMatchObject({ required: ["city", "tempC", "sky"] });
+    expect(plain.outputConfig).toBeUndefined();
+    expect(s.rejections).toEqual([]);
+    expect(Object.prototype.hasOwnProperty.call(model, "invocationParams")).toBe(false);
+  });
+
+  it("keeps the model's own call options and bindings (tools, thinking)", async () => {
+    const s = await stub({ script: [{ text: VALID }] });
+    const thinking = { thinking: { type: "enabled", budget_tokens: 1024 } };
+    const model = bedrockModel(s, { additionalModelRequestFields: thinking });
+    const constrained = withBedrockOutputConfig(model, bedrockOutputConfig(outputFormatOf(Weather)));
+    await constrained.bindTools([{ type: "function", function: { name: "t", description: "d", parameters: { type: "object", properties: {} } } }]).invoke([
+      new HumanMessage("hi"),
+    ]);
+    const [request] = requestsOf(s);
+    expect(request.additionalModelRequestFields).toEqual(thinking);
+    expect(request.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["t"]);
+    expect(request.outputConfig).toBeDefined();
+  });
+
+  it("is a TypeError on a model without invocationParams", () => {
+    expect(() => withBedrockOutputConfig({}, {})).toThrow(/expected a ChatBedrockConverse/);
+  });
+});
