@@ -16,7 +16,7 @@ export {
   healStoredThread,
   awaitsResume,
   storedThreadProblems,
-  STRUCTURAL_PROBLEMS,
+  structuralProblems,
   type HealStoredThreadOptions,
 } from "./threads/heal-thread";
 export { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION, type RepairMetadata } from "./threads/write";

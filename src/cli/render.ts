@@ -5,7 +5,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import type { ToolCallProblem, ToolCallProblemKind } from "../types";
-import { isStructural } from "../threads/heal-thread";
 import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
 import type { ThreadReport, ThreadStatus } from "../threads/scan";
 
@@ -227,8 +226,7 @@ export class Tally {
   }
 
   private noteWorst(report: ThreadReport | ThreadRepairReport, perKind: Map<ToolCallProblemKind, number>) {
-    let structural = 0;
-    for (const p of report.problems) if (isStructural(p)) structural++;
+    const { structural } = report;
     if (this.worst.length === WORST && structural <= this.worst[WORST - 1].structural) return;
     const kinds = [...perKind].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(", ");
     this.worst.push({ label: where(report), structural, kinds });

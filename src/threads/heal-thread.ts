@@ -1,58 +1,49 @@
 /**
- * The ONE place that decides what an offline repair of a stored thread changes. Everything the thread tools
- * (`scanThreads`, `repairThreads`, the CLI) judge or write goes through the two functions below, so the rule
- * can be re-pointed here alone.
+ * The ONE place that decides how a stored thread is judged and what an offline repair of it changes.
+ * Everything the thread tools (`scanThreads`, `repairThreads`, the CLI) judge or write goes through these
+ * functions.
  *
- * What is stored must be structural only: calls without results, results without calls or in the wrong place,
- * duplicate or missing ids, calls outside `tool_calls`. How a request is shaped for one provider (merging user
- * turns, placeholder turns, id pattern rewrites) stays a request-time concern (toolCallRepairMiddleware,
- * toolCallRepairNode): storing it would bind the thread to one provider. The engine has no structural-only
- * switch yet; the "openai" profile (no turn-order, no id-pattern, no content rules) is the closest to it.
+ * What is stored is structural only (the engine's `"structural"` level): calls without results, results
+ * without calls or in the wrong place, duplicate or missing ids, calls outside `tool_calls`. How a request is
+ * shaped for one provider (merging user turns, placeholder turns, id pattern rewrites) stays a request-time
+ * concern (toolCallRepairMiddleware, toolCallRepairHook, toolCallRepairNode): storing it would bind the thread
+ * to one provider.
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { isCleanHistory } from "../engine/clean";
-import { findToolCallProblems } from "../engine/problems";
-import { profileFor } from "../engine/profiles";
-import { healStoredMessages, openLastExchange, type HealResult } from "../integrations/heal";
-import { isToolResult } from "../messages/inspect";
-import type { Provider, ToolCallProblem, ToolCallProblemKind } from "../types";
+import { createRepairer, type Repairer } from "../engine";
+import { createStoredHealer, type HealResult } from "../integrations/heal";
+import { trailingOpenExchange } from "../messages/exchanges";
+import type { Provider, RepairLevel, ToolCallProblem } from "../types";
 
-/** Problem kinds a stored repair fixes. Every other kind is request shaping for one provider. */
-export const STRUCTURAL_PROBLEMS: ReadonlySet<ToolCallProblemKind> = new Set<ToolCallProblemKind>([
-  "orphan_call",
-  "trailing_open_exchange",
-  "displaced_result",
-  "interleaved_message",
-  "orphan_result",
-  "duplicate_result",
-  "duplicate_call_id",
-  "missing_call_id",
-  "missing_result_id",
-  "invalid_tool_call",
-  "call_outside_tool_calls",
-]);
+/** One repairer per provider and level, resolved once (an open trailing exchange is never a problem here). */
+const judges = new Map<string, Repairer>();
+function judge(provider: Provider, level: RepairLevel): Repairer {
+  const key = `${provider}\u0000${level}`;
+  let repairer = judges.get(key);
+  if (!repairer) judges.set(key, (repairer = createRepairer({ provider, level, trailing: "keep" })));
+  return repairer;
+}
 
-export const isStructural = (problem: ToolCallProblem): boolean => STRUCTURAL_PROBLEMS.has(problem.kind);
+/** What a stored repair fixes: the structural problems of a thread. Most threads are clean: one walk. */
+export function structuralProblems(messages: readonly BaseMessage[], provider: Provider = "strict"): ToolCallProblem[] {
+  const repairer = judge(provider, "structural");
+  return repairer.isClean(messages) ? [] : repairer.find(messages);
+}
 
-/**
- * True when the history ends on an assistant message whose calls are not all answered and nothing but its
- * own results follows: the tools may still be pending, and a resume (`invoke(null)`, `Command({ resume })`)
- * runs them. Such an exchange is left open. One that a user message follows was abandoned by a new input.
- */
-export function awaitsResume(messages: readonly BaseMessage[]): boolean {
-  const { index } = openLastExchange(messages);
-  if (index < 0) return false;
-  for (let i = index + 1; i < messages.length; i++) if (!isToolResult(messages[i])) return false;
-  return true;
+/** Every problem of a stored thread for `provider`, request shaping included. */
+export function storedThreadProblems(messages: readonly BaseMessage[], provider: Provider = "strict"): ToolCallProblem[] {
+  const repairer = judge(provider, "request");
+  return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
 
 /**
- * Every problem of a stored thread for `provider`; an exchange that awaits a resume is not one. Most threads
- * are clean: the engine's clean walk answers those without running the finders.
+ * True when the history ends on an assistant message whose calls are not all answered and nothing but its
+ * own results follows (the provider's view of an open exchange): the tools may still be pending, and a
+ * resume runs them. Such an exchange is left open. One that a user message follows was abandoned by a new
+ * input and is closed.
  */
-export function storedThreadProblems(messages: readonly BaseMessage[], provider: Provider | undefined): ToolCallProblem[] {
-  if (isCleanHistory(messages, profileFor(provider), true)) return [];
-  return findToolCallProblems(messages, { provider, trailingIsProblem: false });
+export function awaitsResume(messages: readonly BaseMessage[]): boolean {
+  return trailingOpenExchange(messages) !== undefined;
 }
 
 export interface HealStoredThreadOptions {
@@ -60,10 +51,12 @@ export interface HealStoredThreadOptions {
   salvage?: ReadonlyMap<string, ToolMessage>;
 }
 
+const healer = createStoredHealer();
+
 /**
  * Heals a stored thread structurally. An exchange that awaits a resume is kept; one that a new input
  * abandoned is closed, with the real results from `salvage` where the tools had finished.
  */
 export function healStoredThread(messages: BaseMessage[], options: HealStoredThreadOptions = {}): HealResult {
-  return healStoredMessages(messages, { provider: "openai" }, { closeOpen: !awaitsResume(messages), salvage: options.salvage });
+  return healer.heal(messages, { closeOpen: !awaitsResume(messages), salvage: options.salvage });
 }

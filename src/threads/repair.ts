@@ -6,12 +6,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { openLastExchange, unansweredCallIds } from "../integrations/heal";
+import { unansweredCallIds } from "../integrations/heal";
+import { trailingOpenExchange } from "../messages/exchanges";
 import type { ToolCallProblem, ToolCallRepair } from "../types";
-import { awaitsResume, healStoredThread, isStructural, storedThreadProblems } from "./heal-thread";
+import { healStoredThread, structuralProblems } from "./heal-thread";
 import { discardedResults } from "./salvage";
 import {
-  errorText,
+  failureText,
   judgeThread,
   latestTuple,
   messagesOf,
@@ -42,6 +43,8 @@ export interface ThreadRepairReport extends ThreadKey {
   /** Id of the checkpoint that was read (the parent of the fix). */
   checkpointId?: string;
   problems: ToolCallProblem[];
+  /** How many structural problems the checkpoint that was read has. */
+  structural: number;
   repairs: ToolCallRepair[];
   /** Calls whose real result was put back from the pending writes of an earlier checkpoint. */
   salvaged: string[];
@@ -63,6 +66,7 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
 const report = (key: ThreadKey, fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">): ThreadRepairReport => ({
   ...key,
   problems: [],
+  structural: 0,
   repairs: [],
   salvaged: [],
   ...fields,
@@ -71,7 +75,7 @@ const report = (key: ThreadKey, fields: Partial<ThreadRepairReport> & Pick<Threa
 /** Calls that have no result and are not part of an exchange a resume may still run. */
 function callsToSalvage(messages: BaseMessage[]): Set<string> {
   const wanted = unansweredCallIds(messages);
-  if (awaitsResume(messages)) for (const id of openLastExchange(messages).unanswered) wanted.delete(id);
+  for (const id of trailingOpenExchange(messages)?.unanswered ?? []) wanted.delete(id);
   return wanted;
 }
 
@@ -103,11 +107,11 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
     try {
       tuple = await latestTuple(saver, item);
     } catch (error) {
-      return report(key, { status: "unreadable", found: "unreadable", reason: errorText(error) });
+      return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
     }
     if (!tuple || olderThan(tuple, resolved.since)) return undefined;
     const judged = judgeThread(key, tuple, resolved);
-    const base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems };
+    const base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems, structural: judged.structural };
     if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
     if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
     if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
@@ -119,7 +123,7 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
       const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
       const healed = healStoredThread(before, { salvage });
       const fix = { ...base, repairs: healed.repairs, salvaged: healed.salvaged, before, after: healed.messages };
-      const left = storedThreadProblems(healed.messages, resolved.provider).filter(isStructural);
+      const left = structuralProblems(healed.messages, resolved.provider);
       if (healed.repairs.length === 0 || left.length > 0) {
         const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
         return report(key, { ...fix, status: "failed", reason: `the repair leaves structural problems: ${kinds || "none repaired"}` });
@@ -131,7 +135,7 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
         ? report(key, { ...fix, status: "repaired", written: outcome.config })
         : report(key, { ...fix, status: "skipped", reason: outcome.reason });
     } catch (error) {
-      return report(key, { ...base, status: "failed", reason: errorText(error) });
+      return report(key, { ...base, status: "failed", reason: failureText(error) });
     }
   };
 

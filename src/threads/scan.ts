@@ -4,10 +4,11 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { errorText, ToolCallRepairInputError } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
-import { awaitsResume, isStructural, storedThreadProblems } from "./heal-thread";
+import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
 import { threadSourceFor, type ThreadItem, type ThreadKey } from "./source";
 
 /**
@@ -64,15 +65,17 @@ export interface ResolvedScanOptions {
 }
 
 const optionError = (name: string, expected: string, value: unknown) =>
-  new TypeError(`langgraph-tool-repair: option "${name}" must be ${expected} (got ${typeof value === "string" ? JSON.stringify(value) : String(value)})`);
+  new ToolCallRepairInputError(`option "${name}" must be ${expected} (got ${describe(value)})`, { argument: `options.${name}` });
+
+const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : value instanceof Date ? "an invalid Date" : typeof value === "number" ? String(value) : typeof value);
 
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
-/** Checks the saver and the options; throws a TypeError naming the argument. */
+/** Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming the argument. */
 export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | undefined): ResolvedScanOptions {
   const s = saver as Partial<BaseCheckpointSaver> | undefined;
   if (typeof s?.getTuple !== "function" || typeof s?.list !== "function" || typeof s?.put !== "function")
-    throw new TypeError("langgraph-tool-repair: `saver` must be a LangGraph checkpoint saver (getTuple, list, put)");
+    throw new ToolCallRepairInputError("`saver` must be a LangGraph checkpoint saver (getTuple, list, put)", { argument: "saver" });
   const o = options ?? {};
   if (o.threads !== undefined && (!Array.isArray(o.threads) || o.threads.some((t) => typeof t !== "string")))
     throw optionError("threads", "an array of thread id strings", o.threads);
@@ -92,10 +95,16 @@ export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | 
   };
 }
 
-export const errorText = (error: unknown): string => {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.split("\n")[0].slice(0, 300);
-};
+/** The first line of what a saver threw, with its class (`SyntaxError: ...`), for a report. */
+export function failureText(error: unknown): string {
+  let name = "";
+  try {
+    name = error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : "";
+  } catch {
+    // a throwing getter: the text alone
+  }
+  return `${name}${errorText(error)}`.split("\n")[0].slice(0, 300);
+}
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
   const id = (tuple?.config?.configurable as Record<string, unknown> | undefined)?.checkpoint_id ?? tuple?.checkpoint?.id;
@@ -117,9 +126,8 @@ export function judgeThread(key: ThreadKey, tuple: CheckpointTuple, options: Pic
   const read = messagesOf(tuple, options.messagesKey);
   if (!("messages" in read)) return { ...base, status: read.status, ...(read.error ? { error: read.error } : {}) };
   const { messages } = read;
+  const structural = structuralProblems(messages, options.provider).length;
   const problems = storedThreadProblems(messages, options.provider);
-  let structural = 0;
-  for (const problem of problems) if (isStructural(problem)) structural++;
   const status: ThreadStatus = structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
   return { ...base, messageCount: messages.length, problems, structural, status };
 }
@@ -130,7 +138,7 @@ export const unreadable = (key: ThreadKey, error: unknown): ThreadReport => ({
   messageCount: 0,
   problems: [],
   structural: 0,
-  error: errorText(error),
+  error: failureText(error),
 });
 
 /** The latest tuple of a thread, as the source gave it or read with `getTuple`. */

@@ -10,6 +10,7 @@
  * seen so far.
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { Dict } from "../values";
 
 export interface ThreadKey {
   threadId: string;
@@ -53,7 +54,6 @@ export function checkpointIdAt(since: Date): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
-type Dict = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------------------
 // SQLite (SqliteSaver: a better-sqlite3 connection in `db`)

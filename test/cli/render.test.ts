@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BaseMessage } from "@langchain/core/messages";
 import { diffMessages, renderDiff, shortText } from "../../src/cli/render";
-import { repairToolCalls } from "../../src/engine/repair";
+import { repairToolCalls } from "../../src/engine";
 import type { ThreadRepairReport } from "../../src/threads/repair";
 import { ai, aiWithCalls, human, toolResult } from "../support/builders";
 
@@ -24,7 +24,7 @@ describe("diffMessages", () => {
   it("renders a repair with the new results marked and unchanged stretches folded", () => {
     const before = [human("one"), ai("two"), human("three"), ai("four"), human("five"), aiWithCalls("x", "y"), toolResult("x"), human("next")];
     const { messages: after } = repairToolCalls(before, { provider: "openai" });
-    const report = { threadId: "t", namespace: "", status: "would_repair", found: "broken", problems: [], repairs: [], salvaged: [], before, after } as ThreadRepairReport;
+    const report = { threadId: "t", namespace: "", status: "would_repair", found: "broken", problems: [], structural: 1, repairs: [], salvaged: [], before, after } as ThreadRepairReport;
     const lines = renderDiff(report);
     expect(lines[0]).toBe("      … 5 unchanged messages");
     expect(lines[1]).toMatch(/^ {4} +5 ai +\S+ +calls tool_x\(x\), tool_y\(y\)$/);

@@ -7,7 +7,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { uuid6, type BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import { isStructural, storedThreadProblems } from "../../src/threads/heal-thread";
+import { structuralProblems } from "../../src/threads/heal-thread";
 import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../../src/threads/repair";
 import { REPAIR_METADATA_KEY } from "../../src/threads/write";
 import {
@@ -155,7 +155,7 @@ describe("repairThreads", () => {
     expect(result.messages.at(-1)?.content).toMatch(/^answer/);
     expect(seedModel.stub.rejections.length).toBe(rejections);
     const stored = await storedMessages(store.saver, seeded.broken[0]);
-    expect(storedThreadProblems(stored, "openai").filter(isStructural)).toEqual([]);
+    expect(structuralProblems(stored, "openai")).toEqual([]);
     // The salvaged result stays; the answered message made the model call the tools again (its script).
     expect(resultsByTool(stored).fast[0]).toEqual({ synthetic: false, content: "fast result for flights" });
   });
@@ -204,7 +204,7 @@ describe("repairThreads", () => {
     expect(reports.get(seeded.clean[0])?.status).toBe("unchanged");
     const dry = reports.get(seeded.broken[0])!;
     expect(dry).toMatchObject({ status: "would_repair", found: "broken", checkpointId: before });
-    expect(storedThreadProblems(dry.after!, "openai").filter(isStructural)).toEqual([]);
+    expect(structuralProblems(dry.after!, "openai")).toEqual([]);
     expect(idOf(await latest(store.saver, seeded.broken[0]))).toBe(before);
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = "src/cli.ts";
+const CLI = "src/cli/index.ts";
 
 export interface CliRun {
   code: number | null;

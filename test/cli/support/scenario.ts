@@ -7,7 +7,7 @@
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { expect } from "vitest";
-import { storedThreadProblems, isStructural } from "../../../src/threads/heal-thread";
+import { structuralProblems } from "../../../src/threads/heal-thread";
 import { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION } from "../../../src/threads/write";
 import { nextMessage, resultsByTool, seedThreads, startSeedModel, storedMessages, threadConfig, type SeedPlan, type SeedProvider } from "../../threads/support/seed";
 import { jsonLines, runCliProcess } from "./run-cli";
@@ -89,7 +89,7 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
     expect(contentOf(await after.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: parent.id } }))).toBe(parent.stored);
     // Valid, and the finished result that LangGraph discarded is back as the real one.
     const messages = await storedMessages(after, thread);
-    expect(storedThreadProblems(messages, provider).filter(isStructural)).toEqual([]);
+    expect(structuralProblems(messages, provider)).toEqual([]);
     const results = resultsByTool(messages);
     expect(results.slow).toEqual([expect.objectContaining({ synthetic: true })]);
     if (seeded.salvageable.includes(thread)) expect(results.fast).toEqual([{ synthetic: false, content: "fast result for flights" }]);

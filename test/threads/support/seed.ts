@@ -17,12 +17,12 @@ import { z } from "zod";
 import { toolCallRepairHook } from "../../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../../src/integrations/middleware";
 import { isSyntheticResult } from "../../../src/messages/inspect";
+import { isDict, type Dict } from "../../../src/values";
 import { until } from "../../integrations/support/checkpoint-scenarios";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../../support/stubs";
 
 export type SeedProvider = "openai" | "bedrock";
-type Dict = Record<string, unknown>;
-const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null ? (v as Dict) : {});
+const asDict = (v: unknown): Dict => (isDict(v) ? v : {});
 
 /** The request ends on something the user typed (not on tool results): the model calls both tools. */
 function endsOnUserText(provider: SeedProvider, body: unknown): boolean {

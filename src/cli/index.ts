@@ -3,7 +3,7 @@
  * The `langgraph-tool-repair` bin. Ctrl-C stops between threads (the ones under way finish, so no thread is
  * left half written); a second Ctrl-C quits at once.
  */
-import { runCli } from "./cli/main";
+import { runCli } from "./main";
 
 const controller = new AbortController();
 process.on("SIGINT", () => {
