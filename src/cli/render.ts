@@ -27,11 +27,17 @@ function textOf(content: unknown): string {
   return parts.join(" ");
 }
 
+/** A message id, on one line and at most 80 characters (ids are data: they can be anything). */
+const idOf = (message: BaseMessage) => (typeof message.id === "string" && message.id ? shortText(message.id, 80) : undefined);
+
 const roleOf = (message: BaseMessage) => (typeof message.getType === "function" ? message.getType() : "?");
 
-/** `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. */
+/**
+ * `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. Ids are
+ * printed whole: they are what a person greps for.
+ */
 export function describeMessage(message: BaseMessage): string {
-  const id = typeof message.id === "string" && message.id ? shortText(message.id, 24) : "-";
+  const id = idOf(message) ?? "-";
   let what: string;
   if (isAssistant(message)) {
     const calls = message.tool_calls ?? [];
@@ -45,7 +51,7 @@ export function describeMessage(message: BaseMessage): string {
   } else {
     what = `"${shortText(textOf(message.content))}"`;
   }
-  return `${roleOf(message).padEnd(6)} ${id.padEnd(24)} ${what}`;
+  return `${roleOf(message).padEnd(6)} ${id}  ${what}`;
 }
 
 export interface DiffLine {
