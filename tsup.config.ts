@@ -1,7 +1,14 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/langgraph.ts", "src/langchain.ts"],
+  // cli: the `langgraph-tool-repair` bin (package.json "bin" -> dist/cli.js; its hashbang line is kept).
+  entry: {
+    index: "src/index.ts",
+    langgraph: "src/langgraph.ts",
+    langchain: "src/langchain.ts",
+    threads: "src/threads.ts",
+    cli: "src/cli/index.ts",
+  },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

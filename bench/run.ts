@@ -5,6 +5,7 @@ import { runStructuredBench } from "./structured";
 import { runRecoveryBench } from "./recovery";
 import { runSummarizeBench } from "./summarize";
 import { runPostgresCheckpointerBench } from "./checkpointer-postgres";
+import { runThreadsBench } from "./threads";
 
 const sections: (() => string[] | Promise<string[]>)[] = [
   runEngineBench,
@@ -13,6 +14,7 @@ const sections: (() => string[] | Promise<string[]>)[] = [
   runStructuredBench,
   runRecoveryBench,
   runSummarizeBench,
+  runThreadsBench,
 ];
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);

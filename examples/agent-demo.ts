@@ -6,9 +6,10 @@
  * `withToolCallRepair` around the saver and `toolCallRepairMiddleware` in the agent, run 2 succeeds and the
  * stored thread keeps the flight search's real result.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -87,11 +88,23 @@ async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpoi
   return true;
 }
 
+/** Where the thread broken without this package is kept, for `langgraph-tool-repair scan` (docs/cli.md). */
+export const DEMO_THREADS_DB = ".tmp/demo-threads.sqlite";
+
+/** A fresh SQLite file at DEMO_THREADS_DB (relative to the repository). */
+function demoThreadsSaver(): SqliteSaver {
+  const file = fileURLToPath(new URL(`../${DEMO_THREADS_DB}`, import.meta.url));
+  mkdirSync(dirname(file), { recursive: true });
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+  return SqliteSaver.fromConnString(file);
+}
+
 export async function agentDemo(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), "tool-repair-demo-"));
   const stub = await startBedrockStub({ script: agentScript });
+  const plain = demoThreadsSaver();
   try {
-    const without = await runIncident("Without this package (SqliteSaver, no middleware)", stub, SqliteSaver.fromConnString(join(dir, "plain.db")), false);
+    const without = await runIncident("Without this package (SqliteSaver, no middleware)", stub, plain, false);
     const withRepair = await runIncident(
       "With withToolCallRepair(SqliteSaver) + toolCallRepairMiddleware()",
       stub,
@@ -101,6 +114,7 @@ export async function agentDemo(): Promise<boolean> {
     return !without && withRepair;
   } finally {
     await stub.close();
+    plain.db.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ import {
   startOpenAIStub,
   type RunningStub,
 } from "../test/support/stubs";
-import { agentDemo } from "./agent-demo";
+import { agentDemo, DEMO_THREADS_DB } from "./agent-demo";
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const red = (s: string) => (process.stdout.isTTY ? `\x1b[31m${s}\x1b[0m` : s);
@@ -148,6 +148,9 @@ async function main(): Promise<void> {
         ? green("\nDemo passed: rejected before, accepted after, by all three providers and inside the agent.\n")
         : red("\nDemo FAILED.\n"),
     );
+    console.log(`The thread left broken without this package is kept in ${DEMO_THREADS_DB}. Scan and repair it offline:`);
+    console.log(`  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli -- scan --sqlite ${DEMO_THREADS_DB})`);
+    console.log("See docs/cli.md.\n");
     process.exitCode = ok ? 0 : 1;
   } finally {
     await Promise.all(Object.values(stubs).map((s) => s.close()));

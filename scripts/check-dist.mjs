@@ -4,6 +4,7 @@
 // thrown by `/langgraph` or `/langchain` is an `instanceof` the class exported by the root entry).
 import { createRequire } from "node:module";
 import { readFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 
 const require = createRequire(import.meta.url);
 const fail = (msg) => {
@@ -15,6 +16,7 @@ const expected = {
   "langgraph-tool-repair": ["repairToolCalls", "findToolCallProblems", "toolCallIdsOf", "validateBedrockConverse", "findSafeSummarizationBoundary", "isBedrockModel"],
   "langgraph-tool-repair/langgraph": ["toolCallRepairNode", "toolCallRepairHook", "withToolCallRepair", "repairThread", "summarizationNode", "withPromptedStructuredOutput"],
   "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
+  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
 };
 for (const [entry, names] of Object.entries(expected)) {
   const esm = await import(entry);
@@ -57,6 +59,13 @@ for (const [format, load] of [["ESM", (e) => import(e)], ["CJS", async (e) => re
   await middleware.beforeAgent({ messages: [42] });
   if (!(fromMiddleware instanceof root.ToolCallRepairInputError)) fail(`${format}: an error from the /langchain middleware is not an instance of the root entry's ToolCallRepairInputError`);
 }
+
+// The bin: package.json "bin" points at a built file that starts with a hashbang and answers --version.
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const bin = pkg.bin?.["langgraph-tool-repair"];
+if (!bin || !readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")) fail(`bin ${bin} is missing or has no hashbang`);
+const version = execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8" }).trim();
+if (version !== pkg.version) fail(`${bin} --version printed ${JSON.stringify(version)}, expected ${pkg.version}`);
 
 const { repairToolCalls } = require("langgraph-tool-repair");
 const coreCjs = require("@langchain/core/messages");

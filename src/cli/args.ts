@@ -1,0 +1,187 @@
+/**
+ * Command line of `langgraph-tool-repair` (node:util parseArgs, no dependency). Everything is checked here,
+ * so that a mistake is a usage error (exit 2) before anything connects.
+ */
+import { parseArgs } from "node:util";
+import { PROVIDERS, type Provider } from "../types";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export type StoreArgs =
+  | { kind: "sqlite"; file: string }
+  | { kind: "postgres"; url: string }
+  | { kind: "saver"; module: string; exportName?: string };
+
+export interface CliArgs {
+  command: "scan" | "repair";
+  store: StoreArgs;
+  /** The connection flags as given, with the PostgreSQL URL left out, to print a next command. */
+  storeFlags: string[];
+  saverOptions?: Record<string, unknown>;
+  threads?: string[];
+  provider: Provider;
+  messagesKey: string;
+  json: boolean;
+  apply: boolean;
+  since?: Date;
+  limit?: number;
+  concurrency: number;
+}
+
+export type ParsedCommand = { help: true } | { version: true } | CliArgs;
+
+export const HELP = `langgraph-tool-repair: find and fix LangGraph threads whose tool calls and results no longer match
+
+Usage:
+  langgraph-tool-repair scan   <store> [options]   report broken threads (nothing is written)
+  langgraph-tool-repair repair <store> [options]   show the fix of each broken thread (dry run)
+  langgraph-tool-repair repair <store> --apply     write each fix as a new checkpoint on top of its thread
+
+Store (exactly one):
+  --sqlite FILE                  a SqliteSaver database (@langchain/langgraph-checkpoint-sqlite)
+  --postgres URL                 a PostgresSaver database (@langchain/langgraph-checkpoint-postgres);
+                                 env:NAME reads the URL from environment variable NAME
+  --saver MODULE[:EXPORT]        any other saver: a saver, a factory (options) => saver, or a class
+  --saver-options JSON           options for --saver (and for PostgresSaver, e.g. {"schema":"app"})
+
+Options:
+  --thread ID                    only this thread (repeat, or list ids after the command)
+  --provider NAME                rules to report against: ${PROVIDERS.join(", ")} (default strict)
+  --messages-key KEY             state key of the messages (default messages)
+  --since WHEN                   only threads written since an ISO date or a duration (30m, 12h, 7d, 2w)
+  --limit N                      scan: at most N threads; repair: at most N threads repaired
+  --concurrency N                threads read and repaired at a time (default 4)
+  --json                         one JSON line per thread instead of the summary
+  --apply                        repair: write the fixes (default: dry run)
+  -h, --help, -v, --version
+
+Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run) or failed or skipped repairs,
+2 usage or connection error, 130 stopped by Ctrl-C (run again to continue).
+`;
+
+const DURATION = /^(\d+)(s|m|h|d|w)$/;
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** An ISO date (or date and time), or a duration back from `now`. */
+export function parseSince(text: string, now: Date): Date {
+  const duration = DURATION.exec(text.trim());
+  if (duration) return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2]]);
+  const time = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new UsageError(`--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`);
+  return new Date(time);
+}
+
+function positiveInteger(flag: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new UsageError(`${flag}: expected a whole number from 1 to ${max}, got "${text}"`);
+  return value;
+}
+
+/** `MODULE[:EXPORT]`: the export is the part after the last colon when it is an identifier (not `C:\\`). */
+export function parseSaverSpec(spec: string): { module: string; exportName?: string } {
+  const at = spec.lastIndexOf(":");
+  const exportName = at > 0 ? spec.slice(at + 1) : "";
+  if (at > 1 && /^[A-Za-z_$][\w$]*$/.test(exportName)) return { module: spec.slice(0, at), exportName };
+  return { module: spec };
+}
+
+export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}, now = new Date()): ParsedCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        sqlite: { type: "string" },
+        postgres: { type: "string" },
+        saver: { type: "string" },
+        "saver-options": { type: "string" },
+        thread: { type: "string", multiple: true },
+        provider: { type: "string" },
+        "messages-key": { type: "string" },
+        json: { type: "boolean" },
+        apply: { type: "boolean" },
+        since: { type: "string" },
+        limit: { type: "string" },
+        concurrency: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (error) {
+    // parseArgs names the flag; it never echoes a value.
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (values.version) return { version: true };
+
+  const [command, ...rest] = positionals;
+  if (command !== "scan" && command !== "repair")
+    throw new UsageError(command === undefined ? "no command: use scan or repair" : `unknown command "${command}": use scan or repair`);
+  if (rest.length > 0 && !values.thread) throw new UsageError("unexpected argument after the command (thread ids go after --thread)");
+  if (values.apply && command !== "repair") throw new UsageError("--apply belongs to repair");
+
+  const stores = (["sqlite", "postgres", "saver"] as const).filter((flag) => values[flag] !== undefined);
+  if (stores.length !== 1) throw new UsageError(stores.length === 0 ? "no store: give --sqlite FILE, --postgres URL or --saver MODULE" : `give one store, not ${stores.map((s) => `--${s}`).join(" and ")}`);
+  let store: StoreArgs;
+  let storeFlags: string[];
+  if (values.sqlite !== undefined) {
+    if (values.sqlite === "") throw new UsageError("--sqlite: empty file name");
+    store = { kind: "sqlite", file: values.sqlite };
+    storeFlags = ["--sqlite", values.sqlite];
+  } else if (values.postgres !== undefined) {
+    let url = values.postgres;
+    storeFlags = ["--postgres", url.startsWith("env:") ? url : "<URL>"];
+    if (url.startsWith("env:")) {
+      const name = url.slice(4);
+      url = env[name] ?? "";
+      if (!url) throw new UsageError(`--postgres env:${name}: environment variable ${name} is not set`);
+    }
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError("--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)");
+    store = { kind: "postgres", url };
+  } else {
+    const spec = values.saver!;
+    if (spec === "") throw new UsageError("--saver: empty module name");
+    store = { kind: "saver", ...parseSaverSpec(spec) };
+    storeFlags = ["--saver", spec];
+  }
+
+  let saverOptions: Record<string, unknown> | undefined;
+  if (values["saver-options"] !== undefined) {
+    if (store.kind === "sqlite") throw new UsageError("--saver-options applies to --saver and --postgres");
+    try {
+      saverOptions = JSON.parse(values["saver-options"]);
+    } catch {
+      throw new UsageError("--saver-options: not valid JSON");
+    }
+    if (typeof saverOptions !== "object" || saverOptions === null || Array.isArray(saverOptions)) throw new UsageError("--saver-options: expected a JSON object");
+    storeFlags.push("--saver-options", "<JSON>");
+  }
+
+  const provider = (values.provider ?? "strict") as Provider;
+  if (!PROVIDERS.includes(provider)) throw new UsageError(`--provider: "${values.provider}" is not one of ${PROVIDERS.join(", ")}`);
+  const messagesKey = values["messages-key"] ?? "messages";
+  if (messagesKey === "") throw new UsageError("--messages-key: empty key");
+  const threads = values.thread ? [...values.thread, ...rest] : undefined;
+  if (threads?.some((t) => t === "")) throw new UsageError("--thread: empty thread id");
+
+  return {
+    command,
+    store,
+    storeFlags,
+    saverOptions,
+    threads,
+    provider,
+    messagesKey,
+    json: values.json === true,
+    apply: values.apply === true,
+    since: values.since === undefined ? undefined : parseSince(values.since, now),
+    limit: positiveInteger("--limit", values.limit),
+    concurrency: positiveInteger("--concurrency", values.concurrency, 64) ?? 4,
+  };
+}

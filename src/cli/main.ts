@@ -1,0 +1,131 @@
+/**
+ * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
+ * signal). Every byte written goes through the redactor.
+ */
+import { countThreads, scanThreads } from "../threads/scan";
+import { repairThreads } from "../threads/repair";
+import { TOOL_VERSION } from "../threads/write";
+import { HELP, parseCliArgs, UsageError, type CliArgs } from "./args";
+import { importModule, openStore, secretsOf, SetupError, type ModuleImporter, type OpenedStore } from "./connect";
+import { Progress, type ProgressStream } from "./progress";
+import { redactor, type Redact } from "./redact";
+import { renderRepair, renderSummary, repairJson, scanJson, Tally } from "./render";
+
+export interface CliIO {
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Aborted on Ctrl-C: the command stops between threads. */
+  signal?: AbortSignal;
+  importModule?: ModuleImporter;
+  /** Between plain progress lines when stderr is not a terminal. */
+  progressEveryMs?: number;
+}
+
+export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
+
+/** A stream whose every write is redacted. */
+function redacted(stream: ProgressStream, redact: Redact): ProgressStream {
+  return { write: (text: string) => stream.write(redact(text)), isTTY: stream.isTTY, columns: stream.columns };
+}
+
+const printLines = (stream: ProgressStream, lines: string[]) => {
+  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+};
+
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const env = io.env ?? process.env;
+  let redact: Redact = redactor([]);
+  const stderr = () => redacted(io.stderr, redact);
+  let args: CliArgs;
+  try {
+    const parsed = parseCliArgs(argv, env);
+    if ("help" in parsed) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if ("version" in parsed) {
+      io.stdout.write(`${TOOL_VERSION}\n`);
+      return EXIT.ok;
+    }
+    args = parsed;
+  } catch (error) {
+    // No secret is known yet: the generic URL masks still apply.
+    stderr().write(`langgraph-tool-repair: ${(error as Error).message}\nRun with --help for usage.\n`);
+    return EXIT.usage;
+  }
+  redact = redactor(secretsOf(args));
+  const out = redacted(io.stdout, redact);
+  const err = stderr();
+
+  let store: OpenedStore;
+  try {
+    store = await openStore(args, io.cwd ?? process.cwd(), io.importModule ?? importModule);
+  } catch (error) {
+    const usage = error instanceof UsageError || error instanceof SetupError;
+    err.write(`langgraph-tool-repair: ${usage ? (error as Error).message : `could not open the store: ${(error as Error).message}`}\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await run(args, store, out, err, io);
+  } catch (error) {
+    err.write(`langgraph-tool-repair: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
+async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: ProgressStream, io: CliIO): Promise<number> {
+  const started = performance.now();
+  const options = {
+    threads: args.threads,
+    provider: args.provider,
+    messagesKey: args.messagesKey,
+    since: args.since,
+    limit: args.limit,
+    concurrency: args.concurrency,
+    signal: io.signal,
+  };
+  const total = await countThreads(store.saver, options).catch(() => undefined);
+  const repair = args.command === "repair";
+  const progress = new Progress(err, {
+    total: repair || args.limit === undefined ? total : Math.min(total ?? Infinity, args.limit),
+    verb: repair ? "checked" : "scanned",
+    lineEveryMs: io.progressEveryMs,
+  });
+  const tally = new Tally();
+  const reports = repair ? repairThreads(store.saver, { ...options, apply: args.apply }) : scanThreads(store.saver, options);
+  for await (const report of reports) {
+    tally.add(report);
+    if (args.json) progress.above(() => out.write(`${"found" in report ? repairJson(report) : scanJson(report)}\n`));
+    else if ("found" in report) {
+      const lines = renderRepair(report);
+      if (lines.length > 0) progress.above(() => printLines(out, lines));
+    }
+    const broken = tally.count("broken");
+    progress.tick(repair ? `${broken} broken, ${tally.outcome(args.apply ? "repaired" : "would_repair")} ${args.apply ? "repaired" : "to repair"}` : `${broken} broken`);
+  }
+  progress.finish();
+
+  const interrupted = io.signal?.aborted === true;
+  const limited = args.limit !== undefined && (repair ? tally.count("broken") >= args.limit : tally.threads >= args.limit);
+  const stopped = interrupted ? "Ctrl-C; run the same command again to go on" : limited ? `--limit ${args.limit} reached; run again for the rest` : undefined;
+  if (!args.json) {
+    const flags = args.storeFlags.join(" ");
+    const nextCommand =
+      !repair && tally.count("broken") > 0
+        ? `npx langgraph-tool-repair repair ${flags}   (a dry run: shows each fix; add --apply to write it)`
+        : repair && !args.apply && tally.outcome("would_repair") > 0
+          ? `npx langgraph-tool-repair repair ${flags} --apply`
+          : undefined;
+    printLines(out, renderSummary(tally, { label: store.label, elapsedMs: performance.now() - started, stopped, repair, nextCommand }));
+  } else if (interrupted) {
+    err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
+  }
+  if (interrupted) return EXIT.interrupted;
+  const trouble = tally.count("unreadable") + tally.outcome("failed") + tally.outcome("skipped");
+  if (repair) return trouble > 0 || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
+  return trouble > 0 || tally.count("broken") > 0 ? EXIT.found : EXIT.ok;
+}

@@ -1,0 +1,303 @@
+/**
+ * What the command prints: the per-thread diff of a repair, JSON lines, and the closing summary. Output is
+ * plain text (no colors), readable in a terminal and in a CI log alike.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import type { ToolCallProblem, ToolCallProblemKind } from "../types";
+import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
+import type { ThreadReport, ThreadStatus } from "../threads/scan";
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+/** One line of text: white space collapsed, cut to `max` characters. */
+export function shortText(text: string, max = 48): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (typeof block === "string") parts.push(block);
+    else if (typeof (block as { text?: unknown })?.text === "string") parts.push((block as { text: string }).text);
+  }
+  return parts.join(" ");
+}
+
+/** A message id, on one line and at most 80 characters (ids are data: they can be anything). */
+const idOf = (message: BaseMessage) => (typeof message.id === "string" && message.id ? shortText(message.id, 80) : undefined);
+
+const roleOf = (message: BaseMessage) => (typeof message.getType === "function" ? message.getType() : "?");
+
+/**
+ * `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. Ids are
+ * printed whole: they are what a person greps for.
+ */
+export function describeMessage(message: BaseMessage): string {
+  const id = idOf(message) ?? "-";
+  let what: string;
+  if (isAssistant(message)) {
+    const calls = message.tool_calls ?? [];
+    const names = new Map(calls.map((c) => [c.id, c.name]));
+    const ids = toolCallIdsOf(message);
+    const text = shortText(textOf(message.content), 32);
+    what = [text && `"${text}"`, ids.length > 0 && `calls ${ids.map((callId) => `${names.get(callId) ?? "?"}(${callId})`).join(", ")}`].filter(Boolean).join(" ");
+  } else if (isToolResult(message)) {
+    const name = typeof message.name === "string" && message.name ? ` ${message.name}` : "";
+    what = `answers ${resultIdOf(message) ?? "?"}${name}: "${shortText(textOf(message.content), 40)}"`;
+  } else {
+    what = `"${shortText(textOf(message.content))}"`;
+  }
+  return `${roleOf(message).padEnd(6)} ${id}  ${what}`;
+}
+
+export interface DiffLine {
+  mark: " " | "+" | "-";
+  /** Position in the healed list (" " and "+") or, for "-", in the stored list. */
+  index: number;
+  message: BaseMessage;
+}
+
+/**
+ * The healed list against the stored one. Messages the repair did not touch are the very same objects in
+ * both lists, so the diff follows identity, in one pass over each list: a moved message shows as removed
+ * where it was and added where it went.
+ */
+export function diffMessages(before: readonly BaseMessage[], after: readonly BaseMessage[]): DiffLine[] {
+  const inBefore = new Set(before);
+  const inAfter = new Set(after);
+  const lines: DiffLine[] = [];
+  const consumed = new Set<BaseMessage>();
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    const b = before[i];
+    const a = after[j];
+    if (i < before.length && j < after.length && b === a) {
+      lines.push({ mark: " ", index: j++, message: b });
+      i++;
+    } else if (i < before.length && (!inAfter.has(b) || consumed.has(b) || j >= after.length)) {
+      lines.push({ mark: "-", index: i++, message: b });
+    } else if (j < after.length && (!inBefore.has(a) || consumed.has(a) || i >= before.length)) {
+      lines.push({ mark: "+", index: j++, message: a });
+    } else {
+      // Both kept, but not here: `b` moved later. Show it leaving; it is shown again where it lands.
+      consumed.add(b);
+      lines.push({ mark: "-", index: i++, message: b });
+    }
+  }
+  return lines;
+}
+
+/** Messages of context kept around each change. */
+const CONTEXT = 2;
+
+/** The diff with unchanged stretches folded, a little context around each change. */
+export function renderDiff(report: ThreadRepairReport): string[] {
+  const lines = diffMessages(report.before ?? [], report.after ?? []);
+  const salvaged = new Set(report.salvaged);
+  // Distance from each line to the nearest change, both ways, in two passes.
+  const distance = new Array<number>(lines.length).fill(Infinity);
+  for (let k = 0, last = -Infinity; k < lines.length; k++) {
+    if (lines[k].mark !== " ") last = k;
+    distance[k] = k - last;
+  }
+  for (let k = lines.length - 1, next = Infinity; k >= 0; k--) {
+    if (lines[k].mark !== " ") next = k;
+    distance[k] = Math.min(distance[k], next - k);
+  }
+  const out: string[] = [];
+  let folded = 0;
+  const flush = () => {
+    if (folded > 0) out.push(`      … ${number(folded)} unchanged message${folded === 1 ? "" : "s"}`);
+    folded = 0;
+  };
+  lines.forEach((line, k) => {
+    if (distance[k] > CONTEXT) {
+      folded++;
+      return;
+    }
+    flush();
+    let note = "";
+    if (line.mark === "+" && isToolResult(line.message)) {
+      const id = resultIdOf(line.message);
+      if (isSyntheticResult(line.message)) note = "   [placeholder: the tool did not finish]";
+      else if (id !== undefined && salvaged.has(id)) note = "   [real result, from pending writes]";
+    }
+    const at = line.mark === "-" ? `(${line.index})` : String(line.index);
+    out.push(`  ${line.mark} ${at.padStart(5)} ${describeMessage(line.message)}${note}`);
+  });
+  flush();
+  return out;
+}
+
+const where = (r: { threadId: string; namespace: string }) => `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+
+/** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
+export function renderRepair(report: ThreadRepairReport): string[] {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  switch (report.status) {
+    case "would_repair":
+    case "repaired": {
+      const salvaged = report.salvaged.length > 0 ? `, ${count(report.salvaged.length, "real result")} put back from pending writes` : "";
+      const head =
+        report.status === "repaired"
+          ? `${where(report)}: repaired (${count(report.repairs.length, "repair")}${salvaged}); new checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ${report.checkpointId}`
+          : `${where(report)}: would repair (${count(report.repairs.length, "repair")}${salvaged}) on top of checkpoint ${report.checkpointId}`;
+      return [head, ...renderDiff(report), ""];
+    }
+    case "skipped":
+      return [`${where(report)}: skipped: ${report.reason}`, ""];
+    case "failed":
+      return [`${where(report)}: FAILED: ${report.reason}`, ...(report.after ? renderDiff(report) : []), ""];
+    case "unreadable":
+      return [`${where(report)}: unreadable, skipped: ${report.reason}`, ""];
+    default:
+      return [];
+  }
+}
+
+const problemJson = (p: ToolCallProblem) => ({
+  kind: p.kind,
+  index: p.index,
+  ...(p.toolCallId ? { toolCallId: p.toolCallId } : {}),
+  ...(p.toolName ? { toolName: p.toolName } : {}),
+  rules: p.rules,
+});
+
+export function scanJson(report: ThreadReport): string {
+  return JSON.stringify({
+    thread: report.threadId,
+    namespace: report.namespace,
+    checkpoint: report.checkpointId ?? null,
+    writtenAt: report.writtenAt ?? null,
+    status: report.status,
+    messages: report.messageCount,
+    structural: report.structural,
+    problems: report.problems.map(problemJson),
+    ...(report.error ? { error: report.error } : {}),
+  });
+}
+
+export function repairJson(report: ThreadRepairReport): string {
+  return JSON.stringify({
+    thread: report.threadId,
+    namespace: report.namespace,
+    checkpoint: report.checkpointId ?? null,
+    status: report.status,
+    found: report.found,
+    problems: report.problems.map(problemJson),
+    repairs: report.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({ action, problem, index, ...(toolCallId ? { toolCallId } : {}), ...(toolName ? { toolName } : {}) })),
+    salvaged: report.salvaged,
+    ...(report.written ? { written: report.written.configurable?.checkpoint_id ?? null } : {}),
+    ...(report.reason ? { reason: report.reason } : {}),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Summary: counts only, plus a bounded list of the worst threads and of unreadable ones.
+
+const WORST = 10;
+const LISTED_ERRORS = 10;
+
+export class Tally {
+  readonly found = new Map<ThreadStatus, number>();
+  readonly outcomes = new Map<ThreadRepairStatus, number>();
+  /** Per problem kind (structural ones of broken threads, and the rest): problems and threads. */
+  readonly kinds = new Map<ToolCallProblemKind, { problems: number; threads: number }>();
+  readonly worst: { label: string; structural: number; kinds: string }[] = [];
+  readonly errors: string[] = [];
+  threads = 0;
+
+  add(report: ThreadReport | ThreadRepairReport): void {
+    this.threads++;
+    const found = "found" in report ? report.found : report.status;
+    this.found.set(found, (this.found.get(found) ?? 0) + 1);
+    if ("found" in report) this.outcomes.set(report.status, (this.outcomes.get(report.status) ?? 0) + 1);
+    const perKind = new Map<ToolCallProblemKind, number>();
+    for (const p of report.problems) perKind.set(p.kind, (perKind.get(p.kind) ?? 0) + 1);
+    for (const [kind, n] of perKind) {
+      const entry = this.kinds.get(kind) ?? { problems: 0, threads: 0 };
+      entry.problems += n;
+      entry.threads++;
+      this.kinds.set(kind, entry);
+    }
+    if (found === "broken") this.noteWorst(report, perKind);
+    const error = "found" in report ? report.reason : report.error;
+    if ((found === "unreadable" || ("found" in report && report.status === "failed")) && this.errors.length < LISTED_ERRORS)
+      this.errors.push(`${where(report)}: ${error ?? "unknown error"}`);
+  }
+
+  private noteWorst(report: ThreadReport | ThreadRepairReport, perKind: Map<ToolCallProblemKind, number>) {
+    const { structural } = report;
+    if (this.worst.length === WORST && structural <= this.worst[WORST - 1].structural) return;
+    const kinds = [...perKind].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(", ");
+    this.worst.push({ label: where(report), structural, kinds });
+    this.worst.sort((a, b) => b.structural - a.structural);
+    if (this.worst.length > WORST) this.worst.pop();
+  }
+
+  count(status: ThreadStatus): number {
+    return this.found.get(status) ?? 0;
+  }
+
+  outcome(status: ThreadRepairStatus): number {
+    return this.outcomes.get(status) ?? 0;
+  }
+}
+
+const FOUND_LINES: [ThreadStatus, string][] = [
+  ["clean", "clean"],
+  ["broken", "broken (structural problems: repair fixes these)"],
+  ["reshape", "need request shaping only (done per request by the middleware or node; never stored)"],
+  ["open", "end on tool calls a resume may still run (left alone)"],
+  ["no_messages", "no message list"],
+  ["unreadable", "unreadable (skipped)"],
+];
+
+const OUTCOME_LINES: [ThreadRepairStatus, string][] = [
+  ["repaired", "repaired (new checkpoint on top)"],
+  ["would_repair", "would be repaired (dry run: run again with --apply)"],
+  ["skipped", "skipped (a live run wrote to them)"],
+  ["failed", "failed"],
+];
+
+export function renderSummary(tally: Tally, info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string }): string[] {
+  const seconds = info.elapsedMs / 1000;
+  const rate = seconds > 0 ? Math.round(tally.threads / seconds) : tally.threads;
+  const speed = seconds >= 1 ? ` (${number(rate)}/s)` : "";
+  const lines = [`${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s${speed}`];
+  if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
+  const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
+  for (const [status, text] of FOUND_LINES) {
+    const n = tally.count(status);
+    if (n > 0 || status === "clean" || status === "broken") lines.push(`  ${number(n).padStart(width)}  ${text}`);
+  }
+  if (info.repair) {
+    lines.push("Repair:");
+    for (const [status, text] of OUTCOME_LINES) {
+      const n = tally.outcome(status);
+      if (n > 0) lines.push(`  ${number(n).padStart(width)}  ${text}`);
+    }
+    if (tally.count("broken") === 0) lines.push("  nothing to repair");
+  }
+  if (tally.kinds.size > 0) {
+    lines.push(`Problems${info.repair ? " found" : ""} (kind: problems in threads):`);
+    const kinds = [...tally.kinds].sort((a, b) => b[1].problems - a[1].problems);
+    const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
+    for (const [kind, { problems, threads }] of kinds) lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
+  }
+  if (tally.worst.length > 0) {
+    lines.push("Most broken threads:");
+    for (const w of tally.worst) lines.push(`  ${w.label}: ${w.kinds}`);
+  }
+  if (tally.errors.length > 0) {
+    lines.push(info.repair ? "Unreadable or failed:" : "Unreadable:");
+    for (const e of tally.errors) lines.push(`  ${e}`);
+  }
+  if (info.nextCommand) lines.push(`Next: ${info.nextCommand}`);
+  return lines;
+}

@@ -1,0 +1,23 @@
+/**
+ * `langgraph-tool-repair/threads`: scan and repair the threads stored in a checkpoint saver, offline and in
+ * bulk (the library under the `langgraph-tool-repair` command). Needs `@langchain/langgraph-checkpoint` (an
+ * optional peer of the package, required by this entry point), not `@langchain/langgraph`: a job that only
+ * holds a saver does not load the graph runtime.
+ */
+export {
+  scanThreads,
+  countThreads,
+  type ThreadScanOptions,
+  type ThreadReport,
+  type ThreadStatus,
+} from "./threads/scan";
+export { repairThreads, type ThreadRepairOptions, type ThreadRepairReport, type ThreadRepairStatus } from "./threads/repair";
+export {
+  healStoredThread,
+  awaitsResume,
+  storedThreadProblems,
+  structuralProblems,
+  type HealStoredThreadOptions,
+} from "./threads/heal-thread";
+export { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION, type RepairMetadata } from "./threads/write";
+export type { ThreadKey } from "./threads/source";

@@ -1,0 +1,37 @@
+/**
+ * `fn` over an async source with at most `concurrency` calls under way, results in source order. The source
+ * is pulled only as results are taken (a slow consumer slows the reads), and nothing new starts once `stop()`
+ * says so: the calls under way finish and are yielded, then the generator ends.
+ */
+export async function* mapConcurrently<T, R>(
+  source: AsyncIterable<T>,
+  concurrency: number,
+  fn: (item: T) => Promise<R>,
+  stop: () => boolean = () => false,
+): AsyncGenerator<R> {
+  const iterator = source[Symbol.asyncIterator]();
+  const window: Promise<R>[] = [];
+  let exhausted = false;
+  const fill = async () => {
+    while (!exhausted && window.length < concurrency && !stop()) {
+      const next = await iterator.next();
+      if (next.done) {
+        exhausted = true;
+        return;
+      }
+      const result = fn(next.value);
+      result.catch(() => {}); // observed when its turn comes; avoids an unhandled rejection meanwhile
+      window.push(result);
+    }
+  };
+  try {
+    await fill();
+    while (window.length > 0) {
+      yield await window.shift()!;
+      await fill();
+    }
+  } finally {
+    if (!exhausted) await iterator.return?.(undefined);
+    await Promise.allSettled(window);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * `repairThreads(saver, options)`: every broken thread healed structurally (healStoredThread), with the real
+ * results LangGraph discarded put back from pending writes. A dry run by default; with `apply: true` each fix
+ * is a new checkpoint on top of the thread (see write.ts), never an edit of an existing one.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { unansweredCallIds } from "../integrations/heal";
+import { trailingOpenExchange } from "../messages/exchanges";
+import type { ToolCallProblem, ToolCallRepair } from "../types";
+import { healStoredThread, structuralProblems } from "./heal-thread";
+import { discardedResults } from "./salvage";
+import {
+  failureText,
+  judgeThread,
+  latestTuple,
+  messagesOf,
+  olderThan,
+  readThreads,
+  resolveScanOptions,
+  type ThreadScanOptions,
+  type ThreadStatus,
+} from "./scan";
+import type { ThreadItem, ThreadKey } from "./source";
+import { putIfUnchanged, repairCheckpoint } from "./write";
+
+/**
+ * - `repaired`: the fix was written (`written` is its config).
+ * - `would_repair`: dry run; `after` is what would be written.
+ * - `unchanged`: nothing structural to fix (clean, open, reshape only, no messages).
+ * - `skipped`: a live run wrote to the thread while it was being repaired, or its latest checkpoint holds
+ *   pending work (finished results, an interrupt, an input) that a checkpoint on top would drop.
+ * - `unreadable`: the saver could not read the thread.
+ * - `failed`: the fix could not be made or written (see `reason`).
+ */
+export type ThreadRepairStatus = "repaired" | "would_repair" | "unchanged" | "skipped" | "unreadable" | "failed";
+
+export interface ThreadRepairReport extends ThreadKey {
+  status: ThreadRepairStatus;
+  /** What the scan found in the checkpoint that was read. */
+  found: ThreadStatus;
+  /** Id of the checkpoint that was read (the parent of the fix). */
+  checkpointId?: string;
+  problems: ToolCallProblem[];
+  /** How many structural problems the checkpoint that was read has. */
+  structural: number;
+  repairs: ToolCallRepair[];
+  /** Calls whose real result was put back from the pending writes of an earlier checkpoint. */
+  salvaged: string[];
+  /** The stored messages and the healed ones, for threads that change. */
+  before?: BaseMessage[];
+  after?: BaseMessage[];
+  /** Config of the checkpoint written. */
+  written?: RunnableConfig;
+  reason?: string;
+}
+
+export interface ThreadRepairOptions extends ThreadScanOptions {
+  /** Write the fixes. Default false: a dry run that only reports them. */
+  apply?: boolean;
+  /** With `limit`: at most this many threads repaired (or, in a dry run, found to need it). */
+  limit?: number;
+}
+
+const report = (key: ThreadKey, fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">): ThreadRepairReport => ({
+  ...key,
+  problems: [],
+  structural: 0,
+  repairs: [],
+  salvaged: [],
+  ...fields,
+});
+
+/** Calls that have no result and are not part of an exchange a resume may still run. */
+function callsToSalvage(messages: BaseMessage[]): Set<string> {
+  const wanted = unansweredCallIds(messages);
+  for (const id of trailingOpenExchange(messages)?.unanswered ?? []) wanted.delete(id);
+  return wanted;
+}
+
+/**
+ * Why the latest checkpoint must not be superseded: it holds pending writes other than a failed task's error
+ * (finished tool results a resume reuses, an interrupt waiting for its answer, an input not yet applied).
+ * They belong to that checkpoint's tasks; a checkpoint on top would drop them.
+ */
+function pendingWork(tuple: CheckpointTuple): string | undefined {
+  const channels = new Set<string>();
+  for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
+  if (channels.size === 0) return undefined;
+  return `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`;
+}
+
+/**
+ * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
+ * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
+ */
+export async function* repairThreads(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
+  const resolved = resolveScanOptions(saver, options);
+  const apply = options.apply === true;
+  let claimed = 0;
+  const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
+
+  const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
+    const { key } = item;
+    let tuple: CheckpointTuple | undefined;
+    try {
+      tuple = await latestTuple(saver, item);
+    } catch (error) {
+      return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
+    }
+    if (!tuple || olderThan(tuple, resolved.since)) return undefined;
+    const judged = judgeThread(key, tuple, resolved);
+    const base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems, structural: judged.structural };
+    if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
+    if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
+    if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+    const pending = pendingWork(tuple);
+    if (pending) return report(key, { ...base, status: "skipped", reason: pending });
+    claimed++;
+    try {
+      const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
+      const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
+      const healed = healStoredThread(before, { salvage });
+      const fix = { ...base, repairs: healed.repairs, salvaged: healed.salvaged, before, after: healed.messages };
+      const left = structuralProblems(healed.messages, resolved.provider);
+      if (healed.repairs.length === 0 || left.length > 0) {
+        const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
+        return report(key, { ...fix, status: "failed", reason: `the repair leaves structural problems: ${kinds || "none repaired"}` });
+      }
+      if (!apply) return report(key, { ...fix, status: "would_repair" });
+      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, healed.messages, healed);
+      const outcome = await putIfUnchanged(saver, key, judged.checkpointId!, write);
+      return outcome.written
+        ? report(key, { ...fix, status: "repaired", written: outcome.config })
+        : report(key, { ...fix, status: "skipped", reason: outcome.reason });
+    } catch (error) {
+      return report(key, { ...base, status: "failed", reason: failureText(error) });
+    }
+  };
+
+  yield* readThreads(saver, resolved, repairOne, full);
+}

@@ -1,0 +1,47 @@
+/**
+ * Finished tool results that LangGraph discarded. With one task per call (`Send`, createAgent's default),
+ * each call that finished before a run stopped left its ToolMessage as a pending write of the checkpoint the
+ * calls were scheduled at. A new input drops those writes from the run, but nothing deletes them from the
+ * saver: walking back from the latest checkpoint finds them.
+ */
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { resultsInWrites } from "../integrations/heal";
+import { isAssistant, toolCallIdsOf } from "../messages/inspect";
+
+/** Ids of every call the messages carry. */
+function callIdsIn(messages: unknown): Set<string> {
+  const ids = new Set<string>();
+  if (Array.isArray(messages)) for (const m of messages as BaseMessage[]) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) ids.add(id);
+  return ids;
+}
+
+/** Bound on the checkpoints read back; the walk normally ends far sooner (where the calls were made). */
+const MAX_CHECKPOINTS_BACK = 10_000;
+
+/**
+ * Real results for `wanted` calls in the pending writes of `latest` and its ancestors. The walk stops once every
+ * call is found, or at the first ancestor that does not hold a call any more (it was made later: nothing older
+ * can hold its result).
+ */
+export async function discardedResults(
+  saver: BaseCheckpointSaver,
+  latest: CheckpointTuple,
+  messagesKey: string,
+  wanted: ReadonlySet<string>,
+): Promise<Map<string, ToolMessage>> {
+  const found = new Map<string, ToolMessage>();
+  const remaining = new Set(wanted);
+  let current: CheckpointTuple | undefined = latest;
+  for (let depth = 0; current && remaining.size > 0 && depth < MAX_CHECKPOINTS_BACK; depth++) {
+    for (const [id, result] of resultsInWrites(current.pendingWrites, messagesKey, remaining)) {
+      found.set(id, result);
+      remaining.delete(id);
+    }
+    if (remaining.size === 0 || !current.parentConfig) break;
+    current = await saver.getTuple(current.parentConfig);
+    const there = callIdsIn((current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey]);
+    for (const id of [...remaining]) if (!there.has(id)) remaining.delete(id);
+  }
+  return found;
+}

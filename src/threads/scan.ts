@@ -1,0 +1,204 @@
+/**
+ * `scanThreads(saver, options)`: the latest checkpoint of every thread (and namespace) a saver holds, judged
+ * one at a time and reported as it goes. Nothing is written.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { errorText, ToolCallRepairInputError } from "../errors";
+import { isMessage } from "../messages/coerce";
+import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
+import { mapConcurrently } from "./concurrent";
+import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
+import { threadSourceFor, type ThreadItem, type ThreadKey } from "./source";
+
+/**
+ * - `broken`: structural problems (a call without its result, a result without its call or out of place,
+ *   duplicate or missing ids, calls outside `tool_calls`); `repairThreads` stores a fix.
+ * - `reshape`: structurally sound, but the provider needs the request shaped (e.g. Bedrock's alternating
+ *   turns). That is done per request (toolCallRepairMiddleware / toolCallRepairNode) and never stored.
+ * - `open`: ends on tool calls that may still be running: a resume runs them. Left alone.
+ * - `no_messages`: the latest checkpoint has no message list under `messagesKey`.
+ * - `unreadable`: the saver could not read the thread (a corrupt blob, an unknown serializer).
+ */
+export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
+
+export interface ThreadReport extends ThreadKey {
+  status: ThreadStatus;
+  /** Id of the checkpoint that was read (the thread's latest). */
+  checkpointId?: string;
+  /** When that checkpoint was written (its `ts`). */
+  writtenAt?: string;
+  messageCount: number;
+  /** Every problem `findToolCallProblems` finds for the provider (an exchange awaiting a resume is not one). */
+  problems: ToolCallProblem[];
+  /** How many of `problems` are structural. */
+  structural: number;
+  /** Why the thread could not be read. */
+  error?: string;
+}
+
+export interface ThreadScanOptions {
+  /** Only these thread ids (every namespace of each). Default: every thread of the saver. */
+  threads?: readonly string[];
+  /** Whose rules the report checks. Default `"strict"` (all providers). Storage repairs are structural whatever this says. */
+  provider?: Provider;
+  /** State key holding the messages. Default `"messages"`. */
+  messagesKey?: string;
+  /** Only threads whose latest checkpoint was written at or after this time. */
+  since?: Date;
+  /** At most this many threads. */
+  limit?: number;
+  /** Threads read at a time. Default 4. */
+  concurrency?: number;
+  /** Stops between threads: none starts after it aborts, those under way finish and are reported. */
+  signal?: AbortSignal;
+}
+
+export interface ResolvedScanOptions {
+  threads?: readonly string[];
+  provider: Provider;
+  messagesKey: string;
+  since?: Date;
+  limit?: number;
+  concurrency: number;
+  signal?: AbortSignal;
+}
+
+const optionError = (name: string, expected: string, value: unknown) =>
+  new ToolCallRepairInputError(`option "${name}" must be ${expected} (got ${describe(value)})`, { argument: `options.${name}` });
+
+const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : value instanceof Date ? "an invalid Date" : typeof value === "number" ? String(value) : typeof value);
+
+const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
+
+/** Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming the argument. */
+export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | undefined): ResolvedScanOptions {
+  const s = saver as Partial<BaseCheckpointSaver> | undefined;
+  if (typeof s?.getTuple !== "function" || typeof s?.list !== "function" || typeof s?.put !== "function")
+    throw new ToolCallRepairInputError("`saver` must be a LangGraph checkpoint saver (getTuple, list, put)", { argument: "saver" });
+  const o = options ?? {};
+  if (o.threads !== undefined && (!Array.isArray(o.threads) || o.threads.some((t) => typeof t !== "string")))
+    throw optionError("threads", "an array of thread id strings", o.threads);
+  if (o.provider !== undefined && !PROVIDERS.includes(o.provider)) throw optionError("provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
+  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === "")) throw optionError("messagesKey", "a non-empty string", o.messagesKey);
+  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime()))) throw optionError("since", "a valid Date", o.since);
+  if (o.limit !== undefined && !isPositiveInteger(o.limit)) throw optionError("limit", "a positive integer", o.limit);
+  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64)) throw optionError("concurrency", "an integer from 1 to 64", o.concurrency);
+  return {
+    threads: o.threads,
+    provider: o.provider ?? "strict",
+    messagesKey: o.messagesKey ?? "messages",
+    since: o.since,
+    limit: o.limit,
+    concurrency: o.concurrency ?? 4,
+    signal: o.signal,
+  };
+}
+
+/** The first line of what a saver threw, with its class (`SyntaxError: ...`), for a report. */
+export function failureText(error: unknown): string {
+  let name = "";
+  try {
+    name = error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : "";
+  } catch {
+    // a throwing getter: the text alone
+  }
+  return `${name}${errorText(error)}`.split("\n")[0].slice(0, 300);
+}
+
+export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
+  const id = (tuple?.config?.configurable as Record<string, unknown> | undefined)?.checkpoint_id ?? tuple?.checkpoint?.id;
+  return typeof id === "string" ? id : undefined;
+};
+
+/** The messages of a checkpoint, or a reason why there are none to judge. */
+export function messagesOf(tuple: CheckpointTuple, messagesKey: string): { messages: BaseMessage[] } | { status: "no_messages" | "unreadable"; error?: string } {
+  const value = (tuple.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey];
+  if (!Array.isArray(value)) return { status: "no_messages" };
+  // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
+  if (!value.every(isMessage)) return { status: "unreadable", error: `"${messagesKey}" holds values that are not LangChain messages (written by another serializer?)` };
+  return { messages: value as BaseMessage[] };
+}
+
+/** Judges one thread from its latest checkpoint. */
+export function judgeThread(key: ThreadKey, tuple: CheckpointTuple, options: Pick<ResolvedScanOptions, "provider" | "messagesKey">): ThreadReport {
+  const base = { ...key, checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts, messageCount: 0, problems: [], structural: 0 };
+  const read = messagesOf(tuple, options.messagesKey);
+  if (!("messages" in read)) return { ...base, status: read.status, ...(read.error ? { error: read.error } : {}) };
+  const { messages } = read;
+  const structural = structuralProblems(messages, options.provider).length;
+  const problems = storedThreadProblems(messages, options.provider);
+  const status: ThreadStatus = structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
+  return { ...base, messageCount: messages.length, problems, structural, status };
+}
+
+export const unreadable = (key: ThreadKey, error: unknown): ThreadReport => ({
+  ...key,
+  status: "unreadable",
+  messageCount: 0,
+  problems: [],
+  structural: 0,
+  error: failureText(error),
+});
+
+/** The latest tuple of a thread, as the source gave it or read with `getTuple`. */
+export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem): Promise<CheckpointTuple | undefined> {
+  if (item.error !== undefined) throw item.error;
+  return item.tuple ?? saver.getTuple({ configurable: { thread_id: item.key.threadId, checkpoint_ns: item.key.namespace } });
+}
+
+/** True when the latest checkpoint is older than `since` (kept when it has no time). */
+export function olderThan(tuple: CheckpointTuple | undefined, since: Date | undefined): boolean {
+  if (!since || typeof tuple?.checkpoint?.ts !== "string") return false;
+  const written = Date.parse(tuple.checkpoint.ts);
+  return !Number.isNaN(written) && written < since.getTime();
+}
+
+/** The source, the reads and the stop rule shared by scans and repairs. */
+export async function* readThreads<R>(
+  saver: BaseCheckpointSaver,
+  options: ResolvedScanOptions,
+  handle: (item: ThreadItem) => Promise<R | undefined>,
+  stop: () => boolean,
+): AsyncGenerator<R> {
+  const threads = await threadSourceFor(saver, { threads: options.threads, since: options.since });
+  const stopped = () => stop() || options.signal?.aborted === true;
+  for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped)) if (result !== undefined) yield result;
+}
+
+/**
+ * Reports every thread of `saver` (or `options.threads`), newest checkpoint of each namespace, one report per
+ * thread as it is read. Memory does not grow with the number of threads (SQLite and PostgreSQL savers are read
+ * key by key; other savers through `list({})` keep the set of keys they have seen).
+ */
+export async function* scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
+  const resolved = resolveScanOptions(saver, options);
+  let reported = 0;
+  const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
+    let tuple: CheckpointTuple | undefined;
+    try {
+      tuple = await latestTuple(saver, item);
+    } catch (error) {
+      return unreadable(item.key, error);
+    }
+    if (!tuple || olderThan(tuple, resolved.since)) return undefined;
+    try {
+      return judgeThread(item.key, tuple, resolved);
+    } catch (error) {
+      return unreadable(item.key, error);
+    }
+  };
+  const full = () => resolved.limit !== undefined && reported >= resolved.limit;
+  for await (const report of readThreads(saver, resolved, judge, full)) {
+    if (full()) break;
+    reported++;
+    yield report;
+    if (full()) break;
+  }
+}
+
+/** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
+export async function countThreads(saver: BaseCheckpointSaver, options: Pick<ThreadScanOptions, "threads" | "since"> = {}): Promise<number | undefined> {
+  if (options.threads) return undefined; // each id may have several namespaces
+  return (await threadSourceFor(saver, { since: options.since })).count();
+}

@@ -1,0 +1,148 @@
+/**
+ * Writing a fix as a NEW checkpoint on top of a thread, the way `graph.updateState` would, without the graph:
+ * - the new checkpoint copies the latest one and replaces only the messages channel;
+ * - that channel gets the next version after the highest version of the checkpoint (as `_applyWrites` gives
+ *   every channel a step writes), and only it is in `newVersions`, so savers that store a blob per channel
+ *   version (PostgreSQL) write just the messages;
+ * - `versions_seen` is kept: no node is marked as having run, so the thread's next step is what it was (a
+ *   resume runs the pending step on the healed messages; a new input discards it, as always);
+ * - metadata `source: "update"`, `step` one past the latest, the latest's `parents`; the put names the latest
+ *   checkpoint as parent, so rolling back is reading the parent.
+ * Nothing existing is edited or deleted. `updateState` also stores its write as a pending write of the old
+ * checkpoint (for replays); that would change an existing checkpoint, so it is not done here.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  maxChannelVersion,
+  uuid6,
+  type BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+} from "@langchain/langgraph-checkpoint";
+import type { ToolCallRepair } from "../types";
+import { name as TOOL_NAME, version as TOOL_VERSION } from "../../package.json";
+import { checkpointIdOf } from "./scan";
+import type { ThreadKey } from "./source";
+
+export { TOOL_NAME, TOOL_VERSION };
+
+/** Metadata key under which a repair checkpoint says what wrote it and why. */
+export const REPAIR_METADATA_KEY = "tool_call_repair";
+
+export interface RepairMetadata {
+  tool: string;
+  version: string;
+  /** The checkpoint this one repairs (its parent). */
+  repaired: string;
+  repairs: { action: string; problem: string; toolCallId?: string; toolName?: string }[];
+  /** Calls whose real result came back from the pending writes of an earlier checkpoint. */
+  salvaged: string[];
+}
+
+type Version = ChannelVersions[string];
+
+/** The version after `current` as the saver counts, or in LangGraph Python's string format when the saver only knows numbers. */
+function nextVersion(saver: BaseCheckpointSaver, current: Version | undefined): Version {
+  if (typeof current === "string") {
+    try {
+      return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current as never);
+    } catch {
+      const next = Number.parseInt(current.split(".")[0], 10) + 1;
+      return `${String(Number.isNaN(next) ? 1 : next).padStart(32, "0")}.${Math.random().toString().padStart(16, "0")}`;
+    }
+  }
+  return saver.getNextVersion(current);
+}
+
+const configOf = (key: ThreadKey, checkpointId?: string): RunnableConfig => ({
+  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+});
+
+export interface RepairWrite {
+  config: RunnableConfig;
+  checkpoint: Checkpoint;
+  metadata: CheckpointMetadata;
+  newVersions: ChannelVersions;
+}
+
+/** The checkpoint (and its put arguments) that stores `healed` on top of `latest`. */
+export function repairCheckpoint(
+  saver: BaseCheckpointSaver,
+  key: ThreadKey,
+  latest: CheckpointTuple,
+  messagesKey: string,
+  healed: BaseMessage[],
+  fix: { repairs: ToolCallRepair[]; salvaged: string[] },
+): RepairWrite {
+  const base = latest.checkpoint;
+  const parentId = checkpointIdOf(latest)!;
+  const step = typeof latest.metadata?.step === "number" ? latest.metadata.step : -1;
+  const versions = Object.values(base.channel_versions ?? {});
+  const version = nextVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
+  const marker: RepairMetadata = {
+    tool: TOOL_NAME,
+    version: TOOL_VERSION,
+    repaired: parentId,
+    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({ action, problem, ...(toolCallId ? { toolCallId } : {}), ...(toolName ? { toolName } : {}) })),
+    salvaged: fix.salvaged,
+  };
+  return {
+    config: configOf(key, parentId),
+    checkpoint: {
+      v: base.v ?? 4,
+      id: uuid6(step + 1),
+      ts: new Date().toISOString(),
+      channel_values: { ...base.channel_values, [messagesKey]: healed },
+      channel_versions: { ...base.channel_versions, [messagesKey]: version },
+      versions_seen: structuredClone(base.versions_seen ?? {}),
+    },
+    metadata: { source: "update", step: step + 1, parents: latest.metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker } as CheckpointMetadata,
+    newVersions: { [messagesKey]: version },
+  };
+}
+
+export type WriteOutcome =
+  | { written: true; config: RunnableConfig }
+  | { written: false; reason: string; config?: RunnableConfig };
+
+const latestOf = (saver: BaseCheckpointSaver, key: ThreadKey) => saver.getTuple(configOf(key));
+
+/**
+ * Puts `write` unless the thread moved on since `expected` was read, then checks that no other writer slipped
+ * in between that check and the put. The new checkpoint's id is made before the check, so a checkpoint a live
+ * run makes later sorts after it and stays the latest. A live checkpoint made before it but stored after the
+ * check would sort below the fix and be hidden by it: it is then copied back on top, so the thread continues
+ * from the live run's state and the fix is dropped.
+ */
+export async function putIfUnchanged(saver: BaseCheckpointSaver, key: ThreadKey, expected: string, write: RepairWrite): Promise<WriteOutcome> {
+  const before = checkpointIdOf(await latestOf(saver, key));
+  if (before !== expected)
+    return { written: false, reason: `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread` };
+  const config = await saver.put(write.config, write.checkpoint, write.metadata, write.newVersions);
+  const ours = checkpointIdOf({ config } as CheckpointTuple) ?? write.checkpoint.id;
+
+  // Newest first: ours, then the checkpoint it was written on. Anything else in between is a live write.
+  const newest: CheckpointTuple[] = [];
+  for await (const tuple of saver.list(configOf(key), { limit: 2 })) newest.push(tuple);
+  const [first, second] = newest;
+  if (checkpointIdOf(first) !== ours) {
+    const continued = checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours;
+    return continued
+      ? { written: true, config }
+      : { written: false, reason: `a live run wrote checkpoint ${checkpointIdOf(first)} right after the fix; the thread goes on from it`, config };
+  }
+  if (checkpointIdOf(second) === expected) return { written: true, config };
+  // A live checkpoint landed between the check and the put, below ours: put it back on top.
+  const live = second!;
+  const liveId = checkpointIdOf(live);
+  const restored = await saver.put(
+    configOf(key, ours),
+    { ...live.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
+    { ...(live.metadata as CheckpointMetadata), [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId } } as CheckpointMetadata,
+    { ...live.checkpoint.channel_versions },
+  );
+  return { written: false, reason: `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`, config: restored };
+}

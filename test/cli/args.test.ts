@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseCliArgs, parseSaverSpec, parseSince, UsageError, type CliArgs } from "../../src/cli/args";
+
+const NOW = new Date("2026-05-10T12:00:00Z");
+const parse = (...argv: string[]) => parseCliArgs(argv, { DB_URL: "postgresql://app:pw@db:5432/app" }, NOW) as CliArgs;
+const usage = (...argv: string[]) => () => parseCliArgs(argv, {}, NOW);
+
+describe("parseCliArgs", () => {
+  it("reads a scan of a SQLite file with the defaults", () => {
+    expect(parse("scan", "--sqlite", "threads.db")).toMatchObject({
+      command: "scan",
+      store: { kind: "sqlite", file: "threads.db" },
+      provider: "strict",
+      messagesKey: "messages",
+      json: false,
+      apply: false,
+      concurrency: 4,
+    });
+  });
+
+  it("reads every option of repair", () => {
+    const args = parse("repair", "--saver", "@acme/saver:createSaver", "--saver-options", '{"url":"redis://x"}', "--thread", "a", "--thread", "b", "c", "--provider", "bedrock", "--json", "--apply", "--since", "7d", "--limit", "50", "--concurrency", "8", "--messages-key", "history");
+    expect(args).toMatchObject({
+      command: "repair",
+      store: { kind: "saver", module: "@acme/saver", exportName: "createSaver" },
+      saverOptions: { url: "redis://x" },
+      threads: ["a", "b", "c"],
+      provider: "bedrock",
+      json: true,
+      apply: true,
+      since: new Date("2026-05-03T12:00:00Z"),
+      limit: 50,
+      concurrency: 8,
+      messagesKey: "history",
+    });
+  });
+
+  it("reads the PostgreSQL URL from the environment with env:NAME, and never keeps the URL in the flags it prints", () => {
+    const args = parse("scan", "--postgres", "env:DB_URL");
+    expect(args.store).toEqual({ kind: "postgres", url: "postgresql://app:pw@db:5432/app" });
+    expect(args.storeFlags).toEqual(["--postgres", "env:DB_URL"]);
+    expect(parse("scan", "--postgres", "postgres://u:secret@h/db").storeFlags).toEqual(["--postgres", "<URL>"]);
+  });
+
+  it.each([
+    [[], /no command/],
+    [["fix", "--sqlite", "a.db"], /unknown command "fix"/],
+    [["scan"], /no store/],
+    [["scan", "--sqlite", "a.db", "--postgres", "postgres://h/db"], /give one store, not --sqlite and --postgres/],
+    [["scan", "--sqlite", "a.db", "--apply"], /--apply belongs to repair/],
+    [["scan", "--sqlite", "a.db", "extra"], /unexpected argument after the command/],
+    [["scan", "--sqlite", "a.db", "--provider", "gpt"], /--provider: "gpt" is not one of/],
+    [["scan", "--sqlite", "a.db", "--limit", "0"], /--limit: expected a whole number from 1/],
+    [["scan", "--sqlite", "a.db", "--concurrency", "100"], /--concurrency: expected a whole number from 1 to 64/],
+    [["scan", "--sqlite", "a.db", "--since", "yesterday"], /--since: "yesterday" is neither/],
+    [["scan", "--sqlite", "a.db", "--saver-options", "{}"], /--saver-options applies to --saver and --postgres/],
+    [["scan", "--saver", "./s.js", "--saver-options", "[1]"], /expected a JSON object/],
+    [["scan", "--saver", "./s.js", "--saver-options", "{nope"], /not valid JSON/],
+    [["scan", "--postgres", "env:MISSING"], /environment variable MISSING is not set/],
+    [["scan", "--postgres", "mysql://h/db"], /expected a postgres:\/\/ or postgresql:\/\/ URL/],
+    [["scan", "--sqlite", "a.db", "--bogus"], /Unknown option '--bogus'/],
+  ])("%j is a usage error", (argv, message) => {
+    expect(usage(...(argv as string[]))).toThrow(UsageError);
+    expect(usage(...(argv as string[]))).toThrow(message);
+  });
+
+  it("--help and --version", () => {
+    expect(parseCliArgs(["--help"])).toEqual({ help: true });
+    expect(parseCliArgs(["scan", "-v"])).toEqual({ version: true });
+  });
+});
+
+describe("parseSince and parseSaverSpec", () => {
+  it("takes ISO dates and durations back from now", () => {
+    expect(parseSince("2026-05-01", NOW)).toEqual(new Date("2026-05-01T00:00:00Z"));
+    expect(parseSince("2026-05-01T08:30:00Z", NOW)).toEqual(new Date("2026-05-01T08:30:00Z"));
+    expect(parseSince("30m", NOW)).toEqual(new Date("2026-05-10T11:30:00Z"));
+    expect(parseSince("2w", NOW)).toEqual(new Date("2026-04-26T12:00:00Z"));
+  });
+
+  it("splits MODULE:EXPORT at the last colon only when an identifier follows", () => {
+    expect(parseSaverSpec("./saver.mjs:make")).toEqual({ module: "./saver.mjs", exportName: "make" });
+    expect(parseSaverSpec("@scope/pkg")).toEqual({ module: "@scope/pkg" });
+    expect(parseSaverSpec("C:\\savers\\s.js")).toEqual({ module: "C:\\savers\\s.js" });
+    expect(parseSaverSpec("C:\\savers\\s.js:make")).toEqual({ module: "C:\\savers\\s.js", exportName: "make" });
+  });
+});

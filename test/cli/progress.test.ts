@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { formatDuration, Progress } from "../../src/cli/progress";
+
+/** A stream that records writes, and a clock the test moves. */
+function setup(isTTY: boolean, total?: number) {
+  const writes: string[] = [];
+  let now = 0;
+  const progress = new Progress({ write: (t: string) => writes.push(t), isTTY, columns: 120 }, { total, verb: "scanned", now: () => now, lineEveryMs: 10_000 });
+  return { writes, progress, advance: (ms: number) => (now += ms) };
+}
+
+describe("Progress", () => {
+  it("on a terminal: a bar redrawn in place with count, rate and ETA, cleared at the end", () => {
+    const { writes, progress, advance } = setup(true, 1_000);
+    for (let i = 0; i < 250; i++) {
+      advance(4); // 250 threads/s
+      progress.tick("3 broken");
+    }
+    const last = writes.at(-1)!;
+    expect(last.startsWith("\r\x1b[2K")).toBe(true);
+    // Redrawn every 100 ms: the last redraw was at the 226th thread.
+    expect(last).toContain("[#####...................] 226/1,000 threads  250/s  ETA 0:03  3 broken");
+    progress.finish();
+    expect(writes.at(-1)).toBe("\r\x1b[2K");
+  });
+
+  it("on a terminal: output printed meanwhile goes above the bar", () => {
+    const { writes, progress, advance } = setup(true, 10);
+    advance(200);
+    progress.tick("");
+    const printed: string[] = [];
+    progress.above(() => printed.push("thread t1: repaired"));
+    expect(printed).toEqual(["thread t1: repaired"]);
+    expect(writes.slice(-2)[0]).toBe("\r\x1b[2K");
+    expect(writes.at(-1)).toContain("1/10 threads");
+  });
+
+  it("in a log: a plain line per interval, none in between, and the final count", () => {
+    const { writes, progress, advance } = setup(false, 100);
+    for (let i = 0; i < 60; i++) {
+      advance(500);
+      progress.tick(`${i} broken`);
+    }
+    expect(writes).toEqual(["scanned 20 of 100 threads (2/s, ETA 0:40), 19 broken\n", "scanned 40 of 100 threads (2/s, ETA 0:30), 39 broken\n", "scanned 60 of 100 threads (2/s, ETA 0:20), 59 broken\n"]);
+    progress.finish();
+    expect(writes.at(-1)).toBe("scanned 60 of 100 threads (2/s, ETA 0:20), 59 broken\n");
+    expect(writes.every((w) => !w.includes("\r"))).toBe(true);
+  });
+
+  it("without a total: count and rate, no bar, no ETA", () => {
+    const { writes, progress, advance } = setup(true);
+    advance(1_000);
+    progress.tick("");
+    expect(writes.at(-1)).toBe("\r\x1b[2K1 threads  1/s");
+  });
+
+  it("formats durations", () => {
+    expect(formatDuration(59_400)).toBe("0:59");
+    expect(formatDuration(3_725_000)).toBe("1:02:05");
+  });
+});

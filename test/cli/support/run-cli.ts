@@ -1,0 +1,55 @@
+/** Runs the command as a child process, the way a user does (`src/cli.ts` under tsx), and collects its output. */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const CLI = "src/cli/index.ts";
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRunOptions {
+  env?: Record<string, string>;
+  /** Sends SIGINT once stdout or stderr matches. */
+  interruptWhen?: RegExp;
+}
+
+export function runCliProcess(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NODE_NO_WARNINGS: "1", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let interrupted = false;
+    const check = () => {
+      if (!interrupted && options.interruptWhen && options.interruptWhen.test(stdout + stderr)) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
+    };
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      check();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+      check();
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** The JSON lines of a `--json` run. */
+export const jsonLines = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
