@@ -114,6 +114,76 @@ class OpenCalls {
   }
 }
 
+/**
+ * A random seed per process, mixed into the id hash: ids cannot be crafted offline to collide in
+ * {@link IdSet}, since the low bits of the table index depend on a seed the sender never sees.
+ */
+const HASH_SEED = (Math.random() * 0x100000000) >>> 0 || 0x9e3779b9;
+
+/**
+ * Every id the history has used so far: open addressing over a power-of-two table, the hash computed while
+ * the id's characters are read for the provider's pattern anyway, cleared in O(1) by a generation stamp. A
+ * native Set would do, but each check starts from an empty one, and growing a Set from empty to hundreds of
+ * entries reallocates it at every doubling: this table is allocated once per walker and kept.
+ */
+class IdSet {
+  private keys: (string | undefined)[] = new Array(256);
+  private stamps = new Uint32Array(256);
+  private mask = 255;
+  private generation = 1;
+  private count = 0;
+
+  clear(): void {
+    this.count = 0;
+    if (++this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+  }
+
+  /** Adds `id` (its hash given); false when it was already there. */
+  add(id: string, hash: number): boolean {
+    if ((this.count + 1) * 2 > this.mask) this.grow();
+    const { keys, stamps, mask, generation } = this;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      if (stamps[i] !== generation) {
+        stamps[i] = generation;
+        keys[i] = id;
+        this.count++;
+        return true;
+      }
+      if (keys[i] === id) return false;
+    }
+  }
+
+  private grow(): void {
+    const old = this.keys;
+    const oldStamps = this.stamps;
+    const oldGeneration = this.generation;
+    const size = (this.mask + 1) * 2;
+    this.keys = new Array(size);
+    this.stamps = new Uint32Array(size);
+    this.mask = size - 1;
+    this.generation = 1;
+    this.count = 0;
+    for (let i = 0; i < old.length; i++) if (oldStamps[i] === oldGeneration) this.add(old[i]!, idHash(old[i]!));
+  }
+}
+
+/** The seeded hash of an id (the same function {@link CleanWalk} computes inline). */
+function idHash(id: string): number {
+  let h = HASH_SEED ^ id.length;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return finalHash(h);
+}
+
+/** murmur3's finalizer: every bit of the state reaches the low bits that index the table. */
+function finalHash(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /** Turns as the provider sees them. */
 const NONE = 0;
 const USER = 1;
@@ -143,7 +213,7 @@ function emptyOrBlank(content: string | unknown[]): boolean {
 
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
-  private readonly seen = new Set<string>();
+  private readonly seen = new IdSet();
   private readonly open = new OpenCalls();
   private readonly pendingServer: unknown[] = [];
   /** The walk's own position, for an error raised while reading a message. */
@@ -169,15 +239,14 @@ export class CleanWalk {
     if (typeof id !== "string") return false;
     const n = id.length;
     if (n === 0 || n > this.profile.maxIdLength) return false;
-    if (this.profile.idPattern)
-      for (let i = 0; i < n; i++) {
-        const c = id.charCodeAt(i);
-        if (c > 127 || ID_CHAR[c] === 0) return false;
-      }
-    const seen = this.seen;
-    const before = seen.size;
-    seen.add(id);
-    return seen.size > before;
+    const pattern = this.profile.idPattern;
+    let h = HASH_SEED ^ n;
+    for (let i = 0; i < n; i++) {
+      const c = id.charCodeAt(i);
+      if (pattern && (c > 127 || ID_CHAR[c] === 0)) return false;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    return this.seen.add(id, finalHash(h));
   }
 
   /** Every id of one location (a list, or one record) names a different call of this message's `tool_calls`. */
@@ -259,12 +328,21 @@ export class CleanWalk {
     if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
     const kwargs = m.additional_kwargs;
     if (kwargs !== undefined && kwargs !== null) {
-      if (
-        !this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
-        !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
-        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)
-      )
-        return false;
+      const raw = kwargs.tool_calls;
+      if (raw !== undefined && raw !== null) {
+        // The raw OpenAI calls, usually a mirror of tool_calls: read inline (the common case).
+        if (!Array.isArray(raw)) return open.claim(rawCallId(raw), Location.KwargsToolCalls) && this.restOfAssistant(m, kwargs, content);
+        for (let i = 0; i < raw.length; i++) if (!open.claim(rawCallId(raw[i]), Location.KwargsToolCalls)) return false;
+      }
+    }
+    return this.restOfAssistant(m, kwargs, content);
+  }
+
+  /** The rest of {@link cleanAssistant}: Bedrock's raw records, the content, the Responses output. */
+  private restOfAssistant(m: Loose, kwargs: Loose | undefined | null, content: string | unknown[]): boolean {
+    const { profile, open } = this;
+    if (kwargs !== undefined && kwargs !== null) {
+      if (!this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) || !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)) return false;
     }
     if (typeof content === "string") {
       if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;

@@ -1,0 +1,10 @@
+import { createRepairer } from "./pkg";
+import { cleanHistory } from "./histories";
+import { bareLoop } from "./engine";
+const r = createRepairer();
+const a = cleanHistory(1000), b = cleanHistory(1000);
+let x = 0;
+for (let i = 0; i < 20000; i++) x += r.isClean(i & 1 ? a : b) ? 1 : 0;
+let t = performance.now(); for (let i = 0; i < 20000; i++) x += r.isClean(i & 1 ? a : b) ? 1 : 0; const c = (performance.now() - t) / 20000;
+t = performance.now(); for (let i = 0; i < 20000; i++) x += bareLoop(i & 1 ? a : b); const bl = (performance.now() - t) / 20000;
+console.log("clean µs", (c * 1000).toFixed(1), "bare µs", (bl * 1000).toFixed(1), "ratio", (c / bl).toFixed(2), x > 0);
