@@ -173,8 +173,12 @@ class Engine implements Repairer {
         if (index !== undefined && !origin.has(to)) origin.set(to, index);
       },
       report(repair, message, at) {
-        const full = { ...repair, index: origin.get(message) ?? at } as ToolCallRepair;
-        for (const key of Object.keys(full) as (keyof ToolCallRepair)[]) if (full[key] === undefined) delete full[key];
+        // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
+        const full: ToolCallRepair = { problem: repair.problem, action: repair.action, index: origin.get(message) ?? at, detail: repair.detail };
+        if (repair.toolCallId !== undefined) full.toolCallId = repair.toolCallId;
+        if (repair.toolName !== undefined) full.toolName = repair.toolName;
+        if (repair.newToolCallId !== undefined) full.newToolCallId = repair.newToolCallId;
+        if (repair.rejection !== undefined) full.rejection = repair.rejection;
         repairs.push(full);
       },
     };

@@ -124,6 +124,42 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
 }
 
 /**
+ * Whether an assistant message's calls live in `tool_calls` only: every other location is absent or empty,
+ * except `additional_kwargs.tool_calls` holding the same ids in the same order (what ChatOpenAI stores). The
+ * common case, which the passes read straight from `tool_calls` without visiting each location.
+ */
+export function callsOnlyInToolCalls(message: AIMessage): boolean {
+  const m = message as unknown as Dict;
+  const invalid = m.invalid_tool_calls;
+  if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
+  const toolCalls = m.tool_calls;
+  if (toolCalls !== undefined && !Array.isArray(toolCalls)) return false;
+  const kwargs = m.additional_kwargs;
+  if (kwargs !== undefined && kwargs !== null) {
+    if (!isDict(kwargs)) return false;
+    if (kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
+    const raw = kwargs.tool_calls;
+    if (raw !== undefined) {
+      const calls = (toolCalls ?? []) as unknown[];
+      if (!Array.isArray(raw) || raw.length !== calls.length) return false;
+      for (let i = 0; i < raw.length; i++) {
+        const r = raw[i];
+        const c = calls[i];
+        if (!isDict(r) || !isDict(c) || r.id !== c.id) return false;
+      }
+    }
+  }
+  const content = m.content;
+  if (Array.isArray(content))
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      if (isDict(b) && ((typeof b.type === "string" && CALL_BLOCK_TYPES.has(b.type)) || b.toolUse !== undefined)) return false;
+    }
+  const meta = m.response_metadata;
+  return !(isDict(meta) && Array.isArray(meta.output) && meta.output.length > 0);
+}
+
+/**
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
@@ -150,16 +186,19 @@ export function isServerToolResultBlock(block: unknown): block is Dict {
  * by a `*_tool_result` block: they never need a ToolMessage. One read of the content, so callers check each
  * ref against the set instead of scanning the content again.
  */
-export function serverToolResultIds(message: unknown): Set<unknown> {
-  const ids = new Set<unknown>();
+export function serverToolResultIds(message: unknown): ReadonlySet<unknown> {
   const content = isAssistant(message) ? (message as unknown as Dict).content : undefined;
-  if (!Array.isArray(content)) return ids;
+  if (!Array.isArray(content)) return NO_IDS;
+  let ids: Set<unknown> | undefined;
   for (let i = 0; i < content.length; i++) {
     const b = content[i];
-    if (isServerToolResultBlock(b)) ids.add(b.tool_use_id);
+    if (isServerToolResultBlock(b)) (ids ??= new Set()).add(b.tool_use_id);
   }
-  return ids;
+  return ids ?? NO_IDS;
 }
+
+/** The empty answer of {@link serverToolResultIds}, shared (never added to). */
+const NO_IDS: ReadonlySet<unknown> = new Set();
 
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 

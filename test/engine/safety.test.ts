@@ -275,7 +275,7 @@ describe("hostile input (fast-check): only clear errors, no mutation, no hang", 
           if (typeof m !== "object" || m === null || snapshot[i] === undefined) return;
           let same = true;
           try {
-            for (const [key, value] of Object.entries(snapshot[i] as object)) if ((m as Record<string, unknown>)[key] !== value) same = false;
+            for (const [key, value] of Object.entries(snapshot[i] as object)) if (!Object.is((m as Record<string, unknown>)[key], value)) same = false;
           } catch {
             return; // unreadable (revoked) before and after
           }

@@ -3,17 +3,20 @@
  * that break the provider's pattern or length. Each gets a deterministic, collision-free new id, applied to
  * every location of the call and to the results that answer that very call.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildToolResult, rewriteToolCalls } from "../../messages/build";
-import { forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
+import { callsOnlyInToolCalls, forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
 interface Slot {
   messageIndex: number;
-  /** Identifies the call inside its message: `id#occurrence`, or the ref's position when the id is missing. */
-  key: string;
+  /** The n-th call with this id in its location (duplicate ids within one message are separate calls). */
+  occurrence: number;
+  /** For a call without a usable id: where it is (it is never the same call as another ref). */
+  location: ToolCallRef["location"];
+  position: number;
   id: string | undefined;
   rawId: unknown;
   name: string | undefined;
@@ -21,8 +24,11 @@ interface Slot {
   reason?: Extract<ToolCallProblemKind, "missing_call_id" | "invalid_call_id" | "duplicate_call_id">;
 }
 
-/** The key that {@link rewriteToolCalls} can recompute for the same ref. */
-function slotKey(ref: ToolCallRef, occurrence: number): string {
+/**
+ * Identifies a call inside its message: `id#occurrence`, or the ref's position when the id is missing. Built
+ * only for calls being renamed, and recomputed by {@link rewriteToolCalls}'s editor for each ref.
+ */
+function slotKey(ref: Pick<ToolCallRef, "id" | "location" | "position">, occurrence: number): string {
   return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${ref.location}#${ref.position}`;
 }
 
@@ -65,24 +71,51 @@ class FreshIds {
 
 /** Scratch maps of {@link collectSlots}, cleared per message instead of allocated per message. */
 interface SlotScratch {
-  seen: Set<string>;
+  /** Per id: how many of its calls (occurrences) the message has produced slots for. */
+  created: Map<string, number>;
+  /** Occurrences per location and id, for the locations after `tool_calls` (rare: raw kwargs, blocks, output). */
   occurrences: Map<string, number>;
 }
 
+/**
+ * The calls of one message as slots: the k-th call with id X in any location is slot (X, k), so the same call
+ * mirrored in several locations is one slot. `tool_calls` comes first and needs no string keys.
+ */
 function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch: SlotScratch): void {
-  const { seen, occurrences } = scratch;
-  seen.clear();
+  const { created, occurrences } = scratch;
+  created.clear();
   occurrences.clear();
+  if (callsOnlyInToolCalls(message as AIMessage)) {
+    // The common case, read straight from tool_calls: each entry is its own slot (duplicates included).
+    const list = ((message as AIMessage).tool_calls ?? []) as { id?: unknown; name?: unknown }[];
+    for (let position = 0; position < list.length; position++) {
+      const c = list[position] as { id?: unknown; name?: unknown } | undefined;
+      const rawId = c?.id;
+      const id = typeof rawId === "string" && rawId !== "" ? rawId : undefined;
+      const occurrence = id === undefined ? 0 : (created.get(id) ?? 0);
+      if (id !== undefined) created.set(id, occurrence + 1);
+      into.push({ messageIndex: index, occurrence, location: "tool_calls", position, id, rawId, name: typeof c?.name === "string" ? c.name : undefined });
+    }
+    return;
+  }
   forEachToolCallRef(message, (ref) => {
     // Server tools are answered inside their own message; renaming them would orphan that answer.
     if (ref.location === "content.server_tool_use") return;
-    const occKey = `${ref.location}\u0000${ref.id ?? ""}`;
-    const occurrence = occurrences.get(occKey) ?? 0;
-    occurrences.set(occKey, occurrence + 1);
-    const key = slotKey(ref, occurrence);
-    if (seen.has(key)) return;
-    seen.add(key);
-    into.push({ messageIndex: index, key, id: ref.id, rawId: ref.rawId, name: ref.name });
+    const { id } = ref;
+    if (id === undefined) {
+      into.push({ messageIndex: index, occurrence: 0, location: ref.location, position: ref.position, id, rawId: ref.rawId, name: ref.name });
+      return;
+    }
+    let occurrence: number;
+    if (ref.location === "tool_calls") occurrence = created.get(id) ?? 0;
+    else {
+      const key = `${ref.location}\u0000${id}`;
+      occurrence = occurrences.get(key) ?? 0;
+      occurrences.set(key, occurrence + 1);
+      if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
+    }
+    created.set(id, occurrence + 1);
+    into.push({ messageIndex: index, occurrence, location: ref.location, position: ref.position, id, rawId: ref.rawId, name: ref.name });
   });
 }
 
@@ -100,7 +133,7 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
   const allSlots: Slot[] = [];
   const taken = new Set<string>();
   const callIds = new Set<string>();
-  const scratch: SlotScratch = { seen: new Set(), occurrences: new Map() };
+  const scratch: SlotScratch = { created: new Map(), occurrences: new Map() };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (isAssistant(m)) collectSlots(m, i, allSlots, scratch);
@@ -144,7 +177,7 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
       callIds.add(digits);
       taken.add((slot.newId = digits));
     } else {
-      const base = slot.id ?? `call_${slot.messageIndex}_${slot.key.replace(/[^a-zA-Z0-9]/g, "")}`;
+      const base = slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
       slot.newId = fresh.take(base);
     }
     pushTo(plan.byMessage, slot.messageIndex, slot);
@@ -227,8 +260,9 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
 
 /** The new id of the ref at `key`, among one message's renamed slots (few: a scan, a map past a handful). */
 function renamedIdFinder(slots: Slot[]): (key: string) => string | undefined {
-  if (slots.length <= 8) return (key) => slots.find((s) => s.key === key)?.newId;
-  const byKey = new Map(slots.map((s) => [s.key, s.newId]));
+  const keyed = slots.map((s) => ({ key: slotKey(s, s.occurrence), newId: s.newId }));
+  if (keyed.length <= 8) return (key) => keyed.find((s) => s.key === key)?.newId;
+  const byKey = new Map(keyed.map((s) => [s.key, s.newId]));
   return (key) => byKey.get(key);
 }
 

@@ -20,6 +20,7 @@ import {
   isDict,
   isMovableCallBlock,
   isV1Message,
+  callsOnlyInToolCalls,
   rawArgsOf,
   type Dict,
   type ToolCallRef,
@@ -63,7 +64,7 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
 function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolean): LocationFinding[] {
   const found: LocationFinding[] = [];
   messages.forEach((m, index) => {
-    if (!isAssistant(m)) return;
+    if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
     const inToolCalls = new Set<string>();
     const invalidIds = new Set<unknown>();
     const outside = new Map<string, ToolCallRef>();

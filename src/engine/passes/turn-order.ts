@@ -71,6 +71,9 @@ function mergeContents(parts: MessageContent[]): MessageContent {
   return blocks as MessageContent;
 }
 
+/** The id a placeholder turn's own id is built from: the message it stands next to. */
+const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
+
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
@@ -97,15 +100,14 @@ export const turnOrderPass: RepairPass = {
     };
     messages.forEach((m, i) => {
       const f = fixes.get(i);
-      const idBase = typeof m.id === "string" ? m.id : `at-${i}`;
       if (f?.fix === "lead") {
-        out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBase}`));
+        out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBaseOf(m, i)}`));
         ctx.report({ problem: "leading_non_user", action: "inserted_user_message", detail: "placeholder user message inserted before the first assistant message" }, m, i);
       } else if (f?.fix === "bridge_assistant") {
-        out.push(syntheticAssistantMessage(BRIDGE_ASSISTANT_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
+        out.push(syntheticAssistantMessage(BRIDGE_ASSISTANT_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`));
         ctx.report({ problem: "consecutive_same_role", action: "inserted_assistant_message", detail: "short assistant turn inserted before a user message that followed tool results or another user turn" }, m, i);
       } else if (f?.fix === "bridge_user") {
-        out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBase}`));
+        out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`));
         ctx.report({ problem: "consecutive_same_role", action: "inserted_user_message", detail: "short user turn inserted between two assistant messages" }, m, i);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
