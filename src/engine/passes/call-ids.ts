@@ -123,26 +123,16 @@ interface CallIdAnalysis {
   /** Every call slot of the history, in message order. */
   allSlots: Slot[];
   renamed: Slot[];
-  /** Every id in the history (calls and results): new ids avoid them. */
-  taken: Set<string>;
-  callIds: Set<string>;
 }
 
 /** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
   const allSlots: Slot[] = [];
-  const taken = new Set<string>();
-  const callIds = new Set<string>();
   const scratch: SlotScratch = { created: new Map(), occurrences: new Map() };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (isAssistant(m)) collectSlots(m, i, allSlots, scratch);
-    else if (isToolResult(m)) {
-      const id = resultIdOf(m);
-      if (id !== undefined) taken.add(id);
-    }
   }
-  for (const slot of allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
   const accepted = new Set<string>();
   const renamed: Slot[] = [];
   for (const slot of allSlots) {
@@ -155,7 +145,7 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
     }
     renamed.push(slot);
   }
-  return { allSlots, renamed, taken, callIds };
+  return { allSlots, renamed };
 }
 
 interface RenamePlan {
@@ -167,7 +157,15 @@ interface RenamePlan {
 
 /** New ids for the renamed slots, and which results follow them. */
 function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile): RenamePlan {
-  const { renamed, taken, callIds } = analysis;
+  const { renamed } = analysis;
+  // Every id in the history (calls and results): new ids avoid them.
+  const taken = new Set<string>();
+  const callIds = new Set<string>();
+  for (const slot of analysis.allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
+  for (const m of messages) {
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
+    if (id !== undefined) taken.add(id);
+  }
   const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
   const fresh = new FreshIds(profile, taken);
   for (const slot of renamed) {

@@ -105,11 +105,14 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     if (!results) continue;
     // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
     // after the call; then the first one.
-    const real = results.filter((r) => !isSyntheticResult(messages[r]));
-    const pool = real.length > 0 ? real : results;
-    call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
+    if (results.length === 1) call.result = results[0];
+    else {
+      const real = results.filter((r) => !isSyntheticResult(messages[r]));
+      const pool = real.length > 0 ? real : results;
+      call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
+      for (const r of results) if (r !== call.result) duplicates.set(r, call);
+    }
     ownerOf.set(call.result, call);
-    for (const r of results) if (r !== call.result) duplicates.set(r, call);
   }
   for (const [id, results] of resultsById) if (!byId.has(id)) for (const r of results) orphans.push(r);
   orphans.sort((a, b) => a - b);
@@ -128,7 +131,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       else if (owner) break;
     }
     inPlace.set(index, placed);
-    const placedSet = new Set(placed);
+    const placedSet = asLookup(placed);
     let lastResult = index;
     for (const call of own) {
       const named = { toolCallId: call.id, toolName: call.name };
@@ -180,6 +183,11 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
   return { callsByMessage, ownerOf, duplicates, trailing, inPlace, interleaved, problems };
 }
 
+/** Membership in a short sorted list by a scan (most exchanges have a few results), through a Set past that. */
+function asLookup(list: number[]): { has(value: number): boolean } {
+  return list.length <= 8 ? { has: (value) => list.includes(value) } : new Set(list);
+}
+
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
 function sameContent(a: BaseMessage, b: BaseMessage): boolean {
   if (typeof a.content === "string" || typeof b.content === "string") return a.content === b.content;
@@ -229,7 +237,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 
     // Results already in place keep their order; pulled ones follow in call order; synthetic ones last.
     const placed = analysis.inPlace.get(index) ?? [];
-    const placedSet = new Set(placed);
+    const placedSet = asLookup(placed);
     const pulled: number[] = [];
     for (const call of own) if (call.result !== undefined && !placedSet.has(call.result)) pulled.push(call.result);
     for (const r of placed) {
