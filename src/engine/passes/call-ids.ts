@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildToolResult, rewriteToolCalls } from "../../messages/build";
+import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import { callsOnlyInToolCalls, forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
@@ -256,12 +256,40 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
   }
 }
 
-/** The new id of the ref at `key`, among one message's renamed slots (few: a scan, a map past a handful). */
-function renamedIdFinder(slots: Slot[]): (key: string) => string | undefined {
+/** The editor that gives each ref of one message's renamed slots its new id, in every location. */
+function renameEditor(slots: Slot[]): RefEditor {
   const keyed = slots.map((s) => ({ key: slotKey(s, s.occurrence), newId: s.newId }));
-  if (keyed.length <= 8) return (key) => keyed.find((s) => s.key === key)?.newId;
-  const byKey = new Map(keyed.map((s) => [s.key, s.newId]));
-  return (key) => byKey.get(key);
+  const byKey = keyed.length <= 8 ? undefined : new Map(keyed.map((s) => [s.key, s.newId]));
+  return (ref, occurrence) => {
+    const key = slotKey(ref, occurrence);
+    const newId = byKey ? byKey.get(key) : keyed.find((s) => s.key === key)?.newId;
+    return newId === undefined ? undefined : { id: newId };
+  };
+}
+
+/**
+ * The renames of a message whose calls live only in `tool_calls` (and ChatOpenAI's mirror of them in
+ * `additional_kwargs.tool_calls`): slots are `tool_calls` positions, so the new ids go straight in.
+ */
+function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
+  const calls = (message.tool_calls ?? []) as unknown as Record<string, unknown>[];
+  const newIds: (string | undefined)[] = new Array(calls.length);
+  for (const slot of slots) newIds[slot.position] = slot.newId;
+  const renamed = (list: Record<string, unknown>[]) =>
+    list.map((c, i) => {
+      if (newIds[i] === undefined) return c;
+      const copy = { ...c };
+      copy.id = newIds[i];
+      return copy;
+    });
+  const kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
+  const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
+  if (kwargs && Array.isArray(kwargs.tool_calls)) {
+    const copy = { ...kwargs };
+    copy.tool_calls = renamed(kwargs.tool_calls as Record<string, unknown>[]);
+    fields.additional_kwargs = copy;
+  }
+  return rebuildAssistant(message, fields);
 }
 
 const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
@@ -286,12 +314,9 @@ export const callIdsPass: RepairPass = {
     const plan = planRenames(messages, analysis, ctx.profile);
     const out = messages.slice();
     for (const [index, slots] of plan.byMessage) {
-      const newIdOf = renamedIdFinder(slots);
-      out[index] = rewriteToolCalls(messages[index] as never, (ref, occurrence) => {
-        const newId = newIdOf(slotKey(ref, occurrence));
-        return newId === undefined ? undefined : { id: newId };
-      });
-      ctx.derive(messages[index], out[index]);
+      const message = messages[index] as AIMessage;
+      out[index] = callsOnlyInToolCalls(message) ? renamedInToolCalls(message, slots) : rewriteToolCalls(message, renameEditor(slots));
+      ctx.derive(message, out[index]);
     }
     for (const [index, newId] of plan.results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
