@@ -2,6 +2,7 @@
  * `langgraph-tool-repair/langchain`: middleware for langchain's `createAgent`. Needs `langchain` (an optional
  * peer of the package, required by this entry point).
  */
+export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/setup-langchain";
 export {
   toolCallRepairMiddleware,
   TOOL_CALL_REPAIR_MIDDLEWARE_NAME,

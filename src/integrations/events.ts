@@ -54,6 +54,25 @@ export async function reportRepairs(
 }
 
 /**
+ * `onRepair` for several surfaces that work on the same threads (a setup's middleware and checkpointer): the
+ * same repair of the same call (the request's placeholder, then the stored one) reaches the caller once. The
+ * memory of what was reported is bounded (the oldest 1,000 calls go first).
+ */
+export function reportedOnce(onRepair: ((repair: ToolCallRepair) => void) | undefined): ((repair: ToolCallRepair) => void) | undefined {
+  if (!onRepair) return undefined;
+  const seen = new Set<string>();
+  return (repair) => {
+    if (repair.toolCallId !== undefined) {
+      const key = `${repair.action}\u0000${repair.toolCallId}`;
+      if (seen.has(key)) return;
+      if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
+      seen.add(key);
+    }
+    onRepair(repair);
+  };
+}
+
+/**
  * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
  * returns `fallback`, so the safety net never becomes the thing that fails.
  */
