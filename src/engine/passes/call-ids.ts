@@ -125,8 +125,33 @@ interface CallIdAnalysis {
   renamed: Slot[];
 }
 
+/**
+ * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
+ * a new id the provider accepts. The common case (most broken histories are broken elsewhere); any other shape
+ * gets the full classification.
+ */
+function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isAssistant(m)) continue;
+    if (!callsOnlyInToolCalls(m)) return false;
+    const list = m.tool_calls as { id?: unknown }[] | undefined;
+    if (list === undefined) continue;
+    for (let k = 0; k < list.length; k++) {
+      const id = list[k]?.id;
+      if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;
+      seen.add(id);
+    }
+  }
+  return true;
+}
+
+const NO_RENAMES: CallIdAnalysis = Object.freeze({ allSlots: [], renamed: [] }) as CallIdAnalysis;
+
 /** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
+  if (needsNoRenames(messages, profile)) return NO_RENAMES;
   const allSlots: Slot[] = [];
   const scratch: SlotScratch = { created: new Map(), occurrences: new Map() };
   for (let i = 0; i < messages.length; i++) {

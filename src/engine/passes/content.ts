@@ -25,6 +25,13 @@ const isEmptyContent = (content: unknown) =>
 
 /** Whether an assistant message makes any call, in any location (stops at the first). */
 function makesCalls(message: BaseMessage): boolean {
+  // The common case first: a call with an id in tool_calls.
+  const calls = (message as { tool_calls?: unknown }).tool_calls;
+  if (Array.isArray(calls))
+    for (let i = 0; i < calls.length; i++) {
+      const id = (calls[i] as { id?: unknown } | null)?.id;
+      if (typeof id === "string" && id !== "") return true;
+    }
   let found = false;
   forEachToolCallRef(message, (ref) => {
     if (ref.id !== undefined) found = true;
@@ -77,18 +84,23 @@ export const contentPass: RepairPass = {
     if (!ctx.profile.nonEmptyContent) return messages;
     const found = classifyContent(messages);
     if (found.length === 0) return messages;
-    const fixes = new Map(found.map((f) => [f.index, f]));
+    const fixes: (ContentFinding | undefined)[] = new Array(messages.length);
+    for (const f of found) fixes[f.index] = f;
     const out: BaseMessage[] = [];
-    messages.forEach((m, i) => {
-      const f = fixes.get(i);
-      if (!f) return out.push(m);
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
+      const f = fixes[i];
+      if (!f) {
+        out.push(m);
+        continue;
+      }
       const fixed = applyFix(m, f.fix);
       ctx.report({ problem: f.kind, action: ACTION[f.fix], detail: `${f.detail}: ${ACTION[f.fix].replace(/_/g, " ")}` }, m, i);
       if (fixed) {
         ctx.derive(m, fixed);
         out.push(fixed);
       }
-    });
+    }
     return sameOrNew(messages, out);
   },
 };

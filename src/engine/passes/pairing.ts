@@ -33,18 +33,22 @@ interface Call {
 }
 
 interface PairingAnalysis {
-  /** Calls per assistant message index, in message order. */
-  callsByMessage: Map<number, Call[]>;
+  /** Indexes of the assistant messages that make calls, in order. */
+  callMessages: number[];
+  /** Calls per message index (set for the indexes of `callMessages`). */
+  callsAt: (Call[] | undefined)[];
   /** Result index -> the call it answers (only kept results). */
-  ownerOf: Map<number, Call>;
+  ownerAt: (Call | undefined)[];
   /** Extra results of an answered call. */
   duplicates: Map<number, Call>;
   /** Index of the assistant message of the trailing open exchange, or -1. */
   trailing: number;
   /** Per assistant message: its kept results already in place right after it. */
-  inPlace: Map<number, number[]>;
-  /** Non-tool messages sitting between a call and one of its results. */
-  interleaved: Set<number>;
+  inPlaceAt: (number[] | undefined)[];
+  /** 1 for a kept result already in place right after its call. */
+  placed: Uint8Array;
+  /** 1 for a non-tool message sitting between a call and one of its results. */
+  interleaved: Uint8Array;
   problems: Omit<ToolCallProblem, "rules">[];
 }
 
@@ -83,73 +87,100 @@ function callsOf(message: AIMessage, index: number, known: Map<string, Call>): C
 }
 
 function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
+  const n = messages.length;
   const byId = new Map<string, Call>();
-  const callsByMessage = new Map<number, Call[]>();
-  const resultsById = new Map<string, number[]>();
+  const callMessages: number[] = [];
+  const callsAt: (Call[] | undefined)[] = new Array(n);
+  // Results are matched to their call as they come (the first one on the call itself); only the rare ones go
+  // to maps: a further result of an answered call, a result before any call of its id.
+  let moreResults: Map<Call, number[]> | undefined;
+  let early: Map<string, number[]> | undefined;
   const orphans: number[] = [];
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < n; i++) {
     const m = messages[i];
     if (isAssistant(m)) {
       const calls = callsOf(m, i, byId);
-      if (calls.length > 0) callsByMessage.set(i, calls);
+      if (calls.length > 0) {
+        callsAt[i] = calls;
+        callMessages.push(i);
+      }
     } else if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id === undefined) orphans.push(i);
-      else pushTo(resultsById, id, i);
+      if (id === undefined) {
+        orphans.push(i);
+        continue;
+      }
+      const call = byId.get(id);
+      if (call === undefined) pushTo((early ??= new Map()), id, i);
+      else if (call.result === undefined) call.result = i;
+      else pushTo((moreResults ??= new Map()), call, i);
     }
   }
-  const ownerOf = new Map<number, Call>();
+  const ownerAt: (Call | undefined)[] = new Array(n);
   const duplicates = new Map<number, Call>();
-  for (const call of byId.values()) {
-    const results = resultsById.get(call.id);
-    if (!results) continue;
-    // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
-    // after the call; then the first one.
-    if (results.length === 1) call.result = results[0];
-    else {
+  if (early !== undefined)
+    for (const [id, list] of early) {
+      const call = byId.get(id);
+      if (call === undefined) for (const r of list) orphans.push(r);
+      else {
+        // Results before the call come first, in order: the call's own results follow them.
+        const later = call.result === undefined ? [] : [call.result, ...(moreResults?.get(call) ?? [])];
+        const all = [...list, ...later];
+        call.result = all[0];
+        if (all.length > 1) (moreResults ??= new Map()).set(call, all.slice(1));
+      }
+    }
+  if (moreResults !== undefined)
+    for (const [call, more] of moreResults) {
+      // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
+      // after the call; then the first one.
+      const results = [call.result!, ...more];
       const real = results.filter((r) => !isSyntheticResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
       for (const r of results) if (r !== call.result) duplicates.set(r, call);
     }
-    ownerOf.set(call.result, call);
-  }
-  for (const [id, results] of resultsById) if (!byId.has(id)) for (const r of results) orphans.push(r);
+  for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
   orphans.sort((a, b) => a - b);
 
   const trailing = trailingOpenExchange(messages)?.index ?? -1;
-  const inPlace = new Map<number, number[]>();
-  const interleaved = new Set<number>();
+  const inPlaceAt: (number[] | undefined)[] = new Array(n);
+  const placed = new Uint8Array(n);
+  const interleaved = new Uint8Array(n);
   const problems: PairingAnalysis["problems"] = [];
   let markedUpTo = 0; // messages before this index were already checked for interleaving
-  for (const [index, own] of callsByMessage) {
+  for (let c = 0; c < callMessages.length; c++) {
+    const index = callMessages[c];
+    const own = callsAt[index]!;
     // Results of this message directly after it; extras and orphans in the run do not end it (they leave).
-    const placed: number[] = [];
-    for (let j = index + 1; j < messages.length && isToolResult(messages[j]); j++) {
-      const owner = ownerOf.get(j);
-      if (owner?.messageIndex === index) placed.push(j);
-      else if (owner) break;
+    const inPlace: number[] = [];
+    for (let j = index + 1; j < n && isToolResult(messages[j]); j++) {
+      const owner = ownerAt[j];
+      if (owner?.messageIndex === index) {
+        inPlace.push(j);
+        placed[j] = 1;
+      } else if (owner) break;
     }
-    inPlace.set(index, placed);
-    const placedSet = asLookup(placed);
+    inPlaceAt[index] = inPlace;
     let lastResult = index;
     for (const call of own) {
-      const named = { toolCallId: call.id, toolName: call.name };
       if (call.result === undefined) {
         const kind: ToolCallProblemKind = index === trailing ? "trailing_open_exchange" : "orphan_call";
         problems.push({
           kind,
           index,
-          ...named,
+          toolCallId: call.id,
+          toolName: call.name,
           detail: `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
             kind === "trailing_open_exchange" ? " and the history ends on it" : ""
           }`,
         });
-      } else if (!placedSet.has(call.result)) {
+      } else if (placed[call.result] === 0) {
         problems.push({
           kind: "displaced_result",
           index: call.result,
-          ...named,
+          toolCallId: call.id,
+          toolName: call.name,
           detail: `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
         });
         if (call.result > lastResult) lastResult = call.result;
@@ -157,8 +188,8 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     }
     // Each message is checked once, even where the spans of several calls overlap.
     for (let j = Math.max(index + 1, markedUpTo); j < lastResult; j++) {
-      if (isToolResult(messages[j]) || interleaved.has(j)) continue;
-      interleaved.add(j);
+      if (isToolResult(messages[j]) || interleaved[j] === 1) continue;
+      interleaved[j] = 1;
       problems.push({ kind: "interleaved_message", index: j, detail: `message ${j} sits between the calls at message ${index} and their results` });
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
@@ -180,12 +211,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       detail: `another result for ${call.id}, already answered at message ${call.result}`,
     });
   problems.sort((a, b) => a.index - b.index);
-  return { callsByMessage, ownerOf, duplicates, trailing, inPlace, interleaved, problems };
-}
-
-/** Membership in a short sorted list by a scan (most exchanges have a few results), through a Set past that. */
-function asLookup(list: number[]): { has(value: number): boolean } {
-  return list.length <= 8 ? { has: (value) => list.includes(value) } : new Set(list);
+  return { callMessages, callsAt, ownerAt, duplicates, trailing, inPlaceAt, placed, interleaved, problems };
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
@@ -198,10 +224,26 @@ function sameContent(a: BaseMessage, b: BaseMessage): boolean {
 function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassContext): BaseMessage[] {
   const { options } = ctx;
   const out: BaseMessage[] = [];
-  const emitted = new Set<number>();
+  const emitted = new Uint8Array(messages.length);
+
+  const emitPlaced = (index: number) => {
+    const inPlace = analysis.inPlaceAt[index]!;
+    for (let k = 0; k < inPlace.length; k++) {
+      out.push(messages[inPlace[k]]);
+      emitted[inPlace[k]] = 1;
+    }
+  };
 
   const handleCallMessage = (index: number, own: Call[]) => {
     const message = messages[index] as AIMessage;
+    let complete = true;
+    for (let k = 0; k < own.length && complete; k++) complete = own[k].result !== undefined && analysis.placed[own[k].result!] === 1;
+    if (complete) {
+      // Every call answered in place: the message and its block as they are.
+      out.push(message);
+      emitPlaced(index);
+      return;
+    }
     const isTrailing = index === analysis.trailing;
     const problemKind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const strategyOf = (call: Call) => (call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls);
@@ -236,18 +278,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     if (kept) out.push(kept);
 
     // Results already in place keep their order; pulled ones follow in call order; synthetic ones last.
-    const placed = analysis.inPlace.get(index) ?? [];
-    const placedSet = asLookup(placed);
-    const pulled: number[] = [];
-    for (const call of own) if (call.result !== undefined && !placedSet.has(call.result)) pulled.push(call.result);
-    for (const r of placed) {
+    emitPlaced(index);
+    for (const call of own) {
+      const r = call.result;
+      if (r === undefined || analysis.placed[r] === 1) continue;
       out.push(messages[r]);
-      emitted.add(r);
-    }
-    for (const r of pulled) {
-      out.push(messages[r]);
-      emitted.add(r);
-      const call = analysis.ownerOf.get(r)!;
+      emitted[r] = 1;
       ctx.report(
         { problem: "displaced_result", action: "moved_result", toolCallId: call.id, toolName: call.name, detail: `result of ${call.id} moved right after its call` },
         messages[r],
@@ -289,13 +325,13 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const own = analysis.callsByMessage.get(i);
+    const own = analysis.callsAt[i];
     if (own) handleCallMessage(i, own);
     else if (isToolResult(m)) {
-      if (emitted.has(i) || analysis.ownerOf.has(i)) continue; // emitted with its call, earlier or later
+      if (emitted[i] === 1 || analysis.ownerAt[i] !== undefined) continue; // emitted with its call, earlier or later
       handleStrayResult(i);
     } else {
-      if (analysis.interleaved.has(i))
+      if (analysis.interleaved[i] === 1)
         ctx.report({ problem: "interleaved_message", action: "moved_message", detail: `message moved after the tool results it interrupted` }, m, i);
       out.push(m);
     }

@@ -21,7 +21,7 @@ interface ShapeFinding {
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
 function hasLooseItems(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  for (const item of content) if (!isDict(item)) return true;
+  for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
   return false;
 }
 
@@ -52,19 +52,44 @@ function argsObject(args: unknown): Dict {
   return { __raw_arguments: args };
 }
 
+/** Whether some entry of a list is not an object (or, with `args`, has arguments that are not an object). */
+function hasMalformedEntry(list: unknown[], args: boolean): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (!isDict(c) || (args && !isDict(c.args))) return true;
+  }
+  return false;
+}
+
+/** The message's content as blocks when it holds loose items, as it is otherwise. */
+const contentOf = (m: Dict, looseContent: boolean): unknown => (looseContent ? asBlocks(m.content as unknown[]) : m.content);
+
+function assistantFix(message: BaseMessage, looseContent: boolean): () => BaseMessage {
+  return () => {
+    const m = message as unknown as Dict;
+    const calls = m.tool_calls;
+    const invalid = m.invalid_tool_calls;
+    const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
+    return rebuildAssistant(message as never, {
+      content: contentOf(m, looseContent),
+      tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
+      invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
+    });
+  };
+}
+
 function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
   const findings: ShapeFinding[] = [];
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index];
     const m = message as unknown as Dict;
     const looseContent = hasLooseItems(m.content);
-    const content = () => (looseContent ? asBlocks(m.content as unknown[]) : m.content);
     if (isAssistant(message)) {
       const calls = m.tool_calls;
       const badList = calls !== undefined && !Array.isArray(calls);
-      const badEntries = Array.isArray(calls) && calls.some((c) => !isDict(c) || !isDict(c.args));
+      const badEntries = Array.isArray(calls) && hasMalformedEntry(calls, true);
       const invalid = m.invalid_tool_calls;
-      const badInvalid = invalid !== undefined && (!Array.isArray(invalid) || invalid.some((c) => !isDict(c)));
+      const badInvalid = invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false));
       if (!badList && !badEntries && !badInvalid && !looseContent) continue;
       findings.push({
         index,
@@ -75,14 +100,7 @@ function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
             : badInvalid
               ? "assistant message with a malformed invalid_tool_calls entry"
               : "assistant message whose content array holds items that are not blocks",
-        fix: () => {
-          const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
-          return rebuildAssistant(message as never, {
-            content: content(),
-            tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
-            invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
-          });
-        },
+        fix: assistantFix(message, looseContent),
       });
     } else if (isToolResult(message)) {
       const numericId = typeof m.tool_call_id === "number";
@@ -90,13 +108,13 @@ function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
       findings.push({
         index,
         detail: numericId ? "tool result whose tool_call_id is a number" : "tool result whose content array holds items that are not blocks",
-        fix: () => rebuildToolResult(message as never, { content: content(), tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id }),
+        fix: () => rebuildToolResult(message as never, { content: contentOf(m, looseContent), tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id }),
       });
     } else if (looseContent) {
       findings.push({
         index,
         detail: "message whose content array holds items that are not blocks",
-        fix: () => rebuildMessage(message, { content: content() }),
+        fix: () => rebuildMessage(message, { content: contentOf(m, looseContent) }),
       });
     }
   }

@@ -36,9 +36,10 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
   const found: TurnFinding[] = [];
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
-  messages.forEach((m, index) => {
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
     const turn = turnOf(m);
-    if (turn === undefined) return;
+    if (turn === undefined) continue;
     if (prev === undefined && ctx.profile.leadingUser && turn === "assistant")
       found.push({ index, fix: "lead", detail: "the first non-system message is an assistant message" });
     if (ctx.profile.alternation) {
@@ -56,7 +57,7 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
     }
     prev = turn;
     prevMessage = m;
-  });
+  }
   return found;
 }
 
@@ -85,7 +86,8 @@ export const turnOrderPass: RepairPass = {
   repair(messages, ctx: PassContext) {
     const found = classifyTurns(messages, ctx);
     if (found.length === 0) return messages;
-    const fixes = new Map(found.map((f) => [f.index, f]));
+    const fixes: (TurnFinding | undefined)[] = new Array(messages.length);
+    for (const f of found) fixes[f.index] = f;
     const out: BaseMessage[] = [];
     let lastUser = -1; // index in `out` of the user message that a following one merges into
     // A run of merged user messages is built once at its end, so a run of any length costs its own size.
@@ -98,8 +100,9 @@ export const turnOrderPass: RepairPass = {
       out[run.at] = merged;
       run = undefined;
     };
-    messages.forEach((m, i) => {
-      const f = fixes.get(i);
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
+      const f = fixes[i];
       if (f?.fix === "lead") {
         out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBaseOf(m, i)}`));
         ctx.report({ problem: "leading_non_user", action: "inserted_user_message", detail: "placeholder user message inserted before the first assistant message" }, m, i);
@@ -113,14 +116,14 @@ export const turnOrderPass: RepairPass = {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
         ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: "user message merged into the user message before it" }, m, i);
-        return;
+        continue;
       }
       const turn = turnOf(m);
       if (turn !== undefined) closeRun();
       if (turn === "user") lastUser = out.length;
       else if (turn !== undefined) lastUser = -1;
       out.push(m);
-    });
+    }
     closeRun();
     return sameOrNew(messages, out);
   },
