@@ -70,7 +70,12 @@ export type ToolCallProblemKind =
    */
   | "unsupported_block"
   /** A system message inside the conversation where the provider does not accept one (Anthropic A11). */
-  | "misplaced_system_message";
+  | "misplaced_system_message"
+  /**
+   * A tool call or tool result in a request that carries no tools (`toolsInRequest: false`), where the provider
+   * refuses tool blocks without tool definitions (Bedrock B3: no `toolConfig`).
+   */
+  | "tool_blocks_without_tools";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;
@@ -114,7 +119,9 @@ export type ToolCallRepairAction =
   /** A content block turned into text the provider accepts (a server tool call and its result). */
   | "converted_block"
   /** A message turned into another kind that keeps its content (a misplaced system message into user text). */
-  | "converted_message";
+  | "converted_message"
+  /** A tool call turned into assistant text, or a tool result into user text (a request that carries no tools). */
+  | "converted_to_text";
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -175,6 +182,13 @@ export interface RepairOptions {
   orphanResults?: OrphanResultStrategy;
   /** `invalid_tool_calls`: turned into calls answered with an error result (default), or removed. */
   invalidCalls?: InvalidCallStrategy;
+  /**
+   * Whether the request this history is sent with carries tools (tool definitions: Bedrock's `toolConfig`).
+   * Default true: unknown means tools are assumed to be there, and nothing changes. `false` (an unbound model: a
+   * summarizer, a title generator, a final-answer node) makes providers that refuse tool blocks without tools
+   * (Bedrock B3; `"strict"`) receive every call as assistant text and every result as user text.
+   */
+  toolsInRequest?: boolean;
   /** Text of a synthetic result. Default names the tool and says it did not run. */
   syntheticResultText?: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
   /** Called once per repair, in order. Nothing is logged by this package. */
@@ -190,6 +204,8 @@ export interface FindOptions {
   /** Whether an open trailing exchange counts as a problem. Default true (a model call would be rejected). */
   trailingIsProblem?: boolean;
   systemMessages?: SystemMessageStrategy;
+  /** As in {@link RepairOptions}: `false` reports every tool call and result where the provider needs tools for them. */
+  toolsInRequest?: boolean;
 }
 
 export interface RepairResult<M = BaseMessage> {

@@ -219,7 +219,14 @@ export class CleanWalk {
   /** The walk's own position, for an error raised while reading a message. */
   at = -1;
 
-  constructor(private readonly profile: ProviderProfile) {}
+  /**
+   * `toolsAsText`: the request carries no tools and the provider needs them for tool blocks, so any call or
+   * result is something to repair (the tools-as-text pass).
+   */
+  constructor(
+    private readonly profile: ProviderProfile,
+    private readonly toolsAsText = false,
+  ) {}
 
   /**
    * Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable (storage
@@ -377,7 +384,7 @@ export class CleanWalk {
       const type = m.type;
       if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content)))) return false;
       if (type === "tool") {
-        if (!open.answer(m.tool_call_id)) return false;
+        if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
         prev = TOOL;
         prevSystem = false;
@@ -387,6 +394,8 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
+        // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
+        if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
         serverEnded = Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Loose)?.type === "server_tool_use";
         prev = ASSISTANT;
         prevSystem = false;

@@ -18,7 +18,7 @@ import { problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../validate/positions";
-import { profileForOptions, type ProviderProfile } from "./profiles";
+import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
@@ -103,7 +103,7 @@ class Engine implements Repairer {
   constructor(options: ResolvedOptions) {
     this.options = Object.freeze(options);
     this.profile = profileForOptions(options);
-    this.walker = new CleanWalk(this.profile);
+    this.walker = new CleanWalk(this.profile, toolBlocksAsText(this.profile, options));
   }
 
   private get trailingAllowed(): boolean {
@@ -112,7 +112,7 @@ class Engine implements Repairer {
 
   /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
   private walk(messages: readonly unknown[]): boolean {
-    if (this.walking) return new CleanWalk(this.profile).isClean(messages, this.trailingAllowed);
+    if (this.walking) return new CleanWalk(this.profile, toolBlocksAsText(this.profile, this.options)).isClean(messages, this.trailingAllowed);
     this.walking = true;
     try {
       return this.walker.isClean(messages, this.trailingAllowed);
@@ -208,6 +208,6 @@ export function findToolCallProblems(messages: readonly unknown[], options?: Fin
 }
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
-export function isCleanHistory(messages: readonly unknown[], options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages">): boolean {
+export function isCleanHistory(messages: readonly unknown[], options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">): boolean {
   return new Engine(resolveOptions(options, "isCleanHistory")).isClean(messages);
 }

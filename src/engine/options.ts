@@ -31,6 +31,8 @@ export interface ResolvedOptions {
   orphanResults: OrphanResultStrategy;
   invalidCalls: InvalidCallStrategy;
   systemMessages: SystemMessageStrategy;
+  /** Whether the request carries tools (false: tool blocks become text where the provider needs tools for them). */
+  toolsInRequest: boolean;
   syntheticResultText: SyntheticText;
   onRepair: ((repair: ToolCallRepair) => void) | undefined;
 }
@@ -63,6 +65,13 @@ function callback<T>(options: Record<string, unknown>, key: string): T | undefin
   return value as T;
 }
 
+function flag(options: Record<string, unknown>, key: string, fallback: boolean): boolean {
+  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a boolean`, { argument: `options.${key}` });
+  return value;
+}
+
 /** The options object itself: undefined or a plain object. */
 function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
   if (options === undefined || options === null) return {};
@@ -82,6 +91,9 @@ export function resolveOptions(input: RepairOptions | undefined, fn = "repairToo
     orphanResults: choice(options, "orphanResults", "convert"),
     invalidCalls: choice(options, "invalidCalls", "answer"),
     systemMessages: choice(options, "systemMessages", "placed"),
+    // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
+    // the provider needs, but would change what the model sees for no reason.
+    toolsInRequest: flag(options, "toolsInRequest", true),
     syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
     onRepair: callback(options, "onRepair"),
   };
@@ -90,9 +102,7 @@ export function resolveOptions(input: RepairOptions | undefined, fn = "repairToo
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
 export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
   const options = optionsRecord(input, fn);
-  const trailingIsProblem = Object.prototype.hasOwnProperty.call(options, "trailingIsProblem") ? options.trailingIsProblem : undefined;
-  if (trailingIsProblem !== undefined && typeof trailingIsProblem !== "boolean")
-    throw new ToolCallRepairInputError(`options.trailingIsProblem is ${quoteValue(trailingIsProblem)}; expected a boolean`, { argument: "options.trailingIsProblem" });
+  const trailingIsProblem = flag(options, "trailingIsProblem", true);
   const resolved = resolveOptions(options as RepairOptions, fn);
   return trailingIsProblem === false ? { ...resolved, trailing: "keep" } : resolved;
 }

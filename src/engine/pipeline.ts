@@ -8,6 +8,7 @@ import { callIdsPass } from "./passes/call-ids";
 import { callLocationsPass } from "./passes/call-locations";
 import { invalidCallsPass } from "./passes/invalid-calls";
 import { pairingPass } from "./passes/pairing";
+import { toolsAsTextPass } from "./passes/tools-as-text";
 import { blocksPass } from "./passes/blocks";
 import { contentPass } from "./passes/content";
 import { systemMessagesPass } from "./passes/system-messages";
@@ -19,6 +20,8 @@ const PASSES: readonly RepairPass[] = Object.freeze([
   invalidCallsPass,
   callLocationsPass,
   pairingPass,
+  // After pairing (each result right after its call), before content and turn-order (which merge what it makes).
+  toolsAsTextPass,
   blocksPass,
   contentPass,
   systemMessagesPass,

@@ -35,6 +35,12 @@ export interface ProviderProfile {
    * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
    */
   systemInConversation: "any" | "placed" | "none";
+  /**
+   * Tool calls and results may only be sent in a request that carries tools (Bedrock B3: without `toolConfig`
+   * any toolUse/toolResult block is refused). Acted on only when the caller says the request carries none
+   * (`toolsInRequest: false`): then every call and result travels as text.
+   */
+  toolBlocksNeedTools: boolean;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 }
@@ -110,6 +116,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     call_block_in_content: ["LC-bedrock"],
     call_outside_tool_calls: ["B1"],
     unsupported_block: ["A12"],
+    tool_blocks_without_tools: ["B3"],
   },
   gemini: {
     orphan_call: ["G3"],
@@ -143,14 +150,15 @@ function union(): Partial<Record<ToolCallProblemKind, string[]>> {
 type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
 
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any" },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any" },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: true, systemInConversation: "placed" },
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: true, systemInConversation: "placed", toolBlocksNeedTools: false },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "any" },
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: true },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "none" },
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "none" },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: false },
+  // Strict is the union: a request without tools carries no tool blocks (B3).
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: true },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -163,6 +171,8 @@ const STRUCTURAL: Switches = {
   callBlocksInContent: true,
   anthropicBlocks: true,
   systemInConversation: "any",
+  // Storage never learns what a request carries.
+  toolBlocksNeedTools: false,
 };
 
 const STRICT_RULES = union();
@@ -190,6 +200,14 @@ export function profileForOptions(options: { provider: Provider; level: RepairLe
   const profile = profileFor(options.provider, options.level);
   if (options.systemMessages === "user-text" && profile.systemInConversation === "placed") return Object.freeze({ ...profile, systemInConversation: "none" });
   return profile;
+}
+
+/**
+ * Whether tool calls and results travel as text in this request: the caller says it carries no tools and the
+ * provider refuses tool blocks then. Off at the structural level (the profile's switch is off there).
+ */
+export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInRequest: boolean }): boolean {
+  return profile.toolBlocksNeedTools && !options.toolsInRequest;
 }
 
 /** Whether a tool call id is accepted by the provider as it is. */

@@ -7,13 +7,17 @@
  *   needs besides (turn alternation, id patterns, block conversions), is repaired in the request only. A call
  *   the provider still rejects for its history is force-repaired, retried once, and the fix persisted
  *   (rejection-recovery.ts).
+ * - A request with no tools (an agent without tools, on a thread that used some) is repaired with
+ *   `toolsInRequest: false`: where the provider refuses tool blocks then (Bedrock B3), calls and results are
+ *   sent as text.
  */
-import { createMiddleware } from "langchain";
+import { createMiddleware, ProviderStrategy } from "langchain";
 import { createRepairer } from "../engine";
+import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
-import { RequestRepairers } from "./request-repairers";
+import { RequestRepairers, type RequestFacts } from "./request-repairers";
 import { replaceAllMessages } from "./state-update";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
@@ -71,13 +75,15 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
       : undefined,
     wrapModelCall: repairModelRequest || recoverRejections
       ? async (request, handler) => {
-          const repairer = forRequest.for(request.model);
+          const facts: RequestFacts = repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
+          const repairer = forRequest.for(request.model, facts);
           const send: typeof handler = recoverRejections
             ? (req) =>
                 callWithRejectionRecovery(req, handler, {
                   ...repairOptions,
                   provider: repairer.options.provider,
                   systemMessages: repairer.options.systemMessages,
+                  ...facts,
                   onRepair,
                 }) as ReturnType<typeof handler>
             : handler;
@@ -97,4 +103,32 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
         }
       : undefined,
   });
+}
+
+/** The parts of langchain's `ModelRequest` that decide whether the model call carries tools. */
+interface ToolsOfRequest {
+  model: unknown;
+  tools?: unknown;
+  responseFormat?: unknown;
+  modelSettings?: Record<string, unknown>;
+}
+
+const hasItems = (value: unknown): boolean => !Array.isArray(value) || value.length > 0;
+
+/**
+ * Whether createAgent will call the model without tools: it binds `request.tools` plus one tool per tool-strategy
+ * response format (langchain 1.5 `AgentNode#bindTools`), with `modelSettings` as call options. Sure only when
+ * there are no tools, no tools in the settings or already bound to the model, and no response format or only
+ * provider (native) strategies; a bare schema may become a tool strategy, so it counts as tools.
+ */
+function carriesNoTools(request: ToolsOfRequest): boolean {
+  if (request.tools === undefined || hasItems(request.tools)) return false;
+  if (request.modelSettings?.tools !== undefined && hasItems(request.modelSettings.tools)) return false;
+  const bound = describeModels(request.model)[0]?.callOptions.tools;
+  if (bound !== undefined && hasItems(bound)) return false;
+  const format = request.responseFormat;
+  if (format === undefined || format === null) return true;
+  if (typeof format === "object" && "__responseFormatUndefined" in format) return true;
+  const strategies = Array.isArray(format) ? format : [format];
+  return strategies.length > 0 && strategies.every((strategy) => strategy instanceof ProviderStrategy);
 }

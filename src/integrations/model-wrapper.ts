@@ -16,6 +16,10 @@
  * streams. An error after the first chunk has been yielded is passed on as it is (the chunks already reached
  * the caller; a retry would repeat them).
  *
+ * Tools: a request the model is sure to send without tools (ChatBedrockConverse called without `bindTools`, as a
+ * summarizer or a final-answer node is) is repaired with `toolsInRequest: false`, so a thread that used tools is
+ * sent with its calls and results as text instead of being refused (Bedrock B3).
+ *
  * The fix is not written to any state (a model cannot): each later call of a thread that keeps the history
  * the provider refuses is recovered again. `onRecovery` hands the repaired messages to code that can persist
  * them; or use the node, hook or middleware, which persist.
@@ -24,10 +28,11 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import type { Repairer } from "../engine";
 import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
+import type { Repairer } from "../engine";
+import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
 import { type Dict } from "../values";
 
@@ -96,17 +101,29 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     Object.defineProperty(wrapper, key, { value, enumerable: false, configurable: true, writable: true });
   define(WRAPPED, options);
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
-  // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one.
-  const repairer: Repairer | undefined = repairRequests ? new RequestRepairers(repairOptions).for(model) : undefined;
-  // The retry is shaped for the same target as the request (the model's provider and system message rules).
-  const target = repairer ?? new RequestRepairers(repairOptions).for(model);
-  const recovery: RequestRepairOptions = { ...options, provider: target.options.provider, systemMessages: target.options.systemMessages };
+  // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
+  // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
+  const repairers = new RequestRepairers(repairOptions);
+  const withTools = repairers.for(model);
+  // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
+  const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
+  const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
+
+  /** The repairer for this call: a request sure to carry no tools has its tool blocks sent as text. */
+  const repairerFor = (callOptions: unknown): Repairer => (detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools);
+
+  /** Options of the retry: shaped for the same target as the request (provider, system messages, tools). */
+  const recoveryFor = (callOptions: unknown): RequestRepairOptions => {
+    const target = repairerFor(callOptions);
+    return { ...options, provider: target.options.provider, systemMessages: target.options.systemMessages, toolsInRequest: target.options.toolsInRequest };
+  };
 
   /** The request as it is sent: repaired for the provider (a failure to repair sends it as it is, reported). */
-  const prepare = async (messages: BaseMessage[], runManager?: CallbackManagerForLLMRun): Promise<BaseMessage[]> => {
-    if (!repairer) return messages;
+  const prepare = async (messages: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun): Promise<BaseMessage[]> => {
+    if (!repairRequests) return messages;
     return orFallback(
       async () => {
+        const repairer = repairerFor(callOptions);
         if (repairer.isClean(messages)) return messages;
         const { messages: repaired, repairs } = repairer.repair(messages);
         await announce(repairs, options, runManager);
@@ -119,11 +136,12 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
 
   const generate = model._generate as Generate;
   define("_generate", async function repairingGenerate(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-    const messages = await prepare(input, runManager);
+    const messages = await prepare(input, callOptions, runManager);
     try {
       return await generate.call(this, messages, callOptions as never, runManager);
     } catch (error) {
       if (!recoverRejections) throw error;
+      const recovery = recoveryFor(callOptions);
       const step = recoveryStep(error, messages, recovery);
       if (step.action === "rethrow") throw step.error;
       let result: Awaited<ReturnType<Generate>>;
@@ -141,13 +159,23 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const streamChunks = model._streamResponseChunks as StreamChunks;
   if (streamChunks !== BaseChatModel.prototype._streamResponseChunks) {
     define("_streamResponseChunks", function repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-      return retryBeforeFirst((sent) => streamChunks.call(this, sent, callOptions as never, runManager), prepare(input, runManager), recoverRejections ? recovery : undefined, runManager);
+      return retryBeforeFirst(
+        (sent) => streamChunks.call(this, sent, callOptions as never, runManager),
+        prepare(input, callOptions, runManager),
+        recoverRejections ? recoveryFor(callOptions) : undefined,
+        runManager,
+      );
     });
   }
   const streamEvents = model._streamChatModelEvents as StreamEvents | undefined;
   if (streamEvents !== undefined && streamEvents !== BaseChatModel.prototype._streamChatModelEvents) {
     define("_streamChatModelEvents", function repairingEvents(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-      return retryBeforeFirst((sent) => streamEvents.call(this, sent, callOptions as never, runManager), prepare(input, runManager), recoverRejections ? recovery : undefined, runManager);
+      return retryBeforeFirst(
+        (sent) => streamEvents.call(this, sent, callOptions as never, runManager),
+        prepare(input, callOptions, runManager),
+        recoverRejections ? recoveryFor(callOptions) : undefined,
+        runManager,
+      );
     });
   }
 

@@ -1,15 +1,23 @@
 /**
  * The request-level repairer for whichever model a surface sees: an explicit `provider` option wins, otherwise
  * the model tells (ChatBedrockConverse means Bedrock, and so on), and `"strict"` when it cannot. One repairer
- * per target, built once and reused.
+ * per target and per answer to "does this request carry tools", built once and reused.
  */
 import { createRepairer, type Repairer } from "../engine";
 import { requestTargetOf } from "../models/request-target";
 import type { RepairOptions } from "../types";
 
+/** What a surface knows about one request beyond its model. */
+export interface RequestFacts {
+  /**
+   * False when the surface is sure the request carries no tools (`toolsInRequest: false` for the engine).
+   * An explicit `toolsInRequest` option of the surface wins over it.
+   */
+  toolsInRequest?: boolean;
+}
+
 export class RequestRepairers {
-  private readonly byTarget = new Map<string, Repairer>();
-  private readonly fixed: Repairer | undefined;
+  private readonly byKey = new Map<string, Repairer>();
   private readonly options: Omit<RepairOptions, "level" | "onRepair">;
 
   /** `options.onRepair` is not passed on: surfaces report what these repairers return (each repair once). */
@@ -18,23 +26,30 @@ export class RequestRepairers {
     this.options = options;
     // Validate the options now (a bad value fails when the surface is built, not at the first model call).
     const validated = createRepairer({ ...options, level: "request" });
-    this.fixed = options.provider !== undefined ? validated : undefined;
+    if (options.provider !== undefined) this.byKey.set(this.keyOf(options.provider, options.systemMessages, options.toolsInRequest), validated);
+  }
+
+  private keyOf(provider: string, systemMessages: string | undefined, toolsInRequest: boolean | undefined): string {
+    return `${provider}\u0000${systemMessages ?? "placed"}\u0000${toolsInRequest === false ? "no-tools" : "tools"}`;
   }
 
   /** The repairer for requests to `model` (any wrapper of a chat model, or undefined). */
-  for(model: unknown): Repairer {
-    if (this.fixed) return this.fixed;
-    const target = requestTargetOf(model);
-    const key = `${target.provider ?? "strict"}\u0000${this.options.systemMessages ?? target.systemMessages ?? "placed"}`;
-    let repairer = this.byTarget.get(key);
+  for(model: unknown, facts: RequestFacts = {}): Repairer {
+    const target = this.options.provider !== undefined ? {} : requestTargetOf(model);
+    const provider = this.options.provider ?? target.provider ?? "strict";
+    const systemMessages = this.options.systemMessages ?? target.systemMessages;
+    const toolsInRequest = this.options.toolsInRequest ?? facts.toolsInRequest;
+    const key = this.keyOf(provider, systemMessages, toolsInRequest);
+    let repairer = this.byKey.get(key);
     if (!repairer) {
       repairer = createRepairer({
         ...this.options,
         level: "request",
-        provider: target.provider ?? "strict",
-        systemMessages: this.options.systemMessages ?? target.systemMessages,
+        provider,
+        systemMessages,
+        ...(toolsInRequest !== undefined ? { toolsInRequest } : {}),
       });
-      this.byTarget.set(key, repairer);
+      this.byKey.set(key, repairer);
     }
     return repairer;
   }

@@ -4,7 +4,8 @@
  */
 import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { forEachToolCallRef, isDict, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import { safeJson } from "../values";
 
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
@@ -267,6 +268,53 @@ export function orphanResultAsUserMessage(result: ToolMessage, toolCallId: strin
       toolCallId,
       toolName: typeof name === "string" ? name : undefined,
     }),
+  });
+}
+
+/** What a tool result without output says when it is sent as text. */
+const NO_OUTPUT_TEXT = "(the tool returned no output)";
+
+/** Longest JSON text a block of a converted result keeps. */
+const MAX_BLOCK_JSON = 20_000;
+
+/** Content block types every adapter sends in a user message (text, images, files, audio, video). */
+const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "document", "audio", "video"]);
+
+/** Blocks a user message may carry as they are; any other one (a JSON result block, a bare string) as its text. */
+function asUserBlocks(content: unknown[], maxJson: number): Dict[] {
+  const out: Dict[] = [];
+  for (const block of content) {
+    if (typeof block === "string") out.push({ type: "text", text: block });
+    else if (isDict(block) && typeof block.type === "string" && USER_BLOCK_TYPES.has(block.type)) out.push(block);
+    else out.push({ type: "text", text: safeJson(block, maxJson) });
+  }
+  return out;
+}
+
+/**
+ * A tool result as a user message, for a request that carries no tools: a label that names the tool, the call
+ * it answers and an error status, then its content (text as it is, blocks a user
+ * message takes as they are, any other block as its JSON). Keeps the result's id; marked, not synthetic unless
+ * the result was.
+ */
+export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
+  const r = result as unknown as Dict;
+  const name = typeof r.name === "string" && r.name !== "" ? r.name : undefined;
+  const toolCallId = typeof r.tool_call_id === "string" && r.tool_call_id !== "" ? r.tool_call_id : undefined;
+  const failed = r.status === "error" ? " (the tool reported an error)" : "";
+  const label = `[Result of ${name ? `tool "${name}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
+  const content = result.content as unknown;
+  const blocks = Array.isArray(content) ? asUserBlocks(content, MAX_BLOCK_JSON) : undefined;
+  const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
+  const body: MessageContent = empty
+    ? `${label}\n${NO_OUTPUT_TEXT}`
+    : blocks
+      ? ([{ type: "text", text: label }, ...blocks] as MessageContent)
+      : `${label}\n${content as string}`;
+  return new HumanMessage({
+    content: body,
+    ...(typeof r.id === "string" ? { id: r.id } : {}),
+    additional_kwargs: marker({ synthetic: isSyntheticResult(result), reason, toolCallId, toolName: name }),
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { readingInput } from "../errors";
-import { isDict, type Dict } from "../values";
+import { isDict, safeJson, type Dict } from "../values";
 
 export { isDict, type Dict };
 
@@ -157,6 +157,49 @@ export function callsOnlyInToolCalls(message: AIMessage): boolean {
     }
   const meta = m.response_metadata;
   return !(isDict(meta) && Array.isArray(meta.output) && meta.output.length > 0);
+}
+
+/** One tool call of an assistant message, read once however many locations mirror it. */
+export interface DistinctCall {
+  id: string | undefined;
+  /** The name of its first location that has one. */
+  name: string | undefined;
+  /** The raw arguments of its first location (an object, or a JSON string where the format keeps one). */
+  args: unknown;
+  /** Its first location. */
+  location: ToolCallLocation;
+}
+
+/**
+ * The tool calls of an assistant message in the order the model emitted them (`tool_calls` first), one per id:
+ * the same call mirrored in several locations (a `tool_use` block and `tool_calls`) comes once. A reference
+ * without an id is a call of its own. `include` picks references (default: all).
+ */
+export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => boolean): DistinctCall[] {
+  const calls: DistinctCall[] = [];
+  const byId = new Map<string, DistinctCall>();
+  forEachToolCallRef(message, (ref) => {
+    if (include && !include(ref)) return;
+    const known = ref.id === undefined ? undefined : byId.get(ref.id);
+    if (known) {
+      if (known.name === undefined) known.name = ref.name;
+      return;
+    }
+    const call: DistinctCall = { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location };
+    calls.push(call);
+    if (ref.id !== undefined) byId.set(ref.id, call);
+  });
+  return calls;
+}
+
+/** Longest argument text {@link callArgsText} gives (what was asked, not every byte of a huge payload). */
+const ARGS_CHARS = 20_000;
+
+/** A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is; cut at 20,000 characters. */
+export function callArgsText(args: unknown): string {
+  if (args === undefined || args === "") return "{}";
+  if (typeof args === "string") return args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}…` : args;
+  return safeJson(args, ARGS_CHARS);
 }
 
 /**

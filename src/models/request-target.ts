@@ -25,3 +25,23 @@ export function requestTargetOf(model: unknown): RequestTarget {
   if (primary.provider !== "anthropic") return { provider: primary.provider };
   return { provider: "anthropic", systemMessages: acceptsSystemInConversation(primary.modelId) ? "placed" : "user-text" };
 }
+
+/**
+ * `_llmType()` of the models whose request carries tools exactly when the call options' `tools` is a non-empty
+ * list: ChatBedrockConverse (`invocationParams` builds `toolConfig` from `options.tools` alone; `bindTools`,
+ * `withConfig({ tools })` and `withStructuredOutput` all put their tools there; `tool_choice` without tools sends
+ * no `toolConfig`).
+ */
+const TOOLS_FROM_CALL_OPTIONS = new Set(["chat_bedrock_converse"]);
+
+/** Whether `model` (any wrapper of a chat model) decides its tools from the call options alone (ChatBedrockConverse). */
+export function toolsComeFromCallOptions(model: unknown): boolean {
+  const llmType = describeModels(model)[0]?.llmType;
+  return llmType !== undefined && TOOLS_FROM_CALL_OPTIONS.has(llmType);
+}
+
+/** Whether call options carry no tools, by ChatBedrockConverse's own test (`options?.tools && options.tools.length`). */
+export function callOptionsCarryNoTools(callOptions: unknown): boolean {
+  const tools = typeof callOptions === "object" && callOptions !== null ? (callOptions as { tools?: { length?: unknown } | null }).tools : undefined;
+  return !(tools && tools.length);
+}

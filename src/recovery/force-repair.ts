@@ -9,9 +9,12 @@
  *   stays), their results set aside the same way. A named id that only has results (no call) has them set aside.
  * - No ids named (or none found): the strictest profile repairs the turn around `messageIndex` (from the user
  *   message before it to the next one), and, when that changes nothing, the whole history.
+ * - Tool blocks in a request without tools (`tool_config_missing`, Bedrock B3): nothing is wrong with the history,
+ *   the request lacks tools. It is repaired with `toolsInRequest: false` for the rejecting provider: every call
+ *   and result travels as text (the tools-as-text pass), so the same request, still without tools, is accepted.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { findToolCallProblems, repairToolCalls } from "../engine";
+import { findToolCallProblems, profileFor, repairToolCalls } from "../engine";
 import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
@@ -61,9 +64,21 @@ export function forceRepairToolCalls<M = BaseMessage>(
   return readingInput(() => forceRepair(messages, rejection, options), "forceRepairToolCalls");
 }
 
+/**
+ * The profile that turns tool blocks into text after a `tool_config_missing` rejection: the configured one when it
+ * does, else the rejecting provider's, else strict (which does).
+ */
+function noToolsProvider(configured: Provider | undefined, rejection: ProviderRejection): Provider {
+  for (const provider of [configured, repairProviderFor(rejection.provider)])
+    if (provider !== undefined && profileFor(provider).toolBlocksNeedTools) return provider;
+  return "strict";
+}
+
 function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
   const { onRepair, ...engineOptions } = options;
-  const provider = engineOptions.provider ?? repairProviderFor(rejection.provider);
+  // The request has no tools: the history is fine, its tool blocks must travel as text (B3).
+  const noTools = rejection.kind === "tool_config_missing";
+  const provider = noTools ? noToolsProvider(engineOptions.provider, rejection) : (engineOptions.provider ?? repairProviderFor(rejection.provider));
   const repairs: ToolCallRepair[] = [];
   const report = (repair: Omit<ToolCallRepair, "rejection">) => repairs.push({ ...repair, rejection });
 
@@ -75,10 +90,10 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
   });
 
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
-  let forced = answerNamedCalls(input, rejection, engineOptions, report);
+  let forced = noTools ? { messages: input, origin: input.map((_, i) => i) } : answerNamedCalls(input, rejection, engineOptions, report);
   if (!forced) forced = strictAround(input, rejection, engineOptions, report);
 
-  const final = repairToolCalls(forced.messages, { ...engineOptions, provider });
+  const final = repairToolCalls(forced.messages, { ...engineOptions, provider, ...(noTools ? { toolsInRequest: false } : {}) });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
   for (const repair of repairs) onRepair?.(repair);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };

@@ -6,17 +6,8 @@
  * id (and tool) it answers.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import {
-  isAssistant,
-  isToolResult,
-  readToolCallRefs,
-  resultIdOf,
-  type ToolCallLocation,
-  rawArgsOf,
-  isDict,
-  type Dict,
-} from "../messages/inspect";
-import { safeJson } from "../values";
+import { readingInput } from "../errors";
+import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, type ToolCallLocation, isDict, type Dict } from "../messages/inspect";
 import { guarded, readMessageList } from "./input";
 
 /** Content block types that carry a tool call: rendered as calls, not as text. */
@@ -103,29 +94,8 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
  * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
  */
 export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
-  const seen = new Set<string>();
-  const calls: TranscriptCall[] = [];
-  for (const ref of readToolCallRefs(message)) {
-    if (ref.id !== undefined) {
-      if (seen.has(ref.id)) continue;
-      seen.add(ref.id);
-    }
-    calls.push({ id: ref.id, name: ref.name, args: argsText(rawArgsOf(message, ref)), location: ref.location });
-  }
-  return calls;
+  return readingInput(() => distinctCalls(message), "transcriptCalls", "message").map((call) => ({ ...call, args: callArgsText(call.args) }));
 }
-
-
-
-/** Arguments as JSON text; cycles, BigInts and getters that throw are written as stand-ins (`safeJson`). */
-function argsText(args: unknown): string {
-  if (args === undefined) return "{}";
-  if (typeof args === "string") return args === "" ? "{}" : args;
-  return safeJson(args, ARGS_CHARS);
-}
-
-/** Arguments longer than this are cut in the transcript (a summary needs what was asked, not every byte). */
-const ARGS_CHARS = 20_000;
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
 export function contentText(content: unknown): string {

@@ -43,6 +43,26 @@ describe("valid: the real adapter's payload satisfies the provider's rules after
     );
   });
 
+  it("a request without tools (toolsInRequest: false): the real ChatBedrockConverse payload without toolConfig breaks no rule, B3 included, and loses no result", async () => {
+    await fc.assert(
+      fc.asyncProperty(brokenPlanArb, fc.constantFrom("bedrock" as const, "strict" as const), async (plan, provider) => {
+        const h = asRequest(buildHistory(plan));
+        const { messages } = repairToolCalls(h, { provider, toolsInRequest: false });
+        // `tools: []`: the model is not bound, so ChatBedrockConverse sends no toolConfig.
+        expect(await validatePayloadFor(provider, messages, { noPrefill: true, tools: [] })).toEqual([]);
+        expect(findToolCallProblems(messages, { provider, toolsInRequest: false })).toEqual([]);
+        expect(messages.some((m) => ToolMessage.isInstance(m) || (AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0))).toBe(false);
+        const outText = messages.map(textOf).join("\n");
+        for (const m of h) {
+          if (!ToolMessage.isInstance(m) && !HumanMessage.isInstance(m)) continue;
+          const text = textOf(m);
+          if (text.trim() !== "") expect(outText.includes(text), `lost ${JSON.stringify(text)}`).toBe(true);
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+
   it("gemini (engine-level rules; no Gemini adapter is installed)", () => {
     fc.assert(
       fc.property(brokenPlanArb, (plan) => {
@@ -73,9 +93,10 @@ describe("idempotent, minimal, lossless", () => {
 
   it("repairing a repaired history returns the same array and no repairs", () => {
     fc.assert(
-      fc.property(brokenPlanArb, fc.constantFrom(...providers), fc.constantFrom("answer", "keep", "remove" as const), (plan, provider, trailing) => {
-        const once = repairToolCalls(buildHistory(plan), { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer" });
-        const twice = repairToolCalls(once.messages, { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer" });
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), fc.constantFrom("answer", "keep", "remove" as const), fc.boolean(), (plan, provider, trailing, toolsInRequest) => {
+        const options = { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer", toolsInRequest } as const;
+        const once = repairToolCalls(buildHistory(plan), options);
+        const twice = repairToolCalls(once.messages, options);
         expect(twice.repairs).toEqual([]);
         expect(twice.messages).toBe(once.messages);
       }),
@@ -96,11 +117,11 @@ describe("idempotent, minimal, lossless", () => {
     );
   });
 
-  it("keeps every user message, assistant text and real tool result content, in order", () => {
+  it("keeps every user message, assistant text and real tool result content, in order (with or without tools in the request)", () => {
     fc.assert(
-      fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
+      fc.property(brokenPlanArb, fc.constantFrom(...providers), fc.boolean(), (plan, provider, toolsInRequest) => {
         const h = buildHistory(plan);
-        const out = repairToolCalls(h, { provider }).messages;
+        const out = repairToolCalls(h, { provider, toolsInRequest }).messages;
         const outTexts = out.map(textOf);
         // Each user text and assistant text appears in some output message, at non-decreasing positions.
         let cursor = 0;
@@ -148,10 +169,11 @@ describe("the clean fast path agrees with the finders", () => {
         fc.constantFrom(...providers),
         fc.boolean(),
         fc.constantFrom("request" as const, "structural" as const),
-        (plan, provider, keep, level) => {
+        fc.boolean(),
+        (plan, provider, keep, level, toolsInRequest) => {
           const h = buildHistory(plan);
-          const clean = isCleanHistory(h, { provider, level, trailing: keep ? "keep" : "answer" });
-          const problems = findToolCallProblems(h, { provider, level, trailingIsProblem: !keep });
+          const clean = isCleanHistory(h, { provider, level, trailing: keep ? "keep" : "answer", toolsInRequest });
+          const problems = findToolCallProblems(h, { provider, level, trailingIsProblem: !keep, toolsInRequest });
           expect(clean).toBe(problems.length === 0);
         },
       ),
@@ -203,8 +225,8 @@ describe("structural level: what storage may hold", () => {
   it("the request-shaping passes find nothing at the structural level", () => {
     fc.assert(
       fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
-        const kinds = new Set(findToolCallProblems(buildHistory(plan), { provider, level: "structural" }).map((p) => p.kind));
-        for (const shaping of ["invalid_call_id", "call_block_in_content", "empty_message", "blank_text_block", "empty_tool_result", "leading_non_user", "consecutive_same_role", "unsupported_block", "misplaced_system_message"])
+        const kinds = new Set(findToolCallProblems(buildHistory(plan), { provider, level: "structural", toolsInRequest: false }).map((p) => p.kind));
+        for (const shaping of ["invalid_call_id", "call_block_in_content", "empty_message", "blank_text_block", "empty_tool_result", "leading_non_user", "consecutive_same_role", "unsupported_block", "misplaced_system_message", "tool_blocks_without_tools"])
           expect(kinds.has(shaping as never)).toBe(false);
       }),
       { numRuns: RUNS },

@@ -244,6 +244,8 @@ describe("hostile input (fast-check): only clear errors, no mutation, no hang", 
   const publicCalls: [string, (messages: unknown[]) => unknown][] = [
     ["repairToolCalls", (m) => repairToolCalls(m as never)],
     ["repairToolCalls bedrock structural", (m) => repairToolCalls(m as never, { provider: "bedrock", level: "structural" })],
+    ["repairToolCalls strict, no tools in the request", (m) => repairToolCalls(m as never, { toolsInRequest: false })],
+    ["findToolCallProblems bedrock, no tools in the request", (m) => findToolCallProblems(m, { provider: "bedrock", toolsInRequest: false })],
     ["findToolCallProblems", (m) => findToolCallProblems(m)],
     ["isCleanHistory", (m) => isCleanHistory(m)],
     ["trailingOpenExchange", (m) => trailingOpenExchange(m as never)],
@@ -251,6 +253,7 @@ describe("hostile input (fast-check): only clear errors, no mutation, no hang", 
     ["toolCallIdsOf", (m) => m.map((x) => toolCallIdsOf(x))],
     ["readToolCallRefs", (m) => m.map((x) => readToolCallRefs(x))],
     ["forceRepairToolCalls", (m) => forceRepairToolCalls(m as never, { provider: "bedrock", kind: "missing_results", rule: "B1", toolCallIds: ["t"], text: "x" } as never)],
+    ["forceRepairToolCalls B3", (m) => forceRepairToolCalls(m as never, { provider: "bedrock", kind: "tool_config_missing", rule: "B3", toolCallIds: [], text: "x" } as never)],
   ];
 
   it.each(publicCalls)("%s", (_name, call) => {

@@ -1,4 +1,4 @@
-import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware, toolStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -185,5 +185,66 @@ describe("createAgent with responseFormat (tool strategy): a real call mixed wit
       expect.stringMatching(/^tool\(call_\w+\)$/),
       expect.stringMatching(/^tool\(call_\w+\)\*$/),
     ]);
+  });
+});
+
+describe("an agent without tools on a thread that used tools (Bedrock B3: no toolConfig)", () => {
+  /** A finished tool exchange from an earlier agent, then a question for an agent that has no tools. */
+  const usedTools = (): BaseMessage[] => [
+    new HumanMessage({ content: "weather in Paris?", id: "h1" }),
+    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "tooluse_paris", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
+    new ToolMessage({ content: "sunny in Paris", tool_call_id: "tooluse_paris", name: "get_weather", id: "t1" }),
+    new AIMessage({ content: "It is sunny.", id: "a2" }),
+    new HumanMessage({ content: "Summarize our conversation.", id: "h2" }),
+  ];
+  type Dict = Record<string, unknown>;
+  const hasToolBlocks = (request: unknown): boolean =>
+    ((request as Dict).messages as { content: Dict[] }[]).some((m) => m.content.some((block) => "toolUse" in block || "toolResult" in block));
+
+  it("without the middleware the request is refused (B3)", async () => {
+    const stub = await track(startBedrockStub());
+    const agent = createAgent({ model: bedrockModel(stub), tools: [] });
+    await expect(agent.invoke({ messages: usedTools() })).rejects.toThrow(/toolConfig field must be defined/);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
+  });
+
+  it("with the middleware: sent as text and accepted on the first request; the stored thread keeps its tool messages", async () => {
+    const stub = await track(startBedrockStub());
+    const repairs: ToolCallRepair[] = [];
+    const agent = createAgent({ model: bedrockModel(stub), tools: [], middleware: [toolCallRepairMiddleware({ onRepair: (r) => repairs.push(r) })], checkpointer: new MemorySaver() });
+    const result = await agent.invoke({ messages: usedTools() }, thread("t"));
+    expect(result.messages.at(-1)?.text).toBe("ok");
+    expect(stub.calls).toBe(1);
+    expect(hasToolBlocks(stub.requests[0])).toBe(false);
+    expect(JSON.stringify(stub.requests[0])).toContain("sunny in Paris");
+    expect(repairs.map((r) => r.action)).toEqual(["converted_to_text", "converted_to_text"]);
+    const stored = await storedMessages(agent, thread("t"));
+    expect(shapeOf(stored)).toEqual(["human", "ai[tooluse_paris]", "tool(tooluse_paris)", "ai", "human", "ai"]);
+  });
+
+  it("recovery alone (repairModelRequest: false): the B3 rejection is force-repaired and retried once", async () => {
+    const stub = await track(startBedrockStub());
+    const agent = createAgent({ model: bedrockModel(stub), tools: [], middleware: [toolCallRepairMiddleware({ repairModelRequest: false })] });
+    const result = await agent.invoke({ messages: usedTools() });
+    expect(result.messages.at(-1)?.text).toBe("ok");
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
+    expect(stub.calls).toBe(2);
+    expect(hasToolBlocks(stub.requests[1])).toBe(false);
+  });
+
+  it("an agent with tools, or with a tool-strategy response format, sends its tool blocks as they are", async () => {
+    const withTools = await track(startBedrockStub());
+    await createAgent({ model: bedrockModel(withTools), tools: [weatherTool().getWeather], middleware: [toolCallRepairMiddleware()] }).invoke({ messages: usedTools() });
+    expect(hasToolBlocks(withTools.requests[0])).toBe(true);
+
+    const extract: Script = (request) => {
+      const tools = (((request as Dict).toolConfig as { tools: { toolSpec: { name: string } }[] } | undefined)?.tools ?? []).map((t) => t.toolSpec.name);
+      return { toolCalls: [{ name: tools[0], args: { summary: "sunny" } }] };
+    };
+    const structured = await track(startBedrockStub({ script: extract }));
+    const agent = createAgent({ model: bedrockModel(structured), tools: [], responseFormat: toolStrategy(z.object({ summary: z.string() })), middleware: [toolCallRepairMiddleware()] });
+    expect((await agent.invoke({ messages: usedTools() })).structuredResponse).toEqual({ summary: "sunny" });
+    expect(hasToolBlocks(structured.requests[0])).toBe(true);
+    expect(structured.rejections).toEqual([]);
   });
 });

@@ -83,6 +83,86 @@ describe("every request repaired for the model's provider", () => {
   });
 });
 
+/** A thread that used a tool (a finished exchange, then an interrupted one) and now asks something of a model without tools. */
+function threadThatUsedTools(): BaseMessage[] {
+  return [
+    new HumanMessage({ content: "weather in Paris?", id: "h1" }),
+    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "tooluse_paris", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
+    new ToolMessage({ content: "sunny in Paris", tool_call_id: "tooluse_paris", name: "get_weather", id: "t1" }),
+    new AIMessage({ content: "Checking Rome too.", id: "a2", tool_calls: [{ id: "tooluse_rome", name: "get_weather", args: { city: "Rome" }, type: "tool_call" }] }),
+    new HumanMessage({ content: "Summarize this conversation in one line.", id: "h2" }),
+  ];
+}
+
+type Dict = Record<string, unknown>;
+/** Whether a Converse request holds any toolUse or toolResult block. */
+const hasToolBlocks = (request: unknown): boolean =>
+  ((request as Dict).messages as { content: Dict[] }[]).some((m) => m.content.some((block) => "toolUse" in block || "toolResult" in block));
+
+describe("a model called without tools (an unbound ChatBedrockConverse: Bedrock B3)", () => {
+  it("sent as it is, the stub refuses the thread with B3", async () => {
+    const stub = await track(startBedrockStub());
+    await expect(bedrockModel(stub).invoke(threadThatUsedTools())).rejects.toThrow(/toolConfig field must be defined/);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
+  });
+
+  it("wrapped: calls and results are sent as text, accepted on the first request; the caller's messages are untouched", async () => {
+    const stub = await track(startBedrockStub());
+    const repairs: ToolCallRepair[] = [];
+    const input = threadThatUsedTools();
+    const answer = await withRequestRepair(bedrockModel(stub), { onRepair: (r) => repairs.push(r) }).invoke(input);
+    expect(answer.text).toBe("ok");
+    expect(stub.calls).toBe(1);
+    expect(stub.rejections).toEqual([]);
+    const sent = stub.requests[0] as Dict;
+    expect(sent.toolConfig).toBeUndefined();
+    expect(hasToolBlocks(sent)).toBe(false);
+    expect(JSON.stringify(sent.messages)).toContain("sunny in Paris");
+    expect(repairs.filter((r) => r.action === "converted_to_text").map((r) => r.toolCallId)).toEqual(["tooluse_paris", "tooluse_paris", "tooluse_rome", "tooluse_rome"]);
+    expect((input[1] as AIMessage).tool_calls).toHaveLength(1);
+  });
+
+  it("streamed: the same, through _streamResponseChunks", async () => {
+    const stub = await track(startBedrockStub());
+    let text = "";
+    for await (const chunk of await withRequestRepair(bedrockModel(stub)).stream(threadThatUsedTools())) text += chunk.text;
+    expect(text).toBe("ok");
+    expect(stub.calls).toBe(1);
+    expect(hasToolBlocks(stub.requests[0])).toBe(false);
+  });
+
+  it("with tools bound (bindTools), the calls stay tool blocks", async () => {
+    const stub = await track(startBedrockStub());
+    const repairs: ToolCallRepair[] = [];
+    await withRequestRepair(bedrockModel(stub), { onRepair: (r) => repairs.push(r) }).bindTools([weatherTool().getWeather]).invoke(threadThatUsedTools());
+    expect(stub.calls).toBe(1);
+    expect((stub.requests[0] as Dict).toolConfig).toBeDefined();
+    expect(hasToolBlocks(stub.requests[0])).toBe(true);
+    expect(repairs.map((r) => r.action)).not.toContain("converted_to_text");
+  });
+
+  it("recovery alone (repairRequests: false): the B3 rejection is force-repaired and the retry, still without tools, is accepted", async () => {
+    const stub = await track(startBedrockStub());
+    const repairs: ToolCallRepair[] = [];
+    const recoveries: BaseMessage[][] = [];
+    const model = withRequestRepair(bedrockModel(stub), { repairRequests: false, onRepair: (r) => repairs.push(r), onRecovery: (r) => recoveries.push(r.messages) });
+    expect((await model.invoke(threadThatUsedTools())).text).toBe("ok");
+    expect(stub.calls).toBe(2);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
+    expect(hasToolBlocks(stub.requests[1])).toBe(false);
+    expect(repairs.length).toBeGreaterThan(0);
+    expect(repairs.every((r) => r.rejection?.rule === "B3")).toBe(true);
+    expect(recoveries[0].some((m) => ToolMessage.isInstance(m))).toBe(false);
+  });
+
+  it("toolsInRequest: true given explicitly turns the detection off: the first request is refused, the recovery still gets through", async () => {
+    const stub = await track(startBedrockStub());
+    expect((await withRequestRepair(bedrockModel(stub), { toolsInRequest: true }).invoke(threadThatUsedTools())).text).toBe("ok");
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
+    expect(stub.calls).toBe(2);
+  });
+});
+
 describe("the model call itself", () => {
   it("invoke after bindTools: rejected, force-repaired, answered with two requests; repairs reported with the rejection", async () => {
     const stub = await track(startBedrockStub());

@@ -139,6 +139,34 @@ describe("input", () => {
   });
 });
 
+describe("tool blocks in a request without tools (tool_config_missing, B3)", () => {
+  const b3 = rejection({ kind: "tool_config_missing", rule: "B3", text: "The toolConfig field must be defined when using toolUse and toolResult content blocks." });
+  const valid = () => [human("q"), aiWithCalls("a"), toolResult("a", "the answer"), new AIMessage("done"), human("summarize")];
+
+  it("a valid history: every call and result turned into text, so the unbound request is accepted; repairs carry the rejection", async () => {
+    const history = valid();
+    expect(await validatePayloadFor("bedrock", history, { tools: [] })).toEqual([expect.objectContaining({ rule: "B3" })]);
+    const { messages, repairs } = forceRepairToolCalls(history, b3);
+    expect(shape(messages)).toBe("human, ai, human, ai, human");
+    expect(messages.map(textOf).join("\n")).toContain("the answer");
+    expect(await validatePayloadFor("bedrock", messages, { tools: [] })).toEqual([]);
+    expect(repairs.filter((r) => r.action === "converted_to_text").map((r) => r.index)).toEqual([1, 2]);
+    expect(repairs.every((r) => r.rejection === b3)).toBe(true);
+  });
+
+  it("a provider that takes tool blocks without tools yields to the rejecting one (Bedrock)", async () => {
+    const { messages } = forceRepairToolCalls(valid(), b3, { provider: "openai" });
+    expect(await validatePayloadFor("bedrock", messages, { tools: [] })).toEqual([]);
+  });
+
+  it("at the structural level (what a surface persists) nothing is converted: storage keeps the tool blocks", () => {
+    const history = valid();
+    const { messages, repairs } = forceRepairToolCalls(history, b3, { level: "structural" });
+    expect(repairs).toEqual([]);
+    expect(messages).toBe(history);
+  });
+});
+
 describe("properties over generated broken histories", () => {
   const RUNS = Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5);
   const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];

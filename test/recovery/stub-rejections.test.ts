@@ -7,6 +7,7 @@ import fc from "fast-check";
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { repairToolCalls } from "../../src/engine";
 import { acceptsSystemInConversation } from "../../src/models/request-target";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
@@ -105,4 +106,29 @@ describe("generated broken histories sent as they are", () => {
       expect(seen.rejected).toBeGreaterThan(RUNS / 3);
     });
   }
+});
+
+describe("an unbound ChatBedrockConverse (no tools: no toolConfig) on histories that used tools", () => {
+  it("the stub refuses them with B3; force-repaired from the parsed error, the same unbound request is accepted", async () => {
+    const stub = await track(startBedrockStub());
+    const model = bedrockModel(stub);
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(brokenPlanArb, async (plan) => {
+        // Valid for Bedrock with tools bound: the only thing left to refuse is the missing toolConfig.
+        const history = repairToolCalls(asRequest(buildHistory(plan)), { provider: "bedrock" }).messages;
+        const error = await outcome(() => model.invoke(history));
+        if (error === undefined) return;
+        const parsed = parseToolPairingError(error, { messages: history, provider: "bedrock" });
+        expect(parsed, String((error as Error).message)).toMatchObject({ kind: "tool_config_missing", rule: "B3" });
+        refused++;
+        const { messages, repairs } = forceRepairToolCalls(history, parsed!);
+        expect(repairs.length).toBeGreaterThan(0);
+        const retry = await outcome(() => model.invoke(messages));
+        expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
+      }),
+      { numRuns: RUNS },
+    );
+    expect(refused).toBeGreaterThan(RUNS / 3);
+  });
 });
