@@ -31,7 +31,7 @@ describe("review: recovery", () => {
     let calls = 0;
     const sent: BaseMessage[][] = [];
     class Rejecting extends FakeListChatModel {
-      async _generate(messages: BaseMessage[]): Promise<never> {
+      override async _generate(messages: BaseMessage[]): Promise<never> {
         calls++;
         sent.push(messages);
         throw toolDefinitionError();
