@@ -1,0 +1,20 @@
+import { AIMessage } from "@langchain/core/messages";
+import { createAgent } from "langchain";
+import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
+
+const model = await bedrockChat();
+const tools = [searchFlights, searchHotels];
+
+// #region docs
+import { toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
+
+// LangGraph Platform / Agent Server brings its own checkpointer: the middleware alone, exported as the graph.
+export const agent = createAgent({ model, tools, middleware: [toolCallRepairMiddleware()] });
+// #endregion docs
+
+try {
+  const result = await agent.invoke({ messages: brokenThread() });
+  check(AIMessage.isInstance(result.messages.at(-1)), "the Bedrock stub answered");
+} finally {
+  await closeStubs();
+}

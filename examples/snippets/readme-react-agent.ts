@@ -1,0 +1,32 @@
+import { AIMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { findToolCallProblems } from "langgraph-tool-repair";
+import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
+
+const llm = await bedrockChat();
+const tools = [searchFlights, searchHotels];
+const saver = new MemorySaver();
+
+// #region docs
+import { toolCallRepairKit } from "langgraph-tool-repair/langgraph";
+
+const repair = toolCallRepairKit();
+
+const agent = createReactAgent({
+  llm: repair.model(llm), // every request repaired for the model's provider; a rejection retried once
+  tools,
+  preModelHook: repair.preModelHook, // the thread's structural repairs, persisted
+  checkpointer: repair.checkpointer(saver),
+});
+// #endregion docs
+
+try {
+  const config = { configurable: { thread_id: "t1" } };
+  const result = await agent.invoke({ messages: brokenThread() }, config);
+  check(AIMessage.isInstance(result.messages.at(-1)), "the Bedrock stub answered");
+  const stored = (await agent.getState(config)).values.messages;
+  check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");
+} finally {
+  await closeStubs();
+}
