@@ -11,7 +11,7 @@
  *   message before it to the next one), and, when that changes nothing, the whole history.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { findToolCallProblems, repairToolCalls } from "../engine";
+import { findToolCallProblems, repairToolCalls, reportRepairsSafely } from "../engine";
 import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
@@ -58,11 +58,14 @@ export function forceRepairToolCalls<M = BaseMessage>(
   if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds)) {
     throw new ToolCallRepairInputError("forceRepairToolCalls expects a rejection from parseToolPairingError", { argument: "rejection" });
   }
-  return readingInput(() => forceRepair(messages, rejection, options), "forceRepairToolCalls");
+  const { result, onRepair } = readingInput(() => ({ result: forceRepair(messages, rejection, options), onRepair: options.onRepair }), "forceRepairToolCalls");
+  // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
+  reportRepairsSafely(onRepair, result.repairs);
+  return result;
 }
 
 function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
-  const { onRepair, ...engineOptions } = options;
+  const { onRepair: _reportedByCaller, ...engineOptions } = options;
   const provider = engineOptions.provider ?? repairProviderFor(rejection.provider);
   const repairs: ToolCallRepair[] = [];
   const report = (repair: Omit<ToolCallRepair, "rejection">) => repairs.push({ ...repair, rejection });
@@ -80,7 +83,6 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
 
   const final = repairToolCalls(forced.messages, { ...engineOptions, provider });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
-  for (const repair of repairs) onRepair?.(repair);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 }
 
