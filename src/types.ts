@@ -45,7 +45,11 @@ export type ToolCallProblemKind =
   | "invalid_tool_call"
   /** A tool result without a usable `tool_call_id`. */
   | "missing_result_id"
-  /** A tool call carried as a content block (`tool_use`, `tool_call`, `toolUse`), which ChatBedrockConverse refuses to send. */
+  /**
+   * A tool call carried as a content block in a format the provider's adapter refuses or mis-sends (every
+   * format on Bedrock, Gemini and strict; `toolUse` and `input_json_delta` on OpenAI; `input_json_delta` on
+   * Anthropic). The call itself is in `tool_calls`.
+   */
   | "call_block_in_content"
   /**
    * A call that lives outside `tool_calls` (raw `additional_kwargs`, content blocks, Responses output). Each
@@ -75,7 +79,13 @@ export type ToolCallProblemKind =
    * A tool call or tool result in a request that carries no tools (`toolsInRequest: false`), where the provider
    * refuses tool blocks without tool definitions (Bedrock B3: no `toolConfig`).
    */
-  | "tool_blocks_without_tools";
+  | "tool_blocks_without_tools"
+  /**
+   * A `ChatMessage` (free `role`) that the provider's adapter mis-sends: ChatAnthropic throws on any,
+   * ChatBedrockConverse sends every one as a user turn, ChatOpenAI sends the role as it is (`human`, `ai` and
+   * unknown roles are refused; `tool` goes without a call id). Request level only.
+   */
+  | "chat_message_role";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;

@@ -20,7 +20,7 @@ import {
   isV1Message,
   turnOfRole,
 } from "../messages/inspect";
-import type { ProviderProfile } from "./profiles";
+import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -276,7 +276,7 @@ export class CleanWalk {
       if (type === "text") {
         if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
       } else if (isMovableCallBlock(b)) {
-        if (!blocksAllowed) return false;
+        if (!blocksAllowed && !keepsCallBlock(profile, b)) return false;
         if (type === "input_json_delta" && b.id === undefined) continue;
         const claimed =
           type === "tool_use"
@@ -355,7 +355,7 @@ export class CleanWalk {
       if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
     } else {
       this.pendingServer.length = 0;
-      if (!this.cleanAssistantContent(content, profile.callBlocksInContent || isV1Message(m))) return false;
+      if (!this.cleanAssistantContent(content, isV1Message(m))) return false;
       if (profile.nonEmptyContent && open.count === 0 && this.pendingServer.length === 0 && !hasMeaningfulContent(content)) return false;
     }
     const meta = m.response_metadata;
@@ -413,6 +413,7 @@ export class CleanWalk {
         prevSystem = prev !== NONE;
         continue;
       }
+      if (type === "generic" && !keepsChatRole(profile, m.role)) return false; // the chat-messages pass types it
       const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
       prevSystem = false;
       if (turn === NONE) continue; // other messages are not turns

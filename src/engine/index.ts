@@ -82,7 +82,8 @@ function readMessages(input: readonly unknown[], position: { at: number }): Read
   return { messages, coerced };
 }
 
-function callSafely(onRepair: ((repair: ToolCallRepair) => void) | undefined, repairs: readonly ToolCallRepair[]): void {
+/** Passes each repair to `onRepair`; a throwing callback does not undo or fail the repair it reports. */
+export function reportRepairsSafely(onRepair: ((repair: ToolCallRepair) => void) | undefined, repairs: readonly ToolCallRepair[]): void {
   if (!onRepair) return;
   for (const repair of repairs) {
     try {
@@ -156,7 +157,7 @@ class Engine implements Repairer {
     if (this.isClean(messages)) return { messages, repairs: [] };
     const repairs = guarded(() => this.repairIn(messages as readonly unknown[]), () => this.position.at, "repairToolCalls");
     if (repairs.repairs.length === 0) return { messages, repairs: [] };
-    callSafely(this.options.onRepair, repairs.repairs);
+    reportRepairsSafely(this.options.onRepair, repairs.repairs);
     return { messages: repairs.messages as M[], repairs: repairs.repairs };
   }
 

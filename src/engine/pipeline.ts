@@ -1,8 +1,10 @@
 /**
  * The passes, in the order they run. Each one's output is the next one's input. Structural passes come first
  * (what every provider rejects); the request-shaping ones after them run only at the `"request"` level.
+ * Except chat-messages (request shaping): it types ChatMessages first, so every pass judges the turns sent.
  */
 import type { RepairPass } from "./context";
+import { chatMessagesPass } from "./passes/chat-messages";
 import { shapePass } from "./passes/shape";
 import { callIdsPass } from "./passes/call-ids";
 import { callLocationsPass } from "./passes/call-locations";
@@ -15,6 +17,7 @@ import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
 
 const PASSES: readonly RepairPass[] = Object.freeze([
+  chatMessagesPass,
   shapePass,
   callIdsPass,
   invalidCallsPass,

@@ -5,6 +5,7 @@
 import { ToolCallRepairInputError } from "../errors";
 import { quoteValue } from "../values";
 import { PROVIDERS, type Provider, type RepairLevel, type ToolCallProblemKind } from "../types";
+import { callBlockFormatOf, type CallBlockFormat } from "../messages/inspect";
 
 export interface ProviderProfile {
   provider: Provider;
@@ -20,10 +21,35 @@ export interface ProviderProfile {
   /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
   alternation: boolean;
   /**
-   * Whether tool calls may travel as content blocks. ChatBedrockConverse throws locally on any `tool_use` /
-   * `tool_call` block ("Unsupported content block type"), even when `tool_calls` holds the same call.
+   * The call content block formats that may stay in an assistant message's `content` (the call itself is in
+   * `tool_calls` after the call-locations pass): those the adapter sends right or leaves out. The others
+   * leave `content`. Read in the adapters (@langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
+   * @langchain/aws 1.4.5, @langchain/google-genai 2.3.2):
+   * - ChatOpenAI Completions (`convertMessagesToCompletionsMessageParams`) drops `tool_use` and `tool_call`
+   *   parts but sends `input_json_delta` and a Converse `{ toolUse }` (no `type`) as content parts (O6).
+   * - Responses (`convertMessagesToResponsesInput`) keeps only text, `output_text` and `refusal` parts of an
+   *   assistant message: every format is left out.
+   * - ChatAnthropic (`_formatContentBlocks`) sends `tool_use`, leaves out `tool_call` and `{ toolUse }` (and
+   *   re-adds the call from `tool_calls`), but skips `input_json_delta` while counting its id as sent, so the
+   *   call it names is never sent (A1).
+   * - ChatBedrockConverse throws on every one ("Unsupported content block type").
+   * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
+   *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
    */
-  callBlocksInContent: boolean;
+  callBlockFormats: ReadonlySet<CallBlockFormat>;
+  /**
+   * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
+   * structural level). A ChatMessage with any other role becomes the typed message its role means (the
+   * chat-messages pass). Read in the adapters:
+   * - ChatOpenAI (`messageToOpenAIRole`, Completions and Responses) sends the role as it is: `user`,
+   *   `assistant`, `system`, `developer` are right; `human` / `ai` / unknown roles are refused by the API (and
+   *   dropped by the Responses converter), `tool` goes without `tool_call_id` (O2, R2).
+   * - ChatAnthropic (`_convertMessagesToAnthropicPayload`) throws on any ChatMessage.
+   * - ChatBedrockConverse (`convertToConverseMessages`) sends every ChatMessage as a user turn.
+   * - ChatGoogleGenerativeAI (`convertAuthorToRole`) takes the role as the author: `human` and `ai` map;
+   *   `user` and `assistant` throw.
+   */
+  chatMessageRoles: ReadonlySet<string> | undefined;
   /**
    * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
    * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
@@ -61,7 +87,9 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_tool_call: ["O1", "O2"],
     missing_result_id: ["O2"],
     call_outside_tool_calls: ["O1", "O2"],
+    call_block_in_content: ["O6"],
     unsupported_block: ["A12"],
+    chat_message_role: ["LC-openai", "O2"],
   },
   "openai-responses": {
     orphan_call: ["R1"],
@@ -77,6 +105,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     missing_result_id: ["R2"],
     call_outside_tool_calls: ["R1", "R2"],
     unsupported_block: ["A12"],
+    chat_message_role: ["LC-openai", "R2"],
   },
   anthropic: {
     orphan_call: ["A1"],
@@ -91,6 +120,8 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_tool_call: ["A1", "A2"],
     missing_result_id: ["A2"],
     call_outside_tool_calls: ["A1", "A2"],
+    call_block_in_content: ["A1"],
+    chat_message_role: ["LC-anthropic"],
     empty_message: ["A9"],
     blank_text_block: ["A9"],
     empty_tool_result: ["A9"],
@@ -114,6 +145,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     leading_non_user: ["B5"],
     consecutive_same_role: ["B6"],
     call_block_in_content: ["LC-bedrock"],
+    chat_message_role: ["LC-bedrock", "B6"],
     call_outside_tool_calls: ["B1"],
     unsupported_block: ["A12"],
     tool_blocks_without_tools: ["B3"],
@@ -130,6 +162,8 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     invalid_tool_call: ["G3"],
     missing_result_id: ["G2"],
     call_outside_tool_calls: ["G3"],
+    call_block_in_content: ["G3"],
+    chat_message_role: ["LC-gemini"],
     empty_message: ["G5"],
     blank_text_block: ["G5"],
     leading_non_user: ["G1"],
@@ -149,16 +183,22 @@ function union(): Partial<Record<ToolCallProblemKind, string[]>> {
 
 type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
 
+const ALL_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set(["tool_use", "tool_call", "input_json_delta", "toolUse"]);
+const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
+/** The roles OpenAI's API takes and ChatOpenAI sends as they are. */
+const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
+const NO_ROLES: ReadonlySet<string> = new Set();
+
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlocksInContent: true, anthropicBlocks: true, systemInConversation: "placed", toolBlocksNeedTools: false },
-  // @langchain/aws lifts every SystemMessage into `system`, wherever it stands.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: true },
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, systemInConversation: "placed", toolBlocksNeedTools: false },
+  // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: true },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: true, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: false },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: false },
   // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlocksInContent: false, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: true },
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: true },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -168,7 +208,8 @@ const STRUCTURAL: Switches = {
   nonEmptyContent: false,
   leadingUser: false,
   alternation: false,
-  callBlocksInContent: true,
+  callBlockFormats: ALL_CALL_BLOCKS,
+  chatMessageRoles: undefined,
   anthropicBlocks: true,
   systemInConversation: "any",
   // Storage never learns what a request carries.
@@ -208,6 +249,18 @@ export function profileForOptions(options: { provider: Provider; level: RepairLe
  */
 export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInRequest: boolean }): boolean {
   return profile.toolBlocksNeedTools && !options.toolsInRequest;
+}
+
+/** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
+export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean {
+  const roles = profile.chatMessageRoles;
+  return roles === undefined || (typeof role === "string" && roles.has(role));
+}
+
+/** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
+export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {
+  const format = callBlockFormatOf(block);
+  return format === undefined || profile.callBlockFormats.has(format);
 }
 
 /** Whether a tool call id is accepted by the provider as it is. */

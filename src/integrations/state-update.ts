@@ -2,10 +2,12 @@
  * Turning a repaired message list into a LangGraph state update. Every surface that writes messages (the
  * node, the hook, the middleware, `repairThread`, summarization) goes through here, so each writes the same way.
  */
-import { AIMessage, BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, RemoveMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
+import { ToolCallRepairInputError, errorText } from "../errors";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
+import { describeValue } from "../values";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -57,6 +59,31 @@ function withId(message: BaseMessage): BaseMessage {
  * without an id are given one on a copy.
  */
 export function applyMessagesUpdate(current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] {
-  const right = (Array.isArray(update) ? update : [update]) as BaseMessage[];
-  return messagesStateReducer(current.map(withId), right.map((m) => (BaseMessage.isInstance(m) ? withId(m) : m)));
+  if (!Array.isArray(current))
+    throw new ToolCallRepairInputError(`applyMessagesUpdate expects the current messages as an array, got ${describeValue(current)}`, { argument: "current" });
+  const right: readonly unknown[] = Array.isArray(update) ? update : [update];
+  const left = current.map((m, i) => messageAt(m, "current", i));
+  const added = right.map((m, i) => messageAt(m, "update", i));
+  try {
+    return messagesStateReducer(left, added);
+  } catch (error) {
+    // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
+    throw new ToolCallRepairInputError(`applyMessagesUpdate: the update cannot be applied (${errorText(error)})`, { argument: "update", cause: error });
+  }
+}
+
+/**
+ * A message of `argument` as the reducer takes it, with an id: message-likes (`{ role, content }`, strings,
+ * `[role, content]`) coerced as LangChain coerces them; anything else an input error naming the argument
+ * instead of LangChain's "Unable to coerce message from array".
+ */
+function messageAt(value: unknown, argument: "current" | "update", index: number): BaseMessage {
+  if (BaseMessage.isInstance(value)) return withId(value);
+  let message: BaseMessage;
+  try {
+    message = coerceMessageLikeToMessage(value as never);
+  } catch (error) {
+    throw new ToolCallRepairInputError(`applyMessagesUpdate: ${argument}[${index}] is ${describeValue(value)}, not a message or message-like value`, { argument, index, cause: error });
+  }
+  return withId(message);
 }

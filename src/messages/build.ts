@@ -248,7 +248,7 @@ export function defaultSyntheticText(call: { id: string; name?: string; reason: 
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
  */
-export function orphanResultAsUserMessage(result: ToolMessage, toolCallId: string | undefined): HumanMessage {
+export function orphanResultAsUserMessage(result: ToolMessage | BaseMessage, toolCallId: string | undefined): HumanMessage {
   const name = (result as unknown as Dict).name;
   const label = `[Tool result${typeof name === "string" && name ? ` from "${name}"` : ""}${
     toolCallId ? ` for call ${toolCallId}` : ""
@@ -323,7 +323,11 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
  * (marked, not synthetic: the words are real) and its id.
  */
 export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
-  const label = "[System message]";
+  return labeledUserText(message, "[System message]", "misplaced_system_message");
+}
+
+/** A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic. */
+export function labeledUserText(message: BaseMessage, label: string, reason: string): HumanMessage {
   const content = message.content as MessageContent;
   const body: MessageContent =
     typeof content === "string" ? `${label}\n${content}` : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
@@ -331,8 +335,29 @@ export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
   return new HumanMessage({
     content: body,
     ...(typeof id === "string" ? { id } : {}),
-    additional_kwargs: marker({ synthetic: false, reason: "misplaced_system_message" }),
+    additional_kwargs: marker({ synthetic: false, reason }),
   });
+}
+
+/**
+ * A ChatMessage (or any message) as the typed message of `kind`, keeping its content, id, name, kwargs and
+ * metadata: the same words, sent as the turn they were meant to be.
+ */
+export function typedMessageOf(message: BaseMessage, kind: "user" | "assistant" | "system"): HumanMessage | AIMessage | SystemMessage {
+  const m = message as unknown as Dict;
+  const init: Dict = {
+    content: m.content ?? "",
+    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
+  };
+  if (typeof m.id === "string") init.id = m.id;
+  if (typeof m.name === "string") init.name = m.name;
+  if (kind === "user") return new HumanMessage(init as never);
+  if (kind === "system") return new SystemMessage(init as never);
+  // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).
+  init.tool_calls = [];
+  init.invalid_tool_calls = [];
+  return new AIMessage(init as never);
 }
 
 export function syntheticUserMessage(text: string, reason: string, id: string): HumanMessage {

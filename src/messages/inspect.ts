@@ -355,6 +355,21 @@ export function isMovableCallBlock(block: unknown): boolean {
   return isDict(block) && ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
 }
 
+/** The formats a client tool call takes as a content block (see {@link callBlockFormatOf}). */
+export type CallBlockFormat = "tool_use" | "tool_call" | "input_json_delta" | "toolUse";
+
+/**
+ * Which format a movable call block is in: Anthropic `tool_use`, v1 `tool_call`, a streamed
+ * `input_json_delta`, or Converse `{ toolUse }` (no `type`). Undefined for anything else. A block with a call
+ * `type` is read by its type first, as the adapters do.
+ */
+export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
+  if (!isDict(block)) return undefined;
+  const type = block.type;
+  if (type === "tool_use" || type === "tool_call" || type === "input_json_delta") return type;
+  return isDict(block.toolUse) ? "toolUse" : undefined;
+}
+
 /** A content block that carries a tool call rather than something the model said. */
 function isCallBlock(block: unknown): boolean {
   if (!isDict(block)) return false;

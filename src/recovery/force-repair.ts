@@ -14,7 +14,7 @@
  *   and result travels as text (the tools-as-text pass), so the same request, still without tools, is accepted.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { findToolCallProblems, profileFor, repairToolCalls } from "../engine";
+import { findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
 import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
@@ -61,7 +61,10 @@ export function forceRepairToolCalls<M = BaseMessage>(
   if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds)) {
     throw new ToolCallRepairInputError("forceRepairToolCalls expects a rejection from parseToolPairingError", { argument: "rejection" });
   }
-  return readingInput(() => forceRepair(messages, rejection, options), "forceRepairToolCalls");
+  const { result, onRepair } = readingInput(() => ({ result: forceRepair(messages, rejection, options), onRepair: options.onRepair }), "forceRepairToolCalls");
+  // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
+  reportRepairsSafely(onRepair, result.repairs);
+  return result;
 }
 
 /**
@@ -75,7 +78,7 @@ function noToolsProvider(configured: Provider | undefined, rejection: ProviderRe
 }
 
 function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
-  const { onRepair, ...engineOptions } = options;
+  const { onRepair: _reportedByCaller, ...engineOptions } = options;
   // The request has no tools: the history is fine, its tool blocks must travel as text (B3).
   const noTools = rejection.kind === "tool_config_missing";
   const provider = noTools ? noToolsProvider(engineOptions.provider, rejection) : (engineOptions.provider ?? repairProviderFor(rejection.provider));
@@ -95,7 +98,6 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
 
   const final = repairToolCalls(forced.messages, { ...engineOptions, provider, ...(noTools ? { toolsInRequest: false } : {}) });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
-  for (const repair of repairs) onRepair?.(repair);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 }
 

@@ -36,6 +36,8 @@ const MAX_CAUSE_DEPTH = 8;
 
 interface Found {
   shared?: boolean;
+  /** The text is about the request's definitions (tools, response format), not its history: no rejection. */
+  notHistory?: boolean;
   rule: string;
   kind: RejectionKind;
   provider: RejectingProvider;
@@ -184,10 +186,25 @@ const idAfter = (text: string, at: number, anchor: string) => {
   return { toolCallIds: id ? [id] : [] };
 };
 
+/**
+ * Request parameters that define the request rather than carry its history (OpenAI Chat and Responses names,
+ * Bedrock's `toolConfig`): an error about one of them (`Invalid 'tools[0].function.name'`) is not fixed by any
+ * change to the history, so it is no rejection, even where its wording matches one (O5's pattern sentence).
+ */
+const DEFINITION_PARAMS = new Set(["tools", "tool_choice", "functions", "function_call", "response_format", "text", "parallel_tool_calls", "toolConfig"]);
+
+/** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
+function namesDefinition(path: string): boolean {
+  let end = 0;
+  while (end < path.length && end < 64 && path[end] !== "[" && path[end] !== ".") end++;
+  return DEFINITION_PARAMS.has(path.slice(0, end));
+}
+
 /** `Invalid 'path': ...` (OpenAI O4 / O5, Responses R3): which rule depends on the path. */
 function readInvalidPath(text: string, at: number, anchor: string): Partial<Found> | undefined {
   const path = readQuoted(text, at + anchor.length, "'", 200);
   if (!path) return undefined;
+  if (namesDefinition(path)) return { notHistory: true };
   if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/.test(path)) return { rule: "O4", kind: "invalid_id", provider: "openai" };
   if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/.test(path)) return { rule: "O5", kind: "invalid_tool_name", provider: "openai" };
   if (/^input\[\d{1,7}\]\.call_id$/.test(path)) return { rule: "R3", kind: "invalid_id", provider: "openai-responses" };
@@ -342,6 +359,7 @@ function matchText(text: string): (Found & { at: number }) | undefined {
       const read = rule.read ? rule.read(text, at, anchor) : {};
       if (read === undefined) continue;
       const found: Found & { at: number } = { rule: rule.rule, kind: rule.kind, provider: rule.provider, shared: rule.shared, ...read, at };
+      if (found.notHistory) return found; // no other rule may claim it
       if (found.position === undefined && rule.position !== "none") {
         const near = positionsNear(text, at, anchor.length);
         found.position = rule.position === "last" ? near[near.length - 1] : near[0];
@@ -440,7 +458,8 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
     }
     node = isObject(node) ? node.cause : undefined;
   }
-  if (!found) return undefined;
+  // An error about a tool definition or another request parameter: no history change fixes it.
+  if (!found || found.notHistory || (param !== undefined && namesDefinition(param))) return undefined;
 
   const provider = senderOf(found, options.provider, shape);
   const position = found.position ?? positionIn(param);

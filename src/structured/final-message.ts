@@ -4,6 +4,7 @@
  */
 import type { AnswerChoice } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
+import { safeJson } from "../values";
 
 /**
  * - `"json"` (default): the final message keeps the JSON the model wrote. The tokens streamed in `messages` mode
@@ -43,27 +44,119 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
   return text;
 }
 
+/** Deepest nesting written as lines; a value nested deeper is summarized as short JSON on its line. */
+export const READABLE_MAX_DEPTH = 32;
+/** Longest readable text; past it the rest is cut, under a last line that says so. */
+export const READABLE_MAX_LENGTH = 100_000;
+/** How many times one object or list met again (shared across the value) is written out; after that it is named. */
+export const READABLE_MAX_EXPANSIONS = 2;
+/** Longest JSON summary of a value past {@link READABLE_MAX_DEPTH}. */
+const SUMMARY_LENGTH = 200;
+
+const INDENTS = Array.from({ length: READABLE_MAX_DEPTH + 2 }, (_, level) => "  ".repeat(level));
+
+type Frame = { value: unknown; level: number; label: string } | { leave: object };
+
+/** Lines up to a total length; the line that crosses it is cut and a last line says the text was cut. */
+class Lines {
+  private readonly lines: string[] = [];
+  private length = 0;
+  full = false;
+
+  add(line: string): void {
+    if (this.full) return;
+    const room = READABLE_MAX_LENGTH - this.length;
+    if (line.length + 1 <= room) {
+      this.lines.push(line);
+      this.length += line.length + 1;
+      return;
+    }
+    this.lines.push(`${line.slice(0, Math.max(0, room))}…`, `[cut at ${READABLE_MAX_LENGTH} characters]`);
+    this.full = true;
+  }
+
+  text(): string {
+    return this.lines.join("\n");
+  }
+}
+
+/** Every entry writes a line of at least 3 characters: entries past this many could never be shown. */
+const MAX_ENTRIES = Math.ceil(READABLE_MAX_LENGTH / 3) + 1;
+
+/**
+ * The entries of an object or list as `[label, value]`, at most {@link MAX_ENTRIES} of them (a sparse array of
+ * length 1e9 is not walked); undefined when it cannot be read (a throwing getter, a revoked proxy).
+ */
+function entriesOf(container: object): (readonly [string, unknown])[] | undefined {
+  try {
+    const entries: (readonly [string, unknown])[] = [];
+    if (Array.isArray(container)) {
+      const n = Math.min(container.length, MAX_ENTRIES);
+      for (let i = 0; i < n; i++) entries.push(["- ", container[i]]);
+      return entries;
+    }
+    const keys = Object.keys(container);
+    const n = Math.min(keys.length, MAX_ENTRIES);
+    for (let i = 0; i < n; i++) entries.push([`${keys[i]}: `, (container as Record<string, unknown>)[keys[i]]]);
+    return entries;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A value as readable lines: `key: value` for object fields, `- item` for list items, nested values indented.
- * Iterative, so a deep value cannot overflow the stack; linear in the value's size.
+ * Total and linear in the value it shows, whatever the value: iterative (no stack overflow), a value that
+ * contains itself is written `[circular]` where it recurs, nesting past {@link READABLE_MAX_DEPTH} levels is
+ * summarized as short JSON, an object or list shared across the value is written out at most
+ * {@link READABLE_MAX_EXPANSIONS} times (then `[repeated, shown above]`), the text stops at
+ * {@link READABLE_MAX_LENGTH} characters, and what cannot be read is written `[unreadable]`.
  */
 export function readableText(value: unknown): string {
-  const lines: string[] = [];
-  const stack: { value: unknown; indent: string; label: string }[] = [{ value, indent: "", label: "" }];
-  while (stack.length > 0) {
-    const { value: current, indent, label } = stack.pop()!;
-    if (isContainer(current)) {
-      const entries = Array.isArray(current)
-        ? current.map((item) => ["- ", item] as const)
-        : Object.entries(current as Record<string, unknown>).map(([key, item]) => [`${key}: `, item] as const);
-      if (label !== "") lines.push(`${indent}${label.trimEnd()}${entries.length === 0 ? (Array.isArray(current) ? " (none)" : " (empty)") : ""}`);
-      const childIndent = label === "" ? indent : `${indent}  `;
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], indent: childIndent, label: entries[i][0] });
-    } else {
-      lines.push(`${indent}${label}${scalarText(current)}`);
+  const lines = new Lines();
+  const path = new Set<object>(); // the containers being written, root to current: a cycle comes back to one
+  const expansions = new Map<object, number>();
+  const stack: Frame[] = [{ value, level: 0, label: "" }];
+  while (stack.length > 0 && !lines.full) {
+    const frame = stack.pop()!;
+    if ("leave" in frame) {
+      path.delete(frame.leave);
+      continue;
     }
+    const { value: current, level, label } = frame;
+    const indent = INDENTS[level];
+    if (!isContainer(current)) {
+      lines.add(`${indent}${label}${scalarText(current)}`);
+      continue;
+    }
+    const container = current as object;
+    // The root writes its entries at level 0; a labelled container writes its own line, its entries one deeper.
+    const childLevel = label === "" ? level : level + 1;
+    if (path.has(container)) {
+      lines.add(`${indent}${label}[circular]`);
+      continue;
+    }
+    if (childLevel > READABLE_MAX_DEPTH) {
+      lines.add(`${indent}${label}${safeJson(container, SUMMARY_LENGTH)}`);
+      continue;
+    }
+    const seen = expansions.get(container) ?? 0;
+    if (seen >= READABLE_MAX_EXPANSIONS) {
+      lines.add(`${indent}${label}[repeated, shown above]`);
+      continue;
+    }
+    expansions.set(container, seen + 1);
+    const entries = entriesOf(container);
+    if (entries === undefined) {
+      lines.add(`${indent}${label}[unreadable]`);
+      continue;
+    }
+    if (label !== "") lines.add(`${indent}${label.trimEnd()}${entries.length === 0 ? (Array.isArray(container) ? " (none)" : " (empty)") : ""}`);
+    path.add(container);
+    stack.push({ leave: container });
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], level: childLevel, label: entries[i][0] });
   }
-  return lines.join("\n");
+  return lines.text();
 }
 
 const isContainer = (value: unknown): boolean => typeof value === "object" && value !== null;

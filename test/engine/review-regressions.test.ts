@@ -47,9 +47,12 @@ describe("review regressions", () => {
   });
 
   it("never merges an assistant ChatMessage into a user message", () => {
-    const h = [new HumanMessage("question"), new ChatMessage({ role: "assistant", content: "the answer" })];
+    const h = [new HumanMessage("question"), new ChatMessage({ role: "assistant", content: "the answer", id: "chat1" })];
+    // Stored as it is; for a request (strict) typed by its role, an assistant turn of its own.
+    expect(repairToolCalls(h, { level: "structural" }).messages).toBe(h);
     const r = repairToolCalls(h);
-    expect(r.messages).toBe(h);
+    expect(r.messages.map((m) => m.getType())).toEqual(["human", "ai"]);
+    expect(r.messages[1]).toMatchObject({ id: "chat1", content: "the answer" });
   });
 
   it("bridges a user ChatMessage after a user message instead of merging it", () => {

@@ -227,6 +227,17 @@ describe("the model call itself", () => {
     expect(rejectionDiagnosisOf(error)).toMatchObject({ retried: true, rejection: { toolCallIds: ["call_big"] }, retryRejection: { toolCallIds: ["call_big"] } });
   });
 
+  it("openai: an error about a tool definition (its name) is not re-sent with a reshaped history", async () => {
+    // OpenAI's text ends like O5, but names `tools[0]`: no change to the history can fix it.
+    const message = "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.";
+    const stub = await track(startOpenAIStub({ fail: () => ({ status: 400, message }) }));
+    // Valid for OpenAI as it is (two user messages in a row); a strict reshaping would merge them.
+    const error = await rejectionOf(() => withRequestRepair(openAIModel(stub), { provider: "openai" }).invoke([new HumanMessage("a"), new HumanMessage("b")]));
+    expect(stub.calls).toBe(1);
+    expect(error.message).toContain("tools[0]");
+    expect(rejectionDiagnosisOf(error)).toBeUndefined();
+  });
+
   for (const [provider, start, make] of [
     ["bedrock", startBedrockStub, bedrockModel],
     ["openai", startOpenAIStub, openAIModel],

@@ -137,6 +137,22 @@ describe("input", () => {
     expect(repairs[0]).toMatchObject({ action: "coerced_message", index: 0 });
     expect(messages.every((m) => (m as BaseMessage).getType !== undefined)).toBe(true);
   });
+
+  it("a throwing onRepair neither fails nor undoes the forced repair (as in repairToolCalls)", () => {
+    const h = [human("q"), aiWithCalls("call_a"), human("next")];
+    const parsed = parseToolPairingError(new Error("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_a"))!;
+    expect(parsed.toolCallIds).toEqual(["call_a"]);
+    let calls = 0;
+    const result = forceRepairToolCalls(h, parsed, {
+      onRepair: () => {
+        calls++;
+        throw new Error("reporter down");
+      },
+    });
+    expect(result.repairs.length).toBeGreaterThan(0);
+    expect(calls).toBe(result.repairs.length);
+    expect(findToolCallProblems(result.messages, { provider: "openai" })).toEqual([]);
+  });
 });
 
 describe("tool blocks in a request without tools (tool_config_missing, B3)", () => {

@@ -324,6 +324,30 @@ describe("not about the history: undefined", () => {
   ];
   for (const [name, error] of cases) it(name, () => expect(parseToolPairingError(error)).toBeUndefined());
 
+  // No history change fixes a tool definition, although the text ends like O5 ("Expected a string that matches the pattern ...").
+  const definitionText = "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.";
+  it("OpenAI's error about a tool definition's name (the O5 sentence under a `tools[...]` path)", () => {
+    const sdkError = Object.assign(new Error(`400 ${definitionText}`), {
+      status: 400,
+      error: { message: definitionText, type: "invalid_request_error", param: "tools[0].function.name", code: "invalid_value" },
+    });
+    expect(parseToolPairingError(sdkError, { provider: "openai" })).toBeUndefined();
+    expect(parse(definitionText, { provider: "openai" })).toBeUndefined();
+  });
+
+  it("other request parameters: tool_choice, response_format, Responses text.format, and a `param` naming tools", () => {
+    expect(parse("Invalid 'tool_choice': Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
+    expect(parse("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
+    expect(parse("Invalid 'text.format.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
+    const withParam = Object.assign(new Error("string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."), { status: 400, param: "tools[3].function.name" });
+    expect(parseToolPairingError(withParam)).toBeUndefined();
+  });
+
+  it("the same sentence about a call in the history is still O5", () => {
+    expect(summary(parse("Invalid 'messages[2].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."))).toMatchObject({ rule: "O5", kind: "invalid_tool_name" });
+    expect(summary(parse("Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."))).toMatchObject({ rule: "O5", kind: "invalid_tool_name" });
+  });
+
   it("never throws: throwing getters, cyclic causes", () => {
     const hostile = new Proxy({}, { get: () => { throw new Error("boom"); } });
     expect(parseToolPairingError(hostile)).toBeUndefined();

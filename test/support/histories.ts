@@ -4,7 +4,7 @@
  * breaks real threads (aborted runs, interrupts answered with a new message, trims, duplicate ids, ...).
  */
 import fc from "fast-check";
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 
 export interface Exchange {
   calls: number;
@@ -42,7 +42,11 @@ export type Corruption =
   /** A system message inside the conversation (a reminder, a steering note). */
   | { op: "systemMid"; at: number }
   /** Content arrays written by LangChain Python: bare strings among the blocks. */
-  | { op: "bareStrings"; at: number };
+  | { op: "bareStrings"; at: number }
+  /** A ChatMessage (free role) anywhere: adapters map its role differently (or throw). */
+  | { op: "chatMessage"; at: number; role: string }
+  /** An assistant's calls mirrored as content blocks of one format (a thread from another provider). */
+  | { op: "callBlocks"; at: number; format: "tool_use" | "tool_call" | "input_json_delta" | "toolUse" };
 
 export interface HistoryPlan {
   system: boolean;
@@ -84,6 +88,20 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean() }),
   fc.record({ op: fc.constant("systemMid" as const), at: pos }),
   fc.record({ op: fc.constant("bareStrings" as const), at: pos }),
+);
+
+/** Roles a ChatMessage may carry: the ones each provider defines, their LangChain aliases, and an unknown one. */
+export const CHAT_ROLES = ["user", "human", "assistant", "ai", "system", "developer", "tool", "function", "critic"] as const;
+
+/**
+ * Every corruption, plus what the adapters disagree on: ChatMessages of any role and call blocks in every
+ * format (not in {@link corruptionArb}: the real converters throw on some of them, which the positions model
+ * does not try to follow).
+ */
+export const adapterCorruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
+  { weight: 4, arbitrary: corruptionArb },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("chatMessage" as const), at: pos, role: fc.constantFrom(...CHAT_ROLES) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("callBlocks" as const), at: pos, format: fc.constantFrom("tool_use" as const, "tool_call" as const, "input_json_delta" as const, "toolUse" as const) }) },
 );
 
 export const validPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
@@ -321,8 +339,38 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
         : new HumanMessage({ content, id: m.id });
       return;
     }
+    case "chatMessage":
+      h.splice(c.at % (h.length + 1), 0, new ChatMessage({ role: c.role, content: `chat as ${c.role} ${serial}`, id: `chat${serial}` }));
+      return;
+    case "callBlocks": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const blocks = m.tool_calls!.map((tc, k) => {
+        switch (c.format) {
+          case "tool_use":
+            return { type: "tool_use", id: tc.id, name: tc.name, input: tc.args };
+          case "tool_call":
+            return { type: "tool_call", id: tc.id, name: tc.name, args: tc.args };
+          case "input_json_delta":
+            return { type: "input_json_delta", id: tc.id, index: k, input: JSON.stringify(tc.args) };
+          case "toolUse":
+            return { toolUse: { toolUseId: tc.id, name: tc.name, input: tc.args } };
+        }
+      });
+      h[i] = rebuildAI(m, { content: [...text, ...blocks] });
+      return;
+    }
   }
 }
+
+/** Broken plans whose corruptions include ChatMessages and call blocks of every format. */
+export const adapterBrokenPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
+  system: fc.boolean(),
+  turns: fc.array(turnArb, { minLength: 1, maxLength: 5 }),
+  corruptions: fc.array(adapterCorruptionArb, { minLength: 1, maxLength: 6 }),
+});
 
 export function buildHistory(plan: HistoryPlan): BaseMessage[] {
   const h = buildValid(plan);

@@ -6,10 +6,11 @@
  *   is set, ChatAnthropic sends content blocks, ChatBedrockConverse only `tool_calls`), and LangGraph's
  *   ToolNode only runs `tool_calls`. After promotion every adapter sends the same calls, so answering them
  *   is valid everywhere.
- * - Where the profile forbids it (Bedrock, strict), call content blocks leave `content`:
- *   ChatBedrockConverse throws on them ("Unsupported content block type") even when `tool_calls` holds the
- *   same call, so a thread that started on Anthropic could not continue on Bedrock. Other adapters rebuild
- *   the blocks from `tool_calls`.
+ * - Call content blocks in a format the provider's adapter mis-sends leave `content` (request level; the
+ *   profile's `callBlockFormats` says which stay, per adapter): ChatBedrockConverse throws on every one
+ *   ("Unsupported content block type") even when `tool_calls` holds the same call, so a thread that started
+ *   on Anthropic could not continue on Bedrock; ChatOpenAI sends a Converse `{ toolUse }` block as an untyped
+ *   content part (O6). The call is in `tool_calls` by then, so nothing is lost.
  * `invalid_tool_calls` belong to the invalid-calls pass; answered server tools stay where they are.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
@@ -18,7 +19,6 @@ import {
   forEachToolCallRef,
   isAssistant,
   isDict,
-  isMovableCallBlock,
   isV1Message,
   callsOnlyInToolCalls,
   rawArgsOf,
@@ -26,6 +26,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
@@ -61,7 +62,11 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
   return missing;
 }
 
-function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolean): LocationFinding[] {
+/** A call block the provider's adapter mis-sends: it leaves `content`. */
+const isForeignBlock = (profile: ProviderProfile) => (block: unknown) => !keepsCallBlock(profile, block);
+
+function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
+  const foreign = isForeignBlock(profile);
   const found: LocationFinding[] = [];
   messages.forEach((m, index) => {
     if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
@@ -77,7 +82,7 @@ function classifyLocations(messages: readonly BaseMessage[], stripBlocks: boolea
     const promotable: ToolCallRef[] = [];
     for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
-    const hasBlocks = stripBlocks && Array.isArray(m.content) && !isV1Message(m) && m.content.some(isMovableCallBlock);
+    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some(foreign);
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0) found.push({ index, outside: promotable, hasBlocks, outputMissing });
   });
@@ -95,7 +100,7 @@ function parseArgs(raw: unknown): Dict {
   }
 }
 
-function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
+function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile): AIMessage {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const promoted = finding.outside.map((ref) => ({
     id: ref.id!,
@@ -103,7 +108,7 @@ function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
     args: parseArgs(rawArgsOf(message, ref)),
     type: "tool_call" as const,
   }));
-  const content = finding.hasBlocks ? (message.content as unknown[]).filter((b) => !isMovableCallBlock(b)) : message.content;
+  const content = finding.hasBlocks ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b)) : message.content;
   const toolCalls = [...calls, ...promoted];
   const fields: Dict = { content, tool_calls: toolCalls };
   if (finding.outputMissing.length > 0) {
@@ -119,27 +124,27 @@ function relocate(message: AIMessage, finding: LocationFinding): AIMessage {
 
 export const callLocationsPass: RepairPass = {
   name: "call-locations",
-  // Promoting a hidden call is structural; taking call blocks out of content is Bedrock's shaping (the
-  // structural profile allows call blocks).
+  // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
+  // structural profile keeps every format).
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyLocations(messages, !ctx.profile.callBlocksInContent).flatMap((f) => [
+    return classifyLocations(messages, ctx.profile).flatMap((f) => [
       ...f.outside.map((ref) =>
         problem(ctx, "call_outside_tool_calls", f.index, `call ${ref.id} lives in ${ref.location} but not in tool_calls`, { id: ref.id, name: ref.name }),
       ),
-      ...(f.hasBlocks ? [problem(ctx, "call_block_in_content", f.index, "tool call carried as a content block, which ChatBedrockConverse refuses to send")] : []),
+      ...(f.hasBlocks ? [problem(ctx, "call_block_in_content", f.index, "tool call carried as a content block in a format the provider's adapter refuses or mis-sends")] : []),
       ...f.outputMissing.map((id) =>
         problem(ctx, "call_outside_tool_calls", f.index, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`, { id }),
       ),
     ]);
   },
   repair(messages, ctx) {
-    const found = classifyLocations(messages, !ctx.profile.callBlocksInContent);
+    const found = classifyLocations(messages, ctx.profile);
     if (found.length === 0) return messages;
     const out = messages.slice();
     for (const f of found) {
       const message = messages[f.index] as AIMessage;
-      out[f.index] = relocate(message, f);
+      out[f.index] = relocate(message, f, ctx.profile);
       ctx.derive(message, out[f.index]);
       for (const ref of f.outside)
         ctx.report(
@@ -154,7 +159,7 @@ export const callLocationsPass: RepairPass = {
           f.index,
         );
       if (f.hasBlocks)
-        ctx.report({ problem: "call_block_in_content", action: "moved_call_block", detail: "tool call content blocks removed from content (the calls are in tool_calls)" }, message, f.index);
+        ctx.report({ problem: "call_block_in_content", action: "moved_call_block", detail: "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)" }, message, f.index);
     }
     return sameOrNew(messages, out);
   },

@@ -1,0 +1,106 @@
+/**
+ * Pass "chat-messages" (request shaping): a `ChatMessage` (LangChain's `generic` message with a free `role`)
+ * whose role the provider's adapter does not send as the turn it means. No adapter maps every role: ChatAnthropic
+ * throws on any ChatMessage, ChatBedrockConverse sends every one as a user turn, ChatOpenAI sends the role as
+ * it is (`human`, `ai` and unknown roles are refused, `tool` goes without a call id), Gemini takes the role as
+ * its author name (`user` and `assistant` throw). The profile's `chatMessageRoles` says which roles stay.
+ *
+ * Every other one becomes the typed message its role means, keeping its id and content:
+ * - `user` / `human` → HumanMessage; `assistant` / `ai` → AIMessage; `system` / `developer` → SystemMessage
+ *   (the system-messages pass then places it);
+ * - `tool` / `function`: a result without a call (it has no call id) → user text that keeps its content, as
+ *   an orphan result becomes;
+ * - any other role → user text under a label that names the role.
+ *
+ * It runs first at the request level, so every later pass judges the turns the adapter will send. Storage
+ * (the structural level) keeps the user's ChatMessage as it is.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
+import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { keepsChatRole } from "../profiles";
+import type { ToolCallProblem } from "../../types";
+import { quoteValue } from "../../values";
+
+type Conversion = "user" | "assistant" | "system" | "result" | "labeled";
+
+/** What a role means; undefined: a role no provider defines (sent as labeled user text). */
+const ROLE_MEANING = new Map<string, Conversion>([
+  ["user", "user"],
+  ["human", "user"],
+  ["assistant", "assistant"],
+  ["ai", "assistant"],
+  ["system", "system"],
+  ["developer", "system"],
+  ["tool", "result"],
+  ["function", "result"],
+]);
+
+interface ChatFinding {
+  index: number;
+  role: unknown;
+  conversion: Conversion;
+}
+
+function conversionOf(role: unknown): Conversion {
+  return (typeof role === "string" ? ROLE_MEANING.get(role) : undefined) ?? "labeled";
+}
+
+function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext): ChatFinding[] {
+  const found: ChatFinding[] = [];
+  if (ctx.profile.chatMessageRoles === undefined) return found;
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    if (m.type !== "generic") continue;
+    const role = (m as unknown as { role?: unknown }).role;
+    if (!keepsChatRole(ctx.profile, role)) found.push({ index, role, conversion: conversionOf(role) });
+  }
+  return found;
+}
+
+const WHAT: Record<Conversion, string> = {
+  user: "a user message",
+  assistant: "an assistant message",
+  system: "a system message",
+  result: "user text that keeps the result (it names no call)",
+  labeled: "user text under a label naming the role",
+};
+
+function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
+  switch (f.conversion) {
+    case "user":
+    case "assistant":
+    case "system":
+      return typedMessageOf(message, f.conversion);
+    case "result":
+      return orphanResultAsUserMessage(message, undefined);
+    case "labeled":
+      return labeledUserText(message, `[Message with role ${quoteValue(f.role)}]`, "chat_message_role");
+  }
+}
+
+export const chatMessagesPass: RepairPass = {
+  name: "chat-messages",
+  structural: false,
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    return classifyChatMessages(messages, ctx).map((f) =>
+      problem(ctx, "chat_message_role", f.index, `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`),
+    );
+  },
+  repair(messages, ctx: PassContext) {
+    const found = classifyChatMessages(messages, ctx);
+    if (found.length === 0) return messages;
+    const out = messages.slice();
+    for (const f of found) {
+      const message = messages[f.index];
+      out[f.index] = converted(message, f);
+      ctx.derive(message, out[f.index]);
+      ctx.report(
+        { problem: "chat_message_role", action: "converted_message", detail: `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}` },
+        message,
+        f.index,
+      );
+    }
+    return sameOrNew(messages, out);
+  },
+};
