@@ -2,6 +2,7 @@
  * `langgraph-tool-repair/langgraph`: the LangGraph surfaces. Needs `@langchain/langgraph` (an optional peer
  * of the package, required by this entry point).
  */
+export { toolCallRepairKit, type ToolCallRepairKit, type ToolCallRepairKitOptions } from "./integrations/setup-langgraph";
 export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
 export {
   toolCallRepairNode,
