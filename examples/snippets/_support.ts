@@ -15,8 +15,10 @@ import {
   startAnthropicStub,
   startBedrockStub,
   startOpenAIStub,
+  droppedLargeResults,
   type RunningStub,
   type Script,
+  type StubOptions,
 } from "../../test/support/stubs";
 
 const running: RunningStub[] = [];
@@ -27,10 +29,33 @@ async function started(start: Promise<RunningStub>): Promise<RunningStub> {
   return stub;
 }
 
-/** A ChatBedrockConverse talking to a local Bedrock stub that answers with `script` (default: "ok"). */
-export async function bedrockChat(script?: Script, fields: Parameters<typeof bedrockModel>[1] = {}) {
-  return bedrockModel(await started(startBedrockStub({ script })), fields);
+/**
+ * A ChatBedrockConverse talking to a local Bedrock stub that answers with `script` (default: "ok"). `stub`: more
+ * stub options (a gateway's own rule, ...); `onStub` is handed the running stub (its requests and rejections).
+ */
+export async function bedrockChat(
+  script?: Script,
+  fields: Parameters<typeof bedrockModel>[1] = {},
+  stub: Omit<StubOptions, "script"> = {},
+  onStub?: (stub: RunningStub) => void,
+) {
+  const running = await started(startBedrockStub({ ...stub, script }));
+  onStub?.(running);
+  return bedrockModel(running, fields);
 }
+
+/** A tool whose result is longer than the gateway of {@link gatewayDroppingLargeResults} lets through. */
+export const getReport = tool(async () => `full report: ${"data ".repeat(400)}`, {
+  name: "get_report",
+  description: "A long report",
+  schema: z.object({}),
+});
+
+/**
+ * A gateway in front of Bedrock that drops tool results longer than 1,000 characters: Bedrock then rejects the
+ * request (B1) naming those calls, though the history is valid by every rule the engine knows.
+ */
+export const gatewayDroppingLargeResults: Omit<StubOptions, "script"> = { extraRule: droppedLargeResults("bedrock", 1000) };
 
 /** A ChatOpenAI talking to a local OpenAI stub. */
 export async function openAIChat(script?: Script) {
