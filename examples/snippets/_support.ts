@@ -184,3 +184,5 @@ export function brokenThread(): BaseMessage[] {
 export function check(condition: unknown, what: string): asserts condition {
   if (!condition) throw new Error(`snippet check failed: ${what}`);
 }
+
+export type { RunningStub };
