@@ -3,6 +3,8 @@ import { findToolCallProblems, parseToolPairingError, type ProviderRejection } f
 import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport, type RunningStub } from "./_support";
 
 let stub: RunningStub | undefined;
+const calls = (): number => stub!.calls;
+const rejections = () => stub!.rejections;
 const model = (await bedrockChat([], {}, gatewayDroppingLargeResults, (s) => (stub = s))).bindTools([getReport]);
 // A valid thread whose long tool result a gateway drops: Bedrock answers B1 for a call the engine sees answered.
 const messages = [
@@ -27,7 +29,7 @@ try {
   check(repairs.some((r) => r.action === "synthesized_result" && r.rejection === rejection), "the named call is answered afresh, the repair carries the rejection");
   check(fixed.some((m) => HumanMessage.isInstance(m) && m.text.includes("full report")), "the dropped result is kept as user text");
   const answer = await model.invoke(fixed);
-  check(answer.text === "ok" && stub!.rejections.length === 1, "Bedrock accepts the forced repair");
+  check(answer.text === "ok" && rejections().length === 1, "Bedrock accepts the forced repair");
 } finally {
   await closeStubs();
 }

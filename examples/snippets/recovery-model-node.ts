@@ -5,6 +5,8 @@ import { findToolCallProblems } from "langgraph-tool-repair";
 import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport, type RunningStub } from "./_support";
 
 let stub: RunningStub | undefined;
+const calls = (): number => stub!.calls;
+const rejections = () => stub!.rejections;
 const llm = await bedrockChat([{ toolCalls: [{ name: "get_report", args: {} }] }], {}, gatewayDroppingLargeResults, (s) => (stub = s));
 const boundModel = llm.bindTools([getReport]);
 
@@ -36,10 +38,10 @@ try {
     .compile({ checkpointer: new MemorySaver() });
   const config = { configurable: { thread_id: "report" } };
   const first = await graph.invoke({ messages: [new HumanMessage("Get me the report.")] }, config);
-  check(first.messages.at(-1)?.text === "ok" && stub!.calls === 3 && stub!.rejections.length === 1, "rejected once, recovered by one retry");
+  check(first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1, "rejected once, recovered by one retry");
   check(findToolCallProblems(first.messages, { level: "structural" }).length === 0, "the stored thread is structurally valid");
   await graph.invoke({ messages: [new HumanMessage("Thanks. Anything else?")] }, config);
-  check(stub!.calls === 4 && stub!.rejections.length === 1, "the stored fix: the next turn is accepted on its first request");
+  check(calls() === 4 && rejections().length === 1, "the stored fix: the next turn is accepted on its first request");
 } finally {
   await closeStubs();
 }

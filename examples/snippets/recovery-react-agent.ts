@@ -3,6 +3,8 @@ import { MemorySaver } from "@langchain/langgraph";
 import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport, type RunningStub } from "./_support";
 
 let stub: RunningStub | undefined;
+const calls = (): number => stub!.calls;
+const rejections = () => stub!.rejections;
 const llm = await bedrockChat([{ toolCalls: [{ name: "get_report", args: {} }] }], {}, gatewayDroppingLargeResults, (s) => (stub = s));
 const tools = [getReport];
 const checkpointer = new MemorySaver();
@@ -18,10 +20,10 @@ const agent = createReactAgent({ llm: withRequestRepair(llm), tools, checkpointe
 try {
   const config = { configurable: { thread_id: "report" } };
   const first = await agent.invoke({ messages: [new HumanMessage("Get me the report.")] }, config);
-  check(first.messages.at(-1)?.text === "ok" && stub!.calls === 3 && stub!.rejections.length === 1, "rejected once, recovered by one retry");
+  check(first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1, "rejected once, recovered by one retry");
   // Nothing stored the fix: the next turn is rejected and recovered again (two requests).
   await agent.invoke({ messages: [new HumanMessage("Thanks. Anything else?")] }, config);
-  check(stub!.calls === 5 && stub!.rejections.length === 2, "each later turn is recovered again");
+  check(calls() === 5 && rejections().length === 2, "each later turn is recovered again");
 } finally {
   await closeStubs();
 }
