@@ -186,3 +186,15 @@ export function check(condition: unknown, what: string): asserts condition {
 }
 
 export type { RunningStub };
+
+/** A thread of `turns` finished exchanges (question, weather call, result, answer), each message with its id. */
+export function longThread(turns: number): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  for (let i = 0; i < turns; i++) {
+    out.push(new HumanMessage({ content: `Weather in city ${i}?`, id: `h${i}` }));
+    out.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id: `call_${i}`, name: "get_weather", args: { city: `city ${i}` }, type: "tool_call" }] }));
+    out.push(new ToolMessage({ content: `It is 21C and sunny in city ${i}.`, tool_call_id: `call_${i}`, name: "get_weather", id: `t${i}` }));
+    out.push(new AIMessage({ content: `Sunny in city ${i}.`, id: `r${i}` }));
+  }
+  return out;
+}
