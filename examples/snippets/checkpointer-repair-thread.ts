@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "langgraph-tool-repair";
+import type { ToolCallProblem, ToolCallRepair } from "langgraph-tool-repair";
+import type { RepairReporting, StoredRepairOptions } from "langgraph-tool-repair/langgraph";
 import type * as api from "langgraph-tool-repair/langgraph";
 import type { Same } from "./_types";
 
@@ -11,14 +12,17 @@ declare function repairThread(
   options?: RepairThreadOptions,
 ): Promise<RepairThreadReport>;
 
-interface RepairThreadOptions extends RepairOptions { // provider, trailing, orphanCalls, onRepair (called only when writing), ...
+// StoredRepairOptions: provider, orphanCalls, orphanResults, invalidCalls, systemMessages, syntheticResultText
+// RepairReporting: onRepair (called only when the fix is written), onError
+interface RepairThreadOptions extends StoredRepairOptions, RepairReporting {
   dryRun?: boolean; // default true: report only
+  closeOpen?: boolean; // default true: close the exchange the thread ends on; false keeps it for a resume
   messagesKey?: string; // default "messages"
-  asNode?: string; // default "tools" (see below)
+  asNode?: string; // default: the graph's ToolNode (see below)
 }
 
 interface RepairThreadReport {
-  problems: ToolCallProblem[];
+  problems: ToolCallProblem[]; // structural; an open last exchange counts unless closeOpen: false
   repairs: ToolCallRepair[];
   messages: BaseMessage[]; // the healed list
   applied: boolean; // whether the fix was written
@@ -29,6 +33,8 @@ interface RepairThreadReport {
 type ThreadGraph = api.ThreadGraph;
 export const signatureMatches: [
   Same<RepairThreadOptions, api.RepairThreadOptions>,
+  Same<keyof RepairThreadOptions, keyof api.RepairThreadOptions>,
   Same<RepairThreadReport, api.RepairThreadReport>,
+  Same<keyof RepairThreadReport, keyof api.RepairThreadReport>,
   Same<typeof repairThread, typeof api.repairThread>,
-] = [true, true, true];
+] = [true, true, true, true, true];

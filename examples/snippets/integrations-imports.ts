@@ -1,8 +1,14 @@
 import { check } from "./_support";
 
 // #region docs
-import { toolCallRepairNode, toolCallRepairHook } from "langgraph-tool-repair/langgraph";
-import { toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
+import { withRequestRepair } from "langgraph-tool-repair";
+import { toolCallRepair, toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
+import { toolCallRepairKit, toolCallRepairNode, toolCallRepairHook, withToolCallRepair } from "langgraph-tool-repair/langgraph";
 // #endregion docs
 
-check([toolCallRepairNode, toolCallRepairHook, toolCallRepairMiddleware].every((f) => typeof f === "function"), "the three surfaces");
+check(
+  [withRequestRepair, toolCallRepair, toolCallRepairMiddleware, toolCallRepairKit, toolCallRepairNode, toolCallRepairHook, withToolCallRepair].every(
+    (f) => typeof f === "function",
+  ),
+  "the setups and the surfaces",
+);

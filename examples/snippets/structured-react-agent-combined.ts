@@ -1,31 +1,42 @@
-import { HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
-import { bedrockChat, check, closeStubs, searchFlights, searchHotels } from "./_support";
+import { findToolCallProblems, isSyntheticResult } from "langgraph-tool-repair";
+import { abortWhileHotelsRun, bedrockChat, check, closeStubs, incidentScript, searchFlights, searchHotels, storedMessages, type RunningStub } from "./_support";
 
 const Findings = z.object({ flight: z.string(), hotel: z.string().optional() });
-const llm = await bedrockChat([{ text: '{"flight":"TP1351 08:05"}' }]);
+let stub: RunningStub | undefined;
+const llm = await bedrockChat(incidentScript('{"flight":"TP1351 08:05"}'), { model: "meta.llama3-1-70b-instruct-v1:0" }, {}, (s) => (stub = s));
 const tools = [searchFlights, searchHotels];
+const saver = new MemorySaver();
 
 // #region docs
-import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { toolCallRepairHook, withPromptedStructuredOutput, withToolCallRepair } from "langgraph-tool-repair/langgraph";
+import { toolCallRepairKit, withPromptedStructuredOutput } from "langgraph-tool-repair/langgraph";
 
+const repair = toolCallRepairKit();
 const agent = createReactAgent(
   withPromptedStructuredOutput({
-    llm,                     // a ChatBedrockConverse
+    llm: repair.model(llm),  // e.g. ChatBedrockConverse with a Llama model (prompted)
     tools,
     responseFormat: Findings,
     version: "v2",           // one task per tool call: a finished sibling's result survives an abort
-    preModelHook: toolCallRepairHook({ provider: "bedrock" }),
-    checkpointer: withToolCallRepair(new MemorySaver(), { provider: "bedrock" }),  // or a SqliteSaver
+    preModelHook: repair.preModelHook,
+    checkpointer: repair.checkpointer(saver),  // a MemorySaver, a SqliteSaver, ...
   }),
 );
 // #endregion docs
 
 try {
-  const result = await agent.invoke({ messages: [new HumanMessage("A flight to Lisbon?")] }, { configurable: { thread_id: "findings" } });
-  check(result.structuredResponse.flight === "TP1351 08:05", "structuredResponse is the validated answer");
+  const config = { configurable: { thread_id: "findings" } };
+  await abortWhileHotelsRun(agent, { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] }, "findings", saver);
+  const result = await agent.invoke({ messages: [new HumanMessage("Just the flight for now.")] }, config);
+  check(stub!.rejections.length === 0, "every request is accepted");
+  check(result.structuredResponse?.flight === "TP1351 08:05", "structuredResponse is the validated answer");
+  const stored = await storedMessages(saver, "findings");
+  check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");
+  const flight = stored.find((m) => ToolMessage.isInstance(m) && m.name === "search_flights");
+  check(flight !== undefined && !isSyntheticResult(flight), "the finished flight search keeps its real result (version v2)");
 } finally {
   await closeStubs();
 }

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { bedrockChat, check, closeStubs, getWeather, Weather, WEATHER_JSON } from "./_support";
 import type { Same } from "./_types";
 
-const llm = await bedrockChat([{ text: WEATHER_JSON }]);
+// The loop's final answer, then the constrained (native) call after it.
+const llm = await bedrockChat([{ text: "It is sunny in Paris, 21C." }, { text: WEATHER_JSON }]);
 const tools = [getWeather];
 const prompt = "You are a weather assistant.";
 const messages = [new HumanMessage("What is the weather in Paris?")];

@@ -252,7 +252,7 @@ export class Tally {
 const FOUND_LINES: [ThreadStatus, string][] = [
   ["clean", "clean"],
   ["broken", "broken (structural problems: repair fixes these)"],
-  ["reshape", "need request shaping only (done per request by the middleware or node; never stored)"],
+  ["reshape", "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)"],
   ["open", "end on tool calls a resume may still run (left alone)"],
   ["no_messages", "no message list"],
   ["unreadable", "unreadable (skipped)"],
