@@ -28,6 +28,12 @@ export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">,
    * Default false. Provider shaping is never persisted.
    */
   persist?: boolean;
+  /**
+   * Shape the model's input for its provider (default true). False when the model repairs its own requests
+   * (`withRequestRepair`, the kit's `model`): the model then gets the structurally repaired messages, and the
+   * provider's shaping happens once, in the model, for the provider it really calls.
+   */
+  shapeRequests?: boolean;
 }
 
 export interface ToolCallRepairHookUpdate {
@@ -47,11 +53,13 @@ export type ToolCallRepairHookFunction = (
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  const { persist = false, model, onRepair, onError, ...repairOptions } = options;
+  const { persist = false, shapeRequests = true, model, onRepair, onError, ...repairOptions } = options;
   if (typeof persist !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: persist must be a boolean");
+  if (typeof shapeRequests !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: shapeRequests must be a boolean");
   const reporting: RepairReporting = { onRepair, onError };
-  const request = new RequestRepairers(repairOptions).for(model);
-  const stored = persist ? createRepairer({ ...repairOptions, level: "structural" }) : undefined;
+  const structural = createRepairer({ ...repairOptions, level: "structural" });
+  const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
+  const stored = persist ? structural : undefined;
 
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
     const repairs: ToolCallRepair[] = [];

@@ -41,7 +41,8 @@ export function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolC
   const model = <M>(llm: M): M => withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
   return {
     model,
-    preModelHook: toolCallRepairHook({ ...shared, persist: true }),
+    // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
+    preModelHook: toolCallRepairHook({ ...shared, persist: true, shapeRequests: false }),
     node: toolCallRepairNode({ ...shared, messagesKey }) as ToolCallRepairNodeFunction,
     checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
   };

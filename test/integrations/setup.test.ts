@@ -16,6 +16,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
 import { toolCallRepair } from "../../src/integrations/setup-langchain";
 import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
+import { toolCallRepairHook } from "../../src/integrations/hook";
+import { aiWithCalls, toolResult } from "../support/builders";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
@@ -139,5 +141,31 @@ describe("toolCallRepairKit(): createReactAgent and a StateGraph", () => {
     expect(result.messages.at(-1)?.text).toMatch(/^answer/);
     expect(model.rejections).toEqual([]);
     expectStoredAsSent(await storedThread(inner, "t"));
+  });
+});
+
+describe("toolCallRepairKit(): the request is shaped once, by the kit's model", () => {
+  // Structurally valid, but a user message right after tool results: Bedrock and strict need a bridging turn.
+  const history = () => [
+    new HumanMessage({ content: "question", id: "h1" }),
+    aiWithCalls("a"),
+    toolResult("a"),
+    new HumanMessage({ content: "and now?", id: "h2" }),
+  ];
+
+  it("the kit's preModelHook gives the model the messages as stored, unshaped (the model shapes them for its provider)", async () => {
+    const kit = toolCallRepairKit();
+    const messages = history();
+    const update = await kit.preModelHook({ messages });
+    expect(update.llmInputMessages).toBe(messages);
+    expect(update.messages).toBeUndefined();
+  });
+
+  it("a hook with shapeRequests left on shapes for strict instead (what the kit's hook used to send)", async () => {
+    const messages = history();
+    const update = await toolCallRepairHook({ persist: true })({ messages });
+    expect(update.llmInputMessages).not.toBe(messages);
+    expect(update.llmInputMessages!.length).toBe(messages.length + 1);
+    expect(() => toolCallRepairHook({ shapeRequests: "no" as never })).toThrow(/shapeRequests must be a boolean/);
   });
 });
