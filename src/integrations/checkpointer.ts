@@ -33,6 +33,7 @@ import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, unansweredCallIds, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
+import { checkSurfaceOptions } from "./surface-options";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -358,6 +359,7 @@ class CheckpointHealer {
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
 export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
+  checkSurfaceOptions("withToolCallRepair", options, { booleans: ["list"], strings: ["messagesKey"] });
   const healer = new CheckpointHealer(checkpointer, options);
   const overrides: Record<PropertyKey, unknown> = {
     getTuple: healer.getTuple,

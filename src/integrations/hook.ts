@@ -15,6 +15,7 @@ import type { RepairOptions, ToolCallRepair } from "../types";
 import { markHook } from "./compose-hooks";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
+import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
 
 export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -53,9 +54,8 @@ export type ToolCallRepairHookFunction = (
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
+  checkSurfaceOptions("toolCallRepairHook", options, { booleans: ["persist", "shapeRequests"] });
   const { persist = false, shapeRequests = true, model, onRepair, onError, ...repairOptions } = options;
-  if (typeof persist !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: persist must be a boolean");
-  if (typeof shapeRequests !== "boolean") throw new TypeError("langgraph-tool-repair: toolCallRepairHook: shapeRequests must be a boolean");
   const reporting: RepairReporting = { onRepair, onError };
   const structural = createRepairer({ ...repairOptions, level: "structural" });
   const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;

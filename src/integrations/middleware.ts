@@ -18,6 +18,7 @@ import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import { RequestRepairers, type RequestFacts } from "./request-repairers";
+import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages } from "./state-update";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
@@ -44,6 +45,7 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
+  checkSurfaceOptions("toolCallRepairMiddleware", options, { booleans: ["healOnInput", "repairModelRequest", "recoverRejections"], strings: ["name"] });
   const {
     healOnInput = true,
     repairModelRequest = true,

@@ -34,6 +34,7 @@ import { orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
+import { checkSurfaceOptions } from "./surface-options";
 import { type Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -72,6 +73,9 @@ export function repairsRequests(model: unknown): boolean {
  * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
  * `model.withConfig(...)`), and returns the same kind.
  */
+/** The wrapper's own options, as {@link checkSurfaceOptions} checks them (the kit checks them up front too). */
+export const REQUEST_REPAIR_OPTION_KINDS = { functions: ["onRecovery"], booleans: ["repairRequests", "recoverRejections"] } as const;
+
 export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {}): M {
   if (RunnableBinding.isRunnableBinding(model)) {
     const binding = model as unknown as RunnableBinding<unknown, unknown>;
@@ -86,12 +90,7 @@ export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {
     throw new TypeError("langgraph-tool-repair: withRequestRepair expects a chat model (BaseChatModel) or a binding of one");
   }
   if (WRAPPED in model) return model;
-  for (const key of ["onRecovery", "onRepair", "onError"] as const)
-    if (options[key] !== undefined && typeof options[key] !== "function")
-      throw new TypeError(`langgraph-tool-repair: withRequestRepair option ${key} must be a function`);
-  for (const key of ["repairRequests", "recoverRejections"] as const)
-    if (options[key] !== undefined && typeof options[key] !== "boolean")
-      throw new TypeError(`langgraph-tool-repair: withRequestRepair option ${key} must be a boolean`);
+  checkSurfaceOptions("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
   return wrap(model, options) as unknown as M;
 }
 

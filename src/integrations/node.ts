@@ -10,6 +10,7 @@ import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
+import { checkSurfaceOptions } from "./surface-options";
 
 export { NO_UPDATE };
 
@@ -36,9 +37,9 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
 export function toolCallRepairNode<K extends string = "messages">(
   options: ToolCallRepairNodeOptions<K> = {},
 ): ToolCallRepairNodeFunction<K> {
+  checkSurfaceOptions("toolCallRepairNode", options, { strings: ["messagesKey"] });
   const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = options;
   const reporting: RepairReporting = { onRepair, onError };
-  if (typeof messagesKey !== "string" || messagesKey === "") throw new TypeError("langgraph-tool-repair: toolCallRepairNode: messagesKey must be a non-empty string");
   // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
   const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;

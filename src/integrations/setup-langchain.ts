@@ -8,6 +8,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
 import { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./middleware";
+import { checkSurfaceOptions } from "./surface-options";
 
 export interface ToolCallRepairOptions extends ToolCallRepairMiddlewareOptions, Pick<CheckpointerRepairOptions, "list"> {}
 
@@ -29,6 +30,7 @@ export interface ToolCallRepairSetup {
  * request's placeholder and the stored one are one repair).
  */
 export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
+  checkSurfaceOptions("toolCallRepair", options, { booleans: ["list"] });
   const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } = options;
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const middleware = toolCallRepairMiddleware({ ...shared, healOnInput, repairModelRequest, recoverRejections, name });

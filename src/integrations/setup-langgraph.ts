@@ -11,7 +11,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
 import { toolCallRepairHook, type ToolCallRepairHookFunction } from "./hook";
-import { withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
+import { REQUEST_REPAIR_OPTION_KINDS, withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
+import { checkSurfaceOptions } from "./surface-options";
 import { toolCallRepairNode, type ToolCallRepairNodeFunction } from "./node";
 
 export interface ToolCallRepairKitOptions extends RequestRepairOptions, Pick<CheckpointerRepairOptions, "list" | "messagesKey"> {}
@@ -36,6 +37,7 @@ export interface ToolCallRepairKit {
  * ```
  */
 export function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
+  checkSurfaceOptions("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
   const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } = options;
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const model = <M>(llm: M): M => withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });

@@ -78,7 +78,7 @@ describe("every request repaired for the model's provider", () => {
   });
 
   it("refuses options of the wrong type when it is built", () => {
-    expect(() => withRequestRepair(bedrockModel({ url: "http://127.0.0.1:9" }), { repairRequests: "yes" as never })).toThrow(/repairRequests must be a boolean/);
+    expect(() => withRequestRepair(bedrockModel({ url: "http://127.0.0.1:9" }), { repairRequests: "yes" as never })).toThrow(/options.repairRequests is "yes"; expected a boolean/);
     expect(() => withRequestRepair(bedrockModel({ url: "http://127.0.0.1:9" }), { provider: "bogus" as never })).toThrow(/options\.provider/);
   });
 });

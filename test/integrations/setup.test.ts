@@ -166,6 +166,6 @@ describe("toolCallRepairKit(): the request is shaped once, by the kit's model", 
     const update = await toolCallRepairHook({ persist: true })({ messages });
     expect(update.llmInputMessages).not.toBe(messages);
     expect(update.llmInputMessages!.length).toBe(messages.length + 1);
-    expect(() => toolCallRepairHook({ shapeRequests: "no" as never })).toThrow(/shapeRequests must be a boolean/);
+    expect(() => toolCallRepairHook({ shapeRequests: "no" as never })).toThrow(/options.shapeRequests is "no"; expected a boolean/);
   });
 });

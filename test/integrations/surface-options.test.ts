@@ -1,0 +1,61 @@
+/**
+ * Every surface checks its own options when it is built (the engine's are checked by the engine): a callback
+ * that is not a function, a switch that is not a boolean, an empty name fail at start-up, naming the option.
+ */
+import { MemorySaver } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ToolCallRepairInputError } from "../../src/errors";
+import { checkSurfaceOptions } from "../../src/integrations/surface-options";
+import { withToolCallRepair } from "../../src/integrations/checkpointer";
+import { toolCallRepairHook } from "../../src/integrations/hook";
+import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
+import { withRequestRepair } from "../../src/integrations/model-wrapper";
+import { toolCallRepairNode } from "../../src/integrations/node";
+import { toolCallRepair } from "../../src/integrations/setup-langchain";
+import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
+import { bedrockModel } from "../support/stubs";
+
+const model = () => bedrockModel({ url: "http://127.0.0.1:9" });
+
+const surfaces: [string, (options: Record<string, unknown>) => unknown, string[]][] = [
+  ["toolCallRepairNode", (o) => toolCallRepairNode(o), []],
+  ["toolCallRepairHook", (o) => toolCallRepairHook(o), ["persist", "shapeRequests"]],
+  ["toolCallRepairMiddleware", (o) => toolCallRepairMiddleware(o), ["healOnInput", "repairModelRequest", "recoverRejections"]],
+  ["withRequestRepair", (o) => withRequestRepair(model(), o), ["repairRequests", "recoverRejections"]],
+  ["withToolCallRepair", (o) => withToolCallRepair(new MemorySaver(), o), ["list"]],
+  ["toolCallRepair", (o) => toolCallRepair(o), ["list", "healOnInput"]],
+  ["toolCallRepairKit", (o) => toolCallRepairKit(o), ["repairRequests", "recoverRejections"]],
+];
+
+describe("surface options are checked when the surface is built", () => {
+  it.each(surfaces)("%s: onRepair and onError must be functions", (name, build) => {
+    for (const key of ["onRepair", "onError"]) {
+      const error = (() => {
+        try {
+          build({ [key]: "log" });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(ToolCallRepairInputError.isInstance(error), `${name} ${key}`).toBe(true);
+      expect((error as ToolCallRepairInputError).argument).toBe(`options.${key}`);
+      expect((error as Error).message).toContain(`${name}: options.${key} is "log"; expected a function`);
+    }
+  });
+
+  it.each(surfaces)("%s: its switches must be booleans", (name, build, switches) => {
+    for (const key of switches) expect(() => build({ [key]: "yes" }), `${name} ${key}`).toThrow(`options.${key} is "yes"; expected a boolean`);
+  });
+
+  it("names must be non-empty strings; options must be an object", () => {
+    expect(() => toolCallRepairMiddleware({ name: "" })).toThrow('toolCallRepairMiddleware: options.name is ""; expected a non-empty string');
+    expect(() => toolCallRepairNode({ messagesKey: 7 as never })).toThrow("options.messagesKey is 7");
+    expect(() => withToolCallRepair(new MemorySaver(), { messagesKey: "" })).toThrow("options.messagesKey");
+    expect(() => checkSurfaceOptions("x", "bedrock")).toThrow('x: options is "bedrock"; expected an object');
+  });
+
+  it("valid options pass, undefined values are defaults", () => {
+    expect(() => toolCallRepairMiddleware({ onRepair: () => {}, healOnInput: false, name: "repair", recoverRejections: undefined })).not.toThrow();
+    expect(() => toolCallRepairKit({ onRecovery: () => {}, list: true })).not.toThrow();
+  });
+});
