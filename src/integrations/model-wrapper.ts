@@ -21,8 +21,9 @@
  * sent with its calls and results as text instead of being refused (Bedrock B3).
  *
  * The fix is not written to any state (a model cannot): each later call of a thread that keeps the history
- * the provider refuses is recovered again. `onRecovery` hands the repaired messages to code that can persist
- * them; or use the node, hook or middleware, which persist.
+ * the provider refuses is recovered again. `onRecovery` tells code that can write state that a recovery
+ * happened (it stores `forceRepairToolCalls(messages, rejection, { level: "structural" })`, never the request's
+ * shaped messages); or use the node, hook or middleware, which persist structural repairs.
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -46,8 +47,9 @@ export interface RequestRepairOptions extends Omit<RepairOptions, "level">, Repa
   /** Force-repair and retry once a request the provider rejects for its history. Default true. */
   recoverRejections?: boolean;
   /**
-   * Called after a rejected call was recovered by the retry, with what was sent the second time. A custom
-   * model node can persist `messages` (they are the request's messages, repaired).
+   * Called after a rejected call was recovered by the retry, with what was sent the second time (`messages`:
+   * the request, shaped for its provider). To persist the fix, store the structural repair of the state's
+   * messages (`forceRepairToolCalls(messages, rejection, { level: "structural" })`), not these.
    */
   onRecovery?: (recovery: { rejection: ProviderRejection; repairs: ToolCallRepair[]; messages: BaseMessage[] }) => void;
 }

@@ -6,7 +6,7 @@
  * What is stored is structural only (the engine's `"structural"` level): calls without results, results
  * without calls or in the wrong place, duplicate or missing ids, calls outside `tool_calls`. How a request is
  * shaped for one provider (merging user turns, placeholder turns, id pattern rewrites) stays a request-time
- * concern (toolCallRepairMiddleware, toolCallRepairHook, toolCallRepairNode): storing it would bind the thread
+ * concern (toolCallRepairMiddleware, toolCallRepairHook, withRequestRepair): storing it would bind the thread
  * to one provider.
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
