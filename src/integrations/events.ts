@@ -96,6 +96,26 @@ export async function orFallback<T>(work: () => T | Promise<T>, fallback: T, opt
   }
 }
 
+/**
+ * The graph surfaces' front: `fallback` itself, synchronously, when the history is clean (no promise on the hot
+ * path); otherwise the repair, or `fallback` when anything fails (the clean check included).
+ */
+export function unlessClean<T>(
+  isClean: () => boolean,
+  repair: () => Promise<T>,
+  fallback: T,
+  options: RepairReporting,
+  config?: RunnableConfig,
+): T | Promise<T> {
+  let clean: boolean;
+  try {
+    clean = isClean();
+  } catch (error) {
+    return orFallback(() => Promise.reject(error), fallback, options, config);
+  }
+  return clean ? fallback : orFallback(repair, fallback, options, config);
+}
+
 async function dispatchRepairs(repairs: readonly ToolCallRepair[], config: RunnableConfig): Promise<void> {
   const manager = await getCallbackManagerForConfig(config);
   if (!manager || manager.handlers.length === 0) return;

@@ -13,7 +13,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions, ToolCallRepair } from "../types";
 import { markHook } from "./compose-hooks";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
@@ -85,13 +85,6 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
   return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
     const messages = state?.messages ?? [];
     const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
-    let clean: boolean;
-    try {
-      clean = request.isClean(messages);
-    } catch (error) {
-      return orFallback(() => Promise.reject(error), fallback, reporting, config);
-    }
-    if (clean) return fallback;
-    return orFallback(() => repairAndReport(messages, config), fallback, reporting, config);
+    return unlessClean(() => request.isClean(messages), () => repairAndReport(messages, config), fallback, reporting, config);
   }, "llmInputMessages");
 }

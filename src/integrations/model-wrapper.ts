@@ -58,8 +58,8 @@ const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
 
 type ChatModel = BaseChatModel;
 type Generate = BaseChatModel["_generate"];
-type StreamChunks = BaseChatModel["_streamResponseChunks"];
-type StreamEvents = BaseChatModel["_streamChatModelEvents"];
+/** `_streamResponseChunks` and `_streamChatModelEvents`: what they yield differs, how they are wrapped does not. */
+type Streaming = (this: ChatModel, input: BaseMessage[], options: never, runManager?: CallbackManagerForLLMRun) => AsyncGenerator<unknown>;
 
 const isChatModel = (value: unknown): value is ChatModel =>
   typeof value === "object" && value !== null && typeof (value as Dict)._generate === "function" && typeof (value as Dict)._modelType === "function";
@@ -157,22 +157,12 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   });
 
   // Only where the model streams itself: BaseChatModel tells "no streaming" by these methods' identity.
-  const streamChunks = model._streamResponseChunks as StreamChunks;
-  if (streamChunks !== BaseChatModel.prototype._streamResponseChunks) {
-    define("_streamResponseChunks", function repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
+  for (const key of ["_streamResponseChunks", "_streamChatModelEvents"] as const) {
+    const stream = model[key] as Streaming | undefined;
+    if (stream === undefined || stream === (BaseChatModel.prototype[key] as unknown)) continue;
+    define(key, function repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
       return retryBeforeFirst(
-        (sent) => streamChunks.call(this, sent, callOptions as never, runManager),
-        prepare(input, callOptions, runManager),
-        recoverRejections ? recoveryFor(callOptions) : undefined,
-        runManager,
-      );
-    });
-  }
-  const streamEvents = model._streamChatModelEvents as StreamEvents | undefined;
-  if (streamEvents !== undefined && streamEvents !== BaseChatModel.prototype._streamChatModelEvents) {
-    define("_streamChatModelEvents", function repairingEvents(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-      return retryBeforeFirst(
-        (sent) => streamEvents.call(this, sent, callOptions as never, runManager),
+        (sent) => stream.call(this, sent, callOptions as never, runManager),
         prepare(input, callOptions, runManager),
         recoverRejections ? recoveryFor(callOptions) : undefined,
         runManager,

@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 import { checkSurfaceOptions } from "./surface-options";
 
@@ -55,14 +55,7 @@ export function toolCallRepairNode<K extends string = "messages">(
   return function toolCallRepair(state, config) {
     const messages = state?.[messagesKey];
     if (!Array.isArray(messages)) return noUpdate;
-    let clean: boolean;
-    try {
-      clean = repairer.isClean(messages);
-    } catch (error) {
-      return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
-    }
-    if (clean) return noUpdate;
     // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
-    return orFallback(() => persistRepair(messages, config), noUpdate, reporting, config);
+    return unlessClean(() => repairer.isClean(messages), () => persistRepair(messages, config), noUpdate, reporting, config);
   };
 }
