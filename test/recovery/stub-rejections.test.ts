@@ -103,7 +103,9 @@ describe("generated broken histories sent as they are", () => {
         }),
         { numRuns: RUNS },
       );
-      expect(seen.rejected).toBeGreaterThan(RUNS / 3);
+      // Only a guard against a generator that breaks nothing: about 30% (Responses) to 60% are rejected; a tenth
+      // leaves no room for chance (a third did, once in a while, for Responses).
+      expect(seen.rejected).toBeGreaterThan(RUNS / 10);
     });
   }
 });
@@ -129,6 +131,6 @@ describe("an unbound ChatBedrockConverse (no tools: no toolConfig) on histories 
       }),
       { numRuns: RUNS },
     );
-    expect(refused).toBeGreaterThan(RUNS / 3);
+    expect(refused).toBeGreaterThan(RUNS / 10); // a guard against a generator that uses no tools
   });
 });
