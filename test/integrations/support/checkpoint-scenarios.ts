@@ -185,7 +185,9 @@ export const threadConfig = (thread: string): RunnableConfig => ({ configurable:
 
 /** Waits (without timers) until `condition` holds; throws after many turns of the event loop. */
 export async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let turn = 0; turn < 20_000; turn++) {
+  // Bounded by time, not by turns: on a loaded machine a saver's write can take longer than many turns.
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (await condition()) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
