@@ -1,11 +1,11 @@
 /**
- * Structured-output parsing on hostile answers: the time of `jsonCandidates` (fences, bracket spans, JSON.parse)
+ * Structured-output parsing on hostile answers: the time of `answerCandidates` (fences, bracket spans, JSON.parse)
  * and of `parseStructuredAnswer` (the same, plus validation) as the answer grows 10x. Linear code shows a ratio
  * near 10x per step; a quadratic scan would show about 100x.
  */
 import { z } from "zod";
 import { outputFormatOf } from "../src/structured/format";
-import { jsonCandidates, parseStructuredAnswer } from "../src/structured/parse";
+import { answerCandidates, parseStructuredAnswer } from "../src/structured/parse";
 import { compare, compareAsync, fmt } from "./harness";
 
 const VALUE = '{"city":"Paris","tempC":21}';
@@ -31,10 +31,10 @@ export async function runStructuredBench(): Promise<string[]> {
   for (const input of INPUTS) {
     const texts = SIZES.map((size) => input.make(size));
     const timings = compare(
-      texts.map((text, i) => ({ name: String(SIZES[i]), fn: () => jsonCandidates(text) })),
+      texts.map((text, i) => ({ name: String(SIZES[i]), fn: () => answerCandidates(text) })),
       { rounds: 7, targetMs: 10 },
     );
-    lines.push(`| jsonCandidates: ${input.name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
+    lines.push(`| answerCandidates: ${input.name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
   }
   const prose = SIZES.map((size) => INPUTS[4].make(size));
   const parsed = await compareAsync(

@@ -16,6 +16,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { z } from "zod";
+import { printWrapped } from "./print";
 import { findToolCallProblems, isSyntheticResult } from "../src/index";
 import { toolCallRepair } from "../src/langchain";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../test/support/stubs";
@@ -75,7 +76,7 @@ async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpoi
     const last = result.messages[result.messages.length - 1] as BaseMessage;
     console.log(`  run 2: accepted: "${String(last.content)}"`);
   } catch (error) {
-    console.log(`  run 2: rejected: ${(error as Error).message.slice(0, 160)}`);
+    printWrapped("  run 2: rejected: ", (error as Error).message, 4);
     return false;
   }
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];

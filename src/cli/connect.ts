@@ -12,7 +12,7 @@ import { UsageError, type CliArgs } from "./args";
 import { optionSecrets, urlSecrets } from "./redact";
 
 export const SQLITE_PACKAGE = "@langchain/langgraph-checkpoint-sqlite";
-export const POSTGRES_PACKAGE = "@langchain/langgraph-checkpoint-postgres";
+const POSTGRES_PACKAGE = "@langchain/langgraph-checkpoint-postgres";
 
 /** The store could not be opened (missing package, unreachable server, not a checkpoint database): exit 2. */
 export class SetupError extends Error {

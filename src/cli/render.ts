@@ -36,7 +36,7 @@ const roleOf = (message: BaseMessage) => (typeof message.getType === "function" 
  * `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. Ids are
  * printed whole: they are what a person greps for.
  */
-export function describeMessage(message: BaseMessage): string {
+function describeMessage(message: BaseMessage): string {
   const id = idOf(message) ?? "-";
   let what: string;
   if (isAssistant(message)) {

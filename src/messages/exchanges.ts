@@ -9,10 +9,15 @@
  *   LangGraph's ToolNode runs the unanswered calls of the LAST assistant message, whatever follows it. Storage
  *   layers must not close these calls, or a resume skips the real tools.
  *
- * They differ when something other than the exchange's own results follows its assistant message:
- * for `[human, ai{a}, human]` the provider sees `a` as an orphan call in the middle of the history (not
- * trailing), while a resume would still run `a`. Whenever the provider's view finds an open exchange,
- * ToolNode's view finds the same one (a property test pins this).
+ * They differ in two cases:
+ * - something other than the exchange's own results follows its assistant message: for `[human, ai{a}, human]`
+ *   the provider sees `a` as an orphan call in the middle of the history (not trailing), while a resume would
+ *   still run `a`;
+ * - only an Anthropic server tool is left open (`server_tool_use` with no inline result): the provider's view
+ *   counts it, ToolNode never runs one.
+ * Otherwise they agree: where the provider's view finds an open exchange with an unanswered client call,
+ * ToolNode's view finds the same exchange and the same client calls (test/messages/exchanges.test.ts checks
+ * this with fast-check).
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, readingInput } from "../errors";

@@ -276,7 +276,7 @@ export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
 }
 
 /** A real LangChain message of any type (as `BaseMessage.isInstance`, in a few reads). */
-export function isAnyMessage(message: unknown): message is BaseMessage {
+function isAnyMessage(message: unknown): message is BaseMessage {
   if (typeof message !== "object" || message === null) return false;
   const m = message as Record<PropertyKey, unknown>;
   if (m[MESSAGE_SYMBOL] !== true || typeof m.type !== "string") return false;

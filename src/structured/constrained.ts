@@ -26,7 +26,7 @@ import { isDict, type Dict } from "../values";
 
 
 /** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
-export const DEFAULT_FORMAT_NAME = "structured_response";
+const DEFAULT_FORMAT_NAME = "structured_response";
 
 /** Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5). */
 export function formatNameOf(format: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
@@ -100,14 +100,14 @@ export function withBedrockOutputConfig<M extends object>(model: M, outputConfig
 }
 
 /** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
-export function answerTool(format: OutputFormat, name: string): Dict {
+function answerTool(format: OutputFormat, name: string): Dict {
   const description =
     typeof format.jsonSchema.description === "string" ? format.jsonSchema.description : "Give the final answer in the required format.";
   return { type: "function", function: { name, description, parameters: format.jsonSchema } };
 }
 
 /** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
-export function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
+function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
   if (strategy === "tool") {
     return new HumanMessage(`Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`);
   }

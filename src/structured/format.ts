@@ -97,7 +97,7 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
 }
 
 /** Accepts a value that any of the formats accepts (first match wins). */
-export function anyOfFormat<T>(formats: OutputFormat<T>[]): OutputFormat<T> {
+function anyOfFormat<T>(formats: OutputFormat<T>[]): OutputFormat<T> {
   return {
     jsonSchema: { anyOf: formats.map((f) => f.jsonSchema) },
     async validate(value) {

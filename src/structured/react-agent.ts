@@ -34,6 +34,8 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
+import { reportRepairs } from "../integrations/events";
+import type { ToolCallRepair } from "../types";
 import {
   cannotPrefill,
   describeModels,
@@ -77,6 +79,11 @@ export interface PromptedStructuredOutputOptions {
   finalMessage?: FinalMessageOption;
   /** Called with every structured response (strategy, corrections, which value was taken when several were valid). */
   onStructuredResponse?: (report: StructuredResponseReport) => void;
+  /**
+   * Called once per repair of a request this wrapper sends itself (a corrective or constrained call, repaired
+   * like the agent's own calls). Each repair is also sent as the custom event `"tool_call_repair"`.
+   */
+  onRepair?: (repair: ToolCallRepair) => void;
 }
 
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
@@ -358,7 +365,7 @@ function promptedHook<S>(context: HookContext<S>, targetFor: (state: AgentState,
         // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
         // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
         const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
-        return (await target.model.invoke(repairToolCalls(input, { provider }).messages, config)) as BaseMessage;
+        return (await target.model.invoke(await repairedRequest(input, provider, options, config), config)) as BaseMessage;
       },
     });
     report(options, "prompted", resolved, undefined);
@@ -412,10 +419,22 @@ async function branchResponse<S>(context: HookContext<S>, branch: Branch, messag
   const input = structuredCallInput(messages.slice(0, -1), messages[messages.length - 1], prepared.closingTurn, format);
   // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
   const provider = branch.model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
-  const ask = (followUp: BaseMessage[]) => prepared.call(repairToolCalls([...input, ...followUp], { provider }).messages, config);
+  const ask = async (followUp: BaseMessage[]) => prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
   const resolved = await resolveStructuredAnswer(await ask([]), format, { maxCorrections: options.maxCorrections, askAgain: ask });
   report(options, branch.strategy, resolved, branch.model.modelId);
   return resolved.value;
+}
+
+/** A request this wrapper sends itself, repaired for `provider`; every repair reported like a surface's. */
+async function repairedRequest(
+  messages: BaseMessage[],
+  provider: "bedrock" | "strict",
+  options: PromptedStructuredOutputOptions,
+  config: LangGraphRunnableConfig,
+): Promise<BaseMessage[]> {
+  const repaired = repairToolCalls(messages, { provider });
+  await reportRepairs(repaired.repairs, { onRepair: options.onRepair }, config);
+  return repaired.messages;
 }
 
 function report(
@@ -502,7 +521,7 @@ const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array
  * A custom state schema without `structuredResponse` would silently drop the hook's update: add the field
  * (an Annotation channel, or `any()` of the schema's own zod major version).
  */
-export function withStructuredResponseField<A>(stateSchema: A): A {
+function withStructuredResponseField<A>(stateSchema: A): A {
   if (stateSchema == null) return stateSchema;
   if (isInteropZodObject(stateSchema)) {
     if ("structuredResponse" in getInteropZodObjectShape(stateSchema)) return stateSchema;

@@ -20,7 +20,7 @@ import {
 
 export type StructuredOutputStrategy = "native" | "tool" | "prompted";
 
-export const STRUCTURED_OUTPUT_STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
+const STRUCTURED_OUTPUT_STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
 
 /** What the table is matched on. */
 export interface ModelFacts {
@@ -139,7 +139,7 @@ export interface StrategyChoice {
 }
 
 /** The table's row for one model, and the strategy it gives (thinking applied). */
-export function tableStrategyFor(model: ModelDescription, env?: Env): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
+function tableStrategyFor(model: ModelDescription, env?: Env): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
   const facts = factsOf(model, env);
   const tableProvider = facts.provider === "bedrock" || facts.provider === "anthropic" ? facts.provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
@@ -182,7 +182,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
  * ChatBedrockConverse (its `invocationParams` carries `outputConfig`) or a ChatAnthropic (`outputConfig` call
  * option); `tool` needs `bindTools`, and on Bedrock a model that ChatBedrockConverse lets force one tool.
  */
-export function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
+function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
   if (strategy === "prompted") return undefined;
   const instance = model.instance;
   if (instance === undefined && model.configurable === undefined) return "no chat model was found behind it";

@@ -105,7 +105,7 @@ function contentLength(content: unknown, room: number): number {
 }
 
 /** The smallest cut in `[low, n]` whose kept part fits; `fits` must be monotone (true from some cut on). */
-export function smallestFittingCut(low: number, n: number, fits: (cut: number) => boolean): number {
+function smallestFittingCut(low: number, n: number, fits: (cut: number) => boolean): number {
   let high = n;
   while (low < high) {
     const mid = (low + high) >> 1;
@@ -140,7 +140,7 @@ function budgetCut(messages: readonly BaseMessage[], systemCount: number, budget
  * part from the end; as the cut moves back, the newly kept messages are walked too (their results may point
  * further back), so one pass reaches the fixed point.
  */
-export function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length: number): number {
+function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length: number): number {
   for (let i = length - 1; i >= cut; i--) {
     const caller = pairing.callIndexOf[i];
     if (caller !== undefined && caller < cut) cut = caller;

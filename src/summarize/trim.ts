@@ -202,7 +202,7 @@ function windowOf(messages: readonly BaseMessage[], window: KeptWindow, types: P
  * the window ends on `endOn` (or is empty). Each move of the original fixed point was necessary, so this is
  * where it stopped; one prefix maximum makes it linear.
  */
-export function safeEnd(
+function safeEnd(
   messages: readonly BaseMessage[],
   pairing: ToolCallPairing,
   start: number,
@@ -224,7 +224,7 @@ export function safeEnd(
  * `[s, end)` answers a call before `s`, and it opens on `startOn` (or is empty). One suffix minimum makes it
  * linear.
  */
-export function safeStart(
+function safeStart(
   messages: readonly BaseMessage[],
   pairing: ToolCallPairing,
   start: number,

@@ -15,13 +15,13 @@ import { createStoredHealer, type HealResult } from "../integrations/heal";
 import { trailingOpenExchange } from "../messages/exchanges";
 import type { Provider, RepairLevel, ToolCallProblem } from "../types";
 
-/** One repairer per provider and level, resolved once (an open trailing exchange is never a problem here). */
-const judges = new Map<string, Repairer>();
+/**
+ * A repairer for one judgement (an open trailing exchange is never a problem here). Made per call, so no
+ * walk state is shared through the module: creating one costs about a microsecond, reading a thread from a
+ * saver about a millisecond.
+ */
 function judge(provider: Provider, level: RepairLevel): Repairer {
-  const key = `${provider}\u0000${level}`;
-  let repairer = judges.get(key);
-  if (!repairer) judges.set(key, (repairer = createRepairer({ provider, level, trailing: "keep" })));
-  return repairer;
+  return createRepairer({ provider, level, trailing: "keep" });
 }
 
 /** What a stored repair fixes: the structural problems of a thread. Most threads are clean: one walk. */
@@ -51,12 +51,10 @@ export interface HealStoredThreadOptions {
   salvage?: ReadonlyMap<string, ToolMessage>;
 }
 
-const healer = createStoredHealer();
-
 /**
  * Heals a stored thread structurally. An exchange that awaits a resume is kept; one that a new input
  * abandoned is closed, with the real results from `salvage` where the tools had finished.
  */
 export function healStoredThread(messages: BaseMessage[], options: HealStoredThreadOptions = {}): HealResult {
-  return healer.heal(messages, { closeOpen: !awaitsResume(messages), salvage: options.salvage });
+  return createStoredHealer().heal(messages, { closeOpen: !awaitsResume(messages), salvage: options.salvage });
 }

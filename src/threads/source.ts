@@ -137,7 +137,7 @@ function postgresPoolOf(saver: BaseCheckpointSaver): { pool: PgPool; table: stri
 }
 
 /** Whether the saver's setup() created its tables (in its schema). */
-export async function postgresHasCheckpoints(pool: PgPool, table: string): Promise<boolean> {
+async function postgresHasCheckpoints(pool: PgPool, table: string): Promise<boolean> {
   const { rows } = await pool.query("SELECT to_regclass($1) AS found", [table]);
   return Boolean(rows[0]?.found);
 }

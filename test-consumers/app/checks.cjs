@@ -1,6 +1,6 @@
 // The checks every consumer runs, on the modules it loaded its own way (ESM `import` in esm.mjs, CommonJS
 // `require` in cjs.cjs): each entry point of the package, a repair by the engine, the StateGraph node with
-// the checkpointer wrapper, the createAgent middleware, prompted structured output, and one class identity
+// the checkpointer wrapper, the thread tools over a saver, the createAgent middleware, prompted structured output, and one class identity
 // across entries. No network: the model is a scripted chat model defined here.
 "use strict";
 const assert = require("node:assert/strict");
@@ -46,7 +46,7 @@ function brokenHistory({ HumanMessage, AIMessage, ToolMessage }) {
 }
 
 async function runChecks(m) {
-  const { root, langgraph, langchain, messages: core, chatModels, graph: lg, langchainPkg, zod } = m;
+  const { root, langgraph, threads, langchain, messages: core, chatModels, graph: lg, langchainPkg, zod } = m;
   const ScriptedModel = scriptedModelClass(chatModels.BaseChatModel, core.AIMessage);
   const done = [];
 
@@ -77,9 +77,29 @@ async function runChecks(m) {
   assert.deepEqual(root.findToolCallProblems(stored, { provider: "openai" }), [], "the stored thread is repaired");
   done.push("toolCallRepairNode + withToolCallRepair");
 
-  if (!langchainPkg) return done; // a consumer without langchain: root and /langgraph only
+  // 3. /threads: a broken thread stored by a plain MemorySaver is found, repaired on top, and then clean.
+  const saver = new lg.MemorySaver();
+  const store = new lg.StateGraph(lg.MessagesAnnotation)
+    .addNode("noop", () => ({}))
+    .addEdge(lg.START, "noop")
+    .addEdge("noop", lg.END)
+    .compile({ checkpointer: saver });
+  await store.invoke({ messages: brokenHistory(core) }, { configurable: { thread_id: "consumer-threads" } });
+  const statuses = async () => {
+    const found = [];
+    for await (const report of threads.scanThreads(saver, { provider: "openai" })) found.push(report.status);
+    return found;
+  };
+  assert.deepEqual(await statuses(), ["broken"], "scanThreads finds the broken thread");
+  const written = [];
+  for await (const r of threads.repairThreads(saver, { apply: true })) written.push(r.status);
+  assert.deepEqual(written, ["repaired"], "repairThreads writes the fix");
+  assert.deepEqual(await statuses(), ["clean"], "the thread is clean after the repair");
+  done.push("scanThreads + repairThreads");
 
-  // 3. /langchain: the middleware in createAgent; the model request is repaired.
+  if (!langchainPkg) return done; // a consumer without langchain: root, /langgraph and /threads only
+
+  // 4. /langchain: the middleware in createAgent; the model request is repaired.
   const model = new ScriptedModel(["Flight TP1351 at 08:05."]);
   const agent = langchainPkg.createAgent({ model, tools: [], middleware: [langchain.toolCallRepairMiddleware({ provider: "openai" })] });
   const result = await agent.invoke({ messages: brokenHistory(core) });
@@ -88,7 +108,7 @@ async function runChecks(m) {
   assert.equal(result.messages.at(-1).content, "Flight TP1351 at 08:05.");
   done.push("toolCallRepairMiddleware");
 
-  // 4. /langchain: prompted structured output fills structuredResponse from the answer's JSON.
+  // 5. /langchain: prompted structured output fills structuredResponse from the answer's JSON.
   const Weather = zod.object({ city: zod.string(), celsius: zod.number() });
   const structuredModel = new ScriptedModel(['{"city": "Lisbon", "celsius": 21}']);
   const structuredAgent = langchainPkg.createAgent({
@@ -101,7 +121,7 @@ async function runChecks(m) {
   assert.deepEqual(weather.structuredResponse, { city: "Lisbon", celsius: 21 });
   done.push("promptedStructuredOutputMiddleware");
 
-  // 5. One class across entries: /langgraph's node refuses a bad option with the root entry's
+  // 6. One class across entries: /langgraph's node refuses a bad option with the root entry's
   // ToolCallRepairInputError (at run time the node never fails a run: it reports and lets the history through).
   const error = (() => {
     try {

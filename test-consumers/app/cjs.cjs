@@ -6,6 +6,7 @@ const withLangchain = process.env.CONSUMER_WITHOUT_LANGCHAIN !== "1";
 runChecks({
   root: require("langgraph-tool-repair"),
   langgraph: require("langgraph-tool-repair/langgraph"),
+  threads: require("langgraph-tool-repair/threads"),
   langchain: withLangchain ? require("langgraph-tool-repair/langchain") : undefined,
   messages: require("@langchain/core/messages"),
   chatModels: require("@langchain/core/language_models/chat_models"),

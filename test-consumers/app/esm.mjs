@@ -2,6 +2,7 @@
 // see ../consumers.json) checks the root and /langgraph entries only.
 import * as root from "langgraph-tool-repair";
 import * as langgraph from "langgraph-tool-repair/langgraph";
+import * as threads from "langgraph-tool-repair/threads";
 import * as messages from "@langchain/core/messages";
 import * as chatModels from "@langchain/core/language_models/chat_models";
 import * as graph from "@langchain/langgraph";
@@ -12,5 +13,5 @@ const withLangchain = process.env.CONSUMER_WITHOUT_LANGCHAIN !== "1";
 const langchain = withLangchain ? await import("langgraph-tool-repair/langchain") : undefined;
 const langchainPkg = withLangchain ? await import("langchain") : undefined;
 
-const done = await checks.runChecks({ root, langgraph, langchain, messages, chatModels, graph, langchainPkg, zod: z });
+const done = await checks.runChecks({ root, langgraph, threads, langchain, messages, chatModels, graph, langchainPkg, zod: z });
 console.log(`esm: ${done.join(", ")}`);

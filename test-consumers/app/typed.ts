@@ -10,6 +10,7 @@ import {
 } from "langgraph-tool-repair";
 import { toolCallRepairNode, withToolCallRepair } from "langgraph-tool-repair/langgraph";
 import { promptedStructuredOutputMiddleware, toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
+import { repairThreads, scanThreads, type ThreadReport } from "langgraph-tool-repair/threads";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -85,6 +86,23 @@ async function main(): Promise<string[]> {
   const stored = (await graph.getState(config)).values.messages as BaseMessage[];
   check(findToolCallProblems(stored, { provider: "openai" }).length === 0, "the stored thread is repaired");
   done.push("toolCallRepairNode + withToolCallRepair");
+
+  const saver = new MemorySaver();
+  const store = new StateGraph(MessagesAnnotation)
+    .addNode("noop", () => ({}))
+    .addEdge(START, "noop")
+    .addEdge("noop", END)
+    .compile({ checkpointer: saver });
+  await store.invoke({ messages: brokenHistory() }, { configurable: { thread_id: "typed-threads" } });
+  const statuses = async (): Promise<ThreadReport["status"][]> => {
+    const found: ThreadReport["status"][] = [];
+    for await (const report of scanThreads(saver, { provider: "openai" })) found.push(report.status);
+    return found;
+  };
+  check((await statuses()).join() === "broken", "scanThreads finds the broken thread");
+  for await (const r of repairThreads(saver, { apply: true })) check(r.status === "repaired", "repairThreads writes the fix");
+  check((await statuses()).join() === "clean", "the thread is clean after the repair");
+  done.push("scanThreads + repairThreads");
 
   const model = new ScriptedModel(["Flight TP1351 at 08:05."]);
   const agent = createAgent({ model, tools: [], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });

@@ -4,8 +4,8 @@
  * mode, on MemorySaver, SqliteSaver and PostgresSaver (skipped with the reason when PostgreSQL is unreachable).
  * Surfaces and wrapper run with their default options, as a user first writes them.
  *
- * The second run starts once the first run's last writes have landed (see `immediate` in the harness for
- * what happens when it does not: checkpointer-races.test.ts).
+ * The second run starts once the first run's last writes have landed (see `immediate` in the harness; what
+ * happens when it does not is pinned in checkpointer-known-failures.test.ts).
  *
  * A case that fails today for a known cause is an `it.fails` whose title names the cause; when the cause is
  * fixed, that case starts passing, the `it.fails` fails, and the table below must be updated.

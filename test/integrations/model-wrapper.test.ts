@@ -12,6 +12,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine";
+import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { repairsRequests, withRequestRepair } from "../../src/integrations/model-wrapper";
 import { rejectionDiagnosisOf } from "../../src/recovery/retry";
 import type { ProviderRejection, ToolCallRepair } from "../../src/types";
@@ -238,6 +239,12 @@ describe("the model call itself", () => {
     expect(rejectionDiagnosisOf(error)).toBeUndefined();
   });
 
+  // Not about the history: each provider's own text (as in rejection-recovery.test.ts), never retried.
+  const contextTooLong = {
+    bedrock: { status: 400, message: "Input is too long for requested model." },
+    openai: { status: 400, message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", type: "context_length_exceeded" },
+    anthropic: { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum" },
+  } as const;
   for (const [provider, start, make] of [
     ["bedrock", startBedrockStub, bedrockModel],
     ["openai", startOpenAIStub, openAIModel],
@@ -248,6 +255,19 @@ describe("the model call itself", () => {
       const error = await rejectionOf(() => withRequestRepair(make(stub as never)).invoke(threadFromAnotherProvider()));
       expect(stub.calls).toBe(1);
       expect(error.message).toContain("Too many requests, slow down.");
+      expect(rejectionDiagnosisOf(error)).toBeUndefined();
+    });
+
+    it(`${provider}: a context-length error passes through unchanged after one request`, async () => {
+      const failure = contextTooLong[provider];
+      const bare = await track(start({ fail: () => failure }));
+      const baseline = await rejectionOf(() => make(bare as never).invoke(threadFromAnotherProvider()));
+      const stub = await track(start({ fail: () => failure }));
+      const error = await rejectionOf(() => withRequestRepair(make(stub as never)).invoke(threadFromAnotherProvider()));
+      expect(stub.calls).toBe(1);
+      expect(error.constructor).toBe(baseline.constructor);
+      expect(error.message).toBe(baseline.message);
+      expect(error.message).toContain(failure.message);
       expect(rejectionDiagnosisOf(error)).toBeUndefined();
     });
   }
@@ -356,23 +376,40 @@ describe("in an agent", () => {
     expect(stub.calls).toBe(4);
   });
 
-  it("a StateGraph model node that persists the fix with onRecovery: the next turn is accepted on its first request", async () => {
-    const stub = await track(startBedrockStub());
+  it("a StateGraph model node that stores the structural fix of a recovered rejection (docs/recovery.md): the next turn is accepted on its first request", async () => {
+    // A gateway in front of Bedrock drops results over 1,000 characters: a rule the engine cannot foresee.
+    const stub = await track(startBedrockStub({ extraRule: droppedLargeResults("bedrock", 1000) }));
     const base = bedrockModel(stub).bindTools([weatherTool().getWeather]);
+    const shapedRequests: BaseMessage[][] = [];
     const graph = new StateGraph(MessagesAnnotation)
       .addNode("agent", async (state) => {
-        let fixed: BaseMessage[] | undefined;
-        const model = withRequestRepair(base, { ...WRONG_PROVIDER, onRecovery: ({ messages }) => (fixed = messages) });
+        let rejection: ProviderRejection | undefined;
+        const model = withRequestRepair(base, {
+          onRecovery: (recovery) => {
+            rejection = recovery.rejection;
+            shapedRequests.push(recovery.messages);
+          },
+        });
         const answer = await model.invoke(state.messages);
-        return { messages: fixed ? [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...fixed, answer] : [answer] };
+        if (!rejection) return { messages: [answer] };
+        // As documented: the structural fix of what the provider named, never the request's own shaping.
+        const fixed = forceRepairToolCalls(state.messages, rejection, { level: "structural" }).messages;
+        return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...fixed, answer] };
       })
       .addEdge("__start__", "agent")
       .compile({ checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "g" } };
-    await graph.invoke({ messages: threadFromAnotherProvider() }, config);
+    await graph.invoke({ messages: threadWithLargeResult("tooluse_big") }, config);
     expect(stub.calls).toBe(2);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B1"]);
     const stored = (await graph.getState(config)).values.messages as BaseMessage[];
-    expect(findToolCallProblems(stored, { provider: "bedrock" })).toEqual([]);
+    expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+    // The large result is no longer a result; its words are kept in the thread.
+    expect(stored.some((m) => ToolMessage.isInstance(m) && m.text.startsWith("report x"))).toBe(false);
+    expect(stored.some((m) => m.text.includes("report xxx"))).toBe(true);
+    // What was stored is the structural fix, not the request that was sent (which Bedrock's alternation shaped).
+    expect(shapedRequests).toHaveLength(1);
+    expect(stored.map((m) => m.getType())).not.toEqual(shapedRequests[0].map((m) => m.getType()));
     await graph.invoke({ messages: [new HumanMessage("thanks")] }, config);
     expect(stub.calls).toBe(3);
     expect(stub.rejections).toHaveLength(1);

@@ -277,8 +277,9 @@ describe("(d) streaming: the recovered answer streams", () => {
       expect(tokens.join("")).toBe("Tomorrow too.");
       expect(stub.calls).toBe(2);
       expect(stub.rejections.map((r) => r.rule)).toEqual([provider === "bedrock" ? "B4" : "A6"]);
-      // Streamed: the retry went to the streaming endpoint.
-      expect((stub.requests[1] as { stream?: boolean }).stream ?? provider === "bedrock").toBe(true);
+      // Streamed: the retry went to the streaming endpoint (Bedrock's own path, Anthropic's `stream: true`).
+      if (provider === "bedrock") expect(stub.paths.map((p) => p.split("/").pop())).toEqual(["converse-stream", "converse-stream"]);
+      else expect(stub.requests.map((r) => (r as { stream?: boolean }).stream)).toEqual([true, true]);
     });
   }
 });

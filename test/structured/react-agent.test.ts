@@ -15,6 +15,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { repairToolCalls } from "../../src/engine";
+import type { ToolCallRepair } from "../../src/types";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
@@ -235,14 +236,19 @@ describe("with a repairing preModelHook", () => {
     const preModelHook = (state: typeof MessagesAnnotation.State) => ({
       llmInputMessages: repairToolCalls(state.messages, { provider: "bedrock" }).messages,
     });
+    const repairs: ToolCallRepair[] = [];
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, preModelHook }),
+      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, preModelHook }, { onRepair: (r) => repairs.push(r) }),
     );
-    const result = await agent.invoke({ messages: brokenHistory });
+    const events: { name: string; data: unknown }[] = [];
+    const result = await agent.invoke({ messages: brokenHistory }, { callbacks: [{ handleCustomEvent: (name, data) => void events.push({ name, data }) }] });
     expect(s.rejections).toEqual([]);
     expect(s.calls).toBe(2);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
     expect(lastTurn(requestAt(s, 1)).role).toBe("user");
+    // The corrective request's repairs reach onRepair and the custom event, like every surface's.
+    expect(repairs.map((r) => [r.action, r.toolCallId])).toContainEqual(["synthesized_result", "tooluse_orphan"]);
+    expect(events.filter((e) => e.name === "tool_call_repair").map((e) => e.data)).toEqual(repairs);
   });
 });
 

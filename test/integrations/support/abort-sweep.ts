@@ -399,12 +399,16 @@ function judge(
   return [...new Set(failures)];
 }
 
+// Both are raced against the run itself and bounded by time, not by event-loop turns (a loaded machine's
+// tools and saver writes take longer than any fixed number of turns).
 async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 50_000 && !condition(); turn++) await new Promise((resolve) => setImmediate(resolve));
+  const deadline = Date.now() + 30_000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
 }
 
 async function untilAsync(condition: () => Promise<boolean>): Promise<void> {
-  for (let turn = 0; turn < 2_000; turn++) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (await condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }

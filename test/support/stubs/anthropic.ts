@@ -35,6 +35,7 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
   const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
+    log.paths.push(path);
     if (method !== "POST" || path.replace(/\/+$/, "") !== "/v1/messages") {
       return anthropicError(404, "not_found_error", `Not found: ${method} ${path}`);
     }

@@ -33,6 +33,7 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
   const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
+    log.paths.push(path);
     const route = ROUTE.exec(path);
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
     const failure = failureFor(body, options, log);

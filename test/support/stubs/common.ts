@@ -68,6 +68,8 @@ export interface RunningStub {
   port: number;
   /** Every parsed request body, accepted or rejected, in arrival order. */
   requests: unknown[];
+  /** The path of every request received, in arrival order. */
+  paths: string[];
   /** One entry per rejected request: the first violation, which is what the stub answered. */
   rejections: Rejection[];
   /** Number of requests received (accepted and rejected). Scripted turns are consumed by accepted ones only. */
@@ -183,6 +185,8 @@ export async function startJsonServer(handler: StubHandler): Promise<StubServer>
 /** What a stub records: every request body, every rejection, and the number of requests. */
 export class StubLog {
   readonly requests: unknown[] = [];
+  /** The path of every request, in arrival order (Bedrock streams on its own endpoint, `/converse-stream`). */
+  readonly paths: string[] = [];
   readonly rejections: Rejection[] = [];
   calls = 0;
 
@@ -202,6 +206,7 @@ export function runningStub(server: StubServer, log: StubLog): RunningStub {
     url: server.url,
     port: server.port,
     requests: log.requests,
+    paths: log.paths,
     rejections: log.rejections,
     get calls() {
       return log.calls;

@@ -33,6 +33,7 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
   const log = new StubLog();
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
+    log.paths.push(path);
     const endpoint = method === "POST" ? path.replace(/\/+$/, "") : "";
     if (endpoint !== "/v1/chat/completions" && endpoint !== "/v1/responses") {
       return openAIError(404, `Unknown request URL: ${method} ${path}.`, "invalid_request_error", null);
