@@ -1,7 +1,5 @@
 import { rmSync } from "node:fs";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { createAgent } from "langchain";
 import { findToolCallProblems } from "langgraph-tool-repair";
 import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
 
@@ -11,6 +9,8 @@ const removeDatabase = () => ["", "-shm", "-wal"].forEach((suffix) => rmSync(`th
 removeDatabase();
 
 // #region docs
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createAgent } from "langchain";
 import { toolCallRepair } from "langgraph-tool-repair/langchain";
 
 const repair = toolCallRepair({ onRepair: (r) => console.log(r.action, r.toolCallId ?? "", r.detail) });

@@ -1,11 +1,11 @@
 import { AIMessage } from "@langchain/core/messages";
-import { createAgent } from "langchain";
 import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
 
 const model = await bedrockChat();
 const tools = [searchFlights, searchHotels];
 
 // #region docs
+import { createAgent } from "langchain";
 import { toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
 
 // LangGraph Platform / Agent Server brings its own checkpointer: the middleware alone, exported as the graph.

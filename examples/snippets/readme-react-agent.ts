@@ -1,6 +1,5 @@
 import { AIMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
-import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { findToolCallProblems } from "langgraph-tool-repair";
 import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
 
@@ -9,6 +8,7 @@ const tools = [searchFlights, searchHotels];
 const saver = new MemorySaver();
 
 // #region docs
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { toolCallRepairKit } from "langgraph-tool-repair/langgraph";
 
 const repair = toolCallRepairKit();

@@ -1,6 +1,5 @@
 import { AIMessage } from "@langchain/core/messages";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { MemorySaver } from "@langchain/langgraph";
 import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
 
 const chatModel = await bedrockChat();
@@ -8,6 +7,8 @@ const tools = [searchFlights, searchHotels];
 const saver = new MemorySaver();
 
 // #region docs
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { toolCallRepairKit } from "langgraph-tool-repair/langgraph";
 
 const repair = toolCallRepairKit();

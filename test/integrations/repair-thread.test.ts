@@ -19,6 +19,7 @@ import {
   ToolBench,
   toolResults,
 } from "./support/checkpoint-scenarios";
+import { pinnedTo } from "../support/versions";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -81,6 +82,42 @@ describe("repairThread", () => {
     expect(shape((await graph.getState(config)).values.messages)).toBe("human, ai[a], tool(a), human, ai[b]");
   });
 
+  it("finds the graph's ToolNode whatever its name, and writes as it", async () => {
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("model", async () => ({ messages: [ai("reply")] }))
+      .addNode("act", new ToolNode([]))
+      .addEdge(START, "model")
+      .addConditionalEdges("model", () => END, ["act", END])
+      .addEdge("act", "model")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = threadConfig("named");
+    await graph.updateState(config, { messages: [human(), aiWithCalls("a"), human("next"), ai()] }, "model");
+    const report = await repairThread(graph, config, { provider: "openai", dryRun: false });
+    expect(report.applied).toBe(true);
+    // Written as "act": the model runs next.
+    expect((await graph.getState(config)).next).toEqual(["model"]);
+  });
+
+  it("a graph without one ToolNode: a TypeError naming `asNode`, nothing written; with `asNode`, written as that node", async () => {
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("model", async () => ({ messages: [ai("reply")] }))
+      .addNode("run_tools", async () => ({ messages: [] }))
+      .addEdge(START, "model")
+      .addConditionalEdges("model", () => END, ["run_tools", END])
+      .addEdge("run_tools", "model")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = threadConfig("custom");
+    await graph.updateState(config, { messages: [human(), aiWithCalls("a"), human("next"), ai()] }, "model");
+    const before = (await graph.getState(config)).config.configurable?.checkpoint_id;
+    await expect(repairThread(graph, config, { dryRun: false })).rejects.toThrow(/no single ToolNode.*asNode/);
+    expect((await graph.getState(config)).config.configurable?.checkpoint_id).toBe(before);
+    const report = await repairThread(graph, config, { provider: "openai", dryRun: false, asNode: "run_tools" });
+    expect(report.applied).toBe(true);
+    const state = await graph.getState(config);
+    expect(shape(state.values.messages)).toBe("human, ai[a], tool(a), human, ai");
+    expect(state.next).toEqual(["model"]);
+  });
+
   it("returns an empty report for a thread without messages", async () => {
     const { graph, config } = await seededGraph([], "none");
     expect(await repairThread(graph, config)).toEqual({ problems: [], repairs: [], messages: [], applied: false });
@@ -90,6 +127,11 @@ describe("repairThread", () => {
 describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
   it.for(SERVER_SAVER_KINDS)("closes an aborted exchange with $name, keeping the finished sibling's result; the model call then succeeds", async (kind, { skip }) => {
     if (kind.skip) skip(kind.skip);
+    // Seen at the minimum peers (LangGraph 1.2.6, checkpoint 1.0.1, PostgresSaver 1.0.0 to 1.0.4): after the
+    // write, the aborted run's Send tasks are still pending (next: tools, tools, model), so a resume re-runs
+    // both tools. MemorySaver and SqliteSaver are not affected (docs/checkpointer.md, "repairThread").
+    const pinned = pinnedTo("@langchain/langgraph", "1.7.3", "repairThread over PostgresSaver clearing the aborted run's pending sends");
+    if (pinned) skip(pinned);
     const model = await startStubbedModel(provider, [
       { name: "lookup", args: { q: "alpha" } },
       { name: "slow_lookup", args: { q: "beta" } },

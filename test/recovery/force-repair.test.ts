@@ -8,7 +8,7 @@ import { parseToolPairingError } from "../../src/recovery/parse-error";
 import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human, shape, toolResult } from "../support/builders";
 import { brokenPlanArb, buildHistory, textOf } from "../support/histories";
-import { validatePayloadFor } from "../support/payloads";
+import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
 
 const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
   provider: "bedrock",
@@ -187,7 +187,7 @@ describe("properties over generated broken histories", () => {
   const RUNS = Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5);
   const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];
 
-  it("whatever ids are named, the result is valid for the provider and no tool output is lost", async () => {
+  it.skipIf(ADAPTERS_PINNED !== undefined)("whatever ids are named, the result is valid for the provider and no tool output is lost", async () => {
     await fc.assert(
       fc.asyncProperty(brokenPlanArb, fc.nat(), fc.constantFrom("bedrock", "openai", "anthropic" as const), fc.boolean(), async (plan, pick, provider, remove) => {
         const h = asRequest(buildHistory(plan));

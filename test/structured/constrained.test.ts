@@ -15,6 +15,7 @@ import {
 import { outputFormatOf } from "../../src/structured/format";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { bedrockStubs, outputSchemaOf, requestsOf, VALID, Weather } from "./fixtures";
+import { ZOD_4_PINNED } from "../support/versions";
 
 const stub = bedrockStubs();
 
@@ -55,7 +56,7 @@ describe("bedrockOutputConfig", () => {
     });
   });
 
-  it("names the schema by its title, cleaned to Bedrock's pattern", () => {
+  it.skipIf(ZOD_4_PINNED !== undefined)("names the schema by its title, cleaned to Bedrock's pattern", () => {
     expect(formatNameOf({ name: "Weather report" })).toBe("Weather_report");
     expect(formatNameOf({ name: "???" })).toBe("structured_response");
     expect(formatNameOf({}, new Set(["structured_response"]))).toBe("structured_response_2");

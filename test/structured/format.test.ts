@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z as z4 } from "zod";
 import { z as z3 } from "zod/v3";
 import { agentOutputFormat, outputFormatOf, reactOutputFormat } from "../../src/structured/format";
+import { ZOD_4_PINNED } from "../support/versions";
 
 const jsonSchema = {
   type: "object",
@@ -75,7 +76,7 @@ describe("outputFormatOf", () => {
     expect(() => outputFormatOf([jsonSchema])).toThrow(/an array/);
   });
 
-  it("takes the schema's title as the format's name", () => {
+  it.skipIf(ZOD_4_PINNED !== undefined)("takes the schema's title as the format's name", () => {
     expect(outputFormatOf({ ...jsonSchema, title: "Weather" }).name).toBe("Weather");
     expect(outputFormatOf(z4.object({ a: z4.string() }).meta({ title: "A" })).name).toBe("A");
   });

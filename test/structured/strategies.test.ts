@@ -33,6 +33,7 @@ import {
   weatherCall,
   type ConverseRequest,
 } from "./fixtures";
+import { pinnedTo, ZOD_4_PINNED } from "../support/versions";
 
 const stub = bedrockStubs();
 const tools = [getWeather];
@@ -304,13 +305,15 @@ describe("createAgent", () => {
     expect(result.structuredResponse).toEqual(PARSED);
     expect(requestsOf(s)[0].outputConfig).toBeDefined();
 
+    // The failure without it, as langchain 1.5.14 (the lockfile's) has it; langchain 1.2.39 does not reject.
+    if (pinnedTo("langchain", "1.5.14", "createAgent's providerStrategy rejecting an unconstrained answer")) return;
     const plain = await stub({ script: [{ text: PROSE }] });
     const without = createAgent({ model: bedrockModel(plain), tools, responseFormat: providerStrategy(Weather) });
     await expect(without.invoke(input)).rejects.toThrow(/did not satisfy the provided response schema/);
     expect(requestsOf(plain)[0].outputConfig).toBeUndefined();
   });
 
-  it("Claude 4.1: createAgent's own tool strategy (forced, ending on a user or tool turn)", async () => {
+  it.skipIf(ZOD_4_PINNED !== undefined)("Claude 4.1: createAgent's own tool strategy (forced, ending on a user or tool turn)", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { toolCalls: [{ name: "Weather", args: PARSED }] }] });
     const result = await agentOn(s, { model: OPUS_41 }, {}, z.object({ city: z.string(), tempC: z.number(), sky: z.string() }).describe("Weather").meta({ title: "Weather" })).invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);

@@ -137,6 +137,26 @@ describe("summarizationNode in a StateGraph", () => {
   });
 });
 
+describe("summarizationNode: a tail with a repeated id", () => {
+  it("the update, as LangGraph's reducer applies it, keeps every kept message under an id of its own", async () => {
+    // Two different messages with one id (a client that reuses ids): after REMOVE_ALL_MESSAGES the reducer
+    // would keep both under that id, and the next update by id would replace the wrong one.
+    const history = [
+      new SystemMessage({ content: "sys", id: "s" }),
+      ...Array.from({ length: 8 }, (_, i) => [new HumanMessage({ content: `q${i}`, id: `h${i}` }), new AIMessage({ content: `a${i}`, id: `a${i}` })]).flat(),
+      new HumanMessage({ content: "first words", id: "dup" }),
+      new AIMessage({ content: "reply", id: "r" }),
+      new HumanMessage({ content: "second words", id: "dup" }),
+    ];
+    const node = summarizationNode({ model: new RecordingSummarizer(), trigger: { messages: 10 }, keep: { keepLast: 3 } });
+    const update = (await node({ messages: history }, {})) as { messages: BaseMessage[] };
+    const stored = messagesStateReducer(history, update.messages);
+    expect(stored.slice(-3).map(text)).toEqual(["first words", "reply", "second words"]);
+    const ids = stored.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
 describe("summarizationHook with createReactAgent", () => {
   it("keeps every model input valid across repeated summarization of a tool loop", async () => {
     const agentModel = new ScriptedToolModel();

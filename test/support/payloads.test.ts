@@ -5,6 +5,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { payloadFor, validatePayloadFor } from "./payloads";
+import { pinnedTo } from "./versions";
 
 const call = (id: string) => ({ id, name: "get_weather", args: { city: "Paris" } });
 const invalidCall = (id: string) => ({
@@ -135,7 +136,9 @@ describe("adapter traps", () => {
     expect(await rulesOf("anthropic", [question, ai, new HumanMessage("hurry"), result])).toEqual(["anthropic:A3"]);
   });
 
-  it("ChatAnthropic sends a SystemMessage that is not first inside messages, with role system", async () => {
+  // @langchain/anthropic 1.3.28 (the newest for core 1.1.x) throws "System messages are only permitted as the
+  // first passed message" instead.
+  it.skipIf(pinnedTo("@langchain/anthropic", "1.5.11", "ChatAnthropic sending a later SystemMessage in place") !== undefined)("ChatAnthropic sends a SystemMessage that is not first inside messages, with role system", async () => {
     const payload = await payloadFor("anthropic", [new HumanMessage("hi"), new AIMessage("yes"), new SystemMessage("note"), new HumanMessage("go")]);
     expect(payload.provider === "anthropic" && payload.messages[2]).toEqual({ role: "system", content: "note" });
   });

@@ -31,6 +31,7 @@ import type { BindToolsInput } from "@langchain/core/language_models/chat_models
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatPromptValue } from "@langchain/core/prompt_values";
 import { convertMessagesToCompletionsMessageParams, convertMessagesToResponsesInput } from "@langchain/openai";
+import { pinnedTo } from "./versions";
 import {
   validateAnthropicMessages,
   validateBedrockConverse,
@@ -40,6 +41,18 @@ import {
 } from "../../src/validate";
 import { DEFAULT_BEDROCK_MODEL } from "./stubs/bedrock";
 import { DEFAULT_OPENAI_MODEL } from "./stubs/openai";
+
+
+/**
+ * Why a test that checks what the real adapters send is skipped here, or undefined: the engine's provider
+ * profiles and the adapter traps above are checked against these adapters (the lockfile's). Older ones send
+ * differently (at the minimum peers: @langchain/anthropic 1.3.28 throws on a SystemMessage that is not first,
+ * @langchain/openai 1.4.5 sends `tool_call` content blocks of an assistant message that also has `tool_calls`).
+ */
+export const ADAPTERS_PINNED: string | undefined =
+  pinnedTo("@langchain/aws", "1.4.5", "ChatBedrockConverse's payload") ??
+  pinnedTo("@langchain/openai", "1.5.8", "ChatOpenAI's payload") ??
+  pinnedTo("@langchain/anthropic", "1.5.11", "ChatAnthropic's payload");
 
 export type PayloadProvider = "openai" | "openai-responses" | "anthropic" | "bedrock";
 export const PAYLOAD_PROVIDERS: readonly PayloadProvider[] = ["openai", "openai-responses", "anthropic", "bedrock"];

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { findToolCallProblems, isCleanHistory, repairToolCalls } from "../../../src/engine";
-import { PAYLOAD_PROVIDERS, validatePayloadFor } from "../../support/payloads";
+import { ADAPTERS_PINNED, PAYLOAD_PROVIDERS, validatePayloadFor } from "../../support/payloads";
 
 type Format = "tool_use" | "tool_call" | "input_json_delta" | "toolUse";
 const FORMATS: Format[] = ["tool_use", "tool_call", "input_json_delta", "toolUse"];
@@ -75,7 +75,7 @@ describe("call-locations: call blocks each adapter mis-sends leave content", () 
     }
   });
 
-  it("every format, every adapter (and strict, which strips them all): the repaired payload is valid", async () => {
+  it.skipIf(ADAPTERS_PINNED !== undefined)("every format, every adapter (and strict, which strips them all): the repaired payload is valid", async () => {
     for (const provider of [...PAYLOAD_PROVIDERS, "strict"] as const)
       for (const format of FORMATS)
         for (const inToolCalls of [true, false]) {
