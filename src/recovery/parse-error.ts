@@ -24,8 +24,8 @@ export interface ParseToolPairingErrorOptions {
 
 /** Longest text kept in `ProviderRejection.text`. */
 const MAX_KEPT_TEXT = 4096;
-/** Longest id read; longer runs are cut (no provider accepts ids this long anyway). */
-const MAX_ID_LENGTH = 256;
+/** Longest quoted text read as an id or a path (a bound on how far a closing quote is looked for). */
+const MAX_QUOTED = 256;
 /** Most ids read from one list. */
 const MAX_IDS = 1000;
 /** How far from an anchor a position (`messages.2`, `input[95]`) is looked for. */
@@ -91,7 +91,8 @@ function skipSpaces(text: string, at: number): number {
 function readId(text: string, at: number): { id: string; end: number } | undefined {
   const start = skipSpaces(text, at);
   let end = start;
-  while (end < text.length && end - start < MAX_ID_LENGTH && isIdChar(text.charCodeAt(end))) end++;
+  // Read whole, whatever its length (one pass; a cut id would never match its call).
+  while (end < text.length && isIdChar(text.charCodeAt(end))) end++;
   let id = text.slice(start, end);
   while (id.endsWith(".") || id.endsWith(":")) id = id.slice(0, -1);
   return id === "" ? undefined : { id, end };
@@ -114,7 +115,7 @@ function readIdList(text: string, at: number): string[] {
 }
 
 /** The text between `at` and the next `quote`, when it is short enough to be an id or a path. */
-function readQuoted(text: string, at: number, quote: string, max = MAX_ID_LENGTH): string | undefined {
+function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string | undefined {
   const end = text.indexOf(quote, at);
   if (end === -1 || end - at > max) return undefined;
   return text.slice(at, end);

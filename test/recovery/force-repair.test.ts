@@ -64,6 +64,15 @@ describe("ids named: the named calls are answered afresh, even where the engine 
     expect(textOf(messages[3])).toContain("result of a");
   });
 
+  it("an id of any length, read from the provider's text, names its call", () => {
+    const long = `call_${"x".repeat(3000)}`;
+    const history = [human("q"), aiWithCalls(long), human("next")];
+    const parsed = parseToolPairingError(`Expected toolResult blocks at messages.1.content for the following Ids: ${long}`)!;
+    expect(parsed.toolCallIds).toEqual([long]);
+    const { repairs } = forceRepairToolCalls(history, parsed, { provider: "openai" });
+    expect(repairs.filter((r) => r.action === "synthesized_result").map((r) => r.toolCallId)).toEqual([long]);
+  });
+
   it("a Responses item id (R5) names the call it carries", () => {
     const caller = new AIMessage({
       content: "",

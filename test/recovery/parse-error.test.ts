@@ -209,11 +209,11 @@ describe("every error text of docs/provider-rules.md", () => {
 
 describe("ids as providers and adapters write them", () => {
   it("reads ids with hyphens, underscores, dots, colons and any length", () => {
-    const long = `tooluse_${"x".repeat(300)}`;
+    const long = `tooluse_${"x".repeat(5000)}`;
     expect(parse(`Expected toolResult blocks at messages.2.content for the following Ids: functions.get_weather:0, call-a_b.c, ${long}`)?.toolCallIds).toEqual([
       "functions.get_weather:0",
       "call-a_b.c",
-      long.slice(0, 256),
+      long,
     ]);
     expect(parse("No tool output found for function call fn.a-b_c:9.")?.toolCallIds).toEqual(["fn.a-b_c:9"]);
   });
