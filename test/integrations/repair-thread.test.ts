@@ -26,14 +26,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A one-node graph whose thread is seeded with `messages` (as the node wrote them). */
-async function seededGraph(messages: BaseMessage[], key = "messages") {
+/** A model node and a tool node (`tools`, a ToolNode, unless given), the thread seeded with `messages` (as the model wrote them). */
+async function seededGraph(messages: BaseMessage[], key = "messages", tools: { name: string; node: ToolNode | (() => Promise<{ messages: BaseMessage[] }>) } = { name: "tools", node: new ToolNode([]) }) {
   const graph = new StateGraph(MessagesAnnotation)
     .addNode("model", async () => ({ messages: [ai("reply")] }))
-    .addNode("tools", new ToolNode([]))
+    .addNode(tools.name, tools.node)
     .addEdge(START, "model")
-    .addConditionalEdges("model", () => END, ["tools", END])
-    .addEdge("tools", "model")
+    .addConditionalEdges("model", () => END, [tools.name, END])
+    .addEdge(tools.name as "model", "model")
     .compile({ checkpointer: new MemorySaver() });
   const config = threadConfig("t");
   if (key === "messages") await graph.updateState(config, { messages }, "model");
@@ -83,15 +83,7 @@ describe("repairThread", () => {
   });
 
   it("finds the graph's ToolNode whatever its name, and writes as it", async () => {
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("model", async () => ({ messages: [ai("reply")] }))
-      .addNode("act", new ToolNode([]))
-      .addEdge(START, "model")
-      .addConditionalEdges("model", () => END, ["act", END])
-      .addEdge("act", "model")
-      .compile({ checkpointer: new MemorySaver() });
-    const config = threadConfig("named");
-    await graph.updateState(config, { messages: [human(), aiWithCalls("a"), human("next"), ai()] }, "model");
+    const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), ai()], "messages", { name: "act", node: new ToolNode([]) });
     const report = await repairThread(graph, config, { provider: "openai", dryRun: false });
     expect(report.applied).toBe(true);
     // Written as "act": the model runs next.
@@ -99,15 +91,7 @@ describe("repairThread", () => {
   });
 
   it("a graph without one ToolNode: a TypeError naming `asNode`, nothing written; with `asNode`, written as that node", async () => {
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("model", async () => ({ messages: [ai("reply")] }))
-      .addNode("run_tools", async () => ({ messages: [] }))
-      .addEdge(START, "model")
-      .addConditionalEdges("model", () => END, ["run_tools", END])
-      .addEdge("run_tools", "model")
-      .compile({ checkpointer: new MemorySaver() });
-    const config = threadConfig("custom");
-    await graph.updateState(config, { messages: [human(), aiWithCalls("a"), human("next"), ai()] }, "model");
+    const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), ai()], "messages", { name: "run_tools", node: async () => ({ messages: [] }) });
     const before = (await graph.getState(config)).config.configurable?.checkpoint_id;
     await expect(repairThread(graph, config, { dryRun: false })).rejects.toThrow(/no single ToolNode.*asNode/);
     expect((await graph.getState(config)).config.configurable?.checkpoint_id).toBe(before);
