@@ -9,7 +9,7 @@
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { createAgent, modelFallbackMiddleware, providerStrategy } from "langchain";
+import { createAgent, initChatModel, modelFallbackMiddleware, providerStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
@@ -258,6 +258,25 @@ describe("createReactAgent: ChatAnthropic Claude 4.6 (cannot prefill)", () => {
       expect(requests).toHaveLength(3);
       expect(requests[0].output_config).toBeUndefined();
       expect(requests[2].output_config?.format?.schema).toMatchObject({ additionalProperties: false });
+      for (const request of requests) expect(request.messages.at(-1)?.role).toBe("user");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("createReactAgent: initChatModel(\"anthropic:claude-opus-4-6\").bindTools(tools), no instance built yet", () => {
+  it("is read as Claude 4.6 (cannot prefill): native after a closing user turn, never a prefill request", async () => {
+    const s = await startAnthropicStub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
+    try {
+      const configurable = await initChatModel("anthropic:claude-opus-4-6", { apiKey: "sk-ant-test", maxRetries: 0, clientOptions: { baseURL: s.url } });
+      const llm = configurable.bindTools(tools);
+      const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: Weather }));
+      expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
+      expect(s.rejections).toEqual([]);
+      const requests = s.requests as { model: string; messages: { role: string }[]; output_config?: unknown }[];
+      expect(requests.map((r) => r.model)).toEqual(["claude-opus-4-6", "claude-opus-4-6", "claude-opus-4-6"]);
+      expect(requests[2].output_config).toBeDefined();
       for (const request of requests) expect(request.messages.at(-1)?.role).toBe("user");
     } finally {
       await s.close();
