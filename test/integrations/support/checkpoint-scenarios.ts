@@ -37,7 +37,7 @@ type Dict = Record<string, unknown>;
 const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null ? (v as Dict) : {});
 
 /** Whether the request ends on something the user said (not on tool results): then the model calls tools. */
-function endsOnUserText(provider: ProviderName, body: unknown): boolean {
+export function endsOnUserText(provider: ProviderName, body: unknown): boolean {
   const messages = asDict(body).messages;
   if (!Array.isArray(messages) || messages.length === 0) return false;
   const last = asDict(messages[messages.length - 1]);

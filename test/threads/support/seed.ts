@@ -17,22 +17,10 @@ import { z } from "zod";
 import { toolCallRepairHook } from "../../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../../src/integrations/middleware";
 import { isSyntheticResult } from "../../../src/messages/inspect";
-import { isDict, type Dict } from "../../../src/values";
-import { until } from "../../integrations/support/checkpoint-scenarios";
+import { endsOnUserText, until } from "../../integrations/support/checkpoint-scenarios";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../../support/stubs";
 
 export type SeedProvider = "openai" | "bedrock";
-const asDict = (v: unknown): Dict => (isDict(v) ? v : {});
-
-/** The request ends on something the user typed (not on tool results): the model calls both tools. */
-function endsOnUserText(provider: SeedProvider, body: unknown): boolean {
-  const messages = asDict(body).messages;
-  if (!Array.isArray(messages) || messages.length === 0) return false;
-  const last = asDict(messages[messages.length - 1]);
-  if (provider === "openai") return last.role === "user";
-  const content = Array.isArray(last.content) ? last.content : [];
-  return last.role === "user" && !content.some((block) => "toolResult" in asDict(block));
-}
 
 export interface SeedModel {
   provider: SeedProvider;
