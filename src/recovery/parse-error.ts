@@ -213,14 +213,19 @@ function readInvalidPath(text: string, at: number, anchor: string): Partial<Foun
   return undefined;
 }
 
-/** `Value at 'path' failed to satisfy constraint` (Bedrock B4): only paths into toolUse / toolResult blocks. */
+/**
+ * `Value at 'path' failed to satisfy constraint` (Bedrock B4): only a tool call's id or name. Other constraints
+ * on paths inside a tool block (the length of a result's text, say) are not about ids: no diagnosis.
+ */
 function readConstraintPath(text: string, at: number): Partial<Found> | undefined {
   const from = Math.max(0, at - 300);
   const open = text.lastIndexOf("Value at '", at);
   if (open < from) return undefined;
   const path = readQuoted(text, open + "Value at '".length, "'", 200);
-  if (!path || !/\.(toolUse|toolResult)\./.test(path)) return undefined;
-  return { kind: path.endsWith(".name") ? "invalid_tool_name" : "invalid_id" };
+  if (!path) return undefined;
+  if (/\.(toolUse|toolResult)\.toolUseId$/.test(path)) return { kind: "invalid_id" };
+  if (/\.toolUse\.name$/.test(path)) return { kind: "invalid_tool_name" };
+  return undefined;
 }
 
 const RULES: TextRule[] = [

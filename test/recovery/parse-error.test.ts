@@ -335,6 +335,19 @@ describe("not about the history: undefined", () => {
     expect(parse(definitionText, { provider: "openai" })).toBeUndefined();
   });
 
+  // B4 is about a tool call's id or name; Bedrock's other constraints on paths inside tool blocks (a result's text
+  // over the length limit, a tool input's size) are not fixed by renaming ids.
+  it("Bedrock constraints on other fields of a tool block (a result's text length, a tool input)", () => {
+    const aws = (path: string, constraint: string) =>
+      Object.assign(new Error(`1 validation error detected: Value at '${path}' failed to satisfy constraint: ${constraint}`), { name: "ValidationException", $metadata: { httpStatusCode: 400 } });
+    expect(parseToolPairingError(aws("messages.3.member.content.1.member.toolResult.content.0.member.text", "Member must have length less than or equal to 100000"))).toBeUndefined();
+    expect(parseToolPairingError(aws("messages.2.member.content.0.member.toolUse.input", "Member must not be null"))).toBeUndefined();
+    expect(parseToolPairingError(aws("messages.2.member.content.0.member.toolResult.status", "Member must satisfy enum value set: [success, error]"))).toBeUndefined();
+    // The id and the name themselves still are.
+    expect(parseToolPairingError(aws("messages.2.member.content.0.member.toolResult.toolUseId", "Member must have length less than or equal to 64"))?.kind).toBe("invalid_id");
+    expect(parseToolPairingError(aws("messages.2.member.content.0.member.toolUse.name", "Member must have length less than or equal to 64"))?.kind).toBe("invalid_tool_name");
+  });
+
   it("other request parameters: tool_choice, response_format, Responses text.format, and a `param` naming tools", () => {
     expect(parse("Invalid 'tool_choice': Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
     expect(parse("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
