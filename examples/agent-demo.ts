@@ -17,7 +17,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { printWrapped } from "./print";
-import { findToolCallProblems, isSyntheticResult } from "../src/index";
+import { findToolCallProblems, isSyntheticResult, parseToolPairingError } from "../src/index";
 import { toolCallRepair } from "../src/langchain";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../test/support/stubs";
 
@@ -55,7 +55,7 @@ function tools(abort: AbortController) {
   return [searchFlights, searchHotels];
 }
 
-async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpointSaver, repaired: boolean): Promise<boolean> {
+async function runIncident(label: string, threadId: string, stub: RunningStub, saver: BaseCheckpointSaver, repaired: boolean): Promise<boolean> {
   const abort = new AbortController();
   const repair = toolCallRepair();
   const agent = createAgent({
@@ -64,7 +64,7 @@ async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpoi
     checkpointer: repaired ? repair.checkpointer(saver) : saver,
     middleware: repaired ? [repair.middleware] : [],
   });
-  const config = { configurable: { thread_id: `trip-${label}` } };
+  const config = { configurable: { thread_id: threadId } };
   console.log(`\n${label}`);
   try {
     await agent.invoke({ messages: [{ role: "user", content: "Flight to Lisbon and a hotel near Alfama, please." }] }, { ...config, signal: abort.signal });
@@ -77,6 +77,13 @@ async function runIncident(label: string, stub: RunningStub, saver: BaseCheckpoi
     console.log(`  run 2: accepted: "${String(last.content)}"`);
   } catch (error) {
     printWrapped("  run 2: rejected: ", (error as Error).message, 4);
+    // Which tools the rejected ids belong to: the calls of the stored thread.
+    const names = new Map<string, string>();
+    for (const m of (await agent.graph.getState(config)).values.messages as BaseMessage[])
+      if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
+    const ids = parseToolPairingError(error)?.toolCallIds ?? [];
+    if (ids.length > 0)
+      printWrapped("    ", `the rejected ids are the calls of ${ids.map((id) => names.get(id) ?? "an unknown tool").join(" and ")}: the finished flight search's result was thrown away`, 4);
     return false;
   }
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
@@ -107,9 +114,10 @@ export async function agentDemo(): Promise<boolean> {
   const stub = await startBedrockStub({ script: agentScript });
   const plain = demoThreadsSaver();
   try {
-    const without = await runIncident("Without this package (SqliteSaver, no middleware)", stub, plain, false);
+    const without = await runIncident("Without this package (SqliteSaver, no middleware), thread trip-without", "trip-without", stub, plain, false);
     const withRepair = await runIncident(
-      "With toolCallRepair(): its middleware in the agent, its checkpointer around the SqliteSaver",
+      "With toolCallRepair(): its middleware in the agent, its checkpointer around the SqliteSaver, thread trip-with",
+      "trip-with",
       stub,
       SqliteSaver.fromConnString(join(dir, "repaired.db")),
       true,

@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     console.log(bold("\n4. repairToolCalls(history): every repair is data"));
     const { messages, repairs } = repairToolCalls(history);
     for (const r of repairs)
-      printWrapped("  ", `${r.action} (${r.problem}) at ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`, 4);
+      printWrapped("  ", `${r.action} (${r.problem}) at input message ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`, 4);
     show(messages);
 
     console.log(bold("\n5. The same clients, the repaired thread"));
