@@ -33,6 +33,7 @@ import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, unansweredCallIds, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
+import { nextBranchVersion } from "./checkpoint-versions";
 import { checkSurfaceOptions } from "./surface-options";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
@@ -367,6 +368,8 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: 
     list: healer.list,
     put: healer.put,
     deleteThread: healer.deleteThread,
+    // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
+    getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
   };
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(checkpointer, {

@@ -24,6 +24,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { ToolCallRepair } from "../types";
 import { name as TOOL_NAME, version as TOOL_VERSION } from "../../package.json";
+import { nextBranchVersion } from "../integrations/checkpoint-versions";
 import { checkpointIdOf } from "./scan";
 import type { ThreadKey } from "./source";
 
@@ -40,21 +41,6 @@ export interface RepairMetadata {
   repairs: { action: string; problem: string; toolCallId?: string; toolName?: string }[];
   /** Calls whose real result came back from the pending writes of an earlier checkpoint. */
   salvaged: string[];
-}
-
-type Version = ChannelVersions[string];
-
-/** The version after `current` as the saver counts, or in LangGraph Python's string format when the saver only knows numbers. */
-function nextVersion(saver: BaseCheckpointSaver, current: Version | undefined): Version {
-  if (typeof current === "string") {
-    try {
-      return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current as never);
-    } catch {
-      const next = Number.parseInt(current.split(".")[0], 10) + 1;
-      return `${String(Number.isNaN(next) ? 1 : next).padStart(32, "0")}.${Math.random().toString().padStart(16, "0")}`;
-    }
-  }
-  return saver.getNextVersion(current);
 }
 
 const configOf = (key: ThreadKey, checkpointId?: string): RunnableConfig => ({
@@ -81,7 +67,7 @@ export function repairCheckpoint(
   const parentId = checkpointIdOf(latest)!;
   const step = typeof latest.metadata?.step === "number" ? latest.metadata.step : -1;
   const versions = Object.values(base.channel_versions ?? {});
-  const version = nextVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
+  const version = nextBranchVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
   const marker: RepairMetadata = {
     tool: TOOL_NAME,
     version: TOOL_VERSION,
