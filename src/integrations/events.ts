@@ -41,7 +41,7 @@ export async function reportRepairs(
   if (options.onRepair)
     for (const repair of repairs) {
       try {
-        options.onRepair(repair);
+        deliverRepair(options.onRepair, repair, config);
       } catch {
         // A reporting callback must not undo or fail the repair it reports.
       }
@@ -53,23 +53,48 @@ export async function reportRepairs(
   }
 }
 
+const THREAD_SCOPED = Symbol("langgraph-tool-repair.reportedOnce");
+
+/** A setup's `onRepair` (see {@link reportedOnce}): also callable with the thread a repair belongs to. */
+type ThreadScopedReporter = ((repair: ToolCallRepair) => void) & { [THREAD_SCOPED]: (repair: ToolCallRepair, thread: string) => void };
+
+/** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
+function threadOf(config?: RunnableConfig): string {
+  try {
+    const id: unknown = ensureConfig(config).configurable?.thread_id;
+    return typeof id === "string" || typeof id === "number" ? String(id) : "";
+  } catch {
+    return "";
+  }
+}
+
 /**
  * `onRepair` for several surfaces that work on the same threads (a setup's middleware and checkpointer): the
- * same repair of the same call (the request's placeholder, then the stored one) reaches the caller once. The
- * memory of what was reported is bounded (the oldest 1,000 calls go first).
+ * same repair of the same call in the same thread (the request's placeholder, then the stored one) reaches the
+ * caller once. What makes it the same: the thread, the message index, the action and the call id; so a server
+ * that reuses ids like `call_0` has each thread's (and each turn's) repair reported. The memory of what was
+ * reported is bounded (the oldest 1,000 go first).
  */
 export function reportedOnce(onRepair: ((repair: ToolCallRepair) => void) | undefined): ((repair: ToolCallRepair) => void) | undefined {
   if (!onRepair) return undefined;
   const seen = new Set<string>();
-  return (repair) => {
+  const report = (repair: ToolCallRepair, thread: string) => {
     if (repair.toolCallId !== undefined) {
-      const key = `${repair.action}\u0000${repair.toolCallId}`;
+      const key = `${thread}\u0000${repair.index}\u0000${repair.action}\u0000${repair.toolCallId}`;
       if (seen.has(key)) return;
       if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
       seen.add(key);
     }
     onRepair(repair);
   };
+  return Object.assign((repair: ToolCallRepair) => report(repair, threadOf()), { [THREAD_SCOPED]: report }) satisfies ThreadScopedReporter;
+}
+
+/** Hands one repair to `onRepair`, with the thread it belongs to when `onRepair` is a setup's ({@link reportedOnce}). */
+export function deliverRepair(onRepair: (repair: ToolCallRepair) => void, repair: ToolCallRepair, config?: RunnableConfig): void {
+  const scoped = (onRepair as Partial<ThreadScopedReporter>)[THREAD_SCOPED];
+  if (scoped) scoped(repair, threadOf(config));
+  else onRepair(repair);
 }
 
 /**

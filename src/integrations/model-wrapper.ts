@@ -31,7 +31,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
+import { deliverRepair, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
@@ -222,7 +222,7 @@ async function announce(repairs: readonly ToolCallRepair[], options: RequestRepa
   if (!runManager) return reportRepairs(repairs, options);
   for (const repair of repairs) {
     try {
-      options.onRepair?.(repair);
+      if (options.onRepair) deliverRepair(options.onRepair, repair);
     } catch {
       // A reporting callback must not fail the call it reports on.
     }

@@ -17,7 +17,7 @@ import { findToolCallProblems } from "../../src/engine";
 import { toolCallRepair } from "../../src/integrations/setup-langchain";
 import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
 import { toolCallRepairHook } from "../../src/integrations/hook";
-import { aiWithCalls, toolResult } from "../support/builders";
+import { aiWithCalls, human, toolResult } from "../support/builders";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
@@ -102,6 +102,23 @@ describe("toolCallRepair(): createAgent", () => {
     const keys = repairs.filter((r) => r.toolCallId).map((r) => `${r.action}:${r.toolCallId}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(repairs.map((r) => r.action)).toEqual(expect.arrayContaining(["salvaged_result", "synthesized_result"]));
+  });
+});
+
+describe("toolCallRepair(): reports across threads", () => {
+  // Servers that reuse ids (`call_0` in every thread) must not hide a thread's repair behind another's.
+  it("the same call id broken in two threads is reported for each thread, once per thread", async () => {
+    const model = await startBedrockStub({ script: () => ({ text: "answer" }) });
+    cleanups.push(() => model.close());
+    const repairs: ToolCallRepair[] = [];
+    const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
+    const agent = createAgent({ model: bedrockModel(model), tools: new ToolBench().all, middleware: [repair.middleware], checkpointer: repair.checkpointer(new MemorySaver()) });
+    const broken = () => [human("look it up"), aiWithCalls("call_0"), human("never mind")];
+    for (const thread of ["t1", "t2"]) await agent.invoke({ messages: broken() }, threadConfig(thread));
+
+    const closed = repairs.filter((r) => r.action === "synthesized_result" && r.toolCallId === "call_0");
+    expect(closed).toHaveLength(2);
+    expect(model.rejections).toEqual([]);
   });
 });
 
