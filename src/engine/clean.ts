@@ -13,6 +13,7 @@
  */
 import {
   hasMeaningfulContent,
+  isConverseAssistantBlock,
   isBlankText,
   isBlankTextBlock,
   isMovableCallBlock,
@@ -293,6 +294,7 @@ export class CleanWalk {
         answeredServers ??= serverResultIds(content);
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
+      else if (profile.assistantBlocks === "converse" && !blocksAllowed && !isConverseAssistantBlock(b)) return false;
     }
     return true;
   }

@@ -56,6 +56,13 @@ export interface ProviderProfile {
    */
   anthropicBlocks: boolean;
   /**
+   * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
+   * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
+   * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
+   * provider's adapter left or a block without a type.
+   */
+  assistantBlocks: "any" | "converse";
+  /**
    * System messages inside the conversation (after the first non-system message): `"any"` place is fine
    * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
    * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
@@ -190,15 +197,15 @@ const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system"
 const NO_ROLES: ReadonlySet<string> = new Set();
 
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: false },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, systemInConversation: "placed", toolBlocksNeedTools: false },
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, systemInConversation: "any", toolBlocksNeedTools: true },
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: false },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false },
   // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, systemInConversation: "none", toolBlocksNeedTools: true },
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -211,6 +218,7 @@ const STRUCTURAL: Switches = {
   callBlockFormats: ALL_CALL_BLOCKS,
   chatMessageRoles: undefined,
   anthropicBlocks: true,
+  assistantBlocks: "any",
   systemInConversation: "any",
   // Storage never learns what a request carries.
   toolBlocksNeedTools: false,

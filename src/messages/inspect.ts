@@ -423,6 +423,19 @@ export function isBlankTextBlock(block: unknown): boolean {
   return isDict(block) && block.type === "text" && (typeof block.text !== "string" || isBlankText(block.text));
 }
 
+/**
+ * Whether ChatBedrockConverse reads `block` in an assistant message (@langchain/aws
+ * `convertAIMessageToConverseMessage`): text, reasoning (`reasoning`, `reasoning_content`) and a default cache
+ * point. Anything else makes it throw before sending (calls are sent from `tool_calls`, not from content).
+ */
+export function isConverseAssistantBlock(block: unknown): boolean {
+  if (!isDict(block)) return false;
+  const type = block.type;
+  if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
+  const cachePoint = block.cachePoint;
+  return isDict(cachePoint) && cachePoint.type === "default" && (cachePoint.ttl === undefined || cachePoint.ttl === "5m" || cachePoint.ttl === "1h");
+}
+
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
 export function isThinkingBlock(block: unknown): boolean {
   return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");

@@ -8,10 +8,23 @@
  *   result, turned into text that says what was called and what came back, so nothing is lost.
  * On Anthropic every block stays where it is: a thinking block keeps its place before the tool use it
  * belongs to (A10).
+ * For ChatBedrockConverse (profile `assistantBlocks: "converse"`) any other block it cannot read (a type another
+ * adapter left, a block without a type) becomes text: its own `text` when it has one, else a short description
+ * with its JSON, so the request is sent and nothing the block said is lost from what the model reads.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
-import { isAssistant, isDict, isServerToolResultBlock, isThinkingBlock, type Dict } from "../../messages/inspect";
+import {
+  isAssistant,
+  isConverseAssistantBlock,
+  isDict,
+  isMovableCallBlock,
+  isServerToolResultBlock,
+  isThinkingBlock,
+  isV1Message,
+  type Dict,
+} from "../../messages/inspect";
+import type { ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -19,31 +32,46 @@ import { safeJson } from "../../values";
 /** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
 const MAX_RESULT_TEXT = 20_000;
 
+/** Longest JSON an unreadable block keeps when it becomes text. */
+const MAX_BLOCK_TEXT = 2_000;
+
 interface BlockFinding {
   index: number;
   dropped: number;
   converted: number;
+  unreadable: number;
 }
 
-function unsupported(block: unknown): "drop" | "convert" | undefined {
-  if (isThinkingBlock(block)) return "drop";
-  if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
+type Verdict = "drop" | "convert" | "unreadable" | undefined;
+
+/** What the provider's adapter needs done with one assistant block (undefined: send it as it is). */
+function unsupported(block: unknown, profile: ProviderProfile, v1: boolean): Verdict {
+  if (!profile.anthropicBlocks) {
+    if (isThinkingBlock(block)) return "drop";
+    if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
+  }
+  // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
+  // another path through the adapter.
+  if (profile.assistantBlocks === "converse" && !v1 && isDict(block) && !isMovableCallBlock(block) && !isConverseAssistantBlock(block)) return "unreadable";
   return undefined;
 }
 
-function classifyBlocks(messages: readonly BaseMessage[]): BlockFinding[] {
+function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfile): BlockFinding[] {
   const found: BlockFinding[] = [];
   for (let index = 0; index < messages.length; index++) {
     const m = messages[index];
     if (!isAssistant(m) || !Array.isArray(m.content)) continue;
+    const v1 = isV1Message(m);
     let dropped = 0;
     let converted = 0;
+    let unreadable = 0;
     for (const block of m.content) {
-      const verdict = unsupported(block);
+      const verdict = unsupported(block, profile, v1);
       if (verdict === "drop") dropped++;
       else if (verdict === "convert") converted++;
+      else if (verdict === "unreadable") unreadable++;
     }
-    if (dropped + converted > 0) found.push({ index, dropped, converted });
+    if (dropped + converted + unreadable > 0) found.push({ index, dropped, converted, unreadable });
   }
   return found;
 }
@@ -70,12 +98,19 @@ function asText(block: Dict): Dict {
   return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
 }
 
-function convertBlocks(content: unknown[]): unknown[] {
+/** A block the adapter cannot read, as text: its own text, or what it is and its JSON. */
+function unreadableAsText(block: Dict): Dict {
+  if (typeof block.text === "string" && block.text.trim() !== "") return { type: "text", text: block.text };
+  const kind = typeof block.type === "string" && block.type !== "" ? `"${block.type.slice(0, 100)}"` : "without a type";
+  return { type: "text", text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]` };
+}
+
+function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
   const out: unknown[] = [];
   for (const block of content) {
-    const verdict = unsupported(block);
+    const verdict = unsupported(block, profile, v1);
     if (verdict === "drop") continue;
-    out.push(verdict === "convert" ? asText(block as Dict) : block);
+    out.push(verdict === "convert" ? asText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
   }
   return out;
 }
@@ -84,30 +119,41 @@ function describe(f: BlockFinding): string {
   const parts = [];
   if (f.dropped > 0) parts.push(`${f.dropped} thinking block(s)`);
   if (f.converted > 0) parts.push(`${f.converted} server tool block(s)`);
-  return `assistant message with ${parts.join(" and ")} that only Anthropic accepts`;
+  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that only Anthropic accepts` : "";
+  const unreadable = f.unreadable > 0 ? `${f.unreadable} block(s) of a type the provider's adapter does not read` : "";
+  return `assistant message with ${[anthropicOnly, unreadable].filter((p) => p !== "").join(", and ")}`;
 }
+
+/** Whether the pass has anything to look for under `profile`. */
+const appliesTo = (profile: ProviderProfile): boolean => !profile.anthropicBlocks || profile.assistantBlocks === "converse";
 
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    if (ctx.profile.anthropicBlocks) return [];
-    return classifyBlocks(messages).map((f) => problem(ctx, "unsupported_block", f.index, describe(f)));
+    if (!appliesTo(ctx.profile)) return [];
+    return classifyBlocks(messages, ctx.profile).map((f) => problem(ctx, "unsupported_block", f.index, describe(f)));
   },
   repair(messages, ctx: PassContext) {
-    if (ctx.profile.anthropicBlocks) return messages;
-    const found = classifyBlocks(messages);
+    if (!appliesTo(ctx.profile)) return messages;
+    const found = classifyBlocks(messages, ctx.profile);
     if (found.length === 0) return messages;
     const out = messages.slice();
     for (const f of found) {
       const message = messages[f.index];
-      out[f.index] = rebuildMessage(message, { content: convertBlocks(message.content as unknown[]) });
+      out[f.index] = rebuildMessage(message, { content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)) });
       ctx.derive(message, out[f.index]);
       if (f.dropped > 0)
         ctx.report({ problem: "unsupported_block", action: "removed_block", detail: `${f.dropped} thinking block(s) removed (only Anthropic accepts them)` }, message, f.index);
       if (f.converted > 0)
         ctx.report(
           { problem: "unsupported_block", action: "converted_block", detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned` },
+          message,
+          f.index,
+        );
+      if (f.unreadable > 0)
+        ctx.report(
+          { problem: "unsupported_block", action: "converted_block", detail: `${f.unreadable} block(s) the provider's adapter does not read turned into text (their text, or what they were)` },
           message,
           f.index,
         );
