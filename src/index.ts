@@ -2,6 +2,8 @@
  * langgraph-tool-repair: find and repair broken tool-call histories in LangChain.js / LangGraph.js threads.
  * This entry point needs only `@langchain/core`. The LangGraph surfaces are in `langgraph-tool-repair/langgraph`,
  * the `createAgent` middleware in `langgraph-tool-repair/langchain`.
+ *
+ * @module langgraph-tool-repair
  */
 export {
   createRepairer,
@@ -13,6 +15,7 @@ export {
   type ResolvedOptions,
   type ProviderProfile,
 } from "./engine";
+export type { SyntheticText } from "./engine/options";
 export {
   toolCallIdsOf,
   readToolCallRefs,
@@ -20,12 +23,14 @@ export {
   isSyntheticResult,
   isSyntheticMessage,
   REPAIR_MARKER_KEY,
+  type CallBlockFormat,
   type RepairMarker,
   type ToolCallLocation,
   type ToolCallRef,
 } from "./messages/inspect";
 export { trailingOpenExchange, resumableExchange, type OpenExchange } from "./messages/exchanges";
 export { coerceMessage } from "./messages/coerce";
+export type { Dict } from "./values";
 export { ToolCallRepairInputError } from "./errors";
 export { defaultSyntheticText } from "./messages/build";
 export * from "./types";
@@ -97,6 +102,7 @@ export {
   structuredOutputStrategies,
   type StructuredOutputStrategy,
   type StrategyRule,
+  type ModelFacts,
   type StrategyChoice,
   type StrategyOptions,
 } from "./structured/strategy";

@@ -1,6 +1,8 @@
 /**
  * `langgraph-tool-repair/langchain`: middleware for langchain's `createAgent`. Needs `langchain` (an optional
  * peer of the package, required by this entry point).
+ *
+ * @module langgraph-tool-repair/langchain
  */
 export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/setup-langchain";
 export {

@@ -1,6 +1,8 @@
 /**
  * `langgraph-tool-repair/langgraph`: the LangGraph surfaces. Needs `@langchain/langgraph` (an optional peer
  * of the package, required by this entry point).
+ *
+ * @module langgraph-tool-repair/langgraph
  */
 export { toolCallRepairKit, type ToolCallRepairKit, type ToolCallRepairKitOptions } from "./integrations/setup-langgraph";
 export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
@@ -27,7 +29,12 @@ export {
   type SummarizationNodeOptions,
   type SummarizationNodeFunction,
 } from "./integrations/summarization";
-export { composePreModelHooks, type PreModelHookFunction, type PreModelHookUpdate } from "./integrations/compose-hooks";
+export {
+  composePreModelHooks,
+  type PreModelHookFunction,
+  type PreModelHookResult,
+  type PreModelHookUpdate,
+} from "./integrations/compose-hooks";
 export {
   summarizeHistory,
   buildSummaryMessages,

@@ -3,6 +3,8 @@
  * bulk (the library under the `langgraph-tool-repair` command). Needs `@langchain/langgraph-checkpoint` (an
  * optional peer of the package, required by this entry point), not `@langchain/langgraph`: a job that only
  * holds a saver does not load the graph runtime.
+ *
+ * @module langgraph-tool-repair/threads
  */
 export {
   scanThreads,

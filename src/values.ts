@@ -4,6 +4,7 @@
  * instead of `JSON.stringify` or `String()`, which throw on cycles, BigInts and symbols.
  */
 
+/** A plain record: what this package reads and returns for call options, request fields and other open objects. */
 export type Dict = Record<string, unknown>;
 
 /** A plain record (not null, not an array). */

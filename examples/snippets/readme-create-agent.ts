@@ -9,14 +9,15 @@ const removeDatabase = () => ["", "-shm", "-wal"].forEach((suffix) => rmSync(`th
 removeDatabase();
 
 // #region docs
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite"; // npm install @langchain/langgraph-checkpoint-sqlite
 import { createAgent } from "langchain";
 import { toolCallRepair } from "langgraph-tool-repair/langchain";
 
+// model: your chat model (ChatBedrockConverse, ChatOpenAI, ChatAnthropic, ...); tools: your agent's tools.
 const repair = toolCallRepair({ onRepair: (r) => console.log(r.action, r.toolCallId ?? "", r.detail) });
 
 const agent = createAgent({
-  model, // ChatBedrockConverse, ChatOpenAI, ChatAnthropic, ...: requests are repaired for its provider
+  model, // requests are repaired for its provider
   tools,
   middleware: [repair.middleware],
   checkpointer: repair.checkpointer(SqliteSaver.fromConnString("threads.db")),

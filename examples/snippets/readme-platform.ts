@@ -8,7 +8,8 @@ const tools = [searchFlights, searchHotels];
 import { createAgent } from "langchain";
 import { toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
 
-// LangGraph Platform / Agent Server brings its own checkpointer: the middleware alone, exported as the graph.
+// model: your chat model (ChatBedrockConverse, ChatOpenAI, ChatAnthropic, ...); tools: your agent's tools.
+// No checkpointer: the platform brings its own. The middleware alone, exported as the graph.
 export const agent = createAgent({ model, tools, middleware: [toolCallRepairMiddleware()] });
 // #endregion docs
 

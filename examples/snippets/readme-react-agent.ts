@@ -11,6 +11,8 @@ const saver = new MemorySaver();
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { toolCallRepairKit } from "langgraph-tool-repair/langgraph";
 
+// llm: your chat model (ChatBedrockConverse, ChatOpenAI, ChatAnthropic, ...); tools: your agent's tools;
+// saver: your checkpointer (MemorySaver, SqliteSaver, PostgresSaver, ...).
 const repair = toolCallRepairKit();
 
 const agent = createReactAgent({

@@ -6,6 +6,7 @@ const messages = brokenThread();
 // #region docs
 import { forceRepairToolCalls, parseToolPairingError } from "langgraph-tool-repair";
 
+// model: a chat model with its tools bound; messages: a thread's history, broken.
 try {
   await model.invoke(messages); // unrepaired: the AWS SDK throws Bedrock's ValidationException
 } catch (error) {

@@ -11,6 +11,8 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { toolCallRepairKit } from "langgraph-tool-repair/langgraph";
 
+// chatModel: your chat model (ChatBedrockConverse, ChatOpenAI, ChatAnthropic, ...); tools: your tools;
+// saver: your checkpointer (MemorySaver, SqliteSaver, PostgresSaver, ...).
 const repair = toolCallRepairKit();
 const model = repair.model(chatModel).bindTools(tools);
 

@@ -21,6 +21,10 @@ import {
   type TrailingStrategy,
 } from "../types";
 
+/**
+ * Writes the text of a synthetic tool result: the call it answers (`id`, `name`), the problem that made it
+ * (`reason`) and, for a forced repair, the provider's rejection (`note`). The `syntheticResultText` option.
+ */
 export type SyntheticText = (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
 
 export interface ResolvedOptions {

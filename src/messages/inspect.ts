@@ -355,7 +355,10 @@ export function isMovableCallBlock(block: unknown): boolean {
   return isDict(block) && ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
 }
 
-/** The formats a client tool call takes as a content block (see {@link callBlockFormatOf}). */
+/**
+ * The formats a client tool call takes as a content block: Anthropic `tool_use`, v1 `tool_call`, a streamed
+ * `input_json_delta`, or Converse `{ toolUse }` (no `type`).
+ */
 export type CallBlockFormat = "tool_use" | "tool_call" | "input_json_delta" | "toolUse";
 
 /**

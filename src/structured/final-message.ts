@@ -107,10 +107,10 @@ function entriesOf(container: object): (readonly [string, unknown])[] | undefine
 /**
  * A value as readable lines: `key: value` for object fields, `- item` for list items, nested values indented.
  * Total and linear in the value it shows, whatever the value: iterative (no stack overflow), a value that
- * contains itself is written `[circular]` where it recurs, nesting past {@link READABLE_MAX_DEPTH} levels is
+ * contains itself is written `[circular]` where it recurs, nesting past 32 levels (`READABLE_MAX_DEPTH`) is
  * summarized as short JSON, an object or list shared across the value is written out at most
- * {@link READABLE_MAX_EXPANSIONS} times (then `[repeated, shown above]`), the text stops at
- * {@link READABLE_MAX_LENGTH} characters, and what cannot be read is written `[unreadable]`.
+ * twice (`READABLE_MAX_EXPANSIONS`; then `[repeated, shown above]`), the text stops at
+ * 100,000 characters (`READABLE_MAX_LENGTH`), and what cannot be read is written `[unreadable]`.
  */
 export function readableText(value: unknown): string {
   const lines = new Lines();

@@ -59,7 +59,7 @@ type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputS
  * gets its own strategy) is seen: put this middleware after (inside) any that switch models.
  *
  * Native and prompted: a final answer (no tool calls) is parsed (lenient extraction, validation, one corrective
- * call ending with a user message, then {@link PromptedStructuredOutputError}, wrapped by langchain in a
+ * call ending with a user message, then {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}, wrapped by langchain in a
  * MiddlewareError: use `PromptedStructuredOutputError.find(error)`), and the middleware returns
  * `new Command({ update: { structuredResponse } })`.
  *

@@ -151,7 +151,7 @@ function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length: numbe
 /**
  * The index at which to cut `messages` for summarization: `messages[systemCount..cut)` are summarized,
  * `messages[cut..]` are kept verbatim, and the leading system messages `messages[0..systemCount)` are kept
- * and never summarized (`systemCount` = {@link leadingSystemCount}). The result is always in
+ * and never summarized (`systemCount`: how many system messages open the list). The result is always in
  * `[systemCount, messages.length]`; `cut === systemCount` means there is nothing to summarize.
  *
  * Semantics:
