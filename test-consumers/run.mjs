@@ -69,7 +69,8 @@ try {
 
     step(name, "ESM", () => run(dir, "node", ["esm.mjs"], env).trim());
     step(name, "CommonJS", () => run(dir, "node", ["cjs.cjs"], env).trim());
-    if (!withLangchain) continue; // typed.ts uses every entry, langchain included
+    // typed.ts uses every entry, langchain included; without langchain, typed-langgraph.ts takes its place.
+    if (!withLangchain) cpSync(join(dir, "typed-langgraph.ts"), join(dir, "typed.ts"));
 
     mkdirSync(join(dir, "nodenext"));
     cpSync(join(dir, "typed.ts"), join(dir, "nodenext", "typed.mts"));
