@@ -17,8 +17,16 @@ export type StoreArgs =
 export interface CliArgs {
   command: "scan" | "repair";
   store: StoreArgs;
-  /** The connection flags as given, with the PostgreSQL URL left out, to print a next command. */
+  /**
+   * The connection flags as shell words, to print a next command: `--postgres` as `env:NAME` when given so,
+   * else `<URL>`, and `--saver-options` as `<JSON>` (neither is ever printed).
+   */
   storeFlags: string[];
+  /**
+   * The flags given that choose what is read and judged (`--thread` per id, `--provider`, `--messages-key`,
+   * `--since` as typed), as shell words: a next command works on the same threads.
+   */
+  selectionFlags: string[];
   saverOptions?: Record<string, unknown>;
   threads?: string[];
   provider: Provider;
@@ -57,8 +65,8 @@ Options:
   --apply                        repair: write the fixes (default: dry run)
   -h, --help, -v, --version
 
-Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run) or failed or skipped repairs,
-2 usage or connection error, 130 stopped by Ctrl-C (run again to continue).
+Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or skipped repairs, or a
+repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
 `;
 
 const DURATION = /^(\d+)(s|m|h|d|w)$/;
@@ -72,6 +80,14 @@ export function parseSince(text: string, now: Date): Date {
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new UsageError(`--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`);
   return new Date(time);
 }
+
+/** `text` as one shell word: as it is when it is made of safe characters, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** A flag and its value as shell words; a value that starts with "-" as `--flag=value` (else read as a flag). */
+const flag = (name: string, value: string): string[] => (value.startsWith("-") ? [`${name}=${shellWord(value)}`] : [name, shellWord(value)]);
 
 function positiveInteger(flag: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined;
@@ -133,10 +149,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (values.sqlite !== undefined) {
     if (values.sqlite === "") throw new UsageError("--sqlite: empty file name");
     store = { kind: "sqlite", file: values.sqlite };
-    storeFlags = ["--sqlite", values.sqlite];
+    storeFlags = flag("--sqlite", values.sqlite);
   } else if (values.postgres !== undefined) {
     let url = values.postgres;
-    storeFlags = ["--postgres", url.startsWith("env:") ? url : "<URL>"];
+    storeFlags = url.startsWith("env:") ? flag("--postgres", url) : ["--postgres", "<URL>"];
     if (url.startsWith("env:")) {
       const name = url.slice(4);
       url = env[name] ?? "";
@@ -148,7 +164,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     const spec = values.saver!;
     if (spec === "") throw new UsageError("--saver: empty module name");
     store = { kind: "saver", ...parseSaverSpec(spec) };
-    storeFlags = ["--saver", spec];
+    storeFlags = flag("--saver", spec);
   }
 
   let saverOptions: Record<string, unknown> | undefined;
@@ -169,18 +185,26 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (messagesKey === "") throw new UsageError("--messages-key: empty key");
   const threads = values.thread ? [...values.thread, ...rest] : undefined;
   if (threads?.some((t) => t === "")) throw new UsageError("--thread: empty thread id");
+  const since = values.since === undefined ? undefined : parseSince(values.since, now);
+  const selectionFlags = [
+    ...(threads ?? []).flatMap((thread) => flag("--thread", thread)),
+    ...(values.provider !== undefined ? flag("--provider", provider) : []),
+    ...(values["messages-key"] !== undefined ? flag("--messages-key", messagesKey) : []),
+    ...(values.since !== undefined ? flag("--since", values.since) : []),
+  ];
 
   return {
     command,
     store,
     storeFlags,
+    selectionFlags,
     saverOptions,
     threads,
     provider,
     messagesKey,
     json: values.json === true,
     apply: values.apply === true,
-    since: values.since === undefined ? undefined : parseSince(values.since, now),
+    since,
     limit: positiveInteger("--limit", values.limit),
     concurrency: positiveInteger("--concurrency", values.concurrency, 64) ?? 4,
   };

@@ -110,22 +110,31 @@ async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: 
   progress.finish();
 
   const interrupted = io.signal?.aborted === true;
+  // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
+  // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
   const limited = args.limit !== undefined && (repair ? tally.count("broken") >= args.limit : tally.threads >= args.limit);
   const stopped = interrupted ? "Ctrl-C; run the same command again to go on" : limited ? `--limit ${args.limit} reached; run again for the rest` : undefined;
   if (!args.json) {
-    const flags = args.storeFlags.join(" ");
-    const nextCommand =
-      !repair && tally.count("broken") > 0
-        ? `npx langgraph-tool-repair repair ${flags}   (a dry run: shows each fix; add --apply to write it)`
-        : repair && !args.apply && tally.outcome("would_repair") > 0
-          ? `npx langgraph-tool-repair repair ${flags} --apply`
-          : undefined;
-    printLines(out, renderSummary(tally, { label: store.label, elapsedMs: performance.now() - started, stopped, repair, nextCommand }));
+    printLines(out, renderSummary(tally, { label: store.label, elapsedMs: performance.now() - started, stopped, repair, nextCommand: nextCommand(args, tally, limited) }));
   } else if (interrupted) {
     err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
   }
   if (interrupted) return EXIT.interrupted;
   const trouble = tally.count("unreadable") + tally.outcome("failed") + tally.outcome("skipped");
-  if (repair) return trouble > 0 || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
+  // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
+  if (repair) return trouble > 0 || limited || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
   return trouble > 0 || tally.count("broken") > 0 ? EXIT.found : EXIT.ok;
+}
+
+/**
+ * The command to run next, with the store and the selection given (never a connection string: `--postgres`
+ * is `env:NAME` or `<URL>`, `--saver-options` is `<JSON>`). `--limit` goes on only from repair to repair:
+ * for scan it counts threads read, for repair threads repaired.
+ */
+function nextCommand(args: CliArgs, tally: Tally, limited: boolean): string | undefined {
+  const command = (...extra: string[]) => ["npx langgraph-tool-repair repair", ...args.storeFlags, ...args.selectionFlags, ...extra].join(" ");
+  const limit = args.limit !== undefined ? ["--limit", String(args.limit)] : [];
+  if (args.command === "scan") return tally.count("broken") > 0 ? `${command()}   (a dry run: shows each fix; add --apply to write it)` : undefined;
+  if (!args.apply) return tally.outcome("would_repair") > 0 ? command(...limit, "--apply") : undefined;
+  return limited ? `${command(...limit, "--apply")}   (goes on with the next ${args.limit} broken threads)` : undefined;
 }

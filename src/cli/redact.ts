@@ -5,7 +5,8 @@
  * drivers throw.
  */
 
-const POSTGRES_URL = /\bpostgres(?:ql)?:\/\/[^\s'"`<>]*/gi;
+// A URL, not the bare scheme: "postgres://" alone (as usage text names it) holds nothing to hide.
+const POSTGRES_URL = /\bpostgres(?:ql)?:\/\/[^\s'"`<>]+/gi;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"`<>]*@/gi;
 const SECRET_KEY = /pass|secret|token|key|cred|auth|uri|url|conn|dsn/i;
 
@@ -16,10 +17,11 @@ export function urlSecrets(url: string): string[] {
   const secrets = [url];
   const credentials = /^[a-z][a-z0-9+.-]*:\/\/([^/@]*)@/i.exec(url)?.[1];
   if (credentials) {
-    secrets.push(credentials);
+    // A user name alone is no secret, and masking it everywhere mangles text: `postgres://postgres@host/db`
+    // would turn every "--postgres" the command prints into "--<redacted>".
     const password = credentials.includes(":") ? credentials.slice(credentials.indexOf(":") + 1) : "";
     if (password) {
-      secrets.push(password);
+      secrets.push(credentials, password);
       try {
         const decoded = decodeURIComponent(password);
         if (decoded !== password) secrets.push(decoded);

@@ -1,7 +1,16 @@
+/** Resolves after the event loop has run the tasks queued so far (signal handlers, I/O callbacks, timers due). */
+const nextTurn = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 /**
  * `fn` over an async source with at most `concurrency` calls under way, results in source order. The source
  * is pulled only as results are taken (a slow consumer slows the reads), and nothing new starts once `stop()`
  * says so: the calls under way finish and are yielded, then the generator ends.
+ *
+ * Each new item waits for a turn of the event loop first. A synchronous store (better-sqlite3 under
+ * SqliteSaver) settles every await at once, so without that turn the whole run is one chain of microtasks and
+ * nothing queued as a task (a SIGINT handler that asks to stop, a timer) runs before the last thread is done.
+ * A turn costs a few microseconds; reading a thread costs about a millisecond.
  */
 export async function* mapConcurrently<T, R>(
   source: AsyncIterable<T>,
@@ -13,7 +22,9 @@ export async function* mapConcurrently<T, R>(
   const window: Promise<R>[] = [];
   let exhausted = false;
   const fill = async () => {
-    while (!exhausted && window.length < concurrency && !stop()) {
+    while (!exhausted && window.length < concurrency) {
+      await nextTurn();
+      if (stop()) return;
       const next = await iterator.next();
       if (next.done) {
         exhausted = true;

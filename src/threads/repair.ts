@@ -6,8 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { unansweredCallIds } from "../integrations/heal";
-import { trailingOpenExchange } from "../messages/exchanges";
+import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { healStoredThread, structuralProblems } from "./heal-thread";
 import { discardedResults } from "./salvage";
@@ -32,7 +31,8 @@ import { putIfUnchanged, repairCheckpoint } from "./write";
  * - `skipped`: a live run wrote to the thread while it was being repaired, or its latest checkpoint holds
  *   pending work (finished results, an interrupt, an input) that a checkpoint on top would drop.
  * - `unreadable`: the saver could not read the thread.
- * - `failed`: the fix could not be made or written (see `reason`).
+ * - `failed`: the thread could not be judged (`found: "unreadable"`), or its fix could not be made or written
+ *   (see `reason`). One thread's failure never ends the run.
  */
 export type ThreadRepairStatus = "repaired" | "would_repair" | "unchanged" | "skipped" | "unreadable" | "failed";
 
@@ -110,15 +110,18 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
       return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
     }
     if (!tuple || olderThan(tuple, resolved.since)) return undefined;
-    const judged = judgeThread(key, tuple, resolved);
-    const base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems, structural: judged.structural };
-    if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
-    if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
-    if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
-    const pending = pendingWork(tuple);
-    if (pending) return report(key, { ...base, status: "skipped", reason: pending });
-    claimed++;
+    // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+    let base: Pick<ThreadRepairReport, "found" | "checkpointId" | "problems" | "structural"> = { found: "unreadable", problems: [], structural: 0 };
     try {
+      // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
+      const judged = judgeThread(key, tuple, resolved);
+      base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems, structural: judged.structural };
+      if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
+      if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
+      if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+      const pending = pendingWork(tuple);
+      if (pending) return report(key, { ...base, status: "skipped", reason: pending });
+      claimed++;
       const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
       const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
       const healed = healStoredThread(before, { salvage });
@@ -130,7 +133,7 @@ export async function* repairThreads(saver: BaseCheckpointSaver, options: Thread
       }
       if (!apply) return report(key, { ...fix, status: "would_repair" });
       const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, healed.messages, healed);
-      const outcome = await putIfUnchanged(saver, key, judged.checkpointId!, write);
+      const outcome = await putIfUnchanged(saver, key, base.checkpointId!, write);
       return outcome.written
         ? report(key, { ...fix, status: "repaired", written: outcome.config })
         : report(key, { ...fix, status: "skipped", reason: outcome.reason });

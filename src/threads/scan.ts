@@ -95,7 +95,36 @@ export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | 
   };
 }
 
-/** The first line of what a saver threw, with its class (`SyntaxError: ...`), for a report. */
+/** How long a reason may be: one line of a report, whatever the saver threw. */
+export const REASON_MAX = 200;
+
+/**
+ * Characters that do not print as themselves: controls (C0, DEL, C1), format characters (zero-width, bidi
+ * overrides), line and paragraph separators, private-use and unassigned code points, lone surrogates, and
+ * U+FFFD (what undecodable bytes became).
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\uFFFD]/gu;
+
+const escapeChar = (char: string): string => {
+  const code = char.codePointAt(0)!;
+  if (char === "\t") return "\\t";
+  if (char === "\r") return "\\r";
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+};
+
+/**
+ * `text` as one short printable line: its first line, every character that would not print as itself escaped
+ * (`\x00`, `\u{fffd}`), cut to `max` characters with `…`. A saver's error can quote the raw bytes of a
+ * corrupt blob; this is what a terminal, a CI log and a JSON consumer can show.
+ */
+export function printableText(text: string, max = REASON_MAX): string {
+  const line = text.split("\n")[0].replace(UNPRINTABLE, escapeChar);
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`; // never half of a surrogate pair
+}
+
+/** The first line of what a saver threw, with its class (`SyntaxError: ...`), printable and short, for a report. */
 export function failureText(error: unknown): string {
   let name = "";
   try {
@@ -103,7 +132,7 @@ export function failureText(error: unknown): string {
   } catch {
     // a throwing getter: the text alone
   }
-  return `${name}${errorText(error)}`.split("\n")[0].slice(0, 300);
+  return printableText(`${name}${errorText(error)}`);
 }
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {

@@ -42,6 +42,14 @@ describe("parseCliArgs", () => {
     expect(parse("scan", "--postgres", "postgres://u:secret@h/db").storeFlags).toEqual(["--postgres", "<URL>"]);
   });
 
+  it("keeps the flags that choose the threads, as shell words, for the command it prints next", () => {
+    const args = parse("scan", "--sqlite", "my threads.db", "--thread", "ann's trip", "c", "--provider", "bedrock", "--messages-key", "history", "--since", "7d", "--limit", "5", "--concurrency", "2", "--json");
+    expect(args.storeFlags).toEqual(["--sqlite", "'my threads.db'"]);
+    expect(args.selectionFlags).toEqual(["--thread", "'ann'\\''s trip'", "--thread", "c", "--provider", "bedrock", "--messages-key", "history", "--since", "7d"]);
+    expect(parse("scan", "--sqlite", "a.db").selectionFlags).toEqual([]);
+    expect(parse("scan", "--sqlite=-odd.db").storeFlags.concat(parse("scan", "--sqlite", "a.db", "--thread=-x").selectionFlags)).toEqual(["--sqlite=-odd.db", "--thread=-x"]);
+  });
+
   it.each([
     [[], /no command/],
     [["fix", "--sqlite", "a.db"], /unknown command "fix"/],

@@ -5,6 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, type CliIO } from "../../src/cli/main";
@@ -23,6 +26,17 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "tool-repair-cli-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** The better-sqlite3 connection of a SqliteSaver, for tests that reach into its tables. */
+const sqliteDb = (saver: BaseCheckpointSaver) => (saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
+
+/** `copies` copies of a thread (every checkpoint and write) as copy-0001..., made in SQL: many threads at once. */
+function copySqliteThread(saver: BaseCheckpointSaver, from: string, copies: number): void {
+  const n = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${copies})`;
+  const db = sqliteDb(saver);
+  db.prepare(`${n} INSERT INTO checkpoints SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints, n WHERE thread_id = ?`).run(from);
+  db.prepare(`${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes, n WHERE thread_id = ?`).run(from);
 }
 
 /** runCli in this process, its output collected. */
@@ -73,6 +87,19 @@ describe("usage and setup errors exit with 2 and say why", () => {
 });
 
 describe("connection strings never appear in output", () => {
+  it("a bad --postgres value is a usage error whose fixed text reads right, the value itself never shown", async () => {
+    const expected = "langgraph-tool-repair: --postgres: expected a postgres:// or postgresql:// URL (or env:NAME)\n";
+    for (const [argv, env] of [
+      [["scan", "--postgres", "mysql://app:Sup3rS3cret@db.internal/app"], {}],
+      [["scan", "--postgres", "env:DB_URL"], { DB_URL: "mysql://app:Sup3rS3cret@db.internal/app" }],
+    ] as const) {
+      const run = await runHere([...argv], { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr.startsWith(expected)).toBe(true);
+      expect(run.stdout + run.stderr).not.toMatch(/Sup3rS3cret|db\.internal|<postgres URL>/);
+    }
+  });
+
   it("not in the driver's own errors (a real unreachable PostgreSQL)", async () => {
     const url = "postgresql://postgres:Sup3rS3cret@127.0.0.1:1/test";
     const run = await runCliProcess(["scan", "--postgres", url]);
@@ -112,6 +139,76 @@ describe("unreadable threads and Ctrl-C", () => {
     expect(run.stdout).toMatch(/1 {2}unreadable \(skipped\)/);
     expect(run.stdout).toMatch(/Unreadable:\n {2}thread clean-2: SyntaxError/);
     expect(run.stdout).toMatch(/1 {2}clean/);
+  });
+
+  it("an unreadable thread's reason is printed as one short printable line, not the blob's raw bytes", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const model = await startSeedModel("openai");
+    cleanups.push(() => model.stub.close());
+    await seedThreads(store.saver, model, { clean: 1 });
+    await copyThread(store.saver, "clean-1", "corrupt", "", true);
+    sqliteDb(store.saver).prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(Buffer.from([0x00, 0xff, 0x13, 0x1b, 0x5b, 0x32, 0x4a, 0x0d]));
+    const unprintable = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufffd]/;
+    const text = await runCliProcess(["repair", "--sqlite", store.file!]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/thread corrupt: unreadable, skipped: SyntaxError: Unexpected token '\\x00', "\\x00\\u\{fffd\}\\x13\\x1b\[2J\\r" is not valid JSON/);
+    expect(text.stdout).not.toMatch(unprintable);
+    const json = jsonLines((await runCliProcess(["scan", "--sqlite", store.file!, "--json"])).stdout).find((l) => l.thread === "corrupt")!;
+    expect(json.error).toMatch(/^SyntaxError: .*\\x00/);
+    expect(json.error).not.toMatch(unprintable);
+  });
+
+  it("a thread the engine cannot judge is reported FAILED; the others are repaired and the exit code is 1", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const model = await startSeedModel("openai");
+    cleanups.push(() => model.stub.close());
+    const seeded = await seedThreads(store.saver, model, { brokenSend: 3 });
+    const bad = seeded.broken[1];
+    // The real SqliteSaver on the file, whose read of `bad` holds a message that throws when read.
+    const faulty = (saver: BaseCheckpointSaver): BaseCheckpointSaver =>
+      new Proxy(saver, {
+        get(target, property) {
+          if (property === "getTuple")
+            return async (config: RunnableConfig) => {
+              const tuple = await target.getTuple(config);
+              if (config.configurable?.thread_id === bad && !config.configurable?.checkpoint_id && tuple) {
+                const ai = (tuple.checkpoint.channel_values.messages as BaseMessage[]).find((m) => m.getType() === "ai")!;
+                Object.defineProperty(ai, "tool_calls", { get: () => { throw new Error("tool_calls cannot be read"); } });
+              }
+              return tuple;
+            };
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const importModule: CliIO["importModule"] = async () => ({ SqliteSaver: { fromConnString: (path: string) => faulty(SqliteSaver.fromConnString(path)) } });
+    const run = await runHere(["repair", "--sqlite", store.file!, "--apply", "--concurrency", "1"], { importModule });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`thread ${bad}: FAILED: ToolCallRepairInputError: `);
+    expect(run.stdout).toMatch(/2 {2}repaired \(new checkpoint on top\)\n {2}1 {2}failed/);
+    for (const thread of seeded.broken.filter((t) => t !== bad)) expect(run.stdout).toContain(`thread ${thread}: repaired`);
+  });
+
+  it("Ctrl-C stops a SQLite repair between threads, although better-sqlite3 never makes it wait (exit 130)", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const model = await startSeedModel("openai");
+    cleanups.push(() => model.stub.close());
+    const seeded = await seedThreads(store.saver, model, { brokenSend: 1 });
+    const total = 201;
+    copySqliteThread(store.saver, seeded.broken[0], total - 1);
+    const argv = ["repair", "--sqlite", store.file!, "--apply", "--json", "--concurrency", "1"];
+    const first = await runCliProcess(argv, { interruptWhen: /"status":"repaired"/ });
+    expect(first.code).toBe(130);
+    expect(first.stderr).toContain("Stopping after the threads under way");
+    expect(first.stderr).toContain("stopped by Ctrl-C");
+    const done = jsonLines(first.stdout).filter((l) => l.status === "repaired").length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(total);
+    const second = await runCliProcess(argv);
+    expect(second.code).toBe(0);
+    const lines = jsonLines(second.stdout);
+    expect(lines.filter((l) => l.status === "repaired")).toHaveLength(total - done);
+    expect(lines.filter((l) => l.status === "unchanged")).toHaveLength(done);
   });
 
   it("Ctrl-C stops between threads (exit 130); running again repairs the rest", async () => {

@@ -199,6 +199,28 @@ describe("repairThreads", () => {
     expect(count(await repairAll(store.saver, { apply: true, limit: 2 }), "repaired")).toBe(0);
   });
 
+  it("a thread whose judgement throws is a failed report for that thread; the run goes on and repairs the others", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 3 });
+    const [, bad] = seeded.broken;
+    // The stored thread as read, with one message the engine cannot read (its tool_calls getter throws).
+    const saver = intercepted(store.saver, {
+      getTuple: async (config: RunnableConfig) => {
+        const tuple = await store.saver.getTuple(config);
+        if (config.configurable?.thread_id === bad && !config.configurable?.checkpoint_id && tuple) {
+          const ai = (tuple.checkpoint.channel_values.messages as BaseMessage[]).find((m) => m.getType() === "ai")!;
+          Object.defineProperty(ai, "tool_calls", { get: () => { throw new Error("tool_calls cannot be read"); } });
+        }
+        return tuple;
+      },
+    });
+    const reports = byThread(await repairAll(saver, { apply: true, concurrency: 1 }));
+    expect([...reports.keys()]).toEqual(seeded.broken);
+    expect(reports.get(bad)).toMatchObject({ status: "failed", found: "unreadable", reason: expect.stringContaining("tool_calls cannot be read") });
+    for (const thread of seeded.broken.filter((t) => t !== bad)) expect(reports.get(thread)?.status).toBe("repaired");
+    expect(structuralProblems(await storedMessages(store.reopen(), bad), "openai")).not.toEqual([]); // left as it was
+  });
+
   it("a dry run reports the fix and writes nothing", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemorySaver, uuid6 } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
-import { countThreads, scanThreads, type ThreadReport, type ThreadScanOptions } from "../../src/threads/scan";
+import { countThreads, printableText, REASON_MAX, scanThreads, type ThreadReport, type ThreadScanOptions } from "../../src/threads/scan";
 import { PAGE_SIZE, checkpointIdAt } from "../../src/threads/source";
 import { POSTGRES_URL } from "../support/services";
 import { seedThreads, startSeedModel, type SeedModel } from "./support/seed";
@@ -86,6 +86,22 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
   });
 });
 
+describe("scanThreads on SqliteSaver: a stop asked from outside the loop", () => {
+  it("is seen between threads, although every read of better-sqlite3 settles at once", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    await seedThreads(store.saver, await model(), { clean: 1 });
+    const total = 300;
+    for (let i = 1; i < total; i++) await copyThread(store.saver, "clean-1", `copy-${String(i).padStart(3, "0")}`, "", true);
+    // Aborted by a task, as a SIGINT handler is: it runs only when the scan lets the event loop turn.
+    const controller = new AbortController();
+    setImmediate(() => controller.abort());
+    const reports: ThreadReport[] = [];
+    for await (const report of scanThreads(store.saver, { signal: controller.signal, concurrency: 2 })) reports.push(report);
+    expect(controller.signal.aborted).toBe(true);
+    expect(reports.length).toBeLessThan(total);
+  });
+});
+
 describe("scanThreads: unreadable threads", () => {
   it("SQLite: a thread whose checkpoint cannot be decoded is reported and skipped", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
@@ -96,6 +112,28 @@ describe("scanThreads: unreadable threads", () => {
     const reports = await collect(store);
     expect(reports.find((r) => r.threadId === "corrupt")).toMatchObject({ status: "unreadable", error: expect.stringMatching(/JSON|Unexpected/) });
     expect(reports.filter((r) => r.status !== "unreadable").map((r) => r.status).sort()).toEqual(["broken", "clean"]);
+  });
+
+  it("the reason is one short printable line: the corrupt blob's bytes are escaped, not printed", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { clean: 1 });
+    await copyThread(store.saver, seeded.clean[0], "corrupt", "", true);
+    const db = (store.saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
+    db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(Buffer.from([0x00, 0xff, 0x13, 0x0a, 0x1b, 0x5b, 0x32, 0x4a]));
+    const error = (await collect(store)).find((r) => r.threadId === "corrupt")?.error ?? "";
+    expect(error).toMatch(/^SyntaxError: /);
+    expect(error).toContain("\\x00");
+    expect(error).not.toMatch(/[\u0000-\u001f\u007f-\u009f\ufffd]/);
+    expect(error.length).toBeLessThanOrEqual(REASON_MAX);
+  });
+
+  it("printableText: controls, bidi overrides, zero-width and replacement characters escaped; one line, capped", () => {
+    expect(printableText("a\u0000b\u202ec\u200bd\ufffde\tf\rg\nsecond line")).toBe("a\\x00b\\u{202e}c\\u{200b}d\\u{fffd}e\\tf\\rg");
+    expect(printableText("é 日本 😀")).toBe("é 日本 😀");
+    const long = printableText(`${"x".repeat(REASON_MAX - 2)}😀😀`);
+    expect(long.length).toBeLessThanOrEqual(REASON_MAX);
+    expect(long.endsWith("…")).toBe(true);
+    expect(long).not.toMatch(/[\ud800-\udfff]…$/);
   });
 
   it("PostgreSQL: a thread whose messages blob cannot be decoded is reported and skipped", async (context) => {

@@ -1,0 +1,103 @@
+/**
+ * What the command says to run next, and what its exit code says when --limit stopped it: the `Next:` line
+ * keeps the store and the flags that chose the threads (never a connection string), and a repair that reached
+ * its limit exits with 1 because the threads after it were not read. Real SqliteSaver files and a real
+ * PostgresSaver schema, seeded by real agent runs.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli, type CliIO } from "../../src/cli/main";
+import { POSTGRES_URL, postgresSaverOrSkip } from "../support/services";
+import { seedThreads, startSeedModel, type SeedModel } from "../threads/support/seed";
+import { copyThread, openTestStore } from "../threads/support/stores";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function model(): Promise<SeedModel> {
+  const started = await startSeedModel("openai");
+  cleanups.push(() => started.stub.close());
+  return started;
+}
+
+/** runCli (the bin's body) in this process, its output collected. */
+async function runHere(argv: string[], io: Partial<CliIO> = {}) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env: {}, ...io });
+  return { code, stdout, stderr, next: /^Next: (.*)$/m.exec(stdout)?.[1] };
+}
+
+const CMD = "npx langgraph-tool-repair repair";
+const DRY_NOTE = "   (a dry run: shows each fix; add --apply to write it)";
+
+describe("--limit: a repair that reached it says the store may still hold broken threads", () => {
+  it("exits with 1 and gives the same command again; the run that repairs the last ones exits with 0", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 3, clean: 1 });
+    const argv = ["repair", "--sqlite", store.file!, "--apply", "--limit", "2", "--concurrency", "1"];
+
+    const first = await runHere(argv);
+    expect(first.stdout).toContain("Stopped early: --limit 2 reached; run again for the rest");
+    expect(first.stdout).toMatch(/ 2 {2}repaired \(new checkpoint on top\)/);
+    expect(first.next).toBe(`${CMD} --sqlite ${store.file} --limit 2 --apply   (goes on with the next 2 broken threads)`);
+    expect(first.code).toBe(1);
+
+    const second = await runHere(argv);
+    expect(second.stdout).toMatch(/ 1 {2}repaired \(new checkpoint on top\)/);
+    expect(second.stdout).not.toContain("Stopped early");
+    expect(second.next).toBeUndefined();
+    expect(second.code).toBe(0);
+
+    const scan = await runHere(["scan", "--sqlite", store.file!]);
+    expect(scan.stdout).toMatch(/\b0 {2}broken/);
+    expect(scan.code).toBe(0);
+    expect(seeded.broken).toHaveLength(3);
+  });
+
+  it("a dry run that reached it hands the same limit to --apply", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    await seedThreads(store.saver, await model(), { brokenSend: 2 });
+    const dry = await runHere(["repair", "--sqlite", store.file!, "--limit", "1"]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout.match(/: would repair/g)).toHaveLength(1);
+    expect(dry.next).toBe(`${CMD} --sqlite ${store.file} --limit 1 --apply`);
+  });
+});
+
+describe("Next: the store and the flags that chose the threads", () => {
+  it("SQLite: --thread (each id, quoted for the shell when it must be), --provider, --messages-key and --since as typed", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 2 });
+    await copyThread(store.saver, seeded.broken[0], "ann's trip");
+    const selection = ["--thread", "ann's trip", "--thread", seeded.broken[1], "--provider", "openai", "--messages-key", "messages", "--since", "7d"];
+    const printed = `--thread 'ann'\\''s trip' --thread ${seeded.broken[1]} --provider openai --messages-key messages --since 7d`;
+
+    const scan = await runHere(["scan", "--sqlite", store.file!, ...selection, "--concurrency", "2"]);
+    expect(scan.code).toBe(1);
+    expect(scan.next).toBe(`${CMD} --sqlite ${store.file} ${printed}${DRY_NOTE}`);
+
+    // The dry run that Next names works on the same threads, and names the --apply that writes their fixes.
+    const dry = await runHere(["repair", "--sqlite", store.file!, ...selection]);
+    expect(dry.stdout.match(/^thread .*: would repair/gm)).toEqual([`thread ann's trip: would repair`, `thread ${seeded.broken[1]}: would repair`]);
+    expect(dry.next).toBe(`${CMD} --sqlite ${store.file} ${printed} --apply`);
+    expect(dry.code).toBe(1);
+  });
+
+  it("PostgreSQL: --postgres env:NAME as given, a literal URL as <URL>, --saver-options as <JSON>", async (context) => {
+    const handle = await postgresSaverOrSkip(context, "cli_next");
+    const seeded = await seedThreads(handle.saver, await model(), { brokenSend: 1, clean: 1 });
+    const options = ["--saver-options", JSON.stringify({ schema: handle.schema })];
+    const selection = ["--thread", seeded.broken[0], "--provider", "bedrock"];
+
+    const fromEnv = await runHere(["scan", "--postgres", "env:LGTR_NEXT_URL", ...options, ...selection], { env: { LGTR_NEXT_URL: POSTGRES_URL } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.next).toBe(`${CMD} --postgres env:LGTR_NEXT_URL --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock${DRY_NOTE}`);
+
+    const literal = await runHere(["repair", "--postgres", POSTGRES_URL, ...options, ...selection]);
+    expect(literal.code).toBe(1);
+    expect(literal.next).toBe(`${CMD} --postgres <URL> --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock --apply`);
+    expect(literal.stdout + literal.stderr).not.toContain(POSTGRES_URL);
+  });
+});
