@@ -29,9 +29,10 @@ import type {
 import { createRepairer, type Repairer } from "../engine";
 import type { ToolCallRepair } from "../types";
 import { coerceMessage } from "../messages/coerce";
+import { unansweredCallIds } from "../messages/exchanges";
 import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
-import { createStoredHealer, resultsInWrites, unansweredCallIds, type StoredHealer, type StoredRepairOptions } from "./heal";
+import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { checkSurfaceOptions } from "./surface-options";

@@ -41,18 +41,6 @@ export interface HealResult {
 
 const unchanged = (messages: BaseMessage[]): HealResult => ({ messages, repairs: [], salvaged: [] });
 
-/** Ids of every call in the history that has no result at all. */
-export function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
-  const calls = new Set<string>();
-  for (const m of messages) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) calls.add(id);
-  for (const m of messages) {
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
-    if (id !== undefined) calls.delete(id);
-  }
-  return calls;
-}
-
 /**
  * Real tool results in pending writes of `channel` (a task's write is one message or a list of them), for
  * the given calls only; synthetic results never count as real work.

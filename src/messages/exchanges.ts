@@ -18,6 +18,9 @@
  * Otherwise they agree: where the provider's view finds an open exchange with an unanswered client call,
  * ToolNode's view finds the same exchange and the same client calls (test/messages/exchanges.test.ts checks
  * this with fast-check).
+ *
+ * {@link unansweredCallIds} is the whole-history question the storage layers ask (which calls, anywhere, still
+ * have no result: the ones a discarded step's real results may answer), built from the same predicates.
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, readingInput } from "../errors";
@@ -101,4 +104,25 @@ function toolNodeView(messages: readonly BaseMessage[]): OpenExchange | undefine
   }
   const unanswered = calls.filter((id) => !answered.has(id));
   return unanswered.length > 0 ? { index, unanswered } : undefined;
+}
+
+/**
+ * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
+ * anywhere in it answers. Calls are read the provider's way ({@link exchangeCallIds} with server tools: an
+ * Anthropic server tool answered inline is not open, one without its result is).
+ */
+export function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
+  assertArray(messages, "unansweredCallIds");
+  return readingInput(() => openCallIds(messages), "unansweredCallIds");
+}
+
+function openCallIds(messages: readonly BaseMessage[]): Set<string> {
+  const calls = new Set<string>();
+  for (const m of messages) if (isAssistant(m)) for (const id of exchangeCallIds(m, true)) calls.add(id);
+  for (const m of messages) {
+    if (!isToolResult(m)) continue;
+    const id = resultIdOf(m);
+    if (id !== undefined) calls.delete(id);
+  }
+  return calls;
 }

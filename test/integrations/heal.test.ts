@@ -1,18 +1,14 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
-import { healStoredMessages, resultsInWrites, unansweredCallIds } from "../../src/integrations/heal";
+import { healStoredMessages, resultsInWrites } from "../../src/integrations/heal";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
 
 const valid = (messages: Parameters<typeof findToolCallProblems>[0]) =>
   findToolCallProblems(messages, { provider: "openai", trailingIsProblem: false });
 
-describe("unansweredCallIds / resultsInWrites", () => {
-  it("lists calls without any result", () => {
-    expect([...unansweredCallIds([aiWithCalls("a", "b"), toolResult("a"), human(), aiWithCalls("c")])]).toEqual(["b", "c"]);
-  });
-
+describe("resultsInWrites", () => {
   it("takes real tool results of the wanted calls from one channel's writes, single or listed", () => {
     const a = toolResult("a");
     const b = toolResult("b");

@@ -6,7 +6,8 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { resumableExchange, trailingOpenExchange } from "../../src/messages/exchanges";
+import { resumableExchange, trailingOpenExchange, unansweredCallIds } from "../../src/messages/exchanges";
+import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, toolResult } from "../support/builders";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
@@ -50,5 +51,29 @@ describe("trailingOpenExchange (the provider's view) and resumableExchange (Tool
     const serverOnly = [human(), aiWithServerTool([], false)];
     expect(trailingOpenExchange(serverOnly)).toEqual({ index: 1, unanswered: ["srvtoolu_1"] });
     expect(resumableExchange(serverOnly)).toBeUndefined();
+  });
+});
+
+describe("unansweredCallIds (every call, anywhere in the history, that no result answers)", () => {
+  it("lists calls without any result, in order, from every assistant message", () => {
+    expect([...unansweredCallIds([aiWithCalls("a", "b"), toolResult("a"), human(), aiWithCalls("c")])]).toEqual(["b", "c"]);
+    // A server tool answered inline is not open; one without its result is.
+    expect([...unansweredCallIds([human(), aiWithServerTool(["a"], true), toolResult("a")])]).toEqual([]);
+    expect([...unansweredCallIds([human(), aiWithServerTool([], false)])]).toEqual(["srvtoolu_1"]);
+  });
+
+  it("keeps the definition the storage layers had (every call id of every assistant message, minus every result's id)", () => {
+    const before = (messages: readonly BaseMessage[]) => {
+      const calls = new Set<string>();
+      for (const m of messages) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) calls.add(id);
+      for (const m of messages) if (isToolResult(m) && resultIdOf(m) !== undefined) calls.delete(resultIdOf(m)!);
+      return [...calls];
+    };
+    fc.assert(
+      fc.property(historyArb, (messages) => {
+        expect([...unansweredCallIds(messages)]).toEqual(before(messages));
+      }),
+      { numRuns: RUNS },
+    );
   });
 });
