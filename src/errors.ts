@@ -1,3 +1,5 @@
+import { quoteValue } from "./values";
+
 /**
  * The one error this package throws on bad input: what was wrong, where (the argument, and the message index
  * when one message is at fault), and what is accepted. Anything unexpected from deep inside is wrapped into
@@ -50,13 +52,63 @@ export function readingInput<T>(fn: () => T, what: string, argument = "messages"
   }
 }
 
-/** `value` is an array, or a {@link ToolCallRepairInputError} naming the function. */
-export function assertArray(value: unknown, what: string, argument = "messages"): asserts value is readonly unknown[] {
-  let array = false;
+/**
+ * A short rendering of a caller's value for an error message (strings quoted and cut, other values described,
+ * never their content), never throwing: a revoked proxy or an object whose keys cannot be listed is
+ * "an unreadable object".
+ */
+export function describeInput(value: unknown): string {
+  try {
+    return quoteValue(value);
+  } catch {
+    return "an unreadable object";
+  }
+}
+
+/** The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`. */
+export function expectedInput(fn: string, argument: string, expected: string, value: unknown): ToolCallRepairInputError {
+  return new ToolCallRepairInputError(`${fn}: ${argument} is ${describeInput(value)}; expected ${expected}`, { argument });
+}
+
+/** Whether `value` is an array; a revoked proxy is not one (`Array.isArray` throws on it). */
+export function isArrayInput(value: unknown): value is readonly unknown[] {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */
+export function assertArray(value: unknown, what: string, argument = "messages", items = "messages"): asserts value is readonly unknown[] {
+  if (!isArrayInput(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
+}
+
+/** `value` is a string, or a {@link ToolCallRepairInputError} naming the function and the argument. */
+export function assertString(value: unknown, what: string, argument: string): asserts value is string {
+  if (typeof value !== "string") throw expectedInput(what, argument, "a string", value);
+}
+
+/**
+ * An options argument as a record: undefined and null are `{}`; anything else that is not a plain object (an
+ * array, a string, a revoked proxy) is a {@link ToolCallRepairInputError} naming `argument`.
+ */
+export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  let array = true; // a revoked proxy: Array.isArray throws, and nothing can be read from it
   try {
     array = Array.isArray(value);
   } catch {
-    // a revoked proxy: not an array we can read
+    // refused below
   }
-  if (!array) throw new ToolCallRepairInputError(`${what} expects an array of messages as ${argument}, got ${value === null ? "null" : typeof value}`, { argument });
+  if (typeof value !== "object" || array) throw expectedInput(what, argument, "an object", value);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The own value of `key` in `record`, read under the input guard: a throwing getter becomes a
+ * {@link ToolCallRepairInputError} naming `argument.key`. An inherited value never answers for an option.
+ */
+export function ownInput(record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown {
+  return readingInput(() => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
 }

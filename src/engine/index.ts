@@ -11,18 +11,27 @@
  * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, errorText } from "../errors";
+import { ToolCallRepairInputError, assertArray, errorText, expectedInput } from "../errors";
 import { coerceMessage, isMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../validate/positions";
-import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
-import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
+import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
+import { PROVIDERS, REPAIR_LEVELS, type FindOptions, type RepairLevel, type RepairOptions, type RepairResult, type ToolCallProblem, type ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
-export { profileFor } from "./profiles";
+
+/**
+ * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
+ * error naming the argument for anything that is not a known provider name or level.
+ */
+export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
+  if (!(PROVIDERS as readonly unknown[]).includes(provider)) throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
+  if (!(REPAIR_LEVELS as readonly unknown[]).includes(level)) throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
+  return profileOf(provider, level);
+}
 
 /** The engine bound to one set of options: resolve once, use for every history. */
 export interface Repairer {
@@ -39,9 +48,15 @@ export interface Repairer {
   repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
 }
 
+/** `messages` is an array (a revoked proxy is not): otherwise an input error naming the argument and the function. */
 function assertMessages(messages: unknown, fn: string): asserts messages is readonly unknown[] {
-  if (!Array.isArray(messages))
-    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${messages === null ? "null" : typeof messages}`, { argument: "messages" });
+  assertArray(messages, fn);
+}
+
+/** The first hole of a sparse array, as the error `repair` throws for it (what `isClean` answers instead of false). */
+function assertNoHoles(messages: readonly unknown[]): void {
+  for (let i = 0; i < messages.length; i++)
+    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
 }
 
 /** Runs `fn`, turning anything unexpected into an input error that says where reading failed. */
@@ -49,7 +64,8 @@ function guarded<T>(fn: () => T, at: () => number, name: string): T {
   try {
     return fn();
   } catch (error) {
-    if (ToolCallRepairInputError.isInstance(error)) throw error;
+    // A message helper's own input error ("toolCallIdsOf: message could not be read") gets the index here.
+    if (ToolCallRepairInputError.isInstance(error) && !(error.argument === "message" && error.index === undefined && at() >= 0)) throw error;
     const index = at();
     const detail = `could not be read (${errorText(error)})`;
     throw index >= 0
@@ -123,8 +139,18 @@ class Engine implements Repairer {
   }
 
   isClean(messages: readonly unknown[]): boolean {
-    assertMessages(messages, "isClean");
-    return guarded(() => this.walk(messages), () => this.walker.at, "isClean");
+    return this.cleanIn(messages, "isClean");
+  }
+
+  /**
+   * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
+   * only once the walk has said false, so the clean path stays one walk.
+   */
+  cleanIn(messages: readonly unknown[], fn: string): boolean {
+    assertMessages(messages, fn);
+    const clean = guarded(() => this.walk(messages), () => this.walker.at, fn);
+    if (!clean) guarded(() => assertNoHoles(messages), () => -1, fn);
+    return clean;
   }
 
   find(messages: readonly unknown[]): ToolCallProblem[] {
@@ -153,8 +179,7 @@ class Engine implements Repairer {
   }
 
   repair<M = BaseMessage>(messages: M[]): RepairResult<M> {
-    assertMessages(messages, "repairToolCalls");
-    if (this.isClean(messages)) return { messages, repairs: [] };
+    if (this.cleanIn(messages, "repairToolCalls")) return { messages, repairs: [] };
     const repairs = guarded(() => this.repairIn(messages as readonly unknown[]), () => this.position.at, "repairToolCalls");
     if (repairs.repairs.length === 0) return { messages, repairs: [] };
     reportRepairsSafely(this.options.onRepair, repairs.repairs);
@@ -210,5 +235,5 @@ export function findToolCallProblems(messages: readonly unknown[], options?: Fin
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
 export function isCleanHistory(messages: readonly unknown[], options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">): boolean {
-  return new Engine(resolveOptions(options, "isCleanHistory")).isClean(messages);
+  return new Engine(resolveOptions(options, "isCleanHistory")).cleanIn(messages, "isCleanHistory");
 }

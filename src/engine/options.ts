@@ -2,9 +2,9 @@
  * Options, validated and resolved once: every value checked against its own table (never against an object
  * whose prototype could answer for it), a clear error naming the option and the accepted values otherwise.
  */
-import { ToolCallRepairInputError } from "../errors";
+import { ToolCallRepairInputError, errorText, optionsInput, readingInput } from "../errors";
 import { defaultSyntheticText } from "../messages/build";
-import { isDict, quoteValue } from "../values";
+import { quoteValue } from "../values";
 import {
   PROVIDERS,
   REPAIR_LEVELS,
@@ -53,8 +53,17 @@ const CHOICES = {
 
 type Choice = keyof typeof CHOICES;
 
+/** An own option (an inherited one never answers); a getter that throws is an input error naming the option. */
+function own(options: Record<string, unknown>, key: string): unknown {
+  try {
+    return Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  } catch (error) {
+    throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, { argument: `options.${key}`, cause: error });
+  }
+}
+
 function choice<K extends Choice>(options: Record<string, unknown>, key: K, fallback: (typeof CHOICES)[K][number]): (typeof CHOICES)[K][number] {
-  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  const value = own(options, key);
   if (value === undefined) return fallback;
   const allowed = CHOICES[key] as readonly unknown[];
   if (typeof value !== "string" || !allowed.includes(value))
@@ -63,29 +72,34 @@ function choice<K extends Choice>(options: Record<string, unknown>, key: K, fall
 }
 
 function callback<T>(options: Record<string, unknown>, key: string): T | undefined {
-  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  const value = own(options, key);
   if (value === undefined) return undefined;
   if (typeof value !== "function") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a function`, { argument: `options.${key}` });
   return value as T;
 }
 
 function flag(options: Record<string, unknown>, key: string, fallback: boolean): boolean {
-  const value = Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+  const value = own(options, key);
   if (value === undefined) return fallback;
   if (typeof value !== "boolean") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a boolean`, { argument: `options.${key}` });
   return value;
 }
 
-/** The options object itself: undefined or a plain object. */
+/** The options object itself: undefined or a plain object (a revoked proxy is refused, naming `options`). */
 function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
-  if (options === undefined || options === null) return {};
-  if (!isDict(options)) throw new ToolCallRepairInputError(`${fn}: options is ${quoteValue(options)}; expected an object`, { argument: "options" });
-  return options;
+  return optionsInput(options, fn);
 }
 
-/** Validates and resolves repair options. `fn` names the caller in errors. */
+/**
+ * Validates and resolves repair options. `fn` names the caller in errors. The options are read under the same
+ * guard as messages: a getter that throws, or a proxy that refuses to be read, is a
+ * {@link ToolCallRepairInputError} naming `options`, never the raw error.
+ */
 export function resolveOptions(input: RepairOptions | undefined, fn = "repairToolCalls"): ResolvedOptions {
-  const options = optionsRecord(input, fn);
+  return readingInput(() => resolveRecord(optionsRecord(input, fn)), fn, "options");
+}
+
+function resolveRecord(options: Record<string, unknown>): ResolvedOptions {
   const text = callback<SyntheticText>(options, "syntheticResultText");
   return {
     provider: choice(options, "provider", "strict"),
@@ -105,10 +119,16 @@ export function resolveOptions(input: RepairOptions | undefined, fn = "repairToo
 
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
 export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
-  const options = optionsRecord(input, fn);
-  const trailingIsProblem = flag(options, "trailingIsProblem", true);
-  const resolved = resolveOptions(options as RepairOptions, fn);
-  return trailingIsProblem === false ? { ...resolved, trailing: "keep" } : resolved;
+  return readingInput(
+    () => {
+      const options = optionsRecord(input, fn);
+      const trailingIsProblem = flag(options, "trailingIsProblem", true);
+      const resolved = resolveRecord(options);
+      return trailingIsProblem === false ? { ...resolved, trailing: "keep" as const } : resolved;
+    },
+    fn,
+    "options",
+  );
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to ours. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, HumanMessage, ToolMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
-import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
+import { createRepairer, findToolCallProblems, isCleanHistory, profileFor, repairToolCalls } from "../../src/engine";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
@@ -15,6 +15,15 @@ import { resumableExchange, trailingOpenExchange } from "../../src/messages/exch
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+
+const errorOf = (fn: () => unknown): unknown => {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 describe("options are checked against their own tables", () => {
   it.each([
@@ -37,6 +46,32 @@ describe("options are checked against their own tables", () => {
     expect(isCleanHistory([human()])).toBe(true);
     expect(isCleanHistory([human(), aiWithCalls("a")])).toBe(false);
     expect(isCleanHistory([human(), aiWithCalls("a")], { trailing: "keep" })).toBe(true);
+  });
+
+  it("options are read under the input guard: a throwing getter or a revoked proxy names the option, never the raw error", () => {
+    const throwing = { get provider(): string { throw new Error("x"); } };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const call of [
+      (o: unknown) => repairToolCalls([human()], o as never),
+      (o: unknown) => findToolCallProblems([human()], o as never),
+      (o: unknown) => isCleanHistory([human()], o as never),
+      (o: unknown) => createRepairer(o as never),
+    ]) {
+      expect(errorOf(() => call(throwing))).toMatchObject({ name: "ToolCallRepairInputError", argument: "options.provider", message: expect.stringContaining("options.provider could not be read (x)") });
+      expect(errorOf(() => call(proxy))).toMatchObject({ name: "ToolCallRepairInputError", argument: "options" });
+    }
+    const throwingFind = { get trailingIsProblem(): boolean { throw new Error("y"); } };
+    expect(errorOf(() => findToolCallProblems([human()], throwingFind as never))).toMatchObject({ argument: "options.trailingIsProblem" });
+  });
+
+  it("profileFor names its own arguments: provider and level (an unknown level returned undefined)", () => {
+    const { proxy, revoke } = Proxy.revocable([], {});
+    revoke();
+    expect(errorOf(() => profileFor(proxy))).toMatchObject({ name: "ToolCallRepairInputError", argument: "provider", message: expect.stringContaining("profileFor: provider is an unreadable object; expected one of openai") });
+    expect(errorOf(() => profileFor("gpt"))).toMatchObject({ argument: "provider", message: expect.stringContaining('provider is "gpt"') });
+    expect(errorOf(() => profileFor("openai", "full" as never))).toMatchObject({ argument: "level", message: expect.stringContaining('level is "full"; expected one of') });
+    expect(profileFor("openai", "structural").level).toBe("structural");
   });
 
   it("a prototype key never answers for a table: an inherited provider is refused", () => {
@@ -64,7 +99,27 @@ describe("input the engine cannot read", () => {
   it("a hole in a sparse array is named, not waved through", () => {
     const sparse = [human(), , ai()] as BaseMessage[]; // eslint-disable-line no-sparse-arrays
     expect(() => repairToolCalls(sparse)).toThrow(/messages\[1\] is a hole/);
-    expect(isCleanHistory(sparse)).toBe(false);
+    // isCleanHistory says what repairToolCalls says (it used to answer false), also when the walk stops earlier.
+    expect(() => isCleanHistory(sparse)).toThrow(/messages\[1\] is a hole/);
+    expect(() => createRepairer().isClean(sparse)).toThrow(ToolCallRepairInputError);
+    const sparseLater = [human(), aiWithCalls("a"), human(), , ai()] as BaseMessage[]; // eslint-disable-line no-sparse-arrays
+    expect(() => isCleanHistory(sparseLater)).toThrow(/messages\[3\] is a hole/);
+    expect(() => findToolCallProblems(sparseLater)).toThrow(/messages\[3\] is a hole/);
+  });
+
+  it("a revoked array proxy is refused naming the argument and the function, not 'Cannot perform IsArray'", () => {
+    const { proxy, revoke } = Proxy.revocable([] as BaseMessage[], {});
+    revoke();
+    for (const [name, call] of [
+      ["repairToolCalls", () => repairToolCalls(proxy)],
+      ["isCleanHistory", () => isCleanHistory(proxy)],
+      ["findToolCallProblems", () => findToolCallProblems(proxy)],
+    ] as const) {
+      const error = errorOf(call);
+      expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ argument: "messages", message: `langgraph-tool-repair: ${name}: messages is an unreadable object; expected an array of messages` });
+    }
+    expect(errorOf(() => repairToolCalls(null as never))).toMatchObject({ message: "langgraph-tool-repair: repairToolCalls: messages is null; expected an array of messages" });
   });
 
   it("a throwing getter and a revoked proxy become input errors that name the message", () => {

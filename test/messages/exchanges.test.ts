@@ -6,6 +6,7 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ToolCallRepairInputError } from "../../src/errors";
 import { resumableExchange, trailingOpenExchange, unansweredCallIds } from "../../src/messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, toolResult } from "../support/builders";
@@ -75,5 +76,12 @@ describe("unansweredCallIds (every call, anywhere in the history, that no result
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it("refuses what is not an array, naming the argument, like its siblings", () => {
+    for (const fn of [unansweredCallIds, trailingOpenExchange, resumableExchange]) {
+      expect(() => fn(null as never)).toThrow(ToolCallRepairInputError);
+      expect(() => fn(null as never)).toThrow(/messages is null; expected an array of messages/);
+    }
   });
 });
