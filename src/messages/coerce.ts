@@ -14,7 +14,7 @@ import {
   ToolMessage,
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { ToolCallRepairInputError, errorText } from "../errors";
+import { ToolCallRepairInputError, errorText, expectedInput } from "../errors";
 import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
 export { ToolCallRepairInputError };
@@ -115,10 +115,32 @@ function isStoredMessage(value: Dict): boolean {
 }
 
 /**
+ * Whether stored `data` has something to read: a content that is not null, or, for an assistant message, tool
+ * calls (OpenAI-style assistant turns carry only calls).
+ */
+function hasStoredContent(type: string, data: Dict): boolean {
+  if (data.content !== undefined && data.content !== null) return true;
+  if (type !== "ai") return false;
+  const kwargs = isDict(data.additional_kwargs) ? data.additional_kwargs : {};
+  return [data.tool_calls, data.invalid_tool_calls, kwargs.tool_calls].some((calls) => (Array.isArray(calls) ? calls.length > 0 : isDict(calls)));
+}
+
+/**
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
 export function coerceMessage(value: unknown, index: number): BaseMessage {
+  if (!Number.isSafeInteger(index) || index < 0) throw expectedInput("coerceMessage", "index", "the message's index in its list (a non-negative integer)", index);
+  try {
+    return coerceAt(value, index);
+  } catch (error) {
+    // A getter that throws, a revoked proxy: the message cannot be read, and the error says which one.
+    if (ToolCallRepairInputError.isInstance(error)) throw error;
+    throw ToolCallRepairInputError.atMessage(index, `could not be read (${errorText(error)})`, error);
+  }
+}
+
+function coerceAt(value: unknown, index: number): BaseMessage {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
@@ -136,6 +158,9 @@ export function coerceMessage(value: unknown, index: number): BaseMessage {
   }
   if (isStoredMessage(value) || (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")) {
     if (!isDict(value.data)) throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`);
+    // As for plain objects: nothing to read would become an empty message, which a later pass would delete.
+    if (!hasStoredContent(value.type as string, value.data))
+      throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data has no content`);
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {

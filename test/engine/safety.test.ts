@@ -179,6 +179,21 @@ describe("LangChain's stored format ({ type, data })", () => {
     expect(() => repairToolCalls([human(), { role: "user" } as never])).toThrow(/messages\[1\] is a "user" message with no content/);
     expect(() => repairToolCalls([human(), { type: "tool", data: { content: "x" } } as never])).toThrow(/messages\[1\] is a stored message of type "tool" that LangChain cannot read/);
   });
+
+  it("a stored message with no content is refused naming its index (it was coerced empty, then removed as empty)", () => {
+    for (const data of [{}, { content: null }, { tool_calls: [] }]) {
+      for (const type of ["human", "ai", "system", "tool"]) {
+        const error = errorOf(() => repairToolCalls([human(), { type, data } as never]));
+        expect(error).toMatchObject({ name: "ToolCallRepairInputError", index: 1, message: `langgraph-tool-repair: messages[1] is a stored message of type "${type}" whose data has no content` });
+        expect(errorOf(() => findToolCallProblems([human(), { type, data } as never]))).toMatchObject({ index: 1 });
+      }
+    }
+    // An assistant turn that carries only calls is readable (OpenAI-style), as on the plain-object path.
+    const callsOnly = { type: "ai", data: { tool_calls: [{ id: "a", name: "f", args: {} }] } };
+    const r = repairToolCalls([human(), callsOnly as never, toolResult("a")]);
+    expect(r.repairs.map((x) => x.action)).toEqual(["coerced_message"]);
+    expect(shape(r.messages as BaseMessage[])).toBe("human, ai[a], tool(a)");
+  });
 });
 
 describe("no stale verdict: a message changed in place is seen", () => {

@@ -1,0 +1,26 @@
+/** Reading what callers pass as a message (src/messages/coerce.ts): refusals name the index, never a raw error. */
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { coerceMessage } from "../../src/messages/coerce";
+import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
+
+describe("coerceMessage", () => {
+  it("a value whose reads throw, or a revoked proxy, is an input error naming its index", () => {
+    expect(errorOf(() => coerceMessage(throwingObject(), 3))).toMatchObject({ ...inputError("messages", "messages[3] could not be read (GETTER)"), index: 3 });
+    expect(errorOf(() => coerceMessage(revokedObject(), 0))).toMatchObject({ ...inputError("messages"), index: 0 });
+  });
+
+  it("the index must be a message's index: a non-negative integer", () => {
+    for (const index of [undefined, -1, 1.5, "0", throwingObject()])
+      expect(errorOf(() => coerceMessage({ role: "user", content: "x" }, index as never))).toMatchObject(inputError("index", "coerceMessage: index is"));
+    expect(coerceMessage({ role: "user", content: "x" }, 0)).toBeInstanceOf(HumanMessage);
+  });
+
+  it("a stored message with nothing to read is refused, like a plain one (never an empty message)", () => {
+    expect(errorOf(() => coerceMessage({ type: "human", data: {} }, 1))).toMatchObject({
+      ...inputError("messages", 'messages[1] is a stored message of type "human" whose data has no content'),
+      index: 1,
+    });
+    expect(coerceMessage({ type: "human", data: { content: "" } }, 1).content).toBe("");
+  });
+});
