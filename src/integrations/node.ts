@@ -7,8 +7,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
+import { readingInput } from "../errors";
 import type { RepairOptions } from "../types";
-import { reportRepairs, unlessClean, type RepairReporting } from "./events";
+import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 import { checkSurfaceOptions } from "./surface-options";
 
@@ -37,8 +38,15 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
 export function toolCallRepairNode<K extends string = "messages">(
   options: ToolCallRepairNodeOptions<K> = {},
 ): ToolCallRepairNodeFunction<K> {
-  checkSurfaceOptions("toolCallRepairNode", options, { strings: ["messagesKey"] });
-  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = options;
+  // Read once, under the input guard: a getter that throws is an error naming the options, not the raw error.
+  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = readingInput(
+    () => {
+      checkSurfaceOptions("toolCallRepairNode", options, { strings: ["messagesKey"] });
+      return { ...(options ?? {}) };
+    },
+    "toolCallRepairNode",
+    "options",
+  );
   const reporting: RepairReporting = { onRepair, onError };
   // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
@@ -53,9 +61,21 @@ export function toolCallRepairNode<K extends string = "messages">(
 
   // Not async: the clean path returns the shared constant without allocating a promise.
   return function toolCallRepair(state, config) {
-    const messages = state?.[messagesKey];
-    if (!Array.isArray(messages)) return noUpdate;
+    let messages: BaseMessage[] | undefined;
+    try {
+      messages = readingInput(() => readMessages(state, messagesKey), "toolCallRepairNode", `state.${messagesKey}`);
+    } catch (error) {
+      // A state the node cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
+      return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
+    }
+    if (messages === undefined) return noUpdate;
     // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
     return unlessClean(() => repairer.isClean(messages), () => persistRepair(messages, config), noUpdate, reporting, config);
   };
+}
+
+/** The messages in `state`, or undefined when the key holds no array (another node's state, nothing yet). */
+function readMessages(state: unknown, key: string): BaseMessage[] | undefined {
+  const messages = typeof state === "object" && state !== null ? (state as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(messages) ? (messages as BaseMessage[]) : undefined;
 }

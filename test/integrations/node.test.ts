@@ -177,6 +177,35 @@ describe("toolCallRepairNode as a function", () => {
     expect(stored.map((m) => m.id)).toEqual(["h1", "a1", "tool-repair-tooluse_x", "h2"]);
   });
 
+  it("a state it cannot read (a throwing getter, a revoked proxy) goes on unchanged and is reported: the run never fails", async () => {
+    const errors: unknown[] = [];
+    const node = toolCallRepairNode({ onError: (error) => errors.push(error) });
+    const throwing = { get messages(): BaseMessage[] { throw new Error("boom"); } };
+    const { proxy, revoke } = Proxy.revocable({ messages: cleanHistory() }, {});
+    revoke();
+    const revokedList = Proxy.revocable(cleanHistory(), {});
+    revokedList.revoke();
+    for (const state of [throwing, proxy, { messages: revokedList.proxy }]) {
+      let update: unknown;
+      expect(() => (update = node(state as never))).not.toThrow();
+      await expect(Promise.resolve(update)).resolves.toBe(NO_UPDATE);
+    }
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toMatchObject({ name: "ToolCallRepairInputError", argument: "state.messages", message: expect.stringContaining("could not be read (boom)") });
+    // Without onError it still never throws.
+    await expect(Promise.resolve(toolCallRepairNode()(throwing as never))).resolves.toBe(NO_UPDATE);
+  });
+
+  it("options are read once, under the input guard: a throwing getter is an error naming the option, never the raw error", () => {
+    const throwing = { get provider(): string { throw new Error("x"); } };
+    expect(() => toolCallRepairNode(throwing as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options", message: "langgraph-tool-repair: toolCallRepairNode: options could not be read (x)" }));
+    const throwingKey = { get messagesKey(): string { throw new Error("y"); } };
+    expect(() => toolCallRepairNode(throwingKey as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => toolCallRepairNode(proxy as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
+  });
+
   it("reads the configured messages key", async () => {
     const update = await toolCallRepairNode({ messagesKey: "history", provider: "openai" })({ history: brokenHistory() });
     expect(shapeOf(update.history!.slice(1))).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human"]);
