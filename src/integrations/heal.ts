@@ -8,6 +8,7 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createRepairer, type Repairer } from "../engine";
+import { assertArray, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange } from "../messages/exchanges";
 import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
@@ -139,11 +140,35 @@ export interface StoredHealer {
  * whole list would touch it, only the part before it is repaired.
  */
 export function createStoredHealer(options: StoredRepairOptions = {}): StoredHealer {
+  return storedHealer(options, "createStoredHealer");
+}
+
+/** Options of one heal, checked: `closeOpen` a boolean, `abandoned` a Set, `salvage` a Map. */
+function healOptions(heal: unknown, fn: string): HealStoredOptions {
+  const record = optionsInput(heal, fn, "heal");
+  const out: HealStoredOptions = {};
+  const closeOpen = ownInput(record, "closeOpen", fn, "heal");
+  if (closeOpen !== undefined && typeof closeOpen !== "boolean") throw expectedInput(fn, "heal.closeOpen", "a boolean", closeOpen);
+  const abandoned = ownInput(record, "abandoned", fn, "heal");
+  if (abandoned !== undefined && !(abandoned instanceof Set)) throw expectedInput(fn, "heal.abandoned", "a Set of call ids", abandoned);
+  const salvage = ownInput(record, "salvage", fn, "heal");
+  if (salvage !== undefined && !(salvage instanceof Map)) throw expectedInput(fn, "heal.salvage", "a Map of call ids to their ToolMessages", salvage);
+  if (closeOpen !== undefined) out.closeOpen = closeOpen;
+  if (abandoned !== undefined) out.abandoned = abandoned as ReadonlySet<string>;
+  if (salvage !== undefined) out.salvage = salvage as ReadonlyMap<string, ToolMessage>;
+  return out;
+}
+
+function storedHealer(input: unknown, fn: string): StoredHealer {
+  // Read once (a getter that throws is an input error naming the options); the engine checks each option.
+  const options = readingInput(() => ({ ...optionsInput(input, fn) }), fn, "options") as StoredRepairOptions;
   // A stored thread gets structural repairs only; an orphan call further back is closed the user's way.
   const keeping: Repairer = createRepairer({ ...options, level: "structural", trailing: "keep" });
   const closing: Repairer = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
   return {
-    heal(messages, heal = {}) {
+    heal(messages, given = {}) {
+      assertArray(messages, "heal");
+      const heal = healOptions(given, "heal");
       const closeOpen = heal.closeOpen === true;
       if (!heal.salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) return unchanged(messages);
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
@@ -173,5 +198,8 @@ export function createStoredHealer(options: StoredRepairOptions = {}): StoredHea
 
 /** {@link createStoredHealer} for one history. */
 export function healStoredMessages(messages: BaseMessage[], options: StoredRepairOptions = {}, heal: HealStoredOptions = {}): HealResult {
-  return createStoredHealer(options).heal(messages, heal);
+  const fn = "healStoredMessages";
+  assertArray(messages, fn);
+  const checked = healOptions(heal, fn);
+  return storedHealer(options, fn).heal(messages, checked);
 }

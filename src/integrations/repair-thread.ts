@@ -7,6 +7,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { findToolCallProblems } from "../engine";
+import { expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { resumableExchange } from "../messages/exchanges";
 import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
 import { reportRepairs, type RepairReporting } from "./events";
@@ -50,25 +51,66 @@ export interface RepairThreadReport {
 }
 
 /** The graph's nodes (a compiled StateGraph, or the graph inside a createAgent agent). */
-function nodesOf(graph: unknown): Record<string, { bound?: unknown }> {
+function nodesOf(graph: object): Record<string, { bound?: unknown }> {
   const g = graph as { nodes?: unknown; graph?: { nodes?: unknown } };
   const nodes = g.nodes ?? g.graph?.nodes;
   return typeof nodes === "object" && nodes !== null ? (nodes as Record<string, { bound?: unknown }>) : {};
 }
 
+const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
+
 /** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
 export function toolNodeName(graph: unknown): string | undefined {
+  if (typeof graph !== "object" || graph === null) throw expectedInput("toolNodeName", "graph", GRAPH, graph);
+  return readingInput(() => toolNodeOf(graph), "toolNodeName", "graph");
+}
+
+function toolNodeOf(graph: object): string | undefined {
   const names = Object.entries(nodesOf(graph))
     .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } } | undefined)?.constructor?.name === "ToolNode")
     .map(([name]) => name);
   return names.length === 1 ? names[0] : undefined;
 }
 
+/** Options of one kind each, checked before the graph is asked anything. */
+function checkedOptions(options: unknown): RepairThreadOptions {
+  const fn = "repairThread";
+  const record = optionsInput(options, fn);
+  const value = (key: string, ok: (v: unknown) => boolean, expected: string) => {
+    const v = ownInput(record, key, fn);
+    if (v !== undefined && !ok(v)) throw expectedInput(fn, `options.${key}`, expected, v);
+  };
+  value("messagesKey", (v) => typeof v === "string" && v !== "", "a non-empty string");
+  value("asNode", (v) => typeof v === "string" && v !== "", "a non-empty string");
+  for (const key of ["dryRun", "closeOpen"]) value(key, (v) => typeof v === "boolean", "a boolean");
+  for (const key of ["onRepair", "onError"]) value(key, (v) => typeof v === "function", "a function");
+  return readingInput(() => ({ ...record }), fn, "options") as RepairThreadOptions;
+}
+
+/** `graph` has the two methods `repairThread` calls, read once (a getter that throws is an input error). */
+function threadGraphOf(graph: unknown): ThreadGraph {
+  const fn = "repairThread";
+  if (typeof graph !== "object" || graph === null) throw expectedInput(fn, "graph", GRAPH, graph);
+  const methods = readingInput(() => ({ getState: (graph as ThreadGraph).getState, updateState: (graph as ThreadGraph).updateState }), fn, "graph");
+  for (const [name, method] of Object.entries(methods))
+    if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
+  return graph as ThreadGraph;
+}
+
 export async function repairThread(graph: ThreadGraph, config: RunnableConfig, options: RepairThreadOptions = {}): Promise<RepairThreadReport> {
-  const { messagesKey = "messages", dryRun = true, closeOpen = true, asNode, onRepair, onError, ...repairOptions } = options;
+  const fn = "repairThread";
+  threadGraphOf(graph);
+  if (typeof config !== "object" || config === null) throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
+  const { messagesKey = "messages", dryRun = true, closeOpen = true, asNode, onRepair, onError, ...repairOptions } = checkedOptions(options);
   const state = await graph.getState(config);
-  const values = (state?.values ?? {}) as Record<string, unknown>;
-  const stored = values[messagesKey];
+  const stored = readingInput(
+    () => {
+      const values = (state?.values ?? {}) as Record<string, unknown>;
+      return typeof values === "object" && values !== null ? values[messagesKey] : undefined;
+    },
+    fn,
+    "the graph's state",
+  );
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
   const messages = stored as BaseMessage[];
 

@@ -5,9 +5,8 @@
 import { AIMessage, BaseMessage, RemoveMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
-import { ToolCallRepairInputError, errorText } from "../errors";
+import { ToolCallRepairInputError, assertArray, describeInput, errorText, readingInput } from "../errors";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
-import { describeValue } from "../values";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -27,8 +26,14 @@ function withNewId(message: BaseMessage, id: string): BaseMessage {
  * Messages that already have a unique id are kept as they are.
  */
 export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
+  return uniqueIds(messages, "withUniqueIds");
+}
+
+function uniqueIds(messages: readonly BaseMessage[], fn: string): BaseMessage[] {
+  assertArray(messages, fn);
   const seen = new Set<string>();
-  return messages.map((message) => {
+  return eachItem(messages, fn, "messages", (message) => {
+    if (!BaseMessage.isInstance(message)) throw notAMessage(message);
     const id = message.id;
     if (typeof id === "string" && id !== "" && !seen.has(id)) {
       seen.add(id);
@@ -40,12 +45,41 @@ export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
   });
 }
 
+/** An entry {@link eachItem} refuses: what it is (the argument and the index are added there). */
+class Refused {
+  constructor(
+    readonly detail: string,
+    readonly cause?: unknown,
+  ) {}
+}
+
+const notAMessage = (value: unknown) => new Refused(`is ${describeInput(value)}, not a LangChain message`);
+
+/**
+ * `visit` on each entry of `list`, in order, under the input guard: a hole, a getter that throws or an entry
+ * `visit` refuses is an input error naming the function and `argument[index]`.
+ */
+function eachItem<T>(list: readonly unknown[], fn: string, argument: string, visit: (value: unknown) => T): T[] {
+  const length = readingInput(() => list.length, fn, argument);
+  const out: T[] = new Array(length);
+  for (let i = 0; i < length; i++) {
+    try {
+      if (!(i in list)) throw new Refused("is a hole in a sparse array, not a message");
+      out[i] = visit(list[i]);
+    } catch (error) {
+      const refused = error instanceof Refused ? error : new Refused(`could not be read (${errorText(error)})`, error);
+      throw new ToolCallRepairInputError(`${fn}: ${argument}[${i}] ${refused.detail}`, { argument, index: i, cause: refused.cause });
+    }
+  }
+  return out;
+}
+
 /**
  * The update that replaces the whole list in state: `RemoveMessage` of all, then the messages (with unique
  * ids). Works with `messagesStateReducer` (MessagesAnnotation, MessagesZodState, createReactAgent, createAgent).
  */
 export function replaceAllMessages(messages: readonly BaseMessage[]): BaseMessage[] {
-  return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...withUniqueIds(messages)];
+  return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...uniqueIds(messages, "replaceAllMessages")];
 }
 
 /** The message itself when it has an id, else a copy with a fresh one (the reducer would set it on the caller's object). */
@@ -59,31 +93,31 @@ function withId(message: BaseMessage): BaseMessage {
  * without an id are given one on a copy.
  */
 export function applyMessagesUpdate(current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] {
-  if (!Array.isArray(current))
-    throw new ToolCallRepairInputError(`applyMessagesUpdate expects the current messages as an array, got ${describeValue(current)}`, { argument: "current" });
-  const right: readonly unknown[] = Array.isArray(update) ? update : [update];
-  const left = current.map((m, i) => messageAt(m, "current", i));
-  const added = right.map((m, i) => messageAt(m, "update", i));
+  const fn = "applyMessagesUpdate";
+  assertArray(current, fn, "current");
+  const right = readingInput(() => (Array.isArray(update) ? (update as readonly unknown[]) : [update]), fn, "update");
+  const left = eachItem(current, fn, "current", messageAt);
+  const added = eachItem(right, fn, "update", messageAt);
   try {
     return messagesStateReducer(left, added);
   } catch (error) {
     // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
-    throw new ToolCallRepairInputError(`applyMessagesUpdate: the update cannot be applied (${errorText(error)})`, { argument: "update", cause: error });
+    throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, { argument: "update", cause: error });
   }
 }
 
 /**
- * A message of `argument` as the reducer takes it, with an id: message-likes (`{ role, content }`, strings,
- * `[role, content]`) coerced as LangChain coerces them; anything else an input error naming the argument
- * instead of LangChain's "Unable to coerce message from array".
+ * A message as the reducer takes it, with an id: message-likes (`{ role, content }`, strings, `[role, content]`)
+ * coerced as LangChain coerces them; anything else refused (an input error naming the argument and the index
+ * instead of LangChain's "Unable to coerce message from array").
  */
-function messageAt(value: unknown, argument: "current" | "update", index: number): BaseMessage {
+function messageAt(value: unknown): BaseMessage {
   if (BaseMessage.isInstance(value)) return withId(value);
   let message: BaseMessage;
   try {
     message = coerceMessageLikeToMessage(value as never);
   } catch (error) {
-    throw new ToolCallRepairInputError(`applyMessagesUpdate: ${argument}[${index}] is ${describeValue(value)}, not a message or message-like value`, { argument, index, cause: error });
+    throw new Refused(`is ${describeInput(value)}, not a message or message-like value`, error);
   }
   return withId(message);
 }

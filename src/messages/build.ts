@@ -6,6 +6,7 @@ import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolM
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
+import { expectedInput, readingInput } from "../errors";
 
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
@@ -239,9 +240,16 @@ export function syntheticToolResult(args: { toolCallId: string; toolName?: strin
 }
 
 export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string }): string {
-  const tool = call.name ? `Tool "${call.name}"` : "The tool";
-  const why = call.note ?? "the run was interrupted before it returned a result";
-  return `${tool} (call ${call.id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
+  const fn = "defaultSyntheticText";
+  const read = readingInput(() => (isDict(call) ? { id: call.id, name: call.name, note: call.note } : undefined), fn, "call");
+  if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note? }", call);
+  const { id, name, note } = read;
+  if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
+  if (name !== undefined && typeof name !== "string") throw expectedInput(fn, "call.name", "a string or undefined", name);
+  if (note !== undefined && typeof note !== "string") throw expectedInput(fn, "call.note", "a string or undefined", note);
+  const tool = name ? `Tool "${name}"` : "The tool";
+  const why = note ?? "the run was interrupted before it returned a result";
+  return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
 }
 
 /**

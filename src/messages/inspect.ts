@@ -314,6 +314,10 @@ export interface RepairMarker {
 }
 
 export function repairMarkerOf(message: unknown): RepairMarker | undefined {
+  return readingInput(() => markerOf(message), "repairMarkerOf", "message");
+}
+
+function markerOf(message: unknown): RepairMarker | undefined {
   const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
   if (!isDict(kwargs)) return undefined;
   const marker = kwargs[REPAIR_MARKER_KEY];
@@ -322,7 +326,7 @@ export function repairMarkerOf(message: unknown): RepairMarker | undefined {
 
 /** A tool result this package made because the tool never ran. */
 export function isSyntheticResult(message: unknown): boolean {
-  return isToolResult(message) && repairMarkerOf(message)?.synthetic === true;
+  return readingInput(() => isToolResult(message) && markerOf(message)?.synthetic === true, "isSyntheticResult", "message");
 }
 
 /**
@@ -330,7 +334,7 @@ export function isSyntheticResult(message: unknown): boolean {
  * one it converted (an orphan result or a system message kept as user text: real words, `synthetic: false`).
  */
 export function isSyntheticMessage(message: unknown): boolean {
-  return isAnyMessage(message) && repairMarkerOf(message)?.synthetic === true;
+  return readingInput(() => isAnyMessage(message) && markerOf(message)?.synthetic === true, "isSyntheticMessage", "message");
 }
 
 /** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */

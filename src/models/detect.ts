@@ -13,6 +13,7 @@
  * environment decides), and the wrappers check the model the function returns, at call time.
  */
 import { Runnable } from "@langchain/core/runnables";
+import { assertString, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import type { Provider } from "../types";
 import { type Dict } from "../values";
 
@@ -81,12 +82,20 @@ export interface ModelDescription {
 
 /** A plain function that picks a model at call time (not a Runnable, which is an object). */
 export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function" && !Runnable.isRunnable(model);
+  return typeof model === "function" && !readingInput(() => Runnable.isRunnable(model), "isModelChooser", "model");
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
 export function envSelectsBedrock(env: Env = process.env): boolean {
-  const value = env.LLM_PROVIDER?.trim().toLowerCase();
+  return selectsBedrock(env, "envSelectsBedrock", "env");
+}
+
+/** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
+function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
+  if (env === undefined) env = process.env;
+  if (typeof env !== "object" || env === null) throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
+  const raw = ownInput(env as Record<string, unknown>, "LLM_PROVIDER", fn, argument);
+  const value = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;
   return value !== undefined && BEDROCK_ENV_VALUES.has(value);
 }
 
@@ -95,9 +104,33 @@ export function envSelectsBedrock(env: Env = process.env): boolean {
  * (a function, a plain object, a lambda). Depth-limited so that a cyclic object cannot hang it.
  */
 export function describeModels(model: unknown): ModelDescription[] {
-  const found: ModelDescription[] = [];
-  collect(model, {}, "primary", 0, found);
-  return found;
+  return modelsOf(model, "describeModels");
+}
+
+/**
+ * {@link describeModels} for `fn`: a model whose fields cannot be read (a getter that throws, a revoked proxy)
+ * is an input error naming `fn` and `model`, not the raw error.
+ */
+export function modelsOf(model: unknown, fn: string): ModelDescription[] {
+  return readingInput(
+    () => {
+      const found: ModelDescription[] = [];
+      collect(model, {}, "primary", 0, found);
+      return found;
+    },
+    fn,
+    "model",
+  );
+}
+
+/** Detection options: `bedrock` a boolean, `env` an object of environment variables. */
+function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?: Env } {
+  const record = optionsInput(options, fn);
+  const bedrock = ownInput(record, "bedrock", fn);
+  if (bedrock !== undefined && typeof bedrock !== "boolean") throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
+  const env = ownInput(record, "env", fn);
+  if (env !== undefined && (typeof env !== "object" || env === null)) throw expectedInput(fn, "options.env", "an object of environment variables", env);
+  return { bedrock, env: env as Env | undefined };
 }
 
 /**
@@ -112,7 +145,7 @@ export function describeModels(model: unknown): ModelDescription[] {
  * repaired with `provider: "strict"`.
  */
 export function providerOfModel(model: unknown): Provider | undefined {
-  return describeModels(model)[0]?.provider;
+  return modelsOf(model, "providerOfModel")[0]?.provider;
 }
 
 /**
@@ -122,9 +155,14 @@ export function providerOfModel(model: unknown): Provider | undefined {
  * `options.bedrock` decides outright; `LLM_PROVIDER=aws-bedrock` makes it true for any model.
  */
 export function isBedrockModel(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  if (options.bedrock !== undefined) return options.bedrock;
-  if (envSelectsBedrock(options.env)) return true;
-  return describeModels(model).some((m) => m.provider === "bedrock");
+  return bedrockModel(model, options, "isBedrockModel");
+}
+
+function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
+  const { bedrock, env } = detectOptions(options, fn);
+  if (bedrock !== undefined) return bedrock;
+  if (selectsBedrock(env, fn, "options.env")) return true;
+  return modelsOf(model, fn).some((m) => m.provider === "bedrock");
 }
 
 /**
@@ -134,8 +172,12 @@ export function isBedrockModel(model: unknown, options: BedrockDetectOptions = {
  * Takes a model (read through wrappers; a fallback chain counts when any of its models cannot) or a model id.
  */
 export function cannotPrefill(modelOrId: unknown): boolean {
+  return prefillRefused(modelOrId, "cannotPrefill");
+}
+
+function prefillRefused(modelOrId: unknown, fn: string): boolean {
   if (typeof modelOrId === "string") return idCannotPrefill(modelOrId, false);
-  return describeModels(modelOrId).some((m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"));
+  return modelsOf(modelOrId, fn).some((m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"));
 }
 
 /**
@@ -143,18 +185,18 @@ export function cannotPrefill(modelOrId: unknown): boolean {
  * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
  */
 export function needsPromptedStructuredOutput(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  return isBedrockModel(model, options) || cannotPrefill(model);
+  return bedrockModel(model, options, "needsPromptedStructuredOutput") || prefillRefused(model, "needsPromptedStructuredOutput");
 }
 
 /** The model id of the first chat model behind `model` (`model`, `modelName` or `modelId` field, or initChatModel's `model`). */
 export function modelIdOf(model: unknown): string | undefined {
-  for (const description of describeModels(model)) if (description.modelId !== undefined) return description.modelId;
+  for (const description of modelsOf(model, "modelIdOf")) if (description.modelId !== undefined) return description.modelId;
   return undefined;
 }
 
 /** Extended thinking is on for the primary model behind `model` (see {@link ModelDescription.thinking}). */
 export function thinkingEnabled(model: unknown): boolean {
-  return describeModels(model)[0]?.thinking ?? false;
+  return modelsOf(model, "thinkingEnabled")[0]?.thinking ?? false;
 }
 
 export interface ClaudeVersion {
@@ -170,6 +212,7 @@ export interface ClaudeVersion {
  * names no Claude model.
  */
 export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
+  assertString(modelId, "claudeVersionOf", "modelId");
   const id = modelId.toLowerCase();
   const familyFirst = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
   if (familyFirst) return { family: familyFirst[1], major: Number(familyFirst[2]), minor: Number(familyFirst[3] ?? 0) };

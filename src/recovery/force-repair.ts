@@ -15,7 +15,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
-import { assertArray, readingInput, ToolCallRepairInputError } from "../errors";
+import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
 import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
 import { coerceMessage, isMessage } from "../messages/coerce";
 import { forEachToolCallRef, isAssistant, isDict, isToolResult, resultIdOf, serverToolResultIds } from "../messages/inspect";
@@ -57,11 +57,14 @@ export function forceRepairToolCalls<M = BaseMessage>(
   rejection: ProviderRejection,
   options: ForceRepairOptions = {},
 ): RepairResult<M> {
-  assertArray(messages, "forceRepairToolCalls");
-  if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds)) {
-    throw new ToolCallRepairInputError("forceRepairToolCalls expects a rejection from parseToolPairingError", { argument: "rejection" });
-  }
-  const { result, onRepair } = readingInput(() => ({ result: forceRepair(messages, rejection, options), onRepair: options.onRepair }), "forceRepairToolCalls");
+  const fn = "forceRepairToolCalls";
+  assertArray(messages, fn);
+  // The rejection and the options are read once, each under its own name: a getter that throws is an input error.
+  const isRejection = readingInput(() => isDict(rejection) && Array.isArray(rejection.toolCallIds) && (void { ...rejection }, true), fn, "rejection");
+  if (!isRejection) throw new ToolCallRepairInputError(`${fn} expects a rejection from parseToolPairingError`, { argument: "rejection" });
+  const given = readingInput(() => ({ ...optionsInput(options, fn) }), fn, "options") as ForceRepairOptions;
+  const result = readingInput(() => forceRepair(messages, rejection, given), fn);
+  const onRepair = given.onRepair;
   // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, result.repairs);
   return result;

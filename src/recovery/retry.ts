@@ -29,7 +29,12 @@ export interface RejectionDiagnosis {
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
 export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  const value = (error as Record<string, unknown>)[REJECTION_DIAGNOSIS_KEY];
+  let value: unknown;
+  try {
+    value = (error as Record<string, unknown>)[REJECTION_DIAGNOSIS_KEY];
+  } catch {
+    return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
+  }
   return typeof value === "object" && value !== null ? (value as RejectionDiagnosis) : undefined;
 }
 

@@ -21,6 +21,7 @@ import type { JsonSchema, OutputFormat } from "./format";
 import { formatInstructions } from "./instructions";
 import { answerText } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
+import { ToolCallRepairInputError, errorText, expectedInput, readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 
@@ -42,7 +43,19 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
  * still uses the user's own schema.
  */
 export function strictJsonSchema(schema: JsonSchema): JsonSchema {
-  return strictNode(schema, 0) as JsonSchema;
+  return strictSchemaOf(schema, "strictJsonSchema", "schema");
+}
+
+/** {@link strictJsonSchema} for `fn`: a schema that is not an object, or cannot be read, names `argument`. */
+function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSchema {
+  return readingInput(
+    () => {
+      if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
+      return strictNode(schema, 0) as JsonSchema;
+    },
+    fn,
+    argument,
+  );
 }
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"];
@@ -66,14 +79,25 @@ function strictNode(node: unknown, depth: number): unknown {
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-  const description = typeof format.jsonSchema.description === "string" ? format.jsonSchema.description : undefined;
+  const fn = "bedrockOutputConfig";
+  const read = readingInput(() => (isDict(format) ? { jsonSchema: format.jsonSchema, name: format.name } : undefined), fn, "format");
+  if (read === undefined) throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
+  if (read.name !== undefined && typeof read.name !== "string") throw expectedInput(fn, "format.name", "a string or undefined", read.name);
+  const strict = strictSchemaOf(read.jsonSchema, fn, "format.jsonSchema");
+  const description = typeof strict.description === "string" ? strict.description : undefined;
+  let schema: string;
+  try {
+    schema = JSON.stringify(strict);
+  } catch (error) {
+    throw new ToolCallRepairInputError(`${fn}: format.jsonSchema cannot be written as JSON (${errorText(error)})`, { argument: "format.jsonSchema", cause: error });
+  }
   return {
     textFormat: {
       type: "json_schema",
       structure: {
         jsonSchema: {
-          schema: JSON.stringify(strictJsonSchema(format.jsonSchema)),
-          name: formatNameOf(format),
+          schema,
+          name: formatNameOf({ name: read.name }),
           ...(description === undefined ? {} : { description }),
         },
       },
@@ -86,7 +110,10 @@ export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "n
  * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
  */
 export function withBedrockOutputConfig<M extends object>(model: M, outputConfig: Dict): M {
-  const base = (model as { invocationParams?: unknown }).invocationParams;
+  const fn = "withBedrockOutputConfig";
+  if (typeof model !== "object" || model === null) throw expectedInput(fn, "model", "a ChatBedrockConverse", model);
+  if (!readingInput(() => isDict(outputConfig), fn, "outputConfig")) throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
+  const base = readingInput(() => (model as { invocationParams?: unknown }).invocationParams, fn, "model");
   if (typeof base !== "function") throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
   const derived = Object.create(model) as M & { invocationParams(options: unknown): Dict };
   Object.defineProperty(derived, "invocationParams", {

@@ -6,6 +6,7 @@
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+import { expectedInput, readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
@@ -39,19 +40,33 @@ const JSON_SCHEMA_KEYWORDS = new Set([
  * with no JSON Schema keyword, a string, ...).
  */
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
+  if (typeof argument !== "string") throw expectedInput("outputFormatOf", "argument", "the name of the schema's argument (a string)", argument);
+  if (prompt !== undefined && typeof prompt !== "string") throw expectedInput("outputFormatOf", "prompt", "a string or undefined", prompt);
+  // Read under the input guard (a schema whose getters throw, a revoked proxy, one that cannot be converted);
+  // a schema of no supported kind is the TypeError below.
+  const format = readingInput(() => formatOf<T>(schema, prompt), "outputFormatOf", argument);
+  if (format !== undefined) return format;
+  throw new TypeError(
+    `Unsupported response format for '${argument}': ${readingInput(() => describe(schema), "outputFormatOf", argument)}. Expected a zod schema, a Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().`,
+  );
+}
+
+function formatOf<T>(schema: unknown, prompt: string | undefined): OutputFormat<T> | undefined {
   if (isInteropZodSchema(schema)) return zodFormat<T>(schema as InteropZodType<T>, prompt);
   if (isSerializableSchema(schema)) return standardFormat<T>(schema, prompt);
   if (isDict(schema) && !isStandardSchema(schema)) {
     const jsonSchema = functionParametersOr(schema);
     if (isJsonSchema(jsonSchema)) return jsonSchemaFormat<T>(jsonSchema, prompt);
   }
-  throw new TypeError(
-    `Unsupported response format for '${argument}': ${describe(schema)}. Expected a zod schema, a Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().`,
-  );
+  return undefined;
 }
 
 /** An OutputFormat (from {@link outputFormatOf}, or built by hand: a JSON schema and a validate function). */
 export function isOutputFormat(value: unknown): value is OutputFormat {
+  return readingInput(() => isFormat(value), "isOutputFormat", "value");
+}
+
+function isFormat(value: unknown): value is OutputFormat {
   return (
     isDict(value) &&
     isDict(value.jsonSchema) &&
@@ -63,7 +78,8 @@ export function isOutputFormat(value: unknown): value is OutputFormat {
 
 /** `value` if it is an OutputFormat, else the format of the schema it is (see {@link outputFormatOf}). */
 export function toOutputFormat<T = unknown>(value: unknown, argument: string): OutputFormat<T> {
-  return isOutputFormat(value) ? (value as OutputFormat<T>) : outputFormatOf<T>(value, undefined, argument);
+  const format = readingInput(() => isFormat(value), "outputFormatOf", argument);
+  return format ? (value as OutputFormat<T>) : outputFormatOf<T>(value, undefined, argument);
 }
 
 function isJsonSchema(schema: Dict): boolean {
@@ -76,10 +92,15 @@ function isJsonSchema(schema: Dict): boolean {
  * createReactAgent does: an object with a `schema` key).
  */
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
-  if (isDict(responseFormat) && "schema" in responseFormat && !isInteropZodSchema(responseFormat)) {
-    const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
-    return outputFormatOf<T>(responseFormat.schema, prompt, "responseFormat.schema");
-  }
+  const wrapped = readingInput(
+    () =>
+      isDict(responseFormat) && "schema" in responseFormat && !isInteropZodSchema(responseFormat)
+        ? { schema: responseFormat.schema, prompt: typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined }
+        : undefined,
+    "withPromptedStructuredOutput",
+    "responseFormat",
+  );
+  if (wrapped) return outputFormatOf<T>(wrapped.schema, wrapped.prompt, "responseFormat.schema");
   return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
 }
 

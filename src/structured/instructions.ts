@@ -9,6 +9,7 @@ import {
   coerceMessageLikeToMessage,
   type BaseMessageLike,
 } from "@langchain/core/messages";
+import { ToolCallRepairInputError, assertArray, errorText, expectedInput, readingInput } from "../errors";
 import { toOutputFormat, type OutputFormat } from "./format";
 
 /**
@@ -17,16 +18,29 @@ import { toOutputFormat, type OutputFormat } from "./format";
  * else is a TypeError (never instructions without a schema).
  */
 export function formatInstructions(schemaOrFormat: OutputFormat | Pick<OutputFormat, "jsonSchema" | "prompt"> | unknown): string {
-  const format = hasJsonSchema(schemaOrFormat) ? schemaOrFormat : toOutputFormat(schemaOrFormat, "format");
+  const fn = "formatInstructions";
+  const given = readingInput(() => (hasJsonSchema(schemaOrFormat) ? { jsonSchema: schemaOrFormat.jsonSchema, prompt: schemaOrFormat.prompt } : undefined), fn, "schemaOrFormat");
+  const format = given ?? toOutputFormat(schemaOrFormat, "format");
+  const { jsonSchema, prompt: rawPrompt } = readingInput(() => ({ jsonSchema: format.jsonSchema, prompt: format.prompt }), fn, "schemaOrFormat");
+  if (rawPrompt !== undefined && typeof rawPrompt !== "string") throw expectedInput(fn, "schemaOrFormat.prompt", "a string or undefined", rawPrompt);
   const parts = [
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
       "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
       "fence, use ```json. Do not call a tool to give the final answer.",
     "JSON Schema of the final answer:",
-    JSON.stringify(format.jsonSchema),
+    schemaJson(jsonSchema, fn, "schemaOrFormat"),
   ];
-  const prompt = format.prompt?.trim();
+  const prompt = rawPrompt?.trim();
   return (prompt ? [prompt, ...parts] : parts).join("\n\n");
+}
+
+/** The JSON text of a schema; one that JSON cannot write (a cycle, a BigInt, a throwing getter) is an input error. */
+function schemaJson(jsonSchema: unknown, fn: string, argument: string): string {
+  try {
+    return JSON.stringify(jsonSchema);
+  } catch (error) {
+    throw new ToolCallRepairInputError(`${fn}: the JSON schema of ${argument} cannot be written as JSON (${errorText(error)})`, { argument, cause: error });
+  }
 }
 
 /** `{ jsonSchema, prompt? }`: all the instructions need (an OutputFormat, or the two fields alone). */
@@ -38,13 +52,29 @@ function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "jsonSchema"
 
 /** The user message of a corrective call: what was wrong, and the schema again. */
 export function correctionMessage(issues: string[], format: Pick<OutputFormat, "jsonSchema">): HumanMessage {
-  const listed = issues.length > 0 ? issues.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
+  const fn = "correctionMessage";
+  assertArray(issues, fn, "issues", "strings");
+  const lines: string[] = [];
+  readingInput(
+    () => {
+      for (let i = 0; i < issues.length; i++) {
+        const issue: unknown = issues[i];
+        if (typeof issue !== "string") throw expectedInput(fn, `issues[${i}]`, "a string", issue);
+        lines.push(issue);
+      }
+    },
+    fn,
+    "issues",
+  );
+  const jsonSchema = readingInput(() => (typeof format === "object" && format !== null ? format.jsonSchema : undefined), fn, "format");
+  if (typeof jsonSchema !== "object" || jsonSchema === null) throw expectedInput(fn, "format.jsonSchema", "a JSON schema object", jsonSchema);
+  const listed = lines.length > 0 ? lines.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
   return new HumanMessage(
     [
       "Your last reply cannot be used as the final answer. Problems:",
       listed,
       "Reply again with only the corrected JSON value that matches this JSON Schema, and no other text:",
-      JSON.stringify(format.jsonSchema),
+      schemaJson(jsonSchema, fn, "format"),
     ].join("\n"),
   );
 }

@@ -16,11 +16,12 @@ import { Command } from "@langchain/langgraph";
 import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
 import { describeModels, envSelectsBedrock, withInstance, type Env, type ModelDescription } from "../models/detect";
 import { bedrockOutputConfig, withBedrockOutputConfig } from "./constrained";
-import { assertFinalMessageOption, finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
+import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { agentOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
+import { structuredOptions } from "./options";
 import { resolveStructuredAnswer } from "./parse";
-import { assertStrategy, strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**
@@ -68,8 +69,15 @@ type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputS
  * ```
  */
 export function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-  if (options.strategy !== undefined) assertStrategy(options.strategy);
-  assertFinalMessageOption(options.finalMessage);
+  options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(options, "promptedStructuredOutputMiddleware", [
+    "strategy",
+    "finalMessage",
+    "prompted",
+    "env",
+    "maxCorrections",
+    "onStructuredResponse",
+    "name",
+  ]);
   return createMiddleware({
     name: options.name ?? "PromptedStructuredOutput",
     wrapModelCall: async (request, handler) => {

@@ -3,6 +3,7 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { assertString } from "../errors";
 import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
 
@@ -44,6 +45,7 @@ export interface Candidate {
  * tier (a fenced block is also a bracket span) is listed once. Linear in the text's length.
  */
 export function answerCandidates(text: string): Candidate[] {
+  assertString(text, "answerCandidates", "text");
   const found: Candidate[] = [];
   const seen = new Set<string>();
   const add = (source: CandidateSource, raw: string): boolean => {
@@ -226,8 +228,8 @@ export type ParsedAnswer<T> = { ok: true; value: T; choice: AnswerChoice } | { o
  * OutputFormat; anything else is a TypeError.
  */
 export async function parseStructuredAnswer<T = unknown>(text: string, format: OutputFormat<T> | unknown): Promise<ParsedAnswer<T>> {
+  assertString(text, "parseStructuredAnswer", "text");
   const outputFormat = toOutputFormat<T>(format, "format");
-  if (typeof text !== "string") throw new TypeError(`parseStructuredAnswer: 'text' must be a string, got ${text === null ? "null" : typeof text}`);
   const candidates = answerCandidates(text);
   if (candidates.length === 0) {
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };

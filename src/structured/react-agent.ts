@@ -34,6 +34,7 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
+import { expectedInput, readingInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
 import {
@@ -48,11 +49,12 @@ import {
   type ModelDescription,
 } from "../models/detect";
 import { prepareStructuredCall, structuredCallInput } from "./constrained";
-import { assertFinalMessageOption, finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
+import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
+import { structuredOptions } from "./options";
 import { answerText, parseStructuredAnswer, resolveStructuredAnswer, type Resolved } from "./parse";
-import { assertStrategy, strategyChoiceFor, type StrategyChoice, type StructuredOutputStrategy } from "./strategy";
+import { strategyChoiceFor, type StrategyChoice, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
@@ -143,8 +145,11 @@ export function withPromptedStructuredOutput<
   S extends Record<string, any> = Record<string, any>,
   C extends AnyStateSchema = AnnotationRoot<any>,
 >(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}): CreateReactAgentParams<A, S, C> {
-  if (options.strategy !== undefined) assertStrategy(options.strategy);
-  assertFinalMessageOption(options.finalMessage);
+  const fn = "withPromptedStructuredOutput";
+  if (typeof params !== "object" || params === null) throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
+  // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
+  readingInput(() => void { ...params }, fn, "params");
+  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair"]);
   if (params.responseFormat == null) return params;
   const mode = actingMode(params.llm, options);
   if (mode === "unchanged") return params;

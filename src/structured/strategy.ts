@@ -11,12 +11,14 @@
 import {
   claudeAtLeast,
   claudeVersionOf,
-  describeModels,
   envSelectsBedrock,
+  modelsOf,
   type ClaudeVersion,
   type Env,
   type ModelDescription,
 } from "../models/detect";
+import { quoteValue } from "../values";
+import { structuredOptions } from "./options";
 
 export type StructuredOutputStrategy = "native" | "tool" | "prompted";
 
@@ -152,7 +154,9 @@ function tableStrategyFor(model: ModelDescription, env?: Env): { strategy: Struc
  * thinking on throws (the provider would refuse it).
  */
 export function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
-  return describeModels(model).map((description) => strategyChoiceFor(description, options));
+  const fn = "structuredOutputStrategies";
+  options = structuredOptions<StrategyOptions>(options, fn, ["strategy", "env"]);
+  return modelsOf(model, fn).map((description) => strategyChoiceFor(description, options));
 }
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
@@ -206,7 +210,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
 
 export function assertStrategy(strategy: unknown): asserts strategy is StructuredOutputStrategy {
   if (!STRUCTURED_OUTPUT_STRATEGIES.includes(strategy as StructuredOutputStrategy)) {
-    throw new TypeError(`Unknown structured-output strategy ${JSON.stringify(strategy)}: expected "native", "tool" or "prompted".`);
+    throw new TypeError(`Unknown structured-output strategy ${quoteValue(strategy)}: expected "native", "tool" or "prompted".`);
   }
 }
 

@@ -1,5 +1,6 @@
 /** Anthropic Messages: rules A1-A6, A8, A9, A11 on the `messages` array. */
-import { asArray, asString, isBlank, isDict, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
+import { readingInput } from "../errors";
+import { asArray, asString, isBlank, isDict, NAME_PATTERN, type Dict, type PayloadViolation, validationOptions } from "./common";
 
 export interface AnthropicValidationOptions {
   /** The model rejects a request that ends on an assistant message (Claude Opus/Sonnet 4.6 and later). */
@@ -54,6 +55,15 @@ export function validateAnthropicMessages(
   messages: unknown,
   options: AnthropicValidationOptions = {},
 ): PayloadViolation[] {
+  const fn = "validateAnthropicMessages";
+  const checked = validationOptions(options, fn, {
+    noPrefill: [(v) => typeof v === "boolean", "a boolean"],
+    systemInMessages: [(v) => v === "placed" || v === "none", '"placed" or "none"'],
+  }) as AnthropicValidationOptions;
+  return readingInput(() => anthropicViolations(messages, checked), fn, "messages");
+}
+
+function anthropicViolations(messages: unknown, options: AnthropicValidationOptions): PayloadViolation[] {
   const list = asArray(messages);
   const violations: PayloadViolation[] = [];
   checkAnthropicContent(list, violations);

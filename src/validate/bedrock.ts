@@ -1,5 +1,6 @@
 /** AWS Bedrock Converse: rules B1-B10 on the request body. */
-import { asArray, asString, isBlank, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
+import { readingInput } from "../errors";
+import { asArray, asString, isBlank, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation, validationOptions } from "./common";
 
 export interface BedrockValidationOptions {
   /** The model rejects a conversation that ends on an assistant turn (Claude 4.6+, Llama). */
@@ -28,6 +29,15 @@ export function validateBedrockConverse(
   request: unknown,
   options: BedrockValidationOptions = {},
 ): PayloadViolation[] {
+  const fn = "validateBedrockConverse";
+  const checked = validationOptions(options, fn, {
+    noPrefill: [(v) => typeof v === "boolean", "a boolean"],
+    requireAlternation: [(v) => typeof v === "boolean", "a boolean"],
+  }) as BedrockValidationOptions;
+  return readingInput(() => bedrockViolations(request, checked), fn, "request");
+}
+
+function bedrockViolations(request: unknown, options: BedrockValidationOptions): PayloadViolation[] {
   const body = isDict(request) ? request : {};
   const list = asArray(body.messages);
   const violations: PayloadViolation[] = [];

@@ -20,6 +20,7 @@ export interface PayloadViolation {
   toolCallIds?: string[];
 }
 
+import { expectedInput, optionsInput, ownInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 export { isDict, type Dict };
@@ -32,4 +33,24 @@ export const NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 export function missingFrom(expected: string[], present: Set<string>): string[] {
   return expected.filter((id) => !present.has(id));
+}
+
+/**
+ * A validator's options, checked and copied: each listed key undefined or accepted by its check, an error naming
+ * the option and what it accepts otherwise (a getter that throws included). The payload itself stays lenient.
+ */
+export function validationOptions(
+  options: unknown,
+  fn: string,
+  checks: Record<string, readonly [(value: unknown) => boolean, string]>,
+): Dict {
+  const record = optionsInput(options, fn);
+  const out: Dict = {};
+  for (const [key, [ok, expected]] of Object.entries(checks)) {
+    const value = ownInput(record, key, fn);
+    if (value === undefined) continue;
+    if (!ok(value)) throw expectedInput(fn, `options.${key}`, expected, value);
+    out[key] = value;
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 /** Google Gemini: rules G1, G2, G3, G5 on the `contents` array. */
+import { readingInput } from "../errors";
 import { asArray, isDict, type PayloadViolation } from "./common";
 
 type GeminiTurnKind = "call" | "response" | "user" | "model";
@@ -17,6 +18,10 @@ function countParts(content: unknown, key: "functionCall" | "functionResponse"):
 
 /** Rules G1, G2, G3, G5 on a `generateContent` `contents` array. */
 export function validateGeminiContents(contents: unknown): PayloadViolation[] {
+  return readingInput(() => geminiViolations(contents), "validateGeminiContents", "contents");
+}
+
+function geminiViolations(contents: unknown): PayloadViolation[] {
   const list = asArray(contents);
   const kinds = list.map(geminiTurnKind);
   const violations: PayloadViolation[] = [];

@@ -1,4 +1,5 @@
 /** OpenAI Chat Completions: rules O1-O6 on the `messages` array. */
+import { readingInput } from "../errors";
 import { asArray, asString, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
 
 const OPENAI_ID_MAX = 40;
@@ -34,6 +35,10 @@ function checkOpenAIContentParts(message: Dict, index: number, out: PayloadViola
 
 /** Rules O1-O6 on a Chat Completions `messages` array. */
 export function validateOpenAIChatMessages(messages: unknown): PayloadViolation[] {
+  return readingInput(() => chatViolations(messages), "validateOpenAIChatMessages", "messages");
+}
+
+function chatViolations(messages: unknown): PayloadViolation[] {
   const list = asArray(messages);
   const violations: PayloadViolation[] = [];
   const answeredAt = new Map<string, number>();

@@ -1,4 +1,5 @@
 /** OpenAI Responses API: rules R1, R2, R3, R5 on the `input` array. */
+import { readingInput } from "../errors";
 import { asArray, asString, isDict, type Dict, type PayloadViolation } from "./common";
 
 const RESPONSES_CALL_ID_MAX = 64;
@@ -8,6 +9,10 @@ const RESPONSES_CALL_ID_MAX = 64;
  * server-side through `previous_response_id` are not visible here: R2 assumes the input holds every call.
  */
 export function validateOpenAIResponsesInput(input: unknown): PayloadViolation[] {
+  return readingInput(() => responsesViolations(input), "validateOpenAIResponsesInput", "input");
+}
+
+function responsesViolations(input: unknown): PayloadViolation[] {
   const items = asArray(input);
   const violations: PayloadViolation[] = [];
   const outputIds = new Set<string>();

@@ -11,6 +11,7 @@
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { ToolCallRepairInputError, assertArray, errorText, expectedInput, readingInput } from "../errors";
 import { coerceMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 
@@ -59,8 +60,20 @@ const toolCallCount = (m: Dict): number => (Array.isArray(m.tool_calls) ? m.tool
 
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
 export function payloadPositions(messages: readonly unknown[], format: WireFormat): PayloadPositions {
-  if (!Array.isArray(messages)) throw new TypeError("langgraph-tool-repair: payloadPositions expects an array of messages");
-  const reads = messages.map(read);
+  const fn = "payloadPositions";
+  assertArray(messages, fn);
+  if (!(WIRE_FORMATS as readonly unknown[]).includes(format)) throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
+  const length = readingInput(() => messages.length, fn);
+  const reads: Read[] = new Array(length);
+  for (let i = 0; i < length; i++) {
+    try {
+      reads[i] = read(messages[i], i);
+    } catch (error) {
+      // coerceMessage names the message it cannot read; an index getter that throws is named here.
+      if (ToolCallRepairInputError.isInstance(error)) throw error;
+      throw ToolCallRepairInputError.atMessage(i, `could not be read (${errorText(error)})`, error);
+    }
+  }
   switch (format) {
     case "openai":
       return fromCounts(format, reads.map(completionsCount));
@@ -77,7 +90,7 @@ export function payloadPositions(messages: readonly unknown[], format: WireForma
     case "bedrock":
       return bedrockPositions(reads);
     default:
-      throw new TypeError(`langgraph-tool-repair: payloadPositions got unknown format ${JSON.stringify(format)}`);
+      throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
   }
 }
 
@@ -86,6 +99,21 @@ export function payloadPositions(messages: readonly unknown[], format: WireForma
  * or, when several share it, the one holding content block `block`. Undefined when nothing built that entry.
  */
 export function messageIndexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
+  const fn = "messageIndexAt";
+  const read = readingInput(
+    () => (isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset) ? positions : undefined),
+    fn,
+    "positions",
+  );
+  if (read === undefined) throw expectedInput(fn, "positions", "what payloadPositions returned ({ messagesAt, blockOffset, ... })", positions);
+  if (!isIndex(payloadIndex)) throw expectedInput(fn, "payloadIndex", "a non-negative integer", payloadIndex);
+  if (block !== undefined && !isIndex(block)) throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
+  return readingInput(() => indexAt(read, payloadIndex, block), fn, "positions");
+}
+
+const isIndex = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+function indexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
   const members = positions.messagesAt[payloadIndex];
   if (!members || members.length === 0) return undefined;
   if (block === undefined || members.length === 1) return members[0];

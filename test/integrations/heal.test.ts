@@ -4,6 +4,8 @@ import { findToolCallProblems } from "../../src/engine";
 import { healStoredMessages, resultsInWrites } from "../../src/integrations/heal";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
+import { createStoredHealer } from "../../src/integrations/heal";
+import { errorOf, inputError, revokedObject, throwingAt, throwingObject } from "../support/hostile";
 
 const valid = (messages: Parameters<typeof findToolCallProblems>[0]) =>
   findToolCallProblems(messages, { provider: "openai", trailingIsProblem: false });
@@ -111,5 +113,22 @@ describe("healStoredMessages on values that are not messages", () => {
   it("leaves them as they are (another reducer's data)", () => {
     const values = ["hi", { role: "user", content: "x" }] as never[];
     expect(healStoredMessages(values).messages).toBe(values);
+  });
+});
+
+describe("createStoredHealer / healStoredMessages check their arguments", () => {
+  it("options and heal options are read once and checked, each named", () => {
+    expect(errorOf(() => createStoredHealer(throwingObject() as never))).toMatchObject(inputError("options", "createStoredHealer: options could not be read (GETTER)"));
+    expect(errorOf(() => createStoredHealer(revokedObject() as never))).toMatchObject(inputError("options"));
+    expect(errorOf(() => healStoredMessages([human()], { provider: "gpt" } as never))).toMatchObject(inputError("options.provider"));
+    expect(errorOf(() => healStoredMessages([human()], {}, { salvage: {} } as never))).toMatchObject(inputError("heal.salvage", "expected a Map"));
+    expect(errorOf(() => healStoredMessages([human()], {}, { abandoned: ["a"] } as never))).toMatchObject(inputError("heal.abandoned", "expected a Set"));
+    expect(errorOf(() => healStoredMessages([human()], {}, { closeOpen: 1 } as never))).toMatchObject(inputError("heal.closeOpen"));
+    expect(errorOf(() => createStoredHealer().heal([human()], throwingObject() as never))).toMatchObject(inputError("heal.closeOpen", "could not be read (GETTER)"));
+  });
+
+  it("messages that are not an array, or cannot be read, are named", () => {
+    expect(errorOf(() => healStoredMessages(null as never))).toMatchObject(inputError("messages", "healStoredMessages: messages is null"));
+    expect(errorOf(() => healStoredMessages(throwingAt([human(), aiWithCalls("a"), human()], 1)))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
   });
 });

@@ -2,7 +2,8 @@ import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/mes
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { afterEach, describe, expect, it } from "vitest";
-import { repairThread } from "../../src/integrations/repair-thread";
+import { repairThread, toolNodeName } from "../../src/integrations/repair-thread";
+import { errorOf, inputError, rejectionOf, revokedObject, throwingObject } from "../support/hostile";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
@@ -146,5 +147,29 @@ describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
       ["lookup result for alpha", false],
     ]);
     expect(results.filter((m: ToolMessage) => m.tool_call_id === slowId).map(isSyntheticResult)).toEqual([true]);
+  });
+});
+
+describe("repairThread and toolNodeName check their arguments before asking the graph anything", () => {
+  it("a graph without getState / updateState is refused naming it, not 'graph.getState is not a function'", async () => {
+    expect(await rejectionOf(() => repairThread({} as never, {}))).toMatchObject(inputError("graph.getState", "repairThread: graph.getState is undefined; expected a function"));
+    for (const graph of [null, undefined, 42, "g"]) expect(await rejectionOf(() => repairThread(graph as never, {}))).toMatchObject(inputError("graph", "expected a compiled graph"));
+    expect(await rejectionOf(() => repairThread(throwingObject() as never, {}))).toMatchObject(inputError("graph", "could not be read (GETTER)"));
+  });
+
+  it("config and options are checked, each named", async () => {
+    const { graph, config } = await seededGraph([human("q"), ai("a")]);
+    expect(await rejectionOf(() => repairThread(graph, null as never))).toMatchObject(inputError("config"));
+    expect(await rejectionOf(() => repairThread(graph, config, { dryRun: "no" } as never))).toMatchObject(inputError("options.dryRun", "expected a boolean"));
+    expect(await rejectionOf(() => repairThread(graph, config, { messagesKey: "" }))).toMatchObject(inputError("options.messagesKey"));
+    expect(await rejectionOf(() => repairThread(graph, config, revokedObject() as never))).toMatchObject(inputError("options"));
+    expect(await rejectionOf(() => repairThread(graph, config, { get closeOpen(): boolean { throw new Error("x"); } }))).toMatchObject(inputError("options.closeOpen", "could not be read (x)"));
+    await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
+  });
+
+  it("toolNodeName: a graph that is not an object, or cannot be read, is an input error", () => {
+    for (const graph of [null, undefined, 42]) expect(errorOf(() => toolNodeName(graph))).toMatchObject(inputError("graph", "toolNodeName: graph is"));
+    expect(errorOf(() => toolNodeName(throwingObject()))).toMatchObject(inputError("graph", "could not be read (GETTER)"));
+    expect(toolNodeName({})).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
-import { applyMessagesUpdate } from "../../src/integrations/state-update";
+import { applyMessagesUpdate, replaceAllMessages, withUniqueIds } from "../../src/integrations/state-update";
+import { errorOf as thrown, inputError, revokedArray, throwingAt } from "../support/hostile";
 
 const errorOf = (fn: () => unknown): ToolCallRepairInputError => {
   try {
@@ -32,5 +33,28 @@ describe("applyMessagesUpdate", () => {
 
   it("the reducer's own refusal (removing an id that is not there) is an input error about the update", () => {
     expect(errorOf(() => applyMessagesUpdate(current, [new RemoveMessage({ id: "missing" })]))).toMatchObject({ argument: "update" });
+  });
+});
+
+describe("argument checks: an input error naming the argument (and the index), never a raw error", () => {
+  const list = [new HumanMessage({ content: "q", id: "h1" }), new AIMessage({ content: "a", id: "a1" })];
+
+  it("withUniqueIds and replaceAllMessages take an array of LangChain messages", () => {
+    for (const [name, fn] of [["withUniqueIds", withUniqueIds], ["replaceAllMessages", replaceAllMessages]] as const) {
+      expect(thrown(() => fn(null as never))).toMatchObject(inputError("messages", `${name}: messages is null; expected an array of messages`));
+      expect(thrown(() => fn(undefined as never))).toMatchObject(inputError("messages", `${name}: messages is undefined`));
+      expect(thrown(() => fn(revokedArray()))).toMatchObject(inputError("messages", "an unreadable object"));
+      expect(thrown(() => fn([null] as never))).toMatchObject({ ...inputError("messages", `${name}: messages[0] is null, not a LangChain message`), index: 0 });
+      expect(thrown(() => fn([list[0], { role: "user", content: "x" }] as never))).toMatchObject({ index: 1 });
+      expect(thrown(() => fn([list[0], , list[1]] as never))).toMatchObject({ ...inputError("messages", "messages[1] is a hole"), index: 1 }); // eslint-disable-line no-sparse-arrays
+      expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
+    }
+  });
+
+  it("applyMessagesUpdate: a throwing index or a revoked update names the argument and the index", () => {
+    expect(thrown(() => applyMessagesUpdate(throwingAt(list, 1), []))).toMatchObject({ ...inputError("current", "current[1] could not be read (IDX)"), index: 1 });
+    expect(thrown(() => applyMessagesUpdate(list, throwingAt(list, 0)))).toMatchObject({ ...inputError("update", "update[0] could not be read (IDX)"), index: 0 });
+    expect(thrown(() => applyMessagesUpdate(list, revokedArray() as never))).toMatchObject(inputError("update"));
+    expect(thrown(() => applyMessagesUpdate(revokedArray(), []))).toMatchObject(inputError("current"));
   });
 });

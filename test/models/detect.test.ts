@@ -21,6 +21,7 @@ import {
   thinkingEnabled,
 } from "../../src/models/detect";
 import { pinnedTo } from "../support/versions";
+import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
 /** The Google clients need @langchain/core 1.2.11 or later: below it (the minimum-peers run) their rows are left out. */
 const GOOGLE_PINNED = pinnedTo("@langchain/core", "1.2.11", "the Google clients (@langchain/google-genai, google-vertexai)");
@@ -281,5 +282,36 @@ describe("thinkingEnabled", () => {
     expect(thinkingEnabled(bedrock().withConfig({ additionalModelRequestFields: { thinking } }))).toBe(true);
     expect(thinkingEnabled(bedrock())).toBe(false);
     expect(thinkingEnabled(new ChatBedrockConverse({ region: "us-east-1", credentials, additionalModelRequestFields: { thinking: { type: "disabled" } } }))).toBe(false);
+  });
+});
+
+describe("argument checks: an input error naming the argument, never a raw error", () => {
+  it("claudeVersionOf takes a model id string", () => {
+    for (const id of [42, null, undefined, {}]) expect(errorOf(() => claudeVersionOf(id as never))).toMatchObject(inputError("modelId", "claudeVersionOf: modelId is"));
+  });
+
+  it("a model whose fields cannot be read names the function and the model", () => {
+    for (const [name, fn] of [
+      ["describeModels", describeModels],
+      ["providerOfModel", providerOfModel],
+      ["isBedrockModel", isBedrockModel],
+      ["cannotPrefill", cannotPrefill],
+      ["modelIdOf", modelIdOf],
+      ["thinkingEnabled", thinkingEnabled],
+      ["needsPromptedStructuredOutput", needsPromptedStructuredOutput],
+    ] as const) {
+      expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(inputError("model", `${name}: model could not be read (GETTER)`));
+      expect(errorOf(() => (fn as (m: unknown) => unknown)(revokedObject()))).toMatchObject(inputError("model"));
+    }
+    expect(isModelChooser(throwingObject())).toBe(false);
+  });
+
+  it("detection options and the environment are checked", () => {
+    expect(errorOf(() => envSelectsBedrock(null as never))).toMatchObject(inputError("env", "envSelectsBedrock: env is null"));
+    expect(envSelectsBedrock({ LLM_PROVIDER: 42 } as never)).toBe(false);
+    expect(errorOf(() => envSelectsBedrock({ get LLM_PROVIDER(): string { throw new Error("x"); } }))).toMatchObject(inputError("env.LLM_PROVIDER", "could not be read (x)"));
+    expect(errorOf(() => isBedrockModel({}, { bedrock: "yes" } as never))).toMatchObject(inputError("options.bedrock", "expected a boolean"));
+    expect(errorOf(() => isBedrockModel({}, { env: 1 } as never))).toMatchObject(inputError("options.env"));
+    expect(errorOf(() => needsPromptedStructuredOutput({}, throwingObject() as never))).toMatchObject(inputError("options.bedrock", "could not be read (GETTER)"));
   });
 });

@@ -9,6 +9,7 @@ import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human, shape, toolResult } from "../support/builders";
 import { brokenPlanArb, buildHistory, textOf } from "../support/histories";
 import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
+import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
   provider: "bedrock",
@@ -209,5 +210,18 @@ describe("properties over generated broken histories", () => {
       }),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe("forceRepairToolCalls reads the rejection and the options each under its own name", () => {
+  const rejection = parseToolPairingError(new Error("No tool output found for function call call_a."))!;
+
+  it("a rejection or options whose getters throw are input errors naming them", () => {
+    const history = [human(), aiWithCalls("call_a"), human("next")];
+    expect(errorOf(() => forceRepairToolCalls(history, throwingObject() as never))).toMatchObject(inputError("rejection", "could not be read (GETTER)"));
+    expect(errorOf(() => forceRepairToolCalls(history, { ...rejection, get toolCallIds(): string[] { throw new Error("x"); } }))).toMatchObject(inputError("rejection", "could not be read (x)"));
+    expect(errorOf(() => forceRepairToolCalls(history, rejection, throwingObject() as never))).toMatchObject(inputError("options"));
+    expect(errorOf(() => forceRepairToolCalls(history, rejection, { get provider(): string { throw new Error("y"); } } as never))).toMatchObject(inputError("options", "could not be read (y)"));
+    expect(forceRepairToolCalls(history, rejection).repairs.length).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,7 @@ import { outputFormatOf } from "../../src/structured/format";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { bedrockStubs, outputSchemaOf, requestsOf, VALID, Weather } from "./fixtures";
 import { ZOD_4_PINNED } from "../support/versions";
+import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
 
@@ -101,5 +102,27 @@ describe("withBedrockOutputConfig", () => {
 
   it("is a TypeError on a model without invocationParams", () => {
     expect(() => withBedrockOutputConfig({}, {})).toThrow(/expected a ChatBedrockConverse/);
+  });
+});
+
+describe("argument checks: an input error naming the argument, never a raw error", () => {
+  it("bedrockOutputConfig takes a format with a JSON schema object", () => {
+    expect(errorOf(() => bedrockOutputConfig(undefined as never))).toMatchObject(inputError("format", "bedrockOutputConfig: format is undefined"));
+    expect(errorOf(() => bedrockOutputConfig({} as never))).toMatchObject(inputError("format.jsonSchema", "expected a JSON schema object"));
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject(inputError("format.name"));
+    expect(errorOf(() => bedrockOutputConfig(throwingObject() as never))).toMatchObject(inputError("format", "could not be read (GETTER)"));
+    const deep: Record<string, unknown> = { type: "object" };
+    let node = deep;
+    for (let i = 0; i < 80; i++) node = (node.items = { type: "array" }) as Record<string, unknown>;
+    node.items = deep; // a cycle below the depth strictJsonSchema walks
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(inputError("format.jsonSchema", "cannot be written as JSON"));
+  });
+
+  it("strictJsonSchema and withBedrockOutputConfig name what they cannot use", () => {
+    expect(errorOf(() => strictJsonSchema(42 as never))).toMatchObject(inputError("schema", "strictJsonSchema: schema is 42; expected a JSON schema object"));
+    expect(errorOf(() => strictJsonSchema(throwingObject() as never))).toMatchObject(inputError("schema", "could not be read (GETTER)"));
+    expect(errorOf(() => withBedrockOutputConfig(null as never, {}))).toMatchObject(inputError("model"));
+    expect(errorOf(() => withBedrockOutputConfig(throwingObject(), {}))).toMatchObject(inputError("model", "could not be read (GETTER)"));
+    expect(errorOf(() => withBedrockOutputConfig({ invocationParams() { return {}; } }, null as never))).toMatchObject(inputError("outputConfig"));
   });
 });

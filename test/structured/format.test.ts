@@ -4,6 +4,8 @@ import { z as z4 } from "zod";
 import { z as z3 } from "zod/v3";
 import { agentOutputFormat, outputFormatOf, reactOutputFormat } from "../../src/structured/format";
 import { ZOD_4_PINNED } from "../support/versions";
+import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
+import { isOutputFormat } from "../../src/structured/format";
 
 const jsonSchema = {
   type: "object",
@@ -118,5 +120,20 @@ describe("agentOutputFormat", () => {
     const bad = await format.validate({ c: 1 });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.issues.some((i) => i.startsWith("format 2:"))).toBe(true);
+  });
+});
+
+describe("argument checks: an input error naming the argument, never a raw error", () => {
+  it("a schema whose reads throw, or a revoked proxy, names the argument", () => {
+    expect(errorOf(() => outputFormatOf(throwingObject()))).toMatchObject(inputError("schema", "outputFormatOf: schema could not be read"));
+    expect(errorOf(() => outputFormatOf(revokedObject(), undefined, "responseFormat"))).toMatchObject(inputError("responseFormat"));
+    expect(errorOf(() => isOutputFormat(throwingObject()))).toMatchObject(inputError("value"));
+    expect(errorOf(() => reactOutputFormat(throwingObject()))).toMatchObject(inputError("responseFormat"));
+  });
+
+  it("prompt and argument are strings", () => {
+    expect(errorOf(() => outputFormatOf({ type: "object" }, 5 as never))).toMatchObject(inputError("prompt"));
+    expect(errorOf(() => outputFormatOf({ type: "object" }, undefined, null as never))).toMatchObject(inputError("argument"));
+    expect(() => outputFormatOf(42)).toThrow(/Unsupported response format for 'schema'/);
   });
 });

@@ -10,6 +10,7 @@ import {
   systemMessageWith,
   withSystemInstructions,
 } from "../../src/structured/instructions";
+import { errorOf, inputError, throwingAt, throwingObject } from "../support/hostile";
 
 const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
 
@@ -94,5 +95,29 @@ describe("withSystemInstructions", () => {
     const value = await ChatPromptTemplate.fromMessages([["system", "S"], ["human", "{q}"]]).invoke({ q: "hi" });
     expect(withSystemInstructions(value, "FORMAT").map((m) => m.content)).toEqual(["S\n\nFORMAT", "hi"]);
     expect(withSystemInstructions("hi", "FORMAT").map((m) => m.getType())).toEqual(["system", "human"]);
+  });
+});
+
+describe("argument checks: an input error naming the argument, never a raw error", () => {
+  const format = outputFormatOf(z.object({ city: z.string() }));
+
+  it("correctionMessage: issues are strings, the format has a JSON schema", () => {
+    expect(errorOf(() => correctionMessage(["x"], undefined as never))).toMatchObject(inputError("format.jsonSchema", "correctionMessage: format.jsonSchema is undefined"));
+    expect(errorOf(() => correctionMessage(null as never, format))).toMatchObject(inputError("issues", "correctionMessage: issues is null; expected an array of strings"));
+    expect(errorOf(() => correctionMessage([1] as never, format))).toMatchObject(inputError("issues[0]", "expected a string"));
+    expect(errorOf(() => correctionMessage(throwingAt(["a", "b"], 1), format))).toMatchObject(inputError("issues", "could not be read (IDX)"));
+    expect(errorOf(() => correctionMessage(["x"], throwingObject() as never))).toMatchObject(inputError("format", "could not be read (GETTER)"));
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic.self = cyclic;
+    expect(errorOf(() => correctionMessage(["x"], { jsonSchema: cyclic }))).toMatchObject(inputError("format", "cannot be written as JSON"));
+    expect(correctionMessage(["x"], format).content).toContain("- x");
+  });
+
+  it("formatInstructions: a schema that cannot be read or written names it", () => {
+    expect(errorOf(() => formatInstructions(throwingObject()))).toMatchObject(inputError("schemaOrFormat", "could not be read (GETTER)"));
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic.self = cyclic;
+    expect(errorOf(() => formatInstructions({ jsonSchema: cyclic }))).toMatchObject(inputError("schemaOrFormat", "cannot be written as JSON"));
+    expect(errorOf(() => formatInstructions({ jsonSchema: { type: "object" }, prompt: 5 }))).toMatchObject(inputError("schemaOrFormat.prompt"));
   });
 });

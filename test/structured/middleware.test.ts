@@ -14,6 +14,7 @@ import { promptedStructuredOutputMiddleware } from "../../src/structured/middlew
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { bedrockStubs, getWeather, input, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall } from "./fixtures";
+import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
 
@@ -170,5 +171,16 @@ describe("calls the middleware leaves alone", () => {
     expect(sent.responseFormat).toEqual({ __responseFormatUndefined: true });
     expect(sent.systemMessage.content).toContain('"tempC"');
     expect(result).toMatchObject({ update: { structuredResponse: { city: "Paris", tempC: 21, sky: "sunny" } } });
+  });
+});
+
+describe("promptedStructuredOutputMiddleware checks its options when it is built", () => {
+  it("each option of the wrong kind, or that cannot be read, is named", () => {
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ get strategy(): never { throw new Error("x"); } } as never))).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ name: "" }))).toMatchObject(inputError("options.name"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(inputError("options.maxCorrections"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ onStructuredResponse: 1 } as never))).toMatchObject(inputError("options.onStructuredResponse"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware(throwingObject() as never))).toMatchObject(inputError("options.strategy", "could not be read (GETTER)"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware("x" as never))).toMatchObject(inputError("options"));
   });
 });

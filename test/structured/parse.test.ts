@@ -6,6 +6,7 @@ import { z as z3 } from "zod/v3";
 import { outputFormatOf } from "../../src/structured/format";
 import {
   PromptedStructuredOutputError,
+  answerCandidates,
   answerText,
   balancedSpans,
   fencedBlocks,
@@ -13,6 +14,7 @@ import {
   parseStructuredAnswer,
   resolveStructuredAnswer,
 } from "../../src/structured/parse";
+import { errorOf, inputError } from "../support/hostile";
 
 const weather = outputFormatOf(z.object({ city: z.string(), tempC: z.number() }));
 
@@ -210,7 +212,7 @@ describe("parseStructuredAnswer takes any schema form", () => {
   });
 
   it("text that is not a string is a TypeError", async () => {
-    await expect(parseStructuredAnswer(null as never, weather)).rejects.toThrow(/'text' must be a string/);
+    await expect(parseStructuredAnswer(null as never, weather)).rejects.toThrow(/parseStructuredAnswer: text is null; expected a string/);
   });
 });
 
@@ -261,5 +263,11 @@ describe("hostile text: linear, never throws", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("answerCandidates checks its argument", () => {
+  it("text that is not a string is an input error naming it", () => {
+    for (const text of [42, null, undefined, {}]) expect(errorOf(() => answerCandidates(text as never))).toMatchObject(inputError("text", "answerCandidates: text is"));
   });
 });

@@ -20,6 +20,7 @@ import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { bedrockStubs, getWeather, LLAMA, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, type ConverseRequest } from "./fixtures";
+import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
 
@@ -317,5 +318,19 @@ describe("models that need no swap", () => {
     expect(wrapped.responseFormat).toBeUndefined();
     expect(wrapped.prompt).toBe("p");
     expect(typeof wrapped.postModelHook).toBe("function");
+  });
+});
+
+describe("withPromptedStructuredOutput checks its arguments up front", () => {
+  it("params that are not an object, or cannot be read, and each option of the wrong kind are named", () => {
+    for (const params of [null, undefined, 42]) expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject(inputError("params"));
+    expect(errorOf(() => withPromptedStructuredOutput({ get llm(): never { throw new Error("x"); } } as never))).toMatchObject(inputError("params", "could not be read (x)"));
+    expect(errorOf(() => withPromptedStructuredOutput(throwingObject() as never))).toMatchObject(inputError("params"));
+    const params = { llm: new FakeListChatModel({ responses: [] }), tools: [] };
+    expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: "yes" } as never))).toMatchObject(inputError("options.prompted", "expected a boolean"));
+    expect(errorOf(() => withPromptedStructuredOutput(params, { maxCorrections: -1 }))).toMatchObject(inputError("options.maxCorrections"));
+    expect(errorOf(() => withPromptedStructuredOutput(params, { finalMessage: "yaml" } as never))).toMatchObject(inputError("options.finalMessage"));
+    expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(inputError("options.strategy", "could not be read (GETTER)"));
+    expect(withPromptedStructuredOutput(params)).toBe(params);
   });
 });

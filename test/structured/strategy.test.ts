@@ -4,6 +4,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { STRUCTURED_OUTPUT_TABLE, structuredOutputStrategies, type StructuredOutputStrategy } from "../../src/structured/strategy";
+import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
 const THINKING = { thinking: { type: "enabled", budget_tokens: 1024 } };
@@ -101,5 +102,15 @@ describe("a forced strategy", () => {
 
   it("an unknown strategy is a TypeError", () => {
     expect(() => structuredOutputStrategies(bedrock("x"), { strategy: "json" as never })).toThrow(TypeError);
+  });
+});
+
+describe("structuredOutputStrategies checks its options and reads the model under the input guard", () => {
+  it("each option named; a BigInt strategy is described, not a JSON.stringify crash", () => {
+    expect(errorOf(() => structuredOutputStrategies({}, { strategy: 10n } as never))).toMatchObject(inputError("options.strategy", 'expected "native", "tool" or "prompted"'));
+    expect(errorOf(() => structuredOutputStrategies({}, { env: "x" } as never))).toMatchObject(inputError("options.env"));
+    expect(errorOf(() => structuredOutputStrategies({}, { get strategy(): string { throw new Error("x"); } } as never))).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    expect(errorOf(() => structuredOutputStrategies(throwingObject()))).toMatchObject(inputError("model", "structuredOutputStrategies"));
+    expect(structuredOutputStrategies({})).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import {
   validateOpenAIResponsesInput,
   type PayloadViolation,
 } from "../../src/validate";
+import { errorOf, inputError, throwingAt, throwingObject } from "../support/hostile";
 
 const only = (violations: PayloadViolation[], rule: string) => violations.filter((v) => v.rule === rule);
 
@@ -600,5 +601,30 @@ describe("payloadIndex and toolCallIds", () => {
       ["R5", 3, ["fc_1"]],
     ]);
     expect(cases[3][1].find((v) => v.rule === "B1")).toMatchObject({ payloadIndex: 3, toolCallIds: ["a.b"] });
+  });
+});
+
+describe("validators read a payload leniently, but never throw a raw error", () => {
+  it("a payload whose entries cannot be read is an input error naming the validator's argument", () => {
+    const entries = [{ role: "user", content: "q" }, { role: "assistant", content: "a" }];
+    for (const [name, argument, fn] of [
+      ["validateOpenAIChatMessages", "messages", (p: unknown) => validateOpenAIChatMessages(p)],
+      ["validateOpenAIResponsesInput", "input", (p: unknown) => validateOpenAIResponsesInput(p)],
+      ["validateAnthropicMessages", "messages", (p: unknown) => validateAnthropicMessages(p)],
+      ["validateGeminiContents", "contents", (p: unknown) => validateGeminiContents(p)],
+      ["validateBedrockConverse", "request", (p: unknown) => validateBedrockConverse({ messages: p })],
+    ] as const) {
+      expect(errorOf(() => fn(throwingAt(entries, 1)))).toMatchObject(inputError(argument, `${name}: ${argument} could not be read (IDX)`));
+      expect(fn(42)).toEqual(name === "validateBedrockConverse" ? expect.any(Array) : []);
+    }
+    expect(errorOf(() => validateBedrockConverse(throwingObject()))).toMatchObject(inputError("request", "could not be read (GETTER)"));
+  });
+
+  it("options are checked, each named", () => {
+    expect(errorOf(() => validateAnthropicMessages([], { noPrefill: "yes" } as never))).toMatchObject(inputError("options.noPrefill", "expected a boolean"));
+    expect(errorOf(() => validateAnthropicMessages([], { systemInMessages: "all" } as never))).toMatchObject(inputError("options.systemInMessages"));
+    expect(errorOf(() => validateBedrockConverse({}, { requireAlternation: 1 } as never))).toMatchObject(inputError("options.requireAlternation"));
+    expect(errorOf(() => validateBedrockConverse({}, throwingObject() as never))).toMatchObject(inputError("options.noPrefill", "could not be read (GETTER)"));
+    expect(errorOf(() => validateAnthropicMessages([], "x" as never))).toMatchObject(inputError("options"));
   });
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { messageIndexAt, payloadPositions } from "../../src/validate";
 import { brokenPlanArb, buildHistory, validPlanArb, type HistoryPlan } from "../support/histories";
 import { payloadFor, type PayloadProvider, type ProviderPayload } from "../support/payloads";
+import { errorOf, inputError, revokedArray, throwingAt, throwingObject } from "../support/hostile";
 
 const RUNS = Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 4);
 
@@ -160,5 +161,26 @@ describe("payloadPositions", () => {
   it("reads plain message objects, and refuses what is not a list", () => {
     expect(payloadPositions([{ role: "user", content: "q" }, { role: "assistant", content: "a" }], "bedrock").payloadIndex).toEqual([0, 1]);
     expect(() => payloadPositions("x" as never, "openai")).toThrow(TypeError);
+  });
+});
+
+describe("payloadPositions and messageIndexAt check their arguments", () => {
+  const list = [new HumanMessage("q"), new AIMessage("a")];
+
+  it("payloadPositions: a throwing index names the message, a bad format names the format", () => {
+    expect(errorOf(() => payloadPositions(throwingAt(list, 1), "openai"))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
+    expect(errorOf(() => payloadPositions(revokedArray(), "openai"))).toMatchObject(inputError("messages", "payloadPositions: messages is an unreadable object"));
+    expect(errorOf(() => payloadPositions(list, "gpt" as never))).toMatchObject(inputError("format", 'payloadPositions: format is "gpt"; expected one of openai'));
+    expect(errorOf(() => payloadPositions(list, 10n as never))).toMatchObject(inputError("format"));
+  });
+
+  it("messageIndexAt: positions from payloadPositions, indexes that are non-negative integers", () => {
+    const positions = payloadPositions(list, "openai");
+    expect(messageIndexAt(positions, 1)).toBe(1);
+    expect(errorOf(() => messageIndexAt(undefined as never, 0))).toMatchObject(inputError("positions", "messageIndexAt: positions is undefined"));
+    expect(errorOf(() => messageIndexAt(throwingObject() as never, 0))).toMatchObject(inputError("positions", "could not be read (GETTER)"));
+    expect(errorOf(() => messageIndexAt(positions, -1))).toMatchObject(inputError("payloadIndex"));
+    expect(errorOf(() => messageIndexAt(positions, "0" as never))).toMatchObject(inputError("payloadIndex"));
+    expect(errorOf(() => messageIndexAt(positions, 0, 1.5))).toMatchObject(inputError("block"));
   });
 });
