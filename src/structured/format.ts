@@ -187,7 +187,9 @@ function standardFormat<T>(schema: unknown, prompt?: string): OutputFormat<T> {
 
 function jsonSchemaFormat<T>(schema: JsonSchema, prompt?: string): OutputFormat<T> {
   // All errors (not short-circuited) so that one correction can fix every problem at once.
-  const validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], "2020-12", false);
+  // The validator marks the schema it is given (`__absolute_uri__` on every subschema): give it a copy, never
+  // the caller's object. A schema JSON cannot copy (a cycle) is refused by the input guard of outputFormatOf.
+  const validator = new Validator(JSON.parse(JSON.stringify(schema)) as ConstructorParameters<typeof Validator>[0], "2020-12", false);
   return {
     jsonSchema: withoutMetaKeys(schema),
     name: titleOf(schema),

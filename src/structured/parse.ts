@@ -292,19 +292,27 @@ export class PromptedStructuredOutputError extends Error {
 
   /** True for this error, also from another copy of the package. */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
-    return (
-      error instanceof Error &&
-      error.name === "PromptedStructuredOutputError" &&
-      Array.isArray((error as Partial<PromptedStructuredOutputError>).attempts)
-    );
+    try {
+      return (
+        error instanceof Error &&
+        error.name === "PromptedStructuredOutputError" &&
+        Array.isArray((error as Partial<PromptedStructuredOutputError>).attempts)
+      );
+    } catch {
+      return false; // a proxy that refuses to be read is not this error
+    }
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */
   static find(error: unknown): PromptedStructuredOutputError | undefined {
     let current: unknown = error;
-    for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
-      if (PromptedStructuredOutputError.isInstance(current)) return current;
-      current = (current as { cause?: unknown }).cause;
+    try {
+      for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
+        if (PromptedStructuredOutputError.isInstance(current)) return current;
+        current = (current as { cause?: unknown }).cause;
+      }
+    } catch {
+      // a cause that cannot be read ends the chain
     }
     return undefined;
   }
