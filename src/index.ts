@@ -14,8 +14,8 @@ export {
   type Repairer,
   type ResolvedOptions,
   type ProviderProfile,
+  type SyntheticText,
 } from "./engine";
-export type { SyntheticText } from "./engine/options";
 export {
   toolCallIdsOf,
   readToolCallRefs,

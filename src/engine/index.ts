@@ -22,6 +22,7 @@ import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type Prov
 import { PROVIDERS, REPAIR_LEVELS, type FindOptions, type RepairLevel, type RepairOptions, type RepairResult, type ToolCallProblem, type ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
+export type { SyntheticText } from "./options";
 
 /**
  * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
