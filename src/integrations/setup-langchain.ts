@@ -26,12 +26,15 @@ export interface ToolCallRepairSetup {
  * const repair = toolCallRepair({ onRepair: (r) => log.info(r) });
  * const agent = createAgent({ model, tools, middleware: [repair.middleware], checkpointer: repair.checkpointer(saver) });
  * ```
- * Options are validated here; a repair of a call reaches `onRepair` once, whichever piece made it (the
- * request's placeholder and the stored one are one repair).
+ * Options are validated here; a repair of a call reaches `onRepair` once per thread and message, whichever piece
+ * made it (the request's placeholder and the stored one are one repair).
  */
 export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-  checkSurfaceOptions("toolCallRepair", options, { booleans: ["list"] });
-  const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } = options;
+  const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } = checkSurfaceOptions<ToolCallRepairOptions>(
+    "toolCallRepair",
+    options,
+    { booleans: ["list"] },
+  );
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const middleware = toolCallRepairMiddleware({ ...shared, healOnInput, repairModelRequest, recoverRejections, name });
   return {
