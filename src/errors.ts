@@ -118,3 +118,15 @@ export function optionsInput(value: unknown, what: string, argument = "options")
 export function ownInput(record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown {
   return readingInput(() => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
 }
+
+/**
+ * `value` is an object whose `methods` are all functions (a saver, a model, a store), read under the input
+ * guard: anything else, a getter that throws or a revoked proxy, is a {@link ToolCallRepairInputError} naming
+ * the function and the argument, with what is accepted (`expected`).
+ */
+export function assertMethods(value: unknown, what: string, argument: string, expected: string, methods: readonly string[]): void {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) throw expectedInput(what, argument, expected, value);
+  const missing = readingInput(() => methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function"), what, argument);
+  if (missing !== undefined)
+    throw new ToolCallRepairInputError(`${what}: ${argument} is ${describeInput(value)} without a ${missing} method; expected ${expected}`, { argument });
+}

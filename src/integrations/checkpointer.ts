@@ -36,6 +36,7 @@ import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepa
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { checkSurfaceOptions } from "./surface-options";
+import { assertMethods } from "../errors";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -354,6 +355,9 @@ class CheckpointHealer {
   }
 }
 
+/** What a checkpointer must have to be wrapped: the methods the wrapper delegates to and heals. */
+const SAVER_METHODS = ["getTuple", "list", "put"] as const;
+
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
  * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
@@ -361,8 +365,9 @@ class CheckpointHealer {
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
 export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  checkSurfaceOptions("withToolCallRepair", options, { booleans: ["list"], strings: ["messagesKey"] });
-  const healer = new CheckpointHealer(checkpointer, options);
+  const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, { booleans: ["list"], strings: ["messagesKey"] });
+  assertMethods(checkpointer, "withToolCallRepair", "checkpointer", "a checkpoint saver (BaseCheckpointSaver)", SAVER_METHODS);
+  const healer = new CheckpointHealer(checkpointer, given);
   const overrides: Record<PropertyKey, unknown> = {
     getTuple: healer.getTuple,
     get: healer.get,

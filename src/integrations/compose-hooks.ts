@@ -13,8 +13,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError } from "../errors";
-import { isDict, quoteValue, type Dict } from "../values";
+import { ToolCallRepairInputError, describeInput, expectedInput, readingInput } from "../errors";
+import { isDict, type Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
 /** What a preModelHook may return: `messages`, `llmInputMessages`, and any other state keys. */
@@ -48,8 +48,9 @@ export function markHook<F extends (...args: never[]) => unknown>(hook: F, role:
   return hook;
 }
 
-function roleOf(hook: unknown): HookRole | undefined {
-  return (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE];
+/** The role a hook is tagged with, read under the input guard (a function proxy that refuses to be read). */
+function roleOf(hook: unknown, i: number): HookRole | undefined {
+  return readingInput(() => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE], "composePreModelHooks", `hooks[${i}]`);
 }
 
 /**
@@ -67,26 +68,25 @@ function roleOf(hook: unknown): HookRole | undefined {
  */
 export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) {
   hooks.forEach((hook, i) => {
-    if (typeof hook !== "function")
-      throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] is ${quoteValue(hook)}; expected a preModelHook function`, {
-        argument: `hooks[${i}]`,
-      });
+    if (typeof hook !== "function") throw expectedInput("composePreModelHooks", `hooks[${i}]`, "a preModelHook function", hook);
   });
   if (hooks.length === 0) throw new ToolCallRepairInputError("composePreModelHooks: expected at least one hook", { argument: "hooks" });
   assertOrder(hooks);
 
   return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-    let messages: BaseMessage[] = state?.messages ?? [];
+    // The state is read once, under the input guard: a getter that throws is an input error naming `state`.
+    const given = readingInput(() => (typeof state === "object" && state !== null ? { ...state } : ({} as S)), "composePreModelHooks", "state");
+    let messages: BaseMessage[] = given.messages ?? [];
     let rewritten = false;
     let modelInput: BaseMessage[] | undefined;
     let modelInputIsStale = false;
     const rest: Dict = {};
     for (let i = 0; i < hooks.length; i++) {
-      const view = { ...state, messages, ...(modelInput ? { llmInputMessages: modelInput } : {}) } as S;
+      const view = { ...given, messages, ...(modelInput ? { llmInputMessages: modelInput } : {}) } as S;
       const update: unknown = await hooks[i](view, config);
       if (update === undefined || update === null) continue;
       if (!isDict(update))
-        throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] returned ${quoteValue(update)}; expected a state update object`, {
+        throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] returned ${describeInput(update)}; expected a state update object`, {
           argument: `hooks[${i}]`,
         });
       for (const key of Object.keys(update)) {
@@ -114,7 +114,7 @@ export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...
 function assertOrder(hooks: readonly unknown[]): void {
   let inputWriter = -1;
   hooks.forEach((hook, i) => {
-    const role = roleOf(hook);
+    const role = roleOf(hook, i);
     if (role === "llmInputMessages" && inputWriter < 0) inputWriter = i;
     if (role === "messages" && inputWriter >= 0)
       throw new ToolCallRepairInputError(

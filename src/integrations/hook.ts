@@ -13,7 +13,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions, ToolCallRepair } from "../types";
 import { markHook } from "./compose-hooks";
-import { reportRepairs, unlessClean, type RepairReporting } from "./events";
+import { readingInput } from "../errors";
+import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
@@ -54,8 +55,11 @@ export type ToolCallRepairHookFunction = (
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  checkSurfaceOptions("toolCallRepairHook", options, { booleans: ["persist", "shapeRequests"] });
-  const { persist = false, shapeRequests = true, model, onRepair, onError, ...repairOptions } = options;
+  const { persist = false, shapeRequests = true, model, onRepair, onError, ...repairOptions } = checkSurfaceOptions<ToolCallRepairHookOptions>(
+    "toolCallRepairHook",
+    options,
+    { booleans: ["persist", "shapeRequests"] },
+  );
   const reporting: RepairReporting = { onRepair, onError };
   const structural = createRepairer({ ...repairOptions, level: "structural" });
   const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
@@ -83,7 +87,13 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
 
   // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
   return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
-    const messages = state?.messages ?? [];
+    let messages: BaseMessage[];
+    try {
+      messages = readingInput(() => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [], "toolCallRepairHook", "state.messages");
+    } catch (error) {
+      // A state the hook cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
+      return orFallback(() => Promise.reject(error), {}, reporting, config);
+    }
     const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
     return unlessClean(() => request.isClean(messages), () => repairAndReport(messages, config), fallback, reporting, config);
   }, "llmInputMessages");

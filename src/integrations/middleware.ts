@@ -45,7 +45,6 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
-  checkSurfaceOptions("toolCallRepairMiddleware", options, { booleans: ["healOnInput", "repairModelRequest", "recoverRejections"], strings: ["name"] });
   const {
     healOnInput = true,
     repairModelRequest = true,
@@ -54,7 +53,10 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
     onRepair,
     onError,
     ...repairOptions
-  } = options;
+  } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
+    booleans: ["healOnInput", "repairModelRequest", "recoverRejections"],
+    strings: ["name"],
+  });
   const reporting: RepairReporting = { onRepair, onError };
   const stored = createRepairer({ ...repairOptions, level: "structural" });
   const forRequest = new RequestRepairers(repairOptions);

@@ -36,6 +36,7 @@ import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
+import { expectedInput, readingInput } from "../errors";
 import { type Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -66,8 +67,33 @@ const isChatModel = (value: unknown): value is ChatModel =>
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
 export function repairsRequests(model: unknown): boolean {
-  const target = RunnableBinding.isRunnableBinding(model) ? (model as RunnableBinding<unknown, unknown>).bound : model;
-  return typeof target === "object" && target !== null && WRAPPED in target;
+  const read = readModel(model, "repairsRequests");
+  return read.kind === "binding" ? readModel(read.bound, "repairsRequests").wrapped : read.wrapped;
+}
+
+type ReadModel =
+  | { kind: "binding"; bound: unknown; config: unknown; kwargs: unknown; configFactories: unknown; wrapped: false }
+  | { kind: "model"; model: ChatModel; wrapped: boolean }
+  | { kind: "other"; wrapped: boolean };
+
+/**
+ * What `model` is, read once under the input guard: a getter that throws or a revoked proxy is an input error
+ * naming `fn` and `model`, never the raw error.
+ */
+function readModel(model: unknown, fn: string): ReadModel {
+  return readingInput(
+    (): ReadModel => {
+      if ((typeof model !== "object" && typeof model !== "function") || model === null) return { kind: "other", wrapped: false };
+      if (RunnableBinding.isRunnableBinding(model)) {
+        const binding = model as unknown as RunnableBinding<unknown, unknown>;
+        return { kind: "binding", bound: binding.bound, config: binding.config, kwargs: binding.kwargs, configFactories: binding.configFactories, wrapped: false };
+      }
+      const wrapped = WRAPPED in model;
+      return isChatModel(model) ? { kind: "model", model, wrapped } : { kind: "other", wrapped };
+    },
+    fn,
+    "model",
+  );
 }
 
 /**
@@ -79,21 +105,19 @@ export function repairsRequests(model: unknown): boolean {
 export const REQUEST_REPAIR_OPTION_KINDS = { functions: ["onRecovery"], booleans: ["repairRequests", "recoverRejections"] } as const;
 
 export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {}): M {
-  if (RunnableBinding.isRunnableBinding(model)) {
-    const binding = model as unknown as RunnableBinding<unknown, unknown>;
+  const given = checkSurfaceOptions<RequestRepairOptions>("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
+  const read = readModel(model, "withRequestRepair");
+  if (read.kind === "binding") {
     return new RunnableBinding({
-      bound: withRequestRepair(binding.bound, options),
-      config: binding.config,
-      kwargs: binding.kwargs,
-      configFactories: binding.configFactories,
-    }) as unknown as M;
+      bound: withRequestRepair(read.bound, given),
+      config: read.config,
+      kwargs: read.kwargs,
+      configFactories: read.configFactories,
+    } as never) as unknown as M;
   }
-  if (!isChatModel(model)) {
-    throw new TypeError("langgraph-tool-repair: withRequestRepair expects a chat model (BaseChatModel) or a binding of one");
-  }
-  if (WRAPPED in model) return model;
-  checkSurfaceOptions("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
-  return wrap(model, options) as unknown as M;
+  if (read.kind !== "model") throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
+  if (read.wrapped) return model;
+  return wrap(read.model, given) as unknown as M;
 }
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {

@@ -37,8 +37,11 @@ export interface ToolCallRepairKit {
  * ```
  */
 export function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
-  checkSurfaceOptions("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
-  const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } = options;
+  const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } = checkSurfaceOptions<ToolCallRepairKitOptions>(
+    "toolCallRepairKit",
+    options,
+    REQUEST_REPAIR_OPTION_KINDS,
+  );
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const model = <M>(llm: M): M => withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
   return {

@@ -2,9 +2,13 @@
  * A surface's own options (the engine checks its own when the surface builds its repairer): callbacks are
  * functions, switches are booleans, names are non-empty strings. Checked when the surface is built, so a typo
  * fails at start-up with the option named, not silently at the first model call.
+ *
+ * The one way every surface factory reads its options: under the input guard (a getter that throws, a proxy
+ * that refuses to be read, is a {@link ToolCallRepairInputError} naming the surface and `options`, with the
+ * original as `cause`), once, into a snapshot the factory destructures (the caller's object is never read
+ * again, nor changed).
  */
-import { ToolCallRepairInputError } from "../errors";
-import { quoteValue } from "../values";
+import { expectedInput, optionsInput, readingInput, type ToolCallRepairInputError } from "../errors";
 
 export interface SurfaceOptionKinds {
   functions?: readonly string[];
@@ -14,19 +18,21 @@ export interface SurfaceOptionKinds {
 
 const REPORTING = ["onRepair", "onError"] as const;
 
-export function checkSurfaceOptions(surface: string, options: unknown, kinds: SurfaceOptionKinds = {}): void {
-  if (options === undefined || options === null) return;
-  if (typeof options !== "object" || Array.isArray(options))
-    throw new ToolCallRepairInputError(`${surface}: options is ${quoteValue(options)}; expected an object`, { argument: "options" });
-  const given = options as Record<string, unknown>;
+/**
+ * Validates a surface's options and returns a snapshot of them (own enumerable keys, read once under the input
+ * guard): undefined and null are `{}`; anything else that is not an object is an input error naming `options`.
+ */
+export function checkSurfaceOptions<T extends object = Record<string, unknown>>(surface: string, options: unknown, kinds: SurfaceOptionKinds = {}): Partial<T> {
+  const given = readingInput(() => ({ ...optionsInput(options, surface) }), surface, "options");
   const check = (keys: readonly string[], ok: (value: unknown) => boolean, expected: string) => {
     for (const key of keys) {
       const value = Object.prototype.hasOwnProperty.call(given, key) ? given[key] : undefined;
       if (value !== undefined && !ok(value))
-        throw new ToolCallRepairInputError(`${surface}: options.${key} is ${quoteValue(value)}; expected ${expected}`, { argument: `options.${key}` });
+        throw expectedInput(surface, `options.${key}`, expected, value);
     }
   };
   check([...REPORTING, ...(kinds.functions ?? [])], (v) => typeof v === "function", "a function");
   check(kinds.booleans ?? [], (v) => typeof v === "boolean", "a boolean");
   check(kinds.strings ?? [], (v) => typeof v === "string" && v !== "", "a non-empty string");
+  return given as Partial<T>;
 }
