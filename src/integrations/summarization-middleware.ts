@@ -16,7 +16,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
-import { ToolCallRepairInputError } from "../errors";
+import { ToolCallRepairInputError, describeInput } from "../errors";
 import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCutAsync } from "../summarize/boundary";
 import {
   asyncCounter,
@@ -31,7 +31,7 @@ import {
 } from "../summarize/input";
 import { defaultSummaryPrompt, isSummaryMessage, readSummarizer, summarizeBefore, type SummarizerModel, type SummaryWriting } from "../summarize/summarize";
 import { transcriptOf } from "../summarize/transcript";
-import { isDict, quoteValue, type Dict } from "../values";
+import { isDict, type Dict } from "../values";
 import { orFallback, type RepairReporting } from "./events";
 import { replaceAllMessages } from "./state-update";
 
@@ -301,7 +301,7 @@ function readKeep(value: unknown): KeepSize {
   const path = "options.keep";
   const record = optionsObject(value, FN, KEEP_SHAPE, path);
   const given = ["messages", "tokens", "fraction"].filter((key) => ownOption(record, key, `${path}.${key}`) !== undefined);
-  if (given.length !== 1) throw new ToolCallRepairInputError(`${FN}: ${path} is ${quoteValue(value)}; expected ${KEEP_SHAPE}`, { argument: path });
+  if (given.length !== 1) throw new ToolCallRepairInputError(`${FN}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, { argument: path });
   const key = given[0];
   if (key === "fraction") return { fraction: fraction(record, key, path, true)! };
   const count = countOption(record, key, `${path}.${key}`)!;

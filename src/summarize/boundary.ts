@@ -8,10 +8,10 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError } from "../errors";
+import { ToolCallRepairInputError, describeInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import { isDict, quoteValue, safeJson } from "../values";
+import { isDict, safeJson } from "../values";
 import { countOption, functionOption, guarded, optionsObject, ownOption, readMessageList, syncCounter } from "./input";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
@@ -193,7 +193,7 @@ export function readBoundaryOptions(options: unknown, fn: string, path = "option
   const hasKeep = has("keepLast");
   const hasTokens = has("maxTokens") || has("tokenCounter");
   if (hasKeep === hasTokens)
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${quoteValue(options)}; expected ${BOUNDARY_SHAPE}`, { argument: path });
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${BOUNDARY_SHAPE}`, { argument: path });
   if (hasKeep) return { keepLast: countOption(record, "keepLast", `${path}.keepLast`) ?? 0 };
   const maxTokens = countOption(record, "maxTokens", `${path}.maxTokens`);
   const counter = functionOption<TokenCounter>(record, "tokenCounter", `${path}.tokenCounter`);
@@ -246,7 +246,7 @@ export interface SummarizationSplit<M> {
 export function splitAtBoundary<M extends BaseMessage>(messages: readonly M[], cut: number): SummarizationSplit<M> {
   const list = readMessageList(messages, "splitAtBoundary");
   if (typeof cut !== "number" || Number.isNaN(cut))
-    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${quoteValue(cut)}; expected an index`, { argument: "cut" });
+    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${describeInput(cut)}; expected an index`, { argument: "cut" });
   const systemCount = guarded("splitAtBoundary", list, () => leadingSystemCount(list));
   const at = Math.min(messages.length, Math.max(systemCount, Math.floor(cut)));
   return { system: messages.slice(0, systemCount), summarized: messages.slice(systemCount, at), kept: messages.slice(at) };

@@ -6,10 +6,10 @@
  * checks its input.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, errorText } from "../errors";
+import { ToolCallRepairInputError, errorText, describeInput } from "../errors";
 import { coerceMessage } from "../messages/coerce";
 import { resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import { describeValue, quoteValue, type Dict } from "../values";
+import { type Dict } from "../values";
 
 /**
  * Every entry of `messages` as a LangChain message: real messages as they are (the same objects), message-likes
@@ -18,7 +18,7 @@ import { describeValue, quoteValue, type Dict } from "../values";
  */
 export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
   if (!isArray(messages, "messages"))
-    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${describeValue(messages)}`, { argument: "messages" });
+    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${describeInput(messages)}`, { argument: "messages" });
   const out: BaseMessage[] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
@@ -99,7 +99,7 @@ function isArray(value: unknown, path: string): value is unknown[] {
 /** An options object (`path` names it): a plain object; undefined and null are refused with the accepted shape. */
 export function optionsObject(options: unknown, fn: string, expected: string, path = "options"): Dict {
   if (typeof options !== "object" || options === null || isArray(options, path))
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${quoteValue(options)}; expected ${expected}`, { argument: path });
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${expected}`, { argument: path });
   return options as Dict;
 }
 
@@ -127,7 +127,7 @@ export function countOption(options: Dict, key: string, path = `options.${key}`)
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0 || !Number.isFinite(value))
-    throw new ToolCallRepairInputError(`${path} is ${quoteValue(value)}; expected a finite number >= 0`, { argument: path });
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a finite number >= 0`, { argument: path });
   return value;
 }
 
@@ -135,7 +135,7 @@ export function countOption(options: Dict, key: string, path = `options.${key}`)
 export function functionOption<T>(options: Dict, key: string, path = `options.${key}`): T | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "function") throw new ToolCallRepairInputError(`${path} is ${quoteValue(value)}; expected a function`, { argument: path });
+  if (typeof value !== "function") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a function`, { argument: path });
   return value as T;
 }
 
@@ -143,7 +143,7 @@ export function functionOption<T>(options: Dict, key: string, path = `options.${
 export function stringOption(options: Dict, key: string, path = `options.${key}`): string | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new ToolCallRepairInputError(`${path} is ${quoteValue(value)}; expected a string`, { argument: path });
+  if (typeof value !== "string") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a string`, { argument: path });
   return value;
 }
 
@@ -151,7 +151,7 @@ export function stringOption(options: Dict, key: string, path = `options.${key}`
 export function booleanOption(options: Dict, key: string, path = `options.${key}`): boolean | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "boolean") throw new ToolCallRepairInputError(`${path} is ${quoteValue(value)}; expected a boolean`, { argument: path });
+  if (typeof value !== "boolean") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a boolean`, { argument: path });
   return value;
 }
 
@@ -160,7 +160,7 @@ export function choiceOption<T extends string>(options: Dict, key: string, allow
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !(allowed as readonly string[]).includes(value))
-    throw new ToolCallRepairInputError(`${path} is ${quoteValue(value)}; expected one of ${allowed.map((a) => `"${a}"`).join(", ")}`, { argument: path });
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected one of ${allowed.map((a) => `"${a}"`).join(", ")}`, { argument: path });
   return value as T;
 }
 
@@ -171,7 +171,7 @@ function checkedCount(count: unknown, path: string): number {
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   if (thenable) Promise.resolve(count).catch(() => undefined);
   const hint = thenable ? " (a Promise: this function needs a synchronous counter)" : "";
-  throw new ToolCallRepairInputError(`${path} returned ${quoteValue(count)}${hint}; expected a number >= 0`, { argument: path });
+  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, { argument: path });
 }
 
 function isThenable(value: unknown): boolean {

@@ -6,8 +6,8 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError } from "../errors";
-import { isDict, quoteValue } from "../values";
+import { ToolCallRepairInputError, describeInput } from "../errors";
+import { isDict } from "../values";
 import {
   approximateTokenCounter,
   boundaryOf,
@@ -61,6 +61,8 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
 ].join(" ");
 
 export function defaultSummaryPrompt(transcript: string): BaseMessage[] {
+  if (typeof transcript !== "string")
+    throw new ToolCallRepairInputError(`defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`, { argument: "transcript" });
   return [
     new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
     new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
@@ -139,7 +141,7 @@ export function readSummarizationOptions(options: unknown, fn: string): Summariz
 export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
   const invoke = readingOption(path, () => (typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined));
   if (typeof invoke === "function") return model as SummarizerModel;
-  throw new ToolCallRepairInputError(`${fn}: ${path} is ${quoteValue(model)}; expected a chat model (anything with invoke(messages))`, { argument: path });
+  throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`, { argument: path });
 }
 
 /**
@@ -155,7 +157,7 @@ export function buildSummaryMessages(
 ): BaseMessage[] {
   const fn = "buildSummaryMessages";
   if (typeof summaryText !== "string")
-    throw new ToolCallRepairInputError(`${fn}: summaryText is ${quoteValue(summaryText)}; expected a string`, { argument: "summaryText" });
+    throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, { argument: "summaryText" });
   const list = readMessageList(tail, fn);
   const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
   const writing = { summaryPrefix: stringOption(record, "summaryPrefix"), acknowledgement: stringOption(record, "acknowledgement") };

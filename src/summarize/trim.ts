@@ -13,10 +13,10 @@
  * (`allowPartial`). The counter must not decrease as messages are added (as core's result already assumes).
  */
 import { trimMessages, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError } from "../errors";
+import { ToolCallRepairInputError, describeInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
-import { isDict, quoteValue, type Dict } from "../values";
+import { isDict, type Dict } from "../values";
 import { pairToolCalls, smallestFittingCutAsync, type ToolCallPairing } from "./boundary";
 import { asyncCounter, booleanOption, choiceOption, countOption, guardedAsync, optionsObject, ownOption, readingOption, readMessageList } from "./input";
 
@@ -83,7 +83,7 @@ function readTrimOptions(options: unknown, fn: string): Trim {
   const splitter = ownOption(record, "textSplitter");
   const splits = readingOption("options.textSplitter", () => typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function"));
   if (splitter !== undefined && !splits)
-    throw new ToolCallRepairInputError(`options.textSplitter is ${quoteValue(splitter)}; expected a function or a text splitter`, { argument: "options.textSplitter" });
+    throw new ToolCallRepairInputError(`options.textSplitter is ${describeInput(splitter)}; expected a function or a text splitter`, { argument: "options.textSplitter" });
   const core = {
     ...(record as unknown as TrimMessagesOptions),
     tokenCounter: count,
@@ -105,7 +105,7 @@ function listCounter(counter: unknown): (messages: BaseMessage[]) => Promise<num
       return counts.reduce((sum, n) => sum + n, 0);
     }, path);
   }
-  throw new ToolCallRepairInputError(`${path} is ${quoteValue(counter)}; expected a function or a model with getNumTokens`, { argument: path });
+  throw new ToolCallRepairInputError(`${path} is ${describeInput(counter)}; expected a function or a model with getNumTokens`, { argument: path });
 }
 
 const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
@@ -132,7 +132,7 @@ function typeName(t: unknown, path: string): string {
     }
     if (typeof type === "string") return type;
   }
-  throw new ToolCallRepairInputError(`${path} is ${quoteValue(t)}; expected message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`, {
+  throw new ToolCallRepairInputError(`${path} is ${describeInput(t)}; expected message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`, {
     argument: path,
   });
 }
