@@ -6,6 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { expectedInput, optionsInput, ownInput } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { healStoredThread, structuralProblems } from "./heal-thread";
@@ -18,6 +19,7 @@ import {
   olderThan,
   readThreads,
   resolveScanOptions,
+  type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
 } from "./scan";
@@ -95,9 +97,15 @@ function pendingWork(tuple: CheckpointTuple): string | undefined {
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export async function* repairThreads(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
-  const resolved = resolveScanOptions(saver, options);
-  const apply = options.apply === true;
+export function repairThreads(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
+  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+  const resolved = resolveScanOptions(saver, options, "repairThreads");
+  const apply = ownInput(optionsInput(options, "repairThreads"), "apply", "repairThreads");
+  if (apply !== undefined && typeof apply !== "boolean") throw expectedInput("repairThreads", "options.apply", "a boolean", apply);
+  return repairResolved(saver, resolved, apply === true);
+}
+
+async function* repairResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions, apply: boolean): AsyncGenerator<ThreadRepairReport> {
   let claimed = 0;
   const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
 

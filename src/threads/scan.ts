@@ -4,7 +4,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { errorText, ToolCallRepairInputError } from "../errors";
+import { assertMethods, describeInput, errorText, isArrayInput, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
@@ -64,28 +64,41 @@ export interface ResolvedScanOptions {
   signal?: AbortSignal;
 }
 
-const optionError = (name: string, expected: string, value: unknown) =>
-  new ToolCallRepairInputError(`option "${name}" must be ${expected} (got ${describe(value)})`, { argument: `options.${name}` });
+const optionError = (fn: string, name: string, expected: string, value: unknown) =>
+  new ToolCallRepairInputError(`${fn}: option "${name}" must be ${expected} (got ${describe(value)})`, { argument: `options.${name}` });
 
-const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : value instanceof Date ? "an invalid Date" : typeof value === "number" ? String(value) : typeof value);
+const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : value instanceof Date ? "an invalid Date" : typeof value === "number" ? String(value) : describeInput(value));
 
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
-/** Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming the argument. */
-export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | undefined): ResolvedScanOptions {
-  const s = saver as Partial<BaseCheckpointSaver> | undefined;
-  if (typeof s?.getTuple !== "function" || typeof s?.list !== "function" || typeof s?.put !== "function")
-    throw new ToolCallRepairInputError("`saver` must be a LangGraph checkpoint saver (getTuple, list, put)", { argument: "saver" });
-  const o = options ?? {};
-  if (o.threads !== undefined && (!Array.isArray(o.threads) || o.threads.some((t) => typeof t !== "string")))
-    throw optionError("threads", "an array of thread id strings", o.threads);
-  if (o.provider !== undefined && !PROVIDERS.includes(o.provider)) throw optionError("provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
-  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === "")) throw optionError("messagesKey", "a non-empty string", o.messagesKey);
-  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime()))) throw optionError("since", "a valid Date", o.since);
-  if (o.limit !== undefined && !isPositiveInteger(o.limit)) throw optionError("limit", "a positive integer", o.limit);
-  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64)) throw optionError("concurrency", "an integer from 1 to 64", o.concurrency);
+/** What a saver must have to be read: the methods of a LangGraph checkpoint saver the threads library calls. */
+const SAVER_METHODS = ["getTuple", "list", "put"] as const;
+
+/**
+ * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the
+ * argument. Both are read once, under the input guard (a getter that throws, a revoked proxy, is an input error
+ * with the original as `cause`); the resolved options are a snapshot, never the caller's object again.
+ */
+export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | undefined, fn = "scanThreads"): ResolvedScanOptions {
+  assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
+  return readingInput(() => resolveRecord({ ...optionsInput(options, fn) }, fn), fn, "options");
+}
+
+function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
+  let threads: string[] | undefined;
+  if (o.threads !== undefined) {
+    if (!isArrayInput(o.threads)) throw optionError(fn, "threads", "an array of thread id strings", o.threads);
+    threads = readingInput(() => Array.from(o.threads as readonly unknown[]), fn, "options.threads") as string[];
+    if (threads.some((t) => typeof t !== "string")) throw optionError(fn, "threads", "an array of thread id strings", o.threads);
+  }
+  if (o.provider !== undefined && !PROVIDERS.includes(o.provider)) throw optionError(fn, "provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
+  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === "")) throw optionError(fn, "messagesKey", "a non-empty string", o.messagesKey);
+  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime()))) throw optionError(fn, "since", "a valid Date", o.since);
+  if (o.limit !== undefined && !isPositiveInteger(o.limit)) throw optionError(fn, "limit", "a positive integer", o.limit);
+  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64)) throw optionError(fn, "concurrency", "an integer from 1 to 64", o.concurrency);
+  if (o.signal !== undefined && !isSignal(o.signal)) throw optionError(fn, "signal", "an AbortSignal", o.signal);
   return {
-    threads: o.threads,
+    threads,
     provider: o.provider ?? "strict",
     messagesKey: o.messagesKey ?? "messages",
     since: o.since,
@@ -94,6 +107,10 @@ export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | 
     signal: o.signal,
   };
 }
+
+/** Anything with a boolean `aborted`, as an AbortSignal has (read under the caller's guard). */
+const isSignal = (value: unknown): value is AbortSignal =>
+  typeof value === "object" && value !== null && typeof (value as { aborted?: unknown }).aborted === "boolean";
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
 export const REASON_MAX = 200;
@@ -200,8 +217,12 @@ export async function* readThreads<R>(
  * thread as it is read. Memory does not grow with the number of threads (SQLite and PostgreSQL savers are read
  * key by key; other savers through `list({})` keep the set of keys they have seen).
  */
-export async function* scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
-  const resolved = resolveScanOptions(saver, options);
+export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
+  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+  return scanResolved(saver, resolveScanOptions(saver, options, "scanThreads"));
+}
+
+async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
   let reported = 0;
   const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
     let tuple: CheckpointTuple | undefined;
@@ -228,6 +249,7 @@ export async function* scanThreads(saver: BaseCheckpointSaver, options: ThreadSc
 
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
 export async function countThreads(saver: BaseCheckpointSaver, options: Pick<ThreadScanOptions, "threads" | "since"> = {}): Promise<number | undefined> {
-  if (options.threads) return undefined; // each id may have several namespaces
-  return (await threadSourceFor(saver, { since: options.since })).count();
+  const resolved = resolveScanOptions(saver, options, "countThreads");
+  if (resolved.threads) return undefined; // each id may have several namespaces
+  return (await threadSourceFor(saver, { since: resolved.since })).count();
 }

@@ -10,6 +10,7 @@
  * seen so far.
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { readingInput } from "../errors";
 import type { Dict } from "../values";
 
 export interface ThreadKey {
@@ -232,9 +233,16 @@ function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): Thr
 
 /** The cheapest streaming enumeration this saver allows. */
 export async function threadSourceFor(saver: BaseCheckpointSaver, selection: ThreadSelection = {}): Promise<ThreadSource> {
-  const db = sqliteDatabaseOf(saver);
+  // Which saver it is, read under the input guard: a getter that throws is an input error naming the saver.
+  const { db, postgres } = readingInput(
+    () => {
+      const db = sqliteDatabaseOf(saver);
+      return { db, postgres: db ? undefined : postgresPoolOf(saver) };
+    },
+    "reading the threads of a saver",
+    "saver",
+  );
   if (db) return sqliteSource(db, selection);
-  const postgres = postgresPoolOf(saver);
   if (postgres) {
     if (!(await postgresHasCheckpoints(postgres.pool, postgres.table))) return emptySource("postgres");
     return postgresSource(postgres.pool, postgres.table, selection);

@@ -160,7 +160,8 @@ describe("scanThreads: unreadable threads", () => {
 
 describe("scanThreads options", () => {
   const saver = new MemorySaver();
-  const first = (options: unknown, on: unknown = saver) => scanThreads(on as MemorySaver, options as ThreadScanOptions).next();
+  // Refused at the call (up front), before any step: the async wrapper makes that a rejection to assert on.
+  const first = async (options: unknown, on: unknown = saver) => scanThreads(on as MemorySaver, options as ThreadScanOptions).next();
   it.each([
     [{ limit: 0 }, /"limit" must be a positive integer/],
     [{ concurrency: 65 }, /"concurrency" must be an integer from 1 to 64/],
@@ -173,6 +174,12 @@ describe("scanThreads options", () => {
   });
   it("a saver that is not one is refused", async () => {
     await expect(first({}, { getTuple() {} })).rejects.toThrow(TypeError);
+  });
+  it("a bad saver or option is refused at the call, before the first step, naming it", () => {
+    expect(() => scanThreads({ getTuple() {} } as never)).toThrow(/scanThreads: saver .*without a list method/);
+    expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: option "limit"/);
+    const getter = Object.defineProperty({}, "threads", { enumerable: true, get: () => { throw new Error("boom"); } });
+    expect(() => scanThreads(saver, getter)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
   });
   it("checkpoint ids sort by time: the bound for a date sits between ids made before and after it", () => {
     const bound = checkpointIdAt(new Date("2026-05-01T00:00:00Z"));
