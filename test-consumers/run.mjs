@@ -69,8 +69,11 @@ try {
 
     step(name, "ESM", () => run(dir, "node", ["esm.mjs"], env).trim());
     step(name, "CommonJS", () => run(dir, "node", ["cjs.cjs"], env).trim());
-    // typed.ts uses every entry, langchain included; without langchain, typed-langgraph.ts takes its place.
-    if (!withLangchain) cpSync(join(dir, "typed-langgraph.ts"), join(dir, "typed.ts"));
+    // typed.ts uses every entry, langchain included; without langchain, its langchain regions are left out.
+    if (!withLangchain) {
+      const typed = join(dir, "typed.ts");
+      writeFileSync(typed, readFileSync(typed, "utf8").replace(/^\s*\/\/ #region langchain\n[\s\S]*?^\s*\/\/ #endregion langchain\n/gm, ""));
+    }
 
     mkdirSync(join(dir, "nodenext"));
     cpSync(join(dir, "typed.ts"), join(dir, "nodenext", "typed.mts"));

@@ -1,6 +1,7 @@
 // TypeScript consumer: the same checks as checks.cjs, written against the package's types. It is compiled
 // under several module settings (see ../tsconfig.*.json; run.mjs copies it to typed.mts and typed.cts for
-// nodenext) and the output is run, so types and runtime are checked together.
+// nodenext) and the output is run, so types and runtime are checked together. For a consumer without
+// langchain, run.mjs removes the `#region langchain` parts first.
 import {
   findToolCallProblems,
   repairToolCalls,
@@ -9,14 +10,18 @@ import {
   type ToolCallRepair,
 } from "langgraph-tool-repair";
 import { toolCallRepairNode, withToolCallRepair } from "langgraph-tool-repair/langgraph";
+// #region langchain
 import { promptedStructuredOutputMiddleware, toolCallRepairMiddleware } from "langgraph-tool-repair/langchain";
+// #endregion langchain
 import { repairThreads, scanThreads, type ThreadReport } from "langgraph-tool-repair/threads";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ChatResult } from "@langchain/core/outputs";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+// #region langchain
 import { createAgent } from "langchain";
 import { z } from "zod";
+// #endregion langchain
 
 declare const console: { log(...values: unknown[]): void; error(...values: unknown[]): void };
 declare const process: { exitCode?: number };
@@ -104,6 +109,7 @@ async function main(): Promise<string[]> {
   check((await statuses()).join() === "clean", "the thread is clean after the repair");
   done.push("scanThreads + repairThreads");
 
+  // #region langchain
   const model = new ScriptedModel(["Flight TP1351 at 08:05."]);
   const agent = createAgent({ model, tools: [], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
   await agent.invoke({ messages: brokenHistory() });
@@ -121,6 +127,8 @@ async function main(): Promise<string[]> {
   const city: string = weather.structuredResponse.city; // typed from responseFormat
   check(city === "Lisbon" && weather.structuredResponse.celsius === 21, "structuredResponse from the answer");
   done.push("promptedStructuredOutputMiddleware");
+
+  // #endregion langchain
 
   // A bad option is refused with the root entry's class (at run time the node never fails a run).
   const error: unknown = (() => {
