@@ -356,7 +356,8 @@ class CheckpointHealer {
 }
 
 /** What a checkpointer must have to be wrapped: the methods the wrapper delegates to and heals. */
-const SAVER_METHODS = ["getTuple", "list", "put"] as const;
+/** What a checkpoint saver must have for the wrapper and the thread library (the methods they call). */
+export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`

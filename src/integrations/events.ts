@@ -71,16 +71,18 @@ function threadOf(config?: RunnableConfig): string {
 /**
  * `onRepair` for several surfaces that work on the same threads (a setup's middleware and checkpointer): the
  * same repair of the same call in the same thread (the request's placeholder, then the stored one) reaches the
- * caller once. What makes it the same: the thread, the message index, the action and the call id; so a server
- * that reuses ids like `call_0` has each thread's (and each turn's) repair reported. The memory of what was
- * reported is bounded (the oldest 1,000 go first).
+ * caller once. What makes it the same: the thread, the action and the call id, so a server that reuses ids like
+ * `call_0` has each thread's repair reported (within one thread, a reused id is renamed by the engine's
+ * structural repair, so it is another call). Not the message index: a model's input can hold a system prompt
+ * the stored thread does not, which moves every index by one. The memory of what was reported is bounded (the
+ * oldest 1,000 go first).
  */
 export function reportedOnce(onRepair: ((repair: ToolCallRepair) => void) | undefined): ((repair: ToolCallRepair) => void) | undefined {
   if (!onRepair) return undefined;
   const seen = new Set<string>();
   const report = (repair: ToolCallRepair, thread: string) => {
     if (repair.toolCallId !== undefined) {
-      const key = `${thread}\u0000${repair.index}\u0000${repair.action}\u0000${repair.toolCallId}`;
+      const key = `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
       if (seen.has(key)) return;
       if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
       seen.add(key);

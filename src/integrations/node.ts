@@ -38,15 +38,10 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
 export function toolCallRepairNode<K extends string = "messages">(
   options: ToolCallRepairNodeOptions<K> = {},
 ): ToolCallRepairNodeFunction<K> {
-  // Read once, under the input guard: a getter that throws is an error naming the options, not the raw error.
-  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = readingInput(
-    () => {
-      checkSurfaceOptions("toolCallRepairNode", options, { strings: ["messagesKey"] });
-      return { ...(options ?? {}) };
-    },
-    "toolCallRepairNode",
-    "options",
-  );
+  // Read once, under the input guard (checkSurfaceOptions returns the snapshot it checked).
+  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = checkSurfaceOptions<ToolCallRepairNodeOptions<K>>("toolCallRepairNode", options, {
+    strings: ["messagesKey"],
+  });
   const reporting: RepairReporting = { onRepair, onError };
   // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
   const repairer = createRepairer({ ...repairOptions, level: "structural" });

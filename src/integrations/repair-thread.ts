@@ -7,12 +7,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { findToolCallProblems } from "../engine";
-import { expectedInput, optionsInput, ownInput, readingInput } from "../errors";
+import { expectedInput, readingInput } from "../errors";
 import { resumableExchange } from "../messages/exchanges";
 import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
 import { reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, type StoredRepairOptions } from "./heal";
 import { replaceAllMessages } from "./state-update";
+import { checkSurfaceOptions } from "./surface-options";
 
 /** What `repairThread` needs of a graph: a compiled `StateGraph`, `createReactAgent` or `createAgent` all fit. */
 export interface ThreadGraph {
@@ -72,19 +73,9 @@ function toolNodeOf(graph: object): string | undefined {
   return names.length === 1 ? names[0] : undefined;
 }
 
-/** Options of one kind each, checked before the graph is asked anything. */
+/** Options of one kind each, checked before the graph is asked anything (the surfaces' one option check). */
 function checkedOptions(options: unknown): RepairThreadOptions {
-  const fn = "repairThread";
-  const record = optionsInput(options, fn);
-  const value = (key: string, ok: (v: unknown) => boolean, expected: string) => {
-    const v = ownInput(record, key, fn);
-    if (v !== undefined && !ok(v)) throw expectedInput(fn, `options.${key}`, expected, v);
-  };
-  value("messagesKey", (v) => typeof v === "string" && v !== "", "a non-empty string");
-  value("asNode", (v) => typeof v === "string" && v !== "", "a non-empty string");
-  for (const key of ["dryRun", "closeOpen"]) value(key, (v) => typeof v === "boolean", "a boolean");
-  for (const key of ["onRepair", "onError"]) value(key, (v) => typeof v === "function", "a function");
-  return readingInput(() => ({ ...record }), fn, "options") as RepairThreadOptions;
+  return checkSurfaceOptions<RepairThreadOptions>("repairThread", options, { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] }) as RepairThreadOptions;
 }
 
 /** `graph` has the two methods `repairThread` calls, read once (a getter that throws is an input error). */

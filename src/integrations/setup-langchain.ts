@@ -26,8 +26,8 @@ export interface ToolCallRepairSetup {
  * const repair = toolCallRepair({ onRepair: (r) => log.info(r) });
  * const agent = createAgent({ model, tools, middleware: [repair.middleware], checkpointer: repair.checkpointer(saver) });
  * ```
- * Options are validated here; a repair of a call reaches `onRepair` once per thread and message, whichever piece
- * made it (the request's placeholder and the stored one are one repair).
+ * Options are validated here; a repair of a call reaches `onRepair` once per thread, whichever piece made it (the
+ * request's placeholder and the stored one are one repair).
  */
 export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
   const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } = checkSurfaceOptions<ToolCallRepairOptions>(

@@ -8,7 +8,7 @@
  * original as `cause`), once, into a snapshot the factory destructures (the caller's object is never read
  * again, nor changed).
  */
-import { expectedInput, optionsInput, readingInput, type ToolCallRepairInputError } from "../errors";
+import { expectedInput, optionsInput, ownInput, readingInput, type ToolCallRepairInputError } from "../errors";
 
 export interface SurfaceOptionKinds {
   functions?: readonly string[];
@@ -23,7 +23,11 @@ const REPORTING = ["onRepair", "onError"] as const;
  * guard): undefined and null are `{}`; anything else that is not an object is an input error naming `options`.
  */
 export function checkSurfaceOptions<T extends object = Record<string, unknown>>(surface: string, options: unknown, kinds: SurfaceOptionKinds = {}): Partial<T> {
-  const given = readingInput(() => ({ ...optionsInput(options, surface) }), surface, "options");
+  const record = optionsInput(options, surface);
+  // Key by key, so a getter that throws is named (`options.closeOpen could not be read`).
+  const keys = readingInput(() => Object.keys(record), surface, "options");
+  const given: Record<string, unknown> = {};
+  for (const key of keys) given[key] = ownInput(record, key, surface);
   const check = (keys: readonly string[], ok: (value: unknown) => boolean, expected: string) => {
     for (const key of keys) {
       const value = Object.prototype.hasOwnProperty.call(given, key) ? given[key] : undefined;

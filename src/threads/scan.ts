@@ -7,6 +7,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import { assertMethods, describeInput, errorText, isArrayInput, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
+import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
 import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
 import { threadSourceFor, type ThreadItem, type ThreadKey } from "./source";
@@ -72,7 +73,6 @@ const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
 /** What a saver must have to be read: the methods of a LangGraph checkpoint saver the threads library calls. */
-const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 
 /**
  * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the

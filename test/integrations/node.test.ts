@@ -198,9 +198,9 @@ describe("toolCallRepairNode as a function", () => {
 
   it("options are read once, under the input guard: a throwing getter is an error naming the option, never the raw error", () => {
     const throwing = { get provider(): string { throw new Error("x"); } };
-    expect(() => toolCallRepairNode(throwing as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options", message: "langgraph-tool-repair: toolCallRepairNode: options could not be read (x)" }));
+    expect(() => toolCallRepairNode(throwing as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.provider", message: "langgraph-tool-repair: toolCallRepairNode: options.provider could not be read (x)" }));
     const throwingKey = { get messagesKey(): string { throw new Error("y"); } };
-    expect(() => toolCallRepairNode(throwingKey as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
+    expect(() => toolCallRepairNode(throwingKey as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.messagesKey" }));
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     expect(() => toolCallRepairNode(proxy as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
