@@ -30,7 +30,7 @@ import { createRepairer, type Repairer } from "../engine";
 import type { ToolCallRepair } from "../types";
 import { coerceMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isDict, isSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
+import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
@@ -246,7 +246,7 @@ class CheckpointHealer {
   private uncheckedPlaceholders(key: string, messages: readonly BaseMessage[]): Set<string> | undefined {
     let ids: Set<string> | undefined;
     for (const m of messages) {
-      if (!isToolResult(m) || !isSyntheticResult(m)) continue;
+      if (!isToolResult(m) || !isMarkedSyntheticResult(m)) continue;
       const id = resultIdOf(m);
       const checked = `${key}\u0000${id}`;
       if (id === undefined || this.checkedPlaceholders.has(checked)) continue;

@@ -11,7 +11,7 @@ import { createRepairer, type Repairer } from "../engine";
 import { assertArray, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange } from "../messages/exchanges";
-import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../types";
 
 /** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
@@ -56,7 +56,7 @@ export function resultsInWrites(
   for (const [, written, value] of writes) {
     if (written !== channel) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
-      if (!isToolResult(item) || isSyntheticResult(item)) continue;
+      if (!isToolResult(item) || isMarkedSyntheticResult(item)) continue;
       const id = resultIdOf(item);
       if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
     }
@@ -76,7 +76,7 @@ function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, To
     if (!isToolResult(m)) return;
     const id = resultIdOf(m);
     if (id === undefined || !salvage.has(id)) return;
-    if (isSyntheticResult(m)) syntheticAt.set(id, i);
+    if (isMarkedSyntheticResult(m)) syntheticAt.set(id, i);
     else realAnswered.add(id);
   });
   // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.

@@ -326,7 +326,15 @@ function markerOf(message: unknown): RepairMarker | undefined {
 
 /** A tool result this package made because the tool never ran. */
 export function isSyntheticResult(message: unknown): boolean {
-  return readingInput(() => isToolResult(message) && markerOf(message)?.synthetic === true, "isSyntheticResult", "message");
+  return readingInput(() => isMarkedSyntheticResult(message), "isSyntheticResult", "message");
+}
+
+/**
+ * {@link isSyntheticResult} without the input guard, for the package's own loops over messages it has already
+ * read (a guard per message there is a closure and a try for nothing; the caller's guard names the index).
+ */
+export function isMarkedSyntheticResult(message: unknown): boolean {
+  return isToolResult(message) && markerOf(message)?.synthetic === true;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   forEachToolCallRef,
   hasMeaningfulContent,
   isAssistant,
-  isSyntheticResult,
+  isMarkedSyntheticResult,
   isToolResult,
   resultIdOf,
   serverToolResultIds,
@@ -135,7 +135,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
       // after the call; then the first one.
       const results = [call.result!, ...more];
-      const real = results.filter((r) => !isSyntheticResult(messages[r]));
+      const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
       for (const r of results) if (r !== call.result) duplicates.set(r, call);
@@ -308,7 +308,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     const dupOf = analysis.duplicates.get(index);
     const id = resultIdOf(result);
     const kind: ToolCallProblemKind = dupOf ? "duplicate_result" : id === undefined ? "missing_result_id" : "orphan_result";
-    const redundant = dupOf !== undefined && (isSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
+    const redundant = dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
     if (redundant || options.orphanResults === "drop") {
       ctx.report({ problem: kind, action: "dropped_result", toolCallId: id, detail: `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}` }, result, index);
       return;
