@@ -3,7 +3,7 @@
  * The `langgraph-tool-repair` bin. Ctrl-C stops between threads (the ones under way finish, so no thread is
  * left half written); a second Ctrl-C quits at once.
  */
-import { runCli } from "./main";
+import { startCli } from "./start";
 
 const controller = new AbortController();
 process.on("SIGINT", () => {
@@ -12,7 +12,8 @@ process.on("SIGINT", () => {
   controller.abort();
 });
 
-runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+const io = { stdout: process.stdout, stderr: process.stderr, signal: controller.signal };
+startCli(process.argv.slice(2), io, () => import("./main")).then(
   (code) => {
     process.exitCode = code;
     // Whatever a saver module left open (a pool, a timer) must not keep the command alive.
