@@ -43,7 +43,7 @@ function step(consumer, label, action) {
 }
 
 try {
-  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", scratch], { cwd: repo, encoding: "utf8" }));
+  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", scratch], { cwd: repo, encoding: "utf8" }));
   const tarball = join(scratch, packed[0].filename);
   console.log(`test-consumers: ${packed[0].filename} (${packed[0].entryCount} files), consumers: ${names.join(", ")}`);
 
