@@ -116,7 +116,7 @@ export function optionsInput(value: unknown, what: string, argument = "options")
  * {@link ToolCallRepairInputError} naming `argument.key`. An inherited value never answers for an option.
  */
 export function ownInput(record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown {
-  return readingInput(() => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
+  return readingInput(() => (Object.hasOwn(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
 }
 
 /**

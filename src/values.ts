@@ -10,8 +10,6 @@ export type Dict = Record<string, unknown>;
 /** A plain record (not null, not an array). */
 export const isDict = (value: unknown): value is Dict => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A non-empty string, or undefined. */
-const nonEmptyString = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined);
 
 /**
  * JSON text of `value`, or a stand-in where JSON cannot say it: a cycle becomes `"[Circular]"`, a BigInt

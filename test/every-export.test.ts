@@ -200,7 +200,7 @@ async function outcomeOf(fn: () => unknown, what: string): Promise<Outcome> {
 }
 
 /** What is wrong with an error thrown by `name` (undefined: it keeps the promise). */
-function fault(name: string, error: unknown): string | undefined {
+function fault(_name: string, error: unknown): string | undefined {
   if (error instanceof HangError) return error.message;
   const message = error instanceof Error ? error.message : undefined;
   if (error instanceof TypeError && MUTATION.test(message ?? "")) return `tried to change a frozen input: ${message}`;

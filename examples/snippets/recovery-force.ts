@@ -3,7 +3,6 @@ import { findToolCallProblems, parseToolPairingError, type ProviderRejection } f
 import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport, type RunningStub } from "./_support";
 
 let stub: RunningStub | undefined;
-const calls = (): number => stub!.calls;
 const rejections = () => stub!.rejections;
 const model = (await bedrockChat([], {}, gatewayDroppingLargeResults, (s) => (stub = s))).bindTools([getReport]);
 // A valid thread whose long tool result a gateway drops: Bedrock answers B1 for a call the engine sees answered.

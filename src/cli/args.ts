@@ -105,6 +105,7 @@ export function parseSaverSpec(spec: string): { module: string; exportName?: str
 }
 
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}, now = new Date()): ParsedCommand {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from the options below
   let parsed;
   try {
     parsed = parseArgs({

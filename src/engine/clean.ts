@@ -24,7 +24,8 @@ import {
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
-type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the walk reads fields of messages of any shape without a cast per read
+type Loose = Record<string, any>;
 
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 
@@ -318,7 +319,7 @@ export class CleanWalk {
 
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
-    const { profile, open } = this;
+    const { open } = this;
     open.reset();
     const calls = m.tool_calls;
     if (calls !== undefined) {

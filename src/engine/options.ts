@@ -56,7 +56,7 @@ type Choice = keyof typeof CHOICES;
 /** An own option (an inherited one never answers); a getter that throws is an input error naming the option. */
 function own(options: Record<string, unknown>, key: string): unknown {
   try {
-    return Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+    return  Object.hasOwn(options, key) ? options[key] : undefined;
   } catch (error) {
     throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, { argument: `options.${key}`, cause: error });
   }

@@ -113,7 +113,7 @@ function withRestoredInput(messages: BaseMessage[], restore: RestoredInput): Bas
 
 /** A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the pending step. */
 function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undefined): boolean {
-  return metadata?.source === "input" && Object.prototype.hasOwnProperty.call(checkpoint.channel_values ?? {}, START_CHANNEL);
+  return metadata?.source === "input" && Object.hasOwn(checkpoint.channel_values ?? {}, START_CHANNEL);
 }
 
 class CheckpointHealer {
@@ -381,7 +381,7 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: 
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(checkpointer, {
     get(target, property) {
-      if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+      if (Object.hasOwn(overrides, property)) return overrides[property];
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       // Bound to the inner saver: its own methods (and private fields) see the saver itself.

@@ -31,6 +31,7 @@ export type PreModelHookFunction<S extends { messages?: BaseMessage[] } = { mess
 
 /** A state update object (`{}` for none), or nothing. */
 // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook written as `() => {}` returns void
 export type PreModelHookResult = object | undefined | void;
 
 /**

@@ -37,7 +37,7 @@ import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/req
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
 import { expectedInput, readingInput } from "../errors";
-import { type Dict } from "../values";
+import type { Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**

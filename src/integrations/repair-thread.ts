@@ -9,7 +9,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { findToolCallProblems } from "../engine";
 import { expectedInput, readingInput } from "../errors";
 import { resumableExchange } from "../messages/exchanges";
-import type { RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
+import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, type StoredRepairOptions } from "./heal";
 import { replaceAllMessages } from "./state-update";

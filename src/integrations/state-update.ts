@@ -10,6 +10,7 @@ import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the no-update a node returns, assignable to every update type
 export const NO_UPDATE: {} = Object.freeze({});
 
 /** A copy of `message` with a new id, every other constructor field carried over. */

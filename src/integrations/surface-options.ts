@@ -8,7 +8,7 @@
  * original as `cause`), once, into a snapshot the factory destructures (the caller's object is never read
  * again, nor changed).
  */
-import { expectedInput, optionsInput, ownInput, readingInput, type ToolCallRepairInputError } from "../errors";
+import { expectedInput, optionsInput, ownInput, readingInput, } from "../errors";
 
 export interface SurfaceOptionKinds {
   functions?: readonly string[];
@@ -30,7 +30,7 @@ export function checkSurfaceOptions<T extends object = Record<string, unknown>>(
   for (const key of keys) given[key] = ownInput(record, key, surface);
   const check = (keys: readonly string[], ok: (value: unknown) => boolean, expected: string) => {
     for (const key of keys) {
-      const value = Object.prototype.hasOwnProperty.call(given, key) ? given[key] : undefined;
+      const value = Object.hasOwn(given, key) ? given[key] : undefined;
       if (value !== undefined && !ok(value))
         throw expectedInput(surface, `options.${key}`, expected, value);
     }

@@ -15,7 +15,7 @@
 import { Runnable } from "@langchain/core/runnables";
 import { assertString, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import type { Provider } from "../types";
-import { type Dict } from "../values";
+import type { Dict } from "../values";
 
 /** `_llmType()` of the Bedrock chat models: ChatBedrockConverse, and the community BedrockChat (InvokeModel). */
 const BEDROCK_LLM_TYPES = new Set(["chat_bedrock_converse", "bedrock"]);
@@ -237,10 +237,14 @@ function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
 
 function collect(model: unknown, bound: Dict, role: ModelDescription["role"], depth: number, found: ModelDescription[]): void {
   if (!isObject(model) || depth > MAX_DEPTH) return;
-  if (isConfigurableModel(model)) return collectConfigurable(model, bound, role, depth, found);
+  if (isConfigurableModel(model)) {
+    collectConfigurable(model, bound, role, depth, found);
+    return;
+  }
   if (isObject(model.bound)) {
     // The outer binding's options win: they are merged over the inner ones at call time.
-    return collect(model.bound, { ...bindingOptions(model), ...bound }, role, depth + 1, found);
+    collect(model.bound, { ...bindingOptions(model), ...bound }, role, depth + 1, found);
+    return;
   }
   if (Array.isArray(model.steps)) {
     for (const step of model.steps) collect(step, bound, role, depth + 1, found);

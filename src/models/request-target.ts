@@ -43,5 +43,5 @@ export function toolsComeFromCallOptions(model: unknown): boolean {
 /** Whether call options carry no tools, by ChatBedrockConverse's own test (`options?.tools && options.tools.length`). */
 export function callOptionsCarryNoTools(callOptions: unknown): boolean {
   const tools = typeof callOptions === "object" && callOptions !== null ? (callOptions as { tools?: { length?: unknown } | null }).tools : undefined;
-  return !(tools && tools.length);
+  return !tools?.length;
 }

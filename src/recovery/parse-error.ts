@@ -10,7 +10,7 @@
  */
 import type { Provider, ProviderRejection, RejectingProvider, RejectionKind } from "../types";
 import { messageIndexAt, payloadPositions, type WireFormat } from "../validate/positions";
-import { type Dict } from "../values";
+import type { Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**

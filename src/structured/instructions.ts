@@ -3,7 +3,7 @@
  * message, and the helpers that put the instructions into a system message without losing its fields.
  */
 import {
-  BaseMessage,
+  type BaseMessage,
   HumanMessage,
   SystemMessage,
   coerceMessageLikeToMessage,

@@ -11,7 +11,7 @@
  * - `prompted`: the format instructions go into the prompt and the final answer is the JSON (no extra call
  *   unless it is invalid: then one corrective call that ends with a user message).
  */
-import { AIMessage, BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LanguageModelLike } from "@langchain/core/language_models/base";
 import { Runnable, RunnableBinding, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
 import {
@@ -93,7 +93,9 @@ export interface PromptedStructuredOutputOptions {
  *
  * @inline
  */
+// biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
+// biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
 type PromptKey = "prompt" | "stateModifier" | "messageModifier";
 type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
@@ -142,7 +144,9 @@ interface HookContext<S> {
  */
 export function withPromptedStructuredOutput<
   A extends AnyStateSchema = typeof MessagesAnnotation,
+  // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
   S extends Record<string, any> = Record<string, any>,
+  // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
   C extends AnyStateSchema = AnnotationRoot<any>,
 >(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}): CreateReactAgentParams<A, S, C> {
   const fn = "withPromptedStructuredOutput";
@@ -546,6 +550,7 @@ function withStructuredResponseField<A>(stateSchema: A): A {
 }
 
 /** AnnotationRoot by its marker (the class is exported as a type only). */
+// biome-ignore lint/suspicious/noExplicitAny: any annotation
 function isAnnotationRoot(value: unknown): value is AnnotationRoot<any> {
   return (
     typeof value === "object" &&

@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, errorText, describeInput } from "../errors";
 import { coerceMessage } from "../messages/coerce";
 import { resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import { type Dict } from "../values";
+import type { Dict } from "../values";
 
 /**
  * Every entry of `messages` as a LangChain message: real messages as they are (the same objects), message-likes
@@ -116,7 +116,7 @@ export function readingOption<T>(path: string, read: () => T): T {
 /** An own option's value (a prototype's keys are not options); a getter that throws is an input error naming it. */
 export function ownOption(options: Dict, key: string, path = `options.${key}`): unknown {
   try {
-    return Object.prototype.hasOwnProperty.call(options, key) ? options[key] : undefined;
+    return  Object.hasOwn(options, key) ? options[key] : undefined;
   } catch (error) {
     throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, { argument: path, cause: error });
   }

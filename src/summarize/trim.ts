@@ -21,7 +21,6 @@ import { pairToolCalls, smallestFittingCutAsync, type ToolCallPairing } from "./
 import { asyncCounter, booleanOption, choiceOption, countOption, guardedAsync, optionsObject, ownOption, readingOption, readMessageList } from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
-type MessageTypeOrClass = NonNullable<TrimMessagesOptions["endOn"]>;
 
 /** A kept window `[start, end)` of the original messages. */
 export interface KeptWindow {

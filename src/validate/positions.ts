@@ -258,7 +258,7 @@ function anthropicPositions(reads: Read[]): PayloadPositions {
   let offset = 0;
   for (let e = start; e < entries.length; e++) {
     const entry = entries[e];
-    const merges = previous !== undefined && previous.allToolResults && entry.allToolResults;
+    const merges = previous?.allToolResults && entry.allToolResults;
     if (!merges) {
       messagesAt.push([]);
       offset = 0;

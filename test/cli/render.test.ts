@@ -28,7 +28,7 @@ describe("diffMessages", () => {
     const lines = renderDiff(report);
     expect(lines[0]).toBe("      … 5 unchanged messages");
     expect(lines[1]).toMatch(/^ {4} +5 ai +\S+ +calls tool_x\(x\), tool_y\(y\)$/);
-    expect(lines.some((l) => /^  \+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool did not finish\]$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^ {2}\+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool did not finish\]$/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/^ {4} +8 human .* "next"$/);
   });
 

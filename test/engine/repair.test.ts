@@ -199,7 +199,7 @@ describe("7. invalid calls", () => {
 
 describe("8. ids the provider rejects", () => {
   it("rewrites them deterministically, collision-free, with the same mapping on calls and results", () => {
-    const long = "call_" + "x".repeat(60);
+    const long = `call_${"x".repeat(60)}`;
     const h = [human(), aiWithCalls("fn.search:1", long), toolResult("fn.search:1"), toolResult(long), ai()];
     const r1 = repairToolCalls(h);
     const r2 = repairToolCalls(h);

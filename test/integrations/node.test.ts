@@ -58,14 +58,14 @@ function agentGraph(model: ChatModel, tools: ReturnType<typeof weatherTool>["get
  */
 async function abandonedThread(
   stub: RunningStub,
-  makeModel: (stub: RunningStub) => { bindTools: Function },
+  makeModel: (stub: RunningStub) => { bindTools: (...args: never[]) => unknown },
   withNode: boolean,
   onRepair?: (r: ToolCallRepair) => void,
   wrapModel = false,
 ) {
   const { getWeather, gate } = weatherTool();
   const base = wrapModel ? withRequestRepair(makeModel(stub) as never) : makeModel(stub);
-  const model = ((base as { bindTools: Function }).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
+  const model = ((base as { bindTools: unknown }).bindTools as (tools: unknown[]) => ChatModel)([getWeather]);
   const graph = agentGraph(model, [getWeather], withNode ? toolCallRepairNode({ onRepair }) : undefined);
   const config = { configurable: { thread_id: "incident" } };
   gate.abortNextCall = true;

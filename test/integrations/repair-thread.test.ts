@@ -1,4 +1,4 @@
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, type ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { afterEach, describe, expect, it } from "vitest";

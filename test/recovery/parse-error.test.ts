@@ -184,7 +184,7 @@ describe("every error text of docs/provider-rules.md", () => {
     const rows: [string, string][] = [];
     for (const line of readFileSync(new URL("../../docs/provider-rules.md", import.meta.url), "utf8").split("\n")) {
       const cells = line.split(" | ");
-      const rule = /^\| ([A-Z]\d+b?) $/.exec(cells[0] + " ")?.[1];
+      const rule = /^\| ([A-Z]\d+b?) $/.exec(`${cells[0]} `)?.[1];
       if (!rule || rule === "A11") continue; // A11 has no fixed text ("400 invalid_request_error naming the message")
       for (const span of cells[2].matchAll(/``(.+?)``|`([^`]+)`/g)) rows.push([rule, (span[1] ?? span[2]).trim()]);
     }

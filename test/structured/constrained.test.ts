@@ -83,7 +83,7 @@ describe("withBedrockOutputConfig", () => {
     expect(outputSchemaOf(converseStream)).toMatchObject({ required: ["city", "tempC", "sky"] });
     expect(plain.outputConfig).toBeUndefined();
     expect(s.rejections).toEqual([]);
-    expect(Object.prototype.hasOwnProperty.call(model, "invocationParams")).toBe(false);
+    expect(Object.hasOwn(model, "invocationParams")).toBe(false);
   });
 
   it("keeps the model's own call options and bindings (tools, thinking)", async () => {

@@ -5,11 +5,9 @@
 import { ChatAnthropic } from "@langchain/anthropic";
 import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, toolStrategy } from "langchain";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
-import { z } from "zod";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { bedrockModel } from "../support/stubs/bedrock";

@@ -2,7 +2,7 @@
  * withPromptedStructuredOutput against the real ChatBedrockConverse (AWS SDK included) and a local Converse
  * stub that enforces B1..B10, prefill (B7) included.
  */
-import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
@@ -19,7 +19,7 @@ import type { ToolCallRepair } from "../../src/types";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { bedrockStubs, getWeather, LLAMA, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, type ConverseRequest } from "./fixtures";
+import { bedrockStubs, getWeather, LLAMA, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, } from "./fixtures";
 import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();

@@ -25,7 +25,7 @@ function endsOnServerTool(message: BaseMessage): boolean {
 /** Indexes of the system messages to turn into user text, deciding left to right on the list as it will be. */
 function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
   const misplaced: number[] = [];
-  let prev: Turn = undefined; // the last turn before this message, in the list as repaired so far
+  let prev: Turn ; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
   for (let i = 0; i < messages.length; i++) {

@@ -68,7 +68,7 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
   const dry = await runCliProcess(["repair", ...store.flags, "--provider", provider]);
   expect(dry.code).toBe(1);
   for (const thread of seeded.broken) expect(dry.stdout).toContain(`thread ${thread}: would repair`);
-  for (const thread of seeded.salvageable) expect(dry.stdout).toMatch(new RegExp(`answers \\S+ fast: "fast result for flights"\\s+\\[real result, from pending writes\\]`));
+  for (const _thread of seeded.salvageable) expect(dry.stdout).toMatch(/answers \S+ fast: "fast result for flights"\s+\[real result, from pending writes\]/);
   expect(dry.stdout).toContain("[placeholder: the tool did not finish]");
   expect(await latestIds(store.open(), all)).toEqual(idsBefore);
 
@@ -101,7 +101,7 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
   // A second run finds nothing and writes nothing.
   const rescan = await runCliProcess(["scan", ...store.flags, "--provider", provider]);
   expect(rescan.code).toBe(0);
-  expect(rescan.stdout).toMatch(/\b0  broken/);
+  expect(rescan.stdout).toMatch(/\b0 {2}broken/);
   const again = await runCliProcess(["repair", ...store.flags, "--provider", provider, "--apply"]);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain("nothing to repair");

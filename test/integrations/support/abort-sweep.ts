@@ -90,7 +90,7 @@ export function tapSaver(saver: BaseCheckpointSaver, onWrite: (n: number, phase:
   };
   const tapped = new Proxy(saver, {
     get(target, property) {
-      if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+      if (Object.hasOwn(overrides, property)) return overrides[property];
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -431,7 +431,7 @@ export function gateWrites(saver: BaseCheckpointSaver) {
   return {
     saver: new Proxy(saver, {
       get(target, property) {
-        if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+        if (Object.hasOwn(overrides, property)) return overrides[property];
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
