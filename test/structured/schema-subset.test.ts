@@ -7,7 +7,7 @@
 import { Validator } from "@langchain/core/utils/json_schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { z as z3 } from "zod/v3";
 import { outputFormatOf } from "../../src/structured/format";
 import { subsetSchemaOf } from "../../src/structured/schema-subset";
