@@ -60,7 +60,8 @@ function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSche
     argument,
   );
   if (!subset.ok) {
-    throw new ToolCallRepairInputError(`${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`, { argument });
+    const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
+    throw new ToolCallRepairInputError(message, { argument });
   }
   return subset.schema;
 }

@@ -104,7 +104,8 @@ export function nativeFallbacks(onFallback: ((fallback: StructuredOutputFallback
 }
 
 function fallbackFor(model: ModelDescription, cause: StructuredOutputFallback["cause"], reason: string): StructuredOutputFallback {
-  return { ...(model.modelId === undefined ? {} : { modelId: model.modelId }), from: "native", to: strategyAfterNative(model), cause, reason };
+  const to = strategyAfterNative(model);
+  return { ...(model.modelId === undefined ? {} : { modelId: model.modelId }), from: "native", to, cause, reason };
 }
 
 /** A model as the memory knows it: its client and id (thinking changes where it falls back to, so it counts too). */

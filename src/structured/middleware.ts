@@ -98,7 +98,9 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
       const call = async (decision: Decision) => {
         if (decision === "pass") return handler(request);
         if (decision === "delegate-tool") return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
-        if (decision === "delegate-native") return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+        if (decision === "delegate-native") {
+          return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+        }
 
         let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
         if (decision === "native") {

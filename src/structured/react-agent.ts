@@ -158,7 +158,9 @@ export function withPromptedStructuredOutput<
   if (typeof params !== "object" || params === null) throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
   // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
   readingInput(() => void { ...params }, fn, "params");
-  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair", "onFallback"]);
+  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
+    "strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair", "onFallback",
+  ]);
   if (params.responseFormat == null) return params;
   const mode = actingMode(params.llm, options);
   if (mode === "unchanged") return params;

@@ -117,7 +117,8 @@ function objectPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk:
   const additional = take("additionalProperties");
   // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
   if (additional !== undefined && additional !== false) {
-    throw new Unsupported(isDict(additional) && Object.keys(additional).length > 0 ? "a record (additionalProperties is a schema)" : "an open object (additionalProperties is not false)");
+    const isRecord = isDict(additional) && Object.keys(additional).length > 0;
+    throw new Unsupported(isRecord ? "a record (additionalProperties is a schema)" : "an open object (additionalProperties is not false)");
   }
   const properties = take("properties") ?? {};
   if (!isDict(properties)) throw new Unsupported("properties that are not an object");
@@ -134,7 +135,9 @@ function objectPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk:
 
 function arrayPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
   const items = take("items");
-  if (!isDict(items)) throw new Unsupported(items === undefined ? "an array without items (any value)" : "an array whose items is not one schema");
+  if (!isDict(items)) {
+    throw new Unsupported(items === undefined ? "an array without items (any value)" : "an array whose items is not one schema");
+  }
   out.items = toSubset(items, walk, depth + 1);
   if (rest.minItems === 0 || rest.minItems === 1) out.minItems = take("minItems");
 }
@@ -169,7 +172,9 @@ function typeListAsAnyOf(node: Dict, walk: Walk, depth: number): Dict {
 function unionOf(node: Dict, walk: Walk, depth: number): Dict {
   const { anyOf, oneOf, ...rest } = node;
   if (Array.isArray(anyOf) && Array.isArray(oneOf)) throw new Unsupported("anyOf and oneOf on one schema");
-  for (const key of ["type", "properties", "items", "enum", "const"]) if (key in rest) throw new Unsupported(`${key} next to anyOf / oneOf`);
+  for (const key of ["type", "properties", "items", "enum", "const"]) {
+    if (key in rest) throw new Unsupported(`${key} next to anyOf / oneOf`);
+  }
   const branches = (anyOf ?? oneOf) as unknown[];
   if (branches.length === 0) throw new Unsupported("an empty anyOf / oneOf");
   for (const key of DROPPED) delete rest[key];

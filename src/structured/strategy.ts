@@ -76,7 +76,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "native",
     withThinking: "native",
     source:
-      "Anthropic, 'Structured outputs': generally available on the Claude API and Amazon Bedrock for Opus 4.6, Sonnet 4.6, Sonnet 4.5, Opus 4.5 and Haiku 4.5 (H)",
+      "Anthropic, 'Structured outputs': generally available on the Claude API and Amazon Bedrock for Opus 4.6, " +
+      "Sonnet 4.6, Sonnet 4.5, Opus 4.5 and Haiku 4.5 (H)",
     evidence: "documented",
     matches: (m) => isClaude(m, (c) => c.family === "sonnet" && c.major === 4 && c.minor === 6),
   },
@@ -85,7 +86,10 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     provider: "bedrock",
     strategy: "tool",
     withThinking: "prompted",
-    source: `Reported: on Bedrock it has structured outputs only through the Messages-API endpoint; Converse answers \`output_config.format: Extra inputs are not permitted\` (M). Force \`strategy: "native"\` once Converse takes it (a refusal still falls back)`,
+    source:
+      "Reported: on Bedrock it has structured outputs only through the Messages-API endpoint; Converse answers " +
+      '`output_config.format: Extra inputs are not permitted` (M). Force `strategy: "native"` once Converse takes it ' +
+      "(a refusal still falls back)",
     evidence: "reported",
     matches: (m) => isClaude(m, (c) => c.family === "opus" && c.major === 4 && c.minor === 7),
   },
@@ -95,7 +99,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "native",
     withThinking: "native",
     source:
-      "Inferred: Anthropic lists structured outputs for its later GA models, AWS's list stops at Opus 4.6 (M); a refusal falls back to tool (prompted with thinking) and is remembered for the model",
+      "Inferred: Anthropic lists structured outputs for its later GA models, AWS's list stops at Opus 4.6 (M); " +
+      "a refusal falls back to tool (prompted with thinking) and is remembered for the model",
     evidence: "reported",
     matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 6)),
   },

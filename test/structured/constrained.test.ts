@@ -123,7 +123,8 @@ describe("argument checks: an input error naming the argument, never a raw error
     let node = deep;
     for (let i = 0; i < 80; i++) node = (node.items = { type: "array" }) as Record<string, unknown>;
     node.items = deep; // a cycle of objects: deeper than the subset goes
-    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(inputError("format.jsonSchema", "nested deeper than 64 levels"));
+    const nested = inputError("format.jsonSchema", "nested deeper than 64 levels");
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(nested);
   });
 
   it("strictJsonSchema and withBedrockOutputConfig name what they cannot use", () => {

@@ -19,7 +19,7 @@ describe("nativeRefusalOf", () => {
     OUTPUT_CONFIG_UNSUPPORTED_CLAUDE,
     OUTPUT_CONFIG_UNSUPPORTED_OTHER,
     "For 'object' type, 'additionalProperties' must be explicitly set to false",
-    "The model returned the following errors: output_config.format.schema: For 'integer' type, properties maximum, minimum are not supported",
+    "The model returned the following errors: For 'integer' type, properties maximum, minimum are not supported",
     "For 'string' type, property maxLength is not supported",
     "Recursive schemas are not supported",
   ])("a refusal: %s", (text) => {
@@ -45,7 +45,8 @@ describe("nativeRefusalOf", () => {
 });
 
 it("an error that is no refusal (throttling) is thrown as before, with no fallback", async () => {
-  const s = await stub({ script: [{ text: "It is sunny." }], fail: (_request, i) => (i === 1 ? { status: 429, message: "Too many requests" } : undefined) });
+  const throttled = (_request: unknown, i: number) => (i === 1 ? { status: 429, message: "Too many requests" } : undefined);
+  const s = await stub({ script: [{ text: "It is sunny." }], fail: throttled });
   const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
   await expect(agent.invoke(input)).rejects.toThrow(/Too many requests/);
   expect(requestsOf(s)).toHaveLength(2);

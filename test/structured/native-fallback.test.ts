@@ -19,7 +19,17 @@ import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { schemaSubsetViolation } from "../support/stubs/bedrock-structured";
 import type { RunningStub, ScriptedTurn, StubOptions } from "../support/stubs/common";
-import { bedrockStubs, getWeather, input, lastText, outputSchemaOf, requestsOf, systemOf, weatherCall, type ConverseRequest } from "./fixtures";
+import {
+  bedrockStubs,
+  getWeather,
+  input,
+  lastText,
+  outputSchemaOf,
+  requestsOf,
+  systemOf,
+  weatherCall,
+  type ConverseRequest,
+} from "./fixtures";
 
 const stub = bedrockStubs();
 const tools = [getWeather];
@@ -38,6 +48,7 @@ const TOO_HOT = JSON.stringify({ ...READING, tempC: 99 });
 const PROSE = "It is 21C and sunny in Paris.";
 const Scores = z.object({ scores: z.record(z.string(), z.number()) });
 const SCORES = { scores: { paris: 3 } };
+const Tree: z.ZodType = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
 
 const CLAUDE_46 = "us.anthropic.claude-sonnet-4-6-v1:0";
 const OPUS_47 = "us.anthropic.claude-opus-4-7-v1:0";
@@ -65,7 +76,8 @@ const refusesNative: StubOptions["fail"] = (request) =>
 
 async function streamed(agent: { stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>> }) {
   let last: { structuredResponse?: unknown } = {};
-  for await (const [mode, chunk] of (await agent.stream(input, { streamMode: ["messages", "values"] })) as AsyncIterable<[string, unknown]>) {
+  const stream = (await agent.stream(input, { streamMode: ["messages", "values"] })) as AsyncIterable<[string, unknown]>;
+  for await (const [mode, chunk] of stream) {
     if (mode === "values") last = chunk as typeof last;
   }
   return last;
@@ -100,20 +112,20 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
 
   it.each([
     ["a z.record", Scores, SCORES],
-    ["a recursive z.lazy", z.lazy((): z.ZodType => z.object({ name: z.string(), children: z.array(Tree) })), { name: "root", children: [] }],
+    ["a recursive z.lazy", Tree, { name: "root", children: [] }],
   ])("%s is never sent natively: the tool strategy, reported once per setup", async (_name, schema, value) => {
     const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: value }] }] });
     const fallbacks: StructuredOutputFallback[] = [];
     const llm = bedrockModel(s, { model: CLAUDE_46 });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: schema }, { onFallback: (f) => fallbacks.push(f) }));
+    const onFallback = (f: StructuredOutputFallback) => void fallbacks.push(f);
+    const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: schema }, { onFallback }));
     expect((await agent.invoke(input)).structuredResponse).toEqual(value);
     expect(native(s)).toEqual([]);
     expect(forcedTool(requestsOf(s)[1])).toBe(true);
-    expect(fallbacks).toEqual([{ modelId: CLAUDE_46, from: "native", to: "tool", cause: "schema", reason: expect.stringMatching(/record|propertyNames|recursive/) }]);
+    const reason = expect.stringMatching(/record|propertyNames|recursive/);
+    expect(fallbacks).toEqual([{ modelId: CLAUDE_46, from: "native", to: "tool", cause: "schema", reason }]);
   });
 });
-
-const Tree: z.ZodType = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
 
 describe("createReactAgent: a refused native request falls back once and is remembered", () => {
   it("Opus 4.7 forced native (refused on Converse): tool for that call, then straight to tool; a new setup tries again", async () => {
@@ -133,7 +145,8 @@ describe("createReactAgent: a refused native request falls back once and is reme
     expect(refused.outputConfig).toBeDefined();
     expect(retried.outputConfig).toBeUndefined();
     expect(forcedTool(retried)).toBe(true);
-    const expected = { modelId: OPUS_47, from: "native", to: "tool", cause: "refused", reason: expect.stringMatching(/Extra inputs are not permitted/) };
+    const reason = expect.stringMatching(/Extra inputs are not permitted/);
+    const expected = { modelId: OPUS_47, from: "native", to: "tool", cause: "refused", reason };
     expect(fallbacks).toEqual([expected]);
     expect(events).toEqual([[STRUCTURED_OUTPUT_FALLBACK_EVENT, expected]]);
 
@@ -154,7 +167,10 @@ describe("createReactAgent: a refused native request falls back once and is reme
     const s = await stub({ script: [{ text: PROSE }, { text: VALID }], fail: refusesNative });
     const fallbacks: StructuredOutputFallback[] = [];
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46, ...THINKING }), tools, responseFormat: Reading }, { onFallback: (f) => fallbacks.push(f) }),
+      withPromptedStructuredOutput(
+        { llm: bedrockModel(s, { model: CLAUDE_46, ...THINKING }), tools, responseFormat: Reading },
+        { onFallback: (f) => fallbacks.push(f) },
+      ),
     );
     expect((await streamed(agent)).structuredResponse).toEqual(READING);
     expect(s.rejections.map((r) => r.message)).toEqual([SCHEMA_REFUSAL]);

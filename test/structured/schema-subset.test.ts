@@ -79,7 +79,7 @@ describe("subsetSchemaOf", () => {
     ["zod 3 record", outputFormatOf(z3.object({ scores: z3.record(z3.number()) })).jsonSchema, /a record/],
     ["zod 3 passthrough", outputFormatOf(z3.object({ extra: z3.object({}).passthrough() })).jsonSchema, /an open object/],
     ["z.lazy (recursive)", outputFormatOf(z.lazy((): z.ZodType => z.object({ children: z.array(Tree) }))).jsonSchema, /recursive/],
-    ["a recursive $defs entry", { $ref: "#/$defs/T", $defs: { T: { type: "object", properties: { t: { $ref: "#/$defs/T" } } } } }, /recursive/],
+    ["a recursive $defs entry", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /recursive/],
     ["an external $ref", { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } }, /external/],
     ["a tuple", outputFormatOf(z.object({ pair: z.tuple([z.string(), z.number()]) })).jsonSchema, /tuple/],
     ["any value", outputFormatOf(z.object({ anything: z.unknown() })).jsonSchema, /without a type/],
@@ -109,6 +109,8 @@ interface Generated {
 }
 
 const KEYS = ["a", "b", "c", "d"];
+/** How a generated object says which keys it takes (the last three are open: unsupported). */
+type Closing = "false" | "absent" | "true" | "record" | "patternProperties";
 const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const defined = (entries: Dict): Dict => Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
 
@@ -147,7 +149,7 @@ const generated: fc.Arbitrary<Generated> = fc.letrec<{ node: Generated }>((tie) 
       .record({
         properties: fc.dictionary(fc.constantFrom(...KEYS), tie("node"), { maxKeys: 3 }),
         requiredMask: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-        closing: fc.constantFrom<"false" | "absent" | "true" | "record" | "patternProperties">("false", "false", "absent", "true", "record", "patternProperties"),
+        closing: fc.constantFrom<Closing>("false", "false", "absent", "true", "record", "patternProperties"),
         minProperties: opt(fc.nat(2)),
       })
       .map(({ properties, requiredMask, closing, minProperties }) => {
@@ -285,10 +287,19 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
       { depthSize: "small", withCrossShrink: true },
       zodLeaf,
       fc
-        .record({ fields: fc.dictionary(fc.constantFrom(...KEYS), fc.record({ inner: tie("node"), wrap: fc.constantFrom("", "optional", "nullable") }), { maxKeys: 3 }) })
+        .record({
+          fields: fc.dictionary(
+            fc.constantFrom(...KEYS),
+            fc.record({ inner: tie("node"), wrap: fc.constantFrom("", "optional", "nullable") }),
+            { maxKeys: 3 },
+          ),
+        })
         .map(({ fields }) => {
           const shape = Object.fromEntries(
-            Object.entries(fields).map(([k, { inner, wrap }]) => [k, wrap === "optional" ? inner.zod.optional() : wrap === "nullable" ? inner.zod.nullable() : inner.zod]),
+            Object.entries(fields).map(([k, { inner, wrap }]) => [
+              k,
+              wrap === "optional" ? inner.zod.optional() : wrap === "nullable" ? inner.zod.nullable() : inner.zod,
+            ]),
           );
           return { zod: z.object(shape) as z.ZodType, unsupported: Object.values(fields).some((f) => f.inner.unsupported) };
         }),
@@ -313,7 +324,8 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
       fc.asyncProperty(
         zodSchema.chain((g) => {
           const format = outputFormatOf(g.zod);
-          return fc.tuple(fc.constant({ ...g, format }), fc.array(valuesFor(format.jsonSchema, format.jsonSchema), { minLength: 1, maxLength: 6 }));
+          const values = fc.array(valuesFor(format.jsonSchema, format.jsonSchema), { minLength: 1, maxLength: 6 });
+          return fc.tuple(fc.constant({ ...g, format }), values);
         }),
         async ([{ format, unsupported }, values]) => {
           const subset = subsetSchemaOf(format.jsonSchema);

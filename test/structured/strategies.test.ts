@@ -116,7 +116,7 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
     expect(lastText(correction)).toMatch(/tempC out of range/);
   });
 
-  it("a Bedrock model that does not support outputConfig: refused with Bedrock's text, then the tool strategy (forced native on Claude 4.1)", async () => {
+  it("forced native on Claude 4.1 (no outputConfig): refused with Bedrock's text, then the tool strategy", async () => {
     const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }] });
     const agent = createReactAgent(
       withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }, { strategy: "native" }),

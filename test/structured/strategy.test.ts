@@ -43,11 +43,12 @@ describe("the strategy table", () => {
 
   it("each Bedrock row says whether AWS's or Anthropic's lists document it, or reports only; the native ones by row", () => {
     const evidenceOf = (id: string) => structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.evidence, c.rule?.source]);
-    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([["native", "documented", expect.stringMatching(/^AWS Bedrock user guide/)]]);
-    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([["native", "documented", expect.stringMatching(/^Anthropic, 'Structured outputs'/)]]);
+    const source = (pattern: RegExp) => expect.stringMatching(pattern);
+    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([["native", "documented", source(/^AWS Bedrock user guide/)]]);
+    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([["native", "documented", source(/^Anthropic, 'Structured/)]]);
     // Reports only: refused on Converse, so the forced tool (a refusal of a forced native still falls back).
-    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([["tool", "reported", expect.stringMatching(/Extra inputs are not permitted/)]]);
-    expect(evidenceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", "reported", expect.stringMatching(/falls back/)]]);
+    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([["tool", "reported", source(/Extra inputs are not permitted/)]]);
+    expect(evidenceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", "reported", source(/falls back/)]]);
     for (const row of STRUCTURED_OUTPUT_TABLE) expect(["documented", "reported"]).toContain(row.evidence);
   });
 

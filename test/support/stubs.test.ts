@@ -195,14 +195,27 @@ describe("Anthropic stub through ChatAnthropic", () => {
 
 describe("Bedrock stub: structured output's schema subset and model list", () => {
   it.each<[string, Record<string, unknown>, RegExp | undefined]>([
-    ["bounds on an integer", { type: "object", properties: { n: { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false }, /For 'integer' type, properties maximum, minimum are not supported/],
-    ["an object without additionalProperties", { type: "object", properties: {} }, /For 'object' type, 'additionalProperties' must be explicitly set to false/],
+    [
+      "bounds on an integer",
+      { type: "object", properties: { n: { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false },
+      /For 'integer' type, properties maximum, minimum are not supported/,
+    ],
+    ["an object without additionalProperties", { type: "object", properties: {} }, /'additionalProperties' must be explicitly/],
     ["a record", { type: "object", additionalProperties: { type: "number" } }, /'additionalProperties' must be explicitly set to false/],
     ["minItems 2", { type: "array", items: { type: "string" }, minItems: 2 }, /minItems/],
     ["maxLength", { type: "string", maxLength: 3 }, /For 'string' type, properties maxLength are not supported/],
     ["an unlisted format", { type: "string", format: "regex" }, /format "regex"/],
-    ["a recursive $ref", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /Recursive schemas are not supported/],
-    ["the subset itself", { type: "object", properties: { s: { type: "string", format: "date", pattern: "^2" }, l: { type: "array", items: { enum: ["a", 1] }, minItems: 1 } }, required: ["s"], additionalProperties: false }, undefined],
+    ["a recursive $ref", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /Recursive schemas/],
+    [
+      "the subset itself",
+      {
+        type: "object",
+        properties: { s: { type: "string", format: "date", pattern: "^2" }, l: { type: "array", items: { enum: ["a", 1] }, minItems: 1 } },
+        required: ["s"],
+        additionalProperties: false,
+      },
+      undefined,
+    ],
   ])("%s", (_name, schema, refused) => {
     const found = schemaSubsetViolation(schema);
     if (refused === undefined) expect(found).toBeUndefined();

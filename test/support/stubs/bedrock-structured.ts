@@ -47,7 +47,9 @@ export function supportsOutputConfig(modelId: string): boolean {
 const SCHEMA_ERROR_PREFIX = "The model returned the following errors: output_config.format.schema: ";
 const SUBSET_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"]);
 /** Keywords of the subset, by where they may appear (annotations anywhere). */
-const ANYWHERE = new Set(["type", "title", "description", "default", "examples", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions"]);
+const ANYWHERE = new Set([
+  "type", "title", "description", "default", "examples", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions",
+]);
 const BY_TYPE: Record<string, Set<string>> = {
   object: new Set(["properties", "required", "additionalProperties"]),
   array: new Set(["items", "minItems"]),
@@ -80,13 +82,21 @@ export function schemaSubsetViolation(schema: Dict): string | undefined {
       if (typeof type !== "string" || !(type in BY_TYPE)) return `Unsupported type ${JSON.stringify(type)}`;
     }
     const unsupported = Object.keys(node).filter((key) => !ANYWHERE.has(key) && !types.some((t) => BY_TYPE[t as string].has(key)));
-    if (unsupported.length > 0) return `For '${types.join("' | '") || "any"}' type, properties ${unsupported.sort().join(", ")} are not supported`;
+    const typeNames = types.join("' | '") || "any";
+    if (unsupported.length > 0) return `For '${typeNames}' type, properties ${unsupported.sort().join(", ")} are not supported`;
     if (types.length === 0 && !["enum", "const", "anyOf", "allOf"].some((key) => key in node)) return "A schema must have a type";
-    if (types.includes("object") && node.additionalProperties !== false) return "For 'object' type, 'additionalProperties' must be explicitly set to false";
-    if ("minItems" in node && node.minItems !== 0 && node.minItems !== 1) return "For 'array' type, 'minItems' values other than 0 or 1 are not supported";
-    if ("format" in node && !SUBSET_FORMATS.has(node.format as string)) return `For 'string' type, format ${JSON.stringify(node.format)} is not supported`;
+    if (types.includes("object") && node.additionalProperties !== false) {
+      return "For 'object' type, 'additionalProperties' must be explicitly set to false";
+    }
+    if ("minItems" in node && node.minItems !== 0 && node.minItems !== 1) {
+      return "For 'array' type, 'minItems' values other than 0 or 1 are not supported";
+    }
+    if ("format" in node && !SUBSET_FORMATS.has(node.format as string)) {
+      return `For 'string' type, format ${JSON.stringify(node.format)} is not supported`;
+    }
     const scalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
-    if ("enum" in node && !(Array.isArray(node.enum) && node.enum.every(scalar))) return "Enum values must be strings, numbers, booleans or null";
+    const scalarEnum = Array.isArray(node.enum) && node.enum.every(scalar);
+    if ("enum" in node && !scalarEnum) return "Enum values must be strings, numbers, booleans or null";
     if ("const" in node && !scalar(node.const)) return "Const values must be strings, numbers, booleans or null";
     const children: unknown[] = [
       ...(isDict(node.properties) ? Object.values(node.properties) : []),
