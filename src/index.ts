@@ -108,3 +108,4 @@ export {
 } from "./structured/strategy";
 export { readableText, type FinalMessageOption, type StructuredResponseReport } from "./structured/final-message";
 export { bedrockOutputConfig, withBedrockOutputConfig, strictJsonSchema } from "./structured/constrained";
+export { STRUCTURED_OUTPUT_FALLBACK_EVENT, type StructuredOutputFallback } from "./structured/fallback";

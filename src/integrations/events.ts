@@ -112,14 +112,18 @@ export async function orFallback<T>(work: () => T | Promise<T>, fallback: T, opt
     } catch {
       // the report of a failure must not fail either
     }
-    try {
-      const manager = await getCallbackManagerForConfig(ensureConfig(config));
-      if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined)
-        await dispatchCustomEvent(TOOL_CALL_REPAIR_ERROR_EVENT, { message: errorText(error) }, config);
-    } catch {
-      // best effort
-    }
+    await dispatchInRun(TOOL_CALL_REPAIR_ERROR_EVENT, { message: errorText(error) }, config);
     return fallback;
+  }
+}
+
+/** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
+export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
+  try {
+    const manager = await getCallbackManagerForConfig(ensureConfig(config));
+    if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined) await dispatchCustomEvent(name, payload, config);
+  } catch {
+    // best effort
   }
 }
 

@@ -20,6 +20,7 @@ import { withInstance, type ModelDescription } from "../models/detect";
 import type { JsonSchema, OutputFormat } from "./format";
 import { formatInstructions } from "./instructions";
 import { answerText } from "./parse";
+import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, errorText, expectedInput, readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
@@ -38,9 +39,11 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
 }
 
 /**
- * The schema as constrained decoding wants it: `additionalProperties: false` on every object schema that does
- * not say (Anthropic's and Bedrock's structured outputs require it). Linear in the schema's size; the validation
- * still uses the user's own schema.
+ * The schema as constrained decoding takes it (Bedrock's and Anthropic's JSON Schema subset, see
+ * schema-subset.ts): unsupported constraints moved into `description`, `additionalProperties: false` on every
+ * object, internal `$ref`s inlined. A schema the subset cannot express (a record or open object, a recursive
+ * schema) is a TypeError naming what; the wrappers check first and use another strategy for it. The input is
+ * not changed; the answer is still validated against the user's own schema.
  */
 export function strictJsonSchema(schema: JsonSchema): JsonSchema {
   return strictSchemaOf(schema, "strictJsonSchema", "schema");
@@ -48,33 +51,19 @@ export function strictJsonSchema(schema: JsonSchema): JsonSchema {
 
 /** {@link strictJsonSchema} for `fn`: a schema that is not an object, or cannot be read, names `argument`. */
 function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSchema {
-  return readingInput(
+  const subset = readingInput(
     () => {
       if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
-      return strictNode(schema, 0) as JsonSchema;
+      return subsetSchemaOf(schema);
     },
     fn,
     argument,
   );
-}
-
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"];
-const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SCHEMA_ONES = ["items", "not", "if", "then", "else", "additionalItems", "contains"];
-
-function strictNode(node: unknown, depth: number): unknown {
-  if (!isDict(node) || depth > 64) return node;
-  const out: Dict = { ...node };
-  for (const key of SCHEMA_MAPS) {
-    if (isDict(node[key])) {
-      out[key] = Object.fromEntries(Object.entries(node[key] as Dict).map(([k, v]) => [k, strictNode(v, depth + 1)]));
-    }
+  if (!subset.ok) {
+    const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
+    throw new ToolCallRepairInputError(message, { argument });
   }
-  for (const key of SCHEMA_LISTS) if (Array.isArray(node[key])) out[key] = (node[key] as unknown[]).map((v) => strictNode(v, depth + 1));
-  for (const key of SCHEMA_ONES) if (isDict(node[key])) out[key] = strictNode(node[key], depth + 1);
-  const isObjectSchema = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object")) || isDict(node.properties);
-  if (isObjectSchema && !("additionalProperties" in node)) out.additionalProperties = false;
-  return out;
+  return subset.schema;
 }
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
@@ -85,12 +74,8 @@ export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "n
   if (read.name !== undefined && typeof read.name !== "string") throw expectedInput(fn, "format.name", "a string or undefined", read.name);
   const strict = strictSchemaOf(read.jsonSchema, fn, "format.jsonSchema");
   const description = typeof strict.description === "string" ? strict.description : undefined;
-  let schema: string;
-  try {
-    schema = JSON.stringify(strict);
-  } catch (error) {
-    throw new ToolCallRepairInputError(`${fn}: format.jsonSchema cannot be written as JSON (${errorText(error)})`, { argument: "format.jsonSchema", cause: error });
-  }
+  // The subset is a tree of plain JSON values: it always serialises.
+  const schema = JSON.stringify(strict);
   return {
     textFormat: {
       type: "json_schema",

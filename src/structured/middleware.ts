@@ -16,6 +16,7 @@ import { Command } from "@langchain/langgraph";
 import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
 import { describeModels, envSelectsBedrock, withInstance, type Env, type ModelDescription } from "../models/detect";
 import { bedrockOutputConfig, withBedrockOutputConfig } from "./constrained";
+import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { agentOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
@@ -44,6 +45,12 @@ export interface PromptedStructuredOutputMiddlewareOptions {
   finalMessage?: FinalMessageOption;
   /** Called with every structured response this middleware reads (strategy, corrections, which value was taken). */
   onStructuredResponse?: (report: StructuredResponseReport) => void;
+  /**
+   * Called once per middleware for each native request that was not sent (a schema outside the subset
+   * constrained decoding takes) or was refused for the model or the schema (then remembered for that model:
+   * later calls go straight to the next strategy). Also sent as the custom event `"structured_output_fallback"`.
+   */
+  onFallback?: (fallback: StructuredOutputFallback) => void;
   /** Middleware name (createAgent requires unique names). Default "PromptedStructuredOutput". */
   name?: string;
 }
@@ -76,8 +83,11 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
     "env",
     "maxCorrections",
     "onStructuredResponse",
+    "onFallback",
     "name",
   ]);
+  // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
+  const fallbacks = nativeFallbacks(options.onFallback);
   return createMiddleware({
     name: options.name ?? "PromptedStructuredOutput",
     wrapModelCall: async (request, handler) => {
@@ -85,24 +95,42 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
       if (format === undefined) return handler(request);
       const [model] = describeModels(request.model);
       const decision = decide(model, options);
-      if (decision === "pass") return handler(request);
-      if (decision === "delegate-tool") return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
-      if (decision === "delegate-native") return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+      const call = async (decision: Decision) => {
+        if (decision === "pass") return handler(request);
+        if (decision === "delegate-tool") return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
+        if (decision === "delegate-native") {
+          return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+        }
 
-      let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
-      if (decision === "native") {
-        constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
-      } else {
-        constrained = { ...constrained, systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) };
+        let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
+        if (decision === "native") {
+          constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
+        } else {
+          constrained = { ...constrained, systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) };
+        }
+        const answer = await handler(constrained);
+        if (answer.tool_calls?.length) return answer;
+        return structuredUpdate(answer, format, decision, model, options, (followUp) =>
+          handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
+        );
+      };
+      if (decision !== "native") return call(decision);
+      // A schema outside the subset, or a model that refused native before: the next strategy at once.
+      const instead = await fallbacks.instead(model!, format.jsonSchema);
+      if (instead !== undefined) return call(afterNative(instead));
+      try {
+        return await call("native");
+      } catch (error) {
+        const next = await fallbacks.afterRefusal(model!, error);
+        if (next === undefined) throw error;
+        return call(afterNative(next));
       }
-      const answer = await handler(constrained);
-      if (answer.tool_calls?.length) return answer;
-      return structuredUpdate(answer, format, decision, model, options, (followUp) =>
-        handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
-      );
     },
   });
 }
+
+/** The decision for the strategy a native call falls back to (tool is createAgent's own tool strategy). */
+const afterNative = (strategy: StructuredOutputFallback["to"]): Decision => (strategy === "tool" ? "delegate-tool" : strategy);
 
 function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
   if (options.prompted === false) return "pass";

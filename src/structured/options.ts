@@ -15,6 +15,7 @@ const KINDS = {
   maxCorrections: (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0,
   onStructuredResponse: (value: unknown) => typeof value === "function",
   onRepair: (value: unknown) => typeof value === "function",
+  onFallback: (value: unknown) => typeof value === "function",
   name: (value: unknown) => typeof value === "string" && value !== "",
 } as const;
 
@@ -26,6 +27,7 @@ const EXPECTED: Record<keyof typeof KINDS, string> = {
   maxCorrections: "a non-negative integer",
   onStructuredResponse: "a function",
   onRepair: "a function",
+  onFallback: "a function",
   name: "a non-empty string",
 };
 

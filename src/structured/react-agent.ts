@@ -49,6 +49,7 @@ import {
   type ModelDescription,
 } from "../models/detect";
 import { prepareStructuredCall, structuredCallInput } from "./constrained";
+import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
@@ -86,6 +87,12 @@ export interface PromptedStructuredOutputOptions {
    * like the agent's own calls). Each repair is also sent as the custom event `"tool_call_repair"`.
    */
   onRepair?: (repair: ToolCallRepair) => void;
+  /**
+   * Called once per setup for each native request that was not sent (a schema outside the subset constrained
+   * decoding takes) or was refused for the model or the schema (then remembered for that model: later calls go
+   * straight to the next strategy). Also sent as the custom event `"structured_output_fallback"`.
+   */
+  onFallback?: (fallback: StructuredOutputFallback) => void;
 }
 
 /**
@@ -120,6 +127,8 @@ interface HookContext<S> {
   options: PromptedStructuredOutputOptions;
   tools: readonly unknown[];
   responseFormat: unknown;
+  /** This setup's memory of native requests that fell back. */
+  fallbacks: NativeFallbacks;
 }
 
 /**
@@ -153,7 +162,9 @@ export function withPromptedStructuredOutput<
   if (typeof params !== "object" || params === null) throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
   // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
   readingInput(() => void { ...params }, fn, "params");
-  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair"]);
+  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
+    "strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair", "onFallback",
+  ]);
   if (params.responseFormat == null) return params;
   const mode = actingMode(params.llm, options);
   if (mode === "unchanged") return params;
@@ -161,7 +172,8 @@ export function withPromptedStructuredOutput<
   const format = reactOutputFormat<S>(params.responseFormat);
   const slot = promptSlotOf(params as AnyParams);
   const { responseFormat, ...rest } = params;
-  const context: HookContext<S> = { format, options, tools: toolListOf(params as AnyParams), responseFormat };
+  const fallbacks = nativeFallbacks(options.onFallback);
+  const context: HookContext<S> = { format, options, tools: toolListOf(params as AnyParams), responseFormat, fallbacks };
   const stateSchema = withStructuredResponseField(params.stateSchema);
 
   if (mode === "static") {
@@ -421,21 +433,46 @@ function constrainedHook<S>(context: HookContext<S>, branchesOf: (state: AgentSt
   };
 }
 
-/** The structured response from one model: createReactAgent's own call ("own"), or a constrained call after the answer. */
+/**
+ * The structured response from one model: createReactAgent's own call ("own"), or a constrained call after the
+ * answer. A native call whose schema is outside the subset, or whose model refused native before in this setup,
+ * goes to the next strategy; a native call refused now is made once more with it.
+ */
 async function branchResponse<S>(context: HookContext<S>, branch: Branch, messages: BaseMessage[], config: LangGraphRunnableConfig): Promise<unknown> {
-  const { format, options } = context;
+  const { options } = context;
   if (branch.strategy === "own") {
     const value = await nativeStructuredResponse(branch.model, context.responseFormat, messages, config);
     options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: branch.model.modelId });
     return value;
   }
-  const prepared = await prepareStructuredCall({ strategy: branch.strategy, model: branch.model, format, tools: context.tools }, config);
+  if (branch.strategy !== "native") return constrainedResponse(context, branch.model, branch.strategy, messages, config);
+  const instead = await context.fallbacks.instead(branch.model, context.format.jsonSchema, config);
+  if (instead !== undefined) return constrainedResponse(context, branch.model, instead, messages, config);
+  try {
+    return await constrainedResponse(context, branch.model, "native", messages, config);
+  } catch (error) {
+    const next = await context.fallbacks.afterRefusal(branch.model, error, config);
+    if (next === undefined) throw error;
+    return constrainedResponse(context, branch.model, next, messages, config);
+  }
+}
+
+/** One constrained call after the final answer (the history, the answer, a closing user turn), validated and corrected. */
+async function constrainedResponse<S>(
+  context: HookContext<S>,
+  model: ModelDescription,
+  strategy: StructuredOutputStrategy,
+  messages: BaseMessage[],
+  config: LangGraphRunnableConfig,
+): Promise<unknown> {
+  const { format, options } = context;
+  const prepared = await prepareStructuredCall({ strategy, model, format, tools: context.tools }, config);
   const input = structuredCallInput(messages.slice(0, -1), messages[messages.length - 1], prepared.closingTurn, format);
   // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
-  const provider = branch.model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
+  const provider = model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
   const ask = async (followUp: BaseMessage[]) => prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
   const resolved = await resolveStructuredAnswer(await ask([]), format, { maxCorrections: options.maxCorrections, askAgain: ask });
-  report(options, branch.strategy, resolved, branch.model.modelId);
+  report(options, strategy, resolved, model.modelId);
   return resolved.value;
 }
 

@@ -41,6 +41,12 @@ export interface StrategyRule {
   withThinking: Exclude<StructuredOutputStrategy, "tool">;
   /** Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred). */
   source: string;
+  /**
+   * "documented": the provider's published lists say so; "reported": reports or inference only. A native row
+   * of either kind is protected by the fallback: a native request refused for the model falls back once to
+   * the next strategy, which is then remembered for that model (see fallback.ts).
+   */
+  evidence: "documented" | "reported";
   matches(model: ModelFacts): boolean;
 }
 
@@ -61,15 +67,41 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "native",
     source:
       "AWS Bedrock user guide, 'Get validated JSON results from models' (structured outputs on Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
+    evidence: "documented",
     matches: (m) => isClaude(m, AT_LAUNCH),
   },
   {
-    models: "later Claude models (Sonnet 4.6, Opus 4.7, Claude 5, ...)",
+    models: "Claude Sonnet 4.6",
     provider: "bedrock",
     strategy: "native",
     withThinking: "native",
     source:
-      "AWS launch note: 'Opus 4.6 and later'; the Sonnet 4.6 model card lists structured outputs (reported, M). Force `strategy: \"tool\"` if a model rejects `outputConfig`",
+      "Anthropic, 'Structured outputs': generally available on the Claude API and Amazon Bedrock for Opus 4.6, " +
+      "Sonnet 4.6, Sonnet 4.5, Opus 4.5 and Haiku 4.5 (H)",
+    evidence: "documented",
+    matches: (m) => isClaude(m, (c) => c.family === "sonnet" && c.major === 4 && c.minor === 6),
+  },
+  {
+    models: "Claude Opus 4.7",
+    provider: "bedrock",
+    strategy: "tool",
+    withThinking: "prompted",
+    source:
+      "Reported: on Bedrock it has structured outputs only through the Messages-API endpoint; Converse answers " +
+      '`output_config.format: Extra inputs are not permitted` (M). Force `strategy: "native"` once Converse takes it ' +
+      "(a refusal still falls back)",
+    evidence: "reported",
+    matches: (m) => isClaude(m, (c) => c.family === "opus" && c.major === 4 && c.minor === 7),
+  },
+  {
+    models: "later Claude models (Claude 4.8 and later, Claude 5, ...)",
+    provider: "bedrock",
+    strategy: "native",
+    withThinking: "native",
+    source:
+      "Inferred: Anthropic lists structured outputs for its later GA models, AWS's list stops at Opus 4.6 (M); " +
+      "a refusal falls back to tool (prompted with thinking) and is remembered for the model",
+    evidence: "reported",
     matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 6)),
   },
   {
@@ -78,6 +110,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "tool",
     withThinking: "prompted",
     source: `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for claude-3/4 ids (supportedToolChoiceValuesForModel). ${THINKING_REFUSES_FORCED_TOOL}`,
+    evidence: "documented",
     matches: (m) => m.claude !== undefined,
   },
   {
@@ -87,6 +120,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "prompted",
     source:
       "Not in AWS's structured-outputs list; ChatBedrockConverse throws locally on tool_choice for it; Bedrock requires the request to end on a user turn (B7)",
+    evidence: "documented",
     matches: (m) => m.modelId !== undefined && /llama/i.test(m.modelId),
   },
   {
@@ -96,6 +130,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "prompted",
     source:
       "ChatBedrockConverse knows tool_choice only for Claude and mistral-large (\"any\" only, which with the agent's tools may pick one of them); AWS names 'select' open-weight models for structured outputs without ids to match (M): force `strategy: \"native\"` for yours",
+    evidence: "reported",
     matches: () => true,
   },
   {
@@ -105,6 +140,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "native",
     source:
       "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); @langchain/anthropic 1.5 sends the `outputConfig` call option",
+    evidence: "documented",
     matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 5)),
   },
   {
@@ -113,6 +149,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "tool",
     withThinking: "prompted",
     source: `Anthropic tool_choice {type: "tool"} (H). ${THINKING_REFUSES_FORCED_TOOL}`,
+    evidence: "documented",
     matches: () => true,
   },
   {
@@ -121,6 +158,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "prompted",
     withThinking: "prompted",
     source: "No constrained mechanism this package can send there",
+    evidence: "documented",
     matches: () => true,
   },
 ];
@@ -174,11 +212,19 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   }
   const { strategy, rule } = tableStrategyFor(model, options.env);
   // The table names what the model supports; the client object must be able to send it too.
-  const order: StructuredOutputStrategy[] = ["native", "tool", "prompted"];
-  const usable = order
-    .slice(order.indexOf(strategy))
-    .find((s) => !(s === "tool" && model.thinking) && whyNotSendable(s, model) === undefined)!;
-  return { strategy: usable, rule, model };
+  return { strategy: usableFrom(strategy, model), rule, model };
+}
+
+/** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
+function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
+  return STRUCTURED_OUTPUT_STRATEGIES.slice(STRUCTURED_OUTPUT_STRATEGIES.indexOf(strategy)).find(
+    (s) => !(s === "tool" && model.thinking) && whyNotSendable(s, model) === undefined,
+  )!;
+}
+
+/** Where a native request goes when it cannot be sent or is refused: tool, or prompted with thinking on. */
+export function strategyAfterNative(model: ModelDescription): Exclude<StructuredOutputStrategy, "native"> {
+  return usableFrom("tool", model) as Exclude<StructuredOutputStrategy, "native">;
 }
 
 /**

@@ -21,14 +21,14 @@ import { errorOf, inputError, throwingObject } from "../support/hostile";
 const stub = bedrockStubs();
 
 describe("strictJsonSchema", () => {
-  it("sets additionalProperties: false on every object schema that does not say, without touching the input", () => {
+  it("is the schema in the subset: additionalProperties false on every object, constraints moved, the input untouched", () => {
     const schema = {
       type: "object",
       properties: {
-        a: { type: "object", properties: { b: { type: "string" } } },
+        a: { type: "object", properties: { b: { type: "string", maxLength: 3 } } },
         list: { type: "array", items: { type: "object", properties: {} } },
-        open: { type: "object", additionalProperties: true },
         either: { anyOf: [{ type: "object" }, { type: "string" }] },
+        node: { $ref: "#/$defs/Node" },
       },
       $defs: { Node: { type: "object", properties: { x: { type: "number" } } } },
     };
@@ -37,11 +37,19 @@ describe("strictJsonSchema", () => {
     expect(JSON.stringify(schema)).toBe(before);
     expect(strict.additionalProperties).toBe(false);
     expect(strict.properties.a.additionalProperties).toBe(false);
+    expect(strict.properties.a.properties.b).toEqual({ type: "string", description: "{maxLength: 3}" });
     expect(strict.properties.list.items.additionalProperties).toBe(false);
-    expect(strict.properties.open.additionalProperties).toBe(true);
     expect(strict.properties.either.anyOf[0].additionalProperties).toBe(false);
     expect(strict.properties.either.anyOf[1]).toEqual({ type: "string" });
-    expect(strict.$defs.Node.additionalProperties).toBe(false);
+    expect(strict.properties.node).toEqual({ type: "object", properties: { x: { type: "number" } }, additionalProperties: false });
+    expect(strict.$defs).toBeUndefined();
+  });
+
+  it("names what the subset cannot express (an open object, a recursive schema)", () => {
+    const open = { type: "object", properties: { a: { type: "object", additionalProperties: true } } };
+    expect(errorOf(() => strictJsonSchema(open))).toMatchObject(inputError("schema", "an open object"));
+    const recursive = { $ref: "#/$defs/T", $defs: { T: { type: "object", properties: { next: { $ref: "#/$defs/T" } } } } };
+    expect(errorOf(() => strictJsonSchema(recursive))).toMatchObject(inputError("schema", "a recursive schema"));
   });
 });
 
@@ -111,11 +119,12 @@ describe("argument checks: an input error naming the argument, never a raw error
     expect(errorOf(() => bedrockOutputConfig({} as never))).toMatchObject(inputError("format.jsonSchema", "expected a JSON schema object"));
     expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject(inputError("format.name"));
     expect(errorOf(() => bedrockOutputConfig(throwingObject() as never))).toMatchObject(inputError("format", "could not be read (GETTER)"));
-    const deep: Record<string, unknown> = { type: "object" };
+    const deep: Record<string, unknown> = { type: "array" };
     let node = deep;
     for (let i = 0; i < 80; i++) node = (node.items = { type: "array" }) as Record<string, unknown>;
-    node.items = deep; // a cycle below the depth strictJsonSchema walks
-    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(inputError("format.jsonSchema", "cannot be written as JSON"));
+    node.items = deep; // a cycle of objects: deeper than the subset goes
+    const nested = inputError("format.jsonSchema", "nested deeper than 64 levels");
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(nested);
   });
 
   it("strictJsonSchema and withBedrockOutputConfig name what they cannot use", () => {

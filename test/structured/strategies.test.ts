@@ -116,13 +116,15 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
     expect(lastText(correction)).toMatch(/tempC out of range/);
   });
 
-  it("a Bedrock model that does not support outputConfig is rejected by the stub with Bedrock's text (forced native on Claude 4.1)", async () => {
-    const s = await stub({ script: [{ text: PROSE }] });
+  it("forced native on Claude 4.1 (no outputConfig): refused with Bedrock's text, then the tool strategy", async () => {
+    const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }] });
     const agent = createReactAgent(
       withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }, { strategy: "native" }),
     );
-    await expect(agent.invoke(input)).rejects.toThrow(/output_config.format: Extra inputs are not permitted/);
+    expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
     expect(s.rejections.map((r) => r.rule)).toEqual(["outputConfig-unsupported"]);
+    expect(s.rejections[0].message).toMatch(/output_config.format: Extra inputs are not permitted/);
+    expect(forcedToolChoice(requestsOf(s).at(-1)!)).toBe(true);
   });
 });
 

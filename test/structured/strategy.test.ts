@@ -27,6 +27,7 @@ describe("the strategy table", () => {
     ["us.anthropic.claude-opus-4-6-v1:0", "native", "native"],
     ["us.anthropic.claude-sonnet-4-6-v1:0", "native", "native"],
     ["anthropic.claude-opus-5-v1:0", "native", "native"],
+    ["us.anthropic.claude-opus-4-7-v1:0", "tool", "prompted"],
     ["us.anthropic.claude-opus-4-1-20250805-v1:0", "tool", "prompted"],
     ["us.anthropic.claude-sonnet-4-20250514-v1:0", "tool", "prompted"],
     ["anthropic.claude-3-5-sonnet-20240620-v1:0", "tool", "prompted"],
@@ -38,6 +39,17 @@ describe("the strategy table", () => {
   ])("Bedrock %s: %s (thinking: %s)", (id, plain, withThinking) => {
     expect(strategyOf(bedrock(id))).toEqual([plain]);
     expect(strategyOf(bedrock(id, { additionalModelRequestFields: THINKING }))).toEqual([withThinking]);
+  });
+
+  it("each Bedrock row says whether AWS's or Anthropic's lists document it, or reports only; the native ones by row", () => {
+    const evidenceOf = (id: string) => structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.evidence, c.rule?.source]);
+    const source = (pattern: RegExp) => expect.stringMatching(pattern);
+    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([["native", "documented", source(/^AWS Bedrock user guide/)]]);
+    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([["native", "documented", source(/^Anthropic, 'Structured/)]]);
+    // Reports only: refused on Converse, so the forced tool (a refusal of a forced native still falls back).
+    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([["tool", "reported", source(/Extra inputs are not permitted/)]]);
+    expect(evidenceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", "reported", source(/falls back/)]]);
+    for (const row of STRUCTURED_OUTPUT_TABLE) expect(["documented", "reported"]).toContain(row.evidence);
   });
 
   it("reports the row that decided", () => {

@@ -12,6 +12,7 @@ import {
   type RunningStub,
   type Script,
 } from "./stubs";
+import { schemaSubsetViolation, supportsOutputConfig } from "./stubs/bedrock-structured";
 
 const getWeather = tool(async ({ city }) => `sunny in ${city}`, {
   name: "get_weather",
@@ -189,5 +190,46 @@ describe("Anthropic stub through ChatAnthropic", () => {
       "`tool_use` ids were found without `tool_result` blocks immediately after: a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
     );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["A1"]);
+  });
+});
+
+describe("Bedrock stub: structured output's schema subset and model list", () => {
+  it.each<[string, Record<string, unknown>, RegExp | undefined]>([
+    [
+      "bounds on an integer",
+      { type: "object", properties: { n: { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false },
+      /For 'integer' type, properties maximum, minimum are not supported/,
+    ],
+    ["an object without additionalProperties", { type: "object", properties: {} }, /'additionalProperties' must be explicitly/],
+    ["a record", { type: "object", additionalProperties: { type: "number" } }, /'additionalProperties' must be explicitly set to false/],
+    ["minItems 2", { type: "array", items: { type: "string" }, minItems: 2 }, /minItems/],
+    ["maxLength", { type: "string", maxLength: 3 }, /For 'string' type, properties maxLength are not supported/],
+    ["an unlisted format", { type: "string", format: "regex" }, /format "regex"/],
+    ["a recursive $ref", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /Recursive schemas/],
+    [
+      "the subset itself",
+      {
+        type: "object",
+        properties: { s: { type: "string", format: "date", pattern: "^2" }, l: { type: "array", items: { enum: ["a", 1] }, minItems: 1 } },
+        required: ["s"],
+        additionalProperties: false,
+      },
+      undefined,
+    ],
+  ])("%s", (_name, schema, refused) => {
+    const found = schemaSubsetViolation(schema);
+    if (refused === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatch(refused);
+  });
+
+  it.each([
+    ["us.anthropic.claude-haiku-4-5-20251001-v1:0", true],
+    ["us.anthropic.claude-opus-4-6-v1:0", true],
+    ["us.anthropic.claude-sonnet-4-6-v1:0", true],
+    ["us.anthropic.claude-opus-4-7-v1:0", false],
+    ["us.anthropic.claude-opus-4-1-20250805-v1:0", false],
+    ["meta.llama3-1-70b-instruct-v1:0", false],
+  ])("outputConfig on %s: %s", (id, supported) => {
+    expect(supportsOutputConfig(id)).toBe(supported);
   });
 });

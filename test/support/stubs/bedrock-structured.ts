@@ -5,9 +5,12 @@
  * - A request with `outputConfig` on a model that supports it is answered with JSON that conforms to the
  *   schema, as constrained decoding does: the scripted text when it conforms, otherwise a value built from the
  *   schema. Scripted tool calls are answered as they are (a constrained model may still call tools).
- * - Supported (AWS's list at launch, 2026-02-04, and later Claude): Claude 4.5 and later. Anything else is
- *   rejected. For Claude the text is the one reported from Bedrock's Anthropic layer (M); for other models no
- *   text was found, so the stub's is its own and only the rule id should be matched.
+ * - Models (../shared/PROVIDER_RULES.md, "Structured output"): AWS lists Claude Haiku 4.5, Sonnet 4.5, Opus 4.5
+ *   and Opus 4.6; Anthropic adds Sonnet 4.6 and later GA models; Opus 4.7 is reported to be refused on Converse
+ *   (M), and the stub refuses it. Anything else is rejected: for Claude with the text reported from Bedrock's
+ *   Anthropic layer (M); for other models no text was found, so the stub's is its own.
+ * - The schema must be inside the documented subset ({@link schemaSubsetViolation}); the two texts quoted in
+ *   PROVIDER_RULES are Bedrock's (the fixed part), the others follow their form and are the stub's own.
  * - `toolChoice` `any` / `tool` with `additionalModelRequestFields.thinking` enabled is rejected with Anthropic's
  *   text as Bedrock relays it (H).
  */
@@ -23,14 +26,94 @@ export const OUTPUT_CONFIG_UNSUPPORTED_OTHER = "This model doesn't support the o
 export const THINKING_FORCED_TOOL_ERROR =
   "The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.";
 
-/** Claude 4.5 and later (either naming scheme). */
+/** Claude 4.5 and later (either naming scheme), except Opus 4.7 (reported refused on Converse). */
 export function supportsOutputConfig(modelId: string): boolean {
   const id = modelId.toLowerCase();
-  const m = /claude-(?:opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id) ?? /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(?:opus|sonnet|haiku)/.exec(id);
-  if (!m) return false;
-  const major = Number(m[1]);
-  const minor = Number(m[2] ?? 0);
+  const familyFirst = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
+  const versionFirst = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku)/.exec(id);
+  const [family, majorText, minorText] = familyFirst
+    ? [familyFirst[1], familyFirst[2], familyFirst[3]]
+    : versionFirst
+      ? [versionFirst[3], versionFirst[1], versionFirst[2]]
+      : [];
+  if (family === undefined) return false;
+  const major = Number(majorText);
+  const minor = Number(minorText ?? 0);
+  if (family === "opus" && major === 4 && minor === 7) return false;
   return major > 4 || (major === 4 && minor >= 5);
+}
+
+/** Bedrock relays the model's refusal of a schema in this form (the prefix of OUTPUT_CONFIG_UNSUPPORTED_CLAUDE). */
+const SCHEMA_ERROR_PREFIX = "The model returned the following errors: output_config.format.schema: ";
+const SUBSET_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"]);
+/** Keywords of the subset, by where they may appear (annotations anywhere). */
+const ANYWHERE = new Set([
+  "type", "title", "description", "default", "examples", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions",
+]);
+const BY_TYPE: Record<string, Set<string>> = {
+  object: new Set(["properties", "required", "additionalProperties"]),
+  array: new Set(["items", "minItems"]),
+  string: new Set(["format", "pattern"]),
+  number: new Set(),
+  integer: new Set(),
+  boolean: new Set(),
+  null: new Set(),
+};
+
+/**
+ * Why Bedrock refuses this schema (the first reason, as its error text), or undefined when it is inside the
+ * documented subset: no recursive or external `$ref`, no numeric or length constraints, `minItems` 0 or 1 only,
+ * no `maxItems`, `enum` of scalars, the listed string formats, every object with `additionalProperties: false`.
+ * Written from the docs, independently of src/structured/schema-subset.ts, so the one checks the other.
+ */
+export function schemaSubsetViolation(schema: Dict): string | undefined {
+  const check = (node: unknown, refs: readonly string[]): string | undefined => {
+    if (!isDict(node)) return "Schema must be an object";
+    if (typeof node.$ref === "string") {
+      const ref = node.$ref;
+      if (!/^#\/(\$defs|definitions)\//.test(ref)) return `External or non-definition $ref is not supported: ${ref}`;
+      if (refs.includes(ref)) return "Recursive schemas are not supported";
+      const target = ref.slice(2).split("/").reduce<unknown>((at, part) => (isDict(at) ? at[part] : undefined), schema);
+      if (target === undefined) return `Unresolved $ref: ${ref}`;
+      return check(target, [...refs, ref]);
+    }
+    const types = Array.isArray(node.type) ? (node.type as unknown[]) : node.type === undefined ? [] : [node.type];
+    for (const type of types) {
+      if (typeof type !== "string" || !(type in BY_TYPE)) return `Unsupported type ${JSON.stringify(type)}`;
+    }
+    const unsupported = Object.keys(node).filter((key) => !ANYWHERE.has(key) && !types.some((t) => BY_TYPE[t as string].has(key)));
+    const typeNames = types.join("' | '") || "any";
+    if (unsupported.length > 0) return `For '${typeNames}' type, properties ${unsupported.sort().join(", ")} are not supported`;
+    if (types.length === 0 && !["enum", "const", "anyOf", "allOf"].some((key) => key in node)) return "A schema must have a type";
+    if (types.includes("object") && node.additionalProperties !== false) {
+      return "For 'object' type, 'additionalProperties' must be explicitly set to false";
+    }
+    if ("minItems" in node && node.minItems !== 0 && node.minItems !== 1) {
+      return "For 'array' type, 'minItems' values other than 0 or 1 are not supported";
+    }
+    if ("format" in node && !SUBSET_FORMATS.has(node.format as string)) {
+      return `For 'string' type, format ${JSON.stringify(node.format)} is not supported`;
+    }
+    const scalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+    const scalarEnum = Array.isArray(node.enum) && node.enum.every(scalar);
+    if ("enum" in node && !scalarEnum) return "Enum values must be strings, numbers, booleans or null";
+    if ("const" in node && !scalar(node.const)) return "Const values must be strings, numbers, booleans or null";
+    const children: unknown[] = [
+      ...(isDict(node.properties) ? Object.values(node.properties) : []),
+      ...(node.items === undefined ? [] : [node.items]),
+      ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+      ...(Array.isArray(node.allOf) ? node.allOf : []),
+      ...(isDict(node.$defs) ? Object.values(node.$defs) : []),
+      ...(isDict(node.definitions) ? Object.values(node.definitions) : []),
+    ];
+    for (const child of children) {
+      const found = check(child, refs);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const found = check(schema, []);
+  return found === undefined ? undefined : SCHEMA_ERROR_PREFIX + found;
 }
 
 /** The JSON schema of a request's `outputConfig`, or undefined when there is none (or it is malformed). */
@@ -64,6 +147,9 @@ export function structuredOutputViolations(modelId: string, body: unknown): Reje
         rule: "outputConfig-unsupported",
         message: /claude/i.test(modelId) ? OUTPUT_CONFIG_UNSUPPORTED_CLAUDE : OUTPUT_CONFIG_UNSUPPORTED_OTHER,
       });
+    } else {
+      const refused = schemaSubsetViolation(outputSchemaOf(body)!);
+      if (refused !== undefined) violations.push({ rule: "outputConfig-schema", message: refused });
     }
   }
   if (forcesTool(body) && thinkingOn(body)) violations.push({ rule: "thinking-forced-tool", message: THINKING_FORCED_TOOL_ERROR });
