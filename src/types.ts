@@ -41,6 +41,11 @@ export type ToolCallProblemKind =
   | "missing_call_id"
   /** A tool call id that breaks the provider's pattern or length. */
   | "invalid_call_id"
+  /**
+   * An OpenAI Responses item id (`rs_`, `msg_`, `fc_`) an earlier message is already sent with (R5): a replayed
+   * assistant message re-sends its stored output, reasoning item included.
+   */
+  | "duplicate_response_item"
   /** An entry of `invalid_tool_calls` (arguments that did not parse), which adapters send inconsistently. */
   | "invalid_tool_call"
   /** A tool result without a usable `tool_call_id`. */

@@ -217,6 +217,8 @@ export class CleanWalk {
   private readonly seen = new IdSet();
   private readonly open = new OpenCalls();
   private readonly pendingServer: unknown[] = [];
+  /** The Responses item ids sent so far (R5; the response-items pass): few histories have any. */
+  private readonly itemIds = new Set<string>();
   /** The walk's own position, for an error raised while reading a message. */
   at = -1;
 
@@ -235,6 +237,7 @@ export class CleanWalk {
    */
   isClean(messages: readonly unknown[], trailingAllowed: boolean): boolean {
     this.seen.clear();
+    if (this.itemIds.size > 0) this.itemIds.clear();
     this.open.reset();
     this.pendingServer.length = 0;
     const clean = this.walk(messages);
@@ -316,6 +319,40 @@ export class CleanWalk {
     return !resent || functionCalls === open.count;
   }
 
+  /** Whether the Responses items the message is sent with carry ids no earlier item carries (`forEachResponseItemId`). */
+  private newItemIds(output: unknown, kwargs: Loose | undefined | null): boolean {
+    const ids = this.itemIds;
+    if (Array.isArray(output) && output.length > 0) {
+      let resent = true;
+      for (let i = 0; i < output.length && resent; i++) resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
+      if (resent) {
+        for (let i = 0; i < output.length; i++) {
+          const id = (output[i] as Loose).id;
+          if (typeof id !== "string") continue;
+          if (ids.has(id)) return false;
+          ids.add(id);
+        }
+        return true;
+      }
+    }
+    if (kwargs === undefined || kwargs === null) return true;
+    const reasoningId = kwargs.reasoning?.id;
+    if (typeof reasoningId === "string") {
+      if (ids.has(reasoningId)) return false;
+      ids.add(reasoningId);
+    }
+    const map = kwargs.__openai_function_call_ids__;
+    if (map !== undefined && map !== null && typeof map === "object" && !Array.isArray(map)) {
+      for (const key in map) {
+        const id = map[key];
+        if (typeof id !== "string") continue;
+        if (ids.has(id)) return false;
+        ids.add(id);
+      }
+    }
+    return true;
+  }
+
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
     const { profile, open } = this;
@@ -362,6 +399,7 @@ export class CleanWalk {
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
+    if (!this.newItemIds(meta?.output, kwargs)) return false;
     // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
     const pending = this.pendingServer;
     if (pending.length > 0) {

@@ -10,6 +10,7 @@ import { callIdsPass } from "./passes/call-ids";
 import { callLocationsPass } from "./passes/call-locations";
 import { invalidCallsPass } from "./passes/invalid-calls";
 import { pairingPass } from "./passes/pairing";
+import { responseItemsPass } from "./passes/response-items";
 import { toolsAsTextPass } from "./passes/tools-as-text";
 import { blocksPass } from "./passes/blocks";
 import { contentPass } from "./passes/content";
@@ -23,6 +24,8 @@ const PASSES: readonly RepairPass[] = Object.freeze([
   invalidCallsPass,
   callLocationsPass,
   pairingPass,
+  // After the renames and removals of calls: the copy of a replayed message is told from its original.
+  responseItemsPass,
   // After pairing (each result right after its call), before content and turn-order (which merge what it makes).
   toolsAsTextPass,
   blocksPass,

@@ -106,6 +106,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     orphan_result: ["R2"],
     duplicate_result: ["R5"],
     duplicate_call_id: ["R5"],
+    duplicate_response_item: ["R5", "R6", "R7"],
     missing_call_id: ["R1"],
     invalid_call_id: ["R3"],
     invalid_tool_call: ["R1", "R2"],

@@ -6,6 +6,7 @@ import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolM
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
+import { editOutput, rekeyCallMaps } from "./responses";
 import { expectedInput, readingInput } from "../errors";
 
 
@@ -35,14 +36,22 @@ function withId(value: Dict, key: string, id: string | undefined, name?: string)
 export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
   const edits = new Map<ToolCallLocation, Map<number, RefEdit>>();
   const occurrences = new Map<string, number>();
+  // Old id to new id, and the ids some ref still carries: the per-call maps follow (rekeyCallMaps).
+  const renames = new Map<string, string>();
+  const idsKept = new Set<string>();
   let changed = false;
   forEachToolCallRef(message, (ref) => {
     const key = `${ref.location}\u0000${ref.id ?? ""}`;
     const occurrence = occurrences.get(key) ?? 0;
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
+    const renamed = e !== undefined && e !== "drop" && e.id !== undefined && e.id !== ref.id;
+    if (ref.id !== undefined) {
+      if (renamed) renames.set(ref.id, e.id!);
+      else if (e !== "drop") idsKept.add(ref.id);
+    }
     if (e === undefined) return;
-    if (e !== "drop" && (e.id === undefined || e.id === ref.id) && (e.name === undefined || e.name === ref.name)) return;
+    if (e !== "drop" && !renamed && (e.name === undefined || e.name === ref.name)) return;
     changed = true;
     let byPos = edits.get(ref.location);
     if (!byPos) edits.set(ref.location, (byPos = new Map()));
@@ -122,17 +131,22 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   }
 
   let responseMetadata = isDict(m.response_metadata) ? m.response_metadata : {};
-  if (edits.has("response_metadata.output") && Array.isArray(responseMetadata.output)) {
-    responseMetadata = {
-      ...responseMetadata,
-      output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => {
-        // The item id (fc_...) must stay unique too (R5): a renamed call drops it (it is optional on input).
-        const out = withId(item, "call_id", e.id, e.name);
-        if (e.id !== undefined && out !== item) delete out.id;
-        return out;
-      }),
-    };
+  const outputEdits = edits.get("response_metadata.output");
+  if (outputEdits && Array.isArray(responseMetadata.output)) {
+    // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
+    // call is removed goes with it (R7).
+    const { output, droppedReasoning } = editOutput(responseMetadata.output as Dict[], (item, i) => {
+      const e = outputEdits.get(i);
+      return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id, e.name);
+    });
+    responseMetadata = { ...responseMetadata, output };
+    const reasoning = kwargs.reasoning;
+    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) {
+      kwargs = { ...kwargs };
+      delete kwargs.reasoning;
+    }
   }
+  if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   return rebuildAssistant(message, {
     content,
     tool_calls: toolCalls,
