@@ -90,7 +90,17 @@ export type ToolCallProblemKind =
    * ChatBedrockConverse sends every one as a user turn, ChatOpenAI sends the role as it is (`human`, `ai` and
    * unknown roles are refused; `tool` goes without a call id). Request level only.
    */
-  | "chat_message_role";
+  | "chat_message_role"
+  /**
+   * An assistant message with parallel calls where the adapter sends each result as its own turn
+   * (@langchain/google-genai), so the call turn and the response turn differ in size (Gemini G3). Request level.
+   */
+  | "parallel_calls"
+  /**
+   * A call of the current turn (from the last user message on) that opens a model step without a thought
+   * signature, where Gemini 3 and later require one (G6). Request level.
+   */
+  | "unsigned_call";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;

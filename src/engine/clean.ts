@@ -19,6 +19,7 @@ import {
   isMovableCallBlock,
   isServerToolResultBlock,
   isV1Message,
+  turnOf,
   turnOfRole,
 } from "../messages/inspect";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
@@ -219,6 +220,10 @@ export class CleanWalk {
   private readonly pendingServer: unknown[] = [];
   /** The Responses item ids sent so far (R5; the response-items pass): few histories have any. */
   private readonly itemIds = new Set<string>();
+  /** The current exchange has parallel calls that a one-call-per-step profile splits once answered (G3). */
+  private parallel = false;
+  /** Index of the first message of the current turn (after the last user message), for G6. */
+  private currentTurn = 0;
   /** The walk's own position, for an error raised while reading a message. */
   at = -1;
 
@@ -356,6 +361,16 @@ export class CleanWalk {
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
     const { profile, open } = this;
+    const stepCalls = m.tool_calls;
+    if (Array.isArray(stepCalls) && stepCalls.length > 0) {
+      this.parallel = profile.oneCallPerStep && stepCalls.length > 1;
+      if (profile.signedCalls && this.at >= this.currentTurn) {
+        const signatures = m.additional_kwargs?.__gemini_function_call_thought_signatures__;
+        const id = stepCalls[0]?.id;
+        const signature = typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
+        if (typeof signature !== "string" || signature === "") return false;
+      }
+    } else this.parallel = false;
     open.reset();
     const calls = m.tool_calls;
     if (calls !== undefined) {
@@ -412,6 +427,14 @@ export class CleanWalk {
   /** Walks the whole history; false as soon as a pass would find something (an open trailing exchange aside). */
   private walk(messages: readonly unknown[]): boolean {
     const { profile, open } = this;
+    this.parallel = false;
+    this.currentTurn = 0;
+    if (profile.signedCalls)
+      for (let i = messages.length - 1; i >= 0; i--)
+        if (turnOf(messages[i]) === "user") {
+          this.currentTurn = i + 1;
+          break;
+        }
     const system = profile.systemInConversation;
     let prev = NONE;
     let prevSystem = false;
@@ -425,6 +448,7 @@ export class CleanWalk {
       if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content)))) return false;
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
+        if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
         if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
         prev = TOOL;
         prevSystem = false;

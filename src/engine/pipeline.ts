@@ -16,6 +16,7 @@ import { blocksPass } from "./passes/blocks";
 import { contentPass } from "./passes/content";
 import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
+import { callStepsPass } from "./passes/call-steps";
 
 const PASSES: readonly RepairPass[] = Object.freeze([
   chatMessagesPass,
@@ -31,6 +32,8 @@ const PASSES: readonly RepairPass[] = Object.freeze([
   blocksPass,
   contentPass,
   systemMessagesPass,
+  // After pairing and content (complete blocks, nothing left to drop), before turn-order (which sees the steps).
+  callStepsPass,
   turnOrderPass,
 ]);
 

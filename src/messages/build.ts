@@ -6,7 +6,7 @@ import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolM
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
-import { editOutput, rekeyCallMaps } from "./responses";
+import { editOutput, GEMINI_SIGNATURES_KEY, rekeyCallMaps } from "./responses";
 import { expectedInput, readingInput } from "../errors";
 
 
@@ -388,4 +388,20 @@ export function syntheticUserMessage(text: string, reason: string, id: string): 
 
 export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
   return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
+}
+
+/**
+ * One call of a parallel step as its own assistant step (Gemini G3 through @langchain/google-genai): no text,
+ * the call, its thought signature (the model signs only the first of parallel calls, so the others get Google's
+ * placeholder, G6), marked synthetic. Its id derives from the message it came from.
+ */
+export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
+  const id = (message as unknown as Dict).id;
+  return new AIMessage({
+    content: "",
+    ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),
+    tool_calls: [call as never],
+    invalid_tool_calls: [],
+    additional_kwargs: { ...marker({ synthetic: true, reason: "parallel_calls" }), [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature } },
+  });
 }

@@ -13,7 +13,7 @@ import { ADAPTERS_PINNED, validatePayloadFor, type PayloadProvider } from "../su
 
 /** The tests that check the real adapters' payloads run with the adapters they pin (see ADAPTERS_PINNED). */
 const withAdapters = it.skipIf(ADAPTERS_PINNED !== undefined);
-import { adapterBrokenPlanArb as brokenPlanArb, buildHistory, buildValid, textOf, validPlanArb } from "../support/histories";
+import { adapterBrokenPlanArb as brokenPlanArb, buildHistory, buildValid, buildValidGemini, textOf, validPlanArb } from "../support/histories";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 const ADAPTED: (PayloadProvider | "strict")[] = ["openai", "openai-responses", "anthropic", "bedrock", "strict"];
@@ -113,7 +113,7 @@ describe("idempotent, minimal, lossless", () => {
   it("a valid history comes back as the identical array with no repairs", () => {
     fc.assert(
       fc.property(validPlanArb, fc.constantFrom(...providers), (plan, provider) => {
-        const h = buildValid(plan);
+        const h = provider === "gemini" ? buildValidGemini(plan) : buildValid(plan);
         const r = repairToolCalls(h, { provider });
         expect(r.repairs).toEqual([]);
         expect(r.messages).toBe(h);
