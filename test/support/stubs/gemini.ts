@@ -28,10 +28,13 @@ const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Ar
 
 const GENERATE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
-/** Gemini 3 and later check thought signatures (G6): `gemini-3-pro`, `gemini-3.5-flash`, `gemini-4-...`. */
+/**
+ * Gemini 3 and later check thought signatures (G6): `gemini-3-pro`, `gemini-3.5-flash`, `gemini-4-...`, and the
+ * `-latest` aliases (Gemini 3 since 2026).
+ */
 export function checksThoughtSignatures(model: string): boolean {
   const major = /^gemini-(\d+)/.exec(model)?.[1];
-  return major !== undefined && Number(major) >= 3;
+  return major !== undefined ? Number(major) >= 3 : /^gemini-.*-latest$/.test(model);
 }
 
 /** `noPrefill` and `requireAlternation` do not apply (G1 and G5 are always checked). */
