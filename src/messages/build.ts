@@ -6,7 +6,15 @@ import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolM
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
-import { editOutput, GEMINI_SIGNATURES_KEY, rekeyCallMaps } from "./responses";
+import {
+  editOutput,
+  GEMINI_SIGNATURES_KEY,
+  OPENAI_ITEM_IDS_KEY,
+  PLACEHOLDER_THOUGHT_SIGNATURE,
+  rekeyCallMaps,
+  resentOutputOf,
+  withoutId,
+} from "./responses";
 import { expectedInput, readingInput } from "../errors";
 
 
@@ -154,6 +162,38 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     additional_kwargs: kwargs,
     response_metadata: responseMetadata,
   });
+}
+
+/**
+ * The message with the Responses items whose ids `goes` names taken off them: a reasoning item is removed
+ * (`additional_kwargs.reasoning` with it), any other item is kept without its id (in the re-sent output, or its
+ * `fc_` id out of the call map), and a reasoning item left without its following item goes too (R7). The
+ * message's content (its text, its reasoning summary) is untouched. Returns the ids of the reasoning items removed.
+ */
+export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean): { message: AIMessage; droppedReasoning: string[] } {
+  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
+  const output = resentOutputOf(message);
+  const fields: Dict = { additional_kwargs: kwargs };
+  let droppedReasoning: string[] = [];
+  const reasoning = kwargs.reasoning;
+  if (output) {
+    const edited = editOutput(output, (item) => (typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item)));
+    fields.response_metadata = { ...message.response_metadata, output: edited.output };
+    droppedReasoning = edited.droppedReasoning;
+    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) delete kwargs.reasoning;
+  } else {
+    if (isDict(reasoning) && typeof reasoning.id === "string" && goes(reasoning.id)) {
+      delete kwargs.reasoning;
+      droppedReasoning = [reasoning.id];
+    }
+    const map = kwargs[OPENAI_ITEM_IDS_KEY];
+    if (isDict(map)) {
+      const kept: Dict = {};
+      for (const [callId, itemId] of Object.entries(map)) if (typeof itemId !== "string" || !goes(itemId)) kept[callId] = itemId;
+      kwargs[OPENAI_ITEM_IDS_KEY] = kept;
+    }
+  }
+  return { message: rebuildAssistant(message, fields), droppedReasoning };
 }
 
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
@@ -388,6 +428,14 @@ export function syntheticUserMessage(text: string, reason: string, id: string): 
 
 export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
   return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
+}
+
+/** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
+export function withPlaceholderSignature(message: AIMessage): AIMessage {
+  const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const signatures = isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {};
+  const id = (message.tool_calls ?? [])[0]?.id as string;
+  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: { ...signatures, [id]: PLACEHOLDER_THOUGHT_SIGNATURE } } });
 }
 
 /**

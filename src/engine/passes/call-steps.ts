@@ -12,7 +12,7 @@
  * Strict does neither: a step made here has no thinking block, which Anthropic with thinking refuses (A10).
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { callStepOf, rebuildAssistant, rewriteToolCalls } from "../../messages/build";
+import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
@@ -68,13 +68,6 @@ function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): Step
   return found;
 }
 
-/** The message with a placeholder signature for its first call. */
-function signedFirstCall(m: AIMessage): AIMessage {
-  const kwargs = (m.additional_kwargs ?? {}) as Dict;
-  const id = callsOf(m)[0].id as string;
-  return rebuildAssistant(m, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: { ...signaturesOf(m), [id]: PLACEHOLDER_THOUGHT_SIGNATURE } } });
-}
-
 export const callStepsPass: RepairPass = {
   name: "call-steps",
   structural: false,
@@ -100,7 +93,7 @@ export const callStepsPass: RepairPass = {
         continue;
       }
       const message = m as AIMessage;
-      let first = f.sign ? signedFirstCall(message) : message;
+      let first = f.sign ? withPlaceholderSignature(message) : message;
       if (f.sign) {
         const call = callsOf(message)[0] as { id?: string; name?: string };
         ctx.report(

@@ -2,16 +2,16 @@
  * Pass "response-items": the OpenAI Responses items an assistant message is sent with (its re-sent
  * `response_metadata.output`, else its reasoning item and `fc_` ids) carry ids no earlier item carries (R5).
  * A replayed checkpoint copies an assistant message whole: the call-ids pass gives its calls new ids, and
- * this pass takes the copy's items off the ids of the original. A duplicate reasoning item is removed (the
- * same reasoning is sent with the original, so nothing is lost); any other duplicate item is kept without its
- * id (ids are optional on input); a reasoning item whose following item lost its id goes too, and the items
- * it preceded lose theirs (R6, R7: see `editOutput`).
+ * this pass takes the copy's items off the ids of the original (`withoutItemIds`). A duplicate reasoning item
+ * is removed (the same reasoning is sent with the original, so nothing is lost; its summary stays in the
+ * copy's content); any other duplicate item is kept without its id (ids are optional on input); a reasoning
+ * item whose following item lost its id goes too, and the items it preceded lose theirs (R6, R7).
  * Structural: other providers never send these items, so the fix is lossless everywhere and safe to store.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant } from "../../messages/build";
-import { isAssistant, isDict, type Dict } from "../../messages/inspect";
-import { editOutput, forEachResponseItemId, OPENAI_ITEM_IDS_KEY, resentOutputOf, withoutId } from "../../messages/responses";
+import { withoutItemIds } from "../../messages/build";
+import { isAssistant } from "../../messages/inspect";
+import { forEachResponseItemId } from "../../messages/responses";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
@@ -37,38 +37,6 @@ function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
   return found;
 }
 
-/** The message with its items off the ids that earlier items carry (`seenBefore`: the ids of earlier messages). */
-function withUniqueItems(message: AIMessage, seenBefore: Set<string>): { message: AIMessage; droppedReasoning: string[] } {
-  const kwargs = isDict(message.additional_kwargs) ? (message.additional_kwargs as Dict) : {};
-  const output = resentOutputOf(message);
-  const seen = new Set(seenBefore);
-  const isRepeat = (id: unknown): boolean => typeof id === "string" && (seen.has(id) || (seen.add(id), false));
-  const fields: Dict = {};
-  let droppedReasoning: string[] = [];
-  const nextKwargs: Dict = { ...kwargs };
-  if (output) {
-    const edited = editOutput(output, (item) => (!isRepeat(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item)));
-    fields.response_metadata = { ...message.response_metadata, output: edited.output };
-    droppedReasoning = edited.droppedReasoning;
-    const reasoning = kwargs.reasoning;
-    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) delete nextKwargs.reasoning;
-  } else {
-    const reasoning = kwargs.reasoning;
-    if (isDict(reasoning) && isRepeat(reasoning.id)) {
-      delete nextKwargs.reasoning;
-      droppedReasoning = [reasoning.id as string];
-    }
-    const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (isDict(map)) {
-      const kept: Dict = {};
-      for (const [callId, itemId] of Object.entries(map)) if (!isRepeat(itemId)) kept[callId] = itemId;
-      nextKwargs[OPENAI_ITEM_IDS_KEY] = kept;
-    }
-  }
-  fields.additional_kwargs = nextKwargs;
-  return { message: rebuildAssistant(message, fields), droppedReasoning };
-}
-
 export const responseItemsPass: RepairPass = {
   name: "response-items",
   structural: true,
@@ -89,7 +57,9 @@ export const responseItemsPass: RepairPass = {
         if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
         continue;
       }
-      const { message, droppedReasoning } = withUniqueItems(m as AIMessage, seenBefore);
+      const seen = new Set(seenBefore);
+      const isRepeat = (id: string): boolean => seen.has(id) || (seen.add(id), false);
+      const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
       out[index] = message;
       ctx.derive(m, message);
       forEachResponseItemId(m, (id) => seenBefore.add(id));
