@@ -22,6 +22,7 @@ import {
   turnOf,
   turnOfRole,
 } from "../messages/inspect";
+import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
@@ -346,7 +347,7 @@ export class CleanWalk {
       if (ids.has(reasoningId)) return false;
       ids.add(reasoningId);
     }
-    const map = kwargs.__openai_function_call_ids__;
+    const map = kwargs[OPENAI_ITEM_IDS_KEY];
     if (map !== undefined && map !== null && typeof map === "object" && !Array.isArray(map)) {
       for (const key in map) {
         const id = map[key];
@@ -365,7 +366,7 @@ export class CleanWalk {
     if (Array.isArray(stepCalls) && stepCalls.length > 0) {
       this.parallel = profile.oneCallPerStep && stepCalls.length > 1;
       if (profile.signedCalls && this.at >= this.currentTurn) {
-        const signatures = m.additional_kwargs?.__gemini_function_call_thought_signatures__;
+        const signatures = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
         const id = stepCalls[0]?.id;
         const signature = typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
         if (typeof signature !== "string" || signature === "") return false;

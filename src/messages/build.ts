@@ -177,7 +177,9 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
   let droppedReasoning: string[] = [];
   const reasoning = kwargs.reasoning;
   if (output) {
-    const edited = editOutput(output, (item) => (typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item)));
+    const edited = editOutput(output, (item) =>
+      typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
+    );
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
     droppedReasoning = edited.droppedReasoning;
     if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) delete kwargs.reasoning;
@@ -435,7 +437,8 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
   const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const signatures = isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {};
   const id = (message.tool_calls ?? [])[0]?.id as string;
-  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: { ...signatures, [id]: PLACEHOLDER_THOUGHT_SIGNATURE } } });
+  const signed = { ...signatures, [id]: PLACEHOLDER_THOUGHT_SIGNATURE };
+  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
 }
 
 /**
@@ -450,6 +453,9 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
     ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),
     tool_calls: [call as never],
     invalid_tool_calls: [],
-    additional_kwargs: { ...marker({ synthetic: true, reason: "parallel_calls" }), [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature } },
+    additional_kwargs: {
+      ...marker({ synthetic: true, reason: "parallel_calls" }),
+      [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature },
+    },
   });
 }

@@ -27,7 +27,8 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
 export function resentOutputOf(message: unknown): Dict[] | undefined {
   const meta = (message as Dict).response_metadata;
   const output = isDict(meta) ? meta.output : undefined;
-  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item) ? (output as Dict[]) : undefined;
+  const resent = Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item);
+  return resent ? (output as Dict[]) : undefined;
 }
 
 /**
@@ -56,7 +57,10 @@ export type OutputEdit = "drop" | Dict | undefined;
  * (R7): a reasoning item whose follower was dropped or lost its id goes too (it can no longer be sent), and
  * the items it preceded lose their ids (R6 would ask for it). Returns the ids of the reasoning items removed.
  */
-export function editOutput(output: Dict[], edit: (item: Dict, index: number) => OutputEdit): { output: Dict[]; droppedReasoning: string[] } {
+export function editOutput(
+  output: Dict[],
+  edit: (item: Dict, index: number) => OutputEdit,
+): { output: Dict[]; droppedReasoning: string[] } {
   const edited = output.map(edit);
   const out: Dict[] = [];
   const droppedReasoning: string[] = [];
@@ -68,7 +72,8 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
       const followerId = output[i + 1]?.id;
       const followerEdit = edited[i + 1];
       const follower = followerEdit === undefined ? output[i + 1] : followerEdit;
-      orphanedRun = e === "drop" || follower === undefined || follower === "drop" || follower.type === "reasoning" || follower.id !== followerId;
+      orphanedRun =
+        e === "drop" || follower === undefined || follower === "drop" || follower.type === "reasoning" || follower.id !== followerId;
       if (orphanedRun) {
         if (typeof item.id === "string") droppedReasoning.push(item.id);
         continue;

@@ -129,7 +129,10 @@ interface Forced {
 type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
 
 /** A fix of one assistant message for a rejection that concerns what the client stores beside its calls. */
-type ItemFix = (message: AIMessage, named: ReadonlySet<string>) => { message: AIMessage; repair: Omit<ToolCallRepair, "index" | "rejection"> } | undefined;
+type ItemFix = (
+  message: AIMessage,
+  named: ReadonlySet<string>,
+) => { message: AIMessage; repair: Omit<ToolCallRepair, "index" | "rejection"> } | undefined;
 
 const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
   reasoning_item_unpaired: (message, named) => {
@@ -138,15 +141,23 @@ const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
     const { message: fixed, droppedReasoning } = withoutItemIds(message, (id) => (named.has(id) || run.has(id)) && (hit = true));
     if (!hit) return undefined;
     const dropped = droppedReasoning.length > 0 ? ` (reasoning items ${droppedReasoning.join(", ")} removed)` : "";
-    return { message: fixed, repair: { problem: "duplicate_response_item", action: "rebuilt_message", detail: `Responses items ${[...named].join(", ")} sent without their ids${dropped}` } };
+    const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
+    return { message: fixed, repair: { problem: "duplicate_response_item", action: "rebuilt_message", detail } };
   },
   missing_thought_signature: (message) => {
     const first = message.tool_calls?.[0];
     const signatures = (message.additional_kwargs as Record<string, unknown>)[GEMINI_SIGNATURES_KEY];
-    if (first?.id === undefined || (isDict(signatures) && typeof signatures[first.id] === "string" && signatures[first.id] !== "")) return undefined;
+    const signed = isDict(signatures) && typeof signatures[first?.id ?? ""] === "string" && signatures[first?.id ?? ""] !== "";
+    if (first?.id === undefined || signed) return undefined;
     return {
       message: withPlaceholderSignature(message),
-      repair: { problem: "unsigned_call", action: "rebuilt_message", toolCallId: first.id, toolName: first.name, detail: `call ${first.id} given Google's placeholder thought signature` },
+      repair: {
+        problem: "unsigned_call",
+        action: "rebuilt_message",
+        toolCallId: first.id,
+        toolName: first.name,
+        detail: `call ${first.id} given Google's placeholder thought signature`,
+      },
     };
   },
 };

@@ -361,7 +361,13 @@ const RULES: TextRule[] = [
   { rule: "G2", kind: "unexpected_results", provider: "gemini", anchors: ["function response turn comes immediately after a function call turn"] },
   { rule: "G3", kind: "result_count_mismatch", provider: "gemini", anchors: ["number of function response parts is equal to the number of function call parts"] },
   { rule: "G5", kind: "must_end_with_user", provider: "gemini", anchors: ["single turn requests end with a user role or the role field is empty"] },
-  { rule: "G6", kind: "missing_thought_signature", provider: "gemini", anchors: ["Function call is missing a thought_signature"], position: "none" },
+  {
+    rule: "G6",
+    kind: "missing_thought_signature",
+    provider: "gemini",
+    anchors: ["Function call is missing a thought_signature"],
+    position: "none",
+  },
   { rule: "O6", kind: "invalid_content_part", provider: "openai", anchors: ["Invalid type for 'messages[", "Supported values are: 'text'"] },
   {
     rule: "A11",

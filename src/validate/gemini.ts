@@ -113,7 +113,8 @@ function unsignedCalls(list: unknown[], kinds: GeminiTurnKind[]): PayloadViolati
       message:
         "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, " +
         "and missing thought_signature may lead to degraded model performance. Additional data, function call " +
-        `\`default_api:${name ?? ""}\` , position ${position + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+        `\`default_api:${name ?? ""}\` , position ${position + 1}. ` +
+        "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
     });
   }
   return out;

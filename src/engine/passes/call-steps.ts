@@ -34,7 +34,8 @@ function signaturesOf(m: AIMessage): Dict {
   return isDict(map) ? map : {};
 }
 
-const isSigned = (signatures: Dict, id: unknown): boolean => typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
+const isSigned = (signatures: Dict, id: unknown): boolean =>
+  typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
@@ -76,7 +77,9 @@ export const callStepsPass: RepairPass = {
       const first = callsOf(messages[f.index] as AIMessage)[0] as { id?: string; name?: string };
       return [
         ...(f.split ? [problem(ctx, "parallel_calls", f.index, "parallel calls whose results the adapter sends as separate turns")] : []),
-        ...(f.sign ? [problem(ctx, "unsigned_call", f.index, `call ${first.id} opens a step of the current turn without a thought signature`, first)] : []),
+        ...(f.sign
+          ? [problem(ctx, "unsigned_call", f.index, `call ${first.id} opens a step of the current turn without a thought signature`, first)]
+          : []),
       ];
     });
   },
@@ -97,7 +100,13 @@ export const callStepsPass: RepairPass = {
       if (f.sign) {
         const call = callsOf(message)[0] as { id?: string; name?: string };
         ctx.report(
-          { problem: "unsigned_call", action: "rebuilt_message", toolCallId: call.id, toolName: call.name, detail: `call ${call.id} given Google's placeholder thought signature` },
+          {
+            problem: "unsigned_call",
+            action: "rebuilt_message",
+            toolCallId: call.id,
+            toolName: call.name,
+            detail: `call ${call.id} given Google's placeholder thought signature`,
+          },
           m,
           index,
         );
@@ -117,10 +126,17 @@ export const callStepsPass: RepairPass = {
       calls.forEach((call, k) => {
         if (k === 0) out.push(first);
         else {
-          const signature = isSigned(signatures, call.id) ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
+          const own = isSigned(signatures, call.id);
+          const signature = own ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(
-            { problem: "parallel_calls", action: "inserted_assistant_message", toolCallId: call.id as string, toolName: call.name as string, detail: `parallel call ${String(call.id)} sent as its own step, right before its result` },
+            {
+              problem: "parallel_calls",
+              action: "inserted_assistant_message",
+              toolCallId: call.id as string,
+              toolName: call.name as string,
+              detail: `parallel call ${String(call.id)} sent as its own step, right before its result`,
+            },
             m,
             index,
           );

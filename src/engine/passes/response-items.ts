@@ -64,9 +64,16 @@ export const responseItemsPass: RepairPass = {
       ctx.derive(m, message);
       forEachResponseItemId(m, (id) => seenBefore.add(id));
       const ids = found[next++].ids;
-      const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)` : "";
+      const dropped =
+        droppedReasoning.length > 0
+          ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)`
+          : "";
       ctx.report(
-        { problem: "duplicate_response_item", action: "rebuilt_message", detail: `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}` },
+        {
+          problem: "duplicate_response_item",
+          action: "rebuilt_message",
+          detail: `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
+        },
         m,
         index,
       );
