@@ -44,6 +44,8 @@ export {
   type PayloadViolation,
   type AnthropicValidationOptions,
   type BedrockValidationOptions,
+  type GeminiValidationOptions,
+  type OpenAIResponsesValidationOptions,
 } from "./validate";
 
 export {

@@ -41,6 +41,12 @@ export type ToolCallProblemKind =
   | "missing_call_id"
   /** A tool call id that breaks the provider's pattern or length. */
   | "invalid_call_id"
+  /**
+   * An OpenAI Responses item id (`rs_`, `msg_`, `fc_`) an earlier message is already sent with (R5): a replayed
+   * assistant message re-sends its stored output, reasoning item included. Also what a forced repair reports for
+   * items a provider named as sent apart from their reasoning item (R6, R7).
+   */
+  | "duplicate_response_item"
   /** An entry of `invalid_tool_calls` (arguments that did not parse), which adapters send inconsistently. */
   | "invalid_tool_call"
   /** A tool result without a usable `tool_call_id`. */
@@ -85,7 +91,17 @@ export type ToolCallProblemKind =
    * ChatBedrockConverse sends every one as a user turn, ChatOpenAI sends the role as it is (`human`, `ai` and
    * unknown roles are refused; `tool` goes without a call id). Request level only.
    */
-  | "chat_message_role";
+  | "chat_message_role"
+  /**
+   * An assistant message with parallel calls where the adapter sends each result as its own turn
+   * (@langchain/google-genai), so the call turn and the response turn differ in size (Gemini G3). Request level.
+   */
+  | "parallel_calls"
+  /**
+   * A call of the current turn (from the last user message on) that opens a model step without a thought
+   * signature, where Gemini 3 and later require one (G6). Request level.
+   */
+  | "unsigned_call";
 
 export interface ToolCallProblem {
   kind: ToolCallProblemKind;
@@ -271,7 +287,14 @@ export type RejectionKind =
   /** A content part that is not an object, or of a type the role does not take (O6). */
   | "invalid_content_part"
   /** A system message inside the conversation where the model does not take one (A11). */
-  | "misplaced_system_message";
+  | "misplaced_system_message"
+  /**
+   * A Responses reasoning item sent apart from the item that followed it (R6: the item without its reasoning
+   * item; R7: the reasoning item without its following item). The ids are Responses item ids (`fc_`, `rs_`).
+   */
+  | "reasoning_item_unpaired"
+  /** A function call of the current turn without its thought signature (Gemini 3 and later, G6). */
+  | "missing_thought_signature";
 
 export const REJECTION_KINDS: readonly RejectionKind[] = [
   "missing_results",
@@ -293,6 +316,8 @@ export const REJECTION_KINDS: readonly RejectionKind[] = [
   "unsupported_content_block",
   "invalid_content_part",
   "misplaced_system_message",
+  "reasoning_item_unpaired",
+  "missing_thought_signature",
 ];
 
 /** A provider's rejection of a request's history, read out of the error it threw (`parseToolPairingError`). */
@@ -302,7 +327,7 @@ export interface ProviderRejection {
   /** Rule id of docs/provider-rules.md the text belongs to (e.g. `"B1"`), or `"INVALID_CHAT_HISTORY"`. */
   rule: string;
   /**
-   * Every id the text names, in order. These are tool call ids, except for R5 (a Responses item id, `fc_...`).
+   * Every id the text names, in order. These are tool call ids, except for R5, R6 and R7 (Responses item ids, `fc_...`, `rs_...`).
    * Empty when the text names none (it may name a position instead).
    */
   toolCallIds: string[];

@@ -19,8 +19,10 @@ import {
   isMovableCallBlock,
   isServerToolResultBlock,
   isV1Message,
+  turnOf,
   turnOfRole,
 } from "../messages/inspect";
+import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
@@ -218,6 +220,12 @@ export class CleanWalk {
   private readonly seen = new IdSet();
   private readonly open = new OpenCalls();
   private readonly pendingServer: unknown[] = [];
+  /** The Responses item ids sent so far (R5; the response-items pass): few histories have any. */
+  private readonly itemIds = new Set<string>();
+  /** The current exchange has parallel calls that a one-call-per-step profile splits once answered (G3). */
+  private parallel = false;
+  /** Index of the first message of the current turn (after the last user message), for G6. */
+  private currentTurn = 0;
   /** The walk's own position, for an error raised while reading a message. */
   at = -1;
 
@@ -236,6 +244,7 @@ export class CleanWalk {
    */
   isClean(messages: readonly unknown[], trailingAllowed: boolean): boolean {
     this.seen.clear();
+    if (this.itemIds.size > 0) this.itemIds.clear();
     this.open.reset();
     this.pendingServer.length = 0;
     const clean = this.walk(messages);
@@ -317,9 +326,53 @@ export class CleanWalk {
     return !resent || functionCalls === open.count;
   }
 
+  /** Whether the Responses items the message is sent with carry ids no earlier item carries (`forEachResponseItemId`). */
+  private newItemIds(output: unknown, kwargs: Loose | undefined | null): boolean {
+    const ids = this.itemIds;
+    if (Array.isArray(output) && output.length > 0) {
+      let resent = true;
+      for (let i = 0; i < output.length && resent; i++) resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
+      if (resent) {
+        for (let i = 0; i < output.length; i++) {
+          const id = (output[i] as Loose).id;
+          if (typeof id !== "string") continue;
+          if (ids.has(id)) return false;
+          ids.add(id);
+        }
+        return true;
+      }
+    }
+    if (kwargs === undefined || kwargs === null) return true;
+    const reasoningId = kwargs.reasoning?.id;
+    if (typeof reasoningId === "string") {
+      if (ids.has(reasoningId)) return false;
+      ids.add(reasoningId);
+    }
+    const map = kwargs[OPENAI_ITEM_IDS_KEY];
+    if (map !== undefined && map !== null && typeof map === "object" && !Array.isArray(map)) {
+      for (const key in map) {
+        const id = map[key];
+        if (typeof id !== "string") continue;
+        if (ids.has(id)) return false;
+        ids.add(id);
+      }
+    }
+    return true;
+  }
+
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
-    const { open } = this;
+    const { profile, open } = this;
+    const stepCalls = m.tool_calls;
+    if (Array.isArray(stepCalls) && stepCalls.length > 0) {
+      this.parallel = profile.oneCallPerStep && stepCalls.length > 1;
+      if (profile.signedCalls && this.at >= this.currentTurn) {
+        const signatures = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
+        const id = stepCalls[0]?.id;
+        const signature = typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
+        if (typeof signature !== "string" || signature === "") return false;
+      }
+    } else this.parallel = false;
     open.reset();
     const calls = m.tool_calls;
     if (calls !== undefined) {
@@ -363,6 +416,7 @@ export class CleanWalk {
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
+    if (!this.newItemIds(meta?.output, kwargs)) return false;
     // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
     const pending = this.pendingServer;
     if (pending.length > 0) {
@@ -375,6 +429,14 @@ export class CleanWalk {
   /** Walks the whole history; false as soon as a pass would find something (an open trailing exchange aside). */
   private walk(messages: readonly unknown[]): boolean {
     const { profile, open } = this;
+    this.parallel = false;
+    this.currentTurn = 0;
+    if (profile.signedCalls)
+      for (let i = messages.length - 1; i >= 0; i--)
+        if (turnOf(messages[i]) === "user") {
+          this.currentTurn = i + 1;
+          break;
+        }
     const system = profile.systemInConversation;
     let prev = NONE;
     let prevSystem = false;
@@ -388,6 +450,7 @@ export class CleanWalk {
       if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content)))) return false;
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
+        if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
         if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
         prev = TOOL;
         prevSystem = false;

@@ -74,6 +74,17 @@ export interface ProviderProfile {
    * (`toolsInRequest: false`): then every call and result travels as text.
    */
   toolBlocksNeedTools: boolean;
+  /**
+   * Parallel calls travel as one call per step: @langchain/google-genai sends each ToolMessage as its own
+   * content, so a model turn with n calls meets n response turns of one part each (G3).
+   */
+  oneCallPerStep: boolean;
+  /**
+   * The first call of each assistant step in the current turn carries a thought signature in the client's map
+   * (Gemini 3 and later, G6; @langchain/google-genai writes its own placeholder only for model ids with
+   * "gemini-3").
+   */
+  signedCalls: boolean;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 }
@@ -106,6 +117,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     orphan_result: ["R2"],
     duplicate_result: ["R5"],
     duplicate_call_id: ["R5"],
+    duplicate_response_item: ["R5", "R6", "R7"],
     missing_call_id: ["R1"],
     invalid_call_id: ["R3"],
     invalid_tool_call: ["R1", "R2"],
@@ -177,6 +189,8 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     consecutive_same_role: ["G1"],
     unsupported_block: ["A12"],
     misplaced_system_message: ["LC-gemini"],
+    parallel_calls: ["G3"],
+    unsigned_call: ["G6"],
   },
 };
 
@@ -197,15 +211,15 @@ const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system"
 const NO_ROLES: ReadonlySet<string> = new Set();
 
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false },
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true },
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true },
   // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true },
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -222,6 +236,8 @@ const STRUCTURAL: Switches = {
   systemInConversation: "any",
   // Storage never learns what a request carries.
   toolBlocksNeedTools: false,
+  oneCallPerStep: false,
+  signedCalls: false,
 };
 
 const STRICT_RULES = union();

@@ -6,6 +6,15 @@ import { AIMessage, type BaseMessage, ChatMessage, HumanMessage, SystemMessage, 
 import type { MessageContent } from "@langchain/core/messages";
 import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
+import {
+  editOutput,
+  GEMINI_SIGNATURES_KEY,
+  OPENAI_ITEM_IDS_KEY,
+  PLACEHOLDER_THOUGHT_SIGNATURE,
+  rekeyCallMaps,
+  resentOutputOf,
+  withoutId,
+} from "./responses";
 import { expectedInput, readingInput } from "../errors";
 
 
@@ -35,14 +44,22 @@ function withId(value: Dict, key: string, id: string | undefined, name?: string)
 export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
   const edits = new Map<ToolCallLocation, Map<number, RefEdit>>();
   const occurrences = new Map<string, number>();
+  // Old id to new id, and the ids some ref still carries: the per-call maps follow (rekeyCallMaps).
+  const renames = new Map<string, string>();
+  const idsKept = new Set<string>();
   let changed = false;
   forEachToolCallRef(message, (ref) => {
     const key = `${ref.location}\u0000${ref.id ?? ""}`;
     const occurrence = occurrences.get(key) ?? 0;
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
+    const renamed = e !== undefined && e !== "drop" && e.id !== undefined && e.id !== ref.id;
+    if (ref.id !== undefined) {
+      if (renamed) renames.set(ref.id, e.id!);
+      else if (e !== "drop") idsKept.add(ref.id);
+    }
     if (e === undefined) return;
-    if (e !== "drop" && (e.id === undefined || e.id === ref.id) && (e.name === undefined || e.name === ref.name)) return;
+    if (e !== "drop" && !renamed && (e.name === undefined || e.name === ref.name)) return;
     changed = true;
     let byPos = edits.get(ref.location);
     if (!byPos) edits.set(ref.location, (byPos = new Map()));
@@ -122,17 +139,22 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   }
 
   let responseMetadata = isDict(m.response_metadata) ? m.response_metadata : {};
-  if (edits.has("response_metadata.output") && Array.isArray(responseMetadata.output)) {
-    responseMetadata = {
-      ...responseMetadata,
-      output: apply(responseMetadata.output as Dict[], "response_metadata.output", (item, e) => {
-        // The item id (fc_...) must stay unique too (R5): a renamed call drops it (it is optional on input).
-        const out = withId(item, "call_id", e.id, e.name);
-        if (e.id !== undefined && out !== item) delete out.id;
-        return out;
-      }),
-    };
+  const outputEdits = edits.get("response_metadata.output");
+  if (outputEdits && Array.isArray(responseMetadata.output)) {
+    // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
+    // call is removed goes with it (R7).
+    const { output, droppedReasoning } = editOutput(responseMetadata.output as Dict[], (item, i) => {
+      const e = outputEdits.get(i);
+      return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id, e.name);
+    });
+    responseMetadata = { ...responseMetadata, output };
+    const reasoning = kwargs.reasoning;
+    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) {
+      kwargs = { ...kwargs };
+      delete kwargs.reasoning;
+    }
   }
+  if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   return rebuildAssistant(message, {
     content,
     tool_calls: toolCalls,
@@ -140,6 +162,40 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     additional_kwargs: kwargs,
     response_metadata: responseMetadata,
   });
+}
+
+/**
+ * The message with the Responses items whose ids `goes` names taken off them: a reasoning item is removed
+ * (`additional_kwargs.reasoning` with it), any other item is kept without its id (in the re-sent output, or its
+ * `fc_` id out of the call map), and a reasoning item left without its following item goes too (R7). The
+ * message's content (its text, its reasoning summary) is untouched. Returns the ids of the reasoning items removed.
+ */
+export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean): { message: AIMessage; droppedReasoning: string[] } {
+  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
+  const output = resentOutputOf(message);
+  const fields: Dict = { additional_kwargs: kwargs };
+  let droppedReasoning: string[] = [];
+  const reasoning = kwargs.reasoning;
+  if (output) {
+    const edited = editOutput(output, (item) =>
+      typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
+    );
+    fields.response_metadata = { ...message.response_metadata, output: edited.output };
+    droppedReasoning = edited.droppedReasoning;
+    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) delete kwargs.reasoning;
+  } else {
+    if (isDict(reasoning) && typeof reasoning.id === "string" && goes(reasoning.id)) {
+      delete kwargs.reasoning;
+      droppedReasoning = [reasoning.id];
+    }
+    const map = kwargs[OPENAI_ITEM_IDS_KEY];
+    if (isDict(map)) {
+      const kept: Dict = {};
+      for (const [callId, itemId] of Object.entries(map)) if (typeof itemId !== "string" || !goes(itemId)) kept[callId] = itemId;
+      kwargs[OPENAI_ITEM_IDS_KEY] = kept;
+    }
+  }
+  return { message: rebuildAssistant(message, fields), droppedReasoning };
 }
 
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
@@ -374,4 +430,32 @@ export function syntheticUserMessage(text: string, reason: string, id: string): 
 
 export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
   return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
+}
+
+/** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
+export function withPlaceholderSignature(message: AIMessage): AIMessage {
+  const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const signatures = isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {};
+  const id = (message.tool_calls ?? [])[0]?.id as string;
+  const signed = { ...signatures, [id]: PLACEHOLDER_THOUGHT_SIGNATURE };
+  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
+}
+
+/**
+ * One call of a parallel step as its own assistant step (Gemini G3 through @langchain/google-genai): no text,
+ * the call, its thought signature (the model signs only the first of parallel calls, so the others get Google's
+ * placeholder, G6), marked synthetic. Its id derives from the message it came from.
+ */
+export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
+  const id = (message as unknown as Dict).id;
+  return new AIMessage({
+    content: "",
+    ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),
+    tool_calls: [call as never],
+    invalid_tool_calls: [],
+    additional_kwargs: {
+      ...marker({ synthetic: true, reason: "parallel_calls" }),
+      [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature },
+    },
+  });
 }

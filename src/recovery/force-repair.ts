@@ -9,6 +9,10 @@
  *   stays), their results set aside the same way. A named id that only has results (no call) has them set aside.
  * - No ids named (or none found): the strictest profile repairs the turn around `messageIndex` (from the user
  *   message before it to the next one), and, when that changes nothing, the whole history.
+ * - Responses reasoning items (R6, R7): the items named are taken off their ids, a reasoning item removed with
+ *   the ids of the items it preceded (`withoutItemIds`); the assistant's text and reasoning summary stay.
+ * - A missing thought signature (G6, names no call): every step's first call without a signature gets Google's
+ *   placeholder, in the whole history (the provider's idea of the current turn may be wider than the engine's).
  * - Tool blocks in a request without tools (`tool_config_missing`, Bedrock B3): nothing is wrong with the history,
  *   the request lacks tools. It is repaired with `toolsInRequest: false` for the rejecting provider: every call
  *   and result travels as text (the tools-as-text pass), so the same request, still without tools, is accepted.
@@ -16,7 +20,15 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
 import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
-import { defaultSyntheticText, orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../messages/build";
+import {
+  defaultSyntheticText,
+  orphanResultAsUserMessage,
+  rewriteToolCalls,
+  syntheticToolResult,
+  withoutItemIds,
+  withPlaceholderSignature,
+} from "../messages/build";
+import { GEMINI_SIGNATURES_KEY, resentOutputOf } from "../messages/responses";
 import { coerceMessage, isMessage } from "../messages/coerce";
 import { forEachToolCallRef, isAssistant, isDict, isToolResult, resultIdOf, serverToolResultIds } from "../messages/inspect";
 import type {
@@ -96,7 +108,12 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
   });
 
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
-  let forced = noTools ? { messages: input, origin: input.map((_, i) => i) } : answerNamedCalls(input, rejection, engineOptions, report);
+  const inPlace = ITEM_FIXES[rejection.kind];
+  let forced = noTools
+    ? { messages: input, origin: input.map((_, i) => i) }
+    : inPlace
+      ? fixInPlace(input, rejection, inPlace, report)
+      : answerNamedCalls(input, rejection, engineOptions, report);
   if (!forced) forced = strictAround(input, rejection, engineOptions, report);
 
   const final = repairToolCalls(forced.messages, { ...engineOptions, provider, ...(noTools ? { toolsInRequest: false } : {}) });
@@ -110,6 +127,69 @@ interface Forced {
 }
 
 type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
+
+/** A fix of one assistant message for a rejection that concerns what the client stores beside its calls. */
+type ItemFix = (
+  message: AIMessage,
+  named: ReadonlySet<string>,
+) => { message: AIMessage; repair: Omit<ToolCallRepair, "index" | "rejection"> } | undefined;
+
+const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
+  reasoning_item_unpaired: (message, named) => {
+    let hit = false;
+    const run = sameReasoningRun(message, named);
+    const { message: fixed, droppedReasoning } = withoutItemIds(message, (id) => (named.has(id) || run.has(id)) && (hit = true));
+    if (!hit) return undefined;
+    const dropped = droppedReasoning.length > 0 ? ` (reasoning items ${droppedReasoning.join(", ")} removed)` : "";
+    const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
+    return { message: fixed, repair: { problem: "duplicate_response_item", action: "rebuilt_message", detail } };
+  },
+  missing_thought_signature: (message) => {
+    const first = message.tool_calls?.[0];
+    const signatures = (message.additional_kwargs as Record<string, unknown>)[GEMINI_SIGNATURES_KEY];
+    const signed = isDict(signatures) && typeof signatures[first?.id ?? ""] === "string" && signatures[first?.id ?? ""] !== "";
+    if (first?.id === undefined || signed) return undefined;
+    return {
+      message: withPlaceholderSignature(message),
+      repair: {
+        problem: "unsigned_call",
+        action: "rebuilt_message",
+        toolCallId: first.id,
+        toolName: first.name,
+        detail: `call ${first.id} given Google's placeholder thought signature`,
+      },
+    };
+  },
+};
+
+/**
+ * The ids of the items after a named one in its message's output, up to the next reasoning item: they followed
+ * the same reasoning item, so the provider would name each of them next (R6 names one item at a time).
+ */
+function sameReasoningRun(message: AIMessage, named: ReadonlySet<string>): Set<string> {
+  const run = new Set<string>();
+  let inRun = false;
+  for (const item of resentOutputOf(message) ?? []) {
+    if (item.type === "reasoning") inRun = false;
+    else if (inRun && typeof item.id === "string") run.add(item.id);
+    if (typeof item.id === "string" && named.has(item.id)) inRun = item.type !== "reasoning";
+  }
+  return run;
+}
+
+/** Applies `fix` to every assistant message; undefined when none changes. */
+function fixInPlace(input: BaseMessage[], rejection: ProviderRejection, fix: ItemFix, report: Report): Forced | undefined {
+  const named = new Set(rejection.toolCallIds);
+  let touched = false;
+  const messages = input.map((m, index) => {
+    const fixed = isAssistant(m) ? fix(m, named) : undefined;
+    if (!fixed) return m;
+    touched = true;
+    report({ ...fixed.repair, index });
+    return fixed.message;
+  });
+  return touched ? { messages, origin: input.map((_, i) => i) } : undefined;
+}
 
 /** The call ids a rejection names: Responses item ids (`fc_...`, R5) are resolved to the calls they carry. */
 function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<string> {

@@ -181,6 +181,14 @@ function topLevelCallIds(text: string, at: number): string[] {
 
 // --- the texts of docs/provider-rules.md ---------------------------------------------------------------------
 
+const optional = (id: string | undefined): string[] => (id ? [id] : []);
+
+/** The id quoted in `Item '<id>'` right before `at` (the Responses item texts name the item first). */
+function quotedItemBefore(text: string, at: number): string[] {
+  const start = text.lastIndexOf("Item '", at);
+  return start === -1 || at - start > MAX_QUOTED + 64 ? [] : optional(readQuoted(text, start + "Item '".length, "'"));
+}
+
 const idsAfter = (text: string, at: number, anchor: string) => ({ toolCallIds: readIdList(text, at + anchor.length) });
 const idAfter = (text: string, at: number, anchor: string) => {
   const id = readId(text, at + anchor.length)?.id;
@@ -280,6 +288,23 @@ const RULES: TextRule[] = [
     read: idAfter,
   },
   { rule: "R5", kind: "duplicate_ids", provider: "openai-responses", anchors: ["Duplicate item found with id "], read: idAfter },
+  {
+    rule: "R6",
+    kind: "reasoning_item_unpaired",
+    provider: "openai-responses",
+    anchors: ["was provided without its required 'reasoning' item: '"],
+    position: "none",
+    // The item, then the reasoning item it needs.
+    read: (text, at, anchor) => ({ toolCallIds: [...quotedItemBefore(text, at), ...optional(readQuoted(text, at + anchor.length, "'"))] }),
+  },
+  {
+    rule: "R7",
+    kind: "reasoning_item_unpaired",
+    provider: "openai-responses",
+    anchors: ["of type 'reasoning' was provided without its required following item"],
+    position: "none",
+    read: (text, at) => ({ toolCallIds: quotedItemBefore(text, at) }),
+  },
   // Anthropic
   { rule: "A1", kind: "missing_results", provider: "anthropic", anchors: ["blocks immediately after: "], read: idsAfter },
   {
@@ -336,6 +361,13 @@ const RULES: TextRule[] = [
   { rule: "G2", kind: "unexpected_results", provider: "gemini", anchors: ["function response turn comes immediately after a function call turn"] },
   { rule: "G3", kind: "result_count_mismatch", provider: "gemini", anchors: ["number of function response parts is equal to the number of function call parts"] },
   { rule: "G5", kind: "must_end_with_user", provider: "gemini", anchors: ["single turn requests end with a user role or the role field is empty"] },
+  {
+    rule: "G6",
+    kind: "missing_thought_signature",
+    provider: "gemini",
+    anchors: ["Function call is missing a thought_signature"],
+    position: "none",
+  },
   { rule: "O6", kind: "invalid_content_part", provider: "openai", anchors: ["Invalid type for 'messages[", "Supported values are: 'text'"] },
   {
     rule: "A11",

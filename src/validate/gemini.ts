@@ -1,6 +1,6 @@
-/** Google Gemini: rules G1, G2, G3, G5 on the `contents` array. */
+/** Google Gemini: rules G1, G2, G3, G5 and G6 on the `contents` array. */
 import { readingInput } from "../errors";
-import { asArray, isDict, type PayloadViolation } from "./common";
+import { asArray, asString, isDict, validationOptions, type Dict, type PayloadViolation } from "./common";
 
 type GeminiTurnKind = "call" | "response" | "user" | "model";
 
@@ -16,12 +16,22 @@ function countParts(content: unknown, key: "functionCall" | "functionResponse"):
   return isDict(content) ? asArray(content.parts).filter((p) => isDict(p) && p[key] !== undefined).length : 0;
 }
 
-/** Rules G1, G2, G3, G5 on a `generateContent` `contents` array. */
-export function validateGeminiContents(contents: unknown): PayloadViolation[] {
-  return readingInput(() => geminiViolations(contents), "validateGeminiContents", "contents");
+export interface GeminiValidationOptions {
+  /**
+   * G6 (Gemini 3 and later): in the current turn (from the last user text on), the first `functionCall` part
+   * of each model step carries a `thoughtSignature`. Default false (Gemini 2.x does not check it).
+   */
+  thoughtSignatures?: boolean;
 }
 
-function geminiViolations(contents: unknown): PayloadViolation[] {
+/** Rules G1, G2, G3, G5 (and G6 when `options.thoughtSignatures`) on a `generateContent` `contents` array. */
+export function validateGeminiContents(contents: unknown, options?: GeminiValidationOptions): PayloadViolation[] {
+  const fn = "validateGeminiContents";
+  const checked = validationOptions(options, fn, { thoughtSignatures: [(v) => typeof v === "boolean", "a boolean"] });
+  return readingInput(() => geminiViolations(contents, checked.thoughtSignatures === true), fn, "contents");
+}
+
+function geminiViolations(contents: unknown, thoughtSignatures: boolean): PayloadViolation[] {
   const list = asArray(contents);
   const kinds = list.map(geminiTurnKind);
   const violations: PayloadViolation[] = [];
@@ -67,5 +77,45 @@ function geminiViolations(contents: unknown): PayloadViolation[] {
       message: "Please ensure that single turn requests end with a user role or the role field is empty.",
     });
   }
+  if (thoughtSignatures) violations.push(...unsignedCalls(list, kinds));
   return violations;
+}
+
+/** Whether a user content holds text (a function-response turn does not start a new turn). */
+const isUserText = (content: unknown, kind: GeminiTurnKind): boolean =>
+  kind === "user" && isDict(content) && asArray(content.parts).some((p) => isDict(p) && typeof p.text === "string");
+
+/**
+ * G6: the current turn starts at the last user content with text; in it, the first `functionCall` part of each
+ * model content needs a non-empty `thoughtSignature` (only the first of parallel calls carries one).
+ */
+function unsignedCalls(list: unknown[], kinds: GeminiTurnKind[]): PayloadViolation[] {
+  let start = 0;
+  for (let index = list.length - 1; index >= 0; index--) {
+    if (isUserText(list[index], kinds[index])) {
+      start = index + 1;
+      break;
+    }
+  }
+  const out: PayloadViolation[] = [];
+  for (let index = start; index < list.length; index++) {
+    if (kinds[index] !== "call") continue;
+    const parts = asArray((list[index] as Dict).parts);
+    const position = parts.findIndex((p) => isDict(p) && p.functionCall !== undefined);
+    const first = parts[position] as Dict;
+    const signature = asString(first.thoughtSignature);
+    if (signature !== undefined && signature !== "") continue;
+    const name = isDict(first.functionCall) ? asString(first.functionCall.name) : undefined;
+    out.push({
+      rule: "G6",
+      path: `contents[${index}].parts[${position}]`,
+      payloadIndex: index,
+      message:
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, " +
+        "and missing thought_signature may lead to degraded model performance. Additional data, function call " +
+        `\`default_api:${name ?? ""}\` , position ${position + 1}. ` +
+        "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+    });
+  }
+  return out;
 }

@@ -4,8 +4,8 @@
  */
 export type { PayloadViolation } from "./common";
 export { validateOpenAIChatMessages } from "./openai-chat";
-export { validateOpenAIResponsesInput } from "./openai-responses";
+export { validateOpenAIResponsesInput, type OpenAIResponsesValidationOptions } from "./openai-responses";
 export { validateAnthropicMessages, type AnthropicValidationOptions } from "./anthropic";
 export { validateBedrockConverse, type BedrockValidationOptions } from "./bedrock";
-export { validateGeminiContents } from "./gemini";
+export { validateGeminiContents, type GeminiValidationOptions } from "./gemini";
 export { payloadPositions, messageIndexAt, WIRE_FORMATS, type WireFormat, type PayloadPositions } from "./positions";

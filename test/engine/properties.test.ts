@@ -9,11 +9,13 @@ import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } f
 import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { Provider } from "../../src/types";
+import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
+import { validateGeminiContents } from "../../src/validate";
 import { ADAPTERS_PINNED, validatePayloadFor, type PayloadProvider } from "../support/payloads";
 
 /** The tests that check the real adapters' payloads run with the adapters they pin (see ADAPTERS_PINNED). */
 const withAdapters = it.skipIf(ADAPTERS_PINNED !== undefined);
-import { adapterBrokenPlanArb as brokenPlanArb, buildHistory, buildValid, textOf, validPlanArb } from "../support/histories";
+import { adapterBrokenPlanArb as brokenPlanArb, buildHistory, buildValid, buildValidGemini, textOf, validPlanArb } from "../support/histories";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 const ADAPTED: (PayloadProvider | "strict")[] = ["openai", "openai-responses", "anthropic", "bedrock", "strict"];
@@ -66,11 +68,20 @@ describe("valid: the real adapter's payload satisfies the provider's rules after
     );
   });
 
-  it("gemini (engine-level rules; no Gemini adapter is installed)", () => {
+  it("gemini: the contents the real ChatGoogleGenerativeAI builds pass G1-G6 (a Gemini 3+ model it adds no placeholder for)", () => {
+    const gemini = new ChatGoogleGenerativeAI({ model: "gemini-4-pro", apiKey: "test-key" });
+    const contentsFor = (messages: BaseMessage[]) =>
+      (gemini as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: object): { contents: unknown[] } })._buildGenerateContentRequest(messages, {});
     fc.assert(
       fc.property(brokenPlanArb, (plan) => {
         const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider: "gemini" });
         expect(findToolCallProblems(messages, { provider: "gemini" })).toEqual([]);
+        // Known gap, not a rule of the engine: a ChatMessage typed as a system message next to a leading one makes
+        // two leading system messages, and @langchain/google-genai accepts only the first ("System message should be
+        // the first one", thrown before sending).
+        const leadingSystems = messages.findIndex((m) => m.getType() !== "system");
+        fc.pre(leadingSystems === -1 ? messages.length <= 1 : leadingSystems <= 1);
+        expect(validateGeminiContents(contentsFor(messages).contents, { thoughtSignatures: true })).toEqual([]);
       }),
       { numRuns: RUNS },
     );
@@ -113,7 +124,7 @@ describe("idempotent, minimal, lossless", () => {
   it("a valid history comes back as the identical array with no repairs", () => {
     fc.assert(
       fc.property(validPlanArb, fc.constantFrom(...providers), (plan, provider) => {
-        const h = buildValid(plan);
+        const h = provider === "gemini" ? buildValidGemini(plan) : buildValid(plan);
         const r = repairToolCalls(h, { provider });
         expect(r.repairs).toEqual([]);
         expect(r.messages).toBe(h);

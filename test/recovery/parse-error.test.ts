@@ -47,6 +47,21 @@ describe("every error text of docs/provider-rules.md", () => {
       "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
       { provider: "openai", kind: "invalid_tool_name", payloadIndex: 1 },
     ],
+    [
+      "R6",
+      "Item 'fc_x' of type 'function_call' was provided without its required 'reasoning' item: 'rs_x'.",
+      { provider: "openai-responses", kind: "reasoning_item_unpaired", toolCallIds: ["fc_x", "rs_x"] },
+    ],
+    [
+      "R7",
+      "Item 'rs_x' of type 'reasoning' was provided without its required following item.",
+      { provider: "openai-responses", kind: "reasoning_item_unpaired", toolCallIds: ["rs_x"] },
+    ],
+    [
+      "G6",
+      "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+      { provider: "gemini", kind: "missing_thought_signature", toolCallIds: [] },
+    ],
     ["R1", "No tool output found for function call call_x.", { provider: "openai-responses", kind: "missing_results", toolCallIds: ["call_x"] }],
     [
       "R2",

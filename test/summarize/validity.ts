@@ -9,10 +9,19 @@ import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../../src/
 import { contentText } from "../../src/summarize/transcript";
 import { PROVIDERS, type ToolCallProblem } from "../../src/types";
 
+/**
+ * Gemini's step shaping (parallel calls one step each, G3 through its adapter; a thought signature per step of the
+ * current turn, G6) is about the thread's own calls, not about where a summary cuts: these generated threads are
+ * not stored by a Gemini client, and the request surfaces apply it (the call-steps pass).
+ */
+const NOT_THE_SUMMARY: ReadonlySet<string> = new Set(["parallel_calls", "unsigned_call"]);
+
 /** `findToolCallProblems` for every provider, tagged with the provider. */
 export function engineProblems(messages: readonly BaseMessage[], trailingIsProblem = true): (ToolCallProblem & { provider: string })[] {
   return PROVIDERS.flatMap((provider) =>
-    findToolCallProblems(messages, { provider, trailingIsProblem }).map((p) => ({ provider, ...p })),
+    findToolCallProblems(messages, { provider, trailingIsProblem })
+      .filter((p) => !NOT_THE_SUMMARY.has(p.kind))
+      .map((p) => ({ provider, ...p })),
   );
 }
 

@@ -155,6 +155,21 @@ export function buildValid(plan: HistoryPlan): BaseMessage[] {
   return out;
 }
 
+/**
+ * The plan as a Gemini 3 thread stores it: one call per step (@langchain/google-genai sends each result as its
+ * own turn, so parallel calls break G3) and the model's thought signature on each step's call, keyed by call id
+ * in `additional_kwargs` as the client keeps it.
+ */
+export function buildValidGemini(plan: HistoryPlan): BaseMessage[] {
+  const single: HistoryPlan = { ...plan, turns: plan.turns.map((turn) => ({ ...turn, exchanges: turn.exchanges.map((ex) => ({ ...ex, calls: Math.min(ex.calls, 1) })) })) };
+  return buildValid(single).map((m) => {
+    const calls = AIMessage.isInstance(m) ? (m.tool_calls ?? []) : [];
+    if (calls.length === 0) return m;
+    const signatures = { [calls[0].id!]: `sig_${calls[0].id}` };
+    return rebuildAI(m as AIMessage, { additional_kwargs: { ...m.additional_kwargs, __gemini_function_call_thought_signatures__: signatures } });
+  });
+}
+
 const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage) => boolean) => h.flatMap((m, i) => (pred(m) ? [i] : []));
 const isTool = (m: BaseMessage) => ToolMessage.isInstance(m);
 const isCaller = (m: BaseMessage) => AIMessage.isInstance(m) && ((m as AIMessage).tool_calls?.length ?? 0) > 0;

@@ -1,7 +1,7 @@
 /**
  * What the real adapters would send for a list of LangChain messages, without a network call, and the
- * provider rules that payload breaks. Gemini is not covered: no Gemini adapter is installed
- * (`validateGeminiContents` is tested on hand-written `contents` only).
+ * provider rules that payload breaks. Gemini is not covered here: its converter is not exported, so it is tested
+ * through the real ChatGoogleGenerativeAI against the Gemini stub (`stubs/gemini.ts`).
  *
  * Adapter behaviour that breaks a provider rule on histories that look fine in LangChain (observed with
  * @langchain/aws 1.4.5, @langchain/anthropic 1.5.11, @langchain/openai 1.5.8; each is asserted in

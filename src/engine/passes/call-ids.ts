@@ -6,6 +6,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import { callsOnlyInToolCalls, forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
+import { rekeyCallMaps } from "../../messages/responses";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
@@ -307,12 +308,24 @@ function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
       copy.id = newIds[i];
       return copy;
     });
-  const kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
   const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
+  let kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
   if (kwargs && Array.isArray(kwargs.tool_calls)) {
-    const copy = { ...kwargs };
-    copy.tool_calls = renamed(kwargs.tool_calls as Record<string, unknown>[]);
-    fields.additional_kwargs = copy;
+    kwargs = { ...kwargs };
+    kwargs.tool_calls = renamed(kwargs.tool_calls as Record<string, unknown>[]);
+    fields.additional_kwargs = kwargs;
+  }
+  if (kwargs) {
+    // A signature (Gemini) or an item id (Responses) keyed by the old id follows the call to its new one.
+    const newIdOf = new Map<string, string>();
+    const idsKept = new Set<string>();
+    calls.forEach((c, i) => {
+      if (typeof c.id !== "string") return;
+      if (newIds[i] === undefined) idsKept.add(c.id);
+      else newIdOf.set(c.id, newIds[i]!);
+    });
+    const rekeyed = rekeyCallMaps(kwargs, newIdOf, idsKept);
+    if (rekeyed !== kwargs) fields.additional_kwargs = rekeyed;
   }
   return rebuildAssistant(message, fields);
 }

@@ -25,6 +25,7 @@ import {
   type Dict,
   type ToolCallRef,
 } from "../../messages/inspect";
+import { resentOutputOf } from "../../messages/responses";
 import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
@@ -39,16 +40,6 @@ interface LocationFinding {
   hasBlocks: boolean;
   /** Calls of `tool_calls` missing from a Responses output that the adapter re-sends as it is. */
   outputMissing: string[];
-}
-
-/**
- * The Responses output items ChatOpenAI re-sends verbatim instead of `tool_calls` (a non-empty list whose
- * items all have a type), or undefined when the message has none.
- */
-function resentOutputOf(message: unknown): Dict[] | undefined {
-  const meta = (message as Dict).response_metadata;
-  const output = isDict(meta) ? meta.output : undefined;
-  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item) ? (output as Dict[]) : undefined;
 }
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */

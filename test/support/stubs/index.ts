@@ -4,3 +4,4 @@ export { startBedrockStub, bedrockModel, DEFAULT_BEDROCK_MODEL } from "./bedrock
 export { startOpenAIStub, openAIModel, DEFAULT_OPENAI_MODEL } from "./openai";
 export { startAnthropicStub, anthropicModel, DEFAULT_ANTHROPIC_MODEL } from "./anthropic";
 export { droppedLargeResults } from "./rules";
+export { startGeminiStub, geminiModel, DEFAULT_GEMINI_MODEL, checksThoughtSignatures } from "./gemini";

@@ -1,7 +1,9 @@
 /**
  * A local OpenAI stub: `POST /v1/chat/completions` (JSON, and SSE when `stream: true`) checked with
  * `validateOpenAIChatMessages`, and `POST /v1/responses` (JSON only) checked with
- * `validateOpenAIResponsesInput`. Violations are answered as OpenAI does: HTTP 400 with
+ * `validateOpenAIResponsesInput` against the outputs it returned (R6, R7: it stores them, as OpenAI does). A
+ * Responses request with `reasoning` set gets a reasoning item (`rs_`) before the scripted output, as a
+ * reasoning model answers. Violations are answered as OpenAI does: HTTP 400 with
  * `{ error: { message, type, param, code } }`.
  */
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
@@ -31,6 +33,7 @@ const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Ar
 export async function startOpenAIStub(options: StubOptions = {}): Promise<RunningStub> {
   const nextTurn = createTurnSource(options.script);
   const log = new StubLog();
+  const storedOutputs: unknown[][] = [];
 
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     log.paths.push(path);
@@ -44,7 +47,7 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
     if (failure) return openAIError(failure.status, failure.message, failure.status === 429 ? "requests" : "invalid_request_error", null, failure.type);
     const violation = log.record(body, violationsWith(body, isChat
       ? validateOpenAIChatMessages(request.messages)
-      : validateOpenAIResponsesInput(request.input), options));
+      : validateOpenAIResponsesInput(request.input, { storedOutputs }), options));
     if (violation) {
       return openAIError(400, violation.message, "invalid_request_error", isChat ? "messages" : "input");
     }
@@ -53,7 +56,7 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
     }
     const turn = nextTurn(body);
     const model = typeof request.model === "string" ? request.model : DEFAULT_OPENAI_MODEL;
-    if (!isChat) return responsesReply(turn, model);
+    if (!isChat) return responsesReply(turn, model, request.reasoning !== undefined, storedOutputs);
     return request.stream === true ? chatStreamReply(turn, model) : chatReply(turn, model);
   });
 
@@ -127,8 +130,11 @@ function chatStreamReply(turn: ScriptedTurn, model: string): StubReply {
   };
 }
 
-function responsesReply(turn: ScriptedTurn, model: string): StubReply {
+function responsesReply(turn: ScriptedTurn, model: string, reasoning: boolean, stored: unknown[][]): StubReply {
   const output: Dict[] = [];
+  if (reasoning) {
+    output.push({ type: "reasoning", id: `rs_${randomIdSuffix()}`, summary: [{ type: "summary_text", text: "thinking it over" }] });
+  }
   if (turn.text !== undefined && turn.text !== "") {
     output.push({
       type: "message",
@@ -148,6 +154,7 @@ function responsesReply(turn: ScriptedTurn, model: string): StubReply {
       status: "completed",
     });
   }
+  stored.push(output);
   return {
     status: 200,
     json: {

@@ -1,0 +1,150 @@
+/**
+ * Pass "call-steps" (request shaping, Gemini): each model step as @langchain/google-genai must send it.
+ * - Parallel calls (G3): the adapter sends each ToolMessage as its own content, so a model turn with n calls
+ *   meets n response turns of one part each. Each call becomes its own step, answered right after: the first
+ *   keeps the message (its text, id, signature), the others are new assistant steps marked synthetic. Only a
+ *   complete block (every result right after its calls) is split; an open trailing exchange is left as it is.
+ * - Thought signatures (G6, Gemini 3 and later): in the current turn (from the last user message on), the
+ *   first call of each step carries its signature in `__gemini_function_call_thought_signatures__`. A call
+ *   without one (a step made here, a call from another provider, a renamed call of an older client) gets
+ *   Google's documented placeholder. The adapter writes a placeholder of its own only for model ids containing
+ *   "gemini-3", so a later model (or a `-latest` alias) would get the call unsigned.
+ * Strict does neither: a step made here has no thinking block, which Anthropic with thinking refuses (A10).
+ */
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../messages/build";
+import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
+import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
+import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+interface StepFinding {
+  index: number;
+  /** The calls, when the message is split into one step per call. */
+  split: boolean;
+  /** The first call lacks a signature the current turn needs. */
+  sign: boolean;
+}
+
+const callsOf = (m: AIMessage): Dict[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : []);
+
+function signaturesOf(m: AIMessage): Dict {
+  const kwargs = m.additional_kwargs as Dict | undefined;
+  const map = kwargs?.[GEMINI_SIGNATURES_KEY];
+  return isDict(map) ? map : {};
+}
+
+const isSigned = (signatures: Dict, id: unknown): boolean =>
+  typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
+
+/** Whether the results of all `calls` stand right after `index`, one each. */
+function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
+  const ids = new Set(calls.map((c) => c.id));
+  for (let k = 1; k <= calls.length; k++) {
+    const m = messages[index + k];
+    if (!isToolResult(m) || !ids.delete(resultIdOf(m))) return false;
+  }
+  return ids.size === 0;
+}
+
+function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): StepFinding[] {
+  const { oneCallPerStep, signedCalls } = ctx.profile;
+  if (!oneCallPerStep && !signedCalls) return [];
+  let currentTurn = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (turnOf(messages[i]) === "user") {
+      currentTurn = i + 1;
+      break;
+    }
+  }
+  const found: StepFinding[] = [];
+  messages.forEach((m, index) => {
+    if (!isAssistant(m)) return;
+    const calls = callsOf(m);
+    if (calls.length === 0) return;
+    const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
+    const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m), calls[0].id);
+    if (split || sign) found.push({ index, split, sign });
+  });
+  return found;
+}
+
+export const callStepsPass: RepairPass = {
+  name: "call-steps",
+  structural: false,
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    return classifySteps(messages, ctx).flatMap((f) => {
+      const first = callsOf(messages[f.index] as AIMessage)[0] as { id?: string; name?: string };
+      return [
+        ...(f.split ? [problem(ctx, "parallel_calls", f.index, "parallel calls whose results the adapter sends as separate turns")] : []),
+        ...(f.sign
+          ? [problem(ctx, "unsigned_call", f.index, `call ${first.id} opens a step of the current turn without a thought signature`, first)]
+          : []),
+      ];
+    });
+  },
+  repair(messages, ctx: PassContext) {
+    const found = classifySteps(messages, ctx);
+    if (found.length === 0) return messages;
+    const out: BaseMessage[] = [];
+    let next = 0;
+    for (let index = 0; index < messages.length; index++) {
+      const m = messages[index];
+      const f = found[next]?.index === index ? found[next++] : undefined;
+      if (!f) {
+        out.push(m);
+        continue;
+      }
+      const message = m as AIMessage;
+      let first = f.sign ? withPlaceholderSignature(message) : message;
+      if (f.sign) {
+        const call = callsOf(message)[0] as { id?: string; name?: string };
+        ctx.report(
+          {
+            problem: "unsigned_call",
+            action: "rebuilt_message",
+            toolCallId: call.id,
+            toolName: call.name,
+            detail: `call ${call.id} given Google's placeholder thought signature`,
+          },
+          m,
+          index,
+        );
+      }
+      if (!f.split) {
+        out.push(first);
+        ctx.derive(m, first);
+        continue;
+      }
+      const calls = callsOf(message);
+      const signatures = signaturesOf(first);
+      const firstId = calls[0].id;
+      first = rewriteToolCalls(first, (ref) => (ref.id !== firstId ? "drop" : undefined));
+      ctx.derive(m, first);
+      const resultOf = new Map<unknown, BaseMessage>();
+      for (let k = 1; k <= calls.length; k++) resultOf.set(resultIdOf(messages[index + k] as never), messages[index + k]);
+      calls.forEach((call, k) => {
+        if (k === 0) out.push(first);
+        else {
+          const own = isSigned(signatures, call.id);
+          const signature = own ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
+          out.push(callStepOf(message, call, signature, k + 1));
+          ctx.report(
+            {
+              problem: "parallel_calls",
+              action: "inserted_assistant_message",
+              toolCallId: call.id as string,
+              toolName: call.name as string,
+              detail: `parallel call ${String(call.id)} sent as its own step, right before its result`,
+            },
+            m,
+            index,
+          );
+        }
+        out.push(resultOf.get(call.id)!);
+      });
+      index += calls.length;
+    }
+    return sameOrNew(messages, out);
+  },
+};

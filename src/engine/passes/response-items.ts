@@ -1,0 +1,83 @@
+/**
+ * Pass "response-items": the OpenAI Responses items an assistant message is sent with (its re-sent
+ * `response_metadata.output`, else its reasoning item and `fc_` ids) carry ids no earlier item carries (R5).
+ * A replayed checkpoint copies an assistant message whole: the call-ids pass gives its calls new ids, and
+ * this pass takes the copy's items off the ids of the original (`withoutItemIds`). A duplicate reasoning item
+ * is removed (the same reasoning is sent with the original, so nothing is lost; its summary stays in the
+ * copy's content); any other duplicate item is kept without its id (ids are optional on input); a reasoning
+ * item whose following item lost its id goes too, and the items it preceded lose theirs (R6, R7).
+ * Structural: other providers never send these items, so the fix is lossless everywhere and safe to store.
+ */
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { withoutItemIds } from "../../messages/build";
+import { isAssistant } from "../../messages/inspect";
+import { forEachResponseItemId } from "../../messages/responses";
+import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import type { ToolCallProblem } from "../../types";
+
+interface DuplicateItems {
+  index: number;
+  /** The item ids this message repeats, in its order. */
+  ids: string[];
+}
+
+function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
+  const seen = new Set<string>();
+  const found: DuplicateItems[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    if (!isAssistant(m)) continue;
+    let ids: string[] | undefined;
+    forEachResponseItemId(m, (id) => {
+      if (!seen.has(id)) seen.add(id);
+      else (ids ??= []).push(id);
+    });
+    if (ids) found.push({ index, ids });
+  }
+  return found;
+}
+
+export const responseItemsPass: RepairPass = {
+  name: "response-items",
+  structural: true,
+  find(messages, ctx: FindContext): ToolCallProblem[] {
+    return classifyItems(messages).map((f) =>
+      problem(ctx, "duplicate_response_item", f.index, `Responses items already sent with an earlier message: ${f.ids.join(", ")}`),
+    );
+  },
+  repair(messages, ctx) {
+    const found = classifyItems(messages);
+    if (found.length === 0) return messages;
+    const out = messages.slice();
+    const seenBefore = new Set<string>();
+    let next = 0;
+    for (let index = 0; index < messages.length && next < found.length; index++) {
+      const m = messages[index];
+      if (index !== found[next].index) {
+        if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
+        continue;
+      }
+      const seen = new Set(seenBefore);
+      const isRepeat = (id: string): boolean => seen.has(id) || (seen.add(id), false);
+      const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
+      out[index] = message;
+      ctx.derive(m, message);
+      forEachResponseItemId(m, (id) => seenBefore.add(id));
+      const ids = found[next++].ids;
+      const dropped =
+        droppedReasoning.length > 0
+          ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)`
+          : "";
+      ctx.report(
+        {
+          problem: "duplicate_response_item",
+          action: "rebuilt_message",
+          detail: `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
+        },
+        m,
+        index,
+      );
+    }
+    return sameOrNew(messages, out);
+  },
+};

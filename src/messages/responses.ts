@@ -1,0 +1,124 @@
+/**
+ * What the clients store beside each tool call, keyed by its id or by position, and how a repair keeps it
+ * with its call (PROVIDER_RULES.md, R5 to R7 and G6):
+ * - ChatOpenAI on the Responses API: the response's `output` array in `response_metadata.output` (re-sent
+ *   verbatim instead of `tool_calls` when every item has a type), its reasoning item (`rs_`) in
+ *   `additional_kwargs.reasoning`, and the call id to `fc_` item id map in `__openai_function_call_ids__`
+ *   (used when no output is re-sent). Item ids must be unique in a request (R5), and a reasoning item travels
+ *   with the item that followed it in its response (R6, R7).
+ * - ChatGoogleGenerativeAI: the thought signatures in `__gemini_function_call_thought_signatures__`, keyed by
+ *   call id (G6).
+ */
+import { isDict, type Dict } from "../values";
+
+export const OPENAI_ITEM_IDS_KEY = "__openai_function_call_ids__";
+export const GEMINI_SIGNATURES_KEY = "__gemini_function_call_thought_signatures__";
+
+/**
+ * Google's documented placeholder for a function call that carries no signature of its own (a call a client
+ * injected, or one from another model): Gemini 3 accepts it where G6 asks for a signature.
+ */
+export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
+
+/**
+ * The Responses output items ChatOpenAI re-sends verbatim instead of `tool_calls` (a non-empty list whose
+ * items all have a type), or undefined when the message has none.
+ */
+export function resentOutputOf(message: unknown): Dict[] | undefined {
+  const meta = (message as Dict).response_metadata;
+  const output = isDict(meta) ? meta.output : undefined;
+  const resent = Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item);
+  return resent ? (output as Dict[]) : undefined;
+}
+
+/**
+ * The Responses item ids an assistant message is sent with: its re-sent output's, else its reasoning item's
+ * and the `fc_` ids of its call map. Calls `visit` once per id, in order.
+ */
+export function forEachResponseItemId(message: unknown, visit: (id: string) => void): void {
+  const output = resentOutputOf(message);
+  if (output) {
+    for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id as string);
+    return;
+  }
+  const kwargs = (message as Dict).additional_kwargs;
+  if (!isDict(kwargs)) return;
+  const reasoning = kwargs.reasoning;
+  if (isDict(reasoning) && typeof reasoning.id === "string") visit(reasoning.id);
+  const map = kwargs[OPENAI_ITEM_IDS_KEY];
+  if (isDict(map)) for (const key in map) if (typeof map[key] === "string") visit(map[key] as string);
+}
+
+/** An output item edit: keep it, drop it, or replace it (a renamed call, an item without its id). */
+export type OutputEdit = "drop" | Dict | undefined;
+
+/**
+ * `output` with `edit` applied per item, keeping every reasoning item next to the item that followed it
+ * (R7): a reasoning item whose follower was dropped or lost its id goes too (it can no longer be sent), and
+ * the items it preceded lose their ids (R6 would ask for it). Returns the ids of the reasoning items removed.
+ */
+export function editOutput(
+  output: Dict[],
+  edit: (item: Dict, index: number) => OutputEdit,
+): { output: Dict[]; droppedReasoning: string[] } {
+  const edited = output.map(edit);
+  const out: Dict[] = [];
+  const droppedReasoning: string[] = [];
+  let orphanedRun = false;
+  for (let i = 0; i < output.length; i++) {
+    const item = output[i];
+    const e = edited[i];
+    if (item.type === "reasoning") {
+      const followerId = output[i + 1]?.id;
+      const followerEdit = edited[i + 1];
+      const follower = followerEdit === undefined ? output[i + 1] : followerEdit;
+      orphanedRun =
+        e === "drop" || follower === undefined || follower === "drop" || follower.type === "reasoning" || follower.id !== followerId;
+      if (orphanedRun) {
+        if (typeof item.id === "string") droppedReasoning.push(item.id);
+        continue;
+      }
+      out.push(e === undefined ? item : (e as Dict));
+      continue;
+    }
+    if (e === "drop") continue;
+    const kept = e ?? item;
+    out.push(orphanedRun && kept.id !== undefined ? withoutId(kept) : kept);
+  }
+  return { output: out, droppedReasoning };
+}
+
+export function withoutId(item: Dict): Dict {
+  const copy: Dict = { ...item };
+  delete copy.id;
+  return copy;
+}
+
+/**
+ * `kwargs` with the per-call maps (`__openai_function_call_ids__`, `__gemini_function_call_thought_signatures__`)
+ * following renamed calls: the entry of an old id is copied to its new id (and kept only while a call still
+ * has the old id). Returns the same object when no map changes.
+ */
+export function rekeyCallMaps(kwargs: Dict, newIdOf: ReadonlyMap<string, string>, idsStillUsed: ReadonlySet<string>): Dict {
+  let out = kwargs;
+  for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
+    const map = kwargs[key];
+    if (!isDict(map)) continue;
+    let changed = false;
+    const next: Dict = {};
+    for (const id of Object.keys(map)) {
+      const renamed = newIdOf.get(id);
+      if (renamed === undefined) {
+        next[id] = map[id];
+        continue;
+      }
+      changed = true;
+      next[renamed] = map[id];
+      if (idsStillUsed.has(id)) next[id] = map[id];
+    }
+    if (!changed) continue;
+    if (out === kwargs) out = { ...kwargs };
+    out[key] = next;
+  }
+  return out;
+}
