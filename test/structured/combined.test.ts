@@ -91,7 +91,7 @@ function toolResultTexts(request: unknown): Map<string, string> {
 }
 
 /** A placeholder's text as the engine writes it (the result did not come from the tool). */
-const isSyntheticResultText = (text: string | undefined) => text !== undefined && /did not run/.test(text);
+const isSyntheticResultText = (text: string | undefined) => text !== undefined && /has no result: .*its outcome is unknown/.test(text);
 
 const lastRole = (request: unknown) => (request as { messages: { role: string }[] }).messages.at(-1)?.role;
 
