@@ -35,6 +35,7 @@ import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
+import { WRAPPED_SAVER } from "./run-salvage";
 import { checkSurfaceOptions } from "./surface-options";
 import { assertMethods } from "../errors";
 
@@ -382,6 +383,8 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: 
   return new Proxy(checkpointer, {
     get(target, property) {
       if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
+      // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
+      if (property === WRAPPED_SAVER) return target;
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       // Bound to the inner saver: its own methods (and private fields) see the saver itself.

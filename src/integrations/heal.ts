@@ -69,7 +69,7 @@ export function resultsInWrites(
  * gets it right after its assistant message's block of results. Calls that already have a real result are
  * left alone.
  */
-function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
+export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
   const realAnswered = new Set<string>();
   const syntheticAt = new Map<string, number>();
   messages.forEach((m, i) => {
@@ -104,6 +104,12 @@ function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, To
     }
   }
   return { messages: salvaged.length > 0 ? out : messages, salvaged };
+}
+
+/** {@link putBackResults}, each result put back reported as a `salvaged_result` repair. The same array when none is. */
+export function withSalvagedResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
+  const { messages: out, salvaged } = putBackResults(messages, salvage);
+  return { messages: out, repairs: salvaged.map(({ id, callIndex }) => salvageRepair(salvage.get(id)!, callIndex)) };
 }
 
 function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {

@@ -1,0 +1,85 @@
+/**
+ * The finished results of a discarded step, put into the RUN's messages, so the model sees them in the very turn
+ * the new input arrives (the checkpointer wrapper puts them back into storage, but the run loaded its state
+ * before that).
+ *
+ * A node (the repair node, createReactAgent's hook, createAgent's `beforeAgent`) receives the run's checkpointer
+ * in `config.configurable.__pregel_checkpointer`, the wrapper's or LangGraph Platform's own. When the messages
+ * leave calls unanswered, the results that finished before the run stopped are still pending writes of the
+ * checkpoint the calls were scheduled at (nothing deletes them): read there, they replace what would have been
+ * placeholders. Safe for a resume: a resume runs pending tasks before any of these nodes, so a call still open
+ * there was abandoned; and only a REAL result stored for that very call is ever put in.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { unansweredCallIds } from "../messages/exchanges";
+import { isDict } from "../messages/inspect";
+import { discardedResults } from "../threads/salvage";
+import type { ToolCallRepair } from "../types";
+import { orFallback, type RepairReporting } from "./events";
+import { withSalvagedResults } from "./heal";
+
+/** LangGraph's `CONFIG_KEY_CHECKPOINTER` and `CONFIG_KEY_CHECKPOINT_MAP` (constants of @langchain/langgraph). */
+const CHECKPOINTER_KEY = "__pregel_checkpointer";
+const CHECKPOINT_MAP_KEY = "checkpoint_map";
+
+/** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
+export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
+
+type Salvaged = { messages: BaseMessage[]; repairs: ToolCallRepair[] };
+
+/**
+ * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
+ * `node:taskId` (LangGraph's getParentCheckpointNamespace).
+ */
+function graphNamespace(taskNamespace: string): string {
+  const parts = taskNamespace.split("|");
+  while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) parts.pop();
+  return parts.slice(0, -1).join("|");
+}
+
+function saverIn(configurable: Record<string, unknown>): BaseCheckpointSaver | undefined {
+  const saver = configurable[CHECKPOINTER_KEY] as (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver }) | undefined;
+  if (!saver || typeof saver.getTuple !== "function") return undefined;
+  return saver[WRAPPED_SAVER] ?? saver;
+}
+
+/** The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the thread's latest. */
+async function stepCheckpoint(saver: BaseCheckpointSaver, configurable: Record<string, unknown>): Promise<CheckpointTuple | undefined> {
+  const { thread_id } = configurable;
+  const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
+  const map = configurable[CHECKPOINT_MAP_KEY];
+  const id = isDict(map) ? map[namespace] : undefined;
+  const step = typeof id === "string" ? await saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id: id } }) : undefined;
+  return step ?? (await saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace } }));
+}
+
+/**
+ * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported
+ * as `salvaged_result`; the same array (and no read) when no call is open or the run has no checkpointer. A read
+ * that fails is reported through `onError` and salvages nothing: never fail the run.
+ */
+export function withRunSalvage(
+  messages: BaseMessage[],
+  config: Pick<RunnableConfig, "configurable"> | undefined,
+  messagesKey: string,
+  reporting: RepairReporting,
+): Promise<Salvaged> {
+  const unchanged: Salvaged = { messages, repairs: [] };
+  const configurable = config?.configurable;
+  const saver = isDict(configurable) ? saverIn(configurable) : undefined;
+  if (!saver || configurable?.thread_id === undefined) return Promise.resolve(unchanged);
+  return orFallback(
+    async () => {
+      const open = unansweredCallIds(messages);
+      if (open.size === 0) return unchanged;
+      const tuple = await stepCheckpoint(saver, configurable);
+      const found = tuple ? await discardedResults(saver, tuple, messagesKey, open) : new Map();
+      return found.size === 0 ? unchanged : withSalvagedResults(messages, found);
+    },
+    unchanged,
+    reporting,
+    config as RunnableConfig,
+  );
+}
