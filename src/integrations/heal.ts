@@ -11,7 +11,7 @@ import { createRepairer, type Repairer } from "../engine";
 import { assertArray, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange } from "../messages/exchanges";
-import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { isAssistant, isMarkedSyntheticResult, isToolResult, repairMarkerOf, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../types";
 
 /** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
@@ -115,6 +115,19 @@ export function withSalvagedResults(messages: BaseMessage[], salvage: ReadonlyMa
 function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
   const id = resultIdOf(message)!;
   const name = (message as unknown as { name?: unknown }).name;
+  const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
+  if (toolRun !== undefined) {
+    // A placeholder a surface made knowing more than the engine (a call the user never approved).
+    return {
+      problem: "orphan_call",
+      action: "synthesized_result",
+      index,
+      toolCallId: id,
+      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      toolRun,
+      detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`,
+    };
+  }
   return {
     problem: "orphan_call",
     action: "salvaged_result",

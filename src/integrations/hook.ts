@@ -68,7 +68,7 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
 
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(messages, config, "messages", reporting);
+    const salvaged = await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
     const repairs: ToolCallRepair[] = [...salvaged.repairs];
     let update: ToolCallRepairHookUpdate = {};
     let base = salvaged.messages;

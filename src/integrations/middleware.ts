@@ -70,7 +70,7 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
             async () => {
               if (stored.isClean(state.messages)) return undefined;
               // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-              const salvaged = await withRunSalvage(state.messages, runtime, "messages", reporting);
+              const salvaged = await withRunSalvage(state.messages, runtime, "messages", reporting, stored.options.syntheticResultText);
               const structural = stored.repair(salvaged.messages);
               const repaired = structural.messages;
               const repairs = [...salvaged.repairs, ...structural.repairs];

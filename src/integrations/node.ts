@@ -50,7 +50,7 @@ export function toolCallRepairNode<K extends string = "messages">(
 
   const persistRepair = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairNodeUpdate<K>> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(messages, config, messagesKey, reporting);
+    const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
     const structural = repairer.repair(salvaged.messages);
     const repaired = structural.messages;
     const repairs = [...salvaged.repairs, ...structural.repairs];
