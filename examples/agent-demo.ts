@@ -77,7 +77,9 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
     const last = result.messages[result.messages.length - 1] as BaseMessage;
     console.log(`  run 2: accepted: "${String(last.content)}"`);
     // What the model was sent in run 2 itself, for each call of run 1.
-    for (const [name, text] of sentToolResults(stub.requests.at(-1), result.messages as BaseMessage[])) printWrapped(`    run 2's request, ${name}: `, text, 6);
+    for (const [name, text] of sentToolResults(stub.requests.at(-1), result.messages as BaseMessage[])) {
+      printWrapped(`    run 2's request, ${name}: `, text, 6);
+    }
   } catch (error) {
     printWrapped("  run 2: rejected: ", (error as Error).message, 4);
     // Which tools the rejected ids belong to: the calls of the stored thread.
@@ -92,7 +94,7 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
   for (const m of stored) {
     if (ToolMessage.isInstance(m))
-      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? `placeholder (${repairMarkerOf(m)?.toolRun ?? "synthetic"})` : `real: "${m.content}"`}`);
+      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? `placeholder (${repairMarkerOf(m)?.toolRun})` : `real: "${m.content}"`}`);
     else if (AIMessage.isInstance(m) && m.tool_calls?.length) console.log(`    stored call message: ${m.tool_calls.map((c) => c.name).join(" + ")}`);
   }
   // Storage holds structural repairs only; Bedrock's own shaping (turn alternation) is done per request.

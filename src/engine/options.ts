@@ -27,7 +27,13 @@ import {
  * (`reason`), what is known of its run (`toolRun`) and, for a forced repair, the provider's rejection (`note`).
  * The `syntheticResultText` option.
  */
-export type SyntheticText = (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string; toolRun: ToolRunState }) => string;
+export type SyntheticText = (call: {
+  id: string;
+  name?: string;
+  reason: ToolCallProblemKind;
+  note?: string;
+  toolRun: ToolRunState;
+}) => string;
 
 export interface ResolvedOptions {
   provider: Provider;

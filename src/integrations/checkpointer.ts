@@ -314,14 +314,19 @@ class CheckpointHealer {
    * Real results for `open` calls in the pending writes of the checkpoint this put continues from. Given the
    * `messages` that make the calls, a call a person was asked to approve there gets a placeholder saying so.
    */
-  private async pendingResults(config: RunnableConfig, open: Set<string>, messages?: readonly BaseMessage[]): Promise<Map<string, ToolMessage>> {
+  private async pendingResults(
+    config: RunnableConfig,
+    open: Set<string>,
+    messages?: readonly BaseMessage[],
+  ): Promise<Map<string, ToolMessage>> {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
     if (open.size === 0 || typeof checkpoint_id !== "string") return new Map();
     const parent = await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } });
     const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
     if (!messages || !parent?.pendingWrites?.length) return found;
     const left = new Set([...open].filter((id) => !found.has(id)));
-    for (const [id, placeholder] of approvalPlaceholders(messages, left, parent, this.keeping.options.syntheticResultText)) found.set(id, placeholder);
+    const cancelled = approvalPlaceholders(messages, left, parent, this.keeping.options.syntheticResultText);
+    for (const [id, placeholder] of cancelled) found.set(id, placeholder);
     return found;
   }
 

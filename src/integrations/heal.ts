@@ -106,8 +106,14 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
   return { messages: salvaged.length > 0 ? out : messages, salvaged };
 }
 
-/** {@link putBackResults}, each result put back reported as a `salvaged_result` repair. The same array when none is. */
-export function withSalvagedResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
+/**
+ * {@link putBackResults}, each result put back reported as a `salvaged_result` repair (a marked placeholder that a
+ * surface made knowing more, as `synthesized_result`). The same array when none is put back.
+ */
+export function withSalvagedResults(
+  messages: BaseMessage[],
+  salvage: ReadonlyMap<string, ToolMessage>,
+): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
   const { messages: out, salvaged } = putBackResults(messages, salvage);
   return { messages: out, repairs: salvaged.map(({ id, callIndex }) => salvageRepair(salvage.get(id)!, callIndex)) };
 }

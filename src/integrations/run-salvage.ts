@@ -60,8 +60,8 @@ async function stepCheckpoint(saver: BaseCheckpointSaver, configurable: Record<s
   const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
   const map = configurable[CHECKPOINT_MAP_KEY];
   const id = isDict(map) ? map[namespace] : undefined;
-  const step = typeof id === "string" ? await saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id: id } }) : undefined;
-  return step ?? (await saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace } }));
+  const at = (checkpoint_id?: string) => saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
+  return (typeof id === "string" ? await at(id) : undefined) ?? (await at());
 }
 
 const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
@@ -88,8 +88,13 @@ function noteApprovalRequests(tuple: CheckpointTuple, into: Set<string>): void {
   }
 }
 
-/** Placeholders saying the user cancelled them, for the `open` calls that pending interrupts of `tuple` asked a person to approve. */
-export function approvalPlaceholders(messages: readonly BaseMessage[], open: ReadonlySet<string>, tuple: CheckpointTuple | undefined, text: SyntheticText) {
+/** Placeholders saying the user cancelled them, for the `open` calls that pending interrupts of `tuple` asked to approve. */
+export function approvalPlaceholders(
+  messages: readonly BaseMessage[],
+  open: ReadonlySet<string>,
+  tuple: CheckpointTuple | undefined,
+  text: SyntheticText,
+): Map<string, ToolMessage> {
   const asked = new Set<string>();
   if (tuple) noteApprovalRequests(tuple, asked);
   return asked.size === 0 ? new Map<string, ToolMessage>() : cancelledCalls(messages, open, asked, text);
@@ -104,7 +109,8 @@ function cancelledCalls(messages: readonly BaseMessage[], open: ReadonlySet<stri
       if (call.id === undefined || !open.has(call.id) || !asked.has(callKey(call.name, call.args))) continue;
       const toolRun = "cancelled";
       const body = text({ id: call.id, name: call.name, reason: "orphan_call", toolRun });
-      placeholders.set(call.id, syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: "orphan_call", text: body, toolRun }));
+      const placeholder = syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: "orphan_call", text: body, toolRun });
+      placeholders.set(call.id, placeholder);
     }
   }
   return placeholders;
@@ -112,8 +118,8 @@ function cancelledCalls(messages: readonly BaseMessage[], open: ReadonlySet<stri
 
 /**
  * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported
- * as `salvaged_result`; the same array (and no read) when no call is open or the run has no checkpointer. A read
- * that fails is reported through `onError` and salvages nothing: never fail the run.
+ * as `salvaged_result` (and placeholders for calls a person never approved); the same array (and no read) when no
+ * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages nothing: never fail the run.
  */
 export function withRunSalvage(
   messages: BaseMessage[],
@@ -132,7 +138,8 @@ export function withRunSalvage(
       if (open.size === 0) return unchanged;
       const tuple = await stepCheckpoint(saver, configurable);
       const asked = new Set<string>();
-      const found = tuple ? await discardedResults(saver, tuple, messagesKey, open, (t) => noteApprovalRequests(t, asked)) : new Map<string, ToolMessage>();
+      const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
+      const found = tuple ? await discardedResults(saver, tuple, messagesKey, open, noteAsked) : new Map<string, ToolMessage>();
       const left = new Set([...open].filter((id) => !found.has(id)));
       if (asked.size > 0) for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
       return found.size === 0 ? unchanged : withSalvagedResults(messages, found);

@@ -231,14 +231,20 @@ function marker(marker: RepairMarker): Dict {
  * (`toolRun`). The marker in `additional_kwargs` is machine-readable, carries `toolRun` too, and survives
  * checkpoint serialization.
  */
-export function syntheticToolResult(args: { toolCallId: string; toolName?: string; reason: string; text: string; toolRun: ToolRunState }): ToolMessage {
+export function syntheticToolResult(args: {
+  toolCallId: string;
+  toolName?: string;
+  reason: string;
+  text: string;
+  toolRun: ToolRunState;
+}): ToolMessage {
   return new ToolMessage({
     content: args.text,
     tool_call_id: args.toolCallId,
     ...(args.toolName ? { name: args.toolName } : {}),
     status: "error",
     id: `tool-repair-${args.toolCallId}`,
-    additional_kwargs: marker({ synthetic: true, reason: args.reason, toolCallId: args.toolCallId, toolName: args.toolName, toolRun: args.toolRun }),
+    additional_kwargs: marker({ ...args, synthetic: true }),
   });
 }
 
@@ -249,7 +255,8 @@ export function syntheticToolResult(args: { toolCallId: string; toolName?: strin
  */
 export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState }): string {
   const fn = "defaultSyntheticText";
-  const read = readingInput(() => (isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined), fn, "call");
+  const fields = () => (isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined);
+  const read = readingInput(fields, fn, "call");
   if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
   const { id, name, note, toolRun = "outcome_unknown" } = read;
   if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
@@ -258,14 +265,18 @@ export function defaultSyntheticText(call: { id: string; name?: string; reason: 
   if (!TOOL_RUN_STATES.includes(toolRun)) throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
   const tool = name ? `Tool "${name}"` : "The tool";
   if (toolRun === "never_started") {
-    return `${tool} (call ${id}) did not run: ${note ?? "it was never started"}. No result is available; call it again if it is still needed.`;
+    const why = note ?? "it was never started";
+    return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
   }
   if (toolRun === "cancelled") {
     const why = note ?? "it was waiting for the user's approval, and the user sent a new message instead";
     return `${tool} (call ${id}) did not run: ${why}. Do not run it unless the user asks for it again.`;
   }
   const why = note ?? "the run stopped before its result was recorded";
-  return `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.`;
+  return (
+    `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. ` +
+    "Do not call it again without first checking whether it already took effect."
+  );
 }
 
 /**
