@@ -3,8 +3,9 @@
  * local Bedrock stub), threads stored in SQLite. Run 1 calls two tools in parallel and is aborted while the
  * hotel search is still running (the flight search has finished); run 2 is a new user message in the same
  * thread. Without this package run 2 is rejected by Bedrock, and so is every later run of the thread. With
- * `toolCallRepair()` (its middleware in the agent, its checkpointer wrapper around the saver), run 2 succeeds,
- * the stored thread is structurally valid and keeps the flight search's real result.
+ * `toolCallRepair()` (its middleware in the agent, its checkpointer wrapper around the saver), run 2 succeeds:
+ * its request already carries the flight search's real result (and, for the hotel search, a placeholder saying
+ * its outcome is unknown), and the stored thread is structurally valid and keeps that real result.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { printWrapped } from "./print";
-import { findToolCallProblems, isSyntheticResult, parseToolPairingError } from "../src/index";
+import { findToolCallProblems, isSyntheticResult, parseToolPairingError, repairMarkerOf } from "../src/index";
 import { toolCallRepair } from "../src/langchain";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../test/support/stubs";
 
@@ -75,6 +76,10 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
     const result = await agent.invoke({ messages: [{ role: "user", content: "Just the flight for now." }] }, config);
     const last = result.messages[result.messages.length - 1] as BaseMessage;
     console.log(`  run 2: accepted: "${String(last.content)}"`);
+    // What the model was sent in run 2 itself, for each call of run 1.
+    for (const [name, text] of sentToolResults(stub.requests.at(-1), result.messages as BaseMessage[])) {
+      printWrapped(`    run 2's request, ${name}: `, text, 6);
+    }
   } catch (error) {
     printWrapped("  run 2: rejected: ", (error as Error).message, 4);
     // Which tools the rejected ids belong to: the calls of the stored thread.
@@ -89,13 +94,27 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
   for (const m of stored) {
     if (ToolMessage.isInstance(m))
-      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? "synthetic (the tool did not run)" : `real: "${m.content}"`}`);
+      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? `placeholder (${repairMarkerOf(m)?.toolRun})` : `real: "${m.content}"`}`);
     else if (AIMessage.isInstance(m) && m.tool_calls?.length) console.log(`    stored call message: ${m.tool_calls.map((c) => c.name).join(" + ")}`);
   }
   // Storage holds structural repairs only; Bedrock's own shaping (turn alternation) is done per request.
   const structural = findToolCallProblems(stored, { level: "structural", trailingIsProblem: false }).length;
   console.log(`    stored thread: ${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's turn shaping is added per request, never stored)`);
   return structural === 0;
+}
+
+/** The text of each tool result a Converse request sends, labelled with the tool's name. */
+function sentToolResults(request: unknown, messages: BaseMessage[]): [string, string][] {
+  const names = new Map<string, string>();
+  for (const m of messages) if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
+  const sent: [string, string][] = [];
+  for (const message of ((request as Dict | undefined)?.messages as Dict[] | undefined) ?? []) {
+    for (const block of (message.content as Dict[] | undefined) ?? []) {
+      const result = block.toolResult as { toolUseId: string; content: { text?: string }[] } | undefined;
+      if (result) sent.push([names.get(result.toolUseId) ?? result.toolUseId, result.content.map((c) => c.text ?? "").join("")]);
+    }
+  }
+  return sent;
 }
 
 /** Where the thread broken without this package is kept, for `langgraph-tool-repair scan` (docs/cli.md). */

@@ -149,6 +149,18 @@ export type ToolCallRepairAction =
   /** A tool call turned into assistant text, or a tool result into user text (a request that carries no tools). */
   | "converted_to_text";
 
+/**
+ * What is known of a call answered with a synthetic result (its marker's and its repair's `toolRun`):
+ * - `"never_started"`: no tool ran it (its arguments did not parse, so no tool could take it).
+ * - `"outcome_unknown"`: it may have started, finished or had effects; nothing recorded says (a run stopped between
+ *   the call and its result). The default wherever nothing more is known.
+ * - `"cancelled"`: it waited for a person's approval (human in the loop) and they sent a new message instead; it
+ *   did not run.
+ */
+export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
+
+export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze(["never_started", "outcome_unknown", "cancelled"]);
+
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
   problem: ToolCallProblemKind;
@@ -164,6 +176,8 @@ export interface ToolCallRepair {
   detail: string;
   /** Set on repairs made because a provider rejected the request: the rejection, as parsed. */
   rejection?: ProviderRejection;
+  /** Set on `synthesized_result`: what is known of the call the placeholder answers (as its text says). */
+  toolRun?: ToolRunState;
 }
 
 /** What to do with calls that have no result. */
@@ -215,8 +229,12 @@ export interface RepairOptions {
    * (Bedrock B3; `"strict"`) receive every call as assistant text and every result as user text.
    */
   toolsInRequest?: boolean;
-  /** Text of a synthetic result. Default names the tool and says it did not run. */
-  syntheticResultText?: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
+  /**
+   * Text of a synthetic result. The default names the tool and says what is known of it (`toolRun`): that it never
+   * started, that its outcome is unknown (it may have had effects: check before calling it again), or that the user
+   * cancelled it.
+   */
+  syntheticResultText?: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string; toolRun: ToolRunState }) => string;
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;
 }

@@ -6,12 +6,12 @@ import { brokenThread, check } from "./_support";
 import { ToolMessage } from "@langchain/core/messages";
 
 new ToolMessage({
-  content: 'Tool "search_hotels" (call tooluse_hotels02) did not run: the run was interrupted before it returned a result. No result is available; call it again if it is still needed.',
+  content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.',
   tool_call_id: "tooluse_hotels02",
   name: "search_hotels",
   status: "error",
   id: "tool-repair-tooluse_hotels02",
-  additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call", toolCallId: "tooluse_hotels02", toolName: "search_hotels" } },
+  additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call", toolCallId: "tooluse_hotels02", toolName: "search_hotels", toolRun: "outcome_unknown" } },
 });
 // #endregion docs
 
@@ -22,11 +22,11 @@ const { content, tool_call_id, name, status, id, additional_kwargs } = synthetic
 deepStrictEqual(
   { content, tool_call_id, name, status, id, additional_kwargs },
   {
-    content: 'Tool "search_hotels" (call tooluse_hotels02) did not run: the run was interrupted before it returned a result. No result is available; call it again if it is still needed.',
+    content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.',
     tool_call_id: "tooluse_hotels02",
     name: "search_hotels",
     status: "error",
     id: "tool-repair-tooluse_hotels02",
-    additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call", toolCallId: "tooluse_hotels02", toolName: "search_hotels" } },
+    additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call", toolCallId: "tooluse_hotels02", toolName: "search_hotels", toolRun: "outcome_unknown" } },
   },
 );

@@ -17,6 +17,7 @@ const repair = toolCallRepairKit({ onRepair: (r) => logger.info(r) });
 const agent = createReactAgent({
   llm: repair.model(llm),
   tools,
+  version: "v2", // one task per tool call: a call that finished before an abort keeps its result
   preModelHook: repair.preModelHook,
   checkpointer: repair.checkpointer(saver),
 });

@@ -17,6 +17,7 @@ const repair = toolCallRepairKit();
 export const agent = createReactAgent({
   llm: repair.model(llm), // every request repaired for the model's provider; a rejection retried once
   tools,
+  version: "v2", // one task per tool call: a call that finished before an abort keeps its result
   preModelHook: repair.preModelHook, // the thread's structural repairs, persisted
 });
 // #endregion docs

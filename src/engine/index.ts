@@ -206,6 +206,7 @@ class Engine implements Repairer {
         if (repair.toolName !== undefined) full.toolName = repair.toolName;
         if (repair.newToolCallId !== undefined) full.newToolCallId = repair.newToolCallId;
         if (repair.rejection !== undefined) full.rejection = repair.rejection;
+        if (repair.toolRun !== undefined) full.toolRun = repair.toolRun;
         repairs.push(full);
       },
     };

@@ -18,14 +18,22 @@ import {
   type SystemMessageStrategy,
   type ToolCallProblemKind,
   type ToolCallRepair,
+  type ToolRunState,
   type TrailingStrategy,
 } from "../types";
 
 /**
  * Writes the text of a synthetic tool result: the call it answers (`id`, `name`), the problem that made it
- * (`reason`) and, for a forced repair, the provider's rejection (`note`). The `syntheticResultText` option.
+ * (`reason`), what is known of its run (`toolRun`) and, for a forced repair, the provider's rejection (`note`).
+ * The `syntheticResultText` option.
  */
-export type SyntheticText = (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string }) => string;
+export type SyntheticText = (call: {
+  id: string;
+  name?: string;
+  reason: ToolCallProblemKind;
+  note?: string;
+  toolRun: ToolRunState;
+}) => string;
 
 export interface ResolvedOptions {
   provider: Provider;

@@ -35,6 +35,7 @@ import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepairOptions } from "./heal";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
+import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
 import { checkSurfaceOptions } from "./surface-options";
 import { assertMethods } from "../errors";
 
@@ -288,7 +289,7 @@ class CheckpointHealer {
     }
     for (const id of ids) {
       const result = results.get(id);
-      if (!result) continue;
+      if (!result || isMarkedSyntheticResult(result)) continue; // a placeholder saying the user cancelled is no result
       evictOldest(known);
       known.set(id, result);
     }
@@ -309,12 +310,24 @@ class CheckpointHealer {
     return { ...tuple, checkpoint: this.withMessages(tuple.checkpoint, healed.messages) };
   }
 
-  /** Real results for `open` calls in the pending writes of the checkpoint this put continues from. */
-  private async pendingResults(config: RunnableConfig, open: Set<string>): Promise<Map<string, ToolMessage>> {
+  /**
+   * Real results for `open` calls in the pending writes of the checkpoint this put continues from. Given the
+   * `messages` that make the calls, a call a person was asked to approve there gets a placeholder saying so.
+   */
+  private async pendingResults(
+    config: RunnableConfig,
+    open: Set<string>,
+    messages?: readonly BaseMessage[],
+  ): Promise<Map<string, ToolMessage>> {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
     if (open.size === 0 || typeof checkpoint_id !== "string") return new Map();
     const parent = await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } });
-    return resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
+    const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
+    if (!messages || !parent?.pendingWrites?.length) return found;
+    const left = new Set([...open].filter((id) => !found.has(id)));
+    const cancelled = approvalPlaceholders(messages, left, parent, this.keeping.options.syntheticResultText);
+    for (const [id, placeholder] of cancelled) found.set(id, placeholder);
+    return found;
   }
 
   private async healWrite(
@@ -330,7 +343,7 @@ class CheckpointHealer {
     if (abandoning) {
       const open = unansweredCallIds(stale);
       for (const id of open) abandoned.add(id);
-      const found = await this.pendingResults(config, open);
+      const found = await this.pendingResults(config, open, stale);
       this.addSalvagedElsewhere(config, open, found);
       for (const [id, result] of found) if (!salvage.has(id)) salvage.set(id, result);
     }
@@ -382,6 +395,8 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: 
   return new Proxy(checkpointer, {
     get(target, property) {
       if (Object.hasOwn(overrides, property)) return overrides[property];
+      // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
+      if (property === WRAPPED_SAVER) return target;
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       // Bound to the inner saver: its own methods (and private fields) see the saver itself.

@@ -11,7 +11,7 @@ import { createRepairer, type Repairer } from "../engine";
 import { assertArray, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange } from "../messages/exchanges";
-import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { isAssistant, isMarkedSyntheticResult, isToolResult, repairMarkerOf, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../types";
 
 /** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
@@ -69,7 +69,7 @@ export function resultsInWrites(
  * gets it right after its assistant message's block of results. Calls that already have a real result are
  * left alone.
  */
-function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
+export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
   const realAnswered = new Set<string>();
   const syntheticAt = new Map<string, number>();
   messages.forEach((m, i) => {
@@ -106,9 +106,34 @@ function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, To
   return { messages: salvaged.length > 0 ? out : messages, salvaged };
 }
 
+/**
+ * {@link putBackResults}, each result put back reported as a `salvaged_result` repair (a marked placeholder that a
+ * surface made knowing more, as `synthesized_result`). The same array when none is put back.
+ */
+export function withSalvagedResults(
+  messages: BaseMessage[],
+  salvage: ReadonlyMap<string, ToolMessage>,
+): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
+  const { messages: out, salvaged } = putBackResults(messages, salvage);
+  return { messages: out, repairs: salvaged.map(({ id, callIndex }) => salvageRepair(salvage.get(id)!, callIndex)) };
+}
+
 function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
   const id = resultIdOf(message)!;
   const name = (message as unknown as { name?: unknown }).name;
+  const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
+  if (toolRun !== undefined) {
+    // A placeholder a surface made knowing more than the engine (a call the user never approved).
+    return {
+      problem: "orphan_call",
+      action: "synthesized_result",
+      index,
+      toolCallId: id,
+      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      toolRun,
+      detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`,
+    };
+  }
   return {
     problem: "orphan_call",
     action: "salvaged_result",

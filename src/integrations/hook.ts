@@ -18,6 +18,7 @@ import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
+import { withRunSalvage } from "./run-salvage";
 
 export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**
@@ -66,12 +67,14 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
   const stored = persist ? structural : undefined;
 
   const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
-    const repairs: ToolCallRepair[] = [];
+    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+    const salvaged = await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
+    const repairs: ToolCallRepair[] = [...salvaged.repairs];
     let update: ToolCallRepairHookUpdate = {};
-    let base = messages;
+    let base = salvaged.messages;
     if (stored) {
-      const structural = stored.repair(messages);
-      if (structural.repairs.length > 0) {
+      const structural = stored.repair(base);
+      if (structural.repairs.length > 0 || salvaged.repairs.length > 0) {
         update = { messages: replaceAllMessages(structural.messages) };
         base = update.messages!.slice(1); // the same messages, with the ids the state will hold
         repairs.push(...structural.repairs);

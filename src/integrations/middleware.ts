@@ -20,6 +20,7 @@ import { callWithRejectionRecovery } from "./rejection-recovery";
 import { RequestRepairers, type RequestFacts } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
 import { replaceAllMessages } from "./state-update";
+import { withRunSalvage } from "./run-salvage";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
@@ -64,11 +65,15 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
   return createMiddleware({
     name,
     beforeAgent: healOnInput
-      ? (state) =>
+      ? (state, runtime) =>
           orFallback(
             async () => {
               if (stored.isClean(state.messages)) return undefined;
-              const { messages: repaired, repairs } = stored.repair(state.messages);
+              // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
+              const salvaged = await withRunSalvage(state.messages, runtime, "messages", reporting, stored.options.syntheticResultText);
+              const structural = stored.repair(salvaged.messages);
+              const repaired = structural.messages;
+              const repairs = [...salvaged.repairs, ...structural.repairs];
               if (repairs.length === 0) return undefined;
               await reportRepairs(repairs, reporting);
               return { messages: replaceAllMessages(repaired) };

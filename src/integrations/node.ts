@@ -11,6 +11,7 @@ import { readingInput } from "../errors";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
+import { withRunSalvage } from "./run-salvage";
 import { checkSurfaceOptions } from "./surface-options";
 
 export { NO_UPDATE };
@@ -48,7 +49,11 @@ export function toolCallRepairNode<K extends string = "messages">(
   const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
   const persistRepair = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairNodeUpdate<K>> => {
-    const { messages: repaired, repairs } = repairer.repair(messages);
+    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+    const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
+    const structural = repairer.repair(salvaged.messages);
+    const repaired = structural.messages;
+    const repairs = [...salvaged.repairs, ...structural.repairs];
     if (repairs.length === 0) return noUpdate;
     await reportRepairs(repairs, reporting, config);
     return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;

@@ -15,6 +15,7 @@ import {
   resentOutputOf,
   withoutId,
 } from "./responses";
+import { TOOL_RUN_STATES, type ToolRunState } from "../types";
 import { expectedInput, readingInput } from "../errors";
 
 
@@ -277,35 +278,61 @@ function marker(marker: RepairMarker): Dict {
   const out: Dict = { synthetic: marker.synthetic, reason: marker.reason };
   if (marker.toolCallId !== undefined) out.toolCallId = marker.toolCallId;
   if (marker.toolName !== undefined) out.toolName = marker.toolName;
+  if (marker.toolRun !== undefined) out.toolRun = marker.toolRun;
   return { [REPAIR_MARKER_KEY]: out };
 }
 
 /**
- * A result for a call whose tool never ran. Providers ignore `status`, so the content itself says so. The
- * marker in `additional_kwargs` is machine-readable and survives checkpoint serialization.
+ * A result for a call that has no real one. Providers ignore `status`, so the content itself says what is known
+ * (`toolRun`). The marker in `additional_kwargs` is machine-readable, carries `toolRun` too, and survives
+ * checkpoint serialization.
  */
-export function syntheticToolResult(args: { toolCallId: string; toolName?: string; reason: string; text: string }): ToolMessage {
+export function syntheticToolResult(args: {
+  toolCallId: string;
+  toolName?: string;
+  reason: string;
+  text: string;
+  toolRun: ToolRunState;
+}): ToolMessage {
   return new ToolMessage({
     content: args.text,
     tool_call_id: args.toolCallId,
     ...(args.toolName ? { name: args.toolName } : {}),
     status: "error",
     id: `tool-repair-${args.toolCallId}`,
-    additional_kwargs: marker({ synthetic: true, reason: args.reason, toolCallId: args.toolCallId, toolName: args.toolName }),
+    additional_kwargs: marker({ ...args, synthetic: true }),
   });
 }
 
-export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string }): string {
+/**
+ * The default text of a synthetic result. It claims only what is known: a call whose tool may have started is
+ * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
+ * repeat it.
+ */
+export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState }): string {
   const fn = "defaultSyntheticText";
-  const read = readingInput(() => (isDict(call) ? { id: call.id, name: call.name, note: call.note } : undefined), fn, "call");
-  if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note? }", call);
-  const { id, name, note } = read;
+  const fields = () => (isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined);
+  const read = readingInput(fields, fn, "call");
+  if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
+  const { id, name, note, toolRun = "outcome_unknown" } = read;
   if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
   if (name !== undefined && typeof name !== "string") throw expectedInput(fn, "call.name", "a string or undefined", name);
   if (note !== undefined && typeof note !== "string") throw expectedInput(fn, "call.note", "a string or undefined", note);
+  if (!TOOL_RUN_STATES.includes(toolRun)) throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
   const tool = name ? `Tool "${name}"` : "The tool";
-  const why = note ?? "the run was interrupted before it returned a result";
-  return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
+  if (toolRun === "never_started") {
+    const why = note ?? "it was never started";
+    return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
+  }
+  if (toolRun === "cancelled") {
+    const why = note ?? "it was waiting for the user's approval, and the user sent a new message instead";
+    return `${tool} (call ${id}) did not run: ${why}. Do not run it unless the user asks for it again.`;
+  }
+  const why = note ?? "the run stopped before its result was recorded";
+  return (
+    `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. ` +
+    "Do not call it again without first checking whether it already took effect."
+  );
 }
 
 /**

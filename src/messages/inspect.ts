@@ -6,6 +6,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { readingInput } from "../errors";
 import { isDict, safeJson, type Dict } from "../values";
+import type { ToolRunState } from "../types";
 
 export { isDict, type Dict };
 
@@ -305,12 +306,14 @@ export function resultIdOf(message: ToolMessage): string | undefined {
 export const REPAIR_MARKER_KEY = "tool_call_repair";
 
 export interface RepairMarker {
-  /** True for messages that stand in for something that never happened (a tool that did not run). */
+  /** True for messages that stand in for something that has no real record (a tool result nobody recorded). */
   synthetic: boolean;
   /** The problem that made this message. */
   reason: string;
   toolCallId?: string;
   toolName?: string;
+  /** On a synthetic tool result: what is known of the call's run (never started, outcome unknown, cancelled). */
+  toolRun?: ToolRunState;
 }
 
 export function repairMarkerOf(message: unknown): RepairMarker | undefined {

@@ -274,11 +274,13 @@ function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, op
     out.push(m);
     origin.push(i);
     for (const call of calls) {
+      // Whatever the call did before the rejection is not known here.
+      const toolRun = "outcome_unknown";
       const text = options.syntheticResultText
-        ? options.syntheticResultText({ id: call.id, name: call.name, reason: problem, note: `the provider rejected this exchange (${rejection.rule})` })
+        ? options.syntheticResultText({ id: call.id, name: call.name, reason: problem, note: `the provider rejected this exchange (${rejection.rule})`, toolRun })
         : forcedResultText(call, rejection, hadResult.has(call.id));
-      answers.push({ message: syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: REJECTION_REASON, text }), from: i });
-      report({ problem, action: "synthesized_result", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), detail: `call answered afresh ${why}` });
+      answers.push({ message: syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: REJECTION_REASON, text, toolRun }), from: i });
+      report({ problem, action: "synthesized_result", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), toolRun, detail: `call answered afresh ${why}` });
     }
   });
   flush();
@@ -286,7 +288,10 @@ function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, op
 }
 
 function forcedResultText(call: { id: string; name?: string }, rejection: ProviderRejection, hadResult: boolean): string {
-  if (!hadResult) return defaultSyntheticText({ ...call, reason: REJECTION_REASON, note: `the provider rejected this exchange (${rejection.rule}) and no result for it was sent` });
+  if (!hadResult) {
+    const note = `the provider rejected this exchange (${rejection.rule}) and no result for it was sent`;
+    return defaultSyntheticText({ ...call, reason: REJECTION_REASON, note, toolRun: "outcome_unknown" });
+  }
   const tool = call.name ? `Tool "${call.name}"` : "The tool";
   return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its result was set aside; it follows as user text.`;
 }

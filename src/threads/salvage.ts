@@ -22,18 +22,20 @@ const MAX_CHECKPOINTS_BACK = 10_000;
 /**
  * Real results for `wanted` calls in the pending writes of `latest` and its ancestors. The walk stops once every
  * call is found, or at the first ancestor that does not hold a call any more (it was made later: nothing older
- * can hold its result).
+ * can hold its result). `visit` sees each checkpoint whose pending writes were read.
  */
 export async function discardedResults(
   saver: BaseCheckpointSaver,
   latest: CheckpointTuple,
   messagesKey: string,
   wanted: ReadonlySet<string>,
+  visit?: (tuple: CheckpointTuple) => void,
 ): Promise<Map<string, ToolMessage>> {
   const found = new Map<string, ToolMessage>();
   const remaining = new Set(wanted);
   let current: CheckpointTuple | undefined = latest;
   for (let depth = 0; current && remaining.size > 0 && depth < MAX_CHECKPOINTS_BACK; depth++) {
+    visit?.(current);
     for (const [id, result] of resultsInWrites(current.pendingWrites, messagesKey, remaining)) {
       found.set(id, result);
       remaining.delete(id);

@@ -35,10 +35,12 @@ describe("1. orphaned call", () => {
     const synthetic = r.messages[3] as ToolMessage;
     expect(synthetic.status).toBe("error");
     expect(synthetic.content).toContain('Tool "tool_b"');
-    expect(synthetic.content).toContain("did not run");
-    expect(repairMarkerOf(synthetic)).toMatchObject({ synthetic: true, reason: "orphan_call", toolCallId: "b" });
+    // The run stopped between the call and its result: the tool may have started, so its outcome is unknown.
+    expect(synthetic.content).toContain("its outcome is unknown");
+    expect(synthetic.content).not.toContain("did not run");
+    expect(repairMarkerOf(synthetic)).toMatchObject({ synthetic: true, reason: "orphan_call", toolCallId: "b", toolRun: "outcome_unknown" });
     expect(r.repairs).toEqual([
-      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", index: 1, toolCallId: "b", toolName: "tool_b" }),
+      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", index: 1, toolCallId: "b", toolName: "tool_b", toolRun: "outcome_unknown" }),
     ]);
   });
 
@@ -181,6 +183,10 @@ describe("7. invalid calls", () => {
     expect((r.messages[1] as AIMessage).invalid_tool_calls).toEqual([]);
     expect(r.messages[2].content).toContain("could not be parsed");
     expect(r.messages[2].content).toContain("{not json");
+    // No tool takes arguments that did not parse: this one is known never to have started.
+    expect(r.messages[2].content).toContain("did not run");
+    expect(repairMarkerOf(r.messages[2])).toMatchObject({ toolRun: "never_started" });
+    expect(r.repairs.find((x) => x.action === "synthesized_result")).toMatchObject({ toolCallId: "call_bad", toolRun: "never_started" });
   });
 
   it("removes it from every location on option", () => {

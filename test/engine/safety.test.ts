@@ -91,7 +91,7 @@ describe("options are checked against their own tables", () => {
       },
     });
     expect(shape(r.messages)).toBe("human, ai[a], tool(a), human");
-    expect(String(r.messages[2].content)).toContain("did not run");
+    expect(String(r.messages[2].content)).toContain("its outcome is unknown");
   });
 });
 

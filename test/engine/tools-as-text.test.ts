@@ -137,7 +137,7 @@ describe("the conversion", () => {
     const { messages } = repairToolCalls([human("q"), aiWithCalls("call_a", "call_b"), toolResult("call_a", ""), human("next")], NO_TOOLS);
     const text = messages.map(textOf).join("\n");
     expect(text).toContain('[Result of tool "tool_call_a" for call call_a:]\n(the tool returned no output)');
-    expect(text).toMatch(/\[Result of tool "tool_call_b" for call call_b \(the tool reported an error\):\]\nTool "tool_call_b" \(call call_b\) did not run/);
+    expect(text).toMatch(/\[Result of tool "tool_call_b" for call call_b \(the tool reported an error\):\]\nTool "tool_call_b" \(call call_b\) has no result/);
     expect(shape(messages)).toBe("human, ai, human");
   });
 

@@ -2,7 +2,9 @@
  * The abort sweep (support/abort-sweep.ts): a run with three parallel tool calls aborted at each point, then a
  * new input or a resume, on every surface, with and without the checkpointer wrapper, in every durability
  * mode, on MemorySaver, SqliteSaver and PostgresSaver (skipped with the reason when PostgreSQL is unreachable).
- * Surfaces and wrapper run with their default options, as a user first writes them.
+ * Surfaces and wrapper run with their default options, as a user first writes them. Besides the stored thread,
+ * each case checks what the model was SENT in the second run: the finished results in the very turn the new
+ * input arrives, and no placeholder saying that a tool which started did not run.
  *
  * The second run starts once the first run's last writes have landed (see `immediate` in the harness; what
  * happens when it does not is pinned in checkpointer-known-failures.test.ts).
@@ -17,6 +19,7 @@ import {
   CONTINUATIONS,
   DURABILITIES,
   openSaver,
+  PER_CALL_TASKS,
   runSweepCase,
   SURFACES,
   type SaverHandle,
@@ -32,22 +35,16 @@ import {
  *   nothing does.
  * (`strict-merge`, the strict profile's merge of two user messages stored by the persisting surfaces, is gone:
  * storage gets structural repairs only, and the merge is request shaping.)
- * - `no-wrapper`: by design of LangGraph (loop.js `_first` discards pending tasks on a new input): without
- *   the checkpointer wrapper nothing can see the finished siblings' pending writes, the surfaces close the
- *   calls with placeholders. Documented (docs/checkpointer.md); kept here so the sweep shows the difference.
+ * (`no-wrapper`, finished siblings lost without the checkpointer wrapper, is gone: the surfaces read the
+ * discarded step's pending writes from the run's own checkpointer, src/integrations/run-salvage.ts.)
  */
-type Cause = "start-dropped" | "no-wrapper";
-
-/** Surfaces whose tools run as one `Send` task per call, so a finished sibling's result is a pending write. */
-const PER_CALL_TASKS = new Set(["createAgent+middleware", "StateGraph+node"]);
+type Cause = "start-dropped";
 
 export function knownCauses(c: SweepCase): Cause[] {
   if (c.continuation !== "new input") return [];
   const causes: Cause[] = [];
   // Both points leave two user messages in a row (the wrapper puts the dropped one back before the new one).
   if (c.point === "before first step" && !c.wrap) causes.push("start-dropped");
-  const siblingFinished = c.point === "tools 1/3" || c.point === "tools 2/3";
-  if (siblingFinished && PER_CALL_TASKS.has(c.surface) && !c.wrap) causes.push("no-wrapper");
   return causes;
 }
 
@@ -83,6 +80,36 @@ describe.each(SAVERS)("abort sweep on $name", ({ name, skip }) => {
             if (causes.length === 0) it(title, run);
             else it.fails(`${title} [known: ${causes.join(", ")}]`, run);
           }
+        }
+      }
+    }
+  });
+});
+
+/**
+ * The same sweep through ChatBedrockConverse, where the salvage shows in what the model is sent: the points where
+ * tools had started (none or two of three finished), continued with a new input, on the surfaces that run one
+ * task per call. Bedrock also needs the request shaped (a placeholder result, then the user's message).
+ */
+describe.each(SAVERS)("abort sweep through ChatBedrockConverse on $name", ({ name, skip }) => {
+  let handle: SaverHandle | undefined;
+  beforeAll(async () => {
+    if (!skip) handle = await openSaver(name, "sweep-bedrock");
+  });
+  afterAll(async () => {
+    await handle?.dispose();
+  });
+
+  let thread = 0;
+  describe.skipIf(skip !== undefined).each([...PER_CALL_TASKS])(`%s${skip ? ` (skipped: ${skip})` : ""}`, (surface) => {
+    for (const wrap of [false, true]) {
+      for (const durability of DURABILITIES) {
+        for (const point of ["tools 0/3", "tools 2/3"] as const) {
+          it(`${wrap ? "wrapped" : "bare"} | ${durability} | abort ${point} | new input`, async () => {
+            const c: SweepCase = { saver: name, surface, wrap, durability, point, continuation: "new input", provider: "bedrock" };
+            const outcome = await runSweepCase(c, handle!.saver, `sweep-bedrock-${++thread}`);
+            expect(outcome.failures).toEqual([]);
+          });
         }
       }
     }

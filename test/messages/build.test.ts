@@ -4,9 +4,23 @@ import { defaultSyntheticText } from "../../src/messages/build";
 import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
 describe("defaultSyntheticText", () => {
-  it("says which call did not run and why", () => {
-    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call" })).toBe(
-      'Tool "lookup" (call c1) did not run: the run was interrupted before it returned a result. No result is available; call it again if it is still needed.',
+  it("claims only what is known: outcome unknown by default, never that a tool which may have started did not run", () => {
+    const unknown = defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call" });
+    expect(unknown).toBe(
+      'Tool "lookup" (call c1) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; ' +
+        "its outcome is unknown. Do not call it again without first checking whether it already took effect.",
+    );
+    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call", toolRun: "outcome_unknown" })).toBe(unknown);
+    expect(unknown).not.toMatch(/did not run|call it again if/);
+  });
+
+  it("says a call that never started did not run, and a cancelled one is not to be run unasked", () => {
+    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "invalid_tool_call", note: "its arguments did not parse", toolRun: "never_started" })).toBe(
+      'Tool "lookup" (call c1) did not run: its arguments did not parse. No result is available; call it again if it is still needed.',
+    );
+    expect(defaultSyntheticText({ id: "c1", name: "pay", reason: "orphan_call", toolRun: "cancelled" })).toBe(
+      'Tool "pay" (call c1) did not run: it was waiting for the user\'s approval, and the user sent a new message instead. ' +
+        "Do not run it unless the user asks for it again.",
     );
   });
 
@@ -16,5 +30,6 @@ describe("defaultSyntheticText", () => {
     expect(errorOf(() => defaultSyntheticText({ reason: "x" } as never))).toMatchObject(inputError("call.id", "call.id is undefined; expected a string"));
     expect(errorOf(() => defaultSyntheticText({ id: "c", name: 3, reason: "x" } as never))).toMatchObject(inputError("call.name"));
     expect(errorOf(() => defaultSyntheticText({ id: "c", note: {}, reason: "x" } as never))).toMatchObject(inputError("call.note"));
+    expect(errorOf(() => defaultSyntheticText({ id: "c", reason: "x", toolRun: "ran" } as never))).toMatchObject(inputError("call.toolRun"));
   });
 });

@@ -19,7 +19,7 @@ import {
   serverToolResultIds,
 } from "../../messages/inspect";
 import { problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
+import type { ToolCallProblem, ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
 interface Call {
@@ -293,10 +293,19 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     for (const call of answer) {
       const note = ctx.callNotes.get(call.id);
       const reason: ToolCallProblemKind = note !== undefined ? "invalid_tool_call" : problemKind;
-      const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note });
-      out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text }));
+      // Arguments that did not parse never reach a tool; any other call may have started before its run stopped.
+      const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
+      const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
+      out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
       ctx.report(
-        { problem: problemKind, action: "synthesized_result", toolCallId: call.id, toolName: call.name, detail: `synthetic error result added for ${call.id}` },
+        {
+          problem: problemKind,
+          action: "synthesized_result",
+          toolCallId: call.id,
+          toolName: call.name,
+          toolRun,
+          detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
+        },
         message,
         index,
       );

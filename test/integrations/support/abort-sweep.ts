@@ -1,9 +1,10 @@
 /**
  * The abort sweep: one run of an agent with three parallel tool calls, aborted at a chosen point, then a new
- * input or a resume, on every surface (createAgent + middleware, createReactAgent + hook, StateGraph + node),
- * with and without the checkpointer wrapper, in every durability mode, on MemorySaver, SqliteSaver and
- * PostgresSaver. The model is the real ChatOpenAI against the strict local stub. Each case returns the list
- * of what went wrong (empty when the thread is as it must be), so a test can pin exactly which cases fail.
+ * input or a resume, on every surface (createAgent + middleware, createReactAgent + hook, createReactAgent v2 +
+ * the kit, StateGraph + node), with and without the checkpointer wrapper, in every durability mode, on
+ * MemorySaver, SqliteSaver and PostgresSaver. The model is the real ChatOpenAI (or ChatBedrockConverse) against
+ * the strict local stub. Each case returns the list of what went wrong (empty when the thread, and what the model
+ * was sent, are as they must be), so a test can pin exactly which cases fail.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -19,13 +20,17 @@ import { withToolCallRepair } from "../../../src/integrations/checkpointer";
 import { toolCallRepairHook } from "../../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../../src/integrations/middleware";
 import { toolCallRepairNode } from "../../../src/integrations/node";
+import { toolCallRepairKit } from "../../../src/integrations/setup-langgraph";
 import { isSyntheticResult } from "../../../src/messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../../../src/types";
 import { createPostgresSaver } from "../../support/services";
-import { openAIModel, startOpenAIStub, type RunningStub } from "../../support/stubs";
+import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../../support/stubs";
 
-export type Surface = "createAgent+middleware" | "createReactAgent+hook" | "StateGraph+node";
-export const SURFACES: readonly Surface[] = ["createAgent+middleware", "createReactAgent+hook", "StateGraph+node"];
+export type Surface = "createAgent+middleware" | "createReactAgent+hook" | "createReactAgent v2+kit" | "StateGraph+node";
+export const SURFACES: readonly Surface[] = ["createAgent+middleware", "createReactAgent+hook", "createReactAgent v2+kit", "StateGraph+node"];
+/** Surfaces whose tools run as one task per call (`Send`), so a finished sibling's result is a pending write. */
+export const PER_CALL_TASKS: ReadonlySet<Surface> = new Set(["createAgent+middleware", "createReactAgent v2+kit", "StateGraph+node"]);
+export type SweepProvider = "openai" | "bedrock";
 export type Durability = "sync" | "async" | "exit";
 export const DURABILITIES: readonly Durability[] = ["sync", "async", "exit"];
 export type Continuation = "new input" | "resume";
@@ -120,9 +125,31 @@ type Dict = Record<string, unknown>;
 const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null ? (v as Dict) : {});
 
 /** The stub's turn: three parallel calls after a user message, a text answer after tool results. */
-function endsOnUser(request: unknown): boolean {
+function endsOnUser(provider: SweepProvider, request: unknown): boolean {
   const messages = asDict(request).messages;
-  return Array.isArray(messages) && messages.length > 0 && asDict(messages[messages.length - 1]).role === "user";
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  const last = asDict(messages[messages.length - 1]);
+  const blocks = Array.isArray(last.content) ? last.content : [];
+  return last.role === "user" && (provider === "openai" || !blocks.some((block) => "toolResult" in asDict(block)));
+}
+
+/** The text of each tool result a request sends, by call id, as the provider receives it. */
+export function sentToolResults(provider: SweepProvider, request: unknown): Map<string, string> {
+  const texts = new Map<string, string>();
+  const textOf = (content: unknown) =>
+    typeof content === "string" ? content : Array.isArray(content) ? content.map((part) => String(asDict(part).text ?? "")).join("") : "";
+  for (const message of (asDict(request).messages as unknown[]) ?? []) {
+    const m = asDict(message);
+    if (provider === "openai") {
+      if (m.role === "tool") texts.set(String(m.tool_call_id), textOf(m.content));
+      continue;
+    }
+    for (const block of Array.isArray(m.content) ? m.content : []) {
+      const result = asDict(asDict(block).toolResult);
+      if (typeof result.toolUseId === "string") texts.set(result.toolUseId, textOf(result.content));
+    }
+  }
+  return texts;
 }
 
 /** Tools whose runs are recorded per call id; each is held until the driver releases it (or the run aborts). */
@@ -184,6 +211,8 @@ export interface SweepCase {
   continuation: Continuation;
   /** Repair options for the surface and the wrapper. Default: none (what a user writes first). */
   repairOptions?: RepairOptions;
+  /** The model's client and stub. Default `"openai"` (ChatOpenAI); `"bedrock"` is ChatBedrockConverse. */
+  provider?: SweepProvider;
   /**
    * Start the second run as soon as the first one's promise rejects. An aborted run rejects at once (core's
    * `raceWithSignal`) while LangGraph is still writing its last checkpoint: with a saver that does real I/O
@@ -193,7 +222,7 @@ export interface SweepCase {
 }
 
 export const caseName = (c: SweepCase) =>
-  `${c.saver} | ${c.surface}${c.wrap ? " + wrapper" : ""} | ${c.durability} | abort ${c.point} | ${c.continuation}`;
+  `${c.provider ?? "openai"} | ${c.saver} | ${c.surface}${c.wrap ? " + wrapper" : ""} | ${c.durability} | abort ${c.point} | ${c.continuation}`;
 
 export interface SaverHandle {
   saver: BaseCheckpointSaver;
@@ -218,7 +247,7 @@ interface Graph {
 /** The three surfaces, each compiled with `checkpointer`; repairs of the surface go to `onRepair`. */
 export function buildSurface(
   surface: Surface,
-  model: ReturnType<typeof openAIModel>,
+  model: ReturnType<typeof openAIModel> | ReturnType<typeof bedrockModel>,
   tools: HeldTools,
   checkpointer: BaseCheckpointSaver,
   options: RepairOptions,
@@ -229,7 +258,13 @@ export function buildSurface(
   if (surface === "createReactAgent+hook") {
     return createReactAgent({ llm: model, tools: tools.tools, preModelHook: toolCallRepairHook({ ...options, persist: true }), checkpointer }) as unknown as Graph;
   }
-  const bound = model.bindTools(tools.tools);
+  if (surface === "createReactAgent v2+kit") {
+    // The kit's checkpointer is withToolCallRepair, which the sweep applies itself (with and without it).
+    const kit = toolCallRepairKit(options);
+    return createReactAgent({ llm: kit.model(model), tools: tools.tools, version: "v2", preModelHook: kit.preModelHook, checkpointer }) as unknown as Graph;
+  }
+  // The node stores structural repairs only; the provider's shaping of each request is the model's (the kit's setup).
+  const bound = toolCallRepairKit(options).model(model).bindTools(tools.tools);
   const route = (state: typeof MessagesAnnotation.State) => {
     const calls = (state.messages.at(-1) as AIMessage).tool_calls ?? [];
     return calls.length === 0 ? END : calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
@@ -282,13 +317,13 @@ async function storedResults(saver: BaseCheckpointSaver, thread: string): Promis
 export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thread: string): Promise<SweepOutcome> {
   const controller = new AbortController();
   let modelCalls = 0;
-  const stub: RunningStub = await startOpenAIStub({
-    script: (request) => {
-      modelCalls++;
-      if ((c.point === "first model call" && modelCalls === 1) || (c.point === "second model call" && modelCalls === 2)) controller.abort();
-      return endsOnUser(request) ? { toolCalls: TOOL_NAMES.map((name) => ({ name, args: { q: name } })) } : { text: `answer ${modelCalls}` };
-    },
-  });
+  const provider = c.provider ?? "openai";
+  const script = (request: unknown) => {
+    modelCalls++;
+    if ((c.point === "first model call" && modelCalls === 1) || (c.point === "second model call" && modelCalls === 2)) controller.abort();
+    return endsOnUser(provider, request) ? { toolCalls: TOOL_NAMES.map((name) => ({ name, args: { q: name } })) } : { text: `answer ${modelCalls}` };
+  };
+  const stub: RunningStub = provider === "openai" ? await startOpenAIStub({ script }) : await startBedrockStub({ script });
   try {
     const tools = new HeldTools();
     const repairs: ToolCallRepair[] = [];
@@ -303,7 +338,7 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
       if (writePoint && Number(writePoint[1]) === n && writePoint[2] === phase) controller.abort();
     });
     const checkpointer = c.wrap ? withToolCallRepair(tap.saver, options) : tap.saver;
-    const graph = buildSurface(c.surface, openAIModel(stub), tools, checkpointer, options);
+    const graph = buildSurface(c.surface, provider === "openai" ? openAIModel(stub) : bedrockModel(stub), tools, checkpointer, options);
     const config = { configurable: { thread_id: thread }, durability: c.durability };
 
     // First run.
@@ -328,7 +363,7 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
         tools.release(id);
         // The finished task is committed (its update streamed), and stored unless the mode stores on exit only.
         await Promise.race([until(() => finishedTools.includes(id) || (c.surface === "createReactAgent+hook" && tools.completed.has(id))), first]);
-        if (c.durability !== "exit" && c.surface !== "createReactAgent+hook") {
+        if (c.durability !== "exit" && PER_CALL_TASKS.has(c.surface)) {
           await Promise.race([untilAsync(async () => (await storedResults(saver, thread)).has(id)), first]);
         }
       }
@@ -340,6 +375,7 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
     counting = false;
     tools.hold = false;
     const rejectionsBefore = stub.rejections.length;
+    const requestsBefore = stub.requests.length;
 
     // Second run: a new input or a resume.
     let secondError: string | undefined;
@@ -353,7 +389,13 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
     // Every real result the saver holds for the thread, in any checkpoint or pending write: finished work.
     const finishedBefore = await storedResults(saver, thread);
     const stored = ((await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
-    const failures = judge(c, stored, { finishedBefore, tools, secondError, rejections: stub.rejections.slice(rejectionsBefore).map((r) => r.rule) });
+    const failures = judge(c, stored, {
+      finishedBefore,
+      tools,
+      secondError,
+      rejections: stub.rejections.slice(rejectionsBefore).map((r) => r.rule),
+      sent: stub.requests.slice(requestsBefore).map((request) => sentToolResults(provider, request)),
+    });
     return { name: caseName(c), failures, stored, repairs, firstError, secondError, firstRunWrites };
   } finally {
     await stub.close();
@@ -364,7 +406,7 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
 function judge(
   c: SweepCase,
   stored: BaseMessage[],
-  seen: { finishedBefore: Map<string, string>; tools: HeldTools; secondError?: string; rejections: string[] },
+  seen: { finishedBefore: Map<string, string>; tools: HeldTools; secondError?: string; rejections: string[]; sent: Map<string, string>[] },
 ): string[] {
   const failures: string[] = [];
   if (seen.secondError) failures.push(`second run threw: ${seen.secondError.split("\n")[0]}`);
@@ -395,6 +437,21 @@ function judge(
       continue;
     }
     if (!seen.tools.completed.has(result.tool_call_id)) failures.push(`real-looking result for a call whose tool never finished (${String(result.content).slice(0, 40)})`);
+  }
+
+  // What the model was sent in the second run: its first request (the turn the new input arrives in) already
+  // carries every finished result as it really was, and no placeholder claims that a tool which started did not run.
+  const [firstSent] = seen.sent;
+  if (firstSent) {
+    for (const [id, content] of seen.finishedBefore) {
+      const text = firstSent.get(id);
+      if (text !== undefined && text !== content) failures.push("model's request in that turn lacks a finished result (placeholder sent)");
+    }
+  }
+  for (const sent of seen.sent) {
+    for (const [id, text] of sent) {
+      if (seen.tools.started.includes(id) && /did not run/.test(text)) failures.push("placeholder sent says a tool that started did not run");
+    }
   }
   return [...new Set(failures)];
 }

@@ -1,0 +1,151 @@
+/**
+ * The finished results of a discarded step, put into the RUN's messages, so the model sees them in the very turn
+ * the new input arrives (the checkpointer wrapper puts them back into storage, but the run loaded its state
+ * before that).
+ *
+ * A node (the repair node, createReactAgent's hook, createAgent's `beforeAgent`) receives the run's checkpointer
+ * in `config.configurable.__pregel_checkpointer`, the wrapper's or LangGraph Platform's own. When the messages
+ * leave calls unanswered, the results that finished before the run stopped are still pending writes of the
+ * checkpoint the calls were scheduled at (nothing deletes them): read there, they replace what would have been
+ * placeholders. Safe for a resume: a resume runs pending tasks before any of these nodes, so a call still open
+ * there was abandoned; and only a REAL result stored for that very call is ever put in.
+ *
+ * The same read tells a call a person was asked to approve (a human-in-the-loop interrupt pending there, naming
+ * the call) from one whose tool may have started: the first gets a placeholder that says the user cancelled it.
+ */
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { SyntheticText } from "../engine";
+import { defaultSyntheticText, syntheticToolResult } from "../messages/build";
+import { unansweredCallIds } from "../messages/exchanges";
+import { isAssistant, isDict } from "../messages/inspect";
+import { safeJson } from "../values";
+import { discardedResults } from "../threads/salvage";
+import type { ToolCallRepair } from "../types";
+import { orFallback, type RepairReporting } from "./events";
+import { withSalvagedResults } from "./heal";
+
+/** LangGraph's `CONFIG_KEY_CHECKPOINTER` and `CONFIG_KEY_CHECKPOINT_MAP` (constants of @langchain/langgraph). */
+const CHECKPOINTER_KEY = "__pregel_checkpointer";
+const CHECKPOINT_MAP_KEY = "checkpoint_map";
+
+/** LangGraph's `INTERRUPT` channel: a pending write there is a question put to a person. */
+const INTERRUPT_CHANNEL = "__interrupt__";
+
+/** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
+export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
+
+type Salvaged = { messages: BaseMessage[]; repairs: ToolCallRepair[] };
+
+/**
+ * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
+ * `node:taskId` (LangGraph's getParentCheckpointNamespace).
+ */
+function graphNamespace(taskNamespace: string): string {
+  const parts = taskNamespace.split("|");
+  while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) parts.pop();
+  return parts.slice(0, -1).join("|");
+}
+
+function saverIn(configurable: Record<string, unknown>): BaseCheckpointSaver | undefined {
+  const saver = configurable[CHECKPOINTER_KEY] as (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver }) | undefined;
+  if (!saver || typeof saver.getTuple !== "function") return undefined;
+  return saver[WRAPPED_SAVER] ?? saver;
+}
+
+/** The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the thread's latest. */
+async function stepCheckpoint(saver: BaseCheckpointSaver, configurable: Record<string, unknown>): Promise<CheckpointTuple | undefined> {
+  const { thread_id } = configurable;
+  const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
+  const map = configurable[CHECKPOINT_MAP_KEY];
+  const id = isDict(map) ? map[namespace] : undefined;
+  const at = (checkpoint_id?: string) => saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
+  return (typeof id === "string" ? await at(id) : undefined) ?? (await at());
+}
+
+const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
+
+/**
+ * The calls that pending interrupts of `tuple` ask a person to approve, as name and arguments: langchain's
+ * human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`) and LangGraph's `HumanInterrupt` list
+ * (`[{ action_request: { action, args } }]`). Any other interrupt (a tool asking a question) says nothing.
+ */
+function noteApprovalRequests(tuple: CheckpointTuple, into: Set<string>): void {
+  for (const [, channel, value] of tuple.pendingWrites ?? []) {
+    if (channel !== INTERRUPT_CHANNEL) continue;
+    for (const interrupt of Array.isArray(value) ? value : [value]) {
+      const asked = isDict(interrupt) ? interrupt.value : undefined;
+      if (isDict(asked) && Array.isArray(asked.actionRequests)) {
+        for (const request of asked.actionRequests) if (isDict(request)) into.add(callKey(request.name, request.args));
+      } else if (Array.isArray(asked)) {
+        for (const item of asked) {
+          const request = isDict(item) ? item.action_request : undefined;
+          if (isDict(request)) into.add(callKey(request.action, request.args));
+        }
+      }
+    }
+  }
+}
+
+/** Placeholders saying the user cancelled them, for the `open` calls that pending interrupts of `tuple` asked to approve. */
+export function approvalPlaceholders(
+  messages: readonly BaseMessage[],
+  open: ReadonlySet<string>,
+  tuple: CheckpointTuple | undefined,
+  text: SyntheticText,
+): Map<string, ToolMessage> {
+  const asked = new Set<string>();
+  if (tuple) noteApprovalRequests(tuple, asked);
+  return asked.size === 0 ? new Map<string, ToolMessage>() : cancelledCalls(messages, open, asked, text);
+}
+
+/** Placeholders saying the user cancelled them, for the `open` calls a person was asked to approve. */
+function cancelledCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>, asked: ReadonlySet<string>, text: SyntheticText) {
+  const placeholders = new Map<string, ToolMessage>();
+  for (const m of messages) {
+    if (!isAssistant(m)) continue;
+    for (const call of m.tool_calls ?? []) {
+      if (call.id === undefined || !open.has(call.id) || !asked.has(callKey(call.name, call.args))) continue;
+      const toolRun = "cancelled";
+      const body = text({ id: call.id, name: call.name, reason: "orphan_call", toolRun });
+      const placeholder = syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: "orphan_call", text: body, toolRun });
+      placeholders.set(call.id, placeholder);
+    }
+  }
+  return placeholders;
+}
+
+/**
+ * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported
+ * as `salvaged_result` (and placeholders for calls a person never approved); the same array (and no read) when no
+ * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages nothing: never fail the run.
+ */
+export function withRunSalvage(
+  messages: BaseMessage[],
+  config: Pick<RunnableConfig, "configurable"> | undefined,
+  messagesKey: string,
+  reporting: RepairReporting,
+  text: SyntheticText = defaultSyntheticText,
+): Promise<Salvaged> {
+  const unchanged: Salvaged = { messages, repairs: [] };
+  const configurable = config?.configurable;
+  const saver = isDict(configurable) ? saverIn(configurable) : undefined;
+  if (!saver || configurable?.thread_id === undefined) return Promise.resolve(unchanged);
+  return orFallback(
+    async () => {
+      const open = unansweredCallIds(messages);
+      if (open.size === 0) return unchanged;
+      const tuple = await stepCheckpoint(saver, configurable);
+      const asked = new Set<string>();
+      const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
+      const found = tuple ? await discardedResults(saver, tuple, messagesKey, open, noteAsked) : new Map<string, ToolMessage>();
+      const left = new Set([...open].filter((id) => !found.has(id)));
+      if (asked.size > 0) for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
+      return found.size === 0 ? unchanged : withSalvagedResults(messages, found);
+    },
+    unchanged,
+    reporting,
+    config as RunnableConfig,
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * What the pieces read back from the run's checkpointer (src/integrations/run-salvage.ts), beyond the abort sweep
+ * (which checks the salvaged results in the model's request on every surface, saver and durability): a call a
+ * person was asked to approve and never did gets a placeholder saying the user cancelled it; a tool that asked a
+ * question itself had started, so its outcome stays unknown; no checkpointer, nothing read.
+ */
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { afterEach, describe, expect, it } from "vitest";
+import { toolCallRepair } from "../../src/integrations/setup-langchain";
+import { toolCallRepairNode } from "../../src/integrations/node";
+import { repairMarkerOf } from "../../src/messages/inspect";
+import type { ToolCallRepair } from "../../src/types";
+import { aiWithCalls, human } from "../support/builders";
+import { openAIModel, startOpenAIStub, type RunningStub } from "../support/stubs";
+import { sentToolResults } from "./support/abort-sweep";
+import { buildAgent, firstCallIds, startStubbedModel, storedThread, threadConfig, ToolBench } from "./support/checkpoint-scenarios";
+import { withToolCallRepair } from "../../src/integrations/checkpointer";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const interruptsOf = (state: unknown) => (state as { __interrupt__?: unknown[] }).__interrupt__;
+
+describe("a call waiting for a person's approval, then a new message instead", () => {
+  it("createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the marker and onRepair say so", async () => {
+    const stub: RunningStub = await startOpenAIStub({
+      script: (_request, callIndex) => (callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "alpha" } }, { name: "slow_lookup", args: { q: "beta" } }] } : { text: "ok" }),
+    });
+    cleanups.push(() => stub.close());
+    const bench = new ToolBench();
+    const inner = new MemorySaver();
+    const repairs: ToolCallRepair[] = [];
+    const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
+    const agent = createAgent({
+      model: openAIModel(stub),
+      tools: bench.all,
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { slow_lookup: true } }), repair.middleware],
+      checkpointer: repair.checkpointer(inner),
+    });
+
+    const paused = await agent.invoke({ messages: [new HumanMessage("look both up")] }, threadConfig("t"));
+    expect(interruptsOf(paused)).toHaveLength(1);
+    const [lookupId, slowId] = firstCallIds(await storedThread(inner, "t"));
+
+    await agent.invoke({ messages: [new HumanMessage("never mind")] }, threadConfig("t"));
+    expect(stub.rejections).toEqual([]);
+    const sent = sentToolResults("openai", stub.requests[1]);
+    expect(sent.get(slowId)).toBe(
+      'Tool "slow_lookup" (call ' + slowId + ") did not run: it was waiting for the user's approval, and the user sent a new message instead. " +
+        "Do not run it unless the user asks for it again.",
+    );
+    // The auto-approved sibling was never scheduled either (the approval came first), but nothing says so: unknown.
+    expect(sent.get(lookupId)).toMatch(/its outcome is unknown/);
+    expect(bench.started.size).toBe(0);
+
+    const stored = await storedThread(inner, "t");
+    const placeholder = stored.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === slowId);
+    expect(repairMarkerOf(placeholder)).toMatchObject({ synthetic: true, toolRun: "cancelled" });
+    expect(repairs.filter((r) => r.toolCallId === slowId)).toEqual([expect.objectContaining({ action: "synthesized_result", toolRun: "cancelled" })]);
+  });
+
+  it("a tool that asked the person a question itself (interrupt() inside it) had started: its outcome stays unknown", async () => {
+    const model = await startStubbedModel("openai", [{ name: "ask_human", args: { q: "may I?" } }]);
+    cleanups.push(() => model.stub.close());
+    const bench = new ToolBench();
+    const inner = new MemorySaver();
+    const agent = buildAgent({ model, bench, checkpointer: withToolCallRepair(inner), mode: "send", requestNet: true });
+    await agent.graph.invoke({ messages: [new HumanMessage("ask")] }, threadConfig("t"));
+    expect(bench.started.size).toBe(1);
+    // A node before the model stands for the surfaces (here the graph's own net repairs the request).
+    const node = toolCallRepairNode();
+    const messages = [...(await storedThread(inner, "t")), new HumanMessage("something else")];
+    const update = (await node({ messages }, { configurable: { thread_id: "t", __pregel_checkpointer: inner, checkpoint_ns: "repair:x" } })) as {
+      messages: BaseMessage[];
+    };
+    const placeholder = update.messages.find((m) => ToolMessage.isInstance(m));
+    expect(repairMarkerOf(placeholder)).toMatchObject({ toolRun: "outcome_unknown" });
+  });
+});
+
+describe("without a checkpointer in the run's config", () => {
+  it("nothing is read: the open call gets the engine's placeholder", async () => {
+    const node = toolCallRepairNode();
+    const update = (await node({ messages: [human("q"), aiWithCalls("c1"), human("next")] }, { configurable: { thread_id: "t" } })) as { messages: BaseMessage[] };
+    expect(repairMarkerOf(update.messages.find((m) => ToolMessage.isInstance(m)))).toMatchObject({ toolRun: "outcome_unknown" });
+  });
+});
