@@ -14,11 +14,13 @@
  * - Reads (this process): a read of a thread's head waits while another run of the thread that was aborted
  *   still has reads or writes under way, and until it has been quiet for a few turns of the event loop (its
  *   loop issues its next write within microtasks of the last one settling). A run's own reads never wait.
- * - Writes (every process, no extra query): a checkpoint put by a run whose signal has aborted is stored with
- *   an id right after its parent's (the same timestamp, a random step in the low bits), or before every id
- *   when it has no parent. It stays the head when nothing was written after its parent, and lands as a branch
- *   under any checkpoint created later, whichever process wrote it. The run's later writes that name the
- *   original id are sent to the new one.
+ * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
+ *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
+ *   low bits), or before every id when it has no parent. It stays the head when nothing was written after its
+ *   parent, and lands as a branch under any checkpoint created later, whichever process wrote it. The run's
+ *   later writes that name the original id are sent to the new one. A checkpoint created before the abort
+ *   keeps its id: it is older than anything a run started after the abort creates, and the pending writes
+ *   of its tasks, issued before it is stored with `durability: "async"`, name it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
@@ -65,6 +67,17 @@ export function idRightAfter(parent: string): string | undefined {
   return `${match[1].toLowerCase()}-${seq}-${node}`;
 }
 
+/** 100-ns intervals from the uuid epoch (1582-10-15) to the Unix epoch. */
+const UUID_EPOCH_OFFSET = 0x01b21dd213814000n;
+
+/** When a uuid6 was made, in Unix milliseconds; undefined for an id that is not a uuid6. */
+function createdAt(id: string): number | undefined {
+  if (!UUID.test(id) || id[14] !== "6") return undefined;
+  const hex = id.replace(/-/g, "");
+  const intervals = (BigInt(`0x${hex.slice(0, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
+  return Number((intervals - UUID_EPOCH_OFFSET) / 10_000n);
+}
+
 /** An id before every uuid6 a saver holds (timestamp zero), random in its low bits. */
 function idBeforeAll(): string {
   return idRightAfter("00000000-0000-6000-8000-000000000000")!;
@@ -72,6 +85,8 @@ function idBeforeAll(): string {
 
 export class ThreadOrder {
   private readonly threads = new Map<string, ThreadRuns>();
+  /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
+  private readonly abortedAt = new WeakMap<AbortSignal, number>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   private readonly moved = new Map<string, string>();
 
@@ -79,6 +94,10 @@ export class ThreadOrder {
   track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
     const signal = signalOf(config);
     if (!signal) return op();
+    if (!this.abortedAt.has(signal)) {
+      this.abortedAt.set(signal, signal.aborted ? 0 : Infinity);
+      if (!signal.aborted) signal.addEventListener("abort", () => this.abortedAt.set(signal, Date.now()), { once: true });
+    }
     const thread = String(configurableOf(config).thread_id);
     let entry = this.threads.get(thread);
     if (!entry) {
@@ -139,15 +158,18 @@ export class ThreadOrder {
   }
 
   /**
-   * The put as it is stored: a checkpoint of an aborted run gets an id right after its parent's (see the module
-   * comment), and a parent stored under another id is named by it. The same arguments otherwise.
+   * The put as it is stored: a checkpoint an aborted run created after its abort gets an id right after its
+   * parent's (see the module comment), and a parent stored under another id is named by it. The same arguments
+   * otherwise.
    */
   ordered(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): [RunnableConfig, Checkpoint, CheckpointMetadata] {
     const ordered = this.moved.size > 0 ? this.renamed(config, metadata) : ([config, metadata] as const);
-    if (!signalOf(config)?.aborted) return [ordered[0], checkpoint, ordered[1]];
+    const signal = signalOf(config);
+    const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
+    if (created === undefined || created < (this.abortedAt.get(signal!) ?? 0)) return [ordered[0], checkpoint, ordered[1]];
     const parent = configurableOf(ordered[0]).checkpoint_id;
     const id = typeof parent === "string" ? idRightAfter(parent) : idBeforeAll();
-    if (id === undefined || !UUID.test(checkpoint.id)) return [ordered[0], checkpoint, ordered[1]];
+    if (id === undefined) return [ordered[0], checkpoint, ordered[1]];
     if (this.moved.size >= MAX_TRACKED) this.moved.delete(this.moved.keys().next().value!);
     this.moved.set(this.movedKey(config, checkpoint.id), id);
     return [ordered[0], { ...checkpoint, id }, ordered[1]];
