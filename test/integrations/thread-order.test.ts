@@ -158,3 +158,32 @@ describe.each(SAVERS)("the run after an abort, on a wrapped $name", ({ name, ski
     });
   });
 });
+
+/** Points where the aborted run still has writes to make after its invoke() rejects (in some durability mode). */
+const IMMEDIATE_POINTS: AbortPoint[] = ["before first step", "first model call", "tools 1/3", "tools 2/3", "second model call"];
+
+describe.each(SAVERS)("the abort sweep's next run started at once, on a wrapped $name", ({ name, skip }) => {
+  // Nothing held back: the next run starts as soon as the aborted invoke() rejects (the sweep's `immediate`).
+  // On PostgreSQL the aborted run's writes then land during the next run in every durability mode; on
+  // MemorySaver and SqliteSaver with "exit".
+  describe.skipIf(skip !== undefined).each(DURABILITIES)(`%s${skipNote(skip)}`, (durability) => {
+    it.each(["createAgent+middleware", "StateGraph+node"] as const)("%s: every abort point, a new input and a resume", async (surface) => {
+      const handle = await openSaver(name, "immediate");
+      try {
+        const failures: string[] = [];
+        let thread = 0;
+        for (const point of IMMEDIATE_POINTS) {
+          for (const continuation of ["new input", "resume"] as const) {
+            const c = { saver: name, surface, wrap: true, durability, point, continuation, immediate: true, repairOptions: OPENAI };
+            const outcome = await runSweepCase(c, handle.saver, `immediate-${++thread}`);
+            if (outcome.failures.length > 0) failures.push(`${outcome.name}: ${outcome.failures.join("; ")}`);
+          }
+        }
+        expect(failures).toEqual([]);
+      } finally {
+        await handle.dispose();
+      }
+    });
+  });
+});
+
