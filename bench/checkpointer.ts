@@ -10,6 +10,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { withToolCallRepair } from "../src/integrations/checkpointer";
 import { createRepairer } from "../src/engine";
 import { toolCallRepairNode, NO_UPDATE } from "../src/integrations/node";
+import { orderedSaverMethods } from "../src/integrations/thread-order";
 import { cleanHistory } from "./histories";
 import { compare, compareAsync, fmt } from "./harness";
 
@@ -84,6 +85,9 @@ export async function runCheckpointerBench(): Promise<string[]> {
   }
 
   lines.push("");
+  lines.push(...(await threadOrderLines()));
+
+  lines.push("");
   lines.push("## toolCallRepairNode on a clean state of 1,000 messages");
   const node = toolCallRepairNode();
   const state = { messages: cleanHistory(1_000) };
@@ -106,3 +110,47 @@ export async function runCheckpointerBench(): Promise<string[]> {
   lines.push(`| ${fmt(t.nsPerCall)} | ${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`);
   return lines;
 }
+
+/**
+ * The thread order's own work (no lost update, src/integrations/thread-order.ts), timed around a saver that
+ * answers at once, so nothing but the bookkeeping is measured: per read and per write of a live run, and the
+ * wait of the first read after an aborted run's last write.
+ */
+async function threadOrderLines(): Promise<string[]> {
+  const instant = {
+    getTuple: async () => undefined,
+    get: async () => undefined,
+    put: async (config: RunnableConfig) => config,
+    putWrites: async () => {},
+  };
+  const ordered = orderedSaverMethods(instant, instant);
+  const live = { configurable: { thread_id: "t", checkpoint_ns: "" }, ...RUN };
+  const checkpoint = checkpointWith([], 1);
+  const metadata = { source: "loop" as const, step: 1, parents: {} };
+  let thread = 0;
+  const afterAbort = async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const config = { configurable: { thread_id: `a${++thread}`, checkpoint_ns: "" } };
+    await ordered.putWrites({ ...config, signal: aborted.signal }, [], "task");
+    return ordered.getTuple({ ...config, ...RUN });
+  };
+  const [alone, read, write, waited] = await compareAsync(
+    [
+      { name: "saver alone", fn: () => instant.getTuple() },
+      { name: "read", fn: () => ordered.getTuple(live) },
+      { name: "write", fn: () => ordered.put(live, checkpoint, metadata, {}) },
+      { name: "after an abort", fn: afterAbort },
+    ],
+    { rounds: 15, iterations: 200 },
+  );
+  return [
+    "## Thread order (no lost update): its own work per call",
+    "Timed around a saver that answers at once, so only the bookkeeping is measured (a live run's call, with its signal).",
+    "",
+    "| the saver alone | a read | a write | an aborted run's write, then the next run's first read |",
+    "|---:|---:|---:|---:|",
+    `| ${fmt(alone.nsPerCall)} | ${fmt(read.nsPerCall)} | ${fmt(write.nsPerCall)} | ${fmt(waited.nsPerCall)} |`,
+  ];
+}
+

@@ -11,9 +11,9 @@
  *
  * Two rules, both keyed on the run's own `config.signal` (LangGraph hands every read and write of a run the
  * run's config; a run that cannot be aborted has no late writes: its promise settles after them):
- * - Reads (this process): a read of a thread's head waits while another run of the thread that was aborted
- *   still has reads or writes under way, and until it has been quiet for a few turns of the event loop (its
- *   loop issues its next write within microtasks of the last one settling). A run's own reads never wait.
+ * - Reads (this process): a run's read of its thread's head waits while another run of the thread that was
+ *   aborted still has reads or writes under way, and until it has been quiet for a few turns of the event loop
+ *   (its loop issues its next write within microtasks of the last one settling).
  * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
  *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
  *   low bits), or before every id when it has no parent. It stays the head when nothing was written after its
@@ -34,7 +34,7 @@ const MAX_TRACKED = 1000;
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 const configurableOf = (config: RunnableConfig | undefined): Configurable => (config?.configurable ?? {}) as Configurable;
 const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
-  config?.signal instanceof AbortSignal ? config.signal : undefined;
+  typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;
 
 /** Operations of one run on one thread that have not settled yet. */
 interface RunOps {
@@ -126,16 +126,17 @@ export class ThreadOrder {
 
   /**
    * Resolves once no other aborted run of the thread has anything under way and it has stayed quiet for
-   * {@link QUIET_TURNS} turns of the event loop. Only a read of the head by a run that is not aborted itself
-   * waits (an addressed read is history). Undefined (no await at all) when there is nothing to wait for.
+   * {@link QUIET_TURNS} turns of the event loop. Only a read of the head by a live run waits (an addressed read
+   * is history). Undefined (no await at all) when there is nothing to wait for.
    */
   settled(config: RunnableConfig | undefined): Promise<void> | undefined {
     const { thread_id, checkpoint_id } = configurableOf(config);
     if (checkpoint_id !== undefined || this.threads.size === 0) return undefined;
     const entry = this.threads.get(String(thread_id));
     const mine = signalOf(config);
-    // An aborted run's own reads never wait: what it reads is stale anyway, and two of them would wait for each other.
-    if (mine?.aborted) return undefined;
+    // Only a live run's reads wait. An aborted run's are stale anyway (and two of them would wait for each
+    // other); a read outside any run (getState, or an onRepair handler during an aborted run's put) never waits.
+    if (!mine || mine.aborted) return undefined;
     const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
     if (!entry || others().length === 0) return undefined;
     return (async () => {
