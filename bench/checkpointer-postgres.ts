@@ -63,7 +63,9 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
         const run = new AbortController().signal;
         return async () => {
           const version = n++;
-          parent = (await saver.put({ ...parent, signal: run }, checkpointWith(messages, version), { source: "loop", step: version, parents: {} }, { messages: version })) as typeof parent;
+          const metadata = { source: "loop" as const, step: version, parents: {} };
+          const stored = await saver.put({ ...parent, signal: run }, checkpointWith(messages, version), metadata, { messages: version });
+          parent = stored as typeof parent;
           return parent;
         };
       };

@@ -28,7 +28,8 @@ function checkpointWith(messages: unknown[], n: number): Checkpoint {
 const RUN = { signal: new AbortController().signal };
 
 async function seed(saver: BaseCheckpointSaver, thread: string, messages: unknown[]) {
-  const config = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
+  const first = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+  const config = await saver.put(first, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
   return { ...config, ...RUN };
 }
 
@@ -72,7 +73,11 @@ export async function runCheckpointerBench(): Promise<string[]> {
     // Each write names the previous one as its parent, as a run's writes do.
     const put = (saver: BaseCheckpointSaver, thread: string) => {
       let parent: RunnableConfig = { configurable: { thread_id: thread, checkpoint_ns: "" } };
-      return async () => (parent = await saver.put({ ...parent, ...RUN }, checkpointWith(messages, n++), { source: "loop", step: n, parents: {} }, { messages: n }));
+      return async () => {
+        const version = n++;
+        const metadata = { source: "loop" as const, step: n, parents: {} };
+        return (parent = await saver.put({ ...parent, ...RUN }, checkpointWith(messages, version), metadata, { messages: n }));
+      };
     };
     const [putBare, putWrapped] = await compareAsync(
       [

@@ -123,7 +123,7 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     // EmptyInputError for a null input on a thread that has no checkpoint yet: the aborted run's only write
     // (durability "exit") has not landed. With PostgreSQL this happens without holding anything back. On
     // MemorySaver the same overlap shows as the MemorySaver race pinned below ("undefined is not iterable").
-    it.fails('(e) bare saver, durability exit: a resume started right after the aborted invoke() rejects runs (no "Received no input writes")', async () => {
+    it.fails('(e) bare saver, exit: a resume right after the aborted invoke() rejects runs (no "Received no input writes")', async () => {
       const handle = await openSaver(name, "race");
       const stub = await startOpenAIStub({ script: () => ({ toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }) });
       try {
@@ -156,7 +156,8 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
       const stub = await startOpenAIStub({
         script: (request) => {
           const messages = (request as { messages: { role: string }[] }).messages;
-          return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
+          const calls = TOOL_NAMES.map((n) => ({ name: n, args: { q: n } }));
+          return messages.at(-1)?.role === "user" ? { toolCalls: calls } : { text: "answer" };
         },
       });
       const gate = gateWrites(handle.saver);
@@ -165,7 +166,8 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
         const graph = buildSurface("StateGraph+node", openAIModel(stub), tools, withToolCallRepair(gate.saver, OPENAI), OPENAI);
         const controller = new AbortController();
         const config = { configurable: { thread_id: "t" }, durability: "exit" as const };
-        const run = graph.invoke({ messages: [new HumanMessage({ content: "first", id: "h1" })] }, { ...config, signal: controller.signal });
+        const input = { messages: [new HumanMessage({ content: "first", id: "h1" })] };
+        const run = graph.invoke(input, { ...config, signal: controller.signal });
         await tools.when(() => tools.started.length === 3);
         gate.hold();
         controller.abort();
@@ -175,7 +177,8 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
         for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
         gate.release();
         expect(await resumed).toBeUndefined();
-        const stored = ((await handle.saver.getTuple({ configurable: { thread_id: "t" } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+        const tuple = await handle.saver.getTuple({ configurable: { thread_id: "t" } });
+        const stored = (tuple?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
         expect(stored.map((m) => m.getType())).toEqual(["human", "ai", "tool", "tool", "tool", "ai"]);
         expect(stub.rejections).toEqual([]);
       } finally {

@@ -67,7 +67,8 @@ describe("an aborted run's late write, with two processes sharing one PostgreSQL
     const stub = await startOpenAIStub({
       script: (request) => {
         const messages = (request as { messages: { role: string }[] }).messages;
-        return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
+        const calls = TOOL_NAMES.map((n) => ({ name: n, args: { q: n } }));
+        return messages.at(-1)?.role === "user" ? { toolCalls: calls } : { text: "answer" };
       },
     });
     const workers: Worker[] = [];
@@ -75,12 +76,16 @@ describe("an aborted run's late write, with two processes sharing one PostgreSQL
       const [a, b] = [await startWorker(postgres.schema, stub.url), await startWorker(postgres.schema, stub.url)];
       workers.push(a, b);
       const failures: string[] = [];
-      const head = async (thread: string) =>
-        ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+      const head = async (thread: string) => {
+        const tuple = await postgres.saver.getTuple({ configurable: { thread_id: thread } });
+        return (tuple?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+      };
       const check = async (thread: string, expected: string[], when: string) => {
         const stored = await head(thread);
         const humans = stored.filter((m) => HumanMessage.isInstance(m)).map((m) => m.id);
-        if (JSON.stringify(humans) !== JSON.stringify(expected)) failures.push(`${thread} ${when}: user messages ${JSON.stringify(humans)}, expected ${JSON.stringify(expected)}`);
+        if (JSON.stringify(humans) !== JSON.stringify(expected)) {
+          failures.push(`${thread} ${when}: user messages ${JSON.stringify(humans)}, expected ${JSON.stringify(expected)}`);
+        }
         if (!AIMessage.isInstance(stored.at(-1))) failures.push(`${thread} ${when}: the head does not end on the answer`);
         const problems = findToolCallProblems(stored, { provider: "openai" });
         if (problems.length > 0) failures.push(`${thread} ${when}: invalid (${problems.map((p) => p.kind).join(",")})`);

@@ -31,6 +31,7 @@ import {
   type Durability,
   type SaverName,
   type Surface,
+  type SweepCase,
 } from "./support/abort-sweep";
 
 const postgresSkip = await postgresSkipReason();
@@ -76,7 +77,9 @@ function judge(stored: BaseMessage[], continuation: Continuation, secondError: s
   if (secondError) failures.push(`next run threw: ${secondError.split("\n")[0]}`);
   const humans = stored.filter((m) => HumanMessage.isInstance(m)).map((m) => m.id);
   const expected = continuation === "new input" ? ["h-first", "h-second"] : ["h-first"];
-  if (JSON.stringify(humans) !== JSON.stringify(expected)) failures.push(`user messages ${JSON.stringify(humans)}, sent ${JSON.stringify(expected)}`);
+  if (JSON.stringify(humans) !== JSON.stringify(expected)) {
+    failures.push(`user messages ${JSON.stringify(humans)}, sent ${JSON.stringify(expected)}`);
+  }
   const problems = findToolCallProblems(stored, { provider: "openai" });
   if (problems.length > 0) failures.push(`stored thread invalid: ${problems.map((p) => p.kind).join(",")}`);
   if (!secondError && !AIMessage.isInstance(stored.at(-1))) failures.push("thread does not end on the answer");
@@ -87,12 +90,19 @@ function judge(stored: BaseMessage[], continuation: Continuation, secondError: s
  * A run aborted at `point` whose writes issued after the abort are held below the wrapper until the next run
  * (a new input or a resume) has started and had time to read; then they land.
  */
-async function heldLateWrites(saverName: SaverName, surface: Surface, durability: Durability, point: AbortPoint, continuation: Continuation) {
+async function heldLateWrites(
+  saverName: SaverName,
+  surface: Surface,
+  durability: Durability,
+  point: AbortPoint,
+  continuation: Continuation,
+) {
   const handle = await openSaver(saverName, "order");
   const stub = await startOpenAIStub({
     script: (request) => {
       const messages = (request as { messages: { role: string }[] }).messages;
-      return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
+      const calls = TOOL_NAMES.map((n) => ({ name: n, args: { q: n } }));
+      return messages.at(-1)?.role === "user" ? { toolCalls: calls } : { text: "answer" };
     },
   });
   const gate = gateWrites(handle.saver);
@@ -105,7 +115,8 @@ async function heldLateWrites(saverName: SaverName, surface: Surface, durability
       gate.hold();
       controller.abort();
     }
-    const first = graph.invoke({ messages: [new HumanMessage({ content: "first", id: "h-first" })] }, { ...config, signal: controller.signal });
+    const firstInput = { messages: [new HumanMessage({ content: "first", id: "h-first" })] };
+    const first = graph.invoke(firstInput, { ...config, signal: controller.signal });
     if (point === "tools 1/3") {
       await tools.when(() => tools.started.length === 3);
       tools.release(tools.started[0]);
@@ -118,7 +129,8 @@ async function heldLateWrites(saverName: SaverName, surface: Surface, durability
     tools.hold = false;
     const rejectionsBefore = stub.rejections.length;
     const requestsBefore = stub.requests.length;
-    const second = graph.invoke(continuation === "new input" ? { messages: [new HumanMessage({ content: "second", id: "h-second" })] } : null, config).then(
+    const secondInput = continuation === "new input" ? { messages: [new HumanMessage({ content: "second", id: "h-second" })] } : null;
+    const second = graph.invoke(secondInput, config).then(
       () => undefined,
       (error: Error) => error.message,
     );
@@ -126,13 +138,16 @@ async function heldLateWrites(saverName: SaverName, surface: Surface, durability
     gate.release();
     const secondError = await second;
     await turns(20);
-    const stored = ((await handle.saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+    const tuple = await handle.saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } });
+    const stored = (tuple?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
     const failures = judge(stored, continuation, secondError);
     // What the model was sent in the next run: a resume continues the first question. (After a new input the
     // run's own list lacks a message LangGraph dropped from `__start__`: the wrapper puts it back in storage only.)
     const sent = stub.requests.slice(requestsBefore).map((body) => JSON.stringify(body));
     const asked = continuation === "resume" ? '"first"' : '"second"';
-    if (!secondError && (sent.length === 0 || !sent.every((body) => body.includes(asked)))) failures.push(`a model request of the next run lacks ${asked}`);
+    if (!secondError && (sent.length === 0 || !sent.every((body) => body.includes(asked)))) {
+      failures.push(`a model request of the next run lacks ${asked}`);
+    }
     if (stub.rejections.length > rejectionsBefore) failures.push(`provider rejected: ${stub.rejections.map((r) => r.rule).join(",")}`);
     return failures;
   } finally {
@@ -174,7 +189,10 @@ describe.each(SAVERS)("the abort sweep's next run started at once, on a wrapped 
         let thread = 0;
         for (const point of IMMEDIATE_POINTS) {
           for (const continuation of ["new input", "resume"] as const) {
-            const c = { saver: name, surface, wrap: true, durability, point, continuation, immediate: true, repairOptions: OPENAI };
+            const c: SweepCase = {
+              ...{ saver: name, surface, wrap: true, durability, point, continuation },
+              ...{ immediate: true, repairOptions: OPENAI },
+            };
             const outcome = await runSweepCase(c, handle.saver, `immediate-${++thread}`);
             if (outcome.failures.length > 0) failures.push(`${outcome.name}: ${outcome.failures.join("; ")}`);
           }
