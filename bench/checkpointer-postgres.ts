@@ -19,7 +19,8 @@ function checkpointWith(messages: unknown[], n: number): Checkpoint {
   };
 }
 
-const configOf = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" } });
+/** A run's config: LangGraph hands the saver the run's signal, which the wrapper keys its thread order on. */
+const configOf = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" }, signal: new AbortController().signal });
 
 export async function runPostgresCheckpointerBench(): Promise<string[]> {
   const lines = ["## Checkpointer wrapper against PostgreSQL, clean thread of 1,000 messages"];
@@ -28,7 +29,8 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
   lines.push("One PostgresSaver, bare and wrapped, timed interleaved in the same rounds (medians of 11 rounds of 3 calls), with");
   lines.push("the bare saver a second time as a control: its ratio to the first is the noise of the server and the machine.");
   lines.push("put writes a new checkpoint whose messages channel changed (the whole list is serialized and stored each time).");
-  lines.push("The wrapper's own work on a clean thread is one walk over the messages (see the table above).");
+  lines.push("The wrapper's own work on a clean thread is one walk over the messages (see the table above), and its thread order's");
+  lines.push("bookkeeping (every call carries a live abort signal, as a run's do).");
   lines.push("");
   lines.push("| tool results | operation | bare | wrapped | ratio | bare again (control) | control ratio |");
   lines.push("|---|---|---:|---:|---:|---:|---:|");
@@ -58,9 +60,12 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
       // Each write names the previous one as its parent, as a run's writes do.
       const put = (saver: BaseCheckpointSaver, thread: string) => {
         let parent = configOf(thread) as { configurable: Record<string, unknown> };
+        const run = new AbortController().signal;
         return async () => {
           const version = n++;
-          parent = (await saver.put(parent, checkpointWith(messages, version), { source: "loop", step: version, parents: {} }, { messages: version })) as typeof parent;
+          const metadata = { source: "loop" as const, step: version, parents: {} };
+          const stored = await saver.put({ ...parent, signal: run }, checkpointWith(messages, version), metadata, { messages: version });
+          parent = stored as typeof parent;
           return parent;
         };
       };

@@ -10,6 +10,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { withToolCallRepair } from "../src/integrations/checkpointer";
 import { createRepairer } from "../src/engine";
 import { toolCallRepairNode, NO_UPDATE } from "../src/integrations/node";
+import { orderedSaverMethods } from "../src/integrations/thread-order";
 import { cleanHistory } from "./histories";
 import { compare, compareAsync, fmt } from "./harness";
 
@@ -23,8 +24,13 @@ function checkpointWith(messages: unknown[], n: number): Checkpoint {
   };
 }
 
+/** A run's config: LangGraph hands the saver the run's signal, which the wrapper keys its thread order on. */
+const RUN = { signal: new AbortController().signal };
+
 async function seed(saver: BaseCheckpointSaver, thread: string, messages: unknown[]) {
-  return saver.put({ configurable: { thread_id: thread, checkpoint_ns: "" } }, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
+  const first = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+  const config = await saver.put(first, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
+  return { ...config, ...RUN };
 }
 
 /** The wrapper's own clean check of a stored thread. */
@@ -32,7 +38,8 @@ const storedCheck = createRepairer({ level: "structural", trailing: "keep" });
 
 export async function runCheckpointerBench(): Promise<string[]> {
   const lines = ["## Checkpointer wrapper on a clean thread of 1,000 messages"];
-  lines.push("The wrapper's own work on a clean thread is one walk over its messages (last column, timed alone);");
+  lines.push("The wrapper's own work on a clean thread is one walk over its messages (last column, timed alone), and its");
+  lines.push("thread order's bookkeeping (every call carries a live abort signal, as a run's do);");
   lines.push("bare and wrapped are timed side by side, so their ratio also carries the machine's noise.");
   lines.push("");
   lines.push("| saver | tool results | operation | bare | wrapped | ratio | the walk alone |");
@@ -66,7 +73,11 @@ export async function runCheckpointerBench(): Promise<string[]> {
     // Each write names the previous one as its parent, as a run's writes do.
     const put = (saver: BaseCheckpointSaver, thread: string) => {
       let parent: RunnableConfig = { configurable: { thread_id: thread, checkpoint_ns: "" } };
-      return async () => (parent = await saver.put(parent, checkpointWith(messages, n++), { source: "loop", step: n, parents: {} }, { messages: n }));
+      return async () => {
+        const version = n++;
+        const metadata = { source: "loop" as const, step: n, parents: {} };
+        return (parent = await saver.put({ ...parent, ...RUN }, checkpointWith(messages, version), metadata, { messages: n }));
+      };
     };
     const [putBare, putWrapped] = await compareAsync(
       [
@@ -77,6 +88,9 @@ export async function runCheckpointerBench(): Promise<string[]> {
     );
     lines.push(`| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x | same walk |`);
   }
+
+  lines.push("");
+  lines.push(...(await threadOrderLines()));
 
   lines.push("");
   lines.push("## toolCallRepairNode on a clean state of 1,000 messages");
@@ -101,3 +115,47 @@ export async function runCheckpointerBench(): Promise<string[]> {
   lines.push(`| ${fmt(t.nsPerCall)} | ${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`);
   return lines;
 }
+
+/**
+ * The thread order's own work (no lost update, src/integrations/thread-order.ts), timed around a saver that
+ * answers at once, so nothing but the bookkeeping is measured: per read and per write of a live run, and the
+ * wait of the first read after an aborted run's last write.
+ */
+async function threadOrderLines(): Promise<string[]> {
+  const instant = {
+    getTuple: async () => undefined,
+    get: async () => undefined,
+    put: async (config: RunnableConfig) => config,
+    putWrites: async () => {},
+  };
+  const ordered = orderedSaverMethods(instant, instant);
+  const live = { configurable: { thread_id: "t", checkpoint_ns: "" }, ...RUN };
+  const checkpoint = checkpointWith([], 1);
+  const metadata = { source: "loop" as const, step: 1, parents: {} };
+  let thread = 0;
+  const afterAbort = async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const config = { configurable: { thread_id: `a${++thread}`, checkpoint_ns: "" } };
+    await ordered.putWrites({ ...config, signal: aborted.signal }, [], "task");
+    return ordered.getTuple({ ...config, ...RUN });
+  };
+  const [alone, read, write, waited] = await compareAsync(
+    [
+      { name: "saver alone", fn: () => instant.getTuple() },
+      { name: "read", fn: () => ordered.getTuple(live) },
+      { name: "write", fn: () => ordered.put(live, checkpoint, metadata, {}) },
+      { name: "after an abort", fn: afterAbort },
+    ],
+    { rounds: 15, iterations: 200 },
+  );
+  return [
+    "## Thread order (no lost update): its own work per call",
+    "Timed around a saver that answers at once, so only the bookkeeping is measured (a live run's call, with its signal).",
+    "",
+    "| the saver alone | a read | a write | an aborted run's write, then the next run's first read |",
+    "|---:|---:|---:|---:|",
+    `| ${fmt(alone.nsPerCall)} | ${fmt(read.nsPerCall)} | ${fmt(write.nsPerCall)} | ${fmt(waited.nsPerCall)} |`,
+  ];
+}
+

@@ -36,6 +36,7 @@ import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepa
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
+import { orderedSaverMethods } from "./thread-order";
 import { checkSurfaceOptions } from "./surface-options";
 import { assertMethods } from "../errors";
 
@@ -383,11 +384,10 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: 
   assertMethods(checkpointer, "withToolCallRepair", "checkpointer", "a checkpoint saver (BaseCheckpointSaver)", SAVER_METHODS);
   const healer = new CheckpointHealer(checkpointer, given);
   const overrides: Record<PropertyKey, unknown> = {
-    getTuple: healer.getTuple,
-    get: healer.get,
     list: healer.list,
-    put: healer.put,
     deleteThread: healer.deleteThread,
+    // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
+    ...orderedSaverMethods(checkpointer, healer),
     // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
     getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
   };
