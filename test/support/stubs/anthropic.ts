@@ -11,6 +11,7 @@ import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
   failureFor,
+  thinkingRequested,
   violationsWith,
   randomIdSuffix,
   resolveToolCalls,
@@ -44,7 +45,9 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
     if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
     // A11: only Opus 4.8 and later accept a system message inside `messages`.
     const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none";
-    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages }), options));
+    // A10: the request's own `thinking` says whether the open tool loop must start with a thinking block.
+    const thinking = thinkingRequested(request.thinking);
+    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages, thinking }), options));
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }

@@ -12,6 +12,7 @@ import { constrainedTurn, structuredOutputViolations } from "./bedrock-structure
 import {
   createTurnSource,
   failureFor,
+  thinkingRequested,
   violationsWith,
   resolveToolCalls,
   runningStub,
@@ -38,7 +39,11 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
     const failure = failureFor(body, options, log);
     if (failure) return awsError(failure.status, failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException", failure.message);
-    const violation = log.record(body, violationsWith(body, [...validateBedrockConverse(body, validation), ...structuredOutputViolations(route[1], body)], options));
+    // B11: reasoning is on when the request asks for it (`additionalModelRequestFields.thinking`).
+    const fields = typeof body === "object" && body !== null ? (body as { additionalModelRequestFields?: { thinking?: unknown } }).additionalModelRequestFields : undefined;
+    const reasoning = thinkingRequested(fields?.thinking);
+    const violations = [...validateBedrockConverse(body, { ...validation, reasoning }), ...structuredOutputViolations(route[1], body)];
+    const violation = log.record(body, violationsWith(body, violations, options));
     if (violation) {
       return awsError(400, "ValidationException", violation.message);
     }
