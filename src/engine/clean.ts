@@ -18,10 +18,11 @@ import {
   isBlankTextBlock,
   isMovableCallBlock,
   isServerToolResultBlock,
+  isUnsignedReasoning,
   isV1Message,
   turnOfRole,
 } from "../messages/inspect";
-import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
+import { keepsCallBlock, keepsChatRole, keepsServerResult, type ProviderProfile } from "./profiles";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -295,6 +296,9 @@ export class CleanWalk {
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
       else if (profile.assistantBlocks === "converse" && !blocksAllowed && !isConverseAssistantBlock(b)) return false;
+      // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
+      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || type === "thinking" || type === "redacted_thinking")) return false;
+      else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
     }
     return true;
   }

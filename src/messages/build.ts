@@ -4,7 +4,7 @@
  */
 import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import { forEachToolCallRef, isBlankText, isDict, isServerToolResultBlock, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
 import { safeJson } from "../values";
 import { expectedInput, readingInput } from "../errors";
 
@@ -104,7 +104,13 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
       edits.get(loc)?.forEach((e, pos) => byPos.set(pos, e));
     if (byPos.size > 0) {
       const out: unknown[] = [];
+      // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
+      const servers = new Map<unknown, RefEdit>();
+      edits.get("content.server_tool_use")?.forEach((e, pos) => servers.set(((content as unknown[])[pos] as Dict).id, e));
       (content as unknown[]).forEach((block, i) => {
+        const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
+        if (result === "drop") return;
+        if (result) return out.push(withId(block as Dict, "tool_use_id", result.id));
         const e = byPos.get(i);
         if (e === "drop") return;
         if (!e) return out.push(block);

@@ -4,6 +4,10 @@
  * results, so a user message right after tool results, or two user messages, reach Bedrock as two user turns.
  * Gemini has the same constraints (G1). Two user messages are merged; a missing turn is bridged with a short
  * message marked synthetic; nothing is dropped.
+ * Inside the open tool loop of a thread with reasoning (the history ends on tool results and the loop's opening
+ * assistant message starts with its reasoning), a bridged user turn would open a new loop whose first assistant
+ * message has no reasoning of its own (B11: Claude on Bedrock with thinking on refuses it). There the user messages
+ * move after the loop's last results instead: the request ends on them, and no loop is left open.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
@@ -61,6 +65,53 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
   return found;
 }
 
+/** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
+const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+const startsWithReasoning = (m: BaseMessage): boolean =>
+  Array.isArray(m.content) && m.content.length > 0 && REASONING_BLOCKS.has(String((m.content[0] as { type?: unknown })?.type));
+
+/** The previous turn before `i` (system messages are not turns), and its index. */
+function turnBefore(messages: readonly BaseMessage[], i: number): { turn: Turn; at: number } {
+  let at = i - 1;
+  while (at >= 0 && turnOf(messages[at]) === undefined) at--;
+  return { turn: at >= 0 ? turnOf(messages[at]) : undefined, at };
+}
+
+/**
+ * The user messages inside the open tool loop of a thread with reasoning, in order (see the module comment): runs
+ * of user messages that follow tool results, after the last user run that does not. Empty when no such loop is open.
+ */
+function userTurnsInReasoningLoop(messages: readonly BaseMessage[], ctx: FindContext): number[] {
+  if (!ctx.profile.alternation) return [];
+  const end = turnBefore(messages, messages.length);
+  if (end.turn !== "tool") return [];
+  const inside: number[] = [];
+  let start = -1;
+  for (let i = end.at; i >= 0; ) {
+    if (turnOf(messages[i]) !== "user") {
+      i--;
+      continue;
+    }
+    // A run of user messages (system messages between them do not end it), and the turn before it.
+    const run = [i];
+    let before = turnBefore(messages, i);
+    while (before.turn === "user") {
+      run.push(before.at);
+      before = turnBefore(messages, before.at);
+    }
+    if (before.turn !== "tool") {
+      start = run[run.length - 1];
+      break;
+    }
+    inside.push(...run);
+    i = before.at;
+  }
+  if (inside.length === 0) return [];
+  let opener = start + 1;
+  while (opener < messages.length && turnOf(messages[opener]) !== "assistant") opener++;
+  return opener < messages.length && startsWithReasoning(messages[opener]) ? inside.reverse() : [];
+}
+
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
 function mergeContents(parts: MessageContent[]): MessageContent {
   if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("\n\n");
@@ -70,6 +121,20 @@ function mergeContents(parts: MessageContent[]): MessageContent {
     else for (const block of part) blocks.push(block);
   }
   return blocks as MessageContent;
+}
+
+/** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
+function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+  const inside = userTurnsInReasoningLoop(messages, ctx);
+  if (inside.length === 0) return messages;
+  const moved = new Set(inside);
+  for (const i of inside)
+    ctx.report(
+      { problem: "consecutive_same_role", action: "moved_message", detail: "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first" },
+      messages[i],
+      i,
+    );
+  return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
 
 /** The id a placeholder turn's own id is built from: the message it stands next to. */
@@ -83,9 +148,10 @@ export const turnOrderPass: RepairPass = {
       problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
     );
   },
-  repair(messages, ctx: PassContext) {
+  repair(input, ctx: PassContext) {
+    const messages = deferredLoopTurns(input, ctx);
     const found = classifyTurns(messages, ctx);
-    if (found.length === 0) return messages;
+    if (found.length === 0) return sameOrNew(input, messages);
     const fixes: (TurnFinding | undefined)[] = new Array(messages.length);
     for (const f of found) fixes[f.index] = f;
     const out: BaseMessage[] = [];
