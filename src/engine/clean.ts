@@ -23,6 +23,8 @@ import {
   turnOfRole,
 } from "../messages/inspect";
 import { keepsCallBlock, keepsChatRole, keepsServerResult, type ProviderProfile } from "./profiles";
+import { loopOpenedWithUnsentReasoning, textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../messages/exchanges";
+import type { BaseMessage } from "@langchain/core/messages";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -238,9 +240,20 @@ export class CleanWalk {
     this.seen.clear();
     this.open.reset();
     this.pendingServer.length = 0;
-    const clean = this.walk(messages);
+    // B11 through ChatBedrockConverse: an open loop whose opening reasoning the adapter drops (tools-as-text).
+    const clean = this.walk(messages) && this.cleanReasoningLoop(messages as readonly BaseMessage[]);
     this.at = -1;
     return clean && (this.open.waiting === 0 || trailingAllowed);
+  }
+
+  /**
+   * The open tool loop of a thread with reasoning (request level): no text-only assistant message the turn-order pass
+   * joins (A10, B11), and on Bedrock no opening reasoning the adapter drops (the tools-as-text pass).
+   */
+  private cleanReasoningLoop(messages: readonly BaseMessage[]): boolean {
+    if (this.profile.level !== "request") return true;
+    if (textTurnsInReasoningLoop(messages).length > 0 || (!this.profile.alternation && userTurnsInReasoningLoop(messages, false).length > 0)) return false;
+    return this.profile.assistantBlocks !== "converse" || loopOpenedWithUnsentReasoning(messages) === -1;
   }
 
   /** An id `tool_calls` may carry: a new string the provider accepts (1 to `maxIdLength` characters of its pattern). */

@@ -145,6 +145,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     blank_text_block: ["A9"],
     empty_tool_result: ["A9"],
     misplaced_system_message: ["A11"],
+    consecutive_same_role: ["A10"],
   },
   bedrock: {
     orphan_call: ["B1"],
@@ -162,11 +163,11 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     blank_text_block: ["B8"],
     empty_tool_result: ["B8", "B10"],
     leading_non_user: ["B5"],
-    consecutive_same_role: ["B6"],
+    consecutive_same_role: ["B6", "B11"],
     call_block_in_content: ["LC-bedrock"],
     chat_message_role: ["LC-bedrock", "B6"],
     call_outside_tool_calls: ["B1"],
-    unsupported_block: ["A12", "B12"],
+    unsupported_block: ["A12", "B11", "B12"],
     tool_blocks_without_tools: ["B3"],
   },
   gemini: {

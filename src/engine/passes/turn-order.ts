@@ -7,11 +7,15 @@
  * Inside the open tool loop of a thread with reasoning (the history ends on tool results and the loop's opening
  * assistant message starts with its reasoning), a bridged user turn would open a new loop whose first assistant
  * message has no reasoning of its own (B11: Claude on Bedrock with thinking on refuses it). There the user messages
- * move after the loop's last results instead: the request ends on them, and no loop is left open.
+ * move after the loop's last results instead: the request ends on them, and no loop is left open. An assistant
+ * message without calls right before another one there (a cut stream's text) is joined into it, after its reasoning:
+ * Anthropic would merge the two into one turn that starts with that text (A10), Bedrock would need a user turn between.
+ * This runs for every provider whose adapter sends the loop (Anthropic too, where turns need not alternate).
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
+import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
@@ -65,53 +69,6 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
   return found;
 }
 
-/** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
-const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-const startsWithReasoning = (m: BaseMessage): boolean =>
-  Array.isArray(m.content) && m.content.length > 0 && REASONING_BLOCKS.has(String((m.content[0] as { type?: unknown })?.type));
-
-/** The previous turn before `i` (system messages are not turns), and its index. */
-function turnBefore(messages: readonly BaseMessage[], i: number): { turn: Turn; at: number } {
-  let at = i - 1;
-  while (at >= 0 && turnOf(messages[at]) === undefined) at--;
-  return { turn: at >= 0 ? turnOf(messages[at]) : undefined, at };
-}
-
-/**
- * The user messages inside the open tool loop of a thread with reasoning, in order (see the module comment): runs
- * of user messages that follow tool results, after the last user run that does not. Empty when no such loop is open.
- */
-function userTurnsInReasoningLoop(messages: readonly BaseMessage[], ctx: FindContext): number[] {
-  if (!ctx.profile.alternation) return [];
-  const end = turnBefore(messages, messages.length);
-  if (end.turn !== "tool") return [];
-  const inside: number[] = [];
-  let start = -1;
-  for (let i = end.at; i >= 0; ) {
-    if (turnOf(messages[i]) !== "user") {
-      i--;
-      continue;
-    }
-    // A run of user messages (system messages between them do not end it), and the turn before it.
-    const run = [i];
-    let before = turnBefore(messages, i);
-    while (before.turn === "user") {
-      run.push(before.at);
-      before = turnBefore(messages, before.at);
-    }
-    if (before.turn !== "tool") {
-      start = run[run.length - 1];
-      break;
-    }
-    inside.push(...run);
-    i = before.at;
-  }
-  if (inside.length === 0) return [];
-  let opener = start + 1;
-  while (opener < messages.length && turnOf(messages[opener]) !== "assistant") opener++;
-  return opener < messages.length && startsWithReasoning(messages[opener]) ? inside.reverse() : [];
-}
-
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
 function mergeContents(parts: MessageContent[]): MessageContent {
   if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("\n\n");
@@ -125,17 +82,50 @@ function mergeContents(parts: MessageContent[]): MessageContent {
 
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
 function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const inside = userTurnsInReasoningLoop(messages, ctx);
+  const inside = userTurnsInReasoningLoop(messages, ctx.profile.alternation);
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
   for (const i of inside)
     ctx.report(
-      { problem: "consecutive_same_role", action: "moved_message", detail: "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first" },
+      { problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL },
       messages[i],
       i,
     );
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
+
+const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+
+/** Content as blocks: a string becomes one text block (none when blank). */
+const blocksOf = (content: unknown): unknown[] =>
+  typeof content === "string" ? (content.trim() === "" ? [] : [{ type: "text", text: content }]) : Array.isArray(content) ? content : [];
+
+/** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
+function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+  const joining = new Set(textTurnsInReasoningLoop(messages));
+  if (joining.size === 0) return messages;
+  const out: BaseMessage[] = [];
+  let pending: unknown[] = [];
+  messages.forEach((m, i) => {
+    if (joining.has(i)) {
+      pending.push(...blocksOf(m.content));
+      ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: JOIN_DETAIL }, m, i);
+      return;
+    }
+    if (pending.length === 0) return out.push(m);
+    const own = blocksOf(m.content);
+    let lead = 0;
+    while (lead < own.length && REASONING_TYPES.has(String((own[lead] as { type?: unknown })?.type))) lead++;
+    const joined = rebuildMessage(m, { content: [...own.slice(0, lead), ...pending, ...own.slice(lead)] });
+    ctx.derive(m, joined);
+    out.push(joined);
+    pending = [];
+  });
+  return out;
+}
+
+const MOVE_DETAIL = "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first";
+const JOIN_DETAIL = "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
 /** The id a placeholder turn's own id is built from: the message it stands next to. */
 const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
@@ -144,12 +134,17 @@ export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
   find(messages, ctx): ToolCallProblem[] {
-    return classifyTurns(messages, ctx).map((f) =>
-      problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
-    );
+    // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
+    const joins = [
+      ...textTurnsInReasoningLoop(messages).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
+      ...(ctx.profile.alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => problem(ctx, "consecutive_same_role", i, MOVE_DETAIL)),
+    ];
+    const found = classifyTurns(messages, ctx).map((f) => problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail));
+    return joins.length === 0 ? found : [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort((a, b) => a.index - b.index);
   },
   repair(input, ctx: PassContext) {
-    const messages = deferredLoopTurns(input, ctx);
+    // User turns leave the loop first: the assistant messages they separated may then need joining.
+    const messages = joinedLoopTurns(deferredLoopTurns(input, ctx), ctx);
     const found = classifyTurns(messages, ctx);
     if (found.length === 0) return sameOrNew(input, messages);
     const fixes: (TurnFinding | undefined)[] = new Array(messages.length);
