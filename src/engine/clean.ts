@@ -251,7 +251,7 @@ export class CleanWalk {
    * joins (A10, B11), and on Bedrock no opening reasoning the adapter drops (the tools-as-text pass).
    */
   private cleanReasoningLoop(messages: readonly BaseMessage[]): boolean {
-    if (this.profile.level !== "request") return true;
+    if (!this.profile.signedReasoning) return true;
     if (textTurnsInReasoningLoop(messages).length > 0 || (!this.profile.alternation && userTurnsInReasoningLoop(messages, false).length > 0)) return false;
     return this.profile.assistantBlocks !== "converse" || loopOpenedWithUnsentReasoning(messages) === -1;
   }
@@ -312,6 +312,7 @@ export class CleanWalk {
       // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
       else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || type === "thinking" || type === "redacted_thinking")) return false;
       else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
+      else if (profile.anthropicBlocks && profile.signedReasoning && (type === "reasoning" || type === "reasoning_content")) return false;
     }
     return true;
   }

@@ -24,7 +24,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, readingInput } from "../errors";
-import { forEachToolCallRef, isAssistant, isDict, isToolResult, isUnsignedReasoning, resultIdOf, serverToolResultIds, turnOf } from "./inspect";
+import { forEachToolCallRef, isAssistant, isDict, isToolResult, isUnsignedReasoning, REPAIR_MARKER_KEY, resultIdOf, serverToolResultIds, turnOf } from "./inspect";
 
 export interface OpenExchange {
   /** Index of the assistant message that made the calls. */
@@ -130,10 +130,10 @@ function openCallIds(messages: readonly BaseMessage[]): Set<string> {
 /*
  * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the
  * tool loop a request is sent inside to start with its signed reasoning (Anthropic A10, Bedrock B11); a user turn
- * inside the loop opens a new one. A thinking model reasons where a user turn opened a loop, so the repair's view of
- * the loop a history ends in starts at the last user message whose next call starts with reasoning (its anchor);
- * user messages after the anchor (a steer, a stray result kept as text, a question that got no reasoning) are inside
- * it. What the repair must then not send inside it:
+ * inside the loop opens a new one. The repair's view of the loop a history ends in: it starts after the last user
+ * message that follows an assistant message (a new turn; a stray result the repair kept as text does not count), and
+ * its anchor, the first call after that, starts with reasoning (a thread with thinking on). User messages after the
+ * anchor (a steer, a stray result kept as text) are inside it. What the repair must then not send inside it:
  * - user messages (a steer, a stray result kept as text): Bedrock sends each as a turn of its own; Anthropic merges
  *   those after tool results into the results' turn, but not those after an assistant message;
  * - an assistant message without calls right before another one (a cut stream's text, moved out of an exchange):
@@ -167,20 +167,33 @@ function nextCaller(messages: readonly BaseMessage[], from: number): number {
 }
 
 /**
- * The open reasoning loop: `from`, where it starts (right after the last user message whose next call starts with
- * reasoning: a turn the model opened with its reasoning), and `anchor`, that call. Undefined when the history does
- * not end on tool results or no such call opens the loop.
+ * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
+ * history does not end on tool results or that call does not start with reasoning.
  */
 function reasoningLoop(messages: readonly BaseMessage[]): { from: number; anchor: number } | undefined {
   if (turnBefore(messages, messages.length).turn !== "tool") return undefined;
-  let caller = -1; // the next call after the index being looked at
+  let from = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (makesCalls(messages[i])) caller = i;
-    else if (turnOf(messages[i]) === "user" && caller !== -1 && startsWithReasoning(messages[caller])) return { from: i + 1, anchor: caller };
+    if (turnOf(messages[i]) !== "user") continue;
+    let before = turnBefore(messages, i);
+    while (before.turn === "user") before = turnBefore(messages, before.at);
+    if (before.turn === "tool") continue;
+    // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
+    // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i])) continue;
+    from = i + 1;
+    break;
   }
-  const first = nextCaller(messages, 0);
-  return first !== -1 && startsWithReasoning(messages[first]) ? { from: 0, anchor: first } : undefined;
+  const anchor = nextCaller(messages, from);
+  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor } : undefined;
 }
+
+/** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
+const isKeptStrayResult = (m: BaseMessage): boolean => {
+  const kwargs = (m as { additional_kwargs?: unknown }).additional_kwargs;
+  const marker = isDict(kwargs) ? kwargs[REPAIR_MARKER_KEY] : undefined;
+  return isDict(marker) && marker.reason === "orphan_result";
+};
 
 /** The anchor of the open reasoning loop (see above), or -1. */
 export function reasoningLoopAnchor(messages: readonly BaseMessage[]): number {

@@ -456,6 +456,9 @@ export function isThinkingBlock(block: unknown): boolean {
   return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 }
 
+/** A client call: answered by a ToolMessage (Anthropic server tools live inside their own message). */
+export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "content.server_tool_use";
+
 /**
  * Reasoning a stream left without its signature (cancelled before `signature_delta`): a `thinking` block without
  * `signature` or a `redacted_thinking` block without `data` (ChatAnthropic), a `reasoning` / `reasoning_content`

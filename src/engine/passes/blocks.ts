@@ -12,13 +12,13 @@
  *   the same text as elsewhere, so the call does not go alone;
  * - a thinking block a cancelled stream left without its signature (A14) becomes text (its reasoning kept); on
  *   Bedrock the same for a `reasoning` block without signature (B12). A `redacted_thinking` without data holds
- *   nothing to keep and is dropped.
+ *   nothing to keep and is dropped. A Bedrock `reasoning` block, which ChatAnthropic drops, becomes text too.
  * For ChatBedrockConverse (profile `assistantBlocks: "converse"`) any other block it cannot read (a type another
  * adapter left, a block without a type) becomes text: its own `text` when it has one, else a short description
  * with its JSON, so the request is sent and nothing the block said is lost from what the model reads.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { rebuildMessage } from "../../messages/build";
+import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   isAssistant,
   isConverseAssistantBlock,
@@ -36,9 +36,6 @@ import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
-/** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
-const MAX_RESULT_TEXT = 20_000;
-
 /** Longest JSON an unreadable block keeps when it becomes text. */
 const MAX_BLOCK_TEXT = 2_000;
 
@@ -53,6 +50,8 @@ interface BlockFinding {
 type Verdict = "drop" | "convert" | "unsigned" | "unreadable" | undefined;
 
 const NO_IDS: ReadonlySet<unknown> = new Set();
+
+const isForeignReasoning = (block: unknown): boolean => isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
 
 /** Ids of the server tools whose inline result the adapter leaves out (A13): their whole exchange goes as text. */
 function unsentServerIds(content: unknown[], profile: ProviderProfile): ReadonlySet<unknown> {
@@ -71,6 +70,8 @@ function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unse
     return "convert";
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
   if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) return "unsigned";
+  // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
+  if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
   if (profile.assistantBlocks === "converse" && !v1 && isDict(block) && !isMovableCallBlock(block) && !isConverseAssistantBlock(block)) return "unreadable";
@@ -100,39 +101,11 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
   return found;
 }
 
-/** What a web search returned, as lines a model can read; any other result as its JSON. */
-function resultText(block: Dict): string {
-  const content = block.content;
-  if (block.type === "web_search_tool_result" && Array.isArray(content)) {
-    const lines = content
-      .filter(isDict)
-      .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
-      .filter((line) => line !== "");
-    if (lines.length > 0) return lines.join("\n");
-  }
-  return safeJson(content ?? null, MAX_RESULT_TEXT);
-}
-
-function asText(block: Dict): Dict {
-  if (block.type === "server_tool_use") {
-    const name = typeof block.name === "string" ? block.name : "server tool";
-    return { type: "text", text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]` };
-  }
-  const kind = String(block.type).replace(/_tool_result$/, "");
-  return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
-}
-
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON. */
 function unreadableAsText(block: Dict): Dict {
   if (typeof block.text === "string" && block.text.trim() !== "") return { type: "text", text: block.text };
   const kind = typeof block.type === "string" && block.type !== "" ? `"${block.type.slice(0, 100)}"` : "without a type";
   return { type: "text", text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]` };
-}
-
-/** Reasoning that lost its signature, as text the model reads (nothing when it held no text). */
-function unsignedAsText(block: Dict): Dict | undefined {
-  const text = reasoningTextOf(block);
-  return text.trim() === "" ? undefined : { type: "text", text: `[Reasoning whose signature was never received (the stream was cut), kept as text:]\n${text}` };
 }
 
 function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
@@ -142,11 +115,11 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
     const verdict = unsupported(block, profile, v1, unsent);
     if (verdict === "drop") continue;
     if (verdict === "unsigned") {
-      const text = unsignedAsText(block as Dict);
+      const text = reasoningAsText(block as Dict, "Reasoning whose signature was never received (the stream was cut), kept as text");
       if (text) out.push(text);
       continue;
     }
-    out.push(verdict === "convert" ? asText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
+    out.push(verdict === "convert" ? serverToolBlockAsText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
   }
   return out;
 }

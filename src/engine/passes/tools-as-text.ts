@@ -18,29 +18,14 @@
  * turn and no loop is open; with reasoning off it is as valid.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { MessageContent } from "@langchain/core/messages";
-import { rebuildAssistant, rewriteToolCalls, toolResultAsUserText } from "../../messages/build";
-import { callArgsText, distinctCalls, isAssistant, isBlankText, isToolResult, resultIdOf, type DistinctCall, type ToolCallRef } from "../../messages/inspect";
+import { clientCallsAsText, toolResultAsUserText } from "../../messages/build";
+import { distinctCalls, isAssistant, isClientCall, isToolResult, resultIdOf, type DistinctCall } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
 import { toolBlocksAsText, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 
 const REASON = "tool_blocks_without_tools";
-
-/** A client call: answered by a ToolMessage (server tools live inside their own message). */
-const isClientCall = (ref: ToolCallRef) => ref.location !== "content.server_tool_use";
-
-function describeCall(call: DistinctCall): string {
-  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) with arguments ${callArgsText(call.args)}]`;
-}
-
-/** The message's own content, then one line per call. */
-function withCallText(content: MessageContent, calls: DistinctCall[]): MessageContent {
-  const text = calls.map(describeCall).join("\n");
-  if (typeof content === "string") return isBlankText(content) ? text : `${content}\n\n${text}`;
-  return [...content, { type: "text", text }] as MessageContent;
-}
 
 type Finding = { index: number; kind: "calls"; calls: DistinctCall[] } | { index: number; kind: "result" };
 
@@ -104,8 +89,7 @@ export const toolsAsTextPass: RepairPass = {
         out[f.index] = toolResultAsUserText(message as ToolMessage, scope.problem);
         ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail: `result of ${id ?? "(no id)"} turned into user text (${scope.why})` }, message, f.index);
       } else {
-        const stripped = rewriteToolCalls(message as AIMessage, (ref) => (isClientCall(ref) ? "drop" : undefined));
-        out[f.index] = rebuildAssistant(stripped, { content: withCallText(stripped.content as MessageContent, f.calls) });
+        out[f.index] = clientCallsAsText(message as AIMessage, f.calls);
         for (const call of f.calls)
           ctx.report(
             { problem: scope.problem, action: "converted_to_text", toolCallId: call.id, toolName: call.name, detail: `call ${named(call)} turned into assistant text (${scope.why})` },

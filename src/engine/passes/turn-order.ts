@@ -10,7 +10,7 @@
  * move after the loop's last results instead: the request ends on them, and no loop is left open. An assistant
  * message without calls right before another one there (a cut stream's text) is joined into it, after its reasoning:
  * Anthropic would merge the two into one turn that starts with that text (A10), Bedrock would need a user turn between.
- * This runs for every provider whose adapter sends the loop (Anthropic too, where turns need not alternate).
+ * This runs for the providers that check reasoning (Anthropic too, where turns need not alternate; Bedrock; strict).
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
@@ -82,7 +82,7 @@ function mergeContents(parts: MessageContent[]): MessageContent {
 
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
 function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const inside = userTurnsInReasoningLoop(messages, ctx.profile.alternation);
+  const inside = ctx.profile.signedReasoning ? userTurnsInReasoningLoop(messages, ctx.profile.alternation) : [];
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
   for (const i of inside)
@@ -102,7 +102,7 @@ const blocksOf = (content: unknown): unknown[] =>
 
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
 function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const joining = new Set(textTurnsInReasoningLoop(messages));
+  const joining = new Set(ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages) : []);
   if (joining.size === 0) return messages;
   const out: BaseMessage[] = [];
   let pending: unknown[] = [];
@@ -135,7 +135,7 @@ export const turnOrderPass: RepairPass = {
   structural: false,
   find(messages, ctx): ToolCallProblem[] {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
-    const joins = [
+    const joins = !ctx.profile.signedReasoning ? [] : [
       ...textTurnsInReasoningLoop(messages).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
       ...(ctx.profile.alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => problem(ctx, "consecutive_same_role", i, MOVE_DETAIL)),
     ];
