@@ -252,7 +252,7 @@ export class CleanWalk {
    */
   private cleanReasoningLoop(messages: readonly BaseMessage[]): boolean {
     if (!this.profile.signedReasoning) return true;
-    if (textTurnsInReasoningLoop(messages).length > 0 || (!this.profile.alternation && userTurnsInReasoningLoop(messages, false).length > 0)) return false;
+    if (textTurnsInReasoningLoop(messages, this.profile.alternation).length > 0 || (!this.profile.alternation && userTurnsInReasoningLoop(messages, false).length > 0)) return false;
     return this.profile.assistantBlocks !== "converse" || loopOpenedWithUnsentReasoning(messages) === -1;
   }
 

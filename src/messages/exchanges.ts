@@ -170,8 +170,11 @@ function nextCaller(messages: readonly BaseMessage[], from: number): number {
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
  * history does not end on tool results or that call does not start with reasoning.
  */
-function reasoningLoop(messages: readonly BaseMessage[]): { from: number; anchor: number } | undefined {
-  if (turnBefore(messages, messages.length).turn !== "tool") return undefined;
+function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean): { from: number; anchor: number } | undefined {
+  let end = turnBefore(messages, messages.length);
+  // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
+  if (!alternation) while (end.turn === "user") end = turnBefore(messages, end.at);
+  if (end.turn !== "tool") return undefined;
   let from = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (turnOf(messages[i]) !== "user") continue;
@@ -196,8 +199,8 @@ const isKeptStrayResult = (m: BaseMessage): boolean => {
 };
 
 /** The anchor of the open reasoning loop (see above), or -1. */
-export function reasoningLoopAnchor(messages: readonly BaseMessage[]): number {
-  return reasoningLoop(messages)?.anchor ?? -1;
+export function reasoningLoopAnchor(messages: readonly BaseMessage[], alternation: boolean): number {
+  return reasoningLoop(messages, alternation)?.anchor ?? -1;
 }
 
 /**
@@ -205,7 +208,7 @@ export function reasoningLoopAnchor(messages: readonly BaseMessage[]): number {
  * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
-  const anchor = reasoningLoopAnchor(messages);
+  const anchor = reasoningLoopAnchor(messages, alternation);
   const found: number[] = [];
   if (anchor === -1) return found;
   for (let i = anchor + 1; i < messages.length; i++) {
@@ -217,9 +220,12 @@ export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
   return found;
 }
 
-/** The assistant messages without calls right before another assistant message in the open reasoning loop. In order. */
-export function textTurnsInReasoningLoop(messages: readonly BaseMessage[]): number[] {
-  const loop = reasoningLoop(messages);
+/**
+ * The assistant messages without calls right before another assistant message in the open reasoning loop (`alternation`:
+ * the provider's turns alternate, so user text after the last results closes the loop). In order.
+ */
+export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
+  const loop = reasoningLoop(messages, alternation);
   const found: number[] = [];
   if (loop === undefined) return found;
   for (let i = loop.from; i < messages.length - 1; i++)
@@ -244,7 +250,7 @@ function sentAsReasoningByConverse(block: unknown): boolean {
  * with reasoning on then finds the loop opened without it (B11). Its index, or -1.
  */
 export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]): number {
-  const anchor = reasoningLoopAnchor(messages);
+  const anchor = reasoningLoopAnchor(messages, true);
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
   for (let k = 0; k < content.length && isDict(content[k]) && REASONING_BLOCKS.has(String((content[k] as { type?: unknown }).type)); k++)

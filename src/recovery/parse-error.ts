@@ -316,7 +316,8 @@ const RULES: TextRule[] = [
     kind: "thinking_block_required",
     provider: "anthropic",
     anchors: ["must start with a thinking block"],
-    read: (text) => (text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" } : {}),
+    // The position opens the text, further from the anchor than positions are looked for.
+    read: (text) => ({ position: positionIn(text), ...(text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" as const } : {}) }),
   },
   // A14 (B12 through Bedrock): a thinking block without its signature, or with one that does not verify.
   {

@@ -215,7 +215,7 @@ function serverResult(tool: ServerToolName, id: string, serial: number): Dict {
   return { type: "code_execution_tool_result", tool_use_id: id, content: { type: "code_execution_result", stdout: `printed ${serial}`, stderr: "", return_code: 0 } };
 }
 
-const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage, i: number) => boolean) => h.flatMap((m, i) => (pred(m, i) ? [i] : []));
+const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage) => boolean) => h.flatMap((m, i) => (pred(m) ? [i] : []));
 const isTool = (m: BaseMessage) => ToolMessage.isInstance(m);
 const isCaller = (m: BaseMessage) => AIMessage.isInstance(m) && ((m as AIMessage).tool_calls?.length ?? 0) > 0;
 const pick = (list: number[], at: number) => (list.length ? list[at % list.length] : undefined);
@@ -392,8 +392,8 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
     case "unsignedThinking":
       // The message a cut stream left: thinking without its signature, and nothing after it (no call was streamed yet).
       const cut = c.shape === "reasoning" ? { type: "reasoning", reasoning: `reasoning cut off ${serial}`, index: 0 } : { type: "thinking", thinking: `reasoning cut off ${serial}`, index: 0 };
-      // Where the model speaks: after a user message or a block of results, never while tools run.
-      const at = pick(indexesOf(h, (m, i) => (isTool(m) ? i === h.length - 1 || !isTool(h[i + 1]) : !isCaller(m))).map((i) => i + 1), c.at);
+      // Where the model was answering a user message when the user cancelled (the retry follows it), or at the end.
+      const at = pick([...indexesOf(h, (m) => HumanMessage.isInstance(m)).map((i) => i + 1), h.length], c.at);
       if (at !== undefined) h.splice(at, 0, new AIMessage({ content: [cut] as never, id: `cut${serial}` }));
       return;
     case "reasoning": {

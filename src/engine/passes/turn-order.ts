@@ -102,7 +102,7 @@ const blocksOf = (content: unknown): unknown[] =>
 
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
 function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const joining = new Set(ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages) : []);
+  const joining = new Set(ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages, ctx.profile.alternation) : []);
   if (joining.size === 0) return messages;
   const out: BaseMessage[] = [];
   let pending: unknown[] = [];
@@ -136,7 +136,7 @@ export const turnOrderPass: RepairPass = {
   find(messages, ctx): ToolCallProblem[] {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
     const joins = !ctx.profile.signedReasoning ? [] : [
-      ...textTurnsInReasoningLoop(messages).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
+      ...textTurnsInReasoningLoop(messages, ctx.profile.alternation).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
       ...(ctx.profile.alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => problem(ctx, "consecutive_same_role", i, MOVE_DETAIL)),
     ];
     const found = classifyTurns(messages, ctx).map((f) => problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail));
