@@ -163,7 +163,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     blank_text_block: ["B8"],
     empty_tool_result: ["B8", "B10"],
     leading_non_user: ["B5"],
-    consecutive_same_role: ["B6", "B11"],
+    consecutive_same_role: ["B6"],
     call_block_in_content: ["LC-bedrock"],
     chat_message_role: ["LC-bedrock", "B6"],
     call_outside_tool_calls: ["B1"],
