@@ -304,7 +304,8 @@ export class CleanWalk {
         if (!claimed) return false;
       } else if (type === "server_tool_use") {
         if (!profile.anthropicBlocks) return false;
-        if (typeof b.id !== "string" || b.id === "") return false;
+        // Server tool ids are unique in the request too (A4: a replayed message repeats them).
+        if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
         answeredServers ??= serverResultIds(content);
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
