@@ -18,6 +18,7 @@ import {
   isBlankTextBlock,
   isMovableCallBlock,
   isServerToolResultBlock,
+  isThinkingBlock,
   isUnsignedReasoning,
   isV1Message,
   turnOfRole,
@@ -252,7 +253,9 @@ export class CleanWalk {
    */
   private cleanReasoningLoop(messages: readonly BaseMessage[]): boolean {
     if (!this.profile.signedReasoning) return true;
-    if (textTurnsInReasoningLoop(messages, this.profile.alternation).length > 0 || (!this.profile.alternation && userTurnsInReasoningLoop(messages, false).length > 0)) return false;
+    const { alternation } = this.profile;
+    if (textTurnsInReasoningLoop(messages, alternation).length > 0) return false;
+    if (!alternation && userTurnsInReasoningLoop(messages, false).length > 0) return false;
     return this.profile.assistantBlocks !== "converse" || loopOpenedWithUnsentReasoning(messages) === -1;
   }
 
@@ -311,7 +314,7 @@ export class CleanWalk {
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
       else if (profile.assistantBlocks === "converse" && !blocksAllowed && !isConverseAssistantBlock(b)) return false;
       // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
-      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || type === "thinking" || type === "redacted_thinking")) return false;
+      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b))) return false;
       else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
       else if (profile.anthropicBlocks && profile.signedReasoning && (type === "reasoning" || type === "reasoning_content")) return false;
     }

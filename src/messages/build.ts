@@ -4,7 +4,22 @@
  */
 import { AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { callArgsText, forEachToolCallRef, isBlankText, isClientCall, isDict, isServerToolResultBlock, isSyntheticResult, reasoningTextOf, type DistinctCall, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import {
+  callArgsText,
+  forEachToolCallRef,
+  isBlankText,
+  isClientCall,
+  isDict,
+  isServerToolResultBlock,
+  isSyntheticResult,
+  reasoningTextOf,
+  type DistinctCall,
+  REPAIR_MARKER_KEY,
+  type Dict,
+  type RepairMarker,
+  type ToolCallLocation,
+  type ToolCallRef,
+} from "./inspect";
 import { safeJson } from "../values";
 import { expectedInput, readingInput } from "../errors";
 

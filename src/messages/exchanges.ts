@@ -24,7 +24,17 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, readingInput } from "../errors";
-import { forEachToolCallRef, isAssistant, isDict, isToolResult, isUnsignedReasoning, REPAIR_MARKER_KEY, resultIdOf, serverToolResultIds, turnOf } from "./inspect";
+import {
+  forEachToolCallRef,
+  isAssistant,
+  isDict,
+  isToolResult,
+  isUnsignedReasoning,
+  REPAIR_MARKER_KEY,
+  resultIdOf,
+  serverToolResultIds,
+  turnOf,
+} from "./inspect";
 
 export interface OpenExchange {
   /** Index of the assistant message that made the calls. */

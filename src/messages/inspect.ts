@@ -482,7 +482,8 @@ export function isUnsignedReasoning(block: unknown): boolean {
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
 export function reasoningTextOf(block: Dict): string {
-  const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : isDict(block.reasoningText) ? block.reasoningText.text : undefined;
+  const nested = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
+  const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : nested;
   return typeof text === "string" ? text : "";
 }
 

@@ -242,9 +242,14 @@ function forcedResultText(call: { id: string; name?: string }, rejection: Provid
 }
 
 /** Rejections about reasoning and server tools: their blocks go as text, never through the strict profile (it drops thinking). */
-const REASONING_KINDS: ReadonlySet<RejectionKind> = new Set(["thinking_block_required", "unsigned_reasoning", "server_tool_result_missing"]);
+const REASONING_KINDS: ReadonlySet<RejectionKind> = new Set([
+  "thinking_block_required",
+  "unsigned_reasoning",
+  "server_tool_result_missing",
+]);
 
 const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+const REFUSED_REASONING = "Reasoning the provider did not accept (no valid signature), kept as text";
 
 /** The A10 / B11 / A13 / A14 / B12 repair (see the module comment); undefined when there is nothing of it to change. */
 function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, report: Report): Forced | undefined {
@@ -260,7 +265,8 @@ function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, 
       else if (isAssistant(m) && distinctCalls(m, isClientCall).length > 0) out[i] = clientCallsAsText(m, distinctCalls(m, isClientCall));
       else continue;
       touched = true;
-      report({ problem: "unsupported_block", action: "converted_to_text", index: i, detail: `tool exchange of the open loop written out as text ${why}` });
+      const detail = `tool exchange of the open loop written out as text ${why}`;
+      report({ problem: "unsupported_block", action: "converted_to_text", index: i, detail });
     }
   } else {
     const named = new Set(rejection.toolCallIds);
@@ -272,19 +278,21 @@ function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, 
       let changed = 0;
       for (const block of m.content as unknown[]) {
         const b = isDict(block) ? block : undefined;
-        const server = servers && b !== undefined && (b.type === "server_tool_use" ? named.size === 0 || named.has(b.id as string) : isServerToolResultBlock(b) && named.has(b.tool_use_id as string));
+        const isNamedUse = (d: Dict) => d.type === "server_tool_use" && (named.size === 0 || named.has(d.id as string));
+        const server = servers && b !== undefined && (isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string)));
         const reasoning = !servers && b !== undefined && REASONING_TYPES.has(String(b.type));
         if (!server && !reasoning) content.push(block);
         else {
           changed++;
-          const text = server ? serverToolBlockAsText(b as Dict) : reasoningAsText(b as Dict, "Reasoning the provider did not accept (no valid signature), kept as text");
+          const text = server ? serverToolBlockAsText(b as Dict) : reasoningAsText(b as Dict, REFUSED_REASONING);
           if (text) content.push(text);
         }
       }
       if (changed === 0) return;
       touched = true;
       out[i] = rebuildAssistant(m, { content });
-      report({ problem: "unsupported_block", action: "converted_block", index: i, detail: `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${why}` });
+      const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${why}`;
+      report({ problem: "unsupported_block", action: "converted_block", index: i, detail });
     });
   }
   return touched ? { messages: out, origin: out.map((_, i) => i) } : undefined;

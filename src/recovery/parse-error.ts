@@ -317,14 +317,22 @@ const RULES: TextRule[] = [
     provider: "anthropic",
     anchors: ["must start with a thinking block"],
     // The position opens the text, further from the anchor than positions are looked for.
-    read: (text) => ({ position: positionIn(text), ...(text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" as const } : {}) }),
+    read: (text) => ({
+      position: positionIn(text),
+      ...(text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" as const } : {}),
+    }),
   },
   // A14 (B12 through Bedrock): a thinking block without its signature, or with one that does not verify.
   {
     rule: "A14",
     kind: "unsigned_reasoning",
     provider: "anthropic",
-    anchors: [".thinking.signature: Field required", ".redacted_thinking.data: Field required", "Invalid `signature` in `thinking` block", "Invalid signature in thinking block"],
+    anchors: [
+      ".thinking.signature: Field required",
+      ".redacted_thinking.data: Field required",
+      "Invalid `signature` in `thinking` block",
+      "Invalid signature in thinking block",
+    ],
     read: (text) => (text.includes("The model returned the following errors") ? { rule: "B12", provider: "bedrock" } : {}),
   },
   {

@@ -1,6 +1,17 @@
 /** Anthropic Messages: rules A1-A6, A8-A11, A13, A14 on the `messages` array. */
 import { readingInput } from "../errors";
-import { asArray, asString, isBlank, isDict, NAME_PATTERN, openLoopOpener, thinkingFirstText, type Dict, type PayloadViolation, validationOptions } from "./common";
+import {
+  asArray,
+  asString,
+  isBlank,
+  isDict,
+  NAME_PATTERN,
+  openLoopOpener,
+  thinkingFirstText,
+  type Dict,
+  type PayloadViolation,
+  validationOptions,
+} from "./common";
 
 export interface AnthropicValidationOptions {
   /** The model rejects a request that ends on an assistant message (Claude Opus/Sonnet 4.6 and later). */
@@ -174,7 +185,8 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
         seen.add(id);
       } else if (block.type === "server_tool_use") {
         const id = asString(block.id) ?? "";
-        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, toolCallIds: [id], message: `${at}: \`tool_use\` ids must be unique` });
+        const message = `${at}: \`tool_use\` ids must be unique`;
+        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, toolCallIds: [id], message });
         seen.add(id);
       } else if (block.type === "tool_result") {
         const id = asString(block.tool_use_id) ?? "";
@@ -223,7 +235,9 @@ function checkAnthropicServerTools(list: unknown[], out: PayloadViolation[]): vo
         path: `messages.${index}`,
         payloadIndex: index,
         toolCallIds: [id],
-        message: `messages.${index}: \`${name}\` tool use with id \`${id}\` was found without a corresponding \`${name}_tool_result\` block`,
+        message:
+          `messages.${index}: \`${name}\` tool use with id \`${id}\` ` +
+          `was found without a corresponding \`${name}_tool_result\` block`,
       });
     });
   });

@@ -66,8 +66,10 @@ function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unse
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
-  } else if (unsent.size > 0 && isDict(block) && unsent.has(block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS))
-    return "convert";
+  } else if (unsent.size > 0 && isDict(block)) {
+    const id = block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS;
+    if (unsent.has(id)) return "convert";
+  }
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
   if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) return "unsigned";
   // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
@@ -128,7 +130,8 @@ function describe(f: BlockFinding, profile: ProviderProfile): string {
   const parts = [];
   if (f.dropped > 0) parts.push(`${f.dropped} thinking block(s)`);
   if (f.converted > 0) parts.push(`${f.converted} server tool block(s)`);
-  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that ${profile.anthropicBlocks ? "the adapter would send without their result" : "only Anthropic accepts"}` : "";
+  const why = profile.anthropicBlocks ? "the adapter would send without their result" : "only Anthropic accepts";
+  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that ${why}` : "";
   const unsigned = f.unsigned > 0 ? `${f.unsigned} reasoning block(s) without their signature` : "";
   const unreadable = f.unreadable > 0 ? `${f.unreadable} block(s) of a type the provider's adapter does not read` : "";
   return `assistant message with ${[anthropicOnly, unsigned, unreadable].filter((p) => p !== "").join(", and ")}`;
@@ -164,7 +167,11 @@ export const blocksPass: RepairPass = {
         );
       if (f.unsigned > 0)
         ctx.report(
-          { problem: "unsupported_block", action: "converted_block", detail: `${f.unsigned} reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)` },
+          {
+            problem: "unsupported_block",
+            action: "converted_block",
+            detail: `${f.unsigned} reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)`,
+          },
           message,
           f.index,
         );

@@ -87,12 +87,19 @@ export const toolsAsTextPass: RepairPass = {
       if (f.kind === "result") {
         const id = resultIdOf(message as ToolMessage);
         out[f.index] = toolResultAsUserText(message as ToolMessage, scope.problem);
-        ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail: `result of ${id ?? "(no id)"} turned into user text (${scope.why})` }, message, f.index);
+        const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
+        ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail }, message, f.index);
       } else {
         out[f.index] = clientCallsAsText(message as AIMessage, f.calls);
         for (const call of f.calls)
           ctx.report(
-            { problem: scope.problem, action: "converted_to_text", toolCallId: call.id, toolName: call.name, detail: `call ${named(call)} turned into assistant text (${scope.why})` },
+            {
+              problem: scope.problem,
+              action: "converted_to_text",
+              toolCallId: call.id,
+              toolName: call.name,
+              detail: `call ${named(call)} turned into assistant text (${scope.why})`,
+            },
             message,
             f.index,
           );

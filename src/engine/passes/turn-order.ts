@@ -135,12 +135,20 @@ export const turnOrderPass: RepairPass = {
   structural: false,
   find(messages, ctx): ToolCallProblem[] {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
-    const joins = !ctx.profile.signedReasoning ? [] : [
-      ...textTurnsInReasoningLoop(messages, ctx.profile.alternation).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
-      ...(ctx.profile.alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => problem(ctx, "consecutive_same_role", i, MOVE_DETAIL)),
-    ];
-    const found = classifyTurns(messages, ctx).map((f) => problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail));
-    return joins.length === 0 ? found : [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort((a, b) => a.index - b.index);
+    const { alternation, signedReasoning } = ctx.profile;
+    const joins = !signedReasoning
+      ? []
+      : [
+          ...textTurnsInReasoningLoop(messages, alternation).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
+          ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) =>
+            problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
+          ),
+        ];
+    const found = classifyTurns(messages, ctx).map((f) =>
+      problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
+    );
+    if (joins.length === 0) return found;
+    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort((a, b) => a.index - b.index);
   },
   repair(input, ctx: PassContext) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
