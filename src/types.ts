@@ -298,8 +298,12 @@ export type RejectionKind =
   | "blank_text"
   /** Tool blocks in the history but no tools in the request (B3). */
   | "tool_config_missing"
-  /** With extended thinking, the last assistant turn does not start with its thinking block (A10). */
+  /** With extended thinking, the turn that opens the open tool loop does not start with its thinking block (A10, B11). */
   | "thinking_block_required"
+  /** A thinking / reasoning block without its signature, or with one that does not verify (A14, B12). */
+  | "unsigned_reasoning"
+  /** An Anthropic server tool use without its inline `*_tool_result` block (A13). */
+  | "server_tool_result_missing"
   /** A content block the adapter cannot send, e.g. Anthropic blocks on ChatBedrockConverse (A12, thrown locally). */
   | "unsupported_content_block"
   /** A content part that is not an object, or of a type the role does not take (O6). */
@@ -331,6 +335,8 @@ export const REJECTION_KINDS: readonly RejectionKind[] = [
   "blank_text",
   "tool_config_missing",
   "thinking_block_required",
+  "unsigned_reasoning",
+  "server_tool_result_missing",
   "unsupported_content_block",
   "invalid_content_part",
   "misplaced_system_message",
@@ -345,7 +351,8 @@ export interface ProviderRejection {
   /** Rule id of docs/provider-rules.md the text belongs to (e.g. `"B1"`), or `"INVALID_CHAT_HISTORY"`. */
   rule: string;
   /**
-   * Every id the text names, in order. These are tool call ids, except for R5, R6 and R7 (Responses item ids, `fc_...`, `rs_...`).
+   * Every id the text names, in order. These are tool call ids, except for R5, R6 and R7 (Responses item ids,
+   * `fc_...`, `rs_...`) and A13 (a server tool use id, `srvtoolu_...`).
    * Empty when the text names none (it may name a position instead).
    */
   toolCallIds: string[];

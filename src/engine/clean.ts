@@ -18,12 +18,16 @@ import {
   isBlankTextBlock,
   isMovableCallBlock,
   isServerToolResultBlock,
+  isThinkingBlock,
+  isUnsignedReasoning,
   isV1Message,
   turnOf,
   turnOfRole,
 } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
-import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
+import { keepsCallBlock, keepsChatRole, keepsServerResult, type ProviderProfile } from "./profiles";
+import { loopOpenedWithUnsentReasoning, textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../messages/exchanges";
+import type { BaseMessage } from "@langchain/core/messages";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 // biome-ignore lint/suspicious/noExplicitAny: the walk reads fields of messages of any shape without a cast per read
@@ -247,9 +251,22 @@ export class CleanWalk {
     if (this.itemIds.size > 0) this.itemIds.clear();
     this.open.reset();
     this.pendingServer.length = 0;
-    const clean = this.walk(messages);
+    // B11 through ChatBedrockConverse: an open loop whose opening reasoning the adapter drops (tools-as-text).
+    const clean = this.walk(messages) && this.cleanReasoningLoop(messages as readonly BaseMessage[]);
     this.at = -1;
     return clean && (this.open.waiting === 0 || trailingAllowed);
+  }
+
+  /**
+   * The open tool loop of a thread with reasoning (request level): no text-only assistant message the turn-order pass
+   * joins (A10, B11), and on Bedrock no opening reasoning the adapter drops (the tools-as-text pass).
+   */
+  private cleanReasoningLoop(messages: readonly BaseMessage[]): boolean {
+    if (!this.profile.signedReasoning) return true;
+    const { alternation } = this.profile;
+    if (textTurnsInReasoningLoop(messages, alternation).length > 0) return false;
+    if (!alternation && userTurnsInReasoningLoop(messages, false).length > 0) return false;
+    return this.profile.assistantBlocks !== "converse" || loopOpenedWithUnsentReasoning(messages) === -1;
   }
 
   /** An id `tool_calls` may carry: a new string the provider accepts (1 to `maxIdLength` characters of its pattern). */
@@ -300,11 +317,16 @@ export class CleanWalk {
         if (!claimed) return false;
       } else if (type === "server_tool_use") {
         if (!profile.anthropicBlocks) return false;
-        if (typeof b.id !== "string" || b.id === "") return false;
+        // Server tool ids are unique in the request too (A4: a replayed message repeats them).
+        if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
         answeredServers ??= serverResultIds(content);
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
       else if (profile.assistantBlocks === "converse" && !blocksAllowed && !isConverseAssistantBlock(b)) return false;
+      // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
+      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b))) return false;
+      else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
+      else if (profile.anthropicBlocks && profile.signedReasoning && (type === "reasoning" || type === "reasoning_content")) return false;
     }
     return true;
   }

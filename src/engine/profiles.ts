@@ -56,6 +56,17 @@ export interface ProviderProfile {
    */
   anthropicBlocks: boolean;
   /**
+   * The inline server tool result types the adapter re-sends (undefined: every one). @langchain/anthropic 1.5.11
+   * (`_formatContentBlocks`) leaves out `web_fetch_tool_result`, `code_execution_tool_result` and any type it does
+   * not list, so their `server_tool_use` goes without its result (A13).
+   */
+  serverToolResults: ReadonlySet<string> | undefined;
+  /**
+   * Reasoning blocks are sent to Claude, which refuses them unsigned (A14, B12): a thinking block a cancelled
+   * stream left without its signature must not travel as reasoning.
+   */
+  signedReasoning: boolean;
+  /**
    * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
    * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
    * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
@@ -141,10 +152,12 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     call_outside_tool_calls: ["A1", "A2"],
     call_block_in_content: ["A1"],
     chat_message_role: ["LC-anthropic"],
+    unsupported_block: ["A13", "A14"],
     empty_message: ["A9"],
     blank_text_block: ["A9"],
     empty_tool_result: ["A9"],
     misplaced_system_message: ["A11"],
+    consecutive_same_role: ["A10"],
   },
   bedrock: {
     orphan_call: ["B1"],
@@ -166,7 +179,7 @@ const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemK
     call_block_in_content: ["LC-bedrock"],
     chat_message_role: ["LC-bedrock", "B6"],
     call_outside_tool_calls: ["B1"],
-    unsupported_block: ["A12"],
+    unsupported_block: ["A12", "B11", "B12"],
     tool_blocks_without_tools: ["B3"],
   },
   gemini: {
@@ -210,16 +223,26 @@ const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
 const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
 const NO_ROLES: ReadonlySet<string> = new Set();
 
+/** What ChatAnthropic re-sends of the inline server tool results (`toolTypes` of `_formatContentBlocks`, 1.5.11). */
+const ANTHROPIC_SERVER_RESULTS: ReadonlySet<string> = new Set([
+  "web_search_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "tool_search_tool_bm25_tool_result",
+  "tool_search_tool_regex_tool_result",
+]);
+
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false },
+  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: false },
+  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: false },
+  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: ANTHROPIC_SERVER_RESULTS, signedReasoning: true },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false },
+  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true, serverToolResults: undefined, signedReasoning: false },
   // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false },
+  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -232,6 +255,8 @@ const STRUCTURAL: Switches = {
   callBlockFormats: ALL_CALL_BLOCKS,
   chatMessageRoles: undefined,
   anthropicBlocks: true,
+  serverToolResults: undefined,
+  signedReasoning: false,
   assistantBlocks: "any",
   systemInConversation: "any",
   // Storage never learns what a request carries.
@@ -282,6 +307,11 @@ export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean 
 }
 
 /** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
+/** Whether the adapter re-sends an inline server tool result block of this type. */
+export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
+  return profile.serverToolResults === undefined || (typeof type === "string" && profile.serverToolResults.has(type));
+}
+
 export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {
   const format = callBlockFormatOf(block);
   return format === undefined || profile.callBlockFormats.has(format);

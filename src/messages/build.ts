@@ -4,7 +4,22 @@
  */
 import { AIMessage, type BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
-import { forEachToolCallRef, isBlankText, isDict, isSyntheticResult, REPAIR_MARKER_KEY, type Dict, type RepairMarker, type ToolCallLocation, type ToolCallRef } from "./inspect";
+import {
+  callArgsText,
+  forEachToolCallRef,
+  isBlankText,
+  isClientCall,
+  isDict,
+  isServerToolResultBlock,
+  isSyntheticResult,
+  reasoningTextOf,
+  type DistinctCall,
+  REPAIR_MARKER_KEY,
+  type Dict,
+  type RepairMarker,
+  type ToolCallLocation,
+  type ToolCallRef,
+} from "./inspect";
 import { safeJson } from "../values";
 import {
   editOutput,
@@ -122,7 +137,13 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
       edits.get(loc)?.forEach((e, pos) => byPos.set(pos, e));
     if (byPos.size > 0) {
       const out: unknown[] = [];
+      // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
+      const servers = new Map<unknown, RefEdit>();
+      edits.get("content.server_tool_use")?.forEach((e, pos) => servers.set(((content as unknown[])[pos] as Dict).id, e));
       (content as unknown[]).forEach((block, i) => {
+        const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
+        if (result === "drop") return;
+        if (result) return out.push(withId(block as Dict, "tool_use_id", result.id));
         const e = byPos.get(i);
         if (e === "drop") return;
         if (!e) return out.push(block);
@@ -485,4 +506,56 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
       [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature },
     },
   });
+}
+
+/** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
+const MAX_RESULT_TEXT = 20_000;
+
+/** What a web search returned, as lines a model can read; any other result as its JSON. */
+function resultText(block: Dict): string {
+  const content = block.content;
+  if (block.type === "web_search_tool_result" && Array.isArray(content)) {
+    const lines = content
+      .filter(isDict)
+      .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
+      .filter((line) => line !== "");
+    if (lines.length > 0) return lines.join("\n");
+  }
+  return safeJson(content ?? null, MAX_RESULT_TEXT);
+}
+
+/**
+ * An Anthropic server tool block (`server_tool_use` or its inline `*_tool_result`) as a text block that says what was
+ * called and what came back: for a provider that does not take them, or a result its adapter does not re-send (A13).
+ */
+export function serverToolBlockAsText(block: Dict): Dict {
+  if (block.type === "server_tool_use") {
+    const name = typeof block.name === "string" ? block.name : "server tool";
+    return { type: "text", text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]` };
+  }
+  const kind = String(block.type).replace(/_tool_result$/, "");
+  return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
+}
+
+/** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
+export function reasoningAsText(block: Dict, label: string): Dict | undefined {
+  const text = reasoningTextOf(block);
+  return text.trim() === "" ? undefined : { type: "text", text: `[${label}:]\n${text}` };
+}
+
+function describeCall(call: DistinctCall): string {
+  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) with arguments ${callArgsText(call.args)}]`;
+}
+
+/** The message's own content, then one line per call. */
+function withCallText(content: MessageContent, calls: DistinctCall[]): MessageContent {
+  const text = calls.map(describeCall).join("\n");
+  if (typeof content === "string") return isBlankText(content) ? text : `${content}\n\n${text}`;
+  return [...content, { type: "text", text }] as MessageContent;
+}
+
+/** An assistant message with its client calls (every location) written out as text after its own content. */
+export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]): AIMessage {
+  const stripped = rewriteToolCalls(message, (ref) => (isClientCall(ref) ? "drop" : undefined));
+  return rebuildAssistant(stripped, { content: withCallText(stripped.content as MessageContent, calls) });
 }

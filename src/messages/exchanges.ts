@@ -24,7 +24,17 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, readingInput } from "../errors";
-import { forEachToolCallRef, isAssistant, isToolResult, resultIdOf, serverToolResultIds } from "./inspect";
+import {
+  forEachToolCallRef,
+  isAssistant,
+  isDict,
+  isToolResult,
+  isUnsignedReasoning,
+  REPAIR_MARKER_KEY,
+  resultIdOf,
+  serverToolResultIds,
+  turnOf,
+} from "./inspect";
 
 export interface OpenExchange {
   /** Index of the assistant message that made the calls. */
@@ -126,3 +136,135 @@ function openCallIds(messages: readonly BaseMessage[]): Set<string> {
   }
   return calls;
 }
+
+/*
+ * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the
+ * tool loop a request is sent inside to start with its signed reasoning (Anthropic A10, Bedrock B11); a user turn
+ * inside the loop opens a new one. The repair's view of the loop a history ends in: it starts after the last user
+ * message that follows an assistant message (a new turn; a stray result the repair kept as text does not count), and
+ * its anchor, the first call after that, starts with reasoning (a thread with thinking on). User messages after the
+ * anchor (a steer, a stray result kept as text) are inside it. What the repair must then not send inside it:
+ * - user messages (a steer, a stray result kept as text): Bedrock sends each as a turn of its own; Anthropic merges
+ *   those after tool results into the results' turn, but not those after an assistant message;
+ * - an assistant message without calls right before another one (a cut stream's text, moved out of an exchange):
+ *   Anthropic merges the two into one turn that starts with that text, Bedrock needs a user turn between them.
+ */
+
+const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+
+/** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
+export function startsWithReasoning(message: BaseMessage): boolean {
+  const first = Array.isArray(message.content) ? message.content[0] : undefined;
+  return isDict(first) && typeof first.type === "string" && REASONING_BLOCKS.has(first.type);
+}
+
+const makesCalls = (m: BaseMessage): boolean => {
+  const calls = (m as { tool_calls?: unknown }).tool_calls;
+  return turnOf(m) === "assistant" && Array.isArray(calls) && calls.length > 0;
+};
+
+/** The turn before index `i` (system messages are no turn) and its index. */
+function turnBefore(messages: readonly BaseMessage[], i: number): { turn: ReturnType<typeof turnOf>; at: number } {
+  let at = i - 1;
+  while (at >= 0 && (turnOf(messages[at]) === "system" || turnOf(messages[at]) === undefined)) at--;
+  return { turn: at >= 0 ? turnOf(messages[at]) : undefined, at };
+}
+
+/** The first message with calls at or after `from`, or -1. */
+function nextCaller(messages: readonly BaseMessage[], from: number): number {
+  for (let i = from; i < messages.length; i++) if (makesCalls(messages[i])) return i;
+  return -1;
+}
+
+/**
+ * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
+ * history does not end on tool results or that call does not start with reasoning.
+ */
+function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean): { from: number; anchor: number } | undefined {
+  let end = turnBefore(messages, messages.length);
+  // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
+  if (!alternation) while (end.turn === "user") end = turnBefore(messages, end.at);
+  if (end.turn !== "tool") return undefined;
+  let from = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (turnOf(messages[i]) !== "user") continue;
+    let before = turnBefore(messages, i);
+    while (before.turn === "user") before = turnBefore(messages, before.at);
+    if (before.turn === "tool") continue;
+    // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
+    // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i])) continue;
+    from = i + 1;
+    break;
+  }
+  const anchor = nextCaller(messages, from);
+  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor } : undefined;
+}
+
+/** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
+const isKeptStrayResult = (m: BaseMessage): boolean => {
+  const kwargs = (m as { additional_kwargs?: unknown }).additional_kwargs;
+  const marker = isDict(kwargs) ? kwargs[REPAIR_MARKER_KEY] : undefined;
+  return isDict(marker) && marker.reason === "orphan_result";
+};
+
+/** The anchor of the open reasoning loop (see above), or -1. */
+export function reasoningLoopAnchor(messages: readonly BaseMessage[], alternation: boolean): number {
+  return reasoningLoop(messages, alternation)?.anchor ?? -1;
+}
+
+/**
+ * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
+ * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
+ */
+export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
+  const anchor = reasoningLoopAnchor(messages, alternation);
+  const found: number[] = [];
+  if (anchor === -1) return found;
+  for (let i = anchor + 1; i < messages.length; i++) {
+    if (turnOf(messages[i]) !== "user") continue;
+    let before = turnBefore(messages, i);
+    while (before.turn === "user") before = turnBefore(messages, before.at);
+    if (alternation || before.turn === "assistant") found.push(i);
+  }
+  return found;
+}
+
+/**
+ * The assistant messages without calls right before another assistant message in the open reasoning loop (`alternation`:
+ * the provider's turns alternate, so user text after the last results closes the loop). In order.
+ */
+export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
+  const loop = reasoningLoop(messages, alternation);
+  const found: number[] = [];
+  if (loop === undefined) return found;
+  for (let i = loop.from; i < messages.length - 1; i++)
+    if (turnOf(messages[i]) === "assistant" && !makesCalls(messages[i]) && turnOf(messages[i + 1]) === "assistant") found.push(i);
+  return found;
+}
+
+/**
+ * Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`, @langchain/aws
+ * 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted thinking) is dropped.
+ * An unsigned one becomes text (the blocks pass): it opens no loop either.
+ */
+function sentAsReasoningByConverse(block: unknown): boolean {
+  if (!isDict(block) || isUnsignedReasoning(block)) return false;
+  if (block.type === "reasoning") return typeof block.reasoning === "string" && block.reasoning !== "";
+  const text = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
+  return (typeof text === "string" && text !== "") || (typeof block.redactedContent === "string" && block.redactedContent !== "");
+}
+
+/**
+ * The anchor of the open reasoning loop when ChatBedrockConverse sends none of the reasoning it starts with: Claude
+ * with reasoning on then finds the loop opened without it (B11). Its index, or -1.
+ */
+export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]): number {
+  const anchor = reasoningLoopAnchor(messages, true);
+  if (anchor === -1) return -1;
+  const content = messages[anchor].content as unknown[];
+  for (let k = 0; k < content.length && isDict(content[k]) && REASONING_BLOCKS.has(String((content[k] as { type?: unknown }).type)); k++)
+    if (sentAsReasoningByConverse(content[k])) return -1;
+  return anchor;
+}
+

@@ -459,6 +459,37 @@ export function isThinkingBlock(block: unknown): boolean {
   return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 }
 
+/** A client call: answered by a ToolMessage (Anthropic server tools live inside their own message). */
+export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "content.server_tool_use";
+
+/**
+ * Reasoning a stream left without its signature (cancelled before `signature_delta`): a `thinking` block without
+ * `signature` or a `redacted_thinking` block without `data` (ChatAnthropic), a `reasoning` / `reasoning_content`
+ * block with text but no signature (ChatBedrockConverse). Claude refuses it (A14, B12).
+ */
+export function isUnsignedReasoning(block: unknown): boolean {
+  if (!isDict(block)) return false;
+  const signed = (value: unknown) => typeof value === "string" && value !== "";
+  switch (block.type) {
+    case "thinking":
+      return !signed(block.signature);
+    case "redacted_thinking":
+      return !signed(block.data);
+    case "reasoning":
+      return signed(block.reasoning) && !signed(block.signature);
+    case "reasoning_content":
+      return isDict(block.reasoningText) && signed(block.reasoningText.text) && !signed(block.reasoningText.signature);
+  }
+  return false;
+}
+
+/** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
+export function reasoningTextOf(block: Dict): string {
+  const nested = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
+  const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : nested;
+  return typeof text === "string" ? text : "";
+}
+
 /** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
 export function hasMeaningfulContent(content: unknown): boolean {
   if (typeof content === "string") return !isBlankText(content);

@@ -13,6 +13,10 @@
  *   the ids of the items it preceded (`withoutItemIds`); the assistant's text and reasoning summary stay.
  * - A missing thought signature (G6, names no call): every step's first call without a signature gets Google's
  *   placeholder, in the whole history (the provider's idea of the current turn may be wider than the engine's).
+ * - Reasoning and server tools (A10, A13, A14, B11, B12): a server tool use the provider found alone (A13) goes as
+ *   text with its result; reasoning whose signature is missing or refused (A14, B12; at the named message, or every
+ *   one) goes as text; a tool loop whose opening turn lacks its reasoning (A10, B11) is closed: its calls and results
+ *   go as text, so the request ends on a user turn and no loop needs reasoning. No repair can sign reasoning.
  * - Tool blocks in a request without tools (`tool_config_missing`, Bedrock B3): nothing is wrong with the history,
  *   the request lacks tools. It is repaired with `toolsInRequest: false` for the rejecting provider: every call
  *   and result travels as text (the tools-as-text pass), so the same request, still without tools, is accepted.
@@ -21,16 +25,33 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
 import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
 import {
+  clientCallsAsText,
   defaultSyntheticText,
   orphanResultAsUserMessage,
+  reasoningAsText,
+  rebuildAssistant,
   rewriteToolCalls,
+  serverToolBlockAsText,
   syntheticToolResult,
+  toolResultAsUserText,
   withoutItemIds,
   withPlaceholderSignature,
 } from "../messages/build";
 import { GEMINI_SIGNATURES_KEY, resentOutputOf } from "../messages/responses";
 import { coerceMessage, isMessage } from "../messages/coerce";
-import { forEachToolCallRef, isAssistant, isDict, isToolResult, resultIdOf, serverToolResultIds } from "../messages/inspect";
+import {
+  distinctCalls,
+  forEachToolCallRef,
+  isAssistant,
+  isClientCall,
+  isDict,
+  isServerToolResultBlock,
+  isToolResult,
+  resultIdOf,
+  serverToolResultIds,
+  turnOf,
+  type Dict,
+} from "../messages/inspect";
 import type {
   Provider,
   ProviderRejection,
@@ -113,6 +134,8 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
     ? { messages: input, origin: input.map((_, i) => i) }
     : inPlace
       ? fixInPlace(input, rejection, inPlace, report)
+      : REASONING_KINDS.has(rejection.kind)
+        ? reasoningAsTextFor(input, rejection, report)
       : answerNamedCalls(input, rejection, engineOptions, report);
   if (!forced) forced = strictAround(input, rejection, engineOptions, report);
 
@@ -294,6 +317,77 @@ function forcedResultText(call: { id: string; name?: string }, rejection: Provid
   }
   const tool = call.name ? `Tool "${call.name}"` : "The tool";
   return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its result was set aside; it follows as user text.`;
+}
+
+/** Rejections about reasoning and server tools: their blocks go as text, never through the strict profile (it drops thinking). */
+const REASONING_KINDS: ReadonlySet<RejectionKind> = new Set([
+  "thinking_block_required",
+  "unsigned_reasoning",
+  "server_tool_result_missing",
+]);
+
+const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+const REFUSED_REASONING = "Reasoning the provider did not accept (no valid signature), kept as text";
+
+/** The A10 / B11 / A13 / A14 / B12 repair (see the module comment); undefined when there is nothing of it to change. */
+function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, report: Report): Forced | undefined {
+  const why = `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
+  const out = input.slice();
+  let touched = false;
+  if (rejection.kind === "thinking_block_required") {
+    const from = openLoopStart(input);
+    if (from === -1) return undefined;
+    for (let i = from; i < input.length; i++) {
+      const m = input[i];
+      if (isToolResult(m)) out[i] = toolResultAsUserText(m, REJECTION_REASON);
+      else if (isAssistant(m) && distinctCalls(m, isClientCall).length > 0) out[i] = clientCallsAsText(m, distinctCalls(m, isClientCall));
+      else continue;
+      touched = true;
+      const detail = `tool exchange of the open loop written out as text ${why}`;
+      report({ problem: "unsupported_block", action: "converted_to_text", index: i, detail });
+    }
+  } else {
+    const named = new Set(rejection.toolCallIds);
+    input.forEach((m, i) => {
+      if (!isAssistant(m) || !Array.isArray(m.content)) return;
+      if (rejection.kind === "unsigned_reasoning" && rejection.messageIndex !== undefined && rejection.messageIndex !== i) return;
+      const servers = rejection.kind === "server_tool_result_missing";
+      const content: unknown[] = [];
+      let changed = 0;
+      for (const block of m.content as unknown[]) {
+        const b = isDict(block) ? block : undefined;
+        const isNamedUse = (d: Dict) => d.type === "server_tool_use" && (named.size === 0 || named.has(d.id as string));
+        const server = servers && b !== undefined && (isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string)));
+        const reasoning = !servers && b !== undefined && REASONING_TYPES.has(String(b.type));
+        if (!server && !reasoning) content.push(block);
+        else {
+          changed++;
+          const text = server ? serverToolBlockAsText(b as Dict) : reasoningAsText(b as Dict, REFUSED_REASONING);
+          if (text) content.push(text);
+        }
+      }
+      if (changed === 0) return;
+      touched = true;
+      out[i] = rebuildAssistant(m, { content });
+      const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${why}`;
+      report({ problem: "unsupported_block", action: "converted_block", index: i, detail });
+    });
+  }
+  return touched ? { messages: out, origin: out.map((_, i) => i) } : undefined;
+}
+
+/** Where the tool loop a history ends in starts: after the last user message that does not follow tool results; -1 if none is open. */
+function openLoopStart(messages: BaseMessage[]): number {
+  let end = messages.length - 1;
+  while (end >= 0 && turnOf(messages[end]) === "system") end--;
+  if (end < 0 || !isToolResult(messages[end])) return -1;
+  for (let i = end; i >= 0; i--) {
+    if (turnOf(messages[i]) !== "user") continue;
+    let before = i - 1;
+    while (before >= 0 && (turnOf(messages[before]) === "system" || turnOf(messages[before]) === "user")) before--;
+    if (before < 0 || !isToolResult(messages[before])) return i + 1;
+  }
+  return 0;
 }
 
 /** The engine's problem for a rejection that names no ids: the strict profile must leave none of it. */

@@ -143,11 +143,11 @@ function positionIn(text: string | undefined): Position | undefined {
 
 /**
  * Ids of the top-level objects of a list like `[{'name': 'f', 'args': {'id': 3}, 'id': 'call_a'}, ...]` (JSON
- * or a Python repr): only `id` keys of the list's own objects count, not ids inside their arguments.
+ * or a Python repr): only `id` keys of the list's own objects count, not ids inside their arguments. A list of
+ * quoted strings (`['call_a', "call_b"]`) is a list of ids.
  */
-function topLevelCallIds(text: string, at: number): string[] {
-  let pos = text.indexOf("[", at);
-  if (pos === -1 || pos - at > 8) return [];
+function listedCallIds(text: string, at: number): string[] {
+  let pos = at;
   const ids: string[] = [];
   const limit = Math.min(text.length, pos + 256 * 1024);
   let depth = 0;
@@ -159,7 +159,7 @@ function topLevelCallIds(text: string, at: number): string[] {
       let end = pos + 1;
       while (end < limit && text[end] !== c) end += text[end] === "\\" ? 2 : 1;
       const value = text.slice(pos + 1, end);
-      if (depth === 2 && expectValue && lastKey === "id") ids.push(value);
+      if ((depth === 2 && expectValue && lastKey === "id") || depth === 1) ids.push(value);
       else if (depth === 2 && !expectValue) lastKey = value;
       expectValue = false;
       pos = end;
@@ -335,7 +335,41 @@ const RULES: TextRule[] = [
   { rule: "B7", kind: "must_end_with_user", provider: "bedrock", anchors: ["requires the last turn in the conversation to be a user message"] },
   { rule: "A9", kind: "empty_content", provider: "anthropic", anchors: ["all messages must have non-empty content except for the optional final assistant message"] },
   { rule: "A9", kind: "blank_text", provider: "anthropic", anchors: ["text content blocks must contain non-whitespace text", "text content blocks must be non-empty"] },
-  { rule: "A10", kind: "thinking_block_required", provider: "anthropic", anchors: ["must start with a thinking block"] },
+  // B11 is the same text inside Bedrock's wrapper of model errors.
+  {
+    rule: "A10",
+    kind: "thinking_block_required",
+    provider: "anthropic",
+    anchors: ["must start with a thinking block"],
+    // The position opens the text, further from the anchor than positions are looked for.
+    read: (text) => ({
+      position: positionIn(text),
+      ...(text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" as const } : {}),
+    }),
+  },
+  // A14 (B12 through Bedrock): a thinking block without its signature, or with one that does not verify.
+  {
+    rule: "A14",
+    kind: "unsigned_reasoning",
+    provider: "anthropic",
+    anchors: [
+      ".thinking.signature: Field required",
+      ".redacted_thinking.data: Field required",
+      "Invalid `signature` in `thinking` block",
+      "Invalid signature in thinking block",
+    ],
+    read: (text) => (text.includes("The model returned the following errors") ? { rule: "B12", provider: "bedrock" } : {}),
+  },
+  {
+    rule: "A13",
+    kind: "server_tool_result_missing",
+    provider: "anthropic",
+    anchors: ["` tool use with id `"],
+    read: (text, at, anchor) => {
+      const id = readQuoted(text, at + anchor.length, "`");
+      return text.indexOf("was found without a corresponding", at) === -1 ? undefined : { toolCallIds: id ? [id] : [] };
+    },
+  },
   { rule: "A12", kind: "unsupported_content_block", provider: "bedrock", anchors: ["Unsupported content block type: "], position: "none" },
   // Bedrock Converse
   {
@@ -382,9 +416,10 @@ const RULES: TextRule[] = [
     provider: "langgraph",
     anchors: ["Found AIMessages with tool_calls that do not have a corresponding ToolMessage"],
     position: "none",
-    read: (text, at) => {
-      const list = text.indexOf("tool calls:", at);
-      return { toolCallIds: list !== -1 && list - at < 200 ? topLevelCallIds(text, list + "tool calls:".length) : [] };
+    // `... tool calls: [{...}]` (the calls) or `... tool 'id' values: ['a', "b"]` (their ids), JSON or a Python repr.
+    read: (text, at, anchor) => {
+      const list = text.indexOf("[", at + anchor.length);
+      return { toolCallIds: list !== -1 && list - at < 300 ? listedCallIds(text, list) : [] };
     },
   },
 ];

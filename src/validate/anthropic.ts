@@ -1,6 +1,17 @@
-/** Anthropic Messages: rules A1-A6, A8, A9, A11 on the `messages` array. */
+/** Anthropic Messages: rules A1-A6, A8-A11, A13, A14 on the `messages` array. */
 import { readingInput } from "../errors";
-import { asArray, asString, isBlank, isDict, NAME_PATTERN, type Dict, type PayloadViolation, validationOptions } from "./common";
+import {
+  asArray,
+  asString,
+  isBlank,
+  isDict,
+  NAME_PATTERN,
+  openLoopOpener,
+  thinkingFirstText,
+  type Dict,
+  type PayloadViolation,
+  validationOptions,
+} from "./common";
 
 export interface AnthropicValidationOptions {
   /** The model rejects a request that ends on an assistant message (Claude Opus/Sonnet 4.6 and later). */
@@ -10,6 +21,8 @@ export interface AnthropicValidationOptions {
    * Anthropic does, `"none"` (older models) accepts none.
    */
   systemInMessages?: "placed" | "none";
+  /** Extended thinking is on (the request's `thinking`): the open tool loop's opening turn starts with thinking (A10). */
+  thinking?: boolean;
 }
 
 /** One content block with the index of its original message and its position there. */
@@ -59,6 +72,7 @@ export function validateAnthropicMessages(
   const checked = validationOptions(options, fn, {
     noPrefill: [(v) => typeof v === "boolean", "a boolean"],
     systemInMessages: [(v) => v === "placed" || v === "none", '"placed" or "none"'],
+    thinking: [(v) => typeof v === "boolean", "a boolean"],
   }) as AnthropicValidationOptions;
   return readingInput(() => anthropicViolations(messages, checked), fn, "messages");
 }
@@ -68,12 +82,15 @@ function anthropicViolations(messages: unknown, options: AnthropicValidationOpti
   const violations: PayloadViolation[] = [];
   checkAnthropicContent(list, violations);
   checkAnthropicIds(list, violations);
+  checkAnthropicSignatures(list, violations);
+  checkAnthropicServerTools(list, violations);
   checkAnthropicSystemMessages(list, options.systemInMessages ?? "placed", violations);
   const turns = mergeAnthropicTurns(list);
   turns.forEach((turn, t) => {
     if (turn.role === "assistant") checkAnthropicToolUsesAnswered(turn, turns[t + 1], violations);
     if (turn.role === "user") checkAnthropicToolResults(turn, turns[t - 1], violations);
   });
+  if (options.thinking) checkAnthropicThinkingFirst(turns, violations);
   const last = list[list.length - 1];
   if (options.noPrefill && isDict(last) && last.role === "assistant") {
     violations.push({
@@ -147,7 +164,7 @@ function checkAnthropicSystemMessages(list: unknown[], mode: "placed" | "none", 
   });
 }
 
-/** A4 (tool_use ids unique in the request) and A6 (id pattern on tool_use and tool_result). */
+/** A4 (tool_use and server_tool_use ids unique in the request) and A6 (id pattern on tool_use and tool_result). */
 function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
   const seen = new Set<string>();
   list.forEach((message, index) => {
@@ -166,6 +183,11 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
         }
         if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, message: `${at}: \`tool_use\` ids must be unique` });
         seen.add(id);
+      } else if (block.type === "server_tool_use") {
+        const id = asString(block.id) ?? "";
+        const message = `${at}: \`tool_use\` ids must be unique`;
+        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, toolCallIds: [id], message });
+        seen.add(id);
       } else if (block.type === "tool_result") {
         const id = asString(block.tool_use_id) ?? "";
         if (!NAME_PATTERN.test(id)) {
@@ -179,6 +201,55 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
       }
     });
   });
+}
+
+/** A14: a `thinking` block carries its `signature`, a `redacted_thinking` block its `data` (a cancelled stream leaves neither). */
+function checkAnthropicSignatures(list: unknown[], out: PayloadViolation[]): void {
+  list.forEach((message, index) => {
+    if (!isDict(message)) return;
+    anthropicBlocks(message.content).forEach((block, position) => {
+      const field = block.type === "thinking" ? "signature" : block.type === "redacted_thinking" ? "data" : undefined;
+      if (field === undefined || (typeof block[field] === "string" && block[field] !== "")) return;
+      const path = `messages.${index}.content.${position}.${block.type}.${field}`;
+      out.push({ rule: "A14", path, payloadIndex: index, message: `${path}: Field required` });
+    });
+  });
+}
+
+/**
+ * A13: a `server_tool_use` block has its `*_tool_result` block in the same message. Only the last block of a
+ * request that ends on the assistant (a `pause_turn` continued) may wait for its result.
+ */
+function checkAnthropicServerTools(list: unknown[], out: PayloadViolation[]): void {
+  list.forEach((message, index) => {
+    if (!isDict(message) || message.role !== "assistant") return;
+    const blocks = anthropicBlocks(message.content);
+    const answered = new Set(blocks.filter((b) => typeof b.type === "string" && b.type.endsWith("_tool_result")).map((b) => b.tool_use_id));
+    blocks.forEach((block, position) => {
+      if (block.type !== "server_tool_use" || answered.has(block.id)) return;
+      if (index === list.length - 1 && position === blocks.length - 1) return;
+      const id = asString(block.id) ?? "";
+      const name = asString(block.name) ?? "server";
+      out.push({
+        rule: "A13",
+        path: `messages.${index}`,
+        payloadIndex: index,
+        toolCallIds: [id],
+        message:
+          `messages.${index}: \`${name}\` tool use with id \`${id}\` ` +
+          `was found without a corresponding \`${name}_tool_result\` block`,
+      });
+    });
+  });
+}
+
+/** A10: with thinking on, the turn that opens the open tool loop starts with a thinking block. */
+function checkAnthropicThinkingFirst(turns: MergedTurn[], out: PayloadViolation[]): void {
+  const opener = openLoopOpener(turns, (t) => t.role, (t) => t.blocks.some((b) => b.block.type === "tool_result"));
+  if (opener === undefined) return;
+  const first = turns[opener].blocks[0];
+  if (first === undefined || first.block.type === "thinking" || first.block.type === "redacted_thinking") return;
+  out.push({ rule: "A10", path: blockPath(first), payloadIndex: first.message, message: thinkingFirstText(blockPath(first), String(first.block.type)) });
 }
 
 const toolUses = (turn: MergedTurn | undefined): LocatedBlock[] =>

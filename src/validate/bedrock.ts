@@ -1,12 +1,14 @@
-/** AWS Bedrock Converse: rules B1-B10 on the request body. */
+/** AWS Bedrock Converse: rules B1-B12 on the request body. */
 import { readingInput } from "../errors";
-import { asArray, asString, isBlank, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation, validationOptions } from "./common";
+import { asArray, asString, isBlank, isDict, missingFrom, NAME_PATTERN, openLoopOpener, thinkingFirstText, type Dict, type PayloadViolation, validationOptions } from "./common";
 
 export interface BedrockValidationOptions {
   /** The model rejects a conversation that ends on an assistant turn (Claude 4.6+, Llama). */
   noPrefill?: boolean;
   /** Reject two consecutive turns of one role (B6). Default true. */
   requireAlternation?: boolean;
+  /** Reasoning is on (`additionalModelRequestFields.thinking`): the open tool loop's opening turn starts with it (B11). */
+  reasoning?: boolean;
 }
 
 const BEDROCK_ID_MAX = 64;
@@ -33,6 +35,7 @@ export function validateBedrockConverse(
   const checked = validationOptions(options, fn, {
     noPrefill: [(v) => typeof v === "boolean", "a boolean"],
     requireAlternation: [(v) => typeof v === "boolean", "a boolean"],
+    reasoning: [(v) => typeof v === "boolean", "a boolean"],
   }) as BedrockValidationOptions;
   return readingInput(() => bedrockViolations(request, checked), fn, "request");
 }
@@ -57,6 +60,7 @@ function bedrockViolations(request: unknown, options: BedrockValidationOptions):
     if (options.requireAlternation !== false) checkBedrockAlternation(list, index, violations);
     checkBedrockToolResultsAfter(list, index, violations);
   });
+  if (options.reasoning) checkBedrockReasoningFirst(list, violations);
   const last = list[list.length - 1];
   if (options.noPrefill && isDict(last) && last.role === "assistant") {
     violations.push({
@@ -100,6 +104,13 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
   }
   checkBedrockBlankText(content, index, `messages.${index}.content`, out);
   content.forEach((block, position) => {
+    const reasoning = isDict(block) && isDict(block.reasoningContent) ? block.reasoningContent : undefined;
+    const text = reasoning && isDict(reasoning.reasoningText) ? reasoning.reasoningText : undefined;
+    if (text && (typeof text.signature !== "string" || text.signature === "")) {
+      // B12: Claude reads a reasoningText as a thinking block, and a thinking block is signed.
+      const path = `messages.${index}.content.${position}.thinking.signature`;
+      out.push({ rule: "B12", path, payloadIndex: index, message: `The model returned the following errors: ${path}: Field required` });
+    }
     const member = `messages.${index}.member.content.${position}.member`;
     const at = `messages.${index}.content.${position}`;
     const use = toolUseOf(block);
@@ -204,6 +215,21 @@ function checkBedrockToolResultsAfter(list: unknown[], index: number, out: Paylo
       message: `Expected toolResult blocks at messages.${index + 1}.content for the following Ids: ${missing.join(", ")}`,
     });
   }
+}
+
+/** B11 (A10 through Converse): with reasoning on, the turn that opens the open tool loop starts with its reasoning. */
+function checkBedrockReasoningFirst(list: unknown[], out: PayloadViolation[]): void {
+  const opener = openLoopOpener(list, (m) => (isDict(m) ? String(m.role) : ""), (m) => bedrockContent(m).some((b) => toolResultOf(b) !== undefined));
+  if (opener === undefined) return;
+  const first = bedrockContent(list[opener])[0];
+  if (isDict(first) && isDict(first.reasoningContent)) return;
+  const found = isDict(first) ? (toolUseOf(first) ? "tool_use" : (Object.keys(first)[0] ?? "text")) : "text";
+  out.push({
+    rule: "B11",
+    path: `messages.${opener}.content.0`,
+    payloadIndex: opener,
+    message: `The model returned the following errors: ${thinkingFirstText(`messages.${opener}.content.0`, found)}`,
+  });
 }
 
 function bedrockToolUseIds(message: Dict): string[] {

@@ -54,3 +54,26 @@ export function validationOptions(
   }
   return out;
 }
+
+/** The A10 text (Bedrock B11 wraps it): `path` names the opening turn's first block. */
+export function thinkingFirstText(path: string, found: string): string {
+  return (
+    `${path}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final ` +
+    "`assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). " +
+    "We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`."
+  );
+}
+
+/**
+ * The open tool loop of a request, as turns: the index of the turn that opens it (the first assistant turn after the
+ * last user turn without tool results), when the request ends on tool results; undefined when no loop is open.
+ * A user turn that holds tool results continues the loop, whatever text the API merged into it.
+ */
+export function openLoopOpener<T>(turns: readonly T[], roleOf: (t: T) => string, holdsResults: (t: T) => boolean): number | undefined {
+  const last = turns[turns.length - 1];
+  if (last === undefined || roleOf(last) !== "user" || !holdsResults(last)) return undefined;
+  let start = turns.length - 1;
+  while (start >= 0 && !(roleOf(turns[start]) === "user" && !holdsResults(turns[start]))) start--;
+  for (let t = start + 1; t < turns.length; t++) if (roleOf(turns[t]) === "assistant") return t;
+  return undefined;
+}

@@ -185,6 +185,34 @@ describe("every error text of docs/provider-rules.md", () => {
       { provider: "gemini", kind: "result_count_mismatch", toolCallIds: [] },
     ],
     ["G5", "Please ensure that single turn requests end with a user role or the role field is empty.", { provider: "gemini", kind: "must_end_with_user" }],
+    [
+      "A3 counted",
+      "messages.4: Did not find 2 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+      { provider: "anthropic", kind: "results_not_first", rule: "A3", payloadIndex: 4 },
+    ],
+    [
+      "A10",
+      "messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
+      { provider: "anthropic", kind: "thinking_block_required", payloadIndex: 3 },
+    ],
+    [
+      "B11",
+      "The model returned the following errors: messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
+      { provider: "bedrock", kind: "thinking_block_required", payloadIndex: 1 },
+    ],
+    [
+      "A13",
+      "messages.3: `web_fetch` tool use with id `srvtoolu_01Ab` was found without a corresponding `web_fetch_tool_result` block",
+      { provider: "anthropic", kind: "server_tool_result_missing", toolCallIds: ["srvtoolu_01Ab"], payloadIndex: 3 },
+    ],
+    ["A14", "messages.1.content.0.thinking.signature: Field required", { provider: "anthropic", kind: "unsigned_reasoning", payloadIndex: 1 }],
+    ["A14 redacted", "messages.5.content.0.redacted_thinking.data: Field required", { provider: "anthropic", kind: "unsigned_reasoning", rule: "A14", payloadIndex: 5 }],
+    ["A14 invalid", "messages.1.content.0: Invalid `signature` in `thinking` block", { provider: "anthropic", kind: "unsigned_reasoning", rule: "A14", payloadIndex: 1 }],
+    [
+      "B12",
+      "The model returned the following errors: messages.1.content.0.thinking.signature: Field required",
+      { provider: "bedrock", kind: "unsigned_reasoning", payloadIndex: 1 },
+    ],
   ];
 
   for (const [name, text, expected] of cases) {
@@ -250,6 +278,18 @@ describe("ids as providers and adapters write them", () => {
     const repr =
       "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: [{'name': 'lookup', 'args': {'id': 'user-7', 'q': \"it's\"}, 'id': 'toolu_01', 'type': 'tool_call'}]";
     expect(parse(repr)?.toolCallIds).toEqual(["toolu_01"]);
+  });
+
+  it("LangGraph's INVALID_CHAT_HISTORY with a quoted id list, in either quote style", () => {
+    const head = "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of the tool 'id' values: ";
+    expect(summary(parse(`${head}['tooluse_xYz123-abc', 'call_2']`))).toEqual({
+      provider: "langgraph",
+      kind: "missing_results",
+      rule: "INVALID_CHAT_HISTORY",
+      toolCallIds: ["tooluse_xYz123-abc", "call_2"],
+      payloadIndex: undefined,
+    });
+    expect(parse(`${head}["call_a", "call_b"]`)?.toolCallIds).toEqual(["call_a", "call_b"]);
   });
 
   it("a 1 MB text: every id list is capped, and the text kept is 4 KB", () => {

@@ -37,8 +37,23 @@ export type Corruption =
   | { op: "emptyResult"; at: number }
   /** A thread started on ChatAnthropic: a signed thinking block before the calls. */
   | { op: "thinking"; at: number; redacted: boolean }
-  /** An Anthropic server tool (web search) answered inline, or cut off before its result. */
-  | { op: "serverTool"; at: number; answered: boolean }
+  /**
+   * An Anthropic server tool answered inline, or cut off before its result. @langchain/anthropic re-sends the
+   * web search result but not the web fetch or code execution one (A13).
+   */
+  | { op: "serverTool"; at: number; answered: boolean; tool?: ServerToolName }
+  /**
+   * A stream cancelled before its signature: the message it left holds reasoning without signature and nothing after
+   * it (no call was streamed yet): a `thinking` block (ChatAnthropic, A14) or a `reasoning` block (@langchain/aws, B12).
+   */
+  | { op: "unsignedThinking"; at: number; shape?: ReasoningShape }
+  /**
+   * Reasoning as @langchain/aws stores it before a call, `{ type: "reasoning", reasoning, signature }`: signed, or
+   * signed with empty text (the adapter drops it: B11).
+   */
+  | { op: "reasoning"; at: number; kind: "signed" | "empty" }
+  /** A replayed checkpoint: an assistant message and its results written again right after them (same ids). */
+  | { op: "replay"; at: number }
   /** A system message inside the conversation (a reminder, a steering note). */
   | { op: "systemMid"; at: number }
   /** Content arrays written by LangChain Python: bare strings among the blocks. */
@@ -48,8 +63,19 @@ export type Corruption =
   /** An assistant's calls mirrored as content blocks of one format (a thread from another provider). */
   | { op: "callBlocks"; at: number; format: "tool_use" | "tool_call" | "input_json_delta" | "toolUse" };
 
+export type ServerToolName = "web_search" | "web_fetch" | "code_execution";
+
+/**
+ * Reasoning the client stored on every turn's first assistant message (a model with thinking on): Anthropic's
+ * signed `thinking` block, or @langchain/aws's signed `reasoning` block.
+ */
+export type ReasoningShape = "thinking" | "reasoning";
+
 export interface HistoryPlan {
   system: boolean;
+  reasoning?: ReasoningShape;
+  /** The last turn ends on its tool results, not on an answer: the request an agent sends inside its tool loop. */
+  openLoop?: boolean;
   turns: Turn[];
   corruptions: Corruption[];
 }
@@ -85,7 +111,10 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ op: fc.constant("rawKwargs" as const), at: pos }),
   fc.record({ op: fc.constant("emptyResult" as const), at: pos }),
   fc.record({ op: fc.constant("thinking" as const), at: pos, redacted: fc.boolean() }),
-  fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean() }),
+  fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean(), tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution") }),
+  fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constantFrom<ReasoningShape>("thinking", "reasoning") }),
+  fc.record({ op: fc.constant("reasoning" as const), at: pos, kind: fc.constantFrom("signed" as const, "empty" as const) }),
+  fc.record({ op: fc.constant("replay" as const), at: pos }),
   fc.record({ op: fc.constant("systemMid" as const), at: pos }),
   fc.record({ op: fc.constant("bareStrings" as const), at: pos }),
 );
@@ -137,19 +166,23 @@ export function buildValid(plan: HistoryPlan): BaseMessage[] {
   for (const turn of plan.turns) {
     t++;
     out.push(new HumanMessage({ content: `user question ${t}`, id: `h${t}` }));
-    for (const ex of turn.exchanges) {
+    turn.exchanges.forEach((ex, e) => {
       const ids = Array.from({ length: ex.calls }, () => `call_${++n}`);
+      const text = ex.text ? `thinking about step ${n}` : "";
+      // With thinking on, the model reasons at the start of each turn (the tool loop's opening message).
+      const reasoning = e === 0 && plan.reasoning ? signedReasoning(plan.reasoning, `turn ${t}`) : undefined;
       out.push(
         new AIMessage({
           id: `ai${n}`,
-          content: ex.text ? `thinking about step ${n}` : "",
+          content: (reasoning ? [reasoning, ...(text ? [{ type: "text", text }] : [])] : text) as never,
           tool_calls: ids.map((id, k) => ({ id, name: k % 2 ? "fetch_page" : "web_search", args: { q: id }, type: "tool_call" as const })),
         }),
       );
       for (const id of permute(ids, ex.order))
         out.push(new ToolMessage({ content: `output of ${id}`, tool_call_id: id, name: "web_search", id: `t_${id}` }));
-    }
-    // Every turn ends with an assistant answer so that the next user question alternates.
+    });
+    // Every turn ends with an assistant answer so that the next user question alternates (inside the loop: not yet).
+    if (plan.openLoop && t === plan.turns.length && turn.exchanges.length > 0) break;
     out.push(new AIMessage({ id: `final${t}`, content: `answer ${t}`, tool_calls: [] }));
   }
   return out;
@@ -168,6 +201,33 @@ export function buildValidGemini(plan: HistoryPlan): BaseMessage[] {
     const signatures = { [calls[0].id!]: `sig_${calls[0].id}` };
     return rebuildAI(m as AIMessage, { additional_kwargs: { ...m.additional_kwargs, __gemini_function_call_thought_signatures__: signatures } });
   });
+}
+
+/** A signed reasoning block as the client stores it. */
+function signedReasoning(shape: ReasoningShape, about: string): Dict {
+  return shape === "thinking"
+    ? { type: "thinking", thinking: `private reasoning about ${about}`, signature: `sig_${about.replace(/\W/g, "_")}` }
+    : { type: "reasoning", reasoning: `private reasoning about ${about}`, signature: `sig_${about.replace(/\W/g, "_")}` };
+}
+
+/** A message's content as a list of blocks (a string becomes one text block). */
+const blocksOf = (m: BaseMessage): unknown[] =>
+  typeof m.content === "string" ? (m.content ? [{ type: "text", text: m.content }] : []) : Array.isArray(m.content) ? m.content : [];
+
+/** Where a prepended reasoning block goes: after the reasoning the message already starts with. */
+const reasoningEnd = (blocks: unknown[]) => {
+  let k = 0;
+  while (k < blocks.length && ["thinking", "redacted_thinking", "reasoning", "reasoning_content"].includes(String((blocks[k] as Dict)?.type))) k++;
+  return k;
+};
+
+/** What a server tool returns, in the block type its result has. */
+function serverResult(tool: ServerToolName, id: string, serial: number): Dict {
+  if (tool === "web_search")
+    return { type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${serial}`, title: `found ${serial}` }] };
+  if (tool === "web_fetch")
+    return { type: "web_fetch_tool_result", tool_use_id: id, content: { type: "web_fetch_result", url: `https://example.com/page${serial}`, content: { type: "document", source: { type: "text", media_type: "text/plain", data: `page text ${serial}` } } } };
+  return { type: "code_execution_tool_result", tool_use_id: id, content: { type: "code_execution_result", stdout: `printed ${serial}`, stderr: "", return_code: 0 } };
 }
 
 const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage) => boolean) => h.flatMap((m, i) => (pred(m) ? [i] : []));
@@ -335,9 +395,42 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       const m = h[i] as AIMessage;
       const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
       const id = `srvtoolu_${serial}`;
-      const use = { type: "server_tool_use", id, name: "web_search", input: { query: `search ${serial}` } };
-      const result = { type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${serial}`, title: `found ${serial}` }] };
-      h[i] = rebuildAI(m, { content: c.answered ? [use, result, ...text] : [...text, use] });
+      const tool = c.tool ?? "web_search";
+      const input = tool === "web_search" ? { query: `search ${serial}` } : tool === "web_fetch" ? { url: `https://example.com/page${serial}` } : { code: `print(${serial})` };
+      const use = { type: "server_tool_use", id, name: tool, input };
+      // After the reasoning the message starts with: the model reasons first, then calls.
+      const lead = reasoningEnd(text);
+      const rest = [...text.slice(0, lead), ...(c.answered ? [use, serverResult(tool, id, serial)] : []), ...text.slice(lead), ...(c.answered ? [] : [use])];
+      h[i] = rebuildAI(m, { content: rest });
+      return;
+    }
+    case "unsignedThinking":
+      // The message a cut stream left: thinking without its signature, and nothing after it (no call was streamed yet).
+      const cut = c.shape === "reasoning" ? { type: "reasoning", reasoning: `reasoning cut off ${serial}`, index: 0 } : { type: "thinking", thinking: `reasoning cut off ${serial}`, index: 0 };
+      // Where the model was answering a user message when the user cancelled (the retry follows it), or at the end.
+      const at = pick([...indexesOf(h, (m) => HumanMessage.isInstance(m)).map((i) => i + 1), h.length], c.at);
+      if (at !== undefined) h.splice(at, 0, new AIMessage({ content: [cut] as never, id: `cut${serial}` }));
+      return;
+    case "reasoning": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      const m = h[i] as AIMessage;
+      const blocks = blocksOf(m);
+      const block =
+        c.kind === "signed" ? signedReasoning("reasoning", `call ${serial}`) : { type: "reasoning", reasoning: "", signature: `sig_empty_${serial}` };
+      h[i] = rebuildAI(m, { content: [block, ...blocks.slice(reasoningEnd(blocks))] });
+      return;
+    }
+    case "replay": {
+      const i = pick(callers, c.at);
+      if (i === undefined) return;
+      let end = i + 1;
+      while (end < h.length && isTool(h[end])) end++;
+      // The same messages again (a checkpoint replayed): new message ids, the same call ids and blocks.
+      const copies = h.slice(i, end).map((m, k) =>
+        AIMessage.isInstance(m) ? rebuildAI(m, { id: `replay${serial}_${k}` }) : new ToolMessage({ content: m.content, tool_call_id: (m as ToolMessage).tool_call_id, name: m.name, id: `replay${serial}_${k}` }),
+      );
+      h.splice(end, 0, ...copies);
       return;
     }
     case "systemMid":
@@ -386,6 +479,47 @@ export const adapterBrokenPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
   turns: fc.array(turnArb, { minLength: 1, maxLength: 5 }),
   corruptions: fc.array(adapterCorruptionArb, { minLength: 1, maxLength: 6 }),
 });
+
+/**
+ * The incidents of a thread with thinking on, as its client stores it (`"thinking"`: ChatAnthropic, `"reasoning"`:
+ * ChatBedrockConverse): a run aborted mid-tool, a replayed checkpoint, a duplicate result, a message steered in
+ * mid-loop, a stray result, a cut stream; Anthropic threads also server tools.
+ */
+function reasoningCorruptionArb(shape: ReasoningShape): fc.Arbitrary<Corruption> {
+  const common: fc.Arbitrary<Corruption>[] = [
+    fc.record({ op: fc.constant("dropResult" as const), at: pos }),
+    fc.record({ op: fc.constant("truncate" as const), n: fc.nat(3) }),
+    fc.record({ op: fc.constant("replay" as const), at: pos }),
+    fc.record({ op: fc.constant("dupResult" as const), at: pos, same: fc.boolean() }),
+    fc.record({ op: fc.constant("insertHuman" as const), at: pos }),
+    fc.record({ op: fc.constant("moveResult" as const), at: pos, to: pos }),
+    fc.record({ op: fc.constant("orphanResult" as const), at: pos }),
+    fc.record({ op: fc.constant("emptyResult" as const), at: pos }),
+  ];
+  const own: fc.Arbitrary<Corruption>[] =
+    shape === "thinking"
+      ? [
+          fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constant<ReasoningShape>("thinking") }),
+          fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean(), tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution") }),
+          fc.record({ op: fc.constant("thinking" as const), at: pos, redacted: fc.boolean() }),
+        ]
+      : [
+          fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constant<ReasoningShape>("reasoning") }),
+          fc.record({ op: fc.constant("reasoning" as const), at: pos, kind: fc.constantFrom("signed" as const, "empty" as const) }),
+        ];
+  return fc.oneof(...common, ...own);
+}
+
+/** Threads of a model with thinking on, in the client's shapes, with incidents; some sent inside the tool loop. */
+export function reasoningPlanArb(shape: ReasoningShape): fc.Arbitrary<HistoryPlan> {
+  return fc.record({
+    system: fc.boolean(),
+    reasoning: fc.constant(shape),
+    openLoop: fc.boolean(),
+    turns: fc.array(turnArb, { minLength: 1, maxLength: 4 }),
+    corruptions: fc.array(reasoningCorruptionArb(shape), { minLength: 1, maxLength: 5 }),
+  });
+}
 
 export function buildHistory(plan: HistoryPlan): BaseMessage[] {
   const h = buildValid(plan);

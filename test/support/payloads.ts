@@ -72,6 +72,8 @@ export interface ValidatePayloadOptions extends PayloadOptions {
   requireAlternation?: boolean;
   /** Anthropic A11: system messages inside `messages` accepted where Opus 4.8+ takes them, or none. Default "placed". */
   systemInMessages?: "placed" | "none";
+  /** Anthropic A10 / Bedrock B11: extended thinking (reasoning) is on for the request. Default false. */
+  thinking?: boolean;
 }
 
 export type ProviderPayload =
@@ -161,11 +163,12 @@ function violationsOf(payload: ProviderPayload, options: ValidatePayloadOptions)
     case "openai-responses":
       return validateOpenAIResponsesInput(payload.input);
     case "anthropic":
-      return validateAnthropicMessages(payload.messages, { noPrefill, systemInMessages: options.systemInMessages });
+      return validateAnthropicMessages(payload.messages, { noPrefill, systemInMessages: options.systemInMessages, thinking: options.thinking ?? false });
     case "bedrock":
       return validateBedrockConverse(payload.request, {
         noPrefill,
         requireAlternation: options.requireAlternation ?? true,
+        reasoning: options.thinking ?? false,
       });
   }
 }

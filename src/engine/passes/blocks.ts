@@ -7,13 +7,18 @@
  * - `server_tool_use` and its inline `*_tool_result` (web search, code execution): real work with a real
  *   result, turned into text that says what was called and what came back, so nothing is lost.
  * On Anthropic every block stays where it is: a thinking block keeps its place before the tool use it
- * belongs to (A10).
+ * belongs to (A10), except what Claude would refuse:
+ * - a server tool exchange whose result ChatAnthropic does not re-send (web fetch, code execution: A13) becomes
+ *   the same text as elsewhere, so the call does not go alone;
+ * - a thinking block a cancelled stream left without its signature (A14) becomes text (its reasoning kept); on
+ *   Bedrock the same for a `reasoning` block without signature (B12). A `redacted_thinking` without data holds
+ *   nothing to keep and is dropped. A Bedrock `reasoning` block, which ChatAnthropic drops, becomes text too.
  * For ChatBedrockConverse (profile `assistantBlocks: "converse"`) any other block it cannot read (a type another
  * adapter left, a block without a type) becomes text: its own `text` when it has one, else a short description
  * with its JSON, so the request is sent and nothing the block said is lost from what the model reads.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { rebuildMessage } from "../../messages/build";
+import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   isAssistant,
   isConverseAssistantBlock,
@@ -21,16 +26,15 @@ import {
   isMovableCallBlock,
   isServerToolResultBlock,
   isThinkingBlock,
+  isUnsignedReasoning,
   isV1Message,
+  reasoningTextOf,
   type Dict,
 } from "../../messages/inspect";
-import type { ProviderProfile } from "../profiles";
+import { keepsServerResult, type ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
-
-/** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
-const MAX_RESULT_TEXT = 20_000;
 
 /** Longest JSON an unreadable block keeps when it becomes text. */
 const MAX_BLOCK_TEXT = 2_000;
@@ -39,17 +43,37 @@ interface BlockFinding {
   index: number;
   dropped: number;
   converted: number;
+  unsigned: number;
   unreadable: number;
 }
 
-type Verdict = "drop" | "convert" | "unreadable" | undefined;
+type Verdict = "drop" | "convert" | "unsigned" | "unreadable" | undefined;
+
+const NO_IDS: ReadonlySet<unknown> = new Set();
+
+const isForeignReasoning = (block: unknown): boolean => isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
+
+/** Ids of the server tools whose inline result the adapter leaves out (A13): their whole exchange goes as text. */
+function unsentServerIds(content: unknown[], profile: ProviderProfile): ReadonlySet<unknown> {
+  if (!profile.anthropicBlocks || profile.serverToolResults === undefined) return NO_IDS;
+  let ids: Set<unknown> | undefined;
+  for (const b of content) if (isServerToolResultBlock(b) && !keepsServerResult(profile, b.type)) (ids ??= new Set()).add(b.tool_use_id);
+  return ids ?? NO_IDS;
+}
 
 /** What the provider's adapter needs done with one assistant block (undefined: send it as it is). */
-function unsupported(block: unknown, profile: ProviderProfile, v1: boolean): Verdict {
+function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unsent: ReadonlySet<unknown>): Verdict {
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
+  } else if (unsent.size > 0 && isDict(block)) {
+    const id = block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS;
+    if (unsent.has(id)) return "convert";
   }
+  // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
+  if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) return "unsigned";
+  // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
+  if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
   if (profile.assistantBlocks === "converse" && !v1 && isDict(block) && !isMovableCallBlock(block) && !isConverseAssistantBlock(block)) return "unreadable";
@@ -62,40 +86,21 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
     const m = messages[index];
     if (!isAssistant(m) || !Array.isArray(m.content)) continue;
     const v1 = isV1Message(m);
+    const unsent = unsentServerIds(m.content, profile);
     let dropped = 0;
     let converted = 0;
+    let unsigned = 0;
     let unreadable = 0;
     for (const block of m.content) {
-      const verdict = unsupported(block, profile, v1);
+      const verdict = unsupported(block, profile, v1, unsent);
       if (verdict === "drop") dropped++;
       else if (verdict === "convert") converted++;
+      else if (verdict === "unsigned") unsigned++;
       else if (verdict === "unreadable") unreadable++;
     }
-    if (dropped + converted + unreadable > 0) found.push({ index, dropped, converted, unreadable });
+    if (dropped + converted + unsigned + unreadable > 0) found.push({ index, dropped, converted, unsigned, unreadable });
   }
   return found;
-}
-
-/** What a web search returned, as lines a model can read; any other result as its JSON. */
-function resultText(block: Dict): string {
-  const content = block.content;
-  if (block.type === "web_search_tool_result" && Array.isArray(content)) {
-    const lines = content
-      .filter(isDict)
-      .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
-      .filter((line) => line !== "");
-    if (lines.length > 0) return lines.join("\n");
-  }
-  return safeJson(content ?? null, MAX_RESULT_TEXT);
-}
-
-function asText(block: Dict): Dict {
-  if (block.type === "server_tool_use") {
-    const name = typeof block.name === "string" ? block.name : "server tool";
-    return { type: "text", text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]` };
-  }
-  const kind = String(block.type).replace(/_tool_result$/, "");
-  return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
 }
 
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON. */
@@ -106,33 +111,42 @@ function unreadableAsText(block: Dict): Dict {
 }
 
 function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
+  const unsent = unsentServerIds(content, profile);
   const out: unknown[] = [];
   for (const block of content) {
-    const verdict = unsupported(block, profile, v1);
+    const verdict = unsupported(block, profile, v1, unsent);
     if (verdict === "drop") continue;
-    out.push(verdict === "convert" ? asText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
+    if (verdict === "unsigned") {
+      const text = reasoningAsText(block as Dict, "Reasoning whose signature was never received (the stream was cut), kept as text");
+      if (text) out.push(text);
+      continue;
+    }
+    out.push(verdict === "convert" ? serverToolBlockAsText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
   }
   return out;
 }
 
-function describe(f: BlockFinding): string {
+function describe(f: BlockFinding, profile: ProviderProfile): string {
   const parts = [];
   if (f.dropped > 0) parts.push(`${f.dropped} thinking block(s)`);
   if (f.converted > 0) parts.push(`${f.converted} server tool block(s)`);
-  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that only Anthropic accepts` : "";
+  const why = profile.anthropicBlocks ? "the adapter would send without their result" : "only Anthropic accepts";
+  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that ${why}` : "";
+  const unsigned = f.unsigned > 0 ? `${f.unsigned} reasoning block(s) without their signature` : "";
   const unreadable = f.unreadable > 0 ? `${f.unreadable} block(s) of a type the provider's adapter does not read` : "";
-  return `assistant message with ${[anthropicOnly, unreadable].filter((p) => p !== "").join(", and ")}`;
+  return `assistant message with ${[anthropicOnly, unsigned, unreadable].filter((p) => p !== "").join(", and ")}`;
 }
 
 /** Whether the pass has anything to look for under `profile`. */
-const appliesTo = (profile: ProviderProfile): boolean => !profile.anthropicBlocks || profile.assistantBlocks === "converse";
+const appliesTo = (profile: ProviderProfile): boolean =>
+  !profile.anthropicBlocks || profile.assistantBlocks === "converse" || profile.signedReasoning || profile.serverToolResults !== undefined;
 
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!appliesTo(ctx.profile)) return [];
-    return classifyBlocks(messages, ctx.profile).map((f) => problem(ctx, "unsupported_block", f.index, describe(f)));
+    return classifyBlocks(messages, ctx.profile).map((f) => problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)));
   },
   repair(messages, ctx: PassContext) {
     if (!appliesTo(ctx.profile)) return messages;
@@ -148,6 +162,16 @@ export const blocksPass: RepairPass = {
       if (f.converted > 0)
         ctx.report(
           { problem: "unsupported_block", action: "converted_block", detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned` },
+          message,
+          f.index,
+        );
+      if (f.unsigned > 0)
+        ctx.report(
+          {
+            problem: "unsupported_block",
+            action: "converted_block",
+            detail: `${f.unsigned} reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)`,
+          },
           message,
           f.index,
         );

@@ -100,8 +100,7 @@ function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch
     return;
   }
   forEachToolCallRef(message, (ref) => {
-    // Server tools are answered inside their own message; renaming them would orphan that answer.
-    if (ref.location === "content.server_tool_use") return;
+    // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
     const { id } = ref;
     if (id === undefined) {
       into.push({ messageIndex: index, occurrence: 0, location: ref.location, position: ref.position, id, rawId: ref.rawId, name: ref.name });

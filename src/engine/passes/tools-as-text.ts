@@ -11,36 +11,41 @@
  * Nothing is lost: the model reads the whole exchange as text. Runs after pairing (each result sits right after
  * its call) and before content and turn-order, which merge the user messages this makes into one turn.
  * Anthropic server tools are not client calls: the blocks pass turns them into text on these providers.
+ *
+ * The same conversion closes the open tool loop of a Bedrock request whose opening message starts with reasoning
+ * that ChatBedrockConverse drops (a signed block with empty text, Claude's omitted thinking): Claude with reasoning
+ * on refuses a loop opened without it (B11), and no repair can sign reasoning. As text, the request ends on a user
+ * turn and no loop is open; with reasoning off it is as valid.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { MessageContent } from "@langchain/core/messages";
-import { rebuildAssistant, rewriteToolCalls, toolResultAsUserText } from "../../messages/build";
-import { callArgsText, distinctCalls, isAssistant, isBlankText, isToolResult, resultIdOf, type DistinctCall, type ToolCallRef } from "../../messages/inspect";
+import { clientCallsAsText, toolResultAsUserText } from "../../messages/build";
+import { distinctCalls, isAssistant, isClientCall, isToolResult, resultIdOf, type DistinctCall } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import { toolBlocksAsText } from "../profiles";
+import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
+import { toolBlocksAsText, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 
 const REASON = "tool_blocks_without_tools";
 
-/** A client call: answered by a ToolMessage (server tools live inside their own message). */
-const isClientCall = (ref: ToolCallRef) => ref.location !== "content.server_tool_use";
-
-function describeCall(call: DistinctCall): string {
-  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) with arguments ${callArgsText(call.args)}]`;
-}
-
-/** The message's own content, then one line per call. */
-function withCallText(content: MessageContent, calls: DistinctCall[]): MessageContent {
-  const text = calls.map(describeCall).join("\n");
-  if (typeof content === "string") return isBlankText(content) ? text : `${content}\n\n${text}`;
-  return [...content, { type: "text", text }] as MessageContent;
-}
-
 type Finding = { index: number; kind: "calls"; calls: DistinctCall[] } | { index: number; kind: "result" };
 
-function classify(messages: readonly BaseMessage[]): Finding[] {
+/** Why calls and results travel as text, and from which message on; undefined when they need not. */
+interface Scope {
+  from: number;
+  problem: "tool_blocks_without_tools" | "unsupported_block";
+  why: string;
+}
+
+function scopeOf(messages: readonly BaseMessage[], profile: ProviderProfile, options: { toolsInRequest: boolean }): Scope | undefined {
+  if (toolBlocksAsText(profile, options)) return { from: 0, problem: REASON, why: "the request carries no tools" };
+  if (profile.assistantBlocks !== "converse") return undefined;
+  const from = loopOpenedWithUnsentReasoning(messages);
+  return from === -1 ? undefined : { from, problem: "unsupported_block", why: "the open tool loop's reasoning is dropped by the adapter" };
+}
+
+function classify(messages: readonly BaseMessage[], from: number): Finding[] {
   const found: Finding[] = [];
-  for (let index = 0; index < messages.length; index++) {
+  for (let index = from; index < messages.length; index++) {
     const m = messages[index];
     if (isToolResult(m)) found.push({ index, kind: "result" });
     else if (isAssistant(m)) {
@@ -57,35 +62,44 @@ export const toolsAsTextPass: RepairPass = {
   name: "tools-as-text",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    if (!toolBlocksAsText(ctx.profile, ctx.options)) return [];
+    const scope = scopeOf(messages, ctx.profile, ctx.options);
+    if (scope === undefined) return [];
     const problems: ToolCallProblem[] = [];
-    for (const f of classify(messages)) {
+    const where = scope.problem === REASON ? "in a request that carries no tools" : "inside a tool loop whose reasoning the adapter drops";
+    for (const f of classify(messages, scope.from)) {
       if (f.kind === "result") {
         const id = resultIdOf(messages[f.index] as ToolMessage);
-        problems.push(problem(ctx, REASON, f.index, `tool result for ${id ?? "(no id)"} in a request that carries no tools`, { id }));
+        problems.push(problem(ctx, scope.problem, f.index, `tool result for ${id ?? "(no id)"} ${where}`, { id }));
       } else
         for (const call of f.calls)
-          problems.push(problem(ctx, REASON, f.index, `tool call ${named(call)} in a request that carries no tools`, { id: call.id, name: call.name }));
+          problems.push(problem(ctx, scope.problem, f.index, `tool call ${named(call)} ${where}`, { id: call.id, name: call.name }));
     }
     return problems;
   },
   repair(messages, ctx: PassContext) {
-    if (!toolBlocksAsText(ctx.profile, ctx.options)) return messages;
-    const found = classify(messages);
+    const scope = scopeOf(messages, ctx.profile, ctx.options);
+    if (scope === undefined) return messages;
+    const found = classify(messages, scope.from);
     if (found.length === 0) return messages;
     const out = messages.slice();
     for (const f of found) {
       const message = messages[f.index];
       if (f.kind === "result") {
         const id = resultIdOf(message as ToolMessage);
-        out[f.index] = toolResultAsUserText(message as ToolMessage, REASON);
-        ctx.report({ problem: REASON, action: "converted_to_text", toolCallId: id, detail: `result of ${id ?? "(no id)"} turned into user text (the request carries no tools)` }, message, f.index);
+        out[f.index] = toolResultAsUserText(message as ToolMessage, scope.problem);
+        const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
+        ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail }, message, f.index);
       } else {
-        const stripped = rewriteToolCalls(message as AIMessage, (ref) => (isClientCall(ref) ? "drop" : undefined));
-        out[f.index] = rebuildAssistant(stripped, { content: withCallText(stripped.content as MessageContent, f.calls) });
+        out[f.index] = clientCallsAsText(message as AIMessage, f.calls);
         for (const call of f.calls)
           ctx.report(
-            { problem: REASON, action: "converted_to_text", toolCallId: call.id, toolName: call.name, detail: `call ${named(call)} turned into assistant text (the request carries no tools)` },
+            {
+              problem: scope.problem,
+              action: "converted_to_text",
+              toolCallId: call.id,
+              toolName: call.name,
+              detail: `call ${named(call)} turned into assistant text (${scope.why})`,
+            },
             message,
             f.index,
           );

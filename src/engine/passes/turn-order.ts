@@ -4,10 +4,18 @@
  * results, so a user message right after tool results, or two user messages, reach Bedrock as two user turns.
  * Gemini has the same constraints (G1). Two user messages are merged; a missing turn is bridged with a short
  * message marked synthetic; nothing is dropped.
+ * Inside the open tool loop of a thread with reasoning (the history ends on tool results and the loop's opening
+ * assistant message starts with its reasoning), a bridged user turn would open a new loop whose first assistant
+ * message has no reasoning of its own (B11: Claude on Bedrock with thinking on refuses it). There the user messages
+ * move after the loop's last results instead: the request ends on them, and no loop is left open. An assistant
+ * message without calls right before another one there (a cut stream's text) is joined into it, after its reasoning:
+ * Anthropic would merge the two into one turn that starts with that text (A10), Bedrock would need a user turn between.
+ * This runs for the providers that check reasoning (Anthropic too, where turns need not alternate; Bedrock; strict).
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
+import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
@@ -72,6 +80,53 @@ function mergeContents(parts: MessageContent[]): MessageContent {
   return blocks as MessageContent;
 }
 
+/** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
+function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+  const inside = ctx.profile.signedReasoning ? userTurnsInReasoningLoop(messages, ctx.profile.alternation) : [];
+  if (inside.length === 0) return messages;
+  const moved = new Set(inside);
+  for (const i of inside)
+    ctx.report(
+      { problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL },
+      messages[i],
+      i,
+    );
+  return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
+}
+
+const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+
+/** Content as blocks: a string becomes one text block (none when blank). */
+const blocksOf = (content: unknown): unknown[] =>
+  typeof content === "string" ? (content.trim() === "" ? [] : [{ type: "text", text: content }]) : Array.isArray(content) ? content : [];
+
+/** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
+function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+  const joining = new Set(ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages, ctx.profile.alternation) : []);
+  if (joining.size === 0) return messages;
+  const out: BaseMessage[] = [];
+  let pending: unknown[] = [];
+  messages.forEach((m, i) => {
+    if (joining.has(i)) {
+      pending.push(...blocksOf(m.content));
+      ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: JOIN_DETAIL }, m, i);
+      return;
+    }
+    if (pending.length === 0) return out.push(m);
+    const own = blocksOf(m.content);
+    let lead = 0;
+    while (lead < own.length && REASONING_TYPES.has(String((own[lead] as { type?: unknown })?.type))) lead++;
+    const joined = rebuildMessage(m, { content: [...own.slice(0, lead), ...pending, ...own.slice(lead)] });
+    ctx.derive(m, joined);
+    out.push(joined);
+    pending = [];
+  });
+  return out;
+}
+
+const MOVE_DETAIL = "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first";
+const JOIN_DETAIL = "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
+
 /** The id a placeholder turn's own id is built from: the message it stands next to. */
 const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
 
@@ -79,13 +134,27 @@ export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
   find(messages, ctx): ToolCallProblem[] {
-    return classifyTurns(messages, ctx).map((f) =>
+    // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
+    const { alternation, signedReasoning } = ctx.profile;
+    const joins = !signedReasoning
+      ? []
+      : [
+          ...textTurnsInReasoningLoop(messages, alternation).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
+          ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) =>
+            problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
+          ),
+        ];
+    const found = classifyTurns(messages, ctx).map((f) =>
       problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
     );
+    if (joins.length === 0) return found;
+    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort((a, b) => a.index - b.index);
   },
-  repair(messages, ctx: PassContext) {
+  repair(input, ctx: PassContext) {
+    // User turns leave the loop first: the assistant messages they separated may then need joining.
+    const messages = joinedLoopTurns(deferredLoopTurns(input, ctx), ctx);
     const found = classifyTurns(messages, ctx);
-    if (found.length === 0) return messages;
+    if (found.length === 0) return sameOrNew(input, messages);
     const fixes: (TurnFinding | undefined)[] = new Array(messages.length);
     for (const f of found) fixes[f.index] = f;
     const out: BaseMessage[] = [];

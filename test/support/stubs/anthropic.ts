@@ -11,6 +11,7 @@ import { validateAnthropicMessages } from "../../../src/validate";
 import {
   createTurnSource,
   failureFor,
+  thinkingRequested,
   violationsWith,
   randomIdSuffix,
   resolveToolCalls,
@@ -44,13 +45,15 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
     if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
     // A11: only Opus 4.8 and later accept a system message inside `messages`.
     const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none";
-    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages }), options));
+    // A10: the request's own `thinking` says whether the open tool loop must start with a thinking block.
+    const thinking = thinkingRequested(request.thinking);
+    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages, thinking }), options));
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }
     const turn = nextTurn(body);
     const model = typeof request.model === "string" ? request.model : DEFAULT_ANTHROPIC_MODEL;
-    return request.stream === true ? streamReply(turn, model) : messageReply(turn, model);
+    return request.stream === true ? streamReply(turn, model, thinking) : messageReply(turn, model, thinking);
   });
 
   return runningStub(server, log);
@@ -64,10 +67,12 @@ function anthropicError(status: number, type: string, message: string): StubRepl
 
 type AnthropicBlock =
   | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
-function contentOf(turn: ScriptedTurn): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = [];
+/** With thinking on, Claude opens its answer with a signed thinking block (A10 checks it on the next request). */
+function contentOf(turn: ScriptedTurn, thinking: boolean): AnthropicBlock[] {
+  const blocks: AnthropicBlock[] = thinking ? [{ type: "thinking", thinking: "stub reasoning", signature: "stub_signature" }] : [];
   if (turn.text !== undefined && turn.text !== "") blocks.push({ type: "text", text: turn.text });
   for (const call of resolveToolCalls(turn, "toolu_")) {
     blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.args });
@@ -77,8 +82,8 @@ function contentOf(turn: ScriptedTurn): AnthropicBlock[] {
 
 const stopReasonOf = (blocks: AnthropicBlock[]) => (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
 
-function messageReply(turn: ScriptedTurn, model: string): StubReply {
-  const content = contentOf(turn);
+function messageReply(turn: ScriptedTurn, model: string, thinking: boolean): StubReply {
+  const content = contentOf(turn, thinking);
   return {
     status: 200,
     json: {
@@ -94,8 +99,8 @@ function messageReply(turn: ScriptedTurn, model: string): StubReply {
   };
 }
 
-function streamReply(turn: ScriptedTurn, model: string): StubReply {
-  const content = contentOf(turn);
+function streamReply(turn: ScriptedTurn, model: string, thinking: boolean): StubReply {
+  const content = contentOf(turn, thinking);
   const events: [string, unknown][] = [
     [
       "message_start",
@@ -118,6 +123,10 @@ function streamReply(turn: ScriptedTurn, model: string): StubReply {
     if (block.type === "text") {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
       events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }]);
+    } else if (block.type === "thinking") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
+      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: block.thinking } }]);
+      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }]);
     } else {
       const start = { type: "tool_use", id: block.id, name: block.name, input: {} };
       events.push(["content_block_start", { type: "content_block_start", index, content_block: start }]);

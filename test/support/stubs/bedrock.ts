@@ -12,6 +12,7 @@ import { constrainedTurn, structuredOutputViolations } from "./bedrock-structure
 import {
   createTurnSource,
   failureFor,
+  thinkingRequested,
   violationsWith,
   resolveToolCalls,
   runningStub,
@@ -38,12 +39,16 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
     const failure = failureFor(body, options, log);
     if (failure) return awsError(failure.status, failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException", failure.message);
-    const violation = log.record(body, violationsWith(body, [...validateBedrockConverse(body, validation), ...structuredOutputViolations(route[1], body)], options));
+    // B11: reasoning is on when the request asks for it (`additionalModelRequestFields.thinking`).
+    const fields = typeof body === "object" && body !== null ? (body as { additionalModelRequestFields?: { thinking?: unknown } }).additionalModelRequestFields : undefined;
+    const reasoning = thinkingRequested(fields?.thinking);
+    const violations = [...validateBedrockConverse(body, { ...validation, reasoning }), ...structuredOutputViolations(route[1], body)];
+    const violation = log.record(body, violationsWith(body, violations, options));
     if (violation) {
       return awsError(400, "ValidationException", violation.message);
     }
     const turn = constrainedTurn(nextTurn(body), body);
-    return route[2] === "converse" ? converseReply(turn) : converseStreamReply(turn);
+    return route[2] === "converse" ? converseReply(turn, reasoning) : converseStreamReply(turn, reasoning);
   });
 
   return runningStub(server, log);
@@ -62,11 +67,13 @@ function awsError(status: number, code: string, message: string): StubReply {
 
 interface ConverseBlock {
   text?: string;
+  reasoningContent?: { reasoningText: { text: string; signature: string } };
   toolUse?: { toolUseId: string; name: string; input: Record<string, unknown> };
 }
 
-function contentOf(turn: ScriptedTurn): ConverseBlock[] {
-  const blocks: ConverseBlock[] = [];
+/** With reasoning on, Claude opens its answer with signed reasoning (B11 checks it on the next request). */
+function contentOf(turn: ScriptedTurn, reasoning: boolean): ConverseBlock[] {
+  const blocks: ConverseBlock[] = reasoning ? [{ reasoningContent: { reasoningText: { text: "stub reasoning", signature: "stub_signature" } } }] : [];
   if (turn.text !== undefined && turn.text !== "") blocks.push({ text: turn.text });
   for (const call of resolveToolCalls(turn, "tooluse_")) {
     blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.args } });
@@ -77,8 +84,8 @@ function contentOf(turn: ScriptedTurn): ConverseBlock[] {
 const stopReasonOf = (blocks: ConverseBlock[]): string => (blocks.some((b) => b.toolUse) ? "tool_use" : "end_turn");
 const USAGE = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
 
-function converseReply(turn: ScriptedTurn): StubReply {
-  const content = contentOf(turn);
+function converseReply(turn: ScriptedTurn, reasoning: boolean): StubReply {
+  const content = contentOf(turn, reasoning);
   return {
     status: 200,
     json: {
@@ -90,14 +97,18 @@ function converseReply(turn: ScriptedTurn): StubReply {
   };
 }
 
-function converseStreamReply(turn: ScriptedTurn): StubReply {
-  const content = contentOf(turn);
+function converseStreamReply(turn: ScriptedTurn, reasoning: boolean): StubReply {
+  const content = contentOf(turn, reasoning);
   const events: [string, unknown][] = [["messageStart", { role: "assistant" }]];
   content.forEach((block, contentBlockIndex) => {
     if (block.toolUse) {
       const { toolUseId, name, input } = block.toolUse;
       events.push(["contentBlockStart", { contentBlockIndex, start: { toolUse: { toolUseId, name } } }]);
       events.push(["contentBlockDelta", { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(input) } } }]);
+    } else if (block.reasoningContent) {
+      const { text, signature } = block.reasoningContent.reasoningText;
+      events.push(["contentBlockDelta", { contentBlockIndex, delta: { reasoningContent: { text } } }]);
+      events.push(["contentBlockDelta", { contentBlockIndex, delta: { reasoningContent: { signature } } }]);
     } else {
       events.push(["contentBlockDelta", { contentBlockIndex, delta: { text: block.text ?? "" } }]);
     }

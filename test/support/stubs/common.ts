@@ -214,3 +214,9 @@ export function runningStub(server: StubServer, log: StubLog): RunningStub {
     close: server.close,
   };
 }
+
+/** Whether a request's `thinking` field (Anthropic, or Bedrock's `additionalModelRequestFields.thinking`) turns thinking on. */
+export function thinkingRequested(value: unknown): boolean {
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  return type === "enabled" || type === "adaptive";
+}

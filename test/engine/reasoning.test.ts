@@ -1,0 +1,94 @@
+/**
+ * Threads of models with thinking on, as ChatAnthropic and ChatBedrockConverse store them (signed `thinking` /
+ * `reasoning` blocks, cut streams, server tools), with the usual incidents on top: after repair the REAL adapter's
+ * payload satisfies the provider's rules with thinking on and off (A10, A13, A14, B11, B12 included), no reasoning
+ * or server tool output is lost, and a second repair changes nothing.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { findToolCallProblems, repairToolCalls } from "../../src/engine";
+import { isSyntheticResult } from "../../src/messages/inspect";
+import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
+import { buildHistory, reasoningPlanArb, textOf, type ReasoningShape } from "../support/histories";
+
+const withAdapters = it.skipIf(ADAPTERS_PINNED !== undefined);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+
+type Dict = Record<string, unknown>;
+const SHAPES: { shape: ReasoningShape; provider: "anthropic" | "bedrock" }[] = [
+  { shape: "thinking", provider: "anthropic" },
+  { shape: "reasoning", provider: "bedrock" },
+];
+
+/** Every piece of reasoning text and server tool output a history holds (what must survive, as a block or as text). */
+function keptWords(messages: BaseMessage[]): string[] {
+  const words: string[] = [];
+  for (const m of messages) {
+    if (!AIMessage.isInstance(m) || !Array.isArray(m.content)) continue;
+    for (const block of m.content as Dict[]) {
+      if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") words.push(block.thinking);
+      if (block.type === "reasoning" && typeof block.reasoning === "string" && block.reasoning !== "") words.push(block.reasoning);
+      if (block.type === "web_fetch_tool_result") words.push(`page text`);
+      if (block.type === "code_execution_tool_result") words.push(`printed`);
+    }
+  }
+  return words;
+}
+
+/** All words of a history, blocks included (reasoning kept as a block counts as kept). */
+const allWords = (messages: BaseMessage[]) => messages.map((m) => JSON.stringify(m.content)).join("\n");
+
+describe("threads with thinking on: valid through the real adapters, thinking on and off", () => {
+  for (const { shape, provider } of SHAPES) {
+    for (const thinking of [true, false]) {
+      withAdapters(`${provider} (${shape} blocks), thinking ${thinking ? "on" : "off"}`, async () => {
+        await fc.assert(
+          fc.asyncProperty(reasoningPlanArb(shape), async (plan) => {
+            const h = buildHistory(plan);
+            // A history trimmed to its system prompt is no conversation (B5 says so whatever the repair does).
+            fc.pre(h.some((m) => !SystemMessage.isInstance(m)));
+            const { messages } = repairToolCalls(h, { provider });
+            // Prefill (A8, B7) is not this test's concern: a request inside the loop ends on tool results.
+            expect(await validatePayloadFor(provider, messages, { thinking, noPrefill: false })).toEqual([]);
+            expect(findToolCallProblems(messages, { provider })).toEqual([]);
+          }),
+          { numRuns: Math.ceil(RUNS / 2) },
+        );
+      });
+    }
+  }
+});
+
+describe("threads with thinking on: lossless and idempotent", () => {
+  for (const { shape, provider } of SHAPES) {
+    it(`${provider}: every reasoning text, server tool output, user message and real result is still there`, () => {
+      fc.assert(
+        fc.property(reasoningPlanArb(shape), (plan) => {
+          const h = buildHistory(plan);
+          const out = repairToolCalls(h, { provider }).messages;
+          const kept = allWords(out);
+          for (const word of keptWords(h)) expect(kept.includes(word), `lost ${JSON.stringify(word)}`).toBe(true);
+          for (const m of h) {
+            if (!(HumanMessage.isInstance(m) || (ToolMessage.isInstance(m) && !isSyntheticResult(m)))) continue;
+            const text = textOf(m);
+            if (text.trim() !== "") expect(kept.includes(JSON.stringify(text).slice(1, -1)), `lost ${JSON.stringify(text)}`).toBe(true);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it(`${provider}: repairing a repaired thread changes nothing`, () => {
+      fc.assert(
+        fc.property(reasoningPlanArb(shape), (plan) => {
+          const once = repairToolCalls(buildHistory(plan), { provider });
+          const twice = repairToolCalls(once.messages, { provider });
+          expect(twice.repairs).toEqual([]);
+          expect(twice.messages).toBe(once.messages);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
