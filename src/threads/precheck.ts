@@ -31,11 +31,14 @@ const isRecord = (value: unknown): value is Loose => typeof value === "object" &
 /** A plain object the serializer's reviver leaves as it is (no `lc` marker of a record it would rebuild). */
 const isPlainValue = (value: unknown): value is Loose => isRecord(value) && !("lc" in value);
 
-/** No keys, or only keys in `allowed`. */
+/** Absent, or the serializer's record of `undefined`. */
+const revivesUndefined = (value: unknown) => value === undefined || (isRecord(value) && value.lc === 2 && value.type === "undefined");
+
+/** No keys but those in `allowed` (or keys whose value revives as `undefined`, as ChatOpenAI's `function_call`). */
 function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
   if (record === undefined) return true;
   if (!isPlainValue(record)) return false;
-  for (const key in record) if (!allowed.includes(key)) return false;
+  for (const key in record) if (!allowed.includes(key) && !revivesUndefined(record[key])) return false;
   return true;
 }
 
@@ -71,7 +74,7 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
     ids.push(id);
   }
   const raw = extra?.tool_calls;
-  if (raw !== undefined) {
+  if (!revivesUndefined(raw)) {
     // The raw OpenAI calls: the same calls in the same order, or the reviver would read them into tool_calls.
     if (!Array.isArray(raw) || raw.length !== ids.length || ids.length === 0) return undefined;
     for (let i = 0; i < raw.length; i++) if (!isPlainValue(raw[i]) || raw[i].id !== ids[i]) return undefined;
@@ -109,7 +112,7 @@ export function cleanMessageCount(value: unknown): number | undefined {
       const id = kwargs.tool_call_id;
       if (typeof id !== "string" || !waiting.delete(id)) return undefined;
       if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
-      if (kwargs.status !== undefined && kwargs.status !== "success" && kwargs.status !== "error") return undefined;
+      if (!revivesUndefined(kwargs.status) && kwargs.status !== "success" && kwargs.status !== "error") return undefined;
       last = "tool";
     } else return undefined;
   }
