@@ -245,7 +245,8 @@ export async function* readThreads<R>(
 /**
  * Reports every thread of `saver` (or `options.threads`), newest checkpoint of each namespace, one report per
  * thread as it is read. Memory does not grow with the number of threads (SQLite and PostgreSQL savers are read
- * key by key; other savers through `list({})` keep the set of keys they have seen).
+ * a page of threads at a time, and a thread the pre-check finds clean is reported without reviving its messages;
+ * other savers through `list({})` keep the set of keys they have seen).
  */
 export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.

@@ -66,6 +66,7 @@ const planArb: fc.Arbitrary<HistoryPlan> = fc
   .map(([plan, system]) => ({ ...plan, system: plan.system && system === 0 }));
 
 const serde = new JsonPlusSerializer();
+const DRESS: Dress = { agent: "createAgent", rawCalls: true, status: "success" };
 const providerArb = fc.constantFrom<Provider>(...PROVIDERS);
 
 describe("the pre-check against the engine", () => {
@@ -98,7 +99,7 @@ describe("the pre-check against the engine", () => {
   });
 
   it("calls suspicious what it cannot decide: another serializer, bytes that do not parse, an unknown class, an open exchange", async () => {
-    const [type, data] = await serde.dumpsTyped(storedHistory({ system: false, turns: [{ exchanges: [{ calls: 1, order: 0, text: false }], final: true }], corruptions: [] }, { agent: "createAgent", rawCalls: true, status: "success" }));
+    const [type, data] = await serde.dumpsTyped(storedHistory({ system: false, turns: [{ exchanges: [{ calls: 1, order: 0, text: false }], final: true }], corruptions: [] }, DRESS));
     const stored = { checkpointId: "c", type, data, holds: "messages" as const, writtenAt: "2026-01-01T00:00:00.000Z" };
     expect(cleanStoredThread(stored, "messages")).toEqual({ checkpointId: "c", writtenAt: stored.writtenAt, messageCount: 4 });
     expect(cleanStoredThread({ ...stored, type: "bytes" }, "messages")).toBeUndefined();
@@ -184,6 +185,22 @@ describe("scans and repairs through the pages report what the engine alone repor
       { numRuns: Math.ceil(RUNS / 15) },
     );
     expect(prechecked).toBeGreaterThan(0);
+  });
+
+  it("a saver with another serializer (even a subclass of the JSON one) is revived thread by thread", async () => {
+    class Tagged extends JsonPlusSerializer {}
+    const saver = new SqliteSaver(SqliteSaver.fromConnString(":memory:").db, new Tagged());
+    try {
+      await storeThreads(saver, [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)], "t");
+      const items = await collect((await threadSourceFor(saver, { messagesKey: "messages" })).items());
+      expect(items.map((item) => item.clean)).toEqual([undefined]);
+      const plain = SqliteSaver.fromConnString(":memory:");
+      await storeThreads(plain, [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)], "t");
+      expect((await collect((await threadSourceFor(plain, { messagesKey: "messages" })).items()))[0].clean?.messageCount).toBe(2);
+      plain.db.close();
+    } finally {
+      saver.db.close();
+    }
   });
 
   it("real createAgent threads: the clean ones are pre-checked clean, the broken ones are revived and found", async (context) => {
