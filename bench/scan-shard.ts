@@ -12,7 +12,8 @@ import { POSTGRES_URL } from "../test/support/services";
 
 const [kind, where, shardText] = process.argv.slice(2);
 const [index, count] = shardText.split("/").map(Number);
-const saver: BaseCheckpointSaver = kind === "sqlite" ? SqliteSaver.fromConnString(where) : PostgresSaver.fromConnString(POSTGRES_URL, { schema: where });
+const saver: BaseCheckpointSaver =
+  kind === "sqlite" ? SqliteSaver.fromConnString(where) : PostgresSaver.fromConnString(POSTGRES_URL, { schema: where });
 process.stdout.write("ready\n");
 await once(process.stdin, "data");
 const began = performance.now();

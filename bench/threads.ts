@@ -138,7 +138,8 @@ async function floorSqlite(saver: SqliteSaver): Promise<number> {
   const page = saver.db.prepare(
     `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM checkpoints
        WHERE (thread_id, checkpoint_ns) > (?, ?) GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns LIMIT ${FLOOR_PAGE})
-     SELECT p.thread_id, p.checkpoint_ns, c.type, c.checkpoint FROM page p JOIN checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
+     SELECT p.thread_id, p.checkpoint_ns, c.type, c.checkpoint
+       FROM page p JOIN checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
      ORDER BY p.thread_id, p.checkpoint_ns`,
   );
   let threads = 0;
@@ -185,7 +186,9 @@ async function timed(fn: () => Promise<number>): Promise<{ threads: number; seco
  * The store scanned by `count` processes at once, one shard each (bench/scan-shard.ts): timed from the moment
  * every process has opened the store to the last one done. Threads per second over the whole store.
  */
-async function scanInShards(kind: "sqlite" | "postgres", where: string, count: number): Promise<{ threads: number; broken: number; seconds: number }> {
+type ShardRun = { threads: number; broken: number; seconds: number };
+
+async function scanInShards(kind: "sqlite" | "postgres", where: string, count: number): Promise<ShardRun> {
   const children = Array.from({ length: count }, (_, i) =>
     spawn(process.execPath, ["--env-file=scripts/quiet.env", "--import", "tsx", "bench/scan-shard.ts", kind, where, `${i + 1}/${count}`], {
       stdio: ["pipe", "pipe", "inherit"],
@@ -286,19 +289,23 @@ export async function runThreadsBench(): Promise<string[]> {
     const scanRate = rate(scan.threads, scan.seconds);
     const floorCell = floor ? `${count(rate(floor.threads, floor.seconds))}/s` : "";
     const ratio = floor ? `${(scanRate / rate(floor.threads, floor.seconds)).toFixed(1)}x` : "";
-    lines.push(`| ${store} | ${count(scan.threads)} | ${count(scan.broken)} | ${floorCell} | ${count(scanRate)}/s | ${ratio} | ${mb(scan.liveHeap)} | ${mb(scan.peakRss)} |`);
+    const cells = [store, count(scan.threads), count(scan.broken), floorCell, `${count(scanRate)}/s`, ratio, mb(scan.liveHeap), mb(scan.peakRss)];
+    lines.push(`| ${cells.join(" | ")} |`);
   }
   if (skipped) lines.push(`| PostgreSQL | skipped: ${skipped} | | | | | | |`);
   lines.push("");
-  lines.push(`## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${availableParallelism()} cores)`);
+  const cores = availableParallelism();
+  lines.push(`## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${cores} cores)`);
   lines.push("Timed from every process having opened the store to the last one done; threads/s over the whole store.");
   lines.push("");
-  lines.push(`| store | threads | ${SHARD_COUNTS.map((n) => `${n} shard${n > 1 ? "s" : ""}`).join(" | ")} | ${SHARD_COUNTS.slice(1).map((n) => `${n} vs 1`).join(" | ")} |`);
+  const heads = [...SHARD_COUNTS.map((n) => `${n} shard${n > 1 ? "s" : ""}`), ...SHARD_COUNTS.slice(1).map((n) => `${n} vs 1`)];
+  lines.push(`| store | threads | ${heads.join(" | ")} |`);
   lines.push(`|---|---:|${SHARD_COUNTS.map(() => "---:|").join("")}${SHARD_COUNTS.slice(1).map(() => "---:|").join("")}`);
   for (const { store, shards } of results) {
     if (!shards) continue;
     const rates = shards.map((s) => rate(s.threads, s.seconds));
-    lines.push(`| ${store} | ${count(shards[0].threads)} | ${rates.map((r) => `${count(r)}/s`).join(" | ")} | ${rates.slice(1).map((r) => `${(r / rates[0]).toFixed(2)}x`).join(" | ")} |`);
+    const cells = [...rates.map((r) => `${count(r)}/s`), ...rates.slice(1).map((r) => `${(r / rates[0]).toFixed(2)}x`)];
+    lines.push(`| ${store} | ${count(shards[0].threads)} | ${cells.join(" | ")} |`);
   }
   return lines;
 }

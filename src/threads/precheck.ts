@@ -57,7 +57,8 @@ const textContent = (content: unknown): content is string => typeof content === 
  * `seen` holds every call id of the thread so far.
  */
 function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined {
-  if (kwargs.invalid_tool_calls !== undefined && !(Array.isArray(kwargs.invalid_tool_calls) && kwargs.invalid_tool_calls.length === 0)) return undefined;
+  const invalid = kwargs.invalid_tool_calls;
+  if (invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) return undefined;
   const meta = kwargs.response_metadata;
   if (meta !== undefined && (!isPlainValue(meta) || meta.output !== undefined)) return undefined;
   const extra = kwargs.additional_kwargs;
@@ -157,7 +158,8 @@ export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string)
   const checkpoint = stored.holds === "checkpoint" ? (parsed as Loose | null) : undefined;
   const writtenAt = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
   if (typeof writtenAt !== "string") return undefined;
-  const messages = stored.holds === "checkpoint" ? (isPlainValue(checkpoint?.channel_values) ? checkpoint.channel_values[messagesKey] : undefined) : parsed;
+  const values = checkpoint?.channel_values;
+  const messages = stored.holds === "checkpoint" ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed;
   const messageCount = cleanMessageCount(messages);
   return messageCount === undefined ? undefined : { checkpointId: stored.checkpointId, writtenAt, messageCount };
 }

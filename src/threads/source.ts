@@ -159,7 +159,11 @@ function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: 
     `SELECT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = @thread GROUP BY checkpoint_ns ${having} ORDER BY checkpoint_ns`,
   );
   const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints ${where()} GROUP BY thread_id, checkpoint_ns ${having})`);
-  const params = (extra: Dict) => ({ ...extra, ...(since ? { since } : {}), ...(shard ? { shard: shard.index, shards: shard.count } : {}) });
+  const params = (extra: Dict) => ({
+    ...extra,
+    ...(since ? { since } : {}),
+    ...(shard ? { shard: shard.index, shards: shard.count } : {}),
+  });
   const toStored = (row: Dict): StoredThread => ({
     key: keyOfRow(row),
     checkpointId: String(row.checkpoint_id),
@@ -212,6 +216,9 @@ async function postgresHasCheckpoints(pool: PgPool, schema: string): Promise<boo
   return Boolean(rows[0]?.found);
 }
 
+/** The first 32 bits of the MD5 of the thread id, unsigned: what {@link shardOf} computes. */
+const POSTGRES_SHARD_OF = "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint";
+
 /** SQL parameters numbered as they are added. */
 class Params {
   readonly values: unknown[] = [];
@@ -229,7 +236,7 @@ function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection
   const keys = (p: Params, after?: Dict) => {
     const conditions = [
       ...(after ? [`(thread_id, checkpoint_ns) > (${p.add(after.thread_id)}, ${p.add(after.checkpoint_ns)})`] : []),
-      ...(shard ? [`('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint % ${p.add(shard.count)} + 1 = ${p.add(shard.index)}`] : []),
+      ...(shard ? [`${POSTGRES_SHARD_OF} % ${p.add(shard.count)} + 1 = ${p.add(shard.index)}`] : []),
     ];
     return `FROM ${table} ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns
       ${since ? `HAVING MAX(checkpoint_id) >= ${p.add(since)}` : ""}`;
@@ -344,7 +351,8 @@ export async function threadSourceFor(saver: BaseCheckpointSaver, selection: Thr
     "reading the threads of a saver",
     "saver",
   );
-  const precheck = db !== undefined || postgres !== undefined ? readingInput(() => readsJson(saver), "reading the threads of a saver", "saver") : false;
+  const ownPages = db !== undefined || postgres !== undefined;
+  const precheck = ownPages && readingInput(() => readsJson(saver), "reading the threads of a saver", "saver");
   if (db) return sqliteSource(db, selection, precheck);
   if (postgres) {
     if (!(await postgresHasCheckpoints(postgres.pool, postgres.schema))) return emptySource("postgres");

@@ -8,7 +8,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { emptyCheckpoint, JsonPlusSerializer, uuid6, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { emptyCheckpoint, JsonPlusSerializer, uuid6 } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { PROVIDERS, type Provider } from "../../src/types";
 import { cleanMessageCount, cleanStoredThread } from "../../src/threads/precheck";
@@ -41,19 +42,24 @@ function storedHistory(plan: HistoryPlan, dress: Dress): BaseMessage[] {
   const messages = buildValid(plan).map((m): BaseMessage => {
     if (AIMessage.isInstance(m)) {
       const calls = m.tool_calls ?? [];
-      const raw = calls.map((c) => ({ id: c.id ?? "", type: "function" as const, function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+      const raw = calls.map((c) => ({
+        id: c.id ?? "",
+        type: "function" as const,
+        function: { name: c.name, arguments: JSON.stringify(c.args) },
+      }));
       return new AIMessage({
         id: m.id,
         content: m.content,
         tool_calls: calls,
         invalid_tool_calls: [],
         additional_kwargs: dress.rawCalls && raw.length > 0 ? { tool_calls: raw } : {},
-        response_metadata: { finish_reason: calls.length > 0 ? "tool_calls" : "stop", model_provider: "openai", model_name: "gpt-4.1-mini" },
+        response_metadata: { finish_reason: calls.length > 0 ? "tool_calls" : "stop", model_provider: "openai", model_name: "gpt-4.1" },
         usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
         ...(dress.agent === "createAgent" ? { name: "model" } : {}),
       });
     }
-    if (ToolMessage.isInstance(m)) return new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id, name: m.name, id: m.id, status: dress.status });
+    if (ToolMessage.isInstance(m))
+      return new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id, name: m.name, id: m.id, status: dress.status });
     return m;
   });
   plan.corruptions.forEach((c, serial) => applyCorruption(messages, c, serial));
@@ -66,6 +72,7 @@ const planArb: fc.Arbitrary<HistoryPlan> = fc
   .map(([plan, system]) => ({ ...plan, system: plan.system && system === 0 }));
 
 const serde = new JsonPlusSerializer();
+const TS = "2026-01-01T00:00:00.000Z";
 const DRESS: Dress = { agent: "createAgent", rawCalls: true, status: "success" };
 const providerArb = fc.constantFrom<Provider>(...PROVIDERS);
 
@@ -75,11 +82,12 @@ describe("the pre-check against the engine", () => {
     await fc.assert(
       fc.asyncProperty(planArb, dressArb, providerArb, async (plan, dress, provider) => {
         const [type, data] = await serde.dumpsTyped(storedHistory(plan, dress));
-        const pre = cleanStoredThread({ checkpointId: "c", type, data, holds: "messages", writtenAt: "2026-01-01T00:00:00.000Z" }, "messages");
+        const pre = cleanStoredThread({ checkpointId: "c", type, data, holds: "messages", writtenAt: TS }, "messages");
         if (!pre) return;
         clean++;
-        const tuple = { config: {}, checkpoint: { ts: "2026-01-01T00:00:00.000Z", channel_values: { messages: await serde.loadsTyped(type, data) } } };
-        const judged = judgeThread({ threadId: "t", namespace: "" }, tuple as unknown as CheckpointTuple, { provider, messagesKey: "messages" });
+        const tuple = { config: {}, checkpoint: { ts: TS, channel_values: { messages: await serde.loadsTyped(type, data) } } };
+        const options = { provider, messagesKey: "messages" };
+        const judged = judgeThread({ threadId: "t", namespace: "" }, tuple as unknown as CheckpointTuple, options);
         expect(judged.status).toBe("clean");
         expect(pre.messageCount).toBe(judged.messageCount);
       }),
@@ -98,16 +106,19 @@ describe("the pre-check against the engine", () => {
     );
   });
 
-  it("calls suspicious what it cannot decide: another serializer, bytes that do not parse, an unknown class, an open exchange", async () => {
-    const [type, data] = await serde.dumpsTyped(storedHistory({ system: false, turns: [{ exchanges: [{ calls: 1, order: 0, text: false }], final: true }], corruptions: [] }, DRESS));
-    const stored = { checkpointId: "c", type, data, holds: "messages" as const, writtenAt: "2026-01-01T00:00:00.000Z" };
+  it("calls suspicious what it cannot decide: another serializer, bad bytes, an unknown class, an open exchange", async () => {
+    const turns = [{ exchanges: [{ calls: 1, order: 0, text: false }], final: true }];
+    const plan: HistoryPlan = { system: false, turns, corruptions: [] };
+    const [type, data] = await serde.dumpsTyped(storedHistory(plan, DRESS));
+    const stored = { checkpointId: "c", type, data, holds: "messages" as const, writtenAt: TS };
     expect(cleanStoredThread(stored, "messages")).toEqual({ checkpointId: "c", writtenAt: stored.writtenAt, messageCount: 4 });
     expect(cleanStoredThread({ ...stored, type: "bytes" }, "messages")).toBeUndefined();
     expect(cleanStoredThread({ ...stored, data: data.slice(0, -1) }, "messages")).toBeUndefined();
     expect(cleanStoredThread({ ...stored, writtenAt: undefined }, "messages")).toBeUndefined();
     const parsed = JSON.parse(new TextDecoder().decode(data));
     expect(cleanMessageCount(parsed.slice(0, 2))).toBeUndefined(); // ends on a call awaiting its result
-    expect(cleanMessageCount([{ ...parsed[0], id: ["langchain_core", "messages", "HumanMessageChunk"] }, ...parsed.slice(1)])).toBeUndefined();
+    const chunk = { ...parsed[0], id: ["langchain_core", "messages", "HumanMessageChunk"] };
+    expect(cleanMessageCount([chunk, ...parsed.slice(1)])).toBeUndefined();
     expect(cleanMessageCount({ messages: parsed })).toBeUndefined();
   });
 });
@@ -125,7 +136,8 @@ function genericView(saver: BaseCheckpointSaver): BaseCheckpointSaver {
 async function storeThreads(saver: BaseCheckpointSaver, histories: BaseMessage[][], prefix: string): Promise<void> {
   for (const [i, messages] of histories.entries()) {
     const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages }, channel_versions: { messages: 1 } };
-    await saver.put({ configurable: { thread_id: `${prefix}-${i}`, checkpoint_ns: "" } }, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
+    const config = { configurable: { thread_id: `${prefix}-${i}`, checkpoint_ns: "" } };
+    await saver.put(config, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
   }
 }
 
@@ -135,9 +147,14 @@ async function collect<T>(reports: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const byKey = <T extends { threadId: string; namespace: string }>(reports: T[]) => reports.slice().sort((a, b) => a.threadId.localeCompare(b.threadId));
+const byKey = <T extends { threadId: string }>(reports: T[]) => reports.slice().sort((a, b) => a.threadId.localeCompare(b.threadId));
 /** What a repair report says, its messages as the engine sees them (the fast path keeps none for clean threads). */
-const repairView = (r: ThreadRepairReport) => ({ ...r, before: r.before?.length, after: r.after?.length, repairs: r.repairs.map((x) => x.problem) });
+const repairView = (r: ThreadRepairReport) => ({
+  ...r,
+  before: r.before?.length,
+  after: r.after?.length,
+  repairs: r.repairs.map((x) => x.problem),
+});
 
 const threadsArb = fc.tuple(fc.array(fc.tuple(planArb, dressArb), { minLength: 1, maxLength: 8 }), providerArb);
 
@@ -179,7 +196,7 @@ describe("scans and repairs through the pages report what the engine alone repor
     await fc.assert(
       fc.asyncProperty(threadsArb, async ([plans, provider]) => {
         const pool = (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool;
-        await pool.query(`DELETE FROM "${schema}".checkpoints; DELETE FROM "${schema}".checkpoint_blobs; DELETE FROM "${schema}".checkpoint_writes`);
+        for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) await pool.query(`DELETE FROM "${schema}".${table}`);
         prechecked += await sameReports(saver, plans, provider, `run${run++}`);
       }),
       { numRuns: Math.ceil(RUNS / 15) },

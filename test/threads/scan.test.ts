@@ -76,7 +76,8 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     const store = await openTestStore(name, context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
     const copies = name === "FileSaver" ? 12 : 40;
-    for (let i = 0; i < copies; i++) await copyThread(store.saver, i % 2 ? seeded.clean[0] : seeded.broken[0], `copy-${i}`, i % 3 ? "" : "sub:1", true);
+    for (let i = 0; i < copies; i++)
+      await copyThread(store.saver, i % 2 ? seeded.clean[0] : seeded.broken[0], `copy-${i}`, i % 3 ? "" : "sub:1", true);
     const all = (await collect(store)).map(keyOf).sort();
     const count = 3;
     const shards = await Promise.all(Array.from({ length: count }, (_, i) => collect(store, { shard: { index: i + 1, count } })));
