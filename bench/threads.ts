@@ -1,16 +1,25 @@
 /**
- * `scanThreads` over 1,000 / 10,000 / 100,000 threads in a SqliteSaver file and a PostgresSaver schema:
- * throughput, peak memory above the start of the scan, and the scan's own work against the saver's reads.
+ * `scanThreads` over 1,000 / 10,000 / 100,000 threads in a SqliteSaver file and a PostgresSaver schema, side by
+ * side with the floor of reading them: every thread's latest checkpoint and messages in SQL pages of 1,000,
+ * revived by the saver's own serializer (what any reader that judges LangChain messages pays). Then the same
+ * store scanned by 1, 2 and 4 processes, one shard each. Memory above the start of the scan at every size.
  *
  * Seeding: two threads are made by real createAgent runs (ChatOpenAI against the local stub): a clean one of
  * four turns (20 messages) and one broken the production way (three turns, a fourth aborted mid-tool, then a
  * new message the provider refused). Their LATEST checkpoint rows (with the blobs and pending writes they point
- * at) are then copied in SQL under N thread ids, one in 20 broken: the rows are the savers' own bytes, and
+ * at) are then copied in bulk SQL under N thread ids, one in 20 broken: the rows are the savers' own bytes, and
  * seeding 100,000 threads takes seconds instead of 100,000 agent runs. The scan reads only latest checkpoints,
  * so older ones would not change what is measured.
+ *
+ * Runs on its own: `node --env-file=scripts/quiet.env --expose-gc --import tsx bench/threads.ts`
+ * (LGTR_BENCH_THREAD_SIZES=1000,10000 for fewer sizes).
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -20,12 +29,14 @@ import pg from "pg";
 import { scanThreads, type ThreadScanOptions } from "../src/threads/scan";
 import { dropSchema, POSTGRES_URL, postgresUnavailable, uniqueSchema } from "../test/support/services";
 import { buildSeedAgent, say, SeedTools, seedThreads, startSeedModel, threadConfig } from "../test/threads/support/seed";
-import { fmt } from "./harness";
 
 /** LGTR_BENCH_THREAD_SIZES=1000,10000 runs fewer sizes. */
 const SIZES = process.env.LGTR_BENCH_THREAD_SIZES?.split(",").map(Number) ?? [1_000, 10_000, 100_000];
-/** Sizes at which the scan's own work is timed against the saver's reads (one thread at a time). */
-const SPLIT_SIZES = new Set([10_000]);
+/** Sizes at which the floor and the shards are measured too. */
+const FULL_SIZES = new Set([10_000, 100_000]);
+const SHARD_COUNTS = [1, 2, 4];
+/** The floor's page: the issue's figure was measured with pages of 1,000. */
+const FLOOR_PAGE = 1_000;
 const BROKEN_EVERY = 20;
 
 /** The two template threads, made by real runs in `saver`. */
@@ -122,64 +133,128 @@ async function measureScan(saver: BaseCheckpointSaver, options: ThreadScanOption
   return { threads, broken, seconds, liveHeap, peakHeap, peakRss };
 }
 
-/**
- * One thread at a time, `getTuple` timed inside the saver: the saver's read time, and everything else the scan
- * does (key pages, judging each thread, reporting) as the rest of the wall time.
- */
-async function measureSplit(saver: BaseCheckpointSaver): Promise<{ read: number; own: number; threads: number }> {
-  let read = 0;
-  const timed = new Proxy(saver, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (property !== "getTuple") return typeof value === "function" ? value.bind(target) : value;
-      return async (config: RunnableConfig) => {
-        const began = performance.now();
-        try {
-          return await target.getTuple(config);
-        } finally {
-          read += performance.now() - began;
-        }
-      };
-    },
-  });
-  const began = performance.now();
+/** The floor on SQLite: the latest checkpoint of every thread, pages of 1,000, revived by the saver's serializer. */
+async function floorSqlite(saver: SqliteSaver): Promise<number> {
+  const page = saver.db.prepare(
+    `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM checkpoints
+       WHERE (thread_id, checkpoint_ns) > (?, ?) GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns LIMIT ${FLOOR_PAGE})
+     SELECT p.thread_id, p.checkpoint_ns, c.type, c.checkpoint
+       FROM page p JOIN checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
+     ORDER BY p.thread_id, p.checkpoint_ns`,
+  );
   let threads = 0;
-  for await (const _ of scanThreads(timed, { concurrency: 1 })) threads++;
-  const total = performance.now() - began;
-  return { read, own: total - read, threads };
+  let after = ["", ""];
+  for (;;) {
+    const rows = page.all(...after) as { thread_id: string; checkpoint_ns: string; type: string; checkpoint: Uint8Array }[];
+    for (const row of rows) {
+      const checkpoint = (await saver.serde.loadsTyped(row.type, row.checkpoint)) as { channel_values: { messages: unknown[] } };
+      if (checkpoint.channel_values.messages.length > 0) threads++;
+    }
+    if (rows.length < FLOOR_PAGE) return threads;
+    after = [rows[rows.length - 1].thread_id, rows[rows.length - 1].checkpoint_ns];
+  }
+}
+
+/** The floor on PostgreSQL: each thread's latest checkpoint and its messages blob (bytea), pages of 1,000, revived. */
+async function floorPostgres(saver: PostgresSaver, client: pg.Client, schema: string): Promise<number> {
+  const s = `"${schema}"`;
+  const page = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${s}.checkpoints
+      WHERE (thread_id, checkpoint_ns) > ($1, $2) GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns LIMIT ${FLOOR_PAGE})
+    SELECT p.thread_id, p.checkpoint_ns, b.type, b.blob FROM page p
+    JOIN ${s}.checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
+    JOIN ${s}.checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns AND b.channel = 'messages'
+      AND b.version = c.checkpoint -> 'channel_versions' ->> 'messages'
+    ORDER BY p.thread_id, p.checkpoint_ns`;
+  let threads = 0;
+  let after = ["", ""];
+  for (;;) {
+    const { rows } = await client.query<{ thread_id: string; checkpoint_ns: string; type: string; blob: Buffer }>(page, after);
+    for (const row of rows) if (((await saver.serde.loadsTyped(row.type, row.blob)) as unknown[]).length > 0) threads++;
+    if (rows.length < FLOOR_PAGE) return threads;
+    after = [rows[rows.length - 1].thread_id, rows[rows.length - 1].checkpoint_ns];
+  }
+}
+
+async function timed(fn: () => Promise<number>): Promise<{ threads: number; seconds: number }> {
+  gc?.();
+  const began = performance.now();
+  const threads = await fn();
+  return { threads, seconds: (performance.now() - began) / 1000 };
+}
+
+/**
+ * The store scanned by `count` processes at once, one shard each (bench/scan-shard.ts): timed from the moment
+ * every process has opened the store to the last one done. Threads per second over the whole store.
+ */
+type ShardRun = { threads: number; broken: number; seconds: number };
+
+async function scanInShards(kind: "sqlite" | "postgres", where: string, count: number): Promise<ShardRun> {
+  const children = Array.from({ length: count }, (_, i) =>
+    spawn(process.execPath, ["--env-file=scripts/quiet.env", "--import", "tsx", "bench/scan-shard.ts", kind, where, `${i + 1}/${count}`], {
+      stdio: ["pipe", "pipe", "inherit"],
+    }),
+  );
+  const lines = children.map((child) => {
+    const out = createInterface({ input: child.stdout! });
+    const iterator = out[Symbol.asyncIterator]();
+    return async () => (await iterator.next()).value as string;
+  });
+  for (const next of lines) if ((await next()) !== "ready") throw new Error("a shard process did not start");
+  const began = performance.now();
+  for (const child of children) child.stdin!.write("go\n");
+  const results = await Promise.all(lines.map(async (next) => JSON.parse(await next()) as { threads: number; broken: number }));
+  const seconds = (performance.now() - began) / 1000;
+  await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : undefined)));
+  return { threads: results.reduce((n, r) => n + r.threads, 0), broken: results.reduce((n, r) => n + r.broken, 0), seconds };
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const count = (n: number) => n.toLocaleString("en-US");
 
-export async function runThreadsBench(): Promise<string[]> {
-  const lines = ["## Scanning a store of threads (scanThreads, the `scan` command)"];
-  lines.push(`Latest checkpoints of real createAgent threads (20 messages; 1 in ${BROKEN_EVERY} broken by an aborted run and a new`);
-  lines.push("message), copied in SQL under N thread ids. Four threads read at a time (the default). Memory above the start");
-  lines.push("of the scan: live heap = highest heap after a forced GC (every 2,500 threads), what the scan keeps; peak heap and");
-  lines.push("RSS sampled every 250 threads (garbage not yet collected and the drivers' caches included).");
-  lines.push("");
-  lines.push("| store | threads | broken found | time | threads/s | live heap | peak heap | peak RSS |");
-  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
-  const split: string[] = [];
+const rate = (threads: number, seconds: number) => Math.round(threads / seconds);
 
+interface SizeFigures {
+  store: string;
+  scan: ScanFigures;
+  floor?: { threads: number; seconds: number };
+  shards?: { count: number; threads: number; broken: number; seconds: number }[];
+}
+
+async function measureSize(
+  store: string,
+  saver: BaseCheckpointSaver,
+  size: number,
+  floor: () => Promise<number>,
+  shardStore: ["sqlite" | "postgres", string],
+): Promise<SizeFigures> {
+  const figures: SizeFigures = { store, scan: await measureScan(saver) };
+  if (!FULL_SIZES.has(size)) return figures;
+  figures.floor = await timed(floor);
+  figures.shards = [];
+  for (const count of SHARD_COUNTS) figures.shards.push({ count, ...(await scanInShards(...shardStore, count)) });
+  return figures;
+}
+
+export async function runThreadsBench(): Promise<string[]> {
+  const results: SizeFigures[] = [];
   const dir = mkdtempSync(join(tmpdir(), "tool-repair-bench-"));
+  let skipped: string | undefined;
   try {
     for (const size of SIZES) {
       const file = join(dir, `threads-${size}.sqlite`);
       const saver = SqliteSaver.fromConnString(file);
-      await makeTemplates(saver);
-      seedSqlite(saver, size);
-      const figures = await measureScan(saver);
-      lines.push(`| SQLite | ${count(figures.threads)} | ${count(figures.broken)} | ${figures.seconds.toFixed(1)} s | ${count(Math.round(figures.threads / figures.seconds))} | ${mb(figures.liveHeap)} | ${mb(figures.peakHeap)} | ${mb(figures.peakRss)} |`);
-      if (SPLIT_SIZES.has(size)) split.push(splitRow("SQLite", await measureSplit(saver)));
-      saver.db.close();
-      rmSync(file, { force: true });
+      try {
+        await makeTemplates(saver);
+        seedSqlite(saver, size);
+        results.push(await measureSize("SQLite", saver, size, () => floorSqlite(saver), ["sqlite", file]));
+      } finally {
+        saver.db.close();
+        rmSync(file, { force: true });
+      }
     }
 
-    const unavailable = await postgresUnavailable();
-    if (unavailable) lines.push(`| PostgreSQL | skipped: ${unavailable} | | | | | | |`);
-    else
+    skipped = await postgresUnavailable();
+    if (!skipped)
       for (const size of SIZES) {
         const schema = uniqueSchema(`bench_${size}`);
         const saver = PostgresSaver.fromConnString(POSTGRES_URL, { schema });
@@ -189,9 +264,7 @@ export async function runThreadsBench(): Promise<string[]> {
           await saver.setup();
           await makeTemplates(saver);
           await seedPostgres(client, schema, size);
-          const figures = await measureScan(saver);
-          lines.push(`| PostgreSQL | ${count(figures.threads)} | ${count(figures.broken)} | ${figures.seconds.toFixed(1)} s | ${count(Math.round(figures.threads / figures.seconds))} | ${mb(figures.liveHeap)} | ${mb(figures.peakHeap)} | ${mb(figures.peakRss)} |`);
-          if (SPLIT_SIZES.has(size)) split.push(splitRow("PostgreSQL", await measureSplit(saver)));
+          results.push(await measureSize("PostgreSQL", saver, size, () => floorPostgres(saver, client, schema), ["postgres", schema]));
         } finally {
           await client.end();
           await saver.end();
@@ -202,17 +275,39 @@ export async function runThreadsBench(): Promise<string[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 
+  const lines = ["## Scanning a store of threads (scanThreads, the `scan` command) against reading it"];
+  lines.push(`Latest checkpoints of real createAgent threads (20 messages; 1 in ${BROKEN_EVERY} broken by an aborted run and a new`);
+  lines.push("message), copied in bulk SQL under N thread ids. Floor: every thread's latest checkpoint and messages read in SQL");
+  lines.push("pages of 1,000 and revived by the saver's serializer, one process. Scan: one process, the default options (the");
+  lines.push("pre-check passes the clean threads without reviving them; the broken ones are read with getTuple and judged).");
+  lines.push("Memory above the start of the scan: live heap = highest heap after a forced GC (every 2,500 threads), what the");
+  lines.push("scan keeps; peak RSS sampled every 250 threads. One run; the machine is shared, so read the ratios.");
   lines.push("");
-  lines.push("## The scan's own work against the saver's reads (10,000 threads, one at a time)");
-  lines.push("`getTuple` timed inside the saver; the scan's own work is the rest of the wall time (key pages, judging each");
-  lines.push("thread, reporting).");
+  lines.push("| store | threads | broken found | floor: read + revive | scan | scan / floor | live heap | peak RSS |");
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const { store, scan, floor } of results) {
+    const scanRate = rate(scan.threads, scan.seconds);
+    const floorCell = floor ? `${count(rate(floor.threads, floor.seconds))}/s` : "";
+    const ratio = floor ? `${(scanRate / rate(floor.threads, floor.seconds)).toFixed(1)}x` : "";
+    const cells = [store, count(scan.threads), count(scan.broken), floorCell, `${count(scanRate)}/s`, ratio, mb(scan.liveHeap), mb(scan.peakRss)];
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  if (skipped) lines.push(`| PostgreSQL | skipped: ${skipped} | | | | | | |`);
   lines.push("");
-  lines.push("| store | saver reads, per thread | scan's own work, per thread | own work / reads |");
-  lines.push("|---|---:|---:|---:|");
-  lines.push(...split);
+  const cores = availableParallelism();
+  lines.push(`## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${cores} cores)`);
+  lines.push("Timed from every process having opened the store to the last one done; threads/s over the whole store.");
+  lines.push("");
+  const heads = [...SHARD_COUNTS.map((n) => `${n} shard${n > 1 ? "s" : ""}`), ...SHARD_COUNTS.slice(1).map((n) => `${n} vs 1`)];
+  lines.push(`| store | threads | ${heads.join(" | ")} |`);
+  lines.push(`|---|---:|${SHARD_COUNTS.map(() => "---:|").join("")}${SHARD_COUNTS.slice(1).map(() => "---:|").join("")}`);
+  for (const { store, shards } of results) {
+    if (!shards) continue;
+    const rates = shards.map((s) => rate(s.threads, s.seconds));
+    const cells = [...rates.map((r) => `${count(r)}/s`), ...rates.slice(1).map((r) => `${(r / rates[0]).toFixed(2)}x`)];
+    lines.push(`| ${store} | ${count(shards[0].threads)} | ${cells.join(" | ")} |`);
+  }
   return lines;
 }
 
-function splitRow(store: string, { read, own, threads }: { read: number; own: number; threads: number }): string {
-  return `| ${store} | ${fmt((read * 1e6) / threads)} | ${fmt((own * 1e6) / threads)} | ${((100 * own) / read).toFixed(1)}% |`;
-}
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) console.log((await runThreadsBench()).join("\n"));

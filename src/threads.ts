@@ -22,4 +22,4 @@ export {
   type HealStoredThreadOptions,
 } from "./threads/heal-thread";
 export { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION, type RepairMetadata } from "./threads/write";
-export type { ThreadKey } from "./threads/source";
+export type { Shard, ThreadKey } from "./threads/source";

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { PROVIDERS, type Provider } from "../types";
+import type { Shard } from "../threads/source";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -35,6 +36,8 @@ export interface CliArgs {
   apply: boolean;
   since?: Date;
   limit?: number;
+  /** Only the threads of this shard (`--shard i/n`). */
+  shard?: Shard;
   concurrency: number;
 }
 
@@ -60,6 +63,8 @@ Options:
   --messages-key KEY             state key of the messages (default messages)
   --since WHEN                   only threads written since an ISO date or a duration (30m, 12h, 7d, 2w)
   --limit N                      scan: at most N threads; repair: at most N threads repaired
+  --shard I/N                    only shard I of N (1 <= I <= N): run N processes, one per shard, to read the
+                                 store together; every thread is in exactly one shard (a hash of its id)
   --concurrency N                threads read and repaired at a time (default 4)
   --json                         one JSON line per thread instead of the summary
   --apply                        repair: write the fixes (default: dry run)
@@ -96,6 +101,15 @@ function positiveInteger(flag: string, text: string | undefined, max = Number.MA
   return value;
 }
 
+/** `I/N`: shard I of N, both whole numbers, 1 <= I <= N. */
+export function parseShard(text: string): Shard {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const [index, count] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (!match || index < 1 || count < 1 || index > count || count > 1_000_000)
+    throw new UsageError(`--shard: expected I/N with 1 <= I <= N (e.g. 1/4), got "${text}"`);
+  return { index, count };
+}
+
 /** `MODULE[:EXPORT]`: the export is the part after the last colon when it is an identifier (not `C:\\`). */
 export function parseSaverSpec(spec: string): { module: string; exportName?: string } {
   const at = spec.lastIndexOf(":");
@@ -125,6 +139,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         since: { type: "string" },
         limit: { type: "string" },
         concurrency: { type: "string" },
+        shard: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -187,11 +202,13 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const threads = values.thread ? [...values.thread, ...rest] : undefined;
   if (threads?.some((t) => t === "")) throw new UsageError("--thread: empty thread id");
   const since = values.since === undefined ? undefined : parseSince(values.since, now);
+  const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   const selectionFlags = [
     ...(threads ?? []).flatMap((thread) => flag("--thread", thread)),
     ...(values.provider !== undefined ? flag("--provider", provider) : []),
     ...(values["messages-key"] !== undefined ? flag("--messages-key", messagesKey) : []),
     ...(values.since !== undefined ? flag("--since", values.since) : []),
+    ...(shard ? ["--shard", `${shard.index}/${shard.count}`] : []),
   ];
 
   return {
@@ -207,6 +224,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     apply: values.apply === true,
     since,
     limit: positiveInteger("--limit", values.limit),
+    shard,
     concurrency: positiveInteger("--concurrency", values.concurrency, 64) ?? 4,
   };
 }

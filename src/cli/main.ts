@@ -85,6 +85,7 @@ async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: 
     messagesKey: args.messagesKey,
     since: args.since,
     limit: args.limit,
+    shard: args.shard,
     concurrency: args.concurrency,
     signal: io.signal,
   };

@@ -23,6 +23,7 @@ import { PROVIDERS, REPAIR_LEVELS, type FindOptions, type RepairLevel, type Repa
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
+export { isAcceptedId } from "./profiles";
 
 /**
  * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear

@@ -12,6 +12,7 @@ import type { ToolCallProblem, ToolCallRepair } from "../types";
 import { healStoredThread, structuralProblems } from "./heal-thread";
 import { discardedResults } from "./salvage";
 import {
+  cleanOlderThan,
   failureText,
   judgeThread,
   latestTuple,
@@ -110,7 +111,11 @@ async function* repairResolved(saver: BaseCheckpointSaver, resolved: ResolvedSca
   const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
 
   const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
-    const { key } = item;
+    const { key, clean } = item;
+    if (clean) {
+      if (cleanOlderThan(clean, resolved.since)) return undefined;
+      return report(key, { status: "unchanged", found: "clean", checkpointId: clean.checkpointId });
+    }
     let tuple: CheckpointTuple | undefined;
     try {
       tuple = await latestTuple(saver, item);

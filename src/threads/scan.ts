@@ -10,7 +10,8 @@ import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
 import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
-import { threadSourceFor, type ThreadItem, type ThreadKey } from "./source";
+import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
+import type { CleanThread } from "./precheck";
 
 /**
  * - `broken`: structural problems (a call without its result, a result without its call or out of place,
@@ -49,6 +50,11 @@ export interface ThreadScanOptions {
   since?: Date;
   /** At most this many threads. */
   limit?: number;
+  /**
+   * Only the threads of this shard: those whose id hashes to `index` (1 to `count`) of `count`. Run one process
+   * per shard to read a store together; every thread is in exactly one shard.
+   */
+  shard?: Shard;
   /** Threads read at a time. Default 4. */
   concurrency?: number;
   /** Stops between threads: none starts after it aborts, those under way finish and are reported. */
@@ -61,6 +67,7 @@ export interface ResolvedScanOptions {
   messagesKey: string;
   since?: Date;
   limit?: number;
+  shard?: Shard;
   concurrency: number;
   signal?: AbortSignal;
 }
@@ -95,6 +102,7 @@ function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
   if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === "")) throw optionError(fn, "messagesKey", "a non-empty string", o.messagesKey);
   if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime()))) throw optionError(fn, "since", "a valid Date", o.since);
   if (o.limit !== undefined && !isPositiveInteger(o.limit)) throw optionError(fn, "limit", "a positive integer", o.limit);
+  if (o.shard !== undefined && !isShard(o.shard)) throw optionError(fn, "shard", "{ index, count }: whole numbers, 1 <= index <= count", o.shard);
   if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64)) throw optionError(fn, "concurrency", "an integer from 1 to 64", o.concurrency);
   if (o.signal !== undefined && !isSignal(o.signal)) throw optionError(fn, "signal", "an AbortSignal", o.signal);
   return {
@@ -103,10 +111,16 @@ function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
     messagesKey: o.messagesKey ?? "messages",
     since: o.since,
     limit: o.limit,
+    shard: o.shard && { index: o.shard.index, count: o.shard.count },
     concurrency: o.concurrency ?? 4,
     signal: o.signal,
   };
 }
+
+const isShard = (value: unknown): value is Shard => {
+  const { index, count } = (typeof value === "object" && value !== null ? value : {}) as Partial<Shard>;
+  return isPositiveInteger(index) && isPositiveInteger(count) && index! <= count!;
+};
 
 /** Anything with a boolean `aborted`, as an AbortSignal has (read under the caller's guard). */
 const isSignal = (value: unknown): value is AbortSignal =>
@@ -178,6 +192,21 @@ export function judgeThread(key: ThreadKey, tuple: CheckpointTuple, options: Pic
   return { ...base, messageCount: messages.length, problems, structural, status };
 }
 
+/** The report of a thread the pre-check found clean: what judgeThread reports for it, without its messages. */
+export const cleanReport = (key: ThreadKey, clean: CleanThread): ThreadReport => ({
+  ...key,
+  checkpointId: clean.checkpointId,
+  writtenAt: clean.writtenAt,
+  messageCount: clean.messageCount,
+  problems: [],
+  structural: 0,
+  status: "clean",
+});
+
+/** True when a pre-checked checkpoint is older than `since`, as {@link olderThan} judges a tuple. */
+export const cleanOlderThan = (clean: CleanThread, since: Date | undefined): boolean =>
+  olderThan({ checkpoint: { ts: clean.writtenAt } } as CheckpointTuple, since);
+
 export const unreadable = (key: ThreadKey, error: unknown): ThreadReport => ({
   ...key,
   status: "unreadable",
@@ -207,7 +236,8 @@ export async function* readThreads<R>(
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
-  const threads = await threadSourceFor(saver, { threads: options.threads, since: options.since });
+  const { threads: ids, since, shard, messagesKey } = options;
+  const threads = await threadSourceFor(saver, { threads: ids, since, shard, messagesKey });
   const stopped = () => stop() || options.signal?.aborted === true;
   for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped)) if (result !== undefined) yield result;
 }
@@ -215,7 +245,8 @@ export async function* readThreads<R>(
 /**
  * Reports every thread of `saver` (or `options.threads`), newest checkpoint of each namespace, one report per
  * thread as it is read. Memory does not grow with the number of threads (SQLite and PostgreSQL savers are read
- * key by key; other savers through `list({})` keep the set of keys they have seen).
+ * a page of threads at a time, and a thread the pre-check finds clean is reported without reviving its messages;
+ * other savers through `list({})` keep the set of keys they have seen).
  */
 export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.
@@ -225,6 +256,7 @@ export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptio
 async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
   let reported = 0;
   const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
+    if (item.clean) return cleanOlderThan(item.clean, resolved.since) ? undefined : cleanReport(item.key, item.clean);
     let tuple: CheckpointTuple | undefined;
     try {
       tuple = await latestTuple(saver, item);
@@ -248,8 +280,8 @@ async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanO
 }
 
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
-export async function countThreads(saver: BaseCheckpointSaver, options: Pick<ThreadScanOptions, "threads" | "since"> = {}): Promise<number | undefined> {
+export async function countThreads(saver: BaseCheckpointSaver, options: Pick<ThreadScanOptions, "threads" | "since" | "shard"> = {}): Promise<number | undefined> {
   const resolved = resolveScanOptions(saver, options, "countThreads");
   if (resolved.threads) return undefined; // each id may have several namespaces
-  return (await threadSourceFor(saver, { since: resolved.since })).count();
+  return (await threadSourceFor(saver, { since: resolved.since, shard: resolved.shard })).count();
 }

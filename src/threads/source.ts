@@ -3,15 +3,23 @@
  *
  * `saver.list({})` is the only portable way to see every thread, but it yields EVERY checkpoint of every
  * thread fully deserialized, and the official SQLite and PostgreSQL savers build that list in memory
- * (`.all()`, one `pool.query`). For those two the keys are read instead, a page at a time, in primary-key
- * order (thread, namespace) from their own tables; each thread's latest checkpoint is then read with the
- * saver's own `getTuple`, so its decoding stays the saver's. Any other saver is read through `list({})`,
- * keeping the first tuple of each thread and namespace (savers list newest first), with a set of the keys
- * seen so far.
+ * (`.all()`, one `pool.query`). For those two the source reads their tables itself, one query per page of
+ * threads in primary-key order (thread, namespace): each thread's latest checkpoint id and the serialized
+ * bytes its messages are in (PostgreSQL: the messages channel's blob, as `bytea`; SQLite: the checkpoint).
+ * The pre-check (precheck.ts) reads those bytes as the saver's serializer would before reviving them; a
+ * thread it finds clean is reported from that, any other is read again with the saver's own `getTuple`, so
+ * what the engine judges is what the saver revives. Any other saver is read through `list({})`, keeping the
+ * first tuple of each thread and namespace (savers list newest first), with a set of the keys seen so far.
+ *
+ * A shard (`{ index, count }`) is the threads whose id hashes to `index` (from 1) of `count`: the first 32 bits
+ * of the MD5 of the id, modulo `count`, plus 1. PostgreSQL computes it in SQL and SQLite in a function of the
+ * connection, so each process reads only its share of the keys; a `list({})` source filters what it reads.
  */
-import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { createHash } from "node:crypto";
+import { JsonPlusSerializer, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { readingInput } from "../errors";
 import type { Dict } from "../values";
+import { cleanStoredThread, type CleanThread, type StoredCheckpoint } from "./precheck";
 
 export interface ThreadKey {
   threadId: string;
@@ -25,6 +33,14 @@ export interface ThreadItem {
   tuple?: CheckpointTuple;
   /** The source could not decode this thread (its tuple is missing). */
   error?: unknown;
+  /** The pre-check found the latest checkpoint's messages clean: nothing to revive. */
+  clean?: CleanThread;
+}
+
+/** Threads whose id hashes to `index` (1 to `count`) of `count` shards. */
+export interface Shard {
+  index: number;
+  count: number;
 }
 
 export interface ThreadSelection {
@@ -32,6 +48,10 @@ export interface ThreadSelection {
   threads?: readonly string[];
   /** Only threads with a checkpoint written at or after this time (pushed down where the store allows). */
   since?: Date;
+  /** Only the threads of this shard. */
+  shard?: Shard;
+  /** The state key of the messages: with it, SQLite and PostgreSQL threads are pre-checked as they are read. */
+  messagesKey?: string;
 }
 
 export interface ThreadSource {
@@ -42,7 +62,12 @@ export interface ThreadSource {
   count(): Promise<number | undefined>;
 }
 
-/** Keys per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
+/** A thread's latest checkpoint as stored, and its key. */
+export interface StoredThread extends StoredCheckpoint {
+  key: ThreadKey;
+}
+
+/** Threads per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
 export const PAGE_SIZE = 500;
 
 /**
@@ -55,6 +80,25 @@ export function checkpointIdAt(since: Date): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
+/** The shard (1 to `count`) of a thread id: the same function as the SQL below. */
+export function shardOf(threadId: string, count: number): number {
+  return (Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16) % count) + 1;
+}
+
+const inShard = (threadId: string, shard: Shard | undefined) => !shard || shardOf(threadId, shard.count) === shard.index;
+
+const keyOfRow = (row: Dict): ThreadKey => ({ threadId: String(row.thread_id), namespace: String(row.checkpoint_ns ?? "") });
+
+/**
+ * The item for a stored thread: pre-checked when the saver's serializer is the JSON one the pre-check reads
+ * (a subclass or another serializer may decode the same bytes differently: those threads are all revived).
+ */
+function itemOf(stored: StoredThread, messagesKey: string | undefined, precheck: boolean): ThreadItem {
+  const clean = precheck && messagesKey !== undefined ? cleanStoredThread(stored, messagesKey) : undefined;
+  return clean ? { key: stored.key, clean } : { key: stored.key };
+}
+
+const readsJson = (saver: BaseCheckpointSaver) => Object.getPrototypeOf(saver.serde) === JsonPlusSerializer.prototype;
 
 // ---------------------------------------------------------------------------------------------------------
 // SQLite (SqliteSaver: a better-sqlite3 connection in `db`)
@@ -66,12 +110,15 @@ interface SqliteStatement {
 interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   pragma(sql: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
 }
 
 /** The SqliteSaver's connection, when `saver` is one (a better-sqlite3 `db`). */
 function sqliteDatabaseOf(saver: BaseCheckpointSaver): SqliteDatabase | undefined {
   const db = (saver as unknown as Dict).db as Partial<SqliteDatabase> | undefined;
-  return typeof db?.prepare === "function" && typeof db?.pragma === "function" ? (db as SqliteDatabase) : undefined;
+  return typeof db?.prepare === "function" && typeof db?.pragma === "function" && typeof db?.function === "function"
+    ? (db as SqliteDatabase)
+    : undefined;
 }
 
 function hasCheckpointTable(db: SqliteDatabase): boolean {
@@ -81,39 +128,65 @@ function hasCheckpointTable(db: SqliteDatabase): boolean {
 
 const emptySource = (kind: ThreadSource["kind"]): ThreadSource => ({ kind, async *items() {}, count: async () => 0 });
 
-function sqliteSource(db: SqliteDatabase, selection: ThreadSelection): ThreadSource {
+/** The SQL function of a connection that gives a thread id's shard (registered once per connection). */
+const SQLITE_SHARD_FUNCTION = "lgtr_shard_of";
+
+function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: boolean): ThreadSource {
   // A saver whose setup() never ran holds no threads (and reading must not create its tables).
   if (!hasCheckpointTable(db)) return emptySource("sqlite");
+  const { shard } = selection;
+  if (shard) db.function(SQLITE_SHARD_FUNCTION, { deterministic: true }, (id, count) => shardOf(String(id), Number(count)));
   const having = selection.since ? "HAVING MAX(checkpoint_id) >= @since" : "";
   const since = selection.since ? checkpointIdAt(selection.since) : undefined;
-  const pageAfter = (where: string) =>
+  const inShardSql = shard ? `${SQLITE_SHARD_FUNCTION}(thread_id, @shards) = @shard` : "";
+  const where = (...conditions: string[]) => {
+    const all = [...conditions, inShardSql].filter(Boolean);
+    return all.length > 0 ? `WHERE ${all.join(" AND ")}` : "";
+  };
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes.
+  const pageAfter = (after: string) =>
     db.prepare(
-      `SELECT thread_id, checkpoint_ns FROM checkpoints ${where}
-       GROUP BY thread_id, checkpoint_ns ${having} ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}`,
+      `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM checkpoints ${where(after)}
+         GROUP BY thread_id, checkpoint_ns ${having} ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
+       SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, c.type, c.checkpoint FROM page p JOIN checkpoints c
+         ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
+       ORDER BY p.thread_id, p.checkpoint_ns`,
     );
   // The first page has no lower bound (a thread id may be ""); later pages start after the last key.
   const firstPage = pageAfter("");
-  const nextPage = pageAfter("WHERE (thread_id, checkpoint_ns) > (@thread, @ns)");
+  const nextPage = pageAfter("(thread_id, checkpoint_ns) > (@thread, @ns)");
   const ofThread = db.prepare(
     `SELECT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = @thread GROUP BY checkpoint_ns ${having} ORDER BY checkpoint_ns`,
   );
-  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints GROUP BY thread_id, checkpoint_ns ${having})`);
-  const params = (extra: Dict) => (since ? { ...extra, since } : extra);
-  type Row = { thread_id: string; checkpoint_ns: string };
-  const toItem = (row: Row): ThreadItem => ({ key: { threadId: String(row.thread_id), namespace: String(row.checkpoint_ns ?? "") } });
+  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints ${where()} GROUP BY thread_id, checkpoint_ns ${having})`);
+  const params = (extra: Dict) => ({
+    ...extra,
+    ...(since ? { since } : {}),
+    ...(shard ? { shard: shard.index, shards: shard.count } : {}),
+  });
+  const toStored = (row: Dict): StoredThread => ({
+    key: keyOfRow(row),
+    checkpointId: String(row.checkpoint_id),
+    type: row.type as string | null,
+    data: row.checkpoint as Uint8Array | string | null,
+    holds: "checkpoint",
+  });
   return {
     kind: "sqlite",
     async *items() {
       if (selection.threads) {
-        for (const thread of selection.threads) for (const row of ofThread.all(params({ thread })) as Row[]) yield toItem(row);
+        for (const thread of selection.threads) {
+          if (!inShard(thread, shard)) continue;
+          for (const row of ofThread.all(since ? { thread, since } : { thread }) as Dict[]) yield { key: keyOfRow(row) };
+        }
         return;
       }
-      let rows = firstPage.all(params({})) as Row[];
+      let rows = firstPage.all(params({})) as Dict[];
       for (;;) {
-        for (const row of rows) yield toItem(row);
+        for (const row of rows) yield itemOf(toStored(row), selection.messagesKey, precheck);
         if (rows.length < PAGE_SIZE) return;
         const last = rows[rows.length - 1];
-        rows = nextPage.all(params({ thread: last.thread_id, ns: last.checkpoint_ns })) as Row[];
+        rows = nextPage.all(params({ thread: last.thread_id, ns: last.checkpoint_ns })) as Dict[];
       }
     },
     async count() {
@@ -130,61 +203,95 @@ interface PgPool {
   query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }>;
 }
 
-/** The PostgresSaver's pool and checkpoints table, when `saver` is one. */
-function postgresPoolOf(saver: BaseCheckpointSaver): { pool: PgPool; table: string } | undefined {
+/** The PostgresSaver's pool and its schema (quoted), when `saver` is one. */
+function postgresPoolOf(saver: BaseCheckpointSaver): { pool: PgPool; schema: string } | undefined {
   const { pool, options } = saver as unknown as { pool?: Partial<PgPool>; options?: { schema?: unknown } };
   if (typeof pool?.query !== "function" || typeof options?.schema !== "string") return undefined;
-  return { pool: pool as PgPool, table: `"${options.schema.replace(/"/g, '""')}".checkpoints` };
+  return { pool: pool as PgPool, schema: `"${options.schema.replace(/"/g, '""')}"` };
 }
 
 /** Whether the saver's setup() created its tables (in its schema). */
-async function postgresHasCheckpoints(pool: PgPool, table: string): Promise<boolean> {
-  const { rows } = await pool.query("SELECT to_regclass($1) AS found", [table]);
+async function postgresHasCheckpoints(pool: PgPool, schema: string): Promise<boolean> {
+  const { rows } = await pool.query("SELECT to_regclass($1) AS found", [`${schema}.checkpoints`]);
   return Boolean(rows[0]?.found);
 }
 
-function postgresSource(pool: PgPool, table: string, selection: ThreadSelection): ThreadSource {
+/** The first 32 bits of the MD5 of the thread id, unsigned: what {@link shardOf} computes. */
+const POSTGRES_SHARD_OF = "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint";
+
+/** SQL parameters numbered as they are added. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection, precheck: boolean): ThreadSource {
   const since = selection.since ? checkpointIdAt(selection.since) : undefined;
-  type Row = { thread_id: string; checkpoint_ns: string };
-  const toItem = (row: Dict): ThreadItem => {
-    const { thread_id, checkpoint_ns } = row as Row;
-    return { key: { threadId: String(thread_id), namespace: String(checkpoint_ns ?? "") } };
+  const { shard } = selection;
+  const table = `${schema}.checkpoints`;
+  /** The keys of the selection (after `after`, when given), grouped by thread and namespace. */
+  const keys = (p: Params, after?: Dict) => {
+    const conditions = [
+      ...(after ? [`(thread_id, checkpoint_ns) > (${p.add(after.thread_id)}, ${p.add(after.checkpoint_ns)})`] : []),
+      ...(shard ? [`${POSTGRES_SHARD_OF} % ${p.add(shard.count)} + 1 = ${p.add(shard.index)}`] : []),
+    ];
+    return `FROM ${table} ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns
+      ${since ? `HAVING MAX(checkpoint_id) >= ${p.add(since)}` : ""}`;
   };
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads and the blob of its messages
+  // channel (at the version the checkpoint names), as bytea: no array_agg, which pg parses char by char.
+  const page = (after?: Dict) => {
+    const p = new Params();
+    const channel = p.add(selection.messagesKey ?? "messages");
+    const text = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(p, after)}
+        ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
+      SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, c.checkpoint -> 'ts' AS ts, b.type, b.blob
+      FROM page p JOIN ${table} c ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
+      LEFT JOIN ${schema}.checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
+        AND b.channel = ${channel} AND b.version = c.checkpoint -> 'channel_versions' ->> ${channel}
+      ORDER BY p.thread_id, p.checkpoint_ns`;
+    return pool.query(text, p.values);
+  };
+  const toStored = (row: Dict): StoredThread => ({
+    key: keyOfRow(row),
+    checkpointId: String(row.checkpoint_id),
+    type: row.type as string | null,
+    data: row.blob as Uint8Array | null,
+    holds: "messages",
+    writtenAt: row.ts,
+  });
   return {
     kind: "postgres",
     async *items() {
       if (selection.threads) {
         for (const thread of selection.threads) {
+          if (!inShard(thread, shard)) continue;
           const having = since ? "HAVING MAX(checkpoint_id) >= $2" : "";
           const { rows } = await pool.query(
             `SELECT thread_id, checkpoint_ns FROM ${table} WHERE thread_id = $1 GROUP BY thread_id, checkpoint_ns ${having} ORDER BY checkpoint_ns`,
             since ? [thread, since] : [thread],
           );
-          for (const row of rows) yield toItem(row);
+          for (const row of rows) yield { key: keyOfRow(row) };
         }
         return;
       }
-      // The first page has no lower bound (a thread id may be ""); later pages start after the last key.
-      const page = (where: string, first: number) =>
-        `SELECT thread_id, checkpoint_ns FROM ${table} ${where} GROUP BY thread_id, checkpoint_ns
-         ${since ? `HAVING MAX(checkpoint_id) >= $${first}` : ""} ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}`;
-      const firstPage = page("", 1);
-      const nextPage = page("WHERE (thread_id, checkpoint_ns) > ($1, $2)", 3);
-      let { rows } = await pool.query(firstPage, since ? [since] : []);
+      // The next page is asked for before this one is handed out: the server reads it while this one is judged.
+      let { rows } = await page();
       for (;;) {
-        for (const row of rows) yield toItem(row);
-        if (rows.length < PAGE_SIZE) return;
-        const last = rows[rows.length - 1] as Row;
-        ({ rows } = await pool.query(nextPage, since ? [last.thread_id, last.checkpoint_ns, since] : [last.thread_id, last.checkpoint_ns]));
+        const next = rows.length < PAGE_SIZE ? undefined : page(rows[rows.length - 1]);
+        next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
+        for (const row of rows) yield itemOf(toStored(row), selection.messagesKey, precheck);
+        if (!next) return;
+        ({ rows } = await next);
       }
     },
     async count() {
       if (selection.threads) return undefined;
-      const having = since ? "HAVING MAX(checkpoint_id) >= $1" : "";
-      const { rows } = await pool.query(
-        `SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM ${table} GROUP BY thread_id, checkpoint_ns ${having}) AS threads`,
-        since ? [since] : [],
-      );
+      const p = new Params();
+      const { rows } = await pool.query(`SELECT COUNT(*)::int AS n FROM (SELECT 1 ${keys(p)}) AS threads`, p.values);
       return Number(rows[0]?.n ?? 0);
     },
   };
@@ -205,6 +312,7 @@ function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): Thr
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable: config })) {
       const key = keyOf(tuple);
+      if (!inShard(key.threadId, selection.shard)) continue;
       const id = keyString(key);
       if (seen.has(id)) continue;
       seen.add(id);
@@ -219,6 +327,7 @@ function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): Thr
         return;
       }
       for (const thread of selection.threads) {
+        if (!inShard(thread, selection.shard)) continue;
         try {
           yield* latestOf({ thread_id: thread });
         } catch (error) {
@@ -242,10 +351,12 @@ export async function threadSourceFor(saver: BaseCheckpointSaver, selection: Thr
     "reading the threads of a saver",
     "saver",
   );
-  if (db) return sqliteSource(db, selection);
+  const ownPages = db !== undefined || postgres !== undefined;
+  const precheck = ownPages && readingInput(() => readsJson(saver), "reading the threads of a saver", "saver");
+  if (db) return sqliteSource(db, selection, precheck);
   if (postgres) {
-    if (!(await postgresHasCheckpoints(postgres.pool, postgres.table))) return emptySource("postgres");
-    return postgresSource(postgres.pool, postgres.table, selection);
+    if (!(await postgresHasCheckpoints(postgres.pool, postgres.schema))) return emptySource("postgres");
+    return postgresSource(postgres.pool, postgres.schema, selection, precheck);
   }
   return listSource(saver, selection);
 }

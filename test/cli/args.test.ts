@@ -67,9 +67,19 @@ describe("parseCliArgs", () => {
     [["scan", "--postgres", "env:MISSING"], /environment variable MISSING is not set/],
     [["scan", "--postgres", "mysql://h/db"], /expected a postgres:\/\/ or postgresql:\/\/ URL/],
     [["scan", "--sqlite", "a.db", "--bogus"], /Unknown option '--bogus'/],
+    [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
+    [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
+    [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);
+  });
+
+  it("--shard I/N: shard I of N, kept in the next command's selection", () => {
+    const args = parse("scan", "--sqlite", "a.db", "--shard", "2/4");
+    expect(args.shard).toEqual({ index: 2, count: 4 });
+    expect(args.selectionFlags).toEqual(["--shard", "2/4"]);
+    expect(parse("scan", "--sqlite", "a.db").shard).toBeUndefined();
   });
 
   it("--help and --version", () => {

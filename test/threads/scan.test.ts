@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemorySaver, uuid6 } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { countThreads, printableText, REASON_MAX, scanThreads, type ThreadReport, type ThreadScanOptions } from "../../src/threads/scan";
-import { PAGE_SIZE, checkpointIdAt } from "../../src/threads/source";
+import { PAGE_SIZE, checkpointIdAt, shardOf } from "../../src/threads/source";
 import { POSTGRES_URL } from "../support/services";
 import { seedThreads, startSeedModel, type SeedModel } from "./support/seed";
 import { copyThread, openTestStore, STORE_NAMES, type TestStore } from "./support/stores";
@@ -70,6 +70,27 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     expect((await collect(store, { since })).map((r) => r.threadId).sort()).toEqual([...late.broken, ...late.clean].sort());
     if (name !== "FileSaver") expect(await countThreads(store.saver, { since })).toBe(2);
     expect(await collect(store, { limit: 3 })).toHaveLength(3);
+  });
+
+  it("shard i/n: every thread in exactly one shard, each shard read and counted alone", async (context) => {
+    const store = await openTestStore(name, context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
+    const copies = name === "FileSaver" ? 12 : 40;
+    for (let i = 0; i < copies; i++)
+      await copyThread(store.saver, i % 2 ? seeded.clean[0] : seeded.broken[0], `copy-${i}`, i % 3 ? "" : "sub:1", true);
+    const all = (await collect(store)).map(keyOf).sort();
+    const count = 3;
+    const shards = await Promise.all(Array.from({ length: count }, (_, i) => collect(store, { shard: { index: i + 1, count } })));
+    expect(shards.flat().map(keyOf).sort()).toEqual(all);
+    for (const [i, reports] of shards.entries()) {
+      expect(reports.length).toBeGreaterThan(0); // 42 threads in 3 shards: none is empty but by a 1-in-10^7 chance
+      for (const report of reports) expect(shardOf(report.threadId, count)).toBe(i + 1);
+      if (name !== "FileSaver") expect(await countThreads(store.saver, { shard: { index: i + 1, count } })).toBe(reports.length);
+    }
+    // A selection of ids keeps to the shard as well.
+    const ids = ["copy-1", "copy-2", "copy-3", "copy-4"];
+    const picked = (await collect(store, { threads: ids, shard: { index: 1, count } })).map((r) => r.threadId);
+    expect([...new Set(picked)].sort()).toEqual(ids.filter((id) => shardOf(id, count) === 1).sort());
   });
 
   it("stops between threads when the signal aborts", async (context) => {
@@ -178,6 +199,8 @@ describe("scanThreads options", () => {
   it("a bad saver or option is refused at the call, before the first step, naming it", () => {
     expect(() => scanThreads({ getTuple() {} } as never)).toThrow(/scanThreads: saver .*without a list method/);
     expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: option "limit"/);
+    for (const shard of [{ index: 0, count: 2 }, { index: 3, count: 2 }, { index: 1.5, count: 2 }, null])
+      expect(() => scanThreads(saver, { shard: shard as never })).toThrow(/scanThreads: option "shard"/);
     const getter = Object.defineProperty({}, "threads", { enumerable: true, get: () => { throw new Error("boom"); } });
     expect(() => scanThreads(saver, getter)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
   });

@@ -1,0 +1,165 @@
+/**
+ * The pre-check: whether a thread's stored messages are clean, read from the serialized data itself, without
+ * reviving LangChain messages (reviving costs about 45 µs a message; parsing the JSON a small part of it).
+ *
+ * It is NOT a second judge. It recognises one narrow shape, the one agents store most of the time
+ * (createAgent / createReactAgent with a chat model that answers in text or `tool_calls`), whose every
+ * message is clean for every provider's rules, and calls everything else suspicious: a suspicious thread is
+ * revived by the saver and judged by the engine as before. A clean verdict must therefore always be one the
+ * engine would give; test/threads/precheck.test.ts checks that on generated stored threads.
+ *
+ * The shape, stricter than the `strict` profile (the union of every provider's rules):
+ * - every message is an lc-serialized `HumanMessage`, `AIMessage` or `ToolMessage` of `langchain_core`;
+ * - turns go human, assistant, then (results of all its calls, assistant)*, and again; a thread may end on a
+ *   human or an assistant turn whose calls are all answered (never on an open exchange);
+ * - a call has an object `args`, an id every provider accepts, used once in the thread; results answer the
+ *   calls of the assistant message right before them, each once; `additional_kwargs.tool_calls`, when
+ *   present, mirrors `tool_calls` id for id; no `invalid_tool_calls`, no Responses `output`;
+ * - contents are strings, not blank (an assistant's may be empty when it makes calls).
+ * Anything the serializer would revive differently (an `lc` record where a value is expected) is outside it.
+ */
+import { isAcceptedId, profileFor } from "../engine";
+import { isBlankText } from "../messages/inspect";
+
+/** Fields of parsed JSON, read without checks (each read is checked by its use). */
+type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const STRICT = profileFor("strict", "request");
+
+const isRecord = (value: unknown): value is Loose => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A plain object the serializer's reviver leaves as it is (no `lc` marker of a record it would rebuild). */
+const isPlainValue = (value: unknown): value is Loose => isRecord(value) && !("lc" in value);
+
+/** Absent, or the serializer's record of `undefined`. */
+const revivesUndefined = (value: unknown) => value === undefined || (isRecord(value) && value.lc === 2 && value.type === "undefined");
+
+/** No keys but those in `allowed` (or keys whose value revives as `undefined`, as ChatOpenAI's `function_call`). */
+function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
+  if (record === undefined) return true;
+  if (!isPlainValue(record)) return false;
+  for (const key in record) if (!allowed.includes(key) && !revivesUndefined(record[key])) return false;
+  return true;
+}
+
+/** The class name of an lc-serialized `langchain_core` message, or undefined. */
+function messageClass(value: unknown): string | undefined {
+  if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return undefined;
+  const id = value.id;
+  if (!Array.isArray(id) || id.length !== 3 || id[0] !== "langchain_core" || id[1] !== "messages") return undefined;
+  return typeof id[2] === "string" ? id[2] : undefined;
+}
+
+const textContent = (content: unknown): content is string => typeof content === "string" && !isBlankText(content);
+
+/**
+ * The ids of an assistant message's calls when it has the shape above (none: an empty list), else undefined.
+ * `seen` holds every call id of the thread so far.
+ */
+function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined {
+  const invalid = kwargs.invalid_tool_calls;
+  if (invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) return undefined;
+  const meta = kwargs.response_metadata;
+  if (meta !== undefined && (!isPlainValue(meta) || meta.output !== undefined)) return undefined;
+  const extra = kwargs.additional_kwargs;
+  if (!onlyKeys(extra, ["tool_calls"])) return undefined;
+  const calls = kwargs.tool_calls ?? [];
+  if (!Array.isArray(calls)) return undefined;
+  const ids: string[] = [];
+  for (const call of calls) {
+    if (!isPlainValue(call) || typeof call.name !== "string" || call.name === "" || !isPlainValue(call.args)) return undefined;
+    if (call.type !== undefined && call.type !== "tool_call") return undefined;
+    const id = call.id;
+    if (typeof id !== "string" || id === "" || !isAcceptedId(id, STRICT) || seen.has(id)) return undefined;
+    seen.add(id);
+    ids.push(id);
+  }
+  const raw = extra?.tool_calls;
+  if (!revivesUndefined(raw)) {
+    // The raw OpenAI calls: the same calls in the same order, or the reviver would read them into tool_calls.
+    if (!Array.isArray(raw) || raw.length !== ids.length || ids.length === 0) return undefined;
+    for (let i = 0; i < raw.length; i++) if (!isPlainValue(raw[i]) || raw[i].id !== ids[i]) return undefined;
+  }
+  const content = kwargs.content;
+  if (typeof content !== "string" || (isBlankText(content) && (content !== "" || ids.length === 0))) return undefined;
+  return ids;
+}
+
+/**
+ * The number of messages when `value` (a messages channel as parsed from the saver's JSON, not revived) has
+ * the clean shape above; undefined when it is suspicious (anything else).
+ */
+export function cleanMessageCount(value: unknown): number | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const seen = new Set<string>();
+  /** Calls of the current exchange still waiting for their result. */
+  let waiting = new Set<string>();
+  /** What the last message was: none yet, human, assistant, tool result. */
+  let last: "none" | "human" | "ai" | "tool" = "none";
+  for (const message of value) {
+    const kind = messageClass(message);
+    const kwargs = (message as Loose | undefined)?.kwargs as Loose;
+    if (kind === "HumanMessage") {
+      if (last === "human" || last === "tool" || waiting.size > 0) return undefined;
+      if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
+      last = "human";
+    } else if (kind === "AIMessage") {
+      if (last === "none" || last === "ai" || waiting.size > 0) return undefined;
+      const ids = assistantCalls(kwargs, seen);
+      if (!ids) return undefined;
+      waiting = new Set(ids);
+      last = "ai";
+    } else if (kind === "ToolMessage") {
+      const id = kwargs.tool_call_id;
+      if (typeof id !== "string" || !waiting.delete(id)) return undefined;
+      if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
+      if (!revivesUndefined(kwargs.status) && kwargs.status !== "success" && kwargs.status !== "error") return undefined;
+      last = "tool";
+    } else return undefined;
+  }
+  // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
+  return waiting.size === 0 ? value.length : undefined;
+}
+
+/** A thread's latest checkpoint as stored (see source.ts): its messages still serialized. */
+export interface StoredCheckpoint {
+  checkpointId: string;
+  /** The serializer's type and bytes: PostgreSQL, the messages channel's blob; SQLite, the whole checkpoint. */
+  type: string | null;
+  data: Uint8Array | string | null;
+  /** What `data` holds once decoded: the messages themselves, or a checkpoint with them in `channel_values`. */
+  holds: "messages" | "checkpoint";
+  /** The checkpoint's `ts`, when the row has it apart from `data` (PostgreSQL). */
+  writtenAt?: unknown;
+}
+
+/** What the pre-check tells of a clean thread: what its report needs. */
+export interface CleanThread {
+  checkpointId: string;
+  writtenAt?: string;
+  messageCount: number;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * The pre-check of a thread as stored (`source.ts`): decoded as the JSON serializer does before reviving
+ * (`JSON.parse` of the UTF-8 text), its messages judged by {@link cleanMessageCount}. Undefined (suspicious)
+ * for another serializer type, bytes that do not parse, or a checkpoint without a string `ts`.
+ */
+export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string): CleanThread | undefined {
+  if (stored.type !== "json" || stored.data === null || stored.data === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof stored.data === "string" ? stored.data : decoder.decode(stored.data));
+  } catch {
+    return undefined;
+  }
+  const checkpoint = stored.holds === "checkpoint" ? (parsed as Loose | null) : undefined;
+  const writtenAt = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
+  if (typeof writtenAt !== "string") return undefined;
+  const values = checkpoint?.channel_values;
+  const messages = stored.holds === "checkpoint" ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed;
+  const messageCount = cleanMessageCount(messages);
+  return messageCount === undefined ? undefined : { checkpointId: stored.checkpointId, writtenAt, messageCount };
+}
