@@ -36,7 +36,9 @@ export interface StructuredOutputFallback {
  * The fixed parts of the refusals of a native request for the model or the schema (PROVIDER_RULES, "Structured
  * output"): `output_config.format: Extra inputs are not permitted` (a model without it), `For 'object' type,
  * 'additionalProperties' must be explicitly set to false`, `For 'integer' type, properties maximum, minimum are
- * not supported`, and their kin for other types, keywords and schemas.
+ * not supported`, and their kin for other types, keywords and schemas; a schema over the compilation limits
+ * (`Schemas contains too many parameters with union types ...`, `The compiled grammar is too large ...`,
+ * `Schema is too complex ...`).
  */
 const NATIVE_REFUSALS: readonly RegExp[] = [
   /output_?config\b.*extra inputs are not permitted/i,
@@ -44,6 +46,9 @@ const NATIVE_REFUSALS: readonly RegExp[] = [
   /for '[a-z| ']+' type, /i,
   /\bschemas? (?:are|is) not supported/i,
   /output_?config\.format\.schema\b/i,
+  /\bschemas? contains? too many parameters/i,
+  /\bcompiled grammar is too large/i,
+  /\bschema is too complex/i,
 ];
 
 /** The refusal text when `error` (or an error in its `cause` chain) is a native request refused for the model or the schema. */

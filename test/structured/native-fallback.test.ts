@@ -50,6 +50,17 @@ const Scores = z.object({ scores: z.record(z.string(), z.number()) });
 const SCORES = { scores: { paris: 3 } };
 const Tree: z.ZodType = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
 
+/** Inside the subset keyword by keyword, over Anthropic's complexity limits: 17 nullable (union) fields, 25 optional ones. */
+const fieldsOf = (count: number, field: z.ZodType) =>
+  z.object(Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, field])));
+const Nullables = fieldsOf(17, z.string().nullable());
+const NULLABLES = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`f${i}`, null]));
+const Optionals = fieldsOf(25, z.string().optional());
+const OPTIONALS = { f0: "a" };
+const UNION_REFUSAL =
+  "The model returned the following errors: Schemas contains too many parameters with union types " +
+  "(17 parameters with type arrays or anyOf) which exceeds the limit: 16";
+
 const CLAUDE_46 = "us.anthropic.claude-sonnet-4-6-v1:0";
 const OPUS_47 = "us.anthropic.claude-opus-4-7-v1:0";
 const THINKING = { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1024 } } };
@@ -113,6 +124,8 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
   it.each([
     ["a z.record", Scores, SCORES],
     ["a recursive z.lazy", Tree, { name: "root", children: [] }],
+    ["17 nullable fields", Nullables, NULLABLES],
+    ["25 optional fields", Optionals, OPTIONALS],
   ])("%s is never sent natively: the tool strategy, reported once per setup", async (_name, schema, value) => {
     const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: value }] }] });
     const fallbacks: StructuredOutputFallback[] = [];
@@ -122,7 +135,7 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
     expect((await agent.invoke(input)).structuredResponse).toEqual(value);
     expect(native(s)).toEqual([]);
     expect(forcedTool(requestsOf(s)[1])).toBe(true);
-    const reason = expect.stringMatching(/record|propertyNames|recursive/);
+    const reason = expect.stringMatching(/record|propertyNames|recursive|union types|optional properties/);
     expect(fallbacks).toEqual([{ modelId: CLAUDE_46, from: "native", to: "tool", cause: "schema", reason }]);
   });
 });
@@ -228,6 +241,28 @@ describe("createAgent", () => {
     expect(retried.outputConfig).toBeUndefined();
     expect(forcedTool(retried)).toBe(false);
     expect(systemOf(retried)).toContain('"tempC"');
+  });
+
+  it("a schema refused as too complex (union types) falls back to tool; the event reaches the run's callbacks", async () => {
+    const refuses: StubOptions["fail"] = (request) =>
+      (request as ConverseRequest).outputConfig ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+    const s = await stub({ script: (request) => answerTool(READING)(request), fail: refuses });
+    const events: [string, unknown][] = [];
+    const config = { callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }] };
+    expect((await agentOn(s, CLAUDE_46).invoke(input, config)).structuredResponse).toEqual(READING);
+    expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
+    expect(forcedTool(requestsOf(s)[1])).toBe(true);
+    expect(events).toEqual([[STRUCTURED_OUTPUT_FALLBACK_EVENT, expect.objectContaining({ cause: "refused", reason: UNION_REFUSAL })]]);
+  });
+
+  it.each([
+    ["17 nullable fields", Nullables, NULLABLES],
+    ["25 optional fields", Optionals, OPTIONALS],
+  ])("%s (over the complexity limits) are never sent natively: createAgent's tool strategy", async (_name, schema, value) => {
+    const s = await stub({ script: (request) => answerTool(value)(request) });
+    expect((await agentOn(s, CLAUDE_46, {}, schema).invoke(input)).structuredResponse).toEqual(value);
+    expect(native(s)).toEqual([]);
+    expect(s.rejections).toEqual([]);
   });
 
   it("a z.record is never sent natively: createAgent's tool strategy, reported once", async () => {
