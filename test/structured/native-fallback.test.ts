@@ -255,6 +255,29 @@ describe("createAgent", () => {
     expect(events).toEqual([[STRUCTURED_OUTPUT_FALLBACK_EVENT, expect.objectContaining({ cause: "refused", reason: UNION_REFUSAL })]]);
   });
 
+  it("a schema refusal is remembered for that schema only: a middleware shared by two agents, the other stays native", async () => {
+    // As if Bedrock counted stricter than its docs: the Scan schema (two nullable fields) is refused, Reading is not.
+    const Scan = z.object({ a: z.string().nullable(), b: z.string().nullable() });
+    const SCAN = { a: null, b: "x" };
+    const refusesScan: StubOptions["fail"] = (request) => {
+      const properties = outputSchemaOf(request as ConverseRequest)?.properties as object | undefined;
+      return properties && "a" in properties ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+    };
+    const s = await stub({ script: (request) => answerTool(SCAN)(request), fail: refusesScan });
+    const shared = promptedStructuredOutputMiddleware();
+    const scan = createAgent({ model: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Scan, middleware: [shared] });
+    expect((await scan.invoke(input)).structuredResponse).toEqual(SCAN);
+    expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
+
+    const t = await stub({ script: [{ text: VALID }] });
+    const reading = createAgent({ model: bedrockModel(t, { model: CLAUDE_46 }), tools, responseFormat: Reading, middleware: [shared] });
+    expect((await reading.invoke(input)).structuredResponse).toEqual(READING);
+    expect(native(t)).toHaveLength(1);
+    // The refused schema itself is remembered: straight to tool.
+    expect((await scan.invoke(input)).structuredResponse).toEqual(SCAN);
+    expect(s.rejections).toHaveLength(1);
+  });
+
   it.each([
     ["17 nullable fields", Nullables, NULLABLES],
     ["25 optional fields", Optionals, OPTIONALS],
