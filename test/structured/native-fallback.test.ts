@@ -288,6 +288,26 @@ describe("createAgent", () => {
     expect(s.rejections).toEqual([]);
   });
 
+  it.each([
+    ["createAgent", (s: RunningStub) => agentOn(s, CLAUDE_46)],
+    [
+      "createReactAgent",
+      (s: RunningStub) =>
+        createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading })),
+    ],
+  ])("%s: a refusal arriving inside the converse-stream (an exception event) falls back too", async (_name, build) => {
+    const midStream: StubOptions["fail"] = (request) =>
+      (request as ConverseRequest).outputConfig ? { status: 400, message: SCHEMA_REFUSAL, midStream: true } : undefined;
+    // The answer tool when the request has one (a fallback), else the agent's prose answer (createReactAgent's loop).
+    const hasAnswerTool = (request: unknown) => ((request as ConverseRequest).toolConfig?.tools ?? []).length > 1;
+    const script = (request: unknown) => (hasAnswerTool(request) ? answerTool(READING)(request) : { text: PROSE });
+    const s = await stub({ script, fail: midStream });
+    expect((await streamed(build(s) as never)).structuredResponse).toEqual(READING);
+    expect(s.rejections.map((r) => r.message)).toEqual([SCHEMA_REFUSAL]);
+    expect(s.paths.every((p) => p.endsWith("/converse-stream"))).toBe(true);
+    expect(forcedTool(requestsOf(s).at(-1)!)).toBe(true);
+  });
+
   it("a z.record is never sent natively: createAgent's tool strategy, reported once", async () => {
     const s = await stub({ script: (request) => answerTool(SCORES)(request) });
     const fallbacks: StructuredOutputFallback[] = [];

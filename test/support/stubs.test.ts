@@ -89,6 +89,13 @@ describe("Bedrock stub through ChatBedrockConverse", () => {
     expect(merged.text).toBe("checking");
   });
 
+  it("a midStream failure reaches the streaming caller as the SDK's error, after the message started", async () => {
+    const stub = await track(startBedrockStub({ fail: () => ({ status: 400, message: "Input is invalid mid-stream", midStream: true }) }));
+    const error = await rejectionOf(async () => collect(await bedrockModel(stub).stream([new HumanMessage("hi")])));
+    expect(error.message).toBe("Input is invalid mid-stream");
+    expect(error.name).toBe("ValidationException");
+  });
+
   it("rejects an unanswered call with Bedrock's ValidationException text", async () => {
     const stub = await track(startBedrockStub());
     const error = await rejectionOf(() => bedrockModel(stub).bindTools([getWeather]).invoke(brokenHistory()));
