@@ -175,13 +175,29 @@ function withMoved(out: Dict, moved: Dict): Dict {
   return { ...out, description: typeof out.description === "string" && out.description !== "" ? `${out.description}\n\n${text}` : text };
 }
 
-/** `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top). */
+/** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
+const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries([
+  ...["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentRequired", "dependentSchemas", "unevaluatedProperties"].map((k) => [k, ["object"]]),
+  ...["items", "prefixItems", "additionalItems", "unevaluatedItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
+    "uniqueItems"].map((k) => [k, ["array"]]),
+  ...["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"].map((k) => [k, ["string"]]),
+  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((k) => [k, ["number", "integer"]]),
+]);
+
+/**
+ * `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top),
+ * each branch with only the keywords that apply to its type (the others accept every value of it): a nullable
+ * object's null branch is `{ type: "null" }`, not its properties moved into a description.
+ */
 function typeListAsAnyOf(node: Dict, walk: Walk, depth: number): Dict {
   const { type, title, description, ...shared } = node;
   const types = type as unknown[];
   if (types.length === 1) return toSubset({ ...node, type: types[0] }, walk, depth);
   walk.counts.unions++;
-  const out: Dict = { anyOf: types.map((t) => toSubset({ ...shared, type: t }, walk, depth + 1)) };
+  const appliesTo = (key: string, t: unknown) => !Object.hasOwn(TYPES_OF_KEYWORD, key) || TYPES_OF_KEYWORD[key].includes(t as string);
+  const branchOf = (t: unknown): Dict => ({ ...Object.fromEntries(Object.entries(shared).filter(([key]) => appliesTo(key, t))), type: t });
+  const out: Dict = { anyOf: types.map((t) => toSubset(branchOf(t), walk, depth + 1)) };
   if (typeof title === "string") out.title = title;
   if (typeof description === "string") out.description = description;
   return out;

@@ -56,6 +56,22 @@ describe("subsetSchemaOf", () => {
     });
   });
 
+  it("a type list gives each branch only the keywords of its type (a nullable object's null branch is just null)", () => {
+    const leaf = { type: ["object", "null"], properties: { b: { type: "string" } }, required: ["b"] };
+    const schema = { type: ["object", "null"], properties: { a: leaf }, required: ["a"], description: "Outer." };
+    const closed = (properties: Dict, required: string[]) => ({ type: "object", properties, required, additionalProperties: false });
+    expect(reduced(schema)).toEqual({
+      anyOf: [closed({ a: { anyOf: [closed({ b: { type: "string" } }, ["b"]), { type: "null" }] } }, ["a"]), { type: "null" }],
+      description: "Outer.",
+    });
+    expect(reduced({ type: ["string", "integer"], minLength: 2, minimum: 1, multipleOf: 2 })).toEqual({
+      anyOf: [
+        { type: "string", description: "{minLength: 2}" },
+        { type: "integer", description: "{minimum: 1, multipleOf: 2}" },
+      ],
+    });
+  });
+
   it("a schema over the compilation limits (16 union-typed, 24 optional properties; shared $refs count where used) is unsupported", () => {
     const objectOf = (count: number, property: Dict, required: boolean): Dict => {
       const keys = Array.from({ length: count }, (_, i) => `f${i}`);
