@@ -232,6 +232,16 @@ describe("createAgent", () => {
     expect(fallbacks).toEqual([expect.objectContaining({ modelId: OPUS_47, to: "tool", cause: "refused" })]);
   });
 
+  it("two calls at once on a refused model: both fall back, reported once", async () => {
+    const s = await stub({ script: (request) => answerTool(READING)(request) });
+    const fallbacks: StructuredOutputFallback[] = [];
+    const agent = agentOn(s, OPUS_47, { strategy: "native", onFallback: (f: StructuredOutputFallback) => fallbacks.push(f) });
+    const results = await Promise.all([agent.invoke(input), agent.invoke(input)]);
+    expect(results.map((r) => r.structuredResponse)).toEqual([READING, READING]);
+    expect(s.rejections.every((r) => r.rule === "outputConfig-unsupported")).toBe(true);
+    expect(fallbacks).toHaveLength(1);
+  });
+
   it("a schema refusal with thinking on: prompted (instructions, no forced tool), streamed", async () => {
     const s = await stub({ script: [{ text: VALID }], fail: refusesNative });
     const agent = agentOn(s, CLAUDE_46, {}, Reading, THINKING);
