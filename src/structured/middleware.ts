@@ -121,7 +121,7 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
       try {
         return await call("native");
       } catch (error) {
-        const next = await fallbacks.afterRefusal(model!, error);
+        const next = await fallbacks.afterRefusal(model!, format.jsonSchema, error);
         if (next === undefined) throw error;
         return call(afterNative(next));
       }

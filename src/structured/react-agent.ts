@@ -451,7 +451,7 @@ async function branchResponse<S>(context: HookContext<S>, branch: Branch, messag
   try {
     return await constrainedResponse(context, branch.model, "native", messages, config);
   } catch (error) {
-    const next = await context.fallbacks.afterRefusal(branch.model, error, config);
+    const next = await context.fallbacks.afterRefusal(branch.model, context.format.jsonSchema, error, config);
     if (next === undefined) throw error;
     return constrainedResponse(context, branch.model, next, messages, config);
   }

@@ -14,7 +14,9 @@
  * `anyOf` (`oneOf` becomes `anyOf`, which is looser), object `properties` / `required` with
  * `additionalProperties: false`, array `items` and `minItems` 0 or 1, string `format` of the supported ones.
  * Internal `$ref`s are inlined. `pattern` is moved too, as the SDKs do: the regex dialect the subset takes is
- * narrower than JSON Schema's, and the client check enforces it anyway.
+ * narrower than JSON Schema's, and the client check enforces it anyway. A schema over the compilation limits
+ * (more than 16 union-typed or 24 optional properties, `$ref`s counted where used) is unsupported too: Bedrock
+ * refuses it although every keyword is in the subset.
  */
 import { isDict, safeJson, type Dict } from "../values";
 
@@ -44,13 +46,27 @@ const UNSUPPORTED: Record<string, string> = {
 const MAX_DEPTH = 64;
 /** Nodes written at most: inlining a `$ref` used many times over can grow a small schema exponentially. */
 const MAX_NODES = 10_000;
+/**
+ * Anthropic's complexity limits for constrained decoding (its "Structured outputs" docs; Bedrock runs the same
+ * compiler): `anyOf` or type-list nodes, and properties not in `required`, counted over the whole schema.
+ * Over them the request is refused ("Schemas contains too many parameters with union types ... limit: 16";
+ * "The compiled grammar is too large ..." past 24 optional properties).
+ */
+const MAX_UNIONS = 16;
+const MAX_OPTIONAL = 24;
 
 class Unsupported extends Error {}
 
 /** The schema in the subset, or why it cannot be (see the module comment). Pure: the input is not changed. */
 export function subsetSchemaOf(schema: Dict): SubsetSchema {
   try {
-    return { ok: true, schema: toSubset(schema, { root: schema, refs: [], nodes: { count: 0 } }, 0) };
+    const counts = { nodes: 0, unions: 0, optional: 0 };
+    const subset = toSubset(schema, { root: schema, refs: [], counts }, 0);
+    if (counts.unions > MAX_UNIONS) {
+      return { ok: false, reason: `more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${counts.unions})` };
+    }
+    if (counts.optional > MAX_OPTIONAL) return { ok: false, reason: `more than ${MAX_OPTIONAL} optional properties (${counts.optional})` };
+    return { ok: true, schema: subset };
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, reason: error.message };
     throw error;
@@ -61,13 +77,13 @@ interface Walk {
   root: Dict;
   /** The `$ref`s being inlined, outermost first: one met again is a recursive schema. */
   refs: string[];
-  /** Nodes written so far (shared by the whole walk). */
-  nodes: { count: number };
+  /** Nodes, union nodes and optional properties written so far (shared by the whole walk). */
+  counts: { nodes: number; unions: number; optional: number };
 }
 
 function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   if (depth > MAX_DEPTH) throw new Unsupported(`a schema nested deeper than ${MAX_DEPTH} levels`);
-  if (++walk.nodes.count > MAX_NODES) throw new Unsupported(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
+  if (++walk.counts.nodes > MAX_NODES) throw new Unsupported(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
   if (node === true || (isDict(node) && Object.keys(node).every((k) => DROPPED.has(k) || k === "title" || k === "description"))) {
     throw new Unsupported("a schema without a type (any value)");
   }
@@ -130,6 +146,7 @@ function objectPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk:
     }
     out.required = required;
   }
+  walk.counts.optional += Object.keys(properties).filter((key) => !(required as string[] | undefined)?.includes(key)).length;
   out.additionalProperties = false;
 }
 
@@ -158,12 +175,29 @@ function withMoved(out: Dict, moved: Dict): Dict {
   return { ...out, description: typeof out.description === "string" && out.description !== "" ? `${out.description}\n\n${text}` : text };
 }
 
-/** `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top). */
+/** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
+const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries([
+  ...["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentRequired", "dependentSchemas", "unevaluatedProperties"].map((k) => [k, ["object"]]),
+  ...["items", "prefixItems", "additionalItems", "unevaluatedItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
+    "uniqueItems"].map((k) => [k, ["array"]]),
+  ...["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"].map((k) => [k, ["string"]]),
+  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((k) => [k, ["number", "integer"]]),
+]);
+
+/**
+ * `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top),
+ * each branch with only the keywords that apply to its type (the others accept every value of it): a nullable
+ * object's null branch is `{ type: "null" }`, not its properties moved into a description.
+ */
 function typeListAsAnyOf(node: Dict, walk: Walk, depth: number): Dict {
   const { type, title, description, ...shared } = node;
   const types = type as unknown[];
   if (types.length === 1) return toSubset({ ...node, type: types[0] }, walk, depth);
-  const out: Dict = { anyOf: types.map((t) => toSubset({ ...shared, type: t }, walk, depth + 1)) };
+  walk.counts.unions++;
+  const appliesTo = (key: string, t: unknown) => !Object.hasOwn(TYPES_OF_KEYWORD, key) || TYPES_OF_KEYWORD[key].includes(t as string);
+  const branchOf = (t: unknown): Dict => ({ ...Object.fromEntries(Object.entries(shared).filter(([key]) => appliesTo(key, t))), type: t });
+  const out: Dict = { anyOf: types.map((t) => toSubset(branchOf(t), walk, depth + 1)) };
   if (typeof title === "string") out.title = title;
   if (typeof description === "string") out.description = description;
   return out;
@@ -178,6 +212,7 @@ function unionOf(node: Dict, walk: Walk, depth: number): Dict {
   const branches = (anyOf ?? oneOf) as unknown[];
   if (branches.length === 0) throw new Unsupported("an empty anyOf / oneOf");
   for (const key of DROPPED) delete rest[key];
+  walk.counts.unions++;
   const out: Dict = { anyOf: branches.map((branch) => toSubset(branch, walk, depth + 1)) };
   keepAnnotations(rest, out, (key) => {
     const value = rest[key];

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { nativeRefusalOf } from "../../src/structured/fallback";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { OUTPUT_CONFIG_UNSUPPORTED_CLAUDE, OUTPUT_CONFIG_UNSUPPORTED_OTHER } from "../support/stubs/bedrock-structured";
+import { GRAMMAR_TOO_LARGE, OUTPUT_CONFIG_UNSUPPORTED_CLAUDE, OUTPUT_CONFIG_UNSUPPORTED_OTHER } from "../support/stubs/bedrock-structured";
 import { bedrockStubs, getWeather, input, requestsOf, Weather } from "./fixtures";
 
 const tools = [getWeather];
@@ -22,6 +22,9 @@ describe("nativeRefusalOf", () => {
     "The model returned the following errors: For 'integer' type, properties maximum, minimum are not supported",
     "For 'string' type, property maxLength is not supported",
     "Recursive schemas are not supported",
+    "Schemas contains too many parameters with union types (17 parameters with type arrays or anyOf) which exceeds the limit: 16",
+    `The model returned the following errors: ${GRAMMAR_TOO_LARGE}`,
+    "Schema is too complex for compilation. Simplify the schema.",
   ])("a refusal: %s", (text) => {
     expect(nativeRefusalOf(new Error(text))).toBe(text);
     expect(nativeRefusalOf(new Error("MiddlewareError", { cause: new Error(text) }))).toBe(text);

@@ -50,6 +50,17 @@ const Scores = z.object({ scores: z.record(z.string(), z.number()) });
 const SCORES = { scores: { paris: 3 } };
 const Tree: z.ZodType = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
 
+/** Inside the subset keyword by keyword, over Anthropic's complexity limits: 17 nullable (union) fields, 25 optional ones. */
+const fieldsOf = (count: number, field: z.ZodType) =>
+  z.object(Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, field])));
+const Nullables = fieldsOf(17, z.string().nullable());
+const NULLABLES = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`f${i}`, null]));
+const Optionals = fieldsOf(25, z.string().optional());
+const OPTIONALS = { f0: "a" };
+const UNION_REFUSAL =
+  "The model returned the following errors: Schemas contains too many parameters with union types " +
+  "(17 parameters with type arrays or anyOf) which exceeds the limit: 16";
+
 const CLAUDE_46 = "us.anthropic.claude-sonnet-4-6-v1:0";
 const OPUS_47 = "us.anthropic.claude-opus-4-7-v1:0";
 const THINKING = { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1024 } } };
@@ -113,6 +124,8 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
   it.each([
     ["a z.record", Scores, SCORES],
     ["a recursive z.lazy", Tree, { name: "root", children: [] }],
+    ["17 nullable fields", Nullables, NULLABLES],
+    ["25 optional fields", Optionals, OPTIONALS],
   ])("%s is never sent natively: the tool strategy, reported once per setup", async (_name, schema, value) => {
     const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: value }] }] });
     const fallbacks: StructuredOutputFallback[] = [];
@@ -122,7 +135,7 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
     expect((await agent.invoke(input)).structuredResponse).toEqual(value);
     expect(native(s)).toEqual([]);
     expect(forcedTool(requestsOf(s)[1])).toBe(true);
-    const reason = expect.stringMatching(/record|propertyNames|recursive/);
+    const reason = expect.stringMatching(/record|propertyNames|recursive|union types|optional properties/);
     expect(fallbacks).toEqual([{ modelId: CLAUDE_46, from: "native", to: "tool", cause: "schema", reason }]);
   });
 });
@@ -219,6 +232,16 @@ describe("createAgent", () => {
     expect(fallbacks).toEqual([expect.objectContaining({ modelId: OPUS_47, to: "tool", cause: "refused" })]);
   });
 
+  it("two calls at once on a refused model: both fall back, reported once", async () => {
+    const s = await stub({ script: (request) => answerTool(READING)(request) });
+    const fallbacks: StructuredOutputFallback[] = [];
+    const agent = agentOn(s, OPUS_47, { strategy: "native", onFallback: (f: StructuredOutputFallback) => fallbacks.push(f) });
+    const results = await Promise.all([agent.invoke(input), agent.invoke(input)]);
+    expect(results.map((r) => r.structuredResponse)).toEqual([READING, READING]);
+    expect(s.rejections.every((r) => r.rule === "outputConfig-unsupported")).toBe(true);
+    expect(fallbacks).toHaveLength(1);
+  });
+
   it("a schema refusal with thinking on: prompted (instructions, no forced tool), streamed", async () => {
     const s = await stub({ script: [{ text: VALID }], fail: refusesNative });
     const agent = agentOn(s, CLAUDE_46, {}, Reading, THINKING);
@@ -228,6 +251,71 @@ describe("createAgent", () => {
     expect(retried.outputConfig).toBeUndefined();
     expect(forcedTool(retried)).toBe(false);
     expect(systemOf(retried)).toContain('"tempC"');
+  });
+
+  it("a schema refused as too complex (union types) falls back to tool; the event reaches the run's callbacks", async () => {
+    const refuses: StubOptions["fail"] = (request) =>
+      (request as ConverseRequest).outputConfig ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+    const s = await stub({ script: (request) => answerTool(READING)(request), fail: refuses });
+    const events: [string, unknown][] = [];
+    const config = { callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }] };
+    expect((await agentOn(s, CLAUDE_46).invoke(input, config)).structuredResponse).toEqual(READING);
+    expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
+    expect(forcedTool(requestsOf(s)[1])).toBe(true);
+    expect(events).toEqual([[STRUCTURED_OUTPUT_FALLBACK_EVENT, expect.objectContaining({ cause: "refused", reason: UNION_REFUSAL })]]);
+  });
+
+  it("a schema refusal is remembered for that schema only: a middleware shared by two agents, the other stays native", async () => {
+    // As if Bedrock counted stricter than its docs: the Scan schema (two nullable fields) is refused, Reading is not.
+    const Scan = z.object({ a: z.string().nullable(), b: z.string().nullable() });
+    const SCAN = { a: null, b: "x" };
+    const refusesScan: StubOptions["fail"] = (request) => {
+      const properties = outputSchemaOf(request as ConverseRequest)?.properties as object | undefined;
+      return properties && "a" in properties ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+    };
+    const s = await stub({ script: (request) => answerTool(SCAN)(request), fail: refusesScan });
+    const shared = promptedStructuredOutputMiddleware();
+    const scan = createAgent({ model: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Scan, middleware: [shared] });
+    expect((await scan.invoke(input)).structuredResponse).toEqual(SCAN);
+    expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
+
+    const t = await stub({ script: [{ text: VALID }] });
+    const reading = createAgent({ model: bedrockModel(t, { model: CLAUDE_46 }), tools, responseFormat: Reading, middleware: [shared] });
+    expect((await reading.invoke(input)).structuredResponse).toEqual(READING);
+    expect(native(t)).toHaveLength(1);
+    // The refused schema itself is remembered: straight to tool.
+    expect((await scan.invoke(input)).structuredResponse).toEqual(SCAN);
+    expect(s.rejections).toHaveLength(1);
+  });
+
+  it.each([
+    ["17 nullable fields", Nullables, NULLABLES],
+    ["25 optional fields", Optionals, OPTIONALS],
+  ])("%s (over the complexity limits) are never sent natively: createAgent's tool strategy", async (_name, schema, value) => {
+    const s = await stub({ script: (request) => answerTool(value)(request) });
+    expect((await agentOn(s, CLAUDE_46, {}, schema).invoke(input)).structuredResponse).toEqual(value);
+    expect(native(s)).toEqual([]);
+    expect(s.rejections).toEqual([]);
+  });
+
+  it.each([
+    ["createAgent", (s: RunningStub) => agentOn(s, CLAUDE_46)],
+    [
+      "createReactAgent",
+      (s: RunningStub) =>
+        createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading })),
+    ],
+  ])("%s: a refusal arriving inside the converse-stream (an exception event) falls back too", async (_name, build) => {
+    const midStream: StubOptions["fail"] = (request) =>
+      (request as ConverseRequest).outputConfig ? { status: 400, message: SCHEMA_REFUSAL, midStream: true } : undefined;
+    // The answer tool when the request has one (a fallback), else the agent's prose answer (createReactAgent's loop).
+    const hasAnswerTool = (request: unknown) => ((request as ConverseRequest).toolConfig?.tools ?? []).length > 1;
+    const script = (request: unknown) => (hasAnswerTool(request) ? answerTool(READING)(request) : { text: PROSE });
+    const s = await stub({ script, fail: midStream });
+    expect((await streamed(build(s) as never)).structuredResponse).toEqual(READING);
+    expect(s.rejections.map((r) => r.message)).toEqual([SCHEMA_REFUSAL]);
+    expect(s.paths.every((p) => p.endsWith("/converse-stream"))).toBe(true);
+    expect(forcedTool(requestsOf(s).at(-1)!)).toBe(true);
   });
 
   it("a z.record is never sent natively: createAgent's tool strategy, reported once", async () => {

@@ -56,6 +56,44 @@ describe("subsetSchemaOf", () => {
     });
   });
 
+  it("a type list gives each branch only the keywords of its type (a nullable object's null branch is just null)", () => {
+    const leaf = { type: ["object", "null"], properties: { b: { type: "string" } }, required: ["b"] };
+    const schema = { type: ["object", "null"], properties: { a: leaf }, required: ["a"], description: "Outer." };
+    const closed = (properties: Dict, required: string[]) => ({ type: "object", properties, required, additionalProperties: false });
+    expect(reduced(schema)).toEqual({
+      anyOf: [closed({ a: { anyOf: [closed({ b: { type: "string" } }, ["b"]), { type: "null" }] } }, ["a"]), { type: "null" }],
+      description: "Outer.",
+    });
+    expect(reduced({ type: ["string", "integer"], minLength: 2, minimum: 1, multipleOf: 2 })).toEqual({
+      anyOf: [
+        { type: "string", description: "{minLength: 2}" },
+        { type: "integer", description: "{minimum: 1, multipleOf: 2}" },
+      ],
+    });
+  });
+
+  it("a schema over the compilation limits (16 union-typed, 24 optional properties; shared $refs count where used) is unsupported", () => {
+    const objectOf = (count: number, property: Dict, required: boolean): Dict => {
+      const keys = Array.from({ length: count }, (_, i) => `f${i}`);
+      return { type: "object", properties: Object.fromEntries(keys.map((k) => [k, property])), ...(required ? { required: keys } : {}) };
+    };
+    const nullable = { type: ["string", "null"] };
+    expect(subsetSchemaOf(objectOf(16, nullable, true)).ok).toBe(true);
+    expect(subsetSchemaOf(objectOf(17, { anyOf: [{ type: "string" }, { type: "null" }] }, true))).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/more than 16 properties with union types .*17/),
+    });
+    expect(subsetSchemaOf(objectOf(24, { type: "string" }, false)).ok).toBe(true);
+    expect(subsetSchemaOf(objectOf(25, { type: "string" }, false))).toEqual({ ok: false, reason: "more than 24 optional properties (25)" });
+    // 9 unions in a definition used twice: 18 where the schema is compiled.
+    const shared = { ...objectOf(2, { $ref: "#/$defs/T" }, true), $defs: { T: objectOf(9, nullable, true) } };
+    expect(subsetSchemaOf(shared)).toMatchObject({ ok: false, reason: expect.stringMatching(/union types .*18/) });
+    for (const count of [16, 17]) {
+      const subset = subsetSchemaOf(objectOf(count, nullable, true));
+      expect(subset.ok ? schemaSubsetViolation(subset.schema) : "unsupported").toBe(count === 16 ? undefined : "unsupported");
+    }
+  });
+
   it("inlines internal $refs (zod 3's reuse of #/properties/a too), turns oneOf and type lists into anyOf", () => {
     const Place = z3.object({ name: z3.string() });
     const schema = outputFormatOf(z3.object({ from: Place, to: Place, kind: z3.number().nullable() })).jsonSchema;

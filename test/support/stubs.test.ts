@@ -89,6 +89,13 @@ describe("Bedrock stub through ChatBedrockConverse", () => {
     expect(merged.text).toBe("checking");
   });
 
+  it("a midStream failure reaches the streaming caller as the SDK's error, after the message started", async () => {
+    const stub = await track(startBedrockStub({ fail: () => ({ status: 400, message: "Input is invalid mid-stream", midStream: true }) }));
+    const error = await rejectionOf(async () => collect(await bedrockModel(stub).stream([new HumanMessage("hi")])));
+    expect(error.message).toBe("Input is invalid mid-stream");
+    expect(error.name).toBe("ValidationException");
+  });
+
   it("rejects an unanswered call with Bedrock's ValidationException text", async () => {
     const stub = await track(startBedrockStub());
     const error = await rejectionOf(() => bedrockModel(stub).bindTools([getWeather]).invoke(brokenHistory()));
@@ -193,6 +200,17 @@ describe("Anthropic stub through ChatAnthropic", () => {
   });
 });
 
+/** A closed object of `count` properties of one schema, all required or none. */
+const objectOf = (count: number, property: Record<string, unknown>, required: boolean) => {
+  const keys = Array.from({ length: count }, (_, i) => `f${i}`);
+  return {
+    type: "object",
+    properties: Object.fromEntries(keys.map((key) => [key, property])),
+    ...(required ? { required: keys } : {}),
+    additionalProperties: false,
+  };
+};
+
 describe("Bedrock stub: structured output's schema subset and model list", () => {
   it.each<[string, Record<string, unknown>, RegExp | undefined]>([
     [
@@ -206,6 +224,10 @@ describe("Bedrock stub: structured output's schema subset and model list", () =>
     ["maxLength", { type: "string", maxLength: 3 }, /For 'string' type, properties maxLength are not supported/],
     ["an unlisted format", { type: "string", format: "regex" }, /format "regex"/],
     ["a recursive $ref", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /Recursive schemas/],
+    ["17 nullable fields", objectOf(17, { type: ["string", "null"] }, true), /too many parameters with union types \(17 .*limit: 16/],
+    ["16 nullable fields", objectOf(16, { anyOf: [{ type: "string" }, { type: "null" }] }, true), undefined],
+    ["25 optional fields", objectOf(25, { type: "string" }, false), /The compiled grammar is too large/],
+    ["24 optional fields", objectOf(24, { type: "string" }, false), undefined],
     [
       "the subset itself",
       {

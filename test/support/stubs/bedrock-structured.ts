@@ -113,7 +113,47 @@ export function schemaSubsetViolation(schema: Dict): string | undefined {
     return undefined;
   };
   const found = check(schema, []);
-  return found === undefined ? undefined : SCHEMA_ERROR_PREFIX + found;
+  if (found !== undefined) return SCHEMA_ERROR_PREFIX + found;
+  const { unions, optional } = complexityOf(schema);
+  if (unions > MAX_UNION_PARAMETERS) {
+    const counted = `(${unions} parameters with type arrays or anyOf)`;
+    return `${RELAYED}Schemas contains too many parameters with union types ${counted} which exceeds the limit: ${MAX_UNION_PARAMETERS}`;
+  }
+  if (optional > MAX_OPTIONAL_PARAMETERS) return `${RELAYED}${GRAMMAR_TOO_LARGE}`;
+  return undefined;
+}
+
+const RELAYED = "The model returned the following errors: ";
+/** Anthropic's text for a schema over its compilation limits (anthropic-sdk-python#1185, claude-code#55539; H for the Messages API). */
+export const GRAMMAR_TOO_LARGE =
+  "The compiled grammar is too large, which would cause performance issues. " +
+  "Simplify your tool schemas or reduce the number of strict tools.";
+/**
+ * Anthropic's schema complexity limits ("Structured outputs", complexity limits): at most 16 parameters with a
+ * union type (`anyOf` or a type list) and 24 optional properties across the schema, `$ref`s counted where used.
+ */
+export const MAX_UNION_PARAMETERS = 16;
+export const MAX_OPTIONAL_PARAMETERS = 24;
+
+function complexityOf(schema: Dict): { unions: number; optional: number } {
+  const counts = { unions: 0, optional: 0 };
+  const visit = (node: unknown, depth: number): void => {
+    if (!isDict(node) || depth > 64) return;
+    if (typeof node.$ref === "string") {
+      visit(resolveRef(node.$ref, schema), depth + 1);
+      return;
+    }
+    if (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1)) counts.unions++;
+    if (isDict(node.properties)) {
+      const required = Array.isArray(node.required) ? node.required : [];
+      counts.optional += Object.keys(node.properties).filter((key) => !required.includes(key)).length;
+      for (const child of Object.values(node.properties)) visit(child, depth + 1);
+    }
+    visit(node.items, depth + 1);
+    for (const key of ["anyOf", "allOf"]) if (Array.isArray(node[key])) for (const child of node[key] as unknown[]) visit(child, depth + 1);
+  };
+  visit(schema, 0);
+  return counts;
 }
 
 /** The JSON schema of a request's `outputConfig`, or undefined when there is none (or it is malformed). */

@@ -38,6 +38,7 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
     const route = ROUTE.exec(path);
     if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
     const failure = failureFor(body, options, log);
+    if (failure?.midStream && route[2] === "converse-stream") return midStreamError(failure.type ?? "validationException", failure.message);
     if (failure) return awsError(failure.status, failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException", failure.message);
     // B11: reasoning is on when the request asks for it (`additionalModelRequestFields.thinking`).
     const fields = typeof body === "object" && body !== null ? (body as { additionalModelRequestFields?: { thinking?: unknown } }).additionalModelRequestFields : undefined;
@@ -126,6 +127,20 @@ function converseStreamReply(turn: ScriptedTurn, reasoning: boolean): StubReply 
   };
 }
 
+/** A stream that starts the message, then fails with an exception event (`:message-type: exception`). */
+function midStreamError(exceptionType: string, message: string): StubReply {
+  return {
+    status: 200,
+    headers: { "content-type": "application/vnd.amazon.eventstream" },
+    write: (res: ServerResponse) => {
+      res.write(encodeEvent("messageStart", { role: "assistant" }));
+      const headers = { ":exception-type": exceptionType, ":content-type": "application/json", ":message-type": "exception" };
+      res.write(encodeFrame(headers, { message }));
+      res.end();
+    },
+  };
+}
+
 // --- AWS event stream framing (application/vnd.amazon.eventstream) -----------------------------------------
 
 const CRC_TABLE = (() => {
@@ -162,11 +177,11 @@ function encodeHeaders(headers: Record<string, string>): Buffer {
 
 /** One frame: total length, headers length, prelude CRC, headers, payload, message CRC. */
 export function encodeEvent(eventType: string, payload: unknown): Buffer {
-  const headers = encodeHeaders({
-    ":event-type": eventType,
-    ":content-type": "application/json",
-    ":message-type": "event",
-  });
+  return encodeFrame({ ":event-type": eventType, ":content-type": "application/json", ":message-type": "event" }, payload);
+}
+
+function encodeFrame(headerValues: Record<string, string>, payload: unknown): Buffer {
+  const headers = encodeHeaders(headerValues);
   const body = Buffer.from(JSON.stringify(payload), "utf8");
   const total = 12 + headers.length + body.length + 4;
   const prelude = Buffer.alloc(8);

@@ -47,6 +47,12 @@ export interface StubFailure {
   status: number;
   message: string;
   type?: string;
+  /**
+   * Bedrock converse-stream only: answer 200, start the message, then send the error as an exception event of
+   * the stream (as Bedrock does for an error found after the stream began); `type` is then the event's
+   * exception type (default `validationException`).
+   */
+  midStream?: boolean;
 }
 
 /** The rejection a request gets: the first broken provider rule, else the test's own rule. */
