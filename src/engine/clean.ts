@@ -13,7 +13,6 @@
  */
 import {
   hasMeaningfulContent,
-  isConverseAssistantBlock,
   isBlankText,
   isBlankTextBlock,
   isMovableCallBlock,
@@ -25,7 +24,7 @@ import {
   turnOfRole,
 } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
-import { keepsCallBlock, keepsChatRole, keepsServerResult, type ProviderProfile } from "./profiles";
+import { keepsCallBlock, keepsChatRole, keepsServerResult, readsAssistantBlock, type ProviderProfile } from "./profiles";
 import { loopOpenedWithUnsentReasoning, textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../messages/exchanges";
 import type { BaseMessage } from "@langchain/core/messages";
 
@@ -322,7 +321,7 @@ export class CleanWalk {
         answeredServers ??= serverResultIds(content);
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
       } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
-      else if (profile.assistantBlocks === "converse" && !blocksAllowed && !isConverseAssistantBlock(b)) return false;
+      else if (!blocksAllowed && !readsAssistantBlock(profile, b)) return false;
       // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
       else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b))) return false;
       else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;

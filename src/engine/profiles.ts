@@ -5,7 +5,7 @@
 import { ToolCallRepairInputError } from "../errors";
 import { quoteValue } from "../values";
 import { PROVIDERS, type Provider, type RepairLevel, type ToolCallProblemKind } from "../types";
-import { callBlockFormatOf, type CallBlockFormat } from "../messages/inspect";
+import { callBlockFormatOf, isConverseAssistantBlock, isGeminiAssistantBlock, type CallBlockFormat } from "../messages/inspect";
 
 export interface ProviderProfile {
   provider: Provider;
@@ -70,9 +70,10 @@ export interface ProviderProfile {
    * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
    * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
    * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
-   * provider's adapter left or a block without a type.
+   * provider's adapter left or a block without a type. `"gemini"`: only what ChatGoogleGenerativeAI converts
+   * (text, media, code execution parts); it throws `Unknown content type ...` on the rest (a Bedrock `reasoning` block).
    */
-  assistantBlocks: "any" | "converse";
+  assistantBlocks: "any" | "converse" | "gemini";
   /**
    * System messages inside the conversation (after the first non-system message): `"any"` place is fine
    * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
@@ -240,7 +241,7 @@ const SWITCHES: Record<Provider, Switches> = {
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
   bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true, serverToolResults: undefined, signedReasoning: false },
+  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "gemini", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true, serverToolResults: undefined, signedReasoning: false },
   // Strict is the union: a request without tools carries no tool blocks (B3).
   strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
 };
@@ -310,6 +311,12 @@ export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean 
 /** Whether the adapter re-sends an inline server tool result block of this type. */
 export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
   return profile.serverToolResults === undefined || (typeof type === "string" && profile.serverToolResults.has(type));
+}
+
+/** Whether the provider's adapter reads this assistant block (`assistantBlocks`). */
+export function readsAssistantBlock(profile: ProviderProfile, block: unknown): boolean {
+  if (profile.assistantBlocks === "any") return true;
+  return profile.assistantBlocks === "converse" ? isConverseAssistantBlock(block) : isGeminiAssistantBlock(block);
 }
 
 export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {

@@ -454,6 +454,18 @@ export function isConverseAssistantBlock(block: unknown): boolean {
   return isDict(cachePoint) && cachePoint.type === "default" && (cachePoint.ttl === undefined || cachePoint.ttl === "5m" || cachePoint.ttl === "1h");
 }
 
+/** Block types @langchain/google-genai converts in an assistant message (it throws `Unknown content type` on others). */
+const GEMINI_BLOCK_TYPES = new Set(["text", "executableCode", "codeExecutionResult", "image_url", "media", "image", "video", "audio", "file", "text-plain"]);
+
+/** Whether ChatGoogleGenerativeAI can send this assistant block (`thinking` aside: the blocks pass drops it). */
+export function isGeminiAssistantBlock(block: unknown): boolean {
+  if (!isDict(block)) return false;
+  const type = block.type;
+  if (typeof type === "string" && GEMINI_BLOCK_TYPES.has(type)) return true;
+  // A `mime/type` block with inline data, or a raw `functionCall` part.
+  return (typeof type === "string" && /^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string") || "functionCall" in block;
+}
+
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
 export function isThinkingBlock(block: unknown): boolean {
   return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");

@@ -17,6 +17,18 @@ type Dict = Record<string, unknown>;
 const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
 const accepts = (schema: Dict, value: unknown) =>
   new Validator(JSON.parse(JSON.stringify(schema)) as never, "2020-12", false).validate(value).valid;
+/**
+ * The schema as the module reads it: an object schema without `additionalProperties` is closed (see the module),
+ * where JSON Schema would leave it open. Validity in the properties below is judged on this reading.
+ */
+const closedAsRead = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(closedAsRead);
+  if (!isDict(schema)) return schema;
+  const out: Dict = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closedAsRead(v)]));
+  const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isDict(out.properties);
+  if (isObject && !("additionalProperties" in out) && !("patternProperties" in out)) out.additionalProperties = false;
+  return out;
+};
 const reduced = (schema: Dict) => {
   const subset = subsetSchemaOf(schema);
   if (!subset.ok) throw new Error(`unsupported: ${subset.reason}`);
@@ -288,7 +300,7 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
           if (!subset.ok) return;
           expect(schemaSubsetViolation(subset.schema)).toBeUndefined();
           for (const value of values) {
-            if (!accepts(schema, value)) continue;
+            if (!accepts(closedAsRead(schema) as Dict, value)) continue;
             validValues++;
             expect(accepts(subset.schema, value)).toBe(true);
           }

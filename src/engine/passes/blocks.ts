@@ -21,7 +21,6 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   isAssistant,
-  isConverseAssistantBlock,
   isDict,
   isMovableCallBlock,
   isServerToolResultBlock,
@@ -31,7 +30,7 @@ import {
   reasoningTextOf,
   type Dict,
 } from "../../messages/inspect";
-import { keepsServerResult, type ProviderProfile } from "../profiles";
+import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -76,7 +75,7 @@ function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unse
   if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
-  if (profile.assistantBlocks === "converse" && !v1 && isDict(block) && !isMovableCallBlock(block) && !isConverseAssistantBlock(block)) return "unreadable";
+  if (!v1 && isDict(block) && !isMovableCallBlock(block) && !readsAssistantBlock(profile, block)) return "unreadable";
   return undefined;
 }
 
@@ -104,7 +103,9 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
 }
 
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON. */
-function unreadableAsText(block: Dict): Dict {
+function unreadableAsText(block: Dict): Dict | undefined {
+  // Another provider's reasoning (a Bedrock `reasoning` block on Gemini): its text, never its signature.
+  if (isForeignReasoning(block)) return reasoningAsText(block, "Reasoning from another model, kept as text");
   if (typeof block.text === "string" && block.text.trim() !== "") return { type: "text", text: block.text };
   const kind = typeof block.type === "string" && block.type !== "" ? `"${block.type.slice(0, 100)}"` : "without a type";
   return { type: "text", text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]` };
@@ -121,7 +122,12 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
       if (text) out.push(text);
       continue;
     }
-    out.push(verdict === "convert" ? serverToolBlockAsText(block as Dict) : verdict === "unreadable" ? unreadableAsText(block as Dict) : block);
+    if (verdict === "unreadable") {
+      const text = unreadableAsText(block as Dict);
+      if (text) out.push(text);
+      continue;
+    }
+    out.push(verdict === "convert" ? serverToolBlockAsText(block as Dict) : block);
   }
   return out;
 }
@@ -139,7 +145,7 @@ function describe(f: BlockFinding, profile: ProviderProfile): string {
 
 /** Whether the pass has anything to look for under `profile`. */
 const appliesTo = (profile: ProviderProfile): boolean =>
-  !profile.anthropicBlocks || profile.assistantBlocks === "converse" || profile.signedReasoning || profile.serverToolResults !== undefined;
+  !profile.anthropicBlocks || profile.assistantBlocks !== "any" || profile.signedReasoning || profile.serverToolResults !== undefined;
 
 export const blocksPass: RepairPass = {
   name: "blocks",

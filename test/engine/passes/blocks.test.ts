@@ -3,6 +3,7 @@
  * ChatBedrockConverse payload builder (it throws `Unsupported content block type: ...` before any request).
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
 import { describe, expect, it } from "vitest";
 import { findToolCallProblems, isCleanHistory, repairToolCalls } from "../../../src/engine";
 import type { Provider } from "../../../src/types";
@@ -66,5 +67,33 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(`blocks: what ChatBedrockConverse
   it("the strict profile (valid for every provider at once) converts them too", () => {
     const { repairs } = repairedFor(withBlocks({ type: "mystery" }, { type: "text", text: "Answer." }), "strict");
     expect(repairs.map((r) => r.action)).toContain("converted_block");
+  });
+});
+
+describe("blocks: what ChatGoogleGenerativeAI cannot read", () => {
+  const gemini = new ChatGoogleGenerativeAI({ model: "gemini-3-pro", apiKey: "test-key" });
+  const contentsFor = (messages: BaseMessage[]) =>
+    (gemini as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: object): { contents: unknown[] } })
+      ._buildGenerateContentRequest(messages, {}).contents;
+
+  it("a Bedrock reasoning block (a thread continued from Claude on Bedrock): the adapter throws; after the repair its text is sent, its signature is not", () => {
+    const h = withBlocks({ type: "reasoning", reasoning: "The user wants the 08:05 flight.", signature: "sig_bedrock" }, { type: "text", text: "Booked." });
+    expect(() => contentsFor(h)).toThrow(/Unknown content type reasoning/);
+
+    const { messages, repairs } = repairedFor(h, "gemini");
+    expect(repairs).toEqual([expect.objectContaining({ problem: "unsupported_block", action: "converted_block", index: 1 })]);
+    const sent = JSON.stringify(contentsFor(messages));
+    expect(sent).toContain("The user wants the 08:05 flight.");
+    expect(sent).toContain("Booked.");
+    expect(sent).not.toContain("sig_bedrock");
+  });
+
+  it("a block of a type the adapter does not know becomes text; what it reads stays as it is", () => {
+    const h = withBlocks({ type: "mystery", payload: { n: 1 } }, { type: "executableCode", executableCode: { language: "PYTHON", code: "print(1)" } });
+    expect(() => contentsFor(h)).toThrow(/Unknown content type mystery/);
+    const { messages } = repairedFor(h, "gemini");
+    const blocks = messages[1].content as { type: string }[];
+    expect(blocks.map((b) => b.type)).toEqual(["text", "executableCode"]);
+    expect(() => contentsFor(messages)).not.toThrow();
   });
 });
