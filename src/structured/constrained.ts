@@ -22,7 +22,7 @@ import { formatInstructions } from "./instructions";
 import { answerText } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
-import { ToolCallRepairInputError, errorText, expectedInput, readingInput } from "../errors";
+import { ToolCallRepairInputError, expectedInput, readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 

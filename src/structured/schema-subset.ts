@@ -129,7 +129,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   return withMoved(out, rest);
 }
 
-function objectPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
+function objectPart(_rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
   const additional = take("additionalProperties");
   // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
   if (additional !== undefined && additional !== false) {

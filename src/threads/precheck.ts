@@ -22,7 +22,8 @@ import { isAcceptedId, profileFor } from "../engine";
 import { isBlankText } from "../messages/inspect";
 
 /** Fields of parsed JSON, read without checks (each read is checked by its use). */
-type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, each read checked by its use
+type Loose = Record<string, any>;
 
 const STRICT = profileFor("strict", "request");
 

@@ -3,7 +3,7 @@
  * stub answers with a reasoning item and checks R5-R7 against the outputs it stored), the incidents of a real
  * thread on top (a replayed checkpoint, a call removed from a response). What the model is SENT is asserted.
  */
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { repairToolCalls } from "../../src/engine";
 import { openAIModel, startOpenAIStub, type RunningStub, type Script } from "../support/stubs";

@@ -8,9 +8,7 @@
  * sweep's `immediate` cases, where the next run simply starts at once (the writes land during it on PostgreSQL).
  * The model is the real ChatOpenAI against the strict stub; what it was sent is checked too.
  */
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { MemorySaver } from "@langchain/langgraph";
-import { emptyCheckpoint, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";

@@ -404,13 +404,14 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       h[i] = rebuildAI(m, { content: rest });
       return;
     }
-    case "unsignedThinking":
+    case "unsignedThinking": {
       // The message a cut stream left: thinking without its signature, and nothing after it (no call was streamed yet).
       const cut = c.shape === "reasoning" ? { type: "reasoning", reasoning: `reasoning cut off ${serial}`, index: 0 } : { type: "thinking", thinking: `reasoning cut off ${serial}`, index: 0 };
       // Where the model was answering a user message when the user cancelled (the retry follows it), or at the end.
       const at = pick([...indexesOf(h, (m) => HumanMessage.isInstance(m)).map((i) => i + 1), h.length], c.at);
       if (at !== undefined) h.splice(at, 0, new AIMessage({ content: [cut] as never, id: `cut${serial}` }));
       return;
+    }
     case "reasoning": {
       const i = pick(callers, c.at);
       if (i === undefined) return;

@@ -27,7 +27,6 @@ import {
   isThinkingBlock,
   isUnsignedReasoning,
   isV1Message,
-  reasoningTextOf,
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
