@@ -39,7 +39,9 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
     const bare: BaseCheckpointSaver = handle.saver;
     const wrapped: BaseCheckpointSaver = withToolCallRepair(handle.saver);
     const row = (sizes: string, operation: string, [b, w, c]: { nsPerCall: number }[]) =>
-      `| ${sizes} | ${operation} | ${fmt(b.nsPerCall)} | ${fmt(w.nsPerCall)} | ${(w.nsPerCall / b.nsPerCall).toFixed(3)}x | ${fmt(c.nsPerCall)} | ${(c.nsPerCall / b.nsPerCall).toFixed(3)}x |`;
+      `| ${sizes} | ${operation} | ${fmt(b.nsPerCall)} | ${fmt(w.nsPerCall)} | ` +
+        `${(w.nsPerCall / b.nsPerCall).toFixed(3)}x | ${fmt(c.nsPerCall)} | ` +
+        `${(c.nsPerCall / b.nsPerCall).toFixed(3)}x |`;
     for (const [sizes, messages] of [
       ["100 B", cleanHistory(1_000, () => 100)],
       ["100 B to 10 KB", cleanHistory(1_000, (i) => [100, 1_000, 10_000][i % 3])],

@@ -68,7 +68,9 @@ export async function runCheckpointerBench(): Promise<string[]> {
     let flip = false;
     // Two deserialized copies alternate, so every walk is a first check, as after each read.
     const [walk] = compare([{ name: "walk", fn: () => storedCheck.isClean((flip = !flip) ? stored : other) }]);
-    lines.push(`| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x | ${fmt(walk.nsPerCall)} (${((100 * walk.nsPerCall) / getBare.nsPerCall).toFixed(2)}%) |`);
+    lines.push(`| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ` +
+      `${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x | ${fmt(walk.nsPerCall)} ` +
+      `(${((100 * walk.nsPerCall) / getBare.nsPerCall).toFixed(2)}%) |`);
     let n = 2;
     // Each write names the previous one as its parent, as a run's writes do.
     const put = (saver: BaseCheckpointSaver, thread: string) => {
@@ -86,7 +88,8 @@ export async function runCheckpointerBench(): Promise<string[]> {
       ],
       { rounds: 15, iterations: 5 },
     );
-    lines.push(`| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x | same walk |`);
+    lines.push(`| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ` +
+      `${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x | same walk |`);
   }
 
   lines.push("");
@@ -112,7 +115,9 @@ export async function runCheckpointerBench(): Promise<string[]> {
   const [t] = compare([{ name: "node", fn: () => node(state as never, config as never) }]);
   lines.push(`| per call | returns | heap growth per call${gc ? "" : " (run without --expose-gc: not comparable)"} | same for an empty function |`);
   lines.push("|---:|---|---:|---:|");
-  lines.push(`| ${fmt(t.nsPerCall)} | ${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`);
+  lines.push(`| ${fmt(t.nsPerCall)} | ` +
+    `${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ` +
+    `${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`);
   return lines;
 }
 

@@ -113,7 +113,9 @@ export function runEngineBench(): string[] {
     ]);
     const same = repairer.repair(a).messages === a && repairer.repair(b).messages === b;
     lines.push(
-      `| ${size.toLocaleString("en")} | ${fmt(bare.nsPerCall)} | ${fmt(clean.nsPerCall)} | ${ratio(clean.nsPerCall, bare.nsPerCall)} | ${fmt(repair.nsPerCall)} | ${ratio(repair.nsPerCall, bare.nsPerCall)} | ${same ? "yes" : "NO"} |`,
+      `| ${size.toLocaleString("en")} | ${fmt(bare.nsPerCall)} | ${fmt(clean.nsPerCall)} | ` +
+        `${ratio(clean.nsPerCall, bare.nsPerCall)} | ${fmt(repair.nsPerCall)} | ` +
+        `${ratio(repair.nsPerCall, bare.nsPerCall)} | ${same ? "yes" : "NO"} |`,
     );
   }
 
@@ -141,7 +143,9 @@ export function runEngineBench(): string[] {
 
   lines.push("");
   lines.push("## Engine: ids crafted to collide in a hash, against ordinary ids (32,768 calls, clean check)");
-  lines.push("The clean walk keeps ids in an open-addressing table whose hash mixes in a random seed per process, so ids built offline to collide in a hash (here: the unseeded one it used before) collide in no table this package uses.");
+  lines.push("The clean walk keeps ids in an open-addressing table whose hash mixes in a random seed per " +
+    "process, so ids built offline to collide in a hash (here: the unseeded one it used before) " +
+    "collide in no table this package uses.");
   lines.push("");
   lines.push("| ids | clean check | ratio to ordinary |");
   lines.push("|---|---:|---:|");

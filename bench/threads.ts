@@ -60,11 +60,14 @@ function seedSqlite(saver: SqliteSaver, count: number): void {
   const db = saver.db;
   const seq = `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ${count})`;
   const latest = `(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ${templateOf("n")} AND checkpoint_ns = '')`;
-  db.exec(`${seq} INSERT INTO checkpoints SELECT printf('bench-%07d', n), c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
+  db.exec(`${seq} INSERT INTO checkpoints SELECT printf('bench-%07d', n), c.checkpoint_ns, c.checkpoint_id, ` +
+    `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
     FROM seq JOIN checkpoints c ON c.thread_id = ${templateOf("n")} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`);
-  db.exec(`${seq} INSERT INTO writes SELECT printf('bench-%07d', n), w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel, w.type, w.value
+  db.exec(`${seq} INSERT INTO writes SELECT printf('bench-%07d', n), w.checkpoint_ns, w.checkpoint_id, ` +
+    `w.task_id, w.idx, w.channel, w.type, w.value
     FROM seq JOIN writes w ON w.thread_id = ${templateOf("n")} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`);
-  db.exec("DELETE FROM checkpoints WHERE thread_id IN ('template-clean', 'broken-send-1'); DELETE FROM writes WHERE thread_id IN ('template-clean', 'broken-send-1')");
+  db.exec("DELETE FROM checkpoints WHERE thread_id IN ('template-clean', 'broken-send-1'); DELETE FROM " +
+    "writes WHERE thread_id IN ('template-clean', 'broken-send-1')");
 }
 
 async function seedPostgres(client: pg.Client, schema: string, count: number): Promise<void> {
@@ -72,15 +75,20 @@ async function seedPostgres(client: pg.Client, schema: string, count: number): P
   const template = templateOf("g.n");
   const latest = `(SELECT MAX(checkpoint_id) FROM ${s}.checkpoints WHERE thread_id = ${template} AND checkpoint_ns = '')`;
   const name = "'bench-' || lpad(g.n::text, 7, '0')";
-  await client.query(`INSERT INTO ${s}.checkpoints SELECT ${name}, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
-    FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoints c ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`);
+  await client.query(`INSERT INTO ${s}.checkpoints SELECT ${name}, c.checkpoint_ns, c.checkpoint_id, ` +
+    `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
+    FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoints c ` +
+    `ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`);
   await client.query(`INSERT INTO ${s}.checkpoint_blobs SELECT ${name}, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
     FROM generate_series(1, ${count}) AS g(n)
     JOIN ${s}.checkpoints c ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}
     JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version) ON true
-    JOIN ${s}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = v.channel AND b.version = v.version`);
-  await client.query(`INSERT INTO ${s}.checkpoint_writes SELECT ${name}, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel, w.type, w.blob
-    FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoint_writes w ON w.thread_id = ${template} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`);
+    JOIN ${s}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' ` +
+    `AND b.channel = v.channel AND b.version = v.version`);
+  await client.query(`INSERT INTO ${s}.checkpoint_writes SELECT ${name}, w.checkpoint_ns, w.checkpoint_id, ` +
+    `w.task_id, w.idx, w.channel, w.type, w.blob
+    FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoint_writes w ` +
+    `ON w.thread_id = ${template} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`);
   for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"])
     await client.query(`DELETE FROM ${s}.${table} WHERE thread_id IN ('template-clean', 'broken-send-1')`);
   await client.query(`ANALYZE ${s}.checkpoints; ANALYZE ${s}.checkpoint_blobs; ANALYZE ${s}.checkpoint_writes`);

@@ -88,7 +88,9 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
       if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
     const ids = parseToolPairingError(error)?.toolCallIds ?? [];
     if (ids.length > 0)
-      printWrapped("    ", `the rejected ids are the calls of ${ids.map((id) => names.get(id) ?? "an unknown tool").join(" and ")}: the finished flight search's result was thrown away`, 4);
+      printWrapped("    ", "the rejected ids are the calls of " +
+        `${ids.map((id) => names.get(id) ?? "an unknown tool").join(" and ")}: the finished flight ` +
+        "search's result was thrown away", 4);
     return false;
   }
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
@@ -99,7 +101,9 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
   }
   // Storage holds structural repairs only; Bedrock's own shaping (turn alternation) is done per request.
   const structural = findToolCallProblems(stored, { level: "structural", trailingIsProblem: false }).length;
-  console.log(`    stored thread: ${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's turn shaping is added per request, never stored)`);
+  console.log("    stored thread: " +
+    `${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's ` +
+    "turn shaping is added per request, never stored)");
   return structural === 0;
 }
 

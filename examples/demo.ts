@@ -111,7 +111,8 @@ async function main(): Promise<void> {
     const clean = findToolCallProblems(messages).length === 0;
     const again = repairToolCalls(messages);
     console.log(bold("\n6. Checks"));
-    console.log(`  problems left: ${clean ? green("none") : red("some")}; repairing again: ${again.messages === messages && again.repairs.length === 0 ? green("same array, no repairs") : red("changed")}`);
+    console.log(`  problems left: ${clean ? green("none") : red("some")}; repairing again: ` +
+      `${again.messages === messages && again.repairs.length === 0 ? green("same array, no repairs") : red("changed")}`);
 
     console.log(bold("\n7. The same incident inside an agent: createAgent, ChatBedrockConverse, threads in SQLite"));
     const agent = await agentDemo();
@@ -123,7 +124,8 @@ async function main(): Promise<void> {
         : red("\nDemo FAILED.\n"),
     );
     console.log(`The thread left broken without this package is kept in ${DEMO_THREADS_DB}. Scan and repair it offline:`);
-    console.log(`  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli -- scan --sqlite ${DEMO_THREADS_DB})`);
+    console.log(`  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli ` +
+      `-- scan --sqlite ${DEMO_THREADS_DB})`);
     console.log("See docs/cli.md.\n");
     process.exitCode = ok ? 0 : 1;
   } finally {

@@ -75,4 +75,5 @@ for (const core of [coreCjs, coreEsm]) {
   const { repairs } = repairToolCalls(history, { provider: "openai" });
   if (repairs.length !== 1 || repairs[0].action !== "synthesized_result") fail("messages of one module format of core are not recognized");
 }
-console.log("check-dist: ESM and CommonJS entry points load and share one copy of each class, peers are external, core messages of both formats are read");
+console.log("check-dist: ESM and CommonJS entry points load and share one copy of each class, peers are " +
+  "external, core messages of both formats are read");

@@ -27,8 +27,22 @@ const CALL_TIMEOUT_MS = 2_000;
 const HUGE = "x".repeat(1_000_000);
 
 /** Messages V8 gives to code that trusted its input: this package's own code must say something clearer. */
-const RAW_TYPE_ERROR =
-  /Cannot read propert|Cannot set propert|is not a function|is not iterable|Cannot perform '|Cannot convert|Cannot destructure|Do not know how to serialize|Converting circular structure|Cannot create proxy|is not a constructor|Cannot use 'in' operator/;
+const RAW_TYPE_ERROR = new RegExp(
+  [
+    "Cannot read propert",
+    "Cannot set propert",
+    "is not a function",
+    "is not iterable",
+    "Cannot perform '",
+    "Cannot convert",
+    "Cannot destructure",
+    "Do not know how to serialize",
+    "Converting circular structure",
+    "Cannot create proxy",
+    "is not a constructor",
+    "Cannot use 'in' operator",
+  ].join("|"),
+);
 /** What a write to a frozen input throws in strict mode: the function tried to change its input. */
 const MUTATION = /read only property|object is not extensible|Cannot add property|Cannot delete property|Cannot redefine property|Cannot assign to/;
 

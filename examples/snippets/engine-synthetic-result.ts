@@ -6,7 +6,9 @@ import { brokenThread, check } from "./_support";
 import { ToolMessage } from "@langchain/core/messages";
 
 new ToolMessage({
-  content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.',
+  content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result ' +
+    'was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not ' +
+    'call it again without first checking whether it already took effect.',
   tool_call_id: "tooluse_hotels02",
   name: "search_hotels",
   status: "error",
@@ -22,7 +24,9 @@ const { content, tool_call_id, name, status, id, additional_kwargs } = synthetic
 deepStrictEqual(
   { content, tool_call_id, name, status, id, additional_kwargs },
   {
-    content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.',
+    content: 'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result ' +
+      'was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not ' +
+      'call it again without first checking whether it already took effect.',
     tool_call_id: "tooluse_hotels02",
     name: "search_hotels",
     status: "error",

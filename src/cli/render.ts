@@ -145,8 +145,11 @@ export function renderRepair(report: ThreadRepairReport): string[] {
       const salvaged = report.salvaged.length > 0 ? `, ${count(report.salvaged.length, "real result")} put back from pending writes` : "";
       const head =
         report.status === "repaired"
-          ? `${where(report)}: repaired (${count(report.repairs.length, "repair")}${salvaged}); new checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ${report.checkpointId}`
-          : `${where(report)}: would repair (${count(report.repairs.length, "repair")}${salvaged}) on top of checkpoint ${report.checkpointId}`;
+          ? `${where(report)}: repaired (${count(report.repairs.length, "repair")}${salvaged}); new ` +
+            `checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ` +
+            `${report.checkpointId}`
+          : `${where(report)}: would repair (${count(report.repairs.length, "repair")}${salvaged}) on top of ` +
+            `checkpoint ${report.checkpointId}`;
       return [head, ...renderDiff(report), ""];
     }
     case "skipped":

@@ -117,7 +117,8 @@ export async function repairThread(graph: ThreadGraph, config: RunnableConfig, o
     writer = toolNodeName(graph);
     if (writer === undefined)
       throw new TypeError(
-        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; pass `asNode` (the node that runs your tools)",
+        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
+          "pass `asNode` (the node that runs your tools)",
       );
   }
   const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(healed.messages) }, writer);

@@ -211,7 +211,8 @@ function inputLimitOf(model: unknown): number | undefined {
 function inputLimit(model: unknown): number {
   const limit = inputLimitOf(model);
   if (limit === undefined)
-    throw new ToolCallRepairInputError(`${FN}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), which this model does not give; use tokens`, {
+    throw new ToolCallRepairInputError(`${FN}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
+      "which this model does not give; use tokens", {
       argument: "options.model",
     });
   return limit;

@@ -544,7 +544,8 @@ export function reasoningAsText(block: Dict, label: string): Dict | undefined {
 }
 
 function describeCall(call: DistinctCall): string {
-  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) with arguments ${callArgsText(call.args)}]`;
+  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
+    `with arguments ${callArgsText(call.args)}]`;
 }
 
 /** The message's own content, then one line per call. */

@@ -196,7 +196,10 @@ export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => 
 /** Longest argument text {@link callArgsText} gives (what was asked, not every byte of a huge payload). */
 const ARGS_CHARS = 20_000;
 
-/** A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is; cut at 20,000 characters. */
+/**
+ * A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is;
+ * cut at 20,000 characters.
+ */
 export function callArgsText(args: unknown): string {
   if (args === undefined || args === "") return "{}";
   if (typeof args === "string") return args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}…` : args;

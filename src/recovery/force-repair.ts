@@ -316,7 +316,8 @@ function forcedResultText(call: { id: string; name?: string }, rejection: Provid
     return defaultSyntheticText({ ...call, reason: REJECTION_REASON, note, toolRun: "outcome_unknown" });
   }
   const tool = call.name ? `Tool "${call.name}"` : "The tool";
-  return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its result was set aside; it follows as user text.`;
+  return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its ` +
+    "result was set aside; it follows as user text.";
 }
 
 /** Rejections about reasoning and server tools: their blocks go as text, never through the strict profile (it drops thinking). */

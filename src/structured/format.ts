@@ -47,7 +47,9 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
   const format = readingInput(() => formatOf<T>(schema, prompt), "outputFormatOf", argument);
   if (format !== undefined) return format;
   throw new TypeError(
-    `Unsupported response format for '${argument}': ${readingInput(() => describe(schema), "outputFormatOf", argument)}. Expected a zod schema, a Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().`,
+    `Unsupported response format for '${argument}': ` +
+      `${readingInput(() => describe(schema), "outputFormatOf", argument)}. Expected a zod schema, a ` +
+      "Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().",
   );
 }
 

@@ -67,8 +67,9 @@ type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputS
  * gets its own strategy) is seen: put this middleware after (inside) any that switch models.
  *
  * Native and prompted: a final answer (no tool calls) is parsed (lenient extraction, validation, one corrective
- * call ending with a user message, then {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}, wrapped by langchain in a
- * MiddlewareError: use `PromptedStructuredOutputError.find(error)`), and the middleware returns
+ * call ending with a user message, then
+ * {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}, wrapped by
+ * langchain in a MiddlewareError: use `PromptedStructuredOutputError.find(error)`), and the middleware returns
  * `new Command({ update: { structuredResponse } })`.
  *
  * ```ts
@@ -141,7 +142,8 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
   if (model.provider !== "bedrock" && options.strategy !== undefined && options.strategy !== "prompted") {
     // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
     if (options.strategy === "tool" && model.thinking) {
-      throw new TypeError(`strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the provider refuses a forced tool call with it.`);
+      throw new TypeError(`strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, ` +
+        "and the provider refuses a forced tool call with it.");
     }
     return options.strategy === "native" ? "delegate-native" : "delegate-tool";
   }

@@ -139,7 +139,8 @@ interface HookContext<S> {
  *
  * Prompted: the instructions (the format's own `prompt`, then the JSON schema) go into the prompt in the form it
  * was given (string, SystemMessage, function, Runnable, or the deprecated stateModifier / messageModifier);
- * lenient JSON extraction, validation, one corrective call if invalid, then {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}.
+ * lenient JSON extraction, validation, one corrective call if invalid, then
+ * {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}.
  * After a correction (or with `finalMessage: "text"`) the final AIMessage in state is replaced (same id).
  *
  * Native / tool: one constrained call after the final answer (the format's own `prompt` as a system message,

@@ -56,7 +56,8 @@ const AT_LAUNCH = (c: ClaudeVersion) =>
   (c.family === "opus" && c.major === 4 && c.minor === 6);
 
 const THINKING_REFUSES_FORCED_TOOL =
-  "Anthropic: a forced tool_choice is refused with extended thinking on (`Thinking may not be enabled when tool_choice forces tool use.`, H)";
+  "Anthropic: a forced tool_choice is refused with extended thinking on (`Thinking may not be " +
+    "enabled when tool_choice forces tool use.`, H)";
 
 /** First matching row wins. */
 export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
@@ -66,7 +67,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "native",
     withThinking: "native",
     source:
-      "AWS Bedrock user guide, 'Get validated JSON results from models' (structured outputs on Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
+      "AWS Bedrock user guide, 'Get validated JSON results from models' (structured outputs on " +
+        "Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
     evidence: "documented",
     matches: (m) => isClaude(m, AT_LAUNCH),
   },
@@ -109,7 +111,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     provider: "bedrock",
     strategy: "tool",
     withThinking: "prompted",
-    source: `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for claude-3/4 ids (supportedToolChoiceValuesForModel). ${THINKING_REFUSES_FORCED_TOOL}`,
+    source: `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for ` +
+      `claude-3/4 ids (supportedToolChoiceValuesForModel). ${THINKING_REFUSES_FORCED_TOOL}`,
     evidence: "documented",
     matches: (m) => m.claude !== undefined,
   },
@@ -119,17 +122,21 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "prompted",
     withThinking: "prompted",
     source:
-      "Not in AWS's structured-outputs list; ChatBedrockConverse throws locally on tool_choice for it; Bedrock requires the request to end on a user turn (B7)",
+      "Not in AWS's structured-outputs list; ChatBedrockConverse throws locally on tool_choice for it; " +
+        "Bedrock requires the request to end on a user turn (B7)",
     evidence: "documented",
     matches: (m) => m.modelId !== undefined && /llama/i.test(m.modelId),
   },
   {
-    models: "every other Bedrock model: Amazon Nova and Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, application inference profile ARNs, unknown ids",
+    models: "every other Bedrock model: Amazon Nova and Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, " +
+      "application inference profile ARNs, unknown ids",
     provider: "bedrock",
     strategy: "prompted",
     withThinking: "prompted",
     source:
-      "ChatBedrockConverse knows tool_choice only for Claude and mistral-large (\"any\" only, which with the agent's tools may pick one of them); AWS names 'select' open-weight models for structured outputs without ids to match (M): force `strategy: \"native\"` for yours",
+      "ChatBedrockConverse knows tool_choice only for Claude and mistral-large (\"any\" only, which with the " +
+      "agent's tools may pick one of them); AWS names 'select' open-weight models for structured outputs " +
+      "without ids to match (M): force `strategy: \"native\"` for yours",
     evidence: "reported",
     matches: () => true,
   },
@@ -139,7 +146,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     strategy: "native",
     withThinking: "native",
     source:
-      "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); @langchain/anthropic 1.5 sends the `outputConfig` call option",
+      "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); " +
+        "@langchain/anthropic 1.5 sends the `outputConfig` call option",
     evidence: "documented",
     matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 5)),
   },
@@ -153,7 +161,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     matches: () => true,
   },
   {
-    models: "any other model the wrappers act on (a no-prefill model behind another client, `LLM_PROVIDER=aws-bedrock` on a model that is not recognised)",
+    models: "any other model the wrappers act on (a no-prefill model behind another client, " +
+      "`LLM_PROVIDER=aws-bedrock` on a model that is not recognised)",
     provider: "other",
     strategy: "prompted",
     withThinking: "prompted",
@@ -203,7 +212,8 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
     const name = model.modelId ?? "this model";
     if (options.strategy === "tool" && model.thinking) {
       throw new TypeError(
-        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted".`,
+        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a ` +
+          `forced tool call with it. Use "native" or "prompted".`,
       );
     }
     const unavailable = whyNotSendable(options.strategy, model);

@@ -91,7 +91,8 @@ function pendingWork(tuple: CheckpointTuple): string | undefined {
   const channels = new Set<string>();
   for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
   if (channels.size === 0) return undefined;
-  return `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`;
+  return `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a ` +
+    "resume would use: resume or answer the thread, then repair it";
 }
 
 /**

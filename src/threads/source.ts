@@ -271,7 +271,8 @@ function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection
           if (!inShard(thread, shard)) continue;
           const having = since ? "HAVING MAX(checkpoint_id) >= $2" : "";
           const { rows } = await pool.query(
-            `SELECT thread_id, checkpoint_ns FROM ${table} WHERE thread_id = $1 GROUP BY thread_id, checkpoint_ns ${having} ORDER BY checkpoint_ns`,
+            `SELECT thread_id, checkpoint_ns FROM ${table} WHERE thread_id = $1 GROUP BY thread_id, ` +
+              `checkpoint_ns ${having} ORDER BY checkpoint_ns`,
             since ? [thread, since] : [thread],
           );
           for (const row of rows) yield { key: keyOfRow(row) };

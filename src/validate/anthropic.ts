@@ -159,7 +159,9 @@ function checkAnthropicSystemMessages(list: unknown[], mode: "placed" | "none", 
       message:
         mode === "none"
           ? `messages.${index}: system messages are not supported in \`messages\` by this model; use the top-level \`system\` parameter`
-          : `messages.${index}: a \`system\` message must directly follow a \`user\` message (or an \`assistant\` message ending in \`server_tool_use\`), cannot follow another \`system\` message, and must be the last message or be followed by an \`assistant\` message`,
+          : `messages.${index}: a \`system\` message must directly follow a \`user\` message (or an ` +
+            `\`assistant\` message ending in \`server_tool_use\`), cannot follow another \`system\` message, ` +
+            `and must be the last message or be followed by an \`assistant\` message`,
     });
   });
 }
@@ -286,7 +288,8 @@ function checkAnthropicToolUsesAnswered(turn: MergedTurn, next: MergedTurn | und
         rule: "A3",
         path: `messages.${next.messages[0]}`,
         payloadIndex: next.messages[0],
-        message: `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`,
+        message: `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages ` +
+          "following tool_use blocks must begin with a matching number of tool_result blocks.",
       });
     }
   }
@@ -304,7 +307,8 @@ function checkAnthropicToolResults(turn: MergedTurn, previous: MergedTurn | unde
         path: blockPath(result),
         payloadIndex: result.message,
         toolCallIds: [id],
-        message: `${blockPath(result)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        message: `${blockPath(result)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each ` +
+          `\`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
       });
     } else if (seen.has(id)) {
       out.push({

@@ -68,7 +68,8 @@ function bedrockViolations(request: unknown, options: BedrockValidationOptions):
       path: `messages.${list.length - 1}`,
       payloadIndex: list.length - 1,
       message:
-        "The model returned the following errors: This model does not support assistant message prefill. The conversation must end with a user message.",
+        "The model returned the following errors: This model does not support assistant message prefill. " +
+          "The conversation must end with a user message.",
     });
   }
   return violations;
@@ -98,7 +99,8 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
       rule: "B9",
       path: `messages.${index}`,
       payloadIndex: index,
-      message: `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`,
+      message: `The content field in the Message object at messages.${index} is empty. Add a ContentBlock ` +
+        "object to the content field and try again.",
     });
     return;
   }
@@ -173,7 +175,8 @@ function checkBedrockAlternation(list: unknown[], index: number, out: PayloadVio
     path: `messages.${index}`,
     payloadIndex: index,
     message:
-      "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+      "A conversation must alternate between user and assistant roles. Make sure the conversation " +
+        "alternates between user and assistant roles and try again.",
   });
 }
 

@@ -63,7 +63,8 @@ function geminiViolations(contents: unknown, thoughtSignatures: boolean): Payloa
         path: `contents[${index + 1}]`,
         payloadIndex: index + 1,
         message:
-          "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+          "Please ensure that the number of function response parts is equal to the number of function " +
+            "call parts of the function call turn.",
       });
     }
   });

@@ -65,7 +65,8 @@ function checkOpenAIToolCallShapes(message: Dict, index: number, out: PayloadVio
         rule: "O4",
         path,
         payloadIndex: index,
-        message: `Invalid '${path}': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but got a string with length ${id.length} instead.`,
+        message: `Invalid '${path}': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but ` +
+          `got a string with length ${id.length} instead.`,
       });
     }
     const name = isDict(call.function) ? asString(call.function.name) : undefined;
@@ -101,7 +102,9 @@ function checkOpenAIAnswered(list: unknown[], message: Dict, index: number, out:
       path: `messages[${index}]`,
       payloadIndex: index,
       toolCallIds: missing,
-      message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(", ")}`,
+      message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. The following tool_call_ids did not have response messages: " +
+        `${missing.join(", ")}`,
     });
   }
 }

@@ -162,6 +162,7 @@ function checkResponsesCallIdLength(callId: string | undefined, index: number, o
     rule: "R3",
     path,
     payloadIndex: index,
-    message: `Invalid '${path}': string too long. Expected a string with maximum length ${RESPONSES_CALL_ID_MAX}, but got a string with length ${callId.length} instead.`,
+    message: `Invalid '${path}': string too long. Expected a string with maximum length ` +
+      `${RESPONSES_CALL_ID_MAX}, but got a string with length ${callId.length} instead.`,
   });
 }

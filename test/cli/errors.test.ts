@@ -35,8 +35,10 @@ const sqliteDb = (saver: BaseCheckpointSaver) => (saver as unknown as { db: { pr
 function copySqliteThread(saver: BaseCheckpointSaver, from: string, copies: number): void {
   const n = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${copies})`;
   const db = sqliteDb(saver);
-  db.prepare(`${n} INSERT INTO checkpoints SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints, n WHERE thread_id = ?`).run(from);
-  db.prepare(`${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes, n WHERE thread_id = ?`).run(from);
+  db.prepare(`${n} INSERT INTO checkpoints SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, ` +
+    "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints, n WHERE thread_id = ?").run(from);
+  db.prepare(`${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, ` +
+    "idx, channel, type, value FROM writes, n WHERE thread_id = ?").run(from);
 }
 
 /** runCli in this process, its output collected. */

@@ -67,7 +67,8 @@ describe("--limit: a repair that reached it says the store may still hold broken
 });
 
 describe("Next: the store and the flags that chose the threads", () => {
-  it("SQLite: --thread (each id, quoted for the shell when it must be), --provider, --messages-key and --since as typed", async (context) => {
+  it("SQLite: --thread (each id, quoted for the shell when it must be), --provider, --messages-key " +
+    "and --since as typed", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 2 });
     await copyThread(store.saver, seeded.broken[0], "ann's trip");

@@ -48,7 +48,8 @@ describe("valid: the real adapter's payload satisfies the provider's rules after
     );
   });
 
-  withAdapters("a request without tools (toolsInRequest: false): the real ChatBedrockConverse payload without toolConfig breaks no rule, B3 included, and loses no result", async () => {
+  withAdapters("a request without tools (toolsInRequest: false): the real ChatBedrockConverse payload without " +
+    "toolConfig breaks no rule, B3 included, and loses no result", async () => {
     await fc.assert(
       fc.asyncProperty(brokenPlanArb, fc.constantFrom("bedrock" as const, "strict" as const), async (plan, provider) => {
         const h = asRequest(buildHistory(plan));

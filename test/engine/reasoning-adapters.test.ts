@@ -66,7 +66,8 @@ const ANTHROPIC_CASES: [string, string, BaseMessage[]][] = [
     ],
   ],
   [
-    "a stray result after a cut stream's text inside the open loop (kept as user text there, it would open a new loop without thinking: A10)",
+    "a stray result after a cut stream's text inside the open loop (kept as user text there, it " +
+      "would open a new loop without thinking: A10)",
     "A2",
     [
       new HumanMessage("q"),
@@ -169,7 +170,8 @@ describe("what the repair keeps", () => {
  * what a fixed adapter would do: when the adapter is fixed, the test fails, and the work-around can go.
  */
 describe.skipIf(ADAPTERS_PINNED !== undefined)("adapters pinned", () => {
-  it.fails("ChatAnthropic re-sends a web_fetch_tool_result block (1.5.11 leaves it out, so its server_tool_use goes alone: A13)", async () => {
+  it.fails("ChatAnthropic re-sends a web_fetch_tool_result block (1.5.11 leaves it out, so its " +
+    "server_tool_use goes alone: A13)", async () => {
     const payload = await payloadFor("anthropic", ANTHROPIC_CASES[1][2]);
     const sent = JSON.stringify(payload.provider === "anthropic" ? payload.messages : []);
     expect(sent).toContain("server_tool_use");

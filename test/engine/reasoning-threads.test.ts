@@ -44,7 +44,8 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
     expect(openai.rejections).toEqual([]);
   });
 
-  it("a replayed checkpoint (the assistant message twice): rejected for duplicate items (R5); repaired, the copy goes without them and nothing is lost", async () => {
+  it("a replayed checkpoint (the assistant message twice): rejected for duplicate items (R5); " +
+    "repaired, the copy goes without them and nothing is lost", async () => {
     const openai = await stub([{ text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }]);
     const model = reasoningModel(openai);
     const question = new HumanMessage("weather?");

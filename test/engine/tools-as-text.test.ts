@@ -56,7 +56,8 @@ describe("only when the request carries no tools and the provider needs tools fo
 });
 
 describe("the conversion", () => {
-  it("calls become assistant text after its own words (tool, id, arguments); results become user text; Bedrock accepts it without toolConfig", async () => {
+  it("calls become assistant text after its own words (tool, id, arguments); results become user " +
+    "text; Bedrock accepts it without toolConfig", async () => {
     const h = [
       human("weather in Paris and Rome?"),
       new AIMessage({
@@ -76,11 +77,13 @@ describe("the conversion", () => {
     expect(shape(messages)).toBe("human, ai, human");
     expect(messages[0]).toBe(h[0]);
     expect(messages[1].content).toBe(
-      'Checking both.\n\n[Called tool "get_weather" (call call_p) with arguments {"city":"Paris"}]\n[Called tool "get_weather" (call call_r) with arguments {"city":"Rome"}]',
+      'Checking both.\n\n[Called tool "get_weather" (call call_p) with arguments ' +
+        '{"city":"Paris"}]\n[Called tool "get_weather" (call call_r) with arguments {"city":"Rome"}]',
     );
     expect(messages[1].id).toBe("a1");
     expect(textOf(messages[2])).toBe(
-      '[Result of tool "get_weather" for call call_p:]\n18C\n\n[Result of tool "get_weather" for call call_r (the tool reported an error):]\ntimeout\n\nthanks',
+      '[Result of tool "get_weather" for call call_p:]\n18C\n\n[Result of tool "get_weather" for call ' +
+        'call_r (the tool reported an error):]\ntimeout\n\nthanks',
     );
     expect(repairs.filter((r) => r.action === "converted_to_text").map((r) => [r.index, r.toolCallId, r.problem])).toEqual([
       [1, "call_p", "tool_blocks_without_tools"],

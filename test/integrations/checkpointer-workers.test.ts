@@ -80,7 +80,8 @@ interface Sent {
 }
 
 describe("several workers sharing one PostgreSQL saver", () => {
-  it("50 threads served in turn by two processes, aborted at random points: valid, nothing lost, no repair reported twice", async (context) => {
+  it("50 threads served in turn by two processes, aborted at random points: valid, nothing lost, no " +
+    "repair reported twice", async (context) => {
     const postgres = await postgresSaverOrSkip(context, "workers");
     const stub = await startOpenAIStub({
       script: (request) => {

@@ -218,7 +218,8 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     expect(messagesIn(await inner.getTuple(next.config))[2].content).toBe("real result of a");
   });
 
-  it("durability exit: a run's only write, already closed with placeholders by the surface, gets the real results of its parent's pending writes", async () => {
+  it("durability exit: a run's only write, already closed with placeholders by the surface, gets the " +
+    "real results of its parent's pending writes", async () => {
     // With durability "exit" LangGraph writes no new-input checkpoint: the wrapper sees one put, whose list the
     // middleware or node already closed with marked placeholders, so it looks clean.
     const { inner, parent, call } = await abortedThread("t");

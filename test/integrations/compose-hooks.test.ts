@@ -83,7 +83,8 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
     for (let i = 1; i <= 4; i++) expect(stub.requests.some((r) => JSON.stringify(r).includes(`"question ${i}"`))).toBe(true);
   });
 
-  it("repairs the summarized list: an abandoned call in the kept tail is answered in the request, and persisted with persist: true", async () => {
+  it("repairs the summarized list: an abandoned call in the kept tail is answered in the request, and " +
+    "persisted with persist: true", async () => {
     const stub = await track(startBedrockStub({ script: [{ text: "fine" }] }));
     const summarizerStub = await track(startBedrockStub({ script: [{ text: "they talked about pages" }] }));
     const llm = bedrockModel(stub);

@@ -34,7 +34,8 @@ describe("toolCallRepairMiddleware in createAgent", () => {
     await runUntilAborted(() => agent.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...thread("t"), signal: gate.controller.signal }));
     const error = await rejectionOf(() => agent.invoke({ messages: [new HumanMessage("never mind")] }, thread("t")));
     expect(error.message).toContain(
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_",
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. The following tool_call_ids did not have response messages: call_",
     );
   });
 
@@ -120,7 +121,8 @@ describe("toolCallRepairMiddleware in createAgent", () => {
     };
     const without = await run([reminder]);
     expect((await rejectionOf(() => without.result)).message).toBe(
-      "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+      "A conversation must alternate between user and assistant roles. Make sure the conversation " +
+        "alternates between user and assistant roles and try again.",
     );
     const withRepair = await run([reminder, toolCallRepairMiddleware({ provider: "bedrock" })]);
     expect((await withRepair.result).messages.at(-1)?.text).toBe("ok");

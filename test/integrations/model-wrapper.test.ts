@@ -146,7 +146,8 @@ describe("a model called without tools (an unbound ChatBedrockConverse: Bedrock 
     expect(repairs.map((r) => r.action)).not.toContain("converted_to_text");
   });
 
-  it("recovery alone (repairRequests: false): the B3 rejection is force-repaired and the retry, still without tools, is accepted", async () => {
+  it("recovery alone (repairRequests: false): the B3 rejection is force-repaired and the retry, still " +
+    "without tools, is accepted", async () => {
     const stub = await track(startBedrockStub());
     const repairs: ToolCallRepair[] = [];
     const recoveries: BaseMessage[][] = [];
@@ -160,7 +161,8 @@ describe("a model called without tools (an unbound ChatBedrockConverse: Bedrock 
     expect(recoveries[0].some((m) => ToolMessage.isInstance(m))).toBe(false);
   });
 
-  it("toolsInRequest: true given explicitly turns the detection off: the first request is refused, the recovery still gets through", async () => {
+  it("toolsInRequest: true given explicitly turns the detection off: the first request is refused, " +
+    "the recovery still gets through", async () => {
     const stub = await track(startBedrockStub());
     expect((await withRequestRepair(bedrockModel(stub), { toolsInRequest: true }).invoke(threadThatUsedTools())).text).toBe("ok");
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
@@ -225,7 +227,8 @@ describe("the model call itself", () => {
   });
 
   it("a second rejection: the original error with the diagnosis, after exactly two requests", async () => {
-    const stub = await track(startOpenAIStub({ extraRule: () => ({ rule: "O1", message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_big" }) }));
+    const stub = await track(startOpenAIStub({ extraRule: () => ({ rule: "O1", message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+      "'tool_call_id'. The following tool_call_ids did not have response messages: call_big" }) }));
     const error = await rejectionOf(() => withRequestRepair(openAIModel(stub)).invoke(threadWithLargeResult()));
     expect(stub.calls).toBe(2);
     expect(error.message).toContain("did not have response messages: call_big");
@@ -380,7 +383,8 @@ describe("in an agent", () => {
     expect(stub.calls).toBe(4);
   });
 
-  it("a StateGraph model node that stores the structural fix of a recovered rejection (docs/recovery.md): the next turn is accepted on its first request", async () => {
+  it("a StateGraph model node that stores the structural fix of a recovered rejection " +
+    "(docs/recovery.md): the next turn is accepted on its first request", async () => {
     // A gateway in front of Bedrock drops results over 1,000 characters: a rule the engine cannot foresee.
     const stub = await track(startBedrockStub({ extraRule: droppedLargeResults("bedrock", 1000) }));
     const base = bedrockModel(stub).bindTools([weatherTool().getWeather]);

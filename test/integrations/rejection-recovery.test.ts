@@ -190,7 +190,8 @@ describe("a second rejection: the original error, with the diagnosis attached; n
           const messages = (request as { messages: { role: string; tool_call_id?: string }[] }).messages;
           const ids = messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
           return ids.length
-            ? { rule: "O1", message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}` }
+            ? { rule: "O1", message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+              `'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}` }
             : undefined;
         },
       }),

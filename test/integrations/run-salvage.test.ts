@@ -26,7 +26,8 @@ afterEach(async () => {
 const interruptsOf = (state: unknown) => (state as { __interrupt__?: unknown[] }).__interrupt__;
 
 describe("a call waiting for a person's approval, then a new message instead", () => {
-  it("createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the marker and onRepair say so", async () => {
+  it("createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the " +
+    "marker and onRepair say so", async () => {
     const stub: RunningStub = await startOpenAIStub({
       script: (_request, callIndex) => (callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "alpha" } }, { name: "slow_lookup", args: { q: "beta" } }] } : { text: "ok" }),
     });

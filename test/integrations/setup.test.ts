@@ -79,7 +79,8 @@ const second = { messages: [new HumanMessage({ content: "and the second one?", i
 const resultOf = (messages: BaseMessage[], q: string) => messages.find((m) => ToolMessage.isInstance(m) && m.content === `lookup result for ${q}`);
 
 describe("toolCallRepair(): createAgent", () => {
-  it("the next message goes through on the first request, the finished sibling's real result is kept, each repair reported once", async () => {
+  it("the next message goes through on the first request, the finished sibling's real result is kept, " +
+    "each repair reported once", async () => {
     const model = await stub();
     const bench = new ToolBench();
     const inner = SqliteSaver.fromConnString(":memory:");

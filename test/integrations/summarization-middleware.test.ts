@@ -55,7 +55,8 @@ const TRIGGER = { messages: 6 };
 const KEEP = { messages: 1 };
 
 describe("summarizationMiddleware in createAgent", () => {
-  it("Bedrock: summarizes at a new question and mid-exchange after parallel results; every request valid, the thread stored valid", async () => {
+  it("Bedrock: summarizes at a new question and mid-exchange after parallel results; every request " +
+    "valid, the thread stored valid", async () => {
     const stub = await track(startBedrockStub({ script: bedrockLoop }));
     const summarizerStub = await track(startBedrockStub({ script: summaries }));
     const agent = createAgent({
@@ -102,7 +103,8 @@ describe("summarizationMiddleware in createAgent", () => {
     expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
   });
 
-  it("with toolCallRepairMiddleware: the thread is healed on input (beforeAgent), then summarized (beforeModel) without splitting the repaired exchange", async () => {
+  it("with toolCallRepairMiddleware: the thread is healed on input (beforeAgent), then summarized " +
+    "(beforeModel) without splitting the repaired exchange", async () => {
     const stub = await track(startBedrockStub({ script: [{ text: "4" }] }));
     const summarizerStub = await track(startBedrockStub({ script: summaries }));
     const agent = createAgent({
@@ -172,7 +174,8 @@ describe("side by side with langchain's summarizationMiddleware (langchain 1.5.1
     await agent.invoke({ messages: [new HumanMessage("question 1")] }, thread("t"));
     const error = await rejectionOf(() => agent.invoke({ messages: [new HumanMessage("question 2")] }, thread("t")));
     expect(error.message).toBe(
-      "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+      "A conversation must alternate between user and assistant roles. Make sure the conversation " +
+        "alternates between user and assistant roles and try again.",
     );
     expect(bedrockShape(stub.requests.at(-1))).toEqual(["user(text)", "user(text)"]);
     // The summary was persisted before the call failed: every later turn of this thread fails the same way.
@@ -269,7 +272,8 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
     expect(DEFAULT_ACKNOWLEDGEMENT).not.toBe("Noted.");
   });
 
-  it("trimTokensToSummarize: the summarizer sees the earlier summary and the newest messages that fit, never a result without its call", async () => {
+  it("trimTokensToSummarize: the summarizer sees the earlier summary and the newest messages that " +
+    "fit, never a result without its call", async () => {
     const prompts: string[] = [];
     const recording = { invoke: async (input: BaseMessage[]) => (prompts.push(String(input.at(-1)!.content)), new AIMessage("S2")) };
     const call = (id: string) => ({ id, name: "lookup", args: { page: 1 }, type: "tool_call" as const });

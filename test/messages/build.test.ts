@@ -7,7 +7,8 @@ describe("defaultSyntheticText", () => {
   it("claims only what is known: outcome unknown by default, never that a tool which may have started did not run", () => {
     const unknown = defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call" });
     expect(unknown).toBe(
-      'Tool "lookup" (call c1) has no result: the run stopped before its result was recorded. It may have started, and may have taken effect; ' +
+      'Tool "lookup" (call c1) has no result: the run stopped before its result was recorded. It may ' +
+        'have started, and may have taken effect; ' +
         "its outcome is unknown. Do not call it again without first checking whether it already took effect.",
     );
     expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call", toolRun: "outcome_unknown" })).toBe(unknown);

@@ -106,7 +106,8 @@ describe("no ids named: the strictest profile, around messageIndex first", () =>
     new AIMessage("two"),
     human("third"),
   ];
-  const b4 = "Value at 'messages.5.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+";
+  const b4 = "Value at 'messages.5.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: " +
+    "Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+";
 
   it("renames only in the named turn when that is enough, then checks the whole history for the provider", () => {
     const h = history();
@@ -150,7 +151,8 @@ describe("input", () => {
 
   it("a throwing onRepair neither fails nor undoes the forced repair (as in repairToolCalls)", () => {
     const h = [human("q"), aiWithCalls("call_a"), human("next")];
-    const parsed = parseToolPairingError(new Error("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_a"))!;
+    const parsed = parseToolPairingError(new Error("An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+      "'tool_call_id'. The following tool_call_ids did not have response messages: call_a"))!;
     expect(parsed.toolCallIds).toEqual(["call_a"]);
     let calls = 0;
     const result = forceRepairToolCalls(h, parsed, {
@@ -169,7 +171,8 @@ describe("tool blocks in a request without tools (tool_config_missing, B3)", () 
   const b3 = rejection({ kind: "tool_config_missing", rule: "B3", text: "The toolConfig field must be defined when using toolUse and toolResult content blocks." });
   const valid = () => [human("q"), aiWithCalls("a"), toolResult("a", "the answer"), new AIMessage("done"), human("summarize")];
 
-  it("a valid history: every call and result turned into text, so the unbound request is accepted; repairs carry the rejection", async () => {
+  it("a valid history: every call and result turned into text, so the unbound request is accepted; " +
+    "repairs carry the rejection", async () => {
     const history = valid();
     expect(await validatePayloadFor("bedrock", history, { tools: [] })).toEqual([expect.objectContaining({ rule: "B3" })]);
     const { messages, repairs } = forceRepairToolCalls(history, b3);

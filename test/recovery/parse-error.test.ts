@@ -14,17 +14,20 @@ describe("every error text of docs/provider-rules.md", () => {
   const cases: [string, string, Partial<ProviderRejection>][] = [
     [
       "O1",
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_a, call_b",
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. The following tool_call_ids did not have response messages: call_a, call_b",
       { provider: "openai", kind: "missing_results", toolCallIds: ["call_a", "call_b"] },
     ],
     [
       "O1b DeepSeek",
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)",
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. (insufficient tool messages following tool_calls message)",
       { provider: "openai", kind: "missing_results", rule: "O1", toolCallIds: [] },
     ],
     [
       "O1b Qwen",
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: message[532].role",
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. The following tool_call_ids did not have response messages: message[532].role",
       { provider: "openai", kind: "missing_results", rule: "O1", toolCallIds: [], payloadIndex: 532 },
     ],
     [
@@ -39,12 +42,14 @@ describe("every error text of docs/provider-rules.md", () => {
     ],
     [
       "O4",
-      "Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 41 instead.",
+      "Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length " +
+        "40, but got a string with length 41 instead.",
       { provider: "openai", kind: "invalid_id", toolCallIds: [], payloadIndex: 2 },
     ],
     [
       "O5",
-      "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+      "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a " +
+        "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
       { provider: "openai", kind: "invalid_tool_name", payloadIndex: 1 },
     ],
     [
@@ -59,7 +64,10 @@ describe("every error text of docs/provider-rules.md", () => {
     ],
     [
       "G6",
-      "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+      "Function call is missing a thought_signature in functionCall parts. This is required for tools " +
+        "to work correctly, and missing thought_signature may lead to degraded model performance. " +
+        "Additional data, function call `default_api:get_weather` , position 2. Please refer to " +
+        "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
       { provider: "gemini", kind: "missing_thought_signature", toolCallIds: [] },
     ],
     ["R1", "No tool output found for function call call_x.", { provider: "openai-responses", kind: "missing_results", toolCallIds: ["call_x"] }],
@@ -80,17 +88,21 @@ describe("every error text of docs/provider-rules.md", () => {
     ],
     [
       "A1",
-      "messages.22: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      "messages.22: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, " +
+        "toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next " +
+        "message.",
       { provider: "anthropic", kind: "missing_results", toolCallIds: ["toolu_a", "toolu_b"], payloadIndex: 22 },
     ],
     [
       "A2",
-      "messages.48.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+      "messages.48.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each " +
+        "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
       { provider: "anthropic", kind: "unexpected_results", toolCallIds: ["toolu_x"], payloadIndex: 48 },
     ],
     [
       "A3",
-      "Did not find 1 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+      "Did not find 1 tool_result block(s) at the beginning of this message. Messages following " +
+        "tool_use blocks must begin with a matching number of tool_result blocks.",
       { provider: "anthropic", kind: "results_not_first" },
     ],
     ["A4", "messages.1.content.1: `tool_use` ids must be unique", { provider: "anthropic", kind: "duplicate_ids", payloadIndex: 1 }],
@@ -113,7 +125,9 @@ describe("every error text of docs/provider-rules.md", () => {
     ["A9 blank", "text content blocks must contain non-whitespace text", { provider: "anthropic", kind: "blank_text", rule: "A9" }],
     [
       "A10",
-      "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
+      "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a " +
+        "final `assistant` message must start with a thinking block (preceeding the lastmost set of " +
+        "`tool_use` and `tool_result` blocks).",
       { provider: "anthropic", kind: "thinking_block_required" },
     ],
     ["A12", "Unsupported content block type: thinking", { provider: "bedrock", kind: "unsupported_content_block", toolCallIds: [] }],
@@ -130,12 +144,14 @@ describe("every error text of docs/provider-rules.md", () => {
     ["B3", "The toolConfig field must be defined when using toolUse and toolResult content blocks.", { provider: "bedrock", kind: "tool_config_missing" }],
     [
       "B4",
-      "Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+      "Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: " +
+        "Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
       { provider: "bedrock", kind: "invalid_tool_name", payloadIndex: 73 },
     ],
     [
       "B4 id",
-      "1 validation error detected: Value at 'messages.1.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+      "1 validation error detected: Value at 'messages.1.member.content.0.member.toolUse.toolUseId' " +
+        "failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
       { provider: "bedrock", kind: "invalid_id", rule: "B4", payloadIndex: 1 },
     ],
     [
@@ -145,17 +161,20 @@ describe("every error text of docs/provider-rules.md", () => {
     ],
     [
       "B6",
-      "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+      "A conversation must alternate between user and assistant roles. Make sure the conversation " +
+        "alternates between user and assistant roles and try again.",
       { provider: "bedrock", kind: "roles_must_alternate" },
     ],
     [
       "B7",
-      "The model returned the following errors: This model does not support assistant message prefill. The conversation must end with a user message.",
+      "The model returned the following errors: This model does not support assistant message prefill. " +
+        "The conversation must end with a user message.",
       { provider: "bedrock", kind: "must_end_with_user" },
     ],
     [
       "B7 Llama",
-      "The model that you are using requires the last turn in the conversation to be a user message. Add a user message to the conversation and try again.",
+      "The model that you are using requires the last turn in the conversation to be a user message. " +
+        "Add a user message to the conversation and try again.",
       { provider: "bedrock", kind: "must_end_with_user", rule: "B7" },
     ],
     [
@@ -187,17 +206,23 @@ describe("every error text of docs/provider-rules.md", () => {
     ["G5", "Please ensure that single turn requests end with a user role or the role field is empty.", { provider: "gemini", kind: "must_end_with_user" }],
     [
       "A3 counted",
-      "messages.4: Did not find 2 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+      "messages.4: Did not find 2 tool_result block(s) at the beginning of this message. Messages " +
+        "following tool_use blocks must begin with a matching number of tool_result blocks.",
       { provider: "anthropic", kind: "results_not_first", rule: "A3", payloadIndex: 4 },
     ],
     [
       "A10",
-      "messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
+      "messages.3.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. " +
+        "When `thinking` is enabled, a final `assistant` message must start with a thinking block " +
+        "(preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
       { provider: "anthropic", kind: "thinking_block_required", payloadIndex: 3 },
     ],
     [
       "B11",
-      "The model returned the following errors: messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).",
+      "The model returned the following errors: messages.1.content.0.type: Expected `thinking` or " +
+        "`redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` " +
+        "message must start with a thinking block (preceeding the lastmost set of `tool_use` and " +
+        "`tool_result` blocks).",
       { provider: "bedrock", kind: "thinking_block_required", payloadIndex: 1 },
     ],
     [
@@ -264,19 +289,26 @@ describe("ids as providers and adapters write them", () => {
   it("stops at the sentence after an id list, and at LangChain's troubleshooting line", () => {
     expect(
       parse(
-        "400 An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1, call_2\n\nTroubleshooting URL: https://docs.langchain.com/oss/javascript/langchain/errors/INVALID_TOOL_RESULTS/\n",
+        "400 An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+          "'tool_call_id'. The following tool_call_ids did not have response messages: call_1, " +
+          "call_2\n\nTroubleshooting URL: " +
+          "https://docs.langchain.com/oss/javascript/langchain/errors/INVALID_TOOL_RESULTS/\n",
       )?.toolCallIds,
     ).toEqual(["call_1", "call_2"]);
   });
 
   it("LangGraph's INVALID_CHAT_HISTORY: the ids of the listed calls, not ids inside their arguments (JSON and Python repr)", () => {
-    const json = `Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: ${JSON.stringify([
+    const json =
+      "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. " +
+      `Here are the first few of those tool calls: ${JSON.stringify([
       { name: "lookup", args: { id: "user-7", nested: { id: "x" } }, id: "call_a", type: "tool_call" },
       { name: "f", args: {}, id: "call_b", type: "tool_call" },
     ])}.\n\nEvery tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage`;
     expect(summary(parse(json))).toEqual({ provider: "langgraph", kind: "missing_results", rule: "INVALID_CHAT_HISTORY", toolCallIds: ["call_a", "call_b"], payloadIndex: undefined });
     const repr =
-      "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: [{'name': 'lookup', 'args': {'id': 'user-7', 'q': \"it's\"}, 'id': 'toolu_01', 'type': 'tool_call'}]";
+      "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the " +
+        "first few of those tool calls: [{'name': 'lookup', 'args': {'id': 'user-7', 'q': \"it's\"}, " +
+        "'id': 'toolu_01', 'type': 'tool_call'}]";
     expect(parse(repr)?.toolCallIds).toEqual(["toolu_01"]);
   });
 
@@ -317,7 +349,8 @@ describe("error shapes", () => {
   });
 
   it("the Anthropic SDK's error: the provider's message inside the JSON body, not the SDK's summary", () => {
-    const message = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
+    const message = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. " +
+      "Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
     const body = { type: "error", error: { type: "invalid_request_error", message } };
     const error = Object.assign(new Error(`400 ${JSON.stringify(body)}`), { status: 400, error: body });
     expect(parseToolPairingError(error)).toMatchObject({ provider: "anthropic", toolCallIds: ["toolu_a"], text: message, payloadIndex: 1 });
@@ -331,7 +364,9 @@ describe("error shapes", () => {
 
   it("Google errors: @google/generative-ai, google-common (gaxios) and @google/genai shapes", () => {
     const g3 = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
-    const fetchError = Object.assign(new Error(`[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent: [400 Bad Request] ${g3}`), { status: 400, statusText: "Bad Request" });
+    const fetchError = Object.assign(new Error("[GoogleGenerativeAI Error]: Error fetching from " +
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent: [400 " +
+      `Bad Request] ${g3}`), { status: 400, statusText: "Bad Request" });
     const gaxios = Object.assign(new Error("Request failed with status code 400"), { response: { status: 400, data: { error: { code: 400, message: g3, status: "INVALID_ARGUMENT" } } } });
     const genai = Object.assign(new Error(JSON.stringify({ error: { code: 400, message: g3, status: "INVALID_ARGUMENT" } })), { name: "ApiError", status: 400 });
     for (const error of [fetchError, gaxios, genai]) expect(parseToolPairingError(error)).toMatchObject({ provider: "gemini", kind: "result_count_mismatch" });
@@ -405,14 +440,16 @@ describe("not about the history: undefined", () => {
 
   it("other request parameters: tool_choice, response_format, Responses text.format, and a `param` naming tools", () => {
     expect(parse("Invalid 'tool_choice': Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
-    expect(parse("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
+    expect(parse("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string " +
+      "that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
     expect(parse("Invalid 'text.format.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")).toBeUndefined();
     const withParam = Object.assign(new Error("string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."), { status: 400, param: "tools[3].function.name" });
     expect(parseToolPairingError(withParam)).toBeUndefined();
   });
 
   it("the same sentence about a call in the history is still O5", () => {
-    expect(summary(parse("Invalid 'messages[2].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."))).toMatchObject({ rule: "O5", kind: "invalid_tool_name" });
+    expect(summary(parse("Invalid 'messages[2].tool_calls[0].function.name': string does not match pattern. Expected a " +
+      "string that matches the pattern '^[a-zA-Z0-9_-]+$'."))).toMatchObject({ rule: "O5", kind: "invalid_tool_name" });
     expect(summary(parse("Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."))).toMatchObject({ rule: "O5", kind: "invalid_tool_name" });
   });
 
@@ -436,7 +473,8 @@ describe("messageIndex: the provider's position mapped back to the LangChain mes
 
   it("Anthropic: a block index inside merged results names the very ToolMessage", () => {
     const sent = [human("q"), aiWithCalls("toolu_a", "toolu_b"), toolResult("toolu_a"), toolResult("toolu_x")];
-    const text = "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.";
+    const text = "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each " +
+      "`tool_result` block must have a corresponding `tool_use` block in the previous message.";
     expect(parse(text, { messages: sent })).toMatchObject({ payloadIndex: 2, messageIndex: 3, toolCallIds: ["toolu_x"] });
   });
 

@@ -209,7 +209,8 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
   });
 
   describe("without the swap (plain responseFormat), the same agent is rejected", () => {
-    it("request-only hook: createReactAgent's extra structured-output call sends state.messages, unrepaired and ending on the answer", async () => {
+    it("request-only hook: createReactAgent's extra structured-output call sends state.messages, " +
+      "unrepaired and ending on the answer", async () => {
       const env = await setup("v2", { swap: false });
       await env.abortFirstTurn();
       await expect(env.agent.invoke(say("second"), threadConfig(THREAD))).rejects.toThrow(MISSING_RESULTS_ERROR);
@@ -224,7 +225,8 @@ describe.each(SAVER_KINDS)("createReactAgent: prompted structured output + toolC
       expect(violations).toContain("B7");
     });
 
-    it("persisting hook (the thread itself repaired): what is left is Bedrock's request shaping, never stored, and the prefill", async () => {
+    it("persisting hook (the thread itself repaired): what is left is Bedrock's request shaping, never " +
+      "stored, and the prefill", async () => {
       const env = await setup("v2", { swap: false, persist: true });
       await env.abortFirstTurn();
       await expect(env.agent.invoke(say("second"), threadConfig(THREAD))).rejects.toThrow(/alternate between user and assistant/);

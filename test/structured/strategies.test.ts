@@ -380,7 +380,8 @@ describe("createAgent", () => {
     expect(systemOf(requestsOf(s)[0])).toContain('"tempC"');
   });
 
-  it("without the middleware, Claude 4.6 with thinking fails on createAgent's forced tool strategy (the stub's Anthropic text)", async () => {
+  it("without the middleware, Claude 4.6 with thinking fails on createAgent's forced tool strategy " +
+    "(the stub's Anthropic text)", async () => {
     const s = await stub({ script: [{ text: VALID }] });
     const agent = createAgent({ model: bedrockModel(s, THINKING), tools, responseFormat: Weather });
     await expect(agent.invoke(input)).rejects.toThrow(/Thinking may not be enabled when tool_choice forces tool use/);

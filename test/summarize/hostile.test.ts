@@ -187,7 +187,8 @@ describe("the caller's messages are not changed", () => {
     expect(JSON.stringify(messages)).toBe(before);
   });
 
-  it("trimMessagesSafely with strategy first and allowPartial leaves the message it shortens alone (core shortens it in place)", async () => {
+  it("trimMessagesSafely with strategy first and allowPartial leaves the message it shortens alone " +
+    "(core shortens it in place)", async () => {
     const long = new HumanMessage("line one\nline two\nline three\nline four");
     const messages = [new HumanMessage("q"), new AIMessage("a"), long];
     const counter = (list: BaseMessage[]) => list.reduce((n, m) => n + String(m.content).length, 0);

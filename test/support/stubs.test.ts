@@ -156,7 +156,8 @@ describe("OpenAI stub through ChatOpenAI", () => {
     const stub = await track(startOpenAIStub());
     const error = await rejectionOf(() => openAIModel(stub).bindTools([getWeather]).invoke(brokenHistory()));
     expect(error.message).toContain(
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: a",
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+        "'tool_call_id'. The following tool_call_ids did not have response messages: a",
     );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
@@ -194,7 +195,8 @@ describe("Anthropic stub through ChatAnthropic", () => {
     const stub = await track(startAnthropicStub());
     const error = await rejectionOf(() => anthropicModel(stub).bindTools([getWeather]).invoke(brokenHistory()));
     expect(error.message).toContain(
-      "`tool_use` ids were found without `tool_result` blocks immediately after: a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      "`tool_use` ids were found without `tool_result` blocks immediately after: a. Each `tool_use` " +
+        "block must have a corresponding `tool_result` block in the next message.",
     );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["A1"]);
   });

@@ -42,7 +42,8 @@ describe("validateOpenAIChatMessages", () => {
         rule: "O1",
         path: "messages[1]",
         message:
-          "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
+          "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+            "'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
       },
     ]);
   });
@@ -90,7 +91,8 @@ describe("validateOpenAIChatMessages", () => {
         rule: "O4",
         path: "messages[1].tool_calls[0].id",
         message:
-          "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 45 instead.",
+          "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length " +
+            "40, but got a string with length 45 instead.",
       },
     ]);
     const forty = "c".repeat(40);
@@ -108,7 +110,8 @@ describe("validateOpenAIChatMessages", () => {
         rule: "O5",
         path: "messages[1].tool_calls[0].function.name",
         message:
-          "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+          "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a " +
+            "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
       },
     ]);
     expect(validateOpenAIChatMessages([oUser(), call("weather-get_2"), oTool("call_a")])).toEqual([]);
@@ -204,7 +207,9 @@ describe("validateAnthropicMessages", () => {
         rule: "A1",
         path: "messages.1",
         message:
-          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, " +
+            "toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next " +
+            "message.",
       },
     ]);
   });
@@ -224,7 +229,8 @@ describe("validateAnthropicMessages", () => {
         rule: "A2",
         path: "messages.2.content.1",
         message:
-          "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+          "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each " +
+            "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
       },
     ]);
   });
@@ -245,7 +251,8 @@ describe("validateAnthropicMessages", () => {
         rule: "A3",
         path: "messages.2",
         message:
-          "Did not find 1 tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.",
+          "Did not find 1 tool_result block(s) at the beginning of this message. Messages following " +
+            "tool_use blocks must begin with a matching number of tool_result blocks.",
       },
     ]);
   });
@@ -404,14 +411,17 @@ describe("validateBedrockConverse", () => {
         rule: "B4",
         path: "messages.1.member.content.1.member.toolUse.name",
         message:
-          "Value at 'messages.1.member.content.1.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+          "Value at 'messages.1.member.content.1.member.toolUse.name' failed to satisfy constraint: Member " +
+            "must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
       },
     ]);
     const long = "t".repeat(65);
     const tooLong = converse(bUser(bText("hi")), bAssistant(bUse(long)), bUser(bResult(long)));
     expect(validateBedrockConverse(tooLong).map((v) => v.message)).toEqual([
-      "Value at 'messages.1.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: Member must have length less than or equal to 64",
-      "Value at 'messages.2.member.content.0.member.toolResult.toolUseId' failed to satisfy constraint: Member must have length less than or equal to 64",
+      "Value at 'messages.1.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: " +
+        "Member must have length less than or equal to 64",
+      "Value at 'messages.2.member.content.0.member.toolResult.toolUseId' failed to satisfy " +
+        "constraint: Member must have length less than or equal to 64",
     ]);
   });
 
@@ -438,7 +448,8 @@ describe("validateBedrockConverse", () => {
         rule: "B6",
         path: "messages.3",
         message:
-          "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+          "A conversation must alternate between user and assistant roles. Make sure the conversation " +
+            "alternates between user and assistant roles and try again.",
       },
     ]);
     expect(validateBedrockConverse(request, { requireAlternation: false })).toEqual([]);
@@ -451,7 +462,8 @@ describe("validateBedrockConverse", () => {
         rule: "B7",
         path: "messages.1",
         message:
-          "The model returned the following errors: This model does not support assistant message prefill. The conversation must end with a user message.",
+          "The model returned the following errors: This model does not support assistant message prefill. " +
+            "The conversation must end with a user message.",
       },
     ]);
     expect(validateBedrockConverse(request)).toEqual([]);
@@ -550,7 +562,8 @@ describe("validateGeminiContents", () => {
       rule: "G3",
       path: "contents[2]",
       message:
-        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+        "Please ensure that the number of function response parts is equal to the number of function " +
+          "call parts of the function call turn.",
     }));
   });
 

@@ -62,7 +62,8 @@ describe("chat-messages: a ChatMessage as the adapters really send it", () => {
     expect(repairMarkerOf(messages[1])).toMatchObject({ synthetic: false, reason: "chat_message_role" });
   });
 
-  it("a system ChatMessage becomes a SystemMessage (lifted into `system` by Bedrock, placed or turned into user text by the other passes)", () => {
+  it("a system ChatMessage becomes a SystemMessage (lifted into `system` by Bedrock, placed or turned " +
+    "into user text by the other passes)", () => {
     const bedrock = repairToolCalls(around(chat("system", "be brief")), { provider: "bedrock" }).messages;
     expect(SystemMessage.isInstance(bedrock[1])).toBe(true);
     expect(bedrock[1].content).toBe("be brief");

@@ -222,7 +222,8 @@ export interface SweepCase {
 }
 
 export const caseName = (c: SweepCase) =>
-  `${c.provider ?? "openai"} | ${c.saver} | ${c.surface}${c.wrap ? " + wrapper" : ""} | ${c.durability} | abort ${c.point} | ${c.continuation}`;
+  `${c.provider ?? "openai"} | ${c.saver} | ${c.surface}${c.wrap ? " + wrapper" : ""} | ` +
+    `${c.durability} | abort ${c.point} | ${c.continuation}`;
 
 export interface SaverHandle {
   saver: BaseCheckpointSaver;

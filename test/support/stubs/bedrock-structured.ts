@@ -180,7 +180,8 @@ export function structuredOutputViolations(modelId: string, body: unknown): Reje
     if (!isDict(textFormat) || textFormat.type !== "json_schema" || outputSchemaOf(body) === undefined) {
       violations.push({
         rule: "outputConfig-shape",
-        message: "The value at outputConfig.textFormat is invalid: expected type json_schema and structure.jsonSchema.schema, a JSON object as a string.",
+        message: "The value at outputConfig.textFormat is invalid: expected type json_schema and " +
+          "structure.jsonSchema.schema, a JSON object as a string.",
       });
     } else if (!supportsOutputConfig(modelId)) {
       violations.push({

@@ -33,13 +33,16 @@ export function droppedLargeResults(format: "openai" | "anthropic" | "bedrock", 
         if (ids.length === 0) return undefined;
         return {
           rule: "O1",
-          message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`,
+          message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+            `'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`,
         };
       }
       case "anthropic":
         return firstTurnWithDropped(messages, maxChars, (block) => (block.type === "tool_result" && typeof block.tool_use_id === "string" ? { id: block.tool_use_id, content: block.content } : undefined), (index, ids) => ({
           rule: "A1",
-          message: `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+          message: `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately ` +
+            `after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` ` +
+            "block in the next message.",
         }));
       case "bedrock":
         return firstTurnWithDropped(messages, maxChars, (block) => {
