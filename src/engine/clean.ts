@@ -12,7 +12,7 @@
  * It must agree with the passes' finders: a property test checks that it does.
  */
 import {
-  hasMeaningfulContent,
+  saysSomethingToSend,
   isBlankText,
   isBlankTextBlock,
   isMovableCallBlock,
@@ -433,7 +433,7 @@ export class CleanWalk {
     } else {
       this.pendingServer.length = 0;
       if (!this.cleanAssistantContent(content, isV1Message(m))) return false;
-      if (profile.nonEmptyContent && open.count === 0 && this.pendingServer.length === 0 && !hasMeaningfulContent(content)) return false;
+      if (profile.nonEmptyContent && open.count === 0 && this.pendingServer.length === 0 && !saysSomethingToSend(content)) return false;
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;

@@ -217,6 +217,11 @@ class Engine implements Repairer {
       ctx.report({ problem: "malformed_message", action: "coerced_message", detail: "plain, serialized or stored object turned into a LangChain message" }, messages[i], i);
     let current = messages;
     for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
+    // A late pass can change what an earlier one judged (turn-order moves a turn, and the open tool loop it
+    // leaves needs the tools-as-text pass). One more round, only when the result is not clean, keeps a repair
+    // idempotent: repairing its output changes nothing.
+    if (current !== messages && !this.walk(current))
+      for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
     return { messages: current, repairs };
   }
 }

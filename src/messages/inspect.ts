@@ -505,6 +505,24 @@ export function reasoningTextOf(block: Dict): string {
   return typeof text === "string" ? text : "";
 }
 
+/**
+ * Whether a request can send this content as a message: {@link hasMeaningfulContent} less reasoning blocks
+ * whose text is blank (an empty signed reasoning block; @langchain/aws drops it, leaving the message empty, B9).
+ */
+export function saysSomethingToSend(content: unknown): boolean {
+  if (!hasMeaningfulContent(content)) return false;
+  if (!Array.isArray(content)) return true;
+  for (const block of content) {
+    if (isCallBlock(block) || isBlankTextBlock(block)) continue;
+    const blankReasoning =
+      isDict(block) &&
+      (block.type === "reasoning" || block.type === "reasoning_content" || block.type === "thinking") &&
+      reasoningTextOf(block).trim() === "";
+    if (!blankReasoning) return true;
+  }
+  return false;
+}
+
 /** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
 export function hasMeaningfulContent(content: unknown): boolean {
   if (typeof content === "string") return !isBlankText(content);

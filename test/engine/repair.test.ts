@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { repairToolCalls } from "../../src/engine";
 import { findToolCallProblems } from "../../src/engine";
 import { repairMarkerOf, toolCallIdsOf } from "../../src/messages/inspect";
 import { ai, aiWithCalls, human, shape, system, toolResult } from "../support/builders";
+import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
 
 const kinds = (messages: BaseMessage[], provider: "strict" | "openai" = "strict") =>
   findToolCallProblems(messages, { provider }).map((p) => p.kind);
@@ -357,5 +358,43 @@ describe("bad input", () => {
     const r = repairToolCalls([new HumanMessage("q"), weird, human("r")], { provider: "openai" });
     expect(r.repairs.map((x) => x.problem)).toContain("malformed_message");
     expect(shape(r.messages)).toBe("human, ai[a], tool(a), human");
+  });
+});
+
+describe("a repair is idempotent when a late pass changes what an earlier one judged", () => {
+  it("a steer moved out of a tool loop leaves a loop opened by reasoning the adapter drops: closed in the same repair", () => {
+    // Found by the idempotence property: a user message steered in between a call and its result, then a loop
+    // whose opening turn holds only an empty signed reasoning block (@langchain/aws drops it, B11).
+    const h: BaseMessage[] = [
+      human("user question 1"),
+      aiWithCalls("call_1"),
+      new ChatMessage({ role: "user", content: "chat as user 1" }),
+      toolResult("call_1"),
+      new AIMessage({
+        content: [{ type: "reasoning", reasoning: "", signature: "sig_empty" }] as never,
+        tool_calls: [{ id: "call_2", name: "web_search", args: {}, type: "tool_call" }],
+      }),
+      toolResult("call_2"),
+    ];
+    const options = { provider: "strict", orphanCalls: "answer" } as const;
+    const once = repairToolCalls(h, options);
+    const twice = repairToolCalls(once.messages, options);
+    expect(twice.repairs).toEqual([]);
+    expect(twice.messages).toBe(once.messages);
+    expect(once.repairs.map((r) => r.action)).toContain("converted_to_text");
+  });
+});
+
+describe("an assistant message left with only an empty signed reasoning block", () => {
+  it.skipIf(ADAPTERS_PINNED !== undefined)("is removed from a Bedrock request (@langchain/aws drops the block and would send empty content, B9)", async () => {
+    const h: BaseMessage[] = [
+      human("q"),
+      new AIMessage({ content: [{ type: "reasoning", reasoning: "", signature: "sig_empty" }] as never }),
+      human("next"),
+    ];
+    expect(await validatePayloadFor("bedrock", h)).toEqual([expect.objectContaining({ rule: "B9" })]);
+    const { messages, repairs } = repairToolCalls(h, { provider: "bedrock" });
+    expect(repairs).toContainEqual(expect.objectContaining({ problem: "empty_message", index: 1 }));
+    expect(await validatePayloadFor("bedrock", messages)).toEqual([]);
   });
 });

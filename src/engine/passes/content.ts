@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
-import { forEachToolCallRef, hasMeaningfulContent, isBlankText, isBlankTextBlock, turnOf } from "../../messages/inspect";
+import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
 
@@ -47,7 +47,7 @@ function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
     const hasBlankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
     const turn = turnOf(m);
     if (turn === "assistant" && m.type === "ai") {
-      if (!hasMeaningfulContent(content) && !makesCalls(m))
+      if (!saysSomethingToSend(content) && !makesCalls(m))
         found.push({ index, kind: "empty_message", fix: "remove", detail: "assistant message with no content and no calls" });
       else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in an assistant message" });
       else if (typeof content === "string" && content.length > 0 && isBlankText(content))
