@@ -55,13 +55,48 @@ function saverIn(configurable: Record<string, unknown>): BaseCheckpointSaver | u
 }
 
 /** The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the thread's latest. */
-async function stepCheckpoint(saver: BaseCheckpointSaver, configurable: Record<string, unknown>): Promise<CheckpointTuple | undefined> {
+async function stepCheckpoint(
+  saver: BaseCheckpointSaver,
+  configurable: Record<string, unknown>,
+  namespace: string,
+): Promise<CheckpointTuple | undefined> {
   const { thread_id } = configurable;
-  const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
   const map = configurable[CHECKPOINT_MAP_KEY];
   const id = isDict(map) ? map[namespace] : undefined;
   const at = (checkpoint_id?: string) => saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
   return (typeof id === "string" ? await at(id) : undefined) ?? (await at());
+}
+
+/**
+ * What walks back found per call, per saver: its real result, or none, with whether a person was asked to approve
+ * it. Final once a walk went past the call's origin, since nothing writes to an old checkpoint again: without it,
+ * a surface whose open calls stay open in state (the hook without `persist`, no wrapper) walked back from each
+ * model call to the aborted step, a read more per step of the thread since then. Keyed by thread, namespace,
+ * the message that made the call and the call (a deleted thread's reused id is another message). Bounded.
+ */
+interface WalkedCall {
+  result?: ToolMessage;
+  askedToApprove: boolean;
+}
+const walkedBySaver = new WeakMap<object, Map<string, WalkedCall>>();
+const MAX_WALKED_CALLS = 10_000;
+
+function remember(walked: Map<string, WalkedCall>, key: string, call: WalkedCall): void {
+  if (walked.size >= MAX_WALKED_CALLS) walked.delete(walked.keys().next().value as string);
+  walked.set(key, call);
+}
+
+/** The open calls with their memo key and their name-and-arguments key. */
+function openCallsIn(messages: readonly BaseMessage[], open: ReadonlySet<string>, scope: string) {
+  const calls = new Map<string, { key: string; asked: string }>();
+  for (const m of messages) {
+    if (!isAssistant(m)) continue;
+    for (const call of m.tool_calls ?? []) {
+      if (call.id === undefined || !open.has(call.id)) continue;
+      calls.set(call.id, { key: `${scope}\u0000${String(m.id)}\u0000${call.id}`, asked: callKey(call.name, call.args) });
+    }
+  }
+  return calls;
 }
 
 const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
@@ -136,10 +171,33 @@ export function withRunSalvage(
     async () => {
       const open = unansweredCallIds(messages);
       if (open.size === 0) return unchanged;
-      const tuple = await stepCheckpoint(saver, configurable);
+      const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
+      const calls = openCallsIn(messages, open, `${String(configurable.thread_id)}\u0000${namespace}`);
+      let walked = walkedBySaver.get(saver);
+      if (!walked) walkedBySaver.set(saver, (walked = new Map()));
+      const found = new Map<string, ToolMessage>();
       const asked = new Set<string>();
-      const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
-      const found = tuple ? await discardedResults(saver, tuple, messagesKey, open, noteAsked) : new Map<string, ToolMessage>();
+      const toWalk = new Set<string>();
+      for (const id of open) {
+        const known = walked.get(calls.get(id)?.key ?? "");
+        if (!known) toWalk.add(id);
+        else if (known.result) found.set(id, known.result);
+        else if (known.askedToApprove) asked.add(calls.get(id)!.asked);
+      }
+      if (toWalk.size > 0) {
+        const tuple = await stepCheckpoint(saver, configurable, namespace);
+        const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
+        const passed = new Set<string>();
+        const results = tuple ? await discardedResults(saver, tuple, messagesKey, toWalk, noteAsked, (id) => passed.add(id)) : undefined;
+        for (const [id, result] of results ?? []) found.set(id, result);
+        for (const id of toWalk) {
+          const call = calls.get(id);
+          if (!call) continue;
+          const result = results?.get(id);
+          if (result) remember(walked, call.key, { result, askedToApprove: false });
+          else if (passed.has(id)) remember(walked, call.key, { askedToApprove: asked.has(call.asked) });
+        }
+      }
       const left = new Set([...open].filter((id) => !found.has(id)));
       if (asked.size > 0) for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
       return found.size === 0 ? unchanged : withSalvagedResults(messages, found);

@@ -22,7 +22,8 @@ const MAX_CHECKPOINTS_BACK = 10_000;
 /**
  * Real results for `wanted` calls in the pending writes of `latest` and its ancestors. The walk stops once every
  * call is found, or at the first ancestor that does not hold a call any more (it was made later: nothing older
- * can hold its result). `visit` sees each checkpoint whose pending writes were read.
+ * can hold its result). `visit` sees each checkpoint whose pending writes were read; `passed` each call the walk
+ * went past the origin of (or the thread's start) without finding a result: nothing stored holds one.
  */
 export async function discardedResults(
   saver: BaseCheckpointSaver,
@@ -30,6 +31,7 @@ export async function discardedResults(
   messagesKey: string,
   wanted: ReadonlySet<string>,
   visit?: (tuple: CheckpointTuple) => void,
+  passed?: (id: string) => void,
 ): Promise<Map<string, ToolMessage>> {
   const found = new Map<string, ToolMessage>();
   const remaining = new Set(wanted);
@@ -40,10 +42,14 @@ export async function discardedResults(
       found.set(id, result);
       remaining.delete(id);
     }
-    if (remaining.size === 0 || !current.parentConfig) break;
-    current = await saver.getTuple(current.parentConfig);
+    if (remaining.size === 0) break;
+    current = current.parentConfig ? await saver.getTuple(current.parentConfig) : undefined;
     const there = callIdsIn((current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey]);
-    for (const id of [...remaining]) if (!there.has(id)) remaining.delete(id);
+    for (const id of [...remaining]) {
+      if (there.has(id)) continue;
+      remaining.delete(id);
+      passed?.(id);
+    }
   }
   return found;
 }

@@ -17,7 +17,7 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
 import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
-import { repairToolCalls } from "../../src/engine";
+import { isCleanHistory, repairToolCalls } from "../../src/engine";
 import { validateGeminiContents, validateOpenAIResponsesInput } from "../../src/validate";
 
 const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));
@@ -130,6 +130,16 @@ function expectNothingLost(history: BaseMessage[], payload: string): void {
   }
 }
 
+/** The clean walk (what runs before every model call) says clean exactly when the passes have nothing to do. */
+function expectCleanWalkAgrees(
+  history: BaseMessage[],
+  repaired: { messages: BaseMessage[]; repairs: unknown[] },
+  provider: "openai-responses" | "gemini",
+): void {
+  expect(isCleanHistory(history, { provider })).toBe(repaired.repairs.length === 0 && repaired.messages === history);
+  expect(isCleanHistory(repaired.messages, { provider })).toBe(true);
+}
+
 describe("OpenAI Responses threads with reasoning items", () => {
   const model = "gpt-5.1";
 
@@ -151,6 +161,15 @@ describe("OpenAI Responses threads with reasoning items", () => {
         const repaired = repairToolCalls(history, { provider: "openai-responses" });
         const input = convertMessagesToResponsesInput({ messages: repaired.messages, zdrEnabled: false, model }) as unknown as Dict[];
         expect(validateOpenAIResponsesInput(input, { storedOutputs: stored })).toEqual([]);
+        // Zero data retention: the adapter rebuilds the items from the message instead of re-sending the output.
+        const zdrInput = convertMessagesToResponsesInput({ messages: repaired.messages, zdrEnabled: true, model }) as unknown as Dict[];
+        expect(validateOpenAIResponsesInput(zdrInput, { storedOutputs: stored })).toEqual([]);
+        expectCleanWalkAgrees(history, repaired, "openai-responses");
+        // What the stored thread holds (structural repairs), then the request's repair on top: still valid.
+        const storedThread = repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages;
+        const later = repairToolCalls(storedThread, { provider: "openai-responses" }).messages;
+        const laterInput = convertMessagesToResponsesInput({ messages: later, zdrEnabled: false, model }) as unknown as Dict[];
+        expect(validateOpenAIResponsesInput(laterInput, { storedOutputs: stored })).toEqual([]);
 
         const sent = JSON.stringify(input);
         expectNothingLost(history, sent);
@@ -202,6 +221,10 @@ describe("Gemini 3+ threads with thought signatures", () => {
         const repaired = repairToolCalls(history, { provider: "gemini" });
         const contents = contentsFor(repaired.messages);
         expect(validateGeminiContents(contents, { thoughtSignatures: true })).toEqual([]);
+        expectCleanWalkAgrees(history, repaired, "gemini");
+        const storedThread = repairToolCalls(history, { provider: "gemini", level: "structural" }).messages;
+        const later = repairToolCalls(storedThread, { provider: "gemini" }).messages;
+        expect(validateGeminiContents(contentsFor(later), { thoughtSignatures: true })).toEqual([]);
 
         const sent = JSON.stringify(contents);
         expectNothingLost(history, sent);

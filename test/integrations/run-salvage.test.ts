@@ -6,16 +6,18 @@
  */
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { toolCallRepair } from "../../src/integrations/setup-langchain";
 import { toolCallRepairNode } from "../../src/integrations/node";
+import { toolCallRepairHook } from "../../src/integrations/hook";
 import { repairMarkerOf } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human } from "../support/builders";
 import { openAIModel, startOpenAIStub, type RunningStub } from "../support/stubs";
 import { sentToolResults } from "./support/abort-sweep";
-import { buildAgent, firstCallIds, startStubbedModel, storedThread, threadConfig, ToolBench } from "./support/checkpoint-scenarios";
+import { buildAgent, firstCallIds, startStubbedModel, storedThread, threadConfig, ToolBench, until } from "./support/checkpoint-scenarios";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
 
 const cleanups: (() => unknown)[] = [];
@@ -88,5 +90,50 @@ describe("without a checkpointer in the run's config", () => {
     const node = toolCallRepairNode();
     const update = (await node({ messages: [human("q"), aiWithCalls("c1"), human("next")] }, { configurable: { thread_id: "t" } })) as { messages: BaseMessage[] };
     expect(repairMarkerOf(update.messages.find((m) => ToolMessage.isInstance(m)))).toMatchObject({ toolRun: "outcome_unknown" });
+  });
+});
+
+describe("open calls that stay open in state (the hook without persist, no wrapper)", () => {
+  it("each later turn still sends the salvaged result, and reads the saver no more than the turn before", async () => {
+    const stub = await startOpenAIStub({
+      script: (_request, callIndex) =>
+        callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "a" } }, { name: "slow_lookup", args: { q: "b" } }] } : { text: "ok" },
+    });
+    cleanups.push(() => stub.close());
+    const bench = new ToolBench();
+    const saver = new MemorySaver();
+    let reads = 0;
+    const getTuple = saver.getTuple.bind(saver);
+    saver.getTuple = (config) => {
+      reads++;
+      return getTuple(config);
+    };
+    const preModelHook = toolCallRepairHook();
+    const agent = createReactAgent({ llm: openAIModel(stub), tools: bench.all, version: "v2", preModelHook, checkpointer: saver });
+    const controller = new AbortController();
+    bench.holdSlow = true;
+    const slowStarted = bench.nextSlowStart();
+    const input = { messages: [new HumanMessage("look both up")] };
+    const first = agent.invoke(input, { ...threadConfig("t"), signal: controller.signal }).catch(() => undefined);
+    await slowStarted;
+    const pending = async () => (await getTuple(threadConfig("t")))?.pendingWrites ?? [];
+    const lookupStored = async () => (await pending()).some(([, channel]) => channel === "messages");
+    await until(lookupStored, "the lookup's write");
+    controller.abort();
+    await first;
+    bench.holdSlow = false;
+    const [lookupId] = firstCallIds(await storedThread(saver, "t"));
+
+    // The open calls stay in state: the hook finds their results again before every model call of every turn.
+    const readsPerTurn: number[] = [];
+    for (let turn = 0; turn < 5; turn++) {
+      const before = reads;
+      await agent.invoke({ messages: [new HumanMessage(`question ${turn}`)] }, threadConfig("t"));
+      readsPerTurn.push(reads - before);
+      expect(sentToolResults("openai", stub.requests.at(-1)).get(lookupId)).toBe("lookup result for a");
+    }
+    expect(stub.rejections).toEqual([]);
+    // Walking back to the aborted step at each model call cost a read more per step since: a thread's life, quadratic.
+    expect(new Set(readsPerTurn.slice(1)).size).toBe(1);
   });
 });

@@ -57,8 +57,9 @@ export const responseItemsPass: RepairPass = {
         if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
         continue;
       }
-      const seen = new Set(seenBefore);
-      const isRepeat = (id: string): boolean => seen.has(id) || (seen.add(id), false);
+      // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
+      const own = new Set<string>();
+      const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
       const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
       out[index] = message;
       ctx.derive(m, message);
