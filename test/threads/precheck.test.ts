@@ -82,7 +82,7 @@ describe("the pre-check against the engine", () => {
     await fc.assert(
       fc.asyncProperty(planArb, dressArb, providerArb, async (plan, dress, provider) => {
         const [type, data] = await serde.dumpsTyped(storedHistory(plan, dress));
-        const pre = cleanStoredThread({ checkpointId: "c", type, data, holds: "messages", writtenAt: TS }, "messages");
+        const pre = cleanStoredThread({ checkpointId: "c", type, data, holds: "messages", writtenAt: TS }, "messages", provider);
         if (!pre) return;
         clean++;
         const tuple = { config: {}, checkpoint: { ts: TS, channel_values: { messages: await serde.loadsTyped(type, data) } } };
