@@ -7,8 +7,9 @@
  * threads in primary-key order (thread, namespace): each thread's latest checkpoint id and the serialized
  * bytes its messages are in (PostgreSQL: the messages channel's blob, as `bytea`; SQLite: the checkpoint).
  * The pre-check (precheck.ts) reads those bytes as the saver's serializer would before reviving them; a
- * thread it finds clean is reported from that, any other is read again with the saver's own `getTuple`, so
- * what the engine judges is what the saver revives. Any other saver is read through `list({})`, keeping the
+ * thread it finds clean is reported from that, any other is revived from the same bytes by the saver's own
+ * serializer (scan.ts `pageTuple`; `getTuple` when they do not revive), so what the engine judges is what the
+ * saver revives. Any other saver is read through `list({})`, keeping the
  * first tuple of each thread and namespace (savers list newest first), with a set of the keys seen so far.
  *
  * A shard (`{ index, count }`) is the threads whose id hashes to `index` (from 1) of `count`: the first 32 bits
