@@ -287,7 +287,7 @@ export async function runThreadsBench(): Promise<string[]> {
   lines.push(`Latest checkpoints of real createAgent threads (20 messages; 1 in ${BROKEN_EVERY} broken by an aborted run and a new`);
   lines.push("message), copied in bulk SQL under N thread ids. Floor: every thread's latest checkpoint and messages read in SQL");
   lines.push("pages of 1,000 and revived by the saver's serializer, one process. Scan: one process, the default options (the");
-  lines.push("pre-check passes the clean threads without reviving them; the broken ones are read with getTuple and judged).");
+  lines.push("pre-check passes the clean threads without reviving them; the others are revived from the page's bytes and judged).");
   lines.push("Memory above the start of the scan: live heap = highest heap after a forced GC (every 2,500 threads), what the");
   lines.push("scan keeps; peak RSS sampled every 250 threads. One run; the machine is shared, so read the ratios.");
   lines.push("");

@@ -4,7 +4,8 @@
  *
  * It is NOT a second judge. It recognises one narrow shape, the one agents store most of the time
  * (createAgent / createReactAgent with a chat model that answers in text or `tool_calls`), whose every
- * message is clean for every provider's rules, and calls everything else suspicious: a suspicious thread is
+ * message is clean for every provider's rules but Gemini's steps (those it checks for the provider judged
+ * for), and calls everything else suspicious: a suspicious thread is
  * revived by the saver and judged by the engine as before. A clean verdict must therefore always be one the
  * engine would give; test/threads/precheck.test.ts checks that on generated stored threads.
  *
@@ -15,11 +16,14 @@
  * - a call has an object `args`, an id every provider accepts, used once in the thread; results answer the
  *   calls of the assistant message right before them, each once; `additional_kwargs.tool_calls`, when
  *   present, mirrors `tool_calls` id for id; no `invalid_tool_calls`, no Responses `output`;
- * - contents are strings, not blank (an assistant's may be empty when it makes calls).
+ * - contents are strings, not blank (an assistant's may be empty when it makes calls);
+ * - for a provider with one call per step (Gemini, G3), one call a message; with signed calls (G6), none in the
+ *   current turn (after the last human message): this shape never carries a signature.
  * Anything the serializer would revive differently (an `lc` record where a value is expected) is outside it.
  */
 import { isAcceptedId, profileFor } from "../engine";
 import { isBlankText } from "../messages/inspect";
+import type { Provider } from "../types";
 
 /** Fields of parsed JSON, read without checks (each read is checked by its use). */
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, each read checked by its use
@@ -90,8 +94,11 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
  * The number of messages when `value` (a messages channel as parsed from the saver's JSON, not revived) has
  * the clean shape above; undefined when it is suspicious (anything else).
  */
-export function cleanMessageCount(value: unknown): number | undefined {
+export function cleanMessageCount(value: unknown, provider: Provider = "strict"): number | undefined {
   if (!Array.isArray(value)) return undefined;
+  const { oneCallPerStep, signedCalls } = profileFor(provider, "request");
+  /** An assistant message after the last human one made calls (unsigned: this shape has no signatures). */
+  let callsThisTurn = false;
   const seen = new Set<string>();
   /** Calls of the current exchange still waiting for their result. */
   let waiting = new Set<string>();
@@ -104,10 +111,12 @@ export function cleanMessageCount(value: unknown): number | undefined {
       if (last === "human" || last === "tool" || waiting.size > 0) return undefined;
       if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
       last = "human";
+      callsThisTurn = false;
     } else if (kind === "AIMessage") {
       if (last === "none" || last === "ai" || waiting.size > 0) return undefined;
       const ids = assistantCalls(kwargs, seen);
-      if (!ids) return undefined;
+      if (!ids || (oneCallPerStep && ids.length > 1)) return undefined;
+      callsThisTurn ||= ids.length > 0;
       waiting = new Set(ids);
       last = "ai";
     } else if (kind === "ToolMessage") {
@@ -119,7 +128,7 @@ export function cleanMessageCount(value: unknown): number | undefined {
     } else return undefined;
   }
   // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
-  return waiting.size === 0 ? value.length : undefined;
+  return waiting.size === 0 && !(signedCalls && callsThisTurn) ? value.length : undefined;
 }
 
 /** A thread's latest checkpoint as stored (see source.ts): its messages still serialized. */
@@ -148,7 +157,7 @@ const decoder = new TextDecoder();
  * (`JSON.parse` of the UTF-8 text), its messages judged by {@link cleanMessageCount}. Undefined (suspicious)
  * for another serializer type, bytes that do not parse, or a checkpoint without a string `ts`.
  */
-export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string): CleanThread | undefined {
+export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string, provider: Provider = "strict"): CleanThread | undefined {
   if (stored.type !== "json" || stored.data === null || stored.data === undefined) return undefined;
   let parsed: unknown;
   try {
@@ -161,6 +170,6 @@ export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string)
   if (typeof writtenAt !== "string") return undefined;
   const values = checkpoint?.channel_values;
   const messages = stored.holds === "checkpoint" ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed;
-  const messageCount = cleanMessageCount(messages);
+  const messageCount = cleanMessageCount(messages, provider);
   return messageCount === undefined ? undefined : { checkpointId: stored.checkpointId, writtenAt, messageCount };
 }

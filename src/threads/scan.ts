@@ -11,7 +11,7 @@ import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
 import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
-import type { CleanThread } from "./precheck";
+import type { CleanThread, StoredCheckpoint } from "./precheck";
 
 /**
  * - `broken`: structural problems (a call without its result, a result without its call or out of place,
@@ -222,6 +222,28 @@ export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem):
   return item.tuple ?? saver.getTuple({ configurable: { thread_id: item.key.threadId, checkpoint_ns: item.key.namespace } });
 }
 
+/**
+ * The latest tuple of a thread the pre-check could not call clean, revived from the page's bytes by the saver's
+ * serializer as far as judging needs (its id, `ts` and messages), without reading the thread again. Undefined
+ * when those bytes do not revive to a list of messages with a `ts`: that thread is read with `getTuple`, so
+ * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
+ */
+export async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, messagesKey: string): Promise<CheckpointTuple | undefined> {
+  if (stored.type === null || stored.data === null) return undefined;
+  let value: unknown;
+  try {
+    value = await saver.serde.loadsTyped(stored.type, stored.data);
+  } catch {
+    return undefined;
+  }
+  const checkpoint = stored.holds === "checkpoint" ? (value as { ts?: unknown; channel_values?: Record<string, unknown> } | null) : undefined;
+  const ts = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
+  const messages = stored.holds === "checkpoint" ? checkpoint?.channel_values?.[messagesKey] : value;
+  if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return undefined;
+  const configurable = { checkpoint_id: stored.checkpointId };
+  return { config: { configurable }, checkpoint: { ts, channel_values: { [messagesKey]: messages } } } as unknown as CheckpointTuple;
+}
+
 /** True when the latest checkpoint is older than `since` (kept when it has no time). */
 export function olderThan(tuple: CheckpointTuple | undefined, since: Date | undefined): boolean {
   if (!since || typeof tuple?.checkpoint?.ts !== "string") return false;
@@ -236,8 +258,8 @@ export async function* readThreads<R>(
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
-  const { threads: ids, since, shard, messagesKey } = options;
-  const threads = await threadSourceFor(saver, { threads: ids, since, shard, messagesKey });
+  const { threads: ids, since, shard, messagesKey, provider } = options;
+  const threads = await threadSourceFor(saver, { threads: ids, since, shard, messagesKey, provider });
   const stopped = () => stop() || options.signal?.aborted === true;
   for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped)) if (result !== undefined) yield result;
 }
@@ -259,7 +281,7 @@ async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanO
     if (item.clean) return cleanOlderThan(item.clean, resolved.since) ? undefined : cleanReport(item.key, item.clean);
     let tuple: CheckpointTuple | undefined;
     try {
-      tuple = await latestTuple(saver, item);
+      tuple = (item.stored && (await pageTuple(saver, item.stored, resolved.messagesKey))) || (await latestTuple(saver, item));
     } catch (error) {
       return unreadable(item.key, error);
     }

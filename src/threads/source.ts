@@ -7,8 +7,9 @@
  * threads in primary-key order (thread, namespace): each thread's latest checkpoint id and the serialized
  * bytes its messages are in (PostgreSQL: the messages channel's blob, as `bytea`; SQLite: the checkpoint).
  * The pre-check (precheck.ts) reads those bytes as the saver's serializer would before reviving them; a
- * thread it finds clean is reported from that, any other is read again with the saver's own `getTuple`, so
- * what the engine judges is what the saver revives. Any other saver is read through `list({})`, keeping the
+ * thread it finds clean is reported from that, any other is revived from the same bytes by the saver's own
+ * serializer (scan.ts `pageTuple`; `getTuple` when they do not revive), so what the engine judges is what the
+ * saver revives. Any other saver is read through `list({})`, keeping the
  * first tuple of each thread and namespace (savers list newest first), with a set of the keys seen so far.
  *
  * A shard (`{ index, count }`) is the threads whose id hashes to `index` (from 1) of `count`: the first 32 bits
@@ -18,6 +19,7 @@
 import { createHash } from "node:crypto";
 import { JsonPlusSerializer, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { readingInput } from "../errors";
+import type { Provider } from "../types";
 import type { Dict } from "../values";
 import { cleanStoredThread, type CleanThread, type StoredCheckpoint } from "./precheck";
 
@@ -35,6 +37,8 @@ export interface ThreadItem {
   error?: unknown;
   /** The pre-check found the latest checkpoint's messages clean: nothing to revive. */
   clean?: CleanThread;
+  /** The page's bytes of a thread the pre-check could not call clean (saver's JSON serializer only): revived from them. */
+  stored?: StoredCheckpoint;
 }
 
 /** Threads whose id hashes to `index` (1 to `count`) of `count` shards. */
@@ -52,6 +56,8 @@ export interface ThreadSelection {
   shard?: Shard;
   /** The state key of the messages: with it, SQLite and PostgreSQL threads are pre-checked as they are read. */
   messagesKey?: string;
+  /** Whose rules the pre-check's clean verdict must hold for. Default `"strict"`. */
+  provider?: Provider;
 }
 
 export interface ThreadSource {
@@ -93,9 +99,11 @@ const keyOfRow = (row: Dict): ThreadKey => ({ threadId: String(row.thread_id), n
  * The item for a stored thread: pre-checked when the saver's serializer is the JSON one the pre-check reads
  * (a subclass or another serializer may decode the same bytes differently: those threads are all revived).
  */
-function itemOf(stored: StoredThread, messagesKey: string | undefined, precheck: boolean): ThreadItem {
-  const clean = precheck && messagesKey !== undefined ? cleanStoredThread(stored, messagesKey) : undefined;
-  return clean ? { key: stored.key, clean } : { key: stored.key };
+function itemOf(stored: StoredThread, { messagesKey, provider }: ThreadSelection, precheck: boolean): ThreadItem {
+  if (!precheck || messagesKey === undefined) return { key: stored.key };
+  const clean = cleanStoredThread(stored, messagesKey, provider);
+  const { key, ...checkpoint } = stored;
+  return clean ? { key, clean } : { key, stored: checkpoint };
 }
 
 const readsJson = (saver: BaseCheckpointSaver) => Object.getPrototypeOf(saver.serde) === JsonPlusSerializer.prototype;
@@ -183,7 +191,7 @@ function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: 
       }
       let rows = firstPage.all(params({})) as Dict[];
       for (;;) {
-        for (const row of rows) yield itemOf(toStored(row), selection.messagesKey, precheck);
+        for (const row of rows) yield itemOf(toStored(row), selection, precheck);
         if (rows.length < PAGE_SIZE) return;
         const last = rows[rows.length - 1];
         rows = nextPage.all(params({ thread: last.thread_id, ns: last.checkpoint_ns })) as Dict[];
@@ -284,7 +292,7 @@ function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection
       for (;;) {
         const next = rows.length < PAGE_SIZE ? undefined : page(rows[rows.length - 1]);
         next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
-        for (const row of rows) yield itemOf(toStored(row), selection.messagesKey, precheck);
+        for (const row of rows) yield itemOf(toStored(row), selection, precheck);
         if (!next) return;
         ({ rows } = await next);
       }
