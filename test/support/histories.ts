@@ -273,9 +273,14 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       h.splice(c.to % (h.length + 1), 0, m);
       return;
     }
-    case "insertHuman":
-      h.splice(c.at % (h.length + 1), 0, new HumanMessage({ content: `steering message ${serial}`, id: `steer${serial}` }));
+    case "insertHuman": {
+      let at = c.at % (h.length + 1);
+      // Not right after a cut stream's message: a user message after an assistant text inside a tool loop reads as
+      // a new turn, which the engine cannot tell from a steer (left to recovery: docs/provider-rules.md, the open tool loop).
+      if (at > 0 && String(h[at - 1].id).startsWith("cut")) at--;
+      h.splice(at, 0, new HumanMessage({ content: `steering message ${serial}`, id: `steer${serial}` }));
       return;
+    }
     case "orphanResult":
       h.splice(c.at % (h.length + 1), 0, new ToolMessage({ content: `stray output ${serial}`, tool_call_id: `gone_${serial}`, id: `stray${serial}` }));
       return;
