@@ -20,16 +20,27 @@ function checkpointWith(messages: unknown[], n: number): Checkpoint {
 }
 
 /** A run's config: LangGraph hands the saver the run's signal, which the wrapper keys its thread order on. */
-const configOf = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" }, signal: new AbortController().signal });
+const configOf = (thread: string) => ({
+  configurable: { thread_id: thread, checkpoint_ns: "" },
+  signal: new AbortController().signal,
+});
 
 export async function runPostgresCheckpointerBench(): Promise<string[]> {
   const lines = ["## Checkpointer wrapper against PostgreSQL, clean thread of 1,000 messages"];
   const unavailable = await postgresUnavailable();
   if (unavailable) return [...lines, `Skipped: ${unavailable}.`];
-  lines.push("One PostgresSaver, bare and wrapped, timed interleaved in the same rounds (medians of 11 rounds of 3 calls), with");
-  lines.push("the bare saver a second time as a control: its ratio to the first is the noise of the server and the machine.");
-  lines.push("put writes a new checkpoint whose messages channel changed (the whole list is serialized and stored each time).");
-  lines.push("The wrapper's own work on a clean thread is one walk over the messages (see the table above), and its thread order's");
+  lines.push(
+    "One PostgresSaver, bare and wrapped, timed interleaved in the same rounds (medians of 11 rounds of 3 calls), with",
+  );
+  lines.push(
+    "the bare saver a second time as a control: its ratio to the first is the noise of the server and the machine.",
+  );
+  lines.push(
+    "put writes a new checkpoint whose messages channel changed (the whole list is serialized and stored each time).",
+  );
+  lines.push(
+    "The wrapper's own work on a clean thread is one walk over the messages (see the table above), and its thread order's",
+  );
   lines.push("bookkeeping (every call carries a live abort signal, as a run's do).");
   lines.push("");
   lines.push("| tool results | operation | bare | wrapped | ratio | bare again (control) | control ratio |");
@@ -40,15 +51,20 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
     const wrapped: BaseCheckpointSaver = withToolCallRepair(handle.saver);
     const row = (sizes: string, operation: string, [b, w, c]: { nsPerCall: number }[]) =>
       `| ${sizes} | ${operation} | ${fmt(b.nsPerCall)} | ${fmt(w.nsPerCall)} | ` +
-        `${(w.nsPerCall / b.nsPerCall).toFixed(3)}x | ${fmt(c.nsPerCall)} | ` +
-        `${(c.nsPerCall / b.nsPerCall).toFixed(3)}x |`;
+      `${(w.nsPerCall / b.nsPerCall).toFixed(3)}x | ${fmt(c.nsPerCall)} | ` +
+      `${(c.nsPerCall / b.nsPerCall).toFixed(3)}x |`;
     for (const [sizes, messages] of [
       ["100 B", cleanHistory(1_000, () => 100)],
       ["100 B to 10 KB", cleanHistory(1_000, (i) => [100, 1_000, 10_000][i % 3])],
     ] as const) {
       const seeded = { source: "loop" as const, step: 1, parents: {} };
-      const seed = (saver: BaseCheckpointSaver, thread: string) => saver.put(configOf(thread), checkpointWith(messages, 1), seeded, { messages: 1 });
-      const [bareRead, wrappedRead, controlRead] = [await seed(bare, `read-${sizes}`), await seed(wrapped, `read-${sizes}-w`), await seed(bare, `read-${sizes}-c`)];
+      const seed = (saver: BaseCheckpointSaver, thread: string) =>
+        saver.put(configOf(thread), checkpointWith(messages, 1), seeded, { messages: 1 });
+      const [bareRead, wrappedRead, controlRead] = [
+        await seed(bare, `read-${sizes}`),
+        await seed(wrapped, `read-${sizes}-w`),
+        await seed(bare, `read-${sizes}-c`),
+      ];
       const reads = await compareAsync(
         [
           { name: "bare", fn: () => bare.getTuple(bareRead) },
@@ -66,7 +82,9 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
         return async () => {
           const version = n++;
           const metadata = { source: "loop" as const, step: version, parents: {} };
-          const stored = await saver.put({ ...parent, signal: run }, checkpointWith(messages, version), metadata, { messages: version });
+          const stored = await saver.put({ ...parent, signal: run }, checkpointWith(messages, version), metadata, {
+            messages: version,
+          });
           parent = stored as typeof parent;
           return parent;
         };

@@ -29,7 +29,12 @@ const RUN = { signal: new AbortController().signal };
 
 async function seed(saver: BaseCheckpointSaver, thread: string, messages: unknown[]) {
   const first = { configurable: { thread_id: thread, checkpoint_ns: "" } };
-  const config = await saver.put(first, checkpointWith(messages, 1), { source: "loop", step: 1, parents: {} }, { messages: 1 });
+  const config = await saver.put(
+    first,
+    checkpointWith(messages, 1),
+    { source: "loop", step: 1, parents: {} },
+    { messages: 1 },
+  );
   return { ...config, ...RUN };
 }
 
@@ -38,7 +43,9 @@ const storedCheck = createRepairer({ level: "structural", trailing: "keep" });
 
 export async function runCheckpointerBench(): Promise<string[]> {
   const lines = ["## Checkpointer wrapper on a clean thread of 1,000 messages"];
-  lines.push("The wrapper's own work on a clean thread is one walk over its messages (last column, timed alone), and its");
+  lines.push(
+    "The wrapper's own work on a clean thread is one walk over its messages (last column, timed alone), and its",
+  );
   lines.push("thread order's bookkeeping (every call carries a live abort signal, as a run's do);");
   lines.push("bare and wrapped are timed side by side, so their ratio also carries the machine's noise.");
   lines.push("");
@@ -48,49 +55,55 @@ export async function runCheckpointerBench(): Promise<string[]> {
     ["100 B", cleanHistory(1_000, () => 100)],
     ["100 B to 100 KB", cleanHistory(1_000)],
   ] as const)
-  for (const [name, make] of [
-    ["MemorySaver", () => new MemorySaver()],
-    ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
-  ] as const) {
-    const bare = make();
-    const wrapped = withToolCallRepair(make());
-    const bareConfig = await seed(bare, "t", messages);
-    const wrappedConfig = await seed(wrapped, "t", messages);
-    const [getBare, getWrapped] = await compareAsync(
-      [
-        { name: "bare", fn: () => bare.getTuple(bareConfig) },
-        { name: "wrapped", fn: () => wrapped.getTuple(wrappedConfig) },
-      ],
-      { rounds: 15, iterations: 5 },
-    );
-    const stored = (await bare.getTuple(bareConfig))!.checkpoint.channel_values.messages as unknown[];
-    const other = (await bare.getTuple(bareConfig))!.checkpoint.channel_values.messages as unknown[];
-    let flip = false;
-    // Two deserialized copies alternate, so every walk is a first check, as after each read.
-    const [walk] = compare([{ name: "walk", fn: () => storedCheck.isClean((flip = !flip) ? stored : other) }]);
-    lines.push(`| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ` +
-      `${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x | ${fmt(walk.nsPerCall)} ` +
-      `(${((100 * walk.nsPerCall) / getBare.nsPerCall).toFixed(2)}%) |`);
-    let n = 2;
-    // Each write names the previous one as its parent, as a run's writes do.
-    const put = (saver: BaseCheckpointSaver, thread: string) => {
-      let parent: RunnableConfig = { configurable: { thread_id: thread, checkpoint_ns: "" } };
-      return async () => {
-        const version = n++;
-        const metadata = { source: "loop" as const, step: n, parents: {} };
-        return (parent = await saver.put({ ...parent, ...RUN }, checkpointWith(messages, version), metadata, { messages: n }));
+    for (const [name, make] of [
+      ["MemorySaver", () => new MemorySaver()],
+      ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
+    ] as const) {
+      const bare = make();
+      const wrapped = withToolCallRepair(make());
+      const bareConfig = await seed(bare, "t", messages);
+      const wrappedConfig = await seed(wrapped, "t", messages);
+      const [getBare, getWrapped] = await compareAsync(
+        [
+          { name: "bare", fn: () => bare.getTuple(bareConfig) },
+          { name: "wrapped", fn: () => wrapped.getTuple(wrappedConfig) },
+        ],
+        { rounds: 15, iterations: 5 },
+      );
+      const stored = (await bare.getTuple(bareConfig))!.checkpoint.channel_values.messages as unknown[];
+      const other = (await bare.getTuple(bareConfig))!.checkpoint.channel_values.messages as unknown[];
+      let flip = false;
+      // Two deserialized copies alternate, so every walk is a first check, as after each read.
+      const [walk] = compare([{ name: "walk", fn: () => storedCheck.isClean((flip = !flip) ? stored : other) }]);
+      lines.push(
+        `| ${name} | ${sizes} | getTuple | ${fmt(getBare.nsPerCall)} | ${fmt(getWrapped.nsPerCall)} | ` +
+          `${(getWrapped.nsPerCall / getBare.nsPerCall).toFixed(3)}x | ${fmt(walk.nsPerCall)} ` +
+          `(${((100 * walk.nsPerCall) / getBare.nsPerCall).toFixed(2)}%) |`,
+      );
+      let n = 2;
+      // Each write names the previous one as its parent, as a run's writes do.
+      const put = (saver: BaseCheckpointSaver, thread: string) => {
+        let parent: RunnableConfig = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+        return async () => {
+          const version = n++;
+          const metadata = { source: "loop" as const, step: n, parents: {} };
+          return (parent = await saver.put({ ...parent, ...RUN }, checkpointWith(messages, version), metadata, {
+            messages: n,
+          }));
+        };
       };
-    };
-    const [putBare, putWrapped] = await compareAsync(
-      [
-        { name: "bare", fn: put(bare, "p") },
-        { name: "wrapped", fn: put(wrapped, "p2") },
-      ],
-      { rounds: 15, iterations: 5 },
-    );
-    lines.push(`| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ` +
-      `${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x | same walk |`);
-  }
+      const [putBare, putWrapped] = await compareAsync(
+        [
+          { name: "bare", fn: put(bare, "p") },
+          { name: "wrapped", fn: put(wrapped, "p2") },
+        ],
+        { rounds: 15, iterations: 5 },
+      );
+      lines.push(
+        `| ${name} | ${sizes} | put | ${fmt(putBare.nsPerCall)} | ${fmt(putWrapped.nsPerCall)} | ` +
+          `${(putWrapped.nsPerCall / putBare.nsPerCall).toFixed(3)}x | same walk |`,
+      );
+    }
 
   lines.push("");
   lines.push(...(await threadOrderLines()));
@@ -113,11 +126,15 @@ export async function runCheckpointerBench(): Promise<string[]> {
   const floor = heapPerCall(() => 0);
   const perCall = heapPerCall(() => node(state as never, config as never));
   const [t] = compare([{ name: "node", fn: () => node(state as never, config as never) }]);
-  lines.push(`| per call | returns | heap growth per call${gc ? "" : " (run without --expose-gc: not comparable)"} | same for an empty function |`);
+  lines.push(
+    `| per call | returns | heap growth per call${gc ? "" : " (run without --expose-gc: not comparable)"} | same for an empty function |`,
+  );
   lines.push("|---:|---|---:|---:|");
-  lines.push(`| ${fmt(t.nsPerCall)} | ` +
-    `${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ` +
-    `${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`);
+  lines.push(
+    `| ${fmt(t.nsPerCall)} | ` +
+      `${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ` +
+      `${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`,
+  );
   return lines;
 }
 
@@ -163,4 +180,3 @@ async function threadOrderLines(): Promise<string[]> {
     `| ${fmt(alone.nsPerCall)} | ${fmt(read.nsPerCall)} | ${fmt(write.nsPerCall)} | ${fmt(waited.nsPerCall)} |`,
   ];
 }
-

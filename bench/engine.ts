@@ -36,7 +36,8 @@ export function bareLoop(messages: readonly BaseMessage[]): number {
         if (block.id || block.toolUse) ids++;
       }
     const meta = m.response_metadata as Dict | undefined;
-    if (meta && Array.isArray(meta.output)) for (let k = 0; k < meta.output.length; k++) if ((meta.output[k] as Dict).call_id) ids++;
+    if (meta && Array.isArray(meta.output))
+      for (let k = 0; k < meta.output.length; k++) if ((meta.output[k] as Dict).call_id) ids++;
     if (m.tool_call_id) ids++;
   }
   return ids;
@@ -46,7 +47,13 @@ export function bareLoop(messages: readonly BaseMessage[]): number {
 function sharedIdHistory(n: number): BaseMessage[] {
   const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" })];
   for (let i = 0; i < n; i++) {
-    h.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id: "call_0", name: "lookup", args: { i }, type: "tool_call" }] }));
+    h.push(
+      new AIMessage({
+        content: "",
+        id: `a${i}`,
+        tool_calls: [{ id: "call_0", name: "lookup", args: { i }, type: "tool_call" }],
+      }),
+    );
     h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: "call_0", id: `t${i}` }));
   }
   return h;
@@ -54,9 +61,18 @@ function sharedIdHistory(n: number): BaseMessage[] {
 
 /** One assistant message with `n` parallel calls, their results, then a new question (one result missing when `broken`). */
 function fanOutHistory(n: number, broken: boolean): BaseMessage[] {
-  const calls = Array.from({ length: n }, (_, i) => ({ id: `call_${i}`, name: "lookup", args: { i }, type: "tool_call" as const }));
-  const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" }), new AIMessage({ content: "", id: "a", tool_calls: calls })];
-  for (let i = broken ? 1 : 0; i < n; i++) h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, id: `t${i}` }));
+  const calls = Array.from({ length: n }, (_, i) => ({
+    id: `call_${i}`,
+    name: "lookup",
+    args: { i },
+    type: "tool_call" as const,
+  }));
+  const h: BaseMessage[] = [
+    new HumanMessage({ content: "go", id: "h" }),
+    new AIMessage({ content: "", id: "a", tool_calls: calls }),
+  ];
+  for (let i = broken ? 1 : 0; i < n; i++)
+    h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, id: `t${i}` }));
   h.push(new AIMessage({ content: "done", id: "final" }));
   return h;
 }
@@ -84,7 +100,9 @@ function craftedIds(count: number): string[] {
 function distinctCallsHistory(ids: string[]): BaseMessage[] {
   const h: BaseMessage[] = [new HumanMessage({ content: "go", id: "h" })];
   ids.forEach((id, i) => {
-    h.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id, name: "lookup", args: {}, type: "tool_call" }] }));
+    h.push(
+      new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id, name: "lookup", args: {}, type: "tool_call" }] }),
+    );
     h.push(new ToolMessage({ content: "r", tool_call_id: id, id: `t${i}` }));
   });
   return h;
@@ -94,9 +112,13 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 export function runEngineBench(): string[] {
   const lines: string[] = [];
-  lines.push("## Engine: the clean path's first walk and the broken path, against a bare loop over every call-id location");
+  lines.push(
+    "## Engine: the clean path's first walk and the broken path, against a bare loop over every call-id location",
+  );
   lines.push("");
-  lines.push("Nothing is remembered between checks: two different histories alternate. Broken: about 5% of the messages are in a problem.");
+  lines.push(
+    "Nothing is remembered between checks: two different histories alternate. Broken: about 5% of the messages are in a problem.",
+  );
   lines.push("");
   lines.push("| messages | bare loop | clean check | ratio | broken: repair | ratio | same array when clean |");
   lines.push("|---:|---:|---:|---:|---:|---:|:---:|");
@@ -123,38 +145,76 @@ export function runEngineBench(): string[] {
   lines.push("## Engine: the clean path against tool result size (1,000 messages)");
   lines.push("| results of | clean check | ratio to 100 B |");
   lines.push("|---:|---:|---:|");
-  const bySize = [100, 10_000, 100_000].map((bytes) => ({ bytes, h: [cleanHistory(1_000, () => bytes), cleanHistory(1_000, () => bytes)] }));
+  const bySize = [100, 10_000, 100_000].map((bytes) => ({
+    bytes,
+    h: [cleanHistory(1_000, () => bytes), cleanHistory(1_000, () => bytes)],
+  }));
   let turn = 0;
-  const timings = compare(bySize.map(({ bytes, h }) => ({ name: String(bytes), fn: () => repairer.isClean(h[turn++ & 1]) })));
-  timings.forEach((t, i) => lines.push(`| ${bySize[i].bytes.toLocaleString("en")} B | ${fmt(t.nsPerCall)} | ${ratio(t.nsPerCall, timings[0].nsPerCall)} |`));
+  const timings = compare(
+    bySize.map(({ bytes, h }) => ({ name: String(bytes), fn: () => repairer.isClean(h[turn++ & 1]) })),
+  );
+  timings.forEach((t, i) =>
+    lines.push(
+      `| ${bySize[i].bytes.toLocaleString("en")} B | ${fmt(t.nsPerCall)} | ${ratio(t.nsPerCall, timings[0].nsPerCall)} |`,
+    ),
+  );
 
   lines.push("");
   lines.push("## Engine: linear where a quadratic blow-up would hide (each size 10x the one before)");
   lines.push("| case | size | repairToolCalls | growth for 10x |");
   lines.push("|---|---:|---:|---:|");
-  const growth = (name: string, sizes: number[], build: (n: number) => BaseMessage[], run: (h: BaseMessage[]) => unknown) => {
+  const growth = (
+    name: string,
+    sizes: number[],
+    build: (n: number) => BaseMessage[],
+    run: (h: BaseMessage[]) => unknown,
+  ) => {
     const histories = sizes.map(build);
-    const t = compare(histories.map((h, i) => ({ name: String(sizes[i]), fn: () => run(h) })), { rounds: 5, targetMs: 50 });
-    t.forEach((x, i) => lines.push(`| ${name} | ${sizes[i].toLocaleString("en")} | ${fmt(x.nsPerCall)} | ${i === 0 ? "" : ratio(x.nsPerCall, t[i - 1].nsPerCall)} |`));
+    const t = compare(
+      histories.map((h, i) => ({ name: String(sizes[i]), fn: () => run(h) })),
+      { rounds: 5, targetMs: 50 },
+    );
+    t.forEach((x, i) =>
+      lines.push(
+        `| ${name} | ${sizes[i].toLocaleString("en")} | ${fmt(x.nsPerCall)} | ${i === 0 ? "" : ratio(x.nsPerCall, t[i - 1].nsPerCall)} |`,
+      ),
+    );
   };
-  growth("calls sharing one id (every call renamed, with its result)", [1_000, 10_000], sharedIdHistory, (h) => repairToolCalls(h));
-  growth("parallel calls in one message, clean check", [10_000, 100_000], (n) => fanOutHistory(n, false), (h) => repairer.isClean(h));
-  growth("parallel calls in one message, one result missing: repair", [10_000, 100_000], (n) => fanOutHistory(n, true), (h) => repairToolCalls(h));
+  growth("calls sharing one id (every call renamed, with its result)", [1_000, 10_000], sharedIdHistory, (h) =>
+    repairToolCalls(h),
+  );
+  growth(
+    "parallel calls in one message, clean check",
+    [10_000, 100_000],
+    (n) => fanOutHistory(n, false),
+    (h) => repairer.isClean(h),
+  );
+  growth(
+    "parallel calls in one message, one result missing: repair",
+    [10_000, 100_000],
+    (n) => fanOutHistory(n, true),
+    (h) => repairToolCalls(h),
+  );
 
   lines.push("");
   lines.push("## Engine: ids crafted to collide in a hash, against ordinary ids (32,768 calls, clean check)");
-  lines.push("The clean walk keeps ids in an open-addressing table whose hash mixes in a random seed per " +
-    "process, so ids built offline to collide in a hash (here: the unseeded one it used before) " +
-    "collide in no table this package uses.");
+  lines.push(
+    "The clean walk keeps ids in an open-addressing table whose hash mixes in a random seed per " +
+      "process, so ids built offline to collide in a hash (here: the unseeded one it used before) " +
+      "collide in no table this package uses.",
+  );
   lines.push("");
   lines.push("| ids | clean check | ratio to ordinary |");
   lines.push("|---|---:|---:|");
   const crafted = distinctCallsHistory(craftedIds(32_768));
   const ordinary = distinctCallsHistory(Array.from({ length: 32_768 }, (_, i) => `call_${(i * 7919).toString(36)}`));
-  const [o, c] = compare([
-    { name: "ordinary", fn: () => repairer.isClean(ordinary) },
-    { name: "crafted", fn: () => repairer.isClean(crafted) },
-  ], { rounds: 9 });
+  const [o, c] = compare(
+    [
+      { name: "ordinary", fn: () => repairer.isClean(ordinary) },
+      { name: "crafted", fn: () => repairer.isClean(crafted) },
+    ],
+    { rounds: 9 },
+  );
   lines.push(`| ordinary | ${fmt(o.nsPerCall)} | 1.00x |`);
   lines.push(`| crafted (one bucket of the old hash) | ${fmt(c.nsPerCall)} | ${ratio(c.nsPerCall, o.nsPerCall)} |`);
   return lines;

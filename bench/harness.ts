@@ -44,7 +44,10 @@ export function compare(candidates: Candidate[], { rounds = 15, targetMs = 20 } 
   return candidates.map((c, i) => ({ name: c.name, nsPerCall: median(samples[i]) }));
 }
 
-export async function compareAsync(candidates: { name: string; fn: () => Promise<unknown> }[], { rounds = 15, iterations = 50 } = {}): Promise<Timing[]> {
+export async function compareAsync(
+  candidates: { name: string; fn: () => Promise<unknown> }[],
+  { rounds = 15, iterations = 50 } = {},
+): Promise<Timing[]> {
   for (const c of candidates) for (let i = 0; i < 5; i++) sink = await c.fn();
   const samples = candidates.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
@@ -64,7 +67,8 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-export const fmt = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`);
+export const fmt = (ns: number) =>
+  ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`;
 
 export function keepAlive(): unknown {
   return sink;

@@ -8,7 +8,10 @@ const payload = (bytes: number) => {
 };
 
 /** About `size` messages: user, assistant with 2 calls, 2 results, final answer; repeated. */
-export function cleanHistory(size: number, resultBytes: (i: number) => number = (i) => [100, 1_000, 10_000, 100_000][i % 4]): BaseMessage[] {
+export function cleanHistory(
+  size: number,
+  resultBytes: (i: number) => number = (i) => [100, 1_000, 10_000, 100_000][i % 4],
+): BaseMessage[] {
   const out: BaseMessage[] = [new SystemMessage({ content: "You are an agent.", id: "sys" })];
   for (let t = 0; out.length < size; t++) {
     out.push(new HumanMessage({ content: `question ${t}`, id: `h${t}` }));
@@ -18,10 +21,14 @@ export function cleanHistory(size: number, resultBytes: (i: number) => number = 
         id: `ai${t}`,
         content: "",
         tool_calls: ids.map((id) => ({ id, name: "search", args: { q: id }, type: "tool_call" as const })),
-        additional_kwargs: { tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "search", arguments: "{}" } })) },
+        additional_kwargs: {
+          tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "search", arguments: "{}" } })),
+        },
       }),
     );
-    ids.forEach((id, k) => out.push(new ToolMessage({ content: payload(resultBytes(t * 2 + k)), tool_call_id: id, id: `t_${id}` })));
+    ids.forEach((id, k) =>
+      out.push(new ToolMessage({ content: payload(resultBytes(t * 2 + k)), tool_call_id: id, id: `t_${id}` })),
+    );
     out.push(new AIMessage({ id: `final${t}`, content: `answer ${t}`, tool_calls: [] }));
   }
   return out.slice(0, size);
@@ -34,7 +41,8 @@ export function brokenHistory(size: number): BaseMessage[] {
   for (let p = 0; p < problems; p++) {
     const at = 1 + Math.floor(((p + 0.5) / problems) * (h.length - 2));
     switch (p % 4) {
-      case 0: { // an aborted tool: drop a result
+      case 0: {
+        // an aborted tool: drop a result
         const i = h.findIndex((m, k) => k >= at && ToolMessage.isInstance(m));
         if (i > 0) h.splice(i, 1);
         break;
@@ -45,7 +53,8 @@ export function brokenHistory(size: number): BaseMessage[] {
       case 2: // a stray result after a trim
         h.splice(at, 0, new ToolMessage({ content: "stray", tool_call_id: `gone_${p}`, id: `stray${p}` }));
         break;
-      case 3: { // a duplicated result
+      case 3: {
+        // a duplicated result
         const i = h.findIndex((m, k) => k >= at && ToolMessage.isInstance(m));
         if (i > 0) h.splice(i, 0, h[i]);
         break;

@@ -19,7 +19,9 @@ const sections: (() => string[] | Promise<string[]>)[] = [
 
 // `npm run bench -- checkpointer postgres`: only the sections whose function name holds one of the words.
 const only = process.argv.slice(2).map((word) => word.toLowerCase());
-const chosen = sections.filter((section) => only.length === 0 || only.some((word) => section.name.toLowerCase().includes(word)));
+const chosen = sections.filter(
+  (section) => only.length === 0 || only.some((word) => section.name.toLowerCase().includes(word)),
+);
 
 console.log(`# langgraph-tool-repair benchmarks (node ${process.version}, ${new Date().toISOString().slice(0, 10)})\n`);
 for (const section of chosen) {

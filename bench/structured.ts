@@ -34,14 +34,18 @@ export async function runStructuredBench(): Promise<string[]> {
       texts.map((text, i) => ({ name: String(SIZES[i]), fn: () => answerCandidates(text) })),
       { rounds: 7, targetMs: 10 },
     );
-    lines.push(`| answerCandidates: ${input.name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
+    lines.push(
+      `| answerCandidates: ${input.name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`,
+    );
   }
   const prose = SIZES.map((size) => INPUTS[4].make(size));
   const parsed = await compareAsync(
     prose.map((text, i) => ({ name: String(SIZES[i]), fn: () => parseStructuredAnswer(text, weather) })),
     { rounds: 7, iterations: 10 },
   );
-  lines.push(`| parseStructuredAnswer: prose, then a value | ${parsed.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(parsed)} |`);
+  lines.push(
+    `| parseStructuredAnswer: prose, then a value | ${parsed.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(parsed)} |`,
+  );
   return lines;
 }
 

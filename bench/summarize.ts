@@ -18,7 +18,9 @@ const smallResults = () => 200;
 
 /** ai(c0) ai(c1) r(c0) ai(c2) r(c1) ...: each result answers the call two messages back. */
 function chain(size: number): BaseMessage[] {
-  const out: BaseMessage[] = [new AIMessage({ content: "", tool_calls: [{ id: "c0", name: "f", args: {}, type: "tool_call" }] })];
+  const out: BaseMessage[] = [
+    new AIMessage({ content: "", tool_calls: [{ id: "c0", name: "f", args: {}, type: "tool_call" }] }),
+  ];
   for (let k = 1; out.length < size; k++)
     out.push(
       new AIMessage({ content: "", tool_calls: [{ id: `c${k}`, name: "f", args: {}, type: "tool_call" }] }),
@@ -41,9 +43,16 @@ export async function runSummarizeBench(): Promise<string[]> {
   lines.push(`| operation | ${SIZES.map((s) => `${s.toLocaleString("en")} messages`).join(" | ")} | ratios |`);
   lines.push(`|---|${SIZES.map(() => "---:").join("|")}|---:|`);
   const histories = SIZES.map((size) => cleanHistory(size, smallResults));
-  const row = (name: string, timings: Timing[]) => lines.push(`| ${name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
+  const row = (name: string, timings: Timing[]) =>
+    lines.push(`| ${name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
   const sync = (name: string, fn: (h: BaseMessage[], i: number) => unknown) =>
-    row(name, compare(histories.map((h, i) => ({ name: String(SIZES[i]), fn: () => fn(h, i) })), { rounds: 5, targetMs: 20 }));
+    row(
+      name,
+      compare(
+        histories.map((h, i) => ({ name: String(SIZES[i]), fn: () => fn(h, i) })),
+        { rounds: 5, targetMs: 20 },
+      ),
+    );
 
   sync("findSafeSummarizationBoundary, keepLast 20", (h) => findSafeSummarizationBoundary(h, { keepLast: 20 }));
   sync("findSafeSummarizationBoundary, maxTokens 2,000 (approximateTokenCounter)", (h) =>
@@ -53,12 +62,18 @@ export async function runSummarizeBench(): Promise<string[]> {
   const chains = SIZES.map(chain);
   row(
     "safeWindow on a chain of split exchanges",
-    compare(chains.map((h, i) => ({ name: String(SIZES[i]), fn: () => safeWindow(h, { start: 0, end: h.length - 1 }) })), { rounds: 5, targetMs: 20 }),
+    compare(
+      chains.map((h, i) => ({ name: String(SIZES[i]), fn: () => safeWindow(h, { start: 0, end: h.length - 1 }) })),
+      { rounds: 5, targetMs: 20 },
+    ),
   );
   const trimOptions = { maxTokens: 2_000, tokenCounter: approximateTokenCounter, strategy: "last" as const };
   row(
     "trimMessagesSafely, last 2,000 tokens",
-    await compareAsync(histories.map((h, i) => ({ name: String(SIZES[i]), fn: () => trimMessagesSafely(h, trimOptions) })), { rounds: 5, iterations: 2 }),
+    await compareAsync(
+      histories.map((h, i) => ({ name: String(SIZES[i]), fn: () => trimMessagesSafely(h, trimOptions) })),
+      { rounds: 5, iterations: 2 },
+    ),
   );
 
   // core drops one message per count (quadratic): 10,000 messages take about a minute a call, so it is shown
@@ -71,8 +86,12 @@ export async function runSummarizeBench(): Promise<string[]> {
   lines.push(`|---|${coreSizes.map(() => "---:").join("|")}|---:|`);
   const small = coreSizes.map((size) => cleanHistory(size, smallResults));
   const timing = (fn: (h: BaseMessage[]) => Promise<unknown>) =>
-    compareAsync(small.map((h, i) => ({ name: String(coreSizes[i]), fn: () => fn(h) })), { rounds: 3, iterations: 1 });
-  const coreRow = (name: string, timings: Timing[]) => lines.push(`| ${name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
+    compareAsync(
+      small.map((h, i) => ({ name: String(coreSizes[i]), fn: () => fn(h) })),
+      { rounds: 3, iterations: 1 },
+    );
+  const coreRow = (name: string, timings: Timing[]) =>
+    lines.push(`| ${name} | ${timings.map((t) => fmt(t.nsPerCall)).join(" | ")} | ${ratios(timings)} |`);
   coreRow("core trimMessages", await timing((h) => trimMessages(h, trimOptions)));
   coreRow("trimMessagesSafely", await timing((h) => trimMessagesSafely(h, trimOptions)));
   return lines;

@@ -28,7 +28,14 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import pg from "pg";
 import { scanThreads, type ThreadScanOptions } from "../src/threads/scan";
 import { dropSchema, POSTGRES_URL, postgresUnavailable, uniqueSchema } from "../test/support/services";
-import { buildSeedAgent, say, SeedTools, seedThreads, startSeedModel, threadConfig } from "../test/threads/support/seed";
+import {
+  buildSeedAgent,
+  say,
+  SeedTools,
+  seedThreads,
+  startSeedModel,
+  threadConfig,
+} from "../test/threads/support/seed";
 
 /** LGTR_BENCH_THREAD_SIZES=1000,10000 runs fewer sizes. */
 const SIZES = process.env.LGTR_BENCH_THREAD_SIZES?.split(",").map(Number) ?? [1_000, 10_000, 100_000];
@@ -60,14 +67,20 @@ function seedSqlite(saver: SqliteSaver, count: number): void {
   const db = saver.db;
   const seq = `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ${count})`;
   const latest = `(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ${templateOf("n")} AND checkpoint_ns = '')`;
-  db.exec(`${seq} INSERT INTO checkpoints SELECT printf('bench-%07d', n), c.checkpoint_ns, c.checkpoint_id, ` +
-    `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
-    FROM seq JOIN checkpoints c ON c.thread_id = ${templateOf("n")} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`);
-  db.exec(`${seq} INSERT INTO writes SELECT printf('bench-%07d', n), w.checkpoint_ns, w.checkpoint_id, ` +
-    `w.task_id, w.idx, w.channel, w.type, w.value
-    FROM seq JOIN writes w ON w.thread_id = ${templateOf("n")} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`);
-  db.exec("DELETE FROM checkpoints WHERE thread_id IN ('template-clean', 'broken-send-1'); DELETE FROM " +
-    "writes WHERE thread_id IN ('template-clean', 'broken-send-1')");
+  db.exec(
+    `${seq} INSERT INTO checkpoints SELECT printf('bench-%07d', n), c.checkpoint_ns, c.checkpoint_id, ` +
+      `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
+    FROM seq JOIN checkpoints c ON c.thread_id = ${templateOf("n")} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`,
+  );
+  db.exec(
+    `${seq} INSERT INTO writes SELECT printf('bench-%07d', n), w.checkpoint_ns, w.checkpoint_id, ` +
+      `w.task_id, w.idx, w.channel, w.type, w.value
+    FROM seq JOIN writes w ON w.thread_id = ${templateOf("n")} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`,
+  );
+  db.exec(
+    "DELETE FROM checkpoints WHERE thread_id IN ('template-clean', 'broken-send-1'); DELETE FROM " +
+      "writes WHERE thread_id IN ('template-clean', 'broken-send-1')",
+  );
 }
 
 async function seedPostgres(client: pg.Client, schema: string, count: number): Promise<void> {
@@ -75,20 +88,26 @@ async function seedPostgres(client: pg.Client, schema: string, count: number): P
   const template = templateOf("g.n");
   const latest = `(SELECT MAX(checkpoint_id) FROM ${s}.checkpoints WHERE thread_id = ${template} AND checkpoint_ns = '')`;
   const name = "'bench-' || lpad(g.n::text, 7, '0')";
-  await client.query(`INSERT INTO ${s}.checkpoints SELECT ${name}, c.checkpoint_ns, c.checkpoint_id, ` +
-    `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
+  await client.query(
+    `INSERT INTO ${s}.checkpoints SELECT ${name}, c.checkpoint_ns, c.checkpoint_id, ` +
+      `c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata
     FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoints c ` +
-    `ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`);
-  await client.query(`INSERT INTO ${s}.checkpoint_blobs SELECT ${name}, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
+      `ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}`,
+  );
+  await client.query(
+    `INSERT INTO ${s}.checkpoint_blobs SELECT ${name}, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
     FROM generate_series(1, ${count}) AS g(n)
     JOIN ${s}.checkpoints c ON c.thread_id = ${template} AND c.checkpoint_ns = '' AND c.checkpoint_id = ${latest}
     JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version) ON true
     JOIN ${s}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' ` +
-    `AND b.channel = v.channel AND b.version = v.version`);
-  await client.query(`INSERT INTO ${s}.checkpoint_writes SELECT ${name}, w.checkpoint_ns, w.checkpoint_id, ` +
-    `w.task_id, w.idx, w.channel, w.type, w.blob
+      `AND b.channel = v.channel AND b.version = v.version`,
+  );
+  await client.query(
+    `INSERT INTO ${s}.checkpoint_writes SELECT ${name}, w.checkpoint_ns, w.checkpoint_id, ` +
+      `w.task_id, w.idx, w.channel, w.type, w.blob
     FROM generate_series(1, ${count}) AS g(n) JOIN ${s}.checkpoint_writes w ` +
-    `ON w.thread_id = ${template} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`);
+      `ON w.thread_id = ${template} AND w.checkpoint_ns = '' AND w.checkpoint_id = ${latest}`,
+  );
   for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"])
     await client.query(`DELETE FROM ${s}.${table} WHERE thread_id IN ('template-clean', 'broken-send-1')`);
   await client.query(`ANALYZE ${s}.checkpoints; ANALYZE ${s}.checkpoint_blobs; ANALYZE ${s}.checkpoint_writes`);
@@ -153,9 +172,16 @@ async function floorSqlite(saver: SqliteSaver): Promise<number> {
   let threads = 0;
   let after = ["", ""];
   for (;;) {
-    const rows = page.all(...after) as { thread_id: string; checkpoint_ns: string; type: string; checkpoint: Uint8Array }[];
+    const rows = page.all(...after) as {
+      thread_id: string;
+      checkpoint_ns: string;
+      type: string;
+      checkpoint: Uint8Array;
+    }[];
     for (const row of rows) {
-      const checkpoint = (await saver.serde.loadsTyped(row.type, row.checkpoint)) as { channel_values: { messages: unknown[] } };
+      const checkpoint = (await saver.serde.loadsTyped(row.type, row.checkpoint)) as {
+        channel_values: { messages: unknown[] };
+      };
       if (checkpoint.channel_values.messages.length > 0) threads++;
     }
     if (rows.length < FLOOR_PAGE) return threads;
@@ -176,7 +202,10 @@ async function floorPostgres(saver: PostgresSaver, client: pg.Client, schema: st
   let threads = 0;
   let after = ["", ""];
   for (;;) {
-    const { rows } = await client.query<{ thread_id: string; checkpoint_ns: string; type: string; blob: Buffer }>(page, after);
+    const { rows } = await client.query<{ thread_id: string; checkpoint_ns: string; type: string; blob: Buffer }>(
+      page,
+      after,
+    );
     for (const row of rows) if (((await saver.serde.loadsTyped(row.type, row.blob)) as unknown[]).length > 0) threads++;
     if (rows.length < FLOOR_PAGE) return threads;
     after = [rows[rows.length - 1].thread_id, rows[rows.length - 1].checkpoint_ns];
@@ -198,9 +227,13 @@ type ShardRun = { threads: number; broken: number; seconds: number };
 
 async function scanInShards(kind: "sqlite" | "postgres", where: string, count: number): Promise<ShardRun> {
   const children = Array.from({ length: count }, (_, i) =>
-    spawn(process.execPath, ["--env-file=scripts/quiet.env", "--import", "tsx", "bench/scan-shard.ts", kind, where, `${i + 1}/${count}`], {
-      stdio: ["pipe", "pipe", "inherit"],
-    }),
+    spawn(
+      process.execPath,
+      ["--env-file=scripts/quiet.env", "--import", "tsx", "bench/scan-shard.ts", kind, where, `${i + 1}/${count}`],
+      {
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    ),
   );
   const lines = children.map((child) => {
     const out = createInterface({ input: child.stdout! });
@@ -210,10 +243,16 @@ async function scanInShards(kind: "sqlite" | "postgres", where: string, count: n
   for (const next of lines) if ((await next()) !== "ready") throw new Error("a shard process did not start");
   const began = performance.now();
   for (const child of children) child.stdin!.write("go\n");
-  const results = await Promise.all(lines.map(async (next) => JSON.parse(await next()) as { threads: number; broken: number }));
+  const results = await Promise.all(
+    lines.map(async (next) => JSON.parse(await next()) as { threads: number; broken: number }),
+  );
   const seconds = (performance.now() - began) / 1000;
   await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : undefined)));
-  return { threads: results.reduce((n, r) => n + r.threads, 0), broken: results.reduce((n, r) => n + r.broken, 0), seconds };
+  return {
+    threads: results.reduce((n, r) => n + r.threads, 0),
+    broken: results.reduce((n, r) => n + r.broken, 0),
+    seconds,
+  };
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -272,7 +311,12 @@ export async function runThreadsBench(): Promise<string[]> {
           await saver.setup();
           await makeTemplates(saver);
           await seedPostgres(client, schema, size);
-          results.push(await measureSize("PostgreSQL", saver, size, () => floorPostgres(saver, client, schema), ["postgres", schema]));
+          results.push(
+            await measureSize("PostgreSQL", saver, size, () => floorPostgres(saver, client, schema), [
+              "postgres",
+              schema,
+            ]),
+          );
         } finally {
           await client.end();
           await saver.end();
@@ -284,11 +328,21 @@ export async function runThreadsBench(): Promise<string[]> {
   }
 
   const lines = ["## Scanning a store of threads (scanThreads, the `scan` command) against reading it"];
-  lines.push(`Latest checkpoints of real createAgent threads (20 messages; 1 in ${BROKEN_EVERY} broken by an aborted run and a new`);
-  lines.push("message), copied in bulk SQL under N thread ids. Floor: every thread's latest checkpoint and messages read in SQL");
-  lines.push("pages of 1,000 and revived by the saver's serializer, one process. Scan: one process, the default options (the");
-  lines.push("pre-check passes the clean threads without reviving them; the others are revived from the page's bytes and judged).");
-  lines.push("Memory above the start of the scan: live heap = highest heap after a forced GC (every 2,500 threads), what the");
+  lines.push(
+    `Latest checkpoints of real createAgent threads (20 messages; 1 in ${BROKEN_EVERY} broken by an aborted run and a new`,
+  );
+  lines.push(
+    "message), copied in bulk SQL under N thread ids. Floor: every thread's latest checkpoint and messages read in SQL",
+  );
+  lines.push(
+    "pages of 1,000 and revived by the saver's serializer, one process. Scan: one process, the default options (the",
+  );
+  lines.push(
+    "pre-check passes the clean threads without reviving them; the others are revived from the page's bytes and judged).",
+  );
+  lines.push(
+    "Memory above the start of the scan: live heap = highest heap after a forced GC (every 2,500 threads), what the",
+  );
   lines.push("scan keeps; peak RSS sampled every 250 threads. One run; the machine is shared, so read the ratios.");
   lines.push("");
   lines.push("| store | threads | broken found | floor: read + revive | scan | scan / floor | live heap | peak RSS |");
@@ -297,18 +351,36 @@ export async function runThreadsBench(): Promise<string[]> {
     const scanRate = rate(scan.threads, scan.seconds);
     const floorCell = floor ? `${count(rate(floor.threads, floor.seconds))}/s` : "";
     const ratio = floor ? `${(scanRate / rate(floor.threads, floor.seconds)).toFixed(1)}x` : "";
-    const cells = [store, count(scan.threads), count(scan.broken), floorCell, `${count(scanRate)}/s`, ratio, mb(scan.liveHeap), mb(scan.peakRss)];
+    const cells = [
+      store,
+      count(scan.threads),
+      count(scan.broken),
+      floorCell,
+      `${count(scanRate)}/s`,
+      ratio,
+      mb(scan.liveHeap),
+      mb(scan.peakRss),
+    ];
     lines.push(`| ${cells.join(" | ")} |`);
   }
   if (skipped) lines.push(`| PostgreSQL | skipped: ${skipped} | | | | | | |`);
   lines.push("");
   const cores = availableParallelism();
-  lines.push(`## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${cores} cores)`);
+  lines.push(
+    `## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${cores} cores)`,
+  );
   lines.push("Timed from every process having opened the store to the last one done; threads/s over the whole store.");
   lines.push("");
-  const heads = [...SHARD_COUNTS.map((n) => `${n} shard${n > 1 ? "s" : ""}`), ...SHARD_COUNTS.slice(1).map((n) => `${n} vs 1`)];
+  const heads = [
+    ...SHARD_COUNTS.map((n) => `${n} shard${n > 1 ? "s" : ""}`),
+    ...SHARD_COUNTS.slice(1).map((n) => `${n} vs 1`),
+  ];
   lines.push(`| store | threads | ${heads.join(" | ")} |`);
-  lines.push(`|---|---:|${SHARD_COUNTS.map(() => "---:|").join("")}${SHARD_COUNTS.slice(1).map(() => "---:|").join("")}`);
+  lines.push(
+    `|---|---:|${SHARD_COUNTS.map(() => "---:|").join("")}${SHARD_COUNTS.slice(1)
+      .map(() => "---:|")
+      .join("")}`,
+  );
   for (const { store, shards } of results) {
     if (!shards) continue;
     const rates = shards.map((s) => rate(s.threads, s.seconds));
@@ -318,4 +390,5 @@ export async function runThreadsBench(): Promise<string[]> {
   return lines;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) console.log((await runThreadsBench()).join("\n"));
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  console.log((await runThreadsBench()).join("\n"));

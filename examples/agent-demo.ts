@@ -39,10 +39,13 @@ function agentScript(request: unknown) {
 
 function tools(abort: AbortController) {
   let flightsDone = false;
-  const searchFlights = tool(async () => {
-    flightsDone = true;
-    return "TP1351 08:05, 142 EUR";
-  }, { name: "search_flights", description: "Search flights", schema: z.object({ to: z.string() }) });
+  const searchFlights = tool(
+    async () => {
+      flightsDone = true;
+      return "TP1351 08:05, 142 EUR";
+    },
+    { name: "search_flights", description: "Search flights", schema: z.object({ to: z.string() }) },
+  );
   const searchHotels = tool(
     async (_input, config) => {
       // The user cancels while this search runs (after the flight search has returned).
@@ -56,7 +59,13 @@ function tools(abort: AbortController) {
   return [searchFlights, searchHotels];
 }
 
-async function runIncident(label: string, threadId: string, stub: RunningStub, saver: BaseCheckpointSaver, repaired: boolean): Promise<boolean> {
+async function runIncident(
+  label: string,
+  threadId: string,
+  stub: RunningStub,
+  saver: BaseCheckpointSaver,
+  repaired: boolean,
+): Promise<boolean> {
   const abort = new AbortController();
   const repair = toolCallRepair();
   const agent = createAgent({
@@ -68,7 +77,10 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
   const config = { configurable: { thread_id: threadId } };
   console.log(`\n${label}`);
   try {
-    await agent.invoke({ messages: [{ role: "user", content: "Flight to Lisbon and a hotel near Alfama, please." }] }, { ...config, signal: abort.signal });
+    await agent.invoke(
+      { messages: [{ role: "user", content: "Flight to Lisbon and a hotel near Alfama, please." }] },
+      { ...config, signal: abort.signal },
+    );
   } catch {
     console.log("  run 1: cancelled by the user while search_hotels was running (search_flights had finished)");
   }
@@ -88,34 +100,45 @@ async function runIncident(label: string, threadId: string, stub: RunningStub, s
       if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
     const ids = parseToolPairingError(error)?.toolCallIds ?? [];
     if (ids.length > 0)
-      printWrapped("    ", "the rejected ids are the calls of " +
-        `${ids.map((id) => names.get(id) ?? "an unknown tool").join(" and ")}: the finished flight ` +
-        "search's result was thrown away", 4);
+      printWrapped(
+        "    ",
+        "the rejected ids are the calls of " +
+          `${ids.map((id) => names.get(id) ?? "an unknown tool").join(" and ")}: the finished flight ` +
+          "search's result was thrown away",
+        4,
+      );
     return false;
   }
   const stored = (await agent.graph.getState(config)).values.messages as BaseMessage[];
   for (const m of stored) {
     if (ToolMessage.isInstance(m))
-      console.log(`    stored result for ${m.name}: ${isSyntheticResult(m) ? `placeholder (${repairMarkerOf(m)?.toolRun})` : `real: "${m.content}"`}`);
-    else if (AIMessage.isInstance(m) && m.tool_calls?.length) console.log(`    stored call message: ${m.tool_calls.map((c) => c.name).join(" + ")}`);
+      console.log(
+        `    stored result for ${m.name}: ${isSyntheticResult(m) ? `placeholder (${repairMarkerOf(m)?.toolRun})` : `real: "${m.content}"`}`,
+      );
+    else if (AIMessage.isInstance(m) && m.tool_calls?.length)
+      console.log(`    stored call message: ${m.tool_calls.map((c) => c.name).join(" + ")}`);
   }
   // Storage holds structural repairs only; Bedrock's own shaping (turn alternation) is done per request.
   const structural = findToolCallProblems(stored, { level: "structural", trailingIsProblem: false }).length;
-  console.log("    stored thread: " +
-    `${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's ` +
-    "turn shaping is added per request, never stored)");
+  console.log(
+    "    stored thread: " +
+      `${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's ` +
+      "turn shaping is added per request, never stored)",
+  );
   return structural === 0;
 }
 
 /** The text of each tool result a Converse request sends, labelled with the tool's name. */
 function sentToolResults(request: unknown, messages: BaseMessage[]): [string, string][] {
   const names = new Map<string, string>();
-  for (const m of messages) if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
+  for (const m of messages)
+    if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
   const sent: [string, string][] = [];
   for (const message of ((request as Dict | undefined)?.messages as Dict[] | undefined) ?? []) {
     for (const block of (message.content as Dict[] | undefined) ?? []) {
       const result = block.toolResult as { toolUseId: string; content: { text?: string }[] } | undefined;
-      if (result) sent.push([names.get(result.toolUseId) ?? result.toolUseId, result.content.map((c) => c.text ?? "").join("")]);
+      if (result)
+        sent.push([names.get(result.toolUseId) ?? result.toolUseId, result.content.map((c) => c.text ?? "").join("")]);
     }
   }
   return sent;
@@ -137,7 +160,13 @@ export async function agentDemo(): Promise<boolean> {
   const stub = await startBedrockStub({ script: agentScript });
   const plain = demoThreadsSaver();
   try {
-    const without = await runIncident("Without this package (SqliteSaver, no middleware), thread trip-without", "trip-without", stub, plain, false);
+    const without = await runIncident(
+      "Without this package (SqliteSaver, no middleware), thread trip-without",
+      "trip-without",
+      stub,
+      plain,
+      false,
+    );
     const withRepair = await runIncident(
       "With toolCallRepair(): its middleware in the agent, its checkpointer around the SqliteSaver, thread trip-with",
       "trip-with",

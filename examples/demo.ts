@@ -41,7 +41,12 @@ function incident(): BaseMessage[] {
       ],
     }),
     // The flight search finished; the hotel search was cancelled with the stream.
-    new ToolMessage({ id: "t1", tool_call_id: "tooluse_flights01", name: "search_flights", content: "TP1351 08:05, 142 EUR" }),
+    new ToolMessage({
+      id: "t1",
+      tool_call_id: "tooluse_flights01",
+      name: "search_flights",
+      content: "TP1351 08:05, 142 EUR",
+    }),
     // The user's next message went into the same thread as new input, not as a resume.
     new HumanMessage({ content: "Sorry, I cancelled that. Just the flight for now, please.", id: "u2" }),
   ];
@@ -49,7 +54,8 @@ function incident(): BaseMessage[] {
 
 function show(messages: BaseMessage[]): void {
   for (const [i, m] of messages.entries()) {
-    const calls = AIMessage.isInstance(m) && m.tool_calls?.length ? ` calls=[${m.tool_calls.map((c) => c.id).join(", ")}]` : "";
+    const calls =
+      AIMessage.isInstance(m) && m.tool_calls?.length ? ` calls=[${m.tool_calls.map((c) => c.id).join(", ")}]` : "";
     const answers = ToolMessage.isInstance(m) ? ` answers=${m.tool_call_id}` : "";
     const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
     printWrapped(`  ${String(i).padStart(2)} ${m.getType().padEnd(6)}${calls}${answers}  `, text, 12);
@@ -68,7 +74,10 @@ async function attempt(label: string, call: () => Promise<BaseMessage>): Promise
   }
 }
 
-async function sendEverywhere(history: BaseMessage[], stubs: { bedrock: RunningStub; openai: RunningStub; anthropic: RunningStub }) {
+async function sendEverywhere(
+  history: BaseMessage[],
+  stubs: { bedrock: RunningStub; openai: RunningStub; anthropic: RunningStub },
+) {
   // A real agent has its tools bound (ChatBedrockConverse only sends toolConfig then: Bedrock B3).
   const tools = ["search_flights", "search_hotels"].map((name) => ({
     type: "function" as const,
@@ -83,9 +92,13 @@ async function sendEverywhere(history: BaseMessage[], stubs: { bedrock: RunningS
 
 async function main(): Promise<void> {
   const stubs = {
-    bedrock: await startBedrockStub({ script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }) }),
+    bedrock: await startBedrockStub({
+      script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }),
+    }),
     openai: await startOpenAIStub({ script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }) }),
-    anthropic: await startAnthropicStub({ script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }) }),
+    anthropic: await startAnthropicStub({
+      script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }),
+    }),
   };
   try {
     const history = incident();
@@ -94,7 +107,11 @@ async function main(): Promise<void> {
 
     console.log(bold("\n2. findToolCallProblems(history): what is wrong, and which provider rules it breaks"));
     for (const p of findToolCallProblems(history))
-      printWrapped("  ", `[${p.kind}] message ${p.index}${p.toolCallId ? ` ${p.toolCallId}` : ""}: ${p.detail} (rules ${p.rules.join(", ")})`, 4);
+      printWrapped(
+        "  ",
+        `[${p.kind}] message ${p.index}${p.toolCallId ? ` ${p.toolCallId}` : ""}: ${p.detail} (rules ${p.rules.join(", ")})`,
+        4,
+      );
 
     console.log(bold("\n3. The real clients send it to the local provider stubs"));
     const before = await sendEverywhere(history, stubs);
@@ -102,7 +119,11 @@ async function main(): Promise<void> {
     console.log(bold("\n4. repairToolCalls(history): every repair is data"));
     const { messages, repairs } = repairToolCalls(history);
     for (const r of repairs)
-      printWrapped("  ", `${r.action} (${r.problem}) at input message ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`, 4);
+      printWrapped(
+        "  ",
+        `${r.action} (${r.problem}) at input message ${r.index}${r.toolCallId ? ` ${r.toolCallId}` : ""}: ${r.detail}`,
+        4,
+      );
     show(messages);
 
     console.log(bold("\n5. The same clients, the repaired thread"));
@@ -111,8 +132,10 @@ async function main(): Promise<void> {
     const clean = findToolCallProblems(messages).length === 0;
     const again = repairToolCalls(messages);
     console.log(bold("\n6. Checks"));
-    console.log(`  problems left: ${clean ? green("none") : red("some")}; repairing again: ` +
-      `${again.messages === messages && again.repairs.length === 0 ? green("same array, no repairs") : red("changed")}`);
+    console.log(
+      `  problems left: ${clean ? green("none") : red("some")}; repairing again: ` +
+        `${again.messages === messages && again.repairs.length === 0 ? green("same array, no repairs") : red("changed")}`,
+    );
 
     console.log(bold("\n7. The same incident inside an agent: createAgent, ChatBedrockConverse, threads in SQLite"));
     const agent = await agentDemo();
@@ -123,9 +146,13 @@ async function main(): Promise<void> {
         ? green("\nDemo passed: rejected before, accepted after, by all three providers and inside the agent.\n")
         : red("\nDemo FAILED.\n"),
     );
-    console.log(`The thread left broken without this package is kept in ${DEMO_THREADS_DB}. Scan and repair it offline:`);
-    console.log(`  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli ` +
-      `-- scan --sqlite ${DEMO_THREADS_DB})`);
+    console.log(
+      `The thread left broken without this package is kept in ${DEMO_THREADS_DB}. Scan and repair it offline:`,
+    );
+    console.log(
+      `  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli ` +
+        `-- scan --sqlite ${DEMO_THREADS_DB})`,
+    );
     console.log("See docs/cli.md.\n");
     process.exitCode = ok ? 0 : 1;
   } finally {

@@ -13,8 +13,22 @@ const fail = (msg) => {
 };
 
 const expected = {
-  "langgraph-tool-repair": ["repairToolCalls", "findToolCallProblems", "toolCallIdsOf", "validateBedrockConverse", "findSafeSummarizationBoundary", "isBedrockModel"],
-  "langgraph-tool-repair/langgraph": ["toolCallRepairNode", "toolCallRepairHook", "withToolCallRepair", "repairThread", "summarizationNode", "withPromptedStructuredOutput"],
+  "langgraph-tool-repair": [
+    "repairToolCalls",
+    "findToolCallProblems",
+    "toolCallIdsOf",
+    "validateBedrockConverse",
+    "findSafeSummarizationBoundary",
+    "isBedrockModel",
+  ],
+  "langgraph-tool-repair/langgraph": [
+    "toolCallRepairNode",
+    "toolCallRepairHook",
+    "withToolCallRepair",
+    "repairThread",
+    "summarizationNode",
+    "withPromptedStructuredOutput",
+  ],
   "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
   "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
 };
@@ -36,34 +50,52 @@ for (const file of readdirSync("dist").filter((f) => /\.(c?js)$/.test(f))) {
 for (const ext of ["js", "cjs"]) {
   const definedIn = new Map();
   for (const file of readdirSync("dist").filter((f) => f.endsWith(`.${ext}`))) {
-    for (const [, name] of readFileSync(`dist/${file}`, "utf8").matchAll(/^(?:export )?(?:var|let|const) (\w+) = class\b/gm)) {
+    for (const [, name] of readFileSync(`dist/${file}`, "utf8").matchAll(
+      /^(?:export )?(?:var|let|const) (\w+) = class\b/gm,
+    )) {
       if (definedIn.has(name)) fail(`class ${name} is defined in both dist/${definedIn.get(name)} and dist/${file}`);
       definedIn.set(name, file);
     }
   }
-  if (!definedIn.has("ToolCallRepairInputError")) fail(`no .${ext} file defines ToolCallRepairInputError (the class scan is broken)`);
+  if (!definedIn.has("ToolCallRepairInputError"))
+    fail(`no .${ext} file defines ToolCallRepairInputError (the class scan is broken)`);
 }
 
 // The same class object across entries, in both formats: an error from the /langgraph node and from the
 // /langchain middleware is an instance of the root entry's ToolCallRepairInputError.
-for (const [format, load] of [["ESM", (e) => import(e)], ["CJS", async (e) => require(e)]]) {
+for (const [format, load] of [
+  ["ESM", (e) => import(e)],
+  ["CJS", async (e) => require(e)],
+]) {
   const root = await load("langgraph-tool-repair");
   const langgraph = await load("langgraph-tool-repair/langgraph");
   const langchain = await load("langgraph-tool-repair/langchain");
   // Surfaces never fail the run: the error they could not repair reaches onError.
   let fromNode;
-  await langgraph.toolCallRepairNode({ provider: "openai", onError: (error) => (fromNode = error) })({ messages: [42] });
-  if (!(fromNode instanceof root.ToolCallRepairInputError)) fail(`${format}: an error from the /langgraph node is not an instance of the root entry's ToolCallRepairInputError`);
+  await langgraph.toolCallRepairNode({ provider: "openai", onError: (error) => (fromNode = error) })({
+    messages: [42],
+  });
+  if (!(fromNode instanceof root.ToolCallRepairInputError))
+    fail(
+      `${format}: an error from the /langgraph node is not an instance of the root entry's ToolCallRepairInputError`,
+    );
   let fromMiddleware;
-  const middleware = langchain.toolCallRepairMiddleware({ provider: "openai", onError: (error) => (fromMiddleware = error) });
+  const middleware = langchain.toolCallRepairMiddleware({
+    provider: "openai",
+    onError: (error) => (fromMiddleware = error),
+  });
   await middleware.beforeAgent({ messages: [42] });
-  if (!(fromMiddleware instanceof root.ToolCallRepairInputError)) fail(`${format}: an error from the /langchain middleware is not an instance of the root entry's ToolCallRepairInputError`);
+  if (!(fromMiddleware instanceof root.ToolCallRepairInputError))
+    fail(
+      `${format}: an error from the /langchain middleware is not an instance of the root entry's ToolCallRepairInputError`,
+    );
 }
 
 // The bin: package.json "bin" points at a built file that starts with a hashbang and answers --version.
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const bin = pkg.bin?.["langgraph-tool-repair"];
-if (!bin || !readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")) fail(`bin ${bin} is missing or has no hashbang`);
+if (!bin || !readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node"))
+  fail(`bin ${bin} is missing or has no hashbang`);
 const version = execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8" }).trim();
 if (version !== pkg.version) fail(`${bin} --version printed ${JSON.stringify(version)}, expected ${pkg.version}`);
 
@@ -71,9 +103,16 @@ const { repairToolCalls } = require("langgraph-tool-repair");
 const coreCjs = require("@langchain/core/messages");
 const coreEsm = await import("@langchain/core/messages");
 for (const core of [coreCjs, coreEsm]) {
-  const history = [new core.HumanMessage("hi"), new core.AIMessage({ content: "", tool_calls: [{ id: "a", name: "t", args: {} }] }), new core.HumanMessage("again")];
+  const history = [
+    new core.HumanMessage("hi"),
+    new core.AIMessage({ content: "", tool_calls: [{ id: "a", name: "t", args: {} }] }),
+    new core.HumanMessage("again"),
+  ];
   const { repairs } = repairToolCalls(history, { provider: "openai" });
-  if (repairs.length !== 1 || repairs[0].action !== "synthesized_result") fail("messages of one module format of core are not recognized");
+  if (repairs.length !== 1 || repairs[0].action !== "synthesized_result")
+    fail("messages of one module format of core are not recognized");
 }
-console.log("check-dist: ESM and CommonJS entry points load and share one copy of each class, peers are " +
-  "external, core messages of both formats are read");
+console.log(
+  "check-dist: ESM and CommonJS entry points load and share one copy of each class, peers are " +
+    "external, core messages of both formats are read",
+);

@@ -3,9 +3,13 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 const LIMIT = 140;
-const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "*.ts", "*.mts", "*.cts", "*.mjs", "*.js"], {
-  encoding: "utf8",
-})
+const files = execFileSync(
+  "git",
+  ["ls-files", "-co", "--exclude-standard", "*.ts", "*.mts", "*.cts", "*.mjs", "*.js"],
+  {
+    encoding: "utf8",
+  },
+)
   .split("\n")
   .filter(Boolean);
 const long = [];

@@ -24,15 +24,20 @@ if (mode !== "check" && mode !== "sync") {
   process.exit(2);
 }
 
-const docs = ["README.md", "CONTRIBUTING.md", ...readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
-  .filter((f) => {
-    try {
-      readFileSync(join(repo, f));
-      return true;
-    } catch {
-      return false;
-    }
-  });
+const docs = [
+  "README.md",
+  "CONTRIBUTING.md",
+  ...readdirSync(join(repo, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+].filter((f) => {
+  try {
+    readFileSync(join(repo, f));
+    return true;
+  } catch {
+    return false;
+  }
+});
 const snippetFiles = readdirSync(join(repo, SNIPPETS))
   .filter((f) => f.endsWith(".ts") && !f.startsWith("_"))
   .map((f) => `${SNIPPETS}/${f}`);
@@ -111,7 +116,8 @@ function checkShell(block) {
     // own subcommands are run by its tests (test/cli).
     const install = /^npm install langgraph-tool-repair\b/.test(command);
     const cli = /^npx langgraph-tool-repair (scan|repair|--help)\b/.test(command);
-    if (!known && !install && !cli) problem(`${block.file}:${block.line}`, `shell command "${command}" is neither run by .ci/run nor an npm script`);
+    if (!known && !install && !cli)
+      problem(`${block.file}:${block.line}`, `shell command "${command}" is neither run by .ci/run nor an npm script`);
   }
 }
 
@@ -132,7 +138,8 @@ function checkLinks(file, text) {
       problem(file, `link to ${target}: no such file`);
       continue;
     }
-    if (!shipped.some((f) => path === f || path.startsWith(`${f}/`))) problem(file, `link to ${target}: ${path} is not in the package's files`);
+    if (!shipped.some((f) => path === f || path.startsWith(`${f}/`)))
+      problem(file, `link to ${target}: ${path} is not in the package's files`);
   }
 }
 
@@ -153,7 +160,10 @@ for (const file of docs) {
       continue;
     }
     if (!block.marker) {
-      problem(where, `${block.lang || "untyped"} block without <!-- snippet: ${SNIPPETS}/NAME.ts --> (or snippet-output:) on the line above`);
+      problem(
+        where,
+        `${block.lang || "untyped"} block without <!-- snippet: ${SNIPPETS}/NAME.ts --> (or snippet-output:) on the line above`,
+      );
       continue;
     }
     const { path, output } = block.marker;
@@ -217,4 +227,6 @@ if (problems.length) {
   console.error(`snippets: ${problems.length} problem(s)`);
   process.exit(1);
 }
-console.log(`snippets: ${used.size} snippet files behind the code blocks of ${docs.map((d) => relative(".", d)).join(", ")}; all ran (${seconds} s)`);
+console.log(
+  `snippets: ${used.size} snippet files behind the code blocks of ${docs.map((d) => relative(".", d)).join(", ")}; all ran (${seconds} s)`,
+);

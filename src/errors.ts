@@ -20,15 +20,26 @@ export class ToolCallRepairInputError extends TypeError {
 
   /** The message at `index` cannot be read as a message. */
   static atMessage(index: number, detail: string, cause?: unknown): ToolCallRepairInputError {
-    if (!Number.isSafeInteger(index) || index < 0) throw expectedInput("ToolCallRepairInputError.atMessage", "index", "a message's index (a non-negative integer)", index);
-    if (typeof detail !== "string") throw expectedInput("ToolCallRepairInputError.atMessage", "detail", "a string", detail);
+    if (!Number.isSafeInteger(index) || index < 0)
+      throw expectedInput(
+        "ToolCallRepairInputError.atMessage",
+        "index",
+        "a message's index (a non-negative integer)",
+        index,
+      );
+    if (typeof detail !== "string")
+      throw expectedInput("ToolCallRepairInputError.atMessage", "detail", "a string", detail);
     return new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
   }
 
   /** True for this error, also when it comes from another copy of the package (any value in: never throws). */
   static isInstance(error: unknown): error is ToolCallRepairInputError {
     try {
-      return error instanceof Error && error.name === "ToolCallRepairInputError" && typeof (error as { argument?: unknown }).argument === "string";
+      return (
+        error instanceof Error &&
+        error.name === "ToolCallRepairInputError" &&
+        typeof (error as { argument?: unknown }).argument === "string"
+      );
     } catch {
       return false; // a proxy that refuses to be read is not this error
     }
@@ -54,7 +65,10 @@ export function readingInput<T>(fn: () => T, what: string, argument = "messages"
     return fn();
   } catch (error) {
     if (ToolCallRepairInputError.isInstance(error)) throw error;
-    throw new ToolCallRepairInputError(`${what}: ${argument} could not be read (${errorText(error)})`, { argument, cause: error });
+    throw new ToolCallRepairInputError(`${what}: ${argument} could not be read (${errorText(error)})`, {
+      argument,
+      cause: error,
+    });
   }
 }
 
@@ -72,8 +86,15 @@ export function describeInput(value: unknown): string {
 }
 
 /** The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`. */
-export function expectedInput(fn: string, argument: string, expected: string, value: unknown): ToolCallRepairInputError {
-  return new ToolCallRepairInputError(`${fn}: ${argument} is ${describeInput(value)}; expected ${expected}`, { argument });
+export function expectedInput(
+  fn: string,
+  argument: string,
+  expected: string,
+  value: unknown,
+): ToolCallRepairInputError {
+  return new ToolCallRepairInputError(`${fn}: ${argument} is ${describeInput(value)}; expected ${expected}`, {
+    argument,
+  });
 }
 
 /** Whether `value` is an array; a revoked proxy is not one (`Array.isArray` throws on it). */
@@ -86,7 +107,12 @@ export function isArrayInput(value: unknown): value is readonly unknown[] {
 }
 
 /** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */
-export function assertArray(value: unknown, what: string, argument = "messages", items = "messages"): asserts value is readonly unknown[] {
+export function assertArray(
+  value: unknown,
+  what: string,
+  argument = "messages",
+  items = "messages",
+): asserts value is readonly unknown[] {
   if (!isArrayInput(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
 }
 
@@ -124,9 +150,23 @@ export function ownInput(record: Record<string, unknown>, key: string, what: str
  * guard: anything else, a getter that throws or a revoked proxy, is a {@link ToolCallRepairInputError} naming
  * the function and the argument, with what is accepted (`expected`).
  */
-export function assertMethods(value: unknown, what: string, argument: string, expected: string, methods: readonly string[]): void {
-  if ((typeof value !== "object" && typeof value !== "function") || value === null) throw expectedInput(what, argument, expected, value);
-  const missing = readingInput(() => methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function"), what, argument);
+export function assertMethods(
+  value: unknown,
+  what: string,
+  argument: string,
+  expected: string,
+  methods: readonly string[],
+): void {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null)
+    throw expectedInput(what, argument, expected, value);
+  const missing = readingInput(
+    () => methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function"),
+    what,
+    argument,
+  );
   if (missing !== undefined)
-    throw new ToolCallRepairInputError(`${what}: ${argument} is ${describeInput(value)} without a ${missing} method; expected ${expected}`, { argument });
+    throw new ToolCallRepairInputError(
+      `${what}: ${argument} is ${describeInput(value)} without a ${missing} method; expected ${expected}`,
+      { argument },
+    );
 }

@@ -88,7 +88,13 @@ export {
   type Env,
 } from "./models/detect";
 export { formatInstructions, correctionMessage } from "./structured/instructions";
-export { outputFormatOf, isOutputFormat, type OutputFormat, type JsonSchema, type Validation } from "./structured/format";
+export {
+  outputFormatOf,
+  isOutputFormat,
+  type OutputFormat,
+  type JsonSchema,
+  type Validation,
+} from "./structured/format";
 export {
   parseStructuredAnswer,
   answerCandidates,

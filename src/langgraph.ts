@@ -4,7 +4,11 @@
  *
  * @module langgraph-tool-repair/langgraph
  */
-export { toolCallRepairKit, type ToolCallRepairKit, type ToolCallRepairKitOptions } from "./integrations/setup-langgraph";
+export {
+  toolCallRepairKit,
+  type ToolCallRepairKit,
+  type ToolCallRepairKitOptions,
+} from "./integrations/setup-langgraph";
 export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
 export {
   toolCallRepairNode,
@@ -19,8 +23,21 @@ export {
   type ToolCallRepairHookFunction,
 } from "./integrations/hook";
 export { withToolCallRepair, type CheckpointerRepairOptions } from "./integrations/checkpointer";
-export { repairThread, toolNodeName, type ThreadGraph, type RepairThreadOptions, type RepairThreadReport } from "./integrations/repair-thread";
-export { createStoredHealer, healStoredMessages, type StoredHealer, type StoredRepairOptions, type HealStoredOptions, type HealResult } from "./integrations/heal";
+export {
+  repairThread,
+  toolNodeName,
+  type ThreadGraph,
+  type RepairThreadOptions,
+  type RepairThreadReport,
+} from "./integrations/repair-thread";
+export {
+  createStoredHealer,
+  healStoredMessages,
+  type StoredHealer,
+  type StoredRepairOptions,
+  type HealStoredOptions,
+  type HealResult,
+} from "./integrations/heal";
 export { TOOL_CALL_REPAIR_EVENT, TOOL_CALL_REPAIR_ERROR_EVENT, type RepairReporting } from "./integrations/events";
 export {
   summarizationNode,

@@ -13,7 +13,12 @@ export {
   type ThreadReport,
   type ThreadStatus,
 } from "./threads/scan";
-export { repairThreads, type ThreadRepairOptions, type ThreadRepairReport, type ThreadRepairStatus } from "./threads/repair";
+export {
+  repairThreads,
+  type ThreadRepairOptions,
+  type ThreadRepairReport,
+  type ThreadRepairStatus,
+} from "./threads/repair";
 export {
   healStoredThread,
   awaitsResume,

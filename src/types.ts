@@ -7,7 +7,14 @@ import type { BaseMessage } from "@langchain/core/messages";
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
 
-export const PROVIDERS: readonly Provider[] = Object.freeze(["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"]);
+export const PROVIDERS: readonly Provider[] = Object.freeze([
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "bedrock",
+  "gemini",
+  "strict",
+]);
 
 /**
  * How far a repair goes.
@@ -159,7 +166,11 @@ export type ToolCallRepairAction =
  */
 export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
 
-export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze(["never_started", "outcome_unknown", "cancelled"]);
+export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze([
+  "never_started",
+  "outcome_unknown",
+  "cancelled",
+]);
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -234,7 +245,13 @@ export interface RepairOptions {
    * started, that its outcome is unknown (it may have had effects: check before calling it again), or that the user
    * cancelled it.
    */
-  syntheticResultText?: (call: { id: string; name?: string; reason: ToolCallProblemKind; note?: string; toolRun: ToolRunState }) => string;
+  syntheticResultText?: (call: {
+    id: string;
+    name?: string;
+    reason: ToolCallProblemKind;
+    note?: string;
+    toolRun: ToolRunState;
+  }) => string;
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;
 }

@@ -8,8 +8,8 @@
 export type Dict = Record<string, unknown>;
 
 /** A plain record (not null, not an array). */
-export const isDict = (value: unknown): value is Dict => typeof value === "object" && value !== null && !Array.isArray(value);
-
+export const isDict = (value: unknown): value is Dict =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * JSON text of `value`, or a stand-in where JSON cannot say it: a cycle becomes `"[Circular]"`, a BigInt
@@ -88,7 +88,8 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (typeof value !== "object") return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
+  if (typeof value !== "object")
+    return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
   try {
     const keys = Object.keys(value).slice(0, 6);
     return keys.length === 0 ? "an empty object" : `an object with keys {${keys.join(", ")}}`;

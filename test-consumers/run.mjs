@@ -33,7 +33,9 @@ function step(consumer, label, action) {
   const started = Date.now();
   try {
     const note = action();
-    console.log(`  ok    ${consumer} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)${note ? `: ${note}` : ""}`);
+    console.log(
+      `  ok    ${consumer} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)${note ? `: ${note}` : ""}`,
+    );
     return true;
   } catch (error) {
     failed++;
@@ -43,7 +45,12 @@ function step(consumer, label, action) {
 }
 
 try {
-  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", scratch], { cwd: repo, encoding: "utf8" }));
+  const packed = JSON.parse(
+    execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", scratch], {
+      cwd: repo,
+      encoding: "utf8",
+    }),
+  );
   const tarball = join(scratch, packed[0].filename);
   console.log(`test-consumers: ${packed[0].filename} (${packed[0].entryCount} files), consumers: ${names.join(", ")}`);
 
@@ -55,15 +62,26 @@ try {
     const withLangchain = !consumer.withoutLangchain;
     writeFileSync(
       join(dir, "package.json"),
-      JSON.stringify({ name: `consumer-${name}`, private: true, dependencies: { "langgraph-tool-repair": `file:${tarball}`, ...consumer.dependencies } }, null, 2),
+      JSON.stringify(
+        {
+          name: `consumer-${name}`,
+          private: true,
+          dependencies: { "langgraph-tool-repair": `file:${tarball}`, ...consumer.dependencies },
+        },
+        null,
+        2,
+      ),
     );
     const env = withLangchain ? {} : { CONSUMER_WITHOUT_LANGCHAIN: "1" };
 
     const installed = step(name, "npm install", () => {
       const log = run(dir, npm, ["install", "--no-audit", "--no-fund"]);
       if (/ERESOLVE|overriding peer dependency/.test(log)) throw new Error(`npm resolved a peer conflict:\n${log}`);
-      const versionOf = (pkg) => JSON.parse(readFileSync(join(dir, "node_modules", pkg, "package.json"), "utf8")).version;
-      return Object.keys(consumer.dependencies).map((pkg) => `${pkg}@${versionOf(pkg)}`).join(" ");
+      const versionOf = (pkg) =>
+        JSON.parse(readFileSync(join(dir, "node_modules", pkg, "package.json"), "utf8")).version;
+      return Object.keys(consumer.dependencies)
+        .map((pkg) => `${pkg}@${versionOf(pkg)}`)
+        .join(" ");
     });
     if (!installed) continue;
 
@@ -72,7 +90,13 @@ try {
     // typed.ts uses every entry, langchain included; without langchain, its langchain regions are left out.
     if (!withLangchain) {
       const typed = join(dir, "typed.ts");
-      writeFileSync(typed, readFileSync(typed, "utf8").replace(/^\s*\/\/ #region langchain\n[\s\S]*?^\s*\/\/ #endregion langchain\n/gm, ""));
+      writeFileSync(
+        typed,
+        readFileSync(typed, "utf8").replace(
+          /^\s*\/\/ #region langchain\n[\s\S]*?^\s*\/\/ #endregion langchain\n/gm,
+          "",
+        ),
+      );
     }
 
     mkdirSync(join(dir, "nodenext"));

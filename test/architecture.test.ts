@@ -44,7 +44,9 @@ const unitOf = (file: string) => relative(SRC, file).split("/")[0];
 function importsOf(file: string): { specifier: string; target?: string }[] {
   const text = readFileSync(file, "utf8");
   const found: { specifier: string; target?: string }[] = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"'`;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^"'`;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+  )) {
     const specifier = match[1] ?? match[2];
     if (!specifier.startsWith(".")) {
       found.push({ specifier });
@@ -91,7 +93,8 @@ describe("architecture", () => {
     for (const [file, imports] of graph) {
       if (unitOf(file) === "engine") continue;
       for (const { target } of imports)
-        if (target && unitOf(target) === "engine" && relative(SRC, target) !== "engine/index.ts") sideDoors.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+        if (target && unitOf(target) === "engine" && relative(SRC, target) !== "engine/index.ts")
+          sideDoors.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
     }
     expect(sideDoors).toEqual([]);
   });
@@ -121,7 +124,10 @@ describe("architecture", () => {
       reached.add(file);
       for (const { specifier, target } of graph.get(file) ?? []) {
         if (target) walk(target);
-        else packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]);
+        else
+          packages.add(
+            specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0],
+          );
       }
     };
     walk(join(SRC, "index.ts"));

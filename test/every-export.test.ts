@@ -44,13 +44,18 @@ const RAW_TYPE_ERROR = new RegExp(
   ].join("|"),
 );
 /** What a write to a frozen input throws in strict mode: the function tried to change its input. */
-const MUTATION = /read only property|object is not extensible|Cannot add property|Cannot delete property|Cannot redefine property|Cannot assign to/;
+const MUTATION =
+  /read only property|object is not extensible|Cannot add property|Cannot delete property|Cannot redefine property|Cannot assign to/;
 
 // --- hostile values -------------------------------------------------------------------------------------------
 
 const history = (): BaseMessage[] => [
   new HumanMessage({ content: "q", id: "h1" }),
-  new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "c1", name: "lookup", args: { q: 1 }, type: "tool_call" }] }),
+  new AIMessage({
+    content: "",
+    id: "a1",
+    tool_calls: [{ id: "c1", name: "lookup", args: { q: 1 }, type: "tool_call" }],
+  }),
   new ToolMessage({ content: "r", tool_call_id: "c1", id: "t1" }),
   new HumanMessage({ content: "again", id: "h2" }),
   new AIMessage({ content: "", id: "a2", tool_calls: [{ id: "c2", name: "lookup", args: {}, type: "tool_call" }] }),
@@ -73,7 +78,13 @@ const boom = (what: string) => () => {
 
 /** Every trap throws: get, has, key listing, descriptors, prototype. */
 const throwingProxy = (target: object = {}) =>
-  new Proxy(target, { get: boom("GET"), has: boom("HAS"), ownKeys: boom("KEYS"), getOwnPropertyDescriptor: boom("DESC"), getPrototypeOf: boom("PROTO") });
+  new Proxy(target, {
+    get: boom("GET"),
+    has: boom("HAS"),
+    ownKeys: boom("KEYS"),
+    getOwnPropertyDescriptor: boom("DESC"),
+    getPrototypeOf: boom("PROTO"),
+  });
 
 function revoked(target: object): object {
   const { proxy, revoke } = Proxy.revocable(target, {});
@@ -91,12 +102,25 @@ function cyclic(): Record<string, unknown> {
 
 /** A value that looks like the thing each argument takes (options, state, a message) with a getter that throws. */
 const throwingGetters = () =>
-  Object.defineProperties({}, Object.fromEntries(
-    ["messages", "provider", "content", "type", "jsonSchema", "invocationParams", "nodes", "getState", "list", "toolCallIds", "model", "env"].map((key) => [
-      key,
-      { enumerable: true, get: boom(`getter ${key}`) },
-    ]),
-  ));
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      [
+        "messages",
+        "provider",
+        "content",
+        "type",
+        "jsonSchema",
+        "invocationParams",
+        "nodes",
+        "getState",
+        "list",
+        "toolCallIds",
+        "model",
+        "env",
+      ].map((key) => [key, { enumerable: true, get: boom(`getter ${key}`) }]),
+    ),
+  );
 
 function throwingIndex(): BaseMessage[] {
   const list = history();
@@ -123,15 +147,32 @@ const HOSTILE: Hostile[] = [
   { label: "revoked object", make: () => revoked({}) },
   { label: "revoked array", make: () => revoked([]) },
   { label: "frozen history", make: () => deepFreeze(history()), frozen: true },
-  { label: "frozen options", make: () => deepFreeze({ provider: "openai", messages: history(), messagesKey: "messages" }), frozen: true },
+  {
+    label: "frozen options",
+    make: () => deepFreeze({ provider: "openai", messages: history(), messagesKey: "messages" }),
+    frozen: true,
+  },
   { label: "frozen state", make: () => deepFreeze({ messages: history() }), frozen: true },
   { label: "sparse array", make: () => [new HumanMessage("q"), , new AIMessage("a")] }, // eslint-disable-line no-sparse-arrays
   { label: "array of junk", make: () => [null, undefined, 42, "x", Symbol("s"), {}] },
   { label: "throwing index", make: throwingIndex },
-  { label: "__proto__ keys", make: () => JSON.parse('{"__proto__": {"provider": "openai", "messages": []}, "provider": "toString", "constructor": 1, "role": "__proto__"}') },
+  {
+    label: "__proto__ keys",
+    make: () =>
+      JSON.parse(
+        '{"__proto__": {"provider": "openai", "messages": []}, "provider": "toString", "constructor": 1, "role": "__proto__"}',
+      ),
+  },
   { label: "history", make: history },
   { label: "state", make: () => ({ messages: history() }) },
-  { label: "stored messages", make: () => [{ type: "human", data: {} }, { type: "ai", data: null }, { lc: 1, type: "constructor", id: ["x"], kwargs: 1 }] },
+  {
+    label: "stored messages",
+    make: () => [
+      { type: "human", data: {} },
+      { type: "ai", data: null },
+      { lc: 1, type: "constructor", id: ["x"], kwargs: 1 },
+    ],
+  },
 ];
 
 /** Plausible values for the other arguments, so that the hostile one is reached. */
@@ -146,7 +187,13 @@ const hostileArb = fc.constantFrom(...HOSTILE);
 /** Up to four arguments: one hostile at a chosen position, the others plausible or hostile too. */
 const argsArb = fc
   .integer({ min: 0, max: 3 })
-  .chain((at) => fc.tuple(fc.constant(at), hostileArb, fc.array(fc.oneof(fc.constantFrom(...PLAUSIBLE), hostileArb), { minLength: at, maxLength: 3 })))
+  .chain((at) =>
+    fc.tuple(
+      fc.constant(at),
+      hostileArb,
+      fc.array(fc.oneof(fc.constantFrom(...PLAUSIBLE), hostileArb), { minLength: at, maxLength: 3 }),
+    ),
+  )
   .map(([at, hostile, others]) => {
     const args = [...others];
     args.splice(at, 0, hostile);
@@ -157,8 +204,10 @@ const argsArb = fc
 
 /** A never-throwing, cycle-safe rendering of a value's own data: equal before and after unless it changed. */
 function fingerprint(value: unknown, seen = new Map<unknown, number>(), depth = 0): string {
-  if (typeof value === "string") return value.length > 200 ? `"${value.slice(0, 50)}…(${value.length})"` : JSON.stringify(value);
-  if (typeof value !== "object" && typeof value !== "function") return String(typeof value === "symbol" ? value.description : value);
+  if (typeof value === "string")
+    return value.length > 200 ? `"${value.slice(0, 50)}…(${value.length})"` : JSON.stringify(value);
+  if (typeof value !== "object" && typeof value !== "function")
+    return String(typeof value === "symbol" ? value.description : value);
   if (value === null) return "null";
   if (typeof value === "function") return "fn";
   if (seen.has(value)) return `#${seen.get(value)}`;
@@ -181,14 +230,22 @@ function fingerprint(value: unknown, seen = new Map<unknown, number>(), depth = 
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+  (typeof value === "object" || typeof value === "function") &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === "function";
 const isAsyncIterator = (value: unknown): value is AsyncIterator<unknown> =>
-  typeof value === "object" && value !== null && typeof (value as { next?: unknown }).next === "function" && Symbol.asyncIterator in value;
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { next?: unknown }).next === "function" &&
+  Symbol.asyncIterator in value;
 
 function withTimeout<T>(promise: PromiseLike<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HangError(`${what} did not settle within ${CALL_TIMEOUT_MS} ms`)), CALL_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new HangError(`${what} did not settle within ${CALL_TIMEOUT_MS} ms`)),
+      CALL_TIMEOUT_MS,
+    );
   });
   return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
 }
@@ -218,7 +275,8 @@ function fault(_name: string, error: unknown): string | undefined {
   if (error instanceof HangError) return error.message;
   const message = error instanceof Error ? error.message : undefined;
   if (error instanceof TypeError && MUTATION.test(message ?? "")) return `tried to change a frozen input: ${message}`;
-  if (!(error instanceof TypeError)) return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : `a non-error: ${String(error)}`}`;
+  if (!(error instanceof TypeError))
+    return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : `a non-error: ${String(error)}`}`;
   if (!message || message.trim() === "") return "threw a TypeError with an empty message";
   const ours = error.name === "ToolCallRepairInputError";
   if (!ours && RAW_TYPE_ERROR.test(message)) return `threw a raw TypeError: ${message}`;
@@ -227,9 +285,15 @@ function fault(_name: string, error: unknown): string | undefined {
 
 // --- the exports ----------------------------------------------------------------------------------------------
 
-const ENTRIES = { index: indexEntry, langgraph: langgraphEntry, langchain: langchainEntry, threads: threadsEntry } as Record<string, Record<string, unknown>>;
+const ENTRIES = {
+  index: indexEntry,
+  langgraph: langgraphEntry,
+  langchain: langchainEntry,
+  threads: threadsEntry,
+} as Record<string, Record<string, unknown>>;
 
-const isClass = (value: unknown) => typeof value === "function" && Function.prototype.toString.call(value).startsWith("class");
+const isClass = (value: unknown) =>
+  typeof value === "function" && Function.prototype.toString.call(value).startsWith("class");
 
 /** Every callable of the entries: functions, and the static methods of the exported classes. */
 function callables(): { name: string; entry: string; fn: (...args: unknown[]) => unknown }[] {
@@ -244,7 +308,11 @@ function callables(): { name: string; entry: string; fn: (...args: unknown[]) =>
       for (const key of Object.getOwnPropertyNames(value)) {
         const method = (value as unknown as Record<string, unknown>)[key];
         if (typeof method === "function" && !["length", "name", "prototype"].includes(key))
-          found.set(`${name}.${key}`, { name: `${name}.${key}`, entry, fn: (method as (...args: unknown[]) => unknown).bind(value) });
+          found.set(`${name}.${key}`, {
+            name: `${name}.${key}`,
+            entry,
+            fn: (method as (...args: unknown[]) => unknown).bind(value),
+          });
       }
     }
   }
@@ -271,40 +339,57 @@ const SURFACES: Record<string, () => (state: unknown, config?: unknown) => unkno
 describe("every export of the four entry points, called with hostile values", () => {
   it("finds the exports (the entries are read, classes are not constructed)", () => {
     const names = CALLABLES.map((c) => c.name);
-    for (const name of ["repairToolCalls", "withUniqueIds", "toolCallRepairNode", "healStoredThread", "toolCallRepairMiddleware", "ToolCallRepairInputError.isInstance"])
+    for (const name of [
+      "repairToolCalls",
+      "withUniqueIds",
+      "toolCallRepairNode",
+      "healStoredThread",
+      "toolCallRepairMiddleware",
+      "ToolCallRepairInputError.isInstance",
+    ])
       expect(names).toContain(name);
   });
 
-  it.each(CALLABLES.map((c) => [c.name, c] as const))("%s: returns, settles, or refuses clearly; never changes its input", async (_name, { name, fn }) => {
-    const failures: string[] = [];
-    await fc.assert(
-      fc.asyncProperty(argsArb, async (recipes) => {
-        const args = recipes.map((r) => r.make());
-        const before = args.map((arg, i) => (recipes[i].frozen ? undefined : fingerprint(arg)));
-        const call = `${name}(${recipes.map((r) => r.label).join(", ")})`;
-        const outcome = await outcomeOf(() => fn(...args), call);
-        if ("threw" in outcome) {
-          const problem = fault(name, outcome.threw);
-          if (problem) failures.push(`${call}: ${problem}`);
-        }
-        args.forEach((arg, i) => {
-          if (before[i] !== undefined && fingerprint(arg) !== before[i]) failures.push(`${call}: changed argument ${i} (${recipes[i].label})`);
-        });
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    // Collected rather than thrown from the property: every failing call is listed, with its arguments.
-    expect([...new Set(failures)]).toEqual([]);
-  });
+  it.each(CALLABLES.map((c) => [c.name, c] as const))(
+    "%s: returns, settles, or refuses clearly; never changes its input",
+    async (_name, { name, fn }) => {
+      const failures: string[] = [];
+      await fc.assert(
+        fc.asyncProperty(argsArb, async (recipes) => {
+          const args = recipes.map((r) => r.make());
+          const before = args.map((arg, i) => (recipes[i].frozen ? undefined : fingerprint(arg)));
+          const call = `${name}(${recipes.map((r) => r.label).join(", ")})`;
+          const outcome = await outcomeOf(() => fn(...args), call);
+          if ("threw" in outcome) {
+            const problem = fault(name, outcome.threw);
+            if (problem) failures.push(`${call}: ${problem}`);
+          }
+          args.forEach((arg, i) => {
+            if (before[i] !== undefined && fingerprint(arg) !== before[i])
+              failures.push(`${call}: changed argument ${i} (${recipes[i].label})`);
+          });
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+      // Collected rather than thrown from the property: every failing call is listed, with its arguments.
+      expect([...new Set(failures)]).toEqual([]);
+    },
+  );
 
-  it.each(Object.keys(SURFACES))("%s: what the factory returns never fails the run, whatever the state", async (name) => {
-    const surface = SURFACES[name]();
-    await fc.assert(
-      fc.asyncProperty(hostileArb, async (recipe) => {
-        const outcome = await outcomeOf(() => surface(recipe.make()), `${name}(${recipe.label})`);
-        expect("threw" in outcome ? `threw ${String((outcome as { threw: unknown }).threw)}` : "ok", recipe.label).toBe("ok");
-      }),
-      { seed: SEED, numRuns: HOSTILE.length * 2 },
-    );
-  });
+  it.each(Object.keys(SURFACES))(
+    "%s: what the factory returns never fails the run, whatever the state",
+    async (name) => {
+      const surface = SURFACES[name]();
+      await fc.assert(
+        fc.asyncProperty(hostileArb, async (recipe) => {
+          const outcome = await outcomeOf(() => surface(recipe.make()), `${name}(${recipe.label})`);
+          expect(
+            "threw" in outcome ? `threw ${String((outcome as { threw: unknown }).threw)}` : "ok",
+            recipe.label,
+          ).toBe("ok");
+        }),
+        { seed: SEED, numRuns: HOSTILE.length * 2 },
+      );
+    },
+  );
 });

@@ -55,7 +55,9 @@ export const getReport = tool(async () => `full report: ${"data ".repeat(400)}`,
  * A gateway in front of Bedrock that drops tool results longer than 1,000 characters: Bedrock then rejects the
  * request (B1) naming those calls, though the history is valid by every rule the engine knows.
  */
-export const gatewayDroppingLargeResults: Omit<StubOptions, "script"> = { extraRule: droppedLargeResults("bedrock", 1000) };
+export const gatewayDroppingLargeResults: Omit<StubOptions, "script"> = {
+  extraRule: droppedLargeResults("bedrock", 1000),
+};
 
 /** A ChatOpenAI talking to a local OpenAI stub. */
 export async function openAIChat(script?: Script) {
@@ -101,7 +103,12 @@ export const searchHotels = tool(
 export function incidentScript(text: string): Script {
   return (_request, callIndex) =>
     callIndex === 0
-      ? { toolCalls: [{ name: "search_flights", args: { to: "LIS" } }, { name: "search_hotels", args: { near: "Alfama" } }] }
+      ? {
+          toolCalls: [
+            { name: "search_flights", args: { to: "LIS" } },
+            { name: "search_hotels", args: { near: "Alfama" } },
+          ],
+        }
       : { text };
 }
 
@@ -123,7 +130,12 @@ interface Invocable {
  * `search_flights` has finished. With `saver` (the inner saver), waits until the flight result is stored there
  * as a pending write (per-call tool tasks) before aborting. Resolves once the run has stopped.
  */
-export async function abortWhileHotelsRun(graph: Invocable, input: unknown, threadId: string, saver?: BaseCheckpointSaver): Promise<void> {
+export async function abortWhileHotelsRun(
+  graph: Invocable,
+  input: unknown,
+  threadId: string,
+  saver?: BaseCheckpointSaver,
+): Promise<void> {
   const controller = new AbortController();
   holdHotels = true;
   const started = new Promise<void>((resolve) => (hotelsStarted = resolve));
@@ -136,7 +148,10 @@ export async function abortWhileHotelsRun(graph: Invocable, input: unknown, thre
   if (saver)
     await until(async () => {
       const writes = (await saver.getTuple(config))?.pendingWrites ?? [];
-      return writes.some(([, channel, value]) => channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)));
+      return writes.some(
+        ([, channel, value]) =>
+          channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)),
+      );
     }, "the flight search's result in the saver's pending writes");
   controller.abort();
   const error = await run;
@@ -175,7 +190,12 @@ export function brokenThread(): BaseMessage[] {
         { id: "tooluse_hotels02", name: "search_hotels", args: { near: "Alfama" }, type: "tool_call" },
       ],
     }),
-    new ToolMessage({ id: "t1", tool_call_id: "tooluse_flights01", name: "search_flights", content: "TP1351 08:05, 142 EUR" }),
+    new ToolMessage({
+      id: "t1",
+      tool_call_id: "tooluse_flights01",
+      name: "search_flights",
+      content: "TP1351 08:05, 142 EUR",
+    }),
     new HumanMessage({ content: "Sorry, I cancelled that. Just the flight for now, please.", id: "u2" }),
   ];
 }
@@ -192,8 +212,21 @@ export function longThread(turns: number): BaseMessage[] {
   const out: BaseMessage[] = [];
   for (let i = 0; i < turns; i++) {
     out.push(new HumanMessage({ content: `Weather in city ${i}?`, id: `h${i}` }));
-    out.push(new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ id: `call_${i}`, name: "get_weather", args: { city: `city ${i}` }, type: "tool_call" }] }));
-    out.push(new ToolMessage({ content: `It is 21C and sunny in city ${i}.`, tool_call_id: `call_${i}`, name: "get_weather", id: `t${i}` }));
+    out.push(
+      new AIMessage({
+        content: "",
+        id: `a${i}`,
+        tool_calls: [{ id: `call_${i}`, name: "get_weather", args: { city: `city ${i}` }, type: "tool_call" }],
+      }),
+    );
+    out.push(
+      new ToolMessage({
+        content: `It is 21C and sunny in city ${i}.`,
+        tool_call_id: `call_${i}`,
+        name: "get_weather",
+        id: `t${i}`,
+      }),
+    );
     out.push(new AIMessage({ content: `Sunny in city ${i}.`, id: `r${i}` }));
   }
   return out;

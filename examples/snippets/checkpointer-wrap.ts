@@ -4,7 +4,10 @@ import { findToolCallProblems, withRequestRepair, type ToolCallRepair } from "la
 import { bedrockChat, brokenThread, check, closeStubs, searchFlights, searchHotels } from "./_support";
 
 // A StateGraph whose model node sends through withRequestRepair (Bedrock needs its requests shaped).
-const llm = withRequestRepair(await bedrockChat([{ text: "Flight TP1351 at 08:05." }])).bindTools([searchFlights, searchHotels]);
+const llm = withRequestRepair(await bedrockChat([{ text: "Flight TP1351 at 08:05." }])).bindTools([
+  searchFlights,
+  searchHotels,
+]);
 const builder = new StateGraph(MessagesAnnotation)
   .addNode("agent", async (state) => ({ messages: [await llm.invoke(state.messages)] }))
   .addNode("tools", new ToolNode([searchFlights, searchHotels]))
@@ -33,12 +36,18 @@ try {
   const config = { configurable: { thread_id: "broken" } };
   await graph.updateState(config, { messages: brokenThread() }, "agent");
   const dryRun = await repairThread(graph, config);
-  check(dryRun.problems.some((p) => p.kind === "orphan_call") && !dryRun.applied, "the dry run reports and writes nothing");
+  check(
+    dryRun.problems.some((p) => p.kind === "orphan_call") && !dryRun.applied,
+    "the dry run reports and writes nothing",
+  );
   const written = await repairThread(graph, config, { dryRun: false });
   check(written.applied, "the fix is written");
   const stored = (await graph.getState(config)).values.messages;
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is healed structurally");
-  check(findToolCallProblems(stored, { provider: "bedrock" }).some((p) => p.kind === "consecutive_same_role"), "the Bedrock shaping is not stored");
+  check(
+    findToolCallProblems(stored, { provider: "bedrock" }).some((p) => p.kind === "consecutive_same_role"),
+    "the Bedrock shaping is not stored",
+  );
   // Written as the tools node: the model runs next, and its request is shaped for Bedrock by withRequestRepair.
   const resumed = await graph.invoke(null, config);
   check(resumed.messages.at(-1)?.text === "Flight TP1351 at 08:05.", "the Bedrock stub accepted the next request");

@@ -55,4 +55,7 @@ for (const args of [
   print(normalized(out).trimEnd());
   print(`$ echo $?\n${code}\n`);
 }
-check(codes.join(",") === "1,1,0,0,0", "scan finds the thread, the dry run would repair it, --apply repairs it, nothing is left");
+check(
+  codes.join(",") === "1,1,0,0,0",
+  "scan finds the thread, the dry run would repair it, --apply repairs it, nothing is left",
+);

@@ -21,7 +21,11 @@ console.log = (thread: string) => (found.length === 0 ? found : repaired).push(t
 import { scanThreads, repairThreads } from "langgraph-tool-repair/threads";
 
 for await (const report of scanThreads(saver, { provider: "bedrock", since: new Date("2026-05-01") })) {
-  if (report.status === "broken") console.log(report.threadId, report.problems.map((p) => p.kind));
+  if (report.status === "broken")
+    console.log(
+      report.threadId,
+      report.problems.map((p) => p.kind),
+    );
 }
 
 for await (const r of repairThreads(saver, { apply: true, concurrency: 4, signal })) {
@@ -32,8 +36,12 @@ for await (const r of repairThreads(saver, { apply: true, concurrency: 4, signal
 
 try {
   console.log = log;
-  check(found.join() === seeded.broken.join() && repaired.join() === seeded.broken.join(), "the broken thread is found, then repaired");
-  for await (const report of scanThreads(saver)) check(report.status !== "broken", "nothing is broken after the repair");
+  check(
+    found.join() === seeded.broken.join() && repaired.join() === seeded.broken.join(),
+    "the broken thread is found, then repaired",
+  );
+  for await (const report of scanThreads(saver))
+    check(report.status !== "broken", "nothing is broken after the repair");
 } finally {
   console.log = log;
   saver.db.close();

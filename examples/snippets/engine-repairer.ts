@@ -12,10 +12,14 @@ import { createRepairer } from "langgraph-tool-repair";
 const repairer = createRepairer({ provider: "bedrock", onRepair: (r) => console.log(r.action, r.detail) });
 
 for (const history of histories) {
-  if (repairer.isClean(history)) send(history); // one walk, nothing allocated per message
+  if (repairer.isClean(history))
+    send(history); // one walk, nothing allocated per message
   else send(repairer.repair(history).messages);
 }
 // #endregion docs
 
 check(seen.length === 2, "both histories were sent");
-check(repairer.find(histories[0]).length > 0 && repairer.isClean(histories[1]), "the first is broken, the second clean");
+check(
+  repairer.find(histories[0]).length > 0 && repairer.isClean(histories[1]),
+  "the first is broken, the second clean",
+);

@@ -9,13 +9,21 @@ const tools = [searchFlights, searchHotels];
 const checkpointer = new MemorySaver();
 
 // #region docs
-const agent = createReactAgent({ llm, tools, preModelHook: toolCallRepairHook({ model: llm, persist: true }), checkpointer });
+const agent = createReactAgent({
+  llm,
+  tools,
+  preModelHook: toolCallRepairHook({ model: llm, persist: true }),
+  checkpointer,
+});
 // #endregion docs
 
 try {
   const config = { configurable: { thread_id: "hook-snippet" } };
   const result = await agent.invoke({ messages: brokenThread() }, config);
-  check(result.messages.at(-1)?.text === "Flight TP1351 at 08:05.", "the Bedrock stub accepted the request shaped through llmInputMessages");
+  check(
+    result.messages.at(-1)?.text === "Flight TP1351 at 08:05.",
+    "the Bedrock stub accepted the request shaped through llmInputMessages",
+  );
   const stored = (await agent.getState(config)).values.messages;
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "persist: true stored the structural fix");
 } finally {

@@ -31,7 +31,10 @@ try {
   check(result.messages.at(-1)?.text === "Flight TP1351 at 08:05.", "the Bedrock stub accepted the shaped request");
   const stored = (await graph.getState(config)).values.messages;
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the node stored the structural fix");
-  check(findToolCallProblems(stored, { provider: "bedrock" }).some((p) => p.kind === "consecutive_same_role"), "the Bedrock shaping is not stored");
+  check(
+    findToolCallProblems(stored, { provider: "bedrock" }).some((p) => p.kind === "consecutive_same_role"),
+    "the Bedrock shaping is not stored",
+  );
 } finally {
   await closeStubs();
 }

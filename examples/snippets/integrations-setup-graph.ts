@@ -1,7 +1,16 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { findToolCallProblems } from "langgraph-tool-repair";
-import { abortWhileHotelsRun, bedrockChat, check, closeStubs, incidentScript, searchFlights, searchHotels, storedMessages } from "./_support";
+import {
+  abortWhileHotelsRun,
+  bedrockChat,
+  check,
+  closeStubs,
+  incidentScript,
+  searchFlights,
+  searchHotels,
+  storedMessages,
+} from "./_support";
 
 const llm = await bedrockChat(incidentScript("Flight TP1351 at 08:05."));
 const tools = [searchFlights, searchHotels];
@@ -27,8 +36,15 @@ const graph = new StateGraph(MessagesAnnotation)
 // #endregion docs
 
 try {
-  await abortWhileHotelsRun(graph, { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] }, "trip");
-  const result = await graph.invoke({ messages: [new HumanMessage("Just the flight for now.")] }, { configurable: { thread_id: "trip" } });
+  await abortWhileHotelsRun(
+    graph,
+    { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] },
+    "trip",
+  );
+  const result = await graph.invoke(
+    { messages: [new HumanMessage("Just the flight for now.")] },
+    { configurable: { thread_id: "trip" } },
+  );
   check(result.messages.at(-1)?.text === "Flight TP1351 at 08:05.", "the Bedrock stub accepted the next request");
   const stored = await storedMessages(saver, "trip");
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");

@@ -1,7 +1,16 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { findToolCallProblems, type ToolCallRepair } from "langgraph-tool-repair";
-import { abortWhileHotelsRun, bedrockChat, check, closeStubs, incidentScript, searchFlights, searchHotels, storedMessages } from "./_support";
+import {
+  abortWhileHotelsRun,
+  bedrockChat,
+  check,
+  closeStubs,
+  incidentScript,
+  searchFlights,
+  searchHotels,
+  storedMessages,
+} from "./_support";
 
 const llm = await bedrockChat(incidentScript("Flight TP1351 at 08:05."));
 const tools = [searchFlights, searchHotels];
@@ -24,13 +33,26 @@ const agent = createReactAgent({
 // #endregion docs
 
 try {
-  await abortWhileHotelsRun(agent, { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] }, "trip");
-  const result = await agent.invoke({ messages: [new HumanMessage("Just the flight for now.")] }, { configurable: { thread_id: "trip" } });
+  await abortWhileHotelsRun(
+    agent,
+    { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] },
+    "trip",
+  );
+  const result = await agent.invoke(
+    { messages: [new HumanMessage("Just the flight for now.")] },
+    { configurable: { thread_id: "trip" } },
+  );
   check(result.messages.at(-1)?.text === "Flight TP1351 at 08:05.", "the Bedrock stub accepted the next request");
   const stored = await storedMessages(saver, "trip");
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");
-  check(stored.filter((m) => HumanMessage.isInstance(m)).length === 2, "both user messages are stored as sent (no merge)");
-  check(seen.some((r) => r.action === "synthesized_result"), "the abandoned calls are answered and reported");
+  check(
+    stored.filter((m) => HumanMessage.isInstance(m)).length === 2,
+    "both user messages are stored as sent (no merge)",
+  );
+  check(
+    seen.some((r) => r.action === "synthesized_result"),
+    "the abandoned calls are answered and reported",
+  );
 } finally {
   await closeStubs();
 }

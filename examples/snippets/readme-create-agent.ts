@@ -28,7 +28,9 @@ try {
   // The incident as a thread's history: the stub (Bedrock's rules) accepts the repaired request.
   const result = await agent.invoke({ messages: brokenThread() }, { configurable: { thread_id: "t1" } });
   check(AIMessage.isInstance(result.messages.at(-1)), "the Bedrock stub answered");
-  const stored = ((await agent.getState({ configurable: { thread_id: "t1" } })) as { values: { messages: BaseMessage[] } }).values.messages;
+  const stored = (
+    (await agent.getState({ configurable: { thread_id: "t1" } })) as { values: { messages: BaseMessage[] } }
+  ).values.messages;
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");
 } finally {
   await closeStubs();

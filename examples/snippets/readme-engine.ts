@@ -15,7 +15,10 @@ const { messages, repairs } = repairToolCalls(state.messages, { provider: "bedro
 
 const [first] = findToolCallProblems(state.messages, { provider: "bedrock" });
 check(
-  first.kind === "orphan_call" && first.index === 2 && first.toolCallId === "tooluse_hotels02" && first.toolName === "search_hotels",
+  first.kind === "orphan_call" &&
+    first.index === 2 &&
+    first.toolCallId === "tooluse_hotels02" &&
+    first.toolName === "search_hotels",
   "the first problem is the unanswered hotel search",
 );
 check(JSON.stringify(first.rules) === '["B1"]', `rules are ${JSON.stringify(first.rules)}`);

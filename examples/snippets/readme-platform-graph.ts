@@ -29,7 +29,10 @@ try {
   const result = await agent.invoke({ messages: brokenThread() }, config);
   check(AIMessage.isInstance(result.messages.at(-1)), "the Bedrock stub answered");
   const stored = (await agent.getState(config)).values.messages;
-  check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the platform's checkpointer holds the repaired thread");
+  check(
+    findToolCallProblems(stored, { level: "structural" }).length === 0,
+    "the platform's checkpointer holds the repaired thread",
+  );
 } finally {
   await closeStubs();
 }

@@ -7,7 +7,12 @@ import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport,
 let stub: RunningStub | undefined;
 const calls = (): number => stub!.calls;
 const rejections = () => stub!.rejections;
-const llm = await bedrockChat([{ toolCalls: [{ name: "get_report", args: {} }] }], {}, gatewayDroppingLargeResults, (s) => (stub = s));
+const llm = await bedrockChat(
+  [{ toolCalls: [{ name: "get_report", args: {} }] }],
+  {},
+  gatewayDroppingLargeResults,
+  (s) => (stub = s),
+);
 const boundModel = llm.bindTools([getReport]);
 
 // #region docs
@@ -38,8 +43,14 @@ try {
     .compile({ checkpointer: new MemorySaver() });
   const config = { configurable: { thread_id: "report" } };
   const first = await graph.invoke({ messages: [new HumanMessage("Get me the report.")] }, config);
-  check(first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1, "rejected once, recovered by one retry");
-  check(findToolCallProblems(first.messages, { level: "structural" }).length === 0, "the stored thread is structurally valid");
+  check(
+    first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1,
+    "rejected once, recovered by one retry",
+  );
+  check(
+    findToolCallProblems(first.messages, { level: "structural" }).length === 0,
+    "the stored thread is structurally valid",
+  );
   await graph.invoke({ messages: [new HumanMessage("Thanks. Anything else?")] }, config);
   check(calls() === 4 && rejections().length === 1, "the stored fix: the next turn is accepted on its first request");
 } finally {

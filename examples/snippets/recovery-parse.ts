@@ -21,7 +21,14 @@ try {
   const { provider, kind, rule, toolCallIds, payloadIndex, messageIndex, text } = rejection;
   check(
     JSON.stringify({ provider, kind, rule, toolCallIds, payloadIndex, messageIndex }) ===
-      JSON.stringify({ provider: "bedrock", kind: "missing_results", rule: "B1", toolCallIds: ["tooluse_hotels02"], payloadIndex: 2, messageIndex: 3 }),
+      JSON.stringify({
+        provider: "bedrock",
+        kind: "missing_results",
+        rule: "B1",
+        toolCallIds: ["tooluse_hotels02"],
+        payloadIndex: 2,
+        messageIndex: 3,
+      }),
     "the rejection is what the comment shows",
   );
   check(text.startsWith("Expected toolResult blocks at messages.2.content for "), "the provider's text");

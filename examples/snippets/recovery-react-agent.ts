@@ -5,7 +5,12 @@ import { bedrockChat, check, closeStubs, gatewayDroppingLargeResults, getReport,
 let stub: RunningStub | undefined;
 const calls = (): number => stub!.calls;
 const rejections = () => stub!.rejections;
-const llm = await bedrockChat([{ toolCalls: [{ name: "get_report", args: {} }] }], {}, gatewayDroppingLargeResults, (s) => (stub = s));
+const llm = await bedrockChat(
+  [{ toolCalls: [{ name: "get_report", args: {} }] }],
+  {},
+  gatewayDroppingLargeResults,
+  (s) => (stub = s),
+);
 const tools = [getReport];
 const checkpointer = new MemorySaver();
 
@@ -20,7 +25,10 @@ const agent = createReactAgent({ llm: withRequestRepair(llm), tools, checkpointe
 try {
   const config = { configurable: { thread_id: "report" } };
   const first = await agent.invoke({ messages: [new HumanMessage("Get me the report.")] }, config);
-  check(first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1, "rejected once, recovered by one retry");
+  check(
+    first.messages.at(-1)?.text === "ok" && calls() === 3 && rejections().length === 1,
+    "rejected once, recovered by one retry",
+  );
   // Nothing stored the fix: the next turn is rejected and recovered again (two requests).
   await agent.invoke({ messages: [new HumanMessage("Thanks. Anything else?")] }, config);
   check(calls() === 5 && rejections().length === 2, "each later turn is recovered again");

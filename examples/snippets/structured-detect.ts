@@ -8,7 +8,10 @@ type ModelDescription = api.ModelDescription;
 // #region docs
 declare function describeModels(model: unknown): ModelDescription[]; // the primary, then every fallback
 declare function providerOfModel(model: unknown): Provider | undefined; // the primary's
-declare function isBedrockModel(model: unknown, options?: { bedrock?: boolean; env?: Record<string, string | undefined> }): boolean;
+declare function isBedrockModel(
+  model: unknown,
+  options?: { bedrock?: boolean; env?: Record<string, string | undefined> },
+): boolean;
 declare function cannotPrefill(modelOrId: unknown): boolean;
 declare function needsPromptedStructuredOutput(model: unknown, options?: BedrockDetectOptions): boolean; // isBedrockModel || cannotPrefill
 declare function thinkingEnabled(model: unknown): boolean; // the primary's

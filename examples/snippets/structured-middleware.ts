@@ -9,9 +9,9 @@ import { createAgent } from "langchain";
 import { promptedStructuredOutputMiddleware } from "langgraph-tool-repair/langchain";
 
 const agent = createAgent({
-  model,                     // a ChatBedrockConverse
+  model, // a ChatBedrockConverse
   tools,
-  responseFormat: Weather,   // keep it: it gives structuredResponse its type
+  responseFormat: Weather, // keep it: it gives structuredResponse its type
   middleware: [promptedStructuredOutputMiddleware()],
 });
 // #endregion docs

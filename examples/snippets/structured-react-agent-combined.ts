@@ -2,11 +2,26 @@ import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { findToolCallProblems, isSyntheticResult } from "langgraph-tool-repair";
-import { abortWhileHotelsRun, bedrockChat, check, closeStubs, incidentScript, searchFlights, searchHotels, storedMessages, type RunningStub } from "./_support";
+import {
+  abortWhileHotelsRun,
+  bedrockChat,
+  check,
+  closeStubs,
+  incidentScript,
+  searchFlights,
+  searchHotels,
+  storedMessages,
+  type RunningStub,
+} from "./_support";
 
 const Findings = z.object({ flight: z.string(), hotel: z.string().optional() });
 let stub: RunningStub | undefined;
-const llm = await bedrockChat(incidentScript('{"flight":"TP1351 08:05"}'), { model: "meta.llama3-1-70b-instruct-v1:0" }, {}, (s) => (stub = s));
+const llm = await bedrockChat(
+  incidentScript('{"flight":"TP1351 08:05"}'),
+  { model: "meta.llama3-1-70b-instruct-v1:0" },
+  {},
+  (s) => (stub = s),
+);
 const tools = [searchFlights, searchHotels];
 const saver = new MemorySaver();
 
@@ -17,26 +32,34 @@ import { toolCallRepairKit, withPromptedStructuredOutput } from "langgraph-tool-
 const repair = toolCallRepairKit();
 const agent = createReactAgent(
   withPromptedStructuredOutput({
-    llm: repair.model(llm),  // e.g. ChatBedrockConverse with a Llama model (prompted)
+    llm: repair.model(llm), // e.g. ChatBedrockConverse with a Llama model (prompted)
     tools,
     responseFormat: Findings,
-    version: "v2",           // one task per tool call: a finished sibling's result survives an abort
+    version: "v2", // one task per tool call: a finished sibling's result survives an abort
     preModelHook: repair.preModelHook,
-    checkpointer: repair.checkpointer(saver),  // a MemorySaver, a SqliteSaver, ...
+    checkpointer: repair.checkpointer(saver), // a MemorySaver, a SqliteSaver, ...
   }),
 );
 // #endregion docs
 
 try {
   const config = { configurable: { thread_id: "findings" } };
-  await abortWhileHotelsRun(agent, { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] }, "findings", saver);
+  await abortWhileHotelsRun(
+    agent,
+    { messages: [new HumanMessage("A flight to Lisbon and a hotel near Alfama?")] },
+    "findings",
+    saver,
+  );
   const result = await agent.invoke({ messages: [new HumanMessage("Just the flight for now.")] }, config);
   check(stub!.rejections.length === 0, "every request is accepted");
   check(result.structuredResponse?.flight === "TP1351 08:05", "structuredResponse is the validated answer");
   const stored = await storedMessages(saver, "findings");
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is structurally valid");
   const flight = stored.find((m) => ToolMessage.isInstance(m) && m.name === "search_flights");
-  check(flight !== undefined && !isSyntheticResult(flight), "the finished flight search keeps its real result (version v2)");
+  check(
+    flight !== undefined && !isSyntheticResult(flight),
+    "the finished flight search keeps its real result (version v2)",
+  );
 } finally {
   await closeStubs();
 }

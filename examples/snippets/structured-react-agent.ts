@@ -13,10 +13,8 @@ const messages = [new HumanMessage("What is the weather in Paris?")];
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { withPromptedStructuredOutput } from "langgraph-tool-repair/langgraph";
 
-const agent = createReactAgent(
-  withPromptedStructuredOutput({ llm, tools, prompt, responseFormat: Weather }),
-);
-const { structuredResponse } = await agent.invoke({ messages });  // typed as z.infer<typeof Weather>
+const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, prompt, responseFormat: Weather }));
+const { structuredResponse } = await agent.invoke({ messages }); // typed as z.infer<typeof Weather>
 // #endregion docs
 
 export const typed: Same<typeof structuredResponse, z.infer<typeof Weather>> = true;

@@ -44,7 +44,10 @@ try {
   check(printed[0] === "ok", "the agent answered");
   // A thread past the trigger: summarized before the model call, the summary stored.
   const long = { configurable: { thread_id: "long" } };
-  const answer = await agent.invoke({ messages: [...longThread(10), new HumanMessage({ content: "And tomorrow?", id: "q" })] }, long);
+  const answer = await agent.invoke(
+    { messages: [...longThread(10), new HumanMessage({ content: "And tomorrow?", id: "q" })] },
+    long,
+  );
   const stored = answer.messages;
   check(stored.some((m) => isSummaryMessage(m)) && stored.length < 41, "the thread is summarized and stored shorter");
   check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is valid");

@@ -23,11 +23,23 @@ const graph = new StateGraph(MessagesAnnotation)
 try {
   const config = { configurable: { thread_id: "long" } };
   // A thread of 40 questions and answers (this graph has no tools), then a new question.
-  const thread = Array.from({ length: 20 }, (_, i) => [new HumanMessage({ content: `Question ${i}?`, id: `h${i}` }), new AIMessage({ content: `Answer ${i}.`, id: `a${i}` })]).flat();
-  const result = await graph.invoke({ messages: [...thread, new HumanMessage({ content: "And tomorrow?", id: "q" })] }, config);
-  check(result.messages.some((m) => isSummaryMessage(m)) && result.messages.length < 41, "the summary is stored in place of the prefix");
+  const thread = Array.from({ length: 20 }, (_, i) => [
+    new HumanMessage({ content: `Question ${i}?`, id: `h${i}` }),
+    new AIMessage({ content: `Answer ${i}.`, id: `a${i}` }),
+  ]).flat();
+  const result = await graph.invoke(
+    { messages: [...thread, new HumanMessage({ content: "And tomorrow?", id: "q" })] },
+    config,
+  );
+  check(
+    result.messages.some((m) => isSummaryMessage(m)) && result.messages.length < 41,
+    "the summary is stored in place of the prefix",
+  );
   check(stub!.rejections.length === 0, "the Bedrock stub accepted the summarized request");
-  const short = await graph.invoke({ messages: [new HumanMessage("Weather in Paris?")] }, { configurable: { thread_id: "short" } });
+  const short = await graph.invoke(
+    { messages: [new HumanMessage("Weather in Paris?")] },
+    { configurable: { thread_id: "short" } },
+  );
   check(!short.messages.some((m) => isSummaryMessage(m)), "no summary under the trigger");
 } finally {
   await closeStubs();

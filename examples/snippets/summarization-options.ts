@@ -7,13 +7,13 @@ type SummarizerModel = api.SummarizerModel;
 
 // #region docs
 interface SummarizationOptions {
-  model: SummarizerModel;                 // any chat model (or anything with invoke(messages) → { content })
+  model: SummarizerModel; // any chat model (or anything with invoke(messages) → { content })
   trigger: { messages?: number; tokens?: number }; // summarize once ONE of them is passed (>); at least one
-  keep: BoundaryOptions;                  // what to keep verbatim; keep it well below the trigger
-  tokenCounter?: TokenCounter;            // for trigger.tokens; default approximateTokenCounter (~4 chars/token)
+  keep: BoundaryOptions; // what to keep verbatim; keep it well below the trigger
+  tokenCounter?: TokenCounter; // for trigger.tokens; default approximateTokenCounter (~4 chars/token)
   prompt?: (transcript: string) => BaseMessage[]; // default: instructions (system) + transcript (user)
-  summaryPrefix?: string;                 // default "Summary of the conversation so far:"
-  acknowledgement?: string;               // the assistant turn after the summary, when one is needed
+  summaryPrefix?: string; // default "Summary of the conversation so far:"
+  acknowledgement?: string; // the assistant turn after the summary, when one is needed
 }
 // summarizationNode and summarizationHook also take onError?: (error) => void
 // #endregion docs

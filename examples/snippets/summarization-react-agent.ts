@@ -38,8 +38,14 @@ try {
   console.log = log;
   check(printed[0] === "ok", "the agent answered");
   const long = { configurable: { thread_id: "long" } };
-  const answer = await agent.invoke({ messages: [...longThread(10), new HumanMessage({ content: "And tomorrow?", id: "q" })] }, long);
-  check(answer.messages.some((m) => isSummaryMessage(m)) && answer.messages.length < 41, "the thread is summarized and stored shorter");
+  const answer = await agent.invoke(
+    { messages: [...longThread(10), new HumanMessage({ content: "And tomorrow?", id: "q" })] },
+    long,
+  );
+  check(
+    answer.messages.some((m) => isSummaryMessage(m)) && answer.messages.length < 41,
+    "the thread is summarized and stored shorter",
+  );
   check(findToolCallProblems(answer.messages, { level: "structural" }).length === 0, "the stored thread is valid");
   check(stub!.rejections.length === 0, "every request is accepted by the Bedrock stub");
 } finally {

@@ -82,7 +82,10 @@ export function parseSince(text: string, now: Date): Date {
   const duration = DURATION.exec(text.trim());
   if (duration) return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2]]);
   const time = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new UsageError(`--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time))
+    throw new UsageError(
+      `--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`,
+    );
   return new Date(time);
 }
 
@@ -92,12 +95,14 @@ export function shellWord(text: string): string {
 }
 
 /** A flag and its value as shell words; a value that starts with "-" as `--flag=value` (else read as a flag). */
-const flag = (name: string, value: string): string[] => (value.startsWith("-") ? [`${name}=${shellWord(value)}`] : [name, shellWord(value)]);
+const flag = (name: string, value: string): string[] =>
+  value.startsWith("-") ? [`${name}=${shellWord(value)}`] : [name, shellWord(value)];
 
 function positiveInteger(flag: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new UsageError(`${flag}: expected a whole number from 1 to ${max}, got "${text}"`);
+  if (!/^\d+$/.test(text) || value < 1 || value > max)
+    throw new UsageError(`${flag}: expected a whole number from 1 to ${max}, got "${text}"`);
   return value;
 }
 
@@ -118,7 +123,11 @@ export function parseSaverSpec(spec: string): { module: string; exportName?: str
   return { module: spec };
 }
 
-export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}, now = new Date()): ParsedCommand {
+export function parseCliArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  now = new Date(),
+): ParsedCommand {
   // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from the options below
   let parsed;
   try {
@@ -154,12 +163,20 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
 
   const [command, ...rest] = positionals;
   if (command !== "scan" && command !== "repair")
-    throw new UsageError(command === undefined ? "no command: use scan or repair" : `unknown command "${command}": use scan or repair`);
-  if (rest.length > 0 && !values.thread) throw new UsageError("unexpected argument after the command (thread ids go after --thread)");
+    throw new UsageError(
+      command === undefined ? "no command: use scan or repair" : `unknown command "${command}": use scan or repair`,
+    );
+  if (rest.length > 0 && !values.thread)
+    throw new UsageError("unexpected argument after the command (thread ids go after --thread)");
   if (values.apply && command !== "repair") throw new UsageError("--apply belongs to repair");
 
   const stores = (["sqlite", "postgres", "saver"] as const).filter((flag) => values[flag] !== undefined);
-  if (stores.length !== 1) throw new UsageError(stores.length === 0 ? "no store: give --sqlite FILE, --postgres URL or --saver MODULE" : `give one store, not ${stores.map((s) => `--${s}`).join(" and ")}`);
+  if (stores.length !== 1)
+    throw new UsageError(
+      stores.length === 0
+        ? "no store: give --sqlite FILE, --postgres URL or --saver MODULE"
+        : `give one store, not ${stores.map((s) => `--${s}`).join(" and ")}`,
+    );
   let store: StoreArgs;
   let storeFlags: string[];
   if (values.sqlite !== undefined) {
@@ -174,7 +191,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       url = env[name] ?? "";
       if (!url) throw new UsageError(`--postgres env:${name}: environment variable ${name} is not set`);
     }
-    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError("--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)");
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw new UsageError("--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)");
     store = { kind: "postgres", url };
   } else {
     const spec = values.saver!;
@@ -191,12 +209,14 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     } catch {
       throw new UsageError("--saver-options: not valid JSON");
     }
-    if (typeof saverOptions !== "object" || saverOptions === null || Array.isArray(saverOptions)) throw new UsageError("--saver-options: expected a JSON object");
+    if (typeof saverOptions !== "object" || saverOptions === null || Array.isArray(saverOptions))
+      throw new UsageError("--saver-options: expected a JSON object");
     storeFlags.push("--saver-options", "<JSON>");
   }
 
   const provider = (values.provider ?? "strict") as Provider;
-  if (!PROVIDERS.includes(provider)) throw new UsageError(`--provider: "${values.provider}" is not one of ${PROVIDERS.join(", ")}`);
+  if (!PROVIDERS.includes(provider))
+    throw new UsageError(`--provider: "${values.provider}" is not one of ${PROVIDERS.join(", ")}`);
   const messagesKey = values["messages-key"] ?? "messages";
   if (messagesKey === "") throw new UsageError("--messages-key: empty key");
   const threads = values.thread ? [...values.thread, ...rest] : undefined;

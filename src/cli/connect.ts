@@ -50,14 +50,21 @@ export const importModule: ModuleImporter = async (specifier, cwd) => {
   }
 };
 
-async function loadPackage(specifier: string, flag: string, cwd: string, load: ModuleImporter): Promise<Record<string, unknown>> {
+async function loadPackage(
+  specifier: string,
+  flag: string,
+  cwd: string,
+  load: ModuleImporter,
+): Promise<Record<string, unknown>> {
   try {
     return await load(specifier, cwd);
   } catch (error) {
     const path = specifier.startsWith(".") || isAbsolute(specifier);
     if (isModuleNotFound(error) && (path || String((error as Error).message).includes(specifier)))
       throw new SetupError(
-        path ? `${flag}: no such module: ${specifier}` : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
+        path
+          ? `${flag}: no such module: ${specifier}`
+          : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
       );
     throw new SetupError(`${flag}: could not load ${specifier}: ${(error as Error).message}`);
   }
@@ -80,7 +87,9 @@ async function openSqlite(file: string, cwd: string, load: ModuleImporter): Prom
   const path = resolve(cwd, file);
   // Opening a missing file would create an empty database, and the saver would create its tables in it.
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--sqlite: no such file: ${file}`);
-  const { SqliteSaver } = (await loadPackage(SQLITE_PACKAGE, "--sqlite", cwd, load)) as { SqliteSaver: { fromConnString(path: string): BaseCheckpointSaver } };
+  const { SqliteSaver } = (await loadPackage(SQLITE_PACKAGE, "--sqlite", cwd, load)) as {
+    SqliteSaver: { fromConnString(path: string): BaseCheckpointSaver };
+  };
   const saver = SqliteSaver.fromConnString(path);
   const db = (saver as unknown as { db: { prepare(sql: string): { get(): unknown }; close(): void } }).db;
   try {
@@ -93,7 +102,12 @@ async function openSqlite(file: string, cwd: string, load: ModuleImporter): Prom
   return { saver, label: `SQLite ${file}`, close: () => closeSaver(saver) };
 }
 
-async function openPostgres(url: string, options: Record<string, unknown> | undefined, cwd: string, load: ModuleImporter): Promise<OpenedStore> {
+async function openPostgres(
+  url: string,
+  options: Record<string, unknown> | undefined,
+  cwd: string,
+  load: ModuleImporter,
+): Promise<OpenedStore> {
   const { PostgresSaver } = (await loadPackage(POSTGRES_PACKAGE, "--postgres", cwd, load)) as {
     PostgresSaver: { fromConnString(url: string, options?: Record<string, unknown>): BaseCheckpointSaver };
   };
@@ -104,37 +118,63 @@ async function openPostgres(url: string, options: Record<string, unknown> | unde
     throw new SetupError(`--postgres: ${(error as Error).message}`);
   }
   const schema = String((saver as unknown as { options?: { schema?: unknown } }).options?.schema ?? "public");
-  const pool = (saver as unknown as { pool: { query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> } }).pool;
+  const pool = (
+    saver as unknown as {
+      pool: { query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
+    }
+  ).pool;
   try {
-    const { rows } = await pool.query("SELECT to_regclass($1) AS found", [`"${schema.replace(/"/g, '""')}".checkpoints`]);
-    if (!rows[0]?.found) throw new SetupError(`PostgreSQL schema "${schema}" has no checkpoints table: not a PostgresSaver database (see --saver-options {"schema":...})`);
+    const { rows } = await pool.query("SELECT to_regclass($1) AS found", [
+      `"${schema.replace(/"/g, '""')}".checkpoints`,
+    ]);
+    if (!rows[0]?.found)
+      throw new SetupError(
+        `PostgreSQL schema "${schema}" has no checkpoints table: not a PostgresSaver database (see --saver-options {"schema":...})`,
+      );
   } catch (error) {
     await closeSaver(saver).catch(() => {});
-    throw error instanceof SetupError ? error : new SetupError(`could not connect to PostgreSQL: ${(error as Error).message}`);
+    throw error instanceof SetupError
+      ? error
+      : new SetupError(`could not connect to PostgreSQL: ${(error as Error).message}`);
   }
   return { saver, label: `PostgreSQL (schema ${schema})`, close: () => closeSaver(saver) };
 }
 
-async function openModule(spec: { module: string; exportName?: string }, options: Record<string, unknown> | undefined, cwd: string, load: ModuleImporter): Promise<OpenedStore> {
+async function openModule(
+  spec: { module: string; exportName?: string },
+  options: Record<string, unknown> | undefined,
+  cwd: string,
+  load: ModuleImporter,
+): Promise<OpenedStore> {
   const flag = `--saver ${spec.module}`;
   const loaded = await loadPackage(spec.module, "--saver", cwd, load);
   const name = spec.exportName ?? "default";
   const value = loaded[name];
   if (value === undefined) {
     const names = Object.keys(loaded).filter((k) => k !== "default");
-    throw new UsageError(`${flag}: no export "${name}"${names.length ? ` (exports: ${names.slice(0, 10).join(", ")}; pick one with MODULE:EXPORT)` : ""}`);
+    throw new UsageError(
+      `${flag}: no export "${name}"${names.length ? ` (exports: ${names.slice(0, 10).join(", ")}; pick one with MODULE:EXPORT)` : ""}`,
+    );
   }
   let saver: unknown = value;
   try {
     if (typeof value === "function") {
-      const ctor = value as { prototype?: { getTuple?: unknown } } & (new (options?: unknown) => unknown) & ((options?: unknown) => unknown);
+      const ctor = value as { prototype?: { getTuple?: unknown } } & (new (
+        options?: unknown,
+      ) => unknown) &
+        ((options?: unknown) => unknown);
       saver = typeof ctor.prototype?.getTuple === "function" ? new ctor(options) : await ctor(options);
     }
   } catch (error) {
     throw new SetupError(`${flag}: creating the saver failed: ${(error as Error).message}`);
   }
-  if (!isSaver(saver)) throw new UsageError(`${flag}: "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
-  return { saver, label: `${spec.module}${spec.exportName ? `:${spec.exportName}` : ""}`, close: () => closeSaver(saver) };
+  if (!isSaver(saver))
+    throw new UsageError(`${flag}: "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
+  return {
+    saver,
+    label: `${spec.module}${spec.exportName ? `:${spec.exportName}` : ""}`,
+    close: () => closeSaver(saver),
+  };
 }
 
 /** What must never be printed for this command line: the PostgreSQL URL and its parts, secret-looking saver options. */
@@ -142,7 +182,11 @@ export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string
   return [...(args.store.kind === "postgres" ? urlSecrets(args.store.url) : []), ...optionSecrets(args.saverOptions)];
 }
 
-export async function openStore(args: Pick<CliArgs, "store" | "saverOptions">, cwd: string, load: ModuleImporter = importModule): Promise<OpenedStore> {
+export async function openStore(
+  args: Pick<CliArgs, "store" | "saverOptions">,
+  cwd: string,
+  load: ModuleImporter = importModule,
+): Promise<OpenedStore> {
   const { store } = args;
   if (store.kind === "sqlite") return openSqlite(store.file, cwd, load);
   if (store.kind === "postgres") return openPostgres(store.url, args.saverOptions, cwd, load);

@@ -64,7 +64,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     store = await openStore(args, io.cwd ?? process.cwd(), io.importModule ?? importModule);
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof SetupError;
-    err.write(`langgraph-tool-repair: ${usage ? (error as Error).message : `could not open the store: ${(error as Error).message}`}\n`);
+    err.write(
+      `langgraph-tool-repair: ${usage ? (error as Error).message : `could not open the store: ${(error as Error).message}`}\n`,
+    );
     return EXIT.usage;
   }
   try {
@@ -77,7 +79,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: ProgressStream, io: CliIO): Promise<number> {
+async function run(
+  args: CliArgs,
+  store: OpenedStore,
+  out: ProgressStream,
+  err: ProgressStream,
+  io: CliIO,
+): Promise<number> {
   const started = performance.now();
   const options = {
     threads: args.threads,
@@ -97,7 +105,9 @@ async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: 
     lineEveryMs: io.progressEveryMs,
   });
   const tally = new Tally();
-  const reports = repair ? repairThreads(store.saver, { ...options, apply: args.apply }) : scanThreads(store.saver, options);
+  const reports = repair
+    ? repairThreads(store.saver, { ...options, apply: args.apply })
+    : scanThreads(store.saver, options);
   for await (const report of reports) {
     tally.add(report);
     if (args.json) progress.above(() => out.write(`${"found" in report ? repairJson(report) : scanJson(report)}\n`));
@@ -106,24 +116,43 @@ async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: 
       if (lines.length > 0) progress.above(() => printLines(out, lines));
     }
     const broken = tally.count("broken");
-    progress.tick(repair ? `${broken} broken, ${tally.outcome(args.apply ? "repaired" : "would_repair")} ${args.apply ? "repaired" : "to repair"}` : `${broken} broken`);
+    progress.tick(
+      repair
+        ? `${broken} broken, ${tally.outcome(args.apply ? "repaired" : "would_repair")} ${args.apply ? "repaired" : "to repair"}`
+        : `${broken} broken`,
+    );
   }
   progress.finish();
 
   const interrupted = io.signal?.aborted === true;
   // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
   // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
-  const limited = args.limit !== undefined && (repair ? tally.count("broken") >= args.limit : tally.threads >= args.limit);
-  const stopped = interrupted ? "Ctrl-C; run the same command again to go on" : limited ? `--limit ${args.limit} reached; run again for the rest` : undefined;
+  const limited =
+    args.limit !== undefined && (repair ? tally.count("broken") >= args.limit : tally.threads >= args.limit);
+  const stopped = interrupted
+    ? "Ctrl-C; run the same command again to go on"
+    : limited
+      ? `--limit ${args.limit} reached; run again for the rest`
+      : undefined;
   if (!args.json) {
-    printLines(out, renderSummary(tally, { label: store.label, elapsedMs: performance.now() - started, stopped, repair, nextCommand: nextCommand(args, tally, limited) }));
+    printLines(
+      out,
+      renderSummary(tally, {
+        label: store.label,
+        elapsedMs: performance.now() - started,
+        stopped,
+        repair,
+        nextCommand: nextCommand(args, tally, limited),
+      }),
+    );
   } else if (interrupted) {
     err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
   }
   if (interrupted) return EXIT.interrupted;
   const trouble = tally.count("unreadable") + tally.outcome("failed") + tally.outcome("skipped");
   // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
-  if (repair) return trouble > 0 || limited || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
+  if (repair)
+    return trouble > 0 || limited || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
   return trouble > 0 || tally.count("broken") > 0 ? EXIT.found : EXIT.ok;
 }
 
@@ -133,9 +162,13 @@ async function run(args: CliArgs, store: OpenedStore, out: ProgressStream, err: 
  * for scan it counts threads read, for repair threads repaired.
  */
 function nextCommand(args: CliArgs, tally: Tally, limited: boolean): string | undefined {
-  const command = (...extra: string[]) => ["npx langgraph-tool-repair repair", ...args.storeFlags, ...args.selectionFlags, ...extra].join(" ");
+  const command = (...extra: string[]) =>
+    ["npx langgraph-tool-repair repair", ...args.storeFlags, ...args.selectionFlags, ...extra].join(" ");
   const limit = args.limit !== undefined ? ["--limit", String(args.limit)] : [];
-  if (args.command === "scan") return tally.count("broken") > 0 ? `${command()}   (a dry run: shows each fix; add --apply to write it)` : undefined;
+  if (args.command === "scan")
+    return tally.count("broken") > 0
+      ? `${command()}   (a dry run: shows each fix; add --apply to write it)`
+      : undefined;
   if (!args.apply) return tally.outcome("would_repair") > 0 ? command(...limit, "--apply") : undefined;
   return limited ? `${command(...limit, "--apply")}   (goes on with the next ${args.limit} broken threads)` : undefined;
 }

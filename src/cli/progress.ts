@@ -29,7 +29,9 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
+  return h > 0
+    ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`
+    : `${m}:${String(s).padStart(2, "0")}`;
 }
 
 export class Progress {
@@ -88,7 +90,10 @@ export class Progress {
     const { total, verb } = this.options;
     const rate = this.rate(now);
     const of = total !== undefined ? ` of ${number(total)}` : "";
-    const eta = total !== undefined && rate > 0 && total >= this.done ? `, ETA ${formatDuration(((total - this.done) / rate) * 1000)}` : "";
+    const eta =
+      total !== undefined && rate > 0 && total >= this.done
+        ? `, ETA ${formatDuration(((total - this.done) / rate) * 1000)}`
+        : "";
     return `${verb} ${number(this.done)}${of} threads (${number(Math.round(rate))}/s${eta})${this.note ? `, ${this.note}` : ""}`;
   }
 
@@ -103,7 +108,10 @@ export class Progress {
     const share = total ? Math.min(1, this.done / total) : 0;
     const bar = total ? `[${"#".repeat(Math.round(share * width)).padEnd(width, ".")}] ` : "";
     const count = total !== undefined ? `${number(this.done)}/${number(total)}` : number(this.done);
-    const eta = total !== undefined && rate > 0 && total >= this.done ? `  ETA ${formatDuration(((total - this.done) / rate) * 1000)}` : "";
+    const eta =
+      total !== undefined && rate > 0 && total >= this.done
+        ? `  ETA ${formatDuration(((total - this.done) / rate) * 1000)}`
+        : "";
     const text = `${bar}${count} threads  ${number(Math.round(rate))}/s${eta}${this.note ? `  ${this.note}` : ""}`;
     this.stream.write(`\r\x1b[2K${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
     this.drawn = true;

@@ -35,9 +35,11 @@ export function urlSecrets(url: string): string[] {
 
 /** String values of saver options that look secret: under a secret-sounding key, or holding a URL. */
 export function optionSecrets(options: unknown, key = ""): string[] {
-  if (typeof options === "string") return SECRET_KEY.test(key) || options.includes("://") ? [options, ...urlSecrets(options).slice(1)] : [];
+  if (typeof options === "string")
+    return SECRET_KEY.test(key) || options.includes("://") ? [options, ...urlSecrets(options).slice(1)] : [];
   if (Array.isArray(options)) return options.flatMap((value) => optionSecrets(value, key));
-  if (typeof options === "object" && options !== null) return Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k));
+  if (typeof options === "object" && options !== null)
+    return Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k));
   return [];
 }
 

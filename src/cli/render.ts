@@ -28,7 +28,8 @@ function textOf(content: unknown): string {
 }
 
 /** A message id, on one line and at most 80 characters (ids are data: they can be anything). */
-const idOf = (message: BaseMessage) => (typeof message.id === "string" && message.id ? shortText(message.id, 80) : undefined);
+const idOf = (message: BaseMessage) =>
+  typeof message.id === "string" && message.id ? shortText(message.id, 80) : undefined;
 
 const roleOf = (message: BaseMessage) => (typeof message.getType === "function" ? message.getType() : "?");
 
@@ -44,7 +45,12 @@ function describeMessage(message: BaseMessage): string {
     const names = new Map(calls.map((c) => [c.id, c.name]));
     const ids = toolCallIdsOf(message);
     const text = shortText(textOf(message.content), 32);
-    what = [text && `"${text}"`, ids.length > 0 && `calls ${ids.map((callId) => `${names.get(callId) ?? "?"}(${callId})`).join(", ")}`].filter(Boolean).join(" ");
+    what = [
+      text && `"${text}"`,
+      ids.length > 0 && `calls ${ids.map((callId) => `${names.get(callId) ?? "?"}(${callId})`).join(", ")}`,
+    ]
+      .filter(Boolean)
+      .join(" ");
   } else if (isToolResult(message)) {
     const name = typeof message.name === "string" && message.name ? ` ${message.name}` : "";
     what = `answers ${resultIdOf(message) ?? "?"}${name}: "${shortText(textOf(message.content), 40)}"`;
@@ -134,7 +140,8 @@ export function renderDiff(report: ThreadRepairReport): string[] {
   return out;
 }
 
-const where = (r: { threadId: string; namespace: string }) => `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+const where = (r: { threadId: string; namespace: string }) =>
+  `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
 
 /** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
 export function renderRepair(report: ThreadRepairReport): string[] {
@@ -142,7 +149,10 @@ export function renderRepair(report: ThreadRepairReport): string[] {
   switch (report.status) {
     case "would_repair":
     case "repaired": {
-      const salvaged = report.salvaged.length > 0 ? `, ${count(report.salvaged.length, "real result")} put back from pending writes` : "";
+      const salvaged =
+        report.salvaged.length > 0
+          ? `, ${count(report.salvaged.length, "real result")} put back from pending writes`
+          : "";
       const head =
         report.status === "repaired"
           ? `${where(report)}: repaired (${count(report.repairs.length, "repair")}${salvaged}); new ` +
@@ -193,7 +203,13 @@ export function repairJson(report: ThreadRepairReport): string {
     status: report.status,
     found: report.found,
     problems: report.problems.map(problemJson),
-    repairs: report.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({ action, problem, index, ...(toolCallId ? { toolCallId } : {}), ...(toolName ? { toolName } : {}) })),
+    repairs: report.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({
+      action,
+      problem,
+      index,
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(toolName ? { toolName } : {}),
+    })),
     salvaged: report.salvaged,
     ...(report.written ? { written: report.written.configurable?.checkpoint_id ?? null } : {}),
     ...(report.reason ? { reason: report.reason } : {}),
@@ -230,7 +246,10 @@ export class Tally {
     }
     if (found === "broken") this.noteWorst(report, perKind);
     const error = "found" in report ? report.reason : report.error;
-    if ((found === "unreadable" || ("found" in report && report.status === "failed")) && this.errors.length < LISTED_ERRORS)
+    if (
+      (found === "unreadable" || ("found" in report && report.status === "failed")) &&
+      this.errors.length < LISTED_ERRORS
+    )
       this.errors.push(`${where(report)}: ${error ?? "unknown error"}`);
   }
 
@@ -255,7 +274,10 @@ export class Tally {
 const FOUND_LINES: [ThreadStatus, string][] = [
   ["clean", "clean"],
   ["broken", "broken (structural problems: repair fixes these)"],
-  ["reshape", "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)"],
+  [
+    "reshape",
+    "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)",
+  ],
   ["open", "end on tool calls a resume may still run (left alone)"],
   ["no_messages", "no message list"],
   ["unreadable", "unreadable (skipped)"],
@@ -268,11 +290,16 @@ const OUTCOME_LINES: [ThreadRepairStatus, string][] = [
   ["failed", "failed"],
 ];
 
-export function renderSummary(tally: Tally, info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string }): string[] {
+export function renderSummary(
+  tally: Tally,
+  info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string },
+): string[] {
   const seconds = info.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(tally.threads / seconds) : tally.threads;
   const speed = seconds >= 1 ? ` (${number(rate)}/s)` : "";
-  const lines = [`${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s${speed}`];
+  const lines = [
+    `${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s${speed}`,
+  ];
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
   const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
   for (const [status, text] of FOUND_LINES) {
@@ -291,7 +318,8 @@ export function renderSummary(tally: Tally, info: { label: string; elapsedMs: nu
     lines.push(`Problems${info.repair ? " found" : ""} (kind: problems in threads):`);
     const kinds = [...tally.kinds].sort((a, b) => b[1].problems - a[1].problems);
     const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
-    for (const [kind, { problems, threads }] of kinds) lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
+    for (const [kind, { problems, threads }] of kinds)
+      lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
   }
   if (tally.worst.length > 0) {
     lines.push("Most broken threads:");

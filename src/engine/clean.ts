@@ -24,8 +24,18 @@ import {
   turnOfRole,
 } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
-import { keepsCallBlock, keepsChatRole, keepsServerResult, readsAssistantBlock, type ProviderProfile } from "./profiles";
-import { loopOpenedWithUnsentReasoning, textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../messages/exchanges";
+import {
+  keepsCallBlock,
+  keepsChatRole,
+  keepsServerResult,
+  readsAssistantBlock,
+  type ProviderProfile,
+} from "./profiles";
+import {
+  loopOpenedWithUnsentReasoning,
+  textTurnsInReasoningLoop,
+  userTurnsInReasoningLoop,
+} from "../messages/exchanges";
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
@@ -82,7 +92,8 @@ class OpenCalls {
     this.named[i] = 0;
     this.waiting++;
     if (this.count > SCAN_LIMIT) {
-      if (this.count === SCAN_LIMIT + 1) for (let k = 0; k < i; k++) if (!this.index.has(this.ids[k])) this.index.set(this.ids[k], k);
+      if (this.count === SCAN_LIMIT + 1)
+        for (let k = 0; k < i; k++) if (!this.index.has(this.ids[k])) this.index.set(this.ids[k], k);
       if (!this.index.has(id)) this.index.set(id, i);
     }
   }
@@ -320,12 +331,22 @@ export class CleanWalk {
         if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
         answeredServers ??= serverResultIds(content);
         if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
-      } else if (!profile.anthropicBlocks && (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))) return false;
+      } else if (
+        !profile.anthropicBlocks &&
+        (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))
+      )
+        return false;
       else if (!blocksAllowed && !readsAssistantBlock(profile, b)) return false;
       // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
-      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b))) return false;
+      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b)))
+        return false;
       else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
-      else if (profile.anthropicBlocks && profile.signedReasoning && (type === "reasoning" || type === "reasoning_content")) return false;
+      else if (
+        profile.anthropicBlocks &&
+        profile.signedReasoning &&
+        (type === "reasoning" || type === "reasoning_content")
+      )
+        return false;
     }
     return true;
   }
@@ -352,7 +373,8 @@ export class CleanWalk {
     const ids = this.itemIds;
     if (Array.isArray(output) && output.length > 0) {
       let resent = true;
-      for (let i = 0; i < output.length && resent; i++) resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
+      for (let i = 0; i < output.length && resent; i++)
+        resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
       if (resent) {
         for (let i = 0; i < output.length; i++) {
           const id = (output[i] as Loose).id;
@@ -390,7 +412,8 @@ export class CleanWalk {
       if (profile.signedCalls && this.at >= this.currentTurn) {
         const signatures = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
         const id = stepCalls[0]?.id;
-        const signature = typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
+        const signature =
+          typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
         if (typeof signature !== "string" || signature === "") return false;
       }
     } else this.parallel = false;
@@ -415,7 +438,8 @@ export class CleanWalk {
       const raw = kwargs.tool_calls;
       if (raw !== undefined && raw !== null) {
         // The raw OpenAI calls, usually a mirror of tool_calls: read inline (the common case).
-        if (!Array.isArray(raw)) return open.claim(rawCallId(raw), Location.KwargsToolCalls) && this.restOfAssistant(m, kwargs, content);
+        if (!Array.isArray(raw))
+          return open.claim(rawCallId(raw), Location.KwargsToolCalls) && this.restOfAssistant(m, kwargs, content);
         for (let i = 0; i < raw.length; i++) if (!open.claim(rawCallId(raw[i]), Location.KwargsToolCalls)) return false;
       }
     }
@@ -426,14 +450,24 @@ export class CleanWalk {
   private restOfAssistant(m: Loose, kwargs: Loose | undefined | null, content: string | unknown[]): boolean {
     const { profile, open } = this;
     if (kwargs !== undefined && kwargs !== null) {
-      if (!this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) || !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)) return false;
+      if (
+        !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
+        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)
+      )
+        return false;
     }
     if (typeof content === "string") {
       if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
     } else {
       this.pendingServer.length = 0;
       if (!this.cleanAssistantContent(content, isV1Message(m))) return false;
-      if (profile.nonEmptyContent && open.count === 0 && this.pendingServer.length === 0 && !saysSomethingToSend(content)) return false;
+      if (
+        profile.nonEmptyContent &&
+        open.count === 0 &&
+        this.pendingServer.length === 0 &&
+        !saysSomethingToSend(content)
+      )
+        return false;
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
@@ -468,7 +502,8 @@ export class CleanWalk {
       if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return false;
       const content = m.content;
       const type = m.type;
-      if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content)))) return false;
+      if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content))))
+        return false;
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
@@ -483,7 +518,10 @@ export class CleanWalk {
         if (!this.cleanAssistant(m, content)) return false;
         // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
         if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
-        serverEnded = Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Loose)?.type === "server_tool_use";
+        serverEnded =
+          Array.isArray(content) &&
+          content.length > 0 &&
+          (content[content.length - 1] as Loose)?.type === "server_tool_use";
         prev = ASSISTANT;
         prevSystem = false;
         continue;
@@ -495,7 +533,8 @@ export class CleanWalk {
           if (system === "none" || prevSystem) return false;
           const placedAfter = prev === USER || prev === TOOL || (prev === ASSISTANT && serverEnded);
           const next = messages[i + 1] as Loose | undefined;
-          if (!placedAfter || (next !== undefined && (next === null || typeof next !== "object" || next.type !== "ai"))) return false;
+          if (!placedAfter || (next !== undefined && (next === null || typeof next !== "object" || next.type !== "ai")))
+            return false;
         }
         prevSystem = prev !== NONE;
         continue;

@@ -19,7 +19,16 @@ import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./opti
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../validate/positions";
 import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
-import { PROVIDERS, REPAIR_LEVELS, type FindOptions, type RepairLevel, type RepairOptions, type RepairResult, type ToolCallProblem, type ToolCallRepair } from "../types";
+import {
+  PROVIDERS,
+  REPAIR_LEVELS,
+  type FindOptions,
+  type RepairLevel,
+  type RepairOptions,
+  type RepairResult,
+  type ToolCallProblem,
+  type ToolCallRepair,
+} from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
@@ -30,8 +39,10 @@ export { isAcceptedId } from "./profiles";
  * error naming the argument for anything that is not a known provider name or level.
  */
 export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
-  if (!(PROVIDERS as readonly unknown[]).includes(provider)) throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
-  if (!(REPAIR_LEVELS as readonly unknown[]).includes(level)) throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
+  if (!(PROVIDERS as readonly unknown[]).includes(provider))
+    throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
+  if (!(REPAIR_LEVELS as readonly unknown[]).includes(level))
+    throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
   return profileOf(provider, level);
 }
 
@@ -67,7 +78,11 @@ function guarded<T>(fn: () => T, at: () => number, name: string): T {
     return fn();
   } catch (error) {
     // A message helper's own input error ("toolCallIdsOf: message could not be read") gets the index here.
-    if (ToolCallRepairInputError.isInstance(error) && !(error.argument === "message" && error.index === undefined && at() >= 0)) throw error;
+    if (
+      ToolCallRepairInputError.isInstance(error) &&
+      !(error.argument === "message" && error.index === undefined && at() >= 0)
+    )
+      throw error;
     const index = at();
     const detail = `could not be read (${errorText(error)})`;
     throw index >= 0
@@ -91,7 +106,8 @@ function readMessages(input: readonly unknown[], position: { at: number }): Read
     const value = input[i];
     if (isMessage(value)) messages[i] = value;
     else {
-      if (value === undefined && !(i in input)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      if (value === undefined && !(i in input))
+        throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
       messages[i] = coerceMessage(value, i);
       coerced.push(i);
     }
@@ -101,7 +117,10 @@ function readMessages(input: readonly unknown[], position: { at: number }): Read
 }
 
 /** Passes each repair to `onRepair`; a throwing callback does not undo or fail the repair it reports. */
-export function reportRepairsSafely(onRepair: ((repair: ToolCallRepair) => void) | undefined, repairs: readonly ToolCallRepair[]): void {
+export function reportRepairsSafely(
+  onRepair: ((repair: ToolCallRepair) => void) | undefined,
+  repairs: readonly ToolCallRepair[],
+): void {
   if (!onRepair) return;
   for (const repair of repairs) {
     try {
@@ -131,7 +150,11 @@ class Engine implements Repairer {
 
   /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
   private walk(messages: readonly unknown[]): boolean {
-    if (this.walking) return new CleanWalk(this.profile, toolBlocksAsText(this.profile, this.options)).isClean(messages, this.trailingAllowed);
+    if (this.walking)
+      return new CleanWalk(this.profile, toolBlocksAsText(this.profile, this.options)).isClean(
+        messages,
+        this.trailingAllowed,
+      );
     this.walking = true;
     try {
       return this.walker.isClean(messages, this.trailingAllowed);
@@ -150,21 +173,39 @@ class Engine implements Repairer {
    */
   cleanIn(messages: readonly unknown[], fn: string): boolean {
     assertMessages(messages, fn);
-    const clean = guarded(() => this.walk(messages), () => this.walker.at, fn);
-    if (!clean) guarded(() => assertNoHoles(messages), () => -1, fn);
+    const clean = guarded(
+      () => this.walk(messages),
+      () => this.walker.at,
+      fn,
+    );
+    if (!clean)
+      guarded(
+        () => assertNoHoles(messages),
+        () => -1,
+        fn,
+      );
     return clean;
   }
 
   find(messages: readonly unknown[]): ToolCallProblem[] {
     assertMessages(messages, "findToolCallProblems");
-    return guarded(() => this.findIn(messages), () => this.position.at, "findToolCallProblems");
+    return guarded(
+      () => this.findIn(messages),
+      () => this.position.at,
+      "findToolCallProblems",
+    );
   }
 
   private findIn(input: readonly unknown[]): ToolCallProblem[] {
     const ctx: FindContext = { profile: this.profile, options: this.options, trailingIsProblem: !this.trailingAllowed };
     const { messages, coerced } = readMessages(input, this.position);
     const problems: ToolCallProblem[] = coerced.map((i) =>
-      problem(ctx, "malformed_message", i, "not a LangChain message instance (a plain, serialized or stored object); coerced to read it"),
+      problem(
+        ctx,
+        "malformed_message",
+        i,
+        "not a LangChain message instance (a plain, serialized or stored object); coerced to read it",
+      ),
     );
     for (const pass of passesFor(this.profile.level)) for (const p of pass.find(messages, ctx)) problems.push(p);
     problems.sort((a, b) => a.index - b.index);
@@ -182,7 +223,11 @@ class Engine implements Repairer {
 
   repair<M = BaseMessage>(messages: M[]): RepairResult<M> {
     if (this.cleanIn(messages, "repairToolCalls")) return { messages, repairs: [] };
-    const repairs = guarded(() => this.repairIn(messages as readonly unknown[]), () => this.position.at, "repairToolCalls");
+    const repairs = guarded(
+      () => this.repairIn(messages as readonly unknown[]),
+      () => this.position.at,
+      "repairToolCalls",
+    );
     if (repairs.repairs.length === 0) return { messages, repairs: [] };
     reportRepairsSafely(this.options.onRepair, repairs.repairs);
     return { messages: repairs.messages as M[], repairs: repairs.repairs };
@@ -202,7 +247,12 @@ class Engine implements Repairer {
       },
       report(repair, message, at) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
-        const full: ToolCallRepair = { problem: repair.problem, action: repair.action, index: origin.get(message) ?? at, detail: repair.detail };
+        const full: ToolCallRepair = {
+          problem: repair.problem,
+          action: repair.action,
+          index: origin.get(message) ?? at,
+          detail: repair.detail,
+        };
         if (repair.toolCallId !== undefined) full.toolCallId = repair.toolCallId;
         if (repair.toolName !== undefined) full.toolName = repair.toolName;
         if (repair.newToolCallId !== undefined) full.newToolCallId = repair.newToolCallId;
@@ -214,7 +264,15 @@ class Engine implements Repairer {
     const { messages, coerced } = readMessages(input, this.position);
     messages.forEach((m, i) => origin.set(m, i));
     for (const i of coerced)
-      ctx.report({ problem: "malformed_message", action: "coerced_message", detail: "plain, serialized or stored object turned into a LangChain message" }, messages[i], i);
+      ctx.report(
+        {
+          problem: "malformed_message",
+          action: "coerced_message",
+          detail: "plain, serialized or stored object turned into a LangChain message",
+        },
+        messages[i],
+        i,
+      );
     let current = messages;
     for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
     // A late pass can change what an earlier one judged (turn-order moves a turn, and the open tool loop it
@@ -242,6 +300,9 @@ export function findToolCallProblems(messages: readonly unknown[], options?: Fin
 }
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
-export function isCleanHistory(messages: readonly unknown[], options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">): boolean {
+export function isCleanHistory(
+  messages: readonly unknown[],
+  options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">,
+): boolean {
   return new Engine(resolveOptions(options, "isCleanHistory")).cleanIn(messages, "isCleanHistory");
 }

@@ -64,32 +64,48 @@ type Choice = keyof typeof CHOICES;
 /** An own option (an inherited one never answers); a getter that throws is an input error naming the option. */
 function own(options: Record<string, unknown>, key: string): unknown {
   try {
-    return  Object.hasOwn(options, key) ? options[key] : undefined;
+    return Object.hasOwn(options, key) ? options[key] : undefined;
   } catch (error) {
-    throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, { argument: `options.${key}`, cause: error });
+    throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, {
+      argument: `options.${key}`,
+      cause: error,
+    });
   }
 }
 
-function choice<K extends Choice>(options: Record<string, unknown>, key: K, fallback: (typeof CHOICES)[K][number]): (typeof CHOICES)[K][number] {
+function choice<K extends Choice>(
+  options: Record<string, unknown>,
+  key: K,
+  fallback: (typeof CHOICES)[K][number],
+): (typeof CHOICES)[K][number] {
   const value = own(options, key);
   if (value === undefined) return fallback;
   const allowed = CHOICES[key] as readonly unknown[];
   if (typeof value !== "string" || !allowed.includes(value))
-    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected one of ${allowed.join(", ")}`, { argument: `options.${key}` });
+    throw new ToolCallRepairInputError(
+      `options.${key} is ${quoteValue(value)}; expected one of ${allowed.join(", ")}`,
+      { argument: `options.${key}` },
+    );
   return value as (typeof CHOICES)[K][number];
 }
 
 function callback<T>(options: Record<string, unknown>, key: string): T | undefined {
   const value = own(options, key);
   if (value === undefined) return undefined;
-  if (typeof value !== "function") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a function`, { argument: `options.${key}` });
+  if (typeof value !== "function")
+    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a function`, {
+      argument: `options.${key}`,
+    });
   return value as T;
 }
 
 function flag(options: Record<string, unknown>, key: string, fallback: boolean): boolean {
   const value = own(options, key);
   if (value === undefined) return fallback;
-  if (typeof value !== "boolean") throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a boolean`, { argument: `options.${key}` });
+  if (typeof value !== "boolean")
+    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a boolean`, {
+      argument: `options.${key}`,
+    });
   return value;
 }
 

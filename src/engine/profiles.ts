@@ -5,7 +5,12 @@
 import { ToolCallRepairInputError } from "../errors";
 import { quoteValue } from "../values";
 import { PROVIDERS, type Provider, type RepairLevel, type ToolCallProblemKind } from "../types";
-import { callBlockFormatOf, isConverseAssistantBlock, isGeminiAssistantBlock, type CallBlockFormat } from "../messages/inspect";
+import {
+  callBlockFormatOf,
+  isConverseAssistantBlock,
+  isGeminiAssistantBlock,
+  type CallBlockFormat,
+} from "../messages/inspect";
 
 export interface ProviderProfile {
   provider: Provider;
@@ -235,15 +240,111 @@ const ANTHROPIC_SERVER_RESULTS: ReadonlySet<string> = new Set([
 ]);
 
 const SWITCHES: Record<Provider, Switches> = {
-  openai: { idPattern: false, maxIdLength: 40, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call"]), chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: false },
-  "openai-responses": { idPattern: false, maxIdLength: 64, nonEmptyContent: false, leadingUser: false, alternation: false, callBlockFormats: ALL_CALL_BLOCKS, chatMessageRoles: OPENAI_ROLES, anthropicBlocks: false, assistantBlocks: "any", systemInConversation: "any", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: false },
-  anthropic: { idPattern: true, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: false, alternation: false, callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]), chatMessageRoles: NO_ROLES, anthropicBlocks: true, assistantBlocks: "any", systemInConversation: "placed", toolBlocksNeedTools: false, oneCallPerStep: false, signedCalls: false, serverToolResults: ANTHROPIC_SERVER_RESULTS, signedReasoning: true },
+  openai: {
+    idPattern: false,
+    maxIdLength: 40,
+    nonEmptyContent: false,
+    leadingUser: false,
+    alternation: false,
+    callBlockFormats: new Set(["tool_use", "tool_call"]),
+    chatMessageRoles: OPENAI_ROLES,
+    anthropicBlocks: false,
+    assistantBlocks: "any",
+    systemInConversation: "any",
+    toolBlocksNeedTools: false,
+    oneCallPerStep: false,
+    signedCalls: false,
+    serverToolResults: undefined,
+    signedReasoning: false,
+  },
+  "openai-responses": {
+    idPattern: false,
+    maxIdLength: 64,
+    nonEmptyContent: false,
+    leadingUser: false,
+    alternation: false,
+    callBlockFormats: ALL_CALL_BLOCKS,
+    chatMessageRoles: OPENAI_ROLES,
+    anthropicBlocks: false,
+    assistantBlocks: "any",
+    systemInConversation: "any",
+    toolBlocksNeedTools: false,
+    oneCallPerStep: false,
+    signedCalls: false,
+    serverToolResults: undefined,
+    signedReasoning: false,
+  },
+  anthropic: {
+    idPattern: true,
+    maxIdLength: Infinity,
+    nonEmptyContent: true,
+    leadingUser: false,
+    alternation: false,
+    callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]),
+    chatMessageRoles: NO_ROLES,
+    anthropicBlocks: true,
+    assistantBlocks: "any",
+    systemInConversation: "placed",
+    toolBlocksNeedTools: false,
+    oneCallPerStep: false,
+    signedCalls: false,
+    serverToolResults: ANTHROPIC_SERVER_RESULTS,
+    signedReasoning: true,
+  },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
-  bedrock: { idPattern: true, maxIdLength: 64, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["user", "human"]), anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "any", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
+  bedrock: {
+    idPattern: true,
+    maxIdLength: 64,
+    nonEmptyContent: true,
+    leadingUser: true,
+    alternation: true,
+    callBlockFormats: NO_CALL_BLOCKS,
+    chatMessageRoles: new Set(["user", "human"]),
+    anthropicBlocks: false,
+    assistantBlocks: "converse",
+    systemInConversation: "any",
+    toolBlocksNeedTools: true,
+    oneCallPerStep: false,
+    signedCalls: false,
+    serverToolResults: undefined,
+    signedReasoning: true,
+  },
   // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: { idPattern: false, maxIdLength: Infinity, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: new Set(["human", "ai"]), anthropicBlocks: false, assistantBlocks: "gemini", systemInConversation: "none", toolBlocksNeedTools: false, oneCallPerStep: true, signedCalls: true, serverToolResults: undefined, signedReasoning: false },
+  gemini: {
+    idPattern: false,
+    maxIdLength: Infinity,
+    nonEmptyContent: true,
+    leadingUser: true,
+    alternation: true,
+    callBlockFormats: NO_CALL_BLOCKS,
+    chatMessageRoles: new Set(["human", "ai"]),
+    anthropicBlocks: false,
+    assistantBlocks: "gemini",
+    systemInConversation: "none",
+    toolBlocksNeedTools: false,
+    oneCallPerStep: true,
+    signedCalls: true,
+    serverToolResults: undefined,
+    signedReasoning: false,
+  },
   // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: { idPattern: true, maxIdLength: 40, nonEmptyContent: true, leadingUser: true, alternation: true, callBlockFormats: NO_CALL_BLOCKS, chatMessageRoles: NO_ROLES, anthropicBlocks: false, assistantBlocks: "converse", systemInConversation: "none", toolBlocksNeedTools: true, oneCallPerStep: false, signedCalls: false, serverToolResults: undefined, signedReasoning: true },
+  strict: {
+    idPattern: true,
+    maxIdLength: 40,
+    nonEmptyContent: true,
+    leadingUser: true,
+    alternation: true,
+    callBlockFormats: NO_CALL_BLOCKS,
+    chatMessageRoles: NO_ROLES,
+    anthropicBlocks: false,
+    assistantBlocks: "converse",
+    systemInConversation: "none",
+    toolBlocksNeedTools: true,
+    oneCallPerStep: false,
+    signedCalls: false,
+    serverToolResults: undefined,
+    signedReasoning: true,
+  },
 };
 
 /** Every shaping switch off: only what all providers reject alike is left. */
@@ -282,14 +383,22 @@ const PROFILES = new Map<string, Record<RepairLevel, ProviderProfile>>(
 export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
   const profiles = typeof provider === "string" ? PROFILES.get(provider) : undefined;
   if (!profiles)
-    throw new ToolCallRepairInputError(`unknown provider ${quoteValue(provider)}; expected one of ${PROVIDERS.join(", ")}`, { argument: "options.provider" });
+    throw new ToolCallRepairInputError(
+      `unknown provider ${quoteValue(provider)}; expected one of ${PROVIDERS.join(", ")}`,
+      { argument: "options.provider" },
+    );
   return profiles[level];
 }
 
 /** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */
-export function profileForOptions(options: { provider: Provider; level: RepairLevel; systemMessages: "placed" | "user-text" }): ProviderProfile {
+export function profileForOptions(options: {
+  provider: Provider;
+  level: RepairLevel;
+  systemMessages: "placed" | "user-text";
+}): ProviderProfile {
   const profile = profileFor(options.provider, options.level);
-  if (options.systemMessages === "user-text" && profile.systemInConversation === "placed") return Object.freeze({ ...profile, systemInConversation: "none" });
+  if (options.systemMessages === "user-text" && profile.systemInConversation === "placed")
+    return Object.freeze({ ...profile, systemInConversation: "none" });
   return profile;
 }
 

@@ -32,7 +32,9 @@ export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version |
       return `${String(Number.isNaN(next) ? 1 : next).padStart(32, "0")}.${Math.random().toString().padStart(16, "0")}`;
     }
   }
-  const base = saver.getNextVersion(typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : undefined);
+  const base = saver.getNextVersion(
+    typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : undefined,
+  );
   if (typeof base !== "number" || !Number.isSafeInteger(base)) return base;
   return base + (1 + Math.floor(Math.random() * (FRACTION_STEPS - 1))) / FRACTION_STEPS;
 }

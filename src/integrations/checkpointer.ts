@@ -72,7 +72,8 @@ const MAX_TRACKED = 1000;
 const START_CHANNEL = "__start__";
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
-const configurableOf = (config: RunnableConfig | undefined): Configurable => (config?.configurable ?? {}) as Configurable;
+const configurableOf = (config: RunnableConfig | undefined): Configurable =>
+  (config?.configurable ?? {}) as Configurable;
 
 function threadKey(config: RunnableConfig | undefined): string {
   const { thread_id, checkpoint_ns } = configurableOf(config);
@@ -180,16 +181,21 @@ class CheckpointHealer {
     if (messages.length === 0) return;
     evictOldest(this.unappliedInputs);
     const afterId = this.messagesOf(tuple.checkpoint)?.at(-1)?.id;
-    this.unappliedInputs.set(`${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`, { messages: withUniqueIds(messages), afterId });
+    this.unappliedInputs.set(`${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`, {
+      messages: withUniqueIds(messages),
+      afterId,
+    });
   }
 
-  readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> => (await this.getTuple(config))?.checkpoint;
+  readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> =>
+    (await this.getTuple(config))?.checkpoint;
 
   readonly list = (config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> => {
     const tuples = this.inner.list(config, options);
     if (!this.options.list) return tuples;
     return (async function* (healer: CheckpointHealer) {
-      for await (const tuple of tuples) yield await orFallback(() => healer.healRead(tuple, config), tuple, healer.options, config);
+      for await (const tuple of tuples)
+        yield await orFallback(() => healer.healRead(tuple, config), tuple, healer.options, config);
     })(this);
   };
 
@@ -200,12 +206,21 @@ class CheckpointHealer {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> => {
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    const healed = await orFallback(() => this.healedCheckpoint(config, checkpoint, metadata), checkpoint, this.options, config);
+    const healed = await orFallback(
+      () => this.healedCheckpoint(config, checkpoint, metadata),
+      checkpoint,
+      this.options,
+      config,
+    );
     return this.inner.put(config, healed, metadata, newVersions);
   };
 
   /** The checkpoint as it should be stored: the same object when nothing needs healing. */
-  private async healedCheckpoint(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<Checkpoint> {
+  private async healedCheckpoint(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+  ): Promise<Checkpoint> {
     const messages = this.messagesOf(checkpoint);
     if (!messages) return checkpoint;
     const key = threadKey(config);
@@ -218,7 +233,10 @@ class CheckpointHealer {
     const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
-    const dropped = this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop")) ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`) : undefined;
+    const dropped =
+      this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
+        ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`)
+        : undefined;
     if (!run && !abandoning && !dropped && this.keeping.isClean(messages)) {
       const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
       return placeholders ? this.withRealResults(config, checkpoint, messages, placeholders) : checkpoint;
@@ -234,7 +252,13 @@ class CheckpointHealer {
     for (const repair of fresh) reported.add(repairKey(repair));
     this.runs.delete(key);
     evictOldest(this.runs);
-    this.runs.set(key, { lastId: checkpoint.id, abandoned: healed.abandoned, salvage: healed.salvage, reported, restore: healed.restore });
+    this.runs.set(key, {
+      lastId: checkpoint.id,
+      abandoned: healed.abandoned,
+      salvage: healed.salvage,
+      reported,
+      restore: healed.restore,
+    });
     await reportRepairs(fresh, this.options, config);
     return healed.messages === messages ? checkpoint : this.withMessages(checkpoint, healed.messages);
   }
@@ -260,7 +284,12 @@ class CheckpointHealer {
   }
 
   /** A clean write holding placeholders: real results for them from the parent's pending writes, if any. */
-  private async withRealResults(config: RunnableConfig, checkpoint: Checkpoint, messages: BaseMessage[], placeholders: Set<string>): Promise<Checkpoint> {
+  private async withRealResults(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    messages: BaseMessage[],
+    placeholders: Set<string>,
+  ): Promise<Checkpoint> {
     const found = await this.pendingResults(config, placeholders);
     this.addSalvagedElsewhere(config, placeholders, found);
     if (found.size === 0) return checkpoint;
@@ -271,7 +300,11 @@ class CheckpointHealer {
   }
 
   /** Adds to `found` the results salvaged in another namespace of the same thread, for the `wanted` calls. */
-  private addSalvagedElsewhere(config: RunnableConfig, wanted: ReadonlySet<string>, found: Map<string, ToolMessage>): void {
+  private addSalvagedElsewhere(
+    config: RunnableConfig,
+    wanted: ReadonlySet<string>,
+    found: Map<string, ToolMessage>,
+  ): void {
     const known = this.salvagedByThread.get(String(configurableOf(config).thread_id));
     if (!known) return;
     for (const id of wanted) {
@@ -280,7 +313,11 @@ class CheckpointHealer {
     }
   }
 
-  private rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>): void {
+  private rememberSalvaged(
+    config: RunnableConfig,
+    ids: readonly string[],
+    results: ReadonlyMap<string, ToolMessage>,
+  ): void {
     if (ids.length === 0) return;
     const thread = String(configurableOf(config).thread_id);
     let known = this.salvagedByThread.get(thread);
@@ -322,7 +359,9 @@ class CheckpointHealer {
   ): Promise<Map<string, ToolMessage>> {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
     if (open.size === 0 || typeof checkpoint_id !== "string") return new Map();
-    const parent = await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } });
+    const parent = await this.inner.getTuple({
+      configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id },
+    });
     const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
     if (!messages || !parent?.pendingWrites?.length) return found;
     const left = new Set([...open].filter((id) => !found.has(id)));
@@ -379,9 +418,21 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
  * (and `list`, with `options.list`) heal the messages at `options.messagesKey`. Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
-export function withToolCallRepair<T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, { booleans: ["list"], strings: ["messagesKey"] });
-  assertMethods(checkpointer, "withToolCallRepair", "checkpointer", "a checkpoint saver (BaseCheckpointSaver)", SAVER_METHODS);
+export function withToolCallRepair<T extends BaseCheckpointSaver>(
+  checkpointer: T,
+  options: CheckpointerRepairOptions = {},
+): T {
+  const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, {
+    booleans: ["list"],
+    strings: ["messagesKey"],
+  });
+  assertMethods(
+    checkpointer,
+    "withToolCallRepair",
+    "checkpointer",
+    "a checkpoint saver (BaseCheckpointSaver)",
+    SAVER_METHODS,
+  );
   const healer = new CheckpointHealer(checkpointer, given);
   const overrides: Record<PropertyKey, unknown> = {
     list: healer.list,

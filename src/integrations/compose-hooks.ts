@@ -69,14 +69,20 @@ function roleOf(hook: unknown, i: number): HookRole | undefined {
  */
 export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) {
   hooks.forEach((hook, i) => {
-    if (typeof hook !== "function") throw expectedInput("composePreModelHooks", `hooks[${i}]`, "a preModelHook function", hook);
+    if (typeof hook !== "function")
+      throw expectedInput("composePreModelHooks", `hooks[${i}]`, "a preModelHook function", hook);
   });
-  if (hooks.length === 0) throw new ToolCallRepairInputError("composePreModelHooks: expected at least one hook", { argument: "hooks" });
+  if (hooks.length === 0)
+    throw new ToolCallRepairInputError("composePreModelHooks: expected at least one hook", { argument: "hooks" });
   assertOrder(hooks);
 
   return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
     // The state is read once, under the input guard: a getter that throws is an input error naming `state`.
-    const given = readingInput(() => (typeof state === "object" && state !== null ? { ...state } : ({} as S)), "composePreModelHooks", "state");
+    const given = readingInput(
+      () => (typeof state === "object" && state !== null ? { ...state } : ({} as S)),
+      "composePreModelHooks",
+      "state",
+    );
     let messages: BaseMessage[] = given.messages ?? [];
     let rewritten = false;
     let modelInput: BaseMessage[] | undefined;
@@ -87,9 +93,12 @@ export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...
       const update: unknown = await hooks[i](view, config);
       if (update === undefined || update === null) continue;
       if (!isDict(update))
-        throw new ToolCallRepairInputError(`composePreModelHooks: hooks[${i}] returned ${describeInput(update)}; expected a state update object`, {
-          argument: `hooks[${i}]`,
-        });
+        throw new ToolCallRepairInputError(
+          `composePreModelHooks: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
+          {
+            argument: `hooks[${i}]`,
+          },
+        );
       for (const key of Object.keys(update)) {
         const value = update[key];
         if (key === "messages") {

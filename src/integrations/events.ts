@@ -56,7 +56,9 @@ export async function reportRepairs(
 const THREAD_SCOPED = Symbol("langgraph-tool-repair.reportedOnce");
 
 /** A setup's `onRepair` (see {@link reportedOnce}): also callable with the thread a repair belongs to. */
-type ThreadScopedReporter = ((repair: ToolCallRepair) => void) & { [THREAD_SCOPED]: (repair: ToolCallRepair, thread: string) => void };
+type ThreadScopedReporter = ((repair: ToolCallRepair) => void) & {
+  [THREAD_SCOPED]: (repair: ToolCallRepair, thread: string) => void;
+};
 
 /** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
 function threadOf(config?: RunnableConfig): string {
@@ -77,7 +79,9 @@ function threadOf(config?: RunnableConfig): string {
  * the stored thread does not, which moves every index by one. The memory of what was reported is bounded (the
  * oldest 1,000 go first).
  */
-export function reportedOnce(onRepair: ((repair: ToolCallRepair) => void) | undefined): ((repair: ToolCallRepair) => void) | undefined {
+export function reportedOnce(
+  onRepair: ((repair: ToolCallRepair) => void) | undefined,
+): ((repair: ToolCallRepair) => void) | undefined {
   if (!onRepair) return undefined;
   const seen = new Set<string>();
   const report = (repair: ToolCallRepair, thread: string) => {
@@ -89,11 +93,17 @@ export function reportedOnce(onRepair: ((repair: ToolCallRepair) => void) | unde
     }
     onRepair(repair);
   };
-  return Object.assign((repair: ToolCallRepair) => report(repair, threadOf()), { [THREAD_SCOPED]: report }) satisfies ThreadScopedReporter;
+  return Object.assign((repair: ToolCallRepair) => report(repair, threadOf()), {
+    [THREAD_SCOPED]: report,
+  }) satisfies ThreadScopedReporter;
 }
 
 /** Hands one repair to `onRepair`, with the thread it belongs to when `onRepair` is a setup's ({@link reportedOnce}). */
-export function deliverRepair(onRepair: (repair: ToolCallRepair) => void, repair: ToolCallRepair, config?: RunnableConfig): void {
+export function deliverRepair(
+  onRepair: (repair: ToolCallRepair) => void,
+  repair: ToolCallRepair,
+  config?: RunnableConfig,
+): void {
   const scoped = (onRepair as Partial<ThreadScopedReporter>)[THREAD_SCOPED];
   if (scoped) scoped(repair, threadOf(config));
   else onRepair(repair);
@@ -103,7 +113,12 @@ export function deliverRepair(onRepair: (repair: ToolCallRepair) => void, repair
  * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
  * returns `fallback`, so the safety net never becomes the thing that fails.
  */
-export async function orFallback<T>(work: () => T | Promise<T>, fallback: T, options: RepairReporting = {}, config?: RunnableConfig): Promise<T> {
+export async function orFallback<T>(
+  work: () => T | Promise<T>,
+  fallback: T,
+  options: RepairReporting = {},
+  config?: RunnableConfig,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -121,7 +136,8 @@ export async function orFallback<T>(work: () => T | Promise<T>, fallback: T, opt
 export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
   try {
     const manager = await getCallbackManagerForConfig(ensureConfig(config));
-    if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined) await dispatchCustomEvent(name, payload, config);
+    if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined)
+      await dispatchCustomEvent(name, payload, config);
   } catch {
     // best effort
   }

@@ -11,7 +11,14 @@ import { createRepairer, type Repairer } from "../engine";
 import { assertArray, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange } from "../messages/exchanges";
-import { isAssistant, isMarkedSyntheticResult, isToolResult, repairMarkerOf, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import {
+  isAssistant,
+  isMarkedSyntheticResult,
+  isToolResult,
+  repairMarkerOf,
+  resultIdOf,
+  toolCallIdsOf,
+} from "../messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../types";
 
 /** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
@@ -93,7 +100,9 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     }
     out.push(m);
     if (!isAssistant(m)) continue;
-    const missing = toolCallIdsOf(m).filter((callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId));
+    const missing = toolCallIdsOf(m).filter(
+      (callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId),
+    );
     if (missing.length === 0) continue;
     const callIndex = i;
     while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
@@ -173,11 +182,14 @@ function healOptions(heal: unknown, fn: string): HealStoredOptions {
   const record = optionsInput(heal, fn, "heal");
   const out: HealStoredOptions = {};
   const closeOpen = ownInput(record, "closeOpen", fn, "heal");
-  if (closeOpen !== undefined && typeof closeOpen !== "boolean") throw expectedInput(fn, "heal.closeOpen", "a boolean", closeOpen);
+  if (closeOpen !== undefined && typeof closeOpen !== "boolean")
+    throw expectedInput(fn, "heal.closeOpen", "a boolean", closeOpen);
   const abandoned = ownInput(record, "abandoned", fn, "heal");
-  if (abandoned !== undefined && !(abandoned instanceof Set)) throw expectedInput(fn, "heal.abandoned", "a Set of call ids", abandoned);
+  if (abandoned !== undefined && !(abandoned instanceof Set))
+    throw expectedInput(fn, "heal.abandoned", "a Set of call ids", abandoned);
   const salvage = ownInput(record, "salvage", fn, "heal");
-  if (salvage !== undefined && !(salvage instanceof Map)) throw expectedInput(fn, "heal.salvage", "a Map of call ids to their ToolMessages", salvage);
+  if (salvage !== undefined && !(salvage instanceof Map))
+    throw expectedInput(fn, "heal.salvage", "a Map of call ids to their ToolMessages", salvage);
   if (closeOpen !== undefined) out.closeOpen = closeOpen;
   if (abandoned !== undefined) out.abandoned = abandoned as ReadonlySet<string>;
   if (salvage !== undefined) out.salvage = salvage as ReadonlyMap<string, ToolMessage>;
@@ -189,7 +201,11 @@ function storedHealer(input: unknown, fn: string): StoredHealer {
   const options = readingInput(() => ({ ...optionsInput(input, fn) }), fn, "options") as StoredRepairOptions;
   // A stored thread gets structural repairs only; an orphan call further back is closed the user's way.
   const keeping: Repairer = createRepairer({ ...options, level: "structural", trailing: "keep" });
-  const closing: Repairer = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
+  const closing: Repairer = createRepairer({
+    ...options,
+    level: "structural",
+    trailing: options.orphanCalls ?? "answer",
+  });
   return {
     heal(messages, given = {}) {
       assertArray(messages, "heal");
@@ -199,7 +215,9 @@ function storedHealer(input: unknown, fn: string): StoredHealer {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if (!messages.every(isMessage)) return unchanged(messages);
 
-      const { messages: working, salvaged } = heal.salvage?.size ? putBackResults(messages, heal.salvage) : { messages, salvaged: [] };
+      const { messages: working, salvaged } = heal.salvage?.size
+        ? putBackResults(messages, heal.salvage)
+        : { messages, salvaged: [] };
       const salvageRepairs = salvaged.map(({ id, callIndex }) => salvageRepair(heal.salvage!.get(id)!, callIndex));
       const salvagedIds = salvaged.map((s) => s.id);
 
@@ -222,7 +240,11 @@ function storedHealer(input: unknown, fn: string): StoredHealer {
 }
 
 /** {@link createStoredHealer} for one history. */
-export function healStoredMessages(messages: BaseMessage[], options: StoredRepairOptions = {}, heal: HealStoredOptions = {}): HealResult {
+export function healStoredMessages(
+  messages: BaseMessage[],
+  options: StoredRepairOptions = {},
+  heal: HealStoredOptions = {},
+): HealResult {
   const fn = "healStoredMessages";
   assertArray(messages, fn);
   const checked = healOptions(heal, fn);

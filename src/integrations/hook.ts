@@ -56,19 +56,33 @@ export type ToolCallRepairHookFunction = (
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
 export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  const { persist = false, shapeRequests = true, model, onRepair, onError, ...repairOptions } = checkSurfaceOptions<ToolCallRepairHookOptions>(
-    "toolCallRepairHook",
-    options,
-    { booleans: ["persist", "shapeRequests"] },
-  );
+  const {
+    persist = false,
+    shapeRequests = true,
+    model,
+    onRepair,
+    onError,
+    ...repairOptions
+  } = checkSurfaceOptions<ToolCallRepairHookOptions>("toolCallRepairHook", options, {
+    booleans: ["persist", "shapeRequests"],
+  });
   const reporting: RepairReporting = { onRepair, onError };
   const structural = createRepairer({ ...repairOptions, level: "structural" });
   const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
   const stored = persist ? structural : undefined;
 
-  const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairHookUpdate> => {
+  const repairAndReport = async (
+    messages: BaseMessage[],
+    config?: RunnableConfig,
+  ): Promise<ToolCallRepairHookUpdate> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
+    const salvaged = await withRunSalvage(
+      messages,
+      config,
+      "messages",
+      reporting,
+      structural.options.syntheticResultText,
+    );
     const repairs: ToolCallRepair[] = [...salvaged.repairs];
     let update: ToolCallRepairHookUpdate = {};
     let base = salvaged.messages;
@@ -85,19 +99,32 @@ export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): Too
     repairs.push(...shaped.repairs);
     await reportRepairs(repairs, reporting, config);
     // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-    return { ...update, llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages };
+    return {
+      ...update,
+      llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages,
+    };
   };
 
   // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
   return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
     let messages: BaseMessage[];
     try {
-      messages = readingInput(() => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [], "toolCallRepairHook", "state.messages");
+      messages = readingInput(
+        () => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [],
+        "toolCallRepairHook",
+        "state.messages",
+      );
     } catch (error) {
       // A state the hook cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
       return orFallback(() => Promise.reject(error), {}, reporting, config);
     }
     const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
-    return unlessClean(() => request.isClean(messages), () => repairAndReport(messages, config), fallback, reporting, config);
+    return unlessClean(
+      () => request.isClean(messages),
+      () => repairAndReport(messages, config),
+      fallback,
+      reporting,
+      config,
+    );
   }, "llmInputMessages");
 }

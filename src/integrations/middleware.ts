@@ -70,7 +70,13 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
             async () => {
               if (stored.isClean(state.messages)) return undefined;
               // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-              const salvaged = await withRunSalvage(state.messages, runtime, "messages", reporting, stored.options.syntheticResultText);
+              const salvaged = await withRunSalvage(
+                state.messages,
+                runtime,
+                "messages",
+                reporting,
+                stored.options.syntheticResultText,
+              );
               const structural = stored.repair(salvaged.messages);
               const repaired = structural.messages;
               const repairs = [...salvaged.repairs, ...structural.repairs];
@@ -82,35 +88,37 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
             reporting,
           )
       : undefined,
-    wrapModelCall: repairModelRequest || recoverRejections
-      ? async (request, handler) => {
-          const facts: RequestFacts = repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
-          const repairer = forRequest.for(request.model, facts);
-          const send: typeof handler = recoverRejections
-            ? (req) =>
-                callWithRejectionRecovery(req, handler, {
-                  ...repairOptions,
-                  provider: repairer.options.provider,
-                  systemMessages: repairer.options.systemMessages,
-                  ...facts,
-                  onRepair,
-                }) as ReturnType<typeof handler>
-            : handler;
-          if (!repairModelRequest) return send(request);
-          const fixed = await orFallback(
-            async () => {
-              if (repairer.isClean(request.messages)) return request;
-              const { messages: repaired, repairs } = repairer.repair(request.messages);
-              if (repairs.length === 0) return request;
-              await reportRepairs(repairs, reporting);
-              return { ...request, messages: repaired };
-            },
-            request,
-            reporting,
-          );
-          return send(fixed);
-        }
-      : undefined,
+    wrapModelCall:
+      repairModelRequest || recoverRejections
+        ? async (request, handler) => {
+            const facts: RequestFacts =
+              repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
+            const repairer = forRequest.for(request.model, facts);
+            const send: typeof handler = recoverRejections
+              ? (req) =>
+                  callWithRejectionRecovery(req, handler, {
+                    ...repairOptions,
+                    provider: repairer.options.provider,
+                    systemMessages: repairer.options.systemMessages,
+                    ...facts,
+                    onRepair,
+                  }) as ReturnType<typeof handler>
+              : handler;
+            if (!repairModelRequest) return send(request);
+            const fixed = await orFallback(
+              async () => {
+                if (repairer.isClean(request.messages)) return request;
+                const { messages: repaired, repairs } = repairer.repair(request.messages);
+                if (repairs.length === 0) return request;
+                await reportRepairs(repairs, reporting);
+                return { ...request, messages: repaired };
+              },
+              request,
+              reporting,
+            );
+            return send(fixed);
+          }
+        : undefined,
   });
 }
 

@@ -60,10 +60,18 @@ const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
 type ChatModel = BaseChatModel;
 type Generate = BaseChatModel["_generate"];
 /** `_streamResponseChunks` and `_streamChatModelEvents`: what they yield differs, how they are wrapped does not. */
-type Streaming = (this: ChatModel, input: BaseMessage[], options: never, runManager?: CallbackManagerForLLMRun) => AsyncGenerator<unknown>;
+type Streaming = (
+  this: ChatModel,
+  input: BaseMessage[],
+  options: never,
+  runManager?: CallbackManagerForLLMRun,
+) => AsyncGenerator<unknown>;
 
 const isChatModel = (value: unknown): value is ChatModel =>
-  typeof value === "object" && value !== null && typeof (value as Dict)._generate === "function" && typeof (value as Dict)._modelType === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Dict)._generate === "function" &&
+  typeof (value as Dict)._modelType === "function";
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
 export function repairsRequests(model: unknown): boolean {
@@ -83,10 +91,18 @@ type ReadModel =
 function readModel(model: unknown, fn: string): ReadModel {
   return readingInput(
     (): ReadModel => {
-      if ((typeof model !== "object" && typeof model !== "function") || model === null) return { kind: "other", wrapped: false };
+      if ((typeof model !== "object" && typeof model !== "function") || model === null)
+        return { kind: "other", wrapped: false };
       if (RunnableBinding.isRunnableBinding(model)) {
         const binding = model as unknown as RunnableBinding<unknown, unknown>;
-        return { kind: "binding", bound: binding.bound, config: binding.config, kwargs: binding.kwargs, configFactories: binding.configFactories, wrapped: false };
+        return {
+          kind: "binding",
+          bound: binding.bound,
+          config: binding.config,
+          kwargs: binding.kwargs,
+          configFactories: binding.configFactories,
+          wrapped: false,
+        };
       }
       const wrapped = WRAPPED in model;
       return isChatModel(model) ? { kind: "model", model, wrapped } : { kind: "other", wrapped };
@@ -102,7 +118,10 @@ function readModel(model: unknown, fn: string): ReadModel {
  * `model.withConfig(...)`), and returns the same kind.
  */
 /** The wrapper's own options, as {@link checkSurfaceOptions} checks them (the kit checks them up front too). */
-export const REQUEST_REPAIR_OPTION_KINDS = { functions: ["onRecovery"], booleans: ["repairRequests", "recoverRejections"] } as const;
+export const REQUEST_REPAIR_OPTION_KINDS = {
+  functions: ["onRecovery"],
+  booleans: ["repairRequests", "recoverRejections"],
+} as const;
 
 export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {}): M {
   const given = checkSurfaceOptions<RequestRepairOptions>("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
@@ -115,7 +134,8 @@ export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {
       configFactories: read.configFactories,
     } as never) as unknown as M;
   }
-  if (read.kind !== "model") throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
+  if (read.kind !== "model")
+    throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
   if (read.wrapped) return model;
   return wrap(read.model, given) as unknown as M;
 }
@@ -135,16 +155,26 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
 
   /** The repairer for this call: a request sure to carry no tools has its tool blocks sent as text. */
-  const repairerFor = (callOptions: unknown): Repairer => (detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools);
+  const repairerFor = (callOptions: unknown): Repairer =>
+    detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
 
   /** Options of the retry: shaped for the same target as the request (provider, system messages, tools). */
   const recoveryFor = (callOptions: unknown): RequestRepairOptions => {
     const target = repairerFor(callOptions);
-    return { ...options, provider: target.options.provider, systemMessages: target.options.systemMessages, toolsInRequest: target.options.toolsInRequest };
+    return {
+      ...options,
+      provider: target.options.provider,
+      systemMessages: target.options.systemMessages,
+      toolsInRequest: target.options.toolsInRequest,
+    };
   };
 
   /** The request as it is sent: repaired for the provider (a failure to repair sends it as it is, reported). */
-  const prepare = async (messages: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun): Promise<BaseMessage[]> => {
+  const prepare = async (
+    messages: BaseMessage[],
+    callOptions: unknown,
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<BaseMessage[]> => {
     if (!repairRequests) return messages;
     return orFallback(
       async () => {
@@ -160,38 +190,54 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   };
 
   const generate = model._generate as Generate;
-  define("_generate", async function repairingGenerate(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-    const messages = await prepare(input, callOptions, runManager);
-    try {
-      return await generate.call(this, messages, callOptions as never, runManager);
-    } catch (error) {
-      if (!recoverRejections) throw error;
-      const recovery = recoveryFor(callOptions);
-      const step = recoveryStep(error, messages, recovery);
-      if (step.action === "rethrow") throw step.error;
-      let result: Awaited<ReturnType<Generate>>;
+  define(
+    "_generate",
+    async function repairingGenerate(
+      this: ChatModel,
+      input: BaseMessage[],
+      callOptions: unknown,
+      runManager?: CallbackManagerForLLMRun,
+    ) {
+      const messages = await prepare(input, callOptions, runManager);
       try {
-        result = await generate.call(this, step.messages, callOptions as never, runManager);
-      } catch (retryError) {
-        throw recoveryFailed(error, step, retryError);
+        return await generate.call(this, messages, callOptions as never, runManager);
+      } catch (error) {
+        if (!recoverRejections) throw error;
+        const recovery = recoveryFor(callOptions);
+        const step = recoveryStep(error, messages, recovery);
+        if (step.action === "rethrow") throw step.error;
+        let result: Awaited<ReturnType<Generate>>;
+        try {
+          result = await generate.call(this, step.messages, callOptions as never, runManager);
+        } catch (retryError) {
+          throw recoveryFailed(error, step, retryError);
+        }
+        await recovered(step, recovery, runManager);
+        return result;
       }
-      await recovered(step, recovery, runManager);
-      return result;
-    }
-  });
+    },
+  );
 
   // Only where the model streams itself: BaseChatModel tells "no streaming" by these methods' identity.
   for (const key of ["_streamResponseChunks", "_streamChatModelEvents"] as const) {
     const stream = model[key] as Streaming | undefined;
     if (stream === undefined || stream === (BaseChatModel.prototype[key] as unknown)) continue;
-    define(key, function repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, runManager?: CallbackManagerForLLMRun) {
-      return retryBeforeFirst(
-        (sent) => stream.call(this, sent, callOptions as never, runManager),
-        prepare(input, callOptions, runManager),
-        recoverRejections ? recoveryFor(callOptions) : undefined,
-        runManager,
-      );
-    });
+    define(
+      key,
+      function repairingStream(
+        this: ChatModel,
+        input: BaseMessage[],
+        callOptions: unknown,
+        runManager?: CallbackManagerForLLMRun,
+      ) {
+        return retryBeforeFirst(
+          (sent) => stream.call(this, sent, callOptions as never, runManager),
+          prepare(input, callOptions, runManager),
+          recoverRejections ? recoveryFor(callOptions) : undefined,
+          runManager,
+        );
+      },
+    );
   }
 
   // ChatOpenAI's withConfig returns a new ChatOpenAI (not a binding of this one): wrap what comes back.
@@ -241,7 +287,11 @@ async function* retryBeforeFirst<T>(
  * Reports repairs: `onRepair`, then the custom event on the model's own run (so it belongs to it in traces
  * and `streamEvents`), or on the run around it when the model was not given one.
  */
-async function announce(repairs: readonly ToolCallRepair[], options: RequestRepairOptions, runManager?: CallbackManagerForLLMRun) {
+async function announce(
+  repairs: readonly ToolCallRepair[],
+  options: RequestRepairOptions,
+  runManager?: CallbackManagerForLLMRun,
+) {
   if (repairs.length === 0) return;
   if (!runManager) return reportRepairs(repairs, options);
   for (const repair of repairs) {
@@ -259,7 +309,11 @@ async function announce(repairs: readonly ToolCallRepair[], options: RequestRepa
 }
 
 /** Reports the retry's repairs, then hands the recovery to `onRecovery`. */
-async function recovered(step: Extract<RecoveryStep, { action: "retry" }>, options: RequestRepairOptions, runManager?: CallbackManagerForLLMRun) {
+async function recovered(
+  step: Extract<RecoveryStep, { action: "retry" }>,
+  options: RequestRepairOptions,
+  runManager?: CallbackManagerForLLMRun,
+) {
   await announce(step.repairs, options, runManager);
   try {
     options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });

@@ -16,7 +16,9 @@ import { checkSurfaceOptions } from "./surface-options";
 
 export { NO_UPDATE };
 
-export interface ToolCallRepairNodeOptions<K extends string = "messages"> extends Omit<RepairOptions, "level">, RepairReporting {
+export interface ToolCallRepairNodeOptions<K extends string = "messages">
+  extends Omit<RepairOptions, "level">,
+    RepairReporting {
   /** The state key holding the messages. Default `"messages"`. Its channel must use the messages reducer. */
   messagesKey?: K;
 }
@@ -40,7 +42,12 @@ export function toolCallRepairNode<K extends string = "messages">(
   options: ToolCallRepairNodeOptions<K> = {},
 ): ToolCallRepairNodeFunction<K> {
   // Read once, under the input guard (checkSurfaceOptions returns the snapshot it checked).
-  const { messagesKey = "messages" as K, onRepair, onError, ...repairOptions } = checkSurfaceOptions<ToolCallRepairNodeOptions<K>>("toolCallRepairNode", options, {
+  const {
+    messagesKey = "messages" as K,
+    onRepair,
+    onError,
+    ...repairOptions
+  } = checkSurfaceOptions<ToolCallRepairNodeOptions<K>>("toolCallRepairNode", options, {
     strings: ["messagesKey"],
   });
   const reporting: RepairReporting = { onRepair, onError };
@@ -48,9 +55,18 @@ export function toolCallRepairNode<K extends string = "messages">(
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
   const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
-  const persistRepair = async (messages: BaseMessage[], config?: RunnableConfig): Promise<ToolCallRepairNodeUpdate<K>> => {
+  const persistRepair = async (
+    messages: BaseMessage[],
+    config?: RunnableConfig,
+  ): Promise<ToolCallRepairNodeUpdate<K>> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
+    const salvaged = await withRunSalvage(
+      messages,
+      config,
+      messagesKey,
+      reporting,
+      repairer.options.syntheticResultText,
+    );
     const structural = repairer.repair(salvaged.messages);
     const repaired = structural.messages;
     const repairs = [...salvaged.repairs, ...structural.repairs];
@@ -70,7 +86,13 @@ export function toolCallRepairNode<K extends string = "messages">(
     }
     if (messages === undefined) return noUpdate;
     // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
-    return unlessClean(() => repairer.isClean(messages), () => persistRepair(messages, config), noUpdate, reporting, config);
+    return unlessClean(
+      () => repairer.isClean(messages),
+      () => persistRepair(messages, config),
+      noUpdate,
+      reporting,
+      config,
+    );
   };
 }
 

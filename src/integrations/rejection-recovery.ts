@@ -71,7 +71,11 @@ function systemMessageOf(request: RecoverableModelRequest): SystemMessage | unde
  * request-only repair, another middleware's edits): the rejection is applied to the state itself, its
  * position carried over by message identity, so only the state's own messages are written back.
  */
-function persistedFix(request: RecoverableModelRequest, step: Retry, options: RepairOptions): { messages: BaseMessage[]; repairs: ToolCallRepair[] } | undefined {
+function persistedFix(
+  request: RecoverableModelRequest,
+  step: Retry,
+  options: RepairOptions,
+): { messages: BaseMessage[]; repairs: ToolCallRepair[] } | undefined {
   const state = request.state?.messages;
   if (!Array.isArray(state)) return undefined;
   const rejection = inState(step.rejection, request.messages, state);
@@ -107,5 +111,10 @@ function withReplacement<Response>(response: Response, repaired: BaseMessage[]):
 }
 
 function isStructuredResult(value: unknown): value is { structuredResponse: unknown; messages: BaseMessage[] } {
-  return typeof value === "object" && value !== null && "structuredResponse" in value && Array.isArray((value as { messages?: unknown }).messages);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "structuredResponse" in value &&
+    Array.isArray((value as { messages?: unknown }).messages)
+  );
 }

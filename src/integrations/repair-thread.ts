@@ -68,31 +68,53 @@ export function toolNodeName(graph: unknown): string | undefined {
 
 function toolNodeOf(graph: object): string | undefined {
   const names = Object.entries(nodesOf(graph))
-    .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } } | undefined)?.constructor?.name === "ToolNode")
+    .filter(
+      ([, node]) => (node?.bound as { constructor?: { name?: unknown } } | undefined)?.constructor?.name === "ToolNode",
+    )
     .map(([name]) => name);
   return names.length === 1 ? names[0] : undefined;
 }
 
 /** Options of one kind each, checked before the graph is asked anything (the surfaces' one option check). */
 function checkedOptions(options: unknown): RepairThreadOptions {
-  return checkSurfaceOptions<RepairThreadOptions>("repairThread", options, { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] }) as RepairThreadOptions;
+  return checkSurfaceOptions<RepairThreadOptions>("repairThread", options, {
+    booleans: ["dryRun", "closeOpen"],
+    strings: ["messagesKey", "asNode"],
+  }) as RepairThreadOptions;
 }
 
 /** `graph` has the two methods `repairThread` calls, read once (a getter that throws is an input error). */
 function threadGraphOf(graph: unknown): ThreadGraph {
   const fn = "repairThread";
   if (typeof graph !== "object" || graph === null) throw expectedInput(fn, "graph", GRAPH, graph);
-  const methods = readingInput(() => ({ getState: (graph as ThreadGraph).getState, updateState: (graph as ThreadGraph).updateState }), fn, "graph");
+  const methods = readingInput(
+    () => ({ getState: (graph as ThreadGraph).getState, updateState: (graph as ThreadGraph).updateState }),
+    fn,
+    "graph",
+  );
   for (const [name, method] of Object.entries(methods))
     if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
   return graph as ThreadGraph;
 }
 
-export async function repairThread(graph: ThreadGraph, config: RunnableConfig, options: RepairThreadOptions = {}): Promise<RepairThreadReport> {
+export async function repairThread(
+  graph: ThreadGraph,
+  config: RunnableConfig,
+  options: RepairThreadOptions = {},
+): Promise<RepairThreadReport> {
   const fn = "repairThread";
   threadGraphOf(graph);
-  if (typeof config !== "object" || config === null) throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
-  const { messagesKey = "messages", dryRun = true, closeOpen = true, asNode, onRepair, onError, ...repairOptions } = checkedOptions(options);
+  if (typeof config !== "object" || config === null)
+    throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
+  const {
+    messagesKey = "messages",
+    dryRun = true,
+    closeOpen = true,
+    asNode,
+    onRepair,
+    onError,
+    ...repairOptions
+  } = checkedOptions(options);
   const state = await graph.getState(config);
   const stored = readingInput(
     () => {
@@ -105,7 +127,11 @@ export async function repairThread(graph: ThreadGraph, config: RunnableConfig, o
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
   const messages = stored as BaseMessage[];
 
-  const problems = findToolCallProblems(messages, { provider: repairOptions.provider, level: "structural", trailingIsProblem: closeOpen });
+  const problems = findToolCallProblems(messages, {
+    provider: repairOptions.provider,
+    level: "structural",
+    trailingIsProblem: closeOpen,
+  });
   const healed = createStoredHealer(repairOptions).heal(messages, { closeOpen });
   const report: RepairThreadReport = { problems, repairs: healed.repairs, messages: healed.messages, applied: false };
   if (dryRun || healed.repairs.length === 0) return report;

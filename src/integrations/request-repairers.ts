@@ -26,7 +26,8 @@ export class RequestRepairers {
     this.options = options;
     // Validate the options now (a bad value fails when the surface is built, not at the first model call).
     const validated = createRepairer({ ...options, level: "request" });
-    if (options.provider !== undefined) this.byKey.set(this.keyOf(options.provider, options.systemMessages, options.toolsInRequest), validated);
+    if (options.provider !== undefined)
+      this.byKey.set(this.keyOf(options.provider, options.systemMessages, options.toolsInRequest), validated);
   }
 
   private keyOf(provider: string, systemMessages: string | undefined, toolsInRequest: boolean | undefined): string {

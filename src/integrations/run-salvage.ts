@@ -49,7 +49,9 @@ function graphNamespace(taskNamespace: string): string {
 }
 
 function saverIn(configurable: Record<string, unknown>): BaseCheckpointSaver | undefined {
-  const saver = configurable[CHECKPOINTER_KEY] as (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver }) | undefined;
+  const saver = configurable[CHECKPOINTER_KEY] as
+    | (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver })
+    | undefined;
   if (!saver || typeof saver.getTuple !== "function") return undefined;
   return saver[WRAPPED_SAVER] ?? saver;
 }
@@ -63,7 +65,8 @@ async function stepCheckpoint(
   const { thread_id } = configurable;
   const map = configurable[CHECKPOINT_MAP_KEY];
   const id = isDict(map) ? map[namespace] : undefined;
-  const at = (checkpoint_id?: string) => saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
+  const at = (checkpoint_id?: string) =>
+    saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
   return (typeof id === "string" ? await at(id) : undefined) ?? (await at());
 }
 
@@ -93,7 +96,10 @@ function openCallsIn(messages: readonly BaseMessage[], open: ReadonlySet<string>
     if (!isAssistant(m)) continue;
     for (const call of m.tool_calls ?? []) {
       if (call.id === undefined || !open.has(call.id)) continue;
-      calls.set(call.id, { key: `${scope}\u0000${String(m.id)}\u0000${call.id}`, asked: callKey(call.name, call.args) });
+      calls.set(call.id, {
+        key: `${scope}\u0000${String(m.id)}\u0000${call.id}`,
+        asked: callKey(call.name, call.args),
+      });
     }
   }
   return calls;
@@ -136,7 +142,12 @@ export function approvalPlaceholders(
 }
 
 /** Placeholders saying the user cancelled them, for the `open` calls a person was asked to approve. */
-function cancelledCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>, asked: ReadonlySet<string>, text: SyntheticText) {
+function cancelledCalls(
+  messages: readonly BaseMessage[],
+  open: ReadonlySet<string>,
+  asked: ReadonlySet<string>,
+  text: SyntheticText,
+) {
   const placeholders = new Map<string, ToolMessage>();
   for (const m of messages) {
     if (!isAssistant(m)) continue;
@@ -144,7 +155,13 @@ function cancelledCalls(messages: readonly BaseMessage[], open: ReadonlySet<stri
       if (call.id === undefined || !open.has(call.id) || !asked.has(callKey(call.name, call.args))) continue;
       const toolRun = "cancelled";
       const body = text({ id: call.id, name: call.name, reason: "orphan_call", toolRun });
-      const placeholder = syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: "orphan_call", text: body, toolRun });
+      const placeholder = syntheticToolResult({
+        toolCallId: call.id,
+        toolName: call.name,
+        reason: "orphan_call",
+        text: body,
+        toolRun,
+      });
       placeholders.set(call.id, placeholder);
     }
   }
@@ -171,7 +188,9 @@ export function withRunSalvage(
     async () => {
       const open = unansweredCallIds(messages);
       if (open.size === 0) return unchanged;
-      const namespace = graphNamespace(typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "");
+      const namespace = graphNamespace(
+        typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
+      );
       const calls = openCallsIn(messages, open, `${String(configurable.thread_id)}\u0000${namespace}`);
       let walked = walkedBySaver.get(saver);
       if (!walked) walkedBySaver.set(saver, (walked = new Map()));
@@ -188,7 +207,9 @@ export function withRunSalvage(
         const tuple = await stepCheckpoint(saver, configurable, namespace);
         const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
         const passed = new Set<string>();
-        const results = tuple ? await discardedResults(saver, tuple, messagesKey, toWalk, noteAsked, (id) => passed.add(id)) : undefined;
+        const results = tuple
+          ? await discardedResults(saver, tuple, messagesKey, toWalk, noteAsked, (id) => passed.add(id))
+          : undefined;
         for (const [id, result] of results ?? []) found.set(id, result);
         for (const id of toWalk) {
           const call = calls.get(id);
@@ -199,7 +220,8 @@ export function withRunSalvage(
         }
       }
       const left = new Set([...open].filter((id) => !found.has(id)));
-      if (asked.size > 0) for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
+      if (asked.size > 0)
+        for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
       return found.size === 0 ? unchanged : withSalvagedResults(messages, found);
     },
     unchanged,

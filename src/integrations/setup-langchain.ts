@@ -10,7 +10,9 @@ import { reportedOnce } from "./events";
 import { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./middleware";
 import { checkSurfaceOptions } from "./surface-options";
 
-export interface ToolCallRepairOptions extends ToolCallRepairMiddlewareOptions, Pick<CheckpointerRepairOptions, "list"> {}
+export interface ToolCallRepairOptions
+  extends ToolCallRepairMiddlewareOptions,
+    Pick<CheckpointerRepairOptions, "list"> {}
 
 export interface ToolCallRepairSetup {
   /** For `createAgent({ middleware: [...] })`. */
@@ -30,11 +32,8 @@ export interface ToolCallRepairSetup {
  * request's placeholder and the stored one are one repair).
  */
 export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-  const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } = checkSurfaceOptions<ToolCallRepairOptions>(
-    "toolCallRepair",
-    options,
-    { booleans: ["list"] },
-  );
+  const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
+    checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const middleware = toolCallRepairMiddleware({ ...shared, healOnInput, repairModelRequest, recoverRejections, name });
   return {

@@ -15,7 +15,9 @@ import { REQUEST_REPAIR_OPTION_KINDS, withRequestRepair, type RequestRepairOptio
 import { checkSurfaceOptions } from "./surface-options";
 import { toolCallRepairNode, type ToolCallRepairNodeFunction } from "./node";
 
-export interface ToolCallRepairKitOptions extends RequestRepairOptions, Pick<CheckpointerRepairOptions, "list" | "messagesKey"> {}
+export interface ToolCallRepairKitOptions
+  extends RequestRepairOptions,
+    Pick<CheckpointerRepairOptions, "list" | "messagesKey"> {}
 
 export interface ToolCallRepairKit {
   /** The model with every request repaired and rejections recovered. */
@@ -37,11 +39,8 @@ export interface ToolCallRepairKit {
  * ```
  */
 export function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
-  const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } = checkSurfaceOptions<ToolCallRepairKitOptions>(
-    "toolCallRepairKit",
-    options,
-    REQUEST_REPAIR_OPTION_KINDS,
-  );
+  const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } =
+    checkSurfaceOptions<ToolCallRepairKitOptions>("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
   const model = <M>(llm: M): M => withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
   return {

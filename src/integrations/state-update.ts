@@ -2,7 +2,13 @@
  * Turning a repaired message list into a LangGraph state update. Every surface that writes messages (the
  * node, the hook, the middleware, `repairThread`, summarization) goes through here, so each writes the same way.
  */
-import { AIMessage, BaseMessage, RemoveMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  BaseMessage,
+  RemoveMessage,
+  ToolMessage,
+  coerceMessageLikeToMessage,
+} from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { ToolCallRepairInputError, assertArray, describeInput, errorText, readingInput } from "../errors";
@@ -69,7 +75,11 @@ function eachItem<T>(list: readonly unknown[], fn: string, argument: string, vis
       out[i] = visit(list[i]);
     } catch (error) {
       const refused = error instanceof Refused ? error : new Refused(`could not be read (${errorText(error)})`, error);
-      throw new ToolCallRepairInputError(`${fn}: ${argument}[${i}] ${refused.detail}`, { argument, index: i, cause: refused.cause });
+      throw new ToolCallRepairInputError(`${fn}: ${argument}[${i}] ${refused.detail}`, {
+        argument,
+        index: i,
+        cause: refused.cause,
+      });
     }
   }
   return out;
@@ -93,7 +103,10 @@ function withId(message: BaseMessage): BaseMessage {
  * `REMOVE_ALL_MESSAGES` and replacement by id, as LangGraph will apply it. Neither list is touched: messages
  * without an id are given one on a copy.
  */
-export function applyMessagesUpdate(current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] {
+export function applyMessagesUpdate(
+  current: readonly BaseMessage[],
+  update: BaseMessage | readonly BaseMessage[],
+): BaseMessage[] {
   const fn = "applyMessagesUpdate";
   assertArray(current, fn, "current");
   const right = readingInput(() => (Array.isArray(update) ? (update as readonly unknown[]) : [update]), fn, "update");
@@ -103,7 +116,10 @@ export function applyMessagesUpdate(current: readonly BaseMessage[], update: Bas
     return messagesStateReducer(left, added);
   } catch (error) {
     // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
-    throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, { argument: "update", cause: error });
+    throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, {
+      argument: "update",
+      cause: error,
+    });
   }
 }
 

@@ -17,7 +17,12 @@ import { HumanMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
 import { ToolCallRepairInputError, describeInput } from "../errors";
-import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCutAsync } from "../summarize/boundary";
+import {
+  approximateTokenCounter,
+  leadingSystemCount,
+  safeCutFrom,
+  smallestFittingCutAsync,
+} from "../summarize/boundary";
 import {
   asyncCounter,
   countOption,
@@ -29,7 +34,14 @@ import {
   readMessageList,
   stringOption,
 } from "../summarize/input";
-import { defaultSummaryPrompt, isSummaryMessage, readSummarizer, summarizeBefore, type SummarizerModel, type SummaryWriting } from "../summarize/summarize";
+import {
+  defaultSummaryPrompt,
+  isSummaryMessage,
+  readSummarizer,
+  summarizeBefore,
+  type SummarizerModel,
+  type SummaryWriting,
+} from "../summarize/summarize";
 import { transcriptOf } from "../summarize/transcript";
 import { isDict, type Dict } from "../values";
 import { orFallback, type RepairReporting } from "./events";
@@ -128,9 +140,16 @@ interface Settings {
  * summarize. Reading the messages and counting are guarded (an unreadable message is named, a counter's own
  * error is its own); the summarizer's call is not: its errors are its own too.
  */
-async function summarized(messages: BaseMessage[], settings: Settings, model: SummarizerModel, config: RunnableConfig | undefined) {
+async function summarized(
+  messages: BaseMessage[],
+  settings: Settings,
+  model: SummarizerModel,
+  config: RunnableConfig | undefined,
+) {
   const cut = await guardedAsync(FN, messages, async () =>
-    (await fires(messages, settings, model)) ? safeCutFrom(messages, await keepCut(messages, settings, model)) : undefined,
+    (await fires(messages, settings, model))
+      ? safeCutFrom(messages, await keepCut(messages, settings, model))
+      : undefined,
   );
   return cut === undefined ? undefined : summarizeBefore(messages, cut, writingFor(settings, model), config);
 }
@@ -141,7 +160,8 @@ async function fires(messages: BaseMessage[], settings: Settings, model: Summari
   for (const condition of settings.trigger) {
     if (condition.messages !== undefined && messages.length < condition.messages) continue;
     if (condition.tokens !== undefined && (await tokens()) < condition.tokens) continue;
-    if (condition.fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model) * condition.fraction)) continue;
+    if (condition.fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model) * condition.fraction))
+      continue;
     return true;
   }
   return false;
@@ -156,7 +176,11 @@ async function keepCut(messages: BaseMessage[], settings: Settings, model: Summa
   const target = Math.max(1, Math.floor(limit));
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
-  const cut = await smallestFittingCutAsync(systemCount, n, async (c) => (await settings.count([...system, ...messages.slice(c)])) <= target);
+  const cut = await smallestFittingCutAsync(
+    systemCount,
+    n,
+    async (c) => (await settings.count([...system, ...messages.slice(c)])) <= target,
+  );
   // As langchain does: the last message is always kept, even when it alone is over the budget.
   return n > systemCount ? Math.min(cut, n - 1) : cut;
 }
@@ -166,13 +190,17 @@ function writingFor(settings: Settings, model: SummarizerModel): SummaryWriting 
   return {
     model,
     // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
-    prompt: template === undefined ? defaultSummaryPrompt : (transcript) => [new HumanMessage(template.replace("{messages}", () => transcript))],
+    prompt:
+      template === undefined
+        ? defaultSummaryPrompt
+        : (transcript) => [new HumanMessage(template.replace("{messages}", () => transcript))],
     summaryPrefix: settings.summaryPrefix,
     acknowledgement: settings.acknowledgement,
     render:
       settings.trimTokensToSummarize === undefined
         ? undefined
-        : (part) => guardedAsync(FN, part, () => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count)),
+        : (part) =>
+            guardedAsync(FN, part, () => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count)),
   };
 }
 
@@ -180,12 +208,20 @@ function writingFor(settings: Settings, model: SummarizerModel): SummaryWriting 
  * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
-async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: (m: BaseMessage[]) => Promise<number>): Promise<string> {
+async function boundedTranscript(
+  part: BaseMessage[],
+  maxTokens: number,
+  count: (m: BaseMessage[]) => Promise<number>,
+): Promise<string> {
   let summaries = 0;
   while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
   const earlier = part.slice(0, summaries);
   const rest = part.slice(summaries);
-  const budgetCut = await smallestFittingCutAsync(0, rest.length, async (c) => (await count([...earlier, ...rest.slice(c)])) <= maxTokens);
+  const budgetCut = await smallestFittingCutAsync(
+    0,
+    rest.length,
+    async (c) => (await count([...earlier, ...rest.slice(c)])) <= maxTokens,
+  );
   const cut = safeCutFrom(rest, budgetCut);
   if (cut === 0) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
@@ -211,10 +247,13 @@ function inputLimitOf(model: unknown): number | undefined {
 function inputLimit(model: unknown): number {
   const limit = inputLimitOf(model);
   if (limit === undefined)
-    throw new ToolCallRepairInputError(`${FN}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
-      "which this model does not give; use tokens", {
-      argument: "options.model",
-    });
+    throw new ToolCallRepairInputError(
+      `${FN}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
+        "which this model does not give; use tokens",
+      {
+        argument: "options.model",
+      },
+    );
   return limit;
 }
 
@@ -233,34 +272,54 @@ function lazyModel(model: string | SummarizerModel): () => Promise<SummarizerMod
 
 // --- options ------------------------------------------------------------------------------------------------
 
-const TRIGGER_SHAPE = "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
+const TRIGGER_SHAPE =
+  "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
 const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
 
 function readMiddlewareOptions(options: unknown): Settings {
-  const record = optionsObject(options, FN, "{ model, trigger, keep?, tokenCounter?, summaryPrompt?, summaryPrefix?, trimTokensToSummarize? }");
+  const record = optionsObject(
+    options,
+    FN,
+    "{ model, trigger, keep?, tokenCounter?, summaryPrompt?, summaryPrefix?, trimTokensToSummarize? }",
+  );
   for (const [old, now] of [
     ["maxTokensBeforeSummary", "trigger: { tokens }"],
     ["messagesToKeep", "keep: { messages }"],
   ])
     if (ownOption(record, old) !== undefined)
-      throw new ToolCallRepairInputError(`${FN}: options.${old} is deprecated in langchain and not supported here; use ${now}`, { argument: `options.${old}` });
+      throw new ToolCallRepairInputError(
+        `${FN}: options.${old} is deprecated in langchain and not supported here; use ${now}`,
+        { argument: `options.${old}` },
+      );
   const modelOption = ownOption(record, "model");
-  const model = typeof modelOption === "string" && modelOption !== "" ? modelOption : readSummarizer(modelOption, FN, "options.model");
+  const model =
+    typeof modelOption === "string" && modelOption !== ""
+      ? modelOption
+      : readSummarizer(modelOption, FN, "options.model");
   const trigger = readTriggers(ownOption(record, "trigger"));
   const keep = readKeep(ownOption(record, "keep"));
   const counter = functionOption<(m: BaseMessage[]) => unknown>(record, "tokenCounter");
   const summaryPrompt = stringOption(record, "summaryPrompt");
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
-    throw new ToolCallRepairInputError(`${FN}: options.summaryPrompt has no {messages} placeholder; the summarizer would never see the conversation`, {
-      argument: "options.summaryPrompt",
-    });
+    throw new ToolCallRepairInputError(
+      `${FN}: options.summaryPrompt has no {messages} placeholder; the summarizer would never see the conversation`,
+      {
+        argument: "options.summaryPrompt",
+      },
+    );
   const trimTokens = countOption(record, "trimTokensToSummarize");
-  if (trimTokens === 0) throw new ToolCallRepairInputError(`${FN}: options.trimTokensToSummarize is 0; expected a number > 0`, { argument: "options.trimTokensToSummarize" });
+  if (trimTokens === 0)
+    throw new ToolCallRepairInputError(`${FN}: options.trimTokensToSummarize is 0; expected a number > 0`, {
+      argument: "options.trimTokensToSummarize",
+    });
   const usesFraction = trigger.some((c) => c.fraction !== undefined) || "fraction" in keep;
   if (usesFraction && typeof model !== "string" && inputLimitOf(model) === undefined)
-    throw new ToolCallRepairInputError(`${FN}: a fraction needs the model's input limit (model.profile.maxInputTokens), which this model does not give; use tokens`, {
-      argument: "options.model",
-    });
+    throw new ToolCallRepairInputError(
+      `${FN}: a fraction needs the model's input limit (model.profile.maxInputTokens), which this model does not give; use tokens`,
+      {
+        argument: "options.model",
+      },
+    );
   return {
     model,
     trigger,
@@ -277,12 +336,20 @@ function readMiddlewareOptions(options: unknown): Settings {
 
 function readTriggers(value: unknown): ContextSize[] {
   if (value === undefined)
-    throw new ToolCallRepairInputError(`${FN}: options.trigger is required (without it langchain's middleware never summarizes); expected ${TRIGGER_SHAPE}`, {
+    throw new ToolCallRepairInputError(
+      `${FN}: options.trigger is required (without it langchain's middleware never summarizes); expected ${TRIGGER_SHAPE}`,
+      {
+        argument: "options.trigger",
+      },
+    );
+  const list = readingOption("options.trigger", () => (Array.isArray(value) ? [...(value as unknown[])] : [value]));
+  if (list.length === 0)
+    throw new ToolCallRepairInputError(`${FN}: options.trigger is an empty list; expected ${TRIGGER_SHAPE}`, {
       argument: "options.trigger",
     });
-  const list = readingOption("options.trigger", () => (Array.isArray(value) ? [...(value as unknown[])] : [value]));
-  if (list.length === 0) throw new ToolCallRepairInputError(`${FN}: options.trigger is an empty list; expected ${TRIGGER_SHAPE}`, { argument: "options.trigger" });
-  return list.map((condition, i) => readTrigger(condition, Array.isArray(value) ? `options.trigger[${i}]` : "options.trigger"));
+  return list.map((condition, i) =>
+    readTrigger(condition, Array.isArray(value) ? `options.trigger[${i}]` : "options.trigger"),
+  );
 }
 
 function readTrigger(value: unknown, path: string): ContextSize {
@@ -301,13 +368,20 @@ function readKeep(value: unknown): KeepSize {
   if (value === undefined) return DEFAULT_KEEP;
   const path = "options.keep";
   const record = optionsObject(value, FN, KEEP_SHAPE, path);
-  const given = ["messages", "tokens", "fraction"].filter((key) => ownOption(record, key, `${path}.${key}`) !== undefined);
-  if (given.length !== 1) throw new ToolCallRepairInputError(`${FN}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, { argument: path });
+  const given = ["messages", "tokens", "fraction"].filter(
+    (key) => ownOption(record, key, `${path}.${key}`) !== undefined,
+  );
+  if (given.length !== 1)
+    throw new ToolCallRepairInputError(`${FN}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, {
+      argument: path,
+    });
   const key = given[0];
   if (key === "fraction") return { fraction: fraction(record, key, path, true)! };
   const count = countOption(record, key, `${path}.${key}`)!;
   if (key === "messages" && !Number.isInteger(count))
-    throw new ToolCallRepairInputError(`${FN}: ${path}.messages is ${count}; expected a whole number`, { argument: `${path}.messages` });
+    throw new ToolCallRepairInputError(`${FN}: ${path}.messages is ${count}; expected a whole number`, {
+      argument: `${path}.messages`,
+    });
   return key === "messages" ? { messages: count } : { tokens: count };
 }
 
@@ -316,7 +390,10 @@ function positive(record: Dict, key: string, path: string, integer: boolean): nu
   const value = countOption(record, key, `${path}.${key}`);
   if (value === undefined) return undefined;
   if (value === 0 || (integer && !Number.isInteger(value)))
-    throw new ToolCallRepairInputError(`${FN}: ${path}.${key} is ${value}; expected a ${integer ? "whole " : ""}number > 0`, { argument: `${path}.${key}` });
+    throw new ToolCallRepairInputError(
+      `${FN}: ${path}.${key} is ${value}; expected a ${integer ? "whole " : ""}number > 0`,
+      { argument: `${path}.${key}` },
+    );
   return value;
 }
 
@@ -325,6 +402,9 @@ function fraction(record: Dict, key: string, path: string, zero: boolean): numbe
   const value = countOption(record, key, `${path}.${key}`);
   if (value === undefined) return undefined;
   if (value > 1 || (!zero && value === 0))
-    throw new ToolCallRepairInputError(`${FN}: ${path}.${key} is ${value}; expected a fraction ${zero ? "0 <= f" : "0 < f"} <= 1`, { argument: `${path}.${key}` });
+    throw new ToolCallRepairInputError(
+      `${FN}: ${path}.${key} is ${value}; expected a fraction ${zero ? "0 <= f" : "0 < f"} <= 1`,
+      { argument: `${path}.${key}` },
+    );
   return value;
 }

@@ -18,7 +18,10 @@ export type SummarizationUpdate = { messages: BaseMessage[] } | Record<string, n
 
 export interface SummarizationNodeOptions extends SummarizationOptions, Pick<RepairReporting, "onError"> {}
 
-export type SummarizationNodeFunction = (state: { messages?: BaseMessage[] }, config?: RunnableConfig) => Promise<SummarizationUpdate>;
+export type SummarizationNodeFunction = (
+  state: { messages?: BaseMessage[] },
+  config?: RunnableConfig,
+) => Promise<SummarizationUpdate>;
 
 /**
  * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Over the threshold it

@@ -8,7 +8,7 @@
  * original as `cause`), once, into a snapshot the factory destructures (the caller's object is never read
  * again, nor changed).
  */
-import { expectedInput, optionsInput, ownInput, readingInput, } from "../errors";
+import { expectedInput, optionsInput, ownInput, readingInput } from "../errors";
 
 export interface SurfaceOptionKinds {
   functions?: readonly string[];
@@ -22,7 +22,11 @@ const REPORTING = ["onRepair", "onError"] as const;
  * Validates a surface's options and returns a snapshot of them (own enumerable keys, read once under the input
  * guard): undefined and null are `{}`; anything else that is not an object is an input error naming `options`.
  */
-export function checkSurfaceOptions<T extends object = Record<string, unknown>>(surface: string, options: unknown, kinds: SurfaceOptionKinds = {}): Partial<T> {
+export function checkSurfaceOptions<T extends object = Record<string, unknown>>(
+  surface: string,
+  options: unknown,
+  kinds: SurfaceOptionKinds = {},
+): Partial<T> {
   const record = optionsInput(options, surface);
   // Key by key, so a getter that throws is named (`options.closeOpen could not be read`).
   const keys = readingInput(() => Object.keys(record), surface, "options");
@@ -31,8 +35,7 @@ export function checkSurfaceOptions<T extends object = Record<string, unknown>>(
   const check = (keys: readonly string[], ok: (value: unknown) => boolean, expected: string) => {
     for (const key of keys) {
       const value = Object.hasOwn(given, key) ? given[key] : undefined;
-      if (value !== undefined && !ok(value))
-        throw expectedInput(surface, `options.${key}`, expected, value);
+      if (value !== undefined && !ok(value)) throw expectedInput(surface, `options.${key}`, expected, value);
     }
   };
   check([...REPORTING, ...(kinds.functions ?? [])], (v) => typeof v === "function", "a function");

@@ -32,7 +32,8 @@ const QUIET_TURNS = 5;
 const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
-const configurableOf = (config: RunnableConfig | undefined): Configurable => (config?.configurable ?? {}) as Configurable;
+const configurableOf = (config: RunnableConfig | undefined): Configurable =>
+  (config?.configurable ?? {}) as Configurable;
 const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
   typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;
 
@@ -96,7 +97,8 @@ export class ThreadOrder {
     if (!signal) return op();
     if (!this.abortedAt.has(signal)) {
       this.abortedAt.set(signal, signal.aborted ? 0 : Infinity);
-      if (!signal.aborted) signal.addEventListener("abort", () => this.abortedAt.set(signal, Date.now()), { once: true });
+      if (!signal.aborted)
+        signal.addEventListener("abort", () => this.abortedAt.set(signal, Date.now()), { once: true });
     }
     const thread = String(configurableOf(config).thread_id);
     let entry = this.threads.get(thread);
@@ -163,11 +165,16 @@ export class ThreadOrder {
    * parent's (see the module comment), and a parent stored under another id is named by it. The same arguments
    * otherwise.
    */
-  ordered(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): [RunnableConfig, Checkpoint, CheckpointMetadata] {
+  ordered(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+  ): [RunnableConfig, Checkpoint, CheckpointMetadata] {
     const ordered = this.moved.size > 0 ? this.renamed(config, metadata) : ([config, metadata] as const);
     const signal = signalOf(config);
     const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
-    if (created === undefined || created < (this.abortedAt.get(signal!) ?? 0)) return [ordered[0], checkpoint, ordered[1]];
+    if (created === undefined || created < (this.abortedAt.get(signal!) ?? 0))
+      return [ordered[0], checkpoint, ordered[1]];
     const parent = configurableOf(ordered[0]).checkpoint_id;
     const id = typeof parent === "string" ? idRightAfter(parent) : idBeforeAll();
     if (id === undefined) return [ordered[0], checkpoint, ordered[1]];
@@ -205,7 +212,9 @@ export class ThreadOrder {
     if (!parents) return [out, metadata as M];
     let changed: Record<string, string> | undefined;
     for (const [ns, parentId] of Object.entries(parents)) {
-      const moved = this.moved.get(this.movedKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, parentId));
+      const moved = this.moved.get(
+        this.movedKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, parentId),
+      );
       if (moved !== undefined) (changed ??= { ...parents })[ns] = moved;
     }
     return [out, (changed ? { ...metadata, parents: changed } : metadata) as M];
@@ -224,7 +233,9 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
     (config: RunnableConfig): Promise<T> => {
       const waiting = order.settled(config);
-      return waiting ? waiting.then(() => order.track(config, () => method(config))) : order.track(config, () => method(config));
+      return waiting
+        ? waiting.then(() => order.track(config, () => method(config)))
+        : order.track(config, () => method(config));
     };
   return {
     getTuple: read(outer.getTuple),

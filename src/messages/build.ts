@@ -2,7 +2,14 @@
  * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
-import { AIMessage, type BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  type BaseMessage,
+  ChatMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import {
   callArgsText,
@@ -32,7 +39,6 @@ import {
 } from "./responses";
 import { TOOL_RUN_STATES, type ToolRunState } from "../types";
 import { expectedInput, readingInput } from "../errors";
-
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
 export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
@@ -83,7 +89,11 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   });
   if (!changed && !extra?.promoted?.length) return message;
 
-  const apply = <T>(items: T[], location: ToolCallLocation, rewrite: (item: T, e: { id?: string; name?: string }) => T) => {
+  const apply = <T>(
+    items: T[],
+    location: ToolCallLocation,
+    rewrite: (item: T, e: { id?: string; name?: string }) => T,
+  ) => {
     const byPos = edits.get(location);
     if (!byPos) return items;
     const out: T[] = [];
@@ -133,13 +143,21 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
   let content = m.content as MessageContent;
   if (Array.isArray(content)) {
     const byPos = new Map<number, RefEdit>();
-    for (const loc of ["content.tool_use", "content.tool_call", "content.toolUse", "content.server_tool_use", "content.input_json_delta"] as const)
+    for (const loc of [
+      "content.tool_use",
+      "content.tool_call",
+      "content.toolUse",
+      "content.server_tool_use",
+      "content.input_json_delta",
+    ] as const)
       edits.get(loc)?.forEach((e, pos) => byPos.set(pos, e));
     if (byPos.size > 0) {
       const out: unknown[] = [];
       // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
       const servers = new Map<unknown, RefEdit>();
-      edits.get("content.server_tool_use")?.forEach((e, pos) => servers.set(((content as unknown[])[pos] as Dict).id, e));
+      edits
+        .get("content.server_tool_use")
+        ?.forEach((e, pos) => servers.set(((content as unknown[])[pos] as Dict).id, e));
       (content as unknown[]).forEach((block, i) => {
         const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
         if (result === "drop") return;
@@ -192,7 +210,10 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
  * `fc_` id out of the call map), and a reasoning item left without its following item goes too (R7). The
  * message's content (its text, its reasoning summary) is untouched. Returns the ids of the reasoning items removed.
  */
-export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean): { message: AIMessage; droppedReasoning: string[] } {
+export function withoutItemIds(
+  message: AIMessage,
+  goes: (id: string) => boolean,
+): { message: AIMessage; droppedReasoning: string[] } {
   const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
   const output = resentOutputOf(message);
   const fields: Dict = { additional_kwargs: kwargs };
@@ -213,7 +234,8 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
     const map = kwargs[OPENAI_ITEM_IDS_KEY];
     if (isDict(map)) {
       const kept: Dict = {};
-      for (const [callId, itemId] of Object.entries(map)) if (typeof itemId !== "string" || !goes(itemId)) kept[callId] = itemId;
+      for (const [callId, itemId] of Object.entries(map))
+        if (typeof itemId !== "string" || !goes(itemId)) kept[callId] = itemId;
       kwargs[OPENAI_ITEM_IDS_KEY] = kept;
     }
   }
@@ -222,7 +244,9 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
 
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
 export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  return new AIMessage(assistantFields(message as unknown as Dict, fields) as ConstructorParameters<typeof AIMessage>[0] & object);
+  return new AIMessage(
+    assistantFields(message as unknown as Dict, fields) as ConstructorParameters<typeof AIMessage>[0] & object,
+  );
 }
 
 /** `fields` over `m`'s own, in the message's field order. */
@@ -238,9 +262,16 @@ function assistantFields(m: Dict, fields: Dict): Dict {
     content: field(fields, m, "content", ""),
     // Always explicit: without it the constructor re-parses additional_kwargs.tool_calls.
     tool_calls: "tool_calls" in fields ? fields.tool_calls : Array.isArray(m.tool_calls) ? m.tool_calls : [],
-    invalid_tool_calls: "invalid_tool_calls" in fields ? fields.invalid_tool_calls : Array.isArray(m.invalid_tool_calls) ? m.invalid_tool_calls : [],
-    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
+    invalid_tool_calls:
+      "invalid_tool_calls" in fields
+        ? fields.invalid_tool_calls
+        : Array.isArray(m.invalid_tool_calls)
+          ? m.invalid_tool_calls
+          : [],
+    additional_kwargs:
+      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata:
+      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
   };
   const id = field(fields, m, "id", undefined);
   if (id !== undefined) init.id = id;
@@ -261,8 +292,10 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partia
   const m = message as unknown as Dict;
   const init: Dict = {
     content: field(fields, m, "content", ""),
-    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
+    additional_kwargs:
+      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata:
+      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
   };
   const id = field(fields, m, "id", undefined);
   if (id !== undefined) init.id = id;
@@ -285,8 +318,10 @@ export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<s
   const init: Dict = {
     content: field(fields, m, "content", ""),
     tool_call_id: "tool_call_id" in fields ? fields.tool_call_id : m.tool_call_id,
-    additional_kwargs: "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
+    additional_kwargs:
+      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
+    response_metadata:
+      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
   };
   for (const key of ["id", "name", "status", "artifact"]) {
     const value = field(fields, m, key, undefined);
@@ -330,16 +365,26 @@ export function syntheticToolResult(args: {
  * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
  * repeat it.
  */
-export function defaultSyntheticText(call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState }): string {
+export function defaultSyntheticText(call: {
+  id: string;
+  name?: string;
+  reason: string;
+  note?: string;
+  toolRun?: ToolRunState;
+}): string {
   const fn = "defaultSyntheticText";
-  const fields = () => (isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined);
+  const fields = () =>
+    isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined;
   const read = readingInput(fields, fn, "call");
   if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
   const { id, name, note, toolRun = "outcome_unknown" } = read;
   if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
-  if (name !== undefined && typeof name !== "string") throw expectedInput(fn, "call.name", "a string or undefined", name);
-  if (note !== undefined && typeof note !== "string") throw expectedInput(fn, "call.note", "a string or undefined", note);
-  if (!TOOL_RUN_STATES.includes(toolRun)) throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
+  if (name !== undefined && typeof name !== "string")
+    throw expectedInput(fn, "call.name", "a string or undefined", name);
+  if (note !== undefined && typeof note !== "string")
+    throw expectedInput(fn, "call.note", "a string or undefined", note);
+  if (!TOOL_RUN_STATES.includes(toolRun))
+    throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
   const tool = name ? `Tool "${name}"` : "The tool";
   if (toolRun === "never_started") {
     const why = note ?? "it was never started";
@@ -360,7 +405,10 @@ export function defaultSyntheticText(call: { id: string; name?: string; reason: 
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
  */
-export function orphanResultAsUserMessage(result: ToolMessage | BaseMessage, toolCallId: string | undefined): HumanMessage {
+export function orphanResultAsUserMessage(
+  result: ToolMessage | BaseMessage,
+  toolCallId: string | undefined,
+): HumanMessage {
   const name = (result as unknown as Dict).name;
   const label = `[Tool result${typeof name === "string" && name ? ` from "${name}"` : ""}${
     toolCallId ? ` for call ${toolCallId}` : ""
@@ -369,7 +417,7 @@ export function orphanResultAsUserMessage(result: ToolMessage | BaseMessage, too
   const body: MessageContent =
     typeof content === "string"
       ? `${label}\n${content}`
-      : [{ type: "text", text: label }, ...((Array.isArray(content) ? content : []) as Dict[])] as MessageContent;
+      : ([{ type: "text", text: label }, ...((Array.isArray(content) ? content : []) as Dict[])] as MessageContent);
   const id = (result as unknown as Dict).id;
   return new HumanMessage({
     content: body,
@@ -442,7 +490,9 @@ export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
 export function labeledUserText(message: BaseMessage, label: string, reason: string): HumanMessage {
   const content = message.content as MessageContent;
   const body: MessageContent =
-    typeof content === "string" ? `${label}\n${content}` : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
+    typeof content === "string"
+      ? `${label}\n${content}`
+      : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
   const id = (message as unknown as Dict).id;
   return new HumanMessage({
     content: body,
@@ -455,7 +505,10 @@ export function labeledUserText(message: BaseMessage, label: string, reason: str
  * A ChatMessage (or any message) as the typed message of `kind`, keeping its content, id, name, kwargs and
  * metadata: the same words, sent as the turn they were meant to be.
  */
-export function typedMessageOf(message: BaseMessage, kind: "user" | "assistant" | "system"): HumanMessage | AIMessage | SystemMessage {
+export function typedMessageOf(
+  message: BaseMessage,
+  kind: "user" | "assistant" | "system",
+): HumanMessage | AIMessage | SystemMessage {
   const m = message as unknown as Dict;
   const init: Dict = {
     content: m.content ?? "",
@@ -531,10 +584,16 @@ function resultText(block: Dict): string {
 export function serverToolBlockAsText(block: Dict): Dict {
   if (block.type === "server_tool_use") {
     const name = typeof block.name === "string" ? block.name : "server tool";
-    return { type: "text", text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]` };
+    return {
+      type: "text",
+      text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`,
+    };
   }
   const kind = String(block.type).replace(/_tool_result$/, "");
-  return { type: "text", text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}` };
+  return {
+    type: "text",
+    text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}`,
+  };
 }
 
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
@@ -544,8 +603,10 @@ export function reasoningAsText(block: Dict, label: string): Dict | undefined {
 }
 
 function describeCall(call: DistinctCall): string {
-  return `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
-    `with arguments ${callArgsText(call.args)}]`;
+  return (
+    `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
+    `with arguments ${callArgsText(call.args)}]`
+  );
 }
 
 /** The message's own content, then one line per call. */

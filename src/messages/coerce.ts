@@ -62,7 +62,12 @@ function toLangChainToolCall(call: Dict): Dict {
         args = { __raw_arguments: fn.arguments };
       }
     } else if (isDict(fn.arguments)) args = fn.arguments;
-    return { id: call.id, name: typeof fn.name === "string" ? fn.name : "", args: isDict(args) ? args : { value: args }, type: "tool_call" };
+    return {
+      id: call.id,
+      name: typeof fn.name === "string" ? fn.name : "",
+      args: isDict(args) ? args : { value: args },
+      type: "tool_call",
+    };
   }
   return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
 }
@@ -77,7 +82,8 @@ function contentOf(value: unknown): unknown {
 
 function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict): BaseMessage {
   const common: Dict = { content: contentOf(fields.content) };
-  for (const key of ["id", "name", "additional_kwargs", "response_metadata"]) if (fields[key] !== undefined) common[key] = fields[key];
+  for (const key of ["id", "name", "additional_kwargs", "response_metadata"])
+    if (fields[key] !== undefined) common[key] = fields[key];
   switch (kind) {
     case "human":
       return new HumanMessage(common as never);
@@ -111,7 +117,13 @@ function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict):
 
 /** LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping. */
 function isStoredMessage(value: Dict): boolean {
-  return typeof value.type === "string" && STORED_TYPES.has(value.type) && isDict(value.data) && !("role" in value) && !("content" in value);
+  return (
+    typeof value.type === "string" &&
+    STORED_TYPES.has(value.type) &&
+    isDict(value.data) &&
+    !("role" in value) &&
+    !("content" in value)
+  );
 }
 
 /**
@@ -122,7 +134,9 @@ function hasStoredContent(type: string, data: Dict): boolean {
   if (data.content !== undefined && data.content !== null) return true;
   if (type !== "ai") return false;
   const kwargs = isDict(data.additional_kwargs) ? data.additional_kwargs : {};
-  return [data.tool_calls, data.invalid_tool_calls, kwargs.tool_calls].some((calls) => (Array.isArray(calls) ? calls.length > 0 : isDict(calls)));
+  return [data.tool_calls, data.invalid_tool_calls, kwargs.tool_calls].some((calls) =>
+    Array.isArray(calls) ? calls.length > 0 : isDict(calls),
+  );
 }
 
 /**
@@ -130,7 +144,8 @@ function hasStoredContent(type: string, data: Dict): boolean {
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
 export function coerceMessage(value: unknown, index: number): BaseMessage {
-  if (!Number.isSafeInteger(index) || index < 0) throw expectedInput("coerceMessage", "index", "the message's index in its list (a non-negative integer)", index);
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw expectedInput("coerceMessage", "index", "the message's index in its list (a non-negative integer)", index);
   try {
     return coerceAt(value, index);
   } catch (error) {
@@ -153,18 +168,35 @@ function coerceAt(value: unknown, index: number): BaseMessage {
     const className = value.id[value.id.length - 1];
     const kind = typeof className === "string" ? LC_CLASS[className] : undefined;
     if (!kind || !isDict(value.kwargs))
-      throw ToolCallRepairInputError.atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
+      throw ToolCallRepairInputError.atMessage(
+        index,
+        `is an lc-serialized ${quoteValue(className)}, not a known message class`,
+      );
     return build(kind, value.kwargs);
   }
-  if (isStoredMessage(value) || (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")) {
-    if (!isDict(value.data)) throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`);
+  if (
+    isStoredMessage(value) ||
+    (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")
+  ) {
+    if (!isDict(value.data))
+      throw ToolCallRepairInputError.atMessage(
+        index,
+        `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`,
+      );
     // As for plain objects: nothing to read would become an empty message, which a later pass would delete.
     if (!hasStoredContent(value.type as string, value.data))
-      throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} whose data has no content`);
+      throw ToolCallRepairInputError.atMessage(
+        index,
+        `is a stored message of type ${quoteValue(value.type)} whose data has no content`,
+      );
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {
-      throw ToolCallRepairInputError.atMessage(index, `is a stored message of type ${quoteValue(value.type)} that LangChain cannot read (${errorText(error)})`, error);
+      throw ToolCallRepairInputError.atMessage(
+        index,
+        `is a stored message of type ${quoteValue(value.type)} that LangChain cannot read (${errorText(error)})`,
+        error,
+      );
     }
   }
   const role = typeof value.role === "string" ? value.role : typeof value.type === "string" ? value.type : undefined;

@@ -180,7 +180,10 @@ function nextCaller(messages: readonly BaseMessage[], from: number): number {
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
  * history does not end on tool results or that call does not start with reasoning.
  */
-function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean): { from: number; anchor: number } | undefined {
+function reasoningLoop(
+  messages: readonly BaseMessage[],
+  alternation: boolean,
+): { from: number; anchor: number } | undefined {
   let end = turnBefore(messages, messages.length);
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (!alternation) while (end.turn === "user") end = turnBefore(messages, end.at);
@@ -193,7 +196,8 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean): 
     if (before.turn === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
-    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i])) continue;
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i]))
+      continue;
     from = i + 1;
     break;
   }
@@ -239,7 +243,8 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
   const found: number[] = [];
   if (loop === undefined) return found;
   for (let i = loop.from; i < messages.length - 1; i++)
-    if (turnOf(messages[i]) === "assistant" && !makesCalls(messages[i]) && turnOf(messages[i + 1]) === "assistant") found.push(i);
+    if (turnOf(messages[i]) === "assistant" && !makesCalls(messages[i]) && turnOf(messages[i + 1]) === "assistant")
+      found.push(i);
   return found;
 }
 
@@ -252,7 +257,10 @@ function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
   if (block.type === "reasoning") return typeof block.reasoning === "string" && block.reasoning !== "";
   const text = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
-  return (typeof text === "string" && text !== "") || (typeof block.redactedContent === "string" && block.redactedContent !== "");
+  return (
+    (typeof text === "string" && text !== "") ||
+    (typeof block.redactedContent === "string" && block.redactedContent !== "")
+  );
 }
 
 /**
@@ -263,8 +271,11 @@ export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]):
   const anchor = reasoningLoopAnchor(messages, true);
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
-  for (let k = 0; k < content.length && isDict(content[k]) && REASONING_BLOCKS.has(String((content[k] as { type?: unknown }).type)); k++)
+  for (
+    let k = 0;
+    k < content.length && isDict(content[k]) && REASONING_BLOCKS.has(String((content[k] as { type?: unknown }).type));
+    k++
+  )
     if (sentAsReasoningByConverse(content[k])) return -1;
   return anchor;
 }
-

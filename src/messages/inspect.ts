@@ -154,7 +154,8 @@ export function callsOnlyInToolCalls(message: AIMessage): boolean {
   if (Array.isArray(content))
     for (let i = 0; i < content.length; i++) {
       const b = content[i];
-      if (isDict(b) && ((typeof b.type === "string" && CALL_BLOCK_TYPES.has(b.type)) || b.toolUse !== undefined)) return false;
+      if (isDict(b) && ((typeof b.type === "string" && CALL_BLOCK_TYPES.has(b.type)) || b.toolUse !== undefined))
+        return false;
     }
   const meta = m.response_metadata;
   return !(isDict(meta) && Array.isArray(meta.output) && meta.output.length > 0);
@@ -348,7 +349,11 @@ export function isMarkedSyntheticResult(message: unknown): boolean {
  * one it converted (an orphan result or a system message kept as user text: real words, `synthetic: false`).
  */
 export function isSyntheticMessage(message: unknown): boolean {
-  return readingInput(() => isAnyMessage(message) && markerOf(message)?.synthetic === true, "isSyntheticMessage", "message");
+  return readingInput(
+    () => isAnyMessage(message) && markerOf(message)?.synthetic === true,
+    "isSyntheticMessage",
+    "message",
+  );
 }
 
 /** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
@@ -370,7 +375,10 @@ const CALL_BLOCK_TYPES = new Set([...MOVABLE_CALL_BLOCK_TYPES, "server_tool_use"
  * the blocks ChatBedrockConverse refuses. Server tools and their results are not among them.
  */
 export function isMovableCallBlock(block: unknown): boolean {
-  return isDict(block) && ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse));
+  return (
+    isDict(block) &&
+    ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse))
+  );
 }
 
 /**
@@ -454,11 +462,26 @@ export function isConverseAssistantBlock(block: unknown): boolean {
   const type = block.type;
   if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
   const cachePoint = block.cachePoint;
-  return isDict(cachePoint) && cachePoint.type === "default" && (cachePoint.ttl === undefined || cachePoint.ttl === "5m" || cachePoint.ttl === "1h");
+  return (
+    isDict(cachePoint) &&
+    cachePoint.type === "default" &&
+    (cachePoint.ttl === undefined || cachePoint.ttl === "5m" || cachePoint.ttl === "1h")
+  );
 }
 
 /** Block types @langchain/google-genai converts in an assistant message (it throws `Unknown content type` on others). */
-const GEMINI_BLOCK_TYPES = new Set(["text", "executableCode", "codeExecutionResult", "image_url", "media", "image", "video", "audio", "file", "text-plain"]);
+const GEMINI_BLOCK_TYPES = new Set([
+  "text",
+  "executableCode",
+  "codeExecutionResult",
+  "image_url",
+  "media",
+  "image",
+  "video",
+  "audio",
+  "file",
+  "text-plain",
+]);
 
 /** Whether ChatGoogleGenerativeAI can send this assistant block (`thinking` aside: the blocks pass drops it). */
 export function isGeminiAssistantBlock(block: unknown): boolean {
@@ -466,7 +489,10 @@ export function isGeminiAssistantBlock(block: unknown): boolean {
   const type = block.type;
   if (typeof type === "string" && GEMINI_BLOCK_TYPES.has(type)) return true;
   // A `mime/type` block with inline data, or a raw `functionCall` part.
-  return (typeof type === "string" && /^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string") || "functionCall" in block;
+  return (
+    (typeof type === "string" && /^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string") ||
+    "functionCall" in block
+  );
 }
 
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */

@@ -73,7 +73,11 @@ export function editOutput(
       const followerEdit = edited[i + 1];
       const follower = followerEdit === undefined ? output[i + 1] : followerEdit;
       orphanedRun =
-        e === "drop" || follower === undefined || follower === "drop" || follower.type === "reasoning" || follower.id !== followerId;
+        e === "drop" ||
+        follower === undefined ||
+        follower === "drop" ||
+        follower.type === "reasoning" ||
+        follower.id !== followerId;
       if (orphanedRun) {
         if (typeof item.id === "string") droppedReasoning.push(item.id);
         continue;
@@ -99,7 +103,11 @@ export function withoutId(item: Dict): Dict {
  * following renamed calls: the entry of an old id is copied to its new id (and kept only while a call still
  * has the old id). Returns the same object when no map changes.
  */
-export function rekeyCallMaps(kwargs: Dict, newIdOf: ReadonlyMap<string, string>, idsStillUsed: ReadonlySet<string>): Dict {
+export function rekeyCallMaps(
+  kwargs: Dict,
+  newIdOf: ReadonlyMap<string, string>,
+  idsStillUsed: ReadonlySet<string>,
+): Dict {
   let out = kwargs;
   for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
     const map = kwargs[key];

@@ -55,7 +55,6 @@ export interface BedrockDetectOptions {
   env?: Env;
 }
 
-
 const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
 
 /**
@@ -93,7 +92,8 @@ export function envSelectsBedrock(env: Env = process.env): boolean {
 /** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
 function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
   if (env === undefined) env = process.env;
-  if (typeof env !== "object" || env === null) throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
+  if (typeof env !== "object" || env === null)
+    throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
   const raw = ownInput(env as Record<string, unknown>, "LLM_PROVIDER", fn, argument);
   const value = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;
   return value !== undefined && BEDROCK_ENV_VALUES.has(value);
@@ -127,9 +127,11 @@ export function modelsOf(model: unknown, fn: string): ModelDescription[] {
 function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?: Env } {
   const record = optionsInput(options, fn);
   const bedrock = ownInput(record, "bedrock", fn);
-  if (bedrock !== undefined && typeof bedrock !== "boolean") throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
+  if (bedrock !== undefined && typeof bedrock !== "boolean")
+    throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
   const env = ownInput(record, "env", fn);
-  if (env !== undefined && (typeof env !== "object" || env === null)) throw expectedInput(fn, "options.env", "an object of environment variables", env);
+  if (env !== undefined && (typeof env !== "object" || env === null))
+    throw expectedInput(fn, "options.env", "an object of environment variables", env);
   return { bedrock, env: env as Env | undefined };
 }
 
@@ -177,7 +179,9 @@ export function cannotPrefill(modelOrId: unknown): boolean {
 
 function prefillRefused(modelOrId: unknown, fn: string): boolean {
   if (typeof modelOrId === "string") return idCannotPrefill(modelOrId, false);
-  return modelsOf(modelOrId, fn).some((m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"));
+  return modelsOf(modelOrId, fn).some(
+    (m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"),
+  );
 }
 
 /**
@@ -185,12 +189,16 @@ function prefillRefused(modelOrId: unknown, fn: string): boolean {
  * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
  */
 export function needsPromptedStructuredOutput(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  return bedrockModel(model, options, "needsPromptedStructuredOutput") || prefillRefused(model, "needsPromptedStructuredOutput");
+  return (
+    bedrockModel(model, options, "needsPromptedStructuredOutput") ||
+    prefillRefused(model, "needsPromptedStructuredOutput")
+  );
 }
 
 /** The model id of the first chat model behind `model` (`model`, `modelName` or `modelId` field, or initChatModel's `model`). */
 export function modelIdOf(model: unknown): string | undefined {
-  for (const description of modelsOf(model, "modelIdOf")) if (description.modelId !== undefined) return description.modelId;
+  for (const description of modelsOf(model, "modelIdOf"))
+    if (description.modelId !== undefined) return description.modelId;
   return undefined;
 }
 
@@ -217,7 +225,8 @@ export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
   const familyFirst = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
   if (familyFirst) return { family: familyFirst[1], major: Number(familyFirst[2]), minor: Number(familyFirst[3] ?? 0) };
   const versionFirst = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
-  if (versionFirst) return { family: versionFirst[3], major: Number(versionFirst[1]), minor: Number(versionFirst[2] ?? 0) };
+  if (versionFirst)
+    return { family: versionFirst[3], major: Number(versionFirst[1]), minor: Number(versionFirst[2] ?? 0) };
   return undefined;
 }
 
@@ -235,7 +244,13 @@ function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
 
 // --- walking the wrappers -----------------------------------------------------------------------------------
 
-function collect(model: unknown, bound: Dict, role: ModelDescription["role"], depth: number, found: ModelDescription[]): void {
+function collect(
+  model: unknown,
+  bound: Dict,
+  role: ModelDescription["role"],
+  depth: number,
+  found: ModelDescription[],
+): void {
   if (!isObject(model) || depth > MAX_DEPTH) return;
   if (isConfigurableModel(model)) {
     collectConfigurable(model, bound, role, depth, found);
@@ -288,7 +303,12 @@ function instanceModelId(instance: Dict): string | undefined {
   return undefined;
 }
 
-function instanceProvider(instance: Dict, type: string | undefined, modelId: string | undefined, callOptions: Dict): Provider | undefined {
+function instanceProvider(
+  instance: Dict,
+  type: string | undefined,
+  modelId: string | undefined,
+  callOptions: Dict,
+): Provider | undefined {
   if (type === undefined) return undefined;
   if (BEDROCK_LLM_TYPES.has(type)) return "bedrock";
   if (type === "anthropic") return "anthropic";
@@ -320,7 +340,8 @@ function modelPrefersResponsesApi(modelId: string | undefined): boolean {
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict): boolean {
-  const fields = (isObject(source.additionalModelRequestFields) ? source.additionalModelRequestFields : undefined) ??
+  const fields =
+    (isObject(source.additionalModelRequestFields) ? source.additionalModelRequestFields : undefined) ??
     (isObject(callOptions.additionalModelRequestFields) ? callOptions.additionalModelRequestFields : undefined);
   return isThinkingOn(callOptions.thinking ?? source.thinking) || isThinkingOn(fields?.thinking);
 }
@@ -341,7 +362,13 @@ function isConfigurableModel(value: Dict): boolean {
  * otherwise the model is described from its config (model id, provider given or inferred the way initChatModel
  * infers it, and the options of a queued `bindTools`).
  */
-function collectConfigurable(model: Dict, bound: Dict, role: ModelDescription["role"], depth: number, found: ModelDescription[]): void {
+function collectConfigurable(
+  model: Dict,
+  bound: Dict,
+  role: ModelDescription["role"],
+  depth: number,
+  found: ModelDescription[],
+): void {
   const cache = model._modelInstanceCache;
   const before = found.length;
   if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth + 1, found);
@@ -353,7 +380,8 @@ function collectConfigurable(model: Dict, bound: Dict, role: ModelDescription["r
   const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
   const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
   let provider = providerName === undefined ? undefined : CONFIGURED_PROVIDERS[providerName];
-  if (provider === "openai" && (config.useResponsesApi === true || modelPrefersResponsesApi(modelId))) provider = "openai-responses";
+  if (provider === "openai" && (config.useResponsesApi === true || modelPrefersResponsesApi(modelId)))
+    provider = "openai-responses";
   if (provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId)) provider = "anthropic";
   found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
 }

@@ -23,7 +23,10 @@ export function requestTargetOf(model: unknown): RequestTarget {
   const primary = describeModels(model)[0];
   if (!primary?.provider) return {};
   if (primary.provider !== "anthropic") return { provider: primary.provider };
-  return { provider: "anthropic", systemMessages: acceptsSystemInConversation(primary.modelId) ? "placed" : "user-text" };
+  return {
+    provider: "anthropic",
+    systemMessages: acceptsSystemInConversation(primary.modelId) ? "placed" : "user-text",
+  };
 }
 
 /**
@@ -42,6 +45,9 @@ export function toolsComeFromCallOptions(model: unknown): boolean {
 
 /** Whether call options carry no tools, by ChatBedrockConverse's own test (`options?.tools && options.tools.length`). */
 export function callOptionsCarryNoTools(callOptions: unknown): boolean {
-  const tools = typeof callOptions === "object" && callOptions !== null ? (callOptions as { tools?: { length?: unknown } | null }).tools : undefined;
+  const tools =
+    typeof callOptions === "object" && callOptions !== null
+      ? (callOptions as { tools?: { length?: unknown } | null }).tools
+      : undefined;
   return !tools?.length;
 }

@@ -93,8 +93,15 @@ export function forceRepairToolCalls<M = BaseMessage>(
   const fn = "forceRepairToolCalls";
   assertArray(messages, fn);
   // The rejection and the options are read once, each under its own name: a getter that throws is an input error.
-  const isRejection = readingInput(() => isDict(rejection) && Array.isArray(rejection.toolCallIds) && (void { ...rejection }, true), fn, "rejection");
-  if (!isRejection) throw new ToolCallRepairInputError(`${fn} expects a rejection from parseToolPairingError`, { argument: "rejection" });
+  const isRejection = readingInput(
+    () => isDict(rejection) && Array.isArray(rejection.toolCallIds) && (void { ...rejection }, true),
+    fn,
+    "rejection",
+  );
+  if (!isRejection)
+    throw new ToolCallRepairInputError(`${fn} expects a rejection from parseToolPairingError`, {
+      argument: "rejection",
+    });
   const given = readingInput(() => ({ ...optionsInput(options, fn) }), fn, "options") as ForceRepairOptions;
   const result = readingInput(() => forceRepair(messages, rejection, given), fn);
   const onRepair = given.onRepair;
@@ -117,14 +124,21 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
   const { onRepair: _reportedByCaller, ...engineOptions } = options;
   // The request has no tools: the history is fine, its tool blocks must travel as text (B3).
   const noTools = rejection.kind === "tool_config_missing";
-  const provider = noTools ? noToolsProvider(engineOptions.provider, rejection) : (engineOptions.provider ?? repairProviderFor(rejection.provider));
+  const provider = noTools
+    ? noToolsProvider(engineOptions.provider, rejection)
+    : (engineOptions.provider ?? repairProviderFor(rejection.provider));
   const repairs: ToolCallRepair[] = [];
   const report = (repair: Omit<ToolCallRepair, "rejection">) => repairs.push({ ...repair, rejection });
 
   const input = messages.map((m, i) => {
     if (isMessage(m)) return m;
     const coerced = coerceMessage(m, i);
-    report({ problem: "malformed_message", action: "coerced_message", index: i, detail: "plain or serialized object turned into a LangChain message" });
+    report({
+      problem: "malformed_message",
+      action: "coerced_message",
+      index: i,
+      detail: "plain or serialized object turned into a LangChain message",
+    });
     return coerced;
   });
 
@@ -136,10 +150,14 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Fo
       ? fixInPlace(input, rejection, inPlace, report)
       : REASONING_KINDS.has(rejection.kind)
         ? reasoningAsTextFor(input, rejection, report)
-      : answerNamedCalls(input, rejection, engineOptions, report);
+        : answerNamedCalls(input, rejection, engineOptions, report);
   if (!forced) forced = strictAround(input, rejection, engineOptions, report);
 
-  const final = repairToolCalls(forced.messages, { ...engineOptions, provider, ...(noTools ? { toolsInRequest: false } : {}) });
+  const final = repairToolCalls(forced.messages, {
+    ...engineOptions,
+    provider,
+    ...(noTools ? { toolsInRequest: false } : {}),
+  });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 }
@@ -161,7 +179,10 @@ const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
   reasoning_item_unpaired: (message, named) => {
     let hit = false;
     const run = sameReasoningRun(message, named);
-    const { message: fixed, droppedReasoning } = withoutItemIds(message, (id) => (named.has(id) || run.has(id)) && (hit = true));
+    const { message: fixed, droppedReasoning } = withoutItemIds(
+      message,
+      (id) => (named.has(id) || run.has(id)) && (hit = true),
+    );
     if (!hit) return undefined;
     const dropped = droppedReasoning.length > 0 ? ` (reasoning items ${droppedReasoning.join(", ")} removed)` : "";
     const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
@@ -170,7 +191,8 @@ const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
   missing_thought_signature: (message) => {
     const first = message.tool_calls?.[0];
     const signatures = (message.additional_kwargs as Record<string, unknown>)[GEMINI_SIGNATURES_KEY];
-    const signed = isDict(signatures) && typeof signatures[first?.id ?? ""] === "string" && signatures[first?.id ?? ""] !== "";
+    const signed =
+      isDict(signatures) && typeof signatures[first?.id ?? ""] === "string" && signatures[first?.id ?? ""] !== "";
     if (first?.id === undefined || signed) return undefined;
     return {
       message: withPlaceholderSignature(message),
@@ -201,7 +223,12 @@ function sameReasoningRun(message: AIMessage, named: ReadonlySet<string>): Set<s
 }
 
 /** Applies `fix` to every assistant message; undefined when none changes. */
-function fixInPlace(input: BaseMessage[], rejection: ProviderRejection, fix: ItemFix, report: Report): Forced | undefined {
+function fixInPlace(
+  input: BaseMessage[],
+  rejection: ProviderRejection,
+  fix: ItemFix,
+  report: Report,
+): Forced | undefined {
   const named = new Set(rejection.toolCallIds);
   let touched = false;
   const messages = input.map((m, index) => {
@@ -222,7 +249,8 @@ function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<
     const output = isDict(m.response_metadata) ? m.response_metadata.output : undefined;
     if (!Array.isArray(output)) continue;
     for (const item of output) {
-      if (isDict(item) && typeof item.id === "string" && named.has(item.id) && typeof item.call_id === "string") ids.add(item.call_id);
+      if (isDict(item) && typeof item.id === "string" && named.has(item.id) && typeof item.call_id === "string")
+        ids.add(item.call_id);
     }
   }
   return ids;
@@ -233,13 +261,23 @@ function namedCallsOf(message: AIMessage, ids: ReadonlySet<string>): { id: strin
   const calls = new Map<string, string | undefined>();
   const answeredInline = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
-    if (ref.id === undefined || !ids.has(ref.id) || (ref.location === "content.server_tool_use" && answeredInline.has(ref.id))) return;
+    if (
+      ref.id === undefined ||
+      !ids.has(ref.id) ||
+      (ref.location === "content.server_tool_use" && answeredInline.has(ref.id))
+    )
+      return;
     if (!calls.has(ref.id) || calls.get(ref.id) === undefined) calls.set(ref.id, ref.name);
   });
   return [...calls].map(([id, name]) => (name ? { id, name } : { id }));
 }
 
-function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, options: RepairOptions, report: Report): Forced | undefined {
+function answerNamedCalls(
+  input: BaseMessage[],
+  rejection: ProviderRejection,
+  options: RepairOptions,
+  report: Report,
+): Forced | undefined {
   if (rejection.toolCallIds.length === 0) return undefined;
   const ids = namedCallIds(input, new Set(rejection.toolCallIds));
   const remove = options.orphanCalls === "remove";
@@ -271,7 +309,13 @@ function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, op
       if (id !== undefined && ids.has(id)) {
         touched = true;
         setAside.push({ message: orphanResultAsUserMessage(m, id), from: i });
-        report({ problem: rejection.kind === "duplicate_results" ? "duplicate_result" : "orphan_result", action: "converted_result", index: i, toolCallId: id, detail: `result set aside as user text ${why}` });
+        report({
+          problem: rejection.kind === "duplicate_results" ? "duplicate_result" : "orphan_result",
+          action: "converted_result",
+          index: i,
+          toolCallId: id,
+          detail: `result set aside as user text ${why}`,
+        });
         return;
       }
       out.push(m);
@@ -289,9 +333,19 @@ function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, op
     const problem = PROBLEM_OF[rejection.kind] ?? "orphan_call";
     if (remove) {
       const named = new Set(calls.map((c) => c.id));
-      out.push(rewriteToolCalls(m as AIMessage, (ref) => (ref.id !== undefined && named.has(ref.id) ? "drop" : undefined)));
+      out.push(
+        rewriteToolCalls(m as AIMessage, (ref) => (ref.id !== undefined && named.has(ref.id) ? "drop" : undefined)),
+      );
       origin.push(i);
-      for (const call of calls) report({ problem, action: "removed_call", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), detail: `call removed ${why}` });
+      for (const call of calls)
+        report({
+          problem,
+          action: "removed_call",
+          index: i,
+          toolCallId: call.id,
+          ...(call.name ? { toolName: call.name } : {}),
+          detail: `call removed ${why}`,
+        });
       return;
     }
     out.push(m);
@@ -300,24 +354,53 @@ function answerNamedCalls(input: BaseMessage[], rejection: ProviderRejection, op
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
       const text = options.syntheticResultText
-        ? options.syntheticResultText({ id: call.id, name: call.name, reason: problem, note: `the provider rejected this exchange (${rejection.rule})`, toolRun })
+        ? options.syntheticResultText({
+            id: call.id,
+            name: call.name,
+            reason: problem,
+            note: `the provider rejected this exchange (${rejection.rule})`,
+            toolRun,
+          })
         : forcedResultText(call, rejection, hadResult.has(call.id));
-      answers.push({ message: syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason: REJECTION_REASON, text, toolRun }), from: i });
-      report({ problem, action: "synthesized_result", index: i, toolCallId: call.id, ...(call.name ? { toolName: call.name } : {}), toolRun, detail: `call answered afresh ${why}` });
+      answers.push({
+        message: syntheticToolResult({
+          toolCallId: call.id,
+          toolName: call.name,
+          reason: REJECTION_REASON,
+          text,
+          toolRun,
+        }),
+        from: i,
+      });
+      report({
+        problem,
+        action: "synthesized_result",
+        index: i,
+        toolCallId: call.id,
+        ...(call.name ? { toolName: call.name } : {}),
+        toolRun,
+        detail: `call answered afresh ${why}`,
+      });
     }
   });
   flush();
   return touched ? { messages: out, origin } : undefined;
 }
 
-function forcedResultText(call: { id: string; name?: string }, rejection: ProviderRejection, hadResult: boolean): string {
+function forcedResultText(
+  call: { id: string; name?: string },
+  rejection: ProviderRejection,
+  hadResult: boolean,
+): string {
   if (!hadResult) {
     const note = `the provider rejected this exchange (${rejection.rule}) and no result for it was sent`;
     return defaultSyntheticText({ ...call, reason: REJECTION_REASON, note, toolRun: "outcome_unknown" });
   }
   const tool = call.name ? `Tool "${call.name}"` : "The tool";
-  return `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its ` +
-    "result was set aside; it follows as user text.";
+  return (
+    `${tool} (call ${call.id}): the provider rejected this exchange (${rejection.rule}), so its ` +
+    "result was set aside; it follows as user text."
+  );
 }
 
 /** Rejections about reasoning and server tools: their blocks go as text, never through the strict profile (it drops thinking). */
@@ -341,7 +424,8 @@ function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, 
     for (let i = from; i < input.length; i++) {
       const m = input[i];
       if (isToolResult(m)) out[i] = toolResultAsUserText(m, REJECTION_REASON);
-      else if (isAssistant(m) && distinctCalls(m, isClientCall).length > 0) out[i] = clientCallsAsText(m, distinctCalls(m, isClientCall));
+      else if (isAssistant(m) && distinctCalls(m, isClientCall).length > 0)
+        out[i] = clientCallsAsText(m, distinctCalls(m, isClientCall));
       else continue;
       touched = true;
       const detail = `tool exchange of the open loop written out as text ${why}`;
@@ -351,14 +435,22 @@ function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, 
     const named = new Set(rejection.toolCallIds);
     input.forEach((m, i) => {
       if (!isAssistant(m) || !Array.isArray(m.content)) return;
-      if (rejection.kind === "unsigned_reasoning" && rejection.messageIndex !== undefined && rejection.messageIndex !== i) return;
+      if (
+        rejection.kind === "unsigned_reasoning" &&
+        rejection.messageIndex !== undefined &&
+        rejection.messageIndex !== i
+      )
+        return;
       const servers = rejection.kind === "server_tool_result_missing";
       const content: unknown[] = [];
       let changed = 0;
       for (const block of m.content as unknown[]) {
         const b = isDict(block) ? block : undefined;
         const isNamedUse = (d: Dict) => d.type === "server_tool_use" && (named.size === 0 || named.has(d.id as string));
-        const server = servers && b !== undefined && (isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string)));
+        const server =
+          servers &&
+          b !== undefined &&
+          (isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string)));
         const reasoning = !servers && b !== undefined && REASONING_TYPES.has(String(b.type));
         if (!server && !reasoning) content.push(block);
         else {
@@ -406,7 +498,12 @@ const LEFT_OVER: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
  * No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything when
  * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
  */
-function strictAround(input: BaseMessage[], rejection: ProviderRejection, options: RepairOptions, report: Report): Forced {
+function strictAround(
+  input: BaseMessage[],
+  rejection: ProviderRejection,
+  options: RepairOptions,
+  report: Report,
+): Forced {
   const strict: RepairOptions = { ...options, provider: "strict" };
   const at = rejection.messageIndex;
   const leftOver = LEFT_OVER[rejection.kind];
@@ -416,12 +513,16 @@ function strictAround(input: BaseMessage[], rejection: ProviderRejection, option
     while (start > 0 && !isTurnStart(input[start])) start--;
     let end = at + 1;
     while (end < input.length && !isTurnStart(input[end])) end++;
-    const slice = repairToolCalls(input.slice(start, end), end === input.length ? strict : { ...strict, trailing: "answer" });
+    const slice = repairToolCalls(
+      input.slice(start, end),
+      end === input.length ? strict : { ...strict, trailing: "answer" },
+    );
     if (slice.repairs.length > 0) {
       const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
       for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
       const origin = originAfterSplice(input.length, start, end, slice.messages.length);
-      if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver)) return { messages, origin };
+      if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver))
+        return { messages, origin };
       const whole = repairToolCalls(messages, strict);
       for (const repair of whole.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
       return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };

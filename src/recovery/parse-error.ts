@@ -121,7 +121,8 @@ function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): 
   return text.slice(at, end);
 }
 
-const POSITION_PATTERN = /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
+const POSITION_PATTERN =
+  /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
 function positionsNear(text: string, at: number, length: number): Position[] {
@@ -200,7 +201,16 @@ const idAfter = (text: string, at: number, anchor: string) => {
  * Bedrock's `toolConfig`): an error about one of them (`Invalid 'tools[0].function.name'`) is not fixed by any
  * change to the history, so it is no rejection, even where its wording matches one (O5's pattern sentence).
  */
-const DEFINITION_PARAMS = new Set(["tools", "tool_choice", "functions", "function_call", "response_format", "text", "parallel_tool_calls", "toolConfig"]);
+const DEFINITION_PARAMS = new Set([
+  "tools",
+  "tool_choice",
+  "functions",
+  "function_call",
+  "response_format",
+  "text",
+  "parallel_tool_calls",
+  "toolConfig",
+]);
 
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
 function namesDefinition(path: string): boolean {
@@ -214,10 +224,13 @@ function readInvalidPath(text: string, at: number, anchor: string): Partial<Foun
   const path = readQuoted(text, at + anchor.length, "'", 200);
   if (!path) return undefined;
   if (namesDefinition(path)) return { notHistory: true };
-  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/.test(path)) return { rule: "O4", kind: "invalid_id", provider: "openai" };
-  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/.test(path)) return { rule: "O5", kind: "invalid_tool_name", provider: "openai" };
+  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/.test(path))
+    return { rule: "O4", kind: "invalid_id", provider: "openai" };
+  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/.test(path))
+    return { rule: "O5", kind: "invalid_tool_name", provider: "openai" };
   if (/^input\[\d{1,7}\]\.call_id$/.test(path)) return { rule: "R3", kind: "invalid_id", provider: "openai-responses" };
-  if (/^input\[\d{1,7}\]\.name$/.test(path)) return { rule: "R3", kind: "invalid_tool_name", provider: "openai-responses" };
+  if (/^input\[\d{1,7}\]\.name$/.test(path))
+    return { rule: "R3", kind: "invalid_tool_name", provider: "openai-responses" };
   return undefined;
 }
 
@@ -246,7 +259,8 @@ const RULES: TextRule[] = [
     read: (text, at, anchor) => {
       const start = skipSpaces(text, at + anchor.length);
       // Qwen names a position instead of ids: `... response messages: message[532].role`.
-      if (text.startsWith("message[", start) || text.startsWith("messages[", start)) return { toolCallIds: [], position: positionIn(text.slice(start, start + 64)) };
+      if (text.startsWith("message[", start) || text.startsWith("messages[", start))
+        return { toolCallIds: [], position: positionIn(text.slice(start, start + 64)) };
       return idsAfter(text, at, anchor);
     },
   },
@@ -254,7 +268,10 @@ const RULES: TextRule[] = [
     rule: "O1",
     kind: "missing_results",
     provider: "openai",
-    anchors: ["must be followed by tool messages responding to each 'tool_call_id'", "insufficient tool messages following tool_calls message"],
+    anchors: [
+      "must be followed by tool messages responding to each 'tool_call_id'",
+      "insufficient tool messages following tool_calls message",
+    ],
   },
   // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
   { rule: "O2", kind: "unexpected_results", provider: "openai", anchors: ["must be a response to a prece"] },
@@ -271,7 +288,12 @@ const RULES: TextRule[] = [
   },
   { rule: "O4", kind: "invalid_id", provider: "openai", anchors: ["Invalid '"], read: readInvalidPath },
   // The same O5 text without its path (OpenAI call ids have no pattern, so a pattern error is about a name).
-  { rule: "O5", kind: "invalid_tool_name", provider: "openai", anchors: ["Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"] },
+  {
+    rule: "O5",
+    kind: "invalid_tool_name",
+    provider: "openai",
+    anchors: ["Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"],
+  },
   // OpenAI Responses
   {
     rule: "R1",
@@ -284,10 +306,19 @@ const RULES: TextRule[] = [
     rule: "R2",
     kind: "unexpected_results",
     provider: "openai-responses",
-    anchors: ["No tool call found for function call output with call_id ", "No tool call found for custom tool call output with call_id "],
+    anchors: [
+      "No tool call found for function call output with call_id ",
+      "No tool call found for custom tool call output with call_id ",
+    ],
     read: idAfter,
   },
-  { rule: "R5", kind: "duplicate_ids", provider: "openai-responses", anchors: ["Duplicate item found with id "], read: idAfter },
+  {
+    rule: "R5",
+    kind: "duplicate_ids",
+    provider: "openai-responses",
+    anchors: ["Duplicate item found with id "],
+    read: idAfter,
+  },
   {
     rule: "R6",
     kind: "reasoning_item_unpaired",
@@ -295,7 +326,9 @@ const RULES: TextRule[] = [
     anchors: ["was provided without its required 'reasoning' item: '"],
     position: "none",
     // The item, then the reasoning item it needs.
-    read: (text, at, anchor) => ({ toolCallIds: [...quotedItemBefore(text, at), ...optional(readQuoted(text, at + anchor.length, "'"))] }),
+    read: (text, at, anchor) => ({
+      toolCallIds: [...quotedItemBefore(text, at), ...optional(readQuoted(text, at + anchor.length, "'"))],
+    }),
   },
   {
     rule: "R7",
@@ -306,16 +339,35 @@ const RULES: TextRule[] = [
     read: (text, at) => ({ toolCallIds: quotedItemBefore(text, at) }),
   },
   // Anthropic
-  { rule: "A1", kind: "missing_results", provider: "anthropic", anchors: ["blocks immediately after: "], read: idsAfter },
+  {
+    rule: "A1",
+    kind: "missing_results",
+    provider: "anthropic",
+    anchors: ["blocks immediately after: "],
+    read: idsAfter,
+  },
   {
     rule: "A2",
     kind: "unexpected_results",
     provider: "anthropic",
-    anchors: ["unexpected `tool_use_id` found in `tool_result` blocks: ", "unexpected tool_use_id found in tool_result blocks: "],
+    anchors: [
+      "unexpected `tool_use_id` found in `tool_result` blocks: ",
+      "unexpected tool_use_id found in tool_result blocks: ",
+    ],
     read: idsAfter,
   },
-  { rule: "A3", kind: "results_not_first", provider: "anthropic", anchors: ["tool_result block(s) at the beginning of this message"] },
-  { rule: "A4", kind: "duplicate_ids", provider: "anthropic", anchors: ["`tool_use` ids must be unique", "tool_use ids must be unique"] },
+  {
+    rule: "A3",
+    kind: "results_not_first",
+    provider: "anthropic",
+    anchors: ["tool_result block(s) at the beginning of this message"],
+  },
+  {
+    rule: "A4",
+    kind: "duplicate_ids",
+    provider: "anthropic",
+    anchors: ["`tool_use` ids must be unique", "tool_use ids must be unique"],
+  },
   {
     rule: "A5",
     kind: "duplicate_results",
@@ -323,18 +375,39 @@ const RULES: TextRule[] = [
     anchors: ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
     read: idAfter,
   },
-  { rule: "A6", kind: "invalid_id", provider: "anthropic", anchors: ["String should match pattern '^[a-zA-Z0-9_-]+$'"] },
+  {
+    rule: "A6",
+    kind: "invalid_id",
+    provider: "anthropic",
+    anchors: ["String should match pattern '^[a-zA-Z0-9_-]+$'"],
+  },
   {
     rule: "A8",
     kind: "must_end_with_user",
     provider: "anthropic",
     anchors: ["does not support assistant message prefill"],
     shared: true,
-    read: (text) => (text.includes("The model returned the following errors") ? { rule: "B7", provider: "bedrock" } : {}),
+    read: (text) =>
+      text.includes("The model returned the following errors") ? { rule: "B7", provider: "bedrock" } : {},
   },
-  { rule: "B7", kind: "must_end_with_user", provider: "bedrock", anchors: ["requires the last turn in the conversation to be a user message"] },
-  { rule: "A9", kind: "empty_content", provider: "anthropic", anchors: ["all messages must have non-empty content except for the optional final assistant message"] },
-  { rule: "A9", kind: "blank_text", provider: "anthropic", anchors: ["text content blocks must contain non-whitespace text", "text content blocks must be non-empty"] },
+  {
+    rule: "B7",
+    kind: "must_end_with_user",
+    provider: "bedrock",
+    anchors: ["requires the last turn in the conversation to be a user message"],
+  },
+  {
+    rule: "A9",
+    kind: "empty_content",
+    provider: "anthropic",
+    anchors: ["all messages must have non-empty content except for the optional final assistant message"],
+  },
+  {
+    rule: "A9",
+    kind: "blank_text",
+    provider: "anthropic",
+    anchors: ["text content blocks must contain non-whitespace text", "text content blocks must be non-empty"],
+  },
   // B11 is the same text inside Bedrock's wrapper of model errors.
   {
     rule: "A10",
@@ -344,7 +417,9 @@ const RULES: TextRule[] = [
     // The position opens the text, further from the anchor than positions are looked for.
     read: (text) => ({
       position: positionIn(text),
-      ...(text.includes("The model returned the following errors") ? { rule: "B11", provider: "bedrock" as const } : {}),
+      ...(text.includes("The model returned the following errors")
+        ? { rule: "B11", provider: "bedrock" as const }
+        : {}),
     }),
   },
   // A14 (B12 through Bedrock): a thinking block without its signature, or with one that does not verify.
@@ -358,7 +433,8 @@ const RULES: TextRule[] = [
       "Invalid `signature` in `thinking` block",
       "Invalid signature in thinking block",
     ],
-    read: (text) => (text.includes("The model returned the following errors") ? { rule: "B12", provider: "bedrock" } : {}),
+    read: (text) =>
+      text.includes("The model returned the following errors") ? { rule: "B12", provider: "bedrock" } : {},
   },
   {
     rule: "A13",
@@ -370,7 +446,13 @@ const RULES: TextRule[] = [
       return text.indexOf("was found without a corresponding", at) === -1 ? undefined : { toolCallIds: id ? [id] : [] };
     },
   },
-  { rule: "A12", kind: "unsupported_content_block", provider: "bedrock", anchors: ["Unsupported content block type: "], position: "none" },
+  {
+    rule: "A12",
+    kind: "unsupported_content_block",
+    provider: "bedrock",
+    anchors: ["Unsupported content block type: "],
+    position: "none",
+  },
   // Bedrock Converse
   {
     rule: "B1",
@@ -382,19 +464,65 @@ const RULES: TextRule[] = [
       return { toolCallIds: ids !== -1 && ids - at < 128 ? readIdList(text, ids + 4) : [] };
     },
   },
-  { rule: "B2", kind: "unexpected_results", provider: "bedrock", anchors: ["exceeds the number of toolUse blocks of previous turn"] },
-  { rule: "B3", kind: "tool_config_missing", provider: "bedrock", anchors: ["The toolConfig field must be defined when using toolUse and toolResult content blocks"] },
-  { rule: "B4", kind: "invalid_id", provider: "bedrock", anchors: ["failed to satisfy constraint"], read: (text, at) => readConstraintPath(text, at) },
-  { rule: "B5", kind: "must_start_with_user", provider: "bedrock", anchors: ["A conversation must start with a user message"] },
-  { rule: "B6", kind: "roles_must_alternate", provider: "bedrock", anchors: ["A conversation must alternate between user and assistant roles"] },
+  {
+    rule: "B2",
+    kind: "unexpected_results",
+    provider: "bedrock",
+    anchors: ["exceeds the number of toolUse blocks of previous turn"],
+  },
+  {
+    rule: "B3",
+    kind: "tool_config_missing",
+    provider: "bedrock",
+    anchors: ["The toolConfig field must be defined when using toolUse and toolResult content blocks"],
+  },
+  {
+    rule: "B4",
+    kind: "invalid_id",
+    provider: "bedrock",
+    anchors: ["failed to satisfy constraint"],
+    read: (text, at) => readConstraintPath(text, at),
+  },
+  {
+    rule: "B5",
+    kind: "must_start_with_user",
+    provider: "bedrock",
+    anchors: ["A conversation must start with a user message"],
+  },
+  {
+    rule: "B6",
+    kind: "roles_must_alternate",
+    provider: "bedrock",
+    anchors: ["A conversation must alternate between user and assistant roles"],
+  },
   { rule: "B8", kind: "blank_text", provider: "bedrock", anchors: ["The text field in the ContentBlock object at "] },
   { rule: "B9", kind: "empty_content", provider: "bedrock", anchors: ["The content field in the Message object at "] },
   { rule: "B10", kind: "empty_content", provider: "bedrock", anchors: ["cannot be empty when status value is error"] },
   // Gemini
-  { rule: "G1", kind: "misplaced_calls", provider: "gemini", anchors: ["function call turn comes immediately after a user turn or after a function response turn"] },
-  { rule: "G2", kind: "unexpected_results", provider: "gemini", anchors: ["function response turn comes immediately after a function call turn"] },
-  { rule: "G3", kind: "result_count_mismatch", provider: "gemini", anchors: ["number of function response parts is equal to the number of function call parts"] },
-  { rule: "G5", kind: "must_end_with_user", provider: "gemini", anchors: ["single turn requests end with a user role or the role field is empty"] },
+  {
+    rule: "G1",
+    kind: "misplaced_calls",
+    provider: "gemini",
+    anchors: ["function call turn comes immediately after a user turn or after a function response turn"],
+  },
+  {
+    rule: "G2",
+    kind: "unexpected_results",
+    provider: "gemini",
+    anchors: ["function response turn comes immediately after a function call turn"],
+  },
+  {
+    rule: "G3",
+    kind: "result_count_mismatch",
+    provider: "gemini",
+    anchors: ["number of function response parts is equal to the number of function call parts"],
+  },
+  {
+    rule: "G5",
+    kind: "must_end_with_user",
+    provider: "gemini",
+    anchors: ["single turn requests end with a user role or the role field is empty"],
+  },
   {
     rule: "G6",
     kind: "missing_thought_signature",
@@ -402,7 +530,12 @@ const RULES: TextRule[] = [
     anchors: ["Function call is missing a thought_signature"],
     position: "none",
   },
-  { rule: "O6", kind: "invalid_content_part", provider: "openai", anchors: ["Invalid type for 'messages[", "Supported values are: 'text'"] },
+  {
+    rule: "O6",
+    kind: "invalid_content_part",
+    provider: "openai",
+    anchors: ["Invalid type for 'messages[", "Supported values are: 'text'"],
+  },
   {
     rule: "A11",
     kind: "misplaced_system_message",
@@ -431,7 +564,14 @@ function matchText(text: string): (Found & { at: number }) | undefined {
       if (at === -1) continue;
       const read = rule.read ? rule.read(text, at, anchor) : {};
       if (read === undefined) continue;
-      const found: Found & { at: number } = { rule: rule.rule, kind: rule.kind, provider: rule.provider, shared: rule.shared, ...read, at };
+      const found: Found & { at: number } = {
+        rule: rule.rule,
+        kind: rule.kind,
+        provider: rule.provider,
+        shared: rule.shared,
+        ...read,
+        at,
+      };
       if (found.notHistory) return found; // no other rule may claim it
       if (found.position === undefined && rule.position !== "none") {
         const near = positionsNear(text, at, anchor.length);
@@ -457,7 +597,13 @@ const pick = (v: unknown, ...keys: string[]): unknown => {
 const statusIsAboutHistory = (status: number): boolean => status === 400 || status === 422;
 
 function statusOf(node: Dict): number | undefined {
-  for (const value of [node.status, node.statusCode, pick(node, "$metadata", "httpStatusCode"), pick(node, "response", "status"), node.code]) {
+  for (const value of [
+    node.status,
+    node.statusCode,
+    pick(node, "$metadata", "httpStatusCode"),
+    pick(node, "response", "status"),
+    node.code,
+  ]) {
     if (typeof value === "number" && value >= 100 && value < 600) return value;
   }
   return undefined;
@@ -489,13 +635,17 @@ function textsOf(node: unknown): string[] {
   return texts;
 }
 
-const isAbort = (node: Dict): boolean => node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR";
+const isAbort = (node: Dict): boolean =>
+  node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR";
 
 /**
  * The rejection `error` describes, or undefined when it is not about the message history: rate limits,
  * context length, authentication, network errors, aborts and 5xx all return undefined.
  */
-export function parseToolPairingError(error: unknown, options: ParseToolPairingErrorOptions = {}): ProviderRejection | undefined {
+export function parseToolPairingError(
+  error: unknown,
+  options: ParseToolPairingErrorOptions = {},
+): ProviderRejection | undefined {
   try {
     return parse(error, options);
   } catch {
@@ -580,7 +730,11 @@ const WIRE: Partial<Record<RejectingProvider, WireFormat>> = {
   gemini: "gemini",
 };
 
-function mapBack(messages: readonly unknown[] | undefined, provider: RejectingProvider, position: Position): number | undefined {
+function mapBack(
+  messages: readonly unknown[] | undefined,
+  provider: RejectingProvider,
+  position: Position,
+): number | undefined {
   const format = WIRE[provider];
   if (!messages || !format) return undefined;
   try {

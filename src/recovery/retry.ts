@@ -75,7 +75,10 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
   const rejection = withOwnIndex(parsed, sent?.offset ?? 0, messages.length);
   let repaired: { messages: BaseMessage[]; repairs: ToolCallRepair[] };
   try {
-    repaired = forceRepairToolCalls(messages, rejection, { ...repairOptions, provider: recoveryProvider(options.provider, rejection) });
+    repaired = forceRepairToolCalls(messages, rejection, {
+      ...repairOptions,
+      provider: recoveryProvider(options.provider, rejection),
+    });
   } catch {
     return { action: "rethrow", error };
   }
@@ -86,7 +89,11 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
 }
 
 /** The original error, with the diagnosis of the failed retry attached (`toolCallRejection`, and `cause` when free). */
-export function recoveryFailed(original: unknown, step: Extract<RecoveryStep, { action: "retry" }>, retryError: unknown): unknown {
+export function recoveryFailed(
+  original: unknown,
+  step: Extract<RecoveryStep, { action: "retry" }>,
+  retryError: unknown,
+): unknown {
   const retryRejection = parseToolPairingError(retryError);
   return attach(original, {
     rejection: step.rejection,
@@ -108,9 +115,19 @@ function withOwnIndex(rejection: ProviderRejection, offset: number, length: numb
 function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {
   if (typeof error !== "object" || error === null) return error;
   try {
-    Object.defineProperty(error, REJECTION_DIAGNOSIS_KEY, { value: diagnosis, enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(error, REJECTION_DIAGNOSIS_KEY, {
+      value: diagnosis,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
     if ((error as { cause?: unknown }).cause === undefined) {
-      Object.defineProperty(error, "cause", { value: diagnosis, enumerable: false, configurable: true, writable: true });
+      Object.defineProperty(error, "cause", {
+        value: diagnosis,
+        enumerable: false,
+        configurable: true,
+        writable: true,
+      });
     }
   } catch {
     // A frozen error is rethrown as it is.

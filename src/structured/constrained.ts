@@ -25,8 +25,6 @@ import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, expectedInput, readingInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
-
-
 /** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
 const DEFAULT_FORMAT_NAME = "structured_response";
 
@@ -69,9 +67,15 @@ function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSche
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
   const fn = "bedrockOutputConfig";
-  const read = readingInput(() => (isDict(format) ? { jsonSchema: format.jsonSchema, name: format.name } : undefined), fn, "format");
-  if (read === undefined) throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
-  if (read.name !== undefined && typeof read.name !== "string") throw expectedInput(fn, "format.name", "a string or undefined", read.name);
+  const read = readingInput(
+    () => (isDict(format) ? { jsonSchema: format.jsonSchema, name: format.name } : undefined),
+    fn,
+    "format",
+  );
+  if (read === undefined)
+    throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
+  if (read.name !== undefined && typeof read.name !== "string")
+    throw expectedInput(fn, "format.name", "a string or undefined", read.name);
   const strict = strictSchemaOf(read.jsonSchema, fn, "format.jsonSchema");
   const description = typeof strict.description === "string" ? strict.description : undefined;
   // The subset is a tree of plain JSON values: it always serialises.
@@ -97,9 +101,11 @@ export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "n
 export function withBedrockOutputConfig<M extends object>(model: M, outputConfig: Dict): M {
   const fn = "withBedrockOutputConfig";
   if (typeof model !== "object" || model === null) throw expectedInput(fn, "model", "a ChatBedrockConverse", model);
-  if (!readingInput(() => isDict(outputConfig), fn, "outputConfig")) throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
+  if (!readingInput(() => isDict(outputConfig), fn, "outputConfig"))
+    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
   const base = readingInput(() => (model as { invocationParams?: unknown }).invocationParams, fn, "model");
-  if (typeof base !== "function") throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
+  if (typeof base !== "function")
+    throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
   const derived = Object.create(model) as M & { invocationParams(options: unknown): Dict };
   Object.defineProperty(derived, "invocationParams", {
     value(this: unknown, options: unknown): Dict {
@@ -114,17 +120,23 @@ export function withBedrockOutputConfig<M extends object>(model: M, outputConfig
 /** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
 function answerTool(format: OutputFormat, name: string): Dict {
   const description =
-    typeof format.jsonSchema.description === "string" ? format.jsonSchema.description : "Give the final answer in the required format.";
+    typeof format.jsonSchema.description === "string"
+      ? format.jsonSchema.description
+      : "Give the final answer in the required format.";
   return { type: "function", function: { name, description, parameters: format.jsonSchema } };
 }
 
 /** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
 function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
   if (strategy === "tool") {
-    return new HumanMessage(`Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`);
+    return new HumanMessage(
+      `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`,
+    );
   }
   if (strategy === "native") {
-    return new HumanMessage("Give your final answer now, as the JSON value of the required response format. Do not call any tool.");
+    return new HumanMessage(
+      "Give your final answer now, as the JSON value of the required response format. Do not call any tool.",
+    );
   }
   return new HumanMessage(`Give your final answer now. ${formatInstructions(format)}`);
 }
@@ -151,20 +163,30 @@ export interface PreparedStructuredCall {
  * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
  * answer tool, forced, under `tool`).
  */
-export async function prepareStructuredCall(setup: StructuredCallSetup, config?: RunnableConfig): Promise<PreparedStructuredCall> {
+export async function prepareStructuredCall(
+  setup: StructuredCallSetup,
+  config?: RunnableConfig,
+): Promise<PreparedStructuredCall> {
   const model = await withInstance(setup.model, config);
   const instance = model.instance;
-  if (instance === undefined) throw new TypeError(`No chat model found for the ${setup.strategy} structured-output call`);
+  if (instance === undefined)
+    throw new TypeError(`No chat model found for the ${setup.strategy} structured-output call`);
   const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
   const taken = new Set(setup.tools.map(toolNameOf).filter((n): n is string => n !== undefined));
   const toolName = formatNameOf(setup.format, taken);
   let runnable: { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
   if (setup.strategy === "tool") {
-    runnable = bound(instance, [...setup.tools, answerTool(setup.format, toolName)], { ...callOptions, tool_choice: toolName });
+    runnable = bound(instance, [...setup.tools, answerTool(setup.format, toolName)], {
+      ...callOptions,
+      tool_choice: toolName,
+    });
   } else if (setup.strategy === "native" && model.provider === "bedrock") {
     runnable = bound(withBedrockOutputConfig(instance, bedrockOutputConfig(setup.format)), setup.tools, callOptions);
   } else if (setup.strategy === "native") {
-    const outputConfig = { ...(isDict(callOptions.outputConfig) ? callOptions.outputConfig : {}), format: { type: "json_schema", schema: strictJsonSchema(setup.format.jsonSchema) } };
+    const outputConfig = {
+      ...(isDict(callOptions.outputConfig) ? callOptions.outputConfig : {}),
+      format: { type: "json_schema", schema: strictJsonSchema(setup.format.jsonSchema) },
+    };
     runnable = bound(instance, setup.tools, { ...callOptions, outputConfig });
   } else {
     runnable = bound(instance, setup.tools, callOptions);
@@ -191,7 +213,8 @@ function bound(model: Dict, tools: readonly unknown[], options: Dict) {
 /** The forced call's arguments as the answer's text; the rest of the message kept. */
 function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
   const call = answer.tool_calls?.find((c) => c.name === toolName);
-  if (call === undefined) return new AIMessage({ content: answerText(answer), id: answer.id, response_metadata: answer.response_metadata });
+  if (call === undefined)
+    return new AIMessage({ content: answerText(answer), id: answer.id, response_metadata: answer.response_metadata });
   return new AIMessage({
     content: JSON.stringify(call.args ?? {}),
     id: answer.id,

@@ -74,7 +74,11 @@ export function nativeRefusalOf(error: unknown): string | undefined {
 
 export interface NativeFallbacks {
   /** The strategy to use in place of native for this model and schema, or undefined: send native. */
-  instead(model: ModelDescription, jsonSchema: JsonSchema, config?: RunnableConfig): Promise<StructuredOutputFallback["to"] | undefined>;
+  instead(
+    model: ModelDescription,
+    jsonSchema: JsonSchema,
+    config?: RunnableConfig,
+  ): Promise<StructuredOutputFallback["to"] | undefined>;
   /**
    * After a native request failed: the strategy to retry with (now remembered for the model, or the model and
    * schema), or undefined when it was no refusal.
@@ -88,7 +92,9 @@ export interface NativeFallbacks {
 }
 
 /** The memory of one setup (create it in the wrapper's factory, never at module level). */
-export function nativeFallbacks(onFallback: ((fallback: StructuredOutputFallback) => void) | undefined): NativeFallbacks {
+export function nativeFallbacks(
+  onFallback: ((fallback: StructuredOutputFallback) => void) | undefined,
+): NativeFallbacks {
   const refused = new Map<string, StructuredOutputFallback>();
   const reported = new Set<string>();
   const report = async (fallback: StructuredOutputFallback, key: string, config?: RunnableConfig) => {
@@ -115,7 +121,9 @@ export function nativeFallbacks(onFallback: ((fallback: StructuredOutputFallback
       const reason = nativeRefusalOf(error);
       if (reason === undefined) return undefined;
       const fallback = fallbackFor(model, "refused", reason);
-      const key = MODEL_REFUSALS.some((pattern) => pattern.test(reason)) ? modelKey(model) : schemaKey(model, jsonSchema);
+      const key = MODEL_REFUSALS.some((pattern) => pattern.test(reason))
+        ? modelKey(model)
+        : schemaKey(model, jsonSchema);
       refused.set(key, fallback);
       await report(fallback, `${key}\u0000refused`, config);
       return fallback.to;
@@ -123,12 +131,18 @@ export function nativeFallbacks(onFallback: ((fallback: StructuredOutputFallback
   };
 }
 
-function fallbackFor(model: ModelDescription, cause: StructuredOutputFallback["cause"], reason: string): StructuredOutputFallback {
+function fallbackFor(
+  model: ModelDescription,
+  cause: StructuredOutputFallback["cause"],
+  reason: string,
+): StructuredOutputFallback {
   const to = strategyAfterNative(model);
   return { ...(model.modelId === undefined ? {} : { modelId: model.modelId }), from: "native", to, cause, reason };
 }
 
 /** A model as the memory knows it: its client and id (thinking changes where it falls back to, so it counts too). */
-const modelKey = (model: ModelDescription): string => `${model.provider ?? "?"}\u0000${model.modelId ?? "?"}\u0000${model.thinking}`;
+const modelKey = (model: ModelDescription): string =>
+  `${model.provider ?? "?"}\u0000${model.modelId ?? "?"}\u0000${model.thinking}`;
 /** A model and the schema it refused. */
-const schemaKey = (model: ModelDescription, jsonSchema: JsonSchema): string => `${modelKey(model)}\u0000${safeJson(jsonSchema)}`;
+const schemaKey = (model: ModelDescription, jsonSchema: JsonSchema): string =>
+  `${modelKey(model)}\u0000${safeJson(jsonSchema)}`;

@@ -40,7 +40,8 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
   if (option === undefined || option === "json") return undefined;
   if (option === "text") return readableText(value);
   const text = option(value);
-  if (typeof text !== "string") throw new TypeError(`The 'finalMessage' function must return a string, got ${typeof text}`);
+  if (typeof text !== "string")
+    throw new TypeError(`The 'finalMessage' function must return a string, got ${typeof text}`);
   return text;
 }
 
@@ -151,10 +152,14 @@ export function readableText(value: unknown): string {
       lines.add(`${indent}${label}[unreadable]`);
       continue;
     }
-    if (label !== "") lines.add(`${indent}${label.trimEnd()}${entries.length === 0 ? (Array.isArray(container) ? " (none)" : " (empty)") : ""}`);
+    if (label !== "")
+      lines.add(
+        `${indent}${label.trimEnd()}${entries.length === 0 ? (Array.isArray(container) ? " (none)" : " (empty)") : ""}`,
+      );
     path.add(container);
     stack.push({ leave: container });
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], level: childLevel, label: entries[i][0] });
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ value: entries[i][1], level: childLevel, label: entries[i][0] });
   }
   return lines.text();
 }

@@ -24,13 +24,35 @@ export interface OutputFormat<T = unknown> {
   validate(value: unknown): Promise<Validation<T>>;
 }
 
-
-
 /** JSON Schema keywords: a plain object with none of them is not a schema (it would validate anything). */
 const JSON_SCHEMA_KEYWORDS = new Set([
-  "type", "properties", "items", "prefixItems", "required", "additionalProperties", "patternProperties",
-  "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref", "$defs", "definitions", "if", "then", "else",
-  "minimum", "maximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
+  "type",
+  "properties",
+  "items",
+  "prefixItems",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "enum",
+  "const",
+  "$ref",
+  "$defs",
+  "definitions",
+  "if",
+  "then",
+  "else",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minItems",
+  "maxItems",
 ]);
 
 /**
@@ -40,8 +62,10 @@ const JSON_SCHEMA_KEYWORDS = new Set([
  * with no JSON Schema keyword, a string, ...).
  */
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
-  if (typeof argument !== "string") throw expectedInput("outputFormatOf", "argument", "the name of the schema's argument (a string)", argument);
-  if (prompt !== undefined && typeof prompt !== "string") throw expectedInput("outputFormatOf", "prompt", "a string or undefined", prompt);
+  if (typeof argument !== "string")
+    throw expectedInput("outputFormatOf", "argument", "the name of the schema's argument (a string)", argument);
+  if (prompt !== undefined && typeof prompt !== "string")
+    throw expectedInput("outputFormatOf", "prompt", "a string or undefined", prompt);
   // Read under the input guard (a schema whose getters throw, a revoked proxy, one that cannot be converted);
   // a schema of no supported kind is the TypeError below.
   const format = readingInput(() => formatOf<T>(schema, prompt), "outputFormatOf", argument);
@@ -97,7 +121,10 @@ export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputF
   const wrapped = readingInput(
     () =>
       isDict(responseFormat) && "schema" in responseFormat && !isInteropZodSchema(responseFormat)
-        ? { schema: responseFormat.schema, prompt: typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined }
+        ? {
+            schema: responseFormat.schema,
+            prompt: typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined,
+          }
         : undefined,
     "withPromptedStructuredOutput",
     "responseFormat",
@@ -112,10 +139,13 @@ export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputF
  * Undefined for "no structured output" (`{ __responseFormatUndefined: true }`, an empty list, nothing).
  */
 export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
-  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return undefined;
+  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat))
+    return undefined;
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   if (items.length === 0) return undefined;
-  const formats = items.map((item) => outputFormatOf<T>(isStrategy(item) ? item.schema : item, undefined, "responseFormat"));
+  const formats = items.map((item) =>
+    outputFormatOf<T>(isStrategy(item) ? item.schema : item, undefined, "responseFormat"),
+  );
   return formats.length === 1 ? formats[0] : anyOfFormat(formats);
 }
 
@@ -191,7 +221,11 @@ function jsonSchemaFormat<T>(schema: JsonSchema, prompt?: string): OutputFormat<
   // All errors (not short-circuited) so that one correction can fix every problem at once.
   // The validator marks the schema it is given (`__absolute_uri__` on every subschema): give it a copy, never
   // the caller's object. A schema JSON cannot copy (a cycle) is refused by the input guard of outputFormatOf.
-  const validator = new Validator(JSON.parse(JSON.stringify(schema)) as ConstructorParameters<typeof Validator>[0], "2020-12", false);
+  const validator = new Validator(
+    JSON.parse(JSON.stringify(schema)) as ConstructorParameters<typeof Validator>[0],
+    "2020-12",
+    false,
+  );
   return {
     jsonSchema: withoutMetaKeys(schema),
     name: titleOf(schema),
@@ -223,7 +257,8 @@ function pathed(path: readonly PropertyKey[], message: string): string {
   return `${path.length > 0 ? path.map(String).join(".") : "(root)"}: ${message}`;
 }
 
-const titleOf = (schema: JsonSchema): string | undefined => (typeof schema.title === "string" ? schema.title : undefined);
+const titleOf = (schema: JsonSchema): string | undefined =>
+  typeof schema.title === "string" ? schema.title : undefined;
 
 /** `$schema` tells the model nothing and costs tokens. */
 function withoutMetaKeys(schema: JsonSchema): JsonSchema {

@@ -17,12 +17,26 @@ import { toOutputFormat, type OutputFormat } from "./format";
  * any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an OutputFormat; anything
  * else is a TypeError (never instructions without a schema).
  */
-export function formatInstructions(schemaOrFormat: OutputFormat | Pick<OutputFormat, "jsonSchema" | "prompt"> | unknown): string {
+export function formatInstructions(
+  schemaOrFormat: OutputFormat | Pick<OutputFormat, "jsonSchema" | "prompt"> | unknown,
+): string {
   const fn = "formatInstructions";
-  const given = readingInput(() => (hasJsonSchema(schemaOrFormat) ? { jsonSchema: schemaOrFormat.jsonSchema, prompt: schemaOrFormat.prompt } : undefined), fn, "schemaOrFormat");
+  const given = readingInput(
+    () =>
+      hasJsonSchema(schemaOrFormat)
+        ? { jsonSchema: schemaOrFormat.jsonSchema, prompt: schemaOrFormat.prompt }
+        : undefined,
+    fn,
+    "schemaOrFormat",
+  );
   const format = given ?? toOutputFormat(schemaOrFormat, "format");
-  const { jsonSchema, prompt: rawPrompt } = readingInput(() => ({ jsonSchema: format.jsonSchema, prompt: format.prompt }), fn, "schemaOrFormat");
-  if (rawPrompt !== undefined && typeof rawPrompt !== "string") throw expectedInput(fn, "schemaOrFormat.prompt", "a string or undefined", rawPrompt);
+  const { jsonSchema, prompt: rawPrompt } = readingInput(
+    () => ({ jsonSchema: format.jsonSchema, prompt: format.prompt }),
+    fn,
+    "schemaOrFormat",
+  );
+  if (rawPrompt !== undefined && typeof rawPrompt !== "string")
+    throw expectedInput(fn, "schemaOrFormat.prompt", "a string or undefined", rawPrompt);
   const parts = [
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
       "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
@@ -39,7 +53,10 @@ function schemaJson(jsonSchema: unknown, fn: string, argument: string): string {
   try {
     return JSON.stringify(jsonSchema);
   } catch (error) {
-    throw new ToolCallRepairInputError(`${fn}: the JSON schema of ${argument} cannot be written as JSON (${errorText(error)})`, { argument, cause: error });
+    throw new ToolCallRepairInputError(
+      `${fn}: the JSON schema of ${argument} cannot be written as JSON (${errorText(error)})`,
+      { argument, cause: error },
+    );
   }
 }
 
@@ -47,7 +64,14 @@ function schemaJson(jsonSchema: unknown, fn: string, argument: string): string {
 function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "jsonSchema" | "prompt"> {
   if (typeof value !== "object" || value === null) return false;
   const schema = (value as { jsonSchema?: unknown }).jsonSchema;
-  return typeof schema === "object" && schema !== null && !Array.isArray(schema) && !("~standard" in value) && !("_def" in value) && !("_zod" in value);
+  return (
+    typeof schema === "object" &&
+    schema !== null &&
+    !Array.isArray(schema) &&
+    !("~standard" in value) &&
+    !("_def" in value) &&
+    !("_zod" in value)
+  );
 }
 
 /** The user message of a corrective call: what was wrong, and the schema again. */
@@ -66,8 +90,13 @@ export function correctionMessage(issues: string[], format: Pick<OutputFormat, "
     fn,
     "issues",
   );
-  const jsonSchema = readingInput(() => (typeof format === "object" && format !== null ? format.jsonSchema : undefined), fn, "format");
-  if (typeof jsonSchema !== "object" || jsonSchema === null) throw expectedInput(fn, "format.jsonSchema", "a JSON schema object", jsonSchema);
+  const jsonSchema = readingInput(
+    () => (typeof format === "object" && format !== null ? format.jsonSchema : undefined),
+    fn,
+    "format",
+  );
+  if (typeof jsonSchema !== "object" || jsonSchema === null)
+    throw expectedInput(fn, "format.jsonSchema", "a JSON schema object", jsonSchema);
   const listed = lines.length > 0 ? lines.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
   return new HumanMessage(
     [
@@ -113,7 +142,11 @@ export function withSystemInstructions(input: unknown, text: string): BaseMessag
 /** Messages from what a prompt produced: message-likes, a PromptValue or a string (a user message). */
 export function toMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
-  if (typeof input === "object" && input !== null && typeof (input as { toChatMessages?: unknown }).toChatMessages === "function") {
+  if (
+    typeof input === "object" &&
+    input !== null &&
+    typeof (input as { toChatMessages?: unknown }).toChatMessages === "function"
+  ) {
     return (input as { toChatMessages(): BaseMessage[] }).toChatMessages();
   }
   if (Array.isArray(input)) return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));

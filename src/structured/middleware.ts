@@ -77,16 +77,11 @@ type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputS
  * ```
  */
 export function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-  options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(options, "promptedStructuredOutputMiddleware", [
-    "strategy",
-    "finalMessage",
-    "prompted",
-    "env",
-    "maxCorrections",
-    "onStructuredResponse",
-    "onFallback",
-    "name",
-  ]);
+  options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(
+    options,
+    "promptedStructuredOutputMiddleware",
+    ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
+  );
   // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
   const fallbacks = nativeFallbacks(options.onFallback);
   return createMiddleware({
@@ -98,7 +93,8 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
       const decision = decide(model, options);
       const call = async (decision: Decision) => {
         if (decision === "pass") return handler(request);
-        if (decision === "delegate-tool") return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
+        if (decision === "delegate-tool")
+          return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
         if (decision === "delegate-native") {
           return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
         }
@@ -107,12 +103,20 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
         if (decision === "native") {
           constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
         } else {
-          constrained = { ...constrained, systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) };
+          constrained = {
+            ...constrained,
+            systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)),
+          };
         }
         const answer = await handler(constrained);
         if (answer.tool_calls?.length) return answer;
-        return structuredUpdate(answer, format, decision, model, options, (followUp) =>
-          handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
+        return structuredUpdate(
+          answer,
+          format,
+          decision,
+          model,
+          options,
+          (followUp) => handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
         );
       };
       if (decision !== "native") return call(decision);
@@ -131,7 +135,8 @@ export function promptedStructuredOutputMiddleware(options: PromptedStructuredOu
 }
 
 /** The decision for the strategy a native call falls back to (tool is createAgent's own tool strategy). */
-const afterNative = (strategy: StructuredOutputFallback["to"]): Decision => (strategy === "tool" ? "delegate-tool" : strategy);
+const afterNative = (strategy: StructuredOutputFallback["to"]): Decision =>
+  strategy === "tool" ? "delegate-tool" : strategy;
 
 function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
   if (options.prompted === false) return "pass";
@@ -142,8 +147,10 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
   if (model.provider !== "bedrock" && options.strategy !== undefined && options.strategy !== "prompted") {
     // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
     if (options.strategy === "tool" && model.thinking) {
-      throw new TypeError(`strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, ` +
-        "and the provider refuses a forced tool call with it.");
+      throw new TypeError(
+        `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, ` +
+          "and the provider refuses a forced tool call with it.",
+      );
     }
     return options.strategy === "native" ? "delegate-native" : "delegate-tool";
   }
@@ -157,7 +164,9 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
  */
 async function nativeModel(model: ModelDescription, format: OutputFormat): Promise<unknown> {
   const resolved = await withInstance(model);
-  const derived = withBedrockOutputConfig(resolved.instance!, bedrockOutputConfig(format)) as { withConfig(options: object): unknown };
+  const derived = withBedrockOutputConfig(resolved.instance!, bedrockOutputConfig(format)) as {
+    withConfig(options: object): unknown;
+  };
   const { tools: _tools, tool_choice: _choice, ...callOptions } = resolved.callOptions;
   return Object.keys(callOptions).length > 0 ? derived.withConfig(callOptions) : derived;
 }
@@ -166,7 +175,9 @@ async function nativeModel(model: ModelDescription, format: OutputFormat): Promi
 function asToolStrategy(responseFormat: unknown): unknown {
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   if (items.every(isToolStrategy)) return responseFormat;
-  const schemas = items.map((item) => (isToolStrategy(item) || isProviderStrategy(item) ? (item as { schema: unknown }).schema : item));
+  const schemas = items.map((item) =>
+    isToolStrategy(item) || isProviderStrategy(item) ? (item as { schema: unknown }).schema : item,
+  );
   return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
 }
 
@@ -180,9 +191,15 @@ function asProviderStrategy(responseFormat: unknown): unknown {
 }
 
 const isToolStrategy = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { tool?: unknown }).tool === "object" && typeof (value as { parse?: unknown }).parse === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { tool?: unknown }).tool === "object" &&
+  typeof (value as { parse?: unknown }).parse === "function";
 const isProviderStrategy = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { strict?: unknown }).strict === "boolean" && typeof (value as { parse?: unknown }).parse === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { strict?: unknown }).strict === "boolean" &&
+  typeof (value as { parse?: unknown }).parse === "function";
 
 /** The structured response of a final answer, as the Command the agent node applies next to the answer it stores. */
 async function structuredUpdate(
@@ -206,7 +223,13 @@ async function structuredUpdate(
   // The agent node stores the last answer the handler returned; this message (same id) replaces it.
   const stored = resolved.answer as AIMessage;
   const id = idOf(stored);
-  const readable = new AIMessage({ content: shown, id, name: stored.name, response_metadata: stored.response_metadata, usage_metadata: stored.usage_metadata });
+  const readable = new AIMessage({
+    content: shown,
+    id,
+    name: stored.name,
+    response_metadata: stored.response_metadata,
+    usage_metadata: stored.usage_metadata,
+  });
   return new Command({ update: { structuredResponse: resolved.value, messages: [readable] } });
 }
 

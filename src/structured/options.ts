@@ -37,7 +37,11 @@ export type StructuredOptionKey = keyof typeof KINDS;
  * A checked copy of `options` holding the listed keys that are set. `undefined`/`null` options are `{}`;
  * anything but an object is refused.
  */
-export function structuredOptions<T extends object>(options: unknown, fn: string, keys: readonly StructuredOptionKey[]): T {
+export function structuredOptions<T extends object>(
+  options: unknown,
+  fn: string,
+  keys: readonly StructuredOptionKey[],
+): T {
   const record = optionsInput(options, fn);
   const out: Record<string, unknown> = {};
   for (const key of keys) {
@@ -48,4 +52,3 @@ export function structuredOptions<T extends object>(options: unknown, fn: string
   }
   return out as T;
 }
-

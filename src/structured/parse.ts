@@ -105,7 +105,13 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
 
 /** [A-Za-z0-9_-] */
 function isLabelChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95 ||
+    code === 45
+  );
 }
 
 /**
@@ -227,7 +233,10 @@ export type ParsedAnswer<T> = { ok: true; value: T; choice: AnswerChoice } | { o
  * `format` is a schema in any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an
  * OutputFormat; anything else is a TypeError.
  */
-export async function parseStructuredAnswer<T = unknown>(text: string, format: OutputFormat<T> | unknown): Promise<ParsedAnswer<T>> {
+export async function parseStructuredAnswer<T = unknown>(
+  text: string,
+  format: OutputFormat<T> | unknown,
+): Promise<ParsedAnswer<T>> {
   assertString(text, "parseStructuredAnswer", "text");
   const outputFormat = toOutputFormat<T>(format, "format");
   const candidates = answerCandidates(text);
@@ -248,7 +257,11 @@ export async function parseStructuredAnswer<T = unknown>(text: string, format: O
   return {
     ok: true,
     value: valid[chosen].value,
-    choice: { source: bestTier, validCount: valid.length, others: valid.filter((_, i) => i !== chosen).map((v) => v.value) },
+    choice: {
+      source: bestTier,
+      validCount: valid.length,
+      others: valid.filter((_, i) => i !== chosen).map((v) => v.value),
+    },
   };
 }
 
@@ -257,7 +270,10 @@ async function validateSafely<T>(format: OutputFormat<T>, value: unknown): Promi
   try {
     return await format.validate(value);
   } catch (error) {
-    return { ok: false, issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`] };
+    return {
+      ok: false,
+      issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
+    };
   }
 }
 

@@ -13,7 +13,13 @@
  */
 import { AIMessage, type BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
 import type { LanguageModelLike } from "@langchain/core/language_models/base";
-import { Runnable, RunnableBinding, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
+import {
+  Runnable,
+  RunnableBinding,
+  RunnableLambda,
+  RunnableWithFallbacks,
+  _coerceToRunnable,
+} from "@langchain/core/runnables";
 import {
   extendInteropZodObject,
   getInteropZodObjectShape,
@@ -106,7 +112,10 @@ type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 type AnyParams = CreateReactAgentParams<any, any, any>;
 type PromptKey = "prompt" | "stateModifier" | "messageModifier";
 type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
-type ModelChooser = (state: AgentState, config: LangGraphRunnableConfig) => LanguageModelLike | Promise<LanguageModelLike>;
+type ModelChooser = (
+  state: AgentState,
+  config: LangGraphRunnableConfig,
+) => LanguageModelLike | Promise<LanguageModelLike>;
 type Update = Record<string, unknown>;
 
 /** The prompt field the user set (createReactAgent accepts one of three), or none. */
@@ -158,13 +167,24 @@ export function withPromptedStructuredOutput<
   S extends Record<string, any> = Record<string, any>,
   // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
   C extends AnyStateSchema = AnnotationRoot<any>,
->(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}): CreateReactAgentParams<A, S, C> {
+>(
+  params: CreateReactAgentParams<A, S, C>,
+  options: PromptedStructuredOutputOptions = {},
+): CreateReactAgentParams<A, S, C> {
   const fn = "withPromptedStructuredOutput";
-  if (typeof params !== "object" || params === null) throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
+  if (typeof params !== "object" || params === null)
+    throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
   // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
   readingInput(() => void { ...params }, fn, "params");
   options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
-    "strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onRepair", "onFallback",
+    "strategy",
+    "finalMessage",
+    "prompted",
+    "env",
+    "maxCorrections",
+    "onStructuredResponse",
+    "onRepair",
+    "onFallback",
   ]);
   if (params.responseFormat == null) return params;
   const mode = actingMode(params.llm, options);
@@ -174,18 +194,31 @@ export function withPromptedStructuredOutput<
   const slot = promptSlotOf(params as AnyParams);
   const { responseFormat, ...rest } = params;
   const fallbacks = nativeFallbacks(options.onFallback);
-  const context: HookContext<S> = { format, options, tools: toolListOf(params as AnyParams), responseFormat, fallbacks };
+  const context: HookContext<S> = {
+    format,
+    options,
+    tools: toolListOf(params as AnyParams),
+    responseFormat,
+    fallbacks,
+  };
   const stateSchema = withStructuredResponseField(params.stateSchema);
 
   if (mode === "static") {
     const branch = staticBranch(params.llm, options);
     if (branch.strategy !== "prompted") {
       const hook = constrainedHook(context, async () => [branch]);
-      return { ...rest, stateSchema, postModelHook: afterUserHook(params.postModelHook, hook) } as CreateReactAgentParams<A, S, C>;
+      return {
+        ...rest,
+        stateSchema,
+        postModelHook: afterUserHook(params.postModelHook, hook),
+      } as CreateReactAgentParams<A, S, C>;
     }
     const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, formatInstructions(format)) };
     const correctionModel = correctionModelFor(params as AnyParams);
-    const hook = promptedHook(context, async (state, config) => ({ model: await correctionModel(state, config), prompt: promptedSlot }));
+    const hook = promptedHook(context, async (state, config) => ({
+      model: await correctionModel(state, config),
+      prompt: promptedSlot,
+    }));
     return {
       ...rest,
       [promptedSlot.key]: promptedSlot.value,
@@ -206,7 +239,10 @@ export function withPromptedStructuredOutput<
     const model = await chooser(state, config);
     const branches = branchesFor(model, options);
     if (branches.length === 1 && branches[0].strategy === "prompted") {
-      const prompted = promptedHook(context, async () => ({ model: instructedModel(model, instructions), prompt: slot }));
+      const prompted = promptedHook(context, async () => ({
+        model: instructedModel(model, instructions),
+        prompt: slot,
+      }));
       return prompted(state, config);
     }
     return constrainedHook(context, async () => branches)(state, config);
@@ -253,7 +289,11 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
 
 /** createReactAgent's own call would fail on it: a Bedrock model (or LLM_PROVIDER=aws-bedrock), or one that cannot prefill. */
 function needsAction(model: ModelDescription, env: Env | undefined): boolean {
-  return model.provider === "bedrock" || envSelectsBedrock(env) || (model.modelId !== undefined && cannotPrefill(model.modelId));
+  return (
+    model.provider === "bedrock" ||
+    envSelectsBedrock(env) ||
+    (model.modelId !== undefined && cannotPrefill(model.modelId))
+  );
 }
 
 const unknownModel = (): ModelDescription => ({ role: "primary", callOptions: {}, thinking: false });
@@ -263,7 +303,8 @@ function withPromptedBranches(model: LanguageModelLike, branches: Branch[], inst
   if (!branches.some((b) => b.strategy === "prompted")) return model;
   if (branches.length > 1 && model instanceof RunnableWithFallbacks) {
     const [primary, ...fallbacks] = branches;
-    const wrap = (runnable: Runnable, branch: Branch) => (branch.strategy === "prompted" ? instructedModel(runnable, instructions) : runnable);
+    const wrap = (runnable: Runnable, branch: Branch) =>
+      branch.strategy === "prompted" ? instructedModel(runnable, instructions) : runnable;
     if (fallbacks.length === model.fallbacks.length) {
       return new RunnableWithFallbacks({
         runnable: wrap(model.runnable, primary),
@@ -309,7 +350,11 @@ function slotWithInstructions(slot: PromptSlot, instructions: string): unknown {
  * The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
  * messageModifier works on the messages, the other two on the state).
  */
-async function renderPrompt(slot: PromptSlot, state: AgentState, config: LangGraphRunnableConfig): Promise<BaseMessage[]> {
+async function renderPrompt(
+  slot: PromptSlot,
+  state: AgentState,
+  config: LangGraphRunnableConfig,
+): Promise<BaseMessage[]> {
   const prompt = slot.value;
   if (prompt == null) return state.messages;
   if (typeof prompt === "string") return [new SystemMessage(prompt), ...state.messages];
@@ -327,7 +372,9 @@ const isSystemMessage = (value: unknown): value is SystemMessage =>
  * The model for a corrective call: the agent's model with the agent's tools bound (a history with tool
  * blocks needs `toolConfig` on Bedrock, B3), bound once like createReactAgent does.
  */
-function correctionModelFor(params: AnyParams): (state: AgentState, config: LangGraphRunnableConfig) => Promise<Runnable> {
+function correctionModelFor(
+  params: AnyParams,
+): (state: AgentState, config: LangGraphRunnableConfig) => Promise<Runnable> {
   if (isModelChooser(params.llm)) {
     const chooser = params.llm as unknown as ModelChooser;
     return async (state, config) => _coerceToRunnable(await chooser(state, config));
@@ -345,7 +392,8 @@ function withAgentTools(llm: LanguageModelLike, tools: AnyParams["tools"]): Runn
     const inner = llm.bound as unknown as { bindTools?: (t: unknown[]) => Runnable };
     if (typeof inner.bindTools === "function") {
       const rebound = inner.bindTools(toolList);
-      if (!RunnableBinding.isRunnableBinding(rebound)) return new RunnableBinding({ bound: rebound, config: llm.config, kwargs: llm.kwargs });
+      if (!RunnableBinding.isRunnableBinding(rebound))
+        return new RunnableBinding({ bound: rebound, config: llm.config, kwargs: llm.kwargs });
       return new RunnableBinding({
         bound: rebound.bound,
         config: { ...llm.config, ...rebound.config },
@@ -377,7 +425,10 @@ interface PromptedTarget {
 }
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
-function promptedHook<S>(context: HookContext<S>, targetFor: (state: AgentState, config: LangGraphRunnableConfig) => Promise<PromptedTarget>): Hook {
+function promptedHook<S>(
+  context: HookContext<S>,
+  targetFor: (state: AgentState, config: LangGraphRunnableConfig) => Promise<PromptedTarget>,
+): Hook {
   const { format, options } = context;
   return async (state, config) => {
     const messages = state.messages;
@@ -392,7 +443,10 @@ function promptedHook<S>(context: HookContext<S>, targetFor: (state: AgentState,
         // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
         // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
         const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
-        return (await target.model.invoke(await repairedRequest(input, provider, options, config), config)) as BaseMessage;
+        return (await target.model.invoke(
+          await repairedRequest(input, provider, options, config),
+          config,
+        )) as BaseMessage;
       },
     });
     report(options, "prompted", resolved, undefined);
@@ -407,7 +461,10 @@ function promptedHook<S>(context: HookContext<S>, targetFor: (state: AgentState,
  * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
  * valid value (no call).
  */
-function constrainedHook<S>(context: HookContext<S>, branchesOf: (state: AgentState, config: LangGraphRunnableConfig) => Promise<Branch[]>): Hook {
+function constrainedHook<S>(
+  context: HookContext<S>,
+  branchesOf: (state: AgentState, config: LangGraphRunnableConfig) => Promise<Branch[]>,
+): Hook {
   const { format, options } = context;
   return async (state, config) => {
     const messages = state.messages;
@@ -419,7 +476,9 @@ function constrainedHook<S>(context: HookContext<S>, branchesOf: (state: AgentSt
       if (parsed.ok) {
         report(options, "prompted", { value: parsed.value, corrections: 0, choice: parsed.choice }, undefined);
         const shown = finalMessageText(options.finalMessage, parsed.value);
-        return shown === undefined ? { structuredResponse: parsed.value } : { structuredResponse: parsed.value, messages: [replacedAnswer(last, last, shown)] };
+        return shown === undefined
+          ? { structuredResponse: parsed.value }
+          : { structuredResponse: parsed.value, messages: [replacedAnswer(last, last, shown)] };
       }
     }
     let lastError: unknown;
@@ -439,14 +498,20 @@ function constrainedHook<S>(context: HookContext<S>, branchesOf: (state: AgentSt
  * answer. A native call whose schema is outside the subset, or whose model refused native before in this setup,
  * goes to the next strategy; a native call refused now is made once more with it.
  */
-async function branchResponse<S>(context: HookContext<S>, branch: Branch, messages: BaseMessage[], config: LangGraphRunnableConfig): Promise<unknown> {
+async function branchResponse<S>(
+  context: HookContext<S>,
+  branch: Branch,
+  messages: BaseMessage[],
+  config: LangGraphRunnableConfig,
+): Promise<unknown> {
   const { options } = context;
   if (branch.strategy === "own") {
     const value = await nativeStructuredResponse(branch.model, context.responseFormat, messages, config);
     options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: branch.model.modelId });
     return value;
   }
-  if (branch.strategy !== "native") return constrainedResponse(context, branch.model, branch.strategy, messages, config);
+  if (branch.strategy !== "native")
+    return constrainedResponse(context, branch.model, branch.strategy, messages, config);
   const instead = await context.fallbacks.instead(branch.model, context.format.jsonSchema, config);
   if (instead !== undefined) return constrainedResponse(context, branch.model, instead, messages, config);
   try {
@@ -471,8 +536,12 @@ async function constrainedResponse<S>(
   const input = structuredCallInput(messages.slice(0, -1), messages[messages.length - 1], prepared.closingTurn, format);
   // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
   const provider = model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
-  const ask = async (followUp: BaseMessage[]) => prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
-  const resolved = await resolveStructuredAnswer(await ask([]), format, { maxCorrections: options.maxCorrections, askAgain: ask });
+  const ask = async (followUp: BaseMessage[]) =>
+    prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
+  const resolved = await resolveStructuredAnswer(await ask([]), format, {
+    maxCorrections: options.maxCorrections,
+    askAgain: ask,
+  });
   report(options, strategy, resolved, model.modelId);
   return resolved.value;
 }
@@ -495,7 +564,13 @@ function report(
   resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
   modelId: string | undefined,
 ): void {
-  options.onStructuredResponse?.({ strategy, value: resolved.value, corrections: resolved.corrections, choice: resolved.choice, modelId });
+  options.onStructuredResponse?.({
+    strategy,
+    value: resolved.value,
+    corrections: resolved.corrections,
+    choice: resolved.choice,
+    modelId,
+  });
 }
 
 /**
@@ -560,7 +635,11 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
     const next: AgentState =
       userUpdate.messages === undefined
         ? ({ ...state, ...userUpdate } as AgentState)
-        : ({ ...state, ...userUpdate, messages: messagesStateReducer(state.messages, userUpdate.messages as BaseMessage[]) } as AgentState);
+        : ({
+            ...state,
+            ...userUpdate,
+            messages: messagesStateReducer(state.messages, userUpdate.messages as BaseMessage[]),
+          } as AgentState);
     const own = await hook(next, config);
     if (own.messages === undefined) return { ...userUpdate, ...own };
     return { ...userUpdate, ...own, messages: [...asArray(userUpdate.messages), ...asArray(own.messages)] };

@@ -24,7 +24,16 @@ export type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: str
 
 /** String formats in the subset (the same list in AWS's and Anthropic's docs). */
 export const SUBSET_STRING_FORMATS: ReadonlySet<string> = new Set([
-  "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid",
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "uri",
+  "ipv4",
+  "ipv6",
+  "uuid",
 ]);
 
 const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
@@ -63,9 +72,13 @@ export function subsetSchemaOf(schema: Dict): SubsetSchema {
     const counts = { nodes: 0, unions: 0, optional: 0 };
     const subset = toSubset(schema, { root: schema, refs: [], counts }, 0);
     if (counts.unions > MAX_UNIONS) {
-      return { ok: false, reason: `more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${counts.unions})` };
+      return {
+        ok: false,
+        reason: `more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${counts.unions})`,
+      };
     }
-    if (counts.optional > MAX_OPTIONAL) return { ok: false, reason: `more than ${MAX_OPTIONAL} optional properties (${counts.optional})` };
+    if (counts.optional > MAX_OPTIONAL)
+      return { ok: false, reason: `more than ${MAX_OPTIONAL} optional properties (${counts.optional})` };
     return { ok: true, schema: subset };
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, reason: error.message };
@@ -83,8 +96,12 @@ interface Walk {
 
 function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   if (depth > MAX_DEPTH) throw new Unsupported(`a schema nested deeper than ${MAX_DEPTH} levels`);
-  if (++walk.counts.nodes > MAX_NODES) throw new Unsupported(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
-  if (node === true || (isDict(node) && Object.keys(node).every((k) => DROPPED.has(k) || k === "title" || k === "description"))) {
+  if (++walk.counts.nodes > MAX_NODES)
+    throw new Unsupported(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
+  if (
+    node === true ||
+    (isDict(node) && Object.keys(node).every((k) => DROPPED.has(k) || k === "title" || k === "description"))
+  ) {
     throw new Unsupported("a schema without a type (any value)");
   }
   if (!isDict(node)) throw new Unsupported(`a schema that is ${node === false ? "false (no value)" : "not an object"}`);
@@ -111,7 +128,8 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   keepAnnotations(rest, out, take);
   if ("enum" in rest) {
     const values = take("enum");
-    if (!Array.isArray(values) || !values.every(isScalar)) throw new Unsupported("an enum of values that are not all scalars");
+    if (!Array.isArray(values) || !values.every(isScalar))
+      throw new Unsupported("an enum of values that are not all scalars");
     out.enum = values;
   }
   if ("const" in rest) {
@@ -119,7 +137,8 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     if (!isScalar(value)) throw new Unsupported("a const that is not a scalar");
     out.const = value;
   }
-  if (type === undefined && !("enum" in out) && !("const" in out)) throw new Unsupported("a schema without a type (any value)");
+  if (type === undefined && !("enum" in out) && !("const" in out))
+    throw new Unsupported("a schema without a type (any value)");
   if (type === "object") objectPart(rest, out, take, walk, depth);
   else if (type === "array") arrayPart(rest, out, take, walk, depth);
   else if (type === "string") {
@@ -134,11 +153,15 @@ function objectPart(_rest: Dict, out: Dict, take: (key: string) => unknown, walk
   // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
   if (additional !== undefined && additional !== false) {
     const isRecord = isDict(additional) && Object.keys(additional).length > 0;
-    throw new Unsupported(isRecord ? "a record (additionalProperties is a schema)" : "an open object (additionalProperties is not false)");
+    throw new Unsupported(
+      isRecord ? "a record (additionalProperties is a schema)" : "an open object (additionalProperties is not false)",
+    );
   }
   const properties = take("properties") ?? {};
   if (!isDict(properties)) throw new Unsupported("properties that are not an object");
-  out.properties = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, toSubset(value, walk, depth + 1)]));
+  out.properties = Object.fromEntries(
+    Object.entries(properties).map(([key, value]) => [key, toSubset(value, walk, depth + 1)]),
+  );
   const required = take("required");
   if (required !== undefined) {
     if (!Array.isArray(required) || !required.every((key) => typeof key === "string" && key in properties)) {
@@ -146,14 +169,18 @@ function objectPart(_rest: Dict, out: Dict, take: (key: string) => unknown, walk
     }
     out.required = required;
   }
-  walk.counts.optional += Object.keys(properties).filter((key) => !(required as string[] | undefined)?.includes(key)).length;
+  walk.counts.optional += Object.keys(properties).filter(
+    (key) => !(required as string[] | undefined)?.includes(key),
+  ).length;
   out.additionalProperties = false;
 }
 
 function arrayPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
   const items = take("items");
   if (!isDict(items)) {
-    throw new Unsupported(items === undefined ? "an array without items (any value)" : "an array whose items is not one schema");
+    throw new Unsupported(
+      items === undefined ? "an array without items (any value)" : "an array whose items is not one schema",
+    );
   }
   out.items = toSubset(items, walk, depth + 1);
   if (rest.minItems === 0 || rest.minItems === 1) out.minItems = take("minItems");
@@ -172,17 +199,43 @@ function withMoved(out: Dict, moved: Dict): Dict {
   const entries = Object.entries(moved);
   if (entries.length === 0) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
-  return { ...out, description: typeof out.description === "string" && out.description !== "" ? `${out.description}\n\n${text}` : text };
+  return {
+    ...out,
+    description: typeof out.description === "string" && out.description !== "" ? `${out.description}\n\n${text}` : text,
+  };
 }
 
 /** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
 const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries([
-  ...["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
-    "dependentRequired", "dependentSchemas", "unevaluatedProperties"].map((k) => [k, ["object"]]),
-  ...["items", "prefixItems", "additionalItems", "unevaluatedItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
-    "uniqueItems"].map((k) => [k, ["array"]]),
+  ...[
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+  ].map((k) => [k, ["object"]]),
+  ...[
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+  ].map((k) => [k, ["array"]]),
   ...["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"].map((k) => [k, ["string"]]),
-  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((k) => [k, ["number", "integer"]]),
+  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((k) => [
+    k,
+    ["number", "integer"],
+  ]),
 ]);
 
 /**
@@ -195,8 +248,12 @@ function typeListAsAnyOf(node: Dict, walk: Walk, depth: number): Dict {
   const types = type as unknown[];
   if (types.length === 1) return toSubset({ ...node, type: types[0] }, walk, depth);
   walk.counts.unions++;
-  const appliesTo = (key: string, t: unknown) => !Object.hasOwn(TYPES_OF_KEYWORD, key) || TYPES_OF_KEYWORD[key].includes(t as string);
-  const branchOf = (t: unknown): Dict => ({ ...Object.fromEntries(Object.entries(shared).filter(([key]) => appliesTo(key, t))), type: t });
+  const appliesTo = (key: string, t: unknown) =>
+    !Object.hasOwn(TYPES_OF_KEYWORD, key) || TYPES_OF_KEYWORD[key].includes(t as string);
+  const branchOf = (t: unknown): Dict => ({
+    ...Object.fromEntries(Object.entries(shared).filter(([key]) => appliesTo(key, t))),
+    type: t,
+  });
   const out: Dict = { anyOf: types.map((t) => toSubset(branchOf(t), walk, depth + 1)) };
   if (typeof title === "string") out.title = title;
   if (typeof description === "string") out.description = description;
@@ -229,7 +286,10 @@ function inlinedRef(node: Dict, walk: Walk, depth: number): Dict {
   if (!ref.startsWith("#")) throw new Unsupported(`an external $ref (${ref})`);
   if (walk.refs.includes(ref)) throw new Unsupported(`a recursive schema ($ref ${ref})`);
   let target: unknown = walk.root;
-  for (const part of ref.slice(1).split("/").filter((p) => p !== "")) {
+  for (const part of ref
+    .slice(1)
+    .split("/")
+    .filter((p) => p !== "")) {
     const key = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
     target = isDict(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
   }

@@ -57,7 +57,7 @@ const AT_LAUNCH = (c: ClaudeVersion) =>
 
 const THINKING_REFUSES_FORCED_TOOL =
   "Anthropic: a forced tool_choice is refused with extended thinking on (`Thinking may not be " +
-    "enabled when tool_choice forces tool use.`, H)";
+  "enabled when tool_choice forces tool use.`, H)";
 
 /** First matching row wins. */
 export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
@@ -68,7 +68,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "native",
     source:
       "AWS Bedrock user guide, 'Get validated JSON results from models' (structured outputs on " +
-        "Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
+      "Converse `outputConfig.textFormat`, launched 2026-02-04): these four Claude models (H)",
     evidence: "documented",
     matches: (m) => isClaude(m, AT_LAUNCH),
   },
@@ -111,7 +111,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     provider: "bedrock",
     strategy: "tool",
     withThinking: "prompted",
-    source: `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for ` +
+    source:
+      `Not in AWS's structured-outputs list; @langchain/aws 1.4.5 supports tool_choice "tool" for ` +
       `claude-3/4 ids (supportedToolChoiceValuesForModel). ${THINKING_REFUSES_FORCED_TOOL}`,
     evidence: "documented",
     matches: (m) => m.claude !== undefined,
@@ -123,31 +124,33 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     withThinking: "prompted",
     source:
       "Not in AWS's structured-outputs list; ChatBedrockConverse throws locally on tool_choice for it; " +
-        "Bedrock requires the request to end on a user turn (B7)",
+      "Bedrock requires the request to end on a user turn (B7)",
     evidence: "documented",
     matches: (m) => m.modelId !== undefined && /llama/i.test(m.modelId),
   },
   {
-    models: "every other Bedrock model: Amazon Nova and Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, " +
+    models:
+      "every other Bedrock model: Amazon Nova and Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, " +
       "application inference profile ARNs, unknown ids",
     provider: "bedrock",
     strategy: "prompted",
     withThinking: "prompted",
     source:
-      "ChatBedrockConverse knows tool_choice only for Claude and mistral-large (\"any\" only, which with the " +
+      'ChatBedrockConverse knows tool_choice only for Claude and mistral-large ("any" only, which with the ' +
       "agent's tools may pick one of them); AWS names 'select' open-weight models for structured outputs " +
-      "without ids to match (M): force `strategy: \"native\"` for yours",
+      'without ids to match (M): force `strategy: "native"` for yours',
     evidence: "reported",
     matches: () => true,
   },
   {
-    models: "Claude 4.5 and later (ChatAnthropic; acted on when the model cannot prefill, or when a strategy is forced)",
+    models:
+      "Claude 4.5 and later (ChatAnthropic; acted on when the model cannot prefill, or when a strategy is forced)",
     provider: "anthropic",
     strategy: "native",
     withThinking: "native",
     source:
       "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); " +
-        "@langchain/anthropic 1.5 sends the `outputConfig` call option",
+      "@langchain/anthropic 1.5 sends the `outputConfig` call option",
     evidence: "documented",
     matches: (m) => isClaude(m, (c) => claudeAtLeast(c, 4, 5)),
   },
@@ -161,7 +164,8 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     matches: () => true,
   },
   {
-    models: "any other model the wrappers act on (a no-prefill model behind another client, " +
+    models:
+      "any other model the wrappers act on (a no-prefill model behind another client, " +
       "`LLM_PROVIDER=aws-bedrock` on a model that is not recognised)",
     provider: "other",
     strategy: "prompted",
@@ -188,7 +192,10 @@ export interface StrategyChoice {
 }
 
 /** The table's row for one model, and the strategy it gives (thinking applied). */
-function tableStrategyFor(model: ModelDescription, env?: Env): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
+function tableStrategyFor(
+  model: ModelDescription,
+  env?: Env,
+): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
   const facts = factsOf(model, env);
   const tableProvider = facts.provider === "bedrock" || facts.provider === "anthropic" ? facts.provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
@@ -217,7 +224,8 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
       );
     }
     const unavailable = whyNotSendable(options.strategy, model);
-    if (unavailable !== undefined) throw new TypeError(`strategy "${options.strategy}" cannot be used for ${name}: ${unavailable}.`);
+    if (unavailable !== undefined)
+      throw new TypeError(`strategy "${options.strategy}" cannot be used for ${name}: ${unavailable}.`);
     return { strategy: options.strategy, model };
   }
   const { strategy, rule } = tableStrategyFor(model, options.env);
@@ -246,11 +254,14 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (strategy === "prompted") return undefined;
   const instance = model.instance;
   if (instance === undefined && model.configurable === undefined) return "no chat model was found behind it";
-  if (model.provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
+  if (model.provider === undefined)
+    return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
   if (strategy === "native") {
     if (model.provider === "anthropic") return undefined;
-    if (model.provider !== "bedrock") return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider ?? "unknown"})`;
-    if (instance !== undefined && typeof instance.invocationParams !== "function") return "the Bedrock model has no invocationParams()";
+    if (model.provider !== "bedrock")
+      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider ?? "unknown"})`;
+    if (instance !== undefined && typeof instance.invocationParams !== "function")
+      return "the Bedrock model has no invocationParams()";
     return undefined;
   }
   if (instance !== undefined && typeof instance.bindTools !== "function") return "the model has no bindTools()";
@@ -259,19 +270,26 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
     const forcesOne = Array.isArray(supported)
       ? supported.includes("tool")
       : model.modelId !== undefined && claudeVersionOf(model.modelId) !== undefined;
-    if (!forcesOne) return `ChatBedrockConverse does not force a tool choice for ${model.modelId ?? "this model id"} (supportsToolChoiceValues)`;
+    if (!forcesOne)
+      return `ChatBedrockConverse does not force a tool choice for ${model.modelId ?? "this model id"} (supportsToolChoiceValues)`;
   }
   return undefined;
 }
 
 export function assertStrategy(strategy: unknown): asserts strategy is StructuredOutputStrategy {
   if (!STRUCTURED_OUTPUT_STRATEGIES.includes(strategy as StructuredOutputStrategy)) {
-    throw new TypeError(`Unknown structured-output strategy ${quoteValue(strategy)}: expected "native", "tool" or "prompted".`);
+    throw new TypeError(
+      `Unknown structured-output strategy ${quoteValue(strategy)}: expected "native", "tool" or "prompted".`,
+    );
   }
 }
 
 function factsOf(model: ModelDescription, env?: Env): ModelFacts {
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(env) ? "bedrock" : undefined);
-  return { provider, modelId: model.modelId, claude: model.modelId === undefined ? undefined : claudeVersionOf(model.modelId) };
+  return {
+    provider,
+    modelId: model.modelId,
+    claude: model.modelId === undefined ? undefined : claudeVersionOf(model.modelId),
+  };
 }

@@ -85,7 +85,8 @@ function measuredChars(messages: readonly BaseMessage[]): number {
   for (const message of messages) {
     if (chars >= MEASURED_CHARS) return MEASURED_CHARS;
     chars += 16 + contentLength(message.content, MEASURED_CHARS - chars);
-    if (isAssistant(message) && chars < MEASURED_CHARS) chars += safeJson(message.tool_calls ?? [], MEASURED_CHARS - chars).length;
+    if (isAssistant(message) && chars < MEASURED_CHARS)
+      chars += safeJson(message.tool_calls ?? [], MEASURED_CHARS - chars).length;
   }
   return Math.min(chars, MEASURED_CHARS);
 }
@@ -116,7 +117,11 @@ function smallestFittingCut(low: number, n: number, fits: (cut: number) => boole
 }
 
 /** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
-export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>): Promise<number> {
+export async function smallestFittingCutAsync(
+  low: number,
+  n: number,
+  fits: (cut: number) => Promise<boolean>,
+): Promise<number> {
   let high = n;
   while (low < high) {
     const mid = (low + high) >> 1;
@@ -132,7 +137,11 @@ function budgetCut(messages: readonly BaseMessage[], systemCount: number, budget
   if ("keepLast" in budget) return Math.max(systemCount, n - Math.floor(budget.keepLast));
   const system = messages.slice(0, systemCount);
   // Each probe copies the kept part: O(n) a probe, O(log n) probes.
-  return smallestFittingCut(systemCount, n, (cut) => budget.count([...system, ...messages.slice(cut)]) <= budget.maxTokens);
+  return smallestFittingCut(
+    systemCount,
+    n,
+    (cut) => budget.count([...system, ...messages.slice(cut)]) <= budget.maxTokens,
+  );
 }
 
 /**
@@ -193,12 +202,17 @@ export function readBoundaryOptions(options: unknown, fn: string, path = "option
   const hasKeep = has("keepLast");
   const hasTokens = has("maxTokens") || has("tokenCounter");
   if (hasKeep === hasTokens)
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${BOUNDARY_SHAPE}`, { argument: path });
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${BOUNDARY_SHAPE}`, {
+      argument: path,
+    });
   if (hasKeep) return { keepLast: countOption(record, "keepLast", `${path}.keepLast`) ?? 0 };
   const maxTokens = countOption(record, "maxTokens", `${path}.maxTokens`);
   const counter = functionOption<TokenCounter>(record, "tokenCounter", `${path}.tokenCounter`);
   if (maxTokens === undefined || counter === undefined)
-    throw new ToolCallRepairInputError(`${fn}: ${path} needs both maxTokens and tokenCounter; expected ${BOUNDARY_SHAPE}`, { argument: path });
+    throw new ToolCallRepairInputError(
+      `${fn}: ${path} needs both maxTokens and tokenCounter; expected ${BOUNDARY_SHAPE}`,
+      { argument: path },
+    );
   return { maxTokens, count: syncCounter(counter, `${path}.tokenCounter`) };
 }
 
@@ -246,8 +260,14 @@ export interface SummarizationSplit<M> {
 export function splitAtBoundary<M extends BaseMessage>(messages: readonly M[], cut: number): SummarizationSplit<M> {
   const list = readMessageList(messages, "splitAtBoundary");
   if (typeof cut !== "number" || Number.isNaN(cut))
-    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${describeInput(cut)}; expected an index`, { argument: "cut" });
+    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${describeInput(cut)}; expected an index`, {
+      argument: "cut",
+    });
   const systemCount = guarded("splitAtBoundary", list, () => leadingSystemCount(list));
   const at = Math.min(messages.length, Math.max(systemCount, Math.floor(cut)));
-  return { system: messages.slice(0, systemCount), summarized: messages.slice(systemCount, at), kept: messages.slice(at) };
+  return {
+    system: messages.slice(0, systemCount),
+    summarized: messages.slice(systemCount, at),
+    kept: messages.slice(at),
+  };
 }

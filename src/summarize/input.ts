@@ -18,7 +18,9 @@ import type { Dict } from "../values";
  */
 export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
   if (!isArray(messages, "messages"))
-    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${describeInput(messages)}`, { argument: "messages" });
+    throw new ToolCallRepairInputError(`${fn} expects an array of messages, got ${describeInput(messages)}`, {
+      argument: "messages",
+    });
   const out: BaseMessage[] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
@@ -49,7 +51,11 @@ export function guarded<T>(fn: string, messages: readonly BaseMessage[], work: (
 }
 
 /** {@link guarded} for async work. */
-export async function guardedAsync<T>(fn: string, messages: readonly BaseMessage[], work: () => Promise<T>): Promise<T> {
+export async function guardedAsync<T>(
+  fn: string,
+  messages: readonly BaseMessage[],
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -60,7 +66,8 @@ export async function guardedAsync<T>(fn: string, messages: readonly BaseMessage
 function asInputError(fn: string, messages: readonly BaseMessage[], error: unknown): unknown {
   // An input error that names its message (or an argument) stands; one from reading a single message (the
   // package's own readers, `argument: "message"`) gets the index of that message here.
-  if (ToolCallRepairInputError.isInstance(error) && (error.index !== undefined || error.argument !== "message")) return error;
+  if (ToolCallRepairInputError.isInstance(error) && (error.index !== undefined || error.argument !== "message"))
+    return error;
   if (error instanceof CallbackError) return error.cause;
   const index = firstUnreadable(messages);
   const original = ToolCallRepairInputError.isInstance(error) && error.cause !== undefined ? error.cause : error;
@@ -92,14 +99,19 @@ function isArray(value: unknown, path: string): value is unknown[] {
   try {
     return Array.isArray(value);
   } catch (error) {
-    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, { argument: path, cause: error });
+    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, {
+      argument: path,
+      cause: error,
+    });
   }
 }
 
 /** An options object (`path` names it): a plain object; undefined and null are refused with the accepted shape. */
 export function optionsObject(options: unknown, fn: string, expected: string, path = "options"): Dict {
   if (typeof options !== "object" || options === null || isArray(options, path))
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${expected}`, { argument: path });
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${expected}`, {
+      argument: path,
+    });
   return options as Dict;
 }
 
@@ -109,16 +121,22 @@ export function readingOption<T>(path: string, read: () => T): T {
     return read();
   } catch (error) {
     if (ToolCallRepairInputError.isInstance(error)) throw error;
-    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, { argument: path, cause: error });
+    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, {
+      argument: path,
+      cause: error,
+    });
   }
 }
 
 /** An own option's value (a prototype's keys are not options); a getter that throws is an input error naming it. */
 export function ownOption(options: Dict, key: string, path = `options.${key}`): unknown {
   try {
-    return  Object.hasOwn(options, key) ? options[key] : undefined;
+    return Object.hasOwn(options, key) ? options[key] : undefined;
   } catch (error) {
-    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, { argument: path, cause: error });
+    throw new ToolCallRepairInputError(`${path} could not be read (${errorText(error)})`, {
+      argument: path,
+      cause: error,
+    });
   }
 }
 
@@ -127,7 +145,9 @@ export function countOption(options: Dict, key: string, path = `options.${key}`)
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0 || !Number.isFinite(value))
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a finite number >= 0`, { argument: path });
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a finite number >= 0`, {
+      argument: path,
+    });
   return value;
 }
 
@@ -135,7 +155,8 @@ export function countOption(options: Dict, key: string, path = `options.${key}`)
 export function functionOption<T>(options: Dict, key: string, path = `options.${key}`): T | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "function") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a function`, { argument: path });
+  if (typeof value !== "function")
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a function`, { argument: path });
   return value as T;
 }
 
@@ -143,7 +164,8 @@ export function functionOption<T>(options: Dict, key: string, path = `options.${
 export function stringOption(options: Dict, key: string, path = `options.${key}`): string | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a string`, { argument: path });
+  if (typeof value !== "string")
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a string`, { argument: path });
   return value;
 }
 
@@ -151,16 +173,25 @@ export function stringOption(options: Dict, key: string, path = `options.${key}`
 export function booleanOption(options: Dict, key: string, path = `options.${key}`): boolean | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
-  if (typeof value !== "boolean") throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a boolean`, { argument: path });
+  if (typeof value !== "boolean")
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a boolean`, { argument: path });
   return value;
 }
 
 /** An own option that must be one of `allowed`, or undefined when absent. */
-export function choiceOption<T extends string>(options: Dict, key: string, allowed: readonly T[], path = `options.${key}`): T | undefined {
+export function choiceOption<T extends string>(
+  options: Dict,
+  key: string,
+  allowed: readonly T[],
+  path = `options.${key}`,
+): T | undefined {
   const value = ownOption(options, key, path);
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !(allowed as readonly string[]).includes(value))
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected one of ${allowed.map((a) => `"${a}"`).join(", ")}`, { argument: path });
+    throw new ToolCallRepairInputError(
+      `${path} is ${describeInput(value)}; expected one of ${allowed.map((a) => `"${a}"`).join(", ")}`,
+      { argument: path },
+    );
   return value as T;
 }
 
@@ -171,7 +202,9 @@ function checkedCount(count: unknown, path: string): number {
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   if (thenable) Promise.resolve(count).catch(() => undefined);
   const hint = thenable ? " (a Promise: this function needs a synchronous counter)" : "";
-  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, { argument: path });
+  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, {
+    argument: path,
+  });
 }
 
 function isThenable(value: unknown): boolean {
@@ -186,7 +219,10 @@ function isThenable(value: unknown): boolean {
  * A user's synchronous token counter, wrapped: what it throws propagates unchanged (it is the caller's own
  * error, not the messages'), what it returns must be a count.
  */
-export function syncCounter(counter: (messages: BaseMessage[]) => unknown, path: string): (messages: BaseMessage[]) => number {
+export function syncCounter(
+  counter: (messages: BaseMessage[]) => unknown,
+  path: string,
+): (messages: BaseMessage[]) => number {
   return (messages) => {
     let count: unknown;
     try {
@@ -199,7 +235,10 @@ export function syncCounter(counter: (messages: BaseMessage[]) => unknown, path:
 }
 
 /** {@link syncCounter} for counters that may return a Promise. */
-export function asyncCounter(counter: (messages: BaseMessage[]) => unknown, path: string): (messages: BaseMessage[]) => Promise<number> {
+export function asyncCounter(
+  counter: (messages: BaseMessage[]) => unknown,
+  path: string,
+): (messages: BaseMessage[]) => Promise<number> {
   return async (messages) => {
     let count: unknown;
     try {

@@ -17,7 +17,17 @@ import {
   type BoundaryOptions,
   type TokenCounter,
 } from "./boundary";
-import { countOption, functionOption, guarded, optionsObject, ownOption, readingOption, readMessageList, stringOption, syncCounter } from "./input";
+import {
+  countOption,
+  functionOption,
+  guarded,
+  optionsObject,
+  ownOption,
+  readingOption,
+  readMessageList,
+  stringOption,
+  syncCounter,
+} from "./input";
 import { contentText, transcriptOf } from "./transcript";
 
 /** Anything with a chat model's `invoke`: a `BaseChatModel`, a bound model, a fake. */
@@ -62,7 +72,10 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
 
 export function defaultSummaryPrompt(transcript: string): BaseMessage[] {
   if (typeof transcript !== "string")
-    throw new ToolCallRepairInputError(`defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`, { argument: "transcript" });
+    throw new ToolCallRepairInputError(
+      `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
+      { argument: "transcript" },
+    );
   return [
     new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
     new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
@@ -80,27 +93,42 @@ export function isSummaryMessage(message: BaseMessage): boolean {
 }
 
 /** Whether the history has passed one of the thresholds. */
-export function thresholdPassed(messages: BaseMessage[], trigger: SummarizationTrigger, counter: TokenCounter): boolean {
+export function thresholdPassed(
+  messages: BaseMessage[],
+  trigger: SummarizationTrigger,
+  counter: TokenCounter,
+): boolean {
   const fn = "thresholdPassed";
   const list = readMessageList(messages, fn);
   const limits = readTrigger(trigger, fn, "trigger");
   const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
-  if (count === undefined) throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
+  if (count === undefined)
+    throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
   return guarded(fn, list, () => passed(list, limits, syncCounter(count, "counter")));
 }
 
-function passed(messages: BaseMessage[], trigger: SummarizationTrigger, count: (messages: BaseMessage[]) => number): boolean {
+function passed(
+  messages: BaseMessage[],
+  trigger: SummarizationTrigger,
+  count: (messages: BaseMessage[]) => number,
+): boolean {
   if (trigger.messages !== undefined && messages.length > trigger.messages) return true;
   return trigger.tokens !== undefined && count(messages) > trigger.tokens;
 }
 
 function readTrigger(trigger: unknown, fn: string, path: string): SummarizationTrigger {
   const record = optionsObject(trigger, fn, "{ messages?: n >= 0, tokens?: n >= 0 } with at least one of them", path);
-  const limits = { messages: countOption(record, "messages", `${path}.messages`), tokens: countOption(record, "tokens", `${path}.tokens`) };
+  const limits = {
+    messages: countOption(record, "messages", `${path}.messages`),
+    tokens: countOption(record, "tokens", `${path}.tokens`),
+  };
   if (limits.messages === undefined && limits.tokens === undefined)
-    throw new ToolCallRepairInputError(`${fn}: ${path} sets no threshold; expected { messages?: n >= 0, tokens?: n >= 0 } with at least one of them`, {
-      argument: path,
-    });
+    throw new ToolCallRepairInputError(
+      `${fn}: ${path} sets no threshold; expected { messages?: n >= 0, tokens?: n >= 0 } with at least one of them`,
+      {
+        argument: path,
+      },
+    );
   return limits;
 }
 
@@ -124,7 +152,11 @@ export interface Summarization extends SummaryWriting {
 
 /** Validates {@link SummarizationOptions}: a {@link ToolCallRepairInputError} naming the option otherwise. */
 export function readSummarizationOptions(options: unknown, fn: string): Summarization {
-  const record = optionsObject(options, fn, "{ model, trigger, keep, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }");
+  const record = optionsObject(
+    options,
+    fn,
+    "{ model, trigger, keep, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }",
+  );
   const counter = functionOption<TokenCounter>(record, "tokenCounter");
   return {
     model: readSummarizer(ownOption(record, "model"), fn, "options.model"),
@@ -139,9 +171,14 @@ export function readSummarizationOptions(options: unknown, fn: string): Summariz
 
 /** A model the summary can be asked of: anything with `invoke`. */
 export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
-  const invoke = readingOption(path, () => (typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined));
+  const invoke = readingOption(path, () =>
+    typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined,
+  );
   if (typeof invoke === "function") return model as SummarizerModel;
-  throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`, { argument: path });
+  throw new ToolCallRepairInputError(
+    `${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`,
+    { argument: path },
+  );
 }
 
 /**
@@ -157,14 +194,23 @@ export function buildSummaryMessages(
 ): BaseMessage[] {
   const fn = "buildSummaryMessages";
   if (typeof summaryText !== "string")
-    throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, { argument: "summaryText" });
+    throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, {
+      argument: "summaryText",
+    });
   const list = readMessageList(tail, fn);
   const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
-  const writing = { summaryPrefix: stringOption(record, "summaryPrefix"), acknowledgement: stringOption(record, "acknowledgement") };
+  const writing = {
+    summaryPrefix: stringOption(record, "summaryPrefix"),
+    acknowledgement: stringOption(record, "acknowledgement"),
+  };
   return guarded(fn, list, () => summaryMessages(summaryText, list, writing));
 }
 
-function summaryMessages(summaryText: string, tail: readonly BaseMessage[], options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement">): BaseMessage[] {
+function summaryMessages(
+  summaryText: string,
+  tail: readonly BaseMessage[],
+  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement">,
+): BaseMessage[] {
   const text = summaryText.trim() === "" ? EMPTY_SUMMARY : summaryText.trim();
   const marker = { lc_source: SUMMARY_SOURCE };
   const summary = new HumanMessage({
@@ -198,9 +244,15 @@ export async function summarizeHistory(
 }
 
 /** {@link summarizeHistory} of messages already read, with options already validated. */
-export async function summarizeRead(messages: BaseMessage[], options: Summarization, config?: RunnableConfig): Promise<BaseMessage[] | undefined> {
+export async function summarizeRead(
+  messages: BaseMessage[],
+  options: Summarization,
+  config?: RunnableConfig,
+): Promise<BaseMessage[] | undefined> {
   const fn = "summarizeHistory";
-  const cut = guarded(fn, messages, () => (passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined));
+  const cut = guarded(fn, messages, () =>
+    passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined,
+  );
   return cut === undefined ? undefined : summarizeBefore(messages, cut, options, config);
 }
 
@@ -219,12 +271,18 @@ export async function summarizeBefore(
   const summarized = messages.slice(systemCount, at);
   const kept = messages.slice(at);
   if (summarized.every(isSummaryMessage)) return undefined;
-  const transcript = writing.render ? await writing.render(summarized) : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
+  const transcript = writing.render
+    ? await writing.render(summarized)
+    : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
   const summaryText = await writeSummary(transcript, writing, config);
   return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
 }
 
-async function writeSummary(transcript: string, writing: SummaryWriting, config: RunnableConfig | undefined): Promise<string> {
+async function writeSummary(
+  transcript: string,
+  writing: SummaryWriting,
+  config: RunnableConfig | undefined,
+): Promise<string> {
   const prompt = writing.prompt(transcript);
   // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
   const response: unknown = await writing.model.invoke(prompt, {

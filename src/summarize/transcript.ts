@@ -7,7 +7,16 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { readingInput } from "../errors";
-import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, type ToolCallLocation, isDict, type Dict } from "../messages/inspect";
+import {
+  callArgsText,
+  distinctCalls,
+  isAssistant,
+  isToolResult,
+  resultIdOf,
+  type ToolCallLocation,
+  isDict,
+  type Dict,
+} from "../messages/inspect";
 import { guarded, readMessageList } from "./input";
 
 /** Content block types that carry a tool call: rendered as calls, not as text. */
@@ -74,7 +83,8 @@ function renderAssistant(text: string, calls: TranscriptCall[]): string {
   if (text !== "" || calls.length === 0) lines.push(`Assistant: ${text}`);
   if (calls.length === 1) lines.push(`Assistant called 1 tool:`);
   else if (calls.length > 1) lines.push(`Assistant called ${calls.length} tools in parallel:`);
-  for (const call of calls) lines.push(`  - ${call.name ?? "(unnamed tool)"} [${call.id ? `id ${call.id}` : "no id"}] ${call.args}`);
+  for (const call of calls)
+    lines.push(`  - ${call.name ?? "(unnamed tool)"} [${call.id ? `id ${call.id}` : "no id"}] ${call.args}`);
   return lines.join("\n");
 }
 
@@ -84,7 +94,8 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
   const status = (message as unknown as Dict).status === "error" ? ", error" : "";
   const text = contentText(message.content);
   if (id === undefined) return `Tool result with no call id${ownName ? ` (${ownName})` : ""}${status}: ${text}`;
-  if (!callNames.has(id)) return `Tool result for ${id}${ownName ? ` (${ownName})` : ""}, no matching call${status}: ${text}`;
+  if (!callNames.has(id))
+    return `Tool result for ${id}${ownName ? ` (${ownName})` : ""}, no matching call${status}: ${text}`;
   const name = callNames.get(id) ?? ownName;
   return `Tool result for ${id}${name ? ` (${name})` : ""}${status}: ${text}`;
 }
@@ -94,14 +105,20 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
  * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
  */
 export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
-  return readingInput(() => distinctCalls(message), "transcriptCalls", "message").map((call) => ({ ...call, args: callArgsText(call.args) }));
+  return readingInput(() => distinctCalls(message), "transcriptCalls", "message").map((call) => ({
+    ...call,
+    args: callArgsText(call.args),
+  }));
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map(blockText).filter((text) => text !== "").join("\n");
+  return content
+    .map(blockText)
+    .filter((text) => text !== "")
+    .join("\n");
 }
 
 function blockText(block: unknown): string {

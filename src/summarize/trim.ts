@@ -18,7 +18,17 @@ import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { isDict, type Dict } from "../values";
 import { pairToolCalls, smallestFittingCutAsync, type ToolCallPairing } from "./boundary";
-import { asyncCounter, booleanOption, choiceOption, countOption, guardedAsync, optionsObject, ownOption, readingOption, readMessageList } from "./input";
+import {
+  asyncCounter,
+  booleanOption,
+  choiceOption,
+  countOption,
+  guardedAsync,
+  optionsObject,
+  ownOption,
+  readingOption,
+  readMessageList,
+} from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
 
@@ -43,11 +53,16 @@ export interface KeptWindow {
  * Bad arguments get a {@link ToolCallRepairInputError} naming them; what the token counter or text splitter
  * throws propagates unchanged. O(n log n) counted messages for a counter linear in its input.
  */
-export async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
+export async function trimMessagesSafely(
+  messages: BaseMessage[],
+  options: TrimMessagesOptions,
+): Promise<BaseMessage[]> {
   const fn = "trimMessagesSafely";
   const list = readMessageList(messages, fn);
   const trim = readTrimOptions(options, fn);
-  return guardedAsync(fn, list, () => (trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim)));
+  return guardedAsync(fn, list, () =>
+    trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim),
+  );
 }
 
 /** The options, validated; types as type strings; the counter wrapped (and used by core too). */
@@ -63,12 +78,16 @@ interface Trim {
   core: TrimMessagesOptions;
 }
 
-const TRIM_SHAPE = "{ maxTokens: n >= 0, tokenCounter, strategy?, startOn?, endOn?, includeSystem?, allowPartial?, textSplitter? }";
+const TRIM_SHAPE =
+  "{ maxTokens: n >= 0, tokenCounter, strategy?, startOn?, endOn?, includeSystem?, allowPartial?, textSplitter? }";
 
 function readTrimOptions(options: unknown, fn: string): Trim {
   const record = optionsObject(options, fn, TRIM_SHAPE);
   const maxTokens = countOption(record, "maxTokens");
-  if (maxTokens === undefined) throw new ToolCallRepairInputError(`${fn}: options.maxTokens is required; expected ${TRIM_SHAPE}`, { argument: "options.maxTokens" });
+  if (maxTokens === undefined)
+    throw new ToolCallRepairInputError(`${fn}: options.maxTokens is required; expected ${TRIM_SHAPE}`, {
+      argument: "options.maxTokens",
+    });
   const count = readingOption("options.tokenCounter", () => listCounter(ownOption(record, "tokenCounter")));
   const strategy = choiceOption(record, "strategy", ["first", "last"] as const) ?? "last";
   const includeSystem = booleanOption(record, "includeSystem") ?? false;
@@ -76,13 +95,22 @@ function readTrimOptions(options: unknown, fn: string): Trim {
   const startOn = typeSet(ownOption(record, "startOn"), "options.startOn");
   const endOn = typeSet(ownOption(record, "endOn"), "options.endOn");
   if (strategy === "first" && (startOn || includeSystem))
-    throw new ToolCallRepairInputError(`${fn}: options.${startOn ? "startOn" : "includeSystem"} applies to strategy "last" only`, {
-      argument: `options.${startOn ? "startOn" : "includeSystem"}`,
-    });
+    throw new ToolCallRepairInputError(
+      `${fn}: options.${startOn ? "startOn" : "includeSystem"} applies to strategy "last" only`,
+      {
+        argument: `options.${startOn ? "startOn" : "includeSystem"}`,
+      },
+    );
   const splitter = ownOption(record, "textSplitter");
-  const splits = readingOption("options.textSplitter", () => typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function"));
+  const splits = readingOption(
+    "options.textSplitter",
+    () => typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function"),
+  );
   if (splitter !== undefined && !splits)
-    throw new ToolCallRepairInputError(`options.textSplitter is ${describeInput(splitter)}; expected a function or a text splitter`, { argument: "options.textSplitter" });
+    throw new ToolCallRepairInputError(
+      `options.textSplitter is ${describeInput(splitter)}; expected a function or a text splitter`,
+      { argument: "options.textSplitter" },
+    );
   const core = {
     ...(record as unknown as TrimMessagesOptions),
     tokenCounter: count,
@@ -104,7 +132,10 @@ function listCounter(counter: unknown): (messages: BaseMessage[]) => Promise<num
       return counts.reduce((sum, n) => sum + n, 0);
     }, path);
   }
-  throw new ToolCallRepairInputError(`${path} is ${describeInput(counter)}; expected a function or a model with getNumTokens`, { argument: path });
+  throw new ToolCallRepairInputError(
+    `${path} is ${describeInput(counter)}; expected a function or a model with getNumTokens`,
+    { argument: path },
+  );
 }
 
 const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
@@ -131,9 +162,12 @@ function typeName(t: unknown, path: string): string {
     }
     if (typeof type === "string") return type;
   }
-  throw new ToolCallRepairInputError(`${path} is ${describeInput(t)}; expected message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`, {
-    argument: path,
-  });
+  throw new ToolCallRepairInputError(
+    `${path} is ${describeInput(t)}; expected message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
+    {
+      argument: path,
+    },
+  );
 }
 
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
@@ -154,12 +188,15 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
-  const fits = async (cut: number) => (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
+  const fits = async (cut: number) =>
+    (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
   const fitStart = await smallestFittingCutAsync(head, end, fits);
   const from = Math.max(head, fitStart - 1); // one more: the message allowPartial may shorten
   const input = [...system, ...messages.slice(from, end)];
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
-  const trimmed = (await trimMessages(input, { ...trim.core, endOn: undefined })).filter((m): m is BaseMessage => m !== undefined);
+  const trimmed = (await trimMessages(input, { ...trim.core, endOn: undefined })).filter(
+    (m): m is BaseMessage => m !== undefined,
+  );
   const keptSystem = trimmed.length > 0 && head === 1 && trimmed[0].getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = windowOf(messages, { start: Math.max(start, keptSystem), end }, trim);
@@ -168,7 +205,11 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
 }
 
 /** The largest k in [0, n] whose count fits (0 when none does). */
-async function largestFittingCount(n: number, count: (k: number) => Promise<number>, maxTokens: number): Promise<number> {
+async function largestFittingCount(
+  n: number,
+  count: (k: number) => Promise<number>,
+  maxTokens: number,
+): Promise<number> {
   const cut = await smallestFittingCutAsync(0, n, async (c) => (await count(n - c)) <= maxTokens);
   return n - cut;
 }
@@ -188,7 +229,11 @@ export function safeWindow(
   return windowOf(messages, window, { startOn, endOn });
 }
 
-function windowOf(messages: readonly BaseMessage[], window: KeptWindow, types: Pick<Trim, "startOn" | "endOn">): KeptWindow {
+function windowOf(
+  messages: readonly BaseMessage[],
+  window: KeptWindow,
+  types: Pick<Trim, "startOn" | "endOn">,
+): KeptWindow {
   const pairing = pairToolCalls(messages);
   const last = Math.max(0, Math.min(messages.length, window.end));
   const first = Math.max(0, Math.min(last, window.start));
@@ -233,14 +278,20 @@ function safeStart(
   // earliest[j - start]: the earliest caller of any result in [j, end) (end: none).
   const earliest = new Float64Array(end - start + 1);
   earliest[end - start] = Infinity;
-  for (let i = end - 1; i >= start; i--) earliest[i - start] = Math.min(earliest[i - start + 1], pairing.callIndexOf[i] ?? Infinity);
+  for (let i = end - 1; i >= start; i--)
+    earliest[i - start] = Math.min(earliest[i - start + 1], pairing.callIndexOf[i] ?? Infinity);
   for (let s = start; s < end; s++) {
     if (earliest[s - start] >= s && !isToolResult(messages[s]) && isOfType(messages[s], startOn)) return s;
   }
   return end;
 }
 
-function applyEndOn(messages: readonly BaseMessage[], end: number, start: number, endOn: ReadonlySet<string> | undefined): number {
+function applyEndOn(
+  messages: readonly BaseMessage[],
+  end: number,
+  start: number,
+  endOn: ReadonlySet<string> | undefined,
+): number {
   while (end > start && !isOfType(messages[end - 1], endOn)) end--;
   return end;
 }

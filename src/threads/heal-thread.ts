@@ -11,7 +11,15 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createRepairer, type Repairer } from "../engine";
-import { ToolCallRepairInputError, assertArray, describeInput, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
+import {
+  ToolCallRepairInputError,
+  assertArray,
+  describeInput,
+  expectedInput,
+  optionsInput,
+  ownInput,
+  readingInput,
+} from "../errors";
 import { createStoredHealer, type HealResult } from "../integrations/heal";
 import { isMessage } from "../messages/coerce";
 import { trailingOpenExchange } from "../messages/exchanges";
@@ -28,11 +36,17 @@ function judge(provider: Provider, level: RepairLevel): Repairer {
 
 /** `provider` is one of {@link PROVIDERS}, or an error naming the function's `provider` argument. */
 function assertProvider(provider: unknown, fn: string): asserts provider is Provider {
-  if (!(PROVIDERS as readonly unknown[]).includes(provider)) throw expectedInput(fn, "provider", `one of ${PROVIDERS.join(", ")}`, provider);
+  if (!(PROVIDERS as readonly unknown[]).includes(provider))
+    throw expectedInput(fn, "provider", `one of ${PROVIDERS.join(", ")}`, provider);
 }
 
 /** The problems `fn` reports: one walk when clean (most threads), then every problem. */
-function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, fn: string): ToolCallProblem[] {
+function problemsOf(
+  messages: readonly BaseMessage[],
+  provider: Provider,
+  level: RepairLevel,
+  fn: string,
+): ToolCallProblem[] {
   assertArray(messages, fn);
   assertProvider(provider, fn);
   const repairer = judge(provider, level);
@@ -45,7 +59,10 @@ export function structuralProblems(messages: readonly BaseMessage[], provider: P
 }
 
 /** Every problem of a stored thread for `provider`, request shaping included. */
-export function storedThreadProblems(messages: readonly BaseMessage[], provider: Provider = "strict"): ToolCallProblem[] {
+export function storedThreadProblems(
+  messages: readonly BaseMessage[],
+  provider: Provider = "strict",
+): ToolCallProblem[] {
   return problemsOf(messages, provider, "request", "storedThreadProblems");
 }
 
@@ -72,9 +89,14 @@ export interface HealStoredThreadOptions {
 export function healStoredThread(messages: BaseMessage[], options: HealStoredThreadOptions = {}): HealResult {
   assertStoredMessages(messages, "healStoredThread");
   const salvage = ownInput(optionsInput(options, "healStoredThread"), "salvage", "healStoredThread");
-  if (salvage !== undefined && !(salvage instanceof Map)) throw expectedInput("healStoredThread", "options.salvage", "a Map of call ids to their ToolMessages", salvage);
+  if (salvage !== undefined && !(salvage instanceof Map))
+    throw expectedInput("healStoredThread", "options.salvage", "a Map of call ids to their ToolMessages", salvage);
   return readingInput(
-    () => createStoredHealer().heal(messages, { closeOpen: !awaitsResume(messages), salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined }),
+    () =>
+      createStoredHealer().heal(messages, {
+        closeOpen: !awaitsResume(messages),
+        salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined,
+      }),
     "healStoredThread",
   );
 }
@@ -85,14 +107,15 @@ export function healStoredThread(messages: BaseMessage[], options: HealStoredThr
  */
 function assertStoredMessages(messages: unknown, fn: string): asserts messages is BaseMessage[] {
   assertArray(messages, fn);
-  readingInput(
-    () => {
-      for (let i = 0; i < messages.length; i++) {
-        if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-        const message = messages[i];
-        if (!isMessage(message)) throw ToolCallRepairInputError.atMessage(i, `is ${describeInput(message)}, not a LangChain message (${fn} heals threads as the saver revives them)`);
-      }
-    },
-    fn,
-  );
+  readingInput(() => {
+    for (let i = 0; i < messages.length; i++) {
+      if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      const message = messages[i];
+      if (!isMessage(message))
+        throw ToolCallRepairInputError.atMessage(
+          i,
+          `is ${describeInput(message)}, not a LangChain message (${fn} heals threads as the saver revives them)`,
+        );
+    }
+  }, fn);
 }

@@ -31,13 +31,15 @@ type Loose = Record<string, any>;
 
 const STRICT = profileFor("strict", "request");
 
-const isRecord = (value: unknown): value is Loose => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Loose =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A plain object the serializer's reviver leaves as it is (no `lc` marker of a record it would rebuild). */
 const isPlainValue = (value: unknown): value is Loose => isRecord(value) && !("lc" in value);
 
 /** Absent, or the serializer's record of `undefined`. */
-const revivesUndefined = (value: unknown) => value === undefined || (isRecord(value) && value.lc === 2 && value.type === "undefined");
+const revivesUndefined = (value: unknown) =>
+  value === undefined || (isRecord(value) && value.lc === 2 && value.type === "undefined");
 
 /** No keys but those in `allowed` (or keys whose value revives as `undefined`, as ChatOpenAI's `function_call`). */
 function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
@@ -49,7 +51,8 @@ function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
 
 /** The class name of an lc-serialized `langchain_core` message, or undefined. */
 function messageClass(value: unknown): string | undefined {
-  if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return undefined;
+  if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs))
+    return undefined;
   const id = value.id;
   if (!Array.isArray(id) || id.length !== 3 || id[0] !== "langchain_core" || id[1] !== "messages") return undefined;
   return typeof id[2] === "string" ? id[2] : undefined;
@@ -72,7 +75,8 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
   if (!Array.isArray(calls)) return undefined;
   const ids: string[] = [];
   for (const call of calls) {
-    if (!isPlainValue(call) || typeof call.name !== "string" || call.name === "" || !isPlainValue(call.args)) return undefined;
+    if (!isPlainValue(call) || typeof call.name !== "string" || call.name === "" || !isPlainValue(call.args))
+      return undefined;
     if (call.type !== undefined && call.type !== "tool_call") return undefined;
     const id = call.id;
     if (typeof id !== "string" || id === "" || !isAcceptedId(id, STRICT) || seen.has(id)) return undefined;
@@ -123,7 +127,8 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
       const id = kwargs.tool_call_id;
       if (typeof id !== "string" || !waiting.delete(id)) return undefined;
       if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
-      if (!revivesUndefined(kwargs.status) && kwargs.status !== "success" && kwargs.status !== "error") return undefined;
+      if (!revivesUndefined(kwargs.status) && kwargs.status !== "success" && kwargs.status !== "error")
+        return undefined;
       last = "tool";
     } else return undefined;
   }
@@ -157,7 +162,11 @@ const decoder = new TextDecoder();
  * (`JSON.parse` of the UTF-8 text), its messages judged by {@link cleanMessageCount}. Undefined (suspicious)
  * for another serializer type, bytes that do not parse, or a checkpoint without a string `ts`.
  */
-export function cleanStoredThread(stored: StoredCheckpoint, messagesKey: string, provider: Provider = "strict"): CleanThread | undefined {
+export function cleanStoredThread(
+  stored: StoredCheckpoint,
+  messagesKey: string,
+  provider: Provider = "strict",
+): CleanThread | undefined {
   if (stored.type !== "json" || stored.data === null || stored.data === undefined) return undefined;
   let parsed: unknown;
   try {

@@ -66,7 +66,10 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
   limit?: number;
 }
 
-const report = (key: ThreadKey, fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">): ThreadRepairReport => ({
+const report = (
+  key: ThreadKey,
+  fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">,
+): ThreadRepairReport => ({
   ...key,
   problems: [],
   structural: 0,
@@ -91,23 +94,33 @@ function pendingWork(tuple: CheckpointTuple): string | undefined {
   const channels = new Set<string>();
   for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
   if (channels.size === 0) return undefined;
-  return `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a ` +
-    "resume would use: resume or answer the thread, then repair it";
+  return (
+    `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a ` +
+    "resume would use: resume or answer the thread, then repair it"
+  );
 }
 
 /**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export function repairThreads(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
+export function repairThreads(
+  saver: BaseCheckpointSaver,
+  options: ThreadRepairOptions = {},
+): AsyncGenerator<ThreadRepairReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.
   const resolved = resolveScanOptions(saver, options, "repairThreads");
   const apply = ownInput(optionsInput(options, "repairThreads"), "apply", "repairThreads");
-  if (apply !== undefined && typeof apply !== "boolean") throw expectedInput("repairThreads", "options.apply", "a boolean", apply);
+  if (apply !== undefined && typeof apply !== "boolean")
+    throw expectedInput("repairThreads", "options.apply", "a boolean", apply);
   return repairResolved(saver, resolved, apply === true);
 }
 
-async function* repairResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions, apply: boolean): AsyncGenerator<ThreadRepairReport> {
+async function* repairResolved(
+  saver: BaseCheckpointSaver,
+  resolved: ResolvedScanOptions,
+  apply: boolean,
+): AsyncGenerator<ThreadRepairReport> {
   let claimed = 0;
   const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
 
@@ -125,11 +138,20 @@ async function* repairResolved(saver: BaseCheckpointSaver, resolved: ResolvedSca
     }
     if (!tuple || olderThan(tuple, resolved.since)) return undefined;
     // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-    let base: Pick<ThreadRepairReport, "found" | "checkpointId" | "problems" | "structural"> = { found: "unreadable", problems: [], structural: 0 };
+    let base: Pick<ThreadRepairReport, "found" | "checkpointId" | "problems" | "structural"> = {
+      found: "unreadable",
+      problems: [],
+      structural: 0,
+    };
     try {
       // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
       const judged = judgeThread(key, tuple, resolved);
-      base = { found: judged.status, checkpointId: judged.checkpointId, problems: judged.problems, structural: judged.structural };
+      base = {
+        found: judged.status,
+        checkpointId: judged.checkpointId,
+        problems: judged.problems,
+        structural: judged.structural,
+      };
       if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
       if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
       if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
@@ -143,7 +165,11 @@ async function* repairResolved(saver: BaseCheckpointSaver, resolved: ResolvedSca
       const left = structuralProblems(healed.messages, resolved.provider);
       if (healed.repairs.length === 0 || left.length > 0) {
         const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-        return report(key, { ...fix, status: "failed", reason: `the repair leaves structural problems: ${kinds || "none repaired"}` });
+        return report(key, {
+          ...fix,
+          status: "failed",
+          reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
+        });
       }
       if (!apply) return report(key, { ...fix, status: "would_repair" });
       const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, healed.messages, healed);

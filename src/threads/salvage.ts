@@ -12,7 +12,8 @@ import { isAssistant, toolCallIdsOf } from "../messages/inspect";
 /** Ids of every call the messages carry. */
 function callIdsIn(messages: unknown): Set<string> {
   const ids = new Set<string>();
-  if (Array.isArray(messages)) for (const m of messages as BaseMessage[]) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) ids.add(id);
+  if (Array.isArray(messages))
+    for (const m of messages as BaseMessage[]) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) ids.add(id);
   return ids;
 }
 
@@ -44,7 +45,9 @@ export async function discardedResults(
     }
     if (remaining.size === 0) break;
     current = current.parentConfig ? await saver.getTuple(current.parentConfig) : undefined;
-    const there = callIdsIn((current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey]);
+    const there = callIdsIn(
+      (current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey],
+    );
     for (const id of [...remaining]) {
       if (there.has(id)) continue;
       remaining.delete(id);

@@ -4,7 +4,15 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { assertMethods, describeInput, errorText, isArrayInput, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
+import {
+  assertMethods,
+  describeInput,
+  errorText,
+  isArrayInput,
+  optionsInput,
+  readingInput,
+  ToolCallRepairInputError,
+} from "../errors";
 import { isMessage } from "../messages/coerce";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { SAVER_METHODS } from "../integrations/checkpointer";
@@ -73,9 +81,18 @@ export interface ResolvedScanOptions {
 }
 
 const optionError = (fn: string, name: string, expected: string, value: unknown) =>
-  new ToolCallRepairInputError(`${fn}: option "${name}" must be ${expected} (got ${describe(value)})`, { argument: `options.${name}` });
+  new ToolCallRepairInputError(`${fn}: option "${name}" must be ${expected} (got ${describe(value)})`, {
+    argument: `options.${name}`,
+  });
 
-const describe = (value: unknown) => (typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : value instanceof Date ? "an invalid Date" : typeof value === "number" ? String(value) : describeInput(value));
+const describe = (value: unknown) =>
+  typeof value === "string"
+    ? JSON.stringify(value.slice(0, 40))
+    : value instanceof Date
+      ? "an invalid Date"
+      : typeof value === "number"
+        ? String(value)
+        : describeInput(value);
 
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
@@ -86,7 +103,11 @@ const isPositiveInteger = (value: unknown) => typeof value === "number" && Numbe
  * argument. Both are read once, under the input guard (a getter that throws, a revoked proxy, is an input error
  * with the original as `cause`); the resolved options are a snapshot, never the caller's object again.
  */
-export function resolveScanOptions(saver: unknown, options: ThreadScanOptions | undefined, fn = "scanThreads"): ResolvedScanOptions {
+export function resolveScanOptions(
+  saver: unknown,
+  options: ThreadScanOptions | undefined,
+  fn = "scanThreads",
+): ResolvedScanOptions {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
   return readingInput(() => resolveRecord({ ...optionsInput(options, fn) }, fn), fn, "options");
 }
@@ -96,14 +117,21 @@ function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
   if (o.threads !== undefined) {
     if (!isArrayInput(o.threads)) throw optionError(fn, "threads", "an array of thread id strings", o.threads);
     threads = readingInput(() => Array.from(o.threads as readonly unknown[]), fn, "options.threads") as string[];
-    if (threads.some((t) => typeof t !== "string")) throw optionError(fn, "threads", "an array of thread id strings", o.threads);
+    if (threads.some((t) => typeof t !== "string"))
+      throw optionError(fn, "threads", "an array of thread id strings", o.threads);
   }
-  if (o.provider !== undefined && !PROVIDERS.includes(o.provider)) throw optionError(fn, "provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
-  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === "")) throw optionError(fn, "messagesKey", "a non-empty string", o.messagesKey);
-  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime()))) throw optionError(fn, "since", "a valid Date", o.since);
-  if (o.limit !== undefined && !isPositiveInteger(o.limit)) throw optionError(fn, "limit", "a positive integer", o.limit);
-  if (o.shard !== undefined && !isShard(o.shard)) throw optionError(fn, "shard", "{ index, count }: whole numbers, 1 <= index <= count", o.shard);
-  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64)) throw optionError(fn, "concurrency", "an integer from 1 to 64", o.concurrency);
+  if (o.provider !== undefined && !PROVIDERS.includes(o.provider))
+    throw optionError(fn, "provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
+  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === ""))
+    throw optionError(fn, "messagesKey", "a non-empty string", o.messagesKey);
+  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime())))
+    throw optionError(fn, "since", "a valid Date", o.since);
+  if (o.limit !== undefined && !isPositiveInteger(o.limit))
+    throw optionError(fn, "limit", "a positive integer", o.limit);
+  if (o.shard !== undefined && !isShard(o.shard))
+    throw optionError(fn, "shard", "{ index, count }: whole numbers, 1 <= index <= count", o.shard);
+  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64))
+    throw optionError(fn, "concurrency", "an integer from 1 to 64", o.concurrency);
   if (o.signal !== undefined && !isSignal(o.signal)) throw optionError(fn, "signal", "an AbortSignal", o.signal);
   return {
     threads,
@@ -167,28 +195,48 @@ export function failureText(error: unknown): string {
 }
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
-  const id = (tuple?.config?.configurable as Record<string, unknown> | undefined)?.checkpoint_id ?? tuple?.checkpoint?.id;
+  const id =
+    (tuple?.config?.configurable as Record<string, unknown> | undefined)?.checkpoint_id ?? tuple?.checkpoint?.id;
   return typeof id === "string" ? id : undefined;
 };
 
 /** The messages of a checkpoint, or a reason why there are none to judge. */
-export function messagesOf(tuple: CheckpointTuple, messagesKey: string): { messages: BaseMessage[] } | { status: "no_messages" | "unreadable"; error?: string } {
+export function messagesOf(
+  tuple: CheckpointTuple,
+  messagesKey: string,
+): { messages: BaseMessage[] } | { status: "no_messages" | "unreadable"; error?: string } {
   const value = (tuple.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey];
   if (!Array.isArray(value)) return { status: "no_messages" };
   // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
-  if (!value.every(isMessage)) return { status: "unreadable", error: `"${messagesKey}" holds values that are not LangChain messages (written by another serializer?)` };
+  if (!value.every(isMessage))
+    return {
+      status: "unreadable",
+      error: `"${messagesKey}" holds values that are not LangChain messages (written by another serializer?)`,
+    };
   return { messages: value as BaseMessage[] };
 }
 
 /** Judges one thread from its latest checkpoint. */
-export function judgeThread(key: ThreadKey, tuple: CheckpointTuple, options: Pick<ResolvedScanOptions, "provider" | "messagesKey">): ThreadReport {
-  const base = { ...key, checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts, messageCount: 0, problems: [], structural: 0 };
+export function judgeThread(
+  key: ThreadKey,
+  tuple: CheckpointTuple,
+  options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
+): ThreadReport {
+  const base = {
+    ...key,
+    checkpointId: checkpointIdOf(tuple),
+    writtenAt: tuple.checkpoint?.ts,
+    messageCount: 0,
+    problems: [],
+    structural: 0,
+  };
   const read = messagesOf(tuple, options.messagesKey);
   if (!("messages" in read)) return { ...base, status: read.status, ...(read.error ? { error: read.error } : {}) };
   const { messages } = read;
   const structural = structuralProblems(messages, options.provider).length;
   const problems = storedThreadProblems(messages, options.provider);
-  const status: ThreadStatus = structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
+  const status: ThreadStatus =
+    structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
   return { ...base, messageCount: messages.length, problems, structural, status };
 }
 
@@ -219,7 +267,9 @@ export const unreadable = (key: ThreadKey, error: unknown): ThreadReport => ({
 /** The latest tuple of a thread, as the source gave it or read with `getTuple`. */
 export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem): Promise<CheckpointTuple | undefined> {
   if (item.error !== undefined) throw item.error;
-  return item.tuple ?? saver.getTuple({ configurable: { thread_id: item.key.threadId, checkpoint_ns: item.key.namespace } });
+  return (
+    item.tuple ?? saver.getTuple({ configurable: { thread_id: item.key.threadId, checkpoint_ns: item.key.namespace } })
+  );
 }
 
 /**
@@ -228,7 +278,11 @@ export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem):
  * when those bytes do not revive to a list of messages with a `ts`: that thread is read with `getTuple`, so
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
-export async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, messagesKey: string): Promise<CheckpointTuple | undefined> {
+export async function pageTuple(
+  saver: BaseCheckpointSaver,
+  stored: StoredCheckpoint,
+  messagesKey: string,
+): Promise<CheckpointTuple | undefined> {
   if (stored.type === null || stored.data === null) return undefined;
   let value: unknown;
   try {
@@ -236,12 +290,18 @@ export async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckp
   } catch {
     return undefined;
   }
-  const checkpoint = stored.holds === "checkpoint" ? (value as { ts?: unknown; channel_values?: Record<string, unknown> } | null) : undefined;
+  const checkpoint =
+    stored.holds === "checkpoint"
+      ? (value as { ts?: unknown; channel_values?: Record<string, unknown> } | null)
+      : undefined;
   const ts = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
   const messages = stored.holds === "checkpoint" ? checkpoint?.channel_values?.[messagesKey] : value;
   if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return undefined;
   const configurable = { checkpoint_id: stored.checkpointId };
-  return { config: { configurable }, checkpoint: { ts, channel_values: { [messagesKey]: messages } } } as unknown as CheckpointTuple;
+  return {
+    config: { configurable },
+    checkpoint: { ts, channel_values: { [messagesKey]: messages } },
+  } as unknown as CheckpointTuple;
 }
 
 /** True when the latest checkpoint is older than `since` (kept when it has no time). */
@@ -261,7 +321,8 @@ export async function* readThreads<R>(
   const { threads: ids, since, shard, messagesKey, provider } = options;
   const threads = await threadSourceFor(saver, { threads: ids, since, shard, messagesKey, provider });
   const stopped = () => stop() || options.signal?.aborted === true;
-  for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped)) if (result !== undefined) yield result;
+  for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped))
+    if (result !== undefined) yield result;
 }
 
 /**
@@ -281,7 +342,9 @@ async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanO
     if (item.clean) return cleanOlderThan(item.clean, resolved.since) ? undefined : cleanReport(item.key, item.clean);
     let tuple: CheckpointTuple | undefined;
     try {
-      tuple = (item.stored && (await pageTuple(saver, item.stored, resolved.messagesKey))) || (await latestTuple(saver, item));
+      tuple =
+        (item.stored && (await pageTuple(saver, item.stored, resolved.messagesKey))) ||
+        (await latestTuple(saver, item));
     } catch (error) {
       return unreadable(item.key, error);
     }
@@ -302,7 +365,10 @@ async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanO
 }
 
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
-export async function countThreads(saver: BaseCheckpointSaver, options: Pick<ThreadScanOptions, "threads" | "since" | "shard"> = {}): Promise<number | undefined> {
+export async function countThreads(
+  saver: BaseCheckpointSaver,
+  options: Pick<ThreadScanOptions, "threads" | "since" | "shard"> = {},
+): Promise<number | undefined> {
   const resolved = resolveScanOptions(saver, options, "countThreads");
   if (resolved.threads) return undefined; // each id may have several namespaces
   return (await threadSourceFor(saver, { since: resolved.since, shard: resolved.shard })).count();

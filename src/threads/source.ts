@@ -91,9 +91,13 @@ export function shardOf(threadId: string, count: number): number {
   return (Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16) % count) + 1;
 }
 
-const inShard = (threadId: string, shard: Shard | undefined) => !shard || shardOf(threadId, shard.count) === shard.index;
+const inShard = (threadId: string, shard: Shard | undefined) =>
+  !shard || shardOf(threadId, shard.count) === shard.index;
 
-const keyOfRow = (row: Dict): ThreadKey => ({ threadId: String(row.thread_id), namespace: String(row.checkpoint_ns ?? "") });
+const keyOfRow = (row: Dict): ThreadKey => ({
+  threadId: String(row.thread_id),
+  namespace: String(row.checkpoint_ns ?? ""),
+});
 
 /**
  * The item for a stored thread: pre-checked when the saver's serializer is the JSON one the pre-check reads
@@ -130,7 +134,9 @@ function sqliteDatabaseOf(saver: BaseCheckpointSaver): SqliteDatabase | undefine
 }
 
 function hasCheckpointTable(db: SqliteDatabase): boolean {
-  const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('checkpoints')").all() as { name: string }[]).map((c) => c.name));
+  const columns = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('checkpoints')").all() as { name: string }[]).map((c) => c.name),
+  );
   return columns.has("thread_id") && columns.has("checkpoint_ns") && columns.has("checkpoint_id");
 }
 
@@ -143,7 +149,8 @@ function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: 
   // A saver whose setup() never ran holds no threads (and reading must not create its tables).
   if (!hasCheckpointTable(db)) return emptySource("sqlite");
   const { shard } = selection;
-  if (shard) db.function(SQLITE_SHARD_FUNCTION, { deterministic: true }, (id, count) => shardOf(String(id), Number(count)));
+  if (shard)
+    db.function(SQLITE_SHARD_FUNCTION, { deterministic: true }, (id, count) => shardOf(String(id), Number(count)));
   const having = selection.since ? "HAVING MAX(checkpoint_id) >= @since" : "";
   const since = selection.since ? checkpointIdAt(selection.since) : undefined;
   const inShardSql = shard ? `${SQLITE_SHARD_FUNCTION}(thread_id, @shards) = @shard` : "";
@@ -166,7 +173,9 @@ function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: 
   const ofThread = db.prepare(
     `SELECT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = @thread GROUP BY checkpoint_ns ${having} ORDER BY checkpoint_ns`,
   );
-  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints ${where()} GROUP BY thread_id, checkpoint_ns ${having})`);
+  const count = db.prepare(
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints ${where()} GROUP BY thread_id, checkpoint_ns ${having})`,
+  );
   const params = (extra: Dict) => ({
     ...extra,
     ...(since ? { since } : {}),
@@ -185,7 +194,8 @@ function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: 
       if (selection.threads) {
         for (const thread of selection.threads) {
           if (!inShard(thread, shard)) continue;
-          for (const row of ofThread.all(since ? { thread, since } : { thread }) as Dict[]) yield { key: keyOfRow(row) };
+          for (const row of ofThread.all(since ? { thread, since } : { thread }) as Dict[])
+            yield { key: keyOfRow(row) };
         }
         return;
       }
@@ -313,7 +323,10 @@ const keyString = (key: ThreadKey) => `${key.threadId}\u0000${key.namespace}`;
 
 function keyOf(tuple: CheckpointTuple): ThreadKey {
   const configurable = (tuple.config?.configurable ?? {}) as Dict;
-  return { threadId: String(configurable.thread_id), namespace: typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "" };
+  return {
+    threadId: String(configurable.thread_id),
+    namespace: typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
+  };
 }
 
 function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): ThreadSource {
@@ -350,7 +363,10 @@ function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): Thr
 }
 
 /** The cheapest streaming enumeration this saver allows. */
-export async function threadSourceFor(saver: BaseCheckpointSaver, selection: ThreadSelection = {}): Promise<ThreadSource> {
+export async function threadSourceFor(
+  saver: BaseCheckpointSaver,
+  selection: ThreadSelection = {},
+): Promise<ThreadSource> {
   // Which saver it is, read under the input guard: a getter that throws is an input error naming the saver.
   const { db, postgres } = readingInput(
     () => {

@@ -44,7 +44,11 @@ export interface RepairMetadata {
 }
 
 const configOf = (key: ThreadKey, checkpointId?: string): RunnableConfig => ({
-  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+  configurable: {
+    thread_id: key.threadId,
+    checkpoint_ns: key.namespace,
+    ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
+  },
 });
 
 export interface RepairWrite {
@@ -72,7 +76,12 @@ export function repairCheckpoint(
     tool: TOOL_NAME,
     version: TOOL_VERSION,
     repaired: parentId,
-    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({ action, problem, ...(toolCallId ? { toolCallId } : {}), ...(toolName ? { toolName } : {}) })),
+    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
+      action,
+      problem,
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(toolName ? { toolName } : {}),
+    })),
     salvaged: fix.salvaged,
   };
   return {
@@ -85,7 +94,12 @@ export function repairCheckpoint(
       channel_versions: { ...base.channel_versions, [messagesKey]: version },
       versions_seen: structuredClone(base.versions_seen ?? {}),
     },
-    metadata: { source: "update", step: step + 1, parents: latest.metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker } as CheckpointMetadata,
+    metadata: {
+      source: "update",
+      step: step + 1,
+      parents: latest.metadata?.parents ?? {},
+      [REPAIR_METADATA_KEY]: marker,
+    } as CheckpointMetadata,
     newVersions: { [messagesKey]: version },
   };
 }
@@ -103,10 +117,18 @@ const latestOf = (saver: BaseCheckpointSaver, key: ThreadKey) => saver.getTuple(
  * check would sort below the fix and be hidden by it: it is then copied back on top, so the thread continues
  * from the live run's state and the fix is dropped.
  */
-export async function putIfUnchanged(saver: BaseCheckpointSaver, key: ThreadKey, expected: string, write: RepairWrite): Promise<WriteOutcome> {
+export async function putIfUnchanged(
+  saver: BaseCheckpointSaver,
+  key: ThreadKey,
+  expected: string,
+  write: RepairWrite,
+): Promise<WriteOutcome> {
   const before = checkpointIdOf(await latestOf(saver, key));
   if (before !== expected)
-    return { written: false, reason: `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread` };
+    return {
+      written: false,
+      reason: `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`,
+    };
   const config = await saver.put(write.config, write.checkpoint, write.metadata, write.newVersions);
   const ours = checkpointIdOf({ config } as CheckpointTuple) ?? write.checkpoint.id;
 
@@ -118,7 +140,11 @@ export async function putIfUnchanged(saver: BaseCheckpointSaver, key: ThreadKey,
     const continued = checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours;
     return continued
       ? { written: true, config }
-      : { written: false, reason: `a live run wrote checkpoint ${checkpointIdOf(first)} right after the fix; the thread goes on from it`, config };
+      : {
+          written: false,
+          reason: `a live run wrote checkpoint ${checkpointIdOf(first)} right after the fix; the thread goes on from it`,
+          config,
+        };
   }
   if (checkpointIdOf(second) === expected) return { written: true, config };
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
@@ -127,8 +153,15 @@ export async function putIfUnchanged(saver: BaseCheckpointSaver, key: ThreadKey,
   const restored = await saver.put(
     configOf(key, ours),
     { ...live.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
-    { ...(live.metadata as CheckpointMetadata), [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId } } as CheckpointMetadata,
+    {
+      ...(live.metadata as CheckpointMetadata),
+      [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
+    } as CheckpointMetadata,
     { ...live.checkpoint.channel_versions },
   );
-  return { written: false, reason: `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`, config: restored };
+  return {
+    written: false,
+    reason: `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`,
+    config: restored,
+  };
 }

@@ -109,7 +109,9 @@ function checkAnthropicContent(list: unknown[], out: PayloadViolation[]): void {
     if (!isDict(message)) return;
     const isFinalAssistant = index === list.length - 1 && message.role === "assistant";
     const empty =
-      message.content === "" || message.content === undefined || (Array.isArray(message.content) && message.content.length === 0);
+      message.content === "" ||
+      message.content === undefined ||
+      (Array.isArray(message.content) && message.content.length === 0);
     if (empty) {
       if (!isFinalAssistant) {
         out.push({
@@ -129,7 +131,9 @@ function checkAnthropicContent(list: unknown[], out: PayloadViolation[]): void {
         path: `messages.${index}.content.${position}`,
         payloadIndex: index,
         message:
-          block.text === "" ? "text content blocks must be non-empty" : "text content blocks must contain non-whitespace text",
+          block.text === ""
+            ? "text content blocks must be non-empty"
+            : "text content blocks must contain non-whitespace text",
       });
     });
   });
@@ -183,7 +187,8 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
             message: `${at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
           });
         }
-        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, message: `${at}: \`tool_use\` ids must be unique` });
+        if (seen.has(id))
+          out.push({ rule: "A4", path: at, payloadIndex: index, message: `${at}: \`tool_use\` ids must be unique` });
         seen.add(id);
       } else if (block.type === "server_tool_use") {
         const id = asString(block.id) ?? "";
@@ -226,7 +231,9 @@ function checkAnthropicServerTools(list: unknown[], out: PayloadViolation[]): vo
   list.forEach((message, index) => {
     if (!isDict(message) || message.role !== "assistant") return;
     const blocks = anthropicBlocks(message.content);
-    const answered = new Set(blocks.filter((b) => typeof b.type === "string" && b.type.endsWith("_tool_result")).map((b) => b.tool_use_id));
+    const answered = new Set(
+      blocks.filter((b) => typeof b.type === "string" && b.type.endsWith("_tool_result")).map((b) => b.tool_use_id),
+    );
     blocks.forEach((block, position) => {
       if (block.type !== "server_tool_use" || answered.has(block.id)) return;
       if (index === list.length - 1 && position === blocks.length - 1) return;
@@ -247,11 +254,20 @@ function checkAnthropicServerTools(list: unknown[], out: PayloadViolation[]): vo
 
 /** A10: with thinking on, the turn that opens the open tool loop starts with a thinking block. */
 function checkAnthropicThinkingFirst(turns: MergedTurn[], out: PayloadViolation[]): void {
-  const opener = openLoopOpener(turns, (t) => t.role, (t) => t.blocks.some((b) => b.block.type === "tool_result"));
+  const opener = openLoopOpener(
+    turns,
+    (t) => t.role,
+    (t) => t.blocks.some((b) => b.block.type === "tool_result"),
+  );
   if (opener === undefined) return;
   const first = turns[opener].blocks[0];
   if (first === undefined || first.block.type === "thinking" || first.block.type === "redacted_thinking") return;
-  out.push({ rule: "A10", path: blockPath(first), payloadIndex: first.message, message: thinkingFirstText(blockPath(first), String(first.block.type)) });
+  out.push({
+    rule: "A10",
+    path: blockPath(first),
+    payloadIndex: first.message,
+    message: thinkingFirstText(blockPath(first), String(first.block.type)),
+  });
 }
 
 const toolUses = (turn: MergedTurn | undefined): LocatedBlock[] =>
@@ -288,7 +304,8 @@ function checkAnthropicToolUsesAnswered(turn: MergedTurn, next: MergedTurn | und
         rule: "A3",
         path: `messages.${next.messages[0]}`,
         payloadIndex: next.messages[0],
-        message: `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages ` +
+        message:
+          `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages ` +
           "following tool_use blocks must begin with a matching number of tool_result blocks.",
       });
     }
@@ -307,7 +324,8 @@ function checkAnthropicToolResults(turn: MergedTurn, previous: MergedTurn | unde
         path: blockPath(result),
         payloadIndex: result.message,
         toolCallIds: [id],
-        message: `${blockPath(result)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each ` +
+        message:
+          `${blockPath(result)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each ` +
           `\`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
       });
     } else if (seen.has(id)) {

@@ -1,6 +1,18 @@
 /** AWS Bedrock Converse: rules B1-B12 on the request body. */
 import { readingInput } from "../errors";
-import { asArray, asString, isBlank, isDict, missingFrom, NAME_PATTERN, openLoopOpener, thinkingFirstText, type Dict, type PayloadViolation, validationOptions } from "./common";
+import {
+  asArray,
+  asString,
+  isBlank,
+  isDict,
+  missingFrom,
+  NAME_PATTERN,
+  openLoopOpener,
+  thinkingFirstText,
+  type Dict,
+  type PayloadViolation,
+  validationOptions,
+} from "./common";
 
 export interface BedrockValidationOptions {
   /** The model rejects a conversation that ends on an assistant turn (Claude 4.6+, Llama). */
@@ -27,10 +39,7 @@ function bedrockContent(message: unknown): unknown[] {
  * a request is checked: request-wide rules (B3, B5), then message by message, then B7 (a model error,
  * raised after Bedrock's own checks).
  */
-export function validateBedrockConverse(
-  request: unknown,
-  options: BedrockValidationOptions = {},
-): PayloadViolation[] {
+export function validateBedrockConverse(request: unknown, options: BedrockValidationOptions = {}): PayloadViolation[] {
   const fn = "validateBedrockConverse";
   const checked = validationOptions(options, fn, {
     noPrefill: [(v) => typeof v === "boolean", "a boolean"],
@@ -69,7 +78,7 @@ function bedrockViolations(request: unknown, options: BedrockValidationOptions):
       payloadIndex: list.length - 1,
       message:
         "The model returned the following errors: This model does not support assistant message prefill. " +
-          "The conversation must end with a user message.",
+        "The conversation must end with a user message.",
     });
   }
   return violations;
@@ -99,7 +108,8 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
       rule: "B9",
       path: `messages.${index}`,
       payloadIndex: index,
-      message: `The content field in the Message object at messages.${index} is empty. Add a ContentBlock ` +
+      message:
+        `The content field in the Message object at messages.${index} is empty. Add a ContentBlock ` +
         "object to the content field and try again.",
     });
     return;
@@ -111,7 +121,12 @@ function checkBedrockBlocks(message: unknown, index: number, out: PayloadViolati
     if (text && (typeof text.signature !== "string" || text.signature === "")) {
       // B12: Claude reads a reasoningText as a thinking block, and a thinking block is signed.
       const path = `messages.${index}.content.${position}.thinking.signature`;
-      out.push({ rule: "B12", path, payloadIndex: index, message: `The model returned the following errors: ${path}: Field required` });
+      out.push({
+        rule: "B12",
+        path,
+        payloadIndex: index,
+        message: `The model returned the following errors: ${path}: Field required`,
+      });
     }
     const member = `messages.${index}.member.content.${position}.member`;
     const at = `messages.${index}.content.${position}`;
@@ -161,7 +176,12 @@ function checkBedrockName(value: unknown, index: number, path: string, out: Payl
   else if (text.length > BEDROCK_ID_MAX) constraint = `Member must have length less than or equal to ${BEDROCK_ID_MAX}`;
   else if (!NAME_PATTERN.test(text)) constraint = "Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+";
   if (constraint === undefined) return;
-  out.push({ rule: "B4", path, payloadIndex: index, message: `Value at '${path}' failed to satisfy constraint: ${constraint}` });
+  out.push({
+    rule: "B4",
+    path,
+    payloadIndex: index,
+    message: `Value at '${path}' failed to satisfy constraint: ${constraint}`,
+  });
 }
 
 /** B6: reported once, at the first repeated role. */
@@ -176,7 +196,7 @@ function checkBedrockAlternation(list: unknown[], index: number, out: PayloadVio
     payloadIndex: index,
     message:
       "A conversation must alternate between user and assistant roles. Make sure the conversation " +
-        "alternates between user and assistant roles and try again.",
+      "alternates between user and assistant roles and try again.",
   });
 }
 
@@ -188,7 +208,9 @@ function checkBedrockAlternation(list: unknown[], index: number, out: PayloadVio
 function checkBedrockToolResultsAfter(list: unknown[], index: number, out: PayloadViolation[]): void {
   const message = list[index];
   if (!isDict(message)) return;
-  const results = bedrockContent(message).map(toolResultOf).filter((r): r is Dict => r !== undefined);
+  const results = bedrockContent(message)
+    .map(toolResultOf)
+    .filter((r): r is Dict => r !== undefined);
   const previous = index > 0 ? list[index - 1] : undefined;
   const previousUses = isDict(previous) && previous.role === "assistant" ? bedrockToolUseIds(previous) : [];
   if (results.length > previousUses.length) {
@@ -222,7 +244,11 @@ function checkBedrockToolResultsAfter(list: unknown[], index: number, out: Paylo
 
 /** B11 (A10 through Converse): with reasoning on, the turn that opens the open tool loop starts with its reasoning. */
 function checkBedrockReasoningFirst(list: unknown[], out: PayloadViolation[]): void {
-  const opener = openLoopOpener(list, (m) => (isDict(m) ? String(m.role) : ""), (m) => bedrockContent(m).some((b) => toolResultOf(b) !== undefined));
+  const opener = openLoopOpener(
+    list,
+    (m) => (isDict(m) ? String(m.role) : ""),
+    (m) => bedrockContent(m).some((b) => toolResultOf(b) !== undefined),
+  );
   if (opener === undefined) return;
   const first = bedrockContent(list[opener])[0];
   if (isDict(first) && isDict(first.reasoningContent)) return;

@@ -69,7 +69,11 @@ export function thinkingFirstText(path: string, found: string): string {
  * last user turn without tool results), when the request ends on tool results; undefined when no loop is open.
  * A user turn that holds tool results continues the loop, whatever text the API merged into it.
  */
-export function openLoopOpener<T>(turns: readonly T[], roleOf: (t: T) => string, holdsResults: (t: T) => boolean): number | undefined {
+export function openLoopOpener<T>(
+  turns: readonly T[],
+  roleOf: (t: T) => string,
+  holdsResults: (t: T) => boolean,
+): number | undefined {
   const last = turns[turns.length - 1];
   if (last === undefined || roleOf(last) !== "user" || !holdsResults(last)) return undefined;
   let start = turns.length - 1;

@@ -64,7 +64,7 @@ function geminiViolations(contents: unknown, thoughtSignatures: boolean): Payloa
         payloadIndex: index + 1,
         message:
           "Please ensure that the number of function response parts is equal to the number of function " +
-            "call parts of the function call turn.",
+          "call parts of the function call turn.",
       });
     }
   });

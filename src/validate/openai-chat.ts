@@ -25,10 +25,20 @@ function checkOpenAIContentParts(message: Dict, index: number, out: PayloadViola
   message.content.forEach((part, position) => {
     const path = `messages[${index}].content[${position}]`;
     if (!isDict(part)) {
-      out.push({ rule: "O6", path, payloadIndex: index, message: `Invalid type for '${path}': expected an object, but got a ${typeof part} instead.` });
+      out.push({
+        rule: "O6",
+        path,
+        payloadIndex: index,
+        message: `Invalid type for '${path}': expected an object, but got a ${typeof part} instead.`,
+      });
     } else if (!allowed.includes(asString(part.type) ?? "")) {
       const supported = allowed.map((t) => `'${t}'`).join(allowed.length === 2 ? " and " : ", ");
-      out.push({ rule: "O6", path: `${path}.type`, payloadIndex: index, message: `Invalid value: '${String(part.type)}'. Supported values are: ${supported}.` });
+      out.push({
+        rule: "O6",
+        path: `${path}.type`,
+        payloadIndex: index,
+        message: `Invalid value: '${String(part.type)}'. Supported values are: ${supported}.`,
+      });
     }
   });
 }
@@ -65,7 +75,8 @@ function checkOpenAIToolCallShapes(message: Dict, index: number, out: PayloadVio
         rule: "O4",
         path,
         payloadIndex: index,
-        message: `Invalid '${path}': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but ` +
+        message:
+          `Invalid '${path}': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but ` +
           `got a string with length ${id.length} instead.`,
       });
     }
@@ -102,7 +113,8 @@ function checkOpenAIAnswered(list: unknown[], message: Dict, index: number, out:
       path: `messages[${index}]`,
       payloadIndex: index,
       toolCallIds: missing,
-      message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+      message:
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
         "'tool_call_id'. The following tool_call_ids did not have response messages: " +
         `${missing.join(", ")}`,
     });

@@ -18,13 +18,22 @@ export interface OpenAIResponsesValidationOptions {
  * Rules R1, R2, R3, R5, R6, R7 on a Responses API `input` (a string input has nothing to check). Calls stored
  * server-side through `previous_response_id` are not visible here: R2 assumes the input holds every call.
  */
-export function validateOpenAIResponsesInput(input: unknown, options?: OpenAIResponsesValidationOptions): PayloadViolation[] {
+export function validateOpenAIResponsesInput(
+  input: unknown,
+  options?: OpenAIResponsesValidationOptions,
+): PayloadViolation[] {
   const fn = "validateOpenAIResponsesInput";
-  const checked = validationOptions(options, fn, { storedOutputs: [Array.isArray, "an array of response output arrays"] });
-  return readingInput(() => {
-    const stored = reasoningLinks(asArray(checked.storedOutputs));
-    return [...responsesViolations(input), ...reasoningViolations(asArray(input), stored)];
-  }, fn, "input");
+  const checked = validationOptions(options, fn, {
+    storedOutputs: [Array.isArray, "an array of response output arrays"],
+  });
+  return readingInput(
+    () => {
+      const stored = reasoningLinks(asArray(checked.storedOutputs));
+      return [...responsesViolations(input), ...reasoningViolations(asArray(input), stored)];
+    },
+    fn,
+    "input",
+  );
 }
 
 /** What the server knows of its responses: the item after each reasoning item, the reasoning item before each item. */
@@ -162,7 +171,8 @@ function checkResponsesCallIdLength(callId: string | undefined, index: number, o
     rule: "R3",
     path,
     payloadIndex: index,
-    message: `Invalid '${path}': string too long. Expected a string with maximum length ` +
+    message:
+      `Invalid '${path}': string too long. Expected a string with maximum length ` +
       `${RESPONSES_CALL_ID_MAX}, but got a string with length ${callId.length} instead.`,
   });
 }

@@ -49,7 +49,8 @@ function read(message: unknown, index: number): Read {
   const m = coerceMessage(message, index) as BaseMessage;
   const type = m._getType();
   const fields = m as unknown as Dict;
-  if (type === "human" || type === "ai" || type === "tool" || type === "system") return { kind: type as Kind, m: fields };
+  if (type === "human" || type === "ai" || type === "tool" || type === "system")
+    return { kind: type as Kind, m: fields };
   return { kind: "other", role: typeof fields.role === "string" ? fields.role : undefined, m: fields };
 }
 
@@ -62,7 +63,8 @@ const toolCallCount = (m: Dict): number => (Array.isArray(m.tool_calls) ? m.tool
 export function payloadPositions(messages: readonly unknown[], format: WireFormat): PayloadPositions {
   const fn = "payloadPositions";
   assertArray(messages, fn);
-  if (!(WIRE_FORMATS as readonly unknown[]).includes(format)) throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
+  if (!(WIRE_FORMATS as readonly unknown[]).includes(format))
+    throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
   const length = readingInput(() => messages.length, fn);
   const reads: Read[] = new Array(length);
   for (let i = 0; i < length; i++) {
@@ -83,7 +85,10 @@ export function payloadPositions(messages: readonly unknown[], format: WireForma
       // A leading system message becomes `systemInstruction`; every other message is one content.
       let leading = 0;
       while (leading < reads.length && reads[leading].kind === "system") leading++;
-      return fromCounts(format, reads.map((_, i) => (i < leading ? 0 : 1)));
+      return fromCounts(
+        format,
+        reads.map((_, i) => (i < leading ? 0 : 1)),
+      );
     }
     case "anthropic":
       return anthropicPositions(reads);
@@ -101,17 +106,28 @@ export function payloadPositions(messages: readonly unknown[], format: WireForma
 export function messageIndexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
   const fn = "messageIndexAt";
   const read = readingInput(
-    () => (isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset) ? positions : undefined),
+    () =>
+      isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset)
+        ? positions
+        : undefined,
     fn,
     "positions",
   );
-  if (read === undefined) throw expectedInput(fn, "positions", "what payloadPositions returned ({ messagesAt, blockOffset, ... })", positions);
+  if (read === undefined)
+    throw expectedInput(
+      fn,
+      "positions",
+      "what payloadPositions returned ({ messagesAt, blockOffset, ... })",
+      positions,
+    );
   if (!isIndex(payloadIndex)) throw expectedInput(fn, "payloadIndex", "a non-negative integer", payloadIndex);
-  if (block !== undefined && !isIndex(block)) throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
+  if (block !== undefined && !isIndex(block))
+    throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
   return readingInput(() => indexAt(read, payloadIndex, block), fn, "positions");
 }
 
-const isIndex = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const isIndex = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
 function indexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
   const members = positions.messagesAt[payloadIndex];
@@ -148,7 +164,17 @@ const FALLTHROUGH_CALL_TYPES = new Set([
   "shell_call",
   "local_shell_call",
 ]);
-const RESPONSES_USER_BLOCK_TYPES = new Set(["text", "image_url", "input_text", "input_image", "input_file", "image", "audio", "file", "video"]);
+const RESPONSES_USER_BLOCK_TYPES = new Set([
+  "text",
+  "image_url",
+  "input_text",
+  "input_image",
+  "input_file",
+  "image",
+  "audio",
+  "file",
+  "video",
+]);
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount(r: Read): number {
@@ -183,8 +209,10 @@ function responsesAssistantItemCount(r: Read): number {
   const calls = r.kind === "ai" ? toolCallCount(r.m) : 0;
   if (calls > 0) count += calls;
   else if (Array.isArray(kwargs.tool_calls)) count += kwargs.tool_calls.length;
-  const toolOutputs = output && output.length > 0 ? output : Array.isArray(kwargs.tool_outputs) ? kwargs.tool_outputs : [];
-  for (const item of toolOutputs) if (isDict(item) && typeof item.type === "string" && FALLTHROUGH_CALL_TYPES.has(item.type)) count++;
+  const toolOutputs =
+    output && output.length > 0 ? output : Array.isArray(kwargs.tool_outputs) ? kwargs.tool_outputs : [];
+  for (const item of toolOutputs)
+    if (isDict(item) && typeof item.type === "string" && FALLTHROUGH_CALL_TYPES.has(item.type)) count++;
   return count;
 }
 
@@ -234,7 +262,14 @@ function anthropicPositions(reads: Read[]): PayloadPositions {
         last.blocks.push(1);
         return;
       }
-      entries.push({ role: "user", members: [i], blocks: [1], allToolResults: true, firstIsToolResult: true, array: true });
+      entries.push({
+        role: "user",
+        members: [i],
+        blocks: [1],
+        allToolResults: true,
+        firstIsToolResult: true,
+        array: true,
+      });
       return;
     }
     const content = r.m.content;

@@ -54,7 +54,10 @@ async function runChecks(m) {
   const broken = brokenHistory(core);
   assert.ok(root.findToolCallProblems(broken, { provider: "openai" }).length > 0);
   const { messages: repaired, repairs } = root.repairToolCalls(broken, { provider: "openai" });
-  assert.ok(repairs.some((r) => r.action === "synthesized_result" && r.toolCallId === "call_hotels"), "synthetic result for call_hotels");
+  assert.ok(
+    repairs.some((r) => r.action === "synthesized_result" && r.toolCallId === "call_hotels"),
+    "synthetic result for call_hotels",
+  );
   assert.deepEqual(root.findToolCallProblems(repaired, { provider: "openai" }), []);
   done.push("repairToolCalls");
 
@@ -101,10 +104,18 @@ async function runChecks(m) {
 
   // 4. /langchain: the middleware in createAgent; the model request is repaired.
   const model = new ScriptedModel(["Flight TP1351 at 08:05."]);
-  const agent = langchainPkg.createAgent({ model, tools: [], middleware: [langchain.toolCallRepairMiddleware({ provider: "openai" })] });
+  const agent = langchainPkg.createAgent({
+    model,
+    tools: [],
+    middleware: [langchain.toolCallRepairMiddleware({ provider: "openai" })],
+  });
   const result = await agent.invoke({ messages: brokenHistory(core) });
   assert.equal(model.requests.length, 1);
-  assert.deepEqual(root.findToolCallProblems(model.requests[0], { provider: "openai" }), [], "the model request is repaired");
+  assert.deepEqual(
+    root.findToolCallProblems(model.requests[0], { provider: "openai" }),
+    [],
+    "the model request is repaired",
+  );
   assert.equal(result.messages.at(-1).content, "Flight TP1351 at 08:05.");
   done.push("toolCallRepairMiddleware");
 

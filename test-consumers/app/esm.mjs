@@ -13,5 +13,15 @@ const withLangchain = process.env.CONSUMER_WITHOUT_LANGCHAIN !== "1";
 const langchain = withLangchain ? await import("langgraph-tool-repair/langchain") : undefined;
 const langchainPkg = withLangchain ? await import("langchain") : undefined;
 
-const done = await checks.runChecks({ root, langgraph, threads, langchain, messages, chatModels, graph, langchainPkg, zod: z });
+const done = await checks.runChecks({
+  root,
+  langgraph,
+  threads,
+  langchain,
+  messages,
+  chatModels,
+  graph,
+  langchainPkg,
+  zod: z,
+});
 console.log(`esm: ${done.join(", ")}`);

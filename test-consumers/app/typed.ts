@@ -105,7 +105,8 @@ async function main(): Promise<string[]> {
     return found;
   };
   check((await statuses()).join() === "broken", "scanThreads finds the broken thread");
-  for await (const r of repairThreads(saver, { apply: true })) check(r.status === "repaired", "repairThreads writes the fix");
+  for await (const r of repairThreads(saver, { apply: true }))
+    check(r.status === "repaired", "repairThreads writes the fix");
   check((await statuses()).join() === "clean", "the thread is clean after the repair");
   done.push("scanThreads + repairThreads");
 
@@ -113,7 +114,10 @@ async function main(): Promise<string[]> {
   const model = new ScriptedModel(["Flight TP1351 at 08:05."]);
   const agent = createAgent({ model, tools: [], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
   await agent.invoke({ messages: brokenHistory() });
-  check(findToolCallProblems(model.requests[0] ?? [], { provider: "openai" }).length === 0, "the model request is repaired");
+  check(
+    findToolCallProblems(model.requests[0] ?? [], { provider: "openai" }).length === 0,
+    "the model request is repaired",
+  );
   done.push("toolCallRepairMiddleware");
 
   const Weather = z.object({ city: z.string(), celsius: z.number() });

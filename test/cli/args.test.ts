@@ -3,7 +3,10 @@ import { parseCliArgs, parseSaverSpec, parseSince, UsageError, type CliArgs } fr
 
 const NOW = new Date("2026-05-10T12:00:00Z");
 const parse = (...argv: string[]) => parseCliArgs(argv, { DB_URL: "postgresql://app:pw@db:5432/app" }, NOW) as CliArgs;
-const usage = (...argv: string[]) => () => parseCliArgs(argv, {}, NOW);
+const usage =
+  (...argv: string[]) =>
+  () =>
+    parseCliArgs(argv, {}, NOW);
 
 describe("parseCliArgs", () => {
   it("reads a scan of a SQLite file with the defaults", () => {
@@ -19,7 +22,30 @@ describe("parseCliArgs", () => {
   });
 
   it("reads every option of repair", () => {
-    const args = parse("repair", "--saver", "@acme/saver:createSaver", "--saver-options", '{"url":"redis://x"}', "--thread", "a", "--thread", "b", "c", "--provider", "bedrock", "--json", "--apply", "--since", "7d", "--limit", "50", "--concurrency", "8", "--messages-key", "history");
+    const args = parse(
+      "repair",
+      "--saver",
+      "@acme/saver:createSaver",
+      "--saver-options",
+      '{"url":"redis://x"}',
+      "--thread",
+      "a",
+      "--thread",
+      "b",
+      "c",
+      "--provider",
+      "bedrock",
+      "--json",
+      "--apply",
+      "--since",
+      "7d",
+      "--limit",
+      "50",
+      "--concurrency",
+      "8",
+      "--messages-key",
+      "history",
+    );
     expect(args).toMatchObject({
       command: "repair",
       store: { kind: "saver", module: "@acme/saver", exportName: "createSaver" },
@@ -43,11 +69,44 @@ describe("parseCliArgs", () => {
   });
 
   it("keeps the flags that choose the threads, as shell words, for the command it prints next", () => {
-    const args = parse("scan", "--sqlite", "my threads.db", "--thread", "ann's trip", "c", "--provider", "bedrock", "--messages-key", "history", "--since", "7d", "--limit", "5", "--concurrency", "2", "--json");
+    const args = parse(
+      "scan",
+      "--sqlite",
+      "my threads.db",
+      "--thread",
+      "ann's trip",
+      "c",
+      "--provider",
+      "bedrock",
+      "--messages-key",
+      "history",
+      "--since",
+      "7d",
+      "--limit",
+      "5",
+      "--concurrency",
+      "2",
+      "--json",
+    );
     expect(args.storeFlags).toEqual(["--sqlite", "'my threads.db'"]);
-    expect(args.selectionFlags).toEqual(["--thread", "'ann'\\''s trip'", "--thread", "c", "--provider", "bedrock", "--messages-key", "history", "--since", "7d"]);
+    expect(args.selectionFlags).toEqual([
+      "--thread",
+      "'ann'\\''s trip'",
+      "--thread",
+      "c",
+      "--provider",
+      "bedrock",
+      "--messages-key",
+      "history",
+      "--since",
+      "7d",
+    ]);
     expect(parse("scan", "--sqlite", "a.db").selectionFlags).toEqual([]);
-    expect(parse("scan", "--sqlite=-odd.db").storeFlags.concat(parse("scan", "--sqlite", "a.db", "--thread=-x").selectionFlags)).toEqual(["--sqlite=-odd.db", "--thread=-x"]);
+    expect(
+      parse("scan", "--sqlite=-odd.db").storeFlags.concat(
+        parse("scan", "--sqlite", "a.db", "--thread=-x").selectionFlags,
+      ),
+    ).toEqual(["--sqlite=-odd.db", "--thread=-x"]);
   });
 
   it.each([

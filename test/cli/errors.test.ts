@@ -29,40 +29,62 @@ function tempDir(): string {
 }
 
 /** The better-sqlite3 connection of a SqliteSaver, for tests that reach into its tables. */
-const sqliteDb = (saver: BaseCheckpointSaver) => (saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
+const sqliteDb = (saver: BaseCheckpointSaver) =>
+  (saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
 
 /** `copies` copies of a thread (every checkpoint and write) as copy-0001..., made in SQL: many threads at once. */
 function copySqliteThread(saver: BaseCheckpointSaver, from: string, copies: number): void {
   const n = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${copies})`;
   const db = sqliteDb(saver);
-  db.prepare(`${n} INSERT INTO checkpoints SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, ` +
-    "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints, n WHERE thread_id = ?").run(from);
-  db.prepare(`${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, ` +
-    "idx, channel, type, value FROM writes, n WHERE thread_id = ?").run(from);
+  db.prepare(
+    `${n} INSERT INTO checkpoints SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, ` +
+      "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints, n WHERE thread_id = ?",
+  ).run(from);
+  db.prepare(
+    `${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, ` +
+      "idx, channel, type, value FROM writes, n WHERE thread_id = ?",
+  ).run(from);
 }
 
 /** runCli in this process, its output collected. */
 async function runHere(argv: string[], io: Partial<CliIO> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env: {}, ...io });
+  const code = await runCli(argv, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env: {},
+    ...io,
+  });
   return { code, stdout, stderr };
 }
 
 describe("usage and setup errors exit with 2 and say why", () => {
   it("no store, a missing file, a file that is not a database, a database without checkpoints (left as it was)", async () => {
     const dir = tempDir();
-    expect(await runCliProcess(["scan"])).toMatchObject({ code: 2, stderr: expect.stringContaining("no store: give --sqlite FILE") });
-    expect(await runCliProcess(["scan", "--sqlite", join(dir, "missing.db")])).toMatchObject({ code: 2, stderr: expect.stringContaining("no such file") });
+    expect(await runCliProcess(["scan"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no store: give --sqlite FILE"),
+    });
+    expect(await runCliProcess(["scan", "--sqlite", join(dir, "missing.db")])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no such file"),
+    });
     writeFileSync(join(dir, "text.db"), "not a database at all, just text that is long enough to be a header");
-    expect(await runCliProcess(["scan", "--sqlite", join(dir, "text.db")])).toMatchObject({ code: 2, stderr: expect.stringContaining("file is not a database") });
+    expect(await runCliProcess(["scan", "--sqlite", join(dir, "text.db")])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("file is not a database"),
+    });
     const empty = join(dir, "empty.db");
     // A connection of the SQLite saver's own driver, without the saver's setup (which would create its tables).
     const raw = () => SqliteSaver.fromConnString(empty).db;
     const writer = raw();
     writer.exec("CREATE TABLE other (x)");
     writer.close();
-    expect(await runCliProcess(["repair", "--sqlite", empty, "--apply"])).toMatchObject({ code: 2, stderr: expect.stringContaining("has no checkpoints table") });
+    expect(await runCliProcess(["repair", "--sqlite", empty, "--apply"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("has no checkpoints table"),
+    });
     const reader = raw();
     expect(reader.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: "other" }]);
     reader.close();
@@ -70,21 +92,31 @@ describe("usage and setup errors exit with 2 and say why", () => {
 
   it("a saver package that is not installed is named with the command that installs it", async () => {
     const missing: CliIO["importModule"] = async (specifier) => {
-      throw Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/x.js`), { code: "ERR_MODULE_NOT_FOUND" });
+      throw Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/x.js`), {
+        code: "ERR_MODULE_NOT_FOUND",
+      });
     };
     const dir = tempDir();
     writeFileSync(join(dir, "t.db"), "");
     const run = await runHere(["scan", "--sqlite", join(dir, "t.db")], { importModule: missing });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`--sqlite needs the package ${SQLITE_PACKAGE}, which is not installed. Install it with: npm install ${SQLITE_PACKAGE}`);
+    expect(run.stderr).toContain(
+      `--sqlite needs the package ${SQLITE_PACKAGE}, which is not installed. Install it with: npm install ${SQLITE_PACKAGE}`,
+    );
     const module = await runCliProcess(["scan", "--saver", "no-such-saver-package"]);
     expect(module).toMatchObject({ code: 2, stderr: expect.stringContaining("npm install no-such-saver-package") });
-    expect(await runCliProcess(["scan", "--saver", "./no/such/saver.mjs"])).toMatchObject({ code: 2, stderr: expect.stringContaining("no such module: ./no/such/saver.mjs") });
+    expect(await runCliProcess(["scan", "--saver", "./no/such/saver.mjs"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no such module: ./no/such/saver.mjs"),
+    });
   });
 
   it("--saver: an export that is not a saver", async () => {
     const run = await runCliProcess(["scan", "--saver", "./test/threads/support/file-saver.ts:FileSaverOptions"]);
-    expect(run).toMatchObject({ code: 2, stderr: expect.stringContaining('no export "FileSaverOptions" (exports: FileSaver, createFileSaver') });
+    expect(run).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no export "FileSaverOptions" (exports: FileSaver, createFileSaver'),
+    });
   });
 });
 
@@ -116,14 +148,19 @@ describe("connection strings never appear in output", () => {
       PostgresSaver: {
         fromConnString: (connString: string) => ({
           options: { schema: "public" },
-          pool: { query: async () => Promise.reject(new Error(`connect to ${connString} failed (password "Sup3r!S3cret" rejected)`)) },
+          pool: {
+            query: async () =>
+              Promise.reject(new Error(`connect to ${connString} failed (password "Sup3r!S3cret" rejected)`)),
+          },
           end: async () => {},
         }),
       },
     });
     const run = await runHere(["scan", "--postgres", url], { importModule: leaky });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("could not connect to PostgreSQL: connect to <redacted> failed (password \"<redacted>\" rejected)");
+    expect(run.stderr).toContain(
+      'could not connect to PostgreSQL: connect to <redacted> failed (password "<redacted>" rejected)',
+    );
     expect(run.stderr).not.toMatch(/Sup3r|db\.internal/);
   });
 });
@@ -149,13 +186,19 @@ describe("unreadable threads and Ctrl-C", () => {
     cleanups.push(() => model.stub.close());
     await seedThreads(store.saver, model, { clean: 1 });
     await copyThread(store.saver, "clean-1", "corrupt", "", true);
-    sqliteDb(store.saver).prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(Buffer.from([0x00, 0xff, 0x13, 0x1b, 0x5b, 0x32, 0x4a, 0x0d]));
+    sqliteDb(store.saver)
+      .prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'")
+      .run(Buffer.from([0x00, 0xff, 0x13, 0x1b, 0x5b, 0x32, 0x4a, 0x0d]));
     const unprintable = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufffd]/;
     const text = await runCliProcess(["repair", "--sqlite", store.file!]);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/thread corrupt: unreadable, skipped: SyntaxError: Unexpected token '\\x00', "\\x00\\u\{fffd\}\\x13\\x1b\[2J\\r" is not valid JSON/);
+    expect(text.stdout).toMatch(
+      /thread corrupt: unreadable, skipped: SyntaxError: Unexpected token '\\x00', "\\x00\\u\{fffd\}\\x13\\x1b\[2J\\r" is not valid JSON/,
+    );
     expect(text.stdout).not.toMatch(unprintable);
-    const json = jsonLines((await runCliProcess(["scan", "--sqlite", store.file!, "--json"])).stdout).find((l) => l.thread === "corrupt")!;
+    const json = jsonLines((await runCliProcess(["scan", "--sqlite", store.file!, "--json"])).stdout).find(
+      (l) => l.thread === "corrupt",
+    )!;
     expect(json.error).toMatch(/^SyntaxError: .*\\x00/);
     expect(json.error).not.toMatch(unprintable);
   });
@@ -174,8 +217,14 @@ describe("unreadable threads and Ctrl-C", () => {
             return async (config: RunnableConfig) => {
               const tuple = await target.getTuple(config);
               if (config.configurable?.thread_id === bad && !config.configurable?.checkpoint_id && tuple) {
-                const ai = (tuple.checkpoint.channel_values.messages as BaseMessage[]).find((m) => m.getType() === "ai")!;
-                Object.defineProperty(ai, "tool_calls", { get: () => { throw new Error("tool_calls cannot be read"); } });
+                const ai = (tuple.checkpoint.channel_values.messages as BaseMessage[]).find(
+                  (m) => m.getType() === "ai",
+                )!;
+                Object.defineProperty(ai, "tool_calls", {
+                  get: () => {
+                    throw new Error("tool_calls cannot be read");
+                  },
+                });
               }
               return tuple;
             };
@@ -183,12 +232,15 @@ describe("unreadable threads and Ctrl-C", () => {
           return typeof value === "function" ? value.bind(target) : value;
         },
       });
-    const importModule: CliIO["importModule"] = async () => ({ SqliteSaver: { fromConnString: (path: string) => faulty(SqliteSaver.fromConnString(path)) } });
+    const importModule: CliIO["importModule"] = async () => ({
+      SqliteSaver: { fromConnString: (path: string) => faulty(SqliteSaver.fromConnString(path)) },
+    });
     const run = await runHere(["repair", "--sqlite", store.file!, "--apply", "--concurrency", "1"], { importModule });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`thread ${bad}: FAILED: ToolCallRepairInputError: `);
     expect(run.stdout).toMatch(/2 {2}repaired \(new checkpoint on top\)\n {2}1 {2}failed/);
-    for (const thread of seeded.broken.filter((t) => t !== bad)) expect(run.stdout).toContain(`thread ${thread}: repaired`);
+    for (const thread of seeded.broken.filter((t) => t !== bad))
+      expect(run.stdout).toContain(`thread ${thread}: repaired`);
   });
 
   it("Ctrl-C stops a SQLite repair between threads, although better-sqlite3 never makes it wait (exit 130)", async (context) => {
@@ -222,14 +274,29 @@ describe("unreadable threads and Ctrl-C", () => {
     const seeded = await seedThreads(saver, model, { brokenSend: 1 });
     for (let i = 0; i < 30; i++) await copyThread(saver, seeded.broken[0], `copy-${String(i).padStart(2, "0")}`);
     // Every read of the command's saver takes 50 ms: the command is still busy when it gets the signal.
-    const flags = ["--saver", "./test/threads/support/file-saver.ts:createFileSaver", "--saver-options", JSON.stringify({ file, delayMs: 50 })];
-    const first = await runCliProcess(["repair", ...flags, "--apply", "--json", "--concurrency", "1"], { interruptWhen: /"status":"repaired"/ });
+    const flags = [
+      "--saver",
+      "./test/threads/support/file-saver.ts:createFileSaver",
+      "--saver-options",
+      JSON.stringify({ file, delayMs: 50 }),
+    ];
+    const first = await runCliProcess(["repair", ...flags, "--apply", "--json", "--concurrency", "1"], {
+      interruptWhen: /"status":"repaired"/,
+    });
     expect(first.code).toBe(130);
     expect(first.stderr).toContain("Stopping after the threads under way");
     const done = jsonLines(first.stdout).filter((l) => l.status === "repaired").length;
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(31);
-    const second = await runCliProcess(["repair", "--saver", flags[1], "--saver-options", JSON.stringify({ file }), "--apply", "--json"]);
+    const second = await runCliProcess([
+      "repair",
+      "--saver",
+      flags[1],
+      "--saver-options",
+      JSON.stringify({ file }),
+      "--apply",
+      "--json",
+    ]);
     expect(second.code).toBe(0);
     const lines = jsonLines(second.stdout);
     expect(lines.filter((l) => l.status === "repaired")).toHaveLength(31 - done);

@@ -25,7 +25,12 @@ async function model(): Promise<SeedModel> {
 async function runHere(argv: string[], io: Partial<CliIO> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env: {}, ...io });
+  const code = await runCli(argv, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env: {},
+    ...io,
+  });
   return { code, stdout, stderr, next: /^Next: (.*)$/m.exec(stdout)?.[1] };
 }
 
@@ -41,7 +46,9 @@ describe("--limit: a repair that reached it says the store may still hold broken
     const first = await runHere(argv);
     expect(first.stdout).toContain("Stopped early: --limit 2 reached; run again for the rest");
     expect(first.stdout).toMatch(/ 2 {2}repaired \(new checkpoint on top\)/);
-    expect(first.next).toBe(`${CMD} --sqlite ${store.file} --limit 2 --apply   (goes on with the next 2 broken threads)`);
+    expect(first.next).toBe(
+      `${CMD} --sqlite ${store.file} --limit 2 --apply   (goes on with the next 2 broken threads)`,
+    );
     expect(first.code).toBe(1);
 
     const second = await runHere(argv);
@@ -67,24 +74,41 @@ describe("--limit: a repair that reached it says the store may still hold broken
 });
 
 describe("Next: the store and the flags that chose the threads", () => {
-  it("SQLite: --thread (each id, quoted for the shell when it must be), --provider, --messages-key " +
-    "and --since as typed", async (context) => {
-    const store = await openTestStore("SqliteSaver", context);
-    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 2 });
-    await copyThread(store.saver, seeded.broken[0], "ann's trip");
-    const selection = ["--thread", "ann's trip", "--thread", seeded.broken[1], "--provider", "openai", "--messages-key", "messages", "--since", "7d"];
-    const printed = `--thread 'ann'\\''s trip' --thread ${seeded.broken[1]} --provider openai --messages-key messages --since 7d`;
+  it(
+    "SQLite: --thread (each id, quoted for the shell when it must be), --provider, --messages-key " +
+      "and --since as typed",
+    async (context) => {
+      const store = await openTestStore("SqliteSaver", context);
+      const seeded = await seedThreads(store.saver, await model(), { brokenSend: 2 });
+      await copyThread(store.saver, seeded.broken[0], "ann's trip");
+      const selection = [
+        "--thread",
+        "ann's trip",
+        "--thread",
+        seeded.broken[1],
+        "--provider",
+        "openai",
+        "--messages-key",
+        "messages",
+        "--since",
+        "7d",
+      ];
+      const printed = `--thread 'ann'\\''s trip' --thread ${seeded.broken[1]} --provider openai --messages-key messages --since 7d`;
 
-    const scan = await runHere(["scan", "--sqlite", store.file!, ...selection, "--concurrency", "2"]);
-    expect(scan.code).toBe(1);
-    expect(scan.next).toBe(`${CMD} --sqlite ${store.file} ${printed}${DRY_NOTE}`);
+      const scan = await runHere(["scan", "--sqlite", store.file!, ...selection, "--concurrency", "2"]);
+      expect(scan.code).toBe(1);
+      expect(scan.next).toBe(`${CMD} --sqlite ${store.file} ${printed}${DRY_NOTE}`);
 
-    // The dry run that Next names works on the same threads, and names the --apply that writes their fixes.
-    const dry = await runHere(["repair", "--sqlite", store.file!, ...selection]);
-    expect(dry.stdout.match(/^thread .*: would repair/gm)).toEqual([`thread ann's trip: would repair`, `thread ${seeded.broken[1]}: would repair`]);
-    expect(dry.next).toBe(`${CMD} --sqlite ${store.file} ${printed} --apply`);
-    expect(dry.code).toBe(1);
-  });
+      // The dry run that Next names works on the same threads, and names the --apply that writes their fixes.
+      const dry = await runHere(["repair", "--sqlite", store.file!, ...selection]);
+      expect(dry.stdout.match(/^thread .*: would repair/gm)).toEqual([
+        `thread ann's trip: would repair`,
+        `thread ${seeded.broken[1]}: would repair`,
+      ]);
+      expect(dry.next).toBe(`${CMD} --sqlite ${store.file} ${printed} --apply`);
+      expect(dry.code).toBe(1);
+    },
+  );
 
   it("PostgreSQL: --postgres env:NAME as given, a literal URL as <URL>, --saver-options as <JSON>", async (context) => {
     const handle = await postgresSaverOrSkip(context, "cli_next");
@@ -92,13 +116,19 @@ describe("Next: the store and the flags that chose the threads", () => {
     const options = ["--saver-options", JSON.stringify({ schema: handle.schema })];
     const selection = ["--thread", seeded.broken[0], "--provider", "bedrock"];
 
-    const fromEnv = await runHere(["scan", "--postgres", "env:LGTR_NEXT_URL", ...options, ...selection], { env: { LGTR_NEXT_URL: POSTGRES_URL } });
+    const fromEnv = await runHere(["scan", "--postgres", "env:LGTR_NEXT_URL", ...options, ...selection], {
+      env: { LGTR_NEXT_URL: POSTGRES_URL },
+    });
     expect(fromEnv.code).toBe(1);
-    expect(fromEnv.next).toBe(`${CMD} --postgres env:LGTR_NEXT_URL --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock${DRY_NOTE}`);
+    expect(fromEnv.next).toBe(
+      `${CMD} --postgres env:LGTR_NEXT_URL --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock${DRY_NOTE}`,
+    );
 
     const literal = await runHere(["repair", "--postgres", POSTGRES_URL, ...options, ...selection]);
     expect(literal.code).toBe(1);
-    expect(literal.next).toBe(`${CMD} --postgres <URL> --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock --apply`);
+    expect(literal.next).toBe(
+      `${CMD} --postgres <URL> --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock --apply`,
+    );
     expect(literal.stdout + literal.stderr).not.toContain(POSTGRES_URL);
   });
 });

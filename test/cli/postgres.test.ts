@@ -16,6 +16,11 @@ describe("langgraph-tool-repair on PostgreSQL", () => {
   it("finds every thread broken by an aborted run and a new message, repairs each on top, and each answers again", async (context) => {
     const handle = await postgresSaverOrSkip(context, "cli");
     const flags = ["--postgres", POSTGRES_URL, "--saver-options", JSON.stringify({ schema: handle.schema })];
-    await runStoreScenario({ flags, open: () => handle.reopen() }, "bedrock", { brokenSend: 2, brokenReact: 1, clean: 1, open: 1 }, cleanups);
+    await runStoreScenario(
+      { flags, open: () => handle.reopen() },
+      "bedrock",
+      { brokenSend: 2, brokenReact: 1, clean: 1, open: 1 },
+      cleanups,
+    );
   });
 });

@@ -5,7 +5,10 @@ import { formatDuration, Progress } from "../../src/cli/progress";
 function setup(isTTY: boolean, total?: number) {
   const writes: string[] = [];
   let now = 0;
-  const progress = new Progress({ write: (t: string) => writes.push(t), isTTY, columns: 120 }, { total, verb: "scanned", now: () => now, lineEveryMs: 10_000 });
+  const progress = new Progress(
+    { write: (t: string) => writes.push(t), isTTY, columns: 120 },
+    { total, verb: "scanned", now: () => now, lineEveryMs: 10_000 },
+  );
   return { writes, progress, advance: (ms: number) => (now += ms) };
 }
 
@@ -41,7 +44,11 @@ describe("Progress", () => {
       advance(500);
       progress.tick(`${i} broken`);
     }
-    expect(writes).toEqual(["scanned 20 of 100 threads (2/s, ETA 0:40), 19 broken\n", "scanned 40 of 100 threads (2/s, ETA 0:30), 39 broken\n", "scanned 60 of 100 threads (2/s, ETA 0:20), 59 broken\n"]);
+    expect(writes).toEqual([
+      "scanned 20 of 100 threads (2/s, ETA 0:40), 19 broken\n",
+      "scanned 40 of 100 threads (2/s, ETA 0:30), 39 broken\n",
+      "scanned 60 of 100 threads (2/s, ETA 0:20), 59 broken\n",
+    ]);
     progress.finish();
     expect(writes.at(-1)).toBe("scanned 60 of 100 threads (2/s, ETA 0:20), 59 broken\n");
     expect(writes.every((w) => !w.includes("\r"))).toBe(true);

@@ -12,7 +12,9 @@ describe("redactor", () => {
 
   it("masks any PostgreSQL URL and the credentials of any URL, even unknown ones", () => {
     const redact = redactor([]);
-    expect(redact("see postgres://a:b@h/x and mongodb://user:pw@m:27017/db")).toBe("see <postgres URL> and mongodb://<redacted>@m:27017/db");
+    expect(redact("see postgres://a:b@h/x and mongodb://user:pw@m:27017/db")).toBe(
+      "see <postgres URL> and mongodb://<redacted>@m:27017/db",
+    );
   });
 
   it("leaves fixed text that names the schemes alone: only a URL is masked, not a bare postgres://", () => {
@@ -25,12 +27,19 @@ describe("redactor", () => {
   it("a user name without a password is no secret: the word stays readable elsewhere, the URL is still masked", () => {
     const url = "postgresql://postgres@127.0.0.1:5432/test";
     expect(urlSecrets(url)).toEqual([url]);
-    expect(redactor(urlSecrets(url))(`Next: repair --postgres <URL> (user postgres) after ${url}`)).toBe("Next: repair --postgres <URL> (user postgres) after <redacted>");
+    expect(redactor(urlSecrets(url))(`Next: repair --postgres <URL> (user postgres) after ${url}`)).toBe(
+      "Next: repair --postgres <URL> (user postgres) after <redacted>",
+    );
   });
 
   it("saver options: values under secret-sounding keys and values holding a URL", () => {
-    expect(optionSecrets({ schema: "app", connectionString: "mongodb://u:pw@h/db", nested: { password: "hunter22" }, list: ["redis://:tok@h"] }).sort()).toEqual(
-      [":tok", "hunter22", "mongodb://u:pw@h/db", "pw", "redis://:tok@h", "tok", "u:pw"].sort(),
-    );
+    expect(
+      optionSecrets({
+        schema: "app",
+        connectionString: "mongodb://u:pw@h/db",
+        nested: { password: "hunter22" },
+        list: ["redis://:tok@h"],
+      }).sort(),
+    ).toEqual([":tok", "hunter22", "mongodb://u:pw@h/db", "pw", "redis://:tok@h", "tok", "u:pw"].sort());
   });
 });

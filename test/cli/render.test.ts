@@ -5,7 +5,10 @@ import { repairToolCalls } from "../../src/engine";
 import type { ThreadRepairReport } from "../../src/threads/repair";
 import { ai, aiWithCalls, human, toolResult } from "../support/builders";
 
-const marks = (before: BaseMessage[], after: BaseMessage[]) => diffMessages(before, after).map((l) => `${l.mark}${l.index}`).join(" ");
+const marks = (before: BaseMessage[], after: BaseMessage[]) =>
+  diffMessages(before, after)
+    .map((l) => `${l.mark}${l.index}`)
+    .join(" ");
 
 describe("diffMessages", () => {
   it("follows identity: kept, added, removed", () => {
@@ -22,13 +25,37 @@ describe("diffMessages", () => {
   });
 
   it("renders a repair with the new results marked and unchanged stretches folded", () => {
-    const before = [human("one"), ai("two"), human("three"), ai("four"), human("five"), aiWithCalls("x", "y"), toolResult("x"), human("next")];
+    const before = [
+      human("one"),
+      ai("two"),
+      human("three"),
+      ai("four"),
+      human("five"),
+      aiWithCalls("x", "y"),
+      toolResult("x"),
+      human("next"),
+    ];
     const { messages: after } = repairToolCalls(before, { provider: "openai" });
-    const report = { threadId: "t", namespace: "", status: "would_repair", found: "broken", problems: [], structural: 1, repairs: [], salvaged: [], before, after } as ThreadRepairReport;
+    const report = {
+      threadId: "t",
+      namespace: "",
+      status: "would_repair",
+      found: "broken",
+      problems: [],
+      structural: 1,
+      repairs: [],
+      salvaged: [],
+      before,
+      after,
+    } as ThreadRepairReport;
     const lines = renderDiff(report);
     expect(lines[0]).toBe("      … 5 unchanged messages");
     expect(lines[1]).toMatch(/^ {4} +5 ai +\S+ +calls tool_x\(x\), tool_y\(y\)$/);
-    expect(lines.some((l) => /^ {2}\+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool did not finish\]$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /^ {2}\+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool did not finish\]$/.test(l),
+      ),
+    ).toBe(true);
     expect(lines.at(-1)).toMatch(/^ {4} +8 human .* "next"$/);
   });
 

@@ -22,6 +22,11 @@ describe("langgraph-tool-repair --saver", () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "threads.json");
     const flags = ["--saver", FILE_SAVER_MODULE, "--saver-options", JSON.stringify({ file })];
-    await runStoreScenario({ flags, open: () => createFileSaver({ file }) }, "openai", { brokenSend: 2, clean: 1, open: 1 }, cleanups);
+    await runStoreScenario(
+      { flags, open: () => createFileSaver({ file }) },
+      "openai",
+      { brokenSend: 2, clean: 1, open: 1 },
+      cleanups,
+    );
   });
 });

@@ -25,6 +25,11 @@ describe("langgraph-tool-repair on SQLite", () => {
       opened.push(saver);
       return saver;
     };
-    await runStoreScenario({ flags: ["--sqlite", file], open }, "openai", { brokenSend: 2, brokenReact: 1, clean: 1, open: 1 }, cleanups);
+    await runStoreScenario(
+      { flags: ["--sqlite", file], open },
+      "openai",
+      { brokenSend: 2, brokenReact: 1, clean: 1, open: 1 },
+      cleanups,
+    );
   });
 });

@@ -55,7 +55,9 @@ describe("startCli", () => {
 describe("missingPackage", () => {
   it("reads the package from ESM and CommonJS errors, and nothing else", () => {
     expect(missingPackage(notFound("@langchain/core"))).toBe("@langchain/core");
-    const cjs = Object.assign(new Error("Cannot find module 'pg'\nRequire stack:\n- /x.js"), { code: "MODULE_NOT_FOUND" });
+    const cjs = Object.assign(new Error("Cannot find module 'pg'\nRequire stack:\n- /x.js"), {
+      code: "MODULE_NOT_FOUND",
+    });
     expect(missingPackage(cjs)).toBe("pg");
     expect(missingPackage(new Error("Cannot find package 'x'"))).toBeUndefined();
     expect(missingPackage(undefined)).toBeUndefined();

@@ -34,7 +34,10 @@ describe("payloadIndex", () => {
     stubs.push(stub);
     const error = await anthropicModel(stub)
       .invoke(history)
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const parsed = parseToolPairingError(error, { messages: history, provider: "anthropic" });
     expect(parsed).toMatchObject({ kind: "missing_results", toolCallIds: ["toolu_c"] });
     expect(problem.payloadIndex).toBe(parsed!.payloadIndex);
@@ -44,7 +47,9 @@ describe("payloadIndex", () => {
   it("is left out for 'strict' (no one payload) and for a message not in the payload's array", () => {
     const history = [human("q"), aiWithCalls("a"), human("next")];
     expect(findToolCallProblems(history).every((p) => p.payloadIndex === undefined)).toBe(true);
-    const bedrock = findToolCallProblems([new SystemMessage("s"), human("q"), aiWithCalls("a"), human("next")], { provider: "bedrock" });
+    const bedrock = findToolCallProblems([new SystemMessage("s"), human("q"), aiWithCalls("a"), human("next")], {
+      provider: "bedrock",
+    });
     expect(bedrock.find((p) => p.kind === "orphan_call")?.payloadIndex).toBe(1);
   });
 });

@@ -15,7 +15,14 @@ import { ADAPTERS_PINNED, validatePayloadFor, type PayloadProvider } from "../su
 
 /** The tests that check the real adapters' payloads run with the adapters they pin (see ADAPTERS_PINNED). */
 const withAdapters = it.skipIf(ADAPTERS_PINNED !== undefined);
-import { adapterBrokenPlanArb as brokenPlanArb, buildHistory, buildValid, buildValidGemini, textOf, validPlanArb } from "../support/histories";
+import {
+  adapterBrokenPlanArb as brokenPlanArb,
+  buildHistory,
+  buildValid,
+  buildValidGemini,
+  textOf,
+  validPlanArb,
+} from "../support/histories";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 const ADAPTED: (PayloadProvider | "strict")[] = ["openai", "openai-responses", "anthropic", "bedrock", "strict"];
@@ -38,41 +45,62 @@ describe("valid: the real adapter's payload satisfies the provider's rules after
     });
   }
 
-  withAdapters("anthropic models before Opus 4.8 (systemMessages: 'user-text'): no system message left inside `messages`", async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenPlanArb, async (plan) => {
-        const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider: "anthropic", systemMessages: "user-text" });
-        expect(await validatePayloadFor("anthropic", messages, { noPrefill: true, systemInMessages: "none" })).toEqual([]);
-      }),
-      { numRuns: Math.ceil(RUNS / 2) },
-    );
-  });
+  withAdapters(
+    "anthropic models before Opus 4.8 (systemMessages: 'user-text'): no system message left inside `messages`",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(brokenPlanArb, async (plan) => {
+          const { messages } = repairToolCalls(asRequest(buildHistory(plan)), {
+            provider: "anthropic",
+            systemMessages: "user-text",
+          });
+          expect(
+            await validatePayloadFor("anthropic", messages, { noPrefill: true, systemInMessages: "none" }),
+          ).toEqual([]);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    },
+  );
 
-  withAdapters("a request without tools (toolsInRequest: false): the real ChatBedrockConverse payload without " +
-    "toolConfig breaks no rule, B3 included, and loses no result", async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenPlanArb, fc.constantFrom("bedrock" as const, "strict" as const), async (plan, provider) => {
-        const h = asRequest(buildHistory(plan));
-        const { messages } = repairToolCalls(h, { provider, toolsInRequest: false });
-        // `tools: []`: the model is not bound, so ChatBedrockConverse sends no toolConfig.
-        expect(await validatePayloadFor(provider, messages, { noPrefill: true, tools: [] })).toEqual([]);
-        expect(findToolCallProblems(messages, { provider, toolsInRequest: false })).toEqual([]);
-        expect(messages.some((m) => ToolMessage.isInstance(m) || (AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0))).toBe(false);
-        const outText = messages.map(textOf).join("\n");
-        for (const m of h) {
-          if (!ToolMessage.isInstance(m) && !HumanMessage.isInstance(m)) continue;
-          const text = textOf(m);
-          if (text.trim() !== "") expect(outText.includes(text), `lost ${JSON.stringify(text)}`).toBe(true);
-        }
-      }),
-      { numRuns: Math.ceil(RUNS / 2) },
-    );
-  });
+  withAdapters(
+    "a request without tools (toolsInRequest: false): the real ChatBedrockConverse payload without " +
+      "toolConfig breaks no rule, B3 included, and loses no result",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          brokenPlanArb,
+          fc.constantFrom("bedrock" as const, "strict" as const),
+          async (plan, provider) => {
+            const h = asRequest(buildHistory(plan));
+            const { messages } = repairToolCalls(h, { provider, toolsInRequest: false });
+            // `tools: []`: the model is not bound, so ChatBedrockConverse sends no toolConfig.
+            expect(await validatePayloadFor(provider, messages, { noPrefill: true, tools: [] })).toEqual([]);
+            expect(findToolCallProblems(messages, { provider, toolsInRequest: false })).toEqual([]);
+            expect(
+              messages.some(
+                (m) => ToolMessage.isInstance(m) || (AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0),
+              ),
+            ).toBe(false);
+            const outText = messages.map(textOf).join("\n");
+            for (const m of h) {
+              if (!ToolMessage.isInstance(m) && !HumanMessage.isInstance(m)) continue;
+              const text = textOf(m);
+              if (text.trim() !== "") expect(outText.includes(text), `lost ${JSON.stringify(text)}`).toBe(true);
+            }
+          },
+        ),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    },
+  );
 
   it("gemini: the contents the real ChatGoogleGenerativeAI builds pass G1-G6 (a Gemini 3+ model it adds no placeholder for)", () => {
     const gemini = new ChatGoogleGenerativeAI({ model: "gemini-4-pro", apiKey: "test-key" });
     const contentsFor = (messages: BaseMessage[]) =>
-      (gemini as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: object): { contents: unknown[] } })._buildGenerateContentRequest(messages, {});
+      (
+        gemini as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: object): { contents: unknown[] } }
+      )._buildGenerateContentRequest(messages, {});
     fc.assert(
       fc.property(brokenPlanArb, (plan) => {
         const { messages } = repairToolCalls(asRequest(buildHistory(plan)), { provider: "gemini" });
@@ -111,13 +139,24 @@ describe("idempotent, minimal, lossless", () => {
 
   it("repairing a repaired history returns the same array and no repairs", () => {
     fc.assert(
-      fc.property(brokenPlanArb, fc.constantFrom(...providers), fc.constantFrom("answer", "keep", "remove" as const), fc.boolean(), (plan, provider, trailing, toolsInRequest) => {
-        const options = { provider, trailing, orphanCalls: trailing === "remove" ? "remove" : "answer", toolsInRequest } as const;
-        const once = repairToolCalls(buildHistory(plan), options);
-        const twice = repairToolCalls(once.messages, options);
-        expect(twice.repairs).toEqual([]);
-        expect(twice.messages).toBe(once.messages);
-      }),
+      fc.property(
+        brokenPlanArb,
+        fc.constantFrom(...providers),
+        fc.constantFrom("answer", "keep", "remove" as const),
+        fc.boolean(),
+        (plan, provider, trailing, toolsInRequest) => {
+          const options = {
+            provider,
+            trailing,
+            orphanCalls: trailing === "remove" ? "remove" : "answer",
+            toolsInRequest,
+          } as const;
+          const once = repairToolCalls(buildHistory(plan), options);
+          const twice = repairToolCalls(once.messages, options);
+          expect(twice.repairs).toEqual([]);
+          expect(twice.messages).toBe(once.messages);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
@@ -156,14 +195,20 @@ describe("idempotent, minimal, lossless", () => {
         for (const m of h) {
           if (!ChatMessage.isInstance(m)) continue;
           const text = textOf(m);
-          expect(outTexts.some((t) => t.includes(text)), `lost chat message ${JSON.stringify(text)}`).toBe(true);
+          expect(
+            outTexts.some((t) => t.includes(text)),
+            `lost chat message ${JSON.stringify(text)}`,
+          ).toBe(true);
         }
         // Every real tool result's content is still there, as a result or inside a converted message.
         for (const m of h) {
           if (!ToolMessage.isInstance(m) || isSyntheticResult(m)) continue;
           const text = textOf(m);
           if (text.trim() === "") continue;
-          expect(outTexts.some((t) => t.includes(text)), `lost tool result ${JSON.stringify(text)}`).toBe(true);
+          expect(
+            outTexts.some((t) => t.includes(text)),
+            `lost tool result ${JSON.stringify(text)}`,
+          ).toBe(true);
         }
       }),
       { numRuns: RUNS * 2 },
@@ -226,31 +271,52 @@ describe("structural level: what storage may hold", () => {
         const h = buildHistory(plan);
         const out = repairToolCalls(h, { provider, level: "structural" }).messages;
         const kept = new Set(out);
-        for (const m of h) if (HumanMessage.isInstance(m) && textOf(m).trim() !== "" && !Array.isArray(m.content)) expect(kept.has(m)).toBe(true);
+        for (const m of h)
+          if (HumanMessage.isInstance(m) && textOf(m).trim() !== "" && !Array.isArray(m.content))
+            expect(kept.has(m)).toBe(true);
         for (const m of out) if (!ToolMessage.isInstance(m)) expect(repairMarkerOf(m)?.synthetic ?? false).toBe(false);
       }),
       { numRuns: RUNS },
     );
   });
 
-  withAdapters("a structurally repaired history, shaped per request, is valid for the provider (what a stored thread plus a request surface sends)", async () => {
-    const adapted: PayloadProvider[] = ["openai", "openai-responses", "anthropic", "bedrock"];
-    await fc.assert(
-      fc.asyncProperty(brokenPlanArb, fc.constantFrom(...adapted), async (plan, provider) => {
-        const stored = repairToolCalls(asRequest(buildHistory(plan)), { level: "structural" }).messages;
-        expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
-        const request = repairToolCalls(stored, { provider }).messages;
-        expect(await validatePayloadFor(provider, request, { noPrefill: true })).toEqual([]);
-      }),
-      { numRuns: Math.ceil(RUNS / 2) },
-    );
-  });
+  withAdapters(
+    "a structurally repaired history, shaped per request, is valid for the provider (what a stored thread plus a request surface sends)",
+    async () => {
+      const adapted: PayloadProvider[] = ["openai", "openai-responses", "anthropic", "bedrock"];
+      await fc.assert(
+        fc.asyncProperty(brokenPlanArb, fc.constantFrom(...adapted), async (plan, provider) => {
+          const stored = repairToolCalls(asRequest(buildHistory(plan)), { level: "structural" }).messages;
+          expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+          const request = repairToolCalls(stored, { provider }).messages;
+          expect(await validatePayloadFor(provider, request, { noPrefill: true })).toEqual([]);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    },
+  );
 
   it("the request-shaping passes find nothing at the structural level", () => {
     fc.assert(
       fc.property(brokenPlanArb, fc.constantFrom(...providers), (plan, provider) => {
-        const kinds = new Set(findToolCallProblems(buildHistory(plan), { provider, level: "structural", toolsInRequest: false }).map((p) => p.kind));
-        for (const shaping of ["invalid_call_id", "call_block_in_content", "empty_message", "blank_text_block", "empty_tool_result", "leading_non_user", "consecutive_same_role", "unsupported_block", "misplaced_system_message", "tool_blocks_without_tools", "chat_message_role"])
+        const kinds = new Set(
+          findToolCallProblems(buildHistory(plan), { provider, level: "structural", toolsInRequest: false }).map(
+            (p) => p.kind,
+          ),
+        );
+        for (const shaping of [
+          "invalid_call_id",
+          "call_block_in_content",
+          "empty_message",
+          "blank_text_block",
+          "empty_tool_result",
+          "leading_non_user",
+          "consecutive_same_role",
+          "unsupported_block",
+          "misplaced_system_message",
+          "tool_blocks_without_tools",
+          "chat_message_role",
+        ])
           expect(kinds.has(shaping as never)).toBe(false);
       }),
       { numRuns: RUNS },

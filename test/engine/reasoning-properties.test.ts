@@ -40,7 +40,11 @@ type Incident =
   | { op: "foreign"; at: number };
 
 const stepArb = (minCalls: number): fc.Arbitrary<Step> =>
-  fc.record({ reasoning: fc.boolean(), text: fc.boolean(), calls: fc.integer({ min: minCalls, max: minCalls === 0 ? 0 : 3 }) });
+  fc.record({
+    reasoning: fc.boolean(),
+    text: fc.boolean(),
+    calls: fc.integer({ min: minCalls, max: minCalls === 0 ? 0 : 3 }),
+  });
 const turnArb: fc.Arbitrary<Turn> = fc.record({ steps: fc.array(stepArb(1), { maxLength: 3 }), final: stepArb(0) });
 const incidentArb: fc.Arbitrary<Incident> = fc.oneof(
   fc.record({ op: fc.constant("abort" as const), at: fc.nat(50), keep: fc.nat(3) }),
@@ -72,7 +76,8 @@ function buildThread(turns: Turn[], midLoop: boolean, assistant: (step: Step, n:
     for (const step of last ? turn.steps : [...turn.steps, turn.final]) {
       const message = assistant(step.calls === 0 ? { ...step, text: true } : step, ++n);
       out.push(message);
-      for (const call of message.tool_calls ?? []) out.push(new ToolMessage({ content: `result of ${call.id}`, tool_call_id: call.id!, name: call.name }));
+      for (const call of message.tool_calls ?? [])
+        out.push(new ToolMessage({ content: `result of ${call.id}`, tool_call_id: call.id!, name: call.name }));
     }
   });
   if (!inLoop) out.push(new HumanMessage({ content: "the question this request asks", id: "next" }));
@@ -96,7 +101,11 @@ function applyIncidents(history: BaseMessage[], incidents: Incident[]): BaseMess
       case "abort": {
         // The run died after `keep` results; the next input came as a new message.
         const end = blockEnd(i);
-        h.splice(i + 1 + Math.min(incident.keep, end - i - 1), end - i - 1 - Math.min(incident.keep, end - i - 1), new HumanMessage("a new question after the abort"));
+        h.splice(
+          i + 1 + Math.min(incident.keep, end - i - 1),
+          end - i - 1 - Math.min(incident.keep, end - i - 1),
+          new HumanMessage("a new question after the abort"),
+        );
         break;
       }
       case "replay": {
@@ -126,7 +135,8 @@ const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.co
 function expectNothingLost(history: BaseMessage[], payload: string): void {
   for (const m of history) {
     if (HumanMessage.isInstance(m) || ToolMessage.isInstance(m)) expect(payload).toContain(textOf(m));
-    if (AIMessage.isInstance(m)) for (const [, text] of textOf(m).matchAll(/(model text \d+)/g)) expect(payload).toContain(text);
+    if (AIMessage.isInstance(m))
+      for (const [, text] of textOf(m).matchAll(/(model text \d+)/g)) expect(payload).toContain(text);
   }
 }
 
@@ -149,33 +159,81 @@ describe("OpenAI Responses threads with reasoning items", () => {
         const stored: Dict[][] = [];
         const respond = (step: Step, n: number): AIMessage => {
           const output: Dict[] = [];
-          if (step.reasoning) output.push({ type: "reasoning", id: `rs_${n}`, summary: [{ type: "summary_text", text: `reasoning ${n}` }] });
-          if (step.text) output.push({ type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: `model text ${n}`, annotations: [] }] });
+          if (step.reasoning)
+            output.push({
+              type: "reasoning",
+              id: `rs_${n}`,
+              summary: [{ type: "summary_text", text: `reasoning ${n}` }],
+            });
+          if (step.text)
+            output.push({
+              type: "message",
+              id: `msg_${n}`,
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: `model text ${n}`, annotations: [] }],
+            });
           for (let k = 0; k < step.calls; k++)
-            output.push({ type: "function_call", id: `fc_${n}_${k}`, call_id: `call_${n}_${k}`, name: "lookup", arguments: JSON.stringify({ q: `${n}.${k}` }), status: "completed" });
+            output.push({
+              type: "function_call",
+              id: `fc_${n}_${k}`,
+              call_id: `call_${n}_${k}`,
+              name: "lookup",
+              arguments: JSON.stringify({ q: `${n}.${k}` }),
+              status: "completed",
+            });
           stored.push(output);
-          const response = { id: `resp_${n}`, object: "response", created_at: 0, model, status: "completed", output, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } };
+          const response = {
+            id: `resp_${n}`,
+            object: "response",
+            created_at: 0,
+            model,
+            status: "completed",
+            output,
+            usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+          };
           return convertResponsesMessageToAIMessage(response as never);
         };
         const history = applyIncidents(buildThread(turns, midLoop, respond), incidents);
         const repaired = repairToolCalls(history, { provider: "openai-responses" });
-        const input = convertMessagesToResponsesInput({ messages: repaired.messages, zdrEnabled: false, model }) as unknown as Dict[];
+        const input = convertMessagesToResponsesInput({
+          messages: repaired.messages,
+          zdrEnabled: false,
+          model,
+        }) as unknown as Dict[];
         expect(validateOpenAIResponsesInput(input, { storedOutputs: stored })).toEqual([]);
         // Zero data retention: the adapter rebuilds the items from the message instead of re-sending the output.
-        const zdrInput = convertMessagesToResponsesInput({ messages: repaired.messages, zdrEnabled: true, model }) as unknown as Dict[];
+        const zdrInput = convertMessagesToResponsesInput({
+          messages: repaired.messages,
+          zdrEnabled: true,
+          model,
+        }) as unknown as Dict[];
         expect(validateOpenAIResponsesInput(zdrInput, { storedOutputs: stored })).toEqual([]);
         expectCleanWalkAgrees(history, repaired, "openai-responses");
         // What the stored thread holds (structural repairs), then the request's repair on top: still valid.
         const storedThread = repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages;
         const later = repairToolCalls(storedThread, { provider: "openai-responses" }).messages;
-        const laterInput = convertMessagesToResponsesInput({ messages: later, zdrEnabled: false, model }) as unknown as Dict[];
+        const laterInput = convertMessagesToResponsesInput({
+          messages: later,
+          zdrEnabled: false,
+          model,
+        }) as unknown as Dict[];
         expect(validateOpenAIResponsesInput(laterInput, { storedOutputs: stored })).toEqual([]);
 
         const sent = JSON.stringify(input);
         expectNothingLost(history, sent);
         // Every reasoning item of the thread is sent, once.
-        const reasoningIds = new Set(history.flatMap((m) => ((m.additional_kwargs as Dict).reasoning ? [((m.additional_kwargs as Dict).reasoning as Dict).id] : [])));
-        expect(input.filter((item) => item.type === "reasoning").map((item) => item.id).sort()).toEqual([...reasoningIds].sort());
+        const reasoningIds = new Set(
+          history.flatMap((m) =>
+            (m.additional_kwargs as Dict).reasoning ? [((m.additional_kwargs as Dict).reasoning as Dict).id] : [],
+          ),
+        );
+        expect(
+          input
+            .filter((item) => item.type === "reasoning")
+            .map((item) => item.id)
+            .sort(),
+        ).toEqual([...reasoningIds].sort());
 
         const again = repairToolCalls(repaired.messages, { provider: "openai-responses" });
         expect(again.repairs).toEqual([]);
@@ -191,25 +249,42 @@ describe("Gemini 3+ threads with thought signatures", () => {
   // A Gemini 3+ model id without "gemini-3": @langchain/google-genai adds no placeholder of its own.
   const client = new ChatGoogleGenerativeAI({ model: "gemini-4-pro", apiKey: "test-key" });
   const contentsFor = (messages: BaseMessage[]): Dict[] =>
-    (client as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: Dict): { contents: Dict[] } })._buildGenerateContentRequest(messages, {}).contents;
+    (
+      client as unknown as { _buildGenerateContentRequest(m: BaseMessage[], o: Dict): { contents: Dict[] } }
+    )._buildGenerateContentRequest(messages, {}).contents;
 
   /** The message @langchain/google-genai 2.3.2 stores for a candidate (`mapGenerateContentResultToChatResult`). */
   const respond = (step: Step, n: number): AIMessage => {
     const parts: Dict[] = [];
     if (step.text) parts.push({ text: `model text ${n}` });
-    for (let k = 0; k < step.calls; k++) parts.push({ functionCall: { name: "lookup", args: { q: `${n}.${k}` } }, ...(k === 0 ? { thoughtSignature: `sig_${n}` } : {}) });
+    for (let k = 0; k < step.calls; k++)
+      parts.push({
+        functionCall: { name: "lookup", args: { q: `${n}.${k}` } },
+        ...(k === 0 ? { thoughtSignature: `sig_${n}` } : {}),
+      });
     const calls = parts.flatMap((p, k) => (p.functionCall ? [{ id: `g${n}-${k}`, part: p }] : []));
     const content =
       parts.length === 1 && parts[0].text !== undefined
         ? (parts[0].text as string)
-        : parts.map((p) => (p.text !== undefined ? { type: "text", text: p.text } : { type: "functionCall", functionCall: p.functionCall }));
+        : parts.map((p) =>
+            p.text !== undefined
+              ? { type: "text", text: p.text }
+              : { type: "functionCall", functionCall: p.functionCall },
+          );
     return new AIMessage({
       content: content as never,
-      tool_calls: calls.map(({ id, part }) => ({ type: "tool_call", id, name: "lookup", args: (part.functionCall as Dict).args as Dict })),
+      tool_calls: calls.map(({ id, part }) => ({
+        type: "tool_call",
+        id,
+        name: "lookup",
+        args: (part.functionCall as Dict).args as Dict,
+      })),
       additional_kwargs: {
         finishReason: "STOP",
         index: 0,
-        [SIGNATURES]: Object.fromEntries(calls.flatMap(({ id, part }) => (part.thoughtSignature ? [[id, part.thoughtSignature]] : []))),
+        [SIGNATURES]: Object.fromEntries(
+          calls.flatMap(({ id, part }) => (part.thoughtSignature ? [[id, part.thoughtSignature]] : [])),
+        ),
       },
     });
   };
@@ -229,7 +304,9 @@ describe("Gemini 3+ threads with thought signatures", () => {
         const sent = JSON.stringify(contents);
         expectNothingLost(history, sent);
         // Every signature the model gave is sent back with its call.
-        for (const m of history) for (const signature of Object.values(((m.additional_kwargs as Dict)[SIGNATURES] ?? {}) as Dict)) expect(sent).toContain(`"thoughtSignature":"${String(signature)}"`);
+        for (const m of history)
+          for (const signature of Object.values(((m.additional_kwargs as Dict)[SIGNATURES] ?? {}) as Dict))
+            expect(sent).toContain(`"thoughtSignature":"${String(signature)}"`);
 
         const again = repairToolCalls(repaired.messages, { provider: "gemini" });
         expect(again.repairs).toEqual([]);

@@ -19,7 +19,8 @@ afterEach(async () => {
 });
 
 type Dict = Record<string, unknown>;
-const reasoningModel = (s: RunningStub) => openAIModel(s, { model: "gpt-5.1", useResponsesApi: true, reasoning: { effort: "low" } });
+const reasoningModel = (s: RunningStub) =>
+  openAIModel(s, { model: "gpt-5.1", useResponsesApi: true, reasoning: { effort: "low" } });
 const inputOf = (request: unknown) => (request as { input: Dict[] }).input;
 const outputOf = (m: BaseMessage) => (m.response_metadata as { output: Dict[] }).output;
 
@@ -34,64 +35,89 @@ async function rejectionOf(run: () => Promise<unknown>): Promise<Error> {
 
 describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing R5-R7)", () => {
   it("a tool loop re-sends the reasoning item with its call and is accepted", async () => {
-    const openai = await stub([{ text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }]);
+    const openai = await stub([
+      { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+    ]);
     const model = reasoningModel(openai);
     const question = new HumanMessage("weather?");
     const reply = await model.invoke([question]);
     expect(outputOf(reply).map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
     expect((reply.additional_kwargs.reasoning as Dict).id).toMatch(/^rs_/);
-    await model.invoke([question, reply, new ToolMessage({ content: "sunny", tool_call_id: reply.tool_calls![0].id! })]);
+    await model.invoke([
+      question,
+      reply,
+      new ToolMessage({ content: "sunny", tool_call_id: reply.tool_calls![0].id! }),
+    ]);
     expect(openai.rejections).toEqual([]);
   });
 
-  it("a replayed checkpoint (the assistant message twice): rejected for duplicate items (R5); " +
-    "repaired, the copy goes without them and nothing is lost", async () => {
-    const openai = await stub([{ text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }]);
-    const model = reasoningModel(openai);
-    const question = new HumanMessage("weather?");
-    const reply = await model.invoke([question]);
-    const callId = reply.tool_calls![0].id!;
-    const history: BaseMessage[] = [
-      question,
-      reply,
-      new ToolMessage({ content: "sunny", tool_call_id: callId }),
-      reply,
-      new ToolMessage({ content: "sunny again", tool_call_id: callId }),
-      new HumanMessage("and tomorrow?"),
-    ];
-    const error = await rejectionOf(() => model.invoke(history));
-    expect(error.message).toContain("Duplicate item found with id rs_");
+  it(
+    "a replayed checkpoint (the assistant message twice): rejected for duplicate items (R5); " +
+      "repaired, the copy goes without them and nothing is lost",
+    async () => {
+      const openai = await stub([
+        { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+      ]);
+      const model = reasoningModel(openai);
+      const question = new HumanMessage("weather?");
+      const reply = await model.invoke([question]);
+      const callId = reply.tool_calls![0].id!;
+      const history: BaseMessage[] = [
+        question,
+        reply,
+        new ToolMessage({ content: "sunny", tool_call_id: callId }),
+        reply,
+        new ToolMessage({ content: "sunny again", tool_call_id: callId }),
+        new HumanMessage("and tomorrow?"),
+      ];
+      const error = await rejectionOf(() => model.invoke(history));
+      expect(error.message).toContain("Duplicate item found with id rs_");
 
-    const repaired = repairToolCalls(history, { provider: "openai-responses" });
-    expect(repaired.repairs.map((r) => r.action)).toEqual(["renamed_call_id", "rebuilt_message"]);
-    // Stored without loss: the copy keeps its text and its reasoning summary in content.
-    const copy = repaired.messages[3] as AIMessage;
-    expect(copy.content).toEqual(reply.content);
-    expect(outputOf(copy).map((item) => [item.type, item.id])).toEqual([
-      ["message", undefined],
-      ["function_call", undefined],
-    ]);
-    expect(repairToolCalls(repaired.messages, { provider: "openai-responses" }).messages).toBe(repaired.messages);
+      const repaired = repairToolCalls(history, { provider: "openai-responses" });
+      expect(repaired.repairs.map((r) => r.action)).toEqual(["renamed_call_id", "rebuilt_message"]);
+      // Stored without loss: the copy keeps its text and its reasoning summary in content.
+      const copy = repaired.messages[3] as AIMessage;
+      expect(copy.content).toEqual(reply.content);
+      expect(outputOf(copy).map((item) => [item.type, item.id])).toEqual([
+        ["message", undefined],
+        ["function_call", undefined],
+      ]);
+      expect(repairToolCalls(repaired.messages, { provider: "openai-responses" }).messages).toBe(repaired.messages);
 
-    await model.invoke(repaired.messages);
-    expect(openai.rejections).toHaveLength(1);
-    const sent = inputOf(openai.requests[openai.requests.length - 1]);
-    // The original's reasoning item is sent once, right before the item that followed it.
-    const reasoningAt = sent.findIndex((item) => item.type === "reasoning");
-    expect(sent.filter((item) => item.type === "reasoning")).toHaveLength(1);
-    expect(sent[reasoningAt + 1].id).toBe(outputOf(reply)[1].id);
-    expect(sent.filter((item) => item.type === "function_call_output").map((item) => item.output)).toEqual(["sunny", "sunny again"]);
-  });
+      await model.invoke(repaired.messages);
+      expect(openai.rejections).toHaveLength(1);
+      const sent = inputOf(openai.requests[openai.requests.length - 1]);
+      // The original's reasoning item is sent once, right before the item that followed it.
+      const reasoningAt = sent.findIndex((item) => item.type === "reasoning");
+      expect(sent.filter((item) => item.type === "reasoning")).toHaveLength(1);
+      expect(sent[reasoningAt + 1].id).toBe(outputOf(reply)[1].id);
+      expect(sent.filter((item) => item.type === "function_call_output").map((item) => item.output)).toEqual([
+        "sunny",
+        "sunny again",
+      ]);
+    },
+  );
 
   it("a call removed from a response takes its reasoning item with it, and the items it preceded go without ids (R6, R7)", async () => {
-    const openai = await stub([{ toolCalls: [{ name: "lookup", args: { q: "a" } }, { name: "lookup", args: { q: "b" } }] }]);
+    const openai = await stub([
+      {
+        toolCalls: [
+          { name: "lookup", args: { q: "a" } },
+          { name: "lookup", args: { q: "b" } },
+        ],
+      },
+    ]);
     const model = reasoningModel(openai);
     const question = new HumanMessage("look both up");
     const reply = await model.invoke([question]);
     const [first, second] = reply.tool_calls!;
     // The run was aborted after the second tool finished: the first call has no result.
     const history: BaseMessage[] = [question, reply, new ToolMessage({ content: "b found", tool_call_id: second.id! })];
-    const repaired = repairToolCalls(history, { provider: "openai-responses", orphanCalls: "remove", trailing: "remove" });
+    const repaired = repairToolCalls(history, {
+      provider: "openai-responses",
+      orphanCalls: "remove",
+      trailing: "remove",
+    });
     expect(repaired.repairs.map((r) => [r.action, r.toolCallId])).toEqual([["removed_call", first.id]]);
     const kept = repaired.messages[1] as AIMessage;
     const { id: _secondItemId, ...secondWithoutId } = outputOf(reply)[2];
@@ -106,7 +132,13 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
     const model = reasoningModel(openai);
     const question = new HumanMessage("weather?");
     const reply = await model.invoke([question]);
-    const history: BaseMessage[] = [question, reply, new HumanMessage("thanks"), reply, new HumanMessage("and tomorrow?")];
+    const history: BaseMessage[] = [
+      question,
+      reply,
+      new HumanMessage("thanks"),
+      reply,
+      new HumanMessage("and tomorrow?"),
+    ];
     const error = await rejectionOf(() => model.invoke(history));
     expect(error.message).toContain("Duplicate item found with id rs_");
     const repaired = repairToolCalls(history, { provider: "openai-responses" });

@@ -27,8 +27,10 @@ function keptWords(messages: BaseMessage[]): string[] {
   for (const m of messages) {
     if (!AIMessage.isInstance(m) || !Array.isArray(m.content)) continue;
     for (const block of m.content as Dict[]) {
-      if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") words.push(block.thinking);
-      if (block.type === "reasoning" && typeof block.reasoning === "string" && block.reasoning !== "") words.push(block.reasoning);
+      if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "")
+        words.push(block.thinking);
+      if (block.type === "reasoning" && typeof block.reasoning === "string" && block.reasoning !== "")
+        words.push(block.reasoning);
       if (block.type === "web_fetch_tool_result") words.push(`page text`);
       if (block.type === "code_execution_tool_result") words.push(`printed`);
     }
@@ -72,7 +74,8 @@ describe("threads with thinking on: lossless and idempotent", () => {
           for (const m of h) {
             if (!(HumanMessage.isInstance(m) || (ToolMessage.isInstance(m) && !isSyntheticResult(m)))) continue;
             const text = textOf(m);
-            if (text.trim() !== "") expect(kept.includes(JSON.stringify(text).slice(1, -1)), `lost ${JSON.stringify(text)}`).toBe(true);
+            if (text.trim() !== "")
+              expect(kept.includes(JSON.stringify(text).slice(1, -1)), `lost ${JSON.stringify(text)}`).toBe(true);
           }
         }),
         { numRuns: RUNS },

@@ -39,9 +39,21 @@ describe("1. orphaned call", () => {
     // The run stopped between the call and its result: the tool may have started, so its outcome is unknown.
     expect(synthetic.content).toContain("its outcome is unknown");
     expect(synthetic.content).not.toContain("did not run");
-    expect(repairMarkerOf(synthetic)).toMatchObject({ synthetic: true, reason: "orphan_call", toolCallId: "b", toolRun: "outcome_unknown" });
+    expect(repairMarkerOf(synthetic)).toMatchObject({
+      synthetic: true,
+      reason: "orphan_call",
+      toolCallId: "b",
+      toolRun: "outcome_unknown",
+    });
     expect(r.repairs).toEqual([
-      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", index: 1, toolCallId: "b", toolName: "tool_b", toolRun: "outcome_unknown" }),
+      expect.objectContaining({
+        problem: "orphan_call",
+        action: "synthesized_result",
+        index: 1,
+        toolCallId: "b",
+        toolName: "tool_b",
+        toolRun: "outcome_unknown",
+      }),
     ]);
   });
 
@@ -59,7 +71,9 @@ describe("1. orphaned call", () => {
         { type: "tool_use", id: "toolu_1", name: "search", input: {} },
       ],
       tool_calls: [{ id: "toolu_1", name: "search", args: {} }],
-      additional_kwargs: { tool_calls: [{ id: "toolu_1", type: "function", function: { name: "search", arguments: "{}" } }] },
+      additional_kwargs: {
+        tool_calls: [{ id: "toolu_1", type: "function", function: { name: "search", arguments: "{}" } }],
+      },
       response_metadata: { output: [{ type: "function_call", call_id: "toolu_1", name: "search", arguments: "{}" }] },
     });
     const r = repairToolCalls([human(), msg, human("next")], { orphanCalls: "remove", provider: "openai" });
@@ -72,7 +86,10 @@ describe("1. orphaned call", () => {
   });
 
   it("removes the whole message only when nothing is left", () => {
-    const r = repairToolCalls([human(), aiWithCalls("a"), human("next")], { orphanCalls: "remove", provider: "openai" });
+    const r = repairToolCalls([human(), aiWithCalls("a"), human("next")], {
+      orphanCalls: "remove",
+      provider: "openai",
+    });
     expect(shape(r.messages)).toBe("human, human");
     expect(r.repairs.map((x) => x.action)).toEqual(["removed_call", "removed_message"]);
   });
@@ -116,7 +133,11 @@ describe("4. orphan result", () => {
 
   it("drops it on option, and reports it", () => {
     const onRepair = vi.fn();
-    const r = repairToolCalls([human(), ai("hi"), toolResult("gone")], { orphanResults: "drop", onRepair, provider: "openai" });
+    const r = repairToolCalls([human(), ai("hi"), toolResult("gone")], {
+      orphanResults: "drop",
+      onRepair,
+      provider: "openai",
+    });
     expect(shape(r.messages)).toBe("human, ai");
     expect(onRepair).toHaveBeenCalledWith(expect.objectContaining({ action: "dropped_result", toolCallId: "gone" }));
   });
@@ -130,7 +151,9 @@ describe("5. several results for one call", () => {
     const results = r.messages.filter((m) => m.getType() === "tool");
     expect(results).toHaveLength(1);
     expect(results[0].content).toBe("the real result");
-    expect(r.repairs).toContainEqual(expect.objectContaining({ problem: "duplicate_result", action: "dropped_result" }));
+    expect(r.repairs).toContainEqual(
+      expect.objectContaining({ problem: "duplicate_result", action: "dropped_result" }),
+    );
   });
 
   it("drops an identical copy and keeps a differing one's content", () => {
@@ -160,7 +183,9 @@ describe("6. duplicate call ids", () => {
         { id: "x", name: "t", args: { n: 2 } },
       ],
     });
-    const r = repairToolCalls([human(), msg, toolResult("x", "1"), toolResult("x", "2"), ai()], { provider: "anthropic" });
+    const r = repairToolCalls([human(), msg, toolResult("x", "1"), toolResult("x", "2"), ai()], {
+      provider: "anthropic",
+    });
     const fixed = r.messages[1] as AIMessage;
     expect(fixed.tool_calls!.map((c) => c.id)).toEqual(["x", "x_2"]);
     expect((fixed.content as { id: string }[]).map((b) => b.id)).toEqual(["x", "x_2"]);
@@ -176,8 +201,12 @@ describe("7. invalid calls", () => {
     const msg = new AIMessage({
       content: "",
       tool_calls: [],
-      invalid_tool_calls: [{ id: "call_bad", name: "search", args: "{not json", error: "Unexpected token", type: "invalid_tool_call" }],
-      additional_kwargs: { tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{not json" } }] },
+      invalid_tool_calls: [
+        { id: "call_bad", name: "search", args: "{not json", error: "Unexpected token", type: "invalid_tool_call" },
+      ],
+      additional_kwargs: {
+        tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{not json" } }],
+      },
     });
     const r = repairToolCalls([human(), msg, human("next")], { provider: "openai" });
     expect(shape(r.messages)).toBe("human, ai[call_bad], tool(call_bad), human");
@@ -187,7 +216,10 @@ describe("7. invalid calls", () => {
     // No tool takes arguments that did not parse: this one is known never to have started.
     expect(r.messages[2].content).toContain("did not run");
     expect(repairMarkerOf(r.messages[2])).toMatchObject({ toolRun: "never_started" });
-    expect(r.repairs.find((x) => x.action === "synthesized_result")).toMatchObject({ toolCallId: "call_bad", toolRun: "never_started" });
+    expect(r.repairs.find((x) => x.action === "synthesized_result")).toMatchObject({
+      toolCallId: "call_bad",
+      toolRun: "never_started",
+    });
   });
 
   it("removes it from every location on option", () => {
@@ -195,7 +227,9 @@ describe("7. invalid calls", () => {
       content: "text",
       tool_calls: [],
       invalid_tool_calls: [{ id: "call_bad", name: "search", args: "{", error: "e", type: "invalid_tool_call" }],
-      additional_kwargs: { tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{" } }] },
+      additional_kwargs: {
+        tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{" } }],
+      },
     });
     const r = repairToolCalls([human(), msg], { provider: "openai", invalidCalls: "remove" });
     const fixed = r.messages[1] as AIMessage;
@@ -313,7 +347,11 @@ describe("bad input", () => {
   it("coerces plain and lc-serialized messages and reports it", () => {
     const plain = [
       { role: "user", content: "hi" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: "ok" },
       JSON.parse(JSON.stringify(new AIMessage({ content: "done", tool_calls: [] }))),
     ];
@@ -329,7 +367,9 @@ describe("bad input", () => {
   });
 
   it("reports a result without an id and keeps its content", () => {
-    const r = repairToolCalls([human(), ai(), new ToolMessage({ content: "data", tool_call_id: undefined as never })], { provider: "openai" });
+    const r = repairToolCalls([human(), ai(), new ToolMessage({ content: "data", tool_call_id: undefined as never })], {
+      provider: "openai",
+    });
     expect(r.repairs[0]).toMatchObject({ problem: "missing_result_id", action: "converted_result" });
     expect(r.messages[2].content).toContain("data");
   });
@@ -386,15 +426,18 @@ describe("a repair is idempotent when a late pass changes what an earlier one ju
 });
 
 describe("an assistant message left with only an empty signed reasoning block", () => {
-  it.skipIf(ADAPTERS_PINNED !== undefined)("is removed from a Bedrock request (@langchain/aws drops the block and would send empty content, B9)", async () => {
-    const h: BaseMessage[] = [
-      human("q"),
-      new AIMessage({ content: [{ type: "reasoning", reasoning: "", signature: "sig_empty" }] as never }),
-      human("next"),
-    ];
-    expect(await validatePayloadFor("bedrock", h)).toEqual([expect.objectContaining({ rule: "B9" })]);
-    const { messages, repairs } = repairToolCalls(h, { provider: "bedrock" });
-    expect(repairs).toContainEqual(expect.objectContaining({ problem: "empty_message", index: 1 }));
-    expect(await validatePayloadFor("bedrock", messages)).toEqual([]);
-  });
+  it.skipIf(ADAPTERS_PINNED !== undefined)(
+    "is removed from a Bedrock request (@langchain/aws drops the block and would send empty content, B9)",
+    async () => {
+      const h: BaseMessage[] = [
+        human("q"),
+        new AIMessage({ content: [{ type: "reasoning", reasoning: "", signature: "sig_empty" }] as never }),
+        human("next"),
+      ];
+      expect(await validatePayloadFor("bedrock", h)).toEqual([expect.objectContaining({ rule: "B9" })]);
+      const { messages, repairs } = repairToolCalls(h, { provider: "bedrock" });
+      expect(repairs).toContainEqual(expect.objectContaining({ problem: "empty_message", index: 1 }));
+      expect(await validatePayloadFor("bedrock", messages)).toEqual([]);
+    },
+  );
 });

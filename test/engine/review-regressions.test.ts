@@ -39,15 +39,30 @@ describe("review regressions", () => {
       new AIMessage({
         content: "",
         tool_calls: [{ id: "call_1", name: "f", args: {}, type: "tool_call" }],
-        response_metadata: { output: [{ type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" }] },
+        response_metadata: {
+          output: [{ type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" }],
+        },
       });
-    const h = [new HumanMessage("q"), turn(), new ToolMessage({ content: "r1", tool_call_id: "call_1" }), new HumanMessage("again"), turn(), new ToolMessage({ content: "r2", tool_call_id: "call_1" }), new HumanMessage("q3")];
+    const h = [
+      new HumanMessage("q"),
+      turn(),
+      new ToolMessage({ content: "r1", tool_call_id: "call_1" }),
+      new HumanMessage("again"),
+      turn(),
+      new ToolMessage({ content: "r2", tool_call_id: "call_1" }),
+      new HumanMessage("q3"),
+    ];
     const { messages } = expectConsistent(h, "openai-responses");
-    expect(validateOpenAIResponsesInput(convertMessagesToResponsesInput({ messages, zdrEnabled: false, model: "gpt-5" }))).toEqual([]);
+    expect(
+      validateOpenAIResponsesInput(convertMessagesToResponsesInput({ messages, zdrEnabled: false, model: "gpt-5" })),
+    ).toEqual([]);
   });
 
   it("never merges an assistant ChatMessage into a user message", () => {
-    const h = [new HumanMessage("question"), new ChatMessage({ role: "assistant", content: "the answer", id: "chat1" })];
+    const h = [
+      new HumanMessage("question"),
+      new ChatMessage({ role: "assistant", content: "the answer", id: "chat1" }),
+    ];
     // Stored as it is; for a request (strict) typed by its role, an assistant turn of its own.
     expect(repairToolCalls(h, { level: "structural" }).messages).toBe(h);
     const r = repairToolCalls(h);
@@ -56,18 +71,30 @@ describe("review regressions", () => {
   });
 
   it("bridges a user ChatMessage after a user message instead of merging it", () => {
-    const h = [new HumanMessage("a"), new AIMessage("b"), new HumanMessage("c"), new ChatMessage({ role: "user", content: "d" })];
+    const h = [
+      new HumanMessage("a"),
+      new AIMessage("b"),
+      new HumanMessage("c"),
+      new ChatMessage({ role: "user", content: "d" }),
+    ];
     const r = expectConsistent(h, "bedrock");
     expect(r.messages.map((m) => m.getType())).toEqual(["human", "ai", "human", "ai", "generic"]);
   });
 
   it("removes two copies of an unanswered server tool call in one run", () => {
-    const srv = () => new AIMessage({ content: [{ type: "server_tool_use", id: "srvtoolu_2", name: "web_search", input: {} }] });
-    expectConsistent([new HumanMessage("q"), srv(), new HumanMessage("q2"), srv(), new HumanMessage("q3")], "anthropic");
+    const srv = () =>
+      new AIMessage({ content: [{ type: "server_tool_use", id: "srvtoolu_2", name: "web_search", input: {} }] });
+    expectConsistent(
+      [new HumanMessage("q"), srv(), new HumanMessage("q2"), srv(), new HumanMessage("q3")],
+      "anthropic",
+    );
   });
 
   it("keeps a paused server tool call as a trailing exchange in storage", () => {
-    const h = [new HumanMessage("hi"), new AIMessage({ content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }] })];
+    const h = [
+      new HumanMessage("hi"),
+      new AIMessage({ content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }] }),
+    ];
     expect(expectConsistent(h, "anthropic", true).messages).toBe(h);
   });
 
@@ -85,7 +112,10 @@ describe("review regressions", () => {
   });
 
   it("removes an empty user ChatMessage on Bedrock", () => {
-    expectConsistent([new HumanMessage("hi"), new AIMessage("ok"), new ChatMessage({ role: "user", content: "" })], "bedrock");
+    expectConsistent(
+      [new HumanMessage("hi"), new AIMessage("ok"), new ChatMessage({ role: "user", content: "" })],
+      "bedrock",
+    );
   });
 
   it("judges a null content block alike on the clean path and in the finders", () => {
@@ -95,7 +125,10 @@ describe("review regressions", () => {
   });
 
   it("reads additional_kwargs.tool_calls: null as no calls", () => {
-    const h = [new HumanMessage("hi"), new AIMessage({ content: "x", additional_kwargs: { tool_calls: null } as never })];
+    const h = [
+      new HumanMessage("hi"),
+      new AIMessage({ content: "x", additional_kwargs: { tool_calls: null } as never }),
+    ];
     expect(expectConsistent(h, "strict").messages).toBe(h);
   });
 });

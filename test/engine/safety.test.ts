@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { AIMessage, HumanMessage, ToolMessage, mapChatMessagesToStoredMessages, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  HumanMessage,
+  ToolMessage,
+  mapChatMessagesToStoredMessages,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import { createRepairer, findToolCallProblems, isCleanHistory, profileFor, repairToolCalls } from "../../src/engine";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
@@ -27,7 +33,10 @@ const errorOf = (fn: () => unknown): unknown => {
 
 describe("options are checked against their own tables", () => {
   it.each([
-    [{ provider: "__proto__" }, /options\.provider is "__proto__"; expected one of openai, openai-responses, anthropic, bedrock, gemini, strict/],
+    [
+      { provider: "__proto__" },
+      /options\.provider is "__proto__"; expected one of openai, openai-responses, anthropic, bedrock, gemini, strict/,
+    ],
     [{ provider: "toString" }, /options\.provider/],
     [{ trailing: "bogus" }, /options\.trailing is "bogus"; expected one of keep, answer, remove/],
     [{ orphanCalls: "drop" }, /options\.orphanCalls is "drop"; expected one of answer, remove/],
@@ -35,7 +44,12 @@ describe("options are checked against their own tables", () => {
     [{ onRepair: 3 }, /options\.onRepair is 3; expected a function/],
     [{ syntheticResultText: "x" }, /options\.syntheticResultText/],
   ])("%j is refused with an error naming the option and the accepted values", (options, message) => {
-    for (const call of [() => repairToolCalls([human()], options as never), () => findToolCallProblems([human()], options as never), () => isCleanHistory([human()], options as never), () => createRepairer(options as never)]) {
+    for (const call of [
+      () => repairToolCalls([human()], options as never),
+      () => findToolCallProblems([human()], options as never),
+      () => isCleanHistory([human()], options as never),
+      () => createRepairer(options as never),
+    ]) {
       expect(call).toThrow(ToolCallRepairInputError);
       expect(call).toThrow(message);
     }
@@ -49,7 +63,11 @@ describe("options are checked against their own tables", () => {
   });
 
   it("options are read under the input guard: a throwing getter or a revoked proxy names the option, never the raw error", () => {
-    const throwing = { get provider(): string { throw new Error("x"); } };
+    const throwing = {
+      get provider(): string {
+        throw new Error("x");
+      },
+    };
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     for (const call of [
@@ -58,19 +76,39 @@ describe("options are checked against their own tables", () => {
       (o: unknown) => isCleanHistory([human()], o as never),
       (o: unknown) => createRepairer(o as never),
     ]) {
-      expect(errorOf(() => call(throwing))).toMatchObject({ name: "ToolCallRepairInputError", argument: "options.provider", message: expect.stringContaining("options.provider could not be read (x)") });
+      expect(errorOf(() => call(throwing))).toMatchObject({
+        name: "ToolCallRepairInputError",
+        argument: "options.provider",
+        message: expect.stringContaining("options.provider could not be read (x)"),
+      });
       expect(errorOf(() => call(proxy))).toMatchObject({ name: "ToolCallRepairInputError", argument: "options" });
     }
-    const throwingFind = { get trailingIsProblem(): boolean { throw new Error("y"); } };
-    expect(errorOf(() => findToolCallProblems([human()], throwingFind as never))).toMatchObject({ argument: "options.trailingIsProblem" });
+    const throwingFind = {
+      get trailingIsProblem(): boolean {
+        throw new Error("y");
+      },
+    };
+    expect(errorOf(() => findToolCallProblems([human()], throwingFind as never))).toMatchObject({
+      argument: "options.trailingIsProblem",
+    });
   });
 
   it("profileFor names its own arguments: provider and level (an unknown level returned undefined)", () => {
     const { proxy, revoke } = Proxy.revocable([], {});
     revoke();
-    expect(errorOf(() => profileFor(proxy))).toMatchObject({ name: "ToolCallRepairInputError", argument: "provider", message: expect.stringContaining("profileFor: provider is an unreadable object; expected one of openai") });
-    expect(errorOf(() => profileFor("gpt"))).toMatchObject({ argument: "provider", message: expect.stringContaining('provider is "gpt"') });
-    expect(errorOf(() => profileFor("openai", "full" as never))).toMatchObject({ argument: "level", message: expect.stringContaining('level is "full"; expected one of') });
+    expect(errorOf(() => profileFor(proxy))).toMatchObject({
+      name: "ToolCallRepairInputError",
+      argument: "provider",
+      message: expect.stringContaining("profileFor: provider is an unreadable object; expected one of openai"),
+    });
+    expect(errorOf(() => profileFor("gpt"))).toMatchObject({
+      argument: "provider",
+      message: expect.stringContaining('provider is "gpt"'),
+    });
+    expect(errorOf(() => profileFor("openai", "full" as never))).toMatchObject({
+      argument: "level",
+      message: expect.stringContaining('level is "full"; expected one of'),
+    });
     expect(profileFor("openai", "structural").level).toBe("structural");
   });
 
@@ -117,18 +155,33 @@ describe("input the engine cannot read", () => {
     ] as const) {
       const error = errorOf(call);
       expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ argument: "messages", message: `langgraph-tool-repair: ${name}: messages is an unreadable object; expected an array of messages` });
+      expect(error).toMatchObject({
+        argument: "messages",
+        message: `langgraph-tool-repair: ${name}: messages is an unreadable object; expected an array of messages`,
+      });
     }
-    expect(errorOf(() => repairToolCalls(null as never))).toMatchObject({ message: "langgraph-tool-repair: repairToolCalls: messages is null; expected an array of messages" });
+    expect(errorOf(() => repairToolCalls(null as never))).toMatchObject({
+      message: "langgraph-tool-repair: repairToolCalls: messages is null; expected an array of messages",
+    });
   });
 
   it("a throwing getter and a revoked proxy become input errors that name the message", () => {
     const throwing = new HumanMessage("hi");
-    Object.defineProperty(throwing, "content", { get: () => { throw new Error("getter boom"); } });
+    Object.defineProperty(throwing, "content", {
+      get: () => {
+        throw new Error("getter boom");
+      },
+    });
     expect(() => repairToolCalls([human(), throwing])).toThrow(ToolCallRepairInputError);
     const { proxy, revoke } = Proxy.revocable(new HumanMessage("hi"), {});
     revoke();
-    const error = (() => { try { repairToolCalls([human(), proxy]); } catch (e) { return e; } })();
+    const error = (() => {
+      try {
+        repairToolCalls([human(), proxy]);
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
     expect((error as ToolCallRepairInputError).index).toBe(1);
   });
@@ -136,14 +189,22 @@ describe("input the engine cannot read", () => {
   it("cyclic arguments and cyclic content are read without 'Converting circular structure to JSON'", () => {
     const args: Record<string, unknown> = { q: "x" };
     args.self = args;
-    const invalid = new AIMessage({ content: "", tool_calls: [], invalid_tool_calls: [{ id: "bad1", name: "f", args: args as never, error: "oops", type: "invalid_tool_call" }] });
+    const invalid = new AIMessage({
+      content: "",
+      tool_calls: [],
+      invalid_tool_calls: [{ id: "bad1", name: "f", args: args as never, error: "oops", type: "invalid_tool_call" }],
+    });
     const block: Record<string, unknown> = { type: "text", text: "data" };
     block.self = block;
     const first = new ToolMessage({ content: [block] as never, tool_call_id: "a" });
     const second = new ToolMessage({ content: [{ type: "text", text: "other" }, block] as never, tool_call_id: "a" });
     const r = repairToolCalls([human(), invalid, human("x"), aiWithCalls("a"), first, second, human("y")]);
-    expect(r.repairs.map((x) => x.action)).toEqual(expect.arrayContaining(["promoted_invalid_call", "converted_result"]));
-    expect(String(r.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "bad1")?.content)).toContain("[Circular]");
+    expect(r.repairs.map((x) => x.action)).toEqual(
+      expect.arrayContaining(["promoted_invalid_call", "converted_result"]),
+    );
+    expect(String(r.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === "bad1")?.content)).toContain(
+      "[Circular]",
+    );
   });
 
   it("content that is a number is coerced once: the repair is idempotent", () => {
@@ -158,7 +219,10 @@ describe("input the engine cannot read", () => {
   it("bare strings inside a content array (LangChain Python) become text blocks, nothing dropped", () => {
     const python = new HumanMessage({ content: ["first part", { type: "text", text: "second" }] as never, id: "h" });
     const r = repairToolCalls([python], { provider: "openai" });
-    expect(r.messages[0].content).toEqual([{ type: "text", text: "first part" }, { type: "text", text: "second" }]);
+    expect(r.messages[0].content).toEqual([
+      { type: "text", text: "first part" },
+      { type: "text", text: "second" },
+    ]);
     expect(r.messages[0].id).toBe("h");
   });
 });
@@ -175,16 +239,26 @@ describe("LangChain's stored format ({ type, data })", () => {
   });
 
   it("a shape the package cannot read is an error naming its index, never an empty message", () => {
-    expect(() => repairToolCalls([human(), { type: "ai", data: "nope" } as never])).toThrow(/messages\[1\] is a stored message of type "ai" whose data is a string/);
-    expect(() => repairToolCalls([human(), { role: "user" } as never])).toThrow(/messages\[1\] is a "user" message with no content/);
-    expect(() => repairToolCalls([human(), { type: "tool", data: { content: "x" } } as never])).toThrow(/messages\[1\] is a stored message of type "tool" that LangChain cannot read/);
+    expect(() => repairToolCalls([human(), { type: "ai", data: "nope" } as never])).toThrow(
+      /messages\[1\] is a stored message of type "ai" whose data is a string/,
+    );
+    expect(() => repairToolCalls([human(), { role: "user" } as never])).toThrow(
+      /messages\[1\] is a "user" message with no content/,
+    );
+    expect(() => repairToolCalls([human(), { type: "tool", data: { content: "x" } } as never])).toThrow(
+      /messages\[1\] is a stored message of type "tool" that LangChain cannot read/,
+    );
   });
 
   it("a stored message with no content is refused naming its index (it was coerced empty, then removed as empty)", () => {
     for (const data of [{}, { content: null }, { tool_calls: [] }]) {
       for (const type of ["human", "ai", "system", "tool"]) {
         const error = errorOf(() => repairToolCalls([human(), { type, data } as never]));
-        expect(error).toMatchObject({ name: "ToolCallRepairInputError", index: 1, message: `langgraph-tool-repair: messages[1] is a stored message of type "${type}" whose data has no content` });
+        expect(error).toMatchObject({
+          name: "ToolCallRepairInputError",
+          index: 1,
+          message: `langgraph-tool-repair: messages[1] is a stored message of type "${type}" whose data has no content`,
+        });
         expect(errorOf(() => findToolCallProblems([human(), { type, data } as never]))).toMatchObject({ index: 1 });
       }
     }
@@ -231,8 +305,14 @@ describe("no stale verdict: a message changed in place is seen", () => {
     const repairer = createRepairer();
     const open = [human(), aiWithCalls("a"), human("next")];
     const throwing = new HumanMessage("x");
-    Object.defineProperty(throwing, "content", { get: () => { throw new Error("boom"); } });
-    expect(() => repairer.isClean([human(), aiWithCalls("b"), toolResult("b"), throwing])).toThrow(ToolCallRepairInputError);
+    Object.defineProperty(throwing, "content", {
+      get: () => {
+        throw new Error("boom");
+      },
+    });
+    expect(() => repairer.isClean([human(), aiWithCalls("b"), toolResult("b"), throwing])).toThrow(
+      ToolCallRepairInputError,
+    );
     expect(repairer.isClean(open)).toBe(false);
   });
 });
@@ -241,7 +321,13 @@ describe("no stale verdict: a message changed in place is seen", () => {
  * Values an attacker or a buggy caller might pass where messages or ids belong. Generated as recipes and built
  * inside the property: fast-check itself inspects generated values, and a revoked proxy throws on any look.
  */
-type Recipe = { kind: "leaf"; value: unknown } | { kind: "cyclic" } | { kind: "throwing" } | { kind: "revoked" } | { kind: "frozen" } | { kind: "record"; entries: [string, Recipe][] };
+type Recipe =
+  | { kind: "leaf"; value: unknown }
+  | { kind: "cyclic" }
+  | { kind: "throwing" }
+  | { kind: "revoked" }
+  | { kind: "frozen" }
+  | { kind: "record"; entries: [string, Recipe][] };
 
 const leafArb = fc.oneof(
   fc.constant(null),
@@ -259,7 +345,13 @@ const recipeArb: fc.Arbitrary<Recipe> = fc.oneof(
   leafArb.map((value): Recipe => ({ kind: "leaf", value })),
   fc.constantFrom<Recipe>({ kind: "cyclic" }, { kind: "throwing" }, { kind: "revoked" }, { kind: "frozen" }),
   fc
-    .array(fc.tuple(fc.constantFrom("role", "type", "content", "tool_calls", "tool_call_id", "id", "data", "__proto__"), leafArb), { maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.constantFrom("role", "type", "content", "tool_calls", "tool_call_id", "id", "data", "__proto__"),
+        leafArb,
+      ),
+      { maxLength: 4 },
+    )
     .map((pairs): Recipe => ({ kind: "record", entries: pairs.map(([k, v]) => [k, { kind: "leaf", value: v }]) })),
 );
 
@@ -273,7 +365,12 @@ function build(recipe: Recipe): unknown {
       return o;
     }
     case "throwing":
-      return Object.defineProperty({}, "content", { enumerable: true, get: () => { throw new Error("getter"); } });
+      return Object.defineProperty({}, "content", {
+        enumerable: true,
+        get: () => {
+          throw new Error("getter");
+        },
+      });
     case "revoked": {
       const { proxy, revoke } = Proxy.revocable({}, {});
       revoke();
@@ -283,7 +380,8 @@ function build(recipe: Recipe): unknown {
       return Object.freeze(new HumanMessage("frozen"));
     case "record": {
       const o: Record<string, unknown> = {};
-      for (const [k, v] of recipe.entries) Object.defineProperty(o, k, { value: build(v), enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of recipe.entries)
+        Object.defineProperty(o, k, { value: build(v), enumerable: true, writable: true, configurable: true });
       return o;
     }
   }
@@ -292,38 +390,78 @@ function build(recipe: Recipe): unknown {
 /** A message whose fields hold hostile values (a real LangChain instance, changed after construction), or a hostile value. */
 const itemArb = fc.oneof(
   recipeArb.map((recipe) => ({ recipe })),
-  fc.tuple(fc.constantFrom("ai", "tool", "human"), recipeArb, recipeArb, recipeArb).map(([kind, a, b, c]) => ({ message: kind, a, b, c })),
+  fc
+    .tuple(fc.constantFrom("ai", "tool", "human"), recipeArb, recipeArb, recipeArb)
+    .map(([kind, a, b, c]) => ({ message: kind, a, b, c })),
   fc.constant({ plain: true }),
 );
 
-function materialize(item: { recipe?: Recipe; message?: string; a?: Recipe; b?: Recipe; c?: Recipe; plain?: boolean }): unknown {
+function materialize(item: {
+  recipe?: Recipe;
+  message?: string;
+  a?: Recipe;
+  b?: Recipe;
+  c?: Recipe;
+  plain?: boolean;
+}): unknown {
   if (item.plain) return human();
   if (item.recipe) return build(item.recipe);
   const [a, b, c] = [build(item.a!), build(item.b!), build(item.c!)];
-  const m = item.message === "ai" ? new AIMessage({ content: "x", tool_calls: [] }) : item.message === "tool" ? new ToolMessage({ content: "x", tool_call_id: "t" }) : new HumanMessage("x");
-  if (item.message === "ai") Object.assign(m, { tool_calls: [{ id: a, name: b, args: c }], additional_kwargs: { tool_calls: [{ id: b }] }, content: [c, { type: "tool_use", id: a }] });
+  const m =
+    item.message === "ai"
+      ? new AIMessage({ content: "x", tool_calls: [] })
+      : item.message === "tool"
+        ? new ToolMessage({ content: "x", tool_call_id: "t" })
+        : new HumanMessage("x");
+  if (item.message === "ai")
+    Object.assign(m, {
+      tool_calls: [{ id: a, name: b, args: c }],
+      additional_kwargs: { tool_calls: [{ id: b }] },
+      content: [c, { type: "tool_use", id: a }],
+    });
   else if (item.message === "tool") Object.assign(m, { tool_call_id: a, content: [b, c] });
   else Object.assign(m, { content: [a, b] });
   return m;
 }
 
 /** The only error the package throws on input: one that names the argument (and the message index). */
-const allowedError = (error: unknown) => ToolCallRepairInputError.isInstance(error) && /message|options|error|rejection/.test((error as Error).message);
+const allowedError = (error: unknown) =>
+  ToolCallRepairInputError.isInstance(error) && /message|options|error|rejection/.test((error as Error).message);
 
 describe("hostile input (fast-check): only clear errors, no mutation, no hang", () => {
   const publicCalls: [string, (messages: unknown[]) => unknown][] = [
     ["repairToolCalls", (m) => repairToolCalls(m as never)],
-    ["repairToolCalls bedrock structural", (m) => repairToolCalls(m as never, { provider: "bedrock", level: "structural" })],
+    [
+      "repairToolCalls bedrock structural",
+      (m) => repairToolCalls(m as never, { provider: "bedrock", level: "structural" }),
+    ],
     ["repairToolCalls strict, no tools in the request", (m) => repairToolCalls(m as never, { toolsInRequest: false })],
-    ["findToolCallProblems bedrock, no tools in the request", (m) => findToolCallProblems(m, { provider: "bedrock", toolsInRequest: false })],
+    [
+      "findToolCallProblems bedrock, no tools in the request",
+      (m) => findToolCallProblems(m, { provider: "bedrock", toolsInRequest: false }),
+    ],
     ["findToolCallProblems", (m) => findToolCallProblems(m)],
     ["isCleanHistory", (m) => isCleanHistory(m)],
     ["trailingOpenExchange", (m) => trailingOpenExchange(m as never)],
     ["resumableExchange", (m) => resumableExchange(m as never)],
     ["toolCallIdsOf", (m) => m.map((x) => toolCallIdsOf(x))],
     ["readToolCallRefs", (m) => m.map((x) => readToolCallRefs(x))],
-    ["forceRepairToolCalls", (m) => forceRepairToolCalls(m as never, { provider: "bedrock", kind: "missing_results", rule: "B1", toolCallIds: ["t"], text: "x" } as never)],
-    ["forceRepairToolCalls B3", (m) => forceRepairToolCalls(m as never, { provider: "bedrock", kind: "tool_config_missing", rule: "B3", toolCallIds: [], text: "x" } as never)],
+    [
+      "forceRepairToolCalls",
+      (m) =>
+        forceRepairToolCalls(
+          m as never,
+          { provider: "bedrock", kind: "missing_results", rule: "B1", toolCallIds: ["t"], text: "x" } as never,
+        ),
+    ],
+    [
+      "forceRepairToolCalls B3",
+      (m) =>
+        forceRepairToolCalls(
+          m as never,
+          { provider: "bedrock", kind: "tool_config_missing", rule: "B3", toolCallIds: [], text: "x" } as never,
+        ),
+    ],
   ];
 
   it.each(publicCalls)("%s", (_name, call) => {
@@ -348,7 +486,8 @@ describe("hostile input (fast-check): only clear errors, no mutation, no hang", 
           if (typeof m !== "object" || m === null || snapshot[i] === undefined) return;
           let same = true;
           try {
-            for (const [key, value] of Object.entries(snapshot[i] as object)) if (!Object.is((m as Record<string, unknown>)[key], value)) same = false;
+            for (const [key, value] of Object.entries(snapshot[i] as object))
+              if (!Object.is((m as Record<string, unknown>)[key], value)) same = false;
           } catch {
             return; // unreadable (revoked) before and after
           }

@@ -106,7 +106,15 @@ describe.each(SAVERS)("abort sweep through ChatBedrockConverse on $name", ({ nam
       for (const durability of DURABILITIES) {
         for (const point of ["tools 0/3", "tools 2/3"] as const) {
           it(`${wrap ? "wrapped" : "bare"} | ${durability} | abort ${point} | new input`, async () => {
-            const c: SweepCase = { saver: name, surface, wrap, durability, point, continuation: "new input", provider: "bedrock" };
+            const c: SweepCase = {
+              saver: name,
+              surface,
+              wrap,
+              durability,
+              point,
+              continuation: "new input",
+              provider: "bedrock",
+            };
             const outcome = await runSweepCase(c, handle!.saver, `sweep-bedrock-${++thread}`);
             expect(outcome.failures).toEqual([]);
           });

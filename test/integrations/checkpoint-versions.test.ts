@@ -8,7 +8,12 @@
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { maxChannelVersion, uuid6, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import {
+  maxChannelVersion,
+  uuid6,
+  type BaseCheckpointSaver,
+  type CheckpointTuple,
+} from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nextBranchVersion } from "../../src/integrations/checkpoint-versions";
@@ -22,14 +27,21 @@ describe("nextBranchVersion", () => {
 
   it("is strictly greater than the version it follows, and below the next integer step", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 1e9 }), fc.double({ min: 0, max: 1e9, noNaN: true })), (current) => {
-        const next = nextBranchVersion(saver, current) as number;
-        const floor = current === undefined ? 0 : Math.floor(current);
-        expect(typeof next).toBe("number");
-        expect(next).toBeGreaterThan(current ?? 0);
-        expect(next).toBeGreaterThan(floor + 1);
-        expect(next).toBeLessThan(floor + 2);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constant(undefined),
+          fc.integer({ min: 0, max: 1e9 }),
+          fc.double({ min: 0, max: 1e9, noNaN: true }),
+        ),
+        (current) => {
+          const next = nextBranchVersion(saver, current) as number;
+          const floor = current === undefined ? 0 : Math.floor(current);
+          expect(typeof next).toBe("number");
+          expect(next).toBeGreaterThan(current ?? 0);
+          expect(next).toBeGreaterThan(floor + 1);
+          expect(next).toBeLessThan(floor + 2);
+        },
+      ),
       { seed: 7, numRuns: 500 },
     );
   });
@@ -41,7 +53,9 @@ describe("nextBranchVersion", () => {
   });
 
   it("a saver that counts in strings keeps its own scheme", () => {
-    const stringSaver = Object.assign(Object.create(saver) as BaseCheckpointSaver, { getNextVersion: (current: unknown) => `v${String(current)}+1` });
+    const stringSaver = Object.assign(Object.create(saver) as BaseCheckpointSaver, {
+      getNextVersion: (current: unknown) => `v${String(current)}+1`,
+    });
     expect(nextBranchVersion(stringSaver, "v1")).toBe("vv1+1");
     expect(nextBranchVersion(stringSaver, 3)).toBe("v3+1");
   });
@@ -55,7 +69,9 @@ describe("nextBranchVersion", () => {
 /** A graph that answers every user message with an echo, stored through `saver`. */
 function echoGraph(saver: BaseCheckpointSaver) {
   return new StateGraph(MessagesAnnotation)
-    .addNode("bot", (state: typeof MessagesAnnotation.State) => ({ messages: [new AIMessage({ content: `echo ${String(state.messages.at(-1)?.content)}` })] }))
+    .addNode("bot", (state: typeof MessagesAnnotation.State) => ({
+      messages: [new AIMessage({ content: `echo ${String(state.messages.at(-1)?.content)}` })],
+    }))
     .addEdge(START, "bot")
     .addEdge("bot", END)
     .compile({ checkpointer: saver });
@@ -71,76 +87,110 @@ const SAVERS: { name: SaverName; skip?: string }[] = [
 ];
 
 describe.each(SAVERS)("a wrapped $name: two branches from one checkpoint", ({ name, skip }) => {
-  it.skipIf(skip !== undefined)(`each branch keeps its own messages, and the thread goes on from the latest${skip ? ` (skipped: ${skip})` : ""}`, async () => {
-    const handle = await openSaver(name, "branches");
-    try {
-      const saver = withToolCallRepair(handle.saver);
-      const graph = echoGraph(saver);
-      const thread = { configurable: { thread_id: "t" } };
-      await graph.invoke({ messages: [new HumanMessage({ content: "hi", id: "h1" })] }, thread);
-      const root = (await saver.getTuple(thread))!;
-      // Two runs from the same checkpoint (after an abort, on two workers): branch A, then branch B.
-      await graph.invoke({ messages: [new HumanMessage({ content: "A", id: "hA" })] }, root.config);
-      const b = await graph.invoke({ messages: [new HumanMessage({ content: "B", id: "hB" })] }, root.config);
-      expect(texts(b.messages)).toEqual(["hi", "echo hi", "B", "echo B"]);
+  it.skipIf(skip !== undefined)(
+    `each branch keeps its own messages, and the thread goes on from the latest${skip ? ` (skipped: ${skip})` : ""}`,
+    async () => {
+      const handle = await openSaver(name, "branches");
+      try {
+        const saver = withToolCallRepair(handle.saver);
+        const graph = echoGraph(saver);
+        const thread = { configurable: { thread_id: "t" } };
+        await graph.invoke({ messages: [new HumanMessage({ content: "hi", id: "h1" })] }, thread);
+        const root = (await saver.getTuple(thread))!;
+        // Two runs from the same checkpoint (after an abort, on two workers): branch A, then branch B.
+        await graph.invoke({ messages: [new HumanMessage({ content: "A", id: "hA" })] }, root.config);
+        const b = await graph.invoke({ messages: [new HumanMessage({ content: "B", id: "hB" })] }, root.config);
+        expect(texts(b.messages)).toEqual(["hi", "echo hi", "B", "echo B"]);
 
-      const latest = (await saver.getTuple(thread))!;
-      expect(texts(latest.checkpoint.channel_values.messages)).toEqual(["hi", "echo hi", "B", "echo B"]);
-      // As the inner saver stores it, not only as the wrapper reads it.
-      expect(texts((await handle.saver.getTuple(latest.config))!.checkpoint.channel_values.messages)).toEqual(["hi", "echo hi", "B", "echo B"]);
-      const next = await graph.invoke({ messages: [new HumanMessage({ content: "C", id: "hC" })] }, thread);
-      expect(texts(next.messages)).toEqual(["hi", "echo hi", "B", "echo B", "C", "echo C"]);
-    } finally {
-      await handle.dispose();
-    }
-  });
+        const latest = (await saver.getTuple(thread))!;
+        expect(texts(latest.checkpoint.channel_values.messages)).toEqual(["hi", "echo hi", "B", "echo B"]);
+        // As the inner saver stores it, not only as the wrapper reads it.
+        expect(texts((await handle.saver.getTuple(latest.config))!.checkpoint.channel_values.messages)).toEqual([
+          "hi",
+          "echo hi",
+          "B",
+          "echo B",
+        ]);
+        const next = await graph.invoke({ messages: [new HumanMessage({ content: "C", id: "hC" })] }, thread);
+        expect(texts(next.messages)).toEqual(["hi", "echo hi", "B", "echo B", "C", "echo C"]);
+      } finally {
+        await handle.dispose();
+      }
+    },
+  );
 });
 
 describe("an offline repair beside a live run on PostgreSQL", () => {
-  it.skipIf(postgresSkip !== undefined)(`the live run's checkpoint keeps its own messages${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`, async () => {
-    const handle = await openSaver("PostgresSaver", "repair_race");
-    try {
-      const pg = handle.saver;
-      const thread = { configurable: { thread_id: "t", checkpoint_ns: "" } };
-      // A broken thread: a call left unanswered, then a new user message.
-      const broken = [
-        new HumanMessage({ content: "find flights", id: "h1" }),
-        new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "call_1", name: "search", args: {}, type: "tool_call" }] }),
-        new HumanMessage({ content: "never mind", id: "h2" }),
-      ];
-      const graph = echoGraph(pg);
-      await graph.updateState(thread, { messages: broken }, "bot");
-      const parent = (await pg.getTuple(thread))!;
+  it.skipIf(postgresSkip !== undefined)(
+    `the live run's checkpoint keeps its own messages${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`,
+    async () => {
+      const handle = await openSaver("PostgresSaver", "repair_race");
+      try {
+        const pg = handle.saver;
+        const thread = { configurable: { thread_id: "t", checkpoint_ns: "" } };
+        // A broken thread: a call left unanswered, then a new user message.
+        const broken = [
+          new HumanMessage({ content: "find flights", id: "h1" }),
+          new AIMessage({
+            content: "",
+            id: "a1",
+            tool_calls: [{ id: "call_1", name: "search", args: {}, type: "tool_call" }],
+          }),
+          new HumanMessage({ content: "never mind", id: "h2" }),
+        ];
+        const graph = echoGraph(pg);
+        await graph.updateState(thread, { messages: broken }, "bot");
+        const parent = (await pg.getTuple(thread))!;
 
-      // A live run that loaded `parent` stores its next checkpoint right after the repair's (integer versions,
-      // as the bare saver counts them).
-      let live: ReturnType<BaseCheckpointSaver["put"]> | undefined;
-      const livePut = (p: CheckpointTuple) => {
-        const versions = p.checkpoint.channel_versions;
-        const v = pg.getNextVersion(maxChannelVersion(...Object.values(versions)) as number);
-        const messages = [...(p.checkpoint.channel_values.messages as BaseMessage[]), new AIMessage({ content: "LIVE ANSWER", id: "live" })];
-        return pg.put(p.config, { ...p.checkpoint, id: uuid6(-1), ts: new Date().toISOString(), channel_values: { ...p.checkpoint.channel_values, messages }, channel_versions: { ...versions, messages: v } }, { source: "loop", step: 99, parents: {} }, { messages: v });
-      };
-      const racing = new Proxy(pg, {
-        get(target, property) {
-          if (property === "put")
-            return async (...args: Parameters<BaseCheckpointSaver["put"]>) => {
-              const stored = await target.put(...args);
-              live ??= livePut(parent);
-              await live;
-              return stored;
-            };
-          const value = Reflect.get(target, property, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-      const reports = [];
-      for await (const report of repairThreads(racing, { threads: ["t"], apply: true })) reports.push(report);
-      expect(live).toBeDefined();
-      const liveTuple = (await pg.getTuple(await live!))!;
-      expect(texts(liveTuple.checkpoint.channel_values.messages)).toEqual(["find flights", "", "never mind", "LIVE ANSWER"]);
-    } finally {
-      await handle.dispose();
-    }
-  });
+        // A live run that loaded `parent` stores its next checkpoint right after the repair's (integer versions,
+        // as the bare saver counts them).
+        let live: ReturnType<BaseCheckpointSaver["put"]> | undefined;
+        const livePut = (p: CheckpointTuple) => {
+          const versions = p.checkpoint.channel_versions;
+          const v = pg.getNextVersion(maxChannelVersion(...Object.values(versions)) as number);
+          const messages = [
+            ...(p.checkpoint.channel_values.messages as BaseMessage[]),
+            new AIMessage({ content: "LIVE ANSWER", id: "live" }),
+          ];
+          return pg.put(
+            p.config,
+            {
+              ...p.checkpoint,
+              id: uuid6(-1),
+              ts: new Date().toISOString(),
+              channel_values: { ...p.checkpoint.channel_values, messages },
+              channel_versions: { ...versions, messages: v },
+            },
+            { source: "loop", step: 99, parents: {} },
+            { messages: v },
+          );
+        };
+        const racing = new Proxy(pg, {
+          get(target, property) {
+            if (property === "put")
+              return async (...args: Parameters<BaseCheckpointSaver["put"]>) => {
+                const stored = await target.put(...args);
+                live ??= livePut(parent);
+                await live;
+                return stored;
+              };
+            const value = Reflect.get(target, property, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        const reports = [];
+        for await (const report of repairThreads(racing, { threads: ["t"], apply: true })) reports.push(report);
+        expect(live).toBeDefined();
+        const liveTuple = (await pg.getTuple(await live!))!;
+        expect(texts(liveTuple.checkpoint.channel_values.messages)).toEqual([
+          "find flights",
+          "",
+          "never mind",
+          "LIVE ANSWER",
+        ]);
+      } finally {
+        await handle.dispose();
+      }
+    },
+  );
 });

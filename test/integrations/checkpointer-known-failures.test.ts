@@ -55,14 +55,30 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     it.each(["createAgent+middleware", "StateGraph+node"] as const)(
       "(a) durability exit, %s + wrapper: a finished sibling's result survives a new input",
       async (surface) => {
-        const outcome = await sweepCase({ saver: name, surface, wrap: true, durability: "exit", point: "tools 2/3", continuation: "new input", repairOptions: OPENAI });
+        const outcome = await sweepCase({
+          saver: name,
+          surface,
+          wrap: true,
+          durability: "exit",
+          point: "tools 2/3",
+          continuation: "new input",
+          repairOptions: OPENAI,
+        });
         expect(outcome.failures).toEqual([]);
       },
     );
 
     it("(a) the same with durability sync and async: the new-input checkpoint is written and the result salvaged", async () => {
       for (const durability of ["sync", "async"] as const) {
-        const outcome = await sweepCase({ saver: name, surface: "createAgent+middleware", wrap: true, durability, point: "tools 2/3", continuation: "new input", repairOptions: OPENAI });
+        const outcome = await sweepCase({
+          saver: name,
+          surface: "createAgent+middleware",
+          wrap: true,
+          durability,
+          point: "tools 2/3",
+          continuation: "new input",
+          repairOptions: OPENAI,
+        });
         expect(outcome.failures).toEqual([]);
       }
     });
@@ -73,7 +89,15 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     // input when the run loads the checkpoint and puts it back, before the new input, in each of the run's
     // puts. Without the wrapper it is still lost (sweep cause `start-dropped`).
     it("(c) a new input after an abort before the first step keeps the earlier user message", async () => {
-      const outcome = await sweepCase({ saver: name, surface: "createAgent+middleware", wrap: true, durability: "sync", point: "before first step", continuation: "new input", repairOptions: OPENAI });
+      const outcome = await sweepCase({
+        saver: name,
+        surface: "createAgent+middleware",
+        wrap: true,
+        durability: "sync",
+        point: "before first step",
+        continuation: "new input",
+        repairOptions: OPENAI,
+      });
       expect(outcome.failures).toEqual([]);
     });
 
@@ -81,7 +105,14 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     // B6), and the middleware's `beforeAgent` persisted the merge: the second message lost its id and text of
     // its own. Fixed: only structural repairs are stored; alternation is request shaping.
     it("(d) default options: two user messages in a row are stored as sent, each with its own id", async () => {
-      const outcome = await sweepCase({ saver: name, surface: "createAgent+middleware", wrap: true, durability: "sync", point: "first model call", continuation: "new input" });
+      const outcome = await sweepCase({
+        saver: name,
+        surface: "createAgent+middleware",
+        wrap: true,
+        durability: "sync",
+        point: "first model call",
+        continuation: "new input",
+      });
       expect(outcome.failures).toEqual([]);
     });
 
@@ -98,13 +129,18 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     // wrapper" below); a read of the saver itself, as here, does not (see docs/checkpointer.md).
     it.fails("(R) when an aborted invoke() rejects, the run's last checkpoint is stored", async () => {
       const handle = await openSaver(name, "race");
-      const stub = await startOpenAIStub({ script: () => ({ toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }) });
+      const stub = await startOpenAIStub({
+        script: () => ({ toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }),
+      });
       try {
         const gate = gateWrites(handle.saver);
         const tools = new HeldTools();
         const graph = buildSurface("StateGraph+node", openAIModel(stub), tools, gate.saver, OPENAI);
         const controller = new AbortController();
-        const run = graph.invoke({ messages: [new HumanMessage({ content: "first", id: "h1" })] }, { configurable: { thread_id: "t" }, durability: "exit", signal: controller.signal });
+        const run = graph.invoke(
+          { messages: [new HumanMessage({ content: "first", id: "h1" })] },
+          { configurable: { thread_id: "t" }, durability: "exit", signal: controller.signal },
+        );
         await tools.when(() => tools.started.length === 3);
         gate.hold();
         controller.abort();
@@ -125,20 +161,28 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
     // MemorySaver the same overlap shows as the MemorySaver race pinned below ("undefined is not iterable").
     it.fails('(e) bare saver, exit: a resume right after the aborted invoke() rejects runs (no "Received no input writes")', async () => {
       const handle = await openSaver(name, "race");
-      const stub = await startOpenAIStub({ script: () => ({ toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }) });
+      const stub = await startOpenAIStub({
+        script: () => ({ toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }),
+      });
       try {
         const gate = gateWrites(handle.saver);
         const tools = new HeldTools();
         const graph = buildSurface("StateGraph+node", openAIModel(stub), tools, gate.saver, OPENAI);
         const controller = new AbortController();
         const config = { configurable: { thread_id: "t" }, durability: "exit" as const };
-        const run = graph.invoke({ messages: [new HumanMessage({ content: "first", id: "h1" })] }, { ...config, signal: controller.signal });
+        const run = graph.invoke(
+          { messages: [new HumanMessage({ content: "first", id: "h1" })] },
+          { ...config, signal: controller.signal },
+        );
         await tools.when(() => tools.started.length === 3);
         gate.hold();
         controller.abort();
         await expect(run).rejects.toThrow(/abort/i);
         tools.hold = false;
-        const resumed = graph.invoke(null, config).then(() => undefined, (error: Error) => error.message);
+        const resumed = graph.invoke(null, config).then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
         gate.release();
         expect(await resumed).toBeUndefined();
       } finally {
@@ -163,7 +207,13 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
       const gate = gateWrites(handle.saver);
       try {
         const tools = new HeldTools();
-        const graph = buildSurface("StateGraph+node", openAIModel(stub), tools, withToolCallRepair(gate.saver, OPENAI), OPENAI);
+        const graph = buildSurface(
+          "StateGraph+node",
+          openAIModel(stub),
+          tools,
+          withToolCallRepair(gate.saver, OPENAI),
+          OPENAI,
+        );
         const controller = new AbortController();
         const config = { configurable: { thread_id: "t" }, durability: "exit" as const };
         const input = { messages: [new HumanMessage({ content: "first", id: "h1" })] };
@@ -173,7 +223,10 @@ describe.each(SAVERS)("known failures on $name", ({ name, skip }) => {
         controller.abort();
         await expect(run).rejects.toThrow(/abort/i);
         tools.hold = false;
-        const resumed = graph.invoke(null, config).then(() => undefined, (error: Error) => error.message);
+        const resumed = graph.invoke(null, config).then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
         for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
         gate.release();
         expect(await resumed).toBeUndefined();
@@ -206,23 +259,38 @@ describe.each(SAVERS)("two branches of one thread on $name", ({ name, skip }) =>
   // with versions that carry a random part (get_next_version). Fix: the saver (versions unique per branch).
   // MemorySaver and SqliteSaver store every checkpoint's values whole and keep both branches apart.
   const check = name === "PostgresSaver" ? it.fails : it;
-  describe.skipIf(skip !== undefined)(`branches${skipNote(skip)}`, () => check("each checkpoint reads back the messages it was written with", async () => {
-    const handle = await openSaver(name, "branches");
-    try {
-      const root = await handle.saver.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, checkpointWith([new HumanMessage({ content: "hi", id: "h1" })], 1), { source: "input", step: -1, parents: {} }, { messages: 1 });
-      const branch = async (text: string) => {
-        const checkpoint = checkpointWith([new HumanMessage({ content: "hi", id: "h1" }), new HumanMessage({ content: text, id: text })], 2);
-        const config = await handle.saver.put(root, checkpoint, { source: "loop", step: 0, parents: {} }, { messages: 2 });
-        return config;
-      };
-      await branch("from run A");
-      const b = await branch("from run B");
-      const readB = (await handle.saver.getTuple(b))?.checkpoint.channel_values.messages as BaseMessage[];
-      expect(readB.map((m) => m.content)).toEqual(["hi", "from run B"]);
-    } finally {
-      await handle.dispose();
-    }
-  }));
+  describe.skipIf(skip !== undefined)(`branches${skipNote(skip)}`, () =>
+    check("each checkpoint reads back the messages it was written with", async () => {
+      const handle = await openSaver(name, "branches");
+      try {
+        const root = await handle.saver.put(
+          { configurable: { thread_id: "t", checkpoint_ns: "" } },
+          checkpointWith([new HumanMessage({ content: "hi", id: "h1" })], 1),
+          { source: "input", step: -1, parents: {} },
+          { messages: 1 },
+        );
+        const branch = async (text: string) => {
+          const checkpoint = checkpointWith(
+            [new HumanMessage({ content: "hi", id: "h1" }), new HumanMessage({ content: text, id: text })],
+            2,
+          );
+          const config = await handle.saver.put(
+            root,
+            checkpoint,
+            { source: "loop", step: 0, parents: {} },
+            { messages: 2 },
+          );
+          return config;
+        };
+        await branch("from run A");
+        const b = await branch("from run B");
+        const readB = (await handle.saver.getTuple(b))?.checkpoint.channel_values.messages as BaseMessage[];
+        expect(readB.map((m) => m.content)).toEqual(["hi", "from run B"]);
+      } finally {
+        await handle.dispose();
+      }
+    }),
+  );
 });
 
 // Cause (checkpoint package): @langchain/langgraph-checkpoint 1.2.2 dist/memory.js `put` creates the thread's
@@ -232,7 +300,12 @@ describe.each(SAVERS)("two branches of one thread on $name", ({ name, skip }) =>
 // one is still writing a thread's first checkpoint. Fix (upstream): build the entry before publishing it.
 it.fails("MemorySaver: getTuple while the first checkpoint of a thread is being stored answers without throwing", async () => {
   const saver: BaseCheckpointSaver = new MemorySaver();
-  const writing = saver.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, checkpointWith([new HumanMessage("hi")], 1), { source: "input", step: -1, parents: {} }, { messages: 1 });
+  const writing = saver.put(
+    { configurable: { thread_id: "t", checkpoint_ns: "" } },
+    checkpointWith([new HumanMessage("hi")], 1),
+    { source: "input", step: -1, parents: {} },
+    { messages: 1 },
+  );
   const read = saver.getTuple({ configurable: { thread_id: "t" } });
   await writing;
   await expect(read).resolves.toBeDefined();
@@ -244,49 +317,68 @@ describe.each(SAVERS)("a wrapped $name under an agent compiled with checkpointer
   // the subgraph's namespace; the parent graph stores the subgraph's returned (stale) list, placeholders
   // included, in namespace "". A result salvaged in one namespace of a thread now also replaces the
   // placeholder in the thread's other namespaces (remembered per process: parent and subgraph run together).
-  describe.skipIf(skip !== undefined)(`subgraph${skipNote(skip)}`, () => it("(b) the parent's state holds the finished sibling's real result, not a placeholder", async () => {
-    const handle = await openSaver(name, "subgraph");
-    const stub = await startOpenAIStub({
-      script: (request) => {
-        const messages = (request as { messages: { role: string }[] }).messages;
-        return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
-      },
-    });
-    try {
-      const tools = new HeldTools();
-      const agent = buildSurface("StateGraph+node", openAIModel(stub), tools, true as unknown as BaseCheckpointSaver, OPENAI);
-      const parent = new StateGraph(MessagesAnnotation)
-        .addNode("agent", agent as never)
-        .addEdge(START, "agent")
-        .addEdge("agent", END)
-        .compile({ checkpointer: withToolCallRepair(handle.saver, OPENAI) });
-      const config = { configurable: { thread_id: "t" } };
-      const controller = new AbortController();
-      const first = parent.invoke({ messages: [new HumanMessage({ content: "first", id: "h1" })] }, { ...config, signal: controller.signal }).catch(() => undefined);
-      await tools.when(() => tools.started.length === 3);
-      const finished = tools.started[0];
-      tools.release(finished);
-      // Wait until the finished call's result is a pending write somewhere in the thread (the agent's namespace).
-      for (let turn = 0; turn < 10_000 && !(await resultStored(handle.saver, finished)); turn++) await new Promise((r) => setImmediate(r));
-      controller.abort();
-      await first;
-      for (let turn = 0; turn < 50; turn++) await new Promise((r) => setImmediate(r));
-      tools.hold = false;
-      await parent.invoke({ messages: [new HumanMessage({ content: "second", id: "h2" })] }, config);
+  describe.skipIf(skip !== undefined)(`subgraph${skipNote(skip)}`, () =>
+    it("(b) the parent's state holds the finished sibling's real result, not a placeholder", async () => {
+      const handle = await openSaver(name, "subgraph");
+      const stub = await startOpenAIStub({
+        script: (request) => {
+          const messages = (request as { messages: { role: string }[] }).messages;
+          return messages.at(-1)?.role === "user"
+            ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
+            : { text: "answer" };
+        },
+      });
+      try {
+        const tools = new HeldTools();
+        const agent = buildSurface(
+          "StateGraph+node",
+          openAIModel(stub),
+          tools,
+          true as unknown as BaseCheckpointSaver,
+          OPENAI,
+        );
+        const parent = new StateGraph(MessagesAnnotation)
+          .addNode("agent", agent as never)
+          .addEdge(START, "agent")
+          .addEdge("agent", END)
+          .compile({ checkpointer: withToolCallRepair(handle.saver, OPENAI) });
+        const config = { configurable: { thread_id: "t" } };
+        const controller = new AbortController();
+        const first = parent
+          .invoke(
+            { messages: [new HumanMessage({ content: "first", id: "h1" })] },
+            { ...config, signal: controller.signal },
+          )
+          .catch(() => undefined);
+        await tools.when(() => tools.started.length === 3);
+        const finished = tools.started[0];
+        tools.release(finished);
+        // Wait until the finished call's result is a pending write somewhere in the thread (the agent's namespace).
+        for (let turn = 0; turn < 10_000 && !(await resultStored(handle.saver, finished)); turn++)
+          await new Promise((r) => setImmediate(r));
+        controller.abort();
+        await first;
+        for (let turn = 0; turn < 50; turn++) await new Promise((r) => setImmediate(r));
+        tools.hold = false;
+        await parent.invoke({ messages: [new HumanMessage({ content: "second", id: "h2" })] }, config);
 
-      const state = (await parent.getState(config)).values.messages as BaseMessage[];
-      const result = state.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished);
-      expect(result && isSyntheticResult(result)).toBe(false);
-      expect(result?.content).toMatch(/result for/);
-      // As stored in the parent's namespace, not only as read back through the wrapper.
-      const stored = ((await handle.saver.getTuple(config))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
-      const storedResult = stored.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished);
-      expect(storedResult && !isSyntheticResult(storedResult) && storedResult.content).toMatch(/result for/);
-    } finally {
-      await stub.close();
-      await handle.dispose();
-    }
-  }));
+        const state = (await parent.getState(config)).values.messages as BaseMessage[];
+        const result = state.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished);
+        expect(result && isSyntheticResult(result)).toBe(false);
+        expect(result?.content).toMatch(/result for/);
+        // As stored in the parent's namespace, not only as read back through the wrapper.
+        const stored = ((await handle.saver.getTuple(config))?.checkpoint.channel_values.messages ??
+          []) as BaseMessage[];
+        const storedResult = stored.find(
+          (m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === finished,
+        );
+        expect(storedResult && !isSyntheticResult(storedResult) && storedResult.content).toMatch(/result for/);
+      } finally {
+        await stub.close();
+        await handle.dispose();
+      }
+    }),
+  );
 });
 
 /** True when some checkpoint of thread "t", in any namespace, has a pending write with the call's real result. */
@@ -294,7 +386,8 @@ async function resultStored(saver: BaseCheckpointSaver, callId: string): Promise
   for await (const tuple of saver.list({ configurable: { thread_id: "t" } })) {
     for (const [, channel, value] of tuple.pendingWrites ?? []) {
       if (channel !== "messages") continue;
-      for (const m of Array.isArray(value) ? value : [value]) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) return true;
+      for (const m of Array.isArray(value) ? value : [value])
+        if (ToolMessage.isInstance(m) && m.tool_call_id === callId) return true;
     }
   }
   return false;

@@ -74,7 +74,9 @@ async function setup(
   cleanups.push(() => model.stub.close(), saverOf.dispose);
   const bench = new ToolBench();
   const repairs: ToolCallRepair[] = [];
-  const checkpointer = wrap ? withToolCallRepair(saverOf.saver, { provider: model.provider, onRepair: (r) => repairs.push(r) }) : saverOf.saver;
+  const checkpointer = wrap
+    ? withToolCallRepair(saverOf.saver, { provider: model.provider, onRepair: (r) => repairs.push(r) })
+    : saverOf.saver;
   const agent = buildAgent({ model, bench, checkpointer, mode, requestNet });
   return { model, bench, inner: saverOf.saver, repairs, agent, reopen: saverOf.reopen };
 }
@@ -84,7 +86,12 @@ const say = (text: string) => ({ messages: [new HumanMessage(text)] });
 const resultFor = (messages: BaseMessage[], id: string) => toolResults(messages).filter((m) => m.tool_call_id === id);
 
 /** After an abandoned exchange: valid, one result per call, the finished sibling's real result kept (Send). */
-function expectHealedThread(stored: BaseMessage[], callIds: string[], mode: ToolsMode, provider: StubbedModel["provider"]) {
+function expectHealedThread(
+  stored: BaseMessage[],
+  callIds: string[],
+  mode: ToolsMode,
+  provider: StubbedModel["provider"],
+) {
   expect(problemsOf(stored, provider)).toEqual([]);
   // Storage gets structural fixes only: every user message stays as it was sent, with its own id, unmerged.
   const humans = stored.filter((m) => HumanMessage.isInstance(m));
@@ -111,57 +118,77 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       it.skip(`(skipped: ${kind.skip})`, () => {});
       return;
     }
-    it.each(MODES)("(1) %s tools: aborted mid-tool, then a new message: the model call succeeds and the stored thread is valid", async (mode) => {
-      const env = await setup(provider, kind, mode);
-      const aborted = await runAbortedMidTool(env.agent, env.bench, say("first"), "t", mode === "send" ? env.inner : undefined);
-      expect(aborted.message).toMatch(/abort/i);
-      const callIds = firstCallIds(await storedThread(env.inner, "t"));
+    it.each(MODES)(
+      "(1) %s tools: aborted mid-tool, then a new message: the model call succeeds and the stored thread is valid",
+      async (mode) => {
+        const env = await setup(provider, kind, mode);
+        const aborted = await runAbortedMidTool(
+          env.agent,
+          env.bench,
+          say("first"),
+          "t",
+          mode === "send" ? env.inner : undefined,
+        );
+        expect(aborted.message).toMatch(/abort/i);
+        const callIds = firstCallIds(await storedThread(env.inner, "t"));
 
-      const result = await env.agent.graph.invoke(say("second"), threadConfig("t"));
-      expect(env.model.stub.rejections).toEqual([]);
-      expect(result.messages.at(-1)?.content).toMatch(/^answer/);
-      expectHealedThread(await storedThread(env.inner, "t"), callIds, mode, env.model.provider);
-      expect(env.repairs.filter((r) => r.toolCallId === callIds[1]).map((r) => r.action)).toEqual(["synthesized_result"]);
-    });
+        const result = await env.agent.graph.invoke(say("second"), threadConfig("t"));
+        expect(env.model.stub.rejections).toEqual([]);
+        expect(result.messages.at(-1)?.content).toMatch(/^answer/);
+        expectHealedThread(await storedThread(env.inner, "t"), callIds, mode, env.model.provider);
+        expect(env.repairs.filter((r) => r.toolCallId === callIds[1]).map((r) => r.action)).toEqual([
+          "synthesized_result",
+        ]);
+      },
+    );
 
-    it.each(MODES)("(2) %s tools: aborted mid-tool, then invoke(null): each pending call runs once, no placeholder, no duplicate", async (mode) => {
-      const env = await setup(provider, kind, mode);
-      await runAbortedMidTool(env.agent, env.bench, say("first"), "t", mode === "send" ? env.inner : undefined);
-      const callIds = firstCallIds(await storedThread(env.inner, "t"));
-      const before = env.bench.completions(callIds);
+    it.each(MODES)(
+      "(2) %s tools: aborted mid-tool, then invoke(null): each pending call runs once, no placeholder, no duplicate",
+      async (mode) => {
+        const env = await setup(provider, kind, mode);
+        await runAbortedMidTool(env.agent, env.bench, say("first"), "t", mode === "send" ? env.inner : undefined);
+        const callIds = firstCallIds(await storedThread(env.inner, "t"));
+        const before = env.bench.completions(callIds);
 
-      await env.agent.graph.invoke(null, threadConfig("t"));
-      const ranOnResume = env.bench.completions(callIds).map((n, i) => n - before[i]);
-      // Send: the finished sibling's write is re-applied, only the aborted call runs. One task: both run.
-      expect(ranOnResume).toEqual(mode === "send" ? [0, 1] : [1, 1]);
-      const stored = await storedThread(env.inner, "t");
-      expect(syntheticResults(stored)).toEqual([]);
-      expect(callIds.map((id) => resultFor(stored, id).length)).toEqual([1, 1]);
-      expect(problemsOf(stored, env.model.provider)).toEqual([]);
-      expect(env.repairs).toEqual([]);
-      expect(env.agent.netRepairs).toBe(0);
-      expect(env.model.stub.rejections).toEqual([]);
-    });
-
-    it.each(MODES)("(3) %s tools: an interrupt resumed with Command({ resume }) runs exactly as without the wrapper", async (mode) => {
-      const outcome = async (wrap: boolean) => {
-        const env = await setup(provider, kind, mode, { wrap, requestNet: false, calls: LOOKUP_AND_ASK });
-        const paused = await env.agent.graph.invoke(say("first"), threadConfig("t"));
-        expect(interruptsOf(paused)).toHaveLength(1);
-        await env.agent.graph.invoke(new Command({ resume: "yes" }), threadConfig("t"));
+        await env.agent.graph.invoke(null, threadConfig("t"));
+        const ranOnResume = env.bench.completions(callIds).map((n, i) => n - before[i]);
+        // Send: the finished sibling's write is re-applied, only the aborted call runs. One task: both run.
+        expect(ranOnResume).toEqual(mode === "send" ? [0, 1] : [1, 1]);
         const stored = await storedThread(env.inner, "t");
-        return {
-          repairs: env.repairs,
-          rejections: env.model.stub.rejections,
-          thread: stored.map((m) => [m.getType(), typeof m.content === "string" ? m.content.replace(/^answer \d+$/, "answer") : m.content]),
+        expect(syntheticResults(stored)).toEqual([]);
+        expect(callIds.map((id) => resultFor(stored, id).length)).toEqual([1, 1]);
+        expect(problemsOf(stored, env.model.provider)).toEqual([]);
+        expect(env.repairs).toEqual([]);
+        expect(env.agent.netRepairs).toBe(0);
+        expect(env.model.stub.rejections).toEqual([]);
+      },
+    );
+
+    it.each(MODES)(
+      "(3) %s tools: an interrupt resumed with Command({ resume }) runs exactly as without the wrapper",
+      async (mode) => {
+        const outcome = async (wrap: boolean) => {
+          const env = await setup(provider, kind, mode, { wrap, requestNet: false, calls: LOOKUP_AND_ASK });
+          const paused = await env.agent.graph.invoke(say("first"), threadConfig("t"));
+          expect(interruptsOf(paused)).toHaveLength(1);
+          await env.agent.graph.invoke(new Command({ resume: "yes" }), threadConfig("t"));
+          const stored = await storedThread(env.inner, "t");
+          return {
+            repairs: env.repairs,
+            rejections: env.model.stub.rejections,
+            thread: stored.map((m) => [
+              m.getType(),
+              typeof m.content === "string" ? m.content.replace(/^answer \d+$/, "answer") : m.content,
+            ]),
+          };
         };
-      };
-      const wrapped = await outcome(true);
-      expect(wrapped).toEqual(await outcome(false));
-      expect(wrapped.repairs).toEqual([]);
-      expect(wrapped.rejections).toEqual([]);
-      expect(wrapped.thread).toContainEqual(["tool", "the human said yes"]);
-    });
+        const wrapped = await outcome(true);
+        expect(wrapped).toEqual(await outcome(false));
+        expect(wrapped.repairs).toEqual([]);
+        expect(wrapped.rejections).toEqual([]);
+        expect(wrapped.thread).toContainEqual(["tool", "the human said yes"]);
+      },
+    );
 
     it.each(MODES)("(3) %s tools: an interrupt answered with a new message instead: valid", async (mode) => {
       const env = await setup(provider, kind, mode, { calls: LOOKUP_AND_ASK });
@@ -186,7 +213,13 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       "(4) %s tools: after a process restart (a new saver on the same storage) the outcomes are the same",
       async (mode) => {
         const env = await setup(provider, kind, mode);
-        await runAbortedMidTool(env.agent, env.bench, say("first"), "new-message", mode === "send" ? env.inner : undefined);
+        await runAbortedMidTool(
+          env.agent,
+          env.bench,
+          say("first"),
+          "new-message",
+          mode === "send" ? env.inner : undefined,
+        );
         await runAbortedMidTool(env.agent, env.bench, say("first"), "resume", mode === "send" ? env.inner : undefined);
         const newMessageIds = firstCallIds(await storedThread(env.inner, "new-message"));
         const resumeIds = firstCallIds(await storedThread(env.inner, "resume"));
@@ -199,7 +232,10 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
           bench,
           mode,
           requestNet: true,
-          checkpointer: withToolCallRepair(reopened, { provider: env.model.provider, onRepair: (r) => repairs.push(r) }),
+          checkpointer: withToolCallRepair(reopened, {
+            provider: env.model.provider,
+            onRepair: (r) => repairs.push(r),
+          }),
         });
         await restarted.graph.invoke(say("second"), threadConfig("new-message"));
         expectHealedThread(await storedThread(reopened, "new-message"), newMessageIds, mode, env.model.provider);
@@ -241,15 +277,23 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
         // With PostgreSQL the wrapper's report sometimes lands after the aborted turn was counted (its writes
         // outlive the rejected invoke(), see "(R)" in checkpointer-known-failures): there, only the totals below.
         const shapedEachTurn = provider === "bedrock" && aborts.slice(0, Math.max(0, turn - 1)).some(Boolean);
-        if (kind.name === "PostgresSaver") expect({ turn, net: net > 0 }).toEqual({ turn, net: afterAbort || shapedEachTurn });
-        else expect({ turn, repaired: wrapper > 0, net: net > 0 }).toEqual({ turn, repaired: afterAbort, net: afterAbort || shapedEachTurn });
+        if (kind.name === "PostgresSaver")
+          expect({ turn, net: net > 0 }).toEqual({ turn, net: afterAbort || shapedEachTurn });
+        else
+          expect({ turn, repaired: wrapper > 0, net: net > 0 }).toEqual({
+            turn,
+            repaired: afterAbort,
+            net: afterAbort || shapedEachTurn,
+          });
       });
       const repairedIds = env.repairs.map((r) => `${r.action}:${r.toolCallId ?? ""}`).filter((k) => !k.endsWith(":"));
       expect(new Set(repairedIds).size).toBe(repairedIds.length);
 
       const stored = await storedThread(env.inner, "t");
       const lastAborted = aborts[aborts.length - 1];
-      expect(problemsOf(stored, env.model.provider).filter((p) => !lastAborted || p.kind !== "trailing_open_exchange")).toEqual([]);
+      expect(
+        problemsOf(stored, env.model.provider).filter((p) => !lastAborted || p.kind !== "trailing_open_exchange"),
+      ).toEqual([]);
       const abandoned = aborts.slice(0, -1).filter(Boolean).length;
       expect(syntheticResults(stored)).toHaveLength(abandoned);
       expect(toolResults(stored).filter((m) => m.content === "lookup result for alpha")).toHaveLength(aborts.length);
@@ -277,7 +321,9 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       } else {
         // Bedrock also needs the request shaped (the placeholder result, then the user's message: two user
         // turns, B6), which storage never holds: the wrapper alone is not enough there (docs/checkpointer.md).
-        await expect(env.agent.graph.invoke(null, threadConfig("t"))).rejects.toThrow(/alternate between user and assistant/);
+        await expect(env.agent.graph.invoke(null, threadConfig("t"))).rejects.toThrow(
+          /alternate between user and assistant/,
+        );
         expect(env.model.stub.rejections.map((r) => r.rule)).toEqual(["B1", "B6"]);
       }
     });

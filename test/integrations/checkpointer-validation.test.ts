@@ -47,10 +47,16 @@ function postgresInitializer(wrap: boolean) {
   };
 }
 
-describe.skipIf(postgresSkip !== undefined)(`withToolCallRepair(PostgresSaver)${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`, () => {
-  specTest(postgresInitializer(true));
-});
+describe.skipIf(postgresSkip !== undefined)(
+  `withToolCallRepair(PostgresSaver)${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`,
+  () => {
+    specTest(postgresInitializer(true));
+  },
+);
 
-describe.skipIf(postgresSkip !== undefined)(`PostgresSaver, bare${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`, () => {
-  specTest(postgresInitializer(false));
-});
+describe.skipIf(postgresSkip !== undefined)(
+  `PostgresSaver, bare${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`,
+  () => {
+    specTest(postgresInitializer(false));
+  },
+);

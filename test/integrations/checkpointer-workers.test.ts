@@ -42,7 +42,13 @@ interface Worker {
 async function startWorker(name: string, schema: string, stubUrl: string): Promise<Worker> {
   const child = fork(WORKER, [], {
     execArgv: ["--import", "tsx"],
-    env: { ...process.env, LGTR_WORKER_NAME: name, LGTR_WORKER_SCHEMA: schema, LGTR_WORKER_STUB: stubUrl, LGTR_POSTGRES_URL: POSTGRES_URL },
+    env: {
+      ...process.env,
+      LGTR_WORKER_NAME: name,
+      LGTR_WORKER_SCHEMA: schema,
+      LGTR_WORKER_STUB: stubUrl,
+      LGTR_POSTGRES_URL: POSTGRES_URL,
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const pending = new Map<number, (reply: TurnReply) => void>();
@@ -86,12 +92,17 @@ describe("several workers sharing one PostgreSQL saver", () => {
     const stub = await startOpenAIStub({
       script: (request) => {
         const messages = (request as { messages: { role: string }[] }).messages;
-        return messages.at(-1)?.role === "user" ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) } : { text: "answer" };
+        return messages.at(-1)?.role === "user"
+          ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
+          : { text: "answer" };
       },
     });
     const workers: Worker[] = [];
     try {
-      workers.push(await startWorker("A", postgres.schema, stub.url), await startWorker("B", postgres.schema, stub.url));
+      workers.push(
+        await startWorker("A", postgres.schema, stub.url),
+        await startWorker("B", postgres.schema, stub.url),
+      );
       const random = seededRandom(1302);
       const sent = new Map<string, Sent[]>();
       const completed = new Map<string, Set<string>>();
@@ -109,7 +120,8 @@ describe("several workers sharing one PostgreSQL saver", () => {
             const abortedBy = lastAborted.get(thread);
             const resume = abortedBy !== undefined && !final && random() < 0.4;
             // A resume runs only the calls left over, so its tools cannot be held three at a time: resumes run through.
-            const abort = !final && !resume && random() < 0.4 ? ABORTS[Math.floor(random() * ABORTS.length)] : undefined;
+            const abort =
+              !final && !resume && random() < 0.4 ? ABORTS[Math.floor(random() * ABORTS.length)] : undefined;
             const message = resume ? undefined : { text: `thread ${i}, round ${round}`, id: `h-${i}-${round}` };
             if (abortedBy !== undefined && abortedBy !== worker.name) handedOverAfterAbort++;
             if (resume) resumes++;
@@ -122,7 +134,9 @@ describe("several workers sharing one PostgreSQL saver", () => {
           }),
         );
       }
-      const repairs = (await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))).flat();
+      const repairs = (
+        await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))
+      ).flat();
 
       expect(errors).toEqual([]);
       // The scenario the test is about did happen, many times.
@@ -132,17 +146,26 @@ describe("several workers sharing one PostgreSQL saver", () => {
       const broken: string[] = [];
       for (let i = 0; i < THREADS; i++) {
         const thread = `w-${i}`;
-        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint
+          .channel_values.messages ?? []) as BaseMessage[];
         const problems = findToolCallProblems(stored, { provider: "openai", trailingIsProblem: false });
         if (problems.length > 0) broken.push(`${thread}: ${problems.map((p) => p.kind).join(",")}`);
         const humans = stored.filter((m) => HumanMessage.isInstance(m));
         const expected = sent.get(thread) ?? [];
-        const same = humans.length === expected.length && expected.every((s, k) => humans[k].id === s.id && humans[k].content === s.text);
-        if (!same) broken.push(`${thread}: user messages ${JSON.stringify(humans.map((m) => m.id))}, sent ${JSON.stringify(expected.map((s) => s.id))}`);
-        const results = new Map(stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]));
+        const same =
+          humans.length === expected.length &&
+          expected.every((s, k) => humans[k].id === s.id && humans[k].content === s.text);
+        if (!same)
+          broken.push(
+            `${thread}: user messages ${JSON.stringify(humans.map((m) => m.id))}, sent ${JSON.stringify(expected.map((s) => s.id))}`,
+          );
+        const results = new Map(
+          stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
+        );
         for (const id of completed.get(thread) ?? []) {
           const result = results.get(id);
-          if (!result || isSyntheticResult(result)) broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"}`);
+          if (!result || isSyntheticResult(result))
+            broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"}`);
         }
       }
       expect(broken).toEqual([]);

@@ -19,7 +19,13 @@ import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
 
-type StoreOptions = { ns?: string; parentId?: string; source?: CheckpointMetadata["source"]; input?: boolean; key?: string };
+type StoreOptions = {
+  ns?: string;
+  parentId?: string;
+  source?: CheckpointMetadata["source"];
+  input?: boolean;
+  key?: string;
+};
 
 function checkpointOf(messages: BaseMessage[], options: StoreOptions = {}): Checkpoint {
   const key = options.key ?? "messages";
@@ -37,14 +43,19 @@ function checkpointOf(messages: BaseMessage[], options: StoreOptions = {}): Chec
 async function store(saver: BaseCheckpointSaver, thread: string, messages: BaseMessage[], options: StoreOptions = {}) {
   const checkpoint = checkpointOf(messages, options);
   const config: RunnableConfig = {
-    configurable: { thread_id: thread, checkpoint_ns: options.ns ?? "", ...(options.parentId ? { checkpoint_id: options.parentId } : {}) },
+    configurable: {
+      thread_id: thread,
+      checkpoint_ns: options.ns ?? "",
+      ...(options.parentId ? { checkpoint_id: options.parentId } : {}),
+    },
   };
   const metadata: CheckpointMetadata = { source: options.source ?? "loop", step: 1, parents: {} };
   const written = await saver.put(config, checkpoint, metadata, {});
   return { config: written, id: checkpoint.id, checkpoint };
 }
 
-const messagesIn = (tuple: CheckpointTuple | undefined, key = "messages") => tuple?.checkpoint.channel_values[key] as BaseMessage[];
+const messagesIn = (tuple: CheckpointTuple | undefined, key = "messages") =>
+  tuple?.checkpoint.channel_values[key] as BaseMessage[];
 const configOf = (thread: string, ns = "") => ({ configurable: { thread_id: thread, checkpoint_ns: ns } });
 const recorder = () => {
   const repairs: ToolCallRepair[] = [];
@@ -126,15 +137,28 @@ describe("withToolCallRepair: reading", () => {
 
   it("heals orphan and duplicate results while keeping an open last exchange", async () => {
     const last = aiWithCalls("b");
-    const tuple = fixedTuple([human(), aiWithCalls("a"), toolResult("a", "x"), toolResult("a", "x"), toolResult("gone"), human(), last]);
-    const healed = messagesIn(await withToolCallRepair(new FixedTupleSaver(tuple), { provider: "openai" }).getTuple(configOf("t")));
+    const tuple = fixedTuple([
+      human(),
+      aiWithCalls("a"),
+      toolResult("a", "x"),
+      toolResult("a", "x"),
+      toolResult("gone"),
+      human(),
+      last,
+    ]);
+    const healed = messagesIn(
+      await withToolCallRepair(new FixedTupleSaver(tuple), { provider: "openai" }).getTuple(configOf("t")),
+    );
     expect(shape(healed)).toBe("human, ai[a], tool(a), human, human, ai[b]");
     expect(healed.at(-1)).toBe(last);
   });
 
   it("reports a read repair once per stored checkpoint, however often it is read", async () => {
     const { repairs, onRepair } = recorder();
-    const wrapped = withToolCallRepair(new FixedTupleSaver(fixedTuple([human(), aiWithCalls("a"), human(), ai()])), { onRepair, provider: "openai" });
+    const wrapped = withToolCallRepair(new FixedTupleSaver(fixedTuple([human(), aiWithCalls("a"), human(), ai()])), {
+      onRepair,
+      provider: "openai",
+    });
     await wrapped.getTuple(configOf("t"));
     await wrapped.getTuple(configOf("t"));
     expect(await wrapped.get(configOf("t"))).toBeDefined();
@@ -149,13 +173,15 @@ describe("withToolCallRepair: reading", () => {
       for await (const tuple of saver.list(configOf("t"))) out.push(shape(messagesIn(tuple, "history")));
       return out;
     };
-    expect(await shapes(withToolCallRepair(inner, { messagesKey: "history", provider: "openai" }))).toEqual(["human, ai[a], human, ai"]);
-    expect(await shapes(withToolCallRepair(inner, { messagesKey: "history", provider: "openai", list: true }))).toEqual([
-      "human, ai[a], tool(a), human, ai",
-    ]);
-    expect(shape(messagesIn(await withToolCallRepair(inner, { provider: "openai" }).getTuple(configOf("t")), "history"))).toBe(
+    expect(await shapes(withToolCallRepair(inner, { messagesKey: "history", provider: "openai" }))).toEqual([
       "human, ai[a], human, ai",
+    ]);
+    expect(await shapes(withToolCallRepair(inner, { messagesKey: "history", provider: "openai", list: true }))).toEqual(
+      ["human, ai[a], tool(a), human, ai"],
     );
+    expect(
+      shape(messagesIn(await withToolCallRepair(inner, { provider: "openai" }).getTuple(configOf("t")), "history")),
+    ).toBe("human, ai[a], human, ai");
   });
 });
 
@@ -166,7 +192,14 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     const call = aiWithCalls("a", "b");
     const parent = await store(inner, thread, [human("hi"), call], { ns });
     const realA = new ToolMessage({ content: "real result of a", tool_call_id: "a", name: "tool_a", id: "tm-a" });
-    await inner.putWrites(parent.config, [["messages", [realA]], ["branch:to:model", null]], "task-a");
+    await inner.putWrites(
+      parent.config,
+      [
+        ["messages", [realA]],
+        ["branch:to:model", null],
+      ],
+      "task-a",
+    );
     await inner.putWrites(parent.config, [["__error__", { message: "aborted" }]], "task-b");
     return { inner, parent, call };
   }
@@ -196,7 +229,9 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
     const input = await store(wrapped, "t", [human("hi"), call], { parentId: parent.id, source: "input", input: true });
     const afterStart = await store(wrapped, "t", [human("hi"), call, human("new")], { parentId: input.id });
-    const afterModel = await store(wrapped, "t", [human("hi"), call, human("new"), ai("answer")], { parentId: afterStart.id });
+    const afterModel = await store(wrapped, "t", [human("hi"), call, human("new"), ai("answer")], {
+      parentId: afterStart.id,
+    });
 
     for (const { config } of [afterStart, afterModel]) {
       const stored = messagesIn(await inner.getTuple(config));
@@ -212,34 +247,51 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
     const input = await store(wrapped, "t", [human("hi"), call], { parentId: parent.id, source: "input", input: true });
     const closedByNode = messagesIn(await inner.getTuple(input.config)).map((m, i) =>
-      i === 2 ? new ToolMessage({ content: "placeholder", tool_call_id: "a", status: "error", id: "tool-repair-a", additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } } }) : m,
+      i === 2
+        ? new ToolMessage({
+            content: "placeholder",
+            tool_call_id: "a",
+            status: "error",
+            id: "tool-repair-a",
+            additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
+          })
+        : m,
     );
     const next = await store(wrapped, "t", [...closedByNode, human("new")], { parentId: input.id });
     expect(messagesIn(await inner.getTuple(next.config))[2].content).toBe("real result of a");
   });
 
-  it("durability exit: a run's only write, already closed with placeholders by the surface, gets the " +
-    "real results of its parent's pending writes", async () => {
-    // With durability "exit" LangGraph writes no new-input checkpoint: the wrapper sees one put, whose list the
-    // middleware or node already closed with marked placeholders, so it looks clean.
-    const { inner, parent, call } = await abortedThread("t");
-    const { repairs, onRepair } = recorder();
-    const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
-    const placeholder = (id: string) =>
-      new ToolMessage({ content: "placeholder", tool_call_id: id, status: "error", id: `tool-repair-${id}`, additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } } });
-    const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new"), ai("answer")];
-    const exit = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
+  it(
+    "durability exit: a run's only write, already closed with placeholders by the surface, gets the " +
+      "real results of its parent's pending writes",
+    async () => {
+      // With durability "exit" LangGraph writes no new-input checkpoint: the wrapper sees one put, whose list the
+      // middleware or node already closed with marked placeholders, so it looks clean.
+      const { inner, parent, call } = await abortedThread("t");
+      const { repairs, onRepair } = recorder();
+      const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
+      const placeholder = (id: string) =>
+        new ToolMessage({
+          content: "placeholder",
+          tool_call_id: id,
+          status: "error",
+          id: `tool-repair-${id}`,
+          additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
+        });
+      const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new"), ai("answer")];
+      const exit = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
 
-    const stored = messagesIn(await inner.getTuple(exit.config));
-    expect(shape(stored)).toBe("human, ai[a,b], tool(a), tool(b), human, ai");
-    expect(stored[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
-    expect(isSyntheticResult(stored[3])).toBe(true);
-    expect(repairs.map((r) => [r.action, r.toolCallId])).toEqual([["salvaged_result", "a"]]);
-    // The same placeholder is looked up once: a later put of the thread costs no read of its parent.
-    const reads = vi.spyOn(inner, "getTuple");
-    await store(wrapped, "t", [...closedBySurface, human("again"), ai("again")], { parentId: exit.id });
-    expect(reads).not.toHaveBeenCalled();
-  });
+      const stored = messagesIn(await inner.getTuple(exit.config));
+      expect(shape(stored)).toBe("human, ai[a,b], tool(a), tool(b), human, ai");
+      expect(stored[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
+      expect(isSyntheticResult(stored[3])).toBe(true);
+      expect(repairs.map((r) => [r.action, r.toolCallId])).toEqual([["salvaged_result", "a"]]);
+      // The same placeholder is looked up once: a later put of the thread costs no read of its parent.
+      const reads = vi.spyOn(inner, "getTuple");
+      await store(wrapped, "t", [...closedBySurface, human("again"), ai("again")], { parentId: exit.id });
+      expect(reads).not.toHaveBeenCalled();
+    },
+  );
 
   it("puts back a user message that a run aborted before its first step left in __start__, before the new input", async () => {
     // Run 1 stored its input checkpoint (the message in __start__) and was aborted before applying it.
@@ -248,16 +300,29 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     const first = new HumanMessage({ content: "first question", id: "h-first" });
     const aborted = checkpointOf(earlier, { source: "input" });
     aborted.channel_values.__start__ = { messages: [first] };
-    const abortedConfig = await (inner as BaseCheckpointSaver).put(configOf("t"), aborted, { source: "input", step: -1, parents: {} }, {});
+    const abortedConfig = await (inner as BaseCheckpointSaver).put(
+      configOf("t"),
+      aborted,
+      { source: "input", step: -1, parents: {} },
+      {},
+    );
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
     // Run 2 loads that checkpoint, then stores its new input's checkpoint and its next steps (its list lacks "first").
     await wrapped.getTuple(configOf("t"));
-    const input = await store(wrapped, "t", earlier, { parentId: abortedConfig.configurable?.checkpoint_id, source: "input", input: true });
+    const input = await store(wrapped, "t", earlier, {
+      parentId: abortedConfig.configurable?.checkpoint_id,
+      source: "input",
+      input: true,
+    });
     const second = new HumanMessage({ content: "second question", id: "h-second" });
     const step = await store(wrapped, "t", [...earlier, second], { parentId: input.id });
     const answered = await store(wrapped, "t", [...earlier, second, ai("answer")], { parentId: step.id });
 
-    expect(messagesIn(await inner.getTuple(input.config)).map((m) => m.id)).toEqual([earlier[0].id, earlier[1].id, "h-first"]);
+    expect(messagesIn(await inner.getTuple(input.config)).map((m) => m.id)).toEqual([
+      earlier[0].id,
+      earlier[1].id,
+      "h-first",
+    ]);
     for (const { config } of [step, answered]) {
       const stored = messagesIn(await inner.getTuple(config));
       expect(stored.slice(0, 4).map((m) => m.id)).toEqual([earlier[0].id, earlier[1].id, "h-first", "h-second"]);
@@ -270,12 +335,23 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     const first = new HumanMessage({ content: "first question", id: "h-first" });
     const aborted = checkpointOf([], { source: "input" });
     aborted.channel_values.__start__ = { messages: [first] };
-    const abortedConfig = await (inner as BaseCheckpointSaver).put(configOf("t"), aborted, { source: "input", step: -1, parents: {} }, {});
+    const abortedConfig = await (inner as BaseCheckpointSaver).put(
+      configOf("t"),
+      aborted,
+      { source: "input", step: -1, parents: {} },
+      {},
+    );
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
     await wrapped.getTuple(configOf("t"));
     const second = new HumanMessage({ content: "second question", id: "h-second" });
-    const exit = await store(wrapped, "t", [second, ai("answer")], { parentId: abortedConfig.configurable?.checkpoint_id });
-    expect(messagesIn(await inner.getTuple(exit.config)).map((m) => m.id)).toEqual(["h-first", "h-second", expect.any(String)]);
+    const exit = await store(wrapped, "t", [second, ai("answer")], {
+      parentId: abortedConfig.configurable?.checkpoint_id,
+    });
+    expect(messagesIn(await inner.getTuple(exit.config)).map((m) => m.id)).toEqual([
+      "h-first",
+      "h-second",
+      expect.any(String),
+    ]);
     // A resume applies the input itself: a write that already holds it is stored as it is.
     const resumed = [first, ai("answer")];
     const resume = await store(wrapped, "t", resumed, { parentId: abortedConfig.configurable?.checkpoint_id });
@@ -285,14 +361,22 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
   it("leaves the exchange open for a Command({ update }) input, which keeps the pending step", async () => {
     const { inner, parent, call } = await abortedThread("t");
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
-    const update = await store(wrapped, "t", [human("hi"), call, human("steer")], { parentId: parent.id, source: "input" });
+    const update = await store(wrapped, "t", [human("hi"), call, human("steer")], {
+      parentId: parent.id,
+      source: "input",
+    });
     expect(shape(messagesIn(await inner.getTuple(update.config)))).toBe("human, ai[a,b], human");
   });
 
   it("keeps subgraph namespaces apart", async () => {
     const { inner, parent, call } = await abortedThread("t", "agent");
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
-    const input = await store(wrapped, "t", [human("hi"), call], { ns: "agent", parentId: parent.id, source: "input", input: true });
+    const input = await store(wrapped, "t", [human("hi"), call], {
+      ns: "agent",
+      parentId: parent.id,
+      source: "input",
+      input: true,
+    });
     expect(input.config.configurable?.checkpoint_ns).toBe("agent");
     const stored = messagesIn(await inner.getTuple(input.config));
     expect(stored[2].content).toBe("real result of a");
@@ -320,7 +404,11 @@ describe("withToolCallRepair: other writes", () => {
 });
 
 describe("withToolCallRepair in a graph", () => {
-  const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "look up", schema: z.object({ q: z.string() }) });
+  const lookup = tool(async ({ q }) => `found ${q}`, {
+    name: "lookup",
+    description: "look up",
+    schema: z.object({ q: z.string() }),
+  });
 
   it("does not close calls that a Command({ update }) run still executes", async () => {
     let runs = 0;

@@ -34,7 +34,12 @@ function parallelLookups(request: unknown): ScriptedTurn {
   const messages = (request as { messages: { content: Dict[] }[] }).messages;
   const last = messages.at(-1)?.content ?? [];
   if (last.some((block) => block.toolResult)) return { text: "Here is what I found." };
-  return { toolCalls: [{ name: "lookup", args: { page: 1 } }, { name: "lookup", args: { page: 2 } }] };
+  return {
+    toolCalls: [
+      { name: "lookup", args: { page: 1 } },
+      { name: "lookup", args: { page: 2 } },
+    ],
+  };
 }
 
 /** The text of the first user turn of a Converse request. */
@@ -80,46 +85,50 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
     expect(isSummaryMessage(stored[0])).toBe(true);
     expect(stored.length).toBeLessThanOrEqual(9);
     // The model saw each new question before it was summarized away (keepLast 2 keeps only the exchange).
-    for (let i = 1; i <= 4; i++) expect(stub.requests.some((r) => JSON.stringify(r).includes(`"question ${i}"`))).toBe(true);
+    for (let i = 1; i <= 4; i++)
+      expect(stub.requests.some((r) => JSON.stringify(r).includes(`"question ${i}"`))).toBe(true);
   });
 
-  it("repairs the summarized list: an abandoned call in the kept tail is answered in the request, and " +
-    "persisted with persist: true", async () => {
-    const stub = await track(startBedrockStub({ script: [{ text: "fine" }] }));
-    const summarizerStub = await track(startBedrockStub({ script: [{ text: "they talked about pages" }] }));
-    const llm = bedrockModel(stub);
-    const agent = createReactAgent({
-      llm,
-      tools: [lookup],
-      preModelHook: composePreModelHooks(
-        summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 4 }, keep: { keepLast: 2 } }),
-        toolCallRepairHook({ model: llm, persist: true }),
-      ),
-      checkpointer: new MemorySaver(),
-    });
-    const history = [
-      new HumanMessage({ content: "hello", id: "h0" }),
-      new AIMessage({ content: "hi", id: "a0" }),
-      new HumanMessage({ content: "look page 1 up", id: "h1" }),
-      new AIMessage({ content: "", id: "a1", tool_calls: [call("tooluse_abandoned1")] }),
-      new HumanMessage({ content: "never mind, what is 2 + 2?", id: "h2" }),
-    ];
-    await agent.invoke({ messages: history }, thread("t"));
+  it(
+    "repairs the summarized list: an abandoned call in the kept tail is answered in the request, and " +
+      "persisted with persist: true",
+    async () => {
+      const stub = await track(startBedrockStub({ script: [{ text: "fine" }] }));
+      const summarizerStub = await track(startBedrockStub({ script: [{ text: "they talked about pages" }] }));
+      const llm = bedrockModel(stub);
+      const agent = createReactAgent({
+        llm,
+        tools: [lookup],
+        preModelHook: composePreModelHooks(
+          summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 4 }, keep: { keepLast: 2 } }),
+          toolCallRepairHook({ model: llm, persist: true }),
+        ),
+        checkpointer: new MemorySaver(),
+      });
+      const history = [
+        new HumanMessage({ content: "hello", id: "h0" }),
+        new AIMessage({ content: "hi", id: "a0" }),
+        new HumanMessage({ content: "look page 1 up", id: "h1" }),
+        new AIMessage({ content: "", id: "a1", tool_calls: [call("tooluse_abandoned1")] }),
+        new HumanMessage({ content: "never mind, what is 2 + 2?", id: "h2" }),
+      ];
+      await agent.invoke({ messages: history }, thread("t"));
 
-    expect(stub.rejections).toEqual([]);
-    expect(bedrockShape(stub.requests[0])).toEqual([
-      "user(text)", // the summary
-      "assistant(toolUse:tooluse_abandoned1)",
-      "user(toolResult:tooluse_abandoned1)", // the repair hook's placeholder, on the summarized list
-      "assistant(text)", // Bedrock shaping, request only
-      "user(text)",
-    ]);
-    const stored = (await agent.getState(thread("t"))).values.messages as BaseMessage[];
-    // One update: the summary and the structural repair both reached state.
-    expect(shapeOf(stored)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
-    expect(isSummaryMessage(stored[0])).toBe(true);
-    expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
-  });
+      expect(stub.rejections).toEqual([]);
+      expect(bedrockShape(stub.requests[0])).toEqual([
+        "user(text)", // the summary
+        "assistant(toolUse:tooluse_abandoned1)",
+        "user(toolResult:tooluse_abandoned1)", // the repair hook's placeholder, on the summarized list
+        "assistant(text)", // Bedrock shaping, request only
+        "user(text)",
+      ]);
+      const stored = (await agent.getState(thread("t"))).values.messages as BaseMessage[];
+      // One update: the summary and the structural repair both reached state.
+      expect(shapeOf(stored)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
+      expect(isSummaryMessage(stored[0])).toBe(true);
+      expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+    },
+  );
 });
 
 describe("composePreModelHooks: one update", () => {
@@ -141,7 +150,11 @@ describe("composePreModelHooks: one update", () => {
       seen.push(s.messages ?? []);
       return {};
     };
-    const hook = composePreModelHooks(summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }), spy, toolCallRepairHook());
+    const hook = composePreModelHooks(
+      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }),
+      spy,
+      toolCallRepairHook(),
+    );
     const update = await hook(state());
     expect(seen[0].map((m) => m.getType())).toEqual(["human", "ai", "human"]);
     expect(RemoveMessage.isInstance(update.messages![0]) && update.messages![0].id === REMOVE_ALL_MESSAGES).toBe(true);
@@ -159,12 +172,20 @@ describe("composePreModelHooks: one update", () => {
     expect(stored.map((m) => m.id)).toEqual(["h1", "a1", "t1", "t2", "a2", "h2", "r"]);
     // The repair hook saw the reminder: for the model, two user turns in a row become one.
     expect(update.llmInputMessages!.at(-1)!.content).toBe("q2\n\nreminder");
-    expect(await composePreModelHooks(() => ({}), () => undefined)(state())).toEqual({});
+    expect(
+      await composePreModelHooks(
+        () => ({}),
+        () => undefined,
+      )(state()),
+    ).toEqual({});
   });
 
   it("replaces a model input written before a later rewrite of the messages (it would be stale)", async () => {
     const writesInput = (s: { messages?: BaseMessage[] }) => ({ llmInputMessages: s.messages });
-    const hook = composePreModelHooks(writesInput, summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }));
+    const hook = composePreModelHooks(
+      writesInput,
+      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }),
+    );
     const update = await hook(state());
     expect(update.llmInputMessages!.map((m) => m.getType())).toEqual(["human", "ai", "human"]);
   });
@@ -172,7 +193,9 @@ describe("composePreModelHooks: one update", () => {
   it("refuses toolCallRepairHook before summarizationHook, and anything that is not a hook", () => {
     const summarize = summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } });
     expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(ToolCallRepairInputError);
-    expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(/put the summarization hook first and toolCallRepairHook last/);
+    expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(
+      /put the summarization hook first and toolCallRepairHook last/,
+    );
     expect(() => composePreModelHooks()).toThrow(/at least one hook/);
     expect(() => composePreModelHooks(summarize, 3 as never)).toThrow(/hooks\[1\] is 3/);
   });

@@ -20,7 +20,16 @@ class CustomEventRecorder extends BaseCallbackHandler {
   override async handleCustomEvent(name: string, data: unknown, runId: string) {
     this.events.push({ name, data, runId });
   }
-  override async handleChainStart(_chain: unknown, _inputs: unknown, _runId: string, _parent?: string, _tags?: string[], _meta?: unknown, _type?: string, runName?: string) {
+  override async handleChainStart(
+    _chain: unknown,
+    _inputs: unknown,
+    _runId: string,
+    _parent?: string,
+    _tags?: string[],
+    _meta?: unknown,
+    _type?: string,
+    runName?: string,
+  ) {
     this.chains.push(runName ?? "");
   }
 }

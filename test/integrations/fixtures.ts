@@ -38,7 +38,11 @@ export const callWeather = { toolCalls: [{ name: "get_weather", args: { city: "P
 export function brokenHistory(callId = "tooluse_abandoned1"): BaseMessage[] {
   return [
     new HumanMessage({ content: "weather in Paris?", id: "h1" }),
-    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: callId, name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
+    new AIMessage({
+      content: "",
+      id: "a1",
+      tool_calls: [{ id: callId, name: "get_weather", args: { city: "Paris" }, type: "tool_call" }],
+    }),
     new HumanMessage({ content: "never mind: what is 2 + 2?", id: "h2" }),
   ];
 }
@@ -47,7 +51,11 @@ export function brokenHistory(callId = "tooluse_abandoned1"): BaseMessage[] {
 export function cleanHistory(): BaseMessage[] {
   return [
     new HumanMessage({ content: "weather in Paris?", id: "h1" }),
-    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "tooluse_done1", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
+    new AIMessage({
+      content: "",
+      id: "a1",
+      tool_calls: [{ id: "tooluse_done1", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }],
+    }),
     new ToolMessage({ content: "sunny", tool_call_id: "tooluse_done1", id: "t1", name: "get_weather" }),
     new AIMessage({ content: "It is sunny.", id: "a2" }),
     new HumanMessage({ content: "thanks, and 2 + 2?", id: "h2" }),
@@ -126,6 +134,7 @@ export function openAIUserTexts(request: unknown): string[] {
 /** Names of the `on_custom_event` events of a `streamEvents` run, and their payloads. */
 export async function customEventsOf(events: AsyncIterable<{ event: string; name: string; data: unknown }>) {
   const found: { name: string; data: unknown }[] = [];
-  for await (const event of events) if (event.event === "on_custom_event") found.push({ name: event.name, data: event.data });
+  for await (const event of events)
+    if (event.event === "on_custom_event") found.push({ name: event.name, data: event.data });
   return found;
 }

@@ -56,14 +56,26 @@ describe("healStoredMessages", () => {
   });
 
   it("drops duplicate results and converts orphan results even while the last exchange is open", () => {
-    const history = [human(), aiWithCalls("a"), toolResult("a", "same"), toolResult("a", "same"), toolResult("ghost"), human(), aiWithCalls("b")];
+    const history = [
+      human(),
+      aiWithCalls("a"),
+      toolResult("a", "same"),
+      toolResult("a", "same"),
+      toolResult("ghost"),
+      human(),
+      aiWithCalls("b"),
+    ];
     const { messages, repairs } = healStoredMessages(history, { provider: "openai" });
     expect(shape(messages)).toBe("human, ai[a], tool(a), human, human, ai[b]");
     expect(repairs.map((r) => r.action).sort()).toEqual(["converted_result", "dropped_result"]);
   });
 
   it("with closeOpen, closes the exchange the history ends on", () => {
-    const { messages } = healStoredMessages([human(), aiWithCalls("a", "b"), toolResult("a")], { provider: "openai" }, { closeOpen: true });
+    const { messages } = healStoredMessages(
+      [human(), aiWithCalls("a", "b"), toolResult("a")],
+      { provider: "openai" },
+      { closeOpen: true },
+    );
     expect(shape(messages)).toBe("human, ai[a,b], tool(a), tool(b)");
     expect(isSyntheticResult(messages[3])).toBe(true);
   });
@@ -78,7 +90,11 @@ describe("healStoredMessages", () => {
   it("puts salvaged real results back instead of placeholders, and replaces placeholders already there", () => {
     const real = toolResult("a", "real a");
     const salvage = new Map([["a", real]]);
-    const closed = healStoredMessages([human(), aiWithCalls("a", "b")], { provider: "openai" }, { closeOpen: true, salvage });
+    const closed = healStoredMessages(
+      [human(), aiWithCalls("a", "b")],
+      { provider: "openai" },
+      { closeOpen: true, salvage },
+    );
     expect(shape(closed.messages)).toBe("human, ai[a,b], tool(a), tool(b)");
     expect(closed.messages[2]).toBe(real);
     expect(isSyntheticResult(closed.messages[3])).toBe(true);
@@ -118,17 +134,34 @@ describe("healStoredMessages on values that are not messages", () => {
 
 describe("createStoredHealer / healStoredMessages check their arguments", () => {
   it("options and heal options are read once and checked, each named", () => {
-    expect(errorOf(() => createStoredHealer(throwingObject() as never))).toMatchObject(inputError("options", "createStoredHealer: options could not be read (GETTER)"));
+    expect(errorOf(() => createStoredHealer(throwingObject() as never))).toMatchObject(
+      inputError("options", "createStoredHealer: options could not be read (GETTER)"),
+    );
     expect(errorOf(() => createStoredHealer(revokedObject() as never))).toMatchObject(inputError("options"));
-    expect(errorOf(() => healStoredMessages([human()], { provider: "gpt" } as never))).toMatchObject(inputError("options.provider"));
-    expect(errorOf(() => healStoredMessages([human()], {}, { salvage: {} } as never))).toMatchObject(inputError("heal.salvage", "expected a Map"));
-    expect(errorOf(() => healStoredMessages([human()], {}, { abandoned: ["a"] } as never))).toMatchObject(inputError("heal.abandoned", "expected a Set"));
-    expect(errorOf(() => healStoredMessages([human()], {}, { closeOpen: 1 } as never))).toMatchObject(inputError("heal.closeOpen"));
-    expect(errorOf(() => createStoredHealer().heal([human()], throwingObject() as never))).toMatchObject(inputError("heal.closeOpen", "could not be read (GETTER)"));
+    expect(errorOf(() => healStoredMessages([human()], { provider: "gpt" } as never))).toMatchObject(
+      inputError("options.provider"),
+    );
+    expect(errorOf(() => healStoredMessages([human()], {}, { salvage: {} } as never))).toMatchObject(
+      inputError("heal.salvage", "expected a Map"),
+    );
+    expect(errorOf(() => healStoredMessages([human()], {}, { abandoned: ["a"] } as never))).toMatchObject(
+      inputError("heal.abandoned", "expected a Set"),
+    );
+    expect(errorOf(() => healStoredMessages([human()], {}, { closeOpen: 1 } as never))).toMatchObject(
+      inputError("heal.closeOpen"),
+    );
+    expect(errorOf(() => createStoredHealer().heal([human()], throwingObject() as never))).toMatchObject(
+      inputError("heal.closeOpen", "could not be read (GETTER)"),
+    );
   });
 
   it("messages that are not an array, or cannot be read, are named", () => {
-    expect(errorOf(() => healStoredMessages(null as never))).toMatchObject(inputError("messages", "healStoredMessages: messages is null"));
-    expect(errorOf(() => healStoredMessages(throwingAt([human(), aiWithCalls("a"), human()], 1)))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
+    expect(errorOf(() => healStoredMessages(null as never))).toMatchObject(
+      inputError("messages", "healStoredMessages: messages is null"),
+    );
+    expect(errorOf(() => healStoredMessages(throwingAt([human(), aiWithCalls("a"), human()], 1)))).toMatchObject({
+      ...inputError("messages", "messages[1] could not be read (IDX)"),
+      index: 1,
+    });
   });
 });

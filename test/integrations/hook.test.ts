@@ -28,7 +28,9 @@ describe("toolCallRepairHook as createReactAgent's preModelHook", () => {
     const { getWeather } = weatherTool();
     const agent = createReactAgent({ llm: bedrockModel(stub), tools: [getWeather], checkpointer: new MemorySaver() });
     const error = await rejectionOf(() => agent.invoke({ messages: brokenHistory() }, thread("t")));
-    expect(error.message).toBe("Expected toolResult blocks at messages.2.content for the following Ids: tooluse_abandoned1");
+    expect(error.message).toBe(
+      "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_abandoned1",
+    );
   });
 
   it("request-only by default: the model gets a valid list, state keeps what happened", async () => {
@@ -69,10 +71,19 @@ describe("toolCallRepairHook as createReactAgent's preModelHook", () => {
     await agent.invoke({ messages: brokenHistory() }, thread("t"));
 
     expect(stub.rejections).toEqual([]);
-    const values = (await agent.getState(thread("t"))).values as { messages: BaseMessage[]; llmInputMessages?: BaseMessage[] };
+    const values = (await agent.getState(thread("t"))).values as {
+      messages: BaseMessage[];
+      llmInputMessages?: BaseMessage[];
+    };
     // Stored: the structural fix only. The request also got Bedrock's shaping (an assistant turn between the
     // placeholder result and the user's message), which is never stored.
-    expect(shapeOf(values.messages)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
+    expect(shapeOf(values.messages)).toEqual([
+      "human",
+      "ai[tooluse_abandoned1]",
+      "tool(tooluse_abandoned1)*",
+      "human",
+      "ai",
+    ]);
     expect(findToolCallProblems(values.messages, { provider: "bedrock", level: "structural" })).toEqual([]);
     expect(bedrockShape(stub.requests.at(-1))).toEqual([
       "user(text)",
@@ -95,10 +106,17 @@ describe("toolCallRepairHook as createReactAgent's preModelHook", () => {
   it("dispatches each repair as the custom event 'tool_call_repair' (streamEvents v2)", async () => {
     const stub = await track(startOpenAIStub());
     const { getWeather } = weatherTool();
-    const agent = createReactAgent({ llm: openAIModel(stub), tools: [getWeather], preModelHook: toolCallRepairHook({ provider: "openai" }) });
+    const agent = createReactAgent({
+      llm: openAIModel(stub),
+      tools: [getWeather],
+      preModelHook: toolCallRepairHook({ provider: "openai" }),
+    });
     const events = await customEventsOf(agent.streamEvents({ messages: brokenHistory("call_1") }, { version: "v2" }));
     expect(events).toEqual([
-      { name: "tool_call_repair", data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }) },
+      {
+        name: "tool_call_repair",
+        data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }),
+      },
     ]);
     expect(stub.rejections).toEqual([]);
   });
@@ -109,7 +127,12 @@ describe("the sticky llmInputMessages channel", () => {
   async function secondTurnAfterHealing(preModelHook: ReturnType<typeof toolCallRepairHook>) {
     const stub = await track(startOpenAIStub());
     const { getWeather } = weatherTool();
-    const agent = createReactAgent({ llm: openAIModel(stub), tools: [getWeather], preModelHook, checkpointer: new MemorySaver() });
+    const agent = createReactAgent({
+      llm: openAIModel(stub),
+      tools: [getWeather],
+      preModelHook,
+      checkpointer: new MemorySaver(),
+    });
     const config = thread("sticky");
     await agent.invoke({ messages: brokenHistory("call_1") }, config);
     await agent.updateState(config, { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...cleanHistory()] });
@@ -142,7 +165,14 @@ describe("the sticky llmInputMessages channel", () => {
 
     expect(stub.rejections).toEqual([]);
     expect(openAIUserTexts(stub.requests.at(-1))).toContain("what about Rome?");
-    expect(openAIShape(stub.requests.at(-1))).toEqual(["user", "assistant[call_1]", "tool:call_1", "user", "assistant", "user"]);
+    expect(openAIShape(stub.requests.at(-1))).toEqual([
+      "user",
+      "assistant[call_1]",
+      "tool:call_1",
+      "user",
+      "assistant",
+      "user",
+    ]);
     const values = (await persisting.getState(config)).values as { llmInputMessages?: BaseMessage[] };
     expect(values.llmInputMessages?.at(-1)?.content).toBe("what about Rome?");
   });
@@ -150,6 +180,13 @@ describe("the sticky llmInputMessages channel", () => {
   it("this hook hands the model the current list on a clean turn after a repaired one", async () => {
     const request = await secondTurnAfterHealing(toolCallRepairHook({ provider: "openai" }));
     expect(openAIUserTexts(request)).toEqual(["weather in Paris?", "thanks, and 2 + 2?", "what about Rome?"]);
-    expect(openAIShape(request)).toEqual(["user", "assistant[tooluse_done1]", "tool:tooluse_done1", "assistant", "user", "user"]);
+    expect(openAIShape(request)).toEqual([
+      "user",
+      "assistant[tooluse_done1]",
+      "tool:tooluse_done1",
+      "assistant",
+      "user",
+      "user",
+    ]);
   });
 });

@@ -31,7 +31,12 @@ describe("toolCallRepairMiddleware in createAgent", () => {
     const { getWeather, gate } = weatherTool();
     const agent = createAgent({ model: openAIModel(stub), tools: [getWeather], checkpointer: new MemorySaver() });
     gate.abortNextCall = true;
-    await runUntilAborted(() => agent.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...thread("t"), signal: gate.controller.signal }));
+    await runUntilAborted(() =>
+      agent.invoke(
+        { messages: [new HumanMessage("weather in Paris?")] },
+        { ...thread("t"), signal: gate.controller.signal },
+      ),
+    );
     const error = await rejectionOf(() => agent.invoke({ messages: [new HumanMessage("never mind")] }, thread("t")));
     expect(error.message).toContain(
       "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
@@ -50,13 +55,20 @@ describe("toolCallRepairMiddleware in createAgent", () => {
       checkpointer: new MemorySaver(),
     });
     gate.abortNextCall = true;
-    await runUntilAborted(() => agent.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...thread("t"), signal: gate.controller.signal }));
+    await runUntilAborted(() =>
+      agent.invoke(
+        { messages: [new HumanMessage("weather in Paris?")] },
+        { ...thread("t"), signal: gate.controller.signal },
+      ),
+    );
     const result = await agent.invoke({ messages: [new HumanMessage("never mind")] }, thread("t"));
 
     expect(result.messages.at(-1)?.text).toBe("ok");
     expect(stub.rejections).toEqual([]);
     const callId = repairs[0]?.toolCallId;
-    expect(repairs).toEqual([expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId })]);
+    expect(repairs).toEqual([
+      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId }),
+    ]);
     const stored = await storedMessages(agent, thread("t"));
     expect(shapeOf(stored)).toEqual(["human", `ai[${callId}]`, `tool(${callId})*`, "human", "ai"]);
     expect(findToolCallProblems(stored, { provider: "openai" })).toEqual([]);
@@ -74,7 +86,12 @@ describe("toolCallRepairMiddleware in createAgent", () => {
       checkpointer: new MemorySaver(),
     });
     gate.abortNextCall = true;
-    await runUntilAborted(() => agent.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...thread("t"), signal: gate.controller.signal }));
+    await runUntilAborted(() =>
+      agent.invoke(
+        { messages: [new HumanMessage("weather in Paris?")] },
+        { ...thread("t"), signal: gate.controller.signal },
+      ),
+    );
     await agent.invoke(null, thread("t"));
 
     expect(gate.calls).toBe(2);
@@ -104,14 +121,21 @@ describe("toolCallRepairMiddleware in createAgent", () => {
       "assistant(text)",
       "user(text)",
     ]);
-    expect(shapeOf(await storedMessages(agent, thread("t")))).toEqual(["human", "ai[tooluse_abandoned1]", "human", "ai"]);
+    expect(shapeOf(await storedMessages(agent, thread("t")))).toEqual([
+      "human",
+      "ai[tooluse_abandoned1]",
+      "human",
+      "ai",
+    ]);
   });
 
   it("wrapModelCall catches what breaks during a run: a reminder inserted after tool results (Bedrock alternation)", async () => {
     const reminder = createMiddleware({
       name: "Reminder",
       beforeModel: (state) =>
-        ToolMessage.isInstance(state.messages.at(-1)) ? { messages: [new HumanMessage("Reminder: answer briefly.")] } : undefined,
+        ToolMessage.isInstance(state.messages.at(-1))
+          ? { messages: [new HumanMessage("Reminder: answer briefly.")] }
+          : undefined,
     });
     const run = async (middleware: ReturnType<typeof createMiddleware>[]) => {
       const stub = await track(startBedrockStub({ script: [callWeather] }));
@@ -132,10 +156,17 @@ describe("toolCallRepairMiddleware in createAgent", () => {
   it("dispatches each repair as the custom event 'tool_call_repair' (streamEvents v2)", async () => {
     const stub = await track(startOpenAIStub());
     const { getWeather } = weatherTool();
-    const agent = createAgent({ model: openAIModel(stub), tools: [getWeather], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
+    const agent = createAgent({
+      model: openAIModel(stub),
+      tools: [getWeather],
+      middleware: [toolCallRepairMiddleware({ provider: "openai" })],
+    });
     const events = await customEventsOf(agent.streamEvents({ messages: brokenHistory("call_1") }, { version: "v2" }));
     expect(events).toEqual([
-      { name: "tool_call_repair", data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }) },
+      {
+        name: "tool_call_repair",
+        data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }),
+      },
     ]);
   });
 });
@@ -146,7 +177,12 @@ describe("createAgent with responseFormat (tool strategy): a real call mixed wit
     const tools = ((request as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
     const extract = tools.find((name) => name !== "get_weather")!;
     return callIndex === 0
-      ? { toolCalls: [{ name: "get_weather", args: { city: "Paris" } }, { name: extract, args: { answer: "sunny" } }] }
+      ? {
+          toolCalls: [
+            { name: "get_weather", args: { city: "Paris" } },
+            { name: extract, args: { answer: "sunny" } },
+          ],
+        }
       : { toolCalls: [{ name: extract, args: { answer: "four" } }] };
   };
 
@@ -169,7 +205,9 @@ describe("createAgent with responseFormat (tool strategy): a real call mixed wit
   it("without the middleware the next turn in the thread is rejected", async () => {
     const { stub, second } = await twoTurns(false);
     const error = await rejectionOf(second);
-    expect(error.message).toContain("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'");
+    expect(error.message).toContain(
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'",
+    );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
 
@@ -194,14 +232,20 @@ describe("an agent without tools on a thread that used tools (Bedrock B3: no too
   /** A finished tool exchange from an earlier agent, then a question for an agent that has no tools. */
   const usedTools = (): BaseMessage[] => [
     new HumanMessage({ content: "weather in Paris?", id: "h1" }),
-    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "tooluse_paris", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
+    new AIMessage({
+      content: "",
+      id: "a1",
+      tool_calls: [{ id: "tooluse_paris", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }],
+    }),
     new ToolMessage({ content: "sunny in Paris", tool_call_id: "tooluse_paris", name: "get_weather", id: "t1" }),
     new AIMessage({ content: "It is sunny.", id: "a2" }),
     new HumanMessage({ content: "Summarize our conversation.", id: "h2" }),
   ];
   type Dict = Record<string, unknown>;
   const hasToolBlocks = (request: unknown): boolean =>
-    ((request as Dict).messages as { content: Dict[] }[]).some((m) => m.content.some((block) => "toolUse" in block || "toolResult" in block));
+    ((request as Dict).messages as { content: Dict[] }[]).some((m) =>
+      m.content.some((block) => "toolUse" in block || "toolResult" in block),
+    );
 
   it("without the middleware the request is refused (B3)", async () => {
     const stub = await track(startBedrockStub());
@@ -213,7 +257,12 @@ describe("an agent without tools on a thread that used tools (Bedrock B3: no too
   it("with the middleware: sent as text and accepted on the first request; the stored thread keeps its tool messages", async () => {
     const stub = await track(startBedrockStub());
     const repairs: ToolCallRepair[] = [];
-    const agent = createAgent({ model: bedrockModel(stub), tools: [], middleware: [toolCallRepairMiddleware({ onRepair: (r) => repairs.push(r) })], checkpointer: new MemorySaver() });
+    const agent = createAgent({
+      model: bedrockModel(stub),
+      tools: [],
+      middleware: [toolCallRepairMiddleware({ onRepair: (r) => repairs.push(r) })],
+      checkpointer: new MemorySaver(),
+    });
     const result = await agent.invoke({ messages: usedTools() }, thread("t"));
     expect(result.messages.at(-1)?.text).toBe("ok");
     expect(stub.calls).toBe(1);
@@ -226,7 +275,11 @@ describe("an agent without tools on a thread that used tools (Bedrock B3: no too
 
   it("recovery alone (repairModelRequest: false): the B3 rejection is force-repaired and retried once", async () => {
     const stub = await track(startBedrockStub());
-    const agent = createAgent({ model: bedrockModel(stub), tools: [], middleware: [toolCallRepairMiddleware({ repairModelRequest: false })] });
+    const agent = createAgent({
+      model: bedrockModel(stub),
+      tools: [],
+      middleware: [toolCallRepairMiddleware({ repairModelRequest: false })],
+    });
     const result = await agent.invoke({ messages: usedTools() });
     expect(result.messages.at(-1)?.text).toBe("ok");
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B3"]);
@@ -236,15 +289,26 @@ describe("an agent without tools on a thread that used tools (Bedrock B3: no too
 
   it("an agent with tools, or with a tool-strategy response format, sends its tool blocks as they are", async () => {
     const withTools = await track(startBedrockStub());
-    await createAgent({ model: bedrockModel(withTools), tools: [weatherTool().getWeather], middleware: [toolCallRepairMiddleware()] }).invoke({ messages: usedTools() });
+    await createAgent({
+      model: bedrockModel(withTools),
+      tools: [weatherTool().getWeather],
+      middleware: [toolCallRepairMiddleware()],
+    }).invoke({ messages: usedTools() });
     expect(hasToolBlocks(withTools.requests[0])).toBe(true);
 
     const extract: Script = (request) => {
-      const tools = (((request as Dict).toolConfig as { tools: { toolSpec: { name: string } }[] } | undefined)?.tools ?? []).map((t) => t.toolSpec.name);
+      const tools = (
+        ((request as Dict).toolConfig as { tools: { toolSpec: { name: string } }[] } | undefined)?.tools ?? []
+      ).map((t) => t.toolSpec.name);
       return { toolCalls: [{ name: tools[0], args: { summary: "sunny" } }] };
     };
     const structured = await track(startBedrockStub({ script: extract }));
-    const agent = createAgent({ model: bedrockModel(structured), tools: [], responseFormat: toolStrategy(z.object({ summary: z.string() })), middleware: [toolCallRepairMiddleware()] });
+    const agent = createAgent({
+      model: bedrockModel(structured),
+      tools: [],
+      responseFormat: toolStrategy(z.object({ summary: z.string() })),
+      middleware: [toolCallRepairMiddleware()],
+    });
     expect((await agent.invoke({ messages: usedTools() })).structuredResponse).toEqual({ summary: "sunny" });
     expect(hasToolBlocks(structured.requests[0])).toBe(true);
     expect(structured.rejections).toEqual([]);

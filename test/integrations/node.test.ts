@@ -39,7 +39,11 @@ const track = stubTracker();
 type ChatModel = Runnable<BaseMessage[], AIMessage>;
 
 /** START -> [repair] -> agent -> tools -> [repair] -> agent ...; without `repair` the node is left out. */
-function agentGraph(model: ChatModel, tools: ReturnType<typeof weatherTool>["getWeather"][], repair?: ReturnType<typeof toolCallRepairNode>) {
+function agentGraph(
+  model: ChatModel,
+  tools: ReturnType<typeof weatherTool>["getWeather"][],
+  repair?: ReturnType<typeof toolCallRepairNode>,
+) {
   const entry = repair ? "repair" : "agent";
   const graph = new StateGraph(MessagesAnnotation)
     .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
@@ -69,7 +73,9 @@ async function abandonedThread(
   const graph = agentGraph(model, [getWeather], withNode ? toolCallRepairNode({ onRepair }) : undefined);
   const config = { configurable: { thread_id: "incident" } };
   gate.abortNextCall = true;
-  await runUntilAborted(() => graph.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...config, signal: gate.controller.signal }));
+  await runUntilAborted(() =>
+    graph.invoke({ messages: [new HumanMessage("weather in Paris?")] }, { ...config, signal: gate.controller.signal }),
+  );
   return { graph, config, gate };
 }
 
@@ -78,7 +84,9 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     const stub = await track(startBedrockStub({ script: [callWeather] }));
     const { graph, config } = await abandonedThread(stub, bedrockModel, false);
     const error = await rejectionOf(() => graph.invoke({ messages: [new HumanMessage("never mind")] }, config));
-    expect(error.message).toMatch(/^Expected toolResult blocks at messages\.2\.content for the following Ids: tooluse_/);
+    expect(error.message).toMatch(
+      /^Expected toolResult blocks at messages\.2\.content for the following Ids: tooluse_/,
+    );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B1"]);
   });
 
@@ -86,14 +94,18 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     const stub = await track(startOpenAIStub({ script: [callWeather] }));
     const { graph, config } = await abandonedThread(stub, openAIModel, false);
     const error = await rejectionOf(() => graph.invoke({ messages: [new HumanMessage("never mind")] }, config));
-    expect(error.message).toContain("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'");
+    expect(error.message).toContain(
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'",
+    );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
 
   it("with the node alone, the stored thread is healed structurally but Bedrock still needs the request shaped", async () => {
     const stub = await track(startBedrockStub({ script: [callWeather] }));
     const { graph, config } = await abandonedThread(stub, bedrockModel, true);
-    await expect(graph.invoke({ messages: [new HumanMessage("never mind")] }, config)).rejects.toThrow(/alternate between user and assistant/);
+    await expect(graph.invoke({ messages: [new HumanMessage("never mind")] }, config)).rejects.toThrow(
+      /alternate between user and assistant/,
+    );
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B6"]);
   });
 
@@ -120,7 +132,9 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(shapeOf(stored)).toEqual(["human", `ai[${callId}]`, `tool(${callId})*`, "human", "ai"]);
     expect(findToolCallProblems(stored, { provider: "bedrock", level: "structural" })).toEqual([]);
     expect(new Set(stored.map((m) => m.id)).size).toBe(stored.length);
-    expect(repairs).toEqual([expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId })]);
+    expect(repairs).toEqual([
+      expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: callId }),
+    ]);
     expect(gate.calls).toBe(1); // the abandoned call was answered, not re-run
   });
 
@@ -136,7 +150,14 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(repairs.length).toBe(repairedOnce);
     const callId = repairs[0].toolCallId;
     expect(repairs[0]).toMatchObject({ problem: "orphan_call", action: "synthesized_result" });
-    expect(openAIShape(stub.requests.at(-1))).toEqual(["user", `assistant[${callId}]`, `tool:${callId}`, "user", "assistant", "user"]);
+    expect(openAIShape(stub.requests.at(-1))).toEqual([
+      "user",
+      `assistant[${callId}]`,
+      `tool:${callId}`,
+      "user",
+      "assistant",
+      "user",
+    ]);
   });
 
   it("a run whose tool finishes is left alone: the node's update is empty at every step", async () => {
@@ -144,7 +165,10 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     const { getWeather } = weatherTool();
     const graph = agentGraph(bedrockModel(stub).bindTools([getWeather]), [getWeather], toolCallRepairNode());
     const updates: Record<string, unknown>[] = [];
-    for await (const update of await graph.stream({ messages: [new HumanMessage("weather in Paris?")] }, { configurable: { thread_id: "clean" }, streamMode: "updates" }))
+    for await (const update of await graph.stream(
+      { messages: [new HumanMessage("weather in Paris?")] },
+      { configurable: { thread_id: "clean" }, streamMode: "updates" },
+    ))
       updates.push(update);
     expect(updates.filter((u) => "repair" in u)).toEqual([{ repair: {} }, { repair: {} }]);
     expect(stub.rejections).toEqual([]);
@@ -180,7 +204,11 @@ describe("toolCallRepairNode as a function", () => {
   it("a state it cannot read (a throwing getter, a revoked proxy) goes on unchanged and is reported: the run never fails", async () => {
     const errors: unknown[] = [];
     const node = toolCallRepairNode({ onError: (error) => errors.push(error) });
-    const throwing = { get messages(): BaseMessage[] { throw new Error("boom"); } };
+    const throwing = {
+      get messages(): BaseMessage[] {
+        throw new Error("boom");
+      },
+    };
     const { proxy, revoke } = Proxy.revocable({ messages: cleanHistory() }, {});
     revoke();
     const revokedList = Proxy.revocable(cleanHistory(), {});
@@ -191,31 +219,64 @@ describe("toolCallRepairNode as a function", () => {
       await expect(Promise.resolve(update)).resolves.toBe(NO_UPDATE);
     }
     expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatchObject({ name: "ToolCallRepairInputError", argument: "state.messages", message: expect.stringContaining("could not be read (boom)") });
+    expect(errors[0]).toMatchObject({
+      name: "ToolCallRepairInputError",
+      argument: "state.messages",
+      message: expect.stringContaining("could not be read (boom)"),
+    });
     // Without onError it still never throws.
     await expect(Promise.resolve(toolCallRepairNode()(throwing as never))).resolves.toBe(NO_UPDATE);
   });
 
   it("options are read once, under the input guard: a throwing getter is an error naming the option, never the raw error", () => {
-    const throwing = { get provider(): string { throw new Error("x"); } };
-    expect(() => toolCallRepairNode(throwing as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.provider", message: "langgraph-tool-repair: toolCallRepairNode: options.provider could not be read (x)" }));
-    const throwingKey = { get messagesKey(): string { throw new Error("y"); } };
-    expect(() => toolCallRepairNode(throwingKey as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.messagesKey" }));
+    const throwing = {
+      get provider(): string {
+        throw new Error("x");
+      },
+    };
+    expect(() => toolCallRepairNode(throwing as never)).toThrow(
+      expect.objectContaining({
+        name: "ToolCallRepairInputError",
+        argument: "options.provider",
+        message: "langgraph-tool-repair: toolCallRepairNode: options.provider could not be read (x)",
+      }),
+    );
+    const throwingKey = {
+      get messagesKey(): string {
+        throw new Error("y");
+      },
+    };
+    expect(() => toolCallRepairNode(throwingKey as never)).toThrow(
+      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.messagesKey" }),
+    );
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
-    expect(() => toolCallRepairNode(proxy as never)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
+    expect(() => toolCallRepairNode(proxy as never)).toThrow(
+      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }),
+    );
   });
 
   it("reads the configured messages key", async () => {
-    const update = await toolCallRepairNode({ messagesKey: "history", provider: "openai" })({ history: brokenHistory() });
-    expect(shapeOf(update.history!.slice(1))).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human"]);
+    const update = await toolCallRepairNode({ messagesKey: "history", provider: "openai" })({
+      history: brokenHistory(),
+    });
+    expect(shapeOf(update.history!.slice(1))).toEqual([
+      "human",
+      "ai[tooluse_abandoned1]",
+      "tool(tooluse_abandoned1)*",
+      "human",
+    ]);
     expect(toolCallRepairNode({ messagesKey: "history" })({ history: cleanHistory() })).toBe(NO_UPDATE);
   });
 
   it("never stores a provider's shaping: an id only Anthropic and Bedrock reject, two user turns in a row, are left alone", () => {
     const messages = [
       new HumanMessage({ content: "hi", id: "h1" }),
-      new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "call.1", name: "get_weather", args: {}, type: "tool_call" }] }),
+      new AIMessage({
+        content: "",
+        id: "a1",
+        tool_calls: [{ id: "call.1", name: "get_weather", args: {}, type: "tool_call" }],
+      }),
       new ToolMessage({ content: "sunny", tool_call_id: "call.1", id: "t1" }),
       new HumanMessage({ content: "and tomorrow?", id: "h2" }),
       new HumanMessage({ content: "in Rome", id: "h3" }),
@@ -234,7 +295,9 @@ describe("toolCallRepairNode as a function", () => {
   it("works in a graph whose messages live under another key", async () => {
     const stub = await track(startOpenAIStub());
     const model = openAIModel(stub);
-    const State = Annotation.Root({ history: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }) });
+    const State = Annotation.Root({
+      history: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("repair", toolCallRepairNode({ messagesKey: "history", provider: "openai" }))
       .addNode("agent", async (state) => ({ history: [await model.invoke(state.history)] }))
@@ -245,7 +308,13 @@ describe("toolCallRepairNode as a function", () => {
     const config = { configurable: { thread_id: "history" } };
     await graph.invoke({ history: brokenHistory("call_1") }, config);
     expect(stub.rejections).toEqual([]);
-    expect(shapeOf((await graph.getState(config)).values.history)).toEqual(["human", "ai[call_1]", "tool(call_1)*", "human", "ai"]);
+    expect(shapeOf((await graph.getState(config)).values.history)).toEqual([
+      "human",
+      "ai[call_1]",
+      "tool(call_1)*",
+      "human",
+      "ai",
+    ]);
   });
 
   it("dispatches each repair as the custom event 'tool_call_repair' (streamEvents v2)", async () => {
@@ -261,7 +330,10 @@ describe("toolCallRepairNode as a function", () => {
     const events = await customEventsOf(graph.streamEvents({ messages: brokenHistory("call_1") }, { version: "v2" }));
     expect(TOOL_CALL_REPAIR_EVENT).toBe("tool_call_repair");
     expect(events).toEqual([
-      { name: "tool_call_repair", data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }) },
+      {
+        name: "tool_call_repair",
+        data: expect.objectContaining({ problem: "orphan_call", action: "synthesized_result", toolCallId: "call_1" }),
+      },
     ]);
   });
 });
@@ -284,7 +356,11 @@ describe("ids of a persisted repair", () => {
 
   it("keeps every message when the messages reducer applies RemoveMessage(all) + the list", () => {
     const noId = new ToolMessage({ content: "r", tool_call_id: "c1" });
-    const list = [new AIMessage({ content: "", id: "x", tool_calls: [{ id: "c1", name: "t", args: {}, type: "tool_call" }] }), noId, new HumanMessage({ content: "h", id: "x" })];
+    const list = [
+      new AIMessage({ content: "", id: "x", tool_calls: [{ id: "c1", name: "t", args: {}, type: "tool_call" }] }),
+      noId,
+      new HumanMessage({ content: "h", id: "x" }),
+    ];
     const stored = messagesStateReducer([new HumanMessage({ content: "old", id: "old" })], replaceAllMessages(list));
     expect(shapeOf(stored)).toEqual(["ai[c1]", "tool(c1)", "human"]);
     expect(noId.id).toBeUndefined(); // the reducer would have set it on the caller's object

@@ -38,15 +38,24 @@ const storedMessages = async (agent: { getState(config: object): Promise<{ value
 function threadFromAnotherProvider(): BaseMessage[] {
   return [
     new HumanMessage({ content: "weather in Paris?", id: "h1" }),
-    new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "functions.get_weather:0", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }] }),
-    new ToolMessage({ content: "sunny in Paris", tool_call_id: "functions.get_weather:0", name: "get_weather", id: "t1" }),
+    new AIMessage({
+      content: "",
+      id: "a1",
+      tool_calls: [{ id: "functions.get_weather:0", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }],
+    }),
+    new ToolMessage({
+      content: "sunny in Paris",
+      tool_call_id: "functions.get_weather:0",
+      name: "get_weather",
+      id: "t1",
+    }),
     new AIMessage({ content: "It is sunny.", id: "a2" }),
     new HumanMessage({ content: "and tomorrow?", id: "h2" }),
   ];
 }
 
 describe("(a) a thread repaired for the wrong provider: rejected, recovered, answered", () => {
-  it("provider \"openai\" given, the model is Bedrock: two requests, the fix persisted and reported with its rejection", async () => {
+  it('provider "openai" given, the model is Bedrock: two requests, the fix persisted and reported with its rejection', async () => {
     const stub = await track(startBedrockStub());
     const { getWeather } = weatherTool();
     const repairs: ToolCallRepair[] = [];
@@ -62,7 +71,13 @@ describe("(a) a thread repaired for the wrong provider: rejected, recovered, ans
     expect(stub.calls).toBe(2);
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B4"]);
     expect(bedrockShape(stub.requests[1])[1]).toMatch(/^assistant\(toolUse:[a-zA-Z0-9_-]+\)$/);
-    expect(repairs).toEqual([expect.objectContaining({ action: "renamed_call_id", toolCallId: "functions.get_weather:0", rejection: expect.objectContaining({ provider: "bedrock", kind: "invalid_id", rule: "B4" }) })]);
+    expect(repairs).toEqual([
+      expect.objectContaining({
+        action: "renamed_call_id",
+        toolCallId: "functions.get_weather:0",
+        rejection: expect.objectContaining({ provider: "bedrock", kind: "invalid_id", rule: "B4" }),
+      }),
+    ]);
 
     // Stored: structural repairs only. Bedrock's id pattern is request shaping, so with the wrong provider
     // forced by the option every turn is recovered the same way (two requests)...
@@ -82,7 +97,9 @@ describe("(a) a thread repaired for the wrong provider: rejected, recovered, ans
       middleware: [toolCallRepairMiddleware()],
       checkpointer: new MemorySaver(),
     });
-    expect((await agent.invoke({ messages: threadFromAnotherProvider() }, thread("m"))).messages.at(-1)?.text).toBe("ok");
+    expect((await agent.invoke({ messages: threadFromAnotherProvider() }, thread("m"))).messages.at(-1)?.text).toBe(
+      "ok",
+    );
     await agent.invoke({ messages: [new HumanMessage("thanks")] }, thread("m"));
     expect(stub.calls).toBe(2);
     expect(stub.rejections).toEqual([]);
@@ -99,8 +116,16 @@ describe("the request differs from the state (the middleware's own request-only 
       middleware: [toolCallRepairMiddleware({ provider: "openai", healOnInput: false })],
       checkpointer: new MemorySaver(),
     });
-    const orphan = new AIMessage({ content: "", id: "a0", tool_calls: [{ id: "functions.get_weather:9", name: "get_weather", args: { city: "Rome" }, type: "tool_call" }] });
-    const history = [new HumanMessage({ content: "weather in Rome?", id: "h0" }), orphan, ...threadFromAnotherProvider()];
+    const orphan = new AIMessage({
+      content: "",
+      id: "a0",
+      tool_calls: [{ id: "functions.get_weather:9", name: "get_weather", args: { city: "Rome" }, type: "tool_call" }],
+    });
+    const history = [
+      new HumanMessage({ content: "weather in Rome?", id: "h0" }),
+      orphan,
+      ...threadFromAnotherProvider(),
+    ];
     expect((await agent.invoke({ messages: history }, thread("s"))).messages.at(-1)?.text).toBe("ok");
     expect(stub.calls).toBe(2);
     const stored = await storedMessages(agent, thread("s"));
@@ -124,7 +149,13 @@ function reportTool() {
 const callReport = { toolCalls: [{ name: "get_report", args: {} }] };
 
 type Provider = "bedrock" | "openai" | "anthropic";
-const STUBS: Record<Provider, { start: (o: StubOptions) => Promise<RunningStub>; model: (s: RunningStub) => ReturnType<typeof bedrockModel | typeof openAIModel | typeof anthropicModel> }> = {
+const STUBS: Record<
+  Provider,
+  {
+    start: (o: StubOptions) => Promise<RunningStub>;
+    model: (s: RunningStub) => ReturnType<typeof bedrockModel | typeof openAIModel | typeof anthropicModel>;
+  }
+> = {
   bedrock: { start: startBedrockStub, model: (s) => bedrockModel(s) },
   openai: { start: startOpenAIStub, model: (s) => openAIModel(s) },
   anthropic: { start: startAnthropicStub, model: (s) => anthropicModel(s) },
@@ -138,7 +169,9 @@ describe("(b) a rule the engine does not model: rejected once, recovered, the ne
   for (const provider of ["bedrock", "openai", "anthropic"] as const) {
     for (const [saverName, saver] of savers) {
       it(`${provider}, ${saverName}`, async () => {
-        const stub = await track(STUBS[provider].start({ script: [callReport], extraRule: droppedLargeResults(provider, 1000) }));
+        const stub = await track(
+          STUBS[provider].start({ script: [callReport], extraRule: droppedLargeResults(provider, 1000) }),
+        );
         const repairs: ToolCallRepair[] = [];
         const agent = createAgent({
           model: STUBS[provider].model(stub),
@@ -146,12 +179,19 @@ describe("(b) a rule the engine does not model: rejected once, recovered, the ne
           middleware: [toolCallRepairMiddleware({ provider, onRepair: (r) => repairs.push(r) })],
           checkpointer: saver(),
         });
-        const first = await agent.invoke({ messages: [new HumanMessage("get me the report")] }, thread(`b-${provider}`));
+        const first = await agent.invoke(
+          { messages: [new HumanMessage("get me the report")] },
+          thread(`b-${provider}`),
+        );
         expect(first.messages.at(-1)?.text).toBe("ok");
         // The call, the rejected request with the report, its retry.
         expect(stub.calls).toBe(3);
-        expect(stub.rejections.map((r) => r.rule)).toEqual([{ bedrock: "B1", openai: "O1", anthropic: "A1" }[provider]]);
-        expect(repairs.filter((r) => r.rejection).map((r) => r.action)).toEqual(expect.arrayContaining(["synthesized_result", "converted_result"]));
+        expect(stub.rejections.map((r) => r.rule)).toEqual([
+          { bedrock: "B1", openai: "O1", anthropic: "A1" }[provider],
+        ]);
+        expect(repairs.filter((r) => r.rejection).map((r) => r.action)).toEqual(
+          expect.arrayContaining(["synthesized_result", "converted_result"]),
+        );
 
         const stored = await storedMessages(agent, thread(`b-${provider}`));
         const results = stored.filter(ToolMessage.isInstance);
@@ -160,7 +200,10 @@ describe("(b) a rule the engine does not model: rejected once, recovered, the ne
         expect(stored.some((m) => HumanMessage.isInstance(m) && m.text.includes("full report: data"))).toBe(true);
         expect(shapeOf(stored).at(-1)).toBe("ai");
 
-        const second = await agent.invoke({ messages: [new HumanMessage("thanks, anything else?")] }, thread(`b-${provider}`));
+        const second = await agent.invoke(
+          { messages: [new HumanMessage("thanks, anything else?")] },
+          thread(`b-${provider}`),
+        );
         expect(second.messages.at(-1)?.text).toBe("ok");
         expect(stub.calls).toBe(4);
         expect(stub.rejections).toHaveLength(1);
@@ -170,8 +213,14 @@ describe("(b) a rule the engine does not model: rejected once, recovered, the ne
 
   it("the repairs reach the custom event 'tool_call_repair', each with its rejection", async () => {
     const stub = await track(startOpenAIStub({ script: [callReport], extraRule: droppedLargeResults("openai", 1000) }));
-    const agent = createAgent({ model: openAIModel(stub), tools: [reportTool()], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
-    const events = await customEventsOf(agent.streamEvents({ messages: [new HumanMessage("report?")] }, { version: "v2" }));
+    const agent = createAgent({
+      model: openAIModel(stub),
+      tools: [reportTool()],
+      middleware: [toolCallRepairMiddleware({ provider: "openai" })],
+    });
+    const events = await customEventsOf(
+      agent.streamEvents({ messages: [new HumanMessage("report?")] }, { version: "v2" }),
+    );
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {
       expect(event.name).toBe("tool_call_repair");
@@ -190,19 +239,31 @@ describe("a second rejection: the original error, with the diagnosis attached; n
           const messages = (request as { messages: { role: string; tool_call_id?: string }[] }).messages;
           const ids = messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
           return ids.length
-            ? { rule: "O1", message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-              `'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}` }
+            ? {
+                rule: "O1",
+                message:
+                  "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+                  `'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`,
+              }
             : undefined;
         },
       }),
     );
-    const agent = createAgent({ model: openAIModel(stub), tools: [reportTool()], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
+    const agent = createAgent({
+      model: openAIModel(stub),
+      tools: [reportTool()],
+      middleware: [toolCallRepairMiddleware({ provider: "openai" })],
+    });
     const error = await rejectionOf(() => agent.invoke({ messages: [new HumanMessage("report?")] }));
     expect(stub.calls).toBe(3);
     const original = rootWithDiagnosis(error);
     expect(original?.message).toContain("did not have response messages: call_");
     const diagnosis = rejectionDiagnosisOf(original)!;
-    expect(diagnosis).toMatchObject({ retried: true, rejection: { provider: "openai", kind: "missing_results" }, retryRejection: { kind: "missing_results" } });
+    expect(diagnosis).toMatchObject({
+      retried: true,
+      rejection: { provider: "openai", kind: "missing_results" },
+      retryRejection: { kind: "missing_results" },
+    });
     expect(diagnosis.repairs.length).toBeGreaterThan(0);
     expect((original as Error).cause).toBe(diagnosis);
   });
@@ -225,12 +286,21 @@ describe("(c) not about the history: passed through after exactly one request", 
   const failures = {
     "a 429": {
       bedrock: { status: 429, message: "Too many requests, please wait before trying again." },
-      openai: { status: 429, message: "Rate limit reached for gpt-4.1-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1." },
+      openai: {
+        status: 429,
+        message:
+          "Rate limit reached for gpt-4.1-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1.",
+      },
       anthropic: { status: 429, message: "Number of request tokens has exceeded your per-minute rate limit." },
     },
     "a context-length error": {
       bedrock: { status: 400, message: "Input is too long for requested model." },
-      openai: { status: 400, message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", type: "context_length_exceeded" },
+      openai: {
+        status: 400,
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        type: "context_length_exceeded",
+      },
       anthropic: { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum" },
     },
   } as const;
@@ -241,7 +311,11 @@ describe("(c) not about the history: passed through after exactly one request", 
         const run = async (middleware: boolean) => {
           const stub = await track(STUBS[provider].start({ fail: () => byProvider[provider] }));
           const { getWeather } = weatherTool();
-          const agent = createAgent({ model: STUBS[provider].model(stub), tools: [getWeather], middleware: middleware ? [toolCallRepairMiddleware({ provider })] : [] });
+          const agent = createAgent({
+            model: STUBS[provider].model(stub),
+            tools: [getWeather],
+            middleware: middleware ? [toolCallRepairMiddleware({ provider })] : [],
+          });
           const error = await rejectionOf(() => agent.invoke({ messages: threadFromAnotherProvider() }));
           return { stub, error: rootError(error) };
         };
@@ -258,7 +332,11 @@ describe("(c) not about the history: passed through after exactly one request", 
 
   it("recoverRejections: false leaves the rejection to the caller", async () => {
     const stub = await track(startBedrockStub());
-    const agent = createAgent({ model: bedrockModel(stub), tools: [weatherTool().getWeather], middleware: [toolCallRepairMiddleware({ provider: "openai", recoverRejections: false })] });
+    const agent = createAgent({
+      model: bedrockModel(stub),
+      tools: [weatherTool().getWeather],
+      middleware: [toolCallRepairMiddleware({ provider: "openai", recoverRejections: false })],
+    });
     const error = await rejectionOf(() => agent.invoke({ messages: threadFromAnotherProvider() }));
     expect(error.message).toContain("failed to satisfy constraint");
     expect(stub.calls).toBe(1);
@@ -269,9 +347,16 @@ describe("(d) streaming: the recovered answer streams", () => {
   for (const provider of ["bedrock", "anthropic"] as const) {
     it(`${provider}, streamMode "messages": the answer's tokens arrive after the retry; one rejection, two requests`, async () => {
       const stub = await track(STUBS[provider].start({ script: [{ text: "Tomorrow too." }] }));
-      const agent = createAgent({ model: STUBS[provider].model(stub), tools: [weatherTool().getWeather], middleware: [toolCallRepairMiddleware({ provider: "openai" })] });
+      const agent = createAgent({
+        model: STUBS[provider].model(stub),
+        tools: [weatherTool().getWeather],
+        middleware: [toolCallRepairMiddleware({ provider: "openai" })],
+      });
       const tokens: string[] = [];
-      for await (const [chunk] of await agent.stream({ messages: threadFromAnotherProvider() }, { streamMode: "messages" })) {
+      for await (const [chunk] of await agent.stream(
+        { messages: threadFromAnotherProvider() },
+        { streamMode: "messages" },
+      )) {
         if (chunk.getType() === "ai") tokens.push(chunk.text);
       }
       expect(tokens.length).toBeGreaterThan(0);
@@ -279,7 +364,8 @@ describe("(d) streaming: the recovered answer streams", () => {
       expect(stub.calls).toBe(2);
       expect(stub.rejections.map((r) => r.rule)).toEqual([provider === "bedrock" ? "B4" : "A6"]);
       // Streamed: the retry went to the streaming endpoint (Bedrock's own path, Anthropic's `stream: true`).
-      if (provider === "bedrock") expect(stub.paths.map((p) => p.split("/").pop())).toEqual(["converse-stream", "converse-stream"]);
+      if (provider === "bedrock")
+        expect(stub.paths.map((p) => p.split("/").pop())).toEqual(["converse-stream", "converse-stream"]);
       else expect(stub.requests.map((r) => (r as { stream?: boolean }).stream)).toEqual([true, true]);
     });
   }

@@ -17,7 +17,15 @@ import type { ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human } from "../support/builders";
 import { openAIModel, startOpenAIStub, type RunningStub } from "../support/stubs";
 import { sentToolResults } from "./support/abort-sweep";
-import { buildAgent, firstCallIds, startStubbedModel, storedThread, threadConfig, ToolBench, until } from "./support/checkpoint-scenarios";
+import {
+  buildAgent,
+  firstCallIds,
+  startStubbedModel,
+  storedThread,
+  threadConfig,
+  ToolBench,
+  until,
+} from "./support/checkpoint-scenarios";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
 
 const cleanups: (() => unknown)[] = [];
@@ -28,43 +36,58 @@ afterEach(async () => {
 const interruptsOf = (state: unknown) => (state as { __interrupt__?: unknown[] }).__interrupt__;
 
 describe("a call waiting for a person's approval, then a new message instead", () => {
-  it("createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the " +
-    "marker and onRepair say so", async () => {
-    const stub: RunningStub = await startOpenAIStub({
-      script: (_request, callIndex) => (callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "alpha" } }, { name: "slow_lookup", args: { q: "beta" } }] } : { text: "ok" }),
-    });
-    cleanups.push(() => stub.close());
-    const bench = new ToolBench();
-    const inner = new MemorySaver();
-    const repairs: ToolCallRepair[] = [];
-    const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
-    const agent = createAgent({
-      model: openAIModel(stub),
-      tools: bench.all,
-      middleware: [humanInTheLoopMiddleware({ interruptOn: { slow_lookup: true } }), repair.middleware],
-      checkpointer: repair.checkpointer(inner),
-    });
+  it(
+    "createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the " +
+      "marker and onRepair say so",
+    async () => {
+      const stub: RunningStub = await startOpenAIStub({
+        script: (_request, callIndex) =>
+          callIndex === 0
+            ? {
+                toolCalls: [
+                  { name: "lookup", args: { q: "alpha" } },
+                  { name: "slow_lookup", args: { q: "beta" } },
+                ],
+              }
+            : { text: "ok" },
+      });
+      cleanups.push(() => stub.close());
+      const bench = new ToolBench();
+      const inner = new MemorySaver();
+      const repairs: ToolCallRepair[] = [];
+      const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
+      const agent = createAgent({
+        model: openAIModel(stub),
+        tools: bench.all,
+        middleware: [humanInTheLoopMiddleware({ interruptOn: { slow_lookup: true } }), repair.middleware],
+        checkpointer: repair.checkpointer(inner),
+      });
 
-    const paused = await agent.invoke({ messages: [new HumanMessage("look both up")] }, threadConfig("t"));
-    expect(interruptsOf(paused)).toHaveLength(1);
-    const [lookupId, slowId] = firstCallIds(await storedThread(inner, "t"));
+      const paused = await agent.invoke({ messages: [new HumanMessage("look both up")] }, threadConfig("t"));
+      expect(interruptsOf(paused)).toHaveLength(1);
+      const [lookupId, slowId] = firstCallIds(await storedThread(inner, "t"));
 
-    await agent.invoke({ messages: [new HumanMessage("never mind")] }, threadConfig("t"));
-    expect(stub.rejections).toEqual([]);
-    const sent = sentToolResults("openai", stub.requests[1]);
-    expect(sent.get(slowId)).toBe(
-      'Tool "slow_lookup" (call ' + slowId + ") did not run: it was waiting for the user's approval, and the user sent a new message instead. " +
-        "Do not run it unless the user asks for it again.",
-    );
-    // The auto-approved sibling was never scheduled either (the approval came first), but nothing says so: unknown.
-    expect(sent.get(lookupId)).toMatch(/its outcome is unknown/);
-    expect(bench.started.size).toBe(0);
+      await agent.invoke({ messages: [new HumanMessage("never mind")] }, threadConfig("t"));
+      expect(stub.rejections).toEqual([]);
+      const sent = sentToolResults("openai", stub.requests[1]);
+      expect(sent.get(slowId)).toBe(
+        'Tool "slow_lookup" (call ' +
+          slowId +
+          ") did not run: it was waiting for the user's approval, and the user sent a new message instead. " +
+          "Do not run it unless the user asks for it again.",
+      );
+      // The auto-approved sibling was never scheduled either (the approval came first), but nothing says so: unknown.
+      expect(sent.get(lookupId)).toMatch(/its outcome is unknown/);
+      expect(bench.started.size).toBe(0);
 
-    const stored = await storedThread(inner, "t");
-    const placeholder = stored.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === slowId);
-    expect(repairMarkerOf(placeholder)).toMatchObject({ synthetic: true, toolRun: "cancelled" });
-    expect(repairs.filter((r) => r.toolCallId === slowId)).toEqual([expect.objectContaining({ action: "synthesized_result", toolRun: "cancelled" })]);
-  });
+      const stored = await storedThread(inner, "t");
+      const placeholder = stored.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === slowId);
+      expect(repairMarkerOf(placeholder)).toMatchObject({ synthetic: true, toolRun: "cancelled" });
+      expect(repairs.filter((r) => r.toolCallId === slowId)).toEqual([
+        expect.objectContaining({ action: "synthesized_result", toolRun: "cancelled" }),
+      ]);
+    },
+  );
 
   it("a tool that asked the person a question itself (interrupt() inside it) had started: its outcome stays unknown", async () => {
     const model = await startStubbedModel("openai", [{ name: "ask_human", args: { q: "may I?" } }]);
@@ -77,7 +100,10 @@ describe("a call waiting for a person's approval, then a new message instead", (
     // A node before the model stands for the surfaces (here the graph's own net repairs the request).
     const node = toolCallRepairNode();
     const messages = [...(await storedThread(inner, "t")), new HumanMessage("something else")];
-    const update = (await node({ messages }, { configurable: { thread_id: "t", __pregel_checkpointer: inner, checkpoint_ns: "repair:x" } })) as {
+    const update = (await node(
+      { messages },
+      { configurable: { thread_id: "t", __pregel_checkpointer: inner, checkpoint_ns: "repair:x" } },
+    )) as {
       messages: BaseMessage[];
     };
     const placeholder = update.messages.find((m) => ToolMessage.isInstance(m));
@@ -88,8 +114,13 @@ describe("a call waiting for a person's approval, then a new message instead", (
 describe("without a checkpointer in the run's config", () => {
   it("nothing is read: the open call gets the engine's placeholder", async () => {
     const node = toolCallRepairNode();
-    const update = (await node({ messages: [human("q"), aiWithCalls("c1"), human("next")] }, { configurable: { thread_id: "t" } })) as { messages: BaseMessage[] };
-    expect(repairMarkerOf(update.messages.find((m) => ToolMessage.isInstance(m)))).toMatchObject({ toolRun: "outcome_unknown" });
+    const update = (await node(
+      { messages: [human("q"), aiWithCalls("c1"), human("next")] },
+      { configurable: { thread_id: "t" } },
+    )) as { messages: BaseMessage[] };
+    expect(repairMarkerOf(update.messages.find((m) => ToolMessage.isInstance(m)))).toMatchObject({
+      toolRun: "outcome_unknown",
+    });
   });
 });
 
@@ -97,7 +128,14 @@ describe("open calls that stay open in state (the hook without persist, no wrapp
   it("each later turn still sends the salvaged result, and reads the saver no more than the turn before", async () => {
     const stub = await startOpenAIStub({
       script: (_request, callIndex) =>
-        callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "a" } }, { name: "slow_lookup", args: { q: "b" } }] } : { text: "ok" },
+        callIndex === 0
+          ? {
+              toolCalls: [
+                { name: "lookup", args: { q: "a" } },
+                { name: "slow_lookup", args: { q: "b" } },
+              ],
+            }
+          : { text: "ok" },
     });
     cleanups.push(() => stub.close());
     const bench = new ToolBench();
@@ -109,7 +147,13 @@ describe("open calls that stay open in state (the hook without persist, no wrapp
       return getTuple(config);
     };
     const preModelHook = toolCallRepairHook();
-    const agent = createReactAgent({ llm: openAIModel(stub), tools: bench.all, version: "v2", preModelHook, checkpointer: saver });
+    const agent = createReactAgent({
+      llm: openAIModel(stub),
+      tools: bench.all,
+      version: "v2",
+      preModelHook,
+      checkpointer: saver,
+    });
     const controller = new AbortController();
     bench.holdSlow = true;
     const slowStarted = bench.nextSlowStart();

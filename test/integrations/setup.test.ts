@@ -33,7 +33,14 @@ async function stub(): Promise<RunningStub> {
   let answers = 0;
   const started = await startBedrockStub({
     script: (_request, callIndex) =>
-      callIndex === 0 ? { toolCalls: [{ name: "lookup", args: { q: "alpha" } }, { name: "slow_lookup", args: { q: "beta" } }] } : { text: `answer ${++answers}` },
+      callIndex === 0
+        ? {
+            toolCalls: [
+              { name: "lookup", args: { q: "alpha" } },
+              { name: "slow_lookup", args: { q: "beta" } },
+            ],
+          }
+        : { text: `answer ${++answers}` },
   });
   cleanups.push(() => started.close());
   return started;
@@ -44,19 +51,32 @@ interface Runnable {
 }
 
 /** The first run, aborted while `slow_lookup` is held (after `lookup`'s result is stored, when `siblingStored`). */
-async function abortMidTool(agent: Runnable, bench: ToolBench, inner: BaseCheckpointSaver, siblingStored: boolean): Promise<void> {
+async function abortMidTool(
+  agent: Runnable,
+  bench: ToolBench,
+  inner: BaseCheckpointSaver,
+  siblingStored: boolean,
+): Promise<void> {
   const controller = new AbortController();
   bench.holdSlow = true;
   const slowStarted = bench.nextSlowStart();
-  const outcome = agent.invoke({ messages: [new HumanMessage({ content: "first question", id: "h1" })] }, { ...threadConfig("t"), signal: controller.signal }).then(
-    () => new Error("expected an abort"),
-    (error: Error) => error,
-  );
+  const outcome = agent
+    .invoke(
+      { messages: [new HumanMessage({ content: "first question", id: "h1" })] },
+      { ...threadConfig("t"), signal: controller.signal },
+    )
+    .then(
+      () => new Error("expected an abort"),
+      (error: Error) => error,
+    );
   await slowStarted;
   if (siblingStored)
     await until(async () => {
       const tuple = await inner.getTuple(threadConfig("t"));
-      return (tuple?.pendingWrites ?? []).some(([, channel, value]) => channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)));
+      return (tuple?.pendingWrites ?? []).some(
+        ([, channel, value]) =>
+          channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)),
+      );
     }, "the finished sibling's pending write");
   controller.abort();
   expect((await outcome).message).toMatch(/abort/i);
@@ -76,34 +96,43 @@ function expectStoredAsSent(stored: BaseMessage[]) {
 }
 
 const second = { messages: [new HumanMessage({ content: "and the second one?", id: "h2" })] };
-const resultOf = (messages: BaseMessage[], q: string) => messages.find((m) => ToolMessage.isInstance(m) && m.content === `lookup result for ${q}`);
+const resultOf = (messages: BaseMessage[], q: string) =>
+  messages.find((m) => ToolMessage.isInstance(m) && m.content === `lookup result for ${q}`);
 
 describe("toolCallRepair(): createAgent", () => {
-  it("the next message goes through on the first request, the finished sibling's real result is kept, " +
-    "each repair reported once", async () => {
-    const model = await stub();
-    const bench = new ToolBench();
-    const inner = SqliteSaver.fromConnString(":memory:");
-    cleanups.push(() => inner.db.close());
-    const repairs: ToolCallRepair[] = [];
-    const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
-    const agent = createAgent({ model: bedrockModel(model), tools: bench.all, middleware: [repair.middleware], checkpointer: repair.checkpointer(inner) });
+  it(
+    "the next message goes through on the first request, the finished sibling's real result is kept, " +
+      "each repair reported once",
+    async () => {
+      const model = await stub();
+      const bench = new ToolBench();
+      const inner = SqliteSaver.fromConnString(":memory:");
+      cleanups.push(() => inner.db.close());
+      const repairs: ToolCallRepair[] = [];
+      const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
+      const agent = createAgent({
+        model: bedrockModel(model),
+        tools: bench.all,
+        middleware: [repair.middleware],
+        checkpointer: repair.checkpointer(inner),
+      });
 
-    await abortMidTool(agent, bench, inner, true);
-    const before = model.calls;
-    const result = (await agent.invoke(second, threadConfig("t"))) as { messages: BaseMessage[] };
-    expect(result.messages.at(-1)?.text).toMatch(/^answer/);
-    expect(model.calls - before).toBe(1);
-    expect(model.rejections).toEqual([]);
+      await abortMidTool(agent, bench, inner, true);
+      const before = model.calls;
+      const result = (await agent.invoke(second, threadConfig("t"))) as { messages: BaseMessage[] };
+      expect(result.messages.at(-1)?.text).toMatch(/^answer/);
+      expect(model.calls - before).toBe(1);
+      expect(model.rejections).toEqual([]);
 
-    const stored = await storedThread(inner, "t");
-    expectStoredAsSent(stored);
-    expect(resultOf(stored, "alpha")).toBeDefined();
-    expect(stored.filter((m) => ToolMessage.isInstance(m) && isSyntheticResult(m))).toHaveLength(1);
-    const keys = repairs.filter((r) => r.toolCallId).map((r) => `${r.action}:${r.toolCallId}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(repairs.map((r) => r.action)).toEqual(expect.arrayContaining(["salvaged_result", "synthesized_result"]));
-  });
+      const stored = await storedThread(inner, "t");
+      expectStoredAsSent(stored);
+      expect(resultOf(stored, "alpha")).toBeDefined();
+      expect(stored.filter((m) => ToolMessage.isInstance(m) && isSyntheticResult(m))).toHaveLength(1);
+      const keys = repairs.filter((r) => r.toolCallId).map((r) => `${r.action}:${r.toolCallId}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(repairs.map((r) => r.action)).toEqual(expect.arrayContaining(["salvaged_result", "synthesized_result"]));
+    },
+  );
 });
 
 describe("toolCallRepair(): reports across threads", () => {
@@ -113,7 +142,12 @@ describe("toolCallRepair(): reports across threads", () => {
     cleanups.push(() => model.close());
     const repairs: ToolCallRepair[] = [];
     const repair = toolCallRepair({ onRepair: (r) => repairs.push(r) });
-    const agent = createAgent({ model: bedrockModel(model), tools: new ToolBench().all, middleware: [repair.middleware], checkpointer: repair.checkpointer(new MemorySaver()) });
+    const agent = createAgent({
+      model: bedrockModel(model),
+      tools: new ToolBench().all,
+      middleware: [repair.middleware],
+      checkpointer: repair.checkpointer(new MemorySaver()),
+    });
     const broken = () => [human("look it up"), aiWithCalls("call_0"), human("never mind")];
     for (const thread of ["t1", "t2"]) await agent.invoke({ messages: broken() }, threadConfig(thread));
 
@@ -129,7 +163,12 @@ describe("toolCallRepairKit(): createReactAgent and a StateGraph", () => {
     const bench = new ToolBench();
     const inner = new MemorySaver();
     const kit = toolCallRepairKit();
-    const agent = createReactAgent({ llm: kit.model(bedrockModel(model)), tools: bench.all, preModelHook: kit.preModelHook, checkpointer: kit.checkpointer(inner) });
+    const agent = createReactAgent({
+      llm: kit.model(bedrockModel(model)),
+      tools: bench.all,
+      preModelHook: kit.preModelHook,
+      checkpointer: kit.checkpointer(inner),
+    });
 
     await abortMidTool(agent, bench, inner, false);
     const result = (await agent.invoke(second, threadConfig("t"))) as { messages: BaseMessage[] };
@@ -184,6 +223,8 @@ describe("toolCallRepairKit(): the request is shaped once, by the kit's model", 
     const update = await toolCallRepairHook({ persist: true })({ messages });
     expect(update.llmInputMessages).not.toBe(messages);
     expect(update.llmInputMessages!.length).toBe(messages.length + 1);
-    expect(() => toolCallRepairHook({ shapeRequests: "no" as never })).toThrow(/options.shapeRequests is "no"; expected a boolean/);
+    expect(() => toolCallRepairHook({ shapeRequests: "no" as never })).toThrow(
+      /options.shapeRequests is "no"; expected a boolean/,
+    );
   });
 });

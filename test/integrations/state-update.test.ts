@@ -18,21 +18,37 @@ describe("applyMessagesUpdate", () => {
   const current = [new HumanMessage({ content: "q", id: "h1" }), new AIMessage({ content: "a", id: "a1" })];
 
   it("applies what the reducer applies: replacement by id, removal, message-likes coerced as LangChain does", () => {
-    const out = applyMessagesUpdate(current, [new AIMessage({ content: "a2", id: "a1" }), new RemoveMessage({ id: "h1" }), { role: "user", content: "next" } as never]);
-    expect(out.map((m) => [m.type, m.content])).toEqual([["ai", "a2"], ["human", "next"]]);
+    const out = applyMessagesUpdate(current, [
+      new AIMessage({ content: "a2", id: "a1" }),
+      new RemoveMessage({ id: "h1" }),
+      { role: "user", content: "next" } as never,
+    ]);
+    expect(out.map((m) => [m.type, m.content])).toEqual([
+      ["ai", "a2"],
+      ["human", "next"],
+    ]);
     expect(typeof out[1].id).toBe("string");
   });
 
   it("what is not a message is an input error naming the argument and index, not LangChain's 'Unable to coerce message from array'", () => {
-    expect(errorOf(() => applyMessagesUpdate(current, [{} as never]))).toMatchObject({ argument: "update", index: 0, message: expect.stringContaining("update[0] is an empty object") });
+    expect(errorOf(() => applyMessagesUpdate(current, [{} as never]))).toMatchObject({
+      argument: "update",
+      index: 0,
+      message: expect.stringContaining("update[0] is an empty object"),
+    });
     expect(errorOf(() => applyMessagesUpdate(current, 5 as never))).toMatchObject({ argument: "update", index: 0 });
-    expect(errorOf(() => applyMessagesUpdate(current, [new HumanMessage("x"), null as never]))).toMatchObject({ argument: "update", index: 1 });
+    expect(errorOf(() => applyMessagesUpdate(current, [new HumanMessage("x"), null as never]))).toMatchObject({
+      argument: "update",
+      index: 1,
+    });
     expect(errorOf(() => applyMessagesUpdate([{}] as never, []))).toMatchObject({ argument: "current", index: 0 });
     expect(errorOf(() => applyMessagesUpdate("x" as never, []))).toMatchObject({ argument: "current" });
   });
 
   it("the reducer's own refusal (removing an id that is not there) is an input error about the update", () => {
-    expect(errorOf(() => applyMessagesUpdate(current, [new RemoveMessage({ id: "missing" })]))).toMatchObject({ argument: "update" });
+    expect(errorOf(() => applyMessagesUpdate(current, [new RemoveMessage({ id: "missing" })]))).toMatchObject({
+      argument: "update",
+    });
   });
 });
 
@@ -40,20 +56,42 @@ describe("argument checks: an input error naming the argument (and the index), n
   const list = [new HumanMessage({ content: "q", id: "h1" }), new AIMessage({ content: "a", id: "a1" })];
 
   it("withUniqueIds and replaceAllMessages take an array of LangChain messages", () => {
-    for (const [name, fn] of [["withUniqueIds", withUniqueIds], ["replaceAllMessages", replaceAllMessages]] as const) {
-      expect(thrown(() => fn(null as never))).toMatchObject(inputError("messages", `${name}: messages is null; expected an array of messages`));
-      expect(thrown(() => fn(undefined as never))).toMatchObject(inputError("messages", `${name}: messages is undefined`));
+    for (const [name, fn] of [
+      ["withUniqueIds", withUniqueIds],
+      ["replaceAllMessages", replaceAllMessages],
+    ] as const) {
+      expect(thrown(() => fn(null as never))).toMatchObject(
+        inputError("messages", `${name}: messages is null; expected an array of messages`),
+      );
+      expect(thrown(() => fn(undefined as never))).toMatchObject(
+        inputError("messages", `${name}: messages is undefined`),
+      );
       expect(thrown(() => fn(revokedArray()))).toMatchObject(inputError("messages", "an unreadable object"));
-      expect(thrown(() => fn([null] as never))).toMatchObject({ ...inputError("messages", `${name}: messages[0] is null, not a LangChain message`), index: 0 });
+      expect(thrown(() => fn([null] as never))).toMatchObject({
+        ...inputError("messages", `${name}: messages[0] is null, not a LangChain message`),
+        index: 0,
+      });
       expect(thrown(() => fn([list[0], { role: "user", content: "x" }] as never))).toMatchObject({ index: 1 });
-      expect(thrown(() => fn([list[0], , list[1]] as never))).toMatchObject({ ...inputError("messages", "messages[1] is a hole"), index: 1 }); // eslint-disable-line no-sparse-arrays
-      expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
+      expect(thrown(() => fn([list[0], , list[1]] as never))).toMatchObject({
+        ...inputError("messages", "messages[1] is a hole"),
+        index: 1,
+      }); // eslint-disable-line no-sparse-arrays
+      expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject({
+        ...inputError("messages", "messages[1] could not be read (IDX)"),
+        index: 1,
+      });
     }
   });
 
   it("applyMessagesUpdate: a throwing index or a revoked update names the argument and the index", () => {
-    expect(thrown(() => applyMessagesUpdate(throwingAt(list, 1), []))).toMatchObject({ ...inputError("current", "current[1] could not be read (IDX)"), index: 1 });
-    expect(thrown(() => applyMessagesUpdate(list, throwingAt(list, 0)))).toMatchObject({ ...inputError("update", "update[0] could not be read (IDX)"), index: 0 });
+    expect(thrown(() => applyMessagesUpdate(throwingAt(list, 1), []))).toMatchObject({
+      ...inputError("current", "current[1] could not be read (IDX)"),
+      index: 1,
+    });
+    expect(thrown(() => applyMessagesUpdate(list, throwingAt(list, 0)))).toMatchObject({
+      ...inputError("update", "update[0] could not be read (IDX)"),
+      index: 0,
+    });
     expect(thrown(() => applyMessagesUpdate(list, revokedArray() as never))).toMatchObject(inputError("update"));
     expect(thrown(() => applyMessagesUpdate(revokedArray(), []))).toMatchObject(inputError("current"));
   });

@@ -28,7 +28,12 @@ const lookup = tool(async ({ page }: { page: number }) => `page ${page} content`
   schema: z.object({ page: z.number() }),
 });
 
-const LOOKUPS: ScriptedTurn = { toolCalls: [{ name: "lookup", args: { page: 1 } }, { name: "lookup", args: { page: 2 } }] };
+const LOOKUPS: ScriptedTurn = {
+  toolCalls: [
+    { name: "lookup", args: { page: 1 } },
+    { name: "lookup", args: { page: 2 } },
+  ],
+};
 const ANSWER: ScriptedTurn = { text: "Here is what I found." };
 
 /** Bedrock: after tool results an answer, otherwise two parallel lookups. */
@@ -38,7 +43,8 @@ const bedrockLoop = (request: unknown): ScriptedTurn => {
 };
 
 /** OpenAI Chat Completions: the same loop. */
-const openAILoop = (request: unknown): ScriptedTurn => ((request as { messages: Dict[] }).messages.at(-1)?.role === "tool" ? ANSWER : LOOKUPS);
+const openAILoop = (request: unknown): ScriptedTurn =>
+  (request as { messages: Dict[] }).messages.at(-1)?.role === "tool" ? ANSWER : LOOKUPS;
 
 const summaries = (_request: unknown, i: number): ScriptedTurn => ({ text: `summary #${i + 1}` });
 
@@ -47,7 +53,11 @@ const storedOf = async (agent: { getState(config: object): Promise<{ values: unk
 
 /** Each request's first user text (the summary when one was made). */
 const bedrockFirstText = (request: unknown) =>
-  String(((request as { messages: { content: Dict[] }[] }).messages[0]?.content ?? []).find((b) => typeof b.text === "string")?.text ?? "");
+  String(
+    ((request as { messages: { content: Dict[] }[] }).messages[0]?.content ?? []).find(
+      (b) => typeof b.text === "string",
+    )?.text ?? "",
+  );
 
 // Fires at the new question of turn 2 (6 messages, keeping the question: the kept part opens with a user turn),
 // then right after turn 2's parallel result run (6 messages again, keeping 1 would split the run).
@@ -55,35 +65,38 @@ const TRIGGER = { messages: 6 };
 const KEEP = { messages: 1 };
 
 describe("summarizationMiddleware in createAgent", () => {
-  it("Bedrock: summarizes at a new question and mid-exchange after parallel results; every request " +
-    "valid, the thread stored valid", async () => {
-    const stub = await track(startBedrockStub({ script: bedrockLoop }));
-    const summarizerStub = await track(startBedrockStub({ script: summaries }));
-    const agent = createAgent({
-      model: bedrockModel(stub),
-      tools: [lookup],
-      systemPrompt: "You are helpful.",
-      middleware: [summarizationMiddleware({ model: bedrockModel(summarizerStub), trigger: TRIGGER, keep: KEEP })],
-      checkpointer: new MemorySaver(),
-    });
-    for (let i = 1; i <= 3; i++) await agent.invoke({ messages: [new HumanMessage(`question ${i}`)] }, thread("t"));
+  it(
+    "Bedrock: summarizes at a new question and mid-exchange after parallel results; every request " +
+      "valid, the thread stored valid",
+    async () => {
+      const stub = await track(startBedrockStub({ script: bedrockLoop }));
+      const summarizerStub = await track(startBedrockStub({ script: summaries }));
+      const agent = createAgent({
+        model: bedrockModel(stub),
+        tools: [lookup],
+        systemPrompt: "You are helpful.",
+        middleware: [summarizationMiddleware({ model: bedrockModel(summarizerStub), trigger: TRIGGER, keep: KEEP })],
+        checkpointer: new MemorySaver(),
+      });
+      for (let i = 1; i <= 3; i++) await agent.invoke({ messages: [new HumanMessage(`question ${i}`)] }, thread("t"));
 
-    expect(stub.rejections).toEqual([]);
-    expect(summarizerStub.rejections).toEqual([]);
-    const summarized = stub.requests.filter((r) => bedrockFirstText(r).startsWith(DEFAULT_SUMMARY_PREFIX));
-    // At the new question: summary, acknowledgement, question (roles alternate).
-    expect(bedrockShape(summarized[0])).toEqual(["user(text)", "assistant(text)", "user(text)"]);
-    // Mid-exchange: keep 1 would have kept the last result alone; the whole exchange is kept.
-    expect(bedrockShape(summarized[1])).toEqual([
-      "user(text)",
-      expect.stringMatching(/^assistant\(toolUse:\w+,toolUse:\w+\)$/),
-      expect.stringMatching(/^user\(toolResult:\w+,toolResult:\w+\)$/),
-    ]);
-    const stored = await storedOf(agent, thread("t"));
-    expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
-    expect(isSummaryMessage(stored[0])).toBe(true);
-    expect(String(stored[0].content)).toMatch(/^Summary of the conversation so far:\n\nsummary #\d$/);
-  });
+      expect(stub.rejections).toEqual([]);
+      expect(summarizerStub.rejections).toEqual([]);
+      const summarized = stub.requests.filter((r) => bedrockFirstText(r).startsWith(DEFAULT_SUMMARY_PREFIX));
+      // At the new question: summary, acknowledgement, question (roles alternate).
+      expect(bedrockShape(summarized[0])).toEqual(["user(text)", "assistant(text)", "user(text)"]);
+      // Mid-exchange: keep 1 would have kept the last result alone; the whole exchange is kept.
+      expect(bedrockShape(summarized[1])).toEqual([
+        "user(text)",
+        expect.stringMatching(/^assistant\(toolUse:\w+,toolUse:\w+\)$/),
+        expect.stringMatching(/^user\(toolResult:\w+,toolResult:\w+\)$/),
+      ]);
+      const stored = await storedOf(agent, thread("t"));
+      expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+      expect(isSummaryMessage(stored[0])).toBe(true);
+      expect(String(stored[0].content)).toMatch(/^Summary of the conversation so far:\n\nsummary #\d$/);
+    },
+  );
 
   it("OpenAI: the same thread, every request valid, the thread stored valid", async () => {
     const stub = await track(startOpenAIStub({ script: openAILoop }));
@@ -98,47 +111,63 @@ describe("summarizationMiddleware in createAgent", () => {
 
     expect(stub.rejections).toEqual([]);
     expect(summarizerStub.calls).toBeGreaterThanOrEqual(2);
-    expect(openAIShape(stub.requests.at(-1))).toEqual(["user", expect.stringMatching(/^assistant\[call_\w+,call_\w+\]$/), expect.stringMatching(/^tool:/), expect.stringMatching(/^tool:/)]);
-    const stored = await storedOf(agent, thread("t"));
-    expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
-  });
-
-  it("with toolCallRepairMiddleware: the thread is healed on input (beforeAgent), then summarized " +
-    "(beforeModel) without splitting the repaired exchange", async () => {
-    const stub = await track(startBedrockStub({ script: [{ text: "4" }] }));
-    const summarizerStub = await track(startBedrockStub({ script: summaries }));
-    const agent = createAgent({
-      model: bedrockModel(stub),
-      tools: [lookup],
-      middleware: [
-        summarizationMiddleware({ model: bedrockModel(summarizerStub), trigger: { messages: 4 }, keep: { messages: 2 } }),
-        toolCallRepairMiddleware(),
-      ],
-      checkpointer: new MemorySaver(),
-    });
-    // A call left unanswered, then a new question: what a new input after an aborted run leaves in a thread.
-    const history = [
-      new HumanMessage({ content: "hello", id: "h0" }),
-      new AIMessage({ content: "hi", id: "a0" }),
-      new HumanMessage({ content: "look page 1 up", id: "h1" }),
-      new AIMessage({ content: "", id: "a1", tool_calls: [{ id: "tooluse_abandoned1", name: "lookup", args: { page: 1 }, type: "tool_call" }] }),
-      new HumanMessage({ content: "never mind, what is 2 + 2?", id: "h2" }),
-    ];
-    await agent.invoke({ messages: history }, thread("t"));
-
-    expect(stub.rejections).toEqual([]);
-    // keep 2 lands on the placeholder result: its call is kept with it.
-    expect(bedrockShape(stub.requests[0])).toEqual([
-      "user(text)",
-      "assistant(toolUse:tooluse_abandoned1)",
-      "user(toolResult:tooluse_abandoned1)",
-      "assistant(text)", // Bedrock shaping between the result and the question, request only
-      "user(text)",
+    expect(openAIShape(stub.requests.at(-1))).toEqual([
+      "user",
+      expect.stringMatching(/^assistant\[call_\w+,call_\w+\]$/),
+      expect.stringMatching(/^tool:/),
+      expect.stringMatching(/^tool:/),
     ]);
     const stored = await storedOf(agent, thread("t"));
-    expect(shapeOf(stored)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
     expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
   });
+
+  it(
+    "with toolCallRepairMiddleware: the thread is healed on input (beforeAgent), then summarized " +
+      "(beforeModel) without splitting the repaired exchange",
+    async () => {
+      const stub = await track(startBedrockStub({ script: [{ text: "4" }] }));
+      const summarizerStub = await track(startBedrockStub({ script: summaries }));
+      const agent = createAgent({
+        model: bedrockModel(stub),
+        tools: [lookup],
+        middleware: [
+          summarizationMiddleware({
+            model: bedrockModel(summarizerStub),
+            trigger: { messages: 4 },
+            keep: { messages: 2 },
+          }),
+          toolCallRepairMiddleware(),
+        ],
+        checkpointer: new MemorySaver(),
+      });
+      // A call left unanswered, then a new question: what a new input after an aborted run leaves in a thread.
+      const history = [
+        new HumanMessage({ content: "hello", id: "h0" }),
+        new AIMessage({ content: "hi", id: "a0" }),
+        new HumanMessage({ content: "look page 1 up", id: "h1" }),
+        new AIMessage({
+          content: "",
+          id: "a1",
+          tool_calls: [{ id: "tooluse_abandoned1", name: "lookup", args: { page: 1 }, type: "tool_call" }],
+        }),
+        new HumanMessage({ content: "never mind, what is 2 + 2?", id: "h2" }),
+      ];
+      await agent.invoke({ messages: history }, thread("t"));
+
+      expect(stub.rejections).toEqual([]);
+      // keep 2 lands on the placeholder result: its call is kept with it.
+      expect(bedrockShape(stub.requests[0])).toEqual([
+        "user(text)",
+        "assistant(toolUse:tooluse_abandoned1)",
+        "user(toolResult:tooluse_abandoned1)",
+        "assistant(text)", // Bedrock shaping between the result and the question, request only
+        "user(text)",
+      ]);
+      const stored = await storedOf(agent, thread("t"));
+      expect(shapeOf(stored)).toEqual(["human", "ai[tooluse_abandoned1]", "tool(tooluse_abandoned1)*", "human", "ai"]);
+      expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
+    },
+  );
 
   it("never fails the run: when the summarizer throws, the model gets the history unchanged and onError hears of it", async () => {
     const stub = await track(startBedrockStub({ script: bedrockLoop }));
@@ -150,7 +179,14 @@ describe("summarizationMiddleware in createAgent", () => {
     const agent = createAgent({
       model: bedrockModel(stub),
       tools: [lookup],
-      middleware: [summarizationMiddleware({ model: failing, trigger: { messages: 1 }, keep: KEEP, onError: (e) => errors.push(e) })],
+      middleware: [
+        summarizationMiddleware({
+          model: failing,
+          trigger: { messages: 1 },
+          keep: KEEP,
+          onError: (e) => errors.push(e),
+        }),
+      ],
       checkpointer: new MemorySaver(),
     });
     const result = await agent.invoke({ messages: [new HumanMessage("question 1")] }, thread("t"));
@@ -168,7 +204,13 @@ describe("side by side with langchain's summarizationMiddleware (langchain 1.5.1
     const agent = createAgent({
       model: bedrockModel(stub),
       tools: [lookup],
-      middleware: [langchainSummarizationMiddleware({ model: new FakeListChatModel({ responses: ["the summary"] }), trigger: TRIGGER, keep: KEEP })],
+      middleware: [
+        langchainSummarizationMiddleware({
+          model: new FakeListChatModel({ responses: ["the summary"] }),
+          trigger: TRIGGER,
+          keep: KEEP,
+        }),
+      ],
       checkpointer: new MemorySaver(),
     });
     await agent.invoke({ messages: [new HumanMessage("question 1")] }, thread("t"));
@@ -186,7 +228,13 @@ describe("side by side with langchain's summarizationMiddleware (langchain 1.5.1
     const fixed = createAgent({
       model: bedrockModel(ours),
       tools: [lookup],
-      middleware: [summarizationMiddleware({ model: new FakeListChatModel({ responses: ["the summary"] }), trigger: TRIGGER, keep: KEEP })],
+      middleware: [
+        summarizationMiddleware({
+          model: new FakeListChatModel({ responses: ["the summary"] }),
+          trigger: TRIGGER,
+          keep: KEEP,
+        }),
+      ],
       checkpointer: new MemorySaver(),
     });
     for (let i = 1; i <= 3; i++) await fixed.invoke({ messages: [new HumanMessage(`question ${i}`)] }, thread("t"));
@@ -199,7 +247,13 @@ describe("side by side with langchain's summarizationMiddleware (langchain 1.5.1
     const agent = createAgent({
       model: openAIModel(stub),
       tools: [lookup],
-      middleware: [langchainSummarizationMiddleware({ model: new FakeListChatModel({ responses: ["the summary"] }), trigger: { messages: 5 }, keep: KEEP })],
+      middleware: [
+        langchainSummarizationMiddleware({
+          model: new FakeListChatModel({ responses: ["the summary"] }),
+          trigger: { messages: 5 },
+          keep: KEEP,
+        }),
+      ],
       checkpointer: new MemorySaver(),
     });
     for (let i = 1; i <= 3; i++) await agent.invoke({ messages: [new HumanMessage(`question ${i}`)] }, thread("t"));
@@ -208,7 +262,12 @@ describe("side by side with langchain's summarizationMiddleware (langchain 1.5.1
     // moves back to the calls: no split here. It breaks on mixed result runs and on calls stored only as content
     // blocks (langchain-comparison.test.ts), and on Bedrock's alternation (above).
     const shapes = stub.requests.map(openAIShape);
-    expect(shapes).toContainEqual(["user", expect.stringMatching(/^assistant\[call_\w+,call_\w+\]$/), expect.stringMatching(/^tool:/), expect.stringMatching(/^tool:/)]);
+    expect(shapes).toContainEqual([
+      "user",
+      expect.stringMatching(/^assistant\[call_\w+,call_\w+\]$/),
+      expect.stringMatching(/^tool:/),
+      expect.stringMatching(/^tool:/),
+    ]);
     expect(shapes).toContainEqual(["user", "user"]); // summary, then the kept question: fine on OpenAI
     expect(findToolCallProblems(await storedOf(agent, thread("t")), { level: "structural" })).toEqual([]);
   });
@@ -218,7 +277,11 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
   type Hook = (state: { messages: BaseMessage[] }, runtime: Dict) => Promise<{ messages: BaseMessage[] } | undefined>;
   const hookOf = (middleware: ReturnType<typeof summarizationMiddleware>) => middleware.beforeModel as unknown as Hook;
   const turns = (n: number): BaseMessage[] =>
-    Array.from({ length: n }, (_, i) => (i % 2 === 0 ? new HumanMessage({ content: `q${i}`, id: `m${i}` }) : new AIMessage({ content: `a${i}`, id: `m${i}` })));
+    Array.from({ length: n }, (_, i) =>
+      i % 2 === 0
+        ? new HumanMessage({ content: `q${i}`, id: `m${i}` })
+        : new AIMessage({ content: `a${i}`, id: `m${i}` }),
+    );
   const run = async (options: Parameters<typeof summarizationMiddleware>[0], messages: BaseMessage[]) => {
     const update = await hookOf(summarizationMiddleware(options))({ messages }, {});
     return update?.messages.slice(1);
@@ -227,40 +290,84 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
 
   it("trigger: one condition needs all its limits (>=), a list needs any condition", async () => {
     const counter = (m: BaseMessage[]) => m.length * 10;
-    expect(await run({ model: model(), trigger: { messages: 6, tokens: 70 }, keep: { messages: 2 }, tokenCounter: counter }, turns(6))).toBeUndefined();
+    expect(
+      await run(
+        { model: model(), trigger: { messages: 6, tokens: 70 }, keep: { messages: 2 }, tokenCounter: counter },
+        turns(6),
+      ),
+    ).toBeUndefined();
     // Summary, acknowledgement (the kept part opens with a user turn), q4, a5.
-    expect(await run({ model: model(), trigger: { messages: 6, tokens: 60 }, keep: { messages: 2 }, tokenCounter: counter }, turns(6))).toHaveLength(4);
-    expect(await run({ model: model(), trigger: [{ messages: 9 }, { tokens: 60 }], keep: { messages: 2 }, tokenCounter: counter }, turns(6))).toHaveLength(4);
+    expect(
+      await run(
+        { model: model(), trigger: { messages: 6, tokens: 60 }, keep: { messages: 2 }, tokenCounter: counter },
+        turns(6),
+      ),
+    ).toHaveLength(4);
+    expect(
+      await run(
+        { model: model(), trigger: [{ messages: 9 }, { tokens: 60 }], keep: { messages: 2 }, tokenCounter: counter },
+        turns(6),
+      ),
+    ).toHaveLength(4);
   });
 
   it("keep tokens with an async counter; the last message is always kept", async () => {
     const counter = async (m: BaseMessage[]) => m.length * 10;
-    const kept = await run({ model: model(), trigger: { messages: 2 }, keep: { tokens: 30 }, tokenCounter: counter }, turns(8));
+    const kept = await run(
+      { model: model(), trigger: { messages: 2 }, keep: { tokens: 30 }, tokenCounter: counter },
+      turns(8),
+    );
     // 3 messages fit; the kept part opens on an assistant message, so no acknowledgement is needed.
     expect(kept!.map((m) => m.content)).toEqual([`${DEFAULT_SUMMARY_PREFIX}\n\nS`, "a5", "q6", "a7"]);
-    const tiny = await run({ model: model(), trigger: { messages: 2 }, keep: { tokens: 1 }, tokenCounter: counter }, turns(8));
+    const tiny = await run(
+      { model: model(), trigger: { messages: 2 }, keep: { tokens: 1 }, tokenCounter: counter },
+      turns(8),
+    );
     expect(tiny!.map((m) => m.content).slice(1)).toEqual(["a7"]);
   });
 
   it("keep fraction uses the summarizer's profile (maxInputTokens) and is refused without it", async () => {
     const withProfile = Object.defineProperty(model(), "profile", { value: { maxInputTokens: 100 } });
-    const kept = await run({ model: withProfile, trigger: { messages: 2 }, keep: { fraction: 0.3 }, tokenCounter: (m) => m.length * 10 }, turns(8));
+    const kept = await run(
+      { model: withProfile, trigger: { messages: 2 }, keep: { fraction: 0.3 }, tokenCounter: (m) => m.length * 10 },
+      turns(8),
+    );
     expect(kept!.slice(1).map((m) => m.content)).toEqual(["a5", "q6", "a7"]);
-    expect(() => summarizationMiddleware({ model: model(), trigger: { fraction: 0.5 } })).toThrow(/model.profile.maxInputTokens/);
+    expect(() => summarizationMiddleware({ model: model(), trigger: { fraction: 0.5 } })).toThrow(
+      /model.profile.maxInputTokens/,
+    );
   });
 
   it("summaryPrompt: {messages} is replaced by the transcript as is (no $& expansion); the prompt is one user message", async () => {
     const prompts: BaseMessage[][] = [];
     const recording = { invoke: async (input: BaseMessage[]) => (prompts.push(input), new AIMessage("S")) };
-    const messages = [new HumanMessage({ content: "price is $& and $1", id: "h" }), new AIMessage({ content: "ok", id: "a" }), new HumanMessage({ content: "next", id: "n" })];
-    await run({ model: recording, trigger: { messages: 3 }, keep: { messages: 1 }, summaryPrompt: "Summarize:\n{messages}\nEnd." }, messages);
+    const messages = [
+      new HumanMessage({ content: "price is $& and $1", id: "h" }),
+      new AIMessage({ content: "ok", id: "a" }),
+      new HumanMessage({ content: "next", id: "n" }),
+    ];
+    await run(
+      {
+        model: recording,
+        trigger: { messages: 3 },
+        keep: { messages: 1 },
+        summaryPrompt: "Summarize:\n{messages}\nEnd.",
+      },
+      messages,
+    );
     expect(prompts[0].map((m) => m.getType())).toEqual(["human"]);
     expect(prompts[0][0].content).toBe("Summarize:\nUser: price is $& and $1\nAssistant: ok\nEnd.");
   });
 
   it("summaryPrefix and acknowledgement; leading system messages are kept", async () => {
     const kept = await run(
-      { model: model(), trigger: { messages: 3 }, keep: { messages: 1 }, summaryPrefix: "Earlier:", acknowledgement: "Noted." },
+      {
+        model: model(),
+        trigger: { messages: 3 },
+        keep: { messages: 1 },
+        summaryPrefix: "Earlier:",
+        acknowledgement: "Noted.",
+      },
       [new SystemMessage({ content: "sys", id: "s" }), ...turns(5)],
     );
     expect(kept!.map((m) => [m.getType(), m.content])).toEqual([
@@ -272,43 +379,65 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
     expect(DEFAULT_ACKNOWLEDGEMENT).not.toBe("Noted.");
   });
 
-  it("trimTokensToSummarize: the summarizer sees the earlier summary and the newest messages that " +
-    "fit, never a result without its call", async () => {
-    const prompts: string[] = [];
-    const recording = { invoke: async (input: BaseMessage[]) => (prompts.push(String(input.at(-1)!.content)), new AIMessage("S2")) };
-    const call = (id: string) => ({ id, name: "lookup", args: { page: 1 }, type: "tool_call" as const });
-    const messages = [
-      new HumanMessage({ content: "Summary of the conversation so far:\n\nS1", id: "s1", additional_kwargs: { lc_source: "summarization" } }),
-      ...turns(6),
-      new AIMessage({ content: "", id: "c", tool_calls: [call("x"), call("y")] }),
-      new ToolMessage({ content: "rx", tool_call_id: "x", id: "tx" }),
-      new ToolMessage({ content: "ry", tool_call_id: "y", id: "ty" }),
-      new HumanMessage({ content: "last", id: "l" }),
-    ];
-    await run(
-      { model: recording, trigger: { messages: 5 }, keep: { messages: 1 }, trimTokensToSummarize: 25, tokenCounter: (m) => m.length * 10 },
-      messages,
-    );
-    // 25 tokens: the earlier summary and one more message; that message is the last result, so its call and
-    // the other result come too.
-    expect(prompts[0]).toMatch(/User: Summary of the conversation so far:\n\nS1\n\(6 earlier messages omitted\)\nAssistant called 2 tools in parallel:/);
-    expect(prompts[0]).toContain("Tool result for x (lookup): rx\nTool result for y (lookup): ry");
-  });
+  it(
+    "trimTokensToSummarize: the summarizer sees the earlier summary and the newest messages that " +
+      "fit, never a result without its call",
+    async () => {
+      const prompts: string[] = [];
+      const recording = {
+        invoke: async (input: BaseMessage[]) => (prompts.push(String(input.at(-1)!.content)), new AIMessage("S2")),
+      };
+      const call = (id: string) => ({ id, name: "lookup", args: { page: 1 }, type: "tool_call" as const });
+      const messages = [
+        new HumanMessage({
+          content: "Summary of the conversation so far:\n\nS1",
+          id: "s1",
+          additional_kwargs: { lc_source: "summarization" },
+        }),
+        ...turns(6),
+        new AIMessage({ content: "", id: "c", tool_calls: [call("x"), call("y")] }),
+        new ToolMessage({ content: "rx", tool_call_id: "x", id: "tx" }),
+        new ToolMessage({ content: "ry", tool_call_id: "y", id: "ty" }),
+        new HumanMessage({ content: "last", id: "l" }),
+      ];
+      await run(
+        {
+          model: recording,
+          trigger: { messages: 5 },
+          keep: { messages: 1 },
+          trimTokensToSummarize: 25,
+          tokenCounter: (m) => m.length * 10,
+        },
+        messages,
+      );
+      // 25 tokens: the earlier summary and one more message; that message is the last result, so its call and
+      // the other result come too.
+      expect(prompts[0]).toMatch(
+        /User: Summary of the conversation so far:\n\nS1\n\(6 earlier messages omitted\)\nAssistant called 2 tools in parallel:/,
+      );
+      expect(prompts[0]).toContain("Tool result for x (lookup): rx\nTool result for y (lookup): ry");
+    },
+  );
 
-  it("model as a \"provider:model\" string is built with langchain's initChatModel", async () => {
+  it('model as a "provider:model" string is built with langchain\'s initChatModel', async () => {
     const summarizerStub = await track(startOpenAIStub({ script: summaries }));
     const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
     process.env.OPENAI_API_KEY = "x";
     process.env.OPENAI_BASE_URL = `${summarizerStub.url}/v1`;
     try {
-      const hook = hookOf(summarizationMiddleware({ model: "openai:gpt-4.1-mini", trigger: { messages: 3 }, keep: { messages: 1 } }));
+      const hook = hookOf(
+        summarizationMiddleware({ model: "openai:gpt-4.1-mini", trigger: { messages: 3 }, keep: { messages: 1 } }),
+      );
       const first = await hook({ messages: turns(4) }, {});
       const second = await hook({ messages: turns(5) }, {});
       expect(first!.messages.slice(1).map((m) => m.content)).toEqual([`${DEFAULT_SUMMARY_PREFIX}\n\nsummary #1`, "a3"]);
       expect(String(second!.messages[1].content)).toContain("summary #2");
       expect(summarizerStub.rejections).toEqual([]);
     } finally {
-      for (const [name, value] of [["OPENAI_API_KEY", saved.key], ["OPENAI_BASE_URL", saved.url]] as const)
+      for (const [name, value] of [
+        ["OPENAI_API_KEY", saved.key],
+        ["OPENAI_BASE_URL", saved.url],
+      ] as const)
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
     }
@@ -316,9 +445,13 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
 
   it("a state it cannot read: no update, the error reported", async () => {
     const errors: unknown[] = [];
-    const hook = hookOf(summarizationMiddleware({ model: model(), trigger: { messages: 1 }, onError: (e) => errors.push(e) }));
+    const hook = hookOf(
+      summarizationMiddleware({ model: model(), trigger: { messages: 1 }, onError: (e) => errors.push(e) }),
+    );
     expect(await hook({ messages: [new HumanMessage("q"), null as never] }, {})).toBeUndefined();
-    expect((errors[0] as ToolCallRepairInputError).message).toBe("langgraph-tool-repair: messages[1] is null, not a message");
+    expect((errors[0] as ToolCallRepairInputError).message).toBe(
+      "langgraph-tool-repair: messages[1] is null, not a message",
+    );
   });
 
   it("bad options are refused with a ToolCallRepairInputError naming them", () => {

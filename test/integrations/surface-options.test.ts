@@ -20,7 +20,11 @@ const model = () => bedrockModel({ url: "http://127.0.0.1:9" });
 const surfaces: [string, (options: Record<string, unknown>) => unknown, string[]][] = [
   ["toolCallRepairNode", (o) => toolCallRepairNode(o), []],
   ["toolCallRepairHook", (o) => toolCallRepairHook(o), ["persist", "shapeRequests"]],
-  ["toolCallRepairMiddleware", (o) => toolCallRepairMiddleware(o), ["healOnInput", "repairModelRequest", "recoverRejections"]],
+  [
+    "toolCallRepairMiddleware",
+    (o) => toolCallRepairMiddleware(o),
+    ["healOnInput", "repairModelRequest", "recoverRejections"],
+  ],
   ["withRequestRepair", (o) => withRequestRepair(model(), o), ["repairRequests", "recoverRejections"]],
   ["withToolCallRepair", (o) => withToolCallRepair(new MemorySaver(), o), ["list"]],
   ["toolCallRepair", (o) => toolCallRepair(o), ["list", "healOnInput"]],
@@ -44,18 +48,28 @@ describe("surface options are checked when the surface is built", () => {
   });
 
   it.each(surfaces)("%s: its switches must be booleans", (name, build, switches) => {
-    for (const key of switches) expect(() => build({ [key]: "yes" }), `${name} ${key}`).toThrow(`options.${key} is "yes"; expected a boolean`);
+    for (const key of switches)
+      expect(() => build({ [key]: "yes" }), `${name} ${key}`).toThrow(`options.${key} is "yes"; expected a boolean`);
   });
 
   it("names must be non-empty strings; options must be an object", () => {
-    expect(() => toolCallRepairMiddleware({ name: "" })).toThrow('toolCallRepairMiddleware: options.name is ""; expected a non-empty string');
+    expect(() => toolCallRepairMiddleware({ name: "" })).toThrow(
+      'toolCallRepairMiddleware: options.name is ""; expected a non-empty string',
+    );
     expect(() => toolCallRepairNode({ messagesKey: 7 as never })).toThrow("options.messagesKey is 7");
     expect(() => withToolCallRepair(new MemorySaver(), { messagesKey: "" })).toThrow("options.messagesKey");
     expect(() => checkSurfaceOptions("x", "bedrock")).toThrow('x: options is "bedrock"; expected an object');
   });
 
   it("valid options pass, undefined values are defaults", () => {
-    expect(() => toolCallRepairMiddleware({ onRepair: () => {}, healOnInput: false, name: "repair", recoverRejections: undefined })).not.toThrow();
+    expect(() =>
+      toolCallRepairMiddleware({
+        onRepair: () => {},
+        healOnInput: false,
+        name: "repair",
+        recoverRejections: undefined,
+      }),
+    ).not.toThrow();
     expect(() => toolCallRepairKit({ onRecovery: () => {}, list: true })).not.toThrow();
   });
 });

@@ -84,9 +84,12 @@ describe("an aborted run's late write, with two processes sharing one PostgreSQL
         const stored = await head(thread);
         const humans = stored.filter((m) => HumanMessage.isInstance(m)).map((m) => m.id);
         if (JSON.stringify(humans) !== JSON.stringify(expected)) {
-          failures.push(`${thread} ${when}: user messages ${JSON.stringify(humans)}, expected ${JSON.stringify(expected)}`);
+          failures.push(
+            `${thread} ${when}: user messages ${JSON.stringify(humans)}, expected ${JSON.stringify(expected)}`,
+          );
         }
-        if (!AIMessage.isInstance(stored.at(-1))) failures.push(`${thread} ${when}: the head does not end on the answer`);
+        if (!AIMessage.isInstance(stored.at(-1)))
+          failures.push(`${thread} ${when}: the head does not end on the answer`);
         const problems = findToolCallProblems(stored, { provider: "openai" });
         if (problems.length > 0) failures.push(`${thread} ${when}: invalid (${problems.map((p) => p.kind).join(",")})`);
       };
@@ -98,13 +101,34 @@ describe("an aborted run's late write, with two processes sharing one PostgreSQL
         for (const earlier of [true, false]) {
           const thread = `o-${durability}-${earlier ? "earlier" : "new"}`;
           const before = earlier ? [`${thread}-h0`] : [];
-          if (earlier) reply(thread, "first turn on B", await b.send({ kind: "turn", thread, message: message(before[0]), durability }));
-          reply(thread, "aborted run on A", await a.send({ kind: "aborted", thread, message: message(`${thread}-aborted`), durability }));
-          reply(thread, "next turn on B", await b.send({ kind: "turn", thread, message: message(`${thread}-h1`), durability }));
+          if (earlier)
+            reply(
+              thread,
+              "first turn on B",
+              await b.send({ kind: "turn", thread, message: message(before[0]), durability }),
+            );
+          reply(
+            thread,
+            "aborted run on A",
+            await a.send({ kind: "aborted", thread, message: message(`${thread}-aborted`), durability }),
+          );
+          reply(
+            thread,
+            "next turn on B",
+            await b.send({ kind: "turn", thread, message: message(`${thread}-h1`), durability }),
+          );
           reply(thread, "release A", await a.send({ kind: "release" }));
           await check(thread, [...before, `${thread}-h1`], "after the aborted run's late write");
-          reply(thread, "turn on B", await b.send({ kind: "turn", thread, message: message(`${thread}-h2`), durability }));
-          reply(thread, "turn on A", await a.send({ kind: "turn", thread, message: message(`${thread}-h3`), durability }));
+          reply(
+            thread,
+            "turn on B",
+            await b.send({ kind: "turn", thread, message: message(`${thread}-h2`), durability }),
+          );
+          reply(
+            thread,
+            "turn on A",
+            await a.send({ kind: "turn", thread, message: message(`${thread}-h3`), durability }),
+          );
           await check(thread, [...before, `${thread}-h1`, `${thread}-h2`, `${thread}-h3`], "after two more turns");
           // The aborted run's write is not lost: it is a branch of the thread.
           let branched = false;

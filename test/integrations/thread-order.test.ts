@@ -127,7 +127,8 @@ async function heldLateWrites(
     tools.hold = false;
     const rejectionsBefore = stub.rejections.length;
     const requestsBefore = stub.requests.length;
-    const secondInput = continuation === "new input" ? { messages: [new HumanMessage({ content: "second", id: "h-second" })] } : null;
+    const secondInput =
+      continuation === "new input" ? { messages: [new HumanMessage({ content: "second", id: "h-second" })] } : null;
     const second = graph.invoke(secondInput, config).then(
       () => undefined,
       (error: Error) => error.message,
@@ -146,7 +147,8 @@ async function heldLateWrites(
     if (!secondError && (sent.length === 0 || !sent.every((body) => body.includes(asked)))) {
       failures.push(`a model request of the next run lacks ${asked}`);
     }
-    if (stub.rejections.length > rejectionsBefore) failures.push(`provider rejected: ${stub.rejections.map((r) => r.rule).join(",")}`);
+    if (stub.rejections.length > rejectionsBefore)
+      failures.push(`provider rejected: ${stub.rejections.map((r) => r.rule).join(",")}`);
     return failures;
   } finally {
     gate.release();
@@ -160,7 +162,9 @@ describe.each(SAVERS)("the run after an abort, on a wrapped $name", ({ name, ski
     for (const durability of DURABILITIES) {
       for (const continuation of ["new input", "resume"] as const) {
         it(`${durability} | abort before first step | ${continuation}: the next run sees the aborted run's message`, async () => {
-          expect(await heldLateWrites(name, "createAgent+middleware", durability, "before first step", continuation)).toEqual([]);
+          expect(
+            await heldLateWrites(name, "createAgent+middleware", durability, "before first step", continuation),
+          ).toEqual([]);
         });
       }
     }
@@ -173,33 +177,41 @@ describe.each(SAVERS)("the run after an abort, on a wrapped $name", ({ name, ski
 });
 
 /** Points where the aborted run still has writes to make after its invoke() rejects (in some durability mode). */
-const IMMEDIATE_POINTS: AbortPoint[] = ["before first step", "first model call", "tools 1/3", "tools 2/3", "second model call"];
+const IMMEDIATE_POINTS: AbortPoint[] = [
+  "before first step",
+  "first model call",
+  "tools 1/3",
+  "tools 2/3",
+  "second model call",
+];
 
 describe.each(SAVERS)("the abort sweep's next run started at once, on a wrapped $name", ({ name, skip }) => {
   // Nothing held back: the next run starts as soon as the aborted invoke() rejects (the sweep's `immediate`).
   // On PostgreSQL the aborted run's writes then land during the next run in every durability mode; on
   // MemorySaver and SqliteSaver with "exit".
   describe.skipIf(skip !== undefined).each(DURABILITIES)(`%s${skipNote(skip)}`, (durability) => {
-    it.each(["createAgent+middleware", "StateGraph+node"] as const)("%s: every abort point, a new input and a resume", async (surface) => {
-      const handle = await openSaver(name, "immediate");
-      try {
-        const failures: string[] = [];
-        let thread = 0;
-        for (const point of IMMEDIATE_POINTS) {
-          for (const continuation of ["new input", "resume"] as const) {
-            const c: SweepCase = {
-              ...{ saver: name, surface, wrap: true, durability, point, continuation },
-              ...{ immediate: true, repairOptions: OPENAI },
-            };
-            const outcome = await runSweepCase(c, handle.saver, `immediate-${++thread}`);
-            if (outcome.failures.length > 0) failures.push(`${outcome.name}: ${outcome.failures.join("; ")}`);
+    it.each(["createAgent+middleware", "StateGraph+node"] as const)(
+      "%s: every abort point, a new input and a resume",
+      async (surface) => {
+        const handle = await openSaver(name, "immediate");
+        try {
+          const failures: string[] = [];
+          let thread = 0;
+          for (const point of IMMEDIATE_POINTS) {
+            for (const continuation of ["new input", "resume"] as const) {
+              const c: SweepCase = {
+                ...{ saver: name, surface, wrap: true, durability, point, continuation },
+                ...{ immediate: true, repairOptions: OPENAI },
+              };
+              const outcome = await runSweepCase(c, handle.saver, `immediate-${++thread}`);
+              if (outcome.failures.length > 0) failures.push(`${outcome.name}: ${outcome.failures.join("; ")}`);
+            }
           }
+          expect(failures).toEqual([]);
+        } finally {
+          await handle.dispose();
         }
-        expect(failures).toEqual([]);
-      } finally {
-        await handle.dispose();
-      }
-    });
+      },
+    );
   });
 });
-

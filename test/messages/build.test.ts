@@ -8,15 +8,25 @@ describe("defaultSyntheticText", () => {
     const unknown = defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call" });
     expect(unknown).toBe(
       'Tool "lookup" (call c1) has no result: the run stopped before its result was recorded. It may ' +
-        'have started, and may have taken effect; ' +
+        "have started, and may have taken effect; " +
         "its outcome is unknown. Do not call it again without first checking whether it already took effect.",
     );
-    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call", toolRun: "outcome_unknown" })).toBe(unknown);
+    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "orphan_call", toolRun: "outcome_unknown" })).toBe(
+      unknown,
+    );
     expect(unknown).not.toMatch(/did not run|call it again if/);
   });
 
   it("says a call that never started did not run, and a cancelled one is not to be run unasked", () => {
-    expect(defaultSyntheticText({ id: "c1", name: "lookup", reason: "invalid_tool_call", note: "its arguments did not parse", toolRun: "never_started" })).toBe(
+    expect(
+      defaultSyntheticText({
+        id: "c1",
+        name: "lookup",
+        reason: "invalid_tool_call",
+        note: "its arguments did not parse",
+        toolRun: "never_started",
+      }),
+    ).toBe(
       'Tool "lookup" (call c1) did not run: its arguments did not parse. No result is available; call it again if it is still needed.',
     );
     expect(defaultSyntheticText({ id: "c1", name: "pay", reason: "orphan_call", toolRun: "cancelled" })).toBe(
@@ -26,11 +36,22 @@ describe("defaultSyntheticText", () => {
   });
 
   it("checks its argument: the call, its id, name and note, naming each", () => {
-    for (const call of [null, undefined, 42, "c1", revokedObject()]) expect(errorOf(() => defaultSyntheticText(call as never))).toMatchObject(inputError("call"));
-    expect(errorOf(() => defaultSyntheticText(throwingObject() as never))).toMatchObject(inputError("call", "could not be read (GETTER)"));
-    expect(errorOf(() => defaultSyntheticText({ reason: "x" } as never))).toMatchObject(inputError("call.id", "call.id is undefined; expected a string"));
-    expect(errorOf(() => defaultSyntheticText({ id: "c", name: 3, reason: "x" } as never))).toMatchObject(inputError("call.name"));
-    expect(errorOf(() => defaultSyntheticText({ id: "c", note: {}, reason: "x" } as never))).toMatchObject(inputError("call.note"));
-    expect(errorOf(() => defaultSyntheticText({ id: "c", reason: "x", toolRun: "ran" } as never))).toMatchObject(inputError("call.toolRun"));
+    for (const call of [null, undefined, 42, "c1", revokedObject()])
+      expect(errorOf(() => defaultSyntheticText(call as never))).toMatchObject(inputError("call"));
+    expect(errorOf(() => defaultSyntheticText(throwingObject() as never))).toMatchObject(
+      inputError("call", "could not be read (GETTER)"),
+    );
+    expect(errorOf(() => defaultSyntheticText({ reason: "x" } as never))).toMatchObject(
+      inputError("call.id", "call.id is undefined; expected a string"),
+    );
+    expect(errorOf(() => defaultSyntheticText({ id: "c", name: 3, reason: "x" } as never))).toMatchObject(
+      inputError("call.name"),
+    );
+    expect(errorOf(() => defaultSyntheticText({ id: "c", note: {}, reason: "x" } as never))).toMatchObject(
+      inputError("call.note"),
+    );
+    expect(errorOf(() => defaultSyntheticText({ id: "c", reason: "x", toolRun: "ran" } as never))).toMatchObject(
+      inputError("call.toolRun"),
+    );
   });
 });

@@ -6,13 +6,18 @@ import { errorOf, inputError, revokedObject, throwingObject } from "../support/h
 
 describe("coerceMessage", () => {
   it("a value whose reads throw, or a revoked proxy, is an input error naming its index", () => {
-    expect(errorOf(() => coerceMessage(throwingObject(), 3))).toMatchObject({ ...inputError("messages", "messages[3] could not be read (GETTER)"), index: 3 });
+    expect(errorOf(() => coerceMessage(throwingObject(), 3))).toMatchObject({
+      ...inputError("messages", "messages[3] could not be read (GETTER)"),
+      index: 3,
+    });
     expect(errorOf(() => coerceMessage(revokedObject(), 0))).toMatchObject({ ...inputError("messages"), index: 0 });
   });
 
   it("the index must be a message's index: a non-negative integer", () => {
     for (const index of [undefined, -1, 1.5, "0", throwingObject()])
-      expect(errorOf(() => coerceMessage({ role: "user", content: "x" }, index as never))).toMatchObject(inputError("index", "coerceMessage: index is"));
+      expect(errorOf(() => coerceMessage({ role: "user", content: "x" }, index as never))).toMatchObject(
+        inputError("index", "coerceMessage: index is"),
+      );
     expect(coerceMessage({ role: "user", content: "x" }, 0)).toBeInstanceOf(HumanMessage);
   });
 

@@ -16,16 +16,25 @@ const IDS = ["a", "b", "c", "d"] as const;
 
 /** An assistant message whose content also holds an Anthropic server tool call (answered inline or not). */
 function aiWithServerTool(clientIds: string[], answeredInline: boolean): AIMessage {
-  const content: Record<string, unknown>[] = [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } }];
+  const content: Record<string, unknown>[] = [
+    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+  ];
   if (answeredInline) content.push({ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] });
-  return new AIMessage({ content: content as never, tool_calls: clientIds.map((id) => ({ id, name: "lookup", args: {}, type: "tool_call" as const })) });
+  return new AIMessage({
+    content: content as never,
+    tool_calls: clientIds.map((id) => ({ id, name: "lookup", args: {}, type: "tool_call" as const })),
+  });
 }
 
 const messageArb: fc.Arbitrary<() => BaseMessage> = fc.oneof(
   fc.constant(() => human()),
   fc.constant(() => ai()),
   fc.uniqueArray(fc.constantFrom(...IDS), { minLength: 1, maxLength: 3 }).map((ids) => () => aiWithCalls(...ids)),
-  fc.tuple(fc.uniqueArray(fc.constantFrom(...IDS), { maxLength: 2 }), fc.boolean()).map(([ids, inline]) => () => aiWithServerTool(ids, inline)),
+  fc.tuple(fc.uniqueArray(fc.constantFrom(...IDS), { maxLength: 2 }), fc.boolean()).map(
+    ([ids, inline]) =>
+      () =>
+        aiWithServerTool(ids, inline),
+  ),
   fc.constantFrom(...IDS).map((id) => () => toolResult(id)),
 );
 const historyArb = fc.array(messageArb, { maxLength: 12 }).map((makers) => makers.map((make) => make()));
@@ -57,7 +66,10 @@ describe("trailingOpenExchange (the provider's view) and resumableExchange (Tool
 
 describe("unansweredCallIds (every call, anywhere in the history, that no result answers)", () => {
   it("lists calls without any result, in order, from every assistant message", () => {
-    expect([...unansweredCallIds([aiWithCalls("a", "b"), toolResult("a"), human(), aiWithCalls("c")])]).toEqual(["b", "c"]);
+    expect([...unansweredCallIds([aiWithCalls("a", "b"), toolResult("a"), human(), aiWithCalls("c")])]).toEqual([
+      "b",
+      "c",
+    ]);
     // A server tool answered inline is not open; one without its result is.
     expect([...unansweredCallIds([human(), aiWithServerTool(["a"], true), toolResult("a")])]).toEqual([]);
     expect([...unansweredCallIds([human(), aiWithServerTool([], false)])]).toEqual(["srvtoolu_1"]);

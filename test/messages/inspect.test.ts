@@ -7,8 +7,14 @@ import { errorOf, inputError, revokedObject, throwingObject } from "../support/h
 
 describe("repairMarkerOf / isSyntheticResult / isSyntheticMessage", () => {
   it("a value whose reads throw, or a revoked proxy, is an input error naming the function and the message", () => {
-    for (const [name, fn] of [["repairMarkerOf", repairMarkerOf], ["isSyntheticResult", isSyntheticResult], ["isSyntheticMessage", isSyntheticMessage]] as const) {
-      expect(errorOf(() => fn(throwingObject()))).toMatchObject(inputError("message", `${name}: message could not be read (GETTER)`));
+    for (const [name, fn] of [
+      ["repairMarkerOf", repairMarkerOf],
+      ["isSyntheticResult", isSyntheticResult],
+      ["isSyntheticMessage", isSyntheticMessage],
+    ] as const) {
+      expect(errorOf(() => fn(throwingObject()))).toMatchObject(
+        inputError("message", `${name}: message could not be read (GETTER)`),
+      );
       expect(errorOf(() => fn(revokedObject()))).toMatchObject(inputError("message"));
       expect(fn(null)).toBeFalsy();
       expect(fn(42)).toBeFalsy();

@@ -24,8 +24,14 @@ import { pinnedTo } from "../support/versions";
 import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
 /** The Google clients need @langchain/core 1.2.11 or later: below it (the minimum-peers run) their rows are left out. */
-const GOOGLE_PINNED = pinnedTo("@langchain/core", "1.2.11", "the Google clients (@langchain/google-genai, google-vertexai)");
-const google = GOOGLE_PINNED ? undefined : { ...(await import("@langchain/google-genai")), ...(await import("@langchain/google-vertexai")) };
+const GOOGLE_PINNED = pinnedTo(
+  "@langchain/core",
+  "1.2.11",
+  "the Google clients (@langchain/google-genai, google-vertexai)",
+);
+const google = GOOGLE_PINNED
+  ? undefined
+  : { ...(await import("@langchain/google-genai")), ...(await import("@langchain/google-vertexai")) };
 
 const NO_ENV = {};
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
@@ -70,7 +76,12 @@ describe("isBedrockModel", () => {
     expect(isBedrockModel(new FakeListChatModel({ responses: [] }), { env: NO_ENV })).toBe(false);
     expect(isBedrockModel(undefined, { env: NO_ENV })).toBe(false);
     expect(isBedrockModel("bedrock", { env: NO_ENV })).toBe(false);
-    expect(isBedrockModel(RunnableLambda.from((x: string) => x), { env: NO_ENV })).toBe(false);
+    expect(
+      isBedrockModel(
+        RunnableLambda.from((x: string) => x),
+        { env: NO_ENV },
+      ),
+    ).toBe(false);
   });
 
   it("cannot see the model behind a function: false unless an option or the environment decides", () => {
@@ -183,9 +194,21 @@ describe("providerOfModel (real classes)", () => {
   it.each<[string, () => unknown, string | undefined]>([
     ["ChatBedrockConverse", () => bedrock(), "bedrock"],
     ["ChatOpenAI", () => openai(), "openai"],
-    ["ChatOpenAI with useResponsesApi", () => new ChatOpenAI({ model: "gpt-4o", apiKey: "x", useResponsesApi: true }), "openai-responses"],
-    ["a codex model (Responses by itself)", () => new ChatOpenAI({ model: "gpt-5-codex", apiKey: "x" }), "openai-responses"],
-    ["gpt-5.2-pro (Responses by itself)", () => new ChatOpenAI({ model: "gpt-5.2-pro", apiKey: "x" }), "openai-responses"],
+    [
+      "ChatOpenAI with useResponsesApi",
+      () => new ChatOpenAI({ model: "gpt-4o", apiKey: "x", useResponsesApi: true }),
+      "openai-responses",
+    ],
+    [
+      "a codex model (Responses by itself)",
+      () => new ChatOpenAI({ model: "gpt-5-codex", apiKey: "x" }),
+      "openai-responses",
+    ],
+    [
+      "gpt-5.2-pro (Responses by itself)",
+      () => new ChatOpenAI({ model: "gpt-5.2-pro", apiKey: "x" }),
+      "openai-responses",
+    ],
     ["ChatOpenAI with a built-in tool bound", () => openai().bindTools([webSearch]), "openai-responses"],
     ["ChatOpenAI with a function tool bound", () => openai().bindTools([lookup]), "openai"],
     [
@@ -202,9 +225,17 @@ describe("providerOfModel (real classes)", () => {
     ["ChatAnthropic", () => anthropic("claude-sonnet-4-5"), "anthropic"],
     ...(google
       ? ([
-          ["ChatGoogleGenerativeAI", () => new google.ChatGoogleGenerativeAI({ model: "gemini-2.5-pro", apiKey: "x" }), "gemini"],
+          [
+            "ChatGoogleGenerativeAI",
+            () => new google.ChatGoogleGenerativeAI({ model: "gemini-2.5-pro", apiKey: "x" }),
+            "gemini",
+          ],
           ["ChatVertexAI (Gemini)", () => new google.ChatVertexAI({ model: "gemini-2.5-pro" }), "gemini"],
-          ["ChatVertexAI (Claude on Vertex AI)", () => new google.ChatVertexAI({ model: "claude-sonnet-4-5@20250929" }), "anthropic"],
+          [
+            "ChatVertexAI (Claude on Vertex AI)",
+            () => new google.ChatVertexAI({ model: "claude-sonnet-4-5@20250929" }),
+            "anthropic",
+          ],
         ] satisfies [string, () => unknown, string][])
       : []),
     ["a model of another class", () => new FakeListChatModel({ responses: [] }), undefined],
@@ -247,20 +278,31 @@ describe("initChatModel configurable models", () => {
 
   it("reads the provider from the config, or infers it as initChatModel does", async () => {
     expect(providerOfModel(await initChatModel("gpt-4o", { apiKey: "x" }))).toBe("openai");
-    expect(providerOfModel((await initChatModel("openai:gpt-4o", { apiKey: "x", useResponsesApi: true })).bindTools([lookup]))).toBe(
-      "openai-responses",
-    );
-    const llama = await initChatModel("meta.llama3-1-70b-instruct-v1:0", { modelProvider: "bedrock", region: "us-east-1", credentials });
+    expect(
+      providerOfModel(
+        (await initChatModel("openai:gpt-4o", { apiKey: "x", useResponsesApi: true })).bindTools([lookup]),
+      ),
+    ).toBe("openai-responses");
+    const llama = await initChatModel("meta.llama3-1-70b-instruct-v1:0", {
+      modelProvider: "bedrock",
+      region: "us-east-1",
+      credentials,
+    });
     expect(providerOfModel(llama.bindTools([lookup]))).toBe("bedrock");
     expect(cannotPrefill(llama.bindTools([lookup]))).toBe(true);
     if (google)
-      expect(providerOfModel((await initChatModel("gemini-2.5-pro", { modelProvider: "google-genai", apiKey: "x" })).bindTools([lookup]))).toBe(
-        "gemini",
-      );
+      expect(
+        providerOfModel(
+          (await initChatModel("gemini-2.5-pro", { modelProvider: "google-genai", apiKey: "x" })).bindTools([lookup]),
+        ),
+      ).toBe("gemini");
   });
 
   it("the options of a queued bindTools and of an outer binding are read (thinking)", async () => {
-    const configurable = await initChatModel("anthropic:claude-sonnet-4-5", { apiKey: "x", thinking: { type: "enabled", budget_tokens: 1024 } });
+    const configurable = await initChatModel("anthropic:claude-sonnet-4-5", {
+      apiKey: "x",
+      thinking: { type: "enabled", budget_tokens: 1024 },
+    });
     expect(thinkingEnabled(configurable)).toBe(true);
     expect(thinkingEnabled(configurable.bindTools([lookup]))).toBe(true);
   });
@@ -270,24 +312,46 @@ describe("thinkingEnabled", () => {
   const thinking = { type: "enabled", budget_tokens: 1024 };
 
   it("ChatAnthropic `thinking` (field or bound call option), enabled or adaptive", () => {
-    expect(thinkingEnabled(new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "x", thinking: thinking as never }))).toBe(true);
-    expect(thinkingEnabled(new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x", thinking: { type: "adaptive" } as never }))).toBe(true);
+    expect(
+      thinkingEnabled(new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "x", thinking: thinking as never })),
+    ).toBe(true);
+    expect(
+      thinkingEnabled(
+        new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x", thinking: { type: "adaptive" } as never }),
+      ),
+    ).toBe(true);
     expect(thinkingEnabled(anthropic("claude-sonnet-4-5"))).toBe(false);
     expect(thinkingEnabled(anthropic("claude-sonnet-4-5").withConfig({ thinking } as never))).toBe(true);
   });
 
   it("ChatBedrockConverse `additionalModelRequestFields.thinking` (field, or bound call option when the field is unset)", () => {
-    const withField = new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", region: "us-east-1", credentials, additionalModelRequestFields: { thinking } });
+    const withField = new ChatBedrockConverse({
+      model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      region: "us-east-1",
+      credentials,
+      additionalModelRequestFields: { thinking },
+    });
     expect(thinkingEnabled(withField)).toBe(true);
     expect(thinkingEnabled(bedrock().withConfig({ additionalModelRequestFields: { thinking } }))).toBe(true);
     expect(thinkingEnabled(bedrock())).toBe(false);
-    expect(thinkingEnabled(new ChatBedrockConverse({ region: "us-east-1", credentials, additionalModelRequestFields: { thinking: { type: "disabled" } } }))).toBe(false);
+    expect(
+      thinkingEnabled(
+        new ChatBedrockConverse({
+          region: "us-east-1",
+          credentials,
+          additionalModelRequestFields: { thinking: { type: "disabled" } },
+        }),
+      ),
+    ).toBe(false);
   });
 });
 
 describe("argument checks: an input error naming the argument, never a raw error", () => {
   it("claudeVersionOf takes a model id string", () => {
-    for (const id of [42, null, undefined, {}]) expect(errorOf(() => claudeVersionOf(id as never))).toMatchObject(inputError("modelId", "claudeVersionOf: modelId is"));
+    for (const id of [42, null, undefined, {}])
+      expect(errorOf(() => claudeVersionOf(id as never))).toMatchObject(
+        inputError("modelId", "claudeVersionOf: modelId is"),
+      );
   });
 
   it("a model whose fields cannot be read names the function and the model", () => {
@@ -300,18 +364,34 @@ describe("argument checks: an input error naming the argument, never a raw error
       ["thinkingEnabled", thinkingEnabled],
       ["needsPromptedStructuredOutput", needsPromptedStructuredOutput],
     ] as const) {
-      expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(inputError("model", `${name}: model could not be read (GETTER)`));
+      expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(
+        inputError("model", `${name}: model could not be read (GETTER)`),
+      );
       expect(errorOf(() => (fn as (m: unknown) => unknown)(revokedObject()))).toMatchObject(inputError("model"));
     }
     expect(isModelChooser(throwingObject())).toBe(false);
   });
 
   it("detection options and the environment are checked", () => {
-    expect(errorOf(() => envSelectsBedrock(null as never))).toMatchObject(inputError("env", "envSelectsBedrock: env is null"));
+    expect(errorOf(() => envSelectsBedrock(null as never))).toMatchObject(
+      inputError("env", "envSelectsBedrock: env is null"),
+    );
     expect(envSelectsBedrock({ LLM_PROVIDER: 42 } as never)).toBe(false);
-    expect(errorOf(() => envSelectsBedrock({ get LLM_PROVIDER(): string { throw new Error("x"); } }))).toMatchObject(inputError("env.LLM_PROVIDER", "could not be read (x)"));
-    expect(errorOf(() => isBedrockModel({}, { bedrock: "yes" } as never))).toMatchObject(inputError("options.bedrock", "expected a boolean"));
+    expect(
+      errorOf(() =>
+        envSelectsBedrock({
+          get LLM_PROVIDER(): string {
+            throw new Error("x");
+          },
+        }),
+      ),
+    ).toMatchObject(inputError("env.LLM_PROVIDER", "could not be read (x)"));
+    expect(errorOf(() => isBedrockModel({}, { bedrock: "yes" } as never))).toMatchObject(
+      inputError("options.bedrock", "expected a boolean"),
+    );
     expect(errorOf(() => isBedrockModel({}, { env: 1 } as never))).toMatchObject(inputError("options.env"));
-    expect(errorOf(() => needsPromptedStructuredOutput({}, throwingObject() as never))).toMatchObject(inputError("options.bedrock", "could not be read (GETTER)"));
+    expect(errorOf(() => needsPromptedStructuredOutput({}, throwingObject() as never))).toMatchObject(
+      inputError("options.bedrock", "could not be read (GETTER)"),
+    );
   });
 });

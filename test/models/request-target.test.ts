@@ -6,8 +6,12 @@ import { describe, expect, it } from "vitest";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../../src/models/request-target";
 
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
-const bedrock = () => new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-6-v1:0", region: "us-east-1", credentials });
-const weather = { type: "function", function: { name: "get_weather", description: "weather", parameters: { type: "object", properties: {} } } } as const;
+const bedrock = () =>
+  new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-6-v1:0", region: "us-east-1", credentials });
+const weather = {
+  type: "function",
+  function: { name: "get_weather", description: "weather", parameters: { type: "object", properties: {} } },
+} as const;
 
 describe("toolsComeFromCallOptions", () => {
   it("ChatBedrockConverse, bare or bound (its invocationParams builds toolConfig from options.tools alone)", () => {

@@ -21,7 +21,14 @@ const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
 });
 
 describe("ids named: the named calls are answered afresh, even where the engine sees nothing wrong", () => {
-  const valid = () => [human("q"), aiWithCalls("a", "b"), toolResult("a", "a".repeat(5000)), toolResult("b"), new AIMessage("done"), human("next")];
+  const valid = () => [
+    human("q"),
+    aiWithCalls("a", "b"),
+    toolResult("a", "a".repeat(5000)),
+    toolResult("b"),
+    new AIMessage("done"),
+    human("next"),
+  ];
 
   it("replaces the named call's result, keeps its text as user text after the block, reports both with the rejection", () => {
     const history = valid();
@@ -32,11 +39,21 @@ describe("ids named: the named calls are answered afresh, even where the engine 
 
     expect(shape(messages)).toBe("human, ai[a,b], tool(b), tool(a), human, ai, human");
     expect(isSyntheticResult(messages[3])).toBe(true);
-    expect(repairMarkerOf(messages[3])).toMatchObject({ synthetic: true, reason: "provider_rejection", toolCallId: "a" });
+    expect(repairMarkerOf(messages[3])).toMatchObject({
+      synthetic: true,
+      reason: "provider_rejection",
+      toolCallId: "a",
+    });
     expect(String(messages[3].content)).toContain("the provider rejected this exchange (O1)");
     expect(String(messages[4].content)).toContain("a".repeat(5000));
     expect(repairs).toEqual([
-      expect.objectContaining({ action: "synthesized_result", index: 1, toolCallId: "a", problem: "orphan_call", rejection: r }),
+      expect.objectContaining({
+        action: "synthesized_result",
+        index: 1,
+        toolCallId: "a",
+        problem: "orphan_call",
+        rejection: r,
+      }),
       expect.objectContaining({ action: "converted_result", index: 2, toolCallId: "a", rejection: r }),
     ]);
     expect(seen).toEqual(repairs);
@@ -50,13 +67,28 @@ describe("ids named: the named calls are answered afresh, even where the engine 
     expect(repairs.every((r) => r.rejection?.rule === "B1")).toBe(true);
   });
 
-  it("orphanCalls: \"remove\" removes only the named calls, from every location, and keeps the assistant's text", () => {
+  it('orphanCalls: "remove" removes only the named calls, from every location, and keeps the assistant\'s text', () => {
     const caller = new AIMessage({
-      content: [{ type: "text", text: "checking two things" }, { type: "tool_use", id: "a", name: "f", input: {} }],
-      tool_calls: [{ id: "a", name: "f", args: {} }, { id: "b", name: "g", args: {} }],
-      response_metadata: { output: [{ type: "function_call", id: "fc_1", call_id: "a", name: "f", arguments: "{}" }, { type: "function_call", id: "fc_2", call_id: "b", name: "g", arguments: "{}" }] },
+      content: [
+        { type: "text", text: "checking two things" },
+        { type: "tool_use", id: "a", name: "f", input: {} },
+      ],
+      tool_calls: [
+        { id: "a", name: "f", args: {} },
+        { id: "b", name: "g", args: {} },
+      ],
+      response_metadata: {
+        output: [
+          { type: "function_call", id: "fc_1", call_id: "a", name: "f", arguments: "{}" },
+          { type: "function_call", id: "fc_2", call_id: "b", name: "g", arguments: "{}" },
+        ],
+      },
     });
-    const { messages } = forceRepairToolCalls([human("q"), caller, toolResult("a"), toolResult("b"), human("next")], rejection({ toolCallIds: ["a"] }), { orphanCalls: "remove", provider: "openai" });
+    const { messages } = forceRepairToolCalls(
+      [human("q"), caller, toolResult("a"), toolResult("b"), human("next")],
+      rejection({ toolCallIds: ["a"] }),
+      { orphanCalls: "remove", provider: "openai" },
+    );
     const kept = messages[1] as AIMessage;
     expect(kept.tool_calls?.map((c) => c.id)).toEqual(["b"]);
     expect(kept.content).toEqual([{ type: "text", text: "checking two things" }]);
@@ -68,7 +100,9 @@ describe("ids named: the named calls are answered afresh, even where the engine 
   it("an id of any length, read from the provider's text, names its call", () => {
     const long = `call_${"x".repeat(3000)}`;
     const history = [human("q"), aiWithCalls(long), human("next")];
-    const parsed = parseToolPairingError(`Expected toolResult blocks at messages.1.content for the following Ids: ${long}`)!;
+    const parsed = parseToolPairingError(
+      `Expected toolResult blocks at messages.1.content for the following Ids: ${long}`,
+    )!;
     expect(parsed.toolCallIds).toEqual([long]);
     const { repairs } = forceRepairToolCalls(history, parsed, { provider: "openai" });
     expect(repairs.filter((r) => r.action === "synthesized_result").map((r) => r.toolCallId)).toEqual([long]);
@@ -78,15 +112,25 @@ describe("ids named: the named calls are answered afresh, even where the engine 
     const caller = new AIMessage({
       content: "",
       tool_calls: [{ id: "call_a", name: "f", args: {} }],
-      response_metadata: { output: [{ type: "function_call", id: "fc_dup", call_id: "call_a", name: "f", arguments: "{}" }] },
+      response_metadata: {
+        output: [{ type: "function_call", id: "fc_dup", call_id: "call_a", name: "f", arguments: "{}" }],
+      },
     });
-    const r = parseToolPairingError("Duplicate item found with id fc_dup. Remove duplicate items from your input and try again.")!;
+    const r = parseToolPairingError(
+      "Duplicate item found with id fc_dup. Remove duplicate items from your input and try again.",
+    )!;
     const { repairs } = forceRepairToolCalls([human("q"), caller, toolResult("call_a"), human("x")], r);
-    expect(repairs.filter((x) => x.toolCallId === "call_a").map((x) => x.action)).toEqual(["synthesized_result", "converted_result"]);
+    expect(repairs.filter((x) => x.toolCallId === "call_a").map((x) => x.action)).toEqual([
+      "synthesized_result",
+      "converted_result",
+    ]);
   });
 
   it("a named id that only has results: they are set aside as user text", () => {
-    const { messages } = forceRepairToolCalls([human("q"), new AIMessage("hi"), toolResult("ghost"), human("x")], rejection({ provider: "anthropic", rule: "A2", kind: "unexpected_results", toolCallIds: ["ghost"] }));
+    const { messages } = forceRepairToolCalls(
+      [human("q"), new AIMessage("hi"), toolResult("ghost"), human("x")],
+      rejection({ provider: "anthropic", rule: "A2", kind: "unexpected_results", toolCallIds: ["ghost"] }),
+    );
     expect(messages.some((m) => ToolMessage.isInstance(m))).toBe(false);
     expect(messages.map(textOf).join("\n")).toContain("result of ghost");
   });
@@ -106,7 +150,8 @@ describe("no ids named: the strictest profile, around messageIndex first", () =>
     new AIMessage("two"),
     human("third"),
   ];
-  const b4 = "Value at 'messages.5.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: " +
+  const b4 =
+    "Value at 'messages.5.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: " +
     "Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+";
 
   it("renames only in the named turn when that is enough, then checks the whole history for the provider", () => {
@@ -114,7 +159,12 @@ describe("no ids named: the strictest profile, around messageIndex first", () =>
     const r = parseToolPairingError(b4, { messages: h, provider: "bedrock" })!;
     expect(r).toMatchObject({ kind: "invalid_id", payloadIndex: 5, messageIndex: 6 });
     const { messages, repairs } = forceRepairToolCalls(h, r);
-    expect(repairs[0]).toMatchObject({ action: "renamed_call_id", index: 6, toolCallId: "functions.lookup:1", rejection: r });
+    expect(repairs[0]).toMatchObject({
+      action: "renamed_call_id",
+      index: 6,
+      toolCallId: "functions.lookup:1",
+      rejection: r,
+    });
     // The final pass for Bedrock renames the other one too: the result is valid, not just less wrong.
     expect(repairs.map((x) => [x.action, x.index, x.toolCallId])).toEqual([
       ["renamed_call_id", 6, "functions.lookup:1"],
@@ -130,7 +180,9 @@ describe("no ids named: the strictest profile, around messageIndex first", () =>
 
   it("nothing to change: the same array and no repairs (no retry will be made)", () => {
     const h = [human("q"), new AIMessage("answer")];
-    const prefill = parseToolPairingError("This model does not support assistant message prefill. The conversation must end with a user message.")!;
+    const prefill = parseToolPairingError(
+      "This model does not support assistant message prefill. The conversation must end with a user message.",
+    )!;
     const result = forceRepairToolCalls(h, prefill, { provider: "anthropic", trailing: "keep" });
     expect(result.messages).toBe(h);
     expect(result.repairs).toEqual([]);
@@ -142,7 +194,11 @@ describe("input", () => {
     expect(() => forceRepairToolCalls("x" as never, rejection({}))).toThrow(TypeError);
     expect(() => forceRepairToolCalls([], {} as never)).toThrow(TypeError);
     const { messages, repairs } = forceRepairToolCalls(
-      [{ role: "user", content: "q" }, { role: "assistant", content: "", tool_calls: [{ id: "a", name: "f", args: {} }] }, { role: "tool", tool_call_id: "a", content: "r" }] as unknown[],
+      [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "", tool_calls: [{ id: "a", name: "f", args: {} }] },
+        { role: "tool", tool_call_id: "a", content: "r" },
+      ] as unknown[],
       rejection({ toolCallIds: ["a"] }),
     );
     expect(repairs[0]).toMatchObject({ action: "coerced_message", index: 0 });
@@ -151,8 +207,12 @@ describe("input", () => {
 
   it("a throwing onRepair neither fails nor undoes the forced repair (as in repairToolCalls)", () => {
     const h = [human("q"), aiWithCalls("call_a"), human("next")];
-    const parsed = parseToolPairingError(new Error("An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-      "'tool_call_id'. The following tool_call_ids did not have response messages: call_a"))!;
+    const parsed = parseToolPairingError(
+      new Error(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
+          "'tool_call_id'. The following tool_call_ids did not have response messages: call_a",
+      ),
+    )!;
     expect(parsed.toolCallIds).toEqual(["call_a"]);
     let calls = 0;
     const result = forceRepairToolCalls(h, parsed, {
@@ -168,20 +228,35 @@ describe("input", () => {
 });
 
 describe("tool blocks in a request without tools (tool_config_missing, B3)", () => {
-  const b3 = rejection({ kind: "tool_config_missing", rule: "B3", text: "The toolConfig field must be defined when using toolUse and toolResult content blocks." });
-  const valid = () => [human("q"), aiWithCalls("a"), toolResult("a", "the answer"), new AIMessage("done"), human("summarize")];
-
-  it("a valid history: every call and result turned into text, so the unbound request is accepted; " +
-    "repairs carry the rejection", async () => {
-    const history = valid();
-    expect(await validatePayloadFor("bedrock", history, { tools: [] })).toEqual([expect.objectContaining({ rule: "B3" })]);
-    const { messages, repairs } = forceRepairToolCalls(history, b3);
-    expect(shape(messages)).toBe("human, ai, human, ai, human");
-    expect(messages.map(textOf).join("\n")).toContain("the answer");
-    expect(await validatePayloadFor("bedrock", messages, { tools: [] })).toEqual([]);
-    expect(repairs.filter((r) => r.action === "converted_to_text").map((r) => r.index)).toEqual([1, 2]);
-    expect(repairs.every((r) => r.rejection === b3)).toBe(true);
+  const b3 = rejection({
+    kind: "tool_config_missing",
+    rule: "B3",
+    text: "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
   });
+  const valid = () => [
+    human("q"),
+    aiWithCalls("a"),
+    toolResult("a", "the answer"),
+    new AIMessage("done"),
+    human("summarize"),
+  ];
+
+  it(
+    "a valid history: every call and result turned into text, so the unbound request is accepted; " +
+      "repairs carry the rejection",
+    async () => {
+      const history = valid();
+      expect(await validatePayloadFor("bedrock", history, { tools: [] })).toEqual([
+        expect.objectContaining({ rule: "B3" }),
+      ]);
+      const { messages, repairs } = forceRepairToolCalls(history, b3);
+      expect(shape(messages)).toBe("human, ai, human, ai, human");
+      expect(messages.map(textOf).join("\n")).toContain("the answer");
+      expect(await validatePayloadFor("bedrock", messages, { tools: [] })).toEqual([]);
+      expect(repairs.filter((r) => r.action === "converted_to_text").map((r) => r.index)).toEqual([1, 2]);
+      expect(repairs.every((r) => r.rejection === b3)).toBe(true);
+    },
+  );
 
   it("a provider that takes tool blocks without tools yields to the rejecting one (Bedrock)", async () => {
     const { messages } = forceRepairToolCalls(valid(), b3, { provider: "openai" });
@@ -200,20 +275,39 @@ describe("properties over generated broken histories", () => {
   const RUNS = Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5);
   const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];
 
-  it.skipIf(ADAPTERS_PINNED !== undefined)("whatever ids are named, the result is valid for the provider and no tool output is lost", async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenPlanArb, fc.nat(), fc.constantFrom("bedrock", "openai", "anthropic" as const), fc.boolean(), async (plan, pick, provider, remove) => {
-        const h = asRequest(buildHistory(plan));
-        const ids = h.flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id!) : []));
-        const named = ids.length ? [ids[pick % ids.length]] : [];
-        const { messages } = forceRepairToolCalls(h, rejection({ provider, toolCallIds: named }), remove ? { orphanCalls: "remove" } : {});
-        expect(await validatePayloadFor(provider, messages)).toEqual([]);
-        const after = messages.map(textOf).join("\n");
-        for (const m of h) if (ToolMessage.isInstance(m) && textOf(m).trim()) expect(after).toContain(textOf(m));
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it.skipIf(ADAPTERS_PINNED !== undefined)(
+    "whatever ids are named, the result is valid for the provider and no tool output is lost",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          brokenPlanArb,
+          fc.nat(),
+          fc.constantFrom("bedrock", "openai", "anthropic" as const),
+          fc.boolean(),
+          async (plan, pick, provider, remove) => {
+            const h = asRequest(buildHistory(plan));
+            const ids = h.flatMap((m) =>
+              ToolMessage.isInstance(m)
+                ? [m.tool_call_id]
+                : AIMessage.isInstance(m)
+                  ? (m.tool_calls ?? []).map((c) => c.id!)
+                  : [],
+            );
+            const named = ids.length ? [ids[pick % ids.length]] : [];
+            const { messages } = forceRepairToolCalls(
+              h,
+              rejection({ provider, toolCallIds: named }),
+              remove ? { orphanCalls: "remove" } : {},
+            );
+            expect(await validatePayloadFor(provider, messages)).toEqual([]);
+            const after = messages.map(textOf).join("\n");
+            for (const m of h) if (ToolMessage.isInstance(m) && textOf(m).trim()) expect(after).toContain(textOf(m));
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+  );
 });
 
 describe("forceRepairToolCalls reads the rejection and the options each under its own name", () => {
@@ -221,10 +315,31 @@ describe("forceRepairToolCalls reads the rejection and the options each under it
 
   it("a rejection or options whose getters throw are input errors naming them", () => {
     const history = [human(), aiWithCalls("call_a"), human("next")];
-    expect(errorOf(() => forceRepairToolCalls(history, throwingObject() as never))).toMatchObject(inputError("rejection", "could not be read (GETTER)"));
-    expect(errorOf(() => forceRepairToolCalls(history, { ...rejection, get toolCallIds(): string[] { throw new Error("x"); } }))).toMatchObject(inputError("rejection", "could not be read (x)"));
-    expect(errorOf(() => forceRepairToolCalls(history, rejection, throwingObject() as never))).toMatchObject(inputError("options"));
-    expect(errorOf(() => forceRepairToolCalls(history, rejection, { get provider(): string { throw new Error("y"); } } as never))).toMatchObject(inputError("options", "could not be read (y)"));
+    expect(errorOf(() => forceRepairToolCalls(history, throwingObject() as never))).toMatchObject(
+      inputError("rejection", "could not be read (GETTER)"),
+    );
+    expect(
+      errorOf(() =>
+        forceRepairToolCalls(history, {
+          ...rejection,
+          get toolCallIds(): string[] {
+            throw new Error("x");
+          },
+        }),
+      ),
+    ).toMatchObject(inputError("rejection", "could not be read (x)"));
+    expect(errorOf(() => forceRepairToolCalls(history, rejection, throwingObject() as never))).toMatchObject(
+      inputError("options"),
+    );
+    expect(
+      errorOf(() =>
+        forceRepairToolCalls(history, rejection, {
+          get provider(): string {
+            throw new Error("y");
+          },
+        } as never),
+      ),
+    ).toMatchObject(inputError("options", "could not be read (y)"));
     expect(forceRepairToolCalls(history, rejection).repairs.length).toBeGreaterThan(0);
   });
 });

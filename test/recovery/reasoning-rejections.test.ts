@@ -6,7 +6,14 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import { afterEach, describe, expect, it } from "vitest";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
-import { geminiModel, openAIModel, startGeminiStub, startOpenAIStub, type RunningStub, type Script } from "../support/stubs";
+import {
+  geminiModel,
+  openAIModel,
+  startGeminiStub,
+  startOpenAIStub,
+  type RunningStub,
+  type Script,
+} from "../support/stubs";
 
 const running: RunningStub[] = [];
 afterEach(async () => {
@@ -19,7 +26,8 @@ async function openAIStub(script: Script): Promise<RunningStub> {
 }
 
 type Dict = Record<string, unknown>;
-const reasoningModel = (s: RunningStub) => openAIModel(s, { model: "gpt-5.1", useResponsesApi: true, reasoning: { effort: "low" } });
+const reasoningModel = (s: RunningStub) =>
+  openAIModel(s, { model: "gpt-5.1", useResponsesApi: true, reasoning: { effort: "low" } });
 
 async function rejectionOf(run: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -33,25 +41,52 @@ async function rejectionOf(run: () => Promise<unknown>): Promise<unknown> {
 /** The reply with its stored output edited by `edit` (what a hand-edited or filtered thread stores). */
 function withOutput(reply: AIMessage, edit: (output: Dict[]) => Dict[]): AIMessage {
   const output = (reply.response_metadata as { output: Dict[] }).output;
-  return new AIMessage({ ...reply, content: reply.content, tool_calls: reply.tool_calls, additional_kwargs: reply.additional_kwargs, response_metadata: { ...reply.response_metadata, output: edit(output) } } as never);
+  return new AIMessage({
+    ...reply,
+    content: reply.content,
+    tool_calls: reply.tool_calls,
+    additional_kwargs: reply.additional_kwargs,
+    response_metadata: { ...reply.response_metadata, output: edit(output) },
+  } as never);
 }
 
 describe("Responses reasoning rejections (R6, R7)", () => {
-  async function loop(): Promise<{ openai: RunningStub; question: HumanMessage; reply: AIMessage; result: ToolMessage }> {
-    const openai = await openAIStub([{ text: "checking", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }]);
+  async function loop(): Promise<{
+    openai: RunningStub;
+    question: HumanMessage;
+    reply: AIMessage;
+    result: ToolMessage;
+  }> {
+    const openai = await openAIStub([
+      { text: "checking", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+    ]);
     const question = new HumanMessage("weather?");
     const reply = await reasoningModel(openai).invoke([question]);
-    return { openai, question, reply, result: new ToolMessage({ content: "sunny", tool_call_id: reply.tool_calls![0].id! }) };
+    return {
+      openai,
+      question,
+      reply,
+      result: new ToolMessage({ content: "sunny", tool_call_id: reply.tool_calls![0].id! }),
+    };
   }
 
   it("R6: an item sent without its reasoning item is parsed with both ids, and force-repair sends it without its id", async () => {
     const { openai, question, reply, result } = await loop();
     const reasoningId = (reply.additional_kwargs.reasoning as Dict).id as string;
-    const history: BaseMessage[] = [question, withOutput(reply, (output) => output.filter((item) => item.type !== "reasoning")), result];
+    const history: BaseMessage[] = [
+      question,
+      withOutput(reply, (output) => output.filter((item) => item.type !== "reasoning")),
+      result,
+    ];
     const error = await rejectionOf(() => reasoningModel(openai).invoke(history));
     const rejection = parseToolPairingError(error, { messages: history })!;
     const messageId = (reply.response_metadata as { output: Dict[] }).output[1].id;
-    expect(rejection).toMatchObject({ rule: "R6", kind: "reasoning_item_unpaired", provider: "openai-responses", toolCallIds: [messageId, reasoningId] });
+    expect(rejection).toMatchObject({
+      rule: "R6",
+      kind: "reasoning_item_unpaired",
+      provider: "openai-responses",
+      toolCallIds: [messageId, reasoningId],
+    });
     const forced = forceRepairToolCalls(history, rejection);
     expect(forced.repairs[0]).toMatchObject({ action: "rebuilt_message", index: 1 });
     await reasoningModel(openai).invoke(forced.messages);
@@ -63,7 +98,11 @@ describe("Responses reasoning rejections (R6, R7)", () => {
     const { openai, question, reply, result } = await loop();
     const reasoningId = (reply.additional_kwargs.reasoning as Dict).id as string;
     // The message item that followed the reasoning item was filtered out of the stored output.
-    const history: BaseMessage[] = [question, withOutput(reply, (output) => output.filter((item) => item.type !== "message")), result];
+    const history: BaseMessage[] = [
+      question,
+      withOutput(reply, (output) => output.filter((item) => item.type !== "message")),
+      result,
+    ];
     const error = await rejectionOf(() => reasoningModel(openai).invoke(history));
     const rejection = parseToolPairingError(error)!;
     expect(rejection).toMatchObject({ rule: "R7", kind: "reasoning_item_unpaired", toolCallIds: [reasoningId] });
@@ -86,7 +125,12 @@ describe("Gemini thought signature rejection (G6)", () => {
     ];
     const error = await rejectionOf(() => model.invoke(history));
     const rejection = parseToolPairingError(error)!;
-    expect(rejection).toMatchObject({ rule: "G6", kind: "missing_thought_signature", provider: "gemini", toolCallIds: [] });
+    expect(rejection).toMatchObject({
+      rule: "G6",
+      kind: "missing_thought_signature",
+      provider: "gemini",
+      toolCallIds: [],
+    });
     const forced = forceRepairToolCalls(history, rejection);
     expect(forced.repairs.map((r) => [r.problem, r.toolCallId])).toEqual([["unsigned_call", "x"]]);
     await model.invoke(forced.messages);

@@ -6,7 +6,10 @@ import { revokedObject, throwingObject } from "../support/hostile";
 describe("rejectionDiagnosisOf", () => {
   it("reads the diagnosis a surface attached, and takes any value (like parseToolPairingError)", () => {
     const diagnosis = { rejection: {}, repairs: [], retried: false };
-    expect(rejectionDiagnosisOf(Object.assign(new Error("x"), { [REJECTION_DIAGNOSIS_KEY]: diagnosis }))).toBe(diagnosis);
-    for (const value of [null, undefined, 42, "x", new Error("plain"), throwingObject(), revokedObject()]) expect(rejectionDiagnosisOf(value)).toBeUndefined();
+    expect(rejectionDiagnosisOf(Object.assign(new Error("x"), { [REJECTION_DIAGNOSIS_KEY]: diagnosis }))).toBe(
+      diagnosis,
+    );
+    for (const value of [null, undefined, 42, "x", new Error("plain"), throwingObject(), revokedObject()])
+      expect(rejectionDiagnosisOf(value)).toBeUndefined();
   });
 });

@@ -12,9 +12,22 @@ import { acceptsSystemInConversation } from "../../src/models/request-target";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
 import type { PayloadViolation } from "../../src/validate";
-import { validateAnthropicMessages, validateBedrockConverse, validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../src/validate";
+import {
+  validateAnthropicMessages,
+  validateBedrockConverse,
+  validateOpenAIChatMessages,
+  validateOpenAIResponsesInput,
+} from "../../src/validate";
 import { brokenPlanArb, buildHistory } from "../support/histories";
-import { anthropicModel, bedrockModel, openAIModel, startAnthropicStub, startBedrockStub, startOpenAIStub, type RunningStub } from "../support/stubs";
+import {
+  anthropicModel,
+  bedrockModel,
+  openAIModel,
+  startAnthropicStub,
+  startBedrockStub,
+  startOpenAIStub,
+  type RunningStub,
+} from "../support/stubs";
 import { stubTracker } from "../integrations/fixtures";
 
 const RUNS = Math.max(10, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 20));
@@ -23,7 +36,14 @@ const track = stubTracker();
 type Format = "bedrock" | "openai" | "openai-responses" | "anthropic";
 type Dict = Record<string, unknown>;
 
-const FORMATS: Record<Format, { start: () => Promise<RunningStub>; invoke: (stub: RunningStub, messages: BaseMessage[]) => Promise<unknown>; violations: (request: Dict) => PayloadViolation[] }> = {
+const FORMATS: Record<
+  Format,
+  {
+    start: () => Promise<RunningStub>;
+    invoke: (stub: RunningStub, messages: BaseMessage[]) => Promise<unknown>;
+    violations: (request: Dict) => PayloadViolation[];
+  }
+> = {
   bedrock: {
     start: () => startBedrockStub(),
     invoke: (stub, messages) => bedrockModel(stub).bindTools(toolsFor(messages)).invoke(messages),
@@ -46,7 +66,9 @@ const FORMATS: Record<Format, { start: () => Promise<RunningStub>; invoke: (stub
     violations: (request) =>
       validateAnthropicMessages(request.messages, {
         noPrefill: true,
-        systemInMessages: acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none",
+        systemInMessages: acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined)
+          ? "placed"
+          : "none",
       }),
   },
 };
@@ -54,8 +76,13 @@ const FORMATS: Record<Format, { start: () => Promise<RunningStub>; invoke: (stub
 /** The tools an agent would have bound (Bedrock refuses tool blocks without them, B3). */
 function toolsFor(messages: BaseMessage[]): BindToolsInput[] {
   const names = new Set(["web_search", "fetch_page"]);
-  for (const m of messages) if (AIMessage.isInstance(m)) for (const call of m.tool_calls ?? []) if (/^[a-zA-Z0-9_-]{1,64}$/.test(call.name)) names.add(call.name);
-  return [...names].map((name) => ({ type: "function", function: { name, description: name, parameters: { type: "object", properties: {} } } }));
+  for (const m of messages)
+    if (AIMessage.isInstance(m))
+      for (const call of m.tool_calls ?? []) if (/^[a-zA-Z0-9_-]{1,64}$/.test(call.name)) names.add(call.name);
+  return [...names].map((name) => ({
+    type: "function",
+    function: { name, description: name, parameters: { type: "object", properties: {} } },
+  }));
 }
 
 const asRequest = (h: BaseMessage[]) => [...h, new HumanMessage({ content: "next question", id: "next" })];
@@ -97,7 +124,10 @@ describe("generated broken histories sent as they are", () => {
           }
           // As a surface does: the provider, and for Anthropic the default model's rules (Sonnet 4.6: no system
           // message inside `messages`).
-          const { messages } = forceRepairToolCalls(history, parsed!, { provider: format, ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}) });
+          const { messages } = forceRepairToolCalls(history, parsed!, {
+            provider: format,
+            ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}),
+          });
           const retry = await outcome(() => invoke(stub, messages));
           expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
         }),

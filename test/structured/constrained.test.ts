@@ -41,14 +41,21 @@ describe("strictJsonSchema", () => {
     expect(strict.properties.list.items.additionalProperties).toBe(false);
     expect(strict.properties.either.anyOf[0].additionalProperties).toBe(false);
     expect(strict.properties.either.anyOf[1]).toEqual({ type: "string" });
-    expect(strict.properties.node).toEqual({ type: "object", properties: { x: { type: "number" } }, additionalProperties: false });
+    expect(strict.properties.node).toEqual({
+      type: "object",
+      properties: { x: { type: "number" } },
+      additionalProperties: false,
+    });
     expect(strict.$defs).toBeUndefined();
   });
 
   it("names what the subset cannot express (an open object, a recursive schema)", () => {
     const open = { type: "object", properties: { a: { type: "object", additionalProperties: true } } };
     expect(errorOf(() => strictJsonSchema(open))).toMatchObject(inputError("schema", "an open object"));
-    const recursive = { $ref: "#/$defs/T", $defs: { T: { type: "object", properties: { next: { $ref: "#/$defs/T" } } } } };
+    const recursive = {
+      $ref: "#/$defs/T",
+      $defs: { T: { type: "object", properties: { next: { $ref: "#/$defs/T" } } } },
+    };
     expect(errorOf(() => strictJsonSchema(recursive))).toMatchObject(inputError("schema", "a recursive schema"));
   });
 });
@@ -99,9 +106,11 @@ describe("withBedrockOutputConfig", () => {
     const thinking = { thinking: { type: "enabled", budget_tokens: 1024 } };
     const model = bedrockModel(s, { additionalModelRequestFields: thinking });
     const constrained = withBedrockOutputConfig(model, bedrockOutputConfig(outputFormatOf(Weather)));
-    await constrained.bindTools([{ type: "function", function: { name: "t", description: "d", parameters: { type: "object", properties: {} } } }]).invoke([
-      new HumanMessage("hi"),
-    ]);
+    await constrained
+      .bindTools([
+        { type: "function", function: { name: "t", description: "d", parameters: { type: "object", properties: {} } } },
+      ])
+      .invoke([new HumanMessage("hi")]);
     const [request] = requestsOf(s);
     expect(request.additionalModelRequestFields).toEqual(thinking);
     expect(request.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["t"]);
@@ -115,10 +124,18 @@ describe("withBedrockOutputConfig", () => {
 
 describe("argument checks: an input error naming the argument, never a raw error", () => {
   it("bedrockOutputConfig takes a format with a JSON schema object", () => {
-    expect(errorOf(() => bedrockOutputConfig(undefined as never))).toMatchObject(inputError("format", "bedrockOutputConfig: format is undefined"));
-    expect(errorOf(() => bedrockOutputConfig({} as never))).toMatchObject(inputError("format.jsonSchema", "expected a JSON schema object"));
-    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject(inputError("format.name"));
-    expect(errorOf(() => bedrockOutputConfig(throwingObject() as never))).toMatchObject(inputError("format", "could not be read (GETTER)"));
+    expect(errorOf(() => bedrockOutputConfig(undefined as never))).toMatchObject(
+      inputError("format", "bedrockOutputConfig: format is undefined"),
+    );
+    expect(errorOf(() => bedrockOutputConfig({} as never))).toMatchObject(
+      inputError("format.jsonSchema", "expected a JSON schema object"),
+    );
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject(
+      inputError("format.name"),
+    );
+    expect(errorOf(() => bedrockOutputConfig(throwingObject() as never))).toMatchObject(
+      inputError("format", "could not be read (GETTER)"),
+    );
     const deep: Record<string, unknown> = { type: "array" };
     let node = deep;
     for (let i = 0; i < 80; i++) node = (node.items = { type: "array" }) as Record<string, unknown>;
@@ -128,10 +145,27 @@ describe("argument checks: an input error naming the argument, never a raw error
   });
 
   it("strictJsonSchema and withBedrockOutputConfig name what they cannot use", () => {
-    expect(errorOf(() => strictJsonSchema(42 as never))).toMatchObject(inputError("schema", "strictJsonSchema: schema is 42; expected a JSON schema object"));
-    expect(errorOf(() => strictJsonSchema(throwingObject() as never))).toMatchObject(inputError("schema", "could not be read (GETTER)"));
+    expect(errorOf(() => strictJsonSchema(42 as never))).toMatchObject(
+      inputError("schema", "strictJsonSchema: schema is 42; expected a JSON schema object"),
+    );
+    expect(errorOf(() => strictJsonSchema(throwingObject() as never))).toMatchObject(
+      inputError("schema", "could not be read (GETTER)"),
+    );
     expect(errorOf(() => withBedrockOutputConfig(null as never, {}))).toMatchObject(inputError("model"));
-    expect(errorOf(() => withBedrockOutputConfig(throwingObject(), {}))).toMatchObject(inputError("model", "could not be read (GETTER)"));
-    expect(errorOf(() => withBedrockOutputConfig({ invocationParams() { return {}; } }, null as never))).toMatchObject(inputError("outputConfig"));
+    expect(errorOf(() => withBedrockOutputConfig(throwingObject(), {}))).toMatchObject(
+      inputError("model", "could not be read (GETTER)"),
+    );
+    expect(
+      errorOf(() =>
+        withBedrockOutputConfig(
+          {
+            invocationParams() {
+              return {};
+            },
+          },
+          null as never,
+        ),
+      ),
+    ).toMatchObject(inputError("outputConfig"));
   });
 });

@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 import { nativeRefusalOf } from "../../src/structured/fallback";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { GRAMMAR_TOO_LARGE, OUTPUT_CONFIG_UNSUPPORTED_CLAUDE, OUTPUT_CONFIG_UNSUPPORTED_OTHER } from "../support/stubs/bedrock-structured";
+import {
+  GRAMMAR_TOO_LARGE,
+  OUTPUT_CONFIG_UNSUPPORTED_CLAUDE,
+  OUTPUT_CONFIG_UNSUPPORTED_OTHER,
+} from "../support/stubs/bedrock-structured";
 import { bedrockStubs, getWeather, input, requestsOf, Weather } from "./fixtures";
 
 const tools = [getWeather];
@@ -42,15 +46,25 @@ describe("nativeRefusalOf", () => {
   it("reads any thrown value without throwing", () => {
     expect(nativeRefusalOf(undefined)).toBeUndefined();
     expect(nativeRefusalOf("For 'object' type, 'additionalProperties' must be explicitly set to false")).toBeDefined();
-    const hostile = new Proxy({}, { get() { throw new Error("x"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("x");
+        },
+      },
+    );
     expect(nativeRefusalOf(hostile)).toBeUndefined();
   });
 });
 
 it("an error that is no refusal (throttling) is thrown as before, with no fallback", async () => {
-  const throttled = (_request: unknown, i: number) => (i === 1 ? { status: 429, message: "Too many requests" } : undefined);
+  const throttled = (_request: unknown, i: number) =>
+    i === 1 ? { status: 429, message: "Too many requests" } : undefined;
   const s = await stub({ script: [{ text: "It is sunny." }], fail: throttled });
-  const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
+  const agent = createReactAgent(
+    withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }),
+  );
   await expect(agent.invoke(input)).rejects.toThrow(/Too many requests/);
   expect(requestsOf(s)).toHaveLength(2);
   expect(requestsOf(s)[1].outputConfig).toBeDefined();

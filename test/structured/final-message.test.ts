@@ -9,8 +9,20 @@ import {
 
 describe("readableText", () => {
   it("writes fields as key: value lines, lists as - items, nested values indented", () => {
-    expect(readableText({ city: "Paris", tempC: 21, tags: ["sunny", "dry"], wind: { kmh: 10, dir: "N" }, none: null })).toBe(
-      ["city: Paris", "tempC: 21", "tags:", "  - sunny", "  - dry", "wind:", "  kmh: 10", "  dir: N", "none: null"].join("\n"),
+    expect(
+      readableText({ city: "Paris", tempC: 21, tags: ["sunny", "dry"], wind: { kmh: 10, dir: "N" }, none: null }),
+    ).toBe(
+      [
+        "city: Paris",
+        "tempC: 21",
+        "tags:",
+        "  - sunny",
+        "  - dry",
+        "wind:",
+        "  kmh: 10",
+        "  dir: N",
+        "none: null",
+      ].join("\n"),
     );
   });
 
@@ -34,14 +46,17 @@ describe("readableText", () => {
 /** An object whose only key points back to itself; throws after `limit` property reads (a walk that never ends fails). */
 function cyclic(limit: number): object {
   let reads = 0;
-  const node: object = new Proxy({}, {
-    ownKeys: () => ["self"],
-    getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true, writable: true, value: node }),
-    get: (_t, key) => {
-      if (++reads > limit) throw new Error("read budget exceeded: the walk does not end");
-      return key === "self" ? node : undefined;
+  const node: object = new Proxy(
+    {},
+    {
+      ownKeys: () => ["self"],
+      getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true, writable: true, value: node }),
+      get: (_t, key) => {
+        if (++reads > limit) throw new Error("read budget exceeded: the walk does not end");
+        return key === "self" ? node : undefined;
+      },
     },
-  });
+  );
   return node;
 }
 
@@ -60,7 +75,9 @@ describe("readableText on hostile values: total and linear", () => {
     expect(text.split("\n").length).toBeLessThan(200);
     expect(text).toContain("[repeated, shown above]");
     const shared = { city: "Paris" };
-    expect(readableText({ from: shared, to: shared, via: shared })).toBe("from:\n  city: Paris\nto:\n  city: Paris\nvia: [repeated, shown above]");
+    expect(readableText({ from: shared, to: shared, via: shared })).toBe(
+      "from:\n  city: Paris\nto:\n  city: Paris\nvia: [repeated, shown above]",
+    );
   });
 
   it("output stays linear in nesting depth (indentation is capped with the depth)", () => {
@@ -81,7 +98,12 @@ describe("readableText on hostile values: total and linear", () => {
   it("what cannot be read is written [unreadable], never thrown", () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
-    const throwing = Object.defineProperty({}, "x", { enumerable: true, get: () => { throw new Error("boom"); } });
+    const throwing = Object.defineProperty({}, "x", {
+      enumerable: true,
+      get: () => {
+        throw new Error("boom");
+      },
+    });
     expect(readableText({ a: proxy, b: throwing, c: 1 })).toBe("a: [unreadable]\nb: [unreadable]\nc: 1");
   });
 });

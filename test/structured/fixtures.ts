@@ -44,10 +44,15 @@ export type ConverseRequest = {
 export const requestAt = (s: RunningStub, i: number) => s.requests[i] as ConverseRequest;
 export const systemOf = (request: ConverseRequest) => (request.system ?? []).map((b) => b.text ?? "").join("\n");
 export const lastTurn = (request: ConverseRequest) => request.messages[request.messages.length - 1];
-export const lastText = (request: ConverseRequest) => lastTurn(request).content.map((b) => b.text ?? "").join("");
+export const lastText = (request: ConverseRequest) =>
+  lastTurn(request)
+    .content.map((b) => b.text ?? "")
+    .join("");
 
 /** Every request the stub received, as Converse requests. */
 export const requestsOf = (s: RunningStub) => s.requests as ConverseRequest[];
 /** The JSON schema a Converse request constrains its answer to, parsed. */
 export const outputSchemaOf = (request: ConverseRequest) =>
-  request.outputConfig ? (JSON.parse(request.outputConfig.textFormat.structure.jsonSchema.schema) as Record<string, unknown>) : undefined;
+  request.outputConfig
+    ? (JSON.parse(request.outputConfig.textFormat.structure.jsonSchema.schema) as Record<string, unknown>)
+    : undefined;

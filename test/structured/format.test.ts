@@ -36,7 +36,9 @@ describe("outputFormatOf", () => {
   });
 
   it("returns the zod output (defaults and transforms applied)", async () => {
-    const format = outputFormatOf(z4.object({ city: z4.string().transform((s) => s.toUpperCase()), n: z4.number().default(1) }));
+    const format = outputFormatOf(
+      z4.object({ city: z4.string().transform((s) => s.toUpperCase()), n: z4.number().default(1) }),
+    );
     await expect(format.validate({ city: "paris" })).resolves.toEqual({ ok: true, value: { city: "PARIS", n: 1 } });
   });
 
@@ -72,7 +74,9 @@ describe("outputFormatOf", () => {
 
   it("rejects what is not a schema with a TypeError naming the argument", () => {
     expect(() => outputFormatOf("nope")).toThrow(TypeError);
-    expect(() => outputFormatOf("nope", undefined, "responseFormat")).toThrow(/Unsupported response format for 'responseFormat': string/);
+    expect(() => outputFormatOf("nope", undefined, "responseFormat")).toThrow(
+      /Unsupported response format for 'responseFormat': string/,
+    );
     expect(() => outputFormatOf({ city: "Paris" })).toThrow(/no JSON Schema keyword/);
     expect(() => outputFormatOf({})).toThrow(TypeError);
     expect(() => outputFormatOf([jsonSchema])).toThrow(/an array/);
@@ -125,15 +129,21 @@ describe("agentOutputFormat", () => {
 
 describe("argument checks: an input error naming the argument, never a raw error", () => {
   it("a schema whose reads throw, or a revoked proxy, names the argument", () => {
-    expect(errorOf(() => outputFormatOf(throwingObject()))).toMatchObject(inputError("schema", "outputFormatOf: schema could not be read"));
-    expect(errorOf(() => outputFormatOf(revokedObject(), undefined, "responseFormat"))).toMatchObject(inputError("responseFormat"));
+    expect(errorOf(() => outputFormatOf(throwingObject()))).toMatchObject(
+      inputError("schema", "outputFormatOf: schema could not be read"),
+    );
+    expect(errorOf(() => outputFormatOf(revokedObject(), undefined, "responseFormat"))).toMatchObject(
+      inputError("responseFormat"),
+    );
     expect(errorOf(() => isOutputFormat(throwingObject()))).toMatchObject(inputError("value"));
     expect(errorOf(() => reactOutputFormat(throwingObject()))).toMatchObject(inputError("responseFormat"));
   });
 
   it("prompt and argument are strings", () => {
     expect(errorOf(() => outputFormatOf({ type: "object" }, 5 as never))).toMatchObject(inputError("prompt"));
-    expect(errorOf(() => outputFormatOf({ type: "object" }, undefined, null as never))).toMatchObject(inputError("argument"));
+    expect(errorOf(() => outputFormatOf({ type: "object" }, undefined, null as never))).toMatchObject(
+      inputError("argument"),
+    );
     expect(() => outputFormatOf(42)).toThrow(/Unsupported response format for 'schema'/);
   });
 });

@@ -51,7 +51,12 @@ describe("correctionMessage", () => {
 
 describe("systemMessageWith", () => {
   it("appends to string content and keeps the other fields", () => {
-    const original = new SystemMessage({ content: "Be brief.", id: "sys-1", name: "rules", additional_kwargs: { k: 1 } });
+    const original = new SystemMessage({
+      content: "Be brief.",
+      id: "sys-1",
+      name: "rules",
+      additional_kwargs: { k: 1 },
+    });
     const next = systemMessageWith(original, "FORMAT");
     expect(next).not.toBe(original);
     expect(next.content).toBe("Be brief.\n\nFORMAT");
@@ -92,7 +97,10 @@ describe("withSystemInstructions", () => {
   });
 
   it("reads a PromptValue and a string", async () => {
-    const value = await ChatPromptTemplate.fromMessages([["system", "S"], ["human", "{q}"]]).invoke({ q: "hi" });
+    const value = await ChatPromptTemplate.fromMessages([
+      ["system", "S"],
+      ["human", "{q}"],
+    ]).invoke({ q: "hi" });
     expect(withSystemInstructions(value, "FORMAT").map((m) => m.content)).toEqual(["S\n\nFORMAT", "hi"]);
     expect(withSystemInstructions("hi", "FORMAT").map((m) => m.getType())).toEqual(["system", "human"]);
   });
@@ -102,22 +110,40 @@ describe("argument checks: an input error naming the argument, never a raw error
   const format = outputFormatOf(z.object({ city: z.string() }));
 
   it("correctionMessage: issues are strings, the format has a JSON schema", () => {
-    expect(errorOf(() => correctionMessage(["x"], undefined as never))).toMatchObject(inputError("format.jsonSchema", "correctionMessage: format.jsonSchema is undefined"));
-    expect(errorOf(() => correctionMessage(null as never, format))).toMatchObject(inputError("issues", "correctionMessage: issues is null; expected an array of strings"));
-    expect(errorOf(() => correctionMessage([1] as never, format))).toMatchObject(inputError("issues[0]", "expected a string"));
-    expect(errorOf(() => correctionMessage(throwingAt(["a", "b"], 1), format))).toMatchObject(inputError("issues", "could not be read (IDX)"));
-    expect(errorOf(() => correctionMessage(["x"], throwingObject() as never))).toMatchObject(inputError("format", "could not be read (GETTER)"));
+    expect(errorOf(() => correctionMessage(["x"], undefined as never))).toMatchObject(
+      inputError("format.jsonSchema", "correctionMessage: format.jsonSchema is undefined"),
+    );
+    expect(errorOf(() => correctionMessage(null as never, format))).toMatchObject(
+      inputError("issues", "correctionMessage: issues is null; expected an array of strings"),
+    );
+    expect(errorOf(() => correctionMessage([1] as never, format))).toMatchObject(
+      inputError("issues[0]", "expected a string"),
+    );
+    expect(errorOf(() => correctionMessage(throwingAt(["a", "b"], 1), format))).toMatchObject(
+      inputError("issues", "could not be read (IDX)"),
+    );
+    expect(errorOf(() => correctionMessage(["x"], throwingObject() as never))).toMatchObject(
+      inputError("format", "could not be read (GETTER)"),
+    );
     const cyclic: Record<string, unknown> = { type: "object" };
     cyclic.self = cyclic;
-    expect(errorOf(() => correctionMessage(["x"], { jsonSchema: cyclic }))).toMatchObject(inputError("format", "cannot be written as JSON"));
+    expect(errorOf(() => correctionMessage(["x"], { jsonSchema: cyclic }))).toMatchObject(
+      inputError("format", "cannot be written as JSON"),
+    );
     expect(correctionMessage(["x"], format).content).toContain("- x");
   });
 
   it("formatInstructions: a schema that cannot be read or written names it", () => {
-    expect(errorOf(() => formatInstructions(throwingObject()))).toMatchObject(inputError("schemaOrFormat", "could not be read (GETTER)"));
+    expect(errorOf(() => formatInstructions(throwingObject()))).toMatchObject(
+      inputError("schemaOrFormat", "could not be read (GETTER)"),
+    );
     const cyclic: Record<string, unknown> = { type: "object" };
     cyclic.self = cyclic;
-    expect(errorOf(() => formatInstructions({ jsonSchema: cyclic }))).toMatchObject(inputError("schemaOrFormat", "cannot be written as JSON"));
-    expect(errorOf(() => formatInstructions({ jsonSchema: { type: "object" }, prompt: 5 }))).toMatchObject(inputError("schemaOrFormat.prompt"));
+    expect(errorOf(() => formatInstructions({ jsonSchema: cyclic }))).toMatchObject(
+      inputError("schemaOrFormat", "cannot be written as JSON"),
+    );
+    expect(errorOf(() => formatInstructions({ jsonSchema: { type: "object" }, prompt: 5 }))).toMatchObject(
+      inputError("schemaOrFormat.prompt"),
+    );
   });
 });

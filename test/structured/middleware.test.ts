@@ -11,7 +11,17 @@ import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { bedrockStubs, getWeather, input, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall } from "./fixtures";
+import {
+  bedrockStubs,
+  getWeather,
+  input,
+  lastTurn,
+  requestAt,
+  systemOf,
+  VALID,
+  Weather,
+  weatherCall,
+} from "./fixtures";
 import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
@@ -19,8 +29,6 @@ const stub = bedrockStubs();
 const LLAMA = "meta.llama3-1-70b-instruct-v1:0";
 
 const tools = [getWeather];
-
-
 
 describe("createAgent on a Bedrock model without tool_choice", () => {
   it("without the middleware, the tool strategy throws before any request", async () => {
@@ -68,7 +76,9 @@ describe("createAgent on a Bedrock model without tool_choice", () => {
   });
 
   it("corrects an invalid answer with one call that ends with a user message", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: "Sunny and 21C in Paris." }, { text: VALID }] });
+    const s = await stub({
+      script: [{ toolCalls: [weatherCall] }, { text: "Sunny and 21C in Paris." }, { text: VALID }],
+    });
     const agent = createAgent({
       model: bedrockModel(s, { model: LLAMA }),
       tools,
@@ -140,7 +150,10 @@ describe("calls the middleware leaves alone", () => {
 
   it.each([
     ["ChatOpenAI", new ChatOpenAI({ model: "gpt-4o", apiKey: "x" })],
-    ["ChatAnthropic claude-sonnet-4-6 (createAgent never prefills)", new ChatAnthropic({ model: "claude-sonnet-4-6", apiKey: "x" })],
+    [
+      "ChatAnthropic claude-sonnet-4-6 (createAgent never prefills)",
+      new ChatAnthropic({ model: "claude-sonnet-4-6", apiKey: "x" }),
+    ],
   ])("passes the very same request through on %s", async (_name, model) => {
     const request = baseRequest(model, Weather);
     const answer = new AIMessage("{}");
@@ -174,11 +187,25 @@ describe("calls the middleware leaves alone", () => {
 
 describe("promptedStructuredOutputMiddleware checks its options when it is built", () => {
   it("each option of the wrong kind, or that cannot be read, is named", () => {
-    expect(errorOf(() => promptedStructuredOutputMiddleware({ get strategy(): never { throw new Error("x"); } } as never))).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    expect(
+      errorOf(() =>
+        promptedStructuredOutputMiddleware({
+          get strategy(): never {
+            throw new Error("x");
+          },
+        } as never),
+      ),
+    ).toMatchObject(inputError("options.strategy", "could not be read (x)"));
     expect(errorOf(() => promptedStructuredOutputMiddleware({ name: "" }))).toMatchObject(inputError("options.name"));
-    expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(inputError("options.maxCorrections"));
-    expect(errorOf(() => promptedStructuredOutputMiddleware({ onStructuredResponse: 1 } as never))).toMatchObject(inputError("options.onStructuredResponse"));
-    expect(errorOf(() => promptedStructuredOutputMiddleware(throwingObject() as never))).toMatchObject(inputError("options.strategy", "could not be read (GETTER)"));
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(
+      inputError("options.maxCorrections"),
+    );
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ onStructuredResponse: 1 } as never))).toMatchObject(
+      inputError("options.onStructuredResponse"),
+    );
+    expect(errorOf(() => promptedStructuredOutputMiddleware(throwingObject() as never))).toMatchObject(
+      inputError("options.strategy", "could not be read (GETTER)"),
+    );
     expect(errorOf(() => promptedStructuredOutputMiddleware("x" as never))).toMatchObject(inputError("options"));
   });
 });

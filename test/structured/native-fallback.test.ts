@@ -64,7 +64,8 @@ const UNION_REFUSAL =
 const CLAUDE_46 = "us.anthropic.claude-sonnet-4-6-v1:0";
 const OPUS_47 = "us.anthropic.claude-opus-4-7-v1:0";
 const THINKING = { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1024 } } };
-const SCHEMA_REFUSAL = "The model returned the following errors: For 'integer' type, properties maximum, minimum are not supported";
+const SCHEMA_REFUSAL =
+  "The model returned the following errors: For 'integer' type, properties maximum, minimum are not supported";
 
 const native = (s: RunningStub) => requestsOf(s).filter((r) => r.outputConfig !== undefined);
 const forcedTool = (request: ConverseRequest) => {
@@ -77,17 +78,25 @@ function expectSubset(s: RunningStub) {
   for (const request of native(s)) expect(schemaSubsetViolation(outputSchemaOf(request)!)).toBeUndefined();
 }
 /** A scripted turn that calls the answer tool of the request (whatever createAgent or the wrapper named it). */
-const answerTool = (args: Record<string, unknown>) => (request: unknown): ScriptedTurn => {
-  const names = ((request as ConverseRequest).toolConfig?.tools ?? []).map((t) => t.toolSpec.name).filter((n) => n !== "get_weather");
-  return { toolCalls: [{ name: names.at(-1)!, args }] };
-};
+const answerTool =
+  (args: Record<string, unknown>) =>
+  (request: unknown): ScriptedTurn => {
+    const names = ((request as ConverseRequest).toolConfig?.tools ?? [])
+      .map((t) => t.toolSpec.name)
+      .filter((n) => n !== "get_weather");
+    return { toolCalls: [{ name: names.at(-1)!, args }] };
+  };
 /** The stub refuses every native request with Bedrock's schema text, as if Bedrock were stricter than its docs. */
 const refusesNative: StubOptions["fail"] = (request) =>
-  (request as ConverseRequest).outputConfig ? { status: 400, type: "ValidationException", message: SCHEMA_REFUSAL } : undefined;
+  (request as ConverseRequest).outputConfig
+    ? { status: 400, type: "ValidationException", message: SCHEMA_REFUSAL }
+    : undefined;
 
 async function streamed(agent: { stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>> }) {
   let last: { structuredResponse?: unknown } = {};
-  const stream = (await agent.stream(input, { streamMode: ["messages", "values"] })) as AsyncIterable<[string, unknown]>;
+  const stream = (await agent.stream(input, { streamMode: ["messages", "values"] })) as AsyncIterable<
+    [string, unknown]
+  >;
   for await (const [mode, chunk] of stream) {
     if (mode === "values") last = chunk as typeof last;
   }
@@ -96,10 +105,17 @@ async function streamed(agent: { stream(input: unknown, options: unknown): Promi
 
 describe("createReactAgent: the schema sent natively is inside the subset", () => {
   const agentOn = (s: RunningStub, options = {}) =>
-    createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading }, options));
+    createReactAgent(
+      withPromptedStructuredOutput(
+        { llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading },
+        options,
+      ),
+    );
 
   it("invoke: bounds go into the description; an answer outside them is corrected against the full schema", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: TOO_HOT }, { text: VALID }] });
+    const s = await stub({
+      script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: TOO_HOT }, { text: VALID }],
+    });
     const result = await agentOn(s).invoke(input);
     expect(result.structuredResponse).toEqual(READING);
     expect(s.rejections).toEqual([]);
@@ -131,7 +147,9 @@ describe("createReactAgent: the schema sent natively is inside the subset", () =
     const fallbacks: StructuredOutputFallback[] = [];
     const llm = bedrockModel(s, { model: CLAUDE_46 });
     const onFallback = (f: StructuredOutputFallback) => void fallbacks.push(f);
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: schema }, { onFallback }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm, tools, responseFormat: schema }, { onFallback }),
+    );
     expect((await agent.invoke(input)).structuredResponse).toEqual(value);
     expect(native(s)).toEqual([]);
     expect(forcedTool(requestsOf(s)[1])).toBe(true);
@@ -148,8 +166,12 @@ describe("createReactAgent: a refused native request falls back once and is reme
     const fallbacks: StructuredOutputFallback[] = [];
     const events: [string, unknown][] = [];
     const params = { llm: bedrockModel(s, { model: OPUS_47 }), tools, responseFormat: Reading };
-    const agent = createReactAgent(withPromptedStructuredOutput(params, { strategy: "native", onFallback: (f) => fallbacks.push(f) }));
-    const config = { callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }] };
+    const agent = createReactAgent(
+      withPromptedStructuredOutput(params, { strategy: "native", onFallback: (f) => fallbacks.push(f) }),
+    );
+    const config = {
+      callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }],
+    };
 
     expect((await agent.invoke(input, config)).structuredResponse).toEqual(READING);
     expect(s.rejections.map((r) => r.rule)).toEqual(["outputConfig-unsupported"]);
@@ -223,10 +245,16 @@ describe("createAgent", () => {
   it("Opus 4.7 forced native: refused once, createAgent's tool strategy for that call and every later one of the setup", async () => {
     const s = await stub({ script: (request) => answerTool(READING)(request) });
     const fallbacks: StructuredOutputFallback[] = [];
-    const agent = agentOn(s, OPUS_47, { strategy: "native", onFallback: (f: StructuredOutputFallback) => fallbacks.push(f) });
+    const agent = agentOn(s, OPUS_47, {
+      strategy: "native",
+      onFallback: (f: StructuredOutputFallback) => fallbacks.push(f),
+    });
     expect((await agent.invoke(input)).structuredResponse).toEqual(READING);
     expect(s.rejections.map((r) => r.rule)).toEqual(["outputConfig-unsupported"]);
-    expect(requestsOf(s).map((r) => [r.outputConfig !== undefined, forcedTool(r)])).toEqual([[true, false], [false, true]]);
+    expect(requestsOf(s).map((r) => [r.outputConfig !== undefined, forcedTool(r)])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
     expect((await agent.invoke(input)).structuredResponse).toEqual(READING);
     expect(native(s)).toHaveLength(1);
     expect(fallbacks).toEqual([expect.objectContaining({ modelId: OPUS_47, to: "tool", cause: "refused" })]);
@@ -235,7 +263,10 @@ describe("createAgent", () => {
   it("two calls at once on a refused model: both fall back, reported once", async () => {
     const s = await stub({ script: (request) => answerTool(READING)(request) });
     const fallbacks: StructuredOutputFallback[] = [];
-    const agent = agentOn(s, OPUS_47, { strategy: "native", onFallback: (f: StructuredOutputFallback) => fallbacks.push(f) });
+    const agent = agentOn(s, OPUS_47, {
+      strategy: "native",
+      onFallback: (f: StructuredOutputFallback) => fallbacks.push(f),
+    });
     const results = await Promise.all([agent.invoke(input), agent.invoke(input)]);
     expect(results.map((r) => r.structuredResponse)).toEqual([READING, READING]);
     expect(s.rejections.every((r) => r.rule === "outputConfig-unsupported")).toBe(true);
@@ -255,14 +286,20 @@ describe("createAgent", () => {
 
   it("a schema refused as too complex (union types) falls back to tool; the event reaches the run's callbacks", async () => {
     const refuses: StubOptions["fail"] = (request) =>
-      (request as ConverseRequest).outputConfig ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+      (request as ConverseRequest).outputConfig
+        ? { status: 400, type: "ValidationException", message: UNION_REFUSAL }
+        : undefined;
     const s = await stub({ script: (request) => answerTool(READING)(request), fail: refuses });
     const events: [string, unknown][] = [];
-    const config = { callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }] };
+    const config = {
+      callbacks: [{ handleCustomEvent: (name: string, data: unknown) => void events.push([name, data]) }],
+    };
     expect((await agentOn(s, CLAUDE_46).invoke(input, config)).structuredResponse).toEqual(READING);
     expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
     expect(forcedTool(requestsOf(s)[1])).toBe(true);
-    expect(events).toEqual([[STRUCTURED_OUTPUT_FALLBACK_EVENT, expect.objectContaining({ cause: "refused", reason: UNION_REFUSAL })]]);
+    expect(events).toEqual([
+      [STRUCTURED_OUTPUT_FALLBACK_EVENT, expect.objectContaining({ cause: "refused", reason: UNION_REFUSAL })],
+    ]);
   });
 
   it("a schema refusal is remembered for that schema only: a middleware shared by two agents, the other stays native", async () => {
@@ -271,16 +308,28 @@ describe("createAgent", () => {
     const SCAN = { a: null, b: "x" };
     const refusesScan: StubOptions["fail"] = (request) => {
       const properties = outputSchemaOf(request as ConverseRequest)?.properties as object | undefined;
-      return properties && "a" in properties ? { status: 400, type: "ValidationException", message: UNION_REFUSAL } : undefined;
+      return properties && "a" in properties
+        ? { status: 400, type: "ValidationException", message: UNION_REFUSAL }
+        : undefined;
     };
     const s = await stub({ script: (request) => answerTool(SCAN)(request), fail: refusesScan });
     const shared = promptedStructuredOutputMiddleware();
-    const scan = createAgent({ model: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Scan, middleware: [shared] });
+    const scan = createAgent({
+      model: bedrockModel(s, { model: CLAUDE_46 }),
+      tools,
+      responseFormat: Scan,
+      middleware: [shared],
+    });
     expect((await scan.invoke(input)).structuredResponse).toEqual(SCAN);
     expect(s.rejections.map((r) => r.message)).toEqual([UNION_REFUSAL]);
 
     const t = await stub({ script: [{ text: VALID }] });
-    const reading = createAgent({ model: bedrockModel(t, { model: CLAUDE_46 }), tools, responseFormat: Reading, middleware: [shared] });
+    const reading = createAgent({
+      model: bedrockModel(t, { model: CLAUDE_46 }),
+      tools,
+      responseFormat: Reading,
+      middleware: [shared],
+    });
     expect((await reading.invoke(input)).structuredResponse).toEqual(READING);
     expect(native(t)).toHaveLength(1);
     // The refused schema itself is remembered: straight to tool.
@@ -291,19 +340,24 @@ describe("createAgent", () => {
   it.each([
     ["17 nullable fields", Nullables, NULLABLES],
     ["25 optional fields", Optionals, OPTIONALS],
-  ])("%s (over the complexity limits) are never sent natively: createAgent's tool strategy", async (_name, schema, value) => {
-    const s = await stub({ script: (request) => answerTool(value)(request) });
-    expect((await agentOn(s, CLAUDE_46, {}, schema).invoke(input)).structuredResponse).toEqual(value);
-    expect(native(s)).toEqual([]);
-    expect(s.rejections).toEqual([]);
-  });
+  ])(
+    "%s (over the complexity limits) are never sent natively: createAgent's tool strategy",
+    async (_name, schema, value) => {
+      const s = await stub({ script: (request) => answerTool(value)(request) });
+      expect((await agentOn(s, CLAUDE_46, {}, schema).invoke(input)).structuredResponse).toEqual(value);
+      expect(native(s)).toEqual([]);
+      expect(s.rejections).toEqual([]);
+    },
+  );
 
   it.each([
     ["createAgent", (s: RunningStub) => agentOn(s, CLAUDE_46)],
     [
       "createReactAgent",
       (s: RunningStub) =>
-        createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading })),
+        createReactAgent(
+          withPromptedStructuredOutput({ llm: bedrockModel(s, { model: CLAUDE_46 }), tools, responseFormat: Reading }),
+        ),
     ],
   ])("%s: a refusal arriving inside the converse-stream (an exception event) falls back too", async (_name, build) => {
     const midStream: StubOptions["fail"] = (request) =>

@@ -189,7 +189,11 @@ describe("several valid values: the rule", () => {
 
 describe("parseStructuredAnswer takes any schema form", () => {
   const answer = '{"city":"Paris","tempC":21}';
-  const jsonSchema = { type: "object", properties: { city: { type: "string" }, tempC: { type: "number" } }, required: ["city", "tempC"] };
+  const jsonSchema = {
+    type: "object",
+    properties: { city: { type: "string" }, tempC: { type: "number" } },
+    required: ["city", "tempC"],
+  };
 
   it.each([
     ["a zod 4 schema", z.object({ city: z.string(), tempC: z.number() })],
@@ -205,14 +209,19 @@ describe("parseStructuredAnswer takes any schema form", () => {
     ["a string", "object"],
     ["null", null],
     ["a plain object that is no schema", { city: "Paris" }],
-    ["a Standard Schema without a JSON form", { "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }],
+    [
+      "a Standard Schema without a JSON form",
+      { "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } },
+    ],
   ])("%s is a TypeError naming the argument", async (_name, schema) => {
     await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(TypeError);
     await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(/'format'/);
   });
 
   it("text that is not a string is a TypeError", async () => {
-    await expect(parseStructuredAnswer(null as never, weather)).rejects.toThrow(/parseStructuredAnswer: text is null; expected a string/);
+    await expect(parseStructuredAnswer(null as never, weather)).rejects.toThrow(
+      /parseStructuredAnswer: text is null; expected a string/,
+    );
   });
 });
 
@@ -234,7 +243,8 @@ describe("hostile text: linear, never throws", () => {
     expect(() => fencedBlocks(text)).not.toThrow();
     expect(() => jsonCandidates(text)).not.toThrow();
     const result = await parseStructuredAnswer(text, weather);
-    if (text.includes('{"city":"Paris","tempC":21}')) expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
+    if (text.includes('{"city":"Paris","tempC":21}'))
+      expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
   });
 
   it("a stray quote in prose does not hide the JSON after it", () => {
@@ -242,25 +252,51 @@ describe("hostile text: linear, never throws", () => {
   });
 
   it("never throws on arbitrary strings (fast-check)", async () => {
-    const alphabet = fc.constantFrom("{", "}", "[", "]", '"', "\\", "`", "```", "json", "\n", " ", ":", ",", "1", "a", '"city"');
+    const alphabet = fc.constantFrom(
+      "{",
+      "}",
+      "[",
+      "]",
+      '"',
+      "\\",
+      "`",
+      "```",
+      "json",
+      "\n",
+      " ",
+      ":",
+      ",",
+      "1",
+      "a",
+      '"city"',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 300 }), fc.array(alphabet, { maxLength: 200 }).map((parts) => parts.join(""))), async (text) => {
-        balancedSpans(text);
-        fencedBlocks(text);
-        jsonCandidates(text);
-        const result = await parseStructuredAnswer(text, weather);
-        expect(typeof result.ok).toBe("boolean");
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.array(alphabet, { maxLength: 200 }).map((parts) => parts.join("")),
+        ),
+        async (text) => {
+          balancedSpans(text);
+          fencedBlocks(text);
+          jsonCandidates(text);
+          const result = await parseStructuredAnswer(text, weather);
+          expect(typeof result.ok).toBe("boolean");
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it("every span it returns parses as JSON", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.json(), fc.constantFrom("x", " ", "{", "]", "}")), { maxLength: 8 }), (parts) => {
-        const text = parts.join(" ");
-        for (const span of balancedSpans(text)) expect(() => JSON.parse(span.text)).not.toThrow();
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.json(), fc.constantFrom("x", " ", "{", "]", "}")), { maxLength: 8 }),
+        (parts) => {
+          const text = parts.join(" ");
+          for (const span of balancedSpans(text)) expect(() => JSON.parse(span.text)).not.toThrow();
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -268,6 +304,9 @@ describe("hostile text: linear, never throws", () => {
 
 describe("answerCandidates checks its argument", () => {
   it("text that is not a string is an input error naming it", () => {
-    for (const text of [42, null, undefined, {}]) expect(errorOf(() => answerCandidates(text as never))).toMatchObject(inputError("text", "answerCandidates: text is"));
+    for (const text of [42, null, undefined, {}])
+      expect(errorOf(() => answerCandidates(text as never))).toMatchObject(
+        inputError("text", "answerCandidates: text is"),
+      );
   });
 });

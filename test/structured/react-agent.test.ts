@@ -19,7 +19,19 @@ import type { ToolCallRepair } from "../../src/types";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
-import { bedrockStubs, getWeather, LLAMA, input, lastText, lastTurn, requestAt, systemOf, VALID, Weather, weatherCall, } from "./fixtures";
+import {
+  bedrockStubs,
+  getWeather,
+  LLAMA,
+  input,
+  lastText,
+  lastTurn,
+  requestAt,
+  systemOf,
+  VALID,
+  Weather,
+  weatherCall,
+} from "./fixtures";
 import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
@@ -36,9 +48,6 @@ const getTime = tool(async ({ city }) => `It is 14:00 in ${city}.`, {
 });
 const tools = [getWeather, getTime];
 
-
-
-
 describe("createReactAgent on Bedrock", () => {
   it("without the swap, Bedrock rejects responseFormat's extra call as prefill", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: "It is 21C and sunny in Paris." }] });
@@ -48,29 +57,32 @@ describe("createReactAgent on Bedrock", () => {
     expect(lastTurn(requestAt(s, 2)).role).toBe("assistant");
   });
 
-  it.each(["v1", "v2"] as const)("with it (%s), tool calls first, then a validated structuredResponse from the answer", async (version) => {
-    const s = await stub({
-      script: [
-        { toolCalls: [weatherCall, { name: "get_time", args: { city: "Paris" } }] },
-        { toolCalls: [{ name: "get_weather", args: { city: "Lyon" } }] },
-        { text: `Here you go:\n\`\`\`json\n${VALID}\n\`\`\`` },
-      ],
-    });
-    const params = withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, version });
-    expect(params.responseFormat).toBeUndefined();
-    const result = await createReactAgent(params).invoke(input);
+  it.each(["v1", "v2"] as const)(
+    "with it (%s), tool calls first, then a validated structuredResponse from the answer",
+    async (version) => {
+      const s = await stub({
+        script: [
+          { toolCalls: [weatherCall, { name: "get_time", args: { city: "Paris" } }] },
+          { toolCalls: [{ name: "get_weather", args: { city: "Lyon" } }] },
+          { text: `Here you go:\n\`\`\`json\n${VALID}\n\`\`\`` },
+        ],
+      });
+      const params = withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, version });
+      expect(params.responseFormat).toBeUndefined();
+      const result = await createReactAgent(params).invoke(input);
 
-    expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
-    expectTypeOf(result.structuredResponse).toEqualTypeOf<{ city: string; tempC: number; sky: string }>();
-    expect(s.rejections).toEqual([]);
-    expect(s.calls).toBe(3);
-    for (let i = 0; i < 3; i++) {
-      expect(systemOf(requestAt(s, i))).toContain('"tempC":{"type":"number"}');
-      expect(lastTurn(requestAt(s, i)).role).toBe("user");
-      expect(requestAt(s, i).toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather", "get_time"]);
-    }
-    expect(result.messages.at(-1)?.content).toContain(VALID);
-  });
+      expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
+      expectTypeOf(result.structuredResponse).toEqualTypeOf<{ city: string; tempC: number; sky: string }>();
+      expect(s.rejections).toEqual([]);
+      expect(s.calls).toBe(3);
+      for (let i = 0; i < 3; i++) {
+        expect(systemOf(requestAt(s, i))).toContain('"tempC":{"type":"number"}');
+        expect(lastTurn(requestAt(s, i)).role).toBe("user");
+        expect(requestAt(s, i).toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather", "get_time"]);
+      }
+      expect(result.messages.at(-1)?.content).toContain(VALID);
+    },
+  );
 
   it("corrects an invalid answer with one call that ends with a user message", async () => {
     const s = await stub({
@@ -123,7 +135,9 @@ describe("createReactAgent on Bedrock", () => {
   });
 
   it("keeps the thread usable on the next turn with a checkpointer", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }, { text: '{"city":"Lyon","tempC":18,"sky":"rain"}' }] });
+    const s = await stub({
+      script: [{ toolCalls: [weatherCall] }, { text: VALID }, { text: '{"city":"Lyon","tempC":18,"sky":"rain"}' }],
+    });
     const agent = createReactAgent(
       withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, checkpointer: new MemorySaver() }),
     );
@@ -163,24 +177,36 @@ describe("response formats and prompt forms", () => {
     ["SystemMessage", new SystemMessage({ content: USER_PROMPT, id: "sys" })],
     ["function", (state) => [new SystemMessage(USER_PROMPT), ...state.messages]],
     ["async function", async (state) => [{ role: "system", content: USER_PROMPT }, ...state.messages]],
-    ["Runnable", RunnableLambda.from((state: typeof MessagesAnnotation.State) => [new SystemMessage(USER_PROMPT), ...state.messages])],
-    ["ChatPromptTemplate", ChatPromptTemplate.fromMessages([["system", USER_PROMPT], new MessagesPlaceholder("messages")])],
+    [
+      "Runnable",
+      RunnableLambda.from((state: typeof MessagesAnnotation.State) => [
+        new SystemMessage(USER_PROMPT),
+        ...state.messages,
+      ]),
+    ],
+    [
+      "ChatPromptTemplate",
+      ChatPromptTemplate.fromMessages([["system", USER_PROMPT], new MessagesPlaceholder("messages")]),
+    ],
   ];
 
-  it.each(prompts)("prompt as %s: the user's prompt and the instructions both reach the model", async (_name, prompt) => {
-    const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
-    const params = { llm: llama(s), tools, responseFormat: Weather, prompt };
-    const prompted = withPromptedStructuredOutput(params);
-    expect(typeof prompted.prompt).toBe(typeof prompt);
-    const result = await createReactAgent(prompted).invoke(input);
-    expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
-    for (const i of [0, 1]) {
-      const system = systemOf(requestAt(s, i));
-      expect(system.startsWith(USER_PROMPT)).toBe(true);
-      expect(system).toContain('"tempC":{"type":"number"}');
-    }
-    expect(lastTurn(requestAt(s, 1)).role).toBe("user");
-  });
+  it.each(prompts)(
+    "prompt as %s: the user's prompt and the instructions both reach the model",
+    async (_name, prompt) => {
+      const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
+      const params = { llm: llama(s), tools, responseFormat: Weather, prompt };
+      const prompted = withPromptedStructuredOutput(params);
+      expect(typeof prompted.prompt).toBe(typeof prompt);
+      const result = await createReactAgent(prompted).invoke(input);
+      expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
+      for (const i of [0, 1]) {
+        const system = systemOf(requestAt(s, i));
+        expect(system.startsWith(USER_PROMPT)).toBe(true);
+        expect(system).toContain('"tempC":{"type":"number"}');
+      }
+      expect(lastTurn(requestAt(s, 1)).role).toBe("user");
+    },
+  );
 
   it("wraps the deprecated messageModifier in its own form", async () => {
     const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
@@ -196,19 +222,29 @@ describe("response formats and prompt forms", () => {
 
 describe("state schemas and hooks", () => {
   it.each([
-    ["Annotation without structuredResponse", Annotation.Root({ ...MessagesAnnotation.spec, topic: Annotation<string> })],
+    [
+      "Annotation without structuredResponse",
+      Annotation.Root({ ...MessagesAnnotation.spec, topic: Annotation<string> }),
+    ],
     ["zod 3 state (MessagesZodState)", MessagesZodState.extend({ topic: z3.string().optional() })],
   ])("%s gets the field added", async (_name, stateSchema) => {
     const s = await stub({ script: [{ text: VALID }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, stateSchema: stateSchema as never }),
+      withPromptedStructuredOutput({
+        llm: llama(s),
+        tools,
+        responseFormat: Weather,
+        stateSchema: stateSchema as never,
+      }),
     ) as unknown as { invoke(input: unknown): Promise<{ structuredResponse?: unknown }> };
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
   });
 
   it("runs the user's postModelHook first and parses the answer it leaves", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: '{"city":"paris","tempC":21,"sky":"sunny"}' }] });
+    const s = await stub({
+      script: [{ toolCalls: [weatherCall] }, { text: '{"city":"paris","tempC":21,"sky":"sunny"}' }],
+    });
     const seen: string[] = [];
     const postModelHook = (state: typeof MessagesAnnotation.State) => {
       const last = state.messages.at(-1) as AIMessage;
@@ -231,7 +267,10 @@ describe("with a repairing preModelHook", () => {
     const s = await stub({ script: [{ text: "Sunny, 21C." }, { text: VALID }] });
     const brokenHistory = [
       new HumanMessage("Weather in Rome?"),
-      new AIMessage({ content: "", tool_calls: [{ id: "tooluse_orphan", name: "get_weather", args: { city: "Rome" } }] }),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id: "tooluse_orphan", name: "get_weather", args: { city: "Rome" } }],
+      }),
       new HumanMessage("Never mind. What is the weather in Paris?"),
     ];
     const preModelHook = (state: typeof MessagesAnnotation.State) => ({
@@ -239,10 +278,16 @@ describe("with a repairing preModelHook", () => {
     });
     const repairs: ToolCallRepair[] = [];
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, preModelHook }, { onRepair: (r) => repairs.push(r) }),
+      withPromptedStructuredOutput(
+        { llm: llama(s), tools, responseFormat: Weather, preModelHook },
+        { onRepair: (r) => repairs.push(r) },
+      ),
     );
     const events: { name: string; data: unknown }[] = [];
-    const result = await agent.invoke({ messages: brokenHistory }, { callbacks: [{ handleCustomEvent: (name, data) => void events.push({ name, data }) }] });
+    const result = await agent.invoke(
+      { messages: brokenHistory },
+      { callbacks: [{ handleCustomEvent: (name, data) => void events.push({ name, data }) }] },
+    );
     expect(s.rejections).toEqual([]);
     expect(s.calls).toBe(2);
     expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
@@ -306,13 +351,23 @@ describe("models that need no swap", () => {
 
   it("prompted: false keeps the params; prompted: true and LLM_PROVIDER=aws-bedrock swap on any model", () => {
     const params = { llm: new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }), tools, responseFormat: Weather };
-    expect(withPromptedStructuredOutput({ ...params, llm: bedrockModel({ url: "http://x" }) }, { prompted: false }).responseFormat).toBe(Weather);
+    expect(
+      withPromptedStructuredOutput({ ...params, llm: bedrockModel({ url: "http://x" }) }, { prompted: false })
+        .responseFormat,
+    ).toBe(Weather);
     expect(withPromptedStructuredOutput(params, { prompted: true }).responseFormat).toBeUndefined();
-    expect(withPromptedStructuredOutput(params, { env: { LLM_PROVIDER: "aws-bedrock" } }).responseFormat).toBeUndefined();
+    expect(
+      withPromptedStructuredOutput(params, { env: { LLM_PROVIDER: "aws-bedrock" } }).responseFormat,
+    ).toBeUndefined();
   });
 
   it("a Claude 4.6 model on the Anthropic API is acted on (it cannot prefill): native, so the prompt is left alone", () => {
-    const params = { llm: new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x" }), tools, responseFormat: Weather, prompt: "p" };
+    const params = {
+      llm: new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x" }),
+      tools,
+      responseFormat: Weather,
+      prompt: "p",
+    };
     const wrapped = withPromptedStructuredOutput(params, { env: {} });
     expect(wrapped).not.toBe(params);
     expect(wrapped.responseFormat).toBeUndefined();
@@ -323,14 +378,31 @@ describe("models that need no swap", () => {
 
 describe("withPromptedStructuredOutput checks its arguments up front", () => {
   it("params that are not an object, or cannot be read, and each option of the wrong kind are named", () => {
-    for (const params of [null, undefined, 42]) expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject(inputError("params"));
-    expect(errorOf(() => withPromptedStructuredOutput({ get llm(): never { throw new Error("x"); } } as never))).toMatchObject(inputError("params", "could not be read (x)"));
+    for (const params of [null, undefined, 42])
+      expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject(inputError("params"));
+    expect(
+      errorOf(() =>
+        withPromptedStructuredOutput({
+          get llm(): never {
+            throw new Error("x");
+          },
+        } as never),
+      ),
+    ).toMatchObject(inputError("params", "could not be read (x)"));
     expect(errorOf(() => withPromptedStructuredOutput(throwingObject() as never))).toMatchObject(inputError("params"));
     const params = { llm: new FakeListChatModel({ responses: [] }), tools: [] };
-    expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: "yes" } as never))).toMatchObject(inputError("options.prompted", "expected a boolean"));
-    expect(errorOf(() => withPromptedStructuredOutput(params, { maxCorrections: -1 }))).toMatchObject(inputError("options.maxCorrections"));
-    expect(errorOf(() => withPromptedStructuredOutput(params, { finalMessage: "yaml" } as never))).toMatchObject(inputError("options.finalMessage"));
-    expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(inputError("options.strategy", "could not be read (GETTER)"));
+    expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: "yes" } as never))).toMatchObject(
+      inputError("options.prompted", "expected a boolean"),
+    );
+    expect(errorOf(() => withPromptedStructuredOutput(params, { maxCorrections: -1 }))).toMatchObject(
+      inputError("options.maxCorrections"),
+    );
+    expect(errorOf(() => withPromptedStructuredOutput(params, { finalMessage: "yaml" } as never))).toMatchObject(
+      inputError("options.finalMessage"),
+    );
+    expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(
+      inputError("options.strategy", "could not be read (GETTER)"),
+    );
     expect(withPromptedStructuredOutput(params)).toBe(params);
   });
 });

@@ -25,7 +25,8 @@ const closedAsRead = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(closedAsRead);
   if (!isDict(schema)) return schema;
   const out: Dict = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closedAsRead(v)]));
-  const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isDict(out.properties);
+  const isObject =
+    out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || isDict(out.properties);
   if (isObject && !("additionalProperties" in out) && !("patternProperties" in out)) out.additionalProperties = false;
   return out;
 };
@@ -59,7 +60,11 @@ describe("subsetSchemaOf", () => {
         city: { type: "string", description: '{minLength: 1, maxLength: 40, pattern: "^[A-Z]"}' },
         when: { type: "string", format: "date-time" },
         code: { type: "string", description: '{format: "regex"}' },
-        tags: { type: "array", items: { type: "string" }, description: "{minItems: 2, maxItems: 5, uniqueItems: true}" },
+        tags: {
+          type: "array",
+          items: { type: "string" },
+          description: "{minItems: 2, maxItems: 5, uniqueItems: true}",
+        },
         some: { type: "array", items: { type: "number", description: "{multipleOf: 0.5}" }, minItems: 1 },
       },
       // Optional properties stay optional (the subset has `required`; nothing is dropped or added).
@@ -71,9 +76,17 @@ describe("subsetSchemaOf", () => {
   it("a type list gives each branch only the keywords of its type (a nullable object's null branch is just null)", () => {
     const leaf = { type: ["object", "null"], properties: { b: { type: "string" } }, required: ["b"] };
     const schema = { type: ["object", "null"], properties: { a: leaf }, required: ["a"], description: "Outer." };
-    const closed = (properties: Dict, required: string[]) => ({ type: "object", properties, required, additionalProperties: false });
+    const closed = (properties: Dict, required: string[]) => ({
+      type: "object",
+      properties,
+      required,
+      additionalProperties: false,
+    });
     expect(reduced(schema)).toEqual({
-      anyOf: [closed({ a: { anyOf: [closed({ b: { type: "string" } }, ["b"]), { type: "null" }] } }, ["a"]), { type: "null" }],
+      anyOf: [
+        closed({ a: { anyOf: [closed({ b: { type: "string" } }, ["b"]), { type: "null" }] } }, ["a"]),
+        { type: "null" },
+      ],
       description: "Outer.",
     });
     expect(reduced({ type: ["string", "integer"], minLength: 2, minimum: 1, multipleOf: 2 })).toEqual({
@@ -87,7 +100,11 @@ describe("subsetSchemaOf", () => {
   it("a schema over the compilation limits (16 union-typed, 24 optional properties; shared $refs count where used) is unsupported", () => {
     const objectOf = (count: number, property: Dict, required: boolean): Dict => {
       const keys = Array.from({ length: count }, (_, i) => `f${i}`);
-      return { type: "object", properties: Object.fromEntries(keys.map((k) => [k, property])), ...(required ? { required: keys } : {}) };
+      return {
+        type: "object",
+        properties: Object.fromEntries(keys.map((k) => [k, property])),
+        ...(required ? { required: keys } : {}),
+      };
     };
     const nullable = { type: ["string", "null"] };
     expect(subsetSchemaOf(objectOf(16, nullable, true)).ok).toBe(true);
@@ -96,13 +113,18 @@ describe("subsetSchemaOf", () => {
       reason: expect.stringMatching(/more than 16 properties with union types .*17/),
     });
     expect(subsetSchemaOf(objectOf(24, { type: "string" }, false)).ok).toBe(true);
-    expect(subsetSchemaOf(objectOf(25, { type: "string" }, false))).toEqual({ ok: false, reason: "more than 24 optional properties (25)" });
+    expect(subsetSchemaOf(objectOf(25, { type: "string" }, false))).toEqual({
+      ok: false,
+      reason: "more than 24 optional properties (25)",
+    });
     // 9 unions in a definition used twice: 18 where the schema is compiled.
     const shared = { ...objectOf(2, { $ref: "#/$defs/T" }, true), $defs: { T: objectOf(9, nullable, true) } };
     expect(subsetSchemaOf(shared)).toMatchObject({ ok: false, reason: expect.stringMatching(/union types .*18/) });
     for (const count of [16, 17]) {
       const subset = subsetSchemaOf(objectOf(count, nullable, true));
-      expect(subset.ok ? schemaSubsetViolation(subset.schema) : "unsupported").toBe(count === 16 ? undefined : "unsupported");
+      expect(subset.ok ? schemaSubsetViolation(subset.schema) : "unsupported").toBe(
+        count === 16 ? undefined : "unsupported",
+      );
     }
   });
 
@@ -112,8 +134,18 @@ describe("subsetSchemaOf", () => {
     expect(reduced(schema)).toEqual({
       type: "object",
       properties: {
-        from: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
-        to: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+        from: {
+          type: "object",
+          properties: { name: { type: "string" } },
+          required: ["name"],
+          additionalProperties: false,
+        },
+        to: {
+          type: "object",
+          properties: { name: { type: "string" } },
+          required: ["name"],
+          additionalProperties: false,
+        },
         kind: { anyOf: [{ type: "number" }, { type: "null" }] },
       },
       required: ["from", "to", "kind"],
@@ -125,11 +157,27 @@ describe("subsetSchemaOf", () => {
   });
 
   it.each<[string, Dict, RegExp]>([
-    ["z.record", outputFormatOf(z.object({ scores: z.record(z.string(), z.number()) })).jsonSchema, /record|propertyNames/],
+    [
+      "z.record",
+      outputFormatOf(z.object({ scores: z.record(z.string(), z.number()) })).jsonSchema,
+      /record|propertyNames/,
+    ],
     ["zod 3 record", outputFormatOf(z3.object({ scores: z3.record(z3.number()) })).jsonSchema, /a record/],
-    ["zod 3 passthrough", outputFormatOf(z3.object({ extra: z3.object({}).passthrough() })).jsonSchema, /an open object/],
-    ["z.lazy (recursive)", outputFormatOf(z.lazy((): z.ZodType => z.object({ children: z.array(Tree) }))).jsonSchema, /recursive/],
-    ["a recursive $defs entry", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /recursive/],
+    [
+      "zod 3 passthrough",
+      outputFormatOf(z3.object({ extra: z3.object({}).passthrough() })).jsonSchema,
+      /an open object/,
+    ],
+    [
+      "z.lazy (recursive)",
+      outputFormatOf(z.lazy((): z.ZodType => z.object({ children: z.array(Tree) }))).jsonSchema,
+      /recursive/,
+    ],
+    [
+      "a recursive $defs entry",
+      { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } },
+      /recursive/,
+    ],
     ["an external $ref", { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } }, /external/],
     ["a tuple", outputFormatOf(z.object({ pair: z.tuple([z.string(), z.number()]) })).jsonSchema, /tuple/],
     ["any value", outputFormatOf(z.object({ anything: z.unknown() })).jsonSchema, /without a type/],
@@ -219,7 +267,8 @@ const generated: fc.Arbitrary<Generated> = fc.letrec<{ node: Generated }>((tie) 
             minProperties,
             ...open,
           }),
-          unsupported: ["true", "record", "patternProperties"].includes(closing) || keys.some((k) => properties[k].unsupported),
+          unsupported:
+            ["true", "record", "patternProperties"].includes(closing) || keys.some((k) => properties[k].unsupported),
         };
       }),
     fc
@@ -229,8 +278,14 @@ const generated: fc.Arbitrary<Generated> = fc.letrec<{ node: Generated }>((tie) 
         unsupported: items.unsupported,
       })),
     fc
-      .record({ key: fc.constantFrom("anyOf", "oneOf"), branches: fc.array(tie("node"), { minLength: 1, maxLength: 3 }) })
-      .map(({ key, branches }) => ({ schema: { [key]: branches.map((b) => b.schema) }, unsupported: branches.some((b) => b.unsupported) })),
+      .record({
+        key: fc.constantFrom("anyOf", "oneOf"),
+        branches: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
+      })
+      .map(({ key, branches }) => ({
+        schema: { [key]: branches.map((b) => b.schema) },
+        unsupported: branches.some((b) => b.unsupported),
+      })),
   ),
 })).node;
 
@@ -260,7 +315,8 @@ function valuesFor(schema: unknown, root: Dict, depth = 0): fc.Arbitrary<unknown
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   const union = (schema.anyOf ?? schema.oneOf) as unknown[] | undefined;
   if (union) return fc.oneof(...union.map((b) => valuesFor(b, root, depth + 1)));
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((t) => valuesFor({ ...schema, type: t }, root, depth)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(...schema.type.map((t) => valuesFor({ ...schema, type: t }, root, depth)));
   switch (schema.type) {
     case "string":
       return fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("abc", "b", "2024-05-01", "a@b.co", "", "x"));
@@ -293,7 +349,9 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
     let validValues = 0;
     fc.assert(
       fc.property(
-        rootSchema.chain((g) => fc.tuple(fc.constant(g), fc.array(valuesFor(g.schema, g.schema), { minLength: 1, maxLength: 6 }))),
+        rootSchema.chain((g) =>
+          fc.tuple(fc.constant(g), fc.array(valuesFor(g.schema, g.schema), { minLength: 1, maxLength: 6 })),
+        ),
         ([{ schema, unsupported }, values]) => {
           const subset = subsetSchemaOf(schema);
           expect(subset.ok).toBe(!unsupported);
@@ -312,18 +370,22 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
   });
 
   const zodLeaf = fc.oneof(
-    fc.record({ min: opt(fc.nat(2)), max: opt(fc.integer({ min: 2, max: 6 })), email: fc.boolean() }).map(({ min, max, email }) => {
-      let s = email ? z.email() : z.string();
-      if (min !== undefined) s = s.min(min);
-      if (max !== undefined) s = s.max(max);
-      return { zod: s as z.ZodType, unsupported: false };
-    }),
-    fc.record({ int: fc.boolean(), min: opt(fc.integer({ min: -5, max: 0 })), max: opt(fc.nat(5)) }).map(({ int, min, max }) => {
-      let n = int ? z.int() : z.number();
-      if (min !== undefined) n = n.min(min);
-      if (max !== undefined) n = n.max(max);
-      return { zod: n as z.ZodType, unsupported: false };
-    }),
+    fc
+      .record({ min: opt(fc.nat(2)), max: opt(fc.integer({ min: 2, max: 6 })), email: fc.boolean() })
+      .map(({ min, max, email }) => {
+        let s = email ? z.email() : z.string();
+        if (min !== undefined) s = s.min(min);
+        if (max !== undefined) s = s.max(max);
+        return { zod: s as z.ZodType, unsupported: false };
+      }),
+    fc
+      .record({ int: fc.boolean(), min: opt(fc.integer({ min: -5, max: 0 })), max: opt(fc.nat(5)) })
+      .map(({ int, min, max }) => {
+        let n = int ? z.int() : z.number();
+        if (min !== undefined) n = n.min(min);
+        if (max !== undefined) n = n.max(max);
+        return { zod: n as z.ZodType, unsupported: false };
+      }),
     fc.constantFrom(
       { zod: z.boolean() as z.ZodType, unsupported: false },
       { zod: z.enum(["sunny", "rain"]) as z.ZodType, unsupported: false },
@@ -351,7 +413,10 @@ describe("subsetSchemaOf: properties (fast-check)", () => {
               wrap === "optional" ? inner.zod.optional() : wrap === "nullable" ? inner.zod.nullable() : inner.zod,
             ]),
           );
-          return { zod: z.object(shape) as z.ZodType, unsupported: Object.values(fields).some((f) => f.inner.unsupported) };
+          return {
+            zod: z.object(shape) as z.ZodType,
+            unsupported: Object.values(fields).some((f) => f.inner.unsupported),
+          };
         }),
       fc
         .record({ items: tie("node"), min: opt(fc.nat(3)), max: opt(fc.integer({ min: 3, max: 5 })) })

@@ -60,41 +60,50 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
   it.each([
     ["Claude Sonnet 4.5", CLAUDE_45],
     ["Claude Sonnet 4.6", CLAUDE_46],
-  ])("%s: the loop is untouched; the structured call ends on a closing user turn and sends outputConfig", async (_name, model) => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
-    const reports: StructuredResponseReport[] = [];
-    const agent = createReactAgent(
-      withPromptedStructuredOutput(
-        { llm: bedrockModel(s, { model }), tools, responseFormat: Weather, prompt: "You are a weather bot." },
-        { onStructuredResponse: (r) => reports.push(r) },
-      ),
-    );
-    const result = await agent.invoke(input);
+  ])(
+    "%s: the loop is untouched; the structured call ends on a closing user turn and sends outputConfig",
+    async (_name, model) => {
+      const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
+      const reports: StructuredResponseReport[] = [];
+      const agent = createReactAgent(
+        withPromptedStructuredOutput(
+          { llm: bedrockModel(s, { model }), tools, responseFormat: Weather, prompt: "You are a weather bot." },
+          { onStructuredResponse: (r) => reports.push(r) },
+        ),
+      );
+      const result = await agent.invoke(input);
 
-    expect(result.structuredResponse).toEqual(PARSED);
-    expectSound(s);
-    const [first, second, structured] = requestsOf(s);
-    expect(requestsOf(s)).toHaveLength(3);
-    // The agent's own calls: its prompt, no format instructions, no constraint.
-    for (const request of [first, second]) {
-      expect(systemOf(request)).toBe("You are a weather bot.");
-      expect(request.outputConfig).toBeUndefined();
-    }
-    expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    // The structured call: the history, the prose answer, a closing user turn; the schema as outputConfig.
-    expect(outputSchemaOf(structured)).toMatchObject({ type: "object", additionalProperties: false, required: ["city", "tempC", "sky"] });
-    expect(structured.messages.at(-2)?.content[0].text).toBe(PROSE);
-    expect(lastText(structured)).toMatch(/final answer now/);
-    expect(structured.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather"]);
-    expect(forcedToolChoice(structured)).toBe(false);
-    // The stored final answer is the model's prose; the structured call is not stored.
-    expect(result.messages.at(-1)?.content).toBe(PROSE);
-    expect(reports).toEqual([expect.objectContaining({ strategy: "native", corrections: 0, modelId: model })]);
-  });
+      expect(result.structuredResponse).toEqual(PARSED);
+      expectSound(s);
+      const [first, second, structured] = requestsOf(s);
+      expect(requestsOf(s)).toHaveLength(3);
+      // The agent's own calls: its prompt, no format instructions, no constraint.
+      for (const request of [first, second]) {
+        expect(systemOf(request)).toBe("You are a weather bot.");
+        expect(request.outputConfig).toBeUndefined();
+      }
+      expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+      // The structured call: the history, the prose answer, a closing user turn; the schema as outputConfig.
+      expect(outputSchemaOf(structured)).toMatchObject({
+        type: "object",
+        additionalProperties: false,
+        required: ["city", "tempC", "sky"],
+      });
+      expect(structured.messages.at(-2)?.content[0].text).toBe(PROSE);
+      expect(lastText(structured)).toMatch(/final answer now/);
+      expect(structured.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather"]);
+      expect(forcedToolChoice(structured)).toBe(false);
+      // The stored final answer is the model's prose; the structured call is not stored.
+      expect(result.messages.at(-1)?.content).toBe(PROSE);
+      expect(reports).toEqual([expect.objectContaining({ strategy: "native", corrections: 0, modelId: model })]);
+    },
+  );
 
   it("streams (converse-stream) with the same requests", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }),
+    );
     let last: { structuredResponse?: unknown } = {};
     for await (const [mode, chunk] of await agent.stream(input, { streamMode: ["messages", "values"] })) {
       if (mode === "values") last = chunk as typeof last;
@@ -105,9 +114,16 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
   });
 
   it("the constrained answer is corrected when the schema rejects it (a check JSON Schema cannot express)", async () => {
-    const Strict = Weather.refine((w) => w.tempC > -50 && w.tempC < 60, { message: "tempC out of range", path: ["tempC"] });
-    const s = await stub({ script: [{ text: PROSE }, { text: '{"city":"Paris","tempC":99,"sky":"sunny"}' }, { text: VALID }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Strict }));
+    const Strict = Weather.refine((w) => w.tempC > -50 && w.tempC < 60, {
+      message: "tempC out of range",
+      path: ["tempC"],
+    });
+    const s = await stub({
+      script: [{ text: PROSE }, { text: '{"city":"Paris","tempC":99,"sky":"sunny"}' }, { text: VALID }],
+    });
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Strict }),
+    );
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);
     expectSound(s);
@@ -119,7 +135,10 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
   it("forced native on Claude 4.1 (no outputConfig): refused with Bedrock's text, then the tool strategy", async () => {
     const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }, { strategy: "native" }),
+      withPromptedStructuredOutput(
+        { llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather },
+        { strategy: "native" },
+      ),
     );
     expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
     expect(s.rejections.map((r) => r.rule)).toEqual(["outputConfig-unsupported"]);
@@ -131,9 +150,15 @@ describe("createReactAgent: native for Claude 4.5 and 4.6", () => {
 describe("createReactAgent: tool, prompted, thinking, forced strategies", () => {
   it("Claude 4.1: one forced tool call after a closing user turn", async () => {
     const s = await stub({
-      script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }],
+      script: [
+        { toolCalls: [weatherCall] },
+        { text: PROSE },
+        { toolCalls: [{ name: "structured_response", args: PARSED }] },
+      ],
     });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }),
+    );
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);
     expectSound(s);
@@ -152,7 +177,9 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
         { toolCalls: [{ name: "structured_response", args: PARSED }] },
       ],
     });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41 }), tools, responseFormat: Weather }),
+    );
     expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
     expectSound(s);
     const correction = requestsOf(s)[2];
@@ -164,7 +191,9 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
 
   it("Llama: prompted (instructions in the prompt, the answer is the JSON, no extra call)", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, { model: LLAMA }), tools, responseFormat: Weather }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: LLAMA }), tools, responseFormat: Weather }),
+    );
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);
     expectSound(s);
@@ -177,7 +206,9 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
 
   it("Claude 4.6 with thinking: native, never a forced tool", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
-    const agent = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s, THINKING), tools, responseFormat: Weather }));
+    const agent = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s, THINKING), tools, responseFormat: Weather }),
+    );
     expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
     expectSound(s);
     expect(requestsOf(s).some(forcedToolChoice)).toBe(false);
@@ -188,7 +219,11 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
   it("Claude 4.1 with thinking: prompted, never a forced tool", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: OPUS_41, ...THINKING }), tools, responseFormat: Weather }),
+      withPromptedStructuredOutput({
+        llm: bedrockModel(s, { model: OPUS_41, ...THINKING }),
+        tools,
+        responseFormat: Weather,
+      }),
     );
     expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
     expectSound(s);
@@ -197,11 +232,18 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
   });
 
   it("forcing tool with thinking on throws before any request; forcing tool or prompted on Claude 4.6 is obeyed", async () => {
-    const s = await stub({ script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }, { text: VALID }] });
+    const s = await stub({
+      script: [{ text: PROSE }, { toolCalls: [{ name: "structured_response", args: PARSED }] }, { text: VALID }],
+    });
     expect(() =>
-      withPromptedStructuredOutput({ llm: bedrockModel(s, THINKING), tools, responseFormat: Weather }, { strategy: "tool" }),
+      withPromptedStructuredOutput(
+        { llm: bedrockModel(s, THINKING), tools, responseFormat: Weather },
+        { strategy: "tool" },
+      ),
     ).toThrow(/extended thinking is on/);
-    const tool = createReactAgent(withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }, { strategy: "tool" }));
+    const tool = createReactAgent(
+      withPromptedStructuredOutput({ llm: bedrockModel(s), tools, responseFormat: Weather }, { strategy: "tool" }),
+    );
     expect((await tool.invoke(input)).structuredResponse).toEqual(PARSED);
     expect(forcedToolChoice(requestsOf(s)[1])).toBe(true);
     const prompted = createReactAgent(
@@ -215,7 +257,10 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
   it("finalMessage: 'text' shows the prompted answer as readable text in state (same id)", async () => {
     const s = await stub({ script: [{ text: VALID }] });
     const agent = createReactAgent(
-      withPromptedStructuredOutput({ llm: bedrockModel(s, { model: LLAMA }), tools, responseFormat: Weather }, { finalMessage: "text" }),
+      withPromptedStructuredOutput(
+        { llm: bedrockModel(s, { model: LLAMA }), tools, responseFormat: Weather },
+        { finalMessage: "text" },
+      ),
     );
     const result = await agent.invoke(input);
     expect(result.messages).toHaveLength(2);
@@ -229,7 +274,10 @@ describe("createReactAgent: fallbacks get a strategy each (llm chosen by a funct
 
   it("OpenAI first, Bedrock Claude 4.6 as fallback: the fallback answers, native", async () => {
     const s = await stub({ script: [{ text: PROSE }, { text: VALID }] });
-    const llm = () => unreachableOpenAI().bindTools(tools).withFallbacks([bedrockModel(s).bindTools(tools)]);
+    const llm = () =>
+      unreachableOpenAI()
+        .bindTools(tools)
+        .withFallbacks([bedrockModel(s).bindTools(tools)]);
     const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: Weather }, { env: {} }));
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);
@@ -240,7 +288,10 @@ describe("createReactAgent: fallbacks get a strategy each (llm chosen by a funct
 
   it("OpenAI first, Bedrock Llama as fallback: only the fallback gets the instructions, and its answer is the JSON", async () => {
     const s = await stub({ script: [{ text: VALID }] });
-    const llm = () => unreachableOpenAI().bindTools(tools).withFallbacks([bedrockModel(s, { model: LLAMA }).bindTools(tools)]);
+    const llm = () =>
+      unreachableOpenAI()
+        .bindTools(tools)
+        .withFallbacks([bedrockModel(s, { model: LLAMA }).bindTools(tools)]);
     const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: Weather }, { env: {} }));
     const result = await agent.invoke(input);
     expect(result.structuredResponse).toEqual(PARSED);
@@ -253,10 +304,16 @@ describe("createReactAgent: ChatAnthropic Claude 4.6 (cannot prefill)", () => {
   it("native through output_config, after a closing user turn", async () => {
     const s = await startAnthropicStub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
     try {
-      const agent = createReactAgent(withPromptedStructuredOutput({ llm: anthropicModel(s), tools, responseFormat: Weather }));
+      const agent = createReactAgent(
+        withPromptedStructuredOutput({ llm: anthropicModel(s), tools, responseFormat: Weather }),
+      );
       expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
       expect(s.rejections).toEqual([]);
-      const requests = s.requests as { messages: { role: string }[]; output_config?: { format?: { schema?: unknown } }; system?: unknown }[];
+      const requests = s.requests as {
+        messages: { role: string }[];
+        output_config?: { format?: { schema?: unknown } };
+        system?: unknown;
+      }[];
       expect(requests).toHaveLength(3);
       expect(requests[0].output_config).toBeUndefined();
       expect(requests[2].output_config?.format?.schema).toMatchObject({ additionalProperties: false });
@@ -267,11 +324,15 @@ describe("createReactAgent: ChatAnthropic Claude 4.6 (cannot prefill)", () => {
   });
 });
 
-describe("createReactAgent: initChatModel(\"anthropic:claude-opus-4-6\").bindTools(tools), no instance built yet", () => {
+describe('createReactAgent: initChatModel("anthropic:claude-opus-4-6").bindTools(tools), no instance built yet', () => {
   it("is read as Claude 4.6 (cannot prefill): native after a closing user turn, never a prefill request", async () => {
     const s = await startAnthropicStub({ script: [{ toolCalls: [weatherCall] }, { text: PROSE }, { text: VALID }] });
     try {
-      const configurable = await initChatModel("anthropic:claude-opus-4-6", { apiKey: "sk-ant-test", maxRetries: 0, clientOptions: { baseURL: s.url } });
+      const configurable = await initChatModel("anthropic:claude-opus-4-6", {
+        apiKey: "sk-ant-test",
+        maxRetries: 0,
+        clientOptions: { baseURL: s.url },
+      });
       const llm = configurable.bindTools(tools);
       const agent = createReactAgent(withPromptedStructuredOutput({ llm, tools, responseFormat: Weather }));
       expect((await agent.invoke(input)).structuredResponse).toEqual(PARSED);
@@ -299,20 +360,23 @@ describe("createAgent", () => {
   it.each([
     ["Claude Sonnet 4.5", CLAUDE_45],
     ["Claude Sonnet 4.6", CLAUDE_46],
-  ])("%s: native on every call (the model keeps its tools), no instructions, the answer parsed", async (_name, model) => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
-    const result = await agentOn(s, { model }).invoke(input);
-    expect(result.structuredResponse).toEqual(PARSED);
-    expectSound(s);
-    for (const request of requestsOf(s)) {
-      expect(systemOf(request)).toBe("You are a weather bot.");
-      expect(outputSchemaOf(request)).toMatchObject({ required: ["city", "tempC", "sky"] });
-      expect(request.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather"]);
-      expect(forcedToolChoice(request)).toBe(false);
-    }
-    expect(result.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai"]);
-    expect(result.messages.at(-1)?.content).toBe(VALID);
-  });
+  ])(
+    "%s: native on every call (the model keeps its tools), no instructions, the answer parsed",
+    async (_name, model) => {
+      const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
+      const result = await agentOn(s, { model }).invoke(input);
+      expect(result.structuredResponse).toEqual(PARSED);
+      expectSound(s);
+      for (const request of requestsOf(s)) {
+        expect(systemOf(request)).toBe("You are a weather bot.");
+        expect(outputSchemaOf(request)).toMatchObject({ required: ["city", "tempC", "sky"] });
+        expect(request.toolConfig?.tools.map((t) => t.toolSpec.name)).toEqual(["get_weather"]);
+        expect(forcedToolChoice(request)).toBe(false);
+      }
+      expect(result.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai"]);
+      expect(result.messages.at(-1)?.content).toBe(VALID);
+    },
+  );
 
   it("the stub constrains a prose answer to the schema, as Bedrock does", async () => {
     const s = await stub({ script: [{ text: PROSE }] });
@@ -334,17 +398,30 @@ describe("createAgent", () => {
     expect(requestsOf(plain)[0].outputConfig).toBeUndefined();
   });
 
-  it.skipIf(ZOD_4_PINNED !== undefined)("Claude 4.1: createAgent's own tool strategy (forced, ending on a user or tool turn)", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { toolCalls: [{ name: "Weather", args: PARSED }] }] });
-    const result = await agentOn(s, { model: OPUS_41 }, {}, z.object({ city: z.string(), tempC: z.number(), sky: z.string() }).describe("Weather").meta({ title: "Weather" })).invoke(input);
-    expect(result.structuredResponse).toEqual(PARSED);
-    expectSound(s);
-    for (const request of requestsOf(s)) {
-      expect(request.toolConfig?.toolChoice).toEqual({ any: {} });
-      expect(request.outputConfig).toBeUndefined();
-      expect(systemOf(request)).toBe("You are a weather bot.");
-    }
-  });
+  it.skipIf(ZOD_4_PINNED !== undefined)(
+    "Claude 4.1: createAgent's own tool strategy (forced, ending on a user or tool turn)",
+    async () => {
+      const s = await stub({
+        script: [{ toolCalls: [weatherCall] }, { toolCalls: [{ name: "Weather", args: PARSED }] }],
+      });
+      const result = await agentOn(
+        s,
+        { model: OPUS_41 },
+        {},
+        z
+          .object({ city: z.string(), tempC: z.number(), sky: z.string() })
+          .describe("Weather")
+          .meta({ title: "Weather" }),
+      ).invoke(input);
+      expect(result.structuredResponse).toEqual(PARSED);
+      expectSound(s);
+      for (const request of requestsOf(s)) {
+        expect(request.toolConfig?.toolChoice).toEqual({ any: {} });
+        expect(request.outputConfig).toBeUndefined();
+        expect(systemOf(request)).toBe("You are a weather bot.");
+      }
+    },
+  );
 
   it("Claude 4.6 with thinking: native, no forced tool; forcing tool with thinking is an error", async () => {
     const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
@@ -380,19 +457,26 @@ describe("createAgent", () => {
     expect(systemOf(requestsOf(s)[0])).toContain('"tempC"');
   });
 
-  it("without the middleware, Claude 4.6 with thinking fails on createAgent's forced tool strategy " +
-    "(the stub's Anthropic text)", async () => {
-    const s = await stub({ script: [{ text: VALID }] });
-    const agent = createAgent({ model: bedrockModel(s, THINKING), tools, responseFormat: Weather });
-    await expect(agent.invoke(input)).rejects.toThrow(/Thinking may not be enabled when tool_choice forces tool use/);
-    expect(s.rejections.map((r) => r.rule)).toEqual(["thinking-forced-tool"]);
-  });
+  it(
+    "without the middleware, Claude 4.6 with thinking fails on createAgent's forced tool strategy " +
+      "(the stub's Anthropic text)",
+    async () => {
+      const s = await stub({ script: [{ text: VALID }] });
+      const agent = createAgent({ model: bedrockModel(s, THINKING), tools, responseFormat: Weather });
+      await expect(agent.invoke(input)).rejects.toThrow(/Thinking may not be enabled when tool_choice forces tool use/);
+      expect(s.rejections.map((r) => r.rule)).toEqual(["thinking-forced-tool"]);
+    },
+  );
 
   it("several valid objects: the rule's choice, reported", async () => {
     const second = '{"city":"Lyon","tempC":18,"sky":"rain"}';
     const s = await stub({ script: [{ text: `Draft: ${VALID}\nFinal: ${second}` }] });
     const reports: StructuredResponseReport[] = [];
-    const result = await agentOn(s, { model: LLAMA }, { onStructuredResponse: (r: StructuredResponseReport) => reports.push(r) }).invoke(input);
+    const result = await agentOn(
+      s,
+      { model: LLAMA },
+      { onStructuredResponse: (r: StructuredResponseReport) => reports.push(r) },
+    ).invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Lyon", tempC: 18, sky: "rain" });
     expect(reports).toEqual([
       expect.objectContaining({ strategy: "prompted", choice: { source: "span", validCount: 2, others: [PARSED] } }),

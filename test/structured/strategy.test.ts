@@ -3,7 +3,11 @@ import { ChatBedrockConverse } from "@langchain/aws";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
-import { STRUCTURED_OUTPUT_TABLE, structuredOutputStrategies, type StructuredOutputStrategy } from "../../src/structured/strategy";
+import {
+  STRUCTURED_OUTPUT_TABLE,
+  structuredOutputStrategies,
+  type StructuredOutputStrategy,
+} from "../../src/structured/strategy";
 import { errorOf, inputError, throwingObject } from "../support/hostile";
 
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
@@ -42,12 +46,19 @@ describe("the strategy table", () => {
   });
 
   it("each Bedrock row says whether AWS's or Anthropic's lists document it, or reports only; the native ones by row", () => {
-    const evidenceOf = (id: string) => structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.evidence, c.rule?.source]);
+    const evidenceOf = (id: string) =>
+      structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.evidence, c.rule?.source]);
     const source = (pattern: RegExp) => expect.stringMatching(pattern);
-    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([["native", "documented", source(/^AWS Bedrock user guide/)]]);
-    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([["native", "documented", source(/^Anthropic, 'Structured/)]]);
+    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([
+      ["native", "documented", source(/^AWS Bedrock user guide/)],
+    ]);
+    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([
+      ["native", "documented", source(/^Anthropic, 'Structured/)],
+    ]);
     // Reports only: refused on Converse, so the forced tool (a refusal of a forced native still falls back).
-    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([["tool", "reported", source(/Extra inputs are not permitted/)]]);
+    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([
+      ["tool", "reported", source(/Extra inputs are not permitted/)],
+    ]);
     expect(evidenceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", "reported", source(/falls back/)]]);
     for (const row of STRUCTURED_OUTPUT_TABLE) expect(["documented", "reported"]).toContain(row.evidence);
   });
@@ -61,16 +72,22 @@ describe("the strategy table", () => {
 
   it("ChatAnthropic: native from Claude 4.5 on, tool before (prompted with thinking)", () => {
     expect(strategyOf(new ChatAnthropic({ model: "claude-opus-4-6", apiKey: "x" }))).toEqual(["native"]);
-    expect(strategyOf(new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "x", thinking: THINKING.thinking as never }))).toEqual(["native"]);
+    expect(
+      strategyOf(new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "x", thinking: THINKING.thinking as never })),
+    ).toEqual(["native"]);
     expect(strategyOf(new ChatAnthropic({ model: "claude-3-7-sonnet-latest", apiKey: "x" }))).toEqual(["tool"]);
-    expect(strategyOf(new ChatAnthropic({ model: "claude-3-7-sonnet-latest", apiKey: "x", thinking: THINKING.thinking as never }))).toEqual([
-      "prompted",
-    ]);
+    expect(
+      strategyOf(
+        new ChatAnthropic({ model: "claude-3-7-sonnet-latest", apiKey: "x", thinking: THINKING.thinking as never }),
+      ),
+    ).toEqual(["prompted"]);
   });
 
   it("other providers get prompted when acted on; LLM_PROVIDER=aws-bedrock reads an unknown model as Bedrock", () => {
     expect(strategyOf(new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }))).toEqual(["prompted"]);
-    expect(strategyOf(new FakeListChatModel({ responses: [] }), { env: { LLM_PROVIDER: "aws-bedrock" } })).toEqual(["prompted"]);
+    expect(strategyOf(new FakeListChatModel({ responses: [] }), { env: { LLM_PROVIDER: "aws-bedrock" } })).toEqual([
+      "prompted",
+    ]);
   });
 
   it("a fallback chain gets a strategy per model", () => {
@@ -106,10 +123,12 @@ describe("a forced strategy", () => {
   });
 
   it("native where this package cannot send it is an error", () => {
-    expect(() => structuredOutputStrategies(new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }), { strategy: "native" })).toThrow(
-      /Bedrock and Anthropic models only/,
+    expect(() =>
+      structuredOutputStrategies(new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }), { strategy: "native" }),
+    ).toThrow(/Bedrock and Anthropic models only/);
+    expect(() => structuredOutputStrategies(new FakeListChatModel({ responses: [] }), { strategy: "native" })).toThrow(
+      /not one this package knows/,
     );
-    expect(() => structuredOutputStrategies(new FakeListChatModel({ responses: [] }), { strategy: "native" })).toThrow(/not one this package knows/);
   });
 
   it("an unknown strategy is a TypeError", () => {
@@ -119,10 +138,24 @@ describe("a forced strategy", () => {
 
 describe("structuredOutputStrategies checks its options and reads the model under the input guard", () => {
   it("each option named; a BigInt strategy is described, not a JSON.stringify crash", () => {
-    expect(errorOf(() => structuredOutputStrategies({}, { strategy: 10n } as never))).toMatchObject(inputError("options.strategy", 'expected "native", "tool" or "prompted"'));
-    expect(errorOf(() => structuredOutputStrategies({}, { env: "x" } as never))).toMatchObject(inputError("options.env"));
-    expect(errorOf(() => structuredOutputStrategies({}, { get strategy(): string { throw new Error("x"); } } as never))).toMatchObject(inputError("options.strategy", "could not be read (x)"));
-    expect(errorOf(() => structuredOutputStrategies(throwingObject()))).toMatchObject(inputError("model", "structuredOutputStrategies"));
+    expect(errorOf(() => structuredOutputStrategies({}, { strategy: 10n } as never))).toMatchObject(
+      inputError("options.strategy", 'expected "native", "tool" or "prompted"'),
+    );
+    expect(errorOf(() => structuredOutputStrategies({}, { env: "x" } as never))).toMatchObject(
+      inputError("options.env"),
+    );
+    expect(
+      errorOf(() =>
+        structuredOutputStrategies({}, {
+          get strategy(): string {
+            throw new Error("x");
+          },
+        } as never),
+      ),
+    ).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    expect(errorOf(() => structuredOutputStrategies(throwingObject()))).toMatchObject(
+      inputError("model", "structuredOutputStrategies"),
+    );
     expect(structuredOutputStrategies({})).toEqual([]);
   });
 });

@@ -33,7 +33,15 @@ describe("findSafeSummarizationBoundary", () => {
   });
 
   it("moves back to the assistant message when the cut lands inside a parallel result run", () => {
-    const messages = [human("q1"), ai("a", "b", "c"), result("c"), result("a"), result("b"), answer("done"), human("q2")];
+    const messages = [
+      human("q1"),
+      ai("a", "b", "c"),
+      result("c"),
+      result("a"),
+      result("b"),
+      answer("done"),
+      human("q2"),
+    ];
     // keepLast 4 would keep result(a), result(b), answer, q2: the cut lands on the second result.
     expect(findSafeSummarizationBoundary(messages, { keepLast: 4 })).toBe(1);
   });
@@ -58,17 +66,25 @@ describe("findSafeSummarizationBoundary", () => {
   });
 
   it.each([
-    ["Anthropic tool_use blocks with empty tool_calls", new AIMessage({ content: [{ type: "tool_use", id: "toolu_1", name: "search", input: {} }] })],
+    [
+      "Anthropic tool_use blocks with empty tool_calls",
+      new AIMessage({ content: [{ type: "tool_use", id: "toolu_1", name: "search", input: {} }] }),
+    ],
     [
       "raw OpenAI additional_kwargs.tool_calls",
       new AIMessage({
         content: "",
-        additional_kwargs: { tool_calls: [{ id: "toolu_1", type: "function", function: { name: "search", arguments: "{}" } }] },
+        additional_kwargs: {
+          tool_calls: [{ id: "toolu_1", type: "function", function: { name: "search", arguments: "{}" } }],
+        },
       }),
     ],
     [
       "Responses API output items",
-      new AIMessage({ content: "", response_metadata: { output: [{ type: "function_call", call_id: "toolu_1", name: "search", arguments: "{}" }] } }),
+      new AIMessage({
+        content: "",
+        response_metadata: { output: [{ type: "function_call", call_id: "toolu_1", name: "search", arguments: "{}" }] },
+      }),
     ],
   ])("reads call ids stored as %s", (_label, caller) => {
     const messages = [human("q1"), caller, result("toolu_1"), answer("done"), human("q2")];
@@ -80,7 +96,11 @@ describe("findSafeSummarizationBoundary", () => {
     expect(leadingSystemCount(messages)).toBe(1);
     expect(findSafeSummarizationBoundary(messages, { keepLast: 10 })).toBe(1);
     expect(findSafeSummarizationBoundary(messages, { keepLast: 0 })).toBe(4);
-    expect(splitAtBoundary(messages, 3)).toEqual({ system: [messages[0]], summarized: messages.slice(1, 3), kept: [messages[3]] });
+    expect(splitAtBoundary(messages, 3)).toEqual({
+      system: [messages[0]],
+      summarized: messages.slice(1, 3),
+      kept: [messages[3]],
+    });
   });
 
   it("keeps a trailing open exchange (tools that may still run) even with keepLast 0", () => {

@@ -78,7 +78,12 @@ export class HistoryBuilder {
   step(spec: StepSpec): BaseMessage[] {
     const calls = spec.tools.map((name) => {
       this.callCount += 1;
-      return { id: `${this.idPrefix}_${this.callCount}`, name, args: { query: `q${this.callCount}` }, type: "tool_call" as const };
+      return {
+        id: `${this.idPrefix}_${this.callCount}`,
+        name,
+        args: { query: `q${this.callCount}` },
+        type: "tool_call" as const,
+      };
     });
     const caller = new AIMessage({ content: spec.withText ? "Let me look that up." : "", tool_calls: calls });
     const results = spec.resultOrder.map((position) => {

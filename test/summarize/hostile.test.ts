@@ -14,10 +14,23 @@ import { buildSummaryMessages, summarizeHistory, thresholdPassed } from "../../s
 import { messagesToTranscript } from "../../src/summarize/transcript";
 import { trimMessagesSafely } from "../../src/summarize/trim";
 
-const call = (id: string, args: unknown = { q: id }) => ({ id, name: "search", args: args as Record<string, unknown>, type: "tool_call" as const });
+const call = (id: string, args: unknown = { q: id }) => ({
+  id,
+  name: "search",
+  args: args as Record<string, unknown>,
+  type: "tool_call" as const,
+});
 const ai = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => call(id)) });
 const result = (id: string) => new ToolMessage({ content: `result ${id}`, tool_call_id: id, name: "search" });
-const history = (): BaseMessage[] => [new SystemMessage("sys"), new HumanMessage("q"), ai("a", "b"), result("a"), result("b"), new AIMessage("done"), new HumanMessage("q2")];
+const history = (): BaseMessage[] => [
+  new SystemMessage("sys"),
+  new HumanMessage("q"),
+  ai("a", "b"),
+  result("a"),
+  result("b"),
+  new AIMessage("done"),
+  new HumanMessage("q2"),
+];
 const tenEach = (messages: BaseMessage[]) => messages.length * 10;
 
 /** The error `run` threw (sync or async); fails when it throws nothing. */
@@ -66,72 +79,145 @@ function revoked(): unknown {
 
 describe("bad arguments get a ToolCallRepairInputError naming them", () => {
   it("findSafeSummarizationBoundary", async () => {
-    expect((await inputError(() => findSafeSummarizationBoundary(null as never, { keepLast: 1 }))).argument).toBe("messages");
+    expect((await inputError(() => findSafeSummarizationBoundary(null as never, { keepLast: 1 }))).argument).toBe(
+      "messages",
+    );
     expect((await inputError(() => findSafeSummarizationBoundary([], null as never))).argument).toBe("options");
-    expect((await inputError(() => findSafeSummarizationBoundary([], { keepLast: -1 }))).argument).toBe("options.keepLast");
-    expect((await inputError(() => findSafeSummarizationBoundary([], { keepLast: Number.NaN }))).argument).toBe("options.keepLast");
-    expect((await inputError(() => findSafeSummarizationBoundary([], { maxTokens: 10 } as never))).argument).toBe("options");
-    expect((await inputError(() => findSafeSummarizationBoundary([], { keepLast: 1, maxTokens: 1, tokenCounter: tenEach } as never))).argument).toBe("options");
-    expect((await inputError(() => findSafeSummarizationBoundary([], { maxTokens: 1, tokenCounter: 5 as never }))).argument).toBe("options.tokenCounter");
+    expect((await inputError(() => findSafeSummarizationBoundary([], { keepLast: -1 }))).argument).toBe(
+      "options.keepLast",
+    );
+    expect((await inputError(() => findSafeSummarizationBoundary([], { keepLast: Number.NaN }))).argument).toBe(
+      "options.keepLast",
+    );
+    expect((await inputError(() => findSafeSummarizationBoundary([], { maxTokens: 10 } as never))).argument).toBe(
+      "options",
+    );
+    expect(
+      (
+        await inputError(() =>
+          findSafeSummarizationBoundary([], { keepLast: 1, maxTokens: 1, tokenCounter: tenEach } as never),
+        )
+      ).argument,
+    ).toBe("options");
+    expect(
+      (await inputError(() => findSafeSummarizationBoundary([], { maxTokens: 1, tokenCounter: 5 as never }))).argument,
+    ).toBe("options.tokenCounter");
   });
 
   it("a token counter that returns something other than a count is named; what it throws is its own", async () => {
-    const nan = await inputError(() => findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: () => Number.NaN }));
+    const nan = await inputError(() =>
+      findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: () => Number.NaN }),
+    );
     expect(nan.argument).toBe("options.tokenCounter");
-    const promise = await inputError(() => findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: (async () => 1) as never }));
+    const promise = await inputError(() =>
+      findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: (async () => 1) as never }),
+    );
     expect(promise.message).toMatch(/a Promise: this function needs a synchronous counter/);
     const own = new RangeError("the counter's own error");
-    expect(await thrown(() => findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: () => { throw own; } }))).toBe(own);
+    expect(
+      await thrown(() =>
+        findSafeSummarizationBoundary(history(), {
+          maxTokens: 10,
+          tokenCounter: () => {
+            throw own;
+          },
+        }),
+      ),
+    ).toBe(own);
   });
 
   it("messagesToTranscript: null, [null], a hole, a number", async () => {
     expect((await inputError(() => messagesToTranscript(null as never))).argument).toBe("messages");
     const atNull = await inputError(() => messagesToTranscript([null as never]));
-    expect([atNull.argument, atNull.index, atNull.message]).toEqual(["messages", 0, "langgraph-tool-repair: messages[0] is null, not a message"]);
+    expect([atNull.argument, atNull.index, atNull.message]).toEqual([
+      "messages",
+      0,
+      "langgraph-tool-repair: messages[0] is null, not a message",
+    ]);
     // eslint-disable-next-line no-sparse-arrays
-    expect((await inputError(() => messagesToTranscript([new HumanMessage("a"), , new HumanMessage("b")] as never))).message).toMatch(/messages\[1\] is a hole/);
+    expect(
+      (await inputError(() => messagesToTranscript([new HumanMessage("a"), , new HumanMessage("b")] as never))).message,
+    ).toMatch(/messages\[1\] is a hole/);
     expect((await inputError(() => messagesToTranscript([new HumanMessage("a"), 42 as never]))).index).toBe(1);
   });
 
   it("a message whose getters throw, or a revoked proxy, is named by its index", async () => {
     const bad = throwingGetter(ai("a"), "tool_calls");
-    const error = await inputError(() => findSafeSummarizationBoundary([new HumanMessage("q"), bad, result("a")], { keepLast: 1 }));
-    expect([error.index, error.message]).toEqual([1, "langgraph-tool-repair: messages[1] could not be read (boom reading tool_calls)"]);
+    const error = await inputError(() =>
+      findSafeSummarizationBoundary([new HumanMessage("q"), bad, result("a")], { keepLast: 1 }),
+    );
+    expect([error.index, error.message]).toEqual([
+      1,
+      "langgraph-tool-repair: messages[1] could not be read (boom reading tool_calls)",
+    ]);
     expect((await inputError(() => messagesToTranscript([new HumanMessage("q"), revoked() as never]))).index).toBe(1);
-    expect((await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).index).toBe(0);
+    expect(
+      (await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).index,
+    ).toBe(0);
   });
 
   it("splitAtBoundary, thresholdPassed, buildSummaryMessages", async () => {
     expect((await inputError(() => splitAtBoundary(undefined as never, 1))).argument).toBe("messages");
     expect((await inputError(() => splitAtBoundary(history(), "2" as never))).argument).toBe("cut");
     expect((await inputError(() => thresholdPassed(history(), {}, tenEach))).argument).toBe("trigger");
-    expect((await inputError(() => thresholdPassed(history(), { messages: 1 }, null as never))).argument).toBe("counter");
+    expect((await inputError(() => thresholdPassed(history(), { messages: 1 }, null as never))).argument).toBe(
+      "counter",
+    );
     expect((await inputError(() => buildSummaryMessages(42 as never, []))).argument).toBe("summaryText");
-    expect((await inputError(() => buildSummaryMessages("s", [], { summaryPrefix: 3 as never }))).argument).toBe("options.summaryPrefix");
+    expect((await inputError(() => buildSummaryMessages("s", [], { summaryPrefix: 3 as never }))).argument).toBe(
+      "options.summaryPrefix",
+    );
   });
 
   it("trimMessagesSafely", async () => {
     const options = { maxTokens: 30, tokenCounter: tenEach };
     expect((await inputError(() => trimMessagesSafely(null as never, options))).argument).toBe("messages");
     expect((await inputError(() => trimMessagesSafely(history(), null as never))).argument).toBe("options");
-    expect((await inputError(() => trimMessagesSafely(history(), { tokenCounter: tenEach } as never))).argument).toBe("options.maxTokens");
-    expect((await inputError(() => trimMessagesSafely(history(), { maxTokens: 1, tokenCounter: "x" } as never))).argument).toBe("options.tokenCounter");
-    expect((await inputError(() => trimMessagesSafely(history(), { ...options, strategy: "middle" } as never))).argument).toBe("options.strategy");
-    expect((await inputError(() => trimMessagesSafely(history(), { ...options, strategy: "first", startOn: "human" }))).argument).toBe("options.startOn");
-    expect((await inputError(() => trimMessagesSafely(history(), { ...options, endOn: "bogus" as never }))).argument).toBe("options.endOn");
-    expect((await inputError(() => trimMessagesSafely(history(), { ...options, endOn: class NotAMessage {} as never }))).argument).toBe("options.endOn");
-    expect((await inputError(() => trimMessagesSafely(history(), { ...options, tokenCounter: () => "ten" } as never))).argument).toBe("options.tokenCounter");
+    expect((await inputError(() => trimMessagesSafely(history(), { tokenCounter: tenEach } as never))).argument).toBe(
+      "options.maxTokens",
+    );
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { maxTokens: 1, tokenCounter: "x" } as never))).argument,
+    ).toBe("options.tokenCounter");
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { ...options, strategy: "middle" } as never))).argument,
+    ).toBe("options.strategy");
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { ...options, strategy: "first", startOn: "human" })))
+        .argument,
+    ).toBe("options.startOn");
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { ...options, endOn: "bogus" as never }))).argument,
+    ).toBe("options.endOn");
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { ...options, endOn: class NotAMessage {} as never })))
+        .argument,
+    ).toBe("options.endOn");
+    expect(
+      (await inputError(() => trimMessagesSafely(history(), { ...options, tokenCounter: () => "ten" } as never)))
+        .argument,
+    ).toBe("options.tokenCounter");
   });
 
   it("summarizeHistory and the node: model, trigger and keep are checked up front", async () => {
     const model = new FakeListChatModel({ responses: ["s"] });
     const valid = { model, trigger: { messages: 1 }, keep: { keepLast: 1 } };
-    expect((await inputError(() => summarizeHistory(history(), { ...valid, model: undefined as never }))).argument).toBe("options.model");
-    expect((await inputError(() => summarizeHistory(history(), { ...valid, trigger: {} }))).argument).toBe("options.trigger");
-    expect((await inputError(() => summarizeHistory(history(), { ...valid, trigger: { tokens: -5 } }))).argument).toBe("options.trigger.tokens");
-    expect((await inputError(() => summarizeHistory(history(), { ...valid, keep: null as never }))).argument).toBe("options.keep");
+    expect(
+      (await inputError(() => summarizeHistory(history(), { ...valid, model: undefined as never }))).argument,
+    ).toBe("options.model");
+    expect((await inputError(() => summarizeHistory(history(), { ...valid, trigger: {} }))).argument).toBe(
+      "options.trigger",
+    );
+    expect((await inputError(() => summarizeHistory(history(), { ...valid, trigger: { tokens: -5 } }))).argument).toBe(
+      "options.trigger.tokens",
+    );
+    expect((await inputError(() => summarizeHistory(history(), { ...valid, keep: null as never }))).argument).toBe(
+      "options.keep",
+    );
     expect((await inputError(() => summarizeHistory(history(), null as never))).argument).toBe("options");
-    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: "2" as never } }))).argument).toBe("options.keep.keepLast");
+    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: "2" as never } }))).argument).toBe(
+      "options.keep.keepLast",
+    );
   });
 });
 
@@ -182,34 +268,61 @@ describe("the caller's messages are not changed", () => {
     approximateTokenCounter(messages);
     messagesToTranscript(messages);
     for (const maxTokens of [10, 40, 80])
-      for (const strategy of ["first", "last"] as const) await trimMessagesSafely(messages, { maxTokens, tokenCounter: counter, strategy, allowPartial: true });
-    await summarizeHistory(messages, { model: new FakeListChatModel({ responses: ["s"] }), trigger: { messages: 1 }, keep: { keepLast: 2 } });
+      for (const strategy of ["first", "last"] as const)
+        await trimMessagesSafely(messages, { maxTokens, tokenCounter: counter, strategy, allowPartial: true });
+    await summarizeHistory(messages, {
+      model: new FakeListChatModel({ responses: ["s"] }),
+      trigger: { messages: 1 },
+      keep: { keepLast: 2 },
+    });
     expect(JSON.stringify(messages)).toBe(before);
   });
 
-  it("trimMessagesSafely with strategy first and allowPartial leaves the message it shortens alone " +
-    "(core shortens it in place)", async () => {
-    const long = new HumanMessage("line one\nline two\nline three\nline four");
-    const messages = [new HumanMessage("q"), new AIMessage("a"), long];
-    const counter = (list: BaseMessage[]) => list.reduce((n, m) => n + String(m.content).length, 0);
-    const trimmed = await trimMessagesSafely(messages, { maxTokens: 20, tokenCounter: counter, strategy: "first", allowPartial: true });
-    expect(trimmed.map((m) => m.content)).toEqual(["q", "a", "line one\nline two\n"]);
-    expect(long.content).toBe("line one\nline two\nline three\nline four");
-  });
+  it(
+    "trimMessagesSafely with strategy first and allowPartial leaves the message it shortens alone " +
+      "(core shortens it in place)",
+    async () => {
+      const long = new HumanMessage("line one\nline two\nline three\nline four");
+      const messages = [new HumanMessage("q"), new AIMessage("a"), long];
+      const counter = (list: BaseMessage[]) => list.reduce((n, m) => n + String(m.content).length, 0);
+      const trimmed = await trimMessagesSafely(messages, {
+        maxTokens: 20,
+        tokenCounter: counter,
+        strategy: "first",
+        allowPartial: true,
+      });
+      expect(trimmed.map((m) => m.content)).toEqual(["q", "a", "line one\nline two\n"]);
+      expect(long.content).toBe("line one\nline two\nline three\nline four");
+    },
+  );
 });
 
 describe("summarizationNode never fails the run", () => {
   it("returns no update and reports the error when the summarizer throws", async () => {
     const errors: unknown[] = [];
-    const failing = { invoke: async () => { throw new Error("summarizer down"); } };
-    const node = summarizationNode({ model: failing, trigger: { messages: 1 }, keep: { keepLast: 1 }, onError: (e) => errors.push(e) });
+    const failing = {
+      invoke: async () => {
+        throw new Error("summarizer down");
+      },
+    };
+    const node = summarizationNode({
+      model: failing,
+      trigger: { messages: 1 },
+      keep: { keepLast: 1 },
+      onError: (e) => errors.push(e),
+    });
     expect(await node({ messages: history() })).toEqual({});
     expect(errors.map((e) => (e as Error).message)).toEqual(["summarizer down"]);
   });
 
   it("returns no update when the state holds something that is not a message", async () => {
     const errors: unknown[] = [];
-    const node = summarizationNode({ model: new FakeListChatModel({ responses: ["s"] }), trigger: { messages: 1 }, keep: { keepLast: 1 }, onError: (e) => errors.push(e) });
+    const node = summarizationNode({
+      model: new FakeListChatModel({ responses: ["s"] }),
+      trigger: { messages: 1 },
+      keep: { keepLast: 1 },
+      onError: (e) => errors.push(e),
+    });
     expect(await node({ messages: [new HumanMessage("q"), null as never, new HumanMessage("r")] })).toEqual({});
     expect(ToolCallRepairInputError.isInstance(errors[0])).toBe(true);
   });
@@ -306,7 +419,9 @@ describe("hostile values never throw anything but ToolCallRepairInputError, neve
         await onlyInputErrors(() => splitAtBoundary(list() as never, cut));
         await onlyInputErrors(() => approximateTokenCounter(list() as never));
         await onlyInputErrors(() => messagesToTranscript(list() as never));
-        await onlyInputErrors(() => thresholdPassed(list() as never, { messages: 1, tokens: 5 }, approximateTokenCounter));
+        await onlyInputErrors(() =>
+          thresholdPassed(list() as never, { messages: 1, tokens: 5 }, approximateTokenCounter),
+        );
         await onlyInputErrors(() => buildSummaryMessages("s", list() as never));
       }),
       { numRuns: 300 },
@@ -318,7 +433,9 @@ describe("hostile values never throw anything but ToolCallRepairInputError, neve
       fc.asyncProperty(hostileList, trimOptions, hostileOptions, async (list, trim, keep) => {
         await onlyInputErrors(() => trimMessagesSafely(list() as never, trim() as never));
         const model = new FakeListChatModel({ responses: ["the summary"] });
-        await onlyInputErrors(() => summarizeHistory(list() as never, { model, trigger: { messages: 0 }, keep: keep() as never }));
+        await onlyInputErrors(() =>
+          summarizeHistory(list() as never, { model, trigger: { messages: 0 }, keep: keep() as never }),
+        );
       }),
       { numRuns: 150 },
     );

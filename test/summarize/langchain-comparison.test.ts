@@ -93,14 +93,62 @@ const plainTurns = () => [
 
 const CASES: Case[] = [
   // Results in call order: the cut's ids include toolu_b, so langchain stops at the second assistant message.
-  { name: "mixed result run in call order, cut on its first result", history: mixedRun(["toolu_a", "toolu_b"]), keep: 4, provider: "anthropic", langchainBreaks: ["A2"] },
-  { name: "mixed result run in call order, cut on its second result", history: mixedRun(["toolu_a", "toolu_b"]), keep: 3, provider: "anthropic", langchainBreaks: ["A2"] },
-  { name: "mixed result run in reverse order, cut on its first result", history: mixedRun(["toolu_b", "toolu_a"]), keep: 4, provider: "anthropic", langchainBreaks: ["A2"] },
-  { name: "mixed result run, Responses API", history: mixedRun(["toolu_a", "toolu_b"]), keep: 4, provider: "openai-responses", langchainBreaks: ["R2"] },
-  { name: "calls only in content tool_use blocks, cut inside the run", history: contentBlockCalls, keep: 3, provider: "anthropic", langchainBreaks: ["A2"] },
-  { name: "calls only in content tool_use blocks, cut on the run", history: contentBlockCalls, keep: 4, provider: "anthropic", langchainBreaks: ["A2", "A2"] },
-  { name: "kept part opens with a user message", history: plainTurns, keep: 1, provider: "bedrock", langchainBreaks: ["B6"] },
-  { name: "kept part opens with a user message, after a tool exchange", history: plainTurns, keep: 3, provider: "bedrock", langchainBreaks: ["B6"] },
+  {
+    name: "mixed result run in call order, cut on its first result",
+    history: mixedRun(["toolu_a", "toolu_b"]),
+    keep: 4,
+    provider: "anthropic",
+    langchainBreaks: ["A2"],
+  },
+  {
+    name: "mixed result run in call order, cut on its second result",
+    history: mixedRun(["toolu_a", "toolu_b"]),
+    keep: 3,
+    provider: "anthropic",
+    langchainBreaks: ["A2"],
+  },
+  {
+    name: "mixed result run in reverse order, cut on its first result",
+    history: mixedRun(["toolu_b", "toolu_a"]),
+    keep: 4,
+    provider: "anthropic",
+    langchainBreaks: ["A2"],
+  },
+  {
+    name: "mixed result run, Responses API",
+    history: mixedRun(["toolu_a", "toolu_b"]),
+    keep: 4,
+    provider: "openai-responses",
+    langchainBreaks: ["R2"],
+  },
+  {
+    name: "calls only in content tool_use blocks, cut inside the run",
+    history: contentBlockCalls,
+    keep: 3,
+    provider: "anthropic",
+    langchainBreaks: ["A2"],
+  },
+  {
+    name: "calls only in content tool_use blocks, cut on the run",
+    history: contentBlockCalls,
+    keep: 4,
+    provider: "anthropic",
+    langchainBreaks: ["A2", "A2"],
+  },
+  {
+    name: "kept part opens with a user message",
+    history: plainTurns,
+    keep: 1,
+    provider: "bedrock",
+    langchainBreaks: ["B6"],
+  },
+  {
+    name: "kept part opens with a user message, after a tool exchange",
+    history: plainTurns,
+    keep: 3,
+    provider: "bedrock",
+    langchainBreaks: ["B6"],
+  },
 ];
 
 describe("langchain summarizationMiddleware vs summarizeHistory", () => {

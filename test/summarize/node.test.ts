@@ -57,7 +57,9 @@ const conversation = (): BaseMessage[] => [
 describe("summarizeHistory", () => {
   it("does nothing under the threshold", async () => {
     const model = new RecordingSummarizer();
-    expect(await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { keepLast: 2 } })).toBeUndefined();
+    expect(
+      await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { keepLast: 2 } }),
+    ).toBeUndefined();
     expect(model.prompts).toEqual([]);
   });
 
@@ -88,13 +90,22 @@ describe("summarizeHistory", () => {
   it("does not summarize a prefix that is only an earlier summary", async () => {
     const tail = [new HumanMessage("q"), new AIMessage("a")];
     const messages = [...buildSummaryMessages("old", [new AIMessage("x")]), ...tail];
-    const next = await summarizeHistory(messages, { model: new RecordingSummarizer(), trigger: { messages: 1 }, keep: { keepLast: 2 } });
+    const next = await summarizeHistory(messages, {
+      model: new RecordingSummarizer(),
+      trigger: { messages: 1 },
+      keep: { keepLast: 2 },
+    });
     expect(next).toBeUndefined();
   });
 
   it("is valid for every provider, for any history and budget (payload validators included)", async () => {
     const caseArb = historyArb(5).chain((messages) =>
-      fc.tuple(fc.constant(messages), fc.integer({ min: 0, max: messages.length + 1 }), fc.integer({ min: 0, max: 1500 }), fc.boolean()),
+      fc.tuple(
+        fc.constant(messages),
+        fc.integer({ min: 0, max: messages.length + 1 }),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.boolean(),
+      ),
     );
     await fc.assert(
       fc.asyncProperty(caseArb, async ([messages, keepLast, maxTokens, byTokens]) => {
@@ -143,12 +154,19 @@ describe("summarizationNode: a tail with a repeated id", () => {
     // would keep both under that id, and the next update by id would replace the wrong one.
     const history = [
       new SystemMessage({ content: "sys", id: "s" }),
-      ...Array.from({ length: 8 }, (_, i) => [new HumanMessage({ content: `q${i}`, id: `h${i}` }), new AIMessage({ content: `a${i}`, id: `a${i}` })]).flat(),
+      ...Array.from({ length: 8 }, (_, i) => [
+        new HumanMessage({ content: `q${i}`, id: `h${i}` }),
+        new AIMessage({ content: `a${i}`, id: `a${i}` }),
+      ]).flat(),
       new HumanMessage({ content: "first words", id: "dup" }),
       new AIMessage({ content: "reply", id: "r" }),
       new HumanMessage({ content: "second words", id: "dup" }),
     ];
-    const node = summarizationNode({ model: new RecordingSummarizer(), trigger: { messages: 10 }, keep: { keepLast: 3 } });
+    const node = summarizationNode({
+      model: new RecordingSummarizer(),
+      trigger: { messages: 10 },
+      keep: { keepLast: 3 },
+    });
     const update = (await node({ messages: history }, {})) as { messages: BaseMessage[] };
     const stored = messagesStateReducer(history, update.messages);
     expect(stored.slice(-3).map(text)).toEqual(["first words", "reply", "second words"]);

@@ -2,12 +2,20 @@ import { AIMessage, getBufferString, HumanMessage, SystemMessage, ToolMessage } 
 import { describe, expect, it } from "vitest";
 import { transcriptCalls, contentText, messagesToTranscript } from "../../src/summarize/transcript";
 
-const weatherCall = (id: string, city: string) => ({ id, name: "get_weather", args: { city }, type: "tool_call" as const });
+const weatherCall = (id: string, city: string) => ({
+  id,
+  name: "get_weather",
+  args: { city },
+  type: "tool_call" as const,
+});
 
 const parallelHistory = () => [
   new SystemMessage("Be brief."),
   new HumanMessage("Weather in Paris and Rome?"),
-  new AIMessage({ content: "Checking both.", tool_calls: [weatherCall("call_p", "Paris"), weatherCall("call_r", "Rome")] }),
+  new AIMessage({
+    content: "Checking both.",
+    tool_calls: [weatherCall("call_p", "Paris"), weatherCall("call_r", "Rome")],
+  }),
   new ToolMessage({ content: "18C, sunny", tool_call_id: "call_r", name: "get_weather" }),
   new ToolMessage({ content: "timeout", tool_call_id: "call_p", name: "get_weather", status: "error" }),
   new AIMessage("Rome is 18C; Paris timed out."),
@@ -49,13 +57,17 @@ describe("messagesToTranscript", () => {
       ],
       tool_calls: [{ id: "toolu_1", name: "search", args: { q: "x" }, type: "tool_call" }],
     });
-    expect(messagesToTranscript([message])).toBe(['Assistant: Looking.', "Assistant called 1 tool:", '  - search [id toolu_1] {"q":"x"}'].join("\n"));
+    expect(messagesToTranscript([message])).toBe(
+      ["Assistant: Looking.", "Assistant called 1 tool:", '  - search [id toolu_1] {"q":"x"}'].join("\n"),
+    );
   });
 
   it("reads calls from every location an adapter sends", () => {
     const message = new AIMessage({
       content: [{ type: "tool_use", id: "toolu_2", name: "fetch", input: { url: "u" } }],
-      additional_kwargs: { tool_calls: [{ id: "call_raw", type: "function", function: { name: "calc", arguments: '{"x":1}' } }] },
+      additional_kwargs: {
+        tool_calls: [{ id: "call_raw", type: "function", function: { name: "calc", arguments: '{"x":1}' } }],
+      },
       response_metadata: { output: [{ type: "function_call", call_id: "fc_1", name: "lookup", arguments: '{"k":2}' }] },
     });
     expect(transcriptCalls(message).map((c) => [c.id, c.name, c.args])).toEqual([
@@ -67,7 +79,10 @@ describe("messagesToTranscript", () => {
 
   it("is graceful when ids are missing or match no call", () => {
     const transcript = messagesToTranscript([
-      new AIMessage({ content: "", tool_calls: [{ name: "search", args: {}, type: "tool_call" } as never, weatherCall("call_ok", "Oslo")] }),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ name: "search", args: {}, type: "tool_call" } as never, weatherCall("call_ok", "Oslo")],
+      }),
       new ToolMessage({ content: "r", tool_call_id: "", name: "search" }),
       new ToolMessage({ content: "r2", tool_call_id: "call_unknown" }),
       new ToolMessage({ content: "r3", tool_call_id: "call_ok" }),

@@ -1,4 +1,11 @@
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages,
+  type BaseMessage,
+} from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toolCallIdsOf } from "../../src/messages/inspect";
@@ -15,7 +22,14 @@ const result = (id: string) => new ToolMessage({ content: `result ${id}`, tool_c
 const tenEach = (messages: BaseMessage[]) => messages.length * 10;
 const types = (messages: BaseMessage[]) => messages.map((m) => m.getType());
 
-const exchange = () => [new HumanMessage("q1"), ai("a", "b"), result("a"), result("b"), new AIMessage("done"), new HumanMessage("q2")];
+const exchange = () => [
+  new HumanMessage("q1"),
+  ai("a", "b"),
+  result("a"),
+  result("b"),
+  new AIMessage("done"),
+  new HumanMessage("q2"),
+];
 
 describe("trimMessagesSafely", () => {
   it("drops the tool result core's trimMessages keeps after trimming its call away", async () => {
@@ -47,7 +61,14 @@ describe("trimMessagesSafely", () => {
   });
 
   it("with endOn, does not end on an assistant message whose results endOn removed", async () => {
-    const messages = [new HumanMessage("q1"), new AIMessage("a1"), new HumanMessage("q2"), ai("c"), result("c"), new HumanMessage("q3")];
+    const messages = [
+      new HumanMessage("q1"),
+      new AIMessage("a1"),
+      new HumanMessage("q2"),
+      ai("c"),
+      result("c"),
+      new HumanMessage("q3"),
+    ];
     const options = { maxTokens: 1000, tokenCounter: tenEach, strategy: "last" as const, endOn: "ai" as const };
     expect(types(await trimMessages(messages, options)).at(-1)).toBe("ai");
     expect(splitExchangeProblems(await trimMessages(messages, options)).map((p) => p.kind)).toEqual([
@@ -59,7 +80,13 @@ describe("trimMessagesSafely", () => {
 
   it("keeps the system message with includeSystem and honours startOn after its own moves", async () => {
     const messages = [new SystemMessage("sys"), ...exchange()];
-    const options = { maxTokens: 50, tokenCounter: tenEach, strategy: "last" as const, includeSystem: true, startOn: "human" as const };
+    const options = {
+      maxTokens: 50,
+      tokenCounter: tenEach,
+      strategy: "last" as const,
+      includeSystem: true,
+      startOn: "human" as const,
+    };
     const safe = await trimMessagesSafely(messages, options);
     expect(types(safe)).toEqual(["system", "human"]);
     const wide = await trimMessagesSafely(messages, { ...options, maxTokens: 70 });
@@ -85,7 +112,10 @@ describe("safeWindow", () => {
     // every move of the start uncovers the next orphan (the old step-by-step loop rescanned the window each time).
     const messages: BaseMessage[] = [ai("c0")];
     for (let k = 1; k < 200; k++) messages.push(ai(`c${k}`), result(`c${k - 1}`));
-    expect(safeWindow(messages, { start: 1, end: messages.length })).toEqual({ start: messages.length, end: messages.length });
+    expect(safeWindow(messages, { start: 1, end: messages.length })).toEqual({
+      start: messages.length,
+      end: messages.length,
+    });
     // Whole: nothing is orphaned (the last call is simply unanswered, a problem the input already had).
     expect(safeWindow(messages, { start: 0, end: messages.length })).toEqual({ start: 0, end: messages.length });
     // Cut before the last result: the end moves back before ai(c198), whose result is outside, which leaves
@@ -95,7 +125,12 @@ describe("safeWindow", () => {
 
   it("is the fixed point of the step-by-step moves it replaces (end first, then start)", () => {
     const windowCase = historyArb(6).chain((messages) =>
-      fc.tuple(fc.constant(messages), fc.nat(messages.length), fc.nat(messages.length), fc.constantFrom(undefined, "human" as const, "ai" as const)),
+      fc.tuple(
+        fc.constant(messages),
+        fc.nat(messages.length),
+        fc.nat(messages.length),
+        fc.constantFrom(undefined, "human" as const, "ai" as const),
+      ),
     );
     fc.assert(
       fc.property(windowCase, ([messages, a, b, on]) => {
@@ -109,7 +144,11 @@ describe("safeWindow", () => {
 });
 
 /** The window by single moves, each one necessary, until nothing moves: first the end, then the start. */
-function stepwiseWindow(messages: BaseMessage[], window: { start: number; end: number }, on: { startOn?: string; endOn?: string }) {
+function stepwiseWindow(
+  messages: BaseMessage[],
+  window: { start: number; end: number },
+  on: { startOn?: string; endOn?: string },
+) {
   const callerOf = (i: number) => {
     const m = messages[i];
     if (!ToolMessage.isInstance(m)) return undefined;
@@ -149,12 +188,18 @@ describe("trimMessagesSafely properties", () => {
     await fc.assert(
       fc.asyncProperty(trimCase, async ([messages, maxTokens, strategy, allowPartial]) => {
         // core's "first" + allowPartial rewrites the caller's message content in place: keep it to "last".
-        const options = { maxTokens, tokenCounter: approximateTokenCounter, strategy, allowPartial: strategy === "last" && allowPartial };
+        const options = {
+          maxTokens,
+          tokenCounter: approximateTokenCounter,
+          strategy,
+          allowPartial: strategy === "last" && allowPartial,
+        };
         const core = await trimMessages(messages, options);
         const safe = await trimMessagesSafely(messages, options);
         expect(splitExchangeProblems(safe)).toEqual([]);
         // trimMessages copies messages ("last"), so compare by what a message says, not by identity.
-        const keyOf = (m: BaseMessage) => JSON.stringify([m.getType(), m.content, (m as ToolMessage).tool_call_id, toolCallIdsOf(m)]);
+        const keyOf = (m: BaseMessage) =>
+          JSON.stringify([m.getType(), m.content, (m as ToolMessage).tool_call_id, toolCallIdsOf(m)]);
         const coreKeys = core.map(keyOf);
         const positions = safe.map((m) => coreKeys.indexOf(keyOf(m)));
         expect(positions.every((p, i) => p >= 0 && (i === 0 || p === positions[i - 1] + 1))).toBe(true);
@@ -166,10 +211,16 @@ describe("trimMessagesSafely properties", () => {
   it("keeps exactly what trimMessages keeps when that is already valid (the binary search finds core's window)", async () => {
     await fc.assert(
       fc.asyncProperty(trimCase, async ([messages, maxTokens, strategy, allowPartial]) => {
-        const options = { maxTokens, tokenCounter: approximateTokenCounter, strategy, allowPartial: strategy === "last" && allowPartial };
+        const options = {
+          maxTokens,
+          tokenCounter: approximateTokenCounter,
+          strategy,
+          allowPartial: strategy === "last" && allowPartial,
+        };
         const core = await trimMessages(messages, options);
         fc.pre(splitExchangeProblems(core).length === 0 && !ToolMessage.isInstance(core[0]));
-        const keyOf = (m: BaseMessage) => JSON.stringify([m.getType(), m.content, (m as ToolMessage).tool_call_id, toolCallIdsOf(m)]);
+        const keyOf = (m: BaseMessage) =>
+          JSON.stringify([m.getType(), m.content, (m as ToolMessage).tool_call_id, toolCallIdsOf(m)]);
         expect((await trimMessagesSafely(messages, options)).map(keyOf)).toEqual(core.map(keyOf));
       }),
       { numRuns: 200 },

@@ -17,7 +17,10 @@ import { PROVIDERS, type ToolCallProblem } from "../../src/types";
 const NOT_THE_SUMMARY: ReadonlySet<string> = new Set(["parallel_calls", "unsigned_call"]);
 
 /** `findToolCallProblems` for every provider, tagged with the provider. */
-export function engineProblems(messages: readonly BaseMessage[], trailingIsProblem = true): (ToolCallProblem & { provider: string })[] {
+export function engineProblems(
+  messages: readonly BaseMessage[],
+  trailingIsProblem = true,
+): (ToolCallProblem & { provider: string })[] {
   return PROVIDERS.flatMap((provider) =>
     findToolCallProblems(messages, { provider, trailingIsProblem })
       .filter((p) => !NOT_THE_SUMMARY.has(p.kind))
@@ -72,12 +75,17 @@ export function pairingProblems(messages: readonly BaseMessage[], options: Check
   if ((options.endsOnUser ?? true) && messages.length > 0 && roleOf(messages[messages.length - 1]) === "assistant") {
     const last = messages[messages.length - 1];
     const open = toolCallIdsOf(last).length > 0;
-    if (!open || (options.trailingIsProblem ?? true)) problems.push({ kind: "ends_on_assistant", index: messages.length - 1 });
+    if (!open || (options.trailingIsProblem ?? true))
+      problems.push({ kind: "ends_on_assistant", index: messages.length - 1 });
   }
   return problems;
 }
 
-function checkExchanges(messages: readonly BaseMessage[], trailingIsProblem: boolean, problems: PairingProblem[]): void {
+function checkExchanges(
+  messages: readonly BaseMessage[],
+  trailingIsProblem: boolean,
+  problems: PairingProblem[],
+): void {
   const seenCalls = new Set<string>();
   let open = new Set<string>();
   let answered = new Set<string>();
@@ -112,12 +120,15 @@ function checkExchanges(messages: readonly BaseMessage[], trailingIsProblem: boo
 }
 
 function checkRoles(messages: readonly BaseMessage[], problems: PairingProblem[]): void {
-  const turns = messages.map((m, index) => ({ role: roleOf(m), index, tool: isToolResult(m) })).filter((t) => t.role !== "system");
+  const turns = messages
+    .map((m, index) => ({ role: roleOf(m), index, tool: isToolResult(m) }))
+    .filter((t) => t.role !== "system");
   if (turns.length > 0 && turns[0].role !== "user") problems.push({ kind: "leading_non_user", index: turns[0].index });
   for (let i = 1; i < turns.length; i++) {
     const [prev, cur] = [turns[i - 1], turns[i]];
     // A run of tool results is one user turn (the adapters merge it).
-    if (prev.role === cur.role && !(prev.tool && cur.tool)) problems.push({ kind: "consecutive_same_role", index: cur.index });
+    if (prev.role === cur.role && !(prev.tool && cur.tool))
+      problems.push({ kind: "consecutive_same_role", index: cur.index });
   }
 }
 
@@ -129,7 +140,13 @@ function checkEmpty(messages: readonly BaseMessage[], problems: PairingProblem[]
   });
 }
 
-const SPLIT_KINDS = new Set(["orphan_call", "trailing_open_exchange", "displaced_result", "interleaved_message", "orphan_result"]);
+const SPLIT_KINDS = new Set([
+  "orphan_call",
+  "trailing_open_exchange",
+  "displaced_result",
+  "interleaved_message",
+  "orphan_result",
+]);
 
 /** Only the problems a cut can cause between calls and results (no role rules), from both checks. */
 export function splitExchangeProblems(messages: readonly BaseMessage[]): { kind: string; id?: string }[] {

@@ -21,12 +21,22 @@ export function aiWithCalls(...ids: string[]): AIMessage {
   return new AIMessage({
     content: "",
     id: nextId("ai"),
-    tool_calls: ids.map((id) => ({ id, name: `tool_${id.replace(/[^a-zA-Z0-9_-]/g, "_")}`, args: { q: id }, type: "tool_call" as const })),
+    tool_calls: ids.map((id) => ({
+      id,
+      name: `tool_${id.replace(/[^a-zA-Z0-9_-]/g, "_")}`,
+      args: { q: id },
+      type: "tool_call" as const,
+    })),
   });
 }
 
 export function toolResult(id: string, content = `result of ${id}`): ToolMessage {
-  return new ToolMessage({ content, tool_call_id: id, name: `tool_${id.replace(/[^a-zA-Z0-9_-]/g, "_")}`, id: nextId("t") });
+  return new ToolMessage({
+    content,
+    tool_call_id: id,
+    name: `tool_${id.replace(/[^a-zA-Z0-9_-]/g, "_")}`,
+    id: nextId("t"),
+  });
 }
 
 /** A short text description of a history, for assertions: `human, ai[a,b], tool(a), tool(b)`. */

@@ -40,19 +40,30 @@ describe("Gemini stub with the real ChatGoogleGenerativeAI", () => {
     const call = reply.tool_calls![0];
     const signature = (reply.additional_kwargs[SIGNATURES] as Dict)[call.id!];
     expect(signature).toMatch(/^sig_/);
-    const answer = await model.invoke([question, reply, new ToolMessage({ content: "sunny", tool_call_id: call.id!, name: call.name })]);
+    const answer = await model.invoke([
+      question,
+      reply,
+      new ToolMessage({ content: "sunny", tool_call_id: call.id!, name: call.name }),
+    ]);
     expect(answer.content).toBe("ok");
     expect(gemini.rejections).toEqual([]);
     const sent = contentsOf(gemini.requests[1]);
     expect(sent.map((c) => c.role)).toEqual(["user", "model", "user"]);
-    expect((sent[1].parts as Dict[])[0]).toMatchObject({ functionCall: { name: "get_weather" }, thoughtSignature: signature });
+    expect((sent[1].parts as Dict[])[0]).toMatchObject({
+      functionCall: { name: "get_weather" },
+      thoughtSignature: signature,
+    });
   });
 
   it("rejects an orphaned call with Gemini's G3 text (INVALID_ARGUMENT)", async () => {
     const gemini = await stub();
     const history: BaseMessage[] = [
       new HumanMessage("weather?"),
-      new AIMessage({ content: "", tool_calls: [{ id: "a", name: "get_weather", args: {} }], additional_kwargs: { [SIGNATURES]: { a: "sig_a" } } }),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id: "a", name: "get_weather", args: {} }],
+        additional_kwargs: { [SIGNATURES]: { a: "sig_a" } },
+      }),
       new HumanMessage("never mind"),
     ];
     const error = await rejectionOf(() => geminiModel(gemini).invoke(history));
@@ -83,13 +94,9 @@ describe("Gemini stub with the real ChatGoogleGenerativeAI", () => {
     await model.invoke(repaired.messages);
     expect(gemini.rejections).toHaveLength(1);
     const sent = contentsOf(gemini.requests[1]);
-    expect(sent.map((c) => (c.parts as Dict[]).map((p) => Object.keys(p).filter((k) => k !== "thoughtSignature")[0]))).toEqual([
-      ["text"],
-      ["functionCall"],
-      ["functionResponse"],
-      ["functionCall"],
-      ["functionResponse"],
-    ]);
+    expect(
+      sent.map((c) => (c.parts as Dict[]).map((p) => Object.keys(p).filter((k) => k !== "thoughtSignature")[0])),
+    ).toEqual([["text"], ["functionCall"], ["functionResponse"], ["functionCall"], ["functionResponse"]]);
     // The model's signature stays on its call; the step made here carries Google's placeholder.
     expect((sent[1].parts as Dict[])[0].thoughtSignature).toBe("sig_p");
     expect((sent[3].parts as Dict[])[0].thoughtSignature).toBe("skip_thought_signature_validator");
@@ -98,7 +105,8 @@ describe("Gemini stub with the real ChatGoogleGenerativeAI", () => {
   it("G6: a renamed call of a replayed message keeps its signature (gemini-4 model: the adapter adds no placeholder)", async () => {
     const gemini = await stub();
     const call = { id: "c1", name: "get_weather", args: { city: "Paris" } };
-    const signed = () => new AIMessage({ content: "", tool_calls: [call], additional_kwargs: { [SIGNATURES]: { c1: "sig_model" } } });
+    const signed = () =>
+      new AIMessage({ content: "", tool_calls: [call], additional_kwargs: { [SIGNATURES]: { c1: "sig_model" } } });
     // A replayed checkpoint: the assistant message and its result twice, in the current turn.
     const history: BaseMessage[] = [
       new HumanMessage("weather?"),
@@ -137,7 +145,7 @@ describe("Gemini stub with the real ChatGoogleGenerativeAI", () => {
 
   // Adapter pin: @langchain/google-genai 2.3.2 writes its placeholder signature only for model ids containing
   // "gemini-3". When it signs every unsigned call of a Gemini 3+ model, this test starts failing: drop it.
-  it("adapter: ChatGoogleGenerativeAI sends an unsigned call for a Gemini 3+ model id without \"gemini-3\"", async () => {
+  it('adapter: ChatGoogleGenerativeAI sends an unsigned call for a Gemini 3+ model id without "gemini-3"', async () => {
     const gemini = await stub();
     const history: BaseMessage[] = [
       new HumanMessage("weather?"),

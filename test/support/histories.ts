@@ -4,7 +4,14 @@
  * breaks real threads (aborted runs, interrupts answered with a new message, trims, duplicate ids, ...).
  */
 import fc from "fast-check";
-import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  ChatMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+} from "@langchain/core/messages";
 
 export interface Exchange {
   calls: number;
@@ -111,16 +118,39 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ op: fc.constant("rawKwargs" as const), at: pos }),
   fc.record({ op: fc.constant("emptyResult" as const), at: pos }),
   fc.record({ op: fc.constant("thinking" as const), at: pos, redacted: fc.boolean() }),
-  fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean(), tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution") }),
-  fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constantFrom<ReasoningShape>("thinking", "reasoning") }),
-  fc.record({ op: fc.constant("reasoning" as const), at: pos, kind: fc.constantFrom("signed" as const, "empty" as const) }),
+  fc.record({
+    op: fc.constant("serverTool" as const),
+    at: pos,
+    answered: fc.boolean(),
+    tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution"),
+  }),
+  fc.record({
+    op: fc.constant("unsignedThinking" as const),
+    at: pos,
+    shape: fc.constantFrom<ReasoningShape>("thinking", "reasoning"),
+  }),
+  fc.record({
+    op: fc.constant("reasoning" as const),
+    at: pos,
+    kind: fc.constantFrom("signed" as const, "empty" as const),
+  }),
   fc.record({ op: fc.constant("replay" as const), at: pos }),
   fc.record({ op: fc.constant("systemMid" as const), at: pos }),
   fc.record({ op: fc.constant("bareStrings" as const), at: pos }),
 );
 
 /** Roles a ChatMessage may carry: the ones each provider defines, their LangChain aliases, and an unknown one. */
-export const CHAT_ROLES = ["user", "human", "assistant", "ai", "system", "developer", "tool", "function", "critic"] as const;
+export const CHAT_ROLES = [
+  "user",
+  "human",
+  "assistant",
+  "ai",
+  "system",
+  "developer",
+  "tool",
+  "function",
+  "critic",
+] as const;
 
 /**
  * Every corruption, plus what the adapters disagree on: ChatMessages of any role and call blocks in every
@@ -129,8 +159,23 @@ export const CHAT_ROLES = ["user", "human", "assistant", "ai", "system", "develo
  */
 export const adapterCorruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   { weight: 4, arbitrary: corruptionArb },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("chatMessage" as const), at: pos, role: fc.constantFrom(...CHAT_ROLES) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("callBlocks" as const), at: pos, format: fc.constantFrom("tool_use" as const, "tool_call" as const, "input_json_delta" as const, "toolUse" as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant("chatMessage" as const), at: pos, role: fc.constantFrom(...CHAT_ROLES) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("callBlocks" as const),
+      at: pos,
+      format: fc.constantFrom(
+        "tool_use" as const,
+        "tool_call" as const,
+        "input_json_delta" as const,
+        "toolUse" as const,
+      ),
+    }),
+  },
 );
 
 export const validPlanArb: fc.Arbitrary<HistoryPlan> = fc.record({
@@ -175,7 +220,12 @@ export function buildValid(plan: HistoryPlan): BaseMessage[] {
         new AIMessage({
           id: `ai${n}`,
           content: (reasoning ? [reasoning, ...(text ? [{ type: "text", text }] : [])] : text) as never,
-          tool_calls: ids.map((id, k) => ({ id, name: k % 2 ? "fetch_page" : "web_search", args: { q: id }, type: "tool_call" as const })),
+          tool_calls: ids.map((id, k) => ({
+            id,
+            name: k % 2 ? "fetch_page" : "web_search",
+            args: { q: id },
+            type: "tool_call" as const,
+          })),
         }),
       );
       for (const id of permute(ids, ex.order))
@@ -194,12 +244,20 @@ export function buildValid(plan: HistoryPlan): BaseMessage[] {
  * in `additional_kwargs` as the client keeps it.
  */
 export function buildValidGemini(plan: HistoryPlan): BaseMessage[] {
-  const single: HistoryPlan = { ...plan, turns: plan.turns.map((turn) => ({ ...turn, exchanges: turn.exchanges.map((ex) => ({ ...ex, calls: Math.min(ex.calls, 1) })) })) };
+  const single: HistoryPlan = {
+    ...plan,
+    turns: plan.turns.map((turn) => ({
+      ...turn,
+      exchanges: turn.exchanges.map((ex) => ({ ...ex, calls: Math.min(ex.calls, 1) })),
+    })),
+  };
   return buildValid(single).map((m) => {
     const calls = AIMessage.isInstance(m) ? (m.tool_calls ?? []) : [];
     if (calls.length === 0) return m;
     const signatures = { [calls[0].id!]: `sig_${calls[0].id}` };
-    return rebuildAI(m as AIMessage, { additional_kwargs: { ...m.additional_kwargs, __gemini_function_call_thought_signatures__: signatures } });
+    return rebuildAI(m as AIMessage, {
+      additional_kwargs: { ...m.additional_kwargs, __gemini_function_call_thought_signatures__: signatures },
+    });
   });
 }
 
@@ -207,27 +265,57 @@ export function buildValidGemini(plan: HistoryPlan): BaseMessage[] {
 function signedReasoning(shape: ReasoningShape, about: string): Dict {
   return shape === "thinking"
     ? { type: "thinking", thinking: `private reasoning about ${about}`, signature: `sig_${about.replace(/\W/g, "_")}` }
-    : { type: "reasoning", reasoning: `private reasoning about ${about}`, signature: `sig_${about.replace(/\W/g, "_")}` };
+    : {
+        type: "reasoning",
+        reasoning: `private reasoning about ${about}`,
+        signature: `sig_${about.replace(/\W/g, "_")}`,
+      };
 }
 
 /** A message's content as a list of blocks (a string becomes one text block). */
 const blocksOf = (m: BaseMessage): unknown[] =>
-  typeof m.content === "string" ? (m.content ? [{ type: "text", text: m.content }] : []) : Array.isArray(m.content) ? m.content : [];
+  typeof m.content === "string"
+    ? m.content
+      ? [{ type: "text", text: m.content }]
+      : []
+    : Array.isArray(m.content)
+      ? m.content
+      : [];
 
 /** Where a prepended reasoning block goes: after the reasoning the message already starts with. */
 const reasoningEnd = (blocks: unknown[]) => {
   let k = 0;
-  while (k < blocks.length && ["thinking", "redacted_thinking", "reasoning", "reasoning_content"].includes(String((blocks[k] as Dict)?.type))) k++;
+  while (
+    k < blocks.length &&
+    ["thinking", "redacted_thinking", "reasoning", "reasoning_content"].includes(String((blocks[k] as Dict)?.type))
+  )
+    k++;
   return k;
 };
 
 /** What a server tool returns, in the block type its result has. */
 function serverResult(tool: ServerToolName, id: string, serial: number): Dict {
   if (tool === "web_search")
-    return { type: "web_search_tool_result", tool_use_id: id, content: [{ type: "web_search_result", url: `https://example.com/${serial}`, title: `found ${serial}` }] };
+    return {
+      type: "web_search_tool_result",
+      tool_use_id: id,
+      content: [{ type: "web_search_result", url: `https://example.com/${serial}`, title: `found ${serial}` }],
+    };
   if (tool === "web_fetch")
-    return { type: "web_fetch_tool_result", tool_use_id: id, content: { type: "web_fetch_result", url: `https://example.com/page${serial}`, content: { type: "document", source: { type: "text", media_type: "text/plain", data: `page text ${serial}` } } } };
-  return { type: "code_execution_tool_result", tool_use_id: id, content: { type: "code_execution_result", stdout: `printed ${serial}`, stderr: "", return_code: 0 } };
+    return {
+      type: "web_fetch_tool_result",
+      tool_use_id: id,
+      content: {
+        type: "web_fetch_result",
+        url: `https://example.com/page${serial}`,
+        content: { type: "document", source: { type: "text", media_type: "text/plain", data: `page text ${serial}` } },
+      },
+    };
+  return {
+    type: "code_execution_tool_result",
+    tool_use_id: id,
+    content: { type: "code_execution_result", stdout: `printed ${serial}`, stderr: "", return_code: 0 },
+  };
 }
 
 const indexesOf = (h: BaseMessage[], pred: (m: BaseMessage) => boolean) => h.flatMap((m, i) => (pred(m) ? [i] : []));
@@ -282,13 +370,25 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       return;
     }
     case "orphanResult":
-      h.splice(c.at % (h.length + 1), 0, new ToolMessage({ content: `stray output ${serial}`, tool_call_id: `gone_${serial}`, id: `stray${serial}` }));
+      h.splice(
+        c.at % (h.length + 1),
+        0,
+        new ToolMessage({ content: `stray output ${serial}`, tool_call_id: `gone_${serial}`, id: `stray${serial}` }),
+      );
       return;
     case "dupResult": {
       const i = pick(tools, c.at);
       if (i === undefined) return;
       const r = h[i] as ToolMessage;
-      h.splice(i + 1, 0, new ToolMessage({ content: c.same ? r.content : `another output ${serial}`, tool_call_id: r.tool_call_id, id: `dup${serial}` }));
+      h.splice(
+        i + 1,
+        0,
+        new ToolMessage({
+          content: c.same ? r.content : `another output ${serial}`,
+          tool_call_id: r.tool_call_id,
+          id: `dup${serial}`,
+        }),
+      );
       return;
     }
     case "dupCallId": {
@@ -300,13 +400,19 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       return;
     }
     case "invalidCall": {
-      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      const i = pick(
+        indexesOf(h, (m) => AIMessage.isInstance(m)),
+        c.at,
+      );
       if (i === undefined) return;
       const m = h[i] as AIMessage;
       const id = `call_bad${serial}`;
       const raw = { id, type: "function", function: { name: "web_search", arguments: "{broken" } };
       h[i] = rebuildAI(m, {
-        invalid_tool_calls: [...(m.invalid_tool_calls ?? []), { id, name: "web_search", args: "{broken", error: "Unexpected token", type: "invalid_tool_call" }],
+        invalid_tool_calls: [
+          ...(m.invalid_tool_calls ?? []),
+          { id, name: "web_search", args: "{broken", error: "Unexpected token", type: "invalid_tool_call" },
+        ],
         ...(c.raw ? { additional_kwargs: { ...m.additional_kwargs, tool_calls: [raw] } } : {}),
       });
       return;
@@ -328,7 +434,10 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       h.splice(c.at % (h.length + 1), 0, new AIMessage({ content: "", tool_calls: [], id: `empty${serial}` }));
       return;
     case "blankBlock": {
-      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      const i = pick(
+        indexesOf(h, (m) => AIMessage.isInstance(m)),
+        c.at,
+      );
       if (i === undefined) return;
       const m = h[i] as AIMessage;
       const text = typeof m.content === "string" ? m.content : "";
@@ -341,7 +450,10 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       const m = h[i] as AIMessage;
       const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : [];
       h[i] = rebuildAI(m, {
-        content: [...text, ...m.tool_calls!.map((tc) => ({ type: "tool_use", id: tc.id, name: tc.name, input: tc.args }))],
+        content: [
+          ...text,
+          ...m.tool_calls!.map((tc) => ({ type: "tool_use", id: tc.id, name: tc.name, input: tc.args })),
+        ],
       });
       return;
     }
@@ -371,7 +483,11 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       h[i] = rebuildAI(m, {
         additional_kwargs: {
           ...m.additional_kwargs,
-          tool_calls: m.tool_calls!.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: JSON.stringify(tc.args) } })),
+          tool_calls: m.tool_calls!.map((tc) => ({
+            id: tc.id,
+            type: "function",
+            function: { name: tc.name, arguments: JSON.stringify(tc.args) },
+          })),
         },
       });
       return;
@@ -387,7 +503,12 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       const i = pick(callers, c.at);
       if (i === undefined) return;
       const m = h[i] as AIMessage;
-      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const text =
+        typeof m.content === "string" && m.content
+          ? [{ type: "text", text: m.content }]
+          : Array.isArray(m.content)
+            ? m.content
+            : [];
       const block = c.redacted
         ? { type: "redacted_thinking", data: `redacted${serial}` }
         : { type: "thinking", thinking: `private reasoning ${serial}`, signature: `sig${serial}` };
@@ -395,23 +516,44 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       return;
     }
     case "serverTool": {
-      const i = pick(indexesOf(h, (m) => AIMessage.isInstance(m)), c.at);
+      const i = pick(
+        indexesOf(h, (m) => AIMessage.isInstance(m)),
+        c.at,
+      );
       if (i === undefined) return;
       const m = h[i] as AIMessage;
-      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const text =
+        typeof m.content === "string" && m.content
+          ? [{ type: "text", text: m.content }]
+          : Array.isArray(m.content)
+            ? m.content
+            : [];
       const id = `srvtoolu_${serial}`;
       const tool = c.tool ?? "web_search";
-      const input = tool === "web_search" ? { query: `search ${serial}` } : tool === "web_fetch" ? { url: `https://example.com/page${serial}` } : { code: `print(${serial})` };
+      const input =
+        tool === "web_search"
+          ? { query: `search ${serial}` }
+          : tool === "web_fetch"
+            ? { url: `https://example.com/page${serial}` }
+            : { code: `print(${serial})` };
       const use = { type: "server_tool_use", id, name: tool, input };
       // After the reasoning the message starts with: the model reasons first, then calls.
       const lead = reasoningEnd(text);
-      const rest = [...text.slice(0, lead), ...(c.answered ? [use, serverResult(tool, id, serial)] : []), ...text.slice(lead), ...(c.answered ? [] : [use])];
+      const rest = [
+        ...text.slice(0, lead),
+        ...(c.answered ? [use, serverResult(tool, id, serial)] : []),
+        ...text.slice(lead),
+        ...(c.answered ? [] : [use]),
+      ];
       h[i] = rebuildAI(m, { content: rest });
       return;
     }
     case "unsignedThinking": {
       // The message a cut stream left: thinking without its signature, and nothing after it (no call was streamed yet).
-      const cut = c.shape === "reasoning" ? { type: "reasoning", reasoning: `reasoning cut off ${serial}`, index: 0 } : { type: "thinking", thinking: `reasoning cut off ${serial}`, index: 0 };
+      const cut =
+        c.shape === "reasoning"
+          ? { type: "reasoning", reasoning: `reasoning cut off ${serial}`, index: 0 }
+          : { type: "thinking", thinking: `reasoning cut off ${serial}`, index: 0 };
       // Where the model was answering a user message when the user cancelled (the retry follows it), or at the end.
       const at = pick([...indexesOf(h, (m) => HumanMessage.isInstance(m)).map((i) => i + 1), h.length], c.at);
       if (at !== undefined) h.splice(at, 0, new AIMessage({ content: [cut] as never, id: `cut${serial}` }));
@@ -423,7 +565,9 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       const m = h[i] as AIMessage;
       const blocks = blocksOf(m);
       const block =
-        c.kind === "signed" ? signedReasoning("reasoning", `call ${serial}`) : { type: "reasoning", reasoning: "", signature: `sig_empty_${serial}` };
+        c.kind === "signed"
+          ? signedReasoning("reasoning", `call ${serial}`)
+          : { type: "reasoning", reasoning: "", signature: `sig_empty_${serial}` };
       h[i] = rebuildAI(m, { content: [block, ...blocks.slice(reasoningEnd(blocks))] });
       return;
     }
@@ -434,16 +578,30 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       while (end < h.length && isTool(h[end])) end++;
       // The same messages again (a checkpoint replayed): new message ids, the same call ids and blocks.
       const copies = h.slice(i, end).map((m, k) =>
-        AIMessage.isInstance(m) ? rebuildAI(m, { id: `replay${serial}_${k}` }) : new ToolMessage({ content: m.content, tool_call_id: (m as ToolMessage).tool_call_id, name: m.name, id: `replay${serial}_${k}` }),
+        AIMessage.isInstance(m)
+          ? rebuildAI(m, { id: `replay${serial}_${k}` })
+          : new ToolMessage({
+              content: m.content,
+              tool_call_id: (m as ToolMessage).tool_call_id,
+              name: m.name,
+              id: `replay${serial}_${k}`,
+            }),
       );
       h.splice(end, 0, ...copies);
       return;
     }
     case "systemMid":
-      h.splice(c.at % (h.length + 1), 0, new SystemMessage({ content: `reminder ${serial}: stay on topic`, id: `sysmid${serial}` }));
+      h.splice(
+        c.at % (h.length + 1),
+        0,
+        new SystemMessage({ content: `reminder ${serial}: stay on topic`, id: `sysmid${serial}` }),
+      );
       return;
     case "bareStrings": {
-      const i = pick(indexesOf(h, (m) => HumanMessage.isInstance(m) || ToolMessage.isInstance(m)), c.at);
+      const i = pick(
+        indexesOf(h, (m) => HumanMessage.isInstance(m) || ToolMessage.isInstance(m)),
+        c.at,
+      );
       if (i === undefined) return;
       const m = h[i];
       const text = typeof m.content === "string" ? m.content : "";
@@ -454,13 +612,22 @@ export function applyCorruption(h: BaseMessage[], c: Corruption, serial: number)
       return;
     }
     case "chatMessage":
-      h.splice(c.at % (h.length + 1), 0, new ChatMessage({ role: c.role, content: `chat as ${c.role} ${serial}`, id: `chat${serial}` }));
+      h.splice(
+        c.at % (h.length + 1),
+        0,
+        new ChatMessage({ role: c.role, content: `chat as ${c.role} ${serial}`, id: `chat${serial}` }),
+      );
       return;
     case "callBlocks": {
       const i = pick(callers, c.at);
       if (i === undefined) return;
       const m = h[i] as AIMessage;
-      const text = typeof m.content === "string" && m.content ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      const text =
+        typeof m.content === "string" && m.content
+          ? [{ type: "text", text: m.content }]
+          : Array.isArray(m.content)
+            ? m.content
+            : [];
       const blocks = m.tool_calls!.map((tc, k) => {
         switch (c.format) {
           case "tool_use":
@@ -505,13 +672,30 @@ function reasoningCorruptionArb(shape: ReasoningShape): fc.Arbitrary<Corruption>
   const own: fc.Arbitrary<Corruption>[] =
     shape === "thinking"
       ? [
-          fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constant<ReasoningShape>("thinking") }),
-          fc.record({ op: fc.constant("serverTool" as const), at: pos, answered: fc.boolean(), tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution") }),
+          fc.record({
+            op: fc.constant("unsignedThinking" as const),
+            at: pos,
+            shape: fc.constant<ReasoningShape>("thinking"),
+          }),
+          fc.record({
+            op: fc.constant("serverTool" as const),
+            at: pos,
+            answered: fc.boolean(),
+            tool: fc.constantFrom<ServerToolName>("web_search", "web_fetch", "code_execution"),
+          }),
           fc.record({ op: fc.constant("thinking" as const), at: pos, redacted: fc.boolean() }),
         ]
       : [
-          fc.record({ op: fc.constant("unsignedThinking" as const), at: pos, shape: fc.constant<ReasoningShape>("reasoning") }),
-          fc.record({ op: fc.constant("reasoning" as const), at: pos, kind: fc.constantFrom("signed" as const, "empty" as const) }),
+          fc.record({
+            op: fc.constant("unsignedThinking" as const),
+            at: pos,
+            shape: fc.constant<ReasoningShape>("reasoning"),
+          }),
+          fc.record({
+            op: fc.constant("reasoning" as const),
+            at: pos,
+            kind: fc.constantFrom("signed" as const, "empty" as const),
+          }),
         ];
   return fc.oneof(...common, ...own);
 }
@@ -542,7 +726,13 @@ export function textOf(m: BaseMessage): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && typeof (b as Dict).text === "string" ? ((b as Dict).text as string) : ""))
+    .map((b) =>
+      typeof b === "string"
+        ? b
+        : b && typeof b === "object" && typeof (b as Dict).text === "string"
+          ? ((b as Dict).text as string)
+          : "",
+    )
     .filter((text) => text.trim() !== "")
     .join("\n");
 }

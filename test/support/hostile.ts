@@ -48,13 +48,23 @@ export function revokedArray<T = unknown>(): T[] {
 /** A copy of `list` whose entry `index` throws when read. */
 export function throwingAt<T>(list: readonly T[], index: number): T[] {
   const copy = [...list];
-  Object.defineProperty(copy, index, { get: () => { throw new Error("IDX"); }, enumerable: true, configurable: true });
+  Object.defineProperty(copy, index, {
+    get: () => {
+      throw new Error("IDX");
+    },
+    enumerable: true,
+    configurable: true,
+  });
   return copy;
 }
 
 /** The error is this package's input error, naming `argument` (and `message` when given, as a substring). */
 export function inputError(argument: string, message?: string): Record<string, unknown> {
-  return { name: "ToolCallRepairInputError", argument, ...(message === undefined ? {} : { message: expect.stringContaining(message) }) };
+  return {
+    name: "ToolCallRepairInputError",
+    argument,
+    ...(message === undefined ? {} : { message: expect.stringContaining(message) }),
+  };
 }
 
 export { ToolCallRepairInputError };

@@ -38,7 +38,9 @@ describe("payloadFor / validatePayloadFor", () => {
       "anthropic:A1",
       "bedrock:B1",
     ]);
-    expect(violations[3].message).toBe("Expected toolResult blocks at messages.2.content for the following Ids: call_a");
+    expect(violations[3].message).toBe(
+      "Expected toolResult blocks at messages.2.content for the following Ids: call_a",
+    );
   });
 });
 
@@ -60,7 +62,11 @@ describe("adapter traps", () => {
         message: "Invalid message content: empty string. 'human' must contain non-empty content.",
       },
     ]);
-    const emptyBlock = [new HumanMessage("hi"), new AIMessage({ content: [{ type: "text", text: "" }] }), new HumanMessage("x")];
+    const emptyBlock = [
+      new HumanMessage("hi"),
+      new AIMessage({ content: [{ type: "text", text: "" }] }),
+      new HumanMessage("x"),
+    ];
     const [violation] = await validatePayloadFor("bedrock", emptyBlock);
     expect(violation.rule).toBe("LOCAL");
     expect(violation.message).toContain("Unsupported content block type: text");
@@ -71,7 +77,11 @@ describe("adapter traps", () => {
       content: [{ type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }],
       tool_calls: [call("toolu_a")],
     });
-    const messages = [new HumanMessage("weather?"), fromAnthropic, new ToolMessage({ content: "sunny", tool_call_id: "toolu_a" })];
+    const messages = [
+      new HumanMessage("weather?"),
+      fromAnthropic,
+      new ToolMessage({ content: "sunny", tool_call_id: "toolu_a" }),
+    ];
     const violations = await validatePayloadFor("strict", messages);
     expect(violations.map((v) => `${v.provider}:${v.rule}`)).toEqual(["bedrock:LOCAL"]);
     expect(violations[0].message).toContain("Unsupported content block type: tool_use");
@@ -82,11 +92,16 @@ describe("adapter traps", () => {
   });
 
   it("Bedrock and Anthropic drop ToolMessage.status: an error result is sent as a success", async () => {
-    const messages = [...exchange().slice(0, 2), new ToolMessage({ content: "boom", tool_call_id: "call_a", status: "error" })];
+    const messages = [
+      ...exchange().slice(0, 2),
+      new ToolMessage({ content: "boom", tool_call_id: "call_a", status: "error" }),
+    ];
     const bedrock = await payloadFor("bedrock", messages);
     const anthropic = await payloadFor("anthropic", messages);
     expect(bedrock.provider === "bedrock" && bedrock.request.messages).toEqual(
-      expect.arrayContaining([{ role: "user", content: [{ toolResult: { toolUseId: "call_a", content: [{ text: "boom" }] } }] }]),
+      expect.arrayContaining([
+        { role: "user", content: [{ toolResult: { toolUseId: "call_a", content: [{ text: "boom" }] } }] },
+      ]),
     );
     expect(anthropic.provider === "anthropic" && anthropic.messages[2]).toEqual({
       role: "user",
@@ -95,9 +110,13 @@ describe("adapter traps", () => {
   });
 
   it("Bedrock without tools bound sends no toolConfig, so any tool history fails (B3)", async () => {
-    const violations = await validatePayloadFor("bedrock", [...exchange(), new AIMessage("ok"), new HumanMessage("x")], {
-      tools: [],
-    });
+    const violations = await validatePayloadFor(
+      "bedrock",
+      [...exchange(), new AIMessage("ok"), new HumanMessage("x")],
+      {
+        tools: [],
+      },
+    );
     expect(violations.map((v) => v.rule)).toEqual(["B3"]);
   });
 
@@ -115,7 +134,11 @@ describe("adapter traps", () => {
     const raw = { id: "call_a", type: "function" as const, function: { name: "get_weather", arguments: "{bad json" } };
     const messages = [
       new HumanMessage("weather?"),
-      new AIMessage({ content: "", additional_kwargs: { tool_calls: [raw] }, invalid_tool_calls: [invalidCall("call_a")] }),
+      new AIMessage({
+        content: "",
+        additional_kwargs: { tool_calls: [raw] },
+        invalid_tool_calls: [invalidCall("call_a")],
+      }),
       new ToolMessage({ content: "bad arguments", tool_call_id: "call_a" }),
     ];
     const payload = await payloadFor("openai", messages);
@@ -138,8 +161,15 @@ describe("adapter traps", () => {
 
   // @langchain/anthropic 1.3.28 (the newest for core 1.1.x) throws "System messages are only permitted as the
   // first passed message" instead.
-  it.skipIf(pinnedTo("@langchain/anthropic", "1.5.11", "ChatAnthropic sending a later SystemMessage in place") !== undefined)("ChatAnthropic sends a SystemMessage that is not first inside messages, with role system", async () => {
-    const payload = await payloadFor("anthropic", [new HumanMessage("hi"), new AIMessage("yes"), new SystemMessage("note"), new HumanMessage("go")]);
+  it.skipIf(
+    pinnedTo("@langchain/anthropic", "1.5.11", "ChatAnthropic sending a later SystemMessage in place") !== undefined,
+  )("ChatAnthropic sends a SystemMessage that is not first inside messages, with role system", async () => {
+    const payload = await payloadFor("anthropic", [
+      new HumanMessage("hi"),
+      new AIMessage("yes"),
+      new SystemMessage("note"),
+      new HumanMessage("go"),
+    ]);
     expect(payload.provider === "anthropic" && payload.messages[2]).toEqual({ role: "system", content: "note" });
   });
 

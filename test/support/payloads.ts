@@ -42,7 +42,6 @@ import {
 import { DEFAULT_BEDROCK_MODEL } from "./stubs/bedrock";
 import { DEFAULT_OPENAI_MODEL } from "./stubs/openai";
 
-
 /**
  * Why a test that checks what the real adapters send is skipped here, or undefined: the engine's provider
  * profiles and the adapter traps above are checked against these adapters (the lockfile's). Older ones send
@@ -94,7 +93,10 @@ export async function payloadFor(
 ): Promise<ProviderPayload> {
   switch (provider) {
     case "openai":
-      return { provider, messages: convertMessagesToCompletionsMessageParams({ messages, model: DEFAULT_OPENAI_MODEL }) };
+      return {
+        provider,
+        messages: convertMessagesToCompletionsMessageParams({ messages, model: DEFAULT_OPENAI_MODEL }),
+      };
     case "openai-responses":
       return {
         provider,
@@ -163,7 +165,11 @@ function violationsOf(payload: ProviderPayload, options: ValidatePayloadOptions)
     case "openai-responses":
       return validateOpenAIResponsesInput(payload.input);
     case "anthropic":
-      return validateAnthropicMessages(payload.messages, { noPrefill, systemInMessages: options.systemInMessages, thinking: options.thinking ?? false });
+      return validateAnthropicMessages(payload.messages, {
+        noPrefill,
+        systemInMessages: options.systemInMessages,
+        thinking: options.thinking ?? false,
+      });
     case "bedrock":
       return validateBedrockConverse(payload.request, {
         noPrefill,

@@ -47,7 +47,10 @@ export async function postgresSkipReason(): Promise<string | undefined> {
 
 /** A fresh schema name: lower case, unique per process and call. */
 export function uniqueSchema(label: string): string {
-  const clean = label.toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(0, 30);
+  const clean = label
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, "_")
+    .slice(0, 30);
   return `lgtr_${clean}_${process.pid}_${randomBytes(4).toString("hex")}`;
 }
 

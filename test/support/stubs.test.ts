@@ -74,7 +74,11 @@ describe("Bedrock stub through ChatBedrockConverse", () => {
     const stub = await track(startBedrockStub({ script }));
     const { first, second } = await runToolLoop(bedrockModel(stub).bindTools([getWeather]));
     expect(first.tool_calls).toEqual([
-      expect.objectContaining({ name: "get_weather", args: { city: "Paris" }, id: expect.stringMatching(/^tooluse_[A-Za-z0-9]+$/) }),
+      expect.objectContaining({
+        name: "get_weather",
+        args: { city: "Paris" },
+        id: expect.stringMatching(/^tooluse_[A-Za-z0-9]+$/),
+      }),
     ]);
     expect(second.text).toBe("ok");
     expect(stub.calls).toBe(2);
@@ -84,13 +88,19 @@ describe("Bedrock stub through ChatBedrockConverse", () => {
 
   it("streams a scripted tool call over converse-stream (AWS event stream)", async () => {
     const stub = await track(startBedrockStub({ script }));
-    const merged = await collect(await bedrockModel(stub).bindTools([getWeather]).stream([new HumanMessage("hi")]));
+    const merged = await collect(
+      await bedrockModel(stub)
+        .bindTools([getWeather])
+        .stream([new HumanMessage("hi")]),
+    );
     expect(merged.tool_calls).toEqual([expect.objectContaining({ name: "get_weather", args: { city: "Paris" } })]);
     expect(merged.text).toBe("checking");
   });
 
   it("a midStream failure reaches the streaming caller as the SDK's error, after the message started", async () => {
-    const stub = await track(startBedrockStub({ fail: () => ({ status: 400, message: "Input is invalid mid-stream", midStream: true }) }));
+    const stub = await track(
+      startBedrockStub({ fail: () => ({ status: 400, message: "Input is invalid mid-stream", midStream: true }) }),
+    );
     const error = await rejectionOf(async () => collect(await bedrockModel(stub).stream([new HumanMessage("hi")])));
     expect(error.message).toBe("Input is invalid mid-stream");
     expect(error.name).toBe("ValidationException");
@@ -140,7 +150,11 @@ describe("OpenAI stub through ChatOpenAI", () => {
     const stub = await track(startOpenAIStub({ script }));
     const { first, second } = await runToolLoop(openAIModel(stub).bindTools([getWeather]));
     expect(first.tool_calls).toEqual([
-      expect.objectContaining({ name: "get_weather", args: { city: "Paris" }, id: expect.stringMatching(/^call_[A-Za-z0-9]+$/) }),
+      expect.objectContaining({
+        name: "get_weather",
+        args: { city: "Paris" },
+        id: expect.stringMatching(/^call_[A-Za-z0-9]+$/),
+      }),
     ]);
     expect(second.text).toBe("ok");
     expect(stub.rejections).toEqual([]);
@@ -148,7 +162,11 @@ describe("OpenAI stub through ChatOpenAI", () => {
 
   it("streams a scripted tool call over SSE", async () => {
     const stub = await track(startOpenAIStub({ script }));
-    const merged = await collect(await openAIModel(stub).bindTools([getWeather]).stream([new HumanMessage("hi")]));
+    const merged = await collect(
+      await openAIModel(stub)
+        .bindTools([getWeather])
+        .stream([new HumanMessage("hi")]),
+    );
     expect(merged.tool_calls).toEqual([expect.objectContaining({ name: "get_weather", args: { city: "Paris" } })]);
   });
 
@@ -179,7 +197,11 @@ describe("Anthropic stub through ChatAnthropic", () => {
     const stub = await track(startAnthropicStub({ script }));
     const { first, second } = await runToolLoop(anthropicModel(stub).bindTools([getWeather]));
     expect(first.tool_calls).toEqual([
-      expect.objectContaining({ name: "get_weather", args: { city: "Paris" }, id: expect.stringMatching(/^toolu_[A-Za-z0-9]+$/) }),
+      expect.objectContaining({
+        name: "get_weather",
+        args: { city: "Paris" },
+        id: expect.stringMatching(/^toolu_[A-Za-z0-9]+$/),
+      }),
     ]);
     expect(second.text).toBe("ok");
     expect(stub.rejections).toEqual([]);
@@ -187,7 +209,11 @@ describe("Anthropic stub through ChatAnthropic", () => {
 
   it("streams a scripted tool call over SSE", async () => {
     const stub = await track(startAnthropicStub({ script }));
-    const merged = await collect(await anthropicModel(stub).bindTools([getWeather]).stream([new HumanMessage("hi")]));
+    const merged = await collect(
+      await anthropicModel(stub)
+        .bindTools([getWeather])
+        .stream([new HumanMessage("hi")]),
+    );
     expect(merged.tool_calls).toEqual([expect.objectContaining({ name: "get_weather", args: { city: "Paris" } })]);
   });
 
@@ -220,13 +246,29 @@ describe("Bedrock stub: structured output's schema subset and model list", () =>
       { type: "object", properties: { n: { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false },
       /For 'integer' type, properties maximum, minimum are not supported/,
     ],
-    ["an object without additionalProperties", { type: "object", properties: {} }, /'additionalProperties' must be explicitly/],
-    ["a record", { type: "object", additionalProperties: { type: "number" } }, /'additionalProperties' must be explicitly set to false/],
+    [
+      "an object without additionalProperties",
+      { type: "object", properties: {} },
+      /'additionalProperties' must be explicitly/,
+    ],
+    [
+      "a record",
+      { type: "object", additionalProperties: { type: "number" } },
+      /'additionalProperties' must be explicitly set to false/,
+    ],
     ["minItems 2", { type: "array", items: { type: "string" }, minItems: 2 }, /minItems/],
     ["maxLength", { type: "string", maxLength: 3 }, /For 'string' type, properties maxLength are not supported/],
     ["an unlisted format", { type: "string", format: "regex" }, /format "regex"/],
-    ["a recursive $ref", { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } }, /Recursive schemas/],
-    ["17 nullable fields", objectOf(17, { type: ["string", "null"] }, true), /too many parameters with union types \(17 .*limit: 16/],
+    [
+      "a recursive $ref",
+      { $ref: "#/$defs/T", $defs: { T: { type: "array", items: { $ref: "#/$defs/T" } } } },
+      /Recursive schemas/,
+    ],
+    [
+      "17 nullable fields",
+      objectOf(17, { type: ["string", "null"] }, true),
+      /too many parameters with union types \(17 .*limit: 16/,
+    ],
     ["16 nullable fields", objectOf(16, { anyOf: [{ type: "string" }, { type: "null" }] }, true), undefined],
     ["25 optional fields", objectOf(25, { type: "string" }, false), /The compiled grammar is too large/],
     ["24 optional fields", objectOf(24, { type: "string" }, false), undefined],
@@ -234,7 +276,10 @@ describe("Bedrock stub: structured output's schema subset and model list", () =>
       "the subset itself",
       {
         type: "object",
-        properties: { s: { type: "string", format: "date", pattern: "^2" }, l: { type: "array", items: { enum: ["a", 1] }, minItems: 1 } },
+        properties: {
+          s: { type: "string", format: "date", pattern: "^2" },
+          l: { type: "array", items: { enum: ["a", 1] }, minItems: 1 },
+        },
         required: ["s"],
         additionalProperties: false,
       },

@@ -9,7 +9,9 @@ import { join } from "node:path";
 
 /** The installed version of `pkg` (read from node_modules, whatever its `exports` allow). */
 export function installedVersion(pkg: string): string {
-  return (JSON.parse(readFileSync(join(process.cwd(), "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(join(process.cwd(), "node_modules", pkg, "package.json"), "utf8")) as { version: string }
+  ).version;
 }
 
 function compare(a: string, b: string): number {

@@ -16,7 +16,14 @@ import { cleanMessageCount, cleanStoredThread } from "../../src/threads/precheck
 import { judgeThread, scanThreads, type ThreadReport } from "../../src/threads/scan";
 import { repairThreads, type ThreadRepairReport } from "../../src/threads/repair";
 import { threadSourceFor } from "../../src/threads/source";
-import { adapterBrokenPlanArb, applyCorruption, brokenPlanArb, buildValid, validPlanArb, type HistoryPlan } from "../support/histories";
+import {
+  adapterBrokenPlanArb,
+  applyCorruption,
+  brokenPlanArb,
+  buildValid,
+  validPlanArb,
+  type HistoryPlan,
+} from "../support/histories";
 import { postgresSaverOrSkip } from "../support/services";
 import { seedThreads, startSeedModel } from "./support/seed";
 
@@ -53,13 +60,23 @@ function storedHistory(plan: HistoryPlan, dress: Dress): BaseMessage[] {
         tool_calls: calls,
         invalid_tool_calls: [],
         additional_kwargs: dress.rawCalls && raw.length > 0 ? { tool_calls: raw } : {},
-        response_metadata: { finish_reason: calls.length > 0 ? "tool_calls" : "stop", model_provider: "openai", model_name: "gpt-4.1" },
+        response_metadata: {
+          finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+          model_provider: "openai",
+          model_name: "gpt-4.1",
+        },
         usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
         ...(dress.agent === "createAgent" ? { name: "model" } : {}),
       });
     }
     if (ToolMessage.isInstance(m))
-      return new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id, name: m.name, id: m.id, status: dress.status });
+      return new ToolMessage({
+        content: m.content,
+        tool_call_id: m.tool_call_id,
+        name: m.name,
+        id: m.id,
+        status: dress.status,
+      });
     return m;
   });
   plan.corruptions.forEach((c, serial) => applyCorruption(messages, c, serial));
@@ -82,10 +99,17 @@ describe("the pre-check against the engine", () => {
     await fc.assert(
       fc.asyncProperty(planArb, dressArb, providerArb, async (plan, dress, provider) => {
         const [type, data] = await serde.dumpsTyped(storedHistory(plan, dress));
-        const pre = cleanStoredThread({ checkpointId: "c", type, data, holds: "messages", writtenAt: TS }, "messages", provider);
+        const pre = cleanStoredThread(
+          { checkpointId: "c", type, data, holds: "messages", writtenAt: TS },
+          "messages",
+          provider,
+        );
         if (!pre) return;
         clean++;
-        const tuple = { config: {}, checkpoint: { ts: TS, channel_values: { messages: await serde.loadsTyped(type, data) } } };
+        const tuple = {
+          config: {},
+          checkpoint: { ts: TS, channel_values: { messages: await serde.loadsTyped(type, data) } },
+        };
         const options = { provider, messagesKey: "messages" };
         const judged = judgeThread({ threadId: "t", namespace: "" }, tuple as unknown as CheckpointTuple, options);
         expect(judged.status).toBe("clean");
@@ -112,7 +136,11 @@ describe("the pre-check against the engine", () => {
     const plan: HistoryPlan = { system: false, turns, corruptions: [] };
     const [type, data] = await serde.dumpsTyped(storedHistory(plan, DRESS));
     const stored = { checkpointId: "c", type, data, holds: "messages" as const, writtenAt: TS };
-    expect(cleanStoredThread(stored, "messages")).toEqual({ checkpointId: "c", writtenAt: stored.writtenAt, messageCount: 4 });
+    expect(cleanStoredThread(stored, "messages")).toEqual({
+      checkpointId: "c",
+      writtenAt: stored.writtenAt,
+      messageCount: 4,
+    });
     expect(cleanStoredThread({ ...stored, type: "bytes" }, "messages")).toBeUndefined();
     expect(cleanStoredThread({ ...stored, data: data.slice(0, -1) }, "messages")).toBeUndefined();
     expect(cleanStoredThread({ ...stored, writtenAt: undefined }, "messages")).toBeUndefined();
@@ -136,7 +164,12 @@ function genericView(saver: BaseCheckpointSaver): BaseCheckpointSaver {
 
 async function storeThreads(saver: BaseCheckpointSaver, histories: BaseMessage[][], prefix: string): Promise<void> {
   for (const [i, messages] of histories.entries()) {
-    const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages }, channel_versions: { messages: 1 } };
+    const checkpoint = {
+      ...emptyCheckpoint(),
+      id: uuid6(-1),
+      channel_values: { messages },
+      channel_versions: { messages: 1 },
+    };
     const config = { configurable: { thread_id: `${prefix}-${i}`, checkpoint_ns: "" } };
     await saver.put(config, checkpoint, { source: "input", step: 0, parents: {} }, { messages: 1 });
   }
@@ -148,7 +181,8 @@ async function collect<T>(reports: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const byKey = <T extends { threadId: string }>(reports: T[]) => reports.slice().sort((a, b) => a.threadId.localeCompare(b.threadId));
+const byKey = <T extends { threadId: string }>(reports: T[]) =>
+  reports.slice().sort((a, b) => a.threadId.localeCompare(b.threadId));
 /** What a repair report says, its messages as the engine sees them (the fast path keeps none for clean threads). */
 const repairView = (r: ThreadRepairReport) => ({
   ...r,
@@ -160,8 +194,17 @@ const repairView = (r: ThreadRepairReport) => ({
 const threadsArb = fc.tuple(fc.array(fc.tuple(planArb, dressArb), { minLength: 1, maxLength: 8 }), providerArb);
 
 /** Scan and dry-run repair through the store's pages and through getTuple / list only: the same reports. */
-async function sameReports(saver: BaseCheckpointSaver, plans: [HistoryPlan, Dress][], provider: Provider, prefix: string): Promise<number> {
-  await storeThreads(saver, plans.map(([plan, dress]) => storedHistory(plan, dress)), prefix);
+async function sameReports(
+  saver: BaseCheckpointSaver,
+  plans: [HistoryPlan, Dress][],
+  provider: Provider,
+  prefix: string,
+): Promise<number> {
+  await storeThreads(
+    saver,
+    plans.map(([plan, dress]) => storedHistory(plan, dress)),
+    prefix,
+  );
   // The scan revives a suspicious thread from the page's bytes: no thread is read again.
   const getTuple = saver.getTuple;
   let reads = 0;
@@ -179,7 +222,8 @@ async function sameReports(saver: BaseCheckpointSaver, plans: [HistoryPlan, Dres
   const repairEngine = byKey(await collect(repairThreads(genericView(saver), { provider }))).map(repairView);
   expect(repairFast).toEqual(repairEngine);
   let prechecked = 0;
-  for await (const item of (await threadSourceFor(saver, { messagesKey: "messages" })).items()) if (item.clean) prechecked++;
+  for await (const item of (await threadSourceFor(saver, { messagesKey: "messages" })).items())
+    if (item.clean) prechecked++;
   return prechecked;
 }
 
@@ -207,7 +251,8 @@ describe("scans and repairs through the pages report what the engine alone repor
     await fc.assert(
       fc.asyncProperty(threadsArb, async ([plans, provider]) => {
         const pool = (saver as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool;
-        for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) await pool.query(`DELETE FROM "${schema}".${table}`);
+        for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"])
+          await pool.query(`DELETE FROM "${schema}".${table}`);
         prechecked += await sameReports(saver, plans, provider, `run${run++}`);
       }),
       { numRuns: Math.ceil(RUNS / 15) },
@@ -219,12 +264,22 @@ describe("scans and repairs through the pages report what the engine alone repor
     class Tagged extends JsonPlusSerializer {}
     const saver = new SqliteSaver(SqliteSaver.fromConnString(":memory:").db, new Tagged());
     try {
-      await storeThreads(saver, [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)], "t");
+      await storeThreads(
+        saver,
+        [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)],
+        "t",
+      );
       const items = await collect((await threadSourceFor(saver, { messagesKey: "messages" })).items());
       expect(items.map((item) => item.clean)).toEqual([undefined]);
       const plain = SqliteSaver.fromConnString(":memory:");
-      await storeThreads(plain, [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)], "t");
-      expect((await collect((await threadSourceFor(plain, { messagesKey: "messages" })).items()))[0].clean?.messageCount).toBe(2);
+      await storeThreads(
+        plain,
+        [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)],
+        "t",
+      );
+      expect(
+        (await collect((await threadSourceFor(plain, { messagesKey: "messages" })).items()))[0].clean?.messageCount,
+      ).toBe(2);
       plain.db.close();
     } finally {
       saver.db.close();
@@ -241,6 +296,11 @@ describe("scans and repairs through the pages report what the engine alone repor
     for (const thread of seeded.clean) expect(prechecked.has(thread)).toBe(true);
     for (const thread of seeded.broken) expect(prechecked.has(thread)).toBe(false);
     const reports = await collect(scanThreads(saver));
-    expect(reports.filter((r) => r.status === "broken").map((r) => r.threadId).sort()).toEqual([...seeded.broken].sort());
+    expect(
+      reports
+        .filter((r) => r.status === "broken")
+        .map((r) => r.threadId)
+        .sort(),
+    ).toEqual([...seeded.broken].sort());
   });
 });

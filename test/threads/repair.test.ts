@@ -5,7 +5,13 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { uuid6, type BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import {
+  uuid6,
+  type BaseCheckpointSaver,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+} from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { structuralProblems } from "../../src/threads/heal-thread";
 import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../../src/threads/repair";
@@ -42,11 +48,15 @@ async function repairAll(saver: BaseCheckpointSaver, options: ThreadRepairOption
 }
 
 const byThread = (reports: ThreadRepairReport[]) => new Map(reports.map((r) => [r.threadId, r]));
-const latest = (saver: BaseCheckpointSaver, thread: string) => saver.getTuple(threadConfig(thread)) as Promise<CheckpointTuple>;
+const latest = (saver: BaseCheckpointSaver, thread: string) =>
+  saver.getTuple(threadConfig(thread)) as Promise<CheckpointTuple>;
 const idOf = (tuple: CheckpointTuple | undefined) => tuple?.config.configurable?.checkpoint_id as string | undefined;
 
 /** `saver` with `getTuple` / `put` intercepted (every other member is the saver's own). */
-function intercepted(saver: BaseCheckpointSaver, overrides: Partial<Pick<BaseCheckpointSaver, "getTuple" | "put">>): BaseCheckpointSaver {
+function intercepted(
+  saver: BaseCheckpointSaver,
+  overrides: Partial<Pick<BaseCheckpointSaver, "getTuple" | "put">>,
+): BaseCheckpointSaver {
   return new Proxy(saver, {
     get(target, property) {
       if (property in overrides) return overrides[property as keyof typeof overrides];
@@ -70,13 +80,17 @@ describe.each(STORE_NAMES)("repairThreads on %s", (name: StoreName) => {
     const saver = intercepted(store.saver, {
       getTuple: async (config: RunnableConfig) => {
         const { thread_id, checkpoint_id } = config.configurable ?? {};
-        if (thread_id === busy && !checkpoint_id && ++latestReads === checkAt) await live.invoke(say("still there?"), threadConfig(busy));
+        if (thread_id === busy && !checkpoint_id && ++latestReads === checkAt)
+          await live.invoke(say("still there?"), threadConfig(busy));
         return store.saver.getTuple(config);
       },
     });
 
     const reports = byThread(await repairAll(saver, { apply: true }));
-    expect(reports.get(busy)).toMatchObject({ status: "skipped", reason: expect.stringContaining("a live run is using this thread") });
+    expect(reports.get(busy)).toMatchObject({
+      status: "skipped",
+      reason: expect.stringContaining("a live run is using this thread"),
+    });
     expect(reports.get(quiet)?.status).toBe("repaired");
     const reader = store.reopen();
     const busyLatest = await latest(reader, busy);
@@ -91,7 +105,10 @@ describe.each(STORE_NAMES)("repairThreads on %s", (name: StoreName) => {
     const read = await latest(store.saver, thread);
     // A live run made its checkpoint (id) before the repair made its own, and stores it late.
     const liveId = uuid6(-1);
-    const liveMessages = [...(read.checkpoint.channel_values.messages as BaseMessage[]), new AIMessage({ content: "live answer", id: "live-1" })];
+    const liveMessages = [
+      ...(read.checkpoint.channel_values.messages as BaseMessage[]),
+      new AIMessage({ content: "live answer", id: "live-1" }),
+    ];
     const version = store.saver.getNextVersion(read.checkpoint.channel_versions.messages as number);
     const liveCheckpoint: Checkpoint = {
       ...read.checkpoint,
@@ -102,7 +119,12 @@ describe.each(STORE_NAMES)("repairThreads on %s", (name: StoreName) => {
     const saver = intercepted(store.saver, {
       put: async (config, checkpoint, metadata, newVersions) => {
         if ((metadata as Record<string, unknown>)[REPAIR_METADATA_KEY])
-          await store.saver.put(read.config, liveCheckpoint, { source: "loop", step: 99, parents: {} }, { messages: version });
+          await store.saver.put(
+            read.config,
+            liveCheckpoint,
+            { source: "loop", step: 99, parents: {} },
+            { messages: version },
+          );
         return store.saver.put(config, checkpoint, metadata, newVersions);
       },
     });
@@ -133,7 +155,11 @@ describe("repairThreads", () => {
     expect(newVersion).toBeGreaterThan(Math.floor(highest) + 1);
     expect(newVersion).not.toBe(oldVersion);
     expect(fixed.checkpoint.versions_seen).toEqual(parent.checkpoint.versions_seen);
-    expect(fixed.metadata).toMatchObject({ source: "update", step: (parent.metadata!.step as number) + 1, parents: parent.metadata!.parents });
+    expect(fixed.metadata).toMatchObject({
+      source: "update",
+      step: (parent.metadata!.step as number) + 1,
+      parents: parent.metadata!.parents,
+    });
     expect(fixed.pendingWrites).toEqual([]);
     expect((fixed.metadata as Record<string, unknown>)[REPAIR_METADATA_KEY]).toMatchObject({
       repairs: [
@@ -169,10 +195,20 @@ describe("repairThreads", () => {
     const seeded = await seedThreads(store.saver, seedModel, { brokenSend: 1 });
     // A later run (its requests repaired on the fly) is aborted mid-tool: its finished result waits for a resume.
     const tools = new SeedTools();
-    await abortedRun(buildSeedAgent("createAgent", seedModel, tools, store.saver, true), tools, store.saver, seeded.broken[0], true);
+    await abortedRun(
+      buildSeedAgent("createAgent", seedModel, tools, store.saver, true),
+      tools,
+      store.saver,
+      seeded.broken[0],
+      true,
+    );
     const before = idOf(await latest(store.saver, seeded.broken[0]));
     const [report] = await repairAll(store.saver, { apply: true });
-    expect(report).toMatchObject({ found: "broken", status: "skipped", reason: expect.stringContaining("pending writes (messages") });
+    expect(report).toMatchObject({
+      found: "broken",
+      status: "skipped",
+      reason: expect.stringContaining("pending writes (messages"),
+    });
     expect(idOf(await latest(store.saver, seeded.broken[0]))).toBe(before);
   });
 
@@ -187,7 +223,9 @@ describe("repairThreads", () => {
     }
     expect(first.map((r) => r.status)).toEqual(["repaired"]);
     const second = await repairAll(store.saver, { apply: true });
-    expect(second.map((r) => [r.threadId, r.status])).toEqual(seeded.broken.map((t) => [t, t === first[0].threadId ? "unchanged" : "repaired"]));
+    expect(second.map((r) => [r.threadId, r.status])).toEqual(
+      seeded.broken.map((t) => [t, t === first[0].threadId ? "unchanged" : "repaired"]),
+    );
   });
 
   it("limit bounds the threads repaired per run; the next run goes on", async (context) => {
@@ -209,14 +247,22 @@ describe("repairThreads", () => {
         const tuple = await store.saver.getTuple(config);
         if (config.configurable?.thread_id === bad && !config.configurable?.checkpoint_id && tuple) {
           const ai = (tuple.checkpoint.channel_values.messages as BaseMessage[]).find((m) => m.getType() === "ai")!;
-          Object.defineProperty(ai, "tool_calls", { get: () => { throw new Error("tool_calls cannot be read"); } });
+          Object.defineProperty(ai, "tool_calls", {
+            get: () => {
+              throw new Error("tool_calls cannot be read");
+            },
+          });
         }
         return tuple;
       },
     });
     const reports = byThread(await repairAll(saver, { apply: true, concurrency: 1 }));
     expect([...reports.keys()]).toEqual(seeded.broken);
-    expect(reports.get(bad)).toMatchObject({ status: "failed", found: "unreadable", reason: expect.stringContaining("tool_calls cannot be read") });
+    expect(reports.get(bad)).toMatchObject({
+      status: "failed",
+      found: "unreadable",
+      reason: expect.stringContaining("tool_calls cannot be read"),
+    });
     for (const thread of seeded.broken.filter((t) => t !== bad)) expect(reports.get(thread)?.status).toBe("repaired");
     expect(structuralProblems(await storedMessages(store.reopen(), bad), "openai")).not.toEqual([]); // left as it was
   });

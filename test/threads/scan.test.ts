@@ -5,7 +5,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemorySaver, uuid6 } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
-import { countThreads, printableText, REASON_MAX, scanThreads, type ThreadReport, type ThreadScanOptions } from "../../src/threads/scan";
+import {
+  countThreads,
+  printableText,
+  REASON_MAX,
+  scanThreads,
+  type ThreadReport,
+  type ThreadScanOptions,
+} from "../../src/threads/scan";
 import { PAGE_SIZE, checkpointIdAt, shardOf } from "../../src/threads/source";
 import { POSTGRES_URL } from "../support/services";
 import { seedThreads, startSeedModel, type SeedModel } from "./support/seed";
@@ -37,7 +44,11 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     // The file saver rewrites its whole file per write and has no pages: a few copies are enough there.
     const copies = name === "FileSaver" ? 50 : PAGE_SIZE + 20;
     for (let i = 0; i < copies; i += 10)
-      await Promise.all(Array.from({ length: Math.min(10, copies - i) }, (_, k) => copyThread(store.saver, seeded.broken[0], `copy-${String(i + k).padStart(4, "0")}`, "", true)));
+      await Promise.all(
+        Array.from({ length: Math.min(10, copies - i) }, (_, k) =>
+          copyThread(store.saver, seeded.broken[0], `copy-${String(i + k).padStart(4, "0")}`, "", true),
+        ),
+      );
     await copyThread(store.saver, seeded.clean[0], "copy-0007", "tools:child-1"); // a subgraph namespace of a copied thread
 
     const reports = await collect(store);
@@ -45,7 +56,11 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     expect(new Set(reports.map(keyOf)).size).toBe(reports.length);
     expect(reports.filter((r) => r.status === "broken")).toHaveLength(copies + 1);
     expect(reports.find((r) => r.threadId === "copy-0007" && r.namespace === "tools:child-1")?.status).toBe("clean");
-    expect(reports.find((r) => r.threadId === seeded.clean[0])).toMatchObject({ status: "clean", problems: [], structural: 0 });
+    expect(reports.find((r) => r.threadId === seeded.clean[0])).toMatchObject({
+      status: "clean",
+      problems: [],
+      structural: 0,
+    });
     const broken = reports.find((r) => r.threadId === "copy-0042")!;
     expect(broken.problems.map((p) => p.kind)).toEqual(["orphan_call", "orphan_call"]);
     expect(broken.structural).toBe(2);
@@ -67,7 +82,9 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     const since = new Date();
     const late = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1, prefix: "late-" });
     expect(early.clean).toHaveLength(2);
-    expect((await collect(store, { since })).map((r) => r.threadId).sort()).toEqual([...late.broken, ...late.clean].sort());
+    expect((await collect(store, { since })).map((r) => r.threadId).sort()).toEqual(
+      [...late.broken, ...late.clean].sort(),
+    );
     if (name !== "FileSaver") expect(await countThreads(store.saver, { since })).toBe(2);
     expect(await collect(store, { limit: 3 })).toHaveLength(3);
   });
@@ -77,15 +94,24 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
     const copies = name === "FileSaver" ? 12 : 40;
     for (let i = 0; i < copies; i++)
-      await copyThread(store.saver, i % 2 ? seeded.clean[0] : seeded.broken[0], `copy-${i}`, i % 3 ? "" : "sub:1", true);
+      await copyThread(
+        store.saver,
+        i % 2 ? seeded.clean[0] : seeded.broken[0],
+        `copy-${i}`,
+        i % 3 ? "" : "sub:1",
+        true,
+      );
     const all = (await collect(store)).map(keyOf).sort();
     const count = 3;
-    const shards = await Promise.all(Array.from({ length: count }, (_, i) => collect(store, { shard: { index: i + 1, count } })));
+    const shards = await Promise.all(
+      Array.from({ length: count }, (_, i) => collect(store, { shard: { index: i + 1, count } })),
+    );
     expect(shards.flat().map(keyOf).sort()).toEqual(all);
     for (const [i, reports] of shards.entries()) {
       expect(reports.length).toBeGreaterThan(0); // 42 threads in 3 shards: none is empty but by a 1-in-10^7 chance
       for (const report of reports) expect(shardOf(report.threadId, count)).toBe(i + 1);
-      if (name !== "FileSaver") expect(await countThreads(store.saver, { shard: { index: i + 1, count } })).toBe(reports.length);
+      if (name !== "FileSaver")
+        expect(await countThreads(store.saver, { shard: { index: i + 1, count } })).toBe(reports.length);
     }
     // A selection of ids keeps to the shard as well.
     const ids = ["copy-1", "copy-2", "copy-3", "copy-4"];
@@ -112,12 +138,14 @@ describe("scanThreads on SqliteSaver: a stop asked from outside the loop", () =>
     const store = await openTestStore("SqliteSaver", context);
     await seedThreads(store.saver, await model(), { clean: 1 });
     const total = 300;
-    for (let i = 1; i < total; i++) await copyThread(store.saver, "clean-1", `copy-${String(i).padStart(3, "0")}`, "", true);
+    for (let i = 1; i < total; i++)
+      await copyThread(store.saver, "clean-1", `copy-${String(i).padStart(3, "0")}`, "", true);
     // Aborted by a task, as a SIGINT handler is: it runs only when the scan lets the event loop turn.
     const controller = new AbortController();
     setImmediate(() => controller.abort());
     const reports: ThreadReport[] = [];
-    for await (const report of scanThreads(store.saver, { signal: controller.signal, concurrency: 2 })) reports.push(report);
+    for await (const report of scanThreads(store.saver, { signal: controller.signal, concurrency: 2 }))
+      reports.push(report);
     expect(controller.signal.aborted).toBe(true);
     expect(reports.length).toBeLessThan(total);
   });
@@ -129,10 +157,20 @@ describe("scanThreads: unreadable threads", () => {
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
     await copyThread(store.saver, seeded.broken[0], "corrupt");
     const db = (store.saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
-    db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(Buffer.from([0x00, 0xff, 0x13]));
+    db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(
+      Buffer.from([0x00, 0xff, 0x13]),
+    );
     const reports = await collect(store);
-    expect(reports.find((r) => r.threadId === "corrupt")).toMatchObject({ status: "unreadable", error: expect.stringMatching(/JSON|Unexpected/) });
-    expect(reports.filter((r) => r.status !== "unreadable").map((r) => r.status).sort()).toEqual(["broken", "clean"]);
+    expect(reports.find((r) => r.threadId === "corrupt")).toMatchObject({
+      status: "unreadable",
+      error: expect.stringMatching(/JSON|Unexpected/),
+    });
+    expect(
+      reports
+        .filter((r) => r.status !== "unreadable")
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual(["broken", "clean"]);
   });
 
   it("the reason is one short printable line: the corrupt blob's bytes are escaped, not printed", async (context) => {
@@ -140,7 +178,9 @@ describe("scanThreads: unreadable threads", () => {
     const seeded = await seedThreads(store.saver, await model(), { clean: 1 });
     await copyThread(store.saver, seeded.clean[0], "corrupt", "", true);
     const db = (store.saver as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
-    db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(Buffer.from([0x00, 0xff, 0x13, 0x0a, 0x1b, 0x5b, 0x32, 0x4a]));
+    db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'corrupt'").run(
+      Buffer.from([0x00, 0xff, 0x13, 0x0a, 0x1b, 0x5b, 0x32, 0x4a]),
+    );
     const error = (await collect(store)).find((r) => r.threadId === "corrupt")?.error ?? "";
     expect(error).toMatch(/^SyntaxError: /);
     expect(error).toContain("\\x00");
@@ -149,7 +189,9 @@ describe("scanThreads: unreadable threads", () => {
   });
 
   it("printableText: controls, bidi overrides, zero-width and replacement characters escaped; one line, capped", () => {
-    expect(printableText("a\u0000b\u202ec\u200bd\ufffde\tf\rg\nsecond line")).toBe("a\\x00b\\u{202e}c\\u{200b}d\\u{fffd}e\\tf\\rg");
+    expect(printableText("a\u0000b\u202ec\u200bd\ufffde\tf\rg\nsecond line")).toBe(
+      "a\\x00b\\u{202e}c\\u{200b}d\\u{fffd}e\\tf\\rg",
+    );
     expect(printableText("é 日本 😀")).toBe("é 日本 😀");
     const long = printableText(`${"x".repeat(REASON_MAX - 2)}😀😀`);
     expect(long.length).toBeLessThanOrEqual(REASON_MAX);
@@ -163,26 +205,49 @@ describe("scanThreads: unreadable threads", () => {
     await copyThread(store.saver, seeded.broken[0], "corrupt");
     const client = new pg.Client({ connectionString: POSTGRES_URL });
     await client.connect();
-    await client.query(`UPDATE "${store.schema}".checkpoint_blobs SET blob = '\\x00ff13'::bytea WHERE thread_id = 'corrupt' AND channel = 'messages'`);
+    await client.query(
+      `UPDATE "${store.schema}".checkpoint_blobs SET blob = '\\x00ff13'::bytea WHERE thread_id = 'corrupt' AND channel = 'messages'`,
+    );
     await client.end();
     const reports = await collect(store);
     expect(reports.find((r) => r.threadId === "corrupt")?.status).toBe("unreadable");
-    expect(reports.filter((r) => r.status !== "unreadable").map((r) => r.status).sort()).toEqual(["broken", "clean"]);
+    expect(
+      reports
+        .filter((r) => r.status !== "unreadable")
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual(["broken", "clean"]);
   });
 
   it("a thread whose messages are not LangChain messages (another serializer) is unreadable", async () => {
     const saver = new MemorySaver();
-    const checkpoint = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: new Date().toISOString(), channel_values: { messages: [{ role: "user", content: "hi" }] }, channel_versions: { messages: 1 }, versions_seen: {} };
-    await saver.put({ configurable: { thread_id: "plain", checkpoint_ns: "" } }, checkpoint, { source: "loop", step: 0, parents: {} });
+    const checkpoint = {
+      v: 4,
+      id: "1f000000-0000-6000-8000-000000000001",
+      ts: new Date().toISOString(),
+      channel_values: { messages: [{ role: "user", content: "hi" }] },
+      channel_versions: { messages: 1 },
+      versions_seen: {},
+    };
+    await saver.put({ configurable: { thread_id: "plain", checkpoint_ns: "" } }, checkpoint, {
+      source: "loop",
+      step: 0,
+      parents: {},
+    });
     const [report] = await collect({ saver, reopen: () => saver });
-    expect(report).toMatchObject({ threadId: "plain", status: "unreadable", error: expect.stringContaining("not LangChain messages") });
+    expect(report).toMatchObject({
+      threadId: "plain",
+      status: "unreadable",
+      error: expect.stringContaining("not LangChain messages"),
+    });
   });
 });
 
 describe("scanThreads options", () => {
   const saver = new MemorySaver();
   // Refused at the call (up front), before any step: the async wrapper makes that a rejection to assert on.
-  const first = async (options: unknown, on: unknown = saver) => scanThreads(on as MemorySaver, options as ThreadScanOptions).next();
+  const first = async (options: unknown, on: unknown = saver) =>
+    scanThreads(on as MemorySaver, options as ThreadScanOptions).next();
   it.each([
     [{ limit: 0 }, /"limit" must be a positive integer/],
     [{ concurrency: 65 }, /"concurrency" must be an integer from 1 to 64/],
@@ -201,8 +266,15 @@ describe("scanThreads options", () => {
     expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: option "limit"/);
     for (const shard of [{ index: 0, count: 2 }, { index: 3, count: 2 }, { index: 1.5, count: 2 }, null])
       expect(() => scanThreads(saver, { shard: shard as never })).toThrow(/scanThreads: option "shard"/);
-    const getter = Object.defineProperty({}, "threads", { enumerable: true, get: () => { throw new Error("boom"); } });
-    expect(() => scanThreads(saver, getter)).toThrow(expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }));
+    const getter = Object.defineProperty({}, "threads", {
+      enumerable: true,
+      get: () => {
+        throw new Error("boom");
+      },
+    });
+    expect(() => scanThreads(saver, getter)).toThrow(
+      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }),
+    );
   });
   it("checkpoint ids sort by time: the bound for a date sits between ids made before and after it", () => {
     const bound = checkpointIdAt(new Date("2026-05-01T00:00:00Z"));

@@ -36,14 +36,19 @@ describe("validateOpenAIChatMessages", () => {
   });
 
   it("O1: names every call without a tool message straight after", () => {
-    const violations = validateOpenAIChatMessages([oUser(), oAssistant("call_a", "call_b"), oTool("call_a"), oUser("x")]);
+    const violations = validateOpenAIChatMessages([
+      oUser(),
+      oAssistant("call_a", "call_b"),
+      oTool("call_a"),
+      oUser("x"),
+    ]);
     expect(violations).toMatchObject([
       {
         rule: "O1",
         path: "messages[1]",
         message:
           "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-            "'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
+          "'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
       },
     ]);
   });
@@ -92,7 +97,7 @@ describe("validateOpenAIChatMessages", () => {
         path: "messages[1].tool_calls[0].id",
         message:
           "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length " +
-            "40, but got a string with length 45 instead.",
+          "40, but got a string with length 45 instead.",
       },
     ]);
     const forty = "c".repeat(40);
@@ -111,7 +116,7 @@ describe("validateOpenAIChatMessages", () => {
         path: "messages[1].tool_calls[0].function.name",
         message:
           "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a " +
-            "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+          "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
       },
     ]);
     expect(validateOpenAIChatMessages([oUser(), call("weather-get_2"), oTool("call_a")])).toEqual([]);
@@ -151,12 +156,14 @@ describe("validateOpenAIResponsesInput", () => {
   it("R3: a call_id longer than 64 characters, but not one of 64", () => {
     const long = "c".repeat(65);
     const violations = validateOpenAIResponsesInput([rUser, rCall(long), rOutput(long)]);
-    expect(violations).toContainEqual(expect.objectContaining({
-      rule: "R3",
-      path: "input[1].call_id",
-      message:
-        "Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
-    }));
+    expect(violations).toContainEqual(
+      expect.objectContaining({
+        rule: "R3",
+        path: "input[1].call_id",
+        message:
+          "Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
+      }),
+    );
     const ok = "c".repeat(64);
     expect(validateOpenAIResponsesInput([rUser, rCall(ok), rOutput(ok)])).toEqual([]);
   });
@@ -170,7 +177,10 @@ describe("validateOpenAIResponsesInput", () => {
       rOutput("call_b"),
     ]);
     expect(violations).toMatchObject([
-      { rule: "R5", message: "Duplicate item found with id fc_x. Remove duplicate items from your input and try again." },
+      {
+        rule: "R5",
+        message: "Duplicate item found with id fc_x. Remove duplicate items from your input and try again.",
+      },
     ]);
   });
 });
@@ -208,8 +218,8 @@ describe("validateAnthropicMessages", () => {
         path: "messages.1",
         message:
           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, " +
-            "toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next " +
-            "message.",
+          "toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next " +
+          "message.",
       },
     ]);
   });
@@ -230,7 +240,7 @@ describe("validateAnthropicMessages", () => {
         path: "messages.2.content.1",
         message:
           "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each " +
-            "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
+          "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
       },
     ]);
   });
@@ -252,7 +262,7 @@ describe("validateAnthropicMessages", () => {
         path: "messages.2",
         message:
           "Did not find 1 tool_result block(s) at the beginning of this message. Messages following " +
-            "tool_use blocks must begin with a matching number of tool_result blocks.",
+          "tool_use blocks must begin with a matching number of tool_result blocks.",
       },
     ]);
   });
@@ -263,11 +273,13 @@ describe("validateAnthropicMessages", () => {
       assistant(aUse("toolu_a"), aUse("toolu_a")),
       user(aResult("toolu_a")),
     ]);
-    expect(violations).toContainEqual(expect.objectContaining({
-      rule: "A4",
-      path: "messages.1.content.1",
-      message: "messages.1.content.1: `tool_use` ids must be unique",
-    }));
+    expect(violations).toContainEqual(
+      expect.objectContaining({
+        rule: "A4",
+        path: "messages.1.content.1",
+        message: "messages.1.content.1: `tool_use` ids must be unique",
+      }),
+    );
   });
 
   it("A5: two results for one tool_use", () => {
@@ -306,30 +318,49 @@ describe("validateAnthropicMessages", () => {
   });
 
   it("A8: a trailing assistant message, only for no-prefill models", () => {
-    const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "Sure" }];
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "Sure" },
+    ];
     expect(validateAnthropicMessages(messages, { noPrefill: true })).toMatchObject([
       {
         rule: "A8",
         path: "messages.1",
-        message: "This model does not support assistant message prefill. The conversation must end with a user message.",
+        message:
+          "This model does not support assistant message prefill. The conversation must end with a user message.",
       },
     ]);
     expect(validateAnthropicMessages(messages)).toEqual([]);
   });
 
   it("A9: an empty message that is not the final assistant one", () => {
-    expect(validateAnthropicMessages([{ role: "user", content: "hi" }, { role: "assistant", content: "" }, { role: "user", content: "x" }])).toMatchObject([
+    expect(
+      validateAnthropicMessages([
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "" },
+        { role: "user", content: "x" },
+      ]),
+    ).toMatchObject([
       {
         rule: "A9",
         path: "messages.1",
         message: "messages.1: all messages must have non-empty content except for the optional final assistant message",
       },
     ]);
-    expect(validateAnthropicMessages([{ role: "user", content: "hi" }, { role: "assistant", content: "" }])).toEqual([]);
+    expect(
+      validateAnthropicMessages([
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "" },
+      ]),
+    ).toEqual([]);
   });
 
   it("A9: a whitespace-only or empty text block", () => {
-    const violations = validateAnthropicMessages([user(aText("hi"), aText("  \n")), assistant(aText("")), user(aText("x"))]);
+    const violations = validateAnthropicMessages([
+      user(aText("hi"), aText("  \n")),
+      assistant(aText("")),
+      user(aText("x")),
+    ]);
     expect(violations).toMatchObject([
       { rule: "A9", path: "messages.0.content.1", message: "text content blocks must contain non-whitespace text" },
       { rule: "A9", path: "messages.1.content.0", message: "text content blocks must be non-empty" },
@@ -412,7 +443,7 @@ describe("validateBedrockConverse", () => {
         path: "messages.1.member.content.1.member.toolUse.name",
         message:
           "Value at 'messages.1.member.content.1.member.toolUse.name' failed to satisfy constraint: Member " +
-            "must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+          "must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
       },
     ]);
     const long = "t".repeat(65);
@@ -449,7 +480,7 @@ describe("validateBedrockConverse", () => {
         path: "messages.3",
         message:
           "A conversation must alternate between user and assistant roles. Make sure the conversation " +
-            "alternates between user and assistant roles and try again.",
+          "alternates between user and assistant roles and try again.",
       },
     ]);
     expect(validateBedrockConverse(request, { requireAlternation: false })).toEqual([]);
@@ -463,14 +494,16 @@ describe("validateBedrockConverse", () => {
         path: "messages.1",
         message:
           "The model returned the following errors: This model does not support assistant message prefill. " +
-            "The conversation must end with a user message.",
+          "The conversation must end with a user message.",
       },
     ]);
     expect(validateBedrockConverse(request)).toEqual([]);
   });
 
   it("B8: a blank text block, in a message or inside a toolResult", () => {
-    expect(validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(bText(" \n")), bUser(bText("x"))] })).toMatchObject([
+    expect(
+      validateBedrockConverse({ messages: [bUser(bText("hi")), bAssistant(bText(" \n")), bUser(bText("x"))] }),
+    ).toMatchObject([
       {
         rule: "B8",
         path: "messages.1.content.0",
@@ -558,13 +591,15 @@ describe("validateGeminiContents", () => {
 
   it("G3: parallel calls answered by separate contents", () => {
     const violations = validateGeminiContents([gUser, gCall(2), gResponse(1), gResponse(1)]);
-    expect(violations).toContainEqual(expect.objectContaining({
-      rule: "G3",
-      path: "contents[2]",
-      message:
-        "Please ensure that the number of function response parts is equal to the number of function " +
+    expect(violations).toContainEqual(
+      expect.objectContaining({
+        rule: "G3",
+        path: "contents[2]",
+        message:
+          "Please ensure that the number of function response parts is equal to the number of function " +
           "call parts of the function call turn.",
-    }));
+      }),
+    );
   });
 
   it("G5: a request ending on a model turn", () => {
@@ -585,10 +620,41 @@ describe("payloadIndex and toolCallIds", () => {
   const indexInPath = (path: string) => Number(/^(?:messages|input|contents)(?:\.|\[)(\d+)/.exec(path)?.[1]);
 
   const cases: [string, PayloadViolation[]][] = [
-    ["openai", validateOpenAIChatMessages([oTool("call_z"), oUser(), oAssistant("call_a", "call_b"), oTool("call_a"), oTool("call_a"), oUser("x")])],
-    ["responses", validateOpenAIResponsesInput([rUser, rCall("call_x", "fc_1"), rOutput("call_y"), rCall("call_z", "fc_1"), rOutput("call_z")])],
-    ["anthropic", validateAnthropicMessages([user(aResult("toolu_x")), assistant(aUse("toolu_a"), aUse("toolu_a")), user(aText("hm"))])],
-    ["bedrock", validateBedrockConverse(converse(bAssistant(bText(" ")), bUser(bText("hi")), bAssistant(bUse("a.b")), bUser(bText("x"))))],
+    [
+      "openai",
+      validateOpenAIChatMessages([
+        oTool("call_z"),
+        oUser(),
+        oAssistant("call_a", "call_b"),
+        oTool("call_a"),
+        oTool("call_a"),
+        oUser("x"),
+      ]),
+    ],
+    [
+      "responses",
+      validateOpenAIResponsesInput([
+        rUser,
+        rCall("call_x", "fc_1"),
+        rOutput("call_y"),
+        rCall("call_z", "fc_1"),
+        rOutput("call_z"),
+      ]),
+    ],
+    [
+      "anthropic",
+      validateAnthropicMessages([
+        user(aResult("toolu_x")),
+        assistant(aUse("toolu_a"), aUse("toolu_a")),
+        user(aText("hm")),
+      ]),
+    ],
+    [
+      "bedrock",
+      validateBedrockConverse(
+        converse(bAssistant(bText(" ")), bUser(bText("hi")), bAssistant(bUse("a.b")), bUser(bText("x"))),
+      ),
+    ],
     ["gemini", validateGeminiContents([gUser, gModel, gResponse(), gModel])],
   ];
 
@@ -596,7 +662,8 @@ describe("payloadIndex and toolCallIds", () => {
     it(`${name}: the index a path names is the payloadIndex, and every named id is in the text`, () => {
       expect(violations.length).toBeGreaterThan(1);
       for (const v of violations) {
-        if (v.path && /^(messages|input|contents)/.test(v.path)) expect(v.payloadIndex, v.message).toBe(indexInPath(v.path));
+        if (v.path && /^(messages|input|contents)/.test(v.path))
+          expect(v.payloadIndex, v.message).toBe(indexInPath(v.path));
         for (const id of v.toolCallIds ?? []) expect(v.message).toContain(id);
       }
     });
@@ -619,7 +686,10 @@ describe("payloadIndex and toolCallIds", () => {
 
 describe("validators read a payload leniently, but never throw a raw error", () => {
   it("a payload whose entries cannot be read is an input error naming the validator's argument", () => {
-    const entries = [{ role: "user", content: "q" }, { role: "assistant", content: "a" }];
+    const entries = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ];
     for (const [name, argument, fn] of [
       ["validateOpenAIChatMessages", "messages", (p: unknown) => validateOpenAIChatMessages(p)],
       ["validateOpenAIResponsesInput", "input", (p: unknown) => validateOpenAIResponsesInput(p)],
@@ -627,17 +697,29 @@ describe("validators read a payload leniently, but never throw a raw error", () 
       ["validateGeminiContents", "contents", (p: unknown) => validateGeminiContents(p)],
       ["validateBedrockConverse", "request", (p: unknown) => validateBedrockConverse({ messages: p })],
     ] as const) {
-      expect(errorOf(() => fn(throwingAt(entries, 1)))).toMatchObject(inputError(argument, `${name}: ${argument} could not be read (IDX)`));
+      expect(errorOf(() => fn(throwingAt(entries, 1)))).toMatchObject(
+        inputError(argument, `${name}: ${argument} could not be read (IDX)`),
+      );
       expect(fn(42)).toEqual(name === "validateBedrockConverse" ? expect.any(Array) : []);
     }
-    expect(errorOf(() => validateBedrockConverse(throwingObject()))).toMatchObject(inputError("request", "could not be read (GETTER)"));
+    expect(errorOf(() => validateBedrockConverse(throwingObject()))).toMatchObject(
+      inputError("request", "could not be read (GETTER)"),
+    );
   });
 
   it("options are checked, each named", () => {
-    expect(errorOf(() => validateAnthropicMessages([], { noPrefill: "yes" } as never))).toMatchObject(inputError("options.noPrefill", "expected a boolean"));
-    expect(errorOf(() => validateAnthropicMessages([], { systemInMessages: "all" } as never))).toMatchObject(inputError("options.systemInMessages"));
-    expect(errorOf(() => validateBedrockConverse({}, { requireAlternation: 1 } as never))).toMatchObject(inputError("options.requireAlternation"));
-    expect(errorOf(() => validateBedrockConverse({}, throwingObject() as never))).toMatchObject(inputError("options.noPrefill", "could not be read (GETTER)"));
+    expect(errorOf(() => validateAnthropicMessages([], { noPrefill: "yes" } as never))).toMatchObject(
+      inputError("options.noPrefill", "expected a boolean"),
+    );
+    expect(errorOf(() => validateAnthropicMessages([], { systemInMessages: "all" } as never))).toMatchObject(
+      inputError("options.systemInMessages"),
+    );
+    expect(errorOf(() => validateBedrockConverse({}, { requireAlternation: 1 } as never))).toMatchObject(
+      inputError("options.requireAlternation"),
+    );
+    expect(errorOf(() => validateBedrockConverse({}, throwingObject() as never))).toMatchObject(
+      inputError("options.noPrefill", "could not be read (GETTER)"),
+    );
     expect(errorOf(() => validateAnthropicMessages([], "x" as never))).toMatchObject(inputError("options"));
   });
 });

@@ -43,13 +43,39 @@ function applyExtra(h: BaseMessage[], extra: Extra, serial: number): void {
       h.splice(at, 0, new SystemMessage({ content: `note ${serial}`, id: `xs${serial}` }));
       return;
     case "humanBlocks":
-      h.splice(at, 0, new HumanMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], id: `xh${serial}` }));
+      h.splice(
+        at,
+        0,
+        new HumanMessage({
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+          id: `xh${serial}`,
+        }),
+      );
       return;
     case "reasoning":
-      h.splice(at, 0, new AIMessage({ content: "thought", id: `xr${serial}`, additional_kwargs: { reasoning: { id: `rs_${serial}`, type: "reasoning", summary: [] } } }));
+      h.splice(
+        at,
+        0,
+        new AIMessage({
+          content: "thought",
+          id: `xr${serial}`,
+          additional_kwargs: { reasoning: { id: `rs_${serial}`, type: "reasoning", summary: [] } },
+        }),
+      );
       return;
     case "audio":
-      h.splice(at, 0, new AIMessage({ content: "spoken", id: `xa${serial}`, additional_kwargs: { audio: { id: `audio_${serial}` } } }));
+      h.splice(
+        at,
+        0,
+        new AIMessage({
+          content: "spoken",
+          id: `xa${serial}`,
+          additional_kwargs: { audio: { id: `audio_${serial}` } },
+        }),
+      );
       return;
     case "toolBlocks": {
       // A result with array content (Anthropic keeps it out of the previous turn, then merges the turns).
@@ -57,7 +83,11 @@ function applyExtra(h: BaseMessage[], extra: Extra, serial: number): void {
       if (tools.length === 0) return;
       const i = tools[extra.at % tools.length];
       const r = h[i] as ToolMessage;
-      h[i] = new ToolMessage({ content: [{ type: "text", text: `blocks ${serial}` }], tool_call_id: r.tool_call_id, id: r.id });
+      h[i] = new ToolMessage({
+        content: [{ type: "text", text: `blocks ${serial}` }],
+        tool_call_id: r.tool_call_id,
+        id: r.id,
+      });
       return;
     }
   }
@@ -134,7 +164,13 @@ describe("payloadPositions", () => {
   const h = [
     new SystemMessage("s"),
     new HumanMessage("q"),
-    new AIMessage({ content: "", tool_calls: [{ id: "a", name: "f", args: {} }, { id: "b", name: "f", args: {} }] }),
+    new AIMessage({
+      content: "",
+      tool_calls: [
+        { id: "a", name: "f", args: {} },
+        { id: "b", name: "f", args: {} },
+      ],
+    }),
     new ToolMessage({ content: "ra", tool_call_id: "a" }),
     new ToolMessage({ content: "rb", tool_call_id: "b" }),
     new HumanMessage("next"),
@@ -159,7 +195,15 @@ describe("payloadPositions", () => {
   });
 
   it("reads plain message objects, and refuses what is not a list", () => {
-    expect(payloadPositions([{ role: "user", content: "q" }, { role: "assistant", content: "a" }], "bedrock").payloadIndex).toEqual([0, 1]);
+    expect(
+      payloadPositions(
+        [
+          { role: "user", content: "q" },
+          { role: "assistant", content: "a" },
+        ],
+        "bedrock",
+      ).payloadIndex,
+    ).toEqual([0, 1]);
     expect(() => payloadPositions("x" as never, "openai")).toThrow(TypeError);
   });
 });
@@ -168,17 +212,28 @@ describe("payloadPositions and messageIndexAt check their arguments", () => {
   const list = [new HumanMessage("q"), new AIMessage("a")];
 
   it("payloadPositions: a throwing index names the message, a bad format names the format", () => {
-    expect(errorOf(() => payloadPositions(throwingAt(list, 1), "openai"))).toMatchObject({ ...inputError("messages", "messages[1] could not be read (IDX)"), index: 1 });
-    expect(errorOf(() => payloadPositions(revokedArray(), "openai"))).toMatchObject(inputError("messages", "payloadPositions: messages is an unreadable object"));
-    expect(errorOf(() => payloadPositions(list, "gpt" as never))).toMatchObject(inputError("format", 'payloadPositions: format is "gpt"; expected one of openai'));
+    expect(errorOf(() => payloadPositions(throwingAt(list, 1), "openai"))).toMatchObject({
+      ...inputError("messages", "messages[1] could not be read (IDX)"),
+      index: 1,
+    });
+    expect(errorOf(() => payloadPositions(revokedArray(), "openai"))).toMatchObject(
+      inputError("messages", "payloadPositions: messages is an unreadable object"),
+    );
+    expect(errorOf(() => payloadPositions(list, "gpt" as never))).toMatchObject(
+      inputError("format", 'payloadPositions: format is "gpt"; expected one of openai'),
+    );
     expect(errorOf(() => payloadPositions(list, 10n as never))).toMatchObject(inputError("format"));
   });
 
   it("messageIndexAt: positions from payloadPositions, indexes that are non-negative integers", () => {
     const positions = payloadPositions(list, "openai");
     expect(messageIndexAt(positions, 1)).toBe(1);
-    expect(errorOf(() => messageIndexAt(undefined as never, 0))).toMatchObject(inputError("positions", "messageIndexAt: positions is undefined"));
-    expect(errorOf(() => messageIndexAt(throwingObject() as never, 0))).toMatchObject(inputError("positions", "could not be read (GETTER)"));
+    expect(errorOf(() => messageIndexAt(undefined as never, 0))).toMatchObject(
+      inputError("positions", "messageIndexAt: positions is undefined"),
+    );
+    expect(errorOf(() => messageIndexAt(throwingObject() as never, 0))).toMatchObject(
+      inputError("positions", "could not be read (GETTER)"),
+    );
     expect(errorOf(() => messageIndexAt(positions, -1))).toMatchObject(inputError("payloadIndex"));
     expect(errorOf(() => messageIndexAt(positions, "0" as never))).toMatchObject(inputError("payloadIndex"));
     expect(errorOf(() => messageIndexAt(positions, 0, 1.5))).toMatchObject(inputError("block"));

@@ -5,18 +5,30 @@ import { validateGeminiContents, validateOpenAIResponsesInput } from "../../src/
 
 const user = (text: string) => ({ type: "message", role: "user", content: text });
 const reasoning = (id: string) => ({ type: "reasoning", id, summary: [] });
-const call = (id: string, callId: string) => ({ type: "function_call", id, call_id: callId, name: "f", arguments: "{}" });
+const call = (id: string, callId: string) => ({
+  type: "function_call",
+  id,
+  call_id: callId,
+  name: "f",
+  arguments: "{}",
+});
 const output = (callId: string) => ({ type: "function_call_output", call_id: callId, output: "ok" });
 const rules = (violations: { rule: string }[]) => violations.map((v) => v.rule);
 
 describe("validateOpenAIResponsesInput: R6, R7", () => {
   it("R7 without stored outputs: a reasoning item must be followed by an output item", () => {
-    expect(rules(validateOpenAIResponsesInput([user("q"), reasoning("rs_1"), call("fc_1", "c1"), output("c1")]))).toEqual([]);
+    expect(
+      rules(validateOpenAIResponsesInput([user("q"), reasoning("rs_1"), call("fc_1", "c1"), output("c1")])),
+    ).toEqual([]);
     expect(rules(validateOpenAIResponsesInput([user("q"), reasoning("rs_1"), user("next")]))).toEqual(["R7"]);
     expect(rules(validateOpenAIResponsesInput([user("q"), reasoning("rs_1")]))).toEqual(["R7"]);
-    expect(validateOpenAIResponsesInput([reasoning("rs_1"), reasoning("rs_2"), { type: "message", role: "assistant", content: "a" }])[0].message).toBe(
-      "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
-    );
+    expect(
+      validateOpenAIResponsesInput([
+        reasoning("rs_1"),
+        reasoning("rs_2"),
+        { type: "message", role: "assistant", content: "a" },
+      ])[0].message,
+    ).toBe("Item 'rs_1' of type 'reasoning' was provided without its required following item.");
   });
 
   it("R7 with stored outputs: the following item is the one that followed it in its response", () => {
@@ -39,7 +51,11 @@ describe("validateOpenAIResponsesInput: R6, R7", () => {
       },
     ]);
     // Without its id the item cannot be tied to the reasoning item.
-    expect(validateOpenAIResponsesInput([user("q"), { ...call("fc_1", "c1"), id: undefined }, output("c1")], { storedOutputs })).toEqual([]);
+    expect(
+      validateOpenAIResponsesInput([user("q"), { ...call("fc_1", "c1"), id: undefined }, output("c1")], {
+        storedOutputs,
+      }),
+    ).toEqual([]);
   });
 
   it("reads its options at the boundary", () => {
@@ -51,18 +67,38 @@ describe("validateGeminiContents: G6", () => {
   const userText = (text: string) => ({ role: "user", parts: [{ text }] });
   const modelCall = (signature?: string) => ({
     role: "model",
-    parts: [{ functionCall: { name: "get_weather", args: {} }, ...(signature ? { thoughtSignature: signature } : {}) }, { functionCall: { name: "f", args: {} } }],
+    parts: [
+      { functionCall: { name: "get_weather", args: {} }, ...(signature ? { thoughtSignature: signature } : {}) },
+      { functionCall: { name: "f", args: {} } },
+    ],
   });
-  const responses = { role: "user", parts: [{ functionResponse: { name: "get_weather", response: {} } }, { functionResponse: { name: "f", response: {} } }] };
+  const responses = {
+    role: "user",
+    parts: [
+      { functionResponse: { name: "get_weather", response: {} } },
+      { functionResponse: { name: "f", response: {} } },
+    ],
+  };
 
   it("asks a signature of the first call of each step in the current turn only", () => {
     const unsignedNow = [userText("q"), modelCall(), responses];
     expect(rules(validateGeminiContents(unsignedNow, { thoughtSignatures: true }))).toEqual(["G6"]);
-    expect(validateGeminiContents(unsignedNow, { thoughtSignatures: true })[0]).toMatchObject({ path: "contents[1].parts[0]", payloadIndex: 1 });
+    expect(validateGeminiContents(unsignedNow, { thoughtSignatures: true })[0]).toMatchObject({
+      path: "contents[1].parts[0]",
+      payloadIndex: 1,
+    });
     expect(rules(validateGeminiContents(unsignedNow))).toEqual([]);
-    expect(rules(validateGeminiContents([userText("q"), modelCall("sig"), responses], { thoughtSignatures: true }))).toEqual([]);
+    expect(
+      rules(validateGeminiContents([userText("q"), modelCall("sig"), responses], { thoughtSignatures: true })),
+    ).toEqual([]);
     // A step before the last user text belongs to an earlier turn.
-    const earlier = [userText("q"), modelCall(), responses, { role: "model", parts: [{ text: "done" }] }, userText("next")];
+    const earlier = [
+      userText("q"),
+      modelCall(),
+      responses,
+      { role: "model", parts: [{ text: "done" }] },
+      userText("next"),
+    ];
     expect(rules(validateGeminiContents(earlier, { thoughtSignatures: true }))).toEqual([]);
   });
 

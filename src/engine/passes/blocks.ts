@@ -49,13 +49,15 @@ type Verdict = "drop" | "convert" | "unsigned" | "unreadable" | undefined;
 
 const NO_IDS: ReadonlySet<unknown> = new Set();
 
-const isForeignReasoning = (block: unknown): boolean => isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
+const isForeignReasoning = (block: unknown): boolean =>
+  isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
 
 /** Ids of the server tools whose inline result the adapter leaves out (A13): their whole exchange goes as text. */
 function unsentServerIds(content: unknown[], profile: ProviderProfile): ReadonlySet<unknown> {
   if (!profile.anthropicBlocks || profile.serverToolResults === undefined) return NO_IDS;
   let ids: Set<unknown> | undefined;
-  for (const b of content) if (isServerToolResultBlock(b) && !keepsServerResult(profile, b.type)) (ids ??= new Set()).add(b.tool_use_id);
+  for (const b of content)
+    if (isServerToolResultBlock(b) && !keepsServerResult(profile, b.type)) (ids ??= new Set()).add(b.tool_use_id);
   return ids ?? NO_IDS;
 }
 
@@ -65,11 +67,13 @@ function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unse
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
   } else if (unsent.size > 0 && isDict(block)) {
-    const id = block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS;
+    const id =
+      block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS;
     if (unsent.has(id)) return "convert";
   }
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
-  if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) return "unsigned";
+  if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block)))
+    return "unsigned";
   // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
   if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
@@ -96,7 +100,8 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
       else if (verdict === "unsigned") unsigned++;
       else if (verdict === "unreadable") unreadable++;
     }
-    if (dropped + converted + unsigned + unreadable > 0) found.push({ index, dropped, converted, unsigned, unreadable });
+    if (dropped + converted + unsigned + unreadable > 0)
+      found.push({ index, dropped, converted, unsigned, unreadable });
   }
   return found;
 }
@@ -107,7 +112,10 @@ function unreadableAsText(block: Dict): Dict | undefined {
   if (isForeignReasoning(block)) return reasoningAsText(block, "Reasoning from another model, kept as text");
   if (typeof block.text === "string" && block.text.trim() !== "") return { type: "text", text: block.text };
   const kind = typeof block.type === "string" && block.type !== "" ? `"${block.type.slice(0, 100)}"` : "without a type";
-  return { type: "text", text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]` };
+  return {
+    type: "text",
+    text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]`,
+  };
 }
 
 function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
@@ -117,7 +125,10 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
     const verdict = unsupported(block, profile, v1, unsent);
     if (verdict === "drop") continue;
     if (verdict === "unsigned") {
-      const text = reasoningAsText(block as Dict, "Reasoning whose signature was never received (the stream was cut), kept as text");
+      const text = reasoningAsText(
+        block as Dict,
+        "Reasoning whose signature was never received (the stream was cut), kept as text",
+      );
       if (text) out.push(text);
       continue;
     }
@@ -144,14 +155,19 @@ function describe(f: BlockFinding, profile: ProviderProfile): string {
 
 /** Whether the pass has anything to look for under `profile`. */
 const appliesTo = (profile: ProviderProfile): boolean =>
-  !profile.anthropicBlocks || profile.assistantBlocks !== "any" || profile.signedReasoning || profile.serverToolResults !== undefined;
+  !profile.anthropicBlocks ||
+  profile.assistantBlocks !== "any" ||
+  profile.signedReasoning ||
+  profile.serverToolResults !== undefined;
 
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!appliesTo(ctx.profile)) return [];
-    return classifyBlocks(messages, ctx.profile).map((f) => problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)));
+    return classifyBlocks(messages, ctx.profile).map((f) =>
+      problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)),
+    );
   },
   repair(messages, ctx: PassContext) {
     if (!appliesTo(ctx.profile)) return messages;
@@ -160,13 +176,27 @@ export const blocksPass: RepairPass = {
     const out = messages.slice();
     for (const f of found) {
       const message = messages[f.index];
-      out[f.index] = rebuildMessage(message, { content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)) });
+      out[f.index] = rebuildMessage(message, {
+        content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
+      });
       ctx.derive(message, out[f.index]);
       if (f.dropped > 0)
-        ctx.report({ problem: "unsupported_block", action: "removed_block", detail: `${f.dropped} thinking block(s) removed (only Anthropic accepts them)` }, message, f.index);
+        ctx.report(
+          {
+            problem: "unsupported_block",
+            action: "removed_block",
+            detail: `${f.dropped} thinking block(s) removed (only Anthropic accepts them)`,
+          },
+          message,
+          f.index,
+        );
       if (f.converted > 0)
         ctx.report(
-          { problem: "unsupported_block", action: "converted_block", detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned` },
+          {
+            problem: "unsupported_block",
+            action: "converted_block",
+            detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned`,
+          },
           message,
           f.index,
         );
@@ -182,7 +212,11 @@ export const blocksPass: RepairPass = {
         );
       if (f.unreadable > 0)
         ctx.report(
-          { problem: "unsupported_block", action: "converted_block", detail: `${f.unreadable} block(s) the provider's adapter does not read turned into text (their text, or what they were)` },
+          {
+            problem: "unsupported_block",
+            action: "converted_block",
+            detail: `${f.unreadable} block(s) the provider's adapter does not read turned into text (their text, or what they were)`,
+          },
           message,
           f.index,
         );

@@ -5,7 +5,14 @@
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
-import { callsOnlyInToolCalls, forEachToolCallRef, isAssistant, isToolResult, resultIdOf, type ToolCallRef } from "../../messages/inspect";
+import {
+  callsOnlyInToolCalls,
+  forEachToolCallRef,
+  isAssistant,
+  isToolResult,
+  resultIdOf,
+  type ToolCallRef,
+} from "../../messages/inspect";
 import { rekeyCallMaps } from "../../messages/responses";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
@@ -95,7 +102,15 @@ function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch
       const id = typeof rawId === "string" && rawId !== "" ? rawId : undefined;
       const occurrence = id === undefined ? 0 : (created.get(id) ?? 0);
       if (id !== undefined) created.set(id, occurrence + 1);
-      into.push({ messageIndex: index, occurrence, location: "tool_calls", position, id, rawId, name: typeof c?.name === "string" ? c.name : undefined });
+      into.push({
+        messageIndex: index,
+        occurrence,
+        location: "tool_calls",
+        position,
+        id,
+        rawId,
+        name: typeof c?.name === "string" ? c.name : undefined,
+      });
     }
     return;
   }
@@ -103,7 +118,15 @@ function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch
     // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
     const { id } = ref;
     if (id === undefined) {
-      into.push({ messageIndex: index, occurrence: 0, location: ref.location, position: ref.position, id, rawId: ref.rawId, name: ref.name });
+      into.push({
+        messageIndex: index,
+        occurrence: 0,
+        location: ref.location,
+        position: ref.position,
+        id,
+        rawId: ref.rawId,
+        name: ref.name,
+      });
       return;
     }
     let occurrence: number;
@@ -115,7 +138,15 @@ function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch
       if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
     }
     created.set(id, occurrence + 1);
-    into.push({ messageIndex: index, occurrence, location: ref.location, position: ref.position, id, rawId: ref.rawId, name: ref.name });
+    into.push({
+      messageIndex: index,
+      occurrence,
+      location: ref.location,
+      position: ref.position,
+      id,
+      rawId: ref.rawId,
+      name: ref.name,
+    });
   });
 }
 
@@ -200,7 +231,8 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
       callIds.add(digits);
       taken.add((slot.newId = digits));
     } else {
-      const base = slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
+      const base =
+        slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
       slot.newId = fresh.take(base);
     }
     pushTo(plan.byMessage, slot.messageIndex, slot);
@@ -352,7 +384,9 @@ export const callIdsPass: RepairPass = {
     const out = messages.slice();
     for (const [index, slots] of plan.byMessage) {
       const message = messages[index] as AIMessage;
-      out[index] = callsOnlyInToolCalls(message) ? renamedInToolCalls(message, slots) : rewriteToolCalls(message, renameEditor(slots));
+      out[index] = callsOnlyInToolCalls(message)
+        ? renamedInToolCalls(message, slots)
+        : rewriteToolCalls(message, renameEditor(slots));
       ctx.derive(message, out[index]);
     }
     for (const [index, newId] of plan.results) {

@@ -75,7 +75,8 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
     const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some(foreign);
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
-    if (promotable.length > 0 || hasBlocks || outputMissing.length > 0) found.push({ index, outside: promotable, hasBlocks, outputMissing });
+    if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
+      found.push({ index, outside: promotable, hasBlocks, outputMissing });
   });
   return found;
 }
@@ -99,7 +100,9 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
     args: parseArgs(rawArgsOf(message, ref)),
     type: "tool_call" as const,
   }));
-  const content = finding.hasBlocks ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b)) : message.content;
+  const content = finding.hasBlocks
+    ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))
+    : message.content;
   const toolCalls = [...calls, ...promoted];
   const fields: Dict = { content, tool_calls: toolCalls };
   if (finding.outputMissing.length > 0) {
@@ -107,7 +110,13 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
     const meta = message.response_metadata as Dict;
     const added = toolCalls
       .filter((c) => c.id !== undefined && missing.has(c.id))
-      .map((c) => ({ type: "function_call", call_id: c.id, name: c.name, arguments: safeJson(c.args ?? {}, Number.MAX_SAFE_INTEGER), status: "completed" }));
+      .map((c) => ({
+        type: "function_call",
+        call_id: c.id,
+        name: c.name,
+        arguments: safeJson(c.args ?? {}, Number.MAX_SAFE_INTEGER),
+        status: "completed",
+      }));
     fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
   }
   return rebuildAssistant(message, fields);
@@ -121,11 +130,32 @@ export const callLocationsPass: RepairPass = {
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyLocations(messages, ctx.profile).flatMap((f) => [
       ...f.outside.map((ref) =>
-        problem(ctx, "call_outside_tool_calls", f.index, `call ${ref.id} lives in ${ref.location} but not in tool_calls`, { id: ref.id, name: ref.name }),
+        problem(
+          ctx,
+          "call_outside_tool_calls",
+          f.index,
+          `call ${ref.id} lives in ${ref.location} but not in tool_calls`,
+          { id: ref.id, name: ref.name },
+        ),
       ),
-      ...(f.hasBlocks ? [problem(ctx, "call_block_in_content", f.index, "tool call carried as a content block in a format the provider's adapter refuses or mis-sends")] : []),
+      ...(f.hasBlocks
+        ? [
+            problem(
+              ctx,
+              "call_block_in_content",
+              f.index,
+              "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
+            ),
+          ]
+        : []),
       ...f.outputMissing.map((id) =>
-        problem(ctx, "call_outside_tool_calls", f.index, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`, { id }),
+        problem(
+          ctx,
+          "call_outside_tool_calls",
+          f.index,
+          `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
+          { id },
+        ),
       ),
     ]);
   },
@@ -139,18 +169,38 @@ export const callLocationsPass: RepairPass = {
       ctx.derive(message, out[f.index]);
       for (const ref of f.outside)
         ctx.report(
-          { problem: "call_outside_tool_calls", action: "promoted_call", toolCallId: ref.id, toolName: ref.name, detail: `call ${ref.id} found in ${ref.location} added to tool_calls` },
+          {
+            problem: "call_outside_tool_calls",
+            action: "promoted_call",
+            toolCallId: ref.id,
+            toolName: ref.name,
+            detail: `call ${ref.id} found in ${ref.location} added to tool_calls`,
+          },
           message,
           f.index,
         );
       for (const id of f.outputMissing)
         ctx.report(
-          { problem: "call_outside_tool_calls", action: "promoted_call", toolCallId: id, detail: `call ${id} added to the Responses output items that ChatOpenAI re-sends` },
+          {
+            problem: "call_outside_tool_calls",
+            action: "promoted_call",
+            toolCallId: id,
+            detail: `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
+          },
           message,
           f.index,
         );
       if (f.hasBlocks)
-        ctx.report({ problem: "call_block_in_content", action: "moved_call_block", detail: "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)" }, message, f.index);
+        ctx.report(
+          {
+            problem: "call_block_in_content",
+            action: "moved_call_block",
+            detail:
+              "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
+          },
+          message,
+          f.index,
+        );
     }
     return sameOrNew(messages, out);
   },

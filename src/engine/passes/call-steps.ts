@@ -76,9 +76,26 @@ export const callStepsPass: RepairPass = {
     return classifySteps(messages, ctx).flatMap((f) => {
       const first = callsOf(messages[f.index] as AIMessage)[0] as { id?: string; name?: string };
       return [
-        ...(f.split ? [problem(ctx, "parallel_calls", f.index, "parallel calls whose results the adapter sends as separate turns")] : []),
+        ...(f.split
+          ? [
+              problem(
+                ctx,
+                "parallel_calls",
+                f.index,
+                "parallel calls whose results the adapter sends as separate turns",
+              ),
+            ]
+          : []),
         ...(f.sign
-          ? [problem(ctx, "unsigned_call", f.index, `call ${first.id} opens a step of the current turn without a thought signature`, first)]
+          ? [
+              problem(
+                ctx,
+                "unsigned_call",
+                f.index,
+                `call ${first.id} opens a step of the current turn without a thought signature`,
+                first,
+              ),
+            ]
           : []),
       ];
     });
@@ -122,7 +139,8 @@ export const callStepsPass: RepairPass = {
       first = rewriteToolCalls(first, (ref) => (ref.id !== firstId ? "drop" : undefined));
       ctx.derive(m, first);
       const resultOf = new Map<unknown, BaseMessage>();
-      for (let k = 1; k <= calls.length; k++) resultOf.set(resultIdOf(messages[index + k] as never), messages[index + k]);
+      for (let k = 1; k <= calls.length; k++)
+        resultOf.set(resultIdOf(messages[index + k] as never), messages[index + k]);
       calls.forEach((call, k) => {
         if (k === 0) out.push(first);
         else {

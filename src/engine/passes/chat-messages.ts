@@ -84,7 +84,12 @@ export const chatMessagesPass: RepairPass = {
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyChatMessages(messages, ctx).map((f) =>
-      problem(ctx, "chat_message_role", f.index, `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`),
+      problem(
+        ctx,
+        "chat_message_role",
+        f.index,
+        `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`,
+      ),
     );
   },
   repair(messages, ctx: PassContext) {
@@ -96,7 +101,11 @@ export const chatMessagesPass: RepairPass = {
       out[f.index] = converted(message, f);
       ctx.derive(message, out[f.index]);
       ctx.report(
-        { problem: "chat_message_role", action: "converted_message", detail: `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}` },
+        {
+          problem: "chat_message_role",
+          action: "converted_message",
+          detail: `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
+        },
         message,
         f.index,
       );

@@ -21,7 +21,9 @@ interface ContentFinding {
 }
 
 const isEmptyContent = (content: unknown) =>
-  content === undefined || content === null || (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
+  content === undefined ||
+  content === null ||
+  (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
 
 /** Whether an assistant message makes any call, in any location (stops at the first). */
 function makesCalls(message: BaseMessage): boolean {
@@ -48,16 +50,51 @@ function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
     const turn = turnOf(m);
     if (turn === "assistant" && m.type === "ai") {
       if (!saysSomethingToSend(content) && !makesCalls(m))
-        found.push({ index, kind: "empty_message", fix: "remove", detail: "assistant message with no content and no calls" });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in an assistant message" });
+        found.push({
+          index,
+          kind: "empty_message",
+          fix: "remove",
+          detail: "assistant message with no content and no calls",
+        });
+      else if (hasBlankBlock)
+        found.push({
+          index,
+          kind: "blank_text_block",
+          fix: "strip_blank_blocks",
+          detail: "blank text block in an assistant message",
+        });
       else if (typeof content === "string" && content.length > 0 && isBlankText(content))
-        found.push({ index, kind: "blank_text_block", fix: "blank_string", detail: "assistant message whose text is only white space" });
+        found.push({
+          index,
+          kind: "blank_text_block",
+          fix: "blank_string",
+          detail: "assistant message whose text is only white space",
+        });
     } else if (turn === "tool") {
-      if (isEmptyContent(content)) found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: "blank text block in a tool result" });
+      if (isEmptyContent(content))
+        found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
+      else if (hasBlankBlock)
+        found.push({
+          index,
+          kind: "blank_text_block",
+          fix: "strip_blank_blocks",
+          detail: "blank text block in a tool result",
+        });
     } else if (turn === "user" || turn === "assistant") {
-      if (isEmptyContent(content)) found.push({ index, kind: "empty_message", fix: "remove", detail: `${m.type === "generic" ? "chat" : "user"} message with no content` });
-      else if (hasBlankBlock) found.push({ index, kind: "blank_text_block", fix: "strip_blank_blocks", detail: `blank text block in a ${m.type === "generic" ? "chat" : "user"} message` });
+      if (isEmptyContent(content))
+        found.push({
+          index,
+          kind: "empty_message",
+          fix: "remove",
+          detail: `${m.type === "generic" ? "chat" : "user"} message with no content`,
+        });
+      else if (hasBlankBlock)
+        found.push({
+          index,
+          kind: "blank_text_block",
+          fix: "strip_blank_blocks",
+          detail: `blank text block in a ${m.type === "generic" ? "chat" : "user"} message`,
+        });
     }
   }
   return found;
@@ -68,10 +105,17 @@ function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
   const content = message.content as unknown;
   if (fix === "fill") return rebuildMessage(message, { content: EMPTY_RESULT_TEXT });
   if (fix === "blank_string") return rebuildMessage(message, { content: "" });
-  return rebuildMessage(message, { content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content });
+  return rebuildMessage(message, {
+    content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content,
+  });
 }
 
-const ACTION = { remove: "removed_message", strip_blank_blocks: "removed_block", blank_string: "removed_block", fill: "filled_empty_result" } as const;
+const ACTION = {
+  remove: "removed_message",
+  strip_blank_blocks: "removed_block",
+  blank_string: "removed_block",
+  fill: "filled_empty_result",
+} as const;
 
 export const contentPass: RepairPass = {
   name: "content",
@@ -95,7 +139,11 @@ export const contentPass: RepairPass = {
         continue;
       }
       const fixed = applyFix(m, f.fix);
-      ctx.report({ problem: f.kind, action: ACTION[f.fix], detail: `${f.detail}: ${ACTION[f.fix].replace(/_/g, " ")}` }, m, i);
+      ctx.report(
+        { problem: f.kind, action: ACTION[f.fix], detail: `${f.detail}: ${ACTION[f.fix].replace(/_/g, " ")}` },
+        m,
+        i,
+      );
       if (fixed) {
         ctx.derive(m, fixed);
         out.push(fixed);

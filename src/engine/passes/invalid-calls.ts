@@ -80,7 +80,8 @@ export const invalidCallsPass: RepairPass = {
       out[index] = rewriteToolCalls(
         message,
         (ref) =>
-          ref.location === "invalid_tool_calls" || (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
+          ref.location === "invalid_tool_calls" ||
+          (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
             ? "drop"
             : undefined,
         { promoted },
@@ -88,8 +89,16 @@ export const invalidCallsPass: RepairPass = {
       ctx.derive(message, out[index]);
       for (const c of calls) {
         if (answer && c.id !== undefined) {
-          const raw = typeof c.args === "string" ? (c.args.length > 2_000 ? `${c.args.slice(0, 2_000)}…` : c.args) : safeJson(c.args ?? null, 2_000);
-          ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error ? ` (${c.error})` : ""}; raw arguments: ${raw}`);
+          const raw =
+            typeof c.args === "string"
+              ? c.args.length > 2_000
+                ? `${c.args.slice(0, 2_000)}…`
+                : c.args
+              : safeJson(c.args ?? null, 2_000);
+          ctx.callNotes.set(
+            c.id,
+            `its arguments could not be parsed${c.error ? ` (${c.error})` : ""}; raw arguments: ${raw}`,
+          );
         }
         ctx.report(
           {
@@ -97,9 +106,10 @@ export const invalidCallsPass: RepairPass = {
             action: answer && c.id !== undefined ? "promoted_invalid_call" : "removed_call",
             toolCallId: c.id,
             toolName: c.name,
-            detail: answer && c.id !== undefined
-              ? `${describe(c)} turned into a call answered with an error result`
-              : `${describe(c)} removed from every location`,
+            detail:
+              answer && c.id !== undefined
+                ? `${describe(c)} turned into a call answered with an error result`
+                : `${describe(c)} removed from every location`,
           },
           message,
           index,

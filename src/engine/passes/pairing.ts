@@ -61,7 +61,12 @@ function callsOf(message: AIMessage, index: number, known: Map<string, Call>): C
     for (const c of list) {
       const id = typeof c?.id === "string" && c.id !== "" ? c.id : undefined;
       if (id === undefined || known.has(id)) continue;
-      const call: Call = { id, name: typeof c.name === "string" ? c.name : undefined, messageIndex: index, server: false };
+      const call: Call = {
+        id,
+        name: typeof c.name === "string" ? c.name : undefined,
+        messageIndex: index,
+        server: false,
+      };
       known.set(id, call);
       calls.push(call);
     }
@@ -190,7 +195,11 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     for (let j = Math.max(index + 1, markedUpTo); j < lastResult; j++) {
       if (isToolResult(messages[j]) || interleaved[j] === 1) continue;
       interleaved[j] = 1;
-      problems.push({ kind: "interleaved_message", index: j, detail: `message ${j} sits between the calls at message ${index} and their results` });
+      problems.push({
+        kind: "interleaved_message",
+        index: j,
+        detail: `message ${j} sits between the calls at message ${index} and their results`,
+      });
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
@@ -199,7 +208,12 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     problems.push(
       id === undefined
         ? { kind: "missing_result_id", index: r, detail: `tool result without a usable tool_call_id` }
-        : { kind: "orphan_result", index: r, toolCallId: id, detail: `tool result for ${id}, whose call is not in the history` },
+        : {
+            kind: "orphan_result",
+            index: r,
+            toolCallId: id,
+            detail: `tool result for ${id}, whose call is not in the history`,
+          },
     );
   }
   for (const [r, call] of duplicates)
@@ -237,7 +251,8 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
   const handleCallMessage = (index: number, own: Call[]) => {
     const message = messages[index] as AIMessage;
     let complete = true;
-    for (let k = 0; k < own.length && complete; k++) complete = own[k].result !== undefined && analysis.placed[own[k].result!] === 1;
+    for (let k = 0; k < own.length && complete; k++)
+      complete = own[k].result !== undefined && analysis.placed[own[k].result!] === 1;
     if (complete) {
       // Every call answered in place: the message and its block as they are.
       out.push(message);
@@ -258,18 +273,34 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 
     let kept: BaseMessage | undefined = message;
     if (remove.size > 0) {
-      const rewritten = rewriteToolCalls(message, (ref) => (ref.id !== undefined && remove.has(ref.id) ? "drop" : undefined));
+      const rewritten = rewriteToolCalls(message, (ref) =>
+        ref.id !== undefined && remove.has(ref.id) ? "drop" : undefined,
+      );
       for (const call of own)
         if (remove.has(call.id))
           ctx.report(
-            { problem: problemKind, action: "removed_call", toolCallId: call.id, toolName: call.name, detail: `unanswered call ${call.id} removed from every location` },
+            {
+              problem: problemKind,
+              action: "removed_call",
+              toolCallId: call.id,
+              toolName: call.name,
+              detail: `unanswered call ${call.id} removed from every location`,
+            },
             message,
             index,
           );
       const callsLeft = own.length > remove.size;
       if (!callsLeft && !hasMeaningfulContent(rewritten.content)) {
         kept = undefined;
-        ctx.report({ problem: problemKind, action: "removed_message", detail: "assistant message left with no calls and no content, removed" }, message, index);
+        ctx.report(
+          {
+            problem: problemKind,
+            action: "removed_message",
+            detail: "assistant message left with no calls and no content, removed",
+          },
+          message,
+          index,
+        );
       } else {
         kept = rewritten;
         ctx.derive(message, rewritten);
@@ -285,7 +316,13 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       out.push(messages[r]);
       emitted[r] = 1;
       ctx.report(
-        { problem: "displaced_result", action: "moved_result", toolCallId: call.id, toolName: call.name, detail: `result of ${call.id} moved right after its call` },
+        {
+          problem: "displaced_result",
+          action: "moved_result",
+          toolCallId: call.id,
+          toolName: call.name,
+          detail: `result of ${call.id} moved right after its call`,
+        },
         messages[r],
         r,
       );
@@ -316,17 +353,36 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     const result = messages[index] as ToolMessage;
     const dupOf = analysis.duplicates.get(index);
     const id = resultIdOf(result);
-    const kind: ToolCallProblemKind = dupOf ? "duplicate_result" : id === undefined ? "missing_result_id" : "orphan_result";
-    const redundant = dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
+    const kind: ToolCallProblemKind = dupOf
+      ? "duplicate_result"
+      : id === undefined
+        ? "missing_result_id"
+        : "orphan_result";
+    const redundant =
+      dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
     if (redundant || options.orphanResults === "drop") {
-      ctx.report({ problem: kind, action: "dropped_result", toolCallId: id, detail: `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}` }, result, index);
+      ctx.report(
+        {
+          problem: kind,
+          action: "dropped_result",
+          toolCallId: id,
+          detail: `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
+        },
+        result,
+        index,
+      );
       return;
     }
     const converted = orphanResultAsUserMessage(result, id);
     out.push(converted);
     ctx.derive(result, converted);
     ctx.report(
-      { problem: kind, action: "converted_result", toolCallId: id, detail: `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)` },
+      {
+        problem: kind,
+        action: "converted_result",
+        toolCallId: id,
+        detail: `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
+      },
       result,
       index,
     );
@@ -341,7 +397,15 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       handleStrayResult(i);
     } else {
       if (analysis.interleaved[i] === 1)
-        ctx.report({ problem: "interleaved_message", action: "moved_message", detail: `message moved after the tool results it interrupted` }, m, i);
+        ctx.report(
+          {
+            problem: "interleaved_message",
+            action: "moved_message",
+            detail: `message moved after the tool results it interrupted`,
+          },
+          m,
+          i,
+        );
       out.push(m);
     }
   }
@@ -358,7 +422,9 @@ export const pairingPass: RepairPass = {
   },
   repair(messages, ctx) {
     const analysis = analyzePairing(messages);
-    const actionable = analysis.problems.some((p) => p.kind !== "trailing_open_exchange" || ctx.options.trailing !== "keep");
+    const actionable = analysis.problems.some(
+      (p) => p.kind !== "trailing_open_exchange" || ctx.options.trailing !== "keep",
+    );
     return actionable ? rebuild(messages, analysis, ctx) : messages;
   },
 };

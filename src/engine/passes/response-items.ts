@@ -42,7 +42,12 @@ export const responseItemsPass: RepairPass = {
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyItems(messages).map((f) =>
-      problem(ctx, "duplicate_response_item", f.index, `Responses items already sent with an earlier message: ${f.ids.join(", ")}`),
+      problem(
+        ctx,
+        "duplicate_response_item",
+        f.index,
+        `Responses items already sent with an earlier message: ${f.ids.join(", ")}`,
+      ),
     );
   },
   repair(messages, ctx) {

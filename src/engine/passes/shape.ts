@@ -31,7 +31,8 @@ function asBlocks(content: unknown[]): Dict[] {
   for (const item of content) {
     if (isDict(item)) out.push(item);
     else if (typeof item === "string") out.push({ type: "text", text: item });
-    else if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint") out.push({ type: "text", text: String(item) });
+    else if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint")
+      out.push({ type: "text", text: String(item) });
     else if (Array.isArray(item)) out.push({ type: "text", text: safeJson(item) });
   }
   return out;
@@ -62,7 +63,8 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
 }
 
 /** The message's content as blocks when it holds loose items, as it is otherwise. */
-const contentOf = (m: Dict, looseContent: boolean): unknown => (looseContent ? asBlocks(m.content as unknown[]) : m.content);
+const contentOf = (m: Dict, looseContent: boolean): unknown =>
+  looseContent ? asBlocks(m.content as unknown[]) : m.content;
 
 function assistantFix(message: BaseMessage, looseContent: boolean): () => BaseMessage {
   return () => {
@@ -107,8 +109,14 @@ function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
       if (!numericId && !looseContent) continue;
       findings.push({
         index,
-        detail: numericId ? "tool result whose tool_call_id is a number" : "tool result whose content array holds items that are not blocks",
-        fix: () => rebuildToolResult(message as never, { content: contentOf(m, looseContent), tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id }),
+        detail: numericId
+          ? "tool result whose tool_call_id is a number"
+          : "tool result whose content array holds items that are not blocks",
+        fix: () =>
+          rebuildToolResult(message as never, {
+            content: contentOf(m, looseContent),
+            tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id,
+          }),
       });
     } else if (looseContent) {
       findings.push({
@@ -134,7 +142,11 @@ export const shapePass: RepairPass = {
     for (const f of findings) {
       out[f.index] = f.fix();
       ctx.derive(messages[f.index], out[f.index]);
-      ctx.report({ problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` }, messages[f.index], f.index);
+      ctx.report(
+        { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
+        messages[f.index],
+        f.index,
+      );
     }
     return sameOrNew(messages, out);
   },

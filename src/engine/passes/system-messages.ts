@@ -19,13 +19,17 @@ import type { ToolCallProblem } from "../../types";
 function endsOnServerTool(message: BaseMessage): boolean {
   if (message.type !== "ai") return false;
   const content = message.content as unknown;
-  return Array.isArray(content) && content.length > 0 && (content[content.length - 1] as Dict | null)?.type === "server_tool_use";
+  return (
+    Array.isArray(content) &&
+    content.length > 0 &&
+    (content[content.length - 1] as Dict | null)?.type === "server_tool_use"
+  );
 }
 
 /** Indexes of the system messages to turn into user text, deciding left to right on the list as it will be. */
 function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
   const misplaced: number[] = [];
-  let prev: Turn ; // the last turn before this message, in the list as repaired so far
+  let prev: Turn; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
   for (let i = 0; i < messages.length; i++) {
@@ -44,7 +48,9 @@ function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed"
     const placed =
       mode === "placed" &&
       !prevWasKeptSystem &&
-      (prev === "user" || prev === "tool" || (prev === "assistant" && prevMessage !== undefined && endsOnServerTool(prevMessage))) &&
+      (prev === "user" ||
+        prev === "tool" ||
+        (prev === "assistant" && prevMessage !== undefined && endsOnServerTool(prevMessage))) &&
       (i === messages.length - 1 || next === "assistant");
     if (placed) {
       prevWasKeptSystem = true;
@@ -65,7 +71,12 @@ export const systemMessagesPass: RepairPass = {
     const mode = ctx.profile.systemInConversation;
     if (mode === "any") return [];
     return classifySystemMessages(messages, mode).map((index) =>
-      problem(ctx, "misplaced_system_message", index, "a system message inside the conversation where the provider does not accept one"),
+      problem(
+        ctx,
+        "misplaced_system_message",
+        index,
+        "a system message inside the conversation where the provider does not accept one",
+      ),
     );
   },
   repair(messages, ctx: PassContext) {
@@ -78,7 +89,11 @@ export const systemMessagesPass: RepairPass = {
       out[index] = systemMessageAsUserText(messages[index]);
       ctx.derive(messages[index], out[index]);
       ctx.report(
-        { problem: "misplaced_system_message", action: "converted_message", detail: "system message inside the conversation turned into user text that keeps its words" },
+        {
+          problem: "misplaced_system_message",
+          action: "converted_message",
+          detail: "system message inside the conversation turned into user text that keeps its words",
+        },
         messages[index],
         index,
       );

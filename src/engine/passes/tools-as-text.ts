@@ -19,7 +19,14 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { clientCallsAsText, toolResultAsUserText } from "../../messages/build";
-import { distinctCalls, isAssistant, isClientCall, isToolResult, resultIdOf, type DistinctCall } from "../../messages/inspect";
+import {
+  distinctCalls,
+  isAssistant,
+  isClientCall,
+  isToolResult,
+  resultIdOf,
+  type DistinctCall,
+} from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
 import { toolBlocksAsText, type ProviderProfile } from "../profiles";
@@ -36,11 +43,17 @@ interface Scope {
   why: string;
 }
 
-function scopeOf(messages: readonly BaseMessage[], profile: ProviderProfile, options: { toolsInRequest: boolean }): Scope | undefined {
+function scopeOf(
+  messages: readonly BaseMessage[],
+  profile: ProviderProfile,
+  options: { toolsInRequest: boolean },
+): Scope | undefined {
   if (toolBlocksAsText(profile, options)) return { from: 0, problem: REASON, why: "the request carries no tools" };
   if (profile.assistantBlocks !== "converse") return undefined;
   const from = loopOpenedWithUnsentReasoning(messages);
-  return from === -1 ? undefined : { from, problem: "unsupported_block", why: "the open tool loop's reasoning is dropped by the adapter" };
+  return from === -1
+    ? undefined
+    : { from, problem: "unsupported_block", why: "the open tool loop's reasoning is dropped by the adapter" };
 }
 
 function classify(messages: readonly BaseMessage[], from: number): Finding[] {
@@ -56,7 +69,8 @@ function classify(messages: readonly BaseMessage[], from: number): Finding[] {
   return found;
 }
 
-const named = (call: { id?: string; name?: string }) => `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
+const named = (call: { id?: string; name?: string }) =>
+  `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
 
 export const toolsAsTextPass: RepairPass = {
   name: "tools-as-text",
@@ -65,14 +79,19 @@ export const toolsAsTextPass: RepairPass = {
     const scope = scopeOf(messages, ctx.profile, ctx.options);
     if (scope === undefined) return [];
     const problems: ToolCallProblem[] = [];
-    const where = scope.problem === REASON ? "in a request that carries no tools" : "inside a tool loop whose reasoning the adapter drops";
+    const where =
+      scope.problem === REASON
+        ? "in a request that carries no tools"
+        : "inside a tool loop whose reasoning the adapter drops";
     for (const f of classify(messages, scope.from)) {
       if (f.kind === "result") {
         const id = resultIdOf(messages[f.index] as ToolMessage);
         problems.push(problem(ctx, scope.problem, f.index, `tool result for ${id ?? "(no id)"} ${where}`, { id }));
       } else
         for (const call of f.calls)
-          problems.push(problem(ctx, scope.problem, f.index, `tool call ${named(call)} ${where}`, { id: call.id, name: call.name }));
+          problems.push(
+            problem(ctx, scope.problem, f.index, `tool call ${named(call)} ${where}`, { id: call.id, name: call.name }),
+          );
     }
     return problems;
   },

@@ -59,7 +59,11 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): Turn
             : { index, fix: "bridge_assistant", detail: "a user message right after another user message" },
         );
       else if (prev === "tool" && turn === "user")
-        found.push({ index, fix: "bridge_assistant", detail: "a user message right after tool results (sent as a second user turn)" });
+        found.push({
+          index,
+          fix: "bridge_assistant",
+          detail: "a user message right after tool results (sent as a second user turn)",
+        });
       else if (prev === "assistant" && turn === "assistant")
         found.push({ index, fix: "bridge_user", detail: "an assistant message right after another assistant message" });
     }
@@ -86,11 +90,7 @@ function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessa
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
   for (const i of inside)
-    ctx.report(
-      { problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL },
-      messages[i],
-      i,
-    );
+    ctx.report({ problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL }, messages[i], i);
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
 
@@ -98,11 +98,19 @@ const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "
 
 /** Content as blocks: a string becomes one text block (none when blank). */
 const blocksOf = (content: unknown): unknown[] =>
-  typeof content === "string" ? (content.trim() === "" ? [] : [{ type: "text", text: content }]) : Array.isArray(content) ? content : [];
+  typeof content === "string"
+    ? content.trim() === ""
+      ? []
+      : [{ type: "text", text: content }]
+    : Array.isArray(content)
+      ? content
+      : [];
 
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
 function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const joining = new Set(ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages, ctx.profile.alternation) : []);
+  const joining = new Set(
+    ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages, ctx.profile.alternation) : [],
+  );
   if (joining.size === 0) return messages;
   const out: BaseMessage[] = [];
   let pending: unknown[] = [];
@@ -124,8 +132,10 @@ function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage
   return out;
 }
 
-const MOVE_DETAIL = "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first";
-const JOIN_DETAIL = "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
+const MOVE_DETAIL =
+  "user message inside the open tool loop moved after its results, so the loop's opening turn keeps its reasoning first";
+const JOIN_DETAIL =
+  "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
 /** The id a placeholder turn's own id is built from: the message it stands next to. */
 const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
@@ -139,7 +149,9 @@ export const turnOrderPass: RepairPass = {
     const joins = !signedReasoning
       ? []
       : [
-          ...textTurnsInReasoningLoop(messages, alternation).map((i) => problem(ctx, "consecutive_same_role", i, JOIN_DETAIL)),
+          ...textTurnsInReasoningLoop(messages, alternation).map((i) =>
+            problem(ctx, "consecutive_same_role", i, JOIN_DETAIL),
+          ),
           ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) =>
             problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
           ),
@@ -148,7 +160,9 @@ export const turnOrderPass: RepairPass = {
       problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
     );
     if (joins.length === 0) return found;
-    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort((a, b) => a.index - b.index);
+    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort(
+      (a, b) => a.index - b.index,
+    );
   },
   repair(input, ctx: PassContext) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
@@ -174,17 +188,58 @@ export const turnOrderPass: RepairPass = {
       const f = fixes[i];
       if (f?.fix === "lead") {
         out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBaseOf(m, i)}`));
-        ctx.report({ problem: "leading_non_user", action: "inserted_user_message", detail: "placeholder user message inserted before the first assistant message" }, m, i);
+        ctx.report(
+          {
+            problem: "leading_non_user",
+            action: "inserted_user_message",
+            detail: "placeholder user message inserted before the first assistant message",
+          },
+          m,
+          i,
+        );
       } else if (f?.fix === "bridge_assistant") {
-        out.push(syntheticAssistantMessage(BRIDGE_ASSISTANT_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`));
-        ctx.report({ problem: "consecutive_same_role", action: "inserted_assistant_message", detail: "short assistant turn inserted before a user message that followed tool results or another user turn" }, m, i);
+        out.push(
+          syntheticAssistantMessage(
+            BRIDGE_ASSISTANT_TEXT,
+            "consecutive_same_role",
+            `tool-repair-bridge-${idBaseOf(m, i)}`,
+          ),
+        );
+        ctx.report(
+          {
+            problem: "consecutive_same_role",
+            action: "inserted_assistant_message",
+            detail:
+              "short assistant turn inserted before a user message that followed tool results or another user turn",
+          },
+          m,
+          i,
+        );
       } else if (f?.fix === "bridge_user") {
-        out.push(syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`));
-        ctx.report({ problem: "consecutive_same_role", action: "inserted_user_message", detail: "short user turn inserted between two assistant messages" }, m, i);
+        out.push(
+          syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`),
+        );
+        ctx.report(
+          {
+            problem: "consecutive_same_role",
+            action: "inserted_user_message",
+            detail: "short user turn inserted between two assistant messages",
+          },
+          m,
+          i,
+        );
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
-        ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: "user message merged into the user message before it" }, m, i);
+        ctx.report(
+          {
+            problem: "consecutive_same_role",
+            action: "merged_messages",
+            detail: "user message merged into the user message before it",
+          },
+          m,
+          i,
+        );
         continue;
       }
       const turn = turnOf(m);

@@ -9,7 +9,16 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import { expect } from "vitest";
 import { structuralProblems } from "../../../src/threads/heal-thread";
 import { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION } from "../../../src/threads/write";
-import { nextMessage, resultsByTool, seedThreads, startSeedModel, storedMessages, threadConfig, type SeedPlan, type SeedProvider } from "../../threads/support/seed";
+import {
+  nextMessage,
+  resultsByTool,
+  seedThreads,
+  startSeedModel,
+  storedMessages,
+  threadConfig,
+  type SeedPlan,
+  type SeedProvider,
+} from "../../threads/support/seed";
 import { jsonLines, runCliProcess } from "./run-cli";
 
 export interface StoreUnderTest {
@@ -22,7 +31,12 @@ export interface StoreUnderTest {
 const idOf = (tuple: CheckpointTuple | undefined) => tuple?.config.configurable?.checkpoint_id as string | undefined;
 /** What a checkpoint holds, as text: its values, versions, metadata, pending writes and parent. */
 const contentOf = (tuple: CheckpointTuple | undefined) =>
-  JSON.stringify({ checkpoint: tuple?.checkpoint, metadata: tuple?.metadata, pendingWrites: tuple?.pendingWrites, parent: tuple?.parentConfig?.configurable?.checkpoint_id });
+  JSON.stringify({
+    checkpoint: tuple?.checkpoint,
+    metadata: tuple?.metadata,
+    pendingWrites: tuple?.pendingWrites,
+    parent: tuple?.parentConfig?.configurable?.checkpoint_id,
+  });
 
 async function latestIds(saver: BaseCheckpointSaver, threads: string[]): Promise<Record<string, string | undefined>> {
   const ids: Record<string, string | undefined> = {};
@@ -30,7 +44,12 @@ async function latestIds(saver: BaseCheckpointSaver, threads: string[]): Promise
   return ids;
 }
 
-export async function runStoreScenario(store: StoreUnderTest, provider: SeedProvider, plan: SeedPlan, cleanups: (() => unknown)[]): Promise<void> {
+export async function runStoreScenario(
+  store: StoreUnderTest,
+  provider: SeedProvider,
+  plan: SeedPlan,
+  cleanups: (() => unknown)[],
+): Promise<void> {
   const model = await startSeedModel(provider);
   cleanups.push(() => model.stub.close());
   const seeded = await seedThreads(store.open(), model, plan);
@@ -53,9 +72,24 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
   expect(scan.code).toBe(1);
   const lines = jsonLines(scan.stdout);
   expect(lines.map((l) => l.thread).sort()).toEqual([...all].sort());
-  expect(lines.filter((l) => l.status === "broken").map((l) => l.thread).sort()).toEqual([...seeded.broken].sort());
-  expect(lines.filter((l) => l.status === "open").map((l) => l.thread).sort()).toEqual([...seeded.open].sort());
-  expect(lines.filter((l) => l.status === "clean").map((l) => l.thread).sort()).toEqual([...seeded.clean].sort());
+  expect(
+    lines
+      .filter((l) => l.status === "broken")
+      .map((l) => l.thread)
+      .sort(),
+  ).toEqual([...seeded.broken].sort());
+  expect(
+    lines
+      .filter((l) => l.status === "open")
+      .map((l) => l.thread)
+      .sort(),
+  ).toEqual([...seeded.open].sort());
+  expect(
+    lines
+      .filter((l) => l.status === "clean")
+      .map((l) => l.thread)
+      .sort(),
+  ).toEqual([...seeded.clean].sort());
 
   // The summary, as a person reads it.
   const summary = await runCliProcess(["scan", ...store.flags, "--provider", provider]);
@@ -68,7 +102,8 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
   const dry = await runCliProcess(["repair", ...store.flags, "--provider", provider]);
   expect(dry.code).toBe(1);
   for (const thread of seeded.broken) expect(dry.stdout).toContain(`thread ${thread}: would repair`);
-  for (const _thread of seeded.salvageable) expect(dry.stdout).toMatch(/answers \S+ fast: "fast result for flights"\s+\[real result, from pending writes\]/);
+  for (const _thread of seeded.salvageable)
+    expect(dry.stdout).toMatch(/answers \S+ fast: "fast result for flights"\s+\[real result, from pending writes\]/);
   expect(dry.stdout).toContain("[placeholder: the tool did not finish]");
   expect(await latestIds(store.open(), all)).toEqual(idsBefore);
 
@@ -85,14 +120,22 @@ export async function runStoreScenario(store: StoreUnderTest, provider: SeedProv
     // A new checkpoint on top, written as an update, naming this tool; its parent is the old latest, unchanged.
     expect(idOf(tuple)).not.toBe(parent.id);
     expect(idOf({ config: tuple.parentConfig! } as CheckpointTuple)).toBe(parent.id);
-    expect(tuple.metadata).toMatchObject({ source: "update", [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, repaired: parent.id } });
-    expect(contentOf(await after.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: parent.id } }))).toBe(parent.stored);
+    expect(tuple.metadata).toMatchObject({
+      source: "update",
+      [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, repaired: parent.id },
+    });
+    expect(
+      contentOf(
+        await after.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: parent.id } }),
+      ),
+    ).toBe(parent.stored);
     // Valid, and the finished result that LangGraph discarded is back as the real one.
     const messages = await storedMessages(after, thread);
     expect(structuralProblems(messages, provider)).toEqual([]);
     const results = resultsByTool(messages);
     expect(results.slow).toEqual([expect.objectContaining({ synthetic: true })]);
-    if (seeded.salvageable.includes(thread)) expect(results.fast).toEqual([{ synthetic: false, content: "fast result for flights" }]);
+    if (seeded.salvageable.includes(thread))
+      expect(results.fast).toEqual([{ synthetic: false, content: "fast result for flights" }]);
     else expect(results.fast).toEqual([expect.objectContaining({ synthetic: true })]); // one ToolNode task: nothing was stored
   }
   const idsAfter = await latestIds(after, all);

@@ -49,7 +49,9 @@ describe("call-locations: call blocks each adapter mis-sends leave content", () 
     expect(await validatePayloadFor("openai", messages)).toEqual([]);
     expect(messages[1].content).toEqual([{ type: "text", text: "looking" }]);
     expect((messages[1] as AIMessage).tool_calls?.map((c) => c.id)).toEqual(["call_a"]);
-    expect(repairs).toEqual([expect.objectContaining({ problem: "call_block_in_content", action: "moved_call_block", index: 1 })]);
+    expect(repairs).toEqual([
+      expect.objectContaining({ problem: "call_block_in_content", action: "moved_call_block", index: 1 }),
+    ]);
   });
 
   it("anthropic: an input_json_delta naming the call would hide it from the payload (A1); it is stripped", async () => {
@@ -65,8 +67,16 @@ describe("call-locations: call blocks each adapter mis-sends leave content", () 
       [{ provider: "openai" }, "tool_call"],
       [{ provider: "anthropic" }, "tool_use"],
       [{ provider: "anthropic" }, "toolUse"],
-      ...FORMATS.map((f) => [{ provider: "openai-responses" as const }, f] as [{ provider: "openai-responses" }, Format]),
-      ...FORMATS.map((f) => [{ provider: "bedrock" as const, level: "structural" as const }, f] as [{ provider: "bedrock"; level: "structural" }, Format]),
+      ...FORMATS.map(
+        (f) => [{ provider: "openai-responses" as const }, f] as [{ provider: "openai-responses" }, Format],
+      ),
+      ...FORMATS.map(
+        (f) =>
+          [{ provider: "bedrock" as const, level: "structural" as const }, f] as [
+            { provider: "bedrock"; level: "structural" },
+            Format,
+          ],
+      ),
     ];
     for (const [options, format] of kept) {
       const h = history(format, true);
@@ -75,17 +85,23 @@ describe("call-locations: call blocks each adapter mis-sends leave content", () 
     }
   });
 
-  it.skipIf(ADAPTERS_PINNED !== undefined)("every format, every adapter (and strict, which strips them all): the repaired payload is valid", async () => {
-    for (const provider of [...PAYLOAD_PROVIDERS, "strict"] as const)
-      for (const format of FORMATS)
-        for (const inToolCalls of [true, false]) {
-          const label = `${provider} ${format} ${inToolCalls ? "also in tool_calls" : "only in content"}`;
-          const { messages } = repairToolCalls(history(format, inToolCalls), { provider });
-          expect(await validatePayloadFor(provider, messages), label).toEqual([]);
-          expect(findToolCallProblems(messages, { provider }), label).toEqual([]);
-          expect((messages[1] as AIMessage).tool_calls?.map((c) => c.id), label).toEqual(["call_a"]);
-        }
-  });
+  it.skipIf(ADAPTERS_PINNED !== undefined)(
+    "every format, every adapter (and strict, which strips them all): the repaired payload is valid",
+    async () => {
+      for (const provider of [...PAYLOAD_PROVIDERS, "strict"] as const)
+        for (const format of FORMATS)
+          for (const inToolCalls of [true, false]) {
+            const label = `${provider} ${format} ${inToolCalls ? "also in tool_calls" : "only in content"}`;
+            const { messages } = repairToolCalls(history(format, inToolCalls), { provider });
+            expect(await validatePayloadFor(provider, messages), label).toEqual([]);
+            expect(findToolCallProblems(messages, { provider }), label).toEqual([]);
+            expect(
+              (messages[1] as AIMessage).tool_calls?.map((c) => c.id),
+              label,
+            ).toEqual(["call_a"]);
+          }
+    },
+  );
 
   it("gemini strips every format (ChatGoogleGenerativeAI sends tool_use / tool_call as a second functionCall, G3)", () => {
     for (const format of FORMATS) {

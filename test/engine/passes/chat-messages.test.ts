@@ -13,7 +13,11 @@ import { aiWithCalls, toolResult } from "../../support/builders";
 import { PAYLOAD_PROVIDERS, validatePayloadFor } from "../../support/payloads";
 import { CHAT_ROLES } from "../../support/histories";
 
-const around = (chat: BaseMessage) => [new HumanMessage({ content: "start", id: "h1" }), chat, new HumanMessage({ content: "next", id: "h2" })];
+const around = (chat: BaseMessage) => [
+  new HumanMessage({ content: "start", id: "h1" }),
+  chat,
+  new HumanMessage({ content: "next", id: "h2" }),
+];
 const chat = (role: string, content = `said as ${role}`) => new ChatMessage({ role, content, id: "chat1" });
 const textOf = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
 
@@ -32,12 +36,17 @@ describe("chat-messages: a ChatMessage as the adapters really send it", () => {
     expect(AIMessage.isInstance(messages[1])).toBe(true);
     expect(messages[1].id).toBe("chat1");
     expect(messages[1].content).toBe("an answer");
-    expect(repairs).toContainEqual(expect.objectContaining({ problem: "chat_message_role", action: "converted_message", index: 1 }));
+    expect(repairs).toContainEqual(
+      expect.objectContaining({ problem: "chat_message_role", action: "converted_message", index: 1 }),
+    );
   });
 
   it("anthropic: ChatAnthropic throws on any ChatMessage; after repair none is left", async () => {
     const h = around(chat("assistant", "an answer"));
-    expect((await validatePayloadFor("anthropic", h))[0]).toMatchObject({ rule: "LOCAL", message: expect.stringContaining('"generic" is not supported') });
+    expect((await validatePayloadFor("anthropic", h))[0]).toMatchObject({
+      rule: "LOCAL",
+      message: expect.stringContaining('"generic" is not supported'),
+    });
     const { messages } = repairToolCalls(h, { provider: "anthropic" });
     expect(await validatePayloadFor("anthropic", messages)).toEqual([]);
     expect(messages.some((m) => m.type === "generic")).toBe(false);
@@ -62,18 +71,27 @@ describe("chat-messages: a ChatMessage as the adapters really send it", () => {
     expect(repairMarkerOf(messages[1])).toMatchObject({ synthetic: false, reason: "chat_message_role" });
   });
 
-  it("a system ChatMessage becomes a SystemMessage (lifted into `system` by Bedrock, placed or turned " +
-    "into user text by the other passes)", () => {
-    const bedrock = repairToolCalls(around(chat("system", "be brief")), { provider: "bedrock" }).messages;
-    expect(SystemMessage.isInstance(bedrock[1])).toBe(true);
-    expect(bedrock[1].content).toBe("be brief");
-    const strict = repairToolCalls(around(chat("developer", "be brief")), { provider: "strict" }).messages;
-    expect(strict.some((m) => m.type === "generic" || SystemMessage.isInstance(m))).toBe(false);
-    expect(strict.map(textOf).join("\n")).toContain("be brief");
-  });
+  it(
+    "a system ChatMessage becomes a SystemMessage (lifted into `system` by Bedrock, placed or turned " +
+      "into user text by the other passes)",
+    () => {
+      const bedrock = repairToolCalls(around(chat("system", "be brief")), { provider: "bedrock" }).messages;
+      expect(SystemMessage.isInstance(bedrock[1])).toBe(true);
+      expect(bedrock[1].content).toBe("be brief");
+      const strict = repairToolCalls(around(chat("developer", "be brief")), { provider: "strict" }).messages;
+      expect(strict.some((m) => m.type === "generic" || SystemMessage.isInstance(m))).toBe(false);
+      expect(strict.map(textOf).join("\n")).toContain("be brief");
+    },
+  );
 
   it("a ChatMessage between a call and its results is judged by the turn it becomes (moved after the results)", async () => {
-    const h = [new HumanMessage("q"), aiWithCalls("a"), chat("tool", "stray"), toolResult("a"), new HumanMessage("next")];
+    const h = [
+      new HumanMessage("q"),
+      aiWithCalls("a"),
+      chat("tool", "stray"),
+      toolResult("a"),
+      new HumanMessage("next"),
+    ];
     for (const provider of [...PAYLOAD_PROVIDERS, "strict"] as const) {
       const { messages } = repairToolCalls(h, { provider });
       expect(await validatePayloadFor(provider, messages), provider).toEqual([]);
@@ -93,22 +111,39 @@ describe("chat-messages: a ChatMessage as the adapters really send it", () => {
 
   it("roles an adapter sends right stay ChatMessages (no repair): OpenAI's own roles, user turns on Bedrock, human/ai on Gemini", () => {
     const kept: [Provider, string][] = [
-      ["openai", "user"], ["openai", "assistant"], ["openai", "system"], ["openai", "developer"],
-      ["openai-responses", "user"], ["openai-responses", "assistant"],
-      ["bedrock", "user"], ["bedrock", "human"],
-      ["gemini", "human"], ["gemini", "ai"],
+      ["openai", "user"],
+      ["openai", "assistant"],
+      ["openai", "system"],
+      ["openai", "developer"],
+      ["openai-responses", "user"],
+      ["openai-responses", "assistant"],
+      ["bedrock", "user"],
+      ["bedrock", "human"],
+      ["gemini", "human"],
+      ["gemini", "ai"],
     ];
     // Each where its turn fits: a user turn after an answer, anything else between two user turns.
     const fitting = (role: string) =>
-      role === "user" || role === "human" ? [new HumanMessage("q"), new AIMessage("an answer"), chat(role)] : around(chat(role));
+      role === "user" || role === "human"
+        ? [new HumanMessage("q"), new AIMessage("an answer"), chat(role)]
+        : around(chat(role));
     for (const [provider, role] of kept) {
       const h = fitting(role);
       expect(isCleanHistory(h, { provider }), `${provider} ${role}`).toBe(true);
       expect(repairToolCalls(h, { provider }).messages, `${provider} ${role}`).toBe(h);
     }
-    for (const [provider, role] of [["openai", "human"], ["gemini", "user"], ["bedrock", "assistant"], ["anthropic", "user"], ["strict", "user"]] as const) {
+    for (const [provider, role] of [
+      ["openai", "human"],
+      ["gemini", "user"],
+      ["bedrock", "assistant"],
+      ["anthropic", "user"],
+      ["strict", "user"],
+    ] as const) {
       expect(isCleanHistory(fitting(role), { provider }), `${provider} ${role}`).toBe(false);
-      expect(findToolCallProblems(fitting(role), { provider }).map((p) => p.kind), `${provider} ${role}`).toEqual(["chat_message_role"]);
+      expect(
+        findToolCallProblems(fitting(role), { provider }).map((p) => p.kind),
+        `${provider} ${role}`,
+      ).toEqual(["chat_message_role"]);
     }
   });
 
@@ -122,9 +157,18 @@ describe("chat-messages: a ChatMessage as the adapters really send it", () => {
 
   it("an assistant ChatMessage carrying raw OpenAI calls keeps them: promoted, then answered", async () => {
     const raw = { id: "call_r", type: "function", function: { name: "search", arguments: '{"q":"x"}' } };
-    const h = around(new ChatMessage({ role: "assistant", content: "", id: "chat1", additional_kwargs: { tool_calls: [raw] as never } }));
+    const h = around(
+      new ChatMessage({
+        role: "assistant",
+        content: "",
+        id: "chat1",
+        additional_kwargs: { tool_calls: [raw] as never },
+      }),
+    );
     const { messages } = repairToolCalls(h, { provider: "anthropic" });
-    expect((messages[1] as AIMessage).tool_calls).toEqual([{ id: "call_r", name: "search", args: { q: "x" }, type: "tool_call" }]);
+    expect((messages[1] as AIMessage).tool_calls).toEqual([
+      { id: "call_r", name: "search", args: { q: "x" }, type: "tool_call" },
+    ]);
     expect(await validatePayloadFor("anthropic", messages)).toEqual([]);
   });
 });

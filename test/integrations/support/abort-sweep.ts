@@ -26,10 +26,23 @@ import type { RepairOptions, ToolCallRepair } from "../../../src/types";
 import { createPostgresSaver } from "../../support/services";
 import { bedrockModel, openAIModel, startBedrockStub, startOpenAIStub, type RunningStub } from "../../support/stubs";
 
-export type Surface = "createAgent+middleware" | "createReactAgent+hook" | "createReactAgent v2+kit" | "StateGraph+node";
-export const SURFACES: readonly Surface[] = ["createAgent+middleware", "createReactAgent+hook", "createReactAgent v2+kit", "StateGraph+node"];
+export type Surface =
+  | "createAgent+middleware"
+  | "createReactAgent+hook"
+  | "createReactAgent v2+kit"
+  | "StateGraph+node";
+export const SURFACES: readonly Surface[] = [
+  "createAgent+middleware",
+  "createReactAgent+hook",
+  "createReactAgent v2+kit",
+  "StateGraph+node",
+];
 /** Surfaces whose tools run as one task per call (`Send`), so a finished sibling's result is a pending write. */
-export const PER_CALL_TASKS: ReadonlySet<Surface> = new Set(["createAgent+middleware", "createReactAgent v2+kit", "StateGraph+node"]);
+export const PER_CALL_TASKS: ReadonlySet<Surface> = new Set([
+  "createAgent+middleware",
+  "createReactAgent v2+kit",
+  "StateGraph+node",
+]);
 export type SweepProvider = "openai" | "bedrock";
 export type Durability = "sync" | "async" | "exit";
 export const DURABILITIES: readonly Durability[] = ["sync", "async", "exit"];
@@ -52,7 +65,15 @@ export type AbortPoint =
   | "none"
   | `write ${number} issued`
   | `write ${number} stored`;
-export const ABORT_POINTS: readonly AbortPoint[] = ["before first step", "first model call", "tools 0/3", "tools 1/3", "tools 2/3", "second model call", "none"];
+export const ABORT_POINTS: readonly AbortPoint[] = [
+  "before first step",
+  "first model call",
+  "tools 0/3",
+  "tools 1/3",
+  "tools 2/3",
+  "second model call",
+  "none",
+];
 
 /** The write points of a run that makes `writes` saver writes (put / putWrites): abort as each is issued, or once it is stored. */
 export function writePoints(writes: number): AbortPoint[] {
@@ -74,20 +95,25 @@ export interface SaverTap {
  * The saver seen through a tap: `onWrite(n, phase)` is called as the n-th put / putWrites is issued and once
  * it has been stored; reads and writes under way are counted. Everything else is the saver's own.
  */
-export function tapSaver(saver: BaseCheckpointSaver, onWrite: (n: number, phase: "issued" | "stored") => void = () => {}): SaverTap {
+export function tapSaver(
+  saver: BaseCheckpointSaver,
+  onWrite: (n: number, phase: "issued" | "stored") => void = () => {},
+): SaverTap {
   let writes = 0;
   let inFlight = 0;
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight++;
     return promise.finally(() => inFlight--);
   };
-  const write = (method: "put" | "putWrites") => async (...args: unknown[]) => {
-    const k = ++writes;
-    onWrite(k, "issued");
-    const out = await track((saver[method] as (...a: unknown[]) => Promise<unknown>).apply(saver, args));
-    onWrite(k, "stored");
-    return out;
-  };
+  const write =
+    (method: "put" | "putWrites") =>
+    async (...args: unknown[]) => {
+      const k = ++writes;
+      onWrite(k, "issued");
+      const out = await track((saver[method] as (...a: unknown[]) => Promise<unknown>).apply(saver, args));
+      onWrite(k, "stored");
+      return out;
+    };
   const overrides: Record<PropertyKey, unknown> = {
     put: write("put"),
     putWrites: write("putWrites"),
@@ -137,7 +163,11 @@ function endsOnUser(provider: SweepProvider, request: unknown): boolean {
 export function sentToolResults(provider: SweepProvider, request: unknown): Map<string, string> {
   const texts = new Map<string, string>();
   const textOf = (content: unknown) =>
-    typeof content === "string" ? content : Array.isArray(content) ? content.map((part) => String(asDict(part).text ?? "")).join("") : "";
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? content.map((part) => String(asDict(part).text ?? "")).join("")
+        : "";
   for (const message of (asDict(request).messages as unknown[]) ?? []) {
     const m = asDict(message);
     if (provider === "openai") {
@@ -223,7 +253,7 @@ export interface SweepCase {
 
 export const caseName = (c: SweepCase) =>
   `${c.provider ?? "openai"} | ${c.saver} | ${c.surface}${c.wrap ? " + wrapper" : ""} | ` +
-    `${c.durability} | abort ${c.point} | ${c.continuation}`;
+  `${c.durability} | abort ${c.point} | ${c.continuation}`;
 
 export interface SaverHandle {
   saver: BaseCheckpointSaver;
@@ -241,7 +271,10 @@ export async function openSaver(name: SaverName, label: string): Promise<SaverHa
 }
 
 interface Graph {
-  stream(input: unknown, config: RunnableConfig & { streamMode?: string; durability?: Durability }): Promise<AsyncIterable<unknown>>;
+  stream(
+    input: unknown,
+    config: RunnableConfig & { streamMode?: string; durability?: Durability },
+  ): Promise<AsyncIterable<unknown>>;
   invoke(input: unknown, config: RunnableConfig & { durability?: Durability }): Promise<unknown>;
 }
 
@@ -254,15 +287,31 @@ export function buildSurface(
   options: RepairOptions,
 ): Graph {
   if (surface === "createAgent+middleware") {
-    return createAgent({ model, tools: tools.tools, middleware: [toolCallRepairMiddleware(options)], checkpointer }) as unknown as Graph;
+    return createAgent({
+      model,
+      tools: tools.tools,
+      middleware: [toolCallRepairMiddleware(options)],
+      checkpointer,
+    }) as unknown as Graph;
   }
   if (surface === "createReactAgent+hook") {
-    return createReactAgent({ llm: model, tools: tools.tools, preModelHook: toolCallRepairHook({ ...options, persist: true }), checkpointer }) as unknown as Graph;
+    return createReactAgent({
+      llm: model,
+      tools: tools.tools,
+      preModelHook: toolCallRepairHook({ ...options, persist: true }),
+      checkpointer,
+    }) as unknown as Graph;
   }
   if (surface === "createReactAgent v2+kit") {
     // The kit's checkpointer is withToolCallRepair, which the sweep applies itself (with and without it).
     const kit = toolCallRepairKit(options);
-    return createReactAgent({ llm: kit.model(model), tools: tools.tools, version: "v2", preModelHook: kit.preModelHook, checkpointer }) as unknown as Graph;
+    return createReactAgent({
+      llm: kit.model(model),
+      tools: tools.tools,
+      version: "v2",
+      preModelHook: kit.preModelHook,
+      checkpointer,
+    }) as unknown as Graph;
   }
   // The node stores structural repairs only; the provider's shaping of each request is the model's (the kit's setup).
   const bound = toolCallRepairKit(options).model(model).bindTools(tools.tools);
@@ -272,7 +321,9 @@ export function buildSurface(
   };
   return new StateGraph(MessagesAnnotation)
     .addNode("repair", toolCallRepairNode(options))
-    .addNode("model", async (state: typeof MessagesAnnotation.State, config: RunnableConfig) => ({ messages: [await bound.invoke(state.messages, config)] }))
+    .addNode("model", async (state: typeof MessagesAnnotation.State, config: RunnableConfig) => ({
+      messages: [await bound.invoke(state.messages, config)],
+    }))
     .addNode("tools", new ToolNode(tools.tools))
     .addEdge(START, "repair")
     .addEdge("repair", "model")
@@ -301,7 +352,8 @@ async function storedResults(saver: BaseCheckpointSaver, thread: string): Promis
   const found = new Map<string, string>();
   const note = (value: unknown) => {
     for (const m of Array.isArray(value) ? value : [value]) {
-      if (ToolMessage.isInstance(m) && !isSyntheticResult(m) && m.status !== "error") found.set(m.tool_call_id, String(m.content));
+      if (ToolMessage.isInstance(m) && !isSyntheticResult(m) && m.status !== "error")
+        found.set(m.tool_call_id, String(m.content));
     }
   };
   for await (const tuple of saver.list({ configurable: { thread_id: thread, checkpoint_ns: "" } })) {
@@ -321,10 +373,14 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
   const provider = c.provider ?? "openai";
   const script = (request: unknown) => {
     modelCalls++;
-    if ((c.point === "first model call" && modelCalls === 1) || (c.point === "second model call" && modelCalls === 2)) controller.abort();
-    return endsOnUser(provider, request) ? { toolCalls: TOOL_NAMES.map((name) => ({ name, args: { q: name } })) } : { text: `answer ${modelCalls}` };
+    if ((c.point === "first model call" && modelCalls === 1) || (c.point === "second model call" && modelCalls === 2))
+      controller.abort();
+    return endsOnUser(provider, request)
+      ? { toolCalls: TOOL_NAMES.map((name) => ({ name, args: { q: name } })) }
+      : { text: `answer ${modelCalls}` };
   };
-  const stub: RunningStub = provider === "openai" ? await startOpenAIStub({ script }) : await startBedrockStub({ script });
+  const stub: RunningStub =
+    provider === "openai" ? await startOpenAIStub({ script }) : await startBedrockStub({ script });
   try {
     const tools = new HeldTools();
     const repairs: ToolCallRepair[] = [];
@@ -339,7 +395,13 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
       if (writePoint && Number(writePoint[1]) === n && writePoint[2] === phase) controller.abort();
     });
     const checkpointer = c.wrap ? withToolCallRepair(tap.saver, options) : tap.saver;
-    const graph = buildSurface(c.surface, provider === "openai" ? openAIModel(stub) : bedrockModel(stub), tools, checkpointer, options);
+    const graph = buildSurface(
+      c.surface,
+      provider === "openai" ? openAIModel(stub) : bedrockModel(stub),
+      tools,
+      checkpointer,
+      options,
+    );
     const config = { configurable: { thread_id: thread }, durability: c.durability };
 
     // First run.
@@ -348,10 +410,14 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
     const finishedTools: string[] = [];
     let firstError: string | undefined;
     const first = (async () => {
-      const stream = await graph.stream({ messages: [FIRST()] }, { ...config, streamMode: "updates", signal: controller.signal });
+      const stream = await graph.stream(
+        { messages: [FIRST()] },
+        { ...config, streamMode: "updates", signal: controller.signal },
+      );
       for await (const chunk of stream) {
         for (const update of Object.values(asDict(chunk))) {
-          for (const m of (asDict(update).messages as unknown[]) ?? []) if (ToolMessage.isInstance(m)) finishedTools.push(m.tool_call_id);
+          for (const m of (asDict(update).messages as unknown[]) ?? [])
+            if (ToolMessage.isInstance(m)) finishedTools.push(m.tool_call_id);
         }
       }
     })().catch((error: Error) => {
@@ -363,7 +429,10 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
       for (const id of tools.started.slice(0, held)) {
         tools.release(id);
         // The finished task is committed (its update streamed), and stored unless the mode stores on exit only.
-        await Promise.race([until(() => finishedTools.includes(id) || (c.surface === "createReactAgent+hook" && tools.completed.has(id))), first]);
+        await Promise.race([
+          until(() => finishedTools.includes(id) || (c.surface === "createReactAgent+hook" && tools.completed.has(id))),
+          first,
+        ]);
         if (c.durability !== "exit" && PER_CALL_TASKS.has(c.surface)) {
           await Promise.race([untilAsync(async () => (await storedResults(saver, thread)).has(id)), first]);
         }
@@ -389,7 +458,8 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
 
     // Every real result the saver holds for the thread, in any checkpoint or pending write: finished work.
     const finishedBefore = await storedResults(saver, thread);
-    const stored = ((await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+    const stored = ((await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))?.checkpoint
+      .channel_values.messages ?? []) as BaseMessage[];
     const failures = judge(c, stored, {
       finishedBefore,
       tools,
@@ -407,13 +477,20 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
 function judge(
   c: SweepCase,
   stored: BaseMessage[],
-  seen: { finishedBefore: Map<string, string>; tools: HeldTools; secondError?: string; rejections: string[]; sent: Map<string, string>[] },
+  seen: {
+    finishedBefore: Map<string, string>;
+    tools: HeldTools;
+    secondError?: string;
+    rejections: string[];
+    sent: Map<string, string>[];
+  },
 ): string[] {
   const failures: string[] = [];
   if (seen.secondError) failures.push(`second run threw: ${seen.secondError.split("\n")[0]}`);
   if (seen.rejections.length > 0) failures.push(`provider rejected: ${seen.rejections.join(",")}`);
   const problems = findToolCallProblems(stored, { provider: "openai" });
-  if (problems.length > 0) failures.push(`stored thread invalid: ${[...new Set(problems.map((p) => p.kind))].join(",")}`);
+  if (problems.length > 0)
+    failures.push(`stored thread invalid: ${[...new Set(problems.map((p) => p.kind))].join(",")}`);
 
   const humans = stored.filter((m) => HumanMessage.isInstance(m));
   const expected = c.continuation === "new input" ? [FIRST(), SECOND()] : [FIRST()];
@@ -422,14 +499,17 @@ function judge(
     if (copies.length !== 1) failures.push(`user message ${sent.id} stored ${copies.length} times`);
     else if (copies[0].content !== sent.content) failures.push(`user message ${sent.id} altered`);
   }
-  if (humans.length !== expected.length) failures.push(`${humans.length} user messages stored, ${expected.length} sent`);
+  if (humans.length !== expected.length)
+    failures.push(`${humans.length} user messages stored, ${expected.length} sent`);
   if (!seen.secondError && !AIMessage.isInstance(stored.at(-1))) failures.push("thread does not end on the answer");
 
   const results = stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
   for (const [id, content] of seen.finishedBefore) {
     const kept = results.filter((m) => m.tool_call_id === id);
     if (!kept.some((m) => !isSyntheticResult(m) && m.content === content)) {
-      failures.push(kept.some(isSyntheticResult) ? "finished result replaced by a placeholder" : "finished result lost");
+      failures.push(
+        kept.some(isSyntheticResult) ? "finished result replaced by a placeholder" : "finished result lost",
+      );
     }
   }
   for (const result of results) {
@@ -437,7 +517,10 @@ function judge(
       if (c.continuation === "resume") failures.push("placeholder stored on resume (the call never ran)");
       continue;
     }
-    if (!seen.tools.completed.has(result.tool_call_id)) failures.push(`real-looking result for a call whose tool never finished (${String(result.content).slice(0, 40)})`);
+    if (!seen.tools.completed.has(result.tool_call_id))
+      failures.push(
+        `real-looking result for a call whose tool never finished (${String(result.content).slice(0, 40)})`,
+      );
   }
 
   // What the model was sent in the second run: its first request (the turn the new input arrives in) already
@@ -446,12 +529,14 @@ function judge(
   if (firstSent) {
     for (const [id, content] of seen.finishedBefore) {
       const text = firstSent.get(id);
-      if (text !== undefined && text !== content) failures.push("model's request in that turn lacks a finished result (placeholder sent)");
+      if (text !== undefined && text !== content)
+        failures.push("model's request in that turn lacks a finished result (placeholder sent)");
     }
   }
   for (const sent of seen.sent) {
     for (const [id, text] of sent) {
-      if (seen.tools.started.includes(id) && /did not run/.test(text)) failures.push("placeholder sent says a tool that started did not run");
+      if (seen.tools.started.includes(id) && /did not run/.test(text))
+        failures.push("placeholder sent says a tool that started did not run");
     }
   }
   return [...new Set(failures)];
@@ -481,10 +566,12 @@ export function gateWrites(saver: BaseCheckpointSaver) {
     issued++;
     if (held) await new Promise<void>((resolve) => waiting.push(resolve));
   };
-  const write = (method: "put" | "putWrites") => async (...args: unknown[]) => {
-    await gate();
-    return (saver[method] as (...a: unknown[]) => Promise<unknown>).apply(saver, args);
-  };
+  const write =
+    (method: "put" | "putWrites") =>
+    async (...args: unknown[]) => {
+      await gate();
+      return (saver[method] as (...a: unknown[]) => Promise<unknown>).apply(saver, args);
+    };
   const overrides: Record<PropertyKey, unknown> = { put: write("put"), putWrites: write("putWrites") };
   return {
     saver: new Proxy(saver, {

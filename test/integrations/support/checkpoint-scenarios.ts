@@ -170,7 +170,9 @@ function buildAgentGraph(options: AgentOptions, onNetRepair: () => void) {
     const last = state.messages[state.messages.length - 1] as AIMessage;
     const calls = last.tool_calls ?? [];
     if (calls.length === 0) return END;
-    return options.mode === "single" ? "tools" : calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
+    return options.mode === "single"
+      ? "tools"
+      : calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
   };
   return builder.addConditionalEdges("model", route, ["tools", END]).compile({ checkpointer: options.checkpointer });
 }
@@ -216,7 +218,10 @@ export async function runAbortedMidTool(
   if (siblingStored) {
     await until(async () => {
       const tuple = await siblingStored.getTuple(threadConfig(thread));
-      return (tuple?.pendingWrites ?? []).some(([, channel, value]) => channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)));
+      return (tuple?.pendingWrites ?? []).some(
+        ([, channel, value]) =>
+          channel === "messages" && Array.isArray(value) && value.some((m) => ToolMessage.isInstance(m)),
+      );
     }, "the finished sibling's pending write");
   }
   controller.abort();
@@ -236,12 +241,15 @@ export function problemsOf(messages: BaseMessage[], provider: Provider) {
   return findToolCallProblems(messages, { provider, level: "structural" });
 }
 
-export const toolResults = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+export const toolResults = (messages: BaseMessage[]) =>
+  messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 export const syntheticResults = (messages: BaseMessage[]) => toolResults(messages).filter(isSyntheticResult);
 
 /** Ids of the calls of the first assistant message that has calls. */
 export function firstCallIds(messages: BaseMessage[]): string[] {
-  const call = messages.find((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0) as AIMessage | undefined;
+  const call = messages.find((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0) as
+    | AIMessage
+    | undefined;
   return (call?.tool_calls ?? []).map((c) => c.id!);
 }
 
@@ -257,7 +265,11 @@ export interface ServerSaverKind {
   /** Why this saver cannot be used here (PostgreSQL unreachable), or undefined. */
   skip?: string;
   /** A fresh saver; `reopen` opens another saver on the same storage, as a new process would. */
-  create(): Promise<{ saver: BaseCheckpointSaver; reopen?: () => BaseCheckpointSaver; dispose(): void | Promise<void> }>;
+  create(): Promise<{
+    saver: BaseCheckpointSaver;
+    reopen?: () => BaseCheckpointSaver;
+    dispose(): void | Promise<void>;
+  }>;
 }
 
 /**

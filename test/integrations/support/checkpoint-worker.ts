@@ -51,13 +51,17 @@ const inner = postgresSaverOn(schema, 4);
 const tap = tapSaver(inner);
 // Call ids are unique across threads, so the reports need no routing to their turn.
 const repairs: ToolCallRepair[] = [];
-const wrapped: BaseCheckpointSaver = withToolCallRepair(tap.saver, { provider: "openai", onRepair: (repair) => void repairs.push(repair) });
+const wrapped: BaseCheckpointSaver = withToolCallRepair(tap.saver, {
+  provider: "openai",
+  onRepair: (repair) => void repairs.push(repair),
+});
 
 async function storedResult(thread: string, callId: string): Promise<boolean> {
   for await (const tuple of inner.list({ configurable: { thread_id: thread } })) {
     for (const [, channel, value] of tuple.pendingWrites ?? []) {
       if (channel !== "messages") continue;
-      for (const m of Array.isArray(value) ? value : [value]) if (ToolMessage.isInstance(m) && m.tool_call_id === callId) return true;
+      for (const m of Array.isArray(value) ? value : [value])
+        if (ToolMessage.isInstance(m) && m.tool_call_id === callId) return true;
     }
   }
   return false;
@@ -78,14 +82,18 @@ async function serve(request: TurnRequest): Promise<TurnReply> {
   tools.hold = held >= 0;
   let error: string | undefined;
   let settled = false;
-  const input = request.message ? { messages: [new HumanMessage({ content: request.message.text, id: request.message.id })] } : null;
-  const run = agent.invoke(input as never, { configurable: { thread_id: request.thread }, signal: controller.signal }).then(
-    () => void (settled = true),
-    (e: Error) => {
-      settled = true;
-      error = e.message;
-    },
-  );
+  const input = request.message
+    ? { messages: [new HumanMessage({ content: request.message.text, id: request.message.id })] }
+    : null;
+  const run = agent
+    .invoke(input as never, { configurable: { thread_id: request.thread }, signal: controller.signal })
+    .then(
+      () => void (settled = true),
+      (e: Error) => {
+        settled = true;
+        error = e.message;
+      },
+    );
   if (request.abort) {
     // Tools k/3: release k of the three held tools, each until its result is stored, then abort. The second
     // model call: all three run, then the abort lands while the model answers or just before.
@@ -110,7 +118,13 @@ process.on("message", (message: TurnRequest | { kind: "stop" }) => {
   }
   serve(message).then(
     (reply) => process.send!(reply),
-    (e: Error) => process.send!({ seq: message.seq, worker, completed: [], error: `worker failed: ${e.stack}` } satisfies TurnReply),
+    (e: Error) =>
+      process.send!({
+        seq: message.seq,
+        worker,
+        completed: [],
+        error: `worker failed: ${e.stack}`,
+      } satisfies TurnReply),
   );
 });
 process.send!({ ready: worker });

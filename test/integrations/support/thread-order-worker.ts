@@ -71,7 +71,9 @@ async function serve(request: OrderRequest): Promise<OrderReply> {
     return { seq: request.seq };
   }
   const config = { configurable: { thread_id: request.thread }, durability: request.durability };
-  const input = request.message ? { messages: [new HumanMessage({ content: request.message.text, id: request.message.id })] } : null;
+  const input = request.message
+    ? { messages: [new HumanMessage({ content: request.message.text, id: request.message.id })] }
+    : null;
   if (request.kind === "aborted") {
     const controller = new AbortController();
     controller.abort();

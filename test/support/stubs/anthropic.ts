@@ -42,12 +42,26 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
     }
     const request = asDict(body);
     const failure = failureFor(body, options, log);
-    if (failure) return anthropicError(failure.status, failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error", failure.message);
+    if (failure)
+      return anthropicError(
+        failure.status,
+        failure.type ?? ANTHROPIC_ERROR_TYPES[failure.status] ?? "api_error",
+        failure.message,
+      );
     // A11: only Opus 4.8 and later accept a system message inside `messages`.
-    const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined) ? "placed" : "none";
+    const systemInMessages = acceptsSystemInConversation(typeof request.model === "string" ? request.model : undefined)
+      ? "placed"
+      : "none";
     // A10: the request's own `thinking` says whether the open tool loop must start with a thinking block.
     const thinking = thinkingRequested(request.thinking);
-    const violation = log.record(body, violationsWith(body, validateAnthropicMessages(request.messages, { noPrefill, systemInMessages, thinking }), options));
+    const violation = log.record(
+      body,
+      violationsWith(
+        body,
+        validateAnthropicMessages(request.messages, { noPrefill, systemInMessages, thinking }),
+        options,
+      ),
+    );
     if (violation) {
       return anthropicError(400, "invalid_request_error", violation.message);
     }
@@ -59,7 +73,11 @@ export async function startAnthropicStub(options: StubOptions = {}): Promise<Run
   return runningStub(server, log);
 }
 
-const ANTHROPIC_ERROR_TYPES: Record<number, string> = { 400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error" };
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
 
 function anthropicError(status: number, type: string, message: string): StubReply {
   return { status, json: { type: "error", error: { type, message } } };
@@ -72,7 +90,9 @@ type AnthropicBlock =
 
 /** With thinking on, Claude opens its answer with a signed thinking block (A10 checks it on the next request). */
 function contentOf(turn: ScriptedTurn, thinking: boolean): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = thinking ? [{ type: "thinking", thinking: "stub reasoning", signature: "stub_signature" }] : [];
+  const blocks: AnthropicBlock[] = thinking
+    ? [{ type: "thinking", thinking: "stub reasoning", signature: "stub_signature" }]
+    : [];
   if (turn.text !== undefined && turn.text !== "") blocks.push({ type: "text", text: turn.text });
   for (const call of resolveToolCalls(turn, "toolu_")) {
     blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.args });
@@ -80,7 +100,8 @@ function contentOf(turn: ScriptedTurn, thinking: boolean): AnthropicBlock[] {
   return blocks;
 }
 
-const stopReasonOf = (blocks: AnthropicBlock[]) => (blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
+const stopReasonOf = (blocks: AnthropicBlock[]) =>
+  blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
 
 function messageReply(turn: ScriptedTurn, model: string, thinking: boolean): StubReply {
   const content = contentOf(turn, thinking);
@@ -121,12 +142,27 @@ function streamReply(turn: ScriptedTurn, model: string, thinking: boolean): Stub
   ];
   content.forEach((block, index) => {
     if (block.type === "text") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
-      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+      ]);
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } },
+      ]);
     } else if (block.type === "thinking") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
-      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: block.thinking } }]);
-      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } },
+      ]);
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: block.thinking } },
+      ]);
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } },
+      ]);
     } else {
       const start = { type: "tool_use", id: block.id, name: block.name, input: {} };
       events.push(["content_block_start", { type: "content_block_start", index, content_block: start }]);
@@ -137,7 +173,11 @@ function streamReply(turn: ScriptedTurn, model: string, thinking: boolean): Stub
   });
   events.push([
     "message_delta",
-    { type: "message_delta", delta: { stop_reason: stopReasonOf(content), stop_sequence: null }, usage: { output_tokens: 5 } },
+    {
+      type: "message_delta",
+      delta: { stop_reason: stopReasonOf(content), stop_sequence: null },
+      usage: { output_tokens: 5 },
+    },
   ]);
   events.push(["message_stop", { type: "message_stop" }]);
   return {

@@ -22,7 +22,8 @@ const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null &&
 
 export const OUTPUT_CONFIG_UNSUPPORTED_CLAUDE =
   "The model returned the following errors: output_config.format: Extra inputs are not permitted";
-export const OUTPUT_CONFIG_UNSUPPORTED_OTHER = "This model doesn't support the outputConfig field. Remove outputConfig and try again.";
+export const OUTPUT_CONFIG_UNSUPPORTED_OTHER =
+  "This model doesn't support the outputConfig field. Remove outputConfig and try again.";
 export const THINKING_FORCED_TOOL_ERROR =
   "The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.";
 
@@ -45,10 +46,32 @@ export function supportsOutputConfig(modelId: string): boolean {
 
 /** Bedrock relays the model's refusal of a schema in this form (the prefix of OUTPUT_CONFIG_UNSUPPORTED_CLAUDE). */
 const SCHEMA_ERROR_PREFIX = "The model returned the following errors: output_config.format.schema: ";
-const SUBSET_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"]);
+const SUBSET_FORMATS = new Set([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "uri",
+  "ipv4",
+  "ipv6",
+  "uuid",
+]);
 /** Keywords of the subset, by where they may appear (annotations anywhere). */
 const ANYWHERE = new Set([
-  "type", "title", "description", "default", "examples", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions",
+  "type",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "enum",
+  "const",
+  "anyOf",
+  "allOf",
+  "$ref",
+  "$defs",
+  "definitions",
 ]);
 const BY_TYPE: Record<string, Set<string>> = {
   object: new Set(["properties", "required", "additionalProperties"]),
@@ -73,7 +96,10 @@ export function schemaSubsetViolation(schema: Dict): string | undefined {
       const ref = node.$ref;
       if (!/^#\/(\$defs|definitions)\//.test(ref)) return `External or non-definition $ref is not supported: ${ref}`;
       if (refs.includes(ref)) return "Recursive schemas are not supported";
-      const target = ref.slice(2).split("/").reduce<unknown>((at, part) => (isDict(at) ? at[part] : undefined), schema);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce<unknown>((at, part) => (isDict(at) ? at[part] : undefined), schema);
       if (target === undefined) return `Unresolved $ref: ${ref}`;
       return check(target, [...refs, ref]);
     }
@@ -81,10 +107,14 @@ export function schemaSubsetViolation(schema: Dict): string | undefined {
     for (const type of types) {
       if (typeof type !== "string" || !(type in BY_TYPE)) return `Unsupported type ${JSON.stringify(type)}`;
     }
-    const unsupported = Object.keys(node).filter((key) => !ANYWHERE.has(key) && !types.some((t) => BY_TYPE[t as string].has(key)));
+    const unsupported = Object.keys(node).filter(
+      (key) => !ANYWHERE.has(key) && !types.some((t) => BY_TYPE[t as string].has(key)),
+    );
     const typeNames = types.join("' | '") || "any";
-    if (unsupported.length > 0) return `For '${typeNames}' type, properties ${unsupported.sort().join(", ")} are not supported`;
-    if (types.length === 0 && !["enum", "const", "anyOf", "allOf"].some((key) => key in node)) return "A schema must have a type";
+    if (unsupported.length > 0)
+      return `For '${typeNames}' type, properties ${unsupported.sort().join(", ")} are not supported`;
+    if (types.length === 0 && !["enum", "const", "anyOf", "allOf"].some((key) => key in node))
+      return "A schema must have a type";
     if (types.includes("object") && node.additionalProperties !== false) {
       return "For 'object' type, 'additionalProperties' must be explicitly set to false";
     }
@@ -150,7 +180,8 @@ function complexityOf(schema: Dict): { unions: number; optional: number } {
       for (const child of Object.values(node.properties)) visit(child, depth + 1);
     }
     visit(node.items, depth + 1);
-    for (const key of ["anyOf", "allOf"]) if (Array.isArray(node[key])) for (const child of node[key] as unknown[]) visit(child, depth + 1);
+    for (const key of ["anyOf", "allOf"])
+      if (Array.isArray(node[key])) for (const child of node[key] as unknown[]) visit(child, depth + 1);
   };
   visit(schema, 0);
   return counts;
@@ -160,7 +191,8 @@ function complexityOf(schema: Dict): { unions: number; optional: number } {
 export function outputSchemaOf(body: unknown): Dict | undefined {
   if (!isDict(body) || !isDict(body.outputConfig)) return undefined;
   const textFormat = body.outputConfig.textFormat;
-  if (!isDict(textFormat) || !isDict(textFormat.structure) || !isDict(textFormat.structure.jsonSchema)) return undefined;
+  if (!isDict(textFormat) || !isDict(textFormat.structure) || !isDict(textFormat.structure.jsonSchema))
+    return undefined;
   const schema = textFormat.structure.jsonSchema.schema;
   if (typeof schema !== "string") return undefined;
   try {
@@ -180,7 +212,8 @@ export function structuredOutputViolations(modelId: string, body: unknown): Reje
     if (!isDict(textFormat) || textFormat.type !== "json_schema" || outputSchemaOf(body) === undefined) {
       violations.push({
         rule: "outputConfig-shape",
-        message: "The value at outputConfig.textFormat is invalid: expected type json_schema and " +
+        message:
+          "The value at outputConfig.textFormat is invalid: expected type json_schema and " +
           "structure.jsonSchema.schema, a JSON object as a string.",
       });
     } else if (!supportsOutputConfig(modelId)) {
@@ -193,7 +226,8 @@ export function structuredOutputViolations(modelId: string, body: unknown): Reje
       if (refused !== undefined) violations.push({ rule: "outputConfig-schema", message: refused });
     }
   }
-  if (forcesTool(body) && thinkingOn(body)) violations.push({ rule: "thinking-forced-tool", message: THINKING_FORCED_TOOL_ERROR });
+  if (forcesTool(body) && thinkingOn(body))
+    violations.push({ rule: "thinking-forced-tool", message: THINKING_FORCED_TOOL_ERROR });
   return violations;
 }
 
@@ -230,7 +264,8 @@ function sampleOf(schema: unknown, root: Dict, depth: number): unknown {
   if (typeof schema.$ref === "string") return sampleOf(resolveRef(schema.$ref, root), root, depth + 1);
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  for (const key of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(schema[key])) return sampleOf((schema[key] as unknown[])[0], root, depth + 1);
+  for (const key of ["anyOf", "oneOf", "allOf"])
+    if (Array.isArray(schema[key])) return sampleOf((schema[key] as unknown[])[0], root, depth + 1);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "object": {

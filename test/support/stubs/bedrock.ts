@@ -36,14 +36,27 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
   const server = await startJsonServer(({ method, path, body }): StubReply => {
     log.paths.push(path);
     const route = ROUTE.exec(path);
-    if (method !== "POST" || !route) return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
+    if (method !== "POST" || !route)
+      return awsError(404, "UnknownOperationException", `No route for ${method} ${path}`);
     const failure = failureFor(body, options, log);
-    if (failure?.midStream && route[2] === "converse-stream") return midStreamError(failure.type ?? "validationException", failure.message);
-    if (failure) return awsError(failure.status, failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException", failure.message);
+    if (failure?.midStream && route[2] === "converse-stream")
+      return midStreamError(failure.type ?? "validationException", failure.message);
+    if (failure)
+      return awsError(
+        failure.status,
+        failure.type ?? AWS_ERROR_CODES[failure.status] ?? "InternalServerException",
+        failure.message,
+      );
     // B11: reasoning is on when the request asks for it (`additionalModelRequestFields.thinking`).
-    const fields = typeof body === "object" && body !== null ? (body as { additionalModelRequestFields?: { thinking?: unknown } }).additionalModelRequestFields : undefined;
+    const fields =
+      typeof body === "object" && body !== null
+        ? (body as { additionalModelRequestFields?: { thinking?: unknown } }).additionalModelRequestFields
+        : undefined;
     const reasoning = thinkingRequested(fields?.thinking);
-    const violations = [...validateBedrockConverse(body, { ...validation, reasoning }), ...structuredOutputViolations(route[1], body)];
+    const violations = [
+      ...validateBedrockConverse(body, { ...validation, reasoning }),
+      ...structuredOutputViolations(route[1], body),
+    ];
     const violation = log.record(body, violationsWith(body, violations, options));
     if (violation) {
       return awsError(400, "ValidationException", violation.message);
@@ -55,7 +68,11 @@ export async function startBedrockStub(options: StubOptions = {}): Promise<Runni
   return runningStub(server, log);
 }
 
-const AWS_ERROR_CODES: Record<number, string> = { 400: "ValidationException", 429: "ThrottlingException", 503: "ServiceUnavailableException" };
+const AWS_ERROR_CODES: Record<number, string> = {
+  400: "ValidationException",
+  429: "ThrottlingException",
+  503: "ServiceUnavailableException",
+};
 
 /** restJson1 error: the SDK reads the error code from `x-amzn-errortype` and `.message` from the body. */
 function awsError(status: number, code: string, message: string): StubReply {
@@ -74,7 +91,9 @@ interface ConverseBlock {
 
 /** With reasoning on, Claude opens its answer with signed reasoning (B11 checks it on the next request). */
 function contentOf(turn: ScriptedTurn, reasoning: boolean): ConverseBlock[] {
-  const blocks: ConverseBlock[] = reasoning ? [{ reasoningContent: { reasoningText: { text: "stub reasoning", signature: "stub_signature" } } }] : [];
+  const blocks: ConverseBlock[] = reasoning
+    ? [{ reasoningContent: { reasoningText: { text: "stub reasoning", signature: "stub_signature" } } }]
+    : [];
   if (turn.text !== undefined && turn.text !== "") blocks.push({ text: turn.text });
   for (const call of resolveToolCalls(turn, "tooluse_")) {
     blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.args } });
@@ -134,7 +153,11 @@ function midStreamError(exceptionType: string, message: string): StubReply {
     headers: { "content-type": "application/vnd.amazon.eventstream" },
     write: (res: ServerResponse) => {
       res.write(encodeEvent("messageStart", { role: "assistant" }));
-      const headers = { ":exception-type": exceptionType, ":content-type": "application/json", ":message-type": "exception" };
+      const headers = {
+        ":exception-type": exceptionType,
+        ":content-type": "application/json",
+        ":message-type": "exception",
+      };
       res.write(encodeFrame(headers, { message }));
       res.end();
     },
@@ -177,7 +200,10 @@ function encodeHeaders(headers: Record<string, string>): Buffer {
 
 /** One frame: total length, headers length, prelude CRC, headers, payload, message CRC. */
 export function encodeEvent(eventType: string, payload: unknown): Buffer {
-  return encodeFrame({ ":event-type": eventType, ":content-type": "application/json", ":message-type": "event" }, payload);
+  return encodeFrame(
+    { ":event-type": eventType, ":content-type": "application/json", ":message-type": "event" },
+    payload,
+  );
 }
 
 function encodeFrame(headerValues: Record<string, string>, payload: unknown): Buffer {

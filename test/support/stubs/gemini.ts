@@ -48,7 +48,12 @@ export async function startGeminiStub(options: StubOptions = {}): Promise<Runnin
     if (!route) return geminiError(404, `Not found: ${method} ${path}`, "NOT_FOUND");
     const [, model, task] = route;
     const failure = failureFor(body, options, log);
-    if (failure) return geminiError(failure.status, failure.message, failure.type ?? (failure.status === 429 ? "RESOURCE_EXHAUSTED" : "INVALID_ARGUMENT"));
+    if (failure)
+      return geminiError(
+        failure.status,
+        failure.message,
+        failure.type ?? (failure.status === 429 ? "RESOURCE_EXHAUSTED" : "INVALID_ARGUMENT"),
+      );
     const request = asDict(body);
     const violations = validateGeminiContents(request.contents, { thoughtSignatures: checksThoughtSignatures(model) });
     const violation = log.record(body, violationsWith(body, violations, options));
@@ -70,7 +75,10 @@ function generateReply(turn: ScriptedTurn, model: string): StubReply {
   resolveToolCalls(turn, "").forEach((call, index) => {
     const signed = index === 0 && checksThoughtSignatures(model);
     // Gemini's function calls carry no id unless the caller asked for one: the client makes up a uuid.
-    parts.push({ functionCall: { name: call.name, args: call.args }, ...(signed ? { thoughtSignature: `sig_${randomIdSuffix(32)}` } : {}) });
+    parts.push({
+      functionCall: { name: call.name, args: call.args },
+      ...(signed ? { thoughtSignature: `sig_${randomIdSuffix(32)}` } : {}),
+    });
   });
   return {
     status: 200,
@@ -83,6 +91,15 @@ function generateReply(turn: ScriptedTurn, model: string): StubReply {
 }
 
 /** The real ChatGoogleGenerativeAI against the stub. */
-export function geminiModel(stub: Pick<RunningStub, "url">, fields: Partial<GoogleGenerativeAIChatInput> = {}): ChatGoogleGenerativeAI {
-  return new ChatGoogleGenerativeAI({ model: DEFAULT_GEMINI_MODEL, apiKey: "test-key", maxRetries: 0, ...fields, baseUrl: stub.url });
+export function geminiModel(
+  stub: Pick<RunningStub, "url">,
+  fields: Partial<GoogleGenerativeAIChatInput> = {},
+): ChatGoogleGenerativeAI {
+  return new ChatGoogleGenerativeAI({
+    model: DEFAULT_GEMINI_MODEL,
+    apiKey: "test-key",
+    maxRetries: 0,
+    ...fields,
+    baseUrl: stub.url,
+  });
 }

@@ -44,10 +44,24 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
     const request = asDict(body);
     const isChat = endpoint === "/v1/chat/completions";
     const failure = failureFor(body, options, log);
-    if (failure) return openAIError(failure.status, failure.message, failure.status === 429 ? "requests" : "invalid_request_error", null, failure.type);
-    const violation = log.record(body, violationsWith(body, isChat
-      ? validateOpenAIChatMessages(request.messages)
-      : validateOpenAIResponsesInput(request.input, { storedOutputs }), options));
+    if (failure)
+      return openAIError(
+        failure.status,
+        failure.message,
+        failure.status === 429 ? "requests" : "invalid_request_error",
+        null,
+        failure.type,
+      );
+    const violation = log.record(
+      body,
+      violationsWith(
+        body,
+        isChat
+          ? validateOpenAIChatMessages(request.messages)
+          : validateOpenAIResponsesInput(request.input, { storedOutputs }),
+        options,
+      ),
+    );
     if (violation) {
       return openAIError(400, violation.message, "invalid_request_error", isChat ? "messages" : "input");
     }
@@ -63,7 +77,13 @@ export async function startOpenAIStub(options: StubOptions = {}): Promise<Runnin
   return runningStub(server, log);
 }
 
-function openAIError(status: number, message: string, type: string, param: string | null, code: string | null = null): StubReply {
+function openAIError(
+  status: number,
+  message: string,
+  type: string,
+  param: string | null,
+  code: string | null = null,
+): StubReply {
   return { status, json: { error: { message, type, param, code } } };
 }
 
@@ -133,7 +153,11 @@ function chatStreamReply(turn: ScriptedTurn, model: string): StubReply {
 function responsesReply(turn: ScriptedTurn, model: string, reasoning: boolean, stored: unknown[][]): StubReply {
   const output: Dict[] = [];
   if (reasoning) {
-    output.push({ type: "reasoning", id: `rs_${randomIdSuffix()}`, summary: [{ type: "summary_text", text: "thinking it over" }] });
+    output.push({
+      type: "reasoning",
+      id: `rs_${randomIdSuffix()}`,
+      summary: [{ type: "summary_text", text: "thinking it over" }],
+    });
   }
   if (turn.text !== undefined && turn.text !== "") {
     output.push({

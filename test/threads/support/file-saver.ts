@@ -7,7 +7,14 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { MemorySaver, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointTuple, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import {
+  MemorySaver,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 
 export interface FileSaverOptions {
   file: string;
@@ -20,7 +27,8 @@ type Tree = Record<string, unknown>;
 function encode(value: unknown): unknown {
   if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString("base64") };
   if (Array.isArray(value)) return value.map(encode);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
   return value;
 }
 
@@ -38,7 +46,10 @@ export class FileSaver extends MemorySaver {
   constructor(private readonly options: FileSaverOptions) {
     super();
     if (existsSync(options.file)) {
-      const { storage, writes } = decode(JSON.parse(readFileSync(options.file, "utf8"))) as { storage: Tree; writes: Tree };
+      const { storage, writes } = decode(JSON.parse(readFileSync(options.file, "utf8"))) as {
+        storage: Tree;
+        writes: Tree;
+      };
       Object.assign(this.storage, storage);
       Object.assign(this.writes, writes);
     }
@@ -66,7 +77,11 @@ export class FileSaver extends MemorySaver {
     }
   }
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+  ): Promise<RunnableConfig> {
     const result = await super.put(config, checkpoint, metadata);
     this.save();
     return result;

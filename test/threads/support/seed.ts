@@ -33,7 +33,12 @@ export async function startSeedModel(provider: SeedProvider): Promise<SeedModel>
   let answers = 0;
   const script = (request: unknown) =>
     endsOnUserText(provider, request)
-      ? { toolCalls: [{ name: "fast", args: { q: "flights" } }, { name: "slow", args: { q: "hotels" } }] }
+      ? {
+          toolCalls: [
+            { name: "fast", args: { q: "flights" } },
+            { name: "slow", args: { q: "hotels" } },
+          ],
+        }
       : { text: `answer ${++answers}` };
   if (provider === "openai") {
     const stub = await startOpenAIStub({ script });
@@ -81,7 +86,13 @@ export type AgentKind = "createAgent" | "createReactAgent";
  * (toolCallRepairMiddleware / toolCallRepairHook, request only): on Bedrock a user message after tool results is
  * a second user turn (B6), which a stored structural repair does not change.
  */
-export function buildSeedAgent(kind: AgentKind, model: SeedModel, tools: SeedTools, checkpointer: BaseCheckpointSaver, shaping = false) {
+export function buildSeedAgent(
+  kind: AgentKind,
+  model: SeedModel,
+  tools: SeedTools,
+  checkpointer: BaseCheckpointSaver,
+  shaping = false,
+) {
   if (kind === "createAgent")
     return createAgent({
       model: model.model(),
@@ -107,7 +118,12 @@ export const say = (text: string) => ({ messages: [new HumanMessage(text)] });
  * (durability "async"): a run that was aborted or rejected returns before its last writes land, and on
  * PostgreSQL a next run started at once could read an older checkpoint.
  */
-async function untilLatest(saver: BaseCheckpointSaver, thread: string, what: string, holds: (messages: BaseMessage[]) => boolean): Promise<void> {
+async function untilLatest(
+  saver: BaseCheckpointSaver,
+  thread: string,
+  what: string,
+  holds: (messages: BaseMessage[]) => boolean,
+): Promise<void> {
   await until(async () => holds(await storedMessages(saver, thread)), `${thread}: ${what}`);
 }
 
@@ -117,11 +133,20 @@ const endsOnCalls = (messages: BaseMessage[]) => {
 };
 
 /** Runs until `slow` is under way (and, with `Send`, `fast`'s result is stored), then aborts. */
-export async function abortedRun(agent: SeedAgent, tools: SeedTools, saver: BaseCheckpointSaver, thread: string, waitForSibling: boolean): Promise<void> {
+export async function abortedRun(
+  agent: SeedAgent,
+  tools: SeedTools,
+  saver: BaseCheckpointSaver,
+  thread: string,
+  waitForSibling: boolean,
+): Promise<void> {
   const controller = new AbortController();
   tools.holdSlow = true;
   const started = new Promise<void>((resolve) => (tools.slowStarted = resolve));
-  const outcome = (agent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(say(`trip ${thread}`), { ...threadConfig(thread), signal: controller.signal }).then(
+  const outcome = (agent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(
+    say(`trip ${thread}`),
+    { ...threadConfig(thread), signal: controller.signal },
+  ).then(
     () => new Error("the run was expected to be aborted"),
     (error: Error) => error,
   );
@@ -129,7 +154,10 @@ export async function abortedRun(agent: SeedAgent, tools: SeedTools, saver: Base
   if (waitForSibling) {
     await until(async () => {
       const tuple = await saver.getTuple(threadConfig(thread));
-      return (tuple?.pendingWrites ?? []).some(([, channel, value]) => channel === "messages" && (Array.isArray(value) ? value : [value]).some((m) => ToolMessage.isInstance(m)));
+      return (tuple?.pendingWrites ?? []).some(
+        ([, channel, value]) =>
+          channel === "messages" && (Array.isArray(value) ? value : [value]).some((m) => ToolMessage.isInstance(m)),
+      );
     }, "the finished sibling's pending write");
   }
   controller.abort();
@@ -143,12 +171,20 @@ export async function abortedRun(agent: SeedAgent, tools: SeedTools, saver: Base
 /** A new user message after the aborted run: LangGraph discards the pending tools, the provider rejects the thread. */
 async function rejectedFollowUp(agent: SeedAgent, saver: BaseCheckpointSaver, thread: string): Promise<void> {
   const text = "never mind, just the flights";
-  const error = await (agent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(say(text), threadConfig(thread)).then(
+  const error = await (agent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(
+    say(text),
+    threadConfig(thread),
+  ).then(
     () => undefined,
     (e: Error) => e,
   );
   if (!error) throw new Error(`${thread}: the follow-up was expected to be rejected by the provider`);
-  await untilLatest(saver, thread, "the rejected follow-up stored", (messages) => messages[messages.length - 1]?.content === text);
+  await untilLatest(
+    saver,
+    thread,
+    "the rejected follow-up stored",
+    (messages) => messages[messages.length - 1]?.content === text,
+  );
 }
 
 export interface SeedPlan {
@@ -175,11 +211,18 @@ export interface SeededThreads {
 }
 
 /** Seeds threads into `saver` by real runs, one after another. */
-export async function seedThreads(saver: BaseCheckpointSaver, model: SeedModel, plan: SeedPlan): Promise<SeededThreads> {
+export async function seedThreads(
+  saver: BaseCheckpointSaver,
+  model: SeedModel,
+  plan: SeedPlan,
+): Promise<SeededThreads> {
   const tools = new SeedTools();
   const prefix = plan.prefix ?? "";
   const seeded: SeededThreads = { broken: [], clean: [], open: [], kinds: new Map(), salvageable: [] };
-  const agents = { createAgent: buildSeedAgent("createAgent", model, tools, saver), createReactAgent: buildSeedAgent("createReactAgent", model, tools, saver) };
+  const agents = {
+    createAgent: buildSeedAgent("createAgent", model, tools, saver),
+    createReactAgent: buildSeedAgent("createReactAgent", model, tools, saver),
+  };
   for (let i = 1; i <= (plan.brokenSend ?? 0); i++) {
     const thread = `${prefix}broken-send-${i}`;
     await abortedRun(agents.createAgent, tools, saver, thread, true);
@@ -197,7 +240,10 @@ export async function seedThreads(saver: BaseCheckpointSaver, model: SeedModel, 
   }
   for (let i = 1; i <= (plan.clean ?? 0); i++) {
     const thread = `${prefix}clean-${i}`;
-    await (agents.createAgent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(say(`trip ${thread}`), threadConfig(thread));
+    await (agents.createAgent.invoke as (input: unknown, config: RunnableConfig) => Promise<unknown>)(
+      say(`trip ${thread}`),
+      threadConfig(thread),
+    );
     seeded.clean.push(thread);
     seeded.kinds.set(thread, "createAgent");
   }
@@ -218,7 +264,8 @@ export async function storedMessages(saver: BaseCheckpointSaver, thread: string)
 /** The results stored for the calls of `fast` and `slow`: real or placeholder, and their text. */
 export function resultsByTool(messages: BaseMessage[]): Record<string, { synthetic: boolean; content: string }[]> {
   const names = new Map<string, string>();
-  for (const m of messages) if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
+  for (const m of messages)
+    if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
   const out: Record<string, { synthetic: boolean; content: string }[]> = {};
   for (const m of messages) {
     if (!ToolMessage.isInstance(m)) continue;
@@ -229,10 +276,18 @@ export function resultsByTool(messages: BaseMessage[]): Record<string, { synthet
 }
 
 /** Sends the next user message through the same kind of agent (real client, stub); returns the final answer. */
-export async function nextMessage(kind: AgentKind, model: SeedModel, saver: BaseCheckpointSaver, thread: string, shaping: boolean): Promise<string> {
+export async function nextMessage(
+  kind: AgentKind,
+  model: SeedModel,
+  saver: BaseCheckpointSaver,
+  thread: string,
+  shaping: boolean,
+): Promise<string> {
   const tools = new SeedTools();
   const agent = buildSeedAgent(kind, model, tools, saver, shaping);
-  const result = (await (agent.invoke as (input: unknown, config: RunnableConfig) => Promise<{ messages: BaseMessage[] }>)(say("and a car, please"), threadConfig(thread))) as {
+  const result = (await (
+    agent.invoke as (input: unknown, config: RunnableConfig) => Promise<{ messages: BaseMessage[] }>
+  )(say("and a car, please"), threadConfig(thread))) as {
     messages: BaseMessage[];
   };
   return String(result.messages[result.messages.length - 1]?.content);

@@ -58,15 +58,28 @@ export async function openTestStore(name: StoreName, context: Context): Promise<
  * thread id and namespace, through the saver's own put / putWrites: many realistic threads from one real run.
  * `latestOnly` copies just the newest checkpoint (enough for a scan).
  */
-export async function copyThread(saver: BaseCheckpointSaver, from: string, to: string, namespace = "", latestOnly = false): Promise<void> {
+export async function copyThread(
+  saver: BaseCheckpointSaver,
+  from: string,
+  to: string,
+  namespace = "",
+  latestOnly = false,
+): Promise<void> {
   const chain: CheckpointTuple[] = [];
-  for await (const tuple of saver.list({ configurable: { thread_id: from, checkpoint_ns: "" } }, latestOnly ? { limit: 1 } : undefined)) chain.push(tuple);
+  for await (const tuple of saver.list(
+    { configurable: { thread_id: from, checkpoint_ns: "" } },
+    latestOnly ? { limit: 1 } : undefined,
+  ))
+    chain.push(tuple);
   for (const tuple of chain.reverse()) {
     const parent = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
-    const config = { configurable: { thread_id: to, checkpoint_ns: namespace, ...(parent ? { checkpoint_id: parent } : {}) } };
+    const config = {
+      configurable: { thread_id: to, checkpoint_ns: namespace, ...(parent ? { checkpoint_id: parent } : {}) },
+    };
     const stored = await saver.put(config, tuple.checkpoint, tuple.metadata!, { ...tuple.checkpoint.channel_versions });
     const byTask = new Map<string, [string, unknown][]>();
-    for (const [task, channel, value] of tuple.pendingWrites ?? []) byTask.set(task, [...(byTask.get(task) ?? []), [channel, value]]);
+    for (const [task, channel, value] of tuple.pendingWrites ?? [])
+      byTask.set(task, [...(byTask.get(task) ?? []), [channel, value]]);
     for (const [task, writes] of byTask) await saver.putWrites(stored, writes, task);
   }
 }
