@@ -26,7 +26,9 @@ export async function* mapConcurrently<T, R>(
   const iterator = source[Symbol.asyncIterator]();
   const window: Promise<R>[] = [];
   let exhausted = false;
-  let lastTurn = performance.now();
+  // The first item waits for a turn too: a stop asked before the run (or while its first page was read) is seen
+  // before any thread, however fast the rest goes.
+  let lastTurn = Number.NEGATIVE_INFINITY;
   const fill = async () => {
     while (!exhausted && window.length < concurrency) {
       if (performance.now() - lastTurn >= TURN_EVERY_MS) {
