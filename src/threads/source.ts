@@ -17,7 +17,8 @@
  * connection, so each process reads only its share of the keys; a `list({})` source filters what it reads.
  */
 import { createHash } from "node:crypto";
-import { JsonPlusSerializer, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import * as checkpointPackage from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { readingInput } from "../errors";
 import type { Provider } from "../types";
 import type { Dict } from "../values";
@@ -110,7 +111,11 @@ function itemOf(stored: StoredThread, { messagesKey, provider }: ThreadSelection
   return clean ? { key, clean } : { key, stored: checkpoint };
 }
 
-const readsJson = (saver: BaseCheckpointSaver) => Object.getPrototypeOf(saver.serde) === JsonPlusSerializer.prototype;
+// Read through the namespace: @langchain/langgraph-checkpoint 1.0.x does not export the class (a named import
+// would fail to link there); without it, every saver keeps the generic path.
+const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: object } }).JsonPlusSerializer;
+const readsJson = (saver: BaseCheckpointSaver) =>
+  jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
 
 // ---------------------------------------------------------------------------------------------------------
 // SQLite (SqliteSaver: a better-sqlite3 connection in `db`)

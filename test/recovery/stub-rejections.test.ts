@@ -19,6 +19,7 @@ import {
   validateOpenAIResponsesInput,
 } from "../../src/validate";
 import { brokenPlanArb, buildHistory } from "../support/histories";
+import { ADAPTERS_PINNED } from "../support/payloads";
 import {
   anthropicModel,
   bedrockModel,
@@ -96,71 +97,80 @@ async function outcome(run: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
-describe("generated broken histories sent as they are", () => {
-  for (const format of Object.keys(FORMATS) as Format[]) {
-    it(`${format}: the error names what the stub named, and the history force-repaired from it is accepted`, async () => {
-      const { start, invoke, violations } = FORMATS[format];
-      const stub = await track(start());
-      const seen = { rejected: 0, local: 0 };
+// The generated histories hold reasoning blocks, which older adapters send differently (@langchain/aws 1.3.9 throws on
+// them, @langchain/openai 1.4.5 sends them as content parts): the profiles are checked against the pinned adapters.
+describe.skipIf(ADAPTERS_PINNED !== undefined)(
+  `generated broken histories sent as they are${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
+  () => {
+    for (const format of Object.keys(FORMATS) as Format[]) {
+      it(`${format}: the error names what the stub named, and the history force-repaired from it is accepted`, async () => {
+        const { start, invoke, violations } = FORMATS[format];
+        const stub = await track(start());
+        const seen = { rejected: 0, local: 0 };
+        await fc.assert(
+          fc.asyncProperty(brokenPlanArb, async (plan) => {
+            const history = asRequest(buildHistory(plan));
+            const before = stub.calls;
+            const error = await outcome(() => invoke(stub, history));
+            if (error === undefined) return;
+            const reachedStub = stub.calls > before;
+            const parsed = parseToolPairingError(error, { messages: history, provider: format });
+            if (reachedStub) {
+              seen.rejected++;
+              const named = violations(stub.requests[stub.requests.length - 1] as Dict)[0];
+              expect(parsed, named.message).toBeDefined();
+              expect(parsed!.toolCallIds).toEqual(named.toolCallIds ?? []);
+              // The position, where the text names one.
+              if (/(messages|input)(\.|\[)\d/.test(named.message))
+                expect(parsed!.payloadIndex).toBe(named.payloadIndex);
+            } else {
+              // The adapter refused the history itself (e.g. Anthropic blocks on ChatBedrockConverse).
+              if (!parsed) return;
+              seen.local++;
+            }
+            // As a surface does: the provider, and for Anthropic the default model's rules (Sonnet 4.6: no system
+            // message inside `messages`).
+            const { messages } = forceRepairToolCalls(history, parsed!, {
+              provider: format,
+              ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}),
+            });
+            const retry = await outcome(() => invoke(stub, messages));
+            expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
+          }),
+          { numRuns: RUNS },
+        );
+        // Only a guard against a generator that breaks nothing: about 30% (Responses) to 60% are rejected; a tenth
+        // leaves no room for chance (a third did, once in a while, for Responses).
+        expect(seen.rejected).toBeGreaterThan(RUNS / 10);
+      });
+    }
+  },
+);
+
+describe.skipIf(ADAPTERS_PINNED !== undefined)(
+  "an unbound ChatBedrockConverse (no tools: no toolConfig) on histories that used tools",
+  () => {
+    it("the stub refuses them with B3; force-repaired from the parsed error, the same unbound request is accepted", async () => {
+      const stub = await track(startBedrockStub());
+      const model = bedrockModel(stub);
+      let refused = 0;
       await fc.assert(
         fc.asyncProperty(brokenPlanArb, async (plan) => {
-          const history = asRequest(buildHistory(plan));
-          const before = stub.calls;
-          const error = await outcome(() => invoke(stub, history));
+          // Valid for Bedrock with tools bound: the only thing left to refuse is the missing toolConfig.
+          const history = repairToolCalls(asRequest(buildHistory(plan)), { provider: "bedrock" }).messages;
+          const error = await outcome(() => model.invoke(history));
           if (error === undefined) return;
-          const reachedStub = stub.calls > before;
-          const parsed = parseToolPairingError(error, { messages: history, provider: format });
-          if (reachedStub) {
-            seen.rejected++;
-            const named = violations(stub.requests[stub.requests.length - 1] as Dict)[0];
-            expect(parsed, named.message).toBeDefined();
-            expect(parsed!.toolCallIds).toEqual(named.toolCallIds ?? []);
-            // The position, where the text names one.
-            if (/(messages|input)(\.|\[)\d/.test(named.message)) expect(parsed!.payloadIndex).toBe(named.payloadIndex);
-          } else {
-            // The adapter refused the history itself (e.g. Anthropic blocks on ChatBedrockConverse).
-            if (!parsed) return;
-            seen.local++;
-          }
-          // As a surface does: the provider, and for Anthropic the default model's rules (Sonnet 4.6: no system
-          // message inside `messages`).
-          const { messages } = forceRepairToolCalls(history, parsed!, {
-            provider: format,
-            ...(format === "anthropic" ? { systemMessages: "user-text" as const } : {}),
-          });
-          const retry = await outcome(() => invoke(stub, messages));
+          const parsed = parseToolPairingError(error, { messages: history, provider: "bedrock" });
+          expect(parsed, String((error as Error).message)).toMatchObject({ kind: "tool_config_missing", rule: "B3" });
+          refused++;
+          const { messages, repairs } = forceRepairToolCalls(history, parsed!);
+          expect(repairs.length).toBeGreaterThan(0);
+          const retry = await outcome(() => model.invoke(messages));
           expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
         }),
         { numRuns: RUNS },
       );
-      // Only a guard against a generator that breaks nothing: about 30% (Responses) to 60% are rejected; a tenth
-      // leaves no room for chance (a third did, once in a while, for Responses).
-      expect(seen.rejected).toBeGreaterThan(RUNS / 10);
+      expect(refused).toBeGreaterThan(RUNS / 10); // a guard against a generator that uses no tools
     });
-  }
-});
-
-describe("an unbound ChatBedrockConverse (no tools: no toolConfig) on histories that used tools", () => {
-  it("the stub refuses them with B3; force-repaired from the parsed error, the same unbound request is accepted", async () => {
-    const stub = await track(startBedrockStub());
-    const model = bedrockModel(stub);
-    let refused = 0;
-    await fc.assert(
-      fc.asyncProperty(brokenPlanArb, async (plan) => {
-        // Valid for Bedrock with tools bound: the only thing left to refuse is the missing toolConfig.
-        const history = repairToolCalls(asRequest(buildHistory(plan)), { provider: "bedrock" }).messages;
-        const error = await outcome(() => model.invoke(history));
-        if (error === undefined) return;
-        const parsed = parseToolPairingError(error, { messages: history, provider: "bedrock" });
-        expect(parsed, String((error as Error).message)).toMatchObject({ kind: "tool_config_missing", rule: "B3" });
-        refused++;
-        const { messages, repairs } = forceRepairToolCalls(history, parsed!);
-        expect(repairs.length).toBeGreaterThan(0);
-        const retry = await outcome(() => model.invoke(messages));
-        expect(retry, String((retry as Error | undefined)?.message)).toBeUndefined();
-      }),
-      { numRuns: RUNS },
-    );
-    expect(refused).toBeGreaterThan(RUNS / 10); // a guard against a generator that uses no tools
-  });
-});
+  },
+);
