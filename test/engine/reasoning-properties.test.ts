@@ -19,6 +19,7 @@ import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } f
 import { describe, expect, it } from "vitest";
 import { isCleanHistory, repairToolCalls } from "../../src/engine";
 import { validateGeminiContents, validateOpenAIResponsesInput } from "../../src/validate";
+import { ADAPTERS_PINNED } from "../support/payloads";
 
 const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));
 
@@ -150,99 +151,103 @@ function expectCleanWalkAgrees(
   expect(isCleanHistory(repaired.messages, { provider })).toBe(true);
 }
 
-describe("OpenAI Responses threads with reasoning items", () => {
-  const model = "gpt-5.1";
+// The input is built by @langchain/openai's own converter: checked against the pinned adapter (older ones send it differently).
+describe.skipIf(ADAPTERS_PINNED !== undefined)(
+  `OpenAI Responses threads with reasoning items${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
+  () => {
+    const model = "gpt-5.1";
 
-  it("repaired, the input @langchain/openai builds passes R1-R7, loses nothing, and is repaired to itself", () => {
-    fc.assert(
-      fc.property(threadArb, ({ turns, incidents, midLoop }) => {
-        const stored: Dict[][] = [];
-        const respond = (step: Step, n: number): AIMessage => {
-          const output: Dict[] = [];
-          if (step.reasoning)
-            output.push({
-              type: "reasoning",
-              id: `rs_${n}`,
-              summary: [{ type: "summary_text", text: `reasoning ${n}` }],
-            });
-          if (step.text)
-            output.push({
-              type: "message",
-              id: `msg_${n}`,
-              role: "assistant",
+    it("repaired, the input @langchain/openai builds passes R1-R7, loses nothing, and is repaired to itself", () => {
+      fc.assert(
+        fc.property(threadArb, ({ turns, incidents, midLoop }) => {
+          const stored: Dict[][] = [];
+          const respond = (step: Step, n: number): AIMessage => {
+            const output: Dict[] = [];
+            if (step.reasoning)
+              output.push({
+                type: "reasoning",
+                id: `rs_${n}`,
+                summary: [{ type: "summary_text", text: `reasoning ${n}` }],
+              });
+            if (step.text)
+              output.push({
+                type: "message",
+                id: `msg_${n}`,
+                role: "assistant",
+                status: "completed",
+                content: [{ type: "output_text", text: `model text ${n}`, annotations: [] }],
+              });
+            for (let k = 0; k < step.calls; k++)
+              output.push({
+                type: "function_call",
+                id: `fc_${n}_${k}`,
+                call_id: `call_${n}_${k}`,
+                name: "lookup",
+                arguments: JSON.stringify({ q: `${n}.${k}` }),
+                status: "completed",
+              });
+            stored.push(output);
+            const response = {
+              id: `resp_${n}`,
+              object: "response",
+              created_at: 0,
+              model,
               status: "completed",
-              content: [{ type: "output_text", text: `model text ${n}`, annotations: [] }],
-            });
-          for (let k = 0; k < step.calls; k++)
-            output.push({
-              type: "function_call",
-              id: `fc_${n}_${k}`,
-              call_id: `call_${n}_${k}`,
-              name: "lookup",
-              arguments: JSON.stringify({ q: `${n}.${k}` }),
-              status: "completed",
-            });
-          stored.push(output);
-          const response = {
-            id: `resp_${n}`,
-            object: "response",
-            created_at: 0,
-            model,
-            status: "completed",
-            output,
-            usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+              output,
+              usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+            };
+            return convertResponsesMessageToAIMessage(response as never);
           };
-          return convertResponsesMessageToAIMessage(response as never);
-        };
-        const history = applyIncidents(buildThread(turns, midLoop, respond), incidents);
-        const repaired = repairToolCalls(history, { provider: "openai-responses" });
-        const input = convertMessagesToResponsesInput({
-          messages: repaired.messages,
-          zdrEnabled: false,
-          model,
-        }) as unknown as Dict[];
-        expect(validateOpenAIResponsesInput(input, { storedOutputs: stored })).toEqual([]);
-        // Zero data retention: the adapter rebuilds the items from the message instead of re-sending the output.
-        const zdrInput = convertMessagesToResponsesInput({
-          messages: repaired.messages,
-          zdrEnabled: true,
-          model,
-        }) as unknown as Dict[];
-        expect(validateOpenAIResponsesInput(zdrInput, { storedOutputs: stored })).toEqual([]);
-        expectCleanWalkAgrees(history, repaired, "openai-responses");
-        // What the stored thread holds (structural repairs), then the request's repair on top: still valid.
-        const storedThread = repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages;
-        const later = repairToolCalls(storedThread, { provider: "openai-responses" }).messages;
-        const laterInput = convertMessagesToResponsesInput({
-          messages: later,
-          zdrEnabled: false,
-          model,
-        }) as unknown as Dict[];
-        expect(validateOpenAIResponsesInput(laterInput, { storedOutputs: stored })).toEqual([]);
+          const history = applyIncidents(buildThread(turns, midLoop, respond), incidents);
+          const repaired = repairToolCalls(history, { provider: "openai-responses" });
+          const input = convertMessagesToResponsesInput({
+            messages: repaired.messages,
+            zdrEnabled: false,
+            model,
+          }) as unknown as Dict[];
+          expect(validateOpenAIResponsesInput(input, { storedOutputs: stored })).toEqual([]);
+          // Zero data retention: the adapter rebuilds the items from the message instead of re-sending the output.
+          const zdrInput = convertMessagesToResponsesInput({
+            messages: repaired.messages,
+            zdrEnabled: true,
+            model,
+          }) as unknown as Dict[];
+          expect(validateOpenAIResponsesInput(zdrInput, { storedOutputs: stored })).toEqual([]);
+          expectCleanWalkAgrees(history, repaired, "openai-responses");
+          // What the stored thread holds (structural repairs), then the request's repair on top: still valid.
+          const storedThread = repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages;
+          const later = repairToolCalls(storedThread, { provider: "openai-responses" }).messages;
+          const laterInput = convertMessagesToResponsesInput({
+            messages: later,
+            zdrEnabled: false,
+            model,
+          }) as unknown as Dict[];
+          expect(validateOpenAIResponsesInput(laterInput, { storedOutputs: stored })).toEqual([]);
 
-        const sent = JSON.stringify(input);
-        expectNothingLost(history, sent);
-        // Every reasoning item of the thread is sent, once.
-        const reasoningIds = new Set(
-          history.flatMap((m) =>
-            (m.additional_kwargs as Dict).reasoning ? [((m.additional_kwargs as Dict).reasoning as Dict).id] : [],
-          ),
-        );
-        expect(
-          input
-            .filter((item) => item.type === "reasoning")
-            .map((item) => item.id)
-            .sort(),
-        ).toEqual([...reasoningIds].sort());
+          const sent = JSON.stringify(input);
+          expectNothingLost(history, sent);
+          // Every reasoning item of the thread is sent, once.
+          const reasoningIds = new Set(
+            history.flatMap((m) =>
+              (m.additional_kwargs as Dict).reasoning ? [((m.additional_kwargs as Dict).reasoning as Dict).id] : [],
+            ),
+          );
+          expect(
+            input
+              .filter((item) => item.type === "reasoning")
+              .map((item) => item.id)
+              .sort(),
+          ).toEqual([...reasoningIds].sort());
 
-        const again = repairToolCalls(repaired.messages, { provider: "openai-responses" });
-        expect(again.repairs).toEqual([]);
-        expect(again.messages).toBe(repaired.messages);
-      }),
-      { numRuns: RUNS },
-    );
-  });
-});
+          const again = repairToolCalls(repaired.messages, { provider: "openai-responses" });
+          expect(again.repairs).toEqual([]);
+          expect(again.messages).toBe(repaired.messages);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  },
+);
 
 describe("Gemini 3+ threads with thought signatures", () => {
   const SIGNATURES = "__gemini_function_call_thought_signatures__";
