@@ -9,6 +9,7 @@ import type { ServerResponse } from "node:http";
 import { acceptsSystemInConversation } from "../../../src/models/request-target";
 import { validateAnthropicMessages } from "../../../src/validate";
 import {
+  asDict,
   createTurnSource,
   failureFor,
   thinkingRequested,
@@ -18,6 +19,7 @@ import {
   runningStub,
   startJsonServer,
   StubLog,
+  type Dict,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -25,9 +27,6 @@ import {
 } from "./common";
 
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
-
-type Dict = Record<string, unknown>;
-const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Dict) : {});
 
 /** `noPrefill` defaults to true (Claude 4.6+ models); `requireAlternation` does not apply (the API merges turns). */
 export async function startAnthropicStub(options: StubOptions = {}): Promise<RunningStub> {

@@ -8,6 +8,12 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+export type Dict = Record<string, unknown>;
+
+/** A request field as a record: `{}` for anything that is not one (a stub reads what a client sent, whatever it is). */
+export const asDict = (v: unknown): Dict =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Dict) : {};
+
 export interface ScriptedToolCall {
   id?: string;
   name: string;

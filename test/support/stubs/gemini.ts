@@ -7,6 +7,7 @@
 import { ChatGoogleGenerativeAI, type GoogleGenerativeAIChatInput } from "@langchain/google-genai";
 import { validateGeminiContents } from "../../../src/validate";
 import {
+  asDict,
   createTurnSource,
   failureFor,
   violationsWith,
@@ -15,6 +16,7 @@ import {
   runningStub,
   startJsonServer,
   StubLog,
+  type Dict,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -22,9 +24,6 @@ import {
 } from "./common";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-3-pro-preview";
-
-type Dict = Record<string, unknown>;
-const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Dict) : {});
 
 const GENERATE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 

@@ -10,6 +10,7 @@ import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import type { ServerResponse } from "node:http";
 import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate";
 import {
+  asDict,
   createTurnSource,
   failureFor,
   violationsWith,
@@ -18,6 +19,7 @@ import {
   runningStub,
   startJsonServer,
   StubLog,
+  type Dict,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
@@ -25,9 +27,6 @@ import {
 } from "./common";
 
 export const DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
-
-type Dict = Record<string, unknown>;
-const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Dict) : {});
 
 /** `noPrefill` and `requireAlternation` do not apply to OpenAI and are ignored. */
 export async function startOpenAIStub(options: StubOptions = {}): Promise<RunningStub> {
