@@ -2,7 +2,7 @@
  * Options, validated and resolved once: every value checked against its own table (never against an object
  * whose prototype could answer for it), a clear error naming the option and the accepted values otherwise.
  */
-import { ToolCallRepairInputError, errorText, optionsInput, readingInput } from "../errors";
+import { ToolCallRepairInputError, optionsInput } from "../errors";
 import { defaultSyntheticText } from "../messages/build";
 import { quoteValue } from "../values";
 import {
@@ -61,17 +61,9 @@ const CHOICES = {
 
 type Choice = keyof typeof CHOICES;
 
-/** An own option (an inherited one never answers); a getter that throws is an input error naming the option. */
-function own(options: Record<string, unknown>, key: string): unknown {
-  try {
-    return Object.hasOwn(options, key) ? options[key] : undefined;
-  } catch (error) {
-    throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, {
-      argument: `options.${key}`,
-      cause: error,
-    });
-  }
-}
+/** An own option (an inherited one never answers). */
+const own = (options: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(options, key) ? options[key] : undefined;
 
 function choice<K extends Choice>(
   options: Record<string, unknown>,
@@ -109,18 +101,9 @@ function flag(options: Record<string, unknown>, key: string, fallback: boolean):
   return value;
 }
 
-/** The options object itself: undefined or a plain object (a revoked proxy is refused, naming `options`). */
-function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
-  return optionsInput(options, fn);
-}
-
-/**
- * Validates and resolves repair options. `fn` names the caller in errors. The options are read under the same
- * guard as messages: a getter that throws, or a proxy that refuses to be read, is a
- * {@link ToolCallRepairInputError} naming `options`, never the raw error.
- */
+/** Validates and resolves repair options. `fn` names the caller in errors. */
 export function resolveOptions(input: RepairOptions | undefined, fn = "repairToolCalls"): ResolvedOptions {
-  return readingInput(() => resolveRecord(optionsRecord(input, fn)), fn, "options");
+  return resolveRecord(optionsInput(input, fn));
 }
 
 function resolveRecord(options: Record<string, unknown>): ResolvedOptions {
@@ -143,16 +126,10 @@ function resolveRecord(options: Record<string, unknown>): ResolvedOptions {
 
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
 export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
-  return readingInput(
-    () => {
-      const options = optionsRecord(input, fn);
-      const trailingIsProblem = flag(options, "trailingIsProblem", true);
-      const resolved = resolveRecord(options);
-      return trailingIsProblem === false ? { ...resolved, trailing: "keep" as const } : resolved;
-    },
-    fn,
-    "options",
-  );
+  const options = optionsInput(input, fn);
+  const trailingIsProblem = flag(options, "trailingIsProblem", true);
+  const resolved = resolveRecord(options);
+  return trailingIsProblem === false ? { ...resolved, trailing: "keep" as const } : resolved;
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to ours. */

@@ -16,7 +16,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, describeInput } from "../errors";
 import {
   approximateTokenCounter,
   leadingSystemCount,
@@ -27,10 +27,8 @@ import {
   asyncCounter,
   countOption,
   functionOption,
-  guardedAsync,
   optionsObject,
   ownOption,
-  readingOption,
   readMessageList,
   stringOption,
 } from "../summarize/input";
@@ -100,27 +98,30 @@ const FN = "summarizationMiddleware";
  * the state holds something that is not a message), the history goes on unchanged and the error is reported
  * (`onError`, custom event `"tool_call_repair_error"`).
  */
-export function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
-  const settings = readMiddlewareOptions(options);
-  const summarizer = lazyModel(settings.model);
+export const summarizationMiddleware = boundary(
+  "summarizationMiddleware",
+  function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
+    const settings = readMiddlewareOptions(options);
+    const summarizer = lazyModel(settings.model);
 
-  return createMiddleware({
-    name: settings.name,
-    beforeModel: async (state, runtime) => {
-      const config = pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig | undefined;
-      return orFallback(
-        async () => {
-          const messages = readMessageList((state as { messages?: unknown }).messages ?? [], FN);
-          const next = await summarized(messages, settings, await summarizer(), config);
-          return next === undefined ? undefined : { messages: replaceAllMessages(next) };
-        },
-        undefined,
-        { onError: settings.onError },
-        config,
-      );
-    },
-  });
-}
+    return createMiddleware({
+      name: settings.name,
+      beforeModel: async (state, runtime) => {
+        const config = pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig | undefined;
+        return orFallback(
+          async () => {
+            const messages = readMessageList((state as { messages?: unknown }).messages ?? [], FN);
+            const next = await summarized(messages, settings, await summarizer(), config);
+            return next === undefined ? undefined : { messages: replaceAllMessages(next) };
+          },
+          undefined,
+          { onError: settings.onError },
+          config,
+        );
+      },
+    });
+  },
+);
 
 interface Settings {
   model: string | SummarizerModel;
@@ -137,8 +138,7 @@ interface Settings {
 
 /**
  * The history with its prefix summarized, or undefined when the trigger has not fired or nothing is to
- * summarize. Reading the messages and counting are guarded (an unreadable message is named, a counter's own
- * error is its own); the summarizer's call is not: its errors are its own too.
+ * summarize.
  */
 async function summarized(
   messages: BaseMessage[],
@@ -146,11 +146,9 @@ async function summarized(
   model: SummarizerModel,
   config: RunnableConfig | undefined,
 ) {
-  const cut = await guardedAsync(FN, messages, async () =>
-    (await fires(messages, settings, model))
-      ? safeCutFrom(messages, await keepCut(messages, settings, model))
-      : undefined,
-  );
+  const cut = (await fires(messages, settings, model))
+    ? safeCutFrom(messages, await keepCut(messages, settings, model))
+    : undefined;
   return cut === undefined ? undefined : summarizeBefore(messages, cut, writingFor(settings, model), config);
 }
 
@@ -199,8 +197,7 @@ function writingFor(settings: Settings, model: SummarizerModel): SummaryWriting 
     render:
       settings.trimTokensToSummarize === undefined
         ? undefined
-        : (part) =>
-            guardedAsync(FN, part, () => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count)),
+        : (part) => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count),
   };
 }
 
@@ -234,13 +231,9 @@ async function boundedTranscript(
  * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
  */
 function inputLimitOf(model: unknown): number | undefined {
-  try {
-    const profile = isDict(model) ? model.profile : undefined;
-    const limit = isDict(profile) ? profile.maxInputTokens : undefined;
-    return typeof limit === "number" && limit > 0 ? limit : undefined;
-  } catch {
-    return undefined;
-  }
+  const profile = isDict(model) ? model.profile : undefined;
+  const limit = isDict(profile) ? profile.maxInputTokens : undefined;
+  return typeof limit === "number" && limit > 0 ? limit : undefined;
 }
 
 /** {@link inputLimitOf}, required (checked when the middleware is built, or on first use for a model string). */
@@ -342,7 +335,7 @@ function readTriggers(value: unknown): ContextSize[] {
         argument: "options.trigger",
       },
     );
-  const list = readingOption("options.trigger", () => (Array.isArray(value) ? [...(value as unknown[])] : [value]));
+  const list: unknown[] = Array.isArray(value) ? [...value] : [value];
   if (list.length === 0)
     throw new ToolCallRepairInputError(`${FN}: options.trigger is an empty list; expected ${TRIGGER_SHAPE}`, {
       argument: "options.trigger",

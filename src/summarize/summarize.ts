@@ -6,7 +6,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, callersOwn, describeInput } from "../errors";
 import { isDict } from "../values";
 import {
   approximateTokenCounter,
@@ -20,10 +20,8 @@ import {
 import {
   countOption,
   functionOption,
-  guarded,
   optionsObject,
   ownOption,
-  readingOption,
   readMessageList,
   stringOption,
   syncCounter,
@@ -70,42 +68,40 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
   "different calls). Do not invent results for calls that have none. Reply with the summary only.",
 ].join(" ");
 
-export function defaultSummaryPrompt(transcript: string): BaseMessage[] {
-  if (typeof transcript !== "string")
-    throw new ToolCallRepairInputError(
-      `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
-      { argument: "transcript" },
-    );
-  return [
-    new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
-    new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
-  ];
-}
+export const defaultSummaryPrompt = boundary(
+  "defaultSummaryPrompt",
+  function defaultSummaryPrompt(transcript: string): BaseMessage[] {
+    if (typeof transcript !== "string")
+      throw new ToolCallRepairInputError(
+        `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
+        { argument: "transcript" },
+      );
+    return [
+      new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
+      new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
+    ];
+  },
+);
 
 /** Whether a message was written by this module (or langchain's summarization middleware). */
-export function isSummaryMessage(message: BaseMessage): boolean {
-  try {
-    const kwargs = isDict(message) ? message.additional_kwargs : undefined;
-    return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
-  } catch {
-    return false; // a message that cannot be read is not one of ours
-  }
-}
+export const isSummaryMessage = boundary("isSummaryMessage", (message: BaseMessage): boolean => {
+  const kwargs = isDict(message) ? message.additional_kwargs : undefined;
+  return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
+});
 
 /** Whether the history has passed one of the thresholds. */
-export function thresholdPassed(
-  messages: BaseMessage[],
-  trigger: SummarizationTrigger,
-  counter: TokenCounter,
-): boolean {
-  const fn = "thresholdPassed";
-  const list = readMessageList(messages, fn);
-  const limits = readTrigger(trigger, fn, "trigger");
-  const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
-  if (count === undefined)
-    throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
-  return guarded(fn, list, () => passed(list, limits, syncCounter(count, "counter")));
-}
+export const thresholdPassed = boundary(
+  "thresholdPassed",
+  function thresholdPassed(messages: BaseMessage[], trigger: SummarizationTrigger, counter: TokenCounter): boolean {
+    const fn = "thresholdPassed";
+    const list = readMessageList(messages, fn);
+    const limits = readTrigger(trigger, fn, "trigger");
+    const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
+    if (count === undefined)
+      throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
+    return passed(list, limits, syncCounter(count, "counter"));
+  },
+);
 
 function passed(
   messages: BaseMessage[],
@@ -163,7 +159,7 @@ export function readSummarizationOptions(options: unknown, fn: string): Summariz
     trigger: readTrigger(ownOption(record, "trigger"), fn, "options.trigger"),
     budget: readBoundaryOptions(ownOption(record, "keep"), fn, "options.keep"),
     count: counter ? syncCounter(counter, "options.tokenCounter") : approximateTokenCounter,
-    prompt: functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt,
+    prompt: callersOwn(functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt),
     summaryPrefix: stringOption(record, "summaryPrefix"),
     acknowledgement: stringOption(record, "acknowledgement"),
   };
@@ -171,9 +167,7 @@ export function readSummarizationOptions(options: unknown, fn: string): Summariz
 
 /** A model the summary can be asked of: anything with `invoke`. */
 export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
-  const invoke = readingOption(path, () =>
-    typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined,
-  );
+  const invoke = typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined;
   if (typeof invoke === "function") return model as SummarizerModel;
   throw new ToolCallRepairInputError(
     `${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`,
@@ -187,24 +181,27 @@ export function readSummarizer(model: unknown, fn: string, path: string): Summar
  * that the model must treat as given. When the tail opens with a user message, a short assistant turn
  * follows the summary so roles still alternate (Bedrock B6, Gemini G1).
  */
-export function buildSummaryMessages(
-  summaryText: string,
-  tail: readonly BaseMessage[],
-  options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
-): BaseMessage[] {
-  const fn = "buildSummaryMessages";
-  if (typeof summaryText !== "string")
-    throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, {
-      argument: "summaryText",
-    });
-  const list = readMessageList(tail, fn);
-  const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
-  const writing = {
-    summaryPrefix: stringOption(record, "summaryPrefix"),
-    acknowledgement: stringOption(record, "acknowledgement"),
-  };
-  return guarded(fn, list, () => summaryMessages(summaryText, list, writing));
-}
+export const buildSummaryMessages = boundary(
+  "buildSummaryMessages",
+  function buildSummaryMessages(
+    summaryText: string,
+    tail: readonly BaseMessage[],
+    options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
+  ): BaseMessage[] {
+    const fn = "buildSummaryMessages";
+    if (typeof summaryText !== "string")
+      throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, {
+        argument: "summaryText",
+      });
+    const list = readMessageList(tail, fn);
+    const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
+    const writing = {
+      summaryPrefix: stringOption(record, "summaryPrefix"),
+      acknowledgement: stringOption(record, "acknowledgement"),
+    };
+    return summaryMessages(summaryText, list, writing);
+  },
+);
 
 function summaryMessages(
   summaryText: string,
@@ -234,14 +231,17 @@ function opensWithUserTurn(tail: readonly BaseMessage[]): boolean {
  * threshold, nothing before the boundary, or nothing before it but an earlier summary. Bad arguments get a
  * {@link ToolCallRepairInputError}; what the summarizer model or a token counter throws propagates unchanged.
  */
-export async function summarizeHistory(
-  messages: BaseMessage[],
-  options: SummarizationOptions,
-  config?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
-  const fn = "summarizeHistory";
-  return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
-}
+export const summarizeHistory = boundary(
+  "summarizeHistory",
+  async (
+    messages: BaseMessage[],
+    options: SummarizationOptions,
+    config?: RunnableConfig,
+  ): Promise<BaseMessage[] | undefined> => {
+    const fn = "summarizeHistory";
+    return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
+  },
+);
 
 /** {@link summarizeHistory} of messages already read, with options already validated. */
 export async function summarizeRead(
@@ -249,10 +249,7 @@ export async function summarizeRead(
   options: Summarization,
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
-  const fn = "summarizeHistory";
-  const cut = guarded(fn, messages, () =>
-    passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined,
-  );
+  const cut = passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined;
   return cut === undefined ? undefined : summarizeBefore(messages, cut, options, config);
 }
 
@@ -271,9 +268,7 @@ export async function summarizeBefore(
   const summarized = messages.slice(systemCount, at);
   const kept = messages.slice(at);
   if (summarized.every(isSummaryMessage)) return undefined;
-  const transcript = writing.render
-    ? await writing.render(summarized)
-    : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
+  const transcript = writing.render ? await callersOwn(writing.render)(summarized) : transcriptOf(summarized);
   const summaryText = await writeSummary(transcript, writing, config);
   return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
 }
@@ -285,7 +280,7 @@ async function writeSummary(
 ): Promise<string> {
   const prompt = writing.prompt(transcript);
   // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
-  const response: unknown = await writing.model.invoke(prompt, {
+  const response: unknown = await callersOwn(writing.model.invoke.bind(writing.model))(prompt, {
     ...config,
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },

@@ -141,19 +141,21 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     expect((await inputError(() => messagesToTranscript([new HumanMessage("a"), 42 as never]))).index).toBe(1);
   });
 
-  it("a message whose getters throw, or a revoked proxy, is named by its index", async () => {
+  it("a message whose getters throw, or a revoked proxy, is an input error naming the function, with the cause", async () => {
     const bad = throwingGetter(ai("a"), "tool_calls");
     const error = await inputError(() =>
       findSafeSummarizationBoundary([new HumanMessage("q"), bad, result("a")], { keepLast: 1 }),
     );
-    expect([error.index, error.message]).toEqual([
-      1,
-      "langgraph-tool-repair: messages[1] could not be read (boom reading tool_calls)",
-    ]);
-    expect((await inputError(() => messagesToTranscript([new HumanMessage("q"), revoked() as never]))).index).toBe(1);
+    expect(error.message).toBe(
+      "langgraph-tool-repair: findSafeSummarizationBoundary: arguments could not be read (boom reading tool_calls)",
+    );
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((await inputError(() => messagesToTranscript([new HumanMessage("q"), revoked() as never]))).message).toMatch(
+      /messagesToTranscript: arguments could not be read/,
+    );
     expect(
-      (await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).index,
-    ).toBe(0);
+      (await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).message,
+    ).toMatch(/approximateTokenCounter: arguments could not be read/);
   });
 
   it("splitAtBoundary, thresholdPassed, buildSummaryMessages", async () => {
@@ -407,7 +409,9 @@ async function onlyInputErrors(work: () => unknown): Promise<void> {
     await work();
   } catch (error) {
     if (!ToolCallRepairInputError.isInstance(error)) throw new Error(`unexpected ${String(error)}`, { cause: error });
-    expect(error.message).toMatch(/^langgraph-tool-repair: .*(messages|options|cut|summaryText|counter|trigger)/);
+    expect(error.message).toMatch(
+      /^langgraph-tool-repair: .*(messages|options|cut|summaryText|counter|trigger|arguments could not be read)/,
+    );
   }
 }
 
