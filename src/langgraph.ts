@@ -62,6 +62,7 @@ export {
   DEFAULT_ACKNOWLEDGEMENT,
   DEFAULT_SUMMARY_INSTRUCTIONS,
   DEFAULT_SUMMARY_PREFIX,
+  type KeepSize,
   type SummarizationOptions,
   type SummarizationTrigger,
   type SummarizerModel,

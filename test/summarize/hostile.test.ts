@@ -203,7 +203,7 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
 
   it("summarizeHistory and the node: model, trigger and keep are checked up front", async () => {
     const model = new FakeListChatModel({ responses: ["s"] });
-    const valid = { model, trigger: { messages: 1 }, keep: { keepLast: 1 } };
+    const valid = { model, trigger: { messages: 1 }, keep: { messages: 1 } };
     expect(
       (await inputError(() => summarizeHistory(history(), { ...valid, model: undefined as never }))).argument,
     ).toBe("options.model");
@@ -217,8 +217,12 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
       "options.keep",
     );
     expect((await inputError(() => summarizeHistory(history(), null as never))).argument).toBe("options");
-    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: "2" as never } }))).argument).toBe(
-      "options.keep.keepLast",
+    expect((await inputError(() => summarizationNode({ ...valid, keep: { messages: "2" as never } }))).argument).toBe(
+      "options.keep.messages",
+    );
+    // The old name is refused with the new one (one shape on every summarization surface, langchain's).
+    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: 2 } as never }))).message).toContain(
+      "options.keep.keepLast is now options.keep.messages (as in langchain)",
     );
   });
 });
@@ -275,7 +279,7 @@ describe("the caller's messages are not changed", () => {
     await summarizeHistory(messages, {
       model: new FakeListChatModel({ responses: ["s"] }),
       trigger: { messages: 1 },
-      keep: { keepLast: 2 },
+      keep: { messages: 2 },
     });
     expect(JSON.stringify(messages)).toBe(before);
   });
@@ -310,7 +314,7 @@ describe("summarizationNode never fails the run", () => {
     const node = summarizationNode({
       model: failing,
       trigger: { messages: 1 },
-      keep: { keepLast: 1 },
+      keep: { messages: 1 },
       onError: (e) => errors.push(e),
     });
     expect(await node({ messages: history() })).toEqual({});
@@ -322,7 +326,7 @@ describe("summarizationNode never fails the run", () => {
     const node = summarizationNode({
       model: new FakeListChatModel({ responses: ["s"] }),
       trigger: { messages: 1 },
-      keep: { keepLast: 1 },
+      keep: { messages: 1 },
       onError: (e) => errors.push(e),
     });
     expect(await node({ messages: [new HumanMessage("q"), null as never, new HumanMessage("r")] })).toEqual({});
