@@ -13,6 +13,7 @@ const SRC = resolve(__dirname, "../src");
 const LAYERS: Record<string, number> = {
   "values.ts": 0,
   "errors.ts": 0,
+  "options.ts": 0,
   "types.ts": 0,
   messages: 1,
   validate: 2,

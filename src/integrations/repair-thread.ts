@@ -77,10 +77,12 @@ function toolNodeOf(graph: object): string | undefined {
 
 /** Options of one kind each, checked before the graph is asked anything (the surfaces' one option check). */
 function checkedOptions(options: unknown): RepairThreadOptions {
-  return checkSurfaceOptions<RepairThreadOptions>("repairThread", options, {
-    booleans: ["dryRun", "closeOpen"],
-    strings: ["messagesKey", "asNode"],
-  }) as RepairThreadOptions;
+  const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
+  return readingInput(
+    () => checkSurfaceOptions<RepairThreadOptions>("repairThread", options, kinds),
+    "repairThread",
+    "options",
+  );
 }
 
 /** `graph` has the two methods `repairThread` calls, read once (a getter that throws is an input error). */

@@ -7,6 +7,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, callersOwn, describeInput } from "../errors";
 import { readMessage } from "../messages/coerce";
+import { option, type OptionKind } from "../options";
 import type { Dict } from "../values";
 
 /**
@@ -41,60 +42,41 @@ export function ownOption(options: Dict, key: string, _path?: string): unknown {
   return Object.hasOwn(options, key) ? options[key] : undefined;
 }
 
-/** An own option that must be a number >= 0 (finite unless `infinite`), or undefined when absent. */
-export function countOption(options: Dict, key: string, path = `options.${key}`): number | undefined {
-  const value = ownOption(options, key, path);
+/** An own option of `kind` (the shared option kinds, `src/options.ts`), or undefined when absent. */
+function kindOption<T>(options: Dict, key: string, kind: OptionKind, path: string): T | undefined {
+  const value = ownOption(options, key);
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || !Number.isFinite(value))
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a finite number >= 0`, {
+  if (!kind.accepts(value))
+    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected ${kind.expected}`, {
       argument: path,
     });
-  return value;
-}
-
-/** An own option that must be a function, or undefined when absent. */
-export function functionOption<T>(options: Dict, key: string, path = `options.${key}`): T | undefined {
-  const value = ownOption(options, key, path);
-  if (value === undefined) return undefined;
-  if (typeof value !== "function")
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a function`, { argument: path });
   return value as T;
 }
 
+/** An own option that must be a number >= 0 (finite), or undefined when absent. */
+export const countOption = (options: Dict, key: string, path = `options.${key}`): number | undefined =>
+  kindOption(options, key, option.count, path);
+
+/** An own option that must be a function, or undefined when absent. */
+export const functionOption = <T>(options: Dict, key: string, path = `options.${key}`): T | undefined =>
+  kindOption(options, key, option.fn, path);
+
 /** An own option that must be a string, or undefined when absent. */
-export function stringOption(options: Dict, key: string, path = `options.${key}`): string | undefined {
-  const value = ownOption(options, key, path);
-  if (value === undefined) return undefined;
-  if (typeof value !== "string")
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a string`, { argument: path });
-  return value;
-}
+export const stringOption = (options: Dict, key: string, path = `options.${key}`): string | undefined =>
+  kindOption(options, key, option.string, path);
 
 /** An own option that must be a boolean, or undefined when absent. */
-export function booleanOption(options: Dict, key: string, path = `options.${key}`): boolean | undefined {
-  const value = ownOption(options, key, path);
-  if (value === undefined) return undefined;
-  if (typeof value !== "boolean")
-    throw new ToolCallRepairInputError(`${path} is ${describeInput(value)}; expected a boolean`, { argument: path });
-  return value;
-}
+export const booleanOption = (options: Dict, key: string, path = `options.${key}`): boolean | undefined =>
+  kindOption(options, key, option.flag, path);
 
 /** An own option that must be one of `allowed`, or undefined when absent. */
-export function choiceOption<T extends string>(
+export const choiceOption = <T extends string>(
   options: Dict,
   key: string,
   allowed: readonly T[],
   path = `options.${key}`,
-): T | undefined {
-  const value = ownOption(options, key, path);
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value))
-    throw new ToolCallRepairInputError(
-      `${path} is ${describeInput(value)}; expected one of ${allowed.map((a) => `"${a}"`).join(", ")}`,
-      { argument: path },
-    );
-  return value as T;
-}
+): T | undefined =>
+  kindOption(options, key, option.oneOf(allowed, `one of ${allowed.map((a) => `"${a}"`).join(", ")}`), path);
 
 /** The count a user's counter returned, refused unless it is a number >= 0. */
 function checkedCount(count: unknown, path: string): number {

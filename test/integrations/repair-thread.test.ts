@@ -208,7 +208,7 @@ describe("repairThread and toolNodeName check their arguments before asking the 
           },
         }),
       ),
-    ).toMatchObject(inputError("options.closeOpen", "could not be read (x)"));
+    ).toMatchObject(inputError("options", "repairThread: options could not be read (x)"));
     await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
   });
 
