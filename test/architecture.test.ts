@@ -1,7 +1,7 @@
 /**
  * The house stays as it is (ARCHITECTURE.md): every import goes to the same layer or a lower one, surfaces reach
  * the engine only through its front door (src/engine/index.ts), there are no import cycles, and the main
- * entry point needs nothing but @langchain/core.
+ * entry point needs nothing but @langchain/core. A stored thread is repaired in one module under one word.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -132,5 +132,36 @@ describe("architecture", () => {
     };
     walk(join(SRC, "index.ts"));
     expect([...packages].filter((p) => !p.startsWith("node:")).sort()).toEqual(["@langchain/core"]);
+  });
+
+  it("a stored thread is repaired in one module (threads/repair-thread.ts), which every stored fix and the scan import", () => {
+    const MODULE = join(SRC, "threads/repair-thread.ts");
+    const defined = new Map<string, string[]>();
+    for (const file of files)
+      for (const match of readFileSync(file, "utf8").matchAll(/export (?:async )?function (\w+)/g))
+        defined.set(match[1], [...(defined.get(match[1]) ?? []), relative(SRC, file)]);
+    for (const name of [
+      "repairThread",
+      "repairStoredMessages",
+      "createStoredRepairer",
+      "putBackResults",
+      "awaitsResume",
+    ])
+      expect([name, defined.get(name)]).toEqual([name, ["threads/repair-thread.ts"]]);
+    const fixers = [
+      "integrations/checkpointer.ts",
+      "integrations/run-salvage.ts",
+      "threads/repair.ts",
+      "threads/scan.ts",
+    ];
+    const without = fixers.filter((f) => !(graph.get(join(SRC, f)) ?? []).some(({ target }) => target === MODULE));
+    expect(without).toEqual([]);
+  });
+
+  it("one word for fixing a thread: nothing under src says heal", () => {
+    const healing = files.filter(
+      (file) => /heal/i.test(relative(SRC, file)) || /heal/i.test(readFileSync(file, "utf8")),
+    );
+    expect(healing.map((file) => relative(SRC, file))).toEqual([]);
   });
 });
