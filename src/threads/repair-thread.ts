@@ -14,7 +14,14 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer, type Repairer, type ResolvedOptions } from "../engine";
-import { ToolCallRepairInputError, describeInput, expectedInput, optionsInput, readingInput } from "../errors";
+import {
+  ToolCallRepairInputError,
+  describeInput,
+  expectedInput,
+  optionsInput,
+  ownInput,
+  readingInput,
+} from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { replaceAllMessages } from "../integrations/state-update";
 import { checkSurfaceOptions } from "../integrations/surface-options";
@@ -283,7 +290,7 @@ function storedMessagesInput(messages: unknown, options: unknown, fn: string): R
         `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
       );
   }
-  const salvage = optionsInput(options, fn).salvage;
+  const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
   if (salvage !== undefined && !(salvage instanceof Map))
     throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
   return { salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined };
