@@ -16,10 +16,9 @@ const expected = {
   "langgraph-tool-repair": [
     "repairToolCalls",
     "findToolCallProblems",
-    "toolCallIdsOf",
-    "validateBedrockConverse",
+    "withRequestRepair",
     "findSafeSummarizationBoundary",
-    "isBedrockModel",
+    "structuredOutputStrategies",
   ],
   "langgraph-tool-repair/langgraph": [
     "toolCallRepairNode",
@@ -29,7 +28,12 @@ const expected = {
     "summarizationNode",
     "withPromptedStructuredOutput",
   ],
-  "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
+  "langgraph-tool-repair/langchain": [
+    "toolCallRepair",
+    "toolCallRepairMiddleware",
+    "promptedStructuredOutputMiddleware",
+    "TOOL_CALL_REPAIR_EVENT",
+  ],
   "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
 };
 for (const [entry, names] of Object.entries(expected)) {
