@@ -28,12 +28,7 @@ const expected = {
     "summarizationNode",
     "withPromptedStructuredOutput",
   ],
-  "langgraph-tool-repair/langchain": [
-    "toolCallRepair",
-    "toolCallRepairMiddleware",
-    "promptedStructuredOutputMiddleware",
-    "TOOL_CALL_REPAIR_EVENT",
-  ],
+  "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
   "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
 };
 for (const [entry, names] of Object.entries(expected)) {
