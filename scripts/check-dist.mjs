@@ -16,10 +16,9 @@ const expected = {
   "langgraph-tool-repair": [
     "repairToolCalls",
     "findToolCallProblems",
-    "toolCallIdsOf",
-    "validateBedrockConverse",
+    "withRequestRepair",
     "findSafeSummarizationBoundary",
-    "isBedrockModel",
+    "structuredOutputStrategies",
   ],
   "langgraph-tool-repair/langgraph": [
     "toolCallRepairNode",
@@ -30,7 +29,7 @@ const expected = {
     "withPromptedStructuredOutput",
   ],
   "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
-  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
+  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "repairStoredMessages", "REPAIR_METADATA_KEY"],
 };
 for (const [entry, names] of Object.entries(expected)) {
   const esm = await import(entry);

@@ -9,7 +9,7 @@ export {
   type ToolCallRepairKit,
   type ToolCallRepairKitOptions,
 } from "./integrations/setup-langgraph";
-export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
+export { replaceAllMessages } from "./integrations/state-update";
 export {
   toolCallRepairNode,
   type ToolCallRepairNodeOptions,
@@ -25,20 +25,12 @@ export {
 export { withToolCallRepair, type CheckpointerRepairOptions } from "./integrations/checkpointer";
 export {
   repairThread,
-  toolNodeName,
   type ThreadGraph,
   type RepairThreadOptions,
   type RepairThreadReport,
-} from "./integrations/repair-thread";
-export {
-  createStoredHealer,
-  healStoredMessages,
-  type StoredHealer,
   type StoredRepairOptions,
-  type HealStoredOptions,
-  type HealResult,
-} from "./integrations/heal";
-export { TOOL_CALL_REPAIR_EVENT, TOOL_CALL_REPAIR_ERROR_EVENT, type RepairReporting } from "./integrations/events";
+} from "./threads/repair-thread";
+export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/events";
 export {
   summarizationNode,
   summarizationHook,
@@ -54,14 +46,6 @@ export {
 } from "./integrations/compose-hooks";
 export {
   summarizeHistory,
-  buildSummaryMessages,
-  isSummaryMessage,
-  defaultSummaryPrompt,
-  thresholdPassed,
-  SUMMARY_SOURCE,
-  DEFAULT_ACKNOWLEDGEMENT,
-  DEFAULT_SUMMARY_INSTRUCTIONS,
-  DEFAULT_SUMMARY_PREFIX,
   type KeepSize,
   type SummarizationOptions,
   type SummarizationTrigger,

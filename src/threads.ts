@@ -6,25 +6,13 @@
  *
  * @module langgraph-tool-repair/threads
  */
-export {
-  scanThreads,
-  countThreads,
-  type ThreadScanOptions,
-  type ThreadReport,
-  type ThreadStatus,
-} from "./threads/scan";
+export { scanThreads, type ThreadScanOptions, type ThreadReport, type ThreadStatus } from "./threads/scan";
 export {
   repairThreads,
   type ThreadRepairOptions,
   type ThreadRepairReport,
   type ThreadRepairStatus,
 } from "./threads/repair";
-export {
-  healStoredThread,
-  awaitsResume,
-  storedThreadProblems,
-  structuralProblems,
-  type HealStoredThreadOptions,
-} from "./threads/heal-thread";
-export { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION, type RepairMetadata } from "./threads/write";
+export { repairStoredMessages, type RepairStoredMessagesOptions, type StoredRepair } from "./threads/repair-thread";
+export { REPAIR_METADATA_KEY, type RepairMetadata } from "./threads/write";
 export type { Shard, ThreadKey } from "./threads/source";

@@ -341,9 +341,9 @@ describe("every export of the four entry points, called with hostile values", ()
     const names = CALLABLES.map((c) => c.name);
     for (const name of [
       "repairToolCalls",
-      "withUniqueIds",
+      "replaceAllMessages",
       "toolCallRepairNode",
-      "healStoredThread",
+      "repairStoredMessages",
       "toolCallRepairMiddleware",
       "ToolCallRepairInputError.isInstance",
     ])

@@ -1,5 +1,5 @@
 import { findToolCallProblems } from "langgraph-tool-repair";
-import { isSummaryMessage } from "langgraph-tool-repair/langgraph";
+import { isSummaryMessage } from "../../src/summarize/summarize";
 import { bedrockChat, check, closeStubs, getWeather, longThread, type RunningStub } from "./_support";
 
 // Stands for new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-6-v1:0", region: "us-east-1" }).
@@ -28,7 +28,7 @@ const agent = createAgent({
       trigger: [{ messages: 40 }, { tokens: 60_000 }],
       keep: { messages: 20 },
     }),
-    // Heals a stored thread on new input and repairs every model request for the model's provider.
+    // Repairs a stored thread on new input and repairs every model request for the model's provider.
     repair.middleware,
   ],
   checkpointer: repair.checkpointer(new MemorySaver()),

@@ -1,6 +1,6 @@
 /**
  * `toolCallRepair(options)`: what a langchain `createAgent` agent needs, from one set of options. The middleware
- * repairs every model request for the model's provider, heals the stored thread (structurally) when a new input
+ * repairs every model request for the model's provider, repairs the stored thread (structurally) when a new input
  * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
  * sibling tools that a new input would throw away, which no middleware can see.
  */
@@ -35,12 +35,12 @@ export interface ToolCallRepairSetup {
 export const toolCallRepair = boundary(
   "toolCallRepair",
   function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-    const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
+    const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
       checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
     const shared = { ...rest, onRepair: reportedOnce(onRepair) };
     const middleware = toolCallRepairMiddleware({
       ...shared,
-      healOnInput,
+      repairOnInput,
       repairModelRequest,
       recoverRejections,
       name,

@@ -92,20 +92,6 @@ export const isSummaryMessage = boundary("isSummaryMessage", (message: BaseMessa
   return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
 });
 
-/** Whether the history has passed one of the thresholds. */
-export const thresholdPassed = boundary(
-  "thresholdPassed",
-  function thresholdPassed(messages: BaseMessage[], trigger: SummarizationTrigger, counter: TokenCounter): boolean {
-    const fn = "thresholdPassed";
-    const list = readMessageList(messages, fn);
-    const limits = readTrigger(trigger, fn, "trigger");
-    const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
-    if (count === undefined)
-      throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
-    return passed(list, limits, syncCounter(count, "counter"));
-  },
-);
-
 function passed(
   messages: BaseMessage[],
   trigger: SummarizationTrigger,
@@ -251,32 +237,10 @@ export function readSummarizer(model: unknown, fn: string, path: string): Summar
  * that the model must treat as given. When the tail opens with a user message, a short assistant turn
  * follows the summary so roles still alternate (Bedrock B6, Gemini G1).
  */
-export const buildSummaryMessages = boundary(
-  "buildSummaryMessages",
-  function buildSummaryMessages(
-    summaryText: string,
-    tail: readonly BaseMessage[],
-    options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
-  ): BaseMessage[] {
-    const fn = "buildSummaryMessages";
-    if (typeof summaryText !== "string")
-      throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, {
-        argument: "summaryText",
-      });
-    const list = readMessageList(tail, fn);
-    const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
-    const writing = {
-      summaryPrefix: stringOption(record, "summaryPrefix"),
-      acknowledgement: stringOption(record, "acknowledgement"),
-    };
-    return summaryMessages(summaryText, list, writing);
-  },
-);
-
-function summaryMessages(
+export function buildSummaryMessages(
   summaryText: string,
   tail: readonly BaseMessage[],
-  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement">,
+  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement"> = {},
 ): BaseMessage[] {
   const text = summaryText.trim() === "" ? EMPTY_SUMMARY : summaryText.trim();
   const marker = { lc_source: SUMMARY_SOURCE };
@@ -340,7 +304,7 @@ export async function summarizeBefore(
   if (summarized.every(isSummaryMessage)) return undefined;
   const transcript = writing.render ? await callersOwn(writing.render)(summarized) : transcriptOf(summarized);
   const summaryText = await writeSummary(transcript, writing, config);
-  return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
+  return [...messages.slice(0, systemCount), ...buildSummaryMessages(summaryText, kept, writing), ...kept];
 }
 
 async function writeSummary(
