@@ -10,6 +10,7 @@ export {
   scanThreads,
   countThreads,
   type ThreadScanOptions,
+  type ProviderSource,
   type ThreadReport,
   type ThreadStatus,
 } from "./threads/scan";
