@@ -11,7 +11,7 @@ import {
   validateBedrockConverse,
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
-} from "../src/validate";
+} from "../test/support/validate";
 import { compare, fmt } from "./harness";
 
 const first = (violations: { message: string }[]) => violations[0].message;

@@ -16,10 +16,9 @@ const expected = {
   "langgraph-tool-repair": [
     "repairToolCalls",
     "findToolCallProblems",
-    "toolCallIdsOf",
-    "validateBedrockConverse",
+    "withRequestRepair",
     "findSafeSummarizationBoundary",
-    "isBedrockModel",
+    "structuredOutputStrategies",
   ],
   "langgraph-tool-repair/langgraph": [
     "toolCallRepairNode",

@@ -10,94 +10,56 @@ export {
   repairToolCalls,
   findToolCallProblems,
   isCleanHistory,
-  profileFor,
   type Repairer,
   type ResolvedOptions,
-  type ProviderProfile,
   type SyntheticText,
 } from "./engine";
 export {
-  toolCallIdsOf,
-  readToolCallRefs,
-  repairMarkerOf,
   isSyntheticResult,
-  isSyntheticMessage,
-  REPAIR_MARKER_KEY,
-  type CallBlockFormat,
+  repairMarkerOf,
   type RepairMarker,
   type ToolCallLocation,
   type ToolCallRef,
 } from "./messages/inspect";
-export { trailingOpenExchange, resumableExchange, type OpenExchange } from "./messages/exchanges";
-export { coerceMessage } from "./messages/coerce";
 export type { Dict } from "./values";
 export { ToolCallRepairInputError } from "./errors";
-export { defaultSyntheticText } from "./messages/build";
-export * from "./types";
+export type {
+  Provider,
+  RepairLevel,
+  ToolCallProblemKind,
+  ToolCallProblem,
+  ToolCallRepairAction,
+  ToolRunState,
+  ToolCallRepair,
+  OrphanCallStrategy,
+  TrailingStrategy,
+  OrphanResultStrategy,
+  InvalidCallStrategy,
+  SystemMessageStrategy,
+  RepairOptions,
+  FindOptions,
+  RepairResult,
+  RejectingProvider,
+  RejectionKind,
+  ProviderRejection,
+} from "./types";
 
-export {
-  validateOpenAIChatMessages,
-  validateOpenAIResponsesInput,
-  validateAnthropicMessages,
-  validateBedrockConverse,
-  validateGeminiContents,
-  type PayloadViolation,
-  type AnthropicValidationOptions,
-  type BedrockValidationOptions,
-  type GeminiValidationOptions,
-  type OpenAIResponsesValidationOptions,
-} from "./validate";
-
-export {
-  payloadPositions,
-  messageIndexAt,
-  WIRE_FORMATS,
-  type WireFormat,
-  type PayloadPositions,
-} from "./validate";
 export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
 export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
-export { rejectionDiagnosisOf, REJECTION_DIAGNOSIS_KEY, type RejectionDiagnosis } from "./recovery/retry";
-export { withRequestRepair, repairsRequests, type RequestRepairOptions } from "./integrations/model-wrapper";
+export type { RejectionDiagnosis } from "./recovery/retry";
+export { withRequestRepair, type RequestRepairOptions } from "./integrations/model-wrapper";
 
 export {
   findSafeSummarizationBoundary,
-  splitAtBoundary,
-  approximateTokenCounter,
   type BoundaryOptions,
-  type SummarizationSplit,
   type TokenCounter,
 } from "./summarize/boundary";
 export { messagesToTranscript } from "./summarize/transcript";
 export { trimMessagesSafely, type TrimMessagesOptions } from "./summarize/trim";
 
+export type { ModelDescription } from "./models/detect";
+export type { OutputFormat, JsonSchema, Validation } from "./structured/format";
 export {
-  isBedrockModel,
-  cannotPrefill,
-  needsPromptedStructuredOutput,
-  providerOfModel,
-  describeModels,
-  thinkingEnabled,
-  modelIdOf,
-  claudeVersionOf,
-  isModelChooser,
-  envSelectsBedrock,
-  type BedrockDetectOptions,
-  type ClaudeVersion,
-  type ModelDescription,
-  type Env,
-} from "./models/detect";
-export { formatInstructions, correctionMessage } from "./structured/instructions";
-export {
-  outputFormatOf,
-  isOutputFormat,
-  type OutputFormat,
-  type JsonSchema,
-  type Validation,
-} from "./structured/format";
-export {
-  parseStructuredAnswer,
-  answerCandidates,
   PromptedStructuredOutputError,
   type ParsedAnswer,
   type AnswerChoice,
@@ -106,7 +68,6 @@ export {
   type StructuredAttempt,
 } from "./structured/parse";
 export {
-  STRUCTURED_OUTPUT_TABLE,
   structuredOutputStrategies,
   type StructuredOutputStrategy,
   type StrategyRule,
@@ -114,6 +75,6 @@ export {
   type StrategyChoice,
   type StrategyOptions,
 } from "./structured/strategy";
-export { readableText, type FinalMessageOption, type StructuredResponseReport } from "./structured/final-message";
-export { bedrockOutputConfig, withBedrockOutputConfig, strictJsonSchema } from "./structured/constrained";
-export { STRUCTURED_OUTPUT_FALLBACK_EVENT, type StructuredOutputFallback } from "./structured/fallback";
+export type { FinalMessageOption, StructuredResponseReport } from "./structured/final-message";
+export { bedrockOutputConfig, withBedrockOutputConfig } from "./structured/constrained";
+export type { StructuredOutputFallback } from "./structured/fallback";

@@ -5,19 +5,15 @@
  * @module langgraph-tool-repair/langchain
  */
 export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/setup-langchain";
-export {
-  toolCallRepairMiddleware,
-  TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
-  type ToolCallRepairMiddlewareOptions,
-} from "./integrations/middleware";
+export { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./integrations/middleware";
 export {
   promptedStructuredOutputMiddleware,
   type PromptedStructuredOutputMiddlewareOptions,
 } from "./structured/middleware";
 export {
   summarizationMiddleware,
-  SUMMARIZATION_MIDDLEWARE_NAME,
   type SummarizationMiddlewareOptions,
   type ContextSize,
   type KeepSize,
 } from "./integrations/summarization-middleware";
+export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/events";

@@ -9,7 +9,7 @@ export {
   type ToolCallRepairKit,
   type ToolCallRepairKitOptions,
 } from "./integrations/setup-langgraph";
-export { NO_UPDATE, withUniqueIds, replaceAllMessages, applyMessagesUpdate } from "./integrations/state-update";
+export { replaceAllMessages } from "./integrations/state-update";
 export {
   toolCallRepairNode,
   type ToolCallRepairNodeOptions,
@@ -38,7 +38,7 @@ export {
   type HealStoredOptions,
   type HealResult,
 } from "./integrations/heal";
-export { TOOL_CALL_REPAIR_EVENT, TOOL_CALL_REPAIR_ERROR_EVENT, type RepairReporting } from "./integrations/events";
+export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/events";
 export {
   summarizationNode,
   summarizationHook,
@@ -54,14 +54,6 @@ export {
 } from "./integrations/compose-hooks";
 export {
   summarizeHistory,
-  buildSummaryMessages,
-  isSummaryMessage,
-  defaultSummaryPrompt,
-  thresholdPassed,
-  SUMMARY_SOURCE,
-  DEFAULT_ACKNOWLEDGEMENT,
-  DEFAULT_SUMMARY_INSTRUCTIONS,
-  DEFAULT_SUMMARY_PREFIX,
   type SummarizationOptions,
   type SummarizationTrigger,
   type SummarizerModel,

@@ -335,32 +335,6 @@ export type RejectionKind =
   /** A function call of the current turn without its thought signature (Gemini 3 and later, G6). */
   | "missing_thought_signature";
 
-export const REJECTION_KINDS: readonly RejectionKind[] = [
-  "missing_results",
-  "unexpected_results",
-  "results_not_first",
-  "duplicate_results",
-  "duplicate_ids",
-  "invalid_id",
-  "invalid_tool_name",
-  "result_count_mismatch",
-  "misplaced_calls",
-  "must_start_with_user",
-  "roles_must_alternate",
-  "must_end_with_user",
-  "empty_content",
-  "blank_text",
-  "tool_config_missing",
-  "thinking_block_required",
-  "unsigned_reasoning",
-  "server_tool_result_missing",
-  "unsupported_content_block",
-  "invalid_content_part",
-  "misplaced_system_message",
-  "reasoning_item_unpaired",
-  "missing_thought_signature",
-];
-
 /** A provider's rejection of a request's history, read out of the error it threw (`parseToolPairingError`). */
 export interface ProviderRejection {
   provider: RejectingProvider;

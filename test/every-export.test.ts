@@ -341,7 +341,7 @@ describe("every export of the four entry points, called with hostile values", ()
     const names = CALLABLES.map((c) => c.name);
     for (const name of [
       "repairToolCalls",
-      "withUniqueIds",
+      "replaceAllMessages",
       "toolCallRepairNode",
       "healStoredThread",
       "toolCallRepairMiddleware",

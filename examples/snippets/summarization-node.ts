@@ -1,4 +1,4 @@
-import { isSummaryMessage } from "langgraph-tool-repair/langgraph";
+import { isSummaryMessage } from "../../src/summarize/summarize";
 import { HumanMessage } from "@langchain/core/messages";
 import { bedrockChat, check, closeStubs, type RunningStub } from "./_support";
 

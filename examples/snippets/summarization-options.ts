@@ -10,7 +10,7 @@ interface SummarizationOptions {
   model: SummarizerModel; // any chat model (or anything with invoke(messages) → { content })
   trigger: { messages?: number; tokens?: number }; // summarize once ONE of them is passed (>); at least one
   keep: BoundaryOptions; // what to keep verbatim; keep it well below the trigger
-  tokenCounter?: TokenCounter; // for trigger.tokens; default approximateTokenCounter (~4 chars/token)
+  tokenCounter?: TokenCounter; // for trigger.tokens; default about 4 chars/token
   prompt?: (transcript: string) => BaseMessage[]; // default: instructions (system) + transcript (user)
   summaryPrefix?: string; // default "Summary of the conversation so far:"
   acknowledgement?: string; // the assistant turn after the summary, when one is needed

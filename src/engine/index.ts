@@ -17,7 +17,7 @@ import { CleanWalk } from "./clean";
 import { problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
-import { payloadPositions } from "../validate/positions";
+import { payloadPositions } from "../models/positions";
 import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import {
   PROVIDERS,

@@ -344,18 +344,6 @@ export function isMarkedSyntheticResult(message: unknown): boolean {
   return isToolResult(message) && markerOf(message)?.synthetic === true;
 }
 
-/**
- * Any message this package made up (a placeholder result, a placeholder user or assistant turn), as opposed to
- * one it converted (an orphan result or a system message kept as user text: real words, `synthetic: false`).
- */
-export function isSyntheticMessage(message: unknown): boolean {
-  return readingInput(
-    () => isAnyMessage(message) && markerOf(message)?.synthetic === true,
-    "isSyntheticMessage",
-    "message",
-  );
-}
-
 /** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
 export function isBlankText(text: string): boolean {
   for (let i = 0; i < text.length; i++) {

@@ -142,21 +142,6 @@ function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?:
 }
 
 /**
- * The provider whose request rules apply to `model`: ChatBedrockConverse "bedrock"; ChatOpenAI / AzureChatOpenAI
- * "openai", or "openai-responses" when the request goes to the Responses API (`useResponsesApi`, a model that
- * @langchain/openai sends there by itself such as codex and the -pro models, built-in tools or Responses-only
- * call options: the class's own decision is asked); ChatAnthropic "anthropic"; ChatGoogleGenerativeAI,
- * ChatVertexAI, ChatGoogle "gemini" (a Claude model on Vertex AI: "anthropic"). Undefined for anything else.
- *
- * For a fallback chain the primary decides (the provider the first request goes to); {@link describeModels}
- * gives every model of the chain with its own provider. A chain whose models use different providers is best
- * repaired with `provider: "strict"`.
- */
-export function providerOfModel(model: unknown): Provider | undefined {
-  return modelsOf(model, "providerOfModel")[0]?.provider;
-}
-
-/**
  * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
  * model is one, a fallback chain with one among its models (a request may reach it), or an initChatModel model
  * whose provider is `bedrock`/`aws` (or whose model id starts with `amazon.`, as initChatModel infers).
@@ -199,18 +184,6 @@ export function needsPromptedStructuredOutput(model: unknown, options: BedrockDe
     bedrockModel(model, options, "needsPromptedStructuredOutput") ||
     prefillRefused(model, "needsPromptedStructuredOutput")
   );
-}
-
-/** The model id of the first chat model behind `model` (`model`, `modelName` or `modelId` field, or initChatModel's `model`). */
-export function modelIdOf(model: unknown): string | undefined {
-  for (const description of modelsOf(model, "modelIdOf"))
-    if (description.modelId !== undefined) return description.modelId;
-  return undefined;
-}
-
-/** Extended thinking is on for the primary model behind `model` (see {@link ModelDescription.thinking}). */
-export function thinkingEnabled(model: unknown): boolean {
-  return modelsOf(model, "thinkingEnabled")[0]?.thinking ?? false;
 }
 
 export interface ClaudeVersion {

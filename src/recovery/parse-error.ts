@@ -9,7 +9,7 @@
  * error text costs a few `indexOf` passes.
  */
 import type { Provider, ProviderRejection, RejectingProvider, RejectionKind } from "../types";
-import { messageIndexAt, payloadPositions, type WireFormat } from "../validate/positions";
+import { messageIndexAt, payloadPositions, type WireFormat } from "../models/positions";
 import type { Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {

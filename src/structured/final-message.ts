@@ -4,7 +4,7 @@
  */
 import type { AnswerChoice } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
-import { quoteValue, safeJson } from "../values";
+import { safeJson } from "../values";
 
 /**
  * - `"json"` (default): the final message keeps the JSON the model wrote. The tokens streamed in `messages` mode
@@ -28,11 +28,6 @@ export interface StructuredResponseReport {
   choice?: AnswerChoice;
   /** The model id that answered, where known. */
   modelId?: string;
-}
-
-export function assertFinalMessageOption(option: unknown): asserts option is FinalMessageOption | undefined {
-  if (option === undefined || option === "json" || option === "text" || typeof option === "function") return;
-  throw new TypeError(`Unexpected 'finalMessage' option ${quoteValue(option)}: expected "json", "text" or a function.`);
 }
 
 /** The final message's text under the option, or undefined when the JSON stays as it is. */

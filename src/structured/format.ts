@@ -87,11 +87,6 @@ function formatOf<T>(schema: unknown, prompt: string | undefined): OutputFormat<
   return undefined;
 }
 
-/** An OutputFormat (from {@link outputFormatOf}, or built by hand: a JSON schema and a validate function). */
-export function isOutputFormat(value: unknown): value is OutputFormat {
-  return readingInput(() => isFormat(value), "isOutputFormat", "value");
-}
-
 function isFormat(value: unknown): value is OutputFormat {
   return (
     isDict(value) &&

@@ -68,17 +68,6 @@ export function answerCandidates(text: string): Candidate[] {
   return found;
 }
 
-/** The JSON values of {@link answerCandidates}, without their sources. */
-export function jsonCandidates(text: string): unknown[] {
-  return answerCandidates(text).map((c) => c.value);
-}
-
-/** Contents of Markdown code fences; those labelled json come first. An unclosed fence ends the list. */
-export function fencedBlocks(text: string): string[] {
-  const fences = fencedBlockList(text);
-  return [...fences.filter((f) => f.json), ...fences.filter((f) => !f.json)].map((f) => f.body);
-}
-
 /**
  * Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
  * scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).

@@ -245,29 +245,3 @@ function keepTrailingOpenExchange(messages: readonly BaseMessage[], cut: number)
   const open = trailingOpenExchange(messages);
   return open !== undefined && cut > open.index ? open.index : cut;
 }
-
-/** The three parts of a history cut at `cut` (see {@link findSafeSummarizationBoundary}). */
-export interface SummarizationSplit<M> {
-  system: M[];
-  summarized: M[];
-  kept: M[];
-}
-
-/**
- * The three parts of a history cut at `cut`: the input's own messages, sliced. `cut` is clamped to
- * `[systemCount, length]`.
- */
-export function splitAtBoundary<M extends BaseMessage>(messages: readonly M[], cut: number): SummarizationSplit<M> {
-  const list = readMessageList(messages, "splitAtBoundary");
-  if (typeof cut !== "number" || Number.isNaN(cut))
-    throw new ToolCallRepairInputError(`splitAtBoundary: cut is ${describeInput(cut)}; expected an index`, {
-      argument: "cut",
-    });
-  const systemCount = guarded("splitAtBoundary", list, () => leadingSystemCount(list));
-  const at = Math.min(messages.length, Math.max(systemCount, Math.floor(cut)));
-  return {
-    system: messages.slice(0, systemCount),
-    summarized: messages.slice(systemCount, at),
-    kept: messages.slice(at),
-  };
-}

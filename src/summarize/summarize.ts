@@ -92,21 +92,6 @@ export function isSummaryMessage(message: BaseMessage): boolean {
   }
 }
 
-/** Whether the history has passed one of the thresholds. */
-export function thresholdPassed(
-  messages: BaseMessage[],
-  trigger: SummarizationTrigger,
-  counter: TokenCounter,
-): boolean {
-  const fn = "thresholdPassed";
-  const list = readMessageList(messages, fn);
-  const limits = readTrigger(trigger, fn, "trigger");
-  const count = functionOption<TokenCounter>({ counter }, "counter", "counter");
-  if (count === undefined)
-    throw new ToolCallRepairInputError(`${fn}: counter is undefined; expected a function`, { argument: "counter" });
-  return guarded(fn, list, () => passed(list, limits, syncCounter(count, "counter")));
-}
-
 function passed(
   messages: BaseMessage[],
   trigger: SummarizationTrigger,
@@ -190,26 +175,7 @@ export function readSummarizer(model: unknown, fn: string, path: string): Summar
 export function buildSummaryMessages(
   summaryText: string,
   tail: readonly BaseMessage[],
-  options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
-): BaseMessage[] {
-  const fn = "buildSummaryMessages";
-  if (typeof summaryText !== "string")
-    throw new ToolCallRepairInputError(`${fn}: summaryText is ${describeInput(summaryText)}; expected a string`, {
-      argument: "summaryText",
-    });
-  const list = readMessageList(tail, fn);
-  const record = optionsObject(options ?? {}, fn, "{ summaryPrefix?: string, acknowledgement?: string }");
-  const writing = {
-    summaryPrefix: stringOption(record, "summaryPrefix"),
-    acknowledgement: stringOption(record, "acknowledgement"),
-  };
-  return guarded(fn, list, () => summaryMessages(summaryText, list, writing));
-}
-
-function summaryMessages(
-  summaryText: string,
-  tail: readonly BaseMessage[],
-  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement">,
+  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement"> = {},
 ): BaseMessage[] {
   const text = summaryText.trim() === "" ? EMPTY_SUMMARY : summaryText.trim();
   const marker = { lc_source: SUMMARY_SOURCE };
@@ -275,7 +241,7 @@ export async function summarizeBefore(
     ? await writing.render(summarized)
     : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
   const summaryText = await writeSummary(transcript, writing, config);
-  return [...messages.slice(0, systemCount), ...summaryMessages(summaryText, kept, writing), ...kept];
+  return [...messages.slice(0, systemCount), ...buildSummaryMessages(summaryText, kept, writing), ...kept];
 }
 
 async function writeSummary(

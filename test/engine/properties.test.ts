@@ -10,7 +10,7 @@ import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls }
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { Provider } from "../../src/types";
 import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
-import { validateGeminiContents } from "../../src/validate";
+import { validateGeminiContents } from "../support/validate";
 import { ADAPTERS_PINNED, validatePayloadFor, type PayloadProvider } from "../support/payloads";
 
 /** The tests that check the real adapters' payloads run with the adapters they pin (see ADAPTERS_PINNED). */

@@ -18,7 +18,7 @@ import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
 import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { isCleanHistory, repairToolCalls } from "../../src/engine";
-import { validateGeminiContents, validateOpenAIResponsesInput } from "../../src/validate";
+import { validateGeminiContents, validateOpenAIResponsesInput } from "../support/validate";
 import { ADAPTERS_PINNED } from "../support/payloads";
 
 const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));

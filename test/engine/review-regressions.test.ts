@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { convertMessagesToResponsesInput } from "@langchain/openai";
 import { findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
-import { validateOpenAIResponsesInput } from "../../src/validate";
+import { validateOpenAIResponsesInput } from "../support/validate";
 import type { Provider } from "../../src/types";
 
 /** The fast path agrees with the finders, and repair converges in one run. */

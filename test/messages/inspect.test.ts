@@ -1,16 +1,15 @@
 /** The message readers exported to users (src/messages/inspect.ts): any value in, a clear error out. */
 import { describe, expect, it } from "vitest";
-import { isSyntheticMessage, isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
+import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import { repairToolCalls } from "../../src/engine";
 import { aiWithCalls, human } from "../support/builders";
 import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
-describe("repairMarkerOf / isSyntheticResult / isSyntheticMessage", () => {
+describe("repairMarkerOf / isSyntheticResult", () => {
   it("a value whose reads throw, or a revoked proxy, is an input error naming the function and the message", () => {
     for (const [name, fn] of [
       ["repairMarkerOf", repairMarkerOf],
       ["isSyntheticResult", isSyntheticResult],
-      ["isSyntheticMessage", isSyntheticMessage],
     ] as const) {
       expect(errorOf(() => fn(throwingObject()))).toMatchObject(
         inputError("message", `${name}: message could not be read (GETTER)`),
@@ -24,7 +23,6 @@ describe("repairMarkerOf / isSyntheticResult / isSyntheticMessage", () => {
   it("still reads the marker of a synthetic result", () => {
     const placeholder = repairToolCalls([human(), aiWithCalls("a"), human("next")]).messages[2];
     expect(isSyntheticResult(placeholder)).toBe(true);
-    expect(isSyntheticMessage(placeholder)).toBe(true);
     expect(repairMarkerOf(placeholder)).toMatchObject({ synthetic: true, toolCallId: "a" });
   });
 });

@@ -15,12 +15,9 @@ import {
   envSelectsBedrock,
   isBedrockModel,
   isModelChooser,
-  modelIdOf,
   needsPromptedStructuredOutput,
   providerOfAnswer,
-  providerOfModel,
   providerOfThread,
-  thinkingEnabled,
 } from "../../src/models/detect";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import {
@@ -46,6 +43,11 @@ const GOOGLE_PINNED = pinnedTo(
 const google = GOOGLE_PINNED
   ? undefined
   : { ...(await import("@langchain/google-genai")), ...(await import("@langchain/google-vertexai")) };
+
+/** What the surfaces read of a model: the primary's provider and thinking, the first model id of the chain. */
+const providerOfModel = (model: unknown) => describeModels(model)[0]?.provider;
+const thinkingEnabled = (model: unknown) => describeModels(model)[0]?.thinking ?? false;
+const modelIdOf = (model: unknown) => describeModels(model).find((d) => d.modelId !== undefined)?.modelId;
 
 const NO_ENV = {};
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
@@ -427,11 +429,8 @@ describe("argument checks: an input error naming the argument, never a raw error
   it("a model whose fields cannot be read names the function and the model", () => {
     for (const [name, fn] of [
       ["describeModels", describeModels],
-      ["providerOfModel", providerOfModel],
       ["isBedrockModel", isBedrockModel],
       ["cannotPrefill", cannotPrefill],
-      ["modelIdOf", modelIdOf],
-      ["thinkingEnabled", thinkingEnabled],
       ["needsPromptedStructuredOutput", needsPromptedStructuredOutput],
     ] as const) {
       expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(

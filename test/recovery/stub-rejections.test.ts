@@ -11,13 +11,13 @@ import { repairToolCalls } from "../../src/engine";
 import { acceptsSystemInConversation } from "../../src/models/request-target";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
-import type { PayloadViolation } from "../../src/validate";
+import type { PayloadViolation } from "../support/validate";
 import {
   validateAnthropicMessages,
   validateBedrockConverse,
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
-} from "../../src/validate";
+} from "../support/validate";
 import { brokenPlanArb, buildHistory } from "../support/histories";
 import { ADAPTERS_PINNED } from "../support/payloads";
 import {

@@ -17,7 +17,7 @@ import { findToolCallProblems } from "../../src/engine";
 import { promptedStructuredOutputMiddleware, toolCallRepairMiddleware } from "../../src/langchain";
 import { toolCallRepairHook, withPromptedStructuredOutput, withToolCallRepair } from "../../src/langgraph";
 import { isSyntheticResult } from "../../src/messages/inspect";
-import { validateBedrockConverse } from "../../src/validate";
+import { validateBedrockConverse } from "../support/validate";
 import { bedrockShape } from "../integrations/fixtures";
 import {
   firstCallIds,

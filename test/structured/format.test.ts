@@ -5,7 +5,6 @@ import { z as z3 } from "zod/v3";
 import { agentOutputFormat, outputFormatOf, reactOutputFormat } from "../../src/structured/format";
 import { ZOD_4_PINNED } from "../support/versions";
 import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
-import { isOutputFormat } from "../../src/structured/format";
 
 const jsonSchema = {
   type: "object",
@@ -135,7 +134,6 @@ describe("argument checks: an input error naming the argument, never a raw error
     expect(errorOf(() => outputFormatOf(revokedObject(), undefined, "responseFormat"))).toMatchObject(
       inputError("responseFormat"),
     );
-    expect(errorOf(() => isOutputFormat(throwingObject()))).toMatchObject(inputError("value"));
     expect(errorOf(() => reactOutputFormat(throwingObject()))).toMatchObject(inputError("responseFormat"));
   });
 

@@ -9,12 +9,13 @@ import {
   answerCandidates,
   answerText,
   balancedSpans,
-  fencedBlocks,
-  jsonCandidates,
   parseStructuredAnswer,
   resolveStructuredAnswer,
 } from "../../src/structured/parse";
 import { errorOf, inputError } from "../support/hostile";
+
+/** The JSON values of answerCandidates, without their sources. */
+const jsonCandidates = (text: string) => answerCandidates(text).map((c) => c.value);
 
 const weather = outputFormatOf(z.object({ city: z.string(), tempC: z.number() }));
 
@@ -25,7 +26,10 @@ describe("jsonCandidates", () => {
 
   it("reads a fenced ```json block, preferring it to other fences", () => {
     const text = 'Here:\n```\n{"other":1}\n```\nand\n```json\n{"city":"Paris","tempC":21}\n```\nDone.';
-    expect(fencedBlocks(text)).toEqual(['{"city":"Paris","tempC":21}', '{"other":1}']);
+    expect(answerCandidates(text).slice(0, 2)).toEqual([
+      { value: { city: "Paris", tempC: 21 }, source: "json-fence" },
+      { value: { other: 1 }, source: "fence" },
+    ]);
     expect(jsonCandidates(text)[0]).toEqual({ city: "Paris", tempC: 21 });
   });
 
@@ -240,7 +244,6 @@ describe("hostile text: linear, never throws", () => {
 
   it.each(hostile)("%s", async (_name, text) => {
     expect(() => balancedSpans(text)).not.toThrow();
-    expect(() => fencedBlocks(text)).not.toThrow();
     expect(() => jsonCandidates(text)).not.toThrow();
     const result = await parseStructuredAnswer(text, weather);
     if (text.includes('{"city":"Paris","tempC":21}'))
@@ -278,7 +281,6 @@ describe("hostile text: linear, never throws", () => {
         ),
         async (text) => {
           balancedSpans(text);
-          fencedBlocks(text);
           jsonCandidates(text);
           const result = await parseStructuredAnswer(text, weather);
           expect(typeof result.ok).toBe("boolean");

@@ -9,8 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { summarizationNode } from "../../src/integrations/summarization";
-import { approximateTokenCounter, findSafeSummarizationBoundary, splitAtBoundary } from "../../src/summarize/boundary";
-import { buildSummaryMessages, summarizeHistory, thresholdPassed } from "../../src/summarize/summarize";
+import { approximateTokenCounter, findSafeSummarizationBoundary } from "../../src/summarize/boundary";
+import { summarizeHistory } from "../../src/summarize/summarize";
 import { messagesToTranscript } from "../../src/summarize/transcript";
 import { trimMessagesSafely } from "../../src/summarize/trim";
 
@@ -156,19 +156,6 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     ).toBe(0);
   });
 
-  it("splitAtBoundary, thresholdPassed, buildSummaryMessages", async () => {
-    expect((await inputError(() => splitAtBoundary(undefined as never, 1))).argument).toBe("messages");
-    expect((await inputError(() => splitAtBoundary(history(), "2" as never))).argument).toBe("cut");
-    expect((await inputError(() => thresholdPassed(history(), {}, tenEach))).argument).toBe("trigger");
-    expect((await inputError(() => thresholdPassed(history(), { messages: 1 }, null as never))).argument).toBe(
-      "counter",
-    );
-    expect((await inputError(() => buildSummaryMessages(42 as never, []))).argument).toBe("summaryText");
-    expect((await inputError(() => buildSummaryMessages("s", [], { summaryPrefix: 3 as never }))).argument).toBe(
-      "options.summaryPrefix",
-    );
-  });
-
   it("trimMessagesSafely", async () => {
     const options = { maxTokens: 30, tokenCounter: tenEach };
     expect((await inputError(() => trimMessagesSafely(null as never, options))).argument).toBe("messages");
@@ -264,7 +251,6 @@ describe("the caller's messages are not changed", () => {
     const counter = (list: BaseMessage[]) => list.reduce((n, m) => n + JSON.stringify(m.content).length, 0);
     findSafeSummarizationBoundary(messages, { keepLast: 3 });
     findSafeSummarizationBoundary(messages, { maxTokens: 50, tokenCounter: approximateTokenCounter });
-    splitAtBoundary(messages, 3);
     approximateTokenCounter(messages);
     messagesToTranscript(messages);
     for (const maxTokens of [10, 40, 80])
@@ -412,17 +398,12 @@ async function onlyInputErrors(work: () => unknown): Promise<void> {
 }
 
 describe("hostile values never throw anything but ToolCallRepairInputError, never hang", () => {
-  it("findSafeSummarizationBoundary, splitAtBoundary, approximateTokenCounter, messagesToTranscript", async () => {
+  it("findSafeSummarizationBoundary, approximateTokenCounter, messagesToTranscript", async () => {
     await fc.assert(
-      fc.asyncProperty(hostileList, hostileOptions, fc.integer({ min: -2, max: 10 }), async (list, options, cut) => {
+      fc.asyncProperty(hostileList, hostileOptions, async (list, options) => {
         await onlyInputErrors(() => findSafeSummarizationBoundary(list() as never, options() as never));
-        await onlyInputErrors(() => splitAtBoundary(list() as never, cut));
         await onlyInputErrors(() => approximateTokenCounter(list() as never));
         await onlyInputErrors(() => messagesToTranscript(list() as never));
-        await onlyInputErrors(() =>
-          thresholdPassed(list() as never, { messages: 1, tokens: 5 }, approximateTokenCounter),
-        );
-        await onlyInputErrors(() => buildSummaryMessages("s", list() as never));
       }),
       { numRuns: 300 },
     );

@@ -38,7 +38,7 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate";
+} from "./validate";
 import { DEFAULT_BEDROCK_MODEL } from "./stubs/bedrock";
 import { DEFAULT_OPENAI_MODEL } from "./stubs/openai";
 

@@ -7,7 +7,7 @@ import { ChatAnthropic, type AnthropicInput } from "@langchain/anthropic";
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { ServerResponse } from "node:http";
 import { acceptsSystemInConversation } from "../../../src/models/request-target";
-import { validateAnthropicMessages } from "../../../src/validate";
+import { validateAnthropicMessages } from "../validate";
 import {
   asDict,
   createTurnSource,

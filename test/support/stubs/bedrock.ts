@@ -7,7 +7,7 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { ChatBedrockConverse, type ChatBedrockConverseInput } from "@langchain/aws";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { ServerResponse } from "node:http";
-import { validateBedrockConverse } from "../../../src/validate";
+import { validateBedrockConverse } from "../validate";
 import { constrainedTurn, structuredOutputViolations } from "./bedrock-structured";
 import {
   createTurnSource,

@@ -5,7 +5,7 @@
  * the first function call of each answer with a `thoughtSignature` (only the first of parallel calls).
  */
 import { ChatGoogleGenerativeAI, type GoogleGenerativeAIChatInput } from "@langchain/google-genai";
-import { validateGeminiContents } from "../../../src/validate";
+import { validateGeminiContents } from "../validate";
 import {
   asDict,
   createTurnSource,

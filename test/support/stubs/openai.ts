@@ -8,7 +8,7 @@
  */
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import type { ServerResponse } from "node:http";
-import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../../../src/validate";
+import { validateOpenAIChatMessages, validateOpenAIResponsesInput } from "../validate";
 import {
   asDict,
   createTurnSource,

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { messageIndexAt, payloadPositions } from "../../src/validate";
+import { messageIndexAt, payloadPositions } from "../../src/models/positions";
 import { brokenPlanArb, buildHistory, validPlanArb, type HistoryPlan } from "../support/histories";
 import { payloadFor, type PayloadProvider, type ProviderPayload } from "../support/payloads";
 import { errorOf, inputError, revokedArray, throwingAt, throwingObject } from "../support/hostile";

@@ -1,7 +1,7 @@
 /** The payload validators on the reasoning-era rules: R6 and R7 (Responses), G6 (Gemini 3+). */
 import { describe, expect, it } from "vitest";
-import { ToolCallRepairInputError } from "../../src/errors";
-import { validateGeminiContents, validateOpenAIResponsesInput } from "../../src/validate";
+import { ToolCallRepairInputError } from "../../../src/errors";
+import { validateGeminiContents, validateOpenAIResponsesInput } from ".";
 
 const user = (text: string) => ({ type: "message", role: "user", content: text });
 const reasoning = (id: string) => ({ type: "reasoning", id, summary: [] });

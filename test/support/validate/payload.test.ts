@@ -6,8 +6,8 @@ import {
   validateOpenAIChatMessages,
   validateOpenAIResponsesInput,
   type PayloadViolation,
-} from "../../src/validate";
-import { errorOf, inputError, throwingAt, throwingObject } from "../support/hostile";
+} from ".";
+import { errorOf, inputError, throwingAt, throwingObject } from "../hostile";
 
 const only = (violations: PayloadViolation[], rule: string) => violations.filter((v) => v.rule === rule);
 

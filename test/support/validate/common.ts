@@ -20,8 +20,8 @@ export interface PayloadViolation {
   toolCallIds?: string[];
 }
 
-import { expectedInput, optionsInput, ownInput } from "../errors";
-import { isDict, type Dict } from "../values";
+import { expectedInput, optionsInput, ownInput } from "../../../src/errors";
+import { isDict, type Dict } from "../../../src/values";
 
 export { isDict, type Dict };
 export const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

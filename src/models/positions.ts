@@ -7,7 +7,7 @@
  * This is a model of what the adapters do, not a call to them (this package does not depend on them). It is
  * checked against the real converters (`convertMessagesToCompletionsMessageParams`,
  * `convertMessagesToResponsesInput`, `convertPromptToAnthropic`, ChatBedrockConverse's request) over generated
- * histories in test/validate/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
+ * histories in test/models/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
 import type { BaseMessage } from "@langchain/core/messages";

@@ -8,4 +8,3 @@ export { validateOpenAIResponsesInput, type OpenAIResponsesValidationOptions } f
 export { validateAnthropicMessages, type AnthropicValidationOptions } from "./anthropic";
 export { validateBedrockConverse, type BedrockValidationOptions } from "./bedrock";
 export { validateGeminiContents, type GeminiValidationOptions } from "./gemini";
-export { payloadPositions, messageIndexAt, WIRE_FORMATS, type WireFormat, type PayloadPositions } from "./positions";
