@@ -29,7 +29,7 @@ const expected = {
     "withPromptedStructuredOutput",
   ],
   "langgraph-tool-repair/langchain": ["toolCallRepairMiddleware", "promptedStructuredOutputMiddleware"],
-  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "countThreads", "healStoredThread"],
+  "langgraph-tool-repair/threads": ["scanThreads", "repairThreads", "repairStoredMessages", "REPAIR_METADATA_KEY"],
 };
 for (const [entry, names] of Object.entries(expected)) {
   const esm = await import(entry);

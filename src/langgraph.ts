@@ -25,19 +25,11 @@ export {
 export { withToolCallRepair, type CheckpointerRepairOptions } from "./integrations/checkpointer";
 export {
   repairThread,
-  toolNodeName,
   type ThreadGraph,
   type RepairThreadOptions,
   type RepairThreadReport,
-} from "./integrations/repair-thread";
-export {
-  createStoredHealer,
-  healStoredMessages,
-  type StoredHealer,
   type StoredRepairOptions,
-  type HealStoredOptions,
-  type HealResult,
-} from "./integrations/heal";
+} from "./threads/repair-thread";
 export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/events";
 export {
   summarizationNode,

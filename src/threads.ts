@@ -8,7 +8,6 @@
  */
 export {
   scanThreads,
-  countThreads,
   type ThreadScanOptions,
   type ProviderSource,
   type ThreadReport,
@@ -20,12 +19,6 @@ export {
   type ThreadRepairReport,
   type ThreadRepairStatus,
 } from "./threads/repair";
-export {
-  healStoredThread,
-  awaitsResume,
-  storedThreadProblems,
-  structuralProblems,
-  type HealStoredThreadOptions,
-} from "./threads/heal-thread";
-export { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION, type RepairMetadata } from "./threads/write";
+export { repairStoredMessages, type RepairStoredMessagesOptions, type StoredRepair } from "./threads/repair-thread";
+export { REPAIR_METADATA_KEY, type RepairMetadata } from "./threads/write";
 export type { Shard, ThreadKey } from "./threads/source";

@@ -343,7 +343,7 @@ describe("every export of the four entry points, called with hostile values", ()
       "repairToolCalls",
       "replaceAllMessages",
       "toolCallRepairNode",
-      "healStoredThread",
+      "repairStoredMessages",
       "toolCallRepairMiddleware",
       "ToolCallRepairInputError.isInstance",
     ])

@@ -24,7 +24,7 @@ interface RepairThreadOptions extends StoredRepairOptions, RepairReporting {
 interface RepairThreadReport {
   problems: ToolCallProblem[]; // structural; an open last exchange counts unless closeOpen: false
   repairs: ToolCallRepair[];
-  messages: BaseMessage[]; // the healed list
+  messages: BaseMessage[]; // the repaired list
   applied: boolean; // whether the fix was written
   config?: RunnableConfig; // of the checkpoint the fix wrote
 }

@@ -43,7 +43,10 @@ try {
   const written = await repairThread(graph, config, { dryRun: false });
   check(written.applied, "the fix is written");
   const stored = (await graph.getState(config)).values.messages;
-  check(findToolCallProblems(stored, { level: "structural" }).length === 0, "the stored thread is healed structurally");
+  check(
+    findToolCallProblems(stored, { level: "structural" }).length === 0,
+    "the stored thread is repaired structurally",
+  );
   check(
     findToolCallProblems(stored, { provider: "bedrock" }).some((p) => p.kind === "consecutive_same_role"),
     "the Bedrock shaping is not stored",

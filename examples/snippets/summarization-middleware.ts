@@ -28,7 +28,7 @@ const agent = createAgent({
       trigger: [{ messages: 40 }, { tokens: 60_000 }],
       keep: { messages: 20 },
     }),
-    // Heals a stored thread on new input and repairs every model request for the model's provider.
+    // Repairs a stored thread on new input and repairs every model request for the model's provider.
     repair.middleware,
   ],
   checkpointer: repair.checkpointer(new MemorySaver()),

@@ -62,13 +62,13 @@ function describeMessage(message: BaseMessage): string {
 
 export interface DiffLine {
   mark: " " | "+" | "-";
-  /** Position in the healed list (" " and "+") or, for "-", in the stored list. */
+  /** Position in the repaired list (" " and "+") or, for "-", in the stored list. */
   index: number;
   message: BaseMessage;
 }
 
 /**
- * The healed list against the stored one. Messages the repair did not touch are the very same objects in
+ * The repaired list against the stored one. Messages the repair did not touch are the very same objects in
  * both lists, so the diff follows identity, in one pass over each list: a moved message shows as removed
  * where it was and added where it went.
  */

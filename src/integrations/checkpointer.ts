@@ -1,14 +1,14 @@
 /**
- * `withToolCallRepair(checkpointer)`: any `BaseCheckpointSaver`, healing stored threads as they go through it.
+ * `withToolCallRepair(checkpointer)`: any `BaseCheckpointSaver`, repairing stored threads as they go through it.
  *
  * Where it may act (LANGGRAPH_NOTES.md, "Resume versus new input"):
- * - `getTuple` cannot tell a resume from a new input, so on read it heals everything EXCEPT the last exchange
+ * - `getTuple` cannot tell a resume from a new input, so on read it repairs everything EXCEPT the last exchange
  *   while that one still has unanswered calls (a resume runs them). What it returns becomes the run's state.
  * - A `put` of a new input's checkpoint (`source: "input"` holding the input in `__start__`) means LangGraph has
  *   discarded the pending step: the stored thread gets its open calls closed, and results of sibling calls
  *   that did finish (pending writes of the parent checkpoint) are put back as the real ToolMessages.
  * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
- *   the previous one as parent) is healed the same way, and reported only once.
+ *   the previous one as parent) is repaired the same way, and reported only once.
  * - A user message stored in `__start__` but never applied (its run was aborted before the first step) is
  *   dropped by LangGraph when a new input comes: the wrapper notes such input when the run loads the
  *   checkpoint (`getTuple`) and puts it back, before the new input, in each put of that run.
@@ -26,13 +26,13 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
-import { createRepairer, type Repairer } from "../engine";
 import type { ToolCallRepair } from "../types";
 import { coerceMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
-import { createStoredHealer, resultsInWrites, type StoredHealer, type StoredRepairOptions } from "./heal";
+import { createStoredRepairer, type StoredRepairer, type StoredRepairOptions } from "../threads/repair-thread";
+import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
@@ -43,12 +43,12 @@ import { assertMethods } from "../errors";
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
   messagesKey?: string;
-  /** Also heal the tuples `list()` yields (state history). Default false. */
+  /** Also repair the tuples `list()` yields (state history). Default false. */
   list?: boolean;
 }
 
 /** A run whose in-memory list differs from what was stored: what to re-apply to each of its next puts. */
-interface HealedRun {
+interface RepairedRun {
   /** Id of the checkpoint last stored for this run; its next put names it as parent. */
   lastId: string;
   /** Calls the run's new input abandoned. */
@@ -119,9 +119,9 @@ function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undef
   return metadata?.source === "input" && Object.hasOwn(checkpoint.channel_values ?? {}, START_CHANNEL);
 }
 
-class CheckpointHealer {
+class RepairingSaver {
   private readonly messagesKey: string;
-  private readonly runs = new Map<string, HealedRun>();
+  private readonly runs = new Map<string, RepairedRun>();
   private readonly reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   private readonly checkedPlaceholders = new Set<string>();
@@ -132,9 +132,7 @@ class CheckpointHealer {
   private readonly salvagedByThread = new Map<string, Map<string, ToolMessage>>();
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   private readonly unappliedInputs = new Map<string, RestoredInput>();
-  /** The clean check of a stored thread: structural, an open last exchange allowed. */
-  private readonly keeping: Repairer;
-  private readonly healer: StoredHealer;
+  private readonly stored: StoredRepairer;
 
   constructor(
     private readonly inner: BaseCheckpointSaver,
@@ -142,8 +140,7 @@ class CheckpointHealer {
   ) {
     const { messagesKey, list: _list, onRepair: _onRepair, onError: _onError, ...repairOptions } = options;
     this.messagesKey = messagesKey ?? "messages";
-    this.keeping = createRepairer({ ...repairOptions, level: "structural", trailing: "keep" });
-    this.healer = createStoredHealer(repairOptions);
+    this.stored = createStoredRepairer(repairOptions);
   }
 
   private messagesOf(checkpoint: Checkpoint | undefined): BaseMessage[] | undefined {
@@ -162,7 +159,7 @@ class CheckpointHealer {
     return orFallback(
       () => {
         this.noteUnappliedInput(tuple);
-        return this.healRead(tuple, config);
+        return this.repairRead(tuple, config);
       },
       tuple,
       this.options,
@@ -193,9 +190,9 @@ class CheckpointHealer {
   readonly list = (config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> => {
     const tuples = this.inner.list(config, options);
     if (!this.options.list) return tuples;
-    return (async function* (healer: CheckpointHealer) {
+    return (async function* (wrapper: RepairingSaver) {
       for await (const tuple of tuples)
-        yield await orFallback(() => healer.healRead(tuple, config), tuple, healer.options, config);
+        yield await orFallback(() => wrapper.repairRead(tuple, config), tuple, wrapper.options, config);
     })(this);
   };
 
@@ -206,17 +203,17 @@ class CheckpointHealer {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> => {
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    const healed = await orFallback(
-      () => this.healedCheckpoint(config, checkpoint, metadata),
+    const repaired = await orFallback(
+      () => this.repairedCheckpoint(config, checkpoint, metadata),
       checkpoint,
       this.options,
       config,
     );
-    return this.inner.put(config, healed, metadata, newVersions);
+    return this.inner.put(config, repaired, metadata, newVersions);
   };
 
-  /** The checkpoint as it should be stored: the same object when nothing needs healing. */
-  private async healedCheckpoint(
+  /** The checkpoint as it should be stored: the same object when nothing needs repairing. */
+  private async repairedCheckpoint(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
@@ -237,30 +234,30 @@ class CheckpointHealer {
       this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
         ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`)
         : undefined;
-    if (!run && !abandoning && !dropped && this.keeping.isClean(messages)) {
+    if (!run && !abandoning && !dropped && this.stored.isClean(messages)) {
       const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
       return placeholders ? this.withRealResults(config, checkpoint, messages, placeholders) : checkpoint;
     }
 
-    const healed = await this.healWrite(messages, config, run, abandoning, dropped);
-    if (healed.repairs.length === 0 && !healed.restore) {
+    const repaired = await this.repairWrite(messages, config, run, abandoning, dropped);
+    if (repaired.repairs.length === 0 && !repaired.restore) {
       this.runs.delete(key);
       return checkpoint;
     }
     const reported = run?.reported ?? new Set<string>();
-    const fresh = healed.repairs.filter((repair) => !reported.has(repairKey(repair)));
+    const fresh = repaired.repairs.filter((repair) => !reported.has(repairKey(repair)));
     for (const repair of fresh) reported.add(repairKey(repair));
     this.runs.delete(key);
     evictOldest(this.runs);
     this.runs.set(key, {
       lastId: checkpoint.id,
-      abandoned: healed.abandoned,
-      salvage: healed.salvage,
+      abandoned: repaired.abandoned,
+      salvage: repaired.salvage,
       reported,
-      restore: healed.restore,
+      restore: repaired.restore,
     });
     await reportRepairs(fresh, this.options, config);
-    return healed.messages === messages ? checkpoint : this.withMessages(checkpoint, healed.messages);
+    return repaired.messages === messages ? checkpoint : this.withMessages(checkpoint, repaired.messages);
   }
 
   readonly deleteThread = async (threadId: string): Promise<void> => {
@@ -293,10 +290,10 @@ class CheckpointHealer {
     const found = await this.pendingResults(config, placeholders);
     this.addSalvagedElsewhere(config, placeholders, found);
     if (found.size === 0) return checkpoint;
-    const healed = this.healer.heal(messages, { salvage: found });
-    this.rememberSalvaged(config, healed.salvaged, found);
-    await reportRepairs(healed.repairs, this.options, config);
-    return this.withMessages(checkpoint, healed.messages);
+    const repaired = this.stored.repair(messages, { salvage: found });
+    this.rememberSalvaged(config, repaired.salvaged, found);
+    await reportRepairs(repaired.repairs, this.options, config);
+    return this.withMessages(checkpoint, repaired.messages);
   }
 
   /** Adds to `found` the results salvaged in another namespace of the same thread, for the `wanted` calls. */
@@ -333,19 +330,19 @@ class CheckpointHealer {
     }
   }
 
-  private async healRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
+  private async repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
     const messages = this.messagesOf(tuple.checkpoint);
     if (!messages) return tuple;
-    const healed = this.healer.heal(messages);
-    if (healed.repairs.length === 0) return tuple;
-    // Reading is not writing: until a run stores the healed list, each read heals again; report it once.
+    const repaired = this.stored.repair(messages);
+    if (repaired.repairs.length === 0) return tuple;
+    // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
     const readKey = `${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`;
     if (!this.reportedReads.has(readKey)) {
       evictOldest(this.reportedReads);
       this.reportedReads.add(readKey);
-      await reportRepairs(healed.repairs, this.options, config);
+      await reportRepairs(repaired.repairs, this.options, config);
     }
-    return { ...tuple, checkpoint: this.withMessages(tuple.checkpoint, healed.messages) };
+    return { ...tuple, checkpoint: this.withMessages(tuple.checkpoint, repaired.messages) };
   }
 
   /**
@@ -365,15 +362,15 @@ class CheckpointHealer {
     const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
     if (!messages || !parent?.pendingWrites?.length) return found;
     const left = new Set([...open].filter((id) => !found.has(id)));
-    const cancelled = approvalPlaceholders(messages, left, parent, this.keeping.options.syntheticResultText);
+    const cancelled = approvalPlaceholders(messages, left, parent, this.stored.options.syntheticResultText);
     for (const [id, placeholder] of cancelled) found.set(id, placeholder);
     return found;
   }
 
-  private async healWrite(
+  private async repairWrite(
     stale: BaseMessage[],
     config: RunnableConfig,
-    run: HealedRun | undefined,
+    run: RepairedRun | undefined,
     abandoning: boolean,
     dropped: RestoredInput | undefined,
   ) {
@@ -390,8 +387,8 @@ class CheckpointHealer {
     // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
     const messages = restore ? withRestoredInput(stale, restore) : stale;
     const restoring = messages !== stale ? restore : undefined;
-    let healed = this.healer.heal(messages, { closeOpen: abandoning, abandoned, salvage });
-    const closesCalls = healed.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
+    let repaired = this.stored.repair(messages, { closeOpen: abandoning, abandoned, salvage });
+    const closesCalls = repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
     if (!run && !abandoning && closesCalls) {
       // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
       // their finished results may still sit in the parent's pending writes.
@@ -400,22 +397,22 @@ class CheckpointHealer {
       this.addSalvagedElsewhere(config, open, found);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
-        healed = this.healer.heal(messages, { abandoned, salvage });
+        repaired = this.stored.repair(messages, { abandoned, salvage });
       }
     }
-    this.rememberSalvaged(config, healed.salvaged, salvage);
-    return { ...healed, abandoned, salvage, restore: restoring };
+    this.rememberSalvaged(config, repaired.salvaged, salvage);
+    return { ...repaired, abandoned, salvage, restore: restoring };
   }
 }
 
-/** What a checkpointer must have to be wrapped: the methods the wrapper delegates to and heals. */
+/** What a checkpointer must have to be wrapped: the methods the wrapper delegates to and repairs. */
 /** What a checkpoint saver must have for the wrapper and the thread library (the methods they call). */
 export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
  * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
- * (and `list`, with `options.list`) heal the messages at `options.messagesKey`. Never mutates what the inner
+ * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
 export function withToolCallRepair<T extends BaseCheckpointSaver>(
@@ -433,12 +430,12 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(
     "a checkpoint saver (BaseCheckpointSaver)",
     SAVER_METHODS,
   );
-  const healer = new CheckpointHealer(checkpointer, given);
+  const wrapper = new RepairingSaver(checkpointer, given);
   const overrides: Record<PropertyKey, unknown> = {
-    list: healer.list,
-    deleteThread: healer.deleteThread,
+    list: wrapper.list,
+    deleteThread: wrapper.deleteThread,
     // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
-    ...orderedSaverMethods(checkpointer, healer),
+    ...orderedSaverMethods(checkpointer, wrapper),
     // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
     getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
   };

@@ -2,7 +2,7 @@
  * `toolCallRepairMiddleware`: for langchain's `createAgent({ middleware })`.
  *
  * - `beforeAgent` runs when a new input arrives (not on `invoke(null)` or `Command({ resume })`, where
- *   pending tool calls may still run): a structurally broken stored thread is healed and persisted there.
+ *   pending tool calls may still run): a structurally broken stored thread is repaired and persisted there.
  * - `wrapModelCall` runs around every model call: whatever is still broken, and whatever the model's provider
  *   needs besides (turn alternation, id patterns, block conversions), is repaired in the request only. A call
  *   the provider still rejects for its history is force-repaired, retried once, and the fix persisted
@@ -25,8 +25,8 @@ import { withRunSalvage } from "./run-salvage";
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
-  /** Heal and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
-  healOnInput?: boolean;
+  /** Repair and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
+  repairOnInput?: boolean;
   /** Hand each model call a repaired copy of its messages, without persisting it (`wrapModelCall`). Default true. */
   repairModelRequest?: boolean;
   /**
@@ -39,7 +39,7 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
 }
 
 /**
- * Middleware that heals the stored thread on new input and repairs every model request.
+ * Middleware that repairs the stored thread on new input and repairs every model request.
  * Defaults: both on, `trailing: "answer"` (both run right before a model call). Without `provider`, each
  * request is repaired for the provider of its model (`request.model`: ChatBedrockConverse means Bedrock, ...),
  * `"strict"` when the model is not one this package knows.
@@ -47,7 +47,7 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
  */
 export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
   const {
-    healOnInput = true,
+    repairOnInput = true,
     repairModelRequest = true,
     recoverRejections = true,
     name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
@@ -55,7 +55,7 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
     onError,
     ...repairOptions
   } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
-    booleans: ["healOnInput", "repairModelRequest", "recoverRejections"],
+    booleans: ["repairOnInput", "repairModelRequest", "recoverRejections"],
     strings: ["name"],
   });
   const reporting: RepairReporting = { onRepair, onError };
@@ -64,7 +64,7 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
 
   return createMiddleware({
     name,
-    beforeAgent: healOnInput
+    beforeAgent: repairOnInput
       ? (state, runtime) =>
           orFallback(
             async () => {

@@ -24,7 +24,7 @@ import { safeJson } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
 import { orFallback, type RepairReporting } from "./events";
-import { withSalvagedResults } from "./heal";
+import { putBackResults } from "../threads/repair-thread";
 
 /** LangGraph's `CONFIG_KEY_CHECKPOINTER` and `CONFIG_KEY_CHECKPOINT_MAP` (constants of @langchain/langgraph). */
 const CHECKPOINTER_KEY = "__pregel_checkpointer";
@@ -222,7 +222,7 @@ export function withRunSalvage(
       const left = new Set([...open].filter((id) => !found.has(id)));
       if (asked.size > 0)
         for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
-      return found.size === 0 ? unchanged : withSalvagedResults(messages, found);
+      return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,
     reporting,

@@ -1,6 +1,6 @@
 /**
  * `toolCallRepair(options)`: what a langchain `createAgent` agent needs, from one set of options. The middleware
- * repairs every model request for the model's provider, heals the stored thread (structurally) when a new input
+ * repairs every model request for the model's provider, repairs the stored thread (structurally) when a new input
  * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
  * sibling tools that a new input would throw away, which no middleware can see.
  */
@@ -32,10 +32,16 @@ export interface ToolCallRepairSetup {
  * request's placeholder and the stored one are one repair).
  */
 export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-  const { list, healOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
+  const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
     checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
   const shared = { ...rest, onRepair: reportedOnce(onRepair) };
-  const middleware = toolCallRepairMiddleware({ ...shared, healOnInput, repairModelRequest, recoverRejections, name });
+  const middleware = toolCallRepairMiddleware({
+    ...shared,
+    repairOnInput,
+    repairModelRequest,
+    recoverRejections,
+    name,
+  });
   return {
     middleware,
     checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list }),

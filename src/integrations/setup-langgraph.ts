@@ -5,7 +5,7 @@
  * - `preModelHook` (createReactAgent) or `node` (a StateGraph, before the model node): the thread's structural
  *   repairs persisted, so every later turn starts from a valid history.
  * - `checkpointer(saver)`: finished results of sibling tools that a new input would throw away are kept, and
- *   stored threads heal as they are read and written ({@link withToolCallRepair}).
+ *   stored threads are repaired as they are read and written ({@link withToolCallRepair}).
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";

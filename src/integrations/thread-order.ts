@@ -224,7 +224,7 @@ export class ThreadOrder {
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
 /**
- * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the healer's), the inner
+ * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the repairing ones), the inner
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
  */
 export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" | "get" | "put">): Saver {

@@ -1,5 +1,5 @@
 /**
- * `repairThreads(saver, options)`: every broken thread healed structurally (healStoredThread), with the real
+ * `repairThreads(saver, options)`: every broken thread repaired structurally (repairStoredMessages), with the real
  * results LangGraph discarded put back from pending writes. A dry run by default; with `apply: true` each fix
  * is a new checkpoint on top of the thread (see write.ts), never an edit of an existing one.
  */
@@ -9,7 +9,7 @@ import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchai
 import { expectedInput, optionsInput, ownInput } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
-import { healStoredThread, storedThreadProblems, structuralProblems } from "./heal-thread";
+import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
   cleanOlderThan,
@@ -65,7 +65,7 @@ export interface ThreadRepairReport extends ThreadKey {
   reshape: ToolCallProblem[];
   /** Calls whose real result was put back from the pending writes of an earlier checkpoint. */
   salvaged: string[];
-  /** The stored messages and the healed ones, for threads that change. */
+  /** The stored messages and the repaired ones, for threads that change. */
   before?: BaseMessage[];
   after?: BaseMessage[];
   /** Config of the checkpoint written. */
@@ -192,19 +192,19 @@ async function* repairResolved(
       claimed++;
       const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
       const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
-      const healed = healStoredThread(before, { salvage });
+      const repaired = repairStoredMessages(before, { salvage });
       const provider = judged.provider ?? "strict";
-      const reshape = storedThreadProblems(healed.messages, provider);
+      const reshape = storedThreadProblems(repaired.messages, provider);
       const fix = {
         ...base,
-        repairs: healed.repairs,
+        repairs: repaired.repairs,
         reshape,
-        salvaged: healed.salvaged,
+        salvaged: repaired.salvaged,
         before,
-        after: healed.messages,
+        after: repaired.messages,
       };
-      const left = structuralProblems(healed.messages, provider);
-      if (healed.repairs.length === 0 || left.length > 0) {
+      const left = structuralProblems(repaired.messages, provider);
+      if (repaired.repairs.length === 0 || left.length > 0) {
         const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
         return report(key, {
           ...fix,
@@ -213,7 +213,7 @@ async function* repairResolved(
         });
       }
       if (!apply) return report(key, { ...fix, status: "would_repair" });
-      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, healed.messages, healed);
+      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, repaired.messages, repaired);
       const outcome = await putIfUnchanged(saver, key, base.checkpointId!, write);
       return outcome.written
         ? report(key, { ...fix, status: "repaired", written: outcome.config })

@@ -6,8 +6,29 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { resultsInWrites } from "../integrations/heal";
-import { isAssistant, toolCallIdsOf } from "../messages/inspect";
+import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+
+/**
+ * Real tool results in pending writes of `channel` (a task's write is one message or a list of them), for the
+ * given calls only; synthetic results never count as real work.
+ */
+export function resultsInWrites(
+  writes: readonly (readonly [string, string, unknown])[] | undefined,
+  channel: string,
+  wanted: ReadonlySet<string>,
+): Map<string, ToolMessage> {
+  const found = new Map<string, ToolMessage>();
+  if (!writes || wanted.size === 0) return found;
+  for (const [, written, value] of writes) {
+    if (written !== channel) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!isToolResult(item) || isMarkedSyntheticResult(item)) continue;
+      const id = resultIdOf(item);
+      if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+    }
+  }
+  return found;
+}
 
 /** Ids of every call the messages carry. */
 function callIdsIn(messages: unknown): Set<string> {

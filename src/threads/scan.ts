@@ -18,7 +18,7 @@ import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
-import { awaitsResume, storedThreadProblems, structuralProblems } from "./heal-thread";
+import { awaitsResume, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { CleanThread, StoredCheckpoint } from "./precheck";
 

@@ -5,7 +5,7 @@
  *   every channel a step writes), and only it is in `newVersions`, so savers that store a blob per channel
  *   version (PostgreSQL) write just the messages;
  * - `versions_seen` is kept: no node is marked as having run, so the thread's next step is what it was (a
- *   resume runs the pending step on the healed messages; a new input discards it, as always);
+ *   resume runs the pending step on the repaired messages; a new input discards it, as always);
  * - metadata `source: "update"`, `step` one past the latest, the latest's `parents`; the put names the latest
  *   checkpoint as parent, so rolling back is reading the parent.
  * Nothing existing is edited or deleted. `updateState` also stores its write as a pending write of the old
@@ -58,13 +58,13 @@ export interface RepairWrite {
   newVersions: ChannelVersions;
 }
 
-/** The checkpoint (and its put arguments) that stores `healed` on top of `latest`. */
+/** The checkpoint (and its put arguments) that stores `repaired` on top of `latest`. */
 export function repairCheckpoint(
   saver: BaseCheckpointSaver,
   key: ThreadKey,
   latest: CheckpointTuple,
   messagesKey: string,
-  healed: BaseMessage[],
+  repaired: BaseMessage[],
   fix: { repairs: ToolCallRepair[]; salvaged: string[] },
 ): RepairWrite {
   const base = latest.checkpoint;
@@ -90,7 +90,7 @@ export function repairCheckpoint(
       v: base.v ?? 4,
       id: uuid6(step + 1),
       ts: new Date().toISOString(),
-      channel_values: { ...base.channel_values, [messagesKey]: healed },
+      channel_values: { ...base.channel_values, [messagesKey]: repaired },
       channel_versions: { ...base.channel_versions, [messagesKey]: version },
       versions_seen: structuredClone(base.versions_seen ?? {}),
     },

@@ -86,7 +86,7 @@ const say = (text: string) => ({ messages: [new HumanMessage(text)] });
 const resultFor = (messages: BaseMessage[], id: string) => toolResults(messages).filter((m) => m.tool_call_id === id);
 
 /** After an abandoned exchange: valid, one result per call, the finished sibling's real result kept (Send). */
-function expectHealedThread(
+function expectRepairedThread(
   stored: BaseMessage[],
   callIds: string[],
   mode: ToolsMode,
@@ -135,7 +135,7 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
         const result = await env.agent.graph.invoke(say("second"), threadConfig("t"));
         expect(env.model.stub.rejections).toEqual([]);
         expect(result.messages.at(-1)?.content).toMatch(/^answer/);
-        expectHealedThread(await storedThread(env.inner, "t"), callIds, mode, env.model.provider);
+        expectRepairedThread(await storedThread(env.inner, "t"), callIds, mode, env.model.provider);
         expect(env.repairs.filter((r) => r.toolCallId === callIds[1]).map((r) => r.action)).toEqual([
           "synthesized_result",
         ]);
@@ -238,7 +238,7 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
           }),
         });
         await restarted.graph.invoke(say("second"), threadConfig("new-message"));
-        expectHealedThread(await storedThread(reopened, "new-message"), newMessageIds, mode, env.model.provider);
+        expectRepairedThread(await storedThread(reopened, "new-message"), newMessageIds, mode, env.model.provider);
 
         const before = bench.completions(resumeIds);
         await restarted.graph.invoke(null, threadConfig("resume"));
@@ -251,7 +251,7 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       },
     );
 
-    it("(5) a 10-turn conversation with aborts at random turns: no rejection, no repair repeated on a healed thread", async () => {
+    it("(5) a 10-turn conversation with aborts at random turns: no rejection, no repair repeated on a repaired thread", async () => {
       const env = await setup(provider, kind, "send");
       const random = seededRandom(20240611);
       const aborts = Array.from({ length: 10 }, () => random() < 0.4);
@@ -271,7 +271,7 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       expect(env.model.stub.rejections).toEqual([]);
       perTurn.forEach(({ wrapper, net }, turn) => {
         const afterAbort = turn > 0 && aborts[turn - 1];
-        // Only the run that abandons an exchange has anything to repair in storage; once healed, nothing comes
+        // Only the run that abandons an exchange has anything to repair in storage; once repaired, nothing comes
         // back. Requests are another matter on Bedrock: the stored thread keeps the placeholder result followed
         // by the user's next message (two user turns, B6), which every later request shapes again, never stored.
         // With PostgreSQL the wrapper's report sometimes lands after the aborted turn was counted (its writes
@@ -306,12 +306,12 @@ describe.each(PROVIDER_NAMES)("checkpointer scenarios with %s", (provider) => {
       expect(env.model.stub.rejections.map((r) => r.rule)).toEqual([provider === "bedrock" ? "B1" : "O1"]);
     });
 
-    it("with the wrapper alone, the abandoning run's own request is stale, but the stored thread is healed structurally", async () => {
+    it("with the wrapper alone, the abandoning run's own request is stale, but the stored thread is repaired structurally", async () => {
       const env = await setup(provider, kind, "send", { requestNet: false });
       await runAbortedMidTool(env.agent, env.bench, say("first"), "t", env.inner);
       const callIds = firstCallIds(await storedThread(env.inner, "t"));
       await expect(env.agent.graph.invoke(say("second"), threadConfig("t"))).rejects.toThrow(PROVIDER_ERROR[provider]);
-      expectHealedThread(await storedThread(env.inner, "t"), callIds, "send", env.model.provider);
+      expectRepairedThread(await storedThread(env.inner, "t"), callIds, "send", env.model.provider);
 
       if (provider === "openai") {
         // OpenAI needs nothing beyond the structural fix: a resume now succeeds.

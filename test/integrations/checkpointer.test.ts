@@ -94,7 +94,7 @@ describe("withToolCallRepair: delegation", () => {
     if (typeof (inner as { toJSON?: unknown }).toJSON === "function") expect(wrapped.toJSON()).toBe("[SqliteSaver]");
   });
 
-  it("delegates putWrites, deleteThread and an unhealed list", async () => {
+  it("delegates putWrites, deleteThread and an unrepaired list", async () => {
     const inner = new MemorySaver();
     const wrapped = withToolCallRepair(inner);
     const broken = [human(), aiWithCalls("a"), human("next"), ai()];
@@ -115,15 +115,17 @@ describe("withToolCallRepair: reading", () => {
     expect(await withToolCallRepair(new FixedTupleSaver(tuple)).getTuple(configOf("t"))).toBe(tuple);
   });
 
-  it("heals an orphan call that is not the last exchange into a copy, leaving the inner tuple alone", async () => {
+  it("repairs an orphan call that is not the last exchange into a copy, leaving the inner tuple alone", async () => {
     const broken = [human(), aiWithCalls("a"), human("next"), ai("fine")];
     const tuple = fixedTuple(broken);
-    const healed = await withToolCallRepair(new FixedTupleSaver(tuple), { provider: "openai" }).getTuple(configOf("t"));
-    expect(shape(messagesIn(healed))).toBe("human, ai[a], tool(a), human, ai");
+    const repaired = await withToolCallRepair(new FixedTupleSaver(tuple), { provider: "openai" }).getTuple(
+      configOf("t"),
+    );
+    expect(shape(messagesIn(repaired))).toBe("human, ai[a], tool(a), human, ai");
     expect(messagesIn(tuple)).toBe(broken);
     expect(shape(broken)).toBe("human, ai[a], human, ai");
-    expect(healed?.metadata).toBe(tuple.metadata);
-    expect(healed?.pendingWrites).toBe(tuple.pendingWrites);
+    expect(repaired?.metadata).toBe(tuple.metadata);
+    expect(repaired?.pendingWrites).toBe(tuple.pendingWrites);
   });
 
   it("never touches the last exchange while it has unanswered calls (a resume may still run them)", async () => {
@@ -135,7 +137,7 @@ describe("withToolCallRepair: reading", () => {
     }
   });
 
-  it("heals orphan and duplicate results while keeping an open last exchange", async () => {
+  it("repairs orphan and duplicate results while keeping an open last exchange", async () => {
     const last = aiWithCalls("b");
     const tuple = fixedTuple([
       human(),
@@ -146,11 +148,11 @@ describe("withToolCallRepair: reading", () => {
       human(),
       last,
     ]);
-    const healed = messagesIn(
+    const repaired = messagesIn(
       await withToolCallRepair(new FixedTupleSaver(tuple), { provider: "openai" }).getTuple(configOf("t")),
     );
-    expect(shape(healed)).toBe("human, ai[a], tool(a), human, human, ai[b]");
-    expect(healed.at(-1)).toBe(last);
+    expect(shape(repaired)).toBe("human, ai[a], tool(a), human, human, ai[b]");
+    expect(repaired.at(-1)).toBe(last);
   });
 
   it("reports a read repair once per stored checkpoint, however often it is read", async () => {
@@ -165,7 +167,7 @@ describe("withToolCallRepair: reading", () => {
     expect(repairs.map((r) => r.action)).toEqual(["synthesized_result"]);
   });
 
-  it("heals list() only when asked to, and reads a custom messages key", async () => {
+  it("repairs list() only when asked to, and reads a custom messages key", async () => {
     const inner = new MemorySaver();
     await store(inner, "t", [human(), aiWithCalls("a"), human(), ai()], { key: "history" });
     const shapes = async (saver: BaseCheckpointSaver) => {
@@ -223,7 +225,7 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     ]);
   });
 
-  it("heals each later put of that run (its in-memory list is stale), reporting nothing twice", async () => {
+  it("repairs each later put of that run (its in-memory list is stale), reporting nothing twice", async () => {
     const { inner, parent, call } = await abortedThread("t");
     const { repairs, onRepair } = recorder();
     const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
@@ -386,7 +388,7 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
 });
 
 describe("withToolCallRepair: other writes", () => {
-  it("stores a healed list when a run wrote a broken one, keeping its open last exchange", async () => {
+  it("stores a repaired list when a run wrote a broken one, keeping its open last exchange", async () => {
     const inner = new MemorySaver();
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
     const last = aiWithCalls("b");
@@ -434,7 +436,7 @@ describe("withToolCallRepair in a graph", () => {
     expect(results.map((m: ToolMessage) => [m.content, isSyntheticResult(m)])).toEqual([["found a", false]]);
   });
 
-  it("heals the thread of a subgraph that keeps its own checkpoints (checkpoint_ns)", async () => {
+  it("repairs the thread of a subgraph that keeps its own checkpoints (checkpoint_ns)", async () => {
     let calls = 0;
     const agent = new StateGraph(MessagesAnnotation)
       .addNode("model", async (state) => {

@@ -123,8 +123,8 @@ describe("toolCallRepairHook as createReactAgent's preModelHook", () => {
 });
 
 describe("the sticky llmInputMessages channel", () => {
-  /** Turn 1 repaired in the request only; the thread then healed out of band; turn 2 asks something new. */
-  async function secondTurnAfterHealing(preModelHook: ReturnType<typeof toolCallRepairHook>) {
+  /** Turn 1 repaired in the request only; the thread then repaired out of band; turn 2 asks something new. */
+  async function secondTurnAfterRepair(preModelHook: ReturnType<typeof toolCallRepairHook>) {
     const stub = await track(startOpenAIStub());
     const { getWeather } = weatherTool();
     const agent = createReactAgent({
@@ -147,7 +147,7 @@ describe("the sticky llmInputMessages channel", () => {
       const update = repairOnlyWhenBroken(state, config);
       return "then" in update ? update : update.llmInputMessages === state.messages ? {} : update;
     };
-    const request = await secondTurnAfterHealing(naiveHook);
+    const request = await secondTurnAfterRepair(naiveHook);
     expect(openAIUserTexts(request)).not.toContain("what about Rome?");
     expect(openAIShape(request)).toEqual(["user", "assistant[call_1]", "tool:call_1", "user"]);
   });
@@ -178,7 +178,7 @@ describe("the sticky llmInputMessages channel", () => {
   });
 
   it("this hook hands the model the current list on a clean turn after a repaired one", async () => {
-    const request = await secondTurnAfterHealing(toolCallRepairHook({ provider: "openai" }));
+    const request = await secondTurnAfterRepair(toolCallRepairHook({ provider: "openai" }));
     expect(openAIUserTexts(request)).toEqual(["weather in Paris?", "thanks, and 2 + 2?", "what about Rome?"]);
     expect(openAIShape(request)).toEqual([
       "user",

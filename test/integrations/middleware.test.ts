@@ -44,7 +44,7 @@ describe("toolCallRepairMiddleware in createAgent", () => {
     );
   });
 
-  it("heals the stored thread when a new input arrives (beforeAgent) and persists it", async () => {
+  it("repairs the stored thread when a new input arrives (beforeAgent) and persists it", async () => {
     const stub = await track(startOpenAIStub({ script: [callWeather] }));
     const { getWeather, gate } = weatherTool();
     const repairs: ToolCallRepair[] = [];
@@ -107,7 +107,7 @@ describe("toolCallRepairMiddleware in createAgent", () => {
     const agent = createAgent({
       model: bedrockModel(stub),
       tools: [getWeather],
-      middleware: [toolCallRepairMiddleware({ healOnInput: false })],
+      middleware: [toolCallRepairMiddleware({ repairOnInput: false })],
       checkpointer: new MemorySaver(),
     });
     const result = await agent.invoke({ messages: brokenHistory() }, thread("t"));
@@ -211,7 +211,7 @@ describe("createAgent with responseFormat (tool strategy): a real call mixed wit
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
 
-  it("with the middleware the next turn is valid and the stored thread is healed", async () => {
+  it("with the middleware the next turn is valid and the stored thread is repaired", async () => {
     const { stub, agent, second } = await twoTurns(true);
     expect((await second()).structuredResponse).toEqual({ answer: "four" });
     expect(stub.rejections).toEqual([]);

@@ -100,7 +100,7 @@ describe("toolCallRepairNode in a StateGraph (the incident: abort mid-tool, then
     expect(stub.rejections.map((r) => r.rule)).toEqual(["O1"]);
   });
 
-  it("with the node alone, the stored thread is healed structurally but Bedrock still needs the request shaped", async () => {
+  it("with the node alone, the stored thread is repaired structurally but Bedrock still needs the request shaped", async () => {
     const stub = await track(startBedrockStub({ script: [callWeather] }));
     const { graph, config } = await abandonedThread(stub, bedrockModel, true);
     await expect(graph.invoke({ messages: [new HumanMessage("never mind")] }, config)).rejects.toThrow(

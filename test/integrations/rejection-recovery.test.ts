@@ -112,8 +112,8 @@ describe("the request differs from the state (the middleware's own request-only 
     const agent = createAgent({
       model: bedrockModel(stub),
       tools: [weatherTool().getWeather],
-      // No heal on input: the orphan call below is repaired in the request only, then Bedrock refuses the ids.
-      middleware: [toolCallRepairMiddleware({ provider: "openai", healOnInput: false })],
+      // No repair on input: the orphan call below is repaired in the request only, then Bedrock refuses the ids.
+      middleware: [toolCallRepairMiddleware({ provider: "openai", repairOnInput: false })],
       checkpointer: new MemorySaver(),
     });
     const orphan = new AIMessage({

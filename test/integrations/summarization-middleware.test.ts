@@ -122,7 +122,7 @@ describe("summarizationMiddleware in createAgent", () => {
   });
 
   it(
-    "with toolCallRepairMiddleware: the thread is healed on input (beforeAgent), then summarized " +
+    "with toolCallRepairMiddleware: the thread is repaired on input (beforeAgent), then summarized " +
       "(beforeModel) without splitting the repaired exchange",
     async () => {
       const stub = await track(startBedrockStub({ script: [{ text: "4" }] }));

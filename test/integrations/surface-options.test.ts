@@ -23,11 +23,11 @@ const surfaces: [string, (options: Record<string, unknown>) => unknown, string[]
   [
     "toolCallRepairMiddleware",
     (o) => toolCallRepairMiddleware(o),
-    ["healOnInput", "repairModelRequest", "recoverRejections"],
+    ["repairOnInput", "repairModelRequest", "recoverRejections"],
   ],
   ["withRequestRepair", (o) => withRequestRepair(model(), o), ["repairRequests", "recoverRejections"]],
   ["withToolCallRepair", (o) => withToolCallRepair(new MemorySaver(), o), ["list"]],
-  ["toolCallRepair", (o) => toolCallRepair(o), ["list", "healOnInput"]],
+  ["toolCallRepair", (o) => toolCallRepair(o), ["list", "repairOnInput"]],
   ["toolCallRepairKit", (o) => toolCallRepairKit(o), ["repairRequests", "recoverRejections"]],
 ];
 
@@ -65,7 +65,7 @@ describe("surface options are checked when the surface is built", () => {
     expect(() =>
       toolCallRepairMiddleware({
         onRepair: () => {},
-        healOnInput: false,
+        repairOnInput: false,
         name: "repair",
         recoverRejections: undefined,
       }),

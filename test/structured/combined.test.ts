@@ -106,7 +106,7 @@ const lastRole = (request: unknown) => (request as { messages: { role: string }[
  * The thread after the abandoned exchange: valid for Bedrock, each call of turn 1 answered once, the aborted
  * one by a placeholder; the finished sibling by its real result when the tools ran as one task per call.
  */
-function expectHealedThread(messages: BaseMessage[], [lookupId, slowId]: string[], siblingKept: boolean) {
+function expectRepairedThread(messages: BaseMessage[], [lookupId, slowId]: string[], siblingKept: boolean) {
   expect(problemsIn(messages)).toEqual([]);
   expect(resultsFor(messages, lookupId)).toHaveLength(1);
   expect(resultsFor(messages, slowId)).toHaveLength(1);
@@ -157,7 +157,7 @@ describe.each(SAVER_KINDS)(
     }
 
     it.each(["v1", "v2"] as const)(
-      "(%s) aborted mid-tool, then a new message: valid request, validated structuredResponse, healed stored thread",
+      "(%s) aborted mid-tool, then a new message: valid request, validated structuredResponse, repaired stored thread",
       async (version) => {
         const env = await setup(version);
         const callIds = await env.abortFirstTurn();
@@ -185,8 +185,8 @@ describe.each(SAVER_KINDS)(
         // write of the abandoned step, which LangGraph discards on new input and the wrapper puts back.
         const siblingKept = version === "v2";
         const state = (await env.agent.getState(threadConfig(THREAD))).values.messages as BaseMessage[];
-        expectHealedThread(state, callIds, siblingKept);
-        expectHealedThread(await storedThread(env.inner, THREAD), callIds, siblingKept);
+        expectRepairedThread(state, callIds, siblingKept);
+        expectRepairedThread(await storedThread(env.inner, THREAD), callIds, siblingKept);
 
         // Turn 2's own request: the run loaded its list before LangGraph dropped the pending writes, and the hook
         // reads them back from the run's checkpointer, so in v2 the model sees `lookup`'s real result in this very
@@ -215,7 +215,7 @@ describe.each(SAVER_KINDS)(
       // The corrective call does not go through the preModelHook: it repairs its own request.
       expect(bedrockShape(env.stub.requests[2]).slice(0, 3)).toEqual(bedrockShape(env.stub.requests[1]).slice(0, 3));
       expect(lastRole(env.stub.requests[2])).toBe("user");
-      expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+      expectRepairedThread(await storedThread(env.inner, THREAD), callIds, true);
     });
 
     it("native (Claude 4.6): the constrained call after the answer repairs its own request and ends on a user turn", async () => {
@@ -233,7 +233,7 @@ describe.each(SAVER_KINDS)(
       expect(lastRole(structured)).toBe("user");
       // The abandoned calls are closed in the structured request as in the agent's own (through the hook).
       expect(bedrockShape(env.stub.requests[2]).slice(0, 3)).toEqual(bedrockShape(env.stub.requests[1]).slice(0, 3));
-      expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+      expectRepairedThread(await storedThread(env.inner, THREAD), callIds, true);
     });
 
     describe("without the swap (plain responseFormat), the same agent is rejected", () => {
@@ -280,7 +280,7 @@ describe.each(SAVER_KINDS)(
         const result = await env.agent.invoke(say("second"), threadConfig(THREAD));
         expect(env.stub.rejections).toEqual([]);
         expect(result.structuredResponse).toEqual(FIRST);
-        expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+        expectRepairedThread(await storedThread(env.inner, THREAD), callIds, true);
       });
     });
   },
@@ -296,11 +296,11 @@ describe.each(SAVER_KINDS)(
      * Middleware order: the first middleware's wrapModelCall is the outer one. Either order works: "repair
      * first" hands the structured middleware an already repaired request, and its corrective call reuses those
      * messages; "structured first" calls the handler for the answer and for the correction, and each goes
-     * through the repair middleware inside it. `beforeAgent` (heal on new input) runs before any model call
-     * whatever the order. With `healOnInput: false`, only the request-level repair (wrapModelCall) is left,
+     * through the repair middleware inside it. `beforeAgent` (repair on new input) runs before any model call
+     * whatever the order. With `repairOnInput: false`, only the request-level repair (wrapModelCall) is left,
      * which is where the order could matter: both orders are run that way too.
      */
-    async function setup(order: MiddlewareOrder, healOnInput: boolean) {
+    async function setup(order: MiddlewareOrder, repairOnInput: boolean) {
       const stub = await stubWith([
         PARALLEL_CALLS,
         { text: "alpha and beta, from two sources" },
@@ -309,7 +309,7 @@ describe.each(SAVER_KINDS)(
       ]);
       const inner = saverOf(kind);
       const bench = new ToolBench();
-      const repair = toolCallRepairMiddleware({ provider: "bedrock", healOnInput });
+      const repair = toolCallRepairMiddleware({ provider: "bedrock", repairOnInput });
       const structured = promptedStructuredOutputMiddleware();
       const agent = createAgent({
         model: bedrockModel(stub, { model: LLAMA }),
@@ -337,11 +337,11 @@ describe.each(SAVER_KINDS)(
       expect(stub.calls).toBe(0);
     });
 
-    describe.each([true, false])("healOnInput: %s", (healOnInput) => {
+    describe.each([true, false])("repairOnInput: %s", (repairOnInput) => {
       it.each(ORDERS)(
-        "%s: aborted mid-tool, then a new message: valid requests, corrected and validated structuredResponse, healed thread",
+        "%s: aborted mid-tool, then a new message: valid requests, corrected and validated structuredResponse, repaired thread",
         async (order) => {
-          const env = await setup(order, healOnInput);
+          const env = await setup(order, repairOnInput);
           // createAgent runs one `Send` task per call (its default tool version, v2).
           const aborted = await runAbortedMidTool(abortable(env.agent), env.bench, say("first"), THREAD, env.inner);
           expect(aborted.message).toMatch(/abort/i);
@@ -370,8 +370,8 @@ describe.each(SAVER_KINDS)(
           // has a placeholder for it (beforeAgent persists one; without it the calls are simply open); the wrapper
           // puts the salvaged real result back on every put of the run. getState reads through the wrapper.
           const state = (await env.agent.graph.getState(threadConfig(THREAD))).values.messages as BaseMessage[];
-          expectHealedThread(state, callIds, true);
-          expectHealedThread(await storedThread(env.inner, THREAD), callIds, true);
+          expectRepairedThread(state, callIds, true);
+          expectRepairedThread(await storedThread(env.inner, THREAD), callIds, true);
 
           const third = await env.agent.invoke(say("third"), threadConfig(THREAD));
           expect(env.stub.rejections).toEqual([]);

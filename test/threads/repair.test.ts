@@ -13,7 +13,7 @@ import {
   type CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import { structuralProblems } from "../../src/threads/heal-thread";
+import { structuralProblems } from "../../src/threads/repair-thread";
 import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../../src/threads/repair";
 import { REPAIR_METADATA_KEY } from "../../src/threads/write";
 import {

@@ -7,7 +7,7 @@
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { expect } from "vitest";
-import { structuralProblems } from "../../../src/threads/heal-thread";
+import { structuralProblems } from "../../../src/threads/repair-thread";
 import { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION } from "../../../src/threads/write";
 import {
   nextMessage,

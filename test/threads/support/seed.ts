@@ -98,7 +98,7 @@ export function buildSeedAgent(
       model: model.model(),
       tools: tools.all,
       checkpointer,
-      middleware: shaping ? [toolCallRepairMiddleware({ provider: model.provider, healOnInput: false })] : [],
+      middleware: shaping ? [toolCallRepairMiddleware({ provider: model.provider, repairOnInput: false })] : [],
     });
   return createReactAgent({
     llm: model.model(),

@@ -1,12 +1,27 @@
-import { HumanMessage, type ToolMessage, type BaseMessage } from "@langchain/core/messages";
+/**
+ * Stored-thread repair (src/threads/repair-thread.ts): the repairer every stored fix uses, the judgements of a
+ * stored thread, `repairStoredMessages` (the offline fix) and `repairThread` through a compiled graph.
+ */
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { afterEach, describe, expect, it } from "vitest";
-import { repairThread, toolNodeName } from "../../src/integrations/repair-thread";
-import { errorOf, inputError, rejectionOf, revokedObject, throwingObject } from "../support/hostile";
+import { findToolCallProblems } from "../../src/engine";
 import { isSyntheticResult } from "../../src/messages/inspect";
+import {
+  awaitsResume,
+  createStoredRepairer,
+  repairStoredMessages,
+  repairThread,
+  storedThreadProblems,
+  structuralProblems,
+  type StoredRepairContext,
+  type StoredRepairOptions,
+} from "../../src/threads/repair-thread";
 import type { ToolCallRepair } from "../../src/types";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
+import { errorOf, inputError, rejectionOf, revokedObject, throwingAt, throwingObject } from "../support/hostile";
+import { pinnedTo } from "../support/versions";
 import {
   buildAgent,
   firstCallIds,
@@ -19,8 +34,185 @@ import {
   threadConfig,
   ToolBench,
   toolResults,
-} from "./support/checkpoint-scenarios";
-import { pinnedTo } from "../support/versions";
+} from "../integrations/support/checkpoint-scenarios";
+
+const valid = (messages: Parameters<typeof findToolCallProblems>[0]) =>
+  findToolCallProblems(messages, { provider: "openai", trailingIsProblem: false });
+
+/** One stored repair under `options`, knowing `context`. */
+const repairStored = (messages: BaseMessage[], options: StoredRepairOptions = {}, context: StoredRepairContext = {}) =>
+  createStoredRepairer(options).repair(messages, context);
+
+describe("createStoredRepairer", () => {
+  it("returns the very input array for a clean history, and for one that only ends on open calls", () => {
+    const clean = [human(), aiWithCalls("a"), toolResult("a"), ai()];
+    expect(repairStored(clean).messages).toBe(clean);
+    const open = [human(), aiWithCalls("a", "b"), toolResult("a")];
+    expect(repairStored(open)).toEqual({ messages: open, repairs: [], salvaged: [] });
+  });
+
+  it("answers an orphan call that is not the last exchange", () => {
+    const history = [human(), aiWithCalls("a"), human("next"), ai("fine")];
+    const { messages, repairs } = repairStored(history, { provider: "openai" });
+    expect(shape(messages)).toBe("human, ai[a], tool(a), human, ai");
+    expect(repairs.map((r) => r.action)).toEqual(["synthesized_result"]);
+    expect(valid(messages)).toEqual([]);
+  });
+
+  it("keeps the last exchange untouched while it has unanswered calls, repairing only what is before it", () => {
+    const last = aiWithCalls("b");
+    const steer = human("steering");
+    const history = [human(), aiWithCalls("a"), human("next"), last, steer];
+    const { messages } = repairStored(history, { provider: "openai" });
+    expect(shape(messages)).toBe("human, ai[a], tool(a), human, ai[b], human");
+    expect(messages.slice(-2)).toEqual([last, steer]);
+    expect(messages[4]).toBe(last);
+  });
+
+  it("drops duplicate results and converts orphan results even while the last exchange is open", () => {
+    const history = [
+      human(),
+      aiWithCalls("a"),
+      toolResult("a", "same"),
+      toolResult("a", "same"),
+      toolResult("ghost"),
+      human(),
+      aiWithCalls("b"),
+    ];
+    const { messages, repairs } = repairStored(history, { provider: "openai" });
+    expect(shape(messages)).toBe("human, ai[a], tool(a), human, human, ai[b]");
+    expect(repairs.map((r) => r.action).sort()).toEqual(["converted_result", "dropped_result"]);
+  });
+
+  it("with closeOpen, closes the exchange the history ends on", () => {
+    const { messages } = repairStored(
+      [human(), aiWithCalls("a", "b"), toolResult("a")],
+      { provider: "openai" },
+      { closeOpen: true },
+    );
+    expect(shape(messages)).toBe("human, ai[a,b], tool(a), tool(b)");
+    expect(isSyntheticResult(messages[3])).toBe(true);
+  });
+
+  it("does not protect a last exchange whose open calls were all abandoned", () => {
+    const history = [human(), aiWithCalls("a"), human("new input")];
+    expect(repairStored(history, { provider: "openai" }).repairs).toEqual([]);
+    const repaired = repairStored(history, { provider: "openai" }, { abandoned: new Set(["a"]) });
+    expect(shape(repaired.messages)).toBe("human, ai[a], tool(a), human");
+  });
+
+  it("puts salvaged real results back instead of placeholders, and replaces placeholders already there", () => {
+    const real = toolResult("a", "real a");
+    const salvage = new Map([["a", real]]);
+    const closed = repairStored([human(), aiWithCalls("a", "b")], { provider: "openai" }, { closeOpen: true, salvage });
+    expect(shape(closed.messages)).toBe("human, ai[a,b], tool(a), tool(b)");
+    expect(closed.messages[2]).toBe(real);
+    expect(isSyntheticResult(closed.messages[3])).toBe(true);
+    expect(closed.salvaged).toEqual(["a"]);
+    expect(closed.repairs[0]).toMatchObject({ action: "salvaged_result", toolCallId: "a", index: 1 });
+
+    const withPlaceholders = closed.messages.map((m, i) => (i === 2 ? placeholderFor("a") : m));
+    const upgraded = repairStored(withPlaceholders, { provider: "openai" }, { salvage });
+    expect(upgraded.messages[2]).toBe(real);
+    expect(upgraded.messages).toHaveLength(4);
+  });
+
+  it("leaves calls that already have a real result alone", () => {
+    const history = [human(), aiWithCalls("a"), toolResult("a", "kept"), ai()];
+    const result = repairStored(history, {}, { salvage: new Map([["a", toolResult("a", "other")]]) });
+    expect(result.messages).toBe(history);
+    expect(result.repairs).toEqual([]);
+  });
+});
+
+function placeholderFor(id: string): ToolMessage {
+  return new ToolMessage({
+    content: "did not run",
+    tool_call_id: id,
+    status: "error",
+    id: `tool-repair-${id}`,
+    additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
+  });
+}
+
+describe("createStoredRepairer on values that are not messages", () => {
+  it("leaves them as they are (another reducer's data)", () => {
+    const values = ["hi", { role: "user", content: "x" }] as never[];
+    expect(repairStored(values).messages).toBe(values);
+  });
+});
+
+describe("createStoredRepairer: options are the engine's", () => {
+  it("an unknown provider is an input error naming it", () => {
+    expect(errorOf(() => createStoredRepairer({ provider: "gpt" } as never))).toMatchObject(
+      inputError("options.provider"),
+    );
+  });
+});
+
+describe("repairStoredMessages", () => {
+  it("a list holding what is not a LangChain message is an input error naming the index (it came back unchanged)", () => {
+    expect(errorOf(() => repairStoredMessages([null] as never))).toMatchObject({
+      ...inputError("messages", "messages[0] is null, not a LangChain message"),
+      index: 0,
+    });
+    expect(errorOf(() => repairStoredMessages([human(), { role: "user", content: "x" }] as never))).toMatchObject({
+      index: 1,
+    });
+    expect(errorOf(() => repairStoredMessages([human(), , ai()] as never))).toMatchObject({
+      ...inputError("messages", "messages[1] is a hole"),
+      index: 1,
+    });
+    expect(errorOf(() => repairStoredMessages(throwingAt([human(), ai()], 1)))).toMatchObject(
+      inputError("messages", "could not be read (IDX)"),
+    );
+    expect(errorOf(() => repairStoredMessages(null as never))).toMatchObject(
+      inputError("messages", "repairStoredMessages: messages is null"),
+    );
+  });
+
+  it("options are checked: salvage is a Map", () => {
+    expect(errorOf(() => repairStoredMessages([human()], { salvage: {} as never }))).toMatchObject(
+      inputError("options.salvage"),
+    );
+    expect(errorOf(() => repairStoredMessages([human()], "x" as never))).toMatchObject(inputError("options"));
+  });
+
+  it("closes an exchange a new input abandoned, keeps one that awaits a resume, puts real results back", () => {
+    const repaired = repairStoredMessages([human(), aiWithCalls("a"), human("next")]);
+    expect(shape(repaired.messages)).toBe("human, ai[a], tool(a), human");
+    expect(repairStoredMessages([human(), aiWithCalls("a"), toolResult("a")]).repairs).toEqual([]);
+    const open = [human(), aiWithCalls("a", "b"), toolResult("a")];
+    expect(repairStoredMessages(open).messages).toBe(open);
+    const real = toolResult("a", "real a");
+    const salvaged = repairStoredMessages([human(), aiWithCalls("a"), human("next")], {
+      salvage: new Map([["a", real]]),
+    });
+    expect(salvaged.messages[2]).toBe(real);
+    expect(salvaged.salvaged).toEqual(["a"]);
+  });
+});
+
+describe("structuralProblems / storedThreadProblems / awaitsResume", () => {
+  it("judge a stored thread: structural problems, an open last exchange only when asked, request shaping apart", () => {
+    expect(structuralProblems([human(), aiWithCalls("a"), human()], "openai").map((p) => p.kind)).toEqual([
+      "orphan_call",
+    ]);
+    const open = [human(), aiWithCalls("a")];
+    expect(structuralProblems(open)).toEqual([]);
+    expect(structuralProblems(open, "strict", true).map((p) => p.kind)).toEqual(["trailing_open_exchange"]);
+    // Two user turns in a row: sound for storage, shaped per request on Bedrock.
+    const twoUsers = [human("a"), human("b")];
+    expect(structuralProblems(twoUsers, "bedrock")).toEqual([]);
+    expect(storedThreadProblems(twoUsers, "bedrock").length).toBeGreaterThan(0);
+  });
+
+  it("awaitsResume: an exchange followed only by its own results awaits a resume; one a user message follows does not", () => {
+    expect(awaitsResume([human(), aiWithCalls("a", "b"), toolResult("a")])).toBe(true);
+    expect(awaitsResume([human(), aiWithCalls("a"), human("next")])).toBe(false);
+    expect(awaitsResume([human(), aiWithCalls("a"), toolResult("a")])).toBe(false);
+  });
+});
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -87,7 +279,7 @@ describe("repairThread", () => {
     expect(report.messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
   });
 
-  it("with closeOpen: false, heals what is before an open last exchange and leaves it to a resume", async () => {
+  it("with closeOpen: false, repairs what is before an open last exchange and leaves it to a resume", async () => {
     const { graph, config } = await seededGraph([human(), aiWithCalls("a"), human("next"), aiWithCalls("b")]);
     const report = await repairThread(graph, config, { provider: "openai", closeOpen: false, dryRun: false });
     expect(report.problems.map((p) => p.kind)).toEqual(["orphan_call"]);
@@ -174,7 +366,7 @@ describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
   );
 });
 
-describe("repairThread and toolNodeName check their arguments before asking the graph anything", () => {
+describe("repairThread checks its arguments before asking the graph anything", () => {
   it("a graph without getState / updateState is refused naming it, not 'graph.getState is not a function'", async () => {
     expect(await rejectionOf(() => repairThread({} as never, {}))).toMatchObject(
       inputError("graph.getState", "repairThread: graph.getState is undefined; expected a function"),
@@ -210,14 +402,5 @@ describe("repairThread and toolNodeName check their arguments before asking the 
       ),
     ).toMatchObject(inputError("options.closeOpen", "could not be read (x)"));
     await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
-  });
-
-  it("toolNodeName: a graph that is not an object, or cannot be read, is an input error", () => {
-    for (const graph of [null, undefined, 42])
-      expect(errorOf(() => toolNodeName(graph))).toMatchObject(inputError("graph", "toolNodeName: graph is"));
-    expect(errorOf(() => toolNodeName(throwingObject()))).toMatchObject(
-      inputError("graph", "could not be read (GETTER)"),
-    );
-    expect(toolNodeName({})).toBeUndefined();
   });
 });

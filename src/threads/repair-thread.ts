@@ -1,0 +1,415 @@
+/**
+ * Repairing a STORED thread (checkpoint values, graph state), as opposed to a request about to be sent. The one
+ * place that decides how a stored thread is judged and what a fix of it changes: the checkpointer wrapper,
+ * `repairThread` (one thread through a compiled graph), `repairThreads` and the command all go through it.
+ *
+ * - Only structural repairs (the engine's `"structural"` level): calls without results, results without calls or
+ *   in the wrong place, duplicate or missing ids, calls outside `tool_calls`. A stored thread keeps every message
+ *   as it was written; how a request is shaped for one provider (merging user turns, placeholder turns, id
+ *   pattern rewrites) stays a request-time concern, or it would bind the thread to one provider.
+ * - The exchange a resume may still run is left alone.
+ * - Real tool results that LangGraph threw away (pending writes of a discarded step) are put back instead of
+ *   placeholders.
+ */
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { createRepairer, type Repairer, type ResolvedOptions } from "../engine";
+import {
+  ToolCallRepairInputError,
+  describeInput,
+  expectedInput,
+  optionsInput,
+  ownInput,
+  readingInput,
+} from "../errors";
+import { reportRepairs, type RepairReporting } from "../integrations/events";
+import { replaceAllMessages } from "../integrations/state-update";
+import { checkSurfaceOptions } from "../integrations/surface-options";
+import { isMessage } from "../messages/coerce";
+import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
+import {
+  isAssistant,
+  isMarkedSyntheticResult,
+  isToolResult,
+  repairMarkerOf,
+  resultIdOf,
+  toolCallIdsOf,
+} from "../messages/inspect";
+import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
+
+// --- judging a stored thread ------------------------------------------------------------------------------------
+
+/** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
+function problemsOf(
+  messages: readonly BaseMessage[],
+  provider: Provider,
+  level: RepairLevel,
+  openIsProblem: boolean,
+): ToolCallProblem[] {
+  // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
+  const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
+  return repairer.isClean(messages) ? [] : repairer.find(messages);
+}
+
+/**
+ * What a stored repair fixes: the structural problems of a thread. An open last exchange is one only with
+ * `openIsProblem` (a fix that closes it).
+ */
+export function structuralProblems(
+  messages: readonly BaseMessage[],
+  provider: Provider = "strict",
+  openIsProblem = false,
+): ToolCallProblem[] {
+  return problemsOf(messages, provider, "structural", openIsProblem);
+}
+
+/** Every problem of a stored thread for `provider`, request shaping included. */
+export function storedThreadProblems(
+  messages: readonly BaseMessage[],
+  provider: Provider = "strict",
+): ToolCallProblem[] {
+  return problemsOf(messages, provider, "request", false);
+}
+
+/**
+ * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
+ * results follows (the provider's view of an open exchange): the tools may still be pending, and a resume runs
+ * them. Such an exchange is left open. One that a user message follows was abandoned by a new input and is closed.
+ */
+export function awaitsResume(messages: readonly BaseMessage[]): boolean {
+  return trailingOpenExchange(messages) !== undefined;
+}
+
+// --- putting real results back ----------------------------------------------------------------------------------
+
+/**
+ * Puts real results back: a synthetic result of the same call is replaced in place; a call with no result gets
+ * it right after its assistant message's block of results. Calls that already have a real result are left alone.
+ * Each is reported as a `salvaged_result` repair (a marked placeholder that a surface made knowing more, as
+ * `synthesized_result`). The same array when none is put back.
+ */
+export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
+  const realAnswered = new Set<string>();
+  const syntheticAt = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (!isToolResult(m)) return;
+    const id = resultIdOf(m);
+    if (id === undefined || !salvage.has(id)) return;
+    if (isMarkedSyntheticResult(m)) syntheticAt.set(id, i);
+    else realAnswered.add(id);
+  });
+  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const salvaged: { id: string; callIndex: number }[] = [];
+  const out: BaseMessage[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
+    if (id !== undefined && syntheticAt.get(id) === i && !realAnswered.has(id)) {
+      out.push(salvage.get(id)!);
+      realAnswered.add(id);
+      salvaged.push({ id, callIndex: i });
+      continue;
+    }
+    out.push(m);
+    if (!isAssistant(m)) continue;
+    const missing = toolCallIdsOf(m).filter(
+      (callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId),
+    );
+    if (missing.length === 0) continue;
+    const callIndex = i;
+    while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
+    for (const callId of missing) {
+      out.push(salvage.get(callId)!);
+      realAnswered.add(callId);
+      salvaged.push({ id: callId, callIndex });
+    }
+  }
+  return {
+    messages: salvaged.length > 0 ? out : messages,
+    salvaged: salvaged.map((s) => s.id),
+    repairs: salvaged.map(({ id, callIndex }) => salvageRepair(salvage.get(id)!, callIndex)),
+  };
+}
+
+function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
+  const id = resultIdOf(message)!;
+  const name = (message as unknown as { name?: unknown }).name;
+  const toolName = typeof name === "string" && name ? { toolName: name } : {};
+  const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
+  if (toolRun !== undefined) {
+    // A placeholder a surface made knowing more than the engine (a call the user never approved).
+    return {
+      problem: "orphan_call",
+      action: "synthesized_result",
+      index,
+      toolCallId: id,
+      ...toolName,
+      toolRun,
+      detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`,
+    };
+  }
+  return {
+    problem: "orphan_call",
+    action: "salvaged_result",
+    index,
+    toolCallId: id,
+    ...toolName,
+    detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+  };
+}
+
+// --- the stored repair ------------------------------------------------------------------------------------------
+
+/** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
+export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair" | "level">;
+
+/** What one stored repair knows about the thread beyond its messages. */
+export interface StoredRepairContext {
+  /**
+   * Close the exchange the history ends on (a new input abandoned it). Otherwise the last exchange is kept as it
+   * is whenever a resume may still run it.
+   */
+  closeOpen?: boolean;
+  /**
+   * Calls known to be abandoned: the last exchange is not protected when its unanswered calls are all in this set
+   * (a run that discarded them keeps writing its stale in-memory list).
+   */
+  abandoned?: ReadonlySet<string>;
+  /** Real results to put back for calls that have none (or only a synthetic one). */
+  salvage?: ReadonlyMap<string, ToolMessage>;
+}
+
+export interface StoredRepair {
+  /** The input array itself when nothing changed. */
+  messages: BaseMessage[];
+  repairs: ToolCallRepair[];
+  /** Calls whose real result was put back from `salvage`. */
+  salvaged: string[];
+}
+
+/** Repairs stored histories under one set of options (the engine resolved once). */
+export interface StoredRepairer {
+  /** The engine's options the repairs run with, resolved. */
+  readonly options: Readonly<ResolvedOptions>;
+  /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
+  isClean(messages: readonly BaseMessage[]): boolean;
+  repair(messages: BaseMessage[], context?: StoredRepairContext): StoredRepair;
+}
+
+const unchanged = (messages: BaseMessage[]): StoredRepair => ({ messages, repairs: [], salvaged: [] });
+
+/** True when `result` keeps the slice of `input` from `from` on, object for object, at its end. */
+function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[], from: number): boolean {
+  const length = input.length - from;
+  if (result.length < length) return false;
+  const offset = result.length - length;
+  for (let k = 0; k < length; k++) if (result[offset + k] !== input[from + k]) return false;
+  return true;
+}
+
+/**
+ * A repairer for stored histories. Clean histories cost one walk and return the very input array; a list holding
+ * anything but LangChain messages is returned as it is (some other reducer's values). The last exchange is
+ * protected unless `closeOpen` (or all its open calls are `abandoned`): when the repair of the whole list would
+ * touch it, only the part before it is repaired.
+ */
+export function createStoredRepairer(options: StoredRepairOptions = {}): StoredRepairer {
+  // Structural repairs only; an orphan call further back is closed the user's way.
+  const keeping: Repairer = createRepairer({ ...options, level: "structural", trailing: "keep" });
+  const closing: Repairer = createRepairer({
+    ...options,
+    level: "structural",
+    trailing: options.orphanCalls ?? "answer",
+  });
+  return {
+    options: keeping.options,
+    isClean: (messages) => keeping.isClean(messages),
+    repair(messages, context = {}) {
+      const { closeOpen = false, abandoned, salvage } = context;
+      if (!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) return unchanged(messages);
+      // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
+      if (!messages.every(isMessage)) return unchanged(messages);
+
+      const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
+      const working = put.messages;
+      const withPutBack = (messages: BaseMessage[], repairs: ToolCallRepair[]): StoredRepair => ({
+        messages,
+        repairs: [...put.repairs, ...repairs],
+        salvaged: put.salvaged,
+      });
+
+      if (closeOpen) {
+        const result = closing.repair(working);
+        return withPutBack(result.messages, result.repairs);
+      }
+      const whole = keeping.repair(working);
+      const last = resumableExchange(working);
+      const protectLast = last !== undefined && !last.unanswered.every((id) => abandoned?.has(id));
+      if (!protectLast || keepsTail(whole.messages, working, last.index))
+        return withPutBack(whole.messages, whole.repairs);
+      // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
+      const head = closing.repair(working.slice(0, last.index));
+      return withPutBack(
+        head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)],
+        head.repairs,
+      );
+    },
+  };
+}
+
+export interface RepairStoredMessagesOptions {
+  /** Real results of calls that have none (pending writes of a discarded step), put back instead of placeholders. */
+  salvage?: ReadonlyMap<string, ToolMessage>;
+}
+
+/**
+ * Repairs a stored thread's messages the way every offline fix does (`repairThreads`, the command): structurally,
+ * keeping an exchange that awaits a resume, closing one that a new input abandoned, with the real results from
+ * `salvage` where the tools had finished. Pure: the input is never changed, and comes back itself when clean.
+ */
+export function repairStoredMessages(messages: BaseMessage[], options: RepairStoredMessagesOptions = {}): StoredRepair {
+  const fn = "repairStoredMessages";
+  return readingInput(() => {
+    const { salvage } = storedMessagesInput(messages, options, fn);
+    return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
+  }, fn);
+}
+
+/**
+ * The arguments of {@link repairStoredMessages}: a list of LangChain messages as the saver revives them (anything
+ * else, a hole, `null`, a plain object, is an input error naming its index, never a list silently returned
+ * unchanged), and `salvage` a Map.
+ */
+function storedMessagesInput(messages: unknown, options: unknown, fn: string): RepairStoredMessagesOptions {
+  if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
+  for (let i = 0; i < messages.length; i++) {
+    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+    if (!isMessage(messages[i]))
+      throw ToolCallRepairInputError.atMessage(
+        i,
+        `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
+      );
+  }
+  const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
+  if (salvage !== undefined && !(salvage instanceof Map))
+    throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
+  return { salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined };
+}
+
+// --- one thread through a compiled graph ------------------------------------------------------------------------
+
+/** What `repairThread` needs of a graph: a compiled `StateGraph`, `createReactAgent` or `createAgent` all fit. */
+export interface ThreadGraph {
+  getState(config: RunnableConfig): Promise<{ values: unknown }>;
+  updateState(config: RunnableConfig, values: Record<string, unknown>, asNode?: string): Promise<RunnableConfig>;
+}
+
+export interface RepairThreadOptions extends StoredRepairOptions, RepairReporting {
+  /** State key holding the messages. Default `"messages"`. */
+  messagesKey?: string;
+  /** Only report what would be repaired. Default true: pass `false` to write the fix. */
+  dryRun?: boolean;
+  /**
+   * Close the exchange the thread ends on (default true: the thread gets a new message next, which abandons
+   * those calls). `false` keeps it for a resume that runs the tools (`invoke(null)`).
+   */
+  closeOpen?: boolean;
+  /**
+   * Node the fix is written as, when it closes the thread's calls (so the model runs next). Default: the graph's
+   * tool node (a `ToolNode`, found in the compiled graph); required when the graph has none or several.
+   */
+  asNode?: string;
+}
+
+export interface RepairThreadReport {
+  /** What is wrong with the stored thread (an open last exchange counts unless `closeOpen: false`). */
+  problems: ToolCallProblem[];
+  /** What was (or, in a dry run, would be) repaired. */
+  repairs: ToolCallRepair[];
+  /** The repaired list; the stored list itself when nothing is wrong. */
+  messages: BaseMessage[];
+  /** Whether the fix was written. */
+  applied: boolean;
+  /** Config of the checkpoint written by the fix. */
+  config?: RunnableConfig;
+}
+
+const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
+
+/** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
+function toolNodeName(graph: object): string | undefined {
+  const g = graph as { nodes?: unknown; graph?: { nodes?: unknown } };
+  // A compiled StateGraph, or the graph inside a createAgent agent.
+  const nodes = (g.nodes ?? g.graph?.nodes ?? {}) as Record<string, { bound?: unknown } | undefined>;
+  const names = Object.entries(nodes)
+    .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } })?.constructor?.name === "ToolNode")
+    .map(([name]) => name);
+  return names.length === 1 ? names[0] : undefined;
+}
+
+/** The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot. */
+function repairThreadInput(graph: unknown, config: unknown, options: unknown): RepairThreadOptions {
+  const fn = "repairThread";
+  if (typeof graph !== "object" || graph === null) throw expectedInput(fn, "graph", GRAPH, graph);
+  for (const name of ["getState", "updateState"]) {
+    const method = readingInput(() => (graph as Record<string, unknown>)[name], fn, "graph");
+    if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
+  }
+  if (typeof config !== "object" || config === null)
+    throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
+  return checkSurfaceOptions<RepairThreadOptions>(fn, options, {
+    booleans: ["dryRun", "closeOpen"],
+    strings: ["messagesKey", "asNode"],
+  }) as RepairThreadOptions;
+}
+
+/**
+ * Repairs one stored thread through the graph's own API, so it works with any checkpointer. `getState` already
+ * folds in the pending writes of tasks that finished before a run stopped, so their real results are kept; the
+ * fix (structural repairs only) is written with `updateState` as the graph's tools node, which closes the open
+ * exchange and hands the turn back to the model. Dry run by default.
+ */
+export async function repairThread(
+  graph: ThreadGraph,
+  config: RunnableConfig,
+  options: RepairThreadOptions = {},
+): Promise<RepairThreadReport> {
+  const {
+    messagesKey = "messages",
+    dryRun = true,
+    closeOpen = true,
+    asNode,
+    onRepair,
+    onError,
+    ...repairOptions
+  } = repairThreadInput(graph, config, options);
+  const state = await graph.getState(config);
+  const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
+  if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
+  const messages = stored as BaseMessage[];
+
+  const problems = structuralProblems(messages, repairOptions.provider, closeOpen);
+  const repaired = createStoredRepairer(repairOptions).repair(messages, { closeOpen });
+  const report: RepairThreadReport = {
+    problems,
+    repairs: repaired.repairs,
+    messages: repaired.messages,
+    applied: false,
+  };
+  if (dryRun || repaired.repairs.length === 0) return report;
+
+  // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
+  // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
+  let writer = asNode;
+  if (writer === undefined && resumableExchange(repaired.messages) === undefined) {
+    writer = toolNodeName(graph);
+    if (writer === undefined)
+      throw new TypeError(
+        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
+          "pass `asNode` (the node that runs your tools)",
+      );
+  }
+  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired.messages) }, writer);
+  await reportRepairs(repaired.repairs, { onRepair, onError }, config);
+  return { ...report, applied: true, config: written };
+}
