@@ -12,7 +12,8 @@
  * so older ones would not change what is measured.
  *
  * Runs on its own: `node --env-file=scripts/quiet.env --expose-gc --import tsx bench/threads.ts`
- * (LGTR_BENCH_THREAD_SIZES=1000,10000 for fewer sizes).
+ * (LGTR_BENCH_THREAD_SIZES=1000,10000 for other sizes: the floor and the shards are measured at 10,000 and
+ * 100,000 only, any other size is the scan alone; LGTR_BENCH_THREAD_STORES=sqlite or postgres for one store).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -39,6 +40,8 @@ import {
 
 /** LGTR_BENCH_THREAD_SIZES=1000,10000 runs fewer sizes. */
 const SIZES = process.env.LGTR_BENCH_THREAD_SIZES?.split(",").map(Number) ?? [1_000, 10_000, 100_000];
+/** LGTR_BENCH_THREAD_STORES=sqlite (or postgres) measures one store. */
+const STORES = new Set(process.env.LGTR_BENCH_THREAD_STORES?.split(",") ?? ["sqlite", "postgres"]);
 /** Sizes at which the floor and the shards are measured too. */
 const FULL_SIZES = new Set([10_000, 100_000]);
 const SHARD_COUNTS = [1, 2, 4];
@@ -119,6 +122,8 @@ interface ScanFigures {
   seconds: number;
   /** Highest heap in use after a GC, above the start: what the scan keeps alive. */
   liveHeap: number;
+  /** The live heap (after a GC, above the start) when 1,000, 10,000, 100,000... threads had been read. */
+  liveHeapAt: [threads: number, bytes: number][];
   /** Highest heap in use (garbage included) and resident set, above the start. */
   peakHeap: number;
   peakRss: number;
@@ -136,6 +141,7 @@ async function measureScan(saver: BaseCheckpointSaver, options: ThreadScanOption
   let peakHeap = 0;
   let peakRss = 0;
   let liveHeap = 0;
+  const liveHeapAt: [number, number][] = [];
   const sample = () => {
     const now = process.memoryUsage();
     peakHeap = Math.max(peakHeap, now.heapUsed - start.heapUsed);
@@ -143,21 +149,28 @@ async function measureScan(saver: BaseCheckpointSaver, options: ThreadScanOption
   };
   const sampleLive = () => {
     gc?.();
-    liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed - start.heapUsed);
+    const live = process.memoryUsage().heapUsed - start.heapUsed;
+    liveHeap = Math.max(liveHeap, live);
+    return live;
   };
   let threads = 0;
   let broken = 0;
+  let mark = 1_000;
   const began = performance.now();
   for await (const report of scanThreads(saver, options)) {
     threads++;
     if (report.status === "broken") broken++;
     if (threads % 250 === 0) sample();
     if (threads % 2_500 === 0) sampleLive();
+    if (threads === mark) {
+      liveHeapAt.push([threads, sampleLive()]);
+      mark *= 10;
+    }
   }
   const seconds = (performance.now() - began) / 1000;
   sample();
   sampleLive();
-  return { threads, broken, seconds, liveHeap, peakHeap, peakRss };
+  return { threads, broken, seconds, liveHeap, liveHeapAt, peakHeap, peakRss };
 }
 
 /** The floor on SQLite: the latest checkpoint of every thread, pages of 1,000, revived by the saver's serializer. */
@@ -255,7 +268,12 @@ async function scanInShards(kind: "sqlite" | "postgres", where: string, count: n
   };
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+/** Where the run is, on stderr (the tables go to stdout). */
+const note = (text: string) =>
+  process.stderr.write(`[threads bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+
+/** Megabytes above the start; a heap below where it started is 0 above it. */
+const mb = (bytes: number) => `${(Math.max(0, bytes) / 1024 / 1024).toFixed(1)} MB`;
 const count = (n: number) => n.toLocaleString("en-US");
 
 const rate = (threads: number, seconds: number) => Math.round(threads / seconds);
@@ -287,12 +305,14 @@ export async function runThreadsBench(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "tool-repair-bench-"));
   let skipped: string | undefined;
   try {
-    for (const size of SIZES) {
+    for (const size of STORES.has("sqlite") ? SIZES : []) {
       const file = join(dir, `threads-${size}.sqlite`);
       const saver = SqliteSaver.fromConnString(file);
       try {
         await makeTemplates(saver);
+        note(`SQLite: seeding ${count(size)} threads`);
         seedSqlite(saver, size);
+        note("SQLite: measuring");
         results.push(await measureSize("SQLite", saver, size, () => floorSqlite(saver), ["sqlite", file]));
       } finally {
         saver.db.close();
@@ -300,8 +320,8 @@ export async function runThreadsBench(): Promise<string[]> {
       }
     }
 
-    skipped = await postgresUnavailable();
-    if (!skipped)
+    if (STORES.has("postgres")) skipped = await postgresUnavailable();
+    if (STORES.has("postgres") && !skipped)
       for (const size of SIZES) {
         const schema = uniqueSchema(`bench_${size}`);
         const saver = PostgresSaver.fromConnString(POSTGRES_URL, { schema });
@@ -310,7 +330,9 @@ export async function runThreadsBench(): Promise<string[]> {
         try {
           await saver.setup();
           await makeTemplates(saver);
+          note(`PostgreSQL: seeding ${count(size)} threads`);
           await seedPostgres(client, schema, size);
+          note("PostgreSQL: measuring");
           results.push(
             await measureSize("PostgreSQL", saver, size, () => floorPostgres(saver, client, schema), [
               "postgres",
@@ -365,6 +387,14 @@ export async function runThreadsBench(): Promise<string[]> {
   }
   if (skipped) lines.push(`| PostgreSQL | skipped: ${skipped} | | | | | | |`);
   lines.push("");
+  // The largest scan of each store, as it went: flat when nothing is kept per thread.
+  for (const store of new Set(results.map((r) => r.store))) {
+    const { scan } = results.filter((r) => r.store === store).at(-1)!;
+    const at = scan.liveHeapAt.map(([threads, bytes]) => `${mb(bytes)} after ${count(threads)}`).join(", ");
+    lines.push(`Live heap of the ${store} scan of ${count(scan.threads)} threads as it went: ${at}.`);
+  }
+  lines.push("");
+  if (!results.some((r) => r.shards)) return lines;
   const cores = availableParallelism();
   lines.push(
     `## The same stores scanned in shards (\`--shard i/n\`, n processes at once; this machine has ${cores} cores)`,

@@ -28,7 +28,8 @@ import {
   threadConfig,
   type SeedModel,
 } from "./support/seed";
-import { openTestStore, STORE_NAMES, type StoreName } from "./support/stores";
+import { shardOf } from "../../src/threads/source";
+import { copyThread, openTestStore, STORE_NAMES, type StoreName } from "./support/stores";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -96,6 +97,50 @@ describe.each(STORE_NAMES)("repairThreads on %s", (name: StoreName) => {
     const busyLatest = await latest(reader, busy);
     expect(busyLatest.metadata?.[REPAIR_METADATA_KEY as keyof CheckpointMetadata]).toBeUndefined(); // the live run's own checkpoint
     expect((await storedMessages(reader, busy)).at(-1)?.content).toMatch(/^answer/);
+  });
+
+  it("every earlier checkpoint of the thread reads back as it was: the fix is one more on top", async (context) => {
+    const store = await openTestStore(name, context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1 });
+    const [thread] = seeded.broken;
+    /** Every checkpoint of the thread, newest first, as stored (its messages serialized as the saver revives them). */
+    const history = async (saver: BaseCheckpointSaver) => {
+      const tuples: string[] = [];
+      for await (const { config, parentConfig, checkpoint, metadata, pendingWrites } of saver.list(
+        threadConfig(thread),
+      ))
+        tuples.push(JSON.stringify({ config, parentConfig, checkpoint, metadata, pendingWrites }));
+      return tuples;
+    };
+    const before = await history(store.reopen()); // read as the later read is, by another process
+    const [report] = await repairAll(store.saver, { apply: true });
+    expect(report.status).toBe("repaired");
+    const after = await history(store.reopen());
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.slice(1)).toEqual(before);
+    expect(JSON.parse(after[0]).config.configurable.checkpoint_id).toBe(report.written?.configurable?.checkpoint_id);
+  });
+
+  it("shard i/n: each shard's run repairs the broken threads of its shard, and together they repair every one once", async (context) => {
+    const store = await openTestStore(name, context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
+    const broken = [seeded.broken[0]];
+    for (let i = 0; i < 9; i++) {
+      const copy = `copy-${i}`;
+      await copyThread(store.saver, i % 3 ? seeded.broken[0] : seeded.clean[0], copy);
+      if (i % 3) broken.push(copy);
+    }
+    const count = 3;
+    const repairedBy = new Map<string, number[]>();
+    for (let index = 1; index <= count; index++)
+      for (const report of await repairAll(store.saver, { apply: true, shard: { index, count } })) {
+        expect(shardOf(report.threadId, count)).toBe(index);
+        if (report.status === "repaired")
+          repairedBy.set(report.threadId, [...(repairedBy.get(report.threadId) ?? []), index]);
+      }
+    expect([...repairedBy.keys()].sort()).toEqual(broken.sort());
+    for (const [thread, shards] of repairedBy) expect(shards).toEqual([shardOf(thread, count)]);
+    expect((await repairAll(store.reopen())).filter((r) => r.found === "broken")).toEqual([]);
   });
 
   it("a live checkpoint stored between the check and the put is put back on top, so it is never hidden", async (context) => {
