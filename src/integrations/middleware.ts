@@ -110,7 +110,7 @@ export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOption
                 if (repairer.isClean(request.messages)) return request;
                 const { messages: repaired, repairs } = repairer.repair(request.messages);
                 if (repairs.length === 0) return request;
-                await reportRepairs(repairs, reporting);
+                await reportRepairs(repairs, reporting, undefined, "request");
                 return { ...request, messages: repaired };
               },
               request,
