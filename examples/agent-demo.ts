@@ -5,7 +5,8 @@
  * thread. Without this package run 2 is rejected by Bedrock, and so is every later run of the thread. With
  * `toolCallRepair()` (its middleware in the agent, its checkpointer wrapper around the saver), run 2 succeeds:
  * its request already carries the flight search's real result (and, for the hotel search, a placeholder saying
- * its outcome is unknown), and the stored thread is structurally valid and keeps that real result.
+ * its outcome is unknown), and the stored thread is structurally valid and keeps that real result. The stub's
+ * model answers from the request it received (examples/sent.ts), and run 2's request is printed as sent.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,17 +19,18 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { printWrapped } from "./print";
+import { answerFromRequest, describeSent } from "./sent";
 import { findToolCallProblems, isSyntheticResult, parseToolPairingError, repairMarkerOf } from "../src/index";
 import { toolCallRepair } from "../src/langchain";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../test/support/stubs";
 
 type Dict = Record<string, unknown>;
 
-/** The model: two parallel calls for the first request of a thread, a text answer afterwards. */
+/** The model: two parallel calls for the first request of a thread, then an answer from what it was sent. */
 function agentScript(request: unknown) {
   const messages = (request as Dict).messages as Dict[];
   return messages.length > 1
-    ? { text: "Flight TP1351 at 08:05 for 142 EUR; the hotel search did not complete." }
+    ? { text: answerFromRequest(request) }
     : {
         toolCalls: [
           { name: "search_flights", args: { to: "LIS" } },
@@ -84,14 +86,14 @@ async function runIncident(
   } catch {
     console.log("  run 1: cancelled by the user while search_hotels was running (search_flights had finished)");
   }
+  let answer: string;
   try {
     const result = await agent.invoke({ messages: [{ role: "user", content: "Just the flight for now." }] }, config);
-    const last = result.messages[result.messages.length - 1] as BaseMessage;
-    console.log(`  run 2: accepted: "${String(last.content)}"`);
-    // What the model was sent in run 2 itself, for each call of run 1.
-    for (const [name, text] of sentToolResults(stub.requests.at(-1), result.messages as BaseMessage[])) {
-      printWrapped(`    run 2's request, ${name}: `, text, 6);
-    }
+    answer = String((result.messages[result.messages.length - 1] as BaseMessage).content);
+    printWrapped("  run 2: accepted: ", answer, 4);
+    // What the model was sent in run 2 itself.
+    console.log("    run 2's request as sent:");
+    for (const line of describeSent(stub.requests.at(-1))) printWrapped("      ", line, 19);
   } catch (error) {
     printWrapped("  run 2: rejected: ", (error as Error).message, 4);
     // Which tools the rejected ids belong to: the calls of the stored thread.
@@ -125,23 +127,8 @@ async function runIncident(
       `${structural === 0 ? "structurally valid" : `${structural} structural problem(s)`} (Bedrock's ` +
       "turn shaping is added per request, never stored)",
   );
-  return structural === 0;
-}
-
-/** The text of each tool result a Converse request sends, labelled with the tool's name. */
-function sentToolResults(request: unknown, messages: BaseMessage[]): [string, string][] {
-  const names = new Map<string, string>();
-  for (const m of messages)
-    if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
-  const sent: [string, string][] = [];
-  for (const message of ((request as Dict | undefined)?.messages as Dict[] | undefined) ?? []) {
-    for (const block of (message.content as Dict[] | undefined) ?? []) {
-      const result = block.toolResult as { toolUseId: string; content: { text?: string }[] } | undefined;
-      if (result)
-        sent.push([names.get(result.toolUseId) ?? result.toolUseId, result.content.map((c) => c.text ?? "").join("")]);
-    }
-  }
-  return sent;
+  // The model was really sent the flight search's result: its answer, made from its request, quotes it.
+  return structural === 0 && answer.includes("TP1351 08:05, 142 EUR");
 }
 
 /** Where the thread broken without this package is kept, for `langgraph-tool-repair scan` (docs/cli.md). */

@@ -2,7 +2,9 @@
  * `npm run demo`: a thread broken the way real ones break, sent through the REAL LangChain clients
  * (ChatBedrockConverse with the AWS SDK, ChatOpenAI, ChatAnthropic) to local stub servers that enforce the
  * providers' rules (test/support/stubs; no network beyond 127.0.0.1). Each provider rejects it with its own
- * error text; `repairToolCalls` fixes it; the same clients then accept it.
+ * error text; `repairToolCalls` fixes it; the same clients then accept it. The stubs' model answers from the
+ * request it received (the tool results it was sent and the user's last message, examples/sent.ts), and each
+ * accepted request is printed as it was sent.
  *
  * The incident: a travel agent called two tools in parallel; the user cancelled the stream while the hotel
  * search was still running (the flight search had finished), then typed a new message into the same
@@ -23,6 +25,7 @@ import {
 } from "../test/support/stubs";
 import { agentDemo, DEMO_THREADS_DB } from "./agent-demo";
 import { printWrapped } from "./print";
+import { answerFromRequest, describeSent } from "./sent";
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const red = (s: string) => (process.stdout.isTTY ? `\x1b[31m${s}\x1b[0m` : s);
@@ -62,10 +65,12 @@ function show(messages: BaseMessage[]): void {
   }
 }
 
-async function attempt(label: string, call: () => Promise<BaseMessage>): Promise<boolean> {
+async function attempt(label: string, stub: RunningStub, call: () => Promise<BaseMessage>): Promise<boolean> {
   try {
     const reply = await call();
     printWrapped(`  ${label.padEnd(20)} ${green("accepted")}: `, String(reply.content));
+    console.log("    the request as sent:");
+    for (const line of describeSent(stub.requests.at(-1))) printWrapped("      ", line, 19);
     return true;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -84,21 +89,23 @@ async function sendEverywhere(
     function: { name, description: name, parameters: { type: "object", properties: {} } },
   }));
   return [
-    await attempt("Bedrock Converse", () => bedrockModel(stubs.bedrock).bindTools(tools).invoke(history)),
-    await attempt("OpenAI Chat", () => openAIModel(stubs.openai).bindTools(tools).invoke(history)),
-    await attempt("Anthropic Messages", () => anthropicModel(stubs.anthropic).bindTools(tools).invoke(history)),
+    await attempt("Bedrock Converse", stubs.bedrock, () =>
+      bedrockModel(stubs.bedrock).bindTools(tools).invoke(history),
+    ),
+    await attempt("OpenAI Chat", stubs.openai, () => openAIModel(stubs.openai).bindTools(tools).invoke(history)),
+    await attempt("Anthropic Messages", stubs.anthropic, () =>
+      anthropicModel(stubs.anthropic).bindTools(tools).invoke(history),
+    ),
   ];
 }
 
 async function main(): Promise<void> {
+  // The model answers from what it was sent: no answer is scripted.
+  const answer = (request: unknown) => ({ text: answerFromRequest(request) });
   const stubs = {
-    bedrock: await startBedrockStub({
-      script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }),
-    }),
-    openai: await startOpenAIStub({ script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }) }),
-    anthropic: await startAnthropicStub({
-      script: () => ({ text: "Flight TP1351 at 08:05 for 142 EUR. Shall I book it?" }),
-    }),
+    bedrock: await startBedrockStub({ script: answer }),
+    openai: await startOpenAIStub({ script: answer }),
+    anthropic: await startAnthropicStub({ script: answer }),
   };
   try {
     const history = incident();

@@ -6,7 +6,13 @@
  *
  * @module langgraph-tool-repair/threads
  */
-export { scanThreads, type ThreadScanOptions, type ThreadReport, type ThreadStatus } from "./threads/scan";
+export {
+  scanThreads,
+  type ThreadScanOptions,
+  type ProviderSource,
+  type ThreadReport,
+  type ThreadStatus,
+} from "./threads/scan";
 export {
   repairThreads,
   type ThreadRepairOptions,

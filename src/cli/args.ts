@@ -30,7 +30,8 @@ export interface CliArgs {
   selectionFlags: string[];
   saverOptions?: Record<string, unknown>;
   threads?: string[];
-  provider: Provider;
+  /** Undefined: each thread is judged for its own model's provider (strict when its messages name none). */
+  provider?: Provider;
   messagesKey: string;
   json: boolean;
   apply: boolean;
@@ -59,7 +60,8 @@ Store (exactly one):
 
 Options:
   --thread ID                    only this thread (repeat, or list ids after the command)
-  --provider NAME                rules to report against: ${PROVIDERS.join(", ")} (default strict)
+  --provider NAME                rules to judge against: ${PROVIDERS.join(", ")} (default: each
+                                 thread's own model, read from its latest AI message; strict when it names none)
   --messages-key KEY             state key of the messages (default messages)
   --since WHEN                   only threads written since an ISO date or a duration (30m, 12h, 7d, 2w)
   --limit N                      scan: at most N threads; repair: at most N threads repaired
@@ -214,8 +216,8 @@ export function parseCliArgs(
     storeFlags.push("--saver-options", "<JSON>");
   }
 
-  const provider = (values.provider ?? "strict") as Provider;
-  if (!PROVIDERS.includes(provider))
+  const provider = values.provider as Provider | undefined;
+  if (provider !== undefined && !PROVIDERS.includes(provider))
     throw new UsageError(`--provider: "${values.provider}" is not one of ${PROVIDERS.join(", ")}`);
   const messagesKey = values["messages-key"] ?? "messages";
   if (messagesKey === "") throw new UsageError("--messages-key: empty key");
@@ -225,7 +227,7 @@ export function parseCliArgs(
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   const selectionFlags = [
     ...(threads ?? []).flatMap((thread) => flag("--thread", thread)),
-    ...(values.provider !== undefined ? flag("--provider", provider) : []),
+    ...(provider !== undefined ? flag("--provider", provider) : []),
     ...(values["messages-key"] !== undefined ? flag("--messages-key", messagesKey) : []),
     ...(values.since !== undefined ? flag("--since", values.since) : []),
     ...(shard ? ["--shard", `${shard.index}/${shard.count}`] : []),

@@ -4,9 +4,9 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import type { ToolCallProblem, ToolCallProblemKind } from "../types";
+import type { Provider, ToolCallProblem, ToolCallProblemKind } from "../types";
 import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
-import type { ThreadReport, ThreadStatus } from "../threads/scan";
+import type { ProviderSource, ThreadReport, ThreadStatus } from "../threads/scan";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
@@ -160,7 +160,7 @@ export function renderRepair(report: ThreadRepairReport): string[] {
             `${report.checkpointId}`
           : `${where(report)}: would repair (${count(report.repairs.length, "repair")}${salvaged}) on top of ` +
             `checkpoint ${report.checkpointId}`;
-      return [head, ...renderDiff(report), ""];
+      return [head, ...renderDiff(report), ...renderReshape(report), ""];
     }
     case "skipped":
       return [`${where(report)}: skipped: ${report.reason}`, ""];
@@ -171,6 +171,28 @@ export function renderRepair(report: ThreadRepairReport): string[] {
     default:
       return [];
   }
+}
+
+/** Problem kinds with their rules, counted: `consecutive_same_role (B6)`, `parallel_calls (G3) x2`. */
+function kindsText(problems: readonly ToolCallProblem[]): string {
+  const counts = new Map<string, number>();
+  for (const p of problems) {
+    const kind = p.rules.length > 0 ? `${p.kind} (${p.rules.join(", ")})` : p.kind;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(", ");
+}
+
+/** What the middleware must still do per request: a plain agent of that provider is refused without it. */
+const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
+
+/** The line under a repair that leaves request shaping to do (never stored). */
+function renderReshape(report: ThreadRepairReport): string[] {
+  if (report.reshape.length === 0) return [];
+  return [
+    `  ${report.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ` +
+      kindsText(report.reshape),
+  ];
 }
 
 const problemJson = (p: ToolCallProblem) => ({
@@ -188,6 +210,7 @@ export function scanJson(report: ThreadReport): string {
     checkpoint: report.checkpointId ?? null,
     writtenAt: report.writtenAt ?? null,
     status: report.status,
+    ...(report.provider ? { provider: report.provider, providerFrom: report.providerFrom } : {}),
     messages: report.messageCount,
     structural: report.structural,
     problems: report.problems.map(problemJson),
@@ -202,6 +225,7 @@ export function repairJson(report: ThreadRepairReport): string {
     checkpoint: report.checkpointId ?? null,
     status: report.status,
     found: report.found,
+    ...(report.provider ? { provider: report.provider, providerFrom: report.providerFrom } : {}),
     problems: report.problems.map(problemJson),
     repairs: report.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({
       action,
@@ -210,6 +234,7 @@ export function repairJson(report: ThreadRepairReport): string {
       ...(toolCallId ? { toolCallId } : {}),
       ...(toolName ? { toolName } : {}),
     })),
+    reshape: report.reshape.map(problemJson),
     salvaged: report.salvaged,
     ...(report.written ? { written: report.written.configurable?.checkpoint_id ?? null } : {}),
     ...(report.reason ? { reason: report.reason } : {}),
@@ -227,8 +252,13 @@ export class Tally {
   readonly outcomes = new Map<ThreadRepairStatus, number>();
   /** Per problem kind (structural ones of broken threads, and the rest): problems and threads. */
   readonly kinds = new Map<ToolCallProblemKind, { problems: number; threads: number }>();
+  /** Threads still broken after the run (scan: every broken one), the most problems first. */
   readonly worst: { label: string; structural: number; kinds: string }[] = [];
   readonly errors: string[] = [];
+  /** Threads per provider judged for and where it came from (`bedrock` from the thread, `strict` by default). */
+  readonly judged = new Map<string, number>();
+  /** Per provider: the threads a request still needs shaping for (after their repair), and the problems. */
+  readonly reshape = new Map<Provider, { threads: number; problems: ToolCallProblem[] }>();
   threads = 0;
 
   add(report: ThreadReport | ThreadRepairReport): void {
@@ -244,7 +274,20 @@ export class Tally {
       entry.threads++;
       this.kinds.set(kind, entry);
     }
-    if (found === "broken") this.noteWorst(report, perKind);
+    const repairedOrDry = "found" in report && (report.status === "repaired" || report.status === "would_repair");
+    // After `repair --apply`, a repaired thread is no longer broken: only those the run left broken are listed.
+    if (found === "broken" && !("found" in report && report.status === "repaired")) this.noteWorst(report, perKind);
+    if (report.provider) {
+      const judged = `${report.provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`;
+      this.judged.set(judged, (this.judged.get(judged) ?? 0) + 1);
+    }
+    const reshape = "found" in report ? report.reshape : report.status === "reshape" ? report.problems : [];
+    if (report.provider && reshape.length > 0 && (repairedOrDry || found !== "broken")) {
+      const entry = this.reshape.get(report.provider) ?? { threads: 0, problems: [] };
+      entry.threads++;
+      if (entry.problems.length < 1_000) entry.problems.push(...reshape.slice(0, 10));
+      this.reshape.set(report.provider, entry);
+    }
     const error = "found" in report ? report.reason : report.error;
     if (
       (found === "unreadable" || ("found" in report && report.status === "failed")) &&
@@ -270,6 +313,12 @@ export class Tally {
     return this.outcomes.get(status) ?? 0;
   }
 }
+
+const PROVIDER_FROM: Record<ProviderSource, string> = {
+  option: "--provider",
+  thread: "read from the thread",
+  default: "default",
+};
 
 const FOUND_LINES: [ThreadStatus, string][] = [
   ["clean", "clean"],
@@ -304,7 +353,9 @@ export function renderSummary(
   const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
   for (const [status, text] of FOUND_LINES) {
     const n = tally.count(status);
-    if (n > 0 || status === "clean" || status === "broken") lines.push(`  ${number(n).padStart(width)}  ${text}`);
+    // A repair counts what it read: the broken threads it then repaired are listed under "Repair:".
+    const said = info.repair && status === "broken" ? "broken when read (structural problems)" : text;
+    if (n > 0 || status === "clean" || status === "broken") lines.push(`  ${number(n).padStart(width)}  ${said}`);
   }
   if (info.repair) {
     lines.push("Repair:");
@@ -321,8 +372,15 @@ export function renderSummary(
     for (const [kind, { problems, threads }] of kinds)
       lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
   }
+  for (const [provider, { threads, problems }] of tally.reshape)
+    lines.push(
+      `${number(threads)} thread${threads === 1 ? "" : "s"} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ` +
+        `${provider} requests (request shaping, never stored; a plain agent is refused): ${kindsText(problems)}`,
+    );
+  if (tally.judged.size > 0)
+    lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${number(n)}`).join(", ")}`);
   if (tally.worst.length > 0) {
-    lines.push("Most broken threads:");
+    lines.push(info.repair ? "Still broken (most problems first):" : "Most broken threads:");
     for (const w of tally.worst) lines.push(`  ${w.label}: ${w.kinds}`);
   }
   if (tally.errors.length > 0) {

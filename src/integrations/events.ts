@@ -15,6 +15,12 @@ export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
 /** Name of the custom event sent when a surface could not repair (it then passes the history on unchanged). */
 export const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 
+/**
+ * What a repair was made for: the thread's stored messages (`stored`: always reported), or one model request
+ * (`request`: shaping the stored thread does not keep, so made again on every call; see {@link deliverRepairs}).
+ */
+export type RepairScope = "stored" | "request";
+
 export interface RepairReporting {
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;
@@ -27,25 +33,20 @@ export interface RepairReporting {
 }
 
 /**
- * Calls `options.onRepair` for each repair, then dispatches each as a custom event. Inside a run (a node, a
- * middleware hook) the events belong to that run. A checkpointer is handed the graph's callbacks but not its
- * run id, so there the events go under a short run of their own named `tool_call_repair`. With no callbacks
- * at all nothing is dispatched; a failing handler never fails the caller.
+ * Calls `options.onRepair` for each repair ({@link deliverRepairs}: request shaping once per thread), then
+ * dispatches each as a custom event. Inside a run (a node, a middleware hook) the events belong to that run. A
+ * checkpointer is handed the graph's callbacks but not its run id, so there the events go under a short run of
+ * their own named `tool_call_repair`. With no callbacks at all nothing is dispatched; a failing handler never
+ * fails the caller.
  */
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
   options: RepairReporting = {},
   config?: RunnableConfig,
+  scope: RepairScope = "stored",
 ): Promise<void> {
   if (repairs.length === 0) return;
-  if (options.onRepair)
-    for (const repair of repairs) {
-      try {
-        deliverRepair(options.onRepair, repair, config);
-      } catch {
-        // A reporting callback must not undo or fail the repair it reports.
-      }
-    }
+  if (options.onRepair) deliverRepairs(options.onRepair, repairs, config, scope);
   try {
     await dispatchRepairs(repairs, ensureConfig(config));
   } catch {
@@ -53,12 +54,11 @@ export async function reportRepairs(
   }
 }
 
-const THREAD_SCOPED = Symbol("langgraph-tool-repair.reportedOnce");
+/** Marks a setup's `onRepair` ({@link reportedOnce}): its pieces share one memory of what was reported. */
+const SETUP = Symbol("langgraph-tool-repair.setupReporter");
 
-/** A setup's `onRepair` (see {@link reportedOnce}): also callable with the thread a repair belongs to. */
-type ThreadScopedReporter = ((repair: ToolCallRepair) => void) & {
-  [THREAD_SCOPED]: (repair: ToolCallRepair, thread: string) => void;
-};
+/** What each `onRepair` was handed, per thread: keys of {@link keyOf}, the oldest 1,000 dropped first. */
+const reported = new WeakMap<object, Set<string>>();
 
 /** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
 function threadOf(config?: RunnableConfig): string {
@@ -71,42 +71,69 @@ function threadOf(config?: RunnableConfig): string {
 }
 
 /**
- * `onRepair` for several surfaces that work on the same threads (a setup's middleware and checkpointer): the
- * same repair of the same call in the same thread (the request's placeholder, then the stored one) reaches the
- * caller once. What makes it the same: the thread, the action and the call id, so a server that reuses ids like
- * `call_0` has each thread's repair reported (within one thread, a reused id is renamed by the engine's
- * structural repair, so it is another call). Not the message index: a model's input can hold a system prompt
- * the stored thread does not, which moves every index by one. The memory of what was reported is bounded (the
- * oldest 1,000 go first).
+ * `onRepair` for several surfaces that work on the same threads (a setup's middleware, model, hook or node and
+ * checkpointer): they share one memory, so the same repair of the same call in the same thread (the request's
+ * placeholder, then the stored one) reaches the caller once.
  */
 export function reportedOnce(
   onRepair: ((repair: ToolCallRepair) => void) | undefined,
 ): ((repair: ToolCallRepair) => void) | undefined {
   if (!onRepair) return undefined;
-  const seen = new Set<string>();
-  const report = (repair: ToolCallRepair, thread: string) => {
-    if (repair.toolCallId !== undefined) {
-      const key = `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
-      if (seen.has(key)) return;
+  return Object.assign((repair: ToolCallRepair) => onRepair(repair), { [SETUP]: true });
+}
+
+/**
+ * Which repairs are the same, for one `onRepair`: the thread, the action and the call id. Not the message index:
+ * a model's input can hold a system prompt the stored thread does not, which moves every index by one. A call id
+ * reused by a server (`call_0` in every thread) is another thread's repair; within one thread a reused id is
+ * renamed by the structural repair, so it is another call.
+ * - Request shaping (`request`) is made again on every model call of a thread the store keeps provider-neutral
+ *   (Bedrock's placeholder turn, a merge): reported once per thread and kind (and call).
+ * - A stored repair is always reported; in a setup, once across its pieces.
+ * - A setup's request placeholder for a call (`synthesized_result` in a request) is left to the piece that
+ *   stores the thread, which reports what the call finally got: its real result (`salvaged_result`) or the
+ *   placeholder.
+ */
+function keyOf(repair: ToolCallRepair, thread: string, scope: RepairScope, setup: boolean): string | undefined {
+  if (repair.toolCallId !== undefined && (setup || scope === "request"))
+    return `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
+  return scope === "request" ? `${thread}\u0000${repair.action}\u0000` : undefined;
+}
+
+/**
+ * Hands each repair of one model call or one store to `onRepair`, in order, unless it was already handed
+ * ({@link keyOf}; within the list, the second repair of a kind and call, such as a call and its result both
+ * written as text, is another repair), with the thread of `config` (or of the run LangChain carries in async
+ * context). A callback that throws is ignored: it cannot undo or fail the repair it reports.
+ */
+export function deliverRepairs(
+  onRepair: (repair: ToolCallRepair) => void,
+  repairs: readonly ToolCallRepair[],
+  config?: RunnableConfig,
+  scope: RepairScope = "stored",
+): void {
+  const setup = SETUP in onRepair;
+  const thread = threadOf(config);
+  const inList = new Map<string, number>();
+  for (const repair of repairs) {
+    if (setup && scope === "request" && repair.action === "synthesized_result") continue;
+    let key = keyOf(repair, thread, scope, setup);
+    if (key !== undefined) {
+      const nth = (inList.get(key) ?? 0) + 1;
+      inList.set(key, nth);
+      key = `${key}\u0000${nth}`;
+      let seen = reported.get(onRepair);
+      if (!seen) reported.set(onRepair, (seen = new Set()));
+      if (seen.has(key)) continue;
       if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
       seen.add(key);
     }
-    onRepair(repair);
-  };
-  return Object.assign((repair: ToolCallRepair) => report(repair, threadOf()), {
-    [THREAD_SCOPED]: report,
-  }) satisfies ThreadScopedReporter;
-}
-
-/** Hands one repair to `onRepair`, with the thread it belongs to when `onRepair` is a setup's ({@link reportedOnce}). */
-export function deliverRepair(
-  onRepair: (repair: ToolCallRepair) => void,
-  repair: ToolCallRepair,
-  config?: RunnableConfig,
-): void {
-  const scoped = (onRepair as Partial<ThreadScopedReporter>)[THREAD_SCOPED];
-  if (scoped) scoped(repair, threadOf(config));
-  else onRepair(repair);
+    try {
+      onRepair(repair);
+    } catch {
+      // A reporting callback must not undo or fail the repair it reports.
+    }
+  }
 }
 
 /**

@@ -11,7 +11,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import type { RepairOptions, ToolCallRepair } from "../types";
+import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
 import { readingInput, boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
@@ -85,7 +85,6 @@ export const toolCallRepairHook = boundary(
         reporting,
         structural.options.syntheticResultText,
       );
-      const repairs: ToolCallRepair[] = [...salvaged.repairs];
       let update: ToolCallRepairHookUpdate = {};
       let base = salvaged.messages;
       if (stored) {
@@ -93,13 +92,13 @@ export const toolCallRepairHook = boundary(
         if (structural.repairs.length > 0 || salvaged.repairs.length > 0) {
           update = { messages: replaceAllMessages(structural.messages) };
           base = update.messages!.slice(1); // the same messages, with the ids the state will hold
-          repairs.push(...structural.repairs);
+          await reportRepairs([...salvaged.repairs, ...structural.repairs], reporting, config);
         }
       }
       // After the structural repair, only the provider's shaping is left for the request.
       const shaped = request.repair(base);
-      repairs.push(...shaped.repairs);
-      await reportRepairs(repairs, reporting, config);
+      const requestOnly = update.messages ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs];
+      await reportRepairs(requestOnly, reporting, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       return {
         ...update,

@@ -113,7 +113,7 @@ export const toolCallRepairMiddleware = boundary(
                   if (repairer.isClean(request.messages)) return request;
                   const { messages: repaired, repairs } = repairer.repair(request.messages);
                   if (repairs.length === 0) return request;
-                  await reportRepairs(repairs, reporting);
+                  await reportRepairs(repairs, reporting, undefined, "request");
                   return { ...request, messages: repaired };
                 },
                 request,

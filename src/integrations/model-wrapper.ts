@@ -31,7 +31,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { deliverRepair, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
+import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
@@ -295,14 +295,8 @@ async function announce(
   runManager?: CallbackManagerForLLMRun,
 ) {
   if (repairs.length === 0) return;
-  if (!runManager) return reportRepairs(repairs, options);
-  for (const repair of repairs) {
-    try {
-      if (options.onRepair) deliverRepair(options.onRepair, repair);
-    } catch {
-      // A reporting callback must not fail the call it reports on.
-    }
-  }
+  if (!runManager) return reportRepairs(repairs, options, undefined, "request");
+  if (options.onRepair) deliverRepairs(options.onRepair, repairs, undefined, "request");
   try {
     for (const repair of repairs) await runManager.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
   } catch {

@@ -55,7 +55,8 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
       throw recoveryFailed(error, step, retryError);
     }
     const persisted = persistedFix(request, step, options);
-    await reportRepairs(persisted?.repairs.length ? persisted.repairs : step.repairs, options);
+    if (persisted?.repairs.length) await reportRepairs(persisted.repairs, options);
+    else await reportRepairs(step.repairs, options, undefined, "request");
     return persisted ? withReplacement(response, persisted.messages) : response;
   }
 }

@@ -14,8 +14,10 @@
  */
 import { Runnable } from "@langchain/core/runnables";
 import { assertString, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
+import { isAssistant } from "../messages/inspect";
+import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
-import type { Dict } from "../values";
+import { isDict, type Dict } from "../values";
 
 /** `_llmType()` of the Bedrock chat models: ChatBedrockConverse, and the community BedrockChat (InvokeModel). */
 const BEDROCK_LLM_TYPES = new Set(["chat_bedrock_converse", "bedrock"]);
@@ -24,9 +26,13 @@ const OPENAI_LLM_TYPES = new Set(["openai", "azure_openai"]);
 /** `_llmType()` of the Google chat models: ChatGoogleGenerativeAI, and ChatVertexAI / ChatGoogle (google-common). */
 const GOOGLE_LLM_TYPES = new Set(["googlegenerativeai", "google", "vertexai", "chat_google"]);
 
-/** initChatModel provider names, by the provider whose rules their requests follow. */
+/**
+ * Provider names, by the provider whose rules their requests follow: initChatModel's, and the
+ * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
+ */
 const CONFIGURED_PROVIDERS: Record<string, Provider> = {
   bedrock: "bedrock",
+  "bedrock-converse": "bedrock",
   aws: "bedrock",
   openai: "openai",
   azure_openai: "openai",
@@ -389,4 +395,45 @@ function safely<T>(read: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+// --- stored answers -----------------------------------------------------------------------------------------
+
+/**
+ * The provider that wrote an assistant message, from what the LangChain clients store on their answers: the
+ * `response_metadata.model_provider` (`openai`, `anthropic`, `bedrock-converse`, `google-genai`,
+ * `google-vertexai`), the Responses API's `output` (ChatOpenAI with `useResponsesApi`), the thought-signature map
+ * ChatGoogleGenerativeAI keeps in `additional_kwargs` (its `invoke` stores no `model_provider`), else the model id
+ * (`model_name`, `model`) read the way initChatModel infers a provider. Undefined when none of these tells
+ * (a message written by hand, another client).
+ */
+export function providerOfAnswer(message: unknown): Provider | undefined {
+  if (!isDict(message)) return undefined;
+  const meta = isDict(message.response_metadata) ? message.response_metadata : {};
+  const extra = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
+  const name = typeof meta.model_provider === "string" ? meta.model_provider : undefined;
+  let provider = name !== undefined ? CONFIGURED_PROVIDERS[name] : undefined;
+  if (provider === undefined && GEMINI_SIGNATURES_KEY in extra) provider = "gemini";
+  if (provider === undefined) provider = CONFIGURED_PROVIDERS[inferredProvider(modelId) ?? ""];
+  if (
+    provider === "openai" &&
+    (meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra)
+  )
+    return "openai-responses";
+  if (provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId)) return "anthropic";
+  return provider;
+}
+
+/**
+ * The provider a stored thread was last talking to: that of its latest assistant message that tells
+ * ({@link providerOfAnswer}). A thread that switched providers is judged for the one it uses now.
+ */
+export function providerOfThread(messages: readonly unknown[]): Provider | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (!isAssistant(messages[i])) continue;
+    const provider = providerOfAnswer(messages[i]);
+    if (provider !== undefined) return provider;
+  }
+  return undefined;
 }

@@ -8,11 +8,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { expectedInput, optionsInput, ownInput } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
-import type { ToolCallProblem, ToolCallRepair } from "../types";
-import { repairStoredMessages, structuralProblems } from "./repair-thread";
+import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
+import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
   cleanOlderThan,
+  cleanReport,
   failureText,
   judgeThread,
   latestTuple,
@@ -20,6 +21,7 @@ import {
   olderThan,
   readThreads,
   resolveScanOptions,
+  type ProviderSource,
   type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
@@ -31,6 +33,10 @@ import { putIfUnchanged, repairCheckpoint } from "./write";
  * - `repaired`: the fix was written (`written` is its config).
  * - `would_repair`: dry run; `after` is what would be written.
  * - `unchanged`: nothing structural to fix (clean, open, reshape only, no messages).
+ *
+ * Whatever the status, `reshape` says what a request to the provider still needs once the thread is stored
+ * as it is (or as repaired): request shaping that is never stored (e.g. Bedrock's alternating turns), done per
+ * request by toolCallRepairMiddleware, toolCallRepairHook or withRequestRepair.
  * - `skipped`: a live run wrote to the thread while it was being repaired, or its latest checkpoint holds
  *   pending work (finished results, an interrupt, an input) that a checkpoint on top would drop.
  * - `unreadable`: the saver could not read the thread.
@@ -45,10 +51,18 @@ export interface ThreadRepairReport extends ThreadKey {
   found: ThreadStatus;
   /** Id of the checkpoint that was read (the parent of the fix). */
   checkpointId?: string;
+  /** Whose rules the thread was judged against (see `scanThreads`). */
+  provider?: Provider;
+  providerFrom?: ProviderSource;
   problems: ToolCallProblem[];
   /** How many structural problems the checkpoint that was read has. */
   structural: number;
   repairs: ToolCallRepair[];
+  /**
+   * What a request to `provider` still needs beyond what is stored (after the fix, when there is one): problems
+   * of request shaping only, which a plain agent of that provider is refused for. Empty when none.
+   */
+  reshape: ToolCallProblem[];
   /** Calls whose real result was put back from the pending writes of an earlier checkpoint. */
   salvaged: string[];
   /** The stored messages and the repaired ones, for threads that change. */
@@ -74,6 +88,7 @@ const report = (
   problems: [],
   structural: 0,
   repairs: [],
+  reshape: [],
   salvaged: [],
   ...fields,
 });
@@ -128,7 +143,14 @@ async function* repairResolved(
     const { key, clean } = item;
     if (clean) {
       if (cleanOlderThan(clean, resolved.since)) return undefined;
-      return report(key, { status: "unchanged", found: "clean", checkpointId: clean.checkpointId });
+      const { provider, providerFrom } = cleanReport(key, clean, resolved.provider);
+      return report(key, {
+        status: "unchanged",
+        found: "clean",
+        checkpointId: clean.checkpointId,
+        provider,
+        providerFrom,
+      });
     }
     let tuple: CheckpointTuple | undefined;
     try {
@@ -138,7 +160,10 @@ async function* repairResolved(
     }
     if (!tuple || olderThan(tuple, resolved.since)) return undefined;
     // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-    let base: Pick<ThreadRepairReport, "found" | "checkpointId" | "problems" | "structural"> = {
+    let base: Pick<
+      ThreadRepairReport,
+      "found" | "checkpointId" | "provider" | "providerFrom" | "problems" | "structural"
+    > = {
       found: "unreadable",
       problems: [],
       structural: 0,
@@ -149,11 +174,18 @@ async function* repairResolved(
       base = {
         found: judged.status,
         checkpointId: judged.checkpointId,
+        provider: judged.provider,
+        providerFrom: judged.providerFrom,
         problems: judged.problems,
         structural: judged.structural,
       };
       if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
-      if (judged.status !== "broken") return report(key, { ...base, status: "unchanged" });
+      if (judged.status !== "broken")
+        return report(key, {
+          ...base,
+          status: "unchanged",
+          ...(judged.status === "reshape" ? { reshape: judged.problems } : {}),
+        });
       if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
       const pending = pendingWork(tuple);
       if (pending) return report(key, { ...base, status: "skipped", reason: pending });
@@ -161,8 +193,17 @@ async function* repairResolved(
       const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
       const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
       const repaired = repairStoredMessages(before, { salvage });
-      const fix = { ...base, repairs: repaired.repairs, salvaged: repaired.salvaged, before, after: repaired.messages };
-      const left = structuralProblems(repaired.messages, resolved.provider);
+      const provider = judged.provider ?? "strict";
+      const reshape = storedThreadProblems(repaired.messages, provider);
+      const fix = {
+        ...base,
+        repairs: repaired.repairs,
+        reshape,
+        salvaged: repaired.salvaged,
+        before,
+        after: repaired.messages,
+      };
+      const left = structuralProblems(repaired.messages, provider);
       if (repaired.repairs.length === 0 || left.length > 0) {
         const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
         return report(key, {

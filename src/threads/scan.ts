@@ -14,6 +14,7 @@ import {
   ToolCallRepairInputError,
 } from "../errors";
 import { isMessage } from "../messages/coerce";
+import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
@@ -32,6 +33,13 @@ import type { CleanThread, StoredCheckpoint } from "./precheck";
  */
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
+/**
+ * Where the provider a thread was judged for came from: `option` (`provider` given), `thread` (the model
+ * metadata of its latest assistant message that has some), `default` (neither: `"strict"`, every provider's
+ * rules; also a thread the pre-check found clean for every provider without reading its metadata).
+ */
+export type ProviderSource = "option" | "thread" | "default";
+
 export interface ThreadReport extends ThreadKey {
   status: ThreadStatus;
   /** Id of the checkpoint that was read (the thread's latest). */
@@ -39,6 +47,9 @@ export interface ThreadReport extends ThreadKey {
   /** When that checkpoint was written (its `ts`). */
   writtenAt?: string;
   messageCount: number;
+  /** Whose rules the thread was judged against (absent when it was not judged: no messages, unreadable). */
+  provider?: Provider;
+  providerFrom?: ProviderSource;
   /** Every problem `findToolCallProblems` finds for the provider (an exchange awaiting a resume is not one). */
   problems: ToolCallProblem[];
   /** How many of `problems` are structural. */
@@ -50,7 +61,11 @@ export interface ThreadReport extends ThreadKey {
 export interface ThreadScanOptions {
   /** Only these thread ids (every namespace of each). Default: every thread of the saver. */
   threads?: readonly string[];
-  /** Whose rules the report checks. Default `"strict"` (all providers). Storage repairs are structural whatever this says. */
+  /**
+   * Whose rules the report checks. Default: each thread's own, read from the model metadata the LangChain
+   * clients store on its latest assistant message (a thread that switched providers is judged for the latest);
+   * `"strict"` (all providers) for a thread that has none. Storage repairs are structural whatever this says.
+   */
   provider?: Provider;
   /** State key holding the messages. Default `"messages"`. */
   messagesKey?: string;
@@ -71,7 +86,8 @@ export interface ThreadScanOptions {
 
 export interface ResolvedScanOptions {
   threads?: readonly string[];
-  provider: Provider;
+  /** Undefined: each thread's own (see {@link ThreadScanOptions.provider}). */
+  provider?: Provider;
   messagesKey: string;
   since?: Date;
   limit?: number;
@@ -135,7 +151,7 @@ function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
   if (o.signal !== undefined && !isSignal(o.signal)) throw optionError(fn, "signal", "an AbortSignal", o.signal);
   return {
     threads,
-    provider: o.provider ?? "strict",
+    provider: o.provider,
     messagesKey: o.messagesKey ?? "messages",
     since: o.since,
     limit: o.limit,
@@ -233,19 +249,37 @@ export function judgeThread(
   const read = messagesOf(tuple, options.messagesKey);
   if (!("messages" in read)) return { ...base, status: read.status, ...(read.error ? { error: read.error } : {}) };
   const { messages } = read;
-  const structural = structuralProblems(messages, options.provider).length;
-  const problems = storedThreadProblems(messages, options.provider);
+  const judged = judgedFor(options.provider, messages);
+  const structural = structuralProblems(messages, judged.provider).length;
+  const problems = storedThreadProblems(messages, judged.provider);
   const status: ThreadStatus =
     structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
-  return { ...base, messageCount: messages.length, problems, structural, status };
+  return { ...base, ...judged, messageCount: messages.length, problems, structural, status };
 }
 
-/** The report of a thread the pre-check found clean: what judgeThread reports for it, without its messages. */
-export const cleanReport = (key: ThreadKey, clean: CleanThread): ThreadReport => ({
+/** The provider a thread is judged for: the option, else the thread's own, else strict. */
+export function judgedFor(
+  option: Provider | undefined,
+  messages: readonly BaseMessage[],
+): { provider: Provider; providerFrom: ProviderSource } {
+  if (option !== undefined) return { provider: option, providerFrom: "option" };
+  const own = providerOfThread(messages);
+  return own !== undefined
+    ? { provider: own, providerFrom: "thread" }
+    : { provider: "strict", providerFrom: "default" };
+}
+
+/**
+ * The report of a thread the pre-check found clean: what judgeThread reports for it, without its messages
+ * (with no provider given, the pre-check's verdict holds for every provider: judged for strict).
+ */
+export const cleanReport = (key: ThreadKey, clean: CleanThread, option: Provider | undefined): ThreadReport => ({
   ...key,
   checkpointId: clean.checkpointId,
   writtenAt: clean.writtenAt,
   messageCount: clean.messageCount,
+  provider: option ?? "strict",
+  providerFrom: option !== undefined ? "option" : "default",
   problems: [],
   structural: 0,
   status: "clean",
@@ -339,7 +373,10 @@ export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptio
 async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
   let reported = 0;
   const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
-    if (item.clean) return cleanOlderThan(item.clean, resolved.since) ? undefined : cleanReport(item.key, item.clean);
+    if (item.clean)
+      return cleanOlderThan(item.clean, resolved.since)
+        ? undefined
+        : cleanReport(item.key, item.clean, resolved.provider);
     let tuple: CheckpointTuple | undefined;
     try {
       tuple =

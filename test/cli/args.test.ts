@@ -9,11 +9,12 @@ const usage =
     parseCliArgs(argv, {}, NOW);
 
 describe("parseCliArgs", () => {
-  it("reads a scan of a SQLite file with the defaults", () => {
-    expect(parse("scan", "--sqlite", "threads.db")).toMatchObject({
+  it("reads a scan of a SQLite file with the defaults (no provider: each thread's own)", () => {
+    const args = parse("scan", "--sqlite", "threads.db");
+    expect(args.provider).toBeUndefined();
+    expect(args).toMatchObject({
       command: "scan",
       store: { kind: "sqlite", file: "threads.db" },
-      provider: "strict",
       messagesKey: "messages",
       json: false,
       apply: false,

@@ -44,6 +44,7 @@ describe("diffMessages", () => {
       problems: [],
       structural: 1,
       repairs: [],
+      reshape: [],
       salvaged: [],
       before,
       after,

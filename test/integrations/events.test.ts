@@ -1,9 +1,24 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { describe, expect, it } from "vitest";
+import { END, MemorySaver, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
+import { afterEach, describe, expect, it } from "vitest";
 import { reportRepairs, TOOL_CALL_REPAIR_EVENT } from "../../src/integrations/events";
+import { toolCallRepairHook } from "../../src/integrations/hook";
+import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
+import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
 import type { ToolCallRepair } from "../../src/types";
+import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
+import {
+  endsOnUserText,
+  runAbortedMidTool,
+  storedThread,
+  ToolBench,
+  threadConfig,
+} from "./support/checkpoint-scenarios";
 
 const repair = (toolCallId: string): ToolCallRepair => ({
   problem: "orphan_call",
@@ -67,3 +82,131 @@ describe("reportRepairs", () => {
     expect(recorder.events.map((e) => [e.name, e.data])).toEqual([[TOOL_CALL_REPAIR_EVENT, repair("a")]]);
   });
 });
+
+// --- through the agents: what onRepair hears over several model calls -------------------------------------
+
+/**
+ * A Bedrock thread whose stored form is structurally valid but needs a placeholder assistant turn in every
+ * request (a user message right after tool results: B6). Each model call is shaped; onRepair hears it once.
+ */
+const shapedThread = () => [
+  new HumanMessage({ content: "weather in Paris?", id: "h1" }),
+  new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [{ id: "tooluse_paris", name: "lookup", args: { q: "paris" }, type: "tool_call" }],
+  }),
+  new ToolMessage({ id: "r1", tool_call_id: "tooluse_paris", name: "lookup", content: "sunny in Paris" }),
+  new HumanMessage({ content: "and Rome?", id: "h2" }),
+];
+
+/** Calls `lookup` after a user turn, answers in text after its result. */
+const lookupThenAnswer = (request: unknown) =>
+  endsOnUserText("bedrock", request) ? { toolCalls: [{ name: "lookup", args: { q: "rome" } }] } : { text: "answer" };
+
+const actionsOf = (repairs: ToolCallRepair[]) => repairs.map((r) => r.action);
+
+/** Every request the stub took was shaped: no two user turns in a row reached it (it would have refused). */
+const everyRequestShaped = (stub: RunningStub, calls: number) => {
+  expect(stub.calls).toBe(calls);
+  expect(stub.rejections).toEqual([]);
+};
+
+describe("onRepair: request shaping once per thread and kind, stored repairs always", () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const stub = async () => {
+    const started = await startBedrockStub({ script: lookupThenAnswer });
+    cleanups.push(() => started.close());
+    return started;
+  };
+
+  it("createAgent + toolCallRepairMiddleware: four model calls of a thread shaped, one inserted_assistant_message", async () => {
+    const model = await stub();
+    const repairs: ToolCallRepair[] = [];
+    const agent = createAgent({
+      model: bedrockModel(model),
+      tools: new ToolBench().all,
+      middleware: [toolCallRepairMiddleware({ onRepair: (r) => repairs.push(r) })],
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: shapedThread() }, threadConfig("t1"));
+    await agent.invoke({ messages: [new HumanMessage("and Lisbon?")] }, threadConfig("t1"));
+    everyRequestShaped(model, 4);
+    expect(actionsOf(repairs)).toEqual(["inserted_assistant_message"]);
+
+    // Another thread is another report.
+    await agent.invoke({ messages: shapedThread() }, threadConfig("t2"));
+    expect(actionsOf(repairs)).toEqual(["inserted_assistant_message", "inserted_assistant_message"]);
+  });
+
+  it("toolCallRepairHook (createReactAgent): shaped on every call, reported once", async () => {
+    const model = await stub();
+    const repairs: ToolCallRepair[] = [];
+    const agent = createReactAgent({
+      llm: bedrockModel(model),
+      tools: new ToolBench().all,
+      preModelHook: toolCallRepairHook({ provider: "bedrock", onRepair: (r) => repairs.push(r) }),
+      checkpointer: new MemorySaver(),
+    });
+    await agent.invoke({ messages: shapedThread() }, threadConfig("t1"));
+    await agent.invoke({ messages: [new HumanMessage("and Lisbon?")] }, threadConfig("t1"));
+    everyRequestShaped(model, 4);
+    expect(actionsOf(repairs)).toEqual(["inserted_assistant_message"]);
+  });
+
+  it("toolCallRepairKit: a call the request answered with a placeholder, the store with its real result: once, salvaged", async () => {
+    const model = await startBedrockStub({
+      script: (_request, callIndex) =>
+        callIndex === 0
+          ? {
+              toolCalls: [
+                { name: "lookup", args: { q: "alpha" } },
+                { name: "slow_lookup", args: { q: "beta" } },
+              ],
+            }
+          : { text: "answer" },
+    });
+    cleanups.push(() => model.close());
+    const bench = new ToolBench();
+    const inner = new MemorySaver();
+    const repairs: ToolCallRepair[] = [];
+    const kit = toolCallRepairKit({ onRepair: (r) => repairs.push(r) });
+    const llm = kit.model(bedrockModel(model)).bindTools(bench.all);
+    // One task per call (Send), no kit node: the model's request is repaired before the store is.
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (state) => ({ messages: [await llm.invoke(state.messages)] }))
+      .addNode("tools", new ToolNode(bench.all))
+      .addEdge(START, "agent")
+      .addConditionalEdges(
+        "agent",
+        (state) => {
+          const calls = (state.messages.at(-1) as AIMessage).tool_calls ?? [];
+          return calls.length === 0 ? END : calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
+        },
+        ["tools", END],
+      )
+      .addEdge("tools", "agent")
+      .compile({ checkpointer: kit.checkpointer(inner) });
+    const agent = { graph, netRepairs: 0 } as unknown as Parameters<typeof runAbortedMidTool>[0];
+    const first = { messages: [new HumanMessage({ content: "first", id: "h1" })] };
+    await runAbortedMidTool(agent, bench, first, "t", inner);
+    await graph.invoke({ messages: [new HumanMessage({ content: "second", id: "h2" })] }, threadConfig("t"));
+    await graph.invoke({ messages: [new HumanMessage({ content: "third", id: "h3" })] }, threadConfig("t"));
+    expect(model.rejections).toEqual([]);
+
+    const ofCall = (id: string) => repairs.filter((r) => r.toolCallId === id).map((r) => r.action);
+    const [alpha, beta] = firstCalls(await storedThread(inner, "t"));
+    expect(ofCall(alpha)).toEqual(["salvaged_result"]);
+    expect(ofCall(beta)).toEqual(["synthesized_result"]);
+    expect(repairs.filter((r) => r.action === "inserted_assistant_message")).toHaveLength(1);
+  });
+});
+
+/** The ids of the first assistant message's calls (`lookup` first, then `slow_lookup`). */
+function firstCalls(messages: BaseMessage[]): string[] {
+  const first = messages.find((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0) as AIMessage;
+  return (first.tool_calls ?? []).map((c) => c.id!);
+}

@@ -16,7 +16,21 @@ import {
   isBedrockModel,
   isModelChooser,
   needsPromptedStructuredOutput,
+  providerOfAnswer,
+  providerOfThread,
 } from "../../src/models/detect";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  anthropicModel,
+  bedrockModel,
+  geminiModel,
+  openAIModel,
+  startAnthropicStub,
+  startBedrockStub,
+  startGeminiStub,
+  startOpenAIStub,
+  type RunningStub,
+} from "../support/stubs";
 import { pinnedTo } from "../support/versions";
 import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
@@ -263,6 +277,62 @@ describe("providerOfModel (real classes)", () => {
     // A request may reach any model of the chain: these checks count every one.
     expect(isBedrockModel(chain, { env: NO_ENV })).toBe(true);
     expect(cannotPrefill(chain)).toBe(true);
+  });
+});
+
+describe("providerOfAnswer / providerOfThread: what the real clients store on their answers", () => {
+  /** One answer of a real client against its stub. */
+  async function answerOf(start: () => Promise<RunningStub>, invoke: (stub: RunningStub) => Promise<BaseMessage>) {
+    const stub = await start();
+    try {
+      return await invoke(stub);
+    } finally {
+      await stub.close();
+    }
+  }
+  const ask = [new HumanMessage("hi")];
+  const answers = {
+    openai: () => answerOf(startOpenAIStub, (stub) => openAIModel(stub).invoke(ask)),
+    "openai-responses": () =>
+      answerOf(startOpenAIStub, (stub) => openAIModel(stub, { useResponsesApi: true }).invoke(ask)),
+    anthropic: () => answerOf(startAnthropicStub, (stub) => anthropicModel(stub).invoke(ask)),
+    bedrock: () => answerOf(startBedrockStub, (stub) => bedrockModel(stub).invoke(ask)),
+    gemini: () => answerOf(startGeminiStub, (stub) => geminiModel(stub).invoke(ask)),
+  } as const;
+
+  for (const [provider, answer] of Object.entries(answers))
+    it.skipIf(provider === "gemini" && GOOGLE_PINNED)(`${provider}: read from its client's answer`, async () => {
+      expect(providerOfAnswer(await answer())).toBe(provider);
+    });
+
+  it("a thread: its latest answer that tells decides (a switch of provider, a hand-written message)", async () => {
+    const fromOpenAI = await answers.openai();
+    const fromBedrock = await answers.bedrock();
+    const handWritten = new AIMessage("noted");
+    expect(providerOfThread([new HumanMessage("a"), fromOpenAI, new HumanMessage("b"), fromBedrock])).toBe("bedrock");
+    expect(providerOfThread([new HumanMessage("a"), fromBedrock, new HumanMessage("b"), fromOpenAI])).toBe("openai");
+    expect(providerOfThread([fromBedrock, new HumanMessage("b"), handWritten])).toBe("bedrock");
+    expect(providerOfThread([new HumanMessage("a"), handWritten])).toBeUndefined();
+    expect(providerOfAnswer(new HumanMessage({ content: "a", response_metadata: { model_provider: "openai" } }))).toBe(
+      "openai",
+    );
+    expect(
+      providerOfThread([new HumanMessage({ content: "a", response_metadata: { model_provider: "openai" } })]),
+    ).toBe(undefined);
+  });
+
+  it("older answers with a model id only: the provider initChatModel would infer; a Claude on Vertex is Anthropic", () => {
+    expect(providerOfAnswer(new AIMessage({ content: "x", response_metadata: { model_name: "gpt-4o" } }))).toBe(
+      "openai",
+    );
+    expect(providerOfAnswer(new AIMessage({ content: "x", response_metadata: { model: "claude-3-5-sonnet" } }))).toBe(
+      "anthropic",
+    );
+    const vertexClaude = { model_provider: "google-vertexai", model: "claude-sonnet-4-5@20250929" };
+    expect(providerOfAnswer(new AIMessage({ content: "x", response_metadata: vertexClaude }))).toBe("anthropic");
+    expect(providerOfAnswer(new AIMessage({ content: "x", response_metadata: { model_provider: "acme" } }))).toBe(
+      undefined,
+    );
   });
 });
 
