@@ -36,6 +36,7 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
+import type { ThreadStatus } from "./scan";
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
@@ -332,6 +333,11 @@ export interface RepairThreadReport {
   applied: boolean;
   /** Config of the checkpoint written by the fix. */
   config?: RunnableConfig;
+  /**
+   * `"no_messages"` (as `scanThreads` says it) when the thread's state has no message list under `messagesKey`:
+   * an unknown thread, nothing stored yet, or another key. Absent when there was a list to judge.
+   */
+  status?: Extract<ThreadStatus, "no_messages">;
 }
 
 const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
@@ -357,6 +363,14 @@ function repairThreadInput(graph: unknown, config: unknown, options: unknown): R
   }
   if (typeof config !== "object" || config === null)
     throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
+  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
+  const threadId = readingInput(
+    () => (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id,
+    fn,
+    "config",
+  );
+  if (typeof threadId !== "string")
+    throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
   return checkSurfaceOptions<RepairThreadOptions>(fn, options, {
     booleans: ["dryRun", "closeOpen"],
     strings: ["messagesKey", "asNode"],
@@ -385,7 +399,7 @@ export async function repairThread(
   } = repairThreadInput(graph, config, options);
   const state = await graph.getState(config);
   const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
-  if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
+  if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const messages = stored as BaseMessage[];
 
   const problems = structuralProblems(messages, repairOptions.provider, closeOpen);
