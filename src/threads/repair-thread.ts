@@ -36,9 +36,21 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
-import type { ThreadStatus } from "./scan";
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
+
+/**
+ * What a scan (and `repairThread`, for a thread without messages) says of a stored thread:
+ * - `clean`: nothing to repair.
+ * - `broken`: structural problems (a call without its result, a result without its call or out of place,
+ *   duplicate or missing ids, calls outside `tool_calls`); `repairThreads` stores a fix.
+ * - `reshape`: structurally sound, but the provider needs the request shaped (e.g. Bedrock's alternating
+ *   turns). That is done per request (toolCallRepairMiddleware / toolCallRepairNode) and never stored.
+ * - `open`: ends on tool calls that may still be running: a resume runs them. Left alone.
+ * - `no_messages`: the latest checkpoint has no message list under `messagesKey`.
+ * - `unreadable`: the saver could not read the thread (a corrupt blob, an unknown serializer).
+ */
+export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
 /** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
 function problemsOf(
