@@ -331,7 +331,7 @@ function markerOf(message: unknown): RepairMarker | undefined {
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
-/** A tool result this package made because the tool never ran. */
+/** A tool result this package made because none was recorded (`repairMarkerOf(m).toolRun` says what is known of the run). */
 export function isSyntheticResult(message: unknown): boolean {
   return readingInput(() => isMarkedSyntheticResult(message), "isSyntheticResult", "message");
 }
