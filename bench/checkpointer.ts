@@ -132,7 +132,7 @@ export async function runCheckpointerBench(): Promise<string[]> {
   lines.push("|---:|---|---:|---:|");
   lines.push(
     `| ${fmt(t.nsPerCall)} | ` +
-      `${sameUpdate ? "the shared frozen NO_UPDATE ({}), state untouched" : "SOMETHING ELSE"} | ` +
+      `${sameUpdate ? "a shared frozen {} (no update), state untouched" : "SOMETHING ELSE"} | ` +
       `${perCall.toFixed(1)} B | ${floor.toFixed(1)} B |`,
   );
   return lines;

@@ -157,8 +157,8 @@ async function main(): Promise<void> {
       `The thread left broken without this package is kept in ${DEMO_THREADS_DB}. Scan and repair it offline:`,
     );
     console.log(
-      `  npx langgraph-tool-repair scan --sqlite ${DEMO_THREADS_DB}   (in this repository: npm run cli ` +
-        `-- scan --sqlite ${DEMO_THREADS_DB})`,
+      `  npm run cli -- scan --sqlite ${DEMO_THREADS_DB}   (with the package installed: npx langgraph-tool-repair ` +
+        `scan --sqlite ${DEMO_THREADS_DB})`,
     );
     console.log("See docs/cli.md.\n");
     process.exitCode = ok ? 0 : 1;

@@ -98,9 +98,38 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** A short, safe rendering of a value for a message: strings quoted and cut, everything else described. */
+/**
+ * A short, safe rendering of a value for a message: strings quoted and cut, a small plain object of such values
+ * shown as written (`{index: 3, count: 2}`: its keys alone would hide what is wrong), everything else described.
+ */
 export function quoteValue(value: unknown, max = 60): string {
   if (typeof value === "string") return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return describeValue(value);
+  return (typeof value === "object" && value !== null && smallObjectText(value, max)) || describeValue(value);
+}
+
+/**
+ * `{key: value, ...}` for a plain object of at most 6 own data properties holding numbers, booleans, null,
+ * undefined or strings, when that fits in `max` characters; undefined otherwise. Reads no getter (a proxy or
+ * a throwing getter is not shown: described instead).
+ */
+function smallObjectText(value: object, max: number): string | undefined {
+  try {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return undefined;
+    const entries = Object.entries(Object.getOwnPropertyDescriptors(value));
+    if (entries.length === 0 || entries.length > 6) return undefined;
+    const parts: string[] = [];
+    for (const [key, property] of entries) {
+      if (!("value" in property) || !property.enumerable) return undefined;
+      const v: unknown = property.value;
+      if (!(v === null || v === undefined || ["number", "boolean", "string"].includes(typeof v))) return undefined;
+      const name = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+      parts.push(`${name}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+    }
+    const text = `{${parts.join(", ")}}`;
+    return text.length <= max ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }

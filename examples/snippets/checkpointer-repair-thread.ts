@@ -8,7 +8,7 @@ import type { Same } from "./_types";
 // #region docs
 declare function repairThread(
   graph: ThreadGraph, // a compiled graph with a checkpointer: getState and updateState
-  config: RunnableConfig, // { configurable: { thread_id } }
+  config: RunnableConfig, // { configurable: { thread_id } }: without a string thread_id, an input error
   options?: RepairThreadOptions,
 ): Promise<RepairThreadReport>;
 
@@ -27,6 +27,7 @@ interface RepairThreadReport {
   messages: BaseMessage[]; // the repaired list
   applied: boolean; // whether the fix was written
   config?: RunnableConfig; // of the checkpoint the fix wrote
+  status?: "no_messages"; // no message list under messagesKey (an unknown thread, another key): nothing judged
 }
 // #endregion docs
 

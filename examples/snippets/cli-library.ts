@@ -30,7 +30,7 @@ for await (const report of scanThreads(saver, { provider: "bedrock", since: new 
 
 for await (const r of repairThreads(saver, { apply: true, concurrency: 4, signal })) {
   if (r.status === "repaired") console.log(r.threadId, r.written?.configurable?.checkpoint_id, r.salvaged);
-  if (r.status === "skipped" || r.status === "failed") console.warn(r.threadId, r.reason);
+  if (r.status === "skipped" || r.status === "unreadable" || r.status === "failed") console.warn(r.threadId, r.reason);
 }
 // #endregion docs
 

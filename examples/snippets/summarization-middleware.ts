@@ -1,5 +1,5 @@
 import { findToolCallProblems } from "langgraph-tool-repair";
-import { isSummaryMessage } from "../../src/summarize/summarize";
+import { isSummaryMessage } from "./summarization-detect";
 import { bedrockChat, check, closeStubs, getWeather, longThread, type RunningStub } from "./_support";
 
 // Stands for new ChatBedrockConverse({ model: "us.anthropic.claude-sonnet-4-6-v1:0", region: "us-east-1" }).

@@ -1,4 +1,4 @@
-import { isSummaryMessage } from "../../src/summarize/summarize";
+import { isSummaryMessage } from "./summarization-detect";
 import { HumanMessage } from "@langchain/core/messages";
 import { bedrockChat, check, closeStubs, type RunningStub } from "./_support";
 

@@ -125,39 +125,68 @@ export function parseSaverSpec(spec: string): { module: string; exportName?: str
   return { module: spec };
 }
 
+const OPTIONS = {
+  sqlite: { type: "string" },
+  postgres: { type: "string" },
+  saver: { type: "string" },
+  "saver-options": { type: "string" },
+  thread: { type: "string", multiple: true },
+  provider: { type: "string" },
+  "messages-key": { type: "string" },
+  json: { type: "boolean" },
+  apply: { type: "boolean" },
+  since: { type: "string" },
+  limit: { type: "string" },
+  concurrency: { type: "string" },
+  shard: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+/** parseArgs' error, said as the command's other usage errors are; an unknown flag names the nearest known one. */
+function parseArgsError(error: Error & { code?: string }): string {
+  const unknown =
+    error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '(.*)'\. /.exec(error.message) : null;
+  if (!unknown) return error.message;
+  const near = nearestOption(unknown[1].replace(/^-+/, ""));
+  return `unknown option ${unknown[1]}${near ? ` (did you mean --${near}?)` : ""}`;
+}
+
+/** The known long flag closest to `name` by edit distance, when it is close enough to be a typo of it. */
+function nearestOption(name: string): string | undefined {
+  let best: { option: string; distance: number } | undefined;
+  for (const option of Object.keys(OPTIONS)) {
+    const distance = editDistance(name, option);
+    if (distance <= 2 && distance * 2 < option.length && (!best || distance < best.distance))
+      best = { option, distance };
+  }
+  return best?.option;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
 export function parseCliArgs(
   argv: string[],
   env: Record<string, string | undefined> = {},
   now = new Date(),
 ): ParsedCommand {
-  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from the options below
+  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from OPTIONS
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        sqlite: { type: "string" },
-        postgres: { type: "string" },
-        saver: { type: "string" },
-        "saver-options": { type: "string" },
-        thread: { type: "string", multiple: true },
-        provider: { type: "string" },
-        "messages-key": { type: "string" },
-        json: { type: "boolean" },
-        apply: { type: "boolean" },
-        since: { type: "string" },
-        limit: { type: "string" },
-        concurrency: { type: "string" },
-        shard: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "v" },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     // parseArgs names the flag; it never echoes a value.
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsError(error as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };

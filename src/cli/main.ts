@@ -142,7 +142,7 @@ async function run(
         elapsedMs: performance.now() - started,
         stopped,
         repair,
-        nextCommand: nextCommand(args, tally, limited),
+        nextCommand: nextCommand(args, tally, limited, io.env ?? process.env),
       }),
     );
   } else if (interrupted) {
@@ -161,9 +161,14 @@ async function run(
  * is `env:NAME` or `<URL>`, `--saver-options` is `<JSON>`). `--limit` goes on only from repair to repair:
  * for scan it counts threads read, for repair threads repaired.
  */
-function nextCommand(args: CliArgs, tally: Tally, limited: boolean): string | undefined {
+function nextCommand(
+  args: CliArgs,
+  tally: Tally,
+  limited: boolean,
+  env: Record<string, string | undefined>,
+): string | undefined {
   const command = (...extra: string[]) =>
-    ["npx langgraph-tool-repair repair", ...args.storeFlags, ...args.selectionFlags, ...extra].join(" ");
+    [`${invokedAs(env)} repair`, ...args.storeFlags, ...args.selectionFlags, ...extra].join(" ");
   const limit = args.limit !== undefined ? ["--limit", String(args.limit)] : [];
   if (args.command === "scan")
     return tally.count("broken") > 0
@@ -171,4 +176,14 @@ function nextCommand(args: CliArgs, tally: Tally, limited: boolean): string | un
       : undefined;
   if (!args.apply) return tally.outcome("would_repair") > 0 ? command(...limit, "--apply") : undefined;
   return limited ? `${command(...limit, "--apply")}   (goes on with the next ${args.limit} broken threads)` : undefined;
+}
+
+/**
+ * How to run this command again: `npm run cli --` when it was started so in this package's own checkout (where
+ * `npx langgraph-tool-repair` finds no installed bin), otherwise npx, as an installed package runs it.
+ */
+function invokedAs(env: Record<string, string | undefined>): string {
+  return env.npm_lifecycle_event === "cli" && env.npm_package_name === "langgraph-tool-repair"
+    ? "npm run cli --"
+    : "npx langgraph-tool-repair";
 }

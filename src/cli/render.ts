@@ -3,8 +3,21 @@
  * plain text (no colors), readable in a terminal and in a CI log alike.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { isAssistant, isSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
-import type { Provider, ToolCallProblem, ToolCallProblemKind } from "../types";
+import {
+  isAssistant,
+  isSyntheticResult,
+  isToolResult,
+  repairMarkerOf,
+  resultIdOf,
+  toolCallIdsOf,
+} from "../messages/inspect";
+import {
+  TOOL_RUN_STATES,
+  type Provider,
+  type ToolCallProblem,
+  type ToolCallProblemKind,
+  type ToolRunState,
+} from "../types";
 import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
 import type { ProviderSource, ThreadReport, ThreadStatus } from "../threads/scan";
 
@@ -130,7 +143,7 @@ export function renderDiff(report: ThreadRepairReport): string[] {
     let note = "";
     if (line.mark === "+" && isToolResult(line.message)) {
       const id = resultIdOf(line.message);
-      if (isSyntheticResult(line.message)) note = "   [placeholder: the tool did not finish]";
+      if (isSyntheticResult(line.message)) note = `   [placeholder: ${PLACEHOLDER_RUN[placeholderRun(line.message)]}]`;
       else if (id !== undefined && salvaged.has(id)) note = "   [real result, from pending writes]";
     }
     const at = line.mark === "-" ? `(${line.index})` : String(line.index);
@@ -139,6 +152,19 @@ export function renderDiff(report: ThreadRepairReport): string[] {
   flush();
   return out;
 }
+
+/** What a placeholder's marker knows of the run; never more (a call that may have started is not "did not run"). */
+const PLACEHOLDER_RUN: Record<ToolRunState, string> = {
+  never_started: "the tool never started",
+  outcome_unknown: "the tool's outcome is unknown",
+  cancelled: "cancelled before the tool ran",
+};
+
+/** A marker written before `toolRun` existed knows nothing more: outcome unknown, the default. */
+const placeholderRun = (message: unknown): ToolRunState => {
+  const run = repairMarkerOf(message)?.toolRun;
+  return run !== undefined && TOOL_RUN_STATES.includes(run) ? run : "outcome_unknown";
+};
 
 const where = (r: { threadId: string; namespace: string }) =>
   `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;

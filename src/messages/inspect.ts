@@ -319,7 +319,7 @@ function markerOf(message: unknown): RepairMarker | undefined {
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
-/** A tool result this package made because the tool never ran. */
+/** A tool result this package made because none was recorded (`repairMarkerOf(m).toolRun` says what is known of the run). */
 export const isSyntheticResult = boundary("isSyntheticResult", (message: unknown) => isMarkedSyntheticResult(message));
 
 /** {@link isSyntheticResult} for the package's own loops (behind their callers' boundary). */

@@ -39,6 +39,19 @@ import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRep
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
+/**
+ * What a scan (and `repairThread`, for a thread without messages) says of a stored thread:
+ * - `clean`: nothing to repair.
+ * - `broken`: structural problems (a call without its result, a result without its call or out of place,
+ *   duplicate or missing ids, calls outside `tool_calls`); `repairThreads` stores a fix.
+ * - `reshape`: structurally sound, but the provider needs the request shaped (e.g. Bedrock's alternating
+ *   turns). That is done per request (toolCallRepairMiddleware / toolCallRepairNode) and never stored.
+ * - `open`: ends on tool calls that may still be running: a resume runs them. Left alone.
+ * - `no_messages`: the latest checkpoint has no message list under `messagesKey`.
+ * - `unreadable`: the saver could not read the thread (a corrupt blob, an unknown serializer).
+ */
+export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
+
 /** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
 function problemsOf(
   messages: readonly BaseMessage[],
@@ -332,6 +345,11 @@ export interface RepairThreadReport {
   applied: boolean;
   /** Config of the checkpoint written by the fix. */
   config?: RunnableConfig;
+  /**
+   * `"no_messages"` (as `scanThreads` says it) when the thread's state has no message list under `messagesKey`:
+   * an unknown thread, nothing stored yet, or another key. Absent when there was a list to judge.
+   */
+  status?: Extract<ThreadStatus, "no_messages">;
 }
 
 const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
@@ -357,6 +375,14 @@ function repairThreadInput(graph: unknown, config: unknown, options: unknown): R
   }
   if (typeof config !== "object" || config === null)
     throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
+  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
+  const threadId = readingInput(
+    () => (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id,
+    fn,
+    "config",
+  );
+  if (typeof threadId !== "string")
+    throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
   const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
   return readingInput(() => checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds), fn, "options");
 }
@@ -383,7 +409,7 @@ export async function repairThread(
   } = repairThreadInput(graph, config, options);
   const state = await graph.getState(config);
   const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
-  if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false };
+  if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const messages = stored as BaseMessage[];
 
   const problems = structuralProblems(messages, repairOptions.provider, closeOpen);

@@ -18,20 +18,11 @@ import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
-import { awaitsResume, storedThreadProblems, structuralProblems } from "./repair-thread";
+import { awaitsResume, storedThreadProblems, structuralProblems, type ThreadStatus } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { CleanThread, StoredCheckpoint } from "./precheck";
 
-/**
- * - `broken`: structural problems (a call without its result, a result without its call or out of place,
- *   duplicate or missing ids, calls outside `tool_calls`); `repairThreads` stores a fix.
- * - `reshape`: structurally sound, but the provider needs the request shaped (e.g. Bedrock's alternating
- *   turns). That is done per request (toolCallRepairMiddleware / toolCallRepairNode) and never stored.
- * - `open`: ends on tool calls that may still be running: a resume runs them. Left alone.
- * - `no_messages`: the latest checkpoint has no message list under `messagesKey`.
- * - `unreadable`: the saver could not read the thread (a corrupt blob, an unknown serializer).
- */
-export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
+export type { ThreadStatus };
 
 /**
  * Where the provider a thread was judged for came from: `option` (`provider` given), `thread` (the model

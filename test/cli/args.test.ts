@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCliArgs, parseSaverSpec, parseSince, UsageError, type CliArgs } from "../../src/cli/args";
+import { EXIT, runCli } from "../../src/cli/main";
 
 const NOW = new Date("2026-05-10T12:00:00Z");
 const parse = (...argv: string[]) => parseCliArgs(argv, { DB_URL: "postgresql://app:pw@db:5432/app" }, NOW) as CliArgs;
@@ -126,13 +127,40 @@ describe("parseCliArgs", () => {
     [["scan", "--saver", "./s.js", "--saver-options", "{nope"], /not valid JSON/],
     [["scan", "--postgres", "env:MISSING"], /environment variable MISSING is not set/],
     [["scan", "--postgres", "mysql://h/db"], /expected a postgres:\/\/ or postgresql:\/\/ URL/],
-    [["scan", "--sqlite", "a.db", "--bogus"], /Unknown option '--bogus'/],
+    [["scan", "--sqlite", "a.db", "--bogus"], /^unknown option --bogus$/],
     [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
     [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
     [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);
+  });
+
+  it("a misspelled flag names the nearest known one, only when it is close; exit code 2 as every usage error", async () => {
+    const message = (...argv: string[]) => {
+      try {
+        parseCliArgs(argv);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(message("repair", "--sqlite", "a.db", "--aply")).toBe("unknown option --aply (did you mean --apply?)");
+    expect(message("scan", "--sqlite", "a.db", "--thred", "t")).toBe("unknown option --thred (did you mean --thread?)");
+    expect(message("scan", "--sqlite", "a.db", "--messages_key=m")).toBe(
+      "unknown option --messages_key (did you mean --messages-key?)",
+    );
+    expect(message("scan", "--sqlite", "a.db", "--xyz")).toBe("unknown option --xyz");
+    expect(message("scan", "--sqlite", "a.db", "-x")).toBe("unknown option -x");
+
+    let stderr = "";
+    const code = await runCli(["repair", "--sqlite", "a.db", "--aply"], {
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (stderr += t) },
+      env: {},
+    });
+    expect(code).toBe(EXIT.usage);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe("langgraph-tool-repair: unknown option --aply (did you mean --apply?)");
   });
 
   it("--shard I/N: shard I of N, kept in the next command's selection", () => {

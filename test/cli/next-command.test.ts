@@ -110,6 +110,19 @@ describe("Next: the store and the flags that chose the threads", () => {
     },
   );
 
+  it("started with `npm run cli` in this repository, Next says the same (npx finds no bin in the checkout)", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    await seedThreads(store.saver, await model(), { brokenSend: 1 });
+    const checkout = { npm_lifecycle_event: "cli", npm_package_name: "langgraph-tool-repair" };
+    const scan = await runHere(["scan", "--sqlite", store.file!], { env: checkout });
+    expect(scan.next).toBe(`npm run cli -- repair --sqlite ${store.file}${DRY_NOTE}`);
+    // Another package's own `cli` script is not this checkout: npx, as installed.
+    const elsewhere = await runHere(["scan", "--sqlite", store.file!], {
+      env: { ...checkout, npm_package_name: "my-app" },
+    });
+    expect(elsewhere.next).toBe(`${CMD} --sqlite ${store.file}${DRY_NOTE}`);
+  });
+
   it("PostgreSQL: --postgres env:NAME as given, a literal URL as <URL>, --saver-options as <JSON>", async (context) => {
     const handle = await postgresSaverOrSkip(context, "cli_next");
     const seeded = await seedThreads(handle.saver, await model(), { brokenSend: 1, clean: 1 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { BaseMessage } from "@langchain/core/messages";
 import { diffMessages, renderDiff, shortText } from "../../src/cli/render";
 import { repairToolCalls } from "../../src/engine";
+import { syntheticToolResult } from "../../src/messages/build";
+import { TOOL_RUN_STATES } from "../../src/types";
 import type { ThreadRepairReport } from "../../src/threads/repair";
 import { ai, aiWithCalls, human, toolResult } from "../support/builders";
 
@@ -54,10 +56,24 @@ describe("diffMessages", () => {
     expect(lines[1]).toMatch(/^ {4} +5 ai +\S+ +calls tool_x\(x\), tool_y\(y\)$/);
     expect(
       lines.some((l) =>
-        /^ {2}\+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool did not finish\]$/.test(l),
+        /^ {2}\+ +7 tool +\S+ +answers y tool_y: ".*" +\[placeholder: the tool's outcome is unknown\]$/.test(l),
       ),
     ).toBe(true);
     expect(lines.at(-1)).toMatch(/^ {4} +8 human .* "next"$/);
+  });
+
+  it("labels each placeholder with what its marker knows of the run, never more", () => {
+    const call = aiWithCalls("a");
+    const label = (toolRun: (typeof TOOL_RUN_STATES)[number]) => {
+      const placeholder = syntheticToolResult({ toolCallId: "a", toolName: "tool_a", reason: "r", text: "t", toolRun });
+      const report = { before: [call], after: [call, placeholder], salvaged: [] } as unknown as ThreadRepairReport;
+      return /\[placeholder: (.*)\]$/.exec(renderDiff(report).at(-1) ?? "")?.[1];
+    };
+    expect(Object.fromEntries(TOOL_RUN_STATES.map((run) => [run, label(run)]))).toEqual({
+      never_started: "the tool never started",
+      outcome_unknown: "the tool's outcome is unknown",
+      cancelled: "cancelled before the tool ran",
+    });
   });
 
   it("shortText collapses white space and cuts long text", () => {

@@ -312,9 +312,15 @@ describe("repairThread", () => {
     expect(state.next).toEqual(["model"]);
   });
 
-  it("returns an empty report for a thread without messages", async () => {
+  it("says no_messages for a thread with nothing stored, an unknown thread, or another messagesKey", async () => {
     const { graph, config } = await seededGraph([], "none");
-    expect(await repairThread(graph, config)).toEqual({ problems: [], repairs: [], messages: [], applied: false });
+    const none = { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
+    expect(await repairThread(graph, config)).toEqual(none);
+    expect(await repairThread(graph, threadConfig("never-written"), { dryRun: false })).toEqual(none);
+    const seeded = await seededGraph([human(), aiWithCalls("a"), human("next"), ai()]);
+    expect(await repairThread(seeded.graph, seeded.config, { messagesKey: "msgs" })).toEqual(none);
+    // A thread with a message list has no status: its problems say what it is.
+    expect(await repairThread(seeded.graph, seeded.config, { provider: "openai" })).not.toHaveProperty("status");
   });
 });
 
@@ -383,6 +389,11 @@ describe("repairThread checks its arguments before asking the graph anything", (
   it("config and options are checked, each named", async () => {
     const { graph, config } = await seededGraph([human("q"), ai("a")]);
     expect(await rejectionOf(() => repairThread(graph, null as never))).toMatchObject(inputError("config"));
+    // Without a thread id no thread is read: refused, not reported clean.
+    for (const bad of [{}, { configurable: {} }, { configurable: { thread_id: 7 } }, { configurable: null }])
+      expect(await rejectionOf(() => repairThread(graph, bad as never))).toMatchObject(
+        inputError("config.configurable.thread_id", "expected a string"),
+      );
     expect(await rejectionOf(() => repairThread(graph, config, { dryRun: "no" } as never))).toMatchObject(
       inputError("options.dryRun", "expected a boolean"),
     );

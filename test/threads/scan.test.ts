@@ -266,6 +266,8 @@ describe("scanThreads options", () => {
     expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: option "limit"/);
     for (const shard of [{ index: 0, count: 2 }, { index: 3, count: 2 }, { index: 1.5, count: 2 }, null])
       expect(() => scanThreads(saver, { shard: shard as never })).toThrow(/scanThreads: option "shard"/);
+    // The values are shown, not only the keys: what is wrong is in them.
+    expect(() => scanThreads(saver, { shard: { index: 3, count: 2 } })).toThrow(/\(got \{index: 3, count: 2\}\)/);
     const getter = Object.defineProperty({}, "threads", {
       enumerable: true,
       get: () => {

@@ -104,7 +104,7 @@ export async function runStoreScenario(
   for (const thread of seeded.broken) expect(dry.stdout).toContain(`thread ${thread}: would repair`);
   for (const _thread of seeded.salvageable)
     expect(dry.stdout).toMatch(/answers \S+ fast: "fast result for flights"\s+\[real result, from pending writes\]/);
-  expect(dry.stdout).toContain("[placeholder: the tool did not finish]");
+  expect(dry.stdout).toContain("[placeholder: the tool's outcome is unknown]");
   expect(await latestIds(store.open(), all)).toEqual(idsBefore);
 
   // repair --apply.
