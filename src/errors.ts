@@ -57,18 +57,80 @@ export function errorText(error: unknown): string {
 }
 
 /**
- * Runs `fn` on caller input; anything thrown while reading it (a throwing getter, a revoked proxy) becomes a
- * {@link ToolCallRepairInputError} that names the function and the argument, with the original as `cause`.
+ * The one boundary of a public entry: `body` runs as it is, and anything that escapes it (or rejects the promise
+ * it returns) other than a {@link ToolCallRepairInputError} becomes one that names `fn`, with the original as
+ * `cause`. The code behind a boundary reads its input plainly: a getter that throws or a revoked proxy is caught
+ * here, once, not where it is read. Realistic bad input (a plain object, a hole, a missing id) is refused by the
+ * reader that knows what is accepted, with an error that says so. What a caller's own callback throws (a model,
+ * a token counter: see {@link callersOwn}) passes as it is.
  */
+export function boundary<F extends (...args: never[]) => unknown>(fn: string, body: F): F {
+  const entry = function (this: unknown, ...args: Parameters<F>): unknown {
+    let result: unknown;
+    depth++;
+    try {
+      result = body.apply(this, args);
+    } catch (error) {
+      // Called from inside another entry (the package's own use of a public helper): the outer one names it.
+      throw depth > 1 ? error : inputErrorOf(fn, error, "arguments");
+    } finally {
+      depth--;
+    }
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      throw inputErrorOf(fn, error, "arguments");
+    });
+  };
+  Object.defineProperty(entry, "name", { value: body.name || fn });
+  return entry as unknown as F;
+}
+
+/** How many boundaries the current synchronous call runs inside. */
+let depth = 0;
+
+const thrownByCaller = new WeakSet<object>();
+
+/**
+ * A caller's callback (a model, a token counter), called behind a boundary: what it throws is the caller's own
+ * error, and every boundary passes it through as it is, not as an input error.
+ */
+export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R): (...args: A) => R {
+  const mark = (error: unknown): never => {
+    if ((typeof error === "object" && error !== null) || typeof error === "function") thrownByCaller.add(error);
+    throw error;
+  };
+  return (...args) => {
+    let result: R;
+    const outer = depth;
+    depth = 0; // a public function the callback calls is an entry of its own
+    try {
+      result = callback(...args);
+    } catch (error) {
+      return mark(error);
+    } finally {
+      depth = outer;
+    }
+    return (result instanceof Promise ? result.catch(mark) : result) as R;
+  };
+}
+
+/** What {@link boundary} throws for `error`: an input error or a caller's own error as it is, else an input error wrapping it. */
+export function inputErrorOf(fn: string, error: unknown, argument = "input"): unknown {
+  if (ToolCallRepairInputError.isInstance(error)) return error;
+  if (((typeof error === "object" && error !== null) || typeof error === "function") && thrownByCaller.has(error))
+    return error;
+  return new ToolCallRepairInputError(`${fn}: ${argument} could not be read (${errorText(error)})`, {
+    argument,
+    cause: error,
+  });
+}
+
+/** {@link boundary} for one call, naming the argument read: `readingInput(() => read(x), "fn", "x")`. */
 export function readingInput<T>(fn: () => T, what: string, argument = "messages"): T {
   try {
     return fn();
   } catch (error) {
-    if (ToolCallRepairInputError.isInstance(error)) throw error;
-    throw new ToolCallRepairInputError(`${what}: ${argument} could not be read (${errorText(error)})`, {
-      argument,
-      cause: error,
-    });
+    throw inputErrorOf(what, error, argument);
   }
 }
 

@@ -46,6 +46,7 @@ export {
 } from "./integrations/compose-hooks";
 export {
   summarizeHistory,
+  type KeepSize,
   type SummarizationOptions,
   type SummarizationTrigger,
   type SummarizerModel,

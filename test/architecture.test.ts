@@ -27,6 +27,7 @@ const RUNTIME_EXPORT_BUDGET = 40;
 const LAYERS: Record<string, number> = {
   "values.ts": 0,
   "errors.ts": 0,
+  "options.ts": 0,
   "types.ts": 0,
   messages: 1,
   models: 2,

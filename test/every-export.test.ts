@@ -324,7 +324,7 @@ const CALLABLES = callables();
 const SUMMARIZATION = {
   model: { invoke: async () => ({ content: "summary" }) },
   trigger: { messages: 2 },
-  keep: { keepLast: 1 },
+  keep: { messages: 1 },
   onError: () => undefined,
 };
 

@@ -12,7 +12,7 @@ import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langch
 import { summarizationNode } from "langgraph-tool-repair/langgraph";
 
 const graph = new StateGraph(MessagesAnnotation)
-  .addNode("summarize", summarizationNode({ model, trigger: { messages: 40 }, keep: { keepLast: 20 } }))
+  .addNode("summarize", summarizationNode({ model, trigger: { messages: 40 }, keep: { messages: 20 } }))
   .addNode("agent", async (state) => ({ messages: [(await model.invoke(state.messages)) as AIMessage] }))
   .addEdge(START, "summarize")
   .addEdge("summarize", "agent")

@@ -22,7 +22,7 @@ const agent = createReactAgent({
   prompt: "You are a travel assistant.",
   preModelHook: composePreModelHooks(
     // First: past 40 messages, summarize all but the last 20 (stored in `messages`).
-    summarizationHook({ model: llm, trigger: { messages: 40 }, keep: { keepLast: 20 } }),
+    summarizationHook({ model: llm, trigger: { messages: 40 }, keep: { messages: 20 } }),
     // Last: repair what the model sees (`llmInputMessages`), from the summarized list.
     repair.preModelHook,
   ),

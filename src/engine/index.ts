@@ -6,13 +6,13 @@
  * - `repair(messages)`: the pipeline of passes, copy-on-write, every repair reported as data.
  * `repairToolCalls`, `findToolCallProblems` and `isCleanHistory` are the same operations for one call.
  *
- * Bad input gets a {@link ToolCallRepairInputError} naming the argument (and the message index) and what is
- * accepted; anything unexpected thrown while reading a message (a throwing getter, a revoked proxy) is wrapped
+ * Each of them is a {@link boundary}: bad input gets a {@link ToolCallRepairInputError} naming the argument (and
+ * the message index) and what is accepted, read once by the coercion; anything else that escapes is wrapped
  * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, errorText, expectedInput } from "../errors";
-import { coerceMessage, isMessage } from "../messages/coerce";
+import { ToolCallRepairInputError, assertArray, boundary, expectedInput } from "../errors";
+import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
@@ -38,13 +38,16 @@ export { isAcceptedId } from "./profiles";
  * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
  * error naming the argument for anything that is not a known provider name or level.
  */
-export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
-  if (!(PROVIDERS as readonly unknown[]).includes(provider))
-    throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
-  if (!(REPAIR_LEVELS as readonly unknown[]).includes(level))
-    throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
-  return profileOf(provider, level);
-}
+export const profileFor = boundary(
+  "profileFor",
+  function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
+    if (!(PROVIDERS as readonly unknown[]).includes(provider))
+      throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
+    if (!(REPAIR_LEVELS as readonly unknown[]).includes(level))
+      throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
+    return profileOf(provider, level);
+  },
+);
 
 /** The engine bound to one set of options: resolve once, use for every history. */
 export interface Repairer {
@@ -61,34 +64,10 @@ export interface Repairer {
   repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
 }
 
-/** `messages` is an array (a revoked proxy is not): otherwise an input error naming the argument and the function. */
-function assertMessages(messages: unknown, fn: string): asserts messages is readonly unknown[] {
-  assertArray(messages, fn);
-}
-
 /** The first hole of a sparse array, as the error `repair` throws for it (what `isClean` answers instead of false). */
 function assertNoHoles(messages: readonly unknown[]): void {
   for (let i = 0; i < messages.length; i++)
     if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-}
-
-/** Runs `fn`, turning anything unexpected into an input error that says where reading failed. */
-function guarded<T>(fn: () => T, at: () => number, name: string): T {
-  try {
-    return fn();
-  } catch (error) {
-    // A message helper's own input error ("toolCallIdsOf: message could not be read") gets the index here.
-    if (
-      ToolCallRepairInputError.isInstance(error) &&
-      !(error.argument === "message" && error.index === undefined && at() >= 0)
-    )
-      throw error;
-    const index = at();
-    const detail = `could not be read (${errorText(error)})`;
-    throw index >= 0
-      ? ToolCallRepairInputError.atMessage(index, detail, error)
-      : new ToolCallRepairInputError(`${name}: the messages ${detail}`, { argument: "messages", cause: error });
-  }
 }
 
 interface ReadResult {
@@ -98,21 +77,19 @@ interface ReadResult {
 }
 
 /** Every input as a LangChain message (coerced where it must be), reading each one once. */
-function readMessages(input: readonly unknown[], position: { at: number }): ReadResult {
+function readMessages(input: readonly unknown[]): ReadResult {
   const messages: BaseMessage[] = new Array(input.length);
   const coerced: number[] = [];
   for (let i = 0; i < input.length; i++) {
-    position.at = i;
     const value = input[i];
     if (isMessage(value)) messages[i] = value;
     else {
       if (value === undefined && !(i in input))
         throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-      messages[i] = coerceMessage(value, i);
+      messages[i] = readMessage(value, i);
       coerced.push(i);
     }
   }
-  position.at = -1;
   return { messages, coerced };
 }
 
@@ -136,7 +113,6 @@ class Engine implements Repairer {
   private readonly profile: ProviderProfile;
   private readonly walker: CleanWalk;
   private walking = false;
-  private readonly position = { at: -1 };
 
   constructor(options: ResolvedOptions) {
     this.options = Object.freeze(options);
@@ -163,42 +139,23 @@ class Engine implements Repairer {
     }
   }
 
-  isClean(messages: readonly unknown[]): boolean {
-    return this.cleanIn(messages, "isClean");
-  }
+  readonly isClean = boundary("isClean", (messages: readonly unknown[]): boolean => this.cleanIn(messages, "isClean"));
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
    * only once the walk has said false, so the clean path stays one walk.
    */
   cleanIn(messages: readonly unknown[], fn: string): boolean {
-    assertMessages(messages, fn);
-    const clean = guarded(
-      () => this.walk(messages),
-      () => this.walker.at,
-      fn,
-    );
-    if (!clean)
-      guarded(
-        () => assertNoHoles(messages),
-        () => -1,
-        fn,
-      );
+    assertArray(messages, fn);
+    const clean = this.walk(messages);
+    if (!clean) assertNoHoles(messages);
     return clean;
   }
 
-  find(messages: readonly unknown[]): ToolCallProblem[] {
-    assertMessages(messages, "findToolCallProblems");
-    return guarded(
-      () => this.findIn(messages),
-      () => this.position.at,
-      "findToolCallProblems",
-    );
-  }
-
-  private findIn(input: readonly unknown[]): ToolCallProblem[] {
+  readonly find = boundary("findToolCallProblems", (input: readonly unknown[]): ToolCallProblem[] => {
+    assertArray(input, "findToolCallProblems");
     const ctx: FindContext = { profile: this.profile, options: this.options, trailingIsProblem: !this.trailingAllowed };
-    const { messages, coerced } = readMessages(input, this.position);
+    const { messages, coerced } = readMessages(input);
     const problems: ToolCallProblem[] = coerced.map((i) =>
       problem(
         ctx,
@@ -219,19 +176,15 @@ class Engine implements Repairer {
       }
     }
     return problems;
-  }
+  });
 
-  repair<M = BaseMessage>(messages: M[]): RepairResult<M> {
+  readonly repair = boundary("repairToolCalls", <M = BaseMessage>(messages: M[]): RepairResult<M> => {
     if (this.cleanIn(messages, "repairToolCalls")) return { messages, repairs: [] };
-    const repairs = guarded(
-      () => this.repairIn(messages as readonly unknown[]),
-      () => this.position.at,
-      "repairToolCalls",
-    );
+    const repairs = this.repairIn(messages as readonly unknown[]);
     if (repairs.repairs.length === 0) return { messages, repairs: [] };
     reportRepairsSafely(this.options.onRepair, repairs.repairs);
     return { messages: repairs.messages as M[], repairs: repairs.repairs };
-  }
+  });
 
   private repairIn(input: readonly unknown[]): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
     const repairs: ToolCallRepair[] = [];
@@ -261,7 +214,7 @@ class Engine implements Repairer {
         repairs.push(full);
       },
     };
-    const { messages, coerced } = readMessages(input, this.position);
+    const { messages, coerced } = readMessages(input);
     messages.forEach((m, i) => origin.set(m, i));
     for (const i of coerced)
       ctx.report(
@@ -285,24 +238,30 @@ class Engine implements Repairer {
 }
 
 /** The engine bound to `options` (validated here: a bad value throws {@link ToolCallRepairInputError}). */
-export function createRepairer(options?: RepairOptions): Repairer {
-  return new Engine(resolveOptions(options, "createRepairer"));
-}
+export const createRepairer = boundary(
+  "createRepairer",
+  (options?: RepairOptions): Repairer => new Engine(resolveOptions(options, "createRepairer")),
+);
 
 /** Repairs a history (see {@link Repairer.repair}); for many histories, {@link createRepairer} resolves options once. */
-export function repairToolCalls<M = BaseMessage>(messages: M[], options?: RepairOptions): RepairResult<M> {
-  return new Engine(resolveOptions(options, "repairToolCalls")).repair(messages);
-}
+export const repairToolCalls = boundary(
+  "repairToolCalls",
+  <M = BaseMessage>(messages: M[], options?: RepairOptions): RepairResult<M> =>
+    new Engine(resolveOptions(options, "repairToolCalls")).repair(messages),
+);
 
 /** Every problem in a history, explained; nothing changed (see {@link Repairer.find}). */
-export function findToolCallProblems(messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] {
-  return new Engine(resolveFindOptions(options, "findToolCallProblems")).find(messages);
-}
+export const findToolCallProblems = boundary(
+  "findToolCallProblems",
+  (messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] =>
+    new Engine(resolveFindOptions(options, "findToolCallProblems")).find(messages),
+);
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
-export function isCleanHistory(
-  messages: readonly unknown[],
-  options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">,
-): boolean {
-  return new Engine(resolveOptions(options, "isCleanHistory")).cleanIn(messages, "isCleanHistory");
-}
+export const isCleanHistory = boundary(
+  "isCleanHistory",
+  (
+    messages: readonly unknown[],
+    options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">,
+  ): boolean => new Engine(resolveOptions(options, "isCleanHistory")).cleanIn(messages, "isCleanHistory"),
+);

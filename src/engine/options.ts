@@ -2,9 +2,8 @@
  * Options, validated and resolved once: every value checked against its own table (never against an object
  * whose prototype could answer for it), a clear error naming the option and the accepted values otherwise.
  */
-import { ToolCallRepairInputError, errorText, optionsInput, readingInput } from "../errors";
 import { defaultSyntheticText } from "../messages/build";
-import { quoteValue } from "../values";
+import { option, readOptions } from "../options";
 import {
   PROVIDERS,
   REPAIR_LEVELS,
@@ -49,110 +48,50 @@ export interface ResolvedOptions {
   onRepair: ((repair: ToolCallRepair) => void) | undefined;
 }
 
-const CHOICES = {
-  provider: PROVIDERS,
-  level: REPAIR_LEVELS,
-  orphanCalls: ["answer", "remove"],
-  trailing: ["keep", "answer", "remove"],
-  orphanResults: ["convert", "drop"],
-  invalidCalls: ["answer", "remove"],
-  systemMessages: ["placed", "user-text"],
+/** The engine's options, declared with the shared option kinds (`src/options.ts`). */
+const OPTIONS = {
+  provider: option.oneOf(PROVIDERS),
+  level: option.oneOf(REPAIR_LEVELS),
+  orphanCalls: option.oneOf(["answer", "remove"]),
+  trailing: option.oneOf(["keep", "answer", "remove"]),
+  orphanResults: option.oneOf(["convert", "drop"]),
+  invalidCalls: option.oneOf(["answer", "remove"]),
+  systemMessages: option.oneOf(["placed", "user-text"]),
+  toolsInRequest: option.flag,
+  syntheticResultText: option.fn,
+  onRepair: option.fn,
 } as const;
 
-type Choice = keyof typeof CHOICES;
+const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag } as const;
 
-/** An own option (an inherited one never answers); a getter that throws is an input error naming the option. */
-function own(options: Record<string, unknown>, key: string): unknown {
-  try {
-    return Object.hasOwn(options, key) ? options[key] : undefined;
-  } catch (error) {
-    throw new ToolCallRepairInputError(`options.${key} could not be read (${errorText(error)})`, {
-      argument: `options.${key}`,
-      cause: error,
-    });
-  }
-}
-
-function choice<K extends Choice>(
-  options: Record<string, unknown>,
-  key: K,
-  fallback: (typeof CHOICES)[K][number],
-): (typeof CHOICES)[K][number] {
-  const value = own(options, key);
-  if (value === undefined) return fallback;
-  const allowed = CHOICES[key] as readonly unknown[];
-  if (typeof value !== "string" || !allowed.includes(value))
-    throw new ToolCallRepairInputError(
-      `options.${key} is ${quoteValue(value)}; expected one of ${allowed.join(", ")}`,
-      { argument: `options.${key}` },
-    );
-  return value as (typeof CHOICES)[K][number];
-}
-
-function callback<T>(options: Record<string, unknown>, key: string): T | undefined {
-  const value = own(options, key);
-  if (value === undefined) return undefined;
-  if (typeof value !== "function")
-    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a function`, {
-      argument: `options.${key}`,
-    });
-  return value as T;
-}
-
-function flag(options: Record<string, unknown>, key: string, fallback: boolean): boolean {
-  const value = own(options, key);
-  if (value === undefined) return fallback;
-  if (typeof value !== "boolean")
-    throw new ToolCallRepairInputError(`options.${key} is ${quoteValue(value)}; expected a boolean`, {
-      argument: `options.${key}`,
-    });
-  return value;
-}
-
-/** The options object itself: undefined or a plain object (a revoked proxy is refused, naming `options`). */
-function optionsRecord(options: unknown, fn: string): Record<string, unknown> {
-  return optionsInput(options, fn);
-}
-
-/**
- * Validates and resolves repair options. `fn` names the caller in errors. The options are read under the same
- * guard as messages: a getter that throws, or a proxy that refuses to be read, is a
- * {@link ToolCallRepairInputError} naming `options`, never the raw error.
- */
+/** Validates and resolves repair options. `fn` names the caller in errors. */
 export function resolveOptions(input: RepairOptions | undefined, fn = "repairToolCalls"): ResolvedOptions {
-  return readingInput(() => resolveRecord(optionsRecord(input, fn)), fn, "options");
+  return resolved(readOptions<RepairOptions>(input, fn, OPTIONS));
 }
 
-function resolveRecord(options: Record<string, unknown>): ResolvedOptions {
-  const text = callback<SyntheticText>(options, "syntheticResultText");
+function resolved(given: RepairOptions): ResolvedOptions {
+  const text = given.syntheticResultText as SyntheticText | undefined;
   return {
-    provider: choice(options, "provider", "strict"),
-    level: choice(options, "level", "request"),
-    orphanCalls: choice(options, "orphanCalls", "answer"),
-    trailing: choice(options, "trailing", "answer"),
-    orphanResults: choice(options, "orphanResults", "convert"),
-    invalidCalls: choice(options, "invalidCalls", "answer"),
-    systemMessages: choice(options, "systemMessages", "placed"),
+    provider: given.provider ?? "strict",
+    level: given.level ?? "request",
+    orphanCalls: given.orphanCalls ?? "answer",
+    trailing: given.trailing ?? "answer",
+    orphanResults: given.orphanResults ?? "convert",
+    invalidCalls: given.invalidCalls ?? "answer",
+    systemMessages: given.systemMessages ?? "placed",
     // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
     // the provider needs, but would change what the model sees for no reason.
-    toolsInRequest: flag(options, "toolsInRequest", true),
+    toolsInRequest: given.toolsInRequest ?? true,
     syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
-    onRepair: callback(options, "onRepair"),
+    onRepair: given.onRepair,
   };
 }
 
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
 export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
-  return readingInput(
-    () => {
-      const options = optionsRecord(input, fn);
-      const trailingIsProblem = flag(options, "trailingIsProblem", true);
-      const resolved = resolveRecord(options);
-      return trailingIsProblem === false ? { ...resolved, trailing: "keep" as const } : resolved;
-    },
-    fn,
-    "options",
-  );
+  const given = readOptions<FindOptions>(input, fn, FIND_OPTIONS);
+  const options = resolved(given);
+  return given.trailingIsProblem === false ? { ...options, trailing: "keep" } : options;
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to ours. */

@@ -38,7 +38,7 @@ import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
 import { orderedSaverMethods } from "./thread-order";
 import { checkSurfaceOptions } from "./surface-options";
-import { assertMethods } from "../errors";
+import { assertMethods, boundary } from "../errors";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -415,10 +415,9 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
  * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
-export function withToolCallRepair<T extends BaseCheckpointSaver>(
-  checkpointer: T,
-  options: CheckpointerRepairOptions = {},
-): T {
+export const withToolCallRepair = boundary("withToolCallRepair", function withToolCallRepair<
+  T extends BaseCheckpointSaver,
+>(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
   const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, {
     booleans: ["list"],
     strings: ["messagesKey"],
@@ -453,4 +452,4 @@ export function withToolCallRepair<T extends BaseCheckpointSaver>(
       return fn.bound;
     },
   });
-}
+});

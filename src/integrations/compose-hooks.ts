@@ -13,7 +13,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, describeInput, expectedInput, readingInput } from "../errors";
+import { ToolCallRepairInputError, describeInput, expectedInput, readingInput, boundary } from "../errors";
 import { isDict, type Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
@@ -67,7 +67,9 @@ function roleOf(hook: unknown, i: number): HookRole | undefined {
  * A hook of this package that writes the model input (`toolCallRepairHook`) placed before one that rewrites
  * the history (`summarizationHook`) is refused here, with a {@link ToolCallRepairInputError}.
  */
-export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) {
+export const composePreModelHooks = boundary("composePreModelHooks", function composePreModelHooks<
+  S extends { messages?: BaseMessage[] },
+>(...hooks: PreModelHookFunction<S>[]) {
   hooks.forEach((hook, i) => {
     if (typeof hook !== "function")
       throw expectedInput("composePreModelHooks", `hooks[${i}]`, "a preModelHook function", hook);
@@ -118,7 +120,7 @@ export function composePreModelHooks<S extends { messages?: BaseMessage[] }>(...
     if (modelInput !== undefined) out.llmInputMessages = modelInputIsStale ? messages : modelInput;
     return out;
   };
-}
+});
 
 /** A hook of ours that writes the model input must come after every hook of ours that rewrites the history. */
 function assertOrder(hooks: readonly unknown[]): void {

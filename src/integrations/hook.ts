@@ -13,7 +13,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
-import { readingInput } from "../errors";
+import { readingInput, boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
@@ -55,75 +55,78 @@ export type ToolCallRepairHookFunction = (
  * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
-  const {
-    persist = false,
-    shapeRequests = true,
-    model,
-    onRepair,
-    onError,
-    ...repairOptions
-  } = checkSurfaceOptions<ToolCallRepairHookOptions>("toolCallRepairHook", options, {
-    booleans: ["persist", "shapeRequests"],
-  });
-  const reporting: RepairReporting = { onRepair, onError };
-  const structural = createRepairer({ ...repairOptions, level: "structural" });
-  const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
-  const stored = persist ? structural : undefined;
+export const toolCallRepairHook = boundary(
+  "toolCallRepairHook",
+  function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
+    const {
+      persist = false,
+      shapeRequests = true,
+      model,
+      onRepair,
+      onError,
+      ...repairOptions
+    } = checkSurfaceOptions<ToolCallRepairHookOptions>("toolCallRepairHook", options, {
+      booleans: ["persist", "shapeRequests"],
+    });
+    const reporting: RepairReporting = { onRepair, onError };
+    const structural = createRepairer({ ...repairOptions, level: "structural" });
+    const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
+    const stored = persist ? structural : undefined;
 
-  const repairAndReport = async (
-    messages: BaseMessage[],
-    config?: RunnableConfig,
-  ): Promise<ToolCallRepairHookUpdate> => {
-    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(
-      messages,
-      config,
-      "messages",
-      reporting,
-      structural.options.syntheticResultText,
-    );
-    let update: ToolCallRepairHookUpdate = {};
-    let base = salvaged.messages;
-    if (stored) {
-      const structural = stored.repair(base);
-      if (structural.repairs.length > 0 || salvaged.repairs.length > 0) {
-        update = { messages: replaceAllMessages(structural.messages) };
-        base = update.messages!.slice(1); // the same messages, with the ids the state will hold
-        await reportRepairs([...salvaged.repairs, ...structural.repairs], reporting, config);
-      }
-    }
-    // After the structural repair, only the provider's shaping is left for the request.
-    const shaped = request.repair(base);
-    const requestOnly = update.messages ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs];
-    await reportRepairs(requestOnly, reporting, config, "request");
-    // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-    return {
-      ...update,
-      llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages,
-    };
-  };
-
-  // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
-  return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
-    let messages: BaseMessage[];
-    try {
-      messages = readingInput(
-        () => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [],
-        "toolCallRepairHook",
-        "state.messages",
+    const repairAndReport = async (
+      messages: BaseMessage[],
+      config?: RunnableConfig,
+    ): Promise<ToolCallRepairHookUpdate> => {
+      // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+      const salvaged = await withRunSalvage(
+        messages,
+        config,
+        "messages",
+        reporting,
+        structural.options.syntheticResultText,
       );
-    } catch (error) {
-      // A state the hook cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
-      return orFallback(() => Promise.reject(error), {}, reporting, config);
-    }
-    const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
-    return unlessClean(
-      () => request.isClean(messages),
-      () => repairAndReport(messages, config),
-      fallback,
-      reporting,
-      config,
-    );
-  }, "llmInputMessages");
-}
+      let update: ToolCallRepairHookUpdate = {};
+      let base = salvaged.messages;
+      if (stored) {
+        const structural = stored.repair(base);
+        if (structural.repairs.length > 0 || salvaged.repairs.length > 0) {
+          update = { messages: replaceAllMessages(structural.messages) };
+          base = update.messages!.slice(1); // the same messages, with the ids the state will hold
+          await reportRepairs([...salvaged.repairs, ...structural.repairs], reporting, config);
+        }
+      }
+      // After the structural repair, only the provider's shaping is left for the request.
+      const shaped = request.repair(base);
+      const requestOnly = update.messages ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs];
+      await reportRepairs(requestOnly, reporting, config, "request");
+      // The channel's reducer merges by id too: a repeated id would drop a message from the request.
+      return {
+        ...update,
+        llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages,
+      };
+    };
+
+    // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
+    return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
+      let messages: BaseMessage[];
+      try {
+        messages = readingInput(
+          () => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [],
+          "toolCallRepairHook",
+          "state.messages",
+        );
+      } catch (error) {
+        // A state the hook cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
+        return orFallback(() => Promise.reject(error), {}, reporting, config);
+      }
+      const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
+      return unlessClean(
+        () => request.isClean(messages),
+        () => repairAndReport(messages, config),
+        fallback,
+        reporting,
+        config,
+      );
+    }, "llmInputMessages");
+  },
+);

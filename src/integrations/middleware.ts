@@ -11,6 +11,7 @@
  *   `toolsInRequest: false`: where the provider refuses tool blocks then (Bedrock B3), calls and results are
  *   sent as text.
  */
+import { boundary } from "../errors";
 import { createMiddleware, ProviderStrategy } from "langchain";
 import { createRepairer } from "../engine";
 import { describeModels } from "../models/detect";
@@ -45,82 +46,85 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
  * `"strict"` when the model is not one this package knows.
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
-  const {
-    repairOnInput = true,
-    repairModelRequest = true,
-    recoverRejections = true,
-    name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
-    onRepair,
-    onError,
-    ...repairOptions
-  } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
-    booleans: ["repairOnInput", "repairModelRequest", "recoverRejections"],
-    strings: ["name"],
-  });
-  const reporting: RepairReporting = { onRepair, onError };
-  const stored = createRepairer({ ...repairOptions, level: "structural" });
-  const forRequest = new RequestRepairers(repairOptions);
+export const toolCallRepairMiddleware = boundary(
+  "toolCallRepairMiddleware",
+  function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
+    const {
+      repairOnInput = true,
+      repairModelRequest = true,
+      recoverRejections = true,
+      name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
+      onRepair,
+      onError,
+      ...repairOptions
+    } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
+      booleans: ["repairOnInput", "repairModelRequest", "recoverRejections"],
+      strings: ["name"],
+    });
+    const reporting: RepairReporting = { onRepair, onError };
+    const stored = createRepairer({ ...repairOptions, level: "structural" });
+    const forRequest = new RequestRepairers(repairOptions);
 
-  return createMiddleware({
-    name,
-    beforeAgent: repairOnInput
-      ? (state, runtime) =>
-          orFallback(
-            async () => {
-              if (stored.isClean(state.messages)) return undefined;
-              // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-              const salvaged = await withRunSalvage(
-                state.messages,
-                runtime,
-                "messages",
-                reporting,
-                stored.options.syntheticResultText,
-              );
-              const structural = stored.repair(salvaged.messages);
-              const repaired = structural.messages;
-              const repairs = [...salvaged.repairs, ...structural.repairs];
-              if (repairs.length === 0) return undefined;
-              await reportRepairs(repairs, reporting);
-              return { messages: replaceAllMessages(repaired) };
-            },
-            undefined,
-            reporting,
-          )
-      : undefined,
-    wrapModelCall:
-      repairModelRequest || recoverRejections
-        ? async (request, handler) => {
-            const facts: RequestFacts =
-              repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
-            const repairer = forRequest.for(request.model, facts);
-            const send: typeof handler = recoverRejections
-              ? (req) =>
-                  callWithRejectionRecovery(req, handler, {
-                    ...repairOptions,
-                    provider: repairer.options.provider,
-                    systemMessages: repairer.options.systemMessages,
-                    ...facts,
-                    onRepair,
-                  }) as ReturnType<typeof handler>
-              : handler;
-            if (!repairModelRequest) return send(request);
-            const fixed = await orFallback(
+    return createMiddleware({
+      name,
+      beforeAgent: repairOnInput
+        ? (state, runtime) =>
+            orFallback(
               async () => {
-                if (repairer.isClean(request.messages)) return request;
-                const { messages: repaired, repairs } = repairer.repair(request.messages);
-                if (repairs.length === 0) return request;
-                await reportRepairs(repairs, reporting, undefined, "request");
-                return { ...request, messages: repaired };
+                if (stored.isClean(state.messages)) return undefined;
+                // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
+                const salvaged = await withRunSalvage(
+                  state.messages,
+                  runtime,
+                  "messages",
+                  reporting,
+                  stored.options.syntheticResultText,
+                );
+                const structural = stored.repair(salvaged.messages);
+                const repaired = structural.messages;
+                const repairs = [...salvaged.repairs, ...structural.repairs];
+                if (repairs.length === 0) return undefined;
+                await reportRepairs(repairs, reporting);
+                return { messages: replaceAllMessages(repaired) };
               },
-              request,
+              undefined,
               reporting,
-            );
-            return send(fixed);
-          }
+            )
         : undefined,
-  });
-}
+      wrapModelCall:
+        repairModelRequest || recoverRejections
+          ? async (request, handler) => {
+              const facts: RequestFacts =
+                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
+              const repairer = forRequest.for(request.model, facts);
+              const send: typeof handler = recoverRejections
+                ? (req) =>
+                    callWithRejectionRecovery(req, handler, {
+                      ...repairOptions,
+                      provider: repairer.options.provider,
+                      systemMessages: repairer.options.systemMessages,
+                      ...facts,
+                      onRepair,
+                    }) as ReturnType<typeof handler>
+                : handler;
+              if (!repairModelRequest) return send(request);
+              const fixed = await orFallback(
+                async () => {
+                  if (repairer.isClean(request.messages)) return request;
+                  const { messages: repaired, repairs } = repairer.repair(request.messages);
+                  if (repairs.length === 0) return request;
+                  await reportRepairs(repairs, reporting, undefined, "request");
+                  return { ...request, messages: repaired };
+                },
+                request,
+                reporting,
+              );
+              return send(fixed);
+            }
+          : undefined,
+    });
+  },
+);
 
 /** The parts of langchain's `ModelRequest` that decide whether the model call carries tools. */
 interface ToolsOfRequest {

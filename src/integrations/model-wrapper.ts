@@ -36,7 +36,7 @@ import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
 import { checkSurfaceOptions } from "./surface-options";
-import { expectedInput, readingInput } from "../errors";
+import { expectedInput, readingInput, boundary } from "../errors";
 import type { Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -74,10 +74,10 @@ const isChatModel = (value: unknown): value is ChatModel =>
   typeof (value as Dict)._modelType === "function";
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
-export function repairsRequests(model: unknown): boolean {
+export const repairsRequests = boundary("repairsRequests", function repairsRequests(model: unknown): boolean {
   const read = readModel(model, "repairsRequests");
   return read.kind === "binding" ? readModel(read.bound, "repairsRequests").wrapped : read.wrapped;
-}
+});
 
 type ReadModel =
   | { kind: "binding"; bound: unknown; config: unknown; kwargs: unknown; configFactories: unknown; wrapped: false }
@@ -123,7 +123,9 @@ export const REQUEST_REPAIR_OPTION_KINDS = {
   booleans: ["repairRequests", "recoverRejections"],
 } as const;
 
-export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {}): M {
+export const withRequestRepair = boundary("withRequestRepair", function withRequestRepair<
+  M,
+>(model: M, options: RequestRepairOptions = {}): M {
   const given = checkSurfaceOptions<RequestRepairOptions>("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
   const read = readModel(model, "withRequestRepair");
   if (read.kind === "binding") {
@@ -138,7 +140,7 @@ export function withRequestRepair<M>(model: M, options: RequestRepairOptions = {
     throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
   if (read.wrapped) return model;
   return wrap(read.model, given) as unknown as M;
-}
+});
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const wrapper = Object.create(model) as ChatModel;

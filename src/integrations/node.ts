@@ -7,7 +7,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { readingInput } from "../errors";
+import { readingInput, boundary } from "../errors";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
@@ -38,9 +38,9 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
  * calls is always rejected; do not place it between the model node and the tools node).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export function toolCallRepairNode<K extends string = "messages">(
-  options: ToolCallRepairNodeOptions<K> = {},
-): ToolCallRepairNodeFunction<K> {
+export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCallRepairNode<
+  K extends string = "messages",
+>(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> {
   // Read once, under the input guard (checkSurfaceOptions returns the snapshot it checked).
   const {
     messagesKey = "messages" as K,
@@ -94,7 +94,7 @@ export function toolCallRepairNode<K extends string = "messages">(
       config,
     );
   };
-}
+});
 
 /** The messages in `state`, or undefined when the key holds no array (another node's state, nothing yet). */
 function readMessages(state: unknown, key: string): BaseMessage[] | undefined {

@@ -4,6 +4,7 @@
  * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
  * sibling tools that a new input would throw away, which no middleware can see.
  */
+import { boundary } from "../errors";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
@@ -31,19 +32,22 @@ export interface ToolCallRepairSetup {
  * Options are validated here; a repair of a call reaches `onRepair` once per thread, whichever piece made it (the
  * request's placeholder and the stored one are one repair).
  */
-export function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-  const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
-    checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
-  const shared = { ...rest, onRepair: reportedOnce(onRepair) };
-  const middleware = toolCallRepairMiddleware({
-    ...shared,
-    repairOnInput,
-    repairModelRequest,
-    recoverRejections,
-    name,
-  });
-  return {
-    middleware,
-    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list }),
-  };
-}
+export const toolCallRepair = boundary(
+  "toolCallRepair",
+  function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
+    const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
+      checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
+    const shared = { ...rest, onRepair: reportedOnce(onRepair) };
+    const middleware = toolCallRepairMiddleware({
+      ...shared,
+      repairOnInput,
+      repairModelRequest,
+      recoverRejections,
+      name,
+    });
+    return {
+      middleware,
+      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list }),
+    };
+  },
+);

@@ -7,6 +7,7 @@
  * - `checkpointer(saver)`: finished results of sibling tools that a new input would throw away are kept, and
  *   stored threads are repaired as they are read and written ({@link withToolCallRepair}).
  */
+import { boundary } from "../errors";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
@@ -38,16 +39,20 @@ export interface ToolCallRepairKit {
  * createReactAgent({ llm: repair.model(llm), tools, preModelHook: repair.preModelHook, checkpointer: repair.checkpointer(saver) });
  * ```
  */
-export function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
-  const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } =
-    checkSurfaceOptions<ToolCallRepairKitOptions>("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
-  const shared = { ...rest, onRepair: reportedOnce(onRepair) };
-  const model = <M>(llm: M): M => withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
-  return {
-    model,
-    // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
-    preModelHook: toolCallRepairHook({ ...shared, persist: true, shapeRequests: false }),
-    node: toolCallRepairNode({ ...shared, messagesKey }) as ToolCallRepairNodeFunction,
-    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
-  };
-}
+export const toolCallRepairKit = boundary(
+  "toolCallRepairKit",
+  function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
+    const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } =
+      checkSurfaceOptions<ToolCallRepairKitOptions>("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
+    const shared = { ...rest, onRepair: reportedOnce(onRepair) };
+    const model = <M>(llm: M): M =>
+      withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
+    return {
+      model,
+      // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
+      preModelHook: toolCallRepairHook({ ...shared, persist: true, shapeRequests: false }),
+      node: toolCallRepairNode({ ...shared, messagesKey }) as ToolCallRepairNodeFunction,
+      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
+    };
+  },
+);

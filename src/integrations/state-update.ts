@@ -11,7 +11,7 @@ import {
 } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
-import { ToolCallRepairInputError, assertArray, describeInput, errorText, readingInput } from "../errors";
+import { ToolCallRepairInputError, assertArray, describeInput, errorText, readingInput, boundary } from "../errors";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
@@ -32,9 +32,12 @@ function withNewId(message: BaseMessage, id: string): BaseMessage {
  * replace the wrong message (and after `REMOVE_ALL_MESSAGES` it keeps both copies of a repeated id).
  * Messages that already have a unique id are kept as they are.
  */
-export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
-  return uniqueIds(messages, "withUniqueIds");
-}
+export const withUniqueIds = boundary(
+  "withUniqueIds",
+  function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
+    return uniqueIds(messages, "withUniqueIds");
+  },
+);
 
 function uniqueIds(messages: readonly BaseMessage[], fn: string): BaseMessage[] {
   assertArray(messages, fn);
@@ -89,9 +92,12 @@ function eachItem<T>(list: readonly unknown[], fn: string, argument: string, vis
  * The update that replaces the whole list in state: `RemoveMessage` of all, then the messages (with unique
  * ids). Works with `messagesStateReducer` (MessagesAnnotation, MessagesZodState, createReactAgent, createAgent).
  */
-export function replaceAllMessages(messages: readonly BaseMessage[]): BaseMessage[] {
-  return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...uniqueIds(messages, "replaceAllMessages")];
-}
+export const replaceAllMessages = boundary(
+  "replaceAllMessages",
+  function replaceAllMessages(messages: readonly BaseMessage[]): BaseMessage[] {
+    return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...uniqueIds(messages, "replaceAllMessages")];
+  },
+);
 
 /** The message itself when it has an id, else a copy with a fresh one (the reducer would set it on the caller's object). */
 function withId(message: BaseMessage): BaseMessage {
@@ -103,25 +109,28 @@ function withId(message: BaseMessage): BaseMessage {
  * `REMOVE_ALL_MESSAGES` and replacement by id, as LangGraph will apply it. Neither list is touched: messages
  * without an id are given one on a copy.
  */
-export function applyMessagesUpdate(
-  current: readonly BaseMessage[],
-  update: BaseMessage | readonly BaseMessage[],
-): BaseMessage[] {
-  const fn = "applyMessagesUpdate";
-  assertArray(current, fn, "current");
-  const right = readingInput(() => (Array.isArray(update) ? (update as readonly unknown[]) : [update]), fn, "update");
-  const left = eachItem(current, fn, "current", messageAt);
-  const added = eachItem(right, fn, "update", messageAt);
-  try {
-    return messagesStateReducer(left, added);
-  } catch (error) {
-    // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
-    throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, {
-      argument: "update",
-      cause: error,
-    });
-  }
-}
+export const applyMessagesUpdate = boundary(
+  "applyMessagesUpdate",
+  function applyMessagesUpdate(
+    current: readonly BaseMessage[],
+    update: BaseMessage | readonly BaseMessage[],
+  ): BaseMessage[] {
+    const fn = "applyMessagesUpdate";
+    assertArray(current, fn, "current");
+    const right = readingInput(() => (Array.isArray(update) ? (update as readonly unknown[]) : [update]), fn, "update");
+    const left = eachItem(current, fn, "current", messageAt);
+    const added = eachItem(right, fn, "update", messageAt);
+    try {
+      return messagesStateReducer(left, added);
+    } catch (error) {
+      // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
+      throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, {
+        argument: "update",
+        cause: error,
+      });
+    }
+  },
+);
 
 /**
  * A message as the reducer takes it, with an id: message-likes (`{ role, content }`, strings, `[role, content]`)

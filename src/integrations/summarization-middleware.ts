@@ -16,7 +16,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage } from "@langchain/core/messages";
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary } from "../errors";
 import {
   approximateTokenCounter,
   leadingSystemCount,
@@ -27,23 +27,25 @@ import {
   asyncCounter,
   countOption,
   functionOption,
-  guardedAsync,
   optionsObject,
   ownOption,
-  readingOption,
   readMessageList,
   stringOption,
 } from "../summarize/input";
 import {
   defaultSummaryPrompt,
+  inputLimit,
+  inputLimitOf,
   isSummaryMessage,
+  type KeepSize,
+  readKeep,
   readSummarizer,
   summarizeBefore,
   type SummarizerModel,
   type SummaryWriting,
 } from "../summarize/summarize";
 import { transcriptOf } from "../summarize/transcript";
-import { isDict, type Dict } from "../values";
+import type { Dict } from "../values";
 import { orFallback, type RepairReporting } from "./events";
 import { replaceAllMessages } from "./state-update";
 
@@ -58,8 +60,7 @@ export interface ContextSize {
   messages?: number;
 }
 
-/** What to keep verbatim: exactly one of them (langchain's `KeepSize`). */
-export type KeepSize = { messages: number } | { tokens: number } | { fraction: number };
+export type { KeepSize };
 
 export interface SummarizationMiddlewareOptions extends Pick<RepairReporting, "onError"> {
   /** The model that writes the summary: a chat model, or a `"provider:model"` string for langchain's `initChatModel`. */
@@ -90,7 +91,6 @@ export interface SummarizationMiddlewareOptions extends Pick<RepairReporting, "o
   name?: string;
 }
 
-const DEFAULT_KEEP: KeepSize = { messages: 20 };
 const FN = "summarizationMiddleware";
 
 /**
@@ -100,27 +100,30 @@ const FN = "summarizationMiddleware";
  * the state holds something that is not a message), the history goes on unchanged and the error is reported
  * (`onError`, custom event `"tool_call_repair_error"`).
  */
-export function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
-  const settings = readMiddlewareOptions(options);
-  const summarizer = lazyModel(settings.model);
+export const summarizationMiddleware = boundary(
+  "summarizationMiddleware",
+  function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
+    const settings = readMiddlewareOptions(options);
+    const summarizer = lazyModel(settings.model);
 
-  return createMiddleware({
-    name: settings.name,
-    beforeModel: async (state, runtime) => {
-      const config = pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig | undefined;
-      return orFallback(
-        async () => {
-          const messages = readMessageList((state as { messages?: unknown }).messages ?? [], FN);
-          const next = await summarized(messages, settings, await summarizer(), config);
-          return next === undefined ? undefined : { messages: replaceAllMessages(next) };
-        },
-        undefined,
-        { onError: settings.onError },
-        config,
-      );
-    },
-  });
-}
+    return createMiddleware({
+      name: settings.name,
+      beforeModel: async (state, runtime) => {
+        const config = pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig | undefined;
+        return orFallback(
+          async () => {
+            const messages = readMessageList((state as { messages?: unknown }).messages ?? [], FN);
+            const next = await summarized(messages, settings, await summarizer(), config);
+            return next === undefined ? undefined : { messages: replaceAllMessages(next) };
+          },
+          undefined,
+          { onError: settings.onError },
+          config,
+        );
+      },
+    });
+  },
+);
 
 interface Settings {
   model: string | SummarizerModel;
@@ -137,8 +140,7 @@ interface Settings {
 
 /**
  * The history with its prefix summarized, or undefined when the trigger has not fired or nothing is to
- * summarize. Reading the messages and counting are guarded (an unreadable message is named, a counter's own
- * error is its own); the summarizer's call is not: its errors are its own too.
+ * summarize.
  */
 async function summarized(
   messages: BaseMessage[],
@@ -146,11 +148,9 @@ async function summarized(
   model: SummarizerModel,
   config: RunnableConfig | undefined,
 ) {
-  const cut = await guardedAsync(FN, messages, async () =>
-    (await fires(messages, settings, model))
-      ? safeCutFrom(messages, await keepCut(messages, settings, model))
-      : undefined,
-  );
+  const cut = (await fires(messages, settings, model))
+    ? safeCutFrom(messages, await keepCut(messages, settings, model))
+    : undefined;
   return cut === undefined ? undefined : summarizeBefore(messages, cut, writingFor(settings, model), config);
 }
 
@@ -160,7 +160,7 @@ async function fires(messages: BaseMessage[], settings: Settings, model: Summari
   for (const condition of settings.trigger) {
     if (condition.messages !== undefined && messages.length < condition.messages) continue;
     if (condition.tokens !== undefined && (await tokens()) < condition.tokens) continue;
-    if (condition.fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model) * condition.fraction))
+    if (condition.fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model, FN) * condition.fraction))
       continue;
     return true;
   }
@@ -172,7 +172,7 @@ async function keepCut(messages: BaseMessage[], settings: Settings, model: Summa
   const n = messages.length;
   const keep = settings.keep;
   if ("messages" in keep) return n - keep.messages;
-  const limit = "tokens" in keep ? keep.tokens : Math.floor(inputLimit(model) * keep.fraction);
+  const limit = "tokens" in keep ? keep.tokens : Math.floor(inputLimit(model, FN) * keep.fraction);
   const target = Math.max(1, Math.floor(limit));
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
@@ -199,8 +199,7 @@ function writingFor(settings: Settings, model: SummarizerModel): SummaryWriting 
     render:
       settings.trimTokensToSummarize === undefined
         ? undefined
-        : (part) =>
-            guardedAsync(FN, part, () => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count)),
+        : (part) => boundedTranscript(part, settings.trimTokensToSummarize!, settings.count),
   };
 }
 
@@ -228,35 +227,6 @@ async function boundedTranscript(
   return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter((text) => text !== "").join("\n");
 }
 
-/**
- * The summarizer model's input limit: its profile's `maxInputTokens`. langchain falls back to core's
- * `getModelContextSize(name)`, which answers 4,097 for any name it does not know (every Bedrock and recent
- * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
- */
-function inputLimitOf(model: unknown): number | undefined {
-  try {
-    const profile = isDict(model) ? model.profile : undefined;
-    const limit = isDict(profile) ? profile.maxInputTokens : undefined;
-    return typeof limit === "number" && limit > 0 ? limit : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** {@link inputLimitOf}, required (checked when the middleware is built, or on first use for a model string). */
-function inputLimit(model: unknown): number {
-  const limit = inputLimitOf(model);
-  if (limit === undefined)
-    throw new ToolCallRepairInputError(
-      `${FN}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
-        "which this model does not give; use tokens",
-      {
-        argument: "options.model",
-      },
-    );
-  return limit;
-}
-
 /** The model, built once on first use from a `"provider:model"` string; a failed build is retried next time. */
 function lazyModel(model: string | SummarizerModel): () => Promise<SummarizerModel> {
   if (typeof model !== "string") return async () => model;
@@ -274,7 +244,6 @@ function lazyModel(model: string | SummarizerModel): () => Promise<SummarizerMod
 
 const TRIGGER_SHAPE =
   "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
-const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
 
 function readMiddlewareOptions(options: unknown): Settings {
   const record = optionsObject(
@@ -297,7 +266,7 @@ function readMiddlewareOptions(options: unknown): Settings {
       ? modelOption
       : readSummarizer(modelOption, FN, "options.model");
   const trigger = readTriggers(ownOption(record, "trigger"));
-  const keep = readKeep(ownOption(record, "keep"));
+  const keep = readKeep(ownOption(record, "keep"), FN);
   const counter = functionOption<(m: BaseMessage[]) => unknown>(record, "tokenCounter");
   const summaryPrompt = stringOption(record, "summaryPrompt");
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
@@ -342,7 +311,7 @@ function readTriggers(value: unknown): ContextSize[] {
         argument: "options.trigger",
       },
     );
-  const list = readingOption("options.trigger", () => (Array.isArray(value) ? [...(value as unknown[])] : [value]));
+  const list: unknown[] = Array.isArray(value) ? [...value] : [value];
   if (list.length === 0)
     throw new ToolCallRepairInputError(`${FN}: options.trigger is an empty list; expected ${TRIGGER_SHAPE}`, {
       argument: "options.trigger",
@@ -357,32 +326,18 @@ function readTrigger(value: unknown, path: string): ContextSize {
   const condition: ContextSize = {
     messages: positive(record, "messages", path, true),
     tokens: positive(record, "tokens", path, false),
-    fraction: fraction(record, "fraction", path, false),
+    fraction: positive(record, "fraction", path, false),
   };
+  if (condition.fraction !== undefined && condition.fraction > 1)
+    throw new ToolCallRepairInputError(
+      `${FN}: ${path}.fraction is ${condition.fraction}; expected a fraction 0 < f <= 1`,
+      {
+        argument: `${path}.fraction`,
+      },
+    );
   if (condition.messages === undefined && condition.tokens === undefined && condition.fraction === undefined)
     throw new ToolCallRepairInputError(`${FN}: ${path} sets no limit; expected ${TRIGGER_SHAPE}`, { argument: path });
   return condition;
-}
-
-function readKeep(value: unknown): KeepSize {
-  if (value === undefined) return DEFAULT_KEEP;
-  const path = "options.keep";
-  const record = optionsObject(value, FN, KEEP_SHAPE, path);
-  const given = ["messages", "tokens", "fraction"].filter(
-    (key) => ownOption(record, key, `${path}.${key}`) !== undefined,
-  );
-  if (given.length !== 1)
-    throw new ToolCallRepairInputError(`${FN}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, {
-      argument: path,
-    });
-  const key = given[0];
-  if (key === "fraction") return { fraction: fraction(record, key, path, true)! };
-  const count = countOption(record, key, `${path}.${key}`)!;
-  if (key === "messages" && !Number.isInteger(count))
-    throw new ToolCallRepairInputError(`${FN}: ${path}.messages is ${count}; expected a whole number`, {
-      argument: `${path}.messages`,
-    });
-  return key === "messages" ? { messages: count } : { tokens: count };
 }
 
 /** A number > 0 (a whole one with `integer`), or undefined when absent. */
@@ -392,18 +347,6 @@ function positive(record: Dict, key: string, path: string, integer: boolean): nu
   if (value === 0 || (integer && !Number.isInteger(value)))
     throw new ToolCallRepairInputError(
       `${FN}: ${path}.${key} is ${value}; expected a ${integer ? "whole " : ""}number > 0`,
-      { argument: `${path}.${key}` },
-    );
-  return value;
-}
-
-/** A fraction in (0, 1] (or [0, 1] with `zero`), or undefined when absent. */
-function fraction(record: Dict, key: string, path: string, zero: boolean): number | undefined {
-  const value = countOption(record, key, `${path}.${key}`);
-  if (value === undefined) return undefined;
-  if (value > 1 || (!zero && value === 0))
-    throw new ToolCallRepairInputError(
-      `${FN}: ${path}.${key} is ${value}; expected a fraction ${zero ? "0 <= f" : "0 < f"} <= 1`,
       { argument: `${path}.${key}` },
     );
   return value;

@@ -7,6 +7,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { boundary } from "../errors";
 import { functionOption, optionsObject, readMessageList } from "../summarize/input";
 import { readSummarizationOptions, summarizeRead, type SummarizationOptions } from "../summarize/summarize";
 import { orFallback, type RepairReporting } from "./events";
@@ -28,9 +29,10 @@ export type SummarizationNodeFunction = (
  * returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
  * messages reducer applies as a full replacement; under it, `{}` (no update). Put it before the model node.
  */
-export function summarizationNode(options: SummarizationNodeOptions): SummarizationNodeFunction {
-  return summarizationStep(options, "summarizationNode");
-}
+export const summarizationNode = boundary(
+  "summarizationNode",
+  (options: SummarizationNodeOptions): SummarizationNodeFunction => summarizationStep(options, "summarizationNode"),
+);
 
 /**
  * A `preModelHook` for `createReactAgent`. It returns `messages` (a persisted rewrite), never
@@ -43,9 +45,11 @@ export function summarizationNode(options: SummarizationNodeOptions): Summarizat
  * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list. To run it with
  * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
-export function summarizationHook(options: SummarizationNodeOptions): SummarizationNodeFunction {
-  return markHook(summarizationStep(options, "summarizationHook"), "messages");
-}
+export const summarizationHook = boundary(
+  "summarizationHook",
+  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
+    markHook(summarizationStep(options, "summarizationHook"), "messages"),
+);
 
 function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
   const summarization = readSummarizationOptions(options, fn);

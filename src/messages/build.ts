@@ -38,7 +38,7 @@ import {
   withoutId,
 } from "./responses";
 import { TOOL_RUN_STATES, type ToolRunState } from "../types";
-import { expectedInput, readingInput } from "../errors";
+import { boundary, expectedInput } from "../errors";
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
 export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
@@ -365,41 +365,41 @@ export function syntheticToolResult(args: {
  * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
  * repeat it.
  */
-export function defaultSyntheticText(call: {
-  id: string;
-  name?: string;
-  reason: string;
-  note?: string;
-  toolRun?: ToolRunState;
-}): string {
-  const fn = "defaultSyntheticText";
-  const fields = () =>
-    isDict(call) ? { id: call.id, name: call.name, note: call.note, toolRun: call.toolRun } : undefined;
-  const read = readingInput(fields, fn, "call");
-  if (read === undefined) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
-  const { id, name, note, toolRun = "outcome_unknown" } = read;
-  if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
-  if (name !== undefined && typeof name !== "string")
-    throw expectedInput(fn, "call.name", "a string or undefined", name);
-  if (note !== undefined && typeof note !== "string")
-    throw expectedInput(fn, "call.note", "a string or undefined", note);
-  if (!TOOL_RUN_STATES.includes(toolRun))
-    throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
-  const tool = name ? `Tool "${name}"` : "The tool";
-  if (toolRun === "never_started") {
-    const why = note ?? "it was never started";
-    return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
-  }
-  if (toolRun === "cancelled") {
-    const why = note ?? "it was waiting for the user's approval, and the user sent a new message instead";
-    return `${tool} (call ${id}) did not run: ${why}. Do not run it unless the user asks for it again.`;
-  }
-  const why = note ?? "the run stopped before its result was recorded";
-  return (
-    `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. ` +
-    "Do not call it again without first checking whether it already took effect."
-  );
-}
+export const defaultSyntheticText = boundary(
+  "defaultSyntheticText",
+  function defaultSyntheticText(call: {
+    id: string;
+    name?: string;
+    reason: string;
+    note?: string;
+    toolRun?: ToolRunState;
+  }): string {
+    const fn = "defaultSyntheticText";
+    if (!isDict(call)) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
+    const { id, name, note, toolRun = "outcome_unknown" } = call;
+    if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
+    if (name !== undefined && typeof name !== "string")
+      throw expectedInput(fn, "call.name", "a string or undefined", name);
+    if (note !== undefined && typeof note !== "string")
+      throw expectedInput(fn, "call.note", "a string or undefined", note);
+    if (!TOOL_RUN_STATES.includes(toolRun))
+      throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
+    const tool = name ? `Tool "${name}"` : "The tool";
+    if (toolRun === "never_started") {
+      const why = note ?? "it was never started";
+      return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
+    }
+    if (toolRun === "cancelled") {
+      const why = note ?? "it was waiting for the user's approval, and the user sent a new message instead";
+      return `${tool} (call ${id}) did not run: ${why}. Do not run it unless the user asks for it again.`;
+    }
+    const why = note ?? "the run stopped before its result was recorded";
+    return (
+      `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. ` +
+      "Do not call it again without first checking whether it already took effect."
+    );
+  },
+);
 
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user

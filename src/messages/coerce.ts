@@ -14,7 +14,7 @@ import {
   ToolMessage,
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { ToolCallRepairInputError, errorText, expectedInput } from "../errors";
+import { ToolCallRepairInputError, boundary, errorText, expectedInput } from "../errors";
 import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
 export { ToolCallRepairInputError };
@@ -143,19 +143,14 @@ function hasStoredContent(type: string, data: Dict): boolean {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export function coerceMessage(value: unknown, index: number): BaseMessage {
+export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number): BaseMessage => {
   if (!Number.isSafeInteger(index) || index < 0)
     throw expectedInput("coerceMessage", "index", "the message's index in its list (a non-negative integer)", index);
-  try {
-    return coerceAt(value, index);
-  } catch (error) {
-    // A getter that throws, a revoked proxy: the message cannot be read, and the error says which one.
-    if (ToolCallRepairInputError.isInstance(error)) throw error;
-    throw ToolCallRepairInputError.atMessage(index, `could not be read (${errorText(error)})`, error);
-  }
-}
+  return readMessage(value, index);
+});
 
-function coerceAt(value: unknown, index: number): BaseMessage {
+/** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
+export function readMessage(value: unknown, index: number): BaseMessage {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {

@@ -23,7 +23,7 @@
  * have no result: the ones a discarded step's real results may answer), built from the same predicates.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { assertArray, readingInput } from "../errors";
+import { assertArray, boundary } from "../errors";
 import {
   forEachToolCallRef,
   isAssistant,
@@ -69,73 +69,70 @@ function lastAssistantIndex(messages: readonly BaseMessage[]): number {
  * The provider's view. The last assistant message with calls, when every message after it is a result of one
  * of its calls, each call answered at most once, and some call still has no result; undefined otherwise.
  */
-export function trailingOpenExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
-  assertArray(messages, "trailingOpenExchange");
-  return readingInput(() => providerView(messages), "trailingOpenExchange");
-}
-
-function providerView(messages: readonly BaseMessage[]): OpenExchange | undefined {
-  let index = messages.length - 1;
-  while (index >= 0 && isToolResult(messages[index])) index--;
-  if (index < 0 || !isAssistant(messages[index])) return undefined;
-  const calls = exchangeCallIds(messages[index], true);
-  if (calls.length === 0) return undefined;
-  const own = new Set(exchangeCallIds(messages[index], false)); // no ToolMessage answers a server tool
-  const answered = new Set<string>();
-  for (let j = index + 1; j < messages.length; j++) {
-    const id = resultIdOf(messages[j] as never);
-    if (id === undefined || !own.has(id) || answered.has(id)) return undefined; // a stray or duplicate result
-    answered.add(id);
-  }
-  const unanswered = calls.filter((id) => !answered.has(id));
-  return unanswered.length > 0 ? { index, unanswered } : undefined;
-}
+export const trailingOpenExchange = boundary(
+  "trailingOpenExchange",
+  function trailingOpenExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+    assertArray(messages, "trailingOpenExchange");
+    let index = messages.length - 1;
+    while (index >= 0 && isToolResult(messages[index])) index--;
+    if (index < 0 || !isAssistant(messages[index])) return undefined;
+    const calls = exchangeCallIds(messages[index], true);
+    if (calls.length === 0) return undefined;
+    const own = new Set(exchangeCallIds(messages[index], false)); // no ToolMessage answers a server tool
+    const answered = new Set<string>();
+    for (let j = index + 1; j < messages.length; j++) {
+      const id = resultIdOf(messages[j] as never);
+      if (id === undefined || !own.has(id) || answered.has(id)) return undefined; // a stray or duplicate result
+      answered.add(id);
+    }
+    const unanswered = calls.filter((id) => !answered.has(id));
+    return unanswered.length > 0 ? { index, unanswered } : undefined;
+  },
+);
 
 /**
  * ToolNode's view. The last assistant message, when some of its calls (client calls: no ToolMessage answers a
  * server tool, and ToolNode does not run one) have no result anywhere after it; undefined otherwise.
  */
-export function resumableExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
-  assertArray(messages, "resumableExchange");
-  return readingInput(() => toolNodeView(messages), "resumableExchange");
-}
-
-function toolNodeView(messages: readonly BaseMessage[]): OpenExchange | undefined {
-  const index = lastAssistantIndex(messages);
-  if (index < 0) return undefined;
-  const calls = exchangeCallIds(messages[index], false);
-  if (calls.length === 0) return undefined;
-  const answered = new Set<string>();
-  for (let j = index + 1; j < messages.length; j++) {
-    const m = messages[j];
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
-    if (id !== undefined) answered.add(id);
-  }
-  const unanswered = calls.filter((id) => !answered.has(id));
-  return unanswered.length > 0 ? { index, unanswered } : undefined;
-}
+export const resumableExchange = boundary(
+  "resumableExchange",
+  function resumableExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+    assertArray(messages, "resumableExchange");
+    const index = lastAssistantIndex(messages);
+    if (index < 0) return undefined;
+    const calls = exchangeCallIds(messages[index], false);
+    if (calls.length === 0) return undefined;
+    const answered = new Set<string>();
+    for (let j = index + 1; j < messages.length; j++) {
+      const m = messages[j];
+      if (!isToolResult(m)) continue;
+      const id = resultIdOf(m);
+      if (id !== undefined) answered.add(id);
+    }
+    const unanswered = calls.filter((id) => !answered.has(id));
+    return unanswered.length > 0 ? { index, unanswered } : undefined;
+  },
+);
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
  * anywhere in it answers. Calls are read the provider's way ({@link exchangeCallIds} with server tools: an
  * Anthropic server tool answered inline is not open, one without its result is).
  */
-export function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
-  assertArray(messages, "unansweredCallIds");
-  return readingInput(() => openCallIds(messages), "unansweredCallIds");
-}
-
-function openCallIds(messages: readonly BaseMessage[]): Set<string> {
-  const calls = new Set<string>();
-  for (const m of messages) if (isAssistant(m)) for (const id of exchangeCallIds(m, true)) calls.add(id);
-  for (const m of messages) {
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
-    if (id !== undefined) calls.delete(id);
-  }
-  return calls;
-}
+export const unansweredCallIds = boundary(
+  "unansweredCallIds",
+  function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
+    assertArray(messages, "unansweredCallIds");
+    const calls = new Set<string>();
+    for (const m of messages) if (isAssistant(m)) for (const id of exchangeCallIds(m, true)) calls.add(id);
+    for (const m of messages) {
+      if (!isToolResult(m)) continue;
+      const id = resultIdOf(m);
+      if (id !== undefined) calls.delete(id);
+    }
+    return calls;
+  },
+);
 
 /*
  * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the

@@ -4,7 +4,7 @@
  * later clean, every one of them.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { readingInput } from "../errors";
+import { boundary } from "../errors";
 import { isDict, safeJson, type Dict } from "../values";
 import type { ToolRunState } from "../types";
 
@@ -48,17 +48,11 @@ function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) 
  * Every reference to a tool call in an assistant message, in a fixed location order, including references
  * whose id is missing. Non-assistant messages have none.
  */
-export function readToolCallRefs(message: unknown): ToolCallRef[] {
-  return readingInput(
-    () => {
-      const refs: ToolCallRef[] = [];
-      forEachToolCallRef(message, (ref) => refs.push(ref));
-      return refs;
-    },
-    "readToolCallRefs",
-    "message",
-  );
-}
+export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown): ToolCallRef[] => {
+  const refs: ToolCallRef[] = [];
+  forEachToolCallRef(message, (ref) => refs.push(ref));
+  return refs;
+});
 
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
 export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) => void): void {
@@ -211,18 +205,14 @@ export function callArgsText(args: unknown): string {
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
-export function toolCallIdsOf(message: unknown): string[] {
-  return readingInput(() => callIdsOf(message), "toolCallIdsOf", "message");
-}
-
-function callIdsOf(message: unknown): string[] {
+export const toolCallIdsOf = boundary("toolCallIdsOf", function toolCallIdsOf(message: unknown): string[] {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
     if (ref.id !== undefined && !(ref.location === "content.server_tool_use" && answered.has(ref.id))) ids.add(ref.id);
   });
   return [...ids];
-}
+});
 
 /** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
 export function isServerToolResultBlock(block: unknown): block is Dict {
@@ -320,9 +310,7 @@ export interface RepairMarker {
   toolRun?: ToolRunState;
 }
 
-export function repairMarkerOf(message: unknown): RepairMarker | undefined {
-  return readingInput(() => markerOf(message), "repairMarkerOf", "message");
-}
+export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => markerOf(message));
 
 function markerOf(message: unknown): RepairMarker | undefined {
   const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
@@ -332,14 +320,9 @@ function markerOf(message: unknown): RepairMarker | undefined {
 }
 
 /** A tool result this package made because none was recorded (`repairMarkerOf(m).toolRun` says what is known of the run). */
-export function isSyntheticResult(message: unknown): boolean {
-  return readingInput(() => isMarkedSyntheticResult(message), "isSyntheticResult", "message");
-}
+export const isSyntheticResult = boundary("isSyntheticResult", (message: unknown) => isMarkedSyntheticResult(message));
 
-/**
- * {@link isSyntheticResult} without the input guard, for the package's own loops over messages it has already
- * read (a guard per message there is a closure and a try for nothing; the caller's guard names the index).
- */
+/** {@link isSyntheticResult} for the package's own loops (behind their callers' boundary). */
 export function isMarkedSyntheticResult(message: unknown): boolean {
   return isToolResult(message) && markerOf(message)?.synthetic === true;
 }

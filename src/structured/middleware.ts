@@ -10,6 +10,7 @@
  * - `prompted`: the format instructions in the system message, the strategy switched off for the call, the
  *   answer parsed from the final message.
  */
+import { boundary } from "../errors";
 import type { BaseMessage } from "@langchain/core/messages";
 import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
@@ -76,63 +77,67 @@ type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputS
  * createAgent({ model, tools, responseFormat: schema, middleware: [promptedStructuredOutputMiddleware()] })
  * ```
  */
-export function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-  options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(
-    options,
-    "promptedStructuredOutputMiddleware",
-    ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
-  );
-  // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
-  const fallbacks = nativeFallbacks(options.onFallback);
-  return createMiddleware({
-    name: options.name ?? "PromptedStructuredOutput",
-    wrapModelCall: async (request, handler) => {
-      const format = agentOutputFormat(request.responseFormat);
-      if (format === undefined) return handler(request);
-      const [model] = describeModels(request.model);
-      const decision = decide(model, options);
-      const call = async (decision: Decision) => {
-        if (decision === "pass") return handler(request);
-        if (decision === "delegate-tool")
-          return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
-        if (decision === "delegate-native") {
-          return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
-        }
+export const promptedStructuredOutputMiddleware = boundary(
+  "promptedStructuredOutputMiddleware",
+  function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
+    options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(
+      options,
+      "promptedStructuredOutputMiddleware",
+      ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
+    );
+    // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
+    const fallbacks = nativeFallbacks(options.onFallback);
+    return createMiddleware({
+      name: options.name ?? "PromptedStructuredOutput",
+      wrapModelCall: async (request, handler) => {
+        const format = agentOutputFormat(request.responseFormat);
+        if (format === undefined) return handler(request);
+        const [model] = describeModels(request.model);
+        const decision = decide(model, options);
+        const call = async (decision: Decision) => {
+          if (decision === "pass") return handler(request);
+          if (decision === "delegate-tool")
+            return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
+          if (decision === "delegate-native") {
+            return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+          }
 
-        let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
-        if (decision === "native") {
-          constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
-        } else {
-          constrained = {
-            ...constrained,
-            systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)),
-          };
+          let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
+          if (decision === "native") {
+            constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
+          } else {
+            constrained = {
+              ...constrained,
+              systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)),
+            };
+          }
+          const answer = await handler(constrained);
+          if (answer.tool_calls?.length) return answer;
+          return structuredUpdate(
+            answer,
+            format,
+            decision,
+            model,
+            options,
+            (followUp) =>
+              handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
+          );
+        };
+        if (decision !== "native") return call(decision);
+        // A schema outside the subset, or a model that refused native before: the next strategy at once.
+        const instead = await fallbacks.instead(model!, format.jsonSchema);
+        if (instead !== undefined) return call(afterNative(instead));
+        try {
+          return await call("native");
+        } catch (error) {
+          const next = await fallbacks.afterRefusal(model!, format.jsonSchema, error);
+          if (next === undefined) throw error;
+          return call(afterNative(next));
         }
-        const answer = await handler(constrained);
-        if (answer.tool_calls?.length) return answer;
-        return structuredUpdate(
-          answer,
-          format,
-          decision,
-          model,
-          options,
-          (followUp) => handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
-        );
-      };
-      if (decision !== "native") return call(decision);
-      // A schema outside the subset, or a model that refused native before: the next strategy at once.
-      const instead = await fallbacks.instead(model!, format.jsonSchema);
-      if (instead !== undefined) return call(afterNative(instead));
-      try {
-        return await call("native");
-      } catch (error) {
-        const next = await fallbacks.afterRefusal(model!, format.jsonSchema, error);
-        if (next === undefined) throw error;
-        return call(afterNative(next));
-      }
-    },
-  });
-}
+      },
+    });
+  },
+);
 
 /** The decision for the strategy a native call falls back to (tool is createAgent's own tool strategy). */
 const afterNative = (strategy: StructuredOutputFallback["to"]): Decision =>

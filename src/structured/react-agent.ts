@@ -40,7 +40,7 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
-import { expectedInput, readingInput } from "../errors";
+import { expectedInput, readingInput, boundary } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
 import {
@@ -161,99 +161,102 @@ interface HookContext<S> {
  * The params keep their type, so `createReactAgent(withPromptedStructuredOutput(params))` has the
  * `structuredResponse` type that `responseFormat` gives.
  */
-export function withPromptedStructuredOutput<
-  A extends AnyStateSchema = typeof MessagesAnnotation,
-  // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
-  S extends Record<string, any> = Record<string, any>,
-  // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
-  C extends AnyStateSchema = AnnotationRoot<any>,
->(
-  params: CreateReactAgentParams<A, S, C>,
-  options: PromptedStructuredOutputOptions = {},
-): CreateReactAgentParams<A, S, C> {
-  const fn = "withPromptedStructuredOutput";
-  if (typeof params !== "object" || params === null)
-    throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
-  // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
-  readingInput(() => void { ...params }, fn, "params");
-  options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
-    "strategy",
-    "finalMessage",
-    "prompted",
-    "env",
-    "maxCorrections",
-    "onStructuredResponse",
-    "onRepair",
-    "onFallback",
-  ]);
-  if (params.responseFormat == null) return params;
-  const mode = actingMode(params.llm, options);
-  if (mode === "unchanged") return params;
+export const withPromptedStructuredOutput = boundary(
+  "withPromptedStructuredOutput",
+  function withPromptedStructuredOutput<
+    A extends AnyStateSchema = typeof MessagesAnnotation,
+    // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
+    S extends Record<string, any> = Record<string, any>,
+    // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
+    C extends AnyStateSchema = AnnotationRoot<any>,
+  >(
+    params: CreateReactAgentParams<A, S, C>,
+    options: PromptedStructuredOutputOptions = {},
+  ): CreateReactAgentParams<A, S, C> {
+    const fn = "withPromptedStructuredOutput";
+    if (typeof params !== "object" || params === null)
+      throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
+    // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
+    readingInput(() => void { ...params }, fn, "params");
+    options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
+      "strategy",
+      "finalMessage",
+      "prompted",
+      "env",
+      "maxCorrections",
+      "onStructuredResponse",
+      "onRepair",
+      "onFallback",
+    ]);
+    if (params.responseFormat == null) return params;
+    const mode = actingMode(params.llm, options);
+    if (mode === "unchanged") return params;
 
-  const format = reactOutputFormat<S>(params.responseFormat);
-  const slot = promptSlotOf(params as AnyParams);
-  const { responseFormat, ...rest } = params;
-  const fallbacks = nativeFallbacks(options.onFallback);
-  const context: HookContext<S> = {
-    format,
-    options,
-    tools: toolListOf(params as AnyParams),
-    responseFormat,
-    fallbacks,
-  };
-  const stateSchema = withStructuredResponseField(params.stateSchema);
+    const format = reactOutputFormat<S>(params.responseFormat);
+    const slot = promptSlotOf(params as AnyParams);
+    const { responseFormat, ...rest } = params;
+    const fallbacks = nativeFallbacks(options.onFallback);
+    const context: HookContext<S> = {
+      format,
+      options,
+      tools: toolListOf(params as AnyParams),
+      responseFormat,
+      fallbacks,
+    };
+    const stateSchema = withStructuredResponseField(params.stateSchema);
 
-  if (mode === "static") {
-    const branch = staticBranch(params.llm, options);
-    if (branch.strategy !== "prompted") {
-      const hook = constrainedHook(context, async () => [branch]);
+    if (mode === "static") {
+      const branch = staticBranch(params.llm, options);
+      if (branch.strategy !== "prompted") {
+        const hook = constrainedHook(context, async () => [branch]);
+        return {
+          ...rest,
+          stateSchema,
+          postModelHook: afterUserHook(params.postModelHook, hook),
+        } as CreateReactAgentParams<A, S, C>;
+      }
+      const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, formatInstructions(format)) };
+      const correctionModel = correctionModelFor(params as AnyParams);
+      const hook = promptedHook(context, async (state, config) => ({
+        model: await correctionModel(state, config),
+        prompt: promptedSlot,
+      }));
       return {
         ...rest,
+        [promptedSlot.key]: promptedSlot.value,
         stateSchema,
         postModelHook: afterUserHook(params.postModelHook, hook),
       } as CreateReactAgentParams<A, S, C>;
     }
-    const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, formatInstructions(format)) };
-    const correctionModel = correctionModelFor(params as AnyParams);
-    const hook = promptedHook(context, async (state, config) => ({
-      model: await correctionModel(state, config),
-      prompt: promptedSlot,
-    }));
+
+    // The model is picked by a function: decide on the model it returns, at call time.
+    const chooser = params.llm as unknown as ModelChooser;
+    const instructions = formatInstructions(format);
+    const llm: ModelChooser = async (state, config) => {
+      const model = await chooser(state, config);
+      return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
+    };
+    const hook = async (state: AgentState, config: LangGraphRunnableConfig): Promise<Update> => {
+      if (!isFinalAnswer(state.messages.at(-1))) return {};
+      const model = await chooser(state, config);
+      const branches = branchesFor(model, options);
+      if (branches.length === 1 && branches[0].strategy === "prompted") {
+        const prompted = promptedHook(context, async () => ({
+          model: instructedModel(model, instructions),
+          prompt: slot,
+        }));
+        return prompted(state, config);
+      }
+      return constrainedHook(context, async () => branches)(state, config);
+    };
     return {
       ...rest,
-      [promptedSlot.key]: promptedSlot.value,
+      llm,
       stateSchema,
       postModelHook: afterUserHook(params.postModelHook, hook),
-    } as CreateReactAgentParams<A, S, C>;
-  }
-
-  // The model is picked by a function: decide on the model it returns, at call time.
-  const chooser = params.llm as unknown as ModelChooser;
-  const instructions = formatInstructions(format);
-  const llm: ModelChooser = async (state, config) => {
-    const model = await chooser(state, config);
-    return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
-  };
-  const hook = async (state: AgentState, config: LangGraphRunnableConfig): Promise<Update> => {
-    if (!isFinalAnswer(state.messages.at(-1))) return {};
-    const model = await chooser(state, config);
-    const branches = branchesFor(model, options);
-    if (branches.length === 1 && branches[0].strategy === "prompted") {
-      const prompted = promptedHook(context, async () => ({
-        model: instructedModel(model, instructions),
-        prompt: slot,
-      }));
-      return prompted(state, config);
-    }
-    return constrainedHook(context, async () => branches)(state, config);
-  };
-  return {
-    ...rest,
-    llm,
-    stateSchema,
-    postModelHook: afterUserHook(params.postModelHook, hook),
-  } as unknown as CreateReactAgentParams<A, S, C>;
-}
+    } as unknown as CreateReactAgentParams<A, S, C>;
+  },
+);
 
 /** "static": decided now; "per-call": the model comes from a function; "unchanged": not needed. */
 function actingMode(llm: unknown, options: PromptedStructuredOutputOptions): "static" | "per-call" | "unchanged" {

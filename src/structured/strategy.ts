@@ -8,6 +8,7 @@
  *
  * Extended thinking refuses a forced tool choice, so a model with thinking on never gets `tool`.
  */
+import { boundary } from "../errors";
 import {
   claudeAtLeast,
   claudeVersionOf,
@@ -207,11 +208,14 @@ function tableStrategyFor(
  * agent wrappers pick it when they act on the model. A forced strategy applies to every model; `tool` with
  * thinking on throws (the provider would refuse it).
  */
-export function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
-  const fn = "structuredOutputStrategies";
-  options = structuredOptions<StrategyOptions>(options, fn, ["strategy", "env"]);
-  return modelsOf(model, fn).map((description) => strategyChoiceFor(description, options));
-}
+export const structuredOutputStrategies = boundary(
+  "structuredOutputStrategies",
+  function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
+    const fn = "structuredOutputStrategies";
+    options = structuredOptions<StrategyOptions>(options, fn, ["strategy", "env"]);
+    return modelsOf(model, fn).map((description) => strategyChoiceFor(description, options));
+  },
+);
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
   if (options.strategy !== undefined) {

@@ -8,11 +8,11 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, describeInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import { isDict, safeJson } from "../values";
-import { countOption, functionOption, guarded, optionsObject, ownOption, readMessageList, syncCounter } from "./input";
+import { countOption, functionOption, optionsObject, ownOption, readMessageList, syncCounter } from "./input";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -75,10 +75,9 @@ const MEASURED_CHARS = 8_000_000;
  * thresholds; pass a real counter when the budget must be exact. Survives any content (cycles, getters that
  * throw, BigInts: see `safeJson`), is linear in the messages, and stops at about 2,000,000 tokens.
  */
-export function approximateTokenCounter(messages: BaseMessage[]): number {
-  const list = readMessageList(messages, "approximateTokenCounter");
-  return guarded("approximateTokenCounter", list, () => Math.ceil(measuredChars(list) / 4));
-}
+export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number =>
+  Math.ceil(measuredChars(readMessageList(messages, "approximateTokenCounter")) / 4),
+);
 
 function measuredChars(messages: readonly BaseMessage[]): number {
   let chars = 0;
@@ -183,12 +182,14 @@ function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length: numbe
  * problems the history already has (a result with no call anywhere, a call never answered) are left for
  * `repairToolCalls`.
  */
-export function findSafeSummarizationBoundary(messages: readonly BaseMessage[], options: BoundaryOptions): number {
-  const fn = "findSafeSummarizationBoundary";
-  const list = readMessageList(messages, fn);
-  const budget = readBoundaryOptions(options, fn);
-  return guarded(fn, list, () => boundaryOf(list, budget));
-}
+export const findSafeSummarizationBoundary = boundary(
+  "findSafeSummarizationBoundary",
+  (messages: readonly BaseMessage[], options: BoundaryOptions): number => {
+    const fn = "findSafeSummarizationBoundary";
+    const list = readMessageList(messages, fn);
+    return boundaryOf(list, readBoundaryOptions(options, fn));
+  },
+);
 
 /** {@link BoundaryOptions}, validated; a user's counter wrapped so that what it returns is checked. */
 export type Budget = { keepLast: number } | { maxTokens: number; count: (messages: BaseMessage[]) => number };
@@ -198,7 +199,7 @@ const BOUNDARY_SHAPE = "{ keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounte
 /** Validates {@link BoundaryOptions}; `path` names them in errors (`"options"`, `"options.keep"`). */
 export function readBoundaryOptions(options: unknown, fn: string, path = "options"): Budget {
   const record = optionsObject(options, fn, BOUNDARY_SHAPE, path);
-  const has = (key: string) => ownOption(record, key, `${path}.${key}`) !== undefined;
+  const has = (key: string) => ownOption(record, key) !== undefined;
   const hasKeep = has("keepLast");
   const hasTokens = has("maxTokens") || has("tokenCounter");
   if (hasKeep === hasTokens)

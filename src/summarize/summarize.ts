@@ -6,24 +6,14 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, callersOwn, describeInput } from "../errors";
 import { isDict } from "../values";
-import {
-  approximateTokenCounter,
-  boundaryOf,
-  leadingSystemCount,
-  readBoundaryOptions,
-  type Budget,
-  type BoundaryOptions,
-  type TokenCounter,
-} from "./boundary";
+import { approximateTokenCounter, boundaryOf, leadingSystemCount, type Budget, type TokenCounter } from "./boundary";
 import {
   countOption,
   functionOption,
-  guarded,
   optionsObject,
   ownOption,
-  readingOption,
   readMessageList,
   stringOption,
   syncCounter,
@@ -41,13 +31,24 @@ export interface SummarizationTrigger {
   tokens?: number;
 }
 
+/**
+ * What to keep verbatim, the same on every summarization surface (langchain's `KeepSize`): exactly one of the
+ * last `messages` messages, as many recent messages as fit in `tokens` (the leading system messages included),
+ * or a `fraction` of the summarizer model's input limit (`model.profile.maxInputTokens`) in tokens. The
+ * boundary keeps an exchange whole, so the kept part may be larger by the rest of one exchange.
+ */
+export type KeepSize = { messages: number } | { tokens: number } | { fraction: number };
+
+/** What the surfaces keep when `keep` is not given (langchain's default). */
+export const DEFAULT_KEEP: KeepSize = { messages: 20 };
+
 export interface SummarizationOptions {
   /** The model that writes the summary. */
   model: SummarizerModel;
   trigger: SummarizationTrigger;
-  /** How much recent history to keep verbatim. Keep it well below the trigger, or every turn summarizes. */
-  keep: BoundaryOptions;
-  /** Counts tokens for `trigger.tokens`. Default {@link approximateTokenCounter}. */
+  /** What to keep verbatim. Keep it well below the trigger, or every turn summarizes. Default `{ messages: 20 }`. */
+  keep?: KeepSize;
+  /** Counts tokens for `trigger.tokens` and `keep.tokens`. Default {@link approximateTokenCounter}. */
   tokenCounter?: TokenCounter;
   /** Builds the summarizer's input from the transcript. Default {@link defaultSummaryPrompt}. */
   prompt?: (transcript: string) => BaseMessage[];
@@ -70,27 +71,26 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
   "different calls). Do not invent results for calls that have none. Reply with the summary only.",
 ].join(" ");
 
-export function defaultSummaryPrompt(transcript: string): BaseMessage[] {
-  if (typeof transcript !== "string")
-    throw new ToolCallRepairInputError(
-      `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
-      { argument: "transcript" },
-    );
-  return [
-    new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
-    new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
-  ];
-}
+export const defaultSummaryPrompt = boundary(
+  "defaultSummaryPrompt",
+  function defaultSummaryPrompt(transcript: string): BaseMessage[] {
+    if (typeof transcript !== "string")
+      throw new ToolCallRepairInputError(
+        `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
+        { argument: "transcript" },
+      );
+    return [
+      new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
+      new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
+    ];
+  },
+);
 
 /** Whether a message was written by this module (or langchain's summarization middleware). */
-export function isSummaryMessage(message: BaseMessage): boolean {
-  try {
-    const kwargs = isDict(message) ? message.additional_kwargs : undefined;
-    return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
-  } catch {
-    return false; // a message that cannot be read is not one of ours
-  }
-}
+export const isSummaryMessage = boundary("isSummaryMessage", (message: BaseMessage): boolean => {
+  const kwargs = isDict(message) ? message.additional_kwargs : undefined;
+  return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
+});
 
 function passed(
   messages: BaseMessage[],
@@ -140,25 +140,90 @@ export function readSummarizationOptions(options: unknown, fn: string): Summariz
   const record = optionsObject(
     options,
     fn,
-    "{ model, trigger, keep, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }",
+    "{ model, trigger, keep?, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }",
   );
   const counter = functionOption<TokenCounter>(record, "tokenCounter");
+  const count = counter ? syncCounter(counter, "options.tokenCounter") : approximateTokenCounter;
   return {
     model: readSummarizer(ownOption(record, "model"), fn, "options.model"),
     trigger: readTrigger(ownOption(record, "trigger"), fn, "options.trigger"),
-    budget: readBoundaryOptions(ownOption(record, "keep"), fn, "options.keep"),
-    count: counter ? syncCounter(counter, "options.tokenCounter") : approximateTokenCounter,
-    prompt: functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt,
+    budget: budgetOf(readKeep(ownOption(record, "keep"), fn), count, ownOption(record, "model"), fn),
+    count,
+    prompt: callersOwn(functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt),
     summaryPrefix: stringOption(record, "summaryPrefix"),
     acknowledgement: stringOption(record, "acknowledgement"),
   };
 }
 
+const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
+
+/** Validates `options.keep` ({@link KeepSize}; absent: {@link DEFAULT_KEEP}), naming the option and what is accepted. */
+export function readKeep(value: unknown, fn: string): KeepSize {
+  if (value === undefined) return DEFAULT_KEEP;
+  const path = "options.keep";
+  const record = optionsObject(value, fn, KEEP_SHAPE, path);
+  for (const [old, now] of [
+    ["keepLast", "messages"],
+    ["maxTokens", "tokens"],
+  ])
+    if (ownOption(record, old) !== undefined)
+      throw new ToolCallRepairInputError(
+        `${fn}: ${path}.${old} is now ${path}.${now} (as in langchain); expected ${KEEP_SHAPE}`,
+        {
+          argument: `${path}.${old}`,
+        },
+      );
+  const given = ["messages", "tokens", "fraction"].filter((key) => ownOption(record, key) !== undefined);
+  if (given.length !== 1)
+    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, {
+      argument: path,
+    });
+  const key = given[0];
+  const size = countOption(record, key, `${path}.${key}`)!;
+  if (key === "fraction" && size > 1)
+    throw new ToolCallRepairInputError(`${fn}: ${path}.fraction is ${size}; expected a fraction 0 <= f <= 1`, {
+      argument: `${path}.fraction`,
+    });
+  if (key === "messages" && !Number.isInteger(size))
+    throw new ToolCallRepairInputError(`${fn}: ${path}.messages is ${size}; expected a whole number`, {
+      argument: `${path}.messages`,
+    });
+  return key === "messages" ? { messages: size } : key === "tokens" ? { tokens: size } : { fraction: size };
+}
+
+/**
+ * The summarizer model's input limit: its profile's `maxInputTokens`. langchain falls back to core's
+ * `getModelContextSize(name)`, which answers 4,097 for any name it does not know (every Bedrock and recent
+ * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
+ */
+export function inputLimitOf(model: unknown): number | undefined {
+  const profile = isDict(model) ? model.profile : undefined;
+  const limit = isDict(profile) ? profile.maxInputTokens : undefined;
+  return typeof limit === "number" && limit > 0 ? limit : undefined;
+}
+
+/** {@link inputLimitOf}, required (a fraction is refused without it), naming the option at fault. */
+export function inputLimit(model: unknown, fn: string): number {
+  const limit = inputLimitOf(model);
+  if (limit === undefined)
+    throw new ToolCallRepairInputError(
+      `${fn}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
+        "which this model does not give; use tokens",
+      { argument: "options.model" },
+    );
+  return limit;
+}
+
+/** A {@link KeepSize} as the synchronous budget of the boundary (a fraction in tokens of the model's limit). */
+function budgetOf(keep: KeepSize, count: TokenCounter, model: unknown, fn: string): Budget {
+  if ("messages" in keep) return { keepLast: keep.messages };
+  const tokens = "tokens" in keep ? keep.tokens : Math.floor(inputLimit(model, fn) * keep.fraction);
+  return { maxTokens: tokens, count };
+}
+
 /** A model the summary can be asked of: anything with `invoke`. */
 export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
-  const invoke = readingOption(path, () =>
-    typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined,
-  );
+  const invoke = typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined;
   if (typeof invoke === "function") return model as SummarizerModel;
   throw new ToolCallRepairInputError(
     `${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`,
@@ -200,14 +265,17 @@ function opensWithUserTurn(tail: readonly BaseMessage[]): boolean {
  * threshold, nothing before the boundary, or nothing before it but an earlier summary. Bad arguments get a
  * {@link ToolCallRepairInputError}; what the summarizer model or a token counter throws propagates unchanged.
  */
-export async function summarizeHistory(
-  messages: BaseMessage[],
-  options: SummarizationOptions,
-  config?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
-  const fn = "summarizeHistory";
-  return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
-}
+export const summarizeHistory = boundary(
+  "summarizeHistory",
+  async (
+    messages: BaseMessage[],
+    options: SummarizationOptions,
+    config?: RunnableConfig,
+  ): Promise<BaseMessage[] | undefined> => {
+    const fn = "summarizeHistory";
+    return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
+  },
+);
 
 /** {@link summarizeHistory} of messages already read, with options already validated. */
 export async function summarizeRead(
@@ -215,10 +283,7 @@ export async function summarizeRead(
   options: Summarization,
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
-  const fn = "summarizeHistory";
-  const cut = guarded(fn, messages, () =>
-    passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined,
-  );
+  const cut = passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined;
   return cut === undefined ? undefined : summarizeBefore(messages, cut, options, config);
 }
 
@@ -237,9 +302,7 @@ export async function summarizeBefore(
   const summarized = messages.slice(systemCount, at);
   const kept = messages.slice(at);
   if (summarized.every(isSummaryMessage)) return undefined;
-  const transcript = writing.render
-    ? await writing.render(summarized)
-    : guarded("summarizeHistory", summarized, () => transcriptOf(summarized));
+  const transcript = writing.render ? await callersOwn(writing.render)(summarized) : transcriptOf(summarized);
   const summaryText = await writeSummary(transcript, writing, config);
   return [...messages.slice(0, systemCount), ...buildSummaryMessages(summaryText, kept, writing), ...kept];
 }
@@ -251,7 +314,7 @@ async function writeSummary(
 ): Promise<string> {
   const prompt = writing.prompt(transcript);
   // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
-  const response: unknown = await writing.model.invoke(prompt, {
+  const response: unknown = await callersOwn(writing.model.invoke.bind(writing.model))(prompt, {
     ...config,
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },

@@ -6,7 +6,7 @@
  * id (and tool) it answers.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { readingInput } from "../errors";
+import { boundary } from "../errors";
 import {
   callArgsText,
   distinctCalls,
@@ -17,7 +17,7 @@ import {
   isDict,
   type Dict,
 } from "../messages/inspect";
-import { guarded, readMessageList } from "./input";
+import { readMessageList } from "./input";
 
 /** Content block types that carry a tool call: rendered as calls, not as text. */
 const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
@@ -46,10 +46,9 @@ export interface TranscriptCall {
  * Calls are read from every location an adapter sends (deduplicated by id). A call without an id is shown
  * as `[no id]`; a result without an id, or whose id matches no earlier call, says so.
  */
-export function messagesToTranscript(messages: readonly BaseMessage[]): string {
-  const list = readMessageList(messages, "messagesToTranscript");
-  return guarded("messagesToTranscript", list, () => transcriptOf(list));
-}
+export const messagesToTranscript = boundary("messagesToTranscript", (messages: readonly BaseMessage[]): string =>
+  transcriptOf(readMessageList(messages, "messagesToTranscript")),
+);
 
 /** {@link messagesToTranscript} of messages already read. */
 export function transcriptOf(messages: readonly BaseMessage[]): string {
@@ -105,7 +104,7 @@ function renderResult(message: BaseMessage, callNames: Map<string, string | unde
  * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
  */
 export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
-  return readingInput(() => distinctCalls(message), "transcriptCalls", "message").map((call) => ({
+  return distinctCalls(message).map((call) => ({
     ...call,
     args: callArgsText(call.args),
   }));

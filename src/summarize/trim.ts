@@ -13,7 +13,7 @@
  * (`allowPartial`). The counter must not decrease as messages are added (as core's result already assumes).
  */
 import { trimMessages, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, describeInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { isDict, type Dict } from "../values";
@@ -23,10 +23,8 @@ import {
   booleanOption,
   choiceOption,
   countOption,
-  guardedAsync,
   optionsObject,
   ownOption,
-  readingOption,
   readMessageList,
 } from "./input";
 
@@ -53,17 +51,15 @@ export interface KeptWindow {
  * Bad arguments get a {@link ToolCallRepairInputError} naming them; what the token counter or text splitter
  * throws propagates unchanged. O(n log n) counted messages for a counter linear in its input.
  */
-export async function trimMessagesSafely(
-  messages: BaseMessage[],
-  options: TrimMessagesOptions,
-): Promise<BaseMessage[]> {
-  const fn = "trimMessagesSafely";
-  const list = readMessageList(messages, fn);
-  const trim = readTrimOptions(options, fn);
-  return guardedAsync(fn, list, () =>
-    trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim),
-  );
-}
+export const trimMessagesSafely = boundary(
+  "trimMessagesSafely",
+  async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
+    const fn = "trimMessagesSafely";
+    const list = readMessageList(messages, fn);
+    const trim = readTrimOptions(options, fn);
+    return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
+  },
+);
 
 /** The options, validated; types as type strings; the counter wrapped (and used by core too). */
 interface Trim {
@@ -88,7 +84,7 @@ function readTrimOptions(options: unknown, fn: string): Trim {
     throw new ToolCallRepairInputError(`${fn}: options.maxTokens is required; expected ${TRIM_SHAPE}`, {
       argument: "options.maxTokens",
     });
-  const count = readingOption("options.tokenCounter", () => listCounter(ownOption(record, "tokenCounter")));
+  const count = listCounter(ownOption(record, "tokenCounter"));
   const strategy = choiceOption(record, "strategy", ["first", "last"] as const) ?? "last";
   const includeSystem = booleanOption(record, "includeSystem") ?? false;
   const allowPartial = booleanOption(record, "allowPartial") ?? false;
@@ -102,10 +98,7 @@ function readTrimOptions(options: unknown, fn: string): Trim {
       },
     );
   const splitter = ownOption(record, "textSplitter");
-  const splits = readingOption(
-    "options.textSplitter",
-    () => typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function"),
-  );
+  const splits = typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function");
   if (splitter !== undefined && !splits)
     throw new ToolCallRepairInputError(
       `options.textSplitter is ${describeInput(splitter)}; expected a function or a text splitter`,
@@ -143,12 +136,9 @@ const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", 
 /** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
 function typeSet(value: unknown, path: string): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined;
-  return readingOption(path, () => {
-    const list = Array.isArray(value) ? value : [value];
-    const types = new Set<string>();
-    for (const t of list) types.add(typeName(t, path));
-    return types;
-  });
+  const types = new Set<string>();
+  for (const t of Array.isArray(value) ? value : [value]) types.add(typeName(t, path));
+  return types;
 }
 
 function typeName(t: unknown, path: string): string {

@@ -383,10 +383,8 @@ function repairThreadInput(graph: unknown, config: unknown, options: unknown): R
   );
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
-  return checkSurfaceOptions<RepairThreadOptions>(fn, options, {
-    booleans: ["dryRun", "closeOpen"],
-    strings: ["messagesKey", "asNode"],
-  }) as RepairThreadOptions;
+  const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
+  return readingInput(() => checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds), fn, "options");
 }
 
 /**

@@ -62,7 +62,7 @@ describe("options are checked against their own tables", () => {
     expect(isCleanHistory([human(), aiWithCalls("a")], { trailing: "keep" })).toBe(true);
   });
 
-  it("options are read under the input guard: a throwing getter or a revoked proxy names the option, never the raw error", () => {
+  it("options are read behind the boundary: a throwing getter or a revoked proxy is an input error with its cause", () => {
     const throwing = {
       get provider(): string {
         throw new Error("x");
@@ -78,10 +78,10 @@ describe("options are checked against their own tables", () => {
     ]) {
       expect(errorOf(() => call(throwing))).toMatchObject({
         name: "ToolCallRepairInputError",
-        argument: "options.provider",
-        message: expect.stringContaining("options.provider could not be read (x)"),
+        message: expect.stringContaining("could not be read (x)"),
+        cause: expect.objectContaining({ message: "x" }),
       });
-      expect(errorOf(() => call(proxy))).toMatchObject({ name: "ToolCallRepairInputError", argument: "options" });
+      expect(errorOf(() => call(proxy))).toMatchObject({ name: "ToolCallRepairInputError" });
     }
     const throwingFind = {
       get trailingIsProblem(): boolean {
@@ -89,7 +89,7 @@ describe("options are checked against their own tables", () => {
       },
     };
     expect(errorOf(() => findToolCallProblems([human()], throwingFind as never))).toMatchObject({
-      argument: "options.trailingIsProblem",
+      message: "langgraph-tool-repair: findToolCallProblems: arguments could not be read (y)",
     });
   });
 
@@ -165,7 +165,7 @@ describe("input the engine cannot read", () => {
     });
   });
 
-  it("a throwing getter and a revoked proxy become input errors that name the message", () => {
+  it("a throwing getter and a revoked proxy become input errors that name the function, with the cause", () => {
     const throwing = new HumanMessage("hi");
     Object.defineProperty(throwing, "content", {
       get: () => {
@@ -183,7 +183,8 @@ describe("input the engine cannot read", () => {
       }
     })();
     expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
-    expect((error as ToolCallRepairInputError).index).toBe(1);
+    expect((error as Error).message).toMatch(/^langgraph-tool-repair: repairToolCalls: arguments could not be read/);
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
   it("cyclic arguments and cyclic content are read without 'Converting circular structure to JSON'", () => {
@@ -426,7 +427,8 @@ function materialize(item: {
 
 /** The only error the package throws on input: one that names the argument (and the message index). */
 const allowedError = (error: unknown) =>
-  ToolCallRepairInputError.isInstance(error) && /message|options|error|rejection/.test((error as Error).message);
+  ToolCallRepairInputError.isInstance(error) &&
+  /message|options|error|rejection|arguments could not be read/.test((error as Error).message);
 
 describe("hostile input (fast-check): only clear errors, no mutation, no hang", () => {
   const publicCalls: [string, (messages: unknown[]) => unknown][] = [

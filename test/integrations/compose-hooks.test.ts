@@ -60,7 +60,7 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
       tools: [lookup],
       prompt: "You are helpful.",
       preModelHook: composePreModelHooks(
-        summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 8 }, keep: { keepLast: 2 } }),
+        summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 8 }, keep: { messages: 2 } }),
         toolCallRepairHook({ model: llm }),
       ),
       checkpointer: new MemorySaver(),
@@ -71,7 +71,7 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
     expect(summarizerStub.rejections).toEqual([]);
     expect(summarizerStub.calls).toBe(3);
     // The first summary fired right after the second turn's result run: the kept tail is that exchange,
-    // whose results keepLast 2 would have split from their call.
+    // whose results keep: { messages: 2 } would have split from their call.
     const summarized = stub.requests.find((r) => firstUserText(r).startsWith(DEFAULT_SUMMARY_PREFIX));
     expect(bedrockShape(summarized)).toEqual([
       "user(text)",
@@ -84,7 +84,7 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
     expect(findToolCallProblems(stored, { level: "structural" })).toEqual([]);
     expect(isSummaryMessage(stored[0])).toBe(true);
     expect(stored.length).toBeLessThanOrEqual(9);
-    // The model saw each new question before it was summarized away (keepLast 2 keeps only the exchange).
+    // The model saw each new question before it was summarized away (keep: { messages: 2 } keeps only the exchange).
     for (let i = 1; i <= 4; i++)
       expect(stub.requests.some((r) => JSON.stringify(r).includes(`"question ${i}"`))).toBe(true);
   });
@@ -100,7 +100,7 @@ describe("composePreModelHooks with createReactAgent, ChatBedrockConverse and Me
         llm,
         tools: [lookup],
         preModelHook: composePreModelHooks(
-          summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 4 }, keep: { keepLast: 2 } }),
+          summarizationHook({ model: bedrockModel(summarizerStub), trigger: { messages: 4 }, keep: { messages: 2 } }),
           toolCallRepairHook({ model: llm, persist: true }),
         ),
         checkpointer: new MemorySaver(),
@@ -151,7 +151,7 @@ describe("composePreModelHooks: one update", () => {
       return {};
     };
     const hook = composePreModelHooks(
-      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }),
+      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { messages: 1 } }),
       spy,
       toolCallRepairHook(),
     );
@@ -184,14 +184,14 @@ describe("composePreModelHooks: one update", () => {
     const writesInput = (s: { messages?: BaseMessage[] }) => ({ llmInputMessages: s.messages });
     const hook = composePreModelHooks(
       writesInput,
-      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } }),
+      summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { messages: 1 } }),
     );
     const update = await hook(state());
     expect(update.llmInputMessages!.map((m) => m.getType())).toEqual(["human", "ai", "human"]);
   });
 
   it("refuses toolCallRepairHook before summarizationHook, and anything that is not a hook", () => {
-    const summarize = summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { keepLast: 1 } });
+    const summarize = summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { messages: 1 } });
     expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(ToolCallRepairInputError);
     expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(
       /put the summarization hook first and toolCallRepairHook last/,

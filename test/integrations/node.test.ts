@@ -228,7 +228,7 @@ describe("toolCallRepairNode as a function", () => {
     await expect(Promise.resolve(toolCallRepairNode()(throwing as never))).resolves.toBe(NO_UPDATE);
   });
 
-  it("options are read once, under the input guard: a throwing getter is an error naming the option, never the raw error", () => {
+  it("options are read once, behind the boundary: a throwing getter is an input error naming the function, with the cause", () => {
     const throwing = {
       get provider(): string {
         throw new Error("x");
@@ -237,8 +237,7 @@ describe("toolCallRepairNode as a function", () => {
     expect(() => toolCallRepairNode(throwing as never)).toThrow(
       expect.objectContaining({
         name: "ToolCallRepairInputError",
-        argument: "options.provider",
-        message: "langgraph-tool-repair: toolCallRepairNode: options.provider could not be read (x)",
+        message: "langgraph-tool-repair: toolCallRepairNode: arguments could not be read (x)",
       }),
     );
     const throwingKey = {
@@ -247,7 +246,7 @@ describe("toolCallRepairNode as a function", () => {
       },
     };
     expect(() => toolCallRepairNode(throwingKey as never)).toThrow(
-      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.messagesKey" }),
+      expect.objectContaining({ name: "ToolCallRepairInputError", message: expect.stringContaining("(y)") }),
     );
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();

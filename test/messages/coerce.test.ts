@@ -2,15 +2,12 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { coerceMessage } from "../../src/messages/coerce";
-import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
 
 describe("coerceMessage", () => {
-  it("a value whose reads throw, or a revoked proxy, is an input error naming its index", () => {
-    expect(errorOf(() => coerceMessage(throwingObject(), 3))).toMatchObject({
-      ...inputError("messages", "messages[3] could not be read (GETTER)"),
-      index: 3,
-    });
-    expect(errorOf(() => coerceMessage(revokedObject(), 0))).toMatchObject({ ...inputError("messages"), index: 0 });
+  it("a value whose reads throw, or a revoked proxy, is an input error naming the function, with the cause", () => {
+    expect(errorOf(() => coerceMessage(throwingObject(), 3))).toMatchObject(boundaryError("coerceMessage", "GETTER"));
+    expect(errorOf(() => coerceMessage(revokedObject(), 0))).toMatchObject(boundaryError("coerceMessage"));
   });
 
   it("the index must be a message's index: a non-negative integer", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import { repairToolCalls } from "../../src/engine";
 import { aiWithCalls, human } from "../support/builders";
-import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, revokedObject, throwingObject } from "../support/hostile";
 
 describe("repairMarkerOf / isSyntheticResult", () => {
   it("a value whose reads throw, or a revoked proxy, is an input error naming the function and the message", () => {
@@ -11,10 +11,8 @@ describe("repairMarkerOf / isSyntheticResult", () => {
       ["repairMarkerOf", repairMarkerOf],
       ["isSyntheticResult", isSyntheticResult],
     ] as const) {
-      expect(errorOf(() => fn(throwingObject()))).toMatchObject(
-        inputError("message", `${name}: message could not be read (GETTER)`),
-      );
-      expect(errorOf(() => fn(revokedObject()))).toMatchObject(inputError("message"));
+      expect(errorOf(() => fn(throwingObject()))).toMatchObject(boundaryError(name, "GETTER"));
+      expect(errorOf(() => fn(revokedObject()))).toMatchObject(boundaryError(name));
       expect(fn(null)).toBeFalsy();
       expect(fn(42)).toBeFalsy();
     }

@@ -22,7 +22,7 @@ import {
   Weather,
   weatherCall,
 } from "./fixtures";
-import { errorOf, inputError, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
 
@@ -195,7 +195,7 @@ describe("promptedStructuredOutputMiddleware checks its options when it is built
           },
         } as never),
       ),
-    ).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    ).toMatchObject(boundaryError("promptedStructuredOutputMiddleware", "x"));
     expect(errorOf(() => promptedStructuredOutputMiddleware({ name: "" }))).toMatchObject(inputError("options.name"));
     expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(
       inputError("options.maxCorrections"),
@@ -204,7 +204,7 @@ describe("promptedStructuredOutputMiddleware checks its options when it is built
       inputError("options.onStructuredResponse"),
     );
     expect(errorOf(() => promptedStructuredOutputMiddleware(throwingObject() as never))).toMatchObject(
-      inputError("options.strategy", "could not be read (GETTER)"),
+      boundaryError("promptedStructuredOutputMiddleware", "GETTER"),
     );
     expect(errorOf(() => promptedStructuredOutputMiddleware("x" as never))).toMatchObject(inputError("options"));
   });

@@ -32,7 +32,7 @@ import {
   Weather,
   weatherCall,
 } from "./fixtures";
-import { errorOf, inputError, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, inputError, throwingObject } from "../support/hostile";
 
 const stub = bedrockStubs();
 
@@ -401,7 +401,7 @@ describe("withPromptedStructuredOutput checks its arguments up front", () => {
       inputError("options.finalMessage"),
     );
     expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(
-      inputError("options.strategy", "could not be read (GETTER)"),
+      boundaryError("withPromptedStructuredOutput", "GETTER"),
     );
     expect(withPromptedStructuredOutput(params)).toBe(params);
   });

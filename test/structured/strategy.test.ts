@@ -8,7 +8,7 @@ import {
   structuredOutputStrategies,
   type StructuredOutputStrategy,
 } from "../../src/structured/strategy";
-import { errorOf, inputError, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, inputError, throwingObject } from "../support/hostile";
 
 const credentials = { accessKeyId: "x", secretAccessKey: "x" };
 const THINKING = { thinking: { type: "enabled", budget_tokens: 1024 } };
@@ -152,7 +152,7 @@ describe("structuredOutputStrategies checks its options and reads the model unde
           },
         } as never),
       ),
-    ).toMatchObject(inputError("options.strategy", "could not be read (x)"));
+    ).toMatchObject(boundaryError("structuredOutputStrategies", "x"));
     expect(errorOf(() => structuredOutputStrategies(throwingObject()))).toMatchObject(
       inputError("model", "structuredOutputStrategies"),
     );

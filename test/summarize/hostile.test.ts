@@ -141,19 +141,21 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     expect((await inputError(() => messagesToTranscript([new HumanMessage("a"), 42 as never]))).index).toBe(1);
   });
 
-  it("a message whose getters throw, or a revoked proxy, is named by its index", async () => {
+  it("a message whose getters throw, or a revoked proxy, is an input error naming the function, with the cause", async () => {
     const bad = throwingGetter(ai("a"), "tool_calls");
     const error = await inputError(() =>
       findSafeSummarizationBoundary([new HumanMessage("q"), bad, result("a")], { keepLast: 1 }),
     );
-    expect([error.index, error.message]).toEqual([
-      1,
-      "langgraph-tool-repair: messages[1] could not be read (boom reading tool_calls)",
-    ]);
-    expect((await inputError(() => messagesToTranscript([new HumanMessage("q"), revoked() as never]))).index).toBe(1);
+    expect(error.message).toBe(
+      "langgraph-tool-repair: findSafeSummarizationBoundary: arguments could not be read (boom reading tool_calls)",
+    );
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((await inputError(() => messagesToTranscript([new HumanMessage("q"), revoked() as never]))).message).toMatch(
+      /messagesToTranscript: arguments could not be read/,
+    );
     expect(
-      (await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).index,
-    ).toBe(0);
+      (await inputError(() => approximateTokenCounter([throwingGetter(new HumanMessage("q"), "content")]))).message,
+    ).toMatch(/approximateTokenCounter: arguments could not be read/);
   });
 
   it("trimMessagesSafely", async () => {
@@ -188,7 +190,7 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
 
   it("summarizeHistory and the node: model, trigger and keep are checked up front", async () => {
     const model = new FakeListChatModel({ responses: ["s"] });
-    const valid = { model, trigger: { messages: 1 }, keep: { keepLast: 1 } };
+    const valid = { model, trigger: { messages: 1 }, keep: { messages: 1 } };
     expect(
       (await inputError(() => summarizeHistory(history(), { ...valid, model: undefined as never }))).argument,
     ).toBe("options.model");
@@ -202,8 +204,12 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
       "options.keep",
     );
     expect((await inputError(() => summarizeHistory(history(), null as never))).argument).toBe("options");
-    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: "2" as never } }))).argument).toBe(
-      "options.keep.keepLast",
+    expect((await inputError(() => summarizationNode({ ...valid, keep: { messages: "2" as never } }))).argument).toBe(
+      "options.keep.messages",
+    );
+    // The old name is refused with the new one (one shape on every summarization surface, langchain's).
+    expect((await inputError(() => summarizationNode({ ...valid, keep: { keepLast: 2 } as never }))).message).toContain(
+      "options.keep.keepLast is now options.keep.messages (as in langchain)",
     );
   });
 });
@@ -259,7 +265,7 @@ describe("the caller's messages are not changed", () => {
     await summarizeHistory(messages, {
       model: new FakeListChatModel({ responses: ["s"] }),
       trigger: { messages: 1 },
-      keep: { keepLast: 2 },
+      keep: { messages: 2 },
     });
     expect(JSON.stringify(messages)).toBe(before);
   });
@@ -294,7 +300,7 @@ describe("summarizationNode never fails the run", () => {
     const node = summarizationNode({
       model: failing,
       trigger: { messages: 1 },
-      keep: { keepLast: 1 },
+      keep: { messages: 1 },
       onError: (e) => errors.push(e),
     });
     expect(await node({ messages: history() })).toEqual({});
@@ -306,7 +312,7 @@ describe("summarizationNode never fails the run", () => {
     const node = summarizationNode({
       model: new FakeListChatModel({ responses: ["s"] }),
       trigger: { messages: 1 },
-      keep: { keepLast: 1 },
+      keep: { messages: 1 },
       onError: (e) => errors.push(e),
     });
     expect(await node({ messages: [new HumanMessage("q"), null as never, new HumanMessage("r")] })).toEqual({});
@@ -393,7 +399,9 @@ async function onlyInputErrors(work: () => unknown): Promise<void> {
     await work();
   } catch (error) {
     if (!ToolCallRepairInputError.isInstance(error)) throw new Error(`unexpected ${String(error)}`, { cause: error });
-    expect(error.message).toMatch(/^langgraph-tool-repair: .*(messages|options|cut|summaryText|counter|trigger)/);
+    expect(error.message).toMatch(
+      /^langgraph-tool-repair: .*(messages|options|cut|summaryText|counter|trigger|arguments could not be read)/,
+    );
   }
 }
 

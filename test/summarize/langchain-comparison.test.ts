@@ -41,7 +41,7 @@ async function langchainSummarize(messages: BaseMessage[], keep: number): Promis
 
 async function oursSummarize(messages: BaseMessage[], keep: number): Promise<BaseMessage[]> {
   const model = new FakeListChatModel({ responses: ["the summary"] });
-  return (await summarizeHistory(messages, { model, trigger: { messages: 1 }, keep: { keepLast: keep } })) ?? messages;
+  return (await summarizeHistory(messages, { model, trigger: { messages: 1 }, keep: { messages: keep } })) ?? messages;
 }
 
 const rulesOf = async (provider: PayloadProvider, messages: BaseMessage[]) =>

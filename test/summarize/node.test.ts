@@ -58,7 +58,7 @@ describe("summarizeHistory", () => {
   it("does nothing under the threshold", async () => {
     const model = new RecordingSummarizer();
     expect(
-      await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { keepLast: 2 } }),
+      await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { messages: 2 } }),
     ).toBeUndefined();
     expect(model.prompts).toEqual([]);
   });
@@ -66,7 +66,7 @@ describe("summarizeHistory", () => {
   it("over the threshold returns system + summary + tail, and the prompt keeps parallel calls apart", async () => {
     const model = new RecordingSummarizer();
     const messages = conversation();
-    const next = await summarizeHistory(messages, { model, trigger: { messages: 6 }, keep: { keepLast: 2 } });
+    const next = await summarizeHistory(messages, { model, trigger: { messages: 6 }, keep: { messages: 2 } });
     expect(next?.map((m) => m.getType())).toEqual(["system", "human", "ai", "human"]);
     expect(next?.[0]).toBe(messages[0]);
     expect(text(next![1])).toContain("summary #1");
@@ -80,7 +80,7 @@ describe("summarizeHistory", () => {
     const options = (tokens: number): SummarizationOptions => ({
       model: new RecordingSummarizer(),
       trigger: { tokens },
-      keep: { keepLast: 2 },
+      keep: { messages: 2 },
       tokenCounter: (messages) => messages.length * 100,
     });
     expect(await summarizeHistory(conversation(), options(700))).toBeUndefined();
@@ -93,7 +93,7 @@ describe("summarizeHistory", () => {
     const next = await summarizeHistory(messages, {
       model: new RecordingSummarizer(),
       trigger: { messages: 1 },
-      keep: { keepLast: 2 },
+      keep: { messages: 2 },
     });
     expect(next).toBeUndefined();
   });
@@ -110,8 +110,10 @@ describe("summarizeHistory", () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async ([messages, keepLast, maxTokens, byTokens]) => {
         const model = new FakeListChatModel({ responses: ["the summary"] });
-        const keep = byTokens ? { maxTokens, tokenCounter: (m: BaseMessage[]) => m.length * 20 } : { keepLast };
-        const next = (await summarizeHistory(messages, { model, trigger: { messages: 0 }, keep })) ?? messages;
+        const keep = byTokens ? { tokens: maxTokens } : { messages: keepLast };
+        const tokenCounter = (m: BaseMessage[]) => m.length * 20;
+        const next =
+          (await summarizeHistory(messages, { model, trigger: { messages: 0 }, keep, tokenCounter })) ?? messages;
         expect(problemsEverywhere(next)).toEqual([]);
         expect(await validatePayloadFor("strict", next)).toEqual([]);
       }),
@@ -125,7 +127,7 @@ describe("summarizationNode in a StateGraph", () => {
     const summarizer = new FakeListChatModel({ responses: ["first summary", "second summary"] });
     let turn = 0;
     const graph = new StateGraph(MessagesAnnotation)
-      .addNode("summarize", summarizationNode({ model: summarizer, trigger: { messages: 8 }, keep: { keepLast: 3 } }))
+      .addNode("summarize", summarizationNode({ model: summarizer, trigger: { messages: 8 }, keep: { messages: 3 } }))
       .addNode("agent", async () => ({ messages: [new AIMessage(`answer ${++turn}`)] }))
       .addEdge(START, "summarize")
       .addEdge("summarize", "agent")
@@ -165,7 +167,7 @@ describe("summarizationNode: a tail with a repeated id", () => {
     const node = summarizationNode({
       model: new RecordingSummarizer(),
       trigger: { messages: 10 },
-      keep: { keepLast: 3 },
+      keep: { messages: 3 },
     });
     const update = (await node({ messages: history }, {})) as { messages: BaseMessage[] };
     const stored = messagesStateReducer(history, update.messages);
@@ -188,7 +190,7 @@ describe("summarizationHook with createReactAgent", () => {
       llm: agentModel,
       tools: [lookup],
       prompt: "You are helpful.",
-      preModelHook: summarizationHook({ model: summarizer, trigger: { messages: 10 }, keep: { keepLast: 4 } }),
+      preModelHook: summarizationHook({ model: summarizer, trigger: { messages: 10 }, keep: { messages: 4 } }),
       checkpointer: new MemorySaver(),
     });
     const config = { configurable: { thread_id: "react" } };
@@ -213,7 +215,7 @@ describe("repeated summarization of a long conversation", () => {
     const builder = new HistoryBuilder();
     const stream = [builder.system(), ...turns.flatMap((t) => builder.turn(t)), builder.question()];
     const summarizer = new RecordingSummarizer();
-    const node = summarizationNode({ model: summarizer, trigger: { messages: 40 }, keep: { keepLast: 12 } });
+    const node = summarizationNode({ model: summarizer, trigger: { messages: 40 }, keep: { messages: 12 } });
 
     let state: BaseMessage[] = [];
     let modelCalls = 0;

@@ -68,3 +68,16 @@ export function inputError(argument: string, message?: string): Record<string, u
 }
 
 export { ToolCallRepairInputError };
+
+/**
+ * What a public function's boundary throws for input it cannot read (a throwing getter, a revoked proxy): an
+ * input error naming the function, with the original as `cause` (`cause` here: that error's message).
+ */
+export function boundaryError(fn: string, cause?: string): Record<string, unknown> {
+  return {
+    name: "ToolCallRepairInputError",
+    argument: "arguments",
+    message: expect.stringContaining(`${fn}: arguments could not be read${cause === undefined ? "" : ` (${cause})`}`),
+    cause: expect.anything(),
+  };
+}

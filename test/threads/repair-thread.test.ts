@@ -411,7 +411,7 @@ describe("repairThread checks its arguments before asking the graph anything", (
           },
         }),
       ),
-    ).toMatchObject(inputError("options.closeOpen", "could not be read (x)"));
+    ).toMatchObject(inputError("options", "repairThread: options could not be read (x)"));
     await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
   });
 });

@@ -1,0 +1,69 @@
+/**
+ * The one way options are declared and checked. A surface declares its options as a table, key to
+ * {@link OptionKind} (built from the shared pieces below: `fn`, `flag`, `name`, `count`, `oneOf`, ...), and
+ * `readOptions` checks them once, when the surface is built: each set option of its kind, or a
+ * {@link ToolCallRepairInputError} naming the option and what it accepts (`fn: options.key is <value>; expected
+ * <accepted>`). Only own keys count (a prototype never answers for an option). What cannot be read at all (a
+ * getter that throws) is left to the entry's boundary.
+ *
+ * Why a table, not a zod schema: the engine's options are read on the main entry, which must need nothing but
+ * `@langchain/core` (zod is an optional peer here, and reaching it through core's own dependency breaks under
+ * strict installs such as pnpm's), and the errors keep this package's wording, which a zod issue list would
+ * have to be translated into anyway.
+ */
+import { expectedInput, optionsInput } from "./errors";
+
+/** What one option accepts: a test and the words for it. */
+export interface OptionKind {
+  accepts: (value: unknown) => boolean;
+  expected: string;
+}
+
+const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
+
+/** The shared pieces every surface declares its options with. */
+export const option = {
+  fn: kind("a function", (v) => typeof v === "function"),
+  flag: kind("a boolean", (v) => typeof v === "boolean"),
+  string: kind("a string", (v) => typeof v === "string"),
+  name: kind("a non-empty string", (v) => typeof v === "string" && v !== ""),
+  object: (expected = "an object") => kind(expected, (v) => typeof v === "object" && v !== null),
+  count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
+  integer: kind("a non-negative integer", (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0),
+  /** One of `values`, listed as `expected` says (default: `a, b, c`). */
+  oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
+    kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),
+  /** Either kind. */
+  or: (a: OptionKind, b: OptionKind, expected = `${a.expected} or ${b.expected}`) =>
+    kind(expected, (v) => a.accepts(v) || b.accepts(v)),
+} as const;
+
+/** A table of options: each key's kind. */
+export type OptionTable = Readonly<Record<string, OptionKind>>;
+
+/** Reporting callbacks, which every surface takes. */
+export const REPORTING: OptionTable = { onRepair: option.fn, onError: option.fn };
+
+/**
+ * `options` (undefined and null are `{}`; anything else that is not an object is refused) checked against
+ * `table`: the set options of the table, copied. With `others`, every other own key is copied too, unchecked
+ * (options a surface passes on, such as the engine's, which the engine checks).
+ */
+export function readOptions<T extends object>(
+  options: unknown,
+  fn: string,
+  table: OptionTable,
+  others = false,
+  argument = "options",
+): T {
+  const record = optionsInput(options, fn, argument);
+  const out: Record<string, unknown> = {};
+  for (const key of others ? Object.keys(record) : Object.keys(table)) {
+    const value = Object.hasOwn(record, key) ? record[key] : undefined;
+    if (value === undefined) continue;
+    const expected = Object.hasOwn(table, key) ? table[key] : undefined;
+    if (expected && !expected.accepts(value)) throw expectedInput(fn, `${argument}.${key}`, expected.expected, value);
+    out[key] = value;
+  }
+  return out as T;
+}
