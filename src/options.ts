@@ -11,7 +11,8 @@
  * strict installs such as pnpm's), and the errors keep this package's wording, which a zod issue list would
  * have to be translated into anyway.
  */
-import { expectedInput, optionsInput } from "./errors";
+import { expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
+import { nearestName } from "./values";
 
 /** What one option accepts: a test and the words for it. */
 export interface OptionKind {
@@ -57,6 +58,9 @@ export function readOptions<T extends object>(
   argument = "options",
 ): T {
   const record = optionsInput(options, fn, argument);
+  if (!others)
+    for (const key of Object.keys(record))
+      if (!Object.hasOwn(table, key)) throw unknownOption(fn, argument, key, table);
   const out: Record<string, unknown> = {};
   for (const key of others ? Object.keys(record) : Object.keys(table)) {
     const value = Object.hasOwn(record, key) ? record[key] : undefined;
@@ -66,4 +70,14 @@ export function readOptions<T extends object>(
     out[key] = value;
   }
   return out as T;
+}
+
+/** A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default. */
+function unknownOption(fn: string, argument: string, key: string, table: OptionTable): ToolCallRepairInputError {
+  const known = Object.keys(table);
+  const near = nearestName(key, known);
+  return new ToolCallRepairInputError(
+    `${fn}: ${argument}.${key} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,
+    { argument: `${argument}.${key}` },
+  );
 }

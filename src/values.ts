@@ -133,3 +133,26 @@ function smallObjectText(value: object, max: number): string | undefined {
     return undefined;
   }
 }
+
+/** The name in `names` closest to `name` by edit distance, when it is close enough to be a typo of it. */
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate);
+    if (distance <= 2 && distance * 2 < candidate.length && (!best || distance < best.distance))
+      best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}

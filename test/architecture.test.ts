@@ -55,20 +55,22 @@ function sourceFiles(dir: string): string[] {
 /** The first path segment under src/: the unit a layer is assigned to. */
 const unitOf = (file: string) => relative(SRC, file).split("/")[0];
 
-function importsOf(file: string): { specifier: string; target?: string }[] {
+/** `loaded`: the import loads the module when the file loads (not `import type`, not a dynamic `import()`). */
+function importsOf(file: string): { specifier: string; target?: string; loaded: boolean }[] {
   const text = readFileSync(file, "utf8");
-  const found: { specifier: string; target?: string }[] = [];
+  const found: { specifier: string; target?: string; loaded: boolean }[] = [];
   for (const match of text.matchAll(
     /(?:^|\n)\s*(?:import|export)\b[^"'`;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
   )) {
     const specifier = match[1] ?? match[2];
+    const loaded = match[1] !== undefined && !/^\s*(?:import|export)\s+type\b/.test(match[0]);
     if (!specifier.startsWith(".")) {
-      found.push({ specifier });
+      found.push({ specifier, loaded });
       continue;
     }
     let target = resolve(dirname(file), specifier);
     if (!target.endsWith(".ts")) target = statSafe(`${target}.ts`) ? `${target}.ts` : join(target, "index.ts");
-    found.push({ specifier, target });
+    found.push({ specifier, target, loaded });
   }
   return found;
 }
@@ -140,13 +142,15 @@ describe("architecture", () => {
     expect(cycles).toEqual([]);
   });
 
-  it("the main entry point reaches nothing but @langchain/core (langgraph and langchain are optional peers)", () => {
+  /** The packages an entry reaches; with `loadedOnly`, only those loading the entry loads (no types, no `import()`). */
+  const packagesReachedFrom = (entry: string, loadedOnly = false) => {
     const reached = new Set<string>();
     const packages = new Set<string>();
     const walk = (file: string) => {
       if (reached.has(file)) return;
       reached.add(file);
-      for (const { specifier, target } of graph.get(file) ?? []) {
+      for (const { specifier, target, loaded } of graph.get(file) ?? []) {
+        if (loadedOnly && !loaded) continue;
         if (target) walk(target);
         else
           packages.add(
@@ -154,8 +158,16 @@ describe("architecture", () => {
           );
       }
     };
-    walk(join(SRC, "index.ts"));
-    expect([...packages].filter((p) => !p.startsWith("node:")).sort()).toEqual(["@langchain/core"]);
+    walk(join(SRC, entry));
+    return [...packages].filter((p) => !p.startsWith("node:")).sort();
+  };
+
+  it("the main entry point reaches nothing but @langchain/core (langgraph and langchain are optional peers)", () => {
+    expect(packagesReachedFrom("index.ts")).toEqual(["@langchain/core"]);
+  });
+
+  it("the /threads entry loads the checkpoint package, not the graph runtime (a job that only holds a saver)", () => {
+    expect(packagesReachedFrom("threads.ts", true)).toEqual(["@langchain/core", "@langchain/langgraph-checkpoint"]);
   });
 
   it("a stored thread is repaired in one module (threads/repair-thread.ts), which every stored fix and the scan import", () => {

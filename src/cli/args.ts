@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { PROVIDERS, type Provider } from "../types";
+import { nearestName } from "../values";
 import type { Shard } from "../threads/source";
 
 export class UsageError extends Error {
@@ -148,31 +149,8 @@ function parseArgsError(error: Error & { code?: string }): string {
   const unknown =
     error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '(.*)'\. /.exec(error.message) : null;
   if (!unknown) return error.message;
-  const near = nearestOption(unknown[1].replace(/^-+/, ""));
+  const near = nearestName(unknown[1].replace(/^-+/, ""), Object.keys(OPTIONS));
   return `unknown option ${unknown[1]}${near ? ` (did you mean --${near}?)` : ""}`;
-}
-
-/** The known long flag closest to `name` by edit distance, when it is close enough to be a typo of it. */
-function nearestOption(name: string): string | undefined {
-  let best: { option: string; distance: number } | undefined;
-  for (const option of Object.keys(OPTIONS)) {
-    const distance = editDistance(name, option);
-    if (distance <= 2 && distance * 2 < option.length && (!best || distance < best.distance))
-      best = { option, distance };
-  }
-  return best?.option;
-}
-
-/** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
 }
 
 export function parseCliArgs(

@@ -31,7 +31,12 @@ import { coerceMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
-import { createStoredRepairer, type StoredRepairer, type StoredRepairOptions } from "../threads/repair-thread";
+import {
+  createStoredRepairer,
+  SAVER_METHODS,
+  type StoredRepairer,
+  type StoredRepairOptions,
+} from "../threads/repair-thread";
 import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
@@ -404,10 +409,6 @@ class RepairingSaver {
     return { ...repaired, abandoned, salvage, restore: restoring };
   }
 }
-
-/** What a checkpointer must have to be wrapped: the methods the wrapper delegates to and repairs. */
-/** What a checkpoint saver must have for the wrapper and the thread library (the methods they call). */
-export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`

@@ -29,7 +29,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import { recoveryFailed, recoveryStep, type RecoveryStep } from "../recovery/retry";
+import { recoveryFailed, recoveryStep, type RecoveryStep, type RecoveryStepOptions } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import type { Repairer } from "../engine";
@@ -161,10 +161,10 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
 
   /** Options of the retry: shaped for the same target as the request (provider, system messages, tools). */
-  const recoveryFor = (callOptions: unknown): RequestRepairOptions => {
+  const recoveryFor = (callOptions: unknown): RecoveryStepOptions => {
     const target = repairerFor(callOptions);
     return {
-      ...options,
+      ...repairOptions,
       provider: target.options.provider,
       systemMessages: target.options.systemMessages,
       toolsInRequest: target.options.toolsInRequest,
@@ -214,7 +214,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
         } catch (retryError) {
           throw recoveryFailed(error, step, retryError);
         }
-        await recovered(step, recovery, runManager);
+        await recovered(step, options, runManager);
         return result;
       }
     },
@@ -236,6 +236,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
           (sent) => stream.call(this, sent, callOptions as never, runManager),
           prepare(input, callOptions, runManager),
           recoverRejections ? recoveryFor(callOptions) : undefined,
+          options,
           runManager,
         );
       },
@@ -252,13 +253,14 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
 }
 
 /**
- * Streams `start(messages)`; a rejection before the first item is recovered once (without `options`, not at
+ * Streams `start(messages)`; a rejection before the first item is recovered once (without `recovery`, not at
  * all), later errors pass through.
  */
 async function* retryBeforeFirst<T>(
   start: (messages: BaseMessage[]) => AsyncIterable<T>,
   prepared: Promise<BaseMessage[]>,
-  options: RequestRepairOptions | undefined,
+  recovery: RecoveryStepOptions | undefined,
+  reporting: RequestRepairOptions,
   runManager?: CallbackManagerForLLMRun,
 ): AsyncGenerator<T> {
   const messages = await prepared;
@@ -267,8 +269,8 @@ async function* retryBeforeFirst<T>(
   try {
     first = await iterator.next();
   } catch (error) {
-    if (!options) throw error;
-    const step = recoveryStep(error, messages, options);
+    if (!recovery) throw error;
+    const step = recoveryStep(error, messages, recovery);
     if (step.action === "rethrow") throw step.error;
     iterator = start(step.messages)[Symbol.asyncIterator]();
     try {
@@ -276,7 +278,7 @@ async function* retryBeforeFirst<T>(
     } catch (retryError) {
       throw recoveryFailed(error, step, retryError);
     }
-    await recovered(step, options, runManager);
+    await recovered(step, reporting, runManager);
   }
   try {
     for (let next = first; !next.done; next = await iterator.next()) yield next.value;

@@ -23,7 +23,6 @@ import {
   readingInput,
 } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
-import { replaceAllMessages } from "../integrations/state-update";
 import { checkSurfaceOptions } from "../integrations/surface-options";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
@@ -39,6 +38,8 @@ import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRep
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
+/** What a checkpoint saver must have for the wrapper and the thread library (the methods they call). */
+export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 /**
  * What a scan (and `repairThread`, for a thread without messages) says of a stored thread:
  * - `clean`: nothing to repair.
@@ -433,6 +434,9 @@ export async function repairThread(
           "pass `asNode` (the node that runs your tools)",
       );
   }
+  // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
+  // (the /threads entry, the CLI) does not load.
+  const { replaceAllMessages } = await import("../integrations/state-update");
   const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired.messages) }, writer);
   await reportRepairs(repaired.repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };

@@ -6,7 +6,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { expectedInput, optionsInput, ownInput } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
 import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
@@ -20,6 +19,7 @@ import {
   messagesOf,
   olderThan,
   readThreads,
+  REPAIR_OPTIONS,
   resolveScanOptions,
   type ProviderSource,
   type ResolvedScanOptions,
@@ -124,11 +124,8 @@ export function repairThreads(
   options: ThreadRepairOptions = {},
 ): AsyncGenerator<ThreadRepairReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-  const resolved = resolveScanOptions(saver, options, "repairThreads");
-  const apply = ownInput(optionsInput(options, "repairThreads"), "apply", "repairThreads");
-  if (apply !== undefined && typeof apply !== "boolean")
-    throw expectedInput("repairThreads", "options.apply", "a boolean", apply);
-  return repairResolved(saver, resolved, apply === true);
+  const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
+  return repairResolved(saver, resolved, (options as ThreadRepairOptions | null | undefined)?.apply === true);
 }
 
 async function* repairResolved(

@@ -4,21 +4,19 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import {
-  assertMethods,
-  describeInput,
-  errorText,
-  isArrayInput,
-  optionsInput,
-  readingInput,
-  ToolCallRepairInputError,
-} from "../errors";
+import { assertMethods, errorText, readingInput, ToolCallRepairInputError } from "../errors";
 import { isMessage } from "../messages/coerce";
+import { option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
-import { SAVER_METHODS } from "../integrations/checkpointer";
 import { mapConcurrently } from "./concurrent";
-import { awaitsResume, storedThreadProblems, structuralProblems, type ThreadStatus } from "./repair-thread";
+import {
+  awaitsResume,
+  SAVER_METHODS,
+  storedThreadProblems,
+  structuralProblems,
+  type ThreadStatus,
+} from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { CleanThread, StoredCheckpoint } from "./precheck";
 
@@ -87,21 +85,37 @@ export interface ResolvedScanOptions {
   signal?: AbortSignal;
 }
 
-const optionError = (fn: string, name: string, expected: string, value: unknown) =>
-  new ToolCallRepairInputError(`${fn}: option "${name}" must be ${expected} (got ${describe(value)})`, {
-    argument: `options.${name}`,
-  });
-
-const describe = (value: unknown) =>
-  typeof value === "string"
-    ? JSON.stringify(value.slice(0, 40))
-    : value instanceof Date
-      ? "an invalid Date"
-      : typeof value === "number"
-        ? String(value)
-        : describeInput(value);
-
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
+
+const isShard = (value: unknown): value is Shard => {
+  const { index, count } = (typeof value === "object" && value !== null ? value : {}) as Partial<Shard>;
+  return isPositiveInteger(index) && isPositiveInteger(count) && index! <= count!;
+};
+
+/** Anything with a boolean `aborted`, as an AbortSignal has (read under the caller's guard). */
+const isSignal = (value: unknown): value is AbortSignal =>
+  typeof value === "object" && value !== null && typeof (value as { aborted?: unknown }).aborted === "boolean";
+
+/** The scan's options, declared with the shared option kinds (`src/options.ts`). */
+const SCAN_OPTIONS = {
+  threads: {
+    expected: "an array of thread id strings",
+    accepts: (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === "string"),
+  },
+  provider: option.oneOf(PROVIDERS),
+  messagesKey: option.name,
+  since: { expected: "a valid Date", accepts: (v: unknown) => v instanceof Date && !Number.isNaN(v.getTime()) },
+  limit: { expected: "a positive integer", accepts: isPositiveInteger },
+  shard: { expected: "{ index, count }: whole numbers, 1 <= index <= count", accepts: isShard },
+  concurrency: {
+    expected: "an integer from 1 to 64",
+    accepts: (v: unknown) => isPositiveInteger(v) && (v as number) <= 64,
+  },
+  signal: { expected: "an AbortSignal", accepts: isSignal },
+} satisfies OptionTable;
+
+/** `repairThreads` takes the scan's options and `apply`. */
+export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag } satisfies OptionTable;
 
 /** What a saver must have to be read: the methods of a LangGraph checkpoint saver the threads library calls. */
 
@@ -114,32 +128,14 @@ export function resolveScanOptions(
   saver: unknown,
   options: ThreadScanOptions | undefined,
   fn = "scanThreads",
+  table: OptionTable = SCAN_OPTIONS,
 ): ResolvedScanOptions {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
-  return readingInput(() => resolveRecord({ ...optionsInput(options, fn) }, fn), fn, "options");
+  return readingInput(() => resolveRecord(readOptions<ThreadScanOptions>(options, fn, table)), fn, "options");
 }
 
-function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
-  let threads: string[] | undefined;
-  if (o.threads !== undefined) {
-    if (!isArrayInput(o.threads)) throw optionError(fn, "threads", "an array of thread id strings", o.threads);
-    threads = readingInput(() => Array.from(o.threads as readonly unknown[]), fn, "options.threads") as string[];
-    if (threads.some((t) => typeof t !== "string"))
-      throw optionError(fn, "threads", "an array of thread id strings", o.threads);
-  }
-  if (o.provider !== undefined && !PROVIDERS.includes(o.provider))
-    throw optionError(fn, "provider", `one of ${PROVIDERS.join(", ")}`, o.provider);
-  if (o.messagesKey !== undefined && (typeof o.messagesKey !== "string" || o.messagesKey === ""))
-    throw optionError(fn, "messagesKey", "a non-empty string", o.messagesKey);
-  if (o.since !== undefined && (!(o.since instanceof Date) || Number.isNaN(o.since.getTime())))
-    throw optionError(fn, "since", "a valid Date", o.since);
-  if (o.limit !== undefined && !isPositiveInteger(o.limit))
-    throw optionError(fn, "limit", "a positive integer", o.limit);
-  if (o.shard !== undefined && !isShard(o.shard))
-    throw optionError(fn, "shard", "{ index, count }: whole numbers, 1 <= index <= count", o.shard);
-  if (o.concurrency !== undefined && !(isPositiveInteger(o.concurrency) && o.concurrency <= 64))
-    throw optionError(fn, "concurrency", "an integer from 1 to 64", o.concurrency);
-  if (o.signal !== undefined && !isSignal(o.signal)) throw optionError(fn, "signal", "an AbortSignal", o.signal);
+function resolveRecord(o: ThreadScanOptions): ResolvedScanOptions {
+  const threads = o.threads && [...o.threads];
   return {
     threads,
     provider: o.provider,
@@ -151,15 +147,6 @@ function resolveRecord(o: ThreadScanOptions, fn: string): ResolvedScanOptions {
     signal: o.signal,
   };
 }
-
-const isShard = (value: unknown): value is Shard => {
-  const { index, count } = (typeof value === "object" && value !== null ? value : {}) as Partial<Shard>;
-  return isPositiveInteger(index) && isPositiveInteger(count) && index! <= count!;
-};
-
-/** Anything with a boolean `aborted`, as an AbortSignal has (read under the caller's guard). */
-const isSignal = (value: unknown): value is AbortSignal =>
-  typeof value === "object" && value !== null && typeof (value as { aborted?: unknown }).aborted === "boolean";
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
 export const REASON_MAX = 200;

@@ -323,4 +323,14 @@ describe("repairThreads", () => {
     expect(structuralProblems(dry.after!, "openai")).toEqual([]);
     expect(idOf(await latest(store.saver, seeded.broken[0]))).toBe(before);
   });
+
+  it("a misspelt option is refused, not read as a dry run: `aply: true` used to report would_repair and write nothing", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    expect(() => repairThreads(store.saver, { aply: true } as ThreadRepairOptions)).toThrow(
+      /repairThreads: options\.aply is not an option \(did you mean apply\?\)/,
+    );
+    expect(() => repairThreads(store.saver, { apply: "yes" } as never)).toThrow(
+      /repairThreads: options\.apply is "yes"; expected a boolean/,
+    );
+  });
 });

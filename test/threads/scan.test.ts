@@ -249,12 +249,13 @@ describe("scanThreads options", () => {
   const first = async (options: unknown, on: unknown = saver) =>
     scanThreads(on as MemorySaver, options as ThreadScanOptions).next();
   it.each([
-    [{ limit: 0 }, /"limit" must be a positive integer/],
-    [{ concurrency: 65 }, /"concurrency" must be an integer from 1 to 64/],
-    [{ provider: "bedrok" }, /"provider" must be one of/],
-    [{ since: new Date("nope") }, /"since" must be a valid Date/],
-    [{ threads: "t1" }, /"threads" must be an array/],
-    [{ messagesKey: "" }, /"messagesKey" must be a non-empty string/],
+    [{ limit: 0 }, /options\.limit is 0; expected a positive integer/],
+    [{ concurrency: 65 }, /options\.concurrency is 65; expected an integer from 1 to 64/],
+    [{ provider: "bedrok" }, /options\.provider is "bedrok"; expected one of/],
+    [{ concurency: 2 }, /options\.concurency is not an option \(did you mean concurrency\?\)/],
+    [{ since: new Date("nope") }, /options\.since is .*; expected a valid Date/],
+    [{ threads: "t1" }, /options\.threads is .*; expected an array of thread id strings/],
+    [{ messagesKey: "" }, /options\.messagesKey is .*; expected a non-empty string/],
   ])("%o is refused with a TypeError naming it", async (options, message) => {
     await expect(first(options)).rejects.toThrow(message);
   });
@@ -263,11 +264,13 @@ describe("scanThreads options", () => {
   });
   it("a bad saver or option is refused at the call, before the first step, naming it", () => {
     expect(() => scanThreads({ getTuple() {} } as never)).toThrow(/scanThreads: saver .*without a list method/);
-    expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: option "limit"/);
+    expect(() => scanThreads(saver, { limit: 0 })).toThrow(/scanThreads: options\.limit is/);
     for (const shard of [{ index: 0, count: 2 }, { index: 3, count: 2 }, { index: 1.5, count: 2 }, null])
-      expect(() => scanThreads(saver, { shard: shard as never })).toThrow(/scanThreads: option "shard"/);
+      expect(() => scanThreads(saver, { shard: shard as never })).toThrow(/scanThreads: options\.shard is/);
     // The values are shown, not only the keys: what is wrong is in them.
-    expect(() => scanThreads(saver, { shard: { index: 3, count: 2 } })).toThrow(/\(got \{index: 3, count: 2\}\)/);
+    expect(() => scanThreads(saver, { shard: { index: 3, count: 2 } })).toThrow(
+      /options\.shard is \{index: 3, count: 2\}; expected/,
+    );
     const getter = Object.defineProperty({}, "threads", {
       enumerable: true,
       get: () => {

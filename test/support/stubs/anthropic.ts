@@ -19,7 +19,6 @@ import {
   runningStub,
   startJsonServer,
   StubLog,
-  type Dict,
   type RunningStub,
   type ScriptedTurn,
   type StubOptions,
