@@ -75,6 +75,8 @@ export {
   type StrategyChoice,
   type StrategyOptions,
 } from "./structured/strategy";
+/** The types `ModelFacts` and `StrategyOptions` refer to. */
+export type { ClaudeVersion, Env } from "./models/detect";
 export type { FinalMessageOption, StructuredResponseReport } from "./structured/final-message";
 export { bedrockOutputConfig, withBedrockOutputConfig } from "./structured/constrained";
 export type { StructuredOutputFallback } from "./structured/fallback";

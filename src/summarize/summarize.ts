@@ -48,9 +48,9 @@ export interface SummarizationOptions {
   trigger: SummarizationTrigger;
   /** What to keep verbatim. Keep it well below the trigger, or every turn summarizes. Default `{ messages: 20 }`. */
   keep?: KeepSize;
-  /** Counts tokens for `trigger.tokens` and `keep.tokens`. Default {@link approximateTokenCounter}. */
+  /** Counts tokens for `trigger.tokens` and `keep.tokens`. Default: about 4 characters a token (`approximateTokenCounter`). */
   tokenCounter?: TokenCounter;
-  /** Builds the summarizer's input from the transcript. Default {@link defaultSummaryPrompt}. */
+  /** Builds the summarizer's input from the transcript. Default: the package's summary prompt (`defaultSummaryPrompt`). */
   prompt?: (transcript: string) => BaseMessage[];
   /** First line of the summary message. */
   summaryPrefix?: string;
