@@ -192,8 +192,9 @@ function checkAnthropicIds(list: unknown[], out: PayloadViolation[]): void {
         seen.add(id);
       } else if (block.type === "server_tool_use") {
         const id = asString(block.id) ?? "";
-        const message = `${at}: \`tool_use\` ids must be unique`;
-        if (seen.has(id)) out.push({ rule: "A4", path: at, payloadIndex: index, toolCallIds: [id], message });
+        // Anthropic's text names the position, not the id: like a tool_use's, the violation names no id.
+        if (seen.has(id))
+          out.push({ rule: "A4", path: at, payloadIndex: index, message: `${at}: \`tool_use\` ids must be unique` });
         seen.add(id);
       } else if (block.type === "tool_result") {
         const id = asString(block.tool_use_id) ?? "";
