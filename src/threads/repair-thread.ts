@@ -408,13 +408,15 @@ export async function repairThread(
     onError,
     ...repairOptions
   } = repairThreadInput(graph, config, options);
+  // Built before the thread is read: a misspelt option is refused even when nothing is stored yet.
+  const repairer = createStoredRepairer(repairOptions);
   const state = await graph.getState(config);
   const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const messages = stored as BaseMessage[];
 
   const problems = structuralProblems(messages, repairOptions.provider, closeOpen);
-  const repaired = createStoredRepairer(repairOptions).repair(messages, { closeOpen });
+  const repaired = repairer.repair(messages, { closeOpen });
   const report: RepairThreadReport = {
     problems,
     repairs: repaired.repairs,

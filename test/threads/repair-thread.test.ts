@@ -322,6 +322,13 @@ describe("repairThread", () => {
     // A thread with a message list has no status: its problems say what it is.
     expect(await repairThread(seeded.graph, seeded.config, { provider: "openai" })).not.toHaveProperty("status");
   });
+
+  it("refuses a misspelt option before reading the thread: `dryrun: false` is no silent dry run, stored or not", async () => {
+    const { graph, config } = await seededGraph([], "none");
+    await expect(repairThread(graph, config, { dryrun: false } as never)).rejects.toThrow(
+      /options\.dryrun is not an option/,
+    );
+  });
 });
 
 describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
