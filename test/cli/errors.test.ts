@@ -10,12 +10,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli, type CliIO } from "../../src/cli/main";
 import { SQLITE_PACKAGE } from "../../src/cli/connect";
+import type { CliIO } from "../../src/cli/main";
 import { seedThreads, startSeedModel } from "../threads/support/seed";
 import { createFileSaver } from "../threads/support/file-saver";
 import { copyThread, openTestStore } from "../threads/support/stores";
-import { jsonLines, runCliProcess } from "./support/run-cli";
+import { jsonLines, runCliProcess, runCliHere } from "./support/run-cli";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -44,19 +44,6 @@ function copySqliteThread(saver: BaseCheckpointSaver, from: string, copies: numb
     `${n} INSERT INTO writes SELECT printf('copy-%04d', i), checkpoint_ns, checkpoint_id, task_id, ` +
       "idx, channel, type, value FROM writes, n WHERE thread_id = ?",
   ).run(from);
-}
-
-/** runCli in this process, its output collected. */
-async function runHere(argv: string[], io: Partial<CliIO> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env: {},
-    ...io,
-  });
-  return { code, stdout, stderr };
 }
 
 describe("usage and setup errors exit with 2 and say why", () => {
@@ -98,7 +85,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     };
     const dir = tempDir();
     writeFileSync(join(dir, "t.db"), "");
-    const run = await runHere(["scan", "--sqlite", join(dir, "t.db")], { importModule: missing });
+    const run = await runCliHere(["scan", "--sqlite", join(dir, "t.db")], { importModule: missing });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       `--sqlite needs the package ${SQLITE_PACKAGE}, which is not installed. Install it with: npm install ${SQLITE_PACKAGE}`,
@@ -127,7 +114,7 @@ describe("connection strings never appear in output", () => {
       [["scan", "--postgres", "mysql://app:Sup3rS3cret@db.internal/app"], {}],
       [["scan", "--postgres", "env:DB_URL"], { DB_URL: "mysql://app:Sup3rS3cret@db.internal/app" }],
     ] as const) {
-      const run = await runHere([...argv], { env });
+      const run = await runCliHere([...argv], { env });
       expect(run.code).toBe(2);
       expect(run.stderr.startsWith(expected)).toBe(true);
       expect(run.stdout + run.stderr).not.toMatch(/Sup3rS3cret|db\.internal|<postgres URL>/);
@@ -156,7 +143,7 @@ describe("connection strings never appear in output", () => {
         }),
       },
     });
-    const run = await runHere(["scan", "--postgres", url], { importModule: leaky });
+    const run = await runCliHere(["scan", "--postgres", url], { importModule: leaky });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       'could not connect to PostgreSQL: connect to <redacted> failed (password "<redacted>" rejected)',
@@ -235,7 +222,9 @@ describe("unreadable threads and Ctrl-C", () => {
     const importModule: CliIO["importModule"] = async () => ({
       SqliteSaver: { fromConnString: (path: string) => faulty(SqliteSaver.fromConnString(path)) },
     });
-    const run = await runHere(["repair", "--sqlite", store.file!, "--apply", "--concurrency", "1"], { importModule });
+    const run = await runCliHere(["repair", "--sqlite", store.file!, "--apply", "--concurrency", "1"], {
+      importModule,
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`thread ${bad}: FAILED: ToolCallRepairInputError: `);
     expect(run.stdout).toMatch(/2 {2}repaired \(new checkpoint on top\)\n {2}1 {2}failed/);

@@ -5,7 +5,7 @@
  * PostgresSaver schema, seeded by real agent runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli, type CliIO } from "../../src/cli/main";
+import { runCliHere } from "./support/run-cli";
 import { POSTGRES_URL, postgresSaverOrSkip } from "../support/services";
 import { seedThreads, startSeedModel, type SeedModel } from "../threads/support/seed";
 import { copyThread, openTestStore } from "../threads/support/stores";
@@ -21,17 +21,10 @@ async function model(): Promise<SeedModel> {
   return started;
 }
 
-/** runCli (the bin's body) in this process, its output collected. */
-async function runHere(argv: string[], io: Partial<CliIO> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env: {},
-    ...io,
-  });
-  return { code, stdout, stderr, next: /^Next: (.*)$/m.exec(stdout)?.[1] };
+/** runCliHere, with the "Next:" line it printed. */
+async function runWithNext(argv: string[], io: Parameters<typeof runCliHere>[1] = {}) {
+  const run = await runCliHere(argv, io);
+  return { ...run, next: /^Next: (.*)$/m.exec(run.stdout)?.[1] };
 }
 
 const CMD = "npx langgraph-tool-repair repair";
@@ -43,7 +36,7 @@ describe("--limit: a repair that reached it says the store may still hold broken
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 3, clean: 1 });
     const argv = ["repair", "--sqlite", store.file!, "--apply", "--limit", "2", "--concurrency", "1"];
 
-    const first = await runHere(argv);
+    const first = await runWithNext(argv);
     expect(first.stdout).toContain("Stopped early: --limit 2 reached; run again for the rest");
     expect(first.stdout).toMatch(/ 2 {2}repaired \(new checkpoint on top\)/);
     expect(first.next).toBe(
@@ -51,13 +44,13 @@ describe("--limit: a repair that reached it says the store may still hold broken
     );
     expect(first.code).toBe(1);
 
-    const second = await runHere(argv);
+    const second = await runWithNext(argv);
     expect(second.stdout).toMatch(/ 1 {2}repaired \(new checkpoint on top\)/);
     expect(second.stdout).not.toContain("Stopped early");
     expect(second.next).toBeUndefined();
     expect(second.code).toBe(0);
 
-    const scan = await runHere(["scan", "--sqlite", store.file!]);
+    const scan = await runWithNext(["scan", "--sqlite", store.file!]);
     expect(scan.stdout).toMatch(/\b0 {2}broken/);
     expect(scan.code).toBe(0);
     expect(seeded.broken).toHaveLength(3);
@@ -66,7 +59,7 @@ describe("--limit: a repair that reached it says the store may still hold broken
   it("a dry run that reached it hands the same limit to --apply", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     await seedThreads(store.saver, await model(), { brokenSend: 2 });
-    const dry = await runHere(["repair", "--sqlite", store.file!, "--limit", "1"]);
+    const dry = await runWithNext(["repair", "--sqlite", store.file!, "--limit", "1"]);
     expect(dry.code).toBe(1);
     expect(dry.stdout.match(/: would repair/g)).toHaveLength(1);
     expect(dry.next).toBe(`${CMD} --sqlite ${store.file} --limit 1 --apply`);
@@ -95,12 +88,12 @@ describe("Next: the store and the flags that chose the threads", () => {
       ];
       const printed = `--thread 'ann'\\''s trip' --thread ${seeded.broken[1]} --provider openai --messages-key messages --since 7d`;
 
-      const scan = await runHere(["scan", "--sqlite", store.file!, ...selection, "--concurrency", "2"]);
+      const scan = await runWithNext(["scan", "--sqlite", store.file!, ...selection, "--concurrency", "2"]);
       expect(scan.code).toBe(1);
       expect(scan.next).toBe(`${CMD} --sqlite ${store.file} ${printed}${DRY_NOTE}`);
 
       // The dry run that Next names works on the same threads, and names the --apply that writes their fixes.
-      const dry = await runHere(["repair", "--sqlite", store.file!, ...selection]);
+      const dry = await runWithNext(["repair", "--sqlite", store.file!, ...selection]);
       expect(dry.stdout.match(/^thread .*: would repair/gm)).toEqual([
         `thread ann's trip: would repair`,
         `thread ${seeded.broken[1]}: would repair`,
@@ -114,10 +107,10 @@ describe("Next: the store and the flags that chose the threads", () => {
     const store = await openTestStore("SqliteSaver", context);
     await seedThreads(store.saver, await model(), { brokenSend: 1 });
     const checkout = { npm_lifecycle_event: "cli", npm_package_name: "langgraph-tool-repair" };
-    const scan = await runHere(["scan", "--sqlite", store.file!], { env: checkout });
+    const scan = await runWithNext(["scan", "--sqlite", store.file!], { env: checkout });
     expect(scan.next).toBe(`npm run cli -- repair --sqlite ${store.file}${DRY_NOTE}`);
     // Another package's own `cli` script is not this checkout: npx, as installed.
-    const elsewhere = await runHere(["scan", "--sqlite", store.file!], {
+    const elsewhere = await runWithNext(["scan", "--sqlite", store.file!], {
       env: { ...checkout, npm_package_name: "my-app" },
     });
     expect(elsewhere.next).toBe(`${CMD} --sqlite ${store.file}${DRY_NOTE}`);
@@ -129,7 +122,7 @@ describe("Next: the store and the flags that chose the threads", () => {
     const options = ["--saver-options", JSON.stringify({ schema: handle.schema })];
     const selection = ["--thread", seeded.broken[0], "--provider", "bedrock"];
 
-    const fromEnv = await runHere(["scan", "--postgres", "env:LGTR_NEXT_URL", ...options, ...selection], {
+    const fromEnv = await runWithNext(["scan", "--postgres", "env:LGTR_NEXT_URL", ...options, ...selection], {
       env: { LGTR_NEXT_URL: POSTGRES_URL },
     });
     expect(fromEnv.code).toBe(1);
@@ -137,7 +130,7 @@ describe("Next: the store and the flags that chose the threads", () => {
       `${CMD} --postgres env:LGTR_NEXT_URL --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock${DRY_NOTE}`,
     );
 
-    const literal = await runHere(["repair", "--postgres", POSTGRES_URL, ...options, ...selection]);
+    const literal = await runWithNext(["repair", "--postgres", POSTGRES_URL, ...options, ...selection]);
     expect(literal.code).toBe(1);
     expect(literal.next).toBe(
       `${CMD} --postgres <URL> --saver-options <JSON> --thread ${seeded.broken[0]} --provider bedrock --apply`,

@@ -7,10 +7,9 @@
  */
 import * as checkpointPackage from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli, type CliIO } from "../../src/cli/main";
 import { nextMessage, seedThreads, startSeedModel, type SeedModel, type SeedProvider } from "../threads/support/seed";
 import { openTestStore } from "../threads/support/stores";
-import { jsonLines } from "./support/run-cli";
+import { jsonLines, runCliHere } from "./support/run-cli";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -21,18 +20,6 @@ async function model(provider: SeedProvider): Promise<SeedModel> {
   const started = await startSeedModel(provider);
   cleanups.push(() => started.stub.close());
   return started;
-}
-
-async function runHere(argv: string[], io: Partial<CliIO> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env: {},
-    ...io,
-  });
-  return { code, stdout, stderr };
 }
 
 const statusOf = (lines: Record<string, unknown>[]) =>
@@ -47,7 +34,7 @@ describe("scan and repair without --provider: each thread judged for its own mod
     await seedThreads(store.saver, bedrock, { brokenSend: 1, clean: 1, prefix: "br-" });
     const flags = ["--sqlite", store.file!];
 
-    const scan = await runHere(["scan", ...flags, "--json"]);
+    const scan = await runCliHere(["scan", ...flags, "--json"]);
     // The pre-check passes a clean thread without reviving it: clean for every provider, its metadata unread.
     // Where it is off (checkpoint 1.0.x has no JsonPlusSerializer: the generic path), the thread is read whole.
     const preChecked = "JsonPlusSerializer" in checkpointPackage;
@@ -59,7 +46,7 @@ describe("scan and repair without --provider: each thread judged for its own mod
       "br-clean-1": clean("bedrock"),
     });
 
-    const applied = await runHere(["repair", ...flags, "--apply"]);
+    const applied = await runCliHere(["repair", ...flags, "--apply"]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("thread br-broken-send-1: repaired");
     expect(applied.stdout).toContain("thread oa-broken-send-1: repaired");
@@ -77,7 +64,7 @@ describe("scan and repair without --provider: each thread judged for its own mod
     expect(applied.stdout).toMatch(
       new RegExp(`^Judged for: .*bedrock \\(read from the thread\\) ${preChecked ? 1 : 2}`, "m"),
     );
-    const applyJson = await runHere(["repair", ...flags, "--json"]);
+    const applyJson = await runCliHere(["repair", ...flags, "--json"]);
     const bedrockLine = jsonLines(applyJson.stdout).find((l) => l.thread === "br-broken-send-1");
     expect(bedrockLine).toMatchObject({
       status: "unchanged",
@@ -87,13 +74,13 @@ describe("scan and repair without --provider: each thread judged for its own mod
     });
 
     // The OpenAI thread is clean for OpenAI; the Bedrock one needs shaping, and says so again.
-    const rescan = await runHere(["scan", ...flags]);
+    const rescan = await runCliHere(["scan", ...flags]);
     expect(rescan.code).toBe(0);
     expect(rescan.stdout).toMatch(/\b0 {2}broken/);
     expect(rescan.stdout).toMatch(
       /^1 thread needs toolCallRepairMiddleware \/ toolCallRepairHook for bedrock requests/m,
     );
-    const rescanJson = statusOf(jsonLines((await runHere(["scan", ...flags, "--json"])).stdout));
+    const rescanJson = statusOf(jsonLines((await runCliHere(["scan", ...flags, "--json"])).stdout));
     expect(rescanJson["oa-broken-send-1"]).toEqual(["clean", "openai", "thread"]);
     expect(rescanJson["br-broken-send-1"]).toEqual(["reshape", "bedrock", "thread"]);
 
@@ -113,7 +100,7 @@ describe("scan and repair without --provider: each thread judged for its own mod
   it("--provider decides for every thread, and says it was given", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     await seedThreads(store.saver, await model("openai"), { brokenSend: 1, prefix: "oa-" });
-    const scan = await runHere(["scan", "--sqlite", store.file!, "--provider", "gemini", "--json"]);
+    const scan = await runCliHere(["scan", "--sqlite", store.file!, "--provider", "gemini", "--json"]);
     expect(statusOf(jsonLines(scan.stdout))).toEqual({ "oa-broken-send-1": ["broken", "gemini", "option"] });
   });
 });

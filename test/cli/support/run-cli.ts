@@ -1,6 +1,7 @@
 /** Runs the command as a child process, the way a user does (`src/cli.ts` under tsx), and collects its output. */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runCli, type CliIO } from "../../../src/cli/main";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = "src/cli/index.ts";
@@ -53,3 +54,19 @@ export const jsonLines = (stdout: string): Record<string, unknown>[] =>
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** runCli (the bin's body) in this process, its output collected; no environment unless `io.env` gives one. */
+export async function runCliHere(
+  argv: string[],
+  io: Partial<CliIO> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env: {},
+    ...io,
+  });
+  return { code, stdout, stderr };
+}
