@@ -1,10 +1,17 @@
 /**
- * What each provider enforces, as switches for the passes (PROVIDER_RULES.md). "strict" is the union. At the
- * structural level every shaping switch is off: what is left is what all providers reject alike.
+ * What each provider enforces (docs/provider-rules.md), one row per provider: its switches for the passes, and its
+ * rules, each declared once with the problems that break it, the texts the provider rejects it with (read by
+ * recovery/parse-error.ts) and, through their kind, what a forced repair does (recovery/force-repair.ts). "strict"
+ * is the union. At the structural level every shaping switch is off: what is left is what all providers reject alike.
  */
-import { ToolCallRepairInputError } from "../errors";
-import { quoteValue } from "../values";
-import { PROVIDERS, type Provider, type RepairLevel, type ToolCallProblemKind } from "../types";
+import {
+  PROVIDERS,
+  type Provider,
+  type RejectingProvider,
+  type RejectionKind,
+  type RepairLevel,
+  type ToolCallProblemKind,
+} from "../types";
 import {
   callBlockFormatOf,
   isConverseAssistantBlock,
@@ -106,120 +113,101 @@ export interface ProviderProfile {
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 }
 
-const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+/**
+ * How a rejection text names the ids it is about (recovery/parse-error.ts reads each, bounded, next to the anchor):
+ * - `"list"`: `a, b, c` (none when a position stands there instead: Qwen's `message[532].role`);
+ * - `"one"`: one id;
+ * - `"quoted"`: the text up to the anchor's own last character, its opening quote;
+ * - `"item"`: the Responses item quoted in `Item '...'` before the anchor, then the one quoted after it, if any;
+ * - `"calls"`: the `id` of each object of a JSON or Python list of calls (or a list of quoted ids).
+ */
+export type IdReader = "list" | "one" | "quoted" | "item" | "calls";
 
-const RULES: Record<Exclude<Provider, "strict">, Partial<Record<ToolCallProblemKind, string[]>>> = {
-  openai: {
-    orphan_call: ["O1"],
-    trailing_open_exchange: ["O1"],
-    displaced_result: ["O1", "O2"],
-    interleaved_message: ["O1"],
-    orphan_result: ["O2"],
-    duplicate_result: ["O3"],
-    duplicate_call_id: ["O3"],
-    missing_call_id: ["O1"],
-    invalid_call_id: ["O4"],
-    invalid_tool_call: ["O1", "O2"],
-    missing_result_id: ["O2"],
-    call_outside_tool_calls: ["O1", "O2"],
-    call_block_in_content: ["O6"],
-    unsupported_block: ["A12"],
-    chat_message_role: ["LC-openai", "O2"],
-  },
-  "openai-responses": {
-    orphan_call: ["R1"],
-    trailing_open_exchange: ["R1"],
-    displaced_result: ["R1"],
-    interleaved_message: ["R1"],
-    orphan_result: ["R2"],
-    duplicate_result: ["R5"],
-    duplicate_call_id: ["R5"],
-    duplicate_response_item: ["R5", "R6", "R7"],
-    missing_call_id: ["R1"],
-    invalid_call_id: ["R3"],
-    invalid_tool_call: ["R1", "R2"],
-    missing_result_id: ["R2"],
-    call_outside_tool_calls: ["R1", "R2"],
-    unsupported_block: ["A12"],
-    chat_message_role: ["LC-openai", "R2"],
-  },
-  anthropic: {
-    orphan_call: ["A1"],
-    trailing_open_exchange: ["A1"],
-    displaced_result: ["A1", "A2"],
-    interleaved_message: ["A1", "A3"],
-    orphan_result: ["A2"],
-    duplicate_result: ["A5"],
-    duplicate_call_id: ["A4"],
-    missing_call_id: ["A6"],
-    invalid_call_id: ["A6"],
-    invalid_tool_call: ["A1", "A2"],
-    missing_result_id: ["A2"],
-    call_outside_tool_calls: ["A1", "A2"],
-    call_block_in_content: ["A1"],
-    chat_message_role: ["LC-anthropic"],
-    unsupported_block: ["A13", "A14"],
-    empty_message: ["A9"],
-    blank_text_block: ["A9"],
-    empty_tool_result: ["A9"],
-    misplaced_system_message: ["A11"],
-    consecutive_same_role: ["A10"],
-  },
-  bedrock: {
-    orphan_call: ["B1"],
-    trailing_open_exchange: ["B1"],
-    displaced_result: ["B1", "B2"],
-    interleaved_message: ["B1", "B6"],
-    orphan_result: ["B2"],
-    duplicate_result: ["B2"],
-    duplicate_call_id: ["B1"],
-    missing_call_id: ["B4"],
-    invalid_call_id: ["B4"],
-    invalid_tool_call: ["B1", "B2"],
-    missing_result_id: ["B2"],
-    empty_message: ["B9"],
-    blank_text_block: ["B8"],
-    empty_tool_result: ["B8", "B10"],
-    leading_non_user: ["B5"],
-    consecutive_same_role: ["B6"],
-    call_block_in_content: ["LC-bedrock"],
-    chat_message_role: ["LC-bedrock", "B6"],
-    call_outside_tool_calls: ["B1"],
-    unsupported_block: ["A12", "B11", "B12"],
-    tool_blocks_without_tools: ["B3"],
-  },
-  gemini: {
-    orphan_call: ["G3"],
-    trailing_open_exchange: ["G3"],
-    displaced_result: ["G2", "G3"],
-    interleaved_message: ["G2"],
-    orphan_result: ["G2"],
-    duplicate_result: ["G3"],
-    duplicate_call_id: ["G3"],
-    missing_call_id: ["G3"],
-    invalid_tool_call: ["G3"],
-    missing_result_id: ["G2"],
-    call_outside_tool_calls: ["G3"],
-    call_block_in_content: ["G3"],
-    chat_message_role: ["LC-gemini"],
-    empty_message: ["G5"],
-    blank_text_block: ["G5"],
-    leading_non_user: ["G1"],
-    consecutive_same_role: ["G1"],
-    unsupported_block: ["A12"],
-    misplaced_system_message: ["LC-gemini"],
-    parallel_calls: ["G3"],
-    unsigned_call: ["G6"],
-  },
+/** One text a provider rejects a request with, found by any of its anchors (`indexOf`, never a regex over the text). */
+export interface RejectionText {
+  kind: RejectionKind;
+  anchors: string[];
+  /** How the ids are read; none: the text names no id. */
+  ids?: IdReader;
+  /** The ids follow this marker (close after the anchor), not the anchor itself. */
+  idsAfter?: string;
+  /** The error must also contain this (the wrapper Bedrock sends a model's own error in); tried before the others. */
+  within?: string;
+  /**
+   * The text names a request parameter's path, quoted after the anchor (or after `pathAfter`, close before it): this
+   * text is the rule's only when the path matches (a path into the tools or another definition: no rejection at all).
+   */
+  path?: RegExp;
+  pathAfter?: string;
+  /**
+   * Which position (`messages.2`, `input[95]`) names the payload entry: near the anchor, the first (default) or the
+   * last; the one that opens the text; none.
+   */
+  position?: "last" | "start" | "none";
+  /** Several providers send this text: the caller's `provider` decides when the error's shape does not. */
+  shared?: boolean;
+}
+
+/** A provider rule (docs/provider-rules.md): the engine's problems that break it, and the provider's texts for it. */
+export interface Rule {
+  problems: ToolCallProblemKind[];
+  rejected: RejectionText[];
+}
+
+/**
+ * What a forced repair does about a rejection, by its kind:
+ * - `"answer-calls"`: the calls it names are answered afresh (reported as `problem`); none named: `"strict"`;
+ * - `"strict"`: the strict profile on the turn around the message it names, then on the whole history when that
+ *   changed nothing or left a `problem` elsewhere (calls it names are answered afresh first);
+ * - `"response-items"`: the Responses items named go without their ids (R6, R7);
+ * - `"thought-signature"`: each step's first unsigned call gets Google's placeholder signature (G6);
+ * - `"close-open-loop"`: the open tool loop's calls and results go as text (A10, B11);
+ * - `"reasoning-as-text"`: reasoning blocks (at the message named, or all) go as text (A14, B12);
+ * - `"server-tools-as-text"`: the server tool use named goes as text with its result (A13);
+ * - `"tools-as-text"`: every call and result goes as text, for a request without tools (B3).
+ * Each but the two first falls back to `"strict"` when it finds nothing to change.
+ */
+export interface ForcedRepair {
+  fix:
+    | "answer-calls"
+    | "strict"
+    | "response-items"
+    | "thought-signature"
+    | "close-open-loop"
+    | "reasoning-as-text"
+    | "server-tools-as-text"
+    | "tools-as-text";
+  problem?: ToolCallProblemKind;
+}
+
+/** The one relation of rejection kinds to the engine's problems and to what a forced repair does. */
+export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
+  missing_results: { fix: "answer-calls", problem: "orphan_call" },
+  unexpected_results: { fix: "answer-calls", problem: "orphan_result" },
+  results_not_first: { fix: "answer-calls", problem: "interleaved_message" },
+  duplicate_results: { fix: "answer-calls", problem: "duplicate_result" },
+  duplicate_ids: { fix: "answer-calls", problem: "duplicate_call_id" },
+  invalid_id: { fix: "answer-calls", problem: "invalid_call_id" },
+  result_count_mismatch: { fix: "answer-calls", problem: "orphan_call" },
+  invalid_tool_name: { fix: "strict" },
+  misplaced_calls: { fix: "strict" },
+  must_end_with_user: { fix: "strict" },
+  must_start_with_user: { fix: "strict", problem: "leading_non_user" },
+  roles_must_alternate: { fix: "strict", problem: "consecutive_same_role" },
+  empty_content: { fix: "strict", problem: "empty_message" },
+  blank_text: { fix: "strict", problem: "blank_text_block" },
+  unsupported_content_block: { fix: "strict", problem: "unsupported_block" },
+  invalid_content_part: { fix: "strict", problem: "malformed_message" },
+  misplaced_system_message: { fix: "strict", problem: "misplaced_system_message" },
+  tool_config_missing: { fix: "tools-as-text" },
+  thinking_block_required: { fix: "close-open-loop", problem: "unsupported_block" },
+  unsigned_reasoning: { fix: "reasoning-as-text", problem: "unsupported_block" },
+  server_tool_result_missing: { fix: "server-tools-as-text", problem: "unsupported_block" },
+  reasoning_item_unpaired: { fix: "response-items", problem: "duplicate_response_item" },
+  missing_thought_signature: { fix: "thought-signature", problem: "unsigned_call" },
 };
 
-function union(): Partial<Record<ToolCallProblemKind, string[]>> {
-  const out: Partial<Record<ToolCallProblemKind, string[]>> = {};
-  for (const rules of Object.values(RULES))
-    for (const [kind, ids] of Object.entries(rules) as [ToolCallProblemKind, string[]][])
-      out[kind] = [...(out[kind] ?? []), ...ids.filter((id) => !out[kind]?.includes(id))];
-  return out;
-}
+const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
 
@@ -227,127 +215,8 @@ const ALL_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set(["tool_use", "tool
 const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
 /** The roles OpenAI's API takes and ChatOpenAI sends as they are. */
 const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
-const NO_ROLES: ReadonlySet<string> = new Set();
 
-/** What ChatAnthropic re-sends of the inline server tool results (`toolTypes` of `_formatContentBlocks`, 1.5.11). */
-const ANTHROPIC_SERVER_RESULTS: ReadonlySet<string> = new Set([
-  "web_search_tool_result",
-  "bash_code_execution_tool_result",
-  "text_editor_code_execution_tool_result",
-  "tool_search_tool_result",
-  "tool_search_tool_bm25_tool_result",
-  "tool_search_tool_regex_tool_result",
-]);
-
-const SWITCHES: Record<Provider, Switches> = {
-  openai: {
-    idPattern: false,
-    maxIdLength: 40,
-    nonEmptyContent: false,
-    leadingUser: false,
-    alternation: false,
-    callBlockFormats: new Set(["tool_use", "tool_call"]),
-    chatMessageRoles: OPENAI_ROLES,
-    anthropicBlocks: false,
-    assistantBlocks: "any",
-    systemInConversation: "any",
-    toolBlocksNeedTools: false,
-    oneCallPerStep: false,
-    signedCalls: false,
-    serverToolResults: undefined,
-    signedReasoning: false,
-  },
-  "openai-responses": {
-    idPattern: false,
-    maxIdLength: 64,
-    nonEmptyContent: false,
-    leadingUser: false,
-    alternation: false,
-    callBlockFormats: ALL_CALL_BLOCKS,
-    chatMessageRoles: OPENAI_ROLES,
-    anthropicBlocks: false,
-    assistantBlocks: "any",
-    systemInConversation: "any",
-    toolBlocksNeedTools: false,
-    oneCallPerStep: false,
-    signedCalls: false,
-    serverToolResults: undefined,
-    signedReasoning: false,
-  },
-  anthropic: {
-    idPattern: true,
-    maxIdLength: Infinity,
-    nonEmptyContent: true,
-    leadingUser: false,
-    alternation: false,
-    callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]),
-    chatMessageRoles: NO_ROLES,
-    anthropicBlocks: true,
-    assistantBlocks: "any",
-    systemInConversation: "placed",
-    toolBlocksNeedTools: false,
-    oneCallPerStep: false,
-    signedCalls: false,
-    serverToolResults: ANTHROPIC_SERVER_RESULTS,
-    signedReasoning: true,
-  },
-  // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
-  bedrock: {
-    idPattern: true,
-    maxIdLength: 64,
-    nonEmptyContent: true,
-    leadingUser: true,
-    alternation: true,
-    callBlockFormats: NO_CALL_BLOCKS,
-    chatMessageRoles: new Set(["user", "human"]),
-    anthropicBlocks: false,
-    assistantBlocks: "converse",
-    systemInConversation: "any",
-    toolBlocksNeedTools: true,
-    oneCallPerStep: false,
-    signedCalls: false,
-    serverToolResults: undefined,
-    signedReasoning: true,
-  },
-  // @langchain/google-genai refuses a system message that is not the first one.
-  gemini: {
-    idPattern: false,
-    maxIdLength: Infinity,
-    nonEmptyContent: true,
-    leadingUser: true,
-    alternation: true,
-    callBlockFormats: NO_CALL_BLOCKS,
-    chatMessageRoles: new Set(["human", "ai"]),
-    anthropicBlocks: false,
-    assistantBlocks: "gemini",
-    systemInConversation: "none",
-    toolBlocksNeedTools: false,
-    oneCallPerStep: true,
-    signedCalls: true,
-    serverToolResults: undefined,
-    signedReasoning: false,
-  },
-  // Strict is the union: a request without tools carries no tool blocks (B3).
-  strict: {
-    idPattern: true,
-    maxIdLength: 40,
-    nonEmptyContent: true,
-    leadingUser: true,
-    alternation: true,
-    callBlockFormats: NO_CALL_BLOCKS,
-    chatMessageRoles: NO_ROLES,
-    anthropicBlocks: false,
-    assistantBlocks: "converse",
-    systemInConversation: "none",
-    toolBlocksNeedTools: true,
-    oneCallPerStep: false,
-    signedCalls: false,
-    serverToolResults: undefined,
-    signedReasoning: true,
-  },
-};
-
-/** Every shaping switch off: only what all providers reject alike is left. */
+/** Every shaping switch off: only what all providers reject alike is left. Each provider's row says what it adds. */
 const STRUCTURAL: Switches = {
   idPattern: false,
   maxIdLength: Infinity,
@@ -367,27 +236,420 @@ const STRUCTURAL: Switches = {
   signedCalls: false,
 };
 
-const STRICT_RULES = union();
+/** The problems that leave a call without its result where the provider looks for it. */
+const UNANSWERED: ToolCallProblemKind[] = [
+  "orphan_call",
+  "trailing_open_exchange",
+  "displaced_result",
+  "interleaved_message",
+  "invalid_tool_call",
+  "call_outside_tool_calls",
+];
+/** Bedrock wraps a model's own error (Anthropic's texts) in this. */
+const BEDROCK_WRAPPER = "The model returned the following errors";
+const PREFILL = "does not support assistant message prefill";
+const THINKING_FIRST = "must start with a thinking block";
+const CONSTRAINT = "failed to satisfy constraint";
+const UNSIGNED_REASONING = [
+  ".thinking.signature: Field required",
+  ".redacted_thinking.data: Field required",
+  "Invalid `signature` in `thinking` block",
+  "Invalid signature in thinking block",
+];
 
-function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
-  const rules = provider === "strict" ? STRICT_RULES : RULES[provider];
-  return Object.freeze({ provider, level, ...(level === "structural" ? STRUCTURAL : SWITCHES[provider]), rules });
+/** A rule: the problems that break it, then the texts the provider rejects it with. */
+const rule = (problems: ToolCallProblemKind[], ...rejected: RejectionText[]): Rule => ({ problems, rejected });
+/** A rejection text of `kind`, found by `anchors`, read as `how` says. */
+const says = (kind: RejectionKind, anchors: string | string[], how: Omit<RejectionText, "kind" | "anchors"> = {}) => ({
+  kind,
+  anchors: typeof anchors === "string" ? [anchors] : anchors,
+  ...how,
+});
+const A12 = rule(["unsupported_block"]);
+
+type Row = Partial<Switches> & { rules: Record<string, Rule> };
+
+const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
+  openai: {
+    maxIdLength: 40,
+    callBlockFormats: new Set(["tool_use", "tool_call"]),
+    chatMessageRoles: OPENAI_ROLES,
+    anthropicBlocks: false,
+    rules: {
+      O1: rule(
+        [...UNANSWERED, "missing_call_id"],
+        says("missing_results", "did not have response messages: ", { ids: "list" }),
+        says("missing_results", [
+          "must be followed by tool messages responding to each 'tool_call_id'",
+          "insufficient tool messages following tool_calls message",
+        ]),
+      ),
+      // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
+      O2: rule(
+        [
+          "displaced_result",
+          "orphan_result",
+          "invalid_tool_call",
+          "missing_result_id",
+          "call_outside_tool_calls",
+          "chat_message_role",
+        ],
+        says("unexpected_results", "must be a response to a prece"),
+      ),
+      O3: rule(
+        ["duplicate_result", "duplicate_call_id"],
+        says("duplicate_results", "Duplicate value for 'tool_call_id' of '", { ids: "quoted", position: "last" }),
+      ),
+      O4: rule(
+        ["invalid_call_id"],
+        says("invalid_id", "Invalid '", { path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/ }),
+      ),
+      O5: rule(
+        [],
+        says("invalid_tool_name", "Invalid '", {
+          path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/,
+        }),
+        // The same text without its path (OpenAI call ids have no pattern, so a pattern error is about a name).
+        says("invalid_tool_name", "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"),
+      ),
+      O6: rule(
+        ["call_block_in_content"],
+        says("invalid_content_part", ["Invalid type for 'messages[", "Supported values are: 'text'"]),
+      ),
+      A12,
+      "LC-openai": rule(["chat_message_role"]),
+    },
+  },
+  "openai-responses": {
+    maxIdLength: 64,
+    chatMessageRoles: OPENAI_ROLES,
+    anthropicBlocks: false,
+    rules: {
+      R1: rule(
+        [...UNANSWERED, "missing_call_id"],
+        says(
+          "missing_results",
+          ["No tool output found for function call ", "No tool output found for custom tool call "],
+          {
+            ids: "one",
+          },
+        ),
+      ),
+      R2: rule(
+        ["orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls", "chat_message_role"],
+        says(
+          "unexpected_results",
+          [
+            "No tool call found for function call output with call_id ",
+            "No tool call found for custom tool call output with call_id ",
+          ],
+          { ids: "one" },
+        ),
+      ),
+      R3: rule(
+        ["invalid_call_id"],
+        says("invalid_id", "Invalid '", { path: /^input\[\d{1,7}\]\.call_id$/ }),
+        says("invalid_tool_name", "Invalid '", { path: /^input\[\d{1,7}\]\.name$/ }),
+      ),
+      R5: rule(
+        ["duplicate_result", "duplicate_call_id", "duplicate_response_item"],
+        says("duplicate_ids", "Duplicate item found with id ", { ids: "one" }),
+      ),
+      R6: rule(
+        ["duplicate_response_item"],
+        says("reasoning_item_unpaired", "was provided without its required 'reasoning' item: '", {
+          ids: "item",
+          position: "none",
+        }),
+      ),
+      R7: rule(
+        ["duplicate_response_item"],
+        says("reasoning_item_unpaired", "of type 'reasoning' was provided without its required following item", {
+          ids: "item",
+          position: "none",
+        }),
+      ),
+      A12,
+      "LC-openai": rule(["chat_message_role"]),
+    },
+  },
+  anthropic: {
+    idPattern: true,
+    nonEmptyContent: true,
+    callBlockFormats: new Set(["tool_use", "tool_call", "toolUse"]),
+    chatMessageRoles: new Set(),
+    systemInConversation: "placed",
+    /** What ChatAnthropic re-sends of the inline server tool results (`toolTypes` of `_formatContentBlocks`, 1.5.11). */
+    serverToolResults: new Set([
+      "web_search_tool_result",
+      "bash_code_execution_tool_result",
+      "text_editor_code_execution_tool_result",
+      "tool_search_tool_result",
+      "tool_search_tool_bm25_tool_result",
+      "tool_search_tool_regex_tool_result",
+    ]),
+    signedReasoning: true,
+    rules: {
+      A1: rule(
+        [...UNANSWERED, "call_block_in_content"],
+        says("missing_results", "blocks immediately after: ", { ids: "list" }),
+      ),
+      A2: rule(
+        ["displaced_result", "orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls"],
+        says(
+          "unexpected_results",
+          [
+            "unexpected `tool_use_id` found in `tool_result` blocks: ",
+            "unexpected tool_use_id found in tool_result blocks: ",
+          ],
+          { ids: "list" },
+        ),
+      ),
+      A3: rule(
+        ["interleaved_message"],
+        says("results_not_first", "tool_result block(s) at the beginning of this message"),
+      ),
+      A4: rule(
+        ["duplicate_call_id"],
+        says("duplicate_ids", ["`tool_use` ids must be unique", "tool_use ids must be unique"]),
+      ),
+      A5: rule(
+        ["duplicate_result"],
+        says(
+          "duplicate_results",
+          ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
+          {
+            ids: "one",
+          },
+        ),
+      ),
+      A6: rule(
+        ["missing_call_id", "invalid_call_id"],
+        says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'"),
+      ),
+      A8: rule([], says("must_end_with_user", PREFILL, { shared: true })),
+      A9: rule(
+        ["empty_message", "blank_text_block", "empty_tool_result"],
+        says(
+          "empty_content",
+          "all messages must have non-empty content except for the optional final assistant message",
+        ),
+        says("blank_text", [
+          "text content blocks must contain non-whitespace text",
+          "text content blocks must be non-empty",
+        ]),
+      ),
+      // The position opens the text, further from the anchor than positions are looked for.
+      A10: rule(["consecutive_same_role"], says("thinking_block_required", THINKING_FIRST, { position: "start" })),
+      A11: rule(
+        ["misplaced_system_message"],
+        says("misplaced_system_message", [
+          "a `system` message must directly follow",
+          "system messages are not supported in `messages`",
+        ]),
+      ),
+      A13: rule(
+        ["unsupported_block"],
+        says("server_tool_result_missing", "` tool use with id `", {
+          within: "was found without a corresponding",
+          ids: "quoted",
+        }),
+      ),
+      // A thinking block without its signature, or with one that does not verify.
+      A14: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING)),
+      "LC-anthropic": rule(["chat_message_role"]),
+    },
+  },
+  // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
+  bedrock: {
+    idPattern: true,
+    maxIdLength: 64,
+    nonEmptyContent: true,
+    leadingUser: true,
+    alternation: true,
+    callBlockFormats: NO_CALL_BLOCKS,
+    chatMessageRoles: new Set(["user", "human"]),
+    anthropicBlocks: false,
+    assistantBlocks: "converse",
+    toolBlocksNeedTools: true,
+    signedReasoning: true,
+    rules: {
+      B1: rule(
+        [...UNANSWERED, "duplicate_call_id"],
+        says("missing_results", "Expected toolResult blocks at ", { ids: "list", idsAfter: "Ids:" }),
+      ),
+      B2: rule(
+        ["displaced_result", "orphan_result", "duplicate_result", "invalid_tool_call", "missing_result_id"],
+        says("unexpected_results", "exceeds the number of toolUse blocks of previous turn"),
+      ),
+      B3: rule(
+        ["tool_blocks_without_tools"],
+        says(
+          "tool_config_missing",
+          "The toolConfig field must be defined when using toolUse and toolResult content blocks",
+        ),
+      ),
+      // Only a tool call's id or name: other constraints inside a tool block (a result's length) are no diagnosis.
+      B4: rule(
+        ["missing_call_id", "invalid_call_id"],
+        says("invalid_id", CONSTRAINT, { pathAfter: "Value at '", path: /\.(toolUse|toolResult)\.toolUseId$/ }),
+        says("invalid_tool_name", CONSTRAINT, { pathAfter: "Value at '", path: /\.toolUse\.name$/ }),
+      ),
+      B5: rule(["leading_non_user"], says("must_start_with_user", "A conversation must start with a user message")),
+      B6: rule(
+        ["interleaved_message", "consecutive_same_role", "chat_message_role"],
+        says("roles_must_alternate", "A conversation must alternate between user and assistant roles"),
+      ),
+      B7: rule(
+        [],
+        says("must_end_with_user", PREFILL, { within: BEDROCK_WRAPPER }),
+        says("must_end_with_user", "requires the last turn in the conversation to be a user message"),
+      ),
+      B8: rule(
+        ["blank_text_block", "empty_tool_result"],
+        says("blank_text", "The text field in the ContentBlock object at "),
+      ),
+      B9: rule(["empty_message"], says("empty_content", "The content field in the Message object at ")),
+      B10: rule(["empty_tool_result"], says("empty_content", "cannot be empty when status value is error")),
+      // A10 and A14 inside Bedrock's wrapper of model errors.
+      B11: rule(
+        ["unsupported_block"],
+        says("thinking_block_required", THINKING_FIRST, { within: BEDROCK_WRAPPER, position: "start" }),
+      ),
+      B12: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
+      // Thrown by ChatBedrockConverse before sending.
+      A12: rule(
+        ["unsupported_block"],
+        says("unsupported_content_block", "Unsupported content block type: ", { position: "none" }),
+      ),
+      "LC-bedrock": rule(["call_block_in_content", "chat_message_role"]),
+    },
+  },
+  // @langchain/google-genai refuses a system message that is not the first one.
+  gemini: {
+    nonEmptyContent: true,
+    leadingUser: true,
+    alternation: true,
+    callBlockFormats: NO_CALL_BLOCKS,
+    chatMessageRoles: new Set(["human", "ai"]),
+    anthropicBlocks: false,
+    assistantBlocks: "gemini",
+    systemInConversation: "none",
+    oneCallPerStep: true,
+    signedCalls: true,
+    rules: {
+      G1: rule(
+        ["leading_non_user", "consecutive_same_role"],
+        says(
+          "misplaced_calls",
+          "function call turn comes immediately after a user turn or after a function response turn",
+        ),
+      ),
+      G2: rule(
+        ["displaced_result", "interleaved_message", "orphan_result", "missing_result_id"],
+        says("unexpected_results", "function response turn comes immediately after a function call turn"),
+      ),
+      G3: rule(
+        [
+          "orphan_call",
+          "trailing_open_exchange",
+          "displaced_result",
+          "duplicate_result",
+          "duplicate_call_id",
+          "missing_call_id",
+          "invalid_tool_call",
+          "call_outside_tool_calls",
+          "call_block_in_content",
+          "parallel_calls",
+        ],
+        says(
+          "result_count_mismatch",
+          "number of function response parts is equal to the number of function call parts",
+        ),
+      ),
+      G5: rule(
+        ["empty_message", "blank_text_block"],
+        says("must_end_with_user", "single turn requests end with a user role or the role field is empty"),
+      ),
+      G6: rule(
+        ["unsigned_call"],
+        says("missing_thought_signature", "Function call is missing a thought_signature", { position: "none" }),
+      ),
+      A12,
+      "LC-gemini": rule(["chat_message_role", "misplaced_system_message"]),
+    },
+  },
+  // LangGraph's own check (Python createReactAgent, older LangGraph.js): a JSON or repr list of the calls, or of their ids.
+  langgraph: {
+    rules: {
+      INVALID_CHAT_HISTORY: rule(
+        [],
+        says("missing_results", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage", {
+          ids: "calls",
+          idsAfter: "[",
+          position: "none",
+        }),
+      ),
+    },
+  },
+};
+
+// Strict is the union: a request without tools carries no tool blocks (B3).
+const STRICT: Switches = {
+  ...STRUCTURAL,
+  idPattern: true,
+  maxIdLength: 40,
+  nonEmptyContent: true,
+  leadingUser: true,
+  alternation: true,
+  callBlockFormats: NO_CALL_BLOCKS,
+  chatMessageRoles: new Set(),
+  anthropicBlocks: false,
+  assistantBlocks: "converse",
+  systemInConversation: "none",
+  toolBlocksNeedTools: true,
+  signedReasoning: true,
+};
+
+/** Every rejection text, with its rule and sender: those found `within` a wrapper first, then in the rows' order. */
+export const REJECTION_TEXTS: readonly (RejectionText & { rule: string; provider: RejectingProvider })[] =
+  Object.entries(ROWS)
+    .flatMap(([provider, row]) =>
+      Object.entries(row.rules).flatMap(([rule, { rejected }]) =>
+        rejected.map((text) => ({ ...text, rule, provider: provider as RejectingProvider })),
+      ),
+    )
+    .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
+
+/** Problem kind -> the ids of the rules it breaks, for the rows given (several: their union). */
+function ruleIds(rows: Row[]): ProviderProfile["rules"] {
+  const ids: ProviderProfile["rules"] = {};
+  for (const row of rows)
+    for (const [rule, { problems }] of Object.entries(row.rules))
+      for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
+  return ids;
 }
 
-/** Every profile, built once: `PROFILES.get(provider)[level]`. A Map, so no key reaches Object.prototype. */
-const PROFILES = new Map<string, Record<RepairLevel, ProviderProfile>>(
-  PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
-);
+const PROVIDER_ROWS = PROVIDERS.filter((p) => p !== "strict").map((p) => ROWS[p]);
 
-/** The profile for a provider and level; a clear error for anything that is not a known provider name. */
-export function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
-  const profiles = typeof provider === "string" ? PROFILES.get(provider) : undefined;
-  if (!profiles)
-    throw new ToolCallRepairInputError(
-      `unknown provider ${quoteValue(provider)}; expected one of ${PROVIDERS.join(", ")}`,
-      { argument: "options.provider" },
-    );
-  return profiles[level];
+function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
+  const { rules, ...switches } = provider === "strict" ? { ...STRICT, rules: {} } : ROWS[provider];
+  return Object.freeze({
+    provider,
+    level,
+    ...(level === "structural" ? STRUCTURAL : { ...STRUCTURAL, ...switches }),
+    rules: ruleIds(provider === "strict" ? PROVIDER_ROWS : [{ rules }]),
+  });
+}
+
+/** Every profile, built once. */
+const PROFILES = Object.fromEntries(
+  PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
+) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
+
+/** The profile for a provider and level (the engine's front door has checked both). */
+export function profileFor(provider: unknown, level: RepairLevel): ProviderProfile {
+  return PROFILES[provider as Provider][level];
 }
 
 /** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */

@@ -1,28 +1,22 @@
 /**
  * `forceRepairToolCalls`: repairs what a provider's rejection names, even where the engine sees nothing wrong
- * (a rule it does not model, a stricter model, a history repaired for another provider). The result then goes
- * through `repairToolCalls` for the provider, so it is also valid by every rule the engine knows.
+ * (a rule it does not model, a stricter model, a history repaired for another provider). What it does follows the
+ * rejection's kind (`FORCED_REPAIRS` in engine/profiles.ts: a fix, and the problem it reports); nothing here knows
+ * a rule. The result then goes through `repairToolCalls` for the provider, so it is valid by every rule the engine
+ * knows too.
  *
  * - Ids named: each named call is answered afresh by an error-marked synthetic result placed at the end of its
  *   block of results; every existing result of it is set aside as user text after its block (nothing is lost).
  *   With `orphanCalls: "remove"` the named calls are removed from every location instead (the assistant's text
  *   stays), their results set aside the same way. A named id that only has results (no call) has them set aside.
- * - No ids named (or none found): the strictest profile repairs the turn around `messageIndex` (from the user
- *   message before it to the next one), and, when that changes nothing, the whole history.
- * - Responses reasoning items (R6, R7): the items named are taken off their ids, a reasoning item removed with
- *   the ids of the items it preceded (`withoutItemIds`); the assistant's text and reasoning summary stay.
- * - A missing thought signature (G6, names no call): every step's first call without a signature gets Google's
- *   placeholder, in the whole history (the provider's idea of the current turn may be wider than the engine's).
- * - Reasoning and server tools (A10, A13, A14, B11, B12): a server tool use the provider found alone (A13) goes as
- *   text with its result; reasoning whose signature is missing or refused (A14, B12; at the named message, or every
- *   one) goes as text; a tool loop whose opening turn lacks its reasoning (A10, B11) is closed: its calls and results
- *   go as text, so the request ends on a user turn and no loop needs reasoning. No repair can sign reasoning.
- * - Tool blocks in a request without tools (`tool_config_missing`, Bedrock B3): nothing is wrong with the history,
- *   the request lacks tools. It is repaired with `toolsInRequest: false` for the rejecting provider: every call
- *   and result travels as text (the tools-as-text pass), so the same request, still without tools, is accepted.
+ * - No ids named (or none found), and whenever a fix finds nothing to change: the strictest profile repairs the turn
+ *   around `messageIndex` (from the user message before it to the next one), and, when that changes nothing (or
+ *   leaves the kind's problem elsewhere), the whole history.
+ * - The other fixes (Responses items, thought signatures, reasoning and server tool blocks as text, tools as text
+ *   for a request without tools) are described at `FORCED_REPAIRS`. No repair can sign reasoning.
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
+import { FORCED_REPAIRS, findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
 import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
 import {
   clientCallsAsText,
@@ -56,7 +50,6 @@ import type {
   Provider,
   ProviderRejection,
   RejectingProvider,
-  RejectionKind,
   RepairOptions,
   RepairResult,
   ToolCallProblemKind,
@@ -73,16 +66,6 @@ export type ForceRepairOptions = RepairOptions;
 export function repairProviderFor(provider: RejectingProvider): Provider {
   return provider === "langgraph" || provider === "unknown" ? "strict" : provider;
 }
-
-const PROBLEM_OF: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
-  missing_results: "orphan_call",
-  unexpected_results: "orphan_result",
-  results_not_first: "interleaved_message",
-  duplicate_results: "duplicate_result",
-  duplicate_ids: "duplicate_call_id",
-  invalid_id: "invalid_call_id",
-  result_count_mismatch: "orphan_call",
-};
 
 /** Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls. */
 export function forceRepairToolCalls<M = BaseMessage>(
@@ -104,9 +87,8 @@ export function forceRepairToolCalls<M = BaseMessage>(
     });
   const given = readingInput(() => ({ ...optionsInput(options, fn) }), fn, "options") as ForceRepairOptions;
   const result = readingInput(() => forceRepair(messages, rejection, given), fn);
-  const onRepair = given.onRepair;
   // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
-  reportRepairsSafely(onRepair, result.repairs);
+  reportRepairsSafely(given.onRepair, result.repairs);
   return result;
 }
 
@@ -122,37 +104,24 @@ function noToolsProvider(configured: Provider | undefined, rejection: ProviderRe
 
 function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
   const { onRepair: _reportedByCaller, ...engineOptions } = options;
-  // The request has no tools: the history is fine, its tool blocks must travel as text (B3).
-  const noTools = rejection.kind === "tool_config_missing";
+  // A kind this version does not know (from another version of the package) gets the strict profile.
+  const { fix, problem } = FORCED_REPAIRS[rejection.kind] ?? { fix: "strict" };
+  const noTools = fix === "tools-as-text";
   const provider = noTools
     ? noToolsProvider(engineOptions.provider, rejection)
     : (engineOptions.provider ?? repairProviderFor(rejection.provider));
   const repairs: ToolCallRepair[] = [];
-  const report = (repair: Omit<ToolCallRepair, "rejection">) => repairs.push({ ...repair, rejection });
-
+  const report: Report = (repair) => repairs.push({ ...repair, rejection });
   const input = messages.map((m, i) => {
     if (isMessage(m)) return m;
-    const coerced = coerceMessage(m, i);
-    report({
-      problem: "malformed_message",
-      action: "coerced_message",
-      index: i,
-      detail: "plain or serialized object turned into a LangChain message",
-    });
-    return coerced;
+    const detail = "plain or serialized object turned into a LangChain message";
+    report({ problem: "malformed_message", action: "coerced_message", index: i, detail });
+    return coerceMessage(m, i);
   });
 
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
-  const inPlace = ITEM_FIXES[rejection.kind];
-  let forced = noTools
-    ? { messages: input, origin: input.map((_, i) => i) }
-    : inPlace
-      ? fixInPlace(input, rejection, inPlace, report)
-      : REASONING_KINDS.has(rejection.kind)
-        ? reasoningAsTextFor(input, rejection, report)
-        : answerNamedCalls(input, rejection, engineOptions, report);
-  if (!forced) forced = strictAround(input, rejection, engineOptions, report);
-
+  const step = { input, rejection, problem, options: engineOptions, report };
+  const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
   const final = repairToolCalls(forced.messages, {
     ...engineOptions,
     provider,
@@ -169,42 +138,81 @@ interface Forced {
 
 type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
 
-/** A fix of one assistant message for a rejection that concerns what the client stores beside its calls. */
-type ItemFix = (
+/** What each step reads: the messages, the rejection, the problem its kind reports (`FORCED_REPAIRS`), the options. */
+interface Step {
+  input: BaseMessage[];
+  rejection: ProviderRejection;
+  problem: ToolCallProblemKind | undefined;
+  options: RepairOptions;
+  report: Report;
+}
+
+const unchanged = (messages: BaseMessage[]): Forced => ({ messages, origin: messages.map((_, i) => i) });
+const whyOf = (rejection: ProviderRejection) =>
+  `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
+
+/** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
+const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"], (step: Step) => Forced | undefined> = {
+  "answer-calls": (step) => answerNamedCalls(step, step.problem ?? "orphan_call"),
+  strict: (step) => answerNamedCalls(step, "orphan_call") ?? strictAround(step),
+  "response-items": (step) => eachAssistant(step, withoutNamedItems),
+  "thought-signature": (step) => eachAssistant(step, withPlaceholderFirst),
+  "close-open-loop": closeOpenLoop,
+  "reasoning-as-text": (step) => blocksAsText(step, false),
+  "server-tools-as-text": (step) => blocksAsText(step, true),
+  "tools-as-text": (step) => unchanged(step.input),
+};
+
+/** A fix of one assistant message: the message rebuilt, and what to report; undefined when it changes nothing. */
+type MessageFix = (
   message: AIMessage,
   named: ReadonlySet<string>,
-) => { message: AIMessage; repair: Omit<ToolCallRepair, "index" | "rejection"> } | undefined;
+) => { message: AIMessage; repair: Omit<ToolCallRepair, "index" | "rejection" | "problem"> } | undefined;
 
-const ITEM_FIXES: Partial<Record<RejectionKind, ItemFix>> = {
-  reasoning_item_unpaired: (message, named) => {
-    let hit = false;
-    const run = sameReasoningRun(message, named);
-    const { message: fixed, droppedReasoning } = withoutItemIds(
-      message,
-      (id) => (named.has(id) || run.has(id)) && (hit = true),
-    );
-    if (!hit) return undefined;
-    const dropped = droppedReasoning.length > 0 ? ` (reasoning items ${droppedReasoning.join(", ")} removed)` : "";
-    const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
-    return { message: fixed, repair: { problem: "duplicate_response_item", action: "rebuilt_message", detail } };
-  },
-  missing_thought_signature: (message) => {
-    const first = message.tool_calls?.[0];
-    const signatures = (message.additional_kwargs as Record<string, unknown>)[GEMINI_SIGNATURES_KEY];
-    const signed =
-      isDict(signatures) && typeof signatures[first?.id ?? ""] === "string" && signatures[first?.id ?? ""] !== "";
-    if (first?.id === undefined || signed) return undefined;
-    return {
-      message: withPlaceholderSignature(message),
-      repair: {
-        problem: "unsigned_call",
-        action: "rebuilt_message",
-        toolCallId: first.id,
-        toolName: first.name,
-        detail: `call ${first.id} given Google's placeholder thought signature`,
-      },
-    };
-  },
+/** Applies `fix` to every assistant message; undefined when none changes. */
+function eachAssistant({ input, rejection, problem, report }: Step, fix: MessageFix): Forced | undefined {
+  const named = new Set(rejection.toolCallIds);
+  let touched = false;
+  const messages = input.map((m, index) => {
+    const fixed = isAssistant(m) ? fix(m, named) : undefined;
+    if (!fixed) return m;
+    touched = true;
+    report({ problem: problem ?? "malformed_message", ...fixed.repair, index });
+    return fixed.message;
+  });
+  return touched ? unchanged(messages) : undefined;
+}
+
+/** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
+const withoutNamedItems: MessageFix = (message, named) => {
+  let hit = false;
+  const run = sameReasoningRun(message, named);
+  const { message: fixed, droppedReasoning } = withoutItemIds(
+    message,
+    (id) => (named.has(id) || run.has(id)) && (hit = true),
+  );
+  if (!hit) return undefined;
+  const dropped = droppedReasoning.length > 0 ? ` (reasoning items ${droppedReasoning.join(", ")} removed)` : "";
+  return {
+    message: fixed,
+    repair: {
+      action: "rebuilt_message",
+      detail: `Responses items ${[...named].join(", ")} sent without their ids${dropped}`,
+    },
+  };
+};
+
+/** G6: the step's first call, when unsigned, gets Google's placeholder signature. */
+const withPlaceholderFirst: MessageFix = (message) => {
+  const first = message.tool_calls?.[0];
+  const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
+  const signature = isDict(signatures) ? signatures[first?.id ?? ""] : undefined;
+  if (first?.id === undefined || (typeof signature === "string" && signature !== "")) return undefined;
+  const detail = `call ${first.id} given Google's placeholder thought signature`;
+  return {
+    message: withPlaceholderSignature(message),
+    repair: { action: "rebuilt_message", toolCallId: first.id, toolName: first.name, detail },
+  };
 };
 
 /**
@@ -220,25 +228,6 @@ function sameReasoningRun(message: AIMessage, named: ReadonlySet<string>): Set<s
     if (typeof item.id === "string" && named.has(item.id)) inRun = item.type !== "reasoning";
   }
   return run;
-}
-
-/** Applies `fix` to every assistant message; undefined when none changes. */
-function fixInPlace(
-  input: BaseMessage[],
-  rejection: ProviderRejection,
-  fix: ItemFix,
-  report: Report,
-): Forced | undefined {
-  const named = new Set(rejection.toolCallIds);
-  let touched = false;
-  const messages = input.map((m, index) => {
-    const fixed = isAssistant(m) ? fix(m, named) : undefined;
-    if (!fixed) return m;
-    touched = true;
-    report({ ...fixed.repair, index });
-    return fixed.message;
-  });
-  return touched ? { messages, origin: input.map((_, i) => i) } : undefined;
 }
 
 /** The call ids a rejection names: Responses item ids (`fc_...`, R5) are resolved to the calls they carry. */
@@ -272,119 +261,69 @@ function namedCallsOf(message: AIMessage, ids: ReadonlySet<string>): { id: strin
   return [...calls].map(([id, name]) => (name ? { id, name } : { id }));
 }
 
+/** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
 function answerNamedCalls(
-  input: BaseMessage[],
-  rejection: ProviderRejection,
-  options: RepairOptions,
-  report: Report,
+  { input, rejection, options, report }: Step,
+  problem: ToolCallProblemKind,
 ): Forced | undefined {
   if (rejection.toolCallIds.length === 0) return undefined;
   const ids = namedCallIds(input, new Set(rejection.toolCallIds));
-  const remove = options.orphanCalls === "remove";
-  const hadResult = new Set<string>();
-  for (const m of input) {
-    const id = isToolResult(m) ? resultIdOf(m) : undefined;
-    if (id !== undefined && ids.has(id)) hadResult.add(id);
-  }
-
-  const out: BaseMessage[] = [];
-  const origin: number[] = [];
-  let touched = false;
+  const hadResult = new Set(input.map((m) => (isToolResult(m) ? resultIdOf(m) : undefined)));
+  const why = whyOf(rejection);
+  const out: Forced = { messages: [], origin: [] };
+  const put = (message: BaseMessage, from: number) => {
+    out.messages.push(message);
+    out.origin.push(from);
+  };
   // What goes at the end of the current block of tool results: fresh answers, then results set aside.
-  let answers: { message: ToolMessage; from: number }[] = [];
-  let setAside: { message: BaseMessage; from: number }[] = [];
+  let answers: [ToolMessage, number][] = [];
+  let setAside: [BaseMessage, number][] = [];
   const flush = () => {
-    for (const { message, from } of [...answers, ...setAside]) {
-      out.push(message);
-      origin.push(from);
-    }
+    for (const [message, from] of [...answers, ...setAside]) put(message, from);
     answers = [];
     setAside = [];
   };
-  const why = `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
-
-  input.forEach((m, i) => {
+  let touched = false;
+  for (const [i, m] of input.entries()) {
     if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id !== undefined && ids.has(id)) {
+      if (id === undefined || !ids.has(id)) put(m, i);
+      else {
         touched = true;
-        setAside.push({ message: orphanResultAsUserMessage(m, id), from: i });
-        report({
-          problem: rejection.kind === "duplicate_results" ? "duplicate_result" : "orphan_result",
-          action: "converted_result",
-          index: i,
-          toolCallId: id,
-          detail: `result set aside as user text ${why}`,
-        });
-        return;
+        setAside.push([orphanResultAsUserMessage(m, id), i]);
+        const detail = `result set aside as user text ${why}`;
+        const kind = problem === "duplicate_result" ? problem : "orphan_result";
+        report({ problem: kind, action: "converted_result", index: i, toolCallId: id, detail });
       }
-      out.push(m);
-      origin.push(i);
-      return;
+      continue;
     }
     flush();
     const calls = isAssistant(m) ? namedCallsOf(m, ids) : [];
-    if (calls.length === 0) {
-      out.push(m);
-      origin.push(i);
-      return;
-    }
-    touched = true;
-    const problem = PROBLEM_OF[rejection.kind] ?? "orphan_call";
-    if (remove) {
-      const named = new Set(calls.map((c) => c.id));
-      out.push(
-        rewriteToolCalls(m as AIMessage, (ref) => (ref.id !== undefined && named.has(ref.id) ? "drop" : undefined)),
-      );
-      origin.push(i);
-      for (const call of calls)
-        report({
-          problem,
-          action: "removed_call",
-          index: i,
-          toolCallId: call.id,
-          ...(call.name ? { toolName: call.name } : {}),
-          detail: `call removed ${why}`,
-        });
-      return;
-    }
-    out.push(m);
-    origin.push(i);
-    for (const call of calls) {
+    const remove = options.orphanCalls === "remove" && calls.length > 0;
+    const named = new Set(calls.map((call) => call.id));
+    put(remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m, i);
+    for (const { id, name } of calls) {
+      touched = true;
+      const call = { index: i, toolCallId: id, ...(name ? { toolName: name } : {}) };
+      if (remove) {
+        report({ problem, action: "removed_call", ...call, detail: `call removed ${why}` });
+        continue;
+      }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const text = options.syntheticResultText
-        ? options.syntheticResultText({
-            id: call.id,
-            name: call.name,
-            reason: problem,
-            note: `the provider rejected this exchange (${rejection.rule})`,
-            toolRun,
-          })
-        : forcedResultText(call, rejection, hadResult.has(call.id));
-      answers.push({
-        message: syntheticToolResult({
-          toolCallId: call.id,
-          toolName: call.name,
-          reason: REJECTION_REASON,
-          text,
-          toolRun,
-        }),
-        from: i,
-      });
-      report({
-        problem,
-        action: "synthesized_result",
-        index: i,
-        toolCallId: call.id,
-        ...(call.name ? { toolName: call.name } : {}),
-        toolRun,
-        detail: `call answered afresh ${why}`,
-      });
+      const note = `the provider rejected this exchange (${rejection.rule})`;
+      const text =
+        options.syntheticResultText?.({ id, name, reason: problem, note, toolRun }) ??
+        forcedResultText({ id, name }, rejection, hadResult.has(id));
+      answers.push([
+        syntheticToolResult({ toolCallId: id, toolName: name, reason: REJECTION_REASON, text, toolRun }),
+        i,
+      ]);
+      report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }
-  });
+  }
   flush();
-  return touched ? { messages: out, origin } : undefined;
+  return touched ? out : undefined;
 }
 
 function forcedResultText(
@@ -403,70 +342,58 @@ function forcedResultText(
   );
 }
 
-/** Rejections about reasoning and server tools: their blocks go as text, never through the strict profile (it drops thinking). */
-const REASONING_KINDS: ReadonlySet<RejectionKind> = new Set([
-  "thinking_block_required",
-  "unsigned_reasoning",
-  "server_tool_result_missing",
-]);
-
 const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
 const REFUSED_REASONING = "Reasoning the provider did not accept (no valid signature), kept as text";
 
-/** The A10 / B11 / A13 / A14 / B12 repair (see the module comment); undefined when there is nothing of it to change. */
-function reasoningAsTextFor(input: BaseMessage[], rejection: ProviderRejection, report: Report): Forced | undefined {
-  const why = `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
+/** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
+function closeOpenLoop({ input, rejection, problem = "unsupported_block", report }: Step): Forced | undefined {
+  const from = openLoopStart(input);
+  if (from === -1) return undefined;
   const out = input.slice();
   let touched = false;
-  if (rejection.kind === "thinking_block_required") {
-    const from = openLoopStart(input);
-    if (from === -1) return undefined;
-    for (let i = from; i < input.length; i++) {
-      const m = input[i];
-      if (isToolResult(m)) out[i] = toolResultAsUserText(m, REJECTION_REASON);
-      else if (isAssistant(m) && distinctCalls(m, isClientCall).length > 0)
-        out[i] = clientCallsAsText(m, distinctCalls(m, isClientCall));
-      else continue;
-      touched = true;
-      const detail = `tool exchange of the open loop written out as text ${why}`;
-      report({ problem: "unsupported_block", action: "converted_to_text", index: i, detail });
-    }
-  } else {
-    const named = new Set(rejection.toolCallIds);
-    input.forEach((m, i) => {
-      if (!isAssistant(m) || !Array.isArray(m.content)) return;
-      if (
-        rejection.kind === "unsigned_reasoning" &&
-        rejection.messageIndex !== undefined &&
-        rejection.messageIndex !== i
-      )
-        return;
-      const servers = rejection.kind === "server_tool_result_missing";
-      const content: unknown[] = [];
-      let changed = 0;
-      for (const block of m.content as unknown[]) {
-        const b = isDict(block) ? block : undefined;
-        const isNamedUse = (d: Dict) => d.type === "server_tool_use" && (named.size === 0 || named.has(d.id as string));
-        const server =
-          servers &&
-          b !== undefined &&
-          (isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string)));
-        const reasoning = !servers && b !== undefined && REASONING_TYPES.has(String(b.type));
-        if (!server && !reasoning) content.push(block);
-        else {
-          changed++;
-          const text = server ? serverToolBlockAsText(b as Dict) : reasoningAsText(b as Dict, REFUSED_REASONING);
-          if (text) content.push(text);
-        }
-      }
-      if (changed === 0) return;
-      touched = true;
-      out[i] = rebuildAssistant(m, { content });
-      const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${why}`;
-      report({ problem: "unsupported_block", action: "converted_block", index: i, detail });
-    });
+  for (let i = from; i < input.length; i++) {
+    const m = input[i];
+    const calls = isAssistant(m) ? distinctCalls(m, isClientCall) : [];
+    if (isToolResult(m)) out[i] = toolResultAsUserText(m, REJECTION_REASON);
+    else if (calls.length > 0) out[i] = clientCallsAsText(m as AIMessage, calls);
+    else continue;
+    touched = true;
+    const detail = `tool exchange of the open loop written out as text ${whyOf(rejection)}`;
+    report({ problem, action: "converted_to_text", index: i, detail });
   }
-  return touched ? { messages: out, origin: out.map((_, i) => i) } : undefined;
+  return touched ? unchanged(out) : undefined;
+}
+
+/**
+ * A14, B12: reasoning blocks (at the message named, or in every one) go as text; A13 (`servers`): the server tool
+ * uses named (or all) go as text with their results. Undefined when there is none.
+ */
+function blocksAsText({ input, rejection, problem = "unsupported_block", report }: Step, servers: boolean) {
+  const named = new Set(rejection.toolCallIds);
+  const at = servers ? undefined : rejection.messageIndex;
+  const isNamedUse = (b: Dict) => b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string));
+  const converts = (b: Dict) =>
+    servers
+      ? isNamedUse(b) || (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
+      : REASONING_TYPES.has(String(b.type));
+  const out = input.slice();
+  let touched = false;
+  input.forEach((m, i) => {
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
+    let changed = 0;
+    const content = (m.content as unknown[]).flatMap((block) => {
+      if (!isDict(block) || !converts(block)) return [block];
+      changed++;
+      const text = servers ? serverToolBlockAsText(block) : reasoningAsText(block, REFUSED_REASONING);
+      return text ? [text] : [];
+    });
+    if (changed === 0) return;
+    touched = true;
+    out[i] = rebuildAssistant(m, { content });
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
+    report({ problem, action: "converted_block", index: i, detail });
+  });
+  return touched ? unchanged(out) : undefined;
 }
 
 /** Where the tool loop a history ends in starts: after the last user message that does not follow tool results; -1 if none is open. */
@@ -483,30 +410,13 @@ function openLoopStart(messages: BaseMessage[]): number {
   return 0;
 }
 
-/** The engine's problem for a rejection that names no ids: the strict profile must leave none of it. */
-const LEFT_OVER: Partial<Record<RejectionKind, ToolCallProblemKind>> = {
-  misplaced_system_message: "misplaced_system_message",
-  invalid_content_part: "malformed_message",
-  roles_must_alternate: "consecutive_same_role",
-  must_start_with_user: "leading_non_user",
-  empty_content: "empty_message",
-  blank_text: "blank_text_block",
-  unsupported_content_block: "unsupported_block",
-};
-
 /**
  * No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything when
  * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
  */
-function strictAround(
-  input: BaseMessage[],
-  rejection: ProviderRejection,
-  options: RepairOptions,
-  report: Report,
-): Forced {
+function strictAround({ input, rejection, problem: leftOver, options, report }: Step): Forced {
   const strict: RepairOptions = { ...options, provider: "strict" };
   const at = rejection.messageIndex;
-  const leftOver = LEFT_OVER[rejection.kind];
   if (at !== undefined && at >= 0 && at < input.length) {
     const isTurnStart = (m: BaseMessage) => m.getType() === "human";
     let start = at;
@@ -523,15 +433,17 @@ function strictAround(
       const origin = originAfterSplice(input.length, start, end, slice.messages.length);
       if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver))
         return { messages, origin };
-      const whole = repairToolCalls(messages, strict);
-      for (const repair of whole.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
-      return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };
+      return whole(messages, origin);
     }
   }
-  const whole = repairToolCalls(input, strict);
-  for (const repair of whole.repairs) report(repair);
-  // The engine does not say where inserted messages came from: beyond the input, name the last message.
-  return { messages: whole.messages, origin: whole.messages.map((_, k) => Math.min(k, input.length - 1)) };
+  return whole(input, unchanged(input).origin);
+
+  function whole(messages: BaseMessage[], origin: number[]): Forced {
+    const repaired = repairToolCalls(messages, strict);
+    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
+    // The engine does not say where inserted messages came from: beyond the input, name the last message.
+    return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
+  }
 }
 
 function originAfterSplice(length: number, start: number, end: number, replaced: number): number[] {

@@ -4,12 +4,14 @@
  * ChatBedrockConverse rethrows it), the Anthropic SDK's `BadRequestError`, Google errors, errors wrapped by
  * LangChain (`cause` chains), a plain `Error`, or a bare string.
  *
- * Every text is found by a fixed anchor (`indexOf`), and ids and positions are read with bounded, linear
- * scanners next to it: no regular expression runs on the whole text, and nothing nests quantifiers. A 1 MB
- * error text costs a few `indexOf` passes.
+ * The texts are the profiles' (`REJECTION_TEXTS`, engine/profiles.ts): each rule's row says how its text is found
+ * and read; nothing here knows a rule. Every text is found by a fixed anchor (`indexOf`), and ids and positions are
+ * read with bounded, linear scanners next to it: no regular expression runs on the whole text (only on a path or a
+ * window of a few hundred characters), and nothing nests quantifiers. A 1 MB error text costs a few `indexOf` passes.
  */
-import type { Provider, ProviderRejection, RejectingProvider, RejectionKind } from "../types";
-import { messageIndexAt, payloadPositions, type WireFormat } from "../models/positions";
+import { REJECTION_TEXTS } from "../engine";
+import type { Provider, ProviderRejection, RejectingProvider } from "../types";
+import { messageIndexAt, payloadPositions } from "../models/positions";
 import type { Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
@@ -31,18 +33,20 @@ const MAX_IDS = 1000;
 /** How far from an anchor a position (`messages.2`, `input[95]`) is looked for. */
 const POSITION_BEFORE = 96;
 const POSITION_AFTER = 256;
+/** How far from an anchor a marker it needs (`Ids:`, `Value at '`) is looked for. */
+const NEAR = 300;
 /** How deep a `cause` chain is followed. */
 const MAX_CAUSE_DEPTH = 8;
 
+type Text = (typeof REJECTION_TEXTS)[number];
+
 interface Found {
-  shared?: boolean;
+  row: Text;
+  at: number;
+  toolCallIds: string[];
+  position?: Position;
   /** The text is about the request's definitions (tools, response format), not its history: no rejection. */
   notHistory?: boolean;
-  rule: string;
-  kind: RejectionKind;
-  provider: RejectingProvider;
-  toolCallIds?: string[];
-  position?: Position;
 }
 
 interface Position {
@@ -50,37 +54,11 @@ interface Position {
   block?: number;
 }
 
-/** One provider text: found by any of its anchors, then read by `read` (undefined: not this rule after all). */
-interface TextRule {
-  rule: string;
-  kind: RejectionKind;
-  provider: RejectingProvider;
-  anchors: string[];
-  read?: (text: string, at: number, anchor: string) => Partial<Found> | undefined;
-  /** Which position near the anchor names the payload entry. Default: the first. */
-  position?: "first" | "last" | "none";
-  /** Several providers send this text: the caller's `provider` decides when the error's shape does not. */
-  shared?: boolean;
-}
-
 // --- bounded readers ---------------------------------------------------------------------------------------
 
-const isIdChar = (code: number): boolean =>
-  code > 32 &&
-  code !== 44 /* , */ &&
-  code !== 39 /* ' */ &&
-  code !== 34 /* " */ &&
-  code !== 96 /* ` */ &&
-  code !== 40 &&
-  code !== 41 /* ( ) */ &&
-  code !== 91 &&
-  code !== 93 /* [ ] */ &&
-  code !== 123 &&
-  code !== 125 /* { } */ &&
-  code !== 60 &&
-  code !== 62 /* < > */ &&
-  code !== 59 /* ; */ &&
-  code !== 92; /* \ */
+/** Characters that end an id: white space and controls, `,'"` `` ` `` `()[]{}<>;\`. */
+const NOT_ID = new Set([..."'\",`()[]{}<>;\\"].map((c) => c.charCodeAt(0)));
+const isIdChar = (code: number): boolean => code > 32 && !NOT_ID.has(code);
 
 function skipSpaces(text: string, at: number): number {
   while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9)) at++;
@@ -98,10 +76,11 @@ function readId(text: string, at: number): { id: string; end: number } | undefin
   return id === "" ? undefined : { id, end };
 }
 
-/** A list `a, b, c` at `at`. */
+/** A list `a, b, c` at `at`; none when a position stands there (Qwen: `... response messages: message[532].role`). */
 function readIdList(text: string, at: number): string[] {
   const ids: string[] = [];
-  let pos = at;
+  let pos = skipSpaces(text, at);
+  if (/^messages?\[/.test(text.slice(pos, pos + 9))) return ids;
   while (ids.length < MAX_IDS) {
     const next = readId(text, pos);
     if (!next) break;
@@ -117,8 +96,7 @@ function readIdList(text: string, at: number): string[] {
 /** The text between `at` and the next `quote`, when it is short enough to be an id or a path. */
 function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string | undefined {
   const end = text.indexOf(quote, at);
-  if (end === -1 || end - at > max) return undefined;
-  return text.slice(at, end);
+  return end === -1 || end - at > max ? undefined : text.slice(at, end);
 }
 
 const POSITION_PATTERN =
@@ -126,35 +104,28 @@ const POSITION_PATTERN =
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
 function positionsNear(text: string, at: number, length: number): Position[] {
-  const from = Math.max(0, at - POSITION_BEFORE);
-  const window = text.slice(from, Math.min(text.length, at + length + POSITION_AFTER));
-  const found: Position[] = [];
-  for (const match of window.matchAll(POSITION_PATTERN)) {
-    const position: Position = { payloadIndex: Number(match[1]) };
-    if (match[2] !== undefined) position.block = Number(match[2]);
-    found.push(position);
-  }
-  return found;
+  const window = text.slice(Math.max(0, at - POSITION_BEFORE), at + length + POSITION_AFTER);
+  return [...window.matchAll(POSITION_PATTERN)].map((match) =>
+    match[2] === undefined
+      ? { payloadIndex: Number(match[1]) }
+      : { payloadIndex: Number(match[1]), block: Number(match[2]) },
+  );
 }
 
-function positionIn(text: string | undefined): Position | undefined {
-  if (!text) return undefined;
-  return positionsNear(text.slice(0, POSITION_AFTER), 0, 0)[0];
-}
+const positionIn = (text = ""): Position | undefined => positionsNear(text, 0, 0)[0];
 
 /**
  * Ids of the top-level objects of a list like `[{'name': 'f', 'args': {'id': 3}, 'id': 'call_a'}, ...]` (JSON
- * or a Python repr): only `id` keys of the list's own objects count, not ids inside their arguments. A list of
- * quoted strings (`['call_a', "call_b"]`) is a list of ids.
+ * or a Python repr), read from right after its `[`: only `id` keys of the list's own objects count, not ids inside
+ * their arguments. A list of quoted strings (`['call_a', "call_b"]`) is a list of ids.
  */
 function listedCallIds(text: string, at: number): string[] {
-  let pos = at;
   const ids: string[] = [];
-  const limit = Math.min(text.length, pos + 256 * 1024);
-  let depth = 0;
+  const limit = Math.min(text.length, at + 256 * 1024);
+  let depth = 1;
   let lastKey: string | undefined;
   let expectValue = false;
-  for (; pos < limit && ids.length < MAX_IDS; pos++) {
+  for (let pos = at; pos < limit && ids.length < MAX_IDS; pos++) {
     const c = text[pos];
     if (c === '"' || c === "'") {
       let end = pos + 1;
@@ -168,8 +139,7 @@ function listedCallIds(text: string, at: number): string[] {
       depth++;
       expectValue = false;
     } else if (c === "]" || c === "}") {
-      depth--;
-      if (depth === 0) break;
+      if (--depth === 0) break;
     } else if (c === ":" && depth === 2) {
       expectValue = true;
     } else if (c === ",") {
@@ -180,21 +150,36 @@ function listedCallIds(text: string, at: number): string[] {
   return ids;
 }
 
-// --- the texts of docs/provider-rules.md ---------------------------------------------------------------------
-
 const optional = (id: string | undefined): string[] => (id ? [id] : []);
 
-/** The id quoted in `Item '<id>'` right before `at` (the Responses item texts name the item first). */
-function quotedItemBefore(text: string, at: number): string[] {
-  const start = text.lastIndexOf("Item '", at);
-  return start === -1 || at - start > MAX_QUOTED + 64 ? [] : optional(readQuoted(text, start + "Item '".length, "'"));
+/** The ids a text names next to its anchor at `at`, read as its row says (`IdReader` in engine/profiles.ts). */
+function readIds(row: Text, text: string, at: number, anchor: string): string[] {
+  let from = at + anchor.length;
+  if (row.idsAfter !== undefined) {
+    const marker = text.indexOf(row.idsAfter, at);
+    if (marker === -1 || marker - at > NEAR) return [];
+    from = marker + row.idsAfter.length;
+  }
+  const quote = anchor[anchor.length - 1];
+  switch (row.ids) {
+    case "list":
+      return readIdList(text, from);
+    case "one":
+      return optional(readId(text, from)?.id);
+    case "quoted":
+      return optional(readQuoted(text, from, quote));
+    case "item": {
+      // The item is quoted in `Item '<id>'` before the anchor; the reasoning item it needs, if named, after it.
+      const item = text.lastIndexOf("Item '", at);
+      const before = item === -1 || at - item > MAX_QUOTED + 64 ? [] : optional(readQuoted(text, item + 6, "'"));
+      return quote === "'" ? [...before, ...optional(readQuoted(text, from, "'"))] : before;
+    }
+    case "calls":
+      return listedCallIds(text, from);
+    default:
+      return [];
+  }
 }
-
-const idsAfter = (text: string, at: number, anchor: string) => ({ toolCallIds: readIdList(text, at + anchor.length) });
-const idAfter = (text: string, at: number, anchor: string) => {
-  const id = readId(text, at + anchor.length)?.id;
-  return { toolCallIds: id ? [id] : [] };
-};
 
 /**
  * Request parameters that define the request rather than carry its history (OpenAI Chat and Responses names,
@@ -213,371 +198,31 @@ const DEFINITION_PARAMS = new Set([
 ]);
 
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
-function namesDefinition(path: string): boolean {
-  let end = 0;
-  while (end < path.length && end < 64 && path[end] !== "[" && path[end] !== ".") end++;
-  return DEFINITION_PARAMS.has(path.slice(0, end));
+const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
+
+/** The parameter path a text names: quoted right after its anchor, or after `pathAfter` close before it. */
+function pathOf(row: Text, text: string, at: number, anchor: string): string | undefined {
+  if (row.pathAfter === undefined) return readQuoted(text, at + anchor.length, anchor[anchor.length - 1], 200);
+  const open = text.lastIndexOf(row.pathAfter, at);
+  return open === -1 || at - open > NEAR ? undefined : readQuoted(text, open + row.pathAfter.length, "'", 200);
 }
 
-/** `Invalid 'path': ...` (OpenAI O4 / O5, Responses R3): which rule depends on the path. */
-function readInvalidPath(text: string, at: number, anchor: string): Partial<Found> | undefined {
-  const path = readQuoted(text, at + anchor.length, "'", 200);
-  if (!path) return undefined;
-  if (namesDefinition(path)) return { notHistory: true };
-  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/.test(path))
-    return { rule: "O4", kind: "invalid_id", provider: "openai" };
-  if (/^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/.test(path))
-    return { rule: "O5", kind: "invalid_tool_name", provider: "openai" };
-  if (/^input\[\d{1,7}\]\.call_id$/.test(path)) return { rule: "R3", kind: "invalid_id", provider: "openai-responses" };
-  if (/^input\[\d{1,7}\]\.name$/.test(path))
-    return { rule: "R3", kind: "invalid_tool_name", provider: "openai-responses" };
-  return undefined;
-}
-
-/**
- * `Value at 'path' failed to satisfy constraint` (Bedrock B4): only a tool call's id or name. Other constraints
- * on paths inside a tool block (the length of a result's text, say) are not about ids: no diagnosis.
- */
-function readConstraintPath(text: string, at: number): Partial<Found> | undefined {
-  const from = Math.max(0, at - 300);
-  const open = text.lastIndexOf("Value at '", at);
-  if (open < from) return undefined;
-  const path = readQuoted(text, open + "Value at '".length, "'", 200);
-  if (!path) return undefined;
-  if (/\.(toolUse|toolResult)\.toolUseId$/.test(path)) return { kind: "invalid_id" };
-  if (/\.toolUse\.name$/.test(path)) return { kind: "invalid_tool_name" };
-  return undefined;
-}
-
-const RULES: TextRule[] = [
-  // OpenAI Chat Completions
-  {
-    rule: "O1",
-    kind: "missing_results",
-    provider: "openai",
-    anchors: ["did not have response messages: "],
-    read: (text, at, anchor) => {
-      const start = skipSpaces(text, at + anchor.length);
-      // Qwen names a position instead of ids: `... response messages: message[532].role`.
-      if (text.startsWith("message[", start) || text.startsWith("messages[", start))
-        return { toolCallIds: [], position: positionIn(text.slice(start, start + 64)) };
-      return idsAfter(text, at, anchor);
-    },
-  },
-  {
-    rule: "O1",
-    kind: "missing_results",
-    provider: "openai",
-    anchors: [
-      "must be followed by tool messages responding to each 'tool_call_id'",
-      "insufficient tool messages following tool_calls message",
-    ],
-  },
-  // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
-  { rule: "O2", kind: "unexpected_results", provider: "openai", anchors: ["must be a response to a prece"] },
-  {
-    rule: "O3",
-    kind: "duplicate_results",
-    provider: "openai",
-    anchors: ["Duplicate value for 'tool_call_id' of '"],
-    position: "last",
-    read: (text, at, anchor) => {
-      const id = readQuoted(text, at + anchor.length, "'");
-      return { toolCallIds: id ? [id] : [] };
-    },
-  },
-  { rule: "O4", kind: "invalid_id", provider: "openai", anchors: ["Invalid '"], read: readInvalidPath },
-  // The same O5 text without its path (OpenAI call ids have no pattern, so a pattern error is about a name).
-  {
-    rule: "O5",
-    kind: "invalid_tool_name",
-    provider: "openai",
-    anchors: ["Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"],
-  },
-  // OpenAI Responses
-  {
-    rule: "R1",
-    kind: "missing_results",
-    provider: "openai-responses",
-    anchors: ["No tool output found for function call ", "No tool output found for custom tool call "],
-    read: idAfter,
-  },
-  {
-    rule: "R2",
-    kind: "unexpected_results",
-    provider: "openai-responses",
-    anchors: [
-      "No tool call found for function call output with call_id ",
-      "No tool call found for custom tool call output with call_id ",
-    ],
-    read: idAfter,
-  },
-  {
-    rule: "R5",
-    kind: "duplicate_ids",
-    provider: "openai-responses",
-    anchors: ["Duplicate item found with id "],
-    read: idAfter,
-  },
-  {
-    rule: "R6",
-    kind: "reasoning_item_unpaired",
-    provider: "openai-responses",
-    anchors: ["was provided without its required 'reasoning' item: '"],
-    position: "none",
-    // The item, then the reasoning item it needs.
-    read: (text, at, anchor) => ({
-      toolCallIds: [...quotedItemBefore(text, at), ...optional(readQuoted(text, at + anchor.length, "'"))],
-    }),
-  },
-  {
-    rule: "R7",
-    kind: "reasoning_item_unpaired",
-    provider: "openai-responses",
-    anchors: ["of type 'reasoning' was provided without its required following item"],
-    position: "none",
-    read: (text, at) => ({ toolCallIds: quotedItemBefore(text, at) }),
-  },
-  // Anthropic
-  {
-    rule: "A1",
-    kind: "missing_results",
-    provider: "anthropic",
-    anchors: ["blocks immediately after: "],
-    read: idsAfter,
-  },
-  {
-    rule: "A2",
-    kind: "unexpected_results",
-    provider: "anthropic",
-    anchors: [
-      "unexpected `tool_use_id` found in `tool_result` blocks: ",
-      "unexpected tool_use_id found in tool_result blocks: ",
-    ],
-    read: idsAfter,
-  },
-  {
-    rule: "A3",
-    kind: "results_not_first",
-    provider: "anthropic",
-    anchors: ["tool_result block(s) at the beginning of this message"],
-  },
-  {
-    rule: "A4",
-    kind: "duplicate_ids",
-    provider: "anthropic",
-    anchors: ["`tool_use` ids must be unique", "tool_use ids must be unique"],
-  },
-  {
-    rule: "A5",
-    kind: "duplicate_results",
-    provider: "anthropic",
-    anchors: ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
-    read: idAfter,
-  },
-  {
-    rule: "A6",
-    kind: "invalid_id",
-    provider: "anthropic",
-    anchors: ["String should match pattern '^[a-zA-Z0-9_-]+$'"],
-  },
-  {
-    rule: "A8",
-    kind: "must_end_with_user",
-    provider: "anthropic",
-    anchors: ["does not support assistant message prefill"],
-    shared: true,
-    read: (text) =>
-      text.includes("The model returned the following errors") ? { rule: "B7", provider: "bedrock" } : {},
-  },
-  {
-    rule: "B7",
-    kind: "must_end_with_user",
-    provider: "bedrock",
-    anchors: ["requires the last turn in the conversation to be a user message"],
-  },
-  {
-    rule: "A9",
-    kind: "empty_content",
-    provider: "anthropic",
-    anchors: ["all messages must have non-empty content except for the optional final assistant message"],
-  },
-  {
-    rule: "A9",
-    kind: "blank_text",
-    provider: "anthropic",
-    anchors: ["text content blocks must contain non-whitespace text", "text content blocks must be non-empty"],
-  },
-  // B11 is the same text inside Bedrock's wrapper of model errors.
-  {
-    rule: "A10",
-    kind: "thinking_block_required",
-    provider: "anthropic",
-    anchors: ["must start with a thinking block"],
-    // The position opens the text, further from the anchor than positions are looked for.
-    read: (text) => ({
-      position: positionIn(text),
-      ...(text.includes("The model returned the following errors")
-        ? { rule: "B11", provider: "bedrock" as const }
-        : {}),
-    }),
-  },
-  // A14 (B12 through Bedrock): a thinking block without its signature, or with one that does not verify.
-  {
-    rule: "A14",
-    kind: "unsigned_reasoning",
-    provider: "anthropic",
-    anchors: [
-      ".thinking.signature: Field required",
-      ".redacted_thinking.data: Field required",
-      "Invalid `signature` in `thinking` block",
-      "Invalid signature in thinking block",
-    ],
-    read: (text) =>
-      text.includes("The model returned the following errors") ? { rule: "B12", provider: "bedrock" } : {},
-  },
-  {
-    rule: "A13",
-    kind: "server_tool_result_missing",
-    provider: "anthropic",
-    anchors: ["` tool use with id `"],
-    read: (text, at, anchor) => {
-      const id = readQuoted(text, at + anchor.length, "`");
-      return text.indexOf("was found without a corresponding", at) === -1 ? undefined : { toolCallIds: id ? [id] : [] };
-    },
-  },
-  {
-    rule: "A12",
-    kind: "unsupported_content_block",
-    provider: "bedrock",
-    anchors: ["Unsupported content block type: "],
-    position: "none",
-  },
-  // Bedrock Converse
-  {
-    rule: "B1",
-    kind: "missing_results",
-    provider: "bedrock",
-    anchors: ["Expected toolResult blocks at "],
-    read: (text, at) => {
-      const ids = text.indexOf("Ids:", at);
-      return { toolCallIds: ids !== -1 && ids - at < 128 ? readIdList(text, ids + 4) : [] };
-    },
-  },
-  {
-    rule: "B2",
-    kind: "unexpected_results",
-    provider: "bedrock",
-    anchors: ["exceeds the number of toolUse blocks of previous turn"],
-  },
-  {
-    rule: "B3",
-    kind: "tool_config_missing",
-    provider: "bedrock",
-    anchors: ["The toolConfig field must be defined when using toolUse and toolResult content blocks"],
-  },
-  {
-    rule: "B4",
-    kind: "invalid_id",
-    provider: "bedrock",
-    anchors: ["failed to satisfy constraint"],
-    read: (text, at) => readConstraintPath(text, at),
-  },
-  {
-    rule: "B5",
-    kind: "must_start_with_user",
-    provider: "bedrock",
-    anchors: ["A conversation must start with a user message"],
-  },
-  {
-    rule: "B6",
-    kind: "roles_must_alternate",
-    provider: "bedrock",
-    anchors: ["A conversation must alternate between user and assistant roles"],
-  },
-  { rule: "B8", kind: "blank_text", provider: "bedrock", anchors: ["The text field in the ContentBlock object at "] },
-  { rule: "B9", kind: "empty_content", provider: "bedrock", anchors: ["The content field in the Message object at "] },
-  { rule: "B10", kind: "empty_content", provider: "bedrock", anchors: ["cannot be empty when status value is error"] },
-  // Gemini
-  {
-    rule: "G1",
-    kind: "misplaced_calls",
-    provider: "gemini",
-    anchors: ["function call turn comes immediately after a user turn or after a function response turn"],
-  },
-  {
-    rule: "G2",
-    kind: "unexpected_results",
-    provider: "gemini",
-    anchors: ["function response turn comes immediately after a function call turn"],
-  },
-  {
-    rule: "G3",
-    kind: "result_count_mismatch",
-    provider: "gemini",
-    anchors: ["number of function response parts is equal to the number of function call parts"],
-  },
-  {
-    rule: "G5",
-    kind: "must_end_with_user",
-    provider: "gemini",
-    anchors: ["single turn requests end with a user role or the role field is empty"],
-  },
-  {
-    rule: "G6",
-    kind: "missing_thought_signature",
-    provider: "gemini",
-    anchors: ["Function call is missing a thought_signature"],
-    position: "none",
-  },
-  {
-    rule: "O6",
-    kind: "invalid_content_part",
-    provider: "openai",
-    anchors: ["Invalid type for 'messages[", "Supported values are: 'text'"],
-  },
-  {
-    rule: "A11",
-    kind: "misplaced_system_message",
-    provider: "anthropic",
-    anchors: ["a `system` message must directly follow", "system messages are not supported in `messages`"],
-  },
-  // LangGraph's own check (Python createReactAgent, older LangGraph.js): a JSON / repr list of the calls.
-  {
-    rule: "INVALID_CHAT_HISTORY",
-    kind: "missing_results",
-    provider: "langgraph",
-    anchors: ["Found AIMessages with tool_calls that do not have a corresponding ToolMessage"],
-    position: "none",
-    // `... tool calls: [{...}]` (the calls) or `... tool 'id' values: ['a', "b"]` (their ids), JSON or a Python repr.
-    read: (text, at, anchor) => {
-      const list = text.indexOf("[", at + anchor.length);
-      return { toolCallIds: list !== -1 && list - at < 300 ? listedCallIds(text, list) : [] };
-    },
-  },
-];
-
-function matchText(text: string): (Found & { at: number }) | undefined {
-  for (const rule of RULES) {
-    for (const anchor of rule.anchors) {
+/** The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`). */
+function matchText(text: string): Found | undefined {
+  for (const row of REJECTION_TEXTS) {
+    if (row.within !== undefined && !text.includes(row.within)) continue;
+    for (const anchor of row.anchors) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
-      const read = rule.read ? rule.read(text, at, anchor) : {};
-      if (read === undefined) continue;
-      const found: Found & { at: number } = {
-        rule: rule.rule,
-        kind: rule.kind,
-        provider: rule.provider,
-        shared: rule.shared,
-        ...read,
-        at,
-      };
-      if (found.notHistory) return found; // no other rule may claim it
-      if (found.position === undefined && rule.position !== "none") {
-        const near = positionsNear(text, at, anchor.length);
-        found.position = rule.position === "last" ? near[near.length - 1] : near[0];
+      if (row.path) {
+        const path = pathOf(row, text, at, anchor);
+        // No other row may claim an error about a definition.
+        if (path !== undefined && namesDefinition(path)) return { row, at, toolCallIds: [], notHistory: true };
+        if (path === undefined || !row.path.test(path)) continue;
       }
-      return found;
+      const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
+      const position = row.position === "last" ? near.at(-1) : near[0];
+      return { row, at, toolCallIds: readIds(row, text, at, anchor), position };
     }
   }
   return undefined;
@@ -658,7 +303,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   const seen = new Set<unknown>();
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
-  let found: (Found & { at: number }) | undefined;
+  let found: Found | undefined;
   let foundIn = "";
   let node: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && node !== undefined && node !== null && !seen.has(node); depth++) {
@@ -684,13 +329,14 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   // An error about a tool definition or another request parameter: no history change fixes it.
   if (!found || found.notHistory || (param !== undefined && namesDefinition(param))) return undefined;
 
-  const provider = senderOf(found, options.provider, shape);
+  const { row } = found;
+  const provider = senderOf(row, options.provider, shape);
   const position = found.position ?? positionIn(param);
   const rejection: ProviderRejection = {
     provider,
-    kind: found.kind,
-    rule: found.rule,
-    toolCallIds: found.toolCallIds ?? [],
+    kind: row.kind,
+    rule: row.rule,
+    toolCallIds: found.toolCallIds,
     text: keptText(foundIn, found.at),
   };
   if (position !== undefined) {
@@ -706,13 +352,13 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
  * only one provider sends is too; the caller's `provider` only decides texts several providers send (the
  * caller may be wrong: a thread repaired for OpenAI and sent to Bedrock is the case recovery exists for).
  */
-function senderOf(found: Found, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
-  const fromText = found.provider;
+function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
+  const fromText = row.provider;
   if (fromText === "langgraph") return fromText;
   const openAI = (p: RejectingProvider) => p === "openai" || p === "openai-responses";
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
-  if (found.shared && called !== undefined && called !== "strict") return called;
+  if (row.shared && called !== undefined && called !== "strict") return called;
   return fromText;
 }
 
@@ -722,23 +368,14 @@ function keptText(text: string, at: number): string {
   return text.slice(start, start + MAX_KEPT_TEXT);
 }
 
-const WIRE: Partial<Record<RejectingProvider, WireFormat>> = {
-  openai: "openai",
-  "openai-responses": "openai-responses",
-  anthropic: "anthropic",
-  bedrock: "bedrock",
-  gemini: "gemini",
-};
-
 function mapBack(
   messages: readonly unknown[] | undefined,
   provider: RejectingProvider,
   position: Position,
 ): number | undefined {
-  const format = WIRE[provider];
-  if (!messages || !format) return undefined;
+  if (!messages || provider === "langgraph" || provider === "unknown") return undefined;
   try {
-    return messageIndexAt(payloadPositions(messages, format), position.payloadIndex, position.block);
+    return messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
   } catch {
     return undefined;
   }
