@@ -180,25 +180,28 @@ export interface ForcedRepair {
   problem?: ToolCallProblemKind;
 }
 
+const answer = (problem: ToolCallProblemKind): ForcedRepair => ({ fix: "answer-calls", problem });
+const strict = (problem?: ToolCallProblemKind): ForcedRepair => ({ fix: "strict", problem });
+
 /** The one relation of rejection kinds to the engine's problems and to what a forced repair does. */
 export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
-  missing_results: { fix: "answer-calls", problem: "orphan_call" },
-  unexpected_results: { fix: "answer-calls", problem: "orphan_result" },
-  results_not_first: { fix: "answer-calls", problem: "interleaved_message" },
-  duplicate_results: { fix: "answer-calls", problem: "duplicate_result" },
-  duplicate_ids: { fix: "answer-calls", problem: "duplicate_call_id" },
-  invalid_id: { fix: "answer-calls", problem: "invalid_call_id" },
-  result_count_mismatch: { fix: "answer-calls", problem: "orphan_call" },
-  invalid_tool_name: { fix: "strict" },
-  misplaced_calls: { fix: "strict" },
-  must_end_with_user: { fix: "strict" },
-  must_start_with_user: { fix: "strict", problem: "leading_non_user" },
-  roles_must_alternate: { fix: "strict", problem: "consecutive_same_role" },
-  empty_content: { fix: "strict", problem: "empty_message" },
-  blank_text: { fix: "strict", problem: "blank_text_block" },
-  unsupported_content_block: { fix: "strict", problem: "unsupported_block" },
-  invalid_content_part: { fix: "strict", problem: "malformed_message" },
-  misplaced_system_message: { fix: "strict", problem: "misplaced_system_message" },
+  missing_results: answer("orphan_call"),
+  unexpected_results: answer("orphan_result"),
+  results_not_first: answer("interleaved_message"),
+  duplicate_results: answer("duplicate_result"),
+  duplicate_ids: answer("duplicate_call_id"),
+  invalid_id: answer("invalid_call_id"),
+  result_count_mismatch: answer("orphan_call"),
+  invalid_tool_name: strict(),
+  misplaced_calls: strict(),
+  must_end_with_user: strict(),
+  must_start_with_user: strict("leading_non_user"),
+  roles_must_alternate: strict("consecutive_same_role"),
+  empty_content: strict("empty_message"),
+  blank_text: strict("blank_text_block"),
+  unsupported_content_block: strict("unsupported_block"),
+  invalid_content_part: strict("malformed_message"),
+  misplaced_system_message: strict("misplaced_system_message"),
   tool_config_missing: { fix: "tools-as-text" },
   thinking_block_required: { fix: "close-open-loop", problem: "unsupported_block" },
   unsigned_reasoning: { fix: "reasoning-as-text", problem: "unsupported_block" },

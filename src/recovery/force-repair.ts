@@ -430,7 +430,12 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     if (slice.repairs.length > 0) {
       const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
       for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
-      const origin = originAfterSplice(input.length, start, end, slice.messages.length);
+      const same = unchanged(input).origin;
+      const origin = [
+        ...same.slice(0, start),
+        ...slice.messages.map((_, k) => Math.min(start + k, end - 1)),
+        ...same.slice(end),
+      ];
       if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver))
         return { messages, origin };
       return whole(messages, origin);
@@ -444,12 +449,4 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
     return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
   }
-}
-
-function originAfterSplice(length: number, start: number, end: number, replaced: number): number[] {
-  const origin: number[] = [];
-  for (let i = 0; i < start; i++) origin.push(i);
-  for (let k = 0; k < replaced; k++) origin.push(Math.min(start + k, end - 1));
-  for (let i = end; i < length; i++) origin.push(i);
-  return origin;
 }

@@ -238,21 +238,14 @@ const pick = (v: unknown, ...keys: string[]): unknown => {
   return current;
 };
 
-/** HTTP statuses of a request that was fine as far as its history goes. */
-const statusIsAboutHistory = (status: number): boolean => status === 400 || status === 422;
-
-function statusOf(node: Dict): number | undefined {
-  for (const value of [
+const statusOf = (node: Dict): unknown =>
+  [
     node.status,
     node.statusCode,
     pick(node, "$metadata", "httpStatusCode"),
     pick(node, "response", "status"),
     node.code,
-  ]) {
-    if (typeof value === "number" && value >= 100 && value < 600) return value;
-  }
-  return undefined;
-}
+  ].find((value) => typeof value === "number" && value >= 100 && value < 600);
 
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict): RejectingProvider | undefined {
@@ -265,19 +258,14 @@ function shapeProvider(node: Dict): RejectingProvider | undefined {
 
 /** The texts an error carries, most specific first (a provider's own message before an SDK's summary of it). */
 function textsOf(node: unknown): string[] {
-  if (typeof node === "string") return [node];
-  if (!isObject(node)) return [];
-  const texts: string[] = [];
-  for (const value of [
+  if (!isObject(node)) return typeof node === "string" ? [node] : [];
+  const texts = [
     pick(node, "error", "error", "message"),
     pick(node, "error", "message"),
     pick(node, "response", "data", "error", "message"),
     node.message,
-  ]) {
-    const text = str(value);
-    if (text !== undefined && !texts.includes(text)) texts.push(text);
-  }
-  return texts;
+  ].filter((text): text is string => str(text) !== undefined);
+  return [...new Set(texts)];
 }
 
 const isAbort = (node: Dict): boolean =>
@@ -310,8 +298,9 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
     seen.add(node);
     if (isObject(node)) {
       if (isAbort(node)) return undefined;
+      // Any other status is about a request that was fine as far as its history goes.
       const status = statusOf(node);
-      if (status !== undefined && !statusIsAboutHistory(status)) return undefined;
+      if (status !== undefined && status !== 400 && status !== 422) return undefined;
       shape ??= shapeProvider(node);
       param ??= str(node.param) ?? str(pick(node, "error", "param"));
     }
@@ -339,12 +328,16 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
     toolCallIds: found.toolCallIds,
     text: keptText(foundIn, found.at),
   };
-  if (position !== undefined) {
-    rejection.payloadIndex = position.payloadIndex;
-    const messageIndex = mapBack(options.messages, provider, position);
-    if (messageIndex !== undefined) rejection.messageIndex = messageIndex;
+  if (position === undefined) return rejection;
+  rejection.payloadIndex = position.payloadIndex;
+  const { messages } = options;
+  if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
+  try {
+    const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
+    return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+  } catch {
+    return rejection; // messages the payload model cannot read: no index
   }
-  return rejection;
 }
 
 /**
@@ -366,17 +359,4 @@ function keptText(text: string, at: number): string {
   if (text.length <= MAX_KEPT_TEXT) return text;
   const start = Math.max(0, Math.min(at - 256, text.length - MAX_KEPT_TEXT));
   return text.slice(start, start + MAX_KEPT_TEXT);
-}
-
-function mapBack(
-  messages: readonly unknown[] | undefined,
-  provider: RejectingProvider,
-  position: Position,
-): number | undefined {
-  if (!messages || provider === "langgraph" || provider === "unknown") return undefined;
-  try {
-    return messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
-  } catch {
-    return undefined;
-  }
 }

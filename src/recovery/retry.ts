@@ -67,10 +67,7 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
 export function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
   if (rejectionDiagnosisOf(error)) return { action: "rethrow", error };
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
-  const parsed = parseToolPairingError(error, {
-    messages: sent?.messages ?? messages,
-    ...(options.provider !== undefined ? { provider: options.provider } : {}),
-  });
+  const parsed = parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
   if (!parsed) return { action: "rethrow", error };
   const rejection = withOwnIndex(parsed, sent?.offset ?? 0, messages.length);
   let repaired: { messages: BaseMessage[]; repairs: ToolCallRepair[] };
@@ -82,9 +79,8 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
   } catch {
     return { action: "rethrow", error };
   }
-  if (repaired.repairs.length === 0) {
+  if (repaired.repairs.length === 0)
     return { action: "rethrow", error: attach(error, { rejection, repairs: [], retried: false }) };
-  }
   return { action: "retry", rejection, messages: repaired.messages, repairs: repaired.repairs };
 }
 
@@ -114,21 +110,10 @@ function withOwnIndex(rejection: ProviderRejection, offset: number, length: numb
 
 function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {
   if (typeof error !== "object" || error === null) return error;
+  const hidden = { value: diagnosis, enumerable: false, configurable: true, writable: true };
   try {
-    Object.defineProperty(error, REJECTION_DIAGNOSIS_KEY, {
-      value: diagnosis,
-      enumerable: false,
-      configurable: true,
-      writable: true,
-    });
-    if ((error as { cause?: unknown }).cause === undefined) {
-      Object.defineProperty(error, "cause", {
-        value: diagnosis,
-        enumerable: false,
-        configurable: true,
-        writable: true,
-      });
-    }
+    Object.defineProperty(error, REJECTION_DIAGNOSIS_KEY, hidden);
+    if ((error as { cause?: unknown }).cause === undefined) Object.defineProperty(error, "cause", hidden);
   } catch {
     // A frozen error is rethrown as it is.
   }
