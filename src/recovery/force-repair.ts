@@ -105,7 +105,9 @@ function noToolsProvider(configured: Provider | undefined, rejection: ProviderRe
 function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions): RepairResult<M> {
   const { onRepair: _reportedByCaller, ...engineOptions } = options;
   // A kind this version does not know (from another version of the package) gets the strict profile.
-  const { fix, problem } = FORCED_REPAIRS[rejection.kind] ?? { fix: "strict" };
+  const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
+    ? FORCED_REPAIRS[rejection.kind]
+    : { fix: "strict" as const, problem: undefined };
   const noTools = fix === "tools-as-text";
   const provider = noTools
     ? noToolsProvider(engineOptions.provider, rejection)
