@@ -35,7 +35,6 @@ import { GEMINI_SIGNATURES_KEY, resentOutputOf } from "../messages/responses";
 import { coerceMessage, isMessage } from "../messages/coerce";
 import {
   distinctCalls,
-  forEachToolCallRef,
   isAssistant,
   isClientCall,
   isDict,
@@ -45,6 +44,7 @@ import {
   serverToolResultIds,
   turnOf,
   type Dict,
+  type ToolCallRef,
 } from "../messages/inspect";
 import type {
   Provider,
@@ -247,20 +247,14 @@ function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<
   return ids;
 }
 
-/** The named calls of one assistant message, deduplicated, with their names. */
+/** The named calls of one assistant message, one per id (a server tool use answered inline is none to answer). */
 function namedCallsOf(message: AIMessage, ids: ReadonlySet<string>): { id: string; name?: string }[] {
-  const calls = new Map<string, string | undefined>();
   const answeredInline = serverToolResultIds(message);
-  forEachToolCallRef(message, (ref) => {
-    if (
-      ref.id === undefined ||
-      !ids.has(ref.id) ||
-      (ref.location === "content.server_tool_use" && answeredInline.has(ref.id))
-    )
-      return;
-    if (!calls.has(ref.id) || calls.get(ref.id) === undefined) calls.set(ref.id, ref.name);
-  });
-  return [...calls].map(([id, name]) => (name ? { id, name } : { id }));
+  const named = (ref: ToolCallRef) =>
+    ref.id !== undefined &&
+    ids.has(ref.id) &&
+    !(ref.location === "content.server_tool_use" && answeredInline.has(ref.id));
+  return distinctCalls(message, named) as { id: string; name?: string }[];
 }
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
