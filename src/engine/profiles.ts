@@ -165,7 +165,7 @@ export interface Rule {
  * - `"reasoning-as-text"`: reasoning blocks (at the message named, or all) go as text (A14, B12);
  * - `"server-tools-as-text"`: the server tool use named goes as text with its result (A13);
  * - `"tools-as-text"`: every call and result goes as text, for a request without tools (B3).
- * Each but the two first falls back to `"strict"` when it finds nothing to change.
+ * A fix that finds nothing to change falls back to the strict profile around the message named.
  */
 export interface ForcedRepair {
   fix:
@@ -272,6 +272,11 @@ const A12 = rule(["unsupported_block"]);
 
 type Row = Partial<Switches> & { rules: Record<string, Rule> };
 
+/**
+ * One row per provider: the switches it turns on beyond the structural level, and its rules by id (docs/provider-rules.md),
+ * each with the problems that break it and the texts the provider rejects it with. LangGraph's own history check has
+ * texts only.
+ */
 const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   openai: {
     maxIdLength: 40,
