@@ -66,6 +66,8 @@ export interface SummarizationOptions {
   acknowledgement?: string;
 }
 
+type Counter = (messages: BaseMessage[]) => Promise<number>;
+
 /** Marks the messages this module writes (same key and value as langchain's summarization middleware). */
 const SUMMARY_SOURCE = "summarization";
 export const DEFAULT_SUMMARY_PREFIX = "Summary of the conversation so far:";
@@ -90,7 +92,7 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
   model: M;
   trigger: ContextSize[];
   keep: KeepSize;
-  count: (messages: BaseMessage[]) => Promise<number>;
+  count: Counter;
   onError?: (error: unknown) => void;
   name?: string;
 };
@@ -168,8 +170,8 @@ export function readSummarization<M = SummarizerModel>(
     "options",
   );
   const { model, trigger, keep, summaryPrompt, trimTokensToSummarize } = read;
-  if (model === undefined) throw expectedInput(fn, "options.model", table.model.expected, model);
-  if (trigger === undefined) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
+  for (const key of ["model", "trigger"] as const)
+    if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
   const conditions = [trigger]
     .flat()
     .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
@@ -274,9 +276,7 @@ async function keepCut(
   if ("messages" in keep) return n - keep.messages;
   const limit = "tokens" in keep ? keep.tokens : inputLimit(model, fn) * keep.fraction;
   const target = Math.max(1, Math.floor(limit));
-  const system = messages.slice(0, systemCount);
-  const fits = async (cut: number) => (await count([...system, ...messages.slice(cut)])) <= target;
-  const cut = await smallestFittingCutAsync(systemCount, n, fits);
+  const cut = await fittingCut(messages.slice(0, systemCount), messages, systemCount, target, count);
   // As langchain does: the last message is always kept, even when it alone is over the budget.
   return n > systemCount ? Math.min(cut, n - 1) : cut;
 }
@@ -285,21 +285,20 @@ async function keepCut(
  * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
-async function boundedTranscript(
-  part: BaseMessage[],
-  maxTokens: number,
-  count: (messages: BaseMessage[]) => Promise<number>,
-): Promise<string> {
+async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter): Promise<string> {
   let summaries = 0;
   while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
   const earlier = part.slice(0, summaries);
   const rest = part.slice(summaries);
-  const fits = async (cut: number) => (await count([...earlier, ...rest.slice(cut)])) <= maxTokens;
-  const cut = safeCutFrom(rest, await smallestFittingCutAsync(0, rest.length, fits));
+  const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
   return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter((text) => text !== "").join("\n");
 }
+
+/** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
+const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
+  smallestFittingCutAsync(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 
 /**
  * The messages that stand for the summarized prefix. The summary is a user message: Bedrock (B5) and Gemini

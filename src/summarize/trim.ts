@@ -56,8 +56,6 @@ export const trimMessagesSafely = boundary(
 /** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
 type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
 
-const TRIM_SHAPE =
-  "{ maxTokens: n >= 0, tokenCounter, strategy?, startOn?, endOn?, includeSystem?, allowPartial?, textSplitter? }";
 const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
 
 /** A message type string, or the type of a message class. */
@@ -68,8 +66,8 @@ const typeOf = (t: unknown): unknown =>
       ? t
       : undefined;
 
-/** `startOn` / `endOn` as a set of type strings, resolved once (core builds a message of each class per check). */
-const typeSet = (types: unknown) => (types === undefined ? undefined : new Set([types].flat().map(typeOf)));
+/** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
+const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat().map(typeOf) as string[]));
 
 const TYPES: OptionKind = {
   expected: `message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
@@ -91,7 +89,8 @@ const TRIM = {
 };
 
 function readTrimOptions(options: unknown, fn: string): Trim {
-  if (options === null || options === undefined) throw expectedInput(fn, "options", TRIM_SHAPE, options);
+  if (options === null || options === undefined)
+    throw expectedInput(fn, "options", "trimMessages' options (maxTokens and tokenCounter at least)", options);
   const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
   for (const key of ["maxTokens", "tokenCounter"] as const)
     if (read[key] === undefined)
@@ -103,20 +102,12 @@ function readTrimOptions(options: unknown, fn: string): Trim {
       argument: `options.${key}`,
     });
   }
-  const counter = read.tokenCounter as ((m: BaseMessage[]) => unknown) | { getNumTokens(c: unknown): Promise<number> };
+  const counter = read.tokenCounter as { getNumTokens(content: unknown): Promise<number> };
   // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
   const sum = async (messages: BaseMessage[]) =>
-    (
-      await Promise.all(
-        messages.map((m) => (counter as { getNumTokens(c: unknown): Promise<number> }).getNumTokens(m.content)),
-      )
-    ).reduce((a, b) => a + b, 0);
+    (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0);
   const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
-  const types = (value: unknown) => {
-    const set = typeSet(value);
-    return set && ([...set] as TrimMessagesOptions["startOn"]);
-  };
-  return { ...read, strategy, tokenCounter: count, count, startOn: types(startOn), endOn: types(endOn) } as Trim;
+  return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
 }
 
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
@@ -135,9 +126,8 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
 
 async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
-  const endOn = typeSet(trim.endOn);
   let end = messages.length;
-  while (end > 0 && !isOfType(messages[end - 1], endOn)) end--;
+  while (end > 0 && !isOfType(messages[end - 1], trim.endOn as string[])) end--;
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
@@ -172,7 +162,7 @@ export function safeWindow(
   options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
 ): KeptWindow {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
-  const [startOn, endOn] = [typeSet(options?.startOn), typeSet(options?.endOn)];
+  const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
   const last = Math.max(0, Math.min(messages.length, window.end));
   const first = Math.max(0, Math.min(last, window.start));
   // latest[j - first]: the latest result of any assistant message in [first, j).
@@ -196,6 +186,6 @@ export function safeWindow(
 }
 
 /** Whether a message is of one of `types` (no types: any message is). */
-function isOfType(message: BaseMessage, types: ReadonlySet<unknown> | undefined): boolean {
-  return types === undefined || types.has(message.getType());
+function isOfType(message: BaseMessage, types: string[] | undefined): boolean {
+  return types === undefined || types.includes(message.getType());
 }
