@@ -119,20 +119,23 @@ export const SUMMARIZATION: OptionTable = {
 
 /** Names of older releases and langchain's deprecated options, refused with the option to use instead. */
 const RETIRED: Record<string, string> = {
-  prompt: "options.summaryPrompt (as in langchain), a string with {messages} where the transcript goes",
-  keepLast: "options.keep.messages (as in langchain)",
-  maxTokens: "options.keep.tokens (as in langchain)",
-  maxTokensBeforeSummary: "options.trigger: { tokens } (deprecated in langchain)",
-  messagesToKeep: "options.keep: { messages } (deprecated in langchain)",
+  prompt: "summaryPrompt", // a string with {messages} where the transcript goes
+  keepLast: "keep.messages",
+  maxTokens: "keep.tokens",
+  maxTokensBeforeSummary: "trigger.tokens",
+  messagesToKeep: "keep.messages",
 };
 
 /** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
 function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
   const retired = Object.keys(RETIRED).find((key) => isDict(value) && Object.hasOwn(value, key));
   if (retired !== undefined)
-    throw new ToolCallRepairInputError(`${fn}: ${path}.${retired} is now ${RETIRED[retired]}`, {
-      argument: `${path}.${retired}`,
-    });
+    throw new ToolCallRepairInputError(
+      `${fn}: ${path}.${retired} is now options.${RETIRED[retired]} (as in langchain)`,
+      {
+        argument: `${path}.${retired}`,
+      },
+    );
   return readOptions<T>(value, fn, table, false, path);
 }
 
