@@ -1,17 +1,25 @@
 /**
  * Summarization surfaces for LangGraph: a node for a `StateGraph` and a `preModelHook` for `createReactAgent`,
- * thin adapters over {@link summarizeHistory} (the safe boundary: no tool call split from its results).
- * Options are validated when the surface is built; at run time a failure (the summarizer throws, the state
- * holds something that is not a message) never fails the user's run: the surface returns no update and
- * reports the error (`onError`, custom event `"tool_call_repair_error"`).
+ * thin adapters over {@link summarizeRead} (the safe boundary: no tool call split from its results), with the
+ * options every summarization surface takes. Options are validated when the surface is built; at run time a
+ * failure (the summarizer throws, the state holds something that is not a message) never fails the user's
+ * run: the surface returns no update and reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";
-import { functionOption, optionsObject, readMessageList } from "../summarize/input";
-import { readSummarizationOptions, summarizeRead, type SummarizationOptions } from "../summarize/summarize";
-import { orFallback, type RepairReporting } from "./events";
+import { option } from "../options";
+import { readMessageList } from "../summarize/input";
+import {
+  readSummarization,
+  SUMMARIZATION,
+  type Summarization,
+  type SummarizationOptions,
+  type SummarizerModel,
+  summarizeRead,
+} from "../summarize/summarize";
 import { markHook } from "./compose-hooks";
+import { orFallback, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 
 /** What a messages-state node returns: the rewritten list, or no update. */
@@ -25,9 +33,9 @@ export type SummarizationNodeFunction = (
 ) => Promise<SummarizationUpdate>;
 
 /**
- * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Over the threshold it
- * returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
- * messages reducer applies as a full replacement; under it, `{}` (no update). Put it before the model node.
+ * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Once the trigger fires
+ * it returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
+ * messages reducer applies as a full replacement; otherwise `{}` (no update). Put it before the model node.
  */
 export const summarizationNode = boundary(
   "summarizationNode",
@@ -52,19 +60,29 @@ export const summarizationHook = boundary(
 );
 
 function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
-  const summarization = readSummarizationOptions(options, fn);
-  const onError = functionOption<(error: unknown) => void>(optionsObject(options, fn, "an object"), "onError");
-  const none = NO_UPDATE as SummarizationUpdate;
-  return async function summarize(state, config) {
-    return orFallback(
-      async () => {
-        const messages = readMessageList(state?.messages ?? [], fn);
-        const next = await summarizeRead(messages, summarization, config);
-        return next === undefined ? none : { messages: replaceAllMessages(next) };
-      },
-      none,
-      { onError },
-      config,
-    );
-  };
+  const settings = readSummarization(options, fn, { ...SUMMARIZATION, onError: option.fn });
+  return async (state, config) =>
+    (await summarizedState(state, settings, async () => settings.model, config)) ?? (NO_UPDATE as SummarizationUpdate);
+}
+
+/**
+ * A surface's step: the update that stores the summarized history, or undefined when there is nothing to do or
+ * summarizing failed (reported: `onError`, then the custom event).
+ */
+export function summarizedState(
+  state: { messages?: unknown } | undefined,
+  settings: Summarization<unknown>,
+  model: () => Promise<SummarizerModel>,
+  config: RunnableConfig | undefined,
+): Promise<{ messages: BaseMessage[] } | undefined> {
+  return orFallback(
+    async () => {
+      const list = readMessageList(state?.messages ?? [], settings.fn);
+      const next = await summarizeRead(list, settings, await model(), config);
+      return next && { messages: replaceAllMessages(next) };
+    },
+    undefined,
+    settings,
+    config,
+  );
 }

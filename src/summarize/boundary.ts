@@ -8,11 +8,12 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, boundary, describeInput } from "../errors";
+import { boundary, expectedInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { option, readOptions } from "../options";
 import { isDict, safeJson } from "../values";
-import { countOption, functionOption, optionsObject, ownOption, readMessageList, syncCounter } from "./input";
+import { readMessageList, syncCounter } from "./input";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -42,15 +43,11 @@ export function pairToolCalls(messages: readonly BaseMessage[]): ToolCallPairing
   const lastResultIndexOf: number[] = new Array(n).fill(-1);
   const latestCaller = new Map<string, number>();
   messages.forEach((message, i) => {
-    if (isAssistant(message)) {
-      for (const id of toolCallIdsOf(message)) latestCaller.set(id, i);
-    } else if (isToolResult(message)) {
-      const id = resultIdOf(message);
-      const caller = id === undefined ? undefined : latestCaller.get(id);
-      if (caller === undefined || id === undefined) return;
-      callIndexOf[i] = caller;
-      lastResultIndexOf[caller] = i;
-    }
+    if (isAssistant(message)) for (const id of toolCallIdsOf(message)) latestCaller.set(id, i);
+    const caller = isToolResult(message) ? latestCaller.get(resultIdOf(message) ?? "") : undefined;
+    if (caller === undefined) return;
+    callIndexOf[i] = caller;
+    lastResultIndexOf[caller] = i;
   });
   return { callIndexOf, lastResultIndexOf };
 }
@@ -75,20 +72,16 @@ const MEASURED_CHARS = 8_000_000;
  * thresholds; pass a real counter when the budget must be exact. Survives any content (cycles, getters that
  * throw, BigInts: see `safeJson`), is linear in the messages, and stops at about 2,000,000 tokens.
  */
-export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number =>
-  Math.ceil(measuredChars(readMessageList(messages, "approximateTokenCounter")) / 4),
-);
-
-function measuredChars(messages: readonly BaseMessage[]): number {
+export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number => {
   let chars = 0;
-  for (const message of messages) {
-    if (chars >= MEASURED_CHARS) return MEASURED_CHARS;
+  for (const message of readMessageList(messages, "approximateTokenCounter")) {
+    if (chars >= MEASURED_CHARS) break;
     chars += 16 + contentLength(message.content, MEASURED_CHARS - chars);
     if (isAssistant(message) && chars < MEASURED_CHARS)
       chars += safeJson(message.tool_calls ?? [], MEASURED_CHARS - chars).length;
   }
-  return Math.min(chars, MEASURED_CHARS);
-}
+  return Math.ceil(Math.min(chars, MEASURED_CHARS) / 4);
+});
 
 /** Text length of content: strings and text blocks by their length, anything else by its JSON (bounded by `room`). */
 function contentLength(content: unknown, room: number): number {
@@ -116,11 +109,7 @@ function smallestFittingCut(low: number, n: number, fits: (cut: number) => boole
 }
 
 /** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
-export async function smallestFittingCutAsync(
-  low: number,
-  n: number,
-  fits: (cut: number) => Promise<boolean>,
-): Promise<number> {
+export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>) {
   let high = n;
   while (low < high) {
     const mid = (low + high) >> 1;
@@ -128,32 +117,6 @@ export async function smallestFittingCutAsync(
     else low = mid + 1;
   }
   return low;
-}
-
-/** The cut before any pairing fix: by message count, or the smallest cut whose kept part fits the budget. */
-function budgetCut(messages: readonly BaseMessage[], systemCount: number, budget: Budget): number {
-  const n = messages.length;
-  if ("keepLast" in budget) return Math.max(systemCount, n - Math.floor(budget.keepLast));
-  const system = messages.slice(0, systemCount);
-  // Each probe copies the kept part: O(n) a probe, O(log n) probes.
-  return smallestFittingCut(
-    systemCount,
-    n,
-    (cut) => budget.count([...system, ...messages.slice(cut)]) <= budget.maxTokens,
-  );
-}
-
-/**
- * Move a cut back until no kept tool result answers a call of a summarized assistant message. Walks the kept
- * part from the end; as the cut moves back, the newly kept messages are walked too (their results may point
- * further back), so one pass reaches the fixed point.
- */
-function moveCutBeforeCalls(pairing: ToolCallPairing, cut: number, length: number): number {
-  for (let i = length - 1; i >= cut; i--) {
-    const caller = pairing.callIndexOf[i];
-    if (caller !== undefined && caller < cut) cut = caller;
-  }
-  return cut;
 }
 
 /**
@@ -187,62 +150,36 @@ export const findSafeSummarizationBoundary = boundary(
   (messages: readonly BaseMessage[], options: BoundaryOptions): number => {
     const fn = "findSafeSummarizationBoundary";
     const list = readMessageList(messages, fn);
-    return boundaryOf(list, readBoundaryOptions(options, fn));
+    const { keepLast, maxTokens, tokenCounter } = readOptions<Partial<BudgetOptions>>(options, fn, BOUNDARY);
+    const tokens = [maxTokens, tokenCounter].filter((value) => value !== undefined).length;
+    if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
+    if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
+    const count = syncCounter(tokenCounter!, "options.tokenCounter");
+    const systemCount = leadingSystemCount(list);
+    const system = list.slice(0, systemCount);
+    // Each probe copies the kept part: O(n) a probe, O(log n) probes.
+    const fits = (cut: number) => count([...system, ...list.slice(cut)]) <= maxTokens!;
+    return safeCutFrom(list, smallestFittingCut(systemCount, list.length, fits));
   },
 );
 
-/** {@link BoundaryOptions}, validated; a user's counter wrapped so that what it returns is checked. */
-export type Budget = { keepLast: number } | { maxTokens: number; count: (messages: BaseMessage[]) => number };
-
+type BudgetOptions = { keepLast: number; maxTokens: number; tokenCounter: TokenCounter };
 const BOUNDARY_SHAPE = "{ keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounter: (messages) => number }";
-
-/** Validates {@link BoundaryOptions}; `path` names them in errors (`"options"`, `"options.keep"`). */
-export function readBoundaryOptions(options: unknown, fn: string, path = "options"): Budget {
-  const record = optionsObject(options, fn, BOUNDARY_SHAPE, path);
-  const has = (key: string) => ownOption(record, key) !== undefined;
-  const hasKeep = has("keepLast");
-  const hasTokens = has("maxTokens") || has("tokenCounter");
-  if (hasKeep === hasTokens)
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(options)}; expected ${BOUNDARY_SHAPE}`, {
-      argument: path,
-    });
-  if (hasKeep) return { keepLast: countOption(record, "keepLast", `${path}.keepLast`) ?? 0 };
-  const maxTokens = countOption(record, "maxTokens", `${path}.maxTokens`);
-  const counter = functionOption<TokenCounter>(record, "tokenCounter", `${path}.tokenCounter`);
-  if (maxTokens === undefined || counter === undefined)
-    throw new ToolCallRepairInputError(
-      `${fn}: ${path} needs both maxTokens and tokenCounter; expected ${BOUNDARY_SHAPE}`,
-      { argument: path },
-    );
-  return { maxTokens, count: syncCounter(counter, `${path}.tokenCounter`) };
-}
-
-/** The boundary of a history already read (see {@link findSafeSummarizationBoundary}). */
-export function boundaryOf(messages: readonly BaseMessage[], budget: Budget): number {
-  return safeCutFrom(messages, budgetCut(messages, leadingSystemCount(messages), budget));
-}
+const BOUNDARY = { keepLast: option.count, maxTokens: option.count, tokenCounter: option.fn };
 
 /**
  * Steps 2 to 4 of {@link findSafeSummarizationBoundary} from a budget's cut: keep the trailing open exchange,
- * summarize callerless results at the cut, then move back before every call a kept result answers. Linear.
+ * summarize callerless results at the cut, then move back before every call a kept result answers (each newly
+ * kept message is walked too, so one pass from the end reaches the fixed point). Linear.
  */
 export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number): number {
-  const systemCount = leadingSystemCount(messages);
-  const pairing = pairToolCalls(messages);
-  let cut = Math.min(messages.length, Math.max(systemCount, budgetCut));
-  cut = keepTrailingOpenExchange(messages, cut);
-  cut = skipCallerlessResults(messages, pairing, cut);
-  return moveCutBeforeCalls(pairing, cut, messages.length);
-}
-
-/** A result whose call is nowhere cannot be paired by moving back: summarize it rather than keep it first. */
-function skipCallerlessResults(messages: readonly BaseMessage[], pairing: ToolCallPairing, cut: number): number {
-  while (cut < messages.length && isToolResult(messages[cut]) && pairing.callIndexOf[cut] === undefined) cut++;
-  return cut;
-}
-
-/** The exchange the history ends on, when its calls are not all answered (the provider's view): kept whole. */
-function keepTrailingOpenExchange(messages: readonly BaseMessage[], cut: number): number {
+  const { callIndexOf } = pairToolCalls(messages);
+  let cut = Math.min(messages.length, Math.max(leadingSystemCount(messages), budgetCut));
+  // The exchange the history ends on, when its calls are not all answered (the provider's view): kept whole.
   const open = trailingOpenExchange(messages);
-  return open !== undefined && cut > open.index ? open.index : cut;
+  if (open !== undefined && cut > open.index) cut = open.index;
+  // A result whose call is nowhere cannot be paired by moving back: summarized rather than kept first.
+  while (cut < messages.length && isToolResult(messages[cut]) && callIndexOf[cut] === undefined) cut++;
+  for (let i = messages.length - 1; i >= cut; i--) cut = Math.min(cut, callIndexOf[i] ?? cut);
+  return cut;
 }

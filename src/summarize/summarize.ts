@@ -1,23 +1,18 @@
 /**
- * Summarization on the safe boundary: once a threshold is passed, the prefix found by
- * {@link findSafeSummarizationBoundary} is summarized by a chat model and the history becomes
- * `system + summary + tail`, so no tool call is ever split from its results. The graph surfaces (node, hook,
- * middleware) are thin adapters over {@link summarizeHistory}, in src/integrations.
+ * Summarization on the safe boundary: once the trigger fires, the prefix found by the safe boundary
+ * (`safeCutFrom`, as `findSafeSummarizationBoundary` cuts) is summarized by a chat model and the history
+ * becomes `system + summary + tail`, so no tool call is ever split from its results. Every surface (node, hook,
+ * createAgent middleware) takes the same options, langchain's `summarizationMiddleware` shape, read here once
+ * ({@link readSummarization}) and run here ({@link summarizeRead}); the surfaces in src/integrations are thin
+ * adapters.
  */
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, boundary, callersOwn, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
+import { type OptionKind, type OptionTable, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { approximateTokenCounter, boundaryOf, leadingSystemCount, type Budget, type TokenCounter } from "./boundary";
-import {
-  countOption,
-  functionOption,
-  optionsObject,
-  ownOption,
-  readMessageList,
-  stringOption,
-  syncCounter,
-} from "./input";
+import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCutAsync } from "./boundary";
+import { asyncCounter, readMessageList } from "./input";
 import { contentText, transcriptOf } from "./transcript";
 
 /** Anything with a chat model's `invoke`: a `BaseChatModel`, a bound model, a fake. */
@@ -25,170 +20,175 @@ export interface SummarizerModel {
   invoke(input: BaseMessage[], options?: RunnableConfig): Promise<{ content: unknown }>;
 }
 
-/** When to summarize: as soon as ONE given threshold is passed (more messages, or more tokens, than set). */
-export interface SummarizationTrigger {
-  messages?: number;
+/** A size relative to the conversation (langchain's `ContextSize`): any of them. */
+export interface ContextSize {
+  /** Fraction (0 to 1] of the summarizer model's input limit (`model.profile.maxInputTokens`, required), in tokens. */
+  fraction?: number;
   tokens?: number;
+  messages?: number;
 }
 
 /**
- * What to keep verbatim, the same on every summarization surface (langchain's `KeepSize`): exactly one of the
- * last `messages` messages, as many recent messages as fit in `tokens` (the leading system messages included),
- * or a `fraction` of the summarizer model's input limit (`model.profile.maxInputTokens`) in tokens. The
- * boundary keeps an exchange whole, so the kept part may be larger by the rest of one exchange.
+ * When to summarize, as in langchain: one condition fires when the history reaches every limit it sets (`>=`,
+ * AND); a list fires when any of its conditions does (OR).
+ */
+export type SummarizationTrigger = ContextSize | ContextSize[];
+
+/**
+ * What to keep verbatim (langchain's `KeepSize`): exactly one of the last `messages` messages, as many recent
+ * messages as fit in `tokens` (the leading system messages included; the last message is always kept), or a
+ * `fraction` of the summarizer model's input limit in tokens. The boundary keeps an exchange whole, so the kept
+ * part may be larger by the rest of one exchange.
  */
 export type KeepSize = { messages: number } | { tokens: number } | { fraction: number };
 
-/** What the surfaces keep when `keep` is not given (langchain's default). */
-export const DEFAULT_KEEP: KeepSize = { messages: 20 };
-
+/** The options of every summarization surface (langchain's `summarizationMiddleware` options, where they make sense). */
 export interface SummarizationOptions {
   /** The model that writes the summary. */
   model: SummarizerModel;
   trigger: SummarizationTrigger;
   /** What to keep verbatim. Keep it well below the trigger, or every turn summarizes. Default `{ messages: 20 }`. */
   keep?: KeepSize;
-  /** Counts tokens for `trigger.tokens` and `keep.tokens`. Default: about 4 characters a token (`approximateTokenCounter`). */
-  tokenCounter?: TokenCounter;
-  /** Builds the summarizer's input from the transcript. Default: the package's summary prompt (`defaultSummaryPrompt`). */
-  prompt?: (transcript: string) => BaseMessage[];
-  /** First line of the summary message. */
+  /** Counts tokens for `trigger` and `keep` (may return a Promise). Default `approximateTokenCounter`. */
+  tokenCounter?: (messages: BaseMessage[]) => number | Promise<number>;
+  /** The summarizer's prompt, with `{messages}` where the transcript goes (sent as one user message). Default: ours. */
+  summaryPrompt?: string;
+  /** First line of the summary message. Default `"Summary of the conversation so far:"`. */
   summaryPrefix?: string;
-  /** Text of the assistant turn put after the summary when the kept tail opens with a user message. */
+  /**
+   * At most this many tokens of the summarized messages are shown to the summarizer: the newest that fit (never
+   * starting on a result without its call), after any earlier summary, which is always shown. Default: all of
+   * them (langchain shows only the last 4,000 tokens by default, so most of a long prefix never reaches the
+   * summary). Set it when the summarizer's context is smaller than what gets summarized.
+   */
+  trimTokensToSummarize?: number;
+  /** Text of the assistant turn put after the summary when the kept part opens with a user message. */
   acknowledgement?: string;
 }
 
+type Counter = (messages: BaseMessage[]) => Promise<number>;
+
 /** Marks the messages this module writes (same key and value as langchain's summarization middleware). */
-export const SUMMARY_SOURCE = "summarization";
+const SUMMARY_SOURCE = "summarization";
 export const DEFAULT_SUMMARY_PREFIX = "Summary of the conversation so far:";
 export const DEFAULT_ACKNOWLEDGEMENT = "Understood. I will continue from this summary.";
 const EMPTY_SUMMARY = "(The summarizer returned no text; the earlier conversation is not available.)";
-
-export const DEFAULT_SUMMARY_INSTRUCTIONS = [
+const SUMMARY_INSTRUCTIONS = [
   "You condense a conversation between a user, an assistant and its tools so it can continue without the original messages.",
   "Keep the user's goals, decisions, facts learned and open tasks. For each tool call, keep which tool was called with",
   "which arguments and what its result was (results name the call id they answer; two calls to the same tool are",
   "different calls). Do not invent results for calls that have none. Reply with the summary only.",
 ].join(" ");
 
-export const defaultSummaryPrompt = boundary(
-  "defaultSummaryPrompt",
-  function defaultSummaryPrompt(transcript: string): BaseMessage[] {
-    if (typeof transcript !== "string")
-      throw new ToolCallRepairInputError(
-        `defaultSummaryPrompt: transcript is ${describeInput(transcript)}; expected a string`,
-        { argument: "transcript" },
-      );
-    return [
-      new SystemMessage(DEFAULT_SUMMARY_INSTRUCTIONS),
-      new HumanMessage(`Conversation to summarize:\n\n${transcript}`),
-    ];
-  },
-);
-
 /** Whether a message was written by this module (or langchain's summarization middleware). */
-export const isSummaryMessage = boundary("isSummaryMessage", (message: BaseMessage): boolean => {
-  const kwargs = isDict(message) ? message.additional_kwargs : undefined;
-  return isDict(kwargs) && kwargs.lc_source === SUMMARY_SOURCE;
-});
+export const isSummaryMessage = (message: BaseMessage): boolean =>
+  message.additional_kwargs?.lc_source === SUMMARY_SOURCE;
 
-function passed(
-  messages: BaseMessage[],
-  trigger: SummarizationTrigger,
-  count: (messages: BaseMessage[]) => number,
-): boolean {
-  if (trigger.messages !== undefined && messages.length > trigger.messages) return true;
-  return trigger.tokens !== undefined && count(messages) > trigger.tokens;
-}
+// --- options: one reader for every surface --------------------------------------------------------------------
 
-function readTrigger(trigger: unknown, fn: string, path: string): SummarizationTrigger {
-  const record = optionsObject(trigger, fn, "{ messages?: n >= 0, tokens?: n >= 0 } with at least one of them", path);
-  const limits = {
-    messages: countOption(record, "messages", `${path}.messages`),
-    tokens: countOption(record, "tokens", `${path}.tokens`),
-  };
-  if (limits.messages === undefined && limits.tokens === undefined)
+/** {@link SummarizationOptions} as read (plus a surface's own options): what {@link summarizeRead} runs on. */
+export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "model" | "trigger" | "keep"> & {
+  fn: string;
+  model: M;
+  trigger: ContextSize[];
+  keep: KeepSize;
+  count: Counter;
+  onError?: (error: unknown) => void;
+  name?: string;
+};
+
+const TRIGGER_SHAPE =
+  "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
+const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
+export const SUMMARIZER: OptionKind = {
+  expected: "a chat model (anything with invoke(messages))",
+  accepts: (model) => isDict(model) && typeof model.invoke === "function",
+};
+
+/** The options every surface reads; a surface adds its own (`onError`, the middleware's `name`). */
+export const SUMMARIZATION: OptionTable = {
+  model: SUMMARIZER,
+  trigger: option.object(TRIGGER_SHAPE),
+  keep: option.object(KEEP_SHAPE),
+  tokenCounter: option.fn,
+  summaryPrompt: option.string,
+  summaryPrefix: option.string,
+  trimTokensToSummarize: option.count,
+  acknowledgement: option.string,
+};
+
+/** Names of older releases and langchain's deprecated options, refused with the option to use instead. */
+const RETIRED: Record<string, string> = {
+  prompt: "summaryPrompt", // a string with {messages} where the transcript goes
+  keepLast: "keep.messages",
+  maxTokens: "keep.tokens",
+  maxTokensBeforeSummary: "trigger.tokens",
+  messagesToKeep: "keep.messages",
+};
+
+/** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
+function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
+  const retired = Object.keys(RETIRED).find((key) => isDict(value) && Object.hasOwn(value, key));
+  if (retired !== undefined)
     throw new ToolCallRepairInputError(
-      `${fn}: ${path} sets no threshold; expected { messages?: n >= 0, tokens?: n >= 0 } with at least one of them`,
+      `${fn}: ${path}.${retired} is now options.${RETIRED[retired]} (as in langchain)`,
       {
-        argument: path,
+        argument: `${path}.${retired}`,
       },
     );
-  return limits;
+  return readOptions<T>(value, fn, table, false, path);
 }
 
-/** How the summary is written: what {@link summarizeHistory} and the createAgent middleware share. */
-export interface SummaryWriting {
-  model: SummarizerModel;
-  /** The summarizer's input for a transcript. */
-  prompt: (transcript: string) => BaseMessage[];
-  summaryPrefix?: string;
-  acknowledgement?: string;
-  /** The text the summarizer is shown for the summarized messages. Default: their whole transcript. */
-  render?: (summarized: BaseMessage[]) => string | Promise<string>;
+const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
+
+/** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
+function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
+  const size = readTable<ContextSize>(value, fn, SIZE, path);
+  for (const [key, n] of Object.entries(size) as [keyof ContextSize, number][]) {
+    const expected = `a ${key === "messages" ? "whole " : ""}number ${trigger ? ">" : ">="} 0${key === "fraction" ? " and <= 1" : ""}`;
+    if ((trigger && n === 0) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
+      throw expectedInput(fn, `${path}.${key}`, expected, n);
+  }
+  const given = Object.keys(size).length;
+  if (trigger ? given === 0 : given !== 1) throw expectedInput(fn, path, trigger ? TRIGGER_SHAPE : KEEP_SHAPE, value);
+  return size;
 }
 
-/** {@link SummarizationOptions}, validated. */
-export interface Summarization extends SummaryWriting {
-  trigger: SummarizationTrigger;
-  budget: Budget;
-  count: (messages: BaseMessage[]) => number;
-}
-
-/** Validates {@link SummarizationOptions}: a {@link ToolCallRepairInputError} naming the option otherwise. */
-export function readSummarizationOptions(options: unknown, fn: string): Summarization {
-  const record = optionsObject(
+/**
+ * Reads the options of a summarization surface against `table` ({@link SUMMARIZATION} and the surface's own):
+ * a {@link ToolCallRepairInputError} naming the option otherwise. `model` and `trigger` are required (without a
+ * trigger, langchain's middleware never summarizes); a fraction needs the model's input limit, checked here
+ * when the model is given as a model.
+ */
+export function readSummarization<M = SummarizerModel>(
+  options: unknown,
+  fn: string,
+  table: OptionTable = SUMMARIZATION,
+): Summarization<M> {
+  if (options === null || options === undefined) throw expectedInput(fn, "options", "an object", options);
+  const read = readTable<Omit<SummarizationOptions, "model"> & Omit<Summarization<M>, "trigger" | "keep">>(
     options,
     fn,
-    "{ model, trigger, keep?, tokenCounter?, prompt?, summaryPrefix?, acknowledgement? }",
+    table,
+    "options",
   );
-  const counter = functionOption<TokenCounter>(record, "tokenCounter");
-  const count = counter ? syncCounter(counter, "options.tokenCounter") : approximateTokenCounter;
-  return {
-    model: readSummarizer(ownOption(record, "model"), fn, "options.model"),
-    trigger: readTrigger(ownOption(record, "trigger"), fn, "options.trigger"),
-    budget: budgetOf(readKeep(ownOption(record, "keep"), fn), count, ownOption(record, "model"), fn),
-    count,
-    prompt: callersOwn(functionOption<(transcript: string) => BaseMessage[]>(record, "prompt") ?? defaultSummaryPrompt),
-    summaryPrefix: stringOption(record, "summaryPrefix"),
-    acknowledgement: stringOption(record, "acknowledgement"),
-  };
-}
-
-const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
-
-/** Validates `options.keep` ({@link KeepSize}; absent: {@link DEFAULT_KEEP}), naming the option and what is accepted. */
-export function readKeep(value: unknown, fn: string): KeepSize {
-  if (value === undefined) return DEFAULT_KEEP;
-  const path = "options.keep";
-  const record = optionsObject(value, fn, KEEP_SHAPE, path);
-  for (const [old, now] of [
-    ["keepLast", "messages"],
-    ["maxTokens", "tokens"],
-  ])
-    if (ownOption(record, old) !== undefined)
-      throw new ToolCallRepairInputError(
-        `${fn}: ${path}.${old} is now ${path}.${now} (as in langchain); expected ${KEEP_SHAPE}`,
-        {
-          argument: `${path}.${old}`,
-        },
-      );
-  const given = ["messages", "tokens", "fraction"].filter((key) => ownOption(record, key) !== undefined);
-  if (given.length !== 1)
-    throw new ToolCallRepairInputError(`${fn}: ${path} is ${describeInput(value)}; expected ${KEEP_SHAPE}`, {
-      argument: path,
-    });
-  const key = given[0];
-  const size = countOption(record, key, `${path}.${key}`)!;
-  if (key === "fraction" && size > 1)
-    throw new ToolCallRepairInputError(`${fn}: ${path}.fraction is ${size}; expected a fraction 0 <= f <= 1`, {
-      argument: `${path}.fraction`,
-    });
-  if (key === "messages" && !Number.isInteger(size))
-    throw new ToolCallRepairInputError(`${fn}: ${path}.messages is ${size}; expected a whole number`, {
-      argument: `${path}.messages`,
-    });
-  return key === "messages" ? { messages: size } : key === "tokens" ? { tokens: size } : { fraction: size };
+  const { model, trigger, keep, summaryPrompt, trimTokensToSummarize } = read;
+  for (const key of ["model", "trigger"] as const)
+    if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
+  const conditions = [trigger]
+    .flat()
+    .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
+  if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
+  const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
+  if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
+    throw new ToolCallRepairInputError(
+      `${fn}: options.summaryPrompt has no {messages} placeholder; the summarizer would never see the conversation`,
+      { argument: "options.summaryPrompt" },
+    );
+  if (trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
+  if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
+  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");
+  return { ...read, fn, trigger: conditions, keep: kept, count };
 }
 
 /**
@@ -196,40 +196,112 @@ export function readKeep(value: unknown, fn: string): KeepSize {
  * `getModelContextSize(name)`, which answers 4,097 for any name it does not know (every Bedrock and recent
  * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
  */
-export function inputLimitOf(model: unknown): number | undefined {
-  const profile = isDict(model) ? model.profile : undefined;
-  const limit = isDict(profile) ? profile.maxInputTokens : undefined;
-  return typeof limit === "number" && limit > 0 ? limit : undefined;
-}
-
-/** {@link inputLimitOf}, required (a fraction is refused without it), naming the option at fault. */
-export function inputLimit(model: unknown, fn: string): number {
-  const limit = inputLimitOf(model);
-  if (limit === undefined)
-    throw new ToolCallRepairInputError(
-      `${fn}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
-        "which this model does not give; use tokens",
-      { argument: "options.model" },
-    );
-  return limit;
-}
-
-/** A {@link KeepSize} as the synchronous budget of the boundary (a fraction in tokens of the model's limit). */
-function budgetOf(keep: KeepSize, count: TokenCounter, model: unknown, fn: string): Budget {
-  if ("messages" in keep) return { keepLast: keep.messages };
-  const tokens = "tokens" in keep ? keep.tokens : Math.floor(inputLimit(model, fn) * keep.fraction);
-  return { maxTokens: tokens, count };
-}
-
-/** A model the summary can be asked of: anything with `invoke`. */
-export function readSummarizer(model: unknown, fn: string, path: string): SummarizerModel {
-  const invoke = typeof model === "object" && model !== null ? (model as { invoke?: unknown }).invoke : undefined;
-  if (typeof invoke === "function") return model as SummarizerModel;
+function inputLimit(model: unknown, fn: string): number {
+  const limit = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
+  if (typeof limit === "number" && limit > 0) return limit;
   throw new ToolCallRepairInputError(
-    `${fn}: ${path} is ${describeInput(model)}; expected a chat model (anything with invoke(messages))`,
-    { argument: path },
+    `${fn}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
+      "which this model does not give; use tokens",
+    { argument: "options.model" },
   );
 }
+
+// --- running ---------------------------------------------------------------------------------------------------
+
+/**
+ * The summarized history (`system + summary + tail`), or undefined when there is nothing to do: the trigger has
+ * not fired, nothing comes before the boundary, or nothing before it but an earlier summary. Bad arguments get a
+ * {@link ToolCallRepairInputError}; what the summarizer model or a token counter throws propagates unchanged.
+ */
+export const summarizeHistory = boundary(
+  "summarizeHistory",
+  async (
+    messages: BaseMessage[],
+    options: SummarizationOptions,
+    config?: RunnableConfig,
+  ): Promise<BaseMessage[] | undefined> => {
+    const settings = readSummarization(options, "summarizeHistory");
+    return summarizeRead(readMessageList(messages, settings.fn), settings, settings.model, config);
+  },
+);
+
+/** {@link summarizeHistory} of messages already read, with options already read, by `model`. */
+export async function summarizeRead(
+  messages: BaseMessage[],
+  settings: Summarization<unknown>,
+  model: SummarizerModel,
+  config?: RunnableConfig,
+): Promise<BaseMessage[] | undefined> {
+  if (!(await fires(messages, settings, model))) return undefined;
+  const systemCount = leadingSystemCount(messages);
+  const cut = safeCutFrom(messages, await keepCut(messages, settings, model, systemCount));
+  const summarized = messages.slice(systemCount, cut);
+  const kept = messages.slice(cut);
+  if (summarized.every(isSummaryMessage)) return undefined;
+  const limit = settings.trimTokensToSummarize;
+  const transcript = limit ? await boundedTranscript(summarized, limit, settings.count) : transcriptOf(summarized);
+  const template = settings.summaryPrompt;
+  // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
+  const prompt = template
+    ? [new HumanMessage(template.replace("{messages}", () => transcript))]
+    : [new SystemMessage(SUMMARY_INSTRUCTIONS), new HumanMessage(`Conversation to summarize:\n\n${transcript}`)];
+  // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
+  const response: unknown = await callersOwn(model.invoke.bind(model))(prompt, {
+    ...config,
+    tags: [...(config?.tags ?? []), "nostream"],
+    metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
+  });
+  const text = contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
+  return [...messages.slice(0, systemCount), ...buildSummaryMessages(text, kept, settings), ...kept];
+}
+
+/** langchain's `shouldSummarize`: any condition (OR) whose every limit (AND) the history reaches (`>=`). */
+async function fires(messages: BaseMessage[], settings: Summarization<unknown>, model: SummarizerModel) {
+  let total: number | undefined;
+  const tokens = async () => (total ??= await settings.count(messages));
+  for (const { messages: atLeast, tokens: limit, fraction } of settings.trigger) {
+    if (atLeast !== undefined && messages.length < atLeast) continue;
+    if (limit !== undefined && (await tokens()) < limit) continue;
+    if (fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model, settings.fn) * fraction)) continue;
+    return true;
+  }
+  return false;
+}
+
+/** The cut `keep` asks for, before the safe boundary moves it. */
+async function keepCut(
+  messages: BaseMessage[],
+  { keep, count, fn }: Summarization<unknown>,
+  model: SummarizerModel,
+  systemCount: number,
+): Promise<number> {
+  const n = messages.length;
+  if ("messages" in keep) return n - keep.messages;
+  const limit = "tokens" in keep ? keep.tokens : inputLimit(model, fn) * keep.fraction;
+  const target = Math.max(1, Math.floor(limit));
+  const cut = await fittingCut(messages.slice(0, systemCount), messages, systemCount, target, count);
+  // As langchain does: the last message is always kept, even when it alone is over the budget.
+  return n > systemCount ? Math.min(cut, n - 1) : cut;
+}
+
+/**
+ * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
+ * that fit, cut on the safe boundary so that no result is shown without its call.
+ */
+async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter): Promise<string> {
+  let summaries = 0;
+  while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
+  const earlier = part.slice(0, summaries);
+  const rest = part.slice(summaries);
+  const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
+  if (cut === 0) return transcriptOf(part);
+  const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
+  return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter((text) => text !== "").join("\n");
+}
+
+/** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
+const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
+  smallestFittingCutAsync(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 
 /**
  * The messages that stand for the summarized prefix. The summary is a user message: Bedrock (B5) and Gemini
@@ -240,84 +312,17 @@ export function readSummarizer(model: unknown, fn: string, path: string): Summar
 export function buildSummaryMessages(
   summaryText: string,
   tail: readonly BaseMessage[],
-  options: Pick<SummaryWriting, "summaryPrefix" | "acknowledgement"> = {},
+  options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
 ): BaseMessage[] {
-  const text = summaryText.trim() === "" ? EMPTY_SUMMARY : summaryText.trim();
-  const marker = { lc_source: SUMMARY_SOURCE };
+  const text = summaryText.trim() || EMPTY_SUMMARY;
+  const additional_kwargs = { lc_source: SUMMARY_SOURCE };
   const summary = new HumanMessage({
     content: `${options.summaryPrefix ?? DEFAULT_SUMMARY_PREFIX}\n\n${text}`,
-    additional_kwargs: marker,
+    additional_kwargs,
   });
-  if (!opensWithUserTurn(tail)) return [summary];
-  const ack = new AIMessage({ content: options.acknowledgement ?? DEFAULT_ACKNOWLEDGEMENT, additional_kwargs: marker });
-  return [summary, ack];
-}
-
-function opensWithUserTurn(tail: readonly BaseMessage[]): boolean {
   const first = tail[0];
-  if (first === undefined) return false;
-  const type = first.getType();
-  return type === "human" || (type === "generic" && (first as unknown as { role?: string }).role === "user");
-}
-
-/**
- * The summarized history (`system + summary + tail`), or undefined when there is nothing to do: under every
- * threshold, nothing before the boundary, or nothing before it but an earlier summary. Bad arguments get a
- * {@link ToolCallRepairInputError}; what the summarizer model or a token counter throws propagates unchanged.
- */
-export const summarizeHistory = boundary(
-  "summarizeHistory",
-  async (
-    messages: BaseMessage[],
-    options: SummarizationOptions,
-    config?: RunnableConfig,
-  ): Promise<BaseMessage[] | undefined> => {
-    const fn = "summarizeHistory";
-    return summarizeRead(readMessageList(messages, fn), readSummarizationOptions(options, fn), config);
-  },
-);
-
-/** {@link summarizeHistory} of messages already read, with options already validated. */
-export async function summarizeRead(
-  messages: BaseMessage[],
-  options: Summarization,
-  config?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
-  const cut = passed(messages, options.trigger, options.count) ? boundaryOf(messages, options.budget) : undefined;
-  return cut === undefined ? undefined : summarizeBefore(messages, cut, options, config);
-}
-
-/**
- * The history with `messages[systemCount..cut)` replaced by a summary (`cut` comes from the safe boundary), or
- * undefined when nothing but an earlier summary (or nothing at all) comes before the cut.
- */
-export async function summarizeBefore(
-  messages: BaseMessage[],
-  cut: number,
-  writing: SummaryWriting,
-  config?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
-  const systemCount = leadingSystemCount(messages);
-  const at = Math.min(messages.length, Math.max(systemCount, cut));
-  const summarized = messages.slice(systemCount, at);
-  const kept = messages.slice(at);
-  if (summarized.every(isSummaryMessage)) return undefined;
-  const transcript = writing.render ? await callersOwn(writing.render)(summarized) : transcriptOf(summarized);
-  const summaryText = await writeSummary(transcript, writing, config);
-  return [...messages.slice(0, systemCount), ...buildSummaryMessages(summaryText, kept, writing), ...kept];
-}
-
-async function writeSummary(
-  transcript: string,
-  writing: SummaryWriting,
-  config: RunnableConfig | undefined,
-): Promise<string> {
-  const prompt = writing.prompt(transcript);
-  // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
-  const response: unknown = await callersOwn(writing.model.invoke.bind(writing.model))(prompt, {
-    ...config,
-    tags: [...(config?.tags ?? []), "nostream"],
-    metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
-  });
-  return contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
+  const opensWithUser =
+    first?.getType() === "human" || (first?.getType() === "generic" && (first as { role?: unknown }).role === "user");
+  if (!opensWithUser) return [summary];
+  return [summary, new AIMessage({ content: options.acknowledgement ?? DEFAULT_ACKNOWLEDGEMENT, additional_kwargs })];
 }

@@ -9,29 +9,20 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
 import {
   callArgsText,
+  type DistinctCall,
   distinctCalls,
   isAssistant,
   isToolResult,
   resultIdOf,
-  type ToolCallLocation,
-  isDict,
-  type Dict,
 } from "../messages/inspect";
+import { isDict } from "../values";
 import { readMessageList } from "./input";
 
-/** Content block types that carry a tool call: rendered as calls, not as text. */
-const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"]);
-/** Blocks that are not conversation text (private reasoning, signatures). */
-const SILENT_BLOCK_TYPES = new Set(["thinking", "redacted_thinking", "reasoning"]);
-
-/** One tool call as shown in the transcript. */
-export interface TranscriptCall {
-  id: string | undefined;
-  name: string | undefined;
-  /** The arguments as JSON text (or the raw string when they did not parse). */
-  args: string;
-  location: ToolCallLocation;
-}
+/** Content block types that carry a tool call (rendered as calls, not as text), or are not conversation text. */
+const SILENT_BLOCK_TYPES = new Set([
+  ...["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"],
+  ...["thinking", "redacted_thinking", "reasoning"],
+]);
 
 /**
  * Render `messages` as text, one entry per message:
@@ -57,57 +48,43 @@ export function transcriptOf(messages: readonly BaseMessage[]): string {
 }
 
 function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+  const text = contentText(message.content);
   if (isAssistant(message)) {
     const calls = transcriptCalls(message);
-    for (const call of calls) if (call.id !== undefined) callNames.set(call.id, call.name);
-    return renderAssistant(contentText(message.content), calls);
+    const lines = text !== "" || calls.length === 0 ? [`Assistant: ${text}`] : [];
+    if (calls.length > 0)
+      lines.push(
+        calls.length === 1 ? "Assistant called 1 tool:" : `Assistant called ${calls.length} tools in parallel:`,
+      );
+    for (const { id, name, args } of calls) {
+      if (id !== undefined) callNames.set(id, name);
+      lines.push(`  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${args}`);
+    }
+    return lines.join("\n");
   }
-  if (isToolResult(message)) return renderResult(message, callNames);
-  return `${roleLabel(message)}: ${contentText(message.content)}`;
-}
-
-function roleLabel(message: BaseMessage): string {
-  const type = message.getType();
-  if (type === "human") return "User";
-  if (type === "system") return "System";
-  if (type === "generic") {
-    const role = (message as unknown as Dict).role;
-    return typeof role === "string" && role !== "" ? role : "Message";
+  if (!isToolResult(message)) {
+    const type = message.getType();
+    const role = (message as { role?: unknown }).role;
+    const label = { human: "User", system: "System" }[type as string];
+    if (type === "generic") return `${typeof role === "string" && role !== "" ? role : "Message"}: ${text}`;
+    return `${label ?? type.charAt(0).toUpperCase() + type.slice(1)}: ${text}`;
   }
-  return type.charAt(0).toUpperCase() + type.slice(1);
-}
-
-function renderAssistant(text: string, calls: TranscriptCall[]): string {
-  const lines: string[] = [];
-  if (text !== "" || calls.length === 0) lines.push(`Assistant: ${text}`);
-  if (calls.length === 1) lines.push(`Assistant called 1 tool:`);
-  else if (calls.length > 1) lines.push(`Assistant called ${calls.length} tools in parallel:`);
-  for (const call of calls)
-    lines.push(`  - ${call.name ?? "(unnamed tool)"} [${call.id ? `id ${call.id}` : "no id"}] ${call.args}`);
-  return lines.join("\n");
-}
-
-function renderResult(message: BaseMessage, callNames: Map<string, string | undefined>): string {
-  const id = resultIdOf(message as never);
-  const ownName = typeof message.name === "string" && message.name !== "" ? message.name : undefined;
-  const status = (message as unknown as Dict).status === "error" ? ", error" : "";
-  const text = contentText(message.content);
-  if (id === undefined) return `Tool result with no call id${ownName ? ` (${ownName})` : ""}${status}: ${text}`;
-  if (!callNames.has(id))
-    return `Tool result for ${id}${ownName ? ` (${ownName})` : ""}, no matching call${status}: ${text}`;
-  const name = callNames.get(id) ?? ownName;
+  const id = resultIdOf(message);
+  const status = message.status === "error" ? ", error" : "";
+  const own = typeof message.name === "string" && message.name !== "" ? message.name : undefined;
+  if (id === undefined) return `Tool result with no call id${own ? ` (${own})` : ""}${status}: ${text}`;
+  if (!callNames.has(id)) return `Tool result for ${id}${own ? ` (${own})` : ""}, no matching call${status}: ${text}`;
+  const name = callNames.get(id) ?? own;
   return `Tool result for ${id}${name ? ` (${name})` : ""}${status}: ${text}`;
 }
 
 /**
  * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
- * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once.
+ * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once. The
+ * arguments as JSON text (or the raw string when they did not parse).
  */
-export function transcriptCalls(message: BaseMessage): TranscriptCall[] {
-  return distinctCalls(message).map((call) => ({
-    ...call,
-    args: callArgsText(call.args),
-  }));
+export function transcriptCalls(message: BaseMessage): (DistinctCall & { args: string })[] {
+  return distinctCalls(message).map((call) => ({ ...call, args: callArgsText(call.args) }));
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
@@ -123,10 +100,9 @@ export function contentText(content: unknown): string {
 function blockText(block: unknown): string {
   if (typeof block === "string") return block;
   if (!isDict(block)) return "";
-  const type = typeof block.type === "string" ? block.type : undefined;
-  if (type === undefined) return isDict(block.toolUse) ? "" : typeof block.text === "string" ? block.text : "";
-  if (CALL_BLOCK_TYPES.has(type) || SILENT_BLOCK_TYPES.has(type)) return "";
-  if (typeof block.text === "string") return block.text;
-  if (type === "image" || type === "image_url") return "[image]";
-  return `[${type}]`;
+  const text = typeof block.text === "string" ? block.text : "";
+  if (typeof block.type !== "string") return isDict(block.toolUse) ? "" : text;
+  if (SILENT_BLOCK_TYPES.has(block.type)) return "";
+  if (typeof block.text === "string") return text;
+  return block.type === "image" || block.type === "image_url" ? "[image]" : `[${block.type}]`;
 }

@@ -13,20 +13,13 @@
  * (`allowPartial`). The counter must not decrease as messages are added (as core's result already assumes).
  */
 import { trimMessages, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, boundary, describeInput } from "../errors";
+import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
-import { isDict, type Dict } from "../values";
-import { pairToolCalls, smallestFittingCutAsync, type ToolCallPairing } from "./boundary";
-import {
-  asyncCounter,
-  booleanOption,
-  choiceOption,
-  countOption,
-  optionsObject,
-  ownOption,
-  readMessageList,
-} from "./input";
+import { type OptionKind, option, readOptions } from "../options";
+import { isDict } from "../values";
+import { pairToolCalls, smallestFittingCutAsync } from "./boundary";
+import { asyncCounter, readMessageList } from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
 
@@ -54,239 +47,145 @@ export interface KeptWindow {
 export const trimMessagesSafely = boundary(
   "trimMessagesSafely",
   async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
-    const fn = "trimMessagesSafely";
-    const list = readMessageList(messages, fn);
-    const trim = readTrimOptions(options, fn);
+    const list = readMessageList(messages, "trimMessagesSafely");
+    const trim = readTrimOptions(options, "trimMessagesSafely");
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
 
-/** The options, validated; types as type strings; the counter wrapped (and used by core too). */
-interface Trim {
-  strategy: "first" | "last";
-  maxTokens: number;
-  count: (messages: BaseMessage[]) => Promise<number>;
-  includeSystem: boolean;
-  allowPartial: boolean;
-  startOn: ReadonlySet<string> | undefined;
-  endOn: ReadonlySet<string> | undefined;
-  /** What core's `trimMessages` gets: the caller's options with the wrapped counter and type strings. */
-  core: TrimMessagesOptions;
-}
-
-const TRIM_SHAPE =
-  "{ maxTokens: n >= 0, tokenCounter, strategy?, startOn?, endOn?, includeSystem?, allowPartial?, textSplitter? }";
-
-function readTrimOptions(options: unknown, fn: string): Trim {
-  const record = optionsObject(options, fn, TRIM_SHAPE);
-  const maxTokens = countOption(record, "maxTokens");
-  if (maxTokens === undefined)
-    throw new ToolCallRepairInputError(`${fn}: options.maxTokens is required; expected ${TRIM_SHAPE}`, {
-      argument: "options.maxTokens",
-    });
-  const count = listCounter(ownOption(record, "tokenCounter"));
-  const strategy = choiceOption(record, "strategy", ["first", "last"] as const) ?? "last";
-  const includeSystem = booleanOption(record, "includeSystem") ?? false;
-  const allowPartial = booleanOption(record, "allowPartial") ?? false;
-  const startOn = typeSet(ownOption(record, "startOn"), "options.startOn");
-  const endOn = typeSet(ownOption(record, "endOn"), "options.endOn");
-  if (strategy === "first" && (startOn || includeSystem))
-    throw new ToolCallRepairInputError(
-      `${fn}: options.${startOn ? "startOn" : "includeSystem"} applies to strategy "last" only`,
-      {
-        argument: `options.${startOn ? "startOn" : "includeSystem"}`,
-      },
-    );
-  const splitter = ownOption(record, "textSplitter");
-  const splits = typeof splitter === "function" || (isDict(splitter) && typeof splitter.splitText === "function");
-  if (splitter !== undefined && !splits)
-    throw new ToolCallRepairInputError(
-      `options.textSplitter is ${describeInput(splitter)}; expected a function or a text splitter`,
-      { argument: "options.textSplitter" },
-    );
-  const core = {
-    ...(record as unknown as TrimMessagesOptions),
-    tokenCounter: count,
-    strategy,
-    startOn: startOn && [...startOn],
-    endOn: endOn && [...endOn],
-  } as TrimMessagesOptions;
-  return { strategy, maxTokens, count, includeSystem, allowPartial, startOn, endOn, core };
-}
-
-/** The counter for a list: the caller's function, or a model's `getNumTokens` summed over contents (as core does). */
-function listCounter(counter: unknown): (messages: BaseMessage[]) => Promise<number> {
-  const path = "options.tokenCounter";
-  if (typeof counter === "function") return asyncCounter(counter as (m: BaseMessage[]) => unknown, path);
-  if (isDict(counter) && typeof counter.getNumTokens === "function") {
-    const model = counter as { getNumTokens(content: unknown): Promise<number> };
-    return asyncCounter(async (messages) => {
-      const counts = await Promise.all(messages.map((m) => model.getNumTokens(m.content)));
-      return counts.reduce((sum, n) => sum + n, 0);
-    }, path);
-  }
-  throw new ToolCallRepairInputError(
-    `${path} is ${describeInput(counter)}; expected a function or a model with getNumTokens`,
-    { argument: path },
-  );
-}
+/** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
+type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
 
 const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
 
-/** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
-function typeSet(value: unknown, path: string): ReadonlySet<string> | undefined {
-  if (value === undefined) return undefined;
-  const types = new Set<string>();
-  for (const t of Array.isArray(value) ? value : [value]) types.add(typeName(t, path));
-  return types;
-}
+/** A message type string, or the type of a message class. */
+const typeOf = (t: unknown): unknown =>
+  typeof t === "function"
+    ? (new (t as new (fields: object) => Partial<BaseMessage>)({}) as Partial<BaseMessage>).getType?.()
+    : MESSAGE_TYPES.has(t as string)
+      ? t
+      : undefined;
 
-function typeName(t: unknown, path: string): string {
-  if (typeof t === "string" && MESSAGE_TYPES.has(t)) return t;
-  if (typeof t === "function") {
-    let type: unknown;
-    try {
-      type = (new (t as new (fields: object) => BaseMessage)({}) as Partial<BaseMessage>).getType?.();
-    } catch {
-      type = undefined;
-    }
-    if (typeof type === "string") return type;
+/** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
+const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat().map(typeOf) as string[]));
+
+const TYPES: OptionKind = {
+  expected: `message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
+  accepts: (types) => [types].flat().every((t) => typeof typeOf(t) === "string"),
+};
+const either = (expected: string, method: string): OptionKind => ({
+  expected,
+  accepts: (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"),
+});
+const TRIM = {
+  maxTokens: option.count,
+  tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
+  strategy: option.oneOf(["first", "last"]),
+  includeSystem: option.flag,
+  allowPartial: option.flag,
+  startOn: TYPES,
+  endOn: TYPES,
+  textSplitter: either("a function or a text splitter", "splitText"),
+};
+
+function readTrimOptions(options: unknown, fn: string): Trim {
+  if (options === null || options === undefined)
+    throw expectedInput(fn, "options", "trimMessages' options (maxTokens and tokenCounter at least)", options);
+  const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
+  for (const key of ["maxTokens", "tokenCounter"] as const)
+    if (read[key] === undefined)
+      throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
+  const { strategy = "last", startOn, endOn, includeSystem } = read;
+  if (strategy === "first" && (startOn || includeSystem)) {
+    const key = startOn ? "startOn" : "includeSystem";
+    throw new ToolCallRepairInputError(`${fn}: options.${key} applies to strategy "last" only`, {
+      argument: `options.${key}`,
+    });
   }
-  throw new ToolCallRepairInputError(
-    `${path} is ${describeInput(t)}; expected message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
-    {
-      argument: path,
-    },
-  );
+  const counter = read.tokenCounter as { getNumTokens(content: unknown): Promise<number> };
+  // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
+  const sum = async (messages: BaseMessage[]) =>
+    (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0);
+  const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
+  return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
 }
 
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
-  const fitting = await largestFittingCount(messages.length, (k) => trim.count(messages.slice(0, k)), trim.maxTokens);
-  const input = messages.slice(0, Math.min(messages.length, fitting + 1));
+  const n = messages.length;
+  const fits = async (cut: number) => (await trim.count(messages.slice(0, n - cut))) <= trim.maxTokens;
+  const fitting = n - (await smallestFittingCutAsync(0, n, fits));
+  const input = messages.slice(0, fitting + 1);
   // core shortens the message after the prefix in place: hand it a copy, never the caller's own.
-  if (trim.allowPartial && fitting < messages.length) input[fitting] = rebuildMessage(messages[fitting], {});
-  const trimmed = await trimMessages(input, trim.core);
+  if (trim.allowPartial && fitting < n) input[fitting] = rebuildMessage(messages[fitting], {});
+  const trimmed = await trimMessages(input, trim);
   // "first" keeps a prefix: trimmed[j] stands for messages[j].
-  const window = windowOf(messages, { start: 0, end: trimmed.length }, trim);
+  const window = safeWindow(messages, { start: 0, end: trimmed.length }, trim);
   return trimmed.slice(window.start, window.end);
 }
 
 async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
-  const end = applyEndOn(messages, messages.length, 0, trim.endOn);
+  let end = messages.length;
+  while (end > 0 && !isOfType(messages[end - 1], trim.endOn as string[])) end--;
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
   const fits = async (cut: number) =>
     (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
-  const fitStart = await smallestFittingCutAsync(head, end, fits);
-  const from = Math.max(head, fitStart - 1); // one more: the message allowPartial may shorten
-  const input = [...system, ...messages.slice(from, end)];
+  const from = Math.max(head, (await smallestFittingCutAsync(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
-  const trimmed = (await trimMessages(input, { ...trim.core, endOn: undefined })).filter(
+  const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
     (m): m is BaseMessage => m !== undefined,
   );
   const keptSystem = trimmed.length > 0 && head === 1 && trimmed[0].getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
-  const window = windowOf(messages, { start: Math.max(start, keptSystem), end }, trim);
+  const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
   const tail = trimmed.slice(keptSystem + (window.start - start), keptSystem + (window.end - start));
   return [...trimmed.slice(0, keptSystem), ...tail];
-}
-
-/** The largest k in [0, n] whose count fits (0 when none does). */
-async function largestFittingCount(
-  n: number,
-  count: (k: number) => Promise<number>,
-  maxTokens: number,
-): Promise<number> {
-  const cut = await smallestFittingCutAsync(0, n, async (c) => (await count(n - c)) <= maxTokens);
-  return n - cut;
 }
 
 /**
  * Shrink a window until it splits no exchange and `startOn` / `endOn` hold: the largest end, then the smallest
  * start, that do. Linear in the window. One pass each is a fixed point: moving the start forward only removes
  * messages the end had to respect, and moving the end back only removes results the start had to respect.
+ *
+ * The end: the largest `e` such that no assistant message in `[start, e)` has a result at or after `e`, and the
+ * window ends on `endOn` (or is empty). The start: the smallest `s` such that the window does not open on a
+ * tool result, no result in `[s, end)` answers a call before `s`, and it opens on `startOn` (or is empty). Each
+ * move of the original fixed point was necessary, so this is where it stopped; one prefix maximum and one
+ * suffix minimum make it linear.
  */
 export function safeWindow(
   messages: readonly BaseMessage[],
   window: KeptWindow,
   options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
 ): KeptWindow {
-  const endOn = typeSet((options as Dict).endOn, "options.endOn");
-  const startOn = typeSet((options as Dict).startOn, "options.startOn");
-  return windowOf(messages, window, { startOn, endOn });
-}
-
-function windowOf(
-  messages: readonly BaseMessage[],
-  window: KeptWindow,
-  types: Pick<Trim, "startOn" | "endOn">,
-): KeptWindow {
-  const pairing = pairToolCalls(messages);
+  const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
+  const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
   const last = Math.max(0, Math.min(messages.length, window.end));
   const first = Math.max(0, Math.min(last, window.start));
-  const end = safeEnd(messages, pairing, first, last, types.endOn);
-  return { start: safeStart(messages, pairing, first, end, types.startOn), end };
-}
-
-/**
- * The largest end `e <= end` such that no assistant message in `[start, e)` has a result at or after `e`, and
- * the window ends on `endOn` (or is empty). Each move of the original fixed point was necessary, so this is
- * where it stopped; one prefix maximum makes it linear.
- */
-function safeEnd(
-  messages: readonly BaseMessage[],
-  pairing: ToolCallPairing,
-  start: number,
-  end: number,
-  endOn: ReadonlySet<string> | undefined,
-): number {
-  // latest[j - start]: the latest result of any assistant message in [start, j).
-  const latest = new Int32Array(end - start + 1);
+  // latest[j - first]: the latest result of any assistant message in [first, j).
+  const latest = new Int32Array(last - first + 1);
   latest[0] = -1;
-  for (let i = start; i < end; i++) latest[i - start + 1] = Math.max(latest[i - start], pairing.lastResultIndexOf[i]);
-  for (let e = end; e > start; e--) {
-    if (latest[e - start] < e && isOfType(messages[e - 1], endOn)) return e;
-  }
-  return start;
-}
-
-/**
- * The smallest start `s >= start` such that the window does not open on a tool result, no result in
- * `[s, end)` answers a call before `s`, and it opens on `startOn` (or is empty). One suffix minimum makes it
- * linear.
- */
-function safeStart(
-  messages: readonly BaseMessage[],
-  pairing: ToolCallPairing,
-  start: number,
-  end: number,
-  startOn: ReadonlySet<string> | undefined,
-): number {
-  // earliest[j - start]: the earliest caller of any result in [j, end) (end: none).
-  const earliest = new Float64Array(end - start + 1);
-  earliest[end - start] = Infinity;
-  for (let i = end - 1; i >= start; i--)
-    earliest[i - start] = Math.min(earliest[i - start + 1], pairing.callIndexOf[i] ?? Infinity);
-  for (let s = start; s < end; s++) {
-    if (earliest[s - start] >= s && !isToolResult(messages[s]) && isOfType(messages[s], startOn)) return s;
-  }
-  return end;
-}
-
-function applyEndOn(
-  messages: readonly BaseMessage[],
-  end: number,
-  start: number,
-  endOn: ReadonlySet<string> | undefined,
-): number {
-  while (end > start && !isOfType(messages[end - 1], endOn)) end--;
-  return end;
+  for (let i = first; i < last; i++) latest[i - first + 1] = Math.max(latest[i - first], lastResultIndexOf[i]);
+  let end = last;
+  while (end > first && (latest[end - first] >= end || !isOfType(messages[end - 1], endOn))) end--;
+  // earliest[j - first]: the earliest caller of any result in [j, end) (end: none).
+  const earliest = new Float64Array(end - first + 1);
+  earliest[end - first] = Infinity;
+  for (let i = end - 1; i >= first; i--)
+    earliest[i - first] = Math.min(earliest[i - first + 1], callIndexOf[i] ?? Infinity);
+  let start = first;
+  while (
+    start < end &&
+    (earliest[start - first] < start || isToolResult(messages[start]) || !isOfType(messages[start], startOn))
+  )
+    start++;
+  return { start, end };
 }
 
 /** Whether a message is of one of `types` (no types: any message is). */
-function isOfType(message: BaseMessage, types: ReadonlySet<string> | undefined): boolean {
-  return types === undefined || types.has(message.getType());
+function isOfType(message: BaseMessage, types: string[] | undefined): boolean {
+  return types === undefined || types.includes(message.getType());
 }

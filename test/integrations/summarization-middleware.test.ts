@@ -477,5 +477,6 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
     bad({ model: model(), trigger: { messages: 3 }, summaryPrompt: "no placeholder" }, "options.summaryPrompt");
     bad({ model: model(), trigger: { messages: 3 }, tokenCounter: 4 }, "options.tokenCounter");
     bad({ model: model(), maxTokensBeforeSummary: 100 }, "options.maxTokensBeforeSummary");
+    bad({ model: model(), trigger: { messages: 3 }, prompt: () => [] }, "options.prompt");
   });
 });

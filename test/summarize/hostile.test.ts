@@ -200,6 +200,17 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     expect((await inputError(() => summarizeHistory(history(), { ...valid, trigger: { tokens: -5 } }))).argument).toBe(
       "options.trigger.tokens",
     );
+    // langchain's ContextSize: every limit > 0, messages a whole number; a list of them.
+    for (const [trigger, argument] of [
+      [{ messages: 0 }, "options.trigger.messages"],
+      [{ messages: 2.5 }, "options.trigger.messages"],
+      [{ fraction: 1.5 }, "options.trigger.fraction"],
+      [[{ messages: 3 }, { tokens: 0 }], "options.trigger[1].tokens"],
+      [[], "options.trigger"],
+    ] as const)
+      expect(
+        (await inputError(() => summarizeHistory(history(), { ...valid, trigger: trigger as never }))).argument,
+      ).toBe(argument);
     expect((await inputError(() => summarizeHistory(history(), { ...valid, keep: null as never }))).argument).toBe(
       "options.keep",
     );
@@ -423,7 +434,7 @@ describe("hostile values never throw anything but ToolCallRepairInputError, neve
         await onlyInputErrors(() => trimMessagesSafely(list() as never, trim() as never));
         const model = new FakeListChatModel({ responses: ["the summary"] });
         await onlyInputErrors(() =>
-          summarizeHistory(list() as never, { model, trigger: { messages: 0 }, keep: keep() as never }),
+          summarizeHistory(list() as never, { model, trigger: { messages: 1 }, keep: keep() as never }),
         );
       }),
       { numRuns: 150 },

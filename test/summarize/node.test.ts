@@ -13,8 +13,11 @@ import {
   isSummaryMessage,
   summarizeHistory,
   type SummarizationOptions,
+  type SummarizationTrigger,
 } from "../../src/summarize/summarize";
 import { summarizationHook, summarizationNode } from "../../src/integrations/summarization";
+import { summarizationMiddleware } from "../../src/integrations/summarization-middleware";
+import { ToolCallRepairInputError } from "../../src/errors";
 import { validatePayloadFor } from "../support/payloads";
 import { HistoryBuilder, historyArb, turnArb } from "./histories";
 import { RecordingSummarizer, ScriptedToolModel } from "./fakes";
@@ -58,7 +61,7 @@ describe("summarizeHistory", () => {
   it("does nothing under the threshold", async () => {
     const model = new RecordingSummarizer();
     expect(
-      await summarizeHistory(conversation(), { model, trigger: { messages: 7 }, keep: { messages: 2 } }),
+      await summarizeHistory(conversation(), { model, trigger: { messages: 8 }, keep: { messages: 2 } }),
     ).toBeUndefined();
     expect(model.prompts).toEqual([]);
   });
@@ -83,8 +86,9 @@ describe("summarizeHistory", () => {
       keep: { messages: 2 },
       tokenCounter: (messages) => messages.length * 100,
     });
-    expect(await summarizeHistory(conversation(), options(700))).toBeUndefined();
-    expect(await summarizeHistory(conversation(), options(699))).toBeDefined();
+    // langchain's semantics: the trigger fires when the count reaches the limit (>=).
+    expect(await summarizeHistory(conversation(), options(701))).toBeUndefined();
+    expect(await summarizeHistory(conversation(), options(700))).toBeDefined();
   });
 
   it("does not summarize a prefix that is only an earlier summary", async () => {
@@ -113,7 +117,7 @@ describe("summarizeHistory", () => {
         const keep = byTokens ? { tokens: maxTokens } : { messages: keepLast };
         const tokenCounter = (m: BaseMessage[]) => m.length * 20;
         const next =
-          (await summarizeHistory(messages, { model, trigger: { messages: 0 }, keep, tokenCounter })) ?? messages;
+          (await summarizeHistory(messages, { model, trigger: { messages: 1 }, keep, tokenCounter })) ?? messages;
         expect(problemsEverywhere(next)).toEqual([]);
         expect(await validatePayloadFor("strict", next)).toEqual([]);
       }),
@@ -122,12 +126,94 @@ describe("summarizeHistory", () => {
   });
 });
 
+describe("one option shape on every summarization surface (langchain's, issue 21)", () => {
+  const turns = (n: number): BaseMessage[] =>
+    Array.from({ length: n }, (_, i) =>
+      i % 2 === 0
+        ? new HumanMessage({ content: `q${i}`, id: `m${i}` })
+        : new AIMessage({ content: `a${i}`, id: `m${i}` }),
+    );
+  type Options = Omit<SummarizationOptions, "model">;
+  const summarizer = () =>
+    Object.defineProperty(new RecordingSummarizer(), "profile", {
+      value: { maxInputTokens: 100 },
+    }) as RecordingSummarizer;
+  type BeforeModel = (state: object, runtime: object) => Promise<{ messages: BaseMessage[] } | undefined>;
+  /** Each surface, run once on `messages`: the summarized list (without RemoveMessage), or undefined. */
+  const SURFACES: Record<string, (options: SummarizationOptions, messages: BaseMessage[]) => Promise<unknown>> = {
+    summarizeHistory: (options, messages) => summarizeHistory(messages, options),
+    summarizationNode: async (options, messages) =>
+      ((await summarizationNode(options)({ messages })) as { messages?: BaseMessage[] }).messages?.slice(1),
+    summarizationHook: async (options, messages) =>
+      ((await summarizationHook(options)({ messages })) as { messages?: BaseMessage[] }).messages?.slice(1),
+    summarizationMiddleware: async (options, messages) =>
+      (
+        await (summarizationMiddleware(options).beforeModel as unknown as BeforeModel)({ messages }, {})
+      )?.messages.slice(1),
+  };
+  // Six messages of 10 tokens each: 6 messages, 60 tokens, 0.6 of the summarizer's 100-token input limit.
+  const CASES: [SummarizationTrigger, boolean][] = [
+    [{ messages: 6 }, true], // >=
+    [{ messages: 7 }, false],
+    [{ tokens: 60 }, true],
+    [{ tokens: 61 }, false],
+    [{ fraction: 0.6 }, true],
+    [{ fraction: 0.61 }, false],
+    [{ messages: 6, tokens: 61 }, false], // one condition: every limit it sets (AND)
+    [{ messages: 6, tokens: 60 }, true],
+    [[{ messages: 7 }, { tokens: 60 }], true], // a list: any condition (OR)
+    [[{ messages: 7 }, { tokens: 61 }], false],
+  ];
+
+  it.each(Object.keys(SURFACES))("%s: trigger fires as langchain's does (AND within, OR across, >=)", async (name) => {
+    for (const [trigger, fires] of CASES) {
+      const options = {
+        model: summarizer(),
+        trigger,
+        keep: { messages: 2 },
+        tokenCounter: (m: BaseMessage[]) => m.length * 10,
+      };
+      const next = await SURFACES[name](options, turns(6));
+      expect(next === undefined ? "no summary" : "summary", JSON.stringify(trigger)).toBe(
+        fires ? "summary" : "no summary",
+      );
+    }
+  });
+
+  it.each(Object.keys(SURFACES))(
+    "%s: summaryPrompt, keep and trimTokensToSummarize mean the same; the old prompt option is refused naming the new one",
+    async (name) => {
+      const model = summarizer();
+      const options: Options = {
+        trigger: { messages: 2 },
+        keep: { tokens: 25 },
+        tokenCounter: async (m: BaseMessage[]) => m.length * 10,
+        summaryPrompt: "Summarize:\n{messages}",
+        trimTokensToSummarize: 20,
+      };
+      const next = (await SURFACES[name]({ ...options, model }, turns(8))) as BaseMessage[];
+      // 25 tokens keep 2 messages (the kept part opens on a user turn: an acknowledgement follows the summary).
+      expect(next.map(text)).toEqual([`${DEFAULT_SUMMARY_PREFIX}\n\nsummary #1`, DEFAULT_ACKNOWLEDGEMENT, "q6", "a7"]);
+      // 20 tokens of the 6 summarized messages reach the summarizer: the newest 2.
+      expect(model.prompts).toEqual(["Summarize:\n(4 earlier messages omitted)\nUser: q4\nAssistant: a5"]);
+      let error: unknown;
+      try {
+        await SURFACES[name]({ ...options, model, prompt: () => [] } as never, turns(8));
+      } catch (e) {
+        error = e;
+      }
+      expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain("options.prompt is now options.summaryPrompt (as in langchain)");
+    },
+  );
+});
+
 describe("summarizationNode in a StateGraph", () => {
   it("persists [RemoveMessage(all), system, summary, ...tail] and leaves state alone under the threshold", async () => {
     const summarizer = new FakeListChatModel({ responses: ["first summary", "second summary"] });
     let turn = 0;
     const graph = new StateGraph(MessagesAnnotation)
-      .addNode("summarize", summarizationNode({ model: summarizer, trigger: { messages: 8 }, keep: { messages: 3 } }))
+      .addNode("summarize", summarizationNode({ model: summarizer, trigger: { messages: 9 }, keep: { messages: 3 } }))
       .addNode("agent", async () => ({ messages: [new AIMessage(`answer ${++turn}`)] }))
       .addEdge(START, "summarize")
       .addEdge("summarize", "agent")
