@@ -22,7 +22,7 @@ import { formatInstructions } from "./instructions";
 import { answerText } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
-import { ToolCallRepairInputError, expectedInput, readingInput } from "../errors";
+import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 /** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
@@ -47,16 +47,10 @@ export function strictJsonSchema(schema: JsonSchema): JsonSchema {
   return strictSchemaOf(schema, "strictJsonSchema", "schema");
 }
 
-/** {@link strictJsonSchema} for `fn`: a schema that is not an object, or cannot be read, names `argument`. */
+/** {@link strictJsonSchema} for `fn`: a schema that is not an object names `argument`. */
 function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSchema {
-  const subset = readingInput(
-    () => {
-      if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
-      return subsetSchemaOf(schema);
-    },
-    fn,
-    argument,
-  );
+  if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
+  const subset = subsetSchemaOf(schema);
   if (!subset.ok) {
     const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
     throw new ToolCallRepairInputError(message, { argument });
@@ -65,57 +59,45 @@ function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSche
 }
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
-export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-  const fn = "bedrockOutputConfig";
-  const read = readingInput(
-    () => (isDict(format) ? { jsonSchema: format.jsonSchema, name: format.name } : undefined),
-    fn,
-    "format",
-  );
-  if (read === undefined)
-    throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
-  if (read.name !== undefined && typeof read.name !== "string")
-    throw expectedInput(fn, "format.name", "a string or undefined", read.name);
-  const strict = strictSchemaOf(read.jsonSchema, fn, "format.jsonSchema");
-  const description = typeof strict.description === "string" ? strict.description : undefined;
-  // The subset is a tree of plain JSON values: it always serialises.
-  const schema = JSON.stringify(strict);
-  return {
-    textFormat: {
-      type: "json_schema",
-      structure: {
-        jsonSchema: {
-          schema,
-          name: formatNameOf({ name: read.name }),
-          ...(description === undefined ? {} : { description }),
-        },
-      },
-    },
-  };
-}
+export const bedrockOutputConfig = boundary(
+  "bedrockOutputConfig",
+  function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
+    const fn = "bedrockOutputConfig";
+    if (!isDict(format))
+      throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
+    if (format.name !== undefined && typeof format.name !== "string")
+      throw expectedInput(fn, "format.name", "a string or undefined", format.name);
+    const strict = strictSchemaOf(format.jsonSchema, fn, "format.jsonSchema");
+    const description = typeof strict.description === "string" ? { description: strict.description } : {};
+    // The subset is a tree of plain JSON values: it always serialises.
+    const jsonSchema = { schema: JSON.stringify(strict), name: formatNameOf(format), ...description };
+    return { textFormat: { type: "json_schema", structure: { jsonSchema } } };
+  },
+);
 
 /**
  * A ChatBedrockConverse that sends `outputConfig` with every request: a derived object whose `invocationParams`
  * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
  */
-export function withBedrockOutputConfig<M extends object>(model: M, outputConfig: Dict): M {
+export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", function withBedrockOutputConfig<
+  M extends object,
+>(model: M, outputConfig: Dict): M {
   const fn = "withBedrockOutputConfig";
-  if (typeof model !== "object" || model === null) throw expectedInput(fn, "model", "a ChatBedrockConverse", model);
-  if (!readingInput(() => isDict(outputConfig), fn, "outputConfig"))
-    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
-  const base = readingInput(() => (model as { invocationParams?: unknown }).invocationParams, fn, "model");
+  const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
   if (typeof base !== "function")
-    throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
-  const derived = Object.create(model) as M & { invocationParams(options: unknown): Dict };
+    throw expectedInput(fn, "model", "a ChatBedrockConverse (a model with invocationParams())", model);
+  if (!isDict(outputConfig))
+    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
+  const derived = Object.create(model) as M;
   Object.defineProperty(derived, "invocationParams", {
     value(this: unknown, options: unknown): Dict {
-      return { ...(base as (options: unknown) => Dict).call(this, options), outputConfig };
+      return { ...base.call(this, options), outputConfig };
     },
     writable: true,
     configurable: true,
   });
   return derived;
-}
+});
 
 /** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
 function answerTool(format: OutputFormat, name: string): Dict {
@@ -128,24 +110,20 @@ function answerTool(format: OutputFormat, name: string): Dict {
 
 /** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
 function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
-  if (strategy === "tool") {
-    return new HumanMessage(
-      `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`,
-    );
-  }
-  if (strategy === "native") {
-    return new HumanMessage(
-      "Give your final answer now, as the JSON value of the required response format. Do not call any tool.",
-    );
-  }
-  return new HumanMessage(`Give your final answer now. ${formatInstructions(format)}`);
+  return new HumanMessage(
+    strategy === "tool"
+      ? `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`
+      : strategy === "native"
+        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+        : `Give your final answer now. ${formatInstructions(format)}`,
+  );
 }
 
 /** One constrained call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
 export type StructuredCall = (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
 
 export interface StructuredCallSetup {
-  strategy: Exclude<StructuredOutputStrategy, "prompted"> | "prompted";
+  strategy: StructuredOutputStrategy;
   model: ModelDescription;
   format: OutputFormat;
   /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
@@ -213,14 +191,10 @@ function bound(model: Dict, tools: readonly unknown[], options: Dict) {
 /** The forced call's arguments as the answer's text; the rest of the message kept. */
 function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
   const call = answer.tool_calls?.find((c) => c.name === toolName);
-  if (call === undefined)
-    return new AIMessage({ content: answerText(answer), id: answer.id, response_metadata: answer.response_metadata });
-  return new AIMessage({
-    content: JSON.stringify(call.args ?? {}),
-    id: answer.id,
-    response_metadata: answer.response_metadata,
-    usage_metadata: answer.usage_metadata,
-  });
+  const { id, response_metadata } = answer;
+  if (call === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
+  const content = JSON.stringify(call.args ?? {});
+  return new AIMessage({ content, id, response_metadata, usage_metadata: answer.usage_metadata });
 }
 
 function toolNameOf(tool: unknown): string | undefined {

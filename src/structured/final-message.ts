@@ -2,7 +2,8 @@
  * What the stored final assistant message shows when the answer itself is the JSON (prompted strategy, and
  * createAgent's native strategy), and how a structured response is reported.
  */
-import type { AnswerChoice } from "./parse";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { AnswerChoice, Resolved } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
 import { safeJson } from "../values";
 
@@ -38,6 +39,27 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
   if (typeof text !== "string")
     throw new TypeError(`The 'finalMessage' function must return a string, got ${typeof text}`);
   return text;
+}
+
+/** One structured response to `onStructuredResponse`. */
+export function reportResponse(
+  onStructuredResponse: ((report: StructuredResponseReport) => void) | undefined,
+  strategy: StructuredOutputStrategy,
+  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
+  modelId: string | undefined,
+): void {
+  const { value, corrections, choice } = resolved;
+  onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+}
+
+/**
+ * The final answer as stored: `text` as its content, `answer`'s metadata, under the id and name of the message it
+ * replaces (the messages reducer replaces by id). Text only, so a stray tool call in a correction cannot send the
+ * graph back to the tools.
+ */
+export function storedAnswer(answer: BaseMessage, text: string, replaced: Pick<BaseMessage, "id" | "name">): AIMessage {
+  const { response_metadata, usage_metadata } = answer as AIMessage;
+  return new AIMessage({ content: text, id: replaced.id, name: replaced.name, response_metadata, usage_metadata });
 }
 
 /** Deepest nesting written as lines; a value nested deeper is summarized as short JSON on its line. */

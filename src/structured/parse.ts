@@ -79,7 +79,7 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
     const open = text.indexOf("```", from);
     if (open < 0) break;
     let i = open + 3;
-    while (i < text.length && isLabelChar(text.charCodeAt(i))) i++;
+    while (i < text.length && /[\w-]/.test(text[i])) i++;
     const label = text.slice(open + 3, i);
     while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\r")) i++;
     if (text[i] === "\n") i++;
@@ -90,17 +90,6 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
     from = close + 3;
   }
   return fences;
-}
-
-/** [A-Za-z0-9_-] */
-function isLabelChar(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95 ||
-    code === 45
-  );
 }
 
 /**
@@ -235,35 +224,24 @@ export async function parseStructuredAnswer<T = unknown>(
   const valid: { value: T; source: CandidateSource }[] = [];
   let firstFailure: string[] | undefined;
   for (const candidate of candidates) {
-    const result = await validateSafely(outputFormat, candidate.value);
+    // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
+    let result: Validation<T>;
+    try {
+      result = await outputFormat.validate(candidate.value);
+    } catch (error) {
+      result = {
+        ok: false,
+        issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
+      };
+    }
     if (result.ok) valid.push({ value: result.value, source: candidate.source });
     else firstFailure ??= result.issues;
   }
   if (valid.length === 0) return { ok: false, issues: firstFailure ?? ["the reply contains no valid JSON value"] };
   const bestTier = TIERS.find((tier) => valid.some((v) => v.source === tier))!;
-  let chosen = -1;
-  for (let i = 0; i < valid.length; i++) if (valid[i].source === bestTier) chosen = i;
-  return {
-    ok: true,
-    value: valid[chosen].value,
-    choice: {
-      source: bestTier,
-      validCount: valid.length,
-      others: valid.filter((_, i) => i !== chosen).map((v) => v.value),
-    },
-  };
-}
-
-/** A validator that throws (a value nested deeper than the stack) counts as a failed validation. */
-async function validateSafely<T>(format: OutputFormat<T>, value: unknown): Promise<Validation<T>> {
-  try {
-    return await format.validate(value);
-  } catch (error) {
-    return {
-      ok: false,
-      issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
-    };
-  }
+  const chosen = valid.map((v) => v.source).lastIndexOf(bestTier);
+  const others = valid.filter((_, i) => i !== chosen).map((v) => v.value);
+  return { ok: true, value: valid[chosen].value, choice: { source: bestTier, validCount: valid.length, others } };
 }
 
 export interface StructuredAttempt {
@@ -287,7 +265,7 @@ export class PromptedStructuredOutputError extends Error {
     const tries = attempts.length === 1 ? "" : ` after ${attempts.length - 1} corrective call(s)`;
     super(
       `The model's final answer does not match the response format${tries}: ${last.issues.join("; ")}. ` +
-        `Raw answer: ${truncate(last.raw, 500)}`,
+        `Raw answer: ${last.raw.length <= 500 ? last.raw : `${last.raw.slice(0, 500)}...`}`,
     );
     this.name = "PromptedStructuredOutputError";
     this.raw = last.raw;
@@ -321,10 +299,6 @@ export class PromptedStructuredOutputError extends Error {
     }
     return undefined;
   }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
 
 export interface ResolveOptions {

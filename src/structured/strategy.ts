@@ -18,7 +18,6 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { quoteValue } from "../values";
 import { structuredOptions } from "./options";
 
 export type StructuredOutputStrategy = "native" | "tool" | "prompted";
@@ -219,17 +218,12 @@ export const structuredOutputStrategies = boundary(
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
   if (options.strategy !== undefined) {
-    assertStrategy(options.strategy);
-    const name = model.modelId ?? "this model";
-    if (options.strategy === "tool" && model.thinking) {
-      throw new TypeError(
-        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a ` +
-          `forced tool call with it. Use "native" or "prompted".`,
-      );
-    }
+    assertToolAllowed(options.strategy, model);
     const unavailable = whyNotSendable(options.strategy, model);
     if (unavailable !== undefined)
-      throw new TypeError(`strategy "${options.strategy}" cannot be used for ${name}: ${unavailable}.`);
+      throw new TypeError(
+        `strategy "${options.strategy}" cannot be used for ${model.modelId ?? "this model"}: ${unavailable}.`,
+      );
     return { strategy: options.strategy, model };
   }
   const { strategy, rule } = tableStrategyFor(model, options.env);
@@ -280,10 +274,12 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   return undefined;
 }
 
-export function assertStrategy(strategy: unknown): asserts strategy is StructuredOutputStrategy {
-  if (!STRUCTURED_OUTPUT_STRATEGIES.includes(strategy as StructuredOutputStrategy)) {
+/** A forced "tool" with extended thinking on: the provider would refuse it. */
+export function assertToolAllowed(strategy: StructuredOutputStrategy, model: ModelDescription): void {
+  if (strategy === "tool" && model.thinking) {
     throw new TypeError(
-      `Unknown structured-output strategy ${quoteValue(strategy)}: expected "native", "tool" or "prompted".`,
+      `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the provider ` +
+        'refuses a forced tool call with it. Use "native" or "prompted".',
     );
   }
 }
