@@ -19,7 +19,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
 import type { JsonSchema, OutputFormat } from "./format";
 import { formatInstructions } from "./instructions";
-import { answerText } from "./parse";
+import { answerText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
@@ -152,28 +152,24 @@ export async function prepareStructuredCall(
   const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
   const taken = new Set(setup.tools.map(toolNameOf).filter((n): n is string => n !== undefined));
   const toolName = formatNameOf(setup.format, taken);
-  let runnable: { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  if (setup.strategy === "tool") {
-    runnable = bound(instance, [...setup.tools, answerTool(setup.format, toolName)], {
-      ...callOptions,
-      tool_choice: toolName,
-    });
-  } else if (setup.strategy === "native" && model.provider === "bedrock") {
-    runnable = bound(withBedrockOutputConfig(instance, bedrockOutputConfig(setup.format)), setup.tools, callOptions);
-  } else if (setup.strategy === "native") {
-    const outputConfig = {
-      ...(isDict(callOptions.outputConfig) ? callOptions.outputConfig : {}),
-      format: { type: "json_schema", schema: strictJsonSchema(setup.format.jsonSchema) },
-    };
-    runnable = bound(instance, setup.tools, { ...callOptions, outputConfig });
-  } else {
-    runnable = bound(instance, setup.tools, callOptions);
+  const { strategy, format } = setup;
+  let target = instance;
+  let options = callOptions;
+  if (strategy === "tool") options = { ...callOptions, tool_choice: toolName };
+  else if (strategy === "native" && model.provider === "bedrock")
+    target = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
+  else if (strategy === "native") {
+    const outputConfig = isDict(callOptions.outputConfig) ? callOptions.outputConfig : {};
+    const schema = strictJsonSchema(format.jsonSchema);
+    options = { ...callOptions, outputConfig: { ...outputConfig, format: { type: "json_schema", schema } } };
   }
+  const tools = strategy === "tool" ? [...setup.tools, answerTool(format, toolName)] : setup.tools;
+  const runnable = bound(target, tools, options);
   const call: StructuredCall = async (messages, callConfig) => {
     const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
-    return setup.strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
+    return strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
   };
-  return { call, closingTurn: closingUserTurn(setup.strategy, setup.format, toolName) };
+  return { call, closingTurn: closingUserTurn(strategy, format, toolName) };
 }
 
 /** `model.bindTools(tools, options)`, or `withConfig(options)` when there are no tools. */
@@ -199,10 +195,8 @@ function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
 
 function toolNameOf(tool: unknown): string | undefined {
   if (!isDict(tool)) return undefined;
-  if (typeof tool.name === "string") return tool.name;
-  if (isDict(tool.function) && typeof tool.function.name === "string") return tool.function.name;
-  if (isDict(tool.toolSpec) && typeof tool.toolSpec.name === "string") return tool.toolSpec.name;
-  return undefined;
+  const names = [tool, tool.function, tool.toolSpec].map((part) => (isDict(part) ? part.name : undefined));
+  return names.find((name): name is string => typeof name === "string");
 }
 
 /**
@@ -216,8 +210,7 @@ export function structuredCallInput(
   closingTurn: HumanMessage,
   format: Pick<OutputFormat, "prompt">,
 ): BaseMessage[] {
-  const text = answerText(finalAnswer);
-  const answer = new AIMessage({ content: text.trim() === "" ? "(empty reply)" : text, id: finalAnswer.id });
+  const answer = textOnlyAnswer(answerText(finalAnswer), finalAnswer.id);
   const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
   return [...prompt, ...history, answer, closingTurn];
 }

@@ -24,7 +24,7 @@ export function answerText(message: BaseMessage): string {
   return content
     .map((block) => {
       const b = block as { type?: unknown; text?: unknown } | null;
-      return b !== null && typeof b === "object" && b.type === "text" && typeof b.text === "string" ? b.text : "";
+      return b?.type === "text" && typeof b.text === "string" ? b.text : "";
     })
     .join("");
 }
@@ -48,16 +48,13 @@ export function answerCandidates(text: string): Candidate[] {
   assertString(text, "answerCandidates", "text");
   const found: Candidate[] = [];
   const seen = new Set<string>();
-  const add = (source: CandidateSource, raw: string): boolean => {
-    if (found.length >= MAX_CANDIDATES) return false;
+  const add = (source: CandidateSource, raw: string) => {
+    if (found.length >= MAX_CANDIDATES) return;
     const value = parseJson(raw);
-    if (value === NOT_JSON) return false;
-    const key = canonical(value, raw);
-    if (!seen.has(key)) {
-      seen.add(key);
-      found.push({ value, source });
-    }
-    return true;
+    const key = value === NOT_JSON ? undefined : canonical(value, raw);
+    if (key === undefined || seen.has(key)) return;
+    seen.add(key);
+    found.push({ value, source });
   };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (trimmed !== "") add("whole", trimmed);
@@ -78,11 +75,11 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
   for (;;) {
     const open = text.indexOf("```", from);
     if (open < 0) break;
-    let i = open + 3;
-    while (i < text.length && /[\w-]/.test(text[i])) i++;
-    const label = text.slice(open + 3, i);
-    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\r")) i++;
-    if (text[i] === "\n") i++;
+    // The label (word characters), blanks and one newline before the body.
+    const head = /([\w-]*)[ \t\r]*\n?/y;
+    head.lastIndex = open + 3;
+    const label = head.exec(text)![1];
+    const i = head.lastIndex;
     const close = text.indexOf("```", i);
     if (close < 0) break;
     const body = text.slice(i, close).trim();
@@ -346,6 +343,6 @@ export async function resolveStructuredAnswer<T>(
  * The answer as it goes back to the model: text only (a corrected answer that called a tool would leave an
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
-function textOnlyAnswer(raw: string): AIMessage {
-  return new AIMessage(raw.trim() === "" ? "(empty reply)" : raw);
+export function textOnlyAnswer(raw: string, id?: string): AIMessage {
+  return new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
 }

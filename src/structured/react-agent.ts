@@ -42,6 +42,7 @@ import { repairToolCalls } from "../engine";
 import { boundary, expectedInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
+import { isDict } from "../values";
 import {
   cannotPrefill,
   describeModels,
@@ -361,9 +362,7 @@ function withAgentTools(llm: AnyParams["llm"], tools: unknown[]): Runnable {
 
 function hasBoundTools(llm: unknown): boolean {
   if (!RunnableBinding.isRunnableBinding(llm)) return false;
-  const kwargs = llm.kwargs as Record<string, unknown> | undefined;
-  const config = llm.config as Record<string, unknown> | undefined;
-  return Array.isArray(kwargs?.tools) || Array.isArray(config?.tools);
+  return Array.isArray((llm.kwargs as Update | undefined)?.tools) || Array.isArray((llm.config as Update)?.tools);
 }
 
 /** A final answer: an assistant message without tool calls (anything else keeps the loop going). */
@@ -525,18 +524,16 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
     const update = (await user.invoke(state, config)) as unknown;
     // A Command routes the graph itself; leave it alone.
     if (update == null || typeof update !== "object" || isCommand(update)) return update;
-    const userUpdate = update as Record<string, unknown>;
-    const next: AgentState =
-      userUpdate.messages === undefined
-        ? ({ ...state, ...userUpdate } as AgentState)
-        : ({
-            ...state,
-            ...userUpdate,
-            messages: messagesStateReducer(state.messages, userUpdate.messages as BaseMessage[]),
-          } as AgentState);
+    const userUpdate = update as Update;
+    const messages = userUpdate.messages as BaseMessage[] | undefined;
+    const next = {
+      ...state,
+      ...userUpdate,
+      messages: messages === undefined ? state.messages : messagesStateReducer(state.messages, messages),
+    };
     const own = await hook(next, config);
     if (own.messages === undefined) return { ...userUpdate, ...own };
-    return { ...userUpdate, ...own, messages: [...asArray(userUpdate.messages), ...asArray(own.messages)] };
+    return { ...userUpdate, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
   }) as AnyParams["postModelHook"];
 }
 
@@ -562,11 +559,5 @@ function withStructuredResponseField<A>(stateSchema: A): A {
 
 /** AnnotationRoot by its marker (the class is exported as a type only). */
 // biome-ignore lint/suspicious/noExplicitAny: any annotation
-function isAnnotationRoot(value: unknown): value is AnnotationRoot<any> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { lc_graph_name?: unknown }).lc_graph_name === "AnnotationRoot" &&
-    typeof (value as { spec?: unknown }).spec === "object"
-  );
-}
+const isAnnotationRoot = (value: unknown): value is AnnotationRoot<any> =>
+  isDict(value) && value.lc_graph_name === "AnnotationRoot" && isDict(value.spec);
