@@ -119,32 +119,26 @@ function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputForma
   );
 }
 
-/** One constrained call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
-export type StructuredCall = (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
-
-export interface StructuredCallSetup {
-  strategy: StructuredOutputStrategy;
-  model: ModelDescription;
-  format: OutputFormat;
-  /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
-  tools: readonly unknown[];
-}
-
-export interface PreparedStructuredCall {
-  call: StructuredCall;
-  /** The user turn that ends the request. */
-  closingTurn: HumanMessage;
-}
-
 /**
  * The model bound for one strategy, and the turn that closes its request. The model's own bound call options
  * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
  * answer tool, forced, under `tool`).
  */
 export async function prepareStructuredCall(
-  setup: StructuredCallSetup,
+  setup: {
+    strategy: StructuredOutputStrategy;
+    model: ModelDescription;
+    format: OutputFormat;
+    /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
+    tools: readonly unknown[];
+  },
   config?: RunnableConfig,
-): Promise<PreparedStructuredCall> {
+): Promise<{
+  /** One call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
+  call: (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
+  /** The user turn that ends the request. */
+  closingTurn: HumanMessage;
+}> {
   const model = await withInstance(setup.model, config);
   const instance = model.instance;
   if (instance === undefined)
@@ -165,7 +159,7 @@ export async function prepareStructuredCall(
   }
   const tools = strategy === "tool" ? [...setup.tools, answerTool(format, toolName)] : setup.tools;
   const runnable = bound(target, tools, options);
-  const call: StructuredCall = async (messages, callConfig) => {
+  const call = async (messages: BaseMessage[], callConfig?: RunnableConfig) => {
     const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
     return strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
   };

@@ -225,12 +225,14 @@ export const withPromptedStructuredOutput = boundary(
     if (!perCall) {
       // One model (createReactAgent takes no fallback chain as `llm`).
       const branch = branchOf(describeModels(rest.llm)[0], options);
-      if (branch.strategy !== "prompted") return withHook(constrainedHook(context, async () => [branch]));
+      if (branch.strategy !== "prompted") return withHook(atFinalAnswer(constrainedUpdate(context, [branch])));
       const prompt = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, instructions) };
       // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
       // B3), bound once like createReactAgent does.
       let model: Runnable | undefined;
-      const hook = promptedHook(context, async () => ({ model: (model ??= withAgentTools(rest.llm, tools)), prompt }));
+      const hook = atFinalAnswer((state, config, last) =>
+        promptedUpdate(context, { model: (model ??= withAgentTools(rest.llm, tools)), prompt }, state, config, last),
+      );
       return withHook(hook, { [prompt.key]: prompt.value });
     }
 
@@ -240,16 +242,15 @@ export const withPromptedStructuredOutput = boundary(
       const model = await chooser(state, config);
       return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
     };
-    const hook: Hook = async (state, config) => {
-      if (!isFinalAnswer(state.messages.at(-1))) return {};
+    const hook = atFinalAnswer(async (state, config, last) => {
       const model = await chooser(state, config);
       const branches = branchesFor(model, options);
       if (branches.length === 1 && branches[0].strategy === "prompted") {
         const target = { model: instructedModel(model, instructions), prompt: slot };
-        return promptedHook(context, async () => target)(state, config);
+        return promptedUpdate(context, target, state, config, last);
       }
-      return constrainedHook(context, async () => branches)(state, config);
-    };
+      return constrainedUpdate(context, branches)(state, config, last);
+    });
     return withHook(hook, { llm });
   },
 );
@@ -365,36 +366,41 @@ function hasBoundTools(llm: unknown): boolean {
   return Array.isArray((llm.kwargs as Update | undefined)?.tools) || Array.isArray((llm.config as Update)?.tools);
 }
 
-/** A final answer: an assistant message without tool calls (anything else keeps the loop going). */
-function isFinalAnswer(message: BaseMessage | undefined): message is AIMessage {
-  return message !== undefined && AIMessage.isInstance(message) && !(message.tool_calls?.length ?? 0);
-}
-
-/** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
-function promptedHook(
-  { format, options }: HookContext,
-  targetFor: () => Promise<{ model: Runnable; prompt: PromptSlot }>,
+/** `update` at a final answer: an assistant message without tool calls (anything else keeps the loop going). */
+function atFinalAnswer(
+  update: (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage) => Promise<Update>,
 ): Hook {
   return async (state, config) => {
     const last = state.messages.at(-1);
-    if (!isFinalAnswer(last)) return {};
-    const target = await targetFor();
-    const history = state.messages.slice(0, -1);
-    const resolved = await resolveStructuredAnswer(last, format, {
-      maxCorrections: options.maxCorrections,
-      askAgain: async (followUp) => {
-        const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
-        // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
-        // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
-        const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
-        return (await target.model.invoke(
-          await repairedRequest(input, provider, options, config),
-          config,
-        )) as BaseMessage;
-      },
-    });
-    return structuredUpdate(options, last, resolved);
+    return last !== undefined && AIMessage.isInstance(last) && !last.tool_calls?.length
+      ? update(state, config, last)
+      : {};
   };
+}
+
+/** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
+async function promptedUpdate(
+  { format, options }: HookContext,
+  target: { model: Runnable; prompt: PromptSlot },
+  state: AgentState,
+  config: LangGraphRunnableConfig,
+  last: AIMessage,
+): Promise<Update> {
+  const history = state.messages.slice(0, -1);
+  const resolved = await resolveStructuredAnswer(last, format, {
+    maxCorrections: options.maxCorrections,
+    askAgain: async (followUp) => {
+      const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
+      // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
+      // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
+      const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
+      return (await target.model.invoke(
+        await repairedRequest(input, provider, options, config),
+        config,
+      )) as BaseMessage;
+    },
+  });
+  return structuredUpdate(options, last, resolved);
 }
 
 /** The state update of a prompted answer: the corrected answer (or its readable text) replaces the original. */
@@ -415,12 +421,8 @@ function structuredUpdate(
  * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
  * valid value (no call).
  */
-function constrainedHook(context: HookContext, branchesOf: () => Promise<Branch[]>): Hook {
-  return async (state, config) => {
-    const { messages } = state;
-    const last = messages.at(-1);
-    if (!isFinalAnswer(last)) return {};
-    const branches = await branchesOf();
+function constrainedUpdate(context: HookContext, branches: Branch[]) {
+  return async (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage): Promise<Update> => {
     if (branches.some((b) => b.strategy === "prompted")) {
       const parsed = await parseStructuredAnswer(answerText(last), context.format);
       if (parsed.ok) return structuredUpdate(context.options, last, { ...parsed, answer: last, corrections: 0 });
@@ -428,7 +430,7 @@ function constrainedHook(context: HookContext, branchesOf: () => Promise<Branch[
     let lastError: unknown;
     for (const branch of branches) {
       try {
-        return { structuredResponse: await branchResponse(context, branch, messages, config) };
+        return { structuredResponse: await branchResponse(context, branch, state.messages, config) };
       } catch (error) {
         lastError = error;
       }
