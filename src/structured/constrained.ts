@@ -41,14 +41,9 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
  * schema-subset.ts): unsupported constraints moved into `description`, `additionalProperties: false` on every
  * object, internal `$ref`s inlined. A schema the subset cannot express (a record or open object, a recursive
  * schema) is a TypeError naming what; the wrappers check first and use another strategy for it. The input is
- * not changed; the answer is still validated against the user's own schema.
+ * not changed; the answer is still validated against the user's own schema. Errors name `fn` and `argument`.
  */
-export function strictJsonSchema(schema: JsonSchema): JsonSchema {
-  return strictSchemaOf(schema, "strictJsonSchema", "schema");
-}
-
-/** {@link strictJsonSchema} for `fn`: a schema that is not an object names `argument`. */
-function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSchema {
+export function strictJsonSchema(schema: JsonSchema, fn = "strictJsonSchema", argument = "schema"): JsonSchema {
   if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
   const subset = subsetSchemaOf(schema);
   if (!subset.ok) {
@@ -67,7 +62,7 @@ export const bedrockOutputConfig = boundary(
       throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
     if (format.name !== undefined && typeof format.name !== "string")
       throw expectedInput(fn, "format.name", "a string or undefined", format.name);
-    const strict = strictSchemaOf(format.jsonSchema, fn, "format.jsonSchema");
+    const strict = strictJsonSchema(format.jsonSchema, fn, "format.jsonSchema");
     const description = typeof strict.description === "string" ? { description: strict.description } : {};
     // The subset is a tree of plain JSON values: it always serialises.
     const jsonSchema = { schema: JSON.stringify(strict), name: formatNameOf(format), ...description };

@@ -191,17 +191,6 @@ export interface StrategyChoice {
   model: ModelDescription;
 }
 
-/** The table's row for one model, and the strategy it gives (thinking applied). */
-function tableStrategyFor(
-  model: ModelDescription,
-  env?: Env,
-): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
-  const facts = factsOf(model, env);
-  const tableProvider = facts.provider === "bedrock" || facts.provider === "anthropic" ? facts.provider : "other";
-  const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
-  return { strategy: model.thinking ? rule.withThinking : rule.strategy, rule };
-}
-
 /**
  * The strategy for every model behind `model` (the primary, then each fallback, each with its own), as the
  * agent wrappers pick it when they act on the model. A forced strategy applies to every model; `tool` with
@@ -226,9 +215,14 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
       );
     return { strategy: options.strategy, model };
   }
-  const { strategy, rule } = tableStrategyFor(model, options.env);
+  // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
+  const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
+  const { modelId } = model;
+  const facts: ModelFacts = { provider, modelId, claude: modelId === undefined ? undefined : claudeVersionOf(modelId) };
+  const tableProvider = provider === "bedrock" || provider === "anthropic" ? provider : "other";
+  const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
-  return { strategy: usableFrom(strategy, model), rule, model };
+  return { strategy: usableFrom(model.thinking ? rule.withThinking : rule.strategy, model), rule, model };
 }
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
@@ -257,7 +251,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (strategy === "native") {
     if (model.provider === "anthropic") return undefined;
     if (model.provider !== "bedrock")
-      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider ?? "unknown"})`;
+      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider})`;
     if (instance !== undefined && typeof instance.invocationParams !== "function")
       return "the Bedrock model has no invocationParams()";
     return undefined;
@@ -282,14 +276,4 @@ export function assertToolAllowed(strategy: StructuredOutputStrategy, model: Mod
         'refuses a forced tool call with it. Use "native" or "prompted".',
     );
   }
-}
-
-function factsOf(model: ModelDescription, env?: Env): ModelFacts {
-  // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
-  const provider = model.provider ?? (envSelectsBedrock(env) ? "bedrock" : undefined);
-  return {
-    provider,
-    modelId: model.modelId,
-    claude: model.modelId === undefined ? undefined : claudeVersionOf(model.modelId),
-  };
 }
