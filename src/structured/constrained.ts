@@ -19,10 +19,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
 import type { JsonSchema, OutputFormat } from "./format";
 import { formatInstructions } from "./instructions";
-import { answerText } from "./parse";
+import { answerText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
-import { ToolCallRepairInputError, expectedInput, readingInput } from "../errors";
+import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
 /** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
@@ -41,22 +41,11 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
  * schema-subset.ts): unsupported constraints moved into `description`, `additionalProperties: false` on every
  * object, internal `$ref`s inlined. A schema the subset cannot express (a record or open object, a recursive
  * schema) is a TypeError naming what; the wrappers check first and use another strategy for it. The input is
- * not changed; the answer is still validated against the user's own schema.
+ * not changed; the answer is still validated against the user's own schema. Errors name `fn` and `argument`.
  */
-export function strictJsonSchema(schema: JsonSchema): JsonSchema {
-  return strictSchemaOf(schema, "strictJsonSchema", "schema");
-}
-
-/** {@link strictJsonSchema} for `fn`: a schema that is not an object, or cannot be read, names `argument`. */
-function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSchema {
-  const subset = readingInput(
-    () => {
-      if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
-      return subsetSchemaOf(schema);
-    },
-    fn,
-    argument,
-  );
+export function strictJsonSchema(schema: JsonSchema, fn = "strictJsonSchema", argument = "schema"): JsonSchema {
+  if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
+  const subset = subsetSchemaOf(schema);
   if (!subset.ok) {
     const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
     throw new ToolCallRepairInputError(message, { argument });
@@ -65,57 +54,45 @@ function strictSchemaOf(schema: unknown, fn: string, argument: string): JsonSche
 }
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
-export function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-  const fn = "bedrockOutputConfig";
-  const read = readingInput(
-    () => (isDict(format) ? { jsonSchema: format.jsonSchema, name: format.name } : undefined),
-    fn,
-    "format",
-  );
-  if (read === undefined)
-    throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
-  if (read.name !== undefined && typeof read.name !== "string")
-    throw expectedInput(fn, "format.name", "a string or undefined", read.name);
-  const strict = strictSchemaOf(read.jsonSchema, fn, "format.jsonSchema");
-  const description = typeof strict.description === "string" ? strict.description : undefined;
-  // The subset is a tree of plain JSON values: it always serialises.
-  const schema = JSON.stringify(strict);
-  return {
-    textFormat: {
-      type: "json_schema",
-      structure: {
-        jsonSchema: {
-          schema,
-          name: formatNameOf({ name: read.name }),
-          ...(description === undefined ? {} : { description }),
-        },
-      },
-    },
-  };
-}
+export const bedrockOutputConfig = boundary(
+  "bedrockOutputConfig",
+  function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
+    const fn = "bedrockOutputConfig";
+    if (!isDict(format))
+      throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
+    if (format.name !== undefined && typeof format.name !== "string")
+      throw expectedInput(fn, "format.name", "a string or undefined", format.name);
+    const strict = strictJsonSchema(format.jsonSchema, fn, "format.jsonSchema");
+    const description = typeof strict.description === "string" ? { description: strict.description } : {};
+    // The subset is a tree of plain JSON values: it always serialises.
+    const jsonSchema = { schema: JSON.stringify(strict), name: formatNameOf(format), ...description };
+    return { textFormat: { type: "json_schema", structure: { jsonSchema } } };
+  },
+);
 
 /**
  * A ChatBedrockConverse that sends `outputConfig` with every request: a derived object whose `invocationParams`
  * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
  */
-export function withBedrockOutputConfig<M extends object>(model: M, outputConfig: Dict): M {
+export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", function withBedrockOutputConfig<
+  M extends object,
+>(model: M, outputConfig: Dict): M {
   const fn = "withBedrockOutputConfig";
-  if (typeof model !== "object" || model === null) throw expectedInput(fn, "model", "a ChatBedrockConverse", model);
-  if (!readingInput(() => isDict(outputConfig), fn, "outputConfig"))
-    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
-  const base = readingInput(() => (model as { invocationParams?: unknown }).invocationParams, fn, "model");
+  const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
   if (typeof base !== "function")
-    throw new TypeError("withBedrockOutputConfig: 'model' has no invocationParams(); expected a ChatBedrockConverse");
-  const derived = Object.create(model) as M & { invocationParams(options: unknown): Dict };
+    throw expectedInput(fn, "model", "a ChatBedrockConverse (a model with invocationParams())", model);
+  if (!isDict(outputConfig))
+    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
+  const derived = Object.create(model) as M;
   Object.defineProperty(derived, "invocationParams", {
     value(this: unknown, options: unknown): Dict {
-      return { ...(base as (options: unknown) => Dict).call(this, options), outputConfig };
+      return { ...base.call(this, options), outputConfig };
     },
     writable: true,
     configurable: true,
   });
   return derived;
-}
+});
 
 /** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
 function answerTool(format: OutputFormat, name: string): Dict {
@@ -128,34 +105,13 @@ function answerTool(format: OutputFormat, name: string): Dict {
 
 /** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
 function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
-  if (strategy === "tool") {
-    return new HumanMessage(
-      `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`,
-    );
-  }
-  if (strategy === "native") {
-    return new HumanMessage(
-      "Give your final answer now, as the JSON value of the required response format. Do not call any tool.",
-    );
-  }
-  return new HumanMessage(`Give your final answer now. ${formatInstructions(format)}`);
-}
-
-/** One constrained call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
-export type StructuredCall = (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
-
-export interface StructuredCallSetup {
-  strategy: Exclude<StructuredOutputStrategy, "prompted"> | "prompted";
-  model: ModelDescription;
-  format: OutputFormat;
-  /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
-  tools: readonly unknown[];
-}
-
-export interface PreparedStructuredCall {
-  call: StructuredCall;
-  /** The user turn that ends the request. */
-  closingTurn: HumanMessage;
+  return new HumanMessage(
+    strategy === "tool"
+      ? `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`
+      : strategy === "native"
+        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+        : `Give your final answer now. ${formatInstructions(format)}`,
+  );
 }
 
 /**
@@ -164,9 +120,20 @@ export interface PreparedStructuredCall {
  * answer tool, forced, under `tool`).
  */
 export async function prepareStructuredCall(
-  setup: StructuredCallSetup,
+  setup: {
+    strategy: StructuredOutputStrategy;
+    model: ModelDescription;
+    format: OutputFormat;
+    /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
+    tools: readonly unknown[];
+  },
   config?: RunnableConfig,
-): Promise<PreparedStructuredCall> {
+): Promise<{
+  /** One call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
+  call: (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
+  /** The user turn that ends the request. */
+  closingTurn: HumanMessage;
+}> {
   const model = await withInstance(setup.model, config);
   const instance = model.instance;
   if (instance === undefined)
@@ -174,28 +141,24 @@ export async function prepareStructuredCall(
   const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
   const taken = new Set(setup.tools.map(toolNameOf).filter((n): n is string => n !== undefined));
   const toolName = formatNameOf(setup.format, taken);
-  let runnable: { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  if (setup.strategy === "tool") {
-    runnable = bound(instance, [...setup.tools, answerTool(setup.format, toolName)], {
-      ...callOptions,
-      tool_choice: toolName,
-    });
-  } else if (setup.strategy === "native" && model.provider === "bedrock") {
-    runnable = bound(withBedrockOutputConfig(instance, bedrockOutputConfig(setup.format)), setup.tools, callOptions);
-  } else if (setup.strategy === "native") {
-    const outputConfig = {
-      ...(isDict(callOptions.outputConfig) ? callOptions.outputConfig : {}),
-      format: { type: "json_schema", schema: strictJsonSchema(setup.format.jsonSchema) },
-    };
-    runnable = bound(instance, setup.tools, { ...callOptions, outputConfig });
-  } else {
-    runnable = bound(instance, setup.tools, callOptions);
+  const { strategy, format } = setup;
+  let target = instance;
+  let options = callOptions;
+  if (strategy === "tool") options = { ...callOptions, tool_choice: toolName };
+  else if (strategy === "native" && model.provider === "bedrock")
+    target = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
+  else if (strategy === "native") {
+    const outputConfig = isDict(callOptions.outputConfig) ? callOptions.outputConfig : {};
+    const schema = strictJsonSchema(format.jsonSchema);
+    options = { ...callOptions, outputConfig: { ...outputConfig, format: { type: "json_schema", schema } } };
   }
-  const call: StructuredCall = async (messages, callConfig) => {
+  const tools = strategy === "tool" ? [...setup.tools, answerTool(format, toolName)] : setup.tools;
+  const runnable = bound(target, tools, options);
+  const call = async (messages: BaseMessage[], callConfig?: RunnableConfig) => {
     const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
-    return setup.strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
+    return strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
   };
-  return { call, closingTurn: closingUserTurn(setup.strategy, setup.format, toolName) };
+  return { call, closingTurn: closingUserTurn(strategy, format, toolName) };
 }
 
 /** `model.bindTools(tools, options)`, or `withConfig(options)` when there are no tools. */
@@ -213,22 +176,16 @@ function bound(model: Dict, tools: readonly unknown[], options: Dict) {
 /** The forced call's arguments as the answer's text; the rest of the message kept. */
 function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
   const call = answer.tool_calls?.find((c) => c.name === toolName);
-  if (call === undefined)
-    return new AIMessage({ content: answerText(answer), id: answer.id, response_metadata: answer.response_metadata });
-  return new AIMessage({
-    content: JSON.stringify(call.args ?? {}),
-    id: answer.id,
-    response_metadata: answer.response_metadata,
-    usage_metadata: answer.usage_metadata,
-  });
+  const { id, response_metadata } = answer;
+  if (call === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
+  const content = JSON.stringify(call.args ?? {});
+  return new AIMessage({ content, id, response_metadata, usage_metadata: answer.usage_metadata });
 }
 
 function toolNameOf(tool: unknown): string | undefined {
   if (!isDict(tool)) return undefined;
-  if (typeof tool.name === "string") return tool.name;
-  if (isDict(tool.function) && typeof tool.function.name === "string") return tool.function.name;
-  if (isDict(tool.toolSpec) && typeof tool.toolSpec.name === "string") return tool.toolSpec.name;
-  return undefined;
+  const names = [tool, tool.function, tool.toolSpec].map((part) => (isDict(part) ? part.name : undefined));
+  return names.find((name): name is string => typeof name === "string");
 }
 
 /**
@@ -242,8 +199,7 @@ export function structuredCallInput(
   closingTurn: HumanMessage,
   format: Pick<OutputFormat, "prompt">,
 ): BaseMessage[] {
-  const text = answerText(finalAnswer);
-  const answer = new AIMessage({ content: text.trim() === "" ? "(empty reply)" : text, id: finalAnswer.id });
+  const answer = textOnlyAnswer(answerText(finalAnswer), finalAnswer.id);
   const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
   return [...prompt, ...history, answer, closingTurn];
 }

@@ -72,24 +72,17 @@ export function nativeRefusalOf(error: unknown): string | undefined {
   return undefined;
 }
 
-export interface NativeFallbacks {
-  /** The strategy to use in place of native for this model and schema, or undefined: send native. */
-  instead(
-    model: ModelDescription,
-    jsonSchema: JsonSchema,
-    config?: RunnableConfig,
-  ): Promise<StructuredOutputFallback["to"] | undefined>;
-  /**
-   * After a native request failed: the strategy to retry with (now remembered for the model, or the model and
-   * schema), or undefined when it was no refusal.
-   */
-  afterRefusal(
-    model: ModelDescription,
-    jsonSchema: JsonSchema,
-    error: unknown,
-    config?: RunnableConfig,
-  ): Promise<StructuredOutputFallback["to"] | undefined>;
-}
+/**
+ * `run` with native for this model and schema, or with the strategy native falls back to: at once for a schema
+ * outside the subset or a refusal remembered, once more after a refusal now (then remembered for the model, or
+ * the model and schema).
+ */
+export type NativeFallbacks = <T>(
+  model: ModelDescription,
+  jsonSchema: JsonSchema,
+  run: (strategy: StructuredOutputStrategy) => Promise<T>,
+  config?: RunnableConfig,
+) => Promise<T>;
 
 /** The memory of one setup (create it in the wrapper's factory, never at module level). */
 export function nativeFallbacks(
@@ -97,52 +90,48 @@ export function nativeFallbacks(
 ): NativeFallbacks {
   const refused = new Map<string, StructuredOutputFallback>();
   const reported = new Set<string>();
-  const report = async (fallback: StructuredOutputFallback, key: string, config?: RunnableConfig) => {
-    if (reported.has(key)) return;
-    reported.add(key);
-    try {
-      onFallback?.(fallback);
-    } catch {
-      // a reporting callback must not fail the call it reports
+  const fallBack = async (
+    model: ModelDescription,
+    cause: StructuredOutputFallback["cause"],
+    reason: string,
+    key: string,
+    config?: RunnableConfig,
+  ) => {
+    const fallback: StructuredOutputFallback = {
+      ...(model.modelId === undefined ? {} : { modelId: model.modelId }),
+      from: "native",
+      to: strategyAfterNative(model),
+      cause,
+      reason,
+    };
+    if (cause === "refused") refused.set(key, fallback);
+    if (!reported.has(`${key}\u0000${cause}`)) {
+      reported.add(`${key}\u0000${cause}`);
+      try {
+        onFallback?.(fallback);
+      } catch {
+        // a reporting callback must not fail the call it reports
+      }
+      await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
     }
-    await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
+    return fallback.to;
   };
-  return {
-    async instead(model, jsonSchema, config) {
-      const remembered = refused.get(modelKey(model)) ?? refused.get(schemaKey(model, jsonSchema));
-      if (remembered !== undefined) return remembered.to;
-      const subset = subsetSchemaOf(jsonSchema);
-      if (subset.ok) return undefined;
-      const fallback = fallbackFor(model, "schema", subset.reason);
-      await report(fallback, `${modelKey(model)}\u0000schema\u0000${subset.reason}`, config);
-      return fallback.to;
-    },
-    async afterRefusal(model, jsonSchema, error, config) {
+  return async (model, jsonSchema, run, config) => {
+    const modelKey = `${model.provider ?? "?"}\u0000${model.modelId ?? "?"}\u0000${model.thinking}`;
+    const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
+    const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
+    if (remembered !== undefined) return run(remembered.to);
+    const subset = subsetSchemaOf(jsonSchema);
+    if (!subset.ok)
+      return run(await fallBack(model, "schema", subset.reason, `${modelKey}\u0000${subset.reason}`, config));
+    try {
+      return await run("native");
+    } catch (error) {
       const reason = nativeRefusalOf(error);
-      if (reason === undefined) return undefined;
-      const fallback = fallbackFor(model, "refused", reason);
-      const key = MODEL_REFUSALS.some((pattern) => pattern.test(reason))
-        ? modelKey(model)
-        : schemaKey(model, jsonSchema);
-      refused.set(key, fallback);
-      await report(fallback, `${key}\u0000refused`, config);
-      return fallback.to;
-    },
+      if (reason === undefined) throw error;
+      // A model without native is refused whatever the schema: remembered for the model, else for the schema.
+      const key = MODEL_REFUSALS.some((pattern) => pattern.test(reason)) ? modelKey : schemaKey;
+      return run(await fallBack(model, "refused", reason, key, config));
+    }
   };
 }
-
-function fallbackFor(
-  model: ModelDescription,
-  cause: StructuredOutputFallback["cause"],
-  reason: string,
-): StructuredOutputFallback {
-  const to = strategyAfterNative(model);
-  return { ...(model.modelId === undefined ? {} : { modelId: model.modelId }), from: "native", to, cause, reason };
-}
-
-/** A model as the memory knows it: its client and id (thinking changes where it falls back to, so it counts too). */
-const modelKey = (model: ModelDescription): string =>
-  `${model.provider ?? "?"}\u0000${model.modelId ?? "?"}\u0000${model.thinking}`;
-/** A model and the schema it refused. */
-const schemaKey = (model: ModelDescription, jsonSchema: JsonSchema): string =>
-  `${modelKey(model)}\u0000${safeJson(jsonSchema)}`;

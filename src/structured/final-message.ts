@@ -2,7 +2,8 @@
  * What the stored final assistant message shows when the answer itself is the JSON (prompted strategy, and
  * createAgent's native strategy), and how a structured response is reported.
  */
-import type { AnswerChoice } from "./parse";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { AnswerChoice, Resolved } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
 import { safeJson } from "../values";
 
@@ -40,6 +41,27 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
   return text;
 }
 
+/** One structured response to `onStructuredResponse`. */
+export function reportResponse(
+  onStructuredResponse: ((report: StructuredResponseReport) => void) | undefined,
+  strategy: StructuredOutputStrategy,
+  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
+  modelId: string | undefined,
+): void {
+  const { value, corrections, choice } = resolved;
+  onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+}
+
+/**
+ * The final answer as stored: `text` as its content, `answer`'s metadata, under the id and name of the message it
+ * replaces (the messages reducer replaces by id). Text only, so a stray tool call in a correction cannot send the
+ * graph back to the tools.
+ */
+export function storedAnswer(answer: BaseMessage, text: string, replaced: Pick<BaseMessage, "id" | "name">): AIMessage {
+  const { response_metadata, usage_metadata } = answer as AIMessage;
+  return new AIMessage({ content: text, id: replaced.id, name: replaced.name, response_metadata, usage_metadata });
+}
+
 /** Deepest nesting written as lines; a value nested deeper is summarized as short JSON on its line. */
 export const READABLE_MAX_DEPTH = 32;
 /** Longest readable text; past it the rest is cut, under a last line that says so. */
@@ -53,29 +75,6 @@ const INDENTS = Array.from({ length: READABLE_MAX_DEPTH + 2 }, (_, level) => "  
 
 type Frame = { value: unknown; level: number; label: string } | { leave: object };
 
-/** Lines up to a total length; the line that crosses it is cut and a last line says the text was cut. */
-class Lines {
-  private readonly lines: string[] = [];
-  private length = 0;
-  full = false;
-
-  add(line: string): void {
-    if (this.full) return;
-    const room = READABLE_MAX_LENGTH - this.length;
-    if (line.length + 1 <= room) {
-      this.lines.push(line);
-      this.length += line.length + 1;
-      return;
-    }
-    this.lines.push(`${line.slice(0, Math.max(0, room))}…`, `[cut at ${READABLE_MAX_LENGTH} characters]`);
-    this.full = true;
-  }
-
-  text(): string {
-    return this.lines.join("\n");
-  }
-}
-
 /** Every entry writes a line of at least 3 characters: entries past this many could never be shown. */
 const MAX_ENTRIES = Math.ceil(READABLE_MAX_LENGTH / 3) + 1;
 
@@ -85,16 +84,10 @@ const MAX_ENTRIES = Math.ceil(READABLE_MAX_LENGTH / 3) + 1;
  */
 function entriesOf(container: object): (readonly [string, unknown])[] | undefined {
   try {
-    const entries: (readonly [string, unknown])[] = [];
-    if (Array.isArray(container)) {
-      const n = Math.min(container.length, MAX_ENTRIES);
-      for (let i = 0; i < n; i++) entries.push(["- ", container[i]]);
-      return entries;
-    }
-    const keys = Object.keys(container);
-    const n = Math.min(keys.length, MAX_ENTRIES);
-    for (let i = 0; i < n; i++) entries.push([`${keys[i]}: `, (container as Record<string, unknown>)[keys[i]]]);
-    return entries;
+    if (Array.isArray(container))
+      return Array.from({ length: Math.min(container.length, MAX_ENTRIES) }, (_, i) => ["- ", container[i]] as const);
+    const keys = Object.keys(container).slice(0, MAX_ENTRIES);
+    return keys.map((key) => [`${key}: `, (container as Record<string, unknown>)[key]] as const);
   } catch {
     return undefined;
   }
@@ -109,60 +102,57 @@ function entriesOf(container: object): (readonly [string, unknown])[] | undefine
  * 100,000 characters (`READABLE_MAX_LENGTH`), and what cannot be read is written `[unreadable]`.
  */
 export function readableText(value: unknown): string {
-  const lines = new Lines();
+  const lines: string[] = [];
+  let room = READABLE_MAX_LENGTH;
+  // Lines up to a total length; the line that crosses it is cut, a last line says so, and writing stops.
+  const add = (line: string): boolean => {
+    if (line.length + 1 <= room) {
+      lines.push(line);
+      room -= line.length + 1;
+      return true;
+    }
+    lines.push(`${line.slice(0, Math.max(0, room))}…`, `[cut at ${READABLE_MAX_LENGTH} characters]`);
+    return false;
+  };
   const path = new Set<object>(); // the containers being written, root to current: a cycle comes back to one
   const expansions = new Map<object, number>();
   const stack: Frame[] = [{ value, level: 0, label: "" }];
-  while (stack.length > 0 && !lines.full) {
+  let open = true;
+  while (open && stack.length > 0) {
     const frame = stack.pop()!;
     if ("leave" in frame) {
       path.delete(frame.leave);
       continue;
     }
     const { value: current, level, label } = frame;
-    const indent = INDENTS[level];
-    if (!isContainer(current)) {
-      lines.add(`${indent}${label}${scalarText(current)}`);
+    const head = INDENTS[level] + label;
+    if (typeof current !== "object" || current === null) {
+      open = add(head + (current === undefined ? "" : String(current)));
       continue;
     }
-    const container = current as object;
     // The root writes its entries at level 0; a labelled container writes its own line, its entries one deeper.
     const childLevel = label === "" ? level : level + 1;
-    if (path.has(container)) {
-      lines.add(`${indent}${label}[circular]`);
-      continue;
+    const seen = expansions.get(current) ?? 0;
+    let entries: (readonly [string, unknown])[] | undefined;
+    let instead: string | undefined;
+    if (path.has(current)) instead = "[circular]";
+    else if (childLevel > READABLE_MAX_DEPTH) instead = safeJson(current, SUMMARY_LENGTH);
+    else if (seen >= READABLE_MAX_EXPANSIONS) instead = "[repeated, shown above]";
+    else {
+      expansions.set(current, seen + 1);
+      entries = entriesOf(current);
+      if (entries === undefined) instead = "[unreadable]";
     }
-    if (childLevel > READABLE_MAX_DEPTH) {
-      lines.add(`${indent}${label}${safeJson(container, SUMMARY_LENGTH)}`);
-      continue;
-    }
-    const seen = expansions.get(container) ?? 0;
-    if (seen >= READABLE_MAX_EXPANSIONS) {
-      lines.add(`${indent}${label}[repeated, shown above]`);
-      continue;
-    }
-    expansions.set(container, seen + 1);
-    const entries = entriesOf(container);
     if (entries === undefined) {
-      lines.add(`${indent}${label}[unreadable]`);
+      open = add(head + instead);
       continue;
     }
-    if (label !== "")
-      lines.add(
-        `${indent}${label.trimEnd()}${entries.length === 0 ? (Array.isArray(container) ? " (none)" : " (empty)") : ""}`,
-      );
-    path.add(container);
-    stack.push({ leave: container });
+    const none = entries.length === 0 ? (Array.isArray(current) ? " (none)" : " (empty)") : "";
+    if (label !== "") open = add(`${head.trimEnd()}${none}`);
+    path.add(current);
+    stack.push({ leave: current });
     for (let i = entries.length - 1; i >= 0; i--)
       stack.push({ value: entries[i][1], level: childLevel, label: entries[i][0] });
   }
-  return lines.text();
-}
-
-const isContainer = (value: unknown): boolean => typeof value === "object" && value !== null;
-
-function scalarText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined) return "";
-  return String(value);
+  return lines.join("\n");
 }

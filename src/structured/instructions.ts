@@ -9,101 +9,35 @@ import {
   coerceMessageLikeToMessage,
   type BaseMessageLike,
 } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, errorText, expectedInput, readingInput } from "../errors";
-import { toOutputFormat, type OutputFormat } from "./format";
+import { hasJsonSchema, toOutputFormat, type OutputFormat } from "./format";
 
 /**
  * Instructions for the agent's system prompt: the format's own prompt first, then the schema. Takes a schema in
  * any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an OutputFormat; anything
  * else is a TypeError (never instructions without a schema).
  */
-export function formatInstructions(
-  schemaOrFormat: OutputFormat | Pick<OutputFormat, "jsonSchema" | "prompt"> | unknown,
-): string {
-  const fn = "formatInstructions";
-  const given = readingInput(
-    () =>
-      hasJsonSchema(schemaOrFormat)
-        ? { jsonSchema: schemaOrFormat.jsonSchema, prompt: schemaOrFormat.prompt }
-        : undefined,
-    fn,
-    "schemaOrFormat",
-  );
-  const format = given ?? toOutputFormat(schemaOrFormat, "format");
-  const { jsonSchema, prompt: rawPrompt } = readingInput(
-    () => ({ jsonSchema: format.jsonSchema, prompt: format.prompt }),
-    fn,
-    "schemaOrFormat",
-  );
-  if (rawPrompt !== undefined && typeof rawPrompt !== "string")
-    throw expectedInput(fn, "schemaOrFormat.prompt", "a string or undefined", rawPrompt);
+export function formatInstructions(schemaOrFormat: unknown): string {
+  const format = hasJsonSchema(schemaOrFormat) ? schemaOrFormat : toOutputFormat(schemaOrFormat, "format");
   const parts = [
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
       "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
       "fence, use ```json. Do not call a tool to give the final answer.",
     "JSON Schema of the final answer:",
-    schemaJson(jsonSchema, fn, "schemaOrFormat"),
+    JSON.stringify(format.jsonSchema),
   ];
-  const prompt = rawPrompt?.trim();
+  const prompt = format.prompt?.trim();
   return (prompt ? [prompt, ...parts] : parts).join("\n\n");
-}
-
-/** The JSON text of a schema; one that JSON cannot write (a cycle, a BigInt, a throwing getter) is an input error. */
-function schemaJson(jsonSchema: unknown, fn: string, argument: string): string {
-  try {
-    return JSON.stringify(jsonSchema);
-  } catch (error) {
-    throw new ToolCallRepairInputError(
-      `${fn}: the JSON schema of ${argument} cannot be written as JSON (${errorText(error)})`,
-      { argument, cause: error },
-    );
-  }
-}
-
-/** `{ jsonSchema, prompt? }`: all the instructions need (an OutputFormat, or the two fields alone). */
-function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "jsonSchema" | "prompt"> {
-  if (typeof value !== "object" || value === null) return false;
-  const schema = (value as { jsonSchema?: unknown }).jsonSchema;
-  return (
-    typeof schema === "object" &&
-    schema !== null &&
-    !Array.isArray(schema) &&
-    !("~standard" in value) &&
-    !("_def" in value) &&
-    !("_zod" in value)
-  );
 }
 
 /** The user message of a corrective call: what was wrong, and the schema again. */
 export function correctionMessage(issues: string[], format: Pick<OutputFormat, "jsonSchema">): HumanMessage {
-  const fn = "correctionMessage";
-  assertArray(issues, fn, "issues", "strings");
-  const lines: string[] = [];
-  readingInput(
-    () => {
-      for (let i = 0; i < issues.length; i++) {
-        const issue: unknown = issues[i];
-        if (typeof issue !== "string") throw expectedInput(fn, `issues[${i}]`, "a string", issue);
-        lines.push(issue);
-      }
-    },
-    fn,
-    "issues",
-  );
-  const jsonSchema = readingInput(
-    () => (typeof format === "object" && format !== null ? format.jsonSchema : undefined),
-    fn,
-    "format",
-  );
-  if (typeof jsonSchema !== "object" || jsonSchema === null)
-    throw expectedInput(fn, "format.jsonSchema", "a JSON schema object", jsonSchema);
-  const listed = lines.length > 0 ? lines.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
+  const listed = issues.length > 0 ? issues.map((issue) => `- ${issue}`).join("\n") : "- (no details)";
   return new HumanMessage(
     [
       "Your last reply cannot be used as the final answer. Problems:",
       listed,
       "Reply again with only the corrected JSON value that matches this JSON Schema, and no other text:",
-      schemaJson(jsonSchema, fn, "format"),
+      JSON.stringify(format.jsonSchema),
     ].join("\n"),
   );
 }
@@ -111,11 +45,8 @@ export function correctionMessage(issues: string[], format: Pick<OutputFormat, "
 /** `text` appended to a system message, as a new SystemMessage with every other field kept. */
 export function systemMessageWith(message: SystemMessage, text: string): SystemMessage {
   const content = message.content;
-  let next: SystemMessage["content"];
-  if (typeof content === "string") next = content.trim() === "" ? text : `${content}\n\n${text}`;
-  else next = [...content, { type: "text", text }];
   return new SystemMessage({
-    content: next,
+    content: typeof content === "string" ? promptWith(content, text) : [...content, { type: "text", text }],
     additional_kwargs: message.additional_kwargs,
     response_metadata: message.response_metadata,
     id: message.id,
@@ -142,13 +73,8 @@ export function withSystemInstructions(input: unknown, text: string): BaseMessag
 /** Messages from what a prompt produced: message-likes, a PromptValue or a string (a user message). */
 export function toMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
-  if (
-    typeof input === "object" &&
-    input !== null &&
-    typeof (input as { toChatMessages?: unknown }).toChatMessages === "function"
-  ) {
+  if (typeof (input as { toChatMessages?: unknown })?.toChatMessages === "function")
     return (input as { toChatMessages(): BaseMessage[] }).toChatMessages();
-  }
   if (Array.isArray(input)) return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));
   throw new TypeError(`Expected the prompt to produce messages, got ${typeof input}`);
 }

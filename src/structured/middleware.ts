@@ -10,20 +10,25 @@
  * - `prompted`: the format instructions in the system message, the strategy switched off for the call, the
  *   answer parsed from the final message.
  */
-import { boundary } from "../errors";
-import type { BaseMessage } from "@langchain/core/messages";
-import { AIMessage } from "@langchain/core/messages";
+import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
+import { boundary } from "../errors";
 import { describeModels, envSelectsBedrock, withInstance, type Env, type ModelDescription } from "../models/detect";
 import { bedrockOutputConfig, withBedrockOutputConfig } from "./constrained";
 import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
-import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
-import { agentOutputFormat, type OutputFormat } from "./format";
+import {
+  finalMessageText,
+  reportResponse,
+  storedAnswer,
+  type FinalMessageOption,
+  type StructuredResponseReport,
+} from "./final-message";
+import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy, type OutputFormat } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
 import { structuredOptions } from "./options";
 import { resolveStructuredAnswer } from "./parse";
-import { strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { assertToolAllowed, strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**
@@ -59,7 +64,8 @@ export interface PromptedStructuredOutputMiddlewareOptions {
 /** createAgent's marker for "no structured output on this call" (`ResponseFormatUndefined`). */
 const NO_RESPONSE_FORMAT = { __responseFormatUndefined: true } as const;
 
-type Decision = "pass" | "delegate-native" | "delegate-tool" | StructuredOutputStrategy;
+/** "tool" is createAgent's own tool strategy; "delegate-native" its provider strategy (a model off Bedrock). */
+type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 
 /**
  * A createAgent middleware that gives Bedrock models a structured response without a prefill request and with
@@ -86,62 +92,48 @@ export const promptedStructuredOutputMiddleware = boundary(
       ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
     );
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
-    const fallbacks = nativeFallbacks(options.onFallback);
+    const withFallback = nativeFallbacks(options.onFallback);
     return createMiddleware({
       name: options.name ?? "PromptedStructuredOutput",
       wrapModelCall: async (request, handler) => {
         const format = agentOutputFormat(request.responseFormat);
         if (format === undefined) return handler(request);
         const [model] = describeModels(request.model);
-        const decision = decide(model, options);
         const call = async (decision: Decision) => {
           if (decision === "pass") return handler(request);
-          if (decision === "delegate-tool")
+          if (decision === "tool")
             return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
-          if (decision === "delegate-native") {
+          if (decision === "delegate-native")
             return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
-          }
-
-          let constrained = { ...request, responseFormat: NO_RESPONSE_FORMAT };
-          if (decision === "native") {
-            constrained = { ...constrained, model: (await nativeModel(model!, format)) as typeof request.model };
-          } else {
-            constrained = {
-              ...constrained,
-              systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)),
-            };
-          }
+          const constrained = {
+            ...request,
+            responseFormat: NO_RESPONSE_FORMAT,
+            ...(decision === "native"
+              ? { model: (await nativeModel(model!, format)) as typeof request.model }
+              : { systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) }),
+          };
           const answer = await handler(constrained);
           if (answer.tool_calls?.length) return answer;
-          return structuredUpdate(
-            answer,
-            format,
-            decision,
-            model,
-            options,
-            (followUp) =>
+          const resolved = await resolveStructuredAnswer(answer, format, {
+            maxCorrections: options.maxCorrections,
+            askAgain: (followUp) =>
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
-          );
+          });
+          reportResponse(options.onStructuredResponse, decision, resolved, model?.modelId);
+          const shown = finalMessageText(options.finalMessage, resolved.value);
+          if (shown === undefined) return new Command({ update: { structuredResponse: resolved.value } });
+          // The agent node stores the last answer the handler returned; this message (same id) replaces it.
+          const stored = resolved.answer as AIMessage;
+          const messages = [storedAnswer(stored, shown, { id: idOf(stored), name: stored.name })];
+          return new Command({ update: { structuredResponse: resolved.value, messages } });
         };
-        if (decision !== "native") return call(decision);
+        const decision = decide(model, options);
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
-        const instead = await fallbacks.instead(model!, format.jsonSchema);
-        if (instead !== undefined) return call(afterNative(instead));
-        try {
-          return await call("native");
-        } catch (error) {
-          const next = await fallbacks.afterRefusal(model!, format.jsonSchema, error);
-          if (next === undefined) throw error;
-          return call(afterNative(next));
-        }
+        return decision === "native" ? withFallback(model!, format.jsonSchema, call) : call(decision);
       },
     });
   },
 );
-
-/** The decision for the strategy a native call falls back to (tool is createAgent's own tool strategy). */
-const afterNative = (strategy: StructuredOutputFallback["to"]): Decision =>
-  strategy === "tool" ? "delegate-tool" : strategy;
 
 function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
   if (options.prompted === false) return "pass";
@@ -151,16 +143,10 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
   if (model === undefined) return "prompted";
   if (model.provider !== "bedrock" && options.strategy !== undefined && options.strategy !== "prompted") {
     // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
-    if (options.strategy === "tool" && model.thinking) {
-      throw new TypeError(
-        `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, ` +
-          "and the provider refuses a forced tool call with it.",
-      );
-    }
-    return options.strategy === "native" ? "delegate-native" : "delegate-tool";
+    assertToolAllowed(options.strategy, model);
+    return options.strategy === "native" ? "delegate-native" : "tool";
   }
-  const choice = strategyChoiceFor(model, { strategy: options.strategy, env: options.env });
-  return choice.strategy === "tool" ? "delegate-tool" : choice.strategy;
+  return strategyChoiceFor(model, { strategy: options.strategy, env: options.env }).strategy;
 }
 
 /**
@@ -180,9 +166,7 @@ async function nativeModel(model: ModelDescription, format: OutputFormat): Promi
 function asToolStrategy(responseFormat: unknown): unknown {
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   if (items.every(isToolStrategy)) return responseFormat;
-  const schemas = items.map((item) =>
-    isToolStrategy(item) || isProviderStrategy(item) ? (item as { schema: unknown }).schema : item,
-  );
+  const schemas = items.map(schemaOfStrategy);
   return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
 }
 
@@ -191,51 +175,7 @@ function asProviderStrategy(responseFormat: unknown): unknown {
   if (isProviderStrategy(responseFormat)) return responseFormat;
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   if (items.length !== 1) throw new TypeError('strategy "native" takes one schema as responseFormat, not a list');
-  const item = items[0];
-  return providerStrategy((isToolStrategy(item) ? (item as { schema: unknown }).schema : item) as never);
-}
-
-const isToolStrategy = (value: unknown): boolean =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { tool?: unknown }).tool === "object" &&
-  typeof (value as { parse?: unknown }).parse === "function";
-const isProviderStrategy = (value: unknown): boolean =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { strict?: unknown }).strict === "boolean" &&
-  typeof (value as { parse?: unknown }).parse === "function";
-
-/** The structured response of a final answer, as the Command the agent node applies next to the answer it stores. */
-async function structuredUpdate(
-  answer: AIMessage,
-  format: OutputFormat,
-  strategy: StructuredOutputStrategy,
-  model: ModelDescription | undefined,
-  options: PromptedStructuredOutputMiddlewareOptions,
-  askAgain: (followUp: BaseMessage[]) => Promise<AIMessage>,
-): Promise<Command> {
-  const resolved = await resolveStructuredAnswer(answer, format, { maxCorrections: options.maxCorrections, askAgain });
-  options.onStructuredResponse?.({
-    strategy,
-    value: resolved.value,
-    corrections: resolved.corrections,
-    choice: resolved.choice,
-    modelId: model?.modelId,
-  });
-  const shown = finalMessageText(options.finalMessage, resolved.value);
-  if (shown === undefined) return new Command({ update: { structuredResponse: resolved.value } });
-  // The agent node stores the last answer the handler returned; this message (same id) replaces it.
-  const stored = resolved.answer as AIMessage;
-  const id = idOf(stored);
-  const readable = new AIMessage({
-    content: shown,
-    id,
-    name: stored.name,
-    response_metadata: stored.response_metadata,
-    usage_metadata: stored.usage_metadata,
-  });
-  return new Command({ update: { structuredResponse: resolved.value, messages: [readable] } });
+  return providerStrategy(schemaOfStrategy(items[0]) as never);
 }
 
 /**

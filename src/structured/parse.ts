@@ -24,7 +24,7 @@ export function answerText(message: BaseMessage): string {
   return content
     .map((block) => {
       const b = block as { type?: unknown; text?: unknown } | null;
-      return b !== null && typeof b === "object" && b.type === "text" && typeof b.text === "string" ? b.text : "";
+      return b?.type === "text" && typeof b.text === "string" ? b.text : "";
     })
     .join("");
 }
@@ -48,16 +48,13 @@ export function answerCandidates(text: string): Candidate[] {
   assertString(text, "answerCandidates", "text");
   const found: Candidate[] = [];
   const seen = new Set<string>();
-  const add = (source: CandidateSource, raw: string): boolean => {
-    if (found.length >= MAX_CANDIDATES) return false;
+  const add = (source: CandidateSource, raw: string) => {
+    if (found.length >= MAX_CANDIDATES) return;
     const value = parseJson(raw);
-    if (value === NOT_JSON) return false;
-    const key = canonical(value, raw);
-    if (!seen.has(key)) {
-      seen.add(key);
-      found.push({ value, source });
-    }
-    return true;
+    const key = value === NOT_JSON ? undefined : canonical(value, raw);
+    if (key === undefined || seen.has(key)) return;
+    seen.add(key);
+    found.push({ value, source });
   };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (trimmed !== "") add("whole", trimmed);
@@ -78,11 +75,11 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
   for (;;) {
     const open = text.indexOf("```", from);
     if (open < 0) break;
-    let i = open + 3;
-    while (i < text.length && isLabelChar(text.charCodeAt(i))) i++;
-    const label = text.slice(open + 3, i);
-    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\r")) i++;
-    if (text[i] === "\n") i++;
+    // The label (word characters), blanks and one newline before the body.
+    const head = /([\w-]*)[ \t\r]*\n?/y;
+    head.lastIndex = open + 3;
+    const label = head.exec(text)![1];
+    const i = head.lastIndex;
     const close = text.indexOf("```", i);
     if (close < 0) break;
     const body = text.slice(i, close).trim();
@@ -90,17 +87,6 @@ function fencedBlockList(text: string): { json: boolean; body: string }[] {
     from = close + 3;
   }
   return fences;
-}
-
-/** [A-Za-z0-9_-] */
-function isLabelChar(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95 ||
-    code === 45
-  );
 }
 
 /**
@@ -235,35 +221,24 @@ export async function parseStructuredAnswer<T = unknown>(
   const valid: { value: T; source: CandidateSource }[] = [];
   let firstFailure: string[] | undefined;
   for (const candidate of candidates) {
-    const result = await validateSafely(outputFormat, candidate.value);
+    // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
+    let result: Validation<T>;
+    try {
+      result = await outputFormat.validate(candidate.value);
+    } catch (error) {
+      result = {
+        ok: false,
+        issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
+      };
+    }
     if (result.ok) valid.push({ value: result.value, source: candidate.source });
     else firstFailure ??= result.issues;
   }
   if (valid.length === 0) return { ok: false, issues: firstFailure ?? ["the reply contains no valid JSON value"] };
   const bestTier = TIERS.find((tier) => valid.some((v) => v.source === tier))!;
-  let chosen = -1;
-  for (let i = 0; i < valid.length; i++) if (valid[i].source === bestTier) chosen = i;
-  return {
-    ok: true,
-    value: valid[chosen].value,
-    choice: {
-      source: bestTier,
-      validCount: valid.length,
-      others: valid.filter((_, i) => i !== chosen).map((v) => v.value),
-    },
-  };
-}
-
-/** A validator that throws (a value nested deeper than the stack) counts as a failed validation. */
-async function validateSafely<T>(format: OutputFormat<T>, value: unknown): Promise<Validation<T>> {
-  try {
-    return await format.validate(value);
-  } catch (error) {
-    return {
-      ok: false,
-      issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
-    };
-  }
+  const chosen = valid.map((v) => v.source).lastIndexOf(bestTier);
+  const others = valid.filter((_, i) => i !== chosen).map((v) => v.value);
+  return { ok: true, value: valid[chosen].value, choice: { source: bestTier, validCount: valid.length, others } };
 }
 
 export interface StructuredAttempt {
@@ -287,7 +262,7 @@ export class PromptedStructuredOutputError extends Error {
     const tries = attempts.length === 1 ? "" : ` after ${attempts.length - 1} corrective call(s)`;
     super(
       `The model's final answer does not match the response format${tries}: ${last.issues.join("; ")}. ` +
-        `Raw answer: ${truncate(last.raw, 500)}`,
+        `Raw answer: ${last.raw.length <= 500 ? last.raw : `${last.raw.slice(0, 500)}...`}`,
     );
     this.name = "PromptedStructuredOutputError";
     this.raw = last.raw;
@@ -321,10 +296,6 @@ export class PromptedStructuredOutputError extends Error {
     }
     return undefined;
   }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
 
 export interface ResolveOptions {
@@ -372,6 +343,6 @@ export async function resolveStructuredAnswer<T>(
  * The answer as it goes back to the model: text only (a corrected answer that called a tool would leave an
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
-function textOnlyAnswer(raw: string): AIMessage {
-  return new AIMessage(raw.trim() === "" ? "(empty reply)" : raw);
+export function textOnlyAnswer(raw: string, id?: string): AIMessage {
+  return new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
 }

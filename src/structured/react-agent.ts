@@ -24,7 +24,6 @@ import {
   extendInteropZodObject,
   getInteropZodObjectShape,
   isInteropZodObject,
-  isInteropZodSchema,
   isZodSchemaV4,
   type InteropZodObject,
 } from "@langchain/core/utils/types";
@@ -40,9 +39,10 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
-import { expectedInput, readingInput, boundary } from "../errors";
+import { boundary, expectedInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
+import { isDict } from "../values";
 import {
   cannotPrefill,
   describeModels,
@@ -56,12 +56,18 @@ import {
 } from "../models/detect";
 import { prepareStructuredCall, structuredCallInput } from "./constrained";
 import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
-import { finalMessageText, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
-import { reactOutputFormat, type OutputFormat } from "./format";
+import {
+  finalMessageText,
+  reportResponse,
+  storedAnswer,
+  type FinalMessageOption,
+  type StructuredResponseReport,
+} from "./final-message";
+import { isSchemaOptions, reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
 import { structuredOptions } from "./options";
 import { answerText, parseStructuredAnswer, resolveStructuredAnswer, type Resolved } from "./parse";
-import { strategyChoiceFor, type StrategyChoice, type StructuredOutputStrategy } from "./strategy";
+import { strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
@@ -110,17 +116,17 @@ export interface PromptedStructuredOutputOptions {
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
-type PromptKey = "prompt" | "stateModifier" | "messageModifier";
 type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
 type ModelChooser = (
   state: AgentState,
   config: LangGraphRunnableConfig,
 ) => LanguageModelLike | Promise<LanguageModelLike>;
 type Update = Record<string, unknown>;
+type Hook = (state: AgentState, config: LangGraphRunnableConfig) => Promise<Update>;
 
 /** The prompt field the user set (createReactAgent accepts one of three), or none. */
 interface PromptSlot {
-  key: PromptKey | undefined;
+  key: "prompt" | "stateModifier" | "messageModifier" | undefined;
   value: unknown;
 }
 
@@ -128,16 +134,16 @@ interface PromptSlot {
  * How one model of the run gives the structured response: a strategy of the table, or "own" (a model the
  * wrapper does not act on: createReactAgent's own structured-output call, which that model accepts).
  */
-type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescription; choice?: StrategyChoice };
+type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescription };
 
-/** Everything the hook needs that does not change between calls. */
-interface HookContext<S> {
-  format: OutputFormat<S>;
+/** Everything the hooks need that does not change between calls. */
+interface HookContext {
+  format: OutputFormat;
   options: PromptedStructuredOutputOptions;
   tools: readonly unknown[];
   responseFormat: unknown;
   /** This setup's memory of native requests that fell back. */
-  fallbacks: NativeFallbacks;
+  withFallback: NativeFallbacks;
 }
 
 /**
@@ -176,8 +182,6 @@ export const withPromptedStructuredOutput = boundary(
     const fn = "withPromptedStructuredOutput";
     if (typeof params !== "object" || params === null)
       throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
-    // Every field read once up front: a getter that throws is an input error naming `params`, not the raw error.
-    readingInput(() => void { ...params }, fn, "params");
     options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
       "strategy",
       "finalMessage",
@@ -188,132 +192,104 @@ export const withPromptedStructuredOutput = boundary(
       "onRepair",
       "onFallback",
     ]);
-    if (params.responseFormat == null) return params;
-    const mode = actingMode(params.llm, options);
-    if (mode === "unchanged") return params;
-
-    const format = reactOutputFormat<S>(params.responseFormat);
-    const slot = promptSlotOf(params as AnyParams);
+    // Every field read once, up front (a getter that throws is refused now, not in a run).
     const { responseFormat, ...rest } = params;
-    const fallbacks = nativeFallbacks(options.onFallback);
-    const context: HookContext<S> = {
-      format,
-      options,
-      tools: toolListOf(params as AnyParams),
-      responseFormat,
-      fallbacks,
-    };
-    const stateSchema = withStructuredResponseField(params.stateSchema);
+    if (responseFormat == null || options.prompted === false) return params;
+    const perCall = isModelChooser(rest.llm);
+    const acts =
+      perCall ||
+      options.prompted === true ||
+      options.strategy !== undefined ||
+      envSelectsBedrock(options.env) ||
+      needsPromptedStructuredOutput(rest.llm, { env: options.env });
+    if (!acts) return params;
 
-    if (mode === "static") {
-      const branch = staticBranch(params.llm, options);
-      if (branch.strategy !== "prompted") {
-        const hook = constrainedHook(context, async () => [branch]);
-        return {
-          ...rest,
-          stateSchema,
-          postModelHook: afterUserHook(params.postModelHook, hook),
-        } as CreateReactAgentParams<A, S, C>;
-      }
-      const promptedSlot = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, formatInstructions(format)) };
-      const correctionModel = correctionModelFor(params as AnyParams);
-      const hook = promptedHook(context, async (state, config) => ({
-        model: await correctionModel(state, config),
-        prompt: promptedSlot,
-      }));
-      return {
-        ...rest,
-        [promptedSlot.key]: promptedSlot.value,
-        stateSchema,
-        postModelHook: afterUserHook(params.postModelHook, hook),
-      } as CreateReactAgentParams<A, S, C>;
+    const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
+    const context: HookContext = {
+      format: reactOutputFormat(responseFormat),
+      options,
+      tools,
+      responseFormat,
+      withFallback: nativeFallbacks(options.onFallback),
+    };
+    const instructions = formatInstructions(context.format);
+    const slot = promptSlotOf(rest as AnyParams);
+    const wrapped = { ...rest, stateSchema: withStructuredResponseField(rest.stateSchema) };
+    const withHook = (hook: Hook, more: Record<string, unknown> = {}) =>
+      ({ ...wrapped, ...more, postModelHook: afterUserHook(rest.postModelHook, hook) }) as CreateReactAgentParams<
+        A,
+        S,
+        C
+      >;
+
+    if (!perCall) {
+      // One model (createReactAgent takes no fallback chain as `llm`).
+      const branch = branchOf(describeModels(rest.llm)[0], options);
+      if (branch.strategy !== "prompted") return withHook(atFinalAnswer(constrainedUpdate(context, [branch])));
+      const prompt = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, instructions) };
+      // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
+      // B3), bound once like createReactAgent does.
+      let model: Runnable | undefined;
+      const hook = atFinalAnswer((state, config, last) =>
+        promptedUpdate(context, { model: (model ??= withAgentTools(rest.llm, tools)), prompt }, state, config, last),
+      );
+      return withHook(hook, { [prompt.key]: prompt.value });
     }
 
     // The model is picked by a function: decide on the model it returns, at call time.
-    const chooser = params.llm as unknown as ModelChooser;
-    const instructions = formatInstructions(format);
+    const chooser = rest.llm as unknown as ModelChooser;
     const llm: ModelChooser = async (state, config) => {
       const model = await chooser(state, config);
       return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
     };
-    const hook = async (state: AgentState, config: LangGraphRunnableConfig): Promise<Update> => {
-      if (!isFinalAnswer(state.messages.at(-1))) return {};
+    const hook = atFinalAnswer(async (state, config, last) => {
       const model = await chooser(state, config);
       const branches = branchesFor(model, options);
       if (branches.length === 1 && branches[0].strategy === "prompted") {
-        const prompted = promptedHook(context, async () => ({
-          model: instructedModel(model, instructions),
-          prompt: slot,
-        }));
-        return prompted(state, config);
+        const target = { model: instructedModel(model, instructions), prompt: slot };
+        return promptedUpdate(context, target, state, config, last);
       }
-      return constrainedHook(context, async () => branches)(state, config);
-    };
-    return {
-      ...rest,
-      llm,
-      stateSchema,
-      postModelHook: afterUserHook(params.postModelHook, hook),
-    } as unknown as CreateReactAgentParams<A, S, C>;
+      return constrainedUpdate(context, branches)(state, config, last);
+    });
+    return withHook(hook, { llm });
   },
 );
 
-/** "static": decided now; "per-call": the model comes from a function; "unchanged": not needed. */
-function actingMode(llm: unknown, options: PromptedStructuredOutputOptions): "static" | "per-call" | "unchanged" {
-  if (options.prompted === false) return "unchanged";
-  if (isModelChooser(llm)) return "per-call";
-  if (options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env)) return "static";
-  return needsPromptedStructuredOutput(llm, { env: options.env }) ? "static" : "unchanged";
-}
-
-/** The strategy for a static `llm` (one model: createReactAgent takes no fallback chain as `llm`). */
-function staticBranch(llm: unknown, options: PromptedStructuredOutputOptions): Branch {
-  const [model] = describeModels(llm);
-  if (options.prompted === true || model === undefined) return { strategy: "prompted", model: model ?? unknownModel() };
-  const choice = strategyChoiceFor(model, { strategy: options.strategy, env: options.env });
-  return { strategy: choice.strategy, model, choice };
+/** The strategy for one model the wrapper acts on (prompted when forced, or when no chat model is found). */
+function branchOf(model: ModelDescription | undefined, options: PromptedStructuredOutputOptions): Branch {
+  if (model === undefined || options.prompted === true)
+    return { strategy: "prompted", model: model ?? { role: "primary", callOptions: {}, thinking: false } };
+  return { strategy: strategyChoiceFor(model, { strategy: options.strategy, env: options.env }).strategy, model };
 }
 
 /**
  * A strategy per model behind what the function returned (the primary, then each fallback): the table's (or
- * the forced one) for a model the wrapper acts on, "own" for the others.
+ * the forced one) for a model the wrapper acts on, "own" for the others: those createReactAgent's own call
+ * works on (not Bedrock, LLM_PROVIDER=aws-bedrock unset, and able to prefill).
  */
 function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
   const described = describeModels(model);
-  if (described.length === 0) return [{ strategy: "prompted", model: unknownModel() }];
-  return described.map((description) => {
-    const acts = options.prompted === true || options.strategy !== undefined || needsAction(description, options.env);
-    if (!acts) return { strategy: "own", model: description };
-    if (options.prompted === true) return { strategy: "prompted", model: description };
-    const choice = strategyChoiceFor(description, { strategy: options.strategy, env: options.env });
-    return { strategy: choice.strategy, model: description, choice };
-  });
-}
-
-/** createReactAgent's own call would fail on it: a Bedrock model (or LLM_PROVIDER=aws-bedrock), or one that cannot prefill. */
-function needsAction(model: ModelDescription, env: Env | undefined): boolean {
-  return (
-    model.provider === "bedrock" ||
-    envSelectsBedrock(env) ||
-    (model.modelId !== undefined && cannotPrefill(model.modelId))
+  if (described.length === 0) return [branchOf(undefined, options)];
+  const forced = options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env);
+  return described.map((description) =>
+    forced ||
+    description.provider === "bedrock" ||
+    (description.modelId !== undefined && cannotPrefill(description.modelId))
+      ? branchOf(description, options)
+      : { strategy: "own", model: description },
   );
 }
-
-const unknownModel = (): ModelDescription => ({ role: "primary", callOptions: {}, thinking: false });
 
 /** The format instructions in front of the input of the models that are prompted (each branch of a fallback chain on its own). */
 function withPromptedBranches(model: LanguageModelLike, branches: Branch[], instructions: string): unknown {
   if (!branches.some((b) => b.strategy === "prompted")) return model;
-  if (branches.length > 1 && model instanceof RunnableWithFallbacks) {
-    const [primary, ...fallbacks] = branches;
+  if (branches.length > 1 && model instanceof RunnableWithFallbacks && model.fallbacks.length === branches.length - 1) {
     const wrap = (runnable: Runnable, branch: Branch) =>
       branch.strategy === "prompted" ? instructedModel(runnable, instructions) : runnable;
-    if (fallbacks.length === model.fallbacks.length) {
-      return new RunnableWithFallbacks({
-        runnable: wrap(model.runnable, primary),
-        fallbacks: model.fallbacks.map((f, i) => wrap(f, fallbacks[i])),
-      });
-    }
+    return new RunnableWithFallbacks({
+      runnable: wrap(model.runnable, branches[0]),
+      fallbacks: model.fallbacks.map((f, i) => wrap(f, branches[i + 1])),
+    });
   }
   return instructedModel(model, instructions);
 }
@@ -321,16 +297,9 @@ function withPromptedBranches(model: LanguageModelLike, branches: Branch[], inst
 const instructedModel = (model: LanguageModelLike | Runnable, instructions: string): Runnable =>
   RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
 
-/** The agent's tools as createReactAgent takes them (a list, or a ToolNode's tools). */
-function toolListOf(params: AnyParams): unknown[] {
-  return (Array.isArray(params.tools) ? params.tools : params.tools.tools) as unknown[];
-}
-
 function promptSlotOf(params: AnyParams): PromptSlot {
-  for (const key of ["prompt", "stateModifier", "messageModifier"] as const) {
-    if (params[key] != null) return { key, value: params[key] };
-  }
-  return { key: undefined, value: undefined };
+  const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => params[k] != null);
+  return { key, value: key === undefined ? undefined : params[key] };
 }
 
 /** The prompt with the instructions added, in the form it was given. */
@@ -371,30 +340,15 @@ async function renderPrompt(
 const isSystemMessage = (value: unknown): value is SystemMessage =>
   isBaseMessage(value) && SystemMessage.isInstance(value);
 
-/**
- * The model for a corrective call: the agent's model with the agent's tools bound (a history with tool
- * blocks needs `toolConfig` on Bedrock, B3), bound once like createReactAgent does.
- */
-function correctionModelFor(
-  params: AnyParams,
-): (state: AgentState, config: LangGraphRunnableConfig) => Promise<Runnable> {
-  if (isModelChooser(params.llm)) {
-    const chooser = params.llm as unknown as ModelChooser;
-    return async (state, config) => _coerceToRunnable(await chooser(state, config));
-  }
-  let bound: Runnable | undefined;
-  return async () => (bound ??= withAgentTools(params.llm as LanguageModelLike, params.tools));
-}
-
-function withAgentTools(llm: LanguageModelLike, tools: AnyParams["tools"]): Runnable {
-  const toolList = (Array.isArray(tools) ? tools : tools.tools) as unknown[];
-  if (toolList.length === 0 || hasBoundTools(llm)) return llm as Runnable;
+/** The agent's model with its tools bound, unless it has tools bound already. */
+function withAgentTools(llm: AnyParams["llm"], tools: unknown[]): Runnable {
+  if (tools.length === 0 || hasBoundTools(llm)) return llm as Runnable;
   const bindable = llm as unknown as { bindTools?: (t: unknown[]) => Runnable };
-  if (typeof bindable.bindTools === "function") return bindable.bindTools(toolList);
+  if (typeof bindable.bindTools === "function") return bindable.bindTools(tools);
   if (RunnableBinding.isRunnableBinding(llm)) {
     const inner = llm.bound as unknown as { bindTools?: (t: unknown[]) => Runnable };
     if (typeof inner.bindTools === "function") {
-      const rebound = inner.bindTools(toolList);
+      const rebound = inner.bindTools(tools);
       if (!RunnableBinding.isRunnableBinding(rebound))
         return new RunnableBinding({ bound: rebound, config: llm.config, kwargs: llm.kwargs });
       return new RunnableBinding({
@@ -409,54 +363,57 @@ function withAgentTools(llm: LanguageModelLike, tools: AnyParams["tools"]): Runn
 
 function hasBoundTools(llm: unknown): boolean {
   if (!RunnableBinding.isRunnableBinding(llm)) return false;
-  const kwargs = llm.kwargs as Record<string, unknown> | undefined;
-  const config = llm.config as Record<string, unknown> | undefined;
-  return Array.isArray(kwargs?.tools) || Array.isArray(config?.tools);
+  return Array.isArray((llm.kwargs as Update | undefined)?.tools) || Array.isArray((llm.config as Update)?.tools);
 }
 
-/** A final answer: an assistant message without tool calls (anything else keeps the loop going). */
-function isFinalAnswer(message: BaseMessage | undefined): message is AIMessage {
-  return message !== undefined && AIMessage.isInstance(message) && !(message.tool_calls?.length ?? 0);
-}
-
-type Hook = (state: AgentState, config: LangGraphRunnableConfig) => Promise<Update>;
-
-/** The prompted strategy's target: the model to ask again, and the prompt to render before the history. */
-interface PromptedTarget {
-  model: Runnable;
-  prompt: PromptSlot;
+/** `update` at a final answer: an assistant message without tool calls (anything else keeps the loop going). */
+function atFinalAnswer(
+  update: (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage) => Promise<Update>,
+): Hook {
+  return async (state, config) => {
+    const last = state.messages.at(-1);
+    return last !== undefined && AIMessage.isInstance(last) && !last.tool_calls?.length
+      ? update(state, config, last)
+      : {};
+  };
 }
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
-function promptedHook<S>(
-  context: HookContext<S>,
-  targetFor: (state: AgentState, config: LangGraphRunnableConfig) => Promise<PromptedTarget>,
-): Hook {
-  const { format, options } = context;
-  return async (state, config) => {
-    const messages = state.messages;
-    const last = messages[messages.length - 1];
-    if (!isFinalAnswer(last)) return {};
-    const target = await targetFor(state, config);
-    const history = messages.slice(0, -1);
-    const resolved = await resolveStructuredAnswer(last, format, {
-      maxCorrections: options.maxCorrections,
-      askAgain: async (followUp) => {
-        const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
-        // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
-        // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
-        const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
-        return (await target.model.invoke(
-          await repairedRequest(input, provider, options, config),
-          config,
-        )) as BaseMessage;
-      },
-    });
-    report(options, "prompted", resolved, undefined);
-    const shown = finalMessageText(options.finalMessage, resolved.value);
-    if (resolved.corrections === 0 && shown === undefined) return { structuredResponse: resolved.value };
-    return { structuredResponse: resolved.value, messages: [replacedAnswer(last, resolved.answer, shown)] };
-  };
+async function promptedUpdate(
+  { format, options }: HookContext,
+  target: { model: Runnable; prompt: PromptSlot },
+  state: AgentState,
+  config: LangGraphRunnableConfig,
+  last: AIMessage,
+): Promise<Update> {
+  const history = state.messages.slice(0, -1);
+  const resolved = await resolveStructuredAnswer(last, format, {
+    maxCorrections: options.maxCorrections,
+    askAgain: async (followUp) => {
+      const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
+      // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
+      // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
+      const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
+      return (await target.model.invoke(
+        await repairedRequest(input, provider, options, config),
+        config,
+      )) as BaseMessage;
+    },
+  });
+  return structuredUpdate(options, last, resolved);
+}
+
+/** The state update of a prompted answer: the corrected answer (or its readable text) replaces the original. */
+function structuredUpdate(
+  options: PromptedStructuredOutputOptions,
+  last: AIMessage,
+  resolved: Resolved<unknown>,
+): Update {
+  reportResponse(options.onStructuredResponse, "prompted", resolved, undefined);
+  const shown = finalMessageText(options.finalMessage, resolved.value);
+  if (resolved.corrections === 0 && shown === undefined) return { structuredResponse: resolved.value };
+  const text = shown ?? answerText(resolved.answer);
+  return { structuredResponse: resolved.value, messages: [storedAnswer(resolved.answer, text, last)] };
 }
 
 /**
@@ -464,30 +421,16 @@ function promptedHook<S>(
  * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
  * valid value (no call).
  */
-function constrainedHook<S>(
-  context: HookContext<S>,
-  branchesOf: (state: AgentState, config: LangGraphRunnableConfig) => Promise<Branch[]>,
-): Hook {
-  const { format, options } = context;
-  return async (state, config) => {
-    const messages = state.messages;
-    const last = messages[messages.length - 1];
-    if (!isFinalAnswer(last)) return {};
-    const branches = await branchesOf(state, config);
+function constrainedUpdate(context: HookContext, branches: Branch[]) {
+  return async (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage): Promise<Update> => {
     if (branches.some((b) => b.strategy === "prompted")) {
-      const parsed = await parseStructuredAnswer(answerText(last), format);
-      if (parsed.ok) {
-        report(options, "prompted", { value: parsed.value, corrections: 0, choice: parsed.choice }, undefined);
-        const shown = finalMessageText(options.finalMessage, parsed.value);
-        return shown === undefined
-          ? { structuredResponse: parsed.value }
-          : { structuredResponse: parsed.value, messages: [replacedAnswer(last, last, shown)] };
-      }
+      const parsed = await parseStructuredAnswer(answerText(last), context.format);
+      if (parsed.ok) return structuredUpdate(context.options, last, { ...parsed, answer: last, corrections: 0 });
     }
     let lastError: unknown;
     for (const branch of branches) {
       try {
-        return { structuredResponse: await branchResponse(context, branch, messages, config) };
+        return { structuredResponse: await branchResponse(context, branch, state.messages, config) };
       } catch (error) {
         lastError = error;
       }
@@ -498,55 +441,43 @@ function constrainedHook<S>(
 
 /**
  * The structured response from one model: createReactAgent's own call ("own"), or a constrained call after the
- * answer. A native call whose schema is outside the subset, or whose model refused native before in this setup,
- * goes to the next strategy; a native call refused now is made once more with it.
+ * answer (the history, the answer, a closing user turn), validated and corrected. A native call falls back to the
+ * next strategy (see fallback.ts).
  */
-async function branchResponse<S>(
-  context: HookContext<S>,
-  branch: Branch,
-  messages: BaseMessage[],
-  config: LangGraphRunnableConfig,
-): Promise<unknown> {
-  const { options } = context;
-  if (branch.strategy === "own") {
-    const value = await nativeStructuredResponse(branch.model, context.responseFormat, messages, config);
-    options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: branch.model.modelId });
-    return value;
-  }
-  if (branch.strategy !== "native")
-    return constrainedResponse(context, branch.model, branch.strategy, messages, config);
-  const instead = await context.fallbacks.instead(branch.model, context.format.jsonSchema, config);
-  if (instead !== undefined) return constrainedResponse(context, branch.model, instead, messages, config);
-  try {
-    return await constrainedResponse(context, branch.model, "native", messages, config);
-  } catch (error) {
-    const next = await context.fallbacks.afterRefusal(branch.model, context.format.jsonSchema, error, config);
-    if (next === undefined) throw error;
-    return constrainedResponse(context, branch.model, next, messages, config);
-  }
-}
-
-/** One constrained call after the final answer (the history, the answer, a closing user turn), validated and corrected. */
-async function constrainedResponse<S>(
-  context: HookContext<S>,
-  model: ModelDescription,
-  strategy: StructuredOutputStrategy,
+async function branchResponse(
+  context: HookContext,
+  { strategy, model }: Branch,
   messages: BaseMessage[],
   config: LangGraphRunnableConfig,
 ): Promise<unknown> {
   const { format, options } = context;
-  const prepared = await prepareStructuredCall({ strategy, model, format, tools: context.tools }, config);
-  const input = structuredCallInput(messages.slice(0, -1), messages[messages.length - 1], prepared.closingTurn, format);
-  // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
-  const provider = model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
-  const ask = async (followUp: BaseMessage[]) =>
-    prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
-  const resolved = await resolveStructuredAnswer(await ask([]), format, {
-    maxCorrections: options.maxCorrections,
-    askAgain: ask,
-  });
-  report(options, strategy, resolved, model.modelId);
-  return resolved.value;
+  if (strategy === "own") {
+    const value = await ownStructuredResponse(model, context.responseFormat, messages, config);
+    options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
+    return value;
+  }
+  const constrained = async (strategy: StructuredOutputStrategy) => {
+    const prepared = await prepareStructuredCall({ strategy, model, format, tools: context.tools }, config);
+    const input = structuredCallInput(
+      messages.slice(0, -1),
+      messages[messages.length - 1],
+      prepared.closingTurn,
+      format,
+    );
+    // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
+    const provider = model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
+    const ask = async (followUp: BaseMessage[]) =>
+      prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
+    const resolved = await resolveStructuredAnswer(await ask([]), format, {
+      maxCorrections: options.maxCorrections,
+      askAgain: ask,
+    });
+    reportResponse(options.onStructuredResponse, strategy, resolved, model.modelId);
+    return resolved.value;
+  };
+  return strategy === "native"
+    ? context.withFallback(model, format.jsonSchema, constrained, config)
+    : constrained(strategy);
 }
 
 /** A request this wrapper sends itself, repaired for `provider`; every repair reported like a surface's. */
@@ -561,45 +492,18 @@ async function repairedRequest(
   return repaired.messages;
 }
 
-function report(
-  options: PromptedStructuredOutputOptions,
-  strategy: StructuredOutputStrategy,
-  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
-  modelId: string | undefined,
-): void {
-  options.onStructuredResponse?.({
-    strategy,
-    value: resolved.value,
-    corrections: resolved.corrections,
-    choice: resolved.choice,
-    modelId,
-  });
-}
-
-/**
- * The final answer as stored: the corrected one in place of the original (same id, so the messages reducer
- * replaces it), with `text` in place of its JSON when the final-message option asks for it. Text only, so a
- * stray tool call in a correction cannot send the graph back to the tools.
- */
-function replacedAnswer(original: AIMessage, answer: BaseMessage, text: string | undefined): AIMessage {
-  const fields = answer as AIMessage;
-  return new AIMessage({
-    content: text ?? answerText(answer),
-    id: original.id,
-    name: original.name,
-    response_metadata: fields.response_metadata,
-    usage_metadata: fields.usage_metadata,
-  });
-}
-
 /** What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on. */
-async function nativeStructuredResponse(
+async function ownStructuredResponse(
   model: ModelDescription,
   responseFormat: unknown,
   messages: BaseMessage[],
   config: LangGraphRunnableConfig,
 ): Promise<unknown> {
-  const chatModel = chatModelOf((await withInstance(model, config)).instance);
+  const chatModel = (await withInstance(model, config)).instance as
+    | { withStructuredOutput?(schema: unknown, options?: unknown): Runnable }
+    | undefined;
+  if (typeof chatModel?.withStructuredOutput !== "function")
+    throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
   const input = [...messages];
   let structured: Runnable;
   if (isSchemaOptions(responseFormat)) {
@@ -614,18 +518,6 @@ async function nativeStructuredResponse(
   return response;
 }
 
-function isSchemaOptions(value: unknown): value is { schema: unknown; prompt?: unknown } & Record<string, unknown> {
-  return typeof value === "object" && value !== null && "schema" in value && !isInteropZodSchema(value);
-}
-
-function chatModelOf(model: unknown): { withStructuredOutput(schema: unknown, options?: unknown): Runnable } {
-  const candidate = (model ?? {}) as { withStructuredOutput?: unknown };
-  if (typeof candidate.withStructuredOutput !== "function") {
-    throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-  }
-  return candidate as { withStructuredOutput(schema: unknown, options?: unknown): Runnable };
-}
-
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */
 function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   if (userHook == null) return hook as AnyParams["postModelHook"];
@@ -634,18 +526,16 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
     const update = (await user.invoke(state, config)) as unknown;
     // A Command routes the graph itself; leave it alone.
     if (update == null || typeof update !== "object" || isCommand(update)) return update;
-    const userUpdate = update as Record<string, unknown>;
-    const next: AgentState =
-      userUpdate.messages === undefined
-        ? ({ ...state, ...userUpdate } as AgentState)
-        : ({
-            ...state,
-            ...userUpdate,
-            messages: messagesStateReducer(state.messages, userUpdate.messages as BaseMessage[]),
-          } as AgentState);
+    const userUpdate = update as Update;
+    const messages = userUpdate.messages as BaseMessage[] | undefined;
+    const next = {
+      ...state,
+      ...userUpdate,
+      messages: messages === undefined ? state.messages : messagesStateReducer(state.messages, messages),
+    };
     const own = await hook(next, config);
     if (own.messages === undefined) return { ...userUpdate, ...own };
-    return { ...userUpdate, ...own, messages: [...asArray(userUpdate.messages), ...asArray(own.messages)] };
+    return { ...userUpdate, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
   }) as AnyParams["postModelHook"];
 }
 
@@ -671,11 +561,5 @@ function withStructuredResponseField<A>(stateSchema: A): A {
 
 /** AnnotationRoot by its marker (the class is exported as a type only). */
 // biome-ignore lint/suspicious/noExplicitAny: any annotation
-function isAnnotationRoot(value: unknown): value is AnnotationRoot<any> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { lc_graph_name?: unknown }).lc_graph_name === "AnnotationRoot" &&
-    typeof (value as { spec?: unknown }).spec === "object"
-  );
-}
+const isAnnotationRoot = (value: unknown): value is AnnotationRoot<any> =>
+  isDict(value) && value.lc_graph_name === "AnnotationRoot" && isDict(value.spec);

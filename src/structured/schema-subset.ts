@@ -23,18 +23,9 @@ import { isDict, safeJson, type Dict } from "../values";
 export type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: string };
 
 /** String formats in the subset (the same list in AWS's and Anthropic's docs). */
-export const SUBSET_STRING_FORMATS: ReadonlySet<string> = new Set([
-  "date-time",
-  "time",
-  "date",
-  "duration",
-  "email",
-  "hostname",
-  "uri",
-  "ipv4",
-  "ipv6",
-  "uuid",
-]);
+export const SUBSET_STRING_FORMATS: ReadonlySet<string> = new Set(
+  "date-time time date duration email hostname uri ipv4 ipv6 uuid".split(" "),
+);
 
 const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
 /** Say nothing to the model: dropped. */
@@ -111,13 +102,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   if (Array.isArray(node.anyOf) || Array.isArray(node.oneOf)) return unionOf(node, walk, depth);
 
   const out: Dict = {};
-  const rest: Dict = { ...node };
-  const take = (key: string): unknown => {
-    const value = rest[key];
-    delete rest[key];
-    return value;
-  };
-  for (const key of DROPPED) delete rest[key];
+  const { rest, take } = remainder(node);
   const type = take("type");
   if (type !== undefined) {
     if (typeof type !== "string" || !(SCALAR_TYPES.has(type) || type === "object" || type === "array")) {
@@ -139,7 +124,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   }
   if (type === undefined && !("enum" in out) && !("const" in out))
     throw new Unsupported("a schema without a type (any value)");
-  if (type === "object") objectPart(rest, out, take, walk, depth);
+  if (type === "object") objectPart(out, take, walk, depth);
   else if (type === "array") arrayPart(rest, out, take, walk, depth);
   else if (type === "string") {
     const format = rest.format;
@@ -148,7 +133,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   return withMoved(out, rest);
 }
 
-function objectPart(_rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
+function objectPart(out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
   const additional = take("additionalProperties");
   // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
   if (additional !== undefined && additional !== false) {
@@ -186,6 +171,18 @@ function arrayPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk: 
   if (rest.minItems === 0 || rest.minItems === 1) out.minItems = take("minItems");
 }
 
+/** A copy of `node` without the keywords that say nothing, and `take`: a keyword's value, removed from the copy. */
+function remainder(node: Dict): { rest: Dict; take: (key: string) => unknown } {
+  const rest: Dict = { ...node };
+  for (const key of DROPPED) delete rest[key];
+  const take = (key: string): unknown => {
+    const value = rest[key];
+    delete rest[key];
+    return value;
+  };
+  return { rest, take };
+}
+
 /** `title` and `description` as they are (a description that is not a string moves with the rest). */
 function keepAnnotations(rest: Dict, out: Dict, take: (key: string) => unknown): void {
   for (const key of ["title", "description"]) if (typeof rest[key] === "string") out[key] = take(key);
@@ -206,37 +203,21 @@ function withMoved(out: Dict, moved: Dict): Dict {
 }
 
 /** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
-const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries([
-  ...[
-    "properties",
-    "required",
-    "additionalProperties",
-    "patternProperties",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "unevaluatedProperties",
-  ].map((k) => [k, ["object"]]),
-  ...[
-    "items",
-    "prefixItems",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-  ].map((k) => [k, ["array"]]),
-  ...["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"].map((k) => [k, ["string"]]),
-  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((k) => [
-    k,
-    ["number", "integer"],
-  ]),
-]);
+const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries(
+  (
+    [
+      [
+        ["object"],
+        "properties required additionalProperties patternProperties propertyNames minProperties maxProperties",
+      ],
+      [["object"], "dependentRequired dependentSchemas unevaluatedProperties"],
+      [["array"], "items prefixItems additionalItems unevaluatedItems contains minContains maxContains"],
+      [["array"], "minItems maxItems uniqueItems"],
+      [["string"], "minLength maxLength pattern format contentEncoding contentMediaType"],
+      [["number", "integer"], "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
+    ] as const
+  ).flatMap(([types, keywords]) => keywords.split(" ").map((keyword) => [keyword, types])),
+);
 
 /**
  * `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top),
@@ -268,15 +249,11 @@ function unionOf(node: Dict, walk: Walk, depth: number): Dict {
   }
   const branches = (anyOf ?? oneOf) as unknown[];
   if (branches.length === 0) throw new Unsupported("an empty anyOf / oneOf");
-  for (const key of DROPPED) delete rest[key];
   walk.counts.unions++;
   const out: Dict = { anyOf: branches.map((branch) => toSubset(branch, walk, depth + 1)) };
-  keepAnnotations(rest, out, (key) => {
-    const value = rest[key];
-    delete rest[key];
-    return value;
-  });
-  return withMoved(out, rest);
+  const left = remainder(rest);
+  keepAnnotations(left.rest, out, left.take);
+  return withMoved(out, left.rest);
 }
 
 /** An internal `$ref` replaced by what it points at (its siblings kept over it); external or recursive ones are refused. */

@@ -18,7 +18,6 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { quoteValue } from "../values";
 import { structuredOptions } from "./options";
 
 export type StructuredOutputStrategy = "native" | "tool" | "prompted";
@@ -192,17 +191,6 @@ export interface StrategyChoice {
   model: ModelDescription;
 }
 
-/** The table's row for one model, and the strategy it gives (thinking applied). */
-function tableStrategyFor(
-  model: ModelDescription,
-  env?: Env,
-): { strategy: StructuredOutputStrategy; rule: StrategyRule } {
-  const facts = factsOf(model, env);
-  const tableProvider = facts.provider === "bedrock" || facts.provider === "anthropic" ? facts.provider : "other";
-  const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
-  return { strategy: model.thinking ? rule.withThinking : rule.strategy, rule };
-}
-
 /**
  * The strategy for every model behind `model` (the primary, then each fallback, each with its own), as the
  * agent wrappers pick it when they act on the model. A forced strategy applies to every model; `tool` with
@@ -219,22 +207,22 @@ export const structuredOutputStrategies = boundary(
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
   if (options.strategy !== undefined) {
-    assertStrategy(options.strategy);
-    const name = model.modelId ?? "this model";
-    if (options.strategy === "tool" && model.thinking) {
-      throw new TypeError(
-        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a ` +
-          `forced tool call with it. Use "native" or "prompted".`,
-      );
-    }
+    assertToolAllowed(options.strategy, model);
     const unavailable = whyNotSendable(options.strategy, model);
     if (unavailable !== undefined)
-      throw new TypeError(`strategy "${options.strategy}" cannot be used for ${name}: ${unavailable}.`);
+      throw new TypeError(
+        `strategy "${options.strategy}" cannot be used for ${model.modelId ?? "this model"}: ${unavailable}.`,
+      );
     return { strategy: options.strategy, model };
   }
-  const { strategy, rule } = tableStrategyFor(model, options.env);
+  // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
+  const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
+  const { modelId } = model;
+  const facts: ModelFacts = { provider, modelId, claude: modelId === undefined ? undefined : claudeVersionOf(modelId) };
+  const tableProvider = provider === "bedrock" || provider === "anthropic" ? provider : "other";
+  const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === tableProvider && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
-  return { strategy: usableFrom(strategy, model), rule, model };
+  return { strategy: usableFrom(model.thinking ? rule.withThinking : rule.strategy, model), rule, model };
 }
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
@@ -263,7 +251,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (strategy === "native") {
     if (model.provider === "anthropic") return undefined;
     if (model.provider !== "bedrock")
-      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider ?? "unknown"})`;
+      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${model.provider})`;
     if (instance !== undefined && typeof instance.invocationParams !== "function")
       return "the Bedrock model has no invocationParams()";
     return undefined;
@@ -280,20 +268,12 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   return undefined;
 }
 
-export function assertStrategy(strategy: unknown): asserts strategy is StructuredOutputStrategy {
-  if (!STRUCTURED_OUTPUT_STRATEGIES.includes(strategy as StructuredOutputStrategy)) {
+/** A forced "tool" with extended thinking on: the provider would refuse it. */
+export function assertToolAllowed(strategy: StructuredOutputStrategy, model: ModelDescription): void {
+  if (strategy === "tool" && model.thinking) {
     throw new TypeError(
-      `Unknown structured-output strategy ${quoteValue(strategy)}: expected "native", "tool" or "prompted".`,
+      `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the provider ` +
+        'refuses a forced tool call with it. Use "native" or "prompted".',
     );
   }
-}
-
-function factsOf(model: ModelDescription, env?: Env): ModelFacts {
-  // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
-  const provider = model.provider ?? (envSelectsBedrock(env) ? "bedrock" : undefined);
-  return {
-    provider,
-    modelId: model.modelId,
-    claude: model.modelId === undefined ? undefined : claudeVersionOf(model.modelId),
-  };
 }

@@ -4,7 +4,9 @@ import { z as z4 } from "zod";
 import { z as z3 } from "zod/v3";
 import { agentOutputFormat, outputFormatOf, reactOutputFormat } from "../../src/structured/format";
 import { ZOD_4_PINNED } from "../support/versions";
-import { errorOf, inputError, revokedObject, throwingObject } from "../support/hostile";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
+import { boundaryError, errorOf, revokedObject, throwingObject } from "../support/hostile";
 
 const jsonSchema = {
   type: "object",
@@ -127,21 +129,20 @@ describe("agentOutputFormat", () => {
 });
 
 describe("argument checks: an input error naming the argument, never a raw error", () => {
-  it("a schema whose reads throw, or a revoked proxy, names the argument", () => {
-    expect(errorOf(() => outputFormatOf(throwingObject()))).toMatchObject(
-      inputError("schema", "outputFormatOf: schema could not be read"),
-    );
-    expect(errorOf(() => outputFormatOf(revokedObject(), undefined, "responseFormat"))).toMatchObject(
-      inputError("responseFormat"),
-    );
-    expect(errorOf(() => reactOutputFormat(throwingObject()))).toMatchObject(inputError("responseFormat"));
+  it("a schema whose reads throw, a revoked proxy or a cycle is an input error of the public function", () => {
+    const llm = new FakeListChatModel({ responses: [] });
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic.self = cyclic;
+    for (const responseFormat of [throwingObject(), revokedObject(), cyclic, { schema: throwingObject() }]) {
+      const params = { llm, tools: [], responseFormat } as never;
+      expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: true }))).toMatchObject(
+        boundaryError("withPromptedStructuredOutput"),
+      );
+    }
   });
 
-  it("prompt and argument are strings", () => {
-    expect(errorOf(() => outputFormatOf({ type: "object" }, 5 as never))).toMatchObject(inputError("prompt"));
-    expect(errorOf(() => outputFormatOf({ type: "object" }, undefined, null as never))).toMatchObject(
-      inputError("argument"),
-    );
+  it("names the argument of a schema of no supported kind", () => {
     expect(() => outputFormatOf(42)).toThrow(/Unsupported response format for 'schema'/);
+    expect(() => reactOutputFormat({ schema: 42 })).toThrow(/Unsupported response format for 'responseFormat.schema'/);
   });
 });

@@ -10,7 +10,9 @@ import {
   systemMessageWith,
   withSystemInstructions,
 } from "../../src/structured/instructions";
-import { errorOf, inputError, throwingAt, throwingObject } from "../support/hostile";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
+import { boundaryError, errorOf } from "../support/hostile";
 
 const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
 
@@ -106,44 +108,16 @@ describe("withSystemInstructions", () => {
   });
 });
 
-describe("argument checks: an input error naming the argument, never a raw error", () => {
-  const format = outputFormatOf(z.object({ city: z.string() }));
-
-  it("correctionMessage: issues are strings, the format has a JSON schema", () => {
-    expect(errorOf(() => correctionMessage(["x"], undefined as never))).toMatchObject(
-      inputError("format.jsonSchema", "correctionMessage: format.jsonSchema is undefined"),
-    );
-    expect(errorOf(() => correctionMessage(null as never, format))).toMatchObject(
-      inputError("issues", "correctionMessage: issues is null; expected an array of strings"),
-    );
-    expect(errorOf(() => correctionMessage([1] as never, format))).toMatchObject(
-      inputError("issues[0]", "expected a string"),
-    );
-    expect(errorOf(() => correctionMessage(throwingAt(["a", "b"], 1), format))).toMatchObject(
-      inputError("issues", "could not be read (IDX)"),
-    );
-    expect(errorOf(() => correctionMessage(["x"], throwingObject() as never))).toMatchObject(
-      inputError("format", "could not be read (GETTER)"),
-    );
+describe("a format the instructions cannot write", () => {
+  it("a schema JSON cannot write (a cycle) is an input error of the public function", () => {
     const cyclic: Record<string, unknown> = { type: "object" };
     cyclic.self = cyclic;
-    expect(errorOf(() => correctionMessage(["x"], { jsonSchema: cyclic }))).toMatchObject(
-      inputError("format", "cannot be written as JSON"),
-    );
+    const params = { llm: new FakeListChatModel({ responses: [] }), tools: [], responseFormat: cyclic } as never;
+    const error = errorOf(() => withPromptedStructuredOutput(params, { prompted: true }));
+    expect(error).toMatchObject(boundaryError("withPromptedStructuredOutput"));
+    expect(error.message).toMatch(/circular/i);
+    const format = outputFormatOf(z.object({ city: z.string() }));
     expect(correctionMessage(["x"], format).content).toContain("- x");
-  });
-
-  it("formatInstructions: a schema that cannot be read or written names it", () => {
-    expect(errorOf(() => formatInstructions(throwingObject()))).toMatchObject(
-      inputError("schemaOrFormat", "could not be read (GETTER)"),
-    );
-    const cyclic: Record<string, unknown> = { type: "object" };
-    cyclic.self = cyclic;
-    expect(errorOf(() => formatInstructions({ jsonSchema: cyclic }))).toMatchObject(
-      inputError("schemaOrFormat", "cannot be written as JSON"),
-    );
-    expect(errorOf(() => formatInstructions({ jsonSchema: { type: "object" }, prompt: 5 }))).toMatchObject(
-      inputError("schemaOrFormat.prompt"),
-    );
+    expect(correctionMessage([], format).content).toContain("- (no details)");
   });
 });

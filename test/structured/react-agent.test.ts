@@ -388,8 +388,10 @@ describe("withPromptedStructuredOutput checks its arguments up front", () => {
           },
         } as never),
       ),
-    ).toMatchObject(inputError("params", "could not be read (x)"));
-    expect(errorOf(() => withPromptedStructuredOutput(throwingObject() as never))).toMatchObject(inputError("params"));
+    ).toMatchObject(boundaryError("withPromptedStructuredOutput", "x"));
+    expect(errorOf(() => withPromptedStructuredOutput(throwingObject() as never))).toMatchObject(
+      boundaryError("withPromptedStructuredOutput", "GETTER"),
+    );
     const params = { llm: new FakeListChatModel({ responses: [] }), tools: [] };
     expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: "yes" } as never))).toMatchObject(
       inputError("options.prompted", "expected a boolean"),
