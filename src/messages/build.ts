@@ -222,8 +222,7 @@ function carried(message: BaseMessage, fields: Dict, always: readonly string[], 
   const init: Dict = { content: field(fields, m, "content", "") };
   for (const key of always)
     init[key] = key in fields ? fields[key] : key === "tool_call_id" || Array.isArray(m[key]) ? m[key] : [];
-  for (const key of ["additional_kwargs", "response_metadata"])
-    init[key] = key in fields ? fields[key] : isDict(m[key]) ? m[key] : {};
+  for (const key of RECORDS) init[key] = key in fields ? fields[key] : isDict(m[key]) ? m[key] : {};
   for (const key of optional) {
     const value = field(fields, m, key, undefined);
     if (value !== undefined) init[key] = value;
@@ -231,16 +230,22 @@ function carried(message: BaseMessage, fields: Dict, always: readonly string[], 
   return init;
 }
 
+const RECORDS = ["additional_kwargs", "response_metadata"];
+const ASSISTANT = [
+  ["tool_calls", "invalid_tool_calls"],
+  ["id", "name", "usage_metadata"],
+] as const;
+const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
+const OTHER = [[], ["id", "name"]] as const;
+
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
 export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  return new AIMessage(
-    carried(message, fields, ["tool_calls", "invalid_tool_calls"], ["id", "name", "usage_metadata"]) as never,
-  );
+  return new AIMessage(carried(message, fields, ...ASSISTANT) as never);
 }
 
 /** A new ToolMessage answering `toolCallId`, every other field carried over. */
 export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
-  return new ToolMessage(carried(message, fields, ["tool_call_id"], ["id", "name", "status", "artifact"]) as never);
+  return new ToolMessage(carried(message, fields, ...TOOL) as never);
 }
 
 /**
@@ -250,7 +255,7 @@ export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<s
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
   if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as unknown as T;
   if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as unknown as T;
-  const init = carried(message, fields, [], ["id", "name"]);
+  const init = carried(message, fields, ...OTHER);
   if (ChatMessage.isInstance(message)) {
     init.role = message.role;
     return new ChatMessage(init as never) as unknown as T;

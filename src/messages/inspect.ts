@@ -38,11 +38,6 @@ export interface ToolCallRef {
 const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
 
-/** Every entry of `list` when it is an array, holes included. */
-function each(list: unknown, visit: (item: unknown, position: number) => unknown): void {
-  if (Array.isArray(list)) for (let i = 0; i < list.length; i++) visit(list[i], i);
-}
-
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` come as one dict or a list of them. */
 function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) => void): void {
   if (Array.isArray(value)) value.forEach((rec, i) => isDict(rec) && visit(rec, i));
@@ -62,7 +57,9 @@ export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown):
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
   const type = b.type;
-  if (type === "tool_use" || type === "tool_call" || type === "server_tool_use") return `content.${type}` as const;
+  if (type === "tool_use") return "content.tool_use";
+  if (type === "tool_call") return "content.tool_call";
+  if (type === "server_tool_use") return "content.server_tool_use";
   if (type === "input_json_delta" && b.id !== undefined) return "content.input_json_delta";
   return isDict(b.toolUse) ? "content.toolUse" : undefined;
 }
@@ -70,32 +67,47 @@ function blockLocation(b: Dict): ToolCallLocation | undefined {
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
 export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) => void): void {
   if (!isAssistant(message)) return;
-  const m = message as unknown as Dict;
   const push = (rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
     visit({ id: asId(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
-
-  each(m.tool_calls, (c, i) => push(pick(c, "id"), pick(c, "name"), "tool_calls", i));
+  const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
+  if (Array.isArray(calls))
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i];
+      push(pick(c, "id"), pick(c, "name"), "tool_calls", i);
+    }
   // An entry that is not a record names no call (the shape pass drops it).
-  each(m.invalid_tool_calls, (c, i) => isDict(c) && push(c.id, c.name, "invalid_tool_calls", i));
-  const kwargs = m.additional_kwargs;
+  if (Array.isArray(invalid))
+    for (let i = 0; i < invalid.length; i++) {
+      const c = invalid[i];
+      if (isDict(c)) push(c.id, c.name, "invalid_tool_calls", i);
+    }
   if (isDict(kwargs)) {
-    each(kwargs.tool_calls, (c, i) =>
-      push(pick(c, "id"), pick(pick(c, "function"), "name"), "additional_kwargs.tool_calls", i),
-    );
-    eachToolUseRecord(kwargs.tool_use, (r, i) => push(r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i));
-    eachToolUseRecord(kwargs.toolUse, (r, i) => push(r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i));
+    const raw = kwargs.tool_calls;
+    if (Array.isArray(raw))
+      for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        push(pick(c, "id"), pick(pick(c, "function"), "name"), "additional_kwargs.tool_calls", i);
+      }
+    if (kwargs.tool_use !== undefined)
+      eachToolUseRecord(kwargs.tool_use, (r, i) => push(r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i));
+    if (kwargs.toolUse !== undefined)
+      eachToolUseRecord(kwargs.toolUse, (r, i) => push(r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i));
   }
-  each(m.content, (b, i) => {
-    const location = isDict(b) ? blockLocation(b) : undefined;
-    if (location === "content.toolUse") {
-      const use = (b as Dict).toolUse as Dict;
-      push(use.toolUseId ?? use.id, use.name, location, i);
-    } else if (location) push((b as Dict).id, (b as Dict).name, location, i);
-  });
-  each(pick(m.response_metadata, "output"), (item, i) => {
-    if (pick(item, "type") === "function_call")
-      push((item as Dict).call_id, (item as Dict).name, "response_metadata.output", i);
-  });
+  const content = message.content;
+  if (Array.isArray(content))
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      const location = isDict(b) ? blockLocation(b) : undefined;
+      const call = location === "content.toolUse" ? ((b as Dict).toolUse as Dict) : (b as Dict);
+      if (location)
+        push(location === "content.toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
+    }
+  const output = pick(message.response_metadata, "output");
+  if (Array.isArray(output))
+    for (let i = 0; i < output.length; i++) {
+      const item = output[i];
+      if (isDict(item) && item.type === "function_call") push(item.call_id, item.name, "response_metadata.output", i);
+    }
 }
 
 /**
@@ -201,9 +213,13 @@ export function isServerToolResultBlock(block: unknown): block is Dict {
  * ref against the set instead of scanning the content again.
  */
 export function serverToolResultIds(message: unknown): ReadonlySet<unknown> {
+  const content = isAssistant(message) ? message.content : undefined;
   let ids: Set<unknown> | undefined;
-  if (isAssistant(message))
-    each(message.content, (b) => isServerToolResultBlock(b) && (ids ??= new Set()).add(b.tool_use_id));
+  if (Array.isArray(content))
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      if (isServerToolResultBlock(b)) (ids ??= new Set()).add(b.tool_use_id);
+    }
   return ids ?? NO_IDS;
 }
 
