@@ -20,15 +20,10 @@ export class ToolCallRepairInputError extends TypeError {
 
   /** The message at `index` cannot be read as a message. */
   static atMessage(index: number, detail: string, cause?: unknown): ToolCallRepairInputError {
+    const fn = "ToolCallRepairInputError.atMessage";
     if (!Number.isSafeInteger(index) || index < 0)
-      throw expectedInput(
-        "ToolCallRepairInputError.atMessage",
-        "index",
-        "a message's index (a non-negative integer)",
-        index,
-      );
-    if (typeof detail !== "string")
-      throw expectedInput("ToolCallRepairInputError.atMessage", "detail", "a string", detail);
+      throw expectedInput(fn, "index", "a message's index (a non-negative integer)", index);
+    if (typeof detail !== "string") throw expectedInput(fn, "detail", "a string", detail);
     return new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
   }
 
@@ -115,10 +110,8 @@ export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R):
 }
 
 /** What {@link boundary} throws for `error`: an input error or a caller's own error as it is, else an input error wrapping it. */
-export function inputErrorOf(fn: string, error: unknown, argument = "input"): unknown {
-  if (ToolCallRepairInputError.isInstance(error)) return error;
-  if (((typeof error === "object" && error !== null) || typeof error === "function") && thrownByCaller.has(error))
-    return error;
+function inputErrorOf(fn: string, error: unknown, argument: string): unknown {
+  if (ToolCallRepairInputError.isInstance(error) || thrownByCaller.has(error as object)) return error;
   return new ToolCallRepairInputError(`${fn}: ${argument} could not be read (${errorText(error)})`, {
     argument,
     cause: error,
@@ -159,12 +152,12 @@ export function expectedInput(
   });
 }
 
-/** Whether `value` is an array; a revoked proxy is not one (`Array.isArray` throws on it). */
-export function isArrayInput(value: unknown): value is readonly unknown[] {
+/** Whether `value` is an array; `revoked` answers for a revoked proxy (`Array.isArray` throws on it). */
+function isArrayOr(value: unknown, revoked: boolean): boolean {
   try {
     return Array.isArray(value);
   } catch {
-    return false;
+    return revoked;
   }
 }
 
@@ -175,7 +168,7 @@ export function assertArray(
   argument = "messages",
   items = "messages",
 ): asserts value is readonly unknown[] {
-  if (!isArrayInput(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
+  if (!isArrayOr(value, false)) throw expectedInput(what, argument, `an array of ${items}`, value);
 }
 
 /** `value` is a string, or a {@link ToolCallRepairInputError} naming the function and the argument. */
@@ -189,13 +182,8 @@ export function assertString(value: unknown, what: string, argument: string): as
  */
 export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
   if (value === undefined || value === null) return {};
-  let array = true; // a revoked proxy: Array.isArray throws, and nothing can be read from it
-  try {
-    array = Array.isArray(value);
-  } catch {
-    // refused below
-  }
-  if (typeof value !== "object" || array) throw expectedInput(what, argument, "an object", value);
+  // A revoked proxy counts as an array: nothing can be read from it.
+  if (typeof value !== "object" || isArrayOr(value, true)) throw expectedInput(what, argument, "an object", value);
   return value as Record<string, unknown>;
 }
 

@@ -58,11 +58,19 @@ export function readOptions<T extends object>(
   argument = "options",
 ): T {
   const record = optionsInput(options, fn, argument);
-  if (!others)
-    for (const key of Object.keys(record))
-      if (!Object.hasOwn(table, key)) throw unknownOption(fn, argument, key, table);
+  const keys = Object.keys(record);
+  const known = Object.keys(table);
+  // A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default.
+  const unknown = others ? undefined : keys.find((key) => !Object.hasOwn(table, key));
+  if (unknown !== undefined) {
+    const near = nearestName(unknown, known);
+    throw new ToolCallRepairInputError(
+      `${fn}: ${argument}.${unknown} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,
+      { argument: `${argument}.${unknown}` },
+    );
+  }
   const out: Record<string, unknown> = {};
-  for (const key of others ? Object.keys(record) : Object.keys(table)) {
+  for (const key of others ? keys : known) {
     const value = Object.hasOwn(record, key) ? record[key] : undefined;
     if (value === undefined) continue;
     const expected = Object.hasOwn(table, key) ? table[key] : undefined;
@@ -70,14 +78,4 @@ export function readOptions<T extends object>(
     out[key] = value;
   }
   return out as T;
-}
-
-/** A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default. */
-function unknownOption(fn: string, argument: string, key: string, table: OptionTable): ToolCallRepairInputError {
-  const known = Object.keys(table);
-  const near = nearestName(key, known);
-  return new ToolCallRepairInputError(
-    `${fn}: ${argument}.${key} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,
-    { argument: `${argument}.${key}` },
-  );
 }

@@ -18,59 +18,40 @@ export const isDict = (value: unknown): value is Dict =>
  * value.
  */
 export function safeJson(value: unknown, maxLength = 100_000): string {
-  const parts: string[] = [];
-  let length = 0;
+  let out = "";
   const stack: unknown[] = [];
   const emit = (text: string): boolean => {
-    if (length >= maxLength) return false;
-    const room = maxLength - length;
-    const piece = text.length > room ? `${text.slice(0, room)}…` : text;
-    parts.push(piece);
-    length += piece.length;
-    return length < maxLength;
+    if (out.length >= maxLength) return false;
+    const room = maxLength - out.length;
+    out += text.length > room ? `${text.slice(0, room)}…` : text;
+    return out.length < maxLength;
   };
   const write = (v: unknown): boolean => {
-    switch (typeof v) {
-      case "string":
-        return emit(JSON.stringify(v));
-      case "number":
-        return emit(Number.isFinite(v) ? String(v) : "null");
-      case "boolean":
-        return emit(v ? "true" : "false");
-      case "bigint":
-        return emit(v.toString());
-      case "undefined":
-        return emit("null");
-      case "symbol":
-        return emit(JSON.stringify(v.description ?? "symbol"));
-      case "function":
-        return emit(JSON.stringify("[Function]"));
-    }
-    if (v === null) return emit("null");
+    if (typeof v === "string") return emit(JSON.stringify(v));
+    if (typeof v === "number") return emit(Number.isFinite(v) ? String(v) : "null");
+    if (typeof v === "boolean" || typeof v === "bigint") return emit(String(v));
+    if (typeof v === "symbol") return emit(JSON.stringify(v.description ?? "symbol"));
+    if (typeof v === "function") return emit('"[Function]"');
+    if (v === undefined || v === null) return emit("null");
     if (stack.includes(v)) return emit('"[Circular]"'); // depth is small; a cycle is what this guards
     if (stack.length > 64) return emit('"[Deep]"');
     stack.push(v);
     try {
       if (Array.isArray(v)) {
-        if (!emit("[")) return false;
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0 && !emit(",")) return false;
-          if (!write(v[i])) return false;
-        }
-        return emit("]");
+        let ok = emit("[");
+        for (let i = 0; ok && i < v.length; i++) ok = (i === 0 || emit(",")) && write(v[i]);
+        return ok && emit("]");
       }
       const toJSON = (v as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === "function" && !(v instanceof Date)) return write(toJSON.call(v));
       if (v instanceof Date) return emit(JSON.stringify(Number.isNaN(v.getTime()) ? null : v.toISOString()));
+      if (typeof toJSON === "function") return write(toJSON.call(v));
       if (!emit("{")) return false;
       let first = true;
-      for (const key of Object.keys(v as object)) {
+      for (const key of Object.keys(v)) {
         const item = (v as Dict)[key];
         if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-        if (!first && !emit(",")) return false;
+        if (!(first || emit(",")) || !emit(`${JSON.stringify(key)}:`) || !write(item)) return false;
         first = false;
-        if (!emit(`${JSON.stringify(key)}:`)) return false;
-        if (!write(item)) return false;
       }
       return emit("}");
     } catch {
@@ -80,7 +61,7 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
     }
   };
   write(value);
-  return parts.join("");
+  return out;
 }
 
 /** A short description of a value for an error message (never its content, which may be large or private). */

@@ -24,7 +24,6 @@ import {
   REPAIR_MARKER_KEY,
   type Dict,
   type RepairMarker,
-  type ToolCallLocation,
   type ToolCallRef,
 } from "./inspect";
 import { safeJson } from "../values";
@@ -40,22 +39,30 @@ import {
 import { TOOL_RUN_STATES, type ToolRunState } from "../types";
 import { boundary, expectedInput } from "../errors";
 
-/** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id / name). */
-export type RefEdit = "drop" | { id?: string; name?: string } | undefined;
+/** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id). */
+export type RefEdit = "drop" | { id: string } | undefined;
 
 /** The edit for each ref; `occurrence` counts refs with the same id in the same location (duplicate ids). */
 export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
 
 /**
- * A copy of `value` with `key` set to `id` and, when given, `name` set: one spread, then assignments (a second
- * spread into the same literal makes V8 build a slow object).
+ * A copy of `value` with `key` set to `id`: one spread, then an assignment (a second spread into the same literal
+ * makes V8 build a slow object).
  */
-function withId(value: Dict, key: string, id: string | undefined, name?: string): Dict {
-  if (id === undefined && name === undefined) return value;
+function withId(value: Dict, key: string, id: string): Dict {
   const out: Dict = { ...value };
-  if (id !== undefined) out[key] = id;
-  if (name !== undefined) out.name = name;
+  out[key] = id;
   return out;
+}
+
+/** The key a tool-use record keeps its id under: the one it has (`toolUseId` first), else the format's own. */
+const idKeyOf = (record: Dict, own: string): string =>
+  record.toolUseId !== undefined ? "toolUseId" : record.id !== undefined ? "id" : own;
+
+/** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
+function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
+  const { reasoning, ...rest } = kwargs;
+  return isDict(reasoning) && dropped.includes(reasoning.id as string) ? rest : kwargs;
 }
 
 /**
@@ -64,118 +71,84 @@ function withId(value: Dict, key: string, id: string | undefined, name?: string)
  * `response_metadata.output` is still sent by the adapters, so removal must reach all of them.
  */
 export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
-  const edits = new Map<ToolCallLocation, Map<number, RefEdit>>();
+  // Per list (content blocks are one list), the edit at each position; the edits of server tool calls by id.
+  const edits = new Map<string, Map<number, RefEdit>>();
+  const servers = new Map<unknown, RefEdit>();
   const occurrences = new Map<string, number>();
   // Old id to new id, and the ids some ref still carries: the per-call maps follow (rekeyCallMaps).
   const renames = new Map<string, string>();
   const idsKept = new Set<string>();
-  let changed = false;
   forEachToolCallRef(message, (ref) => {
     const key = `${ref.location}\u0000${ref.id ?? ""}`;
     const occurrence = occurrences.get(key) ?? 0;
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
-    const renamed = e !== undefined && e !== "drop" && e.id !== undefined && e.id !== ref.id;
-    if (ref.id !== undefined) {
-      if (renamed) renames.set(ref.id, e.id!);
-      else if (e !== "drop") idsKept.add(ref.id);
+    const changed = e === "drop" || (e !== undefined && e.id !== ref.id);
+    if (ref.id !== undefined && e !== "drop") {
+      if (changed) renames.set(ref.id, e!.id);
+      else idsKept.add(ref.id);
     }
-    if (e === undefined) return;
-    if (e !== "drop" && !renamed && (e.name === undefined || e.name === ref.name)) return;
-    changed = true;
-    let byPos = edits.get(ref.location);
-    if (!byPos) edits.set(ref.location, (byPos = new Map()));
-    byPos.set(ref.position, e);
+    if (!changed) return;
+    const list = ref.location.startsWith("content.") ? "content" : ref.location;
+    if (!edits.has(list)) edits.set(list, new Map());
+    edits.get(list)!.set(ref.position, e);
+    if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
-  if (!changed && !extra?.promoted?.length) return message;
+  if (edits.size === 0 && !extra?.promoted?.length) return message;
 
-  const apply = <T>(
-    items: T[],
-    location: ToolCallLocation,
-    rewrite: (item: T, e: { id?: string; name?: string }) => T,
-  ) => {
-    const byPos = edits.get(location);
-    if (!byPos) return items;
-    const out: T[] = [];
-    items.forEach((item, i) => {
+  /** `items` with the edits of `list` applied; the same array when it has none. */
+  const apply = (items: unknown, list: string, rename: (item: Dict, id: string) => unknown): unknown[] => {
+    const byPos = edits.get(list);
+    if (!byPos) return items as unknown[];
+    const out: unknown[] = [];
+    (items as unknown[]).forEach((item, i) => {
       const e = byPos.get(i);
-      if (e === "drop") return;
-      out.push(e ? rewrite(item, e) : item);
+      if (e !== "drop") out.push(e ? rename(item as Dict, e.id) : item);
     });
     return out;
   };
   const m = message as unknown as Dict;
-  const renameStd = (c: Dict, e: { id?: string; name?: string }) => withId(c, "id", e.id, e.name);
+  const withCallId = (c: Dict, id: string) => withId(c, "id", id);
 
-  let toolCalls = Array.isArray(m.tool_calls) ? apply(m.tool_calls as Dict[], "tool_calls", renameStd) : [];
+  let toolCalls = Array.isArray(m.tool_calls) ? apply(m.tool_calls, "tool_calls", withCallId) : [];
   if (extra?.promoted?.length) toolCalls = [...toolCalls, ...extra.promoted];
   const invalidToolCalls = Array.isArray(m.invalid_tool_calls)
-    ? apply(m.invalid_tool_calls as Dict[], "invalid_tool_calls", renameStd)
+    ? apply(m.invalid_tool_calls, "invalid_tool_calls", withCallId)
     : [];
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  if (edits.has("additional_kwargs.tool_calls") && Array.isArray(kwargs.tool_calls)) {
-    const raw = apply(kwargs.tool_calls as Dict[], "additional_kwargs.tool_calls", (c, e) => {
-      const fn = isDict(c.function) ? c.function : {};
-      const out = withId(c, "id", e.id);
-      if (e.name !== undefined) out.function = withId(fn, "name", e.name);
-      return out;
-    });
-    kwargs = { ...kwargs, tool_calls: raw };
-    if (raw.length === 0) delete kwargs.tool_calls;
-  }
-  for (const [key, location, idKey] of [
-    ["tool_use", "additional_kwargs.tool_use", "id"],
-    ["toolUse", "additional_kwargs.toolUse", "toolUseId"],
+  for (const [key, own] of [
+    ["tool_calls", ""],
+    ["tool_use", "id"],
+    ["toolUse", "toolUseId"],
   ] as const) {
+    const location = `additional_kwargs.${key}`;
     if (!edits.has(location)) continue;
     const value = kwargs[key];
-    const list = Array.isArray(value) ? (value as Dict[]) : [value as Dict];
-    const rewritten = apply(list, location, (rec, e) => {
-      const k = rec.toolUseId !== undefined ? "toolUseId" : rec.id !== undefined ? "id" : idKey;
-      return withId(rec, k, e.id, e.name);
-    });
+    const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
+      withId(rec, own ? idKeyOf(rec, own) : "id", id),
+    );
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
     else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
   }
 
-  let content = m.content as MessageContent;
-  if (Array.isArray(content)) {
-    const byPos = new Map<number, RefEdit>();
-    for (const loc of [
-      "content.tool_use",
-      "content.tool_call",
-      "content.toolUse",
-      "content.server_tool_use",
-      "content.input_json_delta",
-    ] as const)
-      edits.get(loc)?.forEach((e, pos) => byPos.set(pos, e));
-    if (byPos.size > 0) {
-      const out: unknown[] = [];
+  let content = m.content as unknown[];
+  const blockEdits = edits.get("content");
+  if (Array.isArray(content) && blockEdits) {
+    const out: unknown[] = [];
+    content.forEach((block, i) => {
       // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
-      const servers = new Map<unknown, RefEdit>();
-      edits
-        .get("content.server_tool_use")
-        ?.forEach((e, pos) => servers.set(((content as unknown[])[pos] as Dict).id, e));
-      (content as unknown[]).forEach((block, i) => {
-        const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
-        if (result === "drop") return;
-        if (result) return out.push(withId(block as Dict, "tool_use_id", result.id));
-        const e = byPos.get(i);
-        if (e === "drop") return;
-        if (!e) return out.push(block);
-        const b = block as Dict;
-        if (isDict(b.toolUse)) {
-          const tu = b.toolUse;
-          const k = tu.toolUseId !== undefined ? "toolUseId" : "id";
-          const copy: Dict = { ...b };
-          copy.toolUse = withId(tu, k, e.id, e.name);
-          out.push(copy);
-        } else out.push(renameStd(b, e));
-      });
-      content = out as MessageContent;
-    }
+      const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
+      const e = result ?? blockEdits.get(i);
+      const b = block as Dict;
+      if (e === "drop") return;
+      if (result) out.push(withId(b, "tool_use_id", e!.id));
+      else if (!e) out.push(block);
+      else if (isDict(b.toolUse)) out.push({ ...b, toolUse: withId(b.toolUse, idKeyOf(b.toolUse, "id"), e.id) });
+      else out.push(withCallId(b, e.id));
+    });
+    content = out;
   }
 
   let responseMetadata = isDict(m.response_metadata) ? m.response_metadata : {};
@@ -185,14 +158,10 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     // call is removed goes with it (R7).
     const { output, droppedReasoning } = editOutput(responseMetadata.output as Dict[], (item, i) => {
       const e = outputEdits.get(i);
-      return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id, e.name);
+      return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id);
     });
     responseMetadata = { ...responseMetadata, output };
-    const reasoning = kwargs.reasoning;
-    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) {
-      kwargs = { ...kwargs };
-      delete kwargs.reasoning;
-    }
+    kwargs = withoutReasoning(kwargs, droppedReasoning);
   }
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   return rebuildAssistant(message, {
@@ -214,93 +183,79 @@ export function withoutItemIds(
   message: AIMessage,
   goes: (id: string) => boolean,
 ): { message: AIMessage; droppedReasoning: string[] } {
-  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
+  let kwargs: Dict = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const output = resentOutputOf(message);
-  const fields: Dict = { additional_kwargs: kwargs };
-  let droppedReasoning: string[] = [];
-  const reasoning = kwargs.reasoning;
+  const fields: Dict = {};
+  let droppedReasoning: string[];
   if (output) {
     const edited = editOutput(output, (item) =>
       typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
     );
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
     droppedReasoning = edited.droppedReasoning;
-    if (isDict(reasoning) && droppedReasoning.includes(reasoning.id as string)) delete kwargs.reasoning;
   } else {
-    if (isDict(reasoning) && typeof reasoning.id === "string" && goes(reasoning.id)) {
-      delete kwargs.reasoning;
-      droppedReasoning = [reasoning.id];
-    }
+    const id = isDict(kwargs.reasoning) ? kwargs.reasoning.id : undefined;
+    droppedReasoning = typeof id === "string" && goes(id) ? [id] : [];
     const map = kwargs[OPENAI_ITEM_IDS_KEY];
     if (isDict(map)) {
-      const kept: Dict = {};
-      for (const [callId, itemId] of Object.entries(map))
-        if (typeof itemId !== "string" || !goes(itemId)) kept[callId] = itemId;
-      kwargs[OPENAI_ITEM_IDS_KEY] = kept;
+      const kept = Object.entries(map).filter(([, itemId]) => typeof itemId !== "string" || !goes(itemId));
+      kwargs = { ...kwargs, [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(kept) };
     }
   }
+  fields.additional_kwargs = withoutReasoning(kwargs, droppedReasoning);
   return { message: rebuildAssistant(message, fields), droppedReasoning };
 }
 
-/** A new AIMessage with the given fields replaced and every other constructor field carried over. */
-export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  return new AIMessage(
-    assistantFields(message as unknown as Dict, fields) as ConstructorParameters<typeof AIMessage>[0] & object,
-  );
-}
-
-/** `fields` over `m`'s own, in the message's field order. */
+/** `fields[key]` when given, else the message's own value, else `fallback`. */
 const field = (fields: Dict, m: Dict, key: string, fallback: unknown): unknown =>
   key in fields ? fields[key] : m[key] !== undefined ? m[key] : fallback;
 
 /**
- * The constructor fields of a rebuilt assistant message, as one object literal: spreading two objects into
- * a third makes V8 build it in a slow shape that the message then keeps (measured 20x slower to build).
+ * The constructor fields of a rebuilt message, `fields` over the message's own, in the message's field order:
+ * `content`, the `always` fields (tool calls: without them the constructor re-parses
+ * `additional_kwargs.tool_calls`), the kwargs and metadata, then the `optional` ones it has. Built key by key:
+ * spreading two objects into a third makes V8 build it in a slow shape that the message then keeps (measured 20x
+ * slower to build).
  */
-function assistantFields(m: Dict, fields: Dict): Dict {
-  const init: Dict = {
-    content: field(fields, m, "content", ""),
-    // Always explicit: without it the constructor re-parses additional_kwargs.tool_calls.
-    tool_calls: "tool_calls" in fields ? fields.tool_calls : Array.isArray(m.tool_calls) ? m.tool_calls : [],
-    invalid_tool_calls:
-      "invalid_tool_calls" in fields
-        ? fields.invalid_tool_calls
-        : Array.isArray(m.invalid_tool_calls)
-          ? m.invalid_tool_calls
-          : [],
-    additional_kwargs:
-      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata:
-      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
-  };
-  const id = field(fields, m, "id", undefined);
-  if (id !== undefined) init.id = id;
-  const name = field(fields, m, "name", undefined);
-  if (name !== undefined) init.name = name;
-  const usage = field(fields, m, "usage_metadata", undefined);
-  if (usage !== undefined) init.usage_metadata = usage;
+function carried(message: BaseMessage, fields: Dict, always: readonly string[], optional: readonly string[]): Dict {
+  const m = message as unknown as Dict;
+  const init: Dict = { content: field(fields, m, "content", "") };
+  for (const key of always)
+    init[key] = key in fields ? fields[key] : key === "tool_call_id" || Array.isArray(m[key]) ? m[key] : [];
+  for (const key of RECORDS) init[key] = key in fields ? fields[key] : isDict(m[key]) ? m[key] : {};
+  for (const key of optional) {
+    const value = field(fields, m, key, undefined);
+    if (value !== undefined) init[key] = value;
+  }
   return init;
+}
+
+const RECORDS = ["additional_kwargs", "response_metadata"];
+const ASSISTANT = [
+  ["tool_calls", "invalid_tool_calls"],
+  ["id", "name", "usage_metadata"],
+] as const;
+const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
+const OTHER = [[], ["id", "name"]] as const;
+
+/** A new AIMessage with the given fields replaced and every other constructor field carried over. */
+export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
+  return new AIMessage(carried(message, fields, ...ASSISTANT) as never);
+}
+
+/** A new ToolMessage answering `toolCallId`, every other field carried over. */
+export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
+  return new ToolMessage(carried(message, fields, ...TOOL) as never);
 }
 
 /**
  * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
- * one place that knows each class's fields). Assistant and tool messages go through their own builders.
+ * one place that knows each class's fields).
  */
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
   if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as unknown as T;
   if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as unknown as T;
-  const m = message as unknown as Dict;
-  const init: Dict = {
-    content: field(fields, m, "content", ""),
-    additional_kwargs:
-      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata:
-      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
-  };
-  const id = field(fields, m, "id", undefined);
-  if (id !== undefined) init.id = id;
-  const name = field(fields, m, "name", undefined);
-  if (name !== undefined) init.name = name;
+  const init = carried(message, fields, ...OTHER);
   if (ChatMessage.isInstance(message)) {
     init.role = message.role;
     return new ChatMessage(init as never) as unknown as T;
@@ -312,30 +267,10 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partia
   return new Message(Object.assign({}, message.lc_kwargs as Dict, init));
 }
 
-/** A new ToolMessage answering `toolCallId`, every other field carried over. */
-export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
-  const m = message as unknown as Dict;
-  const init: Dict = {
-    content: field(fields, m, "content", ""),
-    tool_call_id: "tool_call_id" in fields ? fields.tool_call_id : m.tool_call_id,
-    additional_kwargs:
-      "additional_kwargs" in fields ? fields.additional_kwargs : isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata:
-      "response_metadata" in fields ? fields.response_metadata : isDict(m.response_metadata) ? m.response_metadata : {},
-  };
-  for (const key of ["id", "name", "status", "artifact"]) {
-    const value = field(fields, m, key, undefined);
-    if (value !== undefined) init[key] = value;
-  }
-  return new ToolMessage(init as ConstructorParameters<typeof ToolMessage>[0] & object);
-}
-
-function marker(marker: RepairMarker): Dict {
-  const out: Dict = { synthetic: marker.synthetic, reason: marker.reason };
-  if (marker.toolCallId !== undefined) out.toolCallId = marker.toolCallId;
-  if (marker.toolName !== undefined) out.toolName = marker.toolName;
-  if (marker.toolRun !== undefined) out.toolRun = marker.toolRun;
-  return { [REPAIR_MARKER_KEY]: out };
+/** `additional_kwargs` holding the repair marker (its fields that are set). */
+function marker({ synthetic, reason, toolCallId, toolName, toolRun }: RepairMarker): Dict {
+  const fields = Object.entries({ synthetic, reason, toolCallId, toolName, toolRun });
+  return { [REPAIR_MARKER_KEY]: Object.fromEntries(fields.filter(([, value]) => value !== undefined)) };
 }
 
 /**
@@ -360,6 +295,26 @@ export function syntheticToolResult(args: {
   });
 }
 
+/** Per run state: what the default text says happened, why by default, and what the model should do. */
+const SYNTHETIC_TEXTS: Record<ToolRunState, [said: string, why: string, advice: string]> = {
+  never_started: [
+    "did not run",
+    "it was never started",
+    "No result is available; call it again if it is still needed.",
+  ],
+  cancelled: [
+    "did not run",
+    "it was waiting for the user's approval, and the user sent a new message instead",
+    "Do not run it unless the user asks for it again.",
+  ],
+  outcome_unknown: [
+    "has no result",
+    "the run stopped before its result was recorded",
+    "It may have started, and may have taken effect; its outcome is unknown. " +
+      "Do not call it again without first checking whether it already took effect.",
+  ],
+};
+
 /**
  * The default text of a synthetic result. It claims only what is known: a call whose tool may have started is
  * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
@@ -378,28 +333,31 @@ export const defaultSyntheticText = boundary(
     if (!isDict(call)) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
-    if (name !== undefined && typeof name !== "string")
-      throw expectedInput(fn, "call.name", "a string or undefined", name);
-    if (note !== undefined && typeof note !== "string")
-      throw expectedInput(fn, "call.note", "a string or undefined", note);
+    for (const [key, value] of Object.entries({ name, note }))
+      if (value !== undefined && typeof value !== "string")
+        throw expectedInput(fn, `call.${key}`, "a string or undefined", value);
     if (!TOOL_RUN_STATES.includes(toolRun))
       throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
-    const tool = name ? `Tool "${name}"` : "The tool";
-    if (toolRun === "never_started") {
-      const why = note ?? "it was never started";
-      return `${tool} (call ${id}) did not run: ${why}. No result is available; call it again if it is still needed.`;
-    }
-    if (toolRun === "cancelled") {
-      const why = note ?? "it was waiting for the user's approval, and the user sent a new message instead";
-      return `${tool} (call ${id}) did not run: ${why}. Do not run it unless the user asks for it again.`;
-    }
-    const why = note ?? "the run stopped before its result was recorded";
-    return (
-      `${tool} (call ${id}) has no result: ${why}. It may have started, and may have taken effect; its outcome is unknown. ` +
-      "Do not call it again without first checking whether it already took effect."
-    );
+    const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
   },
 );
+
+/**
+ * A user message that says `label`, then `content` (text after it, blocks after a text block of it), keeping
+ * `id`: every provider accepts a user message. Marked with `marked`.
+ */
+function userText(content: unknown, label: string, id: unknown, marked: RepairMarker): HumanMessage {
+  const body =
+    typeof content === "string"
+      ? `${label}\n${content}`
+      : [{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])];
+  return new HumanMessage({
+    content: body as MessageContent,
+    ...(typeof id === "string" ? { id } : {}),
+    additional_kwargs: marker(marked),
+  });
+}
 
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
@@ -410,24 +368,15 @@ export function orphanResultAsUserMessage(
   toolCallId: string | undefined,
 ): HumanMessage {
   const name = (result as unknown as Dict).name;
-  const label = `[Tool result${typeof name === "string" && name ? ` from "${name}"` : ""}${
+  const toolName = typeof name === "string" ? name : undefined;
+  const label = `[Tool result${toolName ? ` from "${toolName}"` : ""}${
     toolCallId ? ` for call ${toolCallId}` : ""
   }; its tool call is no longer in this conversation.]`;
-  const content = result.content as MessageContent;
-  const body: MessageContent =
-    typeof content === "string"
-      ? `${label}\n${content}`
-      : ([{ type: "text", text: label }, ...((Array.isArray(content) ? content : []) as Dict[])] as MessageContent);
-  const id = (result as unknown as Dict).id;
-  return new HumanMessage({
-    content: body,
-    ...(typeof id === "string" ? { id } : {}),
-    additional_kwargs: marker({
-      synthetic: false,
-      reason: "orphan_result",
-      toolCallId,
-      toolName: typeof name === "string" ? name : undefined,
-    }),
+  return userText(result.content, label, result.id, {
+    synthetic: false,
+    reason: "orphan_result",
+    toolCallId,
+    toolName,
   });
 }
 
@@ -440,16 +389,13 @@ const MAX_BLOCK_JSON = 20_000;
 /** Content block types every adapter sends in a user message (text, images, files, audio, video). */
 const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "document", "audio", "video"]);
 
-/** Blocks a user message may carry as they are; any other one (a JSON result block, a bare string) as its text. */
-function asUserBlocks(content: unknown[], maxJson: number): Dict[] {
-  const out: Dict[] = [];
-  for (const block of content) {
-    if (typeof block === "string") out.push({ type: "text", text: block });
-    else if (isDict(block) && typeof block.type === "string" && USER_BLOCK_TYPES.has(block.type)) out.push(block);
-    else out.push({ type: "text", text: safeJson(block, maxJson) });
-  }
-  return out;
-}
+/** A block a user message may carry as it is; any other one (a JSON result block, a bare string) as its text. */
+const asUserBlock = (block: unknown): unknown =>
+  typeof block === "string"
+    ? { type: "text", text: block }
+    : isDict(block) && USER_BLOCK_TYPES.has(block.type as string)
+      ? block
+      : { type: "text", text: safeJson(block, MAX_BLOCK_JSON) };
 
 /**
  * A tool result as a user message, for a request that carries no tools: a label that names the tool, the call
@@ -459,22 +405,19 @@ function asUserBlocks(content: unknown[], maxJson: number): Dict[] {
  */
 export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
   const r = result as unknown as Dict;
-  const name = typeof r.name === "string" && r.name !== "" ? r.name : undefined;
+  const toolName = typeof r.name === "string" && r.name !== "" ? r.name : undefined;
   const toolCallId = typeof r.tool_call_id === "string" && r.tool_call_id !== "" ? r.tool_call_id : undefined;
   const failed = r.status === "error" ? " (the tool reported an error)" : "";
-  const label = `[Result of ${name ? `tool "${name}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
+  const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
   const content = result.content as unknown;
-  const blocks = Array.isArray(content) ? asUserBlocks(content, MAX_BLOCK_JSON) : undefined;
+  const blocks = Array.isArray(content) ? Array.from(content, asUserBlock) : undefined;
   const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
-  const body: MessageContent = empty
-    ? `${label}\n${NO_OUTPUT_TEXT}`
-    : blocks
-      ? ([{ type: "text", text: label }, ...blocks] as MessageContent)
-      : `${label}\n${content as string}`;
-  return new HumanMessage({
-    content: body,
-    ...(typeof r.id === "string" ? { id: r.id } : {}),
-    additional_kwargs: marker({ synthetic: isSyntheticResult(result), reason, toolCallId, toolName: name }),
+  const synthetic = isSyntheticResult(result);
+  return userText(empty ? NO_OUTPUT_TEXT : (blocks ?? content), label, r.id, {
+    synthetic,
+    reason,
+    toolCallId,
+    toolName,
   });
 }
 
@@ -488,17 +431,7 @@ export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
 
 /** A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic. */
 export function labeledUserText(message: BaseMessage, label: string, reason: string): HumanMessage {
-  const content = message.content as MessageContent;
-  const body: MessageContent =
-    typeof content === "string"
-      ? `${label}\n${content}`
-      : ([{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])] as MessageContent);
-  const id = (message as unknown as Dict).id;
-  return new HumanMessage({
-    content: body,
-    ...(typeof id === "string" ? { id } : {}),
-    additional_kwargs: marker({ synthetic: false, reason }),
-  });
+  return userText(message.content, label, message.id, { synthetic: false, reason });
 }
 
 /**
@@ -602,22 +535,18 @@ export function reasoningAsText(block: Dict, label: string): Dict | undefined {
   return text.trim() === "" ? undefined : { type: "text", text: `[${label}:]\n${text}` };
 }
 
-function describeCall(call: DistinctCall): string {
-  return (
-    `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
-    `with arguments ${callArgsText(call.args)}]`
-  );
-}
-
-/** The message's own content, then one line per call. */
-function withCallText(content: MessageContent, calls: DistinctCall[]): MessageContent {
-  const text = calls.map(describeCall).join("\n");
-  if (typeof content === "string") return isBlankText(content) ? text : `${content}\n\n${text}`;
-  return [...content, { type: "text", text }] as MessageContent;
-}
-
 /** An assistant message with its client calls (every location) written out as text after its own content. */
 export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]): AIMessage {
   const stripped = rewriteToolCalls(message, (ref) => (isClientCall(ref) ? "drop" : undefined));
-  return rebuildAssistant(stripped, { content: withCallText(stripped.content as MessageContent, calls) });
+  const text = calls
+    .map(
+      (call) =>
+        `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
+        `with arguments ${callArgsText(call.args)}]`,
+    )
+    .join("\n");
+  const own = stripped.content;
+  const content =
+    typeof own === "string" ? (isBlankText(own) ? text : `${own}\n\n${text}`) : [...own, { type: "text", text }];
+  return rebuildAssistant(stripped, { content });
 }

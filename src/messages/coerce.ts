@@ -17,13 +17,11 @@ import {
 import { ToolCallRepairInputError, boundary, errorText, expectedInput } from "../errors";
 import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
-export { ToolCallRepairInputError };
-
 export function isMessage(value: unknown): value is BaseMessage {
   return BaseMessage.isInstance(value as BaseMessage);
 }
 
-const ROLE_ALIASES: Record<string, "human" | "ai" | "tool" | "system"> = Object.assign(Object.create(null), {
+const ROLE_ALIASES: Record<string, Kind> = Object.assign(Object.create(null), {
   user: "human",
   human: "human",
   assistant: "ai",
@@ -34,109 +32,79 @@ const ROLE_ALIASES: Record<string, "human" | "ai" | "tool" | "system"> = Object.
   developer: "system",
 });
 
-const LC_CLASS: Record<string, "human" | "ai" | "tool" | "system" | "chat"> = Object.assign(Object.create(null), {
+/** The message classes an lc-serialized constructor names (their `...Chunk` classes too). */
+const LC_CLASS: Record<string, Kind> = Object.assign(Object.create(null), {
   HumanMessage: "human",
-  HumanMessageChunk: "human",
   AIMessage: "ai",
-  AIMessageChunk: "ai",
   ToolMessage: "tool",
-  ToolMessageChunk: "tool",
   SystemMessage: "system",
-  SystemMessageChunk: "system",
   ChatMessage: "chat",
-  ChatMessageChunk: "chat",
 });
 
-/** The stored-format types `mapStoredMessageToChatMessage` reads. */
-const STORED_TYPES = new Set(["human", "ai", "system", "tool", "generic", "function"]);
+type Kind = "human" | "ai" | "tool" | "system" | "chat";
+
+const CLASSES = { human: HumanMessage, ai: AIMessage, tool: ToolMessage, system: SystemMessage, chat: ChatMessage };
 
 /** OpenAI wire tool calls `{id, function:{name, arguments}}` to LangChain `{id, name, args}`. */
 function toLangChainToolCall(call: Dict): Dict {
-  if (isDict(call.function)) {
-    const fn = call.function;
-    let args: unknown = {};
-    if (typeof fn.arguments === "string") {
-      try {
-        args = fn.arguments.trim() ? JSON.parse(fn.arguments) : {};
-      } catch {
-        args = { __raw_arguments: fn.arguments };
-      }
-    } else if (isDict(fn.arguments)) args = fn.arguments;
-    return {
-      id: call.id,
-      name: typeof fn.name === "string" ? fn.name : "",
-      args: isDict(args) ? args : { value: args },
-      type: "tool_call",
-    };
+  const fn = call.function;
+  if (!isDict(fn)) return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
+  let args: unknown = isDict(fn.arguments) ? fn.arguments : {};
+  if (typeof fn.arguments === "string") {
+    try {
+      args = fn.arguments.trim() ? JSON.parse(fn.arguments) : {};
+    } catch {
+      args = { __raw_arguments: fn.arguments };
+    }
   }
-  return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
+  const name = typeof fn.name === "string" ? fn.name : "";
+  return { id: call.id, name, args: isDict(args) ? args : { value: args }, type: "tool_call" };
 }
 
 /** Content as a message can hold it: a string or an array; a single block becomes a one-block array. */
 function contentOf(value: unknown): unknown {
   if (value === undefined || value === null) return ""; // OpenAI-format assistant messages that only carry tool_calls
   if (typeof value === "string" || Array.isArray(value)) return value;
-  if (isDict(value)) return [value];
-  return String(value);
+  return isDict(value) ? [value] : String(value);
 }
 
-function build(kind: "human" | "ai" | "tool" | "system" | "chat", fields: Dict): BaseMessage {
-  const common: Dict = { content: contentOf(fields.content) };
-  for (const key of ["id", "name", "additional_kwargs", "response_metadata"])
-    if (fields[key] !== undefined) common[key] = fields[key];
-  switch (kind) {
-    case "human":
-      return new HumanMessage(common as never);
-    case "system":
-      return new SystemMessage(common as never);
-    case "chat":
-      return new ChatMessage({ ...common, role: typeof fields.role === "string" ? fields.role : "user" } as never);
-    case "tool": {
-      const id = fields.tool_call_id;
-      return new ToolMessage({
-        ...common,
-        // A missing id is kept missing (the pairing pass reports it); numbers are stringified.
-        tool_call_id: typeof id === "number" ? String(id) : (id as string),
-        ...(fields.status !== undefined ? { status: fields.status } : {}),
-        ...(fields.artifact !== undefined ? { artifact: fields.artifact } : {}),
-      } as never);
-    }
-    case "ai": {
-      const raw = fields.tool_calls;
-      const list = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
-      return new AIMessage({
-        ...common,
-        // Entries that are not objects carry no call to keep.
-        tool_calls: list.filter(isDict).map(toLangChainToolCall),
-        invalid_tool_calls: Array.isArray(fields.invalid_tool_calls) ? fields.invalid_tool_calls : [],
-        ...(fields.usage_metadata !== undefined ? { usage_metadata: fields.usage_metadata } : {}),
-      } as never);
-    }
+/** The message of `kind` with the fields it takes from `fields`. */
+function build(kind: Kind, fields: Dict): BaseMessage {
+  const init: Dict = { content: contentOf(fields.content) };
+  const copy = (keys: string[]) => {
+    for (const key of keys) if (fields[key] !== undefined) init[key] = fields[key];
+  };
+  copy(["id", "name", "additional_kwargs", "response_metadata"]);
+  if (kind === "chat") init.role = typeof fields.role === "string" ? fields.role : "user";
+  if (kind === "tool") {
+    // A missing id is kept missing (the pairing pass reports it); numbers are stringified.
+    init.tool_call_id = typeof fields.tool_call_id === "number" ? String(fields.tool_call_id) : fields.tool_call_id;
+    copy(["status", "artifact"]);
   }
-}
-
-/** LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping. */
-function isStoredMessage(value: Dict): boolean {
-  return (
-    typeof value.type === "string" &&
-    STORED_TYPES.has(value.type) &&
-    isDict(value.data) &&
-    !("role" in value) &&
-    !("content" in value)
-  );
+  if (kind === "ai") {
+    const raw = fields.tool_calls;
+    // Entries that are not objects carry no call to keep.
+    init.tool_calls = (raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw])
+      .filter(isDict)
+      .map(toLangChainToolCall);
+    init.invalid_tool_calls = Array.isArray(fields.invalid_tool_calls) ? fields.invalid_tool_calls : [];
+    copy(["usage_metadata"]);
+  }
+  return new (CLASSES[kind] as new (fields: Dict) => BaseMessage)(init);
 }
 
 /**
  * Whether stored `data` has something to read: a content that is not null, or, for an assistant message, tool
  * calls (OpenAI-style assistant turns carry only calls).
  */
-function hasStoredContent(type: string, data: Dict): boolean {
+function hasStoredContent(type: unknown, data: Dict): boolean {
   if (data.content !== undefined && data.content !== null) return true;
-  if (type !== "ai") return false;
-  const kwargs = isDict(data.additional_kwargs) ? data.additional_kwargs : {};
-  return [data.tool_calls, data.invalid_tool_calls, kwargs.tool_calls].some((calls) =>
-    Array.isArray(calls) ? calls.length > 0 : isDict(calls),
-  );
+  const calls = [
+    data.tool_calls,
+    data.invalid_tool_calls,
+    isDict(data.additional_kwargs) && data.additional_kwargs.tool_calls,
+  ];
+  return type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)));
 }
 
 /**
@@ -161,7 +129,7 @@ export function readMessage(value: unknown, index: number): BaseMessage {
   if (!isDict(value)) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)}, not a message`);
   if (value.lc === 1 && value.type === "constructor" && Array.isArray(value.id)) {
     const className = value.id[value.id.length - 1];
-    const kind = typeof className === "string" ? LC_CLASS[className] : undefined;
+    const kind = typeof className === "string" ? LC_CLASS[className.replace(/Chunk$/, "")] : undefined;
     if (!kind || !isDict(value.kwargs))
       throw ToolCallRepairInputError.atMessage(
         index,
@@ -169,27 +137,20 @@ export function readMessage(value: unknown, index: number): BaseMessage {
       );
     return build(kind, value.kwargs);
   }
-  if (
-    isStoredMessage(value) ||
-    (isDict(value) && "data" in value && !("content" in value) && typeof value.type === "string")
-  ) {
+  // LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping.
+  if ("data" in value && !("content" in value) && typeof value.type === "string") {
+    const stored = `is a stored message of type ${quoteValue(value.type)}`;
     if (!isDict(value.data))
-      throw ToolCallRepairInputError.atMessage(
-        index,
-        `is a stored message of type ${quoteValue(value.type)} whose data is ${describeValue(value.data)}`,
-      );
+      throw ToolCallRepairInputError.atMessage(index, `${stored} whose data is ${describeValue(value.data)}`);
     // As for plain objects: nothing to read would become an empty message, which a later pass would delete.
-    if (!hasStoredContent(value.type as string, value.data))
-      throw ToolCallRepairInputError.atMessage(
-        index,
-        `is a stored message of type ${quoteValue(value.type)} whose data has no content`,
-      );
+    if (!hasStoredContent(value.type, value.data))
+      throw ToolCallRepairInputError.atMessage(index, `${stored} whose data has no content`);
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {
       throw ToolCallRepairInputError.atMessage(
         index,
-        `is a stored message of type ${quoteValue(value.type)} that LangChain cannot read (${errorText(error)})`,
+        `${stored} that LangChain cannot read (${errorText(error)})`,
         error,
       );
     }

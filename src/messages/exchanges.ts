@@ -25,15 +25,15 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, boundary } from "../errors";
 import {
-  forEachToolCallRef,
+  callIdsOf,
   isAssistant,
   isDict,
   isToolResult,
   isUnsignedReasoning,
   REPAIR_MARKER_KEY,
   resultIdOf,
-  serverToolResultIds,
   turnOf,
+  type Turn,
 } from "./inspect";
 
 export interface OpenExchange {
@@ -43,26 +43,22 @@ export interface OpenExchange {
   unanswered: string[];
 }
 
-/**
- * Calls of one assistant message that a result can answer: every location, deduplicated, in location order.
- * With `servers`, unanswered Anthropic server tools (`server_tool_use` with no inline result) are included:
- * no ToolMessage can answer them, but they keep the exchange open for the provider.
- */
-function exchangeCallIds(message: unknown, servers: boolean): string[] {
-  const ids = new Set<string>();
-  const answeredInline = serverToolResultIds(message);
-  forEachToolCallRef(message, (ref) => {
-    if (ref.id === undefined) return;
-    if (ref.location === "content.server_tool_use" && (!servers || answeredInline.has(ref.id))) return;
-    ids.add(ref.id);
-  });
-  return [...ids];
+/** The ids the tool results from index `from` on answer. */
+function answeredFrom(messages: readonly BaseMessage[], from: number): Set<string | undefined> {
+  const answered = new Set<string | undefined>();
+  for (let j = from; j < messages.length; j++)
+    if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
+  return answered;
 }
 
-/** Index of the last assistant message (any), or -1. */
-function lastAssistantIndex(messages: readonly BaseMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (isAssistant(messages[i])) return i;
-  return -1;
+/** `calls` of the message at `index` that `answered` lacks, as an open exchange; undefined when there are none. */
+function openExchange(
+  index: number,
+  calls: string[],
+  answered: ReadonlySet<string | undefined>,
+): OpenExchange | undefined {
+  const unanswered = calls.filter((id) => !answered.has(id));
+  return unanswered.length > 0 ? { index, unanswered } : undefined;
 }
 
 /**
@@ -76,17 +72,12 @@ export const trailingOpenExchange = boundary(
     let index = messages.length - 1;
     while (index >= 0 && isToolResult(messages[index])) index--;
     if (index < 0 || !isAssistant(messages[index])) return undefined;
-    const calls = exchangeCallIds(messages[index], true);
-    if (calls.length === 0) return undefined;
-    const own = new Set(exchangeCallIds(messages[index], false)); // no ToolMessage answers a server tool
-    const answered = new Set<string>();
-    for (let j = index + 1; j < messages.length; j++) {
-      const id = resultIdOf(messages[j] as never);
-      if (id === undefined || !own.has(id) || answered.has(id)) return undefined; // a stray or duplicate result
-      answered.add(id);
-    }
-    const unanswered = calls.filter((id) => !answered.has(id));
-    return unanswered.length > 0 ? { index, unanswered } : undefined;
+    const own = new Set(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
+    const answered = answeredFrom(messages, index + 1);
+    // A stray or duplicate result: not an exchange the provider sees as open.
+    if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id as string)))
+      return undefined;
+    return openExchange(index, callIdsOf(messages[index], true), answered);
   },
 );
 
@@ -98,38 +89,27 @@ export const resumableExchange = boundary(
   "resumableExchange",
   function resumableExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
     assertArray(messages, "resumableExchange");
-    const index = lastAssistantIndex(messages);
-    if (index < 0) return undefined;
-    const calls = exchangeCallIds(messages[index], false);
-    if (calls.length === 0) return undefined;
-    const answered = new Set<string>();
-    for (let j = index + 1; j < messages.length; j++) {
-      const m = messages[j];
-      if (!isToolResult(m)) continue;
-      const id = resultIdOf(m);
-      if (id !== undefined) answered.add(id);
-    }
-    const unanswered = calls.filter((id) => !answered.has(id));
-    return unanswered.length > 0 ? { index, unanswered } : undefined;
+    let index = messages.length - 1;
+    while (index >= 0 && !isAssistant(messages[index])) index--;
+    return index < 0
+      ? undefined
+      : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
   },
 );
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
- * anywhere in it answers. Calls are read the provider's way ({@link exchangeCallIds} with server tools: an
+ * anywhere in it answers. Calls are read the provider's way ({@link callIdsOf} with server tools: an
  * Anthropic server tool answered inline is not open, one without its result is).
  */
 export const unansweredCallIds = boundary(
   "unansweredCallIds",
   function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
     assertArray(messages, "unansweredCallIds");
+    const answered = answeredFrom(messages, 0);
     const calls = new Set<string>();
-    for (const m of messages) if (isAssistant(m)) for (const id of exchangeCallIds(m, true)) calls.add(id);
-    for (const m of messages) {
-      if (!isToolResult(m)) continue;
-      const id = resultIdOf(m);
-      if (id !== undefined) calls.delete(id);
-    }
+    for (const m of messages)
+      if (isAssistant(m)) for (const id of callIdsOf(m, true)) if (!answered.has(id)) calls.add(id);
     return calls;
   },
 );
@@ -148,23 +128,24 @@ export const unansweredCallIds = boundary(
  */
 
 const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+const isReasoningBlock = (block: unknown): boolean => isDict(block) && REASONING_BLOCKS.has(block.type as string);
 
 /** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
-export function startsWithReasoning(message: BaseMessage): boolean {
-  const first = Array.isArray(message.content) ? message.content[0] : undefined;
-  return isDict(first) && typeof first.type === "string" && REASONING_BLOCKS.has(first.type);
-}
+const startsWithReasoning = (message: BaseMessage): boolean =>
+  Array.isArray(message.content) && isReasoningBlock(message.content[0]);
 
 const makesCalls = (m: BaseMessage): boolean => {
   const calls = (m as { tool_calls?: unknown }).tool_calls;
   return turnOf(m) === "assistant" && Array.isArray(calls) && calls.length > 0;
 };
 
-/** The turn before index `i` (system messages are no turn) and its index. */
-function turnBefore(messages: readonly BaseMessage[], i: number): { turn: ReturnType<typeof turnOf>; at: number } {
-  let at = i - 1;
-  while (at >= 0 && (turnOf(messages[at]) === "system" || turnOf(messages[at]) === undefined)) at--;
-  return { turn: at >= 0 ? turnOf(messages[at]) : undefined, at };
+/** The turn before index `i`: system messages are no turn, and with `skipUsers` neither are user messages. */
+function turnBefore(messages: readonly BaseMessage[], i: number, skipUsers: boolean): Turn {
+  for (let at = i - 1; at >= 0; at--) {
+    const turn = turnOf(messages[at]);
+    if (turn !== "system" && turn !== undefined && !(skipUsers && turn === "user")) return turn;
+  }
+  return undefined;
 }
 
 /** The first message with calls at or after `from`, or -1. */
@@ -181,16 +162,11 @@ function reasoningLoop(
   messages: readonly BaseMessage[],
   alternation: boolean,
 ): { from: number; anchor: number } | undefined {
-  let end = turnBefore(messages, messages.length);
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
-  if (!alternation) while (end.turn === "user") end = turnBefore(messages, end.at);
-  if (end.turn !== "tool") return undefined;
+  if (turnBefore(messages, messages.length, !alternation) !== "tool") return undefined;
   let from = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (turnOf(messages[i]) !== "user") continue;
-    let before = turnBefore(messages, i);
-    while (before.turn === "user") before = turnBefore(messages, before.at);
-    if (before.turn === "tool") continue;
+    if (turnOf(messages[i]) !== "user" || turnBefore(messages, i, true) === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
     if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i]))
@@ -203,16 +179,12 @@ function reasoningLoop(
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
-const isKeptStrayResult = (m: BaseMessage): boolean => {
-  const kwargs = (m as { additional_kwargs?: unknown }).additional_kwargs;
-  const marker = isDict(kwargs) ? kwargs[REPAIR_MARKER_KEY] : undefined;
-  return isDict(marker) && marker.reason === "orphan_result";
-};
+const isKeptStrayResult = (m: BaseMessage): boolean =>
+  (m.additional_kwargs?.[REPAIR_MARKER_KEY] as { reason?: unknown } | undefined)?.reason === "orphan_result";
 
 /** The anchor of the open reasoning loop (see above), or -1. */
-export function reasoningLoopAnchor(messages: readonly BaseMessage[], alternation: boolean): number {
-  return reasoningLoop(messages, alternation)?.anchor ?? -1;
-}
+const reasoningLoopAnchor = (messages: readonly BaseMessage[], alternation: boolean): number =>
+  reasoningLoop(messages, alternation)?.anchor ?? -1;
 
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
@@ -221,13 +193,8 @@ export function reasoningLoopAnchor(messages: readonly BaseMessage[], alternatio
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
   const anchor = reasoningLoopAnchor(messages, alternation);
   const found: number[] = [];
-  if (anchor === -1) return found;
-  for (let i = anchor + 1; i < messages.length; i++) {
-    if (turnOf(messages[i]) !== "user") continue;
-    let before = turnBefore(messages, i);
-    while (before.turn === "user") before = turnBefore(messages, before.at);
-    if (alternation || before.turn === "assistant") found.push(i);
-  }
+  for (let i = anchor + 1; anchor !== -1 && i < messages.length; i++)
+    if (turnOf(messages[i]) === "user" && (alternation || turnBefore(messages, i, true) === "assistant")) found.push(i);
   return found;
 }
 
@@ -236,10 +203,8 @@ export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  * the provider's turns alternate, so user text after the last results closes the loop). In order.
  */
 export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
-  const loop = reasoningLoop(messages, alternation);
   const found: number[] = [];
-  if (loop === undefined) return found;
-  for (let i = loop.from; i < messages.length - 1; i++)
+  for (let i = reasoningLoop(messages, alternation)?.from ?? messages.length; i < messages.length - 1; i++)
     if (turnOf(messages[i]) === "assistant" && !makesCalls(messages[i]) && turnOf(messages[i + 1]) === "assistant")
       found.push(i);
   return found;
@@ -252,12 +217,9 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  */
 function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
-  if (block.type === "reasoning") return typeof block.reasoning === "string" && block.reasoning !== "";
-  const text = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
-  return (
-    (typeof text === "string" && text !== "") ||
-    (typeof block.redactedContent === "string" && block.redactedContent !== "")
-  );
+  const said = (value: unknown) => typeof value === "string" && value !== "";
+  if (block.type === "reasoning") return said(block.reasoning);
+  return said(isDict(block.reasoningText) ? block.reasoningText.text : undefined) || said(block.redactedContent);
 }
 
 /**
@@ -268,11 +230,7 @@ export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]):
   const anchor = reasoningLoopAnchor(messages, true);
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
-  for (
-    let k = 0;
-    k < content.length && isDict(content[k]) && REASONING_BLOCKS.has(String((content[k] as { type?: unknown }).type));
-    k++
-  )
+  for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++)
     if (sentAsReasoningByConverse(content[k])) return -1;
   return anchor;
 }

@@ -36,7 +36,7 @@ export interface ToolCallRef {
 }
 
 const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
-const asName = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
 
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` come as one dict or a list of them. */
 function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) => void): void {
@@ -54,68 +54,60 @@ export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown):
   return refs;
 });
 
+/** The location of a content block that carries a call, by its type first, as the adapters read it. */
+function blockLocation(b: Dict): ToolCallLocation | undefined {
+  const type = b.type;
+  if (type === "tool_use") return "content.tool_use";
+  if (type === "tool_call") return "content.tool_call";
+  if (type === "server_tool_use") return "content.server_tool_use";
+  if (type === "input_json_delta" && b.id !== undefined) return "content.input_json_delta";
+  return isDict(b.toolUse) ? "content.toolUse" : undefined;
+}
+
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
 export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) => void): void {
   if (!isAssistant(message)) return;
-  const m = message as unknown as Dict;
   const push = (rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
-    visit({ id: asId(rawId), rawId, name: asName(name), location, position });
-
-  const toolCalls = m.tool_calls;
-  if (Array.isArray(toolCalls)) {
-    for (let i = 0; i < toolCalls.length; i++) {
-      const c = toolCalls[i];
-      push(isDict(c) ? c.id : undefined, isDict(c) ? c.name : undefined, "tool_calls", i);
+    visit({ id: asId(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
+  const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
+  if (Array.isArray(calls))
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i];
+      push(pick(c, "id"), pick(c, "name"), "tool_calls", i);
     }
-  }
-  const invalid = m.invalid_tool_calls;
-  if (Array.isArray(invalid)) {
+  // An entry that is not a record names no call (the shape pass drops it).
+  if (Array.isArray(invalid))
     for (let i = 0; i < invalid.length; i++) {
       const c = invalid[i];
-      // An entry that is not a record names no call (the shape pass drops it).
       if (isDict(c)) push(c.id, c.name, "invalid_tool_calls", i);
     }
-  }
-  const kwargs = m.additional_kwargs;
   if (isDict(kwargs)) {
     const raw = kwargs.tool_calls;
-    if (Array.isArray(raw)) {
+    if (Array.isArray(raw))
       for (let i = 0; i < raw.length; i++) {
         const c = raw[i];
-        const fn = isDict(c) && isDict(c.function) ? c.function : undefined;
-        push(isDict(c) ? c.id : undefined, fn?.name, "additional_kwargs.tool_calls", i);
+        push(pick(c, "id"), pick(pick(c, "function"), "name"), "additional_kwargs.tool_calls", i);
       }
-    }
     if (kwargs.tool_use !== undefined)
-      eachToolUseRecord(kwargs.tool_use, (rec, i) =>
-        push(rec.id ?? rec.toolUseId, rec.name, "additional_kwargs.tool_use", i),
-      );
+      eachToolUseRecord(kwargs.tool_use, (r, i) => push(r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i));
     if (kwargs.toolUse !== undefined)
-      eachToolUseRecord(kwargs.toolUse, (rec, i) =>
-        push(rec.toolUseId ?? rec.id, rec.name, "additional_kwargs.toolUse", i),
-      );
+      eachToolUseRecord(kwargs.toolUse, (r, i) => push(r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i));
   }
-  const content = m.content;
-  if (Array.isArray(content)) {
+  const content = message.content;
+  if (Array.isArray(content))
     for (let i = 0; i < content.length; i++) {
       const b = content[i];
-      if (!isDict(b)) continue;
-      const type = b.type;
-      if (type === "tool_use") push(b.id, b.name, "content.tool_use", i);
-      else if (type === "tool_call") push(b.id, b.name, "content.tool_call", i);
-      else if (type === "server_tool_use") push(b.id, b.name, "content.server_tool_use", i);
-      else if (type === "input_json_delta" && b.id !== undefined) push(b.id, b.name, "content.input_json_delta", i);
-      else if (isDict(b.toolUse)) push(b.toolUse.toolUseId ?? b.toolUse.id, b.toolUse.name, "content.toolUse", i);
+      const location = isDict(b) ? blockLocation(b) : undefined;
+      const call = location === "content.toolUse" ? ((b as Dict).toolUse as Dict) : (b as Dict);
+      if (location)
+        push(location === "content.toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
     }
-  }
-  const meta = m.response_metadata;
-  if (isDict(meta) && Array.isArray(meta.output)) {
-    const output = meta.output;
+  const output = pick(message.response_metadata, "output");
+  if (Array.isArray(output))
     for (let i = 0; i < output.length; i++) {
       const item = output[i];
       if (isDict(item) && item.type === "function_call") push(item.call_id, item.name, "response_metadata.output", i);
     }
-  }
 }
 
 /**
@@ -124,15 +116,11 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
  * common case, which the passes read straight from `tool_calls` without visiting each location.
  */
 export function callsOnlyInToolCalls(message: AIMessage): boolean {
-  const m = message as unknown as Dict;
-  const invalid = m.invalid_tool_calls;
+  const { invalid_tool_calls: invalid, tool_calls: toolCalls, additional_kwargs: kwargs } = message as unknown as Dict;
   if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
-  const toolCalls = m.tool_calls;
   if (toolCalls !== undefined && !Array.isArray(toolCalls)) return false;
-  const kwargs = m.additional_kwargs;
   if (kwargs !== undefined && kwargs !== null) {
-    if (!isDict(kwargs)) return false;
-    if (kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
+    if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
     const raw = kwargs.tool_calls;
     if (raw !== undefined) {
       const calls = (toolCalls ?? []) as unknown[];
@@ -144,15 +132,11 @@ export function callsOnlyInToolCalls(message: AIMessage): boolean {
       }
     }
   }
-  const content = m.content;
+  const content = message.content;
   if (Array.isArray(content))
-    for (let i = 0; i < content.length; i++) {
-      const b = content[i];
-      if (isDict(b) && ((typeof b.type === "string" && CALL_BLOCK_TYPES.has(b.type)) || b.toolUse !== undefined))
-        return false;
-    }
-  const meta = m.response_metadata;
-  return !(isDict(meta) && Array.isArray(meta.output) && meta.output.length > 0);
+    for (const b of content) if (isDict(b) && (b.toolUse !== undefined || isCallBlock(b))) return false;
+  const output = pick(message.response_metadata, "output");
+  return !(Array.isArray(output) && output.length > 0);
 }
 
 /** One tool call of an assistant message, read once however many locations mirror it. */
@@ -172,20 +156,15 @@ export interface DistinctCall {
  * without an id is a call of its own. `include` picks references (default: all).
  */
 export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => boolean): DistinctCall[] {
-  const calls: DistinctCall[] = [];
-  const byId = new Map<string, DistinctCall>();
+  const byId = new Map<string | ToolCallRef, DistinctCall>();
   forEachToolCallRef(message, (ref) => {
     if (include && !include(ref)) return;
-    const known = ref.id === undefined ? undefined : byId.get(ref.id);
-    if (known) {
-      if (known.name === undefined) known.name = ref.name;
-      return;
-    }
-    const call: DistinctCall = { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location };
-    calls.push(call);
-    if (ref.id !== undefined) byId.set(ref.id, call);
+    const known = byId.get(ref.id ?? ref);
+    if (!known)
+      byId.set(ref.id ?? ref, { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location });
+    else known.name ??= ref.name;
   });
-  return calls;
+  return [...byId.values()];
 }
 
 /** Longest argument text {@link callArgsText} gives (what was asked, not every byte of a huge payload). */
@@ -202,16 +181,25 @@ export function callArgsText(args: unknown): string {
 }
 
 /**
+ * The call ids of an assistant message, every location, deduplicated, in order (`tool_calls` first); empty for
+ * any other message. An Anthropic server tool answered inline never counts; one without its result counts only
+ * with `servers` (no ToolMessage can answer it, but it keeps the exchange open for the provider).
+ */
+export function callIdsOf(message: unknown, servers: boolean): string[] {
+  const ids = new Set<string>();
+  const answered = serverToolResultIds(message);
+  forEachToolCallRef(message, (ref) => {
+    if (ref.id !== undefined && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
+  });
+  return [...ids];
+}
+
+/**
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
 export const toolCallIdsOf = boundary("toolCallIdsOf", function toolCallIdsOf(message: unknown): string[] {
-  const ids = new Set<string>();
-  const answered = serverToolResultIds(message);
-  forEachToolCallRef(message, (ref) => {
-    if (ref.id !== undefined && !(ref.location === "content.server_tool_use" && answered.has(ref.id))) ids.add(ref.id);
-  });
-  return [...ids];
+  return callIdsOf(message, true);
 });
 
 /** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
@@ -225,13 +213,13 @@ export function isServerToolResultBlock(block: unknown): block is Dict {
  * ref against the set instead of scanning the content again.
  */
 export function serverToolResultIds(message: unknown): ReadonlySet<unknown> {
-  const content = isAssistant(message) ? (message as unknown as Dict).content : undefined;
-  if (!Array.isArray(content)) return NO_IDS;
+  const content = isAssistant(message) ? message.content : undefined;
   let ids: Set<unknown> | undefined;
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (isServerToolResultBlock(b)) (ids ??= new Set()).add(b.tool_use_id);
-  }
+  if (Array.isArray(content))
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      if (isServerToolResultBlock(b)) (ids ??= new Set()).add(b.tool_use_id);
+    }
   return ids ?? NO_IDS;
 }
 
@@ -241,14 +229,15 @@ const NO_IDS: ReadonlySet<unknown> = new Set();
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 
 /**
- * A real LangChain message of `type`: what `AIMessage.isInstance` and its siblings check (the cross-copy marker,
- * readable content, the type), in the few reads the hot paths can afford (they call it for every message in
- * every pass).
+ * A real LangChain message (of `type`, when given): what `BaseMessage.isInstance`, `AIMessage.isInstance` and
+ * their siblings check (the cross-copy marker, the type, readable content), in the few reads the hot paths can
+ * afford (they call it for every message in every pass).
  */
-function isMessageOfType(message: unknown, type: string): boolean {
+function isMessageOfType(message: unknown, type?: string): boolean {
   if (typeof message !== "object" || message === null) return false;
   const m = message as Record<PropertyKey, unknown>;
-  if (m.type !== type || m[MESSAGE_SYMBOL] !== true) return false;
+  if (type === undefined ? typeof m.type !== "string" : m.type !== type) return false;
+  if (m[MESSAGE_SYMBOL] !== true) return false;
   const content = m.content;
   return typeof content === "string" || Array.isArray(content);
 }
@@ -270,25 +259,18 @@ export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
   return role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 }
 
-/** A real LangChain message of any type (as `BaseMessage.isInstance`, in a few reads). */
-function isAnyMessage(message: unknown): message is BaseMessage {
-  if (typeof message !== "object" || message === null) return false;
-  const m = message as Record<PropertyKey, unknown>;
-  if (m[MESSAGE_SYMBOL] !== true || typeof m.type !== "string") return false;
-  const content = m.content;
-  return typeof content === "string" || Array.isArray(content);
-}
+const TURNS = new Map<unknown, Turn>([
+  ["ai", "assistant"],
+  ["tool", "tool"],
+  ["human", "user"],
+  ["system", "system"],
+]);
 
 /** The turn a message takes: the one definition the passes and the clean walk share. */
 export function turnOf(message: unknown): Turn {
-  if (!isAnyMessage(message)) return undefined;
-  const type = message.type;
-  if (type === "ai") return "assistant";
-  if (type === "tool") return "tool";
-  if (type === "human") return "user";
-  if (type === "system") return "system";
-  if (type === "generic") return turnOfRole((message as unknown as Dict).role);
-  return undefined;
+  if (!isMessageOfType(message)) return undefined;
+  const type = (message as BaseMessage).type;
+  return type === "generic" ? turnOfRole((message as unknown as Dict).role) : TURNS.get(type);
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
@@ -314,8 +296,7 @@ export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => m
 
 function markerOf(message: unknown): RepairMarker | undefined {
   const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
-  if (!isDict(kwargs)) return undefined;
-  const marker = kwargs[REPAIR_MARKER_KEY];
+  const marker = pick(kwargs, REPAIR_MARKER_KEY);
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
@@ -327,29 +308,12 @@ export function isMarkedSyntheticResult(message: unknown): boolean {
   return isToolResult(message) && markerOf(message)?.synthetic === true;
 }
 
-/** True when a string holds only white space. Scans from the start, so cost does not grow with content size. */
+/** A character that is not white space; searched from the start, so cost does not grow with content size. */
+const NOT_BLANK = /[^ \t\n\r\f\v\u00a0\ufeff]/;
+
+/** True when a string holds only white space. */
 export function isBlankText(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 0xa0 && c !== 0xfeff) return false;
-  }
-  return true;
-}
-
-/** Content block types that carry a client tool call (answered by a ToolMessage, or streamed parts of one). */
-const MOVABLE_CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta"]);
-/** Content block types that carry any tool call, server tools and call chunks included. */
-const CALL_BLOCK_TYPES = new Set([...MOVABLE_CALL_BLOCK_TYPES, "server_tool_use", "tool_call_chunk"]);
-
-/**
- * A client tool call carried in content (`tool_use`, v1 `tool_call`, `input_json_delta`, Converse `toolUse`):
- * the blocks ChatBedrockConverse refuses. Server tools and their results are not among them.
- */
-export function isMovableCallBlock(block: unknown): boolean {
-  return (
-    isDict(block) &&
-    ((typeof block.type === "string" && MOVABLE_CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse))
-  );
+  return !NOT_BLANK.test(text);
 }
 
 /**
@@ -359,9 +323,8 @@ export function isMovableCallBlock(block: unknown): boolean {
 export type CallBlockFormat = "tool_use" | "tool_call" | "input_json_delta" | "toolUse";
 
 /**
- * Which format a movable call block is in: Anthropic `tool_use`, v1 `tool_call`, a streamed
- * `input_json_delta`, or Converse `{ toolUse }` (no `type`). Undefined for anything else. A block with a call
- * `type` is read by its type first, as the adapters do.
+ * Which format a client call block is in (see {@link CallBlockFormat}); undefined for anything else. A block
+ * with a call `type` is read by its type first, as the adapters do.
  */
 export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
   if (!isDict(block)) return undefined;
@@ -370,11 +333,16 @@ export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
   return isDict(block.toolUse) ? "toolUse" : undefined;
 }
 
-/** A content block that carries a tool call rather than something the model said. */
-function isCallBlock(block: unknown): boolean {
-  if (!isDict(block)) return false;
-  return (typeof block.type === "string" && CALL_BLOCK_TYPES.has(block.type)) || isDict(block.toolUse);
-}
+/**
+ * A client tool call carried in content (`tool_use`, v1 `tool_call`, `input_json_delta`, Converse `toolUse`):
+ * the blocks ChatBedrockConverse refuses. Server tools and their results are not among them.
+ */
+export const isMovableCallBlock = (block: unknown): boolean => callBlockFormatOf(block) !== undefined;
+
+/** A content block that carries a tool call rather than something the model said (server tools and chunks too). */
+const isCallBlock = (block: unknown): boolean =>
+  isMovableCallBlock(block) ||
+  (isDict(block) && (block.type === "server_tool_use" || block.type === "tool_call_chunk"));
 
 /**
  * Whether call blocks in `content` are this message's own format: v1 messages (`output_version: "v1"`)
@@ -382,39 +350,30 @@ function isCallBlock(block: unknown): boolean {
  * adapter converts them.
  */
 export function isV1Message(message: unknown): boolean {
-  const meta = (message as Dict).response_metadata;
-  return isDict(meta) && meta.output_version === "v1";
+  return pick((message as Dict).response_metadata, "output_version") === "v1";
 }
-
-const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
 
 /** The raw arguments stored at one call reference (an object, or a JSON string where the format keeps one). */
 export function rawArgsOf(message: unknown, ref: ToolCallRef): unknown {
   const m = message as Dict;
-  const kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  const item = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
+  const at = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
   switch (ref.location) {
     case "tool_calls":
     case "invalid_tool_calls":
-      return pick(item(m[ref.location]), "args");
+      return pick(at(m[ref.location]), "args");
     case "additional_kwargs.tool_calls":
-      return pick(pick(item(kwargs.tool_calls), "function"), "arguments");
+      return pick(pick(at(pick(m.additional_kwargs, "tool_calls")), "function"), "arguments");
     case "additional_kwargs.tool_use":
-      return pick(item(kwargs.tool_use), "input");
     case "additional_kwargs.toolUse":
-      return pick(item(kwargs.toolUse), "input");
-    case "content.toolUse":
-      return pick(pick(item(m.content), "toolUse"), "input");
-    case "content.tool_call":
-      return pick(item(m.content), "args");
-    case "content.input_json_delta":
-      return pick(item(m.content), "partial_json") ?? pick(item(m.content), "input");
-    case "content.tool_use":
-    case "content.server_tool_use":
-      return pick(item(m.content), "input");
+      return pick(at(pick(m.additional_kwargs, ref.location.slice("additional_kwargs.".length))), "input");
     case "response_metadata.output":
-      return pick(item(isDict(m.response_metadata) ? m.response_metadata.output : undefined), "arguments");
+      return pick(at(pick(m.response_metadata, "output")), "arguments");
   }
+  const block = at(m.content);
+  if (ref.location === "content.toolUse") return pick(pick(block, "toolUse"), "input");
+  if (ref.location === "content.tool_call") return pick(block, "args");
+  if (ref.location === "content.input_json_delta") return pick(block, "partial_json") ?? pick(block, "input");
+  return pick(block, "input");
 }
 
 /** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */
@@ -430,13 +389,10 @@ export function isBlankTextBlock(block: unknown): boolean {
  */
 export function isConverseAssistantBlock(block: unknown): boolean {
   if (!isDict(block)) return false;
-  const type = block.type;
-  if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
+  if (block.type === "text" || block.type === "reasoning" || block.type === "reasoning_content") return true;
   const cachePoint = block.cachePoint;
   return (
-    isDict(cachePoint) &&
-    cachePoint.type === "default" &&
-    (cachePoint.ttl === undefined || cachePoint.ttl === "5m" || cachePoint.ttl === "1h")
+    isDict(cachePoint) && cachePoint.type === "default" && [undefined, "5m", "1h"].includes(cachePoint.ttl as never)
   );
 }
 
@@ -490,32 +446,33 @@ export function isUnsignedReasoning(block: unknown): boolean {
     case "reasoning":
       return signed(block.reasoning) && !signed(block.signature);
     case "reasoning_content":
-      return isDict(block.reasoningText) && signed(block.reasoningText.text) && !signed(block.reasoningText.signature);
+      return signed(pick(block.reasoningText, "text")) && !signed(pick(block.reasoningText, "signature"));
   }
   return false;
 }
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
 export function reasoningTextOf(block: Dict): string {
-  const nested = isDict(block.reasoningText) ? block.reasoningText.text : undefined;
+  const nested = pick(block.reasoningText, "text");
   const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : nested;
   return typeof text === "string" ? text : "";
 }
+
+/** A block that says something: neither a call nor blank text. */
+const saysSomething = (block: unknown): boolean => !isCallBlock(block) && !isBlankTextBlock(block);
 
 /**
  * Whether a request can send this content as a message: {@link hasMeaningfulContent} less reasoning blocks
  * whose text is blank (an empty signed reasoning block; @langchain/aws drops it, leaving the message empty, B9).
  */
 export function saysSomethingToSend(content: unknown): boolean {
-  if (!hasMeaningfulContent(content)) return false;
-  if (!Array.isArray(content)) return true;
+  if (!Array.isArray(content)) return hasMeaningfulContent(content);
   for (const block of content) {
-    if (isCallBlock(block) || isBlankTextBlock(block)) continue;
     const blankReasoning =
       isDict(block) &&
       (block.type === "reasoning" || block.type === "reasoning_content" || block.type === "thinking") &&
       reasoningTextOf(block).trim() === "";
-    if (!blankReasoning) return true;
+    if (saysSomething(block) && !blankReasoning) return true;
   }
   return false;
 }
@@ -523,7 +480,6 @@ export function saysSomethingToSend(content: unknown): boolean {
 /** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
 export function hasMeaningfulContent(content: unknown): boolean {
   if (typeof content === "string") return !isBlankText(content);
-  if (!Array.isArray(content)) return false;
-  for (const block of content) if (!isCallBlock(block) && !isBlankTextBlock(block)) return true;
+  if (Array.isArray(content)) for (const block of content) if (saysSomething(block)) return true;
   return false;
 }

@@ -69,25 +69,19 @@ export function editOutput(
     const item = output[i];
     const e = edited[i];
     if (item.type === "reasoning") {
-      const followerId = output[i + 1]?.id;
-      const followerEdit = edited[i + 1];
-      const follower = followerEdit === undefined ? output[i + 1] : followerEdit;
+      const follower = edited[i + 1] ?? output[i + 1];
       orphanedRun =
         e === "drop" ||
         follower === undefined ||
         follower === "drop" ||
         follower.type === "reasoning" ||
-        follower.id !== followerId;
-      if (orphanedRun) {
-        if (typeof item.id === "string") droppedReasoning.push(item.id);
-        continue;
-      }
-      out.push(e === undefined ? item : (e as Dict));
-      continue;
+        follower.id !== output[i + 1]?.id;
+      if (!orphanedRun) out.push((e ?? item) as Dict);
+      else if (typeof item.id === "string") droppedReasoning.push(item.id);
+    } else if (e !== "drop") {
+      const kept = e ?? item;
+      out.push(orphanedRun && kept.id !== undefined ? withoutId(kept) : kept);
     }
-    if (e === "drop") continue;
-    const kept = e ?? item;
-    out.push(orphanedRun && kept.id !== undefined ? withoutId(kept) : kept);
   }
   return { output: out, droppedReasoning };
 }
@@ -111,20 +105,13 @@ export function rekeyCallMaps(
   let out = kwargs;
   for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
     const map = kwargs[key];
-    if (!isDict(map)) continue;
-    let changed = false;
+    if (!isDict(map) || !Object.keys(map).some((id) => newIdOf.has(id))) continue;
     const next: Dict = {};
     for (const id of Object.keys(map)) {
       const renamed = newIdOf.get(id);
-      if (renamed === undefined) {
-        next[id] = map[id];
-        continue;
-      }
-      changed = true;
-      next[renamed] = map[id];
-      if (idsStillUsed.has(id)) next[id] = map[id];
+      if (renamed !== undefined) next[renamed] = map[id];
+      if (renamed === undefined || idsStillUsed.has(id)) next[id] = map[id];
     }
-    if (!changed) continue;
     if (out === kwargs) out = { ...kwargs };
     out[key] = next;
   }

@@ -19,35 +19,42 @@ import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/response
 import type { Provider } from "../types";
 import { isDict, type Dict } from "../values";
 
-/** `_llmType()` of the Bedrock chat models: ChatBedrockConverse, and the community BedrockChat (InvokeModel). */
-const BEDROCK_LLM_TYPES = new Set(["chat_bedrock_converse", "bedrock"]);
-/** `_llmType()` of ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI. */
-const OPENAI_LLM_TYPES = new Set(["openai", "azure_openai"]);
-/** `_llmType()` of the Google chat models: ChatGoogleGenerativeAI, and ChatVertexAI / ChatGoogle (google-common). */
-const GOOGLE_LLM_TYPES = new Set(["googlegenerativeai", "google", "vertexai", "chat_google"]);
+/**
+ * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
+ * (InvokeModel), ChatAnthropic, ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI (refined to
+ * the Responses API per call), ChatGoogleGenerativeAI and ChatVertexAI / ChatGoogle (google-common).
+ */
+const LLM_TYPES = new Map<unknown, Provider>([
+  ["chat_bedrock_converse", "bedrock"],
+  ["bedrock", "bedrock"],
+  ["anthropic", "anthropic"],
+  ["openai", "openai"],
+  ["azure_openai", "openai"],
+  ["googlegenerativeai", "gemini"],
+  ["google", "gemini"],
+  ["vertexai", "gemini"],
+  ["chat_google", "gemini"],
+]);
 
 /**
  * Provider names, by the provider whose rules their requests follow: initChatModel's, and the
  * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
  */
-const CONFIGURED_PROVIDERS: Record<string, Provider> = {
-  bedrock: "bedrock",
-  "bedrock-converse": "bedrock",
-  aws: "bedrock",
-  openai: "openai",
-  azure_openai: "openai",
-  anthropic: "anthropic",
-  google: "gemini",
-  "google-genai": "gemini",
-  "google-vertexai": "gemini",
-  "google-vertexai-web": "gemini",
-};
+const CONFIGURED_PROVIDERS = new Map<unknown, Provider>([
+  ["bedrock", "bedrock"],
+  ["bedrock-converse", "bedrock"],
+  ["aws", "bedrock"],
+  ["openai", "openai"],
+  ["azure_openai", "openai"],
+  ["anthropic", "anthropic"],
+  ["google", "gemini"],
+  ["google-genai", "gemini"],
+  ["google-vertexai", "gemini"],
+  ["google-vertexai-web", "gemini"],
+]);
 
 /** Classes that always speak the Responses API. */
 const RESPONSES_CLASSES = new Set(["ChatOpenAIResponses", "AzureChatOpenAIResponses"]);
-
-/** LLM_PROVIDER values that select Bedrock (case-insensitive). */
-const BEDROCK_ENV_VALUES = new Set(["aws-bedrock", "bedrock"]);
 
 /** How deep wrappers are followed (a cyclic object cannot hang the walk). */
 const MAX_DEPTH = 12;
@@ -87,7 +94,7 @@ export interface ModelDescription {
 
 /** A plain function that picks a model at call time (not a Runnable, which is an object). */
 export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function" && !readingInput(() => Runnable.isRunnable(model), "isModelChooser", "model");
+  return typeof model === "function" && !Runnable.isRunnable(model);
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
@@ -100,9 +107,8 @@ function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
   if (env === undefined) env = process.env;
   if (typeof env !== "object" || env === null)
     throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
-  const raw = ownInput(env as Record<string, unknown>, "LLM_PROVIDER", fn, argument);
-  const value = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;
-  return value !== undefined && BEDROCK_ENV_VALUES.has(value);
+  const value = ownInput(env as Record<string, unknown>, "LLM_PROVIDER", fn, argument);
+  return typeof value === "string" && ["aws-bedrock", "bedrock"].includes(value.trim().toLowerCase());
 }
 
 /**
@@ -118,15 +124,9 @@ export function describeModels(model: unknown): ModelDescription[] {
  * is an input error naming `fn` and `model`, not the raw error.
  */
 export function modelsOf(model: unknown, fn: string): ModelDescription[] {
-  return readingInput(
-    () => {
-      const found: ModelDescription[] = [];
-      collect(model, {}, "primary", 0, found);
-      return found;
-    },
-    fn,
-    "model",
-  );
+  const found: ModelDescription[] = [];
+  readingInput(() => collect(model, {}, "primary", 0, found), fn, "model");
+  return found;
 }
 
 /** Detection options: `bedrock` a boolean, `env` an object of environment variables. */
@@ -153,9 +153,9 @@ export function isBedrockModel(model: unknown, options: BedrockDetectOptions = {
 
 function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
   const { bedrock, env } = detectOptions(options, fn);
-  if (bedrock !== undefined) return bedrock;
-  if (selectsBedrock(env, fn, "options.env")) return true;
-  return modelsOf(model, fn).some((m) => m.provider === "bedrock");
+  return (
+    bedrock ?? (selectsBedrock(env, fn, "options.env") || modelsOf(model, fn).some((m) => m.provider === "bedrock"))
+  );
 }
 
 /**
@@ -180,10 +180,8 @@ function prefillRefused(modelOrId: unknown, fn: string): boolean {
  * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
  */
 export function needsPromptedStructuredOutput(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  return (
-    bedrockModel(model, options, "needsPromptedStructuredOutput") ||
-    prefillRefused(model, "needsPromptedStructuredOutput")
-  );
+  const fn = "needsPromptedStructuredOutput";
+  return bedrockModel(model, options, fn) || prefillRefused(model, fn);
 }
 
 export interface ClaudeVersion {
@@ -221,6 +219,15 @@ function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
   return /(^|[./:])meta\.llama/.test(id) || (onBedrock && id.includes("llama"));
 }
 
+/**
+ * `provider` refined by what the model says: OpenAI on the Responses API (`responses()`), and Claude served by
+ * Google (Vertex AI) follows Anthropic's rules.
+ */
+function refined(provider: Provider | undefined, modelId: string | undefined, responses: () => boolean) {
+  if (provider === "openai" && responses()) return "openai-responses";
+  return provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId) ? "anthropic" : provider;
+}
+
 // --- walking the wrappers -----------------------------------------------------------------------------------
 
 function collect(
@@ -231,30 +238,19 @@ function collect(
   found: ModelDescription[],
 ): void {
   if (!isObject(model) || depth > MAX_DEPTH) return;
-  if (isConfigurableModel(model)) {
-    collectConfigurable(model, bound, role, depth, found);
-    return;
-  }
-  if (isObject(model.bound)) {
+  if (isConfigurableModel(model)) collectConfigurable(model, bound, role, depth, found);
+  else if (isObject(model.bound)) {
     // The outer binding's options win: they are merged over the inner ones at call time.
-    collect(model.bound, { ...bindingOptions(model), ...bound }, role, depth + 1, found);
-    return;
-  }
-  if (Array.isArray(model.steps)) {
-    for (const step of model.steps) collect(step, bound, role, depth + 1, found);
-    return;
-  }
-  if (isObject(model.runnable) && Array.isArray(model.fallbacks)) {
+    const options = {
+      ...(isObject(model.config) ? model.config : {}),
+      ...(isObject(model.kwargs) ? model.kwargs : {}),
+    };
+    collect(model.bound, { ...options, ...bound }, role, depth + 1, found);
+  } else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth + 1, found);
+  else if (isObject(model.runnable) && Array.isArray(model.fallbacks)) {
     collect(model.runnable, bound, role, depth + 1, found);
     for (const fallback of model.fallbacks) collect(fallback, bound, "fallback", depth + 1, found);
-    return;
-  }
-  if (typeof model._llmType === "function") found.push(describeInstance(model, bound, role));
-}
-
-/** Call options of a RunnableBinding: `withConfig` puts them in `config`, `bind` in `kwargs`. */
-function bindingOptions(binding: Dict): Dict {
-  return { ...(isObject(binding.config) ? binding.config : {}), ...(isObject(binding.kwargs) ? binding.kwargs : {}) };
+  } else if (typeof model._llmType === "function") found.push(describeInstance(model, bound, role));
 }
 
 function describeInstance(instance: Dict, bound: Dict, role: ModelDescription["role"]): ModelDescription {
@@ -267,34 +263,18 @@ function describeInstance(instance: Dict, bound: Dict, role: ModelDescription["r
     instance,
     llmType: type,
     modelId,
-    provider: instanceProvider(instance, type, modelId, callOptions),
+    provider: refined(LLM_TYPES.get(type), modelId, () => usesResponsesApi(instance, callOptions)),
     role,
     callOptions,
     thinking: thinkingIn(instance, callOptions),
   };
 }
 
-function instanceModelId(instance: Dict): string | undefined {
-  for (const key of ["model", "modelName", "modelId"]) {
-    const value = instance[key];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return undefined;
-}
-
-function instanceProvider(
-  instance: Dict,
-  type: string | undefined,
-  modelId: string | undefined,
-  callOptions: Dict,
-): Provider | undefined {
-  if (type === undefined) return undefined;
-  if (BEDROCK_LLM_TYPES.has(type)) return "bedrock";
-  if (type === "anthropic") return "anthropic";
-  if (OPENAI_LLM_TYPES.has(type)) return usesResponsesApi(instance, callOptions) ? "openai-responses" : "openai";
-  if (GOOGLE_LLM_TYPES.has(type)) return modelId !== undefined && claudeVersionOf(modelId) ? "anthropic" : "gemini";
-  return undefined;
-}
+/** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
+const instanceModelId = (instance: Dict): string | undefined =>
+  [instance.model, instance.modelName, instance.modelId].find(
+    (id): id is string => typeof id === "string" && id !== "",
+  );
 
 /**
  * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
@@ -312,16 +292,12 @@ function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
 }
 
 /** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
-function modelPrefersResponsesApi(modelId: string | undefined): boolean {
-  if (modelId === undefined) return false;
-  return modelId.includes("codex") || /gpt-5\.\d+-pro/.test(modelId);
-}
+const modelPrefersResponsesApi = (modelId: string | undefined): boolean =>
+  modelId !== undefined && (modelId.includes("codex") || /gpt-5\.\d+-pro/.test(modelId));
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict): boolean {
-  const fields =
-    (isObject(source.additionalModelRequestFields) ? source.additionalModelRequestFields : undefined) ??
-    (isObject(callOptions.additionalModelRequestFields) ? callOptions.additionalModelRequestFields : undefined);
+  const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isObject);
   return isThinkingOn(callOptions.thinking ?? source.thinking) || isThinkingOn(fields?.thinking);
 }
 
@@ -353,15 +329,14 @@ function collectConfigurable(
   if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth + 1, found);
   if (found.length > before) return;
   const config = model._defaultConfig as Dict;
-  const queued = isObject(model._queuedMethodOperations) ? model._queuedMethodOperations : {};
-  const bindArgs = Array.isArray(queued.bindTools) ? queued.bindTools : [];
-  const callOptions = { ...(isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+  const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
+  const queued = Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {};
+  const callOptions = { ...queued, ...bound };
   const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
   const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
-  let provider = providerName === undefined ? undefined : CONFIGURED_PROVIDERS[providerName];
-  if (provider === "openai" && (config.useResponsesApi === true || modelPrefersResponsesApi(modelId)))
-    provider = "openai-responses";
-  if (provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId)) provider = "anthropic";
+  const provider = refined(CONFIGURED_PROVIDERS.get(providerName), modelId, () => {
+    return config.useResponsesApi === true || modelPrefersResponsesApi(modelId);
+  });
   found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
 }
 
@@ -380,9 +355,8 @@ function inferredProvider(modelId: string | undefined): string | undefined {
  * (`_getModelInstance`, with the call's config), and read again.
  */
 export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
-  if (description.instance !== undefined || description.configurable === undefined) return description;
-  const build = description.configurable._getModelInstance;
-  if (typeof build !== "function") return description;
+  const build = description.configurable?._getModelInstance;
+  if (description.instance !== undefined || typeof build !== "function") return description;
   const built = await (build as (config?: unknown) => Promise<unknown>).call(description.configurable, config);
   const [resolved] = describeModels(built);
   if (resolved === undefined) return description;
@@ -412,17 +386,12 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
   const meta = isDict(message.response_metadata) ? message.response_metadata : {};
   const extra = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
-  const name = typeof meta.model_provider === "string" ? meta.model_provider : undefined;
-  let provider = name !== undefined ? CONFIGURED_PROVIDERS[name] : undefined;
-  if (provider === undefined && GEMINI_SIGNATURES_KEY in extra) provider = "gemini";
-  if (provider === undefined) provider = CONFIGURED_PROVIDERS[inferredProvider(modelId) ?? ""];
-  if (
-    provider === "openai" &&
-    (meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra)
-  )
-    return "openai-responses";
-  if (provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId)) return "anthropic";
-  return provider;
+  const provider =
+    CONFIGURED_PROVIDERS.get(meta.model_provider) ??
+    (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId)));
+  return refined(provider, modelId, () => {
+    return meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra;
+  });
 }
 
 /**
@@ -431,8 +400,7 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
  */
 export function providerOfThread(messages: readonly unknown[]): Provider | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (!isAssistant(messages[i])) continue;
-    const provider = providerOfAnswer(messages[i]);
+    const provider = isAssistant(messages[i]) ? providerOfAnswer(messages[i]) : undefined;
     if (provider !== undefined) return provider;
   }
   return undefined;

@@ -10,15 +10,12 @@
  * histories in test/models/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
-import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, assertArray, errorText, expectedInput, readingInput } from "../errors";
-import { coerceMessage } from "../messages/coerce";
+import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 
 /** A wire format: one per adapter request shape. */
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
-
-export const WIRE_FORMATS: readonly WireFormat[] = ["openai", "openai-responses", "anthropic", "bedrock", "gemini"];
 
 export interface PayloadPositions {
   format: WireFormat;
@@ -46,7 +43,7 @@ interface Read {
 }
 
 function read(message: unknown, index: number): Read {
-  const m = coerceMessage(message, index) as BaseMessage;
+  const m = readMessage(message, index);
   const type = m._getType();
   const fields = m as unknown as Dict;
   if (type === "human" || type === "ai" || type === "tool" || type === "system")
@@ -55,48 +52,52 @@ function read(message: unknown, index: number): Read {
 }
 
 const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
-const metaOf = (m: Dict): Dict => (isDict(m.response_metadata) ? m.response_metadata : {});
-const isV1 = (m: Dict): boolean => metaOf(m).output_version === "v1";
-const toolCallCount = (m: Dict): number => (Array.isArray(m.tool_calls) ? m.tool_calls.length : 0);
+const isV1 = (m: Dict): boolean => isDict(m.response_metadata) && m.response_metadata.output_version === "v1";
+
+/** How each format's adapter lays out the messages it reads. */
+const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
+  openai: (reads) => fromCounts("openai", reads.map(completionsCount)),
+  "openai-responses": (reads) => fromCounts("openai-responses", reads.map(responsesItemCount)),
+  anthropic: anthropicPositions,
+  bedrock: (reads) =>
+    entryPositions(
+      "bedrock",
+      reads.length,
+      // Bedrock Converse (`convertToConverseMessages`): every SystemMessage goes to `system`; each other message is one
+      // Converse message, and tool results join the tool results before them (even across a system message).
+      reads.flatMap((r, i) =>
+        r.kind === "system"
+          ? []
+          : [{ members: [i], blocks: [r.kind === "tool" ? 1 : blockCount(r.m.content)], merges: r.kind === "tool" }],
+      ),
+    ),
+  // A leading system message becomes `systemInstruction`; every other message is one content.
+  gemini: (reads) => {
+    const leading = reads.findIndex((r) => r.kind !== "system");
+    return fromCounts(
+      "gemini",
+      reads.map((_, i) => (leading === -1 || i < leading ? 0 : 1)),
+    );
+  },
+};
 
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
 export function payloadPositions(messages: readonly unknown[], format: WireFormat): PayloadPositions {
   const fn = "payloadPositions";
   assertArray(messages, fn);
-  if (!(WIRE_FORMATS as readonly unknown[]).includes(format))
-    throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
-  const length = readingInput(() => messages.length, fn);
-  const reads: Read[] = new Array(length);
-  for (let i = 0; i < length; i++) {
+  const formats: unknown[] = Object.keys(LAYOUTS);
+  if (!formats.includes(format)) throw expectedInput(fn, "format", `one of ${formats.join(", ")}`, format);
+  const reads: Read[] = new Array(readingInput(() => messages.length, fn));
+  for (let i = 0; i < reads.length; i++) {
     try {
       reads[i] = read(messages[i], i);
     } catch (error) {
-      // coerceMessage names the message it cannot read; an index getter that throws is named here.
+      // The reader names the message it cannot read; an index getter that throws is named here.
       if (ToolCallRepairInputError.isInstance(error)) throw error;
       throw ToolCallRepairInputError.atMessage(i, `could not be read (${errorText(error)})`, error);
     }
   }
-  switch (format) {
-    case "openai":
-      return fromCounts(format, reads.map(completionsCount));
-    case "openai-responses":
-      return fromCounts(format, reads.map(responsesItemCount));
-    case "gemini": {
-      // A leading system message becomes `systemInstruction`; every other message is one content.
-      let leading = 0;
-      while (leading < reads.length && reads[leading].kind === "system") leading++;
-      return fromCounts(
-        format,
-        reads.map((_, i) => (i < leading ? 0 : 1)),
-      );
-    }
-    case "anthropic":
-      return anthropicPositions(reads);
-    case "bedrock":
-      return bedrockPositions(reads);
-    default:
-      throw expectedInput(fn, "format", `one of ${WIRE_FORMATS.join(", ")}`, format);
-  }
+  return LAYOUTS[format](reads);
 }
 
 /**
@@ -105,15 +106,12 @@ export function payloadPositions(messages: readonly unknown[], format: WireForma
  */
 export function messageIndexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
   const fn = "messageIndexAt";
-  const read = readingInput(
-    () =>
-      isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset)
-        ? positions
-        : undefined,
+  const usable = readingInput(
+    () => isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset),
     fn,
     "positions",
   );
-  if (read === undefined)
+  if (!usable)
     throw expectedInput(
       fn,
       "positions",
@@ -123,20 +121,21 @@ export function messageIndexAt(positions: PayloadPositions, payloadIndex: number
   if (!isIndex(payloadIndex)) throw expectedInput(fn, "payloadIndex", "a non-negative integer", payloadIndex);
   if (block !== undefined && !isIndex(block))
     throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
-  return readingInput(() => indexAt(read, payloadIndex, block), fn, "positions");
+  return readingInput(
+    () => {
+      const members = positions.messagesAt[payloadIndex];
+      if (!members || members.length === 0) return undefined;
+      let found = members[0];
+      if (block !== undefined) for (const member of members) if (positions.blockOffset[member] <= block) found = member;
+      return found;
+    },
+    fn,
+    "positions",
+  );
 }
 
 const isIndex = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-
-function indexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
-  const members = positions.messagesAt[payloadIndex];
-  if (!members || members.length === 0) return undefined;
-  if (block === undefined || members.length === 1) return members[0];
-  let found = members[0];
-  for (const member of members) if (positions.blockOffset[member] <= block) found = member;
-  return found;
-}
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
 function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
@@ -151,9 +150,8 @@ function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
 
 /** Chat Completions: one message each; an assistant audio reference adds a second one. */
 function completionsCount(r: Read): number {
-  if (isV1(r.m)) return 1;
   const audio = kwargsOf(r.m).audio;
-  return isDict(audio) && "id" in audio ? 2 : 1;
+  return !isV1(r.m) && isDict(audio) && "id" in audio ? 2 : 1;
 }
 
 const FALLTHROUGH_CALL_TYPES = new Set([
@@ -176,125 +174,61 @@ const RESPONSES_USER_BLOCK_TYPES = new Set([
   "video",
 ]);
 
+const ROLES: Partial<Record<Kind, string>> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
+
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount(r: Read): number {
-  const role = r.kind === "other" ? r.role : r.kind === "human" ? "user" : r.kind === "ai" ? "assistant" : r.kind;
-  if (isV1(r.m)) return v1ResponsesItemCount(r, role);
+  const role = r.kind === "other" ? r.role : ROLES[r.kind];
+  const content = r.m.content;
+  const blocks = (Array.isArray(content) ? content : []).filter(isDict);
   if (role === "tool") return 1;
-  if (role === "assistant") return responsesAssistantItemCount(r);
-  if (role === "user" || role === "system" || role === "developer") {
-    const content = r.m.content;
-    if (!Array.isArray(content)) return 1;
-    let approvals = 0;
-    let kept = 0;
-    for (const block of content) {
-      if (!isDict(block)) continue;
-      if (block.type === "mcp_approval_response") approvals++;
-      else if (typeof block.type === "string" && RESPONSES_USER_BLOCK_TYPES.has(block.type)) kept++;
-    }
-    return approvals + (kept > 0 ? 1 : 0);
+  // v1 messages (`output_version: "v1"`): a message item for text, then one item per tool call. Approximate.
+  if (isV1(r.m)) {
+    const text = (typeof content === "string" && content.length > 0) || blocks.some((b) => b.type === "text");
+    return (text ? 1 : 0) + blocks.filter((b) => b.type === "tool_call").length;
   }
-  return 0;
+  if (role === "assistant") return responsesAssistantItemCount(r);
+  if (role !== "user" && role !== "system" && role !== "developer") return 0;
+  if (!Array.isArray(content)) return 1;
+  const approvals = blocks.filter((b) => b.type === "mcp_approval_response").length;
+  return approvals + (blocks.some((b) => RESPONSES_USER_BLOCK_TYPES.has(b.type as string)) ? 1 : 0);
 }
 
 function responsesAssistantItemCount(r: Read): number {
-  const meta = metaOf(r.m);
+  const meta = isDict(r.m.response_metadata) ? r.m.response_metadata : {};
   const kwargs = kwargsOf(r.m);
-  const output = Array.isArray(meta.output) ? meta.output : undefined;
+  const output = Array.isArray(meta.output) && meta.output.length > 0 ? meta.output : undefined;
   // A Responses message is re-sent as its raw output items.
-  if (output && output.length > 0 && output.every((item) => isDict(item) && "type" in item)) return output.length;
+  if (output?.every((item) => isDict(item) && "type" in item)) return output.length;
   const content = r.m.content;
   let count = kwargs.reasoning ? 1 : 0;
   if (typeof content === "string" || (Array.isArray(content) && content.length > 0)) count++;
-  const calls = r.kind === "ai" ? toolCallCount(r.m) : 0;
-  if (calls > 0) count += calls;
-  else if (Array.isArray(kwargs.tool_calls)) count += kwargs.tool_calls.length;
-  const toolOutputs =
-    output && output.length > 0 ? output : Array.isArray(kwargs.tool_outputs) ? kwargs.tool_outputs : [];
-  for (const item of toolOutputs)
-    if (isDict(item) && typeof item.type === "string" && FALLTHROUGH_CALL_TYPES.has(item.type)) count++;
+  const calls = r.kind === "ai" && Array.isArray(r.m.tool_calls) ? r.m.tool_calls.length : 0;
+  count += calls > 0 ? calls : Array.isArray(kwargs.tool_calls) ? kwargs.tool_calls.length : 0;
+  const toolOutputs = output ?? (Array.isArray(kwargs.tool_outputs) ? kwargs.tool_outputs : []);
+  for (const item of toolOutputs) if (FALLTHROUGH_CALL_TYPES.has(pickType(item))) count++;
   return count;
 }
 
-/** v1 messages (`output_version: "v1"`): a message item for text, then one item per tool call. Approximate. */
-function v1ResponsesItemCount(r: Read, role: string | undefined): number {
-  if (role === "tool") return 1;
-  const content = Array.isArray(r.m.content) ? r.m.content : [];
-  let text = typeof r.m.content === "string" && r.m.content.length > 0;
-  let calls = 0;
-  for (const block of content) {
-    if (!isDict(block)) continue;
-    if (block.type === "tool_call") calls++;
-    else if (block.type === "text") text = true;
-  }
-  return (text ? 1 : 0) + calls;
-}
+const pickType = (item: unknown): string => (isDict(item) && typeof item.type === "string" ? item.type : "");
 
+/** One payload entry: the messages it is built from, the content blocks each brings, and whether it merges. */
 interface Entry {
-  /** Role as the API sees it. */
-  role: string;
   members: number[];
-  /** Content blocks each member contributes, in member order. */
   blocks: number[];
-  /** Every block is a tool result (the condition for merging with the next one). */
-  allToolResults: boolean;
+  /** Whether it joins the entry before it when that one merges too (consecutive tool results, one user turn). */
+  merges: boolean;
 }
 
-function blockCount(content: unknown): number {
-  return Array.isArray(content) ? content.length : 1;
-}
-
-const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "tool_result";
-
-/**
- * Anthropic (`_convertMessagesToAnthropicPayload`): a ToolMessage becomes a user turn with one `tool_result`
- * block; one with string content joins the user turn before it when that turn starts with a `tool_result`.
- * Leading system messages go to `system`; a later one is sent in place. Consecutive user turns made only of
- * `tool_result` blocks are then merged into one.
- */
-function anthropicPositions(reads: Read[]): PayloadPositions {
-  const entries: (Entry & { firstIsToolResult: boolean; array: boolean })[] = [];
-  reads.forEach((r, i) => {
-    const last = entries[entries.length - 1];
-    if (r.kind === "tool") {
-      if (typeof r.m.content === "string" && last && last.role === "user" && last.array && last.firstIsToolResult) {
-        last.members.push(i);
-        last.blocks.push(1);
-        return;
-      }
-      entries.push({
-        role: "user",
-        members: [i],
-        blocks: [1],
-        allToolResults: true,
-        firstIsToolResult: true,
-        array: true,
-      });
-      return;
-    }
-    const content = r.m.content;
-    const array = Array.isArray(content);
-    const role = r.kind === "human" ? "user" : r.kind === "ai" ? "assistant" : r.kind === "system" ? "system" : "other";
-    entries.push({
-      role,
-      members: [i],
-      blocks: [blockCount(content)],
-      allToolResults: role === "user" && array && content.every(isToolResultBlock),
-      firstIsToolResult: array && isToolResultBlock(content[0]),
-      array,
-    });
-  });
-  const payloadIndex = reads.map(() => -1);
-  const blockOffset = reads.map(() => 0);
+/** The positions of entries, each one a payload entry unless it merges into the one before it. */
+function entryPositions(format: WireFormat, length: number, entries: Entry[]): PayloadPositions {
+  const payloadIndex: number[] = new Array(length).fill(-1);
+  const blockOffset: number[] = new Array(length).fill(0);
   const messagesAt: number[][] = [];
-  let start = 0;
-  while (start < entries.length && entries[start].role === "system") start++;
   let previous: Entry | undefined;
   let offset = 0;
-  for (let e = start; e < entries.length; e++) {
-    const entry = entries[e];
-    const merges = previous?.allToolResults && entry.allToolResults;
-    if (!merges) {
+  for (const entry of entries) {
+    if (!(previous?.merges && entry.merges)) {
       messagesAt.push([]);
       offset = 0;
     }
@@ -307,33 +241,40 @@ function anthropicPositions(reads: Read[]): PayloadPositions {
     });
     previous = entry;
   }
-  return { format: "anthropic", payloadIndex, blockOffset, messagesAt };
+  return { format, payloadIndex, blockOffset, messagesAt };
 }
 
+const blockCount = (content: unknown): number => (Array.isArray(content) ? content.length : 1);
+
+const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "tool_result";
+
 /**
- * Bedrock Converse (`convertToConverseMessages`): every SystemMessage goes to `system`; each other message is
- * one Converse message, and a user message with tool results joins the user message with tool results before
- * it (consecutive ToolMessages become one user turn, even across a system message).
+ * Anthropic (`_convertMessagesToAnthropicPayload`): a ToolMessage becomes a user turn with one `tool_result`
+ * block; one with string content joins the user turn before it when that turn starts with a `tool_result`.
+ * Leading system messages go to `system`; a later one is sent in place. Consecutive user turns made only of
+ * `tool_result` blocks are then merged into one.
  */
-function bedrockPositions(reads: Read[]): PayloadPositions {
-  const payloadIndex = reads.map(() => -1);
-  const blockOffset = reads.map(() => 0);
-  const messagesAt: number[][] = [];
-  let previousIsToolResults = false;
-  let offset = 0;
+function anthropicPositions(reads: Read[]): PayloadPositions {
+  const entries: (Entry & { role: string; joinable: boolean })[] = [];
   reads.forEach((r, i) => {
-    if (r.kind === "system") return;
-    const isToolResults = r.kind === "tool";
-    if (!(isToolResults && previousIsToolResults)) {
-      messagesAt.push([]);
-      offset = 0;
+    const last = entries[entries.length - 1];
+    const content = r.m.content;
+    const tool = r.kind === "tool";
+    if (tool && typeof content === "string" && last?.joinable) {
+      last.members.push(i);
+      last.blocks.push(1);
+      return;
     }
-    const at = messagesAt.length - 1;
-    payloadIndex[i] = at;
-    blockOffset[i] = offset;
-    offset += isToolResults ? 1 : blockCount(r.m.content);
-    messagesAt[at].push(i);
-    previousIsToolResults = isToolResults;
+    const role = tool || r.kind === "human" ? "user" : r.kind === "ai" ? "assistant" : r.kind;
+    const results = role === "user" && Array.isArray(content);
+    entries.push({
+      role,
+      members: [i],
+      blocks: [tool ? 1 : blockCount(content)],
+      merges: tool || (results && content.every(isToolResultBlock)),
+      joinable: tool || (results && isToolResultBlock(content[0])),
+    });
   });
-  return { format: "bedrock", payloadIndex, blockOffset, messagesAt };
+  const start = entries.findIndex((entry) => entry.role !== "system");
+  return entryPositions("anthropic", reads.length, start === -1 ? [] : entries.slice(start));
 }
