@@ -42,7 +42,8 @@ import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
 import { orderedSaverMethods } from "./thread-order";
-import { checkSurfaceOptions } from "./surface-options";
+import { STORED_SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
@@ -410,6 +411,8 @@ class RepairingSaver {
   }
 }
 
+const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, messagesKey: option.name };
+
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
  * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
@@ -419,10 +422,7 @@ class RepairingSaver {
 export const withToolCallRepair = boundary("withToolCallRepair", function withToolCallRepair<
   T extends BaseCheckpointSaver,
 >(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, {
-    booleans: ["list"],
-    strings: ["messagesKey"],
-  });
+  const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
   assertMethods(
     checkpointer,
     "withToolCallRepair",

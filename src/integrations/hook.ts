@@ -16,7 +16,8 @@ import { markHook } from "./compose-hooks";
 import { readingInput, boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
+import { anything, SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
 import { withRunSalvage } from "./run-salvage";
 
@@ -49,6 +50,13 @@ export type ToolCallRepairHookFunction = (
   config?: RunnableConfig,
 ) => ToolCallRepairHookUpdate | Promise<ToolCallRepairHookUpdate>;
 
+const HOOK_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  model: anything("a chat model"),
+  persist: option.flag,
+  shapeRequests: option.flag,
+};
+
 /**
  * A preModelHook that repairs the tool-call history before each model call of createReactAgent.
  * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), the provider of
@@ -65,9 +73,7 @@ export const toolCallRepairHook = boundary(
       onRepair,
       onError,
       ...repairOptions
-    } = checkSurfaceOptions<ToolCallRepairHookOptions>("toolCallRepairHook", options, {
-      booleans: ["persist", "shapeRequests"],
-    });
+    } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const structural = createRepairer({ ...repairOptions, level: "structural" });
     const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;

@@ -19,7 +19,8 @@ import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import { RequestRepairers, type RequestFacts } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { replaceAllMessages } from "./state-update";
 import { withRunSalvage } from "./run-salvage";
 
@@ -39,6 +40,15 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
   name?: string;
 }
 
+/** The middleware's options (the setup `toolCallRepair` takes them too). */
+export const MIDDLEWARE_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  repairOnInput: option.flag,
+  repairModelRequest: option.flag,
+  recoverRejections: option.flag,
+  name: option.name,
+};
+
 /**
  * Middleware that repairs the stored thread on new input and repairs every model request.
  * Defaults: both on, `trailing: "answer"` (both run right before a model call). Without `provider`, each
@@ -57,10 +67,7 @@ export const toolCallRepairMiddleware = boundary(
       onRepair,
       onError,
       ...repairOptions
-    } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
-      booleans: ["repairOnInput", "repairModelRequest", "recoverRejections"],
-      strings: ["name"],
-    });
+    } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const stored = createRepairer({ ...repairOptions, level: "structural" });
     const forRequest = new RequestRepairers(repairOptions);

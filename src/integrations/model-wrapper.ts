@@ -35,7 +35,8 @@ import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { expectedInput, readingInput, boundary } from "../errors";
 import type { Dict } from "../values";
 
@@ -117,16 +118,18 @@ function readModel(model: unknown, fn: string): ReadModel {
  * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
  * `model.withConfig(...)`), and returns the same kind.
  */
-/** The wrapper's own options, as {@link checkSurfaceOptions} checks them (the kit checks them up front too). */
-export const REQUEST_REPAIR_OPTION_KINDS = {
-  functions: ["onRecovery"],
-  booleans: ["repairRequests", "recoverRejections"],
-} as const;
+/** The wrapper's options (the kit takes them too). */
+export const REQUEST_REPAIR_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  repairRequests: option.flag,
+  recoverRejections: option.flag,
+  onRecovery: option.fn,
+};
 
 export const withRequestRepair = boundary("withRequestRepair", function withRequestRepair<
   M,
 >(model: M, options: RequestRepairOptions = {}): M {
-  const given = checkSurfaceOptions<RequestRepairOptions>("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
+  const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
   const read = readModel(model, "withRequestRepair");
   if (read.kind === "binding") {
     return new RunnableBinding({

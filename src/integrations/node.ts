@@ -12,7 +12,8 @@ import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 import { withRunSalvage } from "./run-salvage";
-import { checkSurfaceOptions } from "./surface-options";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 
 export { NO_UPDATE };
 
@@ -31,6 +32,8 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
   config?: RunnableConfig,
 ) => ToolCallRepairNodeUpdate<K> | Promise<ToolCallRepairNodeUpdate<K>>;
 
+const NODE_OPTIONS = { ...SURFACE_OPTIONS, messagesKey: option.name };
+
 /**
  * A node that repairs the tool-call history in state before the model sees it (structural repairs only).
  *
@@ -41,15 +44,12 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
 export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCallRepairNode<
   K extends string = "messages",
 >(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> {
-  // Read once, under the input guard (checkSurfaceOptions returns the snapshot it checked).
   const {
     messagesKey = "messages" as K,
     onRepair,
     onError,
     ...repairOptions
-  } = checkSurfaceOptions<ToolCallRepairNodeOptions<K>>("toolCallRepairNode", options, {
-    strings: ["messagesKey"],
-  });
+  } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
   const reporting: RepairReporting = { onRepair, onError };
   // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
