@@ -90,10 +90,13 @@ export function reportedOnce(
  * - Request shaping (`request`) is made again on every model call of a thread the store keeps provider-neutral
  *   (Bedrock's placeholder turn, a merge): reported once per thread and kind (and call).
  * - A stored repair is always reported; in a setup, once across its pieces.
- * - A setup's request placeholder for a call (`synthesized_result` in a request) is left to the piece that
- *   stores the thread, which reports what the call finally got: its real result (`salvaged_result`) or the
- *   placeholder.
+ * - A setup's request placeholder for an abandoned call (`synthesized_result` in a request) is left to the piece
+ *   that stores the thread, which reports what the call finally got: its real result (`salvaged_result`) or the
+ *   placeholder. A placeholder for the exchange the history ends on is the request's alone (the stored thread
+ *   keeps it open for the tools or a resume): reported as request shaping is, and a placeholder stored later for
+ *   the same call is the same repair.
  */
+const TRAILING = "trailing_open_exchange";
 function keyOf(repair: ToolCallRepair, thread: string, scope: RepairScope, setup: boolean): string | undefined {
   if (repair.toolCallId !== undefined && (setup || scope === "request"))
     return `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
@@ -116,7 +119,7 @@ export function deliverRepairs(
   const thread = threadOf(config);
   const inList = new Map<string, number>();
   for (const repair of repairs) {
-    if (setup && scope === "request" && repair.action === "synthesized_result") continue;
+    if (setup && scope === "request" && repair.action === "synthesized_result" && repair.problem !== TRAILING) continue;
     let key = keyOf(repair, thread, scope, setup);
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
