@@ -14,6 +14,7 @@ import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
 import {
+  bothToolsThenAnswer,
   endsOnUserText,
   runAbortedMidTool,
   storedThread,
@@ -206,17 +207,7 @@ describe("onRepair: request shaping once per thread and kind, stored repairs alw
   });
 
   it("toolCallRepairKit: a call the request answered with a placeholder, the store with its real result: once, salvaged", async () => {
-    const model = await startBedrockStub({
-      script: (_request, callIndex) =>
-        callIndex === 0
-          ? {
-              toolCalls: [
-                { name: "lookup", args: { q: "alpha" } },
-                { name: "slow_lookup", args: { q: "beta" } },
-              ],
-            }
-          : { text: "answer" },
-    });
+    const model = await startBedrockStub({ script: bothToolsThenAnswer() });
     cleanups.push(() => model.close());
     const bench = new ToolBench();
     const inner = new MemorySaver();
