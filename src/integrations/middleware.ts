@@ -22,7 +22,7 @@ import { RequestRepairers, type RequestFacts } from "./request-repairers";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { replaceAllMessages } from "./state-update";
-import { withRunSalvage } from "./run-salvage";
+import { salvagedAndRepaired } from "./run-salvage";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
@@ -80,19 +80,11 @@ export const toolCallRepairMiddleware = boundary(
               async () => {
                 if (stored.isClean(state.messages)) return undefined;
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const salvaged = await withRunSalvage(
-                  state.messages,
-                  runtime,
-                  "messages",
-                  reporting,
-                  stored.options.syntheticResultText,
-                );
-                const structural = stored.repair(salvaged.messages);
-                const repaired = structural.messages;
-                const repairs = [...salvaged.repairs, ...structural.repairs];
+                const repaired = await salvagedAndRepaired(state.messages, runtime, "messages", reporting, stored);
+                const { repairs } = repaired;
                 if (repairs.length === 0) return undefined;
                 await reportRepairs(repairs, reporting);
-                return { messages: replaceAllMessages(repaired) };
+                return { messages: replaceAllMessages(repaired.messages) };
               },
               undefined,
               reporting,

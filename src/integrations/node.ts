@@ -11,7 +11,7 @@ import { readingInput, boundary } from "../errors";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
-import { withRunSalvage } from "./run-salvage";
+import { salvagedAndRepaired } from "./run-salvage";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 
@@ -60,16 +60,13 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
     config?: RunnableConfig,
   ): Promise<ToolCallRepairNodeUpdate<K>> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(
+    const { messages: repaired, repairs } = await salvagedAndRepaired(
       messages,
       config,
       messagesKey,
       reporting,
-      repairer.options.syntheticResultText,
+      repairer,
     );
-    const structural = repairer.repair(salvaged.messages);
-    const repaired = structural.messages;
-    const repairs = [...salvaged.repairs, ...structural.repairs];
     if (repairs.length === 0) return noUpdate;
     await reportRepairs(repairs, reporting, config);
     return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;

@@ -16,7 +16,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { SyntheticText } from "../engine";
+import type { Repairer, SyntheticText } from "../engine";
 import { defaultSyntheticText, syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant, isDict } from "../messages/inspect";
@@ -166,6 +166,22 @@ function cancelledCalls(
     }
   }
   return placeholders;
+}
+
+/**
+ * What a surface stores: the run's salvage ({@link withRunSalvage}), then `repairer`'s structural repair; every
+ * repair, salvaged first.
+ */
+export async function salvagedAndRepaired(
+  messages: BaseMessage[],
+  config: Pick<RunnableConfig, "configurable"> | undefined,
+  messagesKey: string,
+  reporting: RepairReporting,
+  repairer: Repairer,
+): Promise<Salvaged> {
+  const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
+  const structural = repairer.repair(salvaged.messages);
+  return { messages: structural.messages, repairs: [...salvaged.repairs, ...structural.repairs] };
 }
 
 /**
