@@ -62,12 +62,8 @@ const reported = new WeakMap<object, Set<string>>();
 
 /** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
 function threadOf(config?: RunnableConfig): string {
-  try {
-    const id: unknown = ensureConfig(config).configurable?.thread_id;
-    return typeof id === "string" || typeof id === "number" ? String(id) : "";
-  } catch {
-    return "";
-  }
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : "";
 }
 
 /**
@@ -120,16 +116,15 @@ export function deliverRepairs(
   const inList = new Map<string, number>();
   for (const repair of repairs) {
     if (setup && scope === "request" && repair.action === "synthesized_result" && repair.problem !== TRAILING) continue;
-    let key = keyOf(repair, thread, scope, setup);
+    const key = keyOf(repair, thread, scope, setup);
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
-      key = `${key}\u0000${nth}`;
       let seen = reported.get(onRepair);
       if (!seen) reported.set(onRepair, (seen = new Set()));
-      if (seen.has(key)) continue;
+      if (seen.has(`${key}\u0000${nth}`)) continue;
       if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
-      seen.add(key);
+      seen.add(`${key}\u0000${nth}`);
     }
     try {
       onRepair(repair);
@@ -184,13 +179,12 @@ export function unlessClean<T>(
   options: RepairReporting,
   config?: RunnableConfig,
 ): T | Promise<T> {
-  let clean: boolean;
   try {
-    clean = isClean();
+    if (isClean()) return fallback;
   } catch (error) {
     return orFallback(() => Promise.reject(error), fallback, options, config);
   }
-  return clean ? fallback : orFallback(repair, fallback, options, config);
+  return orFallback(repair, fallback, options, config);
 }
 
 async function dispatchRepairs(repairs: readonly ToolCallRepair[], config: RunnableConfig): Promise<void> {
