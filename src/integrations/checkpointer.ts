@@ -41,7 +41,7 @@ import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
-import { orderedSaverMethods } from "./thread-order";
+import { configurableOf, orderedSaverMethods } from "./thread-order";
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
@@ -76,10 +76,6 @@ interface RestoredInput {
 
 const MAX_TRACKED = 1000;
 const START_CHANNEL = "__start__";
-
-type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
-const configurableOf = (config: RunnableConfig | undefined): Configurable =>
-  (config?.configurable ?? {}) as Configurable;
 
 function threadKey(config: RunnableConfig | undefined): string {
   const { thread_id, checkpoint_ns } = configurableOf(config);

@@ -9,6 +9,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import { readingInput, boundary } from "../errors";
 import type { RepairOptions } from "../types";
+import { isDict } from "../values";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
 import { salvagedAndRepaired } from "./run-salvage";
@@ -76,7 +77,9 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
   return function toolCallRepair(state, config) {
     let messages: BaseMessage[] | undefined;
     try {
-      messages = readingInput(() => readMessages(state, messagesKey), "toolCallRepairNode", `state.${messagesKey}`);
+      const read = () => (isDict(state) ? state[messagesKey] : undefined);
+      const value = readingInput(read, "toolCallRepairNode", `state.${messagesKey}`);
+      messages = Array.isArray(value) ? value : undefined;
     } catch (error) {
       // A state the node cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
       return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
@@ -92,9 +95,3 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
     );
   };
 });
-
-/** The messages in `state`, or undefined when the key holds no array (another node's state, nothing yet). */
-function readMessages(state: unknown, key: string): BaseMessage[] | undefined {
-  const messages = typeof state === "object" && state !== null ? (state as Record<string, unknown>)[key] : undefined;
-  return Array.isArray(messages) ? (messages as BaseMessage[]) : undefined;
-}
