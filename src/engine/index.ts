@@ -32,6 +32,7 @@ import {
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
+export { OPTIONS as ENGINE_OPTIONS } from "./options";
 export { isAcceptedId } from "./profiles";
 export { FORCED_REPAIRS, REJECTION_TEXTS } from "./profiles";
 

@@ -49,7 +49,7 @@ export interface ResolvedOptions {
 }
 
 /** The engine's options, declared with the shared option kinds (`src/options.ts`). */
-const OPTIONS = {
+export const OPTIONS = {
   provider: option.oneOf(PROVIDERS),
   level: option.oneOf(REPAIR_LEVELS),
   orphanCalls: option.oneOf(["answer", "remove"]),

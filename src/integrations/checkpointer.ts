@@ -41,8 +41,9 @@ import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
-import { orderedSaverMethods } from "./thread-order";
-import { checkSurfaceOptions } from "./surface-options";
+import { configurableOf, orderedSaverMethods } from "./thread-order";
+import { STORED_SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
@@ -76,14 +77,14 @@ interface RestoredInput {
 const MAX_TRACKED = 1000;
 const START_CHANNEL = "__start__";
 
-type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
-const configurableOf = (config: RunnableConfig | undefined): Configurable =>
-  (config?.configurable ?? {}) as Configurable;
-
 function threadKey(config: RunnableConfig | undefined): string {
   const { thread_id, checkpoint_ns } = configurableOf(config);
   return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
 }
+
+/** A checkpoint of a thread: the thread key and the checkpoint id the config names. */
+const checkpointKey = (config: RunnableConfig | undefined) =>
+  `${threadKey(config)}\u0000${String(configurableOf(config).checkpoint_id)}`;
 
 const repairKey = (repair: ToolCallRepair) => `${repair.action}\u0000${repair.toolCallId ?? ""}`;
 
@@ -96,15 +97,13 @@ function evictOldest(collection: Map<string, unknown> | Set<string>): void {
 
 /** The messages of `value` (one message or a list, in any shape the messages reducer takes); others are skipped. */
 function messagesIn(value: unknown): BaseMessage[] {
-  const out: BaseMessage[] = [];
-  (Array.isArray(value) ? value : value === undefined ? [] : [value]).forEach((item, index) => {
+  return [value ?? []].flat().flatMap((item, index) => {
     try {
-      out.push(coerceMessage(item, index));
+      return [coerceMessage(item, index)];
     } catch {
-      // Not a message: the reducer's business, not ours.
+      return []; // Not a message: the reducer's business, not ours.
     }
   });
-  return out;
 }
 
 /**
@@ -183,10 +182,7 @@ class RepairingSaver {
     if (messages.length === 0) return;
     evictOldest(this.unappliedInputs);
     const afterId = this.messagesOf(tuple.checkpoint)?.at(-1)?.id;
-    this.unappliedInputs.set(`${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`, {
-      messages: withUniqueIds(messages),
-      afterId,
-    });
+    this.unappliedInputs.set(checkpointKey(tuple.config), { messages: withUniqueIds(messages), afterId });
   }
 
   readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> =>
@@ -237,7 +233,7 @@ class RepairingSaver {
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
       this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
-        ? this.unappliedInputs.get(`${key}\u0000${String(parentId)}`)
+        ? this.unappliedInputs.get(checkpointKey(config))
         : undefined;
     if (!run && !abandoning && !dropped && this.stored.isClean(messages)) {
       const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
@@ -293,7 +289,6 @@ class RepairingSaver {
     placeholders: Set<string>,
   ): Promise<Checkpoint> {
     const found = await this.pendingResults(config, placeholders);
-    this.addSalvagedElsewhere(config, placeholders, found);
     if (found.size === 0) return checkpoint;
     const repaired = this.stored.repair(messages, { salvage: found });
     this.rememberSalvaged(config, repaired.salvaged, found);
@@ -301,35 +296,17 @@ class RepairingSaver {
     return this.withMessages(checkpoint, repaired.messages);
   }
 
-  /** Adds to `found` the results salvaged in another namespace of the same thread, for the `wanted` calls. */
-  private addSalvagedElsewhere(
-    config: RunnableConfig,
-    wanted: ReadonlySet<string>,
-    found: Map<string, ToolMessage>,
-  ): void {
-    const known = this.salvagedByThread.get(String(configurableOf(config).thread_id));
-    if (!known) return;
-    for (const id of wanted) {
-      const result = known.get(id);
-      if (result && !found.has(id)) found.set(id, result);
-    }
-  }
-
-  private rememberSalvaged(
-    config: RunnableConfig,
-    ids: readonly string[],
-    results: ReadonlyMap<string, ToolMessage>,
-  ): void {
-    if (ids.length === 0) return;
+  /** Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread. */
+  private rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
     const thread = String(configurableOf(config).thread_id);
-    let known = this.salvagedByThread.get(thread);
-    if (!known) {
-      evictOldest(this.salvagedByThread);
-      this.salvagedByThread.set(thread, (known = new Map()));
-    }
     for (const id of ids) {
       const result = results.get(id);
-      if (!result || isMarkedSyntheticResult(result)) continue; // a placeholder saying the user cancelled is no result
+      if (!result || isMarkedSyntheticResult(result)) continue;
+      let known = this.salvagedByThread.get(thread);
+      if (!known) {
+        evictOldest(this.salvagedByThread);
+        this.salvagedByThread.set(thread, (known = new Map()));
+      }
       evictOldest(known);
       known.set(id, result);
     }
@@ -341,7 +318,7 @@ class RepairingSaver {
     const repaired = this.stored.repair(messages);
     if (repaired.repairs.length === 0) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
-    const readKey = `${threadKey(tuple.config)}\u0000${String(configurableOf(tuple.config).checkpoint_id)}`;
+    const readKey = checkpointKey(tuple.config);
     if (!this.reportedReads.has(readKey)) {
       evictOldest(this.reportedReads);
       this.reportedReads.add(readKey);
@@ -351,8 +328,9 @@ class RepairingSaver {
   }
 
   /**
-   * Real results for `open` calls in the pending writes of the checkpoint this put continues from. Given the
-   * `messages` that make the calls, a call a person was asked to approve there gets a placeholder saying so.
+   * Real results for `open` calls in the pending writes of the checkpoint this put continues from, else salvaged
+   * in another namespace of the thread. Given the `messages` that make the calls, a call a person was asked to
+   * approve there gets a placeholder saying so.
    */
   private async pendingResults(
     config: RunnableConfig,
@@ -360,15 +338,18 @@ class RepairingSaver {
     messages?: readonly BaseMessage[],
   ): Promise<Map<string, ToolMessage>> {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
-    if (open.size === 0 || typeof checkpoint_id !== "string") return new Map();
-    const parent = await this.inner.getTuple({
-      configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id },
-    });
+    const parent =
+      open.size > 0 && typeof checkpoint_id === "string"
+        ? await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
+        : undefined;
     const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
-    if (!messages || !parent?.pendingWrites?.length) return found;
-    const left = new Set([...open].filter((id) => !found.has(id)));
-    const cancelled = approvalPlaceholders(messages, left, parent, this.stored.options.syntheticResultText);
-    for (const [id, placeholder] of cancelled) found.set(id, placeholder);
+    if (messages && parent?.pendingWrites?.length) {
+      const left = new Set([...open].filter((id) => !found.has(id)));
+      const cancelled = approvalPlaceholders(messages, left, parent, this.stored.options.syntheticResultText);
+      for (const [id, placeholder] of cancelled) found.set(id, placeholder);
+    }
+    for (const [id, result] of this.salvagedByThread.get(String(thread_id)) ?? [])
+      if (open.has(id) && !found.has(id)) found.set(id, result);
     return found;
   }
 
@@ -386,7 +367,6 @@ class RepairingSaver {
       const open = unansweredCallIds(stale);
       for (const id of open) abandoned.add(id);
       const found = await this.pendingResults(config, open, stale);
-      this.addSalvagedElsewhere(config, open, found);
       for (const [id, result] of found) if (!salvage.has(id)) salvage.set(id, result);
     }
     // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
@@ -399,7 +379,6 @@ class RepairingSaver {
       // their finished results may still sit in the parent's pending writes.
       const open = unansweredCallIds(messages);
       const found = await this.pendingResults(config, open);
-      this.addSalvagedElsewhere(config, open, found);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
         repaired = this.stored.repair(messages, { abandoned, salvage });
@@ -410,6 +389,8 @@ class RepairingSaver {
   }
 }
 
+const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, messagesKey: option.name };
+
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
  * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
@@ -419,10 +400,7 @@ class RepairingSaver {
 export const withToolCallRepair = boundary("withToolCallRepair", function withToolCallRepair<
   T extends BaseCheckpointSaver,
 >(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  const given = checkSurfaceOptions<CheckpointerRepairOptions>("withToolCallRepair", options, {
-    booleans: ["list"],
-    strings: ["messagesKey"],
-  });
+  const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
   assertMethods(
     checkpointer,
     "withToolCallRepair",
@@ -439,7 +417,7 @@ export const withToolCallRepair = boundary("withToolCallRepair", function withTo
     // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
     getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
   };
-  const bound = new Map<PropertyKey, unknown>();
+  const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
   return new Proxy(checkpointer, {
     get(target, property) {
       if (Object.hasOwn(overrides, property)) return overrides[property];
@@ -448,9 +426,9 @@ export const withToolCallRepair = boundary("withToolCallRepair", function withTo
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       // Bound to the inner saver: its own methods (and private fields) see the saver itself.
-      let fn = bound.get(property) as { original: unknown; bound: unknown } | undefined;
-      if (!fn || fn.original !== value) bound.set(property, (fn = { original: value, bound: value.bind(target) }));
-      return fn.bound;
+      let fn = bound.get(property);
+      if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
+      return fn[1];
     },
   });
 });

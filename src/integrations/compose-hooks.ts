@@ -13,7 +13,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, describeInput, expectedInput, readingInput, boundary } from "../errors";
+import { ToolCallRepairInputError, describeInput, expectedInput, boundary } from "../errors";
 import { isDict, type Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
@@ -49,11 +49,6 @@ export function markHook<F extends (...args: never[]) => unknown>(hook: F, role:
   return hook;
 }
 
-/** The role a hook is tagged with, read under the input guard (a function proxy that refuses to be read). */
-function roleOf(hook: unknown, i: number): HookRole | undefined {
-  return readingInput(() => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE], "composePreModelHooks", `hooks[${i}]`);
-}
-
 /**
  * One `preModelHook` that runs `hooks` in order. Each hook gets the state with the `messages` updates of the
  * hooks before it applied (as the messages reducer applies them) and the model input they wrote. The result is
@@ -79,12 +74,7 @@ export const composePreModelHooks = boundary("composePreModelHooks", function co
   assertOrder(hooks);
 
   return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-    // The state is read once, under the input guard: a getter that throws is an input error naming `state`.
-    const given = readingInput(
-      () => (typeof state === "object" && state !== null ? { ...state } : ({} as S)),
-      "composePreModelHooks",
-      "state",
-    );
+    const given = typeof state === "object" && state !== null ? { ...state } : ({} as S);
     let messages: BaseMessage[] = given.messages ?? [];
     let rewritten = false;
     let modelInput: BaseMessage[] | undefined;
@@ -97,22 +87,18 @@ export const composePreModelHooks = boundary("composePreModelHooks", function co
       if (!isDict(update))
         throw new ToolCallRepairInputError(
           `composePreModelHooks: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
-          {
-            argument: `hooks[${i}]`,
-          },
+          { argument: `hooks[${i}]` },
         );
-      for (const key of Object.keys(update)) {
-        const value = update[key];
-        if (key === "messages") {
-          if (value === undefined) continue;
-          messages = applyMessagesUpdate(messages, value as BaseMessage[]);
-          rewritten = true;
-          if (modelInput !== undefined) modelInputIsStale = true;
-        } else if (key === "llmInputMessages") {
-          if (value === undefined) continue;
-          modelInput = value as BaseMessage[];
-          modelInputIsStale = false;
-        } else rest[key] = value;
+      const { messages: rewrite, llmInputMessages, ...others } = update;
+      Object.assign(rest, others);
+      if (rewrite !== undefined) {
+        messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
+        rewritten = true;
+        modelInputIsStale = modelInput !== undefined;
+      }
+      if (llmInputMessages !== undefined) {
+        modelInput = llmInputMessages as BaseMessage[];
+        modelInputIsStale = false;
       }
     }
     const out: PreModelHookUpdate = { ...rest };
@@ -126,7 +112,7 @@ export const composePreModelHooks = boundary("composePreModelHooks", function co
 function assertOrder(hooks: readonly unknown[]): void {
   let inputWriter = -1;
   hooks.forEach((hook, i) => {
-    const role = roleOf(hook, i);
+    const role = (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE];
     if (role === "llmInputMessages" && inputWriter < 0) inputWriter = i;
     if (role === "messages" && inputWriter >= 0)
       throw new ToolCallRepairInputError(

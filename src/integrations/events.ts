@@ -62,12 +62,8 @@ const reported = new WeakMap<object, Set<string>>();
 
 /** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
 function threadOf(config?: RunnableConfig): string {
-  try {
-    const id: unknown = ensureConfig(config).configurable?.thread_id;
-    return typeof id === "string" || typeof id === "number" ? String(id) : "";
-  } catch {
-    return "";
-  }
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : "";
 }
 
 /**
@@ -90,10 +86,13 @@ export function reportedOnce(
  * - Request shaping (`request`) is made again on every model call of a thread the store keeps provider-neutral
  *   (Bedrock's placeholder turn, a merge): reported once per thread and kind (and call).
  * - A stored repair is always reported; in a setup, once across its pieces.
- * - A setup's request placeholder for a call (`synthesized_result` in a request) is left to the piece that
- *   stores the thread, which reports what the call finally got: its real result (`salvaged_result`) or the
- *   placeholder.
+ * - A setup's request placeholder for an abandoned call (`synthesized_result` in a request) is left to the piece
+ *   that stores the thread, which reports what the call finally got: its real result (`salvaged_result`) or the
+ *   placeholder. A placeholder for the exchange the history ends on is the request's alone (the stored thread
+ *   keeps it open for the tools or a resume): reported as request shaping is, and a placeholder stored later for
+ *   the same call is the same repair.
  */
+const TRAILING = "trailing_open_exchange";
 function keyOf(repair: ToolCallRepair, thread: string, scope: RepairScope, setup: boolean): string | undefined {
   if (repair.toolCallId !== undefined && (setup || scope === "request"))
     return `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
@@ -116,17 +115,16 @@ export function deliverRepairs(
   const thread = threadOf(config);
   const inList = new Map<string, number>();
   for (const repair of repairs) {
-    if (setup && scope === "request" && repair.action === "synthesized_result") continue;
-    let key = keyOf(repair, thread, scope, setup);
+    if (setup && scope === "request" && repair.action === "synthesized_result" && repair.problem !== TRAILING) continue;
+    const key = keyOf(repair, thread, scope, setup);
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
-      key = `${key}\u0000${nth}`;
       let seen = reported.get(onRepair);
       if (!seen) reported.set(onRepair, (seen = new Set()));
-      if (seen.has(key)) continue;
+      if (seen.has(`${key}\u0000${nth}`)) continue;
       if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
-      seen.add(key);
+      seen.add(`${key}\u0000${nth}`);
     }
     try {
       onRepair(repair);
@@ -181,13 +179,12 @@ export function unlessClean<T>(
   options: RepairReporting,
   config?: RunnableConfig,
 ): T | Promise<T> {
-  let clean: boolean;
   try {
-    clean = isClean();
+    if (isClean()) return fallback;
   } catch (error) {
     return orFallback(() => Promise.reject(error), fallback, options, config);
   }
-  return clean ? fallback : orFallback(repair, fallback, options, config);
+  return orFallback(repair, fallback, options, config);
 }
 
 async function dispatchRepairs(repairs: readonly ToolCallRepair[], config: RunnableConfig): Promise<void> {

@@ -16,9 +16,10 @@ import { markHook } from "./compose-hooks";
 import { readingInput, boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { RequestRepairers } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
+import { anything, SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { replaceAllMessages, withUniqueIds } from "./state-update";
-import { withRunSalvage } from "./run-salvage";
+import { salvagedAndRepaired, withRunSalvage } from "./run-salvage";
 
 export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**
@@ -49,6 +50,13 @@ export type ToolCallRepairHookFunction = (
   config?: RunnableConfig,
 ) => ToolCallRepairHookUpdate | Promise<ToolCallRepairHookUpdate>;
 
+const HOOK_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  model: anything("a chat model"),
+  persist: option.flag,
+  shapeRequests: option.flag,
+};
+
 /**
  * A preModelHook that repairs the tool-call history before each model call of createReactAgent.
  * Defaults: request-only, `trailing: "answer"` (the hook runs right before the model), the provider of
@@ -65,45 +73,33 @@ export const toolCallRepairHook = boundary(
       onRepair,
       onError,
       ...repairOptions
-    } = checkSurfaceOptions<ToolCallRepairHookOptions>("toolCallRepairHook", options, {
-      booleans: ["persist", "shapeRequests"],
-    });
+    } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const structural = createRepairer({ ...repairOptions, level: "structural" });
     const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
-    const stored = persist ? structural : undefined;
 
     const repairAndReport = async (
       messages: BaseMessage[],
       config?: RunnableConfig,
     ): Promise<ToolCallRepairHookUpdate> => {
       // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-      const salvaged = await withRunSalvage(
-        messages,
-        config,
-        "messages",
+      const salvaged = persist
+        ? await salvagedAndRepaired(messages, config, "messages", reporting, structural)
+        : await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
+      const stored = persist && salvaged.repairs.length > 0 ? replaceAllMessages(salvaged.messages) : undefined;
+      if (stored) await reportRepairs(salvaged.repairs, reporting, config);
+      // After the structural repair, only the provider's shaping is left for the request (the stored list carries
+      // the ids the state will hold).
+      const shaped = request.repair(stored ? stored.slice(1) : salvaged.messages);
+      await reportRepairs(
+        stored ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs],
         reporting,
-        structural.options.syntheticResultText,
+        config,
+        "request",
       );
-      let update: ToolCallRepairHookUpdate = {};
-      let base = salvaged.messages;
-      if (stored) {
-        const structural = stored.repair(base);
-        if (structural.repairs.length > 0 || salvaged.repairs.length > 0) {
-          update = { messages: replaceAllMessages(structural.messages) };
-          base = update.messages!.slice(1); // the same messages, with the ids the state will hold
-          await reportRepairs([...salvaged.repairs, ...structural.repairs], reporting, config);
-        }
-      }
-      // After the structural repair, only the provider's shaping is left for the request.
-      const shaped = request.repair(base);
-      const requestOnly = update.messages ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs];
-      await reportRepairs(requestOnly, reporting, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-      return {
-        ...update,
-        llmInputMessages: shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages,
-      };
+      const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
+      return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };
     };
 
     // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.

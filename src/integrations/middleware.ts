@@ -19,9 +19,10 @@ import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import { RequestRepairers, type RequestFacts } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 import { replaceAllMessages } from "./state-update";
-import { withRunSalvage } from "./run-salvage";
+import { salvagedAndRepaired } from "./run-salvage";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
@@ -38,6 +39,15 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
   /** Middleware name; createAgent requires names to be unique. Default `"ToolCallRepairMiddleware"`. */
   name?: string;
 }
+
+/** The middleware's options (the setup `toolCallRepair` takes them too). */
+export const MIDDLEWARE_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  repairOnInput: option.flag,
+  repairModelRequest: option.flag,
+  recoverRejections: option.flag,
+  name: option.name,
+};
 
 /**
  * Middleware that repairs the stored thread on new input and repairs every model request.
@@ -57,10 +67,7 @@ export const toolCallRepairMiddleware = boundary(
       onRepair,
       onError,
       ...repairOptions
-    } = checkSurfaceOptions<ToolCallRepairMiddlewareOptions>("toolCallRepairMiddleware", options, {
-      booleans: ["repairOnInput", "repairModelRequest", "recoverRejections"],
-      strings: ["name"],
-    });
+    } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const stored = createRepairer({ ...repairOptions, level: "structural" });
     const forRequest = new RequestRepairers(repairOptions);
@@ -73,19 +80,11 @@ export const toolCallRepairMiddleware = boundary(
               async () => {
                 if (stored.isClean(state.messages)) return undefined;
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const salvaged = await withRunSalvage(
-                  state.messages,
-                  runtime,
-                  "messages",
-                  reporting,
-                  stored.options.syntheticResultText,
-                );
-                const structural = stored.repair(salvaged.messages);
-                const repaired = structural.messages;
-                const repairs = [...salvaged.repairs, ...structural.repairs];
+                const repaired = await salvagedAndRepaired(state.messages, runtime, "messages", reporting, stored);
+                const { repairs } = repaired;
                 if (repairs.length === 0) return undefined;
                 await reportRepairs(repairs, reporting);
-                return { messages: replaceAllMessages(repaired) };
+                return { messages: replaceAllMessages(repaired.messages) };
               },
               undefined,
               reporting,

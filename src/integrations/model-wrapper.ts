@@ -35,8 +35,9 @@ import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { RequestRepairers } from "./request-repairers";
-import { checkSurfaceOptions } from "./surface-options";
-import { expectedInput, readingInput, boundary } from "../errors";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
+import { expectedInput, boundary } from "../errors";
 import type { Dict } from "../values";
 
 export interface RequestRepairOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -73,73 +74,39 @@ const isChatModel = (value: unknown): value is ChatModel =>
   typeof (value as Dict)._generate === "function" &&
   typeof (value as Dict)._modelType === "function";
 
+const isWrapped = (model: unknown): boolean =>
+  (typeof model === "object" || typeof model === "function") && model !== null && WRAPPED in model;
+
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
 export const repairsRequests = boundary("repairsRequests", function repairsRequests(model: unknown): boolean {
-  const read = readModel(model, "repairsRequests");
-  return read.kind === "binding" ? readModel(read.bound, "repairsRequests").wrapped : read.wrapped;
+  return isWrapped(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
 });
 
-type ReadModel =
-  | { kind: "binding"; bound: unknown; config: unknown; kwargs: unknown; configFactories: unknown; wrapped: false }
-  | { kind: "model"; model: ChatModel; wrapped: boolean }
-  | { kind: "other"; wrapped: boolean };
-
-/**
- * What `model` is, read once under the input guard: a getter that throws or a revoked proxy is an input error
- * naming `fn` and `model`, never the raw error.
- */
-function readModel(model: unknown, fn: string): ReadModel {
-  return readingInput(
-    (): ReadModel => {
-      if ((typeof model !== "object" && typeof model !== "function") || model === null)
-        return { kind: "other", wrapped: false };
-      if (RunnableBinding.isRunnableBinding(model)) {
-        const binding = model as unknown as RunnableBinding<unknown, unknown>;
-        return {
-          kind: "binding",
-          bound: binding.bound,
-          config: binding.config,
-          kwargs: binding.kwargs,
-          configFactories: binding.configFactories,
-          wrapped: false,
-        };
-      }
-      const wrapped = WRAPPED in model;
-      return isChatModel(model) ? { kind: "model", model, wrapped } : { kind: "other", wrapped };
-    },
-    fn,
-    "model",
-  );
-}
+/** The wrapper's options (the kit takes them too). */
+export const REQUEST_REPAIR_OPTIONS = {
+  ...SURFACE_OPTIONS,
+  repairRequests: option.flag,
+  recoverRejections: option.flag,
+  onRecovery: option.fn,
+};
 
 /**
  * A model whose every request is repaired for its provider, and which force-repairs and retries once when the
  * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
  * `model.withConfig(...)`), and returns the same kind.
  */
-/** The wrapper's own options, as {@link checkSurfaceOptions} checks them (the kit checks them up front too). */
-export const REQUEST_REPAIR_OPTION_KINDS = {
-  functions: ["onRecovery"],
-  booleans: ["repairRequests", "recoverRejections"],
-} as const;
-
 export const withRequestRepair = boundary("withRequestRepair", function withRequestRepair<
   M,
 >(model: M, options: RequestRepairOptions = {}): M {
-  const given = checkSurfaceOptions<RequestRepairOptions>("withRequestRepair", options, REQUEST_REPAIR_OPTION_KINDS);
-  const read = readModel(model, "withRequestRepair");
-  if (read.kind === "binding") {
-    return new RunnableBinding({
-      bound: withRequestRepair(read.bound, given),
-      config: read.config,
-      kwargs: read.kwargs,
-      configFactories: read.configFactories,
-    } as never) as unknown as M;
+  const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
+  if (RunnableBinding.isRunnableBinding(model)) {
+    const { bound, config, kwargs, configFactories } = model as RunnableBinding<unknown, unknown>;
+    const rebound = { bound: withRequestRepair(bound, given), config, kwargs, configFactories };
+    return new RunnableBinding(rebound as never) as unknown as M;
   }
-  if (read.kind !== "model")
+  if (!isChatModel(model))
     throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
-  if (read.wrapped) return model;
-  return wrap(read.model, given) as unknown as M;
+  return isWrapped(model) ? model : (wrap(model, given) as unknown as M);
 });
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
@@ -191,6 +158,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     );
   };
 
+  const recoveryIf = (callOptions: unknown) => (recoverRejections ? recoveryFor(callOptions) : undefined);
   const generate = model._generate as Generate;
   define(
     "_generate",
@@ -200,23 +168,13 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       callOptions: unknown,
       runManager?: CallbackManagerForLLMRun,
     ) {
-      const messages = await prepare(input, callOptions, runManager);
-      try {
-        return await generate.call(this, messages, callOptions as never, runManager);
-      } catch (error) {
-        if (!recoverRejections) throw error;
-        const recovery = recoveryFor(callOptions);
-        const step = recoveryStep(error, messages, recovery);
-        if (step.action === "rethrow") throw step.error;
-        let result: Awaited<ReturnType<Generate>>;
-        try {
-          result = await generate.call(this, step.messages, callOptions as never, runManager);
-        } catch (retryError) {
-          throw recoveryFailed(error, step, retryError);
-        }
-        await recovered(step, options, runManager);
-        return result;
-      }
+      return sendRecovering(
+        (sent) => generate.call(this, sent, callOptions as never, runManager),
+        await prepare(input, callOptions, runManager),
+        recoveryIf(callOptions),
+        options,
+        runManager,
+      );
     },
   );
 
@@ -235,7 +193,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
         return retryBeforeFirst(
           (sent) => stream.call(this, sent, callOptions as never, runManager),
           prepare(input, callOptions, runManager),
-          recoverRejections ? recoveryFor(callOptions) : undefined,
+          recoveryIf(callOptions),
           options,
           runManager,
         );
@@ -253,9 +211,34 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
 }
 
 /**
- * Streams `start(messages)`; a rejection before the first item is recovered once (without `recovery`, not at
- * all), later errors pass through.
+ * `send(messages)`; a rejection of the history is recovered once (without `recovery`, not at all): force-repaired,
+ * sent again, reported. A second failure rethrows the first error, the diagnosis attached.
  */
+async function sendRecovering<T>(
+  send: (messages: BaseMessage[]) => Promise<T>,
+  messages: BaseMessage[],
+  recovery: RecoveryStepOptions | undefined,
+  reporting: RequestRepairOptions,
+  runManager?: CallbackManagerForLLMRun,
+): Promise<T> {
+  try {
+    return await send(messages);
+  } catch (error) {
+    if (!recovery) throw error;
+    const step = recoveryStep(error, messages, recovery);
+    if (step.action === "rethrow") throw step.error;
+    let result: T;
+    try {
+      result = await send(step.messages);
+    } catch (retryError) {
+      throw recoveryFailed(error, step, retryError);
+    }
+    await recovered(step, reporting, runManager);
+    return result;
+  }
+}
+
+/** Streams `start(messages)`; a rejection before the first item is recovered once, later errors pass through. */
 async function* retryBeforeFirst<T>(
   start: (messages: BaseMessage[]) => AsyncIterable<T>,
   prepared: Promise<BaseMessage[]>,
@@ -263,27 +246,16 @@ async function* retryBeforeFirst<T>(
   reporting: RequestRepairOptions,
   runManager?: CallbackManagerForLLMRun,
 ): AsyncGenerator<T> {
-  const messages = await prepared;
-  let iterator = start(messages)[Symbol.asyncIterator]();
-  let first: IteratorResult<T>;
+  let iterator: AsyncIterator<T> | undefined;
+  const begin = (sent: BaseMessage[]) => {
+    iterator = start(sent)[Symbol.asyncIterator]();
+    return iterator.next();
+  };
+  const first = await sendRecovering(begin, await prepared, recovery, reporting, runManager);
   try {
-    first = await iterator.next();
-  } catch (error) {
-    if (!recovery) throw error;
-    const step = recoveryStep(error, messages, recovery);
-    if (step.action === "rethrow") throw step.error;
-    iterator = start(step.messages)[Symbol.asyncIterator]();
-    try {
-      first = await iterator.next();
-    } catch (retryError) {
-      throw recoveryFailed(error, step, retryError);
-    }
-    await recovered(step, reporting, runManager);
-  }
-  try {
-    for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+    for (let next = first; !next.done; next = await iterator!.next()) yield next.value;
   } finally {
-    await iterator.return?.();
+    await iterator?.return?.();
   }
 }
 

@@ -9,10 +9,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import { readingInput, boundary } from "../errors";
 import type { RepairOptions } from "../types";
+import { isDict } from "../values";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { NO_UPDATE, replaceAllMessages } from "./state-update";
-import { withRunSalvage } from "./run-salvage";
-import { checkSurfaceOptions } from "./surface-options";
+import { salvagedAndRepaired } from "./run-salvage";
+import { SURFACE_OPTIONS } from "./surface-options";
+import { option, readOptions } from "../options";
 
 export { NO_UPDATE };
 
@@ -31,6 +33,8 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
   config?: RunnableConfig,
 ) => ToolCallRepairNodeUpdate<K> | Promise<ToolCallRepairNodeUpdate<K>>;
 
+const NODE_OPTIONS = { ...SURFACE_OPTIONS, messagesKey: option.name };
+
 /**
  * A node that repairs the tool-call history in state before the model sees it (structural repairs only).
  *
@@ -41,15 +45,12 @@ export type ToolCallRepairNodeFunction<K extends string = "messages"> = (
 export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCallRepairNode<
   K extends string = "messages",
 >(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> {
-  // Read once, under the input guard (checkSurfaceOptions returns the snapshot it checked).
   const {
     messagesKey = "messages" as K,
     onRepair,
     onError,
     ...repairOptions
-  } = checkSurfaceOptions<ToolCallRepairNodeOptions<K>>("toolCallRepairNode", options, {
-    strings: ["messagesKey"],
-  });
+  } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
   const reporting: RepairReporting = { onRepair, onError };
   // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
@@ -60,16 +61,13 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
     config?: RunnableConfig,
   ): Promise<ToolCallRepairNodeUpdate<K>> => {
     // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const salvaged = await withRunSalvage(
+    const { messages: repaired, repairs } = await salvagedAndRepaired(
       messages,
       config,
       messagesKey,
       reporting,
-      repairer.options.syntheticResultText,
+      repairer,
     );
-    const structural = repairer.repair(salvaged.messages);
-    const repaired = structural.messages;
-    const repairs = [...salvaged.repairs, ...structural.repairs];
     if (repairs.length === 0) return noUpdate;
     await reportRepairs(repairs, reporting, config);
     return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;
@@ -79,7 +77,9 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
   return function toolCallRepair(state, config) {
     let messages: BaseMessage[] | undefined;
     try {
-      messages = readingInput(() => readMessages(state, messagesKey), "toolCallRepairNode", `state.${messagesKey}`);
+      const read = () => (isDict(state) ? state[messagesKey] : undefined);
+      const value = readingInput(read, "toolCallRepairNode", `state.${messagesKey}`);
+      messages = Array.isArray(value) ? value : undefined;
     } catch (error) {
       // A state the node cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
       return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
@@ -95,9 +95,3 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
     );
   };
 });
-
-/** The messages in `state`, or undefined when the key holds no array (another node's state, nothing yet). */
-function readMessages(state: unknown, key: string): BaseMessage[] | undefined {
-  const messages = typeof state === "object" && state !== null ? (state as Record<string, unknown>)[key] : undefined;
-  return Array.isArray(messages) ? (messages as BaseMessage[]) : undefined;
-}

@@ -19,6 +19,7 @@ import { recoveryFailed, recoveryProvider, recoveryStep, type RecoveryStep } fro
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
+import { isDict } from "../values";
 
 /** The parts of langchain's `ModelRequest` the recovery reads. */
 export interface RecoverableModelRequest {
@@ -111,11 +112,5 @@ function withReplacement<Response>(response: Response, repaired: BaseMessage[]):
   return response;
 }
 
-function isStructuredResult(value: unknown): value is { structuredResponse: unknown; messages: BaseMessage[] } {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    "structuredResponse" in value &&
-    Array.isArray((value as { messages?: unknown }).messages)
-  );
-}
+const isStructuredResult = (value: unknown): value is { structuredResponse: unknown; messages: BaseMessage[] } =>
+  isDict(value) && "structuredResponse" in value && Array.isArray(value.messages);

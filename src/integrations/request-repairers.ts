@@ -20,18 +20,10 @@ export class RequestRepairers {
   private readonly byKey = new Map<string, Repairer>();
   private readonly options: Omit<RepairOptions, "level" | "onRepair">;
 
-  /** `options.onRepair` is not passed on: surfaces report what these repairers return (each repair once). */
+  /** `options` as the surface checked them; `onRepair` is not passed on: surfaces report what these repairers return. */
   constructor(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
     const { onRepair: _reportedBySurface, onError: _handledBySurface, ...options } = input;
     this.options = options;
-    // Validate the options now (a bad value fails when the surface is built, not at the first model call).
-    const validated = createRepairer({ ...options, level: "request" });
-    if (options.provider !== undefined)
-      this.byKey.set(this.keyOf(options.provider, options.systemMessages, options.toolsInRequest), validated);
-  }
-
-  private keyOf(provider: string, systemMessages: string | undefined, toolsInRequest: boolean | undefined): string {
-    return `${provider}\u0000${systemMessages ?? "placed"}\u0000${toolsInRequest === false ? "no-tools" : "tools"}`;
   }
 
   /** The repairer for requests to `model` (any wrapper of a chat model, or undefined). */
@@ -40,16 +32,10 @@ export class RequestRepairers {
     const provider = this.options.provider ?? target.provider ?? "strict";
     const systemMessages = this.options.systemMessages ?? target.systemMessages;
     const toolsInRequest = this.options.toolsInRequest ?? facts.toolsInRequest;
-    const key = this.keyOf(provider, systemMessages, toolsInRequest);
+    const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
     let repairer = this.byKey.get(key);
     if (!repairer) {
-      repairer = createRepairer({
-        ...this.options,
-        level: "request",
-        provider,
-        systemMessages,
-        ...(toolsInRequest !== undefined ? { toolsInRequest } : {}),
-      });
+      repairer = createRepairer({ ...this.options, level: "request", provider, systemMessages, toolsInRequest });
       this.byKey.set(key, repairer);
     }
     return repairer;

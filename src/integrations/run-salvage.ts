@@ -16,7 +16,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { SyntheticText } from "../engine";
+import type { Repairer, SyntheticText } from "../engine";
 import { defaultSyntheticText, syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant, isDict } from "../messages/inspect";
@@ -89,20 +89,12 @@ function remember(walked: Map<string, WalkedCall>, key: string, call: WalkedCall
   walked.set(key, call);
 }
 
-/** The open calls with their memo key and their name-and-arguments key. */
-function openCallsIn(messages: readonly BaseMessage[], open: ReadonlySet<string>, scope: string) {
-  const calls = new Map<string, { key: string; asked: string }>();
-  for (const m of messages) {
-    if (!isAssistant(m)) continue;
-    for (const call of m.tool_calls ?? []) {
-      if (call.id === undefined || !open.has(call.id)) continue;
-      calls.set(call.id, {
-        key: `${scope}\u0000${String(m.id)}\u0000${call.id}`,
-        asked: callKey(call.name, call.args),
-      });
-    }
-  }
-  return calls;
+/** The open calls of `messages`, each with the message that made it. */
+function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>) {
+  for (const m of messages)
+    if (isAssistant(m))
+      for (const call of m.tool_calls ?? [])
+        if (call.id !== undefined && open.has(call.id)) yield { m, call, id: call.id };
 }
 
 const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
@@ -138,7 +130,7 @@ export function approvalPlaceholders(
 ): Map<string, ToolMessage> {
   const asked = new Set<string>();
   if (tuple) noteApprovalRequests(tuple, asked);
-  return asked.size === 0 ? new Map<string, ToolMessage>() : cancelledCalls(messages, open, asked, text);
+  return cancelledCalls(messages, open, asked, text);
 }
 
 /** Placeholders saying the user cancelled them, for the `open` calls a person was asked to approve. */
@@ -149,23 +141,32 @@ function cancelledCalls(
   text: SyntheticText,
 ) {
   const placeholders = new Map<string, ToolMessage>();
-  for (const m of messages) {
-    if (!isAssistant(m)) continue;
-    for (const call of m.tool_calls ?? []) {
-      if (call.id === undefined || !open.has(call.id) || !asked.has(callKey(call.name, call.args))) continue;
-      const toolRun = "cancelled";
-      const body = text({ id: call.id, name: call.name, reason: "orphan_call", toolRun });
-      const placeholder = syntheticToolResult({
-        toolCallId: call.id,
-        toolName: call.name,
-        reason: "orphan_call",
-        text: body,
-        toolRun,
-      });
-      placeholders.set(call.id, placeholder);
-    }
+  const toolRun = "cancelled";
+  for (const { call, id } of asked.size > 0 ? openCalls(messages, open) : []) {
+    if (!asked.has(callKey(call.name, call.args))) continue;
+    const body = text({ id, name: call.name, reason: "orphan_call", toolRun });
+    placeholders.set(
+      id,
+      syntheticToolResult({ toolCallId: id, toolName: call.name, reason: "orphan_call", text: body, toolRun }),
+    );
   }
   return placeholders;
+}
+
+/**
+ * What a surface stores: the run's salvage ({@link withRunSalvage}), then `repairer`'s structural repair; every
+ * repair, salvaged first.
+ */
+export async function salvagedAndRepaired(
+  messages: BaseMessage[],
+  config: Pick<RunnableConfig, "configurable"> | undefined,
+  messagesKey: string,
+  reporting: RepairReporting,
+  repairer: Repairer,
+): Promise<Salvaged> {
+  const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
+  const structural = repairer.repair(salvaged.messages);
+  return { messages: structural.messages, repairs: [...salvaged.repairs, ...structural.repairs] };
 }
 
 /**
@@ -191,7 +192,10 @@ export function withRunSalvage(
       const namespace = graphNamespace(
         typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
       );
-      const calls = openCallsIn(messages, open, `${String(configurable.thread_id)}\u0000${namespace}`);
+      const scope = `${String(configurable.thread_id)}\u0000${namespace}`;
+      const calls = new Map<string, { key: string; asked: string }>();
+      for (const { m, call, id } of openCalls(messages, open))
+        calls.set(id, { key: `${scope}\u0000${String(m.id)}\u0000${id}`, asked: callKey(call.name, call.args) });
       let walked = walkedBySaver.get(saver);
       if (!walked) walkedBySaver.set(saver, (walked = new Map()));
       const found = new Map<string, ToolMessage>();
@@ -220,8 +224,7 @@ export function withRunSalvage(
         }
       }
       const left = new Set([...open].filter((id) => !found.has(id)));
-      if (asked.size > 0)
-        for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
+      for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,

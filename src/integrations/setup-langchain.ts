@@ -8,8 +8,8 @@ import { boundary } from "../errors";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
-import { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./middleware";
-import { checkSurfaceOptions } from "./surface-options";
+import { MIDDLEWARE_OPTIONS, toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./middleware";
+import { option, readOptions } from "../options";
 
 export interface ToolCallRepairOptions
   extends ToolCallRepairMiddlewareOptions,
@@ -21,6 +21,8 @@ export interface ToolCallRepairSetup {
   /** Wraps the agent's checkpointer (`createAgent({ checkpointer: repair.checkpointer(saver) })`). */
   checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
 }
+
+const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
 
 /**
  * The recommended setup for `createAgent`:
@@ -35,11 +37,12 @@ export interface ToolCallRepairSetup {
 export const toolCallRepair = boundary(
   "toolCallRepair",
   function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-    const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, ...rest } =
-      checkSurfaceOptions<ToolCallRepairOptions>("toolCallRepair", options, { booleans: ["list"] });
+    const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, trailing, ...rest } =
+      readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
     const shared = { ...rest, onRepair: reportedOnce(onRepair) };
     const middleware = toolCallRepairMiddleware({
       ...shared,
+      trailing,
       repairOnInput,
       repairModelRequest,
       recoverRejections,

@@ -12,8 +12,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { reportedOnce } from "./events";
 import { toolCallRepairHook, type ToolCallRepairHookFunction } from "./hook";
-import { REQUEST_REPAIR_OPTION_KINDS, withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
-import { checkSurfaceOptions } from "./surface-options";
+import { REQUEST_REPAIR_OPTIONS, withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
+import { option, readOptions } from "../options";
 import { toolCallRepairNode, type ToolCallRepairNodeFunction } from "./node";
 
 export interface ToolCallRepairKitOptions
@@ -31,6 +31,8 @@ export interface ToolCallRepairKit {
   checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
 }
 
+const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, list: option.flag, messagesKey: option.name };
+
 /**
  * The recommended setup for createReactAgent and custom StateGraphs:
  *
@@ -42,16 +44,17 @@ export interface ToolCallRepairKit {
 export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
   function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
-    const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, ...rest } =
-      checkSurfaceOptions<ToolCallRepairKitOptions>("toolCallRepairKit", options, REQUEST_REPAIR_OPTION_KINDS);
+    const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, trailing, ...rest } =
+      readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
     const shared = { ...rest, onRepair: reportedOnce(onRepair) };
+    const beforeModel = { ...shared, trailing };
     const model = <M>(llm: M): M =>
-      withRequestRepair(llm, { ...shared, repairRequests, recoverRejections, onRecovery });
+      withRequestRepair(llm, { ...beforeModel, repairRequests, recoverRejections, onRecovery });
     return {
       model,
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
-      preModelHook: toolCallRepairHook({ ...shared, persist: true, shapeRequests: false }),
-      node: toolCallRepairNode({ ...shared, messagesKey }) as ToolCallRepairNodeFunction,
+      preModelHook: toolCallRepairHook({ ...beforeModel, persist: true, shapeRequests: false }),
+      node: toolCallRepairNode({ ...beforeModel, messagesKey }) as ToolCallRepairNodeFunction,
       checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
     };
   },

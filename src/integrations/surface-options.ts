@@ -1,28 +1,35 @@
 /**
- * A surface's own options (the engine checks its own when the surface builds its repairer), declared with the
- * shared option kinds (`src/options.ts`): callbacks are functions, switches are booleans, names are non-empty
- * strings. Checked when the surface is built, so a typo fails at start-up with the option named, not silently
- * at the first model call. The factory destructures the snapshot returned (the caller's object is never read
- * again, nor changed).
+ * Every surface declares its full option table: its own options, the reporting callbacks and the engine's options
+ * it passes on (`level` excepted: each surface decides its own). Checked once when the surface is built, so a
+ * typo fails at start-up naming the surface and its nearest option, not silently at the first model call.
  */
-import { option, readOptions, REPORTING, type OptionTable } from "../options";
+import { ENGINE_OPTIONS } from "../engine";
+import { type OptionKind, type OptionTable, option, REPORTING, readOptions } from "../options";
 
+const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
+const { trailing: _keptForResume, ...passedToStore } = passedOn;
+
+/** The options every surface that repairs requests or state takes (the engine's, but `level`, and reporting). */
+export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
+/** The options of a surface that repairs stored threads (which decides `trailing` too). */
+export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
+/** Any value: what the surface only hands on (a model it reads the provider of). */
+export const anything = (expected: string): OptionKind => ({ expected, accepts: () => true });
+
+/** A surface's own option kinds, the rest passed on unchecked (to a reader that checks them itself). */
 export interface SurfaceOptionKinds {
   functions?: readonly string[];
   booleans?: readonly string[];
   strings?: readonly string[];
 }
 
-/**
- * Validates a surface's options and returns a snapshot of them (own enumerable keys, read once): undefined and
- * null are `{}`; anything else that is not an object is an input error naming `options`.
- */
+/** Checks `kinds` and reporting, and copies every other key unchecked (`repairThread` hands those to the engine). */
 export function checkSurfaceOptions<T extends object = Record<string, unknown>>(
   surface: string,
   options: unknown,
   kinds: SurfaceOptionKinds = {},
 ): Partial<T> {
-  const table: Record<string, OptionTable[string]> = { ...REPORTING };
+  const table: Record<string, OptionKind> = { ...REPORTING };
   for (const key of kinds.functions ?? []) table[key] = option.fn;
   for (const key of kinds.booleans ?? []) table[key] = option.flag;
   for (const key of kinds.strings ?? []) table[key] = option.name;

@@ -32,7 +32,8 @@ const QUIET_TURNS = 5;
 const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
-const configurableOf = (config: RunnableConfig | undefined): Configurable =>
+/** The thread, namespace and checkpoint a saver's config names. */
+export const configurableOf = (config: RunnableConfig | undefined): Configurable =>
   (config?.configurable ?? {}) as Configurable;
 const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
   typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;

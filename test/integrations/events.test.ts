@@ -9,10 +9,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { reportRepairs, TOOL_CALL_REPAIR_EVENT } from "../../src/integrations/events";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
+import { toolCallRepair } from "../../src/integrations/setup-langchain";
 import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
 import {
+  bothToolsThenAnswer,
   endsOnUserText,
   runAbortedMidTool,
   storedThread,
@@ -157,18 +159,55 @@ describe("onRepair: request shaping once per thread and kind, stored repairs alw
     expect(actionsOf(repairs)).toEqual(["inserted_assistant_message"]);
   });
 
+  // The exchange a request ends on is answered for the model only: the stored thread keeps it open (the tools or a
+  // resume run it), so no stored piece ever reports that placeholder. It is the request's repair, reported as such.
+  const openExchange = () => [
+    new HumanMessage({ content: "weather in Oslo?", id: "h1" }),
+    new AIMessage({
+      id: "a1",
+      content: "",
+      tool_calls: [{ id: "tooluse_oslo", name: "lookup", args: { q: "oslo" }, type: "tool_call" }],
+    }),
+  ];
+
+  it("toolCallRepairKit: a placeholder only the request holds (the thread keeps it open) reaches onRepair once per thread", async () => {
+    const model = await stub();
+    const repairs: ToolCallRepair[] = [];
+    const llm = toolCallRepairKit({ onRepair: (r) => repairs.push(r) })
+      .model(bedrockModel(model))
+      .bindTools(new ToolBench().all);
+    await RunnableLambda.from(async () => {
+      await llm.invoke(openExchange());
+      await llm.invoke(openExchange());
+    }).invoke(null, threadConfig("t1"));
+    await RunnableLambda.from(() => llm.invoke(openExchange())).invoke(null, threadConfig("t2"));
+    expect(model.rejections).toEqual([]);
+    expect(repairs.filter((r) => r.toolCallId === "tooluse_oslo").map((r) => r.action)).toEqual([
+      "synthesized_result",
+      "synthesized_result",
+    ]);
+    expect(repairs.every((r) => r.problem === "trailing_open_exchange")).toBe(true);
+  });
+
+  it("toolCallRepair: the middleware's placeholder for the open exchange of a request reaches onRepair, once", async () => {
+    const model = await stub();
+    const repairs: ToolCallRepair[] = [];
+    const { middleware } = toolCallRepair({ onRepair: (r) => repairs.push(r) });
+    const sent: BaseMessage[][] = [];
+    const request = { model: bedrockModel(model), messages: openExchange(), state: {} };
+    const handler = async (req: { messages: BaseMessage[] }) => {
+      sent.push(req.messages);
+      return new AIMessage("answer");
+    };
+    const wrap = middleware.wrapModelCall as unknown as (r: typeof request, h: typeof handler) => Promise<unknown>;
+    await wrap(request, handler);
+    await wrap(request, handler);
+    expect(sent.map((messages) => messages.length)).toEqual([3, 3]);
+    expect(repairs.map((r) => [r.action, r.toolCallId])).toEqual([["synthesized_result", "tooluse_oslo"]]);
+  });
+
   it("toolCallRepairKit: a call the request answered with a placeholder, the store with its real result: once, salvaged", async () => {
-    const model = await startBedrockStub({
-      script: (_request, callIndex) =>
-        callIndex === 0
-          ? {
-              toolCalls: [
-                { name: "lookup", args: { q: "alpha" } },
-                { name: "slow_lookup", args: { q: "beta" } },
-              ],
-            }
-          : { text: "answer" },
-    });
+    const model = await startBedrockStub({ script: bothToolsThenAnswer() });
     cleanups.push(() => model.close());
     const bench = new ToolBench();
     const inner = new MemorySaver();

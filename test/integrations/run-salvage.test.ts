@@ -18,6 +18,7 @@ import { aiWithCalls, human } from "../support/builders";
 import { openAIModel, startOpenAIStub, type RunningStub } from "../support/stubs";
 import { sentToolResults } from "./support/abort-sweep";
 import {
+  bothToolsThenAnswer,
   buildAgent,
   firstCallIds,
   startStubbedModel,
@@ -40,17 +41,7 @@ describe("a call waiting for a person's approval, then a new message instead", (
     "createAgent + human-in-the-loop: the model is told the user cancelled it (it did not run), the " +
       "marker and onRepair say so",
     async () => {
-      const stub: RunningStub = await startOpenAIStub({
-        script: (_request, callIndex) =>
-          callIndex === 0
-            ? {
-                toolCalls: [
-                  { name: "lookup", args: { q: "alpha" } },
-                  { name: "slow_lookup", args: { q: "beta" } },
-                ],
-              }
-            : { text: "ok" },
-      });
+      const stub: RunningStub = await startOpenAIStub({ script: bothToolsThenAnswer("ok") });
       cleanups.push(() => stub.close());
       const bench = new ToolBench();
       const inner = new MemorySaver();
@@ -126,17 +117,7 @@ describe("without a checkpointer in the run's config", () => {
 
 describe("open calls that stay open in state (the hook without persist, no wrapper)", () => {
   it("each later turn still sends the salvaged result, and reads the saver no more than the turn before", async () => {
-    const stub = await startOpenAIStub({
-      script: (_request, callIndex) =>
-        callIndex === 0
-          ? {
-              toolCalls: [
-                { name: "lookup", args: { q: "a" } },
-                { name: "slow_lookup", args: { q: "b" } },
-              ],
-            }
-          : { text: "ok" },
-    });
+    const stub = await startOpenAIStub({ script: bothToolsThenAnswer("ok", ["a", "b"]) });
     cleanups.push(() => stub.close());
     const bench = new ToolBench();
     const saver = new MemorySaver();

@@ -21,7 +21,7 @@ import { aiWithCalls, human, toolResult } from "../support/builders";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
-import { ToolBench, storedThread, threadConfig, until } from "./support/checkpoint-scenarios";
+import { bothToolsThenAnswer, ToolBench, storedThread, threadConfig, until } from "./support/checkpoint-scenarios";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -30,18 +30,7 @@ afterEach(async () => {
 
 /** Calls both tools on the first request, answers in text after that. */
 async function stub(): Promise<RunningStub> {
-  let answers = 0;
-  const started = await startBedrockStub({
-    script: (_request, callIndex) =>
-      callIndex === 0
-        ? {
-            toolCalls: [
-              { name: "lookup", args: { q: "alpha" } },
-              { name: "slow_lookup", args: { q: "beta" } },
-            ],
-          }
-        : { text: `answer ${++answers}` },
-  });
+  const started = await startBedrockStub({ script: bothToolsThenAnswer() });
   cleanups.push(() => started.close());
   return started;
 }

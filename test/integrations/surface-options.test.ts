@@ -52,6 +52,50 @@ describe("surface options are checked when the surface is built", () => {
       expect(() => build({ [key]: "yes" }), `${name} ${key}`).toThrow(`options.${key} is "yes"; expected a boolean`);
   });
 
+  // Each surface declares every option it takes (its own, the reporting callbacks, the engine's it passes on):
+  // a misspelt key is refused by the surface itself, naming it and the nearest option.
+  it.each(surfaces)("%s: an unknown key is refused by the surface, naming its nearest option", (name, build) => {
+    const error = (() => {
+      try {
+        build({ onrepair: () => {} });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(ToolCallRepairInputError.isInstance(error), name).toBe(true);
+    expect((error as ToolCallRepairInputError).argument).toBe("options.onrepair");
+    expect((error as Error).message).toContain(`${name}: options.onrepair is not an option (did you mean onRepair?)`);
+    expect((error as Error).message).not.toContain("createRepairer");
+  });
+
+  it.each([
+    ["toolCallRepairHook", () => toolCallRepairHook({ persit: true } as never), "persist"],
+    ["toolCallRepairMiddleware", () => toolCallRepairMiddleware({ repairOnInpt: false } as never), "repairOnInput"],
+    ["withRequestRepair", () => withRequestRepair(model(), { onRecover: () => {} } as never), "onRecovery"],
+    ["withToolCallRepair", () => withToolCallRepair(new MemorySaver(), { lists: true } as never), "list"],
+    ["toolCallRepair", () => toolCallRepair({ lst: true } as never), "list"],
+    ["toolCallRepairKit", () => toolCallRepairKit({ messageKey: "m" } as never), "messagesKey"],
+    ["toolCallRepairNode", () => toolCallRepairNode({ orphanCall: "remove" } as never), "orphanCalls"],
+  ])("%s: its options list names its own options and the engine's", (name, build, near) => {
+    expect(build).toThrow(
+      new RegExp(
+        `^.*${name}: options\\.\\w+ is not an option \\(did you mean ${near}\\?\\); its options are .*provider`,
+      ),
+    );
+  });
+
+  it("level is decided by each surface, and a stored thread's trailing by the checkpointer", () => {
+    expect(() => toolCallRepairNode({ level: "request" } as never)).toThrow(
+      "toolCallRepairNode: options.level is not an option",
+    );
+    expect(() => withToolCallRepair(new MemorySaver(), { trailing: "keep" } as never)).toThrow(
+      "withToolCallRepair: options.trailing is not an option",
+    );
+    // The setups take trailing for the pieces before the model and keep it from the checkpointer.
+    expect(() => toolCallRepairKit({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
+    expect(() => toolCallRepair({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
+  });
+
   it("names must be non-empty strings; options must be an object", () => {
     expect(() => toolCallRepairMiddleware({ name: "" })).toThrow(
       'toolCallRepairMiddleware: options.name is ""; expected a non-empty string',

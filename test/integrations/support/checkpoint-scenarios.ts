@@ -27,8 +27,25 @@ import {
   startBedrockStub,
   startOpenAIStub,
   type RunningStub,
+  type Script,
   type ScriptedToolCall,
 } from "../../support/stubs";
+
+/**
+ * A stub script: the first request calls both of {@link ToolBench}'s tools (`lookup` with `q: first`, then
+ * `slow_lookup` with `q: second`), every later one answers `text`.
+ */
+export const bothToolsThenAnswer =
+  (text = "answer", [first, second] = ["alpha", "beta"]): Script =>
+  (_request, callIndex) =>
+    callIndex === 0
+      ? {
+          toolCalls: [
+            { name: "lookup", args: { q: first } },
+            { name: "slow_lookup", args: { q: second } },
+          ],
+        }
+      : { text };
 
 export type ProviderName = "bedrock" | "openai";
 export const PROVIDER_NAMES: readonly ProviderName[] = ["bedrock", "openai"];
