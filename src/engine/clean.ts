@@ -12,25 +12,18 @@
  * It must agree with the passes' finders: a property test checks that it does.
  */
 import {
+  serverToolResultIds,
   saysSomethingToSend,
   isBlankText,
   isBlankTextBlock,
   isMovableCallBlock,
-  isServerToolResultBlock,
-  isThinkingBlock,
-  isUnsignedReasoning,
   isV1Message,
   turnOf,
   turnOfRole,
 } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
-import {
-  keepsCallBlock,
-  keepsChatRole,
-  keepsServerResult,
-  readsAssistantBlock,
-  type ProviderProfile,
-} from "./profiles";
+import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
+import { unsupportedBlock } from "./passes/blocks";
 import {
   loopOpenedWithUnsentReasoning,
   textTurnsInReasoningLoop,
@@ -304,9 +297,9 @@ export class CleanWalk {
   }
 
   /** An assistant message's content: call blocks agree with `tool_calls`; no blocks the provider refuses. */
-  private cleanAssistantContent(content: unknown[], blocksAllowed: boolean): boolean {
+  private cleanAssistantContent(m: Loose, content: unknown[], v1: boolean): boolean {
     const { profile, open } = this;
-    let answeredServers: Set<unknown> | undefined;
+    let answeredServers: ReadonlySet<unknown> | undefined;
     for (let i = 0; i < content.length; i++) {
       const b = content[i] as Loose;
       if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
@@ -314,7 +307,7 @@ export class CleanWalk {
       if (type === "text") {
         if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
       } else if (isMovableCallBlock(b)) {
-        if (!blocksAllowed && !keepsCallBlock(profile, b)) return false;
+        if (!v1 && !keepsCallBlock(profile, b)) return false;
         if (type === "input_json_delta" && b.id === undefined) continue;
         const claimed =
           type === "tool_use"
@@ -325,28 +318,15 @@ export class CleanWalk {
                 ? open.claim(b.id, Location.ContentDelta)
                 : open.claim(b.toolUse.toolUseId ?? b.toolUse.id, Location.ContentConverse);
         if (!claimed) return false;
-      } else if (type === "server_tool_use") {
-        if (!profile.anthropicBlocks) return false;
-        // Server tool ids are unique in the request too (A4: a replayed message repeats them).
-        if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
-        answeredServers ??= serverResultIds(content);
-        if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
-      } else if (
-        !profile.anthropicBlocks &&
-        (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))
-      )
-        return false;
-      else if (!blocksAllowed && !readsAssistantBlock(profile, b)) return false;
-      // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
-      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b)))
-        return false;
-      else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
-      else if (
-        profile.anthropicBlocks &&
-        profile.signedReasoning &&
-        (type === "reasoning" || type === "reasoning_content")
-      )
-        return false;
+      } else {
+        if (type === "server_tool_use" && profile.anthropicBlocks) {
+          // Server tool ids are unique in the request too (A4: a replayed message repeats them).
+          if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
+          answeredServers ??= serverToolResultIds(m);
+          if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
+        }
+        if (unsupportedBlock(b, profile, v1) !== undefined) return false;
+      }
     }
     return true;
   }
@@ -460,7 +440,7 @@ export class CleanWalk {
       if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
     } else {
       this.pendingServer.length = 0;
-      if (!this.cleanAssistantContent(content, isV1Message(m))) return false;
+      if (!this.cleanAssistantContent(m, content, isV1Message(m))) return false;
       if (
         profile.nonEmptyContent &&
         open.count === 0 &&
@@ -556,12 +536,3 @@ export class CleanWalk {
 
 const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
 const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
-
-function serverResultIds(content: unknown[]): Set<unknown> {
-  const ids = new Set<unknown>();
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (isServerToolResultBlock(b)) ids.add(b.tool_use_id);
-  }
-  return ids;
-}
