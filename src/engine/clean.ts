@@ -11,19 +11,11 @@
  *
  * It must agree with the passes' finders: a property test checks that it does.
  */
-import {
-  serverToolResultIds,
-  saysSomethingToSend,
-  isBlankText,
-  isBlankTextBlock,
-  isMovableCallBlock,
-  isV1Message,
-  turnOf,
-  turnOfRole,
-} from "../messages/inspect";
+import { serverToolResultIds, isMovableCallBlock, isV1Message, turnOf, turnOfRole } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 import { unsupportedBlock } from "./passes/blocks";
+import { contentFix } from "./passes/content";
 import {
   loopOpenedWithUnsentReasoning,
   textTurnsInReasoningLoop,
@@ -215,13 +207,6 @@ function onlyBlocks(content: unknown[]): boolean {
   return true;
 }
 
-function emptyOrBlank(content: string | unknown[]): boolean {
-  if (typeof content === "string") return isBlankText(content);
-  if (content.length === 0) return true;
-  for (let i = 0; i < content.length; i++) if (isBlankTextBlock(content[i])) return true;
-  return false;
-}
-
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
   private readonly seen = new IdSet();
@@ -304,9 +289,8 @@ export class CleanWalk {
       const b = content[i] as Loose;
       if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
       const type = b.type;
-      if (type === "text") {
-        if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
-      } else if (isMovableCallBlock(b)) {
+      if (type === "text") continue; // the content pass's (contentFix)
+      if (isMovableCallBlock(b)) {
         if (!v1 && !keepsCallBlock(profile, b)) return false;
         if (type === "input_json_delta" && b.id === undefined) continue;
         const claimed =
@@ -428,7 +412,7 @@ export class CleanWalk {
 
   /** The rest of {@link cleanAssistant}: Bedrock's raw records, the content, the Responses output. */
   private restOfAssistant(m: Loose, kwargs: Loose | undefined | null, content: string | unknown[]): boolean {
-    const { profile, open } = this;
+    const { open } = this;
     if (kwargs !== undefined && kwargs !== null) {
       if (
         !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
@@ -436,18 +420,9 @@ export class CleanWalk {
       )
         return false;
     }
-    if (typeof content === "string") {
-      if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
-    } else {
+    if (typeof content !== "string") {
       this.pendingServer.length = 0;
       if (!this.cleanAssistantContent(m, content, isV1Message(m))) return false;
-      if (
-        profile.nonEmptyContent &&
-        open.count === 0 &&
-        this.pendingServer.length === 0 &&
-        !saysSomethingToSend(content)
-      )
-        return false;
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
@@ -487,7 +462,7 @@ export class CleanWalk {
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
-        if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         prev = TOOL;
         prevSystem = false;
         continue;
@@ -496,6 +471,7 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
         if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
         serverEnded =
@@ -523,7 +499,7 @@ export class CleanWalk {
       const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
       prevSystem = false;
       if (turn === NONE) continue; // other messages are not turns
-      if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+      if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
       if (turn === ASSISTANT) {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         serverEnded = false;
