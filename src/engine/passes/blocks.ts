@@ -30,7 +30,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
@@ -179,22 +179,15 @@ export const blocksPass: RepairPass = {
   },
   repair(messages, ctx: PassContext) {
     if (!appliesTo(ctx.profile)) return messages;
-    const found = classifyBlocks(messages, ctx.profile);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index];
-      out[f.index] = rebuildMessage(message, {
-        content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
-      });
-      ctx.derive(message, out[f.index]);
+    return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
       for (const verdict of VERDICTS) {
         const [action, detail] = REPAIRED[verdict];
         const count = f.counts[verdict];
         if (count > 0)
           ctx.report({ problem: "unsupported_block", action, detail: `${count} ${detail}` }, message, f.index);
       }
-    }
-    return sameOrNew(messages, out);
+      const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
+      return rebuildMessage(message, { content });
+    });
   },
 };

@@ -26,7 +26,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -160,13 +160,7 @@ export const callLocationsPass: RepairPass = {
     ]);
   },
   repair(messages, ctx) {
-    const found = classifyLocations(messages, ctx.profile);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index] as AIMessage;
-      out[f.index] = relocate(message, f, ctx.profile);
-      ctx.derive(message, out[f.index]);
+    return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
       for (const ref of f.outside)
         ctx.report(
           {
@@ -201,7 +195,7 @@ export const callLocationsPass: RepairPass = {
           message,
           f.index,
         );
-    }
-    return sameOrNew(messages, out);
+      return relocate(message as AIMessage, f, ctx.profile);
+    });
   },
 };

@@ -8,7 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
@@ -136,18 +136,13 @@ export const shapePass: RepairPass = {
     return classifyShape(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },
   repair(messages, ctx) {
-    const findings = classifyShape(messages);
-    if (findings.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of findings) {
-      out[f.index] = f.fix();
-      ctx.derive(messages[f.index], out[f.index]);
+    return rebuildAt(messages, classifyShape(messages), ctx, (message, f) => {
       ctx.report(
         { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
-        messages[f.index],
+        message,
         f.index,
       );
-    }
-    return sameOrNew(messages, out);
+      return f.fix();
+    });
   },
 };
