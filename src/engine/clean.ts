@@ -12,7 +12,8 @@
  * It must agree with the passes' finders: a property test checks that it does.
  */
 import { serverToolResultIds, isMovableCallBlock, isV1Message, turnOf, turnOfRole } from "../messages/inspect";
-import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
+import { forEachResponseItemId } from "../messages/responses";
+import { firstCallSigned } from "./passes/call-steps";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 import { unsupportedBlock } from "./passes/blocks";
 import { contentFix } from "./passes/content";
@@ -21,7 +22,7 @@ import {
   textTurnsInReasoningLoop,
   userTurnsInReasoningLoop,
 } from "../messages/exchanges";
-import type { BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 // biome-ignore lint/suspicious/noExplicitAny: the walk reads fields of messages of any shape without a cast per read
@@ -214,6 +215,11 @@ export class CleanWalk {
   private readonly pendingServer: unknown[] = [];
   /** The Responses item ids sent so far (R5; the response-items pass): few histories have any. */
   private readonly itemIds = new Set<string>();
+  private repeatedItem = false;
+  private readonly visitItemId = (id: string): void => {
+    if (this.itemIds.has(id)) this.repeatedItem = true;
+    else this.itemIds.add(id);
+  };
   /** The current exchange has parallel calls that a one-call-per-step profile splits once answered (G3). */
   private parallel = false;
   /** Index of the first message of the current turn (after the last user message), for G6. */
@@ -332,54 +338,13 @@ export class CleanWalk {
     return !resent || functionCalls === open.count;
   }
 
-  /** Whether the Responses items the message is sent with carry ids no earlier item carries (`forEachResponseItemId`). */
-  private newItemIds(output: unknown, kwargs: Loose | undefined | null): boolean {
-    const ids = this.itemIds;
-    if (Array.isArray(output) && output.length > 0) {
-      let resent = true;
-      for (let i = 0; i < output.length && resent; i++)
-        resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
-      if (resent) {
-        for (let i = 0; i < output.length; i++) {
-          const id = (output[i] as Loose).id;
-          if (typeof id !== "string") continue;
-          if (ids.has(id)) return false;
-          ids.add(id);
-        }
-        return true;
-      }
-    }
-    if (kwargs === undefined || kwargs === null) return true;
-    const reasoningId = kwargs.reasoning?.id;
-    if (typeof reasoningId === "string") {
-      if (ids.has(reasoningId)) return false;
-      ids.add(reasoningId);
-    }
-    const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (map !== undefined && map !== null && typeof map === "object" && !Array.isArray(map)) {
-      for (const key in map) {
-        const id = map[key];
-        if (typeof id !== "string") continue;
-        if (ids.has(id)) return false;
-        ids.add(id);
-      }
-    }
-    return true;
-  }
-
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
     const { profile, open } = this;
     const stepCalls = m.tool_calls;
     if (Array.isArray(stepCalls) && stepCalls.length > 0) {
       this.parallel = profile.oneCallPerStep && stepCalls.length > 1;
-      if (profile.signedCalls && this.at >= this.currentTurn) {
-        const signatures = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
-        const id = stepCalls[0]?.id;
-        const signature =
-          typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
-        if (typeof signature !== "string" || signature === "") return false;
-      }
+      if (profile.signedCalls && this.at >= this.currentTurn && !firstCallSigned(m as AIMessage)) return false;
     } else this.parallel = false;
     open.reset();
     const calls = m.tool_calls;
@@ -398,35 +363,24 @@ export class CleanWalk {
     const invalid = m.invalid_tool_calls;
     if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
     const kwargs = m.additional_kwargs;
-    if (kwargs !== undefined && kwargs !== null) {
-      const raw = kwargs.tool_calls;
-      if (raw !== undefined && raw !== null) {
-        // The raw OpenAI calls, usually a mirror of tool_calls: read inline (the common case).
-        if (!Array.isArray(raw))
-          return open.claim(rawCallId(raw), Location.KwargsToolCalls) && this.restOfAssistant(m, kwargs, content);
-        for (let i = 0; i < raw.length; i++) if (!open.claim(rawCallId(raw[i]), Location.KwargsToolCalls)) return false;
-      }
-    }
-    return this.restOfAssistant(m, kwargs, content);
-  }
-
-  /** The rest of {@link cleanAssistant}: Bedrock's raw records, the content, the Responses output. */
-  private restOfAssistant(m: Loose, kwargs: Loose | undefined | null, content: string | unknown[]): boolean {
-    const { open } = this;
-    if (kwargs !== undefined && kwargs !== null) {
-      if (
+    if (
+      kwargs !== undefined &&
+      kwargs !== null &&
+      (!this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
         !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
-        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)
-      )
-        return false;
-    }
+        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel))
+    )
+      return false;
     if (typeof content !== "string") {
       this.pendingServer.length = 0;
       if (!this.cleanAssistantContent(m, content, isV1Message(m))) return false;
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
-    if (!this.newItemIds(meta?.output, kwargs)) return false;
+    // The response-items pass's rule: item ids no earlier message sent.
+    this.repeatedItem = false;
+    forEachResponseItemId(m, this.visitItemId);
+    if (this.repeatedItem) return false;
     // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
     const pending = this.pendingServer;
     if (pending.length > 0) {

@@ -89,7 +89,10 @@ function collectSlots(
 ): void {
   created.clear();
   occurrences.clear();
+  const mirrored = callsOnlyInToolCalls(message as AIMessage);
   forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
+    // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
+    if (mirrored && location !== "tool_calls") return;
     // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
     let occurrence = 0;
     if (id !== undefined) {

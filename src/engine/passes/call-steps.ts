@@ -37,6 +37,9 @@ function signaturesOf(m: AIMessage): Dict {
 const isSigned = (signatures: Dict, id: unknown): boolean =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
+/** Whether the message's first call carries its thought signature (G6; the clean walk asks too). */
+export const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
+
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
   const ids = new Set(calls.map((c) => c.id));
@@ -63,7 +66,7 @@ function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): Step
     const calls = callsOf(m);
     if (calls.length === 0) return;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
-    const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m), calls[0].id);
+    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m);
     if (split || sign) found.push({ index, split, sign });
   });
   return found;
