@@ -128,36 +128,36 @@ export const callLocationsPass: RepairPass = {
   // structural profile keeps every format).
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyLocations(messages, ctx.profile).flatMap((f) => [
-      ...f.outside.map((ref) =>
-        problem(
-          ctx,
-          "call_outside_tool_calls",
-          f.index,
-          `call ${ref.id} lives in ${ref.location} but not in tool_calls`,
-          { id: ref.id, name: ref.name },
-        ),
-      ),
-      ...(f.hasBlocks
-        ? [
-            problem(
-              ctx,
-              "call_block_in_content",
-              f.index,
-              "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
-            ),
-          ]
-        : []),
-      ...f.outputMissing.map((id) =>
-        problem(
-          ctx,
-          "call_outside_tool_calls",
-          f.index,
-          `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
-          { id },
-        ),
-      ),
-    ]);
+    const problems: ToolCallProblem[] = [];
+    for (const { index, outside, hasBlocks, outputMissing } of classifyLocations(messages, ctx.profile)) {
+      for (const { id, name, location } of outside)
+        problems.push(
+          problem(ctx, "call_outside_tool_calls", index, `call ${id} lives in ${location} but not in tool_calls`, {
+            id,
+            name,
+          }),
+        );
+      if (hasBlocks)
+        problems.push(
+          problem(
+            ctx,
+            "call_block_in_content",
+            index,
+            "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
+          ),
+        );
+      for (const id of outputMissing)
+        problems.push(
+          problem(
+            ctx,
+            "call_outside_tool_calls",
+            index,
+            `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
+            { id },
+          ),
+        );
+    }
+    return problems;
   },
   repair(messages, ctx) {
     return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {

@@ -76,32 +76,17 @@ export const callStepsPass: RepairPass = {
   name: "call-steps",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifySteps(messages, ctx).flatMap((f) => {
-      const first = callsOf(messages[f.index] as AIMessage)[0] as { id?: string; name?: string };
-      return [
-        ...(f.split
-          ? [
-              problem(
-                ctx,
-                "parallel_calls",
-                f.index,
-                "parallel calls whose results the adapter sends as separate turns",
-              ),
-            ]
-          : []),
-        ...(f.sign
-          ? [
-              problem(
-                ctx,
-                "unsigned_call",
-                f.index,
-                `call ${first.id} opens a step of the current turn without a thought signature`,
-                first,
-              ),
-            ]
-          : []),
-      ];
-    });
+    const problems: ToolCallProblem[] = [];
+    for (const { index, split, sign } of classifySteps(messages, ctx)) {
+      const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
+      const detail = `call ${first.id} opens a step of the current turn without a thought signature`;
+      if (split)
+        problems.push(
+          problem(ctx, "parallel_calls", index, "parallel calls whose results the adapter sends as separate turns"),
+        );
+      if (sign) problems.push(problem(ctx, "unsigned_call", index, detail, first));
+    }
+    return problems;
   },
   repair(messages, ctx: PassContext) {
     const found = classifySteps(messages, ctx);
