@@ -6,6 +6,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import {
+  isAssistant,
   callsOnlyInToolCalls,
   forEachToolCallRef,
   isToolResult,
@@ -115,8 +116,28 @@ interface CallIdAnalysis {
   renamed: Slot[];
 }
 
+/**
+ * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
+ * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
+ */
+function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
+  const seen = new Set<string>();
+  for (const m of messages) {
+    if (!isAssistant(m)) continue;
+    if (!callsOnlyInToolCalls(m)) return false;
+    const calls = (m.tool_calls ?? []) as ({ id?: unknown } | null)[];
+    for (let k = 0; k < calls.length; k++) {
+      const id = calls[k]?.id;
+      if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;
+      seen.add(id);
+    }
+  }
+  return true;
+}
+
 /** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
+  if (needsNoRenames(messages, profile)) return { allSlots: [], renamed: [] };
   const allSlots: Slot[] = [];
   const created = new Map<string, number>();
   const occurrences = new Map<string, number>();

@@ -74,7 +74,10 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
   const byId = new Map<string, Call>();
   const callMessages: number[] = [];
   const callsAt: (Call[] | undefined)[] = new Array(n);
-  const resultsOf = new Map<string, number[]>();
+  // Results are matched to their call as they come (the first one on the call itself); only the rare ones go
+  // to maps: a further result of an answered call, a result before any call of its id.
+  let moreResults: Map<Call, number[]> | undefined;
+  let early: Map<string, number[]> | undefined;
   const orphans: number[] = [];
   for (let i = 0; i < n; i++) {
     const m = messages[i];
@@ -86,27 +89,41 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       }
     } else if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id === undefined) orphans.push(i);
-      else pushTo(resultsOf, id, i);
+      if (id === undefined) {
+        orphans.push(i);
+        continue;
+      }
+      const call = byId.get(id);
+      if (call === undefined) pushTo((early ??= new Map()), id, i);
+      else if (call.result === undefined) call.result = i;
+      else pushTo((moreResults ??= new Map()), call, i);
     }
   }
   const ownerAt: (Call | undefined)[] = new Array(n);
   const duplicates = new Map<number, Call>();
-  for (const [id, results] of resultsOf) {
-    const call = byId.get(id);
-    if (call === undefined) {
-      for (const r of results) orphans.push(r);
-      continue;
+  if (early !== undefined)
+    for (const [id, list] of early) {
+      const call = byId.get(id);
+      if (call === undefined) for (const r of list) orphans.push(r);
+      else {
+        // Results before the call come first, in order: the call's own results follow them.
+        const later = call.result === undefined ? [] : [call.result, ...(moreResults?.get(call) ?? [])];
+        const all = [...list, ...later];
+        call.result = all[0];
+        if (all.length > 1) (moreResults ??= new Map()).set(call, all.slice(1));
+      }
     }
-    // Of several results (earlier ones first, in order), a real one beats a synthetic one (a late real result
-    // replaces a placeholder); then the first one after the call; then the first one.
-    const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
-    const pool = real.length > 0 ? real : results;
-    const kept = pool.find((r) => r > call.messageIndex) ?? pool[0];
-    for (const r of results) if (r !== kept) duplicates.set(r, call);
-    call.result = kept;
-    ownerAt[kept] = call;
-  }
+  if (moreResults !== undefined)
+    for (const [call, more] of moreResults) {
+      // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
+      // after the call; then the first one.
+      const results = [call.result!, ...more];
+      const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
+      const pool = real.length > 0 ? real : results;
+      call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
+      for (const r of results) if (r !== call.result) duplicates.set(r, call);
+    }
+  for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
   orphans.sort((a, b) => a - b);
 
   const trailing = trailingOpenExchange(messages)?.index ?? -1;
