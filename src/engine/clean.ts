@@ -17,6 +17,7 @@ import { firstCallSigned } from "./passes/call-steps";
 import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
 import { unsupportedBlock } from "./passes/blocks";
 import { contentFix } from "./passes/content";
+import { malformation } from "./passes/shape";
 import {
   loopOpenedWithUnsentReasoning,
   textTurnsInReasoningLoop,
@@ -199,15 +200,6 @@ const turnCode = (role: unknown): number => {
   return turn === "user" ? USER : turn === "assistant" ? ASSISTANT : NONE;
 };
 
-/** Whether a content array holds only blocks (no bare strings, nulls or numbers, which adapters crash on). */
-function onlyBlocks(content: unknown[]): boolean {
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
-  }
-  return true;
-}
-
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
   private readonly seen = new IdSet();
@@ -347,19 +339,13 @@ export class CleanWalk {
       if (profile.signedCalls && this.at >= this.currentTurn && !firstCallSigned(m as AIMessage)) return false;
     } else this.parallel = false;
     open.reset();
-    const calls = m.tool_calls;
-    if (calls !== undefined) {
-      if (!Array.isArray(calls)) return false;
+    const calls = m.tool_calls; // an array of records by now (the shape pass's malformation)
+    if (calls !== undefined)
       for (let k = 0; k < calls.length; k++) {
-        const c = calls[k];
-        if (c === null || typeof c !== "object" || Array.isArray(c)) return false;
-        const args = c.args;
-        if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
         // A rejected id, or one already used (earlier in this message or in the history).
-        if (!this.acceptNewId(c.id)) return false;
-        open.add(c.id);
+        if (!this.acceptNewId(calls[k].id)) return false;
+        open.add(calls[k].id);
       }
-    }
     const invalid = m.invalid_tool_calls;
     if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
     const kwargs = m.additional_kwargs;
@@ -411,7 +397,7 @@ export class CleanWalk {
       if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return false;
       const content = m.content;
       const type = m.type;
-      if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content))))
+      if ((typeof content !== "string" && !Array.isArray(content)) || malformation(m as BaseMessage) !== undefined)
         return false;
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
