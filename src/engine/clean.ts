@@ -11,32 +11,19 @@
  *
  * It must agree with the passes' finders: a property test checks that it does.
  */
-import {
-  saysSomethingToSend,
-  isBlankText,
-  isBlankTextBlock,
-  isMovableCallBlock,
-  isServerToolResultBlock,
-  isThinkingBlock,
-  isUnsignedReasoning,
-  isV1Message,
-  turnOf,
-  turnOfRole,
-} from "../messages/inspect";
-import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
-import {
-  keepsCallBlock,
-  keepsChatRole,
-  keepsServerResult,
-  readsAssistantBlock,
-  type ProviderProfile,
-} from "./profiles";
+import { serverToolResultIds, isMovableCallBlock, isV1Message, turnOf, turnOfRole } from "../messages/inspect";
+import { forEachResponseItemId } from "../messages/responses";
+import { firstCallSigned } from "./passes/call-steps";
+import { keepsCallBlock, keepsChatRole, type ProviderProfile } from "./profiles";
+import { unsupportedBlock } from "./passes/blocks";
+import { contentFix } from "./passes/content";
+import { malformation } from "./passes/shape";
 import {
   loopOpenedWithUnsentReasoning,
   textTurnsInReasoningLoop,
   userTurnsInReasoningLoop,
 } from "../messages/exchanges";
-import type { BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 
 /** Fields read without checks on the hot path (each read is checked by its use). */
 // biome-ignore lint/suspicious/noExplicitAny: the walk reads fields of messages of any shape without a cast per read
@@ -213,22 +200,6 @@ const turnCode = (role: unknown): number => {
   return turn === "user" ? USER : turn === "assistant" ? ASSISTANT : NONE;
 };
 
-/** Whether a content array holds only blocks (no bare strings, nulls or numbers, which adapters crash on). */
-function onlyBlocks(content: unknown[]): boolean {
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
-  }
-  return true;
-}
-
-function emptyOrBlank(content: string | unknown[]): boolean {
-  if (typeof content === "string") return isBlankText(content);
-  if (content.length === 0) return true;
-  for (let i = 0; i < content.length; i++) if (isBlankTextBlock(content[i])) return true;
-  return false;
-}
-
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
   private readonly seen = new IdSet();
@@ -236,6 +207,11 @@ export class CleanWalk {
   private readonly pendingServer: unknown[] = [];
   /** The Responses item ids sent so far (R5; the response-items pass): few histories have any. */
   private readonly itemIds = new Set<string>();
+  private repeatedItem = false;
+  private readonly visitItemId = (id: string): void => {
+    if (this.itemIds.has(id)) this.repeatedItem = true;
+    else this.itemIds.add(id);
+  };
   /** The current exchange has parallel calls that a one-call-per-step profile splits once answered (G3). */
   private parallel = false;
   /** Index of the first message of the current turn (after the last user message), for G6. */
@@ -304,17 +280,16 @@ export class CleanWalk {
   }
 
   /** An assistant message's content: call blocks agree with `tool_calls`; no blocks the provider refuses. */
-  private cleanAssistantContent(content: unknown[], blocksAllowed: boolean): boolean {
+  private cleanAssistantContent(m: Loose, content: unknown[], v1: boolean): boolean {
     const { profile, open } = this;
-    let answeredServers: Set<unknown> | undefined;
+    let answeredServers: ReadonlySet<unknown> | undefined;
     for (let i = 0; i < content.length; i++) {
       const b = content[i] as Loose;
       if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
       const type = b.type;
-      if (type === "text") {
-        if (profile.nonEmptyContent && (typeof b.text !== "string" || isBlankText(b.text))) return false;
-      } else if (isMovableCallBlock(b)) {
-        if (!blocksAllowed && !keepsCallBlock(profile, b)) return false;
+      if (type === "text") continue; // the content pass's (contentFix)
+      if (isMovableCallBlock(b)) {
+        if (!v1 && !keepsCallBlock(profile, b)) return false;
         if (type === "input_json_delta" && b.id === undefined) continue;
         const claimed =
           type === "tool_use"
@@ -325,28 +300,15 @@ export class CleanWalk {
                 ? open.claim(b.id, Location.ContentDelta)
                 : open.claim(b.toolUse.toolUseId ?? b.toolUse.id, Location.ContentConverse);
         if (!claimed) return false;
-      } else if (type === "server_tool_use") {
-        if (!profile.anthropicBlocks) return false;
-        // Server tool ids are unique in the request too (A4: a replayed message repeats them).
-        if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
-        answeredServers ??= serverResultIds(content);
-        if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
-      } else if (
-        !profile.anthropicBlocks &&
-        (type === "thinking" || type === "redacted_thinking" || isServerToolResultBlock(b))
-      )
-        return false;
-      else if (!blocksAllowed && !readsAssistantBlock(profile, b)) return false;
-      // The blocks pass's cases: reasoning a cut stream left unsigned, a server result the adapter does not re-send.
-      else if (profile.signedReasoning && isUnsignedReasoning(b) && (!profile.anthropicBlocks || isThinkingBlock(b)))
-        return false;
-      else if (profile.anthropicBlocks && isServerToolResultBlock(b) && !keepsServerResult(profile, type)) return false;
-      else if (
-        profile.anthropicBlocks &&
-        profile.signedReasoning &&
-        (type === "reasoning" || type === "reasoning_content")
-      )
-        return false;
+      } else {
+        if (type === "server_tool_use" && profile.anthropicBlocks) {
+          // Server tool ids are unique in the request too (A4: a replayed message repeats them).
+          if (typeof b.id !== "string" || b.id === "" || !this.acceptNewId(b.id)) return false;
+          answeredServers ??= serverToolResultIds(m);
+          if (!answeredServers.has(b.id)) this.pendingServer.push(b.id);
+        }
+        if (unsupportedBlock(b, profile, v1) !== undefined) return false;
+      }
     }
     return true;
   }
@@ -368,110 +330,43 @@ export class CleanWalk {
     return !resent || functionCalls === open.count;
   }
 
-  /** Whether the Responses items the message is sent with carry ids no earlier item carries (`forEachResponseItemId`). */
-  private newItemIds(output: unknown, kwargs: Loose | undefined | null): boolean {
-    const ids = this.itemIds;
-    if (Array.isArray(output) && output.length > 0) {
-      let resent = true;
-      for (let i = 0; i < output.length && resent; i++)
-        resent = output[i] !== null && typeof output[i] === "object" && "type" in output[i];
-      if (resent) {
-        for (let i = 0; i < output.length; i++) {
-          const id = (output[i] as Loose).id;
-          if (typeof id !== "string") continue;
-          if (ids.has(id)) return false;
-          ids.add(id);
-        }
-        return true;
-      }
-    }
-    if (kwargs === undefined || kwargs === null) return true;
-    const reasoningId = kwargs.reasoning?.id;
-    if (typeof reasoningId === "string") {
-      if (ids.has(reasoningId)) return false;
-      ids.add(reasoningId);
-    }
-    const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (map !== undefined && map !== null && typeof map === "object" && !Array.isArray(map)) {
-      for (const key in map) {
-        const id = map[key];
-        if (typeof id !== "string") continue;
-        if (ids.has(id)) return false;
-        ids.add(id);
-      }
-    }
-    return true;
-  }
-
   /** Checks one assistant message and opens its exchange. */
   private cleanAssistant(m: Loose, content: string | unknown[]): boolean {
     const { profile, open } = this;
     const stepCalls = m.tool_calls;
     if (Array.isArray(stepCalls) && stepCalls.length > 0) {
       this.parallel = profile.oneCallPerStep && stepCalls.length > 1;
-      if (profile.signedCalls && this.at >= this.currentTurn) {
-        const signatures = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
-        const id = stepCalls[0]?.id;
-        const signature =
-          typeof id === "string" && signatures !== null && typeof signatures === "object" ? signatures[id] : undefined;
-        if (typeof signature !== "string" || signature === "") return false;
-      }
+      if (profile.signedCalls && this.at >= this.currentTurn && !firstCallSigned(m as AIMessage)) return false;
     } else this.parallel = false;
     open.reset();
-    const calls = m.tool_calls;
-    if (calls !== undefined) {
-      if (!Array.isArray(calls)) return false;
+    const calls = m.tool_calls; // an array of records by now (the shape pass's malformation)
+    if (calls !== undefined)
       for (let k = 0; k < calls.length; k++) {
-        const c = calls[k];
-        if (c === null || typeof c !== "object" || Array.isArray(c)) return false;
-        const args = c.args;
-        if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
         // A rejected id, or one already used (earlier in this message or in the history).
-        if (!this.acceptNewId(c.id)) return false;
-        open.add(c.id);
+        if (!this.acceptNewId(calls[k].id)) return false;
+        open.add(calls[k].id);
       }
-    }
     const invalid = m.invalid_tool_calls;
     if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
     const kwargs = m.additional_kwargs;
-    if (kwargs !== undefined && kwargs !== null) {
-      const raw = kwargs.tool_calls;
-      if (raw !== undefined && raw !== null) {
-        // The raw OpenAI calls, usually a mirror of tool_calls: read inline (the common case).
-        if (!Array.isArray(raw))
-          return open.claim(rawCallId(raw), Location.KwargsToolCalls) && this.restOfAssistant(m, kwargs, content);
-        for (let i = 0; i < raw.length; i++) if (!open.claim(rawCallId(raw[i]), Location.KwargsToolCalls)) return false;
-      }
-    }
-    return this.restOfAssistant(m, kwargs, content);
-  }
-
-  /** The rest of {@link cleanAssistant}: Bedrock's raw records, the content, the Responses output. */
-  private restOfAssistant(m: Loose, kwargs: Loose | undefined | null, content: string | unknown[]): boolean {
-    const { profile, open } = this;
-    if (kwargs !== undefined && kwargs !== null) {
-      if (
+    if (
+      kwargs !== undefined &&
+      kwargs !== null &&
+      (!this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
         !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
-        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel)
-      )
-        return false;
-    }
-    if (typeof content === "string") {
-      if (profile.nonEmptyContent && (content.length > 0 || open.count === 0) && isBlankText(content)) return false;
-    } else {
+        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel))
+    )
+      return false;
+    if (typeof content !== "string") {
       this.pendingServer.length = 0;
-      if (!this.cleanAssistantContent(content, isV1Message(m))) return false;
-      if (
-        profile.nonEmptyContent &&
-        open.count === 0 &&
-        this.pendingServer.length === 0 &&
-        !saysSomethingToSend(content)
-      )
-        return false;
+      if (!this.cleanAssistantContent(m, content, isV1Message(m))) return false;
     }
     const meta = m.response_metadata;
     if (meta !== undefined && meta !== null && !this.cleanOutput(meta.output)) return false;
-    if (!this.newItemIds(meta?.output, kwargs)) return false;
+    // The response-items pass's rule: item ids no earlier message sent.
+    this.repeatedItem = false;
+    forEachResponseItemId(m, this.visitItemId);
+    if (this.repeatedItem) return false;
     // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
     const pending = this.pendingServer;
     if (pending.length > 0) {
@@ -502,12 +397,12 @@ export class CleanWalk {
       if (m === null || typeof m !== "object" || (m as Record<symbol, unknown>)[MESSAGE_SYMBOL] !== true) return false;
       const content = m.content;
       const type = m.type;
-      if (typeof content !== "string" && (!Array.isArray(content) || (type !== "ai" && !onlyBlocks(content))))
+      if ((typeof content !== "string" && !Array.isArray(content)) || malformation(m as BaseMessage) !== undefined)
         return false;
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
-        if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         prev = TOOL;
         prevSystem = false;
         continue;
@@ -516,6 +411,7 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
         if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
         serverEnded =
@@ -543,7 +439,7 @@ export class CleanWalk {
       const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
       prevSystem = false;
       if (turn === NONE) continue; // other messages are not turns
-      if (profile.nonEmptyContent && emptyOrBlank(content)) return false;
+      if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
       if (turn === ASSISTANT) {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         serverEnded = false;
@@ -556,12 +452,3 @@ export class CleanWalk {
 
 const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
 const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
-
-function serverResultIds(content: unknown[]): Set<unknown> {
-  const ids = new Set<unknown>();
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (isServerToolResultBlock(b)) ids.add(b.tool_use_id);
-  }
-  return ids;
-}

@@ -62,3 +62,22 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+/**
+ * The messages at the indexes found, each rebuilt by `rebuild` (which reports it) and derived from its original;
+ * the very same array when nothing was found.
+ */
+export function rebuildAt<F extends { index: number }>(
+  messages: BaseMessage[],
+  found: readonly F[],
+  ctx: PassContext,
+  rebuild: (message: BaseMessage, finding: F) => BaseMessage,
+): BaseMessage[] {
+  if (found.length === 0) return messages;
+  const out = messages.slice();
+  for (const f of found) {
+    out[f.index] = rebuild(messages[f.index], f);
+    ctx.derive(messages[f.index], out[f.index]);
+  }
+  return sameOrNew(messages, out);
+}

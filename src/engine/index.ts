@@ -66,28 +66,17 @@ export interface Repairer {
   repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
 }
 
-/** The first hole of a sparse array, as the error `repair` throws for it (what `isClean` answers instead of false). */
-function assertNoHoles(messages: readonly unknown[]): void {
-  for (let i = 0; i < messages.length; i++)
-    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-}
+const HOLE = "is a hole in a sparse array, not a message";
 
-interface ReadResult {
-  messages: BaseMessage[];
-  /** Inputs that were not LangChain messages and were coerced, by index. */
-  coerced: number[];
-}
-
-/** Every input as a LangChain message (coerced where it must be), reading each one once. */
-function readMessages(input: readonly unknown[]): ReadResult {
+/** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
+function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {
   const messages: BaseMessage[] = new Array(input.length);
   const coerced: number[] = [];
   for (let i = 0; i < input.length; i++) {
     const value = input[i];
     if (isMessage(value)) messages[i] = value;
     else {
-      if (value === undefined && !(i in input))
-        throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      if (value === undefined && !(i in input)) throw ToolCallRepairInputError.atMessage(i, HOLE);
       messages[i] = readMessage(value, i);
       coerced.push(i);
     }
@@ -110,55 +99,47 @@ export function reportRepairsSafely(
   }
 }
 
-class Engine implements Repairer {
-  readonly options: Readonly<ResolvedOptions>;
-  private readonly profile: ProviderProfile;
-  private readonly walker: CleanWalk;
-  private walking = false;
+const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
 
-  constructor(options: ResolvedOptions) {
-    this.options = Object.freeze(options);
-    this.profile = profileForOptions(options);
-    this.walker = new CleanWalk(this.profile, toolBlocksAsText(this.profile, options));
-  }
-
-  private get trailingAllowed(): boolean {
-    return this.options.trailing === "keep";
-  }
+/**
+ * The engine's operations for resolved options, kept off the user's {@link Repairer}: `isClean` takes the name
+ * errors give the caller.
+ */
+function engine(options: Readonly<ResolvedOptions>) {
+  const profile = profileForOptions(options);
+  const asText = toolBlocksAsText(profile, options);
+  const trailingAllowed = options.trailing === "keep";
+  const passes = passesFor(profile.level);
+  const walker = new CleanWalk(profile, asText);
+  let walking = false;
 
   /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
-  private walk(messages: readonly unknown[]): boolean {
-    if (this.walking)
-      return new CleanWalk(this.profile, toolBlocksAsText(this.profile, this.options)).isClean(
-        messages,
-        this.trailingAllowed,
-      );
-    this.walking = true;
+  const walk = (messages: readonly unknown[]): boolean => {
+    if (walking) return new CleanWalk(profile, asText).isClean(messages, trailingAllowed);
+    walking = true;
     try {
-      return this.walker.isClean(messages, this.trailingAllowed);
+      return walker.isClean(messages, trailingAllowed);
     } finally {
-      this.walking = false;
+      walking = false;
     }
-  }
-
-  readonly isClean = boundary("isClean", (messages: readonly unknown[]): boolean => this.cleanIn(messages, "isClean"));
+  };
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
    * only once the walk has said false, so the clean path stays one walk.
    */
-  cleanIn(messages: readonly unknown[], fn: string): boolean {
+  const isClean = (messages: readonly unknown[], fn: string): boolean => {
     assertArray(messages, fn);
-    const clean = this.walk(messages);
-    if (!clean) assertNoHoles(messages);
-    return clean;
-  }
+    if (walk(messages)) return true;
+    for (let i = 0; i < messages.length; i++) if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, HOLE);
+    return false;
+  };
 
-  readonly find = boundary("findToolCallProblems", (input: readonly unknown[]): ToolCallProblem[] => {
+  const find = (input: readonly unknown[]): ToolCallProblem[] => {
     assertArray(input, "findToolCallProblems");
-    const ctx: FindContext = { profile: this.profile, options: this.options, trailingIsProblem: !this.trailingAllowed };
+    const ctx: FindContext = { profile, options, trailingIsProblem: !trailingAllowed };
     const { messages, coerced } = readMessages(input);
-    const problems: ToolCallProblem[] = coerced.map((i) =>
+    const problems = coerced.map((i) =>
       problem(
         ctx,
         "malformed_message",
@@ -166,35 +147,27 @@ class Engine implements Repairer {
         "not a LangChain message instance (a plain, serialized or stored object); coerced to read it",
       ),
     );
-    for (const pass of passesFor(this.profile.level)) for (const p of pass.find(messages, ctx)) problems.push(p);
+    for (const pass of passes) problems.push(...pass.find(messages, ctx));
     problems.sort((a, b) => a.index - b.index);
-    const provider = this.options.provider;
-    if (provider !== "strict" && problems.length > 0) {
+    if (options.provider !== "strict" && problems.length > 0) {
       // Where each problem lands in what the adapter sends: the index a production error names.
-      const { payloadIndex } = payloadPositions(messages, provider);
+      const { payloadIndex } = payloadPositions(messages, options.provider);
       for (const p of problems) {
         const at = payloadIndex[p.index];
         if (at !== undefined && at >= 0) p.payloadIndex = at;
       }
     }
     return problems;
-  });
+  };
 
-  readonly repair = boundary("repairToolCalls", <M = BaseMessage>(messages: M[]): RepairResult<M> => {
-    if (this.cleanIn(messages, "repairToolCalls")) return { messages, repairs: [] };
-    const repairs = this.repairIn(messages as readonly unknown[]);
-    if (repairs.repairs.length === 0) return { messages, repairs: [] };
-    reportRepairsSafely(this.options.onRepair, repairs.repairs);
-    return { messages: repairs.messages as M[], repairs: repairs.repairs };
-  });
-
-  private repairIn(input: readonly unknown[]): { messages: BaseMessage[]; repairs: ToolCallRepair[] } {
+  const repair = <M = BaseMessage>(input: M[]): RepairResult<M> => {
+    if (isClean(input, "repairToolCalls")) return { messages: input, repairs: [] };
     const repairs: ToolCallRepair[] = [];
     const origin = new Map<unknown, number>();
     const ctx: PassContext = {
-      profile: this.profile,
-      options: this.options,
-      trailingIsProblem: !this.trailingAllowed,
+      profile,
+      options,
+      trailingIsProblem: !trailingAllowed,
       callNotes: new Map(),
       derive(from, to) {
         const index = origin.get(from);
@@ -208,11 +181,8 @@ class Engine implements Repairer {
           index: origin.get(message) ?? at,
           detail: repair.detail,
         };
-        if (repair.toolCallId !== undefined) full.toolCallId = repair.toolCallId;
-        if (repair.toolName !== undefined) full.toolName = repair.toolName;
-        if (repair.newToolCallId !== undefined) full.newToolCallId = repair.newToolCallId;
-        if (repair.rejection !== undefined) full.rejection = repair.rejection;
-        if (repair.toolRun !== undefined) full.toolRun = repair.toolRun;
+        for (const key of OPTIONAL_FIELDS)
+          if (repair[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = repair[key];
         repairs.push(full);
       },
     };
@@ -229,34 +199,43 @@ class Engine implements Repairer {
         i,
       );
     let current = messages;
-    for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
+    for (const pass of passes) current = pass.repair(current, ctx);
     // A late pass can change what an earlier one judged (turn-order moves a turn, and the open tool loop it
     // leaves needs the tools-as-text pass). One more round, only when the result is not clean, keeps a repair
     // idempotent: repairing its output changes nothing.
-    if (current !== messages && !this.walk(current))
-      for (const pass of passesFor(this.profile.level)) current = pass.repair(current, ctx);
-    return { messages: current, repairs };
-  }
+    if (current !== messages && !walk(current)) for (const pass of passes) current = pass.repair(current, ctx);
+    if (repairs.length === 0) return { messages: input, repairs: [] };
+    reportRepairsSafely(options.onRepair, repairs);
+    return { messages: current as M[], repairs };
+  };
+
+  return { isClean, find, repair };
 }
 
 /** The engine bound to `options` (validated here: a bad value throws {@link ToolCallRepairInputError}). */
-export const createRepairer = boundary(
-  "createRepairer",
-  (options?: RepairOptions): Repairer => new Engine(resolveOptions(options, "createRepairer")),
-);
+export const createRepairer = boundary("createRepairer", (options?: RepairOptions): Repairer => {
+  const resolved = Object.freeze(resolveOptions(options, "createRepairer"));
+  const { isClean, find, repair } = engine(resolved);
+  return {
+    options: resolved,
+    isClean: boundary("isClean", (messages: readonly unknown[]) => isClean(messages, "isClean")),
+    find: boundary("findToolCallProblems", find),
+    repair: boundary("repairToolCalls", repair),
+  };
+});
 
 /** Repairs a history (see {@link Repairer.repair}); for many histories, {@link createRepairer} resolves options once. */
 export const repairToolCalls = boundary(
   "repairToolCalls",
   <M = BaseMessage>(messages: M[], options?: RepairOptions): RepairResult<M> =>
-    new Engine(resolveOptions(options, "repairToolCalls")).repair(messages),
+    engine(resolveOptions(options, "repairToolCalls")).repair(messages),
 );
 
 /** Every problem in a history, explained; nothing changed (see {@link Repairer.find}). */
 export const findToolCallProblems = boundary(
   "findToolCallProblems",
   (messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] =>
-    new Engine(resolveFindOptions(options, "findToolCallProblems")).find(messages),
+    engine(resolveFindOptions(options, "findToolCallProblems")).find(messages),
 );
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */
@@ -265,5 +244,5 @@ export const isCleanHistory = boundary(
   (
     messages: readonly unknown[],
     options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">,
-  ): boolean => new Engine(resolveOptions(options, "isCleanHistory")).cleanIn(messages, "isCleanHistory"),
+  ): boolean => engine(resolveOptions(options, "isCleanHistory")).isClean(messages, "isCleanHistory"),
 );

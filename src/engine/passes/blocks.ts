@@ -30,22 +30,33 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
-/** Longest JSON an unreadable block keeps when it becomes text. */
-const MAX_BLOCK_TEXT = 2_000;
+/** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
+type Verdict = "drop" | "convert" | "unsigned" | "unreadable";
+
+const VERDICTS: readonly Verdict[] = ["drop", "convert", "unsigned", "unreadable"];
+
+/** Each verdict's repair: its action and what it says (after the count). */
+const REPAIRED: Record<Verdict, [action: "removed_block" | "converted_block", detail: string]> = {
+  drop: ["removed_block", "thinking block(s) removed (only Anthropic accepts them)"],
+  convert: ["converted_block", "server tool block(s) turned into text that keeps what was called and returned"],
+  unsigned: [
+    "converted_block",
+    "reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)",
+  ],
+  unreadable: [
+    "converted_block",
+    "block(s) the provider's adapter does not read turned into text (their text, or what they were)",
+  ],
+};
 
 interface BlockFinding {
   index: number;
-  dropped: number;
-  converted: number;
-  unsigned: number;
-  unreadable: number;
+  counts: Record<Verdict, number>;
 }
-
-type Verdict = "drop" | "convert" | "unsigned" | "unreadable" | undefined;
 
 const NO_IDS: ReadonlySet<unknown> = new Set();
 
@@ -61,16 +72,24 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile): Readonly
   return ids ?? NO_IDS;
 }
 
-/** What the provider's adapter needs done with one assistant block (undefined: send it as it is). */
-function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unsent: ReadonlySet<unknown>): Verdict {
+/**
+ * What the provider's adapter needs done with one assistant block (undefined: send it as it is). `unsent`: the
+ * message's {@link unsentServerIds}, for its `server_tool_use` blocks; the clean walk leaves it out, since an
+ * unsent exchange always has its result block, judged on its own.
+ */
+export function unsupportedBlock(
+  block: unknown,
+  profile: ProviderProfile,
+  v1: boolean,
+  unsent = NO_IDS,
+): Verdict | undefined {
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
-  } else if (unsent.size > 0 && isDict(block)) {
-    const id =
-      block.type === "server_tool_use" ? block.id : isServerToolResultBlock(block) ? block.tool_use_id : NO_IDS;
-    if (unsent.has(id)) return "convert";
-  }
+  } else if (isServerToolResultBlock(block)) {
+    if (!keepsServerResult(profile, block.type) || unsent.has(block.tool_use_id)) return "convert";
+  } else if (unsent.size > 0 && isDict(block) && block.type === "server_tool_use" && unsent.has(block.id))
+    return "convert";
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
   if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block)))
     return "unsigned";
@@ -84,29 +103,21 @@ function unsupported(block: unknown, profile: ProviderProfile, v1: boolean, unse
 
 function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfile): BlockFinding[] {
   const found: BlockFinding[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    if (!isAssistant(m) || !Array.isArray(m.content)) continue;
-    const v1 = isV1Message(m);
+  messages.forEach((m, index) => {
+    if (!isAssistant(m) || !Array.isArray(m.content)) return;
     const unsent = unsentServerIds(m.content, profile);
-    let dropped = 0;
-    let converted = 0;
-    let unsigned = 0;
-    let unreadable = 0;
+    const counts = { drop: 0, convert: 0, unsigned: 0, unreadable: 0 };
+    let any = false;
     for (const block of m.content) {
-      const verdict = unsupported(block, profile, v1, unsent);
-      if (verdict === "drop") dropped++;
-      else if (verdict === "convert") converted++;
-      else if (verdict === "unsigned") unsigned++;
-      else if (verdict === "unreadable") unreadable++;
+      const verdict = unsupportedBlock(block, profile, isV1Message(m), unsent);
+      if (verdict) any = counts[verdict]++ >= 0;
     }
-    if (dropped + converted + unsigned + unreadable > 0)
-      found.push({ index, dropped, converted, unsigned, unreadable });
-  }
+    if (any) found.push({ index, counts });
+  });
   return found;
 }
 
-/** A block the adapter cannot read, as text: its own text, or what it is and its JSON. */
+/** A block the adapter cannot read, as text: its own text, or what it is and its JSON (at most 2,000 characters). */
 function unreadableAsText(block: Dict): Dict | undefined {
   // Another provider's reasoning (a Bedrock `reasoning` block on Gemini): its text, never its signature.
   if (isForeignReasoning(block)) return reasoningAsText(block, "Reasoning from another model, kept as text");
@@ -114,43 +125,40 @@ function unreadableAsText(block: Dict): Dict | undefined {
   const kind = typeof block.type === "string" && block.type !== "" ? `"${block.type.slice(0, 100)}"` : "without a type";
   return {
     type: "text",
-    text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, MAX_BLOCK_TEXT)}]`,
+    text: `[Content block ${kind} that this provider does not accept: ${safeJson(block, 2_000)}]`,
   };
 }
 
 function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
   const unsent = unsentServerIds(content, profile);
-  const out: unknown[] = [];
-  for (const block of content) {
-    const verdict = unsupported(block, profile, v1, unsent);
-    if (verdict === "drop") continue;
-    if (verdict === "unsigned") {
-      const text = reasoningAsText(
-        block as Dict,
-        "Reasoning whose signature was never received (the stream was cut), kept as text",
-      );
-      if (text) out.push(text);
-      continue;
-    }
-    if (verdict === "unreadable") {
-      const text = unreadableAsText(block as Dict);
-      if (text) out.push(text);
-      continue;
-    }
-    out.push(verdict === "convert" ? serverToolBlockAsText(block as Dict) : block);
-  }
-  return out;
+  return content.flatMap((block) => {
+    const verdict = unsupportedBlock(block, profile, v1, unsent);
+    if (verdict === undefined) return [block];
+    const b = block as Dict;
+    const text =
+      verdict === "convert"
+        ? serverToolBlockAsText(b)
+        : verdict === "unsigned"
+          ? reasoningAsText(b, "Reasoning whose signature was never received (the stream was cut), kept as text")
+          : verdict === "unreadable"
+            ? unreadableAsText(b)
+            : undefined;
+    return text ? [text] : [];
+  });
 }
 
-function describe(f: BlockFinding, profile: ProviderProfile): string {
+function describe({ counts }: BlockFinding, profile: ProviderProfile): string {
   const parts = [];
-  if (f.dropped > 0) parts.push(`${f.dropped} thinking block(s)`);
-  if (f.converted > 0) parts.push(`${f.converted} server tool block(s)`);
+  if (counts.drop > 0) parts.push(`${counts.drop} thinking block(s)`);
+  if (counts.convert > 0) parts.push(`${counts.convert} server tool block(s)`);
   const why = profile.anthropicBlocks ? "the adapter would send without their result" : "only Anthropic accepts";
-  const anthropicOnly = parts.length > 0 ? `${parts.join(" and ")} that ${why}` : "";
-  const unsigned = f.unsigned > 0 ? `${f.unsigned} reasoning block(s) without their signature` : "";
-  const unreadable = f.unreadable > 0 ? `${f.unreadable} block(s) of a type the provider's adapter does not read` : "";
-  return `assistant message with ${[anthropicOnly, unsigned, unreadable].filter((p) => p !== "").join(", and ")}`;
+  return `assistant message with ${[
+    parts.length > 0 ? `${parts.join(" and ")} that ${why}` : "",
+    counts.unsigned > 0 ? `${counts.unsigned} reasoning block(s) without their signature` : "",
+    counts.unreadable > 0 ? `${counts.unreadable} block(s) of a type the provider's adapter does not read` : "",
+  ]
+    .filter((p) => p !== "")
+    .join(", and ")}`;
 }
 
 /** Whether the pass has anything to look for under `profile`. */
@@ -171,56 +179,15 @@ export const blocksPass: RepairPass = {
   },
   repair(messages, ctx: PassContext) {
     if (!appliesTo(ctx.profile)) return messages;
-    const found = classifyBlocks(messages, ctx.profile);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index];
-      out[f.index] = rebuildMessage(message, {
-        content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
-      });
-      ctx.derive(message, out[f.index]);
-      if (f.dropped > 0)
-        ctx.report(
-          {
-            problem: "unsupported_block",
-            action: "removed_block",
-            detail: `${f.dropped} thinking block(s) removed (only Anthropic accepts them)`,
-          },
-          message,
-          f.index,
-        );
-      if (f.converted > 0)
-        ctx.report(
-          {
-            problem: "unsupported_block",
-            action: "converted_block",
-            detail: `${f.converted} server tool block(s) turned into text that keeps what was called and returned`,
-          },
-          message,
-          f.index,
-        );
-      if (f.unsigned > 0)
-        ctx.report(
-          {
-            problem: "unsupported_block",
-            action: "converted_block",
-            detail: `${f.unsigned} reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)`,
-          },
-          message,
-          f.index,
-        );
-      if (f.unreadable > 0)
-        ctx.report(
-          {
-            problem: "unsupported_block",
-            action: "converted_block",
-            detail: `${f.unreadable} block(s) the provider's adapter does not read turned into text (their text, or what they were)`,
-          },
-          message,
-          f.index,
-        );
-    }
-    return sameOrNew(messages, out);
+    return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
+      for (const verdict of VERDICTS) {
+        const [action, detail] = REPAIRED[verdict];
+        const count = f.counts[verdict];
+        if (count > 0)
+          ctx.report({ problem: "unsupported_block", action, detail: `${count} ${detail}` }, message, f.index);
+      }
+      const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
+      return rebuildMessage(message, { content });
+    });
   },
 };

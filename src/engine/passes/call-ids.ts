@@ -6,9 +6,9 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import {
+  isAssistant,
   callsOnlyInToolCalls,
   forEachToolCallRef,
-  isAssistant,
   isToolResult,
   resultIdOf,
   type ToolCallRef,
@@ -77,76 +77,36 @@ class FreshIds {
   }
 }
 
-/** Scratch maps of {@link collectSlots}, cleared per message instead of allocated per message. */
-interface SlotScratch {
-  /** Per id: how many of its calls (occurrences) the message has produced slots for. */
-  created: Map<string, number>;
-  /** Occurrences per location and id, for the locations after `tool_calls` (rare: raw kwargs, blocks, output). */
-  occurrences: Map<string, number>;
-}
-
 /**
  * The calls of one message as slots: the k-th call with id X in any location is slot (X, k), so the same call
- * mirrored in several locations is one slot. `tool_calls` comes first and needs no string keys.
+ * mirrored in several locations is one slot. `created` and `occurrences` are scratch maps, cleared here.
  */
-function collectSlots(message: BaseMessage, index: number, into: Slot[], scratch: SlotScratch): void {
-  const { created, occurrences } = scratch;
+function collectSlots(
+  message: BaseMessage,
+  messageIndex: number,
+  into: Slot[],
+  created: Map<string, number>,
+  occurrences: Map<string, number>,
+): void {
   created.clear();
   occurrences.clear();
-  if (callsOnlyInToolCalls(message as AIMessage)) {
-    // The common case, read straight from tool_calls: each entry is its own slot (duplicates included).
-    const list = ((message as AIMessage).tool_calls ?? []) as { id?: unknown; name?: unknown }[];
-    for (let position = 0; position < list.length; position++) {
-      const c = list[position] as { id?: unknown; name?: unknown } | undefined;
-      const rawId = c?.id;
-      const id = typeof rawId === "string" && rawId !== "" ? rawId : undefined;
-      const occurrence = id === undefined ? 0 : (created.get(id) ?? 0);
-      if (id !== undefined) created.set(id, occurrence + 1);
-      into.push({
-        messageIndex: index,
-        occurrence,
-        location: "tool_calls",
-        position,
-        id,
-        rawId,
-        name: typeof c?.name === "string" ? c.name : undefined,
-      });
-    }
-    return;
-  }
-  forEachToolCallRef(message, (ref) => {
+  const mirrored = callsOnlyInToolCalls(message as AIMessage);
+  forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
+    // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
+    if (mirrored && location !== "tool_calls") return;
     // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
-    const { id } = ref;
-    if (id === undefined) {
-      into.push({
-        messageIndex: index,
-        occurrence: 0,
-        location: ref.location,
-        position: ref.position,
-        id,
-        rawId: ref.rawId,
-        name: ref.name,
-      });
-      return;
+    let occurrence = 0;
+    if (id !== undefined) {
+      if (location === "tool_calls") occurrence = created.get(id) ?? 0;
+      else {
+        const key = `${location}\u0000${id}`;
+        occurrence = occurrences.get(key) ?? 0;
+        occurrences.set(key, occurrence + 1);
+        if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
+      }
+      created.set(id, occurrence + 1);
     }
-    let occurrence: number;
-    if (ref.location === "tool_calls") occurrence = created.get(id) ?? 0;
-    else {
-      const key = `${ref.location}\u0000${id}`;
-      occurrence = occurrences.get(key) ?? 0;
-      occurrences.set(key, occurrence + 1);
-      if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
-    }
-    created.set(id, occurrence + 1);
-    into.push({
-      messageIndex: index,
-      occurrence,
-      location: ref.location,
-      position: ref.position,
-      id,
-      rawId: ref.rawId,
-      name: ref.name,
-    });
+    into.push({ messageIndex, occurrence, location, position, id, rawId, name });
   });
 }
 
@@ -158,19 +118,16 @@ interface CallIdAnalysis {
 
 /**
  * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
- * a new id the provider accepts. The common case (most broken histories are broken elsewhere); any other shape
- * gets the full classification.
+ * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
 function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
   const seen = new Set<string>();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
+  for (const m of messages) {
     if (!isAssistant(m)) continue;
     if (!callsOnlyInToolCalls(m)) return false;
-    const list = m.tool_calls as { id?: unknown }[] | undefined;
-    if (list === undefined) continue;
-    for (let k = 0; k < list.length; k++) {
-      const id = list[k]?.id;
+    const calls = (m.tool_calls ?? []) as ({ id?: unknown } | null)[];
+    for (let k = 0; k < calls.length; k++) {
+      const id = calls[k]?.id;
       if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;
       seen.add(id);
     }
@@ -178,17 +135,13 @@ function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfi
   return true;
 }
 
-const NO_RENAMES: CallIdAnalysis = Object.freeze({ allSlots: [], renamed: [] }) as CallIdAnalysis;
-
 /** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
 function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
-  if (needsNoRenames(messages, profile)) return NO_RENAMES;
+  if (needsNoRenames(messages, profile)) return { allSlots: [], renamed: [] };
   const allSlots: Slot[] = [];
-  const scratch: SlotScratch = { created: new Map(), occurrences: new Map() };
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (isAssistant(m)) collectSlots(m, i, allSlots, scratch);
-  }
+  const created = new Map<string, number>();
+  const occurrences = new Map<string, number>();
+  messages.forEach((m, i) => collectSlots(m, i, allSlots, created, occurrences));
   const accepted = new Set<string>();
   const renamed: Slot[] = [];
   for (const slot of allSlots) {

@@ -26,7 +26,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -128,45 +128,39 @@ export const callLocationsPass: RepairPass = {
   // structural profile keeps every format).
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyLocations(messages, ctx.profile).flatMap((f) => [
-      ...f.outside.map((ref) =>
-        problem(
-          ctx,
-          "call_outside_tool_calls",
-          f.index,
-          `call ${ref.id} lives in ${ref.location} but not in tool_calls`,
-          { id: ref.id, name: ref.name },
-        ),
-      ),
-      ...(f.hasBlocks
-        ? [
-            problem(
-              ctx,
-              "call_block_in_content",
-              f.index,
-              "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
-            ),
-          ]
-        : []),
-      ...f.outputMissing.map((id) =>
-        problem(
-          ctx,
-          "call_outside_tool_calls",
-          f.index,
-          `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
-          { id },
-        ),
-      ),
-    ]);
+    const problems: ToolCallProblem[] = [];
+    for (const { index, outside, hasBlocks, outputMissing } of classifyLocations(messages, ctx.profile)) {
+      for (const { id, name, location } of outside)
+        problems.push(
+          problem(ctx, "call_outside_tool_calls", index, `call ${id} lives in ${location} but not in tool_calls`, {
+            id,
+            name,
+          }),
+        );
+      if (hasBlocks)
+        problems.push(
+          problem(
+            ctx,
+            "call_block_in_content",
+            index,
+            "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
+          ),
+        );
+      for (const id of outputMissing)
+        problems.push(
+          problem(
+            ctx,
+            "call_outside_tool_calls",
+            index,
+            `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
+            { id },
+          ),
+        );
+    }
+    return problems;
   },
   repair(messages, ctx) {
-    const found = classifyLocations(messages, ctx.profile);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index] as AIMessage;
-      out[f.index] = relocate(message, f, ctx.profile);
-      ctx.derive(message, out[f.index]);
+    return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
       for (const ref of f.outside)
         ctx.report(
           {
@@ -201,7 +195,7 @@ export const callLocationsPass: RepairPass = {
           message,
           f.index,
         );
-    }
-    return sameOrNew(messages, out);
+      return relocate(message as AIMessage, f, ctx.profile);
+    });
   },
 };

@@ -37,6 +37,9 @@ function signaturesOf(m: AIMessage): Dict {
 const isSigned = (signatures: Dict, id: unknown): boolean =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
+/** Whether the message's first call carries its thought signature (G6; the clean walk asks too). */
+export const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
+
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
   const ids = new Set(calls.map((c) => c.id));
@@ -63,7 +66,7 @@ function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): Step
     const calls = callsOf(m);
     if (calls.length === 0) return;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
-    const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m), calls[0].id);
+    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m);
     if (split || sign) found.push({ index, split, sign });
   });
   return found;
@@ -73,32 +76,17 @@ export const callStepsPass: RepairPass = {
   name: "call-steps",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifySteps(messages, ctx).flatMap((f) => {
-      const first = callsOf(messages[f.index] as AIMessage)[0] as { id?: string; name?: string };
-      return [
-        ...(f.split
-          ? [
-              problem(
-                ctx,
-                "parallel_calls",
-                f.index,
-                "parallel calls whose results the adapter sends as separate turns",
-              ),
-            ]
-          : []),
-        ...(f.sign
-          ? [
-              problem(
-                ctx,
-                "unsigned_call",
-                f.index,
-                `call ${first.id} opens a step of the current turn without a thought signature`,
-                first,
-              ),
-            ]
-          : []),
-      ];
-    });
+    const problems: ToolCallProblem[] = [];
+    for (const { index, split, sign } of classifySteps(messages, ctx)) {
+      const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
+      const detail = `call ${first.id} opens a step of the current turn without a thought signature`;
+      if (split)
+        problems.push(
+          problem(ctx, "parallel_calls", index, "parallel calls whose results the adapter sends as separate turns"),
+        );
+      if (sign) problems.push(problem(ctx, "unsigned_call", index, detail, first));
+    }
+    return problems;
   },
   repair(messages, ctx: PassContext) {
     const found = classifySteps(messages, ctx);

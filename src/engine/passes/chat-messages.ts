@@ -17,7 +17,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import { keepsChatRole } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { quoteValue } from "../../values";
@@ -93,13 +93,7 @@ export const chatMessagesPass: RepairPass = {
     );
   },
   repair(messages, ctx: PassContext) {
-    const found = classifyChatMessages(messages, ctx);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index];
-      out[f.index] = converted(message, f);
-      ctx.derive(message, out[f.index]);
+    return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
       ctx.report(
         {
           problem: "chat_message_role",
@@ -109,7 +103,7 @@ export const chatMessagesPass: RepairPass = {
         message,
         f.index,
       );
-    }
-    return sameOrNew(messages, out);
+      return converted(message, f);
+    });
   },
 };

@@ -7,108 +7,16 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
-
-const EMPTY_RESULT_TEXT = "(the tool returned no output)";
+import type { ToolCallProblem } from "../../types";
 
 type Fix = "remove" | "strip_blank_blocks" | "blank_string" | "fill";
 
-interface ContentFinding {
-  index: number;
-  kind: Extract<ToolCallProblemKind, "empty_message" | "blank_text_block" | "empty_tool_result">;
-  fix: Fix;
-  detail: string;
-}
-
-const isEmptyContent = (content: unknown) =>
-  content === undefined ||
-  content === null ||
-  (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
-
-/** Whether an assistant message makes any call, in any location (stops at the first). */
-function makesCalls(message: BaseMessage): boolean {
-  // The common case first: a call with an id in tool_calls.
-  const calls = (message as { tool_calls?: unknown }).tool_calls;
-  if (Array.isArray(calls))
-    for (let i = 0; i < calls.length; i++) {
-      const id = (calls[i] as { id?: unknown } | null)?.id;
-      if (typeof id === "string" && id !== "") return true;
-    }
-  let found = false;
-  forEachToolCallRef(message, (ref) => {
-    if (ref.id !== undefined) found = true;
-  });
-  return found;
-}
-
-function classifyContent(messages: readonly BaseMessage[]): ContentFinding[] {
-  const found: ContentFinding[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    const content = m.content as unknown;
-    const hasBlankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
-    const turn = turnOf(m);
-    if (turn === "assistant" && m.type === "ai") {
-      if (!saysSomethingToSend(content) && !makesCalls(m))
-        found.push({
-          index,
-          kind: "empty_message",
-          fix: "remove",
-          detail: "assistant message with no content and no calls",
-        });
-      else if (hasBlankBlock)
-        found.push({
-          index,
-          kind: "blank_text_block",
-          fix: "strip_blank_blocks",
-          detail: "blank text block in an assistant message",
-        });
-      else if (typeof content === "string" && content.length > 0 && isBlankText(content))
-        found.push({
-          index,
-          kind: "blank_text_block",
-          fix: "blank_string",
-          detail: "assistant message whose text is only white space",
-        });
-    } else if (turn === "tool") {
-      if (isEmptyContent(content))
-        found.push({ index, kind: "empty_tool_result", fix: "fill", detail: "tool result with empty content" });
-      else if (hasBlankBlock)
-        found.push({
-          index,
-          kind: "blank_text_block",
-          fix: "strip_blank_blocks",
-          detail: "blank text block in a tool result",
-        });
-    } else if (turn === "user" || turn === "assistant") {
-      if (isEmptyContent(content))
-        found.push({
-          index,
-          kind: "empty_message",
-          fix: "remove",
-          detail: `${m.type === "generic" ? "chat" : "user"} message with no content`,
-        });
-      else if (hasBlankBlock)
-        found.push({
-          index,
-          kind: "blank_text_block",
-          fix: "strip_blank_blocks",
-          detail: `blank text block in a ${m.type === "generic" ? "chat" : "user"} message`,
-        });
-    }
-  }
-  return found;
-}
-
-function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
-  if (fix === "remove") return undefined;
-  const content = message.content as unknown;
-  if (fix === "fill") return rebuildMessage(message, { content: EMPTY_RESULT_TEXT });
-  if (fix === "blank_string") return rebuildMessage(message, { content: "" });
-  return rebuildMessage(message, {
-    content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content,
-  });
-}
+const KIND = {
+  remove: "empty_message",
+  strip_blank_blocks: "blank_text_block",
+  blank_string: "blank_text_block",
+  fill: "empty_tool_result",
+} as const;
 
 const ACTION = {
   remove: "removed_message",
@@ -117,30 +25,76 @@ const ACTION = {
   fill: "filled_empty_result",
 } as const;
 
+const isEmptyContent = (content: unknown) =>
+  content === undefined ||
+  content === null ||
+  (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
+
+const hasId = (call: { id?: unknown } | null) => typeof call?.id === "string" && call.id !== "";
+
+/** Whether an assistant message makes any call, in any location (the clean walk's case first: an id in tool_calls). */
+function makesCalls(message: BaseMessage): boolean {
+  const calls = (message as { tool_calls?: unknown }).tool_calls;
+  if (Array.isArray(calls) && calls.some(hasId)) return true;
+  let found = false;
+  forEachToolCallRef(message, (ref) => {
+    if (ref.id !== undefined) found = true;
+  });
+  return found;
+}
+
+/** What a message needs, and why; undefined when the provider takes it as it is. */
+export function contentFix(m: BaseMessage): [Fix, string] | undefined {
+  const content = m.content as unknown;
+  const blankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
+  const turn = turnOf(m);
+  if (turn === "assistant" && m.type === "ai") {
+    if (!saysSomethingToSend(content) && !makesCalls(m))
+      return ["remove", "assistant message with no content and no calls"];
+    if (blankBlock) return ["strip_blank_blocks", "blank text block in an assistant message"];
+    if (typeof content === "string" && content.length > 0 && isBlankText(content))
+      return ["blank_string", "assistant message whose text is only white space"];
+    return undefined;
+  }
+  if (turn !== "tool" && turn !== "user" && turn !== "assistant") return undefined;
+  const what = turn === "tool" ? "tool result" : `${m.type === "generic" ? "chat" : "user"} message`;
+  if (isEmptyContent(content))
+    return turn === "tool" ? ["fill", "tool result with empty content"] : ["remove", `${what} with no content`];
+  return blankBlock ? ["strip_blank_blocks", `blank text block in a ${what}`] : undefined;
+}
+
+function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
+  const content = message.content as unknown;
+  if (fix === "remove") return undefined;
+  if (fix === "fill") return rebuildMessage(message, { content: "(the tool returned no output)" });
+  if (fix === "blank_string") return rebuildMessage(message, { content: "" });
+  return rebuildMessage(message, {
+    content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content,
+  });
+}
+
 export const contentPass: RepairPass = {
   name: "content",
   structural: false,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!ctx.profile.nonEmptyContent) return [];
-    return classifyContent(messages).map((f) => problem(ctx, f.kind, f.index, f.detail));
+    return messages.flatMap((m, i) => {
+      const found = contentFix(m);
+      return found ? [problem(ctx, KIND[found[0]], i, found[1])] : [];
+    });
   },
   repair(messages, ctx: PassContext) {
     if (!ctx.profile.nonEmptyContent) return messages;
-    const found = classifyContent(messages);
-    if (found.length === 0) return messages;
-    const fixes: (ContentFinding | undefined)[] = new Array(messages.length);
-    for (const f of found) fixes[f.index] = f;
+    const fixes = messages.map(contentFix);
+    if (fixes.every((f) => f === undefined)) return messages;
     const out: BaseMessage[] = [];
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i];
-      const f = fixes[i];
-      if (!f) {
-        out.push(m);
-        continue;
-      }
-      const fixed = applyFix(m, f.fix);
+    messages.forEach((m, i) => {
+      const found = fixes[i];
+      if (!found) return out.push(m);
+      const [fix, detail] = found;
+      const fixed = applyFix(m, fix);
       ctx.report(
-        { problem: f.kind, action: ACTION[f.fix], detail: `${f.detail}: ${ACTION[f.fix].replace(/_/g, " ")}` },
+        { problem: KIND[fix], action: ACTION[fix], detail: `${detail}: ${ACTION[fix].replace(/_/g, " ")}` },
         m,
         i,
       );
@@ -148,7 +102,7 @@ export const contentPass: RepairPass = {
         ctx.derive(m, fixed);
         out.push(fixed);
       }
-    }
+    });
     return sameOrNew(messages, out);
   },
 };

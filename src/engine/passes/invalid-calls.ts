@@ -8,7 +8,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
 import { isAssistant, type Dict } from "../../messages/inspect";
-import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, pushTo, rebuildAt, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
@@ -55,30 +55,49 @@ export const invalidCallsPass: RepairPass = {
     );
   },
   repair(messages, ctx) {
-    const found = classifyInvalidCalls(messages);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
     const byMessage = new Map<number, InvalidCall[]>();
-    for (const c of found) pushTo(byMessage, c.messageIndex, c);
-    for (const [index, calls] of byMessage) {
-      const message = messages[index] as AIMessage;
-      const validIds = new Set(((message.tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
-      const answer = ctx.options.invalidCalls === "answer";
-      const removeIds = new Set<string>();
-      if (!answer) for (const c of calls) if (c.id !== undefined) removeIds.add(c.id);
-      const promoted = answer
-        ? calls
-            .filter((c) => c.id !== undefined && !validIds.has(c.id))
-            .map((c) => ({
-              id: c.id,
-              // The name must pass the provider's pattern; an unusable one becomes a neutral name.
-              name: c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call",
-              args: {},
-              type: "tool_call",
-            }))
-        : [];
-      out[index] = rewriteToolCalls(
-        message,
+    for (const c of classifyInvalidCalls(messages)) pushTo(byMessage, c.messageIndex, c);
+    const found = [...byMessage].map(([index, calls]) => ({ index, calls }));
+    const answer = ctx.options.invalidCalls === "answer";
+    return rebuildAt(messages, found, ctx, (message, { index, calls }) => {
+      const validIds = new Set((((message as AIMessage).tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
+      const removeIds = new Set(answer ? [] : calls.map((c) => c.id).filter((id) => id !== undefined));
+      const promoted = calls
+        .filter((c) => answer && c.id !== undefined && !validIds.has(c.id))
+        .map((c) => ({
+          id: c.id,
+          // The name must pass the provider's pattern; an unusable one becomes a neutral name.
+          name: c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call",
+          args: {},
+          type: "tool_call",
+        }));
+      for (const c of calls) {
+        const promotes = answer && c.id !== undefined;
+        if (promotes) {
+          const args = c.args;
+          const raw =
+            typeof args === "string"
+              ? args.length > 2_000
+                ? `${args.slice(0, 2_000)}…`
+                : args
+              : safeJson(args ?? null, 2_000);
+          const error = c.error ? ` (${c.error})` : "";
+          ctx.callNotes.set(c.id!, `its arguments could not be parsed${error}; raw arguments: ${raw}`);
+        }
+        ctx.report(
+          {
+            problem: "invalid_tool_call",
+            action: promotes ? "promoted_invalid_call" : "removed_call",
+            toolCallId: c.id,
+            toolName: c.name,
+            detail: `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
+          },
+          message,
+          index,
+        );
+      }
+      return rewriteToolCalls(
+        message as AIMessage,
         (ref) =>
           ref.location === "invalid_tool_calls" ||
           (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
@@ -86,36 +105,6 @@ export const invalidCallsPass: RepairPass = {
             : undefined,
         { promoted },
       );
-      ctx.derive(message, out[index]);
-      for (const c of calls) {
-        if (answer && c.id !== undefined) {
-          const raw =
-            typeof c.args === "string"
-              ? c.args.length > 2_000
-                ? `${c.args.slice(0, 2_000)}…`
-                : c.args
-              : safeJson(c.args ?? null, 2_000);
-          ctx.callNotes.set(
-            c.id,
-            `its arguments could not be parsed${c.error ? ` (${c.error})` : ""}; raw arguments: ${raw}`,
-          );
-        }
-        ctx.report(
-          {
-            problem: "invalid_tool_call",
-            action: answer && c.id !== undefined ? "promoted_invalid_call" : "removed_call",
-            toolCallId: c.id,
-            toolName: c.name,
-            detail:
-              answer && c.id !== undefined
-                ? `${describe(c)} turned into a call answered with an error result`
-                : `${describe(c)} removed from every location`,
-          },
-          message,
-          index,
-        );
-      }
-    }
-    return sameOrNew(messages, out);
+    });
   },
 };

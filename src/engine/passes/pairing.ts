@@ -9,7 +9,6 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../../messages/build";
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
-  callsOnlyInToolCalls,
   forEachToolCallRef,
   hasMeaningfulContent,
   isAssistant,
@@ -55,37 +54,16 @@ interface PairingAnalysis {
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
 function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
   const calls: Call[] = [];
-  if (callsOnlyInToolCalls(message)) {
-    // The common case, read straight from tool_calls.
-    const list = (message.tool_calls ?? []) as { id?: unknown; name?: unknown }[];
-    for (const c of list) {
-      const id = typeof c?.id === "string" && c.id !== "" ? c.id : undefined;
-      if (id === undefined || known.has(id)) continue;
-      const call: Call = {
-        id,
-        name: typeof c.name === "string" ? c.name : undefined,
-        messageIndex: index,
-        server: false,
-      };
-      known.set(id, call);
-      calls.push(call);
-    }
-    return calls;
-  }
   const answeredInline = serverToolResultIds(message);
   let servers: Set<string> | undefined;
-  forEachToolCallRef(message, (ref) => {
-    if (ref.id === undefined) return;
-    if (ref.location === "content.server_tool_use") {
-      // A server tool lives and dies inside its own message: the same id elsewhere is another call.
-      if (answeredInline.has(ref.id) || servers?.has(ref.id)) return;
-      (servers ??= new Set()).add(ref.id);
-      calls.push({ id: ref.id, name: ref.name, messageIndex: index, server: true });
-      return;
-    }
-    if (known.has(ref.id)) return;
-    const call: Call = { id: ref.id, name: ref.name, messageIndex: index, server: false };
-    known.set(ref.id, call);
+  forEachToolCallRef(message, ({ id, name, location }) => {
+    if (id === undefined) return;
+    const server = location === "content.server_tool_use";
+    // A server tool lives and dies inside its own message: the same id elsewhere is another call.
+    if (server ? answeredInline.has(id) || servers?.has(id) : known.has(id)) return;
+    const call: Call = { id, name, messageIndex: index, server };
+    if (server) (servers ??= new Set()).add(id);
+    else known.set(id, call);
     calls.push(call);
   });
   return calls;

@@ -8,15 +8,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
-
-interface ShapeFinding {
-  index: number;
-  detail: string;
-  fix: () => BaseMessage;
-}
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
 function hasLooseItems(content: unknown): boolean {
@@ -62,92 +56,70 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
   return false;
 }
 
-/** The message's content as blocks when it holds loose items, as it is otherwise. */
-const contentOf = (m: Dict, looseContent: boolean): unknown =>
-  looseContent ? asBlocks(m.content as unknown[]) : m.content;
-
-function assistantFix(message: BaseMessage, looseContent: boolean): () => BaseMessage {
-  return () => {
-    const m = message as unknown as Dict;
+/**
+ * What is malformed in a message, as a sentence; undefined when nothing is. The clean walk asks too, so the
+ * shape rules live here only.
+ */
+export function malformation(message: BaseMessage): string | undefined {
+  const m = message as unknown as Dict;
+  const loose = hasLooseItems(m.content);
+  if (isAssistant(message)) {
     const calls = m.tool_calls;
     const invalid = m.invalid_tool_calls;
-    const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
-    return rebuildAssistant(message as never, {
-      content: contentOf(m, looseContent),
-      tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
-      invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
-    });
-  };
+    if (calls !== undefined && !Array.isArray(calls)) return "assistant message whose tool_calls is not an array";
+    if (Array.isArray(calls) && hasMalformedEntry(calls, true))
+      return "assistant message with a malformed tool_calls entry";
+    if (invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false)))
+      return "assistant message with a malformed invalid_tool_calls entry";
+    return loose ? "assistant message whose content array holds items that are not blocks" : undefined;
+  }
+  if (isToolResult(message)) {
+    if (typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
+    return loose ? "tool result whose content array holds items that are not blocks" : undefined;
+  }
+  return loose ? "message whose content array holds items that are not blocks" : undefined;
 }
 
-function classifyShape(messages: readonly BaseMessage[]): ShapeFinding[] {
-  const findings: ShapeFinding[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index];
-    const m = message as unknown as Dict;
-    const looseContent = hasLooseItems(m.content);
-    if (isAssistant(message)) {
-      const calls = m.tool_calls;
-      const badList = calls !== undefined && !Array.isArray(calls);
-      const badEntries = Array.isArray(calls) && hasMalformedEntry(calls, true);
-      const invalid = m.invalid_tool_calls;
-      const badInvalid = invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false));
-      if (!badList && !badEntries && !badInvalid && !looseContent) continue;
-      findings.push({
-        index,
-        detail: badList
-          ? "assistant message whose tool_calls is not an array"
-          : badEntries
-            ? "assistant message with a malformed tool_calls entry"
-            : badInvalid
-              ? "assistant message with a malformed invalid_tool_calls entry"
-              : "assistant message whose content array holds items that are not blocks",
-        fix: assistantFix(message, looseContent),
-      });
-    } else if (isToolResult(message)) {
-      const numericId = typeof m.tool_call_id === "number";
-      if (!numericId && !looseContent) continue;
-      findings.push({
-        index,
-        detail: numericId
-          ? "tool result whose tool_call_id is a number"
-          : "tool result whose content array holds items that are not blocks",
-        fix: () =>
-          rebuildToolResult(message as never, {
-            content: contentOf(m, looseContent),
-            tool_call_id: numericId ? String(m.tool_call_id) : m.tool_call_id,
-          }),
-      });
-    } else if (looseContent) {
-      findings.push({
-        index,
-        detail: "message whose content array holds items that are not blocks",
-        fix: () => rebuildMessage(message, { content: contentOf(m, looseContent) }),
-      });
-    }
+/** The message rebuilt: content as blocks, calls as objects with object arguments, a numeric result id as text. */
+function reshaped(message: BaseMessage): BaseMessage {
+  const m = message as unknown as Dict;
+  const content = hasLooseItems(m.content) ? asBlocks(m.content as unknown[]) : m.content;
+  if (isToolResult(message)) {
+    const id = m.tool_call_id;
+    return rebuildToolResult(message as never, { content, tool_call_id: typeof id === "number" ? String(id) : id });
   }
-  return findings;
+  if (!isAssistant(message)) return rebuildMessage(message, { content });
+  const calls = m.tool_calls;
+  const invalid = m.invalid_tool_calls;
+  const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
+  return rebuildAssistant(message as never, {
+    content,
+    tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
+    invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
+  });
 }
 
 export const shapePass: RepairPass = {
   name: "shape",
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyShape(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
+    return messages.flatMap((m, i) => {
+      const detail = malformation(m);
+      return detail ? [problem(ctx, "malformed_message", i, detail)] : [];
+    });
   },
   repair(messages, ctx) {
-    const findings = classifyShape(messages);
-    if (findings.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of findings) {
-      out[f.index] = f.fix();
-      ctx.derive(messages[f.index], out[f.index]);
+    const found = messages.flatMap((m, index) => {
+      const detail = malformation(m);
+      return detail ? [{ index, detail }] : [];
+    });
+    return rebuildAt(messages, found, ctx, (message, f) => {
       ctx.report(
         { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
-        messages[f.index],
+        message,
         f.index,
       );
-    }
-    return sameOrNew(messages, out);
+      return reshaped(message);
+    });
   },
 };

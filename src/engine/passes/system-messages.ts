@@ -12,7 +12,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { systemMessageAsUserText } from "../../messages/build";
 import { turnOf, type Dict, type Turn } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
@@ -82,22 +82,18 @@ export const systemMessagesPass: RepairPass = {
   repair(messages, ctx: PassContext) {
     const mode = ctx.profile.systemInConversation;
     if (mode === "any") return messages;
-    const misplaced = classifySystemMessages(messages, mode);
-    if (misplaced.length === 0) return messages;
-    const out = messages.slice();
-    for (const index of misplaced) {
-      out[index] = systemMessageAsUserText(messages[index]);
-      ctx.derive(messages[index], out[index]);
+    const found = classifySystemMessages(messages, mode).map((index) => ({ index }));
+    return rebuildAt(messages, found, ctx, (message, { index }) => {
       ctx.report(
         {
           problem: "misplaced_system_message",
           action: "converted_message",
           detail: "system message inside the conversation turned into user text that keeps its words",
         },
-        messages[index],
+        message,
         index,
       );
-    }
-    return sameOrNew(messages, out);
+      return systemMessageAsUserText(message);
+    });
   },
 };

@@ -27,7 +27,7 @@ import {
   resultIdOf,
   type DistinctCall,
 } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
 import { toolBlocksAsText, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
@@ -98,33 +98,26 @@ export const toolsAsTextPass: RepairPass = {
   repair(messages, ctx: PassContext) {
     const scope = scopeOf(messages, ctx.profile, ctx.options);
     if (scope === undefined) return messages;
-    const found = classify(messages, scope.from);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    for (const f of found) {
-      const message = messages[f.index];
+    return rebuildAt(messages, classify(messages, scope.from), ctx, (message, f) => {
       if (f.kind === "result") {
         const id = resultIdOf(message as ToolMessage);
-        out[f.index] = toolResultAsUserText(message as ToolMessage, scope.problem);
         const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
         ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail }, message, f.index);
-      } else {
-        out[f.index] = clientCallsAsText(message as AIMessage, f.calls);
-        for (const call of f.calls)
-          ctx.report(
-            {
-              problem: scope.problem,
-              action: "converted_to_text",
-              toolCallId: call.id,
-              toolName: call.name,
-              detail: `call ${named(call)} turned into assistant text (${scope.why})`,
-            },
-            message,
-            f.index,
-          );
+        return toolResultAsUserText(message as ToolMessage, scope.problem);
       }
-      ctx.derive(message, out[f.index]);
-    }
-    return sameOrNew(messages, out);
+      for (const call of f.calls)
+        ctx.report(
+          {
+            problem: scope.problem,
+            action: "converted_to_text",
+            toolCallId: call.id,
+            toolName: call.name,
+            detail: `call ${named(call)} turned into assistant text (${scope.why})`,
+          },
+          message,
+          f.index,
+        );
+      return clientCallsAsText(message as AIMessage, f.calls);
+    });
   },
 };

@@ -22,10 +22,6 @@ import type { ToolCallProblem } from "../../types";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
-const LEADING_USER_TEXT = "[The earlier part of this conversation is not included.]";
-const BRIDGE_ASSISTANT_TEXT = "[No reply was given to the tool results above before the next user message.]";
-const BRIDGE_USER_TEXT = "[continue]";
-
 /** Turns that alternate: system messages are not among them. */
 function turnOf(m: BaseMessage): Turn {
   const turn = turnOfMessage(m);
@@ -137,6 +133,34 @@ const MOVE_DETAIL =
 const JOIN_DETAIL =
   "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
+/** The placeholder turn each fix inserts before the message, and its report. */
+const INSERTED = {
+  lead: {
+    make: syntheticUserMessage,
+    text: "[The earlier part of this conversation is not included.]",
+    problem: "leading_non_user",
+    id: "lead",
+    action: "inserted_user_message",
+    detail: "placeholder user message inserted before the first assistant message",
+  },
+  bridge_assistant: {
+    make: syntheticAssistantMessage,
+    text: "[No reply was given to the tool results above before the next user message.]",
+    problem: "consecutive_same_role",
+    id: "bridge",
+    action: "inserted_assistant_message",
+    detail: "short assistant turn inserted before a user message that followed tool results or another user turn",
+  },
+  bridge_user: {
+    make: syntheticUserMessage,
+    text: "[continue]",
+    problem: "consecutive_same_role",
+    id: "bridge",
+    action: "inserted_user_message",
+    detail: "short user turn inserted between two assistant messages",
+  },
+} as const;
+
 /** The id a placeholder turn's own id is built from: the message it stands next to. */
 const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
 
@@ -186,48 +210,11 @@ export const turnOrderPass: RepairPass = {
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i];
       const f = fixes[i];
-      if (f?.fix === "lead") {
-        out.push(syntheticUserMessage(LEADING_USER_TEXT, "leading_non_user", `tool-repair-lead-${idBaseOf(m, i)}`));
-        ctx.report(
-          {
-            problem: "leading_non_user",
-            action: "inserted_user_message",
-            detail: "placeholder user message inserted before the first assistant message",
-          },
-          m,
-          i,
-        );
-      } else if (f?.fix === "bridge_assistant") {
-        out.push(
-          syntheticAssistantMessage(
-            BRIDGE_ASSISTANT_TEXT,
-            "consecutive_same_role",
-            `tool-repair-bridge-${idBaseOf(m, i)}`,
-          ),
-        );
-        ctx.report(
-          {
-            problem: "consecutive_same_role",
-            action: "inserted_assistant_message",
-            detail:
-              "short assistant turn inserted before a user message that followed tool results or another user turn",
-          },
-          m,
-          i,
-        );
-      } else if (f?.fix === "bridge_user") {
-        out.push(
-          syntheticUserMessage(BRIDGE_USER_TEXT, "consecutive_same_role", `tool-repair-bridge-${idBaseOf(m, i)}`),
-        );
-        ctx.report(
-          {
-            problem: "consecutive_same_role",
-            action: "inserted_user_message",
-            detail: "short user turn inserted between two assistant messages",
-          },
-          m,
-          i,
-        );
+      const inserted = f && f.fix !== "merge" ? INSERTED[f.fix] : undefined;
+      if (inserted) {
+        const { make, text, problem, id, action, detail } = inserted;
+        out.push(make(text, problem, `tool-repair-${id}-${idBaseOf(m, i)}`));
+        ctx.report({ problem, action, detail }, m, i);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
