@@ -328,9 +328,9 @@ export function renderSummary(
 ): string[] {
   const { repair } = info;
   const seconds = info.elapsedMs / 1000;
-  const rate = seconds > 0 ? Math.round(tally.threads / seconds) : tally.threads;
+  const speed = seconds >= 1 ? ` (${number(Math.round(tally.threads / seconds))}/s)` : "";
   const lines = [
-    `${info.label}: ${number(tally.threads)} ${plural(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${seconds >= 1 ? ` (${number(rate)}/s)` : ""}`,
+    `${info.label}: ${number(tally.threads)} ${plural(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${speed}`,
   ];
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
   const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
