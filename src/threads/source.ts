@@ -104,8 +104,6 @@ interface SqlDialect {
   /** Whether the saver's setup() created its tables (reading must not create them). */
   hasTable(): Promise<boolean>;
   query(sql: string, values: unknown[]): Promise<Dict[]>;
-  /** The next parameter's placeholder. */
-  placeholder(n: number): string;
   /** The condition that a row's thread is in shard `index` (a placeholder) of `count` (another). */
   inShard(count: string, index: string): string;
   checkpoints: string;
@@ -113,10 +111,6 @@ interface SqlDialect {
   columns: string;
   /** Joined to the latest checkpoint `c` of each thread of the page `p`, for `columns`. */
   join(add: (value: unknown) => string, channel: string): string;
-  /** What `data` holds once decoded. */
-  holds: StoredCheckpoint["holds"];
-  /** The next page is asked for before this one is handed out (a server reads it while this one is judged). */
-  prefetch: boolean;
 }
 
 /** The SQL function of a connection that gives a thread id's shard (registered once per connection). */
@@ -139,13 +133,10 @@ function sqliteDialect(db: SqliteDatabase, shard: Shard | undefined): SqlDialect
         ["thread_id", "checkpoint_ns", "checkpoint_id"].includes(c.name as string),
       ).length === 3,
     query,
-    placeholder: () => "?",
     inShard: (count, index) => `${SQLITE_SHARD_FUNCTION}(thread_id, ${count}) = ${index}`,
     checkpoints: "checkpoints",
     columns: "c.type, c.checkpoint AS data",
     join: () => "",
-    holds: "checkpoint",
-    prefetch: false,
   };
 }
 
@@ -162,7 +153,6 @@ function postgresDialect(pool: PgPool, schemaName: string): SqlDialect {
     hasTable: async () =>
       Boolean((await query("SELECT to_regclass($1) AS found", [`${schema}.checkpoints`]))[0]?.found),
     query,
-    placeholder: (n) => `$${n}`,
     // The first 32 bits of the MD5 of the thread id, unsigned: what shardOf computes.
     inShard: (count, index) =>
       `('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint % ${count} + 1 = ${index}`,
@@ -175,8 +165,6 @@ function postgresDialect(pool: PgPool, schemaName: string): SqlDialect {
       return `LEFT JOIN ${schema}.checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
         AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name}`;
     },
-    holds: "messages",
-    prefetch: true,
   };
 }
 
@@ -185,10 +173,14 @@ function sqlSource(dialect: SqlDialect, selection: ThreadSelection, precheck: bo
   const { shard, messagesKey, provider } = selection;
   const since = selection.since && checkpointIdAt(selection.since);
   const { checkpoints, query } = dialect;
+  const postgres = dialect.kind === "postgres";
   /** A statement and its values, the placeholders numbered as they are added. */
   const statement = (build: (add: (value: unknown) => string) => string): [string, unknown[]] => {
     const values: unknown[] = [];
-    const sql = build((value) => dialect.placeholder(values.push(value)));
+    const sql = build((value) => {
+      const n = values.push(value);
+      return postgres ? `$${n}` : "?";
+    });
     return [sql, values];
   };
   /** The keys of the selection (after `after`, when given), grouped by thread and namespace. */
@@ -223,7 +215,7 @@ function sqlSource(dialect: SqlDialect, selection: ThreadSelection, precheck: bo
       checkpointId: String(row.checkpoint_id),
       type: row.type as string | null,
       data: row.data as Uint8Array | string | null,
-      holds: dialect.holds,
+      holds: postgres ? "messages" : "checkpoint",
       writtenAt: row.ts,
     };
     const clean = cleanStoredThread(stored, messagesKey, provider);
@@ -247,7 +239,8 @@ function sqlSource(dialect: SqlDialect, selection: ThreadSelection, precheck: bo
       let rows = await page();
       for (;;) {
         const last = rows.length < PAGE_SIZE ? undefined : rows[rows.length - 1];
-        const next = last && dialect.prefetch ? page(last) : undefined;
+        // PostgreSQL: the next page is asked for before this one is handed out (the server reads it while this one is judged).
+        const next = last && postgres ? page(last) : undefined;
         next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
         for (const row of rows) yield itemOf(row);
         if (!last) return;
