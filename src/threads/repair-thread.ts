@@ -390,32 +390,27 @@ export async function repairThread(
   const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const messages = stored as BaseMessage[];
-
-  const problems = structuralProblems(messages, repairOptions.provider, closeOpen);
-  const repaired = repairer.repair(messages, { closeOpen });
-  const report: RepairThreadReport = {
-    problems,
-    repairs: repaired.repairs,
-    messages: repaired.messages,
-    applied: false,
+  const { repairs, messages: repaired } = repairer.repair(messages, { closeOpen });
+  const report = {
+    problems: structuralProblems(messages, repairOptions.provider, closeOpen),
+    repairs,
+    messages: repaired,
   };
-  if (dryRun || repaired.repairs.length === 0) return report;
+  if (dryRun || repairs.length === 0) return { ...report, applied: false };
 
   // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
   // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
-  let writer = asNode;
-  if (writer === undefined && resumableExchange(repaired.messages) === undefined) {
-    writer = toolNodeName(graph);
-    if (writer === undefined)
-      throw new TypeError(
-        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
-          "pass `asNode` (the node that runs your tools)",
-      );
-  }
+  const resumable = resumableExchange(repaired) !== undefined;
+  const writer = asNode ?? (resumable ? undefined : toolNodeName(graph));
+  if (writer === undefined && !resumable)
+    throw new TypeError(
+      "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
+        "pass `asNode` (the node that runs your tools)",
+    );
   // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
-  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired.messages) }, writer);
-  await reportRepairs(repaired.repairs, { onRepair, onError }, config);
+  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired) }, writer);
+  await reportRepairs(repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }
