@@ -164,7 +164,9 @@ export function printableText(text: string, max = REASON_MAX): string {
 
 /** The first line of what a saver threw, with its class (`SyntaxError: ...`), printable and short, for a report. */
 export const failureText = (error: unknown): string =>
-  printableText(`${error instanceof Error ? `${error.name}: ` : ""}${errorText(error)}`);
+  printableText(
+    `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
+  );
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
   const id =
