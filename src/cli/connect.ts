@@ -8,6 +8,8 @@ import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { Dict } from "../values";
+import { SAVER_METHODS } from "../threads/repair-thread";
 import { UsageError, type CliArgs } from "./args";
 import { optionSecrets, urlSecrets } from "./redact";
 
@@ -70,11 +72,6 @@ async function loadPackage(
   }
 }
 
-const isSaver = (value: unknown): value is BaseCheckpointSaver => {
-  const v = value as Partial<BaseCheckpointSaver> | undefined;
-  return typeof v?.getTuple === "function" && typeof v?.list === "function" && typeof v?.put === "function";
-};
-
 /** Closes what the saver holds open: a pg pool (`end`), a better-sqlite3 connection (`db.close`), or `close`. */
 async function closeSaver(saver: unknown): Promise<void> {
   const s = saver as { end?: () => unknown; close?: () => unknown; db?: { open?: boolean; close?: () => unknown } };
@@ -118,11 +115,7 @@ async function openPostgres(
     throw new SetupError(`--postgres: ${(error as Error).message}`);
   }
   const schema = String((saver as unknown as { options?: { schema?: unknown } }).options?.schema ?? "public");
-  const pool = (
-    saver as unknown as {
-      pool: { query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
-    }
-  ).pool;
+  const { pool } = saver as unknown as { pool: { query(text: string, values: unknown[]): Promise<{ rows: Dict[] }> } };
   try {
     const { rows } = await pool.query("SELECT to_regclass($1) AS found", [
       `"${schema.replace(/"/g, '""')}".checkpoints`,
@@ -156,22 +149,21 @@ async function openModule(
       `${flag}: no export "${name}"${names.length ? ` (exports: ${names.slice(0, 10).join(", ")}; pick one with MODULE:EXPORT)` : ""}`,
     );
   }
-  let saver: unknown = value;
+  let saver = value as Partial<BaseCheckpointSaver>;
   try {
-    if (typeof value === "function") {
-      const ctor = value as { prototype?: { getTuple?: unknown } } & (new (
-        options?: unknown,
-      ) => unknown) &
-        ((options?: unknown) => unknown);
-      saver = typeof ctor.prototype?.getTuple === "function" ? new ctor(options) : await ctor(options);
-    }
+    // A class (its prototype reads checkpoints) is constructed; any other function is a factory.
+    if (typeof value === "function")
+      saver =
+        typeof value.prototype?.getTuple === "function"
+          ? new (value as new (o: unknown) => object)(options)
+          : await value(options);
   } catch (error) {
     throw new SetupError(`${flag}: creating the saver failed: ${(error as Error).message}`);
   }
-  if (!isSaver(saver))
+  if (SAVER_METHODS.some((method) => typeof saver?.[method] !== "function"))
     throw new UsageError(`${flag}: "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
   return {
-    saver,
+    saver: saver as BaseCheckpointSaver,
     label: `${spec.module}${spec.exportName ? `:${spec.exportName}` : ""}`,
     close: () => closeSaver(saver),
   };

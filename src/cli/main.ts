@@ -2,7 +2,7 @@
  * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor.
  */
-import { countThreads, scanThreads } from "../threads/scan";
+import { countThreads, scanThreads, type ThreadReport } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { TOOL_VERSION } from "../threads/write";
 import { HELP, parseCliArgs, UsageError, type CliArgs } from "./args";
@@ -87,39 +87,31 @@ async function run(
   io: CliIO,
 ): Promise<number> {
   const started = performance.now();
-  const options = {
-    threads: args.threads,
-    provider: args.provider,
-    messagesKey: args.messagesKey,
-    since: args.since,
-    limit: args.limit,
-    shard: args.shard,
-    concurrency: args.concurrency,
-    signal: io.signal,
-  };
+  const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
+  const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
   const total = await countThreads(store.saver, options).catch(() => undefined);
   const repair = args.command === "repair";
   const progress = new Progress(err, {
-    total: repair || args.limit === undefined ? total : Math.min(total ?? Infinity, args.limit),
+    total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
     verb: repair ? "checked" : "scanned",
     lineEveryMs: io.progressEveryMs,
   });
   const tally = new Tally();
-  const reports = repair
-    ? repairThreads(store.saver, { ...options, apply: args.apply })
-    : scanThreads(store.saver, options);
+  const reports = repair ? repairThreads(store.saver, { ...options, apply }) : scanThreads(store.saver, options);
   for await (const report of reports) {
     tally.add(report);
-    if (args.json) progress.above(() => out.write(`${"found" in report ? repairJson(report) : scanJson(report)}\n`));
-    else if ("found" in report) {
-      const lines = renderRepair(report);
+    const repaired = "found" in report ? report : undefined;
+    if (json)
+      progress.above(() => out.write(`${repaired ? repairJson(repaired) : scanJson(report as ThreadReport)}\n`));
+    else if (repaired) {
+      const lines = renderRepair(repaired);
       if (lines.length > 0) progress.above(() => printLines(out, lines));
     }
-    const broken = tally.count("broken");
+    const broken = `${tally.count("broken")} broken`;
     progress.tick(
       repair
-        ? `${broken} broken, ${tally.outcome(args.apply ? "repaired" : "would_repair")} ${args.apply ? "repaired" : "to repair"}`
-        : `${broken} broken`,
+        ? `${broken}, ${tally.outcome(apply ? "repaired" : "would_repair")} ${apply ? "repaired" : "to repair"}`
+        : broken,
     );
   }
   progress.finish();
@@ -127,33 +119,24 @@ async function run(
   const interrupted = io.signal?.aborted === true;
   // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
   // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
-  const limited =
-    args.limit !== undefined && (repair ? tally.count("broken") >= args.limit : tally.threads >= args.limit);
-  const stopped = interrupted
-    ? "Ctrl-C; run the same command again to go on"
-    : limited
-      ? `--limit ${args.limit} reached; run again for the rest`
-      : undefined;
-  if (!args.json) {
-    printLines(
-      out,
-      renderSummary(tally, {
-        label: store.label,
-        elapsedMs: performance.now() - started,
-        stopped,
-        repair,
-        nextCommand: nextCommand(args, tally, limited, io.env ?? process.env),
-      }),
-    );
+  const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
+  if (!json) {
+    const stopped = interrupted
+      ? "Ctrl-C; run the same command again to go on"
+      : limited
+        ? `--limit ${limit} reached; run again for the rest`
+        : undefined;
+    const elapsedMs = performance.now() - started;
+    const next = nextCommand(args, tally, limited, io.env ?? process.env);
+    printLines(out, renderSummary(tally, { label: store.label, elapsedMs, stopped, repair, nextCommand: next }));
   } else if (interrupted) {
     err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
   }
   if (interrupted) return EXIT.interrupted;
   const trouble = tally.count("unreadable") + tally.outcome("failed") + tally.outcome("skipped");
   // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
-  if (repair)
-    return trouble > 0 || limited || (!args.apply && tally.outcome("would_repair") > 0) ? EXIT.found : EXIT.ok;
-  return trouble > 0 || tally.count("broken") > 0 ? EXIT.found : EXIT.ok;
+  const found = repair ? limited || (!apply && tally.outcome("would_repair") > 0) : tally.count("broken") > 0;
+  return trouble > 0 || found ? EXIT.found : EXIT.ok;
 }
 
 /**

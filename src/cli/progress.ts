@@ -23,15 +23,13 @@ export interface ProgressOptions {
 }
 
 const number = (n: number) => n.toLocaleString("en-US");
+const CLEAR = "\r\x1b[2K";
 
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  return h > 0
-    ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`
-    : `${m}:${String(s).padStart(2, "0")}`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }
 
 export class Progress {
@@ -42,6 +40,7 @@ export class Progress {
   private drawn = false;
   private readonly now: () => number;
   private readonly tty: boolean;
+  private readonly lineEveryMs: number;
 
   constructor(
     private readonly stream: ProgressStream,
@@ -50,6 +49,7 @@ export class Progress {
     this.now = options.now ?? (() => performance.now());
     this.started = this.now();
     this.tty = stream.isTTY === true;
+    this.lineEveryMs = options.lineEveryMs ?? 10_000;
     // A plain log gets its first line after the first interval, not at once.
     if (!this.tty) this.lastDraw = this.started;
   }
@@ -59,61 +59,44 @@ export class Progress {
     this.done++;
     this.note = note;
     const now = this.now();
-    const every = this.tty ? (this.options.redrawEveryMs ?? 100) : (this.options.lineEveryMs ?? 10_000);
-    if (now - this.lastDraw < every) return;
+    if (now - this.lastDraw < (this.tty ? (this.options.redrawEveryMs ?? 100) : this.lineEveryMs)) return;
     this.lastDraw = now;
     this.draw(now);
   }
 
   /** Prints a line of output without tearing the bar (stdout and stderr share the terminal). */
   above(write: () => void): void {
-    if (this.tty && this.drawn) this.stream.write("\r\x1b[2K");
+    if (this.drawn) this.stream.write(CLEAR);
     write();
-    if (this.tty && this.drawn) this.draw(this.now());
+    if (this.drawn) this.draw(this.now());
   }
 
   /** Clears the bar (a terminal) or prints the last count (a log). */
   finish(): void {
-    if (this.tty) {
-      if (this.drawn) this.stream.write("\r\x1b[2K");
-    } else if (this.done > 0 && this.now() - this.started >= (this.options.lineEveryMs ?? 10_000)) {
-      this.stream.write(`${this.line(this.now())}\n`);
-    }
-  }
-
-  private rate(now: number): number {
-    const seconds = (now - this.started) / 1000;
-    return seconds > 0 ? this.done / seconds : 0;
-  }
-
-  private line(now: number): string {
-    const { total, verb } = this.options;
-    const rate = this.rate(now);
-    const of = total !== undefined ? ` of ${number(total)}` : "";
-    const eta =
-      total !== undefined && rate > 0 && total >= this.done
-        ? `, ETA ${formatDuration(((total - this.done) / rate) * 1000)}`
-        : "";
-    return `${verb} ${number(this.done)}${of} threads (${number(Math.round(rate))}/s${eta})${this.note ? `, ${this.note}` : ""}`;
+    if (this.drawn) this.stream.write(CLEAR);
+    else if (!this.tty && this.done > 0 && this.now() - this.started >= this.lineEveryMs) this.draw(this.now());
   }
 
   private draw(now: number): void {
+    const { total } = this.options;
+    const seconds = (now - this.started) / 1000;
+    const rate = seconds > 0 ? this.done / seconds : 0;
+    const eta =
+      total !== undefined && rate > 0 && total >= this.done ? formatDuration(((total - this.done) / rate) * 1000) : "";
+    const speed = number(Math.round(rate));
     if (!this.tty) {
-      this.stream.write(`${this.line(now)}\n`);
+      const of = total !== undefined ? ` of ${number(total)}` : "";
+      const note = this.note ? `, ${this.note}` : "";
+      this.stream.write(
+        `${this.options.verb} ${number(this.done)}${of} threads (${speed}/s${eta && `, ETA ${eta}`})${note}\n`,
+      );
       return;
     }
-    const { total } = this.options;
-    const rate = this.rate(now);
     const width = 24;
-    const share = total ? Math.min(1, this.done / total) : 0;
-    const bar = total ? `[${"#".repeat(Math.round(share * width)).padEnd(width, ".")}] ` : "";
+    const bar = total ? `[${"#".repeat(Math.round(Math.min(1, this.done / total) * width)).padEnd(width, ".")}] ` : "";
     const count = total !== undefined ? `${number(this.done)}/${number(total)}` : number(this.done);
-    const eta =
-      total !== undefined && rate > 0 && total >= this.done
-        ? `  ETA ${formatDuration(((total - this.done) / rate) * 1000)}`
-        : "";
-    const text = `${bar}${count} threads  ${number(Math.round(rate))}/s${eta}${this.note ? `  ${this.note}` : ""}`;
-    this.stream.write(`\r\x1b[2K${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
+    const text = `${bar}${count} threads  ${speed}/s${eta && `  ETA ${eta}`}${this.note ? `  ${this.note}` : ""}`;
+    this.stream.write(`${CLEAR}${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
     this.drawn = true;
   }
 }

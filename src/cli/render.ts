@@ -2,7 +2,7 @@
  * What the command prints: the per-thread diff of a repair, JSON lines, and the closing summary. Output is
  * plain text (no colors), readable in a terminal and in a CI log alike.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import {
   isAssistant,
   isSyntheticResult,
@@ -11,17 +11,16 @@ import {
   resultIdOf,
   toolCallIdsOf,
 } from "../messages/inspect";
-import {
-  TOOL_RUN_STATES,
-  type Provider,
-  type ToolCallProblem,
-  type ToolCallProblemKind,
-  type ToolRunState,
-} from "../types";
+import { TOOL_RUN_STATES, type Provider, type ToolCallProblem, type ToolRunState } from "../types";
 import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
 import type { ProviderSource, ThreadReport, ThreadStatus } from "../threads/scan";
 
 const number = (n: number) => n.toLocaleString("en-US");
+const plural = (n: number, what: string) => `${what}${n === 1 ? "" : "s"}`;
+const bump = <K>(counts: Map<K, number>, key: K, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
+/** Counted names: `a, b x2`. */
+const counted = (counts: Iterable<[string, number]>) =>
+  [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
 
 /** One line of text: white space collapsed, cut to `max` characters. */
 export function shortText(text: string, max = 48): string {
@@ -29,33 +28,22 @@ export function shortText(text: string, max = 48): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (typeof block === "string") parts.push(block);
-    else if (typeof (block as { text?: unknown })?.text === "string") parts.push((block as { text: string }).text);
-  }
-  return parts.join(" ");
-}
-
-/** A message id, on one line and at most 80 characters (ids are data: they can be anything). */
-const idOf = (message: BaseMessage) =>
-  typeof message.id === "string" && message.id ? shortText(message.id, 80) : undefined;
-
-const roleOf = (message: BaseMessage) => (typeof message.getType === "function" ? message.getType() : "?");
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.flatMap((b) => (typeof b === "string" ? [b] : typeof b?.text === "string" ? [b.text] : [])).join(" ")
+      : "";
 
 /**
  * `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. Ids are
- * printed whole: they are what a person greps for.
+ * printed whole: they are what a person greps for (a message id on one line and at most 80 characters).
  */
 function describeMessage(message: BaseMessage): string {
-  const id = idOf(message) ?? "-";
+  const id = typeof message.id === "string" && message.id ? shortText(message.id, 80) : "-";
   let what: string;
   if (isAssistant(message)) {
-    const calls = message.tool_calls ?? [];
-    const names = new Map(calls.map((c) => [c.id, c.name]));
+    const names = new Map((message.tool_calls ?? []).map((c) => [c.id, c.name]));
     const ids = toolCallIdsOf(message);
     const text = shortText(textOf(message.content), 32);
     what = [
@@ -67,10 +55,9 @@ function describeMessage(message: BaseMessage): string {
   } else if (isToolResult(message)) {
     const name = typeof message.name === "string" && message.name ? ` ${message.name}` : "";
     what = `answers ${resultIdOf(message) ?? "?"}${name}: "${shortText(textOf(message.content), 40)}"`;
-  } else {
-    what = `"${shortText(textOf(message.content))}"`;
-  }
-  return `${roleOf(message).padEnd(6)} ${id}  ${what}`;
+  } else what = `"${shortText(textOf(message.content))}"`;
+  const role = typeof message.getType === "function" ? message.getType() : "?";
+  return `${role.padEnd(6)} ${id}  ${what}`;
 }
 
 export interface DiffLine {
@@ -114,45 +101,6 @@ export function diffMessages(before: readonly BaseMessage[], after: readonly Bas
 /** Messages of context kept around each change. */
 const CONTEXT = 2;
 
-/** The diff with unchanged stretches folded, a little context around each change. */
-export function renderDiff(report: ThreadRepairReport): string[] {
-  const lines = diffMessages(report.before ?? [], report.after ?? []);
-  const salvaged = new Set(report.salvaged);
-  // Distance from each line to the nearest change, both ways, in two passes.
-  const distance = new Array<number>(lines.length).fill(Infinity);
-  for (let k = 0, last = -Infinity; k < lines.length; k++) {
-    if (lines[k].mark !== " ") last = k;
-    distance[k] = k - last;
-  }
-  for (let k = lines.length - 1, next = Infinity; k >= 0; k--) {
-    if (lines[k].mark !== " ") next = k;
-    distance[k] = Math.min(distance[k], next - k);
-  }
-  const out: string[] = [];
-  let folded = 0;
-  const flush = () => {
-    if (folded > 0) out.push(`      … ${number(folded)} unchanged message${folded === 1 ? "" : "s"}`);
-    folded = 0;
-  };
-  lines.forEach((line, k) => {
-    if (distance[k] > CONTEXT) {
-      folded++;
-      return;
-    }
-    flush();
-    let note = "";
-    if (line.mark === "+" && isToolResult(line.message)) {
-      const id = resultIdOf(line.message);
-      if (isSyntheticResult(line.message)) note = `   [placeholder: ${PLACEHOLDER_RUN[placeholderRun(line.message)]}]`;
-      else if (id !== undefined && salvaged.has(id)) note = "   [real result, from pending writes]";
-    }
-    const at = line.mark === "-" ? `(${line.index})` : String(line.index);
-    out.push(`  ${line.mark} ${at.padStart(5)} ${describeMessage(line.message)}${note}`);
-  });
-  flush();
-  return out;
-}
-
 /** What a placeholder's marker knows of the run; never more (a call that may have started is not "did not run"). */
 const PLACEHOLDER_RUN: Record<ToolRunState, string> = {
   never_started: "the tool never started",
@@ -160,66 +108,80 @@ const PLACEHOLDER_RUN: Record<ToolRunState, string> = {
   cancelled: "cancelled before the tool ran",
 };
 
-/** A marker written before `toolRun` existed knows nothing more: outcome unknown, the default. */
-const placeholderRun = (message: unknown): ToolRunState => {
-  const run = repairMarkerOf(message)?.toolRun;
-  return run !== undefined && TOOL_RUN_STATES.includes(run) ? run : "outcome_unknown";
-};
+/** The note after an added result: a placeholder (what its marker knows), or a real result put back. */
+function resultNote(message: ToolMessage, salvaged: readonly string[]): string {
+  if (isSyntheticResult(message)) {
+    // A marker written before `toolRun` existed knows nothing more: outcome unknown, the default.
+    const run = repairMarkerOf(message)?.toolRun;
+    return `   [placeholder: ${PLACEHOLDER_RUN[run !== undefined && TOOL_RUN_STATES.includes(run) ? run : "outcome_unknown"]}]`;
+  }
+  const id = resultIdOf(message);
+  return id !== undefined && salvaged.includes(id) ? "   [real result, from pending writes]" : "";
+}
+
+/** The diff with unchanged stretches folded, a little context around each change. */
+export function renderDiff(report: ThreadRepairReport): string[] {
+  const lines = diffMessages(report.before ?? [], report.after ?? []);
+  const changes = lines.flatMap((line, k) => (line.mark === " " ? [] : [k]));
+  const out: string[] = [];
+  let folded = 0;
+  const flush = () => {
+    if (folded > 0) out.push(`      … ${number(folded)} unchanged ${plural(folded, "message")}`);
+    folded = 0;
+  };
+  lines.forEach(({ mark, index, message }, k) => {
+    if (!changes.some((c) => Math.abs(c - k) <= CONTEXT)) {
+      folded++;
+      return;
+    }
+    flush();
+    const note = mark === "+" && isToolResult(message) ? resultNote(message, report.salvaged) : "";
+    const at = mark === "-" ? `(${index})` : String(index);
+    out.push(`  ${mark} ${at.padStart(5)} ${describeMessage(message)}${note}`);
+  });
+  flush();
+  return out;
+}
 
 const where = (r: { threadId: string; namespace: string }) =>
   `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
 
 /** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
 export function renderRepair(report: ThreadRepairReport): string[] {
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-  switch (report.status) {
-    case "would_repair":
-    case "repaired": {
-      const salvaged =
-        report.salvaged.length > 0
-          ? `, ${count(report.salvaged.length, "real result")} put back from pending writes`
-          : "";
-      const head =
-        report.status === "repaired"
-          ? `${where(report)}: repaired (${count(report.repairs.length, "repair")}${salvaged}); new ` +
-            `checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ` +
-            `${report.checkpointId}`
-          : `${where(report)}: would repair (${count(report.repairs.length, "repair")}${salvaged}) on top of ` +
-            `checkpoint ${report.checkpointId}`;
-      return [head, ...renderDiff(report), ...renderReshape(report), ""];
-    }
-    case "skipped":
-      return [`${where(report)}: skipped: ${report.reason}`, ""];
-    case "failed":
-      return [`${where(report)}: FAILED: ${report.reason}`, ...(report.after ? renderDiff(report) : []), ""];
-    case "unreadable":
-      return [`${where(report)}: unreadable, skipped: ${report.reason}`, ""];
-    default:
-      return [];
+  const { status, repairs, salvaged, reason } = report;
+  const count = (n: number, what: string) => `${n} ${plural(n, what)}`;
+  if (status === "would_repair" || status === "repaired") {
+    const done = `${count(repairs.length, "repair")}${
+      salvaged.length > 0 ? `, ${count(salvaged.length, "real result")} put back from pending writes` : ""
+    }`;
+    const head =
+      status === "repaired"
+        ? `repaired (${done}); new checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ${report.checkpointId}`
+        : `would repair (${done}) on top of checkpoint ${report.checkpointId}`;
+    const reshape =
+      report.reshape.length > 0
+        ? [
+            `  ${report.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${kindsText(report.reshape)}`,
+          ]
+        : [];
+    return [`${where(report)}: ${head}`, ...renderDiff(report), ...reshape, ""];
   }
+  if (status === "skipped") return [`${where(report)}: skipped: ${reason}`, ""];
+  if (status === "failed")
+    return [`${where(report)}: FAILED: ${reason}`, ...(report.after ? renderDiff(report) : []), ""];
+  if (status === "unreadable") return [`${where(report)}: unreadable, skipped: ${reason}`, ""];
+  return [];
 }
 
 /** Problem kinds with their rules, counted: `consecutive_same_role (B6)`, `parallel_calls (G3) x2`. */
 function kindsText(problems: readonly ToolCallProblem[]): string {
   const counts = new Map<string, number>();
-  for (const p of problems) {
-    const kind = p.rules.length > 0 ? `${p.kind} (${p.rules.join(", ")})` : p.kind;
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  }
-  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(", ");
+  for (const p of problems) bump(counts, p.rules.length > 0 ? `${p.kind} (${p.rules.join(", ")})` : p.kind);
+  return counted(counts);
 }
 
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
-
-/** The line under a repair that leaves request shaping to do (never stored). */
-function renderReshape(report: ThreadRepairReport): string[] {
-  if (report.reshape.length === 0) return [];
-  return [
-    `  ${report.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ` +
-      kindsText(report.reshape),
-  ];
-}
 
 const problemJson = (p: ToolCallProblem) => ({
   kind: p.kind,
@@ -277,7 +239,7 @@ export class Tally {
   readonly found = new Map<ThreadStatus, number>();
   readonly outcomes = new Map<ThreadRepairStatus, number>();
   /** Per problem kind (structural ones of broken threads, and the rest): problems and threads. */
-  readonly kinds = new Map<ToolCallProblemKind, { problems: number; threads: number }>();
+  readonly kinds = new Map<string, { problems: number; threads: number }>();
   /** Threads still broken after the run (scan: every broken one), the most problems first. */
   readonly worst: { label: string; structural: number; kinds: string }[] = [];
   readonly errors: string[] = [];
@@ -289,46 +251,41 @@ export class Tally {
 
   add(report: ThreadReport | ThreadRepairReport): void {
     this.threads++;
-    const found = "found" in report ? report.found : report.status;
-    this.found.set(found, (this.found.get(found) ?? 0) + 1);
-    if ("found" in report) this.outcomes.set(report.status, (this.outcomes.get(report.status) ?? 0) + 1);
-    const perKind = new Map<ToolCallProblemKind, number>();
-    for (const p of report.problems) perKind.set(p.kind, (perKind.get(p.kind) ?? 0) + 1);
+    const repair = "found" in report ? report : undefined;
+    const found = repair ? repair.found : report.status;
+    bump(this.found, found);
+    if (repair) bump(this.outcomes, repair.status);
+    const perKind = new Map<string, number>();
+    for (const p of report.problems) bump(perKind, p.kind);
     for (const [kind, n] of perKind) {
       const entry = this.kinds.get(kind) ?? { problems: 0, threads: 0 };
       entry.problems += n;
       entry.threads++;
       this.kinds.set(kind, entry);
     }
-    const repairedOrDry = "found" in report && (report.status === "repaired" || report.status === "would_repair");
     // After `repair --apply`, a repaired thread is no longer broken: only those the run left broken are listed.
-    if (found === "broken" && !("found" in report && report.status === "repaired")) this.noteWorst(report, perKind);
-    if (report.provider) {
-      const judged = `${report.provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`;
-      this.judged.set(judged, (this.judged.get(judged) ?? 0) + 1);
+    if (found === "broken" && repair?.status !== "repaired") {
+      const { structural } = report;
+      if (this.worst.length < WORST || structural > this.worst[WORST - 1].structural) {
+        this.worst.push({ label: where(report), structural, kinds: counted(perKind) });
+        this.worst.sort((a, b) => b.structural - a.structural);
+        if (this.worst.length > WORST) this.worst.pop();
+      }
     }
-    const reshape = "found" in report ? report.reshape : report.status === "reshape" ? report.problems : [];
-    if (report.provider && reshape.length > 0 && (repairedOrDry || found !== "broken")) {
-      const entry = this.reshape.get(report.provider) ?? { threads: 0, problems: [] };
+    const { provider } = report;
+    if (provider) bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
+    const reshape = repair ? repair.reshape : report.status === "reshape" ? report.problems : [];
+    const fixed = repair?.status === "repaired" || repair?.status === "would_repair";
+    if (provider && reshape.length > 0 && (fixed || found !== "broken")) {
+      const entry = this.reshape.get(provider) ?? { threads: 0, problems: [] };
       entry.threads++;
       if (entry.problems.length < 1_000) entry.problems.push(...reshape.slice(0, 10));
-      this.reshape.set(report.provider, entry);
+      this.reshape.set(provider, entry);
     }
-    const error = "found" in report ? report.reason : report.error;
-    if (
-      (found === "unreadable" || ("found" in report && report.status === "failed")) &&
-      this.errors.length < LISTED_ERRORS
-    )
-      this.errors.push(`${where(report)}: ${error ?? "unknown error"}`);
-  }
-
-  private noteWorst(report: ThreadReport | ThreadRepairReport, perKind: Map<ToolCallProblemKind, number>) {
-    const { structural } = report;
-    if (this.worst.length === WORST && structural <= this.worst[WORST - 1].structural) return;
-    const kinds = [...perKind].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(", ");
-    this.worst.push({ label: where(report), structural, kinds });
-    this.worst.sort((a, b) => b.structural - a.structural);
-    if (this.worst.length > WORST) this.worst.pop();
+    if ((found === "unreadable" || repair?.status === "failed") && this.errors.length < LISTED_ERRORS)
+      this.errors.push(
+        `${where(report)}: ${(repair ? repair.reason : (report as ThreadReport).error) ?? "unknown error"}`,
+      );
   }
 
   count(status: ThreadStatus): number {
@@ -369,30 +326,28 @@ export function renderSummary(
   tally: Tally,
   info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string },
 ): string[] {
+  const { repair } = info;
   const seconds = info.elapsedMs / 1000;
-  const rate = seconds > 0 ? Math.round(tally.threads / seconds) : tally.threads;
-  const speed = seconds >= 1 ? ` (${number(rate)}/s)` : "";
+  const speed = seconds >= 1 ? ` (${number(Math.round(tally.threads / seconds))}/s)` : "";
   const lines = [
-    `${info.label}: ${number(tally.threads)} thread${tally.threads === 1 ? "" : "s"} read in ${seconds.toFixed(1)} s${speed}`,
+    `${info.label}: ${number(tally.threads)} ${plural(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${speed}`,
   ];
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
   const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
+  const countLine = (n: number, text: string) => lines.push(`  ${number(n).padStart(width)}  ${text}`);
   for (const [status, text] of FOUND_LINES) {
     const n = tally.count(status);
     // A repair counts what it read: the broken threads it then repaired are listed under "Repair:".
-    const said = info.repair && status === "broken" ? "broken when read (structural problems)" : text;
-    if (n > 0 || status === "clean" || status === "broken") lines.push(`  ${number(n).padStart(width)}  ${said}`);
+    if (n > 0 || status === "clean" || status === "broken")
+      countLine(n, repair && status === "broken" ? "broken when read (structural problems)" : text);
   }
-  if (info.repair) {
+  if (repair) {
     lines.push("Repair:");
-    for (const [status, text] of OUTCOME_LINES) {
-      const n = tally.outcome(status);
-      if (n > 0) lines.push(`  ${number(n).padStart(width)}  ${text}`);
-    }
+    for (const [status, text] of OUTCOME_LINES) if (tally.outcome(status) > 0) countLine(tally.outcome(status), text);
     if (tally.count("broken") === 0) lines.push("  nothing to repair");
   }
   if (tally.kinds.size > 0) {
-    lines.push(`Problems${info.repair ? " found" : ""} (kind: problems in threads):`);
+    lines.push(`Problems${repair ? " found" : ""} (kind: problems in threads):`);
     const kinds = [...tally.kinds].sort((a, b) => b[1].problems - a[1].problems);
     const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
     for (const [kind, { problems, threads }] of kinds)
@@ -400,17 +355,17 @@ export function renderSummary(
   }
   for (const [provider, { threads, problems }] of tally.reshape)
     lines.push(
-      `${number(threads)} thread${threads === 1 ? "" : "s"} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ` +
+      `${number(threads)} ${plural(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ` +
         `${provider} requests (request shaping, never stored; a plain agent is refused): ${kindsText(problems)}`,
     );
   if (tally.judged.size > 0)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${number(n)}`).join(", ")}`);
   if (tally.worst.length > 0) {
-    lines.push(info.repair ? "Still broken (most problems first):" : "Most broken threads:");
+    lines.push(repair ? "Still broken (most problems first):" : "Most broken threads:");
     for (const w of tally.worst) lines.push(`  ${w.label}: ${w.kinds}`);
   }
   if (tally.errors.length > 0) {
-    lines.push(info.repair ? "Unreadable or failed:" : "Unreadable:");
+    lines.push(repair ? "Unreadable or failed:" : "Unreadable:");
     for (const e of tally.errors) lines.push(`  ${e}`);
   }
   if (info.nextCommand) lines.push(`Next: ${info.nextCommand}`);

@@ -13,7 +13,7 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { createRepairer, type Repairer, type ResolvedOptions } from "../engine";
+import { createRepairer, type ResolvedOptions } from "../engine";
 import {
   ToolCallRepairInputError,
   describeInput,
@@ -106,22 +106,26 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
   const realAnswered = new Set<string>();
   const syntheticAt = new Map<string, number>();
   messages.forEach((m, i) => {
-    if (!isToolResult(m)) return;
-    const id = resultIdOf(m);
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id === undefined || !salvage.has(id)) return;
     if (isMarkedSyntheticResult(m)) syntheticAt.set(id, i);
     else realAnswered.add(id);
   });
-  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
-  const salvaged: { id: string; callIndex: number }[] = [];
   const out: BaseMessage[] = [];
+  const salvaged: string[] = [];
+  const repairs: ToolCallRepair[] = [];
+  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const putBack = (id: string, callIndex: number) => {
+    out.push(salvage.get(id)!);
+    realAnswered.add(id);
+    salvaged.push(id);
+    repairs.push(salvageRepair(salvage.get(id)!, callIndex));
+  };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id !== undefined && syntheticAt.get(id) === i && !realAnswered.has(id)) {
-      out.push(salvage.get(id)!);
-      realAnswered.add(id);
-      salvaged.push({ id, callIndex: i });
+      putBack(id, i);
       continue;
     }
     out.push(m);
@@ -129,46 +133,29 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     const missing = toolCallIdsOf(m).filter(
       (callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId),
     );
-    if (missing.length === 0) continue;
     const callIndex = i;
-    while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
-    for (const callId of missing) {
-      out.push(salvage.get(callId)!);
-      realAnswered.add(callId);
-      salvaged.push({ id: callId, callIndex });
-    }
+    if (missing.length > 0) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
+    for (const callId of missing) putBack(callId, callIndex);
   }
-  return {
-    messages: salvaged.length > 0 ? out : messages,
-    salvaged: salvaged.map((s) => s.id),
-    repairs: salvaged.map(({ id, callIndex }) => salvageRepair(salvage.get(id)!, callIndex)),
-  };
+  return { messages: salvaged.length > 0 ? out : messages, salvaged, repairs };
 }
 
 function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
   const id = resultIdOf(message)!;
-  const name = (message as unknown as { name?: unknown }).name;
-  const toolName = typeof name === "string" && name ? { toolName: name } : {};
+  const { name } = message as { name?: unknown };
+  // A placeholder a surface made knowing more than the engine (a call the user never approved).
   const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
-  if (toolRun !== undefined) {
-    // A placeholder a surface made knowing more than the engine (a call the user never approved).
-    return {
-      problem: "orphan_call",
-      action: "synthesized_result",
-      index,
-      toolCallId: id,
-      ...toolName,
-      toolRun,
-      detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`,
-    };
-  }
   return {
     problem: "orphan_call",
-    action: "salvaged_result",
+    action: toolRun !== undefined ? "synthesized_result" : "salvaged_result",
     index,
     toolCallId: id,
-    ...toolName,
-    detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+    ...(typeof name === "string" && name ? { toolName: name } : {}),
+    ...(toolRun !== undefined
+      ? { toolRun, detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}` }
+      : {
+          detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+        }),
   };
 }
 
@@ -210,8 +197,6 @@ export interface StoredRepairer {
   repair(messages: BaseMessage[], context?: StoredRepairContext): StoredRepair;
 }
 
-const unchanged = (messages: BaseMessage[]): StoredRepair => ({ messages, repairs: [], salvaged: [] });
-
 /** True when `result` keeps the slice of `input` from `from` on, object for object, at its end. */
 function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[], from: number): boolean {
   const length = input.length - from;
@@ -229,44 +214,35 @@ function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[]
  */
 export function createStoredRepairer(options: StoredRepairOptions = {}): StoredRepairer {
   // Structural repairs only; an orphan call further back is closed the user's way.
-  const keeping: Repairer = createRepairer({ ...options, level: "structural", trailing: "keep" });
-  const closing: Repairer = createRepairer({
-    ...options,
-    level: "structural",
-    trailing: options.orphanCalls ?? "answer",
-  });
+  const structural = (trailing: RepairOptions["trailing"]) =>
+    createRepairer({ ...options, level: "structural", trailing });
+  const keeping = structural("keep");
+  const closing = structural(options.orphanCalls ?? "answer");
   return {
     options: keeping.options,
     isClean: (messages) => keeping.isClean(messages),
-    repair(messages, context = {}) {
-      const { closeOpen = false, abandoned, salvage } = context;
-      if (!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) return unchanged(messages);
+    repair(messages, { closeOpen = false, abandoned, salvage } = {}) {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
-      if (!messages.every(isMessage)) return unchanged(messages);
-
+      if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
+        return { messages, repairs: [], salvaged: [] };
       const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
       const working = put.messages;
-      const withPutBack = (messages: BaseMessage[], repairs: ToolCallRepair[]): StoredRepair => ({
+      const withPutBack = ({ messages, repairs }: Omit<StoredRepair, "salvaged">): StoredRepair => ({
         messages,
         repairs: [...put.repairs, ...repairs],
         salvaged: put.salvaged,
       });
-
-      if (closeOpen) {
-        const result = closing.repair(working);
-        return withPutBack(result.messages, result.repairs);
-      }
+      if (closeOpen) return withPutBack(closing.repair(working));
       const whole = keeping.repair(working);
       const last = resumableExchange(working);
-      const protectLast = last !== undefined && !last.unanswered.every((id) => abandoned?.has(id));
-      if (!protectLast || keepsTail(whole.messages, working, last.index))
-        return withPutBack(whole.messages, whole.repairs);
+      if (!last || last.unanswered.every((id) => abandoned?.has(id)) || keepsTail(whole.messages, working, last.index))
+        return withPutBack(whole);
       // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
       const head = closing.repair(working.slice(0, last.index));
-      return withPutBack(
-        head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)],
-        head.repairs,
-      );
+      return withPutBack({
+        messages: head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)],
+        repairs: head.repairs,
+      });
     },
   };
 }
@@ -414,32 +390,27 @@ export async function repairThread(
   const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const messages = stored as BaseMessage[];
-
-  const problems = structuralProblems(messages, repairOptions.provider, closeOpen);
-  const repaired = repairer.repair(messages, { closeOpen });
-  const report: RepairThreadReport = {
-    problems,
-    repairs: repaired.repairs,
-    messages: repaired.messages,
-    applied: false,
+  const { repairs, messages: repaired } = repairer.repair(messages, { closeOpen });
+  const report = {
+    problems: structuralProblems(messages, repairOptions.provider, closeOpen),
+    repairs,
+    messages: repaired,
   };
-  if (dryRun || repaired.repairs.length === 0) return report;
+  if (dryRun || repairs.length === 0) return { ...report, applied: false };
 
   // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
   // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
-  let writer = asNode;
-  if (writer === undefined && resumableExchange(repaired.messages) === undefined) {
-    writer = toolNodeName(graph);
-    if (writer === undefined)
-      throw new TypeError(
-        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
-          "pass `asNode` (the node that runs your tools)",
-      );
-  }
+  const resumable = resumableExchange(repaired) !== undefined;
+  const writer = asNode ?? (resumable ? undefined : toolNodeName(graph));
+  if (writer === undefined && !resumable)
+    throw new TypeError(
+      "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
+        "pass `asNode` (the node that runs your tools)",
+    );
   // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
-  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired.messages) }, writer);
-  await reportRepairs(repaired.repairs, { onRepair, onError }, config);
+  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired) }, writer);
+  await reportRepairs(repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }

@@ -11,7 +11,6 @@ import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
 import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
-  cleanOlderThan,
   cleanReport,
   failureText,
   judgeThread,
@@ -22,7 +21,6 @@ import {
   REPAIR_OPTIONS,
   resolveScanOptions,
   type ProviderSource,
-  type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
 } from "./scan";
@@ -125,29 +123,14 @@ export function repairThreads(
 ): AsyncGenerator<ThreadRepairReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.
   const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
-  return repairResolved(saver, resolved, (options as ThreadRepairOptions | null | undefined)?.apply === true);
-}
-
-async function* repairResolved(
-  saver: BaseCheckpointSaver,
-  resolved: ResolvedScanOptions,
-  apply: boolean,
-): AsyncGenerator<ThreadRepairReport> {
   let claimed = 0;
   const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
 
   const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
     const { key, clean } = item;
     if (clean) {
-      if (cleanOlderThan(clean, resolved.since)) return undefined;
-      const { provider, providerFrom } = cleanReport(key, clean, resolved.provider);
-      return report(key, {
-        status: "unchanged",
-        found: "clean",
-        checkpointId: clean.checkpointId,
-        provider,
-        providerFrom,
-      });
+      const { checkpointId, provider, providerFrom } = cleanReport(key, clean, resolved.provider);
+      return report(key, { status: "unchanged", found: "clean", checkpointId, provider, providerFrom });
     }
     let tuple: CheckpointTuple | undefined;
     try {
@@ -155,34 +138,20 @@ async function* repairResolved(
     } catch (error) {
       return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
     }
-    if (!tuple || olderThan(tuple, resolved.since)) return undefined;
+    if (!tuple || olderThan(tuple.checkpoint?.ts, resolved.since)) return undefined;
     // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-    let base: Pick<
-      ThreadRepairReport,
-      "found" | "checkpointId" | "provider" | "providerFrom" | "problems" | "structural"
-    > = {
-      found: "unreadable",
-      problems: [],
-      structural: 0,
-    };
+    let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
     try {
       // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
-      const judged = judgeThread(key, tuple, resolved);
-      base = {
-        found: judged.status,
-        checkpointId: judged.checkpointId,
-        provider: judged.provider,
-        providerFrom: judged.providerFrom,
-        problems: judged.problems,
-        structural: judged.structural,
-      };
-      if (judged.status === "unreadable") return report(key, { ...base, status: "unreadable", reason: judged.error });
-      if (judged.status !== "broken")
-        return report(key, {
-          ...base,
-          status: "unchanged",
-          ...(judged.status === "reshape" ? { reshape: judged.problems } : {}),
-        });
+      const { status, checkpointId, provider, providerFrom, problems, structural, error } = judgeThread(
+        key,
+        tuple,
+        resolved,
+      );
+      base = { found: status, checkpointId, provider, providerFrom, problems, structural };
+      if (status === "unreadable") return report(key, { ...base, status, reason: error });
+      if (status !== "broken")
+        return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
       if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
       const pending = pendingWork(tuple);
       if (pending) return report(key, { ...base, status: "skipped", reason: pending });
@@ -190,18 +159,10 @@ async function* repairResolved(
       const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
       const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
       const repaired = repairStoredMessages(before, { salvage });
-      const provider = judged.provider ?? "strict";
-      const reshape = storedThreadProblems(repaired.messages, provider);
-      const fix = {
-        ...base,
-        repairs: repaired.repairs,
-        reshape,
-        salvaged: repaired.salvaged,
-        before,
-        after: repaired.messages,
-      };
-      const left = structuralProblems(repaired.messages, provider);
-      if (repaired.repairs.length === 0 || left.length > 0) {
+      const { repairs, salvaged, messages: after } = repaired;
+      const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+      const left = structuralProblems(after, provider);
+      if (repairs.length === 0 || left.length > 0) {
         const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
         return report(key, {
           ...fix,
@@ -209,9 +170,9 @@ async function* repairResolved(
           reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
         });
       }
-      if (!apply) return report(key, { ...fix, status: "would_repair" });
-      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, repaired.messages, repaired);
-      const outcome = await putIfUnchanged(saver, key, base.checkpointId!, write);
+      if (!resolved.apply) return report(key, { ...fix, status: "would_repair" });
+      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, after, repaired);
+      const outcome = await putIfUnchanged(saver, key, checkpointId!, write);
       return outcome.written
         ? report(key, { ...fix, status: "repaired", written: outcome.config })
         : report(key, { ...fix, status: "skipped", reason: outcome.reason });
@@ -220,5 +181,5 @@ async function* repairResolved(
     }
   };
 
-  yield* readThreads(saver, resolved, repairOne, full);
+  return readThreads(saver, resolved, repairOne, full);
 }

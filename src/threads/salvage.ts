@@ -4,7 +4,7 @@
  * calls were scheduled at. A new input drops those writes from the run, but nothing deletes them from the
  * saver: walking back from the latest checkpoint finds them.
  */
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 
@@ -28,14 +28,6 @@ export function resultsInWrites(
     }
   }
   return found;
-}
-
-/** Ids of every call the messages carry. */
-function callIdsIn(messages: unknown): Set<string> {
-  const ids = new Set<string>();
-  if (Array.isArray(messages))
-    for (const m of messages as BaseMessage[]) if (isAssistant(m)) for (const id of toolCallIdsOf(m)) ids.add(id);
-  return ids;
 }
 
 /** Bound on the checkpoints read back; the walk normally ends far sooner (where the calls were made). */
@@ -66,9 +58,8 @@ export async function discardedResults(
     }
     if (remaining.size === 0) break;
     current = current.parentConfig ? await saver.getTuple(current.parentConfig) : undefined;
-    const there = callIdsIn(
-      (current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey],
-    );
+    const stored = (current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey];
+    const there = new Set(Array.isArray(stored) ? stored.filter(isAssistant).flatMap((m) => toolCallIdsOf(m)) : []);
     for (const id of [...remaining]) {
       if (there.has(id)) continue;
       remaining.delete(id);

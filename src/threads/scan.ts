@@ -4,7 +4,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { assertMethods, errorText, readingInput, ToolCallRepairInputError } from "../errors";
+import { assertMethods, errorText, readingInput } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
@@ -73,28 +73,15 @@ export interface ThreadScanOptions {
   signal?: AbortSignal;
 }
 
-export interface ResolvedScanOptions {
-  threads?: readonly string[];
-  /** Undefined: each thread's own (see {@link ThreadScanOptions.provider}). */
-  provider?: Provider;
-  messagesKey: string;
-  since?: Date;
-  limit?: number;
-  shard?: Shard;
-  concurrency: number;
-  signal?: AbortSignal;
-}
+/** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
+export type ResolvedScanOptions = ThreadScanOptions & { messagesKey: string; concurrency: number; apply?: boolean };
 
 const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
-const isShard = (value: unknown): value is Shard => {
-  const { index, count } = (typeof value === "object" && value !== null ? value : {}) as Partial<Shard>;
-  return isPositiveInteger(index) && isPositiveInteger(count) && index! <= count!;
+const isShard = (v: unknown) => {
+  const shard = v as Shard | null | undefined;
+  return isPositiveInteger(shard?.index) && isPositiveInteger(shard?.count) && shard!.index <= shard!.count;
 };
-
-/** Anything with a boolean `aborted`, as an AbortSignal has (read under the caller's guard). */
-const isSignal = (value: unknown): value is AbortSignal =>
-  typeof value === "object" && value !== null && typeof (value as { aborted?: unknown }).aborted === "boolean";
 
 /** The scan's options, declared with the shared option kinds (`src/options.ts`). */
 const SCAN_OPTIONS = {
@@ -109,15 +96,14 @@ const SCAN_OPTIONS = {
   shard: { expected: "{ index, count }: whole numbers, 1 <= index <= count", accepts: isShard },
   concurrency: {
     expected: "an integer from 1 to 64",
-    accepts: (v: unknown) => isPositiveInteger(v) && (v as number) <= 64,
+    accepts: (v: unknown) => isPositiveInteger(v) && Number(v) <= 64,
   },
-  signal: { expected: "an AbortSignal", accepts: isSignal },
+  // Anything with a boolean `aborted`, as an AbortSignal has.
+  signal: { expected: "an AbortSignal", accepts: (v: unknown) => typeof (v as AbortSignal)?.aborted === "boolean" },
 } satisfies OptionTable;
 
 /** `repairThreads` takes the scan's options and `apply`. */
 export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag } satisfies OptionTable;
-
-/** What a saver must have to be read: the methods of a LangGraph checkpoint saver the threads library calls. */
 
 /**
  * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the
@@ -131,21 +117,20 @@ export function resolveScanOptions(
   table: OptionTable = SCAN_OPTIONS,
 ): ResolvedScanOptions {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
-  return readingInput(() => resolveRecord(readOptions<ThreadScanOptions>(options, fn, table)), fn, "options");
-}
-
-function resolveRecord(o: ThreadScanOptions): ResolvedScanOptions {
-  const threads = o.threads && [...o.threads];
-  return {
-    threads,
-    provider: o.provider,
-    messagesKey: o.messagesKey ?? "messages",
-    since: o.since,
-    limit: o.limit,
-    shard: o.shard && { index: o.shard.index, count: o.shard.count },
-    concurrency: o.concurrency ?? 4,
-    signal: o.signal,
-  };
+  return readingInput(
+    () => {
+      const o = readOptions<ResolvedScanOptions>(options, fn, table);
+      return {
+        ...o,
+        threads: o.threads && [...o.threads],
+        shard: o.shard && { index: o.shard.index, count: o.shard.count },
+        messagesKey: o.messagesKey ?? "messages",
+        concurrency: o.concurrency ?? 4,
+      };
+    },
+    fn,
+    "options",
+  );
 }
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
@@ -178,15 +163,10 @@ export function printableText(text: string, max = REASON_MAX): string {
 }
 
 /** The first line of what a saver threw, with its class (`SyntaxError: ...`), printable and short, for a report. */
-export function failureText(error: unknown): string {
-  let name = "";
-  try {
-    name = error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : "";
-  } catch {
-    // a throwing getter: the text alone
-  }
-  return printableText(`${name}${errorText(error)}`);
-}
+export const failureText = (error: unknown): string =>
+  printableText(
+    `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
+  );
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
   const id =
@@ -210,71 +190,46 @@ export function messagesOf(
   return { messages: value as BaseMessage[] };
 }
 
+const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadReport, "status">): ThreadReport => ({
+  ...key,
+  messageCount: 0,
+  problems: [],
+  structural: 0,
+  ...fields,
+});
+
 /** Judges one thread from its latest checkpoint. */
 export function judgeThread(
   key: ThreadKey,
   tuple: CheckpointTuple,
   options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
 ): ThreadReport {
-  const base = {
-    ...key,
-    checkpointId: checkpointIdOf(tuple),
-    writtenAt: tuple.checkpoint?.ts,
-    messageCount: 0,
-    problems: [],
-    structural: 0,
-  };
+  const base = { checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts };
   const read = messagesOf(tuple, options.messagesKey);
-  if (!("messages" in read)) return { ...base, status: read.status, ...(read.error ? { error: read.error } : {}) };
+  if (!("messages" in read)) return report(key, { ...base, ...read });
   const { messages } = read;
-  const judged = judgedFor(options.provider, messages);
-  const structural = structuralProblems(messages, judged.provider).length;
-  const problems = storedThreadProblems(messages, judged.provider);
+  // The provider a thread is judged for: the option, else the thread's own, else strict.
+  const own = options.provider ?? providerOfThread(messages);
+  const provider = own ?? "strict";
+  const providerFrom: ProviderSource = options.provider ? "option" : own ? "thread" : "default";
+  const structural = structuralProblems(messages, provider).length;
+  const problems = storedThreadProblems(messages, provider);
   const status: ThreadStatus =
     structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
-  return { ...base, ...judged, messageCount: messages.length, problems, structural, status };
-}
-
-/** The provider a thread is judged for: the option, else the thread's own, else strict. */
-export function judgedFor(
-  option: Provider | undefined,
-  messages: readonly BaseMessage[],
-): { provider: Provider; providerFrom: ProviderSource } {
-  if (option !== undefined) return { provider: option, providerFrom: "option" };
-  const own = providerOfThread(messages);
-  return own !== undefined
-    ? { provider: own, providerFrom: "thread" }
-    : { provider: "strict", providerFrom: "default" };
+  return report(key, { ...base, provider, providerFrom, messageCount: messages.length, problems, structural, status });
 }
 
 /**
  * The report of a thread the pre-check found clean: what judgeThread reports for it, without its messages
  * (with no provider given, the pre-check's verdict holds for every provider: judged for strict).
  */
-export const cleanReport = (key: ThreadKey, clean: CleanThread, option: Provider | undefined): ThreadReport => ({
-  ...key,
-  checkpointId: clean.checkpointId,
-  writtenAt: clean.writtenAt,
-  messageCount: clean.messageCount,
-  provider: option ?? "strict",
-  providerFrom: option !== undefined ? "option" : "default",
-  problems: [],
-  structural: 0,
-  status: "clean",
-});
-
-/** True when a pre-checked checkpoint is older than `since`, as {@link olderThan} judges a tuple. */
-export const cleanOlderThan = (clean: CleanThread, since: Date | undefined): boolean =>
-  olderThan({ checkpoint: { ts: clean.writtenAt } } as CheckpointTuple, since);
-
-export const unreadable = (key: ThreadKey, error: unknown): ThreadReport => ({
-  ...key,
-  status: "unreadable",
-  messageCount: 0,
-  problems: [],
-  structural: 0,
-  error: failureText(error),
-});
+export const cleanReport = (key: ThreadKey, clean: CleanThread, option: Provider | undefined): ThreadReport =>
+  report(key, {
+    ...clean,
+    provider: option ?? "strict",
+    providerFrom: option !== undefined ? "option" : "default",
+    status: "clean",
+  });
 
 /** The latest tuple of a thread, as the source gave it or read with `getTuple`. */
 export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem): Promise<CheckpointTuple | undefined> {
@@ -290,50 +245,46 @@ export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem):
  * when those bytes do not revive to a list of messages with a `ts`: that thread is read with `getTuple`, so
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
-export async function pageTuple(
+async function pageTuple(
   saver: BaseCheckpointSaver,
   stored: StoredCheckpoint,
   messagesKey: string,
 ): Promise<CheckpointTuple | undefined> {
   if (stored.type === null || stored.data === null) return undefined;
-  let value: unknown;
-  try {
-    value = await saver.serde.loadsTyped(stored.type, stored.data);
-  } catch {
-    return undefined;
-  }
-  const checkpoint =
-    stored.holds === "checkpoint"
-      ? (value as { ts?: unknown; channel_values?: Record<string, unknown> } | null)
-      : undefined;
-  const ts = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
-  const messages = stored.holds === "checkpoint" ? checkpoint?.channel_values?.[messagesKey] : value;
+  // biome-ignore lint/suspicious/noExplicitAny: what the serializer revives, each read checked below
+  const value: any = await saver.serde.loadsTyped(stored.type, stored.data).catch(() => undefined);
+  const whole = stored.holds === "checkpoint";
+  const ts = whole ? value?.ts : stored.writtenAt;
+  const messages = whole ? value?.channel_values?.[messagesKey] : value;
   if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return undefined;
-  const configurable = { checkpoint_id: stored.checkpointId };
   return {
-    config: { configurable },
+    config: { configurable: { checkpoint_id: stored.checkpointId } },
     checkpoint: { ts, channel_values: { [messagesKey]: messages } },
   } as unknown as CheckpointTuple;
 }
 
-/** True when the latest checkpoint is older than `since` (kept when it has no time). */
-export function olderThan(tuple: CheckpointTuple | undefined, since: Date | undefined): boolean {
-  if (!since || typeof tuple?.checkpoint?.ts !== "string") return false;
-  const written = Date.parse(tuple.checkpoint.ts);
+/** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
+export function olderThan(ts: unknown, since: Date | undefined): boolean {
+  if (!since || typeof ts !== "string") return false;
+  const written = Date.parse(ts);
   return !Number.isNaN(written) && written < since.getTime();
 }
 
-/** The source, the reads and the stop rule shared by scans and repairs. */
+/**
+ * The source, the reads and the stop rule shared by scans and repairs. A thread the pre-check found clean but
+ * older than `since` is passed over.
+ */
 export async function* readThreads<R>(
   saver: BaseCheckpointSaver,
   options: ResolvedScanOptions,
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
-  const { threads: ids, since, shard, messagesKey, provider } = options;
-  const threads = await threadSourceFor(saver, { threads: ids, since, shard, messagesKey, provider });
+  const threads = await threadSourceFor(saver, options);
   const stopped = () => stop() || options.signal?.aborted === true;
-  for await (const result of mapConcurrently(threads.items(), options.concurrency, handle, stopped))
+  const handleNewer = async (item: ThreadItem) =>
+    item.clean && olderThan(item.clean.writtenAt, options.since) ? undefined : handle(item);
+  for await (const result of mapConcurrently(threads.items(), options.concurrency, handleNewer, stopped))
     if (result !== undefined) yield result;
 }
 
@@ -351,23 +302,16 @@ export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptio
 async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
   let reported = 0;
   const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
-    if (item.clean)
-      return cleanOlderThan(item.clean, resolved.since)
-        ? undefined
-        : cleanReport(item.key, item.clean, resolved.provider);
-    let tuple: CheckpointTuple | undefined;
+    if (item.clean) return cleanReport(item.key, item.clean, resolved.provider);
     try {
-      tuple =
+      const tuple =
         (item.stored && (await pageTuple(saver, item.stored, resolved.messagesKey))) ||
         (await latestTuple(saver, item));
+      return tuple && !olderThan(tuple.checkpoint?.ts, resolved.since)
+        ? judgeThread(item.key, tuple, resolved)
+        : undefined;
     } catch (error) {
-      return unreadable(item.key, error);
-    }
-    if (!tuple || olderThan(tuple, resolved.since)) return undefined;
-    try {
-      return judgeThread(item.key, tuple, resolved);
-    } catch (error) {
-      return unreadable(item.key, error);
+      return report(item.key, { status: "unreadable", error: failureText(error) });
     }
   };
   const full = () => resolved.limit !== undefined && reported >= resolved.limit;

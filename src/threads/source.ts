@@ -19,7 +19,6 @@
 import { createHash } from "node:crypto";
 import * as checkpointPackage from "@langchain/langgraph-checkpoint";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { readingInput } from "../errors";
 import type { Provider } from "../types";
 import type { Dict } from "../values";
 import { cleanStoredThread, type CleanThread, type StoredCheckpoint } from "./precheck";
@@ -69,11 +68,6 @@ export interface ThreadSource {
   count(): Promise<number | undefined>;
 }
 
-/** A thread's latest checkpoint as stored, and its key. */
-export interface StoredThread extends StoredCheckpoint {
-  key: ThreadKey;
-}
-
 /** Threads per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
 export const PAGE_SIZE = 500;
 
@@ -100,223 +94,163 @@ const keyOfRow = (row: Dict): ThreadKey => ({
   namespace: String(row.checkpoint_ns ?? ""),
 });
 
-/**
- * The item for a stored thread: pre-checked when the saver's serializer is the JSON one the pre-check reads
- * (a subclass or another serializer may decode the same bytes differently: those threads are all revived).
- */
-function itemOf(stored: StoredThread, { messagesKey, provider }: ThreadSelection, precheck: boolean): ThreadItem {
-  if (!precheck || messagesKey === undefined) return { key: stored.key };
-  const clean = cleanStoredThread(stored, messagesKey, provider);
-  const { key, ...checkpoint } = stored;
-  return clean ? { key, clean } : { key, stored: checkpoint };
-}
-
 // Read through the namespace: @langchain/langgraph-checkpoint 1.0.x does not export the class (a named import
 // would fail to link there); without it, every saver keeps the generic path.
 const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: object } }).JsonPlusSerializer;
-const readsJson = (saver: BaseCheckpointSaver) =>
-  jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
 
-// ---------------------------------------------------------------------------------------------------------
-// SQLite (SqliteSaver: a better-sqlite3 connection in `db`)
-
-interface SqliteStatement {
-  all(...params: unknown[]): unknown[];
-  get(...params: unknown[]): unknown;
+/** What a store read in pages of its own (SQLite, PostgreSQL) differs in. */
+interface SqlDialect {
+  kind: "sqlite" | "postgres";
+  /** Whether the saver's setup() created its tables (reading must not create them). */
+  hasTable(): Promise<boolean>;
+  query(sql: string, values: unknown[]): Promise<Dict[]>;
+  /** The condition that a row's thread is in shard `index` (a placeholder) of `count` (another). */
+  inShard(count: string, index: string): string;
+  checkpoints: string;
+  /** What the page reads beside the key: `type` and `data` (and `ts` when `data` is not the checkpoint). */
+  columns: string;
+  /** Joined to the latest checkpoint `c` of each thread of the page `p`, for `columns`. */
+  join(add: (value: unknown) => string, channel: string): string;
 }
-interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  pragma(sql: string): unknown;
-  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
-}
-
-/** The SqliteSaver's connection, when `saver` is one (a better-sqlite3 `db`). */
-function sqliteDatabaseOf(saver: BaseCheckpointSaver): SqliteDatabase | undefined {
-  const db = (saver as unknown as Dict).db as Partial<SqliteDatabase> | undefined;
-  return typeof db?.prepare === "function" && typeof db?.pragma === "function" && typeof db?.function === "function"
-    ? (db as SqliteDatabase)
-    : undefined;
-}
-
-function hasCheckpointTable(db: SqliteDatabase): boolean {
-  const columns = new Set(
-    (db.prepare("SELECT name FROM pragma_table_info('checkpoints')").all() as { name: string }[]).map((c) => c.name),
-  );
-  return columns.has("thread_id") && columns.has("checkpoint_ns") && columns.has("checkpoint_id");
-}
-
-const emptySource = (kind: ThreadSource["kind"]): ThreadSource => ({ kind, async *items() {}, count: async () => 0 });
 
 /** The SQL function of a connection that gives a thread id's shard (registered once per connection). */
 const SQLITE_SHARD_FUNCTION = "lgtr_shard_of";
 
-function sqliteSource(db: SqliteDatabase, selection: ThreadSelection, precheck: boolean): ThreadSource {
-  // A saver whose setup() never ran holds no threads (and reading must not create its tables).
-  if (!hasCheckpointTable(db)) return emptySource("sqlite");
-  const { shard } = selection;
-  if (shard)
-    db.function(SQLITE_SHARD_FUNCTION, { deterministic: true }, (id, count) => shardOf(String(id), Number(count)));
-  const having = selection.since ? "HAVING MAX(checkpoint_id) >= @since" : "";
-  const since = selection.since ? checkpointIdAt(selection.since) : undefined;
-  const inShardSql = shard ? `${SQLITE_SHARD_FUNCTION}(thread_id, @shards) = @shard` : "";
-  const where = (...conditions: string[]) => {
-    const all = [...conditions, inShardSql].filter(Boolean);
-    return all.length > 0 ? `WHERE ${all.join(" AND ")}` : "";
-  };
-  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes.
-  const pageAfter = (after: string) =>
-    db.prepare(
-      `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM checkpoints ${where(after)}
-         GROUP BY thread_id, checkpoint_ns ${having} ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
-       SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, c.type, c.checkpoint FROM page p JOIN checkpoints c
-         ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
-       ORDER BY p.thread_id, p.checkpoint_ns`,
-    );
-  // The first page has no lower bound (a thread id may be ""); later pages start after the last key.
-  const firstPage = pageAfter("");
-  const nextPage = pageAfter("(thread_id, checkpoint_ns) > (@thread, @ns)");
-  const ofThread = db.prepare(
-    `SELECT thread_id, checkpoint_ns FROM checkpoints WHERE thread_id = @thread GROUP BY checkpoint_ns ${having} ORDER BY checkpoint_ns`,
-  );
-  const count = db.prepare(
-    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM checkpoints ${where()} GROUP BY thread_id, checkpoint_ns ${having})`,
-  );
-  const params = (extra: Dict) => ({
-    ...extra,
-    ...(since ? { since } : {}),
-    ...(shard ? { shard: shard.index, shards: shard.count } : {}),
-  });
-  const toStored = (row: Dict): StoredThread => ({
-    key: keyOfRow(row),
-    checkpointId: String(row.checkpoint_id),
-    type: row.type as string | null,
-    data: row.checkpoint as Uint8Array | string | null,
-    holds: "checkpoint",
-  });
-  return {
-    kind: "sqlite",
-    async *items() {
-      if (selection.threads) {
-        for (const thread of selection.threads) {
-          if (!inShard(thread, shard)) continue;
-          for (const row of ofThread.all(since ? { thread, since } : { thread }) as Dict[])
-            yield { key: keyOfRow(row) };
-        }
-        return;
-      }
-      let rows = firstPage.all(params({})) as Dict[];
-      for (;;) {
-        for (const row of rows) yield itemOf(toStored(row), selection, precheck);
-        if (rows.length < PAGE_SIZE) return;
-        const last = rows[rows.length - 1];
-        rows = nextPage.all(params({ thread: last.thread_id, ns: last.checkpoint_ns })) as Dict[];
-      }
-    },
-    async count() {
-      if (selection.threads) return undefined;
-      return Number((count.get(params({})) as { n: number }).n);
-    },
-  };
+interface SqliteDatabase {
+  prepare(sql: string): { all(...params: unknown[]): unknown[] };
+  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// PostgreSQL (PostgresSaver: a pg Pool in `pool`, its schema in `options.schema`)
+/** SqliteSaver: a better-sqlite3 connection in `db`. */
+function sqliteDialect(db: SqliteDatabase, shard: Shard | undefined): SqlDialect {
+  if (shard)
+    db.function(SQLITE_SHARD_FUNCTION, { deterministic: true }, (id, count) => shardOf(String(id), Number(count)));
+  const query = async (sql: string, values: unknown[]) => db.prepare(sql).all(...values) as Dict[];
+  return {
+    kind: "sqlite",
+    hasTable: async () =>
+      (await query("SELECT name FROM pragma_table_info('checkpoints')", [])).filter((c) =>
+        ["thread_id", "checkpoint_ns", "checkpoint_id"].includes(c.name as string),
+      ).length === 3,
+    query,
+    inShard: (count, index) => `${SQLITE_SHARD_FUNCTION}(thread_id, ${count}) = ${index}`,
+    checkpoints: "checkpoints",
+    columns: "c.type, c.checkpoint AS data",
+    join: () => "",
+  };
+}
 
 interface PgPool {
   query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }>;
 }
 
-/** The PostgresSaver's pool and its schema (quoted), when `saver` is one. */
-function postgresPoolOf(saver: BaseCheckpointSaver): { pool: PgPool; schema: string } | undefined {
-  const { pool, options } = saver as unknown as { pool?: Partial<PgPool>; options?: { schema?: unknown } };
-  if (typeof pool?.query !== "function" || typeof options?.schema !== "string") return undefined;
-  return { pool: pool as PgPool, schema: `"${options.schema.replace(/"/g, '""')}"` };
-}
-
-/** Whether the saver's setup() created its tables (in its schema). */
-async function postgresHasCheckpoints(pool: PgPool, schema: string): Promise<boolean> {
-  const { rows } = await pool.query("SELECT to_regclass($1) AS found", [`${schema}.checkpoints`]);
-  return Boolean(rows[0]?.found);
-}
-
-/** The first 32 bits of the MD5 of the thread id, unsigned: what {@link shardOf} computes. */
-const POSTGRES_SHARD_OF = "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint";
-
-/** SQL parameters numbered as they are added. */
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection, precheck: boolean): ThreadSource {
-  const since = selection.since ? checkpointIdAt(selection.since) : undefined;
-  const { shard } = selection;
-  const table = `${schema}.checkpoints`;
-  /** The keys of the selection (after `after`, when given), grouped by thread and namespace. */
-  const keys = (p: Params, after?: Dict) => {
-    const conditions = [
-      ...(after ? [`(thread_id, checkpoint_ns) > (${p.add(after.thread_id)}, ${p.add(after.checkpoint_ns)})`] : []),
-      ...(shard ? [`${POSTGRES_SHARD_OF} % ${p.add(shard.count)} + 1 = ${p.add(shard.index)}`] : []),
-    ];
-    return `FROM ${table} ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns
-      ${since ? `HAVING MAX(checkpoint_id) >= ${p.add(since)}` : ""}`;
-  };
-  // One page: the latest checkpoint of each of the next PAGE_SIZE threads and the blob of its messages
-  // channel (at the version the checkpoint names), as bytea: no array_agg, which pg parses char by char.
-  const page = (after?: Dict) => {
-    const p = new Params();
-    const channel = p.add(selection.messagesKey ?? "messages");
-    const text = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(p, after)}
-        ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
-      SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, c.checkpoint -> 'ts' AS ts, b.type, b.blob
-      FROM page p JOIN ${table} c ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
-      LEFT JOIN ${schema}.checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
-        AND b.channel = ${channel} AND b.version = c.checkpoint -> 'channel_versions' ->> ${channel}
-      ORDER BY p.thread_id, p.checkpoint_ns`;
-    return pool.query(text, p.values);
-  };
-  const toStored = (row: Dict): StoredThread => ({
-    key: keyOfRow(row),
-    checkpointId: String(row.checkpoint_id),
-    type: row.type as string | null,
-    data: row.blob as Uint8Array | null,
-    holds: "messages",
-    writtenAt: row.ts,
-  });
+/** PostgresSaver: a pg Pool in `pool`, its schema in `options.schema`. */
+function postgresDialect(pool: PgPool, schemaName: string): SqlDialect {
+  const schema = `"${schemaName.replace(/"/g, '""')}"`;
+  const query = async (sql: string, values: unknown[]) => (await pool.query(sql, values)).rows;
   return {
     kind: "postgres",
+    hasTable: async () =>
+      Boolean((await query("SELECT to_regclass($1) AS found", [`${schema}.checkpoints`]))[0]?.found),
+    query,
+    // The first 32 bits of the MD5 of the thread id, unsigned: what shardOf computes.
+    inShard: (count, index) =>
+      `('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint % ${count} + 1 = ${index}`,
+    checkpoints: `${schema}.checkpoints`,
+    // The blob of the messages channel at the version the checkpoint names, as bytea: no array_agg, which pg
+    // parses char by char.
+    columns: "c.checkpoint -> 'ts' AS ts, b.type, b.blob AS data",
+    join: (add, channel) => {
+      const name = add(channel);
+      return `LEFT JOIN ${schema}.checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
+        AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name}`;
+    },
+  };
+}
+
+/** The threads of a store read in pages of its own: each thread's latest checkpoint, with its bytes. */
+function sqlSource(dialect: SqlDialect, selection: ThreadSelection, precheck: boolean): ThreadSource {
+  const { shard, messagesKey, provider } = selection;
+  const since = selection.since && checkpointIdAt(selection.since);
+  const { checkpoints, query } = dialect;
+  const postgres = dialect.kind === "postgres";
+  /** A statement and its values, the placeholders numbered as they are added. */
+  const statement = (build: (add: (value: unknown) => string) => string): [string, unknown[]] => {
+    const values: unknown[] = [];
+    const sql = build((value) => {
+      const n = values.push(value);
+      return postgres ? `$${n}` : "?";
+    });
+    return [sql, values];
+  };
+  /** The keys of the selection (after `after`, when given), grouped by thread and namespace. */
+  const keys = (add: (value: unknown) => string, after?: Dict) => {
+    const conditions = [
+      ...(after ? [`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`] : []),
+      ...(shard ? [dialect.inShard(add(shard.count), add(shard.index))] : []),
+    ];
+    return `FROM ${checkpoints} ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
+      GROUP BY thread_id, checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : ""}`;
+  };
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes. The first page has
+  // no lower bound (a thread id may be ""); later pages start after the last key.
+  const page = (after?: Dict) =>
+    query(
+      ...statement(
+        (add) => `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after)}
+          ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
+        SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, ${dialect.columns} FROM page p JOIN ${checkpoints} c
+          ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
+          ${dialect.join(add, messagesKey ?? "messages")} ORDER BY p.thread_id, p.checkpoint_ns`,
+      ),
+    );
+  /**
+   * The item for a stored thread: pre-checked when the saver's serializer is the JSON one the pre-check reads
+   * (a subclass or another serializer may decode the same bytes differently: those threads are all revived).
+   */
+  const itemOf = (row: Dict): ThreadItem => {
+    const key = keyOfRow(row);
+    if (!precheck || messagesKey === undefined) return { key };
+    const stored: StoredCheckpoint = {
+      checkpointId: String(row.checkpoint_id),
+      type: row.type as string | null,
+      data: row.data as Uint8Array | string | null,
+      holds: postgres ? "messages" : "checkpoint",
+      writtenAt: row.ts,
+    };
+    const clean = cleanStoredThread(stored, messagesKey, provider);
+    return clean ? { key, clean } : { key, stored };
+  };
+  return {
+    kind: dialect.kind,
     async *items() {
       if (selection.threads) {
         for (const thread of selection.threads) {
           if (!inShard(thread, shard)) continue;
-          const having = since ? "HAVING MAX(checkpoint_id) >= $2" : "";
-          const { rows } = await pool.query(
-            `SELECT thread_id, checkpoint_ns FROM ${table} WHERE thread_id = $1 GROUP BY thread_id, ` +
-              `checkpoint_ns ${having} ORDER BY checkpoint_ns`,
-            since ? [thread, since] : [thread],
+          const [sql, values] = statement(
+            (add) =>
+              `SELECT thread_id, checkpoint_ns FROM ${checkpoints} WHERE thread_id = ${add(thread)} GROUP BY thread_id, ` +
+              `checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : ""} ORDER BY checkpoint_ns`,
           );
-          for (const row of rows) yield { key: keyOfRow(row) };
+          for (const row of await query(sql, values)) yield { key: keyOfRow(row) };
         }
         return;
       }
-      // The next page is asked for before this one is handed out: the server reads it while this one is judged.
-      let { rows } = await page();
+      let rows = await page();
       for (;;) {
-        const next = rows.length < PAGE_SIZE ? undefined : page(rows[rows.length - 1]);
+        const last = rows.length < PAGE_SIZE ? undefined : rows[rows.length - 1];
+        // PostgreSQL: the next page is asked for before this one is handed out (the server reads it while this one is judged).
+        const next = last && postgres ? page(last) : undefined;
         next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
-        for (const row of rows) yield itemOf(toStored(row), selection, precheck);
-        if (!next) return;
-        ({ rows } = await next);
+        for (const row of rows) yield itemOf(row);
+        if (!last) return;
+        rows = await (next ?? page(last));
       }
     },
     async count() {
       if (selection.threads) return undefined;
-      const p = new Params();
-      const { rows } = await pool.query(`SELECT COUNT(*)::int AS n FROM (SELECT 1 ${keys(p)}) AS threads`, p.values);
-      return Number(rows[0]?.n ?? 0);
+      const [sql, values] = statement((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS threads`);
+      return Number((await query(sql, values))[0]?.n ?? 0);
     },
   };
 }
@@ -324,26 +258,17 @@ function postgresSource(pool: PgPool, schema: string, selection: ThreadSelection
 // ---------------------------------------------------------------------------------------------------------
 // Any saver: list({})
 
-const keyString = (key: ThreadKey) => `${key.threadId}\u0000${key.namespace}`;
-
-function keyOf(tuple: CheckpointTuple): ThreadKey {
-  const configurable = (tuple.config?.configurable ?? {}) as Dict;
-  return {
-    threadId: String(configurable.thread_id),
-    namespace: typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
-  };
-}
-
 function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): ThreadSource {
   async function* latestOf(config: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable: config })) {
-      const key = keyOf(tuple);
-      if (!inShard(key.threadId, selection.shard)) continue;
-      const id = keyString(key);
-      if (seen.has(id)) continue;
+      const configurable = (tuple.config?.configurable ?? {}) as Dict;
+      const threadId = String(configurable.thread_id);
+      const namespace = typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "";
+      const id = `${threadId}\u0000${namespace}`;
+      if (!inShard(threadId, selection.shard) || seen.has(id)) continue;
       seen.add(id);
-      yield { key, tuple };
+      yield { key: { threadId, namespace }, tuple };
     }
   }
   return {
@@ -372,21 +297,23 @@ export async function threadSourceFor(
   saver: BaseCheckpointSaver,
   selection: ThreadSelection = {},
 ): Promise<ThreadSource> {
-  // Which saver it is, read under the input guard: a getter that throws is an input error naming the saver.
-  const { db, postgres } = readingInput(
-    () => {
-      const db = sqliteDatabaseOf(saver);
-      return { db, postgres: db ? undefined : postgresPoolOf(saver) };
-    },
-    "reading the threads of a saver",
-    "saver",
+  const { db, pool, options } = saver as unknown as {
+    db?: SqliteDatabase;
+    pool?: PgPool;
+    options?: { schema?: unknown };
+  };
+  const dialect =
+    typeof db?.prepare === "function" && typeof db.function === "function"
+      ? sqliteDialect(db, selection.shard)
+      : typeof pool?.query === "function" && typeof options?.schema === "string"
+        ? postgresDialect(pool, options.schema)
+        : undefined;
+  if (!dialect) return listSource(saver, selection);
+  // A saver whose setup() never ran holds no threads.
+  if (!(await dialect.hasTable())) return { kind: dialect.kind, async *items() {}, count: async () => 0 };
+  return sqlSource(
+    dialect,
+    selection,
+    jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype,
   );
-  const ownPages = db !== undefined || postgres !== undefined;
-  const precheck = ownPages && readingInput(() => readsJson(saver), "reading the threads of a saver", "saver");
-  if (db) return sqliteSource(db, selection, precheck);
-  if (postgres) {
-    if (!(await postgresHasCheckpoints(postgres.pool, postgres.schema))) return emptySource("postgres");
-    return postgresSource(postgres.pool, postgres.schema, selection, precheck);
-  }
-  return listSource(saver, selection);
 }

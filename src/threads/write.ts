@@ -108,8 +108,6 @@ export type WriteOutcome =
   | { written: true; config: RunnableConfig }
   | { written: false; reason: string; config?: RunnableConfig };
 
-const latestOf = (saver: BaseCheckpointSaver, key: ThreadKey) => saver.getTuple(configOf(key));
-
 /**
  * Puts `write` unless the thread moved on since `expected` was read, then checks that no other writer slipped
  * in between that check and the put. The new checkpoint's id is made before the check, so a checkpoint a live
@@ -123,7 +121,7 @@ export async function putIfUnchanged(
   expected: string,
   write: RepairWrite,
 ): Promise<WriteOutcome> {
-  const before = checkpointIdOf(await latestOf(saver, key));
+  const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
     return {
       written: false,
@@ -136,28 +134,26 @@ export async function putIfUnchanged(
   const newest: CheckpointTuple[] = [];
   for await (const tuple of saver.list(configOf(key), { limit: 2 })) newest.push(tuple);
   const [first, second] = newest;
-  if (checkpointIdOf(first) !== ours) {
-    const continued = checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours;
-    return continued
+  const firstId = checkpointIdOf(first);
+  if (firstId !== ours)
+    return checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours
       ? { written: true, config }
       : {
           written: false,
-          reason: `a live run wrote checkpoint ${checkpointIdOf(first)} right after the fix; the thread goes on from it`,
+          reason: `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`,
           config,
         };
-  }
-  if (checkpointIdOf(second) === expected) return { written: true, config };
+  const liveId = checkpointIdOf(second);
+  if (liveId === expected) return { written: true, config };
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
-  const live = second!;
-  const liveId = checkpointIdOf(live);
   const restored = await saver.put(
     configOf(key, ours),
-    { ...live.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
+    { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
     {
-      ...(live.metadata as CheckpointMetadata),
+      ...second.metadata,
       [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
     } as CheckpointMetadata,
-    { ...live.checkpoint.channel_versions },
+    { ...second.checkpoint.channel_versions },
   );
   return {
     written: false,
