@@ -126,9 +126,9 @@ const RETIRED: Record<string, string> = {
   messagesToKeep: "keep.messages",
 };
 
-/** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
+/** {@link readOptions}, with a retired top-level name refused with its replacement (`path` names the object). */
 function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
-  const retired = Object.keys(RETIRED).find((key) => isDict(value) && Object.hasOwn(value, key));
+  const retired = Object.keys(RETIRED).find((key) => path === "options" && isDict(value) && Object.hasOwn(value, key));
   if (retired !== undefined)
     throw new ToolCallRepairInputError(
       `${fn}: ${path}.${retired} is now options.${RETIRED[retired]} (as in langchain)`,

@@ -475,6 +475,9 @@ describe("error shapes", () => {
     expect(parse(B1, { provider: "openai" })?.provider).toBe("bedrock");
     const aws = Object.assign(new Error(prefill), { name: "ValidationException", $metadata: { httpStatusCode: 400 } });
     expect(parseToolPairingError(aws, { provider: "anthropic" })?.provider).toBe("bedrock");
+    // Bedrock's wrapper of model errors is Bedrock's own text, even without the AWS error's shape.
+    const wrapped = `The model returned the following errors: ${prefill}`;
+    expect(parse(wrapped, { provider: "anthropic" })).toMatchObject({ provider: "bedrock", rule: "B7" });
   });
 });
 

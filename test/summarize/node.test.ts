@@ -91,6 +91,23 @@ describe("summarizeHistory", () => {
     expect(await summarizeHistory(conversation(), options(700))).toBeDefined();
   });
 
+  it("a token budget keeps at least the last message, as langchain's does", async () => {
+    const question = new HumanMessage(`q2 ${"x".repeat(2000)}`);
+    const next = await summarizeHistory([new HumanMessage("q1"), new AIMessage("a1"), question], {
+      model: new RecordingSummarizer(),
+      trigger: { messages: 2 },
+      keep: { tokens: 0 },
+    });
+    expect(next?.at(-1)).toBe(question);
+  });
+
+  it("refuses an older name only at the top: inside trigger it is an unknown key, with the keys it takes", async () => {
+    const options = { model: new RecordingSummarizer(), trigger: { maxTokens: 5 } } as unknown as SummarizationOptions;
+    await expect(summarizeHistory(conversation(), options)).rejects.toThrow(
+      /options\.trigger\.maxTokens is not an option; its options are messages, tokens, fraction/,
+    );
+  });
+
   it("does not summarize a prefix that is only an earlier summary", async () => {
     const tail = [new HumanMessage("q"), new AIMessage("a")];
     const messages = [...buildSummaryMessages("old", [new AIMessage("x")]), ...tail];
