@@ -117,25 +117,23 @@ export const SUMMARIZATION: OptionTable = {
   acknowledgement: option.string,
 };
 
-/** Names of older releases and langchain's deprecated options, refused with the option to use instead. */
-const RETIRED: Record<string, string> = {
-  prompt: "summaryPrompt", // a string with {messages} where the transcript goes
-  keepLast: "keep.messages",
-  maxTokens: "keep.tokens",
-  maxTokensBeforeSummary: "trigger.tokens",
-  messagesToKeep: "keep.messages",
+/** Names of older releases and langchain's deprecated options, by the object they were in, with the option to use. */
+const RETIRED: Record<string, Record<string, string>> = {
+  options: {
+    prompt: "summaryPrompt", // a string with {messages} where the transcript goes
+    maxTokensBeforeSummary: "trigger.tokens",
+    messagesToKeep: "keep.messages",
+  },
+  "options.keep": { keepLast: "keep.messages", maxTokens: "keep.tokens" },
 };
 
-/** {@link readOptions}, with a retired top-level name refused with its replacement (`path` names the object). */
+/** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
 function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
-  const retired = Object.keys(RETIRED).find((key) => path === "options" && isDict(value) && Object.hasOwn(value, key));
+  const retired = Object.entries(RETIRED[path] ?? {}).find(([key]) => isDict(value) && Object.hasOwn(value, key));
   if (retired !== undefined)
-    throw new ToolCallRepairInputError(
-      `${fn}: ${path}.${retired} is now options.${RETIRED[retired]} (as in langchain)`,
-      {
-        argument: `${path}.${retired}`,
-      },
-    );
+    throw new ToolCallRepairInputError(`${fn}: ${path}.${retired[0]} is now options.${retired[1]} (as in langchain)`, {
+      argument: `${path}.${retired[0]}`,
+    });
   return readOptions<T>(value, fn, table, false, path);
 }
 
