@@ -269,8 +269,11 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partia
 
 /** `additional_kwargs` holding the repair marker (its fields that are set). */
 function marker({ synthetic, reason, toolCallId, toolName, toolRun }: RepairMarker): Dict {
-  const fields = Object.entries({ synthetic, reason, toolCallId, toolName, toolRun });
-  return { [REPAIR_MARKER_KEY]: Object.fromEntries(fields.filter(([, value]) => value !== undefined)) };
+  const fields: Dict = { synthetic, reason }; // set one by one: a repair makes one per synthetic message
+  if (toolCallId !== undefined) fields.toolCallId = toolCallId;
+  if (toolName !== undefined) fields.toolName = toolName;
+  if (toolRun !== undefined) fields.toolRun = toolRun;
+  return { [REPAIR_MARKER_KEY]: fields };
 }
 
 /**
