@@ -269,8 +269,11 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partia
 
 /** `additional_kwargs` holding the repair marker (its fields that are set). */
 function marker({ synthetic, reason, toolCallId, toolName, toolRun }: RepairMarker): Dict {
-  const fields = Object.entries({ synthetic, reason, toolCallId, toolName, toolRun });
-  return { [REPAIR_MARKER_KEY]: Object.fromEntries(fields.filter(([, value]) => value !== undefined)) };
+  const fields: Dict = { synthetic, reason }; // set one by one: a repair makes one per synthetic message
+  if (toolCallId !== undefined) fields.toolCallId = toolCallId;
+  if (toolName !== undefined) fields.toolName = toolName;
+  if (toolRun !== undefined) fields.toolRun = toolRun;
+  return { [REPAIR_MARKER_KEY]: fields };
 }
 
 /**
@@ -333,9 +336,10 @@ export const defaultSyntheticText = boundary(
     if (!isDict(call)) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
-    for (const [key, value] of Object.entries({ name, note }))
-      if (value !== undefined && typeof value !== "string")
-        throw expectedInput(fn, `call.${key}`, "a string or undefined", value);
+    if (name !== undefined && typeof name !== "string")
+      throw expectedInput(fn, "call.name", "a string or undefined", name);
+    if (note !== undefined && typeof note !== "string")
+      throw expectedInput(fn, "call.note", "a string or undefined", note);
     if (!TOOL_RUN_STATES.includes(toolRun))
       throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];

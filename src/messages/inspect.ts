@@ -36,7 +36,9 @@ export interface ToolCallRef {
 }
 
 const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
-const pick = (value: unknown, key: string): unknown => (isDict(value) ? value[key] : undefined);
+/** A record's fields, or none: `fieldsOf(x).key` reads like a plain field at each site (a shared keyed read is slow). */
+const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
+const NO_FIELDS: Dict = Object.freeze({});
 
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` come as one dict or a list of them. */
 function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) => void): void {
@@ -64,34 +66,41 @@ function blockLocation(b: Dict): ToolCallLocation | undefined {
   return isDict(b.toolUse) ? "content.toolUse" : undefined;
 }
 
+/** One ref to `visit` (a function of its own: no closure per message on the passes' walks). */
+const push = (visit: Visit, rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
+  visit({ id: asId(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
+type Visit = (ref: ToolCallRef) => void;
+
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
-export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) => void): void {
+export function forEachToolCallRef(message: unknown, visit: Visit): void {
   if (!isAssistant(message)) return;
-  const push = (rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
-    visit({ id: asId(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
   const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
   if (Array.isArray(calls))
     for (let i = 0; i < calls.length; i++) {
       const c = calls[i];
-      push(pick(c, "id"), pick(c, "name"), "tool_calls", i);
+      push(visit, fieldsOf(c).id, fieldsOf(c).name, "tool_calls", i);
     }
   // An entry that is not a record names no call (the shape pass drops it).
   if (Array.isArray(invalid))
     for (let i = 0; i < invalid.length; i++) {
       const c = invalid[i];
-      if (isDict(c)) push(c.id, c.name, "invalid_tool_calls", i);
+      if (isDict(c)) push(visit, c.id, c.name, "invalid_tool_calls", i);
     }
   if (isDict(kwargs)) {
     const raw = kwargs.tool_calls;
     if (Array.isArray(raw))
       for (let i = 0; i < raw.length; i++) {
         const c = raw[i];
-        push(pick(c, "id"), pick(pick(c, "function"), "name"), "additional_kwargs.tool_calls", i);
+        push(visit, fieldsOf(c).id, fieldsOf(fieldsOf(c).function).name, "additional_kwargs.tool_calls", i);
       }
     if (kwargs.tool_use !== undefined)
-      eachToolUseRecord(kwargs.tool_use, (r, i) => push(r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i));
+      eachToolUseRecord(kwargs.tool_use, (r, i) =>
+        push(visit, r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i),
+      );
     if (kwargs.toolUse !== undefined)
-      eachToolUseRecord(kwargs.toolUse, (r, i) => push(r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i));
+      eachToolUseRecord(kwargs.toolUse, (r, i) =>
+        push(visit, r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i),
+      );
   }
   const content = message.content;
   if (Array.isArray(content))
@@ -100,13 +109,14 @@ export function forEachToolCallRef(message: unknown, visit: (ref: ToolCallRef) =
       const location = isDict(b) ? blockLocation(b) : undefined;
       const call = location === "content.toolUse" ? ((b as Dict).toolUse as Dict) : (b as Dict);
       if (location)
-        push(location === "content.toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
+        push(visit, location === "content.toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
     }
-  const output = pick(message.response_metadata, "output");
+  const output = fieldsOf(message.response_metadata).output;
   if (Array.isArray(output))
     for (let i = 0; i < output.length; i++) {
       const item = output[i];
-      if (isDict(item) && item.type === "function_call") push(item.call_id, item.name, "response_metadata.output", i);
+      if (isDict(item) && item.type === "function_call")
+        push(visit, item.call_id, item.name, "response_metadata.output", i);
     }
 }
 
@@ -134,8 +144,9 @@ export function callsOnlyInToolCalls(message: AIMessage): boolean {
   }
   const content = message.content;
   if (Array.isArray(content))
-    for (const b of content) if (isDict(b) && (b.toolUse !== undefined || isCallBlock(b))) return false;
-  const output = pick(message.response_metadata, "output");
+    for (const b of content)
+      if (isDict(b) && (b.toolUse !== undefined || CALL_BLOCK_TYPES.has(b.type as string))) return false;
+  const output = fieldsOf(message.response_metadata).output;
   return !(Array.isArray(output) && output.length > 0);
 }
 
@@ -259,18 +270,15 @@ export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
   return role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 }
 
-const TURNS = new Map<unknown, Turn>([
-  ["ai", "assistant"],
-  ["tool", "tool"],
-  ["human", "user"],
-  ["system", "system"],
-]);
-
 /** The turn a message takes: the one definition the passes and the clean walk share. */
 export function turnOf(message: unknown): Turn {
   if (!isMessageOfType(message)) return undefined;
-  const type = (message as BaseMessage).type;
-  return type === "generic" ? turnOfRole((message as unknown as Dict).role) : TURNS.get(type);
+  const type = (message as BaseMessage).type; // compared in turn: faster than a Map on the hot walks
+  if (type === "ai") return "assistant";
+  if (type === "tool") return "tool";
+  if (type === "human") return "user";
+  if (type === "system") return "system";
+  return type === "generic" ? turnOfRole((message as unknown as Dict).role) : undefined;
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
@@ -296,7 +304,7 @@ export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => m
 
 function markerOf(message: unknown): RepairMarker | undefined {
   const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
-  const marker = pick(kwargs, REPAIR_MARKER_KEY);
+  const marker = fieldsOf(kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
@@ -308,12 +316,13 @@ export function isMarkedSyntheticResult(message: unknown): boolean {
   return isToolResult(message) && markerOf(message)?.synthetic === true;
 }
 
-/** A character that is not white space; searched from the start, so cost does not grow with content size. */
-const NOT_BLANK = /[^ \t\n\r\f\v\u00a0\ufeff]/;
-
-/** True when a string holds only white space. */
+/** True when a string holds only white space. Scans from the start (no regex: it runs for every text block). */
 export function isBlankText(text: string): boolean {
-  return !NOT_BLANK.test(text);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && (c < 9 || c > 13) && c !== 0xa0 && c !== 0xfeff) return false;
+  }
+  return true;
 }
 
 /**
@@ -340,9 +349,9 @@ export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
 export const isMovableCallBlock = (block: unknown): boolean => callBlockFormatOf(block) !== undefined;
 
 /** A content block that carries a tool call rather than something the model said (server tools and chunks too). */
+const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta", "server_tool_use", "tool_call_chunk"]);
 const isCallBlock = (block: unknown): boolean =>
-  isMovableCallBlock(block) ||
-  (isDict(block) && (block.type === "server_tool_use" || block.type === "tool_call_chunk"));
+  isDict(block) && (CALL_BLOCK_TYPES.has(block.type as string) || isDict(block.toolUse));
 
 /**
  * Whether call blocks in `content` are this message's own format: v1 messages (`output_version: "v1"`)
@@ -350,7 +359,8 @@ const isCallBlock = (block: unknown): boolean =>
  * adapter converts them.
  */
 export function isV1Message(message: unknown): boolean {
-  return pick((message as Dict).response_metadata, "output_version") === "v1";
+  const meta = (message as Dict).response_metadata;
+  return isDict(meta) && meta.output_version === "v1";
 }
 
 /** The raw arguments stored at one call reference (an object, or a JSON string where the format keeps one). */
@@ -360,20 +370,20 @@ export function rawArgsOf(message: unknown, ref: ToolCallRef): unknown {
   switch (ref.location) {
     case "tool_calls":
     case "invalid_tool_calls":
-      return pick(at(m[ref.location]), "args");
+      return fieldsOf(at(m[ref.location])).args;
     case "additional_kwargs.tool_calls":
-      return pick(pick(at(pick(m.additional_kwargs, "tool_calls")), "function"), "arguments");
+      return fieldsOf(fieldsOf(at(fieldsOf(m.additional_kwargs).tool_calls)).function).arguments;
     case "additional_kwargs.tool_use":
     case "additional_kwargs.toolUse":
-      return pick(at(pick(m.additional_kwargs, ref.location.slice("additional_kwargs.".length))), "input");
+      return fieldsOf(at(fieldsOf(m.additional_kwargs)[ref.location.slice("additional_kwargs.".length)])).input;
     case "response_metadata.output":
-      return pick(at(pick(m.response_metadata, "output")), "arguments");
+      return fieldsOf(at(fieldsOf(m.response_metadata).output)).arguments;
   }
-  const block = at(m.content);
-  if (ref.location === "content.toolUse") return pick(pick(block, "toolUse"), "input");
-  if (ref.location === "content.tool_call") return pick(block, "args");
-  if (ref.location === "content.input_json_delta") return pick(block, "partial_json") ?? pick(block, "input");
-  return pick(block, "input");
+  const block = fieldsOf(at(m.content));
+  if (ref.location === "content.toolUse") return fieldsOf(block.toolUse).input;
+  if (ref.location === "content.tool_call") return block.args;
+  if (ref.location === "content.input_json_delta") return block.partial_json ?? block.input;
+  return block.input;
 }
 
 /** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */
@@ -446,14 +456,14 @@ export function isUnsignedReasoning(block: unknown): boolean {
     case "reasoning":
       return signed(block.reasoning) && !signed(block.signature);
     case "reasoning_content":
-      return signed(pick(block.reasoningText, "text")) && !signed(pick(block.reasoningText, "signature"));
+      return signed(fieldsOf(block.reasoningText).text) && !signed(fieldsOf(block.reasoningText).signature);
   }
   return false;
 }
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
 export function reasoningTextOf(block: Dict): string {
-  const nested = pick(block.reasoningText, "text");
+  const nested = fieldsOf(block.reasoningText).text;
   const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : nested;
   return typeof text === "string" ? text : "";
 }
