@@ -200,6 +200,16 @@ const turnCode = (role: unknown): number => {
   return turn === "user" ? USER : turn === "assistant" ? ASSISTANT : NONE;
 };
 
+/**
+ * Whether the content pass could find something in this content ({@link contentFix} decides): an array, or a string
+ * that is empty or starts with white space. A string that starts with anything else is not blank, whatever its size.
+ */
+function mayBeBlank(content: string | unknown[]): boolean {
+  if (typeof content !== "string" || content.length === 0) return true;
+  const c = content.charCodeAt(0);
+  return c <= 32 || c === 0xa0 || c === 0xfeff;
+}
+
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
   private readonly seen = new IdSet();
@@ -271,12 +281,17 @@ export class CleanWalk {
   }
 
   /** Every id of one location (a list, or one record) names a different call of this message's `tool_calls`. */
-  private allClaimed(list: unknown, idOf: (item: Loose) => unknown, location: Location): boolean {
+  private allClaimed(list: unknown, location: Location): boolean {
     if (list === undefined || list === null) return true;
-    const open = this.open;
-    if (!Array.isArray(list)) return open.claim(idOf(list as Loose), location);
-    for (let i = 0; i < list.length; i++) if (!open.claim(idOf(list[i]), location)) return false;
+    if (!Array.isArray(list)) return this.claimRecord(list, location);
+    for (let i = 0; i < list.length; i++) if (!this.claimRecord(list[i], location)) return false;
     return true;
+  }
+
+  /** The id of one raw call record (Bedrock's records may say `toolUseId`) claimed for `location`. */
+  private claimRecord(c: Loose, location: Location): boolean {
+    if (c === null || typeof c !== "object") return this.open.claim(undefined, location);
+    return this.open.claim(location === Location.KwargsToolCalls ? c.id : (c.toolUseId ?? c.id), location);
   }
 
   /** An assistant message's content: call blocks agree with `tool_calls`; no blocks the provider refuses. */
@@ -352,9 +367,9 @@ export class CleanWalk {
     if (
       kwargs !== undefined &&
       kwargs !== null &&
-      (!this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
-        !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
-        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel))
+      (!this.allClaimed(kwargs.tool_calls, Location.KwargsToolCalls) ||
+        !this.allClaimed(kwargs.tool_use, Location.KwargsToolUse) ||
+        !this.allClaimed(kwargs.toolUse, Location.KwargsToolUseCamel))
     )
       return false;
     if (typeof content !== "string") {
@@ -402,7 +417,7 @@ export class CleanWalk {
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
-        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
+        if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
         prev = TOOL;
         prevSystem = false;
         continue;
@@ -411,7 +426,7 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
-        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
+        if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
         // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
         if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
         serverEnded =
@@ -439,7 +454,7 @@ export class CleanWalk {
       const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
       prevSystem = false;
       if (turn === NONE) continue; // other messages are not turns
-      if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
+      if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
       if (turn === ASSISTANT) {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         serverEnded = false;
@@ -449,6 +464,3 @@ export class CleanWalk {
     return true;
   }
 }
-
-const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
-const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);
