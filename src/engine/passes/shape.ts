@@ -103,21 +103,24 @@ function reshaped(message: BaseMessage): BaseMessage {
   });
 }
 
+/** The malformed messages, by index (a loop: the repair path asks of every message). */
+function malformed(messages: readonly BaseMessage[]): { index: number; detail: string }[] {
+  const found: { index: number; detail: string }[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const detail = malformation(messages[index]);
+    if (detail !== undefined) found.push({ index, detail });
+  }
+  return found;
+}
+
 export const shapePass: RepairPass = {
   name: "shape",
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return messages.flatMap((m, i) => {
-      const detail = malformation(m);
-      return detail ? [problem(ctx, "malformed_message", i, detail)] : [];
-    });
+    return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },
   repair(messages, ctx) {
-    const found = messages.flatMap((m, index) => {
-      const detail = malformation(m);
-      return detail ? [{ index, detail }] : [];
-    });
-    return rebuildAt(messages, found, ctx, (message, f) => {
+    return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
       ctx.report(
         { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
         message,
