@@ -200,16 +200,6 @@ const turnCode = (role: unknown): number => {
   return turn === "user" ? USER : turn === "assistant" ? ASSISTANT : NONE;
 };
 
-/**
- * Whether the content pass could find something in this content ({@link contentFix} decides): an array, or a string
- * that is empty or starts with white space. A string that starts with anything else is not blank, whatever its size.
- */
-function mayBeBlank(content: string | unknown[]): boolean {
-  if (typeof content !== "string" || content.length === 0) return true;
-  const c = content.charCodeAt(0);
-  return c <= 32 || c === 0xa0 || c === 0xfeff;
-}
-
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk {
   private readonly seen = new IdSet();
@@ -417,7 +407,7 @@ export class CleanWalk {
       if (type === "tool") {
         if (this.toolsAsText || !open.answer(m.tool_call_id)) return false;
         if (this.parallel && open.waiting === 0) return false; // the call-steps pass splits the answered block
-        if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         prev = TOOL;
         prevSystem = false;
         continue;
@@ -426,7 +416,7 @@ export class CleanWalk {
       if (type === "ai") {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         if (!this.cleanAssistant(m, content)) return false;
-        if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
+        if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
         // Every other location of a call agrees with `tool_calls` by now: a call anywhere means one there.
         if (this.toolsAsText && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
         serverEnded =
@@ -454,7 +444,7 @@ export class CleanWalk {
       const turn = type === "human" ? USER : type === "generic" ? turnCode(m.role) : NONE;
       prevSystem = false;
       if (turn === NONE) continue; // other messages are not turns
-      if (profile.nonEmptyContent && mayBeBlank(content) && contentFix(m as BaseMessage)) return false;
+      if (profile.nonEmptyContent && contentFix(m as BaseMessage)) return false;
       if (turn === ASSISTANT) {
         if ((prev === NONE && profile.leadingUser) || (prev === ASSISTANT && profile.alternation)) return false;
         serverEnded = false;

@@ -39,11 +39,22 @@ function makesCalls(message: BaseMessage): boolean {
 }
 
 /**
- * What a message needs, and why; undefined when the provider takes it as it is. The clean walk asks for every
- * message, so the common cases (a string, an assistant message with calls) are read before any helper is called.
+ * Whether content may be blank: an array, or a string that is empty or starts with white space. A string that starts
+ * with anything else is not blank, whatever its size.
+ */
+function mayBeBlank(content: unknown): boolean {
+  if (typeof content !== "string" || content.length === 0) return true;
+  const c = content.charCodeAt(0);
+  return c <= 32 || c === 0xa0 || c === 0xfeff;
+}
+
+/**
+ * What a message needs, and why; undefined when the provider takes it as it is. The clean walk asks of every
+ * message, so content that starts with something to say is answered before any helper is called.
  */
 export function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const content = m.content as unknown;
+  if (!mayBeBlank(content)) return undefined;
   const type = m.type;
   const blankString = typeof content === "string" && isBlankText(content);
   const blankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
