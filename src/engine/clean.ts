@@ -271,12 +271,17 @@ export class CleanWalk {
   }
 
   /** Every id of one location (a list, or one record) names a different call of this message's `tool_calls`. */
-  private allClaimed(list: unknown, idOf: (item: Loose) => unknown, location: Location): boolean {
+  private allClaimed(list: unknown, location: Location): boolean {
     if (list === undefined || list === null) return true;
-    const open = this.open;
-    if (!Array.isArray(list)) return open.claim(idOf(list as Loose), location);
-    for (let i = 0; i < list.length; i++) if (!open.claim(idOf(list[i]), location)) return false;
+    if (!Array.isArray(list)) return this.claimRecord(list, location);
+    for (let i = 0; i < list.length; i++) if (!this.claimRecord(list[i], location)) return false;
     return true;
+  }
+
+  /** The id of one raw call record (Bedrock's records may say `toolUseId`) claimed for `location`. */
+  private claimRecord(c: Loose, location: Location): boolean {
+    if (c === null || typeof c !== "object") return this.open.claim(undefined, location);
+    return this.open.claim(location === Location.KwargsToolCalls ? c.id : (c.toolUseId ?? c.id), location);
   }
 
   /** An assistant message's content: call blocks agree with `tool_calls`; no blocks the provider refuses. */
@@ -352,9 +357,9 @@ export class CleanWalk {
     if (
       kwargs !== undefined &&
       kwargs !== null &&
-      (!this.allClaimed(kwargs.tool_calls, rawCallId, Location.KwargsToolCalls) ||
-        !this.allClaimed(kwargs.tool_use, recordId, Location.KwargsToolUse) ||
-        !this.allClaimed(kwargs.toolUse, recordId, Location.KwargsToolUseCamel))
+      (!this.allClaimed(kwargs.tool_calls, Location.KwargsToolCalls) ||
+        !this.allClaimed(kwargs.tool_use, Location.KwargsToolUse) ||
+        !this.allClaimed(kwargs.toolUse, Location.KwargsToolUseCamel))
     )
       return false;
     if (typeof content !== "string") {
@@ -449,6 +454,3 @@ export class CleanWalk {
     return true;
   }
 }
-
-const rawCallId = (c: Loose) => (c !== null && typeof c === "object" ? c.id : undefined);
-const recordId = (c: Loose) => (c !== null && typeof c === "object" ? (c.toolUseId ?? c.id) : undefined);

@@ -25,11 +25,6 @@ const ACTION = {
   fill: "filled_empty_result",
 } as const;
 
-const isEmptyContent = (content: unknown) =>
-  content === undefined ||
-  content === null ||
-  (typeof content === "string" ? isBlankText(content) : Array.isArray(content) && content.every(isBlankTextBlock));
-
 const hasId = (call: { id?: unknown } | null) => typeof call?.id === "string" && call.id !== "";
 
 /** Whether an assistant message makes any call, in any location (the clean walk's case first: an id in tool_calls). */
@@ -43,22 +38,38 @@ function makesCalls(message: BaseMessage): boolean {
   return found;
 }
 
-/** What a message needs, and why; undefined when the provider takes it as it is. */
+/**
+ * Whether content may be blank: an array, or a string that is empty or starts with white space. A string that starts
+ * with anything else is not blank, whatever its size.
+ */
+function mayBeBlank(content: unknown): boolean {
+  if (typeof content !== "string" || content.length === 0) return true;
+  const c = content.charCodeAt(0);
+  return c <= 32 || c === 0xa0 || c === 0xfeff;
+}
+
+/**
+ * What a message needs, and why; undefined when the provider takes it as it is. The clean walk asks of every
+ * message, so content that starts with something to say is answered before any helper is called.
+ */
 export function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const content = m.content as unknown;
+  if (!mayBeBlank(content)) return undefined;
+  const type = m.type;
+  const blankString = typeof content === "string" && isBlankText(content);
   const blankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
-  const turn = turnOf(m);
-  if (turn === "assistant" && m.type === "ai") {
-    if (!saysSomethingToSend(content) && !makesCalls(m))
-      return ["remove", "assistant message with no content and no calls"];
+  if (type === "ai") {
+    const says = typeof content === "string" ? !blankString : saysSomethingToSend(content);
+    if (!says && !makesCalls(m)) return ["remove", "assistant message with no content and no calls"];
     if (blankBlock) return ["strip_blank_blocks", "blank text block in an assistant message"];
-    if (typeof content === "string" && content.length > 0 && isBlankText(content))
+    if (blankString && (content as string).length > 0)
       return ["blank_string", "assistant message whose text is only white space"];
     return undefined;
   }
+  const turn = type === "tool" ? "tool" : type === "human" ? "user" : type === "generic" ? turnOf(m) : undefined;
   if (turn !== "tool" && turn !== "user" && turn !== "assistant") return undefined;
-  const what = turn === "tool" ? "tool result" : `${m.type === "generic" ? "chat" : "user"} message`;
-  if (isEmptyContent(content))
+  const what = turn === "tool" ? "tool result" : `${type === "generic" ? "chat" : "user"} message`;
+  if (blankString || (Array.isArray(content) && content.every(isBlankTextBlock)))
     return turn === "tool" ? ["fill", "tool result with empty content"] : ["remove", `${what} with no content`];
   return blankBlock ? ["strip_blank_blocks", `blank text block in a ${what}`] : undefined;
 }

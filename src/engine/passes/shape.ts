@@ -12,10 +12,14 @@ import { problem, rebuildAt, type FindContext, type RepairPass } from "../contex
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
+/** A record (not null, not an array): read inline, since the clean walk asks {@link malformation} of every message. */
+const isRecord = (value: unknown): value is Dict =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
 function hasLooseItems(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
+  for (let i = 0; i < content.length; i++) if (!isRecord(content[i])) return true;
   return false;
 }
 
@@ -51,7 +55,7 @@ function argsObject(args: unknown): Dict {
 function hasMalformedEntry(list: unknown[], args: boolean): boolean {
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
-    if (!isDict(c) || (args && !isDict(c.args))) return true;
+    if (!isRecord(c) || (args && !isRecord(c.args))) return true;
   }
   return false;
 }
@@ -63,7 +67,7 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
 export function malformation(message: BaseMessage): string | undefined {
   const m = message as unknown as Dict;
   const loose = hasLooseItems(m.content);
-  if (isAssistant(message)) {
+  if (m.type === "ai") {
     const calls = m.tool_calls;
     const invalid = m.invalid_tool_calls;
     if (calls !== undefined && !Array.isArray(calls)) return "assistant message whose tool_calls is not an array";
@@ -73,7 +77,7 @@ export function malformation(message: BaseMessage): string | undefined {
       return "assistant message with a malformed invalid_tool_calls entry";
     return loose ? "assistant message whose content array holds items that are not blocks" : undefined;
   }
-  if (isToolResult(message)) {
+  if (m.type === "tool") {
     if (typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
     return loose ? "tool result whose content array holds items that are not blocks" : undefined;
   }
@@ -99,21 +103,24 @@ function reshaped(message: BaseMessage): BaseMessage {
   });
 }
 
+/** The malformed messages, by index (a loop: the repair path asks of every message). */
+function malformed(messages: readonly BaseMessage[]): { index: number; detail: string }[] {
+  const found: { index: number; detail: string }[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const detail = malformation(messages[index]);
+    if (detail !== undefined) found.push({ index, detail });
+  }
+  return found;
+}
+
 export const shapePass: RepairPass = {
   name: "shape",
   structural: true,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return messages.flatMap((m, i) => {
-      const detail = malformation(m);
-      return detail ? [problem(ctx, "malformed_message", i, detail)] : [];
-    });
+    return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },
   repair(messages, ctx) {
-    const found = messages.flatMap((m, index) => {
-      const detail = malformation(m);
-      return detail ? [{ index, detail }] : [];
-    });
-    return rebuildAt(messages, found, ctx, (message, f) => {
+    return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
       ctx.report(
         { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
         message,
