@@ -117,7 +117,8 @@ function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputForma
 /**
  * The model bound for one strategy, and the turn that closes its request. The model's own bound call options
  * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
- * answer tool, forced, under `tool`).
+ * answer tool, forced, under `tool`). `call` takes the history and answers with the JSON as its text (a forced
+ * tool call's arguments, serialised).
  */
 export async function prepareStructuredCall(
   setup: {
@@ -128,20 +129,14 @@ export async function prepareStructuredCall(
     tools: readonly unknown[];
   },
   config?: RunnableConfig,
-): Promise<{
-  /** One call: the history in, an answer out whose text is the JSON (a forced tool call's arguments, serialised). */
-  call: (messages: BaseMessage[], config?: RunnableConfig) => Promise<AIMessage>;
-  /** The user turn that ends the request. */
-  closingTurn: HumanMessage;
-}> {
+) {
+  const { strategy, format } = setup;
   const model = await withInstance(setup.model, config);
   const instance = model.instance;
-  if (instance === undefined)
-    throw new TypeError(`No chat model found for the ${setup.strategy} structured-output call`);
+  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
   const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
-  const taken = new Set(setup.tools.map(toolNameOf).filter((n): n is string => n !== undefined));
-  const toolName = formatNameOf(setup.format, taken);
-  const { strategy, format } = setup;
+  const taken = new Set(setup.tools.map(toolNameOf).filter((n) => n !== undefined));
+  const toolName = formatNameOf(format, taken);
   let target = instance;
   let options = callOptions;
   if (strategy === "tool") options = { ...callOptions, tool_choice: toolName };
@@ -183,9 +178,8 @@ function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
 }
 
 function toolNameOf(tool: unknown): string | undefined {
-  if (!isDict(tool)) return undefined;
-  const names = [tool, tool.function, tool.toolSpec].map((part) => (isDict(part) ? part.name : undefined));
-  return names.find((name): name is string => typeof name === "string");
+  const parts = isDict(tool) ? [tool, tool.function, tool.toolSpec] : [];
+  return parts.map((part) => (isDict(part) ? part.name : undefined)).find((name) => typeof name === "string");
 }
 
 /**

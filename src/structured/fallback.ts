@@ -105,8 +105,9 @@ export function nativeFallbacks(
       reason,
     };
     if (cause === "refused") refused.set(key, fallback);
-    if (!reported.has(`${key}\u0000${cause}`)) {
-      reported.add(`${key}\u0000${cause}`);
+    const reportKey = `${key}\u0000${cause}`;
+    if (!reported.has(reportKey)) {
+      reported.add(reportKey);
       try {
         onFallback?.(fallback);
       } catch {

@@ -46,28 +46,13 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
       return { ok: false, issues: result.error.issues.map((issue) => pathed(issue.path, issue.message)) };
     });
   }
-  if (isSerializableSchema(schema)) {
-    const standard = (schema as { "~standard": { validate(v: unknown): unknown } })["~standard"];
-    return formatWith<T>(
-      toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) as JsonSchema,
-      prompt,
-      async (value) => {
-        const result = (await standard.validate(value)) as {
-          value?: T;
-          issues?: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[];
-        };
-        if (!result.issues) return { ok: true, value: result.value as T };
-        return {
-          ok: false,
-          issues: result.issues.map((issue) =>
-            pathed(
-              (issue.path ?? []).map((p) => (isDict(p) ? p.key : p)),
-              issue.message,
-            ),
-          ),
-        };
-      },
-    );
+  if (isSerializableSchema<unknown, T>(schema)) {
+    return formatWith<T>(toJsonSchema(schema) as JsonSchema, prompt, async (value) => {
+      const result = await schema["~standard"].validate(value);
+      if (!result.issues) return { ok: true, value: result.value };
+      const keyOf = (p: PropertyKey | { key: PropertyKey }) => (isDict(p) ? p.key : p);
+      return { ok: false, issues: result.issues.map((issue) => pathed((issue.path ?? []).map(keyOf), issue.message)) };
+    });
   }
   const jsonSchema = isDict(schema) && !isStandardSchema(schema) ? functionParametersOr(schema) : undefined;
   if (jsonSchema !== undefined && Object.keys(jsonSchema).some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {

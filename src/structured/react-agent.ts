@@ -216,11 +216,7 @@ export const withPromptedStructuredOutput = boundary(
     const slot = promptSlotOf(rest as AnyParams);
     const wrapped = { ...rest, stateSchema: withStructuredResponseField(rest.stateSchema) };
     const withHook = (hook: Hook, more: Record<string, unknown> = {}) =>
-      ({ ...wrapped, ...more, postModelHook: afterUserHook(rest.postModelHook, hook) }) as CreateReactAgentParams<
-        A,
-        S,
-        C
-      >;
+      ({ ...wrapped, ...more, postModelHook: afterUserHook(rest.postModelHook, hook) }) as typeof params;
 
     if (!perCall) {
       // One model (createReactAgent takes no fallback chain as `llm`).
@@ -342,28 +338,23 @@ const isSystemMessage = (value: unknown): value is SystemMessage =>
 
 /** The agent's model with its tools bound, unless it has tools bound already. */
 function withAgentTools(llm: AnyParams["llm"], tools: unknown[]): Runnable {
-  if (tools.length === 0 || hasBoundTools(llm)) return llm as Runnable;
+  const binding = RunnableBinding.isRunnableBinding(llm) ? llm : undefined;
+  const hasBoundTools =
+    Array.isArray((binding?.kwargs as Update | undefined)?.tools) ||
+    Array.isArray((binding?.config as Update | undefined)?.tools);
+  if (tools.length === 0 || hasBoundTools) return llm as Runnable;
   const bindable = llm as unknown as { bindTools?: (t: unknown[]) => Runnable };
   if (typeof bindable.bindTools === "function") return bindable.bindTools(tools);
-  if (RunnableBinding.isRunnableBinding(llm)) {
-    const inner = llm.bound as unknown as { bindTools?: (t: unknown[]) => Runnable };
-    if (typeof inner.bindTools === "function") {
-      const rebound = inner.bindTools(tools);
-      if (!RunnableBinding.isRunnableBinding(rebound))
-        return new RunnableBinding({ bound: rebound, config: llm.config, kwargs: llm.kwargs });
-      return new RunnableBinding({
-        bound: rebound.bound,
-        config: { ...llm.config, ...rebound.config },
-        kwargs: { ...llm.kwargs, ...rebound.kwargs },
-      });
-    }
-  }
-  return llm as Runnable;
-}
-
-function hasBoundTools(llm: unknown): boolean {
-  if (!RunnableBinding.isRunnableBinding(llm)) return false;
-  return Array.isArray((llm.kwargs as Update | undefined)?.tools) || Array.isArray((llm.config as Update)?.tools);
+  const inner = binding?.bound as unknown as { bindTools?: (t: unknown[]) => Runnable } | undefined;
+  if (binding === undefined || typeof inner?.bindTools !== "function") return llm as Runnable;
+  const rebound = inner.bindTools(tools);
+  if (!RunnableBinding.isRunnableBinding(rebound))
+    return new RunnableBinding({ bound: rebound, config: binding.config, kwargs: binding.kwargs });
+  return new RunnableBinding({
+    bound: rebound.bound,
+    config: { ...binding.config, ...rebound.config },
+    kwargs: { ...binding.kwargs, ...rebound.kwargs },
+  });
 }
 
 /** `update` at a final answer: an assistant message without tool calls (anything else keeps the loop going). */
@@ -393,11 +384,8 @@ async function promptedUpdate(
       const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
       // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
       // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
-      const provider = isBedrockModel(target.model, { env: options.env }) ? "bedrock" : "strict";
-      return (await target.model.invoke(
-        await repairedRequest(input, provider, options, config),
-        config,
-      )) as BaseMessage;
+      const bedrock = isBedrockModel(target.model, { env: options.env });
+      return (await target.model.invoke(await repairedRequest(input, bedrock, options, config), config)) as BaseMessage;
     },
   });
   return structuredUpdate(options, last, resolved);
@@ -458,16 +446,11 @@ async function branchResponse(
   }
   const constrained = async (strategy: StructuredOutputStrategy) => {
     const prepared = await prepareStructuredCall({ strategy, model, format, tools: context.tools }, config);
-    const input = structuredCallInput(
-      messages.slice(0, -1),
-      messages[messages.length - 1],
-      prepared.closingTurn,
-      format,
-    );
+    const input = structuredCallInput(messages.slice(0, -1), messages.at(-1)!, prepared.closingTurn, format);
     // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
-    const provider = model.provider === "bedrock" || envSelectsBedrock(options.env) ? "bedrock" : "strict";
+    const bedrock = model.provider === "bedrock" || envSelectsBedrock(options.env);
     const ask = async (followUp: BaseMessage[]) =>
-      prepared.call(await repairedRequest([...input, ...followUp], provider, options, config), config);
+      prepared.call(await repairedRequest([...input, ...followUp], bedrock, options, config), config);
     const resolved = await resolveStructuredAnswer(await ask([]), format, {
       maxCorrections: options.maxCorrections,
       askAgain: ask,
@@ -480,14 +463,14 @@ async function branchResponse(
     : constrained(strategy);
 }
 
-/** A request this wrapper sends itself, repaired for `provider`; every repair reported like a surface's. */
+/** A request this wrapper sends itself, repaired for Bedrock or a strict provider; every repair reported like a surface's. */
 async function repairedRequest(
   messages: BaseMessage[],
-  provider: "bedrock" | "strict",
+  bedrock: boolean,
   options: PromptedStructuredOutputOptions,
   config: LangGraphRunnableConfig,
 ): Promise<BaseMessage[]> {
-  const repaired = repairToolCalls(messages, { provider });
+  const repaired = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
   await reportRepairs(repaired.repairs, { onRepair: options.onRepair }, config);
   return repaired.messages;
 }

@@ -208,11 +208,13 @@ const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries(
     [
       [
         ["object"],
-        "properties required additionalProperties patternProperties propertyNames minProperties maxProperties",
+        "properties required additionalProperties patternProperties propertyNames minProperties maxProperties " +
+          "dependentRequired dependentSchemas unevaluatedProperties",
       ],
-      [["object"], "dependentRequired dependentSchemas unevaluatedProperties"],
-      [["array"], "items prefixItems additionalItems unevaluatedItems contains minContains maxContains"],
-      [["array"], "minItems maxItems uniqueItems"],
+      [
+        ["array"],
+        "items prefixItems additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems",
+      ],
       [["string"], "minLength maxLength pattern format contentEncoding contentMediaType"],
       [["number", "integer"], "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
     ] as const
