@@ -17,7 +17,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { FORCED_REPAIRS, findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
-import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
+import { assertArray, boundary, optionsInput, ToolCallRepairInputError } from "../errors";
 import {
   clientCallsAsText,
   defaultSyntheticText,
@@ -68,29 +68,21 @@ export function repairProviderFor(provider: RejectingProvider): Provider {
 }
 
 /** Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls. */
-export function forceRepairToolCalls<M = BaseMessage>(
-  messages: M[],
-  rejection: ProviderRejection,
-  options: ForceRepairOptions = {},
-): RepairResult<M> {
+export const forceRepairToolCalls = boundary("forceRepairToolCalls", function forceRepairToolCalls<
+  M = BaseMessage,
+>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions = {}): RepairResult<M> {
   const fn = "forceRepairToolCalls";
   assertArray(messages, fn);
-  // The rejection and the options are read once, each under its own name: a getter that throws is an input error.
-  const isRejection = readingInput(
-    () => isDict(rejection) && Array.isArray(rejection.toolCallIds) && (void { ...rejection }, true),
-    fn,
-    "rejection",
-  );
-  if (!isRejection)
+  if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds))
     throw new ToolCallRepairInputError(`${fn} expects a rejection from parseToolPairingError`, {
       argument: "rejection",
     });
-  const given = readingInput(() => ({ ...optionsInput(options, fn) }), fn, "options") as ForceRepairOptions;
-  const result = readingInput(() => forceRepair(messages, rejection, given), fn);
-  // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
+  const given = optionsInput(options, fn) as ForceRepairOptions;
+  const result = forceRepair(messages, rejection, given);
+  // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(given.onRepair, result.repairs);
   return result;
-}
+});
 
 /**
  * The profile that turns tool blocks into text after a `tool_config_missing` rejection: the configured one when it
