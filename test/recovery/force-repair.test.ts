@@ -9,7 +9,7 @@ import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human, shape, toolResult } from "../support/builders";
 import { brokenPlanArb, buildHistory, textOf } from "../support/histories";
 import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
-import { boundaryError, errorOf, inputError, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, throwingObject } from "../support/hostile";
 
 const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
   provider: "bedrock",
