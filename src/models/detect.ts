@@ -323,9 +323,11 @@ function collectConfigurable(
   const callOptions = { ...queued, ...bound };
   const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
   const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
-  const provider = refined(CONFIGURED_PROVIDERS.get(providerName), modelId, () => {
-    return config.useResponsesApi === true || modelPrefersResponsesApi(modelId);
-  });
+  const provider = refined(
+    CONFIGURED_PROVIDERS.get(providerName),
+    modelId,
+    () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+  );
   found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
 }
 
@@ -378,9 +380,11 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
   const provider =
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??
     (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId)));
-  return refined(provider, modelId, () => {
-    return meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra;
-  });
+  return refined(
+    provider,
+    modelId,
+    () => meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra,
+  );
 }
 
 /**

@@ -228,13 +228,10 @@ function sameReasoningRun(message: AIMessage, named: ReadonlySet<string>): Set<s
 function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<string> {
   const ids = new Set(named);
   for (const m of messages) {
-    if (!isAssistant(m)) continue;
-    const output = isDict(m.response_metadata) ? m.response_metadata.output : undefined;
+    const output = isAssistant(m) && isDict(m.response_metadata) ? m.response_metadata.output : undefined;
     if (!Array.isArray(output)) continue;
-    for (const item of output) {
-      if (isDict(item) && typeof item.id === "string" && named.has(item.id) && typeof item.call_id === "string")
-        ids.add(item.call_id);
-    }
+    for (const item of output)
+      if (isDict(item) && named.has(item.id as string) && typeof item.call_id === "string") ids.add(item.call_id);
   }
   return ids;
 }
@@ -418,12 +415,8 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     if (slice.repairs.length > 0) {
       const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
       for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
-      const same = unchanged(input).origin;
-      const origin = [
-        ...same.slice(0, start),
-        ...slice.messages.map((_, k) => Math.min(start + k, end - 1)),
-        ...same.slice(end),
-      ];
+      const { origin } = unchanged(input);
+      origin.splice(start, end - start, ...slice.messages.map((_, k) => Math.min(start + k, end - 1)));
       if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver))
         return { messages, origin };
       return whole(messages, origin);
