@@ -42,13 +42,13 @@ interface Read {
   m: Dict;
 }
 
+const KINDS = new Set(["human", "ai", "tool", "system"]);
+
 function read(message: unknown, index: number): Read {
-  const m = readMessage(message, index);
+  const m = readMessage(message, index) as unknown as Dict & { _getType(): string };
   const type = m._getType();
-  const fields = m as unknown as Dict;
-  if (type === "human" || type === "ai" || type === "tool" || type === "system")
-    return { kind: type as Kind, m: fields };
-  return { kind: "other", role: typeof fields.role === "string" ? fields.role : undefined, m: fields };
+  if (KINDS.has(type)) return { kind: type as Kind, m };
+  return { kind: "other", role: typeof m.role === "string" ? m.role : undefined, m };
 }
 
 const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
