@@ -13,7 +13,7 @@
  * environment decides), and the wrappers check the model the function returns, at call time.
  */
 import { Runnable } from "@langchain/core/runnables";
-import { assertString, expectedInput, optionsInput, ownInput, readingInput } from "../errors";
+import { assertString, boundary, expectedInput, optionsInput } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
@@ -98,16 +98,16 @@ export function isModelChooser(model: unknown): model is (...args: never[]) => u
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
-export function envSelectsBedrock(env: Env = process.env): boolean {
-  return selectsBedrock(env, "envSelectsBedrock", "env");
-}
+export const envSelectsBedrock = boundary("envSelectsBedrock", (env: Env = process.env): boolean =>
+  selectsBedrock(env, "envSelectsBedrock", "env"),
+);
 
 /** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
 function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
   if (env === undefined) env = process.env;
   if (typeof env !== "object" || env === null)
     throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
-  const value = ownInput(env as Record<string, unknown>, "LLM_PROVIDER", fn, argument);
+  const value = Object.hasOwn(env, "LLM_PROVIDER") ? (env as Env).LLM_PROVIDER : undefined;
   return typeof value === "string" && ["aws-bedrock", "bedrock"].includes(value.trim().toLowerCase());
 }
 
@@ -115,27 +115,18 @@ function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
  * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model
  * (a function, a plain object, a lambda). Depth-limited so that a cyclic object cannot hang it.
  */
-export function describeModels(model: unknown): ModelDescription[] {
-  return modelsOf(model, "describeModels");
-}
-
-/**
- * {@link describeModels} for `fn`: a model whose fields cannot be read (a getter that throws, a revoked proxy)
- * is an input error naming `fn` and `model`, not the raw error.
- */
-export function modelsOf(model: unknown, fn: string): ModelDescription[] {
+export const describeModels = boundary("describeModels", (model: unknown): ModelDescription[] => {
   const found: ModelDescription[] = [];
-  readingInput(() => collect(model, {}, "primary", 0, found), fn, "model");
+  collect(model, {}, "primary", 0, found);
   return found;
-}
+});
 
-/** Detection options: `bedrock` a boolean, `env` an object of environment variables. */
+/** Detection options: `bedrock` a boolean, `env` an object of environment variables (own values only). */
 function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?: Env } {
   const record = optionsInput(options, fn);
-  const bedrock = ownInput(record, "bedrock", fn);
+  const { bedrock, env } = { ...record };
   if (bedrock !== undefined && typeof bedrock !== "boolean")
     throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
-  const env = ownInput(record, "env", fn);
   if (env !== undefined && (typeof env !== "object" || env === null))
     throw expectedInput(fn, "options.env", "an object of environment variables", env);
   return { bedrock, env: env as Env | undefined };
@@ -147,14 +138,15 @@ function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?:
  * whose provider is `bedrock`/`aws` (or whose model id starts with `amazon.`, as initChatModel infers).
  * `options.bedrock` decides outright; `LLM_PROVIDER=aws-bedrock` makes it true for any model.
  */
-export function isBedrockModel(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  return bedrockModel(model, options, "isBedrockModel");
-}
+export const isBedrockModel = boundary(
+  "isBedrockModel",
+  (model: unknown, options: BedrockDetectOptions = {}): boolean => bedrockModel(model, options, "isBedrockModel"),
+);
 
 function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
   const { bedrock, env } = detectOptions(options, fn);
   return (
-    bedrock ?? (selectsBedrock(env, fn, "options.env") || modelsOf(model, fn).some((m) => m.provider === "bedrock"))
+    bedrock ?? (selectsBedrock(env, fn, "options.env") || describeModels(model).some((m) => m.provider === "bedrock"))
   );
 }
 
@@ -164,25 +156,22 @@ function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
  * `anthropic/claude-sonnet-4.6`), and Llama on Bedrock (`meta.llama3-...`, or any Llama id on a Bedrock model).
  * Takes a model (read through wrappers; a fallback chain counts when any of its models cannot) or a model id.
  */
-export function cannotPrefill(modelOrId: unknown): boolean {
-  return prefillRefused(modelOrId, "cannotPrefill");
-}
-
-function prefillRefused(modelOrId: unknown, fn: string): boolean {
+export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boolean => {
   if (typeof modelOrId === "string") return idCannotPrefill(modelOrId, false);
-  return modelsOf(modelOrId, fn).some(
+  return describeModels(modelOrId).some(
     (m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"),
   );
-}
+});
 
 /**
  * createReactAgent's own `responseFormat` call would fail (or prefill): a Bedrock model ({@link isBedrockModel},
  * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
  */
-export function needsPromptedStructuredOutput(model: unknown, options: BedrockDetectOptions = {}): boolean {
-  const fn = "needsPromptedStructuredOutput";
-  return bedrockModel(model, options, fn) || prefillRefused(model, fn);
-}
+export const needsPromptedStructuredOutput = boundary(
+  "needsPromptedStructuredOutput",
+  (model: unknown, options: BedrockDetectOptions = {}): boolean =>
+    bedrockModel(model, options, "needsPromptedStructuredOutput") || cannotPrefill(model),
+);
 
 export interface ClaudeVersion {
   family: string;
@@ -334,9 +323,11 @@ function collectConfigurable(
   const callOptions = { ...queued, ...bound };
   const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
   const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
-  const provider = refined(CONFIGURED_PROVIDERS.get(providerName), modelId, () => {
-    return config.useResponsesApi === true || modelPrefersResponsesApi(modelId);
-  });
+  const provider = refined(
+    CONFIGURED_PROVIDERS.get(providerName),
+    modelId,
+    () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+  );
   found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
 }
 
@@ -389,9 +380,11 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
   const provider =
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??
     (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId)));
-  return refined(provider, modelId, () => {
-    return meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra;
-  });
+  return refined(
+    provider,
+    modelId,
+    () => meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra,
+  );
 }
 
 /**

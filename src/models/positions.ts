@@ -10,7 +10,7 @@
  * histories in test/models/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
-import { ToolCallRepairInputError, assertArray, errorText, expectedInput, readingInput } from "../errors";
+import { assertArray, boundary, expectedInput } from "../errors";
 import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 
@@ -42,13 +42,13 @@ interface Read {
   m: Dict;
 }
 
+const KINDS = new Set(["human", "ai", "tool", "system"]);
+
 function read(message: unknown, index: number): Read {
-  const m = readMessage(message, index);
+  const m = readMessage(message, index) as unknown as Dict & { _getType(): string };
   const type = m._getType();
-  const fields = m as unknown as Dict;
-  if (type === "human" || type === "ai" || type === "tool" || type === "system")
-    return { kind: type as Kind, m: fields };
-  return { kind: "other", role: typeof fields.role === "string" ? fields.role : undefined, m: fields };
+  if (KINDS.has(type)) return { kind: type as Kind, m };
+  return { kind: "other", role: typeof m.role === "string" ? m.role : undefined, m };
 }
 
 const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
@@ -82,57 +82,42 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
 };
 
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
-export function payloadPositions(messages: readonly unknown[], format: WireFormat): PayloadPositions {
-  const fn = "payloadPositions";
-  assertArray(messages, fn);
-  const formats: unknown[] = Object.keys(LAYOUTS);
-  if (!formats.includes(format)) throw expectedInput(fn, "format", `one of ${formats.join(", ")}`, format);
-  const reads: Read[] = new Array(readingInput(() => messages.length, fn));
-  for (let i = 0; i < reads.length; i++) {
-    try {
-      reads[i] = read(messages[i], i);
-    } catch (error) {
-      // The reader names the message it cannot read; an index getter that throws is named here.
-      if (ToolCallRepairInputError.isInstance(error)) throw error;
-      throw ToolCallRepairInputError.atMessage(i, `could not be read (${errorText(error)})`, error);
-    }
-  }
-  return LAYOUTS[format](reads);
-}
+export const payloadPositions = boundary(
+  "payloadPositions",
+  (messages: readonly unknown[], format: WireFormat): PayloadPositions => {
+    const fn = "payloadPositions";
+    assertArray(messages, fn);
+    const formats: unknown[] = Object.keys(LAYOUTS);
+    if (!formats.includes(format)) throw expectedInput(fn, "format", `one of ${formats.join(", ")}`, format);
+    return LAYOUTS[format](Array.from(messages, read));
+  },
+);
 
 /**
  * The LangChain message a provider position refers to: the message that built payload entry `payloadIndex`,
  * or, when several share it, the one holding content block `block`. Undefined when nothing built that entry.
  */
-export function messageIndexAt(positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined {
-  const fn = "messageIndexAt";
-  const usable = readingInput(
-    () => isDict(positions) && Array.isArray(positions.messagesAt) && Array.isArray(positions.blockOffset),
-    fn,
-    "positions",
-  );
-  if (!usable)
-    throw expectedInput(
-      fn,
-      "positions",
-      "what payloadPositions returned ({ messagesAt, blockOffset, ... })",
-      positions,
-    );
-  if (!isIndex(payloadIndex)) throw expectedInput(fn, "payloadIndex", "a non-negative integer", payloadIndex);
-  if (block !== undefined && !isIndex(block))
-    throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
-  return readingInput(
-    () => {
-      const members = positions.messagesAt[payloadIndex];
-      if (!members || members.length === 0) return undefined;
-      let found = members[0];
-      if (block !== undefined) for (const member of members) if (positions.blockOffset[member] <= block) found = member;
-      return found;
-    },
-    fn,
-    "positions",
-  );
-}
+export const messageIndexAt = boundary(
+  "messageIndexAt",
+  (positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
+    const fn = "messageIndexAt";
+    if (!isDict(positions) || !Array.isArray(positions.messagesAt) || !Array.isArray(positions.blockOffset))
+      throw expectedInput(
+        fn,
+        "positions",
+        "what payloadPositions returned ({ messagesAt, blockOffset, ... })",
+        positions,
+      );
+    if (!isIndex(payloadIndex)) throw expectedInput(fn, "payloadIndex", "a non-negative integer", payloadIndex);
+    if (block !== undefined && !isIndex(block))
+      throw expectedInput(fn, "block", "a non-negative integer or undefined", block);
+    const members = positions.messagesAt[payloadIndex];
+    if (!members || members.length === 0) return undefined;
+    let found = members[0];
+    if (block !== undefined) for (const member of members) if (positions.blockOffset[member] <= block) found = member;
+    return found;
+  },
+);
 
 const isIndex = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0;

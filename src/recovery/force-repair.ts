@@ -17,7 +17,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { FORCED_REPAIRS, findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
-import { assertArray, optionsInput, readingInput, ToolCallRepairInputError } from "../errors";
+import { assertArray, boundary, optionsInput, ToolCallRepairInputError } from "../errors";
 import {
   clientCallsAsText,
   defaultSyntheticText,
@@ -68,29 +68,21 @@ export function repairProviderFor(provider: RejectingProvider): Provider {
 }
 
 /** Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls. */
-export function forceRepairToolCalls<M = BaseMessage>(
-  messages: M[],
-  rejection: ProviderRejection,
-  options: ForceRepairOptions = {},
-): RepairResult<M> {
+export const forceRepairToolCalls = boundary("forceRepairToolCalls", function forceRepairToolCalls<
+  M = BaseMessage,
+>(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions = {}): RepairResult<M> {
   const fn = "forceRepairToolCalls";
   assertArray(messages, fn);
-  // The rejection and the options are read once, each under its own name: a getter that throws is an input error.
-  const isRejection = readingInput(
-    () => isDict(rejection) && Array.isArray(rejection.toolCallIds) && (void { ...rejection }, true),
-    fn,
-    "rejection",
-  );
-  if (!isRejection)
+  if (!isDict(rejection) || !Array.isArray(rejection.toolCallIds))
     throw new ToolCallRepairInputError(`${fn} expects a rejection from parseToolPairingError`, {
       argument: "rejection",
     });
-  const given = readingInput(() => ({ ...optionsInput(options, fn) }), fn, "options") as ForceRepairOptions;
-  const result = readingInput(() => forceRepair(messages, rejection, given), fn);
-  // Reported after the repair and outside reading the input: a throwing callback neither fails nor undoes it.
+  const given = optionsInput(options, fn) as ForceRepairOptions;
+  const result = forceRepair(messages, rejection, given);
+  // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(given.onRepair, result.repairs);
   return result;
-}
+});
 
 /**
  * The profile that turns tool blocks into text after a `tool_config_missing` rejection: the configured one when it
@@ -236,13 +228,10 @@ function sameReasoningRun(message: AIMessage, named: ReadonlySet<string>): Set<s
 function namedCallIds(messages: BaseMessage[], named: ReadonlySet<string>): Set<string> {
   const ids = new Set(named);
   for (const m of messages) {
-    if (!isAssistant(m)) continue;
-    const output = isDict(m.response_metadata) ? m.response_metadata.output : undefined;
+    const output = isAssistant(m) && isDict(m.response_metadata) ? m.response_metadata.output : undefined;
     if (!Array.isArray(output)) continue;
-    for (const item of output) {
-      if (isDict(item) && typeof item.id === "string" && named.has(item.id) && typeof item.call_id === "string")
-        ids.add(item.call_id);
-    }
+    for (const item of output)
+      if (isDict(item) && named.has(item.id as string) && typeof item.call_id === "string") ids.add(item.call_id);
   }
   return ids;
 }
@@ -426,12 +415,8 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     if (slice.repairs.length > 0) {
       const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
       for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
-      const same = unchanged(input).origin;
-      const origin = [
-        ...same.slice(0, start),
-        ...slice.messages.map((_, k) => Math.min(start + k, end - 1)),
-        ...same.slice(end),
-      ];
+      const { origin } = unchanged(input);
+      origin.splice(start, end - start, ...slice.messages.map((_, k) => Math.min(start + k, end - 1)));
       if (leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver))
         return { messages, origin };
       return whole(messages, origin);

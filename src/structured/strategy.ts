@@ -12,8 +12,8 @@ import { boundary } from "../errors";
 import {
   claudeAtLeast,
   claudeVersionOf,
+  describeModels,
   envSelectsBedrock,
-  modelsOf,
   type ClaudeVersion,
   type Env,
   type ModelDescription,
@@ -201,7 +201,7 @@ export const structuredOutputStrategies = boundary(
   function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
     const fn = "structuredOutputStrategies";
     options = structuredOptions<StrategyOptions>(options, fn, ["strategy", "env"]);
-    return modelsOf(model, fn).map((description) => strategyChoiceFor(description, options));
+    return describeModels(model).map((description) => strategyChoiceFor(description, options));
   },
 );
 

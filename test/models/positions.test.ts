@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { messageIndexAt, payloadPositions } from "../../src/models/positions";
 import { brokenPlanArb, buildHistory, validPlanArb, type HistoryPlan } from "../support/histories";
 import { payloadFor, type PayloadProvider, type ProviderPayload } from "../support/payloads";
-import { errorOf, inputError, revokedArray, throwingAt, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, inputError, revokedArray, throwingAt, throwingObject } from "../support/hostile";
 
 const RUNS = Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 4);
 
@@ -211,11 +211,10 @@ describe("payloadPositions", () => {
 describe("payloadPositions and messageIndexAt check their arguments", () => {
   const list = [new HumanMessage("q"), new AIMessage("a")];
 
-  it("payloadPositions: a throwing index names the message, a bad format names the format", () => {
-    expect(errorOf(() => payloadPositions(throwingAt(list, 1), "openai"))).toMatchObject({
-      ...inputError("messages", "messages[1] could not be read (IDX)"),
-      index: 1,
-    });
+  it("payloadPositions: a throwing index is its boundary's error, a bad format names the format", () => {
+    expect(errorOf(() => payloadPositions(throwingAt(list, 1), "openai"))).toMatchObject(
+      boundaryError("payloadPositions", "IDX"),
+    );
     expect(errorOf(() => payloadPositions(revokedArray(), "openai"))).toMatchObject(
       inputError("messages", "payloadPositions: messages is an unreadable object"),
     );
@@ -232,7 +231,7 @@ describe("payloadPositions and messageIndexAt check their arguments", () => {
       inputError("positions", "messageIndexAt: positions is undefined"),
     );
     expect(errorOf(() => messageIndexAt(throwingObject() as never, 0))).toMatchObject(
-      inputError("positions", "could not be read (GETTER)"),
+      boundaryError("messageIndexAt", "GETTER"),
     );
     expect(errorOf(() => messageIndexAt(positions, -1))).toMatchObject(inputError("payloadIndex"));
     expect(errorOf(() => messageIndexAt(positions, "0" as never))).toMatchObject(inputError("payloadIndex"));

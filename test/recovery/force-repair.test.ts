@@ -9,7 +9,7 @@ import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human, shape, toolResult } from "../support/builders";
 import { brokenPlanArb, buildHistory, textOf } from "../support/histories";
 import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
-import { errorOf, inputError, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, throwingObject } from "../support/hostile";
 
 const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
   provider: "bedrock",
@@ -310,13 +310,13 @@ describe("properties over generated broken histories", () => {
   );
 });
 
-describe("forceRepairToolCalls reads the rejection and the options each under its own name", () => {
+describe("forceRepairToolCalls: a rejection or options that cannot be read are its boundary's input error", () => {
   const rejection = parseToolPairingError(new Error("No tool output found for function call call_a."))!;
 
-  it("a rejection or options whose getters throw are input errors naming them", () => {
+  it("a rejection or options whose getters throw are input errors naming the function", () => {
     const history = [human(), aiWithCalls("call_a"), human("next")];
     expect(errorOf(() => forceRepairToolCalls(history, throwingObject() as never))).toMatchObject(
-      inputError("rejection", "could not be read (GETTER)"),
+      boundaryError("forceRepairToolCalls", "GETTER"),
     );
     expect(
       errorOf(() =>
@@ -327,9 +327,9 @@ describe("forceRepairToolCalls reads the rejection and the options each under it
           },
         }),
       ),
-    ).toMatchObject(inputError("rejection", "could not be read (x)"));
+    ).toMatchObject(boundaryError("forceRepairToolCalls", "x"));
     expect(errorOf(() => forceRepairToolCalls(history, rejection, throwingObject() as never))).toMatchObject(
-      inputError("options"),
+      boundaryError("forceRepairToolCalls"),
     );
     expect(
       errorOf(() =>
@@ -339,7 +339,7 @@ describe("forceRepairToolCalls reads the rejection and the options each under it
           },
         } as never),
       ),
-    ).toMatchObject(inputError("options", "could not be read (y)"));
+    ).toMatchObject(boundaryError("forceRepairToolCalls", "y"));
     expect(forceRepairToolCalls(history, rejection).repairs.length).toBeGreaterThan(0);
   });
 });

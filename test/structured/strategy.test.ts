@@ -154,7 +154,7 @@ describe("structuredOutputStrategies checks its options and reads the model unde
       ),
     ).toMatchObject(boundaryError("structuredOutputStrategies", "x"));
     expect(errorOf(() => structuredOutputStrategies(throwingObject()))).toMatchObject(
-      inputError("model", "structuredOutputStrategies"),
+      boundaryError("structuredOutputStrategies", "GETTER"),
     );
     expect(structuredOutputStrategies({})).toEqual([]);
   });
