@@ -15,6 +15,7 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer, type ResolvedOptions } from "../engine";
 import {
+  boundary,
   ToolCallRepairInputError,
   describeInput,
   expectedInput,
@@ -257,34 +258,30 @@ export interface RepairStoredMessagesOptions {
  * keeping an exchange that awaits a resume, closing one that a new input abandoned, with the real results from
  * `salvage` where the tools had finished. Pure: the input is never changed, and comes back itself when clean.
  */
-export function repairStoredMessages(messages: BaseMessage[], options: RepairStoredMessagesOptions = {}): StoredRepair {
-  const fn = "repairStoredMessages";
-  return readingInput(() => {
-    const { salvage } = storedMessagesInput(messages, options, fn);
-    return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
-  }, fn);
-}
-
-/**
- * The arguments of {@link repairStoredMessages}: a list of LangChain messages as the saver revives them (anything
- * else, a hole, `null`, a plain object, is an input error naming its index, never a list silently returned
- * unchanged), and `salvage` a Map.
- */
-function storedMessagesInput(messages: unknown, options: unknown, fn: string): RepairStoredMessagesOptions {
-  if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
-  for (let i = 0; i < messages.length; i++) {
-    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-    if (!isMessage(messages[i]))
-      throw ToolCallRepairInputError.atMessage(
-        i,
-        `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
-      );
-  }
-  const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
-  if (salvage !== undefined && !(salvage instanceof Map))
-    throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
-  return { salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined };
-}
+export const repairStoredMessages = boundary(
+  "repairStoredMessages",
+  (messages: BaseMessage[], options: RepairStoredMessagesOptions = {}): StoredRepair => {
+    const fn = "repairStoredMessages";
+    // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
+    // input error naming its index, never a list silently returned unchanged.
+    if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
+    for (let i = 0; i < messages.length; i++) {
+      if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      if (!isMessage(messages[i]))
+        throw ToolCallRepairInputError.atMessage(
+          i,
+          `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
+        );
+    }
+    const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
+    if (salvage !== undefined && !(salvage instanceof Map))
+      throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
+    return createStoredRepairer().repair(messages, {
+      closeOpen: !awaitsResume(messages),
+      salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined,
+    });
+  },
+);
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 

@@ -163,9 +163,11 @@ describe("repairStoredMessages", () => {
       ...inputError("messages", "messages[1] is a hole"),
       index: 1,
     });
-    expect(errorOf(() => repairStoredMessages(throwingAt([human(), ai()], 1)))).toMatchObject(
-      inputError("messages", "could not be read (IDX)"),
-    );
+    // A throwing getter is no realistic input: the entry's boundary answers for it, naming the function.
+    expect(errorOf(() => repairStoredMessages(throwingAt([human(), ai()], 1)))).toMatchObject({
+      ...inputError("arguments", "repairStoredMessages: arguments could not be read (IDX)"),
+      cause: expect.any(Error),
+    });
     expect(errorOf(() => repairStoredMessages(null as never))).toMatchObject(
       inputError("messages", "repairStoredMessages: messages is null"),
     );
