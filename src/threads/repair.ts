@@ -118,72 +118,68 @@ function pendingWork(tuple: CheckpointTuple): string | undefined {
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export const repairThreads = boundary(
-  "repairThreads",
-  function repairThreads(
-    saver: BaseCheckpointSaver,
-    options: ThreadRepairOptions = {},
-  ): AsyncGenerator<ThreadRepairReport> {
-    // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-    const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
-    let claimed = 0;
-    const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
+export const repairThreads = boundary("repairThreads", repairAll);
 
-    const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
-      const { key, clean } = item;
-      if (clean) {
-        const { checkpointId, provider, providerFrom } = cleanReport(key, clean, resolved.provider);
-        return report(key, { status: "unchanged", found: "clean", checkpointId, provider, providerFrom });
-      }
-      let tuple: CheckpointTuple | undefined;
-      try {
-        tuple = await latestTuple(saver, item);
-      } catch (error) {
-        return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
-      }
-      if (!tuple || olderThan(tuple.checkpoint?.ts, resolved.since)) return undefined;
-      // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-      let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
-      try {
-        // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
-        const { status, checkpointId, provider, providerFrom, problems, structural, error } = judgeThread(
-          key,
-          tuple,
-          resolved,
-        );
-        base = { found: status, checkpointId, provider, providerFrom, problems, structural };
-        if (status === "unreadable") return report(key, { ...base, status, reason: error });
-        if (status !== "broken")
-          return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
-        if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
-        const pending = pendingWork(tuple);
-        if (pending) return report(key, { ...base, status: "skipped", reason: pending });
-        claimed++;
-        const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
-        const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
-        const repaired = repairStoredMessages(before, { salvage });
-        const { repairs, salvaged, messages: after } = repaired;
-        const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-        const left = structuralProblems(after, provider);
-        if (repairs.length === 0 || left.length > 0) {
-          const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-          return report(key, {
-            ...fix,
-            status: "failed",
-            reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
-          });
-        }
-        if (!resolved.apply) return report(key, { ...fix, status: "would_repair" });
-        const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, after, repaired);
-        const outcome = await putIfUnchanged(saver, key, checkpointId!, write);
-        return outcome.written
-          ? report(key, { ...fix, status: "repaired", written: outcome.config })
-          : report(key, { ...fix, status: "skipped", reason: outcome.reason });
-      } catch (error) {
-        return report(key, { ...base, status: "failed", reason: failureText(error) });
-      }
-    };
+function repairAll(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
+  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+  const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
+  let claimed = 0;
+  const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
 
-    return readThreads(saver, resolved, repairOne, full);
-  },
-);
+  const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
+    const { key, clean } = item;
+    if (clean) {
+      const { checkpointId, provider, providerFrom } = cleanReport(key, clean, resolved.provider);
+      return report(key, { status: "unchanged", found: "clean", checkpointId, provider, providerFrom });
+    }
+    let tuple: CheckpointTuple | undefined;
+    try {
+      tuple = await latestTuple(saver, item);
+    } catch (error) {
+      return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
+    }
+    if (!tuple || olderThan(tuple.checkpoint?.ts, resolved.since)) return undefined;
+    // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+    let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
+    try {
+      // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
+      const { status, checkpointId, provider, providerFrom, problems, structural, error } = judgeThread(
+        key,
+        tuple,
+        resolved,
+      );
+      base = { found: status, checkpointId, provider, providerFrom, problems, structural };
+      if (status === "unreadable") return report(key, { ...base, status, reason: error });
+      if (status !== "broken")
+        return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
+      if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+      const pending = pendingWork(tuple);
+      if (pending) return report(key, { ...base, status: "skipped", reason: pending });
+      claimed++;
+      const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
+      const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
+      const repaired = repairStoredMessages(before, { salvage });
+      const { repairs, salvaged, messages: after } = repaired;
+      const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+      const left = structuralProblems(after, provider);
+      if (repairs.length === 0 || left.length > 0) {
+        const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
+        return report(key, {
+          ...fix,
+          status: "failed",
+          reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
+        });
+      }
+      if (!resolved.apply) return report(key, { ...fix, status: "would_repair" });
+      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, after, repaired);
+      const outcome = await putIfUnchanged(saver, key, checkpointId!, write);
+      return outcome.written
+        ? report(key, { ...fix, status: "repaired", written: outcome.config })
+        : report(key, { ...fix, status: "skipped", reason: outcome.reason });
+    } catch (error) {
+      return report(key, { ...base, status: "failed", reason: failureText(error) });
+    }
+  };
+
+  return readThreads(saver, resolved, repairOne, full);
+}
