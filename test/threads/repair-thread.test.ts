@@ -390,9 +390,11 @@ describe("repairThread checks its arguments before asking the graph anything", (
       expect(await rejectionOf(() => repairThread(graph as never, {}))).toMatchObject(
         inputError("graph", "expected a compiled graph"),
       );
-    expect(await rejectionOf(() => repairThread(throwingObject() as never, {}))).toMatchObject(
-      inputError("graph", "could not be read (GETTER)"),
-    );
+    // A throwing getter is no realistic input: the boundary answers for it, naming the function.
+    expect(await rejectionOf(() => repairThread(throwingObject() as never, {}))).toMatchObject({
+      ...inputError("arguments", "repairThread: arguments could not be read (GETTER)"),
+      cause: expect.any(Error),
+    });
   });
 
   it("config and options are checked, each named", async () => {
@@ -420,7 +422,10 @@ describe("repairThread checks its arguments before asking the graph anything", (
           },
         }),
       ),
-    ).toMatchObject(inputError("options", "repairThread: options could not be read (x)"));
+    ).toMatchObject({
+      ...inputError("arguments", "repairThread: arguments could not be read (x)"),
+      cause: expect.any(Error),
+    });
     await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
   });
 });
