@@ -187,8 +187,10 @@ describe("architecture", () => {
     const MODULE = join(SRC, "threads/repair-thread.ts");
     const defined = new Map<string, string[]>();
     for (const file of files)
-      for (const match of readFileSync(file, "utf8").matchAll(/export (?:async )?function (\w+)/g))
-        defined.set(match[1], [...(defined.get(match[1]) ?? []), relative(SRC, file)]);
+      for (const [, fn, entry] of readFileSync(file, "utf8").matchAll(
+        /export (?:async )?function (\w+)|export const (\w+) = boundary\(/g,
+      ))
+        defined.set(fn ?? entry, [...(defined.get(fn ?? entry) ?? []), relative(SRC, file)]);
     for (const name of [
       "repairThread",
       "repairStoredMessages",

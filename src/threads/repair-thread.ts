@@ -14,14 +14,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer, type ResolvedOptions } from "../engine";
-import {
-  ToolCallRepairInputError,
-  describeInput,
-  expectedInput,
-  optionsInput,
-  ownInput,
-  readingInput,
-} from "../errors";
+import { boundary, ToolCallRepairInputError, describeInput, expectedInput, optionsInput, ownInput } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { checkSurfaceOptions } from "../integrations/surface-options";
 import { isMessage } from "../messages/coerce";
@@ -257,34 +250,30 @@ export interface RepairStoredMessagesOptions {
  * keeping an exchange that awaits a resume, closing one that a new input abandoned, with the real results from
  * `salvage` where the tools had finished. Pure: the input is never changed, and comes back itself when clean.
  */
-export function repairStoredMessages(messages: BaseMessage[], options: RepairStoredMessagesOptions = {}): StoredRepair {
-  const fn = "repairStoredMessages";
-  return readingInput(() => {
-    const { salvage } = storedMessagesInput(messages, options, fn);
-    return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
-  }, fn);
-}
-
-/**
- * The arguments of {@link repairStoredMessages}: a list of LangChain messages as the saver revives them (anything
- * else, a hole, `null`, a plain object, is an input error naming its index, never a list silently returned
- * unchanged), and `salvage` a Map.
- */
-function storedMessagesInput(messages: unknown, options: unknown, fn: string): RepairStoredMessagesOptions {
-  if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
-  for (let i = 0; i < messages.length; i++) {
-    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-    if (!isMessage(messages[i]))
-      throw ToolCallRepairInputError.atMessage(
-        i,
-        `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
-      );
-  }
-  const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
-  if (salvage !== undefined && !(salvage instanceof Map))
-    throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
-  return { salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined };
-}
+export const repairStoredMessages = boundary(
+  "repairStoredMessages",
+  (messages: BaseMessage[], options: RepairStoredMessagesOptions = {}): StoredRepair => {
+    const fn = "repairStoredMessages";
+    // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
+    // input error naming its index, never a list silently returned unchanged.
+    if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
+    for (let i = 0; i < messages.length; i++) {
+      if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+      if (!isMessage(messages[i]))
+        throw ToolCallRepairInputError.atMessage(
+          i,
+          `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
+        );
+    }
+    const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
+    if (salvage !== undefined && !(salvage instanceof Map))
+      throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
+    return createStoredRepairer().repair(messages, {
+      closeOpen: !awaitsResume(messages),
+      salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined,
+    });
+  },
+);
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 
@@ -342,27 +331,26 @@ function toolNodeName(graph: object): string | undefined {
   return names.length === 1 ? names[0] : undefined;
 }
 
-/** The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot. */
-function repairThreadInput(graph: unknown, config: unknown, options: unknown): RepairThreadOptions {
+/**
+ * The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot.
+ * A boundary of its own: what cannot be read at all (a throwing getter) is an input error naming `repairThread`.
+ */
+const repairThreadInput = boundary("repairThread", (graph: unknown, config: unknown, options: unknown) => {
   const fn = "repairThread";
   if (typeof graph !== "object" || graph === null) throw expectedInput(fn, "graph", GRAPH, graph);
   for (const name of ["getState", "updateState"]) {
-    const method = readingInput(() => (graph as Record<string, unknown>)[name], fn, "graph");
+    const method = (graph as Record<string, unknown>)[name];
     if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
   }
   if (typeof config !== "object" || config === null)
     throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
   // Without a thread id the graph reads no thread, and an empty report would read as "clean".
-  const threadId = readingInput(
-    () => (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id,
-    fn,
-    "config",
-  );
+  const threadId = (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id;
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
   const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
-  return readingInput(() => checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds), fn, "options");
-}
+  return checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds);
+});
 
 /**
  * Repairs one stored thread through the graph's own API, so it works with any checkpointer. `getState` already

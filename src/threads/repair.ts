@@ -6,6 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
 import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
@@ -117,10 +118,9 @@ function pendingWork(tuple: CheckpointTuple): string | undefined {
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export function repairThreads(
-  saver: BaseCheckpointSaver,
-  options: ThreadRepairOptions = {},
-): AsyncGenerator<ThreadRepairReport> {
+export const repairThreads = boundary("repairThreads", repairAll);
+
+function repairAll(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
   // Checked at the call, before the first step: a bad saver or option throws here, naming it.
   const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
   let claimed = 0;

@@ -4,7 +4,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { assertMethods, errorText, readingInput } from "../errors";
+import { assertMethods, boundary, errorText } from "../errors";
 import { isMessage } from "../messages/coerce";
 import { option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
@@ -107,8 +107,8 @@ export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag } satisfies 
 
 /**
  * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the
- * argument. Both are read once, under the input guard (a getter that throws, a revoked proxy, is an input error
- * with the original as `cause`); the resolved options are a snapshot, never the caller's object again.
+ * argument. Both are read once (the entry's boundary answers for a getter that throws); the resolved options are a
+ * snapshot, never the caller's object again.
  */
 export function resolveScanOptions(
   saver: unknown,
@@ -117,20 +117,14 @@ export function resolveScanOptions(
   table: OptionTable = SCAN_OPTIONS,
 ): ResolvedScanOptions {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
-  return readingInput(
-    () => {
-      const o = readOptions<ResolvedScanOptions>(options, fn, table);
-      return {
-        ...o,
-        threads: o.threads && [...o.threads],
-        shard: o.shard && { index: o.shard.index, count: o.shard.count },
-        messagesKey: o.messagesKey ?? "messages",
-        concurrency: o.concurrency ?? 4,
-      };
-    },
-    fn,
-    "options",
-  );
+  const o = readOptions<ResolvedScanOptions>(options, fn, table);
+  return {
+    ...o,
+    threads: o.threads && [...o.threads],
+    shard: o.shard && { index: o.shard.index, count: o.shard.count },
+    messagesKey: o.messagesKey ?? "messages",
+    concurrency: o.concurrency ?? 4,
+  };
 }
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
@@ -294,10 +288,12 @@ export async function* readThreads<R>(
  * a page of threads at a time, and a thread the pre-check finds clean is reported without reviving its messages;
  * other savers through `list({})` keep the set of keys they have seen).
  */
-export function scanThreads(saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> {
-  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-  return scanResolved(saver, resolveScanOptions(saver, options, "scanThreads"));
-}
+export const scanThreads = boundary(
+  "scanThreads",
+  (saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> =>
+    // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+    scanResolved(saver, resolveScanOptions(saver, options, "scanThreads")),
+);
 
 async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
   let reported = 0;

@@ -163,9 +163,11 @@ describe("repairStoredMessages", () => {
       ...inputError("messages", "messages[1] is a hole"),
       index: 1,
     });
-    expect(errorOf(() => repairStoredMessages(throwingAt([human(), ai()], 1)))).toMatchObject(
-      inputError("messages", "could not be read (IDX)"),
-    );
+    // A throwing getter is no realistic input: the entry's boundary answers for it, naming the function.
+    expect(errorOf(() => repairStoredMessages(throwingAt([human(), ai()], 1)))).toMatchObject({
+      ...inputError("arguments", "repairStoredMessages: arguments could not be read (IDX)"),
+      cause: expect.any(Error),
+    });
     expect(errorOf(() => repairStoredMessages(null as never))).toMatchObject(
       inputError("messages", "repairStoredMessages: messages is null"),
     );
@@ -388,9 +390,11 @@ describe("repairThread checks its arguments before asking the graph anything", (
       expect(await rejectionOf(() => repairThread(graph as never, {}))).toMatchObject(
         inputError("graph", "expected a compiled graph"),
       );
-    expect(await rejectionOf(() => repairThread(throwingObject() as never, {}))).toMatchObject(
-      inputError("graph", "could not be read (GETTER)"),
-    );
+    // A throwing getter is no realistic input: the boundary answers for it, naming the function.
+    expect(await rejectionOf(() => repairThread(throwingObject() as never, {}))).toMatchObject({
+      ...inputError("arguments", "repairThread: arguments could not be read (GETTER)"),
+      cause: expect.any(Error),
+    });
   });
 
   it("config and options are checked, each named", async () => {
@@ -418,7 +422,10 @@ describe("repairThread checks its arguments before asking the graph anything", (
           },
         }),
       ),
-    ).toMatchObject(inputError("options", "repairThread: options could not be read (x)"));
+    ).toMatchObject({
+      ...inputError("arguments", "repairThread: arguments could not be read (x)"),
+      cause: expect.any(Error),
+    });
     await expect(repairThread(graph, config)).resolves.toMatchObject({ applied: false, repairs: [] });
   });
 });

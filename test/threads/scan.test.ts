@@ -277,8 +277,14 @@ describe("scanThreads options", () => {
         throw new Error("boom");
       },
     });
+    // A throwing getter is no realistic input: the entry's boundary answers for it, naming the function.
     expect(() => scanThreads(saver, getter)).toThrow(
-      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options" }),
+      expect.objectContaining({
+        name: "ToolCallRepairInputError",
+        argument: "arguments",
+        message: expect.stringContaining("scanThreads: arguments could not be read (boom)"),
+        cause: expect.any(Error),
+      }),
     );
   });
   it("checkpoint ids sort by time: the bound for a date sits between ids made before and after it", () => {
