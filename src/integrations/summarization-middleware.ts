@@ -52,7 +52,7 @@ const OPTIONS = {
 
 /**
  * Summarizes the history before a model call once `trigger` fires, keeping `keep` verbatim on the safe
- * boundary, and persists `system + summary + tail`. Options are checked here (a {@link ToolCallRepairInputError}
+ * boundary, and persists `system + summary + tail`. Options are checked here (a `ToolCallRepairInputError`
  * naming the option); at run time nothing fails the user's run: when summarizing fails (the summarizer throws,
  * the state holds something that is not a message), the history goes on unchanged and the error is reported
  * (`onError`, custom event `"tool_call_repair_error"`).
