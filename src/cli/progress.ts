@@ -1,6 +1,6 @@
 /**
- * Progress on stderr: a bar with rate and ETA redrawn in place on a terminal, plain periodic lines in CI logs
- * (which keep every line, so redrawing would flood them).
+ * Progress on stderr: a bar with rate and ETA redrawn in place on a terminal (every 100 ms at most), plain
+ * periodic lines in CI logs (which keep every line, so redrawing would flood them).
  */
 
 export interface ProgressStream {
@@ -9,49 +9,39 @@ export interface ProgressStream {
   columns?: number;
 }
 
-export interface ProgressOptions {
-  /** Threads to go through, when known (ETA and bar need it). */
-  total?: number;
-  /** What is counted, e.g. "scanned". */
-  verb: string;
-  /** Milliseconds, monotonic. */
-  now?: () => number;
-  /** Between plain lines (not a terminal). Default 10 s. */
-  lineEveryMs?: number;
-  /** Between redraws on a terminal. Default 100 ms. */
-  redrawEveryMs?: number;
-}
-
-const number = (n: number) => n.toLocaleString("en-US");
+const num = (n: number) => n.toLocaleString("en-US");
 const CLEAR = "\r\x1b[2K";
 
 export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const two = (n: number) => String(n).padStart(2, "0");
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+  const s = Math.max(0, Math.round(ms / 1000));
+  const two = (n: number) => `${n}`.padStart(2, "0");
+  return `${s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}` : Math.floor(s / 60)}:${two(s % 60)}`;
 }
 
 export class Progress {
   private done = 0;
   private note = "";
-  private readonly started: number;
-  private lastDraw = Number.NEGATIVE_INFINITY;
   private drawn = false;
   private readonly now: () => number;
+  private readonly started: number;
   private readonly tty: boolean;
-  private readonly lineEveryMs: number;
+  private readonly every: number;
+  // A plain log gets its first line after the first interval, not at once.
+  private last: number;
 
+  /**
+   * `total`: threads to go through, when known (ETA and bar need it); `verb`: what is counted ("scanned");
+   * `now`: milliseconds, monotonic; `lineEveryMs`: between plain lines (not a terminal), 10 s by default.
+   */
   constructor(
     private readonly stream: ProgressStream,
-    private readonly options: ProgressOptions,
+    private readonly options: { total?: number; verb: string; now?: () => number; lineEveryMs?: number },
   ) {
     this.now = options.now ?? (() => performance.now());
     this.started = this.now();
-    this.tty = stream.isTTY === true;
-    this.lineEveryMs = options.lineEveryMs ?? 10_000;
-    // A plain log gets its first line after the first interval, not at once.
-    if (!this.tty) this.lastDraw = this.started;
+    this.tty = !!stream.isTTY;
+    this.every = this.tty ? 100 : (options.lineEveryMs ?? 10_000);
+    this.last = this.tty ? Number.NEGATIVE_INFINITY : this.started;
   }
 
   /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
@@ -59,9 +49,7 @@ export class Progress {
     this.done++;
     this.note = note;
     const now = this.now();
-    if (now - this.lastDraw < (this.tty ? (this.options.redrawEveryMs ?? 100) : this.lineEveryMs)) return;
-    this.lastDraw = now;
-    this.draw(now);
+    if (now - this.last >= this.every) this.draw((this.last = now));
   }
 
   /** Prints a line of output without tearing the bar (stdout and stderr share the terminal). */
@@ -74,28 +62,21 @@ export class Progress {
   /** Clears the bar (a terminal) or prints the last count (a log). */
   finish(): void {
     if (this.drawn) this.stream.write(CLEAR);
-    else if (!this.tty && this.done > 0 && this.now() - this.started >= this.lineEveryMs) this.draw(this.now());
+    else if (!this.tty && this.done && this.now() - this.started >= this.every) this.draw(this.now());
   }
 
   private draw(now: number): void {
-    const { total } = this.options;
-    const seconds = (now - this.started) / 1000;
-    const rate = seconds > 0 ? this.done / seconds : 0;
-    const eta =
-      total !== undefined && rate > 0 && total >= this.done ? formatDuration(((total - this.done) / rate) * 1000) : "";
-    const speed = number(Math.round(rate));
-    if (!this.tty) {
-      const of = total !== undefined ? ` of ${number(total)}` : "";
-      const note = this.note ? `, ${this.note}` : "";
-      this.stream.write(
-        `${this.options.verb} ${number(this.done)}${of} threads (${speed}/s${eta && `, ETA ${eta}`})${note}\n`,
+    const { total, verb } = this.options;
+    const { done, note } = this;
+    const rate = now > this.started ? (done * 1000) / (now - this.started) : 0;
+    const eta = total !== undefined && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
+    const speed = num(Math.round(rate));
+    if (!this.tty)
+      return void this.stream.write(
+        `${verb} ${num(done)}${total !== undefined ? ` of ${num(total)}` : ""} threads (${speed}/s${eta && `, ETA ${eta}`})${note && `, ${note}`}\n`,
       );
-      return;
-    }
-    const width = 24;
-    const bar = total ? `[${"#".repeat(Math.round(Math.min(1, this.done / total) * width)).padEnd(width, ".")}] ` : "";
-    const count = total !== undefined ? `${number(this.done)}/${number(total)}` : number(this.done);
-    const text = `${bar}${count} threads  ${speed}/s${eta && `  ETA ${eta}`}${this.note ? `  ${this.note}` : ""}`;
+    const bar = total ? `[${"#".repeat(Math.round(Math.min(1, done / total) * 24)).padEnd(24, ".")}] ` : "";
+    const text = `${bar}${num(done)}${total !== undefined ? `/${num(total)}` : ""} threads  ${speed}/s${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
     this.stream.write(`${CLEAR}${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
     this.drawn = true;
   }

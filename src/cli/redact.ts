@@ -12,43 +12,41 @@ const SECRET_KEY = /pass|secret|token|key|cred|auth|uri|url|conn|dsn/i;
 
 export type Redact = (text: string) => string;
 
-/** Secrets hidden in a PostgreSQL URL: the URL itself, its password (raw and decoded) and its user:password part. */
+/**
+ * Secrets hidden in a PostgreSQL URL: the URL itself, its password (raw and decoded) and its user:password part.
+ * A user name alone is no secret, and masking it everywhere mangles text: `postgres://postgres@host/db` would
+ * turn every "--postgres" the command prints into "--<redacted>".
+ */
 export function urlSecrets(url: string): string[] {
-  const secrets = [url];
-  const credentials = /^[a-z][a-z0-9+.-]*:\/\/([^/@]*)@/i.exec(url)?.[1];
-  if (credentials) {
-    // A user name alone is no secret, and masking it everywhere mangles text: `postgres://postgres@host/db`
-    // would turn every "--postgres" the command prints into "--<redacted>".
-    const password = credentials.includes(":") ? credentials.slice(credentials.indexOf(":") + 1) : "";
-    if (password) {
-      secrets.push(credentials, password);
-      try {
-        const decoded = decodeURIComponent(password);
-        if (decoded !== password) secrets.push(decoded);
-      } catch {
-        // not percent-encoded: the raw form is already listed
-      }
-    }
+  const [, credentials, password] = /^[a-z][a-z0-9+.-]*:\/\/([^/@:]*:([^/@]*))@/i.exec(url) ?? [];
+  if (!password) return [url];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // not percent-encoded: the raw form is listed
   }
-  return secrets;
+  return [url, credentials, password, ...(decoded !== password ? [decoded] : [])];
 }
 
 /** String values of saver options that look secret: under a secret-sounding key, or holding a URL. */
-export function optionSecrets(options: unknown, key = ""): string[] {
-  if (typeof options === "string")
-    return SECRET_KEY.test(key) || options.includes("://") ? [options, ...urlSecrets(options).slice(1)] : [];
-  if (Array.isArray(options)) return options.flatMap((value) => optionSecrets(value, key));
-  if (typeof options === "object" && options !== null)
-    return Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k));
-  return [];
-}
+export const optionSecrets = (options: unknown, key = ""): string[] =>
+  typeof options === "string"
+    ? SECRET_KEY.test(key) || options.includes("://")
+      ? [options, ...urlSecrets(options).slice(1)]
+      : []
+    : Array.isArray(options)
+      ? options.flatMap((value) => optionSecrets(value, key))
+      : options && typeof options === "object"
+        ? Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k))
+        : [];
 
 export function redactor(secrets: readonly string[]): Redact {
   // Longest first, so a URL is masked whole before its password would be masked inside it.
   const known = [...new Set(secrets.filter((s) => s.length >= 3))].sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join("<redacted>");
-    return out.replace(POSTGRES_URL, "<postgres URL>").replace(URL_CREDENTIALS, "$1<redacted>@");
-  };
+  return (text) =>
+    known
+      .reduce((out, secret) => out.replaceAll(secret, "<redacted>"), text)
+      .replace(POSTGRES_URL, "<postgres URL>")
+      .replace(URL_CREDENTIALS, "$1<redacted>@");
 }

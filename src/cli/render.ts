@@ -2,7 +2,7 @@
  * What the command prints: the per-thread diff of a repair, JSON lines, and the closing summary. Output is
  * plain text (no colors), readable in a terminal and in a CI log alike.
  */
-import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import {
   isAssistant,
   isSyntheticResult,
@@ -11,16 +11,21 @@ import {
   resultIdOf,
   toolCallIdsOf,
 } from "../messages/inspect";
-import { TOOL_RUN_STATES, type Provider, type ToolCallProblem, type ToolRunState } from "../types";
-import type { ThreadRepairReport, ThreadRepairStatus } from "../threads/repair";
-import type { ProviderSource, ThreadReport, ThreadStatus } from "../threads/scan";
+import type { Provider, ToolCallProblem } from "../types";
+import type { ThreadRepairReport } from "../threads/repair";
+import type { ThreadReport, ThreadStatus } from "../threads/scan";
 
-const number = (n: number) => n.toLocaleString("en-US");
-const plural = (n: number, what: string) => `${what}${n === 1 ? "" : "s"}`;
+const num = (n: number) => n.toLocaleString("en-US");
+/** `3 repairs`, `1 repair`. */
+const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
 /** Counted names: `a, b x2`. */
-const counted = (counts: Iterable<[string, number]>) =>
+const counted = (counts: Map<string, number>) =>
   [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
+/** A problem kind with its rules: `consecutive_same_role (B6)`. */
+const kindOf = (p: ToolCallProblem) => (p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind);
+const kindsText = (problems: readonly ToolCallProblem[]) =>
+  counted(problems.reduce((counts, p) => bump(counts, kindOf(p)), new Map<string, number>()));
 
 /** One line of text: white space collapsed, cut to `max` characters. */
 export function shortText(text: string, max = 48): string {
@@ -39,105 +44,77 @@ const textOf = (content: unknown): string =>
  * `role  id  what it says`, e.g. `ai  run-1  calls search_flights(tooluse_1), search_hotels(tooluse_2)`. Ids are
  * printed whole: they are what a person greps for (a message id on one line and at most 80 characters).
  */
-function describeMessage(message: BaseMessage): string {
-  const id = typeof message.id === "string" && message.id ? shortText(message.id, 80) : "-";
-  let what: string;
-  if (isAssistant(message)) {
-    const names = new Map((message.tool_calls ?? []).map((c) => [c.id, c.name]));
-    const ids = toolCallIdsOf(message);
-    const text = shortText(textOf(message.content), 32);
-    what = [
-      text && `"${text}"`,
-      ids.length > 0 && `calls ${ids.map((callId) => `${names.get(callId) ?? "?"}(${callId})`).join(", ")}`,
-    ]
+function describeMessage(m: BaseMessage): string {
+  let what = `"${shortText(textOf(m.content))}"`;
+  if (isAssistant(m)) {
+    const names = new Map(m.tool_calls?.map((c) => [c.id, c.name]));
+    const ids = toolCallIdsOf(m);
+    const text = shortText(textOf(m.content), 32);
+    what = [text && `"${text}"`, ids.length && `calls ${ids.map((id) => `${names.get(id) ?? "?"}(${id})`).join(", ")}`]
       .filter(Boolean)
       .join(" ");
-  } else if (isToolResult(message)) {
-    const name = typeof message.name === "string" && message.name ? ` ${message.name}` : "";
-    what = `answers ${resultIdOf(message) ?? "?"}${name}: "${shortText(textOf(message.content), 40)}"`;
-  } else what = `"${shortText(textOf(message.content))}"`;
-  const role = typeof message.getType === "function" ? message.getType() : "?";
-  return `${role.padEnd(6)} ${id}  ${what}`;
-}
-
-export interface DiffLine {
-  mark: " " | "+" | "-";
-  /** Position in the repaired list (" " and "+") or, for "-", in the stored list. */
-  index: number;
-  message: BaseMessage;
+  } else if (isToolResult(m))
+    what = `answers ${resultIdOf(m) ?? "?"}${typeof m.name === "string" && m.name ? ` ${m.name}` : ""}: "${shortText(textOf(m.content), 40)}"`;
+  return `${(m.getType?.() ?? "?").padEnd(6)} ${typeof m.id === "string" && m.id ? shortText(m.id, 80) : "-"}  ${what}`;
 }
 
 /**
  * The repaired list against the stored one. Messages the repair did not touch are the very same objects in
  * both lists, so the diff follows identity, in one pass over each list: a moved message shows as removed
- * where it was and added where it went.
+ * where it was and added where it went. `index`: in the repaired list (" " and "+"), in the stored one ("-").
  */
-export function diffMessages(before: readonly BaseMessage[], after: readonly BaseMessage[]): DiffLine[] {
+export function diffMessages(before: readonly BaseMessage[], after: readonly BaseMessage[]) {
   const inBefore = new Set(before);
   const inAfter = new Set(after);
-  const lines: DiffLine[] = [];
-  const consumed = new Set<BaseMessage>();
+  // Messages shown leaving although kept: each is shown again where it lands.
+  const moved = new Set<BaseMessage>();
+  const lines: { mark: " " | "+" | "-"; index: number; message: BaseMessage }[] = [];
   let i = 0;
   let j = 0;
   while (i < before.length || j < after.length) {
     const b = before[i];
     const a = after[j];
-    if (i < before.length && j < after.length && b === a) {
-      lines.push({ mark: " ", index: j++, message: b });
+    if (b === a) {
+      lines.push({ mark: " ", index: j++, message: a });
       i++;
-    } else if (i < before.length && (!inAfter.has(b) || consumed.has(b) || j >= after.length)) {
+    } else if (b && (!a || !inAfter.has(b) || moved.has(b) || (inBefore.has(a) && !moved.has(a)))) {
+      moved.add(b);
       lines.push({ mark: "-", index: i++, message: b });
-    } else if (j < after.length && (!inBefore.has(a) || consumed.has(a) || i >= before.length)) {
-      lines.push({ mark: "+", index: j++, message: a });
-    } else {
-      // Both kept, but not here: `b` moved later. Show it leaving; it is shown again where it lands.
-      consumed.add(b);
-      lines.push({ mark: "-", index: i++, message: b });
-    }
+    } else lines.push({ mark: "+", index: j++, message: a });
   }
   return lines;
 }
 
-/** Messages of context kept around each change. */
-const CONTEXT = 2;
-
 /** What a placeholder's marker knows of the run; never more (a call that may have started is not "did not run"). */
-const PLACEHOLDER_RUN: Record<ToolRunState, string> = {
+const PLACEHOLDER_RUN: Record<string, string> = {
   never_started: "the tool never started",
   outcome_unknown: "the tool's outcome is unknown",
   cancelled: "cancelled before the tool ran",
 };
 
-/** The note after an added result: a placeholder (what its marker knows), or a real result put back. */
-function resultNote(message: ToolMessage, salvaged: readonly string[]): string {
-  if (isSyntheticResult(message)) {
-    // A marker written before `toolRun` existed knows nothing more: outcome unknown, the default.
-    const run = repairMarkerOf(message)?.toolRun;
-    return `   [placeholder: ${PLACEHOLDER_RUN[run !== undefined && TOOL_RUN_STATES.includes(run) ? run : "outcome_unknown"]}]`;
-  }
-  const id = resultIdOf(message);
-  return id !== undefined && salvaged.includes(id) ? "   [real result, from pending writes]" : "";
-}
-
-/** The diff with unchanged stretches folded, a little context around each change. */
+/** The diff with unchanged stretches folded, two messages of context around each change. */
 export function renderDiff(report: ThreadRepairReport): string[] {
   const lines = diffMessages(report.before ?? [], report.after ?? []);
-  const changes = lines.flatMap((line, k) => (line.mark === " " ? [] : [k]));
   const out: string[] = [];
   let folded = 0;
   const flush = () => {
-    if (folded > 0) out.push(`      … ${number(folded)} unchanged ${plural(folded, "message")}`);
+    if (folded) out.push(`      … ${many(folded, "unchanged message")}`);
     folded = 0;
   };
-  lines.forEach(({ mark, index, message }, k) => {
-    if (!changes.some((c) => Math.abs(c - k) <= CONTEXT)) {
-      folded++;
-      return;
-    }
+  lines.forEach(({ mark, index, message: m }, k) => {
+    if (!lines.slice(Math.max(0, k - 2), k + 3).some((l) => l.mark !== " ")) return void folded++;
     flush();
-    const note = mark === "+" && isToolResult(message) ? resultNote(message, report.salvaged) : "";
-    const at = mark === "-" ? `(${index})` : String(index);
-    out.push(`  ${mark} ${at.padStart(5)} ${describeMessage(message)}${note}`);
+    // An added result: a placeholder (what its marker knows; a marker without `toolRun` knows nothing more), or a
+    // real result put back.
+    const note =
+      mark !== "+" || !isToolResult(m)
+        ? ""
+        : isSyntheticResult(m)
+          ? `   [placeholder: ${PLACEHOLDER_RUN[repairMarkerOf(m)?.toolRun ?? ""] ?? PLACEHOLDER_RUN.outcome_unknown}]`
+          : report.salvaged.includes(resultIdOf(m) ?? "")
+            ? "   [real result, from pending writes]"
+            : "";
+    out.push(`  ${mark} ${(mark === "-" ? `(${index})` : `${index}`).padStart(5)} ${describeMessage(m)}${note}`);
   });
   flush();
   return out;
@@ -146,181 +123,165 @@ export function renderDiff(report: ThreadRepairReport): string[] {
 const where = (r: { threadId: string; namespace: string }) =>
   `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
 
-/** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
-export function renderRepair(report: ThreadRepairReport): string[] {
-  const { status, repairs, salvaged, reason } = report;
-  const count = (n: number, what: string) => `${n} ${plural(n, what)}`;
-  if (status === "would_repair" || status === "repaired") {
-    const done = `${count(repairs.length, "repair")}${
-      salvaged.length > 0 ? `, ${count(salvaged.length, "real result")} put back from pending writes` : ""
-    }`;
-    const head =
-      status === "repaired"
-        ? `repaired (${done}); new checkpoint ${String(report.written?.configurable?.checkpoint_id)} on top of ${report.checkpointId}`
-        : `would repair (${done}) on top of checkpoint ${report.checkpointId}`;
-    const reshape =
-      report.reshape.length > 0
-        ? [
-            `  ${report.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${kindsText(report.reshape)}`,
-          ]
-        : [];
-    return [`${where(report)}: ${head}`, ...renderDiff(report), ...reshape, ""];
-  }
-  if (status === "skipped") return [`${where(report)}: skipped: ${reason}`, ""];
-  if (status === "failed")
-    return [`${where(report)}: FAILED: ${reason}`, ...(report.after ? renderDiff(report) : []), ""];
-  if (status === "unreadable") return [`${where(report)}: unreadable, skipped: ${reason}`, ""];
-  return [];
-}
-
-/** Problem kinds with their rules, counted: `consecutive_same_role (B6)`, `parallel_calls (G3) x2`. */
-function kindsText(problems: readonly ToolCallProblem[]): string {
-  const counts = new Map<string, number>();
-  for (const p of problems) bump(counts, p.rules.length > 0 ? `${p.kind} (${p.rules.join(", ")})` : p.kind);
-  return counted(counts);
-}
-
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
 
-const problemJson = (p: ToolCallProblem) => ({
-  kind: p.kind,
-  index: p.index,
-  ...(p.toolCallId ? { toolCallId: p.toolCallId } : {}),
-  ...(p.toolName ? { toolName: p.toolName } : {}),
-  rules: p.rules,
-});
+const OTHER_STATUS: Record<string, string> = {
+  skipped: "skipped",
+  failed: "FAILED",
+  unreadable: "unreadable, skipped",
+};
 
-export function scanJson(report: ThreadReport): string {
-  return JSON.stringify({
-    thread: report.threadId,
-    namespace: report.namespace,
-    checkpoint: report.checkpointId ?? null,
-    writtenAt: report.writtenAt ?? null,
-    status: report.status,
-    ...(report.provider ? { provider: report.provider, providerFrom: report.providerFrom } : {}),
-    messages: report.messageCount,
-    structural: report.structural,
-    problems: report.problems.map(problemJson),
-    ...(report.error ? { error: report.error } : {}),
-  });
+/** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
+export function renderRepair(r: ThreadRepairReport): string[] {
+  const { status } = r;
+  if (status === "would_repair" || status === "repaired") {
+    const done = `${many(r.repairs.length, "repair")}${
+      r.salvaged.length ? `, ${many(r.salvaged.length, "real result")} put back from pending writes` : ""
+    }`;
+    return [
+      `${where(r)}: ${
+        status === "repaired"
+          ? `repaired (${done}); new checkpoint ${r.written?.configurable?.checkpoint_id} on top of ${r.checkpointId}`
+          : `would repair (${done}) on top of checkpoint ${r.checkpointId}`
+      }`,
+      ...renderDiff(r),
+      ...(r.reshape.length
+        ? [`  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${kindsText(r.reshape)}`]
+        : []),
+      "",
+    ];
+  }
+  const says = OTHER_STATUS[status];
+  return says
+    ? [`${where(r)}: ${says}: ${r.reason}`, ...(status === "failed" && r.after ? renderDiff(r) : []), ""]
+    : [];
 }
 
-export function repairJson(report: ThreadRepairReport): string {
-  return JSON.stringify({
+const problemJson = ({ kind, index, toolCallId, toolName, rules }: ToolCallProblem) => ({
+  kind,
+  index,
+  toolCallId,
+  toolName,
+  rules,
+});
+
+/** One JSON line per thread: a scan's report, or a repair's (which has `found`). Empty ids and names are left out. */
+export function reportJson(report: ThreadReport | ThreadRepairReport): string {
+  const repair = "found" in report ? report : undefined;
+  const scan = repair ? undefined : (report as ThreadReport);
+  const json = {
     thread: report.threadId,
     namespace: report.namespace,
     checkpoint: report.checkpointId ?? null,
+    writtenAt: scan && (scan.writtenAt ?? null),
     status: report.status,
-    found: report.found,
-    ...(report.provider ? { provider: report.provider, providerFrom: report.providerFrom } : {}),
+    found: repair?.found,
+    provider: report.provider,
+    providerFrom: report.provider && report.providerFrom,
+    messages: scan?.messageCount,
+    structural: scan?.structural,
     problems: report.problems.map(problemJson),
-    repairs: report.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({
+    repairs: repair?.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({
       action,
       problem,
       index,
-      ...(toolCallId ? { toolCallId } : {}),
-      ...(toolName ? { toolName } : {}),
+      toolCallId,
+      toolName,
     })),
-    reshape: report.reshape.map(problemJson),
-    salvaged: report.salvaged,
-    ...(report.written ? { written: report.written.configurable?.checkpoint_id ?? null } : {}),
-    ...(report.reason ? { reason: report.reason } : {}),
-  });
+    reshape: repair?.reshape.map(problemJson),
+    salvaged: repair?.salvaged,
+    written: repair?.written && (repair.written.configurable?.checkpoint_id ?? null),
+    error: scan?.error || undefined,
+    reason: repair?.reason || undefined,
+  };
+  return JSON.stringify(json, (key, value) => (value === "" && key.startsWith("tool") ? undefined : value));
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Summary: counts only, plus a bounded list of the worst threads and of unreadable ones.
 
-const WORST = 10;
-const LISTED_ERRORS = 10;
+const LISTED = 10;
 
 export class Tally {
-  readonly found = new Map<ThreadStatus, number>();
-  readonly outcomes = new Map<ThreadRepairStatus, number>();
-  /** Per problem kind (structural ones of broken threads, and the rest): problems and threads. */
-  readonly kinds = new Map<string, { problems: number; threads: number }>();
+  /** Threads per status found, and (repair) per outcome. */
+  readonly found = new Map<string, number>();
+  readonly outcomes = new Map<string, number>();
+  /** Per problem kind (structural ones of broken threads, and the rest): problems, and threads. */
+  readonly kindProblems = new Map<string, number>();
+  readonly kindThreads = new Map<string, number>();
   /** Threads still broken after the run (scan: every broken one), the most problems first. */
   readonly worst: { label: string; structural: number; kinds: string }[] = [];
   readonly errors: string[] = [];
-  /** Threads per provider judged for and where it came from (`bedrock` from the thread, `strict` by default). */
+  /** Threads per provider judged for and where it came from (`bedrock (read from the thread)`). */
   readonly judged = new Map<string, number>();
-  /** Per provider: the threads a request still needs shaping for (after their repair), and the problems. */
-  readonly reshape = new Map<Provider, { threads: number; problems: ToolCallProblem[] }>();
+  /** Per provider: the threads a request still needs shaping for (after their repair), and their problems. */
+  readonly reshape = new Map<Provider, { threads: number; kinds: Map<string, number> }>();
   threads = 0;
 
   add(report: ThreadReport | ThreadRepairReport): void {
     this.threads++;
     const repair = "found" in report ? report : undefined;
-    const found = repair ? repair.found : report.status;
+    const found = repair?.found ?? report.status;
     bump(this.found, found);
     if (repair) bump(this.outcomes, repair.status);
     const perKind = new Map<string, number>();
     for (const p of report.problems) bump(perKind, p.kind);
     for (const [kind, n] of perKind) {
-      const entry = this.kinds.get(kind) ?? { problems: 0, threads: 0 };
-      entry.problems += n;
-      entry.threads++;
-      this.kinds.set(kind, entry);
+      bump(this.kindProblems, kind, n);
+      bump(this.kindThreads, kind);
     }
     // After `repair --apply`, a repaired thread is no longer broken: only those the run left broken are listed.
-    if (found === "broken" && repair?.status !== "repaired") {
-      const { structural } = report;
-      if (this.worst.length < WORST || structural > this.worst[WORST - 1].structural) {
-        this.worst.push({ label: where(report), structural, kinds: counted(perKind) });
-        this.worst.sort((a, b) => b.structural - a.structural);
-        if (this.worst.length > WORST) this.worst.pop();
-      }
+    const { structural, provider } = report;
+    if (
+      found === "broken" &&
+      repair?.status !== "repaired" &&
+      (this.worst[LISTED - 1]?.structural ?? -1) < structural
+    ) {
+      this.worst.push({ label: where(report), structural, kinds: counted(perKind) });
+      this.worst.sort((a, b) => b.structural - a.structural);
+      this.worst.length = Math.min(this.worst.length, LISTED);
     }
-    const { provider } = report;
-    if (provider) bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
+    if ((found === "unreadable" || repair?.status === "failed") && this.errors.length < LISTED)
+      this.errors.push(`${where(report)}: ${(report as ThreadReport).error ?? repair?.reason ?? "unknown error"}`);
+    if (!provider) return;
+    bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
     const reshape = repair ? repair.reshape : report.status === "reshape" ? report.problems : [];
-    const fixed = repair?.status === "repaired" || repair?.status === "would_repair";
-    if (provider && reshape.length > 0 && (fixed || found !== "broken")) {
-      const entry = this.reshape.get(provider) ?? { threads: 0, problems: [] };
+    if (reshape.length && (found !== "broken" || repair?.status === "repaired" || repair?.status === "would_repair")) {
+      const entry = this.reshape.get(provider) ?? { threads: 0, kinds: new Map() };
       entry.threads++;
-      if (entry.problems.length < 1_000) entry.problems.push(...reshape.slice(0, 10));
+      for (const p of reshape) bump(entry.kinds, kindOf(p));
       this.reshape.set(provider, entry);
     }
-    if ((found === "unreadable" || repair?.status === "failed") && this.errors.length < LISTED_ERRORS)
-      this.errors.push(
-        `${where(report)}: ${(repair ? repair.reason : (report as ThreadReport).error) ?? "unknown error"}`,
-      );
   }
 
   count(status: ThreadStatus): number {
     return this.found.get(status) ?? 0;
   }
 
-  outcome(status: ThreadRepairStatus): number {
+  outcome(status: ThreadRepairReport["status"]): number {
     return this.outcomes.get(status) ?? 0;
   }
 }
 
-const PROVIDER_FROM: Record<ProviderSource, string> = {
-  option: "--provider",
-  thread: "read from the thread",
-  default: "default",
+const PROVIDER_FROM = { option: "--provider", thread: "read from the thread", default: "default" };
+
+const FOUND_LINES = {
+  clean: "clean",
+  broken: "broken (structural problems: repair fixes these)",
+  reshape:
+    "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)",
+  open: "end on tool calls a resume may still run (left alone)",
+  no_messages: "no message list",
+  unreadable: "unreadable (skipped)",
 };
 
-const FOUND_LINES: [ThreadStatus, string][] = [
-  ["clean", "clean"],
-  ["broken", "broken (structural problems: repair fixes these)"],
-  [
-    "reshape",
-    "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)",
-  ],
-  ["open", "end on tool calls a resume may still run (left alone)"],
-  ["no_messages", "no message list"],
-  ["unreadable", "unreadable (skipped)"],
-];
-
-const OUTCOME_LINES: [ThreadRepairStatus, string][] = [
-  ["repaired", "repaired (new checkpoint on top)"],
-  ["would_repair", "would be repaired (dry run: run again with --apply)"],
-  ["skipped", "skipped (a live run wrote to them)"],
-  ["failed", "failed"],
-];
+const OUTCOME_LINES = {
+  repaired: "repaired (new checkpoint on top)",
+  would_repair: "would be repaired (dry run: run again with --apply)",
+  skipped: "skipped (a live run wrote to them)",
+  failed: "failed",
+};
 
 export function renderSummary(
   tally: Tally,
@@ -328,46 +289,55 @@ export function renderSummary(
 ): string[] {
   const { repair } = info;
   const seconds = info.elapsedMs / 1000;
-  const speed = seconds >= 1 ? ` (${number(Math.round(tally.threads / seconds))}/s)` : "";
   const lines = [
-    `${info.label}: ${number(tally.threads)} ${plural(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${speed}`,
+    `${info.label}: ${many(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${
+      seconds >= 1 ? ` (${num(Math.round(tally.threads / seconds))}/s)` : ""
+    }`,
   ];
+  const add = (title: string, items: string[]) => {
+    if (items.length) lines.push(title, ...items);
+  };
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
-  const width = Math.max(...[...tally.found.values(), ...tally.outcomes.values(), 0].map((n) => number(n).length), 1);
-  const countLine = (n: number, text: string) => lines.push(`  ${number(n).padStart(width)}  ${text}`);
-  for (const [status, text] of FOUND_LINES) {
-    const n = tally.count(status);
-    // A repair counts what it read: the broken threads it then repaired are listed under "Repair:".
-    if (n > 0 || status === "clean" || status === "broken")
-      countLine(n, repair && status === "broken" ? "broken when read (structural problems)" : text);
-  }
+  const width = num(Math.max(0, ...tally.found.values(), ...tally.outcomes.values())).length;
+  const countLines = (counts: Map<string, number>, texts: Record<string, string>, always: string[]) =>
+    Object.entries(texts).flatMap(([status, text]) => {
+      const n = counts.get(status) ?? 0;
+      return n || always.includes(status) ? [`  ${num(n).padStart(width)}  ${text}`] : [];
+    });
+  // A repair counts what it read: the broken threads it then repaired are listed under "Repair:".
+  lines.push(
+    ...countLines(
+      tally.found,
+      repair ? { ...FOUND_LINES, broken: "broken when read (structural problems)" } : FOUND_LINES,
+      ["clean", "broken"],
+    ),
+  );
   if (repair) {
     lines.push("Repair:");
-    for (const [status, text] of OUTCOME_LINES) if (tally.outcome(status) > 0) countLine(tally.outcome(status), text);
-    if (tally.count("broken") === 0) lines.push("  nothing to repair");
+    lines.push(...countLines(tally.outcomes, OUTCOME_LINES, []));
+    if (!tally.count("broken")) lines.push("  nothing to repair");
   }
-  if (tally.kinds.size > 0) {
-    lines.push(`Problems${repair ? " found" : ""} (kind: problems in threads):`);
-    const kinds = [...tally.kinds].sort((a, b) => b[1].problems - a[1].problems);
-    const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
-    for (const [kind, { problems, threads }] of kinds)
-      lines.push(`  ${kind.padEnd(kindWidth)}  ${number(problems)} in ${number(threads)}`);
-  }
-  for (const [provider, { threads, problems }] of tally.reshape)
+  const kinds = [...tally.kindProblems].sort((a, b) => b[1] - a[1]);
+  const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
+  add(
+    `Problems${repair ? " found" : ""} (kind: problems in threads):`,
+    kinds.map(([kind, n]) => `  ${kind.padEnd(kindWidth)}  ${num(n)} in ${num(tally.kindThreads.get(kind) ?? 0)}`),
+  );
+  for (const [provider, { threads, kinds }] of tally.reshape)
     lines.push(
-      `${number(threads)} ${plural(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ` +
-        `${provider} requests (request shaping, never stored; a plain agent is refused): ${kindsText(problems)}`,
+      `${many(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ${provider} requests ` +
+        `(request shaping, never stored; a plain agent is refused): ${counted(kinds)}`,
     );
-  if (tally.judged.size > 0)
-    lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${number(n)}`).join(", ")}`);
-  if (tally.worst.length > 0) {
-    lines.push(repair ? "Still broken (most problems first):" : "Most broken threads:");
-    for (const w of tally.worst) lines.push(`  ${w.label}: ${w.kinds}`);
-  }
-  if (tally.errors.length > 0) {
-    lines.push(repair ? "Unreadable or failed:" : "Unreadable:");
-    for (const e of tally.errors) lines.push(`  ${e}`);
-  }
+  if (tally.judged.size)
+    lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
+  add(
+    repair ? "Still broken (most problems first):" : "Most broken threads:",
+    tally.worst.map((w) => `  ${w.label}: ${w.kinds}`),
+  );
+  add(
+    repair ? "Unreadable or failed:" : "Unreadable:",
+    tally.errors.map((e) => `  ${e}`),
+  );
   if (info.nextCommand) lines.push(`Next: ${info.nextCommand}`);
   return lines;
 }

@@ -4,37 +4,30 @@
  * `@langchain/langgraph-checkpoint`, and a store's saver package, all optional peers of this package).
  */
 import { HELP } from "./args";
-import type { runCli } from "./main";
-
-export type CliMain = { runCli: typeof runCli };
-
-const NEEDED = "@langchain/core @langchain/langgraph-checkpoint";
+import type { CliIO } from "./main";
 
 /** The package a failed import names, when the failure is a missing package. */
 export function missingPackage(error: unknown): string | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return undefined;
-  return /Cannot find (?:package|module) '([^']+)'/.exec(String(message))?.[1];
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND")
+    return /Cannot find (?:package|module) '([^']+)'/.exec(String(message))?.[1];
 }
 
 export async function startCli(
   argv: string[],
-  io: Parameters<typeof runCli>[1],
-  load: () => Promise<CliMain>,
+  io: CliIO,
+  load: () => Promise<{ runCli(argv: string[], io: CliIO): Promise<number> }>,
 ): Promise<number> {
-  if (argv.includes("-h") || argv.includes("--help")) {
-    io.stdout.write(HELP);
-    return 0;
-  }
-  let main: CliMain;
+  if (argv.includes("-h") || argv.includes("--help")) return (io.stdout.write(HELP), 0);
+  let main: Awaited<ReturnType<typeof load>>;
   try {
     main = await load();
   } catch (error) {
     const missing = missingPackage(error);
     if (missing === undefined) throw error;
     io.stderr.write(
-      `langgraph-tool-repair: cannot load ${missing}. The command needs ${NEEDED.split(" ").join(" and ")}` +
-        ` installed beside it: npm install ${NEEDED}\n`,
+      `langgraph-tool-repair: cannot load ${missing}. The command needs @langchain/core and ` +
+        "@langchain/langgraph-checkpoint installed beside it: npm install @langchain/core @langchain/langgraph-checkpoint\n",
     );
     return 2;
   }
