@@ -2,8 +2,7 @@
  * Command line of `langgraph-tool-repair` (node:util parseArgs, no dependency). Everything is checked here,
  * so that a mistake is a usage error (exit 2) before anything connects.
  */
-import { parseArgs } from "node:util";
-import type { Shard } from "../threads/source";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { PROVIDERS, type Provider } from "../types";
 import { nearestName } from "../values";
 
@@ -11,62 +10,47 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export type StoreArgs =
-  | { kind: "sqlite"; file: string }
-  | { kind: "postgres"; url: string }
-  | { kind: "saver"; module: string; exportName?: string };
+/**
+ * The flags: the name of a flag's value (none: a switch), then what the help says of it (`\n`: on a line below).
+ * parseArgs reads this table, and the help lists it in this order, the stores first.
+ */
+const FLAGS: Record<string, string> = {
+  sqlite: "FILE a SqliteSaver database (@langchain/langgraph-checkpoint-sqlite)",
+  postgres:
+    "URL a PostgresSaver database (@langchain/langgraph-checkpoint-postgres);\n" +
+    "env:NAME reads the URL from environment variable NAME",
+  saver: "MODULE[:EXPORT] any other saver: a saver, a factory (options) => saver, or a class",
+  "saver-options": 'JSON options for --saver (and for PostgresSaver, e.g. {"schema":"app"})',
+  thread: "ID only this thread (repeat, or list ids after the command)",
+  provider:
+    `NAME rules to judge against: ${PROVIDERS.join(", ")} (default: each\n` +
+    "thread's own model, read from its latest AI message; strict when it names none)",
+  "messages-key": "KEY state key of the messages (default messages)",
+  since: "WHEN only threads written since an ISO date or a duration (30m, 12h, 7d, 2w)",
+  limit: "N scan: at most N threads; repair: at most N threads repaired",
+  shard:
+    "I/N only shard I of N (1 <= I <= N): run N processes, one per shard, to read the\n" +
+    "store together; every thread is in exactly one shard (a hash of its id)",
+  concurrency: "N threads read and repaired at a time (default 4)",
+  json: " one JSON line per thread instead of the summary",
+  apply: " repair: write the fixes (default: dry run)",
+};
 
-/** The flags, as parseArgs reads them and as the help says them (`arg`, then `help`; a `\n` goes on below). */
 const OPTIONS = {
-  sqlite: { type: "string", arg: "FILE", help: "a SqliteSaver database (@langchain/langgraph-checkpoint-sqlite)" },
-  postgres: {
-    type: "string",
-    arg: "URL",
-    help: "a PostgresSaver database (@langchain/langgraph-checkpoint-postgres);\nenv:NAME reads the URL from environment variable NAME",
-  },
-  saver: {
-    type: "string",
-    arg: "MODULE[:EXPORT]",
-    help: "any other saver: a saver, a factory (options) => saver, or a class",
-  },
-  "saver-options": {
-    type: "string",
-    arg: "JSON",
-    help: 'options for --saver (and for PostgresSaver, e.g. {"schema":"app"})',
-  },
-  thread: {
-    type: "string",
-    multiple: true,
-    arg: "ID",
-    help: "only this thread (repeat, or list ids after the command)",
-  },
-  provider: {
-    type: "string",
-    arg: "NAME",
-    help: `rules to judge against: ${PROVIDERS.join(", ")} (default: each\nthread's own model, read from its latest AI message; strict when it names none)`,
-  },
-  "messages-key": { type: "string", arg: "KEY", help: "state key of the messages (default messages)" },
-  since: {
-    type: "string",
-    arg: "WHEN",
-    help: "only threads written since an ISO date or a duration (30m, 12h, 7d, 2w)",
-  },
-  limit: { type: "string", arg: "N", help: "scan: at most N threads; repair: at most N threads repaired" },
-  shard: {
-    type: "string",
-    arg: "I/N",
-    help: "only shard I of N (1 <= I <= N): run N processes, one per shard, to read the\nstore together; every thread is in exactly one shard (a hash of its id)",
-  },
-  concurrency: { type: "string", arg: "N", help: "threads read and repaired at a time (default 4)" },
-  json: { type: "boolean", arg: "", help: "one JSON line per thread instead of the summary" },
-  apply: { type: "boolean", arg: "", help: "repair: write the fixes (default: dry run)" },
+  ...Object.fromEntries(
+    Object.entries(FLAGS).map(([name, text]) => [
+      name,
+      { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
+    ]),
+  ),
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
-} as const;
+} as NonNullable<ParseArgsConfig["options"]>;
 
-const lines = Object.entries(OPTIONS).flatMap(([name, o]) =>
-  "help" in o ? [`  ${`--${name} ${o.arg}`.padEnd(31)}${o.help.replace("\n", `\n${" ".repeat(33)}`)}`] : [],
-);
+const lines = Object.entries(FLAGS).map(([name, text]) => {
+  const at = text.indexOf(" ");
+  return `  ${`--${name} ${text.slice(0, at)}`.padEnd(31)}${text.slice(at + 1).replace("\n", `\n${" ".repeat(33)}`)}`;
+});
 
 export const HELP = `langgraph-tool-repair: find and fix LangGraph threads whose tool calls and results no longer match
 
@@ -86,6 +70,11 @@ Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or 
 repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
 `;
 
+/** Throws the usage error `message` unless `ok`. */
+function check(ok: unknown, message: string): asserts ok {
+  if (!ok) throw new UsageError(message);
+}
+
 /** An ISO date (or date and time), or a duration back from `now`. */
 export function parseSince(text: string, now: Date): Date {
   const [, n, unit = ""] = /^(\d+)([smhdw])$/.exec(text.trim()) ?? [];
@@ -94,10 +83,10 @@ export function parseSince(text: string, now: Date): Date {
     : /^\d{4}-\d{2}-\d{2}/.test(text)
       ? Date.parse(text)
       : Number.NaN;
-  if (Number.isNaN(time))
-    throw new UsageError(
-      `--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`,
-    );
+  check(
+    !Number.isNaN(time),
+    `--since: "${text}" is neither an ISO date (2026-05-01, 2026-05-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`,
+  );
   return new Date(time);
 }
 
@@ -109,8 +98,10 @@ const flag = (name: string, value: string | undefined, shown = value && shellWor
   value === undefined ? [] : value.startsWith("-") ? [`--${name}=${shown}`] : [`--${name}`, shown!];
 
 function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (text !== undefined && !(/^\d+$/.test(text) && +text >= 1 && +text <= max))
-    throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got "${text}"`);
+  check(
+    text === undefined || (/^\d+$/.test(text) && +text >= 1 && +text <= max),
+    `--${name}: expected a whole number from 1 to ${max}, got "${text}"`,
+  );
   return text === undefined ? undefined : +text;
 }
 
@@ -134,62 +125,65 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     throw new UsageError(unknown ? `unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ""}` : message);
   }
   const {
-    values: v,
+    values,
     positionals: [command, ...rest],
   } = parsed;
+  const v = values as Record<string, string | undefined>;
   if (v.help) return { help: true } as const;
   if (v.version) return { version: true } as const;
-  if (command !== "scan" && command !== "repair")
-    throw new UsageError(
-      `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
-    );
-  if (rest.length && !v.thread)
-    throw new UsageError("unexpected argument after the command (thread ids go after --thread)");
-  if (v.apply && command !== "repair") throw new UsageError("--apply belongs to repair");
+  check(
+    command === "scan" || command === "repair",
+    `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
+  );
+  check(!rest.length || v.thread, "unexpected argument after the command (thread ids go after --thread)");
+  check(!v.apply || command === "repair", "--apply belongs to repair");
 
   const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
-  if (stores.length !== 1)
-    throw new UsageError(
-      stores.length
-        ? `give one store, not ${stores.map((kind) => `--${kind}`).join(" and ")}`
-        : "no store: give --sqlite FILE, --postgres URL or --saver MODULE",
-    );
+  check(
+    stores.length === 1,
+    stores.length
+      ? `give one store, not ${stores.map((kind) => `--${kind}`).join(" and ")}`
+      : "no store: give --sqlite FILE, --postgres URL or --saver MODULE",
+  );
   const [kind] = stores;
   const spec = v[kind]!;
-  if (!spec) throw new UsageError(`--${kind} ${OPTIONS[kind].arg}: empty`);
-  let store: StoreArgs = kind === "sqlite" ? { kind, file: spec } : { kind: "saver", ...parseSaverSpec(spec) };
-  if (kind === "postgres") {
-    const url = spec.startsWith("env:") ? env[spec.slice(4)] : spec;
-    if (!url) throw new UsageError(`--postgres ${spec}: environment variable ${spec.slice(4)} is not set`);
-    if (!/^postgres(ql)?:\/\//.test(url))
-      throw new UsageError("--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)");
-    store = { kind, url };
-  }
+  check(spec, `--${kind} ${FLAGS[kind].split(" ")[0]}: empty`);
+  const url = kind === "postgres" && spec.startsWith("env:") ? env[spec.slice(4)] : spec;
+  check(url, `--postgres ${spec}: environment variable ${spec.slice(4)} is not set`);
+  check(
+    kind !== "postgres" || /^postgres(ql)?:\/\//.test(url),
+    "--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)",
+  );
+  const store =
+    kind === "sqlite" ? { kind, file: spec } : kind === "postgres" ? { kind, url } : { kind, ...parseSaverSpec(spec) };
 
   const json = v["saver-options"];
   let saverOptions: Record<string, unknown> | undefined;
   if (json !== undefined) {
-    if (kind === "sqlite") throw new UsageError("--saver-options applies to --saver and --postgres");
+    check(kind !== "sqlite", "--saver-options applies to --saver and --postgres");
     try {
       saverOptions = JSON.parse(json);
     } catch {
       throw new UsageError("--saver-options: not valid JSON");
     }
-    if (saverOptions?.constructor !== Object) throw new UsageError("--saver-options: expected a JSON object");
+    check(saverOptions?.constructor === Object, "--saver-options: expected a JSON object");
   }
 
   const provider = v.provider as Provider | undefined;
-  if (provider !== undefined && !PROVIDERS.includes(provider))
-    throw new UsageError(`--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}`);
+  check(
+    provider === undefined || PROVIDERS.includes(provider),
+    `--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}`,
+  );
   const messagesKey = v["messages-key"] ?? "messages";
-  if (!messagesKey) throw new UsageError("--messages-key: empty key");
-  const threads = v.thread && [...v.thread, ...rest];
-  if (threads?.includes("")) throw new UsageError("--thread: empty thread id");
-  const [index, count] =
-    v.shard === undefined ? [] : (/^(\d+)\/(\d+)$/.exec(v.shard.trim()) ?? []).slice(1).map(Number);
-  if (v.shard !== undefined && !(index >= 1 && index <= count && count <= 1e6))
-    throw new UsageError(`--shard: expected I/N with 1 <= I <= N (e.g. 1/4), got "${v.shard}"`);
-  const shard: Shard | undefined = index ? { index, count } : undefined;
+  check(messagesKey, "--messages-key: empty key");
+  const threads = (values.thread as string[] | undefined)?.concat(rest);
+  check(!threads?.includes(""), "--thread: empty thread id");
+  const [, index, count] = (v.shard && /^(\d+)\/(\d+)$/.exec(v.shard.trim())?.map(Number)) || [];
+  check(
+    v.shard === undefined || (index >= 1 && index <= count && count <= 1e6),
+    `--shard: expected I/N with 1 <= I <= N (e.g. 1/4), got "${v.shard}"`,
+  );
+  const shard = index ? { index, count } : undefined;
 
   return {
     command,

@@ -13,8 +13,10 @@ import { SAVER_METHODS } from "../threads/repair-thread";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { optionSecrets, urlSecrets } from "./redact";
+import { notFound } from "./start";
 
-export const SQLITE_PACKAGE = "@langchain/langgraph-checkpoint-sqlite";
+const PACKAGE = "@langchain/langgraph-checkpoint-";
+export const SQLITE_PACKAGE = `${PACKAGE}sqlite`;
 
 export interface OpenedStore {
   saver: BaseCheckpointSaver;
@@ -32,7 +34,6 @@ type Official = BaseCheckpointSaver & {
   options?: { schema?: unknown };
 };
 
-const notFound = (error: unknown) => /^(ERR_)?MODULE_NOT_FOUND$/.test(String((error as Dict)?.code));
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
@@ -88,9 +89,9 @@ export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string
 
 export async function openStore(
   { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
-  cwd: string,
   load: ModuleImporter = importModule,
 ): Promise<OpenedStore> {
+  const cwd = process.cwd();
   if (store.kind === "saver") {
     const { module, exportName: name = "default" } = store;
     const flag = `--saver ${module}`;
@@ -120,10 +121,8 @@ export async function openStore(
   // Opening a missing file would create an empty database, and the saver would create its tables in it.
   if (sqlite && !statSync(path, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
-  const [name, module] = sqlite
-    ? ["SqliteSaver", SQLITE_PACKAGE]
-    : ["PostgresSaver", "@langchain/langgraph-checkpoint-postgres"];
-  const Saver = (await loadPackage(module, `--${store.kind}`, cwd, load))[name] as {
+  const name = sqlite ? "SqliteSaver" : "PostgresSaver";
+  const Saver = (await loadPackage(PACKAGE + store.kind, `--${store.kind}`, cwd, load))[name] as {
     fromConnString(path: string, options?: Dict): Official;
   };
   let saver: Official | undefined;
@@ -139,9 +138,9 @@ export async function openStore(
             .rows[0]?.found
     )
       throw new UsageError(
-        sqlite
-          ? `${store.file} has no checkpoints table: not a SqliteSaver database`
-          : `PostgreSQL schema "${schema}" has no checkpoints table: not a PostgresSaver database (see --saver-options {"schema":...})`,
+        `${sqlite ? store.file : `PostgreSQL schema "${schema}"`} has no checkpoints table: not a ${name} database${
+          sqlite ? "" : ' (see --saver-options {"schema":...})'
+        }`,
       );
   } catch (error) {
     if (saver) await closeSaver(saver).catch(() => {});

@@ -6,7 +6,7 @@ import { countThreads, scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { TOOL_VERSION } from "../threads/write";
 import { HELP, parseCliArgs, UsageError, type CliArgs } from "./args";
-import { importModule, openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
+import { openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
 import { Progress, type ProgressStream } from "./progress";
 import { redactor } from "./redact";
 import { renderRepair, renderSummary, reportJson, Tally } from "./render";
@@ -15,12 +15,9 @@ export interface CliIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
   env?: Record<string, string | undefined>;
-  cwd?: string;
   /** Aborted on Ctrl-C: the command stops between threads. */
   signal?: AbortSignal;
   importModule?: ModuleImporter;
-  /** Between plain progress lines when stderr is not a terminal. */
-  progressEveryMs?: number;
 }
 
 export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
@@ -40,10 +37,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let args: CliArgs;
   try {
     const parsed = parseCliArgs(argv, env);
-    if ("help" in parsed || "version" in parsed) {
-      io.stdout.write("help" in parsed ? HELP : `${TOOL_VERSION}\n`);
-      return EXIT.ok;
-    }
+    if ("help" in parsed || "version" in parsed)
+      return (io.stdout.write("help" in parsed ? HELP : `${TOOL_VERSION}\n`), EXIT.ok);
     args = parsed;
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
@@ -51,98 +46,83 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   redact = redactor(secretsOf(args));
   let store: OpenedStore;
   try {
-    store = await openStore(args, io.cwd ?? process.cwd(), io.importModule ?? importModule);
+    store = await openStore(args, io.importModule);
   } catch (error) {
     const { message } = error as Error;
     return fail(error instanceof UsageError ? message : `could not open the store: ${message}`);
   }
+  const { saver, label } = store;
   try {
-    return await run(args, store, out, err, io, env);
+    const started = performance.now();
+    const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
+    const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
+    const total = await countThreads(saver, options).catch(() => undefined);
+    const repair = args.command === "repair";
+    const progress = new Progress(err, {
+      total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
+      verb: repair ? "checked" : "scanned",
+    });
+    const tally = new Tally();
+    const print = (lines: string[]) => lines.length && progress.above(() => out.write(`${lines.join("\n")}\n`));
+    for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
+      tally.add(report);
+      print(json ? [reportJson(report)] : "found" in report ? renderRepair(report) : []);
+      const broken = `${tally.count("broken")} broken`;
+      progress.tick(
+        repair
+          ? `${broken}, ${tally.count(apply ? "repaired" : "would_repair")} ${apply ? "repaired" : "to repair"}`
+          : broken,
+      );
+    }
+    progress.finish();
+
+    const interrupted = io.signal?.aborted;
+    // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
+    // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
+    const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
+    // The command to run next, with the store and the selection given (never a connection string). `--limit`
+    // goes on only from repair to repair: for scan it counts threads read, for repair threads repaired. In this
+    // package's own checkout (where `npx langgraph-tool-repair` finds no bin) it is started with `npm run cli`.
+    const next = repair ? (apply ? limited : tally.count("would_repair") > 0) : tally.count("broken") > 0;
+    if (!json)
+      out.write(
+        `${renderSummary(tally, {
+          label,
+          elapsedMs: performance.now() - started,
+          repair,
+          stopped: interrupted
+            ? "Ctrl-C; run the same command again to go on"
+            : limited
+              ? `--limit ${limit} reached; run again for the rest`
+              : undefined,
+          nextCommand:
+            next &&
+            [
+              env.npm_lifecycle_event === "cli" && env.npm_package_name === "langgraph-tool-repair"
+                ? "npm run cli -- repair"
+                : "npx langgraph-tool-repair repair",
+              ...args.storeFlags,
+              ...args.selectionFlags,
+              ...(!repair
+                ? ["  (a dry run: shows each fix; add --apply to write it)"]
+                : [
+                    ...(limit ? ["--limit", `${limit}`] : []),
+                    "--apply",
+                    ...(apply ? [`  (goes on with the next ${limit} broken threads)`] : []),
+                  ]),
+            ].join(" "),
+        }).join("\n")}\n`,
+      );
+    else if (interrupted)
+      err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
+    if (interrupted) return EXIT.interrupted;
+    // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
+    return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
+      ? EXIT.found
+      : EXIT.ok;
   } catch (error) {
     return fail((error as Error).message);
   } finally {
     await store.close().catch(() => {});
   }
-}
-
-async function run(
-  args: CliArgs,
-  { saver, label }: OpenedStore,
-  out: ProgressStream,
-  err: ProgressStream,
-  io: CliIO,
-  env: Record<string, string | undefined>,
-): Promise<number> {
-  const started = performance.now();
-  const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
-  const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
-  const total = await countThreads(saver, options).catch(() => undefined);
-  const repair = args.command === "repair";
-  const progress = new Progress(err, {
-    total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
-    verb: repair ? "checked" : "scanned",
-    lineEveryMs: io.progressEveryMs,
-  });
-  const tally = new Tally();
-  const print = (lines: string[]) => lines.length && progress.above(() => out.write(`${lines.join("\n")}\n`));
-  for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
-    tally.add(report);
-    print(json ? [reportJson(report)] : "found" in report ? renderRepair(report) : []);
-    const broken = `${tally.count("broken")} broken`;
-    progress.tick(
-      repair
-        ? `${broken}, ${tally.outcome(apply ? "repaired" : "would_repair")} ${apply ? "repaired" : "to repair"}`
-        : broken,
-    );
-  }
-  progress.finish();
-
-  const interrupted = io.signal?.aborted;
-  // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
-  // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
-  const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
-  // The command to run next, with the store and the selection given (never a connection string). `--limit`
-  // goes on only from repair to repair: for scan it counts threads read, for repair threads repaired. In this
-  // package's own checkout (where `npx langgraph-tool-repair` finds no bin) it is started with `npm run cli`.
-  const again = (...extra: string[]) =>
-    [
-      env.npm_lifecycle_event === "cli" && env.npm_package_name === "langgraph-tool-repair"
-        ? "npm run cli -- repair"
-        : "npx langgraph-tool-repair repair",
-      ...args.storeFlags,
-      ...args.selectionFlags,
-      ...(repair && limit ? ["--limit", `${limit}`] : []),
-      ...extra,
-    ].join(" ");
-  if (!json)
-    out.write(
-      `${renderSummary(tally, {
-        label,
-        elapsedMs: performance.now() - started,
-        repair,
-        stopped: interrupted
-          ? "Ctrl-C; run the same command again to go on"
-          : limited
-            ? `--limit ${limit} reached; run again for the rest`
-            : undefined,
-        nextCommand: !repair
-          ? tally.count("broken")
-            ? `${again()}   (a dry run: shows each fix; add --apply to write it)`
-            : undefined
-          : !apply
-            ? tally.outcome("would_repair")
-              ? again("--apply")
-              : undefined
-            : limited
-              ? `${again("--apply")}   (goes on with the next ${limit} broken threads)`
-              : undefined,
-      }).join("\n")}\n`,
-    );
-  else if (interrupted)
-    err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
-  if (interrupted) return EXIT.interrupted;
-  const trouble = tally.count("unreadable") + tally.outcome("failed") + tally.outcome("skipped");
-  // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
-  const found = repair ? limited || (!apply && tally.outcome("would_repair") > 0) : tally.count("broken") > 0;
-  return trouble > 0 || found ? EXIT.found : EXIT.ok;
 }

@@ -9,7 +9,7 @@ export interface ProgressStream {
   columns?: number;
 }
 
-const num = (n: number) => n.toLocaleString("en-US");
+export const num = (n: number) => n.toLocaleString("en-US");
 const CLEAR = "\r\x1b[2K";
 
 export function formatDuration(ms: number): string {
@@ -68,15 +68,18 @@ export class Progress {
   private draw(now: number): void {
     const { total, verb } = this.options;
     const { done, note } = this;
+    const known = total !== undefined;
     const rate = now > this.started ? (done * 1000) / (now - this.started) : 0;
-    const eta = total !== undefined && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
-    const speed = num(Math.round(rate));
-    if (!this.tty)
+    const eta = known && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
+    const speed = `${num(Math.round(rate))}/s`;
+    if (!this.tty) {
+      const of = known ? ` of ${num(total)}` : "";
       return void this.stream.write(
-        `${verb} ${num(done)}${total !== undefined ? ` of ${num(total)}` : ""} threads (${speed}/s${eta && `, ETA ${eta}`})${note && `, ${note}`}\n`,
+        `${verb} ${num(done)}${of} threads (${speed}${eta && `, ETA ${eta}`})${note && `, ${note}`}\n`,
       );
+    }
     const bar = total ? `[${"#".repeat(Math.round(Math.min(1, done / total) * 24)).padEnd(24, ".")}] ` : "";
-    const text = `${bar}${num(done)}${total !== undefined ? `/${num(total)}` : ""} threads  ${speed}/s${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
+    const text = `${bar}${num(done)}${known ? `/${num(total)}` : ""} threads  ${speed}${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
     this.stream.write(`${CLEAR}${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
     this.drawn = true;
   }

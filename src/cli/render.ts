@@ -14,8 +14,8 @@ import {
 import type { Provider, ToolCallProblem } from "../types";
 import type { ThreadRepairReport } from "../threads/repair";
 import type { ThreadReport, ThreadStatus } from "../threads/scan";
+import { num } from "./progress";
 
-const num = (n: number) => n.toLocaleString("en-US");
 /** `3 repairs`, `1 repair`. */
 const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
@@ -54,7 +54,7 @@ function describeMessage(m: BaseMessage): string {
       .filter(Boolean)
       .join(" ");
   } else if (isToolResult(m))
-    what = `answers ${resultIdOf(m) ?? "?"}${typeof m.name === "string" && m.name ? ` ${m.name}` : ""}: "${shortText(textOf(m.content), 40)}"`;
+    what = `answers ${resultIdOf(m) ?? "?"}${m.name ? ` ${m.name}` : ""}: "${shortText(textOf(m.content), 40)}"`;
   return `${(m.getType?.() ?? "?").padEnd(6)} ${typeof m.id === "string" && m.id ? shortText(m.id, 80) : "-"}  ${what}`;
 }
 
@@ -168,32 +168,31 @@ const problemJson = ({ kind, index, toolCallId, toolName, rules }: ToolCallProbl
 
 /** One JSON line per thread: a scan's report, or a repair's (which has `found`). Empty ids and names are left out. */
 export function reportJson(report: ThreadReport | ThreadRepairReport): string {
-  const repair = "found" in report ? report : undefined;
-  const scan = repair ? undefined : (report as ThreadReport);
+  const { found, writtenAt, structural, provider, written, ...r } = report as ThreadReport & ThreadRepairReport;
   const json = {
-    thread: report.threadId,
-    namespace: report.namespace,
-    checkpoint: report.checkpointId ?? null,
-    writtenAt: scan && (scan.writtenAt ?? null),
-    status: report.status,
-    found: repair?.found,
-    provider: report.provider,
-    providerFrom: report.provider && report.providerFrom,
-    messages: scan?.messageCount,
-    structural: scan?.structural,
-    problems: report.problems.map(problemJson),
-    repairs: repair?.repairs.map(({ action, problem, index, toolCallId, toolName }) => ({
+    thread: r.threadId,
+    namespace: r.namespace,
+    checkpoint: r.checkpointId ?? null,
+    writtenAt: found ? undefined : (writtenAt ?? null),
+    status: r.status,
+    found,
+    provider,
+    providerFrom: provider && r.providerFrom,
+    messages: r.messageCount,
+    structural: found ? undefined : structural,
+    problems: r.problems.map(problemJson),
+    repairs: r.repairs?.map(({ action, problem, index, toolCallId, toolName }) => ({
       action,
       problem,
       index,
       toolCallId,
       toolName,
     })),
-    reshape: repair?.reshape.map(problemJson),
-    salvaged: repair?.salvaged,
-    written: repair?.written && (repair.written.configurable?.checkpoint_id ?? null),
-    error: scan?.error || undefined,
-    reason: repair?.reason || undefined,
+    reshape: r.reshape?.map(problemJson),
+    salvaged: r.salvaged,
+    written: written && (written.configurable?.checkpoint_id ?? null),
+    error: r.error || undefined,
+    reason: r.reason || undefined,
   };
   return JSON.stringify(json, (key, value) => (value === "" && key.startsWith("tool") ? undefined : value));
 }
@@ -204,63 +203,56 @@ export function reportJson(report: ThreadReport | ThreadRepairReport): string {
 const LISTED = 10;
 
 export class Tally {
-  /** Threads per status found, and (repair) per outcome. */
-  readonly found = new Map<string, number>();
-  readonly outcomes = new Map<string, number>();
+  threads = 0;
+  /** Threads per status found and, for repair, per outcome (`unreadable`, which is both, counted once). */
+  readonly counts = new Map<string, number>();
   /** Per problem kind (structural ones of broken threads, and the rest): problems, and threads. */
-  readonly kindProblems = new Map<string, number>();
+  readonly kinds = new Map<string, number>();
   readonly kindThreads = new Map<string, number>();
   /** Threads still broken after the run (scan: every broken one), the most problems first. */
-  readonly worst: { label: string; structural: number; kinds: string }[] = [];
+  readonly worst: [structural: number, line: string][] = [];
   readonly errors: string[] = [];
   /** Threads per provider judged for and where it came from (`bedrock (read from the thread)`). */
   readonly judged = new Map<string, number>();
   /** Per provider: the threads a request still needs shaping for (after their repair), and their problems. */
-  readonly reshape = new Map<Provider, { threads: number; kinds: Map<string, number> }>();
-  threads = 0;
+  readonly reshape = new Map<Provider, [threads: number, kinds: Map<string, number>]>();
 
   add(report: ThreadReport | ThreadRepairReport): void {
     this.threads++;
     const repair = "found" in report ? report : undefined;
     const found = repair?.found ?? report.status;
-    bump(this.found, found);
-    if (repair) bump(this.outcomes, repair.status);
+    const status = repair?.status;
+    bump(this.counts, found);
+    if (status && status !== found) bump(this.counts, status);
     const perKind = new Map<string, number>();
     for (const p of report.problems) bump(perKind, p.kind);
     for (const [kind, n] of perKind) {
-      bump(this.kindProblems, kind, n);
+      bump(this.kinds, kind, n);
       bump(this.kindThreads, kind);
     }
-    // After `repair --apply`, a repaired thread is no longer broken: only those the run left broken are listed.
     const { structural, provider } = report;
-    if (
-      found === "broken" &&
-      repair?.status !== "repaired" &&
-      (this.worst[LISTED - 1]?.structural ?? -1) < structural
-    ) {
-      this.worst.push({ label: where(report), structural, kinds: counted(perKind) });
-      this.worst.sort((a, b) => b.structural - a.structural);
-      this.worst.length = Math.min(this.worst.length, LISTED);
+    const label = where(report);
+    // After `repair --apply`, a repaired thread is no longer broken: only those the run left broken are listed.
+    if (found === "broken" && status !== "repaired" && (this.worst[LISTED - 1]?.[0] ?? -1) < structural) {
+      this.worst.push([structural, `${label}: ${counted(perKind)}`]);
+      this.worst.sort((a, b) => b[0] - a[0]).splice(LISTED);
     }
-    if ((found === "unreadable" || repair?.status === "failed") && this.errors.length < LISTED)
-      this.errors.push(`${where(report)}: ${(report as ThreadReport).error ?? repair?.reason ?? "unknown error"}`);
+    if ((found === "unreadable" || status === "failed") && this.errors.length < LISTED)
+      this.errors.push(`${label}: ${(report as ThreadReport).error ?? repair?.reason ?? "unknown error"}`);
     if (!provider) return;
     bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
-    const reshape = repair ? repair.reshape : report.status === "reshape" ? report.problems : [];
-    if (reshape.length && (found !== "broken" || repair?.status === "repaired" || repair?.status === "would_repair")) {
-      const entry = this.reshape.get(provider) ?? { threads: 0, kinds: new Map() };
-      entry.threads++;
-      for (const p of reshape) bump(entry.kinds, kindOf(p));
+    // A scan's thread that is not broken has problems of request shaping only.
+    const reshape = repair ? repair.reshape : report.problems;
+    if (reshape.length && (found !== "broken" || status === "repaired" || status === "would_repair")) {
+      const entry = this.reshape.get(provider) ?? [0, new Map<string, number>()];
+      entry[0]++;
+      for (const p of reshape) bump(entry[1], kindOf(p));
       this.reshape.set(provider, entry);
     }
   }
 
-  count(status: ThreadStatus): number {
-    return this.found.get(status) ?? 0;
-  }
-
-  outcome(status: ThreadRepairReport["status"]): number {
-    return this.outcomes.get(status) ?? 0;
+  count(status: ThreadStatus | ThreadRepairReport["status"]): number {
+    return this.counts.get(status) ?? 0;
   }
 }
 
@@ -285,56 +277,43 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand?: string },
+  info: { label: string; elapsedMs: number; stopped?: string; repair: boolean; nextCommand: string | false },
 ): string[] {
   const { repair } = info;
   const seconds = info.elapsedMs / 1000;
-  const lines = [
-    `${info.label}: ${many(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${
-      seconds >= 1 ? ` (${num(Math.round(tally.threads / seconds))}/s)` : ""
-    }`,
-  ];
-  const add = (title: string, items: string[]) => {
-    if (items.length) lines.push(title, ...items);
-  };
+  const speed = seconds >= 1 ? ` (${num(Math.round(tally.threads / seconds))}/s)` : "";
+  const lines = [`${info.label}: ${many(tally.threads, "thread")} read in ${seconds.toFixed(1)} s${speed}`];
+  const section = (title: string, items: string[]) => items.length && lines.push(title, ...items);
   if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
-  const width = num(Math.max(0, ...tally.found.values(), ...tally.outcomes.values())).length;
-  const countLines = (counts: Map<string, number>, texts: Record<string, string>, always: string[]) =>
-    Object.entries(texts).flatMap(([status, text]) => {
-      const n = counts.get(status) ?? 0;
-      return n || always.includes(status) ? [`  ${num(n).padStart(width)}  ${text}`] : [];
+  const width = num(Math.max(0, ...tally.counts.values())).length;
+  // Clean and broken are said even when none.
+  const counts = (texts: Record<string, string>, always = 0) =>
+    Object.entries(texts).flatMap(([status, text], i) => {
+      const n = tally.counts.get(status) ?? 0;
+      return n || i < always ? [`  ${num(n).padStart(width)}  ${text}`] : [];
     });
   // A repair counts what it read: the broken threads it then repaired are listed under "Repair:".
-  lines.push(
-    ...countLines(
-      tally.found,
-      repair ? { ...FOUND_LINES, broken: "broken when read (structural problems)" } : FOUND_LINES,
-      ["clean", "broken"],
-    ),
-  );
-  if (repair) {
-    lines.push("Repair:");
-    lines.push(...countLines(tally.outcomes, OUTCOME_LINES, []));
-    if (!tally.count("broken")) lines.push("  nothing to repair");
-  }
-  const kinds = [...tally.kindProblems].sort((a, b) => b[1] - a[1]);
+  lines.push(...counts(repair ? { ...FOUND_LINES, broken: "broken when read (structural problems)" } : FOUND_LINES, 2));
+  if (repair)
+    lines.push("Repair:", ...counts(OUTCOME_LINES), ...(tally.count("broken") ? [] : ["  nothing to repair"]));
+  const kinds = [...tally.kinds].sort((a, b) => b[1] - a[1]);
   const kindWidth = Math.max(...kinds.map(([kind]) => kind.length));
-  add(
+  section(
     `Problems${repair ? " found" : ""} (kind: problems in threads):`,
     kinds.map(([kind, n]) => `  ${kind.padEnd(kindWidth)}  ${num(n)} in ${num(tally.kindThreads.get(kind) ?? 0)}`),
   );
-  for (const [provider, { threads, kinds }] of tally.reshape)
+  for (const [provider, [threads, kinds]] of tally.reshape)
     lines.push(
       `${many(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ${provider} requests ` +
         `(request shaping, never stored; a plain agent is refused): ${counted(kinds)}`,
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
-  add(
+  section(
     repair ? "Still broken (most problems first):" : "Most broken threads:",
-    tally.worst.map((w) => `  ${w.label}: ${w.kinds}`),
+    tally.worst.map((w) => `  ${w[1]}`),
   );
-  add(
+  section(
     repair ? "Unreadable or failed:" : "Unreadable:",
     tally.errors.map((e) => `  ${e}`),
   );

@@ -4,14 +4,15 @@
  * `@langchain/langgraph-checkpoint`, and a store's saver package, all optional peers of this package).
  */
 import { HELP } from "./args";
+import type { Dict } from "../values";
 import type { CliIO } from "./main";
 
+/** Whether an import failed for a module not found. */
+export const notFound = (error: unknown) => /^(ERR_)?MODULE_NOT_FOUND$/.test((error as Dict)?.code as string);
+
 /** The package a failed import names, when the failure is a missing package. */
-export function missingPackage(error: unknown): string | undefined {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND")
-    return /Cannot find (?:package|module) '([^']+)'/.exec(String(message))?.[1];
-}
+export const missingPackage = (error: unknown) =>
+  notFound(error) ? /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1] : undefined;
 
 export async function startCli(
   argv: string[],
