@@ -37,44 +37,17 @@ type Official = BaseCheckpointSaver & {
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
-export const importModule: ModuleImporter = async (specifier, cwd) => {
-  if (isPath(specifier)) return import(pathToFileURL(resolve(cwd, specifier)).href);
-  try {
-    return await import(specifier);
-  } catch (error) {
-    if (!notFound(error) || !String((error as Error).message).includes(specifier)) throw error;
-    let resolved: string;
-    try {
-      resolved = createRequire(join(cwd, "package.json")).resolve(specifier);
-    } catch {
-      throw error;
-    }
-    return import(pathToFileURL(resolved).href);
-  }
-};
-
-async function loadPackage(specifier: string, flag: string, cwd: string, load: ModuleImporter): Promise<Dict> {
-  try {
-    return await load(specifier, cwd);
-  } catch (error) {
-    const { message } = error as Error;
-    throw new UsageError(
-      !notFound(error) || !(isPath(specifier) || String(message).includes(specifier))
-        ? `${flag}: could not load ${specifier}: ${message}`
-        : isPath(specifier)
-          ? `${flag}: no such module: ${specifier}`
-          : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
-    );
-  }
-}
+export const importModule: ModuleImporter = (specifier, cwd) =>
+  import(isPath(specifier) ? pathToFileURL(resolve(cwd, specifier)).href : specifier).catch((error) => {
+    if (isPath(specifier) || !notFound(error) || !String(error.message).includes(specifier)) throw error;
+    return import(pathToFileURL(createRequire(join(cwd, "package.json")).resolve(specifier)).href);
+  });
 
 /** Closes what the saver holds open: a pg pool (`end`), a better-sqlite3 connection (`db.close`), or `close`. */
-async function closeSaver(saver: unknown): Promise<void> {
-  const s = saver as { end?: () => unknown; close?: () => unknown; db?: { open?: boolean; close?: () => unknown } };
-  if (typeof s.end === "function") await s.end();
-  else if (typeof s.close === "function") await s.close();
-  else if (s.db?.open && typeof s.db.close === "function") s.db.close();
-}
+const closeSaver = async (saver: object) => {
+  const s = saver as { end?(): unknown; close?(): unknown; db?: { open?: boolean; close?(): unknown } };
+  await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
+};
 
 const opened = (saver: BaseCheckpointSaver, label: string): OpenedStore => ({
   saver,
@@ -89,13 +62,24 @@ export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string
 
 export async function openStore(
   { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
-  load: ModuleImporter = importModule,
+  importer: ModuleImporter = importModule,
 ): Promise<OpenedStore> {
   const cwd = process.cwd();
+  const load = (specifier: string, flag: string) =>
+    importer(specifier, cwd).catch((error) => {
+      const path = isPath(specifier);
+      throw new UsageError(
+        !notFound(error) || !(path || String(error.message).includes(specifier))
+          ? `${flag}: could not load ${specifier}: ${error.message}`
+          : path
+            ? `${flag}: no such module: ${specifier}`
+            : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
+      );
+    });
   if (store.kind === "saver") {
     const { module, exportName: name = "default" } = store;
     const flag = `--saver ${module}`;
-    const loaded = await loadPackage(module, "--saver", cwd, load);
+    const loaded = await load(module, "--saver");
     const value = loaded[name];
     if (value === undefined) {
       const names = Object.keys(loaded).filter((k) => k !== "default");
@@ -122,7 +106,7 @@ export async function openStore(
   if (sqlite && !statSync(path, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
-  const Saver = (await loadPackage(PACKAGE + store.kind, `--${store.kind}`, cwd, load))[name] as {
+  const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
     fromConnString(path: string, options?: Dict): Official;
   };
   let saver: Official | undefined;

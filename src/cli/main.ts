@@ -103,13 +103,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
                 : "npx langgraph-tool-repair repair",
               ...args.storeFlags,
               ...args.selectionFlags,
-              ...(!repair
-                ? ["  (a dry run: shows each fix; add --apply to write it)"]
-                : [
-                    ...(limit ? ["--limit", `${limit}`] : []),
-                    "--apply",
-                    ...(apply ? [`  (goes on with the next ${limit} broken threads)`] : []),
-                  ]),
+              repair
+                ? `${limit ? `--limit ${limit} ` : ""}--apply${apply ? `   (goes on with the next ${limit} broken threads)` : ""}`
+                : "  (a dry run: shows each fix; add --apply to write it)",
             ].join(" "),
         }).join("\n")}\n`,
       );

@@ -12,6 +12,7 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, ToolCallProblem } from "../types";
+import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
 import type { ThreadReport, ThreadStatus } from "../threads/scan";
 import { num } from "./progress";
@@ -24,8 +25,6 @@ const counted = (counts: Map<string, number>) =>
   [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
 /** A problem kind with its rules: `consecutive_same_role (B6)`. */
 const kindOf = (p: ToolCallProblem) => (p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind);
-const kindsText = (problems: readonly ToolCallProblem[]) =>
-  counted(problems.reduce((counts, p) => bump(counts, kindOf(p)), new Map<string, number>()));
 
 /** One line of text: white space collapsed, cut to `max` characters. */
 export function shortText(text: string, max = 48): string {
@@ -126,12 +125,6 @@ const where = (r: { threadId: string; namespace: string }) =>
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
 
-const OTHER_STATUS: Record<string, string> = {
-  skipped: "skipped",
-  failed: "FAILED",
-  unreadable: "unreadable, skipped",
-};
-
 /** The block printed for one thread by `repair` (text mode); empty for threads with nothing to say. */
 export function renderRepair(r: ThreadRepairReport): string[] {
   const { status } = r;
@@ -147,12 +140,14 @@ export function renderRepair(r: ThreadRepairReport): string[] {
       }`,
       ...renderDiff(r),
       ...(r.reshape.length
-        ? [`  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${kindsText(r.reshape)}`]
+        ? [
+            `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(r.reshape.reduce((counts, p) => bump(counts, kindOf(p)), new Map()))}`,
+          ]
         : []),
       "",
     ];
   }
-  const says = OTHER_STATUS[status];
+  const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[status];
   return says
     ? [`${where(r)}: ${says}: ${r.reason}`, ...(status === "failed" && r.after ? renderDiff(r) : []), ""]
     : [];
