@@ -26,6 +26,9 @@ const counted = (counts: Map<string, number>) =>
 /** A problem kind with its rules: `consecutive_same_role (B6)`. */
 const kindOf = (p: ToolCallProblem) => (p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind);
 
+const kindsOf = (problems: ToolCallProblem[], counts = new Map<string, number>()) =>
+  problems.reduce((counts, p) => bump(counts, kindOf(p)), counts);
+
 /** One line of text: white space collapsed, cut to `max` characters. */
 export function shortText(text: string, max = 48): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -141,7 +144,7 @@ export function renderRepair(r: ThreadRepairReport): string[] {
       ...renderDiff(r),
       ...(r.reshape.length
         ? [
-            `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(r.reshape.reduce((counts, p) => bump(counts, kindOf(p)), new Map()))}`,
+            `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(kindsOf(r.reshape))}`,
           ]
         : []),
       "",
@@ -241,7 +244,7 @@ export class Tally {
     if (reshape.length && (found !== "broken" || status === "repaired" || status === "would_repair")) {
       const entry = this.reshape.get(provider) ?? [0, new Map<string, number>()];
       entry[0]++;
-      for (const p of reshape) bump(entry[1], kindOf(p));
+      kindsOf(reshape, entry[1]);
       this.reshape.set(provider, entry);
     }
   }
