@@ -5,7 +5,7 @@
  */
 import { HELP } from "./args";
 import type { Dict } from "../values";
-import type { CliIO } from "./main";
+import type { ProgressStream } from "./progress";
 
 /** Whether an import failed for a module not found. */
 export const notFound = (error: unknown) => /^(ERR_)?MODULE_NOT_FOUND$/.test((error as Dict)?.code as string);
@@ -14,10 +14,11 @@ export const notFound = (error: unknown) => /^(ERR_)?MODULE_NOT_FOUND$/.test((er
 export const missingPackage = (error: unknown) =>
   notFound(error) ? /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1] : undefined;
 
-export async function startCli(
+/** `io`: main.ts's `CliIO` (not imported: main.ts imports what this file is there to do without). */
+export async function startCli<IO extends { stdout: ProgressStream; stderr: ProgressStream }>(
   argv: string[],
-  io: CliIO,
-  load: () => Promise<{ runCli(argv: string[], io: CliIO): Promise<number> }>,
+  io: IO,
+  load: () => Promise<{ runCli(argv: string[], io: IO): Promise<number> }>,
 ): Promise<number> {
   if (argv.includes("-h") || argv.includes("--help")) return (io.stdout.write(HELP), 0);
   let main: Awaited<ReturnType<typeof load>>;
