@@ -16,7 +16,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer, type ResolvedOptions } from "../engine";
 import { boundary, ToolCallRepairInputError, describeInput, expectedInput, optionsInput, ownInput } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
-import { checkSurfaceOptions } from "../integrations/surface-options";
+import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
+import { option, readOptions } from "../options";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
 import {
@@ -318,6 +319,14 @@ export interface RepairThreadReport {
   status?: Extract<ThreadStatus, "no_messages">;
 }
 
+const THREAD_OPTIONS = {
+  ...STORED_SURFACE_OPTIONS,
+  dryRun: option.flag,
+  closeOpen: option.flag,
+  messagesKey: option.name,
+  asNode: option.name,
+};
+
 const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
 
 /** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
@@ -348,8 +357,7 @@ const repairThreadInput = boundary("repairThread", (graph: unknown, config: unkn
   const threadId = (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id;
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
-  const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
-  return checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds);
+  return readOptions<RepairThreadOptions>(options, fn, THREAD_OPTIONS);
 });
 
 /**
