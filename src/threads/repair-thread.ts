@@ -14,7 +14,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer, type ResolvedOptions } from "../engine";
-import { boundary, ToolCallRepairInputError, describeInput, expectedInput, optionsInput, ownInput } from "../errors";
+import { boundary, describeInput, expectedInput, ToolCallRepairInputError } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
 import { option, readOptions } from "../options";
@@ -48,14 +48,9 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
 /** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
-function problemsOf(
-  messages: readonly BaseMessage[],
-  provider: Provider,
-  level: RepairLevel,
-  openIsProblem: boolean,
-): ToolCallProblem[] {
+function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, open: boolean) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
-  const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
+  const repairer = createRepairer({ provider, level, trailing: open ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
 
@@ -63,21 +58,15 @@ function problemsOf(
  * What a stored repair fixes: the structural problems of a thread. An open last exchange is one only with
  * `openIsProblem` (a fix that closes it).
  */
-export function structuralProblems(
+export const structuralProblems = (
   messages: readonly BaseMessage[],
   provider: Provider = "strict",
   openIsProblem = false,
-): ToolCallProblem[] {
-  return problemsOf(messages, provider, "structural", openIsProblem);
-}
+) => problemsOf(messages, provider, "structural", openIsProblem);
 
 /** Every problem of a stored thread for `provider`, request shaping included. */
-export function storedThreadProblems(
-  messages: readonly BaseMessage[],
-  provider: Provider = "strict",
-): ToolCallProblem[] {
-  return problemsOf(messages, provider, "request", false);
-}
+export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
+  problemsOf(messages, provider, "request", false);
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -97,60 +86,52 @@ export function awaitsResume(messages: readonly BaseMessage[]): boolean {
  * `synthesized_result`). The same array when none is put back.
  */
 export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
-  const realAnswered = new Set<string>();
+  const answered = new Set<string>();
   const syntheticAt = new Map<string, number>();
+  const idOf = (m: BaseMessage) => (isToolResult(m) ? resultIdOf(m) : undefined);
   messages.forEach((m, i) => {
-    const id = isToolResult(m) ? resultIdOf(m) : undefined;
-    if (id === undefined || !salvage.has(id)) return;
-    if (isMarkedSyntheticResult(m)) syntheticAt.set(id, i);
-    else realAnswered.add(id);
+    const id = idOf(m);
+    if (id !== undefined && salvage.has(id)) isMarkedSyntheticResult(m) ? syntheticAt.set(id, i) : answered.add(id);
   });
   const out: BaseMessage[] = [];
   const salvaged: string[] = [];
   const repairs: ToolCallRepair[] = [];
-  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
-  const putBack = (id: string, callIndex: number) => {
-    out.push(salvage.get(id)!);
-    realAnswered.add(id);
+  // at: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const putBack = (id: string, at: number) => {
+    const result = salvage.get(id)!;
+    out.push(result);
+    answered.add(id);
     salvaged.push(id);
-    repairs.push(salvageRepair(salvage.get(id)!, callIndex));
+    // A placeholder a surface made knowing more than the engine (a call the user never approved).
+    const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
+    const { name } = result as { name?: unknown };
+    repairs.push({
+      problem: "orphan_call",
+      action: toolRun ? "synthesized_result" : "salvaged_result",
+      index: at,
+      toolCallId: id,
+      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      ...(toolRun ? { toolRun } : {}),
+      detail: toolRun
+        ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`
+        : `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+    });
   };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const id = isToolResult(m) ? resultIdOf(m) : undefined;
-    if (id !== undefined && syntheticAt.get(id) === i && !realAnswered.has(id)) {
+    const id = idOf(m);
+    if (id !== undefined && syntheticAt.get(id) === i && !answered.has(id)) {
       putBack(id, i);
       continue;
     }
     out.push(m);
     if (!isAssistant(m)) continue;
-    const missing = toolCallIdsOf(m).filter(
-      (callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId),
-    );
-    const callIndex = i;
+    const missing = toolCallIdsOf(m).filter((c) => salvage.has(c) && !answered.has(c) && !syntheticAt.has(c));
+    const at = i;
     if (missing.length > 0) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
-    for (const callId of missing) putBack(callId, callIndex);
+    for (const c of missing) putBack(c, at);
   }
   return { messages: salvaged.length > 0 ? out : messages, salvaged, repairs };
-}
-
-function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
-  const id = resultIdOf(message)!;
-  const { name } = message as { name?: unknown };
-  // A placeholder a surface made knowing more than the engine (a call the user never approved).
-  const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
-  return {
-    problem: "orphan_call",
-    action: toolRun !== undefined ? "synthesized_result" : "salvaged_result",
-    index,
-    toolCallId: id,
-    ...(typeof name === "string" && name ? { toolName: name } : {}),
-    ...(toolRun !== undefined
-      ? { toolRun, detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}` }
-      : {
-          detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
-        }),
-  };
 }
 
 // --- the stored repair ------------------------------------------------------------------------------------------
@@ -183,22 +164,7 @@ export interface StoredRepair {
 }
 
 /** Repairs stored histories under one set of options (the engine resolved once). */
-export interface StoredRepairer {
-  /** The engine's options the repairs run with, resolved. */
-  readonly options: Readonly<ResolvedOptions>;
-  /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
-  isClean(messages: readonly BaseMessage[]): boolean;
-  repair(messages: BaseMessage[], context?: StoredRepairContext): StoredRepair;
-}
-
-/** True when `result` keeps the slice of `input` from `from` on, object for object, at its end. */
-function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[], from: number): boolean {
-  const length = input.length - from;
-  if (result.length < length) return false;
-  const offset = result.length - length;
-  for (let k = 0; k < length; k++) if (result[offset + k] !== input[from + k]) return false;
-  return true;
-}
+export type StoredRepairer = ReturnType<typeof createStoredRepairer>;
 
 /**
  * A repairer for stored histories. Clean histories cost one walk and return the very input array; a list holding
@@ -206,37 +172,40 @@ function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[]
  * protected unless `closeOpen` (or all its open calls are `abandoned`): when the repair of the whole list would
  * touch it, only the part before it is repaired.
  */
-export function createStoredRepairer(options: StoredRepairOptions = {}): StoredRepairer {
+export function createStoredRepairer(options: StoredRepairOptions = {}) {
   // Structural repairs only; an orphan call further back is closed the user's way.
-  const structural = (trailing: RepairOptions["trailing"]) =>
-    createRepairer({ ...options, level: "structural", trailing });
-  const keeping = structural("keep");
-  const closing = structural(options.orphanCalls ?? "answer");
+  const keeping = createRepairer({ ...options, level: "structural", trailing: "keep" });
+  const closing = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
   return {
-    options: keeping.options,
-    isClean: (messages) => keeping.isClean(messages),
-    repair(messages, { closeOpen = false, abandoned, salvage } = {}) {
+    /** The engine's options the repairs run with, resolved. */
+    options: keeping.options as Readonly<ResolvedOptions>,
+    /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
+    isClean: (messages: readonly BaseMessage[]) => keeping.isClean(messages),
+    repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
         return { messages, repairs: [], salvaged: [] };
       const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
       const working = put.messages;
-      const withPutBack = ({ messages, repairs }: Omit<StoredRepair, "salvaged">): StoredRepair => ({
-        messages,
+      const done = (fixed: BaseMessage[], repairs: ToolCallRepair[]) => ({
+        messages: fixed,
         repairs: [...put.repairs, ...repairs],
         salvaged: put.salvaged,
       });
-      if (closeOpen) return withPutBack(closing.repair(working));
+      if (closeOpen) {
+        const closed = closing.repair(working);
+        return done(closed.messages, closed.repairs);
+      }
       const whole = keeping.repair(working);
       const last = resumableExchange(working);
-      if (!last || last.unanswered.every((id) => abandoned?.has(id)) || keepsTail(whole.messages, working, last.index))
-        return withPutBack(whole);
+      const tail = last ? working.slice(last.index) : [];
+      const ends =
+        whole.messages.length >= tail.length && whole.messages.slice(-tail.length).every((m, k) => m === tail[k]);
+      if (!last || last.unanswered.every((id) => abandoned?.has(id)) || ends)
+        return done(whole.messages, whole.repairs);
       // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
       const head = closing.repair(working.slice(0, last.index));
-      return withPutBack({
-        messages: head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)],
-        repairs: head.repairs,
-      });
+      return done(head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)], head.repairs);
     },
   };
 }
@@ -258,23 +227,22 @@ export const repairStoredMessages = boundary(
     // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
     // input error naming its index, never a list silently returned unchanged.
     if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
-    for (let i = 0; i < messages.length; i++) {
-      if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+    for (let i = 0; i < messages.length; i++)
       if (!isMessage(messages[i]))
         throw ToolCallRepairInputError.atMessage(
           i,
-          `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
+          i in messages
+            ? `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`
+            : "is a hole in a sparse array, not a message",
         );
-    }
-    const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
-    if (salvage !== undefined && !(salvage instanceof Map))
-      throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
-    return createStoredRepairer().repair(messages, {
-      closeOpen: !awaitsResume(messages),
-      salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined,
-    });
+    const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, STORED_OPTIONS);
+    return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
   },
 );
+
+const STORED_OPTIONS = {
+  salvage: { expected: "a Map of call ids to their ToolMessages", accepts: (v: unknown) => v instanceof Map },
+};
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 
@@ -331,13 +299,12 @@ const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createA
 
 /** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
 function toolNodeName(graph: object): string | undefined {
-  const g = graph as { nodes?: unknown; graph?: { nodes?: unknown } };
+  const g = graph as { nodes?: object; graph?: { nodes?: object } };
   // A compiled StateGraph, or the graph inside a createAgent agent.
-  const nodes = (g.nodes ?? g.graph?.nodes ?? {}) as Record<string, { bound?: unknown } | undefined>;
-  const names = Object.entries(nodes)
-    .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } })?.constructor?.name === "ToolNode")
-    .map(([name]) => name);
-  return names.length === 1 ? names[0] : undefined;
+  const names = Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(
+    ([, n]) => n?.bound?.constructor?.name === "ToolNode",
+  );
+  return names.length === 1 ? names[0][0] : undefined;
 }
 
 /**
@@ -351,10 +318,10 @@ const repairThreadInput = boundary("repairThread", (graph: unknown, config: unkn
     const method = (graph as Record<string, unknown>)[name];
     if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
   }
+  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
+  const threadId = (config as RunnableConfig | null)?.configurable?.thread_id;
   if (typeof config !== "object" || config === null)
     throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
-  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
-  const threadId = (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id;
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
   return readOptions<RepairThreadOptions>(options, fn, THREAD_OPTIONS);

@@ -12,21 +12,19 @@ import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
 import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
-  cleanReport,
   failureText,
-  judgeThread,
-  latestTuple,
   messagesOf,
-  olderThan,
+  readThread,
   readThreads,
   REPAIR_OPTIONS,
   resolveScanOptions,
   type ProviderSource,
+  type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
-import { putIfUnchanged, repairCheckpoint } from "./write";
+import { writeFix } from "./write";
 
 /**
  * - `repaired`: the fix was written (`written` is its config).
@@ -82,22 +80,7 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
 const report = (
   key: ThreadKey,
   fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">,
-): ThreadRepairReport => ({
-  ...key,
-  problems: [],
-  structural: 0,
-  repairs: [],
-  reshape: [],
-  salvaged: [],
-  ...fields,
-});
-
-/** Calls that have no result and are not part of an exchange a resume may still run. */
-function callsToSalvage(messages: BaseMessage[]): Set<string> {
-  const wanted = unansweredCallIds(messages);
-  for (const id of trailingOpenExchange(messages)?.unanswered ?? []) wanted.delete(id);
-  return wanted;
-}
+): ThreadRepairReport => ({ ...key, problems: [], structural: 0, repairs: [], reshape: [], salvaged: [], ...fields });
 
 /**
  * Why the latest checkpoint must not be superseded: it holds pending writes other than a failed task's error
@@ -105,81 +88,75 @@ function callsToSalvage(messages: BaseMessage[]): Set<string> {
  * They belong to that checkpoint's tasks; a checkpoint on top would drop them.
  */
 function pendingWork(tuple: CheckpointTuple): string | undefined {
-  const channels = new Set<string>();
-  for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
-  if (channels.size === 0) return undefined;
-  return (
-    `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a ` +
-    "resume would use: resume or answer the thread, then repair it"
-  );
+  const channels = [...new Set(tuple.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
+  if (channels.length > 0)
+    return `its latest checkpoint has pending writes (${channels.slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`;
 }
 
 /**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export const repairThreads = boundary("repairThreads", repairAll);
+export const repairThreads = boundary(
+  "repairThreads",
+  (saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> => {
+    // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+    const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
+    const run = { claimed: 0 };
+    const full = () => run.claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
+    return readThreads(saver, o, (item) => repairOne(saver, item, o, run, full), full);
+  },
+);
 
-function repairAll(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
-  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-  const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
-  let claimed = 0;
-  const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
-
-  const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
-    const { key, clean } = item;
-    if (clean) {
-      const { checkpointId, provider, providerFrom } = cleanReport(key, clean, resolved.provider);
-      return report(key, { status: "unchanged", found: "clean", checkpointId, provider, providerFrom });
+async function repairOne(
+  saver: BaseCheckpointSaver,
+  item: ThreadItem,
+  o: ResolvedScanOptions,
+  run: { claimed: number },
+  full: () => boolean,
+): Promise<ThreadRepairReport | undefined> {
+  const { key } = item;
+  // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+  let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
+  try {
+    // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
+    const read = await readThread(saver, item, o);
+    if (!read) return undefined;
+    const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
+    base = { found: status, checkpointId, provider, providerFrom, problems, structural };
+    if (status === "unreadable") return report(key, { ...base, status, reason: error });
+    if (status !== "broken")
+      return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
+    if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+    const pending = pendingWork(tuple!);
+    if (pending) return report(key, { ...base, status: "skipped", reason: pending });
+    run.claimed++;
+    const before = (messagesOf(tuple!, o.messagesKey) as { messages: BaseMessage[] }).messages;
+    // The calls to salvage: those without a result, but in an exchange a resume may still run.
+    const wanted = unansweredCallIds(before);
+    for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+    const repaired = repairStoredMessages(before, {
+      salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
+    });
+    const { repairs, salvaged, messages: after } = repaired;
+    const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+    const left = structuralProblems(after, provider);
+    if (repairs.length === 0 || left.length > 0) {
+      const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
+      return report(key, {
+        ...fix,
+        status: "failed",
+        reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
+      });
     }
-    let tuple: CheckpointTuple | undefined;
-    try {
-      tuple = await latestTuple(saver, item);
-    } catch (error) {
-      return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
-    }
-    if (!tuple || olderThan(tuple.checkpoint?.ts, resolved.since)) return undefined;
-    // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-    let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
-    try {
-      // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
-      const { status, checkpointId, provider, providerFrom, problems, structural, error } = judgeThread(
-        key,
-        tuple,
-        resolved,
-      );
-      base = { found: status, checkpointId, provider, providerFrom, problems, structural };
-      if (status === "unreadable") return report(key, { ...base, status, reason: error });
-      if (status !== "broken")
-        return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
-      if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
-      const pending = pendingWork(tuple);
-      if (pending) return report(key, { ...base, status: "skipped", reason: pending });
-      claimed++;
-      const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
-      const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
-      const repaired = repairStoredMessages(before, { salvage });
-      const { repairs, salvaged, messages: after } = repaired;
-      const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-      const left = structuralProblems(after, provider);
-      if (repairs.length === 0 || left.length > 0) {
-        const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-        return report(key, {
-          ...fix,
-          status: "failed",
-          reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
-        });
-      }
-      if (!resolved.apply) return report(key, { ...fix, status: "would_repair" });
-      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, after, repaired);
-      const outcome = await putIfUnchanged(saver, key, checkpointId!, write);
-      return outcome.written
-        ? report(key, { ...fix, status: "repaired", written: outcome.config })
-        : report(key, { ...fix, status: "skipped", reason: outcome.reason });
-    } catch (error) {
-      return report(key, { ...base, status: "failed", reason: failureText(error) });
-    }
-  };
-
-  return readThreads(saver, resolved, repairOne, full);
+    if (!o.apply) return report(key, { ...fix, status: "would_repair" });
+    const outcome = await writeFix(saver, key, tuple!, o.messagesKey, repaired);
+    return report(key, {
+      ...fix,
+      status: outcome.written ? "repaired" : "skipped",
+      ...(outcome.written ? { written: outcome.config } : { reason: outcome.reason }),
+    });
+  } catch (error) {
+    return report(key, { ...base, status: "failed", reason: failureText(error) });
+  }
 }
