@@ -13,7 +13,7 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { createRepairer, type ResolvedOptions } from "../engine";
+import { createRepairer } from "../engine";
 import { boundary, describeInput, expectedInput, ToolCallRepairInputError } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
@@ -29,6 +29,7 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
+import type { Dict } from "../values";
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
@@ -178,7 +179,7 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
   const closing = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
   return {
     /** The engine's options the repairs run with, resolved. */
-    options: keeping.options as Readonly<ResolvedOptions>,
+    options: keeping.options,
     /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
     isClean: (messages: readonly BaseMessage[]) => keeping.isClean(messages),
     repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
@@ -187,25 +188,20 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
         return { messages, repairs: [], salvaged: [] };
       const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
       const working = put.messages;
-      const done = (fixed: BaseMessage[], repairs: ToolCallRepair[]) => ({
-        messages: fixed,
-        repairs: [...put.repairs, ...repairs],
-        salvaged: put.salvaged,
-      });
-      if (closeOpen) {
-        const closed = closing.repair(working);
-        return done(closed.messages, closed.repairs);
-      }
-      const whole = keeping.repair(working);
-      const last = resumableExchange(working);
+      const last = closeOpen ? undefined : resumableExchange(working);
+      let fixed = (closeOpen ? closing : keeping).repair(working);
       const tail = last ? working.slice(last.index) : [];
-      const ends =
-        whole.messages.length >= tail.length && whole.messages.slice(-tail.length).every((m, k) => m === tail[k]);
-      if (!last || last.unanswered.every((id) => abandoned?.has(id)) || ends)
-        return done(whole.messages, whole.repairs);
-      // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
-      const head = closing.repair(working.slice(0, last.index));
-      return done(head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)], head.repairs);
+      // The last exchange may still be resumed: when the whole repair touches it, repair only what comes before it
+      // (where that exchange is an orphan).
+      if (
+        last &&
+        !last.unanswered.every((id) => abandoned?.has(id)) &&
+        !tail.every((m, k) => fixed.messages.at(k - tail.length) === m)
+      ) {
+        const head = closing.repair(working.slice(0, last.index));
+        fixed = { messages: head.repairs.length === 0 ? working : [...head.messages, ...tail], repairs: head.repairs };
+      }
+      return { messages: fixed.messages, repairs: [...put.repairs, ...fixed.repairs], salvaged: put.salvaged };
     },
   };
 }
@@ -297,16 +293,6 @@ const THREAD_OPTIONS = {
 
 const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
 
-/** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
-function toolNodeName(graph: object): string | undefined {
-  const g = graph as { nodes?: object; graph?: { nodes?: object } };
-  // A compiled StateGraph, or the graph inside a createAgent agent.
-  const names = Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(
-    ([, n]) => n?.bound?.constructor?.name === "ToolNode",
-  );
-  return names.length === 1 ? names[0][0] : undefined;
-}
-
 /**
  * The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot.
  * A boundary of its own: what cannot be read at all (a throwing getter) is an input error naming `repairThread`.
@@ -345,27 +331,25 @@ export async function repairThread(
     asNode,
     onRepair,
     onError,
-    ...repairOptions
+    ...rest
   } = repairThreadInput(graph, config, options);
   // Built before the thread is read: a misspelt option is refused even when nothing is stored yet.
-  const repairer = createStoredRepairer(repairOptions);
-  const state = await graph.getState(config);
-  const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
+  const repairer = createStoredRepairer(rest);
+  const stored = ((await graph.getState(config))?.values as Dict | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
-  const messages = stored as BaseMessage[];
-  const { repairs, messages: repaired } = repairer.repair(messages, { closeOpen });
-  const report = {
-    problems: structuralProblems(messages, repairOptions.provider, closeOpen),
-    repairs,
-    messages: repaired,
-  };
-  if (dryRun || repairs.length === 0) return { ...report, applied: false };
-
-  // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
-  // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
-  const resumable = resumableExchange(repaired) !== undefined;
-  const writer = asNode ?? (resumable ? undefined : toolNodeName(graph));
-  if (writer === undefined && !resumable)
+  const { repairs, messages } = repairer.repair(stored, { closeOpen });
+  const report = { problems: structuralProblems(stored, rest.provider, closeOpen), repairs, messages, applied: false };
+  if (dryRun || repairs.length === 0) return report;
+  // Closing the calls hands the turn back to the model: written as the tool node, the graph's one ToolNode (in a
+  // compiled StateGraph, or in the graph inside a createAgent agent). An open exchange left for a resume is written
+  // as whichever node LangGraph picks (the last writer), so the tools still run.
+  const resumable = resumableExchange(messages) !== undefined;
+  const g = graph as { nodes?: object; graph?: { nodes?: object } };
+  const tools =
+    resumable || asNode
+      ? []
+      : Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(([, n]) => n?.bound?.constructor?.name === "ToolNode");
+  if (!resumable && !asNode && tools.length !== 1)
     throw new TypeError(
       "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
         "pass `asNode` (the node that runs your tools)",
@@ -373,7 +357,11 @@ export async function repairThread(
   // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
-  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired) }, writer);
+  const written = await graph.updateState(
+    config,
+    { [messagesKey]: replaceAllMessages(messages) },
+    asNode ?? tools[0]?.[0],
+  );
   await reportRepairs(repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }

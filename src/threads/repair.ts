@@ -132,7 +132,7 @@ async function repairOne(
     if (pending) return report(key, { ...base, status: "skipped", reason: pending });
     run.claimed++;
     const before = (messagesOf(tuple!, o.messagesKey) as { messages: BaseMessage[] }).messages;
-    // The calls to salvage: those without a result, but in an exchange a resume may still run.
+    // The calls to salvage: those without a result, but for an exchange a resume may still run.
     const wanted = unansweredCallIds(before);
     for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
     const repaired = repairStoredMessages(before, {
@@ -150,12 +150,13 @@ async function repairOne(
       });
     }
     if (!o.apply) return report(key, { ...fix, status: "would_repair" });
-    const outcome = await writeFix(saver, key, tuple!, o.messagesKey, repaired);
-    return report(key, {
-      ...fix,
-      status: outcome.written ? "repaired" : "skipped",
-      ...(outcome.written ? { written: outcome.config } : { reason: outcome.reason }),
-    });
+    const written = await writeFix(saver, key, tuple!, o.messagesKey, repaired);
+    return report(
+      key,
+      typeof written === "string"
+        ? { ...fix, status: "skipped", reason: written }
+        : { ...fix, status: "repaired", written },
+    );
   } catch (error) {
     return report(key, { ...base, status: "failed", reason: failureText(error) });
   }

@@ -45,7 +45,7 @@ const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
 });
 
 /**
- * Stores `fix` as a checkpoint on top of `latest`, unless the thread moved on since `latest` was read, then checks
+ * Stores `fix` as a checkpoint on top of `latest` (its config; else why not), unless the thread moved on since `latest` was read, then checks
  * that no other writer slipped in between that check and the put. The new checkpoint's id is made before the
  * check, so a checkpoint a live run makes later sorts after it and stays the latest. A live checkpoint made before
  * it but stored after the check would sort below the fix and be hidden by it: it is then copied back on top, so
@@ -57,22 +57,23 @@ export async function writeFix(
   latest: CheckpointTuple,
   messagesKey: string,
   fix: StoredRepair,
-): Promise<{ written: true; config: RunnableConfig } | { written: false; reason: string }> {
-  const base = latest.checkpoint;
+): Promise<RunnableConfig | string> {
+  const { checkpoint: base, metadata } = latest;
   const expected = checkpointIdOf(latest)!;
-  const step = typeof latest.metadata?.step === "number" ? latest.metadata.step : -1;
+  const step = typeof metadata?.step === "number" ? metadata.step : -1;
   const versions = Object.values(base.channel_versions ?? {});
   const version = nextBranchVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
+  const repairs = fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
+    action,
+    problem,
+    ...(toolCallId ? { toolCallId } : {}),
+    ...(toolName ? { toolName } : {}),
+  }));
   const marker: RepairMetadata = {
     tool: TOOL_NAME,
     version: TOOL_VERSION,
     repaired: expected,
-    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
-      action,
-      problem,
-      ...(toolCallId ? { toolCallId } : {}),
-      ...(toolName ? { toolName } : {}),
-    })),
+    repairs,
     salvaged: fix.salvaged,
   };
   // Made before the check: a checkpoint a live run makes later sorts after it.
@@ -86,47 +87,29 @@ export async function writeFix(
   };
   const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
-    return {
-      written: false,
-      reason: `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`,
-    };
-  const metadata = {
-    source: "update",
-    step: step + 1,
-    parents: latest.metadata?.parents ?? {},
-    [REPAIR_METADATA_KEY]: marker,
-  };
-  const config = await saver.put(configOf(key, expected), checkpoint, metadata as CheckpointMetadata, {
+    return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
+  const written = { source: "update", step: step + 1, parents: metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker };
+  const config = await saver.put(configOf(key, expected), checkpoint, written as CheckpointMetadata, {
     [messagesKey]: version,
   });
-  const ours = checkpointIdOf({ config } as CheckpointTuple) ?? checkpoint.id;
-
+  const ours = config.configurable?.checkpoint_id ?? checkpoint.id;
   // Newest first: ours, then the checkpoint it was written on. Anything else in between is a live write.
   const newest: CheckpointTuple[] = [];
   for await (const tuple of saver.list(configOf(key), { limit: 2 })) newest.push(tuple);
   const [first, second] = newest;
   const firstId = checkpointIdOf(first);
   if (firstId !== ours)
-    return checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours
-      ? { written: true, config }
-      : {
-          written: false,
-          reason: `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`,
-        };
+    return first?.parentConfig?.configurable?.checkpoint_id === ours
+      ? config
+      : `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`;
   const liveId = checkpointIdOf(second);
-  if (liveId === expected) return { written: true, config };
+  if (liveId === expected) return config;
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
-  await saver.put(
-    configOf(key, ours),
-    { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
-    {
-      ...second.metadata,
-      [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
-    } as CheckpointMetadata,
-    { ...second.checkpoint.channel_versions },
-  );
-  return {
-    written: false,
-    reason: `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`,
+  const restored = {
+    ...second.metadata,
+    [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
   };
+  const copy = { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() };
+  await saver.put(configOf(key, ours), copy, restored as CheckpointMetadata, { ...second.checkpoint.channel_versions });
+  return `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`;
 }
