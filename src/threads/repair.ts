@@ -13,7 +13,6 @@ import { repairStoredMessages, storedThreadProblems, structuralProblems } from "
 import { discardedResults } from "./salvage";
 import {
   failureText,
-  messagesOf,
   readThread,
   readThreads,
   REPAIR_OPTIONS,
@@ -24,6 +23,7 @@ import {
   type ThreadStatus,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
+import type { Dict } from "../values";
 import { writeFix } from "./write";
 
 /**
@@ -121,17 +121,17 @@ async function repairOne(
   try {
     // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
     const read = await readThread(saver, item, o);
-    if (!read) return undefined;
+    if (!read) return;
     const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
     base = { found: status, checkpointId, provider, providerFrom, problems, structural };
     if (status === "unreadable") return report(key, { ...base, status, reason: error });
     if (status !== "broken")
       return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
-    if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
+    if (full()) return; // read while the last allowed repair was under way: left for the next run
     const pending = pendingWork(tuple!);
     if (pending) return report(key, { ...base, status: "skipped", reason: pending });
     run.claimed++;
-    const before = (messagesOf(tuple!, o.messagesKey) as { messages: BaseMessage[] }).messages;
+    const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
     // The calls to salvage: those without a result, but for an exchange a resume may still run.
     const wanted = unansweredCallIds(before);
     for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);

@@ -160,22 +160,6 @@ export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | und
   return typeof id === "string" ? id : undefined;
 };
 
-/** The messages of a checkpoint, or a reason why there are none to judge. */
-export function messagesOf(
-  tuple: CheckpointTuple,
-  key: string,
-): { messages: BaseMessage[] } | { status: "no_messages" | "unreadable"; error?: string } {
-  const value = (tuple.checkpoint?.channel_values as Dict | undefined)?.[key];
-  if (!Array.isArray(value)) return { status: "no_messages" };
-  // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
-  if (!value.every(isMessage))
-    return {
-      status: "unreadable",
-      error: `"${key}" holds values that are not LangChain messages (written by another serializer?)`,
-    };
-  return { messages: value as BaseMessage[] };
-}
-
 const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadReport, "status">): ThreadReport => ({
   ...key,
   messageCount: 0,
@@ -191,9 +175,15 @@ export function judgeThread(
   options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
 ): ThreadReport {
   const base = { checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts };
-  const read = messagesOf(tuple, options.messagesKey);
-  if (!("messages" in read)) return report(key, { ...base, ...read });
-  const { messages } = read;
+  const messages = (tuple.checkpoint?.channel_values as Dict | undefined)?.[options.messagesKey] as BaseMessage[];
+  if (!Array.isArray(messages)) return report(key, { ...base, status: "no_messages" });
+  // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
+  if (!messages.every(isMessage))
+    return report(key, {
+      ...base,
+      status: "unreadable",
+      error: `"${options.messagesKey}" holds values that are not LangChain messages (written by another serializer?)`,
+    });
   // The provider a thread is judged for: the option, else the thread's own, else strict.
   const own = options.provider ?? providerOfThread(messages);
   const provider = own ?? "strict";
@@ -217,13 +207,13 @@ export function judgeThread(
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
 async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, key: string) {
-  if (stored.type === null || stored.data === null) return undefined;
+  if (stored.type === null || stored.data === null) return;
   // biome-ignore lint/suspicious/noExplicitAny: what the serializer revives, each read checked below
   const value: any = await saver.serde.loadsTyped(stored.type, stored.data).catch(() => undefined);
   const whole = stored.holds === "checkpoint";
   const ts = whole ? value?.ts : stored.writtenAt;
   const messages = whole ? value?.channel_values?.[key] : value;
-  if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return undefined;
+  if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return;
   return {
     config: { configurable: { checkpoint_id: stored.checkpointId } },
     checkpoint: { ts, channel_values: { [key]: messages } },
@@ -248,7 +238,7 @@ export async function readThread(
 ): Promise<[ThreadReport, CheckpointTuple?] | undefined> {
   const { key, clean, stored } = item;
   if (clean) {
-    if (olderThan(clean.writtenAt, o.since)) return undefined;
+    if (olderThan(clean.writtenAt, o.since)) return;
     const providerFrom = o.provider !== undefined ? "option" : "default";
     return [report(key, { ...clean, provider: o.provider ?? "strict", providerFrom, status: "clean" })];
   }

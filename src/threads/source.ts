@@ -114,30 +114,28 @@ export async function threadSourceFor(
   const since = selection.since && checkpointIdAt(selection.since);
   const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
   const checkpoints = `${schema}checkpoints`;
-  const query = async (sql: string, values: unknown[] = []) =>
-    postgres ? (await pool!.query(sql, values)).rows : db!.prepare(sql).all(...values);
+  /** A statement built with `add`, which numbers the placeholders as it adds their values. */
+  const query = async (build: (add: (value: unknown) => string) => string): Promise<Dict[]> => {
+    const values: unknown[] = [];
+    const sql = build((value) => (postgres ? `$${values.push(value)}` : (values.push(value), "?")));
+    return postgres ? (await pool!.query(sql, values)).rows : db!.prepare(sql).all(...values);
+  };
   // A saver whose setup() never ran holds no threads (and reading must not create its tables).
-  const hasTable = postgres
-    ? (await query("SELECT to_regclass($1) AS found", [checkpoints]))[0]?.found
-    : (await query("SELECT name FROM pragma_table_info('checkpoints')")).filter((c) =>
-        ["thread_id", "checkpoint_ns", "checkpoint_id"].includes(c.name as string),
-      ).length === 3;
-  if (!hasTable) return { async *items() {}, count: async () => 0 };
+  const [{ found } = {}] = await query((add) =>
+    postgres
+      ? `SELECT to_regclass(${add(checkpoints)}) AS found`
+      : "SELECT COUNT(*) = 3 AS found FROM pragma_table_info('checkpoints') WHERE name IN ('thread_id', 'checkpoint_ns', 'checkpoint_id')",
+  );
+  if (!found) return { async *items() {}, count: async () => 0 };
   // SQLite: a function of the connection gives a thread id's shard.
   if (shard && sqlite)
     db!.function("lgtr_shard_of", { deterministic: true }, (id: unknown, n: unknown) => shardOf(String(id), Number(n)));
-  /** A statement and its values, the placeholders numbered as they are added. */
-  const statement = (build: (add: (value: unknown) => string) => string) => {
-    const values: unknown[] = [];
-    const sql = build((value) => (postgres ? `$${values.push(value)}` : (values.push(value), "?")));
-    return query(sql, values);
-  };
-  const having = (add: (value: unknown) => string) => (since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "");
-  /** The keys of the selection (after `after`, when given), grouped by thread and namespace. */
-  const keys = (add: (value: unknown) => string, after?: Dict) => {
-    const conditions = [
+  /** The keys of the selection (of one thread, after `after`), grouped by thread and namespace. */
+  const keys = (add: (value: unknown) => string, after?: Dict, thread?: string) => {
+    const where = [
       ...(after ? [`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`] : []),
-      // PostgreSQL: the first 32 bits of the MD5 of the thread id, unsigned: what shardOf computes.
+      ...(thread !== undefined ? [`thread_id = ${add(thread)}`] : []),
+      // PostgreSQL: the first 32 bits of the MD5 of the thread id, unsigned, as shardOf.
       ...(!shard
         ? []
         : postgres
@@ -146,28 +144,25 @@ export async function threadSourceFor(
             ]
           : [`lgtr_shard_of(thread_id, ${add(shard.count)}) = ${add(shard.index)}`]),
     ];
-    return `FROM ${checkpoints} ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
-      GROUP BY thread_id, checkpoint_ns ${having(add)}`;
+    return `FROM ${checkpoints} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : ""}`;
   };
-  // What the page reads beside the key: `type` and `data` (the checkpoint in SQLite; in PostgreSQL the blob of the
-  // messages channel at the version the checkpoint names, as bytea: no array_agg, which pg parses char by char).
-  const columns = postgres ? "c.checkpoint -> 'ts' AS ts, b.type, b.blob AS data" : "c.type, c.checkpoint AS data";
-  const join = (add: (value: unknown) => string) => {
-    if (!postgres) return "";
-    const name = add(messagesKey ?? "messages");
-    return `LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
-        AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name}`;
-  };
-  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes. The first page has
-  // no lower bound (a thread id may be ""); later pages start after the last key.
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes: `type` and `data` (the
+  // checkpoint in SQLite; in PostgreSQL the blob of the messages channel at the version the checkpoint names, as
+  // bytea: no array_agg, which pg parses char by char). The first page has no lower bound (a thread id may be "");
+  // later pages start after the last key.
   const page = (after?: Dict) =>
-    statement(
-      (add) => `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after)}
-          ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE})
-        SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, ${columns} FROM page p JOIN ${checkpoints} c
-          ON c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id
-          ${join(add)} ORDER BY p.thread_id, p.checkpoint_ns`,
-    );
+    query((add) => {
+      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after)}
+ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, `;
+      const on =
+        "c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id";
+      const order = "ORDER BY p.thread_id, p.checkpoint_ns";
+      if (!postgres) return `${sql}c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
+      const name = add(messagesKey ?? "messages");
+      return `${sql}c.checkpoint -> 'ts' AS ts, b.type, b.blob AS data FROM page p JOIN ${checkpoints} c ON ${on}
+LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
+AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
+    });
   // Pre-checked when the saver's serializer is the JSON one the pre-check reads (a subclass or another serializer
   // may decode the same bytes differently: those threads are all revived).
   const precheck =
@@ -189,12 +184,10 @@ export async function threadSourceFor(
     async *items() {
       if (selection.threads) {
         for (const thread of selection.threads)
-          if (inShard(thread, shard))
-            for (const row of await statement(
-              (add) =>
-                `SELECT thread_id, checkpoint_ns FROM ${checkpoints} WHERE thread_id = ${add(thread)} GROUP BY thread_id, checkpoint_ns ${having(add)} ORDER BY checkpoint_ns`,
-            ))
-              yield { key: keyOfRow(row) };
+          for (const row of await query(
+            (add) => `SELECT thread_id, checkpoint_ns ${keys(add, undefined, thread)} ORDER BY checkpoint_ns`,
+          ))
+            yield { key: keyOfRow(row) };
         return;
       }
       let rows = await page();
@@ -211,7 +204,7 @@ export async function threadSourceFor(
     count: async () =>
       selection.threads
         ? undefined
-        : Number((await statement((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS threads`))[0]?.n ?? 0),
+        : Number((await query((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS t`))[0]?.n ?? 0),
   };
 }
 
@@ -219,30 +212,29 @@ export async function threadSourceFor(
  * Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first), with a
  * set of the keys seen so far.
  */
-function listSource(saver: BaseCheckpointSaver, selection: ThreadSelection): ThreadSource {
+function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection): ThreadSource {
   async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
       const { thread_id, checkpoint_ns } = tuple.config?.configurable ?? {};
       const key = { threadId: String(thread_id), namespace: typeof checkpoint_ns === "string" ? checkpoint_ns : "" };
       const id = `${key.threadId}\u0000${key.namespace}`;
-      if (!inShard(key.threadId, selection.shard) || seen.has(id)) continue;
+      if (!inShard(key.threadId, shard) || seen.has(id)) continue;
       seen.add(id);
       yield { key, tuple };
     }
   }
   return {
     async *items() {
-      if (!selection.threads) return yield* latestOf({});
-      for (const thread of selection.threads) {
-        if (!inShard(thread, selection.shard)) continue;
-        try {
-          yield* latestOf({ thread_id: thread });
-        } catch (error) {
-          // The saver could not decode one of this thread's checkpoints: report the thread, go on.
-          yield { key: { threadId: thread, namespace: "" }, error };
-        }
-      }
+      if (!threads) return yield* latestOf({});
+      for (const thread of threads)
+        if (inShard(thread, shard))
+          try {
+            yield* latestOf({ thread_id: thread });
+          } catch (error) {
+            // The saver could not decode one of this thread's checkpoints: report the thread, go on.
+            yield { key: { threadId: thread, namespace: "" }, error };
+          }
     },
     count: async () => undefined,
   };
