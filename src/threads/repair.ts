@@ -5,7 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
@@ -77,21 +77,7 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
   limit?: number;
 }
 
-const report = (
-  key: ThreadKey,
-  fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">,
-): ThreadRepairReport => ({ ...key, problems: [], structural: 0, repairs: [], reshape: [], salvaged: [], ...fields });
-
-/**
- * Why the latest checkpoint must not be superseded: it holds pending writes other than a failed task's error
- * (finished tool results a resume reuses, an interrupt waiting for its answer, an input not yet applied).
- * They belong to that checkpoint's tasks; a checkpoint on top would drop them.
- */
-function pendingWork(tuple: CheckpointTuple): string | undefined {
-  const channels = [...new Set(tuple.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
-  if (channels.length > 0)
-    return `its latest checkpoint has pending writes (${channels.slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`;
-}
+type Fields = Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found">;
 
 /**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
@@ -104,60 +90,69 @@ export const repairThreads = boundary(
     const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
     const run = { claimed: 0 };
     const full = () => run.claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
-    return readThreads(saver, o, (item) => repairOne(saver, item, o, run, full), full);
+    const repairOne = async (item: ThreadItem) => {
+      // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+      const base: Fields = { found: "unreadable" };
+      // Everything is this thread's: a throw is its `failed` report, and the run goes on.
+      const fields = await fix(saver, item, o, base, run, full).catch((error) => ({
+        ...base,
+        status: "failed" as const,
+        reason: failureText(error),
+      }));
+      return fields && { ...item.key, problems: [], structural: 0, repairs: [], reshape: [], salvaged: [], ...fields };
+    };
+    return readThreads(saver, o, repairOne, full);
   },
 );
 
-async function repairOne(
+/** What one thread's report says beside the defaults (`base`: what is known of it so far); undefined: no report. */
+async function fix(
   saver: BaseCheckpointSaver,
   item: ThreadItem,
   o: ResolvedScanOptions,
+  base: Fields,
   run: { claimed: number },
   full: () => boolean,
-): Promise<ThreadRepairReport | undefined> {
-  const { key } = item;
-  // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-  let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
-  try {
-    // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
-    const read = await readThread(saver, item, o);
-    if (!read) return;
-    const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
-    base = { found: status, checkpointId, provider, providerFrom, problems, structural };
-    if (status === "unreadable") return report(key, { ...base, status, reason: error });
-    if (status !== "broken")
-      return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
-    if (full()) return; // read while the last allowed repair was under way: left for the next run
-    const pending = pendingWork(tuple!);
-    if (pending) return report(key, { ...base, status: "skipped", reason: pending });
-    run.claimed++;
-    const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
-    // The calls to salvage: those without a result, but for an exchange a resume may still run.
-    const wanted = unansweredCallIds(before);
-    for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
-    const repaired = repairStoredMessages(before, {
-      salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
-    });
-    const { repairs, salvaged, messages: after } = repaired;
-    const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-    const left = structuralProblems(after, provider);
-    if (repairs.length === 0 || left.length > 0) {
-      const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-      return report(key, {
-        ...fix,
-        status: "failed",
-        reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
-      });
-    }
-    if (!o.apply) return report(key, { ...fix, status: "would_repair" });
-    const written = await writeFix(saver, key, tuple!, o.messagesKey, repaired);
-    return report(
-      key,
-      typeof written === "string"
-        ? { ...fix, status: "skipped", reason: written }
-        : { ...fix, status: "repaired", written },
-    );
-  } catch (error) {
-    return report(key, { ...base, status: "failed", reason: failureText(error) });
+): Promise<(Fields & Pick<ThreadRepairReport, "status">) | undefined> {
+  const read = await readThread(saver, item, o);
+  if (!read) return;
+  const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
+  Object.assign(base, { found: status, checkpointId, provider, providerFrom, problems, structural });
+  if (status === "unreadable") return { ...base, status, reason: error };
+  if (status !== "broken")
+    return { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) };
+  if (full()) return; // read while the last allowed repair was under way: left for the next run
+  // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt waiting
+  // for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top would drop them.
+  const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
+  if (pending.length > 0)
+    return {
+      ...base,
+      status: "skipped",
+      reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}) that a resume would use: resume or answer the thread, then repair it`,
+    };
+  run.claimed++;
+  const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
+  // The calls to salvage: those without a result, but for an exchange a resume may still run.
+  const wanted = unansweredCallIds(before);
+  for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+  const repaired = repairStoredMessages(before, {
+    salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
+  });
+  const { repairs, salvaged, messages: after } = repaired;
+  const fields = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+  const left = structuralProblems(after, provider);
+  if (repairs.length === 0 || left.length > 0) {
+    const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
+    return {
+      ...fields,
+      status: "failed",
+      reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
+    };
   }
+  if (!o.apply) return { ...fields, status: "would_repair" };
+  const written = await writeFix(saver, item.key, tuple!, o.messagesKey, repaired);
+  return typeof written === "string"
+    ? { ...fields, status: "skipped", reason: written }
+    : { ...fields, status: "repaired", written };
 }
