@@ -60,12 +60,6 @@ export interface ThreadSelection {
   provider?: Provider;
 }
 
-export interface ThreadSource {
-  items(): AsyncIterable<ThreadItem>;
-  /** Number of threads the selection holds, when the store can count without reading them. */
-  count(): Promise<number | undefined>;
-}
-
 /** Threads per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
 export const PAGE_SIZE = 500;
 
@@ -101,7 +95,7 @@ const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: objec
 export async function threadSourceFor(
   saver: BaseCheckpointSaver,
   selection: ThreadSelection = {},
-): Promise<ThreadSource> {
+): Promise<{ items(): AsyncIterable<ThreadItem>; count(): Promise<number | undefined> }> {
   const { db, pool, options } = saver as unknown as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
     pool?: { query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }> };
@@ -153,13 +147,14 @@ export async function threadSourceFor(
   const page = (after?: Dict) =>
     query((add) => {
       const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after)}
-ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id, `;
+ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
       const on =
         "c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id";
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";
-      if (!postgres) return `${sql}c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
+      if (!postgres)
+        return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
       const name = add(messagesKey ?? "messages");
-      return `${sql}c.checkpoint -> 'ts' AS ts, b.type, b.blob AS data FROM page p JOIN ${checkpoints} c ON ${on}
+      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data FROM page p JOIN ${checkpoints} c ON ${on}
 LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
 AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
     });
@@ -168,17 +163,12 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
   const precheck =
     messagesKey !== undefined && jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
   const itemOf = (row: Dict): ThreadItem => {
-    const key = keyOfRow(row);
-    if (!precheck) return { key };
-    const stored: StoredCheckpoint = {
-      checkpointId: String(row.checkpoint_id),
-      type: row.type as string | null,
-      data: row.data as Uint8Array | string | null,
-      holds: postgres ? "messages" : "checkpoint",
-      writtenAt: row.ts,
+    // The row is the StoredCheckpoint: its columns are named so.
+    const clean = precheck && cleanStoredThread(row as unknown as StoredCheckpoint, messagesKey, provider);
+    return {
+      key: keyOfRow(row),
+      ...(!precheck ? {} : clean ? { clean } : { stored: row as unknown as StoredCheckpoint }),
     };
-    const clean = cleanStoredThread(stored, messagesKey, provider);
-    return clean ? { key, clean } : { key, stored };
   };
   return {
     async *items() {
@@ -212,7 +202,7 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
  * Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first), with a
  * set of the keys seen so far.
  */
-function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection): ThreadSource {
+function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
   async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
