@@ -95,27 +95,25 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     if (id !== undefined && salvage.has(id)) isMarkedSyntheticResult(m) ? syntheticAt.set(id, i) : answered.add(id);
   });
   const out: BaseMessage[] = [];
-  const salvaged: string[] = [];
   const repairs: ToolCallRepair[] = [];
-  // at: where the call's message (or the replaced placeholder) is in the input, for the report.
-  const putBack = (id: string, at: number) => {
-    const result = salvage.get(id)!;
+  // index: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const putBack = (toolCallId: string, index: number) => {
+    const result = salvage.get(toolCallId)!;
     out.push(result);
-    answered.add(id);
-    salvaged.push(id);
+    answered.add(toolCallId);
     // A placeholder a surface made knowing more than the engine (a call the user never approved).
     const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
     const { name } = result as { name?: unknown };
     repairs.push({
       problem: "orphan_call",
       action: toolRun ? "synthesized_result" : "salvaged_result",
-      index: at,
-      toolCallId: id,
+      index,
+      toolCallId,
       ...(typeof name === "string" && name ? { toolName: name } : {}),
       ...(toolRun ? { toolRun } : {}),
       detail: toolRun
-        ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}`
-        : `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
+        ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
+        : `real result of call ${toolCallId} put back from the pending writes of a discarded step, instead of a placeholder`,
     });
   };
   for (let i = 0; i < messages.length; i++) {
@@ -132,7 +130,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     if (missing.length > 0) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
     for (const c of missing) putBack(c, at);
   }
-  return { messages: salvaged.length > 0 ? out : messages, salvaged, repairs };
+  return { messages: repairs.length > 0 ? out : messages, salvaged: repairs.map((r) => r.toolCallId!), repairs };
 }
 
 // --- the stored repair ------------------------------------------------------------------------------------------

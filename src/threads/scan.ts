@@ -280,25 +280,25 @@ export async function* readThreads<R>(
  */
 export const scanThreads = boundary(
   "scanThreads",
-  (saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> =>
+  (saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> => {
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-    scanResolved(saver, resolveScanOptions(saver, options)),
+    const o = resolveScanOptions(saver, options);
+    let reported = 0;
+    const full = () => reported >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const judge = (item: ThreadItem) =>
+      readThread(saver, item, o, true).then(
+        (read) => read?.[0],
+        (error) => report(item.key, { status: "unreadable", error: failureText(error) }),
+      );
+    return (async function* () {
+      for await (const thread of readThreads(saver, o, judge, full)) {
+        reported++;
+        yield thread;
+        if (full()) break;
+      }
+    })();
+  },
 );
-
-async function* scanResolved(saver: BaseCheckpointSaver, o: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
-  let reported = 0;
-  const full = () => reported >= (o.limit ?? Number.POSITIVE_INFINITY);
-  const judge = (item: ThreadItem) =>
-    readThread(saver, item, o, true).then(
-      (read) => read?.[0],
-      (error) => report(item.key, { status: "unreadable", error: failureText(error) }),
-    );
-  for await (const thread of readThreads(saver, o, judge, full)) {
-    reported++;
-    yield thread;
-    if (full()) break;
-  }
-}
 
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
 export async function countThreads(
