@@ -138,7 +138,8 @@ export async function threadSourceFor(
             ]
           : [`lgtr_shard_of(thread_id, ${add(shard.count)}) = ${add(shard.index)}`]),
     ];
-    return `FROM ${checkpoints} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : ""}`;
+    const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
+    return `FROM ${checkpoints} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}`;
   };
   // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes: `type` and `data` (the
   // checkpoint in SQLite; in PostgreSQL the blob of the messages channel at the version the checkpoint names, as
@@ -154,9 +155,10 @@ ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.chec
       if (!postgres)
         return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
       const name = add(messagesKey ?? "messages");
-      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data FROM page p JOIN ${checkpoints} c ON ${on}
-LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
-AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
+      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data
+FROM page p JOIN ${checkpoints} c ON ${on} LEFT JOIN ${schema}checkpoint_blobs b
+ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns AND b.channel = ${name}
+AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
     });
   // Pre-checked when the saver's serializer is the JSON one the pre-check reads (a subclass or another serializer
   // may decode the same bytes differently: those threads are all revived).

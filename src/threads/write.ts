@@ -45,11 +45,11 @@ const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
 });
 
 /**
- * Stores `fix` as a checkpoint on top of `latest` (its config; else why not), unless the thread moved on since `latest` was read, then checks
- * that no other writer slipped in between that check and the put. The new checkpoint's id is made before the
- * check, so a checkpoint a live run makes later sorts after it and stays the latest. A live checkpoint made before
- * it but stored after the check would sort below the fix and be hidden by it: it is then copied back on top, so
- * the thread continues from the live run's state and the fix is dropped.
+ * Stores `fix` as a checkpoint on top of `latest` (its config; else why not), unless the thread moved on since
+ * `latest` was read, then checks that no other writer slipped in between that check and the put. The new
+ * checkpoint's id is made before the check, so a checkpoint a live run makes later sorts after it and stays the
+ * latest. A live checkpoint made before it but stored after the check would sort below the fix and be hidden by
+ * it: it is then copied back on top, so the thread continues from the live run's state and the fix is dropped.
  */
 export async function writeFix(
   saver: BaseCheckpointSaver,
