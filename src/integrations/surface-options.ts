@@ -4,7 +4,7 @@
  * typo fails at start-up naming the surface and its nearest option, not silently at the first model call.
  */
 import { ENGINE_OPTIONS } from "../engine";
-import { type OptionKind, type OptionTable, option, REPORTING, readOptions } from "../options";
+import { type OptionKind, type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
 const { trailing: _keptForResume, ...passedToStore } = passedOn;
@@ -15,23 +15,3 @@ export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
 export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
 /** Any value: what the surface only hands on (a model it reads the provider of). */
 export const anything = (expected: string): OptionKind => ({ expected, accepts: () => true });
-
-/** A surface's own option kinds, the rest passed on unchecked (to a reader that checks them itself). */
-export interface SurfaceOptionKinds {
-  functions?: readonly string[];
-  booleans?: readonly string[];
-  strings?: readonly string[];
-}
-
-/** Checks `kinds` and reporting, and copies every other key unchecked (`repairThread` hands those to the engine). */
-export function checkSurfaceOptions<T extends object = Record<string, unknown>>(
-  surface: string,
-  options: unknown,
-  kinds: SurfaceOptionKinds = {},
-): Partial<T> {
-  const table: Record<string, OptionKind> = { ...REPORTING };
-  for (const key of kinds.functions ?? []) table[key] = option.fn;
-  for (const key of kinds.booleans ?? []) table[key] = option.flag;
-  for (const key of kinds.strings ?? []) table[key] = option.name;
-  return readOptions<Partial<T>>(options, surface, table, true);
-}

@@ -21,39 +21,32 @@ export async function* mapConcurrently<T, R>(
   source: AsyncIterable<T>,
   concurrency: number,
   fn: (item: T) => Promise<R>,
-  stop: () => boolean = () => false,
+  stop: () => boolean,
 ): AsyncGenerator<R> {
   const iterator = source[Symbol.asyncIterator]();
   const window: Promise<R>[] = [];
-  let exhausted = false;
+  let done: boolean | undefined = false;
   // The first item waits for a turn too: a stop asked before the run (or while its first page was read) is seen
   // before any thread, however fast the rest goes.
   let lastTurn = Number.NEGATIVE_INFINITY;
   const fill = async () => {
-    while (!exhausted && window.length < concurrency) {
+    while (!done && window.length < concurrency) {
       if (performance.now() - lastTurn >= TURN_EVERY_MS) {
         await nextTurn();
         lastTurn = performance.now();
       }
       if (stop()) return;
       const next = await iterator.next();
-      if (next.done) {
-        exhausted = true;
-        return;
-      }
+      if ((done = next.done)) return;
       const result = fn(next.value);
       result.catch(() => {}); // observed when its turn comes; avoids an unhandled rejection meanwhile
       window.push(result);
     }
   };
   try {
-    await fill();
-    while (window.length > 0) {
-      yield await window.shift()!;
-      await fill();
-    }
+    for (await fill(); window.length > 0; await fill()) yield await window.shift()!;
   } finally {
-    if (!exhausted) await iterator.return?.(undefined);
+    if (!done) await iterator.return?.();
     await Promise.allSettled(window);
   }
 }

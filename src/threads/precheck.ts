@@ -51,10 +51,9 @@ function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
 
 /** The class name of an lc-serialized `langchain_core` message, or undefined. */
 function messageClass(value: unknown): string | undefined {
-  if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs))
-    return undefined;
+  if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return;
   const id = value.id;
-  if (!Array.isArray(id) || id.length !== 3 || id[0] !== "langchain_core" || id[1] !== "messages") return undefined;
+  if (!Array.isArray(id) || id.length !== 3 || id[0] !== "langchain_core" || id[1] !== "messages") return;
   return typeof id[2] === "string" ? id[2] : undefined;
 }
 
@@ -65,32 +64,45 @@ const textContent = (content: unknown): content is string => typeof content === 
  * `seen` holds every call id of the thread so far.
  */
 function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined {
-  const invalid = kwargs.invalid_tool_calls;
-  if (invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) return undefined;
-  const meta = kwargs.response_metadata;
-  if (meta !== undefined && (!isPlainValue(meta) || meta.output !== undefined)) return undefined;
-  const extra = kwargs.additional_kwargs;
-  if (!onlyKeys(extra, ["tool_calls"])) return undefined;
+  const { invalid_tool_calls: invalid, response_metadata: meta, additional_kwargs: extra, content } = kwargs;
   const calls = kwargs.tool_calls ?? [];
-  if (!Array.isArray(calls)) return undefined;
+  if (
+    (invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) ||
+    (meta !== undefined && (!isPlainValue(meta) || meta.output !== undefined)) ||
+    !onlyKeys(extra, ["tool_calls"]) ||
+    !Array.isArray(calls)
+  )
+    return;
   const ids: string[] = [];
   for (const call of calls) {
-    if (!isPlainValue(call) || typeof call.name !== "string" || call.name === "" || !isPlainValue(call.args))
-      return undefined;
-    if (call.type !== undefined && call.type !== "tool_call") return undefined;
-    const id = call.id;
-    if (typeof id !== "string" || id === "" || !isAcceptedId(id, STRICT) || seen.has(id)) return undefined;
+    const id = isPlainValue(call) ? call.id : undefined;
+    if (
+      typeof id !== "string" ||
+      typeof call.name !== "string" ||
+      call.name === "" ||
+      !isPlainValue(call.args) ||
+      (call.type !== undefined && call.type !== "tool_call") ||
+      id === "" ||
+      !isAcceptedId(id, STRICT) ||
+      seen.has(id)
+    )
+      return;
     seen.add(id);
     ids.push(id);
   }
   const raw = extra?.tool_calls;
-  if (!revivesUndefined(raw)) {
-    // The raw OpenAI calls: the same calls in the same order, or the reviver would read them into tool_calls.
-    if (!Array.isArray(raw) || raw.length !== ids.length || ids.length === 0) return undefined;
-    for (let i = 0; i < raw.length; i++) if (!isPlainValue(raw[i]) || raw[i].id !== ids[i]) return undefined;
-  }
-  const content = kwargs.content;
-  if (typeof content !== "string" || (isBlankText(content) && (content !== "" || ids.length === 0))) return undefined;
+  // The raw OpenAI calls: the same calls in the same order, or the reviver would read them into tool_calls.
+  if (
+    !revivesUndefined(raw) &&
+    !(
+      Array.isArray(raw) &&
+      raw.length === ids.length &&
+      ids.length > 0 &&
+      raw.every((r, i) => isPlainValue(r) && r.id === ids[i])
+    )
+  )
+    return;
+  if (typeof content !== "string" || (isBlankText(content) && (content !== "" || ids.length === 0))) return;
   return ids;
 }
 
@@ -99,7 +111,7 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
  * the clean shape above; undefined when it is suspicious (anything else).
  */
 export function cleanMessageCount(value: unknown, provider: Provider = "strict"): number | undefined {
-  if (!Array.isArray(value)) return undefined;
+  if (!Array.isArray(value)) return;
   const { oneCallPerStep, signedCalls } = profileFor(provider, "request");
   /** An assistant message after the last human one made calls (unsigned: this shape has no signatures). */
   let callsThisTurn = false;
@@ -111,26 +123,25 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
   for (const message of value) {
     const kind = messageClass(message);
     const kwargs = (message as Loose | undefined)?.kwargs as Loose;
-    if (kind === "HumanMessage") {
-      if (last === "human" || last === "tool" || waiting.size > 0) return undefined;
-      if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
-      last = "human";
-      callsThisTurn = false;
-    } else if (kind === "AIMessage") {
-      if (last === "none" || last === "ai" || waiting.size > 0) return undefined;
-      const ids = assistantCalls(kwargs, seen);
-      if (!ids || (oneCallPerStep && ids.length > 1)) return undefined;
+    if (kind === "AIMessage") {
+      const ids = last === "none" || last === "ai" || waiting.size > 0 ? undefined : assistantCalls(kwargs, seen);
+      if (!ids || (oneCallPerStep && ids.length > 1)) return;
       callsThisTurn ||= ids.length > 0;
       waiting = new Set(ids);
       last = "ai";
+      continue;
+    }
+    if (kind === "HumanMessage") {
+      if (last === "human" || last === "tool" || waiting.size > 0) return;
+      last = "human";
+      callsThisTurn = false;
     } else if (kind === "ToolMessage") {
-      const id = kwargs.tool_call_id;
-      if (typeof id !== "string" || !waiting.delete(id)) return undefined;
-      if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return undefined;
-      if (!revivesUndefined(kwargs.status) && kwargs.status !== "success" && kwargs.status !== "error")
-        return undefined;
+      const { tool_call_id: id, status } = kwargs;
+      if (typeof id !== "string" || !waiting.delete(id)) return;
+      if (!revivesUndefined(status) && status !== "success" && status !== "error") return;
       last = "tool";
-    } else return undefined;
+    } else return;
+    if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return;
   }
   // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
   return waiting.size === 0 && !(signedCalls && callsThisTurn) ? value.length : undefined;
@@ -163,22 +174,23 @@ const decoder = new TextDecoder();
  * for another serializer type, bytes that do not parse, or a checkpoint without a string `ts`.
  */
 export function cleanStoredThread(
-  stored: StoredCheckpoint,
+  { type, data, holds, checkpointId, writtenAt: ts }: StoredCheckpoint,
   messagesKey: string,
   provider: Provider = "strict",
 ): CleanThread | undefined {
-  if (stored.type !== "json" || stored.data === null || stored.data === undefined) return undefined;
-  let parsed: unknown;
+  if (type !== "json" || data === null || data === undefined) return;
+  let parsed: Loose | null;
   try {
-    parsed = JSON.parse(typeof stored.data === "string" ? stored.data : decoder.decode(stored.data));
+    parsed = JSON.parse(typeof data === "string" ? data : decoder.decode(data));
   } catch {
-    return undefined;
+    return;
   }
-  const checkpoint = stored.holds === "checkpoint" ? (parsed as Loose | null) : undefined;
-  const writtenAt = stored.holds === "checkpoint" ? checkpoint?.ts : stored.writtenAt;
-  if (typeof writtenAt !== "string") return undefined;
-  const values = checkpoint?.channel_values;
-  const messages = stored.holds === "checkpoint" ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed;
-  const messageCount = cleanMessageCount(messages, provider);
-  return messageCount === undefined ? undefined : { checkpointId: stored.checkpointId, writtenAt, messageCount };
+  const whole = holds === "checkpoint";
+  const writtenAt = whole ? parsed?.ts : ts;
+  const values = parsed?.channel_values;
+  const messageCount = cleanMessageCount(
+    whole ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed,
+    provider,
+  );
+  if (typeof writtenAt === "string" && messageCount !== undefined) return { checkpointId, writtenAt, messageCount };
 }

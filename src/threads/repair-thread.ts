@@ -13,10 +13,11 @@
  */
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { createRepairer, type ResolvedOptions } from "../engine";
-import { boundary, ToolCallRepairInputError, describeInput, expectedInput, optionsInput, ownInput } from "../errors";
+import { createRepairer } from "../engine";
+import { boundary, describeInput, expectedInput, ToolCallRepairInputError } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
-import { checkSurfaceOptions } from "../integrations/surface-options";
+import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
+import { option, readOptions } from "../options";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
 import {
@@ -28,6 +29,7 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
+import type { Dict } from "../values";
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
@@ -47,14 +49,9 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
 /** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
-function problemsOf(
-  messages: readonly BaseMessage[],
-  provider: Provider,
-  level: RepairLevel,
-  openIsProblem: boolean,
-): ToolCallProblem[] {
+function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, open: boolean) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
-  const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
+  const repairer = createRepairer({ provider, level, trailing: open ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
 
@@ -62,21 +59,15 @@ function problemsOf(
  * What a stored repair fixes: the structural problems of a thread. An open last exchange is one only with
  * `openIsProblem` (a fix that closes it).
  */
-export function structuralProblems(
+export const structuralProblems = (
   messages: readonly BaseMessage[],
   provider: Provider = "strict",
   openIsProblem = false,
-): ToolCallProblem[] {
-  return problemsOf(messages, provider, "structural", openIsProblem);
-}
+) => problemsOf(messages, provider, "structural", openIsProblem);
 
 /** Every problem of a stored thread for `provider`, request shaping included. */
-export function storedThreadProblems(
-  messages: readonly BaseMessage[],
-  provider: Provider = "strict",
-): ToolCallProblem[] {
-  return problemsOf(messages, provider, "request", false);
-}
+export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
+  problemsOf(messages, provider, "request", false);
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -96,60 +87,50 @@ export function awaitsResume(messages: readonly BaseMessage[]): boolean {
  * `synthesized_result`). The same array when none is put back.
  */
 export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
-  const realAnswered = new Set<string>();
+  const answered = new Set<string>();
   const syntheticAt = new Map<string, number>();
+  const idOf = (m: BaseMessage) => (isToolResult(m) ? resultIdOf(m) : undefined);
   messages.forEach((m, i) => {
-    const id = isToolResult(m) ? resultIdOf(m) : undefined;
-    if (id === undefined || !salvage.has(id)) return;
-    if (isMarkedSyntheticResult(m)) syntheticAt.set(id, i);
-    else realAnswered.add(id);
+    const id = idOf(m);
+    if (id !== undefined && salvage.has(id)) isMarkedSyntheticResult(m) ? syntheticAt.set(id, i) : answered.add(id);
   });
   const out: BaseMessage[] = [];
-  const salvaged: string[] = [];
   const repairs: ToolCallRepair[] = [];
-  // callIndex: where the call's message (or the replaced placeholder) is in the input, for the report.
-  const putBack = (id: string, callIndex: number) => {
-    out.push(salvage.get(id)!);
-    realAnswered.add(id);
-    salvaged.push(id);
-    repairs.push(salvageRepair(salvage.get(id)!, callIndex));
+  // index: where the call's message (or the replaced placeholder) is in the input, for the report.
+  const putBack = (toolCallId: string, index: number) => {
+    const result = salvage.get(toolCallId)!;
+    out.push(result);
+    answered.add(toolCallId);
+    // A placeholder a surface made knowing more than the engine (a call the user never approved).
+    const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
+    const { name } = result as { name?: unknown };
+    repairs.push({
+      problem: "orphan_call",
+      action: toolRun ? "synthesized_result" : "salvaged_result",
+      index,
+      toolCallId,
+      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      ...(toolRun ? { toolRun } : {}),
+      detail: toolRun
+        ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
+        : `real result of call ${toolCallId} put back from the pending writes of a discarded step, instead of a placeholder`,
+    });
   };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const id = isToolResult(m) ? resultIdOf(m) : undefined;
-    if (id !== undefined && syntheticAt.get(id) === i && !realAnswered.has(id)) {
+    const id = idOf(m);
+    if (id !== undefined && syntheticAt.get(id) === i && !answered.has(id)) {
       putBack(id, i);
       continue;
     }
     out.push(m);
     if (!isAssistant(m)) continue;
-    const missing = toolCallIdsOf(m).filter(
-      (callId) => salvage.has(callId) && !realAnswered.has(callId) && !syntheticAt.has(callId),
-    );
-    const callIndex = i;
+    const missing = toolCallIdsOf(m).filter((c) => salvage.has(c) && !answered.has(c) && !syntheticAt.has(c));
+    const at = i;
     if (missing.length > 0) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
-    for (const callId of missing) putBack(callId, callIndex);
+    for (const c of missing) putBack(c, at);
   }
-  return { messages: salvaged.length > 0 ? out : messages, salvaged, repairs };
-}
-
-function salvageRepair(message: ToolMessage, index: number): ToolCallRepair {
-  const id = resultIdOf(message)!;
-  const { name } = message as { name?: unknown };
-  // A placeholder a surface made knowing more than the engine (a call the user never approved).
-  const toolRun = isMarkedSyntheticResult(message) ? repairMarkerOf(message)?.toolRun : undefined;
-  return {
-    problem: "orphan_call",
-    action: toolRun !== undefined ? "synthesized_result" : "salvaged_result",
-    index,
-    toolCallId: id,
-    ...(typeof name === "string" && name ? { toolName: name } : {}),
-    ...(toolRun !== undefined
-      ? { toolRun, detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${id}` }
-      : {
-          detail: `real result of call ${id} put back from the pending writes of a discarded step, instead of a placeholder`,
-        }),
-  };
+  return { messages: repairs.length > 0 ? out : messages, salvaged: repairs.map((r) => r.toolCallId!), repairs };
 }
 
 // --- the stored repair ------------------------------------------------------------------------------------------
@@ -182,22 +163,7 @@ export interface StoredRepair {
 }
 
 /** Repairs stored histories under one set of options (the engine resolved once). */
-export interface StoredRepairer {
-  /** The engine's options the repairs run with, resolved. */
-  readonly options: Readonly<ResolvedOptions>;
-  /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
-  isClean(messages: readonly BaseMessage[]): boolean;
-  repair(messages: BaseMessage[], context?: StoredRepairContext): StoredRepair;
-}
-
-/** True when `result` keeps the slice of `input` from `from` on, object for object, at its end. */
-function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[], from: number): boolean {
-  const length = input.length - from;
-  if (result.length < length) return false;
-  const offset = result.length - length;
-  for (let k = 0; k < length; k++) if (result[offset + k] !== input[from + k]) return false;
-  return true;
-}
+export type StoredRepairer = ReturnType<typeof createStoredRepairer>;
 
 /**
  * A repairer for stored histories. Clean histories cost one walk and return the very input array; a list holding
@@ -205,37 +171,35 @@ function keepsTail(result: readonly BaseMessage[], input: readonly BaseMessage[]
  * protected unless `closeOpen` (or all its open calls are `abandoned`): when the repair of the whole list would
  * touch it, only the part before it is repaired.
  */
-export function createStoredRepairer(options: StoredRepairOptions = {}): StoredRepairer {
+export function createStoredRepairer(options: StoredRepairOptions = {}) {
   // Structural repairs only; an orphan call further back is closed the user's way.
-  const structural = (trailing: RepairOptions["trailing"]) =>
-    createRepairer({ ...options, level: "structural", trailing });
-  const keeping = structural("keep");
-  const closing = structural(options.orphanCalls ?? "answer");
+  const keeping = createRepairer({ ...options, level: "structural", trailing: "keep" });
+  const closing = createRepairer({ ...options, level: "structural", trailing: options.orphanCalls ?? "answer" });
   return {
+    /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
-    isClean: (messages) => keeping.isClean(messages),
-    repair(messages, { closeOpen = false, abandoned, salvage } = {}) {
+    /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
+    isClean: (messages: readonly BaseMessage[]) => keeping.isClean(messages),
+    repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
         return { messages, repairs: [], salvaged: [] };
       const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
       const working = put.messages;
-      const withPutBack = ({ messages, repairs }: Omit<StoredRepair, "salvaged">): StoredRepair => ({
-        messages,
-        repairs: [...put.repairs, ...repairs],
-        salvaged: put.salvaged,
-      });
-      if (closeOpen) return withPutBack(closing.repair(working));
-      const whole = keeping.repair(working);
-      const last = resumableExchange(working);
-      if (!last || last.unanswered.every((id) => abandoned?.has(id)) || keepsTail(whole.messages, working, last.index))
-        return withPutBack(whole);
-      // The last exchange may still be resumed: repair only what comes before it (its last exchange is an orphan).
-      const head = closing.repair(working.slice(0, last.index));
-      return withPutBack({
-        messages: head.repairs.length === 0 ? working : [...head.messages, ...working.slice(last.index)],
-        repairs: head.repairs,
-      });
+      const last = closeOpen ? undefined : resumableExchange(working);
+      let fixed = (closeOpen ? closing : keeping).repair(working);
+      const tail = last ? working.slice(last.index) : [];
+      // The last exchange may still be resumed: when the whole repair touches it, repair only what comes before it
+      // (where that exchange is an orphan).
+      if (
+        last &&
+        !last.unanswered.every((id) => abandoned?.has(id)) &&
+        !tail.every((m, k) => fixed.messages.at(k - tail.length) === m)
+      ) {
+        const head = closing.repair(working.slice(0, last.index));
+        fixed = { messages: head.repairs.length === 0 ? working : [...head.messages, ...tail], repairs: head.repairs };
+      }
+      return { messages: fixed.messages, repairs: [...put.repairs, ...fixed.repairs], salvaged: put.salvaged };
     },
   };
 }
@@ -257,23 +221,22 @@ export const repairStoredMessages = boundary(
     // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
     // input error naming its index, never a list silently returned unchanged.
     if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
-    for (let i = 0; i < messages.length; i++) {
-      if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+    for (let i = 0; i < messages.length; i++)
       if (!isMessage(messages[i]))
         throw ToolCallRepairInputError.atMessage(
           i,
-          `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`,
+          i in messages
+            ? `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`
+            : "is a hole in a sparse array, not a message",
         );
-    }
-    const salvage = ownInput(optionsInput(options, fn), "salvage", fn);
-    if (salvage !== undefined && !(salvage instanceof Map))
-      throw expectedInput(fn, "options.salvage", "a Map of call ids to their ToolMessages", salvage);
-    return createStoredRepairer().repair(messages, {
-      closeOpen: !awaitsResume(messages),
-      salvage: salvage as ReadonlyMap<string, ToolMessage> | undefined,
-    });
+    const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, STORED_OPTIONS);
+    return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
   },
 );
+
+const STORED_OPTIONS = {
+  salvage: { expected: "a Map of call ids to their ToolMessages", accepts: (v: unknown) => v instanceof Map },
+};
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 
@@ -318,18 +281,15 @@ export interface RepairThreadReport {
   status?: Extract<ThreadStatus, "no_messages">;
 }
 
-const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
+const THREAD_OPTIONS = {
+  ...STORED_SURFACE_OPTIONS,
+  dryRun: option.flag,
+  closeOpen: option.flag,
+  messagesKey: option.name,
+  asNode: option.name,
+};
 
-/** The one node that runs tools (LangGraph's and langchain's ToolNode), or undefined when there is none or several. */
-function toolNodeName(graph: object): string | undefined {
-  const g = graph as { nodes?: unknown; graph?: { nodes?: unknown } };
-  // A compiled StateGraph, or the graph inside a createAgent agent.
-  const nodes = (g.nodes ?? g.graph?.nodes ?? {}) as Record<string, { bound?: unknown } | undefined>;
-  const names = Object.entries(nodes)
-    .filter(([, node]) => (node?.bound as { constructor?: { name?: unknown } })?.constructor?.name === "ToolNode")
-    .map(([name]) => name);
-  return names.length === 1 ? names[0] : undefined;
-}
+const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
 
 /**
  * The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot.
@@ -342,14 +302,13 @@ const repairThreadInput = boundary("repairThread", (graph: unknown, config: unkn
     const method = (graph as Record<string, unknown>)[name];
     if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
   }
+  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
+  const threadId = (config as RunnableConfig | null)?.configurable?.thread_id;
   if (typeof config !== "object" || config === null)
     throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
-  // Without a thread id the graph reads no thread, and an empty report would read as "clean".
-  const threadId = (config as { configurable?: { thread_id?: unknown } }).configurable?.thread_id;
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
-  const kinds = { booleans: ["dryRun", "closeOpen"], strings: ["messagesKey", "asNode"] };
-  return checkSurfaceOptions<RepairThreadOptions>(fn, options, kinds);
+  return readOptions<RepairThreadOptions>(options, fn, THREAD_OPTIONS);
 });
 
 /**
@@ -370,27 +329,25 @@ export async function repairThread(
     asNode,
     onRepair,
     onError,
-    ...repairOptions
+    ...rest
   } = repairThreadInput(graph, config, options);
   // Built before the thread is read: a misspelt option is refused even when nothing is stored yet.
-  const repairer = createStoredRepairer(repairOptions);
-  const state = await graph.getState(config);
-  const stored = (state?.values as Record<string, unknown> | undefined)?.[messagesKey];
+  const repairer = createStoredRepairer(rest);
+  const stored = ((await graph.getState(config))?.values as Dict | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
-  const messages = stored as BaseMessage[];
-  const { repairs, messages: repaired } = repairer.repair(messages, { closeOpen });
-  const report = {
-    problems: structuralProblems(messages, repairOptions.provider, closeOpen),
-    repairs,
-    messages: repaired,
-  };
-  if (dryRun || repairs.length === 0) return { ...report, applied: false };
-
-  // Closing the calls hands the turn back to the model: written as the tool node. An open exchange left for a
-  // resume is written as whichever node LangGraph picks (the last writer), so the tools still run.
-  const resumable = resumableExchange(repaired) !== undefined;
-  const writer = asNode ?? (resumable ? undefined : toolNodeName(graph));
-  if (writer === undefined && !resumable)
+  const { repairs, messages } = repairer.repair(stored, { closeOpen });
+  const report = { problems: structuralProblems(stored, rest.provider, closeOpen), repairs, messages, applied: false };
+  if (dryRun || repairs.length === 0) return report;
+  // Closing the calls hands the turn back to the model: written as the tool node, the graph's one ToolNode (in a
+  // compiled StateGraph, or in the graph inside a createAgent agent). An open exchange left for a resume is written
+  // as whichever node LangGraph picks (the last writer), so the tools still run.
+  const resumable = resumableExchange(messages) !== undefined;
+  const g = graph as { nodes?: object; graph?: { nodes?: object } };
+  const tools =
+    resumable || asNode
+      ? []
+      : Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(([, n]) => n?.bound?.constructor?.name === "ToolNode");
+  if (!resumable && !asNode && tools.length !== 1)
     throw new TypeError(
       "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
         "pass `asNode` (the node that runs your tools)",
@@ -398,7 +355,11 @@ export async function repairThread(
   // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
-  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(repaired) }, writer);
+  const written = await graph.updateState(
+    config,
+    { [messagesKey]: replaceAllMessages(messages) },
+    asNode ?? tools[0]?.[0],
+  );
   await reportRepairs(repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }

@@ -5,28 +5,26 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ERROR, type BaseCheckpointSaver, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
 import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
-  cleanReport,
   failureText,
-  judgeThread,
-  latestTuple,
-  messagesOf,
-  olderThan,
+  readThread,
   readThreads,
   REPAIR_OPTIONS,
   resolveScanOptions,
   type ProviderSource,
+  type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
-import { putIfUnchanged, repairCheckpoint } from "./write";
+import type { Dict } from "../values";
+import { writeFix } from "./write";
 
 /**
  * - `repaired`: the fix was written (`written` is its config).
@@ -79,107 +77,84 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
   limit?: number;
 }
 
-const report = (
-  key: ThreadKey,
-  fields: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "status" | "found">,
-): ThreadRepairReport => ({
-  ...key,
-  problems: [],
-  structural: 0,
-  repairs: [],
-  reshape: [],
-  salvaged: [],
-  ...fields,
-});
-
-/** Calls that have no result and are not part of an exchange a resume may still run. */
-function callsToSalvage(messages: BaseMessage[]): Set<string> {
-  const wanted = unansweredCallIds(messages);
-  for (const id of trailingOpenExchange(messages)?.unanswered ?? []) wanted.delete(id);
-  return wanted;
-}
-
-/**
- * Why the latest checkpoint must not be superseded: it holds pending writes other than a failed task's error
- * (finished tool results a resume reuses, an interrupt waiting for its answer, an input not yet applied).
- * They belong to that checkpoint's tasks; a checkpoint on top would drop them.
- */
-function pendingWork(tuple: CheckpointTuple): string | undefined {
-  const channels = new Set<string>();
-  for (const [, channel] of tuple.pendingWrites ?? []) if (channel !== ERROR) channels.add(channel);
-  if (channels.size === 0) return undefined;
-  return (
-    `its latest checkpoint has pending writes (${[...channels].slice(0, 4).join(", ")}) that a ` +
-    "resume would use: resume or answer the thread, then repair it"
-  );
-}
+type Fields = Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found">;
 
 /**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
-export const repairThreads = boundary("repairThreads", repairAll);
+export const repairThreads = boundary(
+  "repairThreads",
+  (saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> => {
+    // Checked at the call, before the first step: a bad saver or option throws here, naming it.
+    const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
+    const run = { claimed: 0 };
+    const full = () => run.claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const repairOne = async (item: ThreadItem) => {
+      // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+      const base: Fields = { found: "unreadable" };
+      // Everything is this thread's: a throw is its `failed` report, and the run goes on.
+      const fields = await fix(saver, item, o, base, run, full).catch((error) => ({
+        ...base,
+        status: "failed" as const,
+        reason: failureText(error),
+      }));
+      return fields && { ...item.key, problems: [], structural: 0, repairs: [], reshape: [], salvaged: [], ...fields };
+    };
+    return readThreads(saver, o, repairOne, full);
+  },
+);
 
-function repairAll(saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> {
-  // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-  const resolved = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
-  let claimed = 0;
-  const full = () => resolved.limit !== undefined && claimed >= resolved.limit;
-
-  const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
-    const { key, clean } = item;
-    if (clean) {
-      const { checkpointId, provider, providerFrom } = cleanReport(key, clean, resolved.provider);
-      return report(key, { status: "unchanged", found: "clean", checkpointId, provider, providerFrom });
-    }
-    let tuple: CheckpointTuple | undefined;
-    try {
-      tuple = await latestTuple(saver, item);
-    } catch (error) {
-      return report(key, { status: "unreadable", found: "unreadable", reason: failureText(error) });
-    }
-    if (!tuple || olderThan(tuple.checkpoint?.ts, resolved.since)) return undefined;
-    // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-    let base: Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found"> = { found: "unreadable" };
-    try {
-      // Everything from here on is this thread's: a throw is its `failed` report, and the run goes on.
-      const { status, checkpointId, provider, providerFrom, problems, structural, error } = judgeThread(
-        key,
-        tuple,
-        resolved,
-      );
-      base = { found: status, checkpointId, provider, providerFrom, problems, structural };
-      if (status === "unreadable") return report(key, { ...base, status, reason: error });
-      if (status !== "broken")
-        return report(key, { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) });
-      if (full()) return undefined; // read while the last allowed repair was under way: left for the next run
-      const pending = pendingWork(tuple);
-      if (pending) return report(key, { ...base, status: "skipped", reason: pending });
-      claimed++;
-      const before = (messagesOf(tuple, resolved.messagesKey) as { messages: BaseMessage[] }).messages;
-      const salvage = await discardedResults(saver, tuple, resolved.messagesKey, callsToSalvage(before));
-      const repaired = repairStoredMessages(before, { salvage });
-      const { repairs, salvaged, messages: after } = repaired;
-      const fix = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-      const left = structuralProblems(after, provider);
-      if (repairs.length === 0 || left.length > 0) {
-        const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-        return report(key, {
-          ...fix,
-          status: "failed",
-          reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
-        });
-      }
-      if (!resolved.apply) return report(key, { ...fix, status: "would_repair" });
-      const write = repairCheckpoint(saver, key, tuple, resolved.messagesKey, after, repaired);
-      const outcome = await putIfUnchanged(saver, key, checkpointId!, write);
-      return outcome.written
-        ? report(key, { ...fix, status: "repaired", written: outcome.config })
-        : report(key, { ...fix, status: "skipped", reason: outcome.reason });
-    } catch (error) {
-      return report(key, { ...base, status: "failed", reason: failureText(error) });
-    }
-  };
-
-  return readThreads(saver, resolved, repairOne, full);
+/** What one thread's report says beside the defaults (`base`: what is known of it so far); undefined: no report. */
+async function fix(
+  saver: BaseCheckpointSaver,
+  item: ThreadItem,
+  o: ResolvedScanOptions,
+  base: Fields,
+  run: { claimed: number },
+  full: () => boolean,
+): Promise<(Fields & Pick<ThreadRepairReport, "status">) | undefined> {
+  const read = await readThread(saver, item, o);
+  if (!read) return;
+  const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
+  Object.assign(base, { found: status, checkpointId, provider, providerFrom, problems, structural });
+  if (status === "unreadable") return { ...base, status, reason: error };
+  if (status !== "broken")
+    return { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) };
+  if (full()) return; // read while the last allowed repair was under way: left for the next run
+  // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt waiting
+  // for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top would drop them.
+  const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
+  if (pending.length > 0)
+    return {
+      ...base,
+      status: "skipped",
+      reason:
+        `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}) that a resume would use: ` +
+        "resume or answer the thread, then repair it",
+    };
+  run.claimed++;
+  const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
+  // The calls to salvage: those without a result, but for an exchange a resume may still run.
+  const wanted = unansweredCallIds(before);
+  for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+  const repaired = repairStoredMessages(before, {
+    salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
+  });
+  const { repairs, salvaged, messages: after } = repaired;
+  const fields = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+  const left = structuralProblems(after, provider);
+  if (repairs.length === 0 || left.length > 0) {
+    const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
+    return {
+      ...fields,
+      status: "failed",
+      reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
+    };
+  }
+  if (!o.apply) return { ...fields, status: "would_repair" };
+  const written = await writeFix(saver, item.key, tuple!, o.messagesKey, repaired);
+  return typeof written === "string"
+    ? { ...fields, status: "skipped", reason: written }
+    : { ...fields, status: "repaired", written };
 }

@@ -6,6 +6,7 @@
  */
 import type { ToolMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { Dict } from "../values";
 import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 
 /**
@@ -18,26 +19,20 @@ export function resultsInWrites(
   wanted: ReadonlySet<string>,
 ): Map<string, ToolMessage> {
   const found = new Map<string, ToolMessage>();
-  if (!writes || wanted.size === 0) return found;
-  for (const [, written, value] of writes) {
-    if (written !== channel) continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (!isToolResult(item) || isMarkedSyntheticResult(item)) continue;
-      const id = resultIdOf(item);
-      if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+  for (const [, written, value] of wanted.size > 0 ? (writes ?? []) : [])
+    for (const item of written === channel ? [value].flat() : []) {
+      const id = isToolResult(item) && !isMarkedSyntheticResult(item) ? resultIdOf(item) : undefined;
+      if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item as ToolMessage);
     }
-  }
   return found;
 }
 
-/** Bound on the checkpoints read back; the walk normally ends far sooner (where the calls were made). */
-const MAX_CHECKPOINTS_BACK = 10_000;
-
 /**
- * Real results for `wanted` calls in the pending writes of `latest` and its ancestors. The walk stops once every
- * call is found, or at the first ancestor that does not hold a call any more (it was made later: nothing older
- * can hold its result). `visit` sees each checkpoint whose pending writes were read; `passed` each call the walk
- * went past the origin of (or the thread's start) without finding a result: nothing stored holds one.
+ * Real results for `wanted` calls in the pending writes of `latest` and its ancestors (at most 10,000 checkpoints
+ * back; the walk normally ends far sooner, where the calls were made). The walk stops once every call is found,
+ * or at the first ancestor that does not hold a call any more (it was made later: nothing older can hold its
+ * result). `visit` sees each checkpoint whose pending writes were read; `passed` each call the walk went past the
+ * origin of (or the thread's start) without finding a result: nothing stored holds one.
  */
 export async function discardedResults(
   saver: BaseCheckpointSaver,
@@ -50,21 +45,21 @@ export async function discardedResults(
   const found = new Map<string, ToolMessage>();
   const remaining = new Set(wanted);
   let current: CheckpointTuple | undefined = latest;
-  for (let depth = 0; current && remaining.size > 0 && depth < MAX_CHECKPOINTS_BACK; depth++) {
+  for (let depth = 0; current && remaining.size > 0 && depth < 10_000; depth++) {
     visit?.(current);
     for (const [id, result] of resultsInWrites(current.pendingWrites, messagesKey, remaining)) {
       found.set(id, result);
       remaining.delete(id);
     }
     if (remaining.size === 0) break;
-    current = current.parentConfig ? await saver.getTuple(current.parentConfig) : undefined;
-    const stored = (current?.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey];
-    const there = new Set(Array.isArray(stored) ? stored.filter(isAssistant).flatMap((m) => toolCallIdsOf(m)) : []);
-    for (const id of [...remaining]) {
-      if (there.has(id)) continue;
-      remaining.delete(id);
-      passed?.(id);
-    }
+    current = current.parentConfig && (await saver.getTuple(current.parentConfig));
+    const stored = (current?.checkpoint?.channel_values as Dict | undefined)?.[messagesKey];
+    const there = new Set(Array.isArray(stored) ? stored.filter(isAssistant).flatMap(toolCallIdsOf) : []);
+    for (const id of remaining)
+      if (!there.has(id)) {
+        remaining.delete(id);
+        passed?.(id);
+      }
   }
   return found;
 }

@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { assertMethods, boundary, errorText } from "../errors";
 import { isMessage } from "../messages/coerce";
-import { option, readOptions, type OptionTable } from "../options";
+import { option, readOptions, type OptionKind, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
@@ -18,7 +18,8 @@ import {
   type ThreadStatus,
 } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
-import type { CleanThread, StoredCheckpoint } from "./precheck";
+import type { StoredCheckpoint } from "./precheck";
+import type { Dict } from "../values";
 
 export type { ThreadStatus };
 
@@ -76,34 +77,30 @@ export interface ThreadScanOptions {
 /** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
 export type ResolvedScanOptions = ThreadScanOptions & { messagesKey: string; concurrency: number; apply?: boolean };
 
-const isPositiveInteger = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
-
-const isShard = (v: unknown) => {
-  const shard = v as Shard | null | undefined;
-  return isPositiveInteger(shard?.index) && isPositiveInteger(shard?.count) && shard!.index <= shard!.count;
-};
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
+const kind = (expected: string, accepts: (v: never) => boolean) => ({ expected, accepts }) as OptionKind;
 
 /** The scan's options, declared with the shared option kinds (`src/options.ts`). */
 const SCAN_OPTIONS = {
-  threads: {
-    expected: "an array of thread id strings",
-    accepts: (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === "string"),
-  },
+  threads: kind(
+    "an array of thread id strings",
+    (v: unknown[]) => Array.isArray(v) && v.every((t) => typeof t === "string"),
+  ),
   provider: option.oneOf(PROVIDERS),
   messagesKey: option.name,
-  since: { expected: "a valid Date", accepts: (v: unknown) => v instanceof Date && !Number.isNaN(v.getTime()) },
-  limit: { expected: "a positive integer", accepts: isPositiveInteger },
-  shard: { expected: "{ index, count }: whole numbers, 1 <= index <= count", accepts: isShard },
-  concurrency: {
-    expected: "an integer from 1 to 64",
-    accepts: (v: unknown) => isPositiveInteger(v) && Number(v) <= 64,
-  },
+  since: kind("a valid Date", (v: Date) => v instanceof Date && !Number.isNaN(v.getTime())),
+  limit: kind("a positive integer", isCount),
+  shard: kind(
+    "{ index, count }: whole numbers, 1 <= index <= count",
+    (v?: Shard) => isCount(v?.index) && isCount(v?.count) && v!.index <= v!.count,
+  ),
+  concurrency: kind("an integer from 1 to 64", (v: number) => isCount(v) && v <= 64),
   // Anything with a boolean `aborted`, as an AbortSignal has.
-  signal: { expected: "an AbortSignal", accepts: (v: unknown) => typeof (v as AbortSignal)?.aborted === "boolean" },
-} satisfies OptionTable;
+  signal: kind("an AbortSignal", (v?: AbortSignal) => typeof v?.aborted === "boolean"),
+};
 
 /** `repairThreads` takes the scan's options and `apply`. */
-export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag } satisfies OptionTable;
+export const REPAIR_OPTIONS: OptionTable = { ...SCAN_OPTIONS, apply: option.flag };
 
 /**
  * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the
@@ -112,10 +109,10 @@ export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag } satisfies 
  */
 export function resolveScanOptions(
   saver: unknown,
-  options: ThreadScanOptions | undefined,
+  options: unknown,
   fn = "scanThreads",
   table: OptionTable = SCAN_OPTIONS,
-): ResolvedScanOptions {
+) {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
   const o = readOptions<ResolvedScanOptions>(options, fn, table);
   return {
@@ -124,7 +121,7 @@ export function resolveScanOptions(
     shard: o.shard && { index: o.shard.index, count: o.shard.count },
     messagesKey: o.messagesKey ?? "messages",
     concurrency: o.concurrency ?? 4,
-  };
+  } as ResolvedScanOptions;
 }
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
@@ -137,20 +134,16 @@ export const REASON_MAX = 200;
  */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\uFFFD]/gu;
 
-const escapeChar = (char: string): string => {
-  const code = char.codePointAt(0)!;
-  if (char === "\t") return "\\t";
-  if (char === "\r") return "\\r";
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
-};
-
 /**
  * `text` as one short printable line: its first line, every character that would not print as itself escaped
  * (`\x00`, `\u{fffd}`), cut to `max` characters with `…`. A saver's error can quote the raw bytes of a
  * corrupt blob; this is what a terminal, a CI log and a JSON consumer can show.
  */
 export function printableText(text: string, max = REASON_MAX): string {
-  const line = text.split("\n")[0].replace(UNPRINTABLE, escapeChar);
+  const line = text.split("\n")[0].replace(UNPRINTABLE, (c) => {
+    const hex = c.codePointAt(0)!.toString(16);
+    return c === "\t" ? "\\t" : c === "\r" ? "\\r" : hex.length > 2 ? `\\u{${hex}}` : `\\x${hex.padStart(2, "0")}`;
+  });
   if (line.length <= max) return line;
   const cut = line.slice(0, max - 1);
   return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`; // never half of a surrogate pair
@@ -163,26 +156,9 @@ export const failureText = (error: unknown): string =>
   );
 
 export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
-  const id =
-    (tuple?.config?.configurable as Record<string, unknown> | undefined)?.checkpoint_id ?? tuple?.checkpoint?.id;
+  const id = tuple?.config?.configurable?.checkpoint_id ?? tuple?.checkpoint?.id;
   return typeof id === "string" ? id : undefined;
 };
-
-/** The messages of a checkpoint, or a reason why there are none to judge. */
-export function messagesOf(
-  tuple: CheckpointTuple,
-  messagesKey: string,
-): { messages: BaseMessage[] } | { status: "no_messages" | "unreadable"; error?: string } {
-  const value = (tuple.checkpoint?.channel_values as Record<string, unknown> | undefined)?.[messagesKey];
-  if (!Array.isArray(value)) return { status: "no_messages" };
-  // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
-  if (!value.every(isMessage))
-    return {
-      status: "unreadable",
-      error: `"${messagesKey}" holds values that are not LangChain messages (written by another serializer?)`,
-    };
-  return { messages: value as BaseMessage[] };
-}
 
 const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadReport, "status">): ThreadReport => ({
   ...key,
@@ -199,38 +175,29 @@ export function judgeThread(
   options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
 ): ThreadReport {
   const base = { checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts };
-  const read = messagesOf(tuple, options.messagesKey);
-  if (!("messages" in read)) return report(key, { ...base, ...read });
-  const { messages } = read;
+  const messages = (tuple.checkpoint?.channel_values as Dict | undefined)?.[options.messagesKey] as BaseMessage[];
+  if (!Array.isArray(messages)) return report(key, { ...base, status: "no_messages" });
+  // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
+  if (!messages.every(isMessage))
+    return report(key, {
+      ...base,
+      status: "unreadable",
+      error: `"${options.messagesKey}" holds values that are not LangChain messages (written by another serializer?)`,
+    });
   // The provider a thread is judged for: the option, else the thread's own, else strict.
   const own = options.provider ?? providerOfThread(messages);
   const provider = own ?? "strict";
-  const providerFrom: ProviderSource = options.provider ? "option" : own ? "thread" : "default";
   const structural = structuralProblems(messages, provider).length;
   const problems = storedThreadProblems(messages, provider);
-  const status: ThreadStatus =
-    structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean";
-  return report(key, { ...base, provider, providerFrom, messageCount: messages.length, problems, structural, status });
-}
-
-/**
- * The report of a thread the pre-check found clean: what judgeThread reports for it, without its messages
- * (with no provider given, the pre-check's verdict holds for every provider: judged for strict).
- */
-export const cleanReport = (key: ThreadKey, clean: CleanThread, option: Provider | undefined): ThreadReport =>
-  report(key, {
-    ...clean,
-    provider: option ?? "strict",
-    providerFrom: option !== undefined ? "option" : "default",
-    status: "clean",
+  return report(key, {
+    ...base,
+    provider,
+    providerFrom: options.provider ? "option" : own ? "thread" : "default",
+    messageCount: messages.length,
+    problems,
+    structural,
+    status: structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean",
   });
-
-/** The latest tuple of a thread, as the source gave it or read with `getTuple`. */
-export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem): Promise<CheckpointTuple | undefined> {
-  if (item.error !== undefined) throw item.error;
-  return (
-    item.tuple ?? saver.getTuple({ configurable: { thread_id: item.key.threadId, checkpoint_ns: item.key.namespace } })
-  );
 }
 
 /**
@@ -239,46 +206,69 @@ export async function latestTuple(saver: BaseCheckpointSaver, item: ThreadItem):
  * when those bytes do not revive to a list of messages with a `ts`: that thread is read with `getTuple`, so
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
-async function pageTuple(
-  saver: BaseCheckpointSaver,
-  stored: StoredCheckpoint,
-  messagesKey: string,
-): Promise<CheckpointTuple | undefined> {
-  if (stored.type === null || stored.data === null) return undefined;
+async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, key: string) {
+  if (stored.type === null || stored.data === null) return;
   // biome-ignore lint/suspicious/noExplicitAny: what the serializer revives, each read checked below
   const value: any = await saver.serde.loadsTyped(stored.type, stored.data).catch(() => undefined);
   const whole = stored.holds === "checkpoint";
   const ts = whole ? value?.ts : stored.writtenAt;
-  const messages = whole ? value?.channel_values?.[messagesKey] : value;
-  if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return undefined;
+  const messages = whole ? value?.channel_values?.[key] : value;
+  if (typeof ts !== "string" || !Array.isArray(messages) || !messages.every(isMessage)) return;
   return {
     config: { configurable: { checkpoint_id: stored.checkpointId } },
-    checkpoint: { ts, channel_values: { [messagesKey]: messages } },
+    checkpoint: { ts, channel_values: { [key]: messages } },
   } as unknown as CheckpointTuple;
 }
 
 /** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
-export function olderThan(ts: unknown, since: Date | undefined): boolean {
-  if (!since || typeof ts !== "string") return false;
-  const written = Date.parse(ts);
-  return !Number.isNaN(written) && written < since.getTime();
-}
+const olderThan = (ts: unknown, since: Date | undefined) =>
+  since !== undefined && typeof ts === "string" && Date.parse(ts) < since.getTime();
 
 /**
- * The source, the reads and the stop rule shared by scans and repairs. A thread the pre-check found clean but
- * older than `since` is passed over.
+ * One thread read and judged, with the tuple it was judged from (a thread the pre-check found clean is reported
+ * from its verdict: with no provider given it holds for every provider, judged for strict). Undefined for a
+ * thread older than `since`. A thread the saver cannot read is reported `unreadable`; `page`: revived from the
+ * page's bytes when it can be (what a scan needs; a repair reads the whole tuple).
  */
+export async function readThread(
+  saver: BaseCheckpointSaver,
+  item: ThreadItem,
+  o: ResolvedScanOptions,
+  page = false,
+): Promise<[ThreadReport, CheckpointTuple?] | undefined> {
+  const { key, clean, stored } = item;
+  if (clean) {
+    if (olderThan(clean.writtenAt, o.since)) return;
+    const providerFrom = o.provider !== undefined ? "option" : "default";
+    return [report(key, { ...clean, provider: o.provider ?? "strict", providerFrom, status: "clean" })];
+  }
+  let tuple: CheckpointTuple | undefined;
+  try {
+    if (item.error !== undefined) throw item.error;
+    const config = { configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } };
+    tuple =
+      (page && stored && (await pageTuple(saver, stored, o.messagesKey))) ||
+      (item.tuple ?? (await saver.getTuple(config)));
+  } catch (error) {
+    return [report(key, { status: "unreadable", error: failureText(error) })];
+  }
+  return tuple && !olderThan(tuple.checkpoint?.ts, o.since) ? [judgeThread(key, tuple, o), tuple] : undefined;
+}
+
+/** The source, the reads and the stop rule shared by scans and repairs. */
 export async function* readThreads<R>(
   saver: BaseCheckpointSaver,
-  options: ResolvedScanOptions,
+  o: ResolvedScanOptions,
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
-  const threads = await threadSourceFor(saver, options);
-  const stopped = () => stop() || options.signal?.aborted === true;
-  const handleNewer = async (item: ThreadItem) =>
-    item.clean && olderThan(item.clean.writtenAt, options.since) ? undefined : handle(item);
-  for await (const result of mapConcurrently(threads.items(), options.concurrency, handleNewer, stopped))
+  const threads = await threadSourceFor(saver, o);
+  for await (const result of mapConcurrently(
+    threads.items(),
+    o.concurrency,
+    handle,
+    () => stop() || !!o.signal?.aborted,
+  ))
     if (result !== undefined) yield result;
 }
 
@@ -290,41 +280,32 @@ export async function* readThreads<R>(
  */
 export const scanThreads = boundary(
   "scanThreads",
-  (saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> =>
+  (saver: BaseCheckpointSaver, options: ThreadScanOptions = {}): AsyncGenerator<ThreadReport> => {
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
-    scanResolved(saver, resolveScanOptions(saver, options, "scanThreads")),
+    const o = resolveScanOptions(saver, options);
+    let reported = 0;
+    const full = () => reported >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const judge = (item: ThreadItem) =>
+      readThread(saver, item, o, true).then(
+        (read) => read?.[0],
+        (error) => report(item.key, { status: "unreadable", error: failureText(error) }),
+      );
+    return (async function* () {
+      for await (const thread of readThreads(saver, o, judge, full)) {
+        reported++;
+        yield thread;
+        if (full()) break;
+      }
+    })();
+  },
 );
-
-async function* scanResolved(saver: BaseCheckpointSaver, resolved: ResolvedScanOptions): AsyncGenerator<ThreadReport> {
-  let reported = 0;
-  const judge = async (item: ThreadItem): Promise<ThreadReport | undefined> => {
-    if (item.clean) return cleanReport(item.key, item.clean, resolved.provider);
-    try {
-      const tuple =
-        (item.stored && (await pageTuple(saver, item.stored, resolved.messagesKey))) ||
-        (await latestTuple(saver, item));
-      return tuple && !olderThan(tuple.checkpoint?.ts, resolved.since)
-        ? judgeThread(item.key, tuple, resolved)
-        : undefined;
-    } catch (error) {
-      return report(item.key, { status: "unreadable", error: failureText(error) });
-    }
-  };
-  const full = () => resolved.limit !== undefined && reported >= resolved.limit;
-  for await (const report of readThreads(saver, resolved, judge, full)) {
-    if (full()) break;
-    reported++;
-    yield report;
-    if (full()) break;
-  }
-}
 
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
 export async function countThreads(
   saver: BaseCheckpointSaver,
   options: Pick<ThreadScanOptions, "threads" | "since" | "shard"> = {},
 ): Promise<number | undefined> {
-  const resolved = resolveScanOptions(saver, options, "countThreads");
-  if (resolved.threads) return undefined; // each id may have several namespaces
-  return (await threadSourceFor(saver, { since: resolved.since, shard: resolved.shard })).count();
+  const { threads, since, shard } = resolveScanOptions(saver, options, "countThreads");
+  // Without a list of ids: each id may have several namespaces.
+  return threads ? undefined : (await threadSourceFor(saver, { since, shard })).count();
 }

@@ -11,22 +11,19 @@
  * Nothing existing is edited or deleted. `updateState` also stores its write as a pending write of the old
  * checkpoint (for replays); that would change an existing checkpoint, so it is not done here.
  */
-import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   maxChannelVersion,
   uuid6,
   type BaseCheckpointSaver,
-  type ChannelVersions,
-  type Checkpoint,
   type CheckpointMetadata,
   type CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
-import type { ToolCallRepair } from "../types";
 import { name as TOOL_NAME, version as TOOL_VERSION } from "../../package.json";
 import { nextBranchVersion } from "../integrations/checkpoint-versions";
 import { checkpointIdOf } from "./scan";
 import type { ThreadKey } from "./source";
+import type { StoredRepair } from "./repair-thread";
 
 export { TOOL_NAME, TOOL_VERSION };
 
@@ -43,121 +40,76 @@ export interface RepairMetadata {
   salvaged: string[];
 }
 
-const configOf = (key: ThreadKey, checkpointId?: string): RunnableConfig => ({
-  configurable: {
-    thread_id: key.threadId,
-    checkpoint_ns: key.namespace,
-    ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
-  },
+const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
+  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id ? { checkpoint_id } : {}) },
 });
 
-export interface RepairWrite {
-  config: RunnableConfig;
-  checkpoint: Checkpoint;
-  metadata: CheckpointMetadata;
-  newVersions: ChannelVersions;
-}
-
-/** The checkpoint (and its put arguments) that stores `repaired` on top of `latest`. */
-export function repairCheckpoint(
+/**
+ * Stores `fix` as a checkpoint on top of `latest` (its config; else why not), unless the thread moved on since
+ * `latest` was read, then checks that no other writer slipped in between that check and the put. The new
+ * checkpoint's id is made before the check, so a checkpoint a live run makes later sorts after it and stays the
+ * latest. A live checkpoint made before it but stored after the check would sort below the fix and be hidden by
+ * it: it is then copied back on top, so the thread continues from the live run's state and the fix is dropped.
+ */
+export async function writeFix(
   saver: BaseCheckpointSaver,
   key: ThreadKey,
   latest: CheckpointTuple,
   messagesKey: string,
-  repaired: BaseMessage[],
-  fix: { repairs: ToolCallRepair[]; salvaged: string[] },
-): RepairWrite {
-  const base = latest.checkpoint;
-  const parentId = checkpointIdOf(latest)!;
-  const step = typeof latest.metadata?.step === "number" ? latest.metadata.step : -1;
+  fix: StoredRepair,
+): Promise<RunnableConfig | string> {
+  const { checkpoint: base, metadata } = latest;
+  const expected = checkpointIdOf(latest)!;
+  const step = typeof metadata?.step === "number" ? metadata.step : -1;
   const versions = Object.values(base.channel_versions ?? {});
   const version = nextBranchVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
+  const repairs = fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
+    action,
+    problem,
+    ...(toolCallId ? { toolCallId } : {}),
+    ...(toolName ? { toolName } : {}),
+  }));
   const marker: RepairMetadata = {
     tool: TOOL_NAME,
     version: TOOL_VERSION,
-    repaired: parentId,
-    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
-      action,
-      problem,
-      ...(toolCallId ? { toolCallId } : {}),
-      ...(toolName ? { toolName } : {}),
-    })),
+    repaired: expected,
+    repairs,
     salvaged: fix.salvaged,
   };
-  return {
-    config: configOf(key, parentId),
-    checkpoint: {
-      v: base.v ?? 4,
-      id: uuid6(step + 1),
-      ts: new Date().toISOString(),
-      channel_values: { ...base.channel_values, [messagesKey]: repaired },
-      channel_versions: { ...base.channel_versions, [messagesKey]: version },
-      versions_seen: structuredClone(base.versions_seen ?? {}),
-    },
-    metadata: {
-      source: "update",
-      step: step + 1,
-      parents: latest.metadata?.parents ?? {},
-      [REPAIR_METADATA_KEY]: marker,
-    } as CheckpointMetadata,
-    newVersions: { [messagesKey]: version },
+  // Made before the check: a checkpoint a live run makes later sorts after it.
+  const checkpoint = {
+    v: base.v ?? 4,
+    id: uuid6(step + 1),
+    ts: new Date().toISOString(),
+    channel_values: { ...base.channel_values, [messagesKey]: fix.messages },
+    channel_versions: { ...base.channel_versions, [messagesKey]: version },
+    versions_seen: structuredClone(base.versions_seen ?? {}),
   };
-}
-
-export type WriteOutcome =
-  | { written: true; config: RunnableConfig }
-  | { written: false; reason: string; config?: RunnableConfig };
-
-/**
- * Puts `write` unless the thread moved on since `expected` was read, then checks that no other writer slipped
- * in between that check and the put. The new checkpoint's id is made before the check, so a checkpoint a live
- * run makes later sorts after it and stays the latest. A live checkpoint made before it but stored after the
- * check would sort below the fix and be hidden by it: it is then copied back on top, so the thread continues
- * from the live run's state and the fix is dropped.
- */
-export async function putIfUnchanged(
-  saver: BaseCheckpointSaver,
-  key: ThreadKey,
-  expected: string,
-  write: RepairWrite,
-): Promise<WriteOutcome> {
   const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
-    return {
-      written: false,
-      reason: `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`,
-    };
-  const config = await saver.put(write.config, write.checkpoint, write.metadata, write.newVersions);
-  const ours = checkpointIdOf({ config } as CheckpointTuple) ?? write.checkpoint.id;
-
+    return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
+  const written = { source: "update", step: step + 1, parents: metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker };
+  const config = await saver.put(configOf(key, expected), checkpoint, written as CheckpointMetadata, {
+    [messagesKey]: version,
+  });
+  const ours = config.configurable?.checkpoint_id ?? checkpoint.id;
   // Newest first: ours, then the checkpoint it was written on. Anything else in between is a live write.
   const newest: CheckpointTuple[] = [];
   for await (const tuple of saver.list(configOf(key), { limit: 2 })) newest.push(tuple);
   const [first, second] = newest;
   const firstId = checkpointIdOf(first);
   if (firstId !== ours)
-    return checkpointIdOf({ config: first?.parentConfig } as CheckpointTuple) === ours
-      ? { written: true, config }
-      : {
-          written: false,
-          reason: `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`,
-          config,
-        };
+    return first?.parentConfig?.configurable?.checkpoint_id === ours
+      ? config
+      : `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`;
   const liveId = checkpointIdOf(second);
-  if (liveId === expected) return { written: true, config };
+  if (liveId === expected) return config;
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
-  const restored = await saver.put(
-    configOf(key, ours),
-    { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() },
-    {
-      ...second.metadata,
-      [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
-    } as CheckpointMetadata,
-    { ...second.checkpoint.channel_versions },
-  );
-  return {
-    written: false,
-    reason: `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`,
-    config: restored,
+  const restored = {
+    ...second.metadata,
+    [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
   };
+  const copy = { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() };
+  await saver.put(configOf(key, ours), copy, restored as CheckpointMetadata, { ...second.checkpoint.channel_versions });
+  return `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`;
 }

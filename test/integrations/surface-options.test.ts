@@ -5,7 +5,6 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
-import { checkSurfaceOptions } from "../../src/integrations/surface-options";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
@@ -102,7 +101,9 @@ describe("surface options are checked when the surface is built", () => {
     );
     expect(() => toolCallRepairNode({ messagesKey: 7 as never })).toThrow("options.messagesKey is 7");
     expect(() => withToolCallRepair(new MemorySaver(), { messagesKey: "" })).toThrow("options.messagesKey");
-    expect(() => checkSurfaceOptions("x", "bedrock")).toThrow('x: options is "bedrock"; expected an object');
+    expect(() => withToolCallRepair(new MemorySaver(), "bedrock" as never)).toThrow(
+      'withToolCallRepair: options is "bedrock"; expected an object',
+    );
   });
 
   it("valid options pass, undefined values are defaults", () => {

@@ -331,6 +331,22 @@ describe("repairThread", () => {
       /options\.dryrun is not an option/,
     );
   });
+
+  it("refuses a typo naming repairThread and its nearest option; `trailing` is no option of a stored fix", async () => {
+    const { graph, config } = await seededGraph([], "none");
+    const refused = (options: object) => repairThread(graph, config, options as never);
+    await expect(refused({ dryrun: false })).rejects.toThrow(
+      /repairThread: options\.dryrun is not an option \(did you mean dryRun\?\)/,
+    );
+    await expect(refused({ orphanCall: "remove" })).rejects.toThrow(
+      /repairThread: options\.orphanCall is not an option \(did you mean orphanCalls\?\)/,
+    );
+    await expect(refused({ trailing: "keep" })).rejects.toThrow(/repairThread: options\.trailing is not an option/);
+    await expect(refused({ level: "request" })).rejects.toThrow(/repairThread: options\.level is not an option/);
+    await expect(refused({ closeOpen: "no" })).rejects.toThrow(
+      'repairThread: options.closeOpen is "no"; expected a boolean',
+    );
+  });
 });
 
 describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
