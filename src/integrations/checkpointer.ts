@@ -35,7 +35,7 @@ import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from ".
 import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
-import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
+import { approvalRequests, cancelledCalls, WRAPPED_SAVER } from "./run-salvage";
 import { checkpointKey, configurableOf, evictOldest, firstTime, orderedSaverMethods, threadKey } from "./thread-order";
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -180,7 +180,8 @@ function repairingSaver(inner: BaseCheckpointSaver, options: CheckpointerRepairO
     const found = resultsInWrites(parent?.pendingWrites, key, open);
     if (messages && parent?.pendingWrites?.length) {
       const left = new Set([...open].filter((id) => !found.has(id)));
-      for (const [id, placeholder] of approvalPlaceholders(messages, left, parent, stored.options.syntheticResultText))
+      const asked = approvalRequests(parent);
+      for (const [id, placeholder] of cancelledCalls(messages, left, asked, stored.options.syntheticResultText))
         found.set(id, placeholder);
     }
     for (const [id, result] of salvagedByThread.get(String(thread_id)) ?? [])

@@ -21,8 +21,7 @@ import { callWithRejectionRecovery } from "./rejection-recovery";
 import { RequestRepairers, type RequestFacts } from "./request-repairers";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
-import { replaceAllMessages } from "./state-update";
-import { salvagedAndRepaired } from "./run-salvage";
+import { persistedRepair } from "./run-salvage";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
@@ -80,11 +79,15 @@ export const toolCallRepairMiddleware = boundary(
               async () => {
                 if (stored.isClean(state.messages)) return undefined;
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const repaired = await salvagedAndRepaired(state.messages, runtime, "messages", reporting, stored);
-                const { repairs } = repaired;
-                if (repairs.length === 0) return undefined;
-                await reportRepairs(repairs, reporting);
-                return { messages: replaceAllMessages(repaired.messages) };
+                const messages = await persistedRepair(
+                  state.messages,
+                  runtime,
+                  "messages",
+                  reporting,
+                  stored,
+                  undefined,
+                );
+                return messages && { messages };
               },
               undefined,
               reporting,

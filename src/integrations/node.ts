@@ -7,12 +7,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { readingInput, boundary } from "../errors";
+import { boundary } from "../errors";
 import type { RepairOptions } from "../types";
-import { isDict } from "../values";
-import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
-import { NO_UPDATE, replaceAllMessages } from "./state-update";
-import { salvagedAndRepaired } from "./run-salvage";
+import type { Dict } from "../values";
+import { unlessClean, type RepairReporting } from "./events";
+import { NO_UPDATE } from "./state-update";
+import { persistedRepair } from "./run-salvage";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 
@@ -56,42 +56,20 @@ export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCa
   const repairer = createRepairer({ ...repairOptions, level: "structural" });
   const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
-  const persistRepair = async (
-    messages: BaseMessage[],
-    config?: RunnableConfig,
-  ): Promise<ToolCallRepairNodeUpdate<K>> => {
-    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const { messages: repaired, repairs } = await salvagedAndRepaired(
-      messages,
-      config,
-      messagesKey,
-      reporting,
-      repairer,
-    );
-    if (repairs.length === 0) return noUpdate;
-    await reportRepairs(repairs, reporting, config);
-    return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;
-  };
-
-  // Not async: the clean path returns the shared constant without allocating a promise.
-  return function toolCallRepair(state, config) {
-    let messages: BaseMessage[] | undefined;
-    try {
-      const read = () => (isDict(state) ? state[messagesKey] : undefined);
-      const value = readingInput(read, "toolCallRepairNode", `state.${messagesKey}`);
-      messages = Array.isArray(value) ? value : undefined;
-    } catch (error) {
-      // A state the node cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
-      return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
-    }
-    if (messages === undefined) return noUpdate;
-    // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
-    return unlessClean(
-      () => repairer.isClean(messages),
-      () => persistRepair(messages, config),
+  // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
+  // node cannot read goes on unchanged (reported through onError): never fail the run.
+  return (state, config) =>
+    unlessClean(
+      () => {
+        const messages: unknown = (state as Dict | undefined)?.[messagesKey];
+        if (!Array.isArray(messages) || repairer.isClean(messages)) return noUpdate;
+        // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+        return persistedRepair(messages, config, messagesKey, reporting, repairer, config).then((stored) =>
+          stored ? ({ [messagesKey]: stored } as ToolCallRepairNodeUpdate<K>) : noUpdate,
+        );
+      },
       noUpdate,
       reporting,
       config,
     );
-  };
 });

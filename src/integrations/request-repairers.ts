@@ -26,6 +26,11 @@ export class RequestRepairers {
     this.options = options;
   }
 
+  /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
+  recovery({ options: { provider, systemMessages, toolsInRequest } }: Repairer) {
+    return { ...this.options, provider, systemMessages, toolsInRequest };
+  }
+
   /** The repairer for requests to `model` (any wrapper of a chat model, or undefined). */
   for(model: unknown, facts: RequestFacts = {}): Repairer {
     const target = this.options.provider !== undefined ? {} : requestTargetOf(model);
@@ -34,10 +39,11 @@ export class RequestRepairers {
     const toolsInRequest = this.options.toolsInRequest ?? facts.toolsInRequest;
     const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
     let repairer = this.byKey.get(key);
-    if (!repairer) {
-      repairer = createRepairer({ ...this.options, level: "request", provider, systemMessages, toolsInRequest });
-      this.byKey.set(key, repairer);
-    }
+    if (!repairer)
+      this.byKey.set(
+        key,
+        (repairer = createRepairer({ ...this.options, level: "request", provider, systemMessages, toolsInRequest })),
+      );
     return repairer;
   }
 }
