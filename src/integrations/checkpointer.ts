@@ -22,7 +22,6 @@ import type {
   BaseCheckpointSaver,
   ChannelVersions,
   Checkpoint,
-  CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
@@ -91,7 +90,10 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
   return [...messages.slice(0, at), ...input, ...messages.slice(at)];
 }
 
-function repairingSaver(inner: BaseCheckpointSaver, options: CheckpointerRepairOptions) {
+function repairingSaver(
+  inner: BaseCheckpointSaver,
+  options: CheckpointerRepairOptions,
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "list" | "put" | "deleteThread"> {
   const { messagesKey: key = "messages", list: _list, onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
@@ -125,7 +127,7 @@ function repairingSaver(inner: BaseCheckpointSaver, options: CheckpointerRepairO
     return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
-  const getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
+  const getTuple = async (config: RunnableConfig) => {
     const tuple = await inner.getTuple(config);
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
     return (
@@ -281,8 +283,8 @@ function repairingSaver(inner: BaseCheckpointSaver, options: CheckpointerRepairO
 
   return {
     getTuple,
-    get: async (config: RunnableConfig) => (await getTuple(config))?.checkpoint,
-    list: (config: RunnableConfig, listOptions?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> => {
+    get: async (config) => (await getTuple(config))?.checkpoint,
+    list: (config, listOptions) => {
       const tuples = inner.list(config, listOptions);
       if (!options.list) return tuples;
       return (async function* () {
@@ -291,19 +293,14 @@ function repairingSaver(inner: BaseCheckpointSaver, options: CheckpointerRepairO
       })();
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    put: async (
-      config: RunnableConfig,
-      checkpoint: Checkpoint,
-      metadata: CheckpointMetadata,
-      versions: ChannelVersions,
-    ) =>
+    put: async (config, checkpoint, metadata, versions) =>
       inner.put(
         config,
         await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config),
         metadata,
         versions,
       ),
-    deleteThread: (threadId: string) => {
+    deleteThread: (threadId) => {
       for (const thread of runs.keys()) if (thread.startsWith(`${threadId}\u0000`)) runs.delete(thread);
       return inner.deleteThread(threadId);
     },

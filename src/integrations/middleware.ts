@@ -18,7 +18,8 @@ import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
-import { RequestRepairers, type RequestFacts } from "./request-repairers";
+import { RequestRepairers } from "./request-repairers";
+import type { Dict } from "../values";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistedRepair } from "./run-salvage";
@@ -77,16 +78,10 @@ export const toolCallRepairMiddleware = boundary(
         ? (state, runtime) =>
             orFallback(
               async () => {
-                if (stored.isClean(state.messages)) return undefined;
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const messages = await persistedRepair(
-                  state.messages,
-                  runtime,
-                  "messages",
-                  reporting,
-                  stored,
-                  undefined,
-                );
+                const messages = stored.isClean(state.messages)
+                  ? undefined
+                  : await persistedRepair(state.messages, runtime, "messages", reporting, stored);
                 return messages && { messages };
               },
               undefined,
@@ -96,47 +91,33 @@ export const toolCallRepairMiddleware = boundary(
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
-              const facts: RequestFacts =
-                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
-              const repairer = forRequest.for(request.model, facts);
-              const send: typeof handler = recoverRejections
-                ? (req) =>
-                    callWithRejectionRecovery(req, handler, {
-                      ...repairOptions,
-                      provider: repairer.options.provider,
-                      systemMessages: repairer.options.systemMessages,
-                      ...facts,
-                      onRepair,
-                    }) as ReturnType<typeof handler>
-                : handler;
-              if (!repairModelRequest) return send(request);
-              const fixed = await orFallback(
-                async () => {
-                  if (repairer.isClean(request.messages)) return request;
-                  const { messages: repaired, repairs } = repairer.repair(request.messages);
-                  if (repairs.length === 0) return request;
-                  await reportRepairs(repairs, reporting, undefined, "request");
-                  return { ...request, messages: repaired };
-                },
-                request,
-                reporting,
+              const repairer = forRequest.for(
+                request.model,
+                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {},
               );
-              return send(fixed);
+              const fixed = repairModelRequest
+                ? await orFallback(
+                    async () => {
+                      if (repairer.isClean(request.messages)) return request;
+                      const { messages, repairs } = repairer.repair(request.messages);
+                      await reportRepairs(repairs, reporting, undefined, "request");
+                      return repairs.length === 0 ? request : { ...request, messages };
+                    },
+                    request,
+                    reporting,
+                  )
+                : request;
+              return recoverRejections
+                ? (callWithRejectionRecovery(fixed, handler, {
+                    ...forRequest.recovery(repairer),
+                    onRepair,
+                  }) as ReturnType<typeof handler>)
+                : handler(fixed);
             }
           : undefined,
     });
   },
 );
-
-/** The parts of langchain's `ModelRequest` that decide whether the model call carries tools. */
-interface ToolsOfRequest {
-  model: unknown;
-  tools?: unknown;
-  responseFormat?: unknown;
-  modelSettings?: Record<string, unknown>;
-}
-
-const hasItems = (value: unknown): boolean => !Array.isArray(value) || value.length > 0;
 
 /**
  * Whether createAgent will call the model without tools: it binds `request.tools` plus one tool per tool-strategy
@@ -144,14 +125,14 @@ const hasItems = (value: unknown): boolean => !Array.isArray(value) || value.len
  * there are no tools, no tools in the settings or already bound to the model, and no response format or only
  * provider (native) strategies; a bare schema may become a tool strategy, so it counts as tools.
  */
-function carriesNoTools(request: ToolsOfRequest): boolean {
-  if (request.tools === undefined || hasItems(request.tools)) return false;
-  if (request.modelSettings?.tools !== undefined && hasItems(request.modelSettings.tools)) return false;
-  const bound = describeModels(request.model)[0]?.callOptions.tools;
-  if (bound !== undefined && hasItems(bound)) return false;
+function carriesNoTools(request: { model: unknown; tools?: unknown; responseFormat?: unknown; modelSettings?: Dict }) {
+  const none = (value: unknown) => Array.isArray(value) && value.length === 0;
+  const noneOrUnset = (value: unknown) => value === undefined || none(value);
+  if (!none(request.tools) || !noneOrUnset(request.modelSettings?.tools)) return false;
+  if (!noneOrUnset(describeModels(request.model)[0]?.callOptions.tools)) return false;
   const format = request.responseFormat;
-  if (format === undefined || format === null) return true;
-  if (typeof format === "object" && "__responseFormatUndefined" in format) return true;
-  const strategies = Array.isArray(format) ? format : [format];
+  if (format === undefined || format === null || (typeof format === "object" && "__responseFormatUndefined" in format))
+    return true;
+  const strategies = [format].flat();
   return strategies.length > 0 && strategies.every((strategy) => strategy instanceof ProviderStrategy);
 }

@@ -106,7 +106,7 @@ export async function persistedRepair(
   messagesKey: string,
   reporting: RepairReporting,
   repairer: Repairer,
-  reportIn: RunnableConfig | undefined,
+  reportIn?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
   const structural = repairer.repair(salvaged.messages);
