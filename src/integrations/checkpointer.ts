@@ -191,42 +191,6 @@ function repairingSaver(
     return found;
   }
 
-  async function repairWrite(
-    stale: BaseMessage[],
-    config: RunnableConfig,
-    run: RepairedRun | undefined,
-    abandoning: boolean,
-    dropped: RestoredInput | undefined,
-  ) {
-    const abandoned = new Set(run?.abandoned);
-    const salvage = new Map(run?.salvage);
-    const restore = run?.restore ?? dropped;
-    if (abandoning) {
-      const open = unansweredCallIds(stale);
-      for (const id of open) abandoned.add(id);
-      for (const [id, result] of await pendingResults(config, open, stale))
-        if (!salvage.has(id)) salvage.set(id, result);
-    }
-    // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
-    const messages = restore ? withRestoredInput(stale, restore) : stale;
-    let repaired = stored.repair(messages, { closeOpen: abandoning, abandoned, salvage });
-    if (
-      !run &&
-      !abandoning &&
-      repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
-    ) {
-      // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
-      // their finished results may still sit in the parent's pending writes.
-      const found = await pendingResults(config, unansweredCallIds(messages));
-      if (found.size > 0) {
-        for (const [id, result] of found) salvage.set(id, result);
-        repaired = stored.repair(messages, { abandoned, salvage });
-      }
-    }
-    rememberSalvaged(config, repaired.salvaged, salvage);
-    return { ...repaired, abandoned, salvage, restore: messages !== stale ? restore : undefined };
-  }
-
   /** The checkpoint as it should be stored: the same object when nothing needs repairing. */
   async function repairedCheckpoint(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
     const messages = messagesOf(checkpoint);
@@ -267,16 +231,41 @@ function repairingSaver(
       return withMessages(checkpoint, repaired.messages);
     }
 
-    const repaired = await repairWrite(messages, config, run, abandoning, dropped);
+    const abandoned = new Set(run?.abandoned);
+    const salvage = new Map(run?.salvage);
+    const restore = run?.restore ?? dropped;
+    if (abandoning) {
+      const open = unansweredCallIds(messages);
+      for (const id of open) abandoned.add(id);
+      for (const [id, result] of await pendingResults(config, open, messages))
+        if (!salvage.has(id)) salvage.set(id, result);
+    }
+    // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
+    const restored = restore ? withRestoredInput(messages, restore) : messages;
+    let repaired = stored.repair(restored, { closeOpen: abandoning, abandoned, salvage });
+    if (
+      !run &&
+      !abandoning &&
+      repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
+    ) {
+      // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
+      // their finished results may still sit in the parent's pending writes.
+      const found = await pendingResults(config, unansweredCallIds(restored));
+      if (found.size > 0) {
+        for (const [id, result] of found) salvage.set(id, result);
+        repaired = stored.repair(restored, { abandoned, salvage });
+      }
+    }
+    rememberSalvaged(config, repaired.salvaged, salvage);
     runs.delete(thread);
-    if (repaired.repairs.length === 0 && !repaired.restore) return checkpoint;
+    const restoring = restored !== messages ? restore : undefined;
+    if (repaired.repairs.length === 0 && !restoring) return checkpoint;
     const reported = run?.reported ?? new Set<string>();
-    const keyOf = (r: ToolCallRepair) => `${r.action}\u0000${r.toolCallId ?? ""}`;
-    const fresh = repaired.repairs.filter((r) => !reported.has(keyOf(r)));
-    for (const r of fresh) reported.add(keyOf(r));
+    const keys = repaired.repairs.map((r) => `${r.action}\u0000${r.toolCallId ?? ""}`);
+    const fresh = repaired.repairs.filter((_, i) => !reported.has(keys[i]));
+    for (const k of keys) reported.add(k);
     evictOldest(runs);
-    const { abandoned, salvage, restore } = repaired;
-    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore });
+    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
     await report(fresh, config);
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }

@@ -15,8 +15,7 @@ import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
 import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
-import { RequestRepairers } from "./request-repairers";
-import { anything, SURFACE_OPTIONS } from "./surface-options";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
@@ -52,7 +51,7 @@ export type ToolCallRepairHookFunction = (
 
 const HOOK_OPTIONS = {
   ...SURFACE_OPTIONS,
-  model: anything("a chat model"),
+  model: { expected: "a chat model", accepts: () => true },
   persist: option.flag,
   shapeRequests: option.flag,
 };
@@ -76,7 +75,7 @@ export const toolCallRepairHook = boundary(
     } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const structural = createRepairer({ ...repairOptions, level: "structural" });
-    const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
+    const request = shapeRequests ? requestRepairers(repairOptions).for(model) : structural;
 
     const repairAndReport = async (
       messages: BaseMessage[],

@@ -18,9 +18,8 @@ import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callWithRejectionRecovery } from "./rejection-recovery";
-import { RequestRepairers } from "./request-repairers";
 import type { Dict } from "../values";
-import { SURFACE_OPTIONS } from "./surface-options";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistedRepair } from "./run-salvage";
 
@@ -70,7 +69,7 @@ export const toolCallRepairMiddleware = boundary(
     } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const stored = createRepairer({ ...repairOptions, level: "structural" });
-    const forRequest = new RequestRepairers(repairOptions);
+    const forRequest = requestRepairers(repairOptions);
 
     return createMiddleware({
       name,

@@ -34,8 +34,7 @@ import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types"
 import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
-import { RequestRepairers } from "./request-repairers";
-import { SURFACE_OPTIONS } from "./surface-options";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { expectedInput, boundary } from "../errors";
 import type { Dict } from "../values";
@@ -105,7 +104,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
   // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
-  const repairers = new RequestRepairers(repairOptions);
+  const repairers = requestRepairers(repairOptions);
   const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
