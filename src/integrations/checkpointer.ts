@@ -34,7 +34,7 @@ import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from ".
 import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
-import { approvalRequests, cancelledCalls, WRAPPED_SAVER } from "./run-salvage";
+import { addCancelled, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
 import { checkpointKey, configurableOf, evictOldest, firstTime, orderedSaverMethods, threadKey } from "./thread-order";
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -180,12 +180,8 @@ function repairingSaver(
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     const found = resultsInWrites(parent?.pendingWrites, key, open);
-    if (messages && parent?.pendingWrites?.length) {
-      const left = new Set([...open].filter((id) => !found.has(id)));
-      const asked = approvalRequests(parent);
-      for (const [id, placeholder] of cancelledCalls(messages, left, asked, stored.options.syntheticResultText))
-        found.set(id, placeholder);
-    }
+    if (messages && parent?.pendingWrites?.length)
+      addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const [id, result] of salvagedByThread.get(String(thread_id)) ?? [])
       if (open.has(id) && !found.has(id)) found.set(id, result);
     return found;

@@ -77,22 +77,22 @@ export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new
   return asked;
 }
 
-/** Placeholders saying the user cancelled them, for the `open` calls a person was asked to approve. */
-export function cancelledCalls(
+/** Adds to `found` placeholders saying the user cancelled them, for the `open` calls not in it a person was asked to approve. */
+export function addCancelled(
   messages: readonly BaseMessage[],
   open: ReadonlySet<string>,
+  found: Map<string, ToolMessage>,
   asked: ReadonlySet<string>,
   text: SyntheticText,
-): Map<string, ToolMessage> {
-  const placeholders = new Map<string, ToolMessage>();
+): void {
+  const left = new Set([...open].filter((id) => !found.has(id)));
   const reason = "orphan_call";
   const toolRun = "cancelled";
-  for (const { call, id } of asked.size > 0 ? openCalls(messages, open) : [])
+  for (const { call, id } of asked.size > 0 ? openCalls(messages, left) : [])
     if (asked.has(callKey(call.name, call.args))) {
       const body = text({ id, name: call.name, reason, toolRun });
-      placeholders.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
+      found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
     }
-  return placeholders;
 }
 
 /**
@@ -193,8 +193,7 @@ export function withRunSalvage(
           walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
-      const left = new Set([...open].filter((id) => !found.has(id)));
-      for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
+      addCancelled(messages, open, found, asked, text);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,
