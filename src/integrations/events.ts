@@ -8,7 +8,6 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
 import type { ToolCallRepair } from "../types";
-import { firstTime } from "./thread-order";
 
 /** Name of the custom event (and of the run that carries it outside a node); its payload is the repair. */
 export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
@@ -71,6 +70,19 @@ export async function reportRepairs(
   } catch {
     // Tracing is best effort: the repair itself stands.
   }
+}
+
+/** Keeps a map or set from growing without bound: the oldest entry goes first. */
+export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
+  if (collection.size >= max) collection.delete(collection.keys().next().value as string);
+}
+
+/** Whether `key` is new to `seen` (bounded), which now holds it. */
+export function firstTime(seen: Set<string>, key: string): boolean {
+  if (seen.has(key)) return false;
+  evictOldest(seen);
+  seen.add(key);
+  return true;
 }
 
 /** Marks a setup's `onRepair` ({@link reportedOnce}): its pieces share one memory of what was reported. */

@@ -23,10 +23,9 @@ import { isAssistant, isDict } from "../messages/inspect";
 import { safeJson } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { evictOldest, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
-import { evictOldest } from "./thread-order";
 
 /** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
 export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");

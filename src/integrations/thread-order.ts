@@ -25,6 +25,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { nextTurn } from "../threads/concurrent";
+import { evictOldest } from "./events";
 
 /** Turns of the event loop an aborted run must stay quiet before a read goes ahead without it. */
 const QUIET_TURNS = 5;
@@ -45,19 +46,6 @@ export function threadKey(config: RunnableConfig | undefined): string {
 /** A checkpoint of a thread (the one the config names, or `id`), as a key. */
 export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
   `${threadKey(config)}\u0000${String(id)}`;
-
-/** Keeps a map or set from growing without bound: the oldest entry goes first. */
-export function evictOldest(collection: Map<string, unknown> | Set<string>, max = MAX_TRACKED): void {
-  if (collection.size >= max) collection.delete(collection.keys().next().value as string);
-}
-
-/** Whether `key` is new to `seen` (bounded), which now holds it. */
-export function firstTime(seen: Set<string>, key: string): boolean {
-  if (seen.has(key)) return false;
-  evictOldest(seen);
-  seen.add(key);
-  return true;
-}
 
 const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
   typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;
