@@ -32,7 +32,6 @@ import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables"
 import { recoveryFailed, recoveryStep } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
-import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -110,10 +109,6 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
   const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
 
-  /** The repairer for this call: a request sure to carry no tools has its tool blocks sent as text. */
-  const repairerFor = (callOptions: unknown): Repairer =>
-    detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
-
   /**
    * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a
    * rejection of the history is recovered once (unless `recoverRejections` is off), with the retry shaped for the
@@ -126,7 +121,8 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     callOptions: unknown,
     runManager: Run,
   ): Promise<T> => {
-    const repairer = repairerFor(callOptions);
+    // A request sure to carry no tools has its tool blocks sent as text.
+    const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
     const messages = await orFallback(
       async () => {
         if (!repairRequests || repairer.isClean(input)) return input;

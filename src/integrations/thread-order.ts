@@ -135,33 +135,36 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   }
 
   /**
-   * Resolves once no other aborted run of the thread has anything under way and it has stayed quiet for
-   * {@link QUIET_TURNS} turns of the event loop. Only a read of the head by a live run waits (an addressed read
-   * is history; an aborted run's reads are stale anyway, and two of them would wait for each other; a read
-   * outside any run, getState or an onRepair handler during an aborted run's put, never waits). Undefined (no
-   * await at all) when there is nothing to wait for.
+   * A read, counted as under way for its run; a read of the head by a live run first waits until no other aborted
+   * run of the thread has anything under way and it has stayed quiet for {@link QUIET_TURNS} turns of the event
+   * loop (an addressed read is history; an aborted run's reads are stale anyway, and two of them would wait for
+   * each other; a read outside any run, getState or an onRepair handler during an aborted run's put, never
+   * waits). No await at all when there is nothing to wait for.
    */
-  function settled(config: RunnableConfig): Promise<void> | undefined {
-    const { thread_id, checkpoint_id } = configurableOf(config);
-    const mine = signalOf(config);
-    const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
-    const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
-    if (!entry || others().length === 0) return undefined;
-    return (async () => {
-      for (let quiet = 0; ; ) {
-        const aborted = others();
-        if (aborted.length === 0) return;
-        if (aborted.some(([, run]) => run.inFlight > 0)) {
-          quiet = 0;
-          await new Promise<void>((resolve) => entry.waiters.push(resolve));
-        } else if (++quiet > QUIET_TURNS) {
-          for (const [signal] of aborted) entry.runs.delete(signal);
-          if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(String(thread_id));
-          return;
-        } else await nextTurn();
-      }
-    })();
-  }
+  const read =
+    <T>(method: (config: RunnableConfig) => Promise<T>) =>
+    (config: RunnableConfig): Promise<T> => {
+      const run = () => track(config, () => method(config));
+      const { thread_id, checkpoint_id } = configurableOf(config);
+      const mine = signalOf(config);
+      const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
+      const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
+      if (!entry || others().length === 0) return run();
+      return (async () => {
+        for (let quiet = 0; ; ) {
+          const aborted = others();
+          if (aborted.length === 0) return;
+          if (aborted.some(([, op]) => op.inFlight > 0)) {
+            quiet = 0;
+            await new Promise<void>((resolve) => entry.waiters.push(resolve));
+          } else if (++quiet > QUIET_TURNS) {
+            for (const [signal] of aborted) entry.runs.delete(signal);
+            if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(String(thread_id));
+            return;
+          } else await nextTurn();
+        }
+      })().then(run);
+    };
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */
   const addressed = (config: RunnableConfig): RunnableConfig => {
@@ -169,12 +172,6 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     return id === undefined ? config : { ...config, configurable: { ...config.configurable, checkpoint_id: id } };
   };
 
-  const read =
-    <T>(method: (config: RunnableConfig) => Promise<T>) =>
-    (config: RunnableConfig): Promise<T> => {
-      const waiting = settled(config);
-      return waiting ? waiting.then(() => track(config, () => method(config))) : track(config, () => method(config));
-    };
   return {
     getTuple: read(outer.getTuple),
     get: read(outer.get),
@@ -190,21 +187,20 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to !== undefined) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
       const signal = signalOf(config);
       const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
-      let k = checkpoint;
-      if (created !== undefined && created >= (abortedAt.get(signal!) ?? 0)) {
-        // No parent: an id before every uuid6 a saver holds (timestamp zero).
-        const parent = configurableOf(c).checkpoint_id;
-        const id = idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000");
-        if (id !== undefined) {
-          evictOldest(moved);
-          moved.set(checkpointKey(config, checkpoint.id), id);
-          k = { ...checkpoint, id };
-        }
+      const parent = configurableOf(c).checkpoint_id;
+      // No parent: an id before every uuid6 a saver holds (timestamp zero).
+      const id =
+        created !== undefined && created >= (abortedAt.get(signal!) ?? 0)
+          ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
+          : undefined;
+      if (id !== undefined) {
+        evictOldest(moved);
+        moved.set(checkpointKey(config, checkpoint.id), id);
       }
-      return track(config, () => outer.put(c, k, m, newVersions));
+      const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
+      return track(config, () => outer.put(c, id === undefined ? checkpoint : { ...checkpoint, id }, m, newVersions));
     },
     putWrites: (config, ...rest) => {
       const c = addressed(config);
