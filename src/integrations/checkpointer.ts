@@ -300,38 +300,38 @@ const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, mes
  * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
-export const withToolCallRepair = boundary("withToolCallRepair", function withToolCallRepair<
-  T extends BaseCheckpointSaver,
->(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
-  assertMethods(
-    checkpointer,
-    "withToolCallRepair",
-    "checkpointer",
-    "a checkpoint saver (BaseCheckpointSaver)",
-    SAVER_METHODS,
-  );
-  const wrapper = repairingSaver(checkpointer, given);
-  const overrides: Record<PropertyKey, unknown> = {
-    list: wrapper.list,
-    deleteThread: wrapper.deleteThread,
-    // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
-    ...orderedSaverMethods(checkpointer, wrapper),
-    // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
-    getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
-  };
-  const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
-  return new Proxy(checkpointer, {
-    get(target, property) {
-      if (Object.hasOwn(overrides, property)) return overrides[property];
+export const withToolCallRepair = boundary(
+  "withToolCallRepair",
+  <T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T => {
+    const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
+    assertMethods(
+      checkpointer,
+      "withToolCallRepair",
+      "checkpointer",
+      "a checkpoint saver (BaseCheckpointSaver)",
+      SAVER_METHODS,
+    );
+    const wrapper = repairingSaver(checkpointer, given);
+    const overrides: Record<PropertyKey, unknown> = {
+      ...wrapper,
+      // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
+      ...orderedSaverMethods(checkpointer, wrapper),
+      // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
+      getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
       // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
-      if (property === WRAPPED_SAVER) return target;
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      // Bound to the inner saver: its own methods (and private fields) see the saver itself.
-      let fn = bound.get(property);
-      if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
-      return fn[1];
-    },
-  });
-});
+      [WRAPPED_SAVER]: checkpointer,
+    };
+    const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
+    return new Proxy(checkpointer, {
+      get(target, property) {
+        if (Object.hasOwn(overrides, property)) return overrides[property];
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        // Bound to the inner saver: its own methods (and private fields) see the saver itself.
+        let fn = bound.get(property);
+        if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
+        return fn[1];
+      },
+    });
+  },
+);

@@ -62,60 +62,61 @@ export function markHook<F extends (...args: never[]) => unknown>(hook: F, role:
  * A hook of this package that writes the model input (`toolCallRepairHook`) placed before one that rewrites
  * the history (`summarizationHook`) is refused here, with a {@link ToolCallRepairInputError}.
  */
-export const composePreModelHooks = boundary("composePreModelHooks", function composePreModelHooks<
-  S extends { messages?: BaseMessage[] },
->(...hooks: PreModelHookFunction<S>[]) {
-  const fn = "composePreModelHooks";
-  hooks.forEach((hook, i) => {
-    if (typeof hook !== "function") throw expectedInput(fn, `hooks[${i}]`, "a preModelHook function", hook);
-  });
-  if (hooks.length === 0)
-    throw new ToolCallRepairInputError(`${fn}: expected at least one hook`, { argument: "hooks" });
-  // A hook of ours that writes the model input must come after every hook of ours that rewrites the history.
-  const roles = hooks.map((hook) => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE]);
-  const writer = roles.indexOf("llmInputMessages");
-  const rewriter = writer < 0 ? -1 : roles.indexOf("messages", writer);
-  if (rewriter >= 0)
-    throw new ToolCallRepairInputError(
-      `${fn}: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
-        "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
-      { argument: `hooks[${rewriter}]` },
-    );
-
-  return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-    const given = (isDict(state) ? state : {}) as S;
-    let messages: BaseMessage[] = given.messages ?? [];
-    let rewritten = false;
-    let modelInput: BaseMessage[] | undefined;
-    let stale = false;
-    const rest: Dict = {};
-    for (const [i, hook] of hooks.entries()) {
-      const update: unknown = await hook(
-        { ...given, messages, ...(modelInput && { llmInputMessages: modelInput }) },
-        config,
+export const composePreModelHooks = boundary(
+  "composePreModelHooks",
+  <S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) => {
+    const fn = "composePreModelHooks";
+    hooks.forEach((hook, i) => {
+      if (typeof hook !== "function") throw expectedInput(fn, `hooks[${i}]`, "a preModelHook function", hook);
+    });
+    if (hooks.length === 0)
+      throw new ToolCallRepairInputError(`${fn}: expected at least one hook`, { argument: "hooks" });
+    // A hook of ours that writes the model input must come after every hook of ours that rewrites the history.
+    const roles = hooks.map((hook) => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE]);
+    const writer = roles.indexOf("llmInputMessages");
+    const rewriter = writer < 0 ? -1 : roles.indexOf("messages", writer);
+    if (rewriter >= 0)
+      throw new ToolCallRepairInputError(
+        `${fn}: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
+          "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
+        { argument: `hooks[${rewriter}]` },
       );
-      if (update === undefined || update === null) continue;
-      if (!isDict(update))
-        throw new ToolCallRepairInputError(
-          `${fn}: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
-          { argument: `hooks[${i}]` },
+
+    return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
+      const given = (isDict(state) ? state : {}) as S;
+      let messages: BaseMessage[] = given.messages ?? [];
+      let rewritten = false;
+      let modelInput: BaseMessage[] | undefined;
+      let stale = false;
+      const rest: Dict = {};
+      for (const [i, hook] of hooks.entries()) {
+        const update: unknown = await hook(
+          { ...given, messages, ...(modelInput && { llmInputMessages: modelInput }) },
+          config,
         );
-      const { messages: rewrite, llmInputMessages, ...others } = update;
-      Object.assign(rest, others);
-      if (rewrite !== undefined) {
-        messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
-        rewritten = true;
-        stale = modelInput !== undefined;
+        if (update === undefined || update === null) continue;
+        if (!isDict(update))
+          throw new ToolCallRepairInputError(
+            `${fn}: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
+            { argument: `hooks[${i}]` },
+          );
+        const { messages: rewrite, llmInputMessages, ...others } = update;
+        Object.assign(rest, others);
+        if (rewrite !== undefined) {
+          messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
+          rewritten = true;
+          stale = modelInput !== undefined;
+        }
+        if (llmInputMessages !== undefined) {
+          modelInput = llmInputMessages as BaseMessage[];
+          stale = false;
+        }
       }
-      if (llmInputMessages !== undefined) {
-        modelInput = llmInputMessages as BaseMessage[];
-        stale = false;
-      }
-    }
-    return {
-      ...rest,
-      ...(rewritten && { messages: replaceAllMessages(messages) }),
-      ...(modelInput && { llmInputMessages: stale ? messages : modelInput }),
+      return {
+        ...rest,
+        ...(rewritten && { messages: replaceAllMessages(messages) }),
+        ...(modelInput && { llmInputMessages: stale ? messages : modelInput }),
+      };
     };
-  };
-});
+  },
+);

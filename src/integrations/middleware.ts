@@ -59,7 +59,7 @@ export const MIDDLEWARE_OPTIONS = {
  */
 export const toolCallRepairMiddleware = boundary(
   "toolCallRepairMiddleware",
-  function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
+  (options: ToolCallRepairMiddlewareOptions = {}) => {
     const {
       repairOnInput = true,
       repairModelRequest = true,
@@ -167,23 +167,13 @@ const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
  * Options are validated here; a repair of a call reaches `onRepair` once per thread, whichever piece made it (the
  * request's placeholder and the stored one are one repair).
  */
-export const toolCallRepair = boundary(
-  "toolCallRepair",
-  function toolCallRepair(options: ToolCallRepairOptions = {}): ToolCallRepairSetup {
-    const { list, repairOnInput, repairModelRequest, recoverRejections, name, onRepair, trailing, ...rest } =
-      readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
-    const shared = { ...rest, onRepair: reportedOnce(onRepair) };
-    const middleware = toolCallRepairMiddleware({
-      ...shared,
-      trailing,
-      repairOnInput,
-      repairModelRequest,
-      recoverRejections,
-      name,
-    });
-    return {
-      middleware,
-      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list }),
-    };
-  },
-);
+export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
+  const { list, ...given } = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
+  const onRepair = reportedOnce(given.onRepair);
+  // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
+  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, name: _n, trailing: _t, ...shared } = given;
+  return {
+    middleware: toolCallRepairMiddleware({ ...given, onRepair }),
+    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair, list }),
+  };
+});

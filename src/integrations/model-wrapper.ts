@@ -63,7 +63,7 @@ const isWrapped = (model: unknown): boolean =>
   (typeof model === "object" || typeof model === "function") && model !== null && WRAPPED in model;
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
-export const repairsRequests = boundary("repairsRequests", function repairsRequests(model: unknown): boolean {
+export const repairsRequests = boundary("repairsRequests", (model: unknown): boolean => {
   return isWrapped(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
 });
 
@@ -80,9 +80,7 @@ export const REQUEST_REPAIR_OPTIONS = {
  * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
  * `model.withConfig(...)`), and returns the same kind.
  */
-export const withRequestRepair = boundary("withRequestRepair", function withRequestRepair<
-  M,
->(model: M, options: RequestRepairOptions = {}): M {
+export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, options: RequestRepairOptions = {}): M => {
   const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
   if (RunnableBinding.isRunnableBinding(model)) {
     const { bound, config, kwargs, configFactories } = model as RunnableBinding<unknown, unknown>;

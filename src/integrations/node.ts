@@ -46,37 +46,38 @@ const NODE_OPTIONS = { ...SURFACE_OPTIONS, messagesKey: option.name };
  * calls is always rejected; do not place it between the model node and the tools node).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCallRepairNode<
-  K extends string = "messages",
->(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> {
-  const {
-    messagesKey = "messages" as K,
-    onRepair,
-    onError,
-    ...repairOptions
-  } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
-  const reporting: RepairReporting = { onRepair, onError };
-  // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
-  const repairer = createRepairer({ ...repairOptions, level: "structural" });
-  const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
+export const toolCallRepairNode = boundary(
+  "toolCallRepairNode",
+  <K extends string = "messages">(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> => {
+    const {
+      messagesKey = "messages" as K,
+      onRepair,
+      onError,
+      ...repairOptions
+    } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
+    const reporting: RepairReporting = { onRepair, onError };
+    // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
+    const repairer = createRepairer({ ...repairOptions, level: "structural" });
+    const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
-  // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
-  // node cannot read goes on unchanged (reported through onError): never fail the run.
-  return (state, config) =>
-    unlessClean(
-      () => {
-        const messages: unknown = (state as Dict | undefined)?.[messagesKey];
-        if (!Array.isArray(messages) || repairer.isClean(messages)) return noUpdate;
-        // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-        return persistedRepair(messages, config, messagesKey, reporting, repairer, config).then((stored) =>
-          stored ? ({ [messagesKey]: stored } as ToolCallRepairNodeUpdate<K>) : noUpdate,
-        );
-      },
-      noUpdate,
-      reporting,
-      config,
-    );
-});
+    // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
+    // node cannot read goes on unchanged (reported through onError): never fail the run.
+    return (state, config) =>
+      unlessClean(
+        () => {
+          const messages: unknown = (state as Dict | undefined)?.[messagesKey];
+          if (!Array.isArray(messages) || repairer.isClean(messages)) return noUpdate;
+          // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+          return persistedRepair(messages, config, messagesKey, reporting, repairer, config).then((stored) =>
+            stored ? ({ [messagesKey]: stored } as ToolCallRepairNodeUpdate<K>) : noUpdate,
+          );
+        },
+        noUpdate,
+        reporting,
+        config,
+      );
+  },
+);
 
 /**
  * `toolCallRepairKit(options)`: the pieces a LangGraph agent needs, from one set of options.
@@ -114,15 +115,18 @@ const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, list: option.flag, messagesKey:
  */
 export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
-  function toolCallRepairKit(options: ToolCallRepairKitOptions = {}): ToolCallRepairKit {
-    const { list, messagesKey, repairRequests, recoverRejections, onRecovery, onRepair, trailing, ...rest } =
-      readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
-    const shared = { ...rest, onRepair: reportedOnce(onRepair) };
-    const beforeModel = { ...shared, trailing };
-    const model = <M>(llm: M): M =>
-      withRequestRepair(llm, { ...beforeModel, repairRequests, recoverRejections, onRecovery });
+  (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
+    const { list, messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(
+      options,
+      "toolCallRepairKit",
+      KIT_OPTIONS,
+    );
+    const onRepair = reportedOnce(given.onRepair);
+    const { repairRequests: _q, recoverRejections: _r, onRecovery: _o, ...beforeModel } = { ...given, onRepair };
+    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
+    const { trailing: _t, ...shared } = beforeModel;
     return {
-      model,
+      model: (llm) => withRequestRepair(llm, { ...given, onRepair }),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
       preModelHook: toolCallRepairHook({ ...beforeModel, persist: true, shapeRequests: false }),
       node: toolCallRepairNode({ ...beforeModel, messagesKey }) as ToolCallRepairNodeFunction,
