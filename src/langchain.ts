@@ -4,7 +4,7 @@
  *
  * @module langgraph-tool-repair/langchain
  */
-export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/setup-langchain";
+export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/middleware";
 export { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./integrations/middleware";
 export {
   promptedStructuredOutputMiddleware,

@@ -8,7 +8,7 @@ export {
   toolCallRepairKit,
   type ToolCallRepairKit,
   type ToolCallRepairKitOptions,
-} from "./integrations/setup-langgraph";
+} from "./integrations/node";
 export { replaceAllMessages } from "./integrations/state-update";
 export {
   toolCallRepairNode,

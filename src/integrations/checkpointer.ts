@@ -22,7 +22,6 @@ import type {
   BaseCheckpointSaver,
   ChannelVersions,
   Checkpoint,
-  CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
@@ -30,21 +29,17 @@ import type { ToolCallRepair } from "../types";
 import { coerceMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
-import {
-  createStoredRepairer,
-  SAVER_METHODS,
-  type StoredRepairer,
-  type StoredRepairOptions,
-} from "../threads/repair-thread";
+import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
+import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
 import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
-import { approvalPlaceholders, WRAPPED_SAVER } from "./run-salvage";
-import { configurableOf, orderedSaverMethods } from "./thread-order";
+import { addCancelled, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
+import { checkpointKey, configurableOf, orderedSaverMethods, threadKey } from "./thread-order";
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
+import type { Dict } from "../values";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -67,33 +62,10 @@ interface RepairedRun {
   restore?: RestoredInput;
 }
 
-/** Messages of an input that was stored but never applied, and the message they follow in the thread. */
-interface RestoredInput {
-  messages: BaseMessage[];
-  /** Id of the last message the thread held before them (undefined: they go first). */
-  afterId: string | undefined;
-}
+/** Messages of an input that was stored but never applied, and the id of the message they follow (none: first). */
+type RestoredInput = { messages: BaseMessage[]; afterId: string | undefined };
 
-const MAX_TRACKED = 1000;
-const START_CHANNEL = "__start__";
-
-function threadKey(config: RunnableConfig | undefined): string {
-  const { thread_id, checkpoint_ns } = configurableOf(config);
-  return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
-}
-
-/** A checkpoint of a thread: the thread key and the checkpoint id the config names. */
-const checkpointKey = (config: RunnableConfig | undefined) =>
-  `${threadKey(config)}\u0000${String(configurableOf(config).checkpoint_id)}`;
-
-const repairKey = (repair: ToolCallRepair) => `${repair.action}\u0000${repair.toolCallId ?? ""}`;
-
-/** Keeps a map or set from growing without bound: the oldest entry goes first. */
-function evictOldest(collection: Map<string, unknown> | Set<string>): void {
-  if (collection.size < MAX_TRACKED) return;
-  const oldest = collection.keys().next().value;
-  if (oldest !== undefined) collection.delete(oldest);
-}
+const START = "__start__";
 
 /** The messages of `value` (one message or a list, in any shape the messages reducer takes); others are skipped. */
 function messagesIn(value: unknown): BaseMessage[] {
@@ -107,224 +79,93 @@ function messagesIn(value: unknown): BaseMessage[] {
 }
 
 /**
- * `restore.messages` put back into `messages` right after the message they followed, unless already there. The
+ * The restored input put back into `messages` right after the message it followed, unless already there. The
  * same array when nothing changes.
  */
-function withRestoredInput(messages: BaseMessage[], restore: RestoredInput): BaseMessage[] {
-  const ids = new Set(restore.messages.map((m) => m.id));
-  if (messages.some((m) => m.id !== undefined && ids.has(m.id))) return messages;
-  const at = restore.afterId === undefined ? 0 : messages.findIndex((m) => m.id === restore.afterId) + 1;
-  if (at === 0 && restore.afterId !== undefined) return messages; // the message they followed is gone: no safe place
-  return [...messages.slice(0, at), ...restore.messages, ...messages.slice(at)];
+function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }: RestoredInput): BaseMessage[] {
+  const ids = new Set(input.map((m) => m.id));
+  const at = afterId === undefined ? 0 : messages.findIndex((m) => m.id === afterId) + 1;
+  // Already there, or the message it followed is gone (no safe place).
+  if (messages.some((m) => m.id !== undefined && ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
+  return [...messages.slice(0, at), ...input, ...messages.slice(at)];
 }
 
-/** A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the pending step. */
-function isNewInput(checkpoint: Checkpoint, metadata: CheckpointMetadata | undefined): boolean {
-  return metadata?.source === "input" && Object.hasOwn(checkpoint.channel_values ?? {}, START_CHANNEL);
-}
-
-class RepairingSaver {
-  private readonly messagesKey: string;
-  private readonly runs = new Map<string, RepairedRun>();
-  private readonly reportedReads = new Set<string>();
+function repairingSaver(
+  inner: BaseCheckpointSaver,
+  options: CheckpointerRepairOptions,
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "list" | "put" | "deleteThread"> {
+  const { messagesKey: key = "messages", list: _list, onRepair: _r, onError: _e, ...repairOptions } = options;
+  const stored = createStoredRepairer(repairOptions);
+  const runs = new Map<string, RepairedRun>();
+  const reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
-  private readonly checkedPlaceholders = new Set<string>();
+  const checkedPlaceholders = new Set<string>();
   /**
    * Real results put back, by thread id (all namespaces): a parent graph stores a subgraph's returned list,
    * placeholders included, in its own namespace, where the pending writes hold nothing of them.
    */
-  private readonly salvagedByThread = new Map<string, Map<string, ToolMessage>>();
+  const salvagedByThread = new Map<string, Map<string, ToolMessage>>();
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
-  private readonly unappliedInputs = new Map<string, RestoredInput>();
-  private readonly stored: StoredRepairer;
-
-  constructor(
-    private readonly inner: BaseCheckpointSaver,
-    readonly options: CheckpointerRepairOptions,
-  ) {
-    const { messagesKey, list: _list, onRepair: _onRepair, onError: _onError, ...repairOptions } = options;
-    this.messagesKey = messagesKey ?? "messages";
-    this.stored = createStoredRepairer(repairOptions);
-  }
-
-  private messagesOf(checkpoint: Checkpoint | undefined): BaseMessage[] | undefined {
-    const value = (checkpoint?.channel_values as Record<string, unknown> | undefined)?.[this.messagesKey];
+  const unappliedInputs = new Map<string, RestoredInput>();
+  const report = (repairs: readonly ToolCallRepair[], config: RunnableConfig) =>
+    reportRepairs(repairs, options, config);
+  const messagesOf = (checkpoint: Checkpoint) => {
+    const value = (checkpoint.channel_values as Dict | undefined)?.[key];
     return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
+  };
+  const withMessages = (checkpoint: Checkpoint, messages: BaseMessage[]): Checkpoint => ({
+    ...checkpoint,
+    channel_values: { ...checkpoint.channel_values, [key]: messages },
+  });
+
+  async function repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
+    const messages = messagesOf(tuple.checkpoint);
+    const repaired = messages && stored.repair(messages);
+    if (!repaired?.repairs.length) return tuple;
+    // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
+    if (firstTime(reportedReads, checkpointKey(tuple.config))) await report(repaired.repairs, config);
+    return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
-  private withMessages(checkpoint: Checkpoint, messages: BaseMessage[]): Checkpoint {
-    return { ...checkpoint, channel_values: { ...checkpoint.channel_values, [this.messagesKey]: messages } };
-  }
-
-  readonly getTuple = async (config: RunnableConfig): Promise<CheckpointTuple | undefined> => {
-    const tuple = await this.inner.getTuple(config);
-    if (!tuple) return tuple;
+  const getTuple = async (config: RunnableConfig) => {
+    const tuple = await inner.getTuple(config);
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
-    return orFallback(
-      () => {
-        this.noteUnappliedInput(tuple);
-        return this.repairRead(tuple, config);
-      },
-      tuple,
-      this.options,
-      config,
+    return (
+      tuple &&
+      orFallback(
+        () => {
+          // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
+          // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
+          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.[START];
+          const input = isDict(start) ? messagesIn(start[key]) : [];
+          if (input.length > 0) {
+            evictOldest(unappliedInputs);
+            const afterId = messagesOf(tuple.checkpoint)?.at(-1)?.id;
+            unappliedInputs.set(checkpointKey(tuple.config), { messages: withUniqueIds(input), afterId });
+          }
+          return repairRead(tuple, config);
+        },
+        tuple,
+        options,
+        config,
+      )
     );
   };
-
-  /**
-   * A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first step. If
-   * a new input continues from it, LangGraph drops that input: remember its messages to put them back.
-   */
-  private noteUnappliedInput(tuple: CheckpointTuple): void {
-    const start = (tuple.checkpoint.channel_values as Record<string, unknown> | undefined)?.[START_CHANNEL];
-    if (!isDict(start)) return;
-    const messages = messagesIn(start[this.messagesKey]);
-    if (messages.length === 0) return;
-    evictOldest(this.unappliedInputs);
-    const afterId = this.messagesOf(tuple.checkpoint)?.at(-1)?.id;
-    this.unappliedInputs.set(checkpointKey(tuple.config), { messages: withUniqueIds(messages), afterId });
-  }
-
-  readonly get = async (config: RunnableConfig): Promise<Checkpoint | undefined> =>
-    (await this.getTuple(config))?.checkpoint;
-
-  readonly list = (config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> => {
-    const tuples = this.inner.list(config, options);
-    if (!this.options.list) return tuples;
-    return (async function* (wrapper: RepairingSaver) {
-      for await (const tuple of tuples)
-        yield await orFallback(() => wrapper.repairRead(tuple, config), tuple, wrapper.options, config);
-    })(this);
-  };
-
-  readonly put = async (
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-  ): Promise<RunnableConfig> => {
-    // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    const repaired = await orFallback(
-      () => this.repairedCheckpoint(config, checkpoint, metadata),
-      checkpoint,
-      this.options,
-      config,
-    );
-    return this.inner.put(config, repaired, metadata, newVersions);
-  };
-
-  /** The checkpoint as it should be stored: the same object when nothing needs repairing. */
-  private async repairedCheckpoint(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-  ): Promise<Checkpoint> {
-    const messages = this.messagesOf(checkpoint);
-    if (!messages) return checkpoint;
-    const key = threadKey(config);
-    const parentId = configurableOf(config).checkpoint_id;
-    let run = this.runs.size > 0 ? this.runs.get(key) : undefined;
-    if (run && run.lastId !== parentId) {
-      this.runs.delete(key);
-      run = undefined;
-    }
-    const abandoning = typeof parentId === "string" && isNewInput(checkpoint, metadata);
-    // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
-    // new input's own checkpoint is never written) may have dropped that input.
-    const dropped =
-      this.unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
-        ? this.unappliedInputs.get(checkpointKey(config))
-        : undefined;
-    if (!run && !abandoning && !dropped && this.stored.isClean(messages)) {
-      const placeholders = typeof parentId === "string" ? this.uncheckedPlaceholders(key, messages) : undefined;
-      return placeholders ? this.withRealResults(config, checkpoint, messages, placeholders) : checkpoint;
-    }
-
-    const repaired = await this.repairWrite(messages, config, run, abandoning, dropped);
-    if (repaired.repairs.length === 0 && !repaired.restore) {
-      this.runs.delete(key);
-      return checkpoint;
-    }
-    const reported = run?.reported ?? new Set<string>();
-    const fresh = repaired.repairs.filter((repair) => !reported.has(repairKey(repair)));
-    for (const repair of fresh) reported.add(repairKey(repair));
-    this.runs.delete(key);
-    evictOldest(this.runs);
-    this.runs.set(key, {
-      lastId: checkpoint.id,
-      abandoned: repaired.abandoned,
-      salvage: repaired.salvage,
-      reported,
-      restore: repaired.restore,
-    });
-    await reportRepairs(fresh, this.options, config);
-    return repaired.messages === messages ? checkpoint : this.withMessages(checkpoint, repaired.messages);
-  }
-
-  readonly deleteThread = async (threadId: string): Promise<void> => {
-    for (const key of [...this.runs.keys()]) if (key.startsWith(`${threadId}\u0000`)) this.runs.delete(key);
-    return this.inner.deleteThread(threadId);
-  };
-
-  /** Ids of our placeholders in `messages` not yet looked up for this thread (marked as looked up now), or undefined. */
-  private uncheckedPlaceholders(key: string, messages: readonly BaseMessage[]): Set<string> | undefined {
-    let ids: Set<string> | undefined;
-    for (const m of messages) {
-      if (!isToolResult(m) || !isMarkedSyntheticResult(m)) continue;
-      const id = resultIdOf(m);
-      const checked = `${key}\u0000${id}`;
-      if (id === undefined || this.checkedPlaceholders.has(checked)) continue;
-      evictOldest(this.checkedPlaceholders);
-      this.checkedPlaceholders.add(checked);
-      (ids ??= new Set()).add(id);
-    }
-    return ids;
-  }
-
-  /** A clean write holding placeholders: real results for them from the parent's pending writes, if any. */
-  private async withRealResults(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    messages: BaseMessage[],
-    placeholders: Set<string>,
-  ): Promise<Checkpoint> {
-    const found = await this.pendingResults(config, placeholders);
-    if (found.size === 0) return checkpoint;
-    const repaired = this.stored.repair(messages, { salvage: found });
-    this.rememberSalvaged(config, repaired.salvaged, found);
-    await reportRepairs(repaired.repairs, this.options, config);
-    return this.withMessages(checkpoint, repaired.messages);
-  }
 
   /** Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread. */
-  private rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
+  function rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
     const thread = String(configurableOf(config).thread_id);
     for (const id of ids) {
       const result = results.get(id);
       if (!result || isMarkedSyntheticResult(result)) continue;
-      let known = this.salvagedByThread.get(thread);
+      let known = salvagedByThread.get(thread);
       if (!known) {
-        evictOldest(this.salvagedByThread);
-        this.salvagedByThread.set(thread, (known = new Map()));
+        evictOldest(salvagedByThread);
+        salvagedByThread.set(thread, (known = new Map()));
       }
       evictOldest(known);
       known.set(id, result);
     }
-  }
-
-  private async repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
-    const messages = this.messagesOf(tuple.checkpoint);
-    if (!messages) return tuple;
-    const repaired = this.stored.repair(messages);
-    if (repaired.repairs.length === 0) return tuple;
-    // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
-    const readKey = checkpointKey(tuple.config);
-    if (!this.reportedReads.has(readKey)) {
-      evictOldest(this.reportedReads);
-      this.reportedReads.add(readKey);
-      await reportRepairs(repaired.repairs, this.options, config);
-    }
-    return { ...tuple, checkpoint: this.withMessages(tuple.checkpoint, repaired.messages) };
   }
 
   /**
@@ -332,61 +173,123 @@ class RepairingSaver {
    * in another namespace of the thread. Given the `messages` that make the calls, a call a person was asked to
    * approve there gets a placeholder saying so.
    */
-  private async pendingResults(
-    config: RunnableConfig,
-    open: Set<string>,
-    messages?: readonly BaseMessage[],
-  ): Promise<Map<string, ToolMessage>> {
+  async function pendingResults(config: RunnableConfig, open: Set<string>, messages?: readonly BaseMessage[]) {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
     const parent =
       open.size > 0 && typeof checkpoint_id === "string"
-        ? await this.inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
+        ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
-    const found = resultsInWrites(parent?.pendingWrites, this.messagesKey, open);
-    if (messages && parent?.pendingWrites?.length) {
-      const left = new Set([...open].filter((id) => !found.has(id)));
-      const cancelled = approvalPlaceholders(messages, left, parent, this.stored.options.syntheticResultText);
-      for (const [id, placeholder] of cancelled) found.set(id, placeholder);
-    }
-    for (const [id, result] of this.salvagedByThread.get(String(thread_id)) ?? [])
+    const found = resultsInWrites(parent?.pendingWrites, key, open);
+    if (messages && parent?.pendingWrites?.length)
+      addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
+    for (const [id, result] of salvagedByThread.get(String(thread_id)) ?? [])
       if (open.has(id) && !found.has(id)) found.set(id, result);
     return found;
   }
 
-  private async repairWrite(
-    stale: BaseMessage[],
-    config: RunnableConfig,
-    run: RepairedRun | undefined,
-    abandoning: boolean,
-    dropped: RestoredInput | undefined,
-  ) {
+  /** The checkpoint as it should be stored: the same object when nothing needs repairing. */
+  async function repairedCheckpoint(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
+    const messages = messagesOf(checkpoint);
+    if (!messages) return checkpoint;
+    const thread = threadKey(config);
+    const parentId = configurableOf(config).checkpoint_id;
+    let run = runs.get(thread);
+    if (run && run.lastId !== parentId) {
+      runs.delete(thread);
+      run = undefined;
+    }
+    // A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the
+    // pending step.
+    const abandoning =
+      typeof parentId === "string" &&
+      metadata?.source === "input" &&
+      Object.hasOwn(checkpoint.channel_values ?? {}, START);
+    // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
+    // new input's own checkpoint is never written) may have dropped that input.
+    const dropped =
+      unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
+        ? unappliedInputs.get(checkpointKey(config))
+        : undefined;
+    if (!run && !abandoning && !dropped && stored.isClean(messages)) {
+      // A clean write holding placeholders: real results for them from the parent's pending writes, if any.
+      let placeholders: Set<string> | undefined;
+      if (typeof parentId === "string")
+        for (const m of messages) {
+          const id = isToolResult(m) && isMarkedSyntheticResult(m) ? resultIdOf(m) : undefined;
+          if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\u0000${id}`))
+            (placeholders ??= new Set()).add(id);
+        }
+      const found = placeholders && (await pendingResults(config, placeholders));
+      if (!found?.size) return checkpoint;
+      const repaired = stored.repair(messages, { salvage: found });
+      rememberSalvaged(config, repaired.salvaged, found);
+      await report(repaired.repairs, config);
+      return withMessages(checkpoint, repaired.messages);
+    }
+
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
     const restore = run?.restore ?? dropped;
     if (abandoning) {
-      const open = unansweredCallIds(stale);
+      const open = unansweredCallIds(messages);
       for (const id of open) abandoned.add(id);
-      const found = await this.pendingResults(config, open, stale);
-      for (const [id, result] of found) if (!salvage.has(id)) salvage.set(id, result);
+      for (const [id, result] of await pendingResults(config, open, messages))
+        if (!salvage.has(id)) salvage.set(id, result);
     }
     // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
-    const messages = restore ? withRestoredInput(stale, restore) : stale;
-    const restoring = messages !== stale ? restore : undefined;
-    let repaired = this.stored.repair(messages, { closeOpen: abandoning, abandoned, salvage });
-    const closesCalls = repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call");
-    if (!run && !abandoning && closesCalls) {
+    const restored = restore ? withRestoredInput(messages, restore) : messages;
+    let repaired = stored.repair(restored, { closeOpen: abandoning, abandoned, salvage });
+    if (
+      !run &&
+      !abandoning &&
+      repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
+    ) {
       // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
       // their finished results may still sit in the parent's pending writes.
-      const open = unansweredCallIds(messages);
-      const found = await this.pendingResults(config, open);
+      const found = await pendingResults(config, unansweredCallIds(restored));
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
-        repaired = this.stored.repair(messages, { abandoned, salvage });
+        repaired = stored.repair(restored, { abandoned, salvage });
       }
     }
-    this.rememberSalvaged(config, repaired.salvaged, salvage);
-    return { ...repaired, abandoned, salvage, restore: restoring };
+    rememberSalvaged(config, repaired.salvaged, salvage);
+    runs.delete(thread);
+    const restoring = restored !== messages ? restore : undefined;
+    if (repaired.repairs.length === 0 && !restoring) return checkpoint;
+    const reported = run?.reported ?? new Set<string>();
+    const keys = repaired.repairs.map((r) => `${r.action}\u0000${r.toolCallId ?? ""}`);
+    const fresh = repaired.repairs.filter((_, i) => !reported.has(keys[i]));
+    for (const k of keys) reported.add(k);
+    evictOldest(runs);
+    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
+    await report(fresh, config);
+    return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
+
+  return {
+    getTuple,
+    get: async (config) => (await getTuple(config))?.checkpoint,
+    list: (config, listOptions) => {
+      const tuples = inner.list(config, listOptions);
+      if (!options.list) return tuples;
+      return (async function* () {
+        for await (const tuple of tuples)
+          yield await orFallback(() => repairRead(tuple, config), tuple, options, config);
+      })();
+    },
+    // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
+    put: async (config, checkpoint, metadata, versions) =>
+      inner.put(
+        config,
+        await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config),
+        metadata,
+        versions,
+      ),
+    deleteThread: (threadId) => {
+      for (const thread of runs.keys()) if (thread.startsWith(`${threadId}\u0000`)) runs.delete(thread);
+      return inner.deleteThread(threadId);
+    },
+  };
 }
 
 const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, messagesKey: option.name };
@@ -397,38 +300,38 @@ const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, mes
  * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
-export const withToolCallRepair = boundary("withToolCallRepair", function withToolCallRepair<
-  T extends BaseCheckpointSaver,
->(checkpointer: T, options: CheckpointerRepairOptions = {}): T {
-  const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
-  assertMethods(
-    checkpointer,
-    "withToolCallRepair",
-    "checkpointer",
-    "a checkpoint saver (BaseCheckpointSaver)",
-    SAVER_METHODS,
-  );
-  const wrapper = new RepairingSaver(checkpointer, given);
-  const overrides: Record<PropertyKey, unknown> = {
-    list: wrapper.list,
-    deleteThread: wrapper.deleteThread,
-    // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
-    ...orderedSaverMethods(checkpointer, wrapper),
-    // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
-    getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
-  };
-  const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
-  return new Proxy(checkpointer, {
-    get(target, property) {
-      if (Object.hasOwn(overrides, property)) return overrides[property];
+export const withToolCallRepair = boundary(
+  "withToolCallRepair",
+  <T extends BaseCheckpointSaver>(checkpointer: T, options: CheckpointerRepairOptions = {}): T => {
+    const given = readOptions<CheckpointerRepairOptions>(options, "withToolCallRepair", CHECKPOINTER_OPTIONS);
+    assertMethods(
+      checkpointer,
+      "withToolCallRepair",
+      "checkpointer",
+      "a checkpoint saver (BaseCheckpointSaver)",
+      SAVER_METHODS,
+    );
+    const wrapper = repairingSaver(checkpointer, given);
+    const overrides: Record<PropertyKey, unknown> = {
+      ...wrapper,
+      // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
+      ...orderedSaverMethods(checkpointer, wrapper),
+      // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
+      getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
       // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
-      if (property === WRAPPED_SAVER) return target;
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      // Bound to the inner saver: its own methods (and private fields) see the saver itself.
-      let fn = bound.get(property);
-      if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
-      return fn[1];
-    },
-  });
-});
+      [WRAPPED_SAVER]: checkpointer,
+    };
+    const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
+    return new Proxy(checkpointer, {
+      get(target, property) {
+        if (Object.hasOwn(overrides, property)) return overrides[property];
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        // Bound to the inner saver: its own methods (and private fields) see the saver itself.
+        let fn = bound.get(property);
+        if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
+        return fn[1];
+      },
+    });
+  },
+);

@@ -62,63 +62,61 @@ export function markHook<F extends (...args: never[]) => unknown>(hook: F, role:
  * A hook of this package that writes the model input (`toolCallRepairHook`) placed before one that rewrites
  * the history (`summarizationHook`) is refused here, with a {@link ToolCallRepairInputError}.
  */
-export const composePreModelHooks = boundary("composePreModelHooks", function composePreModelHooks<
-  S extends { messages?: BaseMessage[] },
->(...hooks: PreModelHookFunction<S>[]) {
-  hooks.forEach((hook, i) => {
-    if (typeof hook !== "function")
-      throw expectedInput("composePreModelHooks", `hooks[${i}]`, "a preModelHook function", hook);
-  });
-  if (hooks.length === 0)
-    throw new ToolCallRepairInputError("composePreModelHooks: expected at least one hook", { argument: "hooks" });
-  assertOrder(hooks);
-
-  return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-    const given = typeof state === "object" && state !== null ? { ...state } : ({} as S);
-    let messages: BaseMessage[] = given.messages ?? [];
-    let rewritten = false;
-    let modelInput: BaseMessage[] | undefined;
-    let modelInputIsStale = false;
-    const rest: Dict = {};
-    for (let i = 0; i < hooks.length; i++) {
-      const view = { ...given, messages, ...(modelInput ? { llmInputMessages: modelInput } : {}) } as S;
-      const update: unknown = await hooks[i](view, config);
-      if (update === undefined || update === null) continue;
-      if (!isDict(update))
-        throw new ToolCallRepairInputError(
-          `composePreModelHooks: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
-          { argument: `hooks[${i}]` },
-        );
-      const { messages: rewrite, llmInputMessages, ...others } = update;
-      Object.assign(rest, others);
-      if (rewrite !== undefined) {
-        messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
-        rewritten = true;
-        modelInputIsStale = modelInput !== undefined;
-      }
-      if (llmInputMessages !== undefined) {
-        modelInput = llmInputMessages as BaseMessage[];
-        modelInputIsStale = false;
-      }
-    }
-    const out: PreModelHookUpdate = { ...rest };
-    if (rewritten) out.messages = replaceAllMessages(messages);
-    if (modelInput !== undefined) out.llmInputMessages = modelInputIsStale ? messages : modelInput;
-    return out;
-  };
-});
-
-/** A hook of ours that writes the model input must come after every hook of ours that rewrites the history. */
-function assertOrder(hooks: readonly unknown[]): void {
-  let inputWriter = -1;
-  hooks.forEach((hook, i) => {
-    const role = (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE];
-    if (role === "llmInputMessages" && inputWriter < 0) inputWriter = i;
-    if (role === "messages" && inputWriter >= 0)
+export const composePreModelHooks = boundary(
+  "composePreModelHooks",
+  <S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) => {
+    const fn = "composePreModelHooks";
+    hooks.forEach((hook, i) => {
+      if (typeof hook !== "function") throw expectedInput(fn, `hooks[${i}]`, "a preModelHook function", hook);
+    });
+    if (hooks.length === 0)
+      throw new ToolCallRepairInputError(`${fn}: expected at least one hook`, { argument: "hooks" });
+    // A hook of ours that writes the model input must come after every hook of ours that rewrites the history.
+    const roles = hooks.map((hook) => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE]);
+    const writer = roles.indexOf("llmInputMessages");
+    const rewriter = writer < 0 ? -1 : roles.indexOf("messages", writer);
+    if (rewriter >= 0)
       throw new ToolCallRepairInputError(
-        `composePreModelHooks: hooks[${inputWriter}] writes the model input (llmInputMessages) before hooks[${i}] rewrites the messages; ` +
+        `${fn}: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
           "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
-        { argument: `hooks[${i}]` },
+        { argument: `hooks[${rewriter}]` },
       );
-  });
-}
+
+    return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
+      const given = (isDict(state) ? state : {}) as S;
+      let messages: BaseMessage[] = given.messages ?? [];
+      let rewritten = false;
+      let modelInput: BaseMessage[] | undefined;
+      let stale = false;
+      const rest: Dict = {};
+      for (const [i, hook] of hooks.entries()) {
+        const update: unknown = await hook(
+          { ...given, messages, ...(modelInput && { llmInputMessages: modelInput }) },
+          config,
+        );
+        if (update === undefined || update === null) continue;
+        if (!isDict(update))
+          throw new ToolCallRepairInputError(
+            `${fn}: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
+            { argument: `hooks[${i}]` },
+          );
+        const { messages: rewrite, llmInputMessages, ...others } = update;
+        Object.assign(rest, others);
+        if (rewrite !== undefined) {
+          messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
+          rewritten = true;
+          stale = modelInput !== undefined;
+        }
+        if (llmInputMessages !== undefined) {
+          modelInput = llmInputMessages as BaseMessage[];
+          stale = false;
+        }
+      }
+      return {
+        ...rest,
+        ...(rewritten && { messages: replaceAllMessages(messages) }),
+        ...(modelInput && { llmInputMessages: stale ? messages : modelInput }),
+      };
+    };
+  },
+);

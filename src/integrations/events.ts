@@ -48,23 +48,48 @@ export async function reportRepairs(
   if (repairs.length === 0) return;
   if (options.onRepair) deliverRepairs(options.onRepair, repairs, config, scope);
   try {
-    await dispatchRepairs(repairs, ensureConfig(config));
+    const ensured = ensureConfig(config);
+    const manager = await getCallbackManagerForConfig(ensured);
+    if (!manager || manager.handlers.length === 0) return;
+    let inRun = ensured;
+    const run =
+      manager.getParentRunId() === undefined
+        ? await manager.handleChainStart(
+            { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
+            { repairs },
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            TOOL_CALL_REPAIR_EVENT,
+          )
+        : undefined;
+    if (run) inRun = { ...ensured, callbacks: run.getChild() };
+    for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
+    await run?.handleChainEnd({ repairs: repairs.length });
   } catch {
     // Tracing is best effort: the repair itself stands.
   }
 }
 
+/** Keeps a map or set from growing without bound: the oldest entry goes first. */
+export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
+  if (collection.size >= max) collection.delete(collection.keys().next().value as string);
+}
+
+/** Whether `key` is new to `seen` (bounded), which now holds it. */
+export function firstTime(seen: Set<string>, key: string): boolean {
+  if (seen.has(key)) return false;
+  evictOldest(seen);
+  seen.add(key);
+  return true;
+}
+
 /** Marks a setup's `onRepair` ({@link reportedOnce}): its pieces share one memory of what was reported. */
 const SETUP = Symbol("langgraph-tool-repair.setupReporter");
 
-/** What each `onRepair` was handed, per thread: keys of {@link keyOf}, the oldest 1,000 dropped first. */
+/** What each `onRepair` was handed, per thread: keys of {@link deliverRepairs}, the oldest 1,000 dropped first. */
 const reported = new WeakMap<object, Set<string>>();
-
-/** The thread of the run (the config given, or the one LangChain carries in async context); "" when none. */
-function threadOf(config?: RunnableConfig): string {
-  const id: unknown = ensureConfig(config).configurable?.thread_id;
-  return typeof id === "string" || typeof id === "number" ? String(id) : "";
-}
 
 /**
  * `onRepair` for several surfaces that work on the same threads (a setup's middleware, model, hook or node and
@@ -79,6 +104,10 @@ export function reportedOnce(
 }
 
 /**
+ * Hands each repair of one model call or one store to `onRepair`, in order, unless it was already handed, with
+ * the thread of `config` (or of the run LangChain carries in async context). A callback that throws is ignored:
+ * it cannot undo or fail the repair it reports.
+ *
  * Which repairs are the same, for one `onRepair`: the thread, the action and the call id. Not the message index:
  * a model's input can hold a system prompt the stored thread does not, which moves every index by one. A call id
  * reused by a server (`call_0` in every thread) is another thread's repair; within one thread a reused id is
@@ -91,19 +120,8 @@ export function reportedOnce(
  *   placeholder. A placeholder for the exchange the history ends on is the request's alone (the stored thread
  *   keeps it open for the tools or a resume): reported as request shaping is, and a placeholder stored later for
  *   the same call is the same repair.
- */
-const TRAILING = "trailing_open_exchange";
-function keyOf(repair: ToolCallRepair, thread: string, scope: RepairScope, setup: boolean): string | undefined {
-  if (repair.toolCallId !== undefined && (setup || scope === "request"))
-    return `${thread}\u0000${repair.action}\u0000${repair.toolCallId}`;
-  return scope === "request" ? `${thread}\u0000${repair.action}\u0000` : undefined;
-}
-
-/**
- * Hands each repair of one model call or one store to `onRepair`, in order, unless it was already handed
- * ({@link keyOf}; within the list, the second repair of a kind and call, such as a call and its result both
- * written as text, is another repair), with the thread of `config` (or of the run LangChain carries in async
- * context). A callback that throws is ignored: it cannot undo or fail the repair it reports.
+ * - Within the list, the second repair of a kind and call (a call and its result both written as text) is
+ *   another repair.
  */
 export function deliverRepairs(
   onRepair: (repair: ToolCallRepair) => void,
@@ -112,19 +130,26 @@ export function deliverRepairs(
   scope: RepairScope = "stored",
 ): void {
   const setup = SETUP in onRepair;
-  const thread = threadOf(config);
+  const request = scope === "request";
+  // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
   const inList = new Map<string, number>();
+  let seen = reported.get(onRepair);
+  if (!seen) reported.set(onRepair, (seen = new Set()));
   for (const repair of repairs) {
-    if (setup && scope === "request" && repair.action === "synthesized_result" && repair.problem !== TRAILING) continue;
-    const key = keyOf(repair, thread, scope, setup);
+    const { action, toolCallId } = repair;
+    if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
+    const key =
+      toolCallId !== undefined && (setup || request)
+        ? `${thread}\u0000${action}\u0000${toolCallId}`
+        : request
+          ? `${thread}\u0000${action}\u0000`
+          : undefined;
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
-      let seen = reported.get(onRepair);
-      if (!seen) reported.set(onRepair, (seen = new Set()));
-      if (seen.has(`${key}\u0000${nth}`)) continue;
-      if (seen.size >= 1000) seen.delete(seen.values().next().value as string);
-      seen.add(`${key}\u0000${nth}`);
+      if (!firstTime(seen, `${key}\u0000${nth}`)) continue;
     }
     try {
       onRepair(repair);
@@ -169,41 +194,19 @@ export async function dispatchInRun(name: string, payload: unknown, config?: Run
 }
 
 /**
- * The graph surfaces' front: `fallback` itself, synchronously, when the history is clean (no promise on the hot
- * path); otherwise the repair, or `fallback` when anything fails (the clean check included).
+ * The graph surfaces' front: `step`'s own answer, synchronously when it has one (the clean path: no promise),
+ * or `fallback` when anything fails (reading the state and the clean check included), reported.
  */
 export function unlessClean<T>(
-  isClean: () => boolean,
-  repair: () => Promise<T>,
+  step: () => T | Promise<T>,
   fallback: T,
   options: RepairReporting,
   config?: RunnableConfig,
 ): T | Promise<T> {
   try {
-    if (isClean()) return fallback;
+    const out = step();
+    return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
   } catch (error) {
     return orFallback(() => Promise.reject(error), fallback, options, config);
   }
-  return orFallback(repair, fallback, options, config);
-}
-
-async function dispatchRepairs(repairs: readonly ToolCallRepair[], config: RunnableConfig): Promise<void> {
-  const manager = await getCallbackManagerForConfig(config);
-  if (!manager || manager.handlers.length === 0) return;
-  if (manager.getParentRunId() !== undefined) {
-    for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, config);
-    return;
-  }
-  const run = await manager.handleChainStart(
-    { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
-    { repairs },
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    TOOL_CALL_REPAIR_EVENT,
-  );
-  const inRun: RunnableConfig = { ...config, callbacks: run.getChild() };
-  for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
-  await run.handleChainEnd({ repairs: repairs.length });
 }

@@ -13,13 +13,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
-import { readingInput, boundary } from "../errors";
+import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
-import { RequestRepairers } from "./request-repairers";
-import { anything, SURFACE_OPTIONS } from "./surface-options";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
-import { replaceAllMessages, withUniqueIds } from "./state-update";
-import { salvagedAndRepaired, withRunSalvage } from "./run-salvage";
+import { withUniqueIds } from "./state-update";
+import { persistedRepair, withRunSalvage } from "./run-salvage";
 
 export interface ToolCallRepairHookOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /**
@@ -52,7 +51,7 @@ export type ToolCallRepairHookFunction = (
 
 const HOOK_OPTIONS = {
   ...SURFACE_OPTIONS,
-  model: anything("a chat model"),
+  model: { expected: "a chat model", accepts: () => true },
   persist: option.flag,
   shapeRequests: option.flag,
 };
@@ -76,53 +75,45 @@ export const toolCallRepairHook = boundary(
     } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const structural = createRepairer({ ...repairOptions, level: "structural" });
-    const request = shapeRequests ? new RequestRepairers(repairOptions).for(model) : structural;
+    const request = shapeRequests ? requestRepairers(repairOptions).for(model) : structural;
 
     const repairAndReport = async (
       messages: BaseMessage[],
       config?: RunnableConfig,
     ): Promise<ToolCallRepairHookUpdate> => {
       // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+      const stored = persist
+        ? await persistedRepair(messages, config, "messages", reporting, structural, config)
+        : undefined;
       const salvaged = persist
-        ? await salvagedAndRepaired(messages, config, "messages", reporting, structural)
+        ? undefined
         : await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
-      const stored = persist && salvaged.repairs.length > 0 ? replaceAllMessages(salvaged.messages) : undefined;
-      if (stored) await reportRepairs(salvaged.repairs, reporting, config);
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
-      const shaped = request.repair(stored ? stored.slice(1) : salvaged.messages);
-      await reportRepairs(
-        stored ? shaped.repairs : [...salvaged.repairs, ...shaped.repairs],
-        reporting,
-        config,
-        "request",
-      );
+      const shaped = request.repair(stored?.slice(1) ?? salvaged?.messages ?? messages);
+      await reportRepairs([...(salvaged?.repairs ?? []), ...shaped.repairs], reporting, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
       return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };
     };
 
-    // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages.
-    return markHook<ToolCallRepairHookFunction>(function toolCallRepairPreModelHook(state, config) {
-      let messages: BaseMessage[];
-      try {
-        messages = readingInput(
-          () => (typeof state === "object" && state !== null ? state.messages : undefined) ?? [],
-          "toolCallRepairHook",
-          "state.messages",
-        );
-      } catch (error) {
-        // A state the hook cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
-        return orFallback(() => Promise.reject(error), {}, reporting, config);
-      }
-      const fallback: ToolCallRepairHookUpdate = { llmInputMessages: messages };
-      return unlessClean(
-        () => request.isClean(messages),
-        () => repairAndReport(messages, config),
-        fallback,
-        reporting,
-        config,
-      );
-    }, "llmInputMessages");
+    // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
+    // hook cannot read goes on unchanged, reported: never fail the run.
+    return markHook<ToolCallRepairHookFunction>(
+      (state, config) =>
+        unlessClean(
+          () => {
+            const messages = state?.messages ?? [];
+            const fallback = { llmInputMessages: messages };
+            return request.isClean(messages)
+              ? fallback
+              : orFallback(() => repairAndReport(messages, config), fallback, reporting, config);
+          },
+          {},
+          reporting,
+          config,
+        ),
+      "llmInputMessages",
+    );
   },
 );

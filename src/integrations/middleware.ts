@@ -16,13 +16,14 @@ import { createMiddleware, ProviderStrategy } from "langchain";
 import { createRepairer } from "../engine";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { orFallback, reportedOnce, reportRepairs, type RepairReporting } from "./events";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
-import { RequestRepairers, type RequestFacts } from "./request-repairers";
-import { SURFACE_OPTIONS } from "./surface-options";
+import type { Dict } from "../values";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
-import { replaceAllMessages } from "./state-update";
-import { salvagedAndRepaired } from "./run-salvage";
+import { persistedRepair } from "./run-salvage";
 
 export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
@@ -58,7 +59,7 @@ export const MIDDLEWARE_OPTIONS = {
  */
 export const toolCallRepairMiddleware = boundary(
   "toolCallRepairMiddleware",
-  function toolCallRepairMiddleware(options: ToolCallRepairMiddlewareOptions = {}) {
+  (options: ToolCallRepairMiddlewareOptions = {}) => {
     const {
       repairOnInput = true,
       repairModelRequest = true,
@@ -70,7 +71,7 @@ export const toolCallRepairMiddleware = boundary(
     } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const reporting: RepairReporting = { onRepair, onError };
     const stored = createRepairer({ ...repairOptions, level: "structural" });
-    const forRequest = new RequestRepairers(repairOptions);
+    const forRequest = requestRepairers(repairOptions);
 
     return createMiddleware({
       name,
@@ -78,13 +79,11 @@ export const toolCallRepairMiddleware = boundary(
         ? (state, runtime) =>
             orFallback(
               async () => {
-                if (stored.isClean(state.messages)) return undefined;
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const repaired = await salvagedAndRepaired(state.messages, runtime, "messages", reporting, stored);
-                const { repairs } = repaired;
-                if (repairs.length === 0) return undefined;
-                await reportRepairs(repairs, reporting);
-                return { messages: replaceAllMessages(repaired.messages) };
+                const messages = stored.isClean(state.messages)
+                  ? undefined
+                  : await persistedRepair(state.messages, runtime, "messages", reporting, stored);
+                return messages && { messages };
               },
               undefined,
               reporting,
@@ -93,47 +92,33 @@ export const toolCallRepairMiddleware = boundary(
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
-              const facts: RequestFacts =
-                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {};
-              const repairer = forRequest.for(request.model, facts);
-              const send: typeof handler = recoverRejections
-                ? (req) =>
-                    callWithRejectionRecovery(req, handler, {
-                      ...repairOptions,
-                      provider: repairer.options.provider,
-                      systemMessages: repairer.options.systemMessages,
-                      ...facts,
-                      onRepair,
-                    }) as ReturnType<typeof handler>
-                : handler;
-              if (!repairModelRequest) return send(request);
-              const fixed = await orFallback(
-                async () => {
-                  if (repairer.isClean(request.messages)) return request;
-                  const { messages: repaired, repairs } = repairer.repair(request.messages);
-                  if (repairs.length === 0) return request;
-                  await reportRepairs(repairs, reporting, undefined, "request");
-                  return { ...request, messages: repaired };
-                },
-                request,
-                reporting,
+              const repairer = forRequest.for(
+                request.model,
+                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {},
               );
-              return send(fixed);
+              const fixed = repairModelRequest
+                ? await orFallback(
+                    async () => {
+                      if (repairer.isClean(request.messages)) return request;
+                      const { messages, repairs } = repairer.repair(request.messages);
+                      await reportRepairs(repairs, reporting, undefined, "request");
+                      return repairs.length === 0 ? request : { ...request, messages };
+                    },
+                    request,
+                    reporting,
+                  )
+                : request;
+              return recoverRejections
+                ? (callWithRejectionRecovery(fixed, handler, {
+                    ...forRequest.recovery(repairer),
+                    onRepair,
+                  }) as ReturnType<typeof handler>)
+                : handler(fixed);
             }
           : undefined,
     });
   },
 );
-
-/** The parts of langchain's `ModelRequest` that decide whether the model call carries tools. */
-interface ToolsOfRequest {
-  model: unknown;
-  tools?: unknown;
-  responseFormat?: unknown;
-  modelSettings?: Record<string, unknown>;
-}
-
-const hasItems = (value: unknown): boolean => !Array.isArray(value) || value.length > 0;
 
 /**
  * Whether createAgent will call the model without tools: it binds `request.tools` plus one tool per tool-strategy
@@ -141,14 +126,54 @@ const hasItems = (value: unknown): boolean => !Array.isArray(value) || value.len
  * there are no tools, no tools in the settings or already bound to the model, and no response format or only
  * provider (native) strategies; a bare schema may become a tool strategy, so it counts as tools.
  */
-function carriesNoTools(request: ToolsOfRequest): boolean {
-  if (request.tools === undefined || hasItems(request.tools)) return false;
-  if (request.modelSettings?.tools !== undefined && hasItems(request.modelSettings.tools)) return false;
-  const bound = describeModels(request.model)[0]?.callOptions.tools;
-  if (bound !== undefined && hasItems(bound)) return false;
+function carriesNoTools(request: { model: unknown; tools?: unknown; responseFormat?: unknown; modelSettings?: Dict }) {
+  const none = (value: unknown) => Array.isArray(value) && value.length === 0;
+  const noneOrUnset = (value: unknown) => value === undefined || none(value);
+  if (!none(request.tools) || !noneOrUnset(request.modelSettings?.tools)) return false;
+  if (!noneOrUnset(describeModels(request.model)[0]?.callOptions.tools)) return false;
   const format = request.responseFormat;
-  if (format === undefined || format === null) return true;
-  if (typeof format === "object" && "__responseFormatUndefined" in format) return true;
-  const strategies = Array.isArray(format) ? format : [format];
+  if (format === undefined || format === null || (typeof format === "object" && "__responseFormatUndefined" in format))
+    return true;
+  const strategies = [format].flat();
   return strategies.length > 0 && strategies.every((strategy) => strategy instanceof ProviderStrategy);
 }
+
+/**
+ * `toolCallRepair(options)`: what a langchain `createAgent` agent needs, from one set of options. The middleware
+ * repairs every model request for the model's provider, repairs the stored thread (structurally) when a new input
+ * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
+ * sibling tools that a new input would throw away, which no middleware can see.
+ */
+export interface ToolCallRepairOptions
+  extends ToolCallRepairMiddlewareOptions,
+    Pick<CheckpointerRepairOptions, "list"> {}
+
+export interface ToolCallRepairSetup {
+  /** For `createAgent({ middleware: [...] })`. */
+  middleware: ReturnType<typeof toolCallRepairMiddleware>;
+  /** Wraps the agent's checkpointer (`createAgent({ checkpointer: repair.checkpointer(saver) })`). */
+  checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
+}
+
+const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
+
+/**
+ * The recommended setup for `createAgent`:
+ *
+ * ```ts
+ * const repair = toolCallRepair({ onRepair: (r) => log.info(r) });
+ * const agent = createAgent({ model, tools, middleware: [repair.middleware], checkpointer: repair.checkpointer(saver) });
+ * ```
+ * Options are validated here; a repair of a call reaches `onRepair` once per thread, whichever piece made it (the
+ * request's placeholder and the stored one are one repair).
+ */
+export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
+  const { list, ...given } = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
+  const onRepair = reportedOnce(given.onRepair);
+  // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
+  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, name: _n, trailing: _t, ...shared } = given;
+  return {
+    middleware: toolCallRepairMiddleware({ ...given, onRepair }),
+    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair, list }),
+  };
+});

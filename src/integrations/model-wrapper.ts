@@ -29,13 +29,11 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import { recoveryFailed, recoveryStep, type RecoveryStep, type RecoveryStepOptions } from "../recovery/retry";
+import { recoveryFailed, recoveryStep } from "../recovery/retry";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
-import type { Repairer } from "../engine";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
-import { RequestRepairers } from "./request-repairers";
-import { SURFACE_OPTIONS } from "./surface-options";
+import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { expectedInput, boundary } from "../errors";
 import type { Dict } from "../values";
@@ -59,26 +57,13 @@ export interface RequestRepairOptions extends Omit<RepairOptions, "level">, Repa
 const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
 
 type ChatModel = BaseChatModel;
-type Generate = BaseChatModel["_generate"];
-/** `_streamResponseChunks` and `_streamChatModelEvents`: what they yield differs, how they are wrapped does not. */
-type Streaming = (
-  this: ChatModel,
-  input: BaseMessage[],
-  options: never,
-  runManager?: CallbackManagerForLLMRun,
-) => AsyncGenerator<unknown>;
-
-const isChatModel = (value: unknown): value is ChatModel =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as Dict)._generate === "function" &&
-  typeof (value as Dict)._modelType === "function";
+type Run = CallbackManagerForLLMRun | undefined;
 
 const isWrapped = (model: unknown): boolean =>
   (typeof model === "object" || typeof model === "function") && model !== null && WRAPPED in model;
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
-export const repairsRequests = boundary("repairsRequests", function repairsRequests(model: unknown): boolean {
+export const repairsRequests = boundary("repairsRequests", (model: unknown): boolean => {
   return isWrapped(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
 });
 
@@ -95,18 +80,17 @@ export const REQUEST_REPAIR_OPTIONS = {
  * provider still rejects the history. Accepts a chat model or a binding of one (`model.bindTools(tools)`,
  * `model.withConfig(...)`), and returns the same kind.
  */
-export const withRequestRepair = boundary("withRequestRepair", function withRequestRepair<
-  M,
->(model: M, options: RequestRepairOptions = {}): M {
+export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, options: RequestRepairOptions = {}): M => {
   const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
   if (RunnableBinding.isRunnableBinding(model)) {
     const { bound, config, kwargs, configFactories } = model as RunnableBinding<unknown, unknown>;
     const rebound = { bound: withRequestRepair(bound, given), config, kwargs, configFactories };
     return new RunnableBinding(rebound as never) as unknown as M;
   }
-  if (!isChatModel(model))
+  const m = model as Dict | null;
+  if (typeof m?._generate !== "function" || typeof m._modelType !== "function")
     throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
-  return isWrapped(model) ? model : (wrap(model, given) as unknown as M);
+  return isWrapped(model) ? model : (wrap(model as ChatModel, given) as M);
 });
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
@@ -117,88 +101,85 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
   // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
-  const repairers = new RequestRepairers(repairOptions);
+  const repairers = requestRepairers(repairOptions);
   const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
   const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
 
-  /** The repairer for this call: a request sure to carry no tools has its tool blocks sent as text. */
-  const repairerFor = (callOptions: unknown): Repairer =>
-    detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
-
-  /** Options of the retry: shaped for the same target as the request (provider, system messages, tools). */
-  const recoveryFor = (callOptions: unknown): RecoveryStepOptions => {
-    const target = repairerFor(callOptions);
-    return {
-      ...repairOptions,
-      provider: target.options.provider,
-      systemMessages: target.options.systemMessages,
-      toolsInRequest: target.options.toolsInRequest,
-    };
-  };
-
-  /** The request as it is sent: repaired for the provider (a failure to repair sends it as it is, reported). */
-  const prepare = async (
-    messages: BaseMessage[],
+  /**
+   * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a
+   * rejection of the history is recovered once (unless `recoverRejections` is off), with the retry shaped for the
+   * same target: force-repaired, sent again, reported, handed to `onRecovery`. A second failure rethrows the
+   * first error, the diagnosis attached.
+   */
+  const sendRepaired = async <T>(
+    send: (messages: BaseMessage[]) => Promise<T>,
+    input: BaseMessage[],
     callOptions: unknown,
-    runManager?: CallbackManagerForLLMRun,
-  ): Promise<BaseMessage[]> => {
-    if (!repairRequests) return messages;
-    return orFallback(
+    runManager: Run,
+  ): Promise<T> => {
+    // A request sure to carry no tools has its tool blocks sent as text.
+    const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
+    const messages = await orFallback(
       async () => {
-        const repairer = repairerFor(callOptions);
-        if (repairer.isClean(messages)) return messages;
-        const { messages: repaired, repairs } = repairer.repair(messages);
+        if (!repairRequests || repairer.isClean(input)) return input;
+        const { messages: repaired, repairs } = repairer.repair(input);
         await announce(repairs, options, runManager);
         return repaired;
       },
-      messages,
+      input,
       options,
     );
+    try {
+      return await send(messages);
+    } catch (error) {
+      if (!recoverRejections) throw error;
+      const step = recoveryStep(error, messages, repairers.recovery(repairer));
+      if (step.action === "rethrow") throw step.error;
+      let result: T;
+      try {
+        result = await send(step.messages);
+      } catch (retryError) {
+        throw recoveryFailed(error, step, retryError);
+      }
+      await announce(step.repairs, options, runManager);
+      try {
+        options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
+      } catch {
+        // A reporting callback cannot fail the answer.
+      }
+      return result;
+    }
   };
 
-  const recoveryIf = (callOptions: unknown) => (recoverRejections ? recoveryFor(callOptions) : undefined);
-  const generate = model._generate as Generate;
+  const generate = model._generate;
   define(
     "_generate",
-    async function repairingGenerate(
-      this: ChatModel,
-      input: BaseMessage[],
-      callOptions: unknown,
-      runManager?: CallbackManagerForLLMRun,
-    ) {
-      return sendRecovering(
-        (sent) => generate.call(this, sent, callOptions as never, runManager),
-        await prepare(input, callOptions, runManager),
-        recoveryIf(callOptions),
-        options,
-        runManager,
-      );
+    function repairingGenerate(this: ChatModel, input: BaseMessage[], callOptions: unknown, run: Run) {
+      return sendRepaired((sent) => generate.call(this, sent, callOptions as never, run), input, callOptions, run);
     },
   );
 
-  // Only where the model streams itself: BaseChatModel tells "no streaming" by these methods' identity.
+  // Only where the model streams itself: BaseChatModel tells "no streaming" by these methods' identity. A rejection
+  // before the first item is recovered once (the retry's answer streams); later errors pass through (the chunks
+  // already reached the caller).
   for (const key of ["_streamResponseChunks", "_streamChatModelEvents"] as const) {
-    const stream = model[key] as Streaming | undefined;
+    const stream = model[key] as ((...args: unknown[]) => AsyncIterable<unknown>) | undefined;
     if (stream === undefined || stream === (BaseChatModel.prototype[key] as unknown)) continue;
-    define(
-      key,
-      function repairingStream(
-        this: ChatModel,
-        input: BaseMessage[],
-        callOptions: unknown,
-        runManager?: CallbackManagerForLLMRun,
-      ) {
-        return retryBeforeFirst(
-          (sent) => stream.call(this, sent, callOptions as never, runManager),
-          prepare(input, callOptions, runManager),
-          recoveryIf(callOptions),
-          options,
-          runManager,
-        );
-      },
-    );
+    define(key, async function* repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, run: Run) {
+      let iterator: AsyncIterator<unknown> | undefined;
+      const begin = (sent: BaseMessage[]) => {
+        iterator = stream.call(this, sent, callOptions, run)[Symbol.asyncIterator]();
+        return iterator.next();
+      };
+      try {
+        for (let next = await sendRepaired(begin, input, callOptions, run); !next.done; next = await iterator!.next())
+          yield next.value;
+      } finally {
+        await iterator?.return?.();
+      }
+    });
   }
 
   // ChatOpenAI's withConfig returns a new ChatOpenAI (not a binding of this one): wrap what comes back.
@@ -211,63 +192,10 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
 }
 
 /**
- * `send(messages)`; a rejection of the history is recovered once (without `recovery`, not at all): force-repaired,
- * sent again, reported. A second failure rethrows the first error, the diagnosis attached.
- */
-async function sendRecovering<T>(
-  send: (messages: BaseMessage[]) => Promise<T>,
-  messages: BaseMessage[],
-  recovery: RecoveryStepOptions | undefined,
-  reporting: RequestRepairOptions,
-  runManager?: CallbackManagerForLLMRun,
-): Promise<T> {
-  try {
-    return await send(messages);
-  } catch (error) {
-    if (!recovery) throw error;
-    const step = recoveryStep(error, messages, recovery);
-    if (step.action === "rethrow") throw step.error;
-    let result: T;
-    try {
-      result = await send(step.messages);
-    } catch (retryError) {
-      throw recoveryFailed(error, step, retryError);
-    }
-    await recovered(step, reporting, runManager);
-    return result;
-  }
-}
-
-/** Streams `start(messages)`; a rejection before the first item is recovered once, later errors pass through. */
-async function* retryBeforeFirst<T>(
-  start: (messages: BaseMessage[]) => AsyncIterable<T>,
-  prepared: Promise<BaseMessage[]>,
-  recovery: RecoveryStepOptions | undefined,
-  reporting: RequestRepairOptions,
-  runManager?: CallbackManagerForLLMRun,
-): AsyncGenerator<T> {
-  let iterator: AsyncIterator<T> | undefined;
-  const begin = (sent: BaseMessage[]) => {
-    iterator = start(sent)[Symbol.asyncIterator]();
-    return iterator.next();
-  };
-  const first = await sendRecovering(begin, await prepared, recovery, reporting, runManager);
-  try {
-    for (let next = first; !next.done; next = await iterator!.next()) yield next.value;
-  } finally {
-    await iterator?.return?.();
-  }
-}
-
-/**
  * Reports repairs: `onRepair`, then the custom event on the model's own run (so it belongs to it in traces
  * and `streamEvents`), or on the run around it when the model was not given one.
  */
-async function announce(
-  repairs: readonly ToolCallRepair[],
-  options: RequestRepairOptions,
-  runManager?: CallbackManagerForLLMRun,
-) {
+async function announce(repairs: readonly ToolCallRepair[], options: RequestRepairOptions, runManager: Run) {
   if (repairs.length === 0) return;
   if (!runManager) return reportRepairs(repairs, options, undefined, "request");
   if (options.onRepair) deliverRepairs(options.onRepair, repairs, undefined, "request");
@@ -275,19 +203,5 @@ async function announce(
     for (const repair of repairs) await runManager.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
   } catch {
     // Tracing is best effort: the answer stands.
-  }
-}
-
-/** Reports the retry's repairs, then hands the recovery to `onRecovery`. */
-async function recovered(
-  step: Extract<RecoveryStep, { action: "retry" }>,
-  options: RequestRepairOptions,
-  runManager?: CallbackManagerForLLMRun,
-) {
-  await announce(step.repairs, options, runManager);
-  try {
-    options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
-  } catch {
-    // as above
   }
 }

@@ -7,12 +7,16 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { readingInput, boundary } from "../errors";
+import { boundary } from "../errors";
 import type { RepairOptions } from "../types";
-import { isDict } from "../values";
-import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
-import { NO_UPDATE, replaceAllMessages } from "./state-update";
-import { salvagedAndRepaired } from "./run-salvage";
+import type { Dict } from "../values";
+import { reportedOnce, unlessClean, type RepairReporting } from "./events";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
+import { toolCallRepairHook, type ToolCallRepairHookFunction } from "./hook";
+import { REQUEST_REPAIR_OPTIONS, withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
+import { NO_UPDATE } from "./state-update";
+import { persistedRepair } from "./run-salvage";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 
@@ -42,56 +46,91 @@ const NODE_OPTIONS = { ...SURFACE_OPTIONS, messagesKey: option.name };
  * calls is always rejected; do not place it between the model node and the tools node).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairNode = boundary("toolCallRepairNode", function toolCallRepairNode<
-  K extends string = "messages",
->(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> {
-  const {
-    messagesKey = "messages" as K,
-    onRepair,
-    onError,
-    ...repairOptions
-  } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
-  const reporting: RepairReporting = { onRepair, onError };
-  // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
-  const repairer = createRepairer({ ...repairOptions, level: "structural" });
-  const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
+export const toolCallRepairNode = boundary(
+  "toolCallRepairNode",
+  <K extends string = "messages">(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> => {
+    const {
+      messagesKey = "messages" as K,
+      onRepair,
+      onError,
+      ...repairOptions
+    } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
+    const reporting: RepairReporting = { onRepair, onError };
+    // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
+    const repairer = createRepairer({ ...repairOptions, level: "structural" });
+    const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
 
-  const persistRepair = async (
-    messages: BaseMessage[],
-    config?: RunnableConfig,
-  ): Promise<ToolCallRepairNodeUpdate<K>> => {
-    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const { messages: repaired, repairs } = await salvagedAndRepaired(
-      messages,
-      config,
-      messagesKey,
-      reporting,
-      repairer,
-    );
-    if (repairs.length === 0) return noUpdate;
-    await reportRepairs(repairs, reporting, config);
-    return { [messagesKey]: replaceAllMessages(repaired) } as ToolCallRepairNodeUpdate<K>;
-  };
+    // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
+    // node cannot read goes on unchanged (reported through onError): never fail the run.
+    return (state, config) =>
+      unlessClean(
+        () => {
+          const messages: unknown = (state as Dict | undefined)?.[messagesKey];
+          if (!Array.isArray(messages) || repairer.isClean(messages)) return noUpdate;
+          // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+          return persistedRepair(messages, config, messagesKey, reporting, repairer, config).then((stored) =>
+            stored ? ({ [messagesKey]: stored } as ToolCallRepairNodeUpdate<K>) : noUpdate,
+          );
+        },
+        noUpdate,
+        reporting,
+        config,
+      );
+  },
+);
 
-  // Not async: the clean path returns the shared constant without allocating a promise.
-  return function toolCallRepair(state, config) {
-    let messages: BaseMessage[] | undefined;
-    try {
-      const read = () => (isDict(state) ? state[messagesKey] : undefined);
-      const value = readingInput(read, "toolCallRepairNode", `state.${messagesKey}`);
-      messages = Array.isArray(value) ? value : undefined;
-    } catch (error) {
-      // A state the node cannot read (a throwing getter, a revoked proxy) goes on unchanged, reported: never fail the run.
-      return orFallback(() => Promise.reject(error), noUpdate, reporting, config);
-    }
-    if (messages === undefined) return noUpdate;
-    // A history the engine cannot read goes on unchanged (reported through onError): never fail the run.
-    return unlessClean(
-      () => repairer.isClean(messages),
-      () => persistRepair(messages, config),
-      noUpdate,
-      reporting,
-      config,
+/**
+ * `toolCallRepairKit(options)`: the pieces a LangGraph agent needs, from one set of options.
+ * - `model(llm)`: every request repaired for the model's provider, a rejection recovered once
+ *   ({@link withRequestRepair}); put it wherever the model was (createReactAgent's `llm`, a model node).
+ * - `preModelHook` (createReactAgent) or `node` (a StateGraph, before the model node): the thread's structural
+ *   repairs persisted, so every later turn starts from a valid history.
+ * - `checkpointer(saver)`: finished results of sibling tools that a new input would throw away are kept, and
+ *   stored threads are repaired as they are read and written ({@link withToolCallRepair}).
+ */
+export interface ToolCallRepairKitOptions
+  extends RequestRepairOptions,
+    Pick<CheckpointerRepairOptions, "list" | "messagesKey"> {}
+
+export interface ToolCallRepairKit {
+  /** The model with every request repaired and rejections recovered. */
+  model<M>(llm: M): M;
+  /** createReactAgent's `preModelHook`: structural repairs persisted to `messages`. */
+  preModelHook: ToolCallRepairHookFunction;
+  /** A StateGraph node for before the model node: structural repairs persisted. */
+  node: ToolCallRepairNodeFunction;
+  /** Wraps the graph's checkpointer. */
+  checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
+}
+
+const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, list: option.flag, messagesKey: option.name };
+
+/**
+ * The recommended setup for createReactAgent and custom StateGraphs:
+ *
+ * ```ts
+ * const repair = toolCallRepairKit();
+ * createReactAgent({ llm: repair.model(llm), tools, preModelHook: repair.preModelHook, checkpointer: repair.checkpointer(saver) });
+ * ```
+ */
+export const toolCallRepairKit = boundary(
+  "toolCallRepairKit",
+  (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
+    const { list, messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(
+      options,
+      "toolCallRepairKit",
+      KIT_OPTIONS,
     );
-  };
-});
+    const onRepair = reportedOnce(given.onRepair);
+    const { repairRequests: _q, recoverRejections: _r, onRecovery: _o, ...beforeModel } = { ...given, onRepair };
+    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
+    const { trailing: _t, ...shared } = beforeModel;
+    return {
+      model: (llm) => withRequestRepair(llm, { ...given, onRepair }),
+      // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
+      preModelHook: toolCallRepairHook({ ...beforeModel, persist: true, shapeRequests: false }),
+      node: toolCallRepairNode({ ...beforeModel, messagesKey }) as ToolCallRepairNodeFunction,
+      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
+    };
+  },
+);

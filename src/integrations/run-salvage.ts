@@ -17,58 +17,20 @@ import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Repairer, SyntheticText } from "../engine";
-import { defaultSyntheticText, syntheticToolResult } from "../messages/build";
+import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant, isDict } from "../messages/inspect";
 import { safeJson } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
-import { orFallback, type RepairReporting } from "./events";
+import { evictOldest, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { putBackResults } from "../threads/repair-thread";
-
-/** LangGraph's `CONFIG_KEY_CHECKPOINTER` and `CONFIG_KEY_CHECKPOINT_MAP` (constants of @langchain/langgraph). */
-const CHECKPOINTER_KEY = "__pregel_checkpointer";
-const CHECKPOINT_MAP_KEY = "checkpoint_map";
-
-/** LangGraph's `INTERRUPT` channel: a pending write there is a question put to a person. */
-const INTERRUPT_CHANNEL = "__interrupt__";
+import { replaceAllMessages } from "./state-update";
 
 /** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
 export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
 
 type Salvaged = { messages: BaseMessage[]; repairs: ToolCallRepair[] };
-
-/**
- * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
- * `node:taskId` (LangGraph's getParentCheckpointNamespace).
- */
-function graphNamespace(taskNamespace: string): string {
-  const parts = taskNamespace.split("|");
-  while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) parts.pop();
-  return parts.slice(0, -1).join("|");
-}
-
-function saverIn(configurable: Record<string, unknown>): BaseCheckpointSaver | undefined {
-  const saver = configurable[CHECKPOINTER_KEY] as
-    | (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver })
-    | undefined;
-  if (!saver || typeof saver.getTuple !== "function") return undefined;
-  return saver[WRAPPED_SAVER] ?? saver;
-}
-
-/** The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the thread's latest. */
-async function stepCheckpoint(
-  saver: BaseCheckpointSaver,
-  configurable: Record<string, unknown>,
-  namespace: string,
-): Promise<CheckpointTuple | undefined> {
-  const { thread_id } = configurable;
-  const map = configurable[CHECKPOINT_MAP_KEY];
-  const id = isDict(map) ? map[namespace] : undefined;
-  const at = (checkpoint_id?: string) =>
-    saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
-  return (typeof id === "string" ? await at(id) : undefined) ?? (await at());
-}
 
 /**
  * What walks back found per call, per saver: its real result, or none, with whether a person was asked to approve
@@ -77,17 +39,7 @@ async function stepCheckpoint(
  * model call to the aborted step, a read more per step of the thread since then. Keyed by thread, namespace,
  * the message that made the call and the call (a deleted thread's reused id is another message). Bounded.
  */
-interface WalkedCall {
-  result?: ToolMessage;
-  askedToApprove: boolean;
-}
-const walkedBySaver = new WeakMap<object, Map<string, WalkedCall>>();
-const MAX_WALKED_CALLS = 10_000;
-
-function remember(walked: Map<string, WalkedCall>, key: string, call: WalkedCall): void {
-  if (walked.size >= MAX_WALKED_CALLS) walked.delete(walked.keys().next().value as string);
-  walked.set(key, call);
-}
+const walkedBySaver = new WeakMap<object, Map<string, { result?: ToolMessage; askedToApprove?: boolean }>>();
 
 /** The open calls of `messages`, each with the message that made it. */
 function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>) {
@@ -100,102 +52,108 @@ function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>)
 const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
 
 /**
- * The calls that pending interrupts of `tuple` ask a person to approve, as name and arguments: langchain's
- * human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`) and LangGraph's `HumanInterrupt` list
- * (`[{ action_request: { action, args } }]`). Any other interrupt (a tool asking a question) says nothing.
+ * Adds to `asked` the calls that pending interrupts (LangGraph's `__interrupt__` channel) of `tuple` ask a person
+ * to approve, as name and arguments: langchain's human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`)
+ * and LangGraph's `HumanInterrupt` list (`[{ action_request: { action, args } }]`). Any other interrupt (a tool
+ * asking a question) says nothing.
  */
-function noteApprovalRequests(tuple: CheckpointTuple, into: Set<string>): void {
-  for (const [, channel, value] of tuple.pendingWrites ?? []) {
-    if (channel !== INTERRUPT_CHANNEL) continue;
-    for (const interrupt of Array.isArray(value) ? value : [value]) {
-      const asked = isDict(interrupt) ? interrupt.value : undefined;
-      if (isDict(asked) && Array.isArray(asked.actionRequests)) {
-        for (const request of asked.actionRequests) if (isDict(request)) into.add(callKey(request.name, request.args));
-      } else if (Array.isArray(asked)) {
-        for (const item of asked) {
+export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()): Set<string> {
+  for (const [, channel, value] of tuple?.pendingWrites ?? []) {
+    if (channel !== "__interrupt__") continue;
+    for (const interrupt of [value].flat()) {
+      const question = isDict(interrupt) ? interrupt.value : undefined;
+      if (isDict(question) && Array.isArray(question.actionRequests)) {
+        for (const request of question.actionRequests)
+          if (isDict(request)) asked.add(callKey(request.name, request.args));
+      } else if (Array.isArray(question)) {
+        for (const item of question) {
           const request = isDict(item) ? item.action_request : undefined;
-          if (isDict(request)) into.add(callKey(request.action, request.args));
+          if (isDict(request)) asked.add(callKey(request.action, request.args));
         }
       }
     }
   }
+  return asked;
 }
 
-/** Placeholders saying the user cancelled them, for the `open` calls that pending interrupts of `tuple` asked to approve. */
-export function approvalPlaceholders(
+/** Adds to `found` placeholders saying the user cancelled them, for the `open` calls not in it a person was asked to approve. */
+export function addCancelled(
   messages: readonly BaseMessage[],
   open: ReadonlySet<string>,
-  tuple: CheckpointTuple | undefined,
-  text: SyntheticText,
-): Map<string, ToolMessage> {
-  const asked = new Set<string>();
-  if (tuple) noteApprovalRequests(tuple, asked);
-  return cancelledCalls(messages, open, asked, text);
-}
-
-/** Placeholders saying the user cancelled them, for the `open` calls a person was asked to approve. */
-function cancelledCalls(
-  messages: readonly BaseMessage[],
-  open: ReadonlySet<string>,
+  found: Map<string, ToolMessage>,
   asked: ReadonlySet<string>,
   text: SyntheticText,
-) {
-  const placeholders = new Map<string, ToolMessage>();
+): void {
+  const left = new Set([...open].filter((id) => !found.has(id)));
+  const reason = "orphan_call";
   const toolRun = "cancelled";
-  for (const { call, id } of asked.size > 0 ? openCalls(messages, open) : []) {
-    if (!asked.has(callKey(call.name, call.args))) continue;
-    const body = text({ id, name: call.name, reason: "orphan_call", toolRun });
-    placeholders.set(
-      id,
-      syntheticToolResult({ toolCallId: id, toolName: call.name, reason: "orphan_call", text: body, toolRun }),
-    );
-  }
-  return placeholders;
+  for (const { call, id } of asked.size > 0 ? openCalls(messages, left) : [])
+    if (asked.has(callKey(call.name, call.args))) {
+      const body = text({ id, name: call.name, reason, toolRun });
+      found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
+    }
 }
 
 /**
- * What a surface stores: the run's salvage ({@link withRunSalvage}), then `repairer`'s structural repair; every
- * repair, salvaged first.
+ * What a surface stores: the run's salvage ({@link withRunSalvage}), then `repairer`'s structural repair, as the
+ * update that replaces the list in state; every repair reported (salvaged first) in `reportIn`. Undefined (and
+ * nothing reported) when nothing changed.
  */
-export async function salvagedAndRepaired(
+export async function persistedRepair(
   messages: BaseMessage[],
   config: Pick<RunnableConfig, "configurable"> | undefined,
   messagesKey: string,
   reporting: RepairReporting,
   repairer: Repairer,
-): Promise<Salvaged> {
+  reportIn?: RunnableConfig,
+): Promise<BaseMessage[] | undefined> {
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
   const structural = repairer.repair(salvaged.messages);
-  return { messages: structural.messages, repairs: [...salvaged.repairs, ...structural.repairs] };
+  const repairs = [...salvaged.repairs, ...structural.repairs];
+  if (repairs.length === 0) return undefined;
+  await reportRepairs(repairs, reporting, reportIn);
+  return replaceAllMessages(structural.messages);
 }
 
 /**
  * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported
  * as `salvaged_result` (and placeholders for calls a person never approved); the same array (and no read) when no
- * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages nothing: never fail the run.
+ * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages
+ * nothing: never fail the run.
  */
 export function withRunSalvage(
   messages: BaseMessage[],
   config: Pick<RunnableConfig, "configurable"> | undefined,
   messagesKey: string,
   reporting: RepairReporting,
-  text: SyntheticText = defaultSyntheticText,
+  text: SyntheticText,
 ): Promise<Salvaged> {
   const unchanged: Salvaged = { messages, repairs: [] };
   const configurable = config?.configurable;
-  const saver = isDict(configurable) ? saverIn(configurable) : undefined;
+  // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
+  const given = isDict(configurable)
+    ? (configurable.__pregel_checkpointer as
+        | (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver })
+        | undefined)
+    : undefined;
+  const saver = typeof given?.getTuple === "function" ? (given[WRAPPED_SAVER] ?? given) : undefined;
   if (!saver || configurable?.thread_id === undefined) return Promise.resolve(unchanged);
+  const { thread_id, checkpoint_ns, checkpoint_map } = configurable;
   return orFallback(
     async () => {
       const open = unansweredCallIds(messages);
       if (open.size === 0) return unchanged;
-      const namespace = graphNamespace(
-        typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
-      );
-      const scope = `${String(configurable.thread_id)}\u0000${namespace}`;
+      // The namespace of the graph the task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
+      // `node:taskId` (LangGraph's getParentCheckpointNamespace).
+      const parts = (typeof checkpoint_ns === "string" ? checkpoint_ns : "").split("|");
+      while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) parts.pop();
+      const namespace = parts.slice(0, -1).join("|");
       const calls = new Map<string, { key: string; asked: string }>();
       for (const { m, call, id } of openCalls(messages, open))
-        calls.set(id, { key: `${scope}\u0000${String(m.id)}\u0000${id}`, asked: callKey(call.name, call.args) });
+        calls.set(id, {
+          key: `${String(thread_id)}\u0000${namespace}\u0000${String(m.id)}\u0000${id}`,
+          asked: callKey(call.name, call.args),
+        });
       let walked = walkedBySaver.get(saver);
       if (!walked) walkedBySaver.set(saver, (walked = new Map()));
       const found = new Map<string, ToolMessage>();
@@ -208,23 +166,33 @@ export function withRunSalvage(
         else if (known.askedToApprove) asked.add(calls.get(id)!.asked);
       }
       if (toWalk.size > 0) {
-        const tuple = await stepCheckpoint(saver, configurable, namespace);
-        const noteAsked = (visited: CheckpointTuple) => noteApprovalRequests(visited, asked);
+        // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
+        // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
+        const id = isDict(checkpoint_map) ? checkpoint_map[namespace] : undefined;
+        const at = (checkpoint_id?: string) =>
+          saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
+        const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());
         const passed = new Set<string>();
         const results = tuple
-          ? await discardedResults(saver, tuple, messagesKey, toWalk, noteAsked, (id) => passed.add(id))
+          ? await discardedResults(
+              saver,
+              tuple,
+              messagesKey,
+              toWalk,
+              (visited) => approvalRequests(visited, asked),
+              (id) => passed.add(id),
+            )
           : undefined;
-        for (const [id, result] of results ?? []) found.set(id, result);
         for (const id of toWalk) {
           const call = calls.get(id);
-          if (!call) continue;
           const result = results?.get(id);
-          if (result) remember(walked, call.key, { result, askedToApprove: false });
-          else if (passed.has(id)) remember(walked, call.key, { askedToApprove: asked.has(call.asked) });
+          if (result) found.set(id, result);
+          if (!call || !(result || passed.has(id))) continue;
+          evictOldest(walked, 10_000);
+          walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
-      const left = new Set([...open].filter((id) => !found.has(id)));
-      for (const [id, placeholder] of cancelledCalls(messages, left, asked, text)) found.set(id, placeholder);
+      addCancelled(messages, open, found, asked, text);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,

@@ -11,7 +11,7 @@ import {
 } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
-import { ToolCallRepairInputError, assertArray, describeInput, errorText, readingInput, boundary } from "../errors";
+import { ToolCallRepairInputError, assertArray, describeInput, errorText, boundary } from "../errors";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
@@ -19,12 +19,13 @@ import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages
 // biome-ignore lint/complexity/noBannedTypes: `{}` is the no-update a node returns, assignable to every update type
 export const NO_UPDATE: {} = Object.freeze({});
 
-/** A copy of `message` with a new id, every other constructor field carried over. */
-function withNewId(message: BaseMessage, id: string): BaseMessage {
-  if (AIMessage.isInstance(message)) return rebuildAssistant(message, { id });
-  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, { id });
-  return rebuildMessage(message, { id });
-}
+/** A copy of `m` with a new id, every other constructor field carried over. */
+const withNewId = (m: BaseMessage, id = uuid()) =>
+  AIMessage.isInstance(m)
+    ? rebuildAssistant(m, { id })
+    : ToolMessage.isInstance(m)
+      ? rebuildToolResult(m, { id })
+      : rebuildMessage(m, { id });
 
 /**
  * The list with every message carrying a unique id. The messages reducer gives an id-less message a fresh
@@ -32,58 +33,41 @@ function withNewId(message: BaseMessage, id: string): BaseMessage {
  * replace the wrong message (and after `REMOVE_ALL_MESSAGES` it keeps both copies of a repeated id).
  * Messages that already have a unique id are kept as they are.
  */
-export const withUniqueIds = boundary(
-  "withUniqueIds",
-  function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
-    return uniqueIds(messages, "withUniqueIds");
-  },
+export const withUniqueIds = boundary("withUniqueIds", (messages: readonly BaseMessage[]): BaseMessage[] =>
+  uniqueIds(messages, "withUniqueIds"),
 );
 
 function uniqueIds(messages: readonly BaseMessage[], fn: string): BaseMessage[] {
   assertArray(messages, fn);
   const seen = new Set<string>();
-  return eachItem(messages, fn, "messages", (message) => {
-    if (!BaseMessage.isInstance(message)) throw notAMessage(message);
-    const id = message.id;
-    if (typeof id === "string" && id !== "" && !seen.has(id)) {
-      seen.add(id);
-      return message;
-    }
-    const fresh = uuid();
-    seen.add(fresh);
-    return withNewId(message, fresh);
+  return eachItem(messages, fn, "messages", "a LangChain message", (m) => {
+    if (!BaseMessage.isInstance(m)) return undefined;
+    const out = typeof m.id === "string" && m.id !== "" && !seen.has(m.id) ? m : withNewId(m);
+    seen.add(out.id as string);
+    return out;
   });
 }
 
-/** An entry {@link eachItem} refuses: what it is (the argument and the index are added there). */
-class Refused {
-  constructor(
-    readonly detail: string,
-    readonly cause?: unknown,
-  ) {}
-}
-
-const notAMessage = (value: unknown) => new Refused(`is ${describeInput(value)}, not a LangChain message`);
-
 /**
- * `visit` on each entry of `list`, in order, under the input guard: a hole, a getter that throws or an entry
- * `visit` refuses is an input error naming the function and `argument[index]`.
+ * `visit` on each entry of `list`, in order: a hole or an entry `visit` refuses (undefined) is an input error
+ * naming the function, `argument[index]` and what is accepted.
  */
-function eachItem<T>(list: readonly unknown[], fn: string, argument: string, visit: (value: unknown) => T): T[] {
-  const length = readingInput(() => list.length, fn, argument);
-  const out: T[] = new Array(length);
-  for (let i = 0; i < length; i++) {
-    try {
-      if (!(i in list)) throw new Refused("is a hole in a sparse array, not a message");
-      out[i] = visit(list[i]);
-    } catch (error) {
-      const refused = error instanceof Refused ? error : new Refused(`could not be read (${errorText(error)})`, error);
-      throw new ToolCallRepairInputError(`${fn}: ${argument}[${i}] ${refused.detail}`, {
-        argument,
-        index: i,
-        cause: refused.cause,
-      });
-    }
+function eachItem<T>(
+  list: readonly unknown[],
+  fn: string,
+  argument: string,
+  expected: string,
+  visit: (value: unknown) => T | undefined,
+): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const item = i in list ? visit(list[i]) : undefined;
+    if (item === undefined)
+      throw new ToolCallRepairInputError(
+        `${fn}: ${argument}[${i}] is ${i in list ? describeInput(list[i]) : "a hole in a sparse array"}, not ${expected}`,
+        { argument, index: i },
+      );
+    out.push(item);
   }
   return out;
 }
@@ -92,16 +76,24 @@ function eachItem<T>(list: readonly unknown[], fn: string, argument: string, vis
  * The update that replaces the whole list in state: `RemoveMessage` of all, then the messages (with unique
  * ids). Works with `messagesStateReducer` (MessagesAnnotation, MessagesZodState, createReactAgent, createAgent).
  */
-export const replaceAllMessages = boundary(
-  "replaceAllMessages",
-  function replaceAllMessages(messages: readonly BaseMessage[]): BaseMessage[] {
-    return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...uniqueIds(messages, "replaceAllMessages")];
-  },
-);
+export const replaceAllMessages = boundary("replaceAllMessages", (messages: readonly BaseMessage[]): BaseMessage[] => [
+  new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
+  ...uniqueIds(messages, "replaceAllMessages"),
+]);
 
-/** The message itself when it has an id, else a copy with a fresh one (the reducer would set it on the caller's object). */
-function withId(message: BaseMessage): BaseMessage {
-  return typeof message.id === "string" && message.id !== "" ? message : withNewId(message, uuid());
+/**
+ * A message as the reducer takes it, with an id (the reducer would set it on the caller's object): message-likes
+ * (`{ role, content }`, strings, `[role, content]`) coerced as LangChain coerces them; undefined for anything else
+ * (an input error naming the argument and the index instead of LangChain's "Unable to coerce message from array").
+ */
+function messageAt(value: unknown): BaseMessage | undefined {
+  let m: BaseMessage;
+  try {
+    m = BaseMessage.isInstance(value) ? value : coerceMessageLikeToMessage(value as never);
+  } catch {
+    return undefined;
+  }
+  return typeof m.id === "string" && m.id !== "" ? m : withNewId(m);
 }
 
 /**
@@ -111,15 +103,12 @@ function withId(message: BaseMessage): BaseMessage {
  */
 export const applyMessagesUpdate = boundary(
   "applyMessagesUpdate",
-  function applyMessagesUpdate(
-    current: readonly BaseMessage[],
-    update: BaseMessage | readonly BaseMessage[],
-  ): BaseMessage[] {
+  (current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] => {
     const fn = "applyMessagesUpdate";
+    const accepted = "a message or message-like value";
     assertArray(current, fn, "current");
-    const right = readingInput(() => (Array.isArray(update) ? (update as readonly unknown[]) : [update]), fn, "update");
-    const left = eachItem(current, fn, "current", messageAt);
-    const added = eachItem(right, fn, "update", messageAt);
+    const left = eachItem(current, fn, "current", accepted, messageAt);
+    const added = eachItem(Array.isArray(update) ? update : [update], fn, "update", accepted, messageAt);
     try {
       return messagesStateReducer(left, added);
     } catch (error) {
@@ -131,19 +120,3 @@ export const applyMessagesUpdate = boundary(
     }
   },
 );
-
-/**
- * A message as the reducer takes it, with an id: message-likes (`{ role, content }`, strings, `[role, content]`)
- * coerced as LangChain coerces them; anything else refused (an input error naming the argument and the index
- * instead of LangChain's "Unable to coerce message from array").
- */
-function messageAt(value: unknown): BaseMessage {
-  if (BaseMessage.isInstance(value)) return withId(value);
-  let message: BaseMessage;
-  try {
-    message = coerceMessageLikeToMessage(value as never);
-  } catch (error) {
-    throw new Refused(`is ${describeInput(value)}, not a message or message-like value`, error);
-  }
-  return withId(message);
-}

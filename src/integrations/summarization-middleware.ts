@@ -59,7 +59,7 @@ const OPTIONS = {
  */
 export const summarizationMiddleware = boundary(
   "summarizationMiddleware",
-  function summarizationMiddleware(options: SummarizationMiddlewareOptions) {
+  (options: SummarizationMiddlewareOptions) => {
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
     return createMiddleware({

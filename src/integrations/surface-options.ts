@@ -3,8 +3,10 @@
  * it passes on (`level` excepted: each surface decides its own). Checked once when the surface is built, so a
  * typo fails at start-up naming the surface and its nearest option, not silently at the first model call.
  */
-import { ENGINE_OPTIONS } from "../engine";
-import { type OptionKind, type OptionTable, REPORTING } from "../options";
+import { createRepairer, ENGINE_OPTIONS, type Repairer } from "../engine";
+import { requestTargetOf } from "../models/request-target";
+import type { RepairOptions } from "../types";
+import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
 const { trailing: _keptForResume, ...passedToStore } = passedOn;
@@ -13,5 +15,41 @@ const { trailing: _keptForResume, ...passedToStore } = passedOn;
 export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
 /** The options of a surface that repairs stored threads (which decides `trailing` too). */
 export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
-/** Any value: what the surface only hands on (a model it reads the provider of). */
-export const anything = (expected: string): OptionKind => ({ expected, accepts: () => true });
+
+/**
+ * The request-level repairers for whichever model a surface sees: an explicit `provider` option wins, otherwise
+ * the model tells (ChatBedrockConverse means Bedrock, and so on), and `"strict"` when it cannot. One repairer
+ * per target and per answer to "does this request carry tools", built once and reused. `onRepair` is not passed
+ * on: surfaces report what these repairers return.
+ */
+export function requestRepairers(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
+  const { onRepair: _r, onError: _e, ...options } = input;
+  const byKey = new Map<string, Repairer>();
+  return {
+    /**
+     * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest: false`
+     * when the surface is sure the request carries no tools (an explicit option wins over it).
+     */
+    for(model: unknown, facts: { toolsInRequest?: boolean } = {}): Repairer {
+      const target = options.provider !== undefined ? {} : requestTargetOf(model);
+      const provider = options.provider ?? target.provider ?? "strict";
+      const systemMessages = options.systemMessages ?? target.systemMessages;
+      const toolsInRequest = options.toolsInRequest ?? facts.toolsInRequest;
+      const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
+      let repairer = byKey.get(key);
+      if (!repairer)
+        byKey.set(
+          key,
+          (repairer = createRepairer({ ...options, level: "request", provider, systemMessages, toolsInRequest })),
+        );
+      return repairer;
+    },
+    /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
+    recovery: ({ options: { provider, systemMessages, toolsInRequest } }: Repairer) => ({
+      ...options,
+      provider,
+      systemMessages,
+      toolsInRequest,
+    }),
+  };
+}

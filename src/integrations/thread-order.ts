@@ -23,8 +23,9 @@
  *   of its tasks, issued before it is stored with `durability: "async"`, name it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { nextTurn } from "../threads/concurrent";
+import { evictOldest } from "./events";
 
 /** Turns of the event loop an aborted run must stay quiet before a read goes ahead without it. */
 const QUIET_TURNS = 5;
@@ -35,191 +36,47 @@ type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_i
 /** The thread, namespace and checkpoint a saver's config names. */
 export const configurableOf = (config: RunnableConfig | undefined): Configurable =>
   (config?.configurable ?? {}) as Configurable;
+
+/** A thread and namespace, as a key. */
+export function threadKey(config: RunnableConfig | undefined): string {
+  const { thread_id, checkpoint_ns } = configurableOf(config);
+  return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
+}
+
+/** A checkpoint of a thread (the one the config names, or `id`), as a key. */
+export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
+  `${threadKey(config)}\u0000${String(id)}`;
+
 const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
   typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;
 
-/** Operations of one run on one thread that have not settled yet. */
-interface RunOps {
-  inFlight: number;
-}
-
-/** A thread's runs with operations under way, or aborted and not yet seen quiet; and who waits for them to settle. */
-interface ThreadRuns {
-  runs: Map<AbortSignal, RunOps>;
-  waiters: (() => void)[];
-}
-
 const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
-const LOW_BITS = 62n; // clock sequence (14 bits) and node (48 bits): below the timestamp, above nothing
 const NODE_BITS = 48n;
 
 /**
  * An id that sorts right after `parent` and before any uuid6 with a later timestamp: the parent's timestamp,
- * its low 62 bits plus a random step. Undefined when `parent` is no uuid or the step would carry over.
+ * its low 62 bits (clock sequence and node) plus a random step. Undefined when `parent` is no uuid or the step
+ * would carry over.
  */
 export function idRightAfter(parent: string): string | undefined {
   const match = UUID.exec(parent);
   if (!match) return undefined;
   const variantAndSeq = BigInt(`0x${match[2]}`);
-  const low = ((variantAndSeq & 0x3fffn) << NODE_BITS) | BigInt(`0x${match[3]}`);
-  const next = low + 1n + BigInt(Math.floor(Math.random() * 2 ** 32));
-  if (next >= 1n << LOW_BITS) return undefined;
+  const next =
+    (((variantAndSeq & 0x3fffn) << NODE_BITS) | BigInt(`0x${match[3]}`)) +
+    1n +
+    BigInt(Math.floor(Math.random() * 2 ** 32));
+  if (next >= 1n << 62n) return undefined;
   const seq = ((variantAndSeq & 0xc000n) | (next >> NODE_BITS)).toString(16).padStart(4, "0");
-  const node = (next & ((1n << NODE_BITS) - 1n)).toString(16).padStart(12, "0");
-  return `${match[1].toLowerCase()}-${seq}-${node}`;
+  return `${match[1].toLowerCase()}-${seq}-${(next & ((1n << NODE_BITS) - 1n)).toString(16).padStart(12, "0")}`;
 }
 
-/** 100-ns intervals from the uuid epoch (1582-10-15) to the Unix epoch. */
-const UUID_EPOCH_OFFSET = 0x01b21dd213814000n;
-
-/** When a uuid6 was made, in Unix milliseconds; undefined for an id that is not a uuid6. */
+/** When a uuid6 was made, in Unix milliseconds (100-ns intervals from 1582-10-15); undefined for another id. */
 function createdAt(id: string): number | undefined {
   if (!UUID.test(id) || id[14] !== "6") return undefined;
   const hex = id.replace(/-/g, "");
   const intervals = (BigInt(`0x${hex.slice(0, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
-  return Number((intervals - UUID_EPOCH_OFFSET) / 10_000n);
-}
-
-/** An id before every uuid6 a saver holds (timestamp zero), random in its low bits. */
-function idBeforeAll(): string {
-  return idRightAfter("00000000-0000-6000-8000-000000000000")!;
-}
-
-export class ThreadOrder {
-  private readonly threads = new Map<string, ThreadRuns>();
-  /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
-  private readonly abortedAt = new WeakMap<AbortSignal, number>();
-  /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
-  private readonly moved = new Map<string, string>();
-
-  /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
-    const signal = signalOf(config);
-    if (!signal) return op();
-    if (!this.abortedAt.has(signal)) {
-      this.abortedAt.set(signal, signal.aborted ? 0 : Infinity);
-      if (!signal.aborted)
-        signal.addEventListener("abort", () => this.abortedAt.set(signal, Date.now()), { once: true });
-    }
-    const thread = String(configurableOf(config).thread_id);
-    let entry = this.threads.get(thread);
-    if (!entry) {
-      if (this.threads.size >= MAX_TRACKED) this.forgetOneQuietThread();
-      this.threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
-    }
-    let run = entry.runs.get(signal);
-    if (!run) entry.runs.set(signal, (run = { inFlight: 0 }));
-    run.inFlight++;
-    const settle = () => {
-      run.inFlight--;
-      // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
-      if (run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
-      if (entry.runs.size === 0 && entry.waiters.length === 0) this.threads.delete(thread);
-      for (const wake of entry.waiters.splice(0)) wake();
-    };
-    let settling: Promise<T>;
-    try {
-      settling = op();
-    } catch (error) {
-      settle();
-      throw error;
-    }
-    return settling.finally(settle);
-  }
-
-  /**
-   * Resolves once no other aborted run of the thread has anything under way and it has stayed quiet for
-   * {@link QUIET_TURNS} turns of the event loop. Only a read of the head by a live run waits (an addressed read
-   * is history). Undefined (no await at all) when there is nothing to wait for.
-   */
-  settled(config: RunnableConfig | undefined): Promise<void> | undefined {
-    const { thread_id, checkpoint_id } = configurableOf(config);
-    if (checkpoint_id !== undefined || this.threads.size === 0) return undefined;
-    const entry = this.threads.get(String(thread_id));
-    const mine = signalOf(config);
-    // Only a live run's reads wait. An aborted run's are stale anyway (and two of them would wait for each
-    // other); a read outside any run (getState, or an onRepair handler during an aborted run's put) never waits.
-    if (!mine || mine.aborted) return undefined;
-    const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
-    if (!entry || others().length === 0) return undefined;
-    return (async () => {
-      for (let quiet = 0; ; ) {
-        const aborted = others();
-        if (aborted.length === 0) return;
-        if (aborted.some(([, run]) => run.inFlight > 0)) {
-          quiet = 0;
-          await new Promise<void>((resolve) => entry.waiters.push(resolve));
-          continue;
-        }
-        if (++quiet > QUIET_TURNS) {
-          for (const [signal] of aborted) entry.runs.delete(signal);
-          if (entry.runs.size === 0 && entry.waiters.length === 0) this.threads.delete(String(thread_id));
-          return;
-        }
-        await nextTurn();
-      }
-    })();
-  }
-
-  /**
-   * The put as it is stored: a checkpoint an aborted run created after its abort gets an id right after its
-   * parent's (see the module comment), and a parent stored under another id is named by it. The same arguments
-   * otherwise.
-   */
-  ordered(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-  ): [RunnableConfig, Checkpoint, CheckpointMetadata] {
-    const ordered = this.moved.size > 0 ? this.renamed(config, metadata) : ([config, metadata] as const);
-    const signal = signalOf(config);
-    const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
-    if (created === undefined || created < (this.abortedAt.get(signal!) ?? 0))
-      return [ordered[0], checkpoint, ordered[1]];
-    const parent = configurableOf(ordered[0]).checkpoint_id;
-    const id = typeof parent === "string" ? idRightAfter(parent) : idBeforeAll();
-    if (id === undefined) return [ordered[0], checkpoint, ordered[1]];
-    if (this.moved.size >= MAX_TRACKED) this.moved.delete(this.moved.keys().next().value!);
-    this.moved.set(this.movedKey(config, checkpoint.id), id);
-    return [ordered[0], { ...checkpoint, id }, ordered[1]];
-  }
-
-  /** The config of a write that names a checkpoint stored under another id, naming that id. */
-  addressed(config: RunnableConfig): RunnableConfig {
-    return this.moved.size > 0 ? this.renamed(config)[0] : config;
-  }
-
-  /** Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for). */
-  private forgetOneQuietThread(): void {
-    for (const [thread, entry] of this.threads) {
-      if (entry.waiters.length === 0 && [...entry.runs.values()].every((run) => run.inFlight === 0)) {
-        this.threads.delete(thread);
-        return;
-      }
-    }
-  }
-
-  private movedKey(config: RunnableConfig, id: string): string {
-    const { thread_id, checkpoint_ns } = configurableOf(config);
-    return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}\u0000${id}`;
-  }
-
-  private renamed<M extends CheckpointMetadata | undefined>(config: RunnableConfig, metadata?: M): [RunnableConfig, M] {
-    const { checkpoint_id } = configurableOf(config);
-    const id = typeof checkpoint_id === "string" ? this.moved.get(this.movedKey(config, checkpoint_id)) : undefined;
-    const out = id === undefined ? config : { ...config, configurable: { ...config.configurable, checkpoint_id: id } };
-    // A subgraph's checkpoint names its parent graph's checkpoints (namespace to id).
-    const parents = metadata?.parents;
-    if (!parents) return [out, metadata as M];
-    let changed: Record<string, string> | undefined;
-    for (const [ns, parentId] of Object.entries(parents)) {
-      const moved = this.moved.get(
-        this.movedKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, parentId),
-      );
-      if (moved !== undefined) (changed ??= { ...parents })[ns] = moved;
-    }
-    return [out, (changed ? { ...metadata, parents: changed } : metadata) as M];
-  }
+  return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
@@ -229,25 +86,125 @@ type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
  */
 export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" | "get" | "put">): Saver {
-  const order = new ThreadOrder();
+  /**
+   * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; and who waits
+   * for them to settle.
+   */
+  const threads = new Map<string, { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[] }>();
+  /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
+  const abortedAt = new WeakMap<AbortSignal, number>();
+  /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
+  const moved = new Map<string, string>();
+
+  /** `op` counted as under way for the run of `config` on its thread, until it settles. */
+  function track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
+    const signal = signalOf(config);
+    if (!signal) return op();
+    if (!abortedAt.has(signal)) {
+      abortedAt.set(signal, signal.aborted ? 0 : Infinity);
+      if (!signal.aborted) signal.addEventListener("abort", () => abortedAt.set(signal, Date.now()), { once: true });
+    }
+    const thread = String(configurableOf(config).thread_id);
+    let entry = threads.get(thread);
+    if (!entry) {
+      // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
+      if (threads.size >= MAX_TRACKED)
+        for (const [key, { runs, waiters }] of threads)
+          if (waiters.length === 0 && [...runs.values()].every((run) => run.inFlight === 0)) {
+            threads.delete(key);
+            break;
+          }
+      threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
+    }
+    let run = entry.runs.get(signal);
+    if (!run) entry.runs.set(signal, (run = { inFlight: 0 }));
+    run.inFlight++;
+    const settle = () => {
+      run.inFlight--;
+      // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
+      if (run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
+      if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(thread);
+      for (const wake of entry.waiters.splice(0)) wake();
+    };
+    try {
+      return op().finally(settle);
+    } catch (error) {
+      settle();
+      throw error;
+    }
+  }
+
+  /**
+   * A read, counted as under way for its run; a read of the head by a live run first waits until no other aborted
+   * run of the thread has anything under way and it has stayed quiet for {@link QUIET_TURNS} turns of the event
+   * loop (an addressed read is history; an aborted run's reads are stale anyway, and two of them would wait for
+   * each other; a read outside any run, getState or an onRepair handler during an aborted run's put, never
+   * waits). No await at all when there is nothing to wait for.
+   */
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
     (config: RunnableConfig): Promise<T> => {
-      const waiting = order.settled(config);
-      return waiting
-        ? waiting.then(() => order.track(config, () => method(config)))
-        : order.track(config, () => method(config));
+      const run = () => track(config, () => method(config));
+      const { thread_id, checkpoint_id } = configurableOf(config);
+      const mine = signalOf(config);
+      const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
+      const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
+      if (!entry || others().length === 0) return run();
+      return (async () => {
+        for (let quiet = 0; ; ) {
+          const aborted = others();
+          if (aborted.length === 0) return;
+          if (aborted.some(([, op]) => op.inFlight > 0)) {
+            quiet = 0;
+            await new Promise<void>((resolve) => entry.waiters.push(resolve));
+          } else if (++quiet > QUIET_TURNS) {
+            for (const [signal] of aborted) entry.runs.delete(signal);
+            if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(String(thread_id));
+            return;
+          } else await nextTurn();
+        }
+      })().then(run);
     };
+
+  /** The config of a write that names a checkpoint stored under another id, naming that id. */
+  const addressed = (config: RunnableConfig): RunnableConfig => {
+    const id = moved.size > 0 ? moved.get(checkpointKey(config)) : undefined;
+    return id === undefined ? config : { ...config, configurable: { ...config.configurable, checkpoint_id: id } };
+  };
+
   return {
     getTuple: read(outer.getTuple),
     get: read(outer.get),
+    /**
+     * The put as it is stored: a checkpoint an aborted run created after its abort gets an id right after its
+     * parent's (see the module comment), and a parent stored under another id is named by it.
+     */
     put: (config, checkpoint, metadata, newVersions) => {
-      const [c, k, m] = order.ordered(config, checkpoint, metadata);
-      return order.track(config, () => outer.put(c, k, m, newVersions));
+      // A subgraph's checkpoint names its parent graph's checkpoints (namespace to id).
+      let parents = metadata?.parents;
+      for (const [ns, id] of moved.size > 0 ? Object.entries(parents ?? {}) : []) {
+        const to = moved.get(checkpointKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, id));
+        if (to !== undefined) parents = { ...parents, [ns]: to };
+      }
+      const c = addressed(config);
+      const signal = signalOf(config);
+      const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
+      const parent = configurableOf(c).checkpoint_id;
+      // No parent: an id before every uuid6 a saver holds (timestamp zero).
+      const id =
+        created !== undefined && created >= (abortedAt.get(signal!) ?? 0)
+          ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
+          : undefined;
+      if (id !== undefined) {
+        evictOldest(moved);
+        moved.set(checkpointKey(config, checkpoint.id), id);
+      }
+      const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
+      return track(config, () => outer.put(c, id === undefined ? checkpoint : { ...checkpoint, id }, m, newVersions));
     },
     putWrites: (config, ...rest) => {
-      const addressed = order.addressed(config);
-      return order.track(config, () => inner.putWrites(addressed, ...rest));
+      const c = addressed(config);
+      return track(config, () => inner.putWrites(c, ...rest));
     },
   };
 }

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { reportRepairs, TOOL_CALL_REPAIR_EVENT } from "../../src/integrations/events";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
-import { toolCallRepair } from "../../src/integrations/setup-langchain";
-import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
+import { toolCallRepair } from "../../src/integrations/middleware";
+import { toolCallRepairKit } from "../../src/integrations/node";
 import type { ToolCallRepair } from "../../src/types";
 import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
 import {

@@ -9,7 +9,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { PLACEHOLDER_THOUGHT_SIGNATURE, GEMINI_SIGNATURES_KEY } from "../../src/messages/responses";
-import { toolCallRepair } from "../../src/integrations/setup-langchain";
+import { toolCallRepair } from "../../src/integrations/middleware";
 import { geminiModel, startGeminiStub, type RunningStub } from "../support/stubs";
 import { storedThread, threadConfig, ToolBench, until } from "./support/checkpoint-scenarios";
 

@@ -219,11 +219,8 @@ describe("toolCallRepairNode as a function", () => {
       await expect(Promise.resolve(update)).resolves.toBe(NO_UPDATE);
     }
     expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatchObject({
-      name: "ToolCallRepairInputError",
-      argument: "state.messages",
-      message: expect.stringContaining("could not be read (boom)"),
-    });
+    // A throwing getter is no realistic state: onError hears what it threw.
+    expect(errors[0]).toMatchObject({ message: "boom" });
     // Without onError it still never throws.
     await expect(Promise.resolve(toolCallRepairNode()(throwing as never))).resolves.toBe(NO_UPDATE);
   });

@@ -9,7 +9,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
-import { toolCallRepair } from "../../src/integrations/setup-langchain";
+import { toolCallRepair } from "../../src/integrations/middleware";
 import { toolCallRepairNode } from "../../src/integrations/node";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import { repairMarkerOf } from "../../src/messages/inspect";

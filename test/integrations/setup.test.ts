@@ -14,8 +14,8 @@ import { createReactAgent, ToolNode, toolsCondition } from "@langchain/langgraph
 import { createAgent } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
-import { toolCallRepair } from "../../src/integrations/setup-langchain";
-import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
+import { toolCallRepair } from "../../src/integrations/middleware";
+import { toolCallRepairKit } from "../../src/integrations/node";
 import { toolCallRepairHook } from "../../src/integrations/hook";
 import { aiWithCalls, human, toolResult } from "../support/builders";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";

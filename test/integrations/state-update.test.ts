@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages
 import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { applyMessagesUpdate, replaceAllMessages, withUniqueIds } from "../../src/integrations/state-update";
-import { errorOf as thrown, inputError, revokedArray, throwingAt } from "../support/hostile";
+import { boundaryError, errorOf as thrown, inputError, revokedArray, throwingAt } from "../support/hostile";
 
 const errorOf = (fn: () => unknown): ToolCallRepairInputError => {
   try {
@@ -76,23 +76,17 @@ describe("argument checks: an input error naming the argument (and the index), n
         ...inputError("messages", "messages[1] is a hole"),
         index: 1,
       }); // eslint-disable-line no-sparse-arrays
-      expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject({
-        ...inputError("messages", "messages[1] could not be read (IDX)"),
-        index: 1,
-      });
+      // A throwing index is no realistic input: the boundary answers for it, naming the function.
+      expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject(boundaryError(name, "IDX"));
     }
   });
 
-  it("applyMessagesUpdate: a throwing index or a revoked update names the argument and the index", () => {
-    expect(thrown(() => applyMessagesUpdate(throwingAt(list, 1), []))).toMatchObject({
-      ...inputError("current", "current[1] could not be read (IDX)"),
-      index: 1,
-    });
-    expect(thrown(() => applyMessagesUpdate(list, throwingAt(list, 0)))).toMatchObject({
-      ...inputError("update", "update[0] could not be read (IDX)"),
-      index: 0,
-    });
-    expect(thrown(() => applyMessagesUpdate(list, revokedArray() as never))).toMatchObject(inputError("update"));
+  it("applyMessagesUpdate: a throwing index or a revoked update is the boundary's input error, naming the function", () => {
+    // No realistic input: the boundary answers for it, naming the function, with the cause.
+    const fn = "applyMessagesUpdate";
+    expect(thrown(() => applyMessagesUpdate(throwingAt(list, 1), []))).toMatchObject(boundaryError(fn, "IDX"));
+    expect(thrown(() => applyMessagesUpdate(list, throwingAt(list, 0)))).toMatchObject(boundaryError(fn, "IDX"));
+    expect(thrown(() => applyMessagesUpdate(list, revokedArray() as never))).toMatchObject(boundaryError(fn));
     expect(thrown(() => applyMessagesUpdate(revokedArray(), []))).toMatchObject(inputError("current"));
   });
 });

@@ -10,8 +10,8 @@ import { toolCallRepairHook } from "../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
 import { withRequestRepair } from "../../src/integrations/model-wrapper";
 import { toolCallRepairNode } from "../../src/integrations/node";
-import { toolCallRepair } from "../../src/integrations/setup-langchain";
-import { toolCallRepairKit } from "../../src/integrations/setup-langgraph";
+import { toolCallRepair } from "../../src/integrations/middleware";
+import { toolCallRepairKit } from "../../src/integrations/node";
 import { bedrockModel } from "../support/stubs";
 
 const model = () => bedrockModel({ url: "http://127.0.0.1:9" });

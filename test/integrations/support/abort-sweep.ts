@@ -20,7 +20,7 @@ import { withToolCallRepair } from "../../../src/integrations/checkpointer";
 import { toolCallRepairHook } from "../../../src/integrations/hook";
 import { toolCallRepairMiddleware } from "../../../src/integrations/middleware";
 import { toolCallRepairNode } from "../../../src/integrations/node";
-import { toolCallRepairKit } from "../../../src/integrations/setup-langgraph";
+import { toolCallRepairKit } from "../../../src/integrations/node";
 import { isSyntheticResult } from "../../../src/messages/inspect";
 import type { RepairOptions, ToolCallRepair } from "../../../src/types";
 import { createPostgresSaver } from "../../support/services";
