@@ -29,8 +29,12 @@ export interface RejectionDiagnosis {
 
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
 export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
-  const value = isDict(error) ? error[REJECTION_DIAGNOSIS_KEY] : undefined;
-  return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
+  try {
+    const value = isDict(error) ? error[REJECTION_DIAGNOSIS_KEY] : undefined;
+    return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
+  } catch {
+    return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
+  }
 }
 
 export type RecoveryStep =
