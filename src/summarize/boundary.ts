@@ -97,26 +97,25 @@ function contentLength(content: unknown, room: number): number {
   return length;
 }
 
-/** The smallest cut in `[low, n]` whose kept part fits; `fits` must be monotone (true from some cut on). */
-function smallestFittingCut(low: number, n: number, fits: (cut: number) => boolean): number {
-  let high = n;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (fits(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
-}
-
-/** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
-export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>) {
-  let high = n;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (await fits(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
+/**
+ * The smallest cut in `[low, high]` whose kept part fits; `fits` must be monotone (true from some cut on). A
+ * binary search, synchronous for a synchronous test, a Promise for an async one.
+ */
+export function smallestFittingCut<R extends boolean | Promise<boolean>>(
+  low: number,
+  high: number,
+  fits: (cut: number) => R,
+): R extends boolean ? number : Promise<number>;
+export function smallestFittingCut(
+  low: number,
+  high: number,
+  fits: (cut: number) => boolean | Promise<boolean>,
+): unknown {
+  if (low >= high) return low;
+  const mid = (low + high) >> 1;
+  const next = (ok: unknown) => (ok ? smallestFittingCut(low, mid, fits) : smallestFittingCut(mid + 1, high, fits));
+  const ok = fits(mid);
+  return ok instanceof Promise ? ok.then(next) : next(ok);
 }
 
 /**

@@ -18,7 +18,7 @@ import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { type OptionKind, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { pairToolCalls, smallestFittingCutAsync } from "./boundary";
+import { pairToolCalls, smallestFittingCut } from "./boundary";
 import { asyncCounter, readMessageList } from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
@@ -114,7 +114,7 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
   const n = messages.length;
   const fits = async (cut: number) => (await trim.count(messages.slice(0, n - cut))) <= trim.maxTokens;
-  const fitting = n - (await smallestFittingCutAsync(0, n, fits));
+  const fitting = n - (await smallestFittingCut(0, n, fits));
   const input = messages.slice(0, fitting + 1);
   // core shortens the message after the prefix in place: hand it a copy, never the caller's own.
   if (trim.allowPartial && fitting < n) input[fitting] = rebuildMessage(messages[fitting], {});
@@ -133,7 +133,7 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
   const fits = async (cut: number) =>
     (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
-  const from = Math.max(head, (await smallestFittingCutAsync(head, end, fits)) - 1); // one more: allowPartial's
+  const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
     (m): m is BaseMessage => m !== undefined,
