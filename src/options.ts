@@ -20,7 +20,7 @@ export interface OptionKind {
   expected: string;
 }
 
-const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
+export const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
 
 /** The shared pieces every surface declares its options with. */
 export const option = {

@@ -16,7 +16,7 @@ import { trimMessages, type BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
-import { type OptionKind, option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { isDict } from "../values";
 import { pairToolCalls, smallestFittingCut } from "./boundary";
 import { asyncCounter, readMessageList } from "./input";
@@ -56,27 +56,22 @@ export const trimMessagesSafely = boundary(
 /** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
 type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
 
-const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
+const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
 
 /** A message type string, or the type of a message class. */
 const typeOf = (t: unknown): unknown =>
   typeof t === "function"
     ? (new (t as new (fields: object) => Partial<BaseMessage>)({}) as Partial<BaseMessage>).getType?.()
-    : MESSAGE_TYPES.has(t as string)
-      ? t
-      : undefined;
+    : MESSAGE_TYPES.includes(t as string) && t;
 
 /** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
 const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat().map(typeOf) as string[]));
 
-const TYPES: OptionKind = {
-  expected: `message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
-  accepts: (types) => [types].flat().every((t) => typeof typeOf(t) === "string"),
-};
-const either = (expected: string, method: string): OptionKind => ({
-  expected,
-  accepts: (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"),
-});
+const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")}) or message classes`, (types) =>
+  [types].flat().every((t) => typeof typeOf(t) === "string"),
+);
+const either = (expected: string, method: string) =>
+  kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
 const TRIM = {
   maxTokens: option.count,
   tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
@@ -92,20 +87,19 @@ function readTrimOptions(options: unknown, fn: string): Trim {
   if (options === null || options === undefined)
     throw expectedInput(fn, "options", "trimMessages' options (maxTokens and tokenCounter at least)", options);
   const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
+  const { strategy = "last", startOn, endOn, tokenCounter: counter } = read;
   for (const key of ["maxTokens", "tokenCounter"] as const)
     if (read[key] === undefined)
       throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-  const { strategy = "last", startOn, endOn, includeSystem } = read;
-  if (strategy === "first" && (startOn || includeSystem)) {
-    const key = startOn ? "startOn" : "includeSystem";
+  const key = startOn ? "startOn" : "includeSystem";
+  if (strategy === "first" && read[key])
     throw new ToolCallRepairInputError(`${fn}: options.${key} applies to strategy "last" only`, {
       argument: `options.${key}`,
     });
-  }
-  const counter = read.tokenCounter as { getNumTokens(content: unknown): Promise<number> };
   // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
+  const { getNumTokens } = counter as { getNumTokens(content: unknown): Promise<number> };
   const sum = async (messages: BaseMessage[]) =>
-    (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0);
+    (await Promise.all(messages.map((m) => getNumTokens.call(counter, m.content)))).reduce((a, b) => a + b, 0);
   const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
   return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
 }
