@@ -233,18 +233,15 @@ function answerNamedCalls(
     // One per id; a server tool use answered inline is none to answer.
     const inline = isAssistant(m) ? serverToolResultIds(m) : undefined;
     const calls = inline
-      ? (distinctCalls(
+      ? distinctCalls(
           m,
-          (ref) =>
-            ref.id !== undefined &&
-            ids.has(ref.id) &&
-            !(ref.location === "content.server_tool_use" && inline.has(ref.id)),
-        ) as { id: string; name?: string }[])
+          (ref) => ids.has(ref.id!) && !(ref.location === "content.server_tool_use" && inline.has(ref.id!)),
+        )
       : [];
     const remove = options.orphanCalls === "remove" && calls.length > 0;
     const named = new Set(calls.map((call) => call.id));
     put(remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m, i);
-    for (const { id, name } of calls) {
+    for (const { id = "", name } of calls) {
       touched = true;
       const call = { index: i, toolCallId: id, ...(name ? { toolName: name } : {}) };
       if (remove) {
