@@ -159,27 +159,19 @@ export function safeWindow(
   const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
   const last = Math.max(0, Math.min(messages.length, window.end));
   const first = Math.max(0, Math.min(last, window.start));
-  // latest[j - first]: the latest result of any assistant message in [first, j).
-  const latest = new Int32Array(last - first + 1);
-  latest[0] = -1;
-  for (let i = first; i < last; i++) latest[i - first + 1] = Math.max(latest[i - first], lastResultIndexOf[i]);
+  // latest[j]: the latest result of any assistant message in [first, j).
+  const latest = new Int32Array(last + 1).fill(-1);
+  for (let i = first; i < last; i++) latest[i + 1] = Math.max(latest[i], lastResultIndexOf[i]);
   let end = last;
-  while (end > first && (latest[end - first] >= end || !isOfType(messages[end - 1], endOn))) end--;
-  // earliest[j - first]: the earliest caller of any result in [j, end) (end: none).
-  const earliest = new Float64Array(end - first + 1);
-  earliest[end - first] = Infinity;
-  for (let i = end - 1; i >= first; i--)
-    earliest[i - first] = Math.min(earliest[i - first + 1], callIndexOf[i] ?? Infinity);
+  while (end > first && (latest[end] >= end || !isOfType(messages[end - 1], endOn))) end--;
+  // earliest[j]: the earliest caller of any result in [j, end) (end: none).
+  const earliest = new Float64Array(end + 1).fill(Infinity);
+  for (let i = end - 1; i >= first; i--) earliest[i] = Math.min(earliest[i + 1], callIndexOf[i] ?? Infinity);
   let start = first;
-  while (
-    start < end &&
-    (earliest[start - first] < start || isToolResult(messages[start]) || !isOfType(messages[start], startOn))
-  )
-    start++;
+  const opens = (m: BaseMessage) => isToolResult(m) || !isOfType(m, startOn);
+  while (start < end && (earliest[start] < start || opens(messages[start]))) start++;
   return { start, end };
 }
 
 /** Whether a message is of one of `types` (no types: any message is). */
-function isOfType(message: BaseMessage, types: string[] | undefined): boolean {
-  return types === undefined || types.includes(message.getType());
-}
+const isOfType = (message: BaseMessage, types: string[] | undefined) => !types || types.includes(message.getType());
