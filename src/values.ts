@@ -92,7 +92,9 @@ export function quoteValue(value: unknown, max = 60): string {
     const entries =
       proto === Object.prototype || proto === null ? Object.entries(Object.getOwnPropertyDescriptors(value)) : [];
     const parts = entries.map(([key, { value: v, enumerable, writable }]) =>
-      enumerable && writable !== undefined && (v === null || ["undefined", "number", "boolean", "string"].includes(typeof v))
+      enumerable &&
+      writable !== undefined &&
+      (v === null || ["undefined", "number", "boolean", "string"].includes(typeof v))
         ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`
         : "",
     );
