@@ -32,20 +32,6 @@ const NEAR = 300;
 
 type Text = (typeof REJECTION_TEXTS)[number];
 
-interface Position {
-  payloadIndex: number;
-  block?: number;
-}
-
-interface Found {
-  row: Text;
-  at: number;
-  toolCallIds: string[];
-  position?: Position;
-  /** The text is about the request's definitions (tools, response format), not its history: no rejection. */
-  notHistory?: boolean;
-}
-
 // --- bounded readers ---------------------------------------------------------------------------------------
 
 /** Characters that end an id: white space and controls, `,'"` `` ` `` `()[]{}<>;\`. */
@@ -90,7 +76,7 @@ const POSITION_PATTERN =
   /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
-const positionsNear = (text: string, at: number, length: number): Position[] =>
+const positionsNear = (text: string, at: number, length: number): { payloadIndex: number; block?: number }[] =>
   [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) =>
     block === undefined ? { payloadIndex: Number(index) } : { payloadIndex: Number(index), block: Number(block) },
   );
@@ -161,7 +147,7 @@ const DEFINITION_PARAMS = new Set(
 const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
 
 /** The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`). */
-function matchText(text: string): Found | undefined {
+function matchText(text: string) {
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
     for (const anchor of row.anchors) {
@@ -177,7 +163,8 @@ function matchText(text: string): Found | undefined {
               ? []
               : readQuoted(text, open + row.pathAfter.length, "'", 200);
         // No other row may claim an error about a definition.
-        if (path !== undefined && namesDefinition(path)) return { row, at, toolCallIds: [], notHistory: true };
+        if (path !== undefined && namesDefinition(path))
+          return { row, at, toolCallIds: [], notHistory: true, position: undefined };
         if (path === undefined || !row.path.test(path)) continue;
       }
       const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
@@ -223,7 +210,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   const seen = new Set<unknown>();
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
-  let found: Found | undefined;
+  let found: ReturnType<typeof matchText>;
   let foundIn = "";
   // The cause chain, at most 8 deep.
   for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null && !seen.has(node); depth++) {
