@@ -20,16 +20,24 @@ export class ToolCallRepairInputError extends TypeError {
 
   /** The message at `index` cannot be read as a message. */
   static atMessage(index: number, detail: string, cause?: unknown): ToolCallRepairInputError {
+    const fn = "ToolCallRepairInputError.atMessage";
+    if (!Number.isSafeInteger(index) || index < 0)
+      throw expectedInput(fn, "index", "a message's index (a non-negative integer)", index);
+    if (typeof detail !== "string") throw expectedInput(fn, "detail", "a string", detail);
     return new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
   }
 
-  /** True for this error, also when it comes from another copy of the package. */
+  /** True for this error, also when it comes from another copy of the package (any value in: never throws). */
   static isInstance(error: unknown): error is ToolCallRepairInputError {
-    return (
-      error instanceof Error &&
-      error.name === "ToolCallRepairInputError" &&
-      typeof (error as { argument?: unknown }).argument === "string"
-    );
+    try {
+      return (
+        error instanceof Error &&
+        error.name === "ToolCallRepairInputError" &&
+        typeof Object(error).argument === "string"
+      );
+    } catch {
+      return false; // a proxy that refuses to be read is not this error
+    }
   }
 }
 
