@@ -33,7 +33,7 @@ export class ToolCallRepairInputError extends TypeError {
       return (
         error instanceof Error &&
         error.name === "ToolCallRepairInputError" &&
-        typeof (error as { argument?: unknown }).argument === "string"
+        typeof Object(error).argument === "string"
       );
     } catch {
       return false; // a proxy that refuses to be read is not this error
@@ -41,15 +41,9 @@ export class ToolCallRepairInputError extends TypeError {
   }
 }
 
-/** The text of an unknown thrown value, for wrapping it (never throws itself). */
-export function errorText(error: unknown): string {
-  try {
-    if (error instanceof Error) return error.message;
-    return typeof error === "string" ? error : typeof error;
-  } catch {
-    return "an unreadable error";
-  }
-}
+/** The text of an unknown thrown value, for wrapping it. */
+export const errorText = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : typeof error;
 
 /**
  * The one boundary of a public entry: `body` runs as it is, and anything that escapes it (or rejects the promise
@@ -71,10 +65,9 @@ export function boundary<F extends (...args: never[]) => unknown>(fn: string, bo
     } finally {
       depth--;
     }
-    if (!(result instanceof Promise)) return result;
-    return result.catch((error: unknown) => {
-      throw inputErrorOf(fn, error, "arguments");
-    });
+    return result instanceof Promise
+      ? result.catch((error) => Promise.reject(inputErrorOf(fn, error, "arguments")))
+      : result;
   };
   Object.defineProperty(entry, "name", { value: body.name || fn });
   return entry as unknown as F;
@@ -127,37 +120,19 @@ export function readingInput<T>(fn: () => T, what: string, argument = "messages"
   }
 }
 
-/**
- * A short rendering of a caller's value for an error message (strings quoted and cut, other values described,
- * never their content), never throwing: a revoked proxy or an object whose keys cannot be listed is
- * "an unreadable object".
- */
-export function describeInput(value: unknown): string {
-  try {
-    return quoteValue(value);
-  } catch {
-    return "an unreadable object";
-  }
-}
+/** A short rendering of a caller's value for an error message (see `quoteValue`). */
+export const describeInput = quoteValue;
 
 /** The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`. */
-export function expectedInput(
-  fn: string,
-  argument: string,
-  expected: string,
-  value: unknown,
-): ToolCallRepairInputError {
-  return new ToolCallRepairInputError(`${fn}: ${argument} is ${describeInput(value)}; expected ${expected}`, {
-    argument,
-  });
-}
+export const expectedInput = (fn: string, argument: string, expected: string, value: unknown) =>
+  new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}; expected ${expected}`, { argument });
 
-/** Whether `value` is an array; `revoked` answers for a revoked proxy (`Array.isArray` throws on it). */
-function isArrayOr(value: unknown, revoked: boolean): boolean {
+/** `Array.isArray`, undefined for a revoked proxy (nothing can be read from it). */
+function isArray(value: unknown): boolean | undefined {
   try {
     return Array.isArray(value);
   } catch {
-    return revoked;
+    return undefined;
   }
 }
 
@@ -168,7 +143,7 @@ export function assertArray(
   argument = "messages",
   items = "messages",
 ): asserts value is readonly unknown[] {
-  if (!isArrayOr(value, false)) throw expectedInput(what, argument, `an array of ${items}`, value);
+  if (!isArray(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
 }
 
 /** `value` is a string, or a {@link ToolCallRepairInputError} naming the function and the argument. */
@@ -176,47 +151,33 @@ export function assertString(value: unknown, what: string, argument: string): as
   if (typeof value !== "string") throw expectedInput(what, argument, "a string", value);
 }
 
-/**
- * An options argument as a record: undefined and null are `{}`; anything else that is not a plain object (an
- * array, a string, a revoked proxy) is a {@link ToolCallRepairInputError} naming `argument`.
- */
+/** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
 export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
   if (value === undefined || value === null) return {};
-  // A revoked proxy counts as an array: nothing can be read from it.
-  if (typeof value !== "object" || isArrayOr(value, true)) throw expectedInput(what, argument, "an object", value);
+  if (typeof value !== "object" || isArray(value) !== false) throw expectedInput(what, argument, "an object", value);
   return value as Record<string, unknown>;
 }
 
-/**
- * The own value of `key` in `record`, read under the input guard: a throwing getter becomes a
- * {@link ToolCallRepairInputError} naming `argument.key`. An inherited value never answers for an option.
- */
-export function ownInput(record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown {
-  return readingInput(() => (Object.hasOwn(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
-}
+/** The own value of `key` in `record` (never an inherited one); a throwing getter names `argument.key`. */
+export const ownInput = (record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown =>
+  readingInput(() => (Object.hasOwn(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
 
-/**
- * `value` is an object whose `methods` are all functions (a saver, a model, a store), read under the input
- * guard: anything else, a getter that throws or a revoked proxy, is a {@link ToolCallRepairInputError} naming
- * the function and the argument, with what is accepted (`expected`).
- */
+/** `value` is an object whose `methods` are all functions (a saver, a model, a store), else an error saying `expected`. */
 export function assertMethods(
   value: unknown,
   what: string,
   argument: string,
   expected: string,
   methods: readonly string[],
-): void {
+) {
   if ((typeof value !== "object" && typeof value !== "function") || value === null)
     throw expectedInput(what, argument, expected, value);
-  const missing = readingInput(
-    () => methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function"),
-    what,
-    argument,
-  );
+  const missing = methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function");
   if (missing !== undefined)
     throw new ToolCallRepairInputError(
-      `${what}: ${argument} is ${describeInput(value)} without a ${missing} method; expected ${expected}`,
-      { argument },
+      `${what}: ${argument} is ${quoteValue(value)} without a ${missing} method; expected ${expected}`,
+      {
+        argument,
+      },
     );
 }

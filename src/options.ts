@@ -20,7 +20,7 @@ export interface OptionKind {
   expected: string;
 }
 
-const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
+export const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
 
 /** The shared pieces every surface declares its options with. */
 export const option = {
@@ -70,12 +70,11 @@ export function readOptions<T extends object>(
     );
   }
   const out: Record<string, unknown> = {};
-  for (const key of others ? keys : known) {
-    const value = Object.hasOwn(record, key) ? record[key] : undefined;
-    if (value === undefined) continue;
-    const expected = Object.hasOwn(table, key) ? table[key] : undefined;
-    if (expected && !expected.accepts(value)) throw expectedInput(fn, `${argument}.${key}`, expected.expected, value);
-    out[key] = value;
+  for (const key of keys) {
+    const [value, kind] = [record[key], Object.hasOwn(table, key) ? table[key] : undefined];
+    if (value !== undefined && kind?.accepts(value) === false)
+      throw expectedInput(fn, `${argument}.${key}`, kind.expected, value);
+    if (value !== undefined) out[key] = value;
   }
   return out as T;
 }

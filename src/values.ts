@@ -66,12 +66,11 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
 
 /** A short description of a value for an error message (never its content, which may be large or private). */
 export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value === null || value === undefined) return String(value);
   if (typeof value !== "object")
     return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
   try {
+    if (Array.isArray(value)) return `an array of ${value.length}`;
     const keys = Object.keys(value).slice(0, 6);
     return keys.length === 0 ? "an empty object" : `an object with keys {${keys.join(", ")}}`;
   } catch {
@@ -80,39 +79,31 @@ export function describeValue(value: unknown): string {
 }
 
 /**
- * A short, safe rendering of a value for a message: strings quoted and cut, a small plain object of such values
- * shown as written (`{index: 3, count: 2}`: its keys alone would hide what is wrong), everything else described.
+ * A short, safe rendering of a value for a message (never throws): strings quoted and cut, a small plain object of
+ * at most 6 own data properties holding numbers, booleans, null, undefined or strings shown as written
+ * (`{index: 3, count: 2}`: its keys alone would hide what is wrong) when that fits in `max`, everything else
+ * described. Reads no getter.
  */
 export function quoteValue(value: unknown, max = 60): string {
   if (typeof value === "string") return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return (typeof value === "object" && value !== null && smallObjectText(value, max)) || describeValue(value);
-}
-
-/**
- * `{key: value, ...}` for a plain object of at most 6 own data properties holding numbers, booleans, null,
- * undefined or strings, when that fits in `max` characters; undefined otherwise. Reads no getter (a proxy or
- * a throwing getter is not shown: described instead).
- */
-function smallObjectText(value: object, max: number): string | undefined {
   try {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return undefined;
-    const entries = Object.entries(Object.getOwnPropertyDescriptors(value));
-    if (entries.length === 0 || entries.length > 6) return undefined;
-    const parts: string[] = [];
-    for (const [key, property] of entries) {
-      if (!("value" in property) || !property.enumerable) return undefined;
-      const v: unknown = property.value;
-      if (!(v === null || v === undefined || ["number", "boolean", "string"].includes(typeof v))) return undefined;
-      const name = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-      parts.push(`${name}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
-    }
+    const proto = isDict(value) && Object.getPrototypeOf(value);
+    const entries =
+      proto === Object.prototype || proto === null ? Object.entries(Object.getOwnPropertyDescriptors(value)) : [];
+    const parts = entries.map(([key, { value: v, enumerable, writable }]) =>
+      enumerable &&
+      writable !== undefined &&
+      (v === null || ["undefined", "number", "boolean", "string"].includes(typeof v))
+        ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`
+        : "",
+    );
     const text = `{${parts.join(", ")}}`;
-    return text.length <= max ? text : undefined;
+    if (parts.length > 0 && parts.length <= 6 && !parts.includes("") && text.length <= max) return text;
   } catch {
-    return undefined;
+    // a proxy that refuses to be read is described instead
   }
+  return describeValue(value);
 }
 
 /** The name in `names` closest to `name` by edit distance, when it is close enough to be a typo of it. */

@@ -24,56 +24,32 @@ export interface ParseToolPairingErrorOptions {
   provider?: Provider;
 }
 
-/** Longest text kept in `ProviderRejection.text`. */
-const MAX_KEPT_TEXT = 4096;
-/** Longest quoted text read as an id or a path (a bound on how far a closing quote is looked for). */
+/** Longest quoted text read as an id (a bound on how far a closing quote is looked for); most ids read from one list. */
 const MAX_QUOTED = 256;
-/** Most ids read from one list. */
 const MAX_IDS = 1000;
-/** How far from an anchor a position (`messages.2`, `input[95]`) is looked for. */
-const POSITION_BEFORE = 96;
-const POSITION_AFTER = 256;
 /** How far from an anchor a marker it needs (`Ids:`, `Value at '`) is looked for. */
 const NEAR = 300;
-/** How deep a `cause` chain is followed. */
-const MAX_CAUSE_DEPTH = 8;
 
 type Text = (typeof REJECTION_TEXTS)[number];
-
-interface Found {
-  row: Text;
-  at: number;
-  toolCallIds: string[];
-  position?: Position;
-  /** The text is about the request's definitions (tools, response format), not its history: no rejection. */
-  notHistory?: boolean;
-}
-
-interface Position {
-  payloadIndex: number;
-  block?: number;
-}
 
 // --- bounded readers ---------------------------------------------------------------------------------------
 
 /** Characters that end an id: white space and controls, `,'"` `` ` `` `()[]{}<>;\`. */
 const NOT_ID = new Set([..."'\",`()[]{}<>;\\"].map((c) => c.charCodeAt(0)));
-const isIdChar = (code: number): boolean => code > 32 && !NOT_ID.has(code);
 
 function skipSpaces(text: string, at: number): number {
-  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9)) at++;
+  while (text[at] === " " || text[at] === "\t") at++;
   return at;
 }
 
-/** One id at `at` (after spaces): a run of id characters, a sentence's final dot removed. */
+/** One id at `at` (after spaces): a run of id characters (read whole: a cut id never matches), a final dot removed. */
 function readId(text: string, at: number): { id: string; end: number } | undefined {
   const start = skipSpaces(text, at);
   let end = start;
-  // Read whole, whatever its length (one pass; a cut id would never match its call).
-  while (end < text.length && isIdChar(text.charCodeAt(end))) end++;
-  let id = text.slice(start, end);
-  while (id.endsWith(".") || id.endsWith(":")) id = id.slice(0, -1);
-  return id === "" ? undefined : { id, end };
+  for (let c = text.charCodeAt(end); c > 32 && !NOT_ID.has(c); c = text.charCodeAt(++end));
+  let last = end;
+  while (last > start && (text[last - 1] === "." || text[last - 1] === ":")) last--;
+  return last === start ? undefined : { id: text.slice(start, last), end };
 }
 
 /** A list `a, b, c` at `at`; none when a position stands there (Qwen: `... response messages: message[532].role`). */
@@ -81,38 +57,29 @@ function readIdList(text: string, at: number): string[] {
   const ids: string[] = [];
   let pos = skipSpaces(text, at);
   if (/^messages?\[/.test(text.slice(pos, pos + 9))) return ids;
-  while (ids.length < MAX_IDS) {
-    const next = readId(text, pos);
-    if (!next) break;
+  // Ids may end with a dot only at the end of the list: a dot followed by text ends it.
+  for (let next = readId(text, pos); next && ids.length < MAX_IDS; next = readId(text, pos + 1)) {
     ids.push(next.id);
     pos = next.end;
-    // Ids may end with a dot only at the end of the list: a dot followed by text ends it.
-    if (text.charCodeAt(pos) !== 44) break;
-    pos++;
+    if (text[pos] !== ",") break;
   }
   return ids;
 }
 
 /** The text between `at` and the next `quote`, when it is short enough to be an id or a path. */
-function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string | undefined {
+function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string[] {
   const end = text.indexOf(quote, at);
-  return end === -1 || end - at > max ? undefined : text.slice(at, end);
+  return end === -1 || end - at > max ? [] : [text.slice(at, end)];
 }
 
 const POSITION_PATTERN =
   /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
-function positionsNear(text: string, at: number, length: number): Position[] {
-  const window = text.slice(Math.max(0, at - POSITION_BEFORE), at + length + POSITION_AFTER);
-  return [...window.matchAll(POSITION_PATTERN)].map((match) =>
-    match[2] === undefined
-      ? { payloadIndex: Number(match[1]) }
-      : { payloadIndex: Number(match[1]), block: Number(match[2]) },
+const positionsNear = (text: string, at: number, length: number): { payloadIndex: number; block?: number }[] =>
+  [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) =>
+    block === undefined ? { payloadIndex: Number(index) } : { payloadIndex: Number(index), block: Number(block) },
   );
-}
-
-const positionIn = (text = ""): Position | undefined => positionsNear(text, 0, 0)[0];
 
 /**
  * Ids of the top-level objects of a list like `[{'name': 'f', 'args': {'id': 3}, 'id': 'call_a'}, ...]` (JSON
@@ -123,34 +90,27 @@ function listedCallIds(text: string, at: number): string[] {
   const ids: string[] = [];
   const limit = Math.min(text.length, at + 256 * 1024);
   let depth = 1;
-  let lastKey: string | undefined;
-  let expectValue = false;
+  let key: string | undefined;
+  let value = false;
   for (let pos = at; pos < limit && ids.length < MAX_IDS; pos++) {
     const c = text[pos];
     if (c === '"' || c === "'") {
       let end = pos + 1;
       while (end < limit && text[end] !== c) end += text[end] === "\\" ? 2 : 1;
-      const value = text.slice(pos + 1, end);
-      if ((depth === 2 && expectValue && lastKey === "id") || depth === 1) ids.push(value);
-      else if (depth === 2 && !expectValue) lastKey = value;
-      expectValue = false;
+      const quoted = text.slice(pos + 1, end);
+      if (depth === 1 || (depth === 2 && value && key === "id")) ids.push(quoted);
+      else if (depth === 2 && !value) key = quoted;
+      value = false;
       pos = end;
     } else if (c === "[" || c === "{") {
       depth++;
-      expectValue = false;
-    } else if (c === "]" || c === "}") {
-      if (--depth === 0) break;
-    } else if (c === ":" && depth === 2) {
-      expectValue = true;
-    } else if (c === ",") {
-      expectValue = false;
-      lastKey = undefined;
-    }
+      value = false;
+    } else if ((c === "]" || c === "}") && --depth === 0) break;
+    else if (c === ":" && depth === 2) value = true;
+    else if (c === ",") [value, key] = [false, undefined];
   }
   return ids;
 }
-
-const optional = (id: string | undefined): string[] => (id ? [id] : []);
 
 /** The ids a text names next to its anchor at `at`, read as its row says (`IdReader` in engine/profiles.ts). */
 function readIds(row: Text, text: string, at: number, anchor: string): string[] {
@@ -161,24 +121,17 @@ function readIds(row: Text, text: string, at: number, anchor: string): string[] 
     from = marker + row.idsAfter.length;
   }
   const quote = anchor[anchor.length - 1];
-  switch (row.ids) {
-    case "list":
-      return readIdList(text, from);
-    case "one":
-      return optional(readId(text, from)?.id);
-    case "quoted":
-      return optional(readQuoted(text, from, quote));
-    case "item": {
-      // The item is quoted in `Item '<id>'` before the anchor; the reasoning item it needs, if named, after it.
-      const item = text.lastIndexOf("Item '", at);
-      const before = item === -1 || at - item > MAX_QUOTED + 64 ? [] : optional(readQuoted(text, item + 6, "'"));
-      return quote === "'" ? [...before, ...optional(readQuoted(text, from, "'"))] : before;
-    }
-    case "calls":
-      return listedCallIds(text, from);
-    default:
-      return [];
+  if (row.ids === "item") {
+    // The item is quoted in `Item '<id>'` before the anchor; the reasoning item it needs, if named, after it.
+    const item = text.lastIndexOf("Item '", at);
+    const before = item === -1 || at - item > MAX_QUOTED + 64 ? [] : readQuoted(text, item + 6, "'");
+    return quote === "'" ? [...before, ...readQuoted(text, from, "'")] : before;
   }
+  if (row.ids === "list") return readIdList(text, from);
+  if (row.ids === "calls") return listedCallIds(text, from);
+  if (row.ids === "quoted") return readQuoted(text, from, quote);
+  const one = row.ids === "one" && readId(text, from)?.id;
+  return one ? [one] : [];
 }
 
 /**
@@ -186,38 +139,32 @@ function readIds(row: Text, text: string, at: number, anchor: string): string[] 
  * Bedrock's `toolConfig`): an error about one of them (`Invalid 'tools[0].function.name'`) is not fixed by any
  * change to the history, so it is no rejection, even where its wording matches one (O5's pattern sentence).
  */
-const DEFINITION_PARAMS = new Set([
-  "tools",
-  "tool_choice",
-  "functions",
-  "function_call",
-  "response_format",
-  "text",
-  "parallel_tool_calls",
-  "toolConfig",
-]);
+const DEFINITION_PARAMS = new Set(
+  "tools tool_choice functions function_call response_format text parallel_tool_calls toolConfig".split(" "),
+);
 
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
 const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
 
-/** The parameter path a text names: quoted right after its anchor, or after `pathAfter` close before it. */
-function pathOf(row: Text, text: string, at: number, anchor: string): string | undefined {
-  if (row.pathAfter === undefined) return readQuoted(text, at + anchor.length, anchor[anchor.length - 1], 200);
-  const open = text.lastIndexOf(row.pathAfter, at);
-  return open === -1 || at - open > NEAR ? undefined : readQuoted(text, open + row.pathAfter.length, "'", 200);
-}
-
 /** The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`). */
-function matchText(text: string): Found | undefined {
+function matchText(text: string) {
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
     for (const anchor of row.anchors) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
       if (row.path) {
-        const path = pathOf(row, text, at, anchor);
+        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it.
+        const open = row.pathAfter === undefined ? at : text.lastIndexOf(row.pathAfter, at);
+        const [path] =
+          row.pathAfter === undefined
+            ? readQuoted(text, at + anchor.length, anchor[anchor.length - 1], 200)
+            : open === -1 || at - open > NEAR
+              ? []
+              : readQuoted(text, open + row.pathAfter.length, "'", 200);
         // No other row may claim an error about a definition.
-        if (path !== undefined && namesDefinition(path)) return { row, at, toolCallIds: [], notHistory: true };
+        if (path !== undefined && namesDefinition(path))
+          return { row, at, toolCallIds: [], notHistory: true, position: undefined };
         if (path === undefined || !row.path.test(path)) continue;
       }
       const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
@@ -231,21 +178,8 @@ function matchText(text: string): Found | undefined {
 // --- reading errors --------------------------------------------------------------------------------------------
 
 const isObject = (v: unknown): v is Dict => typeof v === "object" && v !== null;
+const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isObject(c) ? c[key] : undefined), v);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
-const pick = (v: unknown, ...keys: string[]): unknown => {
-  let current = v;
-  for (const key of keys) current = isObject(current) ? current[key] : undefined;
-  return current;
-};
-
-const statusOf = (node: Dict): unknown =>
-  [
-    node.status,
-    node.statusCode,
-    pick(node, "$metadata", "httpStatusCode"),
-    pick(node, "response", "status"),
-    node.code,
-  ].find((value) => typeof value === "number" && value >= 100 && value < 600);
 
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict): RejectingProvider | undefined {
@@ -255,21 +189,6 @@ function shapeProvider(node: Dict): RejectingProvider | undefined {
   if (isObject(body) && "param" in body) return body.param === "input" ? "openai-responses" : "openai";
   return undefined;
 }
-
-/** The texts an error carries, most specific first (a provider's own message before an SDK's summary of it). */
-function textsOf(node: unknown): string[] {
-  if (!isObject(node)) return typeof node === "string" ? [node] : [];
-  const texts = [
-    pick(node, "error", "error", "message"),
-    pick(node, "error", "message"),
-    pick(node, "response", "data", "error", "message"),
-    node.message,
-  ].filter((text): text is string => str(text) !== undefined);
-  return [...new Set(texts)];
-}
-
-const isAbort = (node: Dict): boolean =>
-  node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR";
 
 /**
  * The rejection `error` describes, or undefined when it is not about the message history: rate limits,
@@ -291,28 +210,39 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   const seen = new Set<unknown>();
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
-  let found: Found | undefined;
+  let found: ReturnType<typeof matchText>;
   let foundIn = "";
-  let node: unknown = error;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && node !== undefined && node !== null && !seen.has(node); depth++) {
+  // The cause chain, at most 8 deep.
+  for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null && !seen.has(node); depth++) {
     seen.add(node);
     if (isObject(node)) {
-      if (isAbort(node)) return undefined;
+      if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
+      const status = [
+        node.status,
+        node.statusCode,
+        pick(node, "$metadata", "httpStatusCode"),
+        pick(node, "response", "status"),
+        node.code,
+      ].find((value) => typeof value === "number" && value >= 100 && value < 600);
       // Any other status is about a request that was fine as far as its history goes.
-      const status = statusOf(node);
       if (status !== undefined && status !== 400 && status !== 422) return undefined;
       shape ??= shapeProvider(node);
       param ??= str(node.param) ?? str(pick(node, "error", "param"));
     }
-    if (!found) {
-      for (const text of textsOf(node)) {
-        found = matchText(text);
-        if (found) {
-          foundIn = text;
-          break;
-        }
+    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
+    const texts = isObject(node)
+      ? [
+          pick(node, "error", "error", "message"),
+          pick(node, "error", "message"),
+          pick(node, "response", "data", "error", "message"),
+          node.message,
+        ]
+      : [node];
+    for (const text of found ? [] : texts)
+      if (str(text) && (found = matchText(text as string))) {
+        foundIn = text as string;
+        break;
       }
-    }
     node = isObject(node) ? node.cause : undefined;
   }
   // An error about a tool definition or another request parameter: no history change fixes it.
@@ -320,13 +250,15 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
 
   const { row } = found;
   const provider = senderOf(row, options.provider, shape);
-  const position = found.position ?? positionIn(param);
+  const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
+  // The text kept: at most 4,096 characters, around the anchor.
+  const start = Math.max(0, Math.min(found.at - 256, foundIn.length - 4096));
   const rejection: ProviderRejection = {
     provider,
     kind: row.kind,
     rule: row.rule,
     toolCallIds: found.toolCallIds,
-    text: keptText(foundIn, found.at),
+    text: foundIn.slice(start, start + 4096),
   };
   if (position === undefined) return rejection;
   rejection.payloadIndex = position.payloadIndex;
@@ -353,10 +285,4 @@ function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvi
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
   if (row.shared && called !== undefined && called !== "strict") return called;
   return fromText;
-}
-
-function keptText(text: string, at: number): string {
-  if (text.length <= MAX_KEPT_TEXT) return text;
-  const start = Math.max(0, Math.min(at - 256, text.length - MAX_KEPT_TEXT));
-  return text.slice(start, start + MAX_KEPT_TEXT);
 }

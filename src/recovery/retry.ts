@@ -8,6 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { Provider, ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { forceRepairToolCalls, repairProviderFor } from "./force-repair";
 import { parseToolPairingError } from "./parse-error";
+import { isDict } from "../values";
 
 /** Property of the original error that holds the diagnosis after a recovery gave up. */
 export const REJECTION_DIAGNOSIS_KEY = "toolCallRejection";
@@ -28,14 +29,12 @@ export interface RejectionDiagnosis {
 
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
 export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  let value: unknown;
   try {
-    value = (error as Record<string, unknown>)[REJECTION_DIAGNOSIS_KEY];
+    const value = isDict(error) ? error[REJECTION_DIAGNOSIS_KEY] : undefined;
+    return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
   } catch {
     return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
   }
-  return typeof value === "object" && value !== null ? (value as RejectionDiagnosis) : undefined;
 }
 
 export type RecoveryStep =
@@ -57,10 +56,8 @@ export interface RecoveryStepOptions extends RepairOptions {
  * yields to the one that actually rejected the request, when the error says who that was.
  */
 export function recoveryProvider(configured: Provider | undefined, rejection: ProviderRejection): Provider {
-  const provider = configured ?? "strict";
-  if (provider === "strict") return provider;
   const rejecting = repairProviderFor(rejection.provider);
-  return rejecting === "strict" ? provider : rejecting;
+  return !configured || configured === "strict" ? "strict" : rejecting === "strict" ? configured : rejecting;
 }
 
 /** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
@@ -69,19 +66,20 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
   const parsed = parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
   if (!parsed) return { action: "rethrow", error };
-  const rejection = withOwnIndex(parsed, sent?.offset ?? 0, messages.length);
-  let repaired: { messages: BaseMessage[]; repairs: ToolCallRepair[] };
+  // `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt).
+  const { messageIndex, ...rest } = parsed;
+  const own = (messageIndex ?? -1) - (sent?.offset ?? 0);
+  const rejection: ProviderRejection = own >= 0 && own < messages.length ? { ...rest, messageIndex: own } : rest;
   try {
-    repaired = forceRepairToolCalls(messages, rejection, {
+    const { messages: repaired, repairs } = forceRepairToolCalls(messages, rejection, {
       ...repairOptions,
       provider: recoveryProvider(options.provider, rejection),
     });
+    if (repairs.length > 0) return { action: "retry", rejection, messages: repaired, repairs };
+    return { action: "rethrow", error: attach(error, { rejection, repairs, retried: false }) };
   } catch {
     return { action: "rethrow", error };
   }
-  if (repaired.repairs.length === 0)
-    return { action: "rethrow", error: attach(error, { rejection, repairs: [], retried: false }) };
-  return { action: "retry", rejection, messages: repaired.messages, repairs: repaired.repairs };
 }
 
 /** The original error, with the diagnosis of the failed retry attached (`toolCallRejection`, and `cause` when free). */
@@ -90,30 +88,17 @@ export function recoveryFailed(
   step: Extract<RecoveryStep, { action: "retry" }>,
   retryError: unknown,
 ): unknown {
+  const { rejection, repairs } = step;
   const retryRejection = parseToolPairingError(retryError);
-  return attach(original, {
-    rejection: step.rejection,
-    repairs: step.repairs,
-    retried: true,
-    retryError,
-    ...(retryRejection ? { retryRejection } : {}),
-  });
-}
-
-/** `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt). */
-function withOwnIndex(rejection: ProviderRejection, offset: number, length: number): ProviderRejection {
-  if (rejection.messageIndex === undefined || offset === 0) return rejection;
-  const own = rejection.messageIndex - offset;
-  const { messageIndex: _sentIndex, ...rest } = rejection;
-  return own >= 0 && own < length ? { ...rest, messageIndex: own } : rest;
+  return attach(original, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
 }
 
 function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {
-  if (typeof error !== "object" || error === null) return error;
+  if (!isDict(error)) return error;
   const hidden = { value: diagnosis, enumerable: false, configurable: true, writable: true };
   try {
     Object.defineProperty(error, REJECTION_DIAGNOSIS_KEY, hidden);
-    if ((error as { cause?: unknown }).cause === undefined) Object.defineProperty(error, "cause", hidden);
+    if (error.cause === undefined) Object.defineProperty(error, "cause", hidden);
   } catch {
     // A frozen error is rethrown as it is.
   }

@@ -25,22 +25,13 @@ export type BoundaryOptions =
   /** Keep as many recent messages as fit in `maxTokens`, the leading system messages included. */
   | { maxTokens: number; tokenCounter: TokenCounter };
 
-/** How the messages of a history answer each other, by index. */
-export interface ToolCallPairing {
-  /** For a tool result at index i: the index of the assistant message that made its call (undefined: none before it). */
-  callIndexOf: (number | undefined)[];
-  /** For an assistant message at index i: the index of its last answered result (-1: none). */
-  lastResultIndexOf: number[];
-}
-
 /**
  * Pair every tool result with the assistant message that called it: the latest assistant message before the
  * result that carries its id in any location (`toolCallIdsOf`). Pure, O(n) in messages and calls.
  */
-export function pairToolCalls(messages: readonly BaseMessage[]): ToolCallPairing {
-  const n = messages.length;
-  const callIndexOf: (number | undefined)[] = new Array(n).fill(undefined);
-  const lastResultIndexOf: number[] = new Array(n).fill(-1);
+export function pairToolCalls(messages: readonly BaseMessage[]) {
+  const callIndexOf = messages.map((): number | undefined => undefined);
+  const lastResultIndexOf = messages.map(() => -1);
   const latestCaller = new Map<string, number>();
   messages.forEach((message, i) => {
     if (isAssistant(message)) for (const id of toolCallIdsOf(message)) latestCaller.set(id, i);
@@ -97,26 +88,20 @@ function contentLength(content: unknown, room: number): number {
   return length;
 }
 
-/** The smallest cut in `[low, n]` whose kept part fits; `fits` must be monotone (true from some cut on). */
-function smallestFittingCut(low: number, n: number, fits: (cut: number) => boolean): number {
-  let high = n;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (fits(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
-}
-
-/** {@link smallestFittingCut} with an async test (a token counter that returns a Promise). */
-export async function smallestFittingCutAsync(low: number, n: number, fits: (cut: number) => Promise<boolean>) {
-  let high = n;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (await fits(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
+/**
+ * The smallest cut in `[low, high]` whose kept part fits; `fits` must be monotone (true from some cut on). A
+ * binary search, synchronous for a synchronous test, a Promise for an async one.
+ */
+export function smallestFittingCut<R extends boolean | Promise<boolean>>(
+  low: number,
+  high: number,
+  fits: (cut: number) => R,
+): R extends boolean ? number : Promise<number> {
+  if (low >= high) return low as never;
+  const mid = (low + high) >> 1;
+  const next = (ok: boolean) => (ok ? smallestFittingCut(low, mid, fits) : smallestFittingCut(mid + 1, high, fits));
+  const ok = fits(mid);
+  return (ok instanceof Promise ? ok.then(next) : next(ok as boolean)) as never;
 }
 
 /**

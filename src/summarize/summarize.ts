@@ -11,7 +11,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionKind, type OptionTable, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCutAsync } from "./boundary";
+import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCut } from "./boundary";
 import { asyncCounter, readMessageList } from "./input";
 import { contentText, transcriptOf } from "./transcript";
 
@@ -66,8 +66,6 @@ export interface SummarizationOptions {
   acknowledgement?: string;
 }
 
-type Counter = (messages: BaseMessage[]) => Promise<number>;
-
 /** Marks the messages this module writes (same key and value as langchain's summarization middleware). */
 const SUMMARY_SOURCE = "summarization";
 export const DEFAULT_SUMMARY_PREFIX = "Summary of the conversation so far:";
@@ -92,7 +90,7 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
   model: M;
   trigger: ContextSize[];
   keep: KeepSize;
-  count: Counter;
+  count: (messages: BaseMessage[]) => Promise<number>;
   onError?: (error: unknown) => void;
   name?: string;
 };
@@ -119,21 +117,18 @@ export const SUMMARIZATION: OptionTable = {
 
 /** Names of older releases and langchain's deprecated options, by the object they were in, with the option to use. */
 const RETIRED: Record<string, Record<string, string>> = {
-  options: {
-    prompt: "summaryPrompt", // a string with {messages} where the transcript goes
-    maxTokensBeforeSummary: "trigger.tokens",
-    messagesToKeep: "keep.messages",
-  },
+  // prompt: a string with {messages} where the transcript goes
+  options: { prompt: "summaryPrompt", maxTokensBeforeSummary: "trigger.tokens", messagesToKeep: "keep.messages" },
   "options.keep": { keepLast: "keep.messages", maxTokens: "keep.tokens" },
 };
 
 /** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
 function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
-  const retired = Object.entries(RETIRED[path] ?? {}).find(([key]) => isDict(value) && Object.hasOwn(value, key));
-  if (retired !== undefined)
-    throw new ToolCallRepairInputError(`${fn}: ${path}.${retired[0]} is now options.${retired[1]} (as in langchain)`, {
-      argument: `${path}.${retired[0]}`,
-    });
+  for (const [key, now] of Object.entries(RETIRED[path] ?? {}))
+    if (isDict(value) && Object.hasOwn(value, key))
+      throw new ToolCallRepairInputError(`${fn}: ${path}.${key} is now options.${now} (as in langchain)`, {
+        argument: `${path}.${key}`,
+      });
   return readOptions<T>(value, fn, table, false, path);
 }
 
@@ -141,12 +136,15 @@ const SIZE: OptionTable = { messages: option.count, tokens: option.count, fracti
 
 /** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
 function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
-  const size = readTable<ContextSize>(value, fn, SIZE, path);
-  for (const [key, n] of Object.entries(size) as [keyof ContextSize, number][]) {
-    const expected = `a ${key === "messages" ? "whole " : ""}number ${trigger ? ">" : ">="} 0${key === "fraction" ? " and <= 1" : ""}`;
+  const size = readTable<Record<string, number>>(value, fn, SIZE, path);
+  for (const [key, n] of Object.entries(size))
     if ((trigger && n === 0) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
-      throw expectedInput(fn, `${path}.${key}`, expected, n);
-  }
+      throw expectedInput(
+        fn,
+        `${path}.${key}`,
+        `a ${key === "messages" ? "whole " : ""}number ${trigger ? ">" : ">="} 0${key === "fraction" ? " and <= 1" : ""}`,
+        n,
+      );
   const given = Object.keys(size).length;
   if (trigger ? given === 0 : given !== 1) throw expectedInput(fn, path, trigger ? TRIGGER_SHAPE : KEEP_SHAPE, value);
   return size;
@@ -164,18 +162,14 @@ export function readSummarization<M = SummarizerModel>(
   table: OptionTable = SUMMARIZATION,
 ): Summarization<M> {
   if (options === null || options === undefined) throw expectedInput(fn, "options", "an object", options);
-  const read = readTable<Omit<SummarizationOptions, "model"> & Omit<Summarization<M>, "trigger" | "keep">>(
-    options,
-    fn,
-    table,
-    "options",
-  );
-  const { model, trigger, keep, summaryPrompt, trimTokensToSummarize } = read;
+  const read = readTable<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table, "options");
+  const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
+  const list = Array.isArray(trigger);
   const conditions = [trigger]
     .flat()
-    .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
+    .map((c, i) => readSize(c, fn, list ? `options.trigger[${i}]` : "options.trigger", true));
   if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
@@ -183,7 +177,7 @@ export function readSummarization<M = SummarizerModel>(
       `${fn}: options.summaryPrompt has no {messages} placeholder; the summarizer would never see the conversation`,
       { argument: "options.summaryPrompt" },
     );
-  if (trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
+  if (read.trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
   const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");
   return { ...read, fn, trigger: conditions, keep: kept, count };
@@ -213,11 +207,7 @@ function inputLimit(model: unknown, fn: string): number {
  */
 export const summarizeHistory = boundary(
   "summarizeHistory",
-  async (
-    messages: BaseMessage[],
-    options: SummarizationOptions,
-    config?: RunnableConfig,
-  ): Promise<BaseMessage[] | undefined> => {
+  async (messages: BaseMessage[], options: SummarizationOptions, config?: RunnableConfig) => {
     const settings = readSummarization(options, "summarizeHistory");
     return summarizeRead(readMessageList(messages, settings.fn), settings, settings.model, config);
   },
@@ -230,15 +220,37 @@ export async function summarizeRead(
   model: SummarizerModel,
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
-  if (!(await fires(messages, settings, model))) return undefined;
+  const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
+  // langchain's `shouldSummarize`: any condition (OR) whose every limit (AND) the history reaches (`>=`).
+  let total: number | undefined;
+  const tokens = async () => (total ??= await count(messages));
+  let fires = false;
+  for (const { messages: atLeast = 0, tokens: least, fraction } of settings.trigger)
+    if (
+      !fires &&
+      messages.length >= atLeast &&
+      (least === undefined || (await tokens()) >= least) &&
+      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction))
+    )
+      fires = true;
+  if (!fires) return undefined;
   const systemCount = leadingSystemCount(messages);
-  const cut = safeCutFrom(messages, await keepCut(messages, settings, model, systemCount));
+  const system = messages.slice(0, systemCount);
+  // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
+  const n = messages.length;
+  const budget = "tokens" in keep ? keep.tokens : "fraction" in keep ? inputLimit(model, fn) * keep.fraction : 0;
+  const keepCut =
+    "messages" in keep
+      ? n - keep.messages
+      : Math.min(
+          await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
+          n > systemCount ? n - 1 : n,
+        );
+  const cut = safeCutFrom(messages, keepCut);
   const summarized = messages.slice(systemCount, cut);
   const kept = messages.slice(cut);
   if (summarized.every(isSummaryMessage)) return undefined;
-  const limit = settings.trimTokensToSummarize;
-  const transcript = limit ? await boundedTranscript(summarized, limit, settings.count) : transcriptOf(summarized);
-  const template = settings.summaryPrompt;
+  const transcript = limit ? await boundedTranscript(summarized, limit, count) : transcriptOf(summarized);
   // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
   const prompt = template
     ? [new HumanMessage(template.replace("{messages}", () => transcript))]
@@ -250,43 +262,14 @@ export async function summarizeRead(
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
   });
   const text = contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
-  return [...messages.slice(0, systemCount), ...buildSummaryMessages(text, kept, settings), ...kept];
-}
-
-/** langchain's `shouldSummarize`: any condition (OR) whose every limit (AND) the history reaches (`>=`). */
-async function fires(messages: BaseMessage[], settings: Summarization<unknown>, model: SummarizerModel) {
-  let total: number | undefined;
-  const tokens = async () => (total ??= await settings.count(messages));
-  for (const { messages: atLeast, tokens: limit, fraction } of settings.trigger) {
-    if (atLeast !== undefined && messages.length < atLeast) continue;
-    if (limit !== undefined && (await tokens()) < limit) continue;
-    if (fraction !== undefined && (await tokens()) < Math.floor(inputLimit(model, settings.fn) * fraction)) continue;
-    return true;
-  }
-  return false;
-}
-
-/** The cut `keep` asks for, before the safe boundary moves it. */
-async function keepCut(
-  messages: BaseMessage[],
-  { keep, count, fn }: Summarization<unknown>,
-  model: SummarizerModel,
-  systemCount: number,
-): Promise<number> {
-  const n = messages.length;
-  if ("messages" in keep) return n - keep.messages;
-  const limit = "tokens" in keep ? keep.tokens : inputLimit(model, fn) * keep.fraction;
-  const target = Math.max(1, Math.floor(limit));
-  const cut = await fittingCut(messages.slice(0, systemCount), messages, systemCount, target, count);
-  // As langchain does: the last message is always kept, even when it alone is over the budget.
-  return n > systemCount ? Math.min(cut, n - 1) : cut;
+  return [...system, ...buildSummaryMessages(text, kept, settings), ...kept];
 }
 
 /**
  * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
-async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter): Promise<string> {
+async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Summarization["count"]) {
   let summaries = 0;
   while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
   const earlier = part.slice(0, summaries);
@@ -298,8 +281,13 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
 }
 
 /** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
-const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
-  smallestFittingCutAsync(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
+const fittingCut = (
+  head: BaseMessage[],
+  list: BaseMessage[],
+  low: number,
+  limit: number,
+  count: Summarization["count"],
+) => smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 
 /**
  * The messages that stand for the summarized prefix. The summary is a user message: Bedrock (B5) and Gemini
@@ -312,12 +300,9 @@ export function buildSummaryMessages(
   tail: readonly BaseMessage[],
   options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
 ): BaseMessage[] {
-  const text = summaryText.trim() || EMPTY_SUMMARY;
   const additional_kwargs = { lc_source: SUMMARY_SOURCE };
-  const summary = new HumanMessage({
-    content: `${options.summaryPrefix ?? DEFAULT_SUMMARY_PREFIX}\n\n${text}`,
-    additional_kwargs,
-  });
+  const content = `${options.summaryPrefix ?? DEFAULT_SUMMARY_PREFIX}\n\n${summaryText.trim() || EMPTY_SUMMARY}`;
+  const summary = new HumanMessage({ content, additional_kwargs });
   const first = tail[0];
   const opensWithUser =
     first?.getType() === "human" || (first?.getType() === "generic" && (first as { role?: unknown }).role === "user");

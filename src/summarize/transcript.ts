@@ -51,31 +51,32 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
   const text = contentText(message.content);
   if (isAssistant(message)) {
     const calls = transcriptCalls(message);
-    const lines = text !== "" || calls.length === 0 ? [`Assistant: ${text}`] : [];
-    if (calls.length > 0)
-      lines.push(
-        calls.length === 1 ? "Assistant called 1 tool:" : `Assistant called ${calls.length} tools in parallel:`,
-      );
-    for (const { id, name, args } of calls) {
-      if (id !== undefined) callNames.set(id, name);
-      lines.push(`  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${args}`);
-    }
-    return lines.join("\n");
+    const n = calls.length;
+    return [
+      ...(text !== "" || n === 0 ? [`Assistant: ${text}`] : []),
+      ...(n === 0 ? [] : [n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`]),
+      ...calls.map(({ id, name, args }) => {
+        if (id !== undefined) callNames.set(id, name);
+        return `  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${args}`;
+      }),
+    ].join("\n");
   }
+  const type = message.getType();
   if (!isToolResult(message)) {
-    const type = message.getType();
     const role = (message as { role?: unknown }).role;
-    const label = { human: "User", system: "System" }[type as string];
-    if (type === "generic") return `${typeof role === "string" && role !== "" ? role : "Message"}: ${text}`;
-    return `${label ?? type.charAt(0).toUpperCase() + type.slice(1)}: ${text}`;
+    const label =
+      type === "generic"
+        ? (typeof role === "string" && role) || "Message"
+        : ({ human: "User", system: "System" }[type as string] ?? type.charAt(0).toUpperCase() + type.slice(1));
+    return `${label}: ${text}`;
   }
   const id = resultIdOf(message);
-  const status = message.status === "error" ? ", error" : "";
-  const own = typeof message.name === "string" && message.name !== "" ? message.name : undefined;
-  if (id === undefined) return `Tool result with no call id${own ? ` (${own})` : ""}${status}: ${text}`;
-  if (!callNames.has(id)) return `Tool result for ${id}${own ? ` (${own})` : ""}, no matching call${status}: ${text}`;
-  const name = callNames.get(id) ?? own;
-  return `Tool result for ${id}${name ? ` (${name})` : ""}${status}: ${text}`;
+  const matched = id !== undefined && callNames.has(id);
+  const own = (typeof message.name === "string" && message.name) || undefined;
+  const name = matched ? (callNames.get(id) ?? own) : own;
+  const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
+  const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
+  return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
 }
 
 /**

@@ -16,9 +16,9 @@ import { trimMessages, type BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
-import { type OptionKind, option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { pairToolCalls, smallestFittingCutAsync } from "./boundary";
+import { pairToolCalls, smallestFittingCut } from "./boundary";
 import { asyncCounter, readMessageList } from "./input";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
@@ -56,27 +56,22 @@ export const trimMessagesSafely = boundary(
 /** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
 type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
 
-const MESSAGE_TYPES = new Set(["human", "ai", "generic", "developer", "system", "function", "tool", "remove"]);
+const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
 
 /** A message type string, or the type of a message class. */
 const typeOf = (t: unknown): unknown =>
   typeof t === "function"
     ? (new (t as new (fields: object) => Partial<BaseMessage>)({}) as Partial<BaseMessage>).getType?.()
-    : MESSAGE_TYPES.has(t as string)
-      ? t
-      : undefined;
+    : MESSAGE_TYPES.includes(t as string) && t;
 
 /** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
 const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat().map(typeOf) as string[]));
 
-const TYPES: OptionKind = {
-  expected: `message types (${[...MESSAGE_TYPES].join(", ")}) or message classes`,
-  accepts: (types) => [types].flat().every((t) => typeof typeOf(t) === "string"),
-};
-const either = (expected: string, method: string): OptionKind => ({
-  expected,
-  accepts: (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"),
-});
+const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")}) or message classes`, (types) =>
+  [types].flat().every((t) => typeof typeOf(t) === "string"),
+);
+const either = (expected: string, method: string) =>
+  kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
 const TRIM = {
   maxTokens: option.count,
   tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
@@ -92,20 +87,19 @@ function readTrimOptions(options: unknown, fn: string): Trim {
   if (options === null || options === undefined)
     throw expectedInput(fn, "options", "trimMessages' options (maxTokens and tokenCounter at least)", options);
   const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
+  const { strategy = "last", startOn, endOn, tokenCounter: counter } = read;
   for (const key of ["maxTokens", "tokenCounter"] as const)
     if (read[key] === undefined)
       throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-  const { strategy = "last", startOn, endOn, includeSystem } = read;
-  if (strategy === "first" && (startOn || includeSystem)) {
-    const key = startOn ? "startOn" : "includeSystem";
+  const key = startOn ? "startOn" : "includeSystem";
+  if (strategy === "first" && read[key])
     throw new ToolCallRepairInputError(`${fn}: options.${key} applies to strategy "last" only`, {
       argument: `options.${key}`,
     });
-  }
-  const counter = read.tokenCounter as { getNumTokens(content: unknown): Promise<number> };
   // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
+  const { getNumTokens } = counter as { getNumTokens(content: unknown): Promise<number> };
   const sum = async (messages: BaseMessage[]) =>
-    (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0);
+    (await Promise.all(messages.map((m) => getNumTokens.call(counter, m.content)))).reduce((a, b) => a + b, 0);
   const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
   return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
 }
@@ -114,7 +108,7 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
   const n = messages.length;
   const fits = async (cut: number) => (await trim.count(messages.slice(0, n - cut))) <= trim.maxTokens;
-  const fitting = n - (await smallestFittingCutAsync(0, n, fits));
+  const fitting = n - (await smallestFittingCut(0, n, fits));
   const input = messages.slice(0, fitting + 1);
   // core shortens the message after the prefix in place: hand it a copy, never the caller's own.
   if (trim.allowPartial && fitting < n) input[fitting] = rebuildMessage(messages[fitting], {});
@@ -133,7 +127,7 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
   const fits = async (cut: number) =>
     (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
-  const from = Math.max(head, (await smallestFittingCutAsync(head, end, fits)) - 1); // one more: allowPartial's
+  const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
     (m): m is BaseMessage => m !== undefined,
@@ -165,27 +159,19 @@ export function safeWindow(
   const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
   const last = Math.max(0, Math.min(messages.length, window.end));
   const first = Math.max(0, Math.min(last, window.start));
-  // latest[j - first]: the latest result of any assistant message in [first, j).
-  const latest = new Int32Array(last - first + 1);
-  latest[0] = -1;
-  for (let i = first; i < last; i++) latest[i - first + 1] = Math.max(latest[i - first], lastResultIndexOf[i]);
+  // latest[j]: the latest result of any assistant message in [first, j).
+  const latest = new Int32Array(last + 1).fill(-1);
+  for (let i = first; i < last; i++) latest[i + 1] = Math.max(latest[i], lastResultIndexOf[i]);
   let end = last;
-  while (end > first && (latest[end - first] >= end || !isOfType(messages[end - 1], endOn))) end--;
-  // earliest[j - first]: the earliest caller of any result in [j, end) (end: none).
-  const earliest = new Float64Array(end - first + 1);
-  earliest[end - first] = Infinity;
-  for (let i = end - 1; i >= first; i--)
-    earliest[i - first] = Math.min(earliest[i - first + 1], callIndexOf[i] ?? Infinity);
+  while (end > first && (latest[end] >= end || !isOfType(messages[end - 1], endOn))) end--;
+  // earliest[j]: the earliest caller of any result in [j, end) (end: none).
+  const earliest = new Float64Array(end + 1).fill(Infinity);
+  for (let i = end - 1; i >= first; i--) earliest[i] = Math.min(earliest[i + 1], callIndexOf[i] ?? Infinity);
   let start = first;
-  while (
-    start < end &&
-    (earliest[start - first] < start || isToolResult(messages[start]) || !isOfType(messages[start], startOn))
-  )
-    start++;
+  const opens = (m: BaseMessage) => isToolResult(m) || !isOfType(m, startOn);
+  while (start < end && (earliest[start] < start || opens(messages[start]))) start++;
   return { start, end };
 }
 
 /** Whether a message is of one of `types` (no types: any message is). */
-function isOfType(message: BaseMessage, types: string[] | undefined): boolean {
-  return types === undefined || types.includes(message.getType());
-}
+const isOfType = (message: BaseMessage, types: string[] | undefined) => !types || types.includes(message.getType());
