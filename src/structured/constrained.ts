@@ -94,87 +94,76 @@ export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", funct
   return derived;
 });
 
-/** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
-function answerTool(format: OutputFormat, name: string): Dict {
-  const description =
-    typeof format.jsonSchema.description === "string"
-      ? format.jsonSchema.description
-      : "Give the final answer in the required format.";
-  return { type: "function", function: { name, description, parameters: format.jsonSchema } };
-}
-
-/** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
-function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
-  return new HumanMessage(
-    strategy === "tool"
-      ? `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`
-      : strategy === "native"
-        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
-        : `Give your final answer now. ${formatInstructions(format)}`,
-  );
+/**
+ * The model bound for one strategy: the description's model (an initChatModel model built first) with its own
+ * bound call options (thinking, inference settings) kept, tools and tool choice replaced by `tools` (and the
+ * answer tool `toolName`, forced, under `tool`), and the constraint under `native`.
+ */
+export async function constrainedModel(
+  strategy: StructuredOutputStrategy,
+  description: ModelDescription,
+  format: OutputFormat,
+  tools: readonly unknown[],
+  toolName = "",
+  config?: RunnableConfig,
+) {
+  const { instance, callOptions, provider } = await withInstance(description, config);
+  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
+  const { tools: _tools, tool_choice: _choice, ...options } = callOptions;
+  let model = instance;
+  if (strategy === "tool") {
+    const { description: d } = format.jsonSchema;
+    const description = typeof d === "string" ? d : "Give the final answer in the required format.";
+    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: format.jsonSchema } }];
+    options.tool_choice = toolName;
+  } else if (strategy === "native" && provider === "bedrock")
+    model = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
+  else if (strategy === "native") {
+    const format_ = { type: "json_schema", schema: strictJsonSchema(format.jsonSchema) };
+    options.outputConfig = { ...(isDict(options.outputConfig) ? options.outputConfig : {}), format: format_ };
+  }
+  type Bound = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
+  const bind = (key: string, ...args: unknown[]) => (model[key] as (...a: unknown[]) => Bound).call(model, ...args);
+  if (tools.length > 0 && typeof model.bindTools === "function") return bind("bindTools", [...tools], options);
+  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") return bind("withConfig", options);
+  return model as unknown as Bound;
 }
 
 /**
- * The model bound for one strategy, and the turn that closes its request. The model's own bound call options
- * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
- * answer tool, forced, under `tool`). `call` takes the history and answers with the JSON as its text (a forced
- * tool call's arguments, serialised).
+ * The model bound for one strategy ({@link constrainedModel}: the agent's tools bound so that a history holding
+ * tool blocks is accepted, Bedrock B3, never chosen), and the turn that closes its request: never a prefill,
+ * and it says what the constraint is. `call` takes the history and answers with the JSON as its text (a forced
+ * tool call's arguments, serialised; the rest of the message kept).
  */
 export async function prepareStructuredCall(
   setup: {
     strategy: StructuredOutputStrategy;
     model: ModelDescription;
     format: OutputFormat;
-    /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
     tools: readonly unknown[];
   },
   config?: RunnableConfig,
 ) {
-  const { strategy, format } = setup;
-  const model = await withInstance(setup.model, config);
-  const instance = model.instance;
-  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
-  const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
-  const taken = new Set(setup.tools.map(toolNameOf).filter((n) => n !== undefined));
-  const toolName = formatNameOf(format, taken);
-  let target = instance;
-  let options = callOptions;
-  if (strategy === "tool") options = { ...callOptions, tool_choice: toolName };
-  else if (strategy === "native" && model.provider === "bedrock")
-    target = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
-  else if (strategy === "native") {
-    const outputConfig = isDict(callOptions.outputConfig) ? callOptions.outputConfig : {};
-    const schema = strictJsonSchema(format.jsonSchema);
-    options = { ...callOptions, outputConfig: { ...outputConfig, format: { type: "json_schema", schema } } };
-  }
-  const tools = strategy === "tool" ? [...setup.tools, answerTool(format, toolName)] : setup.tools;
-  const runnable = bound(target, tools, options);
+  const { strategy, format, tools } = setup;
+  const taken = new Set(tools.map(toolNameOf).filter((n) => n !== undefined));
+  const name = formatNameOf(format, taken);
+  const runnable = await constrainedModel(strategy, setup.model, format, tools, name, config);
   const call = async (messages: BaseMessage[], callConfig?: RunnableConfig) => {
     const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
-    return strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
+    if (strategy !== "tool") return answer;
+    const { id, response_metadata, usage_metadata, tool_calls } = answer;
+    const args = tool_calls?.find((c) => c.name === name)?.args;
+    if (args === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
+    return new AIMessage({ content: JSON.stringify(args), id, response_metadata, usage_metadata });
   };
-  return { call, closingTurn: closingUserTurn(strategy, format, toolName) };
-}
-
-/** `model.bindTools(tools, options)`, or `withConfig(options)` when there are no tools. */
-function bound(model: Dict, tools: readonly unknown[], options: Dict) {
-  type Bindable = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  if (tools.length > 0 && typeof model.bindTools === "function") {
-    return (model.bindTools as (t: unknown[], o: Dict) => Bindable).call(model, [...tools], options);
-  }
-  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") {
-    return (model.withConfig as (o: Dict) => Bindable).call(model, options);
-  }
-  return model as unknown as Bindable;
-}
-
-/** The forced call's arguments as the answer's text; the rest of the message kept. */
-function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
-  const call = answer.tool_calls?.find((c) => c.name === toolName);
-  const { id, response_metadata } = answer;
-  if (call === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
-  const content = JSON.stringify(call.args ?? {});
-  return new AIMessage({ content, id, response_metadata, usage_metadata: answer.usage_metadata });
+  const closingTurn = new HumanMessage(
+    strategy === "tool"
+      ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
+      : strategy === "native"
+        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+        : `Give your final answer now. ${formatInstructions(format)}`,
+  );
+  return { call, closingTurn };
 }
 
 function toolNameOf(tool: unknown): string | undefined {
@@ -193,7 +182,6 @@ export function structuredCallInput(
   closingTurn: HumanMessage,
   format: Pick<OutputFormat, "prompt">,
 ): BaseMessage[] {
-  const answer = textOnlyAnswer(answerText(finalAnswer), finalAnswer.id);
   const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
-  return [...prompt, ...history, answer, closingTurn];
+  return [...prompt, ...history, textOnlyAnswer(answerText(finalAnswer), finalAnswer.id), closingTurn];
 }

@@ -2,10 +2,10 @@
  * What the stored final assistant message shows when the answer itself is the JSON (prompted strategy, and
  * createAgent's native strategy), and how a structured response is reported.
  */
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { AnswerChoice, Resolved } from "./parse";
+import { AIMessage } from "@langchain/core/messages";
+import { answerText, type AnswerChoice, type Resolved } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
-import { safeJson } from "../values";
+import { safeJson, type Dict } from "../values";
 
 /**
  * - `"json"` (default): the final message keeps the JSON the model wrote. The tokens streamed in `messages` mode
@@ -43,23 +43,37 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
 
 /** One structured response to `onStructuredResponse`. */
 export function reportResponse(
-  onStructuredResponse: ((report: StructuredResponseReport) => void) | undefined,
+  options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
   strategy: StructuredOutputStrategy,
-  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
-  modelId: string | undefined,
+  { value, corrections, choice }: Resolved<unknown>,
+  modelId?: string,
 ): void {
-  const { value, corrections, choice } = resolved;
-  onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+  options.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
 }
 
 /**
- * The final answer as stored: `text` as its content, `answer`'s metadata, under the id and name of the message it
- * replaces (the messages reducer replaces by id). Text only, so a stray tool call in a correction cannot send the
- * graph back to the tools.
+ * The state update of an answer read as JSON, reported: the structured response, and the stored final answer
+ * when it changes (a correction, or `finalMessage` text): `text` as its content, the answer's metadata, under the
+ * id and name of the message it replaces (the messages reducer replaces by id; an id is given to a message that
+ * has none, in both places, as createAgent sets `name`). Text only, so a stray tool call in a correction cannot
+ * send the graph back to the tools.
  */
-export function storedAnswer(answer: BaseMessage, text: string, replaced: Pick<BaseMessage, "id" | "name">): AIMessage {
+export function structuredUpdate(
+  options: { onStructuredResponse?: (report: StructuredResponseReport) => void; finalMessage?: FinalMessageOption },
+  strategy: StructuredOutputStrategy,
+  resolved: Resolved<unknown>,
+  modelId: string | undefined,
+  replaced: AIMessage,
+): Record<string, unknown> {
+  const { value: structuredResponse, answer } = resolved;
+  reportResponse(options, strategy, resolved, modelId);
+  const shown = finalMessageText(options.finalMessage, structuredResponse);
+  if (shown === undefined && answer === replaced) return { structuredResponse };
+  if (!replaced.id) replaced.id = (replaced.lc_kwargs as Dict).id = `run-${globalThis.crypto.randomUUID()}`;
+  const { id, name } = replaced;
   const { response_metadata, usage_metadata } = answer as AIMessage;
-  return new AIMessage({ content: text, id: replaced.id, name: replaced.name, response_metadata, usage_metadata });
+  const content = shown ?? answerText(answer);
+  return { structuredResponse, messages: [new AIMessage({ content, id, name, response_metadata, usage_metadata })] };
 }
 
 /** Deepest nesting written as lines; a value nested deeper is summarized as short JSON on its line. */
