@@ -77,10 +77,11 @@ type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(
+    const fn = "promptedStructuredOutputMiddleware";
+    options = structuredOptions(
       options,
-      "promptedStructuredOutputMiddleware",
-      ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
+      fn,
+      "strategy finalMessage prompted env maxCorrections onStructuredResponse onFallback name",
     );
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);

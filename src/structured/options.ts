@@ -18,13 +18,8 @@ const KINDS = {
   name: option.name,
 } as const satisfies Record<string, OptionKind>;
 
-export type StructuredOptionKey = keyof typeof KINDS;
+type Key = keyof typeof KINDS;
 
-/** A checked copy of `options` holding the listed keys that are set (`undefined`/`null` options are `{}`). */
-export function structuredOptions<T extends object>(
-  options: unknown,
-  fn: string,
-  keys: readonly StructuredOptionKey[],
-): T {
-  return readOptions<T>(options, fn, Object.fromEntries(keys.map((key) => [key, KINDS[key]])));
-}
+/** A checked copy of `options` holding the keys listed (space-separated) that are set (`undefined`/`null` are `{}`). */
+export const structuredOptions = <T extends object>(options: unknown, fn: string, keys: string): T =>
+  readOptions<T>(options, fn, Object.fromEntries(keys.split(" ").map((key) => [key, KINDS[key as Key]])));
