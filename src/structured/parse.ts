@@ -4,6 +4,7 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { assertString } from "../errors";
+import type { Dict } from "../values";
 import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
 
@@ -17,16 +18,10 @@ const MAX_NESTING = 512;
 const MAX_CANDIDATES = 64;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
-export function answerText(message: BaseMessage): string {
-  const content = message.content;
+export function answerText({ content }: BaseMessage): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((block) => {
-      const b = block as { type?: unknown; text?: unknown } | null;
-      return b?.type === "text" && typeof b.text === "string" ? b.text : "";
-    })
-    .join("");
+  return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
 
 /** Where a JSON value was found, best first: the whole answer, a ```json fence, another fence, a bracket span in the text. */
@@ -51,7 +46,8 @@ export function answerCandidates(text: string): Candidate[] {
   const add = (source: CandidateSource, raw: string) => {
     if (found.length >= MAX_CANDIDATES) return;
     const value = parseJson(raw);
-    const key = value === NOT_JSON ? undefined : canonical(value, raw);
+    // A key equal for equal values (the source text when the value cannot be serialised, e.g. too deep).
+    const key = value === NOT_JSON ? undefined : orElse(() => JSON.stringify(value), raw);
     if (key === undefined || seen.has(key)) return;
     seen.add(key);
     found.push({ value, source });
@@ -71,20 +67,15 @@ export function answerCandidates(text: string): Candidate[] {
  */
 function fencedBlockList(text: string): { json: boolean; body: string }[] {
   const fences: { json: boolean; body: string }[] = [];
-  let from = 0;
-  for (;;) {
-    const open = text.indexOf("```", from);
-    if (open < 0) break;
-    // The label (word characters), blanks and one newline before the body.
-    const head = /([\w-]*)[ \t\r]*\n?/y;
+  const head = /([\w-]*)[ \t\r]*\n?/y;
+  for (let open = text.indexOf("```"); open >= 0; open = text.indexOf("```", open)) {
     head.lastIndex = open + 3;
     const label = head.exec(text)![1];
-    const i = head.lastIndex;
-    const close = text.indexOf("```", i);
+    const close = text.indexOf("```", head.lastIndex);
     if (close < 0) break;
-    const body = text.slice(i, close).trim();
+    const body = text.slice(head.lastIndex, close).trim();
     if (body !== "") fences.push({ json: label.toLowerCase() === "json", body });
-    from = close + 3;
+    open = close + 3;
   }
   return fences;
 }
@@ -106,19 +97,18 @@ export function balancedSpans(text: string): { start: number; text: string }[] {
     if (openQuote < 0) break;
     from = openQuote + 1;
   }
-  const opens = [...closeOf.keys()].sort((a, b) => a - b);
   const spans: { start: number; text: string }[] = [];
   let attempts = 0;
   let resumeAt = 0;
-  for (let k = 0; k < opens.length && attempts < MAX_SPAN_ATTEMPTS; k++) {
-    const start = opens[k];
+  for (const start of [...closeOf.keys()].sort((a, b) => a - b)) {
+    if (attempts >= MAX_SPAN_ATTEMPTS) break;
     if (start < resumeAt) continue; // inside a span already taken
-    const end = closeOf.get(start)!;
+    const end = closeOf.get(start)! + 1;
     attempts++;
-    const candidate = text.slice(start, end + 1);
+    const candidate = text.slice(start, end);
     if (parseJson(candidate) !== NOT_JSON) {
       spans.push({ start, text: candidate });
-      resumeAt = end + 1;
+      resumeAt = end;
     }
   }
   return spans;
@@ -133,55 +123,37 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>):
   let stack: number[] = [];
   let stringStart = -1;
   for (let i = from; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
+    const ch = text[i];
+    const opens = ch === "{" || ch === "[";
     if (stack.length === 0) {
-      if (ch === OPEN_BRACE || ch === OPEN_BRACKET) stack.push(i);
-      continue;
-    }
-    if (stringStart >= 0) {
-      if (ch === BACKSLASH) i++;
-      else if (ch === QUOTE) stringStart = -1;
-      continue;
-    }
-    if (ch === QUOTE) stringStart = i;
-    else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) {
+      if (opens) stack.push(i);
+    } else if (stringStart >= 0) {
+      if (ch === "\\") i++;
+      else if (ch === '"') stringStart = -1;
+    } else if (ch === '"') stringStart = i;
+    else if (opens) {
       // Deeper than MAX_NESTING: forget the oldest half (brackets that far out rarely close; amortised O(1)).
       if (stack.length >= MAX_NESTING) stack = stack.slice(MAX_NESTING / 2);
       stack.push(i);
-    } else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
+    } else if (ch === "}" || ch === "]") {
       const open = stack.pop()!;
-      if (text.charCodeAt(open) === (ch === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) closeOf.set(open, i);
+      if (text[open] === (ch === "}" ? "{" : "[")) closeOf.set(open, i);
       else stack.length = 0; // nothing open here can close any more
     }
   }
   return stringStart;
 }
 
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const QUOTE = 34;
-const BACKSLASH = 92;
-
 const NOT_JSON = Symbol("not JSON");
 
-function parseJson(source: string): unknown {
+const orElse = <T>(read: () => T, fallback: T): T => {
   try {
-    return JSON.parse(source);
+    return read();
   } catch {
-    return NOT_JSON;
+    return fallback;
   }
-}
-
-/** A key that is equal for equal values (the source text when the value cannot be serialised, e.g. too deep). */
-function canonical(value: unknown, raw: string): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return raw;
-  }
-}
+};
+const parseJson = (source: string): unknown => orElse(() => JSON.parse(source), NOT_JSON);
 
 /**
  * Which value was taken when the answer held more than one. The rule: the best tier that holds a valid value
@@ -272,28 +244,14 @@ export class PromptedStructuredOutputError extends Error {
 
   /** True for this error, also from another copy of the package. */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
-    try {
-      return (
-        error instanceof Error &&
-        error.name === "PromptedStructuredOutputError" &&
-        Array.isArray((error as Partial<PromptedStructuredOutputError>).attempts)
-      );
-    } catch {
-      return false; // a proxy that refuses to be read is not this error
-    }
+    const e = error as PromptedStructuredOutputError;
+    return e instanceof Error && e.name === "PromptedStructuredOutputError" && Array.isArray(e.attempts);
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */
   static find(error: unknown): PromptedStructuredOutputError | undefined {
-    let current: unknown = error;
-    try {
-      for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
-        if (PromptedStructuredOutputError.isInstance(current)) return current;
-        current = (current as { cause?: unknown }).cause;
-      }
-    } catch {
-      // a cause that cannot be read ends the chain
-    }
+    for (let depth = 0; error != null && depth < 10; depth++, error = (error as Error).cause)
+      if (PromptedStructuredOutputError.isInstance(error)) return error;
     return undefined;
   }
 }
