@@ -130,58 +130,49 @@ export async function constrainedModel(
 }
 
 /**
- * The model bound for one strategy ({@link constrainedModel}: the agent's tools bound so that a history holding
- * tool blocks is accepted, Bedrock B3, never chosen), and the turn that closes its request: never a prefill,
- * and it says what the constraint is. `call` takes the history and answers with the JSON as its text (a forced
- * tool call's arguments, serialised; the rest of the message kept).
+ * A structured call after the agent's final answer (the last of `messages`), with the model bound for one
+ * strategy ({@link constrainedModel}: the agent's tools bound so that a history holding tool blocks is accepted,
+ * Bedrock B3, never chosen). Its request: the format's own prompt as a system message (as createReactAgent's extra
+ * call does), the history, the answer as text (never blank: B8/B9, A9), and a closing user turn: never a prefill,
+ * and it says what the constraint is. The function returned sends it with `followUp` after it, through `repair`,
+ * and answers with the JSON as its text (a forced tool call's arguments, serialised; the rest of the message kept).
  */
-export async function prepareStructuredCall(
-  setup: {
-    strategy: StructuredOutputStrategy;
-    model: ModelDescription;
-    format: OutputFormat;
-    tools: readonly unknown[];
-  },
+export async function structuredCall(
+  strategy: StructuredOutputStrategy,
+  model: ModelDescription,
+  format: OutputFormat,
+  tools: readonly unknown[],
+  messages: BaseMessage[],
+  repair: (request: BaseMessage[]) => Promise<BaseMessage[]>,
   config?: RunnableConfig,
 ) {
-  const { strategy, format, tools } = setup;
   const taken = new Set(tools.map(toolNameOf).filter((n) => n !== undefined));
   const name = formatNameOf(format, taken);
-  const runnable = await constrainedModel(strategy, setup.model, format, tools, name, config);
-  const call = async (messages: BaseMessage[], callConfig?: RunnableConfig) => {
-    const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
+  const runnable = await constrainedModel(strategy, model, format, tools, name, config);
+  const last = messages.at(-1)!;
+  const input = [
+    ...(format.prompt?.trim() ? [new SystemMessage(format.prompt)] : []),
+    ...messages.slice(0, -1),
+    textOnlyAnswer(answerText(last), last.id),
+    new HumanMessage(
+      strategy === "tool"
+        ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
+        : strategy === "native"
+          ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+          : `Give your final answer now. ${formatInstructions(format)}`,
+    ),
+  ];
+  return async (followUp: BaseMessage[]) => {
+    const answer = (await runnable.invoke(await repair([...input, ...followUp]), config)) as AIMessage;
     if (strategy !== "tool") return answer;
     const { id, response_metadata, usage_metadata, tool_calls } = answer;
     const args = tool_calls?.find((c) => c.name === name)?.args;
     if (args === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
     return new AIMessage({ content: JSON.stringify(args), id, response_metadata, usage_metadata });
   };
-  const closingTurn = new HumanMessage(
-    strategy === "tool"
-      ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
-      : strategy === "native"
-        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
-        : `Give your final answer now. ${formatInstructions(format)}`,
-  );
-  return { call, closingTurn };
 }
 
 function toolNameOf(tool: unknown): string | undefined {
   const parts = isDict(tool) ? [tool, tool.function, tool.toolSpec] : [];
   return parts.map((part) => (isDict(part) ? part.name : undefined)).find((name) => typeof name === "string");
-}
-
-/**
- * The request of a structured call after the agent's final answer: the format's own prompt as a system message
- * (as createReactAgent's extra call does), the history, the answer as text (never blank: B8/B9, A9), and the
- * closing user turn.
- */
-export function structuredCallInput(
-  history: BaseMessage[],
-  finalAnswer: BaseMessage,
-  closingTurn: HumanMessage,
-  format: Pick<OutputFormat, "prompt">,
-): BaseMessage[] {
-  const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
-  return [...prompt, ...history, textOnlyAnswer(answerText(finalAnswer), finalAnswer.id), closingTurn];
 }

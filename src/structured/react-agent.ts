@@ -54,7 +54,7 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { prepareStructuredCall, structuredCallInput } from "./constrained";
+import { structuredCall } from "./constrained";
 import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import {
   reportResponse,
@@ -360,12 +360,10 @@ async function constrainedUpdate(
   let lastError: unknown;
   for (const { strategy, model } of branches) {
     const constrained = async (strategy: StructuredOutputStrategy) => {
-      const prepared = await prepareStructuredCall({ strategy, model, format, tools }, config);
-      const input = structuredCallInput(messages.slice(0, -1), last, prepared.closingTurn, format);
       // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
       const bedrock = model.provider === "bedrock" || envSelectsBedrock(options.env);
-      const ask = async (followUp: BaseMessage[]) =>
-        prepared.call(await repairedRequest([...input, ...followUp], bedrock, options, config), config);
+      const repair = (request: BaseMessage[]) => repairedRequest(request, bedrock, options, config);
+      const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
       const resolved = await resolveStructuredAnswer(await ask([]), format, {
         maxCorrections: options.maxCorrections,
         askAgain: ask,
