@@ -54,7 +54,7 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { structuredCall } from "./constrained";
+import { constrainedModel, structuredCall } from "./constrained";
 import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import {
   reportResponse,
@@ -203,7 +203,7 @@ export const withPromptedStructuredOutput = boundary(
     const fixed = chooser ? undefined : branchesFor(llm, options);
     const prompted = (branches: Branch[]) => branches.length === 1 && branches[0].strategy === "prompted";
     // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
-    // B3), bound once like createReactAgent does.
+    // B3; its own call options kept), bound once like createReactAgent does.
     let agentModel: Runnable | undefined;
     const hook: Hook = async (state, config) => {
       const last = state.messages.at(-1);
@@ -212,7 +212,12 @@ export const withPromptedStructuredOutput = boundary(
       const model = chooser ? await chooser(state, config) : llm;
       const branches = fixed ?? branchesFor(model, options);
       if (!prompted(branches)) return constrainedUpdate(context, branches, state, config, last);
-      const target = chooser ? instructed(model) : (agentModel ??= instructed(withAgentTools(llm, tools)));
+      const agent = fixed?.[0].model;
+      const target = !agent
+        ? instructed(model)
+        : (agentModel ??= instructed(
+            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
+          ));
       return promptedUpdate(context, target, slot, state, config, last);
     };
     const more = chooser
@@ -281,24 +286,6 @@ function slotWithInstructions({ key, value: prompt }: PromptSlot, instructions: 
 
 const isSystemMessage = (value: unknown): value is SystemMessage =>
   isBaseMessage(value) && SystemMessage.isInstance(value);
-
-/** The agent's model with its tools bound, unless it has tools bound already. */
-function withAgentTools(llm: AnyParams["llm"], tools: unknown[]): Runnable {
-  type Bindable = { bindTools?: (t: unknown[]) => Runnable };
-  const binding = RunnableBinding.isRunnableBinding(llm) ? llm : undefined;
-  const inner = binding?.bound as unknown as Bindable | undefined;
-  if (tools.length === 0 || [binding?.kwargs, binding?.config].some((o) => Array.isArray((o as Update)?.tools)))
-    return llm as Runnable;
-  if (typeof (llm as Bindable).bindTools === "function") return (llm as Bindable).bindTools!(tools);
-  if (binding === undefined || typeof inner?.bindTools !== "function") return llm as Runnable;
-  const rebound = inner.bindTools(tools);
-  const again = RunnableBinding.isRunnableBinding(rebound) ? rebound : undefined;
-  return new RunnableBinding({
-    bound: again?.bound ?? rebound,
-    config: { ...binding.config, ...again?.config },
-    kwargs: { ...binding.kwargs, ...again?.kwargs },
-  });
-}
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
 async function promptedUpdate(
