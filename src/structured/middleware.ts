@@ -20,9 +20,8 @@ import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import { structuredUpdate, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
 import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
-import { structuredOptions } from "./options";
 import { resolveStructuredAnswer } from "./parse";
-import { assertToolAllowed, strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { assertToolAllowed, strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**

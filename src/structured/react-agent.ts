@@ -64,9 +64,8 @@ import {
 } from "./final-message";
 import { isSchemaOptions, reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
-import { structuredOptions } from "./options";
 import { answerText, parseStructuredAnswer, resolveStructuredAnswer } from "./parse";
-import { strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
@@ -136,6 +135,7 @@ type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescript
 /** Everything the hooks need that does not change between calls. */
 interface HookContext {
   format: OutputFormat;
+  slot: PromptSlot;
   options: PromptedStructuredOutputOptions;
   tools: readonly unknown[];
   responseFormat: unknown;
@@ -193,12 +193,13 @@ export const withPromptedStructuredOutput = boundary(
 
     const tools = (Array.isArray(agentTools) ? agentTools : agentTools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
-    const context = { format, options, tools, responseFormat, withFallback: nativeFallbacks(options.onFallback) };
+    const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => rest[k] != null);
+    const slot: PromptSlot = { key, value: key && rest[key] };
+    const withFallback = nativeFallbacks(options.onFallback);
+    const context = { format, slot, options, tools, responseFormat, withFallback };
     const instructions = formatInstructions(format);
     const instructed = (model: unknown) =>
       RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
-    const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => rest[k] != null);
-    const slot: PromptSlot = { key, value: key && rest[key] };
     // One model (createReactAgent takes no fallback chain as `llm`): decided now.
     const fixed = chooser ? undefined : branchesFor(llm, options);
     const prompted = (branches: Branch[]) => branches.length === 1 && branches[0].strategy === "prompted";
@@ -218,7 +219,7 @@ export const withPromptedStructuredOutput = boundary(
         : (agentModel ??= instructed(
             agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
           ));
-      return promptedUpdate(context, target, slot, state, config, last);
+      return promptedUpdate(context, target, state, config, last);
     };
     const more = chooser
       ? {
@@ -289,9 +290,8 @@ const isSystemMessage = (value: unknown): value is SystemMessage =>
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
 async function promptedUpdate(
-  { format, options }: HookContext,
+  { format, options, slot: { key, value: prompt } }: HookContext,
   model: Runnable,
-  { key, value: prompt }: PromptSlot,
   state: AgentState,
   config: Config,
   last: AIMessage,
@@ -391,16 +391,12 @@ async function ownStructuredResponse(
   messages: BaseMessage[],
   config: Config,
 ): Promise<unknown> {
-  const chatModel = (await withInstance(model, config)).instance as
-    | { withStructuredOutput?(schema: unknown, options?: unknown): Runnable }
-    | undefined;
-  if (typeof chatModel?.withStructuredOutput !== "function")
+  const { instance } = await withInstance(model, config);
+  if (typeof instance?.withStructuredOutput !== "function")
     throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
   const { prompt, schema, ...rest } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
   const system = typeof prompt === "string" ? [new SystemMessage({ content: prompt })] : [];
-  const structured = isSchemaOptions(responseFormat)
-    ? chatModel.withStructuredOutput(schema, rest)
-    : chatModel.withStructuredOutput(schema);
+  const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, rest);
   const response = await structured.invoke([...system, ...messages], config);
   if (response == null) throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
   return response;
