@@ -25,14 +25,14 @@ import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
-/** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
-const DEFAULT_FORMAT_NAME = "structured_response";
-
-/** Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5). */
-export function formatNameOf(format: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
-  const cleaned = (format.name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
-  let name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : DEFAULT_FORMAT_NAME;
-  for (let i = 2; taken.has(name); i++) name = `${DEFAULT_FORMAT_NAME}_${i}`;
+/**
+ * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
+ * has no usable title, numbered past the names `taken`.
+ */
+export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
+  const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+  name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
+  for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;
   return name;
 }
 
@@ -46,11 +46,11 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
 export function strictJsonSchema(schema: JsonSchema, fn = "strictJsonSchema", argument = "schema"): JsonSchema {
   if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
   const subset = subsetSchemaOf(schema);
-  if (!subset.ok) {
-    const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
-    throw new ToolCallRepairInputError(message, { argument });
-  }
-  return subset.schema;
+  if (subset.ok) return subset.schema;
+  throw new ToolCallRepairInputError(
+    `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
+    { argument },
+  );
 }
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
@@ -63,9 +63,13 @@ export const bedrockOutputConfig = boundary(
     if (format.name !== undefined && typeof format.name !== "string")
       throw expectedInput(fn, "format.name", "a string or undefined", format.name);
     const strict = strictJsonSchema(format.jsonSchema, fn, "format.jsonSchema");
-    const description = typeof strict.description === "string" ? { description: strict.description } : {};
+    const { description: d } = strict;
     // The subset is a tree of plain JSON values: it always serialises.
-    const jsonSchema = { schema: JSON.stringify(strict), name: formatNameOf(format), ...description };
+    const jsonSchema = {
+      schema: JSON.stringify(strict),
+      name: formatNameOf(format),
+      ...(typeof d === "string" && { description: d }),
+    };
     return { textFormat: { type: "json_schema", structure: { jsonSchema } } };
   },
 );
@@ -83,15 +87,13 @@ export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", funct
     throw expectedInput(fn, "model", "a ChatBedrockConverse (a model with invocationParams())", model);
   if (!isDict(outputConfig))
     throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
-  const derived = Object.create(model) as M;
-  Object.defineProperty(derived, "invocationParams", {
+  return Object.defineProperty(Object.create(model), "invocationParams", {
     value(this: unknown, options: unknown): Dict {
       return { ...base.call(this, options), outputConfig };
     },
     writable: true,
     configurable: true,
   });
-  return derived;
 });
 
 /**

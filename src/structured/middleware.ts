@@ -76,12 +76,8 @@ type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    const fn = "promptedStructuredOutputMiddleware";
-    options = structuredOptions(
-      options,
-      fn,
-      "strategy finalMessage prompted env maxCorrections onStructuredResponse onFallback name",
-    );
+    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onFallback name";
+    options = structuredOptions(options, "promptedStructuredOutputMiddleware", keys);
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);
     return createMiddleware({
@@ -92,10 +88,11 @@ export const promptedStructuredOutputMiddleware = boundary(
         const [model] = describeModels(request.model);
         const call = async (decision: Decision) => {
           if (decision === "pass") return handler(request);
-          if (decision === "tool" || decision === "delegate-native") {
-            const asStrategy = decision === "tool" ? asToolStrategy : asProviderStrategy;
-            return handler({ ...request, responseFormat: asStrategy(request.responseFormat) as never });
-          }
+          if (decision === "tool" || decision === "delegate-native")
+            return handler({
+              ...request,
+              responseFormat: asStrategy(request.responseFormat, decision === "tool") as never,
+            });
           const constrained = {
             ...request,
             responseFormat: { __responseFormatUndefined: true } as const,
@@ -135,18 +132,15 @@ function decide(model: ModelDescription | undefined, options: PromptedStructured
   return strategyChoiceFor(model, options).strategy;
 }
 
-/** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
-function asToolStrategy(responseFormat: unknown): unknown {
+/**
+ * The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves), or
+ * as its provider strategy (one schema: a provider strategy takes one).
+ */
+function asStrategy(responseFormat: unknown, tool: boolean): unknown {
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
-  if (items.every(isToolStrategy)) return responseFormat;
+  if (tool ? items.every(isToolStrategy) : isProviderStrategy(responseFormat)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);
-  return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
-}
-
-/** The agent's format as createAgent's provider strategy (one schema: a provider strategy takes one). */
-function asProviderStrategy(responseFormat: unknown): unknown {
-  if (isProviderStrategy(responseFormat)) return responseFormat;
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (tool) return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
   if (items.length !== 1) throw new TypeError('strategy "native" takes one schema as responseFormat, not a list');
-  return providerStrategy(schemaOfStrategy(items[0]) as never);
+  return providerStrategy(schemas[0] as never);
 }

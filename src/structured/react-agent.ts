@@ -179,11 +179,8 @@ export const withPromptedStructuredOutput = boundary(
     const fn = "withPromptedStructuredOutput";
     if (typeof params !== "object" || params === null)
       throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
-    options = structuredOptions(
-      options,
-      fn,
-      "strategy finalMessage prompted env maxCorrections onStructuredResponse onRepair onFallback",
-    );
+    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onRepair onFallback";
+    options = structuredOptions(options, fn, keys);
     // Every field read once, up front (a getter that throws is refused now, not in a run).
     const { responseFormat, ...rest } = params;
     const { llm, tools: agentTools } = rest;

@@ -57,9 +57,7 @@ const claude =
 const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) =>
   c.family === family && c.major === major && c.minor === minor;
 const any = () => true;
-const FORCED_TOOL_THINKING =
-  "Anthropic refuses a forced tool_choice with extended thinking on (`Thinking may not be enabled when " +
-  "tool_choice forces tool use.`, H)";
+const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
 /** One row: the models, the client, the strategy (with thinking: `tool` becomes `prompted`), evidence, source. */
 const row = (
@@ -86,8 +84,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "native",
     "documented",
-    "AWS Bedrock user guide, 'Get validated JSON results from models' (Converse `outputConfig.textFormat`, " +
-      "2026-02-04): these four Claude models (H)",
+    "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
     claude((c) => (c.major === 4 && c.minor === 5 && c.family !== "instant") || is("opus", 4, 6)(c)),
   ),
   row(
@@ -95,7 +92,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "native",
     "documented",
-    "Anthropic, 'Structured outputs': on the Claude API and Amazon Bedrock for Opus 4.6, Sonnet 4.6 and the 4.5s (H)",
+    "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
     claude(is("sonnet", 4, 6)),
   ),
   row(
@@ -103,8 +100,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "tool",
     "reported",
-    "Reported: structured outputs on Bedrock only through the Messages API; Converse answers " +
-      '`output_config.format: Extra inputs are not permitted` (M). Force `strategy: "native"` once it takes it',
+    "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
     claude(is("opus", 4, 7)),
   ),
   row(
@@ -112,7 +108,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "native",
     "reported",
-    "Inferred: Anthropic lists its later GA models, AWS's list stops at Opus 4.6 (M); a refusal falls back",
+    "Inferred from Anthropic's list (M); a refusal falls back",
     claude((c) => claudeAtLeast(c, 4, 6)),
   ),
   row(
@@ -120,8 +116,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "tool",
     "documented",
-    "Not in AWS's list; @langchain/aws forces a tool for claude-3/4 ids (supportedToolChoiceValuesForModel). " +
-      FORCED_TOOL_THINKING,
+    `Not in AWS's list; @langchain/aws forces a tool for claude-3/4 ids. ${THINKING}`,
     claude(),
   ),
   row(
@@ -129,16 +124,15 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "bedrock",
     "prompted",
     "documented",
-    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it; the request must end on a user turn (B7)",
+    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it",
     (m) => /llama/i.test(m.modelId ?? ""),
   ),
   row(
-    "every other Bedrock model: Nova, Titan, Mistral, Cohere, AI21, DeepSeek, Qwen, inference profile ARNs, unknown ids",
+    "every other Bedrock model (Nova, Mistral, ..., inference profile ARNs, unknown ids)",
     "bedrock",
     "prompted",
     "reported",
-    "ChatBedrockConverse forces a tool only for Claude; AWS names 'select' open-weight models for structured " +
-      'outputs without ids (M): force `strategy: "native"` for yours',
+    "ChatBedrockConverse forces a tool only for Claude; AWS names no ids of other models (M)",
     any,
   ),
   row(
@@ -146,8 +140,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "anthropic",
     "native",
     "documented",
-    "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H); @langchain/anthropic " +
-      "sends the `outputConfig` call option",
+    "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H)",
     claude((c) => claudeAtLeast(c, 4, 5)),
   ),
   row(
@@ -155,7 +148,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "anthropic",
     "tool",
     "documented",
-    `Anthropic tool_choice {type: "tool"} (H). ${FORCED_TOOL_THINKING}`,
+    `Anthropic tool_choice {type: "tool"} (H). ${THINKING}`,
     any,
   ),
   row(
