@@ -3,7 +3,7 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { assertString } from "../errors";
+import { assertString, errorText } from "../errors";
 import type { Dict } from "../values";
 import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
@@ -192,18 +192,15 @@ export async function parseStructuredAnswer<T = unknown>(
   }
   const valid: { value: T; source: CandidateSource }[] = [];
   let firstFailure: string[] | undefined;
-  for (const candidate of candidates) {
+  for (const { value, source } of candidates) {
     // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
     let result: Validation<T>;
     try {
-      result = await outputFormat.validate(candidate.value);
+      result = await outputFormat.validate(value);
     } catch (error) {
-      result = {
-        ok: false,
-        issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
-      };
+      result = { ok: false, issues: [`the value could not be validated: ${errorText(error)}`] };
     }
-    if (result.ok) valid.push({ value: result.value, source: candidate.source });
+    if (result.ok) valid.push({ value: result.value, source });
     else firstFailure ??= result.issues;
   }
   if (valid.length === 0) return { ok: false, issues: firstFailure ?? ["the reply contains no valid JSON value"] };
@@ -223,23 +220,21 @@ export interface StructuredAttempt {
 /** The final answer could not be turned into the response format, even after the corrective call(s). */
 export class PromptedStructuredOutputError extends Error {
   /** The last answer's text. */
-  readonly raw: string;
+  declare readonly raw: string;
   /** Why the last answer was not accepted (validation issues, or "no JSON value"). */
-  readonly issues: string[];
+  declare readonly issues: string[];
   /** Every answer tried, first (the agent's own) to last (the last correction). */
-  readonly attempts: StructuredAttempt[];
+  declare readonly attempts: StructuredAttempt[];
 
   constructor(attempts: StructuredAttempt[]) {
-    const last = attempts[attempts.length - 1] ?? { raw: "", issues: [] };
+    const { raw, issues } = attempts.at(-1) ?? { raw: "", issues: [] };
     const tries = attempts.length === 1 ? "" : ` after ${attempts.length - 1} corrective call(s)`;
     super(
-      `The model's final answer does not match the response format${tries}: ${last.issues.join("; ")}. ` +
-        `Raw answer: ${last.raw.length <= 500 ? last.raw : `${last.raw.slice(0, 500)}...`}`,
+      `The model's final answer does not match the response format${tries}: ${issues.join("; ")}. ` +
+        `Raw answer: ${raw.length <= 500 ? raw : `${raw.slice(0, 500)}...`}`,
     );
     this.name = "PromptedStructuredOutputError";
-    this.raw = last.raw;
-    this.issues = last.issues;
-    this.attempts = attempts;
+    Object.assign(this, { raw, issues, attempts });
   }
 
   /** True for this error, also from another copy of the package. */

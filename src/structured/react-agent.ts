@@ -11,15 +11,9 @@
  * - `prompted`: the format instructions go into the prompt and the final answer is the JSON (no extra call
  *   unless it is invalid: then one corrective call that ends with a user message).
  */
-import { AIMessage, type BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
 import type { LanguageModelLike } from "@langchain/core/language_models/base";
-import {
-  Runnable,
-  RunnableBinding,
-  RunnableLambda,
-  RunnableWithFallbacks,
-  _coerceToRunnable,
-} from "@langchain/core/runnables";
+import { Runnable, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
 import {
   extendInteropZodObject,
   getInteropZodObjectShape,
@@ -276,14 +270,11 @@ function slotWithInstructions({ key, value: prompt }: PromptSlot, instructions: 
   const add = (output: unknown) => withSystemInstructions(output, instructions);
   if (prompt == null) return instructions;
   if (typeof prompt === "string") return promptWith(prompt, instructions);
-  if (isSystemMessage(prompt)) return systemMessageWith(prompt, instructions);
+  if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
   if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
   if (typeof prompt === "function") return async (...args: unknown[]) => add(await prompt(...args));
   throw new TypeError(`Unexpected type for '${key}': ${typeof prompt}`);
 }
-
-const isSystemMessage = (value: unknown): value is SystemMessage =>
-  isBaseMessage(value) && SystemMessage.isInstance(value);
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
 async function promptedUpdate(
@@ -304,7 +295,7 @@ async function promptedUpdate(
       const request =
         prompt == null
           ? messages
-          : typeof prompt === "string" || isSystemMessage(prompt)
+          : typeof prompt === "string" || SystemMessage.isInstance(prompt)
             ? [typeof prompt === "string" ? new SystemMessage(prompt) : prompt, ...messages]
             : toMessages(
                 await (Runnable.isRunnable(prompt)

@@ -91,12 +91,11 @@ const TYPES_OF_KEYWORD = new Map(
     [
       [
         ["object"],
-        "properties required additionalProperties patternProperties propertyNames minProperties maxProperties " +
-          "dependentRequired dependentSchemas unevaluatedProperties",
+        "properties required additionalProperties minProperties maxProperties dependentRequired dependentSchemas",
       ],
       [
         ["array"],
-        "items prefixItems additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems",
+        "items additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems",
       ],
       [["string"], "minLength maxLength pattern format contentEncoding contentMediaType"],
       [["number", "integer"], "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
