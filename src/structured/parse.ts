@@ -237,16 +237,22 @@ export class PromptedStructuredOutputError extends Error {
     Object.assign(this, { raw, issues, attempts });
   }
 
-  /** True for this error, also from another copy of the package. */
+  /** True for this error, also from another copy of the package (a value that refuses to be read is not it). */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
     const e = error as PromptedStructuredOutputError;
-    return e instanceof Error && e.name === "PromptedStructuredOutputError" && Array.isArray(e.attempts);
+    return orElse(
+      () => e instanceof Error && e.name === "PromptedStructuredOutputError" && Array.isArray(e.attempts),
+      false,
+    );
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */
   static find(error: unknown): PromptedStructuredOutputError | undefined {
-    for (let depth = 0; error != null && depth < 10; depth++, error = (error as Error).cause)
+    for (let depth = 0; error != null && depth < 10; depth++) {
       if (PromptedStructuredOutputError.isInstance(error)) return error;
+      // a cause that cannot be read ends the chain
+      error = orElse(() => (error as Error).cause, undefined);
+    }
     return undefined;
   }
 }
