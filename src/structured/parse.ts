@@ -54,30 +54,23 @@ export function answerCandidates(text: string): Candidate[] {
   };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (trimmed !== "") add("whole", trimmed);
-  const fences = fencedBlockList(trimmed);
-  for (const fence of fences) if (fence.json) add("json-fence", fence.body);
-  for (const fence of fences) if (!fence.json) add("fence", fence.body);
+  // Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
+  // scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).
+  const others: string[] = [];
+  const head = /([\w-]*)[ \t\r]*\n?/y;
+  for (let open = trimmed.indexOf("```"); open >= 0; open = trimmed.indexOf("```", open)) {
+    head.lastIndex = open + 3;
+    const label = head.exec(trimmed)![1];
+    open = trimmed.indexOf("```", head.lastIndex);
+    if (open < 0) break;
+    const body = trimmed.slice(head.lastIndex, open).trim();
+    if (label.toLowerCase() !== "json") others.push(body);
+    else if (body !== "") add("json-fence", body);
+    open += 3;
+  }
+  for (const body of others) if (body !== "") add("fence", body);
   for (const span of balancedSpans(trimmed)) add("span", span.text);
   return found;
-}
-
-/**
- * Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
- * scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).
- */
-function fencedBlockList(text: string): { json: boolean; body: string }[] {
-  const fences: { json: boolean; body: string }[] = [];
-  const head = /([\w-]*)[ \t\r]*\n?/y;
-  for (let open = text.indexOf("```"); open >= 0; open = text.indexOf("```", open)) {
-    head.lastIndex = open + 3;
-    const label = head.exec(text)![1];
-    const close = text.indexOf("```", head.lastIndex);
-    if (close < 0) break;
-    const body = text.slice(head.lastIndex, close).trim();
-    if (body !== "") fences.push({ json: label.toLowerCase() === "json", body });
-    open = close + 3;
-  }
-  return fences;
 }
 
 /**
