@@ -86,22 +86,14 @@ export function subsetSchemaOf(schema: Dict): SubsetSchema {
 }
 
 /** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
-const TYPES_OF_KEYWORD = new Map(
-  (
-    [
-      [
-        ["object"],
-        "properties required additionalProperties minProperties maxProperties dependentRequired dependentSchemas",
-      ],
-      [
-        ["array"],
-        "items additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems",
-      ],
-      [["string"], "minLength maxLength pattern format contentEncoding contentMediaType"],
-      [["number", "integer"], "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
-    ] as const
-  ).flatMap(([types, keywords]) => keywords.split(" ").map((keyword) => [keyword, types as readonly unknown[]])),
-);
+const TYPES_OF_KEYWORD = new Map<string, string[]>();
+for (const [types, keywords] of [
+  ["object", "properties required additionalProperties minProperties maxProperties dependentRequired dependentSchemas"],
+  ["array", "items additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems"],
+  ["string", "minLength maxLength pattern format contentEncoding contentMediaType"],
+  ["number integer", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
+])
+  for (const keyword of keywords.split(" ")) TYPES_OF_KEYWORD.set(keyword, types.split(" "));
 
 function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   const next = (child: unknown) => toSubset(child, walk, depth + 1);
@@ -138,7 +130,10 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     walk.unions++;
     const out: Dict = {
       anyOf: type.map((t) =>
-        next({ ...Object.fromEntries(shared.filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t) ?? true)), type: t }),
+        next({
+          ...Object.fromEntries(shared.filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t as string) ?? true)),
+          type: t,
+        }),
       ),
     };
     if (typeof title === "string") out.title = title;
