@@ -25,14 +25,14 @@ import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { isDict, type Dict } from "../values";
 
-/** Name of the forced tool and of the Bedrock JSON schema when the schema has no usable title. */
-const DEFAULT_FORMAT_NAME = "structured_response";
-
-/** Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5). */
-export function formatNameOf(format: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
-  const cleaned = (format.name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
-  let name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : DEFAULT_FORMAT_NAME;
-  for (let i = 2; taken.has(name); i++) name = `${DEFAULT_FORMAT_NAME}_${i}`;
+/**
+ * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
+ * has no usable title, numbered past the names `taken`.
+ */
+export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
+  const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+  name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
+  for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;
   return name;
 }
 
@@ -46,11 +46,11 @@ export function formatNameOf(format: Pick<OutputFormat, "name">, taken: Readonly
 export function strictJsonSchema(schema: JsonSchema, fn = "strictJsonSchema", argument = "schema"): JsonSchema {
   if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
   const subset = subsetSchemaOf(schema);
-  if (!subset.ok) {
-    const message = `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`;
-    throw new ToolCallRepairInputError(message, { argument });
-  }
-  return subset.schema;
+  if (subset.ok) return subset.schema;
+  throw new ToolCallRepairInputError(
+    `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
+    { argument },
+  );
 }
 
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
@@ -63,9 +63,13 @@ export const bedrockOutputConfig = boundary(
     if (format.name !== undefined && typeof format.name !== "string")
       throw expectedInput(fn, "format.name", "a string or undefined", format.name);
     const strict = strictJsonSchema(format.jsonSchema, fn, "format.jsonSchema");
-    const description = typeof strict.description === "string" ? { description: strict.description } : {};
+    const { description: d } = strict;
     // The subset is a tree of plain JSON values: it always serialises.
-    const jsonSchema = { schema: JSON.stringify(strict), name: formatNameOf(format), ...description };
+    const jsonSchema = {
+      schema: JSON.stringify(strict),
+      name: formatNameOf(format),
+      ...(typeof d === "string" && { description: d }),
+    };
     return { textFormat: { type: "json_schema", structure: { jsonSchema } } };
   },
 );
@@ -83,117 +87,94 @@ export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", funct
     throw expectedInput(fn, "model", "a ChatBedrockConverse (a model with invocationParams())", model);
   if (!isDict(outputConfig))
     throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
-  const derived = Object.create(model) as M;
-  Object.defineProperty(derived, "invocationParams", {
+  return Object.defineProperty(Object.create(model), "invocationParams", {
     value(this: unknown, options: unknown): Dict {
       return { ...base.call(this, options), outputConfig };
     },
     writable: true,
     configurable: true,
   });
-  return derived;
 });
 
-/** The tool that carries the answer under the `tool` strategy (OpenAI function format: every client converts it). */
-function answerTool(format: OutputFormat, name: string): Dict {
-  const description =
-    typeof format.jsonSchema.description === "string"
-      ? format.jsonSchema.description
-      : "Give the final answer in the required format.";
-  return { type: "function", function: { name, description, parameters: format.jsonSchema } };
-}
-
-/** The user turn that closes the structured call: never a prefill, and it says what the constraint is. */
-function closingUserTurn(strategy: StructuredOutputStrategy, format: OutputFormat, toolName: string): HumanMessage {
-  return new HumanMessage(
-    strategy === "tool"
-      ? `Give your final answer now by calling the \`${toolName}\` tool with it. Do not call any other tool.`
-      : strategy === "native"
-        ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
-        : `Give your final answer now. ${formatInstructions(format)}`,
-  );
+/**
+ * The model bound for one strategy: the description's model (an initChatModel model built first) with its own
+ * bound call options (thinking, inference settings) kept, tools and tool choice replaced by `tools` (and the
+ * answer tool `toolName`, forced, under `tool`), and the constraint under `native`.
+ */
+export async function constrainedModel(
+  strategy: StructuredOutputStrategy,
+  description: ModelDescription,
+  format: OutputFormat,
+  tools: readonly unknown[],
+  toolName = "",
+  config?: RunnableConfig,
+) {
+  const { instance, callOptions, provider } = await withInstance(description, config);
+  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
+  const { tools: _tools, tool_choice: _choice, ...options } = callOptions;
+  let model = instance;
+  if (strategy === "tool") {
+    const { description: d } = format.jsonSchema;
+    const description = typeof d === "string" ? d : "Give the final answer in the required format.";
+    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: format.jsonSchema } }];
+    options.tool_choice = toolName;
+  } else if (strategy === "native" && provider === "bedrock")
+    model = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
+  else if (strategy === "native") {
+    const format_ = { type: "json_schema", schema: strictJsonSchema(format.jsonSchema) };
+    options.outputConfig = { ...(isDict(options.outputConfig) ? options.outputConfig : {}), format: format_ };
+  }
+  type Bound = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
+  const bind = (key: string, ...args: unknown[]) => (model[key] as (...a: unknown[]) => Bound).call(model, ...args);
+  if (tools.length > 0 && typeof model.bindTools === "function") return bind("bindTools", [...tools], options);
+  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") return bind("withConfig", options);
+  return model as unknown as Bound;
 }
 
 /**
- * The model bound for one strategy, and the turn that closes its request. The model's own bound call options
- * (thinking, inference settings) are kept; tools and tool choice are replaced by the agent's tools (and the
- * answer tool, forced, under `tool`). `call` takes the history and answers with the JSON as its text (a forced
- * tool call's arguments, serialised).
+ * A structured call after the agent's final answer (the last of `messages`), with the model bound for one
+ * strategy ({@link constrainedModel}: the agent's tools bound so that a history holding tool blocks is accepted,
+ * Bedrock B3, never chosen). Its request: the format's own prompt as a system message (as createReactAgent's extra
+ * call does), the history, the answer as text (never blank: B8/B9, A9), and a closing user turn: never a prefill,
+ * and it says what the constraint is. The function returned sends it with `followUp` after it, through `repair`,
+ * and answers with the JSON as its text (a forced tool call's arguments, serialised; the rest of the message kept).
  */
-export async function prepareStructuredCall(
-  setup: {
-    strategy: StructuredOutputStrategy;
-    model: ModelDescription;
-    format: OutputFormat;
-    /** The agent's tools: bound so that a history holding tool blocks is accepted (Bedrock B3), never chosen. */
-    tools: readonly unknown[];
-  },
+export async function structuredCall(
+  strategy: StructuredOutputStrategy,
+  model: ModelDescription,
+  format: OutputFormat,
+  tools: readonly unknown[],
+  messages: BaseMessage[],
+  repair: (request: BaseMessage[]) => Promise<BaseMessage[]>,
   config?: RunnableConfig,
 ) {
-  const { strategy, format } = setup;
-  const model = await withInstance(setup.model, config);
-  const instance = model.instance;
-  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
-  const { tools: _tools, tool_choice: _choice, ...callOptions } = model.callOptions;
-  const taken = new Set(setup.tools.map(toolNameOf).filter((n) => n !== undefined));
-  const toolName = formatNameOf(format, taken);
-  let target = instance;
-  let options = callOptions;
-  if (strategy === "tool") options = { ...callOptions, tool_choice: toolName };
-  else if (strategy === "native" && model.provider === "bedrock")
-    target = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
-  else if (strategy === "native") {
-    const outputConfig = isDict(callOptions.outputConfig) ? callOptions.outputConfig : {};
-    const schema = strictJsonSchema(format.jsonSchema);
-    options = { ...callOptions, outputConfig: { ...outputConfig, format: { type: "json_schema", schema } } };
-  }
-  const tools = strategy === "tool" ? [...setup.tools, answerTool(format, toolName)] : setup.tools;
-  const runnable = bound(target, tools, options);
-  const call = async (messages: BaseMessage[], callConfig?: RunnableConfig) => {
-    const answer = (await runnable.invoke(messages, callConfig)) as AIMessage;
-    return strategy === "tool" ? toolAnswerAsText(answer, toolName) : answer;
+  const taken = new Set(tools.map(toolNameOf).filter((n) => n !== undefined));
+  const name = formatNameOf(format, taken);
+  const runnable = await constrainedModel(strategy, model, format, tools, name, config);
+  const last = messages.at(-1)!;
+  const input = [
+    ...(format.prompt?.trim() ? [new SystemMessage(format.prompt)] : []),
+    ...messages.slice(0, -1),
+    textOnlyAnswer(answerText(last), last.id),
+    new HumanMessage(
+      strategy === "tool"
+        ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
+        : strategy === "native"
+          ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+          : `Give your final answer now. ${formatInstructions(format)}`,
+    ),
+  ];
+  return async (followUp: BaseMessage[]) => {
+    const answer = (await runnable.invoke(await repair([...input, ...followUp]), config)) as AIMessage;
+    if (strategy !== "tool") return answer;
+    const { id, response_metadata, usage_metadata, tool_calls } = answer;
+    const args = tool_calls?.find((c) => c.name === name)?.args;
+    if (args === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
+    return new AIMessage({ content: JSON.stringify(args), id, response_metadata, usage_metadata });
   };
-  return { call, closingTurn: closingUserTurn(strategy, format, toolName) };
-}
-
-/** `model.bindTools(tools, options)`, or `withConfig(options)` when there are no tools. */
-function bound(model: Dict, tools: readonly unknown[], options: Dict) {
-  type Bindable = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  if (tools.length > 0 && typeof model.bindTools === "function") {
-    return (model.bindTools as (t: unknown[], o: Dict) => Bindable).call(model, [...tools], options);
-  }
-  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") {
-    return (model.withConfig as (o: Dict) => Bindable).call(model, options);
-  }
-  return model as unknown as Bindable;
-}
-
-/** The forced call's arguments as the answer's text; the rest of the message kept. */
-function toolAnswerAsText(answer: AIMessage, toolName: string): AIMessage {
-  const call = answer.tool_calls?.find((c) => c.name === toolName);
-  const { id, response_metadata } = answer;
-  if (call === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
-  const content = JSON.stringify(call.args ?? {});
-  return new AIMessage({ content, id, response_metadata, usage_metadata: answer.usage_metadata });
 }
 
 function toolNameOf(tool: unknown): string | undefined {
   const parts = isDict(tool) ? [tool, tool.function, tool.toolSpec] : [];
   return parts.map((part) => (isDict(part) ? part.name : undefined)).find((name) => typeof name === "string");
-}
-
-/**
- * The request of a structured call after the agent's final answer: the format's own prompt as a system message
- * (as createReactAgent's extra call does), the history, the answer as text (never blank: B8/B9, A9), and the
- * closing user turn.
- */
-export function structuredCallInput(
-  history: BaseMessage[],
-  finalAnswer: BaseMessage,
-  closingTurn: HumanMessage,
-  format: Pick<OutputFormat, "prompt">,
-): BaseMessage[] {
-  const answer = textOnlyAnswer(answerText(finalAnswer), finalAnswer.id);
-  const prompt = format.prompt?.trim() ? [new SystemMessage(format.prompt)] : [];
-  return [...prompt, ...history, answer, closingTurn];
 }

@@ -59,12 +59,11 @@ const NATIVE_REFUSALS: readonly RegExp[] = [
 
 /** The refusal text when `error` (or an error in its `cause` chain) is a native request refused for the model or the schema. */
 export function nativeRefusalOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    const text = errorText(current);
+  for (let depth = 0; error != null && depth < 5; depth++) {
+    const text = errorText(error);
     if (NATIVE_REFUSALS.some((pattern) => pattern.test(text))) return text;
     try {
-      current = (current as { cause?: unknown }).cause;
+      error = (error as Error).cause;
     } catch {
       return undefined;
     }
@@ -85,54 +84,39 @@ export type NativeFallbacks = <T>(
 ) => Promise<T>;
 
 /** The memory of one setup (create it in the wrapper's factory, never at module level). */
-export function nativeFallbacks(
-  onFallback: ((fallback: StructuredOutputFallback) => void) | undefined,
-): NativeFallbacks {
-  const refused = new Map<string, StructuredOutputFallback>();
+export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void): NativeFallbacks {
+  const refused = new Map<string, StructuredOutputFallback["to"]>();
   const reported = new Set<string>();
-  const fallBack = async (
-    model: ModelDescription,
-    cause: StructuredOutputFallback["cause"],
-    reason: string,
-    key: string,
-    config?: RunnableConfig,
-  ) => {
-    const fallback: StructuredOutputFallback = {
-      ...(model.modelId === undefined ? {} : { modelId: model.modelId }),
-      from: "native",
-      to: strategyAfterNative(model),
-      cause,
-      reason,
-    };
-    if (cause === "refused") refused.set(key, fallback);
-    const reportKey = `${key}\u0000${cause}`;
-    if (!reported.has(reportKey)) {
-      reported.add(reportKey);
-      try {
-        onFallback?.(fallback);
-      } catch {
-        // a reporting callback must not fail the call it reports
-      }
-      await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
-    }
-    return fallback.to;
-  };
   return async (model, jsonSchema, run, config) => {
-    const modelKey = `${model.provider ?? "?"}\u0000${model.modelId ?? "?"}\u0000${model.thinking}`;
+    const { modelId } = model;
+    const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
     const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
-    if (remembered !== undefined) return run(remembered.to);
+    if (remembered !== undefined) return run(remembered);
+    const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
+      const to = strategyAfterNative(model);
+      const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
+      if (cause === "refused") refused.set(key, to);
+      if (!reported.has(`${key}\u0000${cause}`)) {
+        reported.add(`${key}\u0000${cause}`);
+        try {
+          onFallback?.(fallback);
+        } catch {
+          // a reporting callback must not fail the call it reports
+        }
+        await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
+      }
+      return run(to);
+    };
     const subset = subsetSchemaOf(jsonSchema);
-    if (!subset.ok)
-      return run(await fallBack(model, "schema", subset.reason, `${modelKey}\u0000${subset.reason}`, config));
+    if (!subset.ok) return fallBack("schema", subset.reason, `${modelKey}\u0000${subset.reason}`);
     try {
       return await run("native");
     } catch (error) {
       const reason = nativeRefusalOf(error);
       if (reason === undefined) throw error;
       // A model without native is refused whatever the schema: remembered for the model, else for the schema.
-      const key = MODEL_REFUSALS.some((pattern) => pattern.test(reason)) ? modelKey : schemaKey;
-      return run(await fallBack(model, "refused", reason, key, config));
+      return fallBack("refused", reason, MODEL_REFUSALS.some((p) => p.test(reason)) ? modelKey : schemaKey);
     }
   };
 }

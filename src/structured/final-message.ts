@@ -2,10 +2,10 @@
  * What the stored final assistant message shows when the answer itself is the JSON (prompted strategy, and
  * createAgent's native strategy), and how a structured response is reported.
  */
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { AnswerChoice, Resolved } from "./parse";
+import { AIMessage } from "@langchain/core/messages";
+import { answerText, type AnswerChoice, type Resolved } from "./parse";
 import type { StructuredOutputStrategy } from "./strategy";
-import { safeJson } from "../values";
+import { safeJson, type Dict } from "../values";
 
 /**
  * - `"json"` (default): the final message keeps the JSON the model wrote. The tokens streamed in `messages` mode
@@ -43,23 +43,37 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
 
 /** One structured response to `onStructuredResponse`. */
 export function reportResponse(
-  onStructuredResponse: ((report: StructuredResponseReport) => void) | undefined,
+  options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
   strategy: StructuredOutputStrategy,
-  resolved: Pick<Resolved<unknown>, "value" | "corrections" | "choice">,
-  modelId: string | undefined,
+  { value, corrections, choice }: Resolved<unknown>,
+  modelId?: string,
 ): void {
-  const { value, corrections, choice } = resolved;
-  onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+  options.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
 }
 
 /**
- * The final answer as stored: `text` as its content, `answer`'s metadata, under the id and name of the message it
- * replaces (the messages reducer replaces by id). Text only, so a stray tool call in a correction cannot send the
- * graph back to the tools.
+ * The state update of an answer read as JSON, reported: the structured response, and the stored final answer
+ * when it changes (a correction, or `finalMessage` text): `text` as its content, the answer's metadata, under the
+ * id and name of the message it replaces (the messages reducer replaces by id; an id is given to a message that
+ * has none, in both places, as createAgent sets `name`). Text only, so a stray tool call in a correction cannot
+ * send the graph back to the tools.
  */
-export function storedAnswer(answer: BaseMessage, text: string, replaced: Pick<BaseMessage, "id" | "name">): AIMessage {
+export function structuredUpdate(
+  options: { onStructuredResponse?: (report: StructuredResponseReport) => void; finalMessage?: FinalMessageOption },
+  strategy: StructuredOutputStrategy,
+  resolved: Resolved<unknown>,
+  modelId: string | undefined,
+  replaced: AIMessage,
+): Record<string, unknown> {
+  const { value: structuredResponse, answer } = resolved;
+  reportResponse(options, strategy, resolved, modelId);
+  const shown = finalMessageText(options.finalMessage, structuredResponse);
+  if (shown === undefined && answer === replaced) return { structuredResponse };
+  if (!replaced.id) replaced.id = (replaced.lc_kwargs as Dict).id = `run-${globalThis.crypto.randomUUID()}`;
+  const { id, name } = replaced;
   const { response_metadata, usage_metadata } = answer as AIMessage;
-  return new AIMessage({ content: text, id: replaced.id, name: replaced.name, response_metadata, usage_metadata });
+  const content = shown ?? answerText(answer);
+  return { structuredResponse, messages: [new AIMessage({ content, id, name, response_metadata, usage_metadata })] };
 }
 
 /** Deepest nesting written as lines; a value nested deeper is summarized as short JSON on its line. */
@@ -71,32 +85,13 @@ export const READABLE_MAX_EXPANSIONS = 2;
 /** Longest JSON summary of a value past {@link READABLE_MAX_DEPTH}. */
 const SUMMARY_LENGTH = 200;
 
-const INDENTS = Array.from({ length: READABLE_MAX_DEPTH + 2 }, (_, level) => "  ".repeat(level));
-
-type Frame = { value: unknown; level: number; label: string } | { leave: object };
-
 /** Every entry writes a line of at least 3 characters: entries past this many could never be shown. */
 const MAX_ENTRIES = Math.ceil(READABLE_MAX_LENGTH / 3) + 1;
 
 /**
- * The entries of an object or list as `[label, value]`, at most {@link MAX_ENTRIES} of them (a sparse array of
- * length 1e9 is not walked); undefined when it cannot be read (a throwing getter, a revoked proxy).
- */
-function entriesOf(container: object): (readonly [string, unknown])[] | undefined {
-  try {
-    if (Array.isArray(container))
-      return Array.from({ length: Math.min(container.length, MAX_ENTRIES) }, (_, i) => ["- ", container[i]] as const);
-    const keys = Object.keys(container).slice(0, MAX_ENTRIES);
-    return keys.map((key) => [`${key}: `, (container as Record<string, unknown>)[key]] as const);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * A value as readable lines: `key: value` for object fields, `- item` for list items, nested values indented.
- * Total and linear in the value it shows, whatever the value: iterative (no stack overflow), a value that
- * contains itself is written `[circular]` where it recurs, nesting past 32 levels (`READABLE_MAX_DEPTH`) is
+ * Total and linear in the value it shows, whatever the value: a value that contains itself is written
+ * `[circular]` where it recurs, nesting past 32 levels (`READABLE_MAX_DEPTH`, which bounds the recursion) is
  * summarized as short JSON, an object or list shared across the value is written out at most
  * twice (`READABLE_MAX_EXPANSIONS`; then `[repeated, shown above]`), the text stops at
  * 100,000 characters (`READABLE_MAX_LENGTH`), and what cannot be read is written `[unreadable]`.
@@ -105,54 +100,48 @@ export function readableText(value: unknown): string {
   const lines: string[] = [];
   let room = READABLE_MAX_LENGTH;
   // Lines up to a total length; the line that crosses it is cut, a last line says so, and writing stops.
-  const add = (line: string): boolean => {
-    if (line.length + 1 <= room) {
-      lines.push(line);
-      room -= line.length + 1;
-      return true;
-    }
-    lines.push(`${line.slice(0, Math.max(0, room))}…`, `[cut at ${READABLE_MAX_LENGTH} characters]`);
-    return false;
+  const add = (line: string) => {
+    if (room < 0) return;
+    if (line.length + 1 <= room) lines.push(line);
+    else lines.push(`${line.slice(0, Math.max(0, room))}…`, `[cut at ${READABLE_MAX_LENGTH} characters]`);
+    room -= line.length + 1;
   };
   const path = new Set<object>(); // the containers being written, root to current: a cycle comes back to one
   const expansions = new Map<object, number>();
-  const stack: Frame[] = [{ value, level: 0, label: "" }];
-  let open = true;
-  while (open && stack.length > 0) {
-    const frame = stack.pop()!;
-    if ("leave" in frame) {
-      path.delete(frame.leave);
-      continue;
-    }
-    const { value: current, level, label } = frame;
-    const head = INDENTS[level] + label;
-    if (typeof current !== "object" || current === null) {
-      open = add(head + (current === undefined ? "" : String(current)));
-      continue;
-    }
-    // The root writes its entries at level 0; a labelled container writes its own line, its entries one deeper.
-    const childLevel = label === "" ? level : level + 1;
+  // The root writes its entries at level 0; a labelled container writes its own line, its entries one deeper.
+  const write = (current: unknown, level: number, label: string) => {
+    const head = "  ".repeat(level) + label;
+    if (typeof current !== "object" || current === null)
+      return add(head + (current === undefined ? "" : String(current)));
+    const inner = label === "" ? level : level + 1;
     const seen = expansions.get(current) ?? 0;
     let entries: (readonly [string, unknown])[] | undefined;
-    let instead: string | undefined;
-    if (path.has(current)) instead = "[circular]";
-    else if (childLevel > READABLE_MAX_DEPTH) instead = safeJson(current, SUMMARY_LENGTH);
-    else if (seen >= READABLE_MAX_EXPANSIONS) instead = "[repeated, shown above]";
-    else {
+    let instead = path.has(current)
+      ? "[circular]"
+      : inner > READABLE_MAX_DEPTH
+        ? safeJson(current, SUMMARY_LENGTH)
+        : seen >= READABLE_MAX_EXPANSIONS
+          ? "[repeated, shown above]"
+          : "[unreadable]";
+    if (instead === "[unreadable]") {
       expansions.set(current, seen + 1);
-      entries = entriesOf(current);
-      if (entries === undefined) instead = "[unreadable]";
+      // At most MAX_ENTRIES of them (a sparse array of length 1e9 is not walked); a throwing getter or a revoked
+      // proxy cannot be read.
+      try {
+        entries = Array.isArray(current)
+          ? Array.from({ length: Math.min(current.length, MAX_ENTRIES) }, (_, i) => ["- ", current[i]] as const)
+          : Object.keys(current)
+              .slice(0, MAX_ENTRIES)
+              .map((key) => [`${key}: `, (current as Dict)[key]] as const);
+      } catch {}
     }
-    if (entries === undefined) {
-      open = add(head + instead);
-      continue;
-    }
-    const none = entries.length === 0 ? (Array.isArray(current) ? " (none)" : " (empty)") : "";
-    if (label !== "") open = add(`${head.trimEnd()}${none}`);
+    if (entries === undefined) return add(head + instead);
+    instead = entries.length > 0 ? "" : Array.isArray(current) ? " (none)" : " (empty)";
+    if (label !== "") add(head.trimEnd() + instead);
     path.add(current);
-    stack.push({ leave: current });
-    for (let i = entries.length - 1; i >= 0; i--)
-      stack.push({ value: entries[i][1], level: childLevel, label: entries[i][0] });
-  }
+    for (const [key, item] of entries) if (room >= 0) write(item, inner, key);
+    path.delete(current);
+  };
+  write(value, 0, "");
   return lines.join("\n");
 }

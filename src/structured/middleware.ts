@@ -14,21 +14,14 @@ import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
 import { boundary } from "../errors";
-import { describeModels, envSelectsBedrock, withInstance, type Env, type ModelDescription } from "../models/detect";
-import { bedrockOutputConfig, withBedrockOutputConfig } from "./constrained";
+import { describeModels, envSelectsBedrock, type Env, type ModelDescription } from "../models/detect";
+import { constrainedModel } from "./constrained";
 import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
-import {
-  finalMessageText,
-  reportResponse,
-  storedAnswer,
-  type FinalMessageOption,
-  type StructuredResponseReport,
-} from "./final-message";
-import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy, type OutputFormat } from "./format";
+import { structuredUpdate, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
+import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy } from "./format";
 import { formatInstructions, systemMessageWith } from "./instructions";
-import { structuredOptions } from "./options";
 import { resolveStructuredAnswer } from "./parse";
-import { assertToolAllowed, strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { assertToolAllowed, strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions {
   /**
@@ -61,9 +54,6 @@ export interface PromptedStructuredOutputMiddlewareOptions {
   name?: string;
 }
 
-/** createAgent's marker for "no structured output on this call" (`ResponseFormatUndefined`). */
-const NO_RESPONSE_FORMAT = { __responseFormatUndefined: true } as const;
-
 /** "tool" is createAgent's own tool strategy; "delegate-native" its provider strategy (a model off Bedrock). */
 type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 
@@ -86,11 +76,8 @@ type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    options = structuredOptions<PromptedStructuredOutputMiddlewareOptions>(
-      options,
-      "promptedStructuredOutputMiddleware",
-      ["strategy", "finalMessage", "prompted", "env", "maxCorrections", "onStructuredResponse", "onFallback", "name"],
-    );
+    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onFallback name";
+    options = structuredOptions(options, "promptedStructuredOutputMiddleware", keys);
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);
     return createMiddleware({
@@ -101,15 +88,16 @@ export const promptedStructuredOutputMiddleware = boundary(
         const [model] = describeModels(request.model);
         const call = async (decision: Decision) => {
           if (decision === "pass") return handler(request);
-          if (decision === "tool")
-            return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
-          if (decision === "delegate-native")
-            return handler({ ...request, responseFormat: asProviderStrategy(request.responseFormat) as never });
+          if (decision === "tool" || decision === "delegate-native")
+            return handler({
+              ...request,
+              responseFormat: asStrategy(request.responseFormat, decision === "tool") as never,
+            });
           const constrained = {
             ...request,
-            responseFormat: NO_RESPONSE_FORMAT,
+            responseFormat: { __responseFormatUndefined: true } as const,
             ...(decision === "native"
-              ? { model: (await nativeModel(model!, format)) as typeof request.model }
+              ? { model: (await constrainedModel("native", model!, format, [])) as typeof request.model }
               : { systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) }),
           };
           const answer = await handler(constrained);
@@ -119,13 +107,9 @@ export const promptedStructuredOutputMiddleware = boundary(
             askAgain: (followUp) =>
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
           });
-          reportResponse(options.onStructuredResponse, decision, resolved, model?.modelId);
-          const shown = finalMessageText(options.finalMessage, resolved.value);
-          if (shown === undefined) return new Command({ update: { structuredResponse: resolved.value } });
-          // The agent node stores the last answer the handler returned; this message (same id) replaces it.
-          const stored = resolved.answer as AIMessage;
-          const messages = [storedAnswer(stored, shown, { id: idOf(stored), name: stored.name })];
-          return new Command({ update: { structuredResponse: resolved.value, messages } });
+          // The agent node stores the last answer the handler returned: the message (same id) replaces it.
+          const update = structuredUpdate(options, decision, resolved, model?.modelId, resolved.answer as AIMessage);
+          return new Command({ update });
         };
         const decision = decide(model, options);
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
@@ -136,56 +120,27 @@ export const promptedStructuredOutputMiddleware = boundary(
 );
 
 function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
-  if (options.prompted === false) return "pass";
-  if (options.prompted === true) return "prompted";
-  const onBedrock = model?.provider === "bedrock" || envSelectsBedrock(options.env);
-  if (!onBedrock && options.strategy === undefined) return "pass";
+  const { prompted, strategy } = options;
+  if (prompted !== undefined) return prompted ? "prompted" : "pass";
+  if (model?.provider !== "bedrock" && !envSelectsBedrock(options.env) && strategy === undefined) return "pass";
   if (model === undefined) return "prompted";
-  if (model.provider !== "bedrock" && options.strategy !== undefined && options.strategy !== "prompted") {
+  if (model.provider !== "bedrock" && strategy !== undefined && strategy !== "prompted") {
     // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
-    assertToolAllowed(options.strategy, model);
-    return options.strategy === "native" ? "delegate-native" : "tool";
+    assertToolAllowed(strategy, model);
+    return strategy === "native" ? "delegate-native" : "tool";
   }
-  return strategyChoiceFor(model, { strategy: options.strategy, env: options.env }).strategy;
+  return strategyChoiceFor(model, options).strategy;
 }
 
 /**
- * The request's model sending `outputConfig` (an initChatModel model is built first); call options bound around it
- * (`withConfig`) are kept, tools are left to createAgent.
+ * The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves), or
+ * as its provider strategy (one schema: a provider strategy takes one).
  */
-async function nativeModel(model: ModelDescription, format: OutputFormat): Promise<unknown> {
-  const resolved = await withInstance(model);
-  const derived = withBedrockOutputConfig(resolved.instance!, bedrockOutputConfig(format)) as {
-    withConfig(options: object): unknown;
-  };
-  const { tools: _tools, tool_choice: _choice, ...callOptions } = resolved.callOptions;
-  return Object.keys(callOptions).length > 0 ? derived.withConfig(callOptions) : derived;
-}
-
-/** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
-function asToolStrategy(responseFormat: unknown): unknown {
+function asStrategy(responseFormat: unknown, tool: boolean): unknown {
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
-  if (items.every(isToolStrategy)) return responseFormat;
+  if (tool ? items.every(isToolStrategy) : isProviderStrategy(responseFormat)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);
-  return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
-}
-
-/** The agent's format as createAgent's provider strategy (one schema: a provider strategy takes one). */
-function asProviderStrategy(responseFormat: unknown): unknown {
-  if (isProviderStrategy(responseFormat)) return responseFormat;
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (tool) return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
   if (items.length !== 1) throw new TypeError('strategy "native" takes one schema as responseFormat, not a list');
-  return providerStrategy(schemaOfStrategy(items[0]) as never);
-}
-
-/**
- * The answer's id, given to it when it has none: the messages reducer would give the stored answer and its
- * replacement two different ids. Set in both places, as createAgent itself sets `name` on the answer.
- */
-function idOf(message: AIMessage): string {
-  if (typeof message.id === "string" && message.id !== "") return message.id;
-  const id = `run-${globalThis.crypto.randomUUID()}`;
-  message.id = id;
-  (message.lc_kwargs as Record<string, unknown>).id = id;
-  return id;
+  return providerStrategy(schemas[0] as never);
 }

@@ -3,7 +3,8 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { assertString } from "../errors";
+import { assertString, errorText } from "../errors";
+import type { Dict } from "../values";
 import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
 
@@ -17,16 +18,10 @@ const MAX_NESTING = 512;
 const MAX_CANDIDATES = 64;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
-export function answerText(message: BaseMessage): string {
-  const content = message.content;
+export function answerText({ content }: BaseMessage): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((block) => {
-      const b = block as { type?: unknown; text?: unknown } | null;
-      return b?.type === "text" && typeof b.text === "string" ? b.text : "";
-    })
-    .join("");
+  return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
 
 /** Where a JSON value was found, best first: the whole answer, a ```json fence, another fence, a bracket span in the text. */
@@ -51,42 +46,31 @@ export function answerCandidates(text: string): Candidate[] {
   const add = (source: CandidateSource, raw: string) => {
     if (found.length >= MAX_CANDIDATES) return;
     const value = parseJson(raw);
-    const key = value === NOT_JSON ? undefined : canonical(value, raw);
+    // A key equal for equal values (the source text when the value cannot be serialised, e.g. too deep).
+    const key = value === NOT_JSON ? undefined : orElse(() => JSON.stringify(value), raw);
     if (key === undefined || seen.has(key)) return;
     seen.add(key);
     found.push({ value, source });
   };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (trimmed !== "") add("whole", trimmed);
-  const fences = fencedBlockList(trimmed);
-  for (const fence of fences) if (fence.json) add("json-fence", fence.body);
-  for (const fence of fences) if (!fence.json) add("fence", fence.body);
+  // Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
+  // scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).
+  const others: string[] = [];
+  const head = /([\w-]*)[ \t\r]*\n?/y;
+  for (let open = trimmed.indexOf("```"); open >= 0; open = trimmed.indexOf("```", open)) {
+    head.lastIndex = open + 3;
+    const label = head.exec(trimmed)![1];
+    open = trimmed.indexOf("```", head.lastIndex);
+    if (open < 0) break;
+    const body = trimmed.slice(head.lastIndex, open).trim();
+    if (label.toLowerCase() !== "json") others.push(body);
+    else if (body !== "") add("json-fence", body);
+    open += 3;
+  }
+  for (const body of others) if (body !== "") add("fence", body);
   for (const span of balancedSpans(trimmed)) add("span", span.text);
   return found;
-}
-
-/**
- * Fences left to right: "```", a label of word characters, blanks, an optional newline, the body, "```". A
- * scan with indexOf (a regex with a lazy body after a greedy label backtracks on an unclosed fence).
- */
-function fencedBlockList(text: string): { json: boolean; body: string }[] {
-  const fences: { json: boolean; body: string }[] = [];
-  let from = 0;
-  for (;;) {
-    const open = text.indexOf("```", from);
-    if (open < 0) break;
-    // The label (word characters), blanks and one newline before the body.
-    const head = /([\w-]*)[ \t\r]*\n?/y;
-    head.lastIndex = open + 3;
-    const label = head.exec(text)![1];
-    const i = head.lastIndex;
-    const close = text.indexOf("```", i);
-    if (close < 0) break;
-    const body = text.slice(i, close).trim();
-    if (body !== "") fences.push({ json: label.toLowerCase() === "json", body });
-    from = close + 3;
-  }
-  return fences;
 }
 
 /**
@@ -106,19 +90,18 @@ export function balancedSpans(text: string): { start: number; text: string }[] {
     if (openQuote < 0) break;
     from = openQuote + 1;
   }
-  const opens = [...closeOf.keys()].sort((a, b) => a - b);
   const spans: { start: number; text: string }[] = [];
   let attempts = 0;
   let resumeAt = 0;
-  for (let k = 0; k < opens.length && attempts < MAX_SPAN_ATTEMPTS; k++) {
-    const start = opens[k];
+  for (const start of [...closeOf.keys()].sort((a, b) => a - b)) {
+    if (attempts >= MAX_SPAN_ATTEMPTS) break;
     if (start < resumeAt) continue; // inside a span already taken
-    const end = closeOf.get(start)!;
+    const end = closeOf.get(start)! + 1;
     attempts++;
-    const candidate = text.slice(start, end + 1);
+    const candidate = text.slice(start, end);
     if (parseJson(candidate) !== NOT_JSON) {
       spans.push({ start, text: candidate });
-      resumeAt = end + 1;
+      resumeAt = end;
     }
   }
   return spans;
@@ -133,55 +116,37 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>):
   let stack: number[] = [];
   let stringStart = -1;
   for (let i = from; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
+    const ch = text[i];
+    const opens = ch === "{" || ch === "[";
     if (stack.length === 0) {
-      if (ch === OPEN_BRACE || ch === OPEN_BRACKET) stack.push(i);
-      continue;
-    }
-    if (stringStart >= 0) {
-      if (ch === BACKSLASH) i++;
-      else if (ch === QUOTE) stringStart = -1;
-      continue;
-    }
-    if (ch === QUOTE) stringStart = i;
-    else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) {
+      if (opens) stack.push(i);
+    } else if (stringStart >= 0) {
+      if (ch === "\\") i++;
+      else if (ch === '"') stringStart = -1;
+    } else if (ch === '"') stringStart = i;
+    else if (opens) {
       // Deeper than MAX_NESTING: forget the oldest half (brackets that far out rarely close; amortised O(1)).
       if (stack.length >= MAX_NESTING) stack = stack.slice(MAX_NESTING / 2);
       stack.push(i);
-    } else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
+    } else if (ch === "}" || ch === "]") {
       const open = stack.pop()!;
-      if (text.charCodeAt(open) === (ch === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) closeOf.set(open, i);
+      if (text[open] === (ch === "}" ? "{" : "[")) closeOf.set(open, i);
       else stack.length = 0; // nothing open here can close any more
     }
   }
   return stringStart;
 }
 
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const QUOTE = 34;
-const BACKSLASH = 92;
-
 const NOT_JSON = Symbol("not JSON");
 
-function parseJson(source: string): unknown {
+const orElse = <T>(read: () => T, fallback: T): T => {
   try {
-    return JSON.parse(source);
+    return read();
   } catch {
-    return NOT_JSON;
+    return fallback;
   }
-}
-
-/** A key that is equal for equal values (the source text when the value cannot be serialised, e.g. too deep). */
-function canonical(value: unknown, raw: string): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return raw;
-  }
-}
+};
+const parseJson = (source: string): unknown => orElse(() => JSON.parse(source), NOT_JSON);
 
 /**
  * Which value was taken when the answer held more than one. The rule: the best tier that holds a valid value
@@ -220,18 +185,15 @@ export async function parseStructuredAnswer<T = unknown>(
   }
   const valid: { value: T; source: CandidateSource }[] = [];
   let firstFailure: string[] | undefined;
-  for (const candidate of candidates) {
+  for (const { value, source } of candidates) {
     // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
     let result: Validation<T>;
     try {
-      result = await outputFormat.validate(candidate.value);
+      result = await outputFormat.validate(value);
     } catch (error) {
-      result = {
-        ok: false,
-        issues: [`the value could not be validated: ${error instanceof Error ? error.message : String(error)}`],
-      };
+      result = { ok: false, issues: [`the value could not be validated: ${errorText(error)}`] };
     }
-    if (result.ok) valid.push({ value: result.value, source: candidate.source });
+    if (result.ok) valid.push({ value: result.value, source });
     else firstFailure ??= result.issues;
   }
   if (valid.length === 0) return { ok: false, issues: firstFailure ?? ["the reply contains no valid JSON value"] };
@@ -251,48 +213,38 @@ export interface StructuredAttempt {
 /** The final answer could not be turned into the response format, even after the corrective call(s). */
 export class PromptedStructuredOutputError extends Error {
   /** The last answer's text. */
-  readonly raw: string;
+  declare readonly raw: string;
   /** Why the last answer was not accepted (validation issues, or "no JSON value"). */
-  readonly issues: string[];
+  declare readonly issues: string[];
   /** Every answer tried, first (the agent's own) to last (the last correction). */
-  readonly attempts: StructuredAttempt[];
+  declare readonly attempts: StructuredAttempt[];
 
   constructor(attempts: StructuredAttempt[]) {
-    const last = attempts[attempts.length - 1] ?? { raw: "", issues: [] };
+    const { raw, issues } = attempts.at(-1) ?? { raw: "", issues: [] };
     const tries = attempts.length === 1 ? "" : ` after ${attempts.length - 1} corrective call(s)`;
     super(
-      `The model's final answer does not match the response format${tries}: ${last.issues.join("; ")}. ` +
-        `Raw answer: ${last.raw.length <= 500 ? last.raw : `${last.raw.slice(0, 500)}...`}`,
+      `The model's final answer does not match the response format${tries}: ${issues.join("; ")}. ` +
+        `Raw answer: ${raw.length <= 500 ? raw : `${raw.slice(0, 500)}...`}`,
     );
     this.name = "PromptedStructuredOutputError";
-    this.raw = last.raw;
-    this.issues = last.issues;
-    this.attempts = attempts;
+    Object.assign(this, { raw, issues, attempts });
   }
 
-  /** True for this error, also from another copy of the package. */
+  /** True for this error, also from another copy of the package (a value that refuses to be read is not it). */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
-    try {
-      return (
-        error instanceof Error &&
-        error.name === "PromptedStructuredOutputError" &&
-        Array.isArray((error as Partial<PromptedStructuredOutputError>).attempts)
-      );
-    } catch {
-      return false; // a proxy that refuses to be read is not this error
-    }
+    const e = error as PromptedStructuredOutputError;
+    return orElse(
+      () => e instanceof Error && e.name === "PromptedStructuredOutputError" && Array.isArray(e.attempts),
+      false,
+    );
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */
   static find(error: unknown): PromptedStructuredOutputError | undefined {
-    let current: unknown = error;
-    try {
-      for (let depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
-        if (PromptedStructuredOutputError.isInstance(current)) return current;
-        current = (current as { cause?: unknown }).cause;
-      }
-    } catch {
+    for (let depth = 0; error != null && depth < 10; depth++) {
+      if (PromptedStructuredOutputError.isInstance(error)) return error;
       // a cause that cannot be read ends the chain
+      error = orElse(() => (error as Error).cause, undefined);
     }
     return undefined;
   }

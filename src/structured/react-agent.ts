@@ -11,15 +11,9 @@
  * - `prompted`: the format instructions go into the prompt and the final answer is the JSON (no extra call
  *   unless it is invalid: then one corrective call that ends with a user message).
  */
-import { AIMessage, type BaseMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
 import type { LanguageModelLike } from "@langchain/core/language_models/base";
-import {
-  Runnable,
-  RunnableBinding,
-  RunnableLambda,
-  RunnableWithFallbacks,
-  _coerceToRunnable,
-} from "@langchain/core/runnables";
+import { Runnable, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
 import {
   extendInteropZodObject,
   getInteropZodObjectShape,
@@ -54,20 +48,18 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { prepareStructuredCall, structuredCallInput } from "./constrained";
+import { constrainedModel, structuredCall } from "./constrained";
 import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import {
-  finalMessageText,
   reportResponse,
-  storedAnswer,
+  structuredUpdate,
   type FinalMessageOption,
   type StructuredResponseReport,
 } from "./final-message";
 import { isSchemaOptions, reactOutputFormat, type OutputFormat } from "./format";
 import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
-import { structuredOptions } from "./options";
-import { answerText, parseStructuredAnswer, resolveStructuredAnswer, type Resolved } from "./parse";
-import { strategyChoiceFor, type StructuredOutputStrategy } from "./strategy";
+import { answerText, parseStructuredAnswer, resolveStructuredAnswer } from "./parse";
+import { strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
@@ -117,12 +109,10 @@ type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
 type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
-type ModelChooser = (
-  state: AgentState,
-  config: LangGraphRunnableConfig,
-) => LanguageModelLike | Promise<LanguageModelLike>;
+type Config = LangGraphRunnableConfig;
+type ModelChooser = (state: AgentState, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
 type Update = Record<string, unknown>;
-type Hook = (state: AgentState, config: LangGraphRunnableConfig) => Promise<Update>;
+type Hook = (state: AgentState, config: Config) => Promise<Update>;
 
 /** The prompt field the user set (createReactAgent accepts one of three), or none. */
 interface PromptSlot {
@@ -139,6 +129,7 @@ type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescript
 /** Everything the hooks need that does not change between calls. */
 interface HookContext {
   format: OutputFormat;
+  slot: PromptSlot;
   options: PromptedStructuredOutputOptions;
   tools: readonly unknown[];
   responseFormat: unknown;
@@ -182,285 +173,191 @@ export const withPromptedStructuredOutput = boundary(
     const fn = "withPromptedStructuredOutput";
     if (typeof params !== "object" || params === null)
       throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
-    options = structuredOptions<PromptedStructuredOutputOptions>(options, fn, [
-      "strategy",
-      "finalMessage",
-      "prompted",
-      "env",
-      "maxCorrections",
-      "onStructuredResponse",
-      "onRepair",
-      "onFallback",
-    ]);
+    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onRepair onFallback";
+    options = structuredOptions(options, fn, keys);
     // Every field read once, up front (a getter that throws is refused now, not in a run).
     const { responseFormat, ...rest } = params;
+    const { llm, tools: agentTools } = rest;
     if (responseFormat == null || options.prompted === false) return params;
-    const perCall = isModelChooser(rest.llm);
-    const acts =
-      perCall ||
-      options.prompted === true ||
-      options.strategy !== undefined ||
-      envSelectsBedrock(options.env) ||
-      needsPromptedStructuredOutput(rest.llm, { env: options.env });
-    if (!acts) return params;
+    const chooser = isModelChooser(llm) ? (llm as unknown as ModelChooser) : undefined;
+    if (!chooser && !isForced(options) && !needsPromptedStructuredOutput(llm, { env: options.env })) return params;
 
-    const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
-    const context: HookContext = {
-      format: reactOutputFormat(responseFormat),
-      options,
-      tools,
-      responseFormat,
-      withFallback: nativeFallbacks(options.onFallback),
+    const tools = (Array.isArray(agentTools) ? agentTools : agentTools.tools) as unknown[];
+    const format = reactOutputFormat(responseFormat);
+    const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => rest[k] != null);
+    const slot: PromptSlot = { key, value: key && rest[key] };
+    const withFallback = nativeFallbacks(options.onFallback);
+    const context = { format, slot, options, tools, responseFormat, withFallback };
+    const instructions = formatInstructions(format);
+    const instructed = (model: unknown) =>
+      RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
+    // One model (createReactAgent takes no fallback chain as `llm`): decided now.
+    const fixed = chooser ? undefined : branchesFor(llm, options);
+    const prompted = (branches: Branch[]) => branches.length === 1 && branches[0].strategy === "prompted";
+    // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
+    // B3; its own call options kept), bound once like createReactAgent does.
+    let agentModel: Runnable | undefined;
+    const hook: Hook = async (state, config) => {
+      const last = state.messages.at(-1);
+      // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
+      if (last === undefined || !AIMessage.isInstance(last) || last.tool_calls?.length) return {};
+      const model = chooser ? await chooser(state, config) : llm;
+      const branches = fixed ?? branchesFor(model, options);
+      if (!prompted(branches)) return constrainedUpdate(context, branches, state, config, last);
+      const agent = fixed?.[0].model;
+      const target = !agent
+        ? instructed(model)
+        : (agentModel ??= instructed(
+            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
+          ));
+      return promptedUpdate(context, target, state, config, last);
     };
-    const instructions = formatInstructions(context.format);
-    const slot = promptSlotOf(rest as AnyParams);
-    const wrapped = { ...rest, stateSchema: withStructuredResponseField(rest.stateSchema) };
-    const withHook = (hook: Hook, more: Record<string, unknown> = {}) =>
-      ({ ...wrapped, ...more, postModelHook: afterUserHook(rest.postModelHook, hook) }) as typeof params;
-
-    if (!perCall) {
-      // One model (createReactAgent takes no fallback chain as `llm`).
-      const branch = branchOf(describeModels(rest.llm)[0], options);
-      if (branch.strategy !== "prompted") return withHook(atFinalAnswer(constrainedUpdate(context, [branch])));
-      const prompt = { key: slot.key ?? "prompt", value: slotWithInstructions(slot, instructions) };
-      // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
-      // B3), bound once like createReactAgent does.
-      let model: Runnable | undefined;
-      const hook = atFinalAnswer((state, config, last) =>
-        promptedUpdate(context, { model: (model ??= withAgentTools(rest.llm, tools)), prompt }, state, config, last),
-      );
-      return withHook(hook, { [prompt.key]: prompt.value });
-    }
-
-    // The model is picked by a function: decide on the model it returns, at call time.
-    const chooser = rest.llm as unknown as ModelChooser;
-    const llm: ModelChooser = async (state, config) => {
-      const model = await chooser(state, config);
-      return withPromptedBranches(model, branchesFor(model, options), instructions) as LanguageModelLike;
-    };
-    const hook = atFinalAnswer(async (state, config, last) => {
-      const model = await chooser(state, config);
-      const branches = branchesFor(model, options);
-      if (branches.length === 1 && branches[0].strategy === "prompted") {
-        const target = { model: instructedModel(model, instructions), prompt: slot };
-        return promptedUpdate(context, target, state, config, last);
-      }
-      return constrainedUpdate(context, branches)(state, config, last);
-    });
-    return withHook(hook, { llm });
+    const more = chooser
+      ? {
+          llm: async (state: AgentState, config: Config) => {
+            const model = await chooser(state, config);
+            const branches = branchesFor(model, options);
+            // The instructions in front of the input of the models that are prompted (each of a chain on its own).
+            if (!branches.some((b) => b.strategy === "prompted")) return model;
+            if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
+              return instructed(model);
+            const wrap = (runnable: Runnable, i: number) =>
+              branches[i].strategy === "prompted" ? instructed(runnable) : runnable;
+            return new RunnableWithFallbacks({
+              runnable: wrap(model.runnable, 0),
+              fallbacks: model.fallbacks.map((f, i) => wrap(f, i + 1)),
+            });
+          },
+        }
+      : prompted(fixed!)
+        ? { [key ?? "prompt"]: slotWithInstructions(slot, instructions) }
+        : {};
+    return {
+      ...rest,
+      ...more,
+      stateSchema: withStructuredResponseField(rest.stateSchema),
+      postModelHook: afterUserHook(rest.postModelHook, hook),
+    } as typeof params;
   },
 );
 
-/** The strategy for one model the wrapper acts on (prompted when forced, or when no chat model is found). */
-function branchOf(model: ModelDescription | undefined, options: PromptedStructuredOutputOptions): Branch {
-  if (model === undefined || options.prompted === true)
-    return { strategy: "prompted", model: model ?? { role: "primary", callOptions: {}, thinking: false } };
-  return { strategy: strategyChoiceFor(model, { strategy: options.strategy, env: options.env }).strategy, model };
-}
+const isForced = (options: PromptedStructuredOutputOptions) =>
+  options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env);
 
 /**
- * A strategy per model behind what the function returned (the primary, then each fallback): the table's (or
- * the forced one) for a model the wrapper acts on, "own" for the others: those createReactAgent's own call
- * works on (not Bedrock, LLM_PROVIDER=aws-bedrock unset, and able to prefill).
+ * A strategy per model behind `model` (the primary, then each fallback): the table's (or the forced one) for a
+ * model the wrapper acts on, "own" for the others: those createReactAgent's own call works on (not Bedrock,
+ * LLM_PROVIDER=aws-bedrock unset, and able to prefill). Prompted when forced, or when no chat model is found.
  */
 function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
   const described = describeModels(model);
-  if (described.length === 0) return [branchOf(undefined, options)];
-  const forced = options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env);
-  return described.map((description) =>
-    forced ||
-    description.provider === "bedrock" ||
-    (description.modelId !== undefined && cannotPrefill(description.modelId))
-      ? branchOf(description, options)
-      : { strategy: "own", model: description },
-  );
-}
-
-/** The format instructions in front of the input of the models that are prompted (each branch of a fallback chain on its own). */
-function withPromptedBranches(model: LanguageModelLike, branches: Branch[], instructions: string): unknown {
-  if (!branches.some((b) => b.strategy === "prompted")) return model;
-  if (branches.length > 1 && model instanceof RunnableWithFallbacks && model.fallbacks.length === branches.length - 1) {
-    const wrap = (runnable: Runnable, branch: Branch) =>
-      branch.strategy === "prompted" ? instructedModel(runnable, instructions) : runnable;
-    return new RunnableWithFallbacks({
-      runnable: wrap(model.runnable, branches[0]),
-      fallbacks: model.fallbacks.map((f, i) => wrap(f, branches[i + 1])),
-    });
-  }
-  return instructedModel(model, instructions);
-}
-
-const instructedModel = (model: LanguageModelLike | Runnable, instructions: string): Runnable =>
-  RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
-
-function promptSlotOf(params: AnyParams): PromptSlot {
-  const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => params[k] != null);
-  return { key, value: key === undefined ? undefined : params[key] };
+  if (described.length === 0)
+    return [{ strategy: "prompted", model: { role: "primary", callOptions: {}, thinking: false } }];
+  const forced = isForced(options);
+  return described.map((m) => ({
+    model: m,
+    strategy:
+      options.prompted === true
+        ? "prompted"
+        : forced || m.provider === "bedrock" || (m.modelId !== undefined && cannotPrefill(m.modelId))
+          ? strategyChoiceFor(m, options).strategy
+          : "own",
+  }));
 }
 
 /** The prompt with the instructions added, in the form it was given. */
-function slotWithInstructions(slot: PromptSlot, instructions: string): unknown {
-  const prompt = slot.value;
+function slotWithInstructions({ key, value: prompt }: PromptSlot, instructions: string): unknown {
+  const add = (output: unknown) => withSystemInstructions(output, instructions);
   if (prompt == null) return instructions;
   if (typeof prompt === "string") return promptWith(prompt, instructions);
-  if (isSystemMessage(prompt)) return systemMessageWith(prompt, instructions);
-  if (typeof prompt === "function") {
-    const fn = prompt as (...args: unknown[]) => unknown;
-    return async (...args: unknown[]) => withSystemInstructions(await fn(...args), instructions);
-  }
-  if (Runnable.isRunnable(prompt)) {
-    return prompt.pipe(RunnableLambda.from((output: unknown) => withSystemInstructions(output, instructions)));
-  }
-  throw new TypeError(`Unexpected type for '${slot.key}': ${typeof prompt}`);
-}
-
-/**
- * The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
- * messageModifier works on the messages, the other two on the state).
- */
-async function renderPrompt(
-  slot: PromptSlot,
-  state: AgentState,
-  config: LangGraphRunnableConfig,
-): Promise<BaseMessage[]> {
-  const prompt = slot.value;
-  if (prompt == null) return state.messages;
-  if (typeof prompt === "string") return [new SystemMessage(prompt), ...state.messages];
-  if (isSystemMessage(prompt)) return [prompt, ...state.messages];
-  const input = slot.key === "messageModifier" ? state.messages : state;
-  if (typeof prompt === "function") return toMessages(await (prompt as (...a: unknown[]) => unknown)(input, config));
-  if (Runnable.isRunnable(prompt)) return toMessages(await prompt.invoke(input, config));
-  throw new TypeError(`Unexpected type for '${slot.key}': ${typeof prompt}`);
-}
-
-const isSystemMessage = (value: unknown): value is SystemMessage =>
-  isBaseMessage(value) && SystemMessage.isInstance(value);
-
-/** The agent's model with its tools bound, unless it has tools bound already. */
-function withAgentTools(llm: AnyParams["llm"], tools: unknown[]): Runnable {
-  const binding = RunnableBinding.isRunnableBinding(llm) ? llm : undefined;
-  const hasBoundTools =
-    Array.isArray((binding?.kwargs as Update | undefined)?.tools) ||
-    Array.isArray((binding?.config as Update | undefined)?.tools);
-  if (tools.length === 0 || hasBoundTools) return llm as Runnable;
-  const bindable = llm as unknown as { bindTools?: (t: unknown[]) => Runnable };
-  if (typeof bindable.bindTools === "function") return bindable.bindTools(tools);
-  const inner = binding?.bound as unknown as { bindTools?: (t: unknown[]) => Runnable } | undefined;
-  if (binding === undefined || typeof inner?.bindTools !== "function") return llm as Runnable;
-  const rebound = inner.bindTools(tools);
-  if (!RunnableBinding.isRunnableBinding(rebound))
-    return new RunnableBinding({ bound: rebound, config: binding.config, kwargs: binding.kwargs });
-  return new RunnableBinding({
-    bound: rebound.bound,
-    config: { ...binding.config, ...rebound.config },
-    kwargs: { ...binding.kwargs, ...rebound.kwargs },
-  });
-}
-
-/** `update` at a final answer: an assistant message without tool calls (anything else keeps the loop going). */
-function atFinalAnswer(
-  update: (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage) => Promise<Update>,
-): Hook {
-  return async (state, config) => {
-    const last = state.messages.at(-1);
-    return last !== undefined && AIMessage.isInstance(last) && !last.tool_calls?.length
-      ? update(state, config, last)
-      : {};
-  };
+  if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
+  if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
+  if (typeof prompt === "function") return async (...args: unknown[]) => add(await prompt(...args));
+  throw new TypeError(`Unexpected type for '${key}': ${typeof prompt}`);
 }
 
 /** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
 async function promptedUpdate(
-  { format, options }: HookContext,
-  target: { model: Runnable; prompt: PromptSlot },
+  { format, options, slot: { key, value: prompt } }: HookContext,
+  model: Runnable,
   state: AgentState,
-  config: LangGraphRunnableConfig,
+  config: Config,
   last: AIMessage,
 ): Promise<Update> {
   const history = state.messages.slice(0, -1);
   const resolved = await resolveStructuredAnswer(last, format, {
     maxCorrections: options.maxCorrections,
     askAgain: async (followUp) => {
-      const input = await renderPrompt(target.prompt, { ...state, messages: [...history, ...followUp] }, config);
+      // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
+      // messageModifier works on the messages, the other two on the state).
+      const messages = [...history, ...followUp];
+      const input = key === "messageModifier" ? messages : { ...state, messages };
+      const request =
+        prompt == null
+          ? messages
+          : typeof prompt === "string" || SystemMessage.isInstance(prompt)
+            ? [typeof prompt === "string" ? new SystemMessage(prompt) : prompt, ...messages]
+            : toMessages(
+                await (Runnable.isRunnable(prompt)
+                  ? prompt.invoke(input, config)
+                  : (prompt as (...a: unknown[]) => unknown)(input, config)),
+              );
       // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
       // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
-      const bedrock = isBedrockModel(target.model, { env: options.env });
-      return (await target.model.invoke(await repairedRequest(input, bedrock, options, config), config)) as BaseMessage;
+      const bedrock = isBedrockModel(model, { env: options.env });
+      return (await model.invoke(await repairedRequest(request, bedrock, options, config), config)) as BaseMessage;
     },
   });
-  return structuredUpdate(options, last, resolved);
-}
-
-/** The state update of a prompted answer: the corrected answer (or its readable text) replaces the original. */
-function structuredUpdate(
-  options: PromptedStructuredOutputOptions,
-  last: AIMessage,
-  resolved: Resolved<unknown>,
-): Update {
-  reportResponse(options.onStructuredResponse, "prompted", resolved, undefined);
-  const shown = finalMessageText(options.finalMessage, resolved.value);
-  if (resolved.corrections === 0 && shown === undefined) return { structuredResponse: resolved.value };
-  const text = shown ?? answerText(resolved.answer);
-  return { structuredResponse: resolved.value, messages: [storedAnswer(resolved.answer, text, last)] };
+  return structuredUpdate(options, "prompted", resolved, undefined, last);
 }
 
 /**
  * Native / tool (and models of a fallback chain): at the final answer, one constrained call per model in order
  * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
- * valid value (no call).
+ * valid value (no call). For each model: createReactAgent's own call ("own"), or a constrained call after the
+ * answer (the history, the answer, a closing user turn), validated and corrected. A native call falls back to
+ * the next strategy (see fallback.ts).
  */
-function constrainedUpdate(context: HookContext, branches: Branch[]) {
-  return async (state: AgentState, config: LangGraphRunnableConfig, last: AIMessage): Promise<Update> => {
-    if (branches.some((b) => b.strategy === "prompted")) {
-      const parsed = await parseStructuredAnswer(answerText(last), context.format);
-      if (parsed.ok) return structuredUpdate(context.options, last, { ...parsed, answer: last, corrections: 0 });
-    }
-    let lastError: unknown;
-    for (const branch of branches) {
-      try {
-        return { structuredResponse: await branchResponse(context, branch, state.messages, config) };
-      } catch (error) {
-        lastError = error;
-      }
-    }
-    throw lastError;
-  };
-}
-
-/**
- * The structured response from one model: createReactAgent's own call ("own"), or a constrained call after the
- * answer (the history, the answer, a closing user turn), validated and corrected. A native call falls back to the
- * next strategy (see fallback.ts).
- */
-async function branchResponse(
+async function constrainedUpdate(
   context: HookContext,
-  { strategy, model }: Branch,
-  messages: BaseMessage[],
-  config: LangGraphRunnableConfig,
-): Promise<unknown> {
-  const { format, options } = context;
-  if (strategy === "own") {
-    const value = await ownStructuredResponse(model, context.responseFormat, messages, config);
-    options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
-    return value;
+  branches: Branch[],
+  state: AgentState,
+  config: Config,
+  last: AIMessage,
+): Promise<Update> {
+  const { format, options, tools, withFallback } = context;
+  if (branches.some((b) => b.strategy === "prompted")) {
+    const parsed = await parseStructuredAnswer(answerText(last), format);
+    if (parsed.ok)
+      return structuredUpdate(options, "prompted", { ...parsed, answer: last, corrections: 0 }, undefined, last);
   }
-  const constrained = async (strategy: StructuredOutputStrategy) => {
-    const prepared = await prepareStructuredCall({ strategy, model, format, tools: context.tools }, config);
-    const input = structuredCallInput(messages.slice(0, -1), messages.at(-1)!, prepared.closingTurn, format);
-    // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
-    const bedrock = model.provider === "bedrock" || envSelectsBedrock(options.env);
-    const ask = async (followUp: BaseMessage[]) =>
-      prepared.call(await repairedRequest([...input, ...followUp], bedrock, options, config), config);
-    const resolved = await resolveStructuredAnswer(await ask([]), format, {
-      maxCorrections: options.maxCorrections,
-      askAgain: ask,
-    });
-    reportResponse(options.onStructuredResponse, strategy, resolved, model.modelId);
-    return resolved.value;
-  };
-  return strategy === "native"
-    ? context.withFallback(model, format.jsonSchema, constrained, config)
-    : constrained(strategy);
+  const { messages } = state;
+  let lastError: unknown;
+  for (const { strategy, model } of branches) {
+    const constrained = async (strategy: StructuredOutputStrategy) => {
+      // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
+      const bedrock = model.provider === "bedrock" || envSelectsBedrock(options.env);
+      const repair = (request: BaseMessage[]) => repairedRequest(request, bedrock, options, config);
+      const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
+      const resolved = await resolveStructuredAnswer(await ask([]), format, {
+        maxCorrections: options.maxCorrections,
+        askAgain: ask,
+      });
+      reportResponse(options, strategy, resolved, model.modelId);
+      return resolved.value;
+    };
+    try {
+      if (strategy === "native")
+        return { structuredResponse: await withFallback(model, format.jsonSchema, constrained, config) };
+      if (strategy !== "own") return { structuredResponse: await constrained(strategy) };
+      const value = await ownStructuredResponse(model, context.responseFormat, messages, config);
+      options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
+      return { structuredResponse: value };
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
 }
 
 /** A request this wrapper sends itself, repaired for Bedrock or a strict provider; every repair reported like a surface's. */
@@ -468,7 +365,7 @@ async function repairedRequest(
   messages: BaseMessage[],
   bedrock: boolean,
   options: PromptedStructuredOutputOptions,
-  config: LangGraphRunnableConfig,
+  config: Config,
 ): Promise<BaseMessage[]> {
   const repaired = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
   await reportRepairs(repaired.repairs, { onRepair: options.onRepair }, config);
@@ -480,23 +377,15 @@ async function ownStructuredResponse(
   model: ModelDescription,
   responseFormat: unknown,
   messages: BaseMessage[],
-  config: LangGraphRunnableConfig,
+  config: Config,
 ): Promise<unknown> {
-  const chatModel = (await withInstance(model, config)).instance as
-    | { withStructuredOutput?(schema: unknown, options?: unknown): Runnable }
-    | undefined;
-  if (typeof chatModel?.withStructuredOutput !== "function")
+  const { instance } = await withInstance(model, config);
+  if (typeof instance?.withStructuredOutput !== "function")
     throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-  const input = [...messages];
-  let structured: Runnable;
-  if (isSchemaOptions(responseFormat)) {
-    const { prompt, schema, ...rest } = responseFormat;
-    structured = chatModel.withStructuredOutput(schema, rest);
-    if (typeof prompt === "string") input.unshift(new SystemMessage({ content: prompt }));
-  } else {
-    structured = chatModel.withStructuredOutput(responseFormat);
-  }
-  const response = await structured.invoke(input, config);
+  const { prompt, schema, ...rest } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+  const system = typeof prompt === "string" ? [new SystemMessage({ content: prompt })] : [];
+  const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, rest);
+  const response = await structured.invoke([...system, ...messages], config);
   if (response == null) throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
   return response;
 }
@@ -505,25 +394,20 @@ async function ownStructuredResponse(
 function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   if (userHook == null) return hook as AnyParams["postModelHook"];
   const user = _coerceToRunnable(userHook as Parameters<typeof _coerceToRunnable>[0]);
-  return (async (state: AgentState, config: LangGraphRunnableConfig) => {
-    const update = (await user.invoke(state, config)) as unknown;
+  return (async (state: AgentState, config: Config) => {
+    const update = (await user.invoke(state, config)) as Update | null;
     // A Command routes the graph itself; leave it alone.
     if (update == null || typeof update !== "object" || isCommand(update)) return update;
-    const userUpdate = update as Update;
-    const messages = userUpdate.messages as BaseMessage[] | undefined;
-    const next = {
-      ...state,
-      ...userUpdate,
-      messages: messages === undefined ? state.messages : messagesStateReducer(state.messages, messages),
-    };
-    const own = await hook(next, config);
-    if (own.messages === undefined) return { ...userUpdate, ...own };
-    return { ...userUpdate, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
+    const messages = update.messages as BaseMessage[] | undefined;
+    const own = await hook(
+      { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },
+      config,
+    );
+    const asArray = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+    if (own.messages === undefined) return { ...update, ...own };
+    return { ...update, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
   }) as AnyParams["postModelHook"];
 }
-
-const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-
 /**
  * A custom state schema without `structuredResponse` would silently drop the hook's update: add the field
  * (an Annotation channel, or `any()` of the schema's own zod major version).

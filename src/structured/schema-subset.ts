@@ -23,13 +23,10 @@ import { isDict, safeJson, type Dict } from "../values";
 export type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: string };
 
 /** String formats in the subset (the same list in AWS's and Anthropic's docs). */
-export const SUBSET_STRING_FORMATS: ReadonlySet<string> = new Set(
-  "date-time time date duration email hostname uri ipv4 ipv6 uuid".split(" "),
-);
-
-const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
+const FORMATS = new Set("date-time time date duration email hostname uri ipv4 ipv6 uuid".split(" "));
+const TYPES = new Set(["string", "number", "integer", "boolean", "null", "object", "array"]);
 /** Say nothing to the model: dropped. */
-const DROPPED = new Set(["$schema", "$id", "$comment", "$defs", "definitions"]);
+const DROPPED = ["$schema", "$id", "$comment", "$defs", "definitions"];
 /** Change which values are valid in ways the subset cannot loosen. */
 const UNSUPPORTED: Record<string, string> = {
   patternProperties: "an object with patternProperties (open to more keys)",
@@ -56,20 +53,31 @@ const MAX_UNIONS = 16;
 const MAX_OPTIONAL = 24;
 
 class Unsupported extends Error {}
+function no(reason: string): never {
+  throw new Unsupported(reason);
+}
+
+/**
+ * One walk: the root (for `$ref`s), the `$ref`s being inlined, outermost first (one met again is a recursive
+ * schema), and the nodes, union nodes and optional properties written so far.
+ */
+interface Walk {
+  root: Dict;
+  refs: string[];
+  nodes: number;
+  unions: number;
+  optional: number;
+}
 
 /** The schema in the subset, or why it cannot be (see the module comment). Pure: the input is not changed. */
 export function subsetSchemaOf(schema: Dict): SubsetSchema {
+  const walk: Walk = { root: schema, refs: [], nodes: 0, unions: 0, optional: 0 };
   try {
-    const counts = { nodes: 0, unions: 0, optional: 0 };
-    const subset = toSubset(schema, { root: schema, refs: [], counts }, 0);
-    if (counts.unions > MAX_UNIONS) {
-      return {
-        ok: false,
-        reason: `more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${counts.unions})`,
-      };
-    }
-    if (counts.optional > MAX_OPTIONAL)
-      return { ok: false, reason: `more than ${MAX_OPTIONAL} optional properties (${counts.optional})` };
+    const subset = toSubset(schema, walk, 0);
+    const { unions, optional } = walk;
+    if (unions > MAX_UNIONS)
+      no(`more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${unions})`);
+    if (optional > MAX_OPTIONAL) no(`more than ${MAX_OPTIONAL} optional properties (${optional})`);
     return { ok: true, schema: subset };
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, reason: error.message };
@@ -77,102 +85,63 @@ export function subsetSchemaOf(schema: Dict): SubsetSchema {
   }
 }
 
-interface Walk {
-  root: Dict;
-  /** The `$ref`s being inlined, outermost first: one met again is a recursive schema. */
-  refs: string[];
-  /** Nodes, union nodes and optional properties written so far (shared by the whole walk). */
-  counts: { nodes: number; unions: number; optional: number };
-}
+/** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
+const TYPES_OF_KEYWORD = new Map<string, string[]>();
+for (const [types, keywords] of [
+  ["object", "properties required additionalProperties minProperties maxProperties dependentRequired dependentSchemas"],
+  ["array", "items additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems"],
+  ["string", "minLength maxLength pattern format contentEncoding contentMediaType"],
+  ["number integer", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
+])
+  for (const keyword of keywords.split(" ")) TYPES_OF_KEYWORD.set(keyword, types.split(" "));
 
 function toSubset(node: unknown, walk: Walk, depth: number): Dict {
-  if (depth > MAX_DEPTH) throw new Unsupported(`a schema nested deeper than ${MAX_DEPTH} levels`);
-  if (++walk.counts.nodes > MAX_NODES)
-    throw new Unsupported(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
-  if (
-    node === true ||
-    (isDict(node) && Object.keys(node).every((k) => DROPPED.has(k) || k === "title" || k === "description"))
-  ) {
-    throw new Unsupported("a schema without a type (any value)");
+  const next = (child: unknown) => toSubset(child, walk, depth + 1);
+  if (depth > MAX_DEPTH) no(`a schema nested deeper than ${MAX_DEPTH} levels`);
+  if (++walk.nodes > MAX_NODES) no(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
+  const untyped = (k: string) => DROPPED.includes(k) || k === "title" || k === "description";
+  if (node === true || (isDict(node) && Object.keys(node).every(untyped))) no("a schema without a type (any value)");
+  if (!isDict(node)) no(`a schema that is ${node === false ? "false (no value)" : "not an object"}`);
+  const { $ref, type, title, description, anyOf, oneOf } = node;
+  if (typeof $ref === "string") {
+    // An internal `$ref` replaced by what it points at (its siblings kept over it).
+    const { $ref: _ref, ...siblings } = node;
+    if (!$ref.startsWith("#")) no(`an external $ref (${$ref})`);
+    if (walk.refs.includes($ref)) no(`a recursive schema ($ref ${$ref})`);
+    let target: unknown = walk.root;
+    for (const part of $ref.slice(1).split("/")) {
+      if (part === "") continue;
+      const key = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+      target = isDict(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
+    }
+    if (target === undefined) no(`a $ref that points at nothing (${$ref})`);
+    walk.refs.push($ref);
+    const inlined = next(isDict(target) ? { ...target, ...siblings } : target);
+    walk.refs.pop();
+    return inlined;
   }
-  if (!isDict(node)) throw new Unsupported(`a schema that is ${node === false ? "false (no value)" : "not an object"}`);
-  if (typeof node.$ref === "string") return inlinedRef(node, walk, depth);
-  for (const key of Object.keys(node)) if (key in UNSUPPORTED) throw new Unsupported(UNSUPPORTED[key]);
-  if (Array.isArray(node.type)) return typeListAsAnyOf(node, walk, depth);
-  if (Array.isArray(node.anyOf) || Array.isArray(node.oneOf)) return unionOf(node, walk, depth);
+  for (const key of Object.keys(node)) if (key in UNSUPPORTED) no(UNSUPPORTED[key]);
+  if (Array.isArray(type)) {
+    if (type.length === 1) return toSubset({ ...node, type: type[0] }, walk, depth);
+    // `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on
+    // top), each branch with only the keywords that apply to its type (the others accept every value of it): a
+    // nullable object's null branch is `{ type: "null" }`, not its properties moved into a description.
+    const shared = Object.entries(node).filter(([k]) => k !== "title" && k !== "description");
+    walk.unions++;
+    const out: Dict = {
+      anyOf: type.map((t) =>
+        next({
+          ...Object.fromEntries(shared.filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t as string) ?? true)),
+          type: t,
+        }),
+      ),
+    };
+    if (typeof title === "string") out.title = title;
+    if (typeof description === "string") out.description = description;
+    return out;
+  }
 
   const out: Dict = {};
-  const { rest, take } = remainder(node);
-  const type = take("type");
-  if (type !== undefined) {
-    if (typeof type !== "string" || !(SCALAR_TYPES.has(type) || type === "object" || type === "array")) {
-      throw new Unsupported(`the type ${JSON.stringify(type)}`);
-    }
-    out.type = type;
-  }
-  keepAnnotations(rest, out, take);
-  if ("enum" in rest) {
-    const values = take("enum");
-    if (!Array.isArray(values) || !values.every(isScalar))
-      throw new Unsupported("an enum of values that are not all scalars");
-    out.enum = values;
-  }
-  if ("const" in rest) {
-    const value = take("const");
-    if (!isScalar(value)) throw new Unsupported("a const that is not a scalar");
-    out.const = value;
-  }
-  if (type === undefined && !("enum" in out) && !("const" in out))
-    throw new Unsupported("a schema without a type (any value)");
-  if (type === "object") objectPart(out, take, walk, depth);
-  else if (type === "array") arrayPart(rest, out, take, walk, depth);
-  else if (type === "string") {
-    const format = rest.format;
-    if (typeof format === "string" && SUBSET_STRING_FORMATS.has(format)) out.format = take("format");
-  }
-  return withMoved(out, rest);
-}
-
-function objectPart(out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
-  const additional = take("additionalProperties");
-  // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
-  if (additional !== undefined && additional !== false) {
-    const isRecord = isDict(additional) && Object.keys(additional).length > 0;
-    throw new Unsupported(
-      isRecord ? "a record (additionalProperties is a schema)" : "an open object (additionalProperties is not false)",
-    );
-  }
-  const properties = take("properties") ?? {};
-  if (!isDict(properties)) throw new Unsupported("properties that are not an object");
-  out.properties = Object.fromEntries(
-    Object.entries(properties).map(([key, value]) => [key, toSubset(value, walk, depth + 1)]),
-  );
-  const required = take("required");
-  if (required !== undefined) {
-    if (!Array.isArray(required) || !required.every((key) => typeof key === "string" && key in properties)) {
-      throw new Unsupported("required names a property the object does not define");
-    }
-    out.required = required;
-  }
-  walk.counts.optional += Object.keys(properties).filter(
-    (key) => !(required as string[] | undefined)?.includes(key),
-  ).length;
-  out.additionalProperties = false;
-}
-
-function arrayPart(rest: Dict, out: Dict, take: (key: string) => unknown, walk: Walk, depth: number): void {
-  const items = take("items");
-  if (!isDict(items)) {
-    throw new Unsupported(
-      items === undefined ? "an array without items (any value)" : "an array whose items is not one schema",
-    );
-  }
-  out.items = toSubset(items, walk, depth + 1);
-  if (rest.minItems === 0 || rest.minItems === 1) out.minItems = take("minItems");
-}
-
-/** A copy of `node` without the keywords that say nothing, and `take`: a keyword's value, removed from the copy. */
-function remainder(node: Dict): { rest: Dict; take: (key: string) => unknown } {
   const rest: Dict = { ...node };
   for (const key of DROPPED) delete rest[key];
   const take = (key: string): unknown => {
@@ -180,12 +149,66 @@ function remainder(node: Dict): { rest: Dict; take: (key: string) => unknown } {
     delete rest[key];
     return value;
   };
-  return { rest, take };
-}
-
-/** `title` and `description` as they are (a description that is not a string moves with the rest). */
-function keepAnnotations(rest: Dict, out: Dict, take: (key: string) => unknown): void {
+  if (Array.isArray(anyOf) || Array.isArray(oneOf)) {
+    if (Array.isArray(anyOf) && Array.isArray(oneOf)) no("anyOf and oneOf on one schema");
+    for (const key of ["type", "properties", "items", "enum", "const"])
+      if (key in rest) no(`${key} next to anyOf / oneOf`);
+    take("anyOf");
+    take("oneOf");
+    const branches = (anyOf ?? oneOf) as unknown[];
+    if (branches.length === 0) no("an empty anyOf / oneOf");
+    walk.unions++;
+    out.anyOf = branches.map(next);
+  } else {
+    take("type");
+    if (type !== undefined) {
+      if (typeof type !== "string" || !TYPES.has(type)) no(`the type ${JSON.stringify(type)}`);
+      out.type = type;
+    }
+  }
+  // `title` and `description` as they are (a description that is not a string moves with the rest).
   for (const key of ["title", "description"]) if (typeof rest[key] === "string") out[key] = take(key);
+  if (out.anyOf) return withMoved(out, rest);
+  if ("enum" in rest) {
+    const values = take("enum");
+    if (!Array.isArray(values) || !values.every(isScalar)) no("an enum of values that are not all scalars");
+    out.enum = values;
+  }
+  if ("const" in rest) {
+    out.const = take("const");
+    if (!isScalar(out.const)) no("a const that is not a scalar");
+  }
+  if (type === undefined && !("enum" in out) && !("const" in out)) no("a schema without a type (any value)");
+  if (type === "object") {
+    const additional = take("additionalProperties");
+    // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
+    if (additional !== undefined && additional !== false)
+      no(
+        isDict(additional) && Object.keys(additional).length > 0
+          ? "a record (additionalProperties is a schema)"
+          : "an open object (additionalProperties is not false)",
+      );
+    const properties = take("properties") ?? {};
+    if (!isDict(properties)) no("properties that are not an object");
+    out.properties = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, next(value)]));
+    const required = take("required");
+    if (required !== undefined) {
+      if (!Array.isArray(required) || !required.every((key) => typeof key === "string" && key in properties))
+        no("required names a property the object does not define");
+      out.required = required;
+    }
+    walk.optional += Object.keys(properties).filter((key) => !(required as string[] | undefined)?.includes(key)).length;
+    out.additionalProperties = false;
+  } else if (type === "array") {
+    const items = take("items");
+    if (!isDict(items))
+      no(items === undefined ? "an array without items (any value)" : "an array whose items is not one schema");
+    out.items = next(items);
+    if (rest.minItems === 0 || rest.minItems === 1) out.minItems = take("minItems");
+  } else if (type === "string" && typeof rest.format === "string" && FORMATS.has(rest.format)) {
+    out.format = take("format");
+  }
+  return withMoved(out, rest);
 }
 
 /**
@@ -196,85 +219,8 @@ function withMoved(out: Dict, moved: Dict): Dict {
   const entries = Object.entries(moved);
   if (entries.length === 0) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
-  return {
-    ...out,
-    description: typeof out.description === "string" && out.description !== "" ? `${out.description}\n\n${text}` : text,
-  };
-}
-
-/** Keywords that apply to values of some types only (JSON Schema's validation vocabulary); the rest apply to all. */
-const TYPES_OF_KEYWORD: Record<string, readonly string[]> = Object.fromEntries(
-  (
-    [
-      [
-        ["object"],
-        "properties required additionalProperties patternProperties propertyNames minProperties maxProperties " +
-          "dependentRequired dependentSchemas unevaluatedProperties",
-      ],
-      [
-        ["array"],
-        "items prefixItems additionalItems unevaluatedItems contains minContains maxContains minItems maxItems uniqueItems",
-      ],
-      [["string"], "minLength maxLength pattern format contentEncoding contentMediaType"],
-      [["number", "integer"], "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"],
-    ] as const
-  ).flatMap(([types, keywords]) => keywords.split(" ").map((keyword) => [keyword, types])),
-);
-
-/**
- * `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on top),
- * each branch with only the keywords that apply to its type (the others accept every value of it): a nullable
- * object's null branch is `{ type: "null" }`, not its properties moved into a description.
- */
-function typeListAsAnyOf(node: Dict, walk: Walk, depth: number): Dict {
-  const { type, title, description, ...shared } = node;
-  const types = type as unknown[];
-  if (types.length === 1) return toSubset({ ...node, type: types[0] }, walk, depth);
-  walk.counts.unions++;
-  const appliesTo = (key: string, t: unknown) =>
-    !Object.hasOwn(TYPES_OF_KEYWORD, key) || TYPES_OF_KEYWORD[key].includes(t as string);
-  const branchOf = (t: unknown): Dict => ({
-    ...Object.fromEntries(Object.entries(shared).filter(([key]) => appliesTo(key, t))),
-    type: t,
-  });
-  const out: Dict = { anyOf: types.map((t) => toSubset(branchOf(t), walk, depth + 1)) };
-  if (typeof title === "string") out.title = title;
-  if (typeof description === "string") out.description = description;
-  return out;
-}
-
-function unionOf(node: Dict, walk: Walk, depth: number): Dict {
-  const { anyOf, oneOf, ...rest } = node;
-  if (Array.isArray(anyOf) && Array.isArray(oneOf)) throw new Unsupported("anyOf and oneOf on one schema");
-  for (const key of ["type", "properties", "items", "enum", "const"]) {
-    if (key in rest) throw new Unsupported(`${key} next to anyOf / oneOf`);
-  }
-  const branches = (anyOf ?? oneOf) as unknown[];
-  if (branches.length === 0) throw new Unsupported("an empty anyOf / oneOf");
-  walk.counts.unions++;
-  const out: Dict = { anyOf: branches.map((branch) => toSubset(branch, walk, depth + 1)) };
-  const left = remainder(rest);
-  keepAnnotations(left.rest, out, left.take);
-  return withMoved(out, left.rest);
-}
-
-/** An internal `$ref` replaced by what it points at (its siblings kept over it); external or recursive ones are refused. */
-function inlinedRef(node: Dict, walk: Walk, depth: number): Dict {
-  const { $ref, ...siblings } = node;
-  const ref = $ref as string;
-  if (!ref.startsWith("#")) throw new Unsupported(`an external $ref (${ref})`);
-  if (walk.refs.includes(ref)) throw new Unsupported(`a recursive schema ($ref ${ref})`);
-  let target: unknown = walk.root;
-  for (const part of ref
-    .slice(1)
-    .split("/")
-    .filter((p) => p !== "")) {
-    const key = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
-    target = isDict(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
-  }
-  if (target === undefined) throw new Unsupported(`a $ref that points at nothing (${ref})`);
-  const merged = isDict(target) ? { ...target, ...siblings } : target;
-  return toSubset(merged, { ...walk, refs: [...walk.refs, ref] }, depth + 1);
+  const { description: d } = out;
+  return { ...out, description: typeof d === "string" && d !== "" ? `${d}\n\n${text}` : text };
 }
 
 const isScalar = (value: unknown): boolean => value === null || ["string", "number", "boolean"].includes(typeof value);
