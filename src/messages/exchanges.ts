@@ -28,6 +28,7 @@ import {
   callIdsOf,
   isAssistant,
   isDict,
+  type Dict,
   isToolResult,
   isUnsignedReasoning,
   REPAIR_MARKER_KEY,
@@ -44,19 +45,15 @@ export interface OpenExchange {
 }
 
 /** The ids the tool results from index `from` on answer. */
-function answeredFrom(messages: readonly BaseMessage[], from: number): Set<string | undefined> {
-  const answered = new Set<string | undefined>();
+function answeredFrom(messages: readonly BaseMessage[], from: number): Set<unknown> {
+  const answered = new Set();
   for (let j = from; j < messages.length; j++)
     if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
   return answered;
 }
 
 /** `calls` of the message at `index` that `answered` lacks, as an open exchange; undefined when there are none. */
-function openExchange(
-  index: number,
-  calls: string[],
-  answered: ReadonlySet<string | undefined>,
-): OpenExchange | undefined {
+function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>): OpenExchange | undefined {
   const unanswered = calls.filter((id) => !answered.has(id));
   return unanswered.length > 0 ? { index, unanswered } : undefined;
 }
@@ -219,7 +216,7 @@ function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
   const said = (value: unknown) => typeof value === "string" && value !== "";
   if (block.type === "reasoning") return said(block.reasoning);
-  return said(isDict(block.reasoningText) ? block.reasoningText.text : undefined) || said(block.redactedContent);
+  return said((block.reasoningText as Dict | undefined)?.text) || said(block.redactedContent);
 }
 
 /**
