@@ -178,26 +178,28 @@ export function withoutItemIds(
   goes: (id: string) => boolean,
 ): { message: AIMessage; droppedReasoning: string[] } {
   let kwargs: Dict = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
   const fields: Dict = {};
-  let droppedReasoning: string[];
+  let dropped: string[] = [];
   if (output) {
     const edited = editOutput(output, (item) =>
-      typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
+      !gone(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
     );
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
-    droppedReasoning = edited.droppedReasoning;
+    dropped = edited.droppedReasoning;
   } else {
     const id = isDict(kwargs.reasoning) ? kwargs.reasoning.id : undefined;
-    droppedReasoning = typeof id === "string" && goes(id) ? [id] : [];
+    if (gone(id)) dropped = [id as string];
     const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (isDict(map)) {
-      const kept = Object.entries(map).filter(([, itemId]) => typeof itemId !== "string" || !goes(itemId));
-      kwargs = { ...kwargs, [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(kept) };
-    }
+    if (isDict(map))
+      kwargs = {
+        ...kwargs,
+        [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v))),
+      };
   }
-  fields.additional_kwargs = withoutReasoning(kwargs, droppedReasoning);
-  return { message: rebuildAssistant(message, fields), droppedReasoning };
+  fields.additional_kwargs = withoutReasoning(kwargs, dropped);
+  return { message: rebuildAssistant(message, fields), droppedReasoning: dropped };
 }
 
 /**
@@ -355,7 +357,8 @@ const named = (value: unknown): string | undefined => (typeof value === "string"
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined): HumanMessage {
   const name = (result as unknown as Dict).name;
   const toolName = typeof name === "string" ? name : undefined;
-  const label = `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}; its tool call is no longer in this conversation.]`;
+  const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
+  const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
   return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
 }
 
@@ -470,11 +473,8 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
  */
 export function serverToolBlockAsText(block: Dict): Dict {
   const { type, name, content } = block;
-  if (type === "server_tool_use")
-    return {
-      type: "text",
-      text: `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`,
-    };
+  const called = typeof name === "string" ? name : "server tool";
+  const kind = String(type).replace(/_tool_result$/, "");
   const lines =
     type === "web_search_tool_result" && Array.isArray(content)
       ? content
@@ -483,10 +483,11 @@ export function serverToolBlockAsText(block: Dict): Dict {
           .filter((line) => line !== "")
           .join("\n")
       : "";
-  return {
-    type: "text",
-    text: `[Result of the ${String(type).replace(/_tool_result$/, "")} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${lines || safeJson(content ?? null, 20_000)}`,
-  };
+  const text =
+    type === "server_tool_use"
+      ? `[Server tool "${called}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      : `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${lines || safeJson(content ?? null, 20_000)}`;
+  return { type: "text", text };
 }
 
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
