@@ -195,9 +195,7 @@ export function callIdsOf(message: unknown, servers: boolean): string[] {
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
-export const toolCallIdsOf = boundary("toolCallIdsOf", function toolCallIdsOf(message: unknown): string[] {
-  return callIdsOf(message, true);
-});
+export const toolCallIdsOf = boundary("toolCallIdsOf", (message: unknown): string[] => callIdsOf(message, true));
 
 /** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
 export function isServerToolResultBlock(block: unknown): block is Dict {
