@@ -203,10 +203,35 @@ function collect(
   found: ModelDescription[],
 ) {
   if (!isObject(model) || depth++ > MAX_DEPTH) return;
-  // langchain's ConfigurableModel (initChatModel): the model is built lazily from `_defaultConfig`.
-  if ("_queuedMethodOperations" in model && isObject(model._defaultConfig))
-    collectConfigurable(model, bound, role, depth, found);
-  else if (isObject(model.bound))
+  // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
+  // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
+  // cached instance is read when present; otherwise the model is described from its config (model id, provider
+  // given or inferred the way initChatModel infers it, and the options of a queued `bindTools`).
+  if ("_queuedMethodOperations" in model && isObject(model._defaultConfig)) {
+    const before = found.length;
+    const cache = model._modelInstanceCache;
+    if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
+    if (found.length > before) return;
+    const config = model._defaultConfig;
+    const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
+    const callOptions = { ...(Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+    const provider = refined(
+      CONFIGURED_PROVIDERS.get(
+        typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId),
+      ),
+      modelId,
+      () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+    );
+    found.push({
+      modelId,
+      provider,
+      role,
+      callOptions,
+      thinking: thinkingIn(config, callOptions),
+      configurable: model,
+    });
+  } else if (isObject(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
     collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
   else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, found);
@@ -266,37 +291,6 @@ function thinkingIn(source: Dict, callOptions: Dict): boolean {
 }
 
 // --- initChatModel ------------------------------------------------------------------------------------------
-
-/**
- * initChatModel builds the default model at init and caches it; `bindTools` and `withConfig` return a new
- * configurable model with an empty cache and the operation queued. A cached instance is read when present;
- * otherwise the model is described from its config (model id, provider given or inferred the way initChatModel
- * infers it, and the options of a queued `bindTools`).
- */
-function collectConfigurable(
-  model: Dict,
-  bound: Dict,
-  role: ModelDescription["role"],
-  depth: number,
-  found: ModelDescription[],
-): void {
-  const cache = model._modelInstanceCache;
-  const before = found.length;
-  if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
-  if (found.length > before) return;
-  const config = model._defaultConfig as Dict;
-  const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
-  const callOptions = { ...(Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
-  const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
-  const provider = refined(
-    CONFIGURED_PROVIDERS.get(
-      typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId),
-    ),
-    modelId,
-    () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
-  );
-  found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
-}
 
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
 function inferredProvider(modelId: string | undefined): string | undefined {
