@@ -17,8 +17,8 @@ import {
   isBlankText,
   isClientCall,
   isDict,
+  isMarkedSyntheticResult,
   isServerToolResultBlock,
-  isSyntheticResult,
   reasoningTextOf,
   type DistinctCall,
   REPAIR_MARKER_KEY,
@@ -59,6 +59,8 @@ function withId(value: Dict, key: string, id: string): Dict {
 const idKeyOf = (record: Dict, own: string): string =>
   record.toolUseId !== undefined ? "toolUseId" : record.id !== undefined ? "id" : own;
 
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
 /** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
 function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
   const { reasoning, ...rest } = kwargs;
@@ -84,37 +86,32 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
     const changed = e === "drop" || (e !== undefined && e.id !== ref.id);
-    if (ref.id !== undefined && e !== "drop") {
-      if (changed) renames.set(ref.id, e!.id);
-      else idsKept.add(ref.id);
-    }
+    if (ref.id !== undefined && e !== "drop") changed ? renames.set(ref.id, e!.id) : idsKept.add(ref.id);
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
     if (!edits.has(list)) edits.set(list, new Map());
     edits.get(list)!.set(ref.position, e);
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
-  if (edits.size === 0 && !extra?.promoted?.length) return message;
+  const promoted = extra?.promoted ?? [];
+  if (edits.size === 0 && promoted.length === 0) return message;
+  const m = message as unknown as Dict;
 
-  /** `items` with the edits of `list` applied; the same array when it has none. */
-  const apply = (items: unknown, list: string, rename: (item: Dict, id: string) => unknown): unknown[] => {
+  /** `items` with the edits of `list` applied (`rename` gives an item its new id); the same array when it has none. */
+  const apply = (
+    items: unknown,
+    list: string,
+    rename = (item: Dict, id: string): unknown => withId(item, "id", id),
+  ) => {
     const byPos = edits.get(list);
-    if (!byPos) return items as unknown[];
+    if (!byPos || !Array.isArray(items)) return items;
     const out: unknown[] = [];
-    (items as unknown[]).forEach((item, i) => {
+    items.forEach((item, i) => {
       const e = byPos.get(i);
-      if (e !== "drop") out.push(e ? rename(item as Dict, e.id) : item);
+      if (e !== "drop") out.push(e ? rename(item, e.id) : item);
     });
     return out;
   };
-  const m = message as unknown as Dict;
-  const withCallId = (c: Dict, id: string) => withId(c, "id", id);
-
-  let toolCalls = Array.isArray(m.tool_calls) ? apply(m.tool_calls, "tool_calls", withCallId) : [];
-  if (extra?.promoted?.length) toolCalls = [...toolCalls, ...extra.promoted];
-  const invalidToolCalls = Array.isArray(m.invalid_tool_calls)
-    ? apply(m.invalid_tool_calls, "invalid_tool_calls", withCallId)
-    : [];
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
   for (const [key, own] of [
@@ -127,49 +124,46 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     const value = kwargs[key];
     const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
       withId(rec, own ? idKeyOf(rec, own) : "id", id),
-    );
+    ) as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
     else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
   }
 
-  let content = m.content as unknown[];
-  const blockEdits = edits.get("content");
-  if (Array.isArray(content) && blockEdits) {
-    const out: unknown[] = [];
+  // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
+  const content = m.content;
+  if (servers.size > 0 && Array.isArray(content))
     content.forEach((block, i) => {
-      // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
-      const result = servers.size > 0 && isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
-      const e = result ?? blockEdits.get(i);
-      const b = block as Dict;
-      if (e === "drop") return;
-      if (result) out.push(withId(b, "tool_use_id", e!.id));
-      else if (!e) out.push(block);
-      else if (isDict(b.toolUse)) out.push({ ...b, toolUse: withId(b.toolUse, idKeyOf(b.toolUse, "id"), e.id) });
-      else out.push(withCallId(b, e.id));
+      const e = isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
+      if (e) edits.get("content")!.set(i, e);
     });
-    content = out;
-  }
 
-  let responseMetadata = isDict(m.response_metadata) ? m.response_metadata : {};
+  let meta = isDict(m.response_metadata) ? m.response_metadata : {};
   const outputEdits = edits.get("response_metadata.output");
-  if (outputEdits && Array.isArray(responseMetadata.output)) {
+  if (outputEdits && Array.isArray(meta.output)) {
     // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
     // call is removed goes with it (R7).
-    const { output, droppedReasoning } = editOutput(responseMetadata.output as Dict[], (item, i) => {
+    const { output, droppedReasoning } = editOutput(meta.output as Dict[], (item, i) => {
       const e = outputEdits.get(i);
       return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id);
     });
-    responseMetadata = { ...responseMetadata, output };
+    meta = { ...meta, output };
     kwargs = withoutReasoning(kwargs, droppedReasoning);
   }
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
+  const toolCalls = apply(listOf(m.tool_calls), "tool_calls") as unknown[];
   return rebuildAssistant(message, {
-    content,
-    tool_calls: toolCalls,
-    invalid_tool_calls: invalidToolCalls,
+    content: apply(content, "content", (b, id) =>
+      isServerToolResultBlock(b as unknown)
+        ? withId(b, "tool_use_id", id)
+        : isDict(b.toolUse)
+          ? { ...b, toolUse: withId(b.toolUse, idKeyOf(b.toolUse, "id"), id) }
+          : withId(b, "id", id),
+    ),
+    tool_calls: promoted.length > 0 ? [...toolCalls, ...promoted] : toolCalls,
+    invalid_tool_calls: apply(listOf(m.invalid_tool_calls), "invalid_tool_calls"),
     additional_kwargs: kwargs,
-    response_metadata: responseMetadata,
+    response_metadata: meta,
   });
 }
 
@@ -184,31 +178,29 @@ export function withoutItemIds(
   goes: (id: string) => boolean,
 ): { message: AIMessage; droppedReasoning: string[] } {
   let kwargs: Dict = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
   const fields: Dict = {};
-  let droppedReasoning: string[];
+  let dropped: string[] = [];
   if (output) {
     const edited = editOutput(output, (item) =>
-      typeof item.id !== "string" || !goes(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
+      !gone(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
     );
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
-    droppedReasoning = edited.droppedReasoning;
+    dropped = edited.droppedReasoning;
   } else {
     const id = isDict(kwargs.reasoning) ? kwargs.reasoning.id : undefined;
-    droppedReasoning = typeof id === "string" && goes(id) ? [id] : [];
+    if (gone(id)) dropped = [id as string];
     const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (isDict(map)) {
-      const kept = Object.entries(map).filter(([, itemId]) => typeof itemId !== "string" || !goes(itemId));
-      kwargs = { ...kwargs, [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(kept) };
-    }
+    if (isDict(map))
+      kwargs = {
+        ...kwargs,
+        [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v))),
+      };
   }
-  fields.additional_kwargs = withoutReasoning(kwargs, droppedReasoning);
-  return { message: rebuildAssistant(message, fields), droppedReasoning };
+  fields.additional_kwargs = withoutReasoning(kwargs, dropped);
+  return { message: rebuildAssistant(message, fields), droppedReasoning: dropped };
 }
-
-/** `fields[key]` when given, else the message's own value, else `fallback`. */
-const field = (fields: Dict, m: Dict, key: string, fallback: unknown): unknown =>
-  key in fields ? fields[key] : m[key] !== undefined ? m[key] : fallback;
 
 /**
  * The constructor fields of a rebuilt message, `fields` over the message's own, in the message's field order:
@@ -219,14 +211,12 @@ const field = (fields: Dict, m: Dict, key: string, fallback: unknown): unknown =
  */
 function carried(message: BaseMessage, fields: Dict, always: readonly string[], optional: readonly string[]): Dict {
   const m = message as unknown as Dict;
-  const init: Dict = { content: field(fields, m, "content", "") };
+  const own = (key: string) => (key in fields ? fields[key] : m[key]);
+  const init: Dict = { content: "content" in fields || m.content !== undefined ? own("content") : "" };
   for (const key of always)
-    init[key] = key in fields ? fields[key] : key === "tool_call_id" || Array.isArray(m[key]) ? m[key] : [];
+    init[key] = key in fields || key === "tool_call_id" || Array.isArray(m[key]) ? own(key) : [];
   for (const key of RECORDS) init[key] = key in fields ? fields[key] : isDict(m[key]) ? m[key] : {};
-  for (const key of optional) {
-    const value = field(fields, m, key, undefined);
-    if (value !== undefined) init[key] = value;
-  }
+  for (const key of optional) if (own(key) !== undefined) init[key] = own(key);
   return init;
 }
 
@@ -236,7 +226,6 @@ const ASSISTANT = [
   ["id", "name", "usage_metadata"],
 ] as const;
 const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
-const OTHER = [[], ["id", "name"]] as const;
 
 /** A new AIMessage with the given fields replaced and every other constructor field carried over. */
 export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
@@ -253,28 +242,26 @@ export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<s
  * one place that knows each class's fields).
  */
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
-  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as unknown as T;
-  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as unknown as T;
-  const init = carried(message, fields, ...OTHER);
+  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as never;
+  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as never;
+  const init = carried(message, fields, [], ["id", "name"]);
   if (ChatMessage.isInstance(message)) {
     init.role = message.role;
-    return new ChatMessage(init as never) as unknown as T;
+    return new ChatMessage(init as never) as never;
   }
-  if (SystemMessage.isInstance(message)) return new SystemMessage(init as never) as unknown as T;
-  if (HumanMessage.isInstance(message)) return new HumanMessage(init as never) as unknown as T;
+  if (SystemMessage.isInstance(message)) return new SystemMessage(init as never) as never;
+  if (HumanMessage.isInstance(message)) return new HumanMessage(init as never) as never;
   // Any other class (function messages, custom subclasses): its own constructor with its own kwargs.
-  const Message = message.constructor as new (fields: Dict) => T;
-  return new Message(Object.assign({}, message.lc_kwargs as Dict, init));
+  return new (message.constructor as new (fields: Dict) => T)(Object.assign({}, message.lc_kwargs, init));
 }
 
-/** `additional_kwargs` holding the repair marker (its fields that are set). */
-function marker({ synthetic, reason, toolCallId, toolName, toolRun }: RepairMarker): Dict {
-  const fields: Dict = { synthetic, reason }; // set one by one: a repair makes one per synthetic message
-  if (toolCallId !== undefined) fields.toolCallId = toolCallId;
-  if (toolName !== undefined) fields.toolName = toolName;
-  if (toolRun !== undefined) fields.toolRun = toolRun;
-  return { [REPAIR_MARKER_KEY]: fields };
+/** `additional_kwargs` holding the repair marker (its fields that are set, one by one: a repair makes one per synthetic message). */
+function marker(fields: RepairMarker): Dict {
+  const set: Dict = {};
+  for (const key of MARKER_FIELDS) if (fields[key] !== undefined) set[key] = fields[key];
+  return { [REPAIR_MARKER_KEY]: set };
 }
+const MARKER_FIELDS = ["synthetic", "reason", "toolCallId", "toolName", "toolRun"] as const;
 
 /**
  * A result for a call that has no real one. Providers ignore `status`, so the content itself says what is known
@@ -332,16 +319,15 @@ export const defaultSyntheticText = boundary(
     note?: string;
     toolRun?: ToolRunState;
   }): string {
-    const fn = "defaultSyntheticText";
-    if (!isDict(call)) throw expectedInput(fn, "call", "an object { id, name?, reason, note?, toolRun? }", call);
+    const check = (ok: boolean, argument: string, expected: string, value: unknown) => {
+      if (!ok) throw expectedInput("defaultSyntheticText", argument, expected, value);
+    };
+    check(isDict(call), "call", "an object { id, name?, reason, note?, toolRun? }", call);
     const { id, name, note, toolRun = "outcome_unknown" } = call;
-    if (typeof id !== "string" && typeof id !== "number") throw expectedInput(fn, "call.id", "a string", id);
-    if (name !== undefined && typeof name !== "string")
-      throw expectedInput(fn, "call.name", "a string or undefined", name);
-    if (note !== undefined && typeof note !== "string")
-      throw expectedInput(fn, "call.note", "a string or undefined", note);
-    if (!TOOL_RUN_STATES.includes(toolRun))
-      throw expectedInput(fn, "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
+    check(typeof id === "string" || typeof id === "number", "call.id", "a string", id);
+    for (const [key, value] of Object.entries({ name, note }))
+      check(value === undefined || typeof value === "string", `call.${key}`, "a string or undefined", value);
+    check(TOOL_RUN_STATES.includes(toolRun), "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
     return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
   },
@@ -349,76 +335,61 @@ export const defaultSyntheticText = boundary(
 
 /**
  * A user message that says `label`, then `content` (text after it, blocks after a text block of it), keeping
- * `id`: every provider accepts a user message. Marked with `marked`.
+ * `id`: every provider accepts a user message. Marked with `marked` (not synthetic unless said).
  */
-function userText(content: unknown, label: string, id: unknown, marked: RepairMarker): HumanMessage {
-  const body =
-    typeof content === "string"
-      ? `${label}\n${content}`
-      : [{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])];
+function userText(content: unknown, label: string, id: unknown, marked: Partial<RepairMarker>): HumanMessage {
   return new HumanMessage({
-    content: body as MessageContent,
+    content: (typeof content === "string"
+      ? `${label}\n${content}`
+      : [{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])]) as MessageContent,
     ...(typeof id === "string" ? { id } : {}),
-    additional_kwargs: marker(marked),
+    additional_kwargs: marker({ synthetic: false, ...marked } as RepairMarker),
   });
 }
+
+/** A string that says something, else undefined. */
+const named = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
  */
-export function orphanResultAsUserMessage(
-  result: ToolMessage | BaseMessage,
-  toolCallId: string | undefined,
-): HumanMessage {
+export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined): HumanMessage {
   const name = (result as unknown as Dict).name;
   const toolName = typeof name === "string" ? name : undefined;
-  const label = `[Tool result${toolName ? ` from "${toolName}"` : ""}${
-    toolCallId ? ` for call ${toolCallId}` : ""
-  }; its tool call is no longer in this conversation.]`;
-  return userText(result.content, label, result.id, {
-    synthetic: false,
-    reason: "orphan_result",
-    toolCallId,
-    toolName,
-  });
+  const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
+  const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
+  return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
 }
-
-/** What a tool result without output says when it is sent as text. */
-const NO_OUTPUT_TEXT = "(the tool returned no output)";
-
-/** Longest JSON text a block of a converted result keeps. */
-const MAX_BLOCK_JSON = 20_000;
 
 /** Content block types every adapter sends in a user message (text, images, files, audio, video). */
 const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "document", "audio", "video"]);
 
-/** A block a user message may carry as it is; any other one (a JSON result block, a bare string) as its text. */
-const asUserBlock = (block: unknown): unknown =>
-  typeof block === "string"
-    ? { type: "text", text: block }
-    : isDict(block) && USER_BLOCK_TYPES.has(block.type as string)
-      ? block
-      : { type: "text", text: safeJson(block, MAX_BLOCK_JSON) };
-
 /**
  * A tool result as a user message, for a request that carries no tools: a label that names the tool, the call
- * it answers and an error status, then its content (text as it is, blocks a user
- * message takes as they are, any other block as its JSON). Keeps the result's id; marked, not synthetic unless
- * the result was.
+ * it answers and an error status, then its content (text as it is, blocks a user message takes as they are, any
+ * other block, a bare string, as its text, JSON cut at 20,000 characters). Keeps the result's id; marked, not
+ * synthetic unless the result was. A result without output says so.
  */
 export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
   const r = result as unknown as Dict;
-  const toolName = typeof r.name === "string" && r.name !== "" ? r.name : undefined;
-  const toolCallId = typeof r.tool_call_id === "string" && r.tool_call_id !== "" ? r.tool_call_id : undefined;
+  const toolName = named(r.name);
+  const toolCallId = named(r.tool_call_id);
   const failed = r.status === "error" ? " (the tool reported an error)" : "";
   const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
-  const content = result.content as unknown;
-  const blocks = Array.isArray(content) ? Array.from(content, asUserBlock) : undefined;
+  const content = r.content;
+  const blocks = Array.isArray(content)
+    ? Array.from(content, (b) =>
+        typeof b === "string"
+          ? { type: "text", text: b }
+          : isDict(b) && USER_BLOCK_TYPES.has(b.type as string)
+            ? b
+            : { type: "text", text: safeJson(b, 20_000) },
+      )
+    : undefined;
   const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
-  const synthetic = isSyntheticResult(result);
-  return userText(empty ? NO_OUTPUT_TEXT : (blocks ?? content), label, r.id, {
-    synthetic,
+  return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, r.id, {
+    synthetic: isMarkedSyntheticResult(result),
     reason,
     toolCallId,
     toolName,
@@ -429,18 +400,16 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
  * A system message the provider does not accept where it stands, as a user message that keeps its content
  * (marked, not synthetic: the words are real) and its id.
  */
-export function systemMessageAsUserText(message: BaseMessage): HumanMessage {
-  return labeledUserText(message, "[System message]", "misplaced_system_message");
-}
+export const systemMessageAsUserText = (message: BaseMessage): HumanMessage =>
+  labeledUserText(message, "[System message]", "misplaced_system_message");
 
 /** A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic. */
-export function labeledUserText(message: BaseMessage, label: string, reason: string): HumanMessage {
-  return userText(message.content, label, message.id, { synthetic: false, reason });
-}
+export const labeledUserText = (message: BaseMessage, label: string, reason: string): HumanMessage =>
+  userText(message.content, label, message.id, { reason });
 
 /**
- * A ChatMessage (or any message) as the typed message of `kind`, keeping its content, id, name, kwargs and
- * metadata: the same words, sent as the turn they were meant to be.
+ * A ChatMessage (or any message) as the typed message of `kind`, keeping its content (null content as ""), id,
+ * name, kwargs and metadata: the same words, sent as the turn they were meant to be.
  */
 export function typedMessageOf(
   message: BaseMessage,
@@ -457,9 +426,7 @@ export function typedMessageOf(
   if (kind === "user") return new HumanMessage(init as never);
   if (kind === "system") return new SystemMessage(init as never);
   // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).
-  init.tool_calls = [];
-  init.invalid_tool_calls = [];
-  return new AIMessage(init as never);
+  return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
 }
 
 export function syntheticUserMessage(text: string, reason: string, id: string): HumanMessage {
@@ -473,9 +440,10 @@ export function syntheticAssistantMessage(text: string, reason: string, id: stri
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
 export function withPlaceholderSignature(message: AIMessage): AIMessage {
   const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
-  const signatures = isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {};
-  const id = (message.tool_calls ?? [])[0]?.id as string;
-  const signed = { ...signatures, [id]: PLACEHOLDER_THOUGHT_SIGNATURE };
+  const signed = {
+    ...(isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {}),
+    [message.tool_calls?.[0]?.id as string]: PLACEHOLDER_THOUGHT_SIGNATURE,
+  };
   return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
 }
 
@@ -498,39 +466,28 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
   });
 }
 
-/** Longest text a converted server tool result keeps (the stored thread keeps the block itself). */
-const MAX_RESULT_TEXT = 20_000;
-
-/** What a web search returned, as lines a model can read; any other result as its JSON. */
-function resultText(block: Dict): string {
-  const content = block.content;
-  if (block.type === "web_search_tool_result" && Array.isArray(content)) {
-    const lines = content
-      .filter(isDict)
-      .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
-      .filter((line) => line !== "");
-    if (lines.length > 0) return lines.join("\n");
-  }
-  return safeJson(content ?? null, MAX_RESULT_TEXT);
-}
-
 /**
  * An Anthropic server tool block (`server_tool_use` or its inline `*_tool_result`) as a text block that says what was
  * called and what came back: for a provider that does not take them, or a result its adapter does not re-send (A13).
+ * A web search's results as lines a model can read; any other result as its JSON (cut at 20,000 characters).
  */
 export function serverToolBlockAsText(block: Dict): Dict {
-  if (block.type === "server_tool_use") {
-    const name = typeof block.name === "string" ? block.name : "server tool";
-    return {
-      type: "text",
-      text: `[Server tool "${name}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`,
-    };
-  }
-  const kind = String(block.type).replace(/_tool_result$/, "");
-  return {
-    type: "text",
-    text: `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${resultText(block)}`,
-  };
+  const { type, name, content } = block;
+  const called = typeof name === "string" ? name : "server tool";
+  const kind = String(type).replace(/_tool_result$/, "");
+  const lines =
+    type === "web_search_tool_result" && Array.isArray(content)
+      ? content
+          .filter(isDict)
+          .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
+          .filter((line) => line !== "")
+          .join("\n")
+      : "";
+  const text =
+    type === "server_tool_use"
+      ? `[Server tool "${called}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      : `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${lines || safeJson(content ?? null, 20_000)}`;
+  return { type: "text", text };
 }
 
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */

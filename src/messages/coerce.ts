@@ -49,14 +49,14 @@ const CLASSES = { human: HumanMessage, ai: AIMessage, tool: ToolMessage, system:
 function toLangChainToolCall(call: Dict): Dict {
   const fn = call.function;
   if (!isDict(fn)) return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
-  let args: unknown = isDict(fn.arguments) ? fn.arguments : {};
-  if (typeof fn.arguments === "string") {
+  let args = fn.arguments;
+  if (typeof args === "string")
     try {
-      args = fn.arguments.trim() ? JSON.parse(fn.arguments) : {};
+      args = args.trim() ? JSON.parse(args) : {};
     } catch {
       args = { __raw_arguments: fn.arguments };
     }
-  }
+  else if (!isDict(args)) args = {};
   const name = typeof fn.name === "string" ? fn.name : "";
   return { id: call.id, name, args: isDict(args) ? args : { value: args }, type: "tool_call" };
 }
@@ -71,40 +71,24 @@ function contentOf(value: unknown): unknown {
 /** The message of `kind` with the fields it takes from `fields`. */
 function build(kind: Kind, fields: Dict): BaseMessage {
   const init: Dict = { content: contentOf(fields.content) };
-  const copy = (keys: string[]) => {
+  const copy = (...keys: string[]) => {
     for (const key of keys) if (fields[key] !== undefined) init[key] = fields[key];
   };
-  copy(["id", "name", "additional_kwargs", "response_metadata"]);
+  copy("id", "name", "additional_kwargs", "response_metadata");
   if (kind === "chat") init.role = typeof fields.role === "string" ? fields.role : "user";
   if (kind === "tool") {
     // A missing id is kept missing (the pairing pass reports it); numbers are stringified.
     init.tool_call_id = typeof fields.tool_call_id === "number" ? String(fields.tool_call_id) : fields.tool_call_id;
-    copy(["status", "artifact"]);
+    copy("status", "artifact");
   }
   if (kind === "ai") {
-    const raw = fields.tool_calls;
+    const raw = fields.tool_calls ?? [];
     // Entries that are not objects carry no call to keep.
-    init.tool_calls = (raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw])
-      .filter(isDict)
-      .map(toLangChainToolCall);
+    init.tool_calls = (Array.isArray(raw) ? raw : [raw]).filter(isDict).map(toLangChainToolCall);
     init.invalid_tool_calls = Array.isArray(fields.invalid_tool_calls) ? fields.invalid_tool_calls : [];
-    copy(["usage_metadata"]);
+    copy("usage_metadata");
   }
   return new (CLASSES[kind] as new (fields: Dict) => BaseMessage)(init);
-}
-
-/**
- * Whether stored `data` has something to read: a content that is not null, or, for an assistant message, tool
- * calls (OpenAI-style assistant turns carry only calls).
- */
-function hasStoredContent(type: unknown, data: Dict): boolean {
-  if (data.content !== undefined && data.content !== null) return true;
-  const calls = [
-    data.tool_calls,
-    data.invalid_tool_calls,
-    isDict(data.additional_kwargs) && data.additional_kwargs.tool_calls,
-  ];
-  return type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)));
 }
 
 /**
@@ -119,47 +103,47 @@ export const coerceMessage = boundary("coerceMessage", (value: unknown, index: n
 
 /** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {
+  const refuse = (detail: string, cause?: unknown) => ToolCallRepairInputError.atMessage(index, detail, cause);
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
     const kind = ROLE_ALIASES[value[0]];
-    if (!kind) throw ToolCallRepairInputError.atMessage(index, `is a tuple with unknown role ${quoteValue(value[0])}`);
+    if (!kind) throw refuse(`is a tuple with unknown role ${quoteValue(value[0])}`);
     return build(kind, { content: value[1] });
   }
-  if (!isDict(value)) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)}, not a message`);
-  if (value.lc === 1 && value.type === "constructor" && Array.isArray(value.id)) {
+  if (!isDict(value)) throw refuse(`is ${describeValue(value)}, not a message`);
+  const { type, data } = value;
+  if (value.lc === 1 && type === "constructor" && Array.isArray(value.id)) {
     const className = value.id[value.id.length - 1];
     const kind = typeof className === "string" ? LC_CLASS[className.replace(/Chunk$/, "")] : undefined;
     if (!kind || !isDict(value.kwargs))
-      throw ToolCallRepairInputError.atMessage(
-        index,
-        `is an lc-serialized ${quoteValue(className)}, not a known message class`,
-      );
+      throw refuse(`is an lc-serialized ${quoteValue(className)}, not a known message class`);
     return build(kind, value.kwargs);
   }
   // LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping.
-  if ("data" in value && !("content" in value) && typeof value.type === "string") {
-    const stored = `is a stored message of type ${quoteValue(value.type)}`;
-    if (!isDict(value.data))
-      throw ToolCallRepairInputError.atMessage(index, `${stored} whose data is ${describeValue(value.data)}`);
-    // As for plain objects: nothing to read would become an empty message, which a later pass would delete.
-    if (!hasStoredContent(value.type, value.data))
-      throw ToolCallRepairInputError.atMessage(index, `${stored} whose data has no content`);
+  if ("data" in value && !("content" in value) && typeof type === "string") {
+    const stored = `is a stored message of type ${quoteValue(type)}`;
+    if (!isDict(data)) throw refuse(`${stored} whose data is ${describeValue(data)}`);
+    // As for plain objects: nothing to read would become an empty message, which a later pass would delete. An
+    // assistant message may carry only calls (OpenAI-style turns).
+    const calls = [
+      data.tool_calls,
+      data.invalid_tool_calls,
+      isDict(data.additional_kwargs) && data.additional_kwargs.tool_calls,
+    ];
+    if (data.content == null && !(type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)))))
+      throw refuse(`${stored} whose data has no content`);
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {
-      throw ToolCallRepairInputError.atMessage(
-        index,
-        `${stored} that LangChain cannot read (${errorText(error)})`,
-        error,
-      );
+      throw refuse(`${stored} that LangChain cannot read (${errorText(error)})`, error);
     }
   }
-  const role = typeof value.role === "string" ? value.role : typeof value.type === "string" ? value.type : undefined;
+  const role = typeof value.role === "string" ? value.role : typeof type === "string" ? type : undefined;
   const kind = role === undefined ? undefined : ROLE_ALIASES[role];
-  if (!kind) throw ToolCallRepairInputError.atMessage(index, `is ${describeValue(value)} with no known role or type`);
+  if (!kind) throw refuse(`is ${describeValue(value)} with no known role or type`);
   // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
   if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))
-    throw ToolCallRepairInputError.atMessage(index, `is a ${quoteValue(role)} message with no content`);
+    throw refuse(`is a ${quoteValue(role)} message with no content`);
   return build(kind, value);
 }

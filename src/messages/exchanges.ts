@@ -28,6 +28,7 @@ import {
   callIdsOf,
   isAssistant,
   isDict,
+  type Dict,
   isToolResult,
   isUnsignedReasoning,
   REPAIR_MARKER_KEY,
@@ -44,19 +45,15 @@ export interface OpenExchange {
 }
 
 /** The ids the tool results from index `from` on answer. */
-function answeredFrom(messages: readonly BaseMessage[], from: number): Set<string | undefined> {
-  const answered = new Set<string | undefined>();
+function answeredFrom(messages: readonly BaseMessage[], from: number): Set<unknown> {
+  const answered = new Set();
   for (let j = from; j < messages.length; j++)
     if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
   return answered;
 }
 
 /** `calls` of the message at `index` that `answered` lacks, as an open exchange; undefined when there are none. */
-function openExchange(
-  index: number,
-  calls: string[],
-  answered: ReadonlySet<string | undefined>,
-): OpenExchange | undefined {
+function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>): OpenExchange | undefined {
   const unanswered = calls.filter((id) => !answered.has(id));
   return unanswered.length > 0 ? { index, unanswered } : undefined;
 }
@@ -67,16 +64,15 @@ function openExchange(
  */
 export const trailingOpenExchange = boundary(
   "trailingOpenExchange",
-  function trailingOpenExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
     assertArray(messages, "trailingOpenExchange");
     let index = messages.length - 1;
-    while (index >= 0 && isToolResult(messages[index])) index--;
-    if (index < 0 || !isAssistant(messages[index])) return undefined;
-    const own = new Set(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
+    while (isToolResult(messages[index])) index--;
+    if (!isAssistant(messages[index])) return undefined;
+    const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
     const answered = answeredFrom(messages, index + 1);
     // A stray or duplicate result: not an exchange the provider sees as open.
-    if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id as string)))
-      return undefined;
+    if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
     return openExchange(index, callIdsOf(messages[index], true), answered);
   },
 );
@@ -87,7 +83,7 @@ export const trailingOpenExchange = boundary(
  */
 export const resumableExchange = boundary(
   "resumableExchange",
-  function resumableExchange(messages: readonly BaseMessage[]): OpenExchange | undefined {
+  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
     assertArray(messages, "resumableExchange");
     let index = messages.length - 1;
     while (index >= 0 && !isAssistant(messages[index])) index--;
@@ -102,17 +98,11 @@ export const resumableExchange = boundary(
  * anywhere in it answers. Calls are read the provider's way ({@link callIdsOf} with server tools: an
  * Anthropic server tool answered inline is not open, one without its result is).
  */
-export const unansweredCallIds = boundary(
-  "unansweredCallIds",
-  function unansweredCallIds(messages: readonly BaseMessage[]): Set<string> {
-    assertArray(messages, "unansweredCallIds");
-    const answered = answeredFrom(messages, 0);
-    const calls = new Set<string>();
-    for (const m of messages)
-      if (isAssistant(m)) for (const id of callIdsOf(m, true)) if (!answered.has(id)) calls.add(id);
-    return calls;
-  },
-);
+export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]): Set<string> => {
+  assertArray(messages, "unansweredCallIds");
+  const answered = answeredFrom(messages, 0);
+  return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
+});
 
 /*
  * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the
@@ -182,16 +172,12 @@ function reasoningLoop(
 const isKeptStrayResult = (m: BaseMessage): boolean =>
   (m.additional_kwargs?.[REPAIR_MARKER_KEY] as { reason?: unknown } | undefined)?.reason === "orphan_result";
 
-/** The anchor of the open reasoning loop (see above), or -1. */
-const reasoningLoopAnchor = (messages: readonly BaseMessage[], alternation: boolean): number =>
-  reasoningLoop(messages, alternation)?.anchor ?? -1;
-
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
  * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
-  const anchor = reasoningLoopAnchor(messages, alternation);
+  const anchor = reasoningLoop(messages, alternation)?.anchor ?? -1;
   const found: number[] = [];
   for (let i = anchor + 1; anchor !== -1 && i < messages.length; i++)
     if (turnOf(messages[i]) === "user" && (alternation || turnBefore(messages, i, true) === "assistant")) found.push(i);
@@ -219,7 +205,7 @@ function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
   const said = (value: unknown) => typeof value === "string" && value !== "";
   if (block.type === "reasoning") return said(block.reasoning);
-  return said(isDict(block.reasoningText) ? block.reasoningText.text : undefined) || said(block.redactedContent);
+  return said((block.reasoningText as Dict | undefined)?.text) || said(block.redactedContent);
 }
 
 /**
@@ -227,7 +213,7 @@ function sentAsReasoningByConverse(block: unknown): boolean {
  * with reasoning on then finds the loop opened without it (B11). Its index, or -1.
  */
 export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]): number {
-  const anchor = reasoningLoopAnchor(messages, true);
+  const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
   for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++)

@@ -40,10 +40,14 @@ const asId = (v: unknown): string | undefined => (typeof v === "string" && v.len
 const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
 const NO_FIELDS: Dict = Object.freeze({});
 
-/** Tool-use records in `additional_kwargs.tool_use` / `toolUse` come as one dict or a list of them. */
-function eachToolUseRecord(value: unknown, visit: (rec: Dict, position: number) => void): void {
-  if (Array.isArray(value)) value.forEach((rec, i) => isDict(rec) && visit(rec, i));
-  else if (isDict(value)) visit(value, 0);
+/** Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them), their ids under `first`. */
+function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit): void {
+  const value = kwargs[key];
+  const list = Array.isArray(value) ? value : [value];
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i];
+    if (isDict(r)) push(visit, r[first] ?? r.id ?? r.toolUseId, r.name, `additional_kwargs.${key}`, i);
+  }
 }
 
 /**
@@ -59,9 +63,7 @@ export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown):
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
   const type = b.type;
-  if (type === "tool_use") return "content.tool_use";
-  if (type === "tool_call") return "content.tool_call";
-  if (type === "server_tool_use") return "content.server_tool_use";
+  if (type === "tool_use" || type === "tool_call" || type === "server_tool_use") return `content.${type}`;
   if (type === "input_json_delta" && b.id !== undefined) return "content.input_json_delta";
   return isDict(b.toolUse) ? "content.toolUse" : undefined;
 }
@@ -76,48 +78,33 @@ export function forEachToolCallRef(message: unknown, visit: Visit): void {
   if (!isAssistant(message)) return;
   const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
   if (Array.isArray(calls))
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i];
-      push(visit, fieldsOf(c).id, fieldsOf(c).name, "tool_calls", i);
-    }
+    for (let i = 0; i < calls.length; i++) push(visit, fieldsOf(calls[i]).id, fieldsOf(calls[i]).name, "tool_calls", i);
   // An entry that is not a record names no call (the shape pass drops it).
   if (Array.isArray(invalid))
-    for (let i = 0; i < invalid.length; i++) {
-      const c = invalid[i];
-      if (isDict(c)) push(visit, c.id, c.name, "invalid_tool_calls", i);
-    }
+    for (let i = 0; i < invalid.length; i++)
+      if (isDict(invalid[i])) push(visit, invalid[i].id, invalid[i].name, "invalid_tool_calls", i);
   if (isDict(kwargs)) {
     const raw = kwargs.tool_calls;
     if (Array.isArray(raw))
-      for (let i = 0; i < raw.length; i++) {
-        const c = raw[i];
-        push(visit, fieldsOf(c).id, fieldsOf(fieldsOf(c).function).name, "additional_kwargs.tool_calls", i);
-      }
-    if (kwargs.tool_use !== undefined)
-      eachToolUseRecord(kwargs.tool_use, (r, i) =>
-        push(visit, r.id ?? r.toolUseId, r.name, "additional_kwargs.tool_use", i),
-      );
-    if (kwargs.toolUse !== undefined)
-      eachToolUseRecord(kwargs.toolUse, (r, i) =>
-        push(visit, r.toolUseId ?? r.id, r.name, "additional_kwargs.toolUse", i),
-      );
+      for (let i = 0; i < raw.length; i++)
+        push(visit, fieldsOf(raw[i]).id, fieldsOf(fieldsOf(raw[i]).function).name, "additional_kwargs.tool_calls", i);
+    if (kwargs.tool_use !== undefined) eachToolUseRecord(kwargs, "tool_use", "id", visit);
+    if (kwargs.toolUse !== undefined) eachToolUseRecord(kwargs, "toolUse", "toolUseId", visit);
   }
   const content = message.content;
   if (Array.isArray(content))
     for (let i = 0; i < content.length; i++) {
       const b = content[i];
       const location = isDict(b) ? blockLocation(b) : undefined;
-      const call = location === "content.toolUse" ? ((b as Dict).toolUse as Dict) : (b as Dict);
-      if (location)
-        push(visit, location === "content.toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
+      const toolUse = location === "content.toolUse";
+      const call = toolUse ? (b.toolUse as Dict) : (b as Dict);
+      if (location) push(visit, toolUse ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
     }
   const output = fieldsOf(message.response_metadata).output;
   if (Array.isArray(output))
-    for (let i = 0; i < output.length; i++) {
-      const item = output[i];
-      if (isDict(item) && item.type === "function_call")
-        push(visit, item.call_id, item.name, "response_metadata.output", i);
-    }
+    for (let i = 0; i < output.length; i++)
+      if (fieldsOf(output[i]).type === "function_call")
+        push(visit, output[i].call_id, output[i].name, "response_metadata.output", i);
 }
 
 /**
@@ -133,13 +120,10 @@ export function callsOnlyInToolCalls(message: AIMessage): boolean {
     if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
     const raw = kwargs.tool_calls;
     if (raw !== undefined) {
-      const calls = (toolCalls ?? []) as unknown[];
+      const calls = (toolCalls ?? []) as Dict[];
       if (!Array.isArray(raw) || raw.length !== calls.length) return false;
-      for (let i = 0; i < raw.length; i++) {
-        const r = raw[i];
-        const c = calls[i];
-        if (!isDict(r) || !isDict(c) || r.id !== c.id) return false;
-      }
+      for (let i = 0; i < raw.length; i++)
+        if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
     }
   }
   const content = message.content;
@@ -171,9 +155,8 @@ export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => 
   forEachToolCallRef(message, (ref) => {
     if (include && !include(ref)) return;
     const known = byId.get(ref.id ?? ref);
-    if (!known)
-      byId.set(ref.id ?? ref, { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location });
-    else known.name ??= ref.name;
+    if (known) known.name ??= ref.name;
+    else byId.set(ref.id ?? ref, { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location });
   });
   return [...byId.values()];
 }
@@ -187,8 +170,11 @@ const ARGS_CHARS = 20_000;
  */
 export function callArgsText(args: unknown): string {
   if (args === undefined || args === "") return "{}";
-  if (typeof args === "string") return args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}…` : args;
-  return safeJson(args, ARGS_CHARS);
+  return typeof args !== "string"
+    ? safeJson(args, ARGS_CHARS)
+    : args.length > ARGS_CHARS
+      ? `${args.slice(0, ARGS_CHARS)}…`
+      : args;
 }
 
 /**
@@ -209,9 +195,7 @@ export function callIdsOf(message: unknown, servers: boolean): string[] {
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
-export const toolCallIdsOf = boundary("toolCallIdsOf", function toolCallIdsOf(message: unknown): string[] {
-  return callIdsOf(message, true);
-});
+export const toolCallIdsOf = boundary("toolCallIdsOf", (message: unknown): string[] => callIdsOf(message, true));
 
 /** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
 export function isServerToolResultBlock(block: unknown): block is Dict {
@@ -227,10 +211,8 @@ export function serverToolResultIds(message: unknown): ReadonlySet<unknown> {
   const content = isAssistant(message) ? message.content : undefined;
   let ids: Set<unknown> | undefined;
   if (Array.isArray(content))
-    for (let i = 0; i < content.length; i++) {
-      const b = content[i];
-      if (isServerToolResultBlock(b)) (ids ??= new Set()).add(b.tool_use_id);
-    }
+    for (let i = 0; i < content.length; i++)
+      if (isServerToolResultBlock(content[i])) (ids ??= new Set()).add((content[i] as Dict).tool_use_id);
   return ids ?? NO_IDS;
 }
 
@@ -247,10 +229,8 @@ const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 function isMessageOfType(message: unknown, type?: string): boolean {
   if (typeof message !== "object" || message === null) return false;
   const m = message as Record<PropertyKey, unknown>;
-  if (type === undefined ? typeof m.type !== "string" : m.type !== type) return false;
-  if (m[MESSAGE_SYMBOL] !== true) return false;
-  const content = m.content;
-  return typeof content === "string" || Array.isArray(content);
+  if ((type === undefined ? typeof m.type !== "string" : m.type !== type) || m[MESSAGE_SYMBOL] !== true) return false;
+  return typeof m.content === "string" || Array.isArray(m.content);
 }
 
 /** A real assistant message (works across duplicate package copies; plain objects are false). */
@@ -303,8 +283,7 @@ export interface RepairMarker {
 export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => markerOf(message));
 
 function markerOf(message: unknown): RepairMarker | undefined {
-  const kwargs = isDict(message) || message instanceof Object ? (message as Dict).additional_kwargs : undefined;
-  const marker = fieldsOf(kwargs)[REPAIR_MARKER_KEY];
+  const marker = fieldsOf((message as Dict | null)?.additional_kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
@@ -336,10 +315,9 @@ export type CallBlockFormat = "tool_use" | "tool_call" | "input_json_delta" | "t
  * with a call `type` is read by its type first, as the adapters do.
  */
 export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
-  if (!isDict(block)) return undefined;
-  const type = block.type;
+  const { type, toolUse } = fieldsOf(block);
   if (type === "tool_use" || type === "tool_call" || type === "input_json_delta") return type;
-  return isDict(block.toolUse) ? "toolUse" : undefined;
+  return isDict(toolUse) ? "toolUse" : undefined;
 }
 
 /**
@@ -359,37 +337,27 @@ const isCallBlock = (block: unknown): boolean =>
  * adapter converts them.
  */
 export function isV1Message(message: unknown): boolean {
-  const meta = (message as Dict).response_metadata;
-  return isDict(meta) && meta.output_version === "v1";
+  return fieldsOf((message as Dict).response_metadata).output_version === "v1";
 }
 
 /** The raw arguments stored at one call reference (an object, or a JSON string where the format keeps one). */
-export function rawArgsOf(message: unknown, ref: ToolCallRef): unknown {
+export function rawArgsOf(message: unknown, { location, position }: ToolCallRef): unknown {
   const m = message as Dict;
-  const at = (list: unknown) => (Array.isArray(list) ? list[ref.position] : ref.position === 0 ? list : undefined);
-  switch (ref.location) {
-    case "tool_calls":
-    case "invalid_tool_calls":
-      return fieldsOf(at(m[ref.location])).args;
-    case "additional_kwargs.tool_calls":
-      return fieldsOf(fieldsOf(at(fieldsOf(m.additional_kwargs).tool_calls)).function).arguments;
-    case "additional_kwargs.tool_use":
-    case "additional_kwargs.toolUse":
-      return fieldsOf(at(fieldsOf(m.additional_kwargs)[ref.location.slice("additional_kwargs.".length)])).input;
-    case "response_metadata.output":
-      return fieldsOf(at(fieldsOf(m.response_metadata).output)).arguments;
-  }
-  const block = fieldsOf(at(m.content));
-  if (ref.location === "content.toolUse") return fieldsOf(block.toolUse).input;
-  if (ref.location === "content.tool_call") return block.args;
-  if (ref.location === "content.input_json_delta") return block.partial_json ?? block.input;
-  return block.input;
+  const [head, key] = location.split(".");
+  const list = key === undefined || head === "content" ? m[head] : fieldsOf(m[head])[key];
+  const item = fieldsOf(Array.isArray(list) ? list[position] : position === 0 ? list : undefined);
+  if (key === undefined || key === "tool_call") return item.args;
+  if (location === "additional_kwargs.tool_calls") return fieldsOf(item.function).arguments;
+  if (key === "output") return item.arguments;
+  if (key === "input_json_delta") return item.partial_json ?? item.input;
+  return location === "content.toolUse" ? fieldsOf(item.toolUse).input : item.input;
 }
 
 /** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */
 export function isBlankTextBlock(block: unknown): boolean {
   if (typeof block === "string") return isBlankText(block);
-  return isDict(block) && block.type === "text" && (typeof block.text !== "string" || isBlankText(block.text));
+  const { type, text } = fieldsOf(block);
+  return type === "text" && (typeof text !== "string" || isBlankText(text));
 }
 
 /**
@@ -398,43 +366,33 @@ export function isBlankTextBlock(block: unknown): boolean {
  * point. Anything else makes it throw before sending (calls are sent from `tool_calls`, not from content).
  */
 export function isConverseAssistantBlock(block: unknown): boolean {
-  if (!isDict(block)) return false;
-  if (block.type === "text" || block.type === "reasoning" || block.type === "reasoning_content") return true;
-  const cachePoint = block.cachePoint;
-  return (
-    isDict(cachePoint) && cachePoint.type === "default" && [undefined, "5m", "1h"].includes(cachePoint.ttl as never)
-  );
+  const { type, cachePoint: c } = fieldsOf(block);
+  if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
+  return isDict(c) && c.type === "default" && [undefined, "5m", "1h"].includes(c.ttl as never);
 }
 
 /** Block types @langchain/google-genai converts in an assistant message (it throws `Unknown content type` on others). */
-const GEMINI_BLOCK_TYPES = new Set([
-  "text",
-  "executableCode",
-  "codeExecutionResult",
-  "image_url",
-  "media",
-  "image",
-  "video",
-  "audio",
-  "file",
-  "text-plain",
-]);
+const GEMINI_BLOCK_TYPES = new Set(
+  "text executableCode codeExecutionResult image_url media image video audio file text-plain".split(" "),
+);
 
 /** Whether ChatGoogleGenerativeAI can send this assistant block (`thinking` aside: the blocks pass drops it). */
 export function isGeminiAssistantBlock(block: unknown): boolean {
   if (!isDict(block)) return false;
   const type = block.type;
-  if (typeof type === "string" && GEMINI_BLOCK_TYPES.has(type)) return true;
   // A `mime/type` block with inline data, or a raw `functionCall` part.
-  return (
-    (typeof type === "string" && /^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string") ||
-    "functionCall" in block
-  );
+  if (
+    typeof type === "string" &&
+    (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string"))
+  )
+    return true;
+  return "functionCall" in block;
 }
 
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
 export function isThinkingBlock(block: unknown): boolean {
-  return isDict(block) && (block.type === "thinking" || block.type === "redacted_thinking");
+  const type = fieldsOf(block).type;
+  return type === "thinking" || type === "redacted_thinking";
 }
 
 /** A client call: answered by a ToolMessage (Anthropic server tools live inside their own message). */
@@ -446,19 +404,14 @@ export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "con
  * block with text but no signature (ChatBedrockConverse). Claude refuses it (A14, B12).
  */
 export function isUnsignedReasoning(block: unknown): boolean {
-  if (!isDict(block)) return false;
+  const { type, signature, reasoningText } = fieldsOf(block);
   const signed = (value: unknown) => typeof value === "string" && value !== "";
-  switch (block.type) {
-    case "thinking":
-      return !signed(block.signature);
-    case "redacted_thinking":
-      return !signed(block.data);
-    case "reasoning":
-      return signed(block.reasoning) && !signed(block.signature);
-    case "reasoning_content":
-      return signed(fieldsOf(block.reasoningText).text) && !signed(fieldsOf(block.reasoningText).signature);
-  }
-  return false;
+  if (type === "thinking") return !signed(signature);
+  if (type === "redacted_thinking") return !signed((block as Dict).data);
+  if (type === "reasoning") return signed((block as Dict).reasoning) && !signed(signature);
+  return (
+    type === "reasoning_content" && signed(fieldsOf(reasoningText).text) && !signed(fieldsOf(reasoningText).signature)
+  );
 }
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
@@ -478,11 +431,9 @@ const saysSomething = (block: unknown): boolean => !isCallBlock(block) && !isBla
 export function saysSomethingToSend(content: unknown): boolean {
   if (!Array.isArray(content)) return hasMeaningfulContent(content);
   for (const block of content) {
-    const blankReasoning =
-      isDict(block) &&
-      (block.type === "reasoning" || block.type === "reasoning_content" || block.type === "thinking") &&
-      reasoningTextOf(block).trim() === "";
-    if (saysSomething(block) && !blankReasoning) return true;
+    const type = fieldsOf(block).type;
+    const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
+    if (saysSomething(block) && !(reasoning && reasoningTextOf(block).trim() === "")) return true;
   }
   return false;
 }

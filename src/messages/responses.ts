@@ -25,10 +25,10 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
  * items all have a type), or undefined when the message has none.
  */
 export function resentOutputOf(message: unknown): Dict[] | undefined {
-  const meta = (message as Dict).response_metadata;
-  const output = isDict(meta) ? meta.output : undefined;
-  const resent = Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item);
-  return resent ? (output as Dict[]) : undefined;
+  const output = ((message as Dict).response_metadata as Dict | undefined)?.output;
+  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item)
+    ? output
+    : undefined;
 }
 
 /**
@@ -86,10 +86,8 @@ export function editOutput(
   return { output: out, droppedReasoning };
 }
 
-export function withoutId(item: Dict): Dict {
-  const copy: Dict = { ...item };
-  delete copy.id;
-  return copy;
+export function withoutId({ id, ...rest }: Dict): Dict {
+  return rest;
 }
 
 /**

@@ -19,45 +19,28 @@ import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/response
 import type { Provider } from "../types";
 import { isDict, type Dict } from "../values";
 
+/** `name:provider` pairs, space separated, as a lookup that answers only for its own names. */
+const providers = (pairs: string): Map<unknown, Provider> =>
+  new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, Provider]));
+
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
  * (InvokeModel), ChatAnthropic, ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI (refined to
  * the Responses API per call), ChatGoogleGenerativeAI and ChatVertexAI / ChatGoogle (google-common).
  */
-const LLM_TYPES = new Map<unknown, Provider>([
-  ["chat_bedrock_converse", "bedrock"],
-  ["bedrock", "bedrock"],
-  ["anthropic", "anthropic"],
-  ["openai", "openai"],
-  ["azure_openai", "openai"],
-  ["googlegenerativeai", "gemini"],
-  ["google", "gemini"],
-  ["vertexai", "gemini"],
-  ["chat_google", "gemini"],
-]);
+const LLM_TYPES = providers(
+  "chat_bedrock_converse:bedrock bedrock:bedrock anthropic:anthropic openai:openai azure_openai:openai " +
+    "googlegenerativeai:gemini google:gemini vertexai:gemini chat_google:gemini",
+);
 
 /**
  * Provider names, by the provider whose rules their requests follow: initChatModel's, and the
  * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
  */
-const CONFIGURED_PROVIDERS = new Map<unknown, Provider>([
-  ["bedrock", "bedrock"],
-  ["bedrock-converse", "bedrock"],
-  ["aws", "bedrock"],
-  ["openai", "openai"],
-  ["azure_openai", "openai"],
-  ["anthropic", "anthropic"],
-  ["google", "gemini"],
-  ["google-genai", "gemini"],
-  ["google-vertexai", "gemini"],
-  ["google-vertexai-web", "gemini"],
-]);
-
-/** Classes that always speak the Responses API. */
-const RESPONSES_CLASSES = new Set(["ChatOpenAIResponses", "AzureChatOpenAIResponses"]);
-
-/** How deep wrappers are followed (a cyclic object cannot hang the walk). */
-const MAX_DEPTH = 12;
+const CONFIGURED_PROVIDERS = providers(
+  "bedrock:bedrock bedrock-converse:bedrock aws:bedrock openai:openai azure_openai:openai anthropic:anthropic " +
+    "google:gemini google-genai:gemini google-vertexai:gemini google-vertexai-web:gemini",
+);
 
 export type Env = Record<string, string | undefined>;
 
@@ -103,12 +86,11 @@ export const envSelectsBedrock = boundary("envSelectsBedrock", (env: Env = proce
 );
 
 /** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
-function selectsBedrock(env: unknown, fn: string, argument: string): boolean {
-  if (env === undefined) env = process.env;
-  if (typeof env !== "object" || env === null)
+function selectsBedrock(env: unknown = process.env, fn: string, argument: string): boolean {
+  if (!isObject(env))
     throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
-  const value = Object.hasOwn(env, "LLM_PROVIDER") ? (env as Env).LLM_PROVIDER : undefined;
-  return typeof value === "string" && ["aws-bedrock", "bedrock"].includes(value.trim().toLowerCase());
+  const value = Object.hasOwn(env, "LLM_PROVIDER") ? env.LLM_PROVIDER : undefined;
+  return typeof value === "string" && /^(aws-)?bedrock$/.test(value.trim().toLowerCase());
 }
 
 /**
@@ -121,17 +103,6 @@ export const describeModels = boundary("describeModels", (model: unknown): Model
   return found;
 });
 
-/** Detection options: `bedrock` a boolean, `env` an object of environment variables (own values only). */
-function detectOptions(options: unknown, fn: string): { bedrock?: boolean; env?: Env } {
-  const record = optionsInput(options, fn);
-  const { bedrock, env } = { ...record };
-  if (bedrock !== undefined && typeof bedrock !== "boolean")
-    throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
-  if (env !== undefined && (typeof env !== "object" || env === null))
-    throw expectedInput(fn, "options.env", "an object of environment variables", env);
-  return { bedrock, env: env as Env | undefined };
-}
-
 /**
  * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
  * model is one, a fallback chain with one among its models (a request may reach it), or an initChatModel model
@@ -143,11 +114,13 @@ export const isBedrockModel = boundary(
   (model: unknown, options: BedrockDetectOptions = {}): boolean => bedrockModel(model, options, "isBedrockModel"),
 );
 
+/** {@link isBedrockModel} with its options checked: `bedrock` a boolean, `env` an object of environment variables. */
 function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
-  const { bedrock, env } = detectOptions(options, fn);
-  return (
-    bedrock ?? (selectsBedrock(env, fn, "options.env") || describeModels(model).some((m) => m.provider === "bedrock"))
-  );
+  const { bedrock, env } = { ...optionsInput(options, fn) };
+  if (bedrock !== undefined && typeof bedrock !== "boolean")
+    throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
+  const onEnv = selectsBedrock(env, fn, "options.env");
+  return (bedrock as boolean | undefined) ?? (onEnv || describeModels(model).some((m) => m.provider === "bedrock"));
 }
 
 /**
@@ -156,12 +129,13 @@ function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
  * `anthropic/claude-sonnet-4.6`), and Llama on Bedrock (`meta.llama3-...`, or any Llama id on a Bedrock model).
  * Takes a model (read through wrappers; a fallback chain counts when any of its models cannot) or a model id.
  */
-export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boolean => {
-  if (typeof modelOrId === "string") return idCannotPrefill(modelOrId, false);
-  return describeModels(modelOrId).some(
-    (m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"),
-  );
-});
+export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boolean =>
+  typeof modelOrId === "string"
+    ? idCannotPrefill(modelOrId, false)
+    : describeModels(modelOrId).some(
+        (m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"),
+      ),
+);
 
 /**
  * createReactAgent's own `responseFormat` call would fail (or prefill): a Bedrock model ({@link isBedrockModel},
@@ -188,12 +162,11 @@ export interface ClaudeVersion {
 export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
   assertString(modelId, "claudeVersionOf", "modelId");
   const id = modelId.toLowerCase();
-  const familyFirst = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
-  if (familyFirst) return { family: familyFirst[1], major: Number(familyFirst[2]), minor: Number(familyFirst[3] ?? 0) };
-  const versionFirst = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
-  if (versionFirst)
-    return { family: versionFirst[3], major: Number(versionFirst[1]), minor: Number(versionFirst[2] ?? 0) };
-  return undefined;
+  const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
+  const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
+  if (f) return version(f[1], f[2], f[3]);
+  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
+  return v ? version(v[3], v[1], v[2]) : undefined;
 }
 
 /** The Claude version is `major.minor` or later. */
@@ -219,44 +192,68 @@ function refined(provider: Provider | undefined, modelId: string | undefined, re
 
 // --- walking the wrappers -----------------------------------------------------------------------------------
 
+/** How deep wrappers are followed (a cyclic object cannot hang the walk). */
+const MAX_DEPTH = 12;
+
 function collect(
   model: unknown,
   bound: Dict,
   role: ModelDescription["role"],
   depth: number,
   found: ModelDescription[],
-): void {
-  if (!isObject(model) || depth > MAX_DEPTH) return;
-  if (isConfigurableModel(model)) collectConfigurable(model, bound, role, depth, found);
-  else if (isObject(model.bound)) {
+) {
+  if (!isObject(model) || depth++ > MAX_DEPTH) return;
+  // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
+  // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
+  // cached instance is read when present; otherwise the model is described from its config (model id, provider
+  // given or inferred the way initChatModel infers it, and the options of a queued `bindTools`).
+  if ("_queuedMethodOperations" in model && isObject(model._defaultConfig)) {
+    const before = found.length;
+    const cache = model._modelInstanceCache;
+    if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
+    if (found.length > before) return;
+    const config = model._defaultConfig;
+    const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
+    const callOptions = { ...(Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+    const provider = refined(
+      CONFIGURED_PROVIDERS.get(
+        typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId),
+      ),
+      modelId,
+      () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+    );
+    found.push({
+      modelId,
+      provider,
+      role,
+      callOptions,
+      thinking: thinkingIn(config, callOptions),
+      configurable: model,
+    });
+  } else if (isObject(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
-    const options = {
-      ...(isObject(model.config) ? model.config : {}),
-      ...(isObject(model.kwargs) ? model.kwargs : {}),
-    };
-    collect(model.bound, { ...options, ...bound }, role, depth + 1, found);
-  } else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth + 1, found);
-  else if (isObject(model.runnable) && Array.isArray(model.fallbacks)) {
-    collect(model.runnable, bound, role, depth + 1, found);
-    for (const fallback of model.fallbacks) collect(fallback, bound, "fallback", depth + 1, found);
-  } else if (typeof model._llmType === "function") found.push(describeInstance(model, bound, role));
-}
-
-function describeInstance(instance: Dict, bound: Dict, role: ModelDescription["role"]): ModelDescription {
-  // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
-  const callOptions = isObject(instance.defaultOptions) ? { ...instance.defaultOptions, ...bound } : bound;
-  const llmType = safely(() => (instance._llmType as () => unknown).call(instance));
-  const type = typeof llmType === "string" ? llmType : undefined;
-  const modelId = instanceModelId(instance);
-  return {
-    instance,
-    llmType: type,
-    modelId,
-    provider: refined(LLM_TYPES.get(type), modelId, () => usesResponsesApi(instance, callOptions)),
-    role,
-    callOptions,
-    thinking: thinkingIn(instance, callOptions),
-  };
+    collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
+  else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, found);
+  else if (isObject(model.runnable) && Array.isArray(model.fallbacks))
+    for (const [i, m] of [model.runnable, ...model.fallbacks].entries())
+      collect(m, bound, i ? "fallback" : role, depth, found);
+  else if (typeof model._llmType === "function") {
+    // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
+    const callOptions = isObject(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
+    const llmType = safely(() => (model._llmType as () => unknown).call(model));
+    const type = typeof llmType === "string" ? llmType : undefined;
+    const modelId = instanceModelId(model);
+    found.push({
+      instance: model,
+      llmType: type,
+      modelId,
+      provider: refined(LLM_TYPES.get(type), modelId, () => usesResponsesApi(model, callOptions)),
+      role,
+      callOptions,
+      thinking: thinkingIn(model, callOptions),
+    });
+  }
 }
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
@@ -268,15 +265,16 @@ const instanceModelId = (instance: Dict): string | undefined =>
 /**
  * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
  * tools, Responses-only call options, and models it always sends there); ask it with the bound call options.
- * The Responses class itself always does.
+ * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses).
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
   const className = safely(() => (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.());
-  if (typeof className === "string" && RESPONSES_CLASSES.has(className)) return true;
-  if (typeof instance._useResponsesApi === "function") {
-    const decided = safely(() => (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions));
-    if (typeof decided === "boolean") return decided;
-  }
+  if (className === "ChatOpenAIResponses" || className === "AzureChatOpenAIResponses") return true;
+  const decided =
+    typeof instance._useResponsesApi === "function"
+      ? safely(() => (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions))
+      : undefined;
+  if (typeof decided === "boolean") return decided;
   return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
 }
 
@@ -287,58 +285,21 @@ const modelPrefersResponsesApi = (modelId: string | undefined): boolean =>
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict): boolean {
   const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isObject);
-  return isThinkingOn(callOptions.thinking ?? source.thinking) || isThinkingOn(fields?.thinking);
+  return [callOptions.thinking ?? source.thinking, fields?.thinking].some(
+    (value) => isObject(value) && (value.type === "enabled" || value.type === "adaptive"),
+  );
 }
-
-const isThinkingOn = (value: unknown): boolean =>
-  isObject(value) && (value.type === "enabled" || value.type === "adaptive");
 
 // --- initChatModel ------------------------------------------------------------------------------------------
-
-/** langchain's ConfigurableModel (initChatModel): the model is built lazily from `_defaultConfig`. */
-function isConfigurableModel(value: Dict): boolean {
-  return "_queuedMethodOperations" in value && isObject(value._defaultConfig);
-}
-
-/**
- * initChatModel builds the default model at init and caches it; `bindTools` and `withConfig` return a new
- * configurable model with an empty cache and the operation queued. A cached instance is read when present;
- * otherwise the model is described from its config (model id, provider given or inferred the way initChatModel
- * infers it, and the options of a queued `bindTools`).
- */
-function collectConfigurable(
-  model: Dict,
-  bound: Dict,
-  role: ModelDescription["role"],
-  depth: number,
-  found: ModelDescription[],
-): void {
-  const cache = model._modelInstanceCache;
-  const before = found.length;
-  if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth + 1, found);
-  if (found.length > before) return;
-  const config = model._defaultConfig as Dict;
-  const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
-  const queued = Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {};
-  const callOptions = { ...queued, ...bound };
-  const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
-  const providerName = typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId);
-  const provider = refined(
-    CONFIGURED_PROVIDERS.get(providerName),
-    modelId,
-    () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
-  );
-  found.push({ modelId, provider, role, callOptions, thinking: thinkingIn(config, callOptions), configurable: model });
-}
 
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
 function inferredProvider(modelId: string | undefined): string | undefined {
   if (modelId === undefined) return undefined;
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
-  if (modelId.startsWith("claude")) return "anthropic";
-  if (modelId.startsWith("gemini")) return "google-vertexai";
-  if (modelId.startsWith("amazon.")) return "bedrock";
-  return undefined;
+  return "claude:anthropic gemini:google-vertexai amazon.:bedrock"
+    .split(" ")
+    .map((pair) => pair.split(":"))
+    .find(([prefix]) => modelId.startsWith(prefix))?.[1];
 }
 
 /**
@@ -348,10 +309,10 @@ function inferredProvider(modelId: string | undefined): string | undefined {
 export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
   const build = description.configurable?._getModelInstance;
   if (description.instance !== undefined || typeof build !== "function") return description;
-  const built = await (build as (config?: unknown) => Promise<unknown>).call(description.configurable, config);
-  const [resolved] = describeModels(built);
-  if (resolved === undefined) return description;
-  return { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
+  const [resolved] = describeModels(await build.call(description.configurable, config));
+  return resolved === undefined
+    ? description
+    : { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
 }
 
 function safely<T>(read: () => T): T | undefined {
@@ -377,11 +338,9 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
   const meta = isDict(message.response_metadata) ? message.response_metadata : {};
   const extra = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
-  const provider =
-    CONFIGURED_PROVIDERS.get(meta.model_provider) ??
-    (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId)));
   return refined(
-    provider,
+    CONFIGURED_PROVIDERS.get(meta.model_provider) ??
+      (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId))),
     modelId,
     () => meta.object === "response" || Array.isArray(meta.output) || OPENAI_ITEM_IDS_KEY in extra,
   );

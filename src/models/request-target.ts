@@ -15,39 +15,24 @@ export interface RequestTarget {
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
 export function acceptsSystemInConversation(modelId: string | undefined): boolean {
   const claude = modelId === undefined ? undefined : claudeVersionOf(modelId);
-  return claude !== undefined && claude.family === "opus" && claudeAtLeast(claude, 4, 8);
+  return claude?.family === "opus" && claudeAtLeast(claude, 4, 8);
 }
 
 /** The request rules of the model a request goes to first (the primary of a fallback chain). */
 export function requestTargetOf(model: unknown): RequestTarget {
-  const primary = describeModels(model)[0];
-  if (!primary?.provider) return {};
-  if (primary.provider !== "anthropic") return { provider: primary.provider };
-  return {
-    provider: "anthropic",
-    systemMessages: acceptsSystemInConversation(primary.modelId) ? "placed" : "user-text",
-  };
+  const { provider, modelId } = describeModels(model)[0] ?? {};
+  if (provider !== "anthropic") return provider ? { provider } : {};
+  return { provider, systemMessages: acceptsSystemInConversation(modelId) ? "placed" : "user-text" };
 }
 
 /**
- * `_llmType()` of the models whose request carries tools exactly when the call options' `tools` is a non-empty
- * list: ChatBedrockConverse (`invocationParams` builds `toolConfig` from `options.tools` alone; `bindTools`,
- * `withConfig({ tools })` and `withStructuredOutput` all put their tools there; `tool_choice` without tools sends
- * no `toolConfig`).
+ * Whether `model` (any wrapper of a chat model) decides its tools from the call options alone: ChatBedrockConverse
+ * (`invocationParams` builds `toolConfig` from `options.tools` alone; `bindTools`, `withConfig({ tools })` and
+ * `withStructuredOutput` all put their tools there; `tool_choice` without tools sends no `toolConfig`).
  */
-const TOOLS_FROM_CALL_OPTIONS = new Set(["chat_bedrock_converse"]);
-
-/** Whether `model` (any wrapper of a chat model) decides its tools from the call options alone (ChatBedrockConverse). */
-export function toolsComeFromCallOptions(model: unknown): boolean {
-  const llmType = describeModels(model)[0]?.llmType;
-  return llmType !== undefined && TOOLS_FROM_CALL_OPTIONS.has(llmType);
-}
+export const toolsComeFromCallOptions = (model: unknown): boolean =>
+  describeModels(model)[0]?.llmType === "chat_bedrock_converse";
 
 /** Whether call options carry no tools, by ChatBedrockConverse's own test (`options?.tools && options.tools.length`). */
-export function callOptionsCarryNoTools(callOptions: unknown): boolean {
-  const tools =
-    typeof callOptions === "object" && callOptions !== null
-      ? (callOptions as { tools?: { length?: unknown } | null }).tools
-      : undefined;
-  return !tools?.length;
-}
+export const callOptionsCarryNoTools = (callOptions: unknown): boolean =>
+  !(callOptions as { tools?: { length?: unknown } } | null)?.tools?.length;
