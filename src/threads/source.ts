@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import * as checkpointPackage from "@langchain/langgraph-checkpoint";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { Provider } from "../types";
+import type { ThreadScanOptions } from "./scan";
 import type { Dict } from "../values";
 import { cleanStoredThread, type CleanThread, type StoredCheckpoint } from "./precheck";
 
@@ -45,19 +45,6 @@ export interface ThreadItem {
 export interface Shard {
   index: number;
   count: number;
-}
-
-export interface ThreadSelection {
-  /** Only these thread ids (every namespace of each). */
-  threads?: readonly string[];
-  /** Only threads with a checkpoint written at or after this time (pushed down where the store allows). */
-  since?: Date;
-  /** Only the threads of this shard. */
-  shard?: Shard;
-  /** The state key of the messages: with it, SQLite and PostgreSQL threads are pre-checked as they are read. */
-  messagesKey?: string;
-  /** Whose rules the pre-check's clean verdict must hold for. Default `"strict"`. */
-  provider?: Provider;
 }
 
 /** Threads per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
@@ -94,7 +81,7 @@ const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: objec
  */
 export async function threadSourceFor(
   saver: BaseCheckpointSaver,
-  selection: ThreadSelection = {},
+  selection: ThreadScanOptions = {},
 ): Promise<{ items(): AsyncIterable<ThreadItem>; count(): Promise<number | undefined> }> {
   const { db, pool, options } = saver as unknown as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
@@ -204,7 +191,7 @@ AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
  * Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first), with a
  * set of the keys seen so far.
  */
-function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
+function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadScanOptions) {
   async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
