@@ -74,7 +74,9 @@ export const storedThreadProblems = (messages: readonly BaseMessage[], provider:
  * results follows (the provider's view of an open exchange): the tools may still be pending, and a resume runs
  * them. Such an exchange is left open. One that a user message follows was abandoned by a new input and is closed.
  */
-export const awaitsResume = (messages: readonly BaseMessage[]) => trailingOpenExchange(messages) !== undefined;
+export function awaitsResume(messages: readonly BaseMessage[]) {
+  return trailingOpenExchange(messages) !== undefined;
+}
 
 // --- putting real results back ----------------------------------------------------------------------------------
 
@@ -111,7 +113,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
       ...(toolRun ? { toolRun } : {}),
       detail: toolRun
         ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
-        : `real result of call ${toolCallId} put back from the pending writes of a discarded step, instead of a placeholder`,
+        : `real result of call ${toolCallId} put back from the pending writes of a discarded step`,
     });
   };
   for (let i = 0; i < messages.length; i++) {

@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import * as checkpointPackage from "@langchain/langgraph-checkpoint";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { ThreadScanOptions } from "./scan";
+import type { Provider } from "../types";
 import type { Dict } from "../values";
 import { cleanStoredThread, type CleanThread, type StoredCheckpoint } from "./precheck";
 
@@ -45,6 +45,14 @@ export interface ThreadItem {
 export interface Shard {
   index: number;
   count: number;
+}
+
+interface ThreadSelection {
+  threads?: readonly string[];
+  since?: Date;
+  shard?: Shard;
+  messagesKey?: string;
+  provider?: Provider;
 }
 
 /** Threads per page: enough to keep round trips rare, small enough that memory does not depend on the store. */
@@ -81,7 +89,7 @@ const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: objec
  */
 export async function threadSourceFor(
   saver: BaseCheckpointSaver,
-  selection: ThreadScanOptions = {},
+  selection: ThreadSelection = {},
 ): Promise<{ items(): AsyncIterable<ThreadItem>; count(): Promise<number | undefined> }> {
   const { db, pool, options } = saver as unknown as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
@@ -191,7 +199,7 @@ AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
  * Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first), with a
  * set of the keys seen so far.
  */
-function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadScanOptions) {
+function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
   async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
