@@ -16,7 +16,6 @@ import { optionSecrets, urlSecrets } from "./redact";
 import { notFound } from "./start";
 
 const PACKAGE = "@langchain/langgraph-checkpoint-";
-export const SQLITE_PACKAGE = `${PACKAGE}sqlite`;
 
 export interface OpenedStore {
   saver: BaseCheckpointSaver;

@@ -22,12 +22,12 @@ export class Progress {
   private done = 0;
   private note = "";
   private drawn = false;
-  private readonly now: () => number;
-  private readonly started: number;
-  private readonly tty: boolean;
-  private readonly every: number;
+  private readonly now;
+  private readonly started;
+  private readonly tty;
+  private readonly every;
   // A plain log gets its first line after the first interval, not at once.
-  private last: number;
+  private last;
 
   /**
    * `total`: threads to go through, when known (ETA and bar need it); `verb`: what is counted ("scanned");

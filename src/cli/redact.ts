@@ -10,8 +10,6 @@ const POSTGRES_URL = /\bpostgres(?:ql)?:\/\/[^\s'"`<>]+/gi;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"`<>]*@/gi;
 const SECRET_KEY = /pass|secret|token|key|cred|auth|uri|url|conn|dsn/i;
 
-export type Redact = (text: string) => string;
-
 /**
  * Secrets hidden in a PostgreSQL URL: the URL itself, its password (raw and decoded) and its user:password part.
  * A user name alone is no secret, and masking it everywhere mangles text: `postgres://postgres@host/db` would
@@ -41,7 +39,7 @@ export const optionSecrets = (options: unknown, key = ""): string[] =>
         ? Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k))
         : [];
 
-export function redactor(secrets: readonly string[]): Redact {
+export function redactor(secrets: readonly string[]): (text: string) => string {
   // Longest first, so a URL is masked whole before its password would be masked inside it.
   const known = [...new Set(secrets.filter((s) => s.length >= 3))].sort((a, b) => b.length - a.length);
   return (text) =>

@@ -156,13 +156,8 @@ export function renderRepair(r: ThreadRepairReport): string[] {
     : [];
 }
 
-const problemJson = ({ kind, index, toolCallId, toolName, rules }: ToolCallProblem) => ({
-  kind,
-  index,
-  toolCallId,
-  toolName,
-  rules,
-});
+const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+const problemJson = (p: ToolCallProblem) => pick(p, ["kind", "index", "toolCallId", "toolName", "rules"]);
 
 /** One JSON line per thread: a scan's report, or a repair's (which has `found`). Empty ids and names are left out. */
 export function reportJson(report: ThreadReport | ThreadRepairReport): string {
@@ -179,13 +174,7 @@ export function reportJson(report: ThreadReport | ThreadRepairReport): string {
     messages: r.messageCount,
     structural: found ? undefined : structural,
     problems: r.problems.map(problemJson),
-    repairs: r.repairs?.map(({ action, problem, index, toolCallId, toolName }) => ({
-      action,
-      problem,
-      index,
-      toolCallId,
-      toolName,
-    })),
+    repairs: r.repairs?.map((p) => pick(p, ["action", "problem", "index", "toolCallId", "toolName"])),
     reshape: r.reshape?.map(problemJson),
     salvaged: r.salvaged,
     written: written && (written.configurable?.checkpoint_id ?? null),
@@ -222,8 +211,7 @@ export class Tally {
     const status = repair?.status;
     bump(this.counts, found);
     if (status && status !== found) bump(this.counts, status);
-    const perKind = new Map<string, number>();
-    for (const p of report.problems) bump(perKind, p.kind);
+    const perKind = report.problems.reduce((m, p) => bump(m, p.kind), new Map<string, number>());
     for (const [kind, n] of perKind) {
       bump(this.kinds, kind, n);
       bump(this.kindThreads, kind);

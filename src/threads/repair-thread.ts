@@ -74,7 +74,7 @@ export const storedThreadProblems = (messages: readonly BaseMessage[], provider:
  * results follows (the provider's view of an open exchange): the tools may still be pending, and a resume runs
  * them. Such an exchange is left open. One that a user message follows was abandoned by a new input and is closed.
  */
-export function awaitsResume(messages: readonly BaseMessage[]): boolean {
+export function awaitsResume(messages: readonly BaseMessage[]) {
   return trailingOpenExchange(messages) !== undefined;
 }
 
@@ -113,7 +113,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
       ...(toolRun ? { toolRun } : {}),
       detail: toolRun
         ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
-        : `real result of call ${toolCallId} put back from the pending writes of a discarded step, instead of a placeholder`,
+        : `real result of call ${toolCallId} put back from the pending writes of a discarded step`,
     });
   };
   for (let i = 0; i < messages.length; i++) {
@@ -163,7 +163,6 @@ export interface StoredRepair {
 }
 
 /** Repairs stored histories under one set of options (the engine resolved once). */
-export type StoredRepairer = ReturnType<typeof createStoredRepairer>;
 
 /**
  * A repairer for stored histories. Clean histories cost one walk and return the very input array; a list holding
@@ -179,7 +178,7 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
     /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
     /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
-    isClean: (messages: readonly BaseMessage[]) => keeping.isClean(messages),
+    isClean: keeping.isClean,
     repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
@@ -225,9 +224,7 @@ export const repairStoredMessages = boundary(
       if (!isMessage(messages[i]))
         throw ToolCallRepairInputError.atMessage(
           i,
-          i in messages
-            ? `is ${describeInput(messages[i])}, not a LangChain message (${fn} repairs threads as the saver revives them)`
-            : "is a hole in a sparse array, not a message",
+          i in messages ? `is ${describeInput(messages[i])}, not a LangChain message` : "is a hole, not a message",
         );
     const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, STORED_OPTIONS);
     return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });

@@ -129,9 +129,7 @@ async function fix(
     return {
       ...base,
       status: "skipped",
-      reason:
-        `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}) that a resume would use: ` +
-        "resume or answer the thread, then repair it",
+      reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
     };
   run.claimed++;
   const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];

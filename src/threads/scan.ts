@@ -303,7 +303,7 @@ export const scanThreads = boundary(
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
 export async function countThreads(
   saver: BaseCheckpointSaver,
-  options: Pick<ThreadScanOptions, "threads" | "since" | "shard"> = {},
+  options: ThreadScanOptions = {},
 ): Promise<number | undefined> {
   const { threads, since, shard } = resolveScanOptions(saver, options, "countThreads");
   // Without a list of ids: each id may have several namespaces.

@@ -47,16 +47,11 @@ export interface Shard {
   count: number;
 }
 
-export interface ThreadSelection {
-  /** Only these thread ids (every namespace of each). */
+interface ThreadSelection {
   threads?: readonly string[];
-  /** Only threads with a checkpoint written at or after this time (pushed down where the store allows). */
   since?: Date;
-  /** Only the threads of this shard. */
   shard?: Shard;
-  /** The state key of the messages: with it, SQLite and PostgreSQL threads are pre-checked as they are read. */
   messagesKey?: string;
-  /** Whose rules the pre-check's clean verdict must hold for. Default `"strict"`. */
   provider?: Provider;
 }
 

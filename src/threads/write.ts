@@ -63,19 +63,6 @@ export async function writeFix(
   const step = typeof metadata?.step === "number" ? metadata.step : -1;
   const versions = Object.values(base.channel_versions ?? {});
   const version = nextBranchVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
-  const repairs = fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
-    action,
-    problem,
-    ...(toolCallId ? { toolCallId } : {}),
-    ...(toolName ? { toolName } : {}),
-  }));
-  const marker: RepairMetadata = {
-    tool: TOOL_NAME,
-    version: TOOL_VERSION,
-    repaired: expected,
-    repairs,
-    salvaged: fix.salvaged,
-  };
   // Made before the check: a checkpoint a live run makes later sorts after it.
   const checkpoint = {
     v: base.v ?? 4,
@@ -88,6 +75,18 @@ export async function writeFix(
   const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
     return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
+  const marker: RepairMetadata = {
+    tool: TOOL_NAME,
+    version: TOOL_VERSION,
+    repaired: expected,
+    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
+      action,
+      problem,
+      ...(toolCallId && { toolCallId }),
+      ...(toolName && { toolName }),
+    })),
+    salvaged: fix.salvaged,
+  };
   const written = { source: "update", step: step + 1, parents: metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker };
   const config = await saver.put(configOf(key, expected), checkpoint, written as CheckpointMetadata, {
     [messagesKey]: version,

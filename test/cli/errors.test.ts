@@ -10,7 +10,6 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { SQLITE_PACKAGE } from "../../src/cli/connect";
 import type { CliIO } from "../../src/cli/main";
 import { seedThreads, startSeedModel } from "../threads/support/seed";
 import { createFileSaver } from "../threads/support/file-saver";
@@ -88,7 +87,8 @@ describe("usage and setup errors exit with 2 and say why", () => {
     const run = await runCliHere(["scan", "--sqlite", join(dir, "t.db")], { importModule: missing });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      `--sqlite needs the package ${SQLITE_PACKAGE}, which is not installed. Install it with: npm install ${SQLITE_PACKAGE}`,
+      "--sqlite needs the package @langchain/langgraph-checkpoint-sqlite, which is not installed. " +
+        "Install it with: npm install @langchain/langgraph-checkpoint-sqlite",
     );
     const module = await runCliProcess(["scan", "--saver", "no-such-saver-package"]);
     expect(module).toMatchObject({ code: 2, stderr: expect.stringContaining("npm install no-such-saver-package") });
