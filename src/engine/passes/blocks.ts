@@ -77,7 +77,7 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile): Readonly
  * message's {@link unsentServerIds}, for its `server_tool_use` blocks; the clean walk leaves it out, since an
  * unsent exchange always has its result block, judged on its own.
  */
-export function unsupportedBlock(
+function unsupportedBlock(
   block: unknown,
   profile: ProviderProfile,
   v1: boolean,
@@ -171,6 +171,18 @@ const appliesTo = (profile: ProviderProfile): boolean =>
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
+  clean: ({ profile }) => ({
+    visit(m) {
+      const content = m.content;
+      if (m.type !== "ai" || typeof content === "string") return true;
+      const v1 = isV1Message(m);
+      for (let i = 0; i < content.length; i++) {
+        const b = content[i];
+        if (b.type !== "text" && !isMovableCallBlock(b) && unsupportedBlock(b, profile, v1) !== undefined) return false;
+      }
+      return true;
+    },
+  }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!appliesTo(ctx.profile)) return [];
     return classifyBlocks(messages, ctx.profile).map((f) =>

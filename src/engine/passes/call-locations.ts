@@ -16,6 +16,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant } from "../../messages/build";
 import {
+  callBlockFormatOf,
   forEachToolCallRef,
   isAssistant,
   isDict,
@@ -26,7 +27,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type Loose, type RepairPass } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -55,6 +56,12 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
 
 /** A call block the provider's adapter mis-sends: it leaves `content`. */
 const isForeignBlock = (profile: ProviderProfile) => (block: unknown) => !keepsCallBlock(profile, block);
+
+/**
+ * A bit per place besides `tool_calls` that names a call, each naming a call once (the clean walk's claims): 1, 2, 4
+ * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
+ */
+const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
 function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
   const foreign = isForeignBlock(profile);
@@ -127,6 +134,50 @@ export const callLocationsPass: RepairPass = {
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
   // structural profile keeps every format).
   structural: true,
+  // Every other place that names a call names a different call of `tool_calls` (which the pairing check opened).
+  clean: ({ profile, open }) => {
+    const claimed = (c: Loose | null, bit: number): boolean =>
+      open.claim(c === null || typeof c !== "object" ? undefined : bit === 1 ? c.id : (c.toolUseId ?? c.id), bit);
+    const allClaimed = (list: unknown, bit: number): boolean => {
+      if (list === undefined || list === null) return true;
+      if (!Array.isArray(list)) return claimed(list as Loose, bit);
+      for (let i = 0; i < list.length; i++) if (!claimed(list[i], bit)) return false;
+      return true;
+    };
+    return {
+      visit(m) {
+        if (m.type !== "ai") return true;
+        const { additional_kwargs: kwargs, content } = m;
+        if (kwargs != null && !(allClaimed(kwargs.tool_calls, 1) && allClaimed(kwargs.tool_use, 2) && allClaimed(kwargs.toolUse, 4)))
+          return false;
+        if (typeof content !== "string") {
+          const v1 = isV1Message(m);
+          for (let i = 0; i < content.length; i++) {
+            const b = content[i];
+            const format = callBlockFormatOf(b); // the content is blocks by now (the shape check)
+            if (format === undefined) continue;
+            if (!v1 && !profile.callBlockFormats.has(format)) return false;
+            if (format === "input_json_delta" && b.id === undefined) continue;
+            if (!open.claim(format === "toolUse" ? (b.toolUse.toolUseId ?? b.toolUse.id) : b.id, BIT[format])) return false;
+          }
+        }
+        // Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls.
+        const output = m.response_metadata?.output;
+        if (!Array.isArray(output) || output.length === 0) return true;
+        let calls = 0;
+        let resent = true;
+        for (let i = 0; i < output.length; i++) {
+          const item = output[i];
+          if (item === null || typeof item !== "object" || !("type" in item)) resent = false;
+          else if (item.type === "function_call") {
+            if (!open.claim(item.call_id, 128)) return false;
+            calls++;
+          }
+        }
+        return !resent || calls === open.count;
+      },
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const problems: ToolCallProblem[] = [];
     for (const { index, outside, hasBlocks, outputMissing } of classifyLocations(messages, ctx.profile)) {

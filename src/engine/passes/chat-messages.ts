@@ -82,6 +82,8 @@ function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
 export const chatMessagesPass: RepairPass = {
   name: "chat-messages",
   structural: false,
+  clean: ({ profile }) =>
+    profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyChatMessages(messages, ctx).map((f) =>
       problem(

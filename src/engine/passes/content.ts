@@ -52,7 +52,7 @@ function mayBeBlank(content: unknown): boolean {
  * What a message needs, and why; undefined when the provider takes it as it is. The clean walk asks of every
  * message, so content that starts with something to say is answered before any helper is called.
  */
-export function contentFix(m: BaseMessage): [Fix, string] | undefined {
+function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const content = m.content as unknown;
   if (!mayBeBlank(content)) return undefined;
   const type = m.type;
@@ -87,6 +87,7 @@ function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
 export const contentPass: RepairPass = {
   name: "content",
   structural: false,
+  clean: ({ profile }) => (profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!ctx.profile.nonEmptyContent) return [];
     return messages.flatMap((m, i) => {

@@ -49,6 +49,9 @@ function describe(call: InvalidCall): string {
 export const invalidCallsPass: RepairPass = {
   name: "invalid-calls",
   structural: true,
+  clean: () => ({
+    visit: ({ type, invalid_tool_calls: c }) => type !== "ai" || c === undefined || (Array.isArray(c) && c.length === 0),
+  }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyInvalidCalls(messages).map((c) =>
       problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),

@@ -410,6 +410,29 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 export const pairingPass: RepairPass = {
   name: "pairing",
   structural: true,
+  // Opens each exchange (the calls other checks read), then answers its calls, one result each, right after it.
+  clean: (w) => {
+    const { open, profile } = w;
+    return {
+      visit(m) {
+        if (m.type === "tool") return open.answer(m.tool_call_id);
+        if (open.waiting > 0) return false;
+        open.reset();
+        if (m.type !== "ai") return true;
+        const { tool_calls: calls, content } = m;
+        if (calls !== undefined) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
+        // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
+        if (profile.anthropicBlocks && typeof content !== "string") {
+          let answered: ReadonlySet<unknown> | undefined;
+          for (let i = 0; i < content.length; i++)
+            if (content[i].type === "server_tool_use" && !(answered ??= serverToolResultIds(m)).has(content[i].id))
+              open.add(content[i].id, true);
+        }
+        return true;
+      },
+      end: () => open.waiting === 0 || w.trailingAllowed,
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return analyzePairing(messages)
       .problems.filter((p) => ctx.trailingIsProblem || p.kind !== "trailing_open_exchange")

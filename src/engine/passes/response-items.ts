@@ -40,6 +40,23 @@ function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
 export const responseItemsPass: RepairPass = {
   name: "response-items",
   structural: true,
+  clean() {
+    const seen = new Set<string>();
+    let repeated = false;
+    const see = (id: string): void => {
+      if (seen.has(id)) repeated = true;
+      else seen.add(id);
+    };
+    return {
+      start: () => seen.clear(),
+      visit(m) {
+        if (m.type !== "ai") return true;
+        repeated = false;
+        forEachResponseItemId(m, see);
+        return !repeated;
+      },
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyItems(messages).map((f) =>
       problem(

@@ -64,7 +64,7 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
  * What is malformed in a message, as a sentence; undefined when nothing is. The clean walk asks too, so the
  * shape rules live here only.
  */
-export function malformation(message: BaseMessage): string | undefined {
+function malformation(message: BaseMessage): string | undefined {
   const m = message as unknown as Dict;
   const loose = hasLooseItems(m.content);
   if (m.type === "ai") {
@@ -116,6 +116,7 @@ function malformed(messages: readonly BaseMessage[]): { index: number; detail: s
 export const shapePass: RepairPass = {
   name: "shape",
   structural: true,
+  clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },

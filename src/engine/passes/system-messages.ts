@@ -26,14 +26,15 @@ function endsOnServerTool(message: BaseMessage): boolean {
   );
 }
 
-/** Indexes of the system messages to turn into user text, deciding left to right on the list as it will be. */
-function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
-  const misplaced: number[] = [];
+/**
+ * Judges messages left to right, on the list as it will be (the pass and the clean walk alike): true for a system
+ * message to turn into user text.
+ */
+function misplacedSystem(messages: readonly BaseMessage[], mode: "placed" | "none") {
   let prev: Turn; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
+  return (m: BaseMessage, i: number): boolean => {
     const turn = turnOf(m);
     if (turn !== "system") {
       if (turn !== undefined) {
@@ -41,32 +42,44 @@ function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed"
         prevMessage = m;
       }
       prevWasKeptSystem = false;
-      continue;
+      return false;
     }
-    if (prev === undefined) continue; // a leading system message
-    const next = turnOf(messages[i + 1]);
+    if (prev === undefined) return false; // a leading system message
     const placed =
       mode === "placed" &&
       !prevWasKeptSystem &&
-      (prev === "user" ||
-        prev === "tool" ||
-        (prev === "assistant" && prevMessage !== undefined && endsOnServerTool(prevMessage))) &&
-      (i === messages.length - 1 || next === "assistant");
-    if (placed) {
-      prevWasKeptSystem = true;
-      continue;
-    }
-    misplaced.push(i);
+      (prev === "user" || prev === "tool" || (prev === "assistant" && endsOnServerTool(prevMessage!))) &&
+      (i === messages.length - 1 || turnOf(messages[i + 1]) === "assistant");
+    prevWasKeptSystem = placed;
+    if (placed) return false;
     prev = "user"; // it becomes a user turn
     prevMessage = m;
-    prevWasKeptSystem = false;
-  }
-  return misplaced;
+    return true;
+  };
+}
+
+/** Indexes of the system messages to turn into user text. */
+function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
+  const misplaced = misplacedSystem(messages, mode);
+  const found: number[] = [];
+  messages.forEach((m, i) => misplaced(m, i) && found.push(i));
+  return found;
 }
 
 export const systemMessagesPass: RepairPass = {
   name: "system-messages",
   structural: false,
+  clean(w) {
+    const mode = w.profile.systemInConversation;
+    if (mode === "any") return undefined;
+    let misplaced = misplacedSystem(w.messages as BaseMessage[], mode);
+    return {
+      start: () => {
+        misplaced = misplacedSystem(w.messages as BaseMessage[], mode);
+      },
+      visit: (m, i) => !misplaced(m as BaseMessage, i),
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const mode = ctx.profile.systemInConversation;
     if (mode === "any") return [];

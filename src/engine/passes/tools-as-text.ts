@@ -75,6 +75,15 @@ const named = (call: { id?: string; name?: string }) =>
 export const toolsAsTextPass: RepairPass = {
   name: "tools-as-text",
   structural: false,
+  clean(w) {
+    const { toolsAsText: all } = w;
+    const converse = w.profile.assistantBlocks === "converse";
+    if (!all && !converse) return undefined;
+    return {
+      visit: (m) => !all || (m.type !== "tool" && !(m.type === "ai" && m.tool_calls?.length > 0)),
+      end: () => !converse || loopOpenedWithUnsentReasoning(w.messages as BaseMessage[]) === -1,
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const scope = scopeOf(messages, ctx.profile, ctx.options);
     if (scope === undefined) return [];

@@ -17,6 +17,7 @@ import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
+import type { ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
@@ -36,36 +37,42 @@ interface TurnFinding {
   detail: string;
 }
 
-function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
-  const found: TurnFinding[] = [];
+const USER_AFTER_USER = "a user message right after another user message";
+const FIXES = {
+  lead: { fix: "lead", detail: "the first non-system message is an assistant message" },
+  merge: { fix: "merge", detail: USER_AFTER_USER },
+  bridgeUser: { fix: "bridge_assistant", detail: USER_AFTER_USER },
+  bridgeTool: { fix: "bridge_assistant", detail: "a user message right after tool results (sent as a second user turn)" },
+  bridgeAssistant: { fix: "bridge_user", detail: "an assistant message right after another assistant message" },
+} as const;
+
+/** Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything. */
+function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
+  return (m: BaseMessage): Omit<TurnFinding, "index"> | undefined => {
     const turn = turnOf(m);
-    if (turn === undefined) continue;
-    if (prev === undefined && ctx.profile.leadingUser && turn === "assistant")
-      found.push({ index, fix: "lead", detail: "the first non-system message is an assistant message" });
-    if (ctx.profile.alternation) {
-      if (prev === "user" && turn === "user")
-        // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
-        found.push(
-          HumanMessage.isInstance(m) && HumanMessage.isInstance(prevMessage)
-            ? { index, fix: "merge", detail: "a user message right after another user message" }
-            : { index, fix: "bridge_assistant", detail: "a user message right after another user message" },
-        );
-      else if (prev === "tool" && turn === "user")
-        found.push({
-          index,
-          fix: "bridge_assistant",
-          detail: "a user message right after tool results (sent as a second user turn)",
-        });
-      else if (prev === "assistant" && turn === "assistant")
-        found.push({ index, fix: "bridge_user", detail: "an assistant message right after another assistant message" });
-    }
+    if (turn === undefined) return undefined;
+    const before = prev;
+    const beforeMessage = prevMessage;
     prev = turn;
     prevMessage = m;
-  }
+    if (before === undefined) return leadingUser && turn === "assistant" ? FIXES.lead : undefined;
+    if (!alternation) return undefined;
+    // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
+    if (turn === "user" && before === "user") return HumanMessage.isInstance(m) && HumanMessage.isInstance(beforeMessage) ? FIXES.merge : FIXES.bridgeUser;
+    if (turn === "user" && before === "tool") return FIXES.bridgeTool;
+    return turn === "assistant" && before === "assistant" ? FIXES.bridgeAssistant : undefined;
+  };
+}
+
+function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
+  const judge = turnJudge(ctx.profile);
+  const found: TurnFinding[] = [];
+  messages.forEach((m, index) => {
+    const f = judge(m);
+    if (f) found.push({ index, ...f });
+  });
   return found;
 }
 
@@ -167,6 +174,27 @@ const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
+  clean(w) {
+    const { profile } = w;
+    const { alternation, signedReasoning } = profile;
+    if (!profile.leadingUser && !alternation && !signedReasoning) return undefined;
+    let judge = turnJudge(profile);
+    return {
+      start: () => {
+        judge = turnJudge(profile);
+      },
+      visit: (m) => judge(m as BaseMessage) === undefined,
+      // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
+      end() {
+        const messages = w.messages as BaseMessage[];
+        return (
+          !signedReasoning ||
+          (textTurnsInReasoningLoop(messages, alternation).length === 0 &&
+            (alternation || userTurnsInReasoningLoop(messages, false).length === 0))
+        );
+      },
+    };
+  },
   find(messages, ctx): ToolCallProblem[] {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
     const { alternation, signedReasoning } = ctx.profile;
