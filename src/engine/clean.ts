@@ -13,6 +13,7 @@
  * judged by a stale verdict. Its scratch state belongs to one walker, which belongs to one repairer. A property
  * test checks that it agrees with the passes' finders.
  */
+import { turnOfRole, type Turn } from "../messages/inspect";
 import { OpenCalls, type Loose, type Walk } from "./context";
 import { PASSES } from "./pipeline";
 import { shapePass } from "./passes/shape";
@@ -23,26 +24,43 @@ const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 const NONE: readonly Loose[] = [];
 const ORDER = [shapePass, pairingPass, ...PASSES.filter((p) => p !== shapePass && p !== pairingPass)];
 
+type Visit = (m: Loose, i: number, turn: Turn) => boolean;
+const yes: Visit = () => true;
+/** The checks one walk site calls: a fixed number of call sites, each calling one check, so the engine can inline it. */
+const SITES = 8;
+
+/** The visits as {@link SITES} slots, the free ones filled with {@link yes}. */
+function slots(visits: Visit[]): Visit[] {
+  if (visits.length > SITES) throw new Error(`the clean walk has ${SITES} sites for checks of one kind: raise SITES`);
+  while (visits.length < SITES) visits.push(yes);
+  return visits;
+}
+
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
 export class CleanWalk implements Walk {
   readonly open = new OpenCalls();
   trailingAllowed = false;
-  messages: readonly Loose[] = [];
+  messages: readonly Loose[] = NONE;
   private readonly starts: (() => void)[] = [];
-  private readonly visits: ((m: Loose, i: number) => boolean)[] = [];
   private readonly ends: (() => boolean)[] = [];
+  private readonly every: Visit[];
+  private readonly ai: Visit[];
 
   constructor(
     readonly profile: ProviderProfile,
     readonly toolsAsText = false,
   ) {
+    const every: Visit[] = [];
+    const ai: Visit[] = [];
     for (const pass of ORDER) {
       const check = pass.clean?.(this);
-      if (!check) continue;
-      if (check.start) this.starts.push(check.start.bind(check));
-      this.visits.push(check.visit.bind(check));
-      if (check.end) this.ends.push(check.end.bind(check));
+      if (check?.start) this.starts.push(check.start);
+      if (check?.visit) every.push(check.visit);
+      if (check?.ai) ai.push(check.ai);
+      if (check?.end) this.ends.push(check.end);
     }
+    this.every = slots(every);
+    this.ai = slots(ai);
   }
 
   /** Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable. */
@@ -61,14 +79,30 @@ export class CleanWalk implements Walk {
   }
 
   private walk(messages: readonly Loose[]): boolean {
-    const visits = this.visits;
-    const n = visits.length;
+    const [e0, e1, e2, e3, e4, e5, e6, e7] = this.every;
+    const [a0, a1, a2, a3, a4, a5, a6, a7] = this.ai;
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i]; // a hole reads as undefined
       if (m === null || typeof m !== "object" || m[MESSAGE_SYMBOL as never] !== true) return false;
       const content = m.content;
       if (typeof content !== "string" && !Array.isArray(content)) return false;
-      for (let k = 0; k < n; k++) if (!visits[k](m, i)) return false;
+      const type = m.type; // turnOf of messages/inspect, on a message the walk has just checked
+      const t: Turn =
+        type === "ai"
+          ? "assistant"
+          : type === "tool"
+            ? "tool"
+            : type === "human"
+              ? "user"
+              : type === "system"
+                ? "system"
+                : type === "generic"
+                  ? turnOfRole(m.role)
+                  : undefined;
+      if (!(e0(m, i, t) && e1(m, i, t) && e2(m, i, t) && e3(m, i, t) && e4(m, i, t) && e5(m, i, t) && e6(m, i, t) && e7(m, i, t)))
+        return false;
+      if (type === "ai" && !(a0(m, i, t) && a1(m, i, t) && a2(m, i, t) && a3(m, i, t) && a4(m, i, t) && a5(m, i, t) && a6(m, i, t) && a7(m, i, t)))
+        return false;
     }
     return true;
   }

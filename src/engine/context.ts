@@ -6,6 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ResolvedOptions } from "./options";
 import type { ProviderProfile } from "./profiles";
 import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair } from "../types";
+import type { Turn } from "../messages/inspect";
 
 export type { ResolvedOptions };
 
@@ -90,13 +91,16 @@ export type Loose = Record<string, any>;
 
 /**
  * A pass's rules as the clean walk asks them, message by message, allocating nothing per message: `start` before
- * each walk, `visit` false as soon as the pass would change something at message `i`, `end` false when the whole
- * history would still be changed.
+ * each walk; `visit` (every message) and `ai` (assistant messages, after every `visit`) false as soon as the pass
+ * would change something at message `i`; `end` false when the whole history would still be changed. Closures, not
+ * methods: the walk calls them without `this`.
  */
 export interface CleanCheck {
-  start?(): void;
-  visit(m: Loose, i: number): boolean;
-  end?(): boolean;
+  start?: () => void;
+  /** `turn`: the message's turn (`turnOf` of messages/inspect), read once for every check. */
+  visit?: (m: Loose, i: number, turn: Turn) => boolean;
+  ai?: (m: Loose, i: number) => boolean;
+  end?: () => boolean;
 }
 
 /** What the clean walk shares with the checks: the history walked, and the calls of the current exchange. */

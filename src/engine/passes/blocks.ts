@@ -172,9 +172,9 @@ export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
   clean: ({ profile }) => ({
-    visit(m) {
+    ai(m) {
       const content = m.content;
-      if (m.type !== "ai" || typeof content === "string") return true;
+      if (typeof content === "string") return true;
       const v1 = isV1Message(m);
       for (let i = 0; i < content.length; i++) {
         const b = content[i];

@@ -420,8 +420,7 @@ export const callIdsPass: RepairPass = {
     const seen = new IdSet(profile);
     return {
       start: () => seen.clear(),
-      visit(m) {
-        if (m.type !== "ai") return true;
+      ai(m) {
         const { tool_calls: calls, content } = m;
         if (calls !== undefined) for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k].id)) return false;
         // Server tool ids are unique in the request too (A4: a replayed message repeats them).

@@ -145,8 +145,7 @@ export const callLocationsPass: RepairPass = {
       return true;
     };
     return {
-      visit(m) {
-        if (m.type !== "ai") return true;
+      ai(m) {
         const { additional_kwargs: kwargs, content } = m;
         if (kwargs != null && !(allClaimed(kwargs.tool_calls, 1) && allClaimed(kwargs.tool_use, 2) && allClaimed(kwargs.toolUse, 4)))
           return false;

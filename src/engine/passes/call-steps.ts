@@ -87,7 +87,7 @@ export const callStepsPass: RepairPass = {
       start: () => {
         judge = stepJudge(w.messages as BaseMessage[], profile);
       },
-      visit: (m, i) => judge(m as BaseMessage, i) === undefined,
+      ai: (m, i) => judge(m as BaseMessage, i) === undefined,
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {

@@ -50,7 +50,7 @@ export const invalidCallsPass: RepairPass = {
   name: "invalid-calls",
   structural: true,
   clean: () => ({
-    visit: ({ type, invalid_tool_calls: c }) => type !== "ai" || c === undefined || (Array.isArray(c) && c.length === 0),
+    ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
   }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyInvalidCalls(messages).map((c) =>

@@ -49,8 +49,7 @@ export const responseItemsPass: RepairPass = {
     };
     return {
       start: () => seen.clear(),
-      visit(m) {
-        if (m.type !== "ai") return true;
+      ai(m) {
         repeated = false;
         forEachResponseItemId(m, see);
         return !repeated;

@@ -34,8 +34,7 @@ function misplacedSystem(messages: readonly BaseMessage[], mode: "placed" | "non
   let prev: Turn; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
-  return (m: BaseMessage, i: number): boolean => {
-    const turn = turnOf(m);
+  return (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
     if (turn !== "system") {
       if (turn !== undefined) {
         prev = turn;
@@ -77,7 +76,7 @@ export const systemMessagesPass: RepairPass = {
       start: () => {
         misplaced = misplacedSystem(w.messages as BaseMessage[], mode);
       },
-      visit: (m, i) => !misplaced(m as BaseMessage, i),
+      visit: (m, i, turn) => !misplaced(m as BaseMessage, i, turn),
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {

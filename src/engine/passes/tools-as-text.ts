@@ -80,7 +80,7 @@ export const toolsAsTextPass: RepairPass = {
     const converse = w.profile.assistantBlocks === "converse";
     if (!all && !converse) return undefined;
     return {
-      visit: (m) => !all || (m.type !== "tool" && !(m.type === "ai" && m.tool_calls?.length > 0)),
+      visit: all ? (m) => m.type !== "tool" && !(m.type === "ai" && m.tool_calls?.length > 0) : undefined,
       end: () => !converse || loopOpenedWithUnsentReasoning(w.messages as BaseMessage[]) === -1,
     };
   },

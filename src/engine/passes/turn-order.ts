@@ -50,8 +50,7 @@ const FIXES = {
 function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
-  return (m: BaseMessage): Omit<TurnFinding, "index"> | undefined => {
-    const turn = turnOf(m);
+  return (m: BaseMessage, turn = turnOf(m)): Omit<TurnFinding, "index"> | undefined => {
     if (turn === undefined) return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
@@ -183,7 +182,7 @@ export const turnOrderPass: RepairPass = {
       start: () => {
         judge = turnJudge(profile);
       },
-      visit: (m) => judge(m as BaseMessage) === undefined,
+      visit: (m, _, turn) => judge(m as BaseMessage, turn === "system" ? undefined : turn) === undefined,
       // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
       end() {
         const messages = w.messages as BaseMessage[];
