@@ -99,9 +99,32 @@ export class CleanWalk implements Walk {
                 : type === "generic"
                   ? turnOfRole(m.role)
                   : undefined;
-      if (!(e0(m, i, t) && e1(m, i, t) && e2(m, i, t) && e3(m, i, t) && e4(m, i, t) && e5(m, i, t) && e6(m, i, t) && e7(m, i, t)))
+      if (
+        !(
+          e0(m, i, t) &&
+          e1(m, i, t) &&
+          e2(m, i, t) &&
+          e3(m, i, t) &&
+          e4(m, i, t) &&
+          e5(m, i, t) &&
+          e6(m, i, t) &&
+          e7(m, i, t)
+        )
+      )
         return false;
-      if (type === "ai" && !(a0(m, i, t) && a1(m, i, t) && a2(m, i, t) && a3(m, i, t) && a4(m, i, t) && a5(m, i, t) && a6(m, i, t) && a7(m, i, t)))
+      if (
+        type === "ai" &&
+        !(
+          a0(m, i, t) &&
+          a1(m, i, t) &&
+          a2(m, i, t) &&
+          a3(m, i, t) &&
+          a4(m, i, t) &&
+          a5(m, i, t) &&
+          a6(m, i, t) &&
+          a7(m, i, t)
+        )
+      )
         return false;
     }
     return true;

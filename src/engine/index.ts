@@ -111,18 +111,7 @@ function engine(options: Readonly<ResolvedOptions>) {
   const trailingAllowed = options.trailing === "keep";
   const passes = passesFor(profile.level);
   const walker = new CleanWalk(profile, asText);
-  let walking = false;
-
-  /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
-  const walk = (messages: readonly unknown[]): boolean => {
-    if (walking) return new CleanWalk(profile, asText).isClean(messages, trailingAllowed);
-    walking = true;
-    try {
-      return walker.isClean(messages, trailingAllowed);
-    } finally {
-      walking = false;
-    }
-  };
+  const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked

@@ -77,12 +77,7 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile): Readonly
  * message's {@link unsentServerIds}, for its `server_tool_use` blocks; the clean walk leaves it out, since an
  * unsent exchange always has its result block, judged on its own.
  */
-function unsupportedBlock(
-  block: unknown,
-  profile: ProviderProfile,
-  v1: boolean,
-  unsent = NO_IDS,
-): Verdict | undefined {
+function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean, unsent = NO_IDS): Verdict | undefined {
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
@@ -171,18 +166,22 @@ const appliesTo = (profile: ProviderProfile): boolean =>
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
-  clean: ({ profile }) => ({
-    ai(m) {
-      const content = m.content;
-      if (typeof content === "string") return true;
-      const v1 = isV1Message(m);
-      for (let i = 0; i < content.length; i++) {
-        const b = content[i];
-        if (b.type !== "text" && !isMovableCallBlock(b) && unsupportedBlock(b, profile, v1) !== undefined) return false;
-      }
-      return true;
-    },
-  }),
+  clean: ({ profile }) =>
+    appliesTo(profile)
+      ? {
+          ai(m) {
+            const content = m.content;
+            if (typeof content === "string") return true;
+            const v1 = isV1Message(m);
+            for (let i = 0; i < content.length; i++) {
+              const b = content[i];
+              if (b.type !== "text" && !isMovableCallBlock(b) && unsupportedBlock(b, profile, v1) !== undefined)
+                return false;
+            }
+            return true;
+          },
+        }
+      : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!appliesTo(ctx.profile)) return [];
     return classifyBlocks(messages, ctx.profile).map((f) =>

@@ -147,7 +147,10 @@ export const callLocationsPass: RepairPass = {
     return {
       ai(m) {
         const { additional_kwargs: kwargs, content } = m;
-        if (kwargs != null && !(allClaimed(kwargs.tool_calls, 1) && allClaimed(kwargs.tool_use, 2) && allClaimed(kwargs.toolUse, 4)))
+        if (
+          kwargs != null &&
+          !(allClaimed(kwargs.tool_calls, 1) && allClaimed(kwargs.tool_use, 2) && allClaimed(kwargs.toolUse, 4))
+        )
           return false;
         if (typeof content !== "string") {
           const v1 = isV1Message(m);
@@ -157,7 +160,8 @@ export const callLocationsPass: RepairPass = {
             if (format === undefined) continue;
             if (!v1 && !profile.callBlockFormats.has(format)) return false;
             if (format === "input_json_delta" && b.id === undefined) continue;
-            if (!open.claim(format === "toolUse" ? (b.toolUse.toolUseId ?? b.toolUse.id) : b.id, BIT[format])) return false;
+            if (!open.claim(format === "toolUse" ? (b.toolUse.toolUseId ?? b.toolUse.id) : b.id, BIT[format]))
+              return false;
           }
         }
         // Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls.

@@ -28,7 +28,8 @@ interface StepFinding {
 }
 
 const NO_CALLS: Dict[] = [];
-const callsOf = (m: AIMessage): Dict[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : NO_CALLS);
+const callsOf = (m: AIMessage): Dict[] =>
+  Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : NO_CALLS;
 
 function signaturesOf(m: AIMessage): Dict {
   const kwargs = m.additional_kwargs as Dict | undefined;

@@ -87,7 +87,8 @@ function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
 export const contentPass: RepairPass = {
   name: "content",
   structural: false,
-  clean: ({ profile }) => (profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined),
+  clean: ({ profile }) =>
+    profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!ctx.profile.nonEmptyContent) return [];
     return messages.flatMap((m, i) => {

@@ -42,7 +42,10 @@ const FIXES = {
   lead: { fix: "lead", detail: "the first non-system message is an assistant message" },
   merge: { fix: "merge", detail: USER_AFTER_USER },
   bridgeUser: { fix: "bridge_assistant", detail: USER_AFTER_USER },
-  bridgeTool: { fix: "bridge_assistant", detail: "a user message right after tool results (sent as a second user turn)" },
+  bridgeTool: {
+    fix: "bridge_assistant",
+    detail: "a user message right after tool results (sent as a second user turn)",
+  },
   bridgeAssistant: { fix: "bridge_user", detail: "an assistant message right after another assistant message" },
 } as const;
 
@@ -59,7 +62,8 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
     if (before === undefined) return leadingUser && turn === "assistant" ? FIXES.lead : undefined;
     if (!alternation) return undefined;
     // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
-    if (turn === "user" && before === "user") return HumanMessage.isInstance(m) && HumanMessage.isInstance(beforeMessage) ? FIXES.merge : FIXES.bridgeUser;
+    if (turn === "user" && before === "user")
+      return HumanMessage.isInstance(m) && HumanMessage.isInstance(beforeMessage) ? FIXES.merge : FIXES.bridgeUser;
     if (turn === "user" && before === "tool") return FIXES.bridgeTool;
     return turn === "assistant" && before === "assistant" ? FIXES.bridgeAssistant : undefined;
   };
