@@ -17,9 +17,19 @@ export interface FindContext {
   trailingIsProblem: boolean;
 }
 
+/** The fields of a repair that are set only when they say something. */
+export const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
+
 export interface PassContext extends FindContext {
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
-  report(repair: Omit<ToolCallRepair, "index">, message: unknown, at: number): void;
+  report(
+    message: unknown,
+    at: number,
+    problem: ToolCallRepair["problem"],
+    action: ToolCallRepair["action"],
+    detail: string,
+    more?: Partial<Pick<ToolCallRepair, (typeof OPTIONAL_FIELDS)[number]>>,
+  ): void;
   /** Records that `to` replaces `from`, so later reports name the caller's index. */
   derive(from: unknown, to: unknown): void;
   /** Reasons for calls that passes want the synthetic result to name (invalid calls carry their parse error). */

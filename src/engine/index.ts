@@ -14,7 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, assertArray, boundary, expectedInput } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { problem, type FindContext, type PassContext } from "./context";
+import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../models/positions";
@@ -99,8 +99,6 @@ export function reportRepairsSafely(
   }
 }
 
-const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
-
 /**
  * The engine's operations for resolved options, kept off the user's {@link Repairer}: `isClean` takes the name
  * errors give the caller.
@@ -162,16 +160,12 @@ function engine(options: Readonly<ResolvedOptions>) {
         const index = origin.get(from);
         if (index !== undefined && !origin.has(to)) origin.set(to, index);
       },
-      report(repair, message, at) {
+      report(message, at, problem, action, detail, more) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
-        const full: ToolCallRepair = {
-          problem: repair.problem,
-          action: repair.action,
-          index: origin.get(message) ?? at,
-          detail: repair.detail,
-        };
-        for (const key of OPTIONAL_FIELDS)
-          if (repair[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = repair[key];
+        const full: ToolCallRepair = { problem, action, index: origin.get(message) ?? at, detail };
+        if (more)
+          for (const key of OPTIONAL_FIELDS)
+            if (more[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = more[key];
         repairs.push(full);
       },
     };
@@ -179,13 +173,11 @@ function engine(options: Readonly<ResolvedOptions>) {
     messages.forEach((m, i) => origin.set(m, i));
     for (const i of coerced)
       ctx.report(
-        {
-          problem: "malformed_message",
-          action: "coerced_message",
-          detail: "plain, serialized or stored object turned into a LangChain message",
-        },
         messages[i],
         i,
+        "malformed_message",
+        "coerced_message",
+        "plain, serialized or stored object turned into a LangChain message",
       );
     let current = messages;
     for (const pass of passes) current = pass.repair(current, ctx);

@@ -194,8 +194,7 @@ export const blocksPass: RepairPass = {
       for (const verdict of VERDICTS) {
         const [action, detail] = REPAIRED[verdict];
         const count = f.counts[verdict];
-        if (count > 0)
-          ctx.report({ problem: "unsupported_block", action, detail: `${count} ${detail}` }, message, f.index);
+        if (count > 0) ctx.report(message, f.index, "unsupported_block", action, `${count} ${detail}`);
       }
       const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
       return rebuildMessage(message, { content });

@@ -454,16 +454,12 @@ export const callIdsPass: RepairPass = {
     }
     for (const s of analysis.renamed)
       ctx.report(
-        {
-          problem: s.reason!,
-          action: "renamed_call_id",
-          toolCallId: s.id,
-          toolName: s.name,
-          newToolCallId: s.newId,
-          detail: `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
-        },
         messages[s.messageIndex],
         s.messageIndex,
+        s.reason!,
+        "renamed_call_id",
+        `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
+        { toolCallId: s.id, toolName: s.name, newToolCallId: s.newId },
       );
     return sameOrNew(messages, out);
   },

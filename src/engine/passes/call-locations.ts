@@ -217,37 +217,29 @@ export const callLocationsPass: RepairPass = {
     return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
       for (const ref of f.outside)
         ctx.report(
-          {
-            problem: "call_outside_tool_calls",
-            action: "promoted_call",
-            toolCallId: ref.id,
-            toolName: ref.name,
-            detail: `call ${ref.id} found in ${ref.location} added to tool_calls`,
-          },
           message,
           f.index,
+          "call_outside_tool_calls",
+          "promoted_call",
+          `call ${ref.id} found in ${ref.location} added to tool_calls`,
+          { toolCallId: ref.id, toolName: ref.name },
         );
       for (const id of f.outputMissing)
         ctx.report(
-          {
-            problem: "call_outside_tool_calls",
-            action: "promoted_call",
-            toolCallId: id,
-            detail: `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
-          },
           message,
           f.index,
+          "call_outside_tool_calls",
+          "promoted_call",
+          `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
+          { toolCallId: id },
         );
       if (f.hasBlocks)
         ctx.report(
-          {
-            problem: "call_block_in_content",
-            action: "moved_call_block",
-            detail:
-              "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
-          },
           message,
           f.index,
+          "call_block_in_content",
+          "moved_call_block",
+          "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
         );
       return relocate(message as AIMessage, f, ctx.profile);
     });

@@ -121,15 +121,12 @@ export const callStepsPass: RepairPass = {
       if (f.sign) {
         const call = callsOf(message)[0] as { id?: string; name?: string };
         ctx.report(
-          {
-            problem: "unsigned_call",
-            action: "rebuilt_message",
-            toolCallId: call.id,
-            toolName: call.name,
-            detail: `call ${call.id} given Google's placeholder thought signature`,
-          },
           m,
           index,
+          "unsigned_call",
+          "rebuilt_message",
+          `call ${call.id} given Google's placeholder thought signature`,
+          { toolCallId: call.id, toolName: call.name },
         );
       }
       if (!f.split) {
@@ -152,15 +149,12 @@ export const callStepsPass: RepairPass = {
           const signature = own ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(
-            {
-              problem: "parallel_calls",
-              action: "inserted_assistant_message",
-              toolCallId: call.id as string,
-              toolName: call.name as string,
-              detail: `parallel call ${String(call.id)} sent as its own step, right before its result`,
-            },
             m,
             index,
+            "parallel_calls",
+            "inserted_assistant_message",
+            `parallel call ${String(call.id)} sent as its own step, right before its result`,
+            { toolCallId: call.id as string, toolName: call.name as string },
           );
         }
         out.push(resultOf.get(call.id)!);

@@ -97,13 +97,11 @@ export const chatMessagesPass: RepairPass = {
   repair(messages, ctx: PassContext) {
     return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
       ctx.report(
-        {
-          problem: "chat_message_role",
-          action: "converted_message",
-          detail: `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
-        },
         message,
         f.index,
+        "chat_message_role",
+        "converted_message",
+        `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
       );
       return converted(message, f);
     });

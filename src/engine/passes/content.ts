@@ -106,11 +106,7 @@ export const contentPass: RepairPass = {
       if (!found) return out.push(m);
       const [fix, detail] = found;
       const fixed = applyFix(m, fix);
-      ctx.report(
-        { problem: KIND[fix], action: ACTION[fix], detail: `${detail}: ${ACTION[fix].replace(/_/g, " ")}` },
-        m,
-        i,
-      );
+      ctx.report(m, i, KIND[fix], ACTION[fix], `${detail}: ${ACTION[fix].replace(/_/g, " ")}`);
       if (fixed) {
         ctx.derive(m, fixed);
         out.push(fixed);

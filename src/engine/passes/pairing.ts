@@ -274,27 +274,22 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       for (const call of own)
         if (remove.has(call.id))
           ctx.report(
-            {
-              problem: problemKind,
-              action: "removed_call",
-              toolCallId: call.id,
-              toolName: call.name,
-              detail: `unanswered call ${call.id} removed from every location`,
-            },
             message,
             index,
+            problemKind,
+            "removed_call",
+            `unanswered call ${call.id} removed from every location`,
+            { toolCallId: call.id, toolName: call.name },
           );
       const callsLeft = own.length > remove.size;
       if (!callsLeft && !hasMeaningfulContent(rewritten.content)) {
         kept = undefined;
         ctx.report(
-          {
-            problem: problemKind,
-            action: "removed_message",
-            detail: "assistant message left with no calls and no content, removed",
-          },
           message,
           index,
+          problemKind,
+          "removed_message",
+          "assistant message left with no calls and no content, removed",
         );
       } else {
         kept = rewritten;
@@ -311,15 +306,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       out.push(messages[r]);
       emitted[r] = 1;
       ctx.report(
-        {
-          problem: "displaced_result",
-          action: "moved_result",
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `result of ${call.id} moved right after its call`,
-        },
         messages[r],
         r,
+        "displaced_result",
+        "moved_result",
+        `result of ${call.id} moved right after its call`,
+        { toolCallId: call.id, toolName: call.name },
       );
     }
     for (const call of answer) {
@@ -330,16 +322,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
       out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
       ctx.report(
-        {
-          problem: problemKind,
-          action: "synthesized_result",
-          toolCallId: call.id,
-          toolName: call.name,
-          toolRun,
-          detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
-        },
         message,
         index,
+        problemKind,
+        "synthesized_result",
+        `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
+        { toolCallId: call.id, toolName: call.name, toolRun },
       );
     }
   };
@@ -357,14 +345,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
     if (redundant || options.orphanResults === "drop") {
       ctx.report(
-        {
-          problem: kind,
-          action: "dropped_result",
-          toolCallId: id,
-          detail: `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
-        },
         result,
         index,
+        kind,
+        "dropped_result",
+        `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
+        { toolCallId: id },
       );
       return;
     }
@@ -372,14 +358,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     out.push(converted);
     ctx.derive(result, converted);
     ctx.report(
-      {
-        problem: kind,
-        action: "converted_result",
-        toolCallId: id,
-        detail: `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
-      },
       result,
       index,
+      kind,
+      "converted_result",
+      `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
+      { toolCallId: id },
     );
   };
 
@@ -392,15 +376,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       handleStrayResult(i);
     } else {
       if (analysis.interleaved[i] === 1)
-        ctx.report(
-          {
-            problem: "interleaved_message",
-            action: "moved_message",
-            detail: `message moved after the tool results it interrupted`,
-          },
-          m,
-          i,
-        );
+        ctx.report(m, i, "interleaved_message", "moved_message", `message moved after the tool results it interrupted`);
       out.push(m);
     }
   }

@@ -91,13 +91,11 @@ export const responseItemsPass: RepairPass = {
           ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)`
           : "";
       ctx.report(
-        {
-          problem: "duplicate_response_item",
-          action: "rebuilt_message",
-          detail: `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
-        },
         m,
         index,
+        "duplicate_response_item",
+        "rebuilt_message",
+        `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
       );
     }
     return sameOrNew(messages, out);

@@ -122,11 +122,7 @@ export const shapePass: RepairPass = {
   },
   repair(messages, ctx) {
     return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
-      ctx.report(
-        { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
-        message,
-        f.index,
-      );
+      ctx.report(message, f.index, "malformed_message", "rebuilt_message", `${f.detail}: rebuilt`);
       return reshaped(message);
     });
   },

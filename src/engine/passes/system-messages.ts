@@ -30,11 +30,15 @@ function endsOnServerTool(message: BaseMessage): boolean {
  * Judges messages left to right, on the list as it will be (the pass and the clean walk alike): true for a system
  * message to turn into user text.
  */
-function misplacedSystem(messages: readonly BaseMessage[], mode: "placed" | "none") {
+function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unknown[] }) {
   let prev: Turn; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
-  return (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
+  const reset = () => {
+    prev = prevMessage = undefined;
+    prevWasKeptSystem = false;
+  };
+  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
     if (turn !== "system") {
       if (turn !== undefined) {
         prev = turn;
@@ -48,18 +52,19 @@ function misplacedSystem(messages: readonly BaseMessage[], mode: "placed" | "non
       mode === "placed" &&
       !prevWasKeptSystem &&
       (prev === "user" || prev === "tool" || (prev === "assistant" && endsOnServerTool(prevMessage!))) &&
-      (i === messages.length - 1 || turnOf(messages[i + 1]) === "assistant");
+      (i === list.messages.length - 1 || turnOf(list.messages[i + 1]) === "assistant");
     prevWasKeptSystem = placed;
     if (placed) return false;
     prev = "user"; // it becomes a user turn
     prevMessage = m;
     return true;
   };
+  return { misplaced, reset };
 }
 
 /** Indexes of the system messages to turn into user text. */
 function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
-  const misplaced = misplacedSystem(messages, mode);
+  const { misplaced } = misplacedSystem(mode, { messages });
   const found: number[] = [];
   messages.forEach((m, i) => misplaced(m, i) && found.push(i));
   return found;
@@ -71,11 +76,9 @@ export const systemMessagesPass: RepairPass = {
   clean(w) {
     const mode = w.profile.systemInConversation;
     if (mode === "any") return undefined;
-    let misplaced = misplacedSystem(w.messages as BaseMessage[], mode);
+    const { misplaced, reset } = misplacedSystem(mode, w);
     return {
-      start: () => {
-        misplaced = misplacedSystem(w.messages as BaseMessage[], mode);
-      },
+      start: reset,
       visit: (m, i, turn) => !misplaced(m as BaseMessage, i, turn),
     };
   },
@@ -97,13 +100,11 @@ export const systemMessagesPass: RepairPass = {
     const found = classifySystemMessages(messages, mode).map((index) => ({ index }));
     return rebuildAt(messages, found, ctx, (message, { index }) => {
       ctx.report(
-        {
-          problem: "misplaced_system_message",
-          action: "converted_message",
-          detail: "system message inside the conversation turned into user text that keeps its words",
-        },
         message,
         index,
+        "misplaced_system_message",
+        "converted_message",
+        "system message inside the conversation turned into user text that keeps its words",
       );
       return systemMessageAsUserText(message);
     });

@@ -53,7 +53,10 @@ const FIXES = {
 function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
-  return (m: BaseMessage, turn = turnOf(m)): Omit<TurnFinding, "index"> | undefined => {
+  const reset = () => {
+    prev = prevMessage = undefined;
+  };
+  const judge = (m: BaseMessage, turn = turnOf(m)): Omit<TurnFinding, "index"> | undefined => {
     if (turn === undefined) return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
@@ -67,10 +70,11 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
     if (turn === "user" && before === "tool") return FIXES.bridgeTool;
     return turn === "assistant" && before === "assistant" ? FIXES.bridgeAssistant : undefined;
   };
+  return { judge, reset };
 }
 
 function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
-  const judge = turnJudge(ctx.profile);
+  const { judge } = turnJudge(ctx.profile);
   const found: TurnFinding[] = [];
   messages.forEach((m, index) => {
     const f = judge(m);
@@ -95,8 +99,7 @@ function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessa
   const inside = ctx.profile.signedReasoning ? userTurnsInReasoningLoop(messages, ctx.profile.alternation) : [];
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
-  for (const i of inside)
-    ctx.report({ problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL }, messages[i], i);
+  for (const i of inside) ctx.report(messages[i], i, "consecutive_same_role", "moved_message", MOVE_DETAIL);
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
 
@@ -123,7 +126,7 @@ function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage
   messages.forEach((m, i) => {
     if (joining.has(i)) {
       pending.push(...blocksOf(m.content));
-      ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: JOIN_DETAIL }, m, i);
+      ctx.report(m, i, "consecutive_same_role", "merged_messages", JOIN_DETAIL);
       return;
     }
     if (pending.length === 0) return out.push(m);
@@ -181,11 +184,9 @@ export const turnOrderPass: RepairPass = {
     const { profile } = w;
     const { alternation, signedReasoning } = profile;
     if (!profile.leadingUser && !alternation && !signedReasoning) return undefined;
-    let judge = turnJudge(profile);
+    const { judge, reset } = turnJudge(profile);
     return {
-      start: () => {
-        judge = turnJudge(profile);
-      },
+      start: reset,
       visit: (m, _, turn) => judge(m as BaseMessage, turn === "system" ? undefined : turn) === undefined,
       // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
       end() {
@@ -245,18 +246,16 @@ export const turnOrderPass: RepairPass = {
       if (inserted) {
         const { make, text, problem, id, action, detail } = inserted;
         out.push(make(text, problem, `tool-repair-${id}-${idBaseOf(m, i)}`));
-        ctx.report({ problem, action, detail }, m, i);
+        ctx.report(m, i, problem, action, detail);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
         ctx.report(
-          {
-            problem: "consecutive_same_role",
-            action: "merged_messages",
-            detail: "user message merged into the user message before it",
-          },
           m,
           i,
+          "consecutive_same_role",
+          "merged_messages",
+          "user message merged into the user message before it",
         );
         continue;
       }
