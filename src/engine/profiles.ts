@@ -240,14 +240,8 @@ const STRUCTURAL: Switches = {
 };
 
 /** The problems that leave a call without its result where the provider looks for it. */
-const UNANSWERED: ToolCallProblemKind[] = [
-  "orphan_call",
-  "trailing_open_exchange",
-  "displaced_result",
-  "interleaved_message",
-  "invalid_tool_call",
-  "call_outside_tool_calls",
-];
+const UNANSWERED =
+  "orphan_call trailing_open_exchange displaced_result interleaved_message invalid_tool_call call_outside_tool_calls";
 /** Bedrock wraps a model's own error (Anthropic's texts) in this. */
 const BEDROCK_WRAPPER = "The model returned the following errors";
 const PREFILL = "does not support assistant message prefill";
@@ -261,14 +255,29 @@ const UNSIGNED_REASONING = [
 ];
 
 /** A rule: the problems that break it, then the texts the provider rejects it with. */
-const rule = (problems: ToolCallProblemKind[], ...rejected: RejectionText[]): Rule => ({ problems, rejected });
+type Kinds<S extends string> = S extends `${infer K} ${infer R}`
+  ? K extends ToolCallProblemKind
+    ? `${K} ${Kinds<R>}`
+    : never
+  : S extends ToolCallProblemKind | ""
+    ? S
+    : never;
+/** A rule: the problems that break it (space-separated, checked by type), then the texts the provider rejects it with. */
+const rule = <S extends string>(problems: S & Kinds<S>, ...rejected: RejectionText[]): Rule => ({
+  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
+  rejected,
+});
 /** A rejection text of `kind`, found by `anchors`, read as `how` says. */
-const says = (kind: RejectionKind, anchors: string | string[], how: Omit<RejectionText, "kind" | "anchors"> = {}) => ({
+const says = (
+  kind: RejectionKind,
+  anchors: string | string[],
+  how: IdReader | Omit<RejectionText, "kind" | "anchors"> = {},
+) => ({
   kind,
   anchors: typeof anchors === "string" ? [anchors] : anchors,
-  ...how,
+  ...(typeof how === "string" ? { ids: how } : how),
 });
-const A12 = rule(["unsupported_block"]);
+const A12 = rule("unsupported_block");
 
 type Row = Partial<Switches> & { rules: Record<string, Rule> };
 
@@ -285,8 +294,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     anthropicBlocks: false,
     rules: {
       O1: rule(
-        [...UNANSWERED, "missing_call_id"],
-        says("missing_results", "did not have response messages: ", { ids: "list" }),
+        `${UNANSWERED} missing_call_id`,
+        says("missing_results", "did not have response messages: ", "list"),
         says("missing_results", [
           "must be followed by tool messages responding to each 'tool_call_id'",
           "insufficient tool messages following tool_calls message",
@@ -294,26 +303,19 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
       O2: rule(
-        [
-          "displaced_result",
-          "orphan_result",
-          "invalid_tool_call",
-          "missing_result_id",
-          "call_outside_tool_calls",
-          "chat_message_role",
-        ],
+        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
         says("unexpected_results", "must be a response to a prece"),
       ),
       O3: rule(
-        ["duplicate_result", "duplicate_call_id"],
+        "duplicate_result duplicate_call_id",
         says("duplicate_results", "Duplicate value for 'tool_call_id' of '", { ids: "quoted", position: "last" }),
       ),
       O4: rule(
-        ["invalid_call_id"],
+        "invalid_call_id",
         says("invalid_id", "Invalid '", { path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/ }),
       ),
       O5: rule(
-        [],
+        "",
         says("invalid_tool_name", "Invalid '", {
           path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/,
         }),
@@ -321,11 +323,11 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         says("invalid_tool_name", "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"),
       ),
       O6: rule(
-        ["call_block_in_content"],
+        "call_block_in_content",
         says("invalid_content_part", ["Invalid type for 'messages[", "Supported values are: 'text'"]),
       ),
       A12,
-      "LC-openai": rule(["chat_message_role"]),
+      "LC-openai": rule("chat_message_role"),
     },
   },
   "openai-responses": {
@@ -334,51 +336,49 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     anthropicBlocks: false,
     rules: {
       R1: rule(
-        [...UNANSWERED, "missing_call_id"],
+        `${UNANSWERED} missing_call_id`,
         says(
           "missing_results",
           ["No tool output found for function call ", "No tool output found for custom tool call "],
-          {
-            ids: "one",
-          },
+          "one",
         ),
       ),
       R2: rule(
-        ["orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls", "chat_message_role"],
+        "orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
         says(
           "unexpected_results",
           [
             "No tool call found for function call output with call_id ",
             "No tool call found for custom tool call output with call_id ",
           ],
-          { ids: "one" },
+          "one",
         ),
       ),
       R3: rule(
-        ["invalid_call_id"],
+        "invalid_call_id",
         says("invalid_id", "Invalid '", { path: /^input\[\d{1,7}\]\.call_id$/ }),
         says("invalid_tool_name", "Invalid '", { path: /^input\[\d{1,7}\]\.name$/ }),
       ),
       R5: rule(
-        ["duplicate_result", "duplicate_call_id", "duplicate_response_item"],
-        says("duplicate_ids", "Duplicate item found with id ", { ids: "one" }),
+        "duplicate_result duplicate_call_id duplicate_response_item",
+        says("duplicate_ids", "Duplicate item found with id ", "one"),
       ),
       R6: rule(
-        ["duplicate_response_item"],
+        "duplicate_response_item",
         says("reasoning_item_unpaired", "was provided without its required 'reasoning' item: '", {
           ids: "item",
           position: "none",
         }),
       ),
       R7: rule(
-        ["duplicate_response_item"],
+        "duplicate_response_item",
         says("reasoning_item_unpaired", "of type 'reasoning' was provided without its required following item", {
           ids: "item",
           position: "none",
         }),
       ),
       A12,
-      "LC-openai": rule(["chat_message_role"]),
+      "LC-openai": rule("chat_message_role"),
     },
   },
   anthropic: {
@@ -398,46 +398,38 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     ]),
     signedReasoning: true,
     rules: {
-      A1: rule(
-        [...UNANSWERED, "call_block_in_content"],
-        says("missing_results", "blocks immediately after: ", { ids: "list" }),
-      ),
+      A1: rule(`${UNANSWERED} call_block_in_content`, says("missing_results", "blocks immediately after: ", "list")),
       A2: rule(
-        ["displaced_result", "orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls"],
+        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls",
         says(
           "unexpected_results",
           [
             "unexpected `tool_use_id` found in `tool_result` blocks: ",
             "unexpected tool_use_id found in tool_result blocks: ",
           ],
-          { ids: "list" },
+          "list",
         ),
       ),
       A3: rule(
-        ["interleaved_message"],
+        "interleaved_message",
         says("results_not_first", "tool_result block(s) at the beginning of this message"),
       ),
       A4: rule(
-        ["duplicate_call_id"],
+        "duplicate_call_id",
         says("duplicate_ids", ["`tool_use` ids must be unique", "tool_use ids must be unique"]),
       ),
       A5: rule(
-        ["duplicate_result"],
+        "duplicate_result",
         says(
           "duplicate_results",
           ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
-          {
-            ids: "one",
-          },
+          "one",
         ),
       ),
-      A6: rule(
-        ["missing_call_id", "invalid_call_id"],
-        says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'"),
-      ),
-      A8: rule([], says("must_end_with_user", PREFILL, { shared: true })),
+      A6: rule("missing_call_id invalid_call_id", says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")),
+      A8: rule("", says("must_end_with_user", PREFILL, { shared: true })),
       A9: rule(
-        ["empty_message", "blank_text_block", "empty_tool_result"],
+        "empty_message blank_text_block empty_tool_result",
         says(
           "empty_content",
           "all messages must have non-empty content except for the optional final assistant message",
@@ -448,24 +440,24 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         ]),
       ),
       // The position opens the text, further from the anchor than positions are looked for.
-      A10: rule(["consecutive_same_role"], says("thinking_block_required", THINKING_FIRST, { position: "start" })),
+      A10: rule("consecutive_same_role", says("thinking_block_required", THINKING_FIRST, { position: "start" })),
       A11: rule(
-        ["misplaced_system_message"],
+        "misplaced_system_message",
         says("misplaced_system_message", [
           "a `system` message must directly follow",
           "system messages are not supported in `messages`",
         ]),
       ),
       A13: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("server_tool_result_missing", "` tool use with id `", {
           within: "was found without a corresponding",
           ids: "quoted",
         }),
       ),
       // A thinking block without its signature, or with one that does not verify.
-      A14: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING)),
-      "LC-anthropic": rule(["chat_message_role"]),
+      A14: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING)),
+      "LC-anthropic": rule("chat_message_role"),
     },
   },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
@@ -483,15 +475,15 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     signedReasoning: true,
     rules: {
       B1: rule(
-        [...UNANSWERED, "duplicate_call_id"],
+        `${UNANSWERED} duplicate_call_id`,
         says("missing_results", "Expected toolResult blocks at ", { ids: "list", idsAfter: "Ids:" }),
       ),
       B2: rule(
-        ["displaced_result", "orphan_result", "duplicate_result", "invalid_tool_call", "missing_result_id"],
+        "displaced_result orphan_result duplicate_result invalid_tool_call missing_result_id",
         says("unexpected_results", "exceeds the number of toolUse blocks of previous turn"),
       ),
       B3: rule(
-        ["tool_blocks_without_tools"],
+        "tool_blocks_without_tools",
         says(
           "tool_config_missing",
           "The toolConfig field must be defined when using toolUse and toolResult content blocks",
@@ -499,38 +491,38 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       // Only a tool call's id or name: other constraints inside a tool block (a result's length) are no diagnosis.
       B4: rule(
-        ["missing_call_id", "invalid_call_id"],
+        "missing_call_id invalid_call_id",
         says("invalid_id", CONSTRAINT, { pathAfter: "Value at '", path: /\.(toolUse|toolResult)\.toolUseId$/ }),
         says("invalid_tool_name", CONSTRAINT, { pathAfter: "Value at '", path: /\.toolUse\.name$/ }),
       ),
-      B5: rule(["leading_non_user"], says("must_start_with_user", "A conversation must start with a user message")),
+      B5: rule("leading_non_user", says("must_start_with_user", "A conversation must start with a user message")),
       B6: rule(
-        ["interleaved_message", "consecutive_same_role", "chat_message_role"],
+        "interleaved_message consecutive_same_role chat_message_role",
         says("roles_must_alternate", "A conversation must alternate between user and assistant roles"),
       ),
       B7: rule(
-        [],
+        "",
         says("must_end_with_user", PREFILL, { within: BEDROCK_WRAPPER }),
         says("must_end_with_user", "requires the last turn in the conversation to be a user message"),
       ),
       B8: rule(
-        ["blank_text_block", "empty_tool_result"],
+        "blank_text_block empty_tool_result",
         says("blank_text", "The text field in the ContentBlock object at "),
       ),
-      B9: rule(["empty_message"], says("empty_content", "The content field in the Message object at ")),
-      B10: rule(["empty_tool_result"], says("empty_content", "cannot be empty when status value is error")),
+      B9: rule("empty_message", says("empty_content", "The content field in the Message object at ")),
+      B10: rule("empty_tool_result", says("empty_content", "cannot be empty when status value is error")),
       // A10 and A14 inside Bedrock's wrapper of model errors.
       B11: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("thinking_block_required", THINKING_FIRST, { within: BEDROCK_WRAPPER, position: "start" }),
       ),
-      B12: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
+      B12: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
       // Thrown by ChatBedrockConverse before sending.
       A12: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("unsupported_content_block", "Unsupported content block type: ", { position: "none" }),
       ),
-      "LC-bedrock": rule(["call_block_in_content", "chat_message_role"]),
+      "LC-bedrock": rule("call_block_in_content chat_message_role"),
     },
   },
   // @langchain/google-genai refuses a system message that is not the first one.
@@ -547,51 +539,40 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     signedCalls: true,
     rules: {
       G1: rule(
-        ["leading_non_user", "consecutive_same_role"],
+        "leading_non_user consecutive_same_role",
         says(
           "misplaced_calls",
           "function call turn comes immediately after a user turn or after a function response turn",
         ),
       ),
       G2: rule(
-        ["displaced_result", "interleaved_message", "orphan_result", "missing_result_id"],
+        "displaced_result interleaved_message orphan_result missing_result_id",
         says("unexpected_results", "function response turn comes immediately after a function call turn"),
       ),
       G3: rule(
-        [
-          "orphan_call",
-          "trailing_open_exchange",
-          "displaced_result",
-          "duplicate_result",
-          "duplicate_call_id",
-          "missing_call_id",
-          "invalid_tool_call",
-          "call_outside_tool_calls",
-          "call_block_in_content",
-          "parallel_calls",
-        ],
+        "orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id missing_call_id invalid_tool_call call_outside_tool_calls call_block_in_content parallel_calls",
         says(
           "result_count_mismatch",
           "number of function response parts is equal to the number of function call parts",
         ),
       ),
       G5: rule(
-        ["empty_message", "blank_text_block"],
+        "empty_message blank_text_block",
         says("must_end_with_user", "single turn requests end with a user role or the role field is empty"),
       ),
       G6: rule(
-        ["unsigned_call"],
+        "unsigned_call",
         says("missing_thought_signature", "Function call is missing a thought_signature", { position: "none" }),
       ),
       A12,
-      "LC-gemini": rule(["chat_message_role", "misplaced_system_message"]),
+      "LC-gemini": rule("chat_message_role misplaced_system_message"),
     },
   },
   // LangGraph's own check (Python createReactAgent, older LangGraph.js): a JSON or repr list of the calls, or of their ids.
   langgraph: {
     rules: {
       INVALID_CHAT_HISTORY: rule(
-        [],
+        "",
         says("missing_results", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage", {
           ids: "calls",
           idsAfter: "[",
