@@ -194,17 +194,12 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
   return plan;
 }
 
-/** One message's unanswered slots of one id, handed out in order. */
-interface Pending {
-  slots: Slot[];
-  next: number;
-}
-
 /**
  * Which call does each result of a renamed id answer? The nearest message before it that still has an
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
  * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
  */
+type Pending = { slots: Slot[]; next: number };
 function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
@@ -218,6 +213,7 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
     pushTo(slotsById, slot.id, slot);
   }
   const answered = new Set<Slot>();
+  // Per id, one entry per message: its unanswered slots of that id, handed out in order.
   const stacks = new Map<string, Pending[]>();
   const front = new Map<string, number>();
   const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
@@ -268,12 +264,10 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
 
 /** The editor that gives each ref of one message's renamed slots its new id, in every location. */
 function renameEditor(slots: Slot[]): RefEditor {
-  const keyed = slots.map((s) => ({ key: slotKey(s, s.occurrence), newId: s.newId }));
-  const byKey = keyed.length <= 8 ? undefined : new Map(keyed.map((s) => [s.key, s.newId]));
+  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
   return (ref, occurrence) => {
-    const key = slotKey(ref, occurrence);
-    const newId = byKey ? byKey.get(key) : keyed.find((s) => s.key === key)?.newId;
-    return newId === undefined ? undefined : { id: newId };
+    const id = byKey.get(slotKey(ref, occurrence));
+    return id === undefined ? undefined : { id };
   };
 }
 
@@ -286,12 +280,7 @@ function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
   const newIds: (string | undefined)[] = new Array(calls.length);
   for (const slot of slots) newIds[slot.position] = slot.newId;
   const renamed = (list: Record<string, unknown>[]) =>
-    list.map((c, i) => {
-      if (newIds[i] === undefined) return c;
-      const copy = { ...c };
-      copy.id = newIds[i];
-      return copy;
-    });
+    list.map((c, i) => (newIds[i] === undefined ? c : { ...c, id: newIds[i] }));
   const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
   let kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
   if (kwargs && Array.isArray(kwargs.tool_calls)) {
@@ -329,13 +318,6 @@ function finalHash(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** The seeded hash of an id (the same function {@link IdSet.accept} computes while it reads the pattern). */
-function idHash(id: string): number {
-  let h = HASH_SEED ^ id.length;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return finalHash(h);
 }
 
 /**
@@ -401,7 +383,8 @@ class IdSet {
     this.mask = size - 1;
     this.generation = 1;
     this.count = 0;
-    for (let i = 0; i < old.length; i++) if (oldStamps[i] === oldGeneration) this.add(old[i]!, idHash(old[i]!));
+    // Every id kept was accepted once: accepting it again only hashes and adds it.
+    for (let i = 0; i < old.length; i++) if (oldStamps[i] === oldGeneration) this.accept(old[i]);
   }
 }
 

@@ -148,6 +148,8 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
   const placed = new Uint8Array(n);
   const interleaved = new Uint8Array(n);
   const problems: PairingAnalysis["problems"] = [];
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: { id: string; name?: string }) =>
+    problems.push({ kind, index, detail, toolCallId: call?.id, toolName: call?.name });
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let c = 0; c < callMessages.length; c++) {
     const index = callMessages[c];
@@ -165,24 +167,20 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     let lastResult = index;
     for (const call of own) {
       if (call.result === undefined) {
-        const kind: ToolCallProblemKind = index === trailing ? "trailing_open_exchange" : "orphan_call";
-        problems.push({
-          kind,
+        const last = index === trailing;
+        add(
+          last ? "trailing_open_exchange" : "orphan_call",
           index,
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
-            kind === "trailing_open_exchange" ? " and the history ends on it" : ""
-          }`,
-        });
+          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${last ? " and the history ends on it" : ""}`,
+          call,
+        );
       } else if (placed[call.result] === 0) {
-        problems.push({
-          kind: "displaced_result",
-          index: call.result,
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
-        });
+        add(
+          "displaced_result",
+          call.result,
+          `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
+          call,
+        );
         if (call.result > lastResult) lastResult = call.result;
       }
     }
@@ -190,35 +188,17 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     for (let j = Math.max(index + 1, markedUpTo); j < lastResult; j++) {
       if (isToolResult(messages[j]) || interleaved[j] === 1) continue;
       interleaved[j] = 1;
-      problems.push({
-        kind: "interleaved_message",
-        index: j,
-        detail: `message ${j} sits between the calls at message ${index} and their results`,
-      });
+      add("interleaved_message", j, `message ${j} sits between the calls at message ${index} and their results`);
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
   for (const r of orphans) {
     const id = resultIdOf(messages[r] as ToolMessage);
-    problems.push(
-      id === undefined
-        ? { kind: "missing_result_id", index: r, detail: `tool result without a usable tool_call_id` }
-        : {
-            kind: "orphan_result",
-            index: r,
-            toolCallId: id,
-            detail: `tool result for ${id}, whose call is not in the history`,
-          },
-    );
+    if (id === undefined) add("missing_result_id", r, "tool result without a usable tool_call_id");
+    else add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
   }
   for (const [r, call] of duplicates)
-    problems.push({
-      kind: "duplicate_result",
-      index: r,
-      toolCallId: call.id,
-      toolName: call.name,
-      detail: `another result for ${call.id}, already answered at message ${call.result}`,
-    });
+    add("duplicate_result", r, `another result for ${call.id}, already answered at message ${call.result}`, call);
   problems.sort((a, b) => a.index - b.index);
   return { callMessages, callsAt, ownerAt, duplicates, trailing, inPlaceAt, placed, interleaved, problems };
 }
