@@ -156,7 +156,7 @@ function describe({ counts }: BlockFinding, profile: ProviderProfile): string {
     .join(", and ")}`;
 }
 
-/** Whether the pass has anything to look for under `profile`. */
+/** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>
   !profile.anthropicBlocks ||
   profile.assistantBlocks !== "any" ||
@@ -183,13 +183,11 @@ export const blocksPass: RepairPass = {
         }
       : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    if (!appliesTo(ctx.profile)) return [];
     return classifyBlocks(messages, ctx.profile).map((f) =>
       problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)),
     );
   },
   repair(messages, ctx: PassContext) {
-    if (!appliesTo(ctx.profile)) return messages;
     return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
       for (const verdict of VERDICTS) {
         const [action, detail] = REPAIRED[verdict];

@@ -54,9 +54,6 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
   return missing;
 }
 
-/** A call block the provider's adapter mis-sends: it leaves `content`. */
-const isForeignBlock = (profile: ProviderProfile) => (block: unknown) => !keepsCallBlock(profile, block);
-
 /**
  * A bit per place besides `tool_calls` that names a call, each naming a call once (the clean walk's claims): 1, 2, 4
  * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
@@ -64,7 +61,6 @@ const isForeignBlock = (profile: ProviderProfile) => (block: unknown) => !keepsC
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
 function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
-  const foreign = isForeignBlock(profile);
   const found: LocationFinding[] = [];
   messages.forEach((m, index) => {
     if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
@@ -80,7 +76,7 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
     const promotable: ToolCallRef[] = [];
     for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
-    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some(foreign);
+    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
       found.push({ index, outside: promotable, hasBlocks, outputMissing });
@@ -88,19 +84,15 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
   return found;
 }
 
+/** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown): Dict {
-  if (isDict(raw)) return raw;
-  if (typeof raw !== "string") return {};
   try {
-    const parsed = JSON.parse(raw);
-    return isDict(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
+    raw = typeof raw === "string" ? JSON.parse(raw) : raw;
+  } catch {}
+  return isDict(raw) ? raw : {};
 }
 
 function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile): AIMessage {
-  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const promoted = finding.outside.map((ref) => ({
     id: ref.id!,
     name: ref.name || "unknown_tool",
@@ -110,7 +102,7 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
   const content = finding.hasBlocks
     ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))
     : message.content;
-  const toolCalls = [...calls, ...promoted];
+  const toolCalls = [...(message.tool_calls ?? []), ...promoted];
   const fields: Dict = { content, tool_calls: toolCalls };
   if (finding.outputMissing.length > 0) {
     const missing = new Set(finding.outputMissing);
