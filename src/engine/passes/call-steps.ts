@@ -83,7 +83,7 @@ export const callStepsPass: RepairPass = {
   clean(w) {
     const { profile } = w;
     if (!profile.oneCallPerStep && !profile.signedCalls) return undefined;
-    let judge = stepJudge(w.messages as BaseMessage[], profile);
+    let judge: ReturnType<typeof stepJudge>;
     return {
       start: () => {
         judge = stepJudge(w.messages as BaseMessage[], profile);
@@ -145,8 +145,9 @@ export const callStepsPass: RepairPass = {
       calls.forEach((call, k) => {
         if (k === 0) out.push(first);
         else {
-          const own = isSigned(signatures, call.id);
-          const signature = own ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
+          const signature = isSigned(signatures, call.id)
+            ? (signatures[call.id as string] as string)
+            : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(
             m,

@@ -12,14 +12,10 @@ import { problem, rebuildAt, type FindContext, type RepairPass } from "../contex
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
-/** A record (not null, not an array): read inline, since the clean walk asks {@link malformation} of every message. */
-const isRecord = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
 function hasLooseItems(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  for (let i = 0; i < content.length; i++) if (!isRecord(content[i])) return true;
+  for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
   return false;
 }
 
@@ -55,7 +51,7 @@ function argsObject(args: unknown): Dict {
 function hasMalformedEntry(list: unknown[], args: boolean): boolean {
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
-    if (!isRecord(c) || (args && !isRecord(c.args))) return true;
+    if (!isDict(c) || (args && !isDict(c.args))) return true;
   }
   return false;
 }
