@@ -33,8 +33,7 @@ import {
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
 export { OPTIONS as ENGINE_OPTIONS } from "./options";
-export { isAcceptedId } from "./profiles";
-export { FORCED_REPAIRS, REJECTION_TEXTS } from "./profiles";
+export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId } from "./profiles";
 
 /**
  * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear

@@ -19,99 +19,13 @@ import {
   type CallBlockFormat,
 } from "../messages/inspect";
 
-export interface ProviderProfile {
+/** A provider's switches for the passes (documented at `STRUCTURAL`), with its rule ids by problem kind. */
+export type ProviderProfile = Switches & {
   provider: Provider;
   level: RepairLevel;
-  /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
-  idPattern: boolean;
-  /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
-  maxIdLength: number;
-  /** No empty messages, blank text blocks or empty tool results (Anthropic A9, Bedrock B8, B9, B10; Gemini). */
-  nonEmptyContent: boolean;
-  /** The first non-system message is a user message (Bedrock B5, Gemini G1). */
-  leadingUser: boolean;
-  /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
-  alternation: boolean;
-  /**
-   * The call content block formats that may stay in an assistant message's `content` (the call itself is in
-   * `tool_calls` after the call-locations pass): those the adapter sends right or leaves out. The others
-   * leave `content`. Read in the adapters (@langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
-   * @langchain/aws 1.4.5, @langchain/google-genai 2.3.2):
-   * - ChatOpenAI Completions (`convertMessagesToCompletionsMessageParams`) drops `tool_use` and `tool_call`
-   *   parts but sends `input_json_delta` and a Converse `{ toolUse }` (no `type`) as content parts (O6).
-   * - Responses (`convertMessagesToResponsesInput`) keeps only text, `output_text` and `refusal` parts of an
-   *   assistant message: every format is left out.
-   * - ChatAnthropic (`_formatContentBlocks`) sends `tool_use`, leaves out `tool_call` and `{ toolUse }` (and
-   *   re-adds the call from `tool_calls`), but skips `input_json_delta` while counting its id as sent, so the
-   *   call it names is never sent (A1).
-   * - ChatBedrockConverse throws on every one ("Unsupported content block type").
-   * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
-   *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
-   */
-  callBlockFormats: ReadonlySet<CallBlockFormat>;
-  /**
-   * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
-   * structural level). A ChatMessage with any other role becomes the typed message its role means (the
-   * chat-messages pass). Read in the adapters:
-   * - ChatOpenAI (`messageToOpenAIRole`, Completions and Responses) sends the role as it is: `user`,
-   *   `assistant`, `system`, `developer` are right; `human` / `ai` / unknown roles are refused by the API (and
-   *   dropped by the Responses converter), `tool` goes without `tool_call_id` (O2, R2).
-   * - ChatAnthropic (`_convertMessagesToAnthropicPayload`) throws on any ChatMessage.
-   * - ChatBedrockConverse (`convertToConverseMessages`) sends every ChatMessage as a user turn.
-   * - ChatGoogleGenerativeAI (`convertAuthorToRole`) takes the role as the author: `human` and `ai` map;
-   *   `user` and `assistant` throw.
-   */
-  chatMessageRoles: ReadonlySet<string> | undefined;
-  /**
-   * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
-   * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
-   */
-  anthropicBlocks: boolean;
-  /**
-   * The inline server tool result types the adapter re-sends (undefined: every one). @langchain/anthropic 1.5.11
-   * (`_formatContentBlocks`) leaves out `web_fetch_tool_result`, `code_execution_tool_result` and any type it does
-   * not list, so their `server_tool_use` goes without its result (A13).
-   */
-  serverToolResults: ReadonlySet<string> | undefined;
-  /**
-   * Reasoning blocks are sent to Claude, which refuses them unsigned (A14, B12): a thinking block a cancelled
-   * stream left without its signature must not travel as reasoning.
-   */
-  signedReasoning: boolean;
-  /**
-   * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
-   * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
-   * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
-   * provider's adapter left or a block without a type. `"gemini"`: only what ChatGoogleGenerativeAI converts
-   * (text, media, code execution parts); it throws `Unknown content type ...` on the rest (a Bedrock `reasoning` block).
-   */
-  assistantBlocks: "any" | "converse" | "gemini";
-  /**
-   * System messages inside the conversation (after the first non-system message): `"any"` place is fine
-   * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
-   * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
-   */
-  systemInConversation: "any" | "placed" | "none";
-  /**
-   * Tool calls and results may only be sent in a request that carries tools (Bedrock B3: without `toolConfig`
-   * any toolUse/toolResult block is refused). Acted on only when the caller says the request carries none
-   * (`toolsInRequest: false`): then every call and result travels as text.
-   */
-  toolBlocksNeedTools: boolean;
-  /**
-   * Parallel calls travel as one call per step: @langchain/google-genai sends each ToolMessage as its own
-   * content, so a model turn with n calls meets n response turns of one part each (G3).
-   */
-  oneCallPerStep: boolean;
-  /**
-   * The first call of each assistant step in the current turn carries a thought signature in the client's map
-   * (Gemini 3 and later, G6; @langchain/google-genai writes its own placeholder only for model ids with
-   * "gemini-3").
-   */
-  signedCalls: boolean;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
-}
+};
 
 /**
  * How a rejection text names the ids it is about (recovery/parse-error.ts reads each, bounded, next to the anchor):
@@ -212,7 +126,7 @@ export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
+type Switches = typeof STRUCTURAL;
 
 const ALL_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set(["tool_use", "tool_call", "input_json_delta", "toolUse"]);
 const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
@@ -220,22 +134,94 @@ const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
 const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
 
 /** Every shaping switch off: only what all providers reject alike is left. Each provider's row says what it adds. */
-const STRUCTURAL: Switches = {
+const STRUCTURAL = {
+  /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
   idPattern: false,
+  /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
   maxIdLength: Infinity,
+  /** No empty messages, blank text blocks or empty tool results (Anthropic A9, Bedrock B8, B9, B10; Gemini). */
   nonEmptyContent: false,
+  /** The first non-system message is a user message (Bedrock B5, Gemini G1). */
   leadingUser: false,
+  /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
   alternation: false,
+  /**
+   * The call content block formats that may stay in an assistant message's `content` (the call itself is in
+   * `tool_calls` after the call-locations pass): those the adapter sends right or leaves out. The others
+   * leave `content`. Read in the adapters (@langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
+   * @langchain/aws 1.4.5, @langchain/google-genai 2.3.2):
+   * - ChatOpenAI Completions (`convertMessagesToCompletionsMessageParams`) drops `tool_use` and `tool_call`
+   *   parts but sends `input_json_delta` and a Converse `{ toolUse }` (no `type`) as content parts (O6).
+   * - Responses (`convertMessagesToResponsesInput`) keeps only text, `output_text` and `refusal` parts of an
+   *   assistant message: every format is left out.
+   * - ChatAnthropic (`_formatContentBlocks`) sends `tool_use`, leaves out `tool_call` and `{ toolUse }` (and
+   *   re-adds the call from `tool_calls`), but skips `input_json_delta` while counting its id as sent, so the
+   *   call it names is never sent (A1).
+   * - ChatBedrockConverse throws on every one ("Unsupported content block type").
+   * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
+   *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
+   */
   callBlockFormats: ALL_CALL_BLOCKS,
-  chatMessageRoles: undefined,
+  /**
+   * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
+   * structural level). A ChatMessage with any other role becomes the typed message its role means (the
+   * chat-messages pass). Read in the adapters:
+   * - ChatOpenAI (`messageToOpenAIRole`, Completions and Responses) sends the role as it is: `user`,
+   *   `assistant`, `system`, `developer` are right; `human` / `ai` / unknown roles are refused by the API (and
+   *   dropped by the Responses converter), `tool` goes without `tool_call_id` (O2, R2).
+   * - ChatAnthropic (`_convertMessagesToAnthropicPayload`) throws on any ChatMessage.
+   * - ChatBedrockConverse (`convertToConverseMessages`) sends every ChatMessage as a user turn.
+   * - ChatGoogleGenerativeAI (`convertAuthorToRole`) takes the role as the author: `human` and `ai` map;
+   *   `user` and `assistant` throw.
+   */
+  chatMessageRoles: undefined as ReadonlySet<string> | undefined,
+  /**
+   * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
+   * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
+   */
   anthropicBlocks: true,
-  serverToolResults: undefined,
+  /**
+   * The inline server tool result types the adapter re-sends (undefined: every one). @langchain/anthropic 1.5.11
+   * (`_formatContentBlocks`) leaves out `web_fetch_tool_result`, `code_execution_tool_result` and any type it does
+   * not list, so their `server_tool_use` goes without its result (A13).
+   */
+  serverToolResults: undefined as ReadonlySet<string> | undefined,
+  /**
+   * Reasoning blocks are sent to Claude, which refuses them unsigned (A14, B12): a thinking block a cancelled
+   * stream left without its signature must not travel as reasoning.
+   */
   signedReasoning: false,
-  assistantBlocks: "any",
-  systemInConversation: "any",
+  /**
+   * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
+   * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
+   * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
+   * provider's adapter left or a block without a type. `"gemini"`: only what ChatGoogleGenerativeAI converts
+   * (text, media, code execution parts); it throws `Unknown content type ...` on the rest (a Bedrock `reasoning` block).
+   */
+  assistantBlocks: "any" as "any" | "converse" | "gemini",
+  /**
+   * System messages inside the conversation (after the first non-system message): `"any"` place is fine
+   * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
+   * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
+   */
+  systemInConversation: "any" as "any" | "placed" | "none",
+  /**
+   * Tool calls and results may only be sent in a request that carries tools (Bedrock B3: without `toolConfig`
+   * any toolUse/toolResult block is refused). Acted on only when the caller says the request carries none
+   * (`toolsInRequest: false`): then every call and result travels as text.
+   */
   // Storage never learns what a request carries.
   toolBlocksNeedTools: false,
+  /**
+   * Parallel calls travel as one call per step: @langchain/google-genai sends each ToolMessage as its own
+   * content, so a model turn with n calls meets n response turns of one part each (G3).
+   */
   oneCallPerStep: false,
+  /**
+   * The first call of each assistant step in the current turn carries a thought signature in the client's map
+   * (Gemini 3 and later, G6; @langchain/google-genai writes its own placeholder only for model ids with
+   * "gemini-3").
+   */
   signedCalls: false,
 };
 
