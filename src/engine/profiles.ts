@@ -649,22 +649,21 @@ export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInReq
 
 /** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
 export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean {
-  const roles = profile.chatMessageRoles;
-  return roles === undefined || (typeof role === "string" && roles.has(role));
+  return profile.chatMessageRoles?.has(role as string) ?? true;
 }
 
-/** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
 /** Whether the adapter re-sends an inline server tool result block of this type. */
 export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
-  return profile.serverToolResults === undefined || (typeof type === "string" && profile.serverToolResults.has(type));
+  return profile.serverToolResults?.has(type as string) ?? true;
 }
 
 /** Whether the provider's adapter reads this assistant block (`assistantBlocks`). */
 export function readsAssistantBlock(profile: ProviderProfile, block: unknown): boolean {
-  if (profile.assistantBlocks === "any") return true;
-  return profile.assistantBlocks === "converse" ? isConverseAssistantBlock(block) : isGeminiAssistantBlock(block);
+  const only = profile.assistantBlocks;
+  return only === "any" || (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block);
 }
 
+/** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
 export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {
   const format = callBlockFormatOf(block);
   return format === undefined || profile.callBlockFormats.has(format);
