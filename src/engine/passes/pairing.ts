@@ -236,12 +236,11 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     }
     const isTrailing = index === analysis.trailing;
     const problemKind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
-    const strategyOf = (call: Call) => (call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls);
     const remove = new Set<string>();
     const answer: Call[] = [];
     for (const call of own) {
       if (call.result !== undefined) continue;
-      const strategy = strategyOf(call);
+      const strategy = call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls;
       if (strategy === "remove") remove.add(call.id);
       else if (strategy === "answer") answer.push(call);
     }

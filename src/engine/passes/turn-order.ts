@@ -174,9 +174,6 @@ const INSERTED = {
   },
 } as const;
 
-/** The id a placeholder turn's own id is built from: the message it stands next to. */
-const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
-
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
@@ -245,7 +242,7 @@ export const turnOrderPass: RepairPass = {
       const inserted = f && f.fix !== "merge" ? INSERTED[f.fix] : undefined;
       if (inserted) {
         const { make, text, problem, id, action, detail } = inserted;
-        out.push(make(text, problem, `tool-repair-${id}-${idBaseOf(m, i)}`));
+        out.push(make(text, problem, `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
         ctx.report(m, i, problem, action, detail);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
