@@ -226,6 +226,8 @@ const STRUCTURAL = {
 };
 
 /** The problems that leave a call without its result where the provider looks for it. */
+/** The rest of G3's problems (its list is too long for one line). */
+const G3_MORE = "missing_call_id invalid_tool_call call_outside_tool_calls call_block_in_content parallel_calls";
 const UNANSWERED =
   "orphan_call trailing_open_exchange displaced_result interleaved_message invalid_tool_call call_outside_tool_calls";
 /** Bedrock wraps a model's own error (Anthropic's texts) in this. */
@@ -536,7 +538,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         says("unexpected_results", "function response turn comes immediately after a function call turn"),
       ),
       G3: rule(
-        "orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id missing_call_id invalid_tool_call call_outside_tool_calls call_block_in_content parallel_calls",
+        `orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id ${G3_MORE}`,
         says(
           "result_count_mismatch",
           "number of function response parts is equal to the number of function call parts",

@@ -171,7 +171,9 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
         add(
           last ? "trailing_open_exchange" : "orphan_call",
           index,
-          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${last ? " and the history ends on it" : ""}`,
+          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
+            last ? " and the history ends on it" : ""
+          }`,
           call,
         );
       } else if (placed[call.result] === 0) {
