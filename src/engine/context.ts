@@ -6,6 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ResolvedOptions } from "./options";
 import type { ProviderProfile } from "./profiles";
 import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair } from "../types";
+import type { Turn } from "../messages/inspect";
 
 export type { ResolvedOptions };
 
@@ -16,9 +17,19 @@ export interface FindContext {
   trailingIsProblem: boolean;
 }
 
+/** The fields of a repair that are set only when they say something. */
+export const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
+
 export interface PassContext extends FindContext {
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
-  report(repair: Omit<ToolCallRepair, "index">, message: unknown, at: number): void;
+  report(
+    message: unknown,
+    at: number,
+    problem: ToolCallRepair["problem"],
+    action: ToolCallRepair["action"],
+    detail: string,
+    more?: Partial<Pick<ToolCallRepair, (typeof OPTIONAL_FIELDS)[number]>>,
+  ): void;
   /** Records that `to` replaces `from`, so later reports name the caller's index. */
   derive(from: unknown, to: unknown): void;
   /** Reasons for calls that passes want the synthetic result to name (invalid calls carry their parse error). */
@@ -30,6 +41,8 @@ export interface RepairPass {
   name: string;
   /** Whether the pass runs at the structural level too (false: request shaping only). */
   structural: boolean;
+  /** The pass's rules for the clean walk (`engine/clean.ts`), made once per walker; none when the profile needs none. */
+  clean?(walk: Walk): CleanCheck | undefined;
   /** Problems in `messages`, indexes into `messages`. Pure. */
   find(messages: readonly BaseMessage[], ctx: FindContext): ToolCallProblem[];
   /** The repaired list: the very same array when the pass has nothing to do. */
@@ -80,4 +93,98 @@ export function rebuildAt<F extends { index: number }>(
     ctx.derive(messages[f.index], out[f.index]);
   }
   return sameOrNew(messages, out);
+}
+
+/** Fields read without checks on the hot path (each read is checked by its use, after the shape pass's check). */
+// biome-ignore lint/suspicious/noExplicitAny: the walk reads fields of messages of any shape without a cast per read
+export type Loose = Record<string, any>;
+
+/**
+ * A pass's rules as the clean walk asks them, message by message, allocating nothing per message: `start` before
+ * each walk; `visit` (every message) and `ai` (assistant messages, after every `visit`) false as soon as the pass
+ * would change something at message `i`; `end` false when the whole history would still be changed. Closures, not
+ * methods: the walk calls them without `this`.
+ */
+export interface CleanCheck {
+  start?: () => void;
+  /** `turn`: the message's turn (`turnOf` of messages/inspect), read once for every check. */
+  visit?: (m: Loose, i: number, turn: Turn) => boolean;
+  ai?: (m: Loose, i: number) => boolean;
+  end?: () => boolean;
+}
+
+/** What the clean walk shares with the checks: the history walked, and the calls of the current exchange. */
+export interface Walk {
+  readonly profile: ProviderProfile;
+  /** The request carries no tools where the provider needs them: every call or result is to be repaired (tools-as-text). */
+  readonly toolsAsText: boolean;
+  /** An open trailing exchange is fine (storage layers keep it for a resume). */
+  trailingAllowed: boolean;
+  messages: readonly Loose[];
+  readonly open: OpenCalls;
+}
+
+/** Past this many calls in one message, calls are found through a map instead of a scan. */
+const SCAN_LIMIT = 8;
+
+/**
+ * The calls of the current exchange, in `tool_calls` order (opened by the pairing pass's check): which are still
+ * waiting for a result, and which locations have already named each one (a bit per location). Found by a short
+ * scan while the exchange is small, through a map past {@link SCAN_LIMIT} calls, so a fan-out of 100,000 calls
+ * stays linear.
+ */
+export class OpenCalls {
+  private ids: unknown[] = [];
+  private answered: boolean[] = [];
+  private named: number[] = [];
+  private index = new Map<unknown, number>();
+  /** Entries of the current assistant message (unanswerable server tools included). */
+  private n = 0;
+  /** Its calls in `tool_calls`. */
+  count = 0;
+  /** Of all entries, still unanswered. */
+  waiting = 0;
+
+  reset(): void {
+    this.n = this.count = this.waiting = 0;
+    if (this.index.size > 0) this.index.clear();
+  }
+
+  /** Opens a call; `server`: an unanswered server tool, which no result answers and no location names. */
+  add(id: unknown, server = false): void {
+    const i = this.n++;
+    this.ids[i] = id;
+    this.answered[i] = server;
+    this.named[i] = server ? -1 : 0;
+    this.waiting++;
+    if (!server) this.count++;
+    if (this.n > SCAN_LIMIT) {
+      if (this.n === SCAN_LIMIT + 1)
+        for (let k = 0; k < i; k++) if (!this.index.has(this.ids[k])) this.index.set(this.ids[k], k);
+      if (!this.index.has(id)) this.index.set(id, i);
+    }
+  }
+
+  private indexOf(id: unknown): number {
+    if (this.n > SCAN_LIMIT) return this.index.get(id) ?? -1;
+    for (let i = 0; i < this.n; i++) if (this.ids[i] === id) return i;
+    return -1;
+  }
+
+  /** Whether `id` names a call that `location` (a bit) has not named yet (and marks it named there). */
+  claim(id: unknown, location: number): boolean {
+    const i = this.indexOf(id);
+    if (i < 0 || (this.named[i] & location) !== 0) return false;
+    this.named[i] |= location;
+    return true;
+  }
+
+  /** Marks `id` answered; false when it is not a waiting call of this exchange. */
+  answer(id: unknown): boolean {
+    const i = this.indexOf(id);
+    if (i < 0 || this.answered[i]) return false;
+    this.answered[i] = true;
+    this.waiting--;
+    return true;
+  }
 }

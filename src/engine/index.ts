@@ -14,7 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, assertArray, boundary, expectedInput } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { problem, type FindContext, type PassContext } from "./context";
+import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../models/positions";
@@ -33,8 +33,7 @@ import {
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
 export { OPTIONS as ENGINE_OPTIONS } from "./options";
-export { isAcceptedId } from "./profiles";
-export { FORCED_REPAIRS, REJECTION_TEXTS } from "./profiles";
+export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId } from "./profiles";
 
 /**
  * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
@@ -99,8 +98,6 @@ export function reportRepairsSafely(
   }
 }
 
-const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
-
 /**
  * The engine's operations for resolved options, kept off the user's {@link Repairer}: `isClean` takes the name
  * errors give the caller.
@@ -111,18 +108,7 @@ function engine(options: Readonly<ResolvedOptions>) {
   const trailingAllowed = options.trailing === "keep";
   const passes = passesFor(profile.level);
   const walker = new CleanWalk(profile, asText);
-  let walking = false;
-
-  /** The walk, with this repairer's scratch state unless it is already in use (a getter calling back in). */
-  const walk = (messages: readonly unknown[]): boolean => {
-    if (walking) return new CleanWalk(profile, asText).isClean(messages, trailingAllowed);
-    walking = true;
-    try {
-      return walker.isClean(messages, trailingAllowed);
-    } finally {
-      walking = false;
-    }
-  };
+  const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
@@ -173,16 +159,12 @@ function engine(options: Readonly<ResolvedOptions>) {
         const index = origin.get(from);
         if (index !== undefined && !origin.has(to)) origin.set(to, index);
       },
-      report(repair, message, at) {
+      report(message, at, problem, action, detail, more) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
-        const full: ToolCallRepair = {
-          problem: repair.problem,
-          action: repair.action,
-          index: origin.get(message) ?? at,
-          detail: repair.detail,
-        };
-        for (const key of OPTIONAL_FIELDS)
-          if (repair[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = repair[key];
+        const full: ToolCallRepair = { problem, action, index: origin.get(message) ?? at, detail };
+        if (more)
+          for (const key of OPTIONAL_FIELDS)
+            if (more[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = more[key];
         repairs.push(full);
       },
     };
@@ -190,13 +172,11 @@ function engine(options: Readonly<ResolvedOptions>) {
     messages.forEach((m, i) => origin.set(m, i));
     for (const i of coerced)
       ctx.report(
-        {
-          problem: "malformed_message",
-          action: "coerced_message",
-          detail: "plain, serialized or stored object turned into a LangChain message",
-        },
         messages[i],
         i,
+        "malformed_message",
+        "coerced_message",
+        "plain, serialized or stored object turned into a LangChain message",
       );
     let current = messages;
     for (const pass of passes) current = pass.repair(current, ctx);

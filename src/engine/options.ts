@@ -65,7 +65,7 @@ export const OPTIONS = {
 const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag } as const;
 
 /** Validates and resolves repair options. `fn` names the caller in errors. */
-export function resolveOptions(input: RepairOptions | undefined, fn = "repairToolCalls"): ResolvedOptions {
+export function resolveOptions(input: RepairOptions | undefined, fn: string): ResolvedOptions {
   return resolved(readOptions<RepairOptions>(input, fn, OPTIONS));
 }
 
@@ -88,7 +88,7 @@ function resolved(given: RepairOptions): ResolvedOptions {
 }
 
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
-export function resolveFindOptions(input: FindOptions | undefined, fn = "findToolCallProblems"): ResolvedOptions {
+export function resolveFindOptions(input: FindOptions | undefined, fn: string): ResolvedOptions {
   const given = readOptions<FindOptions>(input, fn, FIND_OPTIONS);
   const options = resolved(given);
   return given.trailingIsProblem === false ? { ...options, trailing: "keep" } : options;

@@ -18,7 +18,7 @@ import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
 import { callStepsPass } from "./passes/call-steps";
 
-const PASSES: readonly RepairPass[] = Object.freeze([
+export const PASSES: readonly RepairPass[] = Object.freeze([
   chatMessagesPass,
   shapePass,
   callIdsPass,

@@ -19,99 +19,13 @@ import {
   type CallBlockFormat,
 } from "../messages/inspect";
 
-export interface ProviderProfile {
+/** A provider's switches for the passes (documented at `STRUCTURAL`), with its rule ids by problem kind. */
+export type ProviderProfile = Switches & {
   provider: Provider;
   level: RepairLevel;
-  /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
-  idPattern: boolean;
-  /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
-  maxIdLength: number;
-  /** No empty messages, blank text blocks or empty tool results (Anthropic A9, Bedrock B8, B9, B10; Gemini). */
-  nonEmptyContent: boolean;
-  /** The first non-system message is a user message (Bedrock B5, Gemini G1). */
-  leadingUser: boolean;
-  /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
-  alternation: boolean;
-  /**
-   * The call content block formats that may stay in an assistant message's `content` (the call itself is in
-   * `tool_calls` after the call-locations pass): those the adapter sends right or leaves out. The others
-   * leave `content`. Read in the adapters (@langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
-   * @langchain/aws 1.4.5, @langchain/google-genai 2.3.2):
-   * - ChatOpenAI Completions (`convertMessagesToCompletionsMessageParams`) drops `tool_use` and `tool_call`
-   *   parts but sends `input_json_delta` and a Converse `{ toolUse }` (no `type`) as content parts (O6).
-   * - Responses (`convertMessagesToResponsesInput`) keeps only text, `output_text` and `refusal` parts of an
-   *   assistant message: every format is left out.
-   * - ChatAnthropic (`_formatContentBlocks`) sends `tool_use`, leaves out `tool_call` and `{ toolUse }` (and
-   *   re-adds the call from `tool_calls`), but skips `input_json_delta` while counting its id as sent, so the
-   *   call it names is never sent (A1).
-   * - ChatBedrockConverse throws on every one ("Unsupported content block type").
-   * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
-   *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
-   */
-  callBlockFormats: ReadonlySet<CallBlockFormat>;
-  /**
-   * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
-   * structural level). A ChatMessage with any other role becomes the typed message its role means (the
-   * chat-messages pass). Read in the adapters:
-   * - ChatOpenAI (`messageToOpenAIRole`, Completions and Responses) sends the role as it is: `user`,
-   *   `assistant`, `system`, `developer` are right; `human` / `ai` / unknown roles are refused by the API (and
-   *   dropped by the Responses converter), `tool` goes without `tool_call_id` (O2, R2).
-   * - ChatAnthropic (`_convertMessagesToAnthropicPayload`) throws on any ChatMessage.
-   * - ChatBedrockConverse (`convertToConverseMessages`) sends every ChatMessage as a user turn.
-   * - ChatGoogleGenerativeAI (`convertAuthorToRole`) takes the role as the author: `human` and `ai` map;
-   *   `user` and `assistant` throw.
-   */
-  chatMessageRoles: ReadonlySet<string> | undefined;
-  /**
-   * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
-   * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
-   */
-  anthropicBlocks: boolean;
-  /**
-   * The inline server tool result types the adapter re-sends (undefined: every one). @langchain/anthropic 1.5.11
-   * (`_formatContentBlocks`) leaves out `web_fetch_tool_result`, `code_execution_tool_result` and any type it does
-   * not list, so their `server_tool_use` goes without its result (A13).
-   */
-  serverToolResults: ReadonlySet<string> | undefined;
-  /**
-   * Reasoning blocks are sent to Claude, which refuses them unsigned (A14, B12): a thinking block a cancelled
-   * stream left without its signature must not travel as reasoning.
-   */
-  signedReasoning: boolean;
-  /**
-   * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
-   * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
-   * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
-   * provider's adapter left or a block without a type. `"gemini"`: only what ChatGoogleGenerativeAI converts
-   * (text, media, code execution parts); it throws `Unknown content type ...` on the rest (a Bedrock `reasoning` block).
-   */
-  assistantBlocks: "any" | "converse" | "gemini";
-  /**
-   * System messages inside the conversation (after the first non-system message): `"any"` place is fine
-   * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
-   * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
-   */
-  systemInConversation: "any" | "placed" | "none";
-  /**
-   * Tool calls and results may only be sent in a request that carries tools (Bedrock B3: without `toolConfig`
-   * any toolUse/toolResult block is refused). Acted on only when the caller says the request carries none
-   * (`toolsInRequest: false`): then every call and result travels as text.
-   */
-  toolBlocksNeedTools: boolean;
-  /**
-   * Parallel calls travel as one call per step: @langchain/google-genai sends each ToolMessage as its own
-   * content, so a model turn with n calls meets n response turns of one part each (G3).
-   */
-  oneCallPerStep: boolean;
-  /**
-   * The first call of each assistant step in the current turn carries a thought signature in the client's map
-   * (Gemini 3 and later, G6; @langchain/google-genai writes its own placeholder only for model ids with
-   * "gemini-3").
-   */
-  signedCalls: boolean;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
-}
+};
 
 /**
  * How a rejection text names the ids it is about (recovery/parse-error.ts reads each, bounded, next to the anchor):
@@ -212,7 +126,7 @@ export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-type Switches = Omit<ProviderProfile, "provider" | "level" | "rules">;
+type Switches = typeof STRUCTURAL;
 
 const ALL_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set(["tool_use", "tool_call", "input_json_delta", "toolUse"]);
 const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
@@ -220,34 +134,102 @@ const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
 const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
 
 /** Every shaping switch off: only what all providers reject alike is left. Each provider's row says what it adds. */
-const STRUCTURAL: Switches = {
+const STRUCTURAL = {
+  /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
   idPattern: false,
+  /** Longest accepted tool call id (OpenAI O4: 40, Responses R3 and Bedrock B4: 64). */
   maxIdLength: Infinity,
+  /** No empty messages, blank text blocks or empty tool results (Anthropic A9, Bedrock B8, B9, B10; Gemini). */
   nonEmptyContent: false,
+  /** The first non-system message is a user message (Bedrock B5, Gemini G1). */
   leadingUser: false,
+  /** User and assistant turns alternate as the adapter sends them (Bedrock B6, Gemini G1). */
   alternation: false,
+  /**
+   * The call content block formats that may stay in an assistant message's `content` (the call itself is in
+   * `tool_calls` after the call-locations pass): those the adapter sends right or leaves out. The others
+   * leave `content`. Read in the adapters (@langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
+   * @langchain/aws 1.4.5, @langchain/google-genai 2.3.2):
+   * - ChatOpenAI Completions (`convertMessagesToCompletionsMessageParams`) drops `tool_use` and `tool_call`
+   *   parts but sends `input_json_delta` and a Converse `{ toolUse }` (no `type`) as content parts (O6).
+   * - Responses (`convertMessagesToResponsesInput`) keeps only text, `output_text` and `refusal` parts of an
+   *   assistant message: every format is left out.
+   * - ChatAnthropic (`_formatContentBlocks`) sends `tool_use`, leaves out `tool_call` and `{ toolUse }` (and
+   *   re-adds the call from `tool_calls`), but skips `input_json_delta` while counting its id as sent, so the
+   *   call it names is never sent (A1).
+   * - ChatBedrockConverse throws on every one ("Unsupported content block type").
+   * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
+   *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
+   */
   callBlockFormats: ALL_CALL_BLOCKS,
-  chatMessageRoles: undefined,
+  /**
+   * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
+   * structural level). A ChatMessage with any other role becomes the typed message its role means (the
+   * chat-messages pass). Read in the adapters:
+   * - ChatOpenAI (`messageToOpenAIRole`, Completions and Responses) sends the role as it is: `user`,
+   *   `assistant`, `system`, `developer` are right; `human` / `ai` / unknown roles are refused by the API (and
+   *   dropped by the Responses converter), `tool` goes without `tool_call_id` (O2, R2).
+   * - ChatAnthropic (`_convertMessagesToAnthropicPayload`) throws on any ChatMessage.
+   * - ChatBedrockConverse (`convertToConverseMessages`) sends every ChatMessage as a user turn.
+   * - ChatGoogleGenerativeAI (`convertAuthorToRole`) takes the role as the author: `human` and `ai` map;
+   *   `user` and `assistant` throw.
+   */
+  chatMessageRoles: undefined as ReadonlySet<string> | undefined,
+  /**
+   * Anthropic-only content blocks may be sent: `thinking`, `redacted_thinking`, `server_tool_use` and inline
+   * `*_tool_result` blocks (A12). ChatBedrockConverse throws on them; OpenAI rejects them.
+   */
   anthropicBlocks: true,
-  serverToolResults: undefined,
+  /**
+   * The inline server tool result types the adapter re-sends (undefined: every one). @langchain/anthropic 1.5.11
+   * (`_formatContentBlocks`) leaves out `web_fetch_tool_result`, `code_execution_tool_result` and any type it does
+   * not list, so their `server_tool_use` goes without its result (A13).
+   */
+  serverToolResults: undefined as ReadonlySet<string> | undefined,
+  /**
+   * Reasoning blocks are sent to Claude, which refuses them unsigned (A14, B12): a thinking block a cancelled
+   * stream left without its signature must not travel as reasoning.
+   */
   signedReasoning: false,
-  assistantBlocks: "any",
-  systemInConversation: "any",
+  /**
+   * Assistant content blocks the adapter accepts: `"any"`, or `"converse"`: only what ChatBedrockConverse reads
+   * in an assistant message (`text`, `reasoning` / `reasoning_content`, a `cachePoint`; calls travel as
+   * `tool_calls`). It throws `Unsupported content block type: ...` on anything else, such as a block another
+   * provider's adapter left or a block without a type. `"gemini"`: only what ChatGoogleGenerativeAI converts
+   * (text, media, code execution parts); it throws `Unknown content type ...` on the rest (a Bedrock `reasoning` block).
+   */
+  assistantBlocks: "any" as "any" | "converse" | "gemini",
+  /**
+   * System messages inside the conversation (after the first non-system message): `"any"` place is fine
+   * (OpenAI; @langchain/aws lifts every one into `system`), `"placed"` only where Anthropic accepts them
+   * (A11), `"none"`: none at all (strict, and Claude before Opus 4.8).
+   */
+  systemInConversation: "any" as "any" | "placed" | "none",
+  /**
+   * Tool calls and results may only be sent in a request that carries tools (Bedrock B3: without `toolConfig`
+   * any toolUse/toolResult block is refused). Acted on only when the caller says the request carries none
+   * (`toolsInRequest: false`): then every call and result travels as text.
+   */
   // Storage never learns what a request carries.
   toolBlocksNeedTools: false,
+  /**
+   * Parallel calls travel as one call per step: @langchain/google-genai sends each ToolMessage as its own
+   * content, so a model turn with n calls meets n response turns of one part each (G3).
+   */
   oneCallPerStep: false,
+  /**
+   * The first call of each assistant step in the current turn carries a thought signature in the client's map
+   * (Gemini 3 and later, G6; @langchain/google-genai writes its own placeholder only for model ids with
+   * "gemini-3").
+   */
   signedCalls: false,
 };
 
 /** The problems that leave a call without its result where the provider looks for it. */
-const UNANSWERED: ToolCallProblemKind[] = [
-  "orphan_call",
-  "trailing_open_exchange",
-  "displaced_result",
-  "interleaved_message",
-  "invalid_tool_call",
-  "call_outside_tool_calls",
-];
+/** The rest of G3's problems (its list is too long for one line). */
+const G3_MORE = "missing_call_id invalid_tool_call call_outside_tool_calls call_block_in_content parallel_calls";
+const UNANSWERED =
+  "orphan_call trailing_open_exchange displaced_result interleaved_message invalid_tool_call call_outside_tool_calls";
 /** Bedrock wraps a model's own error (Anthropic's texts) in this. */
 const BEDROCK_WRAPPER = "The model returned the following errors";
 const PREFILL = "does not support assistant message prefill";
@@ -261,14 +243,29 @@ const UNSIGNED_REASONING = [
 ];
 
 /** A rule: the problems that break it, then the texts the provider rejects it with. */
-const rule = (problems: ToolCallProblemKind[], ...rejected: RejectionText[]): Rule => ({ problems, rejected });
+type Kinds<S extends string> = S extends `${infer K} ${infer R}`
+  ? K extends ToolCallProblemKind
+    ? `${K} ${Kinds<R>}`
+    : never
+  : S extends ToolCallProblemKind | ""
+    ? S
+    : never;
+/** A rule: the problems that break it (space-separated, checked by type), then the texts the provider rejects it with. */
+const rule = <S extends string>(problems: S & Kinds<S>, ...rejected: RejectionText[]): Rule => ({
+  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
+  rejected,
+});
 /** A rejection text of `kind`, found by `anchors`, read as `how` says. */
-const says = (kind: RejectionKind, anchors: string | string[], how: Omit<RejectionText, "kind" | "anchors"> = {}) => ({
+const says = (
+  kind: RejectionKind,
+  anchors: string | string[],
+  how: IdReader | Omit<RejectionText, "kind" | "anchors"> = {},
+) => ({
   kind,
   anchors: typeof anchors === "string" ? [anchors] : anchors,
-  ...how,
+  ...(typeof how === "string" ? { ids: how } : how),
 });
-const A12 = rule(["unsupported_block"]);
+const A12 = rule("unsupported_block");
 
 type Row = Partial<Switches> & { rules: Record<string, Rule> };
 
@@ -285,8 +282,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     anthropicBlocks: false,
     rules: {
       O1: rule(
-        [...UNANSWERED, "missing_call_id"],
-        says("missing_results", "did not have response messages: ", { ids: "list" }),
+        `${UNANSWERED} missing_call_id`,
+        says("missing_results", "did not have response messages: ", "list"),
         says("missing_results", [
           "must be followed by tool messages responding to each 'tool_call_id'",
           "insufficient tool messages following tool_calls message",
@@ -294,26 +291,19 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
       O2: rule(
-        [
-          "displaced_result",
-          "orphan_result",
-          "invalid_tool_call",
-          "missing_result_id",
-          "call_outside_tool_calls",
-          "chat_message_role",
-        ],
+        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
         says("unexpected_results", "must be a response to a prece"),
       ),
       O3: rule(
-        ["duplicate_result", "duplicate_call_id"],
+        "duplicate_result duplicate_call_id",
         says("duplicate_results", "Duplicate value for 'tool_call_id' of '", { ids: "quoted", position: "last" }),
       ),
       O4: rule(
-        ["invalid_call_id"],
+        "invalid_call_id",
         says("invalid_id", "Invalid '", { path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/ }),
       ),
       O5: rule(
-        [],
+        "",
         says("invalid_tool_name", "Invalid '", {
           path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.function\.name$/,
         }),
@@ -321,11 +311,11 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         says("invalid_tool_name", "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'"),
       ),
       O6: rule(
-        ["call_block_in_content"],
+        "call_block_in_content",
         says("invalid_content_part", ["Invalid type for 'messages[", "Supported values are: 'text'"]),
       ),
       A12,
-      "LC-openai": rule(["chat_message_role"]),
+      "LC-openai": rule("chat_message_role"),
     },
   },
   "openai-responses": {
@@ -334,51 +324,49 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     anthropicBlocks: false,
     rules: {
       R1: rule(
-        [...UNANSWERED, "missing_call_id"],
+        `${UNANSWERED} missing_call_id`,
         says(
           "missing_results",
           ["No tool output found for function call ", "No tool output found for custom tool call "],
-          {
-            ids: "one",
-          },
+          "one",
         ),
       ),
       R2: rule(
-        ["orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls", "chat_message_role"],
+        "orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
         says(
           "unexpected_results",
           [
             "No tool call found for function call output with call_id ",
             "No tool call found for custom tool call output with call_id ",
           ],
-          { ids: "one" },
+          "one",
         ),
       ),
       R3: rule(
-        ["invalid_call_id"],
+        "invalid_call_id",
         says("invalid_id", "Invalid '", { path: /^input\[\d{1,7}\]\.call_id$/ }),
         says("invalid_tool_name", "Invalid '", { path: /^input\[\d{1,7}\]\.name$/ }),
       ),
       R5: rule(
-        ["duplicate_result", "duplicate_call_id", "duplicate_response_item"],
-        says("duplicate_ids", "Duplicate item found with id ", { ids: "one" }),
+        "duplicate_result duplicate_call_id duplicate_response_item",
+        says("duplicate_ids", "Duplicate item found with id ", "one"),
       ),
       R6: rule(
-        ["duplicate_response_item"],
+        "duplicate_response_item",
         says("reasoning_item_unpaired", "was provided without its required 'reasoning' item: '", {
           ids: "item",
           position: "none",
         }),
       ),
       R7: rule(
-        ["duplicate_response_item"],
+        "duplicate_response_item",
         says("reasoning_item_unpaired", "of type 'reasoning' was provided without its required following item", {
           ids: "item",
           position: "none",
         }),
       ),
       A12,
-      "LC-openai": rule(["chat_message_role"]),
+      "LC-openai": rule("chat_message_role"),
     },
   },
   anthropic: {
@@ -398,46 +386,38 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     ]),
     signedReasoning: true,
     rules: {
-      A1: rule(
-        [...UNANSWERED, "call_block_in_content"],
-        says("missing_results", "blocks immediately after: ", { ids: "list" }),
-      ),
+      A1: rule(`${UNANSWERED} call_block_in_content`, says("missing_results", "blocks immediately after: ", "list")),
       A2: rule(
-        ["displaced_result", "orphan_result", "invalid_tool_call", "missing_result_id", "call_outside_tool_calls"],
+        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls",
         says(
           "unexpected_results",
           [
             "unexpected `tool_use_id` found in `tool_result` blocks: ",
             "unexpected tool_use_id found in tool_result blocks: ",
           ],
-          { ids: "list" },
+          "list",
         ),
       ),
       A3: rule(
-        ["interleaved_message"],
+        "interleaved_message",
         says("results_not_first", "tool_result block(s) at the beginning of this message"),
       ),
       A4: rule(
-        ["duplicate_call_id"],
+        "duplicate_call_id",
         says("duplicate_ids", ["`tool_use` ids must be unique", "tool_use ids must be unique"]),
       ),
       A5: rule(
-        ["duplicate_result"],
+        "duplicate_result",
         says(
           "duplicate_results",
           ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
-          {
-            ids: "one",
-          },
+          "one",
         ),
       ),
-      A6: rule(
-        ["missing_call_id", "invalid_call_id"],
-        says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'"),
-      ),
-      A8: rule([], says("must_end_with_user", PREFILL, { shared: true })),
+      A6: rule("missing_call_id invalid_call_id", says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")),
+      A8: rule("", says("must_end_with_user", PREFILL, { shared: true })),
       A9: rule(
-        ["empty_message", "blank_text_block", "empty_tool_result"],
+        "empty_message blank_text_block empty_tool_result",
         says(
           "empty_content",
           "all messages must have non-empty content except for the optional final assistant message",
@@ -448,24 +428,24 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         ]),
       ),
       // The position opens the text, further from the anchor than positions are looked for.
-      A10: rule(["consecutive_same_role"], says("thinking_block_required", THINKING_FIRST, { position: "start" })),
+      A10: rule("consecutive_same_role", says("thinking_block_required", THINKING_FIRST, { position: "start" })),
       A11: rule(
-        ["misplaced_system_message"],
+        "misplaced_system_message",
         says("misplaced_system_message", [
           "a `system` message must directly follow",
           "system messages are not supported in `messages`",
         ]),
       ),
       A13: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("server_tool_result_missing", "` tool use with id `", {
           within: "was found without a corresponding",
           ids: "quoted",
         }),
       ),
       // A thinking block without its signature, or with one that does not verify.
-      A14: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING)),
-      "LC-anthropic": rule(["chat_message_role"]),
+      A14: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING)),
+      "LC-anthropic": rule("chat_message_role"),
     },
   },
   // @langchain/aws lifts every SystemMessage into `system`, wherever it stands, and sends every ChatMessage as a user turn.
@@ -483,15 +463,15 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     signedReasoning: true,
     rules: {
       B1: rule(
-        [...UNANSWERED, "duplicate_call_id"],
+        `${UNANSWERED} duplicate_call_id`,
         says("missing_results", "Expected toolResult blocks at ", { ids: "list", idsAfter: "Ids:" }),
       ),
       B2: rule(
-        ["displaced_result", "orphan_result", "duplicate_result", "invalid_tool_call", "missing_result_id"],
+        "displaced_result orphan_result duplicate_result invalid_tool_call missing_result_id",
         says("unexpected_results", "exceeds the number of toolUse blocks of previous turn"),
       ),
       B3: rule(
-        ["tool_blocks_without_tools"],
+        "tool_blocks_without_tools",
         says(
           "tool_config_missing",
           "The toolConfig field must be defined when using toolUse and toolResult content blocks",
@@ -499,38 +479,38 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       // Only a tool call's id or name: other constraints inside a tool block (a result's length) are no diagnosis.
       B4: rule(
-        ["missing_call_id", "invalid_call_id"],
+        "missing_call_id invalid_call_id",
         says("invalid_id", CONSTRAINT, { pathAfter: "Value at '", path: /\.(toolUse|toolResult)\.toolUseId$/ }),
         says("invalid_tool_name", CONSTRAINT, { pathAfter: "Value at '", path: /\.toolUse\.name$/ }),
       ),
-      B5: rule(["leading_non_user"], says("must_start_with_user", "A conversation must start with a user message")),
+      B5: rule("leading_non_user", says("must_start_with_user", "A conversation must start with a user message")),
       B6: rule(
-        ["interleaved_message", "consecutive_same_role", "chat_message_role"],
+        "interleaved_message consecutive_same_role chat_message_role",
         says("roles_must_alternate", "A conversation must alternate between user and assistant roles"),
       ),
       B7: rule(
-        [],
+        "",
         says("must_end_with_user", PREFILL, { within: BEDROCK_WRAPPER }),
         says("must_end_with_user", "requires the last turn in the conversation to be a user message"),
       ),
       B8: rule(
-        ["blank_text_block", "empty_tool_result"],
+        "blank_text_block empty_tool_result",
         says("blank_text", "The text field in the ContentBlock object at "),
       ),
-      B9: rule(["empty_message"], says("empty_content", "The content field in the Message object at ")),
-      B10: rule(["empty_tool_result"], says("empty_content", "cannot be empty when status value is error")),
+      B9: rule("empty_message", says("empty_content", "The content field in the Message object at ")),
+      B10: rule("empty_tool_result", says("empty_content", "cannot be empty when status value is error")),
       // A10 and A14 inside Bedrock's wrapper of model errors.
       B11: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("thinking_block_required", THINKING_FIRST, { within: BEDROCK_WRAPPER, position: "start" }),
       ),
-      B12: rule(["unsupported_block"], says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
+      B12: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
       // Thrown by ChatBedrockConverse before sending.
       A12: rule(
-        ["unsupported_block"],
+        "unsupported_block",
         says("unsupported_content_block", "Unsupported content block type: ", { position: "none" }),
       ),
-      "LC-bedrock": rule(["call_block_in_content", "chat_message_role"]),
+      "LC-bedrock": rule("call_block_in_content chat_message_role"),
     },
   },
   // @langchain/google-genai refuses a system message that is not the first one.
@@ -547,51 +527,40 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     signedCalls: true,
     rules: {
       G1: rule(
-        ["leading_non_user", "consecutive_same_role"],
+        "leading_non_user consecutive_same_role",
         says(
           "misplaced_calls",
           "function call turn comes immediately after a user turn or after a function response turn",
         ),
       ),
       G2: rule(
-        ["displaced_result", "interleaved_message", "orphan_result", "missing_result_id"],
+        "displaced_result interleaved_message orphan_result missing_result_id",
         says("unexpected_results", "function response turn comes immediately after a function call turn"),
       ),
       G3: rule(
-        [
-          "orphan_call",
-          "trailing_open_exchange",
-          "displaced_result",
-          "duplicate_result",
-          "duplicate_call_id",
-          "missing_call_id",
-          "invalid_tool_call",
-          "call_outside_tool_calls",
-          "call_block_in_content",
-          "parallel_calls",
-        ],
+        `orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id ${G3_MORE}`,
         says(
           "result_count_mismatch",
           "number of function response parts is equal to the number of function call parts",
         ),
       ),
       G5: rule(
-        ["empty_message", "blank_text_block"],
+        "empty_message blank_text_block",
         says("must_end_with_user", "single turn requests end with a user role or the role field is empty"),
       ),
       G6: rule(
-        ["unsigned_call"],
+        "unsigned_call",
         says("missing_thought_signature", "Function call is missing a thought_signature", { position: "none" }),
       ),
       A12,
-      "LC-gemini": rule(["chat_message_role", "misplaced_system_message"]),
+      "LC-gemini": rule("chat_message_role misplaced_system_message"),
     },
   },
   // LangGraph's own check (Python createReactAgent, older LangGraph.js): a JSON or repr list of the calls, or of their ids.
   langgraph: {
     rules: {
       INVALID_CHAT_HISTORY: rule(
-        [],
+        "",
         says("missing_results", "Found AIMessages with tool_calls that do not have a corresponding ToolMessage", {
           ids: "calls",
           idsAfter: "[",
@@ -682,22 +651,21 @@ export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInReq
 
 /** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
 export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean {
-  const roles = profile.chatMessageRoles;
-  return roles === undefined || (typeof role === "string" && roles.has(role));
+  return profile.chatMessageRoles?.has(role as string) ?? true;
 }
 
-/** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
 /** Whether the adapter re-sends an inline server tool result block of this type. */
 export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
-  return profile.serverToolResults === undefined || (typeof type === "string" && profile.serverToolResults.has(type));
+  return profile.serverToolResults?.has(type as string) ?? true;
 }
 
 /** Whether the provider's adapter reads this assistant block (`assistantBlocks`). */
 export function readsAssistantBlock(profile: ProviderProfile, block: unknown): boolean {
-  if (profile.assistantBlocks === "any") return true;
-  return profile.assistantBlocks === "converse" ? isConverseAssistantBlock(block) : isGeminiAssistantBlock(block);
+  const only = profile.assistantBlocks;
+  return only === "any" || (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block);
 }
 
+/** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
 export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {
   const format = callBlockFormatOf(block);
   return format === undefined || profile.callBlockFormats.has(format);

@@ -132,3 +132,23 @@ describe("review regressions", () => {
     expect(expectConsistent(h, "strict").messages).toBe(h);
   });
 });
+
+describe("the clean walk's id table", () => {
+  it("grows past its first size and still finds a repeated id", () => {
+    const h: BaseMessage[] = [new HumanMessage("hi")];
+    for (let i = 0; i < 400; i++)
+      h.push(
+        new AIMessage({ content: "", tool_calls: [{ id: `c${i}`, name: "t", args: {} }] }),
+        new ToolMessage({ content: "ok", tool_call_id: `c${i}` }),
+      );
+    expect(isCleanHistory(h, { provider: "openai" })).toBe(true);
+    const repeated = [
+      ...h,
+      new AIMessage({ content: "", tool_calls: [{ id: "c7", name: "t", args: {} }] }),
+      new ToolMessage({ content: "ok", tool_call_id: "c7" }),
+    ];
+    expect(isCleanHistory(repeated, { provider: "openai" })).toBe(false);
+    expect(findToolCallProblems(repeated, { provider: "openai" }).map((p) => p.kind)).toContain("duplicate_call_id");
+    expect(isCleanHistory(h, { provider: "openai" })).toBe(true);
+  });
+});

@@ -77,12 +77,7 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile): Readonly
  * message's {@link unsentServerIds}, for its `server_tool_use` blocks; the clean walk leaves it out, since an
  * unsent exchange always has its result block, judged on its own.
  */
-export function unsupportedBlock(
-  block: unknown,
-  profile: ProviderProfile,
-  v1: boolean,
-  unsent = NO_IDS,
-): Verdict | undefined {
+function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean, unsent = NO_IDS): Verdict | undefined {
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
@@ -161,7 +156,7 @@ function describe({ counts }: BlockFinding, profile: ProviderProfile): string {
     .join(", and ")}`;
 }
 
-/** Whether the pass has anything to look for under `profile`. */
+/** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>
   !profile.anthropicBlocks ||
   profile.assistantBlocks !== "any" ||
@@ -171,20 +166,33 @@ const appliesTo = (profile: ProviderProfile): boolean =>
 export const blocksPass: RepairPass = {
   name: "blocks",
   structural: false,
+  clean: ({ profile }) =>
+    appliesTo(profile)
+      ? {
+          ai(m) {
+            const content = m.content;
+            if (typeof content === "string") return true;
+            const v1 = isV1Message(m);
+            for (let i = 0; i < content.length; i++) {
+              const b = content[i];
+              if (b.type !== "text" && !isMovableCallBlock(b) && unsupportedBlock(b, profile, v1) !== undefined)
+                return false;
+            }
+            return true;
+          },
+        }
+      : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    if (!appliesTo(ctx.profile)) return [];
     return classifyBlocks(messages, ctx.profile).map((f) =>
       problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)),
     );
   },
   repair(messages, ctx: PassContext) {
-    if (!appliesTo(ctx.profile)) return messages;
     return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
       for (const verdict of VERDICTS) {
         const [action, detail] = REPAIRED[verdict];
         const count = f.counts[verdict];
-        if (count > 0)
-          ctx.report({ problem: "unsupported_block", action, detail: `${count} ${detail}` }, message, f.index);
+        if (count > 0) ctx.report(message, f.index, "unsupported_block", action, `${count} ${detail}`);
       }
       const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
       return rebuildMessage(message, { content });

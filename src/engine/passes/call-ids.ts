@@ -194,17 +194,12 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
   return plan;
 }
 
-/** One message's unanswered slots of one id, handed out in order. */
-interface Pending {
-  slots: Slot[];
-  next: number;
-}
-
 /**
  * Which call does each result of a renamed id answer? The nearest message before it that still has an
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
  * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
  */
+type Pending = { slots: Slot[]; next: number };
 function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
@@ -218,6 +213,7 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
     pushTo(slotsById, slot.id, slot);
   }
   const answered = new Set<Slot>();
+  // Per id, one entry per message: its unanswered slots of that id, handed out in order.
   const stacks = new Map<string, Pending[]>();
   const front = new Map<string, number>();
   const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
@@ -268,12 +264,10 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
 
 /** The editor that gives each ref of one message's renamed slots its new id, in every location. */
 function renameEditor(slots: Slot[]): RefEditor {
-  const keyed = slots.map((s) => ({ key: slotKey(s, s.occurrence), newId: s.newId }));
-  const byKey = keyed.length <= 8 ? undefined : new Map(keyed.map((s) => [s.key, s.newId]));
+  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
   return (ref, occurrence) => {
-    const key = slotKey(ref, occurrence);
-    const newId = byKey ? byKey.get(key) : keyed.find((s) => s.key === key)?.newId;
-    return newId === undefined ? undefined : { id: newId };
+    const id = byKey.get(slotKey(ref, occurrence));
+    return id === undefined ? undefined : { id };
   };
 }
 
@@ -286,12 +280,7 @@ function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
   const newIds: (string | undefined)[] = new Array(calls.length);
   for (const slot of slots) newIds[slot.position] = slot.newId;
   const renamed = (list: Record<string, unknown>[]) =>
-    list.map((c, i) => {
-      if (newIds[i] === undefined) return c;
-      const copy = { ...c };
-      copy.id = newIds[i];
-      return copy;
-    });
+    list.map((c, i) => (newIds[i] === undefined ? c : { ...c, id: newIds[i] }));
   const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
   let kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
   if (kwargs && Array.isArray(kwargs.tool_calls)) {
@@ -314,6 +303,91 @@ function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
   return rebuildAssistant(message, fields);
 }
 
+/** `[a-zA-Z0-9_-]` as a lookup table. */
+const ID_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ID_CHAR[c] = /[a-zA-Z0-9_-]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/**
+ * A random seed per process, mixed into the id hash: ids cannot be crafted offline to collide in
+ * {@link IdSet}, since the low bits of the table index depend on a seed the sender never sees.
+ */
+const HASH_SEED = (Math.random() * 0x100000000) >>> 0 || 0x9e3779b9;
+
+/** murmur3's finalizer: every bit of the state reaches the low bits that index the table. */
+function finalHash(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Every id the history has used so far, for the clean walk: open addressing over a power-of-two table, the hash
+ * computed while the id's characters are read for the provider's pattern anyway, cleared in O(1) by a generation
+ * stamp. A native Set would do, but each check starts from an empty one, and growing a Set from empty to hundreds
+ * of entries reallocates it at every doubling: this table is allocated once per walker and kept.
+ */
+class IdSet {
+  private keys: (string | undefined)[] = new Array(256);
+  private stamps = new Uint32Array(256);
+  private mask = 255;
+  private generation = 1;
+  private count = 0;
+
+  constructor(private readonly profile: ProviderProfile) {}
+
+  clear(): void {
+    this.count = 0;
+    if (++this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+  }
+
+  /** Whether `id` is a new string the provider accepts (1 to `maxIdLength` characters of its pattern); adds it. */
+  accept(id: unknown): boolean {
+    if (typeof id !== "string") return false;
+    const n = id.length;
+    if (n === 0 || n > this.profile.maxIdLength) return false;
+    const pattern = this.profile.idPattern;
+    let h = HASH_SEED ^ n;
+    for (let i = 0; i < n; i++) {
+      const c = id.charCodeAt(i);
+      if (pattern && (c > 127 || ID_CHAR[c] === 0)) return false;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    return this.add(id, finalHash(h));
+  }
+
+  /** Adds `id` (its hash given); false when it was already there. */
+  private add(id: string, hash: number): boolean {
+    if ((this.count + 1) * 2 > this.mask) this.grow();
+    const { keys, stamps, mask, generation } = this;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      if (stamps[i] !== generation) {
+        stamps[i] = generation;
+        keys[i] = id;
+        this.count++;
+        return true;
+      }
+      if (keys[i] === id) return false;
+    }
+  }
+
+  private grow(): void {
+    const old = this.keys;
+    const oldStamps = this.stamps;
+    const oldGeneration = this.generation;
+    const size = (this.mask + 1) * 2;
+    this.keys = new Array(size);
+    this.stamps = new Uint32Array(size);
+    this.mask = size - 1;
+    this.generation = 1;
+    this.count = 0;
+    // Every id kept was accepted once: accepting it again only hashes and adds it.
+    for (let i = 0; i < old.length; i++) if (oldStamps[i] === oldGeneration) this.accept(old[i]);
+  }
+}
+
 const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
   missing_call_id: "tool call without a usable id",
   invalid_call_id: "tool call id that the provider rejects (pattern or length)",
@@ -325,6 +399,21 @@ export const callIdsPass: RepairPass = {
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
   // structural profile accepts every non-empty string).
   structural: true,
+  clean({ profile }) {
+    const seen = new IdSet(profile);
+    return {
+      start: () => seen.clear(),
+      ai(m) {
+        const { tool_calls: calls, content } = m;
+        if (calls !== undefined) for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k].id)) return false;
+        // Server tool ids are unique in the request too (A4: a replayed message repeats them).
+        if (profile.anthropicBlocks && typeof content !== "string")
+          for (let i = 0; i < content.length; i++)
+            if (content[i].type === "server_tool_use" && !seen.accept(content[i].id)) return false;
+        return true;
+      },
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
       problem(ctx, s.reason!, s.messageIndex, `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, { id: s.id, name: s.name }),
@@ -348,16 +437,12 @@ export const callIdsPass: RepairPass = {
     }
     for (const s of analysis.renamed)
       ctx.report(
-        {
-          problem: s.reason!,
-          action: "renamed_call_id",
-          toolCallId: s.id,
-          toolName: s.name,
-          newToolCallId: s.newId,
-          detail: `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
-        },
         messages[s.messageIndex],
         s.messageIndex,
+        s.reason!,
+        "renamed_call_id",
+        `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
+        { toolCallId: s.id, toolName: s.name, newToolCallId: s.newId },
       );
     return sameOrNew(messages, out);
   },

@@ -16,6 +16,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant } from "../../messages/build";
 import {
+  callBlockFormatOf,
   forEachToolCallRef,
   isAssistant,
   isDict,
@@ -26,7 +27,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
+import { problem, rebuildAt, type FindContext, type Loose, type RepairPass } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -53,11 +54,13 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
   return missing;
 }
 
-/** A call block the provider's adapter mis-sends: it leaves `content`. */
-const isForeignBlock = (profile: ProviderProfile) => (block: unknown) => !keepsCallBlock(profile, block);
+/**
+ * A bit per place besides `tool_calls` that names a call, each naming a call once (the clean walk's claims): 1, 2, 4
+ * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
+ */
+const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
 function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
-  const foreign = isForeignBlock(profile);
   const found: LocationFinding[] = [];
   messages.forEach((m, index) => {
     if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
@@ -73,7 +76,7 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
     const promotable: ToolCallRef[] = [];
     for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
-    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some(foreign);
+    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
       found.push({ index, outside: promotable, hasBlocks, outputMissing });
@@ -81,19 +84,15 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
   return found;
 }
 
+/** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown): Dict {
-  if (isDict(raw)) return raw;
-  if (typeof raw !== "string") return {};
   try {
-    const parsed = JSON.parse(raw);
-    return isDict(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
+    raw = typeof raw === "string" ? JSON.parse(raw) : raw;
+  } catch {}
+  return isDict(raw) ? raw : {};
 }
 
 function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile): AIMessage {
-  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const promoted = finding.outside.map((ref) => ({
     id: ref.id!,
     name: ref.name || "unknown_tool",
@@ -103,7 +102,7 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
   const content = finding.hasBlocks
     ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))
     : message.content;
-  const toolCalls = [...calls, ...promoted];
+  const toolCalls = [...(message.tool_calls ?? []), ...promoted];
   const fields: Dict = { content, tool_calls: toolCalls };
   if (finding.outputMissing.length > 0) {
     const missing = new Set(finding.outputMissing);
@@ -127,6 +126,53 @@ export const callLocationsPass: RepairPass = {
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
   // structural profile keeps every format).
   structural: true,
+  // Every other place that names a call names a different call of `tool_calls` (which the pairing check opened).
+  clean: ({ profile, open }) => {
+    const claimed = (c: Loose | null, bit: number): boolean =>
+      open.claim(c === null || typeof c !== "object" ? undefined : bit === 1 ? c.id : (c.toolUseId ?? c.id), bit);
+    const allClaimed = (list: unknown, bit: number): boolean => {
+      if (list === undefined || list === null) return true;
+      if (!Array.isArray(list)) return claimed(list as Loose, bit);
+      for (let i = 0; i < list.length; i++) if (!claimed(list[i], bit)) return false;
+      return true;
+    };
+    return {
+      ai(m) {
+        const { additional_kwargs: kwargs, content } = m;
+        if (
+          kwargs != null &&
+          !(allClaimed(kwargs.tool_calls, 1) && allClaimed(kwargs.tool_use, 2) && allClaimed(kwargs.toolUse, 4))
+        )
+          return false;
+        if (typeof content !== "string") {
+          const v1 = isV1Message(m);
+          for (let i = 0; i < content.length; i++) {
+            const b = content[i];
+            const format = callBlockFormatOf(b); // the content is blocks by now (the shape check)
+            if (format === undefined) continue;
+            if (!v1 && !profile.callBlockFormats.has(format)) return false;
+            if (format === "input_json_delta" && b.id === undefined) continue;
+            if (!open.claim(format === "toolUse" ? (b.toolUse.toolUseId ?? b.toolUse.id) : b.id, BIT[format]))
+              return false;
+          }
+        }
+        // Responses output items that ChatOpenAI re-sends instead of `tool_calls` carry exactly these calls.
+        const output = m.response_metadata?.output;
+        if (!Array.isArray(output) || output.length === 0) return true;
+        let calls = 0;
+        let resent = true;
+        for (let i = 0; i < output.length; i++) {
+          const item = output[i];
+          if (item === null || typeof item !== "object" || !("type" in item)) resent = false;
+          else if (item.type === "function_call") {
+            if (!open.claim(item.call_id, 128)) return false;
+            calls++;
+          }
+        }
+        return !resent || calls === open.count;
+      },
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const problems: ToolCallProblem[] = [];
     for (const { index, outside, hasBlocks, outputMissing } of classifyLocations(messages, ctx.profile)) {
@@ -163,37 +209,29 @@ export const callLocationsPass: RepairPass = {
     return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
       for (const ref of f.outside)
         ctx.report(
-          {
-            problem: "call_outside_tool_calls",
-            action: "promoted_call",
-            toolCallId: ref.id,
-            toolName: ref.name,
-            detail: `call ${ref.id} found in ${ref.location} added to tool_calls`,
-          },
           message,
           f.index,
+          "call_outside_tool_calls",
+          "promoted_call",
+          `call ${ref.id} found in ${ref.location} added to tool_calls`,
+          { toolCallId: ref.id, toolName: ref.name },
         );
       for (const id of f.outputMissing)
         ctx.report(
-          {
-            problem: "call_outside_tool_calls",
-            action: "promoted_call",
-            toolCallId: id,
-            detail: `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
-          },
           message,
           f.index,
+          "call_outside_tool_calls",
+          "promoted_call",
+          `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
+          { toolCallId: id },
         );
       if (f.hasBlocks)
         ctx.report(
-          {
-            problem: "call_block_in_content",
-            action: "moved_call_block",
-            detail:
-              "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
-          },
           message,
           f.index,
+          "call_block_in_content",
+          "moved_call_block",
+          "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
         );
       return relocate(message as AIMessage, f, ctx.profile);
     });

@@ -15,6 +15,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
+import type { ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
@@ -26,7 +27,9 @@ interface StepFinding {
   sign: boolean;
 }
 
-const callsOf = (m: AIMessage): Dict[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : []);
+const NO_CALLS: Dict[] = [];
+const callsOf = (m: AIMessage): Dict[] =>
+  Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : NO_CALLS;
 
 function signaturesOf(m: AIMessage): Dict {
   const kwargs = m.additional_kwargs as Dict | undefined;
@@ -37,8 +40,8 @@ function signaturesOf(m: AIMessage): Dict {
 const isSigned = (signatures: Dict, id: unknown): boolean =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
-/** Whether the message's first call carries its thought signature (G6; the clean walk asks too). */
-export const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
+/** Whether the message's first call carries its thought signature (G6). */
+const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
 
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
@@ -50,31 +53,44 @@ function answeredRightAfter(messages: readonly BaseMessage[], index: number, cal
   return ids.size === 0;
 }
 
-function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): StepFinding[] {
-  const { oneCallPerStep, signedCalls } = ctx.profile;
-  if (!oneCallPerStep && !signedCalls) return [];
-  let currentTurn = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (turnOf(messages[i]) === "user") {
-      currentTurn = i + 1;
-      break;
-    }
-  }
-  const found: StepFinding[] = [];
-  messages.forEach((m, index) => {
-    if (!isAssistant(m)) return;
-    const calls = callsOf(m);
-    if (calls.length === 0) return;
+/** Judges each message (the pass and the clean walk alike): what its step needs, if anything. */
+function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCalls }: ProviderProfile) {
+  let currentTurn = messages.length;
+  while (currentTurn > 0 && turnOf(messages[currentTurn - 1]) !== "user") currentTurn--;
+  return (m: BaseMessage, index: number): StepFinding | undefined => {
+    const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
+    if (calls.length === 0) return undefined;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
-    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m);
-    if (split || sign) found.push({ index, split, sign });
-  });
+    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m as AIMessage);
+    return split || sign ? { index, split, sign } : undefined;
+  };
+}
+
+function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): StepFinding[] {
+  const judge = stepJudge(messages, ctx.profile);
+  const found: StepFinding[] = [];
+  if (ctx.profile.oneCallPerStep || ctx.profile.signedCalls)
+    messages.forEach((m, index) => {
+      const f = judge(m, index);
+      if (f) found.push(f);
+    });
   return found;
 }
 
 export const callStepsPass: RepairPass = {
   name: "call-steps",
   structural: false,
+  clean(w) {
+    const { profile } = w;
+    if (!profile.oneCallPerStep && !profile.signedCalls) return undefined;
+    let judge: ReturnType<typeof stepJudge>;
+    return {
+      start: () => {
+        judge = stepJudge(w.messages as BaseMessage[], profile);
+      },
+      ai: (m, i) => judge(m as BaseMessage, i) === undefined,
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const problems: ToolCallProblem[] = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
@@ -105,15 +121,12 @@ export const callStepsPass: RepairPass = {
       if (f.sign) {
         const call = callsOf(message)[0] as { id?: string; name?: string };
         ctx.report(
-          {
-            problem: "unsigned_call",
-            action: "rebuilt_message",
-            toolCallId: call.id,
-            toolName: call.name,
-            detail: `call ${call.id} given Google's placeholder thought signature`,
-          },
           m,
           index,
+          "unsigned_call",
+          "rebuilt_message",
+          `call ${call.id} given Google's placeholder thought signature`,
+          { toolCallId: call.id, toolName: call.name },
         );
       }
       if (!f.split) {
@@ -132,19 +145,17 @@ export const callStepsPass: RepairPass = {
       calls.forEach((call, k) => {
         if (k === 0) out.push(first);
         else {
-          const own = isSigned(signatures, call.id);
-          const signature = own ? (signatures[call.id as string] as string) : PLACEHOLDER_THOUGHT_SIGNATURE;
+          const signature = isSigned(signatures, call.id)
+            ? (signatures[call.id as string] as string)
+            : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(
-            {
-              problem: "parallel_calls",
-              action: "inserted_assistant_message",
-              toolCallId: call.id as string,
-              toolName: call.name as string,
-              detail: `parallel call ${String(call.id)} sent as its own step, right before its result`,
-            },
             m,
             index,
+            "parallel_calls",
+            "inserted_assistant_message",
+            `parallel call ${String(call.id)} sent as its own step, right before its result`,
+            { toolCallId: call.id as string, toolName: call.name as string },
           );
         }
         out.push(resultOf.get(call.id)!);

@@ -42,18 +42,14 @@ interface ChatFinding {
   conversion: Conversion;
 }
 
-function conversionOf(role: unknown): Conversion {
-  return (typeof role === "string" ? ROLE_MEANING.get(role) : undefined) ?? "labeled";
-}
-
 function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext): ChatFinding[] {
   const found: ChatFinding[] = [];
-  if (ctx.profile.chatMessageRoles === undefined) return found;
   for (let index = 0; index < messages.length; index++) {
     const m = messages[index];
     if (m.type !== "generic") continue;
     const role = (m as unknown as { role?: unknown }).role;
-    if (!keepsChatRole(ctx.profile, role)) found.push({ index, role, conversion: conversionOf(role) });
+    if (!keepsChatRole(ctx.profile, role))
+      found.push({ index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" });
   }
   return found;
 }
@@ -67,21 +63,18 @@ const WHAT: Record<Conversion, string> = {
 };
 
 function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
-  switch (f.conversion) {
-    case "user":
-    case "assistant":
-    case "system":
-      return typedMessageOf(message, f.conversion);
-    case "result":
-      return orphanResultAsUserMessage(message, undefined);
-    case "labeled":
-      return labeledUserText(message, `[Message with role ${quoteValue(f.role)}]`, "chat_message_role");
-  }
+  const to = f.conversion;
+  if (to === "result") return orphanResultAsUserMessage(message, undefined);
+  if (to === "labeled")
+    return labeledUserText(message, `[Message with role ${quoteValue(f.role)}]`, "chat_message_role");
+  return typedMessageOf(message, to);
 }
 
 export const chatMessagesPass: RepairPass = {
   name: "chat-messages",
   structural: false,
+  clean: ({ profile }) =>
+    profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyChatMessages(messages, ctx).map((f) =>
       problem(
@@ -95,13 +88,11 @@ export const chatMessagesPass: RepairPass = {
   repair(messages, ctx: PassContext) {
     return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
       ctx.report(
-        {
-          problem: "chat_message_role",
-          action: "converted_message",
-          detail: `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
-        },
         message,
         f.index,
+        "chat_message_role",
+        "converted_message",
+        `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
       );
       return converted(message, f);
     });

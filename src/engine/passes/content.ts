@@ -9,21 +9,14 @@ import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend,
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
-type Fix = "remove" | "strip_blank_blocks" | "blank_string" | "fill";
-
-const KIND = {
-  remove: "empty_message",
-  strip_blank_blocks: "blank_text_block",
-  blank_string: "blank_text_block",
-  fill: "empty_tool_result",
+/** Each fix: the problem it repairs and its action. */
+const FIXES = {
+  remove: ["empty_message", "removed_message"],
+  strip_blank_blocks: ["blank_text_block", "removed_block"],
+  blank_string: ["blank_text_block", "removed_block"],
+  fill: ["empty_tool_result", "filled_empty_result"],
 } as const;
-
-const ACTION = {
-  remove: "removed_message",
-  strip_blank_blocks: "removed_block",
-  blank_string: "removed_block",
-  fill: "filled_empty_result",
-} as const;
+type Fix = keyof typeof FIXES;
 
 const hasId = (call: { id?: unknown } | null) => typeof call?.id === "string" && call.id !== "";
 
@@ -52,7 +45,7 @@ function mayBeBlank(content: unknown): boolean {
  * What a message needs, and why; undefined when the provider takes it as it is. The clean walk asks of every
  * message, so content that starts with something to say is answered before any helper is called.
  */
-export function contentFix(m: BaseMessage): [Fix, string] | undefined {
+function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const content = m.content as unknown;
   if (!mayBeBlank(content)) return undefined;
   const type = m.type;
@@ -87,11 +80,13 @@ function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
 export const contentPass: RepairPass = {
   name: "content",
   structural: false,
+  clean: ({ profile }) =>
+    profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     if (!ctx.profile.nonEmptyContent) return [];
     return messages.flatMap((m, i) => {
       const found = contentFix(m);
-      return found ? [problem(ctx, KIND[found[0]], i, found[1])] : [];
+      return found ? [problem(ctx, FIXES[found[0]][0], i, found[1])] : [];
     });
   },
   repair(messages, ctx: PassContext) {
@@ -104,11 +99,8 @@ export const contentPass: RepairPass = {
       if (!found) return out.push(m);
       const [fix, detail] = found;
       const fixed = applyFix(m, fix);
-      ctx.report(
-        { problem: KIND[fix], action: ACTION[fix], detail: `${detail}: ${ACTION[fix].replace(/_/g, " ")}` },
-        m,
-        i,
-      );
+      const [kind, action] = FIXES[fix];
+      ctx.report(m, i, kind, action, `${detail}: ${action.replace(/_/g, " ")}`);
       if (fixed) {
         ctx.derive(m, fixed);
         out.push(fixed);

@@ -49,6 +49,9 @@ function describe(call: InvalidCall): string {
 export const invalidCallsPass: RepairPass = {
   name: "invalid-calls",
   structural: true,
+  clean: () => ({
+    ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
+  }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyInvalidCalls(messages).map((c) =>
       problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),
@@ -85,15 +88,12 @@ export const invalidCallsPass: RepairPass = {
           ctx.callNotes.set(c.id!, `its arguments could not be parsed${error}; raw arguments: ${raw}`);
         }
         ctx.report(
-          {
-            problem: "invalid_tool_call",
-            action: promotes ? "promoted_invalid_call" : "removed_call",
-            toolCallId: c.id,
-            toolName: c.name,
-            detail: `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
-          },
           message,
           index,
+          "invalid_tool_call",
+          promotes ? "promoted_invalid_call" : "removed_call",
+          `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
+          { toolCallId: c.id, toolName: c.name },
         );
       }
       return rewriteToolCalls(

@@ -148,6 +148,8 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
   const placed = new Uint8Array(n);
   const interleaved = new Uint8Array(n);
   const problems: PairingAnalysis["problems"] = [];
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: { id: string; name?: string }) =>
+    problems.push({ kind, index, detail, toolCallId: call?.id, toolName: call?.name });
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let c = 0; c < callMessages.length; c++) {
     const index = callMessages[c];
@@ -165,24 +167,22 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     let lastResult = index;
     for (const call of own) {
       if (call.result === undefined) {
-        const kind: ToolCallProblemKind = index === trailing ? "trailing_open_exchange" : "orphan_call";
-        problems.push({
-          kind,
+        const last = index === trailing;
+        add(
+          last ? "trailing_open_exchange" : "orphan_call",
           index,
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
-            kind === "trailing_open_exchange" ? " and the history ends on it" : ""
+          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
+            last ? " and the history ends on it" : ""
           }`,
-        });
+          call,
+        );
       } else if (placed[call.result] === 0) {
-        problems.push({
-          kind: "displaced_result",
-          index: call.result,
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
-        });
+        add(
+          "displaced_result",
+          call.result,
+          `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
+          call,
+        );
         if (call.result > lastResult) lastResult = call.result;
       }
     }
@@ -190,35 +190,17 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     for (let j = Math.max(index + 1, markedUpTo); j < lastResult; j++) {
       if (isToolResult(messages[j]) || interleaved[j] === 1) continue;
       interleaved[j] = 1;
-      problems.push({
-        kind: "interleaved_message",
-        index: j,
-        detail: `message ${j} sits between the calls at message ${index} and their results`,
-      });
+      add("interleaved_message", j, `message ${j} sits between the calls at message ${index} and their results`);
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
   for (const r of orphans) {
     const id = resultIdOf(messages[r] as ToolMessage);
-    problems.push(
-      id === undefined
-        ? { kind: "missing_result_id", index: r, detail: `tool result without a usable tool_call_id` }
-        : {
-            kind: "orphan_result",
-            index: r,
-            toolCallId: id,
-            detail: `tool result for ${id}, whose call is not in the history`,
-          },
-    );
+    if (id === undefined) add("missing_result_id", r, "tool result without a usable tool_call_id");
+    else add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
   }
   for (const [r, call] of duplicates)
-    problems.push({
-      kind: "duplicate_result",
-      index: r,
-      toolCallId: call.id,
-      toolName: call.name,
-      detail: `another result for ${call.id}, already answered at message ${call.result}`,
-    });
+    add("duplicate_result", r, `another result for ${call.id}, already answered at message ${call.result}`, call);
   problems.sort((a, b) => a.index - b.index);
   return { callMessages, callsAt, ownerAt, duplicates, trailing, inPlaceAt, placed, interleaved, problems };
 }
@@ -256,12 +238,11 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     }
     const isTrailing = index === analysis.trailing;
     const problemKind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
-    const strategyOf = (call: Call) => (call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls);
     const remove = new Set<string>();
     const answer: Call[] = [];
     for (const call of own) {
       if (call.result !== undefined) continue;
-      const strategy = strategyOf(call);
+      const strategy = call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls;
       if (strategy === "remove") remove.add(call.id);
       else if (strategy === "answer") answer.push(call);
     }
@@ -274,27 +255,22 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       for (const call of own)
         if (remove.has(call.id))
           ctx.report(
-            {
-              problem: problemKind,
-              action: "removed_call",
-              toolCallId: call.id,
-              toolName: call.name,
-              detail: `unanswered call ${call.id} removed from every location`,
-            },
             message,
             index,
+            problemKind,
+            "removed_call",
+            `unanswered call ${call.id} removed from every location`,
+            { toolCallId: call.id, toolName: call.name },
           );
       const callsLeft = own.length > remove.size;
       if (!callsLeft && !hasMeaningfulContent(rewritten.content)) {
         kept = undefined;
         ctx.report(
-          {
-            problem: problemKind,
-            action: "removed_message",
-            detail: "assistant message left with no calls and no content, removed",
-          },
           message,
           index,
+          problemKind,
+          "removed_message",
+          "assistant message left with no calls and no content, removed",
         );
       } else {
         kept = rewritten;
@@ -311,15 +287,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       out.push(messages[r]);
       emitted[r] = 1;
       ctx.report(
-        {
-          problem: "displaced_result",
-          action: "moved_result",
-          toolCallId: call.id,
-          toolName: call.name,
-          detail: `result of ${call.id} moved right after its call`,
-        },
         messages[r],
         r,
+        "displaced_result",
+        "moved_result",
+        `result of ${call.id} moved right after its call`,
+        { toolCallId: call.id, toolName: call.name },
       );
     }
     for (const call of answer) {
@@ -330,16 +303,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
       out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
       ctx.report(
-        {
-          problem: problemKind,
-          action: "synthesized_result",
-          toolCallId: call.id,
-          toolName: call.name,
-          toolRun,
-          detail: `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
-        },
         message,
         index,
+        problemKind,
+        "synthesized_result",
+        `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
+        { toolCallId: call.id, toolName: call.name, toolRun },
       );
     }
   };
@@ -357,14 +326,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
     if (redundant || options.orphanResults === "drop") {
       ctx.report(
-        {
-          problem: kind,
-          action: "dropped_result",
-          toolCallId: id,
-          detail: `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
-        },
         result,
         index,
+        kind,
+        "dropped_result",
+        `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
+        { toolCallId: id },
       );
       return;
     }
@@ -372,14 +339,12 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
     out.push(converted);
     ctx.derive(result, converted);
     ctx.report(
-      {
-        problem: kind,
-        action: "converted_result",
-        toolCallId: id,
-        detail: `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
-      },
       result,
       index,
+      kind,
+      "converted_result",
+      `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
+      { toolCallId: id },
     );
   };
 
@@ -392,15 +357,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       handleStrayResult(i);
     } else {
       if (analysis.interleaved[i] === 1)
-        ctx.report(
-          {
-            problem: "interleaved_message",
-            action: "moved_message",
-            detail: `message moved after the tool results it interrupted`,
-          },
-          m,
-          i,
-        );
+        ctx.report(m, i, "interleaved_message", "moved_message", `message moved after the tool results it interrupted`);
       out.push(m);
     }
   }
@@ -410,6 +367,29 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 export const pairingPass: RepairPass = {
   name: "pairing",
   structural: true,
+  // Opens each exchange (the calls other checks read), then answers its calls, one result each, right after it.
+  clean: (w) => {
+    const { open, profile } = w;
+    return {
+      visit(m) {
+        if (m.type === "tool") return open.answer(m.tool_call_id);
+        if (open.waiting > 0) return false;
+        open.reset();
+        if (m.type !== "ai") return true;
+        const { tool_calls: calls, content } = m;
+        if (calls !== undefined) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
+        // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
+        if (profile.anthropicBlocks && typeof content !== "string") {
+          let answered: ReadonlySet<unknown> | undefined;
+          for (let i = 0; i < content.length; i++)
+            if (content[i].type === "server_tool_use" && !(answered ??= serverToolResultIds(m)).has(content[i].id))
+              open.add(content[i].id, true);
+        }
+        return true;
+      },
+      end: () => open.waiting === 0 || w.trailingAllowed,
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return analyzePairing(messages)
       .problems.filter((p) => ctx.trailingIsProblem || p.kind !== "trailing_open_exchange")

@@ -40,6 +40,22 @@ function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
 export const responseItemsPass: RepairPass = {
   name: "response-items",
   structural: true,
+  clean() {
+    const seen = new Set<string>();
+    let repeated = false;
+    const see = (id: string): void => {
+      if (seen.has(id)) repeated = true;
+      else seen.add(id);
+    };
+    return {
+      start: () => seen.clear(),
+      ai(m) {
+        repeated = false;
+        forEachResponseItemId(m, see);
+        return !repeated;
+      },
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyItems(messages).map((f) =>
       problem(
@@ -75,13 +91,11 @@ export const responseItemsPass: RepairPass = {
           ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)`
           : "";
       ctx.report(
-        {
-          problem: "duplicate_response_item",
-          action: "rebuilt_message",
-          detail: `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
-        },
         m,
         index,
+        "duplicate_response_item",
+        "rebuilt_message",
+        `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
       );
     }
     return sameOrNew(messages, out);

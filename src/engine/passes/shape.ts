@@ -12,14 +12,10 @@ import { problem, rebuildAt, type FindContext, type RepairPass } from "../contex
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
-/** A record (not null, not an array): read inline, since the clean walk asks {@link malformation} of every message. */
-const isRecord = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
 function hasLooseItems(content: unknown): boolean {
   if (!Array.isArray(content)) return false;
-  for (let i = 0; i < content.length; i++) if (!isRecord(content[i])) return true;
+  for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
   return false;
 }
 
@@ -55,7 +51,7 @@ function argsObject(args: unknown): Dict {
 function hasMalformedEntry(list: unknown[], args: boolean): boolean {
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
-    if (!isRecord(c) || (args && !isRecord(c.args))) return true;
+    if (!isDict(c) || (args && !isDict(c.args))) return true;
   }
   return false;
 }
@@ -64,7 +60,7 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
  * What is malformed in a message, as a sentence; undefined when nothing is. The clean walk asks too, so the
  * shape rules live here only.
  */
-export function malformation(message: BaseMessage): string | undefined {
+function malformation(message: BaseMessage): string | undefined {
   const m = message as unknown as Dict;
   const loose = hasLooseItems(m.content);
   if (m.type === "ai") {
@@ -116,16 +112,13 @@ function malformed(messages: readonly BaseMessage[]): { index: number; detail: s
 export const shapePass: RepairPass = {
   name: "shape",
   structural: true,
+  clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
   },
   repair(messages, ctx) {
     return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
-      ctx.report(
-        { problem: "malformed_message", action: "rebuilt_message", detail: `${f.detail}: rebuilt` },
-        message,
-        f.index,
-      );
+      ctx.report(message, f.index, "malformed_message", "rebuilt_message", `${f.detail}: rebuilt`);
       return reshaped(message);
     });
   },

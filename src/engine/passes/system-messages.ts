@@ -26,47 +26,62 @@ function endsOnServerTool(message: BaseMessage): boolean {
   );
 }
 
-/** Indexes of the system messages to turn into user text, deciding left to right on the list as it will be. */
-function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
-  const misplaced: number[] = [];
+/**
+ * Judges messages left to right, on the list as it will be (the pass and the clean walk alike): true for a system
+ * message to turn into user text.
+ */
+function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unknown[] }) {
   let prev: Turn; // the last turn before this message, in the list as repaired so far
   let prevMessage: BaseMessage | undefined;
   let prevWasKeptSystem = false;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    const turn = turnOf(m);
+  const reset = () => {
+    prev = prevMessage = undefined;
+    prevWasKeptSystem = false;
+  };
+  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
     if (turn !== "system") {
       if (turn !== undefined) {
         prev = turn;
         prevMessage = m;
       }
       prevWasKeptSystem = false;
-      continue;
+      return false;
     }
-    if (prev === undefined) continue; // a leading system message
-    const next = turnOf(messages[i + 1]);
+    if (prev === undefined) return false; // a leading system message
     const placed =
       mode === "placed" &&
       !prevWasKeptSystem &&
-      (prev === "user" ||
-        prev === "tool" ||
-        (prev === "assistant" && prevMessage !== undefined && endsOnServerTool(prevMessage))) &&
-      (i === messages.length - 1 || next === "assistant");
-    if (placed) {
-      prevWasKeptSystem = true;
-      continue;
-    }
-    misplaced.push(i);
+      (prev === "user" || prev === "tool" || (prev === "assistant" && endsOnServerTool(prevMessage!))) &&
+      (i === list.messages.length - 1 || turnOf(list.messages[i + 1]) === "assistant");
+    prevWasKeptSystem = placed;
+    if (placed) return false;
     prev = "user"; // it becomes a user turn
     prevMessage = m;
-    prevWasKeptSystem = false;
-  }
-  return misplaced;
+    return true;
+  };
+  return { misplaced, reset };
+}
+
+/** Indexes of the system messages to turn into user text. */
+function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
+  const { misplaced } = misplacedSystem(mode, { messages });
+  const found: number[] = [];
+  messages.forEach((m, i) => misplaced(m, i) && found.push(i));
+  return found;
 }
 
 export const systemMessagesPass: RepairPass = {
   name: "system-messages",
   structural: false,
+  clean(w) {
+    const mode = w.profile.systemInConversation;
+    if (mode === "any") return undefined;
+    const { misplaced, reset } = misplacedSystem(mode, w);
+    return {
+      start: reset,
+      visit: (m, i, turn) => !misplaced(m as BaseMessage, i, turn),
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const mode = ctx.profile.systemInConversation;
     if (mode === "any") return [];
@@ -85,13 +100,11 @@ export const systemMessagesPass: RepairPass = {
     const found = classifySystemMessages(messages, mode).map((index) => ({ index }));
     return rebuildAt(messages, found, ctx, (message, { index }) => {
       ctx.report(
-        {
-          problem: "misplaced_system_message",
-          action: "converted_message",
-          detail: "system message inside the conversation turned into user text that keeps its words",
-        },
         message,
         index,
+        "misplaced_system_message",
+        "converted_message",
+        "system message inside the conversation turned into user text that keeps its words",
       );
       return systemMessageAsUserText(message);
     });

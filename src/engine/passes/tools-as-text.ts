@@ -75,6 +75,15 @@ const named = (call: { id?: string; name?: string }) =>
 export const toolsAsTextPass: RepairPass = {
   name: "tools-as-text",
   structural: false,
+  clean(w) {
+    const { toolsAsText: all } = w;
+    const converse = w.profile.assistantBlocks === "converse";
+    if (!all && !converse) return undefined;
+    return {
+      visit: all ? (m) => m.type !== "tool" && !(m.type === "ai" && m.tool_calls?.length > 0) : undefined,
+      end: () => !converse || loopOpenedWithUnsentReasoning(w.messages as BaseMessage[]) === -1,
+    };
+  },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     const scope = scopeOf(messages, ctx.profile, ctx.options);
     if (scope === undefined) return [];
@@ -102,20 +111,17 @@ export const toolsAsTextPass: RepairPass = {
       if (f.kind === "result") {
         const id = resultIdOf(message as ToolMessage);
         const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
-        ctx.report({ problem: scope.problem, action: "converted_to_text", toolCallId: id, detail }, message, f.index);
+        ctx.report(message, f.index, scope.problem, "converted_to_text", detail, { toolCallId: id });
         return toolResultAsUserText(message as ToolMessage, scope.problem);
       }
       for (const call of f.calls)
         ctx.report(
-          {
-            problem: scope.problem,
-            action: "converted_to_text",
-            toolCallId: call.id,
-            toolName: call.name,
-            detail: `call ${named(call)} turned into assistant text (${scope.why})`,
-          },
           message,
           f.index,
+          scope.problem,
+          "converted_to_text",
+          `call ${named(call)} turned into assistant text (${scope.why})`,
+          { toolCallId: call.id, toolName: call.name },
         );
       return clientCallsAsText(message as AIMessage, f.calls);
     });

@@ -17,6 +17,7 @@ import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
+import type { ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
@@ -36,36 +37,49 @@ interface TurnFinding {
   detail: string;
 }
 
-function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
-  const found: TurnFinding[] = [];
+const USER_AFTER_USER = "a user message right after another user message";
+const FIXES = {
+  lead: { fix: "lead", detail: "the first non-system message is an assistant message" },
+  merge: { fix: "merge", detail: USER_AFTER_USER },
+  bridgeUser: { fix: "bridge_assistant", detail: USER_AFTER_USER },
+  bridgeTool: {
+    fix: "bridge_assistant",
+    detail: "a user message right after tool results (sent as a second user turn)",
+  },
+  bridgeAssistant: { fix: "bridge_user", detail: "an assistant message right after another assistant message" },
+} as const;
+
+/** Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything. */
+function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    const turn = turnOf(m);
-    if (turn === undefined) continue;
-    if (prev === undefined && ctx.profile.leadingUser && turn === "assistant")
-      found.push({ index, fix: "lead", detail: "the first non-system message is an assistant message" });
-    if (ctx.profile.alternation) {
-      if (prev === "user" && turn === "user")
-        // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
-        found.push(
-          HumanMessage.isInstance(m) && HumanMessage.isInstance(prevMessage)
-            ? { index, fix: "merge", detail: "a user message right after another user message" }
-            : { index, fix: "bridge_assistant", detail: "a user message right after another user message" },
-        );
-      else if (prev === "tool" && turn === "user")
-        found.push({
-          index,
-          fix: "bridge_assistant",
-          detail: "a user message right after tool results (sent as a second user turn)",
-        });
-      else if (prev === "assistant" && turn === "assistant")
-        found.push({ index, fix: "bridge_user", detail: "an assistant message right after another assistant message" });
-    }
+  const reset = () => {
+    prev = prevMessage = undefined;
+  };
+  const judge = (m: BaseMessage, turn = turnOf(m)): Omit<TurnFinding, "index"> | undefined => {
+    if (turn === undefined) return undefined;
+    const before = prev;
+    const beforeMessage = prevMessage;
     prev = turn;
     prevMessage = m;
-  }
+    if (before === undefined) return leadingUser && turn === "assistant" ? FIXES.lead : undefined;
+    if (!alternation) return undefined;
+    // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
+    if (turn === "user" && before === "user")
+      return HumanMessage.isInstance(m) && HumanMessage.isInstance(beforeMessage) ? FIXES.merge : FIXES.bridgeUser;
+    if (turn === "user" && before === "tool") return FIXES.bridgeTool;
+    return turn === "assistant" && before === "assistant" ? FIXES.bridgeAssistant : undefined;
+  };
+  return { judge, reset };
+}
+
+function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
+  const { judge } = turnJudge(ctx.profile);
+  const found: TurnFinding[] = [];
+  messages.forEach((m, index) => {
+    const f = judge(m);
+    if (f) found.push({ index, ...f });
+  });
   return found;
 }
 
@@ -85,8 +99,7 @@ function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessa
   const inside = ctx.profile.signedReasoning ? userTurnsInReasoningLoop(messages, ctx.profile.alternation) : [];
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
-  for (const i of inside)
-    ctx.report({ problem: "consecutive_same_role", action: "moved_message", detail: MOVE_DETAIL }, messages[i], i);
+  for (const i of inside) ctx.report(messages[i], i, "consecutive_same_role", "moved_message", MOVE_DETAIL);
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
 
@@ -113,7 +126,7 @@ function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage
   messages.forEach((m, i) => {
     if (joining.has(i)) {
       pending.push(...blocksOf(m.content));
-      ctx.report({ problem: "consecutive_same_role", action: "merged_messages", detail: JOIN_DETAIL }, m, i);
+      ctx.report(m, i, "consecutive_same_role", "merged_messages", JOIN_DETAIL);
       return;
     }
     if (pending.length === 0) return out.push(m);
@@ -161,12 +174,28 @@ const INSERTED = {
   },
 } as const;
 
-/** The id a placeholder turn's own id is built from: the message it stands next to. */
-const idBaseOf = (m: BaseMessage, i: number): string => (typeof m.id === "string" ? m.id : `at-${i}`);
-
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
+  clean(w) {
+    const { profile } = w;
+    const { alternation, signedReasoning } = profile;
+    if (!profile.leadingUser && !alternation && !signedReasoning) return undefined;
+    const { judge, reset } = turnJudge(profile);
+    return {
+      start: reset,
+      visit: (m, _, turn) => judge(m as BaseMessage, turn === "system" ? undefined : turn) === undefined,
+      // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
+      end() {
+        const messages = w.messages as BaseMessage[];
+        return (
+          !signedReasoning ||
+          (textTurnsInReasoningLoop(messages, alternation).length === 0 &&
+            (alternation || userTurnsInReasoningLoop(messages, false).length === 0))
+        );
+      },
+    };
+  },
   find(messages, ctx): ToolCallProblem[] {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
     const { alternation, signedReasoning } = ctx.profile;
@@ -213,19 +242,17 @@ export const turnOrderPass: RepairPass = {
       const inserted = f && f.fix !== "merge" ? INSERTED[f.fix] : undefined;
       if (inserted) {
         const { make, text, problem, id, action, detail } = inserted;
-        out.push(make(text, problem, `tool-repair-${id}-${idBaseOf(m, i)}`));
-        ctx.report({ problem, action, detail }, m, i);
+        out.push(make(text, problem, `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
+        ctx.report(m, i, problem, action, detail);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
         ctx.report(
-          {
-            problem: "consecutive_same_role",
-            action: "merged_messages",
-            detail: "user message merged into the user message before it",
-          },
           m,
           i,
+          "consecutive_same_role",
+          "merged_messages",
+          "user message merged into the user message before it",
         );
         continue;
       }
