@@ -203,10 +203,11 @@ export function unlessClean<T>(
   options: RepairReporting,
   config?: RunnableConfig,
 ): T | Promise<T> {
+  let out: T | Promise<T>;
   try {
-    const out = step();
-    return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
+    out = step();
   } catch (error) {
-    return orFallback(() => Promise.reject(error), fallback, options, config);
+    out = Promise.reject(error);
   }
+  return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
 }
