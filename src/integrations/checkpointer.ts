@@ -64,8 +64,6 @@ interface RepairedRun {
 /** Messages of an input that was stored but never applied, and the id of the message they follow (none: first). */
 type RestoredInput = { messages: BaseMessage[]; afterId: string | undefined };
 
-const START = "__start__";
-
 /**
  * The restored input put back into `messages` right after the message it followed, unless already there. The
  * same array when nothing changes.
@@ -89,10 +87,10 @@ function repairingSaver(
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   const checkedPlaceholders = new Set<string>();
   /**
-   * Real results put back, by thread id (all namespaces): a parent graph stores a subgraph's returned list,
+   * Real results put back, by thread id (all namespaces) and call: a parent graph stores a subgraph's returned list,
    * placeholders included, in its own namespace, where the pending writes hold nothing of them.
    */
-  const salvagedByThread = new Map<string, Map<string, ToolMessage>>();
+  const salvaged = new Map<string, ToolMessage>();
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   const unappliedInputs = new Map<string, RestoredInput>();
   const messagesOf = (checkpoint: Checkpoint) => {
@@ -122,7 +120,7 @@ function repairingSaver(
         () => {
           // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
           // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
-          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.[START];
+          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.__start__;
           // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
           const input = [isDict(start) ? (start[key] ?? []) : []].flat().flatMap((item, i) => {
             try {
@@ -145,22 +143,6 @@ function repairingSaver(
     );
   };
 
-  /** Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread. */
-  function rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
-    const thread = String(configurableOf(config).thread_id);
-    for (const id of ids) {
-      const result = results.get(id);
-      if (!result || isMarkedSyntheticResult(result)) continue;
-      let known = salvagedByThread.get(thread);
-      if (!known) {
-        evictOldest(salvagedByThread);
-        salvagedByThread.set(thread, (known = new Map()));
-      }
-      evictOldest(known);
-      known.set(id, result);
-    }
-  }
-
   /**
    * Real results for `open` calls in the pending writes of the checkpoint this put continues from, else salvaged
    * in another namespace of the thread. Given the `messages` that make the calls, a call a person was asked to
@@ -175,8 +157,10 @@ function repairingSaver(
     const found = resultsInWrites(parent?.pendingWrites, key, open);
     if (messages && parent?.pendingWrites?.length)
       addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
-    for (const [id, result] of salvagedByThread.get(String(thread_id)) ?? [])
-      if (open.has(id) && !found.has(id)) found.set(id, result);
+    for (const id of open) {
+      const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
+      if (result) found.set(id, result);
+    }
     return found;
   }
 
@@ -196,7 +180,7 @@ function repairingSaver(
     const abandoning =
       typeof parentId === "string" &&
       metadata?.source === "input" &&
-      Object.hasOwn(checkpoint.channel_values ?? {}, START);
+      Object.hasOwn(checkpoint.channel_values ?? {}, "__start__");
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
@@ -233,7 +217,13 @@ function repairingSaver(
         repaired = stored.repair(restored, { abandoned, salvage });
       }
     }
-    rememberSalvaged(config, repaired.salvaged, salvage);
+    // Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread.
+    for (const id of repaired.salvaged) {
+      const result = salvage.get(id);
+      if (!result || isMarkedSyntheticResult(result)) continue;
+      evictOldest(salvaged, 10_000);
+      salvaged.set(`${String(configurableOf(config).thread_id)}\u0000${id}`, result);
+    }
     runs.delete(thread);
     const restoring = restored !== messages ? restore : undefined;
     if (repaired.repairs.length === 0 && !restoring) return checkpoint;

@@ -136,7 +136,8 @@ export function deliverRepairs(
   for (const repair of repairs) {
     const { action, toolCallId } = repair;
     if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
-    const key = request || (setup && toolCallId !== undefined) ? `${thread}\u0000${action}\u0000${toolCallId ?? ""}` : undefined;
+    const key =
+      request || (setup && toolCallId !== undefined) ? `${thread}\u0000${action}\u0000${toolCallId ?? ""}` : undefined;
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
