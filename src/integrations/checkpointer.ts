@@ -25,7 +25,6 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
-import type { ToolCallRepair } from "../types";
 import { coerceMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
@@ -65,19 +64,6 @@ interface RepairedRun {
 /** Messages of an input that was stored but never applied, and the id of the message they follow (none: first). */
 type RestoredInput = { messages: BaseMessage[]; afterId: string | undefined };
 
-const START = "__start__";
-
-/** The messages of `value` (one message or a list, in any shape the messages reducer takes); others are skipped. */
-function messagesIn(value: unknown): BaseMessage[] {
-  return [value ?? []].flat().flatMap((item, index) => {
-    try {
-      return [coerceMessage(item, index)];
-    } catch {
-      return []; // Not a message: the reducer's business, not ours.
-    }
-  });
-}
-
 /**
  * The restored input put back into `messages` right after the message it followed, unless already there. The
  * same array when nothing changes.
@@ -101,19 +87,17 @@ function repairingSaver(
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   const checkedPlaceholders = new Set<string>();
   /**
-   * Real results put back, by thread id (all namespaces): a parent graph stores a subgraph's returned list,
+   * Real results put back, by thread id (all namespaces) and call: a parent graph stores a subgraph's returned list,
    * placeholders included, in its own namespace, where the pending writes hold nothing of them.
    */
-  const salvagedByThread = new Map<string, Map<string, ToolMessage>>();
+  const salvaged = new Map<string, ToolMessage>();
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   const unappliedInputs = new Map<string, RestoredInput>();
-  const report = (repairs: readonly ToolCallRepair[], config: RunnableConfig) =>
-    reportRepairs(repairs, options, config);
   const messagesOf = (checkpoint: Checkpoint) => {
     const value = (checkpoint.channel_values as Dict | undefined)?.[key];
     return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
   };
-  const withMessages = (checkpoint: Checkpoint, messages: BaseMessage[]): Checkpoint => ({
+  const withMessages = (checkpoint: Checkpoint, messages: BaseMessage[]) => ({
     ...checkpoint,
     channel_values: { ...checkpoint.channel_values, [key]: messages },
   });
@@ -123,7 +107,7 @@ function repairingSaver(
     const repaired = messages && stored.repair(messages);
     if (!repaired?.repairs.length) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
-    if (firstTime(reportedReads, checkpointKey(tuple.config))) await report(repaired.repairs, config);
+    if (firstTime(reportedReads, checkpointKey(tuple.config))) await reportRepairs(repaired.repairs, options, config);
     return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
@@ -136,8 +120,15 @@ function repairingSaver(
         () => {
           // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
           // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
-          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.[START];
-          const input = isDict(start) ? messagesIn(start[key]) : [];
+          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.__start__;
+          // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
+          const input = [isDict(start) ? (start[key] ?? []) : []].flat().flatMap((item, i) => {
+            try {
+              return [coerceMessage(item, i)];
+            } catch {
+              return [];
+            }
+          });
           if (input.length > 0) {
             evictOldest(unappliedInputs);
             const afterId = messagesOf(tuple.checkpoint)?.at(-1)?.id;
@@ -151,22 +142,6 @@ function repairingSaver(
       )
     );
   };
-
-  /** Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread. */
-  function rememberSalvaged(config: RunnableConfig, ids: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
-    const thread = String(configurableOf(config).thread_id);
-    for (const id of ids) {
-      const result = results.get(id);
-      if (!result || isMarkedSyntheticResult(result)) continue;
-      let known = salvagedByThread.get(thread);
-      if (!known) {
-        evictOldest(salvagedByThread);
-        salvagedByThread.set(thread, (known = new Map()));
-      }
-      evictOldest(known);
-      known.set(id, result);
-    }
-  }
 
   /**
    * Real results for `open` calls in the pending writes of the checkpoint this put continues from, else salvaged
@@ -182,8 +157,10 @@ function repairingSaver(
     const found = resultsInWrites(parent?.pendingWrites, key, open);
     if (messages && parent?.pendingWrites?.length)
       addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
-    for (const [id, result] of salvagedByThread.get(String(thread_id)) ?? [])
-      if (open.has(id) && !found.has(id)) found.set(id, result);
+    for (const id of open) {
+      const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
+      if (result) found.set(id, result);
+    }
     return found;
   }
 
@@ -203,30 +180,13 @@ function repairingSaver(
     const abandoning =
       typeof parentId === "string" &&
       metadata?.source === "input" &&
-      Object.hasOwn(checkpoint.channel_values ?? {}, START);
+      Object.hasOwn(checkpoint.channel_values ?? {}, "__start__");
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
       unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
         ? unappliedInputs.get(checkpointKey(config))
         : undefined;
-    if (!run && !abandoning && !dropped && stored.isClean(messages)) {
-      // A clean write holding placeholders: real results for them from the parent's pending writes, if any.
-      let placeholders: Set<string> | undefined;
-      if (typeof parentId === "string")
-        for (const m of messages) {
-          const id = isToolResult(m) && isMarkedSyntheticResult(m) ? resultIdOf(m) : undefined;
-          if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\u0000${id}`))
-            (placeholders ??= new Set()).add(id);
-        }
-      const found = placeholders && (await pendingResults(config, placeholders));
-      if (!found?.size) return checkpoint;
-      const repaired = stored.repair(messages, { salvage: found });
-      rememberSalvaged(config, repaired.salvaged, found);
-      await report(repaired.repairs, config);
-      return withMessages(checkpoint, repaired.messages);
-    }
-
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
     const restore = run?.restore ?? dropped;
@@ -239,20 +199,31 @@ function repairingSaver(
     // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
     const restored = restore ? withRestoredInput(messages, restore) : messages;
     let repaired = stored.repair(restored, { closeOpen: abandoning, abandoned, salvage });
-    if (
-      !run &&
-      !abandoning &&
-      repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
-    ) {
-      // Calls closed outside a new input (e.g. `durability: "exit"` stores only the run's last checkpoint):
-      // their finished results may still sit in the parent's pending writes.
-      const found = await pendingResults(config, unansweredCallIds(restored));
+    if (!run && !abandoning) {
+      // Real results may still sit in the parent's pending writes: for calls closed outside a new input (e.g.
+      // `durability: "exit"` stores only the run's last checkpoint), and for our marked placeholders (a surface
+      // closed the calls itself), each placeholder looked up once per process.
+      const ids = repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
+        ? unansweredCallIds(restored)
+        : new Set<string>();
+      if (typeof parentId === "string")
+        for (const m of messages) {
+          const id = isToolResult(m) && isMarkedSyntheticResult(m) ? resultIdOf(m) : undefined;
+          if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\u0000${id}`)) ids.add(id);
+        }
+      const found = await pendingResults(config, ids);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
         repaired = stored.repair(restored, { abandoned, salvage });
       }
     }
-    rememberSalvaged(config, repaired.salvaged, salvage);
+    // Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread.
+    for (const id of repaired.salvaged) {
+      const result = salvage.get(id);
+      if (!result || isMarkedSyntheticResult(result)) continue;
+      evictOldest(salvaged, 10_000);
+      salvaged.set(`${String(configurableOf(config).thread_id)}\u0000${id}`, result);
+    }
     runs.delete(thread);
     const restoring = restored !== messages ? restore : undefined;
     if (repaired.repairs.length === 0 && !restoring) return checkpoint;
@@ -262,7 +233,7 @@ function repairingSaver(
     for (const k of keys) reported.add(k);
     evictOldest(runs);
     runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
-    await report(fresh, config);
+    await reportRepairs(fresh, options, config);
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
 

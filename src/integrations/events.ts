@@ -96,12 +96,8 @@ const reported = new WeakMap<object, Set<string>>();
  * checkpointer): they share one memory, so the same repair of the same call in the same thread (the request's
  * placeholder, then the stored one) reaches the caller once.
  */
-export function reportedOnce(
-  onRepair: ((repair: ToolCallRepair) => void) | undefined,
-): ((repair: ToolCallRepair) => void) | undefined {
-  if (!onRepair) return undefined;
-  return Object.assign((repair: ToolCallRepair) => onRepair(repair), { [SETUP]: true });
-}
+export const reportedOnce = (onRepair?: (repair: ToolCallRepair) => void) =>
+  onRepair && Object.assign((repair: ToolCallRepair) => onRepair(repair), { [SETUP]: true });
 
 /**
  * Hands each repair of one model call or one store to `onRepair`, in order, unless it was already handed, with
@@ -133,7 +129,7 @@ export function deliverRepairs(
   const request = scope === "request";
   // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
   const id: unknown = ensureConfig(config).configurable?.thread_id;
-  const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
+  const thread = typeof id === "string" || typeof id === "number" ? id : "";
   const inList = new Map<string, number>();
   let seen = reported.get(onRepair);
   if (!seen) reported.set(onRepair, (seen = new Set()));
@@ -141,11 +137,7 @@ export function deliverRepairs(
     const { action, toolCallId } = repair;
     if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
     const key =
-      toolCallId !== undefined && (setup || request)
-        ? `${thread}\u0000${action}\u0000${toolCallId}`
-        : request
-          ? `${thread}\u0000${action}\u0000`
-          : undefined;
+      request || (setup && toolCallId !== undefined) ? `${thread}\u0000${action}\u0000${toolCallId ?? ""}` : undefined;
     if (key !== undefined) {
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
@@ -203,10 +195,11 @@ export function unlessClean<T>(
   options: RepairReporting,
   config?: RunnableConfig,
 ): T | Promise<T> {
+  let out: T | Promise<T>;
   try {
-    const out = step();
-    return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
+    out = step();
   } catch (error) {
-    return orFallback(() => Promise.reject(error), fallback, options, config);
+    out = Promise.reject(error);
   }
+  return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
 }

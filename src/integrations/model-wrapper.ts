@@ -59,12 +59,10 @@ const WRAPPED = Symbol.for("langgraph-tool-repair.requestRepair");
 type ChatModel = BaseChatModel;
 type Run = CallbackManagerForLLMRun | undefined;
 
-const isWrapped = (model: unknown): boolean =>
-  (typeof model === "object" || typeof model === "function") && model !== null && WRAPPED in model;
-
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
 export const repairsRequests = boundary("repairsRequests", (model: unknown): boolean => {
-  return isWrapped(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
+  const m = RunnableBinding.isRunnableBinding(model) ? model.bound : model;
+  return (typeof m === "object" || typeof m === "function") && m !== null && WRAPPED in m;
 });
 
 /** The wrapper's options (the kit takes them too). */
@@ -90,7 +88,7 @@ export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, opt
   const m = model as Dict | null;
   if (typeof m?._generate !== "function" || typeof m._modelType !== "function")
     throw expectedInput("withRequestRepair", "model", "a chat model (BaseChatModel) or a binding of one", model);
-  return isWrapped(model) ? model : (wrap(model as ChatModel, given) as M);
+  return WRAPPED in m ? model : (wrap(model as ChatModel, given) as M);
 });
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {

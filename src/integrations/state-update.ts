@@ -33,11 +33,8 @@ const withNewId = (m: BaseMessage, id = uuid()) =>
  * replace the wrong message (and after `REMOVE_ALL_MESSAGES` it keeps both copies of a repeated id).
  * Messages that already have a unique id are kept as they are.
  */
-export const withUniqueIds = boundary("withUniqueIds", (messages: readonly BaseMessage[]): BaseMessage[] =>
-  uniqueIds(messages, "withUniqueIds"),
-);
-
-function uniqueIds(messages: readonly BaseMessage[], fn: string): BaseMessage[] {
+export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
+  const fn = "replaceAllMessages";
   assertArray(messages, fn);
   const seen = new Set<string>();
   return eachItem(messages, fn, "messages", "a LangChain message", (m) => {
@@ -78,7 +75,7 @@ function eachItem<T>(
  */
 export const replaceAllMessages = boundary("replaceAllMessages", (messages: readonly BaseMessage[]): BaseMessage[] => [
   new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
-  ...uniqueIds(messages, "replaceAllMessages"),
+  ...withUniqueIds(messages),
 ]);
 
 /**

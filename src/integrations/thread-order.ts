@@ -47,9 +47,6 @@ export function threadKey(config: RunnableConfig | undefined): string {
 export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
   `${threadKey(config)}\u0000${String(id)}`;
 
-const signalOf = (config: RunnableConfig | undefined): AbortSignal | undefined =>
-  typeof AbortSignal !== "undefined" && config?.signal instanceof AbortSignal ? config.signal : undefined;
-
 const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
 const NODE_BITS = 48n;
 
@@ -98,7 +95,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
 
   /** `op` counted as under way for the run of `config` on its thread, until it settles. */
   function track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
-    const signal = signalOf(config);
+    const signal = config?.signal;
     if (!signal) return op();
     if (!abortedAt.has(signal)) {
       abortedAt.set(signal, signal.aborted ? 0 : Infinity);
@@ -146,7 +143,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     (config: RunnableConfig): Promise<T> => {
       const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
-      const mine = signalOf(config);
+      const mine = config?.signal;
       const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
       const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
       if (!entry || others().length === 0) return run();
@@ -187,7 +184,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to !== undefined) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const signal = signalOf(config);
+      const signal = config?.signal;
       const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).

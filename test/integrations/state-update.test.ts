@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
-import { applyMessagesUpdate, replaceAllMessages, withUniqueIds } from "../../src/integrations/state-update";
+import { applyMessagesUpdate, replaceAllMessages } from "../../src/integrations/state-update";
 import { boundaryError, errorOf as thrown, inputError, revokedArray, throwingAt } from "../support/hostile";
 
 const errorOf = (fn: () => unknown): ToolCallRepairInputError => {
@@ -55,11 +55,8 @@ describe("applyMessagesUpdate", () => {
 describe("argument checks: an input error naming the argument (and the index), never a raw error", () => {
   const list = [new HumanMessage({ content: "q", id: "h1" }), new AIMessage({ content: "a", id: "a1" })];
 
-  it("withUniqueIds and replaceAllMessages take an array of LangChain messages", () => {
-    for (const [name, fn] of [
-      ["withUniqueIds", withUniqueIds],
-      ["replaceAllMessages", replaceAllMessages],
-    ] as const) {
+  it("replaceAllMessages takes an array of LangChain messages", () => {
+    for (const [name, fn] of [["replaceAllMessages", replaceAllMessages]] as const) {
       expect(thrown(() => fn(null as never))).toMatchObject(
         inputError("messages", `${name}: messages is null; expected an array of messages`),
       );
