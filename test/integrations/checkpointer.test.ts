@@ -189,8 +189,7 @@ describe("withToolCallRepair: reading", () => {
 
 describe("withToolCallRepair: a new input abandoning a pending exchange", () => {
   /** The state after a run stopped mid-tool: calls a and b open, a's result in the pending writes. */
-  async function abortedThread(thread: string, ns = "") {
-    const inner = new MemorySaver();
+  async function abortedThread(thread: string, ns = "", inner: BaseCheckpointSaver = new MemorySaver()) {
     const call = aiWithCalls("a", "b");
     const parent = await store(inner, thread, [human("hi"), call], { ns });
     const realA = new ToolMessage({ content: "real result of a", tool_call_id: "a", name: "tool_a", id: "tm-a" });
@@ -292,6 +291,42 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
       const reads = vi.spyOn(inner, "getTuple");
       await store(wrapped, "t", [...closedBySurface, human("again"), ai("again")], { parentId: exit.id });
       expect(reads).not.toHaveBeenCalled();
+    },
+  );
+
+  it.each([
+    ["MemorySaver", () => new MemorySaver()],
+    ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
+  ])(
+    "%s: after a clean put's placeholder is swapped for the real result, the same run's next put (its list still " +
+      "holding the placeholder) keeps the real result",
+    async (_name, saver) => {
+      const { inner, parent, call } = await abortedThread("t", "", saver());
+      const wrapped = withToolCallRepair(inner, { provider: "openai" });
+      const placeholder = (id: string) =>
+        new ToolMessage({
+          content: "placeholder",
+          tool_call_id: id,
+          status: "error",
+          id: `tool-repair-${id}`,
+          additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
+        });
+      // The run's in-memory list: the surface closed both calls with marked placeholders, so each put looks clean.
+      const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new")];
+      const first = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
+      expect(messagesIn(await inner.getTuple(first.config))[2]).toMatchObject({ content: "real result of a" });
+      // The same run's next step (child of the swapped checkpoint) still writes its stale list, placeholder "a" included.
+      const next = await store(wrapped, "t", [...closedBySurface, ai("answer")], { parentId: first.id });
+
+      const stored = messagesIn(await inner.getTuple(next.config));
+      expect(shape(stored)).toBe("human, ai[a,b], tool(a), tool(b), human, ai");
+      expect(stored[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
+      expect(isSyntheticResult(stored[2])).toBe(false);
+      expect(isSyntheticResult(stored[3])).toBe(true);
+      // What the next model call is built from: the thread's latest checkpoint as the wrapper hands it out.
+      const latest = messagesIn(await wrapped.getTuple(configOf("t")));
+      expect(latest[2]).toMatchObject({ content: "real result of a", id: "tm-a" });
+      expect(findToolCallProblems(latest, { provider: "openai", trailingIsProblem: false })).toEqual([]);
     },
   );
 
