@@ -3,7 +3,7 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { assertString, errorText } from "../errors";
+import { errorText } from "../errors";
 import type { Dict } from "../values";
 import { toOutputFormat, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
@@ -20,7 +20,6 @@ const MAX_CANDIDATES = 64;
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
 export function answerText({ content }: BaseMessage): string {
   if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
   return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
 
@@ -40,15 +39,14 @@ export interface Candidate {
  * tier (a fenced block is also a bracket span) is listed once. Linear in the text's length.
  */
 export function answerCandidates(text: string): Candidate[] {
-  assertString(text, "answerCandidates", "text");
   const found: Candidate[] = [];
   const seen = new Set<string>();
   const add = (source: CandidateSource, raw: string) => {
     if (found.length >= MAX_CANDIDATES) return;
     const value = parseJson(raw);
     // A key equal for equal values (the source text when the value cannot be serialised, e.g. too deep).
-    const key = value === NOT_JSON ? undefined : orElse(() => JSON.stringify(value), raw);
-    if (key === undefined || seen.has(key)) return;
+    const key = orElse(() => JSON.stringify(value), raw);
+    if (value === NOT_JSON || seen.has(key)) return;
     seen.add(key);
     found.push({ value, source });
   };
@@ -98,11 +96,10 @@ export function balancedSpans(text: string): { start: number; text: string }[] {
     if (start < resumeAt) continue; // inside a span already taken
     const end = closeOf.get(start)! + 1;
     attempts++;
-    const candidate = text.slice(start, end);
-    if (parseJson(candidate) !== NOT_JSON) {
-      spans.push({ start, text: candidate });
-      resumeAt = end;
-    }
+    const span = { start, text: text.slice(start, end) };
+    if (parseJson(span.text) === NOT_JSON) continue;
+    spans.push(span);
+    resumeAt = end;
   }
   return spans;
 }
@@ -177,7 +174,6 @@ export async function parseStructuredAnswer<T = unknown>(
   text: string,
   format: OutputFormat<T> | unknown,
 ): Promise<ParsedAnswer<T>> {
-  assertString(text, "parseStructuredAnswer", "text");
   const outputFormat = toOutputFormat<T>(format, "format");
   const candidates = answerCandidates(text);
   if (candidates.length === 0) {
