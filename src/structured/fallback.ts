@@ -72,22 +72,19 @@ export function nativeRefusalOf(error: unknown): string | undefined {
 }
 
 /**
- * `run` with native for this model and schema, or with the strategy native falls back to: at once for a schema
- * outside the subset or a refusal remembered, once more after a refusal now (then remembered for the model, or
- * the model and schema).
+ * The memory of one setup (create it in the wrapper's factory, never at module level). It runs `run` with native
+ * for this model and schema, or with the strategy native falls back to: at once for a schema outside the subset
+ * or a refusal remembered, once more after a refusal now (then remembered for the model, or the model and schema).
  */
-export type NativeFallbacks = <T>(
-  model: ModelDescription,
-  jsonSchema: JsonSchema,
-  run: (strategy: StructuredOutputStrategy) => Promise<T>,
-  config?: RunnableConfig,
-) => Promise<T>;
-
-/** The memory of one setup (create it in the wrapper's factory, never at module level). */
-export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void): NativeFallbacks {
+export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void) {
   const refused = new Map<string, StructuredOutputFallback["to"]>();
   const reported = new Set<string>();
-  return async (model, jsonSchema, run, config) => {
+  return async <T>(
+    model: ModelDescription,
+    jsonSchema: JsonSchema,
+    run: (strategy: StructuredOutputStrategy) => Promise<T>,
+    config?: RunnableConfig,
+  ): Promise<T> => {
     const { modelId } = model;
     const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
     const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;

@@ -85,13 +85,6 @@ export function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "json
   return isDict(value) && isDict(value.jsonSchema) && !isInteropZodSchema(value) && !isStandardSchema(value);
 }
 
-/** `value` if it is an OutputFormat, else the format of the schema it is (see {@link outputFormatOf}). */
-export function toOutputFormat<T = unknown>(value: unknown, argument: string): OutputFormat<T> {
-  return hasJsonSchema(value) && typeof (value as Dict).validate === "function"
-    ? (value as OutputFormat<T>)
-    : outputFormatOf<T>(value, undefined, argument);
-}
-
 /** createReactAgent's `{ schema, prompt?, strict?, ... }` form (told apart as createReactAgent does: a `schema` key). */
 export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
   isDict(value) && "schema" in value && !isInteropZodSchema(value);

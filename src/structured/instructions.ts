@@ -9,7 +9,7 @@ import {
   coerceMessageLikeToMessage,
   type BaseMessageLike,
 } from "@langchain/core/messages";
-import { hasJsonSchema, toOutputFormat, type OutputFormat } from "./format";
+import { hasJsonSchema, outputFormatOf, type OutputFormat } from "./format";
 
 /**
  * Instructions for the agent's system prompt: the format's own prompt first, then the schema. Takes a schema in
@@ -19,7 +19,7 @@ import { hasJsonSchema, toOutputFormat, type OutputFormat } from "./format";
 export function formatInstructions(schemaOrFormat: unknown): string {
   const { prompt, jsonSchema } = hasJsonSchema(schemaOrFormat)
     ? schemaOrFormat
-    : toOutputFormat(schemaOrFormat, "format");
+    : outputFormatOf(schemaOrFormat, undefined, "format");
   return [
     prompt?.trim(),
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +

@@ -5,7 +5,7 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { errorText } from "../errors";
 import type { Dict } from "../values";
-import { toOutputFormat, type OutputFormat, type Validation } from "./format";
+import { hasJsonSchema, outputFormatOf, type OutputFormat, type Validation } from "./format";
 import { correctionMessage } from "./instructions";
 
 /** JSON.parse attempts on bracket spans before the scanner gives up (bounds the work on brace-heavy answers). */
@@ -174,7 +174,10 @@ export async function parseStructuredAnswer<T = unknown>(
   text: string,
   format: OutputFormat<T> | unknown,
 ): Promise<ParsedAnswer<T>> {
-  const outputFormat = toOutputFormat<T>(format, "format");
+  const outputFormat =
+    hasJsonSchema(format) && typeof (format as Dict).validate === "function"
+      ? (format as OutputFormat<T>)
+      : outputFormatOf<T>(format, undefined, "format");
   const candidates = answerCandidates(text);
   if (candidates.length === 0) {
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
@@ -246,16 +249,6 @@ export class PromptedStructuredOutputError extends Error {
   }
 }
 
-export interface ResolveOptions {
-  /** Corrective calls allowed (default 1). */
-  maxCorrections?: number;
-  /**
-   * Makes one corrective call. `followUp` is what comes after the history that produced the first answer:
-   * [answer, correction] (then [answer, correction, answer2, correction2], ...); it ends with a user message.
-   */
-  askAgain(followUp: BaseMessage[]): Promise<BaseMessage>;
-}
-
 export interface Resolved<T> {
   value: T;
   /** The answer the value came from. */
@@ -266,13 +259,19 @@ export interface Resolved<T> {
   choice: AnswerChoice;
 }
 
-/** The structured response from a final answer, with up to `maxCorrections` corrective calls. */
+/**
+ * The structured response from a final answer, with up to `maxCorrections` corrective calls (default 1).
+ * `askAgain` makes one corrective call. `followUp` is what comes after the history that produced the first answer:
+ * [answer, correction] (then [answer, correction, answer2, correction2], ...); it ends with a user message.
+ */
 export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
-  options: ResolveOptions,
+  {
+    maxCorrections = 1,
+    askAgain,
+  }: { maxCorrections?: number; askAgain(followUp: BaseMessage[]): Promise<BaseMessage> },
 ): Promise<Resolved<T>> {
-  const maxCorrections = options.maxCorrections ?? 1;
   const attempts: StructuredAttempt[] = [];
   const followUp: BaseMessage[] = [];
   let current = answer;
@@ -283,7 +282,7 @@ export async function resolveStructuredAnswer<T>(
     attempts.push({ raw, issues: result.issues });
     if (corrections >= maxCorrections) throw new PromptedStructuredOutputError(attempts);
     followUp.push(textOnlyAnswer(raw), correctionMessage(result.issues, format));
-    current = await options.askAgain([...followUp]);
+    current = await askAgain([...followUp]);
   }
 }
 

@@ -59,103 +59,83 @@ const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) 
 const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
-/** One row: the models, the client, the strategy (with thinking: `tool` becomes `prompted`), evidence, source. */
-const row = (
-  models: string,
-  provider: StrategyRule["provider"],
-  strategy: StructuredOutputStrategy,
-  evidence: StrategyRule["evidence"],
-  source: string,
-  matches: StrategyRule["matches"],
-): StrategyRule => ({
-  models,
-  provider,
-  strategy,
-  withThinking: strategy === "native" ? "native" : "prompted",
-  source,
-  evidence,
-  matches,
-});
+/** One row: the models, "client strategy evidence", source (with thinking: `tool` becomes `prompted`). */
+const row = (models: string, spec: string, source: string, matches: StrategyRule["matches"]): StrategyRule => {
+  const [provider, strategy, evidence] = spec.split(" ") as [
+    StrategyRule["provider"],
+    StructuredOutputStrategy,
+    StrategyRule["evidence"],
+  ];
+  return {
+    models,
+    provider,
+    strategy,
+    withThinking: strategy === "native" ? "native" : "prompted",
+    source,
+    evidence,
+    matches,
+  };
+};
 
 /** First matching row wins. */
 export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
   row(
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
-    "bedrock",
-    "native",
-    "documented",
+    "bedrock native documented",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
     claude((c) => (c.major === 4 && c.minor === 5 && c.family !== "instant") || is("opus", 4, 6)(c)),
   ),
   row(
     "Claude Sonnet 4.6",
-    "bedrock",
-    "native",
-    "documented",
+    "bedrock native documented",
     "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
     claude(is("sonnet", 4, 6)),
   ),
   row(
     "Claude Opus 4.7",
-    "bedrock",
-    "tool",
-    "reported",
+    "bedrock tool reported",
     "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
     claude(is("opus", 4, 7)),
   ),
   row(
     "later Claude models (Claude 4.8 and later, Claude 5, ...)",
-    "bedrock",
-    "native",
-    "reported",
+    "bedrock native reported",
     "Inferred from Anthropic's list (M); a refusal falls back",
     claude((c) => claudeAtLeast(c, 4, 6)),
   ),
   row(
     "Claude 3.x to 4.1",
-    "bedrock",
-    "tool",
-    "documented",
+    "bedrock tool documented",
     `Not in AWS's list; @langchain/aws forces a tool for claude-3/4 ids. ${THINKING}`,
     claude(),
   ),
   row(
     "Llama (meta.*)",
-    "bedrock",
-    "prompted",
-    "documented",
+    "bedrock prompted documented",
     "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it",
     (m) => /llama/i.test(m.modelId ?? ""),
   ),
   row(
     "every other Bedrock model (Nova, Mistral, ..., inference profile ARNs, unknown ids)",
-    "bedrock",
-    "prompted",
-    "reported",
+    "bedrock prompted reported",
     "ChatBedrockConverse forces a tool only for Claude; AWS names no ids of other models (M)",
     any,
   ),
   row(
     "Claude 4.5 and later (ChatAnthropic)",
-    "anthropic",
-    "native",
-    "documented",
+    "anthropic native documented",
     "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H)",
     claude((c) => claudeAtLeast(c, 4, 5)),
   ),
   row(
     "earlier Claude models (ChatAnthropic)",
-    "anthropic",
-    "tool",
-    "documented",
+    "anthropic tool documented",
     `Anthropic tool_choice {type: "tool"} (H). ${THINKING}`,
     any,
   ),
   row(
     "any other model the wrappers act on",
-    "other",
-    "prompted",
-    "documented",
+    "other prompted documented",
     "No constrained mechanism this package can send there",
     any,
   ),
