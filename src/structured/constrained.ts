@@ -17,8 +17,7 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
-import type { OutputFormat } from "./format";
-import { formatInstructions } from "./instructions";
+import { formatInstructions, type OutputFormat } from "./format";
 import { answerText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";

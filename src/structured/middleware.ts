@@ -16,13 +16,23 @@ import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
 import { boundary } from "../errors";
 import { describeModels, envSelectsBedrock, type ModelDescription } from "../models/detect";
 import { constrainedModel } from "./constrained";
-import { nativeFallbacks } from "./fallback";
-import { structuredUpdate } from "./final-message";
 import type { PromptedStructuredOutputOptions } from "./react-agent";
-import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy } from "./format";
-import { formatInstructions, systemMessageWith } from "./instructions";
-import { resolveStructuredAnswer } from "./parse";
-import { assertToolAllowed, strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
+import {
+  agentOutputFormat,
+  formatInstructions,
+  isProviderStrategy,
+  isToolStrategy,
+  schemaOfStrategy,
+  systemMessageWith,
+} from "./format";
+import { resolveStructuredAnswer, structuredUpdate } from "./parse";
+import {
+  assertToolAllowed,
+  nativeFallbacks,
+  strategyChoiceFor,
+  structuredOptions,
+  type StructuredOutputStrategy,
+} from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions
   extends Omit<PromptedStructuredOutputOptions, "strategy" | "prompted" | "onRepair"> {

@@ -49,17 +49,31 @@ import {
   type ModelDescription,
 } from "../models/detect";
 import { constrainedModel, structuredCall } from "./constrained";
-import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import {
+  formatInstructions,
+  isSchemaOptions,
+  promptWith,
+  reactOutputFormat,
+  systemMessageWith,
+  toMessages,
+  withSystemInstructions,
+} from "./format";
+import {
+  answerText,
+  parseStructuredAnswer,
   reportResponse,
+  resolveStructuredAnswer,
   structuredUpdate,
   type FinalMessageOption,
   type StructuredResponseReport,
-} from "./final-message";
-import { isSchemaOptions, reactOutputFormat } from "./format";
-import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
-import { answerText, parseStructuredAnswer, resolveStructuredAnswer } from "./parse";
-import { strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
+} from "./parse";
+import {
+  nativeFallbacks,
+  strategyChoiceFor,
+  structuredOptions,
+  type StructuredOutputFallback,
+  type StructuredOutputStrategy,
+} from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
