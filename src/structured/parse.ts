@@ -332,16 +332,6 @@ export function finalMessageText(option: FinalMessageOption | undefined, value: 
   return text;
 }
 
-/** One structured response to `onStructuredResponse`. */
-export function reportResponse(
-  options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
-  strategy: StructuredOutputStrategy,
-  { value, corrections, choice }: Resolved<unknown>,
-  modelId?: string,
-): void {
-  options.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
-}
-
 /**
  * The state update of an answer read as JSON, reported: the structured response, and the stored final answer
  * when it changes (a correction, or `finalMessage` text): `text` as its content, the answer's metadata, under the
@@ -356,8 +346,8 @@ export function structuredUpdate(
   modelId: string | undefined,
   replaced: AIMessage,
 ): Record<string, unknown> {
-  const { value: structuredResponse, answer } = resolved;
-  reportResponse(options, strategy, resolved, modelId);
+  const { value: structuredResponse, answer, corrections, choice } = resolved;
+  options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, choice, modelId });
   const shown = finalMessageText(options.finalMessage, structuredResponse);
   if (shown === undefined && answer === replaced) return { structuredResponse };
   if (!replaced.id) replaced.id = (replaced.lc_kwargs as Dict).id = `run-${globalThis.crypto.randomUUID()}`;

@@ -61,7 +61,6 @@ import {
 import {
   answerText,
   parseStructuredAnswer,
-  reportResponse,
   resolveStructuredAnswer,
   structuredUpdate,
   type FinalMessageOption,
@@ -239,8 +238,9 @@ export const withPromptedStructuredOutput = boundary(
           const repair = (request: BaseMessage[]) => repaired(request, bedrock, config);
           const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
           const resolved = await resolve(await ask([]), ask);
-          reportResponse(o, strategy, resolved, modelId);
-          return resolved.value;
+          const { value, corrections, choice } = resolved;
+          o.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+          return value;
         };
         try {
           if (strategy === "native")
@@ -363,9 +363,8 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
       { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },
       config,
     );
-    const asArray = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
     if (own.messages === undefined) return { ...update, ...own };
-    return { ...update, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
+    return { ...update, ...own, messages: [messages ?? [], own.messages].flat() };
   }) as AnyParams["postModelHook"];
 }
 /**
