@@ -77,6 +77,6 @@ export {
 } from "./structured/strategy";
 /** The types `ModelFacts` and `StrategyOptions` refer to. */
 export type { ClaudeVersion, Env } from "./models/detect";
-export type { FinalMessageOption, StructuredResponseReport } from "./structured/final-message";
+export type { FinalMessageOption, StructuredResponseReport } from "./structured/parse";
 export { bedrockOutputConfig, withBedrockOutputConfig } from "./structured/constrained";
-export type { StructuredOutputFallback } from "./structured/fallback";
+export type { StructuredOutputFallback } from "./structured/strategy";

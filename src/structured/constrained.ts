@@ -17,8 +17,7 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
-import type { JsonSchema, OutputFormat } from "./format";
-import { formatInstructions } from "./instructions";
+import { formatInstructions, type OutputFormat } from "./format";
 import { answerText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
@@ -36,39 +35,34 @@ export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: Readon
   return name;
 }
 
-/**
- * The schema as constrained decoding takes it (Bedrock's and Anthropic's JSON Schema subset, see
- * schema-subset.ts): unsupported constraints moved into `description`, `additionalProperties: false` on every
- * object, internal `$ref`s inlined. A schema the subset cannot express (a record or open object, a recursive
- * schema) is a TypeError naming what; the wrappers check first and use another strategy for it. The input is
- * not changed; the answer is still validated against the user's own schema. Errors name `fn` and `argument`.
- */
-export function strictJsonSchema(schema: JsonSchema, fn = "strictJsonSchema", argument = "schema"): JsonSchema {
-  if (!isDict(schema)) throw expectedInput(fn, argument, "a JSON schema object", schema);
-  const subset = subsetSchemaOf(schema);
-  if (subset.ok) return subset.schema;
-  throw new ToolCallRepairInputError(
-    `${fn}: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
-    { argument },
-  );
-}
-
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export const bedrockOutputConfig = boundary(
   "bedrockOutputConfig",
   function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-    const fn = "bedrockOutputConfig";
     if (!isDict(format))
-      throw expectedInput(fn, "format", "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }", format);
+      throw expectedInput(
+        "bedrockOutputConfig",
+        "format",
+        "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }",
+        format,
+      );
     if (format.name !== undefined && typeof format.name !== "string")
-      throw expectedInput(fn, "format.name", "a string or undefined", format.name);
-    const strict = strictJsonSchema(format.jsonSchema, fn, "format.jsonSchema");
-    const { description: d } = strict;
+      throw expectedInput("bedrockOutputConfig", "format.name", "a string or undefined", format.name);
+    const argument = "format.jsonSchema";
+    if (!isDict(format.jsonSchema))
+      throw expectedInput("bedrockOutputConfig", argument, "a JSON schema object", format.jsonSchema);
+    const subset = subsetSchemaOf(format.jsonSchema);
+    if (!subset.ok)
+      throw new ToolCallRepairInputError(
+        `bedrockOutputConfig: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
+        { argument },
+      );
+    const { description } = subset.schema;
     // The subset is a tree of plain JSON values: it always serialises.
     const jsonSchema = {
-      schema: JSON.stringify(strict),
+      schema: JSON.stringify(subset.schema),
       name: formatNameOf(format),
-      ...(typeof d === "string" && { description: d }),
+      ...(typeof description === "string" && { description }),
     };
     return { textFormat: { type: "json_schema", structure: { jsonSchema } } };
   },
@@ -110,19 +104,22 @@ export async function constrainedModel(
   config?: RunnableConfig,
 ) {
   const { instance, callOptions, provider } = await withInstance(description, config);
-  if (instance === undefined) throw new TypeError(`No chat model found for the ${strategy} structured-output call`);
   const { tools: _tools, tool_choice: _choice, ...options } = callOptions;
-  let model = instance;
+  let model = instance!;
+  const { jsonSchema } = format;
   if (strategy === "tool") {
-    const { description: d } = format.jsonSchema;
-    const description = typeof d === "string" ? d : "Give the final answer in the required format.";
-    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: format.jsonSchema } }];
+    const d =
+      typeof jsonSchema.description === "string"
+        ? jsonSchema.description
+        : "Give the final answer in the required format.";
+    tools = [...tools, { type: "function", function: { name: toolName, description: d, parameters: jsonSchema } }];
     options.tool_choice = toolName;
   } else if (strategy === "native" && provider === "bedrock")
-    model = withBedrockOutputConfig(instance, bedrockOutputConfig(format));
+    model = withBedrockOutputConfig(model, bedrockOutputConfig(format));
   else if (strategy === "native") {
-    const format_ = { type: "json_schema", schema: strictJsonSchema(format.jsonSchema) };
-    options.outputConfig = { ...(isDict(options.outputConfig) ? options.outputConfig : {}), format: format_ };
+    // The fallback has checked the schema is in the subset.
+    const schema = (subsetSchemaOf(jsonSchema) as { schema: Dict }).schema;
+    options.outputConfig = { ...(options.outputConfig as Dict), format: { type: "json_schema", schema } };
   }
   type Bound = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
   const bind = (key: string, ...args: unknown[]) => (model[key] as (...a: unknown[]) => Bound).call(model, ...args);
@@ -148,8 +145,10 @@ export async function structuredCall(
   repair: (request: BaseMessage[]) => Promise<BaseMessage[]>,
   config?: RunnableConfig,
 ) {
-  const taken = new Set(tools.map(toolNameOf).filter((n) => n !== undefined));
-  const name = formatNameOf(format, taken);
+  const taken = tools.map((t) =>
+    [t, (t as Dict)?.function, (t as Dict)?.toolSpec].find((p) => isDict(p) && typeof p.name === "string"),
+  );
+  const name = formatNameOf(format, new Set(taken.map((p) => (p as Dict)?.name as string)));
   const runnable = await constrainedModel(strategy, model, format, tools, name, config);
   const last = messages.at(-1)!;
   const input = [
@@ -169,12 +168,7 @@ export async function structuredCall(
     if (strategy !== "tool") return answer;
     const { id, response_metadata, usage_metadata, tool_calls } = answer;
     const args = tool_calls?.find((c) => c.name === name)?.args;
-    if (args === undefined) return new AIMessage({ content: answerText(answer), id, response_metadata });
-    return new AIMessage({ content: JSON.stringify(args), id, response_metadata, usage_metadata });
+    const content = args === undefined ? answerText(answer) : JSON.stringify(args);
+    return new AIMessage({ content, id, response_metadata, usage_metadata });
   };
-}
-
-function toolNameOf(tool: unknown): string | undefined {
-  const parts = isDict(tool) ? [tool, tool.function, tool.toolSpec] : [];
-  return parts.map((part) => (isDict(part) ? part.name : undefined)).find((name) => typeof name === "string");
 }

@@ -14,16 +14,28 @@ import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
 import { boundary } from "../errors";
-import { describeModels, envSelectsBedrock, type Env, type ModelDescription } from "../models/detect";
+import { describeModels, envSelectsBedrock, type ModelDescription } from "../models/detect";
 import { constrainedModel } from "./constrained";
-import { nativeFallbacks, type StructuredOutputFallback } from "./fallback";
-import { structuredUpdate, type FinalMessageOption, type StructuredResponseReport } from "./final-message";
-import { agentOutputFormat, isProviderStrategy, isToolStrategy, schemaOfStrategy } from "./format";
-import { formatInstructions, systemMessageWith } from "./instructions";
-import { resolveStructuredAnswer } from "./parse";
-import { assertToolAllowed, strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
+import type { PromptedStructuredOutputOptions } from "./react-agent";
+import {
+  agentOutputFormat,
+  formatInstructions,
+  isProviderStrategy,
+  isToolStrategy,
+  schemaOfStrategy,
+  systemMessageWith,
+} from "./format";
+import { resolveStructuredAnswer, structuredUpdate } from "./parse";
+import {
+  assertToolAllowed,
+  nativeFallbacks,
+  strategyChoiceFor,
+  structuredOptions,
+  type StructuredOutputStrategy,
+} from "./strategy";
 
-export interface PromptedStructuredOutputMiddlewareOptions {
+export interface PromptedStructuredOutputMiddlewareOptions
+  extends Omit<PromptedStructuredOutputOptions, "strategy" | "prompted" | "onRepair"> {
   /**
    * Force one strategy: "native", "tool" or "prompted" (default: the strategy table, decided per call on
    * `request.model`). With a strategy set the middleware acts on every model: on Bedrock with its own mechanisms,
@@ -33,23 +45,10 @@ export interface PromptedStructuredOutputMiddlewareOptions {
   /**
    * true: same as `strategy: "prompted"`; false: never act (every call passes through). Default: act on Bedrock
    * models only (`LLM_PROVIDER=aws-bedrock` included): createAgent's own strategies never send a prefill request,
-   * so no-prefill models elsewhere keep them.
+   * so no-prefill models elsewhere keep them. `finalMessage` applies under native and prompted, where the answer
+   * is the JSON.
    */
   prompted?: boolean;
-  /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` makes the middleware act on any model. */
-  env?: Env;
-  /** Corrective calls allowed when the final answer does not validate (default 1). */
-  maxCorrections?: number;
-  /** The stored final message under native and prompted, where the answer is the JSON (default "json"; see FinalMessageOption). */
-  finalMessage?: FinalMessageOption;
-  /** Called with every structured response this middleware reads (strategy, corrections, which value was taken). */
-  onStructuredResponse?: (report: StructuredResponseReport) => void;
-  /**
-   * Called once per middleware for each native request that was not sent (a schema outside the subset
-   * constrained decoding takes) or was refused for the model or the schema (then remembered for that model:
-   * later calls go straight to the next strategy). Also sent as the custom event `"structured_output_fallback"`.
-   */
-  onFallback?: (fallback: StructuredOutputFallback) => void;
   /** Middleware name (createAgent requires unique names). Default "PromptedStructuredOutput". */
   name?: string;
 }

@@ -36,7 +36,7 @@ import { repairToolCalls } from "../engine";
 import { boundary, expectedInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
-import { isDict } from "../values";
+import { isDict, type Dict } from "../values";
 import {
   cannotPrefill,
   describeModels,
@@ -49,17 +49,30 @@ import {
   type ModelDescription,
 } from "../models/detect";
 import { constrainedModel, structuredCall } from "./constrained";
-import { nativeFallbacks, type NativeFallbacks, type StructuredOutputFallback } from "./fallback";
 import {
-  reportResponse,
+  formatInstructions,
+  isSchemaOptions,
+  promptWith,
+  reactOutputFormat,
+  systemMessageWith,
+  toMessages,
+  withSystemInstructions,
+} from "./format";
+import {
+  answerText,
+  parseStructuredAnswer,
+  resolveStructuredAnswer,
   structuredUpdate,
   type FinalMessageOption,
   type StructuredResponseReport,
-} from "./final-message";
-import { isSchemaOptions, reactOutputFormat, type OutputFormat } from "./format";
-import { formatInstructions, promptWith, systemMessageWith, toMessages, withSystemInstructions } from "./instructions";
-import { answerText, parseStructuredAnswer, resolveStructuredAnswer } from "./parse";
-import { strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
+} from "./parse";
+import {
+  nativeFallbacks,
+  strategyChoiceFor,
+  structuredOptions,
+  type StructuredOutputFallback,
+  type StructuredOutputStrategy,
+} from "./strategy";
 
 export interface PromptedStructuredOutputOptions {
   /**
@@ -108,34 +121,16 @@ export interface PromptedStructuredOutputOptions {
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
-type AgentState = { messages: BaseMessage[] } & Record<string, unknown>;
+type State = { messages: BaseMessage[] } & Record<string, unknown>;
 type Config = LangGraphRunnableConfig;
-type ModelChooser = (state: AgentState, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
 type Update = Record<string, unknown>;
-type Hook = (state: AgentState, config: Config) => Promise<Update>;
-
-/** The prompt field the user set (createReactAgent accepts one of three), or none. */
-interface PromptSlot {
-  key: "prompt" | "stateModifier" | "messageModifier" | undefined;
-  value: unknown;
-}
+type Hook = (state: State, config: Config) => Promise<Update>;
 
 /**
  * How one model of the run gives the structured response: a strategy of the table, or "own" (a model the
  * wrapper does not act on: createReactAgent's own structured-output call, which that model accepts).
  */
 type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescription };
-
-/** Everything the hooks need that does not change between calls. */
-interface HookContext {
-  format: OutputFormat;
-  slot: PromptSlot;
-  options: PromptedStructuredOutputOptions;
-  tools: readonly unknown[];
-  responseFormat: unknown;
-  /** This setup's memory of native requests that fell back. */
-  withFallback: NativeFallbacks;
-}
 
 /**
  * createReactAgent params whose structured response never needs a prefill request: on a model that needs it
@@ -151,6 +146,8 @@ interface HookContext {
  *
  * Native / tool: one constrained call after the final answer (the format's own `prompt` as a system message,
  * the history, the answer, a closing user turn), validated by the same code, corrected the same way.
+ * Models of a fallback chain are tried in order until one answers; a prompted branch's own final answer is used
+ * when it holds a valid value; a native call falls back to the next strategy (see fallback.ts).
  *
  * A custom `stateSchema` without `structuredResponse` gets that field added. `llm` as a function: the model it
  * returns is checked on every call; a fallback chain (`withFallbacks`) gets a strategy per model.
@@ -174,26 +171,104 @@ export const withPromptedStructuredOutput = boundary(
     if (typeof params !== "object" || params === null)
       throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
     const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onRepair onFallback";
-    options = structuredOptions(options, fn, keys);
-    // Every field read once, up front (a getter that throws is refused now, not in a run).
+    const o: PromptedStructuredOutputOptions = structuredOptions(options, fn, keys);
     const { responseFormat, ...rest } = params;
-    const { llm, tools: agentTools } = rest;
-    if (responseFormat == null || options.prompted === false) return params;
-    const chooser = isModelChooser(llm) ? (llm as unknown as ModelChooser) : undefined;
-    if (!chooser && !isForced(options) && !needsPromptedStructuredOutput(llm, { env: options.env })) return params;
+    const { llm } = rest;
+    if (responseFormat == null || o.prompted === false) return params;
+    type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
+    const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
+    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, { env: o.env })) return params;
 
-    const tools = (Array.isArray(agentTools) ? agentTools : agentTools.tools) as unknown[];
+    const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
     const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => rest[k] != null);
-    const slot: PromptSlot = { key, value: key && rest[key] };
-    const withFallback = nativeFallbacks(options.onFallback);
-    const context = { format, slot, options, tools, responseFormat, withFallback };
+    const prompt = key && rest[key];
+    const withFallback = nativeFallbacks(o.onFallback);
     const instructions = formatInstructions(format);
-    const instructed = (model: unknown) =>
-      RunnableLambda.from((input: unknown) => withSystemInstructions(input, instructions)).pipe(model as Runnable);
+    const add = (input: unknown) => withSystemInstructions(input, instructions);
+    const instructed = (model: unknown) => RunnableLambda.from(add).pipe(model as Runnable);
     // One model (createReactAgent takes no fallback chain as `llm`): decided now.
-    const fixed = chooser ? undefined : branchesFor(llm, options);
+    const fixed = chooser ? undefined : branchesFor(llm, o);
     const prompted = (branches: Branch[]) => branches.length === 1 && branches[0].strategy === "prompted";
+    // A request this wrapper sends itself may hold what a repairing preModelHook only fixed in llmInputMessages:
+    // repaired for Bedrock or a strict provider, every repair reported like a surface's.
+    const repaired = async (messages: BaseMessage[], bedrock: boolean, config: Config) => {
+      const { repairs, messages: out } = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
+      await reportRepairs(repairs, { onRepair: o.onRepair }, config);
+      return out;
+    };
+    const resolve = (answer: BaseMessage, askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>) =>
+      resolveStructuredAnswer(answer, format, { maxCorrections: o.maxCorrections, askAgain });
+
+    // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
+    const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {
+      const resolved = await resolve(last, async (followUp) => {
+        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
+        // messageModifier works on the messages, the other two on the state).
+        const messages = [...state.messages.slice(0, -1), ...followUp];
+        const input = key === "messageModifier" ? messages : { ...state, messages };
+        const request =
+          prompt == null
+            ? messages
+            : typeof prompt === "string" || SystemMessage.isInstance(prompt)
+              ? [typeof prompt === "string" ? new SystemMessage(prompt) : prompt, ...messages]
+              : toMessages(
+                  await (Runnable.isRunnable(prompt)
+                    ? prompt.invoke(input, config)
+                    : (prompt as (...a: unknown[]) => unknown)(input, config)),
+                );
+        const bedrock = isBedrockModel(model, { env: o.env });
+        return (await model.invoke(await repaired(request, bedrock, config), config)) as BaseMessage;
+      });
+      return structuredUpdate(o, "prompted", resolved, undefined, last);
+    };
+
+    // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
+    const constrainedUpdate = async (branches: Branch[], { messages }: State, config: Config, last: AIMessage) => {
+      if (branches.some((b) => b.strategy === "prompted")) {
+        const parsed = await parseStructuredAnswer(answerText(last), format);
+        if (parsed.ok)
+          return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 }, undefined, last);
+      }
+      let lastError: unknown;
+      for (const { strategy, model } of branches) {
+        const { modelId } = model;
+        const constrained = async (strategy: StructuredOutputStrategy) => {
+          const bedrock = model.provider === "bedrock" || envSelectsBedrock(o.env);
+          const repair = (request: BaseMessage[]) => repaired(request, bedrock, config);
+          const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
+          const resolved = await resolve(await ask([]), ask);
+          const { value, corrections, choice } = resolved;
+          o.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+          return value;
+        };
+        try {
+          if (strategy === "native")
+            return { structuredResponse: await withFallback(model, format.jsonSchema, constrained, config) };
+          if (strategy !== "own") return { structuredResponse: await constrained(strategy) };
+          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+          const { instance } = await withInstance(model, config);
+          if (typeof instance?.withStructuredOutput !== "function")
+            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+          const {
+            prompt: p,
+            schema,
+            ...more
+          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+          const value = await structured.invoke([...system, ...messages], config);
+          if (value == null)
+            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+          o.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId });
+          return { structuredResponse: value };
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw lastError;
+    };
+
     // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
     // B3; its own call options kept), bound once like createReactAgent does.
     let agentModel: Runnable | undefined;
@@ -202,21 +277,31 @@ export const withPromptedStructuredOutput = boundary(
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
       if (last === undefined || !AIMessage.isInstance(last) || last.tool_calls?.length) return {};
       const model = chooser ? await chooser(state, config) : llm;
-      const branches = fixed ?? branchesFor(model, options);
-      if (!prompted(branches)) return constrainedUpdate(context, branches, state, config, last);
+      const branches = fixed ?? branchesFor(model, o);
+      if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);
       const agent = fixed?.[0].model;
       const target = !agent
         ? instructed(model)
         : (agentModel ??= instructed(
             agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
           ));
-      return promptedUpdate(context, target, state, config, last);
+      return promptedUpdate(target, state, config, last);
+    };
+    // The prompt with the instructions added, in the form it was given.
+    const withInstructions = () => {
+      if (prompt == null) return instructions;
+      if (typeof prompt === "string") return promptWith(prompt, instructions);
+      if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
+      if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
+      if (typeof prompt === "function")
+        return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
+      throw new TypeError(`Unexpected type for '${key}': ${typeof prompt}`);
     };
     const more = chooser
       ? {
-          llm: async (state: AgentState, config: Config) => {
+          llm: async (state: State, config: Config) => {
             const model = await chooser(state, config);
-            const branches = branchesFor(model, options);
+            const branches = branchesFor(model, o);
             // The instructions in front of the input of the models that are prompted (each of a chain on its own).
             if (!branches.some((b) => b.strategy === "prompted")) return model;
             if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
@@ -230,7 +315,7 @@ export const withPromptedStructuredOutput = boundary(
           },
         }
       : prompted(fixed!)
-        ? { [key ?? "prompt"]: slotWithInstructions(slot, instructions) }
+        ? { [key ?? "prompt"]: withInstructions() }
         : {};
     return {
       ...rest,
@@ -265,136 +350,11 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
   }));
 }
 
-/** The prompt with the instructions added, in the form it was given. */
-function slotWithInstructions({ key, value: prompt }: PromptSlot, instructions: string): unknown {
-  const add = (output: unknown) => withSystemInstructions(output, instructions);
-  if (prompt == null) return instructions;
-  if (typeof prompt === "string") return promptWith(prompt, instructions);
-  if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
-  if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
-  if (typeof prompt === "function") return async (...args: unknown[]) => add(await prompt(...args));
-  throw new TypeError(`Unexpected type for '${key}': ${typeof prompt}`);
-}
-
-/** Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message. */
-async function promptedUpdate(
-  { format, options, slot: { key, value: prompt } }: HookContext,
-  model: Runnable,
-  state: AgentState,
-  config: Config,
-  last: AIMessage,
-): Promise<Update> {
-  const history = state.messages.slice(0, -1);
-  const resolved = await resolveStructuredAnswer(last, format, {
-    maxCorrections: options.maxCorrections,
-    askAgain: async (followUp) => {
-      // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
-      // messageModifier works on the messages, the other two on the state).
-      const messages = [...history, ...followUp];
-      const input = key === "messageModifier" ? messages : { ...state, messages };
-      const request =
-        prompt == null
-          ? messages
-          : typeof prompt === "string" || SystemMessage.isInstance(prompt)
-            ? [typeof prompt === "string" ? new SystemMessage(prompt) : prompt, ...messages]
-            : toMessages(
-                await (Runnable.isRunnable(prompt)
-                  ? prompt.invoke(input, config)
-                  : (prompt as (...a: unknown[]) => unknown)(input, config)),
-              );
-      // The agent's own calls may have seen a history repaired by a preModelHook (llmInputMessages, which
-      // this hook cannot read): repair the corrective request the same way, or the provider rejects it.
-      const bedrock = isBedrockModel(model, { env: options.env });
-      return (await model.invoke(await repairedRequest(request, bedrock, options, config), config)) as BaseMessage;
-    },
-  });
-  return structuredUpdate(options, "prompted", resolved, undefined, last);
-}
-
-/**
- * Native / tool (and models of a fallback chain): at the final answer, one constrained call per model in order
- * until one answers (a fallback chain's semantics). A prompted branch's own final answer is used when it holds a
- * valid value (no call). For each model: createReactAgent's own call ("own"), or a constrained call after the
- * answer (the history, the answer, a closing user turn), validated and corrected. A native call falls back to
- * the next strategy (see fallback.ts).
- */
-async function constrainedUpdate(
-  context: HookContext,
-  branches: Branch[],
-  state: AgentState,
-  config: Config,
-  last: AIMessage,
-): Promise<Update> {
-  const { format, options, tools, withFallback } = context;
-  if (branches.some((b) => b.strategy === "prompted")) {
-    const parsed = await parseStructuredAnswer(answerText(last), format);
-    if (parsed.ok)
-      return structuredUpdate(options, "prompted", { ...parsed, answer: last, corrections: 0 }, undefined, last);
-  }
-  const { messages } = state;
-  let lastError: unknown;
-  for (const { strategy, model } of branches) {
-    const constrained = async (strategy: StructuredOutputStrategy) => {
-      // The history may hold what a repairing preModelHook only fixed in llmInputMessages: repair this request too.
-      const bedrock = model.provider === "bedrock" || envSelectsBedrock(options.env);
-      const repair = (request: BaseMessage[]) => repairedRequest(request, bedrock, options, config);
-      const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-      const resolved = await resolveStructuredAnswer(await ask([]), format, {
-        maxCorrections: options.maxCorrections,
-        askAgain: ask,
-      });
-      reportResponse(options, strategy, resolved, model.modelId);
-      return resolved.value;
-    };
-    try {
-      if (strategy === "native")
-        return { structuredResponse: await withFallback(model, format.jsonSchema, constrained, config) };
-      if (strategy !== "own") return { structuredResponse: await constrained(strategy) };
-      const value = await ownStructuredResponse(model, context.responseFormat, messages, config);
-      options.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
-      return { structuredResponse: value };
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  throw lastError;
-}
-
-/** A request this wrapper sends itself, repaired for Bedrock or a strict provider; every repair reported like a surface's. */
-async function repairedRequest(
-  messages: BaseMessage[],
-  bedrock: boolean,
-  options: PromptedStructuredOutputOptions,
-  config: Config,
-): Promise<BaseMessage[]> {
-  const repaired = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
-  await reportRepairs(repaired.repairs, { onRepair: options.onRepair }, config);
-  return repaired.messages;
-}
-
-/** What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on. */
-async function ownStructuredResponse(
-  model: ModelDescription,
-  responseFormat: unknown,
-  messages: BaseMessage[],
-  config: Config,
-): Promise<unknown> {
-  const { instance } = await withInstance(model, config);
-  if (typeof instance?.withStructuredOutput !== "function")
-    throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-  const { prompt, schema, ...rest } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-  const system = typeof prompt === "string" ? [new SystemMessage({ content: prompt })] : [];
-  const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, rest);
-  const response = await structured.invoke([...system, ...messages], config);
-  if (response == null) throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-  return response;
-}
-
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */
 function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   if (userHook == null) return hook as AnyParams["postModelHook"];
   const user = _coerceToRunnable(userHook as Parameters<typeof _coerceToRunnable>[0]);
-  return (async (state: AgentState, config: Config) => {
+  return (async (state: State, config: Config) => {
     const update = (await user.invoke(state, config)) as Update | null;
     // A Command routes the graph itself; leave it alone.
     if (update == null || typeof update !== "object" || isCommand(update)) return update;
@@ -403,9 +363,8 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
       { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },
       config,
     );
-    const asArray = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
     if (own.messages === undefined) return { ...update, ...own };
-    return { ...update, ...own, messages: [...asArray(messages), ...asArray(own.messages)] };
+    return { ...update, ...own, messages: [messages ?? [], own.messages].flat() };
   }) as AnyParams["postModelHook"];
 }
 /**
@@ -419,14 +378,8 @@ function withStructuredResponseField<A>(stateSchema: A): A {
     const field = isZodSchemaV4(stateSchema) ? z4.any() : z3.any();
     return extendInteropZodObject(stateSchema, { structuredResponse: field } as never) as A;
   }
-  if (isAnnotationRoot(stateSchema)) {
-    if ("structuredResponse" in stateSchema.spec) return stateSchema;
-    return Annotation.Root({ ...stateSchema.spec, structuredResponse: Annotation }) as A;
-  }
-  return stateSchema;
+  // An AnnotationRoot by its marker (the class is exported as a type only).
+  const { lc_graph_name, spec } = stateSchema as Dict;
+  if (lc_graph_name !== "AnnotationRoot" || !isDict(spec) || "structuredResponse" in spec) return stateSchema;
+  return Annotation.Root({ ...spec, structuredResponse: Annotation } as never) as A;
 }
-
-/** AnnotationRoot by its marker (the class is exported as a type only). */
-// biome-ignore lint/suspicious/noExplicitAny: any annotation
-const isAnnotationRoot = (value: unknown): value is AnnotationRoot<any> =>
-  isDict(value) && value.lc_graph_name === "AnnotationRoot" && isDict(value.spec);

@@ -6,12 +6,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  bedrockOutputConfig,
-  formatNameOf,
-  strictJsonSchema,
-  withBedrockOutputConfig,
-} from "../../src/structured/constrained";
+import { bedrockOutputConfig, formatNameOf, withBedrockOutputConfig } from "../../src/structured/constrained";
 import { outputFormatOf } from "../../src/structured/format";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { bedrockStubs, outputSchemaOf, requestsOf, VALID, Weather } from "./fixtures";
@@ -20,7 +15,11 @@ import { boundaryError, errorOf, inputError, throwingObject } from "../support/h
 
 const stub = bedrockStubs();
 
-describe("strictJsonSchema", () => {
+/** The schema bedrockOutputConfig sends (the subset of `schema`). */
+const strictJsonSchema = (jsonSchema: Record<string, unknown>) =>
+  JSON.parse((bedrockOutputConfig({ jsonSchema }) as any).textFormat.structure.jsonSchema.schema);
+
+describe("the schema of bedrockOutputConfig (strict JSON schema)", () => {
   it("is the schema in the subset: additionalProperties false on every object, constraints moved, the input untouched", () => {
     const schema = {
       type: "object",
@@ -51,12 +50,14 @@ describe("strictJsonSchema", () => {
 
   it("names what the subset cannot express (an open object, a recursive schema)", () => {
     const open = { type: "object", properties: { a: { type: "object", additionalProperties: true } } };
-    expect(errorOf(() => strictJsonSchema(open))).toMatchObject(inputError("schema", "an open object"));
+    expect(errorOf(() => strictJsonSchema(open))).toMatchObject(inputError("format.jsonSchema", "an open object"));
     const recursive = {
       $ref: "#/$defs/T",
       $defs: { T: { type: "object", properties: { next: { $ref: "#/$defs/T" } } } },
     };
-    expect(errorOf(() => strictJsonSchema(recursive))).toMatchObject(inputError("schema", "a recursive schema"));
+    expect(errorOf(() => strictJsonSchema(recursive))).toMatchObject(
+      inputError("format.jsonSchema", "a recursive schema"),
+    );
   });
 });
 
@@ -144,9 +145,9 @@ describe("argument checks: an input error naming the argument, never a raw error
     expect(errorOf(() => bedrockOutputConfig({ jsonSchema: deep }))).toMatchObject(nested);
   });
 
-  it("strictJsonSchema and withBedrockOutputConfig name what they cannot use", () => {
-    expect(errorOf(() => strictJsonSchema(42 as never))).toMatchObject(
-      inputError("schema", "strictJsonSchema: schema is 42; expected a JSON schema object"),
+  it("bedrockOutputConfig and withBedrockOutputConfig name what they cannot use", () => {
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: 42 as never }))).toMatchObject(
+      inputError("format.jsonSchema", "bedrockOutputConfig: format.jsonSchema is 42; expected a JSON schema object"),
     );
     expect(errorOf(() => withBedrockOutputConfig(null as never, {}))).toMatchObject(inputError("model"));
     expect(errorOf(() => withBedrockOutputConfig(throwingObject(), {}))).toMatchObject(

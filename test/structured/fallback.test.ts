@@ -4,7 +4,7 @@
  */
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
-import { nativeRefusalOf } from "../../src/structured/fallback";
+import { nativeRefusalOf } from "../../src/structured/strategy";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
 import {

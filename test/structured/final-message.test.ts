@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  finalMessageText,
-  READABLE_MAX_DEPTH,
-  READABLE_MAX_LENGTH,
-  readableText,
-} from "../../src/structured/final-message";
+import { finalMessageText, READABLE_MAX_DEPTH, READABLE_MAX_LENGTH, readableText } from "../../src/structured/parse";
 
 describe("readableText", () => {
   it("writes fields as key: value lines, lists as - items, nested values indented", () => {

@@ -9,7 +9,7 @@ import {
   promptWith,
   systemMessageWith,
   withSystemInstructions,
-} from "../../src/structured/instructions";
+} from "../../src/structured/format";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { boundaryError, errorOf } from "../support/hostile";

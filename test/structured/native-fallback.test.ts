@@ -13,7 +13,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { STRUCTURED_OUTPUT_FALLBACK_EVENT, type StructuredOutputFallback } from "../../src/structured/fallback";
+import { STRUCTURED_OUTPUT_FALLBACK_EVENT, type StructuredOutputFallback } from "../../src/structured/strategy";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
-import type { StructuredResponseReport } from "../../src/structured/final-message";
+import type { StructuredResponseReport } from "../../src/structured/parse";
 import { anthropicModel, startAnthropicStub } from "../support/stubs/anthropic";
 import { bedrockModel } from "../support/stubs/bedrock";
 import { openAIModel } from "../support/stubs/openai";
