@@ -129,7 +129,7 @@ function readTable<T extends object>(value: unknown, fn: string, table: OptionTa
       throw new ToolCallRepairInputError(`${fn}: ${path}.${key} is now options.${now} (as in langchain)`, {
         argument: `${path}.${key}`,
       });
-  return readOptions<T>(value, fn, table, false, path);
+  return readOptions<T>(value, fn, table, path);
 }
 
 const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
