@@ -116,6 +116,15 @@ export const describeInput = quoteValue;
 export const expectedInput = (fn: string, argument: string, expected: string, value: unknown) =>
   new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}; expected ${expected}`, { argument });
 
+/** `Array.isArray`, undefined for a revoked proxy (so that it is refused naming the argument, not as unreadable). */
+function isArray(value: unknown): boolean | undefined {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */
 export function assertArray(
   value: unknown,
@@ -123,7 +132,7 @@ export function assertArray(
   argument = "messages",
   items = "messages",
 ): asserts value is readonly unknown[] {
-  if (!Array.isArray(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
+  if (!isArray(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
 }
 
 /** `value` is a string, or a {@link ToolCallRepairInputError} naming the function and the argument. */
@@ -133,7 +142,7 @@ export function assertString(value: unknown, what: string, argument: string): as
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
 export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
-  if (value !== undefined && value !== null && (typeof value !== "object" || Array.isArray(value)))
+  if (value !== undefined && value !== null && (typeof value !== "object" || isArray(value) !== false))
     throw expectedInput(what, argument, "an object", value);
   return (value ?? {}) as Record<string, unknown>;
 }

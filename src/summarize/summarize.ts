@@ -11,8 +11,14 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionKind, type OptionTable, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCut } from "./boundary";
-import { asyncCounter, readMessageList } from "./input";
+import {
+  approximateTokenCounter,
+  asyncCounter,
+  leadingSystemCount,
+  readMessageList,
+  safeCutFrom,
+  smallestFittingCut,
+} from "./boundary";
 import { contentText, transcriptOf } from "./transcript";
 
 /** Anything with a chat model's `invoke`: a `BaseChatModel`, a bound model, a fake. */

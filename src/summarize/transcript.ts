@@ -16,7 +16,7 @@ import {
   resultIdOf,
 } from "../messages/inspect";
 import { isDict } from "../values";
-import { readMessageList } from "./input";
+import { readMessageList } from "./boundary";
 
 /** Content block types that carry a tool call (rendered as calls, not as text), or are not conversation text. */
 const SILENT_BLOCK_TYPES = new Set([
