@@ -9,7 +9,7 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
-import { type OptionKind, type OptionTable, option, readOptions } from "../options";
+import { type OptionTable, kind, option, readOptions } from "../options";
 import { isDict } from "../values";
 import {
   approximateTokenCounter,
@@ -96,7 +96,7 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
   model: M;
   trigger: ContextSize[];
   keep: KeepSize;
-  count: (messages: BaseMessage[]) => Promise<number>;
+  count: Counter;
   onError?: (error: unknown) => void;
   name?: string;
 };
@@ -104,10 +104,10 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
 const TRIGGER_SHAPE =
   "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
 const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
-export const SUMMARIZER: OptionKind = {
-  expected: "a chat model (anything with invoke(messages))",
-  accepts: (model) => isDict(model) && typeof model.invoke === "function",
-};
+export const SUMMARIZER = kind(
+  "a chat model (anything with invoke(messages))",
+  (model) => isDict(model) && typeof model.invoke === "function",
+);
 
 /** The options every surface reads; a surface adds its own (`onError`, the middleware's `name`). */
 export const SUMMARIZATION: OptionTable = {
@@ -232,13 +232,10 @@ export async function summarizeRead(
   const tokens = async () => (total ??= await count(messages));
   let fires = false;
   for (const { messages: atLeast = 0, tokens: least, fraction } of settings.trigger)
-    if (
-      !fires &&
+    fires ||=
       messages.length >= atLeast &&
       (least === undefined || (await tokens()) >= least) &&
-      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction))
-    )
-      fires = true;
+      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction));
   if (!fires) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
@@ -253,8 +250,7 @@ export async function summarizeRead(
           n > systemCount ? n - 1 : n,
         );
   const cut = safeCutFrom(messages, keepCut);
-  const summarized = messages.slice(systemCount, cut);
-  const kept = messages.slice(cut);
+  const [summarized, kept] = [messages.slice(systemCount, cut), messages.slice(cut)];
   if (summarized.every(isSummaryMessage)) return undefined;
   const transcript = limit ? await boundedTranscript(summarized, limit, count) : transcriptOf(summarized);
   // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
@@ -275,11 +271,10 @@ export async function summarizeRead(
  * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
-async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Summarization["count"]) {
+async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter) {
   let summaries = 0;
   while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
-  const earlier = part.slice(0, summaries);
-  const rest = part.slice(summaries);
+  const [earlier, rest] = [part.slice(0, summaries), part.slice(summaries)];
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
@@ -287,13 +282,9 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
 }
 
 /** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
-const fittingCut = (
-  head: BaseMessage[],
-  list: BaseMessage[],
-  low: number,
-  limit: number,
-  count: Summarization["count"],
-) => smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
+type Counter = (messages: BaseMessage[]) => Promise<number>;
+const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
+  smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 
 /**
  * The messages that stand for the summarized prefix. The summary is a user message: Bedrock (B5) and Gemini
