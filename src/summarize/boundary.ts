@@ -197,7 +197,10 @@ function checkedCount(count: unknown, path: string): number {
   });
 }
 
-/** A user's token counter (that may return a Promise), wrapped: what it throws passes every boundary as it is, what it returns must be a count. */
+/**
+ * A user's token counter (that may return a Promise), wrapped: what it throws passes every boundary as it is,
+ * what it returns must be a count.
+ */
 export function asyncCounter(counter: (messages: BaseMessage[]) => unknown, path: string) {
   const own = callersOwn(async (messages: BaseMessage[]) => await counter(messages));
   return async (messages: BaseMessage[]) => checkedCount(await own(messages), path);
