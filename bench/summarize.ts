@@ -7,7 +7,7 @@
  */
 import { AIMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
 import { approximateTokenCounter, findSafeSummarizationBoundary } from "../src/summarize/boundary";
-import { messagesToTranscript } from "../src/summarize/transcript";
+import { messagesToTranscript } from "../src/summarize/summarize";
 import { safeWindow, trimMessagesSafely } from "../src/summarize/trim";
 import { compare, compareAsync, fmt, type Timing } from "./harness";
 import { cleanHistory } from "./histories";

@@ -61,13 +61,11 @@ export function boundary<F extends (...args: never[]) => unknown>(fn: string, bo
       result = body.apply(this, args);
     } catch (error) {
       // Called from inside another entry (the package's own use of a public helper): the outer one names it.
-      throw depth > 1 ? error : inputErrorOf(fn, error, "arguments");
+      throw depth > 1 ? error : inputErrorOf(fn, error);
     } finally {
       depth--;
     }
-    return result instanceof Promise
-      ? result.catch((error) => Promise.reject(inputErrorOf(fn, error, "arguments")))
-      : result;
+    return result instanceof Promise ? result.catch((error) => Promise.reject(inputErrorOf(fn, error))) : result;
   };
   Object.defineProperty(entry, "name", { value: body.name || fn });
   return entry as unknown as F;
@@ -103,21 +101,12 @@ export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R):
 }
 
 /** What {@link boundary} throws for `error`: an input error or a caller's own error as it is, else an input error wrapping it. */
-function inputErrorOf(fn: string, error: unknown, argument: string): unknown {
+function inputErrorOf(fn: string, error: unknown): unknown {
   if (ToolCallRepairInputError.isInstance(error) || thrownByCaller.has(error as object)) return error;
-  return new ToolCallRepairInputError(`${fn}: ${argument} could not be read (${errorText(error)})`, {
-    argument,
+  return new ToolCallRepairInputError(`${fn}: arguments could not be read (${errorText(error)})`, {
+    argument: "arguments",
     cause: error,
   });
-}
-
-/** {@link boundary} for one call, naming the argument read: `readingInput(() => read(x), "fn", "x")`. */
-export function readingInput<T>(fn: () => T, what: string, argument = "messages"): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw inputErrorOf(what, error, argument);
-  }
 }
 
 /** A short rendering of a caller's value for an error message (see `quoteValue`). */
@@ -127,7 +116,7 @@ export const describeInput = quoteValue;
 export const expectedInput = (fn: string, argument: string, expected: string, value: unknown) =>
   new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}; expected ${expected}`, { argument });
 
-/** `Array.isArray`, undefined for a revoked proxy (nothing can be read from it). */
+/** `Array.isArray`, undefined for a revoked proxy (so that it is refused naming the argument, not as unreadable). */
 function isArray(value: unknown): boolean | undefined {
   try {
     return Array.isArray(value);
@@ -153,14 +142,10 @@ export function assertString(value: unknown, what: string, argument: string): as
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
 export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== "object" || isArray(value) !== false) throw expectedInput(what, argument, "an object", value);
-  return value as Record<string, unknown>;
+  if (value !== undefined && value !== null && (typeof value !== "object" || isArray(value) !== false))
+    throw expectedInput(what, argument, "an object", value);
+  return (value ?? {}) as Record<string, unknown>;
 }
-
-/** The own value of `key` in `record` (never an inherited one); a throwing getter names `argument.key`. */
-export const ownInput = (record: Record<string, unknown>, key: string, what: string, argument = "options"): unknown =>
-  readingInput(() => (Object.hasOwn(record, key) ? record[key] : undefined), what, `${argument}.${key}`);
 
 /** `value` is an object whose `methods` are all functions (a saver, a model, a store), else an error saying `expected`. */
 export function assertMethods(
@@ -176,8 +161,6 @@ export function assertMethods(
   if (missing !== undefined)
     throw new ToolCallRepairInputError(
       `${what}: ${argument} is ${quoteValue(value)} without a ${missing} method; expected ${expected}`,
-      {
-        argument,
-      },
+      { argument },
     );
 }

@@ -54,7 +54,7 @@ export {
   type BoundaryOptions,
   type TokenCounter,
 } from "./summarize/boundary";
-export { messagesToTranscript } from "./summarize/transcript";
+export { messagesToTranscript } from "./summarize/summarize";
 export { trimMessagesSafely, type TrimMessagesOptions } from "./summarize/trim";
 
 export type { ModelDescription } from "./models/detect";

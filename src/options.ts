@@ -47,21 +47,19 @@ export const REPORTING: OptionTable = { onRepair: option.fn, onError: option.fn 
 
 /**
  * `options` (undefined and null are `{}`; anything else that is not an object is refused) checked against
- * `table`: the set options of the table, copied. With `others`, every other own key is copied too, unchecked
- * (options a surface passes on, such as the engine's, which the engine checks).
+ * `table`: the set options of the table, copied.
  */
 export function readOptions<T extends object>(
   options: unknown,
   fn: string,
   table: OptionTable,
-  others = false,
   argument = "options",
 ): T {
   const record = optionsInput(options, fn, argument);
   const keys = Object.keys(record);
   const known = Object.keys(table);
   // A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default.
-  const unknown = others ? undefined : keys.find((key) => !Object.hasOwn(table, key));
+  const unknown = keys.find((key) => !Object.hasOwn(table, key));
   if (unknown !== undefined) {
     const near = nearestName(unknown, known);
     throw new ToolCallRepairInputError(
@@ -71,10 +69,10 @@ export function readOptions<T extends object>(
   }
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    const [value, kind] = [record[key], Object.hasOwn(table, key) ? table[key] : undefined];
-    if (value !== undefined && kind?.accepts(value) === false)
-      throw expectedInput(fn, `${argument}.${key}`, kind.expected, value);
-    if (value !== undefined) out[key] = value;
+    const value = record[key];
+    if (value === undefined) continue;
+    if (!table[key].accepts(value)) throw expectedInput(fn, `${argument}.${key}`, table[key].expected, value);
+    out[key] = value;
   }
   return out as T;
 }

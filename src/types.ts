@@ -5,16 +5,16 @@
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
-export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
+export type Provider = (typeof PROVIDERS)[number];
 
-export const PROVIDERS: readonly Provider[] = Object.freeze([
+export const PROVIDERS = Object.freeze([
   "openai",
   "openai-responses",
   "anthropic",
   "bedrock",
   "gemini",
   "strict",
-]);
+] as const);
 
 /**
  * How far a repair goes.
@@ -24,9 +24,9 @@ export const PROVIDERS: readonly Provider[] = Object.freeze([
  * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
  *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
  */
-export type RepairLevel = "structural" | "request";
+export type RepairLevel = (typeof REPAIR_LEVELS)[number];
 
-export const REPAIR_LEVELS: readonly RepairLevel[] = Object.freeze(["structural", "request"]);
+export const REPAIR_LEVELS = Object.freeze(["structural", "request"] as const);
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -164,13 +164,9 @@ export type ToolCallRepairAction =
  * - `"cancelled"`: it waited for a person's approval (human in the loop) and they sent a new message instead; it
  *   did not run.
  */
-export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
+export type ToolRunState = (typeof TOOL_RUN_STATES)[number];
 
-export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze([
-  "never_started",
-  "outcome_unknown",
-  "cancelled",
-]);
+export const TOOL_RUN_STATES = Object.freeze(["never_started", "outcome_unknown", "cancelled"] as const);
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -256,18 +252,18 @@ export interface RepairOptions {
   onRepair?: (repair: ToolCallRepair) => void;
 }
 
-export interface FindOptions {
-  provider?: Provider;
-  /** `"structural"`: report only what every provider rejects. Default `"request"`. */
-  level?: RepairLevel;
-  /** As in {@link RepairOptions}: `"keep"` means an open trailing exchange is not a problem. */
-  trailing?: TrailingStrategy;
+/**
+ * As in {@link RepairOptions}: `level: "structural"` reports only what every provider rejects; `trailing: "keep"`
+ * means an open trailing exchange is not a problem; `toolsInRequest: false` reports every tool call and result
+ * where the provider needs tools for them.
+ */
+export type FindOptions = Pick<
+  RepairOptions,
+  "provider" | "level" | "trailing" | "systemMessages" | "toolsInRequest"
+> & {
   /** Whether an open trailing exchange counts as a problem. Default true (a model call would be rejected). */
   trailingIsProblem?: boolean;
-  systemMessages?: SystemMessageStrategy;
-  /** As in {@link RepairOptions}: `false` reports every tool call and result where the provider needs tools for them. */
-  toolsInRequest?: boolean;
-}
+};
 
 export interface RepairResult<M = BaseMessage> {
   /** The input array itself when `repairs` is empty; otherwise a new array whose untouched messages are the input's objects. */

@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";
 import { option } from "../options";
-import { readMessageList } from "../summarize/input";
+import { readMessageList } from "../summarize/boundary";
 import {
   readSummarization,
   SUMMARIZATION,

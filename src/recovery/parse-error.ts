@@ -12,7 +12,7 @@
 import { REJECTION_TEXTS } from "../engine";
 import type { Provider, ProviderRejection, RejectingProvider } from "../types";
 import { messageIndexAt, payloadPositions } from "../models/positions";
-import type { Dict } from "../values";
+import { isDict, type Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**
@@ -177,16 +177,15 @@ function matchText(text: string) {
 
 // --- reading errors --------------------------------------------------------------------------------------------
 
-const isObject = (v: unknown): v is Dict => typeof v === "object" && v !== null;
-const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isObject(c) ? c[key] : undefined), v);
+const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict): RejectingProvider | undefined {
-  if (isObject(node.$metadata) || node.$fault !== undefined) return "bedrock";
+  if (isDict(node.$metadata) || node.$fault !== undefined) return "bedrock";
   const body = node.error;
-  if (isObject(body) && body.type === "error" && isObject(body.error)) return "anthropic";
-  if (isObject(body) && "param" in body) return body.param === "input" ? "openai-responses" : "openai";
+  if (isDict(body) && body.type === "error" && isDict(body.error)) return "anthropic";
+  if (isDict(body) && "param" in body) return body.param === "input" ? "openai-responses" : "openai";
   return undefined;
 }
 
@@ -215,7 +214,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   // The cause chain, at most 8 deep.
   for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null && !seen.has(node); depth++) {
     seen.add(node);
-    if (isObject(node)) {
+    if (isDict(node)) {
       if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
       const status = [
         node.status,
@@ -230,7 +229,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
       param ??= str(node.param) ?? str(pick(node, "error", "param"));
     }
     // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
-    const texts = isObject(node)
+    const texts = isDict(node)
       ? [
           pick(node, "error", "error", "message"),
           pick(node, "error", "message"),
@@ -243,7 +242,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
         foundIn = text as string;
         break;
       }
-    node = isObject(node) ? node.cause : undefined;
+    node = isDict(node) ? node.cause : undefined;
   }
   // An error about a tool definition or another request parameter: no history change fixes it.
   if (!found || found.notHistory || (param !== undefined && namesDefinition(param))) return undefined;

@@ -8,12 +8,12 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { boundary, expectedInput } from "../errors";
+import { ToolCallRepairInputError, assertArray, boundary, callersOwn, describeInput, expectedInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import { option, readOptions } from "../options";
+import { readMessage } from "../messages/coerce";
 import { isDict, safeJson } from "../values";
-import { readMessageList, syncCounter } from "./input";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -139,7 +139,8 @@ export const findSafeSummarizationBoundary = boundary(
     const tokens = [maxTokens, tokenCounter].filter((value) => value !== undefined).length;
     if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
     if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
-    const count = syncCounter(tokenCounter!, "options.tokenCounter");
+    const own = callersOwn(tokenCounter!);
+    const count = (messages: BaseMessage[]) => checkedCount(own(messages), "options.tokenCounter");
     const systemCount = leadingSystemCount(list);
     const system = list.slice(0, systemCount);
     // Each probe copies the kept part: O(n) a probe, O(log n) probes.
@@ -167,4 +168,40 @@ export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number)
   while (cut < messages.length && isToolResult(messages[cut]) && callIndexOf[cut] === undefined) cut++;
   for (let i = messages.length - 1; i >= cut; i--) cut = Math.min(cut, callIndexOf[i] ?? cut);
   return cut;
+}
+
+// --- reading the arguments: a hole or a non-message names its index; a counter must return a count ------------
+
+/**
+ * Every entry of `messages` as a LangChain message: real messages as they are (the same objects), message-likes
+ * (`{ role, content }`, stored or serialized messages, strings) coerced the way the engine reads them. Same
+ * length and positions as the input, so indexes found on the result are indexes into the input.
+ */
+export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
+  assertArray(messages, fn);
+  return Array.from(messages, (message, i) => {
+    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+    return readMessage(message, i);
+  });
+}
+
+/** The count a user's counter returned, refused unless it is a number >= 0. */
+function checkedCount(count: unknown, path: string): number {
+  if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
+  const thenable = typeof (count as { then?: unknown } | undefined)?.then === "function";
+  // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
+  if (thenable) Promise.resolve(count).catch(() => undefined);
+  const hint = thenable ? " (a Promise: this function needs a synchronous counter)" : "";
+  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, {
+    argument: path,
+  });
+}
+
+/**
+ * A user's token counter (that may return a Promise), wrapped: what it throws passes every boundary as it is,
+ * what it returns must be a count.
+ */
+export function asyncCounter(counter: (messages: BaseMessage[]) => unknown, path: string) {
+  const own = callersOwn(async (messages: BaseMessage[]) => await counter(messages));
+  return async (messages: BaseMessage[]) => checkedCount(await own(messages), path);
 }

@@ -9,11 +9,24 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
-import { type OptionKind, type OptionTable, option, readOptions } from "../options";
+import { type OptionTable, kind, option, readOptions } from "../options";
+import {
+  callArgsText,
+  type DistinctCall,
+  distinctCalls,
+  isAssistant,
+  isToolResult,
+  resultIdOf,
+} from "../messages/inspect";
 import { isDict } from "../values";
-import { approximateTokenCounter, leadingSystemCount, safeCutFrom, smallestFittingCut } from "./boundary";
-import { asyncCounter, readMessageList } from "./input";
-import { contentText, transcriptOf } from "./transcript";
+import {
+  approximateTokenCounter,
+  asyncCounter,
+  leadingSystemCount,
+  readMessageList,
+  safeCutFrom,
+  smallestFittingCut,
+} from "./boundary";
 
 /** Anything with a chat model's `invoke`: a `BaseChatModel`, a bound model, a fake. */
 export interface SummarizerModel {
@@ -90,7 +103,7 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
   model: M;
   trigger: ContextSize[];
   keep: KeepSize;
-  count: (messages: BaseMessage[]) => Promise<number>;
+  count: Counter;
   onError?: (error: unknown) => void;
   name?: string;
 };
@@ -98,10 +111,10 @@ export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "mod
 const TRIGGER_SHAPE =
   "{ messages?: n > 0, tokens?: n > 0, fraction?: 0 < f <= 1 } with at least one, or a list of them";
 const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
-export const SUMMARIZER: OptionKind = {
-  expected: "a chat model (anything with invoke(messages))",
-  accepts: (model) => isDict(model) && typeof model.invoke === "function",
-};
+export const SUMMARIZER = kind(
+  "a chat model (anything with invoke(messages))",
+  (model) => isDict(model) && typeof model.invoke === "function",
+);
 
 /** The options every surface reads; a surface adds its own (`onError`, the middleware's `name`). */
 export const SUMMARIZATION: OptionTable = {
@@ -129,7 +142,7 @@ function readTable<T extends object>(value: unknown, fn: string, table: OptionTa
       throw new ToolCallRepairInputError(`${fn}: ${path}.${key} is now options.${now} (as in langchain)`, {
         argument: `${path}.${key}`,
       });
-  return readOptions<T>(value, fn, table, false, path);
+  return readOptions<T>(value, fn, table, path);
 }
 
 const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
@@ -174,7 +187,7 @@ export function readSummarization<M = SummarizerModel>(
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw new ToolCallRepairInputError(
-      `${fn}: options.summaryPrompt has no {messages} placeholder; the summarizer would never see the conversation`,
+      `${fn}: options.summaryPrompt has no {messages} placeholder for the conversation`,
       { argument: "options.summaryPrompt" },
     );
   if (read.trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
@@ -192,8 +205,7 @@ function inputLimit(model: unknown, fn: string): number {
   const limit = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
   if (typeof limit === "number" && limit > 0) return limit;
   throw new ToolCallRepairInputError(
-    `${fn}: a fraction needs the summarizer model's input limit (model.profile.maxInputTokens), ` +
-      "which this model does not give; use tokens",
+    `${fn}: a fraction needs options.model.profile.maxInputTokens, which this model lacks; use tokens`,
     { argument: "options.model" },
   );
 }
@@ -226,13 +238,10 @@ export async function summarizeRead(
   const tokens = async () => (total ??= await count(messages));
   let fires = false;
   for (const { messages: atLeast = 0, tokens: least, fraction } of settings.trigger)
-    if (
-      !fires &&
+    fires ||=
       messages.length >= atLeast &&
       (least === undefined || (await tokens()) >= least) &&
-      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction))
-    )
-      fires = true;
+      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction));
   if (!fires) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
@@ -247,8 +256,7 @@ export async function summarizeRead(
           n > systemCount ? n - 1 : n,
         );
   const cut = safeCutFrom(messages, keepCut);
-  const summarized = messages.slice(systemCount, cut);
-  const kept = messages.slice(cut);
+  const [summarized, kept] = [messages.slice(systemCount, cut), messages.slice(cut)];
   if (summarized.every(isSummaryMessage)) return undefined;
   const transcript = limit ? await boundedTranscript(summarized, limit, count) : transcriptOf(summarized);
   // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
@@ -269,11 +277,10 @@ export async function summarizeRead(
  * The transcript of `part` within `maxTokens`: earlier summaries (at its start) always, then the newest messages
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
-async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Summarization["count"]) {
+async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter) {
   let summaries = 0;
   while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
-  const earlier = part.slice(0, summaries);
-  const rest = part.slice(summaries);
+  const [earlier, rest] = [part.slice(0, summaries), part.slice(summaries)];
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
@@ -281,13 +288,9 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
 }
 
 /** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
-const fittingCut = (
-  head: BaseMessage[],
-  list: BaseMessage[],
-  low: number,
-  limit: number,
-  count: Summarization["count"],
-) => smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
+type Counter = (messages: BaseMessage[]) => Promise<number>;
+const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
+  smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 
 /**
  * The messages that stand for the summarized prefix. The summary is a user message: Bedrock (B5) and Gemini
@@ -308,4 +311,104 @@ export function buildSummaryMessages(
     first?.getType() === "human" || (first?.getType() === "generic" && (first as { role?: unknown }).role === "user");
   if (!opensWithUser) return [summary];
   return [summary, new AIMessage({ content: options.acknowledgement ?? DEFAULT_ACKNOWLEDGEMENT, additional_kwargs })];
+}
+
+// --- the transcript ---------------------------------------------------------------------------------------------
+
+/**
+ * Render a history as plain text for a summarizer prompt, keeping tool-call identity. core's
+ * `getBufferString` prints a result as `Tool: <name>, <content>` with no call id: with two calls to the same
+ * tool, which result answers which is lost. Here every call keeps its id, name and arguments,
+ * the calls of one assistant message stay grouped as the model emitted them, and every result names the call
+ * id (and tool) it answers.
+ */
+
+/** Content block types that carry a tool call (rendered as calls, not as text), or are not conversation text. */
+const SILENT_BLOCK_TYPES = new Set([
+  ...["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"],
+  ...["thinking", "redacted_thinking", "reasoning"],
+]);
+
+/**
+ * Render `messages` as text, one entry per message:
+ * ```
+ * User: weather in Paris and Rome?
+ * Assistant called 2 tools in parallel:
+ *   - get_weather [id call_1] {"city":"Paris"}
+ *   - get_weather [id call_2] {"city":"Rome"}
+ * Tool result for call_2 (get_weather): 18C
+ * Tool result for call_1 (get_weather), error: timeout
+ * ```
+ * Calls are read from every location an adapter sends (deduplicated by id). A call without an id is shown
+ * as `[no id]`; a result without an id, or whose id matches no earlier call, says so.
+ */
+export const messagesToTranscript = boundary("messagesToTranscript", (messages: readonly BaseMessage[]): string =>
+  transcriptOf(readMessageList(messages, "messagesToTranscript")),
+);
+
+/** {@link messagesToTranscript} of messages already read. */
+export function transcriptOf(messages: readonly BaseMessage[]): string {
+  const callNames = new Map<string, string | undefined>();
+  return messages.map((message) => renderMessage(message, callNames)).join("\n");
+}
+
+function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+  const text = contentText(message.content);
+  if (isAssistant(message)) {
+    const calls = transcriptCalls(message);
+    const n = calls.length;
+    return [
+      ...(text !== "" || n === 0 ? [`Assistant: ${text}`] : []),
+      ...(n === 0 ? [] : [n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`]),
+      ...calls.map(({ id, name, args }) => {
+        if (id !== undefined) callNames.set(id, name);
+        return `  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${args}`;
+      }),
+    ].join("\n");
+  }
+  const type = message.getType();
+  if (!isToolResult(message)) {
+    const role = (message as { role?: unknown }).role;
+    const label =
+      type === "generic"
+        ? (typeof role === "string" && role) || "Message"
+        : ({ human: "User", system: "System" }[type as string] ?? type.charAt(0).toUpperCase() + type.slice(1));
+    return `${label}: ${text}`;
+  }
+  const id = resultIdOf(message);
+  const matched = id !== undefined && callNames.has(id);
+  const own = (typeof message.name === "string" && message.name) || undefined;
+  const name = matched ? (callNames.get(id) ?? own) : own;
+  const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
+  const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
+  return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
+}
+
+/**
+ * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
+ * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once. The
+ * arguments as JSON text (or the raw string when they did not parse).
+ */
+export function transcriptCalls(message: BaseMessage): (DistinctCall & { args: string })[] {
+  return distinctCalls(message).map((call) => ({ ...call, args: callArgsText(call.args) }));
+}
+
+/** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map(blockText)
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function blockText(block: unknown): string {
+  if (typeof block === "string") return block;
+  if (!isDict(block)) return "";
+  const text = typeof block.text === "string" ? block.text : "";
+  if (typeof block.type !== "string") return isDict(block.toolUse) ? "" : text;
+  if (SILENT_BLOCK_TYPES.has(block.type)) return "";
+  if (typeof block.text === "string") return text;
+  return block.type === "image" || block.type === "image_url" ? "[image]" : `[${block.type}]`;
 }

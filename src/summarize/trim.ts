@@ -18,16 +18,9 @@ import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { kind, option, readOptions } from "../options";
 import { isDict } from "../values";
-import { pairToolCalls, smallestFittingCut } from "./boundary";
-import { asyncCounter, readMessageList } from "./input";
+import { asyncCounter, pairToolCalls, readMessageList, smallestFittingCut } from "./boundary";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
-
-/** A kept window `[start, end)` of the original messages. */
-export interface KeptWindow {
-  start: number;
-  end: number;
-}
 
 /**
  * Like `trimMessages(messages, options)`, then made valid:
@@ -152,9 +145,9 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
  */
 export function safeWindow(
   messages: readonly BaseMessage[],
-  window: KeptWindow,
+  window: { start: number; end: number },
   options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
-): KeptWindow {
+) {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
   const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
   const last = Math.max(0, Math.min(messages.length, window.end));

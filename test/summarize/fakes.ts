@@ -4,7 +4,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { SummarizerModel } from "../../src/summarize/summarize";
-import { contentText } from "../../src/summarize/transcript";
+import { contentText } from "../../src/summarize/summarize";
 
 /**
  * An agent model: after a user message it calls `lookup` twice in parallel; after tool results it answers.

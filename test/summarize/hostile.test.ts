@@ -10,8 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { summarizationNode } from "../../src/integrations/summarization";
 import { approximateTokenCounter, findSafeSummarizationBoundary } from "../../src/summarize/boundary";
-import { summarizeHistory } from "../../src/summarize/summarize";
-import { messagesToTranscript } from "../../src/summarize/transcript";
+import { messagesToTranscript, summarizeHistory } from "../../src/summarize/summarize";
 import { trimMessagesSafely } from "../../src/summarize/trim";
 
 const call = (id: string, args: unknown = { q: id }) => ({

@@ -1,6 +1,6 @@
 import { AIMessage, getBufferString, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { transcriptCalls, contentText, messagesToTranscript } from "../../src/summarize/transcript";
+import { transcriptCalls, contentText, messagesToTranscript } from "../../src/summarize/summarize";
 
 const weatherCall = (id: string, city: string) => ({
   id,

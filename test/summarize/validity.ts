@@ -6,7 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { findToolCallProblems } from "../../src/engine";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../../src/messages/inspect";
-import { contentText } from "../../src/summarize/transcript";
+import { contentText } from "../../src/summarize/summarize";
 import { PROVIDERS, type ToolCallProblem } from "../../src/types";
 
 /**

@@ -1,5 +1,5 @@
 /** Anthropic Messages: rules A1-A6, A8-A11, A13, A14 on the `messages` array. */
-import { readingInput } from "../../../src/errors";
+import { readingInput } from "./common";
 import {
   asArray,
   asString,

@@ -1,5 +1,5 @@
 /** AWS Bedrock Converse: rules B1-B12 on the request body. */
-import { readingInput } from "../../../src/errors";
+import { readingInput } from "./common";
 import {
   asArray,
   asString,

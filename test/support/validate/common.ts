@@ -20,7 +20,7 @@ export interface PayloadViolation {
   toolCallIds?: string[];
 }
 
-import { expectedInput, optionsInput, ownInput } from "../../../src/errors";
+import { expectedInput, optionsInput, ToolCallRepairInputError } from "../../../src/errors";
 import { isDict, type Dict } from "../../../src/values";
 
 export { isDict, type Dict };
@@ -47,12 +47,23 @@ export function validationOptions(
   const record = optionsInput(options, fn);
   const out: Dict = {};
   for (const [key, [ok, expected]] of Object.entries(checks)) {
-    const value = ownInput(record, key, fn);
+    const value = readingInput(() => (Object.hasOwn(record, key) ? record[key] : undefined), fn, `options.${key}`);
     if (value === undefined) continue;
     if (!ok(value)) throw expectedInput(fn, `options.${key}`, expected, value);
     out[key] = value;
   }
   return out;
+}
+
+/** Runs `read`; what it throws becomes a ToolCallRepairInputError naming `fn` and `argument` (a getter that throws). */
+export function readingInput<T>(read: () => T, fn: string, argument = "messages"): T {
+  try {
+    return read();
+  } catch (error) {
+    if (ToolCallRepairInputError.isInstance(error)) throw error;
+    const text = error instanceof Error ? error.message : typeof error === "string" ? error : typeof error;
+    throw new ToolCallRepairInputError(`${fn}: ${argument} could not be read (${text})`, { argument, cause: error });
+  }
 }
 
 /** The A10 text (Bedrock B11 wraps it): `path` names the opening turn's first block. */

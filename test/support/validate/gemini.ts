@@ -1,5 +1,5 @@
 /** Google Gemini: rules G1, G2, G3, G5 and G6 on the `contents` array. */
-import { readingInput } from "../../../src/errors";
+import { readingInput } from "./common";
 import { asArray, asString, isDict, validationOptions, type Dict, type PayloadViolation } from "./common";
 
 type GeminiTurnKind = "call" | "response" | "user" | "model";

@@ -1,5 +1,5 @@
 /** OpenAI Chat Completions: rules O1-O6 on the `messages` array. */
-import { readingInput } from "../../../src/errors";
+import { readingInput } from "./common";
 import { asArray, asString, isDict, missingFrom, NAME_PATTERN, type Dict, type PayloadViolation } from "./common";
 
 const OPENAI_ID_MAX = 40;

@@ -1,5 +1,5 @@
 /** OpenAI Responses API: rules R1, R2, R3, R5, R6, R7 on the `input` array. */
-import { readingInput } from "../../../src/errors";
+import { readingInput } from "./common";
 import { asArray, asString, isDict, validationOptions, type Dict, type PayloadViolation } from "./common";
 
 const RESPONSES_CALL_ID_MAX = 64;
