@@ -5,16 +5,16 @@
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
-export type Provider = (typeof PROVIDERS)[number];
+export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
 
-export const PROVIDERS = Object.freeze([
+export const PROVIDERS: readonly Provider[] = Object.freeze([
   "openai",
   "openai-responses",
   "anthropic",
   "bedrock",
   "gemini",
   "strict",
-] as const);
+]);
 
 /**
  * How far a repair goes.
@@ -24,9 +24,9 @@ export const PROVIDERS = Object.freeze([
  * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
  *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
  */
-export type RepairLevel = (typeof REPAIR_LEVELS)[number];
+export type RepairLevel = "structural" | "request";
 
-export const REPAIR_LEVELS = Object.freeze(["structural", "request"] as const);
+export const REPAIR_LEVELS: readonly RepairLevel[] = Object.freeze(["structural", "request"]);
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -164,9 +164,13 @@ export type ToolCallRepairAction =
  * - `"cancelled"`: it waited for a person's approval (human in the loop) and they sent a new message instead; it
  *   did not run.
  */
-export type ToolRunState = (typeof TOOL_RUN_STATES)[number];
+export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
 
-export const TOOL_RUN_STATES = Object.freeze(["never_started", "outcome_unknown", "cancelled"] as const);
+export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze([
+  "never_started",
+  "outcome_unknown",
+  "cancelled",
+]);
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
