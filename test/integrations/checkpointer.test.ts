@@ -57,6 +57,16 @@ async function store(saver: BaseCheckpointSaver, thread: string, messages: BaseM
 const messagesIn = (tuple: CheckpointTuple | undefined, key = "messages") =>
   tuple?.checkpoint.channel_values[key] as BaseMessage[];
 const configOf = (thread: string, ns = "") => ({ configurable: { thread_id: thread, checkpoint_ns: ns } });
+/** A placeholder as a surface writes it for an open call: marked synthetic, under the id the surface gives it. */
+const placeholder = (id: string) =>
+  new ToolMessage({
+    content: "placeholder",
+    tool_call_id: id,
+    status: "error",
+    id: `tool-repair-${id}`,
+    additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
+  });
+
 const recorder = () => {
   const repairs: ToolCallRepair[] = [];
   return { repairs, onRepair: (r: ToolCallRepair) => void repairs.push(r) };
@@ -271,14 +281,6 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
       const { inner, parent, call } = await abortedThread("t");
       const { repairs, onRepair } = recorder();
       const wrapped = withToolCallRepair(inner, { onRepair, provider: "openai" });
-      const placeholder = (id: string) =>
-        new ToolMessage({
-          content: "placeholder",
-          tool_call_id: id,
-          status: "error",
-          id: `tool-repair-${id}`,
-          additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
-        });
       const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new"), ai("answer")];
       const exit = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
 
@@ -303,14 +305,6 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     async (_name, saver) => {
       const { inner, parent, call } = await abortedThread("t", "", saver());
       const wrapped = withToolCallRepair(inner, { provider: "openai" });
-      const placeholder = (id: string) =>
-        new ToolMessage({
-          content: "placeholder",
-          tool_call_id: id,
-          status: "error",
-          id: `tool-repair-${id}`,
-          additional_kwargs: { tool_call_repair: { synthetic: true, reason: "orphan_call" } },
-        });
       // The run's in-memory list: the surface closed both calls with marked placeholders, so each put looks clean.
       const closedBySurface = [human("hi"), call, placeholder("a"), placeholder("b"), human("new")];
       const first = await store(wrapped, "t", closedBySurface, { parentId: parent.id });
