@@ -45,8 +45,7 @@ export type {
 } from "./types";
 
 export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
-export { forceRepairToolCalls, type ForceRepairOptions } from "./recovery/force-repair";
-export type { RejectionDiagnosis } from "./recovery/retry";
+export { forceRepairToolCalls, type ForceRepairOptions, type RejectionDiagnosis } from "./recovery/force-repair";
 export { withRequestRepair, type RequestRepairOptions } from "./integrations/model-wrapper";
 
 export {

@@ -29,7 +29,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import { recoveryFailed, recoveryStep } from "../recovery/retry";
+import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";

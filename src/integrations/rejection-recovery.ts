@@ -14,8 +14,7 @@
  */
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { forceRepairToolCalls } from "../recovery/force-repair";
-import { recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/retry";
+import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
 import type { RepairOptions, ToolCallRepair } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { repairsRequests, withRequestRepair } from "../../src/integrations/model-wrapper";
-import { rejectionDiagnosisOf } from "../../src/recovery/retry";
+import { rejectionDiagnosisOf } from "../../src/recovery/force-repair";
 import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import {
   anthropicModel,

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine";
 import { toolCallRepairMiddleware } from "../../src/integrations/middleware";
 import { isSyntheticResult } from "../../src/messages/inspect";
-import { rejectionDiagnosisOf } from "../../src/recovery/retry";
+import { rejectionDiagnosisOf } from "../../src/recovery/force-repair";
 import type { ToolCallRepair } from "../../src/types";
 import {
   anthropicModel,

@@ -3,13 +3,13 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import { describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
 import { repairMarkerOf, isSyntheticResult } from "../../src/messages/inspect";
-import { forceRepairToolCalls } from "../../src/recovery/force-repair";
+import { forceRepairToolCalls, REJECTION_DIAGNOSIS_KEY, rejectionDiagnosisOf } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
 import type { ProviderRejection, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human, shape, toolResult } from "../support/builders";
 import { brokenPlanArb, buildHistory, textOf } from "../support/histories";
 import { ADAPTERS_PINNED, validatePayloadFor } from "../support/payloads";
-import { boundaryError, errorOf, throwingObject } from "../support/hostile";
+import { boundaryError, errorOf, revokedObject, throwingObject } from "../support/hostile";
 
 const rejection = (fields: Partial<ProviderRejection>): ProviderRejection => ({
   provider: "bedrock",
@@ -341,5 +341,16 @@ describe("forceRepairToolCalls: a rejection or options that cannot be read are i
       ),
     ).toMatchObject(boundaryError("forceRepairToolCalls", "y"));
     expect(forceRepairToolCalls(history, rejection).repairs.length).toBeGreaterThan(0);
+  });
+});
+
+describe("rejectionDiagnosisOf", () => {
+  it("reads the diagnosis a surface attached, and takes any value (like parseToolPairingError)", () => {
+    const diagnosis = { rejection: {}, repairs: [], retried: false };
+    expect(rejectionDiagnosisOf(Object.assign(new Error("x"), { [REJECTION_DIAGNOSIS_KEY]: diagnosis }))).toBe(
+      diagnosis,
+    );
+    for (const value of [null, undefined, 42, "x", new Error("plain"), throwingObject(), revokedObject()])
+      expect(rejectionDiagnosisOf(value)).toBeUndefined();
   });
 });
