@@ -188,11 +188,9 @@ export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
 /** The count a user's counter returned, refused unless it is a number >= 0. */
 function checkedCount(count: unknown, path: string): number {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
-  const thenable = typeof (count as { then?: unknown } | undefined)?.then === "function";
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
-  if (thenable) Promise.resolve(count).catch(() => undefined);
-  const hint = thenable ? " (a Promise: this function needs a synchronous counter)" : "";
-  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, {
+  if (count instanceof Promise) count.catch(() => undefined);
+  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}; expected a number >= 0`, {
     argument: path,
   });
 }

@@ -10,14 +10,7 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionTable, kind, option, readOptions } from "../options";
-import {
-  callArgsText,
-  type DistinctCall,
-  distinctCalls,
-  isAssistant,
-  isToolResult,
-  resultIdOf,
-} from "../messages/inspect";
+import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf } from "../messages/inspect";
 import { isDict } from "../values";
 import {
   approximateTokenCounter,
@@ -128,38 +121,17 @@ export const SUMMARIZATION: OptionTable = {
   acknowledgement: option.string,
 };
 
-/** Names of older releases and langchain's deprecated options, by the object they were in, with the option to use. */
-const RETIRED: Record<string, Record<string, string>> = {
-  // prompt: a string with {messages} where the transcript goes
-  options: { prompt: "summaryPrompt", maxTokensBeforeSummary: "trigger.tokens", messagesToKeep: "keep.messages" },
-  "options.keep": { keepLast: "keep.messages", maxTokens: "keep.tokens" },
-};
-
-/** {@link readOptions}, with a retired name refused with its replacement (`path` names the object). */
-function readTable<T extends object>(value: unknown, fn: string, table: OptionTable, path: string): T {
-  for (const [key, now] of Object.entries(RETIRED[path] ?? {}))
-    if (isDict(value) && Object.hasOwn(value, key))
-      throw new ToolCallRepairInputError(`${fn}: ${path}.${key} is now options.${now} (as in langchain)`, {
-        argument: `${path}.${key}`,
-      });
-  return readOptions<T>(value, fn, table, path);
-}
-
 const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
 
 /** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
 function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
-  const size = readTable<Record<string, number>>(value, fn, SIZE, path);
+  const shape = trigger ? TRIGGER_SHAPE : KEEP_SHAPE;
+  const size = readOptions<Record<string, number>>(value, fn, SIZE, path);
   for (const [key, n] of Object.entries(size))
     if ((trigger && n === 0) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
-      throw expectedInput(
-        fn,
-        `${path}.${key}`,
-        `a ${key === "messages" ? "whole " : ""}number ${trigger ? ">" : ">="} 0${key === "fraction" ? " and <= 1" : ""}`,
-        n,
-      );
+      throw expectedInput(fn, `${path}.${key}`, shape, n);
   const given = Object.keys(size).length;
-  if (trigger ? given === 0 : given !== 1) throw expectedInput(fn, path, trigger ? TRIGGER_SHAPE : KEEP_SHAPE, value);
+  if (trigger ? given === 0 : given !== 1) throw expectedInput(fn, path, shape, value);
   return size;
 }
 
@@ -175,7 +147,7 @@ export function readSummarization<M = SummarizerModel>(
   table: OptionTable = SUMMARIZATION,
 ): Summarization<M> {
   if (options === null || options === undefined) throw expectedInput(fn, "options", "an object", options);
-  const read = readTable<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table, "options");
+  const read = readOptions<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
@@ -355,14 +327,15 @@ export function transcriptOf(messages: readonly BaseMessage[]): string {
 function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
   const text = contentText(message.content);
   if (isAssistant(message)) {
-    const calls = transcriptCalls(message);
+    // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
+    const calls = distinctCalls(message);
     const n = calls.length;
     return [
       ...(text !== "" || n === 0 ? [`Assistant: ${text}`] : []),
       ...(n === 0 ? [] : [n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`]),
       ...calls.map(({ id, name, args }) => {
         if (id !== undefined) callNames.set(id, name);
-        return `  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${args}`;
+        return `  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${callArgsText(args)}`;
       }),
     ].join("\n");
   }
@@ -382,15 +355,6 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
   const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
   return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
-}
-
-/**
- * The tool calls of an assistant message, in the order the model emitted them (`tool_calls` first), one per
- * id: the same call mirrored in several locations (a `tool_use` block and `tool_calls`) is shown once. The
- * arguments as JSON text (or the raw string when they did not parse).
- */
-export function transcriptCalls(message: BaseMessage): (DistinctCall & { args: string })[] {
-  return distinctCalls(message).map((call) => ({ ...call, args: callArgsText(call.args) }));
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */

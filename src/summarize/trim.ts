@@ -51,17 +51,11 @@ type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMes
 
 const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
 
-/** A message type string, or the type of a message class. */
-const typeOf = (t: unknown): unknown =>
-  typeof t === "function"
-    ? (new (t as new (fields: object) => Partial<BaseMessage>)({}) as Partial<BaseMessage>).getType?.()
-    : MESSAGE_TYPES.includes(t as string) && t;
+/** `startOn` / `endOn` as a list of type strings (core's message classes, a second spelling, are refused). */
+const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat() as string[]));
 
-/** `startOn` / `endOn` as type strings, resolved once (core builds a message of each class per message checked). */
-const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat().map(typeOf) as string[]));
-
-const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")}) or message classes`, (types) =>
-  [types].flat().every((t) => typeof typeOf(t) === "string"),
+const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
+  [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
 const either = (expected: string, method: string) =>
   kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
@@ -77,18 +71,11 @@ const TRIM = {
 };
 
 function readTrimOptions(options: unknown, fn: string): Trim {
-  if (options === null || options === undefined)
-    throw expectedInput(fn, "options", "trimMessages' options (maxTokens and tokenCounter at least)", options);
   const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
   const { strategy = "last", startOn, endOn, tokenCounter: counter } = read;
   for (const key of ["maxTokens", "tokenCounter"] as const)
     if (read[key] === undefined)
       throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-  const key = startOn ? "startOn" : "includeSystem";
-  if (strategy === "first" && read[key])
-    throw new ToolCallRepairInputError(`${fn}: options.${key} applies to strategy "last" only`, {
-      argument: `options.${key}`,
-    });
   // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
   const { getNumTokens } = counter as { getNumTokens(content: unknown): Promise<number> };
   const sum = async (messages: BaseMessage[]) =>

@@ -198,7 +198,7 @@ describe("one option shape on every summarization surface (langchain's, issue 21
   });
 
   it.each(Object.keys(SURFACES))(
-    "%s: summaryPrompt, keep and trimTokensToSummarize mean the same; the old prompt option is refused naming the new one",
+    "%s: summaryPrompt, keep and trimTokensToSummarize mean the same; the old prompt option is refused as no option",
     async (name) => {
       const model = summarizer();
       const options: Options = {
@@ -220,7 +220,7 @@ describe("one option shape on every summarization surface (langchain's, issue 21
         error = e;
       }
       expect(ToolCallRepairInputError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toContain("options.prompt is now options.summaryPrompt (as in langchain)");
+      expect((error as Error).message).toContain("options.prompt is not an option");
     },
   );
 });

@@ -1,6 +1,6 @@
 import { AIMessage, getBufferString, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { transcriptCalls, contentText, messagesToTranscript } from "../../src/summarize/summarize";
+import { contentText, messagesToTranscript } from "../../src/summarize/summarize";
 
 const weatherCall = (id: string, city: string) => ({
   id,
@@ -70,10 +70,11 @@ describe("messagesToTranscript", () => {
       },
       response_metadata: { output: [{ type: "function_call", call_id: "fc_1", name: "lookup", arguments: '{"k":2}' }] },
     });
-    expect(transcriptCalls(message).map((c) => [c.id, c.name, c.args])).toEqual([
-      ["call_raw", "calc", '{"x":1}'],
-      ["toolu_2", "fetch", '{"url":"u"}'],
-      ["fc_1", "lookup", '{"k":2}'],
+    expect(messagesToTranscript([message]).split("\n")).toEqual([
+      "Assistant called 3 tools in parallel:",
+      '  - calc [id call_raw] {"x":1}',
+      '  - fetch [id toolu_2] {"url":"u"}',
+      '  - lookup [id fc_1] {"k":2}',
     ]);
   });
 
