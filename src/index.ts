@@ -45,7 +45,7 @@ export type {
 } from "./types";
 
 export { parseToolPairingError, type ParseToolPairingErrorOptions } from "./recovery/parse-error";
-export { forceRepairToolCalls, type ForceRepairOptions, type RejectionDiagnosis } from "./recovery/force-repair";
+export { forceRepairToolCalls, type RejectionDiagnosis } from "./recovery/force-repair";
 export { withRequestRepair, type RequestRepairOptions } from "./integrations/model-wrapper";
 
 export {

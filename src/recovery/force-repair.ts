@@ -61,19 +61,19 @@ import type {
 /** The reason stored in the marker of results and messages made by a forced repair. */
 const REASON = "provider_rejection";
 
-/** `repairToolCalls` options; `provider` defaults to the rejecting provider (`"strict"` when it is not one). */
-export type ForceRepairOptions = RepairOptions;
-
 /** The engine profile to satisfy after a rejection by `provider`. */
 export const repairProviderFor = (provider: RejectingProvider): Provider =>
   provider === "langgraph" || provider === "unknown" ? "strict" : provider;
 
-/** Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls. */
+/**
+ * Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls.
+ * `options` are `repairToolCalls`'; `provider` defaults to the rejecting provider (`"strict"` when it is not one).
+ */
 export const forceRepairToolCalls = boundary("forceRepairToolCalls", function forceRepairToolCalls<
   M = BaseMessage,
->(messages: M[], rejection: ProviderRejection, options: ForceRepairOptions = {}): RepairResult<M> {
+>(messages: M[], rejection: ProviderRejection, options: RepairOptions = {}): RepairResult<M> {
   assertArray(messages, "forceRepairToolCalls");
-  const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as ForceRepairOptions;
+  const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as RepairOptions;
   const result = forceRepair(messages, rejection, rest);
   // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, result.repairs);

@@ -158,10 +158,7 @@ export function readSummarization<M = SummarizerModel>(
   if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
-    throw new ToolCallRepairInputError(
-      `${fn}: options.summaryPrompt has no {messages} placeholder for the conversation`,
-      { argument: "options.summaryPrompt" },
-    );
+    throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (read.trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
   const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");

@@ -57,30 +57,27 @@ const typeList = (types: unknown) => (types === undefined ? undefined : ([types]
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
-const either = (expected: string, method: string) =>
-  kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
 const TRIM = {
   maxTokens: option.count,
-  tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
+  tokenCounter: option.fn,
   strategy: option.oneOf(["first", "last"]),
   includeSystem: option.flag,
   allowPartial: option.flag,
   startOn: TYPES,
   endOn: TYPES,
-  textSplitter: either("a function or a text splitter", "splitText"),
+  textSplitter: kind(
+    "a function or a text splitter",
+    (v) => typeof v === "function" || (isDict(v) && typeof v.splitText === "function"),
+  ),
 };
 
 function readTrimOptions(options: unknown, fn: string): Trim {
-  const read = readOptions<Trim & { tokenCounter: unknown }>(options, fn, TRIM);
-  const { strategy = "last", startOn, endOn, tokenCounter: counter } = read;
+  const read = readOptions<Trim & { tokenCounter: (messages: BaseMessage[]) => unknown }>(options, fn, TRIM);
+  const { strategy = "last", startOn, endOn } = read;
   for (const key of ["maxTokens", "tokenCounter"] as const)
     if (read[key] === undefined)
       throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-  // A model's getNumTokens counts one content at a time: summed over the messages, as core does.
-  const { getNumTokens } = counter as { getNumTokens(content: unknown): Promise<number> };
-  const sum = async (messages: BaseMessage[]) =>
-    (await Promise.all(messages.map((m) => getNumTokens.call(counter, m.content)))).reduce((a, b) => a + b, 0);
-  const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
+  const count = asyncCounter(read.tokenCounter, "options.tokenCounter");
   return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
 }
 
