@@ -74,13 +74,6 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
 >(messages: M[], rejection: ProviderRejection, options: RepairOptions = {}): RepairResult<M> {
   assertArray(messages, "forceRepairToolCalls");
   const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as RepairOptions;
-  const result = forceRepair(messages, rejection, rest);
-  // Reported after the repair: a throwing callback neither fails nor undoes it.
-  reportRepairsSafely(onRepair, result.repairs);
-  return result;
-});
-
-function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: RepairOptions): RepairResult<M> {
   // A kind this version does not know (from another version of the package) gets the strict profile.
   const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
     ? FORCED_REPAIRS[rejection.kind]
@@ -89,8 +82,8 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Re
   const rejecting = repairProviderFor(rejection.provider);
   // Without tools: the configured profile when it turns tool blocks into text, else the rejecting one's, else strict.
   const provider = noTools
-    ? ([options.provider, rejecting].find((p) => p && profileFor(p).toolBlocksNeedTools) ?? "strict")
-    : (options.provider ?? rejecting);
+    ? ([rest.provider, rejecting].find((p) => p && profileFor(p).toolBlocksNeedTools) ?? "strict")
+    : (rest.provider ?? rejecting);
   const repairs: ToolCallRepair[] = [];
   const report: Report = (repair) => repairs.push({ ...repair, rejection });
   const input = messages.map((m, index) => {
@@ -99,13 +92,15 @@ function forceRepair<M>(messages: M[], rejection: ProviderRejection, options: Re
     report({ problem: "malformed_message", action: "coerced_message", index, detail });
     return coerceMessage(m, index);
   });
-  const step = { input, rejection, problem, options, report };
+  const step = { input, rejection, problem, options: rest, report };
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
   const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
-  const final = repairToolCalls(forced.messages, { ...options, provider, ...(noTools && { toolsInRequest: false }) });
+  const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
+  // Reported after the repair: a throwing callback neither fails nor undoes it.
+  reportRepairsSafely(onRepair, repairs);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
-}
+});
 
 interface Forced {
   messages: BaseMessage[];

@@ -179,10 +179,8 @@ export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number)
  */
 export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
   assertArray(messages, fn);
-  return Array.from(messages, (message, i) => {
-    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
-    return readMessage(message, i);
-  });
+  // A hole reads as undefined: refused naming its index.
+  return Array.from(messages, readMessage);
 }
 
 /** The count a user's counter returned, refused unless it is a number >= 0. */

@@ -136,7 +136,7 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     // eslint-disable-next-line no-sparse-arrays
     expect(
       (await inputError(() => messagesToTranscript([new HumanMessage("a"), , new HumanMessage("b")] as never))).message,
-    ).toMatch(/messages\[1\] is a hole/);
+    ).toMatch(/messages\[1\] is undefined, not a message/);
     expect((await inputError(() => messagesToTranscript([new HumanMessage("a"), 42 as never]))).index).toBe(1);
   });
 
