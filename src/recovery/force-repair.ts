@@ -280,12 +280,10 @@ function closeOpenLoop(step: Step): Forced | undefined {
     (m, i) => {
       const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
       const message =
-        i < from
-          ? undefined
-          : isToolResult(m)
-            ? toolResultAsUserText(m, REASON)
-            : calls.length > 0 && clientCallsAsText(m as AIMessage, calls);
-      return message ? [message, { action: "converted_to_text", detail }] : undefined;
+        calls.length > 0
+          ? clientCallsAsText(m as AIMessage, calls)
+          : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
+      return message && [message, { action: "converted_to_text", detail }];
     },
     "unsupported_block",
   );

@@ -10,7 +10,7 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionTable, kind, option, readOptions } from "../options";
-import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf } from "../messages/inspect";
+import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
 import { isDict } from "../values";
 import {
   approximateTokenCounter,
@@ -117,7 +117,7 @@ export const SUMMARIZATION: OptionTable = {
   tokenCounter: option.fn,
   summaryPrompt: option.string,
   summaryPrefix: option.string,
-  trimTokensToSummarize: option.count,
+  trimTokensToSummarize: kind("a number > 0", (n) => typeof n === "number" && n > 0),
   acknowledgement: option.string,
 };
 
@@ -159,7 +159,6 @@ export function readSummarization<M = SummarizerModel>(
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
-  if (read.trimTokensToSummarize === 0) throw expectedInput(fn, "options.trimTokensToSummarize", "a number > 0", 0);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
   const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");
   return { ...read, fn, trigger: conditions, keep: kept, count };
@@ -275,10 +274,7 @@ export function buildSummaryMessages(
   const additional_kwargs = { lc_source: SUMMARY_SOURCE };
   const content = `${options.summaryPrefix ?? DEFAULT_SUMMARY_PREFIX}\n\n${summaryText.trim() || EMPTY_SUMMARY}`;
   const summary = new HumanMessage({ content, additional_kwargs });
-  const first = tail[0];
-  const opensWithUser =
-    first?.getType() === "human" || (first?.getType() === "generic" && (first as { role?: unknown }).role === "user");
-  if (!opensWithUser) return [summary];
+  if (turnOf(tail[0]) !== "user") return [summary];
   return [summary, new AIMessage({ content: options.acknowledgement ?? DEFAULT_ACKNOWLEDGEMENT, additional_kwargs })];
 }
 
