@@ -206,14 +206,12 @@ export function parseToolPairingError(
 }
 
 function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderRejection | undefined {
-  const seen = new Set<unknown>();
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
   let found: ReturnType<typeof matchText>;
   let foundIn = "";
-  // The cause chain, at most 8 deep.
-  for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null && !seen.has(node); depth++) {
-    seen.add(node);
+  // The cause chain, at most 8 deep (a cycle is read again, to no effect).
+  for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null; depth++) {
     if (isDict(node)) {
       if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
       const status = [

@@ -40,8 +40,16 @@ export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
 export const trimMessagesSafely = boundary(
   "trimMessagesSafely",
   async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
-    const list = readMessageList(messages, "trimMessagesSafely");
-    const trim = readTrimOptions(options, "trimMessagesSafely");
+    const fn = "trimMessagesSafely";
+    const list = readMessageList(messages, fn);
+    const read = readOptions<Trim & { tokenCounter: (messages: BaseMessage[]) => unknown }>(options, fn, TRIM);
+    for (const key of ["maxTokens", "tokenCounter"] as const)
+      if (read[key] === undefined)
+        throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
+    // The counter wrapped (and used by core too), `startOn` / `endOn` as lists.
+    const count = asyncCounter(read.tokenCounter, "options.tokenCounter");
+    const { startOn, endOn } = read;
+    const trim = { ...read, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
@@ -70,16 +78,6 @@ const TRIM = {
     (v) => typeof v === "function" || (isDict(v) && typeof v.splitText === "function"),
   ),
 };
-
-function readTrimOptions(options: unknown, fn: string): Trim {
-  const read = readOptions<Trim & { tokenCounter: (messages: BaseMessage[]) => unknown }>(options, fn, TRIM);
-  const { strategy = "last", startOn, endOn } = read;
-  for (const key of ["maxTokens", "tokenCounter"] as const)
-    if (read[key] === undefined)
-      throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-  const count = asyncCounter(read.tokenCounter, "options.tokenCounter");
-  return { ...read, strategy, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
-}
 
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
