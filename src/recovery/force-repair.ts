@@ -243,10 +243,12 @@ function answerNamedCalls(
       }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const sent = hadResult.has(id) ? "its result follows as user text" : "no result for it was sent";
+      const tool = name ? `Tool "${name}"` : "The tool";
       const text =
         options.syntheticResultText?.({ id, name, reason: problem, note, toolRun }) ??
-        defaultSyntheticText({ id, name, reason: REASON, note: `${note}; ${sent}`, toolRun });
+        (hadResult.has(id)
+          ? `${tool} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
+          : defaultSyntheticText({ id, name, reason: REASON, note: `${note} and no result for it was sent`, toolRun }));
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }
