@@ -42,12 +42,16 @@ export const trimMessagesSafely = boundary(
   async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
     const fn = "trimMessagesSafely";
     const list = readMessageList(messages, fn);
-    const read = readOptions<Trim & { tokenCounter: (messages: BaseMessage[]) => unknown }>(options, fn, TRIM);
+    const read = readOptions<Trim & { tokenCounter: Counter }>(options, fn, TRIM);
     for (const key of ["maxTokens", "tokenCounter"] as const)
       if (read[key] === undefined)
         throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-    // The counter wrapped (and used by core too), `startOn` / `endOn` as lists.
-    const count = asyncCounter(read.tokenCounter, "options.tokenCounter");
+    // The counter wrapped (and used by core too), `startOn` / `endOn` as lists. A model's getNumTokens counts one
+    // content at a time: summed over the messages, as core does.
+    const counter = read.tokenCounter;
+    const sum = async (messages: BaseMessage[]) =>
+      (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
+    const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
     const { startOn, endOn } = read;
     const trim = { ...read, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
@@ -65,18 +69,18 @@ const typeList = (types: unknown) => (types === undefined ? undefined : ([types]
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
+type Counter = ((messages: BaseMessage[]) => unknown) & { getNumTokens?(content: unknown): Promise<number> };
+const either = (expected: string, method: string) =>
+  kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
 const TRIM = {
   maxTokens: option.count,
-  tokenCounter: option.fn,
+  tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
   strategy: option.oneOf(["first", "last"]),
   includeSystem: option.flag,
   allowPartial: option.flag,
   startOn: TYPES,
   endOn: TYPES,
-  textSplitter: kind(
-    "a function or a text splitter",
-    (v) => typeof v === "function" || (isDict(v) && typeof v.splitText === "function"),
-  ),
+  textSplitter: either("a function or a text splitter", "splitText"),
 };
 
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {

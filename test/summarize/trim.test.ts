@@ -32,6 +32,16 @@ const exchange = () => [
 ];
 
 describe("trimMessagesSafely", () => {
+  it("takes a model as tokenCounter, as core's trimMessages does (getNumTokens per message, summed)", async () => {
+    const model = { getNumTokens: async (_content: unknown) => 10 };
+    const safe = await trimMessagesSafely(exchange(), {
+      maxTokens: 30,
+      tokenCounter: model as never,
+      strategy: "last",
+    });
+    expect(types(safe)).toEqual(["ai", "human"]);
+  });
+
   it("drops the tool result core's trimMessages keeps after trimming its call away", async () => {
     const messages = exchange();
     const options = { maxTokens: 30, tokenCounter: tenEach, strategy: "last" as const };
