@@ -13,7 +13,7 @@
  * environment decides), and the wrappers check the model the function returns, at call time.
  */
 import { Runnable } from "@langchain/core/runnables";
-import { assertString, boundary, expectedInput, optionsInput } from "../errors";
+import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
@@ -43,13 +43,6 @@ const CONFIGURED_PROVIDERS = providers(
 );
 
 export type Env = Record<string, string | undefined>;
-
-export interface BedrockDetectOptions {
-  /** Decides outright: true or false wins over the environment and over inspecting the model. */
-  bedrock?: boolean;
-  /** Where to read `LLM_PROVIDER` from. Default `process.env`. */
-  env?: Env;
-}
 
 const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
 
@@ -81,17 +74,8 @@ export function isModelChooser(model: unknown): model is (...args: never[]) => u
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
-export const envSelectsBedrock = boundary("envSelectsBedrock", (env: Env = process.env): boolean =>
-  selectsBedrock(env, "envSelectsBedrock", "env"),
-);
-
-/** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
-function selectsBedrock(env: unknown = process.env, fn: string, argument: string): boolean {
-  if (!isObject(env))
-    throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
-  const value = Object.hasOwn(env, "LLM_PROVIDER") ? env.LLM_PROVIDER : undefined;
-  return typeof value === "string" && /^(aws-)?bedrock$/.test(value.trim().toLowerCase());
-}
+export const envSelectsBedrock = (env: Env = process.env): boolean =>
+  /^(aws-)?bedrock$/i.test(env.LLM_PROVIDER?.trim() ?? "");
 
 /**
  * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model
@@ -107,21 +91,13 @@ export const describeModels = boundary("describeModels", (model: unknown): Model
  * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
  * model is one, a fallback chain with one among its models (a request may reach it), or an initChatModel model
  * whose provider is `bedrock`/`aws` (or whose model id starts with `amazon.`, as initChatModel infers).
- * `options.bedrock` decides outright; `LLM_PROVIDER=aws-bedrock` makes it true for any model.
+ * `LLM_PROVIDER=aws-bedrock` in `env` (default `process.env`) makes it true for any model.
  */
 export const isBedrockModel = boundary(
   "isBedrockModel",
-  (model: unknown, options: BedrockDetectOptions = {}): boolean => bedrockModel(model, options, "isBedrockModel"),
+  (model: unknown, env?: Env): boolean =>
+    envSelectsBedrock(env) || describeModels(model).some((m) => m.provider === "bedrock"),
 );
-
-/** {@link isBedrockModel} with its options checked: `bedrock` a boolean, `env` an object of environment variables. */
-function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
-  const { bedrock, env } = { ...optionsInput(options, fn) };
-  if (bedrock !== undefined && typeof bedrock !== "boolean")
-    throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
-  const onEnv = selectsBedrock(env, fn, "options.env");
-  return (bedrock as boolean | undefined) ?? (onEnv || describeModels(model).some((m) => m.provider === "bedrock"));
-}
 
 /**
  * True when the model cannot continue from an assistant turn (a request must end with a user message): Claude
@@ -143,8 +119,7 @@ export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boo
  */
 export const needsPromptedStructuredOutput = boundary(
   "needsPromptedStructuredOutput",
-  (model: unknown, options: BedrockDetectOptions = {}): boolean =>
-    bedrockModel(model, options, "needsPromptedStructuredOutput") || cannotPrefill(model),
+  (model: unknown, env?: Env): boolean => isBedrockModel(model, env) || cannotPrefill(model),
 );
 
 export interface ClaudeVersion {
@@ -160,12 +135,11 @@ export interface ClaudeVersion {
  * names no Claude model.
  */
 export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
-  assertString(modelId, "claudeVersionOf", "modelId");
   const id = modelId.toLowerCase();
   const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
   const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
   if (f) return version(f[1], f[2], f[3]);
-  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
+  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku)/.exec(id);
   return v ? version(v[3], v[1], v[2]) : undefined;
 }
 

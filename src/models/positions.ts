@@ -10,7 +10,7 @@
  * histories in test/models/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
-import { assertArray, boundary, expectedInput } from "../errors";
+import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 
@@ -82,13 +82,7 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
 export const payloadPositions = boundary(
   "payloadPositions",
-  (messages: readonly unknown[], format: WireFormat): PayloadPositions => {
-    assertArray(messages, "payloadPositions");
-    const formats: unknown[] = Object.keys(LAYOUTS);
-    if (!formats.includes(format))
-      throw expectedInput("payloadPositions", "format", `one of ${formats.join(", ")}`, format);
-    return LAYOUTS[format](Array.from(messages, read));
-  },
+  (messages: readonly unknown[], format: WireFormat): PayloadPositions => LAYOUTS[format](Array.from(messages, read)),
 );
 
 /**
@@ -97,27 +91,13 @@ export const payloadPositions = boundary(
  */
 export const messageIndexAt = boundary(
   "messageIndexAt",
-  (positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
-    const check = (ok: boolean, argument: string, expected: string, value: unknown) => {
-      if (!ok) throw expectedInput("messageIndexAt", argument, expected, value);
-    };
-    const { messagesAt, blockOffset } = isDict(positions) ? positions : ({} as PayloadPositions);
-    check(
-      Array.isArray(messagesAt) && Array.isArray(blockOffset),
-      "positions",
-      "what payloadPositions returned",
-      positions,
-    );
-    check(isIndex(payloadIndex), "payloadIndex", "a non-negative integer", payloadIndex);
-    check(block === undefined || isIndex(block), "block", "a non-negative integer or undefined", block);
+  ({ messagesAt, blockOffset }: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
     let found: number | undefined;
     for (const member of messagesAt[payloadIndex] ?? [])
       if (found === undefined || blockOffset[member] <= block!) found = member;
     return found;
   },
 );
-
-const isIndex = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
 function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {

@@ -8,12 +8,12 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, boundary, callersOwn, describeInput, expectedInput } from "../errors";
+import { ToolCallRepairInputError, assertArray, atMessage, boundary, callersOwn, expectedInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import { option, readOptions } from "../options";
 import { readMessage } from "../messages/coerce";
-import { isDict, safeJson } from "../values";
+import { isDict, quoteValue, safeJson } from "../values";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -180,7 +180,7 @@ export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number)
 export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
   assertArray(messages, fn);
   return Array.from(messages, (message, i) => {
-    if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, "is a hole in a sparse array, not a message");
+    if (!(i in messages)) throw atMessage(i, "is a hole in a sparse array, not a message");
     return readMessage(message, i);
   });
 }
@@ -192,7 +192,7 @@ function checkedCount(count: unknown, path: string): number {
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   if (thenable) Promise.resolve(count).catch(() => undefined);
   const hint = thenable ? " (a Promise: this function needs a synchronous counter)" : "";
-  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}${hint}; expected a number >= 0`, {
+  throw new ToolCallRepairInputError(`${path} returned ${quoteValue(count)}${hint}; expected a number >= 0`, {
     argument: path,
   });
 }
