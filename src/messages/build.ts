@@ -36,8 +36,8 @@ import {
   resentOutputOf,
   withoutId,
 } from "./responses";
-import { TOOL_RUN_STATES, type ToolRunState } from "../types";
-import { boundary, expectedInput } from "../errors";
+import type { ToolRunState } from "../types";
+import { boundary } from "../errors";
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id). */
 export type RefEdit = "drop" | { id: string } | undefined;
@@ -319,15 +319,7 @@ export const defaultSyntheticText = boundary(
     note?: string;
     toolRun?: ToolRunState;
   }): string {
-    const check = (ok: boolean, argument: string, expected: string, value: unknown) => {
-      if (!ok) throw expectedInput("defaultSyntheticText", argument, expected, value);
-    };
-    check(isDict(call), "call", "an object { id, name?, reason, note?, toolRun? }", call);
     const { id, name, note, toolRun = "outcome_unknown" } = call;
-    check(typeof id === "string" || typeof id === "number", "call.id", "a string", id);
-    for (const [key, value] of Object.entries({ name, note }))
-      check(value === undefined || typeof value === "string", `call.${key}`, "a string or undefined", value);
-    check(TOOL_RUN_STATES.includes(toolRun), "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
     return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
   },

@@ -12,7 +12,6 @@
  * before it is called: every check here answers for it as for an unknown object (unless an option or the
  * environment decides), and the wrappers check the model the function returns, at call time.
  */
-import { Runnable } from "@langchain/core/runnables";
 import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
@@ -70,7 +69,7 @@ export interface ModelDescription {
 
 /** A plain function that picks a model at call time (not a Runnable, which is an object). */
 export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function" && !Runnable.isRunnable(model);
+  return typeof model === "function";
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
@@ -215,7 +214,7 @@ function collect(
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isObject(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
-    const llmType = safely(() => (model._llmType as () => unknown).call(model));
+    const llmType = (model._llmType as () => unknown).call(model);
     const type = typeof llmType === "string" ? llmType : undefined;
     const modelId = instanceModelId(model);
     found.push({
@@ -242,11 +241,11 @@ const instanceModelId = (instance: Dict): string | undefined =>
  * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses).
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
-  const className = safely(() => (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.());
+  const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
   if (className === "ChatOpenAIResponses" || className === "AzureChatOpenAIResponses") return true;
   const decided =
     typeof instance._useResponsesApi === "function"
-      ? safely(() => (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions))
+      ? (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions)
       : undefined;
   if (typeof decided === "boolean") return decided;
   return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
@@ -287,14 +286,6 @@ export async function withInstance(description: ModelDescription, config?: unkno
   return resolved === undefined
     ? description
     : { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
-}
-
-function safely<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
 }
 
 // --- stored answers -----------------------------------------------------------------------------------------
