@@ -2,14 +2,7 @@
  * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
-import {
-  AIMessage,
-  type BaseMessage,
-  ChatMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-} from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import {
   callArgsText,
@@ -244,14 +237,9 @@ export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<s
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
   if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as never;
   if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as never;
+  // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
+  // own constructor with its own kwargs.
   const init = carried(message, fields, [], ["id", "name"]);
-  if (ChatMessage.isInstance(message)) {
-    init.role = message.role;
-    return new ChatMessage(init as never) as never;
-  }
-  if (SystemMessage.isInstance(message)) return new SystemMessage(init as never) as never;
-  if (HumanMessage.isInstance(message)) return new HumanMessage(init as never) as never;
-  // Any other class (function messages, custom subclasses): its own constructor with its own kwargs.
   return new (message.constructor as new (fields: Dict) => T)(Object.assign({}, message.lc_kwargs, init));
 }
 
@@ -389,13 +377,9 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
 }
 
 /**
- * A system message the provider does not accept where it stands, as a user message that keeps its content
- * (marked, not synthetic: the words are real) and its id.
+ * A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic (the words
+ * are real): a system message the provider does not accept where it stands, a ChatMessage of a role it mis-sends.
  */
-export const systemMessageAsUserText = (message: BaseMessage): HumanMessage =>
-  labeledUserText(message, "[System message]", "misplaced_system_message");
-
-/** A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic. */
 export const labeledUserText = (message: BaseMessage, label: string, reason: string): HumanMessage =>
   userText(message.content, label, message.id, { reason });
 
