@@ -11,11 +11,11 @@ export class ToolCallRepairInputError extends TypeError {
   /** The argument or option at fault (`"messages"`, `"options.provider"`, ...). */
   readonly argument: string;
 
-  constructor(message: string, details: { argument?: string; index?: number; cause?: unknown } = {}) {
-    super(`langgraph-tool-repair: ${message}`, details.cause === undefined ? undefined : { cause: details.cause });
+  constructor(message: string, { argument, index, cause }: { argument: string; index?: number; cause?: unknown }) {
+    super(`langgraph-tool-repair: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "ToolCallRepairInputError";
-    this.argument = details.argument ?? (details.index === undefined ? "options" : "messages");
-    if (details.index !== undefined) this.index = details.index;
+    this.argument = argument;
+    if (index !== undefined) this.index = index;
   }
 
   /** True for this error, also when it comes from another copy of the package (any value in: never throws). */

@@ -108,7 +108,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
   for (const [key, own] of [
-    ["tool_calls", ""],
+    ["tool_calls", "id"],
     ["tool_use", "id"],
     ["toolUse", "toolUseId"],
   ] as const) {
@@ -116,7 +116,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     if (!edits.has(location)) continue;
     const value = kwargs[key];
     const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
-      withId(rec, own ? idKeyOf(rec, own) : "id", id),
+      withId(rec, idKeyOf(rec, own), id),
     ) as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];

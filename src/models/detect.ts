@@ -43,8 +43,6 @@ const CONFIGURED_PROVIDERS = providers(
 
 export type Env = Record<string, string | undefined>;
 
-const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
-
 /**
  * One chat model behind a runnable. `instance` is the model object; it is undefined for an initChatModel model
  * whose instance is not built yet, which is then described by its config.
@@ -175,19 +173,19 @@ function collect(
   depth: number,
   found: ModelDescription[],
 ) {
-  if (!isObject(model) || depth++ > MAX_DEPTH) return;
+  if (!isDict(model) || depth++ > MAX_DEPTH) return;
   // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
   // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
   // cached instance is read when present; otherwise the model is described from its config (model id, provider
   // given or inferred the way initChatModel infers it, and the options of a queued `bindTools`).
-  if ("_queuedMethodOperations" in model && isObject(model._defaultConfig)) {
+  if ("_queuedMethodOperations" in model && isDict(model._defaultConfig)) {
     const before = found.length;
     const cache = model._modelInstanceCache;
     if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
     if (found.length > before) return;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
-    const callOptions = { ...(Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
     const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
     const provider = refined(
       CONFIGURED_PROVIDERS.get(
@@ -204,16 +202,16 @@ function collect(
       thinking: thinkingIn(config, callOptions),
       configurable: model,
     });
-  } else if (isObject(model.bound))
+  } else if (isDict(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
     collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
   else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, found);
-  else if (isObject(model.runnable) && Array.isArray(model.fallbacks))
+  else if (isDict(model.runnable) && Array.isArray(model.fallbacks))
     for (const [i, m] of [model.runnable, ...model.fallbacks].entries())
       collect(m, bound, i ? "fallback" : role, depth, found);
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
-    const callOptions = isObject(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
+    const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
     const llmType = (model._llmType as () => unknown).call(model);
     const type = typeof llmType === "string" ? llmType : undefined;
     const modelId = instanceModelId(model);
@@ -257,9 +255,9 @@ const modelPrefersResponsesApi = (modelId: string | undefined): boolean =>
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict): boolean {
-  const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isObject);
+  const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isDict);
   return [callOptions.thinking ?? source.thinking, fields?.thinking].some(
-    (value) => isObject(value) && (value.type === "enabled" || value.type === "adaptive"),
+    (value) => isDict(value) && (value.type === "enabled" || value.type === "adaptive"),
   );
 }
 
