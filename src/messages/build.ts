@@ -391,14 +391,7 @@ export function typedMessageOf(
   message: BaseMessage,
   kind: "user" | "assistant" | "system",
 ): HumanMessage | AIMessage | SystemMessage {
-  const m = message as unknown as Dict;
-  const init: Dict = {
-    content: m.content ?? "",
-    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
-  };
-  if (typeof m.id === "string") init.id = m.id;
-  if (typeof m.name === "string") init.name = m.name;
+  const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
   if (kind === "user") return new HumanMessage(init as never);
   if (kind === "system") return new SystemMessage(init as never);
   // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).
