@@ -63,9 +63,10 @@ function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
 /**
  * Rewrite every location of every tool call in an assistant message at once. Returns the same message when
  * the editor changes nothing. A `tool_use` block left in content or a Responses `function_call` left in
- * `response_metadata.output` is still sent by the adapters, so removal must reach all of them.
+ * `response_metadata.output` is still sent by the adapters, so removal must reach all of them. `promoted` calls
+ * are appended to `tool_calls`.
  */
-export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
+export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: Dict[] = []): AIMessage {
   // Per list (content blocks are one list), the edit at each position; the edits of server tool calls by id.
   const edits = new Map<string, Map<number, RefEdit>>();
   const servers = new Map<unknown, RefEdit>();
@@ -86,7 +87,6 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     edits.get(list)!.set(ref.position, e);
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
-  const promoted = extra?.promoted ?? [];
   if (edits.size === 0 && promoted.length === 0) return message;
   const m = message as unknown as Dict;
 
