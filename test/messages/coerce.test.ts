@@ -14,6 +14,13 @@ describe("coerceMessage", () => {
     expect(coerceMessage({ role: "user", content: "x" }, 0)).toBeInstanceOf(HumanMessage);
   });
 
+  it("a [role, content] tuple is not a message: refused naming the index", () => {
+    expect(errorOf(() => coerceMessage(["user", "x"], 2))).toMatchObject({
+      ...inputError("messages", "messages[2] is an array of 2, not a message"),
+      index: 2,
+    });
+  });
+
   it("a stored message with nothing to read is refused, like a plain one (never an empty message)", () => {
     expect(errorOf(() => coerceMessage({ type: "human", data: {} }, 1))).toMatchObject({
       ...inputError("messages", 'messages[1] is a stored message of type "human" whose data has no content'),
