@@ -2,7 +2,7 @@
  * Turning what callers actually pass into real LangChain messages, or refusing with an error that names the
  * index: plain `{role, content}` objects (OpenAI wire format included), lc-serialized constructor objects,
  * LangChain's stored format (`{ type, data }`, from `mapChatMessagesToStoredMessages` and chat-history stores,
- * read with LangChain's own mapping) and strings. Real messages pass through
+ * read with LangChain's own mapping), strings and `[role, content]` tuples. Real messages pass through
  * untouched. Nothing readable is ever turned into an empty message.
  */
 import {
@@ -104,6 +104,11 @@ export const coerceMessage = boundary(
 export function readMessage(value: unknown, index: number): BaseMessage {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
+    const kind = ROLE_ALIASES[value[0]];
+    if (!kind) throw atMessage(index, `is a tuple with unknown role ${quoteValue(value[0])}`);
+    return build(kind, { content: value[1] });
+  }
   if (!isDict(value)) throw atMessage(index, `is ${describeValue(value)}, not a message`);
   const { type, data } = value;
   if (value.lc === 1 && type === "constructor" && Array.isArray(value.id)) {

@@ -14,9 +14,11 @@ describe("coerceMessage", () => {
     expect(coerceMessage({ role: "user", content: "x" }, 0)).toBeInstanceOf(HumanMessage);
   });
 
-  it("a [role, content] tuple is not a message: refused naming the index", () => {
-    expect(errorOf(() => coerceMessage(["user", "x"], 2))).toMatchObject({
-      ...inputError("messages", "messages[2] is an array of 2, not a message"),
+  it("a [role, content] tuple (LangChain's MessageLike) becomes its message; an unknown role is refused", () => {
+    expect(coerceMessage(["user", "x"], 2)).toBeInstanceOf(HumanMessage);
+    expect(coerceMessage(["ai", "y"], 2)).toMatchObject({ content: "y" });
+    expect(errorOf(() => coerceMessage(["robot", "x"], 2))).toMatchObject({
+      ...inputError("messages", 'messages[2] is a tuple with unknown role "robot"'),
       index: 2,
     });
   });
