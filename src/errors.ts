@@ -11,20 +11,11 @@ export class ToolCallRepairInputError extends TypeError {
   /** The argument or option at fault (`"messages"`, `"options.provider"`, ...). */
   readonly argument: string;
 
-  constructor(message: string, details: { argument?: string; index?: number; cause?: unknown } = {}) {
-    super(`langgraph-tool-repair: ${message}`, details.cause === undefined ? undefined : { cause: details.cause });
+  constructor(message: string, { argument, index, cause }: { argument: string; index?: number; cause?: unknown }) {
+    super(`langgraph-tool-repair: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "ToolCallRepairInputError";
-    this.argument = details.argument ?? (details.index === undefined ? "options" : "messages");
-    if (details.index !== undefined) this.index = details.index;
-  }
-
-  /** The message at `index` cannot be read as a message. */
-  static atMessage(index: number, detail: string, cause?: unknown): ToolCallRepairInputError {
-    const fn = "ToolCallRepairInputError.atMessage";
-    if (!Number.isSafeInteger(index) || index < 0)
-      throw expectedInput(fn, "index", "a message's index (a non-negative integer)", index);
-    if (typeof detail !== "string") throw expectedInput(fn, "detail", "a string", detail);
-    return new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
+    this.argument = argument;
+    if (index !== undefined) this.index = index;
   }
 
   /** True for this error, also when it comes from another copy of the package (any value in: never throws). */
@@ -40,6 +31,10 @@ export class ToolCallRepairInputError extends TypeError {
     }
   }
 }
+
+/** The error for a message that cannot be read as one: `messages[index] <detail>`. */
+export const atMessage = (index: number, detail: string, cause?: unknown) =>
+  new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
 
 /** The text of an unknown thrown value, for wrapping it. */
 export const errorText = (error: unknown): string =>
@@ -109,9 +104,6 @@ function inputErrorOf(fn: string, error: unknown): unknown {
   });
 }
 
-/** A short rendering of a caller's value for an error message (see `quoteValue`). */
-export const describeInput = quoteValue;
-
 /** The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`. */
 export const expectedInput = (fn: string, argument: string, expected: string, value: unknown) =>
   new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}; expected ${expected}`, { argument });
@@ -126,18 +118,8 @@ function isArray(value: unknown): boolean | undefined {
 }
 
 /** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */
-export function assertArray(
-  value: unknown,
-  what: string,
-  argument = "messages",
-  items = "messages",
-): asserts value is readonly unknown[] {
-  if (!isArray(value)) throw expectedInput(what, argument, `an array of ${items}`, value);
-}
-
-/** `value` is a string, or a {@link ToolCallRepairInputError} naming the function and the argument. */
-export function assertString(value: unknown, what: string, argument: string): asserts value is string {
-  if (typeof value !== "string") throw expectedInput(what, argument, "a string", value);
+export function assertArray(value: unknown, what: string, argument = "messages"): asserts value is readonly unknown[] {
+  if (!isArray(value)) throw expectedInput(what, argument, "an array of messages", value);
 }
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */

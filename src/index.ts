@@ -56,7 +56,8 @@ export {
 export { messagesToTranscript } from "./summarize/summarize";
 export { trimMessagesSafely, type TrimMessagesOptions } from "./summarize/trim";
 
-export type { ModelDescription } from "./models/detect";
+/** `ModelDescription`, and the types `ModelFacts` and `StrategyOptions` refer to. */
+export type { ModelDescription, ClaudeVersion, Env } from "./models/detect";
 export type { OutputFormat, JsonSchema, Validation } from "./structured/format";
 export {
   PromptedStructuredOutputError,
@@ -65,6 +66,8 @@ export {
   type Candidate,
   type CandidateSource,
   type StructuredAttempt,
+  type FinalMessageOption,
+  type StructuredResponseReport,
 } from "./structured/parse";
 export {
   structuredOutputStrategies,
@@ -73,9 +76,6 @@ export {
   type ModelFacts,
   type StrategyChoice,
   type StrategyOptions,
+  type StructuredOutputFallback,
 } from "./structured/strategy";
-/** The types `ModelFacts` and `StrategyOptions` refer to. */
-export type { ClaudeVersion, Env } from "./models/detect";
-export type { FinalMessageOption, StructuredResponseReport } from "./structured/parse";
 export { bedrockOutputConfig, withBedrockOutputConfig } from "./structured/constrained";
-export type { StructuredOutputFallback } from "./structured/strategy";

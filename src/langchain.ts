@@ -4,8 +4,13 @@
  *
  * @module langgraph-tool-repair/langchain
  */
-export { toolCallRepair, type ToolCallRepairOptions, type ToolCallRepairSetup } from "./integrations/middleware";
-export { toolCallRepairMiddleware, type ToolCallRepairMiddlewareOptions } from "./integrations/middleware";
+export {
+  toolCallRepair,
+  type ToolCallRepairOptions,
+  type ToolCallRepairSetup,
+  toolCallRepairMiddleware,
+  type ToolCallRepairMiddlewareOptions,
+} from "./integrations/middleware";
 export {
   promptedStructuredOutputMiddleware,
   type PromptedStructuredOutputMiddlewareOptions,

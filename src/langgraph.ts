@@ -4,13 +4,11 @@
  *
  * @module langgraph-tool-repair/langgraph
  */
+export { replaceAllMessages } from "./integrations/state-update";
 export {
   toolCallRepairKit,
   type ToolCallRepairKit,
   type ToolCallRepairKitOptions,
-} from "./integrations/node";
-export { replaceAllMessages } from "./integrations/state-update";
-export {
   toolCallRepairNode,
   type ToolCallRepairNodeOptions,
   type ToolCallRepairNodeUpdate,

@@ -7,14 +7,14 @@ import type { BaseMessage } from "@langchain/core/messages";
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
 
-export const PROVIDERS: readonly Provider[] = Object.freeze([
+export const PROVIDERS: readonly Provider[] = [
   "openai",
   "openai-responses",
   "anthropic",
   "bedrock",
   "gemini",
   "strict",
-]);
+];
 
 /**
  * How far a repair goes.
@@ -26,7 +26,7 @@ export const PROVIDERS: readonly Provider[] = Object.freeze([
  */
 export type RepairLevel = "structural" | "request";
 
-export const REPAIR_LEVELS: readonly RepairLevel[] = Object.freeze(["structural", "request"]);
+export const REPAIR_LEVELS: readonly RepairLevel[] = ["structural", "request"];
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -166,11 +166,7 @@ export type ToolCallRepairAction =
  */
 export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
 
-export const TOOL_RUN_STATES: readonly ToolRunState[] = Object.freeze([
-  "never_started",
-  "outcome_unknown",
-  "cancelled",
-]);
+export const TOOL_RUN_STATES: readonly ToolRunState[] = ["never_started", "outcome_unknown", "cancelled"];
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */

@@ -43,7 +43,6 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
         return ok && emit("]");
       }
       const toJSON = (v as { toJSON?: unknown }).toJSON;
-      if (v instanceof Date) return emit(JSON.stringify(Number.isNaN(v.getTime()) ? null : v.toISOString()));
       if (typeof toJSON === "function") return write(toJSON.call(v));
       if (!emit("{")) return false;
       let first = true;

@@ -11,7 +11,7 @@
  * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, boundary, expectedInput } from "../errors";
+import { assertArray, atMessage, boundary, expectedInput } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
@@ -75,7 +75,7 @@ function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coe
     const value = input[i];
     if (isMessage(value)) messages[i] = value;
     else {
-      if (value === undefined && !(i in input)) throw ToolCallRepairInputError.atMessage(i, HOLE);
+      if (value === undefined && !(i in input)) throw atMessage(i, HOLE);
       messages[i] = readMessage(value, i);
       coerced.push(i);
     }
@@ -117,7 +117,7 @@ function engine(options: Readonly<ResolvedOptions>) {
   const isClean = (messages: readonly unknown[], fn: string): boolean => {
     assertArray(messages, fn);
     if (walk(messages)) return true;
-    for (let i = 0; i < messages.length; i++) if (!(i in messages)) throw ToolCallRepairInputError.atMessage(i, HOLE);
+    for (let i = 0; i < messages.length; i++) if (!(i in messages)) throw atMessage(i, HOLE);
     return false;
   };
 

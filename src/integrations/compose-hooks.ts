@@ -13,8 +13,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, describeInput, expectedInput, boundary } from "../errors";
-import { isDict, type Dict } from "../values";
+import { ToolCallRepairInputError, expectedInput, boundary } from "../errors";
+import { isDict, quoteValue, type Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
 /** What a preModelHook may return: `messages`, `llmInputMessages`, and any other state keys. */
@@ -97,7 +97,7 @@ export const composePreModelHooks = boundary(
         if (update === undefined || update === null) continue;
         if (!isDict(update))
           throw new ToolCallRepairInputError(
-            `${fn}: hooks[${i}] returned ${describeInput(update)}; expected a state update object`,
+            `${fn}: hooks[${i}] returned ${quoteValue(update)}; expected a state update object`,
             { argument: `hooks[${i}]` },
           );
         const { messages: rewrite, llmInputMessages, ...others } = update;

@@ -11,7 +11,8 @@ import {
 } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
-import { ToolCallRepairInputError, assertArray, describeInput, errorText, boundary } from "../errors";
+import { ToolCallRepairInputError, assertArray, errorText, boundary } from "../errors";
+import { quoteValue } from "../values";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
@@ -61,7 +62,7 @@ function eachItem<T>(
     const item = i in list ? visit(list[i]) : undefined;
     if (item === undefined)
       throw new ToolCallRepairInputError(
-        `${fn}: ${argument}[${i}] is ${i in list ? describeInput(list[i]) : "a hole in a sparse array"}, not ${expected}`,
+        `${fn}: ${argument}[${i}] is ${i in list ? quoteValue(list[i]) : "a hole in a sparse array"}, not ${expected}`,
         { argument, index: i },
       );
     out.push(item);

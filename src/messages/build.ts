@@ -2,14 +2,7 @@
  * Copy-on-write builders. Every new message gets all its fields in the constructor: serialization keeps only
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
-import {
-  AIMessage,
-  type BaseMessage,
-  ChatMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-} from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import {
   callArgsText,
@@ -36,8 +29,8 @@ import {
   resentOutputOf,
   withoutId,
 } from "./responses";
-import { TOOL_RUN_STATES, type ToolRunState } from "../types";
-import { boundary, expectedInput } from "../errors";
+import type { ToolRunState } from "../types";
+import { boundary } from "../errors";
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id). */
 export type RefEdit = "drop" | { id: string } | undefined;
@@ -70,9 +63,10 @@ function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
 /**
  * Rewrite every location of every tool call in an assistant message at once. Returns the same message when
  * the editor changes nothing. A `tool_use` block left in content or a Responses `function_call` left in
- * `response_metadata.output` is still sent by the adapters, so removal must reach all of them.
+ * `response_metadata.output` is still sent by the adapters, so removal must reach all of them. `promoted` calls
+ * are appended to `tool_calls`.
  */
-export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { promoted?: Dict[] }): AIMessage {
+export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: Dict[] = []): AIMessage {
   // Per list (content blocks are one list), the edit at each position; the edits of server tool calls by id.
   const edits = new Map<string, Map<number, RefEdit>>();
   const servers = new Map<unknown, RefEdit>();
@@ -93,7 +87,6 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     edits.get(list)!.set(ref.position, e);
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
-  const promoted = extra?.promoted ?? [];
   if (edits.size === 0 && promoted.length === 0) return message;
   const m = message as unknown as Dict;
 
@@ -115,7 +108,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
   for (const [key, own] of [
-    ["tool_calls", ""],
+    ["tool_calls", "id"],
     ["tool_use", "id"],
     ["toolUse", "toolUseId"],
   ] as const) {
@@ -123,7 +116,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, extra?: { 
     if (!edits.has(location)) continue;
     const value = kwargs[key];
     const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
-      withId(rec, own ? idKeyOf(rec, own) : "id", id),
+      withId(rec, idKeyOf(rec, own), id),
     ) as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
@@ -244,14 +237,9 @@ export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<s
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
   if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as never;
   if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as never;
+  // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
+  // own constructor with its own kwargs.
   const init = carried(message, fields, [], ["id", "name"]);
-  if (ChatMessage.isInstance(message)) {
-    init.role = message.role;
-    return new ChatMessage(init as never) as never;
-  }
-  if (SystemMessage.isInstance(message)) return new SystemMessage(init as never) as never;
-  if (HumanMessage.isInstance(message)) return new HumanMessage(init as never) as never;
-  // Any other class (function messages, custom subclasses): its own constructor with its own kwargs.
   return new (message.constructor as new (fields: Dict) => T)(Object.assign({}, message.lc_kwargs, init));
 }
 
@@ -319,15 +307,7 @@ export const defaultSyntheticText = boundary(
     note?: string;
     toolRun?: ToolRunState;
   }): string {
-    const check = (ok: boolean, argument: string, expected: string, value: unknown) => {
-      if (!ok) throw expectedInput("defaultSyntheticText", argument, expected, value);
-    };
-    check(isDict(call), "call", "an object { id, name?, reason, note?, toolRun? }", call);
     const { id, name, note, toolRun = "outcome_unknown" } = call;
-    check(typeof id === "string" || typeof id === "number", "call.id", "a string", id);
-    for (const [key, value] of Object.entries({ name, note }))
-      check(value === undefined || typeof value === "string", `call.${key}`, "a string or undefined", value);
-    check(TOOL_RUN_STATES.includes(toolRun), "call.toolRun", `one of ${TOOL_RUN_STATES.join(", ")}`, toolRun);
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
     return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
   },
@@ -397,13 +377,9 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
 }
 
 /**
- * A system message the provider does not accept where it stands, as a user message that keeps its content
- * (marked, not synthetic: the words are real) and its id.
+ * A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic (the words
+ * are real): a system message the provider does not accept where it stands, a ChatMessage of a role it mis-sends.
  */
-export const systemMessageAsUserText = (message: BaseMessage): HumanMessage =>
-  labeledUserText(message, "[System message]", "misplaced_system_message");
-
-/** A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic. */
 export const labeledUserText = (message: BaseMessage, label: string, reason: string): HumanMessage =>
   userText(message.content, label, message.id, { reason });
 
@@ -415,14 +391,7 @@ export function typedMessageOf(
   message: BaseMessage,
   kind: "user" | "assistant" | "system",
 ): HumanMessage | AIMessage | SystemMessage {
-  const m = message as unknown as Dict;
-  const init: Dict = {
-    content: m.content ?? "",
-    additional_kwargs: isDict(m.additional_kwargs) ? m.additional_kwargs : {},
-    response_metadata: isDict(m.response_metadata) ? m.response_metadata : {},
-  };
-  if (typeof m.id === "string") init.id = m.id;
-  if (typeof m.name === "string") init.name = m.name;
+  const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
   if (kind === "user") return new HumanMessage(init as never);
   if (kind === "system") return new SystemMessage(init as never);
   // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).

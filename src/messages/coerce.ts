@@ -14,7 +14,7 @@ import {
   ToolMessage,
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { ToolCallRepairInputError, boundary, errorText, expectedInput } from "../errors";
+import { atMessage, boundary, errorText } from "../errors";
 import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
 export function isMessage(value: unknown): value is BaseMessage {
@@ -95,35 +95,33 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number): BaseMessage => {
-  if (!Number.isSafeInteger(index) || index < 0)
-    throw expectedInput("coerceMessage", "index", "the message's index in its list (a non-negative integer)", index);
-  return readMessage(value, index);
-});
+export const coerceMessage = boundary(
+  "coerceMessage",
+  (value: unknown, index: number): BaseMessage => readMessage(value, index),
+);
 
 /** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {
-  const refuse = (detail: string, cause?: unknown) => ToolCallRepairInputError.atMessage(index, detail, cause);
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
     const kind = ROLE_ALIASES[value[0]];
-    if (!kind) throw refuse(`is a tuple with unknown role ${quoteValue(value[0])}`);
+    if (!kind) throw atMessage(index, `is a tuple with unknown role ${quoteValue(value[0])}`);
     return build(kind, { content: value[1] });
   }
-  if (!isDict(value)) throw refuse(`is ${describeValue(value)}, not a message`);
+  if (!isDict(value)) throw atMessage(index, `is ${describeValue(value)}, not a message`);
   const { type, data } = value;
   if (value.lc === 1 && type === "constructor" && Array.isArray(value.id)) {
     const className = value.id[value.id.length - 1];
     const kind = typeof className === "string" ? LC_CLASS[className.replace(/Chunk$/, "")] : undefined;
     if (!kind || !isDict(value.kwargs))
-      throw refuse(`is an lc-serialized ${quoteValue(className)}, not a known message class`);
+      throw atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
     return build(kind, value.kwargs);
   }
   // LangChain's stored format: `{ type, data: { content, ... } }`, read with LangChain's own mapping.
   if ("data" in value && !("content" in value) && typeof type === "string") {
     const stored = `is a stored message of type ${quoteValue(type)}`;
-    if (!isDict(data)) throw refuse(`${stored} whose data is ${describeValue(data)}`);
+    if (!isDict(data)) throw atMessage(index, `${stored} whose data is ${describeValue(data)}`);
     // As for plain objects: nothing to read would become an empty message, which a later pass would delete. An
     // assistant message may carry only calls (OpenAI-style turns).
     const calls = [
@@ -132,18 +130,18 @@ export function readMessage(value: unknown, index: number): BaseMessage {
       isDict(data.additional_kwargs) && data.additional_kwargs.tool_calls,
     ];
     if (data.content == null && !(type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)))))
-      throw refuse(`${stored} whose data has no content`);
+      throw atMessage(index, `${stored} whose data has no content`);
     try {
       return mapStoredMessageToChatMessage(value as never);
     } catch (error) {
-      throw refuse(`${stored} that LangChain cannot read (${errorText(error)})`, error);
+      throw atMessage(index, `${stored} that LangChain cannot read (${errorText(error)})`, error);
     }
   }
   const role = typeof value.role === "string" ? value.role : typeof type === "string" ? type : undefined;
   const kind = role === undefined ? undefined : ROLE_ALIASES[role];
-  if (!kind) throw refuse(`is ${describeValue(value)} with no known role or type`);
+  if (!kind) throw atMessage(index, `is ${describeValue(value)} with no known role or type`);
   // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
   if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))
-    throw refuse(`is a ${quoteValue(role)} message with no content`);
+    throw atMessage(index, `is a ${quoteValue(role)} message with no content`);
   return build(kind, value);
 }

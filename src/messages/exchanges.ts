@@ -23,7 +23,7 @@
  * have no result: the ones a discarded step's real results may answer), built from the same predicates.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { assertArray, boundary } from "../errors";
+import { boundary } from "../errors";
 import {
   callIdsOf,
   isAssistant,
@@ -65,7 +65,6 @@ function openExchange(index: number, calls: string[], answered: ReadonlySet<unkn
 export const trailingOpenExchange = boundary(
   "trailingOpenExchange",
   (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    assertArray(messages, "trailingOpenExchange");
     let index = messages.length - 1;
     while (isToolResult(messages[index])) index--;
     if (!isAssistant(messages[index])) return undefined;
@@ -84,7 +83,6 @@ export const trailingOpenExchange = boundary(
 export const resumableExchange = boundary(
   "resumableExchange",
   (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    assertArray(messages, "resumableExchange");
     let index = messages.length - 1;
     while (index >= 0 && !isAssistant(messages[index])) index--;
     return index < 0
@@ -99,7 +97,6 @@ export const resumableExchange = boundary(
  * Anthropic server tool answered inline is not open, one without its result is).
  */
 export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]): Set<string> => {
-  assertArray(messages, "unansweredCallIds");
   const answered = answeredFrom(messages, 0);
   return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
 });

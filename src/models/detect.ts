@@ -12,8 +12,7 @@
  * before it is called: every check here answers for it as for an unknown object (unless an option or the
  * environment decides), and the wrappers check the model the function returns, at call time.
  */
-import { Runnable } from "@langchain/core/runnables";
-import { assertString, boundary, expectedInput, optionsInput } from "../errors";
+import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
@@ -44,15 +43,6 @@ const CONFIGURED_PROVIDERS = providers(
 
 export type Env = Record<string, string | undefined>;
 
-export interface BedrockDetectOptions {
-  /** Decides outright: true or false wins over the environment and over inspecting the model. */
-  bedrock?: boolean;
-  /** Where to read `LLM_PROVIDER` from. Default `process.env`. */
-  env?: Env;
-}
-
-const isObject = (value: unknown): value is Dict => typeof value === "object" && value !== null;
-
 /**
  * One chat model behind a runnable. `instance` is the model object; it is undefined for an initChatModel model
  * whose instance is not built yet, which is then described by its config.
@@ -77,21 +67,12 @@ export interface ModelDescription {
 
 /** A plain function that picks a model at call time (not a Runnable, which is an object). */
 export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function" && !Runnable.isRunnable(model);
+  return typeof model === "function";
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
-export const envSelectsBedrock = boundary("envSelectsBedrock", (env: Env = process.env): boolean =>
-  selectsBedrock(env, "envSelectsBedrock", "env"),
-);
-
-/** `LLM_PROVIDER` of `env` (an object; a value that is not a string is not a choice), `argument` named in errors. */
-function selectsBedrock(env: unknown = process.env, fn: string, argument: string): boolean {
-  if (!isObject(env))
-    throw expectedInput(fn, argument, "an object of environment variables (default process.env)", env);
-  const value = Object.hasOwn(env, "LLM_PROVIDER") ? env.LLM_PROVIDER : undefined;
-  return typeof value === "string" && /^(aws-)?bedrock$/.test(value.trim().toLowerCase());
-}
+export const envSelectsBedrock = (env: Env = process.env): boolean =>
+  /^(aws-)?bedrock$/i.test(env.LLM_PROVIDER?.trim() ?? "");
 
 /**
  * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model
@@ -107,21 +88,13 @@ export const describeModels = boundary("describeModels", (model: unknown): Model
  * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
  * model is one, a fallback chain with one among its models (a request may reach it), or an initChatModel model
  * whose provider is `bedrock`/`aws` (or whose model id starts with `amazon.`, as initChatModel infers).
- * `options.bedrock` decides outright; `LLM_PROVIDER=aws-bedrock` makes it true for any model.
+ * `LLM_PROVIDER=aws-bedrock` in `env` (default `process.env`) makes it true for any model.
  */
 export const isBedrockModel = boundary(
   "isBedrockModel",
-  (model: unknown, options: BedrockDetectOptions = {}): boolean => bedrockModel(model, options, "isBedrockModel"),
+  (model: unknown, env?: Env): boolean =>
+    envSelectsBedrock(env) || describeModels(model).some((m) => m.provider === "bedrock"),
 );
-
-/** {@link isBedrockModel} with its options checked: `bedrock` a boolean, `env` an object of environment variables. */
-function bedrockModel(model: unknown, options: unknown, fn: string): boolean {
-  const { bedrock, env } = { ...optionsInput(options, fn) };
-  if (bedrock !== undefined && typeof bedrock !== "boolean")
-    throw expectedInput(fn, "options.bedrock", "a boolean", bedrock);
-  const onEnv = selectsBedrock(env, fn, "options.env");
-  return (bedrock as boolean | undefined) ?? (onEnv || describeModels(model).some((m) => m.provider === "bedrock"));
-}
 
 /**
  * True when the model cannot continue from an assistant turn (a request must end with a user message): Claude
@@ -143,8 +116,7 @@ export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boo
  */
 export const needsPromptedStructuredOutput = boundary(
   "needsPromptedStructuredOutput",
-  (model: unknown, options: BedrockDetectOptions = {}): boolean =>
-    bedrockModel(model, options, "needsPromptedStructuredOutput") || cannotPrefill(model),
+  (model: unknown, env?: Env): boolean => isBedrockModel(model, env) || cannotPrefill(model),
 );
 
 export interface ClaudeVersion {
@@ -160,12 +132,11 @@ export interface ClaudeVersion {
  * names no Claude model.
  */
 export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
-  assertString(modelId, "claudeVersionOf", "modelId");
   const id = modelId.toLowerCase();
   const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
   const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
   if (f) return version(f[1], f[2], f[3]);
-  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku|instant)/.exec(id);
+  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku)/.exec(id);
   return v ? version(v[3], v[1], v[2]) : undefined;
 }
 
@@ -202,19 +173,19 @@ function collect(
   depth: number,
   found: ModelDescription[],
 ) {
-  if (!isObject(model) || depth++ > MAX_DEPTH) return;
+  if (!isDict(model) || depth++ > MAX_DEPTH) return;
   // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
   // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
   // cached instance is read when present; otherwise the model is described from its config (model id, provider
   // given or inferred the way initChatModel infers it, and the options of a queued `bindTools`).
-  if ("_queuedMethodOperations" in model && isObject(model._defaultConfig)) {
+  if ("_queuedMethodOperations" in model && isDict(model._defaultConfig)) {
     const before = found.length;
     const cache = model._modelInstanceCache;
     if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
     if (found.length > before) return;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
-    const callOptions = { ...(Array.isArray(bindArgs) && isObject(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
     const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
     const provider = refined(
       CONFIGURED_PROVIDERS.get(
@@ -231,17 +202,17 @@ function collect(
       thinking: thinkingIn(config, callOptions),
       configurable: model,
     });
-  } else if (isObject(model.bound))
+  } else if (isDict(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
     collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
   else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, found);
-  else if (isObject(model.runnable) && Array.isArray(model.fallbacks))
+  else if (isDict(model.runnable) && Array.isArray(model.fallbacks))
     for (const [i, m] of [model.runnable, ...model.fallbacks].entries())
       collect(m, bound, i ? "fallback" : role, depth, found);
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
-    const callOptions = isObject(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
-    const llmType = safely(() => (model._llmType as () => unknown).call(model));
+    const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
+    const llmType = (model._llmType as () => unknown).call(model);
     const type = typeof llmType === "string" ? llmType : undefined;
     const modelId = instanceModelId(model);
     found.push({
@@ -268,11 +239,11 @@ const instanceModelId = (instance: Dict): string | undefined =>
  * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses).
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
-  const className = safely(() => (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.());
+  const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
   if (className === "ChatOpenAIResponses" || className === "AzureChatOpenAIResponses") return true;
   const decided =
     typeof instance._useResponsesApi === "function"
-      ? safely(() => (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions))
+      ? (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions)
       : undefined;
   if (typeof decided === "boolean") return decided;
   return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
@@ -284,9 +255,9 @@ const modelPrefersResponsesApi = (modelId: string | undefined): boolean =>
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict): boolean {
-  const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isObject);
+  const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isDict);
   return [callOptions.thinking ?? source.thinking, fields?.thinking].some(
-    (value) => isObject(value) && (value.type === "enabled" || value.type === "adaptive"),
+    (value) => isDict(value) && (value.type === "enabled" || value.type === "adaptive"),
   );
 }
 
@@ -313,14 +284,6 @@ export async function withInstance(description: ModelDescription, config?: unkno
   return resolved === undefined
     ? description
     : { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
-}
-
-function safely<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
 }
 
 // --- stored answers -----------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@
  * histories in test/models/positions.test.ts. Observed with @langchain/openai 1.5.8, @langchain/anthropic
  * 1.5.11, @langchain/aws 1.4.5. Gemini is a model of @langchain/google-genai, whose converter is not exported.
  */
-import { assertArray, boundary, expectedInput } from "../errors";
+import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
+import { resentOutputOf } from "../messages/responses";
 
 /** A wire format: one per adapter request shape. */
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
@@ -44,7 +45,6 @@ const read = (message: unknown, index: number): Read => {
 const KINDS = new Set(["human", "ai", "tool", "system"]);
 
 const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
-const isV1 = (m: Dict): boolean => isDict(m.response_metadata) && m.response_metadata.output_version === "v1";
 const blockCount = (content: unknown): number => (Array.isArray(content) ? content.length : 1);
 
 /** How each format's adapter lays out the messages it reads. */
@@ -53,7 +53,7 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
   openai: (reads) =>
     fromCounts(
       "openai",
-      reads.map(({ m }) => (!isV1(m) && isDict(kwargsOf(m).audio) && "id" in (kwargsOf(m).audio as Dict) ? 2 : 1)),
+      reads.map(({ m }) => (isDict(kwargsOf(m).audio) && "id" in (kwargsOf(m).audio as Dict) ? 2 : 1)),
     ),
   "openai-responses": (reads) => fromCounts("openai-responses", reads.map(responsesItemCount)),
   anthropic: anthropicPositions,
@@ -82,13 +82,7 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
 export const payloadPositions = boundary(
   "payloadPositions",
-  (messages: readonly unknown[], format: WireFormat): PayloadPositions => {
-    assertArray(messages, "payloadPositions");
-    const formats: unknown[] = Object.keys(LAYOUTS);
-    if (!formats.includes(format))
-      throw expectedInput("payloadPositions", "format", `one of ${formats.join(", ")}`, format);
-    return LAYOUTS[format](Array.from(messages, read));
-  },
+  (messages: readonly unknown[], format: WireFormat): PayloadPositions => LAYOUTS[format](Array.from(messages, read)),
 );
 
 /**
@@ -97,27 +91,13 @@ export const payloadPositions = boundary(
  */
 export const messageIndexAt = boundary(
   "messageIndexAt",
-  (positions: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
-    const check = (ok: boolean, argument: string, expected: string, value: unknown) => {
-      if (!ok) throw expectedInput("messageIndexAt", argument, expected, value);
-    };
-    const { messagesAt, blockOffset } = isDict(positions) ? positions : ({} as PayloadPositions);
-    check(
-      Array.isArray(messagesAt) && Array.isArray(blockOffset),
-      "positions",
-      "what payloadPositions returned",
-      positions,
-    );
-    check(isIndex(payloadIndex), "payloadIndex", "a non-negative integer", payloadIndex);
-    check(block === undefined || isIndex(block), "block", "a non-negative integer or undefined", block);
+  ({ messagesAt, blockOffset }: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
     let found: number | undefined;
     for (const member of messagesAt[payloadIndex] ?? [])
       if (found === undefined || blockOffset[member] <= block!) found = member;
     return found;
   },
 );
-
-const isIndex = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
 function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
@@ -130,45 +110,20 @@ function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
   return { format, payloadIndex, blockOffset: counts.map(() => 0), messagesAt };
 }
 
-const FALLTHROUGH_CALL_TYPES = new Set(
-  "computer_call mcp_call code_interpreter_call image_generation_call shell_call local_shell_call".split(" "),
-);
-const RESPONSES_USER_BLOCK_TYPES = new Set(
-  "text image_url input_text input_image input_file image audio file video".split(" "),
-);
-
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount({ kind, m }: Read): number {
   const role = { human: "user", ai: "assistant", tool: "tool", system: "system" }[kind] ?? kind.slice(5);
   const { content } = m;
-  const blocks = (Array.isArray(content) ? content : []).filter(isDict);
-  const count = (type: string) => blocks.filter((b) => b.type === type).length;
+  const list = (v: unknown) => (Array.isArray(v) ? v : []);
+  const says = typeof content === "string" || list(content).length > 0 ? 1 : 0;
   if (role === "tool") return 1;
-  // v1 messages (`output_version: "v1"`): a message item for text, then one item per tool call. Approximate.
-  if (isV1(m))
-    return (content !== "" && (typeof content === "string" || count("text") > 0) ? 1 : 0) + count("tool_call");
-  if (role === "assistant") {
-    const meta = isDict(m.response_metadata) ? m.response_metadata : {};
-    const kwargs = kwargsOf(m);
-    const output = Array.isArray(meta.output) && meta.output.length > 0 ? meta.output : undefined;
-    // A Responses message is re-sent as its raw output items.
-    if (output?.every((item) => isDict(item) && "type" in item)) return output.length;
-    const calls = kind === "ai" && Array.isArray(m.tool_calls) ? m.tool_calls.length : 0;
-    const list = (v: unknown) => (Array.isArray(v) ? v : []);
-    return (
-      (kwargs.reasoning ? 1 : 0) +
-      (typeof content === "string" || list(content).length > 0 ? 1 : 0) +
-      (calls || list(kwargs.tool_calls).length) +
-      (output ?? list(kwargs.tool_outputs)).filter(
-        (item) => isDict(item) && FALLTHROUGH_CALL_TYPES.has(item.type as string),
-      ).length
-    );
-  }
-  if (role !== "user" && role !== "system" && role !== "developer") return 0;
-  if (!Array.isArray(content)) return 1;
-  return (
-    count("mcp_approval_response") + (blocks.some((b) => RESPONSES_USER_BLOCK_TYPES.has(b.type as string)) ? 1 : 0)
-  );
+  if (role !== "assistant") return role === "user" || role === "system" || role === "developer" ? says : 0;
+  // A Responses message is re-sent as its raw output items.
+  const output = resentOutputOf(m);
+  if (output) return output.length;
+  const kwargs = kwargsOf(m);
+  const calls = kind === "ai" && Array.isArray(m.tool_calls) ? m.tool_calls.length : 0;
+  return (kwargs.reasoning ? 1 : 0) + says + (calls || list(kwargs.tool_calls).length);
 }
 
 /**

@@ -177,7 +177,7 @@ export const withPromptedStructuredOutput = boundary(
     if (responseFormat == null || o.prompted === false) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
     const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
-    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, { env: o.env })) return params;
+    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
@@ -217,7 +217,7 @@ export const withPromptedStructuredOutput = boundary(
                     ? prompt.invoke(input, config)
                     : (prompt as (...a: unknown[]) => unknown)(input, config)),
                 );
-        const bedrock = isBedrockModel(model, { env: o.env });
+        const bedrock = isBedrockModel(model, o.env);
         return (await model.invoke(await repaired(request, bedrock, config), config)) as BaseMessage;
       });
       return structuredUpdate(o, "prompted", resolved, undefined, last);

@@ -8,12 +8,12 @@
  * After summarization the history is `system + summary + tail`.
  */
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, boundary, callersOwn, describeInput, expectedInput } from "../errors";
+import { ToolCallRepairInputError, assertArray, boundary, callersOwn, expectedInput } from "../errors";
 import { trailingOpenExchange } from "../messages/exchanges";
 import { isAssistant, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 import { option, readOptions } from "../options";
 import { readMessage } from "../messages/coerce";
-import { isDict, safeJson } from "../values";
+import { isDict, quoteValue, safeJson } from "../values";
 
 /** Counts the tokens of a list of messages. Must not decrease when messages are added. */
 export type TokenCounter = (messages: BaseMessage[]) => number;
@@ -188,7 +188,7 @@ function checkedCount(count: unknown, path: string): number {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   if (count instanceof Promise) count.catch(() => undefined);
-  throw new ToolCallRepairInputError(`${path} returned ${describeInput(count)}; expected a number >= 0`, {
+  throw new ToolCallRepairInputError(`${path} returned ${quoteValue(count)}; expected a number >= 0`, {
     argument: path,
   });
 }

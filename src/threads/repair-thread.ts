@@ -14,7 +14,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { boundary, describeInput, expectedInput, ToolCallRepairInputError } from "../errors";
+import { atMessage, boundary, expectedInput } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
 import { option, readOptions } from "../options";
@@ -29,7 +29,7 @@ import {
   toolCallIdsOf,
 } from "../messages/inspect";
 import type { Provider, RepairLevel, RepairOptions, ToolCallProblem, ToolCallRepair } from "../types";
-import type { Dict } from "../values";
+import { quoteValue, type Dict } from "../values";
 
 // --- judging a stored thread ------------------------------------------------------------------------------------
 
@@ -222,9 +222,9 @@ export const repairStoredMessages = boundary(
     if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
     for (let i = 0; i < messages.length; i++)
       if (!isMessage(messages[i]))
-        throw ToolCallRepairInputError.atMessage(
+        throw atMessage(
           i,
-          i in messages ? `is ${describeInput(messages[i])}, not a LangChain message` : "is a hole, not a message",
+          i in messages ? `is ${quoteValue(messages[i])}, not a LangChain message` : "is a hole, not a message",
         );
     const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, STORED_OPTIONS);
     return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });

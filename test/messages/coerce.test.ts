@@ -10,12 +10,17 @@ describe("coerceMessage", () => {
     expect(errorOf(() => coerceMessage(revokedObject(), 0))).toMatchObject(boundaryError("coerceMessage"));
   });
 
-  it("the index must be a message's index: a non-negative integer", () => {
-    for (const index of [undefined, -1, 1.5, "0", throwingObject()])
-      expect(errorOf(() => coerceMessage({ role: "user", content: "x" }, index as never))).toMatchObject(
-        inputError("index", "coerceMessage: index is"),
-      );
+  it("a plain message object becomes its message", () => {
     expect(coerceMessage({ role: "user", content: "x" }, 0)).toBeInstanceOf(HumanMessage);
+  });
+
+  it("a [role, content] tuple (LangChain's MessageLike) becomes its message; an unknown role is refused", () => {
+    expect(coerceMessage(["user", "x"], 2)).toBeInstanceOf(HumanMessage);
+    expect(coerceMessage(["ai", "y"], 2)).toMatchObject({ content: "y" });
+    expect(errorOf(() => coerceMessage(["robot", "x"], 2))).toMatchObject({
+      ...inputError("messages", 'messages[2] is a tuple with unknown role "robot"'),
+      index: 2,
+    });
   });
 
   it("a stored message with nothing to read is refused, like a plain one (never an empty message)", () => {

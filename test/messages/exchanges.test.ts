@@ -90,10 +90,8 @@ describe("unansweredCallIds (every call, anywhere in the history, that no result
     );
   });
 
-  it("refuses what is not an array, naming the argument, like its siblings", () => {
-    for (const fn of [unansweredCallIds, trailingOpenExchange, resumableExchange]) {
+  it("refuses what is not an array with an input error, like its siblings", () => {
+    for (const fn of [unansweredCallIds, trailingOpenExchange, resumableExchange])
       expect(() => fn(null as never)).toThrow(ToolCallRepairInputError);
-      expect(() => fn(null as never)).toThrow(/messages is null; expected an array of messages/);
-    }
   });
 });

@@ -103,7 +103,7 @@ export const invalidCallsPass: RepairPass = {
           (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
             ? "drop"
             : undefined,
-        { promoted },
+        promoted,
       );
     });
   },

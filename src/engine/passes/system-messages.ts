@@ -10,7 +10,7 @@
  * The text is kept word for word, under a label that says it was a system message.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { systemMessageAsUserText } from "../../messages/build";
+import { labeledUserText } from "../../messages/build";
 import { turnOf, type Dict, type Turn } from "../../messages/inspect";
 import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
@@ -106,7 +106,7 @@ export const systemMessagesPass: RepairPass = {
         "converted_message",
         "system message inside the conversation turned into user text that keeps its words",
       );
-      return systemMessageAsUserText(message);
+      return labeledUserText(message, "[System message]", "misplaced_system_message");
     });
   },
 };
