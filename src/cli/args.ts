@@ -36,16 +36,13 @@ const FLAGS: Record<string, string> = {
   apply: " repair: write the fixes (default: dry run)",
 };
 
-const OPTIONS = {
-  ...Object.fromEntries(
-    Object.entries(FLAGS).map(([name, text]) => [
-      name,
-      { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
-    ]),
-  ),
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-} as NonNullable<ParseArgsConfig["options"]>;
+/** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
+const OPTIONS = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, text]) => [
+    name,
+    { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
+  ]),
+) as NonNullable<ParseArgsConfig["options"]>;
 
 const lines = Object.entries(FLAGS).map(([name, text]) => {
   const at = text.indexOf(" ");
@@ -122,8 +119,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
-  if (v.help) return { help: true } as const;
-  if (v.version) return { version: true } as const;
   check(
     command === "scan" || command === "repair",
     `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
@@ -195,4 +190,4 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   };
 }
 
-export type CliArgs = Exclude<ReturnType<typeof parseCliArgs>, { help: true } | { version: true }>;
+export type CliArgs = ReturnType<typeof parseCliArgs>;

@@ -66,26 +66,16 @@ export async function openStore(
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
-      const path = isPath(specifier);
       throw new UsageError(
-        !notFound(error) || !(path || String(error.message).includes(specifier))
-          ? `${flag}: could not load ${specifier}: ${error.message}`
-          : path
-            ? `${flag}: no such module: ${specifier}`
-            : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
+        notFound(error) && !isPath(specifier) && String(error.message).includes(specifier)
+          ? `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`
+          : `${flag}: could not load ${specifier}: ${error.message}`,
       );
     });
   if (store.kind === "saver") {
     const { module, exportName: name = "default" } = store;
     const flag = `--saver ${module}`;
-    const loaded = await load(module, "--saver");
-    const value = loaded[name];
-    if (value === undefined) {
-      const names = Object.keys(loaded).filter((k) => k !== "default");
-      throw new UsageError(
-        `${flag}: no export "${name}"${names.length ? ` (exports: ${names.slice(0, 10).join(", ")}; pick one with MODULE:EXPORT)` : ""}`,
-      );
-    }
+    const value = (await load(module, "--saver"))[name];
     let saver = value as Partial<BaseCheckpointSaver>;
     try {
       // A class (its prototype reads checkpoints) is constructed; any other function is a factory.
@@ -95,7 +85,7 @@ export async function openStore(
       throw new UsageError(`${flag}: creating the saver failed: ${(error as Error).message}`);
     }
     if (SAVER_METHODS.some((method) => typeof saver?.[method] !== "function"))
-      throw new UsageError(`${flag}: "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
+      throw new UsageError(`${flag}: export "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
     return opened(saver as BaseCheckpointSaver, `${module}${store.exportName ? `:${name}` : ""}`);
   }
 

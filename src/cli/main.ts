@@ -4,8 +4,7 @@
  */
 import { countThreads, scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
-import { TOOL_VERSION } from "../threads/write";
-import { HELP, parseCliArgs, UsageError, type CliArgs } from "./args";
+import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
 import { Progress, type ProgressStream } from "./progress";
 import { redactor } from "./redact";
@@ -36,10 +35,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
   let args: CliArgs;
   try {
-    const parsed = parseCliArgs(argv, env);
-    if ("help" in parsed || "version" in parsed)
-      return (io.stdout.write("help" in parsed ? HELP : `${TOOL_VERSION}\n`), EXIT.ok);
-    args = parsed;
+    args = parseCliArgs(argv, env);
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }

@@ -124,11 +124,6 @@ describe("parseCliArgs", () => {
     expect(args.shard).toEqual({ index: 2, count: 4 });
     expect(parse("scan", "--sqlite", "a.db").shard).toBeUndefined();
   });
-
-  it("--help and --version", () => {
-    expect(parseCliArgs(["--help"])).toEqual({ help: true });
-    expect(parseCliArgs(["scan", "--version"])).toEqual({ version: true });
-  });
 });
 
 describe("parseSince and parseSaverSpec", () => {

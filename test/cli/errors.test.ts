@@ -94,7 +94,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     expect(module).toMatchObject({ code: 2, stderr: expect.stringContaining("npm install no-such-saver-package") });
     expect(await runCliProcess(["scan", "--saver", "./no/such/saver.mjs"])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("no such module: ./no/such/saver.mjs"),
+      stderr: expect.stringContaining("--saver: could not load ./no/such/saver.mjs: "),
     });
   });
 
@@ -102,7 +102,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     const run = await runCliProcess(["scan", "--saver", "./test/threads/support/file-saver.ts:FileSaverOptions"]);
     expect(run).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('no export "FileSaverOptions" (exports: FileSaver, createFileSaver'),
+      stderr: expect.stringContaining('export "FileSaverOptions" is not a checkpoint saver'),
     });
   });
 });
