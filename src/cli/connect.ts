@@ -21,7 +21,6 @@ export interface OpenedStore {
   saver: BaseCheckpointSaver;
   /** What was opened, safe to print. */
   label: string;
-  close(): Promise<void>;
 }
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
@@ -43,16 +42,10 @@ export const importModule: ModuleImporter = (specifier, cwd) =>
   });
 
 /** Closes what the saver holds open: a pg pool (`end`), a better-sqlite3 connection (`db.close`), or `close`. */
-const closeSaver = async (saver: object) => {
+export const closeSaver = async (saver: object) => {
   const s = saver as { end?(): unknown; close?(): unknown; db?: { open?: boolean; close?(): unknown } };
   await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
 };
-
-const opened = (saver: BaseCheckpointSaver, label: string): OpenedStore => ({
-  saver,
-  label,
-  close: () => closeSaver(saver),
-});
 
 /** What must never be printed for this command line: the PostgreSQL URL and its parts, secret-looking saver options. */
 export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string[] {
@@ -86,7 +79,7 @@ export async function openStore(
     }
     if (SAVER_METHODS.some((method) => typeof saver?.[method] !== "function"))
       throw new UsageError(`${flag}: export "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
-    return opened(saver as BaseCheckpointSaver, `${module}${store.exportName ? `:${name}` : ""}`);
+    return { saver: saver as BaseCheckpointSaver, label: `${module}${store.exportName ? `:${name}` : ""}` };
   }
 
   const sqlite = store.kind === "sqlite";
@@ -120,5 +113,5 @@ export async function openStore(
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${sqlite ? store.file : "could not connect to PostgreSQL"}: ${(error as Error).message}`);
   }
-  return opened(saver, sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})`);
+  return { saver, label: sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})` };
 }

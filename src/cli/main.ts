@@ -5,7 +5,7 @@
 import { countThreads, scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
-import { openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
+import { closeSaver, openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
 import { Progress, type ProgressStream } from "./progress";
 import { redactor } from "./redact";
 import { renderSummary, renderThread, reportJson, Tally } from "./render";
@@ -61,12 +61,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       tally.add(report);
       const lines = json ? [reportJson(report)] : renderThread(report);
       if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
-      const broken = `${tally.count("broken")} broken`;
-      progress.tick(
-        repair
-          ? `${broken}, ${tally.count(apply ? "repaired" : "would_repair")} ${apply ? "repaired" : "to repair"}`
-          : broken,
-      );
+      progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
 
@@ -92,8 +87,6 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
               : "repair with the same flags shows each fix (a dry run; add --apply to write it)",
         }).join("\n")}\n`,
       );
-    else if (interrupted)
-      err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
     if (interrupted) return EXIT.interrupted;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
@@ -102,6 +95,6 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   } catch (error) {
     return fail((error as Error).message);
   } finally {
-    await store.close().catch(() => {});
+    await closeSaver(saver).catch(() => {});
   }
 }

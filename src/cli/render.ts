@@ -123,18 +123,17 @@ const PROVIDER_FROM = { option: "--provider", thread: "read from the thread", de
 
 const FOUND_LINES = {
   clean: "clean",
-  broken: "broken (structural problems: repair fixes these)",
-  reshape:
-    "need request shaping only (done per request by the middleware, the hook or withRequestRepair; never stored)",
-  open: "end on tool calls a resume may still run (left alone)",
+  broken: "broken (repair fixes these)",
+  reshape: "need request shaping only (per request, never stored)",
+  open: "end on calls a resume may still run (left alone)",
   no_messages: "no message list",
   unreadable: "unreadable (skipped)",
 };
 
 const OUTCOME_LINES = {
   repaired: "repaired (new checkpoint on top)",
-  would_repair: "would be repaired (dry run: run again with --apply)",
-  skipped: "skipped (a live run wrote to them)",
+  would_repair: "would be repaired (dry run)",
+  skipped: "skipped",
   failed: "failed",
 };
 
@@ -153,7 +152,7 @@ export function renderSummary(
       return n || i < always ? [`  ${num(n).padStart(width)}  ${text}`] : [];
     });
   // A repair counts what it read: the broken threads it then repaired are counted under "Repair:".
-  lines.push(...counts(repair ? { ...FOUND_LINES, broken: "broken when read (structural problems)" } : FOUND_LINES, 2));
+  lines.push(...counts(repair ? { ...FOUND_LINES, broken: "broken when read" } : FOUND_LINES, 2));
   if (repair)
     lines.push("Repair:", ...counts(OUTCOME_LINES), ...(tally.count("broken") ? [] : ["  nothing to repair"]));
   if (tally.kinds.size) lines.push(`Problems${repair ? " found" : ""}: ${counted(tally.kinds)}`);
