@@ -1,7 +1,7 @@
 /**
  * The recorded run of docs/cli.md: the demo's agent incident (examples/agent-demo.ts) leaves its thread broken in
  * .tmp/demo-threads.sqlite; then `scan`, `repair`, `repair --apply` and `scan` again, exactly as the command runs
- * (runCli is the bin's body). Ids and timings differ on every run: they are printed normalized (checkpoint ids,
+ * (runCli is the bin's body). Ids and times differ on every run: they are printed normalized (checkpoint ids,
  * message ids and tool call ids numbered in order of appearance, times fixed), so that the block can be checked.
  */
 import { agentDemo, DEMO_THREADS_DB } from "../agent-demo";
@@ -31,12 +31,6 @@ const normalized = (text: string) =>
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, (id) => label("ckpt-", id))
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-57-9a-f][0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, (id) => label("msg-", id))
     .replace(/\btooluse_[A-Za-z0-9]{24}\b/g, (id) => label("tooluse_", id))
-    // An id cut short in a quoted text ("tooluse_DGnp…") is the call it starts.
-    .replace(/\btooluse_[A-Za-z0-9]{1,23}…/g, (cut) => {
-      const raw = [...numbered.keys()].find((id) => id.startsWith(cut.slice(0, -1)));
-      return raw ? `${numbered.get(raw)}…` : cut;
-    })
-    .replace(/read in \d+\.\d s/g, "read in 0.1 s")
     .replace(/"writtenAt":"[^"]+"/g, '"writtenAt":"2026-05-03T09:30:00.000Z"');
 
 const codes: number[] = [];

@@ -21,7 +21,7 @@ const FLAGS: Record<string, string> = {
     "env:NAME reads the URL from environment variable NAME",
   saver: "MODULE[:EXPORT] any other saver: a saver, a factory (options) => saver, or a class",
   "saver-options": 'JSON options for --saver (and for PostgresSaver, e.g. {"schema":"app"})',
-  thread: "ID only this thread (repeat, or list ids after the command)",
+  thread: "ID only this thread (repeat for more)",
   provider:
     `NAME rules to judge against: ${PROVIDERS.join(", ")} (default: each\n` +
     "thread's own model, read from its latest AI message; strict when it names none)",
@@ -36,16 +36,13 @@ const FLAGS: Record<string, string> = {
   apply: " repair: write the fixes (default: dry run)",
 };
 
-const OPTIONS = {
-  ...Object.fromEntries(
-    Object.entries(FLAGS).map(([name, text]) => [
-      name,
-      { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
-    ]),
-  ),
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "v" },
-} as NonNullable<ParseArgsConfig["options"]>;
+/** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
+const OPTIONS = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, text]) => [
+    name,
+    { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
+  ]),
+) as NonNullable<ParseArgsConfig["options"]>;
 
 const lines = Object.entries(FLAGS).map(([name, text]) => {
   const at = text.indexOf(" ");
@@ -64,7 +61,7 @@ ${lines.slice(0, 4).join("\n")}
 
 Options:
 ${lines.slice(4).join("\n")}
-  -h, --help, -v, --version
+  -h, --help, --version
 
 Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or skipped repairs, or a
 repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
@@ -89,13 +86,6 @@ export function parseSince(text: string, now: Date): Date {
   );
   return new Date(time);
 }
-
-/** `text` as one shell word: as it is when it is made of safe characters, else single-quoted. */
-const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
-
-/** A flag and its value as shell words (`shown` instead, if given); a value that starts with "-" as `--flag=value`. */
-const flag = (name: string, value: string | undefined, shown = value && shellWord(value)): string[] =>
-  value === undefined ? [] : value.startsWith("-") ? [`--${name}=${shown}`] : [`--${name}`, shown!];
 
 function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   check(
@@ -129,13 +119,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
-  if (v.help) return { help: true } as const;
-  if (v.version) return { version: true } as const;
   check(
     command === "scan" || command === "repair",
     `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
   );
-  check(!rest.length || v.thread, "unexpected argument after the command (thread ids go after --thread)");
+  check(!rest.length, "unexpected argument after the command");
   check(!v.apply || command === "repair", "--apply belongs to repair");
 
   const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
@@ -176,7 +164,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   );
   const messagesKey = v["messages-key"] ?? "messages";
   check(messagesKey, "--messages-key: empty key");
-  const threads = (values.thread as string[] | undefined)?.concat(rest);
+  const threads = values.thread as string[] | undefined;
   check(!threads?.includes(""), "--thread: empty thread id");
   const [, index, count] = (v.shard && /^(\d+)\/(\d+)$/.exec(v.shard.trim())?.map(Number)) || [];
   check(
@@ -188,22 +176,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   return {
     command,
     store,
-    /**
-     * The connection flags as shell words, to print a next command: `--postgres` as `env:NAME` when given so,
-     * else `<URL>`, and `--saver-options` as `<JSON>` (neither is ever printed).
-     */
-    storeFlags: [
-      ...flag(kind, spec, kind === "postgres" && !spec.startsWith("env:") ? "<URL>" : undefined),
-      ...flag("saver-options", json, "<JSON>"),
-    ],
-    /** The flags that choose what is read and judged, as shell words: a next command works on the same threads. */
-    selectionFlags: [
-      ...(threads ?? []).flatMap((thread) => flag("thread", thread)),
-      ...flag("provider", provider),
-      ...flag("messages-key", v["messages-key"]),
-      ...flag("since", v.since),
-      ...flag("shard", shard && `${index}/${count}`),
-    ],
     saverOptions,
     threads,
     /** Undefined: each thread is judged for its own model's provider (strict when its messages name none). */
@@ -218,4 +190,4 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   };
 }
 
-export type CliArgs = Exclude<ReturnType<typeof parseCliArgs>, { help: true } | { version: true }>;
+export type CliArgs = ReturnType<typeof parseCliArgs>;

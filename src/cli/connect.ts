@@ -21,7 +21,6 @@ export interface OpenedStore {
   saver: BaseCheckpointSaver;
   /** What was opened, safe to print. */
   label: string;
-  close(): Promise<void>;
 }
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
@@ -43,16 +42,10 @@ export const importModule: ModuleImporter = (specifier, cwd) =>
   });
 
 /** Closes what the saver holds open: a pg pool (`end`), a better-sqlite3 connection (`db.close`), or `close`. */
-const closeSaver = async (saver: object) => {
+export const closeSaver = async (saver: object) => {
   const s = saver as { end?(): unknown; close?(): unknown; db?: { open?: boolean; close?(): unknown } };
   await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
 };
-
-const opened = (saver: BaseCheckpointSaver, label: string): OpenedStore => ({
-  saver,
-  label,
-  close: () => closeSaver(saver),
-});
 
 /** What must never be printed for this command line: the PostgreSQL URL and its parts, secret-looking saver options. */
 export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string[] {
@@ -66,26 +59,16 @@ export async function openStore(
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
-      const path = isPath(specifier);
       throw new UsageError(
-        !notFound(error) || !(path || String(error.message).includes(specifier))
-          ? `${flag}: could not load ${specifier}: ${error.message}`
-          : path
-            ? `${flag}: no such module: ${specifier}`
-            : `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`,
+        notFound(error) && !isPath(specifier) && String(error.message).includes(specifier)
+          ? `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`
+          : `${flag}: could not load ${specifier}: ${error.message}`,
       );
     });
   if (store.kind === "saver") {
     const { module, exportName: name = "default" } = store;
     const flag = `--saver ${module}`;
-    const loaded = await load(module, "--saver");
-    const value = loaded[name];
-    if (value === undefined) {
-      const names = Object.keys(loaded).filter((k) => k !== "default");
-      throw new UsageError(
-        `${flag}: no export "${name}"${names.length ? ` (exports: ${names.slice(0, 10).join(", ")}; pick one with MODULE:EXPORT)` : ""}`,
-      );
-    }
+    const value = (await load(module, "--saver"))[name];
     let saver = value as Partial<BaseCheckpointSaver>;
     try {
       // A class (its prototype reads checkpoints) is constructed; any other function is a factory.
@@ -95,8 +78,8 @@ export async function openStore(
       throw new UsageError(`${flag}: creating the saver failed: ${(error as Error).message}`);
     }
     if (SAVER_METHODS.some((method) => typeof saver?.[method] !== "function"))
-      throw new UsageError(`${flag}: "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
-    return opened(saver as BaseCheckpointSaver, `${module}${store.exportName ? `:${name}` : ""}`);
+      throw new UsageError(`${flag}: export "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
+    return { saver: saver as BaseCheckpointSaver, label: `${module}${store.exportName ? `:${name}` : ""}` };
   }
 
   const sqlite = store.kind === "sqlite";
@@ -130,5 +113,5 @@ export async function openStore(
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${sqlite ? store.file : "could not connect to PostgreSQL"}: ${(error as Error).message}`);
   }
-  return opened(saver, sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})`);
+  return { saver, label: sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})` };
 }

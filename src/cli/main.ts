@@ -4,12 +4,11 @@
  */
 import { countThreads, scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
-import { TOOL_VERSION } from "../threads/write";
-import { HELP, parseCliArgs, UsageError, type CliArgs } from "./args";
-import { openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
+import { parseCliArgs, UsageError, type CliArgs } from "./args";
+import { closeSaver, openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
 import { Progress, type ProgressStream } from "./progress";
 import { redactor } from "./redact";
-import { renderRepair, renderSummary, reportJson, Tally } from "./render";
+import { renderSummary, renderThread, reportJson, Tally } from "./render";
 
 export interface CliIO {
   stdout: ProgressStream;
@@ -36,10 +35,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
   let args: CliArgs;
   try {
-    const parsed = parseCliArgs(argv, env);
-    if ("help" in parsed || "version" in parsed)
-      return (io.stdout.write("help" in parsed ? HELP : `${TOOL_VERSION}\n`), EXIT.ok);
-    args = parsed;
+    args = parseCliArgs(argv, env);
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
@@ -53,26 +49,19 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
   const { saver, label } = store;
   try {
-    const started = performance.now();
     const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
     const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
     const total = await countThreads(saver, options).catch(() => undefined);
     const repair = args.command === "repair";
     const progress = new Progress(err, {
       total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
-      verb: repair ? "checked" : "scanned",
     });
     const tally = new Tally();
-    const print = (lines: string[]) => lines.length && progress.above(() => out.write(`${lines.join("\n")}\n`));
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);
-      print(json ? [reportJson(report)] : "found" in report ? renderRepair(report) : []);
-      const broken = `${tally.count("broken")} broken`;
-      progress.tick(
-        repair
-          ? `${broken}, ${tally.count(apply ? "repaired" : "would_repair")} ${apply ? "repaired" : "to repair"}`
-          : broken,
-      );
+      const lines = json ? [reportJson(report)] : renderThread(report);
+      if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
+      progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
 
@@ -80,37 +69,24 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
     const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
-    // The command to run next, with the store and the selection given (never a connection string). `--limit`
-    // goes on only from repair to repair: for scan it counts threads read, for repair threads repaired. In this
-    // package's own checkout (where `npx langgraph-tool-repair` finds no bin) it is started with `npm run cli`.
-    const next = repair ? (apply ? limited : tally.count("would_repair") > 0) : tally.count("broken") > 0;
+    const next = repair ? !apply && tally.count("would_repair") > 0 : tally.count("broken") > 0;
     if (!json)
       out.write(
         `${renderSummary(tally, {
           label,
-          elapsedMs: performance.now() - started,
           repair,
           stopped: interrupted
             ? "Ctrl-C; run the same command again to go on"
             : limited
               ? `--limit ${limit} reached; run again for the rest`
               : undefined,
-          nextCommand:
-            next &&
-            [
-              env.npm_lifecycle_event === "cli" && env.npm_package_name === "langgraph-tool-repair"
-                ? "npm run cli -- repair"
-                : "npx langgraph-tool-repair repair",
-              ...args.storeFlags,
-              ...args.selectionFlags,
-              repair
-                ? `${limit ? `--limit ${limit} ` : ""}--apply${apply ? `   (goes on with the next ${limit} broken threads)` : ""}`
-                : "  (a dry run: shows each fix; add --apply to write it)",
-            ].join(" "),
+          next: !next
+            ? undefined
+            : repair
+              ? "the same command with --apply writes these fixes"
+              : "repair with the same flags shows each fix (a dry run; add --apply to write it)",
         }).join("\n")}\n`,
       );
-    else if (interrupted)
-      err.write(`langgraph-tool-repair: stopped by Ctrl-C after ${tally.threads} threads; run again to go on\n`);
     if (interrupted) return EXIT.interrupted;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
@@ -119,6 +95,6 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   } catch (error) {
     return fail((error as Error).message);
   } finally {
-    await store.close().catch(() => {});
+    await closeSaver(saver).catch(() => {});
   }
 }

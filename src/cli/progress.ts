@@ -1,6 +1,6 @@
 /**
- * Progress on stderr: a bar with rate and ETA redrawn in place on a terminal (every 100 ms at most), plain
- * periodic lines in CI logs (which keep every line, so redrawing would flood them).
+ * Progress on stderr when it is a terminal: a bar with rate and ETA redrawn in place (every 100 ms at most).
+ * Anything else (a CI log, a pipe) gets none.
  */
 
 export interface ProgressStream {
@@ -22,26 +22,17 @@ export class Progress {
   private done = 0;
   private note = "";
   private drawn = false;
+  private last = Number.NEGATIVE_INFINITY;
   private readonly now;
   private readonly started;
-  private readonly tty;
-  private readonly every;
-  // A plain log gets its first line after the first interval, not at once.
-  private last;
 
-  /**
-   * `total`: threads to go through, when known (ETA and bar need it); `verb`: what is counted ("scanned");
-   * `now`: milliseconds, monotonic; `lineEveryMs`: between plain lines (not a terminal), 10 s by default.
-   */
+  /** `total`: threads to go through, when known (ETA and bar need it); `now`: milliseconds, monotonic. */
   constructor(
     private readonly stream: ProgressStream,
-    private readonly options: { total?: number; verb: string; now?: () => number; lineEveryMs?: number },
+    private readonly options: { total?: number; now?: () => number },
   ) {
     this.now = options.now ?? (() => performance.now());
     this.started = this.now();
-    this.tty = !!stream.isTTY;
-    this.every = this.tty ? 100 : (options.lineEveryMs ?? 10_000);
-    this.last = this.tty ? Number.NEGATIVE_INFINITY : this.started;
   }
 
   /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
@@ -49,7 +40,7 @@ export class Progress {
     this.done++;
     this.note = note;
     const now = this.now();
-    if (now - this.last >= this.every) this.draw((this.last = now));
+    if (this.stream.isTTY && now - this.last >= 100) this.draw((this.last = now));
   }
 
   /** Prints a line of output without tearing the bar (stdout and stderr share the terminal). */
@@ -59,27 +50,19 @@ export class Progress {
     if (this.drawn) this.draw(this.now());
   }
 
-  /** Clears the bar (a terminal) or prints the last count (a log). */
+  /** Clears the bar. */
   finish(): void {
     if (this.drawn) this.stream.write(CLEAR);
-    else if (!this.tty && this.done && this.now() - this.started >= this.every) this.draw(this.now());
   }
 
   private draw(now: number): void {
-    const { total, verb } = this.options;
+    const { total } = this.options;
     const { done, note } = this;
-    const known = total !== undefined;
     const rate = now > this.started ? (done * 1000) / (now - this.started) : 0;
-    const eta = known && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
-    const speed = `${num(Math.round(rate))}/s`;
-    if (!this.tty) {
-      const of = known ? ` of ${num(total)}` : "";
-      return void this.stream.write(
-        `${verb} ${num(done)}${of} threads (${speed}${eta && `, ETA ${eta}`})${note && `, ${note}`}\n`,
-      );
-    }
+    const eta = total !== undefined && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
     const bar = total ? `[${"#".repeat(Math.round(Math.min(1, done / total) * 24)).padEnd(24, ".")}] ` : "";
-    const text = `${bar}${num(done)}${known ? `/${num(total)}` : ""} threads  ${speed}${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
+    const of = total !== undefined ? `/${num(total)}` : "";
+    const text = `${bar}${num(done)}${of} threads  ${num(Math.round(rate))}/s${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
     this.stream.write(`${CLEAR}${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
     this.drawn = true;
   }

@@ -1,8 +1,9 @@
 /**
- * The bin's first step: `--help` answers without loading anything, and a missing peer package is named with
- * the command that installs it (the command itself needs `@langchain/core` and
+ * The bin's first step: `--help` and `--version` answer without loading anything, and a missing peer package is
+ * named with the command that installs it (the command itself needs `@langchain/core` and
  * `@langchain/langgraph-checkpoint`, and a store's saver package, all optional peers of this package).
  */
+import { version } from "../../package.json";
 import { HELP } from "./args";
 import type { Dict } from "../values";
 import type { ProgressStream } from "./progress";
@@ -21,6 +22,7 @@ export async function startCli<IO extends { stdout: ProgressStream; stderr: Prog
   load: () => Promise<{ runCli(argv: string[], io: IO): Promise<number> }>,
 ): Promise<number> {
   if (argv.includes("-h") || argv.includes("--help")) return (io.stdout.write(HELP), 0);
+  if (argv.includes("--version")) return (io.stdout.write(`${version}\n`), 0);
   let main: Awaited<ReturnType<typeof load>>;
   try {
     main = await load();

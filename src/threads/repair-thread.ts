@@ -14,7 +14,7 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { atMessage, boundary, expectedInput } from "../errors";
+import { assertMethods, atMessage, boundary, expectedInput } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
 import { option, readOptions } from "../options";
@@ -286,23 +286,18 @@ const THREAD_OPTIONS = {
   asNode: option.name,
 };
 
-const GRAPH = "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)";
-
 /**
  * The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot.
  * A boundary of its own: what cannot be read at all (a throwing getter) is an input error naming `repairThread`.
  */
 const repairThreadInput = boundary("repairThread", (graph: unknown, config: unknown, options: unknown) => {
   const fn = "repairThread";
-  if (typeof graph !== "object" || graph === null) throw expectedInput(fn, "graph", GRAPH, graph);
-  for (const name of ["getState", "updateState"]) {
-    const method = (graph as Record<string, unknown>)[name];
-    if (typeof method !== "function") throw expectedInput(fn, `graph.${name}`, `a function (${GRAPH} has it)`, method);
-  }
+  assertMethods(graph, fn, "graph", "a compiled graph (StateGraph.compile(), createReactAgent, createAgent)", [
+    "getState",
+    "updateState",
+  ]);
   // Without a thread id the graph reads no thread, and an empty report would read as "clean".
   const threadId = (config as RunnableConfig | null)?.configurable?.thread_id;
-  if (typeof config !== "object" || config === null)
-    throw expectedInput(fn, "config", "a RunnableConfig ({ configurable: { thread_id } })", config);
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
   return readOptions<RepairThreadOptions>(options, fn, THREAD_OPTIONS);

@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { assertMethods, boundary, errorText } from "../errors";
 import { isMessage } from "../messages/coerce";
-import { option, readOptions, type OptionKind, type OptionTable } from "../options";
+import { kind, option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
@@ -78,25 +78,21 @@ export interface ThreadScanOptions {
 export type ResolvedScanOptions = ThreadScanOptions & { messagesKey: string; concurrency: number; apply?: boolean };
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
-const kind = (expected: string, accepts: (v: never) => boolean) => ({ expected, accepts }) as OptionKind;
 
 /** The scan's options, declared with the shared option kinds (`src/options.ts`). */
 const SCAN_OPTIONS = {
-  threads: kind(
-    "an array of thread id strings",
-    (v: unknown[]) => Array.isArray(v) && v.every((t) => typeof t === "string"),
-  ),
+  threads: kind("an array of thread id strings", (v) => Array.isArray(v) && v.every((t) => typeof t === "string")),
   provider: option.oneOf(PROVIDERS),
   messagesKey: option.name,
-  since: kind("a valid Date", (v: Date) => v instanceof Date && !Number.isNaN(v.getTime())),
+  since: kind("a valid Date", (v) => v instanceof Date && !Number.isNaN(v.getTime())),
   limit: kind("a positive integer", isCount),
-  shard: kind(
-    "{ index, count }: whole numbers, 1 <= index <= count",
-    (v?: Shard) => isCount(v?.index) && isCount(v?.count) && v!.index <= v!.count,
-  ),
-  concurrency: kind("an integer from 1 to 64", (v: number) => isCount(v) && v <= 64),
+  shard: kind("{ index, count }: whole numbers, 1 <= index <= count", (v) => {
+    const { index, count } = (v ?? {}) as Shard;
+    return isCount(index) && isCount(count) && index <= count;
+  }),
+  concurrency: kind("an integer from 1 to 64", (v) => isCount(v) && v <= 64),
   // Anything with a boolean `aborted`, as an AbortSignal has.
-  signal: kind("an AbortSignal", (v?: AbortSignal) => typeof v?.aborted === "boolean"),
+  signal: kind("an AbortSignal", (v) => typeof (v as AbortSignal)?.aborted === "boolean"),
 };
 
 /** `repairThreads` takes the scan's options and `apply`. */
@@ -303,9 +299,8 @@ export const scanThreads = boundary(
 /** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
 export async function countThreads(
   saver: BaseCheckpointSaver,
-  options: ThreadScanOptions = {},
+  { threads, since, shard }: ThreadScanOptions = {},
 ): Promise<number | undefined> {
-  const { threads, since, shard } = resolveScanOptions(saver, options, "countThreads");
   // Without a list of ids: each id may have several namespaces.
   return threads ? undefined : (await threadSourceFor(saver, { since, shard })).count();
 }

@@ -188,10 +188,9 @@ AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
         rows = await (next ?? page(last));
       }
     },
+    // Of the whole selection: a list of ids is not counted (scan.ts countThreads).
     count: async () =>
-      selection.threads
-        ? undefined
-        : Number((await query((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS t`))[0]?.n ?? 0),
+      Number((await query((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS t`))[0]?.n ?? 0),
   };
 }
 

@@ -94,7 +94,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     expect(module).toMatchObject({ code: 2, stderr: expect.stringContaining("npm install no-such-saver-package") });
     expect(await runCliProcess(["scan", "--saver", "./no/such/saver.mjs"])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("no such module: ./no/such/saver.mjs"),
+      stderr: expect.stringContaining("--saver: could not load ./no/such/saver.mjs: "),
     });
   });
 
@@ -102,7 +102,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     const run = await runCliProcess(["scan", "--saver", "./test/threads/support/file-saver.ts:FileSaverOptions"]);
     expect(run).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('no export "FileSaverOptions" (exports: FileSaver, createFileSaver'),
+      stderr: expect.stringContaining('export "FileSaverOptions" is not a checkpoint saver'),
     });
   });
 });
@@ -163,7 +163,7 @@ describe("unreadable threads and Ctrl-C", () => {
     const run = await runCliProcess(["scan", "--sqlite", store.file!]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/1 {2}unreadable \(skipped\)/);
-    expect(run.stdout).toMatch(/Unreadable:\n {2}thread clean-2: SyntaxError/);
+    expect(run.stdout).toMatch(/^thread clean-2: unreadable, skipped: SyntaxError/m);
     expect(run.stdout).toMatch(/1 {2}clean/);
   });
 
@@ -243,7 +243,6 @@ describe("unreadable threads and Ctrl-C", () => {
     const first = await runCliProcess(argv, { interruptWhen: /"status":"repaired"/ });
     expect(first.code).toBe(130);
     expect(first.stderr).toContain("Stopping after the threads under way");
-    expect(first.stderr).toContain("stopped by Ctrl-C");
     const done = jsonLines(first.stdout).filter((l) => l.status === "repaired").length;
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(total);

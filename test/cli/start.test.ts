@@ -1,5 +1,6 @@
 /** The bin before the command loads: help without any peer, and a missing peer named with its install line. */
 import { describe, expect, it } from "vitest";
+import { version } from "../../package.json";
 import { HELP } from "../../src/cli/args";
 import { missingPackage, startCli } from "../../src/cli/start";
 
@@ -19,7 +20,7 @@ const notFound = (name: string) =>
   });
 
 describe("startCli", () => {
-  it("answers --help without loading the command (nothing but this package installed)", async () => {
+  it("answers --help and --version without loading the command (nothing but this package installed)", async () => {
     const { out, io } = capture();
     let loaded = false;
     const load = async () => {
@@ -29,6 +30,8 @@ describe("startCli", () => {
     expect(await startCli(["--help"], io, load)).toBe(0);
     expect(await startCli(["scan", "-h"], io, load)).toBe(0);
     expect(out.stdout).toBe(HELP + HELP);
+    expect(await startCli(["scan", "--version"], io, load)).toBe(0);
+    expect(out.stdout).toBe(`${HELP + HELP}${version}\n`);
     expect(loaded).toBe(false);
   });
 

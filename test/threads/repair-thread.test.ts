@@ -400,7 +400,10 @@ describe.each(PROVIDER_NAMES)("repairThread end to end with %s", (provider) => {
 describe("repairThread checks its arguments before asking the graph anything", () => {
   it("a graph without getState / updateState is refused naming it, not 'graph.getState is not a function'", async () => {
     expect(await rejectionOf(() => repairThread({} as never, {}))).toMatchObject(
-      inputError("graph.getState", "repairThread: graph.getState is undefined; expected a function"),
+      inputError(
+        "graph",
+        "repairThread: graph is an empty object without a getState method; expected a compiled graph",
+      ),
     );
     for (const graph of [null, undefined, 42, "g"])
       expect(await rejectionOf(() => repairThread(graph as never, {}))).toMatchObject(
@@ -415,9 +418,8 @@ describe("repairThread checks its arguments before asking the graph anything", (
 
   it("config and options are checked, each named", async () => {
     const { graph, config } = await seededGraph([human("q"), ai("a")]);
-    expect(await rejectionOf(() => repairThread(graph, null as never))).toMatchObject(inputError("config"));
     // Without a thread id no thread is read: refused, not reported clean.
-    for (const bad of [{}, { configurable: {} }, { configurable: { thread_id: 7 } }, { configurable: null }])
+    for (const bad of [null, {}, { configurable: {} }, { configurable: { thread_id: 7 } }, { configurable: null }])
       expect(await rejectionOf(() => repairThread(graph, bad as never))).toMatchObject(
         inputError("config.configurable.thread_id", "expected a string"),
       );
