@@ -59,14 +59,7 @@ export { trimMessagesSafely, type TrimMessagesOptions } from "./summarize/trim";
 
 export type { ModelDescription } from "./models/detect";
 export type { OutputFormat, JsonSchema, Validation } from "./structured/format";
-export {
-  PromptedStructuredOutputError,
-  type ParsedAnswer,
-  type AnswerChoice,
-  type Candidate,
-  type CandidateSource,
-  type StructuredAttempt,
-} from "./structured/parse";
+export { PromptedStructuredOutputError, type StructuredAttempt } from "./structured/parse";
 export {
   structuredOutputStrategies,
   type StructuredOutputStrategy,
@@ -77,6 +70,6 @@ export {
 } from "./structured/strategy";
 /** The types `ModelFacts` and `StrategyOptions` refer to. */
 export type { ClaudeVersion, Env } from "./models/detect";
-export type { FinalMessageOption, StructuredResponseReport } from "./structured/parse";
+export type { StructuredResponseReport } from "./structured/parse";
 export { bedrockOutputConfig, withBedrockOutputConfig } from "./structured/constrained";
 export type { StructuredOutputFallback } from "./structured/strategy";

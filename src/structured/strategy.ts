@@ -41,9 +41,8 @@ export interface StrategyRule {
   models: string;
   /** The client class (by provider) the row applies to; "other" for every other provider. */
   provider: "bedrock" | "anthropic" | "other";
+  /** With extended thinking on, `tool` becomes `prompted`. */
   strategy: StructuredOutputStrategy;
-  /** The strategy when extended thinking is on. */
-  withThinking: Exclude<StructuredOutputStrategy, "tool">;
   /** Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred). */
   source: string;
   /**
@@ -71,15 +70,7 @@ const row = (models: string, spec: string, source: string, matches: StrategyRule
     StructuredOutputStrategy,
     StrategyRule["evidence"],
   ];
-  return {
-    models,
-    provider,
-    strategy,
-    withThinking: strategy === "native" ? "native" : "prompted",
-    source,
-    evidence,
-    matches,
-  };
+  return { models, provider, strategy, source, evidence, matches };
 };
 
 /** First matching row wins. */
@@ -154,8 +145,6 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
 /** Every option a structured-output wrapper may take; each wrapper lists the ones it reads. */
 const KINDS = {
   strategy: option.oneOf(["native", "tool", "prompted"], '"native", "tool" or "prompted"'),
-  finalMessage: option.or(option.oneOf(["json", "text"]), option.fn, '"json", "text" or a function'),
-  prompted: option.flag,
   env: option.object("an object of environment variables"),
   maxCorrections: option.integer,
   onStructuredResponse: option.fn,
@@ -202,7 +191,11 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   const { strategy } = options;
   const name = model.modelId ?? "this model";
   if (strategy !== undefined) {
-    assertToolAllowed(strategy, model);
+    if (strategy === "tool" && model.thinking)
+      throw new TypeError(
+        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a forced ` +
+          'tool call with it. Use "native" or "prompted".',
+      );
     const unavailable = whyNotSendable(strategy, model);
     if (unavailable) throw new TypeError(`strategy "${strategy}" cannot be used for ${name}: ${unavailable}.`);
     return { strategy, model };
@@ -214,7 +207,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
-  return { strategy: usableFrom(model.thinking ? rule.withThinking : rule.strategy, model), rule, model };
+  return { strategy: usableFrom(rule.strategy, model), rule, model };
 }
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
@@ -253,15 +246,6 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (provider === "bedrock" && !forcesOne)
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
   return undefined;
-}
-
-/** A forced "tool" with extended thinking on: the provider would refuse it. */
-export function assertToolAllowed(strategy: StructuredOutputStrategy, model: ModelDescription): void {
-  if (strategy === "tool" && model.thinking)
-    throw new TypeError(
-      `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the ` +
-        'provider refuses a forced tool call with it. Use "native" or "prompted".',
-    );
 }
 
 /**

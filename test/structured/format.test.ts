@@ -135,7 +135,7 @@ describe("argument checks: an input error naming the argument, never a raw error
     cyclic.self = cyclic;
     for (const responseFormat of [throwingObject(), revokedObject(), cyclic, { schema: throwingObject() }]) {
       const params = { llm, tools: [], responseFormat } as never;
-      expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: true }))).toMatchObject(
+      expect(errorOf(() => withPromptedStructuredOutput(params, { strategy: "prompted" }))).toMatchObject(
         boundaryError("withPromptedStructuredOutput"),
       );
     }

@@ -113,7 +113,7 @@ describe("a format the instructions cannot write", () => {
     const cyclic: Record<string, unknown> = { type: "object" };
     cyclic.self = cyclic;
     const params = { llm: new FakeListChatModel({ responses: [] }), tools: [], responseFormat: cyclic } as never;
-    const error = errorOf(() => withPromptedStructuredOutput(params, { prompted: true }));
+    const error = errorOf(() => withPromptedStructuredOutput(params, { strategy: "prompted" }));
     expect(error).toMatchObject(boundaryError("withPromptedStructuredOutput"));
     expect(error.message).toMatch(/circular/i);
     const format = outputFormatOf(z.object({ city: z.string() }));

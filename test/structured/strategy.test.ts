@@ -20,7 +20,6 @@ describe("the strategy table", () => {
   it("names a source for every row", () => {
     for (const row of STRUCTURED_OUTPUT_TABLE) {
       expect(row.source.length).toBeGreaterThan(20);
-      expect(row.withThinking).not.toBe("tool");
     }
   });
 
