@@ -240,7 +240,7 @@ export function textOnlyAnswer(raw: string, id?: string): AIMessage {
 
 /** One structured response, as reported to `onStructuredResponse`. */
 export interface StructuredResponseReport {
-  strategy: StructuredOutputStrategy | "own";
+  strategy: StructuredOutputStrategy;
   /** The structured response (the schema's output). */
   value: unknown;
   /** Corrective calls made. */

@@ -189,15 +189,12 @@ export const structuredOutputStrategies = boundary(
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
   const { strategy } = options;
-  const name = model.modelId ?? "this model";
   if (strategy !== undefined) {
-    if (strategy === "tool" && model.thinking)
-      throw new TypeError(
-        `strategy "tool" cannot be used for ${name}: extended thinking is on, and the provider refuses a forced ` +
-          'tool call with it. Use "native" or "prompted".',
-      );
     const unavailable = whyNotSendable(strategy, model);
-    if (unavailable) throw new TypeError(`strategy "${strategy}" cannot be used for ${name}: ${unavailable}.`);
+    if (unavailable)
+      throw new TypeError(
+        `strategy "${strategy}" cannot be used for ${model.modelId ?? "this model"}: ${unavailable}.`,
+      );
     return { strategy, model };
   }
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
@@ -212,9 +209,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
 function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
-  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find(
-    (s) => !(s === "tool" && model.thinking) && whyNotSendable(s, model) === undefined,
-  )!;
+  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => whyNotSendable(s, model) === undefined)!;
 }
 
 /** Where a native request goes when it cannot be sent or is refused: tool, or prompted with thinking on. */
@@ -224,12 +219,14 @@ export const strategyAfterNative = (model: ModelDescription) =>
 /**
  * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
  * ChatBedrockConverse (its `invocationParams` carries `outputConfig`) or a ChatAnthropic (`outputConfig` call
- * option); `tool` needs `bindTools`, and on Bedrock a model that ChatBedrockConverse lets force one tool.
+ * option); `tool` needs `bindTools`, extended thinking off (the provider refuses a forced tool with it), and on
+ * Bedrock a model that ChatBedrockConverse lets force one tool.
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
   const { instance, provider, modelId } = model;
   if (strategy === "prompted") return undefined;
-  if (instance === undefined && model.configurable === undefined) return "no chat model was found behind it";
+  if (strategy === "tool" && model.thinking)
+    return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
   if (provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
   if (strategy === "native") {
     if (provider !== "bedrock" && provider !== "anthropic")
