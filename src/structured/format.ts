@@ -85,13 +85,13 @@ function formatWith<T>(
   return { jsonSchema, name: typeof schema.title === "string" ? schema.title : undefined, prompt, validate };
 }
 
-/** createReactAgent's `{ schema, prompt?, strict?, ... }` form (told apart as createReactAgent does: a `schema` key). */
-export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
-  isDict(value) && "schema" in value && !isInteropZodSchema(value);
-
-/** createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }`. */
+/**
+ * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
+ * createReactAgent does: a `schema` key).
+ */
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
-  if (!isSchemaOptions(responseFormat)) return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
+  if (!isDict(responseFormat) || !("schema" in responseFormat) || isInteropZodSchema(responseFormat))
+    return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
   const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
   return outputFormatOf<T>(responseFormat.schema, prompt, "responseFormat.schema");
 }
@@ -99,12 +99,12 @@ export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputF
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
 export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
   isDict(value) && isDict(value.tool) && typeof value.parse === "function";
-export const isProviderStrategy = (value: unknown): value is { schema: unknown } =>
-  isDict(value) && typeof value.strict === "boolean" && typeof value.parse === "function";
 
-/** The schema of a ToolStrategy or ProviderStrategy, or the value itself. */
+/** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown): unknown =>
-  isToolStrategy(value) || isProviderStrategy(value) ? value.schema : value;
+  isToolStrategy(value) || (isDict(value) && typeof value.strict === "boolean" && typeof value.parse === "function")
+    ? value.schema
+    : value;
 
 /**
  * langchain createAgent's `responseFormat`: a schema, toolStrategy(...) (an array of ToolStrategy),
@@ -213,6 +213,5 @@ export function toMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
   const value = input as { toChatMessages?(): BaseMessage[] };
   if (typeof value?.toChatMessages === "function") return value.toChatMessages();
-  if (Array.isArray(input)) return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));
-  throw new TypeError(`Expected the prompt to produce messages, got ${typeof input}`);
+  return (input as BaseMessageLike[]).map((m) => coerceMessageLikeToMessage(m));
 }

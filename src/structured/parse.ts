@@ -14,8 +14,6 @@ const MAX_SPAN_ATTEMPTS = 64;
 const MAX_RESCANS = 4;
 /** Open brackets the scanner keeps; past it the oldest are forgotten (bounds its memory on '{' x n). */
 const MAX_NESTING = 512;
-/** Candidate values validated per answer. */
-const MAX_CANDIDATES = 64;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
 export function answerText({ content }: BaseMessage): string {
@@ -24,26 +22,13 @@ export function answerText({ content }: BaseMessage): string {
 }
 
 /**
- * Every distinct JSON value found in the text: the whole text, then the outermost balanced `{...}` / `[...]`
- * spans left to right (a fenced block is such a span). A value found twice is listed once. Linear in the text's
- * length.
+ * The JSON values in the text: the whole text when it is one, else the outermost balanced `{...}` / `[...]`
+ * spans left to right (a fenced block is such a span). Linear in the text's length.
  */
 export function answerCandidates(text: string): unknown[] {
-  const found: unknown[] = [];
-  const seen = new Set<string>();
-  const add = (raw: string) => {
-    if (found.length >= MAX_CANDIDATES) return;
-    const value = parseJson(raw);
-    // A key equal for equal values (the source text when the value cannot be serialised, e.g. too deep).
-    const key = orElse(() => JSON.stringify(value), raw);
-    if (value === NOT_JSON || seen.has(key)) return;
-    seen.add(key);
-    found.push(value);
-  };
   const trimmed = text.replace(/^\uFEFF/, "").trim();
-  if (trimmed !== "") add(trimmed);
-  for (const span of balancedSpans(trimmed)) add(span.text);
-  return found;
+  const whole = parseJson(trimmed);
+  return whole === NOT_JSON ? balancedSpans(trimmed).map((span) => span.value) : [whole];
 }
 
 /**
@@ -55,7 +40,7 @@ export function answerCandidates(text: string): unknown[] {
  * inside a string that never closes (a stray quote swallowed the rest) is redone from just after that quote, at
  * most {@link MAX_RESCANS} times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
  */
-export function balancedSpans(text: string): { start: number; text: string }[] {
+export function balancedSpans(text: string): { text: string; value: unknown }[] {
   const closeOf = new Map<number, number>();
   let from = 0;
   for (let scan = 0; scan <= MAX_RESCANS && from < text.length; scan++) {
@@ -63,7 +48,7 @@ export function balancedSpans(text: string): { start: number; text: string }[] {
     if (openQuote < 0) break;
     from = openQuote + 1;
   }
-  const spans: { start: number; text: string }[] = [];
+  const spans: { text: string; value: unknown }[] = [];
   let attempts = 0;
   let resumeAt = 0;
   for (const start of [...closeOf.keys()].sort((a, b) => a - b)) {
@@ -71,9 +56,10 @@ export function balancedSpans(text: string): { start: number; text: string }[] {
     if (start < resumeAt) continue; // inside a span already taken
     const end = closeOf.get(start)! + 1;
     attempts++;
-    const span = { start, text: text.slice(start, end) };
-    if (parseJson(span.text) === NOT_JSON) continue;
-    spans.push(span);
+    const span = text.slice(start, end);
+    const value = parseJson(span);
+    if (value === NOT_JSON) continue;
+    spans.push({ text: span, value });
     resumeAt = end;
   }
   return spans;
