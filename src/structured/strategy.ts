@@ -264,9 +264,9 @@ export interface StructuredOutputFallback {
   from: "native";
   to: Exclude<StructuredOutputStrategy, "native">;
   /**
-   * "schema": the schema is outside the subset constrained decoding takes (decided before sending, per call);
-   * "refused": the provider refused the native request (remembered for this model, or this model and schema when
-   * the schema was refused, for the setup's lifetime).
+   * "schema": the schema is outside the subset constrained decoding takes (decided before sending, remembered for
+   * this model and schema); "refused": the provider refused the native request (remembered for this model, or this
+   * model and schema when the schema was refused, for the setup's lifetime).
    */
   cause: "schema" | "refused";
   /** What the subset cannot express, or the provider's error text. */
@@ -316,7 +316,6 @@ export function nativeRefusalOf(error: unknown): string | undefined {
  */
 export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void) {
   const refused = new Map<string, StructuredOutputFallback["to"]>();
-  const reported = new Set<string>();
   return async <T>(
     model: ModelDescription,
     jsonSchema: JsonSchema,
@@ -331,9 +330,10 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
       const to = strategyAfterNative(model);
       const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
-      if (cause === "refused") refused.set(key, to);
-      if (!reported.has(`${key}\u0000${cause}`)) {
-        reported.add(`${key}\u0000${cause}`);
+      // Reported once: two calls refused at once both fall back, the first one reports.
+      const first = !refused.has(key);
+      refused.set(key, to);
+      if (first) {
         try {
           onFallback?.(fallback);
         } catch {
@@ -344,7 +344,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
       return run(to);
     };
     const subset = subsetSchemaOf(jsonSchema);
-    if (!subset.ok) return fallBack("schema", subset.reason, `${modelKey}\u0000${subset.reason}`);
+    if (!subset.ok) return fallBack("schema", subset.reason, schemaKey);
     try {
       return await run("native");
     } catch (error) {
