@@ -13,7 +13,7 @@ import {
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
-import { isDict, type Dict } from "../values";
+import { isDict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 

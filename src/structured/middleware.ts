@@ -14,7 +14,7 @@ import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware, toolStrategy } from "langchain";
 import { boundary } from "../errors";
-import { describeModels, envSelectsBedrock, type ModelDescription } from "../models/detect";
+import { describeModels, envSelectsBedrock } from "../models/detect";
 import { constrainedModel } from "./constrained";
 import type { PromptedStructuredOutputOptions } from "./react-agent";
 import { agentOutputFormat, formatInstructions, isToolStrategy, schemaOfStrategy, systemMessageWith } from "./format";
@@ -33,9 +33,6 @@ export interface PromptedStructuredOutputMiddlewareOptions
   /** Middleware name (createAgent requires unique names). Default "PromptedStructuredOutput". */
   name?: string;
 }
-
-/** "tool" is createAgent's own tool strategy. */
-type Decision = "pass" | StructuredOutputStrategy;
 
 /**
  * A createAgent middleware that gives Bedrock models a structured response without a prefill request and with
@@ -64,10 +61,13 @@ export const promptedStructuredOutputMiddleware = boundary(
       name: options.name ?? "PromptedStructuredOutput",
       wrapModelCall: async (request, handler) => {
         const format = agentOutputFormat(request.responseFormat);
-        if (format === undefined) return handler(request);
         const [model] = describeModels(request.model);
-        const call = async (decision: Decision) => {
-          if (decision === "pass") return handler(request);
+        const { strategy, env } = options;
+        // Off Bedrock createAgent's own strategies never send a prefill request: only a forced "prompted" acts.
+        if (!format || (model?.provider !== "bedrock" && !envSelectsBedrock(env) && strategy !== "prompted"))
+          return handler(request);
+        // "tool" is createAgent's own tool strategy.
+        const call = async (decision: StructuredOutputStrategy) => {
           if (decision === "tool")
             return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
           const constrained = {
@@ -88,19 +88,13 @@ export const promptedStructuredOutputMiddleware = boundary(
           const update = structuredUpdate(options, decision, resolved, model?.modelId, resolved.answer as AIMessage);
           return new Command({ update });
         };
-        const decision = decide(model, options);
+        const decision = model ? strategyChoiceFor(model, options).strategy : "prompted";
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
         return decision === "native" ? withFallback(model!, format.jsonSchema, call) : call(decision);
       },
     });
   },
 );
-
-function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
-  const { strategy, env } = options;
-  if (model?.provider !== "bedrock" && !envSelectsBedrock(env) && strategy !== "prompted") return "pass";
-  return model === undefined ? "prompted" : strategyChoiceFor(model, options).strategy;
-}
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
 function asToolStrategy(responseFormat: unknown): unknown {
