@@ -43,14 +43,12 @@ export interface StrategyRule {
   provider: "bedrock" | "anthropic" | "other";
   /** With extended thinking on, `tool` becomes `prompted`. */
   strategy: StructuredOutputStrategy;
-  /** Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred). */
-  source: string;
   /**
-   * "documented": the provider's published lists say so; "reported": reports or inference only. A native row
-   * of either kind is protected by the fallback: a native request refused for the model falls back once to
-   * the next strategy, which is then remembered for that model (see fallback.ts).
+   * Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred).
+   * A native row of either kind is protected by the fallback: a native request refused for the model falls back
+   * once to the next strategy, which is then remembered for that model.
    */
-  evidence: "documented" | "reported";
+  source: string;
   matches(model: ModelFacts): boolean;
 }
 
@@ -63,75 +61,71 @@ const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) 
 const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
-/** One row: the models, "client strategy evidence", source (with thinking: `tool` becomes `prompted`). */
+/** One row: the models, "client strategy", source (with thinking: `tool` becomes `prompted`). */
 const row = (models: string, spec: string, source: string, matches: StrategyRule["matches"]): StrategyRule => {
-  const [provider, strategy, evidence] = spec.split(" ") as [
-    StrategyRule["provider"],
-    StructuredOutputStrategy,
-    StrategyRule["evidence"],
-  ];
-  return { models, provider, strategy, source, evidence, matches };
+  const [provider, strategy] = spec.split(" ") as [StrategyRule["provider"], StructuredOutputStrategy];
+  return { models, provider, strategy, source, matches };
 };
 
 /** First matching row wins. */
 export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
   row(
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
-    "bedrock native documented",
+    "bedrock native",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
     claude((c) => (c.major === 4 && c.minor === 5 && c.family !== "instant") || is("opus", 4, 6)(c)),
   ),
   row(
     "Claude Sonnet 4.6",
-    "bedrock native documented",
+    "bedrock native",
     "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
     claude(is("sonnet", 4, 6)),
   ),
   row(
     "Claude Opus 4.7",
-    "bedrock tool reported",
+    "bedrock tool",
     "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
     claude(is("opus", 4, 7)),
   ),
   row(
     "later Claude models (Claude 4.8 and later, Claude 5, ...)",
-    "bedrock native reported",
+    "bedrock native",
     "Inferred from Anthropic's list (M); a refusal falls back",
     claude((c) => claudeAtLeast(c, 4, 6)),
   ),
   row(
     "Claude 3.x to 4.1",
-    "bedrock tool documented",
+    "bedrock tool",
     `Not in AWS's list; @langchain/aws forces a tool for claude-3/4 ids. ${THINKING}`,
     claude(),
   ),
   row(
     "Llama (meta.*)",
-    "bedrock prompted documented",
-    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it",
+    "bedrock prompted",
+    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it (H)",
     (m) => /llama/i.test(m.modelId ?? ""),
   ),
   row(
     "every other Bedrock model (Nova, Mistral, ..., inference profile ARNs, unknown ids)",
-    "bedrock prompted reported",
+    "bedrock prompted",
     "ChatBedrockConverse forces a tool only for Claude; AWS names no ids of other models (M)",
     any,
   ),
   row(
     "Claude 4.5 and later (ChatAnthropic)",
-    "anthropic native documented",
+    "anthropic native",
     "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H)",
     claude((c) => claudeAtLeast(c, 4, 5)),
   ),
   row(
     "earlier Claude models (ChatAnthropic)",
-    "anthropic tool documented",
+    "anthropic tool",
     `Anthropic tool_choice {type: "tool"} (H). ${THINKING}`,
     any,
   ),
   row(
     "any other model the wrappers act on",
-    "other prompted documented",
+    "other prompted",
     "No constrained mechanism this package can send there",
     any,
   ),
@@ -211,10 +205,6 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
 function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
   return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => whyNotSendable(s, model) === undefined)!;
 }
-
-/** Where a native request goes when it cannot be sent or is refused: tool, or prompted with thinking on. */
-export const strategyAfterNative = (model: ModelDescription) =>
-  usableFrom("tool", model) as Exclude<StructuredOutputStrategy, "native">;
 
 /**
  * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
@@ -328,7 +318,8 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
     if (remembered !== undefined) return run(remembered);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
-      const to = strategyAfterNative(model);
+      // Tool, or prompted when thinking is on or the model cannot be forced to call one.
+      const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
       const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
       // Reported once: two calls refused at once both fall back, the first one reports.
       const first = !refused.has(key);
