@@ -53,7 +53,7 @@ export interface PromptedStructuredOutputMiddlewareOptions
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    const keys = "strategy env maxCorrections onStructuredResponse onFallback name";
+    const keys = "strategy env onStructuredResponse onFallback name";
     options = structuredOptions(options, "promptedStructuredOutputMiddleware", keys);
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);
@@ -80,7 +80,6 @@ export const promptedStructuredOutputMiddleware = boundary(
           const answer = await handler(constrained);
           if (answer.tool_calls?.length) return answer;
           const resolved = await resolveStructuredAnswer(answer, format, {
-            maxCorrections: options.maxCorrections,
             askAgain: (followUp) =>
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
           });

@@ -190,29 +190,23 @@ export interface Resolved<T> {
 }
 
 /**
- * The structured response from a final answer, with up to `maxCorrections` corrective calls (default 1).
- * `askAgain` makes one corrective call. `followUp` is what comes after the history that produced the first answer:
- * [answer, correction] (then [answer, correction, answer2, correction2], ...); it ends with a user message.
+ * The structured response from a final answer, with one corrective call when it is invalid. `askAgain` makes it:
+ * `followUp` is what comes after the history that produced the first answer, [answer, correction], and ends with
+ * a user message.
  */
 export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
-  {
-    maxCorrections = 1,
-    askAgain,
-  }: { maxCorrections?: number; askAgain(followUp: BaseMessage[]): Promise<BaseMessage> },
+  { askAgain }: { askAgain(followUp: BaseMessage[]): Promise<BaseMessage> },
 ): Promise<Resolved<T>> {
   const attempts: StructuredAttempt[] = [];
-  const followUp: BaseMessage[] = [];
-  let current = answer;
-  for (let corrections = 0; ; corrections++) {
+  for (let current = answer; ; ) {
     const raw = answerText(current);
     const result = await parseStructuredAnswer<T>(raw, format);
-    if (result.ok) return { value: result.value, answer: current, corrections };
+    if (result.ok) return { value: result.value, answer: current, corrections: attempts.length };
     attempts.push({ raw, issues: result.issues });
-    if (corrections >= maxCorrections) throw new PromptedStructuredOutputError(attempts);
-    followUp.push(textOnlyAnswer(raw), correctionMessage(result.issues, format));
-    current = await askAgain([...followUp]);
+    if (attempts.length > 1) throw new PromptedStructuredOutputError(attempts);
+    current = await askAgain([textOnlyAnswer(raw), correctionMessage(result.issues, format)]);
   }
 }
 

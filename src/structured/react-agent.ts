@@ -81,8 +81,6 @@ export interface PromptedStructuredOutputOptions {
   strategy?: StructuredOutputStrategy;
   /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` makes the wrapper act on any model. */
   env?: Env;
-  /** Corrective calls allowed when an answer does not validate (default 1). */
-  maxCorrections?: number;
   /** Called with every structured response (strategy, value, corrections, model id). */
   onStructuredResponse?: (report: StructuredResponseReport) => void;
   /**
@@ -150,7 +148,7 @@ export const withPromptedStructuredOutput = boundary(
     params: CreateReactAgentParams<A, S, C>,
     options: PromptedStructuredOutputOptions = {},
   ): CreateReactAgentParams<A, S, C> {
-    const keys = "strategy env maxCorrections onStructuredResponse onRepair onFallback";
+    const keys = "strategy env onStructuredResponse onRepair onFallback";
     const o: PromptedStructuredOutputOptions = structuredOptions(options, "withPromptedStructuredOutput", keys);
     const { responseFormat, ...rest } = params;
     const { llm, prompt } = rest;
@@ -177,7 +175,7 @@ export const withPromptedStructuredOutput = boundary(
       return out;
     };
     const resolve = (answer: BaseMessage, askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>) =>
-      resolveStructuredAnswer(answer, format, { maxCorrections: o.maxCorrections, askAgain });
+      resolveStructuredAnswer(answer, format, { askAgain });
 
     // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
     const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {

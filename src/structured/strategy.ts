@@ -140,7 +140,6 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
 const KINDS = {
   strategy: option.oneOf(["native", "tool", "prompted"], '"native", "tool" or "prompted"'),
   env: option.object("an object of environment variables"),
-  maxCorrections: option.integer,
   onStructuredResponse: option.fn,
   onRepair: option.fn,
   onFallback: option.fn,

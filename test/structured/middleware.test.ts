@@ -193,8 +193,8 @@ describe("promptedStructuredOutputMiddleware checks its options when it is built
       ),
     ).toMatchObject(boundaryError("promptedStructuredOutputMiddleware", "x"));
     expect(errorOf(() => promptedStructuredOutputMiddleware({ name: "" }))).toMatchObject(inputError("options.name"));
-    expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(
-      inputError("options.maxCorrections"),
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ onFallback: 1 } as never))).toMatchObject(
+      inputError("options.onFallback"),
     );
     expect(errorOf(() => promptedStructuredOutputMiddleware({ onStructuredResponse: 1 } as never))).toMatchObject(
       inputError("options.onStructuredResponse"),

@@ -361,8 +361,8 @@ describe("withPromptedStructuredOutput checks its arguments up front", () => {
     expect(errorOf(() => withPromptedStructuredOutput(params, { strategy: "json" } as never))).toMatchObject(
       inputError("options.strategy"),
     );
-    expect(errorOf(() => withPromptedStructuredOutput(params, { maxCorrections: -1 }))).toMatchObject(
-      inputError("options.maxCorrections"),
+    expect(errorOf(() => withPromptedStructuredOutput(params, { onRepair: 1 } as never))).toMatchObject(
+      inputError("options.onRepair"),
     );
     expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(
       boundaryError("withPromptedStructuredOutput", "GETTER"),
