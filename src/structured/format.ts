@@ -174,7 +174,7 @@ export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "
   new HumanMessage(
     [
       "Your last reply cannot be used as the final answer. Problems:",
-      issues.length > 0 ? issues.map((issue) => `- ${issue}`).join("\n") : "- (no details)",
+      issues.map((issue) => `- ${issue}`).join("\n"),
       "Reply again with only the corrected JSON value that matches this JSON Schema, and no other text:",
       JSON.stringify(format.jsonSchema),
     ].join("\n"),
@@ -213,5 +213,5 @@ export function toMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
   const value = input as { toChatMessages?(): BaseMessage[] };
   if (typeof value?.toChatMessages === "function") return value.toChatMessages();
-  return (input as BaseMessageLike[]).map((m) => coerceMessageLikeToMessage(m));
+  return (input as BaseMessageLike[]).map(coerceMessageLikeToMessage);
 }

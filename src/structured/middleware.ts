@@ -62,10 +62,9 @@ export const promptedStructuredOutputMiddleware = boundary(
       wrapModelCall: async (request, handler) => {
         const format = agentOutputFormat(request.responseFormat);
         const [model] = describeModels(request.model);
-        const { strategy, env } = options;
         // Off Bedrock createAgent's own strategies never send a prefill request: only a forced "prompted" acts.
-        if (!format || (model?.provider !== "bedrock" && !envSelectsBedrock(env) && strategy !== "prompted"))
-          return handler(request);
+        const offBedrock = model?.provider !== "bedrock" && !envSelectsBedrock(options.env);
+        if (!format || (offBedrock && options.strategy !== "prompted")) return handler(request);
         // "tool" is createAgent's own tool strategy.
         const call = async (decision: StructuredOutputStrategy) => {
           if (decision === "tool")

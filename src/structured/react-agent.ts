@@ -208,14 +208,12 @@ export const withPromptedStructuredOutput = boundary(
       }
       let lastError: unknown;
       for (const { strategy, model } of branches) {
-        const { modelId } = model;
         const constrained = async (strategy: StructuredOutputStrategy) => {
           const bedrock = model.provider === "bedrock" || envSelectsBedrock(o.env);
           const repair = (request: BaseMessage[]) => repaired(request, bedrock, config);
           const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-          const resolved = await resolve(await ask([]), ask);
-          const { value, corrections } = resolved;
-          o.onStructuredResponse?.({ strategy, value, corrections, modelId });
+          const { value, corrections } = await resolve(await ask([]), ask);
+          o.onStructuredResponse?.({ strategy, value, corrections, modelId: model.modelId });
           return value;
         };
         try {
@@ -238,7 +236,7 @@ export const withPromptedStructuredOutput = boundary(
     const hook: Hook = async (state, config) => {
       const last = state.messages.at(-1);
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
-      if (last === undefined || !AIMessage.isInstance(last) || last.tool_calls?.length) return {};
+      if (!AIMessage.isInstance(last) || last.tool_calls?.length) return {};
       const model = chooser ? await chooser(state, config) : llm;
       const branches = fixed ?? branchesFor(model, o);
       if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);

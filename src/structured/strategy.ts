@@ -180,7 +180,7 @@ export const structuredOutputStrategies = boundary(
   },
 );
 
-export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
+export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions): StrategyChoice {
   const { strategy } = options;
   if (strategy !== undefined) {
     const unavailable = whyNotSendable(strategy, model);
@@ -208,7 +208,7 @@ function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription)
 /**
  * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
  * ChatBedrockConverse (its `invocationParams` carries `outputConfig`) or a ChatAnthropic (`outputConfig` call
- * option); `tool` needs `bindTools`, extended thinking off (the provider refuses a forced tool with it), and on
+ * option); `tool` needs extended thinking off (the provider refuses a forced tool with it), and on
  * Bedrock a model that ChatBedrockConverse lets force one tool.
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
@@ -224,7 +224,6 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
       return "the Bedrock model has no invocationParams()";
     return undefined;
   }
-  if (instance && typeof instance.bindTools !== "function") return "the model has no bindTools()";
   const supported = instance?.supportsToolChoiceValues;
   const forcesOne = Array.isArray(supported)
     ? supported.includes("tool")
