@@ -128,7 +128,7 @@ type Branch = { strategy: StructuredOutputStrategy; model: ModelDescription };
  * Native / tool: one constrained call after the final answer (the format's own `prompt` as a system message,
  * the history, the answer, a closing user turn), validated by the same code, corrected the same way.
  * Models of a fallback chain are tried in order until one answers; a prompted branch's own final answer is used
- * when it holds a valid value; a native call falls back to the next strategy (see fallback.ts).
+ * when it holds a valid value; a native call falls back to the next strategy (see strategy.ts).
  *
  * A custom `stateSchema` without `structuredResponse` gets that field added. `llm` as a function: the model it
  * returns is checked on every call; a fallback chain (`withFallbacks`) gets a strategy per model.
