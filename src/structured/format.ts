@@ -13,7 +13,7 @@ import {
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
-import { isDict } from "../values";
+import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -89,9 +89,12 @@ function formatWith<T>(
  * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
  * createReactAgent does: a `schema` key).
  */
+/** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
+export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
+  isDict(value) && "schema" in value && !isInteropZodSchema(value);
+
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
-  if (!isDict(responseFormat) || !("schema" in responseFormat) || isInteropZodSchema(responseFormat))
-    return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
+  if (!isSchemaOptions(responseFormat)) return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
   const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
   return outputFormatOf<T>(responseFormat.schema, prompt, "responseFormat.schema");
 }

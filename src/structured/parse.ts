@@ -220,7 +220,7 @@ export function textOnlyAnswer(raw: string, id?: string): AIMessage {
 
 /** One structured response, as reported to `onStructuredResponse`. */
 export interface StructuredResponseReport {
-  strategy: StructuredOutputStrategy;
+  strategy: StructuredOutputStrategy | "own";
   /** The structured response (the schema's output). */
   value: unknown;
   /** Corrective calls made. */

@@ -38,17 +38,20 @@ import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
 import { isDict, type Dict } from "../values";
 import {
+  cannotPrefill,
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
   isModelChooser,
   needsPromptedStructuredOutput,
+  withInstance,
   type Env,
   type ModelDescription,
 } from "../models/detect";
 import { constrainedModel, structuredCall } from "./constrained";
 import {
   formatInstructions,
+  isSchemaOptions,
   promptWith,
   reactOutputFormat,
   systemMessageWith,
@@ -110,8 +113,11 @@ type Config = LangGraphRunnableConfig;
 type Update = Record<string, unknown>;
 type Hook = (state: State, config: Config) => Promise<Update>;
 
-/** How one model of the run gives the structured response. */
-type Branch = { strategy: StructuredOutputStrategy; model: ModelDescription };
+/**
+ * How one model of the run gives the structured response: a strategy of the table, or "own" (a model the
+ * wrapper does not act on: createReactAgent's own structured-output call, which that model accepts).
+ */
+type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescription };
 
 /**
  * createReactAgent params whose structured response never needs a prefill request: on a model that needs it
@@ -155,8 +161,7 @@ export const withPromptedStructuredOutput = boundary(
     if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
     const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
-    const acts = chooser || o.strategy !== undefined || needsPromptedStructuredOutput(llm, { env: o.env });
-    if (!acts) return params;
+    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, { env: o.env })) return params;
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
@@ -217,12 +222,25 @@ export const withPromptedStructuredOutput = boundary(
           return value;
         };
         try {
-          return {
-            structuredResponse:
-              strategy === "native"
-                ? await withFallback(model, format.jsonSchema, constrained, config)
-                : await constrained(strategy),
-          };
+          if (strategy === "native")
+            return { structuredResponse: await withFallback(model, format.jsonSchema, constrained, config) };
+          if (strategy !== "own") return { structuredResponse: await constrained(strategy) };
+          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+          const { instance } = await withInstance(model, config);
+          if (typeof instance?.withStructuredOutput !== "function")
+            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+          const {
+            prompt: p,
+            schema,
+            ...more
+          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+          const value = await structured.invoke([...system, ...messages], config);
+          if (value == null)
+            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+          o.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
+          return { structuredResponse: value };
         } catch (error) {
           lastError = error;
         }
@@ -285,15 +303,26 @@ export const withPromptedStructuredOutput = boundary(
   },
 );
 
+const isForced = (options: PromptedStructuredOutputOptions) =>
+  options.strategy !== undefined || envSelectsBedrock(options.env);
+
 /**
- * The strategy of each model behind `model` (the primary, then each fallback), the table's or the forced one;
- * prompted when no chat model is found.
+ * A strategy per model behind `model` (the primary, then each fallback): the table's (or the forced one) for a
+ * model the wrapper acts on, "own" for the others: those createReactAgent's own call works on (not Bedrock,
+ * LLM_PROVIDER=aws-bedrock unset, and able to prefill). Prompted when no chat model is found.
  */
 function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
   const described = describeModels(model);
   if (described.length === 0)
     return [{ strategy: "prompted", model: { role: "primary", callOptions: {}, thinking: false } }];
-  return described.map((m) => ({ model: m, strategy: strategyChoiceFor(m, options).strategy }));
+  const forced = isForced(options);
+  return described.map((m) => ({
+    model: m,
+    strategy:
+      forced || m.provider === "bedrock" || (m.modelId !== undefined && cannotPrefill(m.modelId))
+        ? strategyChoiceFor(m, options).strategy
+        : "own",
+  }));
 }
 
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */

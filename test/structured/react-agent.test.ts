@@ -2,7 +2,7 @@
  * withPromptedStructuredOutput against the real ChatBedrockConverse (AWS SDK included) and a local Converse
  * stub that enforces B1..B10, prefill (B7) included.
  */
-import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
@@ -298,6 +298,28 @@ describe("models chosen by a function", () => {
     expect(s.rejections).toEqual([]);
     for (const i of [0, 1, 2]) expect(systemOf(requestAt(s, i))).toContain('"sky"');
     expect(lastTurn(requestAt(s, 2)).role).toBe("user");
+  });
+
+  it("makes createReactAgent's own structured-output call for a model that can prefill", async () => {
+    const structuredCalls: BaseMessage[][] = [];
+    class StructuredFake extends FakeListChatModel {
+      override withStructuredOutput(): never {
+        return RunnableLambda.from((messages: BaseMessage[]) => {
+          structuredCalls.push(messages);
+          return { city: "Paris", tempC: 21, sky: "sunny" };
+        }) as never;
+      }
+    }
+    const model = new StructuredFake({ responses: ["It is sunny."] });
+    const params = withPromptedStructuredOutput(
+      { llm: () => model, tools: [], responseFormat: { schema: Weather, prompt: "Extract." } },
+      { env: {} },
+    );
+    const result = await createReactAgent(params).invoke(input);
+    expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
+    expect(structuredCalls).toHaveLength(1);
+    expect(structuredCalls[0][0].content).toBe("Extract.");
+    expect(structuredCalls[0].at(-1)?.content).toBe("It is sunny.");
   });
 });
 
