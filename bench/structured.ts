@@ -1,5 +1,5 @@
 /**
- * Structured-output parsing on hostile answers: the time of `answerCandidates` (fences, bracket spans, JSON.parse)
+ * Structured-output parsing on hostile answers: the time of `answerCandidates` (the whole text, bracket spans, JSON.parse)
  * and of `parseStructuredAnswer` (the same, plus validation) as the answer grows 10x. Linear code shows a ratio
  * near 10x per step; a quadratic scan would show about 100x.
  */

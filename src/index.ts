@@ -61,12 +61,7 @@ export type { ModelDescription, ClaudeVersion, Env } from "./models/detect";
 export type { OutputFormat, JsonSchema, Validation } from "./structured/format";
 export {
   PromptedStructuredOutputError,
-  type ParsedAnswer,
-  type AnswerChoice,
-  type Candidate,
-  type CandidateSource,
   type StructuredAttempt,
-  type FinalMessageOption,
   type StructuredResponseReport,
 } from "./structured/parse";
 export {

@@ -39,18 +39,7 @@ export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: Readon
 export const bedrockOutputConfig = boundary(
   "bedrockOutputConfig",
   function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-    if (!isDict(format))
-      throw expectedInput(
-        "bedrockOutputConfig",
-        "format",
-        "an OutputFormat (from outputFormatOf) or { jsonSchema, name? }",
-        format,
-      );
-    if (format.name !== undefined && typeof format.name !== "string")
-      throw expectedInput("bedrockOutputConfig", "format.name", "a string or undefined", format.name);
     const argument = "format.jsonSchema";
-    if (!isDict(format.jsonSchema))
-      throw expectedInput("bedrockOutputConfig", argument, "a JSON schema object", format.jsonSchema);
     const subset = subsetSchemaOf(format.jsonSchema);
     if (!subset.ok)
       throw new ToolCallRepairInputError(
@@ -75,12 +64,14 @@ export const bedrockOutputConfig = boundary(
 export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", function withBedrockOutputConfig<
   M extends object,
 >(model: M, outputConfig: Dict): M {
-  const fn = "withBedrockOutputConfig";
   const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
   if (typeof base !== "function")
-    throw expectedInput(fn, "model", "a ChatBedrockConverse (a model with invocationParams())", model);
-  if (!isDict(outputConfig))
-    throw expectedInput(fn, "outputConfig", "an object (from bedrockOutputConfig)", outputConfig);
+    throw expectedInput(
+      "withBedrockOutputConfig",
+      "model",
+      "a ChatBedrockConverse (a model with invocationParams())",
+      model,
+    );
   return Object.defineProperty(Object.create(model), "invocationParams", {
     value(this: unknown, options: unknown): Dict {
       return { ...base.call(this, options), outputConfig };

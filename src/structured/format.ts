@@ -40,9 +40,8 @@ const JSON_SCHEMA_KEYWORDS = new Set(
 
 /**
  * The format for one schema in any supported form: a zod 3 or zod 4 schema, a Standard JSON Schema (validate and
- * JSON Schema form), a JSON schema object, or an OpenAI-style function definition `{ name, parameters }`. Throws a
- * TypeError naming `argument` for anything else (a Standard Schema without a JSON Schema form, a plain object
- * with no JSON Schema keyword, a string, ...).
+ * JSON Schema form) or a JSON schema object. Throws a TypeError naming `argument` for anything else (a Standard
+ * Schema without a JSON Schema form, a plain object with no JSON Schema keyword, a string, ...).
  */
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
   if (isInteropZodSchema(schema)) {
@@ -61,19 +60,18 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
       return { ok: false, issues: result.issues.map((issue) => pathed((issue.path ?? []).map(keyOf), issue.message)) };
     });
   }
-  const jsonSchema = isDict(schema) && !isStandardSchema(schema) ? functionParametersOr(schema) : undefined;
-  if (jsonSchema !== undefined && Object.keys(jsonSchema).some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
+  if (isDict(schema) && !isStandardSchema(schema) && Object.keys(schema).some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
     // All errors (not short-circuited) so that one correction can fix every problem at once. The validator marks
     // the schema it is given (`__absolute_uri__` on every subschema): give it a copy, never the caller's object.
-    const validator = new Validator(JSON.parse(JSON.stringify(jsonSchema)), "2020-12", false);
-    return formatWith<T>(jsonSchema, prompt, async (value) => {
+    const validator = new Validator(JSON.parse(JSON.stringify(schema)), "2020-12", false);
+    return formatWith<T>(schema, prompt, async (value) => {
       const result = validator.validate(value);
       return result.valid ? { ok: true, value: value as T } : { ok: false, issues: leafErrors(result.errors) };
     });
   }
   throw new TypeError(
-    `Unsupported response format for '${argument}': ${describe(schema)}. Expected a zod schema, a ` +
-      "Standard JSON Schema, a JSON schema object or an OutputFormat from outputFormatOf().",
+    `Unsupported response format for '${argument}'. Expected a zod schema, a Standard Schema with a JSON Schema ` +
+      "form, or a JSON schema object (with a keyword such as type, properties or anyOf).",
   );
 }
 
@@ -87,16 +85,14 @@ function formatWith<T>(
   return { jsonSchema, name: typeof schema.title === "string" ? schema.title : undefined, prompt, validate };
 }
 
-/** `{ jsonSchema, prompt? }` that is not itself a schema: an OutputFormat, or the part of one the instructions need. */
-export function hasJsonSchema(value: unknown): value is Pick<OutputFormat, "jsonSchema" | "prompt"> {
-  return isDict(value) && isDict(value.jsonSchema) && !isInteropZodSchema(value) && !isStandardSchema(value);
-}
-
-/** createReactAgent's `{ schema, prompt?, strict?, ... }` form (told apart as createReactAgent does: a `schema` key). */
+/**
+ * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
+ * createReactAgent does: a `schema` key).
+ */
+/** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
 export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
   isDict(value) && "schema" in value && !isInteropZodSchema(value);
 
-/** createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }`. */
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
   if (!isSchemaOptions(responseFormat)) return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
   const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
@@ -106,12 +102,12 @@ export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputF
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
 export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
   isDict(value) && isDict(value.tool) && typeof value.parse === "function";
-export const isProviderStrategy = (value: unknown): value is { schema: unknown } =>
-  isDict(value) && typeof value.strict === "boolean" && typeof value.parse === "function";
 
-/** The schema of a ToolStrategy or ProviderStrategy, or the value itself. */
+/** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown): unknown =>
-  isToolStrategy(value) || isProviderStrategy(value) ? value.schema : value;
+  isToolStrategy(value) || (isDict(value) && typeof value.strict === "boolean" && typeof value.parse === "function")
+    ? value.schema
+    : value;
 
 /**
  * langchain createAgent's `responseFormat`: a schema, toolStrategy(...) (an array of ToolStrategy),
@@ -139,13 +135,6 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
   };
 }
 
-/** An OpenAI-style function definition `{ name, parameters }` stands for its parameters. */
-function functionParametersOr(schema: Dict): JsonSchema {
-  const isFunctionDefinition =
-    typeof schema.name === "string" && isDict(schema.parameters) && !("type" in schema) && !("properties" in schema);
-  return isFunctionDefinition ? (schema.parameters as JsonSchema) : schema;
-}
-
 /**
  * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
  * schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
@@ -165,27 +154,12 @@ function pathed(path: readonly PropertyKey[], message: string): string {
   return `${path.length > 0 ? path.map(String).join(".") : "(root)"}: ${message}`;
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (isStandardSchema(value)) return "a Standard Schema without a JSON Schema form";
-  if (Array.isArray(value)) return "an array";
-  if (isDict(value)) return "an object with no JSON Schema keyword (type, properties, anyOf, ...)";
-  return typeof value;
-}
-
 /**
  * The text that replaces `responseFormat`: format instructions for the system prompt, the corrective user
  * message, and the helpers that put the instructions into a system message without losing its fields.
  */
-/**
- * Instructions for the agent's system prompt: the format's own prompt first, then the schema. Takes a schema in
- * any form `outputFormatOf` takes (zod 3 or 4, Standard JSON Schema, JSON schema) or an OutputFormat; anything
- * else is a TypeError (never instructions without a schema).
- */
-export function formatInstructions(schemaOrFormat: unknown): string {
-  const { prompt, jsonSchema } = hasJsonSchema(schemaOrFormat)
-    ? schemaOrFormat
-    : outputFormatOf(schemaOrFormat, undefined, "format");
+/** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
+export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">): string {
   return [
     prompt?.trim(),
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
@@ -203,7 +177,7 @@ export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "
   new HumanMessage(
     [
       "Your last reply cannot be used as the final answer. Problems:",
-      issues.length > 0 ? issues.map((issue) => `- ${issue}`).join("\n") : "- (no details)",
+      issues.map((issue) => `- ${issue}`).join("\n"),
       "Reply again with only the corrected JSON value that matches this JSON Schema, and no other text:",
       JSON.stringify(format.jsonSchema),
     ].join("\n"),
@@ -242,6 +216,5 @@ export function toMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
   const value = input as { toChatMessages?(): BaseMessage[] };
   if (typeof value?.toChatMessages === "function") return value.toChatMessages();
-  if (Array.isArray(input)) return input.map((m) => coerceMessageLikeToMessage(m as BaseMessageLike));
-  throw new TypeError(`Expected the prompt to produce messages, got ${typeof input}`);
+  return (input as BaseMessageLike[]).map(coerceMessageLikeToMessage);
 }

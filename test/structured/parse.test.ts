@@ -2,7 +2,6 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import { z } from "zod";
-import { z as z3 } from "zod/v3";
 import { outputFormatOf } from "../../src/structured/format";
 import {
   PromptedStructuredOutputError,
@@ -13,28 +12,21 @@ import {
   resolveStructuredAnswer,
 } from "../../src/structured/parse";
 
-/** The JSON values of answerCandidates, without their sources. */
-const jsonCandidates = (text: string) => answerCandidates(text).map((c) => c.value);
-
 const weather = outputFormatOf(z.object({ city: z.string(), tempC: z.number() }));
 
-describe("jsonCandidates", () => {
+describe("answerCandidates", () => {
   it("takes a bare JSON answer as is", () => {
-    expect(jsonCandidates(' {"city":"Paris","tempC":21} ')).toContainEqual({ city: "Paris", tempC: 21 });
+    expect(answerCandidates(' {"city":"Paris","tempC":21} ')).toContainEqual({ city: "Paris", tempC: 21 });
   });
 
-  it("reads a fenced ```json block, preferring it to other fences", () => {
+  it("reads fenced blocks as bracket spans, left to right", () => {
     const text = 'Here:\n```\n{"other":1}\n```\nand\n```json\n{"city":"Paris","tempC":21}\n```\nDone.';
-    expect(answerCandidates(text).slice(0, 2)).toEqual([
-      { value: { city: "Paris", tempC: 21 }, source: "json-fence" },
-      { value: { other: 1 }, source: "fence" },
-    ]);
-    expect(jsonCandidates(text)[0]).toEqual({ city: "Paris", tempC: 21 });
+    expect(answerCandidates(text)).toEqual([{ other: 1 }, { city: "Paris", tempC: 21 }]);
   });
 
   it("finds JSON with text around it, ignoring braces inside strings", () => {
     const text = 'Sure! The answer is {"city":"Pa}ris {x","tempC":21}. Hope that helps {not json}.';
-    expect(jsonCandidates(text)).toEqual([{ city: "Pa}ris {x", tempC: 21 }]);
+    expect(answerCandidates(text)).toEqual([{ city: "Pa}ris {x", tempC: 21 }]);
   });
 
   it("keeps scanning inside a span that does not parse", () => {
@@ -42,11 +34,11 @@ describe("jsonCandidates", () => {
   });
 
   it("finds arrays and several values, left to right", () => {
-    expect(jsonCandidates('first [1,2] then {"b":true}')).toEqual([[1, 2], { b: true }]);
+    expect(answerCandidates('first [1,2] then {"b":true}')).toEqual([[1, 2], { b: true }]);
   });
 
   it("finds nothing in plain text", () => {
-    expect(jsonCandidates("It is sunny in Paris.")).toEqual([]);
+    expect(answerCandidates("It is sunny in Paris.")).toEqual([]);
   });
 });
 
@@ -69,7 +61,6 @@ describe("parseStructuredAnswer", () => {
     await expect(parseStructuredAnswer(text, weather)).resolves.toEqual({
       ok: true,
       value: { city: "Paris", tempC: 21 },
-      choice: { source: "span", validCount: 1, others: [] },
     });
   });
 
@@ -141,18 +132,12 @@ describe("resolveStructuredAnswer", () => {
     expect(typed.message).toMatch(/after 1 corrective call/);
   });
 
-  it("makes as many corrective calls as allowed, and none with maxCorrections 0", async () => {
+  it("makes one corrective call, no more", async () => {
     const askAgain = vi.fn(async () => new AIMessage("still no json"));
-    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain, maxCorrections: 0 })).rejects.toThrow(
-      PromptedStructuredOutputError,
+    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain })).rejects.toThrow(
+      /after 1 corrective call/,
     );
-    expect(askAgain).not.toHaveBeenCalled();
-    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain, maxCorrections: 2 })).rejects.toThrow(
-      /after 2 corrective call/,
-    );
-    expect(askAgain).toHaveBeenCalledTimes(2);
-    const secondFollowUp = askAgain.mock.calls[1] as unknown as [BaseMessage[]];
-    expect(secondFollowUp[0]).toHaveLength(4);
+    expect(askAgain).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -168,57 +153,13 @@ describe("PromptedStructuredOutputError.find", () => {
 describe("several valid values: the rule", () => {
   const second = '{"city":"Lyon","tempC":18}';
 
-  it("within the best tier, the last valid value wins; the others are reported", async () => {
+  it("the last valid value wins", async () => {
     const result = await parseStructuredAnswer(`Draft: {"city":"Paris","tempC":21}\nFinal: ${second}`, weather);
-    expect(result).toEqual({
-      ok: true,
-      value: { city: "Lyon", tempC: 18 },
-      choice: { source: "span", validCount: 2, others: [{ city: "Paris", tempC: 21 }] },
-    });
+    expect(result).toEqual({ ok: true, value: { city: "Lyon", tempC: 18 } });
   });
 
-  it("a ```json fence beats bare JSON in the text, and other fences", async () => {
-    const text = `Example: ${second}\n\`\`\`\n{"city":"Rome","tempC":30}\n\`\`\`\n\`\`\`json\n{"city":"Paris","tempC":21}\n\`\`\``;
-    const result = await parseStructuredAnswer(text, weather);
-    expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
-    expect(result.ok && result.choice).toMatchObject({ source: "json-fence", validCount: 3 });
-  });
-
-  it("the same value found twice (a fence is also a bracket span) counts once", async () => {
-    const result = await parseStructuredAnswer('```json\n{"city":"Paris","tempC":21}\n```', weather);
-    expect(result.ok && result.choice).toEqual({ source: "json-fence", validCount: 1, others: [] });
-  });
-});
-
-describe("parseStructuredAnswer takes any schema form", () => {
-  const answer = '{"city":"Paris","tempC":21}';
-  const jsonSchema = {
-    type: "object",
-    properties: { city: { type: "string" }, tempC: { type: "number" } },
-    required: ["city", "tempC"],
-  };
-
-  it.each([
-    ["a zod 4 schema", z.object({ city: z.string(), tempC: z.number() })],
-    ["a zod 3 schema", z3.object({ city: z3.string(), tempC: z3.number() })],
-    ["a JSON schema", jsonSchema],
-    ["an OutputFormat", weather],
-  ])("%s", async (_name, schema) => {
-    const result = await parseStructuredAnswer(answer, schema);
-    expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
-  });
-
-  it.each([
-    ["a string", "object"],
-    ["null", null],
-    ["a plain object that is no schema", { city: "Paris" }],
-    [
-      "a Standard Schema without a JSON form",
-      { "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } },
-    ],
-  ])("%s is a TypeError naming the argument", async (_name, schema) => {
-    await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(TypeError);
-    await expect(parseStructuredAnswer(answer, schema)).rejects.toThrow(/'format'/);
+  it("a whole answer that is JSON is the one value", () => {
+    expect(answerCandidates(` ${second} `)).toEqual([{ city: "Lyon", tempC: 18 }]);
   });
 });
 
@@ -237,14 +178,14 @@ describe("hostile text: linear, never throws", () => {
 
   it.each(hostile)("%s", async (_name, text) => {
     expect(() => balancedSpans(text)).not.toThrow();
-    expect(() => jsonCandidates(text)).not.toThrow();
+    expect(() => answerCandidates(text)).not.toThrow();
     const result = await parseStructuredAnswer(text, weather);
     if (text.includes('{"city":"Paris","tempC":21}'))
       expect(result.ok && result.value).toEqual({ city: "Paris", tempC: 21 });
   });
 
   it("a stray quote in prose does not hide the JSON after it", () => {
-    expect(jsonCandidates('Measured 5" {tall} and then {"a":1}')).toContainEqual({ a: 1 });
+    expect(answerCandidates('Measured 5" {tall} and then {"a":1}')).toContainEqual({ a: 1 });
   });
 
   it("never throws on arbitrary strings (fast-check)", async () => {
@@ -274,7 +215,7 @@ describe("hostile text: linear, never throws", () => {
         ),
         async (text) => {
           balancedSpans(text);
-          jsonCandidates(text);
+          answerCandidates(text);
           const result = await parseStructuredAnswer(text, weather);
           expect(typeof result.ok).toBe("boolean");
         },

@@ -207,17 +207,6 @@ describe("response formats and prompt forms", () => {
       expect(lastTurn(requestAt(s, 1)).role).toBe("user");
     },
   );
-
-  it("wraps the deprecated messageModifier in its own form", async () => {
-    const s = await stub({ script: [{ text: "no json" }, { text: VALID }] });
-    const messageModifier = (messages: BaseMessage[]) => [new SystemMessage(USER_PROMPT), ...messages];
-    const prompted = withPromptedStructuredOutput({ llm: llama(s), tools, responseFormat: Weather, messageModifier });
-    expect(prompted.prompt).toBeUndefined();
-    const result = await createReactAgent(prompted).invoke(input);
-    expect(result.structuredResponse).toEqual({ city: "Paris", tempC: 21, sky: "sunny" });
-    expect(systemOf(requestAt(s, 1))).toContain(USER_PROMPT);
-    expect(systemOf(requestAt(s, 1))).toContain('"sky"');
-  });
 });
 
 describe("state schemas and hooks", () => {
@@ -349,13 +338,9 @@ describe("models that need no swap", () => {
     expect(withPromptedStructuredOutput(params)).toBe(params);
   });
 
-  it("prompted: false keeps the params; prompted: true and LLM_PROVIDER=aws-bedrock swap on any model", () => {
+  it("a forced strategy and LLM_PROVIDER=aws-bedrock swap on any model", () => {
     const params = { llm: new ChatOpenAI({ model: "gpt-4o", apiKey: "x" }), tools, responseFormat: Weather };
-    expect(
-      withPromptedStructuredOutput({ ...params, llm: bedrockModel({ url: "http://x" }) }, { prompted: false })
-        .responseFormat,
-    ).toBe(Weather);
-    expect(withPromptedStructuredOutput(params, { prompted: true }).responseFormat).toBeUndefined();
+    expect(withPromptedStructuredOutput(params, { strategy: "prompted" }).responseFormat).toBeUndefined();
     expect(
       withPromptedStructuredOutput(params, { env: { LLM_PROVIDER: "aws-bedrock" } }).responseFormat,
     ).toBeUndefined();
@@ -378,8 +363,10 @@ describe("models that need no swap", () => {
 
 describe("withPromptedStructuredOutput checks its arguments up front", () => {
   it("params that are not an object, or cannot be read, and each option of the wrong kind are named", () => {
-    for (const params of [null, undefined, 42])
-      expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject(inputError("params"));
+    for (const params of [null, undefined])
+      expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject({
+        name: "ToolCallRepairInputError",
+      });
     expect(
       errorOf(() =>
         withPromptedStructuredOutput({
@@ -393,14 +380,11 @@ describe("withPromptedStructuredOutput checks its arguments up front", () => {
       boundaryError("withPromptedStructuredOutput", "GETTER"),
     );
     const params = { llm: new FakeListChatModel({ responses: [] }), tools: [] };
-    expect(errorOf(() => withPromptedStructuredOutput(params, { prompted: "yes" } as never))).toMatchObject(
-      inputError("options.prompted", "expected a boolean"),
+    expect(errorOf(() => withPromptedStructuredOutput(params, { strategy: "json" } as never))).toMatchObject(
+      inputError("options.strategy"),
     );
-    expect(errorOf(() => withPromptedStructuredOutput(params, { maxCorrections: -1 }))).toMatchObject(
-      inputError("options.maxCorrections"),
-    );
-    expect(errorOf(() => withPromptedStructuredOutput(params, { finalMessage: "yaml" } as never))).toMatchObject(
-      inputError("options.finalMessage"),
+    expect(errorOf(() => withPromptedStructuredOutput(params, { onRepair: 1 } as never))).toMatchObject(
+      inputError("options.onRepair"),
     );
     expect(errorOf(() => withPromptedStructuredOutput(params, throwingObject() as never))).toMatchObject(
       boundaryError("withPromptedStructuredOutput", "GETTER"),

@@ -7,7 +7,7 @@
  * - the structured response equals the parsed object, a tool round works in the same run, and no request ends on
  *   an assistant message.
  */
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent, initChatModel, modelFallbackMiddleware, providerStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -253,20 +253,6 @@ describe("createReactAgent: tool, prompted, thinking, forced strategies", () => 
     expect(systemOf(requestsOf(s)[2])).toContain('"tempC"');
     expectSound(s);
   });
-
-  it("finalMessage: 'text' shows the prompted answer as readable text in state (same id)", async () => {
-    const s = await stub({ script: [{ text: VALID }] });
-    const agent = createReactAgent(
-      withPromptedStructuredOutput(
-        { llm: bedrockModel(s, { model: LLAMA }), tools, responseFormat: Weather },
-        { finalMessage: "text" },
-      ),
-    );
-    const result = await agent.invoke(input);
-    expect(result.messages).toHaveLength(2);
-    expect(result.messages[1].content).toBe("city: Paris\ntempC: 21\nsky: sunny");
-    expect(result.structuredResponse).toEqual(PARSED);
-  });
 });
 
 describe("createReactAgent: fallbacks get a strategy each (llm chosen by a function)", () => {
@@ -468,7 +454,7 @@ describe("createAgent", () => {
     },
   );
 
-  it("several valid objects: the rule's choice, reported", async () => {
+  it("several valid objects: the last one, reported", async () => {
     const second = '{"city":"Lyon","tempC":18,"sky":"rain"}';
     const s = await stub({ script: [{ text: `Draft: ${VALID}\nFinal: ${second}` }] });
     const reports: StructuredResponseReport[] = [];
@@ -479,18 +465,20 @@ describe("createAgent", () => {
     ).invoke(input);
     expect(result.structuredResponse).toEqual({ city: "Lyon", tempC: 18, sky: "rain" });
     expect(reports).toEqual([
-      expect.objectContaining({ strategy: "prompted", choice: { source: "span", validCount: 2, others: [PARSED] } }),
+      expect.objectContaining({
+        strategy: "prompted",
+        value: { city: "Lyon", tempC: 18, sky: "rain" },
+        corrections: 0,
+      }),
     ]);
   });
 
-  it("finalMessage: 'text' stores readable text in place of the JSON; the default keeps the JSON", async () => {
-    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }, { text: VALID }] });
-    const readable = await agentOn(s, {}, { finalMessage: "text" }).invoke(input);
-    expect(readable.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai"]);
-    expect(readable.messages.at(-1)?.content).toBe("city: Paris\ntempC: 21\nsky: sunny");
-    expect(readable.structuredResponse).toEqual(PARSED);
-    const raw = await agentOn(s).invoke({ messages: [new HumanMessage("Again?")] });
+  it("the stored final message keeps the JSON", async () => {
+    const s = await stub({ script: [{ toolCalls: [weatherCall] }, { text: VALID }] });
+    const raw = await agentOn(s).invoke(input);
+    expect(raw.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai"]);
     expect(raw.messages.at(-1)?.content).toBe(VALID);
+    expect(raw.structuredResponse).toEqual(PARSED);
   });
 
   it("modelFallbackMiddleware: the Bedrock fallback (inside it) gets its own strategy", async () => {

@@ -20,7 +20,6 @@ describe("the strategy table", () => {
   it("names a source for every row", () => {
     for (const row of STRUCTURED_OUTPUT_TABLE) {
       expect(row.source.length).toBeGreaterThan(20);
-      expect(row.withThinking).not.toBe("tool");
     }
   });
 
@@ -45,22 +44,21 @@ describe("the strategy table", () => {
     expect(strategyOf(bedrock(id, { additionalModelRequestFields: THINKING }))).toEqual([withThinking]);
   });
 
-  it("each Bedrock row says whether AWS's or Anthropic's lists document it, or reports only; the native ones by row", () => {
-    const evidenceOf = (id: string) =>
-      structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.evidence, c.rule?.source]);
+  it("each row says where its facts come from and how sure they are (H documented, M reported)", () => {
+    const sourceOf = (id: string) => structuredOutputStrategies(bedrock(id)).map((c) => [c.strategy, c.rule?.source]);
     const source = (pattern: RegExp) => expect.stringMatching(pattern);
-    expect(evidenceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([
-      ["native", "documented", source(/^AWS Bedrock user guide/)],
+    expect(sourceOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual([
+      ["native", source(/^AWS Bedrock user guide.*\(H\)/)],
     ]);
-    expect(evidenceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([
-      ["native", "documented", source(/^Anthropic, 'Structured/)],
+    expect(sourceOf("us.anthropic.claude-sonnet-4-6-v1:0")).toEqual([
+      ["native", source(/^Anthropic, 'Structured.*\(H\)/)],
     ]);
     // Reports only: refused on Converse, so the forced tool (a refusal of a forced native still falls back).
-    expect(evidenceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([
-      ["tool", "reported", source(/Extra inputs are not permitted/)],
+    expect(sourceOf("us.anthropic.claude-opus-4-7-v1:0")).toEqual([
+      ["tool", source(/Extra inputs are not permitted.*\(M\)/)],
     ]);
-    expect(evidenceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", "reported", source(/falls back/)]]);
-    for (const row of STRUCTURED_OUTPUT_TABLE) expect(["documented", "reported"]).toContain(row.evidence);
+    expect(sourceOf("anthropic.claude-opus-5-v1:0")).toEqual([["native", source(/\(M\).*falls back/)]]);
+    for (const row of STRUCTURED_OUTPUT_TABLE) expect(row.source).toMatch(/\b[HM]\)|this package/);
   });
 
   it("reports the row that decided", () => {
