@@ -71,8 +71,10 @@ export function isModelChooser(model: unknown): model is (...args: never[]) => u
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
-export const envSelectsBedrock = (env: Env = process.env): boolean =>
-  /^(aws-)?bedrock$/i.test(env.LLM_PROVIDER?.trim() ?? "");
+export function envSelectsBedrock(env: Env = process.env): boolean {
+  const value: unknown = env.LLM_PROVIDER;
+  return typeof value === "string" && /^(aws-)?bedrock$/i.test(value.trim());
+}
 
 /**
  * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model

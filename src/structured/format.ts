@@ -85,13 +85,14 @@ function formatWith<T>(
   return { jsonSchema, name: typeof schema.title === "string" ? schema.title : undefined, prompt, validate };
 }
 
+/** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
+export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
+  isDict(value) && "schema" in value && !isInteropZodSchema(value);
+
 /**
  * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
  * createReactAgent does: a `schema` key).
  */
-/** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
-export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
-  isDict(value) && "schema" in value && !isInteropZodSchema(value);
 
 export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
   if (!isSchemaOptions(responseFormat)) return outputFormatOf<T>(responseFormat, undefined, "responseFormat");

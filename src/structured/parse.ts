@@ -153,7 +153,7 @@ export class PromptedStructuredOutputError extends Error {
   declare readonly attempts: StructuredAttempt[];
 
   constructor(attempts: StructuredAttempt[]) {
-    const { raw, issues } = attempts.at(-1)!;
+    const { raw, issues } = attempts.at(-1) ?? { raw: "", issues: [] };
     const tries = attempts.length === 1 ? "" : ` after ${attempts.length - 1} corrective call(s)`;
     super(
       `The model's final answer does not match the response format${tries}: ${issues.join("; ")}. ` +
@@ -166,7 +166,10 @@ export class PromptedStructuredOutputError extends Error {
   /** True for this error, also from another copy of the package. */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
     return orElse(
-      () => error instanceof Error && error.name === "PromptedStructuredOutputError" && "attempts" in error,
+      () =>
+        error instanceof Error &&
+        error.name === "PromptedStructuredOutputError" &&
+        Array.isArray(Object(error).attempts),
       false,
     );
   }

@@ -33,7 +33,7 @@ import type { CreateReactAgentParams } from "@langchain/langgraph/prebuilt";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
-import { boundary } from "../errors";
+import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
 import type { ToolCallRepair } from "../types";
 import { isDict, type Dict } from "../values";
@@ -156,12 +156,20 @@ export const withPromptedStructuredOutput = boundary(
   ): CreateReactAgentParams<A, S, C> {
     const keys = "strategy env onStructuredResponse onRepair onFallback";
     const o: PromptedStructuredOutputOptions = structuredOptions(options, "withPromptedStructuredOutput", keys);
+    const fn = "withPromptedStructuredOutput";
+    if (!isDict(params)) throw expectedInput(fn, "params", "createReactAgent's params (an object)", params);
     const { responseFormat, ...rest } = params;
     const { llm, prompt } = rest;
     if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
     const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
     if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
+    // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
+    for (const key of ["stateModifier", "messageModifier"])
+      if (rest[key as keyof typeof rest] != null)
+        throw new ToolCallRepairInputError(`${fn}: params.${key} is deprecated by createReactAgent; pass prompt`, {
+          argument: `params.${key}`,
+        });
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);

@@ -73,7 +73,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
     "bedrock native",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
-    claude((c) => (c.major === 4 && c.minor === 5 && c.family !== "instant") || is("opus", 4, 6)(c)),
+    claude((c) => (c.major === 4 && c.minor === 5) || is("opus", 4, 6)(c)),
   ),
   row(
     "Claude Sonnet 4.6",

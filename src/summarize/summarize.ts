@@ -117,7 +117,7 @@ export const SUMMARIZATION: OptionTable = {
   tokenCounter: option.fn,
   summaryPrompt: option.string,
   summaryPrefix: option.string,
-  trimTokensToSummarize: kind("a number > 0", (n) => typeof n === "number" && n > 0),
+  trimTokensToSummarize: kind("a number > 0", (n) => Number.isFinite(n) && (n as number) > 0),
   acknowledgement: option.string,
 };
 

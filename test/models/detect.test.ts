@@ -112,6 +112,7 @@ describe("isBedrockModel", () => {
     expect(isBedrockModel(openai(), { LLM_PROVIDER: "aws-bedrock" })).toBe(true);
     expect(isBedrockModel(openai(), { LLM_PROVIDER: " AWS-Bedrock " })).toBe(true);
     expect(isBedrockModel(openai(), { LLM_PROVIDER: "openai" })).toBe(false);
+    expect(isBedrockModel(openai(), { LLM_PROVIDER: 42 as never })).toBe(false); // not a string: not a choice
     expect(envSelectsBedrock({})).toBe(false);
   });
 

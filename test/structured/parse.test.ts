@@ -148,6 +148,12 @@ describe("PromptedStructuredOutputError.find", () => {
     expect(PromptedStructuredOutputError.find(wrapped)).toBe(inner);
     expect(PromptedStructuredOutputError.find(new Error("other"))).toBeUndefined();
   });
+
+  it("an error named alike without a list of attempts is not it; no attempts at all still builds an error", () => {
+    const lookalike = Object.assign(new Error("x"), { name: "PromptedStructuredOutputError", attempts: undefined });
+    expect(PromptedStructuredOutputError.find(lookalike)).toBeUndefined();
+    expect(new PromptedStructuredOutputError([]).attempts).toEqual([]);
+  });
 });
 
 describe("several valid values: the rule", () => {

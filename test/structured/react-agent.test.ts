@@ -362,8 +362,16 @@ describe("models that need no swap", () => {
 });
 
 describe("withPromptedStructuredOutput checks its arguments up front", () => {
+  it("refuses createReactAgent's deprecated stateModifier / messageModifier when it acts (its own requests read prompt)", () => {
+    const llm = bedrockModel({ url: "http://127.0.0.1:1" });
+    for (const key of ["stateModifier", "messageModifier"])
+      expect(
+        errorOf(() => withPromptedStructuredOutput({ llm, tools: [], responseFormat: Weather, [key]: "be brief" })),
+      ).toMatchObject({ name: "ToolCallRepairInputError", argument: `params.${key}` });
+  });
+
   it("params that are not an object, or cannot be read, and each option of the wrong kind are named", () => {
-    for (const params of [null, undefined])
+    for (const params of [null, undefined, 42, "x"])
       expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject({
         name: "ToolCallRepairInputError",
       });
