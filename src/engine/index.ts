@@ -11,44 +11,20 @@
  * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { ToolCallRepairInputError, assertArray, boundary, expectedInput } from "../errors";
+import { ToolCallRepairInputError, assertArray, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../models/positions";
-import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
-import {
-  PROVIDERS,
-  REPAIR_LEVELS,
-  type FindOptions,
-  type RepairLevel,
-  type RepairOptions,
-  type RepairResult,
-  type ToolCallProblem,
-  type ToolCallRepair,
-} from "../types";
+import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
+import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
 export { OPTIONS as ENGINE_OPTIONS } from "./options";
-export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId } from "./profiles";
-
-/**
- * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
- * error naming the argument for anything that is not a known provider name or level.
- */
-export const profileFor = boundary(
-  "profileFor",
-  function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
-    if (!(PROVIDERS as readonly unknown[]).includes(provider))
-      throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
-    if (!(REPAIR_LEVELS as readonly unknown[]).includes(level))
-      throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
-    return profileOf(provider, level);
-  },
-);
+export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId, profileFor } from "./profiles";
 
 /** The engine bound to one set of options: resolve once, use for every history. */
 export interface Repairer {

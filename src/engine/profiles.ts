@@ -624,9 +624,9 @@ const PROFILES = Object.fromEntries(
   PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
 ) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
 
-/** The profile for a provider and level (the engine's front door has checked both). */
-export function profileFor(provider: unknown, level: RepairLevel): ProviderProfile {
-  return PROFILES[provider as Provider][level];
+/** The profile for a provider and level. */
+export function profileFor(provider: Provider, level: RepairLevel = "request"): ProviderProfile {
+  return PROFILES[provider][level];
 }
 
 /** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */

@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
+import { rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import {
   isAssistant,
   callsOnlyInToolCalls,
@@ -13,7 +13,6 @@ import {
   resultIdOf,
   type ToolCallRef,
 } from "../../messages/inspect";
-import { rekeyCallMaps } from "../../messages/responses";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
@@ -262,45 +261,17 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
   }
 }
 
-/** The editor that gives each ref of one message's renamed slots its new id, in every location. */
-function renameEditor(slots: Slot[]): RefEditor {
+/**
+ * The editor that gives each ref of one message's renamed slots its new id, in every location. `mirrored`: the
+ * calls live in `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by
+ * position (a call without an id there is the slot of its `tool_calls` position).
+ */
+function renameEditor(slots: Slot[], mirrored: boolean): RefEditor {
   const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
   return (ref, occurrence) => {
-    const id = byKey.get(slotKey(ref, occurrence));
+    const id = byKey.get(slotKey(mirrored ? { ...ref, location: "tool_calls" } : ref, occurrence));
     return id === undefined ? undefined : { id };
   };
-}
-
-/**
- * The renames of a message whose calls live only in `tool_calls` (and ChatOpenAI's mirror of them in
- * `additional_kwargs.tool_calls`): slots are `tool_calls` positions, so the new ids go straight in.
- */
-function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
-  const calls = (message.tool_calls ?? []) as unknown as Record<string, unknown>[];
-  const newIds: (string | undefined)[] = new Array(calls.length);
-  for (const slot of slots) newIds[slot.position] = slot.newId;
-  const renamed = (list: Record<string, unknown>[]) =>
-    list.map((c, i) => (newIds[i] === undefined ? c : { ...c, id: newIds[i] }));
-  const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
-  let kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
-  if (kwargs && Array.isArray(kwargs.tool_calls)) {
-    kwargs = { ...kwargs };
-    kwargs.tool_calls = renamed(kwargs.tool_calls as Record<string, unknown>[]);
-    fields.additional_kwargs = kwargs;
-  }
-  if (kwargs) {
-    // A signature (Gemini) or an item id (Responses) keyed by the old id follows the call to its new one.
-    const newIdOf = new Map<string, string>();
-    const idsKept = new Set<string>();
-    calls.forEach((c, i) => {
-      if (typeof c.id !== "string") return;
-      if (newIds[i] === undefined) idsKept.add(c.id);
-      else newIdOf.set(c.id, newIds[i]!);
-    });
-    const rekeyed = rekeyCallMaps(kwargs, newIdOf, idsKept);
-    if (rekeyed !== kwargs) fields.additional_kwargs = rekeyed;
-  }
-  return rebuildAssistant(message, fields);
 }
 
 /** `[a-zA-Z0-9_-]` as a lookup table. */
@@ -426,9 +397,7 @@ export const callIdsPass: RepairPass = {
     const out = messages.slice();
     for (const [index, slots] of plan.byMessage) {
       const message = messages[index] as AIMessage;
-      out[index] = callsOnlyInToolCalls(message)
-        ? renamedInToolCalls(message, slots)
-        : rewriteToolCalls(message, renameEditor(slots));
+      out[index] = rewriteToolCalls(message, renameEditor(slots, callsOnlyInToolCalls(message)));
       ctx.derive(message, out[index]);
     }
     for (const [index, newId] of plan.results) {
