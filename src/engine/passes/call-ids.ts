@@ -196,63 +196,37 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
 /**
  * Which call does each result of a renamed id answer? The nearest message before it that still has an
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
- * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
+ * the first unanswered one. One walk: per id, a stack of the unanswered calls, each message's pushed last first.
  */
-type Pending = { slots: Slot[]; next: number };
 function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
   if (ids.size === 0) return;
   // The slots of these ids, in message order (slots are collected message by message).
-  const slots: Slot[] = [];
+  const slots = allSlots.filter((s) => s.id !== undefined && ids.has(s.id));
   const slotsById = new Map<string, Slot[]>();
-  for (const slot of allSlots) {
-    if (slot.id === undefined || !ids.has(slot.id)) continue;
-    slots.push(slot);
-    pushTo(slotsById, slot.id, slot);
-  }
+  for (const slot of slots) pushTo(slotsById, slot.id!, slot);
   const answered = new Set<Slot>();
-  // Per id, one entry per message: its unanswered slots of that id, handed out in order.
-  const stacks = new Map<string, Pending[]>();
+  const stacks = new Map<string, Slot[]>();
   const front = new Map<string, number>();
-  const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
   let cursor = 0;
   for (let j = 0; j < messages.length; j++) {
-    if (cursor < slots.length && slots[cursor].messageIndex === j) {
-      // This message's slots: each id's unanswered ones become one entry of that id's stack.
-      entryOf.clear();
-      for (; cursor < slots.length && slots[cursor].messageIndex === j; cursor++) {
-        const s = slots[cursor];
-        const id = s.id!;
-        let stack = stacks.get(id);
-        if (!stack) stacks.set(id, (stack = [])); // seen, even if all its calls were answered early
-        if (answered.has(s)) continue;
-        const entry = entryOf.get(id);
-        if (entry) entry.slots.push(s);
-        else {
-          const created: Pending = { slots: [s], next: 0 };
-          entryOf.set(id, created);
-          stack.push(created);
-        }
-      }
-      continue;
+    const start = cursor;
+    while (cursor < slots.length && slots[cursor].messageIndex === j) cursor++;
+    for (let k = cursor - 1; k >= start; k--) {
+      const s = slots[k];
+      const stack = stacks.get(s.id!) ?? [];
+      stacks.set(s.id!, stack); // seen, even if all its calls were answered early
+      if (!answered.has(s)) stack.push(s);
     }
     const m = messages[j];
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id === undefined || !ids.has(id)) continue;
-    let owner: Slot | undefined;
-    const stack = stacks.get(id);
-    if (stack) {
-      while (stack.length > 0 && stack[stack.length - 1].next >= stack[stack.length - 1].slots.length) stack.pop();
-      const top = stack[stack.length - 1];
-      if (top) owner = top.slots[top.next++];
-    } else {
+    let owner = stacks.get(id)?.pop();
+    if (!stacks.has(id)) {
       // No call with this id before the result: it answers the first unanswered one.
-      const list = slotsById.get(id)!;
-      let k = front.get(id) ?? 0;
-      while (k < list.length && answered.has(list[k])) k++;
-      owner = list[k];
+      const k = front.get(id) ?? 0;
+      owner = slotsById.get(id)![k];
       front.set(id, k + 1);
     }
     if (!owner) continue; // an extra result: the pairing pass decides what to do with it
