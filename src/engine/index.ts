@@ -14,7 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolCallRepairInputError, assertArray, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
+import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { passesFor } from "./pipeline";
 import { payloadPositions } from "../models/positions";
@@ -135,12 +135,12 @@ function engine(options: Readonly<ResolvedOptions>) {
         const index = origin.get(from);
         if (index !== undefined && !origin.has(to)) origin.set(to, index);
       },
-      report(message, at, problem, action, detail, more) {
+      report(message, at, problem, action, detail, call) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
         const full: ToolCallRepair = { problem, action, index: origin.get(message) ?? at, detail };
-        if (more)
-          for (const key of OPTIONAL_FIELDS)
-            if (more[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = more[key];
+        if (call)
+          for (const [key, from] of CALL_FIELDS)
+            if (call[from] !== undefined) (full as unknown as Record<string, unknown>)[key] = call[from];
         repairs.push(full);
       },
     };

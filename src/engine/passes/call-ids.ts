@@ -385,7 +385,7 @@ export const callIdsPass: RepairPass = {
         s.reason!,
         "renamed_call_id",
         `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
-        { toolCallId: s.id, toolName: s.name, newToolCallId: s.newId },
+        s,
       );
     return sameOrNew(messages, out);
   },

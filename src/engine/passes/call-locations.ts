@@ -214,7 +214,7 @@ export const callLocationsPass: RepairPass = {
           "call_outside_tool_calls",
           "promoted_call",
           `call ${ref.id} found in ${ref.location} added to tool_calls`,
-          { toolCallId: ref.id, toolName: ref.name },
+          ref,
         );
       for (const id of f.outputMissing)
         ctx.report(
@@ -223,7 +223,7 @@ export const callLocationsPass: RepairPass = {
           "call_outside_tool_calls",
           "promoted_call",
           `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
-          { toolCallId: id },
+          { id },
         );
       if (f.hasBlocks)
         ctx.report(

@@ -126,7 +126,7 @@ export const callStepsPass: RepairPass = {
           "unsigned_call",
           "rebuilt_message",
           `call ${call.id} given Google's placeholder thought signature`,
-          { toolCallId: call.id, toolName: call.name },
+          call,
         );
       }
       if (!f.split) {
@@ -155,7 +155,7 @@ export const callStepsPass: RepairPass = {
             "parallel_calls",
             "inserted_assistant_message",
             `parallel call ${String(call.id)} sent as its own step, right before its result`,
-            { toolCallId: call.id as string, toolName: call.name as string },
+            { id: call.id as string, name: call.name as string },
           );
         }
         out.push(resultOf.get(call.id)!);

@@ -93,7 +93,7 @@ export const invalidCallsPass: RepairPass = {
           "invalid_tool_call",
           promotes ? "promoted_invalid_call" : "removed_call",
           `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
-          { toolCallId: c.id, toolName: c.name },
+          c,
         );
       }
       return rewriteToolCalls(

@@ -260,7 +260,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
             problemKind,
             "removed_call",
             `unanswered call ${call.id} removed from every location`,
-            { toolCallId: call.id, toolName: call.name },
+            call,
           );
       const callsLeft = own.length > remove.size;
       if (!callsLeft && !hasMeaningfulContent(rewritten.content)) {
@@ -292,7 +292,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
         "displaced_result",
         "moved_result",
         `result of ${call.id} moved right after its call`,
-        { toolCallId: call.id, toolName: call.name },
+        call,
       );
     }
     for (const call of answer) {
@@ -308,7 +308,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
         problemKind,
         "synthesized_result",
         `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
-        { toolCallId: call.id, toolName: call.name, toolRun },
+        { ...call, toolRun },
       );
     }
   };
@@ -331,7 +331,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
         kind,
         "dropped_result",
         `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
-        { toolCallId: id },
+        { id },
       );
       return;
     }
@@ -344,7 +344,7 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       kind,
       "converted_result",
       `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
-      { toolCallId: id },
+      { id },
     );
   };
 

@@ -111,7 +111,7 @@ export const toolsAsTextPass: RepairPass = {
       if (f.kind === "result") {
         const id = resultIdOf(message as ToolMessage);
         const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
-        ctx.report(message, f.index, scope.problem, "converted_to_text", detail, { toolCallId: id });
+        ctx.report(message, f.index, scope.problem, "converted_to_text", detail, { id });
         return toolResultAsUserText(message as ToolMessage, scope.problem);
       }
       for (const call of f.calls)
@@ -121,7 +121,7 @@ export const toolsAsTextPass: RepairPass = {
           scope.problem,
           "converted_to_text",
           `call ${named(call)} turned into assistant text (${scope.why})`,
-          { toolCallId: call.id, toolName: call.name },
+          call,
         );
       return clientCallsAsText(message as AIMessage, f.calls);
     });
