@@ -339,6 +339,8 @@ const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
   duplicate_call_id: "tool call id already used by an earlier call",
 };
 
+const detail = (s: Slot) => `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`;
+
 export const callIdsPass: RepairPass = {
   name: "call-ids",
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
@@ -361,7 +363,7 @@ export const callIdsPass: RepairPass = {
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
-      problem(ctx, s.reason!, s.messageIndex, `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, { id: s.id, name: s.name }),
+      problem(ctx, s.reason!, s.messageIndex, detail(s), s),
     );
   },
   repair(messages, ctx) {
@@ -379,14 +381,7 @@ export const callIdsPass: RepairPass = {
       ctx.derive(messages[index], out[index]);
     }
     for (const s of analysis.renamed)
-      ctx.report(
-        messages[s.messageIndex],
-        s.messageIndex,
-        s.reason!,
-        "renamed_call_id",
-        `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
-        s,
-      );
+      ctx.report(messages[s.messageIndex], s.messageIndex, s.reason!, "renamed_call_id", detail(s), s);
     return sameOrNew(messages, out);
   },
 };

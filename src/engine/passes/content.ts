@@ -100,7 +100,7 @@ export const contentPass: RepairPass = {
       const [fix, detail] = found;
       const fixed = applyFix(m, fix);
       const [kind, action] = FIXES[fix];
-      ctx.report(m, i, kind, action, `${detail}: ${action.replace(/_/g, " ")}`);
+      ctx.report(m, i, kind, action, detail);
       if (fixed) {
         ctx.derive(m, fixed);
         out.push(fixed);

@@ -53,9 +53,7 @@ export const invalidCallsPass: RepairPass = {
     ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
   }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyInvalidCalls(messages).map((c) =>
-      problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),
-    );
+    return classifyInvalidCalls(messages).map((c) => problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), c));
   },
   repair(messages, ctx) {
     const byMessage = new Map<number, InvalidCall[]>();
@@ -92,7 +90,7 @@ export const invalidCallsPass: RepairPass = {
           index,
           "invalid_tool_call",
           promotes ? "promoted_invalid_call" : "removed_call",
-          `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
+          describe(c),
           c,
         );
       }
