@@ -13,8 +13,6 @@ export type { ResolvedOptions };
 export interface FindContext {
   profile: ProviderProfile;
   options: ResolvedOptions;
-  /** Whether an open trailing exchange is reported (false for storage layers that keep it). */
-  trailingIsProblem: boolean;
 }
 
 /** The call a repair concerns, where there is one: its id and name, its new id (renamed), what is known of its run. */

@@ -42,6 +42,7 @@ export interface Repairer {
 }
 
 const HOLE = "is a hole in a sparse array, not a message";
+const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
 function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {
@@ -99,16 +100,9 @@ function engine(options: Readonly<ResolvedOptions>) {
 
   const find = (input: readonly unknown[]): ToolCallProblem[] => {
     assertArray(input, "findToolCallProblems");
-    const ctx: FindContext = { profile, options, trailingIsProblem: !trailingAllowed };
+    const ctx: FindContext = { profile, options };
     const { messages, coerced } = readMessages(input);
-    const problems = coerced.map((i) =>
-      problem(
-        ctx,
-        "malformed_message",
-        i,
-        "not a LangChain message instance (a plain, serialized or stored object); coerced to read it",
-      ),
-    );
+    const problems = coerced.map((i) => problem(ctx, "malformed_message", i, COERCED));
     for (const pass of passes) problems.push(...pass.find(messages, ctx));
     problems.sort((a, b) => a.index - b.index);
     if (options.provider !== "strict" && problems.length > 0) {
@@ -129,7 +123,6 @@ function engine(options: Readonly<ResolvedOptions>) {
     const ctx: PassContext = {
       profile,
       options,
-      trailingIsProblem: !trailingAllowed,
       callNotes: new Map(),
       derive(from, to) {
         const index = origin.get(from);
@@ -146,14 +139,7 @@ function engine(options: Readonly<ResolvedOptions>) {
     };
     const { messages, coerced } = readMessages(input);
     messages.forEach((m, i) => origin.set(m, i));
-    for (const i of coerced)
-      ctx.report(
-        messages[i],
-        i,
-        "malformed_message",
-        "coerced_message",
-        "plain, serialized or stored object turned into a LangChain message",
-      );
+    for (const i of coerced) ctx.report(messages[i], i, "malformed_message", "coerced_message", COERCED);
     let current = messages;
     for (const pass of passes) current = pass.repair(current, ctx);
     // A late pass can change what an earlier one judged (turn-order moves a turn, and the open tool loop it

@@ -52,28 +52,23 @@ function fnv1a(text: string): string {
  * Deterministic ids the provider accepts, never used before (recorded in `taken`). Remembers the next suffix
  * per base, so 10,000 calls sharing one id cost 10,000 steps, not 50 million.
  */
-class FreshIds {
-  private readonly next = new Map<string, number>();
-  constructor(
-    private readonly profile: ProviderProfile,
-    private readonly taken: Set<string>,
-  ) {}
-
-  take(base: string): string {
-    const max = Math.min(this.profile.maxIdLength, 64);
-    let clean = this.profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
+function freshIds(profile: ProviderProfile, taken: Set<string>): (base: string) => string {
+  const next = new Map<string, number>();
+  return (base) => {
+    const max = Math.min(profile.maxIdLength, 64);
+    let clean = profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
     if (clean.length === 0) clean = "call";
     if (clean.length > max) clean = `${clean.slice(0, max - 9)}_${fnv1a(base)}`;
     let candidate = clean;
-    let k = this.next.get(clean) ?? 2;
-    while (this.taken.has(candidate)) {
+    let k = next.get(clean) ?? 2;
+    while (taken.has(candidate)) {
       const suffix = `_${k++}`;
       candidate = clean.slice(0, max - suffix.length) + suffix;
     }
-    this.next.set(clean, k);
-    this.taken.add(candidate);
+    next.set(clean, k);
+    taken.add(candidate);
     return candidate;
-  }
+  };
 }
 
 /**
@@ -175,7 +170,7 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
     if (id !== undefined) taken.add(id);
   }
   const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
-  const fresh = new FreshIds(profile, taken);
+  const fresh = freshIds(profile, taken);
   for (const slot of renamed) {
     // A numeric id keeps its digits, so results that carried the same number (stringified) still match.
     const digits = typeof slot.rawId === "number" ? String(slot.rawId) : undefined;
@@ -185,7 +180,7 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
     } else {
       const base =
         slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
-      slot.newId = fresh.take(base);
+      slot.newId = fresh(base);
     }
     pushTo(plan.byMessage, slot.messageIndex, slot);
   }

@@ -332,7 +332,7 @@ export const pairingPass: RepairPass = {
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return analyzePairing(messages)
-      .problems.filter((p) => ctx.trailingIsProblem || p.kind !== "trailing_open_exchange")
+      .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
       .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));
   },
   repair(messages, ctx) {
