@@ -16,7 +16,7 @@ import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
-import { passesFor } from "./pipeline";
+import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
 import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
@@ -83,7 +83,8 @@ function engine(options: Readonly<ResolvedOptions>) {
   const profile = profileForOptions(options);
   const asText = toolBlocksAsText(profile, options);
   const trailingAllowed = options.trailing === "keep";
-  const passes = passesFor(profile.level);
+  // All of them for a request, the structural ones for storage.
+  const passes = PASSES.filter((pass) => pass.structural || profile.level === "request");
   const walker = new CleanWalk(profile, asText);
   const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
 

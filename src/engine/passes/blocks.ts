@@ -21,7 +21,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   isAssistant,
+  isConverseAssistantBlock,
   isDict,
+  isGeminiAssistantBlock,
   isMovableCallBlock,
   isServerToolResultBlock,
   isThinkingBlock,
@@ -29,7 +31,7 @@ import {
   isV1Message,
   type Dict,
 } from "../../messages/inspect";
-import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
+import { keepsServerResult, type ProviderProfile } from "../profiles";
 import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -86,7 +88,9 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
-  if (!v1 && isDict(block) && !isMovableCallBlock(block) && !readsAssistantBlock(profile, block)) return "unreadable";
+  const only = profile.assistantBlocks;
+  if (!v1 && only !== "any" && isDict(block) && !isMovableCallBlock(block))
+    return (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block) ? undefined : "unreadable";
   return undefined;
 }
 
