@@ -35,8 +35,12 @@ interface Slot {
  * Identifies a call inside its message: `id#occurrence`, or the ref's position when the id is missing. Built
  * only for calls being renamed, and recomputed by {@link rewriteToolCalls}'s editor for each ref.
  */
-function slotKey(ref: Pick<ToolCallRef, "id" | "location" | "position">, occurrence: number): string {
-  return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${ref.location}#${ref.position}`;
+function slotKey(
+  ref: Pick<ToolCallRef, "id" | "location" | "position">,
+  occurrence: number,
+  at = ref.location,
+): string {
+  return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${at}#${ref.position}`;
 }
 
 function fnv1a(text: string): string {
@@ -238,7 +242,7 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
 function renameEditor(slots: Slot[], mirrored: boolean): RefEditor {
   const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
   return (ref, occurrence) => {
-    const id = byKey.get(slotKey(mirrored ? { ...ref, location: "tool_calls" } : ref, occurrence));
+    const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
     return id === undefined ? undefined : { id };
   };
 }
