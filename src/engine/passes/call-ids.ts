@@ -374,13 +374,12 @@ export const callIdsPass: RepairPass = {
       const message = messages[index] as AIMessage;
       out[index] = rewriteToolCalls(message, renameEditor(slots, callsOnlyInToolCalls(message)));
       ctx.derive(message, out[index]);
+      for (const s of slots) ctx.report(message, index, s.reason!, "renamed_call_id", detail(s), s);
     }
     for (const [index, newId] of plan.results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }
-    for (const s of analysis.renamed)
-      ctx.report(messages[s.messageIndex], s.messageIndex, s.reason!, "renamed_call_id", detail(s), s);
     return sameOrNew(messages, out);
   },
 };

@@ -208,7 +208,6 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       `another result for ${call.id}, already answered at message ${call.result}`,
       call,
     );
-  problems.sort((a, b) => a.index - b.index);
   return { callsAt, trailing, inPlaceAt, placed, at, problems };
 }
 

@@ -201,10 +201,8 @@ export const turnOrderPass: RepairPass = {
           ),
         ];
     const found = classifyTurns(messages, ctx).map((f) => problem(ctx, kindOf(f), f.index, f.detail));
-    if (joins.length === 0) return found;
-    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort(
-      (a, b) => a.index - b.index,
-    );
+    // In any order: the front door sorts every pass's problems by index.
+    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
   },
   repair(input, ctx: PassContext) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
