@@ -109,10 +109,7 @@ function engine(options: Readonly<ResolvedOptions>) {
     if (options.provider !== "strict" && problems.length > 0) {
       // Where each problem lands in what the adapter sends: the index a production error names.
       const { payloadIndex } = payloadPositions(messages, options.provider);
-      for (const p of problems) {
-        const at = payloadIndex[p.index];
-        if (at !== undefined && at >= 0) p.payloadIndex = at;
-      }
+      for (const p of problems) if (payloadIndex[p.index] >= 0) p.payloadIndex = payloadIndex[p.index];
     }
     return problems;
   };

@@ -44,9 +44,9 @@ const VERDICTS: readonly Verdict[] = ["drop", "convert", "unsigned", "unreadable
 /** Each verdict's repair: its action, and what the blocks are (after their count). */
 const REPAIRED: Record<Verdict, [action: "removed_block" | "converted_block", what: string]> = {
   drop: ["removed_block", "thinking block(s) only Anthropic accepts"],
-  convert: ["converted_block", "server tool block(s) the adapter cannot send as they are (turned into text)"],
-  unsigned: ["converted_block", "reasoning block(s) without their signature (a cut stream; turned into text)"],
-  unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read (turned into text)"],
+  convert: ["converted_block", "server tool block(s) the adapter cannot send as they are"],
+  unsigned: ["converted_block", "reasoning block(s) without their signature (a cut stream)"],
+  unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read"],
 };
 
 interface BlockFinding {
