@@ -155,15 +155,8 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
   return { allSlots, renamed };
 }
 
-interface RenamePlan {
-  /** Per assistant message index: its renamed slots. */
-  byMessage: Map<number, Slot[]>;
-  /** Per tool result index: its new id. */
-  results: Map<number, string>;
-}
-
-/** New ids for the renamed slots, and which results follow them. */
-function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile): RenamePlan {
+/** New ids for the renamed slots (set on them); returns the new id of each result that follows one, by index. */
+function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile) {
   const { renamed } = analysis;
   // Every id in the history (calls and results): new ids avoid them.
   const taken = new Set<string>();
@@ -173,7 +166,6 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
     const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id !== undefined) taken.add(id);
   }
-  const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
   const fresh = freshIds(profile, taken);
   for (const slot of renamed) {
     // A numeric id keeps its digits, so results that carried the same number (stringified) still match.
@@ -186,10 +178,8 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
         slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
       slot.newId = fresh(base);
     }
-    pushTo(plan.byMessage, slot.messageIndex, slot);
   }
-  assignResults(messages, analysis.allSlots, renamed, plan);
-  return plan;
+  return assignResults(messages, analysis.allSlots, renamed);
 }
 
 /**
@@ -197,10 +187,11 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
  * the first unanswered one. One walk: per id, a stack of the unanswered calls, each message's pushed last first.
  */
-function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
+function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[]): Map<number, string> {
+  const results = new Map<number, string>();
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
-  if (ids.size === 0) return;
+  if (ids.size === 0) return results;
   // The slots of these ids, in message order (slots are collected message by message).
   const slots = allSlots.filter((s) => s.id !== undefined && ids.has(s.id));
   const slotsById = new Map<string, Slot[]>();
@@ -230,8 +221,9 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
     }
     if (!owner) continue; // an extra result: the pairing pass decides what to do with it
     answered.add(owner);
-    if (owner.newId !== undefined) plan.results.set(j, owner.newId);
+    if (owner.newId !== undefined) results.set(j, owner.newId);
   }
+  return results;
 }
 
 /**
@@ -368,15 +360,17 @@ export const callIdsPass: RepairPass = {
   repair(messages, ctx) {
     const analysis = classifyCallIds(messages, ctx.profile);
     if (analysis.renamed.length === 0) return messages;
-    const plan = planRenames(messages, analysis, ctx.profile);
+    const results = planRenames(messages, analysis, ctx.profile);
     const out = messages.slice();
-    for (const [index, slots] of plan.byMessage) {
+    const byMessage = new Map<number, Slot[]>();
+    for (const slot of analysis.renamed) pushTo(byMessage, slot.messageIndex, slot);
+    for (const [index, slots] of byMessage) {
       const message = messages[index] as AIMessage;
       out[index] = rewriteToolCalls(message, renameEditor(slots, callsOnlyInToolCalls(message)));
       ctx.derive(message, out[index]);
       for (const s of slots) ctx.report(message, index, s.reason!, "renamed_call_id", detail(s), s);
     }
-    for (const [index, newId] of plan.results) {
+    for (const [index, newId] of results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }
