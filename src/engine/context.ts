@@ -5,7 +5,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ResolvedOptions } from "./options";
 import type { ProviderProfile } from "./profiles";
-import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair } from "../types";
+import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair, ToolRunState } from "../types";
 import type { Turn } from "../messages/inspect";
 
 export type { ResolvedOptions };
@@ -13,12 +13,23 @@ export type { ResolvedOptions };
 export interface FindContext {
   profile: ProviderProfile;
   options: ResolvedOptions;
-  /** Whether an open trailing exchange is reported (false for storage layers that keep it). */
-  trailingIsProblem: boolean;
 }
 
-/** The fields of a repair that are set only when they say something. */
-export const OPTIONAL_FIELDS = ["toolCallId", "toolName", "newToolCallId", "rejection", "toolRun"] as const;
+/** The call a repair concerns, where there is one: its id and name, its new id (renamed), what is known of its run. */
+export interface RepairedCall {
+  id?: string;
+  name?: string;
+  newId?: string;
+  toolRun?: ToolRunState;
+}
+
+/** The repair's fields each of {@link RepairedCall}'s gives, set only when they say something. */
+export const CALL_FIELDS = [
+  ["toolCallId", "id"],
+  ["toolName", "name"],
+  ["newToolCallId", "newId"],
+  ["toolRun", "toolRun"],
+] as const;
 
 export interface PassContext extends FindContext {
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
@@ -28,7 +39,7 @@ export interface PassContext extends FindContext {
     problem: ToolCallRepair["problem"],
     action: ToolCallRepair["action"],
     detail: string,
-    more?: Partial<Pick<ToolCallRepair, (typeof OPTIONAL_FIELDS)[number]>>,
+    call?: RepairedCall,
   ): void;
   /** Records that `to` replaces `from`, so later reports name the caller's index. */
   derive(from: unknown, to: unknown): void;

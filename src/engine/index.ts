@@ -11,44 +11,20 @@
  * into one, with the original as `cause`. Nothing here mutates its input or keeps it after returning.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { assertArray, atMessage, boundary, expectedInput } from "../errors";
+import { assertArray, atMessage, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { OPTIONAL_FIELDS, problem, type FindContext, type PassContext } from "./context";
+import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./context";
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
-import { passesFor } from "./pipeline";
+import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
-import { profileFor as profileOf, profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
-import {
-  PROVIDERS,
-  REPAIR_LEVELS,
-  type FindOptions,
-  type RepairLevel,
-  type RepairOptions,
-  type RepairResult,
-  type ToolCallProblem,
-  type ToolCallRepair,
-} from "../types";
+import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
+import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
 export { OPTIONS as ENGINE_OPTIONS } from "./options";
-export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId } from "./profiles";
-
-/**
- * The profile for a provider and level (the provider's rules as switches, each with its rule ids): a clear
- * error naming the argument for anything that is not a known provider name or level.
- */
-export const profileFor = boundary(
-  "profileFor",
-  function profileFor(provider: unknown = "strict", level: RepairLevel = "request"): ProviderProfile {
-    if (!(PROVIDERS as readonly unknown[]).includes(provider))
-      throw expectedInput("profileFor", "provider", `one of ${PROVIDERS.join(", ")}`, provider);
-    if (!(REPAIR_LEVELS as readonly unknown[]).includes(level))
-      throw expectedInput("profileFor", "level", `one of ${REPAIR_LEVELS.join(", ")}`, level);
-    return profileOf(provider, level);
-  },
-);
+export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId, profileFor } from "./profiles";
 
 /** The engine bound to one set of options: resolve once, use for every history. */
 export interface Repairer {
@@ -66,6 +42,7 @@ export interface Repairer {
 }
 
 const HOLE = "is a hole in a sparse array, not a message";
+const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
 function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {
@@ -106,7 +83,8 @@ function engine(options: Readonly<ResolvedOptions>) {
   const profile = profileForOptions(options);
   const asText = toolBlocksAsText(profile, options);
   const trailingAllowed = options.trailing === "keep";
-  const passes = passesFor(profile.level);
+  // All of them for a request, the structural ones for storage.
+  const passes = PASSES.filter((pass) => pass.structural || profile.level === "request");
   const walker = new CleanWalk(profile, asText);
   const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
 
@@ -123,25 +101,15 @@ function engine(options: Readonly<ResolvedOptions>) {
 
   const find = (input: readonly unknown[]): ToolCallProblem[] => {
     assertArray(input, "findToolCallProblems");
-    const ctx: FindContext = { profile, options, trailingIsProblem: !trailingAllowed };
+    const ctx: FindContext = { profile, options };
     const { messages, coerced } = readMessages(input);
-    const problems = coerced.map((i) =>
-      problem(
-        ctx,
-        "malformed_message",
-        i,
-        "not a LangChain message instance (a plain, serialized or stored object); coerced to read it",
-      ),
-    );
+    const problems = coerced.map((i) => problem(ctx, "malformed_message", i, COERCED));
     for (const pass of passes) problems.push(...pass.find(messages, ctx));
     problems.sort((a, b) => a.index - b.index);
     if (options.provider !== "strict" && problems.length > 0) {
       // Where each problem lands in what the adapter sends: the index a production error names.
       const { payloadIndex } = payloadPositions(messages, options.provider);
-      for (const p of problems) {
-        const at = payloadIndex[p.index];
-        if (at !== undefined && at >= 0) p.payloadIndex = at;
-      }
+      for (const p of problems) if (payloadIndex[p.index] >= 0) p.payloadIndex = payloadIndex[p.index];
     }
     return problems;
   };
@@ -153,31 +121,23 @@ function engine(options: Readonly<ResolvedOptions>) {
     const ctx: PassContext = {
       profile,
       options,
-      trailingIsProblem: !trailingAllowed,
       callNotes: new Map(),
       derive(from, to) {
         const index = origin.get(from);
         if (index !== undefined && !origin.has(to)) origin.set(to, index);
       },
-      report(message, at, problem, action, detail, more) {
+      report(message, at, problem, action, detail, call) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
         const full: ToolCallRepair = { problem, action, index: origin.get(message) ?? at, detail };
-        if (more)
-          for (const key of OPTIONAL_FIELDS)
-            if (more[key] !== undefined) (full as unknown as Record<string, unknown>)[key] = more[key];
+        if (call)
+          for (const [key, from] of CALL_FIELDS)
+            if (call[from] !== undefined) (full as unknown as Record<string, unknown>)[key] = call[from];
         repairs.push(full);
       },
     };
     const { messages, coerced } = readMessages(input);
     messages.forEach((m, i) => origin.set(m, i));
-    for (const i of coerced)
-      ctx.report(
-        messages[i],
-        i,
-        "malformed_message",
-        "coerced_message",
-        "plain, serialized or stored object turned into a LangChain message",
-      );
+    for (const i of coerced) ctx.report(messages[i], i, "malformed_message", "coerced_message", COERCED);
     let current = messages;
     for (const pass of passes) current = pass.repair(current, ctx);
     // A late pass can change what an earlier one judged (turn-order moves a turn, and the open tool loop it

@@ -36,10 +36,3 @@ export const PASSES: readonly RepairPass[] = Object.freeze([
   callStepsPass,
   turnOrderPass,
 ]);
-
-/** The passes that run at a level: all of them for a request, the structural ones for storage. */
-export function passesFor(level: "structural" | "request"): readonly RepairPass[] {
-  return level === "request" ? PASSES : STRUCTURAL_PASSES;
-}
-
-const STRUCTURAL_PASSES: readonly RepairPass[] = Object.freeze(PASSES.filter((pass) => pass.structural));

@@ -12,12 +12,7 @@ import {
   type RepairLevel,
   type ToolCallProblemKind,
 } from "../types";
-import {
-  callBlockFormatOf,
-  isConverseAssistantBlock,
-  isGeminiAssistantBlock,
-  type CallBlockFormat,
-} from "../messages/inspect";
+import { callBlockFormatOf, type CallBlockFormat } from "../messages/inspect";
 
 /** A provider's switches for the passes (documented at `STRUCTURAL`), with its rule ids by problem kind. */
 export type ProviderProfile = Switches & {
@@ -624,9 +619,9 @@ const PROFILES = Object.fromEntries(
   PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
 ) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
 
-/** The profile for a provider and level (the engine's front door has checked both). */
-export function profileFor(provider: unknown, level: RepairLevel): ProviderProfile {
-  return PROFILES[provider as Provider][level];
+/** The profile for a provider and level. */
+export function profileFor(provider: Provider, level: RepairLevel = "request"): ProviderProfile {
+  return PROFILES[provider][level];
 }
 
 /** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */
@@ -657,12 +652,6 @@ export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean 
 /** Whether the adapter re-sends an inline server tool result block of this type. */
 export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
   return profile.serverToolResults?.has(type as string) ?? true;
-}
-
-/** Whether the provider's adapter reads this assistant block (`assistantBlocks`). */
-export function readsAssistantBlock(profile: ProviderProfile, block: unknown): boolean {
-  const only = profile.assistantBlocks;
-  return only === "any" || (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block);
 }
 
 /** Whether a call content block may stay in `content` for the provider (any other block leaves it). */

@@ -12,7 +12,7 @@ import {
   mapChatMessagesToStoredMessages,
   type BaseMessage,
 } from "@langchain/core/messages";
-import { createRepairer, findToolCallProblems, isCleanHistory, profileFor, repairToolCalls } from "../../src/engine";
+import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls } from "../../src/engine";
 import { ToolCallRepairInputError } from "../../src/errors";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
@@ -91,25 +91,6 @@ describe("options are checked against their own tables", () => {
     expect(errorOf(() => findToolCallProblems([human()], throwingFind as never))).toMatchObject({
       message: "langgraph-tool-repair: findToolCallProblems: arguments could not be read (y)",
     });
-  });
-
-  it("profileFor names its own arguments: provider and level (an unknown level returned undefined)", () => {
-    const { proxy, revoke } = Proxy.revocable([], {});
-    revoke();
-    expect(errorOf(() => profileFor(proxy))).toMatchObject({
-      name: "ToolCallRepairInputError",
-      argument: "provider",
-      message: expect.stringContaining("profileFor: provider is an unreadable object; expected one of openai"),
-    });
-    expect(errorOf(() => profileFor("gpt"))).toMatchObject({
-      argument: "provider",
-      message: expect.stringContaining('provider is "gpt"'),
-    });
-    expect(errorOf(() => profileFor("openai", "full" as never))).toMatchObject({
-      argument: "level",
-      message: expect.stringContaining('level is "full"; expected one of'),
-    });
-    expect(profileFor("openai", "structural").level).toBe("structural");
   });
 
   it("a prototype key never answers for a table: an inherited provider is refused", () => {

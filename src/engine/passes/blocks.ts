@@ -21,7 +21,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   isAssistant,
+  isConverseAssistantBlock,
   isDict,
+  isGeminiAssistantBlock,
   isMovableCallBlock,
   isServerToolResultBlock,
   isThinkingBlock,
@@ -29,7 +31,7 @@ import {
   isV1Message,
   type Dict,
 } from "../../messages/inspect";
-import { keepsServerResult, readsAssistantBlock, type ProviderProfile } from "../profiles";
+import { keepsServerResult, type ProviderProfile } from "../profiles";
 import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
@@ -39,18 +41,12 @@ type Verdict = "drop" | "convert" | "unsigned" | "unreadable";
 
 const VERDICTS: readonly Verdict[] = ["drop", "convert", "unsigned", "unreadable"];
 
-/** Each verdict's repair: its action and what it says (after the count). */
-const REPAIRED: Record<Verdict, [action: "removed_block" | "converted_block", detail: string]> = {
-  drop: ["removed_block", "thinking block(s) removed (only Anthropic accepts them)"],
-  convert: ["converted_block", "server tool block(s) turned into text that keeps what was called and returned"],
-  unsigned: [
-    "converted_block",
-    "reasoning block(s) without signature (a cut stream) turned into text (its reasoning kept)",
-  ],
-  unreadable: [
-    "converted_block",
-    "block(s) the provider's adapter does not read turned into text (their text, or what they were)",
-  ],
+/** Each verdict's repair: its action, and what the blocks are (after their count). */
+const REPAIRED: Record<Verdict, [action: "removed_block" | "converted_block", what: string]> = {
+  drop: ["removed_block", "thinking block(s) only Anthropic accepts"],
+  convert: ["converted_block", "server tool block(s) the adapter cannot send as they are"],
+  unsigned: ["converted_block", "reasoning block(s) without their signature (a cut stream)"],
+  unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read"],
 };
 
 interface BlockFinding {
@@ -92,7 +88,9 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
-  if (!v1 && isDict(block) && !isMovableCallBlock(block) && !readsAssistantBlock(profile, block)) return "unreadable";
+  const only = profile.assistantBlocks;
+  if (!v1 && only !== "any" && isDict(block) && !isMovableCallBlock(block))
+    return (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block) ? undefined : "unreadable";
   return undefined;
 }
 
@@ -142,19 +140,9 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
   });
 }
 
-function describe({ counts }: BlockFinding, profile: ProviderProfile): string {
-  const parts = [];
-  if (counts.drop > 0) parts.push(`${counts.drop} thinking block(s)`);
-  if (counts.convert > 0) parts.push(`${counts.convert} server tool block(s)`);
-  const why = profile.anthropicBlocks ? "the adapter would send without their result" : "only Anthropic accepts";
-  return `assistant message with ${[
-    parts.length > 0 ? `${parts.join(" and ")} that ${why}` : "",
-    counts.unsigned > 0 ? `${counts.unsigned} reasoning block(s) without their signature` : "",
-    counts.unreadable > 0 ? `${counts.unreadable} block(s) of a type the provider's adapter does not read` : "",
-  ]
-    .filter((p) => p !== "")
-    .join(", and ")}`;
-}
+/** The blocks of each verdict the message holds, with their count. */
+const describe = ({ counts }: BlockFinding): string[] =>
+  VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${REPAIRED[v][1]}`);
 
 /** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>
@@ -184,16 +172,20 @@ export const blocksPass: RepairPass = {
       : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyBlocks(messages, ctx.profile).map((f) =>
-      problem(ctx, "unsupported_block", f.index, describe(f, ctx.profile)),
+      problem(ctx, "unsupported_block", f.index, `assistant message with ${describe(f).join(", ")}`),
     );
   },
   repair(messages, ctx: PassContext) {
     return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
-      for (const verdict of VERDICTS) {
-        const [action, detail] = REPAIRED[verdict];
-        const count = f.counts[verdict];
-        if (count > 0) ctx.report(message, f.index, "unsupported_block", action, `${count} ${detail}`);
-      }
+      for (const verdict of VERDICTS)
+        if (f.counts[verdict] > 0)
+          ctx.report(
+            message,
+            f.index,
+            "unsupported_block",
+            REPAIRED[verdict][0],
+            `${f.counts[verdict]} ${REPAIRED[verdict][1]}`,
+          );
       const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
       return rebuildMessage(message, { content });
     });

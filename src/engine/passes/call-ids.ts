@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant, rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
+import { rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import {
   isAssistant,
   callsOnlyInToolCalls,
@@ -13,7 +13,6 @@ import {
   resultIdOf,
   type ToolCallRef,
 } from "../../messages/inspect";
-import { rekeyCallMaps } from "../../messages/responses";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
@@ -36,8 +35,12 @@ interface Slot {
  * Identifies a call inside its message: `id#occurrence`, or the ref's position when the id is missing. Built
  * only for calls being renamed, and recomputed by {@link rewriteToolCalls}'s editor for each ref.
  */
-function slotKey(ref: Pick<ToolCallRef, "id" | "location" | "position">, occurrence: number): string {
-  return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${ref.location}#${ref.position}`;
+function slotKey(
+  ref: Pick<ToolCallRef, "id" | "location" | "position">,
+  occurrence: number,
+  at = ref.location,
+): string {
+  return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${at}#${ref.position}`;
 }
 
 function fnv1a(text: string): string {
@@ -53,28 +56,23 @@ function fnv1a(text: string): string {
  * Deterministic ids the provider accepts, never used before (recorded in `taken`). Remembers the next suffix
  * per base, so 10,000 calls sharing one id cost 10,000 steps, not 50 million.
  */
-class FreshIds {
-  private readonly next = new Map<string, number>();
-  constructor(
-    private readonly profile: ProviderProfile,
-    private readonly taken: Set<string>,
-  ) {}
-
-  take(base: string): string {
-    const max = Math.min(this.profile.maxIdLength, 64);
-    let clean = this.profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
+function freshIds(profile: ProviderProfile, taken: Set<string>): (base: string) => string {
+  const next = new Map<string, number>();
+  return (base) => {
+    const max = Math.min(profile.maxIdLength, 64);
+    let clean = profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
     if (clean.length === 0) clean = "call";
     if (clean.length > max) clean = `${clean.slice(0, max - 9)}_${fnv1a(base)}`;
     let candidate = clean;
-    let k = this.next.get(clean) ?? 2;
-    while (this.taken.has(candidate)) {
+    let k = next.get(clean) ?? 2;
+    while (taken.has(candidate)) {
       const suffix = `_${k++}`;
       candidate = clean.slice(0, max - suffix.length) + suffix;
     }
-    this.next.set(clean, k);
-    this.taken.add(candidate);
+    next.set(clean, k);
+    taken.add(candidate);
     return candidate;
-  }
+  };
 }
 
 /**
@@ -157,15 +155,8 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
   return { allSlots, renamed };
 }
 
-interface RenamePlan {
-  /** Per assistant message index: its renamed slots. */
-  byMessage: Map<number, Slot[]>;
-  /** Per tool result index: its new id. */
-  results: Map<number, string>;
-}
-
-/** New ids for the renamed slots, and which results follow them. */
-function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile): RenamePlan {
+/** New ids for the renamed slots (set on them); returns the new id of each result that follows one, by index. */
+function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile) {
   const { renamed } = analysis;
   // Every id in the history (calls and results): new ids avoid them.
   const taken = new Set<string>();
@@ -175,8 +166,7 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
     const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id !== undefined) taken.add(id);
   }
-  const plan: RenamePlan = { byMessage: new Map(), results: new Map() };
-  const fresh = new FreshIds(profile, taken);
+  const fresh = freshIds(profile, taken);
   for (const slot of renamed) {
     // A numeric id keeps its digits, so results that carried the same number (stringified) still match.
     const digits = typeof slot.rawId === "number" ? String(slot.rawId) : undefined;
@@ -186,121 +176,67 @@ function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis,
     } else {
       const base =
         slot.id ?? `call_${slot.messageIndex}_${slotKey(slot, slot.occurrence).replace(/[^a-zA-Z0-9]/g, "")}`;
-      slot.newId = fresh.take(base);
+      slot.newId = fresh(base);
     }
-    pushTo(plan.byMessage, slot.messageIndex, slot);
   }
-  assignResults(messages, analysis.allSlots, renamed, plan);
-  return plan;
+  return assignResults(messages, analysis.allSlots, renamed);
 }
 
 /**
  * Which call does each result of a renamed id answer? The nearest message before it that still has an
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
- * the first unanswered one. One walk: per id, a stack of the messages that still have unanswered calls.
+ * the first unanswered one. One walk: per id, a stack of the unanswered calls, each message's pushed last first.
  */
-type Pending = { slots: Slot[]; next: number };
-function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[], plan: RenamePlan): void {
+function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[]): Map<number, string> {
+  const results = new Map<number, string>();
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
-  if (ids.size === 0) return;
+  if (ids.size === 0) return results;
   // The slots of these ids, in message order (slots are collected message by message).
-  const slots: Slot[] = [];
+  const slots = allSlots.filter((s) => s.id !== undefined && ids.has(s.id));
   const slotsById = new Map<string, Slot[]>();
-  for (const slot of allSlots) {
-    if (slot.id === undefined || !ids.has(slot.id)) continue;
-    slots.push(slot);
-    pushTo(slotsById, slot.id, slot);
-  }
+  for (const slot of slots) pushTo(slotsById, slot.id!, slot);
   const answered = new Set<Slot>();
-  // Per id, one entry per message: its unanswered slots of that id, handed out in order.
-  const stacks = new Map<string, Pending[]>();
+  const stacks = new Map<string, Slot[]>();
   const front = new Map<string, number>();
-  const entryOf = new Map<string, Pending>(); // this message's entry per id, cleared per message
   let cursor = 0;
   for (let j = 0; j < messages.length; j++) {
-    if (cursor < slots.length && slots[cursor].messageIndex === j) {
-      // This message's slots: each id's unanswered ones become one entry of that id's stack.
-      entryOf.clear();
-      for (; cursor < slots.length && slots[cursor].messageIndex === j; cursor++) {
-        const s = slots[cursor];
-        const id = s.id!;
-        let stack = stacks.get(id);
-        if (!stack) stacks.set(id, (stack = [])); // seen, even if all its calls were answered early
-        if (answered.has(s)) continue;
-        const entry = entryOf.get(id);
-        if (entry) entry.slots.push(s);
-        else {
-          const created: Pending = { slots: [s], next: 0 };
-          entryOf.set(id, created);
-          stack.push(created);
-        }
-      }
-      continue;
+    const start = cursor;
+    while (cursor < slots.length && slots[cursor].messageIndex === j) cursor++;
+    for (let k = cursor - 1; k >= start; k--) {
+      const s = slots[k];
+      const stack = stacks.get(s.id!) ?? [];
+      stacks.set(s.id!, stack); // seen, even if all its calls were answered early
+      if (!answered.has(s)) stack.push(s);
     }
     const m = messages[j];
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
+    const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id === undefined || !ids.has(id)) continue;
-    let owner: Slot | undefined;
-    const stack = stacks.get(id);
-    if (stack) {
-      while (stack.length > 0 && stack[stack.length - 1].next >= stack[stack.length - 1].slots.length) stack.pop();
-      const top = stack[stack.length - 1];
-      if (top) owner = top.slots[top.next++];
-    } else {
+    let owner = stacks.get(id)?.pop();
+    if (!stacks.has(id)) {
       // No call with this id before the result: it answers the first unanswered one.
-      const list = slotsById.get(id)!;
-      let k = front.get(id) ?? 0;
-      while (k < list.length && answered.has(list[k])) k++;
-      owner = list[k];
+      const k = front.get(id) ?? 0;
+      owner = slotsById.get(id)![k];
       front.set(id, k + 1);
     }
     if (!owner) continue; // an extra result: the pairing pass decides what to do with it
     answered.add(owner);
-    if (owner.newId !== undefined) plan.results.set(j, owner.newId);
+    if (owner.newId !== undefined) results.set(j, owner.newId);
   }
-}
-
-/** The editor that gives each ref of one message's renamed slots its new id, in every location. */
-function renameEditor(slots: Slot[]): RefEditor {
-  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
-  return (ref, occurrence) => {
-    const id = byKey.get(slotKey(ref, occurrence));
-    return id === undefined ? undefined : { id };
-  };
+  return results;
 }
 
 /**
- * The renames of a message whose calls live only in `tool_calls` (and ChatOpenAI's mirror of them in
- * `additional_kwargs.tool_calls`): slots are `tool_calls` positions, so the new ids go straight in.
+ * The editor that gives each ref of one message's renamed slots its new id, in every location. `mirrored`: the
+ * calls live in `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by
+ * position (a call without an id there is the slot of its `tool_calls` position).
  */
-function renamedInToolCalls(message: AIMessage, slots: Slot[]): AIMessage {
-  const calls = (message.tool_calls ?? []) as unknown as Record<string, unknown>[];
-  const newIds: (string | undefined)[] = new Array(calls.length);
-  for (const slot of slots) newIds[slot.position] = slot.newId;
-  const renamed = (list: Record<string, unknown>[]) =>
-    list.map((c, i) => (newIds[i] === undefined ? c : { ...c, id: newIds[i] }));
-  const fields: Record<string, unknown> = { tool_calls: renamed(calls) };
-  let kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
-  if (kwargs && Array.isArray(kwargs.tool_calls)) {
-    kwargs = { ...kwargs };
-    kwargs.tool_calls = renamed(kwargs.tool_calls as Record<string, unknown>[]);
-    fields.additional_kwargs = kwargs;
-  }
-  if (kwargs) {
-    // A signature (Gemini) or an item id (Responses) keyed by the old id follows the call to its new one.
-    const newIdOf = new Map<string, string>();
-    const idsKept = new Set<string>();
-    calls.forEach((c, i) => {
-      if (typeof c.id !== "string") return;
-      if (newIds[i] === undefined) idsKept.add(c.id);
-      else newIdOf.set(c.id, newIds[i]!);
-    });
-    const rekeyed = rekeyCallMaps(kwargs, newIdOf, idsKept);
-    if (rekeyed !== kwargs) fields.additional_kwargs = rekeyed;
-  }
-  return rebuildAssistant(message, fields);
+function renameEditor(slots: Slot[], mirrored: boolean): RefEditor {
+  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
+  return (ref, occurrence) => {
+    const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
+    return id === undefined ? undefined : { id };
+  };
 }
 
 /** `[a-zA-Z0-9_-]` as a lookup table. */
@@ -394,6 +330,8 @@ const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
   duplicate_call_id: "tool call id already used by an earlier call",
 };
 
+const detail = (s: Slot) => `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`;
+
 export const callIdsPass: RepairPass = {
   name: "call-ids",
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
@@ -416,34 +354,26 @@ export const callIdsPass: RepairPass = {
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
-      problem(ctx, s.reason!, s.messageIndex, `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, { id: s.id, name: s.name }),
+      problem(ctx, s.reason!, s.messageIndex, detail(s), s),
     );
   },
   repair(messages, ctx) {
     const analysis = classifyCallIds(messages, ctx.profile);
     if (analysis.renamed.length === 0) return messages;
-    const plan = planRenames(messages, analysis, ctx.profile);
+    const results = planRenames(messages, analysis, ctx.profile);
     const out = messages.slice();
-    for (const [index, slots] of plan.byMessage) {
+    const byMessage = new Map<number, Slot[]>();
+    for (const slot of analysis.renamed) pushTo(byMessage, slot.messageIndex, slot);
+    for (const [index, slots] of byMessage) {
       const message = messages[index] as AIMessage;
-      out[index] = callsOnlyInToolCalls(message)
-        ? renamedInToolCalls(message, slots)
-        : rewriteToolCalls(message, renameEditor(slots));
+      out[index] = rewriteToolCalls(message, renameEditor(slots, callsOnlyInToolCalls(message)));
       ctx.derive(message, out[index]);
+      for (const s of slots) ctx.report(message, index, s.reason!, "renamed_call_id", detail(s), s);
     }
-    for (const [index, newId] of plan.results) {
+    for (const [index, newId] of results) {
       out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }
-    for (const s of analysis.renamed)
-      ctx.report(
-        messages[s.messageIndex],
-        s.messageIndex,
-        s.reason!,
-        "renamed_call_id",
-        `${DETAIL[s.reason!]}: ${s.id ?? "(none)"} renamed to ${s.newId}, with its results`,
-        { toolCallId: s.id, toolName: s.name, newToolCallId: s.newId },
-      );
     return sameOrNew(messages, out);
   },
 };

@@ -121,6 +121,40 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
   return rebuildAssistant(message, fields);
 }
 
+type Issue = [
+  kind: "call_outside_tool_calls" | "call_block_in_content",
+  action: "promoted_call" | "moved_call_block",
+  detail: string,
+  call?: { id?: string; name?: string },
+];
+
+const CALL_BLOCKS: Issue = [
+  "call_block_in_content",
+  "moved_call_block",
+  "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
+];
+
+/** A finding's problems, each with the action its repair takes. */
+const issuesOf = (f: LocationFinding): Issue[] => [
+  ...f.outside.map(
+    (ref): Issue => [
+      "call_outside_tool_calls",
+      "promoted_call",
+      `call ${ref.id} lives in ${ref.location} but not in tool_calls`,
+      ref,
+    ],
+  ),
+  ...f.outputMissing.map(
+    (id): Issue => [
+      "call_outside_tool_calls",
+      "promoted_call",
+      `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
+      { id },
+    ],
+  ),
+  ...(f.hasBlocks ? [CALL_BLOCKS] : []),
+];
+
 export const callLocationsPass: RepairPass = {
   name: "call-locations",
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
@@ -174,65 +208,13 @@ export const callLocationsPass: RepairPass = {
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    const problems: ToolCallProblem[] = [];
-    for (const { index, outside, hasBlocks, outputMissing } of classifyLocations(messages, ctx.profile)) {
-      for (const { id, name, location } of outside)
-        problems.push(
-          problem(ctx, "call_outside_tool_calls", index, `call ${id} lives in ${location} but not in tool_calls`, {
-            id,
-            name,
-          }),
-        );
-      if (hasBlocks)
-        problems.push(
-          problem(
-            ctx,
-            "call_block_in_content",
-            index,
-            "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
-          ),
-        );
-      for (const id of outputMissing)
-        problems.push(
-          problem(
-            ctx,
-            "call_outside_tool_calls",
-            index,
-            `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
-            { id },
-          ),
-        );
-    }
-    return problems;
+    return classifyLocations(messages, ctx.profile).flatMap((f) =>
+      issuesOf(f).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
+    );
   },
   repair(messages, ctx) {
     return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
-      for (const ref of f.outside)
-        ctx.report(
-          message,
-          f.index,
-          "call_outside_tool_calls",
-          "promoted_call",
-          `call ${ref.id} found in ${ref.location} added to tool_calls`,
-          { toolCallId: ref.id, toolName: ref.name },
-        );
-      for (const id of f.outputMissing)
-        ctx.report(
-          message,
-          f.index,
-          "call_outside_tool_calls",
-          "promoted_call",
-          `call ${id} added to the Responses output items that ChatOpenAI re-sends`,
-          { toolCallId: id },
-        );
-      if (f.hasBlocks)
-        ctx.report(
-          message,
-          f.index,
-          "call_block_in_content",
-          "moved_call_block",
-          "tool call content blocks the provider's adapter mis-sends removed from content (the calls are in tool_calls)",
-        );
+      for (const [kind, action, detail, call] of issuesOf(f)) ctx.report(message, f.index, kind, action, detail, call);
       return relocate(message as AIMessage, f, ctx.profile);
     });
   },

@@ -77,6 +77,10 @@ function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): Step
   return found;
 }
 
+const PARALLEL = "parallel calls whose results the adapter sends as separate turns";
+const unsigned = (call: { id?: string }) =>
+  `call ${call.id} opens a step of the current turn without a thought signature`;
+
 export const callStepsPass: RepairPass = {
   name: "call-steps",
   structural: false,
@@ -95,12 +99,8 @@ export const callStepsPass: RepairPass = {
     const problems: ToolCallProblem[] = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
       const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
-      const detail = `call ${first.id} opens a step of the current turn without a thought signature`;
-      if (split)
-        problems.push(
-          problem(ctx, "parallel_calls", index, "parallel calls whose results the adapter sends as separate turns"),
-        );
-      if (sign) problems.push(problem(ctx, "unsigned_call", index, detail, first));
+      if (split) problems.push(problem(ctx, "parallel_calls", index, PARALLEL));
+      if (sign) problems.push(problem(ctx, "unsigned_call", index, unsigned(first), first));
     }
     return problems;
   },
@@ -120,14 +120,7 @@ export const callStepsPass: RepairPass = {
       let first = f.sign ? withPlaceholderSignature(message) : message;
       if (f.sign) {
         const call = callsOf(message)[0] as { id?: string; name?: string };
-        ctx.report(
-          m,
-          index,
-          "unsigned_call",
-          "rebuilt_message",
-          `call ${call.id} given Google's placeholder thought signature`,
-          { toolCallId: call.id, toolName: call.name },
-        );
+        ctx.report(m, index, "unsigned_call", "rebuilt_message", unsigned(call), call);
       }
       if (!f.split) {
         out.push(first);
@@ -149,14 +142,10 @@ export const callStepsPass: RepairPass = {
             ? (signatures[call.id as string] as string)
             : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
-          ctx.report(
-            m,
-            index,
-            "parallel_calls",
-            "inserted_assistant_message",
-            `parallel call ${String(call.id)} sent as its own step, right before its result`,
-            { toolCallId: call.id as string, toolName: call.name as string },
-          );
+          ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, {
+            id: call.id as string,
+            name: call.name as string,
+          });
         }
         out.push(resultOf.get(call.id)!);
       });

@@ -54,13 +54,8 @@ function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext
   return found;
 }
 
-const WHAT: Record<Conversion, string> = {
-  user: "a user message",
-  assistant: "an assistant message",
-  system: "a system message",
-  result: "user text that keeps the result (it names no call)",
-  labeled: "user text under a label naming the role",
-};
+const detail = (f: ChatFinding) =>
+  `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`;
 
 function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   const to = f.conversion;
@@ -76,24 +71,11 @@ export const chatMessagesPass: RepairPass = {
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyChatMessages(messages, ctx).map((f) =>
-      problem(
-        ctx,
-        "chat_message_role",
-        f.index,
-        `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`,
-      ),
-    );
+    return classifyChatMessages(messages, ctx).map((f) => problem(ctx, "chat_message_role", f.index, detail(f)));
   },
   repair(messages, ctx: PassContext) {
     return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
-      ctx.report(
-        message,
-        f.index,
-        "chat_message_role",
-        "converted_message",
-        `ChatMessage with role ${quoteValue(f.role)} sent as ${WHAT[f.conversion]}`,
-      );
+      ctx.report(message, f.index, "chat_message_role", "converted_message", detail(f));
       return converted(message, f);
     });
   },

@@ -67,16 +67,6 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
   return blankBlock ? ["strip_blank_blocks", `blank text block in a ${what}`] : undefined;
 }
 
-function applyFix(message: BaseMessage, fix: Fix): BaseMessage | undefined {
-  const content = message.content as unknown;
-  if (fix === "remove") return undefined;
-  if (fix === "fill") return rebuildMessage(message, { content: "(the tool returned no output)" });
-  if (fix === "blank_string") return rebuildMessage(message, { content: "" });
-  return rebuildMessage(message, {
-    content: Array.isArray(content) ? content.filter((b) => !isBlankTextBlock(b)) : content,
-  });
-}
-
 export const contentPass: RepairPass = {
   name: "content",
   structural: false,
@@ -98,13 +88,20 @@ export const contentPass: RepairPass = {
       const found = fixes[i];
       if (!found) return out.push(m);
       const [fix, detail] = found;
-      const fixed = applyFix(m, fix);
       const [kind, action] = FIXES[fix];
-      ctx.report(m, i, kind, action, `${detail}: ${action.replace(/_/g, " ")}`);
-      if (fixed) {
-        ctx.derive(m, fixed);
-        out.push(fixed);
-      }
+      ctx.report(m, i, kind, action, detail);
+      if (fix === "remove") return;
+      // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
+      const fixed = rebuildMessage(m, {
+        content:
+          fix === "fill"
+            ? "(the tool returned no output)"
+            : fix === "blank_string"
+              ? ""
+              : (m.content as unknown[]).filter((b) => !isBlankTextBlock(b)),
+      });
+      ctx.derive(m, fixed);
+      out.push(fixed);
     });
     return sameOrNew(messages, out);
   },

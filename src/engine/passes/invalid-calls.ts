@@ -7,13 +7,12 @@
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
-import { isAssistant, type Dict } from "../../messages/inspect";
-import { problem, pushTo, rebuildAt, type FindContext, type RepairPass } from "../context";
+import { isAssistant, isDict, type Dict } from "../../messages/inspect";
+import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
 interface InvalidCall {
-  messageIndex: number;
   id: string | undefined;
   name: string | undefined;
   error: string | undefined;
@@ -22,22 +21,19 @@ interface InvalidCall {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-function classifyInvalidCalls(messages: readonly BaseMessage[]): InvalidCall[] {
-  const found: InvalidCall[] = [];
-  messages.forEach((message, messageIndex) => {
-    if (!isAssistant(message)) return;
-    const invalid = (message as unknown as Dict).invalid_tool_calls;
+/** The assistant messages with invalid calls, each with them. */
+function classifyInvalidCalls(messages: readonly BaseMessage[]): { index: number; calls: InvalidCall[] }[] {
+  const found: { index: number; calls: InvalidCall[] }[] = [];
+  messages.forEach((message, index) => {
+    const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
     if (!Array.isArray(invalid)) return;
-    for (const c of invalid as Dict[]) {
-      if (typeof c !== "object" || c === null) continue;
-      found.push({
-        messageIndex,
-        id: typeof c.id === "string" && c.id ? c.id : undefined,
-        name: typeof c.name === "string" && c.name ? c.name : undefined,
-        error: typeof c.error === "string" ? c.error : undefined,
-        args: c.args,
-      });
-    }
+    const calls = invalid.filter(isDict).map((c) => ({
+      id: typeof c.id === "string" && c.id ? c.id : undefined,
+      name: typeof c.name === "string" && c.name ? c.name : undefined,
+      error: typeof c.error === "string" ? c.error : undefined,
+      args: c.args,
+    }));
+    if (calls.length > 0) found.push({ index, calls });
   });
   return found;
 }
@@ -53,27 +49,16 @@ export const invalidCallsPass: RepairPass = {
     ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
   }),
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyInvalidCalls(messages).map((c) =>
-      problem(ctx, "invalid_tool_call", c.messageIndex, describe(c), { id: c.id, name: c.name }),
+    return classifyInvalidCalls(messages).flatMap(({ index, calls }) =>
+      calls.map((c) => problem(ctx, "invalid_tool_call", index, describe(c), c)),
     );
   },
   repair(messages, ctx) {
-    const byMessage = new Map<number, InvalidCall[]>();
-    for (const c of classifyInvalidCalls(messages)) pushTo(byMessage, c.messageIndex, c);
-    const found = [...byMessage].map(([index, calls]) => ({ index, calls }));
     const answer = ctx.options.invalidCalls === "answer";
-    return rebuildAt(messages, found, ctx, (message, { index, calls }) => {
+    return rebuildAt(messages, classifyInvalidCalls(messages), ctx, (message, { index, calls }) => {
       const validIds = new Set((((message as AIMessage).tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
-      const removeIds = new Set(answer ? [] : calls.map((c) => c.id).filter((id) => id !== undefined));
-      const promoted = calls
-        .filter((c) => answer && c.id !== undefined && !validIds.has(c.id))
-        .map((c) => ({
-          id: c.id,
-          // The name must pass the provider's pattern; an unusable one becomes a neutral name.
-          name: c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call",
-          args: {},
-          type: "tool_call",
-        }));
+      const removeIds = new Set<string>();
+      const promoted: Dict[] = [];
       for (const c of calls) {
         const promotes = answer && c.id !== undefined;
         if (promotes) {
@@ -86,14 +71,17 @@ export const invalidCallsPass: RepairPass = {
               : safeJson(args ?? null, 2_000);
           const error = c.error ? ` (${c.error})` : "";
           ctx.callNotes.set(c.id!, `its arguments could not be parsed${error}; raw arguments: ${raw}`);
-        }
+          // The name must pass the provider's pattern; an unusable one becomes a neutral name.
+          const name = c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call";
+          if (!validIds.has(c.id)) promoted.push({ id: c.id, name, args: {}, type: "tool_call" });
+        } else if (c.id !== undefined) removeIds.add(c.id);
         ctx.report(
           message,
           index,
           "invalid_tool_call",
           promotes ? "promoted_invalid_call" : "removed_call",
-          `${describe(c)} ${promotes ? "turned into a call answered with an error result" : "removed from every location"}`,
-          { toolCallId: c.id, toolName: c.name },
+          describe(c),
+          c,
         );
       }
       return rewriteToolCalls(

@@ -22,6 +22,9 @@ import { problem, pushTo, sameOrNew, type FindContext, type PassContext, type Re
 import type { ToolCallProblem, ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
+/** A problem the pass found, with the call it concerns. */
+type Found = { kind: ToolCallProblemKind; index: number; detail: string; call?: { id?: string; name?: string } };
+
 interface Call {
   id: string;
   name: string | undefined;
@@ -30,26 +33,22 @@ interface Call {
   server: boolean;
   /** Index of the result kept for this call, if any. */
   result?: number;
+  /** No result, or one elsewhere than right after the call. */
+  problem?: Found;
 }
 
 interface PairingAnalysis {
-  /** Indexes of the assistant messages that make calls, in order. */
-  callMessages: number[];
-  /** Calls per message index (set for the indexes of `callMessages`). */
+  /** Calls per message index (set for the assistant messages that make calls). */
   callsAt: (Call[] | undefined)[];
-  /** Result index -> the call it answers (only kept results). */
-  ownerAt: (Call | undefined)[];
-  /** Extra results of an answered call. */
-  duplicates: Map<number, Call>;
   /** Index of the assistant message of the trailing open exchange, or -1. */
   trailing: number;
   /** Per assistant message: its kept results already in place right after it. */
   inPlaceAt: (number[] | undefined)[];
   /** 1 for a kept result already in place right after its call. */
   placed: Uint8Array;
-  /** 1 for a non-tool message sitting between a call and one of its results. */
-  interleaved: Uint8Array;
-  problems: Omit<ToolCallProblem, "rules">[];
+  /** The problem of each result no call keeps and each message between a call and its results. */
+  at: (Found | undefined)[];
+  problems: Found[];
 }
 
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
@@ -89,7 +88,6 @@ function callsOf(message: AIMessage, index: number, known: Map<string, Call>): C
 function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
   const n = messages.length;
   const byId = new Map<string, Call>();
-  const callMessages: number[] = [];
   const callsAt: (Call[] | undefined)[] = new Array(n);
   // Results are matched to their call as they come (the first one on the call itself); only the rare ones go
   // to maps: a further result of an answered call, a result before any call of its id.
@@ -100,10 +98,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     const m = messages[i];
     if (isAssistant(m)) {
       const calls = callsOf(m, i, byId);
-      if (calls.length > 0) {
-        callsAt[i] = calls;
-        callMessages.push(i);
-      }
+      if (calls.length > 0) callsAt[i] = calls;
     } else if (isToolResult(m)) {
       const id = resultIdOf(m);
       if (id === undefined) {
@@ -141,19 +136,21 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       for (const r of results) if (r !== call.result) duplicates.set(r, call);
     }
   for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
-  orphans.sort((a, b) => a - b);
 
   const trailing = trailingOpenExchange(messages)?.index ?? -1;
   const inPlaceAt: (number[] | undefined)[] = new Array(n);
   const placed = new Uint8Array(n);
-  const interleaved = new Uint8Array(n);
-  const problems: PairingAnalysis["problems"] = [];
-  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: { id: string; name?: string }) =>
-    problems.push({ kind, index, detail, toolCallId: call?.id, toolName: call?.name });
+  const at: (Found | undefined)[] = new Array(n);
+  const problems: Found[] = [];
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
+    const found: Found = { kind, index, detail, call };
+    problems.push(found);
+    return found;
+  };
   let markedUpTo = 0; // messages before this index were already checked for interleaving
-  for (let c = 0; c < callMessages.length; c++) {
-    const index = callMessages[c];
-    const own = callsAt[index]!;
+  for (let index = 0; index < n; index++) {
+    const own = callsAt[index];
+    if (own === undefined) continue;
     // Results of this message directly after it; extras and orphans in the run do not end it (they leave).
     const inPlace: number[] = [];
     for (let j = index + 1; j < n && isToolResult(messages[j]); j++) {
@@ -168,7 +165,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     for (const call of own) {
       if (call.result === undefined) {
         const last = index === trailing;
-        add(
+        call.problem = add(
           last ? "trailing_open_exchange" : "orphan_call",
           index,
           `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
@@ -177,7 +174,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
           call,
         );
       } else if (placed[call.result] === 0) {
-        add(
+        call.problem = add(
           "displaced_result",
           call.result,
           `result of ${call.id} is at message ${call.result}, not in the block right after its call at message ${index}`,
@@ -188,21 +185,30 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     }
     // Each message is checked once, even where the spans of several calls overlap.
     for (let j = Math.max(index + 1, markedUpTo); j < lastResult; j++) {
-      if (isToolResult(messages[j]) || interleaved[j] === 1) continue;
-      interleaved[j] = 1;
-      add("interleaved_message", j, `message ${j} sits between the calls at message ${index} and their results`);
+      if (isToolResult(messages[j]) || at[j]) continue;
+      at[j] = add(
+        "interleaved_message",
+        j,
+        `message ${j} sits between the calls at message ${index} and their results`,
+      );
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
   for (const r of orphans) {
     const id = resultIdOf(messages[r] as ToolMessage);
-    if (id === undefined) add("missing_result_id", r, "tool result without a usable tool_call_id");
-    else add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
+    at[r] =
+      id === undefined
+        ? add("missing_result_id", r, "tool result without a usable tool_call_id")
+        : add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
   }
   for (const [r, call] of duplicates)
-    add("duplicate_result", r, `another result for ${call.id}, already answered at message ${call.result}`, call);
-  problems.sort((a, b) => a.index - b.index);
-  return { callMessages, callsAt, ownerAt, duplicates, trailing, inPlaceAt, placed, interleaved, problems };
+    at[r] = add(
+      "duplicate_result",
+      r,
+      `another result for ${call.id}, already answered at message ${call.result}`,
+      call,
+    );
+  return { callsAt, trailing, inPlaceAt, placed, at, problems };
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
@@ -211,33 +217,26 @@ function sameContent(a: BaseMessage, b: BaseMessage): boolean {
   return safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
 }
 
-/** The repair walk: emits each assistant message with its results, then whatever followed, in order. */
+/**
+ * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
+ * is reported with the sentence of the problem it resolves.
+ */
 function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassContext): BaseMessage[] {
   const { options } = ctx;
+  const { placed, at } = analysis;
   const out: BaseMessage[] = [];
-  const emitted = new Uint8Array(messages.length);
-
-  const emitPlaced = (index: number) => {
-    const inPlace = analysis.inPlaceAt[index]!;
-    for (let k = 0; k < inPlace.length; k++) {
-      out.push(messages[inPlace[k]]);
-      emitted[inPlace[k]] = 1;
-    }
-  };
 
   const handleCallMessage = (index: number, own: Call[]) => {
     const message = messages[index] as AIMessage;
-    let complete = true;
-    for (let k = 0; k < own.length && complete; k++)
-      complete = own[k].result !== undefined && analysis.placed[own[k].result!] === 1;
-    if (complete) {
-      // Every call answered in place: the message and its block as they are.
+    const inPlace = analysis.inPlaceAt[index]!;
+    // Every call answered in place: the message and its block as they are.
+    if (own.every((call) => call.problem === undefined)) {
       out.push(message);
-      emitPlaced(index);
+      for (const r of inPlace) out.push(messages[r]);
       return;
     }
     const isTrailing = index === analysis.trailing;
-    const problemKind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
+    const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const remove = new Set<string>();
     const answer: Call[] = [];
     for (const call of own) {
@@ -249,117 +248,57 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
 
     let kept: BaseMessage | undefined = message;
     if (remove.size > 0) {
-      const rewritten = rewriteToolCalls(message, (ref) =>
-        ref.id !== undefined && remove.has(ref.id) ? "drop" : undefined,
-      );
+      kept = rewriteToolCalls(message, (ref) => (ref.id !== undefined && remove.has(ref.id) ? "drop" : undefined));
       for (const call of own)
-        if (remove.has(call.id))
-          ctx.report(
-            message,
-            index,
-            problemKind,
-            "removed_call",
-            `unanswered call ${call.id} removed from every location`,
-            { toolCallId: call.id, toolName: call.name },
-          );
-      const callsLeft = own.length > remove.size;
-      if (!callsLeft && !hasMeaningfulContent(rewritten.content)) {
+        if (remove.has(call.id)) ctx.report(message, index, kind, "removed_call", call.problem!.detail, call);
+      if (own.length === remove.size && !hasMeaningfulContent(kept.content)) {
         kept = undefined;
-        ctx.report(
-          message,
-          index,
-          problemKind,
-          "removed_message",
-          "assistant message left with no calls and no content, removed",
-        );
-      } else {
-        kept = rewritten;
-        ctx.derive(message, rewritten);
-      }
+        ctx.report(message, index, kind, "removed_message", "assistant message left with no calls and no content");
+      } else ctx.derive(message, kept);
     }
     if (kept) out.push(kept);
 
     // Results already in place keep their order; pulled ones follow in call order; synthetic ones last.
-    emitPlaced(index);
+    for (const r of inPlace) out.push(messages[r]);
     for (const call of own) {
       const r = call.result;
-      if (r === undefined || analysis.placed[r] === 1) continue;
+      if (r === undefined || placed[r] === 1) continue;
       out.push(messages[r]);
-      emitted[r] = 1;
-      ctx.report(
-        messages[r],
-        r,
-        "displaced_result",
-        "moved_result",
-        `result of ${call.id} moved right after its call`,
-        { toolCallId: call.id, toolName: call.name },
-      );
+      ctx.report(messages[r], r, "displaced_result", "moved_result", call.problem!.detail, call);
     }
     for (const call of answer) {
       const note = ctx.callNotes.get(call.id);
-      const reason: ToolCallProblemKind = note !== undefined ? "invalid_tool_call" : problemKind;
+      const reason: ToolCallProblemKind = note !== undefined ? "invalid_tool_call" : kind;
       // Arguments that did not parse never reach a tool; any other call may have started before its run stopped.
       const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
       const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
       out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
-      ctx.report(
-        message,
-        index,
-        problemKind,
-        "synthesized_result",
-        `synthetic error result (${toolRun.replace("_", " ")}) added for ${call.id}`,
-        { toolCallId: call.id, toolName: call.name, toolRun },
-      );
+      ctx.report(message, index, kind, "synthesized_result", call.problem!.detail, { ...call, toolRun });
     }
   };
 
-  const handleStrayResult = (index: number) => {
+  /** A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text. */
+  const handleStrayResult = (index: number, found: Found) => {
     const result = messages[index] as ToolMessage;
-    const dupOf = analysis.duplicates.get(index);
-    const id = resultIdOf(result);
-    const kind: ToolCallProblemKind = dupOf
-      ? "duplicate_result"
-      : id === undefined
-        ? "missing_result_id"
-        : "orphan_result";
-    const redundant =
-      dupOf !== undefined && (isMarkedSyntheticResult(result) || sameContent(result, messages[dupOf.result!]));
-    if (redundant || options.orphanResults === "drop") {
-      ctx.report(
-        result,
-        index,
-        kind,
-        "dropped_result",
-        `tool result ${id ?? "(no id)"} dropped${redundant ? " (same as the kept one)" : ""}`,
-        { toolCallId: id },
-      );
-      return;
-    }
-    const converted = orphanResultAsUserMessage(result, id);
+    const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
+    const redundant = kept >= 0 && (isMarkedSyntheticResult(result) || sameContent(result, messages[kept]));
+    if (redundant || options.orphanResults === "drop")
+      return ctx.report(result, index, found.kind, "dropped_result", found.detail, found.call);
+    const converted = orphanResultAsUserMessage(result, found.call?.id);
     out.push(converted);
     ctx.derive(result, converted);
-    ctx.report(
-      result,
-      index,
-      kind,
-      "converted_result",
-      `tool result ${id ?? "(no id)"} kept as a user message (its call is gone)`,
-      { toolCallId: id },
-    );
+    ctx.report(result, index, found.kind, "converted_result", found.detail, found.call);
   };
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     const own = analysis.callsAt[i];
+    const found = at[i];
     if (own) handleCallMessage(i, own);
-    else if (isToolResult(m)) {
-      if (emitted[i] === 1 || analysis.ownerAt[i] !== undefined) continue; // emitted with its call, earlier or later
-      handleStrayResult(i);
-    } else {
-      if (analysis.interleaved[i] === 1)
-        ctx.report(m, i, "interleaved_message", "moved_message", `message moved after the tool results it interrupted`);
+    else if (!isToolResult(m)) {
+      if (found) ctx.report(m, i, "interleaved_message", "moved_message", found.detail);
       out.push(m);
-    }
+    } else if (found) handleStrayResult(i, found); // a kept result is emitted with its call, earlier or later
   }
   return sameOrNew(messages, out);
 }
@@ -392,8 +331,8 @@ export const pairingPass: RepairPass = {
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
     return analyzePairing(messages)
-      .problems.filter((p) => ctx.trailingIsProblem || p.kind !== "trailing_open_exchange")
-      .map((p) => problem(ctx, p.kind, p.index, p.detail, { id: p.toolCallId, name: p.toolName }));
+      .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
+      .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));
   },
   repair(messages, ctx) {
     const analysis = analyzePairing(messages);

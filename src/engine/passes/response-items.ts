@@ -37,6 +37,8 @@ function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
   return found;
 }
 
+const detail = (f: DuplicateItems) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
+
 export const responseItemsPass: RepairPass = {
   name: "response-items",
   structural: true,
@@ -57,14 +59,7 @@ export const responseItemsPass: RepairPass = {
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyItems(messages).map((f) =>
-      problem(
-        ctx,
-        "duplicate_response_item",
-        f.index,
-        `Responses items already sent with an earlier message: ${f.ids.join(", ")}`,
-      ),
-    );
+    return classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f)));
   },
   repair(messages, ctx) {
     const found = classifyItems(messages);
@@ -85,18 +80,8 @@ export const responseItemsPass: RepairPass = {
       out[index] = message;
       ctx.derive(m, message);
       forEachResponseItemId(m, (id) => seenBefore.add(id));
-      const ids = found[next++].ids;
-      const dropped =
-        droppedReasoning.length > 0
-          ? `; reasoning items ${droppedReasoning.join(", ")} removed (sent with the earlier copy, or left without the item they preceded)`
-          : "";
-      ctx.report(
-        m,
-        index,
-        "duplicate_response_item",
-        "rebuilt_message",
-        `Responses item ids ${ids.join(", ")} already sent earlier taken off this message's items${dropped}`,
-      );
+      const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
+      ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
     }
     return sameOrNew(messages, out);
   },

@@ -118,7 +118,7 @@ export const shapePass: RepairPass = {
   },
   repair(messages, ctx) {
     return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
-      ctx.report(message, f.index, "malformed_message", "rebuilt_message", `${f.detail}: rebuilt`);
+      ctx.report(message, f.index, "malformed_message", "rebuilt_message", f.detail);
       return reshaped(message);
     });
   },

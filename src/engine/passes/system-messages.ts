@@ -62,13 +62,19 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
   return { misplaced, reset };
 }
 
-/** Indexes of the system messages to turn into user text. */
-function classifySystemMessages(messages: readonly BaseMessage[], mode: "placed" | "none"): number[] {
+/** The system messages to turn into user text. */
+function classifySystemMessages(
+  messages: readonly BaseMessage[],
+  mode: "any" | "placed" | "none",
+): { index: number }[] {
+  if (mode === "any") return [];
   const { misplaced } = misplacedSystem(mode, { messages });
-  const found: number[] = [];
-  messages.forEach((m, i) => misplaced(m, i) && found.push(i));
+  const found: { index: number }[] = [];
+  messages.forEach((m, index) => misplaced(m, index) && found.push({ index }));
   return found;
 }
+
+const DETAIL = "a system message inside the conversation where the provider does not accept one";
 
 export const systemMessagesPass: RepairPass = {
   name: "system-messages",
@@ -83,29 +89,14 @@ export const systemMessagesPass: RepairPass = {
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    const mode = ctx.profile.systemInConversation;
-    if (mode === "any") return [];
-    return classifySystemMessages(messages, mode).map((index) =>
-      problem(
-        ctx,
-        "misplaced_system_message",
-        index,
-        "a system message inside the conversation where the provider does not accept one",
-      ),
+    return classifySystemMessages(messages, ctx.profile.systemInConversation).map(({ index }) =>
+      problem(ctx, "misplaced_system_message", index, DETAIL),
     );
   },
   repair(messages, ctx: PassContext) {
-    const mode = ctx.profile.systemInConversation;
-    if (mode === "any") return messages;
-    const found = classifySystemMessages(messages, mode).map((index) => ({ index }));
+    const found = classifySystemMessages(messages, ctx.profile.systemInConversation);
     return rebuildAt(messages, found, ctx, (message, { index }) => {
-      ctx.report(
-        message,
-        index,
-        "misplaced_system_message",
-        "converted_message",
-        "system message inside the conversation turned into user text that keeps its words",
-      );
+      ctx.report(message, index, "misplaced_system_message", "converted_message", DETAIL);
       return labeledUserText(message, "[System message]", "misplaced_system_message");
     });
   },

@@ -32,45 +32,34 @@ import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
 import { toolBlocksAsText, type ProviderProfile } from "../profiles";
 import type { ToolCallProblem } from "../../types";
 
-const REASON = "tool_blocks_without_tools";
+/** A result (its call named by its id), or an assistant message's calls. */
+type Finding = { index: number; result: boolean; calls: { id?: string; name?: string }[] };
 
-type Finding = { index: number; kind: "calls"; calls: DistinctCall[] } | { index: number; kind: "result" };
-
-/** Why calls and results travel as text, and from which message on; undefined when they need not. */
-interface Scope {
-  from: number;
-  problem: "tool_blocks_without_tools" | "unsupported_block";
-  why: string;
-}
-
-function scopeOf(
+/** The calls and results that travel as text, the problem they are and why; undefined when they need not. */
+function classify(
   messages: readonly BaseMessage[],
   profile: ProviderProfile,
   options: { toolsInRequest: boolean },
-): Scope | undefined {
-  if (toolBlocksAsText(profile, options)) return { from: 0, problem: REASON, why: "the request carries no tools" };
-  if (profile.assistantBlocks !== "converse") return undefined;
-  const from = loopOpenedWithUnsentReasoning(messages);
-  return from === -1
-    ? undefined
-    : { from, problem: "unsupported_block", why: "the open tool loop's reasoning is dropped by the adapter" };
-}
-
-function classify(messages: readonly BaseMessage[], from: number): Finding[] {
+): { problem: "tool_blocks_without_tools" | "unsupported_block"; where: string; found: Finding[] } | undefined {
+  const all = toolBlocksAsText(profile, options);
+  const from = all ? 0 : profile.assistantBlocks === "converse" ? loopOpenedWithUnsentReasoning(messages) : -1;
+  if (from === -1) return undefined;
   const found: Finding[] = [];
   for (let index = from; index < messages.length; index++) {
     const m = messages[index];
-    if (isToolResult(m)) found.push({ index, kind: "result" });
+    if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }] });
     else if (isAssistant(m)) {
       const calls = distinctCalls(m, isClientCall);
-      if (calls.length > 0) found.push({ index, kind: "calls", calls });
+      if (calls.length > 0) found.push({ index, result: false, calls });
     }
   }
-  return found;
+  return all
+    ? { problem: "tool_blocks_without_tools", where: "in a request that carries no tools", found }
+    : { problem: "unsupported_block", where: "inside a tool loop whose reasoning the adapter drops", found };
 }
 
-const named = (call: { id?: string; name?: string }) =>
-  `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
+const detail = (f: Finding, call: { id?: string; name?: string }, where: string) =>
+  `${f.result ? "tool result for" : "tool call"} ${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""} ${where}`;
 
 export const toolsAsTextPass: RepairPass = {
   name: "tools-as-text",
@@ -85,45 +74,20 @@ export const toolsAsTextPass: RepairPass = {
     };
   },
   find(messages, ctx: FindContext): ToolCallProblem[] {
-    const scope = scopeOf(messages, ctx.profile, ctx.options);
-    if (scope === undefined) return [];
-    const problems: ToolCallProblem[] = [];
-    const where =
-      scope.problem === REASON
-        ? "in a request that carries no tools"
-        : "inside a tool loop whose reasoning the adapter drops";
-    for (const f of classify(messages, scope.from)) {
-      if (f.kind === "result") {
-        const id = resultIdOf(messages[f.index] as ToolMessage);
-        problems.push(problem(ctx, scope.problem, f.index, `tool result for ${id ?? "(no id)"} ${where}`, { id }));
-      } else
-        for (const call of f.calls)
-          problems.push(
-            problem(ctx, scope.problem, f.index, `tool call ${named(call)} ${where}`, { id: call.id, name: call.name }),
-          );
-    }
-    return problems;
+    const scope = classify(messages, ctx.profile, ctx.options);
+    return (scope?.found ?? []).flatMap((f) =>
+      f.calls.map((call) => problem(ctx, scope!.problem, f.index, detail(f, call, scope!.where), call)),
+    );
   },
   repair(messages, ctx: PassContext) {
-    const scope = scopeOf(messages, ctx.profile, ctx.options);
+    const scope = classify(messages, ctx.profile, ctx.options);
     if (scope === undefined) return messages;
-    return rebuildAt(messages, classify(messages, scope.from), ctx, (message, f) => {
-      if (f.kind === "result") {
-        const id = resultIdOf(message as ToolMessage);
-        const detail = `result of ${id ?? "(no id)"} turned into user text (${scope.why})`;
-        ctx.report(message, f.index, scope.problem, "converted_to_text", detail, { toolCallId: id });
-        return toolResultAsUserText(message as ToolMessage, scope.problem);
-      }
+    return rebuildAt(messages, scope.found, ctx, (message, f) => {
       for (const call of f.calls)
-        ctx.report(
-          message,
-          f.index,
-          scope.problem,
-          "converted_to_text",
-          `call ${named(call)} turned into assistant text (${scope.why})`,
-          { toolCallId: call.id, toolName: call.name },
-        );
-      return clientCallsAsText(message as AIMessage, f.calls);
+        ctx.report(message, f.index, scope.problem, "converted_to_text", detail(f, call, scope.where), call);
+      return f.result
+        ? toolResultAsUserText(message as ToolMessage, scope.problem)
+        : clientCallsAsText(message as AIMessage, f.calls as DistinctCall[]);
     });
   },
 };

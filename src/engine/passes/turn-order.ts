@@ -146,33 +146,24 @@ const MOVE_DETAIL =
 const JOIN_DETAIL =
   "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
-/** The placeholder turn each fix inserts before the message, and its report. */
+/** The placeholder turn each fix inserts before the message, and the repair's action. */
 const INSERTED = {
   lead: {
     make: syntheticUserMessage,
     text: "[The earlier part of this conversation is not included.]",
-    problem: "leading_non_user",
     id: "lead",
     action: "inserted_user_message",
-    detail: "placeholder user message inserted before the first assistant message",
   },
   bridge_assistant: {
     make: syntheticAssistantMessage,
     text: "[No reply was given to the tool results above before the next user message.]",
-    problem: "consecutive_same_role",
     id: "bridge",
     action: "inserted_assistant_message",
-    detail: "short assistant turn inserted before a user message that followed tool results or another user turn",
   },
-  bridge_user: {
-    make: syntheticUserMessage,
-    text: "[continue]",
-    problem: "consecutive_same_role",
-    id: "bridge",
-    action: "inserted_user_message",
-    detail: "short user turn inserted between two assistant messages",
-  },
+  bridge_user: { make: syntheticUserMessage, text: "[continue]", id: "bridge", action: "inserted_user_message" },
 } as const;
+
+const kindOf = (f: TurnFinding) => (f.fix === "lead" ? "leading_non_user" : "consecutive_same_role");
 
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
@@ -209,13 +200,9 @@ export const turnOrderPass: RepairPass = {
             problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
           ),
         ];
-    const found = classifyTurns(messages, ctx).map((f) =>
-      problem(ctx, f.fix === "lead" ? "leading_non_user" : "consecutive_same_role", f.index, f.detail),
-    );
-    if (joins.length === 0) return found;
-    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))].sort(
-      (a, b) => a.index - b.index,
-    );
+    const found = classifyTurns(messages, ctx).map((f) => problem(ctx, kindOf(f), f.index, f.detail));
+    // In any order: the front door sorts every pass's problems by index.
+    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
   },
   repair(input, ctx: PassContext) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
@@ -239,21 +226,14 @@ export const turnOrderPass: RepairPass = {
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i];
       const f = fixes[i];
-      const inserted = f && f.fix !== "merge" ? INSERTED[f.fix] : undefined;
-      if (inserted) {
-        const { make, text, problem, id, action, detail } = inserted;
-        out.push(make(text, problem, `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
-        ctx.report(m, i, problem, action, detail);
+      if (f && f.fix !== "merge") {
+        const { make, text, id, action } = INSERTED[f.fix];
+        out.push(make(text, kindOf(f), `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
+        ctx.report(m, i, kindOf(f), action, f.detail);
       } else if (f?.fix === "merge" && lastUser >= 0) {
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
-        ctx.report(
-          m,
-          i,
-          "consecutive_same_role",
-          "merged_messages",
-          "user message merged into the user message before it",
-        );
+        ctx.report(m, i, "consecutive_same_role", "merged_messages", f.detail);
         continue;
       }
       const turn = turnOf(m);
