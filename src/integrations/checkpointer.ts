@@ -43,8 +43,6 @@ import type { Dict } from "../values";
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
   messagesKey?: string;
-  /** Also repair the tuples `list()` yields (state history). Default false. */
-  list?: boolean;
 }
 
 /** A run whose in-memory list differs from what was stored: what to re-apply to each of its next puts. */
@@ -79,8 +77,8 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
 function repairingSaver(
   inner: BaseCheckpointSaver,
   options: CheckpointerRepairOptions,
-): Pick<BaseCheckpointSaver, "getTuple" | "get" | "list" | "put" | "deleteThread"> {
-  const { messagesKey: key = "messages", list: _list, onRepair: _r, onError: _e, ...repairOptions } = options;
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "deleteThread"> {
+  const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
   const reportedReads = new Set<string>();
@@ -240,14 +238,6 @@ function repairingSaver(
   return {
     getTuple,
     get: async (config) => (await getTuple(config))?.checkpoint,
-    list: (config, listOptions) => {
-      const tuples = inner.list(config, listOptions);
-      if (!options.list) return tuples;
-      return (async function* () {
-        for await (const tuple of tuples)
-          yield await orFallback(() => repairRead(tuple, config), tuple, options, config);
-      })();
-    },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     put: async (config, checkpoint, metadata, versions) =>
       inner.put(
@@ -263,12 +253,12 @@ function repairingSaver(
   };
 }
 
-const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, messagesKey: option.name };
+const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, messagesKey: option.name };
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
- * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
- * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
+ * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get` and `put`
+ * repair the messages at `options.messagesKey` (`list()`, the state history, yields what is stored). Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
 export const withToolCallRepair = boundary(

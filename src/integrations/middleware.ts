@@ -18,7 +18,7 @@ import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { orFallback, reportedOnce, reportRepairs, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
+import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import type { Dict } from "../values";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
@@ -144,9 +144,7 @@ function carriesNoTools(request: { model: unknown; tools?: unknown; responseForm
  * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
  * sibling tools that a new input would throw away, which no middleware can see.
  */
-export interface ToolCallRepairOptions
-  extends ToolCallRepairMiddlewareOptions,
-    Pick<CheckpointerRepairOptions, "list"> {}
+export type ToolCallRepairOptions = ToolCallRepairMiddlewareOptions;
 
 export interface ToolCallRepairSetup {
   /** For `createAgent({ middleware: [...] })`. */
@@ -154,8 +152,6 @@ export interface ToolCallRepairSetup {
   /** Wraps the agent's checkpointer (`createAgent({ checkpointer: repair.checkpointer(saver) })`). */
   checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
 }
-
-const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
 
 /**
  * The recommended setup for `createAgent`:
@@ -168,12 +164,12 @@ const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
  * request's placeholder and the stored one are one repair).
  */
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
-  const { list, ...given } = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
+  const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
   const onRepair = reportedOnce(given.onRepair);
   // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
   const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, name: _n, trailing: _t, ...shared } = given;
   return {
     middleware: toolCallRepairMiddleware({ ...given, onRepair }),
-    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair, list }),
+    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair }),
   };
 });
