@@ -25,8 +25,6 @@ import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistedRepair } from "./run-salvage";
 
-export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
-
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /** Repair and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
   repairOnInput?: boolean;
@@ -37,8 +35,6 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
    * success the fix is persisted (docs/recovery.md). Default true.
    */
   recoverRejections?: boolean;
-  /** Middleware name; createAgent requires names to be unique. Default `"ToolCallRepairMiddleware"`. */
-  name?: string;
 }
 
 /** The middleware's options (the setup `toolCallRepair` takes them too). */
@@ -47,7 +43,6 @@ export const MIDDLEWARE_OPTIONS = {
   repairOnInput: option.flag,
   repairModelRequest: option.flag,
   recoverRejections: option.flag,
-  name: option.name,
 };
 
 /**
@@ -64,7 +59,6 @@ export const toolCallRepairMiddleware = boundary(
       repairOnInput = true,
       repairModelRequest = true,
       recoverRejections = true,
-      name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
       onRepair,
       onError,
       ...repairOptions
@@ -74,7 +68,7 @@ export const toolCallRepairMiddleware = boundary(
     const forRequest = requestRepairers(repairOptions);
 
     return createMiddleware({
-      name,
+      name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
         ? (state, runtime) =>
             orFallback(
@@ -167,7 +161,7 @@ export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepai
   const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
   const onRepair = reportedOnce(given.onRepair);
   // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
-  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, name: _n, trailing: _t, ...shared } = given;
+  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, trailing: _t, ...shared } = given;
   return {
     middleware: toolCallRepairMiddleware({ ...given, onRepair }),
     checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair }),

@@ -95,10 +95,7 @@ describe("surface options are checked when the surface is built", () => {
     expect(() => toolCallRepair({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
   });
 
-  it("names must be non-empty strings; options must be an object", () => {
-    expect(() => toolCallRepairMiddleware({ name: "" })).toThrow(
-      'toolCallRepairMiddleware: options.name is ""; expected a non-empty string',
-    );
+  it("messagesKey must be a non-empty string; options must be an object", () => {
     expect(() => toolCallRepairNode({ messagesKey: 7 as never })).toThrow("options.messagesKey is 7");
     expect(() => withToolCallRepair(new MemorySaver(), { messagesKey: "" })).toThrow("options.messagesKey");
     expect(() => withToolCallRepair(new MemorySaver(), "bedrock" as never)).toThrow(
@@ -111,7 +108,6 @@ describe("surface options are checked when the surface is built", () => {
       toolCallRepairMiddleware({
         onRepair: () => {},
         repairOnInput: false,
-        name: "repair",
         recoverRejections: undefined,
       }),
     ).not.toThrow();
