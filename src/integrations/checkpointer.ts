@@ -77,7 +77,7 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
 function repairingSaver(
   inner: BaseCheckpointSaver,
   options: CheckpointerRepairOptions,
-): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "deleteThread"> {
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put"> {
   const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
@@ -168,11 +168,8 @@ function repairingSaver(
     if (!messages) return checkpoint;
     const thread = threadKey(config);
     const parentId = configurableOf(config).checkpoint_id;
-    let run = runs.get(thread);
-    if (run && run.lastId !== parentId) {
-      runs.delete(thread);
-      run = undefined;
-    }
+    const last = runs.get(thread);
+    const run = last?.lastId === parentId ? last : undefined;
     // A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the
     // pending step.
     const abandoning =
@@ -246,10 +243,6 @@ function repairingSaver(
         metadata,
         versions,
       ),
-    deleteThread: (threadId) => {
-      for (const thread of runs.keys()) if (thread.startsWith(`${threadId}\u0000`)) runs.delete(thread);
-      return inner.deleteThread(threadId);
-    },
   };
 }
 
@@ -282,16 +275,12 @@ export const withToolCallRepair = boundary(
       // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
       [WRAPPED_SAVER]: checkpointer,
     };
-    const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
     return new Proxy(checkpointer, {
       get(target, property) {
         if (Object.hasOwn(overrides, property)) return overrides[property];
         const value = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
         // Bound to the inner saver: its own methods (and private fields) see the saver itself.
-        let fn = bound.get(property);
-        if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
-        return fn[1];
+        return typeof value === "function" ? value.bind(target) : value;
       },
     });
   },

@@ -2,17 +2,11 @@
  * Turning a repaired message list into a LangGraph state update. Every surface that writes messages (the
  * node, the hook, the middleware, `repairThread`, summarization) goes through here, so each writes the same way.
  */
-import {
-  AIMessage,
-  BaseMessage,
-  RemoveMessage,
-  ToolMessage,
-  coerceMessageLikeToMessage,
-} from "@langchain/core/messages";
+import { BaseMessage, RemoveMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
 import { ToolCallRepairInputError, assertArray, describeInput, boundary } from "../errors";
-import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
+import { rebuildMessage } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -20,12 +14,7 @@ import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages
 export const NO_UPDATE: {} = Object.freeze({});
 
 /** A copy of `m` with a new id, every other constructor field carried over. */
-const withNewId = (m: BaseMessage, id = uuid()) =>
-  AIMessage.isInstance(m)
-    ? rebuildAssistant(m, { id })
-    : ToolMessage.isInstance(m)
-      ? rebuildToolResult(m, { id })
-      : rebuildMessage(m, { id });
+const withNewId = (m: BaseMessage) => rebuildMessage(m, { id: uuid() });
 
 const hasId = (m: BaseMessage): m is BaseMessage & { id: string } => typeof m.id === "string" && m.id !== "";
 
