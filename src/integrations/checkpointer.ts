@@ -38,7 +38,6 @@ import { checkpointKey, configurableOf, orderedSaverMethods, threadKey } from ".
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
-import type { Dict } from "../values";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -92,7 +91,7 @@ function repairingSaver(
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   const unappliedInputs = new Map<string, RestoredInput>();
   const messagesOf = (checkpoint: Checkpoint) => {
-    const value = (checkpoint.channel_values as Dict | undefined)?.[key];
+    const value = checkpoint.channel_values[key];
     return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
   };
   const withMessages = (checkpoint: Checkpoint, messages: BaseMessage[]) => ({
@@ -118,7 +117,7 @@ function repairingSaver(
         () => {
           // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
           // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
-          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.__start__;
+          const start = tuple.checkpoint.channel_values.__start__;
           // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
           const input = [isDict(start) ? (start[key] ?? []) : []].flat().flatMap((item, i) => {
             try {
@@ -175,7 +174,7 @@ function repairingSaver(
     const abandoning =
       typeof parentId === "string" &&
       metadata?.source === "input" &&
-      Object.hasOwn(checkpoint.channel_values ?? {}, "__start__");
+      Object.hasOwn(checkpoint.channel_values, "__start__");
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =

@@ -19,7 +19,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import type { Repairer, SyntheticText } from "../engine";
 import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isAssistant, isDict } from "../messages/inspect";
+import { isAssistant } from "../messages/inspect";
 import { safeJson } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
@@ -152,7 +152,7 @@ export function withRunSalvage(
       if (toWalk.size > 0) {
         // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
         // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
-        const id = isDict(checkpoint_map) ? checkpoint_map[namespace] : undefined;
+        const id = checkpoint_map?.[namespace];
         const at = (checkpoint_id?: string) =>
           saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
         const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());
