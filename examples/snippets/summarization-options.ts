@@ -18,17 +18,14 @@ interface SummarizationOptions {
   trimTokensToSummarize?: number; // at most this many tokens of the summarized part reach the summarizer; default: all
   acknowledgement?: string; // the assistant turn after the summary, when one is needed
 }
-// summarizationNode and summarizationHook also take onError?: (error) => void; summarizationMiddleware takes onError,
-// name, and a "provider:model" string as model.
+// summarizationNode and summarizationHook also take onError?: (error) => void; summarizationMiddleware takes onError
+// and a "provider:model" string as model.
 // #endregion docs
 
 export const signatureMatches: [
   Same<SummarizationOptions, api.SummarizationOptions>,
   Same<keyof SummarizationOptions, keyof api.SummarizationOptions>,
   Same<Exclude<keyof api.SummarizationNodeOptions, keyof SummarizationOptions>, "onError">,
-  Same<Exclude<keyof langchainApi.SummarizationMiddlewareOptions, keyof SummarizationOptions>, "onError" | "name">,
-  Same<
-    Omit<langchainApi.SummarizationMiddlewareOptions, "model" | "onError" | "name">,
-    Omit<SummarizationOptions, "model">
-  >,
+  Same<Exclude<keyof langchainApi.SummarizationMiddlewareOptions, keyof SummarizationOptions>, "onError">,
+  Same<Omit<langchainApi.SummarizationMiddlewareOptions, "model" | "onError">, Omit<SummarizationOptions, "model">>,
 ] = [true, true, true, true, true];

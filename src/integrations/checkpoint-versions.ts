@@ -20,21 +20,11 @@ const FRACTION_STEPS = 1_000_000_000;
 /**
  * The version after `current`: the saver's own next version, plus a random fraction when the saver counts in
  * integers. Strictly greater than `current` (floor(current) + 1 + fraction > current), so LangGraph's ordering of
- * a thread's versions holds. A saver that counts in strings keeps its own scheme; one that cannot count from a
- * string version (the base class throws) gets LangGraph Python's format.
+ * a thread's versions holds. A saver that counts in strings keeps its own scheme.
  */
 export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version | undefined): Version {
-  if (typeof current === "string") {
-    try {
-      return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current as never);
-    } catch {
-      const next = Number.parseInt(current.split(".")[0], 10) + 1;
-      return `${String(Number.isNaN(next) ? 1 : next).padStart(32, "0")}.${Math.random().toString().padStart(16, "0")}`;
-    }
-  }
-  const base = saver.getNextVersion(
-    typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : undefined,
-  );
-  if (typeof base !== "number" || !Number.isSafeInteger(base)) return base;
+  if (typeof current === "string") return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current);
+  const base = saver.getNextVersion(current === undefined ? undefined : Math.floor(current));
+  if (!Number.isSafeInteger(base)) return base;
   return base + (1 + Math.floor(Math.random() * (FRACTION_STEPS - 1))) / FRACTION_STEPS;
 }

@@ -38,13 +38,10 @@ import { checkpointKey, configurableOf, orderedSaverMethods, threadKey } from ".
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
-import type { Dict } from "../values";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
   messagesKey?: string;
-  /** Also repair the tuples `list()` yields (state history). Default false. */
-  list?: boolean;
 }
 
 /** A run whose in-memory list differs from what was stored: what to re-apply to each of its next puts. */
@@ -79,8 +76,8 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
 function repairingSaver(
   inner: BaseCheckpointSaver,
   options: CheckpointerRepairOptions,
-): Pick<BaseCheckpointSaver, "getTuple" | "get" | "list" | "put" | "deleteThread"> {
-  const { messagesKey: key = "messages", list: _list, onRepair: _r, onError: _e, ...repairOptions } = options;
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put"> {
+  const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
   const reportedReads = new Set<string>();
@@ -94,7 +91,7 @@ function repairingSaver(
   /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
   const unappliedInputs = new Map<string, RestoredInput>();
   const messagesOf = (checkpoint: Checkpoint) => {
-    const value = (checkpoint.channel_values as Dict | undefined)?.[key];
+    const value = checkpoint.channel_values[key];
     return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
   };
   const withMessages = (checkpoint: Checkpoint, messages: BaseMessage[]) => ({
@@ -120,7 +117,7 @@ function repairingSaver(
         () => {
           // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
           // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
-          const start = (tuple.checkpoint.channel_values as Dict | undefined)?.__start__;
+          const start = tuple.checkpoint.channel_values.__start__;
           // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
           const input = [isDict(start) ? (start[key] ?? []) : []].flat().flatMap((item, i) => {
             try {
@@ -170,17 +167,14 @@ function repairingSaver(
     if (!messages) return checkpoint;
     const thread = threadKey(config);
     const parentId = configurableOf(config).checkpoint_id;
-    let run = runs.get(thread);
-    if (run && run.lastId !== parentId) {
-      runs.delete(thread);
-      run = undefined;
-    }
+    const last = runs.get(thread);
+    const run = last?.lastId === parentId ? last : undefined;
     // A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the
     // pending step.
     const abandoning =
       typeof parentId === "string" &&
       metadata?.source === "input" &&
-      Object.hasOwn(checkpoint.channel_values ?? {}, "__start__");
+      Object.hasOwn(checkpoint.channel_values, "__start__");
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
@@ -240,14 +234,6 @@ function repairingSaver(
   return {
     getTuple,
     get: async (config) => (await getTuple(config))?.checkpoint,
-    list: (config, listOptions) => {
-      const tuples = inner.list(config, listOptions);
-      if (!options.list) return tuples;
-      return (async function* () {
-        for await (const tuple of tuples)
-          yield await orFallback(() => repairRead(tuple, config), tuple, options, config);
-      })();
-    },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     put: async (config, checkpoint, metadata, versions) =>
       inner.put(
@@ -256,19 +242,15 @@ function repairingSaver(
         metadata,
         versions,
       ),
-    deleteThread: (threadId) => {
-      for (const thread of runs.keys()) if (thread.startsWith(`${threadId}\u0000`)) runs.delete(thread);
-      return inner.deleteThread(threadId);
-    },
   };
 }
 
-const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, list: option.flag, messagesKey: option.name };
+const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, messagesKey: option.name };
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`
- * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get`, `put`
- * (and `list`, with `options.list`) repair the messages at `options.messagesKey`. Never mutates what the inner
+ * is delegated (the result is the same object type, and `instanceof` still holds); `getTuple`, `get` and `put`
+ * repair the messages at `options.messagesKey` (`list()`, the state history, yields what is stored). Never mutates what the inner
  * saver returns or receives; a clean thread costs one walk over its messages and no copy.
  */
 export const withToolCallRepair = boundary(
@@ -292,16 +274,12 @@ export const withToolCallRepair = boundary(
       // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
       [WRAPPED_SAVER]: checkpointer,
     };
-    const bound = new Map<PropertyKey, [original: unknown, bound: unknown]>();
     return new Proxy(checkpointer, {
       get(target, property) {
         if (Object.hasOwn(overrides, property)) return overrides[property];
         const value = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
         // Bound to the inner saver: its own methods (and private fields) see the saver itself.
-        let fn = bound.get(property);
-        if (fn?.[0] !== value) bound.set(property, (fn = [value, value.bind(target)]));
-        return fn[1];
+        return typeof value === "function" ? value.bind(target) : value;
       },
     });
   },

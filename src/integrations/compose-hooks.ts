@@ -13,8 +13,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, expectedInput, boundary } from "../errors";
-import { isDict, quoteValue, type Dict } from "../values";
+import { ToolCallRepairInputError, boundary } from "../errors";
+import type { Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
 /** What a preModelHook may return: `messages`, `llmInputMessages`, and any other state keys. */
@@ -65,50 +65,38 @@ export function markHook<F extends (...args: never[]) => unknown>(hook: F, role:
 export const composePreModelHooks = boundary(
   "composePreModelHooks",
   <S extends { messages?: BaseMessage[] }>(...hooks: PreModelHookFunction<S>[]) => {
-    const fn = "composePreModelHooks";
-    hooks.forEach((hook, i) => {
-      if (typeof hook !== "function") throw expectedInput(fn, `hooks[${i}]`, "a preModelHook function", hook);
-    });
-    if (hooks.length === 0)
-      throw new ToolCallRepairInputError(`${fn}: expected at least one hook`, { argument: "hooks" });
     // A hook of ours that writes the model input must come after every hook of ours that rewrites the history.
     const roles = hooks.map((hook) => (hook as { [HOOK_ROLE]?: HookRole })[HOOK_ROLE]);
     const writer = roles.indexOf("llmInputMessages");
     const rewriter = writer < 0 ? -1 : roles.indexOf("messages", writer);
     if (rewriter >= 0)
       throw new ToolCallRepairInputError(
-        `${fn}: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
+        `composePreModelHooks: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
           "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
         { argument: `hooks[${rewriter}]` },
       );
 
     return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-      const given = (isDict(state) ? state : {}) as S;
-      let messages: BaseMessage[] = given.messages ?? [];
+      let messages: BaseMessage[] = state.messages ?? [];
       let rewritten = false;
       let modelInput: BaseMessage[] | undefined;
       let stale = false;
       const rest: Dict = {};
-      for (const [i, hook] of hooks.entries()) {
-        const update: unknown = await hook(
-          { ...given, messages, ...(modelInput && { llmInputMessages: modelInput }) },
+      for (const hook of hooks) {
+        const update = (await hook(
+          { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) },
           config,
-        );
-        if (update === undefined || update === null) continue;
-        if (!isDict(update))
-          throw new ToolCallRepairInputError(
-            `${fn}: hooks[${i}] returned ${quoteValue(update)}; expected a state update object`,
-            { argument: `hooks[${i}]` },
-          );
+        )) as PreModelHookUpdate | undefined;
+        if (!update) continue;
         const { messages: rewrite, llmInputMessages, ...others } = update;
         Object.assign(rest, others);
         if (rewrite !== undefined) {
-          messages = applyMessagesUpdate(messages, rewrite as BaseMessage[]);
+          messages = applyMessagesUpdate(messages, rewrite);
           rewritten = true;
           stale = modelInput !== undefined;
         }
         if (llmInputMessages !== undefined) {
-          modelInput = llmInputMessages as BaseMessage[];
+          modelInput = llmInputMessages;
           stale = false;
         }
       }

@@ -18,14 +18,12 @@ import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { orFallback, reportedOnce, reportRepairs, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
+import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import type { Dict } from "../values";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistedRepair } from "./run-salvage";
-
-export const TOOL_CALL_REPAIR_MIDDLEWARE_NAME = "ToolCallRepairMiddleware";
 
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /** Repair and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
@@ -37,8 +35,6 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
    * success the fix is persisted (docs/recovery.md). Default true.
    */
   recoverRejections?: boolean;
-  /** Middleware name; createAgent requires names to be unique. Default `"ToolCallRepairMiddleware"`. */
-  name?: string;
 }
 
 /** The middleware's options (the setup `toolCallRepair` takes them too). */
@@ -47,7 +43,6 @@ export const MIDDLEWARE_OPTIONS = {
   repairOnInput: option.flag,
   repairModelRequest: option.flag,
   recoverRejections: option.flag,
-  name: option.name,
 };
 
 /**
@@ -64,7 +59,6 @@ export const toolCallRepairMiddleware = boundary(
       repairOnInput = true,
       repairModelRequest = true,
       recoverRejections = true,
-      name = TOOL_CALL_REPAIR_MIDDLEWARE_NAME,
       onRepair,
       onError,
       ...repairOptions
@@ -74,7 +68,7 @@ export const toolCallRepairMiddleware = boundary(
     const forRequest = requestRepairers(repairOptions);
 
     return createMiddleware({
-      name,
+      name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
         ? (state, runtime) =>
             orFallback(
@@ -144,9 +138,7 @@ function carriesNoTools(request: { model: unknown; tools?: unknown; responseForm
  * arrives and recovers from a provider's rejection; the checkpointer wrapper keeps the finished results of
  * sibling tools that a new input would throw away, which no middleware can see.
  */
-export interface ToolCallRepairOptions
-  extends ToolCallRepairMiddlewareOptions,
-    Pick<CheckpointerRepairOptions, "list"> {}
+export type ToolCallRepairOptions = ToolCallRepairMiddlewareOptions;
 
 export interface ToolCallRepairSetup {
   /** For `createAgent({ middleware: [...] })`. */
@@ -154,8 +146,6 @@ export interface ToolCallRepairSetup {
   /** Wraps the agent's checkpointer (`createAgent({ checkpointer: repair.checkpointer(saver) })`). */
   checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
 }
-
-const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
 
 /**
  * The recommended setup for `createAgent`:
@@ -168,12 +158,12 @@ const SETUP_OPTIONS = { ...MIDDLEWARE_OPTIONS, list: option.flag };
  * request's placeholder and the stored one are one repair).
  */
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
-  const { list, ...given } = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", SETUP_OPTIONS);
+  const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
   const onRepair = reportedOnce(given.onRepair);
   // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
-  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, name: _n, trailing: _t, ...shared } = given;
+  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, trailing: _t, ...shared } = given;
   return {
     middleware: toolCallRepairMiddleware({ ...given, onRepair }),
-    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair, list }),
+    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair }),
   };
 });

@@ -60,10 +60,8 @@ type ChatModel = BaseChatModel;
 type Run = CallbackManagerForLLMRun | undefined;
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
-export const repairsRequests = boundary("repairsRequests", (model: unknown): boolean => {
-  const m = RunnableBinding.isRunnableBinding(model) ? model.bound : model;
-  return (typeof m === "object" || typeof m === "function") && m !== null && WRAPPED in m;
-});
+export const repairsRequests = (model: unknown): boolean =>
+  WRAPPED in Object(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
 
 /** The wrapper's options (the kit takes them too). */
 export const REQUEST_REPAIR_OPTIONS = {

@@ -20,8 +20,6 @@ import { persistedRepair } from "./run-salvage";
 import { SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 
-export { NO_UPDATE };
-
 export interface ToolCallRepairNodeOptions<K extends string = "messages">
   extends Omit<RepairOptions, "level">,
     RepairReporting {
@@ -90,7 +88,7 @@ export const toolCallRepairNode = boundary(
  */
 export interface ToolCallRepairKitOptions
   extends RequestRepairOptions,
-    Pick<CheckpointerRepairOptions, "list" | "messagesKey"> {}
+    Pick<CheckpointerRepairOptions, "messagesKey"> {}
 
 export interface ToolCallRepairKit {
   /** The model with every request repaired and rejections recovered. */
@@ -103,7 +101,7 @@ export interface ToolCallRepairKit {
   checkpointer<T extends BaseCheckpointSaver>(saver: T): T;
 }
 
-const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, list: option.flag, messagesKey: option.name };
+const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, messagesKey: option.name };
 
 /**
  * The recommended setup for createReactAgent and custom StateGraphs:
@@ -116,11 +114,7 @@ const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, list: option.flag, messagesKey:
 export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
   (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
-    const { list, messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(
-      options,
-      "toolCallRepairKit",
-      KIT_OPTIONS,
-    );
+    const { messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
     const onRepair = reportedOnce(given.onRepair);
     const { repairRequests: _q, recoverRejections: _r, onRecovery: _o, ...beforeModel } = { ...given, onRepair };
     // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
@@ -130,7 +124,7 @@ export const toolCallRepairKit = boundary(
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
       preModelHook: toolCallRepairHook({ ...beforeModel, persist: true, shapeRequests: false }),
       node: toolCallRepairNode({ ...beforeModel, messagesKey }) as ToolCallRepairNodeFunction,
-      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, list, messagesKey }),
+      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, messagesKey }),
     };
   },
 );

@@ -19,7 +19,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import type { Repairer, SyntheticText } from "../engine";
 import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isAssistant, isDict } from "../messages/inspect";
+import { isAssistant } from "../messages/inspect";
 import { safeJson } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
@@ -53,26 +53,16 @@ const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJs
 
 /**
  * Adds to `asked` the calls that pending interrupts (LangGraph's `__interrupt__` channel) of `tuple` ask a person
- * to approve, as name and arguments: langchain's human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`)
- * and LangGraph's `HumanInterrupt` list (`[{ action_request: { action, args } }]`). Any other interrupt (a tool
- * asking a question) says nothing.
+ * to approve, as name and arguments: langchain's human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`).
+ * Any other interrupt (a tool asking a question) says nothing.
  */
 export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()): Set<string> {
-  for (const [, channel, value] of tuple?.pendingWrites ?? []) {
-    if (channel !== "__interrupt__") continue;
-    for (const interrupt of [value].flat()) {
-      const question = isDict(interrupt) ? interrupt.value : undefined;
-      if (isDict(question) && Array.isArray(question.actionRequests)) {
-        for (const request of question.actionRequests)
-          if (isDict(request)) asked.add(callKey(request.name, request.args));
-      } else if (Array.isArray(question)) {
-        for (const item of question) {
-          const request = isDict(item) ? item.action_request : undefined;
-          if (isDict(request)) asked.add(callKey(request.action, request.args));
-        }
+  for (const [, channel, value] of tuple?.pendingWrites ?? [])
+    if (channel === "__interrupt__")
+      for (const interrupt of [value].flat() as ({ value?: { actionRequests?: unknown } } | undefined)[]) {
+        const requests = interrupt?.value?.actionRequests;
+        if (Array.isArray(requests)) for (const request of requests) asked.add(callKey(request?.name, request?.args));
       }
-    }
-  }
   return asked;
 }
 
@@ -129,16 +119,10 @@ export function withRunSalvage(
   text: SyntheticText,
 ): Promise<Salvaged> {
   const unchanged: Salvaged = { messages, repairs: [] };
-  const configurable = config?.configurable;
+  const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
-  const given = isDict(configurable)
-    ? (configurable.__pregel_checkpointer as
-        | (BaseCheckpointSaver & { [WRAPPED_SAVER]?: BaseCheckpointSaver })
-        | undefined)
-    : undefined;
-  const saver = typeof given?.getTuple === "function" ? (given[WRAPPED_SAVER] ?? given) : undefined;
-  if (!saver || configurable?.thread_id === undefined) return Promise.resolve(unchanged);
-  const { thread_id, checkpoint_ns, checkpoint_map } = configurable;
+  const saver: BaseCheckpointSaver | undefined = given?.[WRAPPED_SAVER] ?? given;
+  if (!saver || thread_id === undefined) return Promise.resolve(unchanged);
   return orFallback(
     async () => {
       const open = unansweredCallIds(messages);
@@ -168,7 +152,7 @@ export function withRunSalvage(
       if (toWalk.size > 0) {
         // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
         // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
-        const id = isDict(checkpoint_map) ? checkpoint_map[namespace] : undefined;
+        const id = checkpoint_map?.[namespace];
         const at = (checkpoint_id?: string) =>
           saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
         const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());

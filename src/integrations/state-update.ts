@@ -2,18 +2,12 @@
  * Turning a repaired message list into a LangGraph state update. Every surface that writes messages (the
  * node, the hook, the middleware, `repairThread`, summarization) goes through here, so each writes the same way.
  */
-import {
-  AIMessage,
-  BaseMessage,
-  RemoveMessage,
-  ToolMessage,
-  coerceMessageLikeToMessage,
-} from "@langchain/core/messages";
+import { BaseMessage, RemoveMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { v4 as uuid } from "@langchain/core/utils/uuid";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer } from "@langchain/langgraph";
-import { ToolCallRepairInputError, assertArray, errorText, boundary } from "../errors";
+import { ToolCallRepairInputError, assertArray, boundary } from "../errors";
 import { quoteValue } from "../values";
-import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages/build";
+import { rebuildMessage } from "../messages/build";
 
 /** One shared, frozen "no update": the clean path allocates nothing of its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -21,12 +15,9 @@ import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../messages
 export const NO_UPDATE: {} = Object.freeze({});
 
 /** A copy of `m` with a new id, every other constructor field carried over. */
-const withNewId = (m: BaseMessage, id = uuid()) =>
-  AIMessage.isInstance(m)
-    ? rebuildAssistant(m, { id })
-    : ToolMessage.isInstance(m)
-      ? rebuildToolResult(m, { id })
-      : rebuildMessage(m, { id });
+const withNewId = (m: BaseMessage) => rebuildMessage(m, { id: uuid() });
+
+const hasId = (m: BaseMessage): m is BaseMessage & { id: string } => typeof m.id === "string" && m.id !== "";
 
 /**
  * The list with every message carrying a unique id. The messages reducer gives an id-less message a fresh
@@ -35,39 +26,18 @@ const withNewId = (m: BaseMessage, id = uuid()) =>
  * Messages that already have a unique id are kept as they are.
  */
 export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
-  const fn = "replaceAllMessages";
-  assertArray(messages, fn);
+  assertArray(messages, "replaceAllMessages");
   const seen = new Set<string>();
-  return eachItem(messages, fn, "messages", "a LangChain message", (m) => {
-    if (!BaseMessage.isInstance(m)) return undefined;
-    const out = typeof m.id === "string" && m.id !== "" && !seen.has(m.id) ? m : withNewId(m);
+  return Array.from(messages, (m, index) => {
+    if (!BaseMessage.isInstance(m))
+      throw new ToolCallRepairInputError(
+        `replaceAllMessages: messages[${index}] is ${quoteValue(m)}, not a LangChain message`,
+        { argument: "messages", index },
+      );
+    const out = hasId(m) && !seen.has(m.id) ? m : withNewId(m);
     seen.add(out.id as string);
     return out;
   });
-}
-
-/**
- * `visit` on each entry of `list`, in order: a hole or an entry `visit` refuses (undefined) is an input error
- * naming the function, `argument[index]` and what is accepted.
- */
-function eachItem<T>(
-  list: readonly unknown[],
-  fn: string,
-  argument: string,
-  expected: string,
-  visit: (value: unknown) => T | undefined,
-): T[] {
-  const out: T[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const item = i in list ? visit(list[i]) : undefined;
-    if (item === undefined)
-      throw new ToolCallRepairInputError(
-        `${fn}: ${argument}[${i}] is ${i in list ? quoteValue(list[i]) : "a hole in a sparse array"}, not ${expected}`,
-        { argument, index: i },
-      );
-    out.push(item);
-  }
-  return out;
 }
 
 /**
@@ -79,19 +49,10 @@ export const replaceAllMessages = boundary("replaceAllMessages", (messages: read
   ...withUniqueIds(messages),
 ]);
 
-/**
- * A message as the reducer takes it, with an id (the reducer would set it on the caller's object): message-likes
- * (`{ role, content }`, strings, `[role, content]`) coerced as LangChain coerces them; undefined for anything else
- * (an input error naming the argument and the index instead of LangChain's "Unable to coerce message from array").
- */
-function messageAt(value: unknown): BaseMessage | undefined {
-  let m: BaseMessage;
-  try {
-    m = BaseMessage.isInstance(value) ? value : coerceMessageLikeToMessage(value as never);
-  } catch {
-    return undefined;
-  }
-  return typeof m.id === "string" && m.id !== "" ? m : withNewId(m);
+/** A message as the reducer takes it (message-likes coerced as LangChain coerces them), with an id on a copy. */
+function withId(value: unknown): BaseMessage {
+  const m = coerceMessageLikeToMessage(value as BaseMessage);
+  return hasId(m) ? m : withNewId(m);
 }
 
 /**
@@ -99,22 +60,5 @@ function messageAt(value: unknown): BaseMessage | undefined {
  * `REMOVE_ALL_MESSAGES` and replacement by id, as LangGraph will apply it. Neither list is touched: messages
  * without an id are given one on a copy.
  */
-export const applyMessagesUpdate = boundary(
-  "applyMessagesUpdate",
-  (current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]): BaseMessage[] => {
-    const fn = "applyMessagesUpdate";
-    const accepted = "a message or message-like value";
-    assertArray(current, fn, "current");
-    const left = eachItem(current, fn, "current", accepted, messageAt);
-    const added = eachItem(Array.isArray(update) ? update : [update], fn, "update", accepted, messageAt);
-    try {
-      return messagesStateReducer(left, added);
-    } catch (error) {
-      // The reducer's own refusals (a RemoveMessage of an id that is not in the list).
-      throw new ToolCallRepairInputError(`${fn}: the update cannot be applied (${errorText(error)})`, {
-        argument: "update",
-        cause: error,
-      });
-    }
-  },
-);
+export const applyMessagesUpdate = (current: readonly BaseMessage[], update: BaseMessage | readonly BaseMessage[]) =>
+  messagesStateReducer(current.map(withId), [update].flat().map(withId));

@@ -28,26 +28,20 @@ import {
 import type { RepairReporting } from "./events";
 import { summarizedState } from "./summarization";
 
-/** Same name as langchain's middleware, so node names in traces and stream filters stay the same. */
-export const SUMMARIZATION_MIDDLEWARE_NAME = "SummarizationMiddleware";
-
 export type { ContextSize, KeepSize };
 
-/** The options of every summarization surface, with a model that may be a string, and a name. */
+/** The options of every summarization surface, with a model that may be a string. */
 export interface SummarizationMiddlewareOptions
   extends Omit<SummarizationOptions, "model">,
     Pick<RepairReporting, "onError"> {
   /** The model that writes the summary: a chat model, or a `"provider:model"` string for langchain's `initChatModel`. */
   model: string | SummarizerModel;
-  /** Middleware name; createAgent requires names to be unique. Default `"SummarizationMiddleware"`. */
-  name?: string;
 }
 
 const OPTIONS = {
   ...SUMMARIZATION,
   model: option.or(option.name, SUMMARIZER, `${SUMMARIZER.expected}, or a "provider:model" string`),
   onError: option.fn,
-  name: option.string,
 };
 
 /**
@@ -63,7 +57,8 @@ export const summarizationMiddleware = boundary(
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
     return createMiddleware({
-      name: settings.name ?? SUMMARIZATION_MIDDLEWARE_NAME,
+      // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
+      name: "SummarizationMiddleware",
       beforeModel: (state, runtime) =>
         summarizedState(
           state,

@@ -59,11 +59,6 @@ describe("nextBranchVersion", () => {
     expect(nextBranchVersion(stringSaver, "v1")).toBe("vv1+1");
     expect(nextBranchVersion(stringSaver, 3)).toBe("v3+1");
   });
-
-  it("a string version on a saver that only counts numbers continues in LangGraph Python's format", () => {
-    const next = nextBranchVersion(saver, "00000000000000000000000000000004.0.5") as string;
-    expect(next).toMatch(/^0{31}5\./);
-  });
 });
 
 /** A graph that answers every user message with an echo, stored through `saver`. */

@@ -190,13 +190,11 @@ describe("composePreModelHooks: one update", () => {
     expect(update.llmInputMessages!.map((m) => m.getType())).toEqual(["human", "ai", "human"]);
   });
 
-  it("refuses toolCallRepairHook before summarizationHook, and anything that is not a hook", () => {
+  it("refuses toolCallRepairHook before summarizationHook", () => {
     const summarize = summarizationHook({ model: summarizer(), trigger: { messages: 3 }, keep: { messages: 1 } });
     expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(ToolCallRepairInputError);
     expect(() => composePreModelHooks(toolCallRepairHook(), summarize)).toThrow(
       /put the summarization hook first and toolCallRepairHook last/,
     );
-    expect(() => composePreModelHooks()).toThrow(/at least one hook/);
-    expect(() => composePreModelHooks(summarize, 3 as never)).toThrow(/hooks\[1\] is 3/);
   });
 });

@@ -25,8 +25,8 @@ const surfaces: [string, (options: Record<string, unknown>) => unknown, string[]
     ["repairOnInput", "repairModelRequest", "recoverRejections"],
   ],
   ["withRequestRepair", (o) => withRequestRepair(model(), o), ["repairRequests", "recoverRejections"]],
-  ["withToolCallRepair", (o) => withToolCallRepair(new MemorySaver(), o), ["list"]],
-  ["toolCallRepair", (o) => toolCallRepair(o), ["list", "repairOnInput"]],
+  ["withToolCallRepair", (o) => withToolCallRepair(new MemorySaver(), o), []],
+  ["toolCallRepair", (o) => toolCallRepair(o), ["repairOnInput"]],
   ["toolCallRepairKit", (o) => toolCallRepairKit(o), ["repairRequests", "recoverRejections"]],
 ];
 
@@ -71,8 +71,8 @@ describe("surface options are checked when the surface is built", () => {
     ["toolCallRepairHook", () => toolCallRepairHook({ persit: true } as never), "persist"],
     ["toolCallRepairMiddleware", () => toolCallRepairMiddleware({ repairOnInpt: false } as never), "repairOnInput"],
     ["withRequestRepair", () => withRequestRepair(model(), { onRecover: () => {} } as never), "onRecovery"],
-    ["withToolCallRepair", () => withToolCallRepair(new MemorySaver(), { lists: true } as never), "list"],
-    ["toolCallRepair", () => toolCallRepair({ lst: true } as never), "list"],
+    ["withToolCallRepair", () => withToolCallRepair(new MemorySaver(), { messageKey: "m" } as never), "messagesKey"],
+    ["toolCallRepair", () => toolCallRepair({ repairOnInpt: false } as never), "repairOnInput"],
     ["toolCallRepairKit", () => toolCallRepairKit({ messageKey: "m" } as never), "messagesKey"],
     ["toolCallRepairNode", () => toolCallRepairNode({ orphanCall: "remove" } as never), "orphanCalls"],
   ])("%s: its options list names its own options and the engine's", (name, build, near) => {
@@ -95,10 +95,7 @@ describe("surface options are checked when the surface is built", () => {
     expect(() => toolCallRepair({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
   });
 
-  it("names must be non-empty strings; options must be an object", () => {
-    expect(() => toolCallRepairMiddleware({ name: "" })).toThrow(
-      'toolCallRepairMiddleware: options.name is ""; expected a non-empty string',
-    );
+  it("messagesKey must be a non-empty string; options must be an object", () => {
     expect(() => toolCallRepairNode({ messagesKey: 7 as never })).toThrow("options.messagesKey is 7");
     expect(() => withToolCallRepair(new MemorySaver(), { messagesKey: "" })).toThrow("options.messagesKey");
     expect(() => withToolCallRepair(new MemorySaver(), "bedrock" as never)).toThrow(
@@ -111,10 +108,9 @@ describe("surface options are checked when the surface is built", () => {
       toolCallRepairMiddleware({
         onRepair: () => {},
         repairOnInput: false,
-        name: "repair",
         recoverRejections: undefined,
       }),
     ).not.toThrow();
-    expect(() => toolCallRepairKit({ onRecovery: () => {}, list: true })).not.toThrow();
+    expect(() => toolCallRepairKit({ onRecovery: () => {}, messagesKey: "history" })).not.toThrow();
   });
 });
