@@ -76,7 +76,7 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
 function repairingSaver(
   inner: BaseCheckpointSaver,
   options: CheckpointerRepairOptions,
-): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put"> {
+): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "deleteThread"> {
   const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
@@ -234,6 +234,13 @@ function repairingSaver(
   return {
     getTuple,
     get: async (config) => (await getTuple(config))?.checkpoint,
+    // An id may be used again after its thread is deleted: nothing remembered of the old thread may reach the new one.
+    deleteThread: (threadId) => {
+      const prefix = `${threadId}\u0000`;
+      for (const memory of [runs, salvaged, unappliedInputs, reportedReads, checkedPlaceholders])
+        for (const k of memory.keys()) if (k.startsWith(prefix)) memory.delete(k);
+      return inner.deleteThread(threadId);
+    },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     put: async (config, checkpoint, metadata, versions) =>
       inner.put(

@@ -253,6 +253,23 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     expect(repairs.map((r) => r.toolCallId)).toEqual(["a", "b"]);
   });
 
+  it("forgets a deleted thread: a new thread under the same id never gets the old thread's real result", async () => {
+    const { inner, parent, call } = await abortedThread("t");
+    const wrapped = withToolCallRepair(inner, { provider: "openai" });
+    await store(wrapped, "t", [human("hi"), call], { parentId: parent.id, source: "input", input: true });
+    await wrapped.deleteThread("t");
+    // The same id again, and a call id the model reuses (`call_0` style): its run is abandoned with no result anywhere.
+    const again = await store(inner, "t", [human("again"), aiWithCalls("a")]);
+    const input = await store(wrapped, "t", [human("again"), aiWithCalls("a")], {
+      parentId: again.id,
+      source: "input",
+      input: true,
+    });
+    const stored = messagesIn(await inner.getTuple(input.config));
+    expect(shape(stored)).toBe("human, ai[a], tool(a)");
+    expect(isSyntheticResult(stored[2])).toBe(true);
+  });
+
   it("replaces placeholders a pre-model node wrote for a salvaged call with its real result", async () => {
     const { inner, parent, call } = await abortedThread("t");
     const wrapped = withToolCallRepair(inner, { provider: "openai" });
