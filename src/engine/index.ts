@@ -42,7 +42,7 @@ export interface Repairer {
 }
 
 const HOLE = "is a hole in a sparse array, not a message";
-const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
+export const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
 function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {

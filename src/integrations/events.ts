@@ -128,7 +128,8 @@ export function deliverRepairs(
   const setup = SETUP in onRepair;
   const request = scope === "request";
   // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
-  const thread = String(ensureConfig(config).configurable?.thread_id ?? "");
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
   const inList = new Map<string, number>();
   let seen = reported.get(onRepair);
   if (!seen) reported.set(onRepair, (seen = new Set()));

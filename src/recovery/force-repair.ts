@@ -18,7 +18,15 @@
  * And the one retry every surface makes after a rejection (`recoveryStep`, `recoveryFailed`, at the end).
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { FORCED_REPAIRS, findToolCallProblems, profileFor, repairToolCalls, reportRepairsSafely } from "../engine";
+import {
+  COERCED,
+  FORCED_REPAIRS,
+  findToolCallProblems,
+  profileFor,
+  repairToolCalls,
+  reportRepairsSafely,
+} from "../engine";
+import { resolveOptions } from "../engine/options";
 import { assertArray, boundary, optionsInput } from "../errors";
 import {
   clientCallsAsText,
@@ -48,14 +56,15 @@ import {
   type Dict,
 } from "../messages/inspect";
 import { parseToolPairingError } from "./parse-error";
-import type {
-  Provider,
-  ProviderRejection,
-  RejectingProvider,
-  RepairOptions,
-  RepairResult,
-  ToolCallProblemKind,
-  ToolCallRepair,
+import {
+  PROVIDERS,
+  type Provider,
+  type ProviderRejection,
+  type RejectingProvider,
+  type RepairOptions,
+  type RepairResult,
+  type ToolCallProblemKind,
+  type ToolCallRepair,
 } from "../types";
 
 /** The reason stored in the marker of results and messages made by a forced repair. */
@@ -63,7 +72,7 @@ const REASON = "provider_rejection";
 
 /** The engine profile to satisfy after a rejection by `provider`. */
 export const repairProviderFor = (provider: RejectingProvider): Provider =>
-  provider === "langgraph" || provider === "unknown" ? "strict" : provider;
+  (PROVIDERS as readonly unknown[]).includes(provider) ? (provider as Provider) : "strict";
 
 /**
  * Repairs what `rejection` names in `messages`; see the module comment. Linear in the messages and their calls.
@@ -74,6 +83,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
 >(messages: M[], rejection: ProviderRejection, options: RepairOptions = {}): RepairResult<M> {
   assertArray(messages, "forceRepairToolCalls");
   const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as RepairOptions;
+  resolveOptions(rest, "forceRepairToolCalls"); // the engine's option check, before any profile is read
   // A kind this version does not know (from another version of the package) gets the strict profile.
   const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
     ? FORCED_REPAIRS[rejection.kind]
@@ -88,8 +98,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   const report: Report = (repair) => repairs.push({ ...repair, rejection });
   const input = messages.map((m, index) => {
     if (isMessage(m)) return m;
-    const detail = "plain or serialized object turned into a LangChain message";
-    report({ problem: "malformed_message", action: "coerced_message", index, detail });
+    report({ problem: "malformed_message", action: "coerced_message", index, detail: COERCED });
     return coerceMessage(m, index);
   });
   const step = { input, rejection, problem, options: rest, report };

@@ -241,6 +241,14 @@ describe("tool blocks in a request without tools (tool_config_missing, B3)", () 
     human("summarize"),
   ];
 
+  it("names a provider option that is not one (before any profile is read); a rejecting provider it does not know is strict", () => {
+    expect(() => forceRepairToolCalls(valid(), b3, { provider: "bogus" as never })).toThrow(
+      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.provider" }),
+    );
+    const { messages } = forceRepairToolCalls(valid(), { ...b3, provider: "mistral" as never });
+    expect(shape(messages)).toBe("human, ai, human, ai, human");
+  });
+
   it(
     "a valid history: every call and result turned into text, so the unbound request is accepted; " +
       "repairs carry the rejection",
