@@ -23,7 +23,7 @@ import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCal
 
 export type { ResolvedOptions, ProviderProfile };
 export type { SyntheticText } from "./options";
-export { OPTIONS as ENGINE_OPTIONS } from "./options";
+export { OPTIONS as ENGINE_OPTIONS, resolveOptions } from "./options";
 export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId, profileFor } from "./profiles";
 
 /** The engine bound to one set of options: resolve once, use for every history. */

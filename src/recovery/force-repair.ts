@@ -25,8 +25,8 @@ import {
   profileFor,
   repairToolCalls,
   reportRepairsSafely,
+  resolveOptions,
 } from "../engine";
-import { resolveOptions } from "../engine/options";
 import { assertArray, boundary, optionsInput } from "../errors";
 import {
   clientCallsAsText,
