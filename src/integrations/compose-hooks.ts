@@ -71,7 +71,8 @@ export const composePreModelHooks = boundary(
     const rewriter = writer < 0 ? -1 : roles.indexOf("messages", writer);
     if (rewriter >= 0)
       throw new ToolCallRepairInputError(
-        `composePreModelHooks: hooks[${writer}] writes the model input (llmInputMessages) before hooks[${rewriter}] rewrites the messages; ` +
+        `composePreModelHooks: hooks[${writer}] writes the model input (llmInputMessages) ` +
+          `before hooks[${rewriter}] rewrites the messages; ` +
           "put the summarization hook first and toolCallRepairHook last, so the model sees the repaired summarized history",
         { argument: `hooks[${rewriter}]` },
       );

@@ -37,7 +37,8 @@ describe("argument checks: an input error naming the argument (and the index), n
         index: 0,
       });
       expect(thrown(() => fn([list[0], { role: "user", content: "x" }] as never))).toMatchObject({ index: 1 });
-      expect(thrown(() => fn([list[0], , list[1]] as never))).toMatchObject({ ...inputError("messages"), index: 1 }); // eslint-disable-line no-sparse-arrays
+      const sparse = [list[0], , list[1]]; // eslint-disable-line no-sparse-arrays
+      expect(thrown(() => fn(sparse as never))).toMatchObject({ ...inputError("messages"), index: 1 });
       // A throwing index is no realistic input: the boundary answers for it, naming the function.
       expect(thrown(() => fn(throwingAt(list, 1)))).toMatchObject(boundaryError(name, "IDX"));
     }
