@@ -78,7 +78,7 @@ export const REQUEST_REPAIR_OPTIONS = {
  */
 export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, options: RequestRepairOptions = {}): M => {
   const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
-  if (RunnableBinding.isRunnableBinding(model)) {
+  if (model != null && RunnableBinding.isRunnableBinding(model)) {
     const { bound, config, kwargs, configFactories } = model as RunnableBinding<unknown, unknown>;
     const rebound = { bound: withRequestRepair(bound, given), config, kwargs, configFactories };
     return new RunnableBinding(rebound as never) as unknown as M;

@@ -27,7 +27,7 @@ import {
   reportRepairsSafely,
   resolveOptions,
 } from "../engine";
-import { assertArray, boundary, optionsInput } from "../errors";
+import { assertArray, boundary, expectedInput, optionsInput } from "../errors";
 import {
   clientCallsAsText,
   defaultSyntheticText,
@@ -84,6 +84,13 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   assertArray(messages, "forceRepairToolCalls");
   const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as RepairOptions;
   resolveOptions(rest, "forceRepairToolCalls"); // the engine's option check, before any profile is read
+  if (typeof Object(rejection).kind !== "string")
+    throw expectedInput(
+      "forceRepairToolCalls",
+      "rejection",
+      "a ProviderRejection (from parseToolPairingError)",
+      rejection,
+    );
   // A kind this version does not know (from another version of the package) gets the strict profile.
   const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
     ? FORCED_REPAIRS[rejection.kind]

@@ -9,7 +9,7 @@
  * Extended thinking refuses a forced tool choice, so a model with thinking on never gets `tool`.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { boundary, errorText } from "../errors";
+import { ToolCallRepairInputError, boundary, errorText } from "../errors";
 import { dispatchInRun } from "../integrations/events";
 import {
   claudeAtLeast,
@@ -185,8 +185,9 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   if (strategy !== undefined) {
     const unavailable = whyNotSendable(strategy, model);
     if (unavailable)
-      throw new TypeError(
+      throw new ToolCallRepairInputError(
         `strategy "${strategy}" cannot be used for ${model.modelId ?? "this model"}: ${unavailable}.`,
+        { argument: "options.strategy" },
       );
     return { strategy, model };
   }

@@ -187,8 +187,10 @@ export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
 function checkedCount(count: unknown, path: string): number {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
-  if (count instanceof Promise) count.catch(() => undefined);
-  throw new ToolCallRepairInputError(`${path} returned ${quoteValue(count)}; expected a number >= 0`, {
+  const promise = count instanceof Promise;
+  if (promise) count.catch(() => undefined);
+  const got = promise ? "a Promise (this function needs a synchronous counter)" : quoteValue(count);
+  throw new ToolCallRepairInputError(`${path} returned ${got}; expected a number >= 0`, {
     argument: path,
   });
 }

@@ -122,6 +122,13 @@ describe("every request repaired for the model's provider", () => {
       withRequestRepair(bedrockModel({ url: "http://127.0.0.1:9" }), { provider: "bogus" as never }),
     ).toThrow(/options\.provider/);
   });
+
+  it("names a model that is not one, null and undefined included", () => {
+    for (const model of [null, undefined, 42])
+      expect(() => withRequestRepair(model as never)).toThrow(
+        expect.objectContaining({ name: "ToolCallRepairInputError", argument: "model" }),
+      );
+  });
 });
 
 /** A thread that used a tool (a finished exchange, then an interrupted one) and now asks something of a model without tools. */

@@ -245,6 +245,10 @@ describe("tool blocks in a request without tools (tool_config_missing, B3)", () 
     expect(() => forceRepairToolCalls(valid(), b3, { provider: "bogus" as never })).toThrow(
       expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.provider" }),
     );
+    for (const rejection of [undefined, null, {}])
+      expect(() => forceRepairToolCalls(valid(), rejection as never)).toThrow(
+        expect.objectContaining({ name: "ToolCallRepairInputError", argument: "rejection" }),
+      );
     const { messages } = forceRepairToolCalls(valid(), { ...b3, provider: "mistral" as never });
     expect(shape(messages)).toBe("human, ai, human, ai, human");
   });

@@ -118,6 +118,10 @@ describe("a forced strategy", () => {
     expect(() => structuredOutputStrategies(thinking, { strategy: "tool" })).toThrow(
       /strategy "tool" cannot be used for us\.anthropic\.claude-sonnet-4-6-v1:0: extended thinking is on/,
     );
+    // Named as the option it is, not as arguments that could not be read.
+    expect(() => structuredOutputStrategies(thinking, { strategy: "tool" })).toThrow(
+      expect.objectContaining({ name: "ToolCallRepairInputError", argument: "options.strategy" }),
+    );
   });
 
   it("native where this package cannot send it is an error", () => {

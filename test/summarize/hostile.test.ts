@@ -112,6 +112,7 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
       findSafeSummarizationBoundary(history(), { maxTokens: 10, tokenCounter: (async () => 1) as never }),
     );
     expect(promise.argument).toBe("options.tokenCounter");
+    expect(promise.message).toContain("returned a Promise (this function needs a synchronous counter)");
     const own = new RangeError("the counter's own error");
     expect(
       await thrown(() =>
