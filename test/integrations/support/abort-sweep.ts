@@ -133,11 +133,10 @@ export function tapSaver(
     },
     async quiet() {
       // LangGraph issues a run's last writes a few promise hops after the previous one lands: a quiet stretch
-      // with nothing under way (several event-loop turns, and some milliseconds for a loaded machine: 20 ms let
-      // PostgresSaver's async-durability write land after the next run began once, on a loaded CI run) means the
-      // run has stopped writing. This waits; nothing is asserted about time.
+      // with nothing under way (several event-loop turns, and a few milliseconds for a loaded machine) means
+      // the run has stopped writing. This waits; nothing is asserted about time.
       let calmSince = Date.now();
-      for (let calm = 0, turn = 0; (calm < 5 || Date.now() - calmSince < 50) && turn < 100_000; turn++) {
+      for (let calm = 0, turn = 0; (calm < 5 || Date.now() - calmSince < 20) && turn < 100_000; turn++) {
         await new Promise((resolve) => setImmediate(resolve));
         if (inFlight === 0) calm++;
         else [calm, calmSince] = [0, Date.now()];
