@@ -408,11 +408,12 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
     if (c.point === "before first step") controller.abort();
     if (!c.point.startsWith("tools ")) tools.hold = false;
     const finishedTools: string[] = [];
+    const firstRun = rootRunEnd();
     let firstError: string | undefined;
     const first = (async () => {
       const stream = await graph.stream(
         { messages: [FIRST()] },
-        { ...config, streamMode: "updates", signal: controller.signal },
+        { ...config, streamMode: "updates", signal: controller.signal, callbacks: [firstRun.handler] },
       );
       for await (const chunk of stream) {
         for (const update of Object.values(asDict(chunk))) {
@@ -440,8 +441,12 @@ export async function runSweepCase(c: SweepCase, saver: BaseCheckpointSaver, thr
       controller.abort();
     }
     await first;
-    // The aborted run's promise rejected, but its last writes may still be under way: let them land first.
-    if (!c.immediate) await tap.quiet();
+    // The aborted run's promise rejected, but its loop may still be writing: let it end and its writes land first.
+    if (!c.immediate) {
+      await tap.quiet();
+      await firstRun.ended();
+      await tap.quiet();
+    }
     counting = false;
     tools.hold = false;
     const rejectionsBefore = stub.rejections.length;
@@ -540,6 +545,39 @@ function judge(
     }
   }
   return [...new Set(failures)];
+}
+
+/**
+ * When the graph's own run ends. An aborted `stream()` rejects at once (core's `raceWithSignal`), but LangGraph's
+ * loop goes on until its tasks settle and its checkpoint writes land, and only then ends the root run (error or
+ * end callback). No quiet stretch of time can stand in for that on a loaded machine: a write can be issued after
+ * any pause. `ended()` resolves at once when the root run never started, and is bounded.
+ */
+export function rootRunEnd() {
+  let root: string | undefined;
+  let done = false;
+  let wake = () => {};
+  const finished = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  const end = (runId: string) => {
+    if (runId !== root) return;
+    done = true;
+    wake();
+  };
+  return {
+    handler: {
+      handleChainStart(_chain: unknown, _inputs: unknown, runId: string, parentRunId?: string) {
+        if (parentRunId === undefined) root ??= runId;
+      },
+      handleChainEnd: (_outputs: unknown, runId: string) => end(runId),
+      handleChainError: (_error: unknown, runId: string) => end(runId),
+    },
+    ended: async () => {
+      if (root === undefined || done) return;
+      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    },
+  };
 }
 
 // Both are raced against the run itself and bounded by time, not by event-loop turns (a loaded machine's
