@@ -124,12 +124,9 @@ export async function parseStructuredAnswer<T = unknown>(
   let firstFailure: string[] | undefined;
   for (const value of candidates) {
     // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
-    let result: Validation<T>;
-    try {
-      result = await format.validate(value);
-    } catch (error) {
-      result = { ok: false, issues: [`the value could not be validated: ${errorText(error)}`] };
-    }
+    const result: Validation<T> = await format
+      .validate(value)
+      .catch((error) => ({ ok: false, issues: [`the value could not be validated: ${errorText(error)}`] }));
     if (result.ok) chosen = result;
     else firstFailure ??= result.issues;
   }
