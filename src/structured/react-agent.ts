@@ -218,8 +218,7 @@ export const withPromptedStructuredOutput = boundary(
     const constrainedUpdate = async (branches: Branch[], { messages }: State, config: Config, last: AIMessage) => {
       if (branches.some((b) => b.strategy === "prompted")) {
         const parsed = await parseStructuredAnswer(answerText(last), format);
-        if (parsed.ok)
-          return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 }, undefined, last);
+        if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
       }
       let lastError: unknown;
       for (const { strategy, model } of branches) {
