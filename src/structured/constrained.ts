@@ -22,7 +22,7 @@ import { answerText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
-import { isDict, type Dict } from "../values";
+import type { Dict } from "../values";
 
 /**
  * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
@@ -72,12 +72,10 @@ export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", funct
       "a ChatBedrockConverse (a model with invocationParams())",
       model,
     );
-  return Object.defineProperty(Object.create(model), "invocationParams", {
-    value(this: unknown, options: unknown): Dict {
+  return Object.assign(Object.create(model), {
+    invocationParams(options: unknown): Dict {
       return { ...base.call(this, options), outputConfig };
     },
-    writable: true,
-    configurable: true,
   });
 });
 
@@ -99,11 +97,9 @@ export async function constrainedModel(
   let model = instance!;
   const { jsonSchema } = format;
   if (strategy === "tool") {
-    const d =
-      typeof jsonSchema.description === "string"
-        ? jsonSchema.description
-        : "Give the final answer in the required format.";
-    tools = [...tools, { type: "function", function: { name: toolName, description: d, parameters: jsonSchema } }];
+    const { description: d } = jsonSchema;
+    const description = typeof d === "string" ? d : "Give the final answer in the required format.";
+    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: jsonSchema } }];
     options.tool_choice = toolName;
   } else if (strategy === "native" && provider === "bedrock")
     model = withBedrockOutputConfig(model, bedrockOutputConfig(format));
@@ -113,10 +109,10 @@ export async function constrainedModel(
     options.outputConfig = { ...(options.outputConfig as Dict), format: { type: "json_schema", schema } };
   }
   type Bound = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  const bind = (key: string, ...args: unknown[]) => (model[key] as (...a: unknown[]) => Bound).call(model, ...args);
-  if (tools.length > 0 && typeof model.bindTools === "function") return bind("bindTools", [...tools], options);
-  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") return bind("withConfig", options);
-  return model as unknown as Bound;
+  const m = model as Bound & { bindTools?(tools: unknown[], options: Dict): Bound; withConfig?(options: Dict): Bound };
+  if (tools.length > 0 && typeof m.bindTools === "function") return m.bindTools([...tools], options);
+  if (Object.keys(options).length > 0 && typeof m.withConfig === "function") return m.withConfig(options);
+  return m;
 }
 
 /**
@@ -136,10 +132,9 @@ export async function structuredCall(
   repair: (request: BaseMessage[]) => Promise<BaseMessage[]>,
   config?: RunnableConfig,
 ) {
-  const taken = tools.map((t) =>
-    [t, (t as Dict)?.function, (t as Dict)?.toolSpec].find((p) => isDict(p) && typeof p.name === "string"),
-  );
-  const name = formatNameOf(format, new Set(taken.map((p) => (p as Dict)?.name as string)));
+  // The names of the agent's tools, in any of their forms (a tool, OpenAI's `function`, Bedrock's `toolSpec`).
+  const taken = tools.flatMap((t) => [t, (t as Dict)?.function, (t as Dict)?.toolSpec].map((p) => (p as Dict)?.name));
+  const name = formatNameOf(format, new Set(taken as string[]));
   const runnable = await constrainedModel(strategy, model, format, tools, name, config);
   const last = messages.at(-1)!;
   const input = [

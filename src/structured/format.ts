@@ -44,46 +44,51 @@ const JSON_SCHEMA_KEYWORDS = new Set(
  * Schema without a JSON Schema form, a plain object with no JSON Schema keyword, a string, ...).
  */
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
+  let validate: OutputFormat<T>["validate"];
+  let full: JsonSchema | undefined;
   if (isInteropZodSchema(schema)) {
-    const zod = schema as InteropZodType<T>;
-    return formatWith<T>(toJsonSchema(zod) as JsonSchema, prompt, async (value) => {
-      const result = await interopSafeParseAsync(zod, value);
-      if (result.success) return { ok: true, value: result.data };
-      return { ok: false, issues: result.error.issues.map((issue) => pathed(issue.path, issue.message)) };
-    });
-  }
-  if (isSerializableSchema<unknown, T>(schema)) {
-    return formatWith<T>(toJsonSchema(schema) as JsonSchema, prompt, async (value) => {
+    validate = async (value) => {
+      const result = await interopSafeParseAsync(schema as InteropZodType<T>, value);
+      return result.success ? { ok: true, value: result.data } : failure(result.error.issues);
+    };
+  } else if (isSerializableSchema<unknown, T>(schema)) {
+    validate = async (value) => {
       const result = await schema["~standard"].validate(value);
-      if (!result.issues) return { ok: true, value: result.value };
-      const keyOf = (p: PropertyKey | { key: PropertyKey }) => (isDict(p) ? p.key : p);
-      return { ok: false, issues: result.issues.map((issue) => pathed((issue.path ?? []).map(keyOf), issue.message)) };
-    });
-  }
-  if (isDict(schema) && !isStandardSchema(schema) && Object.keys(schema).some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
+      return result.issues ? failure(result.issues) : { ok: true, value: result.value };
+    };
+  } else if (
+    isDict(schema) &&
+    !isStandardSchema(schema) &&
+    Object.keys(schema).some((key) => JSON_SCHEMA_KEYWORDS.has(key))
+  ) {
     // All errors (not short-circuited) so that one correction can fix every problem at once. The validator marks
     // the schema it is given (`__absolute_uri__` on every subschema): give it a copy, never the caller's object.
     const validator = new Validator(JSON.parse(JSON.stringify(schema)), "2020-12", false);
-    return formatWith<T>(schema, prompt, async (value) => {
+    full = schema;
+    validate = async (value) => {
       const result = validator.validate(value);
       return result.valid ? { ok: true, value: value as T } : { ok: false, issues: leafErrors(result.errors) };
-    });
+    };
+  } else {
+    throw new TypeError(
+      `Unsupported response format for '${argument}'. Expected a zod schema, a Standard Schema with a JSON Schema ` +
+        "form, or a JSON schema object (with a keyword such as type, properties or anyOf).",
+    );
   }
-  throw new TypeError(
-    `Unsupported response format for '${argument}'. Expected a zod schema, a Standard Schema with a JSON Schema ` +
-      "form, or a JSON schema object (with a keyword such as type, properties or anyOf).",
-  );
+  full ??= toJsonSchema(schema as InteropZodType) as JsonSchema;
+  // `$schema` dropped: it tells the model nothing and costs tokens. Named by the schema's title.
+  const { $schema: _ignored, ...jsonSchema } = full;
+  return { jsonSchema, name: typeof full.title === "string" ? full.title : undefined, prompt, validate };
 }
 
-/** The format of a JSON schema (`$schema` dropped: it tells the model nothing and costs tokens), named by its title. */
-function formatWith<T>(
-  schema: JsonSchema,
-  prompt: string | undefined,
-  validate: OutputFormat<T>["validate"],
-): OutputFormat<T> {
-  const { $schema: _ignored, ...jsonSchema } = schema;
-  return { jsonSchema, name: typeof schema.title === "string" ? schema.title : undefined, prompt, validate };
-}
+/** Issues of zod or a Standard Schema, each with the path to the value at fault. */
+const failure = (issues: readonly { path?: readonly unknown[]; message: string }[]): Validation<never> => ({
+  ok: false,
+  issues: issues.map(({ path = [], message }) => {
+    const keys = path.map((p) => String(isDict(p) ? p.key : p));
+    return `${keys.length > 0 ? keys.join(".") : "(root)"}: ${message}`;
+  }),
+});
 
 /** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
 export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
@@ -93,12 +98,14 @@ export const isSchemaOptions = (value: unknown): value is { schema: unknown; pro
  * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
  * createReactAgent does: a `schema` key).
  */
-
-export function reactOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> {
-  if (!isSchemaOptions(responseFormat)) return outputFormatOf<T>(responseFormat, undefined, "responseFormat");
-  const prompt = typeof responseFormat.prompt === "string" ? responseFormat.prompt : undefined;
-  return outputFormatOf<T>(responseFormat.schema, prompt, "responseFormat.schema");
-}
+export const reactOutputFormat = <T = unknown>(format: unknown): OutputFormat<T> =>
+  isSchemaOptions(format)
+    ? outputFormatOf<T>(
+        format.schema,
+        typeof format.prompt === "string" ? format.prompt : undefined,
+        "responseFormat.schema",
+      )
+    : outputFormatOf<T>(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
 export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
@@ -106,7 +113,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown): unknown =>
-  isToolStrategy(value) || (isDict(value) && typeof value.strict === "boolean" && typeof value.parse === "function")
+  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
     ? value.schema
     : value;
 
@@ -149,10 +156,6 @@ function leafErrors(errors: readonly { instanceLocation: string; error: string; 
   }
   const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
   return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
-}
-
-function pathed(path: readonly PropertyKey[], message: string): string {
-  return `${path.length > 0 ? path.map(String).join(".") : "(root)"}: ${message}`;
 }
 
 /**

@@ -53,8 +53,8 @@ export interface PromptedStructuredOutputMiddlewareOptions
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
   function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
-    const keys = "strategy env onStructuredResponse onFallback name";
-    options = structuredOptions(options, "promptedStructuredOutputMiddleware", keys);
+    const fn = "promptedStructuredOutputMiddleware";
+    options = structuredOptions(options, fn, "strategy env onStructuredResponse onFallback name");
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).
     const withFallback = nativeFallbacks(options.onFallback);
     return createMiddleware({
@@ -83,8 +83,7 @@ export const promptedStructuredOutputMiddleware = boundary(
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
           });
           // The agent node stores the last answer the handler returned: the message (same id) replaces it.
-          const update = structuredUpdate(options, decision, resolved, model?.modelId, resolved.answer as AIMessage);
-          return new Command({ update });
+          return new Command({ update: structuredUpdate(options, decision, resolved, model?.modelId) });
         };
         const decision = model ? strategyChoiceFor(model, options).strategy : "prompted";
         // A schema outside the subset, or a model that refused native before: the next strategy at once.

@@ -124,12 +124,9 @@ export async function parseStructuredAnswer<T = unknown>(
   let firstFailure: string[] | undefined;
   for (const value of candidates) {
     // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
-    let result: Validation<T>;
-    try {
-      result = await format.validate(value);
-    } catch (error) {
-      result = { ok: false, issues: [`the value could not be validated: ${errorText(error)}`] };
-    }
+    const result: Validation<T> = await format
+      .validate(value)
+      .catch((error) => ({ ok: false, issues: [`the value could not be validated: ${errorText(error)}`] }));
     if (result.ok) chosen = result;
     else firstFailure ??= result.issues;
   }
@@ -237,14 +234,14 @@ export interface StructuredResponseReport {
  * when a correction changed it: its text as content, the answer's metadata, under the
  * id and name of the message it replaces (the messages reducer replaces by id; an id is given to a message that
  * has none, in both places, as createAgent sets `name`). Text only, so a stray tool call in a correction cannot
- * send the graph back to the tools.
+ * send the graph back to the tools. `replaced` defaults to the answer itself: nothing is replaced.
  */
 export function structuredUpdate(
   options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
   strategy: StructuredOutputStrategy,
   resolved: Resolved<unknown>,
-  modelId: string | undefined,
-  replaced: AIMessage,
+  modelId?: string,
+  replaced = resolved.answer as AIMessage,
 ): Record<string, unknown> {
   const { value: structuredResponse, answer, corrections } = resolved;
   options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, modelId });

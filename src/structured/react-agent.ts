@@ -154,9 +154,12 @@ export const withPromptedStructuredOutput = boundary(
     params: CreateReactAgentParams<A, S, C>,
     options: PromptedStructuredOutputOptions = {},
   ): CreateReactAgentParams<A, S, C> {
-    const keys = "strategy env onStructuredResponse onRepair onFallback";
-    const o: PromptedStructuredOutputOptions = structuredOptions(options, "withPromptedStructuredOutput", keys);
     const fn = "withPromptedStructuredOutput";
+    const o: PromptedStructuredOutputOptions = structuredOptions(
+      options,
+      fn,
+      "strategy env onStructuredResponse onRepair onFallback",
+    );
     if (!isDict(params)) throw expectedInput(fn, "params", "createReactAgent's params (an object)", params);
     const { responseFormat, ...rest } = params;
     const { llm, prompt } = rest;
@@ -182,7 +185,7 @@ export const withPromptedStructuredOutput = boundary(
     const prompted = (branches: Branch[]) => branches.length === 1 && branches[0].strategy === "prompted";
     // A request this wrapper sends itself may hold what a repairing preModelHook only fixed in llmInputMessages:
     // repaired for Bedrock or a strict provider, every repair reported like a surface's.
-    const repaired = async (messages: BaseMessage[], bedrock: boolean, config: Config) => {
+    const repairer = (bedrock: boolean, config: Config) => async (messages: BaseMessage[]) => {
       const { repairs, messages: out } = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
       await reportRepairs(repairs, { onRepair: o.onRepair }, config);
       return out;
@@ -196,18 +199,17 @@ export const withPromptedStructuredOutput = boundary(
         // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
         const messages = [...state.messages.slice(0, -1), ...followUp];
         const input = { ...state, messages };
+        const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
         const request =
           prompt == null
             ? messages
-            : typeof prompt === "string" || SystemMessage.isInstance(prompt)
-              ? [typeof prompt === "string" ? new SystemMessage(prompt) : prompt, ...messages]
-              : toMessages(
-                  await (Runnable.isRunnable(prompt)
-                    ? prompt.invoke(input, config)
-                    : (prompt as (...a: unknown[]) => unknown)(input, config)),
-                );
-        const bedrock = isBedrockModel(model, o.env);
-        return (await model.invoke(await repaired(request, bedrock, config), config)) as BaseMessage;
+            : SystemMessage.isInstance(system)
+              ? [system, ...messages]
+              : toMessages(await _coerceToRunnable(prompt as never).invoke(input, config));
+        return (await model.invoke(
+          await repairer(isBedrockModel(model, o.env), config)(request),
+          config,
+        )) as BaseMessage;
       });
       return structuredUpdate(o, "prompted", resolved, undefined, last);
     };
@@ -216,39 +218,42 @@ export const withPromptedStructuredOutput = boundary(
     const constrainedUpdate = async (branches: Branch[], { messages }: State, config: Config, last: AIMessage) => {
       if (branches.some((b) => b.strategy === "prompted")) {
         const parsed = await parseStructuredAnswer(answerText(last), format);
-        if (parsed.ok)
-          return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 }, undefined, last);
+        if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
       }
       let lastError: unknown;
       for (const { strategy, model } of branches) {
-        const constrained = async (strategy: StructuredOutputStrategy) => {
-          const bedrock = model.provider === "bedrock" || envSelectsBedrock(o.env);
-          const repair = (request: BaseMessage[]) => repaired(request, bedrock, config);
-          const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-          const { value, corrections } = await resolve(await ask([]), ask);
+        const respond = async (strategy: StructuredOutputStrategy | "own") => {
+          let value: unknown;
+          let corrections = 0;
+          if (strategy === "own") {
+            // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+            const { instance } = await withInstance(model, config);
+            if (typeof instance?.withStructuredOutput !== "function")
+              throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+            const {
+              prompt: p,
+              schema,
+              ...more
+            } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+            const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+            const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+            value = await structured.invoke([...system, ...messages], config);
+            if (value == null)
+              throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+          } else {
+            const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
+            const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
+            ({ value, corrections } = await resolve(await ask([]), ask));
+          }
           o.onStructuredResponse?.({ strategy, value, corrections, modelId: model.modelId });
           return value;
         };
         try {
-          if (strategy === "native")
-            return { structuredResponse: await withFallback(model, format.jsonSchema, constrained, config) };
-          if (strategy !== "own") return { structuredResponse: await constrained(strategy) };
-          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
-          const { instance } = await withInstance(model, config);
-          if (typeof instance?.withStructuredOutput !== "function")
-            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-          const {
-            prompt: p,
-            schema,
-            ...more
-          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
-          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-          const value = await structured.invoke([...system, ...messages], config);
-          if (value == null)
-            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-          o.onStructuredResponse?.({ strategy: "own", value, corrections: 0, modelId: model.modelId });
-          return { structuredResponse: value };
+          return {
+            structuredResponse: await (strategy === "native"
+              ? withFallback(model, format.jsonSchema, respond, config)
+              : respond(strategy)),
+          };
         } catch (error) {
           lastError = error;
         }
@@ -276,8 +281,7 @@ export const withPromptedStructuredOutput = boundary(
     };
     // The prompt with the instructions added, in the form it was given.
     const withInstructions = () => {
-      if (prompt == null) return instructions;
-      if (typeof prompt === "string") return promptWith(prompt, instructions);
+      if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
       if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
       if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
       return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
@@ -291,12 +295,10 @@ export const withPromptedStructuredOutput = boundary(
             if (!branches.some((b) => b.strategy === "prompted")) return model;
             if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
               return instructed(model);
-            const wrap = (runnable: Runnable, i: number) =>
-              branches[i].strategy === "prompted" ? instructed(runnable) : runnable;
-            return new RunnableWithFallbacks({
-              runnable: wrap(model.runnable, 0),
-              fallbacks: model.fallbacks.map((f, i) => wrap(f, i + 1)),
-            });
+            const [runnable, ...fallbacks] = [model.runnable, ...model.fallbacks].map((r, i) =>
+              branches[i].strategy === "prompted" ? instructed(r) : r,
+            );
+            return new RunnableWithFallbacks({ runnable, fallbacks });
           },
         }
       : prompted(fixed!)
@@ -327,7 +329,7 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
   return described.map((m) => ({
     model: m,
     strategy:
-      forced || m.provider === "bedrock" || (m.modelId !== undefined && cannotPrefill(m.modelId))
+      forced || m.provider === "bedrock" || cannotPrefill(m.modelId ?? "")
         ? strategyChoiceFor(m, options).strategy
         : "own",
   }));
@@ -346,8 +348,11 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
       { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },
       config,
     );
-    if (own.messages === undefined) return { ...update, ...own };
-    return { ...update, ...own, messages: [messages ?? [], own.messages].flat() };
+    return {
+      ...update,
+      ...own,
+      ...(own.messages !== undefined && { messages: [messages ?? [], own.messages].flat() }),
+    };
   }) as AnyParams["postModelHook"];
 }
 /**

@@ -138,7 +138,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
  */
 /** Every option a structured-output wrapper may take; each wrapper lists the ones it reads. */
 const KINDS = {
-  strategy: option.oneOf(["native", "tool", "prompted"], '"native", "tool" or "prompted"'),
+  strategy: option.oneOf(STRATEGIES, '"native", "tool" or "prompted"'),
   env: option.object("an object of environment variables"),
   onStructuredResponse: option.fn,
   onRepair: option.fn,
@@ -194,7 +194,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
   const { modelId } = model;
-  const facts = { provider, modelId, claude: modelId === undefined ? undefined : claudeVersionOf(modelId) };
+  const facts = { provider, modelId, claude: modelId ? claudeVersionOf(modelId) : undefined };
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
@@ -226,12 +226,9 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
     return undefined;
   }
   const supported = instance?.supportsToolChoiceValues;
-  const forcesOne = Array.isArray(supported)
-    ? supported.includes("tool")
-    : modelId !== undefined && claudeVersionOf(modelId) !== undefined;
+  const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId ?? "");
   if (provider === "bedrock" && !forcesOne)
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
-  return undefined;
 }
 
 /**
