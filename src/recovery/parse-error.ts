@@ -146,7 +146,10 @@ const DEFINITION_PARAMS = new Set(
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
 const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
 
-/** The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`). */
+/**
+ * The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`), with
+ * what it names; null for an error about a request definition, which no other row may claim.
+ */
 function matchText(text: string) {
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
@@ -162,14 +165,12 @@ function matchText(text: string) {
             : open === -1 || at - open > NEAR
               ? []
               : readQuoted(text, open + row.pathAfter.length, "'", 200);
-        // No other row may claim an error about a definition.
-        if (path !== undefined && namesDefinition(path))
-          return { row, at, toolCallIds: [], notHistory: true, position: undefined };
+        if (path !== undefined && namesDefinition(path)) return null;
         if (path === undefined || !row.path.test(path)) continue;
       }
       const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
       const position = row.position === "last" ? near.at(-1) : near[0];
-      return { row, at, toolCallIds: readIds(row, text, at, anchor), position };
+      return { row, at, text, toolCallIds: readIds(row, text, at, anchor), position };
     }
   }
   return undefined;
@@ -209,9 +210,10 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
   let found: ReturnType<typeof matchText>;
-  let foundIn = "";
   // The cause chain, at most 8 deep (a cycle is read again, to no effect).
   for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null; depth++) {
+    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
+    let texts: unknown[] = [node];
     if (isDict(node)) {
       if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
       const status = [
@@ -225,37 +227,30 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
       if (status !== undefined && status !== 400 && status !== 422) return undefined;
       shape ??= shapeProvider(node);
       param ??= str(node.param) ?? str(pick(node, "error", "param"));
+      texts = [
+        pick(node, "error", "error", "message"),
+        pick(node, "error", "message"),
+        pick(node, "response", "data", "error", "message"),
+        node.message,
+      ];
     }
-    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
-    const texts = isDict(node)
-      ? [
-          pick(node, "error", "error", "message"),
-          pick(node, "error", "message"),
-          pick(node, "response", "data", "error", "message"),
-          node.message,
-        ]
-      : [node];
-    for (const text of found ? [] : texts)
-      if (str(text) && (found = matchText(text as string))) {
-        foundIn = text as string;
-        break;
-      }
+    for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
     node = isDict(node) ? node.cause : undefined;
   }
   // An error about a tool definition or another request parameter: no history change fixes it.
-  if (!found || found.notHistory || (param !== undefined && namesDefinition(param))) return undefined;
+  if (!found || (param !== undefined && namesDefinition(param))) return undefined;
 
-  const { row } = found;
+  const { row, at, text, toolCallIds } = found;
   const provider = senderOf(row, options.provider, shape);
   const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
   // The text kept: at most 4,096 characters, around the anchor.
-  const start = Math.max(0, Math.min(found.at - 256, foundIn.length - 4096));
+  const start = Math.max(0, Math.min(at - 256, text.length - 4096));
   const rejection: ProviderRejection = {
     provider,
     kind: row.kind,
     rule: row.rule,
-    toolCallIds: found.toolCallIds,
-    text: foundIn.slice(start, start + 4096),
+    toolCallIds,
+    text: text.slice(start, start + 4096),
   };
   if (position === undefined) return rejection;
   rejection.payloadIndex = position.payloadIndex;
