@@ -120,7 +120,7 @@ function readIds(row: Text, text: string, at: number, anchor: string): string[] 
     if (marker === -1 || marker - at > NEAR) return [];
     from = marker + row.idsAfter.length;
   }
-  const quote = anchor[anchor.length - 1];
+  const quote = anchor.at(-1)!;
   if (row.ids === "item") {
     // The item is quoted in `Item '<id>'` before the anchor; the reasoning item it needs, if named, after it.
     const item = text.lastIndexOf("Item '", at);
@@ -157,14 +157,12 @@ function matchText(text: string) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
       if (row.path) {
-        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it.
-        const open = row.pathAfter === undefined ? at : text.lastIndexOf(row.pathAfter, at);
+        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it (each ends on
+        // the quote).
+        const marker = row.pathAfter ?? anchor;
+        const open = row.pathAfter === undefined ? at : text.lastIndexOf(marker, at);
         const [path] =
-          row.pathAfter === undefined
-            ? readQuoted(text, at + anchor.length, anchor[anchor.length - 1], 200)
-            : open === -1 || at - open > NEAR
-              ? []
-              : readQuoted(text, open + row.pathAfter.length, "'", 200);
+          open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
         if (path !== undefined && namesDefinition(path)) return null;
         if (path === undefined || !row.path.test(path)) continue;
       }
@@ -272,7 +270,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
 function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
   const fromText = row.provider;
   if (fromText === "langgraph") return fromText;
-  const openAI = (p: RejectingProvider) => p === "openai" || p === "openai-responses";
+  const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
   if (row.shared && called !== undefined && called !== "strict") return called;
