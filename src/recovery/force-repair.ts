@@ -166,23 +166,20 @@ const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"],
 
 /** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
 function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): ReturnType<Fix> {
-  const named = new Set(rejection.toolCallIds);
+  const goes = new Set(rejection.toolCallIds);
+  const named = [...goes].join(", ");
   // The items after a named one, up to the next reasoning item, followed the same reasoning item: the provider
-  // would name each of them next (R6 names one item at a time).
-  const run = new Set<string>();
+  // would name each of them next (R6 names one item at a time). Each goes too (and so continues the run).
   let inRun = false;
   for (const { type, id } of resentOutputOf(message) ?? []) {
     if (type === "reasoning") inRun = false;
-    else if (inRun && typeof id === "string") run.add(id);
-    if (typeof id === "string" && named.has(id)) inRun = type !== "reasoning";
+    else if (inRun && typeof id === "string") goes.add(id);
+    if (typeof id === "string" && goes.has(id)) inRun = type !== "reasoning";
   }
   let hit = false;
-  const { message: fixed, droppedReasoning: gone } = withoutItemIds(
-    message,
-    (id) => (named.has(id) || run.has(id)) && (hit = true),
-  );
+  const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
   const dropped = gone.length > 0 ? ` (reasoning items ${gone.join(", ")} removed)` : "";
-  const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
+  const detail = `Responses items ${named} sent without their ids${dropped}`;
   return hit ? [fixed, { action: "rebuilt_message", detail }] : undefined;
 }
 
@@ -325,7 +322,7 @@ function blocksAsText(step: Step, servers: boolean) {
         const text = servers
           ? serverToolBlockAsText(block)
           : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
-        return text ? [text] : [];
+        return text ?? [];
       });
       const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
       return changed ? [rebuildAssistant(m, { content }), { action: "converted_block", detail }] : undefined;
@@ -348,7 +345,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   };
   const { origin } = unchanged(input);
   const at = rejection.messageIndex;
-  if (at === undefined || !(at >= 0 && at < input.length)) return whole(input, origin);
+  if (at === undefined || !input[at]) return whole(input, origin);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
   let start = at;
   while (start > 0 && !isTurnStart(input[start])) start--;

@@ -160,7 +160,7 @@ export function readSummarization<M = SummarizerModel>(
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
-  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");
+  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter);
   return { ...read, fn, trigger: conditions, keep: kept, count };
 }
 

@@ -51,7 +51,7 @@ export const trimMessagesSafely = boundary(
     const counter = read.tokenCounter;
     const sum = async (messages: BaseMessage[]) =>
       (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
+    const count = asyncCounter(typeof counter === "function" ? counter : sum);
     const trim = {
       ...read,
       tokenCounter: count,
