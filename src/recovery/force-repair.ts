@@ -20,14 +20,15 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import {
   COERCED,
+  ENGINE_OPTIONS,
   FORCED_REPAIRS,
   findToolCallProblems,
   profileFor,
   repairToolCalls,
   reportRepairsSafely,
-  resolveOptions,
 } from "../engine";
-import { assertArray, boundary, expectedInput, optionsInput } from "../errors";
+import { assertArray, boundary, expectedInput } from "../errors";
+import { readOptions } from "../options";
 import {
   clientCallsAsText,
   defaultSyntheticText,
@@ -71,7 +72,7 @@ import {
 const REASON = "provider_rejection";
 
 /** The engine profile to satisfy after a rejection by `provider`. */
-export const repairProviderFor = (provider: RejectingProvider): Provider =>
+const repairProviderFor = (provider: RejectingProvider): Provider =>
   (PROVIDERS as readonly unknown[]).includes(provider) ? (provider as Provider) : "strict";
 
 /**
@@ -81,16 +82,12 @@ export const repairProviderFor = (provider: RejectingProvider): Provider =>
 export const forceRepairToolCalls = boundary("forceRepairToolCalls", function forceRepairToolCalls<
   M = BaseMessage,
 >(messages: M[], rejection: ProviderRejection, options: RepairOptions = {}): RepairResult<M> {
-  assertArray(messages, "forceRepairToolCalls");
-  const { onRepair, ...rest } = optionsInput(options, "forceRepairToolCalls") as RepairOptions;
-  resolveOptions(rest, "forceRepairToolCalls"); // the engine's option check, before any profile is read
+  const fn = "forceRepairToolCalls";
+  assertArray(messages, fn);
+  // The engine's option check, before any profile is read.
+  const { onRepair, ...rest } = readOptions<RepairOptions>(options, fn, ENGINE_OPTIONS);
   if (typeof Object(rejection).kind !== "string")
-    throw expectedInput(
-      "forceRepairToolCalls",
-      "rejection",
-      "a ProviderRejection (from parseToolPairingError)",
-      rejection,
-    );
+    throw expectedInput(fn, "rejection", "a ProviderRejection (from parseToolPairingError)", rejection);
   // A kind this version does not know (from another version of the package) gets the strict profile.
   const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
     ? FORCED_REPAIRS[rejection.kind]
@@ -169,23 +166,20 @@ const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"],
 
 /** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
 function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): ReturnType<Fix> {
-  const named = new Set(rejection.toolCallIds);
+  const goes = new Set(rejection.toolCallIds);
+  const named = [...goes].join(", ");
   // The items after a named one, up to the next reasoning item, followed the same reasoning item: the provider
-  // would name each of them next (R6 names one item at a time).
-  const run = new Set<string>();
+  // would name each of them next (R6 names one item at a time). Each goes too (and so continues the run).
   let inRun = false;
   for (const { type, id } of resentOutputOf(message) ?? []) {
     if (type === "reasoning") inRun = false;
-    else if (inRun && typeof id === "string") run.add(id);
-    if (typeof id === "string" && named.has(id)) inRun = type !== "reasoning";
+    else if (inRun && typeof id === "string") goes.add(id);
+    if (typeof id === "string" && goes.has(id)) inRun = type !== "reasoning";
   }
   let hit = false;
-  const { message: fixed, droppedReasoning: gone } = withoutItemIds(
-    message,
-    (id) => (named.has(id) || run.has(id)) && (hit = true),
-  );
+  const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
   const dropped = gone.length > 0 ? ` (reasoning items ${gone.join(", ")} removed)` : "";
-  const detail = `Responses items ${[...named].join(", ")} sent without their ids${dropped}`;
+  const detail = `Responses items ${named} sent without their ids${dropped}`;
   return hit ? [fixed, { action: "rebuilt_message", detail }] : undefined;
 }
 
@@ -193,7 +187,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
   const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
-  const signature = isDict(signatures) ? signatures[first?.id ?? ""] : undefined;
+  const signature = isDict(signatures) && signatures[first?.id ?? ""];
   if (first?.id === undefined || (typeof signature === "string" && signature !== "")) return undefined;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
@@ -216,42 +210,38 @@ function answerNamedCalls(
       for (const item of output)
         if (isDict(item) && ids.has(item.id as string) && typeof item.call_id === "string") ids.add(item.call_id);
   }
-  const hadResult = new Set(input.map((m) => (isToolResult(m) ? resultIdOf(m) : undefined)));
+  const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const why = whyOf(rejection);
   const note = `the provider rejected this exchange (${rejection.rule})`;
-  const out: Forced = { messages: [], origin: [] };
-  const put = (message: BaseMessage, from: number) => out.messages.push(message) && out.origin.push(from);
-  // What goes at the end of the current block of tool results: fresh answers, then results set aside.
-  let later: [BaseMessage, number][] = [];
-  const flush = () => {
-    for (const [message, from] of later) put(message, from);
-    later = [];
-  };
+  // Each message with its input index; `later`: what goes at the end of the current block of tool results (fresh
+  // answers, then results set aside).
+  const out: [BaseMessage, number][] = [];
+  const later: typeof out = [];
   let touched = false;
   input.forEach((m, i) => {
     if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id === undefined || !ids.has(id)) return put(m, i);
+      if (id === undefined || !ids.has(id)) return out.push([m, i]);
       touched = true;
       later.push([orphanResultAsUserMessage(m, id), i]);
       const kind = problem === "duplicate_result" ? problem : "orphan_result";
       const detail = `result set aside as user text ${why}`;
       return report({ problem: kind, action: "converted_result", index: i, toolCallId: id, detail });
     }
-    flush();
+    out.push(...later.splice(0));
     // One per id; a server tool use answered inline is none to answer.
-    const inline = isAssistant(m) ? serverToolResultIds(m) : undefined;
+    const inline = isAssistant(m) && serverToolResultIds(m);
     const calls = inline
-      ? distinctCalls(
-          m,
-          (ref) => ids.has(ref.id!) && !(ref.location === "content.server_tool_use" && inline.has(ref.id!)),
-        )
+      ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
     const remove = options.orphanCalls === "remove" && calls.length > 0;
     const named = new Set(calls.map((call) => call.id));
-    put(remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m, i);
+    out.push([
+      remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m,
+      i,
+    ]);
+    touched ||= calls.length > 0;
     for (const { id = "", name } of calls) {
-      touched = true;
       const call = { index: i, toolCallId: id, ...(name ? { toolName: name } : {}) };
       if (remove) {
         report({ problem, action: "removed_call", ...call, detail: `call removed ${why}` });
@@ -269,8 +259,8 @@ function answerNamedCalls(
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }
   });
-  flush();
-  return touched ? out : undefined;
+  out.push(...later);
+  return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
 }
 
 const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
@@ -279,15 +269,16 @@ const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "
 function closeOpenLoop(step: Step): Forced | undefined {
   const { input } = step;
   // Where the open loop starts: after the last user message that does not follow tool results.
+  // (Past the start, `input[-1]` is undefined: no turn, no tool result.)
   let end = input.length - 1;
-  while (end >= 0 && turnOf(input[end]) === "system") end--;
-  if (end < 0 || !isToolResult(input[end])) return undefined;
+  while (turnOf(input[end]) === "system") end--;
+  if (!isToolResult(input[end])) return undefined;
   let from = 0;
   for (let i = end; i >= 0; i--) {
     if (turnOf(input[i]) !== "user") continue;
     let before = i - 1;
-    while (before >= 0 && (turnOf(input[before]) === "system" || turnOf(input[before]) === "user")) before--;
-    if (before < 0 || !isToolResult(input[before])) {
+    while (turnOf(input[before]) === "system" || turnOf(input[before]) === "user") before--;
+    if (!isToolResult(input[before])) {
       from = i + 1;
       break;
     }
@@ -331,7 +322,7 @@ function blocksAsText(step: Step, servers: boolean) {
         const text = servers
           ? serverToolBlockAsText(block)
           : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
-        return text ? [text] : [];
+        return text ?? [];
       });
       const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
       return changed ? [rebuildAssistant(m, { content }), { action: "converted_block", detail }] : undefined;
@@ -354,7 +345,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   };
   const { origin } = unchanged(input);
   const at = rejection.messageIndex;
-  if (at === undefined || !(at >= 0 && at < input.length)) return whole(input, origin);
+  if (at === undefined || !input[at]) return whole(input, origin);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
   let start = at;
   while (start > 0 && !isTurnStart(input[start])) start--;
@@ -431,9 +422,10 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
 
 /** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
 export function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
-  if (rejectionDiagnosisOf(error)) return { action: "rethrow", error };
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
-  const parsed = parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
+  const parsed =
+    !rejectionDiagnosisOf(error) &&
+    parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
   if (!parsed) return { action: "rethrow", error };
   // `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt).
   const { messageIndex, ...rest } = parsed;
@@ -454,10 +446,9 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
 /** The original error, with the diagnosis of the failed retry attached (`toolCallRejection`, and `cause` when free). */
 export function recoveryFailed(
   original: unknown,
-  step: Extract<RecoveryStep, { action: "retry" }>,
+  { rejection, repairs }: Extract<RecoveryStep, { action: "retry" }>,
   retryError: unknown,
 ): unknown {
-  const { rejection, repairs } = step;
   const retryRejection = parseToolPairingError(retryError);
   return attach(original, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
 }

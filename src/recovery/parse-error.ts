@@ -120,7 +120,7 @@ function readIds(row: Text, text: string, at: number, anchor: string): string[] 
     if (marker === -1 || marker - at > NEAR) return [];
     from = marker + row.idsAfter.length;
   }
-  const quote = anchor[anchor.length - 1];
+  const quote = anchor.at(-1)!;
   if (row.ids === "item") {
     // The item is quoted in `Item '<id>'` before the anchor; the reasoning item it needs, if named, after it.
     const item = text.lastIndexOf("Item '", at);
@@ -146,7 +146,10 @@ const DEFINITION_PARAMS = new Set(
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
 const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
 
-/** The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`). */
+/**
+ * The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`), with
+ * what it names; null for an error about a request definition, which no other row may claim.
+ */
 function matchText(text: string) {
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
@@ -154,22 +157,18 @@ function matchText(text: string) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
       if (row.path) {
-        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it.
-        const open = row.pathAfter === undefined ? at : text.lastIndexOf(row.pathAfter, at);
+        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it (each ends on
+        // the quote).
+        const marker = row.pathAfter ?? anchor;
+        const open = row.pathAfter === undefined ? at : text.lastIndexOf(marker, at);
         const [path] =
-          row.pathAfter === undefined
-            ? readQuoted(text, at + anchor.length, anchor[anchor.length - 1], 200)
-            : open === -1 || at - open > NEAR
-              ? []
-              : readQuoted(text, open + row.pathAfter.length, "'", 200);
-        // No other row may claim an error about a definition.
-        if (path !== undefined && namesDefinition(path))
-          return { row, at, toolCallIds: [], notHistory: true, position: undefined };
+          open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
+        if (path !== undefined && namesDefinition(path)) return null;
         if (path === undefined || !row.path.test(path)) continue;
       }
       const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
       const position = row.position === "last" ? near.at(-1) : near[0];
-      return { row, at, toolCallIds: readIds(row, text, at, anchor), position };
+      return { row, at, text, toolCallIds: readIds(row, text, at, anchor), position };
     }
   }
   return undefined;
@@ -209,9 +208,10 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
   let shape: RejectingProvider | undefined;
   let param: string | undefined;
   let found: ReturnType<typeof matchText>;
-  let foundIn = "";
   // The cause chain, at most 8 deep (a cycle is read again, to no effect).
   for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null; depth++) {
+    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
+    let texts: unknown[] = [node];
     if (isDict(node)) {
       if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
       const status = [
@@ -225,37 +225,30 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
       if (status !== undefined && status !== 400 && status !== 422) return undefined;
       shape ??= shapeProvider(node);
       param ??= str(node.param) ?? str(pick(node, "error", "param"));
+      texts = [
+        pick(node, "error", "error", "message"),
+        pick(node, "error", "message"),
+        pick(node, "response", "data", "error", "message"),
+        node.message,
+      ];
     }
-    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
-    const texts = isDict(node)
-      ? [
-          pick(node, "error", "error", "message"),
-          pick(node, "error", "message"),
-          pick(node, "response", "data", "error", "message"),
-          node.message,
-        ]
-      : [node];
-    for (const text of found ? [] : texts)
-      if (str(text) && (found = matchText(text as string))) {
-        foundIn = text as string;
-        break;
-      }
+    for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
     node = isDict(node) ? node.cause : undefined;
   }
   // An error about a tool definition or another request parameter: no history change fixes it.
-  if (!found || found.notHistory || (param !== undefined && namesDefinition(param))) return undefined;
+  if (!found || (param !== undefined && namesDefinition(param))) return undefined;
 
-  const { row } = found;
+  const { row, at, text, toolCallIds } = found;
   const provider = senderOf(row, options.provider, shape);
   const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
   // The text kept: at most 4,096 characters, around the anchor.
-  const start = Math.max(0, Math.min(found.at - 256, foundIn.length - 4096));
+  const start = Math.max(0, Math.min(at - 256, text.length - 4096));
   const rejection: ProviderRejection = {
     provider,
     kind: row.kind,
     rule: row.rule,
-    toolCallIds: found.toolCallIds,
-    text: foundIn.slice(start, start + 4096),
+    toolCallIds,
+    text: text.slice(start, start + 4096),
   };
   if (position === undefined) return rejection;
   rejection.payloadIndex = position.payloadIndex;
@@ -277,7 +270,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
 function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
   const fromText = row.provider;
   if (fromText === "langgraph") return fromText;
-  const openAI = (p: RejectingProvider) => p === "openai" || p === "openai-responses";
+  const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
   if (row.shared && called !== undefined && called !== "strict") return called;

@@ -140,7 +140,7 @@ export const findSafeSummarizationBoundary = boundary(
     if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
     if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
     const own = callersOwn(tokenCounter!);
-    const count = (messages: BaseMessage[]) => checkedCount(own(messages), "options.tokenCounter");
+    const count = (messages: BaseMessage[]) => checkedCount(own(messages));
     const systemCount = leadingSystemCount(list);
     const system = list.slice(0, systemCount);
     // Each probe copies the kept part: O(n) a probe, O(log n) probes.
@@ -183,15 +183,15 @@ export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
   return Array.from(messages, readMessage);
 }
 
-/** The count a user's counter returned, refused unless it is a number >= 0. */
-function checkedCount(count: unknown, path: string): number {
+/** The count a user's counter (`options.tokenCounter`) returned, refused unless it is a number >= 0. */
+function checkedCount(count: unknown): number {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   const promise = count instanceof Promise;
   if (promise) count.catch(() => undefined);
   const got = promise ? "a Promise (this function needs a synchronous counter)" : quoteValue(count);
-  throw new ToolCallRepairInputError(`${path} returned ${got}; expected a number >= 0`, {
-    argument: path,
+  throw new ToolCallRepairInputError(`options.tokenCounter returned ${got}; expected a number >= 0`, {
+    argument: "options.tokenCounter",
   });
 }
 
@@ -199,7 +199,7 @@ function checkedCount(count: unknown, path: string): number {
  * A user's token counter (that may return a Promise), wrapped: what it throws passes every boundary as it is,
  * what it returns must be a count.
  */
-export function asyncCounter(counter: (messages: BaseMessage[]) => unknown, path: string) {
+export function asyncCounter(counter: (messages: BaseMessage[]) => unknown) {
   const own = callersOwn(async (messages: BaseMessage[]) => await counter(messages));
-  return async (messages: BaseMessage[]) => checkedCount(await own(messages), path);
+  return async (messages: BaseMessage[]) => checkedCount(await own(messages));
 }

@@ -160,7 +160,7 @@ export function readSummarization<M = SummarizerModel>(
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
-  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter, "options.tokenCounter");
+  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter);
   return { ...read, fn, trigger: conditions, keep: kept, count };
 }
 
@@ -221,7 +221,7 @@ export async function summarizeRead(
       ? n - keep.messages
       : Math.min(
           await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
-          n > systemCount ? n - 1 : n,
+          Math.max(systemCount, n - 1),
         );
   const cut = safeCutFrom(messages, keepCut);
   const [summarized, kept] = [messages.slice(systemCount, cut), messages.slice(cut)];
@@ -323,17 +323,16 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
     const calls = distinctCalls(message);
     const n = calls.length;
-    return [
-      ...(text !== "" || n === 0 ? [`Assistant: ${text}`] : []),
-      ...(n === 0 ? [] : [n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`]),
-      ...calls.map(({ id, name, args }) => {
-        if (id !== undefined) callNames.set(id, name);
-        return `  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${callArgsText(args)}`;
-      }),
-    ].join("\n");
+    const lines = text !== "" || n === 0 ? [`Assistant: ${text}`] : [];
+    if (n > 0) lines.push(n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`);
+    for (const { id, name, args } of calls) {
+      if (id !== undefined) callNames.set(id, name);
+      lines.push(`  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${callArgsText(args)}`);
+    }
+    return lines.join("\n");
   }
-  const type = message.getType();
   if (!isToolResult(message)) {
+    const type = message.getType();
     const role = (message as { role?: unknown }).role;
     const label =
       type === "generic"
@@ -343,7 +342,7 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
   }
   const id = resultIdOf(message);
   const matched = id !== undefined && callNames.has(id);
-  const own = (typeof message.name === "string" && message.name) || undefined;
+  const own = typeof message.name === "string" && message.name;
   const name = matched ? (callNames.get(id) ?? own) : own;
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
   const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
@@ -363,9 +362,10 @@ export function contentText(content: unknown): string {
 function blockText(block: unknown): string {
   if (typeof block === "string") return block;
   if (!isDict(block)) return "";
-  const text = typeof block.text === "string" ? block.text : "";
-  if (typeof block.type !== "string") return isDict(block.toolUse) ? "" : text;
-  if (SILENT_BLOCK_TYPES.has(block.type)) return "";
-  if (typeof block.text === "string") return text;
-  return block.type === "image" || block.type === "image_url" ? "[image]" : `[${block.type}]`;
+  const { type, text } = block;
+  // Untyped: a Bedrock block (`{ text }`, `{ toolUse }`).
+  if (typeof type !== "string") return typeof text === "string" && !isDict(block.toolUse) ? text : "";
+  if (SILENT_BLOCK_TYPES.has(type)) return "";
+  if (typeof text === "string") return text;
+  return type === "image" || type === "image_url" ? "[image]" : `[${type}]`;
 }

@@ -51,9 +51,14 @@ export const trimMessagesSafely = boundary(
     const counter = read.tokenCounter;
     const sum = async (messages: BaseMessage[]) =>
       (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const count = asyncCounter(typeof counter === "function" ? counter : sum, "options.tokenCounter");
-    const { startOn, endOn } = read;
-    const trim = { ...read, tokenCounter: count, count, startOn: typeList(startOn), endOn: typeList(endOn) } as Trim;
+    const count = asyncCounter(typeof counter === "function" ? counter : sum);
+    const trim = {
+      ...read,
+      tokenCounter: count,
+      count,
+      startOn: typeList(read.startOn),
+      endOn: typeList(read.endOn),
+    } as Trim;
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
@@ -136,8 +141,7 @@ export function safeWindow(
 ) {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
   const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
-  const last = Math.max(0, Math.min(messages.length, window.end));
-  const first = Math.max(0, Math.min(last, window.start));
+  const { start: first, end: last } = window; // within the messages, start <= end
   // latest[j]: the latest result of any assistant message in [first, j).
   const latest = new Int32Array(last + 1).fill(-1);
   for (let i = first; i < last; i++) latest[i + 1] = Math.max(latest[i], lastResultIndexOf[i]);
