@@ -173,6 +173,10 @@ export const withPromptedStructuredOutput = boundary(
         throw new ToolCallRepairInputError(`${fn}: params.${key} is deprecated by createReactAgent; pass prompt`, {
           argument: `params.${key}`,
         });
+    // createReactAgent checks its prompt only when it builds the agent from params this wrapper replaces.
+    if (!(prompt == null || typeof prompt === "string" || typeof prompt === "function"))
+      if (!SystemMessage.isInstance(prompt) && !Runnable.isRunnable(prompt))
+        throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);

@@ -370,6 +370,18 @@ describe("withPromptedStructuredOutput checks its arguments up front", () => {
       ).toMatchObject({ name: "ToolCallRepairInputError", argument: `params.${key}` });
   });
 
+  it("refuses a prompt createReactAgent would not take when it acts (createReactAgent no longer sees it to check)", () => {
+    const llm = bedrockModel({ url: "http://127.0.0.1:1" });
+    for (const prompt of [new HumanMessage("be brief"), 42, { role: "system", content: "be brief" }])
+      expect(
+        errorOf(() => withPromptedStructuredOutput({ llm, tools: [], responseFormat: Weather, prompt } as never)),
+      ).toMatchObject({ name: "ToolCallRepairInputError", argument: "params.prompt" });
+    for (const prompt of ["be brief", new SystemMessage("be brief"), () => [], RunnableLambda.from(() => [])])
+      expect(
+        withPromptedStructuredOutput({ llm, tools: [], responseFormat: Weather, prompt } as never).prompt,
+      ).toBeDefined();
+  });
+
   it("params that are not an object, or cannot be read, and each option of the wrong kind are named", () => {
     for (const params of [null, undefined, 42, "x"])
       expect(errorOf(() => withPromptedStructuredOutput(params as never))).toMatchObject({
