@@ -28,15 +28,13 @@ export const option = {
   flag: kind("a boolean", (v) => typeof v === "boolean"),
   string: kind("a string", (v) => typeof v === "string"),
   name: kind("a non-empty string", (v) => typeof v === "string" && v !== ""),
-  object: (expected = "an object") => kind(expected, (v) => typeof v === "object" && v !== null),
+  object: (expected: string) => kind(expected, (v) => typeof v === "object" && v !== null),
   count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
-  integer: kind("a non-negative integer", (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
   oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
     kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),
-  /** Either kind. */
-  or: (a: OptionKind, b: OptionKind, expected = `${a.expected} or ${b.expected}`) =>
-    kind(expected, (v) => a.accepts(v) || b.accepts(v)),
+  /** Either kind, listed as `expected` says. */
+  or: (a: OptionKind, b: OptionKind, expected: string) => kind(expected, (v) => a.accepts(v) || b.accepts(v)),
 } as const;
 
 /** A table of options: each key's kind. */

@@ -19,7 +19,7 @@ import {
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { safeJson } from "../values";
+import { nonEmptyString, safeJson } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -83,8 +83,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     if (ref.id !== undefined && e !== "drop") changed ? renames.set(ref.id, e!.id) : idsKept.add(ref.id);
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
-    if (!edits.has(list)) edits.set(list, new Map());
-    edits.get(list)!.set(ref.position, e);
+    edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
   if (edits.size === 0 && promoted.length === 0) return message;
@@ -107,14 +106,11 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   };
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  for (const [key, own] of [
-    ["tool_calls", "id"],
-    ["tool_use", "id"],
-    ["toolUse", "toolUseId"],
-  ] as const) {
+  for (const key of ["tool_calls", "tool_use", "toolUse"]) {
     const location = `additional_kwargs.${key}`;
     if (!edits.has(location)) continue;
     const value = kwargs[key];
+    const own = key === "toolUse" ? "toolUseId" : "id";
     const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
       withId(rec, idKeyOf(rec, own), id),
     ) as unknown[];
@@ -145,7 +141,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   }
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   const toolCalls = apply(listOf(m.tool_calls), "tool_calls") as unknown[];
-  return rebuildAssistant(message, {
+  return rebuildMessage(message, {
     content: apply(content, "content", (b, id) =>
       isServerToolResultBlock(b as unknown)
         ? withId(b, "tool_use_id", id)
@@ -192,7 +188,7 @@ export function withoutItemIds(
       };
   }
   fields.additional_kwargs = withoutReasoning(kwargs, dropped);
-  return { message: rebuildAssistant(message, fields), droppedReasoning: dropped };
+  return { message: rebuildMessage(message, fields), droppedReasoning: dropped };
 }
 
 /**
@@ -220,23 +216,13 @@ const ASSISTANT = [
 ] as const;
 const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
 
-/** A new AIMessage with the given fields replaced and every other constructor field carried over. */
-export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  return new AIMessage(carried(message, fields, ...ASSISTANT) as never);
-}
-
-/** A new ToolMessage answering `toolCallId`, every other field carried over. */
-export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
-  return new ToolMessage(carried(message, fields, ...TOOL) as never);
-}
-
 /**
  * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
  * one place that knows each class's fields).
  */
-export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
-  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as never;
-  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as never;
+export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict): T {
+  if (AIMessage.isInstance(message)) return new AIMessage(carried(message, fields, ...ASSISTANT) as never) as never;
+  if (ToolMessage.isInstance(message)) return new ToolMessage(carried(message, fields, ...TOOL) as never) as never;
   // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
   // own constructor with its own kwargs.
   const init = carried(message, fields, [], ["id", "name"]);
@@ -327,9 +313,6 @@ function userText(content: unknown, label: string, id: unknown, marked: Partial<
   });
 }
 
-/** A string that says something, else undefined. */
-const named = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
@@ -353,8 +336,8 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
  */
 export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
   const r = result as unknown as Dict;
-  const toolName = named(r.name);
-  const toolCallId = named(r.tool_call_id);
+  const toolName = nonEmptyString(r.name);
+  const toolCallId = nonEmptyString(r.tool_call_id);
   const failed = r.status === "error" ? " (the tool reported an error)" : "";
   const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
   const content = r.content;
@@ -413,7 +396,7 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
     ...(isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {}),
     [message.tool_calls?.[0]?.id as string]: PLACEHOLDER_THOUGHT_SIGNATURE,
   };
-  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
+  return rebuildMessage(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
 }
 
 /**
@@ -448,7 +431,7 @@ export function serverToolBlockAsText(block: Dict): Dict {
     type === "web_search_tool_result" && Array.isArray(content)
       ? content
           .filter(isDict)
-          .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
+          .map((r) => [r.title, r.url].filter(nonEmptyString).join(" — "))
           .filter((line) => line !== "")
           .join("\n")
       : "";
@@ -478,5 +461,5 @@ export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]): AI
   const own = stripped.content;
   const content =
     typeof own === "string" ? (isBlankText(own) ? text : `${own}\n\n${text}`) : [...own, { type: "text", text }];
-  return rebuildAssistant(stripped, { content });
+  return rebuildMessage(stripped, { content });
 }

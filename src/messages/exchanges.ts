@@ -31,7 +31,7 @@ import {
   type Dict,
   isToolResult,
   isUnsignedReasoning,
-  REPAIR_MARKER_KEY,
+  markerOf,
   resultIdOf,
   turnOf,
   type Turn,
@@ -166,8 +166,7 @@ function reasoningLoop(
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
-const isKeptStrayResult = (m: BaseMessage): boolean =>
-  (m.additional_kwargs?.[REPAIR_MARKER_KEY] as { reason?: unknown } | undefined)?.reason === "orphan_result";
+const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "orphan_result";
 
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
