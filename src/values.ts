@@ -113,13 +113,13 @@ export function quoteValue(value: unknown): string {
 
 /** The name in `names` closest to `name` by edit distance, when it is close enough to be a typo of it. */
 export function nearestName(name: string, names: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
+  let best: string | undefined;
+  let bestDistance = 3; // a typo is at most 2 edits away
   for (const candidate of names) {
     const distance = editDistance(name, candidate);
-    if (distance <= 2 && distance * 2 < candidate.length && (!best || distance < best.distance))
-      best = { name: candidate, distance };
+    if (distance < bestDistance && distance * 2 < candidate.length) [best, bestDistance] = [candidate, distance];
   }
-  return best?.name;
+  return best;
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */

@@ -52,6 +52,19 @@ function withId(value: Dict, key: string, id: string): Dict {
 const idKeyOf = (record: Dict, own: string): string =>
   record.toolUseId !== undefined ? "toolUseId" : record.id !== undefined ? "id" : own;
 
+/**
+ * A call's record under its new id: with `own` (a raw record in `additional_kwargs`) under the id key it has, else
+ * the format's; an inline server result under `tool_use_id`; a Converse `{ toolUse }` block in its record; else `id`.
+ */
+const renamed = (item: Dict, id: string, own?: string): Dict =>
+  own
+    ? withId(item, idKeyOf(item, own), id)
+    : isServerToolResultBlock(item as unknown)
+      ? withId(item, "tool_use_id", id)
+      : isDict(item.toolUse)
+        ? { ...item, toolUse: withId(item.toolUse, idKeyOf(item.toolUse, "id"), id) }
+        : withId(item, "id", id);
+
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
@@ -89,18 +102,14 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   if (edits.size === 0 && promoted.length === 0) return message;
   const m = message as unknown as Dict;
 
-  /** `items` with the edits of `list` applied (`rename` gives an item its new id); the same array when it has none. */
-  const apply = (
-    items: unknown,
-    list: string,
-    rename = (item: Dict, id: string): unknown => withId(item, "id", id),
-  ) => {
+  /** `items` with the edits of `list` applied (`own`: the id key of its records); the same array when it has none. */
+  const apply = (items: unknown, list: string, own?: string) => {
     const byPos = edits.get(list);
     if (!byPos || !Array.isArray(items)) return items;
     const out: unknown[] = [];
     items.forEach((item, i) => {
       const e = byPos.get(i);
-      if (e !== "drop") out.push(e ? rename(item, e.id) : item);
+      if (e !== "drop") out.push(e ? renamed(item, e.id, own) : item);
     });
     return out;
   };
@@ -111,9 +120,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     if (!edits.has(location)) continue;
     const value = kwargs[key];
     const own = key === "toolUse" ? "toolUseId" : "id";
-    const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
-      withId(rec, idKeyOf(rec, own), id),
-    ) as unknown[];
+    const rewritten = apply(Array.isArray(value) ? value : [value], location, own) as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
     else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
@@ -142,13 +149,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   const toolCalls = apply(listOf(m.tool_calls), "tool_calls") as unknown[];
   return rebuildMessage(message, {
-    content: apply(content, "content", (b, id) =>
-      isServerToolResultBlock(b as unknown)
-        ? withId(b, "tool_use_id", id)
-        : isDict(b.toolUse)
-          ? { ...b, toolUse: withId(b.toolUse, idKeyOf(b.toolUse, "id"), id) }
-          : withId(b, "id", id),
-    ),
+    content: apply(content, "content"),
     tool_calls: promoted.length > 0 ? [...toolCalls, ...promoted] : toolCalls,
     invalid_tool_calls: apply(listOf(m.invalid_tool_calls), "invalid_tool_calls"),
     additional_kwargs: kwargs,
@@ -166,9 +167,9 @@ export function withoutItemIds(
   message: AIMessage,
   goes: (id: string) => boolean,
 ): { message: AIMessage; droppedReasoning: string[] } {
-  let kwargs: Dict = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
+  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {
@@ -178,14 +179,9 @@ export function withoutItemIds(
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
     dropped = edited.droppedReasoning;
   } else {
-    const id = isDict(kwargs.reasoning) ? kwargs.reasoning.id : undefined;
-    if (gone(id)) dropped = [id as string];
-    const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (isDict(map))
-      kwargs = {
-        ...kwargs,
-        [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v))),
-      };
+    const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = kwargs;
+    if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
+    if (isDict(map)) kwargs[OPENAI_ITEM_IDS_KEY] = Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v)));
   }
   fields.additional_kwargs = withoutReasoning(kwargs, dropped);
   return { message: rebuildMessage(message, fields), droppedReasoning: dropped };
@@ -318,8 +314,7 @@ function userText(content: unknown, label: string, id: unknown, marked: Partial<
  * message, none accepts a tool result without its call.
  */
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined): HumanMessage {
-  const name = (result as unknown as Dict).name;
-  const toolName = typeof name === "string" ? name : undefined;
+  const toolName = typeof result.name === "string" ? result.name : undefined;
   const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
   const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
   return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
@@ -405,7 +400,7 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
  * placeholder, G6), marked synthetic. Its id derives from the message it came from.
  */
 export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
-  const id = (message as unknown as Dict).id;
+  const id = message.id;
   return new AIMessage({
     content: "",
     ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),

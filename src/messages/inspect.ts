@@ -61,10 +61,10 @@ export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown):
 
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
-  const type = b.type;
-  if (type === "tool_use" || type === "tool_call" || type === "server_tool_use") return `content.${type}`;
-  if (type === "input_json_delta" && b.id !== undefined) return "content.input_json_delta";
-  return isDict(b.toolUse) ? "content.toolUse" : undefined;
+  if (b.type === "server_tool_use") return "content.server_tool_use";
+  const format = callBlockFormatOf(b);
+  // A streamed delta names a call only with its id.
+  return format && (format !== "input_json_delta" || b.id !== undefined) ? `content.${format}` : undefined;
 }
 
 /** One ref to `visit` (a function of its own: no closure per message on the passes' walks). */
@@ -243,12 +243,12 @@ export function turnOf(message: unknown): Turn {
   if (type === "tool") return "tool";
   if (type === "human") return "user";
   if (type === "system") return "system";
-  return type === "generic" ? turnOfRole((message as unknown as Dict).role) : undefined;
+  return type === "generic" ? turnOfRole((message as Dict).role) : undefined;
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
 export function resultIdOf(message: ToolMessage): string | undefined {
-  return nonEmptyString((message as unknown as Dict).tool_call_id);
+  return nonEmptyString(message.tool_call_id);
 }
 
 /** Marker stored in `additional_kwargs` of every message this package creates or converts. */
@@ -398,26 +398,23 @@ export function reasoningTextOf(block: Dict): string {
   return typeof text === "string" ? text : "";
 }
 
-/** A block that says something: neither a call nor blank text. */
-const saysSomething = (block: unknown): boolean => !isCallBlock(block) && !isBlankTextBlock(block);
-
 /**
- * Whether a request can send this content as a message: {@link hasMeaningfulContent} less reasoning blocks
- * whose text is blank (an empty signed reasoning block; @langchain/aws drops it, leaving the message empty, B9).
+ * Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). With
+ * `toSend`, whether a request can send it as a message: less reasoning blocks whose text is blank (an empty signed
+ * reasoning block; @langchain/aws drops it, leaving the message empty, B9).
  */
-export function saysSomethingToSend(content: unknown): boolean {
-  if (!Array.isArray(content)) return hasMeaningfulContent(content);
-  for (const block of content) {
-    const type = fieldsOf(block).type;
-    const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
-    if (saysSomething(block) && !(reasoning && reasoningTextOf(block).trim() === "")) return true;
-  }
-  return false;
-}
-
-/** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
-export function hasMeaningfulContent(content: unknown): boolean {
+export function hasMeaningfulContent(content: unknown, toSend = false): boolean {
   if (typeof content === "string") return !isBlankText(content);
-  if (Array.isArray(content)) for (const block of content) if (saysSomething(block)) return true;
+  if (Array.isArray(content))
+    for (const block of content) {
+      const type = fieldsOf(block).type;
+      const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
+      if (
+        !isCallBlock(block) &&
+        !isBlankTextBlock(block) &&
+        !(toSend && reasoning && reasoningTextOf(block).trim() === "")
+      )
+        return true;
+    }
   return false;
 }
