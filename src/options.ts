@@ -55,10 +55,10 @@ export function readOptions<T extends object>(
 ): T {
   const record = optionsInput(options, fn, argument);
   const keys = Object.keys(record);
-  const known = Object.keys(table);
   // A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default.
   const unknown = keys.find((key) => !Object.hasOwn(table, key));
   if (unknown !== undefined) {
+    const known = Object.keys(table);
     const near = nearestName(unknown, known);
     throw new ToolCallRepairInputError(
       `${fn}: ${argument}.${unknown} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,

@@ -256,7 +256,7 @@ export function syntheticToolResult(args: {
 }
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
-const SYNTHETIC_TEXTS: Record<ToolRunState, [said: string, why: string, advice: string]> = {
+const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
   never_started: [
     "did not run",
     "it was never started",
@@ -376,13 +376,11 @@ export function typedMessageOf(
   return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
 }
 
-export function syntheticUserMessage(text: string, reason: string, id: string): HumanMessage {
-  return new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
-}
+export const syntheticUserMessage = (text: string, reason: string, id: string): HumanMessage =>
+  new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
 
-export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
-  return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
-}
+export const syntheticAssistantMessage = (text: string, reason: string, id: string): AIMessage =>
+  new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
 
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
 export function withPlaceholderSignature(message: AIMessage): AIMessage {
@@ -400,10 +398,9 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
  * placeholder, G6), marked synthetic. Its id derives from the message it came from.
  */
 export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
-  const id = message.id;
   return new AIMessage({
     content: "",
-    ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),
+    ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),
     tool_calls: [call as never],
     invalid_tool_calls: [],
     additional_kwargs: {

@@ -95,10 +95,7 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export const coerceMessage = boundary(
-  "coerceMessage",
-  (value: unknown, index: number): BaseMessage => readMessage(value, index),
-);
+export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number) => readMessage(value, index));
 
 /** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {

@@ -62,34 +62,28 @@ function openExchange(index: number, calls: string[], answered: ReadonlySet<unkn
  * The provider's view. The last assistant message with calls, when every message after it is a result of one
  * of its calls, each call answered at most once, and some call still has no result; undefined otherwise.
  */
-export const trailingOpenExchange = boundary(
-  "trailingOpenExchange",
-  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    let index = messages.length - 1;
-    while (isToolResult(messages[index])) index--;
-    if (!isAssistant(messages[index])) return undefined;
-    const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
-    const answered = answeredFrom(messages, index + 1);
-    // A stray or duplicate result: not an exchange the provider sees as open.
-    if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
-    return openExchange(index, callIdsOf(messages[index], true), answered);
-  },
-);
+export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: readonly BaseMessage[]) => {
+  let index = messages.length - 1;
+  while (isToolResult(messages[index])) index--;
+  if (!isAssistant(messages[index])) return undefined;
+  const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
+  const answered = answeredFrom(messages, index + 1);
+  // A stray or duplicate result: not an exchange the provider sees as open.
+  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
+  return openExchange(index, callIdsOf(messages[index], true), answered);
+});
 
 /**
  * ToolNode's view. The last assistant message, when some of its calls (client calls: no ToolMessage answers a
  * server tool, and ToolNode does not run one) have no result anywhere after it; undefined otherwise.
  */
-export const resumableExchange = boundary(
-  "resumableExchange",
-  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    let index = messages.length - 1;
-    while (index >= 0 && !isAssistant(messages[index])) index--;
-    return index < 0
-      ? undefined
-      : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
-  },
-);
+export const resumableExchange = boundary("resumableExchange", (messages: readonly BaseMessage[]) => {
+  let index = messages.length - 1;
+  while (index >= 0 && !isAssistant(messages[index])) index--;
+  return index < 0
+    ? undefined
+    : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
+});
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
