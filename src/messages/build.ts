@@ -33,7 +33,7 @@ import type { ToolRunState } from "../types";
 import { boundary } from "../errors";
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id). */
-export type RefEdit = "drop" | { id: string } | undefined;
+type RefEdit = "drop" | { id: string } | undefined;
 
 /** The edit for each ref; `occurrence` counts refs with the same id in the same location (duplicate ids). */
 export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
@@ -330,12 +330,11 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
  * synthetic unless the result was. A result without output says so.
  */
 export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
-  const r = result as unknown as Dict;
-  const toolName = nonEmptyString(r.name);
-  const toolCallId = nonEmptyString(r.tool_call_id);
-  const failed = r.status === "error" ? " (the tool reported an error)" : "";
+  const toolName = nonEmptyString(result.name);
+  const toolCallId = nonEmptyString(result.tool_call_id);
+  const failed = result.status === "error" ? " (the tool reported an error)" : "";
   const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
-  const content = r.content;
+  const content = result.content;
   const blocks = Array.isArray(content)
     ? Array.from(content, (b) =>
         typeof b === "string"
@@ -346,7 +345,7 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
       )
     : undefined;
   const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
-  return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, r.id, {
+  return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, result.id, {
     synthetic: isMarkedSyntheticResult(result),
     reason,
     toolCallId,

@@ -24,6 +24,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
+import { nonEmptyString } from "../values";
 import {
   callIdsOf,
   isAssistant,
@@ -193,9 +194,8 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  */
 function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
-  const said = (value: unknown) => typeof value === "string" && value !== "";
-  if (block.type === "reasoning") return said(block.reasoning);
-  return said((block.reasoningText as Dict | undefined)?.text) || said(block.redactedContent);
+  if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
+  return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
 }
 
 /**
