@@ -104,9 +104,14 @@ function inputErrorOf(fn: string, error: unknown): unknown {
   });
 }
 
-/** The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`. */
-export const expectedInput = (fn: string, argument: string, expected: string, value: unknown) =>
-  new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}; expected ${expected}`, { argument });
+/**
+ * The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`
+ * (`lacking`: what the value is without, ` without a list method`).
+ */
+export const expectedInput = (fn: string, argument: string, expected: string, value: unknown, lacking = "") =>
+  new ToolCallRepairInputError(`${fn}: ${argument} is ${quoteValue(value)}${lacking}; expected ${expected}`, {
+    argument,
+  });
 
 /** `Array.isArray`, undefined for a revoked proxy (so that it is refused naming the argument, not as unreadable). */
 function isArray(value: unknown): boolean | undefined {
@@ -118,8 +123,8 @@ function isArray(value: unknown): boolean | undefined {
 }
 
 /** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */
-export function assertArray(value: unknown, what: string, argument = "messages"): asserts value is readonly unknown[] {
-  if (!isArray(value)) throw expectedInput(what, argument, "an array of messages", value);
+export function assertArray(value: unknown, what: string): asserts value is readonly unknown[] {
+  if (!isArray(value)) throw expectedInput(what, "messages", "an array of messages", value);
 }
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
@@ -137,12 +142,8 @@ export function assertMethods(
   expected: string,
   methods: readonly string[],
 ) {
-  if ((typeof value !== "object" && typeof value !== "function") || value === null)
-    throw expectedInput(what, argument, expected, value);
-  const missing = methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function");
+  const object = (typeof value === "object" || typeof value === "function") && value !== null;
+  const missing = object ? methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function") : "";
   if (missing !== undefined)
-    throw new ToolCallRepairInputError(
-      `${what}: ${argument} is ${quoteValue(value)} without a ${missing} method; expected ${expected}`,
-      { argument },
-    );
+    throw expectedInput(what, argument, expected, value, missing && ` without a ${missing} method`);
 }

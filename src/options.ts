@@ -28,15 +28,13 @@ export const option = {
   flag: kind("a boolean", (v) => typeof v === "boolean"),
   string: kind("a string", (v) => typeof v === "string"),
   name: kind("a non-empty string", (v) => typeof v === "string" && v !== ""),
-  object: (expected = "an object") => kind(expected, (v) => typeof v === "object" && v !== null),
+  object: (expected: string) => kind(expected, (v) => typeof v === "object" && v !== null),
   count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
-  integer: kind("a non-negative integer", (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
   oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
     kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),
-  /** Either kind. */
-  or: (a: OptionKind, b: OptionKind, expected = `${a.expected} or ${b.expected}`) =>
-    kind(expected, (v) => a.accepts(v) || b.accepts(v)),
+  /** Either kind, listed as `expected` says. */
+  or: (a: OptionKind, b: OptionKind, expected: string) => kind(expected, (v) => a.accepts(v) || b.accepts(v)),
 } as const;
 
 /** A table of options: each key's kind. */
@@ -57,10 +55,10 @@ export function readOptions<T extends object>(
 ): T {
   const record = optionsInput(options, fn, argument);
   const keys = Object.keys(record);
-  const known = Object.keys(table);
   // A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default.
   const unknown = keys.find((key) => !Object.hasOwn(table, key));
   if (unknown !== undefined) {
+    const known = Object.keys(table);
     const near = nearestName(unknown, known);
     throw new ToolCallRepairInputError(
       `${fn}: ${argument}.${unknown} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,

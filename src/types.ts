@@ -166,8 +166,6 @@ export type ToolCallRepairAction =
  */
 export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
 
-export const TOOL_RUN_STATES: readonly ToolRunState[] = ["never_started", "outcome_unknown", "cancelled"];
-
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
   problem: ToolCallProblemKind;

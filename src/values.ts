@@ -7,6 +7,13 @@
 /** A plain record: what this package reads and returns for call options, request fields and other open objects. */
 export type Dict = Record<string, unknown>;
 
+/** `value` when it is a non-empty string, else undefined. */
+export const nonEmptyString = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/** `text` cut at `max` characters (ending in `…` when cut). */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /** A plain record (not null, not an array). */
 export const isDict = (value: unknown): value is Dict =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -22,8 +29,7 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
   const stack: unknown[] = [];
   const emit = (text: string): boolean => {
     if (out.length >= maxLength) return false;
-    const room = maxLength - out.length;
-    out += text.length > room ? `${text.slice(0, room)}…` : text;
+    out += clip(text, maxLength - out.length);
     return out.length < maxLength;
   };
   const write = (v: unknown): boolean => {
@@ -80,11 +86,11 @@ export function describeValue(value: unknown): string {
 /**
  * A short, safe rendering of a value for a message (never throws): strings quoted and cut, a small plain object of
  * at most 6 own data properties holding numbers, booleans, null, undefined or strings shown as written
- * (`{index: 3, count: 2}`: its keys alone would hide what is wrong) when that fits in `max`, everything else
- * described. Reads no getter.
+ * (`{index: 3, count: 2}`: its keys alone would hide what is wrong) when that fits in 60 characters, everything else
+ * described. Reads no getter; a string is cut at 60 characters.
  */
-export function quoteValue(value: unknown, max = 60): string {
-  if (typeof value === "string") return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+export function quoteValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(clip(value, 60));
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   try {
     const proto = isDict(value) && Object.getPrototypeOf(value);
@@ -98,7 +104,7 @@ export function quoteValue(value: unknown, max = 60): string {
         : "",
     );
     const text = `{${parts.join(", ")}}`;
-    if (parts.length > 0 && parts.length <= 6 && !parts.includes("") && text.length <= max) return text;
+    if (parts.length > 0 && parts.length <= 6 && !parts.includes("") && text.length <= 60) return text;
   } catch {
     // a proxy that refuses to be read is described instead
   }
@@ -107,13 +113,13 @@ export function quoteValue(value: unknown, max = 60): string {
 
 /** The name in `names` closest to `name` by edit distance, when it is close enough to be a typo of it. */
 export function nearestName(name: string, names: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
+  let best: string | undefined;
+  let bestDistance = 3; // a typo is at most 2 edits away
   for (const candidate of names) {
     const distance = editDistance(name, candidate);
-    if (distance <= 2 && distance * 2 < candidate.length && (!best || distance < best.distance))
-      best = { name: candidate, distance };
+    if (distance < bestDistance && distance * 2 < candidate.length) [best, bestDistance] = [candidate, distance];
   }
-  return best?.name;
+  return best;
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */

@@ -19,7 +19,7 @@ import {
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { safeJson } from "../values";
+import { nonEmptyString, safeJson } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -33,7 +33,7 @@ import type { ToolRunState } from "../types";
 import { boundary } from "../errors";
 
 /** What to do with one reference to a tool call: drop it, or keep it (optionally under a new id). */
-export type RefEdit = "drop" | { id: string } | undefined;
+type RefEdit = "drop" | { id: string } | undefined;
 
 /** The edit for each ref; `occurrence` counts refs with the same id in the same location (duplicate ids). */
 export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
@@ -51,6 +51,19 @@ function withId(value: Dict, key: string, id: string): Dict {
 /** The key a tool-use record keeps its id under: the one it has (`toolUseId` first), else the format's own. */
 const idKeyOf = (record: Dict, own: string): string =>
   record.toolUseId !== undefined ? "toolUseId" : record.id !== undefined ? "id" : own;
+
+/**
+ * A call's record under its new id: with `own` (a raw record in `additional_kwargs`) under the id key it has, else
+ * the format's; an inline server result under `tool_use_id`; a Converse `{ toolUse }` block in its record; else `id`.
+ */
+const renamed = (item: Dict, id: string, own?: string): Dict =>
+  own
+    ? withId(item, idKeyOf(item, own), id)
+    : isServerToolResultBlock(item as unknown)
+      ? withId(item, "tool_use_id", id)
+      : isDict(item.toolUse)
+        ? { ...item, toolUse: withId(item.toolUse, idKeyOf(item.toolUse, "id"), id) }
+        : withId(item, "id", id);
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
@@ -83,41 +96,31 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     if (ref.id !== undefined && e !== "drop") changed ? renames.set(ref.id, e!.id) : idsKept.add(ref.id);
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
-    if (!edits.has(list)) edits.set(list, new Map());
-    edits.get(list)!.set(ref.position, e);
+    edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
   if (edits.size === 0 && promoted.length === 0) return message;
   const m = message as unknown as Dict;
 
-  /** `items` with the edits of `list` applied (`rename` gives an item its new id); the same array when it has none. */
-  const apply = (
-    items: unknown,
-    list: string,
-    rename = (item: Dict, id: string): unknown => withId(item, "id", id),
-  ) => {
+  /** `items` with the edits of `list` applied (`own`: the id key of its records); the same array when it has none. */
+  const apply = (items: unknown, list: string, own?: string) => {
     const byPos = edits.get(list);
     if (!byPos || !Array.isArray(items)) return items;
     const out: unknown[] = [];
     items.forEach((item, i) => {
       const e = byPos.get(i);
-      if (e !== "drop") out.push(e ? rename(item, e.id) : item);
+      if (e !== "drop") out.push(e ? renamed(item, e.id, own) : item);
     });
     return out;
   };
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
-  for (const [key, own] of [
-    ["tool_calls", "id"],
-    ["tool_use", "id"],
-    ["toolUse", "toolUseId"],
-  ] as const) {
+  for (const key of ["tool_calls", "tool_use", "toolUse"]) {
     const location = `additional_kwargs.${key}`;
     if (!edits.has(location)) continue;
     const value = kwargs[key];
-    const rewritten = apply(Array.isArray(value) ? value : [value], location, (rec, id) =>
-      withId(rec, idKeyOf(rec, own), id),
-    ) as unknown[];
+    const own = key === "toolUse" ? "toolUseId" : "id";
+    const rewritten = apply(Array.isArray(value) ? value : [value], location, own) as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
     else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
@@ -145,14 +148,8 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   }
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   const toolCalls = apply(listOf(m.tool_calls), "tool_calls") as unknown[];
-  return rebuildAssistant(message, {
-    content: apply(content, "content", (b, id) =>
-      isServerToolResultBlock(b as unknown)
-        ? withId(b, "tool_use_id", id)
-        : isDict(b.toolUse)
-          ? { ...b, toolUse: withId(b.toolUse, idKeyOf(b.toolUse, "id"), id) }
-          : withId(b, "id", id),
-    ),
+  return rebuildMessage(message, {
+    content: apply(content, "content"),
     tool_calls: promoted.length > 0 ? [...toolCalls, ...promoted] : toolCalls,
     invalid_tool_calls: apply(listOf(m.invalid_tool_calls), "invalid_tool_calls"),
     additional_kwargs: kwargs,
@@ -170,9 +167,9 @@ export function withoutItemIds(
   message: AIMessage,
   goes: (id: string) => boolean,
 ): { message: AIMessage; droppedReasoning: string[] } {
-  let kwargs: Dict = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
+  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {
@@ -182,17 +179,12 @@ export function withoutItemIds(
     fields.response_metadata = { ...message.response_metadata, output: edited.output };
     dropped = edited.droppedReasoning;
   } else {
-    const id = isDict(kwargs.reasoning) ? kwargs.reasoning.id : undefined;
-    if (gone(id)) dropped = [id as string];
-    const map = kwargs[OPENAI_ITEM_IDS_KEY];
-    if (isDict(map))
-      kwargs = {
-        ...kwargs,
-        [OPENAI_ITEM_IDS_KEY]: Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v))),
-      };
+    const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = kwargs;
+    if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
+    if (isDict(map)) kwargs[OPENAI_ITEM_IDS_KEY] = Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v)));
   }
   fields.additional_kwargs = withoutReasoning(kwargs, dropped);
-  return { message: rebuildAssistant(message, fields), droppedReasoning: dropped };
+  return { message: rebuildMessage(message, fields), droppedReasoning: dropped };
 }
 
 /**
@@ -220,23 +212,13 @@ const ASSISTANT = [
 ] as const;
 const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
 
-/** A new AIMessage with the given fields replaced and every other constructor field carried over. */
-export function rebuildAssistant(message: AIMessage, fields: Partial<Record<string, unknown>>): AIMessage {
-  return new AIMessage(carried(message, fields, ...ASSISTANT) as never);
-}
-
-/** A new ToolMessage answering `toolCallId`, every other field carried over. */
-export function rebuildToolResult(message: ToolMessage, fields: Partial<Record<string, unknown>>): ToolMessage {
-  return new ToolMessage(carried(message, fields, ...TOOL) as never);
-}
-
 /**
  * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
  * one place that knows each class's fields).
  */
-export function rebuildMessage<T extends BaseMessage>(message: T, fields: Partial<Record<string, unknown>>): T {
-  if (AIMessage.isInstance(message)) return rebuildAssistant(message, fields) as never;
-  if (ToolMessage.isInstance(message)) return rebuildToolResult(message, fields) as never;
+export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict): T {
+  if (AIMessage.isInstance(message)) return new AIMessage(carried(message, fields, ...ASSISTANT) as never) as never;
+  if (ToolMessage.isInstance(message)) return new ToolMessage(carried(message, fields, ...TOOL) as never) as never;
   // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
   // own constructor with its own kwargs.
   const init = carried(message, fields, [], ["id", "name"]);
@@ -274,7 +256,7 @@ export function syntheticToolResult(args: {
 }
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
-const SYNTHETIC_TEXTS: Record<ToolRunState, [said: string, why: string, advice: string]> = {
+const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
   never_started: [
     "did not run",
     "it was never started",
@@ -327,16 +309,12 @@ function userText(content: unknown, label: string, id: unknown, marked: Partial<
   });
 }
 
-/** A string that says something, else undefined. */
-const named = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
  */
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined): HumanMessage {
-  const name = (result as unknown as Dict).name;
-  const toolName = typeof name === "string" ? name : undefined;
+  const toolName = typeof result.name === "string" ? result.name : undefined;
   const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
   const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
   return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
@@ -352,12 +330,11 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
  * synthetic unless the result was. A result without output says so.
  */
 export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
-  const r = result as unknown as Dict;
-  const toolName = named(r.name);
-  const toolCallId = named(r.tool_call_id);
-  const failed = r.status === "error" ? " (the tool reported an error)" : "";
+  const toolName = nonEmptyString(result.name);
+  const toolCallId = nonEmptyString(result.tool_call_id);
+  const failed = result.status === "error" ? " (the tool reported an error)" : "";
   const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
-  const content = r.content;
+  const content = result.content;
   const blocks = Array.isArray(content)
     ? Array.from(content, (b) =>
         typeof b === "string"
@@ -368,7 +345,7 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
       )
     : undefined;
   const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
-  return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, r.id, {
+  return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, result.id, {
     synthetic: isMarkedSyntheticResult(result),
     reason,
     toolCallId,
@@ -398,13 +375,11 @@ export function typedMessageOf(
   return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
 }
 
-export function syntheticUserMessage(text: string, reason: string, id: string): HumanMessage {
-  return new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
-}
+export const syntheticUserMessage = (text: string, reason: string, id: string): HumanMessage =>
+  new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
 
-export function syntheticAssistantMessage(text: string, reason: string, id: string): AIMessage {
-  return new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
-}
+export const syntheticAssistantMessage = (text: string, reason: string, id: string): AIMessage =>
+  new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
 
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
 export function withPlaceholderSignature(message: AIMessage): AIMessage {
@@ -413,7 +388,7 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
     ...(isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {}),
     [message.tool_calls?.[0]?.id as string]: PLACEHOLDER_THOUGHT_SIGNATURE,
   };
-  return rebuildAssistant(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
+  return rebuildMessage(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
 }
 
 /**
@@ -422,10 +397,9 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
  * placeholder, G6), marked synthetic. Its id derives from the message it came from.
  */
 export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
-  const id = (message as unknown as Dict).id;
   return new AIMessage({
     content: "",
-    ...(typeof id === "string" ? { id: `${id}-step-${step}` } : {}),
+    ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),
     tool_calls: [call as never],
     invalid_tool_calls: [],
     additional_kwargs: {
@@ -448,7 +422,7 @@ export function serverToolBlockAsText(block: Dict): Dict {
     type === "web_search_tool_result" && Array.isArray(content)
       ? content
           .filter(isDict)
-          .map((r) => [r.title, r.url].filter((v) => typeof v === "string" && v !== "").join(" — "))
+          .map((r) => [r.title, r.url].filter(nonEmptyString).join(" — "))
           .filter((line) => line !== "")
           .join("\n")
       : "";
@@ -478,5 +452,5 @@ export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]): AI
   const own = stripped.content;
   const content =
     typeof own === "string" ? (isBlankText(own) ? text : `${own}\n\n${text}`) : [...own, { type: "text", text }];
-  return rebuildAssistant(stripped, { content });
+  return rebuildMessage(stripped, { content });
 }

@@ -95,10 +95,7 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export const coerceMessage = boundary(
-  "coerceMessage",
-  (value: unknown, index: number): BaseMessage => readMessage(value, index),
-);
+export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number) => readMessage(value, index));
 
 /** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {
@@ -138,7 +135,7 @@ export function readMessage(value: unknown, index: number): BaseMessage {
     }
   }
   const role = typeof value.role === "string" ? value.role : typeof type === "string" ? type : undefined;
-  const kind = role === undefined ? undefined : ROLE_ALIASES[role];
+  const kind = ROLE_ALIASES[role as string]; // no prototype: "undefined" or "constructor" names no role
   if (!kind) throw atMessage(index, `is ${describeValue(value)} with no known role or type`);
   // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
   if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))

@@ -24,6 +24,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
+import { nonEmptyString } from "../values";
 import {
   callIdsOf,
   isAssistant,
@@ -31,7 +32,7 @@ import {
   type Dict,
   isToolResult,
   isUnsignedReasoning,
-  REPAIR_MARKER_KEY,
+  markerOf,
   resultIdOf,
   turnOf,
   type Turn,
@@ -62,34 +63,28 @@ function openExchange(index: number, calls: string[], answered: ReadonlySet<unkn
  * The provider's view. The last assistant message with calls, when every message after it is a result of one
  * of its calls, each call answered at most once, and some call still has no result; undefined otherwise.
  */
-export const trailingOpenExchange = boundary(
-  "trailingOpenExchange",
-  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    let index = messages.length - 1;
-    while (isToolResult(messages[index])) index--;
-    if (!isAssistant(messages[index])) return undefined;
-    const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
-    const answered = answeredFrom(messages, index + 1);
-    // A stray or duplicate result: not an exchange the provider sees as open.
-    if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
-    return openExchange(index, callIdsOf(messages[index], true), answered);
-  },
-);
+export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: readonly BaseMessage[]) => {
+  let index = messages.length - 1;
+  while (isToolResult(messages[index])) index--;
+  if (!isAssistant(messages[index])) return undefined;
+  const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
+  const answered = answeredFrom(messages, index + 1);
+  // A stray or duplicate result: not an exchange the provider sees as open.
+  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
+  return openExchange(index, callIdsOf(messages[index], true), answered);
+});
 
 /**
  * ToolNode's view. The last assistant message, when some of its calls (client calls: no ToolMessage answers a
  * server tool, and ToolNode does not run one) have no result anywhere after it; undefined otherwise.
  */
-export const resumableExchange = boundary(
-  "resumableExchange",
-  (messages: readonly BaseMessage[]): OpenExchange | undefined => {
-    let index = messages.length - 1;
-    while (index >= 0 && !isAssistant(messages[index])) index--;
-    return index < 0
-      ? undefined
-      : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
-  },
-);
+export const resumableExchange = boundary("resumableExchange", (messages: readonly BaseMessage[]) => {
+  let index = messages.length - 1;
+  while (index >= 0 && !isAssistant(messages[index])) index--;
+  return index < 0
+    ? undefined
+    : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
+});
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
@@ -166,8 +161,7 @@ function reasoningLoop(
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
-const isKeptStrayResult = (m: BaseMessage): boolean =>
-  (m.additional_kwargs?.[REPAIR_MARKER_KEY] as { reason?: unknown } | undefined)?.reason === "orphan_result";
+const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "orphan_result";
 
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
@@ -200,9 +194,8 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  */
 function sentAsReasoningByConverse(block: unknown): boolean {
   if (!isDict(block) || isUnsignedReasoning(block)) return false;
-  const said = (value: unknown) => typeof value === "string" && value !== "";
-  if (block.type === "reasoning") return said(block.reasoning);
-  return said((block.reasoningText as Dict | undefined)?.text) || said(block.redactedContent);
+  if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
+  return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
 }
 
 /**

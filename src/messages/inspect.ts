@@ -5,7 +5,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
-import { isDict, safeJson, type Dict } from "../values";
+import { clip, isDict, nonEmptyString, safeJson, type Dict } from "../values";
 import type { ToolRunState } from "../types";
 
 export { isDict, type Dict };
@@ -35,7 +35,6 @@ export interface ToolCallRef {
   position: number;
 }
 
-const asId = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 /** A record's fields, or none: `fieldsOf(x).key` reads like a plain field at each site (a shared keyed read is slow). */
 const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
 const NO_FIELDS: Dict = Object.freeze({});
@@ -62,15 +61,15 @@ export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown):
 
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
-  const type = b.type;
-  if (type === "tool_use" || type === "tool_call" || type === "server_tool_use") return `content.${type}`;
-  if (type === "input_json_delta" && b.id !== undefined) return "content.input_json_delta";
-  return isDict(b.toolUse) ? "content.toolUse" : undefined;
+  if (b.type === "server_tool_use") return "content.server_tool_use";
+  const format = callBlockFormatOf(b);
+  // A streamed delta names a call only with its id.
+  return format && (format !== "input_json_delta" || b.id !== undefined) ? `content.${format}` : undefined;
 }
 
 /** One ref to `visit` (a function of its own: no closure per message on the passes' walks). */
 const push = (visit: Visit, rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
-  visit({ id: asId(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
+  visit({ id: nonEmptyString(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
 type Visit = (ref: ToolCallRef) => void;
 
 /** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
@@ -113,23 +112,18 @@ export function forEachToolCallRef(message: unknown, visit: Visit): void {
  * common case, which the passes read straight from `tool_calls` without visiting each location.
  */
 export function callsOnlyInToolCalls(message: AIMessage): boolean {
-  const { invalid_tool_calls: invalid, tool_calls: toolCalls, additional_kwargs: kwargs } = message as unknown as Dict;
-  if (invalid !== undefined && (!Array.isArray(invalid) || invalid.length > 0)) return false;
-  if (toolCalls !== undefined && !Array.isArray(toolCalls)) return false;
-  if (kwargs !== undefined && kwargs !== null) {
+  const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = message as unknown as Dict;
+  if ((invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) || !Array.isArray(calls))
+    return false;
+  if (kwargs != null) {
     if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
-    const raw = kwargs.tool_calls;
-    if (raw !== undefined) {
-      const calls = (toolCalls ?? []) as Dict[];
-      if (!Array.isArray(raw) || raw.length !== calls.length) return false;
-      for (let i = 0; i < raw.length; i++)
-        if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
-    }
+    const raw = kwargs.tool_calls as Dict[] | undefined;
+    if (raw !== undefined && !(Array.isArray(raw) && raw.length === calls.length)) return false;
+    for (let i = 0; raw !== undefined && i < raw.length; i++)
+      if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
   }
   const content = message.content;
-  if (Array.isArray(content))
-    for (const b of content)
-      if (isDict(b) && (b.toolUse !== undefined || CALL_BLOCK_TYPES.has(b.type as string))) return false;
+  if (Array.isArray(content)) for (const b of content) if (isCallBlock(b)) return false;
   const output = fieldsOf(message.response_metadata).output;
   return !(Array.isArray(output) && output.length > 0);
 }
@@ -141,8 +135,6 @@ export interface DistinctCall {
   name: string | undefined;
   /** The raw arguments of its first location (an object, or a JSON string where the format keeps one). */
   args: unknown;
-  /** Its first location. */
-  location: ToolCallLocation;
 }
 
 /**
@@ -156,25 +148,18 @@ export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => 
     if (include && !include(ref)) return;
     const known = byId.get(ref.id ?? ref);
     if (known) known.name ??= ref.name;
-    else byId.set(ref.id ?? ref, { id: ref.id, name: ref.name, args: rawArgsOf(message, ref), location: ref.location });
+    else byId.set(ref.id ?? ref, { id: ref.id, name: ref.name, args: rawArgsOf(message, ref) });
   });
   return [...byId.values()];
 }
 
-/** Longest argument text {@link callArgsText} gives (what was asked, not every byte of a huge payload). */
-const ARGS_CHARS = 20_000;
-
 /**
  * A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is;
- * cut at 20,000 characters.
+ * cut at 20,000 characters (what was asked, not every byte of a huge payload).
  */
 export function callArgsText(args: unknown): string {
   if (args === undefined || args === "") return "{}";
-  return typeof args !== "string"
-    ? safeJson(args, ARGS_CHARS)
-    : args.length > ARGS_CHARS
-      ? `${args.slice(0, ARGS_CHARS)}…`
-      : args;
+  return typeof args === "string" ? clip(args, 20_000) : safeJson(args, 20_000);
 }
 
 /**
@@ -258,12 +243,12 @@ export function turnOf(message: unknown): Turn {
   if (type === "tool") return "tool";
   if (type === "human") return "user";
   if (type === "system") return "system";
-  return type === "generic" ? turnOfRole((message as unknown as Dict).role) : undefined;
+  return type === "generic" ? turnOfRole((message as Dict).role) : undefined;
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
 export function resultIdOf(message: ToolMessage): string | undefined {
-  return asId((message as unknown as Dict).tool_call_id);
+  return nonEmptyString(message.tool_call_id);
 }
 
 /** Marker stored in `additional_kwargs` of every message this package creates or converts. */
@@ -282,7 +267,8 @@ export interface RepairMarker {
 
 export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => markerOf(message));
 
-function markerOf(message: unknown): RepairMarker | undefined {
+/** {@link repairMarkerOf} for the package's own loops (behind their callers' boundary). */
+export function markerOf(message: unknown): RepairMarker | undefined {
   const marker = fieldsOf((message as Dict | null)?.additional_kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
@@ -319,12 +305,6 @@ export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
   if (type === "tool_use" || type === "tool_call" || type === "input_json_delta") return type;
   return isDict(toolUse) ? "toolUse" : undefined;
 }
-
-/**
- * A client tool call carried in content (`tool_use`, v1 `tool_call`, `input_json_delta`, Converse `toolUse`):
- * the blocks ChatBedrockConverse refuses. Server tools and their results are not among them.
- */
-export const isMovableCallBlock = (block: unknown): boolean => callBlockFormatOf(block) !== undefined;
 
 /** A content block that carries a tool call rather than something the model said (server tools and chunks too). */
 const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta", "server_tool_use", "tool_call_chunk"]);
@@ -378,15 +358,14 @@ const GEMINI_BLOCK_TYPES = new Set(
 
 /** Whether ChatGoogleGenerativeAI can send this assistant block (`thinking` aside: the blocks pass drops it). */
 export function isGeminiAssistantBlock(block: unknown): boolean {
-  if (!isDict(block)) return false;
-  const type = block.type;
+  const { type, data } = fieldsOf(block);
   // A `mime/type` block with inline data, or a raw `functionCall` part.
   if (
     typeof type === "string" &&
-    (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof block.data === "string"))
+    (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof data === "string"))
   )
     return true;
-  return "functionCall" in block;
+  return isDict(block) && "functionCall" in block;
 }
 
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
@@ -405,13 +384,11 @@ export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "con
  */
 export function isUnsignedReasoning(block: unknown): boolean {
   const { type, signature, reasoningText } = fieldsOf(block);
-  const signed = (value: unknown) => typeof value === "string" && value !== "";
-  if (type === "thinking") return !signed(signature);
-  if (type === "redacted_thinking") return !signed((block as Dict).data);
-  if (type === "reasoning") return signed((block as Dict).reasoning) && !signed(signature);
-  return (
-    type === "reasoning_content" && signed(fieldsOf(reasoningText).text) && !signed(fieldsOf(reasoningText).signature)
-  );
+  const { text, signature: nested } = fieldsOf(reasoningText);
+  if (type === "thinking") return !nonEmptyString(signature);
+  if (type === "redacted_thinking") return !nonEmptyString((block as Dict).data);
+  if (type === "reasoning") return !!nonEmptyString((block as Dict).reasoning) && !nonEmptyString(signature);
+  return type === "reasoning_content" && !!nonEmptyString(text) && !nonEmptyString(nested);
 }
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
@@ -421,26 +398,23 @@ export function reasoningTextOf(block: Dict): string {
   return typeof text === "string" ? text : "";
 }
 
-/** A block that says something: neither a call nor blank text. */
-const saysSomething = (block: unknown): boolean => !isCallBlock(block) && !isBlankTextBlock(block);
-
 /**
- * Whether a request can send this content as a message: {@link hasMeaningfulContent} less reasoning blocks
- * whose text is blank (an empty signed reasoning block; @langchain/aws drops it, leaving the message empty, B9).
+ * Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). With
+ * `toSend`, whether a request can send it as a message: less reasoning blocks whose text is blank (an empty signed
+ * reasoning block; @langchain/aws drops it, leaving the message empty, B9).
  */
-export function saysSomethingToSend(content: unknown): boolean {
-  if (!Array.isArray(content)) return hasMeaningfulContent(content);
-  for (const block of content) {
-    const type = fieldsOf(block).type;
-    const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
-    if (saysSomething(block) && !(reasoning && reasoningTextOf(block).trim() === "")) return true;
-  }
-  return false;
-}
-
-/** Whether content says anything beyond tool calls and blank text (reasoning, images and documents count). */
-export function hasMeaningfulContent(content: unknown): boolean {
+export function hasMeaningfulContent(content: unknown, toSend = false): boolean {
   if (typeof content === "string") return !isBlankText(content);
-  if (Array.isArray(content)) for (const block of content) if (saysSomething(block)) return true;
+  if (Array.isArray(content))
+    for (const block of content) {
+      const type = fieldsOf(block).type;
+      const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
+      if (
+        !isCallBlock(block) &&
+        !isBlankTextBlock(block) &&
+        !(toSend && reasoning && reasoningTextOf(block).trim() === "")
+      )
+        return true;
+    }
   return false;
 }

@@ -50,7 +50,7 @@ export function forEachResponseItemId(message: unknown, visit: (id: string) => v
 }
 
 /** An output item edit: keep it, drop it, or replace it (a renamed call, an item without its id). */
-export type OutputEdit = "drop" | Dict | undefined;
+type OutputEdit = "drop" | Dict | undefined;
 
 /**
  * `output` with `edit` applied per item, keeping every reasoning item next to the item that followed it
@@ -93,14 +93,14 @@ export function withoutId({ id, ...rest }: Dict): Dict {
 /**
  * `kwargs` with the per-call maps (`__openai_function_call_ids__`, `__gemini_function_call_thought_signatures__`)
  * following renamed calls: the entry of an old id is copied to its new id (and kept only while a call still
- * has the old id). Returns the same object when no map changes.
+ * has the old id). Returns a copy.
  */
 export function rekeyCallMaps(
   kwargs: Dict,
   newIdOf: ReadonlyMap<string, string>,
   idsStillUsed: ReadonlySet<string>,
 ): Dict {
-  let out = kwargs;
+  const out = { ...kwargs };
   for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
     const map = kwargs[key];
     if (!isDict(map) || !Object.keys(map).some((id) => newIdOf.has(id))) continue;
@@ -110,7 +110,6 @@ export function rekeyCallMaps(
       if (renamed !== undefined) next[renamed] = map[id];
       if (renamed === undefined || idsStillUsed.has(id)) next[id] = map[id];
     }
-    if (out === kwargs) out = { ...kwargs };
     out[key] = next;
   }
   return out;

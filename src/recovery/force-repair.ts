@@ -34,7 +34,7 @@ import {
   defaultSyntheticText,
   orphanResultAsUserMessage,
   reasoningAsText,
-  rebuildAssistant,
+  rebuildMessage,
   rewriteToolCalls,
   serverToolBlockAsText,
   syntheticToolResult,
@@ -325,7 +325,7 @@ function blocksAsText(step: Step, servers: boolean) {
         return text ?? [];
       });
       const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
-      return changed ? [rebuildAssistant(m, { content }), { action: "converted_block", detail }] : undefined;
+      return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
     },
     "unsupported_block",
   );

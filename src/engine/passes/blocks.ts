@@ -20,11 +20,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
+  callBlockFormatOf,
   isAssistant,
   isConverseAssistantBlock,
   isDict,
   isGeminiAssistantBlock,
-  isMovableCallBlock,
   isServerToolResultBlock,
   isThinkingBlock,
   isUnsignedReasoning,
@@ -89,7 +89,7 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
   const only = profile.assistantBlocks;
-  if (!v1 && only !== "any" && isDict(block) && !isMovableCallBlock(block))
+  if (!v1 && only !== "any" && isDict(block) && !callBlockFormatOf(block))
     return (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block) ? undefined : "unreadable";
   return undefined;
 }
@@ -163,7 +163,7 @@ export const blocksPass: RepairPass = {
             const v1 = isV1Message(m);
             for (let i = 0; i < content.length; i++) {
               const b = content[i];
-              if (b.type !== "text" && !isMovableCallBlock(b) && unsupportedBlock(b, profile, v1) !== undefined)
+              if (b.type !== "text" && !callBlockFormatOf(b) && unsupportedBlock(b, profile, v1) !== undefined)
                 return false;
             }
             return true;

@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildToolResult, rewriteToolCalls, type RefEditor } from "../../messages/build";
+import { rebuildMessage, rewriteToolCalls, type RefEditor } from "../../messages/build";
 import {
   isAssistant,
   callsOnlyInToolCalls,
@@ -371,7 +371,7 @@ export const callIdsPass: RepairPass = {
       for (const s of slots) ctx.report(message, index, s.reason!, "renamed_call_id", detail(s), s);
     }
     for (const [index, newId] of results) {
-      out[index] = rebuildToolResult(messages[index] as never, { tool_call_id: newId });
+      out[index] = rebuildMessage(messages[index], { tool_call_id: newId });
       ctx.derive(messages[index], out[index]);
     }
     return sameOrNew(messages, out);

@@ -14,7 +14,7 @@
  * `invalid_tool_calls` belong to the invalid-calls pass; answered server tools stay where they are.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant } from "../../messages/build";
+import { rebuildMessage } from "../../messages/build";
 import {
   callBlockFormatOf,
   forEachToolCallRef,
@@ -118,7 +118,7 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
       }));
     fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
   }
-  return rebuildAssistant(message, fields);
+  return rebuildMessage(message, fields);
 }
 
 type Issue = [

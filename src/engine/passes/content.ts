@@ -5,7 +5,13 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
-import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
+import {
+  forEachToolCallRef,
+  hasMeaningfulContent,
+  isBlankText,
+  isBlankTextBlock,
+  turnOf,
+} from "../../messages/inspect";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
@@ -52,7 +58,7 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const blankString = typeof content === "string" && isBlankText(content);
   const blankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
   if (type === "ai") {
-    const says = typeof content === "string" ? !blankString : saysSomethingToSend(content);
+    const says = typeof content === "string" ? !blankString : hasMeaningfulContent(content, true);
     if (!says && !makesCalls(m)) return ["remove", "assistant message with no content and no calls"];
     if (blankBlock) return ["strip_blank_blocks", "blank text block in an assistant message"];
     if (blankString && (content as string).length > 0)

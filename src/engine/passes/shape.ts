@@ -6,7 +6,7 @@
  * arguments that are not an object are kept under a key.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
+import { rebuildMessage } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
 import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
@@ -86,13 +86,13 @@ function reshaped(message: BaseMessage): BaseMessage {
   const content = hasLooseItems(m.content) ? asBlocks(m.content as unknown[]) : m.content;
   if (isToolResult(message)) {
     const id = m.tool_call_id;
-    return rebuildToolResult(message as never, { content, tool_call_id: typeof id === "number" ? String(id) : id });
+    return rebuildMessage(message, { content, tool_call_id: typeof id === "number" ? String(id) : id });
   }
   if (!isAssistant(message)) return rebuildMessage(message, { content });
   const calls = m.tool_calls;
   const invalid = m.invalid_tool_calls;
   const list = calls === undefined || calls === null ? [] : Array.isArray(calls) ? calls : [calls];
-  return rebuildAssistant(message as never, {
+  return rebuildMessage(message, {
     content,
     tool_calls: list.filter(isDict).map((c) => ({ ...c, args: argsObject(c.args), type: "tool_call" })),
     invalid_tool_calls: Array.isArray(invalid) ? invalid.filter(isDict) : [],
