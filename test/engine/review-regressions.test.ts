@@ -133,6 +133,25 @@ describe("review regressions", () => {
   });
 });
 
+describe("renamed calls keep what is keyed by their id", () => {
+  it("a call stored with an empty id keeps its Gemini thought signature under its new id", () => {
+    const KEY = "__gemini_function_call_thought_signatures__";
+    const h = [
+      new HumanMessage("weather in Paris?"),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id: "", name: "get_weather", args: { city: "Paris" } }],
+        additional_kwargs: { [KEY]: { "": "REAL_SIGNATURE" } },
+      }),
+    ];
+    const { messages } = repairToolCalls(h, { provider: "gemini" });
+    const ai = messages[1] as AIMessage;
+    const id = ai.tool_calls![0].id!;
+    expect(id).not.toBe("");
+    expect(ai.additional_kwargs[KEY]).toEqual({ [id]: "REAL_SIGNATURE" });
+  });
+});
+
 describe("the clean walk's id table", () => {
   it("grows past its first size and still finds a repeated id", () => {
     const h: BaseMessage[] = [new HumanMessage("hi")];
