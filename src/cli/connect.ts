@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SAVER_METHODS } from "../threads/repair-thread";
+import { sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { optionSecrets, urlSecrets } from "./redact";
@@ -24,13 +25,6 @@ export interface OpenedStore {
 }
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
-
-/** What is reached into: SqliteSaver's better-sqlite3 `db`, PostgresSaver's pg `pool` and `options`. */
-type Official = BaseCheckpointSaver & {
-  db: { prepare(sql: string): { get(): unknown } };
-  pool: { query(sql: string, values: unknown[]): Promise<{ rows: Dict[] }> };
-  options?: { schema?: unknown };
-};
 
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
 
@@ -89,20 +83,15 @@ export async function openStore(
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
   const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
-    fromConnString(path: string, options?: Dict): Official;
+    fromConnString(path: string, options?: Dict): BaseCheckpointSaver & { options?: { schema?: unknown } };
   };
-  let saver: Official | undefined;
+  let saver: ReturnType<typeof Saver.fromConnString> | undefined;
   let schema = "";
   try {
     saver = Saver.fromConnString(path, options);
     schema = String(saver.options?.schema ?? "public");
     // The saver's tables must be there: the command never runs its `setup()`.
-    if (
-      sqlite
-        ? !saver.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get()
-        : !(await saver.pool.query("SELECT to_regclass($1) AS found", [`"${schema.replace(/"/g, '""')}".checkpoints`]))
-            .rows[0]?.found
-    )
+    if (!(await sqlStoreOf(saver)?.found()))
       throw new UsageError(
         `${sqlite ? store.file : `PostgreSQL schema "${schema}"`} has no checkpoints table: not a ${name} database${
           sqlite ? "" : ' (see --saver-options {"schema":...})'

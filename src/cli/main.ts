@@ -2,7 +2,7 @@
  * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor.
  */
-import { countThreads, scanThreads } from "../threads/scan";
+import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { closeSaver, openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
@@ -51,11 +51,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   try {
     const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
     const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
-    const total = await countThreads(saver, options).catch(() => undefined);
     const repair = args.command === "repair";
-    const progress = new Progress(err, {
-      total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
-    });
+    const progress = new Progress(err);
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);

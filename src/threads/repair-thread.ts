@@ -48,26 +48,23 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
  */
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
-/** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
-function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, open: boolean) {
+/**
+ * The problems of a stored thread at `level` (`"request"`: request shaping included): one walk when clean (most
+ * threads), then every problem. An open last exchange is one only with `openIsProblem` (a fix that closes it).
+ */
+function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, openIsProblem = false) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
-  const repairer = createRepairer({ provider, level, trailing: open ? "answer" : "keep" });
+  const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
 
-/**
- * What a stored repair fixes: the structural problems of a thread. An open last exchange is one only with
- * `openIsProblem` (a fix that closes it).
- */
-export const structuralProblems = (
-  messages: readonly BaseMessage[],
-  provider: Provider = "strict",
-  openIsProblem = false,
-) => problemsOf(messages, provider, "structural", openIsProblem);
+/** What a stored repair fixes: the structural problems of a thread. */
+export const structuralProblems = (messages: readonly BaseMessage[], provider: Provider = "strict", open = false) =>
+  problemsOf(messages, provider, "structural", open);
 
 /** Every problem of a stored thread for `provider`, request shaping included. */
 export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
-  problemsOf(messages, provider, "request", false);
+  problemsOf(messages, provider, "request");
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -177,8 +174,6 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
   return {
     /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
-    /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
-    isClean: keeping.isClean,
     repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
