@@ -27,11 +27,14 @@ export interface OpenedStore {
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
+/** Whether an import of `specifier` failed for that package not being installed. */
+const packageMissing = (specifier: string, error: Error) =>
+  !isPath(specifier) && notFound(error) && String(error.message).includes(specifier);
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
 export const importModule: ModuleImporter = (specifier, cwd) =>
   import(isPath(specifier) ? pathToFileURL(resolve(cwd, specifier)).href : specifier).catch((error) => {
-    if (isPath(specifier) || !notFound(error) || !String(error.message).includes(specifier)) throw error;
+    if (!packageMissing(specifier, error)) throw error;
     return import(pathToFileURL(createRequire(join(cwd, "package.json")).resolve(specifier)).href);
   });
 
@@ -54,7 +57,7 @@ export async function openStore(
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
       throw new UsageError(
-        notFound(error) && !isPath(specifier) && String(error.message).includes(specifier)
+        packageMissing(specifier, error)
           ? `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`
           : `${flag}: could not load ${specifier}: ${error.message}`,
       );

@@ -175,13 +175,14 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
     /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
     repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
+      const engine = closeOpen ? closing : keeping;
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
-      if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
+      if ((!salvage?.size && engine.isClean(messages)) || !messages.every(isMessage))
         return { messages, repairs: [], salvaged: [] };
-      const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
+      const put = putBackResults(messages, salvage ?? new Map());
       const working = put.messages;
       const last = closeOpen ? undefined : resumableExchange(working);
-      let fixed = (closeOpen ? closing : keeping).repair(working);
+      let fixed = engine.repair(working);
       const tail = last ? working.slice(last.index) : [];
       // The last exchange may still be resumed: when the whole repair touches it, repair only what comes before it
       // (where that exchange is an orphan).

@@ -222,8 +222,7 @@ async function sameReports(
   const repairEngine = byKey(await collect(repairThreads(genericView(saver), { provider }))).map(repairView);
   expect(repairFast).toEqual(repairEngine);
   let prechecked = 0;
-  for await (const item of threadSourceFor(saver, { messagesKey: "messages" }))
-    if (item.clean) prechecked++;
+  for await (const item of threadSourceFor(saver, { messagesKey: "messages" })) if (item.clean) prechecked++;
   return prechecked;
 }
 
@@ -277,9 +276,7 @@ describe("scans and repairs through the pages report what the engine alone repor
         [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)],
         "t",
       );
-      expect(
-        (await collect(threadSourceFor(plain, { messagesKey: "messages" })))[0].clean?.messageCount,
-      ).toBe(2);
+      expect((await collect(threadSourceFor(plain, { messagesKey: "messages" })))[0].clean?.messageCount).toBe(2);
       plain.db.close();
     } finally {
       saver.db.close();
