@@ -86,13 +86,13 @@ export async function openStore(
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
   const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
-    fromConnString(path: string, options?: Dict): BaseCheckpointSaver & { options?: { schema?: unknown } };
+    fromConnString(path: string, options?: Dict): BaseCheckpointSaver;
   };
-  let saver: ReturnType<typeof Saver.fromConnString> | undefined;
-  let schema = "";
+  // PostgresSaver's own default.
+  const schema = String(options?.schema ?? "public");
+  let saver: BaseCheckpointSaver | undefined;
   try {
     saver = Saver.fromConnString(path, options);
-    schema = String(saver.options?.schema ?? "public");
     // The saver's tables must be there: the command never runs its `setup()`.
     if (!(await sqlStoreOf(saver)?.found()))
       throw new UsageError(

@@ -73,11 +73,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
             : limited
               ? `--limit ${limit} reached; run again for the rest`
               : undefined,
-          next: !next
-            ? undefined
-            : repair
-              ? "the same command with --apply writes these fixes"
-              : "repair with the same flags shows each fix (a dry run; add --apply to write it)",
+          next,
         }).join("\n")}\n`,
       );
     if (interrupted) return EXIT.interrupted;

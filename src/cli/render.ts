@@ -130,7 +130,7 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  info: { label: string; stopped?: string; repair: boolean; next?: string },
+  info: { label: string; stopped?: string; repair: boolean; next: boolean },
 ): string[] {
   const { repair } = info;
   const lines = [`${info.label}: ${many(tally.threads, "thread")} read`];
@@ -154,6 +154,9 @@ export function renderSummary(
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
-  if (info.next) lines.push(`Next: ${info.next}`);
+  if (info.next)
+    lines.push(
+      `Next: ${repair ? "the same command with --apply writes these fixes" : "repair with the same flags shows each fix (a dry run; add --apply to write it)"}`,
+    );
   return lines;
 }

@@ -85,7 +85,7 @@ export function awaitsResume(messages: readonly BaseMessage[]) {
  */
 export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
   const answered = new Set<string>();
-  const syntheticAt = new Map<string, number>();
+  const syntheticAt = new Map<unknown, number>();
   const idOf = (m: BaseMessage) => (isToolResult(m) ? resultIdOf(m) : undefined);
   messages.forEach((m, i) => {
     const id = idOf(m);
@@ -100,13 +100,12 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     answered.add(toolCallId);
     // A placeholder a surface made knowing more than the engine (a call the user never approved).
     const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
-    const { name } = result as { name?: unknown };
     repairs.push({
       problem: "orphan_call",
       action: toolRun ? "synthesized_result" : "salvaged_result",
       index,
       toolCallId,
-      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      ...(result.name ? { toolName: result.name } : {}),
       ...(toolRun ? { toolRun } : {}),
       detail: toolRun
         ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
@@ -116,8 +115,8 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     const id = idOf(m);
-    if (id !== undefined && syntheticAt.get(id) === i && !answered.has(id)) {
-      putBack(id, i);
+    if (syntheticAt.get(id) === i && !answered.has(id!)) {
+      putBack(id!, i);
       continue;
     }
     out.push(m);

@@ -252,20 +252,12 @@ export async function readThread(
 }
 
 /** The source, the reads and the stop rule shared by scans and repairs. */
-export async function* readThreads<R>(
+export const readThreads = <R>(
   saver: BaseCheckpointSaver,
   o: ResolvedScanOptions,
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
-): AsyncGenerator<R> {
-  for await (const result of mapConcurrently(
-    threadSourceFor(saver, o),
-    o.concurrency,
-    handle,
-    () => stop() || !!o.signal?.aborted,
-  ))
-    if (result !== undefined) yield result;
-}
+) => mapConcurrently(threadSourceFor(saver, o), o.concurrency, handle, () => stop() || !!o.signal?.aborted);
 
 /**
  * Reports every thread of `saver` (or `options.threads`), newest checkpoint of each namespace, one report per

@@ -67,9 +67,12 @@ export function checkpointIdAt(since: Date): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
+/** The first 32 bits of the MD5 of a thread id, unsigned: what its shard is computed from. */
+const md5Head = (threadId: string) =>
+  Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16);
+
 /** The shard (1 to `count`) of a thread id: the same function as the SQL below. */
-export const shardOf = (threadId: string, count: number): number =>
-  (Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16) % count) + 1;
+export const shardOf = (threadId: string, count: number): number => (md5Head(threadId) % count) + 1;
 
 const inShard = (threadId: string, shard?: Shard) => !shard || shardOf(threadId, shard.count) === shard.index;
 
@@ -124,44 +127,32 @@ export async function* threadSourceFor(
   const { shard, messagesKey, provider } = selection;
   const since = selection.since && checkpointIdAt(selection.since);
   const checkpoints = `${schema}checkpoints`;
-  // SQLite: a function of the connection gives a thread id's shard.
-  if (shard && !postgres)
-    db.function("lgtr_shard_of", { deterministic: true }, (id: unknown, n: unknown) => shardOf(String(id), Number(n)));
-  /** The keys of the selection (of one thread, after `after`), grouped by thread and namespace. */
-  const keys = (add: (value: unknown) => string, after?: Dict, thread?: string) => {
-    const where = [
-      ...(after ? [`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`] : []),
-      ...(thread !== undefined ? [`thread_id = ${add(thread)}`] : []),
-      // PostgreSQL: the first 32 bits of the MD5 of the thread id, unsigned, as shardOf.
-      ...(!shard
-        ? []
-        : postgres
-          ? [
-              `('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint % ${add(shard.count)} + 1 = ${add(shard.index)}`,
-            ]
-          : [`lgtr_shard_of(thread_id, ${add(shard.count)}) = ${add(shard.index)}`]),
-    ];
-    const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
-    return `FROM ${checkpoints} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}`;
-  };
-  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes: `type` and `data` (the
-  // checkpoint in SQLite; in PostgreSQL the blob of the messages channel at the version the checkpoint names, as
-  // bytea: no array_agg, which pg parses char by char). The first page has no lower bound (a thread id may be "");
-  // later pages start after the last key. `thread`: the keys of that thread only.
+  // SQLite: a function of the connection gives the hash of a thread id; PostgreSQL computes it in SQL.
+  if (shard && !postgres) db.function("lgtr_md5_head", { deterministic: true }, (id: unknown) => md5Head(String(id)));
+  const hash = postgres
+    ? "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint"
+    : "lgtr_md5_head(thread_id)";
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads (of the selection, of one thread, after
+  // `after`), with its bytes: `type` and `data` (the checkpoint in SQLite; in PostgreSQL the blob of the messages
+  // channel at the version the checkpoint names, as bytea: no array_agg, which pg parses char by char). The first
+  // page has no lower bound (a thread id may be ""); later pages start after the last key.
   const page = (after?: Dict, thread?: string) =>
     query((add) => {
-      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after, thread)}
+      const where: string[] = [];
+      if (after) where.push(`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`);
+      if (thread !== undefined) where.push(`thread_id = ${add(thread)}`);
+      if (shard) where.push(`${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`);
+      const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
+      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${checkpoints}
+${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
 ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
-      const on =
-        "c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id";
+      const join = `FROM page p JOIN ${checkpoints} c USING (thread_id, checkpoint_ns, checkpoint_id)`;
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";
-      if (!postgres)
-        return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
+      if (!postgres) return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data ${join} ${order}`;
       const name = add(messagesKey ?? "messages");
-      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data
-FROM page p JOIN ${checkpoints} c ON ${on} LEFT JOIN ${schema}checkpoint_blobs b
-ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns AND b.channel = ${name}
-AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
+      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data ${join}
+LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
+AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
     });
   // Pre-checked when the saver's serializer is the JSON one the pre-check reads (a subclass or another serializer
   // may decode the same bytes differently: those threads are all revived).
