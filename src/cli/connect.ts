@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SAVER_METHODS } from "../threads/repair-thread";
+import { sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { optionSecrets, urlSecrets } from "./redact";
@@ -25,19 +26,15 @@ export interface OpenedStore {
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
-/** What is reached into: SqliteSaver's better-sqlite3 `db`, PostgresSaver's pg `pool` and `options`. */
-type Official = BaseCheckpointSaver & {
-  db: { prepare(sql: string): { get(): unknown } };
-  pool: { query(sql: string, values: unknown[]): Promise<{ rows: Dict[] }> };
-  options?: { schema?: unknown };
-};
-
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
+/** Whether an import of `specifier` failed for that package not being installed. */
+const packageMissing = (specifier: string, error: Error) =>
+  !isPath(specifier) && notFound(error) && String(error.message).includes(specifier);
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
 export const importModule: ModuleImporter = (specifier, cwd) =>
   import(isPath(specifier) ? pathToFileURL(resolve(cwd, specifier)).href : specifier).catch((error) => {
-    if (isPath(specifier) || !notFound(error) || !String(error.message).includes(specifier)) throw error;
+    if (!packageMissing(specifier, error)) throw error;
     return import(pathToFileURL(createRequire(join(cwd, "package.json")).resolve(specifier)).href);
   });
 
@@ -60,7 +57,7 @@ export async function openStore(
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
       throw new UsageError(
-        notFound(error) && !isPath(specifier) && String(error.message).includes(specifier)
+        packageMissing(specifier, error)
           ? `${flag} needs the package ${specifier}, which is not installed. Install it with: npm install ${specifier}`
           : `${flag}: could not load ${specifier}: ${error.message}`,
       );
@@ -89,20 +86,15 @@ export async function openStore(
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
   const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
-    fromConnString(path: string, options?: Dict): Official;
+    fromConnString(path: string, options?: Dict): BaseCheckpointSaver;
   };
-  let saver: Official | undefined;
-  let schema = "";
+  // PostgresSaver's own default.
+  const schema = String(options?.schema ?? "public");
+  let saver: BaseCheckpointSaver | undefined;
   try {
     saver = Saver.fromConnString(path, options);
-    schema = String(saver.options?.schema ?? "public");
     // The saver's tables must be there: the command never runs its `setup()`.
-    if (
-      sqlite
-        ? !saver.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get()
-        : !(await saver.pool.query("SELECT to_regclass($1) AS found", [`"${schema.replace(/"/g, '""')}".checkpoints`]))
-            .rows[0]?.found
-    )
+    if (!(await sqlStoreOf(saver)?.found()))
       throw new UsageError(
         `${sqlite ? store.file : `PostgreSQL schema "${schema}"`} has no checkpoints table: not a ${name} database${
           sqlite ? "" : ' (see --saver-options {"schema":...})'

@@ -2,10 +2,10 @@
  * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor.
  */
-import { countThreads, scanThreads } from "../threads/scan";
+import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
-import { closeSaver, openStore, secretsOf, type ModuleImporter, type OpenedStore } from "./connect";
+import { closeSaver, openStore, secretsOf, type ModuleImporter } from "./connect";
 import { Progress, type ProgressStream } from "./progress";
 import { redactor } from "./redact";
 import { renderSummary, renderThread, reportJson, Tally } from "./render";
@@ -22,7 +22,6 @@ export interface CliIO {
 export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
 
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
-  const env = io.env ?? process.env;
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
   const redacted = (stream: ProgressStream): ProgressStream => ({
@@ -35,27 +34,21 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
   let args: CliArgs;
   try {
-    args = parseCliArgs(argv, env);
+    args = parseCliArgs(argv, io.env ?? process.env);
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   redact = redactor(secretsOf(args));
-  let store: OpenedStore;
-  try {
-    store = await openStore(args, io.importModule);
-  } catch (error) {
-    const { message } = error as Error;
-    return fail(error instanceof UsageError ? message : `could not open the store: ${message}`);
-  }
+  const store = await openStore(args, io.importModule).catch((error: Error) => error);
+  if (store instanceof Error)
+    return fail(store instanceof UsageError ? store.message : `could not open the store: ${store.message}`);
   const { saver, label } = store;
   try {
-    const { threads, provider, messagesKey, since, limit, shard, concurrency, apply, json } = args;
-    const options = { threads, provider, messagesKey, since, limit, shard, concurrency, signal: io.signal };
-    const total = await countThreads(saver, options).catch(() => undefined);
-    const repair = args.command === "repair";
-    const progress = new Progress(err, {
-      total: repair || limit === undefined ? total : Math.min(total ?? Infinity, limit),
-    });
+    const { command, store: _, saverOptions, json, apply, ...selection } = args;
+    const options = { ...selection, signal: io.signal };
+    const { limit } = options;
+    const repair = command === "repair";
+    const progress = new Progress(err);
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);
@@ -80,11 +73,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
             : limited
               ? `--limit ${limit} reached; run again for the rest`
               : undefined,
-          next: !next
-            ? undefined
-            : repair
-              ? "the same command with --apply writes these fixes"
-              : "repair with the same flags shows each fix (a dry run; add --apply to write it)",
+          next,
         }).join("\n")}\n`,
       );
     if (interrupted) return EXIT.interrupted;

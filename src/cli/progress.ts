@@ -1,6 +1,6 @@
 /**
- * Progress on stderr when it is a terminal: a bar with rate and ETA redrawn in place (every 100 ms at most).
- * Anything else (a CI log, a pipe) gets none.
+ * Progress on stderr when it is a terminal: the threads done, the rate and a short tally, redrawn in place (every
+ * 100 ms at most). Anything else (a CI log, a pipe) gets none.
  */
 
 export interface ProgressStream {
@@ -12,58 +12,42 @@ export interface ProgressStream {
 export const num = (n: number) => n.toLocaleString("en-US");
 const CLEAR = "\r\x1b[2K";
 
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  const two = (n: number) => `${n}`.padStart(2, "0");
-  return `${s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}` : Math.floor(s / 60)}:${two(s % 60)}`;
-}
-
 export class Progress {
   private done = 0;
-  private note = "";
-  private drawn = false;
+  /** The line on screen ("" until the first draw). */
+  private line = "";
   private last = Number.NEGATIVE_INFINITY;
-  private readonly now;
-  private readonly started;
+  private readonly started: number;
 
-  /** `total`: threads to go through, when known (ETA and bar need it); `now`: milliseconds, monotonic. */
+  /** `now`: milliseconds, monotonic. */
   constructor(
     private readonly stream: ProgressStream,
-    private readonly options: { total?: number; now?: () => number },
+    private readonly now = () => performance.now(),
   ) {
-    this.now = options.now ?? (() => performance.now());
-    this.started = this.now();
+    this.started = now();
   }
 
   /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
   tick(note: string): void {
     this.done++;
-    this.note = note;
     const now = this.now();
-    if (this.stream.isTTY && now - this.last >= 100) this.draw((this.last = now));
+    if (!this.stream.isTTY || now - this.last < 100) return;
+    this.last = now;
+    const rate = now > this.started ? (this.done * 1000) / (now - this.started) : 0;
+    const text = `${num(this.done)} threads  ${num(Math.round(rate))}/s${note && `  ${note}`}`;
+    this.line = text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1));
+    this.stream.write(CLEAR + this.line);
   }
 
-  /** Prints a line of output without tearing the bar (stdout and stderr share the terminal). */
+  /** Prints a line of output without tearing the progress line (stdout and stderr share the terminal). */
   above(write: () => void): void {
-    if (this.drawn) this.stream.write(CLEAR);
+    if (this.line) this.stream.write(CLEAR);
     write();
-    if (this.drawn) this.draw(this.now());
+    if (this.line) this.stream.write(CLEAR + this.line);
   }
 
-  /** Clears the bar. */
+  /** Clears the progress line. */
   finish(): void {
-    if (this.drawn) this.stream.write(CLEAR);
-  }
-
-  private draw(now: number): void {
-    const { total } = this.options;
-    const { done, note } = this;
-    const rate = now > this.started ? (done * 1000) / (now - this.started) : 0;
-    const eta = total !== undefined && rate > 0 && total >= done ? formatDuration(((total - done) / rate) * 1000) : "";
-    const bar = total ? `[${"#".repeat(Math.round(Math.min(1, done / total) * 24)).padEnd(24, ".")}] ` : "";
-    const of = total !== undefined ? `/${num(total)}` : "";
-    const text = `${bar}${num(done)}${of} threads  ${num(Math.round(rate))}/s${eta && `  ETA ${eta}`}${note && `  ${note}`}`;
-    this.stream.write(`${CLEAR}${text.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`);
-    this.drawn = true;
+    if (this.line) this.stream.write(CLEAR);
   }
 }

@@ -10,16 +10,13 @@ import { num } from "./progress";
 
 /** `3 repairs`, `1 repair`. */
 const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
-const bump = <K>(counts: Map<K, number>, key: K, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
+const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
 /** Counted names: `a, b x2`. */
 const counted = (counts: Map<string, number>) =>
   [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
 /** Problem kinds with their rules, counted: `consecutive_same_role (B6)`. */
 const kindsOf = (problems: ToolCallProblem[], counts = new Map<string, number>()) =>
   problems.reduce((counts, p) => bump(counts, p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind), counts);
-
-const where = (r: { threadId: string; namespace: string }) =>
-  `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
 
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
@@ -29,26 +26,24 @@ const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
  * none for threads with nothing to say.
  */
 export function renderThread(r: ThreadReport | ThreadRepairReport): string[] {
+  const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
   const { status } = r;
-  if (status === "would_repair" || status === "repaired") {
-    const done = `${many(r.repairs.length, "repair")}${
-      r.salvaged.length ? `, ${many(r.salvaged.length, "real result")} put back from pending writes` : ""
-    }`;
-    return [
-      `${where(r)}: ${
-        status === "repaired"
-          ? `repaired (${done}); new checkpoint ${r.written?.configurable?.checkpoint_id} on top of ${r.checkpointId}`
-          : `would repair (${done}) on top of checkpoint ${r.checkpointId}`
-      }`,
-      ...(r.reshape.length
-        ? [
-            `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(kindsOf(r.reshape))}`,
-          ]
-        : []),
-    ];
+  if (status !== "would_repair" && status !== "repaired") {
+    const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[status];
+    return says ? [`${where}: ${says}: ${"found" in r ? r.reason : r.error}`] : [];
   }
-  const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[status];
-  return says ? [`${where(r)}: ${says}: ${"found" in r ? r.reason : r.error}`] : [];
+  const salvaged = r.salvaged.length ? `, ${many(r.salvaged.length, "real result")} put back from pending writes` : "";
+  const done = `${many(r.repairs.length, "repair")}${salvaged}`;
+  const lines = [
+    status === "repaired"
+      ? `${where}: repaired (${done}); new checkpoint ${r.written?.configurable?.checkpoint_id} on top of ${r.checkpointId}`
+      : `${where}: would repair (${done}) on top of checkpoint ${r.checkpointId}`,
+  ];
+  if (r.reshape.length)
+    lines.push(
+      `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(kindsOf(r.reshape))}`,
+    );
+  return lines;
 }
 
 const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
@@ -95,22 +90,18 @@ export class Tally {
 
   add(report: ThreadReport | ThreadRepairReport): void {
     this.threads++;
-    const repair = "found" in report ? report : undefined;
-    const found = repair?.found ?? report.status;
-    const status = repair?.status;
+    const { status, provider } = report;
+    const found = "found" in report ? report.found : status;
     bump(this.counts, found);
-    if (status && status !== found) bump(this.counts, status);
+    if (status !== found) bump(this.counts, status);
     for (const p of report.problems) bump(this.kinds, p.kind);
-    const { provider } = report;
     if (!provider) return;
     bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
     // A scan's thread that is not broken has problems of request shaping only.
-    const reshape = repair ? repair.reshape : report.problems;
+    const reshape = "reshape" in report ? report.reshape : report.problems;
     if (reshape.length && (found !== "broken" || status === "repaired" || status === "would_repair")) {
-      const entry = this.reshape.get(provider) ?? [0, new Map<string, number>()];
-      entry[0]++;
-      kindsOf(reshape, entry[1]);
-      this.reshape.set(provider, entry);
+      const [threads, kinds] = this.reshape.get(provider) ?? [0, new Map<string, number>()];
+      this.reshape.set(provider, [threads + 1, kindsOf(reshape, kinds)]);
     }
   }
 
@@ -139,7 +130,7 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  info: { label: string; stopped?: string; repair: boolean; next?: string },
+  info: { label: string; stopped?: string; repair: boolean; next: boolean },
 ): string[] {
   const { repair } = info;
   const lines = [`${info.label}: ${many(tally.threads, "thread")} read`];
@@ -163,6 +154,9 @@ export function renderSummary(
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
-  if (info.next) lines.push(`Next: ${info.next}`);
+  if (info.next)
+    lines.push(
+      `Next: ${repair ? "the same command with --apply writes these fixes" : "repair with the same flags shows each fix (a dry run; add --apply to write it)"}`,
+    );
   return lines;
 }

@@ -6,7 +6,8 @@ export const nextTurn = (): Promise<void> =>
 const TURN_EVERY_MS = 10;
 
 /**
- * `fn` over an async source with at most `concurrency` calls under way, results in source order. The source
+ * `fn` over an async source with at most `concurrency` calls under way, results in source order (but for
+ * `undefined`, which is no result). The source
  * is pulled only as results are taken (a slow consumer slows the reads), and nothing new starts once `stop()`
  * says so: the calls under way finish and are yielded, then the generator ends.
  *
@@ -20,11 +21,11 @@ const TURN_EVERY_MS = 10;
 export async function* mapConcurrently<T, R>(
   source: AsyncIterable<T>,
   concurrency: number,
-  fn: (item: T) => Promise<R>,
+  fn: (item: T) => Promise<R | undefined>,
   stop: () => boolean,
 ): AsyncGenerator<R> {
   const iterator = source[Symbol.asyncIterator]();
-  const window: Promise<R>[] = [];
+  const window: Promise<R | undefined>[] = [];
   let done: boolean | undefined = false;
   // The first item waits for a turn too: a stop asked before the run (or while its first page was read) is seen
   // before any thread, however fast the rest goes.
@@ -44,7 +45,10 @@ export async function* mapConcurrently<T, R>(
     }
   };
   try {
-    for (await fill(); window.length > 0; await fill()) yield await window.shift()!;
+    for (await fill(); window.length > 0; await fill()) {
+      const result = await window.shift()!;
+      if (result !== undefined) yield result;
+    }
   } finally {
     if (!done) await iterator.return?.();
     await Promise.allSettled(window);

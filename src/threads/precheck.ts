@@ -50,14 +50,11 @@ function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
 }
 
 /** The class name of an lc-serialized `langchain_core` message, or undefined. */
-function messageClass(value: unknown): string | undefined {
+function messageClass(value: unknown): unknown {
   if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return;
   const id = value.id;
-  if (!Array.isArray(id) || id.length !== 3 || id[0] !== "langchain_core" || id[1] !== "messages") return;
-  return typeof id[2] === "string" ? id[2] : undefined;
+  if (Array.isArray(id) && id.length === 3 && id[0] === "langchain_core" && id[1] === "messages") return id[2];
 }
-
-const textContent = (content: unknown): content is string => typeof content === "string" && !isBlankText(content);
 
 /**
  * The ids of an assistant message's calls when it has the shape above (none: an empty list), else undefined.
@@ -82,8 +79,7 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
       call.name === "" ||
       !isPlainValue(call.args) ||
       (call.type !== undefined && call.type !== "tool_call") ||
-      id === "" ||
-      !isAcceptedId(id, STRICT) ||
+      !isAcceptedId(id, STRICT) || // "" too: strict's id pattern takes one character at least
       seen.has(id)
     )
       return;
@@ -137,11 +133,12 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
       callsThisTurn = false;
     } else if (kind === "ToolMessage") {
       const { tool_call_id: id, status } = kwargs;
-      if (typeof id !== "string" || !waiting.delete(id)) return;
+      if (!waiting.delete(id)) return; // call ids are strings: no other value is waiting
       if (!revivesUndefined(status) && status !== "success" && status !== "error") return;
       last = "tool";
     } else return;
-    if (!textContent(kwargs.content) || !onlyKeys(kwargs.additional_kwargs)) return;
+    const { content } = kwargs;
+    if (typeof content !== "string" || isBlankText(content) || !onlyKeys(kwargs.additional_kwargs)) return;
   }
   // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
   return waiting.size === 0 && !(signedCalls && callsThisTurn) ? value.length : undefined;
@@ -178,10 +175,11 @@ export function cleanStoredThread(
   messagesKey: string,
   provider: Provider = "strict",
 ): CleanThread | undefined {
-  if (type !== "json" || data === null || data === undefined) return;
+  if (type !== "json") return;
   let parsed: Loose | null;
   try {
-    parsed = JSON.parse(typeof data === "string" ? data : decoder.decode(data));
+    // No data (null) does not decode: suspicious.
+    parsed = JSON.parse(typeof data === "string" ? data : decoder.decode(data!));
   } catch {
     return;
   }

@@ -48,26 +48,23 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
  */
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
-/** The problems of a stored thread at `level`: one walk when clean (most threads), then every problem. */
-function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, open: boolean) {
+/**
+ * The problems of a stored thread at `level` (`"request"`: request shaping included): one walk when clean (most
+ * threads), then every problem. An open last exchange is one only with `openIsProblem` (a fix that closes it).
+ */
+function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, openIsProblem = false) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
-  const repairer = createRepairer({ provider, level, trailing: open ? "answer" : "keep" });
+  const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
 
-/**
- * What a stored repair fixes: the structural problems of a thread. An open last exchange is one only with
- * `openIsProblem` (a fix that closes it).
- */
-export const structuralProblems = (
-  messages: readonly BaseMessage[],
-  provider: Provider = "strict",
-  openIsProblem = false,
-) => problemsOf(messages, provider, "structural", openIsProblem);
+/** What a stored repair fixes: the structural problems of a thread. */
+export const structuralProblems = (messages: readonly BaseMessage[], provider: Provider = "strict", open = false) =>
+  problemsOf(messages, provider, "structural", open);
 
 /** Every problem of a stored thread for `provider`, request shaping included. */
 export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
-  problemsOf(messages, provider, "request", false);
+  problemsOf(messages, provider, "request");
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -88,7 +85,7 @@ export function awaitsResume(messages: readonly BaseMessage[]) {
  */
 export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<string, ToolMessage>) {
   const answered = new Set<string>();
-  const syntheticAt = new Map<string, number>();
+  const syntheticAt = new Map<unknown, number>();
   const idOf = (m: BaseMessage) => (isToolResult(m) ? resultIdOf(m) : undefined);
   messages.forEach((m, i) => {
     const id = idOf(m);
@@ -103,13 +100,12 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     answered.add(toolCallId);
     // A placeholder a surface made knowing more than the engine (a call the user never approved).
     const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
-    const { name } = result as { name?: unknown };
     repairs.push({
       problem: "orphan_call",
       action: toolRun ? "synthesized_result" : "salvaged_result",
       index,
       toolCallId,
-      ...(typeof name === "string" && name ? { toolName: name } : {}),
+      ...(result.name ? { toolName: result.name } : {}),
       ...(toolRun ? { toolRun } : {}),
       detail: toolRun
         ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
@@ -119,8 +115,8 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     const id = idOf(m);
-    if (id !== undefined && syntheticAt.get(id) === i && !answered.has(id)) {
-      putBack(id, i);
+    if (syntheticAt.get(id) === i && !answered.has(id!)) {
+      putBack(id!, i);
       continue;
     }
     out.push(m);
@@ -177,16 +173,15 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
   return {
     /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
-    /** Whether a stored history needs no repair (one walk; an open last exchange is no problem). */
-    isClean: keeping.isClean,
     repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
+      const engine = closeOpen ? closing : keeping;
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
-      if ((!salvage?.size && (closeOpen ? closing : keeping).isClean(messages)) || !messages.every(isMessage))
+      if ((!salvage?.size && engine.isClean(messages)) || !messages.every(isMessage))
         return { messages, repairs: [], salvaged: [] };
-      const put = salvage?.size ? putBackResults(messages, salvage) : { messages, salvaged: [], repairs: [] };
+      const put = putBackResults(messages, salvage ?? new Map());
       const working = put.messages;
       const last = closeOpen ? undefined : resumableExchange(working);
-      let fixed = (closeOpen ? closing : keeping).repair(working);
+      let fixed = engine.repair(working);
       const tail = last ? working.slice(last.index) : [];
       // The last exchange may still be resumed: when the whole repair touches it, repair only what comes before it
       // (where that exchange is an orphan).

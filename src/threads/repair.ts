@@ -18,7 +18,6 @@ import {
   REPAIR_OPTIONS,
   resolveScanOptions,
   type ProviderSource,
-  type ResolvedScanOptions,
   type ThreadScanOptions,
   type ThreadStatus,
 } from "./scan";
@@ -77,8 +76,6 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
   limit?: number;
 }
 
-type Fields = Partial<ThreadRepairReport> & Pick<ThreadRepairReport, "found">;
-
 /**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
@@ -88,71 +85,67 @@ export const repairThreads = boundary(
   (saver: BaseCheckpointSaver, options: ThreadRepairOptions = {}): AsyncGenerator<ThreadRepairReport> => {
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
     const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
-    const run = { claimed: 0 };
-    const full = () => run.claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
-    const repairOne = async (item: ThreadItem) => {
+    let claimed = 0;
+    const full = () => claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
+    /** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
+    const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
       // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-      const base: Fields = { found: "unreadable" };
-      // Everything is this thread's: a throw is its `failed` report, and the run goes on.
-      const fields = await fix(saver, item, o, base, run, full).catch((error) => ({
-        ...base,
-        status: "failed" as const,
-        reason: failureText(error),
-      }));
-      return fields && { ...item.key, problems: [], structural: 0, repairs: [], reshape: [], salvaged: [], ...fields };
+      let base: Partial<ThreadRepairReport> = { found: "unreadable" };
+      const report = (fields: Partial<ThreadRepairReport>) =>
+        ({
+          ...item.key,
+          problems: [],
+          structural: 0,
+          repairs: [],
+          reshape: [],
+          salvaged: [],
+          ...base,
+          ...fields,
+        }) as ThreadRepairReport;
+      try {
+        const read = await readThread(saver, item, o);
+        if (!read) return;
+        const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
+        base = { found: status, checkpointId, provider, providerFrom, problems, structural };
+        if (status === "unreadable") return report({ status, reason: error });
+        if (status !== "broken") return report({ status: "unchanged", reshape: status === "reshape" ? problems : [] });
+        if (full()) return; // read while the last allowed repair was under way: left for the next run
+        // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt
+        // waiting for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top
+        // would drop them.
+        const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
+        if (pending.length > 0)
+          return report({
+            status: "skipped",
+            reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
+          });
+        claimed++;
+        const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
+        // The calls to salvage: those without a result, but for an exchange a resume may still run.
+        const wanted = unansweredCallIds(before);
+        for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+        const repaired = repairStoredMessages(before, {
+          salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
+        });
+        const { repairs, salvaged, messages: after } = repaired;
+        const fixed = { repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
+        const left = [...new Set(structuralProblems(after, provider).map((p) => p.kind))].join(", ");
+        if (repairs.length === 0 || left)
+          return report({
+            ...fixed,
+            status: "failed",
+            reason: `the repair leaves structural problems: ${left || "none repaired"}`,
+          });
+        if (!o.apply) return report({ ...fixed, status: "would_repair" });
+        const written = await writeFix(saver, item.key, tuple!, o.messagesKey, repaired);
+        return report({
+          ...fixed,
+          ...(typeof written === "string" ? { status: "skipped", reason: written } : { status: "repaired", written }),
+        });
+      } catch (error) {
+        return report({ status: "failed", reason: failureText(error) });
+      }
     };
     return readThreads(saver, o, repairOne, full);
   },
 );
-
-/** What one thread's report says beside the defaults (`base`: what is known of it so far); undefined: no report. */
-async function fix(
-  saver: BaseCheckpointSaver,
-  item: ThreadItem,
-  o: ResolvedScanOptions,
-  base: Fields,
-  run: { claimed: number },
-  full: () => boolean,
-): Promise<(Fields & Pick<ThreadRepairReport, "status">) | undefined> {
-  const read = await readThread(saver, item, o);
-  if (!read) return;
-  const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
-  Object.assign(base, { found: status, checkpointId, provider, providerFrom, problems, structural });
-  if (status === "unreadable") return { ...base, status, reason: error };
-  if (status !== "broken")
-    return { ...base, status: "unchanged", ...(status === "reshape" ? { reshape: problems } : {}) };
-  if (full()) return; // read while the last allowed repair was under way: left for the next run
-  // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt waiting
-  // for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top would drop them.
-  const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
-  if (pending.length > 0)
-    return {
-      ...base,
-      status: "skipped",
-      reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
-    };
-  run.claimed++;
-  const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
-  // The calls to salvage: those without a result, but for an exchange a resume may still run.
-  const wanted = unansweredCallIds(before);
-  for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
-  const repaired = repairStoredMessages(before, {
-    salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
-  });
-  const { repairs, salvaged, messages: after } = repaired;
-  const fields = { ...base, repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-  const left = structuralProblems(after, provider);
-  if (repairs.length === 0 || left.length > 0) {
-    const kinds = [...new Set(left.map((p) => p.kind))].join(", ");
-    return {
-      ...fields,
-      status: "failed",
-      reason: `the repair leaves structural problems: ${kinds || "none repaired"}`,
-    };
-  }
-  if (!o.apply) return { ...fields, status: "would_repair" };
-  const written = await writeFix(saver, item.key, tuple!, o.messagesKey, repaired);
-  return typeof written === "string"
-    ? { ...fields, status: "skipped", reason: written }
-    : { ...fields, status: "repaired", written };
-}

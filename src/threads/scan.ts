@@ -110,14 +110,14 @@ export function resolveScanOptions(
   table: OptionTable = SCAN_OPTIONS,
 ) {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
-  const o = readOptions<ResolvedScanOptions>(options, fn, table);
+  const o = readOptions<ThreadScanOptions & { apply?: boolean }>(options, fn, table);
   return {
+    messagesKey: "messages",
+    concurrency: 4,
     ...o,
     threads: o.threads && [...o.threads],
-    shard: o.shard && { index: o.shard.index, count: o.shard.count },
-    messagesKey: o.messagesKey ?? "messages",
-    concurrency: o.concurrency ?? 4,
-  } as ResolvedScanOptions;
+    shard: o.shard && { ...o.shard },
+  };
 }
 
 /** How long a reason may be: one line of a report, whatever the saver threw. */
@@ -252,21 +252,12 @@ export async function readThread(
 }
 
 /** The source, the reads and the stop rule shared by scans and repairs. */
-export async function* readThreads<R>(
+export const readThreads = <R>(
   saver: BaseCheckpointSaver,
   o: ResolvedScanOptions,
   handle: (item: ThreadItem) => Promise<R | undefined>,
   stop: () => boolean,
-): AsyncGenerator<R> {
-  const threads = await threadSourceFor(saver, o);
-  for await (const result of mapConcurrently(
-    threads.items(),
-    o.concurrency,
-    handle,
-    () => stop() || !!o.signal?.aborted,
-  ))
-    if (result !== undefined) yield result;
-}
+) => mapConcurrently(threadSourceFor(saver, o), o.concurrency, handle, () => stop() || !!o.signal?.aborted);
 
 /**
  * Reports every thread of `saver` (or `options.threads`), newest checkpoint of each namespace, one report per
@@ -295,12 +286,3 @@ export const scanThreads = boundary(
     })();
   },
 );
-
-/** How many threads `scanThreads` / `repairThreads` would read, when the saver can count them cheaply. */
-export async function countThreads(
-  saver: BaseCheckpointSaver,
-  { threads, since, shard }: ThreadScanOptions = {},
-): Promise<number | undefined> {
-  // Without a list of ids: each id may have several namespaces.
-  return threads ? undefined : (await threadSourceFor(saver, { since, shard })).count();
-}

@@ -67,138 +67,121 @@ export function checkpointIdAt(since: Date): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
+/** The first 32 bits of the MD5 of a thread id, unsigned: what its shard is computed from. */
+const md5Head = (threadId: string) =>
+  Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16);
+
 /** The shard (1 to `count`) of a thread id: the same function as the SQL below. */
-export const shardOf = (threadId: string, count: number): number =>
-  (Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16) % count) + 1;
+export const shardOf = (threadId: string, count: number): number => (md5Head(threadId) % count) + 1;
 
 const inShard = (threadId: string, shard?: Shard) => !shard || shardOf(threadId, shard.count) === shard.index;
-
-const keyOfRow = (row: Dict): ThreadKey => ({
-  threadId: String(row.thread_id),
-  namespace: String(row.checkpoint_ns ?? ""),
-});
 
 // Read through the namespace: @langchain/langgraph-checkpoint 1.0.x does not export the class (a named import
 // would fail to link there); without it, every saver keeps the generic path.
 const jsonPlus = (checkpointPackage as { JsonPlusSerializer?: { prototype: object } }).JsonPlusSerializer;
 
 /**
- * The cheapest streaming enumeration this saver allows: SqliteSaver (a better-sqlite3 connection in `db`) and
- * PostgresSaver (a pg Pool in `pool`, its schema in `options.schema`) read in pages of their own, each thread's
- * latest checkpoint with its bytes; any other saver through `list({})`.
+ * SqliteSaver (a better-sqlite3 connection in `db`) or PostgresSaver (a pg Pool in `pool`, its schema in
+ * `options.schema`), read with SQL of our own; undefined for any other saver. `query` runs a statement built with
+ * `add`, which numbers the placeholders as it adds their values. `found()`: whether the saver's tables are there
+ * (a saver whose setup() never ran holds no threads, and reading must not create its tables).
  */
-export async function threadSourceFor(
-  saver: BaseCheckpointSaver,
-  selection: ThreadSelection = {},
-): Promise<{ items(): AsyncIterable<ThreadItem>; count(): Promise<number | undefined> }> {
-  const { db, pool, options } = saver as unknown as {
+export function sqlStoreOf(saver: object) {
+  const { db, pool, options } = saver as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
     pool?: { query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }> };
     options?: { schema?: unknown };
   };
   const sqlite = typeof db?.prepare === "function" && typeof db.function === "function";
   const postgres = !sqlite && typeof pool?.query === "function" && typeof options?.schema === "string";
-  if (!sqlite && !postgres) return listSource(saver, selection);
-  const { shard, messagesKey, provider } = selection;
-  const since = selection.since && checkpointIdAt(selection.since);
+  if (!sqlite && !postgres) return;
   const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
-  const checkpoints = `${schema}checkpoints`;
-  /** A statement built with `add`, which numbers the placeholders as it adds their values. */
   const query = async (build: (add: (value: unknown) => string) => string): Promise<Dict[]> => {
     const values: unknown[] = [];
     const sql = build((value) => (postgres ? `$${values.push(value)}` : (values.push(value), "?")));
     return postgres ? (await pool!.query(sql, values)).rows : db!.prepare(sql).all(...values);
   };
-  // A saver whose setup() never ran holds no threads (and reading must not create its tables).
-  const [{ found } = {}] = await query((add) =>
-    postgres
-      ? `SELECT to_regclass(${add(checkpoints)}) AS found`
-      : "SELECT COUNT(*) = 3 AS found FROM pragma_table_info('checkpoints') WHERE name IN ('thread_id', 'checkpoint_ns', 'checkpoint_id')",
-  );
-  if (!found) return { async *items() {}, count: async () => 0 };
-  // SQLite: a function of the connection gives a thread id's shard.
-  if (shard && sqlite)
-    db!.function("lgtr_shard_of", { deterministic: true }, (id: unknown, n: unknown) => shardOf(String(id), Number(n)));
-  /** The keys of the selection (of one thread, after `after`), grouped by thread and namespace. */
-  const keys = (add: (value: unknown) => string, after?: Dict, thread?: string) => {
-    const where = [
-      ...(after ? [`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`] : []),
-      ...(thread !== undefined ? [`thread_id = ${add(thread)}`] : []),
-      // PostgreSQL: the first 32 bits of the MD5 of the thread id, unsigned, as shardOf.
-      ...(!shard
-        ? []
-        : postgres
-          ? [
-              `('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint % ${add(shard.count)} + 1 = ${add(shard.index)}`,
-            ]
-          : [`lgtr_shard_of(thread_id, ${add(shard.count)}) = ${add(shard.index)}`]),
-    ];
-    const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
-    return `FROM ${checkpoints} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}`;
+  const found = async () => {
+    const [row] = await query((add) =>
+      postgres
+        ? `SELECT to_regclass(${add(`${schema}checkpoints`)}) AS found`
+        : "SELECT COUNT(*) = 3 AS found FROM pragma_table_info('checkpoints') WHERE name IN ('thread_id', 'checkpoint_ns', 'checkpoint_id')",
+    );
+    return !!row?.found;
   };
-  // One page: the latest checkpoint of each of the next PAGE_SIZE threads, with its bytes: `type` and `data` (the
-  // checkpoint in SQLite; in PostgreSQL the blob of the messages channel at the version the checkpoint names, as
-  // bytea: no array_agg, which pg parses char by char). The first page has no lower bound (a thread id may be "");
-  // later pages start after the last key.
-  const page = (after?: Dict) =>
+  return { db: db!, postgres, schema, query, found };
+}
+
+/**
+ * The cheapest streaming enumeration this saver allows: SqliteSaver and PostgresSaver read in pages of their own,
+ * each thread's latest checkpoint with its bytes; any other saver through `list({})`.
+ */
+export async function* threadSourceFor(
+  saver: BaseCheckpointSaver,
+  selection: ThreadSelection = {},
+): AsyncGenerator<ThreadItem> {
+  const store = sqlStoreOf(saver);
+  if (!store) return yield* listSource(saver, selection);
+  const { db, postgres, schema, query } = store;
+  if (!(await store.found())) return;
+  const { shard, messagesKey, provider } = selection;
+  const since = selection.since && checkpointIdAt(selection.since);
+  const checkpoints = `${schema}checkpoints`;
+  // SQLite: a function of the connection gives the hash of a thread id; PostgreSQL computes it in SQL.
+  if (shard && !postgres) db.function("lgtr_md5_head", { deterministic: true }, (id: unknown) => md5Head(String(id)));
+  const hash = postgres
+    ? "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint"
+    : "lgtr_md5_head(thread_id)";
+  // One page: the latest checkpoint of each of the next PAGE_SIZE threads (of the selection, of one thread, after
+  // `after`), with its bytes: `type` and `data` (the checkpoint in SQLite; in PostgreSQL the blob of the messages
+  // channel at the version the checkpoint names, as bytea: no array_agg, which pg parses char by char). The first
+  // page has no lower bound (a thread id may be ""); later pages start after the last key.
+  const page = (after?: Dict, thread?: string) =>
     query((add) => {
-      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${keys(add, after)}
+      const where: string[] = [];
+      if (after) where.push(`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`);
+      if (thread !== undefined) where.push(`thread_id = ${add(thread)}`);
+      if (shard) where.push(`${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`);
+      const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
+      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${checkpoints}
+${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
 ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
-      const on =
-        "c.thread_id = p.thread_id AND c.checkpoint_ns = p.checkpoint_ns AND c.checkpoint_id = p.checkpoint_id";
+      const join = `FROM page p JOIN ${checkpoints} c USING (thread_id, checkpoint_ns, checkpoint_id)`;
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";
-      if (!postgres)
-        return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data FROM page p JOIN checkpoints c ON ${on} ${order}`;
+      if (!postgres) return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data ${join} ${order}`;
       const name = add(messagesKey ?? "messages");
-      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data
-FROM page p JOIN ${checkpoints} c ON ${on} LEFT JOIN ${schema}checkpoint_blobs b
-ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns AND b.channel = ${name}
-AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
+      return `${sql}'messages' AS holds, c.checkpoint -> 'ts' AS "writtenAt", b.type, b.blob AS data ${join}
+LEFT JOIN ${schema}checkpoint_blobs b ON b.thread_id = p.thread_id AND b.checkpoint_ns = p.checkpoint_ns
+AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> ${name} ${order}`;
     });
   // Pre-checked when the saver's serializer is the JSON one the pre-check reads (a subclass or another serializer
   // may decode the same bytes differently: those threads are all revived).
   const precheck =
     messagesKey !== undefined && jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
-  const itemOf = (row: Dict): ThreadItem => {
-    // The row is the StoredCheckpoint: its columns are named so.
-    const clean = precheck && cleanStoredThread(row as unknown as StoredCheckpoint, messagesKey, provider);
-    return {
-      key: keyOfRow(row),
-      ...(!precheck ? {} : clean ? { clean } : { stored: row as unknown as StoredCheckpoint }),
-    };
-  };
-  return {
-    async *items() {
-      if (selection.threads) {
-        for (const thread of selection.threads)
-          for (const row of await query(
-            (add) => `SELECT thread_id, checkpoint_ns ${keys(add, undefined, thread)} ORDER BY checkpoint_ns`,
-          ))
-            yield { key: keyOfRow(row) };
-        return;
+  // A list of ids: the pages of each thread in turn.
+  for (const thread of selection.threads ?? [undefined])
+    for (let rows = await page(undefined, thread); ; ) {
+      const last = rows.length < PAGE_SIZE ? undefined : rows[rows.length - 1];
+      // PostgreSQL: the next page is asked for before this one is handed out (the server reads it while this one is judged).
+      const next = last && postgres ? page(last, thread) : undefined;
+      next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
+      for (const row of rows) {
+        // The row is the StoredCheckpoint: its columns are named so.
+        const stored = row as unknown as StoredCheckpoint;
+        const clean = precheck && cleanStoredThread(stored, messagesKey, provider);
+        const key = { threadId: String(row.thread_id), namespace: String(row.checkpoint_ns ?? "") };
+        yield { key, ...(!precheck ? {} : clean ? { clean } : { stored }) };
       }
-      let rows = await page();
-      for (;;) {
-        const last = rows.length < PAGE_SIZE ? undefined : rows[rows.length - 1];
-        // PostgreSQL: the next page is asked for before this one is handed out (the server reads it while this one is judged).
-        const next = last && postgres ? page(last) : undefined;
-        next?.catch(() => {}); // observed below; a consumer that stops early leaves it unread
-        for (const row of rows) yield itemOf(row);
-        if (!last) return;
-        rows = await (next ?? page(last));
-      }
-    },
-    // Of the whole selection: a list of ids is not counted (scan.ts countThreads).
-    count: async () =>
-      Number((await query((add) => `SELECT COUNT(*) AS n FROM (SELECT 1 ${keys(add)}) AS t`))[0]?.n ?? 0),
-  };
+      if (!last) break;
+      rows = await (next ?? page(last, thread));
+    }
 }
 
-/**
- * Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first), with a
- * set of the keys seen so far.
- */
-function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
+/** Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first). */
+async function* listSource(
+  saver: BaseCheckpointSaver,
+  { threads, shard }: ThreadSelection,
+): AsyncGenerator<ThreadItem> {
   async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
@@ -210,18 +193,13 @@ function listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelect
       yield { key, tuple };
     }
   }
-  return {
-    async *items() {
-      if (!threads) return yield* latestOf({});
-      for (const thread of threads)
-        if (inShard(thread, shard))
-          try {
-            yield* latestOf({ thread_id: thread });
-          } catch (error) {
-            // The saver could not decode one of this thread's checkpoints: report the thread, go on.
-            yield { key: { threadId: thread, namespace: "" }, error };
-          }
-    },
-    count: async () => undefined,
-  };
+  if (!threads) return yield* latestOf({});
+  for (const thread of threads)
+    if (inShard(thread, shard))
+      try {
+        yield* latestOf({ thread_id: thread });
+      } catch (error) {
+        // The saver could not decode one of this thread's checkpoints: report the thread, go on.
+        yield { key: { threadId: thread, namespace: "" }, error };
+      }
 }

@@ -50,7 +50,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     const dir = tempDir();
     expect(await runCliProcess(["scan"])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("no store: give --sqlite FILE"),
+      stderr: expect.stringContaining("give one store: --sqlite FILE"),
     });
     expect(await runCliProcess(["scan", "--sqlite", join(dir, "missing.db")])).toMatchObject({
       code: 2,

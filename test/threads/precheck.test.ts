@@ -222,8 +222,7 @@ async function sameReports(
   const repairEngine = byKey(await collect(repairThreads(genericView(saver), { provider }))).map(repairView);
   expect(repairFast).toEqual(repairEngine);
   let prechecked = 0;
-  for await (const item of (await threadSourceFor(saver, { messagesKey: "messages" })).items())
-    if (item.clean) prechecked++;
+  for await (const item of threadSourceFor(saver, { messagesKey: "messages" })) if (item.clean) prechecked++;
   return prechecked;
 }
 
@@ -269,7 +268,7 @@ describe("scans and repairs through the pages report what the engine alone repor
         [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)],
         "t",
       );
-      const items = await collect((await threadSourceFor(saver, { messagesKey: "messages" })).items());
+      const items = await collect(threadSourceFor(saver, { messagesKey: "messages" }));
       expect(items.map((item) => item.clean)).toEqual([undefined]);
       const plain = SqliteSaver.fromConnString(":memory:");
       await storeThreads(
@@ -277,9 +276,7 @@ describe("scans and repairs through the pages report what the engine alone repor
         [storedHistory({ system: false, turns: [{ exchanges: [], final: true }], corruptions: [] }, DRESS)],
         "t",
       );
-      expect(
-        (await collect((await threadSourceFor(plain, { messagesKey: "messages" })).items()))[0].clean?.messageCount,
-      ).toBe(2);
+      expect((await collect(threadSourceFor(plain, { messagesKey: "messages" })))[0].clean?.messageCount).toBe(2);
       plain.db.close();
     } finally {
       saver.db.close();
@@ -291,7 +288,7 @@ describe("scans and repairs through the pages report what the engine alone repor
     const model = await startSeedModel("openai");
     context.onTestFinished(() => model.stub.close());
     const seeded = await seedThreads(saver, model, { brokenSend: 1, clean: 2 });
-    const items = await collect((await threadSourceFor(saver, { messagesKey: "messages" })).items());
+    const items = await collect(threadSourceFor(saver, { messagesKey: "messages" }));
     const prechecked = new Set(items.filter((item) => item.clean).map((item) => item.key.threadId));
     for (const thread of seeded.clean) expect(prechecked.has(thread)).toBe(true);
     for (const thread of seeded.broken) expect(prechecked.has(thread)).toBe(false);

@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemorySaver, uuid6 } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import {
-  countThreads,
   printableText,
   REASON_MAX,
   scanThreads,
@@ -64,7 +63,6 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     const broken = reports.find((r) => r.threadId === "copy-0042")!;
     expect(broken.problems.map((p) => p.kind)).toEqual(["orphan_call", "orphan_call"]);
     expect(broken.structural).toBe(2);
-    expect(await countThreads(store.saver)).toBe(name === "FileSaver" ? undefined : copies + 3);
   });
 
   it("threads: only the named threads, each in every namespace", async (context) => {
@@ -85,11 +83,10 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     expect((await collect(store, { since })).map((r) => r.threadId).sort()).toEqual(
       [...late.broken, ...late.clean].sort(),
     );
-    if (name !== "FileSaver") expect(await countThreads(store.saver, { since })).toBe(2);
     expect(await collect(store, { limit: 3 })).toHaveLength(3);
   });
 
-  it("shard i/n: every thread in exactly one shard, each shard read and counted alone", async (context) => {
+  it("shard i/n: every thread in exactly one shard, each shard read alone", async (context) => {
     const store = await openTestStore(name, context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1, clean: 1 });
     const copies = name === "FileSaver" ? 12 : 40;
@@ -110,8 +107,6 @@ describe.each(STORE_NAMES)("scanThreads on %s", (name) => {
     for (const [i, reports] of shards.entries()) {
       expect(reports.length).toBeGreaterThan(0); // 42 threads in 3 shards: none is empty but by a 1-in-10^7 chance
       for (const report of reports) expect(shardOf(report.threadId, count)).toBe(i + 1);
-      if (name !== "FileSaver")
-        expect(await countThreads(store.saver, { shard: { index: i + 1, count } })).toBe(reports.length);
     }
     // A selection of ids keeps to the shard as well.
     const ids = ["copy-1", "copy-2", "copy-3", "copy-4"];
