@@ -86,12 +86,12 @@ export const toolCallRepairHook = boundary(
         ? await persistedRepair(messages, config, "messages", reporting, structural, config)
         : undefined;
       const salvaged = persist
-        ? undefined
-        : await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
+        ? { messages, repairs: [] }
+        : await withRunSalvage(messages, config, "messages", reporting, structural);
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
-      const shaped = request.repair(stored?.slice(1) ?? salvaged?.messages ?? messages);
-      await reportRepairs([...(salvaged?.repairs ?? []), ...shaped.repairs], reporting, config, "request");
+      const shaped = request.repair(stored?.slice(1) ?? salvaged.messages);
+      await reportRepairs([...salvaged.repairs, ...shaped.repairs], reporting, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
       return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };

@@ -47,25 +47,20 @@ export function threadKey(config: RunnableConfig | undefined): string {
 export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
   `${threadKey(config)}\u0000${String(id)}`;
 
-const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
-const NODE_BITS = 48n;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * An id that sorts right after `parent` and before any uuid6 with a later timestamp: the parent's timestamp,
  * its low 62 bits (clock sequence and node) plus a random step. Undefined when `parent` is no uuid or the step
- * would carry over.
+ * would carry over into the variant bits.
  */
 export function idRightAfter(parent: string): string | undefined {
-  const match = UUID.exec(parent);
-  if (!match) return undefined;
-  const variantAndSeq = BigInt(`0x${match[2]}`);
-  const next =
-    (((variantAndSeq & 0x3fffn) << NODE_BITS) | BigInt(`0x${match[3]}`)) +
-    1n +
-    BigInt(Math.floor(Math.random() * 2 ** 32));
-  if (next >= 1n << 62n) return undefined;
-  const seq = ((variantAndSeq & 0xc000n) | (next >> NODE_BITS)).toString(16).padStart(4, "0");
-  return `${match[1].toLowerCase()}-${seq}-${(next & ((1n << NODE_BITS) - 1n)).toString(16).padStart(12, "0")}`;
+  if (!UUID.test(parent)) return undefined;
+  const low = BigInt(`0x${parent.slice(19).replace("-", "")}`);
+  const next = low + 1n + BigInt(Math.floor(Math.random() * 2 ** 32));
+  if (next >> 62n !== low >> 62n) return undefined;
+  const tail = next.toString(16).padStart(16, "0");
+  return `${parent.slice(0, 18).toLowerCase()}-${tail.slice(0, 4)}-${tail.slice(4)}`;
 }
 
 /** When a uuid6 was made, in Unix milliseconds (100-ns intervals from 1582-10-15); undefined for another id. */

@@ -100,15 +100,12 @@ export const messageIndexAt = boundary(
 );
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
-function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
-  const messagesAt: number[][] = [];
-  const payloadIndex = counts.map((count, i) => {
-    const at = count > 0 ? messagesAt.length : -1;
-    for (let k = 0; k < count; k++) messagesAt.push([i]);
-    return at;
-  });
-  return { format, payloadIndex, blockOffset: counts.map(() => 0), messagesAt };
-}
+const fromCounts = (format: WireFormat, counts: number[]): PayloadPositions =>
+  entryPositions(
+    format,
+    counts.length,
+    counts.flatMap((count, i) => Array.from({ length: count }, () => ({ members: [i], blocks: [1], merges: false }))),
+  );
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount({ kind, m }: Read): number {
@@ -144,7 +141,8 @@ function entryPositions(format: WireFormat, length: number, entries: Entry[]): P
       offset = 0;
     }
     entry.members.forEach((member, k) => {
-      payloadIndex[member] = messagesAt.length - 1;
+      // A message sent as several entries is found at its first.
+      if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
       blockOffset[member] = offset;
       offset += entry.blocks[k];
       messagesAt[messagesAt.length - 1].push(member);
