@@ -70,7 +70,7 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
   const ids = new Set(input.map((m) => m.id));
   const at = afterId === undefined ? 0 : messages.findIndex((m) => m.id === afterId) + 1;
   // Already there, or the message it followed is gone (no safe place).
-  if (messages.some((m) => m.id !== undefined && ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
+  if (messages.some((m) => ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
   return [...messages.slice(0, at), ...input, ...messages.slice(at)];
 }
 
@@ -148,8 +148,7 @@ function repairingSaver(
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     const found = resultsInWrites(parent?.pendingWrites, key, open);
-    if (messages && parent?.pendingWrites?.length)
-      addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
+    if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
       if (result) found.set(id, result);
@@ -174,9 +173,7 @@ function repairingSaver(
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
-      unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
-        ? unappliedInputs.get(checkpointKey(config))
-        : undefined;
+      abandoning || (!run && metadata?.source === "loop") ? unappliedInputs.get(checkpointKey(config)) : undefined;
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
     const restore = run?.restore ?? dropped;

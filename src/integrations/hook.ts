@@ -16,7 +16,7 @@ import { markHook } from "./compose-hooks";
 import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
-import { option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
 
@@ -51,7 +51,7 @@ export type ToolCallRepairHookFunction = (
 
 const HOOK_OPTIONS = {
   ...SURFACE_OPTIONS,
-  model: { expected: "a chat model", accepts: () => true },
+  model: kind("a chat model", () => true),
   persist: option.flag,
   shapeRequests: option.flag,
 };

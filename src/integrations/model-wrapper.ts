@@ -101,7 +101,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
-  const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
+  const withoutTools = detectsTools ? repairers.for(model, false) : withTools;
 
   /**
    * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a

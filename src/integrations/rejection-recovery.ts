@@ -42,12 +42,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
   } catch (error) {
     const { messages, systemMessage, systemPrompt, state } = request;
     // The system prompt createAgent puts before the request's messages (empty ones are not sent).
-    const system =
-      systemMessage && systemMessage.text !== ""
-        ? systemMessage
-        : systemPrompt
-          ? new SystemMessage(systemPrompt)
-          : undefined;
+    const system = systemMessage?.text ? systemMessage : systemPrompt ? new SystemMessage(systemPrompt) : undefined;
     const step = recoveryStep(error, messages, {
       ...options,
       ...(system && { sent: { messages: [system, ...messages], offset: 1 } }),
@@ -67,7 +62,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     let fixed: { messages: BaseMessage[]; repairs: ToolCallRepair[] } | undefined;
     if (Array.isArray(state?.messages)) {
       const { messageIndex, ...rest } = step.rejection;
-      const at = messageIndex === undefined ? -1 : state.messages.indexOf(messages[messageIndex]);
+      const at = state.messages.indexOf(messages[messageIndex ?? -1]);
       const rejection = at === -1 ? rest : { ...rest, messageIndex: at };
       const { onRepair: _reported, ...engineOptions } = options;
       fixed = forceRepairToolCalls(state.messages, rejection, {

@@ -34,17 +34,16 @@ const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 /** The thread, namespace and checkpoint a saver's config names. */
-export const configurableOf = (config: RunnableConfig | undefined): Configurable =>
-  (config?.configurable ?? {}) as Configurable;
+export const configurableOf = (config: RunnableConfig): Configurable => (config.configurable ?? {}) as Configurable;
 
 /** A thread and namespace, as a key. */
-export function threadKey(config: RunnableConfig | undefined): string {
+export function threadKey(config: RunnableConfig): string {
   const { thread_id, checkpoint_ns } = configurableOf(config);
   return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
 }
 
 /** A checkpoint of a thread (the one the config names, or `id`), as a key. */
-export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
+export const checkpointKey = (config: RunnableConfig, id = configurableOf(config).checkpoint_id) =>
   `${threadKey(config)}\u0000${String(id)}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,8 +88,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   const moved = new Map<string, string>();
 
   /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  function track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
-    const signal = config?.signal;
+  function track<T>(config: RunnableConfig, op: () => Promise<T>): Promise<T> {
+    const { signal } = config;
     if (!signal) return op();
     if (!abortedAt.has(signal)) {
       abortedAt.set(signal, signal.aborted ? 0 : Infinity);
@@ -138,7 +137,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     (config: RunnableConfig): Promise<T> => {
       const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
-      const mine = config?.signal;
+      const mine = config.signal;
       const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
       const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
       if (!entry || others().length === 0) return run();
@@ -179,7 +178,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to !== undefined) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const signal = config?.signal;
+      const { signal } = config;
       const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).

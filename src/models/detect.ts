@@ -186,9 +186,9 @@ function collect(
     if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
     if (found.length > before) return;
     const config = model._defaultConfig;
-    const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
+    const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
-    const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+    const modelId = instanceModelId(config);
     const provider = refined(
       CONFIGURED_PROVIDERS.get(
         typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId),
