@@ -45,8 +45,7 @@ const HOOK_ROLE = Symbol.for("langgraph-tool-repair.preModelHookRole");
 
 /** Tags a hook with its role (read by {@link composePreModelHooks}). */
 export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole): F {
-  Object.defineProperty(hook, HOOK_ROLE, { value: role });
-  return hook;
+  return Object.defineProperty(hook, HOOK_ROLE, { value: role });
 }
 
 /**

@@ -91,8 +91,9 @@ export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, opt
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const wrapper = Object.create(model) as ChatModel;
+  // Not enumerable (defineProperty's default), as the methods of the model's class.
   const define = (key: PropertyKey, value: unknown) =>
-    Object.defineProperty(wrapper, key, { value, enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(wrapper, key, { value, configurable: true, writable: true });
   define(WRAPPED, options);
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer

@@ -66,7 +66,7 @@ export function idRightAfter(parent: string): string | undefined {
 function createdAt(id: string): number | undefined {
   if (!UUID.test(id) || id[14] !== "6") return undefined;
   const hex = id.replace(/-/g, "");
-  const intervals = (BigInt(`0x${hex.slice(0, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
+  const intervals = BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
