@@ -15,7 +15,7 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
-import type { RepairOptions, ToolCallRepair } from "../types";
+import type { RepairOptions, RepairResult } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
 import { isDict } from "../values";
@@ -59,7 +59,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     // position carried over by message identity, so only the state's own messages are written back. What the
     // rejection names is answered in the thread too; the rest of what is stored gets structural repairs only
     // (the retried request itself was shaped for the provider: that is never stored).
-    let fixed: { messages: BaseMessage[]; repairs: ToolCallRepair[] } | undefined;
+    let fixed: RepairResult | undefined;
     if (Array.isArray(state?.messages)) {
       const { messageIndex, ...rest } = step.rejection;
       const at = state.messages.indexOf(messages[messageIndex ?? -1]);

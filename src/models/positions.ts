@@ -145,7 +145,7 @@ function entryPositions(format: WireFormat, length: number, entries: Entry[]): P
       if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
       blockOffset[member] = offset;
       offset += entry.blocks[k];
-      messagesAt[messagesAt.length - 1].push(member);
+      messagesAt.at(-1)!.push(member);
     });
   });
   return { format, payloadIndex, blockOffset, messagesAt };
@@ -160,10 +160,12 @@ const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "t
  * `tool_result` blocks are then merged into one.
  */
 function anthropicPositions(reads: Read[]): PayloadPositions {
-  const entries: (Entry & { system: boolean; joinable: boolean })[] = [];
+  const entries: (Entry & { joinable: boolean })[] = [];
   reads.forEach(({ kind, m: { content } }, i) => {
-    const last = entries[entries.length - 1];
+    const last = entries.at(-1);
     const tool = kind === "tool";
+    // Leading system messages (before any entry) are lifted into `system`.
+    if (kind === "system" && !last) return;
     if (tool && typeof content === "string" && last?.joinable) {
       last.members.push(i);
       last.blocks.push(1);
@@ -171,13 +173,11 @@ function anthropicPositions(reads: Read[]): PayloadPositions {
     }
     const results = (tool || kind === "human") && Array.isArray(content);
     entries.push({
-      system: kind === "system",
       members: [i],
       blocks: [tool ? 1 : blockCount(content)],
       merges: tool || (results && content.every(isToolResultBlock)),
       joinable: tool || (results && isToolResultBlock(content[0])),
     });
   });
-  const start = entries.findIndex((entry) => !entry.system);
-  return entryPositions("anthropic", reads.length, start === -1 ? [] : entries.slice(start));
+  return entryPositions("anthropic", reads.length, entries);
 }
