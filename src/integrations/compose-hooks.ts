@@ -83,11 +83,8 @@ export const composePreModelHooks = boundary(
       let stale = false;
       const rest: Dict = {};
       for (const hook of hooks) {
-        const update = (await hook(
-          { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) },
-          config,
-        )) as PreModelHookUpdate | undefined;
-        if (!update) continue;
+        const input = { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) };
+        const update = ((await hook(input, config)) ?? {}) as PreModelHookUpdate;
         const { messages: rewrite, llmInputMessages, ...others } = update;
         Object.assign(rest, others);
         if (rewrite !== undefined) {
