@@ -142,9 +142,8 @@ export function deliverRepairs(
   for (const repair of repairs) {
     const { action, toolCallId } = repair;
     if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
-    const key =
-      request || (setup && toolCallId !== undefined) ? `${thread}\u0000${action}\u0000${toolCallId ?? ""}` : undefined;
-    if (key !== undefined) {
+    if (request || (setup && toolCallId !== undefined)) {
+      const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
       if (!firstTime(seen, `${key}\u0000${nth}`)) continue;
