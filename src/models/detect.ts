@@ -239,7 +239,7 @@ const instanceModelId = (instance: Dict): string | undefined =>
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
   const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
-  if (className === "ChatOpenAIResponses" || className === "AzureChatOpenAIResponses") return true;
+  if (/^(Azure)?ChatOpenAIResponses$/.test(String(className))) return true;
   const decided =
     typeof instance._useResponsesApi === "function"
       ? (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions)
