@@ -25,9 +25,9 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
-import { coerceMessage } from "../messages/coerce";
+import { readMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isDict, isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
+import { isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
 import { resultsInWrites } from "../threads/salvage";
@@ -38,6 +38,7 @@ import { checkpointKey, configurableOf, orderedSaverMethods, threadKey } from ".
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { assertMethods, boundary } from "../errors";
+import type { Dict } from "../values";
 
 export interface CheckpointerRepairOptions extends StoredRepairOptions, RepairReporting {
   /** State key holding the messages. Default `"messages"`. */
@@ -69,7 +70,7 @@ function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }
   const ids = new Set(input.map((m) => m.id));
   const at = afterId === undefined ? 0 : messages.findIndex((m) => m.id === afterId) + 1;
   // Already there, or the message it followed is gone (no safe place).
-  if (messages.some((m) => m.id !== undefined && ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
+  if (messages.some((m) => ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
   return [...messages.slice(0, at), ...input, ...messages.slice(at)];
 }
 
@@ -99,8 +100,29 @@ function repairingSaver(
     channel_values: { ...checkpoint.channel_values, [key]: messages },
   });
 
+  /**
+   * The tuple with its messages repaired; first, a checkpoint whose `__start__` still holds an input was stored by a
+   * run aborted before its first step: if a new input continues from it, LangGraph drops that input, so its
+   * messages are remembered to be put back.
+   */
   async function repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
     const messages = messagesOf(tuple.checkpoint);
+    // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
+    const start = tuple.checkpoint.channel_values.__start__ as Dict | undefined;
+    const input = [start?.[key]].flat().flatMap((item, i) => {
+      try {
+        return [readMessage(item, i)];
+      } catch {
+        return [];
+      }
+    });
+    if (input.length > 0) {
+      evictOldest(unappliedInputs);
+      unappliedInputs.set(checkpointKey(tuple.config), {
+        messages: withUniqueIds(input),
+        afterId: messages?.at(-1)?.id,
+      });
+    }
     const repaired = messages && stored.repair(messages);
     if (!repaired?.repairs.length) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
@@ -111,33 +133,7 @@ function repairingSaver(
   const getTuple = async (config: RunnableConfig) => {
     const tuple = await inner.getTuple(config);
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
-    return (
-      tuple &&
-      orFallback(
-        () => {
-          // A checkpoint whose `__start__` still holds an input was stored by a run aborted before its first
-          // step. If a new input continues from it, LangGraph drops that input: remember it to put it back.
-          const start = tuple.checkpoint.channel_values.__start__;
-          // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
-          const input = [isDict(start) ? (start[key] ?? []) : []].flat().flatMap((item, i) => {
-            try {
-              return [coerceMessage(item, i)];
-            } catch {
-              return [];
-            }
-          });
-          if (input.length > 0) {
-            evictOldest(unappliedInputs);
-            const afterId = messagesOf(tuple.checkpoint)?.at(-1)?.id;
-            unappliedInputs.set(checkpointKey(tuple.config), { messages: withUniqueIds(input), afterId });
-          }
-          return repairRead(tuple, config);
-        },
-        tuple,
-        options,
-        config,
-      )
-    );
+    return tuple && orFallback(() => repairRead(tuple, config), tuple, options, config);
   };
 
   /**
@@ -152,8 +148,7 @@ function repairingSaver(
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     const found = resultsInWrites(parent?.pendingWrites, key, open);
-    if (messages && parent?.pendingWrites?.length)
-      addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
+    if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
       if (result) found.set(id, result);
@@ -178,9 +173,7 @@ function repairingSaver(
     // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
     // new input's own checkpoint is never written) may have dropped that input.
     const dropped =
-      unappliedInputs.size > 0 && (abandoning || (!run && metadata?.source === "loop"))
-        ? unappliedInputs.get(checkpointKey(config))
-        : undefined;
+      abandoning || (!run && metadata?.source === "loop") ? unappliedInputs.get(checkpointKey(config)) : undefined;
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
     const restore = run?.restore ?? dropped;

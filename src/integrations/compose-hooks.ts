@@ -45,8 +45,7 @@ const HOOK_ROLE = Symbol.for("langgraph-tool-repair.preModelHookRole");
 
 /** Tags a hook with its role (read by {@link composePreModelHooks}). */
 export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole): F {
-  Object.defineProperty(hook, HOOK_ROLE, { value: role });
-  return hook;
+  return Object.defineProperty(hook, HOOK_ROLE, { value: role });
 }
 
 /**
@@ -84,11 +83,8 @@ export const composePreModelHooks = boundary(
       let stale = false;
       const rest: Dict = {};
       for (const hook of hooks) {
-        const update = (await hook(
-          { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) },
-          config,
-        )) as PreModelHookUpdate | undefined;
-        if (!update) continue;
+        const input = { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) };
+        const update = ((await hook(input, config)) ?? {}) as PreModelHookUpdate;
         const { messages: rewrite, llmInputMessages, ...others } = update;
         Object.assign(rest, others);
         if (rewrite !== undefined) {

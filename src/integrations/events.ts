@@ -5,6 +5,7 @@
  * Surfaces call the engine WITHOUT `onRepair` and hand the repairs here, so each repair is reported once.
  */
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
 import type { ToolCallRepair } from "../types";
@@ -36,7 +37,8 @@ export interface RepairReporting {
  * Calls `options.onRepair` for each repair ({@link deliverRepairs}: request shaping once per thread), then
  * dispatches each as a custom event. Inside a run (a node, a middleware hook) the events belong to that run. A
  * checkpointer is handed the graph's callbacks but not its run id, so there the events go under a short run of
- * their own named `tool_call_repair`. With no callbacks at all nothing is dispatched; a failing handler never
+ * their own named `tool_call_repair`. Given the run of a model call (`run`), the events belong to it (so to the
+ * model in traces and `streamEvents`). With no callbacks at all nothing is dispatched; a failing handler never
  * fails the caller.
  */
 export async function reportRepairs(
@@ -44,15 +46,19 @@ export async function reportRepairs(
   options: RepairReporting = {},
   config?: RunnableConfig,
   scope: RepairScope = "stored",
+  run?: Pick<CallbackManagerForLLMRun, "handleCustomEvent">,
 ): Promise<void> {
   if (repairs.length === 0) return;
   if (options.onRepair) deliverRepairs(options.onRepair, repairs, config, scope);
   try {
+    if (run) {
+      for (const repair of repairs) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
+      return;
+    }
     const ensured = ensureConfig(config);
     const manager = await getCallbackManagerForConfig(ensured);
-    if (!manager || manager.handlers.length === 0) return;
-    let inRun = ensured;
-    const run =
+    if (!manager?.handlers.length) return;
+    const chain =
       manager.getParentRunId() === undefined
         ? await manager.handleChainStart(
             { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
@@ -64,9 +70,9 @@ export async function reportRepairs(
             TOOL_CALL_REPAIR_EVENT,
           )
         : undefined;
-    if (run) inRun = { ...ensured, callbacks: run.getChild() };
+    const inRun = chain ? { ...ensured, callbacks: chain.getChild() } : ensured;
     for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
-    await run?.handleChainEnd({ repairs: repairs.length });
+    await chain?.handleChainEnd({ repairs: repairs.length });
   } catch {
     // Tracing is best effort: the repair itself stands.
   }
@@ -136,9 +142,8 @@ export function deliverRepairs(
   for (const repair of repairs) {
     const { action, toolCallId } = repair;
     if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
-    const key =
-      request || (setup && toolCallId !== undefined) ? `${thread}\u0000${action}\u0000${toolCallId ?? ""}` : undefined;
-    if (key !== undefined) {
+    if (request || (setup && toolCallId !== undefined)) {
+      const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
       if (!firstTime(seen, `${key}\u0000${nth}`)) continue;
@@ -178,7 +183,7 @@ export async function orFallback<T>(
 export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
   try {
     const manager = await getCallbackManagerForConfig(ensureConfig(config));
-    if (manager && manager.handlers.length > 0 && manager.getParentRunId() !== undefined)
+    if (manager?.handlers.length && manager.getParentRunId() !== undefined)
       await dispatchCustomEvent(name, payload, config);
   } catch {
     // best effort

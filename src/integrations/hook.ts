@@ -16,7 +16,7 @@ import { markHook } from "./compose-hooks";
 import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
-import { option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
 
@@ -51,7 +51,7 @@ export type ToolCallRepairHookFunction = (
 
 const HOOK_OPTIONS = {
   ...SURFACE_OPTIONS,
-  model: { expected: "a chat model", accepts: () => true },
+  model: kind("a chat model", () => true),
   persist: option.flag,
   shapeRequests: option.flag,
 };
@@ -86,12 +86,12 @@ export const toolCallRepairHook = boundary(
         ? await persistedRepair(messages, config, "messages", reporting, structural, config)
         : undefined;
       const salvaged = persist
-        ? undefined
-        : await withRunSalvage(messages, config, "messages", reporting, structural.options.syntheticResultText);
+        ? { messages, repairs: [] }
+        : await withRunSalvage(messages, config, "messages", reporting, structural);
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
-      const shaped = request.repair(stored?.slice(1) ?? salvaged?.messages ?? messages);
-      await reportRepairs([...(salvaged?.repairs ?? []), ...shaped.repairs], reporting, config, "request");
+      const shaped = request.repair(stored?.slice(1) ?? salvaged.messages);
+      await reportRepairs([...salvaged.repairs, ...shaped.repairs], reporting, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
       return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };

@@ -16,7 +16,7 @@ import { createMiddleware, ProviderStrategy } from "langchain";
 import { createRepairer } from "../engine";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
-import { orFallback, reportedOnce, reportRepairs, type RepairReporting } from "./events";
+import { orFallback, reportedOnce, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
@@ -71,14 +71,14 @@ export const toolCallRepairMiddleware = boundary(
       name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
         ? (state, runtime) =>
-            orFallback(
-              async () => {
+            unlessClean(
+              () =>
                 // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                const messages = stored.isClean(state.messages)
+                stored.isClean(state.messages)
                   ? undefined
-                  : await persistedRepair(state.messages, runtime, "messages", reporting, stored);
-                return messages && { messages };
-              },
+                  : persistedRepair(state.messages, runtime, "messages", reporting, stored).then(
+                      (m) => m && { messages: m },
+                    ),
               undefined,
               reporting,
             )
@@ -88,7 +88,7 @@ export const toolCallRepairMiddleware = boundary(
           ? async (request, handler) => {
               const repairer = forRequest.for(
                 request.model,
-                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? { toolsInRequest: false } : {},
+                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
               );
               const fixed = repairModelRequest
                 ? await orFallback(

@@ -31,7 +31,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { deliverRepairs, orFallback, reportRepairs, TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./events";
+import { orFallback, reportRepairs, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -91,8 +91,9 @@ export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, opt
 
 function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const wrapper = Object.create(model) as ChatModel;
+  // Not enumerable (defineProperty's default), as the methods of the model's class.
   const define = (key: PropertyKey, value: unknown) =>
-    Object.defineProperty(wrapper, key, { value, enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(wrapper, key, { value, configurable: true, writable: true });
   define(WRAPPED, options);
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
@@ -101,7 +102,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
-  const withoutTools = detectsTools ? repairers.for(model, { toolsInRequest: false }) : withTools;
+  const withoutTools = detectsTools ? repairers.for(model, false) : withTools;
 
   /**
    * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a
@@ -121,7 +122,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       async () => {
         if (!repairRequests || repairer.isClean(input)) return input;
         const { messages: repaired, repairs } = repairer.repair(input);
-        await announce(repairs, options, runManager);
+        await reportRepairs(repairs, options, undefined, "request", runManager);
         return repaired;
       },
       input,
@@ -139,7 +140,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       } catch (retryError) {
         throw recoveryFailed(error, step, retryError);
       }
-      await announce(step.repairs, options, runManager);
+      await reportRepairs(step.repairs, options, undefined, "request", runManager);
       try {
         options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
       } catch {
@@ -185,19 +186,4 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     return repairsRequests(result) ? result : withRequestRepair(result, options);
   });
   return wrapper;
-}
-
-/**
- * Reports repairs: `onRepair`, then the custom event on the model's own run (so it belongs to it in traces
- * and `streamEvents`), or on the run around it when the model was not given one.
- */
-async function announce(repairs: readonly ToolCallRepair[], options: RequestRepairOptions, runManager: Run) {
-  if (repairs.length === 0) return;
-  if (!runManager) return reportRepairs(repairs, options, undefined, "request");
-  if (options.onRepair) deliverRepairs(options.onRepair, repairs, undefined, "request");
-  try {
-    for (const repair of repairs) await runManager.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
-  } catch {
-    // Tracing is best effort: the answer stands.
-  }
 }

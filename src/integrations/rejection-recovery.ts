@@ -15,7 +15,7 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
-import type { RepairOptions, ToolCallRepair } from "../types";
+import type { RepairOptions, RepairResult } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
 import { isDict } from "../values";
@@ -42,12 +42,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
   } catch (error) {
     const { messages, systemMessage, systemPrompt, state } = request;
     // The system prompt createAgent puts before the request's messages (empty ones are not sent).
-    const system =
-      systemMessage && systemMessage.text !== ""
-        ? systemMessage
-        : systemPrompt
-          ? new SystemMessage(systemPrompt)
-          : undefined;
+    const system = systemMessage?.text ? systemMessage : systemPrompt ? new SystemMessage(systemPrompt) : undefined;
     const step = recoveryStep(error, messages, {
       ...options,
       ...(system && { sent: { messages: [system, ...messages], offset: 1 } }),
@@ -64,10 +59,10 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     // position carried over by message identity, so only the state's own messages are written back. What the
     // rejection names is answered in the thread too; the rest of what is stored gets structural repairs only
     // (the retried request itself was shaped for the provider: that is never stored).
-    let fixed: { messages: BaseMessage[]; repairs: ToolCallRepair[] } | undefined;
+    let fixed: RepairResult | undefined;
     if (Array.isArray(state?.messages)) {
       const { messageIndex, ...rest } = step.rejection;
-      const at = messageIndex === undefined ? -1 : state.messages.indexOf(messages[messageIndex]);
+      const at = state.messages.indexOf(messages[messageIndex ?? -1]);
       const rejection = at === -1 ? rest : { ...rest, messageIndex: at };
       const { onRepair: _reported, ...engineOptions } = options;
       fixed = forceRepairToolCalls(state.messages, rejection, {

@@ -97,7 +97,7 @@ export async function persistedRepair(
   repairer: Repairer,
   reportIn?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
-  const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer.options.syntheticResultText);
+  const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer);
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
   if (repairs.length === 0) return undefined;
@@ -116,7 +116,7 @@ export function withRunSalvage(
   config: Pick<RunnableConfig, "configurable"> | undefined,
   messagesKey: string,
   reporting: RepairReporting,
-  text: SyntheticText,
+  { options }: Repairer,
 ): Promise<Salvaged> {
   const unchanged: Salvaged = { messages, repairs: [] };
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
@@ -130,7 +130,7 @@ export function withRunSalvage(
       // The namespace of the graph the task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
       // `node:taskId` (LangGraph's getParentCheckpointNamespace).
       const parts = (typeof checkpoint_ns === "string" ? checkpoint_ns : "").split("|");
-      while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) parts.pop();
+      while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
       const namespace = parts.slice(0, -1).join("|");
       const calls = new Map<string, { key: string; asked: string }>();
       for (const { m, call, id } of openCalls(messages, open))
@@ -144,10 +144,11 @@ export function withRunSalvage(
       const asked = new Set<string>();
       const toWalk = new Set<string>();
       for (const id of open) {
-        const known = walked.get(calls.get(id)?.key ?? "");
+        const call = calls.get(id);
+        const known = call && walked.get(call.key);
         if (!known) toWalk.add(id);
         else if (known.result) found.set(id, known.result);
-        else if (known.askedToApprove) asked.add(calls.get(id)!.asked);
+        else if (known.askedToApprove) asked.add(call.asked);
       }
       if (toWalk.size > 0) {
         // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
@@ -176,7 +177,7 @@ export function withRunSalvage(
           walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
-      addCancelled(messages, open, found, asked, text);
+      addCancelled(messages, open, found, asked, options.syntheticResultText);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,

@@ -27,14 +27,13 @@ export function requestRepairers(input: Omit<RepairOptions, "level"> & { onError
   const byKey = new Map<string, Repairer>();
   return {
     /**
-     * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest: false`
-     * when the surface is sure the request carries no tools (an explicit option wins over it).
+     * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
+     * when the surface is sure the request carries no tools (only without an explicit option, which wins).
      */
-    for(model: unknown, facts: { toolsInRequest?: boolean } = {}): Repairer {
+    for(model: unknown, toolsInRequest = options.toolsInRequest): Repairer {
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
       const provider = options.provider ?? target.provider ?? "strict";
       const systemMessages = options.systemMessages ?? target.systemMessages;
-      const toolsInRequest = options.toolsInRequest ?? facts.toolsInRequest;
       const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
       let repairer = byKey.get(key);
       if (!repairer)

@@ -34,45 +34,39 @@ const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 /** The thread, namespace and checkpoint a saver's config names. */
-export const configurableOf = (config: RunnableConfig | undefined): Configurable =>
-  (config?.configurable ?? {}) as Configurable;
+export const configurableOf = (config: RunnableConfig): Configurable => (config.configurable ?? {}) as Configurable;
 
 /** A thread and namespace, as a key. */
-export function threadKey(config: RunnableConfig | undefined): string {
+export function threadKey(config: RunnableConfig): string {
   const { thread_id, checkpoint_ns } = configurableOf(config);
   return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
 }
 
 /** A checkpoint of a thread (the one the config names, or `id`), as a key. */
-export const checkpointKey = (config: RunnableConfig | undefined, id = configurableOf(config).checkpoint_id) =>
+export const checkpointKey = (config: RunnableConfig, id = configurableOf(config).checkpoint_id) =>
   `${threadKey(config)}\u0000${String(id)}`;
 
-const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
-const NODE_BITS = 48n;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * An id that sorts right after `parent` and before any uuid6 with a later timestamp: the parent's timestamp,
  * its low 62 bits (clock sequence and node) plus a random step. Undefined when `parent` is no uuid or the step
- * would carry over.
+ * would carry over into the variant bits.
  */
 export function idRightAfter(parent: string): string | undefined {
-  const match = UUID.exec(parent);
-  if (!match) return undefined;
-  const variantAndSeq = BigInt(`0x${match[2]}`);
-  const next =
-    (((variantAndSeq & 0x3fffn) << NODE_BITS) | BigInt(`0x${match[3]}`)) +
-    1n +
-    BigInt(Math.floor(Math.random() * 2 ** 32));
-  if (next >= 1n << 62n) return undefined;
-  const seq = ((variantAndSeq & 0xc000n) | (next >> NODE_BITS)).toString(16).padStart(4, "0");
-  return `${match[1].toLowerCase()}-${seq}-${(next & ((1n << NODE_BITS) - 1n)).toString(16).padStart(12, "0")}`;
+  if (!UUID.test(parent)) return undefined;
+  const low = BigInt(`0x${parent.slice(19).replace("-", "")}`);
+  const next = low + 1n + BigInt(Math.floor(Math.random() * 2 ** 32));
+  if (next >> 62n !== low >> 62n) return undefined;
+  const tail = next.toString(16).padStart(16, "0");
+  return `${parent.slice(0, 18).toLowerCase()}-${tail.slice(0, 4)}-${tail.slice(4)}`;
 }
 
 /** When a uuid6 was made, in Unix milliseconds (100-ns intervals from 1582-10-15); undefined for another id. */
 function createdAt(id: string): number | undefined {
   if (!UUID.test(id) || id[14] !== "6") return undefined;
   const hex = id.replace(/-/g, "");
-  const intervals = (BigInt(`0x${hex.slice(0, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
+  const intervals = BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
@@ -94,8 +88,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   const moved = new Map<string, string>();
 
   /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  function track<T>(config: RunnableConfig | undefined, op: () => Promise<T>): Promise<T> {
-    const signal = config?.signal;
+  function track<T>(config: RunnableConfig, op: () => Promise<T>): Promise<T> {
+    const { signal } = config;
     if (!signal) return op();
     if (!abortedAt.has(signal)) {
       abortedAt.set(signal, signal.aborted ? 0 : Infinity);
@@ -143,7 +137,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     (config: RunnableConfig): Promise<T> => {
       const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
-      const mine = config?.signal;
+      const mine = config.signal;
       const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
       const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
       if (!entry || others().length === 0) return run();
@@ -184,7 +178,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to !== undefined) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const signal = config?.signal;
+      const { signal } = config;
       const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).

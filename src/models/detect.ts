@@ -186,13 +186,11 @@ function collect(
     if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
     if (found.length > before) return;
     const config = model._defaultConfig;
-    const bindArgs = (model._queuedMethodOperations as Dict | undefined)?.bindTools;
+    const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
-    const modelId = typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+    const modelId = instanceModelId(config);
     const provider = refined(
-      CONFIGURED_PROVIDERS.get(
-        typeof config.modelProvider === "string" ? config.modelProvider : inferredProvider(modelId),
-      ),
+      CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
       modelId,
       () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
     );
@@ -214,14 +212,13 @@ function collect(
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
-    const llmType = (model._llmType as () => unknown).call(model);
-    const type = typeof llmType === "string" ? llmType : undefined;
+    const llmType = (model._llmType as () => string).call(model);
     const modelId = instanceModelId(model);
     found.push({
       instance: model,
-      llmType: type,
+      llmType,
       modelId,
-      provider: refined(LLM_TYPES.get(type), modelId, () => usesResponsesApi(model, callOptions)),
+      provider: refined(LLM_TYPES.get(llmType), modelId, () => usesResponsesApi(model, callOptions)),
       role,
       callOptions,
       thinking: thinkingIn(model, callOptions),
@@ -242,7 +239,7 @@ const instanceModelId = (instance: Dict): string | undefined =>
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
   const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
-  if (className === "ChatOpenAIResponses" || className === "AzureChatOpenAIResponses") return true;
+  if (/^(Azure)?ChatOpenAIResponses$/.test(String(className))) return true;
   const decided =
     typeof instance._useResponsesApi === "function"
       ? (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions)

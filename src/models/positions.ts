@@ -100,15 +100,12 @@ export const messageIndexAt = boundary(
 );
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
-function fromCounts(format: WireFormat, counts: number[]): PayloadPositions {
-  const messagesAt: number[][] = [];
-  const payloadIndex = counts.map((count, i) => {
-    const at = count > 0 ? messagesAt.length : -1;
-    for (let k = 0; k < count; k++) messagesAt.push([i]);
-    return at;
-  });
-  return { format, payloadIndex, blockOffset: counts.map(() => 0), messagesAt };
-}
+const fromCounts = (format: WireFormat, counts: number[]): PayloadPositions =>
+  entryPositions(
+    format,
+    counts.length,
+    counts.flatMap((count, i) => Array.from({ length: count }, () => ({ members: [i], blocks: [1], merges: false }))),
+  );
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount({ kind, m }: Read): number {
@@ -144,10 +141,11 @@ function entryPositions(format: WireFormat, length: number, entries: Entry[]): P
       offset = 0;
     }
     entry.members.forEach((member, k) => {
-      payloadIndex[member] = messagesAt.length - 1;
+      // A message sent as several entries is found at its first.
+      if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
       blockOffset[member] = offset;
       offset += entry.blocks[k];
-      messagesAt[messagesAt.length - 1].push(member);
+      messagesAt.at(-1)!.push(member);
     });
   });
   return { format, payloadIndex, blockOffset, messagesAt };
@@ -162,10 +160,12 @@ const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "t
  * `tool_result` blocks are then merged into one.
  */
 function anthropicPositions(reads: Read[]): PayloadPositions {
-  const entries: (Entry & { system: boolean; joinable: boolean })[] = [];
+  const entries: (Entry & { joinable: boolean })[] = [];
   reads.forEach(({ kind, m: { content } }, i) => {
-    const last = entries[entries.length - 1];
+    const last = entries.at(-1);
     const tool = kind === "tool";
+    // Leading system messages (before any entry) are lifted into `system`.
+    if (kind === "system" && !last) return;
     if (tool && typeof content === "string" && last?.joinable) {
       last.members.push(i);
       last.blocks.push(1);
@@ -173,13 +173,11 @@ function anthropicPositions(reads: Read[]): PayloadPositions {
     }
     const results = (tool || kind === "human") && Array.isArray(content);
     entries.push({
-      system: kind === "system",
       members: [i],
       blocks: [tool ? 1 : blockCount(content)],
       merges: tool || (results && content.every(isToolResultBlock)),
       joinable: tool || (results && isToolResultBlock(content[0])),
     });
   });
-  const start = entries.findIndex((entry) => !entry.system);
-  return entryPositions("anthropic", reads.length, start === -1 ? [] : entries.slice(start));
+  return entryPositions("anthropic", reads.length, entries);
 }
