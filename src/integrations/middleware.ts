@@ -160,8 +160,16 @@ export interface ToolCallRepairSetup {
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
   const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
   const onRepair = reportedOnce(given.onRepair);
-  // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
-  const { repairOnInput: _i, repairModelRequest: _m, recoverRejections: _r, trailing: _t, ...shared } = given;
+  // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
+  // `toolsInRequest` (it shapes no request).
+  const {
+    repairOnInput: _i,
+    repairModelRequest: _m,
+    recoverRejections: _r,
+    trailing: _t,
+    toolsInRequest: _n,
+    ...shared
+  } = given;
   return {
     middleware: toolCallRepairMiddleware({ ...given, onRepair }),
     checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair }),

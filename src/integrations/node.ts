@@ -117,8 +117,9 @@ export const toolCallRepairKit = boundary(
     const { messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
     const onRepair = reportedOnce(given.onRepair);
     const { repairRequests: _q, recoverRejections: _r, onRecovery: _o, ...beforeModel } = { ...given, onRepair };
-    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume).
-    const { trailing: _t, ...shared } = beforeModel;
+    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
+    // `toolsInRequest` (it shapes no request).
+    const { trailing: _t, toolsInRequest: _n, ...shared } = beforeModel;
     return {
       model: (llm) => withRequestRepair(llm, { ...given, onRepair }),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.

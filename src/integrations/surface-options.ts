@@ -9,11 +9,11 @@ import type { RepairOptions } from "../types";
 import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
-const { trailing: _keptForResume, ...passedToStore } = passedOn;
+const { trailing: _keptForResume, toolsInRequest: _requestShaping, ...passedToStore } = passedOn;
 
 /** The options every surface that repairs requests or state takes (the engine's, but `level`, and reporting). */
 export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
-/** The options of a surface that repairs stored threads (which decides `trailing` too). */
+/** The options of a surface that repairs stored threads (which decides `trailing` too, and shapes no request). */
 export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
 
 /**

@@ -132,7 +132,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
 // --- the stored repair ------------------------------------------------------------------------------------------
 
 /** Engine options a storage layer passes through (it decides `level` and `trailing` itself and reports repairs itself). */
-export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair" | "level">;
+export type StoredRepairOptions = Omit<RepairOptions, "trailing" | "onRepair" | "level" | "toolsInRequest">;
 
 /** What one stored repair knows about the thread beyond its messages. */
 export interface StoredRepairContext {

@@ -90,9 +90,15 @@ describe("surface options are checked when the surface is built", () => {
     expect(() => withToolCallRepair(new MemorySaver(), { trailing: "keep" } as never)).toThrow(
       "withToolCallRepair: options.trailing is not an option",
     );
-    // The setups take trailing for the pieces before the model and keep it from the checkpointer.
-    expect(() => toolCallRepairKit({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
-    expect(() => toolCallRepair({ trailing: "remove" }).checkpointer(new MemorySaver())).not.toThrow();
+    // Storage gets structural repairs only: nothing there depends on the tools a request carries.
+    expect(() => withToolCallRepair(new MemorySaver(), { toolsInRequest: false } as never)).toThrow(
+      "withToolCallRepair: options.toolsInRequest is not an option",
+    );
+    // The setups take trailing and toolsInRequest for the pieces before the model and keep them from the checkpointer.
+    for (const options of [{ trailing: "remove" as const }, { toolsInRequest: false }]) {
+      expect(() => toolCallRepairKit(options).checkpointer(new MemorySaver())).not.toThrow();
+      expect(() => toolCallRepair(options).checkpointer(new MemorySaver())).not.toThrow();
+    }
   });
 
   it("messagesKey must be a non-empty string; options must be an object", () => {
