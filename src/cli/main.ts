@@ -50,13 +50,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const repair = command === "repair";
     const progress = new Progress(err);
     const tally = new Tally();
+    const notFound = new Set(options.threads);
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
+      notFound.delete(report.threadId);
       tally.add(report);
       const lines = json ? [reportJson(report)] : renderThread(report);
       if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
       progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
+    // A mistyped --thread would otherwise read as a clean store.
+    if (notFound.size > 0 && !io.signal?.aborted)
+      err.write(
+        `--thread: no checkpoint in ${label} for ${[...notFound].map((id) => JSON.stringify(id)).join(", ")}\n`,
+      );
 
     const interrupted = io.signal?.aborted;
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken

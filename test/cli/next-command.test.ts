@@ -79,3 +79,15 @@ describe("Next: what to run after a scan and a dry run", () => {
     expect(scan.stdout + scan.stderr + dry.stdout + dry.stderr).not.toContain(POSTGRES_URL);
   });
 });
+
+describe("--thread", () => {
+  it("names a thread id the store has no checkpoint for (a typo would otherwise read as a clean store)", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1 });
+    const run = await runCliHere(["scan", "--sqlite", store.file!, "--thread", seeded.broken[0], "--thread", "nosuch"]);
+    expect(run.stderr).toContain("--thread: no checkpoint in");
+    expect(run.stderr).toContain('for "nosuch"');
+    expect(run.stderr).not.toContain(JSON.stringify(seeded.broken[0]));
+    expect(run.code).toBe(1);
+  });
+});
