@@ -73,6 +73,10 @@ export function problem(
   return p;
 }
 
+/** A call in a sentence: its id and the tool it calls. */
+export const callNamed = (call: { id?: string; name?: string }): string =>
+  `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
+
 /** Replaces the array only when something changed, keeping the input's identity otherwise. */
 export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMessage[] {
   if (input.length !== output.length) return output;
@@ -104,6 +108,38 @@ export function rebuildAt<F extends { index: number }>(
     ctx.derive(messages[f.index], out[f.index]);
   }
   return sameOrNew(messages, out);
+}
+
+/** What a finding is, to `find` and to `repair` alike: its problem, the repair's action, the sentence, the call. */
+export type Issue = [kind: ToolCallProblemKind, action: ToolCallRepair["action"], detail: string, call?: RepairedCall];
+
+/**
+ * A pass that rebuilds each message it finds: `classify` finds them, `issues` says what each finding is (a problem
+ * for `find`, a report for `repair`, in that order), `rebuild` makes the new message.
+ */
+export function rebuildingPass<F extends { index: number }>({
+  classify,
+  issues,
+  rebuild,
+  ...pass
+}: Pick<RepairPass, "name" | "structural" | "clean"> & {
+  classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
+  issues(finding: F, ctx: FindContext): Issue[];
+  rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage;
+}): RepairPass {
+  return {
+    ...pass,
+    find: (messages, ctx) =>
+      classify(messages, ctx).flatMap((f) =>
+        issues(f, ctx).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
+      ),
+    repair: (messages, ctx) =>
+      rebuildAt(messages, classify(messages, ctx), ctx, (message, f) => {
+        for (const [kind, action, detail, call] of issues(f, ctx))
+          ctx.report(message, f.index, kind, action, detail, call);
+        return rebuild(message, f, ctx);
+      }),
+  };
 }
 
 /** Fields read without checks on the hot path (each read is checked by its use, after the shape pass's check). */

@@ -27,9 +27,8 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, rebuildAt, type FindContext, type Loose, type RepairPass } from "../context";
+import { rebuildingPass, type Issue, type Loose } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
-import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
 const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
@@ -121,13 +120,6 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
   return rebuildAssistant(message, fields);
 }
 
-type Issue = [
-  kind: "call_outside_tool_calls" | "call_block_in_content",
-  action: "promoted_call" | "moved_call_block",
-  detail: string,
-  call?: { id?: string; name?: string },
-];
-
 const CALL_BLOCKS: Issue = [
   "call_block_in_content",
   "moved_call_block",
@@ -155,7 +147,7 @@ const issuesOf = (f: LocationFinding): Issue[] => [
   ...(f.hasBlocks ? [CALL_BLOCKS] : []),
 ];
 
-export const callLocationsPass: RepairPass = {
+export const callLocationsPass = rebuildingPass({
   name: "call-locations",
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
   // structural profile keeps every format).
@@ -207,15 +199,7 @@ export const callLocationsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyLocations(messages, ctx.profile).flatMap((f) =>
-      issuesOf(f).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
-    );
-  },
-  repair(messages, ctx) {
-    return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
-      for (const [kind, action, detail, call] of issuesOf(f)) ctx.report(message, f.index, kind, action, detail, call);
-      return relocate(message as AIMessage, f, ctx.profile);
-    });
-  },
-};
+  classify: (messages, ctx) => classifyLocations(messages, ctx.profile),
+  issues: issuesOf,
+  rebuild: (message, f, ctx) => relocate(message as AIMessage, f, ctx.profile),
+});

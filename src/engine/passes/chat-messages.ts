@@ -17,9 +17,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
+import { rebuildingPass, type FindContext } from "../context";
 import { keepsChatRole } from "../profiles";
-import type { ToolCallProblem } from "../../types";
 import { quoteValue } from "../../values";
 
 type Conversion = "user" | "assistant" | "system" | "result" | "labeled";
@@ -54,9 +53,6 @@ function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext
   return found;
 }
 
-const detail = (f: ChatFinding) =>
-  `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`;
-
 function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   const to = f.conversion;
   if (to === "result") return orphanResultAsUserMessage(message, undefined);
@@ -65,18 +61,18 @@ function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   return typedMessageOf(message, to);
 }
 
-export const chatMessagesPass: RepairPass = {
+export const chatMessagesPass = rebuildingPass({
   name: "chat-messages",
   structural: false,
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyChatMessages(messages, ctx).map((f) => problem(ctx, "chat_message_role", f.index, detail(f)));
-  },
-  repair(messages, ctx: PassContext) {
-    return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
-      ctx.report(message, f.index, "chat_message_role", "converted_message", detail(f));
-      return converted(message, f);
-    });
-  },
-};
+  classify: classifyChatMessages,
+  issues: (f: ChatFinding) => [
+    [
+      "chat_message_role",
+      "converted_message",
+      `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`,
+    ],
+  ],
+  rebuild: converted,
+});

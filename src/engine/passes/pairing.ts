@@ -18,7 +18,7 @@ import {
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
-import { problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblem, ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
@@ -168,7 +168,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
         call.problem = add(
           last ? "trailing_open_exchange" : "orphan_call",
           index,
-          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
+          `${call.server ? "server tool call" : "tool call"} ${callNamed(call)} has no result${
             last ? " and the history ends on it" : ""
           }`,
           call,

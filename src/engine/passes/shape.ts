@@ -8,8 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
@@ -109,17 +108,11 @@ function malformed(messages: readonly BaseMessage[]): { index: number; detail: s
   return found;
 }
 
-export const shapePass: RepairPass = {
+export const shapePass = rebuildingPass({
   name: "shape",
   structural: true,
   clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
-  },
-  repair(messages, ctx) {
-    return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
-      ctx.report(message, f.index, "malformed_message", "rebuilt_message", f.detail);
-      return reshaped(message);
-    });
-  },
-};
+  classify: malformed,
+  issues: (f) => [["malformed_message", "rebuilt_message", f.detail]],
+  rebuild: reshaped,
+});
