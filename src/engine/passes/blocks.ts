@@ -32,8 +32,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, type ProviderProfile } from "../profiles";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { problem, rebuildAt, type RepairPass } from "../context";
 import { safeJson } from "../../values";
 
 /** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
@@ -170,12 +169,12 @@ export const blocksPass: RepairPass = {
           },
         }
       : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return classifyBlocks(messages, ctx.profile).map((f) =>
       problem(ctx, "unsupported_block", f.index, `assistant message with ${describe(f).join(", ")}`),
     );
   },
-  repair(messages, ctx: PassContext) {
+  repair(messages, ctx) {
     return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
       for (const verdict of VERDICTS)
         if (f.counts[verdict] > 0)

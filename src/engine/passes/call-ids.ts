@@ -14,8 +14,8 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
-import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
+import { problem, pushTo, sameOrNew, type RepairPass } from "../context";
+import type { ToolCallProblemKind } from "../../types";
 
 interface Slot {
   messageIndex: number;
@@ -352,7 +352,7 @@ export const callIdsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
       problem(ctx, s.reason!, s.messageIndex, detail(s), s),
     );

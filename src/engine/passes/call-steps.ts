@@ -16,7 +16,7 @@ import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../me
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
 import type { ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
 interface StepFinding {
@@ -95,7 +95,7 @@ export const callStepsPass: RepairPass = {
       ai: (m, i) => judge(m as BaseMessage, i) === undefined,
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     const problems: ToolCallProblem[] = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
       const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
@@ -104,7 +104,7 @@ export const callStepsPass: RepairPass = {
     }
     return problems;
   },
-  repair(messages, ctx: PassContext) {
+  repair(messages, ctx) {
     const found = classifySteps(messages, ctx);
     if (found.length === 0) return messages;
     const out: BaseMessage[] = [];

@@ -6,8 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { problem, sameOrNew, type RepairPass } from "../context";
 
 /** Each fix: the problem it repairs and its action. */
 const FIXES = {
@@ -72,14 +71,14 @@ export const contentPass: RepairPass = {
   structural: false,
   clean: ({ profile }) =>
     profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     if (!ctx.profile.nonEmptyContent) return [];
     return messages.flatMap((m, i) => {
       const found = contentFix(m);
       return found ? [problem(ctx, FIXES[found[0]][0], i, found[1])] : [];
     });
   },
-  repair(messages, ctx: PassContext) {
+  repair(messages, ctx) {
     if (!ctx.profile.nonEmptyContent) return messages;
     const fixes = messages.map(contentFix);
     if (fixes.every((f) => f === undefined)) return messages;

@@ -18,8 +18,8 @@ import {
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
-import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind, ToolRunState } from "../../types";
+import { callNamed, problem, pushTo, sameOrNew, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
 /** A problem the pass found, with the call it concerns. */
@@ -329,7 +329,7 @@ export const pairingPass: RepairPass = {
       end: () => open.waiting === 0 || w.trailingAllowed,
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return analyzePairing(messages)
       .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
       .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));

@@ -12,8 +12,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
 import { forEachResponseItemId } from "../../messages/responses";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { problem, sameOrNew, type RepairPass } from "../context";
 
 interface DuplicateItems {
   index: number;
@@ -58,7 +57,7 @@ export const responseItemsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f)));
   },
   repair(messages, ctx) {

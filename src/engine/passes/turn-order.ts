@@ -19,7 +19,6 @@ import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messag
 import { turnOf as turnOfMessage } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
 import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
@@ -187,7 +186,7 @@ export const turnOrderPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx): ToolCallProblem[] {
+  find(messages, ctx) {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
     const { alternation, signedReasoning } = ctx.profile;
     const joins = !signedReasoning
@@ -204,7 +203,7 @@ export const turnOrderPass: RepairPass = {
     // In any order: the front door sorts every pass's problems by index.
     return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
   },
-  repair(input, ctx: PassContext) {
+  repair(input, ctx) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
     const messages = joinedLoopTurns(deferredLoopTurns(input, ctx), ctx);
     const found = classifyTurns(messages, ctx);
