@@ -37,20 +37,6 @@ interface Call {
   problem?: Found;
 }
 
-interface PairingAnalysis {
-  /** Calls per message index (set for the assistant messages that make calls). */
-  callsAt: (Call[] | undefined)[];
-  /** Index of the assistant message of the trailing open exchange, or -1. */
-  trailing: number;
-  /** Per assistant message: its kept results already in place right after it. */
-  inPlaceAt: (number[] | undefined)[];
-  /** 1 for a kept result already in place right after its call. */
-  placed: Uint8Array;
-  /** The problem of each result no call keeps and each message between a call and its results. */
-  at: (Found | undefined)[];
-  problems: Found[];
-}
-
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
 function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
   const calls: Call[] = [];
@@ -85,46 +71,41 @@ function callsOf(message: AIMessage, index: number, known: Map<string, Call>): C
   return calls;
 }
 
-function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
+function analyzePairing(messages: readonly BaseMessage[]) {
   const n = messages.length;
   const byId = new Map<string, Call>();
+  /** Calls per message index (set for the assistant messages that make calls). */
   const callsAt: (Call[] | undefined)[] = new Array(n);
-  // Results are matched to their call as they come (the first one on the call itself); only the rare ones go
-  // to maps: a further result of an answered call, a result before any call of its id.
-  let moreResults: Map<Call, number[]> | undefined;
-  let early: Map<string, number[]> | undefined;
-  const orphans: number[] = [];
+  /** The problem of each result no call keeps and each message between a call and its results. */
+  const at: (Found | undefined)[] = new Array(n);
+  const problems: Found[] = [];
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
+    const found: Found = { kind, index, detail, call };
+    problems.push(found);
+    return found;
+  };
   for (let i = 0; i < n; i++) {
     const m = messages[i];
-    if (isAssistant(m)) {
-      const calls = callsOf(m, i, byId);
-      if (calls.length > 0) callsAt[i] = calls;
-    } else if (isToolResult(m)) {
-      const id = resultIdOf(m);
-      if (id === undefined) {
-        orphans.push(i);
-        continue;
-      }
-      const call = byId.get(id);
-      if (call === undefined) pushTo((early ??= new Map()), id, i);
-      else if (call.result === undefined) call.result = i;
-      else pushTo((moreResults ??= new Map()), call, i);
-    }
+    if (!isAssistant(m)) continue;
+    const calls = callsOf(m, i, byId);
+    if (calls.length > 0) callsAt[i] = calls;
   }
-  const ownerAt: (Call | undefined)[] = new Array(n);
-  const duplicates = new Map<number, Call>();
-  if (early !== undefined)
-    for (const [id, list] of early) {
-      const call = byId.get(id);
-      if (call === undefined) for (const r of list) orphans.push(r);
-      else {
-        // Results before the call come first, in order: the call's own results follow them.
-        const later = call.result === undefined ? [] : [call.result, ...(moreResults?.get(call) ?? [])];
-        const all = [...list, ...later];
-        call.result = all[0];
-        if (all.length > 1) (moreResults ??= new Map()).set(call, all.slice(1));
-      }
-    }
+  // Each result goes to its call, in order (a result may come before its call); the first one on the call itself,
+  // only the rare further ones to a map.
+  let moreResults: Map<Call, number[]> | undefined;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i];
+    if (!isToolResult(m)) continue;
+    const id = resultIdOf(m);
+    const call = id === undefined ? undefined : byId.get(id);
+    if (call === undefined)
+      at[i] =
+        id === undefined
+          ? add("missing_result_id", i, "tool result without a usable tool_call_id")
+          : add("orphan_result", i, `tool result for ${id}, whose call is not in the history`, { id });
+    else if (call.result === undefined) call.result = i;
+    else pushTo((moreResults ??= new Map()), call, i);
+  }
   if (moreResults !== undefined)
     for (const [call, more] of moreResults) {
       // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
@@ -133,20 +114,23 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
-      for (const r of results) if (r !== call.result) duplicates.set(r, call);
+      for (const r of results)
+        if (r !== call.result)
+          at[r] = add(
+            "duplicate_result",
+            r,
+            `another result for ${call.id}, already answered at message ${call.result}`,
+            call,
+          );
     }
+  const ownerAt: (Call | undefined)[] = new Array(n);
   for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
 
   const trailing = trailingOpenExchange(messages)?.index ?? -1;
+  /** Per assistant message: its kept results already in place right after it. */
   const inPlaceAt: (number[] | undefined)[] = new Array(n);
+  /** 1 for a kept result already in place right after its call. */
   const placed = new Uint8Array(n);
-  const at: (Found | undefined)[] = new Array(n);
-  const problems: Found[] = [];
-  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
-    const found: Found = { kind, index, detail, call };
-    problems.push(found);
-    return found;
-  };
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let index = 0; index < n; index++) {
     const own = callsAt[index];
@@ -194,20 +178,6 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
-  for (const r of orphans) {
-    const id = resultIdOf(messages[r] as ToolMessage);
-    at[r] =
-      id === undefined
-        ? add("missing_result_id", r, "tool result without a usable tool_call_id")
-        : add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
-  }
-  for (const [r, call] of duplicates)
-    at[r] = add(
-      "duplicate_result",
-      r,
-      `another result for ${call.id}, already answered at message ${call.result}`,
-      call,
-    );
   return { callsAt, trailing, inPlaceAt, placed, at, problems };
 }
 
@@ -221,7 +191,7 @@ function sameContent(a: BaseMessage, b: BaseMessage): boolean {
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
  * is reported with the sentence of the problem it resolves.
  */
-function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassContext): BaseMessage[] {
+function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePairing>, ctx: PassContext) {
   const { options } = ctx;
   const { placed, at } = analysis;
   const out: BaseMessage[] = [];
