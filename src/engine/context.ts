@@ -92,22 +92,25 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 /**
- * The messages at the indexes found, each rebuilt by `rebuild` (which reports it) and derived from its original;
- * the very same array when nothing was found.
+ * The messages at the indexes found, each rebuilt by `rebuild` (which reports it) and derived from its original, or
+ * removed when it gives none; the very same array when nothing was found.
  */
 export function rebuildAt<F extends { index: number }>(
   messages: BaseMessage[],
   found: readonly F[],
   ctx: PassContext,
-  rebuild: (message: BaseMessage, finding: F) => BaseMessage,
+  rebuild: (message: BaseMessage, finding: F) => BaseMessage | undefined,
 ): BaseMessage[] {
   if (found.length === 0) return messages;
-  const out = messages.slice();
+  const out: (BaseMessage | undefined)[] = messages.slice();
+  let removed = false;
   for (const f of found) {
-    out[f.index] = rebuild(messages[f.index], f);
-    ctx.derive(messages[f.index], out[f.index]);
+    const to = rebuild(messages[f.index], f);
+    if (to) ctx.derive(messages[f.index], to);
+    else removed = true;
+    out[f.index] = to;
   }
-  return sameOrNew(messages, out);
+  return sameOrNew(messages, removed ? out.filter((m) => m !== undefined) : (out as BaseMessage[]));
 }
 
 /** What a finding is, to `find` and to `repair` alike: its problem, the repair's action, the sentence, the call. */
@@ -125,7 +128,7 @@ export function rebuildingPass<F extends { index: number }>({
 }: Pick<RepairPass, "name" | "structural" | "clean"> & {
   classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
   issues(finding: F, ctx: FindContext): Issue[];
-  rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage;
+  rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage | undefined;
 }): RepairPass {
   return {
     ...pass,

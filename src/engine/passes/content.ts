@@ -6,7 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
-import { problem, sameOrNew, type RepairPass } from "../context";
+import { rebuildingPass } from "../context";
 
 /** Each fix: the problem it repairs and its action. */
 const FIXES = {
@@ -66,42 +66,31 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
   return blankBlock ? ["strip_blank_blocks", `blank text block in a ${what}`] : undefined;
 }
 
-export const contentPass: RepairPass = {
+export const contentPass = rebuildingPass({
   name: "content",
   structural: false,
   clean: ({ profile }) =>
     profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
-  find(messages, ctx) {
-    if (!ctx.profile.nonEmptyContent) return [];
-    return messages.flatMap((m, i) => {
-      const found = contentFix(m);
-      return found ? [problem(ctx, FIXES[found[0]][0], i, found[1])] : [];
-    });
-  },
-  repair(messages, ctx) {
-    if (!ctx.profile.nonEmptyContent) return messages;
-    const fixes = messages.map(contentFix);
-    if (fixes.every((f) => f === undefined)) return messages;
-    const out: BaseMessage[] = [];
-    messages.forEach((m, i) => {
-      const found = fixes[i];
-      if (!found) return out.push(m);
-      const [fix, detail] = found;
-      const [kind, action] = FIXES[fix];
-      ctx.report(m, i, kind, action, detail);
-      if (fix === "remove") return;
-      // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
-      const fixed = rebuildMessage(m, {
-        content:
-          fix === "fill"
-            ? "(the tool returned no output)"
-            : fix === "blank_string"
-              ? ""
-              : (m.content as unknown[]).filter((b) => !isBlankTextBlock(b)),
+  classify(messages, { profile }) {
+    const found: { index: number; fix: Fix; detail: string }[] = [];
+    if (profile.nonEmptyContent)
+      messages.forEach((m, index) => {
+        const fix = contentFix(m);
+        if (fix) found.push({ index, fix: fix[0], detail: fix[1] });
       });
-      ctx.derive(m, fixed);
-      out.push(fixed);
-    });
-    return sameOrNew(messages, out);
+    return found;
   },
-};
+  issues: ({ fix, detail }) => [[...FIXES[fix], detail]],
+  // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
+  rebuild: (m, { fix }) =>
+    fix === "remove"
+      ? undefined
+      : rebuildMessage(m, {
+          content:
+            fix === "fill"
+              ? "(the tool returned no output)"
+              : fix === "blank_string"
+                ? ""
+                : (m.content as unknown[]).filter((b) => !isBlankTextBlock(b)),
+        }),
+});
