@@ -27,9 +27,9 @@ interface StepFinding {
   sign: boolean;
 }
 
-const NO_CALLS: Dict[] = [];
-const callsOf = (m: AIMessage): Dict[] =>
-  Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : NO_CALLS;
+type Call = Dict & { id?: string; name?: string };
+const NO_CALLS: Call[] = [];
+const callsOf = (m: AIMessage): Call[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
   const kwargs = m.additional_kwargs as Dict | undefined;
@@ -98,7 +98,7 @@ export const callStepsPass: RepairPass = {
   find(messages, ctx) {
     const problems: ToolCallProblem[] = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
-      const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
+      const first = callsOf(messages[index] as AIMessage)[0];
       if (split) problems.push(problem(ctx, "parallel_calls", index, PARALLEL));
       if (sign) problems.push(problem(ctx, "unsigned_call", index, unsigned(first), first));
     }
@@ -117,34 +117,26 @@ export const callStepsPass: RepairPass = {
         continue;
       }
       const message = m as AIMessage;
-      let first = f.sign ? withPlaceholderSignature(message) : message;
-      if (f.sign) {
-        const call = callsOf(message)[0] as { id?: string; name?: string };
-        ctx.report(m, index, "unsigned_call", "rebuilt_message", unsigned(call), call);
-      }
-      if (!f.split) {
-        out.push(first);
-        ctx.derive(m, first);
-        continue;
-      }
       const calls = callsOf(message);
+      let first = f.sign ? withPlaceholderSignature(message) : message;
+      if (f.sign) ctx.report(m, index, "unsigned_call", "rebuilt_message", unsigned(calls[0]), calls[0]);
       const signatures = signaturesOf(first);
-      const firstId = calls[0].id;
-      first = rewriteToolCalls(first, (ref) => (ref.id !== firstId ? "drop" : undefined));
+      if (f.split) first = rewriteToolCalls(first, (ref) => (ref.id !== calls[0].id ? "drop" : undefined));
       ctx.derive(m, first);
+      out.push(first);
+      if (!f.split) continue;
       const resultOf = new Map<unknown, BaseMessage>();
       for (let k = 1; k <= calls.length; k++)
         resultOf.set(resultIdOf(messages[index + k] as never), messages[index + k]);
       calls.forEach((call, k) => {
-        if (k === 0) out.push(first);
-        else {
+        if (k > 0) {
           const signature = isSigned(signatures, call.id)
             ? (signatures[call.id as string] as string)
             : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, {
-            id: call.id as string,
-            name: call.name as string,
+            id: call.id,
+            name: call.name,
           });
         }
         out.push(resultOf.get(call.id)!);
