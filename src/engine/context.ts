@@ -91,57 +91,46 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-/**
- * The messages at the indexes found, each rebuilt by `rebuild` (which reports it) and derived from its original, or
- * removed when it gives none; the very same array when nothing was found.
- */
-export function rebuildAt<F extends { index: number }>(
-  messages: BaseMessage[],
-  found: readonly F[],
-  ctx: PassContext,
-  rebuild: (message: BaseMessage, finding: F) => BaseMessage | undefined,
-): BaseMessage[] {
-  if (found.length === 0) return messages;
-  const out: (BaseMessage | undefined)[] = messages.slice();
-  let removed = false;
-  for (const f of found) {
-    const to = rebuild(messages[f.index], f);
-    if (to) ctx.derive(messages[f.index], to);
-    else removed = true;
-    out[f.index] = to;
-  }
-  return sameOrNew(messages, removed ? out.filter((m) => m !== undefined) : (out as BaseMessage[]));
-}
-
 /** What a finding is, to `find` and to `repair` alike: its problem, the repair's action, the sentence, the call. */
 export type Issue = [kind: ToolCallProblemKind, action: ToolCallRepair["action"], detail: string, call?: RepairedCall];
 
 /**
  * A pass that rebuilds each message it finds: `classify` finds them, `issues` says what each finding is (a problem
- * for `find`, a report for `repair`, in that order), `rebuild` makes the new message.
+ * for `find`, unless the pass words its own, and a report for `repair`), `rebuild` makes the new message (none: the
+ * message goes). `repair` returns the very same array when nothing was found.
  */
 export function rebuildingPass<F extends { index: number }>({
   classify,
   issues,
   rebuild,
   ...pass
-}: Pick<RepairPass, "name" | "structural" | "clean"> & {
-  classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
-  issues(finding: F, ctx: FindContext): Issue[];
-  rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage | undefined;
-}): RepairPass {
+}: Pick<RepairPass, "name" | "structural" | "clean"> &
+  Partial<Pick<RepairPass, "find">> & {
+    classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
+    issues(finding: F, ctx: FindContext): Issue[];
+    rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage | undefined;
+  }): RepairPass {
   return {
-    ...pass,
     find: (messages, ctx) =>
       classify(messages, ctx).flatMap((f) =>
         issues(f, ctx).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
       ),
-    repair: (messages, ctx) =>
-      rebuildAt(messages, classify(messages, ctx), ctx, (message, f) => {
+    repair(messages, ctx) {
+      const found = classify(messages, ctx);
+      if (found.length === 0) return messages;
+      const out: (BaseMessage | undefined)[] = messages.slice();
+      let removed = false;
+      for (const f of found) {
+        const message = messages[f.index];
         for (const [kind, action, detail, call] of issues(f, ctx))
           ctx.report(message, f.index, kind, action, detail, call);
-        return rebuild(message, f, ctx);
-      }),
+        out[f.index] = rebuild(message, f, ctx);
+        if (out[f.index]) ctx.derive(message, out[f.index]);
+        else removed = true;
+      }
+      return sameOrNew(messages, removed ? out.filter((m) => m !== undefined) : (out as BaseMessage[]));
+    },
+    ...pass,
   };
 }
 

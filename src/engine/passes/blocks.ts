@@ -32,7 +32,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, type ProviderProfile } from "../profiles";
-import { problem, rebuildAt, type RepairPass } from "../context";
+import { problem, rebuildingPass, type Issue } from "../context";
 import { safeJson } from "../../values";
 
 /** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
@@ -140,8 +140,12 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
 }
 
 /** The blocks of each verdict the message holds, with their count. */
-const describe = ({ counts }: BlockFinding): string[] =>
-  VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${REPAIRED[v][1]}`);
+const issuesOf = ({ counts }: BlockFinding): Issue[] =>
+  VERDICTS.filter((v) => counts[v] > 0).map((v) => [
+    "unsupported_block",
+    REPAIRED[v][0],
+    `${counts[v]} ${REPAIRED[v][1]}`,
+  ]);
 
 /** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>
@@ -150,7 +154,7 @@ const appliesTo = (profile: ProviderProfile): boolean =>
   profile.signedReasoning ||
   profile.serverToolResults !== undefined;
 
-export const blocksPass: RepairPass = {
+export const blocksPass = rebuildingPass({
   name: "blocks",
   structural: false,
   clean: ({ profile }) =>
@@ -169,24 +173,22 @@ export const blocksPass: RepairPass = {
           },
         }
       : undefined,
-  find(messages, ctx) {
-    return classifyBlocks(messages, ctx.profile).map((f) =>
-      problem(ctx, "unsupported_block", f.index, `assistant message with ${describe(f).join(", ")}`),
-    );
-  },
-  repair(messages, ctx) {
-    return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
-      for (const verdict of VERDICTS)
-        if (f.counts[verdict] > 0)
-          ctx.report(
-            message,
-            f.index,
-            "unsupported_block",
-            REPAIRED[verdict][0],
-            `${f.counts[verdict]} ${REPAIRED[verdict][1]}`,
-          );
-      const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
-      return rebuildMessage(message, { content });
-    });
-  },
-};
+  classify: (messages, ctx) => classifyBlocks(messages, ctx.profile),
+  // One problem per message, naming every kind of block it holds; one repair per kind.
+  find: (messages, ctx) =>
+    classifyBlocks(messages, ctx.profile).map((f) =>
+      problem(
+        ctx,
+        "unsupported_block",
+        f.index,
+        `assistant message with ${issuesOf(f)
+          .map((i) => i[2])
+          .join(", ")}`,
+      ),
+    ),
+  issues: issuesOf,
+  rebuild: (message, _, ctx) =>
+    rebuildMessage(message, {
+      content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
+    }),
+});
