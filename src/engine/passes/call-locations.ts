@@ -43,14 +43,11 @@ interface LocationFinding {
 }
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
-function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[] {
+function idsMissingFromOutput(message: unknown, ids: string[]): string[] {
   const output = resentOutputOf(message);
   if (!output) return [];
-  const present = new Set<unknown>();
-  for (const item of output) if (item.type === "function_call") present.add(item.call_id);
-  const missing: string[] = [];
-  for (const id of ids) if (!present.has(id)) missing.push(id);
-  return missing;
+  const present = new Set(output.filter((item) => item.type === "function_call").map((item) => item.call_id));
+  return ids.filter((id) => !present.has(id));
 }
 
 /**
