@@ -195,15 +195,36 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   const { options } = ctx;
   const { placed, at } = analysis;
   const out: BaseMessage[] = [];
-
-  const handleCallMessage = (index: number, own: Call[]) => {
-    const message = messages[index] as AIMessage;
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    const own = analysis.callsAt[index];
+    const found = at[index];
+    if (own === undefined) {
+      if (!isToolResult(m)) {
+        if (found) ctx.report(m, index, "interleaved_message", "moved_message", found.detail);
+        out.push(m);
+      } else if (found) {
+        // A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text.
+        const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
+        const drop =
+          (kept >= 0 && (isMarkedSyntheticResult(m) || sameContent(m, messages[kept]))) ||
+          options.orphanResults === "drop";
+        if (!drop) {
+          const converted = orphanResultAsUserMessage(m, found.call?.id);
+          out.push(converted);
+          ctx.derive(m, converted);
+        }
+        ctx.report(m, index, found.kind, drop ? "dropped_result" : "converted_result", found.detail, found.call);
+      } // a kept result is emitted with its call, earlier or later
+      continue;
+    }
+    const message = m as AIMessage;
     const inPlace = analysis.inPlaceAt[index]!;
     // Every call answered in place: the message and its block as they are.
     if (own.every((call) => call.problem === undefined)) {
       out.push(message);
       for (const r of inPlace) out.push(messages[r]);
-      return;
+      continue;
     }
     const isTrailing = index === analysis.trailing;
     const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
@@ -245,30 +266,6 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
       out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
       ctx.report(message, index, kind, "synthesized_result", call.problem!.detail, { ...call, toolRun });
     }
-  };
-
-  /** A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text. */
-  const handleStrayResult = (index: number, found: Found) => {
-    const result = messages[index] as ToolMessage;
-    const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
-    const redundant = kept >= 0 && (isMarkedSyntheticResult(result) || sameContent(result, messages[kept]));
-    if (redundant || options.orphanResults === "drop")
-      return ctx.report(result, index, found.kind, "dropped_result", found.detail, found.call);
-    const converted = orphanResultAsUserMessage(result, found.call?.id);
-    out.push(converted);
-    ctx.derive(result, converted);
-    ctx.report(result, index, found.kind, "converted_result", found.detail, found.call);
-  };
-
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    const own = analysis.callsAt[i];
-    const found = at[i];
-    if (own) handleCallMessage(i, own);
-    else if (!isToolResult(m)) {
-      if (found) ctx.report(m, i, "interleaved_message", "moved_message", found.detail);
-      out.push(m);
-    } else if (found) handleStrayResult(i, found); // a kept result is emitted with its call, earlier or later
   }
   return sameOrNew(messages, out);
 }
