@@ -77,6 +77,19 @@ export function problem(
 export const callNamed = (call: { id?: string; name?: string }): string =>
   `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
 
+/** What `judge` finds in each message (a falsy answer: nothing), in order. */
+export function findEach<F>(
+  messages: readonly BaseMessage[],
+  judge: (message: BaseMessage, index: number) => F | false | undefined,
+): F[] {
+  const found: F[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const f = judge(messages[index], index);
+    if (f) found.push(f);
+  }
+  return found;
+}
+
 /** Replaces the array only when something changed, keeping the input's identity otherwise. */
 export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMessage[] {
   if (input.length !== output.length) return output;

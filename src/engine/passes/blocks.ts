@@ -32,7 +32,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, type ProviderProfile } from "../profiles";
-import { problem, rebuildingPass, type Issue } from "../context";
+import { findEach, problem, rebuildingPass, type Issue } from "../context";
 import { safeJson } from "../../values";
 
 /** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
@@ -93,9 +93,8 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   return undefined;
 }
 
-function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfile): BlockFinding[] {
-  const found: BlockFinding[] = [];
-  messages.forEach((m, index) => {
+const classifyBlocks = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
+  findEach(messages, (m, index): BlockFinding | undefined => {
     if (!isAssistant(m) || !Array.isArray(m.content)) return;
     const unsent = unsentServerIds(m.content, profile);
     const counts = { drop: 0, convert: 0, unsigned: 0, unreadable: 0 };
@@ -104,10 +103,8 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
       const verdict = unsupportedBlock(block, profile, isV1Message(m), unsent);
       if (verdict) any = counts[verdict]++ >= 0;
     }
-    if (any) found.push({ index, counts });
+    if (any) return { index, counts };
   });
-  return found;
-}
 
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON (at most 2,000 characters). */
 function unreadableAsText(block: Dict): Dict | undefined {

@@ -27,7 +27,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { rebuildingPass, type Issue, type Loose } from "../context";
+import { findEach, rebuildingPass, type Issue, type Loose } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import { safeJson } from "../../values";
 
@@ -56,9 +56,8 @@ function idsMissingFromOutput(message: unknown, ids: string[]): string[] {
  */
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
-function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
-  const found: LocationFinding[] = [];
-  messages.forEach((m, index) => {
+const classifyLocations = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
+  findEach(messages, (m, index): LocationFinding | undefined => {
     if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
     const inToolCalls = new Set<string>();
     const invalidIds = new Set<unknown>();
@@ -69,16 +68,13 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
       else if (ref.location === "invalid_tool_calls") invalidIds.add(ref.id);
       else if (!NOT_PROMOTED.has(ref.location) && !outside.has(ref.id)) outside.set(ref.id, ref);
     });
-    const promotable: ToolCallRef[] = [];
-    for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
+    const promotable = [...outside.values()].filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id));
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
     const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
-      found.push({ index, outside: promotable, hasBlocks, outputMissing });
+      return { index, outside: promotable, hasBlocks, outputMissing };
   });
-  return found;
-}
 
 /** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown): Dict {

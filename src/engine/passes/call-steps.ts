@@ -16,7 +16,7 @@ import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../me
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
 import type { ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
+import { findEach, problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
 interface StepFinding {
@@ -66,16 +66,8 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
   };
 }
 
-function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): StepFinding[] {
-  const judge = stepJudge(messages, ctx.profile);
-  const found: StepFinding[] = [];
-  if (ctx.profile.oneCallPerStep || ctx.profile.signedCalls)
-    messages.forEach((m, index) => {
-      const f = judge(m, index);
-      if (f) found.push(f);
-    });
-  return found;
-}
+const classifySteps = (messages: readonly BaseMessage[], { profile }: FindContext) =>
+  profile.oneCallPerStep || profile.signedCalls ? findEach(messages, stepJudge(messages, profile)) : [];
 
 const PARALLEL = "parallel calls whose results the adapter sends as separate turns";
 const unsigned = (call: { id?: string }) =>

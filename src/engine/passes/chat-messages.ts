@@ -17,7 +17,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
-import { rebuildingPass, type FindContext } from "../context";
+import { findEach, rebuildingPass, type FindContext } from "../context";
 import { keepsChatRole } from "../profiles";
 import { quoteValue } from "../../values";
 
@@ -41,17 +41,12 @@ interface ChatFinding {
   conversion: Conversion;
 }
 
-function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext): ChatFinding[] {
-  const found: ChatFinding[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    if (m.type !== "generic") continue;
+const classifyChatMessages = (messages: readonly BaseMessage[], ctx: FindContext) =>
+  findEach(messages, (m, index): ChatFinding | undefined => {
     const role = (m as unknown as { role?: unknown }).role;
-    if (!keepsChatRole(ctx.profile, role))
-      found.push({ index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" });
-  }
-  return found;
-}
+    if (m.type === "generic" && !keepsChatRole(ctx.profile, role))
+      return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
+  });
 
 function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   const to = f.conversion;

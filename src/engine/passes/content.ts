@@ -6,7 +6,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { forEachToolCallRef, isBlankText, isBlankTextBlock, saysSomethingToSend, turnOf } from "../../messages/inspect";
-import { rebuildingPass } from "../context";
+import { findEach, rebuildingPass } from "../context";
 
 /** Each fix: the problem it repairs and its action. */
 const FIXES = {
@@ -71,18 +71,16 @@ export const contentPass = rebuildingPass({
   structural: false,
   clean: ({ profile }) =>
     profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
-  classify(messages, { profile }) {
-    const found: { index: number; fix: Fix; detail: string }[] = [];
-    if (profile.nonEmptyContent)
-      messages.forEach((m, index) => {
-        const fix = contentFix(m);
-        if (fix) found.push({ index, fix: fix[0], detail: fix[1] });
-      });
-    return found;
-  },
-  issues: ({ fix, detail }) => [[...FIXES[fix], detail]],
+  classify: (messages, { profile }) =>
+    profile.nonEmptyContent
+      ? findEach(messages, (m, index) => {
+          const fix = contentFix(m);
+          return fix && { index, fix };
+        })
+      : [],
+  issues: ({ fix: [fix, detail] }) => [[...FIXES[fix], detail]],
   // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
-  rebuild: (m, { fix }) =>
+  rebuild: (m, { fix: [fix] }) =>
     fix === "remove"
       ? undefined
       : rebuildMessage(m, {

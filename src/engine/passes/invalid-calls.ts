@@ -8,7 +8,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
 import { isAssistant, isDict, type Dict } from "../../messages/inspect";
-import { callNamed, rebuildingPass } from "../context";
+import { callNamed, findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 interface InvalidCall {
@@ -21,21 +21,17 @@ interface InvalidCall {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The assistant messages with invalid calls, each with them. */
-function classifyInvalidCalls(messages: readonly BaseMessage[]): { index: number; calls: InvalidCall[] }[] {
-  const found: { index: number; calls: InvalidCall[] }[] = [];
-  messages.forEach((message, index) => {
+const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
+  findEach(messages, (message, index) => {
     const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
-    if (!Array.isArray(invalid)) return;
-    const calls = invalid.filter(isDict).map((c) => ({
+    const calls: InvalidCall[] = (Array.isArray(invalid) ? invalid : []).filter(isDict).map((c) => ({
       id: typeof c.id === "string" && c.id ? c.id : undefined,
       name: typeof c.name === "string" && c.name ? c.name : undefined,
       error: typeof c.error === "string" ? c.error : undefined,
       args: c.args,
     }));
-    if (calls.length > 0) found.push({ index, calls });
+    return calls.length > 0 && { index, calls };
   });
-  return found;
-}
 
 export const invalidCallsPass = rebuildingPass({
   name: "invalid-calls",

@@ -12,7 +12,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
 import { forEachResponseItemId } from "../../messages/responses";
-import { problem, sameOrNew, type RepairPass } from "../context";
+import { findEach, problem, sameOrNew, type RepairPass } from "../context";
 
 interface DuplicateItems {
   index: number;
@@ -20,20 +20,17 @@ interface DuplicateItems {
   ids: string[];
 }
 
-function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
+function classifyItems(messages: readonly BaseMessage[]) {
   const seen = new Set<string>();
-  const found: DuplicateItems[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    if (!isAssistant(m)) continue;
+  return findEach(messages, (m, index): DuplicateItems | undefined => {
     let ids: string[] | undefined;
-    forEachResponseItemId(m, (id) => {
-      if (!seen.has(id)) seen.add(id);
-      else (ids ??= []).push(id);
-    });
-    if (ids) found.push({ index, ids });
-  }
-  return found;
+    if (isAssistant(m))
+      forEachResponseItemId(m, (id) => {
+        if (!seen.has(id)) seen.add(id);
+        else (ids ??= []).push(id);
+      });
+    if (ids) return { index, ids };
+  });
 }
 
 const detail = (f: DuplicateItems) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;

@@ -8,7 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildAssistant, rebuildMessage, rebuildToolResult } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { rebuildingPass } from "../context";
+import { findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
@@ -99,14 +99,11 @@ function reshaped(message: BaseMessage): BaseMessage {
 }
 
 /** The malformed messages, by index (a loop: the repair path asks of every message). */
-function malformed(messages: readonly BaseMessage[]): { index: number; detail: string }[] {
-  const found: { index: number; detail: string }[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const detail = malformation(messages[index]);
-    if (detail !== undefined) found.push({ index, detail });
-  }
-  return found;
-}
+const malformed = (messages: readonly BaseMessage[]) =>
+  findEach(messages, (m, index) => {
+    const detail = malformation(m);
+    return detail !== undefined && { index, detail };
+  });
 
 export const shapePass = rebuildingPass({
   name: "shape",

@@ -12,7 +12,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText } from "../../messages/build";
 import { turnOf, type Dict, type Turn } from "../../messages/inspect";
-import { rebuildingPass } from "../context";
+import { findEach, rebuildingPass } from "../context";
 
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
 function endsOnServerTool(message: BaseMessage): boolean {
@@ -62,15 +62,10 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
 }
 
 /** The system messages to turn into user text. */
-function classifySystemMessages(
-  messages: readonly BaseMessage[],
-  mode: "any" | "placed" | "none",
-): { index: number }[] {
+function classifySystemMessages(messages: readonly BaseMessage[], mode: "any" | "placed" | "none") {
   if (mode === "any") return [];
   const { misplaced } = misplacedSystem(mode, { messages });
-  const found: { index: number }[] = [];
-  messages.forEach((m, index) => misplaced(m, index) && found.push({ index }));
-  return found;
+  return findEach(messages, (m, index) => misplaced(m, index) && { index });
 }
 
 export const systemMessagesPass = rebuildingPass({

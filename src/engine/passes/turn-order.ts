@@ -18,7 +18,7 @@ import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from 
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
@@ -87,12 +87,10 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
 
 function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
   const { judge } = turnJudge(ctx.profile);
-  const found: { index: number; fix: Fix }[] = [];
-  messages.forEach((m, index) => {
+  return findEach(messages, (m, index) => {
     const fix = judge(m);
-    if (fix) found.push({ index, fix });
+    return fix && { index, fix };
   });
-  return found;
 }
 
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
