@@ -14,7 +14,8 @@ import { safeJson } from "../../values";
 interface InvalidCall {
   id: string | undefined;
   name: string | undefined;
-  error: string | undefined;
+  /** The parse error, as ` (...)` after a sentence; empty when there is none. */
+  error: string;
   args: unknown;
 }
 
@@ -27,7 +28,7 @@ const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
     const calls: InvalidCall[] = (Array.isArray(invalid) ? invalid : []).filter(isDict).map((c) => ({
       id: typeof c.id === "string" && c.id ? c.id : undefined,
       name: typeof c.name === "string" && c.name ? c.name : undefined,
-      error: typeof c.error === "string" ? c.error : undefined,
+      error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
       args: c.args,
     }));
     return calls.length > 0 && { index, calls };
@@ -44,7 +45,7 @@ export const invalidCallsPass = rebuildingPass({
     calls.map((c) => [
       "invalid_tool_call",
       options.invalidCalls === "answer" && c.id !== undefined ? "promoted_invalid_call" : "removed_call",
-      `invalid tool call ${callNamed(c)}${c.error ? ` (${c.error})` : ""}`,
+      `invalid tool call ${callNamed(c)}${c.error}`,
       c,
     ]),
   rebuild(message, { calls }, ctx) {
@@ -64,8 +65,7 @@ export const invalidCallsPass = rebuildingPass({
             ? `${args.slice(0, 2_000)}…`
             : args
           : safeJson(args ?? null, 2_000);
-      const error = c.error ? ` (${c.error})` : "";
-      ctx.callNotes.set(c.id, `its arguments could not be parsed${error}; raw arguments: ${raw}`);
+      ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error}; raw arguments: ${raw}`);
       // The name must pass the provider's pattern; an unusable one becomes a neutral name.
       const name = c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call";
       if (!validIds.has(c.id)) promoted.push({ id: c.id, name, args: {}, type: "tool_call" });

@@ -63,21 +63,19 @@ export const responseItemsPass: RepairPass = {
     const out = messages.slice();
     const seenBefore = new Set<string>();
     let next = 0;
-    for (let index = 0; index < messages.length && next < found.length; index++) {
+    for (let index = 0; next < found.length; index++) {
       const m = messages[index];
-      if (index !== found[next].index) {
-        if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
-        continue;
+      if (index === found[next].index) {
+        // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
+        const own = new Set<string>();
+        const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
+        const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
+        out[index] = message;
+        ctx.derive(m, message);
+        const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
+        ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
       }
-      // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
-      const own = new Set<string>();
-      const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
-      const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
-      out[index] = message;
-      ctx.derive(m, message);
-      forEachResponseItemId(m, (id) => seenBefore.add(id));
-      const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
-      ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
+      if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
     }
     return sameOrNew(messages, out);
   },

@@ -61,8 +61,8 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
  */
 function malformation(message: BaseMessage): string | undefined {
   const m = message as unknown as Dict;
-  const loose = hasLooseItems(m.content);
-  if (m.type === "ai") {
+  const type = m.type;
+  if (type === "ai") {
     const calls = m.tool_calls;
     const invalid = m.invalid_tool_calls;
     if (calls !== undefined && !Array.isArray(calls)) return "assistant message whose tool_calls is not an array";
@@ -70,13 +70,10 @@ function malformation(message: BaseMessage): string | undefined {
       return "assistant message with a malformed tool_calls entry";
     if (invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false)))
       return "assistant message with a malformed invalid_tool_calls entry";
-    return loose ? "assistant message whose content array holds items that are not blocks" : undefined;
-  }
-  if (m.type === "tool") {
-    if (typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
-    return loose ? "tool result whose content array holds items that are not blocks" : undefined;
-  }
-  return loose ? "message whose content array holds items that are not blocks" : undefined;
+  } else if (type === "tool" && typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
+  if (!hasLooseItems(m.content)) return undefined;
+  const what = type === "ai" ? "assistant message" : type === "tool" ? "tool result" : "message";
+  return `${what} whose content array holds items that are not blocks`;
 }
 
 /** The message rebuilt: content as blocks, calls as objects with object arguments, a numeric result id as text. */
