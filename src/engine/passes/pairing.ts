@@ -5,7 +5,7 @@
  * each call's results into place so that whatever sat between them naturally follows the block, in order.
  * Every step is linear in messages plus calls, whatever the fan-out or the number of results per id.
  */
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../../messages/build";
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
