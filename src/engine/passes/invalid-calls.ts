@@ -25,7 +25,8 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
   findEach(messages, (message, index) => {
     const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
-    const calls: InvalidCall[] = (Array.isArray(invalid) ? invalid : []).filter(isDict).map((c) => ({
+    if (!Array.isArray(invalid)) return;
+    const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
       id: typeof c.id === "string" && c.id ? c.id : undefined,
       name: typeof c.name === "string" && c.name ? c.name : undefined,
       error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",

@@ -5,7 +5,7 @@
  * each call's results into place so that whatever sat between them naturally follows the block, in order.
  * Every step is linear in messages plus calls, whatever the fan-out or the number of results per id.
  */
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../../messages/build";
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
@@ -84,19 +84,20 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     problems.push(found);
     return found;
   };
+  const results: number[] = [];
   for (let i = 0; i < n; i++) {
     const m = messages[i];
-    if (!isAssistant(m)) continue;
-    const calls = callsOf(m, i, byId);
-    if (calls.length > 0) callsAt[i] = calls;
+    if (isToolResult(m)) results.push(i);
+    else if (isAssistant(m)) {
+      const calls = callsOf(m, i, byId);
+      if (calls.length > 0) callsAt[i] = calls;
+    }
   }
   // Each result goes to its call, in order (a result may come before its call); the first one on the call itself,
   // only the rare further ones to a map.
   let moreResults: Map<Call, number[]> | undefined;
-  for (let i = 0; i < n; i++) {
-    const m = messages[i];
-    if (!isToolResult(m)) continue;
-    const id = resultIdOf(m);
+  for (const i of results) {
+    const id = resultIdOf(messages[i] as ToolMessage);
     const call = id === undefined ? undefined : byId.get(id);
     if (call === undefined)
       at[i] =
