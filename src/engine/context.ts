@@ -73,6 +73,23 @@ export function problem(
   return p;
 }
 
+/** A call in a sentence: its id and the tool it calls. */
+export const callNamed = (call: { id?: string; name?: string }): string =>
+  `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
+
+/** What `judge` finds in each message (a falsy answer: nothing), in order. */
+export function findEach<F>(
+  messages: readonly BaseMessage[],
+  judge: (message: BaseMessage, index: number) => F | false | undefined,
+): F[] {
+  const found: F[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const f = judge(messages[index], index);
+    if (f) found.push(f);
+  }
+  return found;
+}
+
 /** Replaces the array only when something changed, keeping the input's identity otherwise. */
 export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMessage[] {
   if (input.length !== output.length) return output;
@@ -87,23 +104,47 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
+/** What a finding is, to `find` and to `repair` alike: its problem, the repair's action, the sentence, the call. */
+export type Issue = [kind: ToolCallProblemKind, action: ToolCallRepair["action"], detail: string, call?: RepairedCall];
+
 /**
- * The messages at the indexes found, each rebuilt by `rebuild` (which reports it) and derived from its original;
- * the very same array when nothing was found.
+ * A pass that rebuilds each message it finds: `classify` finds them, `issues` says what each finding is (a problem
+ * for `find`, unless the pass words its own, and a report for `repair`), `rebuild` makes the new message (none: the
+ * message goes). `repair` returns the very same array when nothing was found.
  */
-export function rebuildAt<F extends { index: number }>(
-  messages: BaseMessage[],
-  found: readonly F[],
-  ctx: PassContext,
-  rebuild: (message: BaseMessage, finding: F) => BaseMessage,
-): BaseMessage[] {
-  if (found.length === 0) return messages;
-  const out = messages.slice();
-  for (const f of found) {
-    out[f.index] = rebuild(messages[f.index], f);
-    ctx.derive(messages[f.index], out[f.index]);
-  }
-  return sameOrNew(messages, out);
+export function rebuildingPass<F extends { index: number }>({
+  classify,
+  issues,
+  rebuild,
+  ...pass
+}: Pick<RepairPass, "name" | "structural" | "clean"> &
+  Partial<Pick<RepairPass, "find">> & {
+    classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
+    issues(finding: F, ctx: FindContext): Issue[];
+    rebuild(message: BaseMessage, finding: F, ctx: PassContext): BaseMessage | undefined;
+  }): RepairPass {
+  return {
+    find: (messages, ctx) =>
+      classify(messages, ctx).flatMap((f) =>
+        issues(f, ctx).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
+      ),
+    repair(messages, ctx) {
+      const found = classify(messages, ctx);
+      if (found.length === 0) return messages;
+      const out: (BaseMessage | undefined)[] = messages.slice();
+      let removed = false;
+      for (const f of found) {
+        const message = messages[f.index];
+        for (const [kind, action, detail, call] of issues(f, ctx))
+          ctx.report(message, f.index, kind, action, detail, call);
+        out[f.index] = rebuild(message, f, ctx);
+        if (out[f.index]) ctx.derive(message, out[f.index]);
+        else removed = true;
+      }
+      return sameOrNew(messages, removed ? out.filter((m) => m !== undefined) : (out as BaseMessage[]));
+    },
+    ...pass,
+  };
 }
 
 /** Fields read without checks on the hot path (each read is checked by its use, after the shape pass's check). */

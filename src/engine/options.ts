@@ -64,34 +64,35 @@ export const OPTIONS = {
 
 const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag } as const;
 
+/** Every option's default. */
+const DEFAULTS: ResolvedOptions = {
+  provider: "strict",
+  level: "request",
+  orphanCalls: "answer",
+  trailing: "answer",
+  orphanResults: "convert",
+  invalidCalls: "answer",
+  systemMessages: "placed",
+  // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
+  // the provider needs, but would change what the model sees for no reason.
+  toolsInRequest: true,
+  syntheticResultText: defaultSyntheticText,
+  onRepair: undefined,
+};
+
 /** Validates and resolves repair options. `fn` names the caller in errors. */
 export function resolveOptions(input: RepairOptions | undefined, fn: string): ResolvedOptions {
   return resolved(readOptions<RepairOptions>(input, fn, OPTIONS));
 }
 
-function resolved(given: RepairOptions): ResolvedOptions {
-  const text = given.syntheticResultText as SyntheticText | undefined;
-  return {
-    provider: given.provider ?? "strict",
-    level: given.level ?? "request",
-    orphanCalls: given.orphanCalls ?? "answer",
-    trailing: given.trailing ?? "answer",
-    orphanResults: given.orphanResults ?? "convert",
-    invalidCalls: given.invalidCalls ?? "answer",
-    systemMessages: given.systemMessages ?? "placed",
-    // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
-    // the provider needs, but would change what the model sees for no reason.
-    toolsInRequest: given.toolsInRequest ?? true,
-    syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
-    onRepair: given.onRepair,
-  };
+function resolved({ syntheticResultText: text, ...given }: RepairOptions): ResolvedOptions {
+  return { ...DEFAULTS, ...given, syntheticResultText: text ? guardedText(text) : defaultSyntheticText };
 }
 
 /** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
 export function resolveFindOptions(input: FindOptions | undefined, fn: string): ResolvedOptions {
-  const given = readOptions<FindOptions>(input, fn, FIND_OPTIONS);
-  const options = resolved(given);
-  return given.trailingIsProblem === false ? { ...options, trailing: "keep" } : options;
+  const { trailingIsProblem, ...given } = readOptions<FindOptions>(input, fn, FIND_OPTIONS);
+  return resolved(trailingIsProblem === false ? { ...given, trailing: "keep" } : given);
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to ours. */

@@ -593,24 +593,18 @@ export const REJECTION_TEXTS: readonly (RejectionText & { rule: string; provider
     )
     .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
 
-/** Problem kind -> the ids of the rules it breaks, for the rows given (several: their union). */
-function ruleIds(rows: Row[]): ProviderProfile["rules"] {
-  const ids: ProviderProfile["rules"] = {};
-  for (const row of rows)
-    for (const [rule, { problems }] of Object.entries(row.rules))
-      for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
-  return ids;
-}
-
-const PROVIDER_ROWS = PROVIDERS.filter((p) => p !== "strict").map((p) => ROWS[p]);
-
 function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
-  const { rules, ...switches } = provider === "strict" ? { ...STRICT, rules: {} } : ROWS[provider];
+  const { rules, ...switches } = provider === "strict" ? { ...STRICT, rules: undefined } : ROWS[provider];
+  // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
+  const ids: ProviderProfile["rules"] = {};
+  for (const row of rules ? [rules] : Object.values(ROWS).map((r) => r.rules))
+    for (const [rule, { problems }] of Object.entries(row))
+      for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
   return Object.freeze({
     provider,
     level,
     ...(level === "structural" ? STRUCTURAL : { ...STRUCTURAL, ...switches }),
-    rules: ruleIds(provider === "strict" ? PROVIDER_ROWS : [{ rules }]),
+    rules: ids,
   });
 }
 
@@ -625,15 +619,19 @@ export function profileFor(provider: Provider, level: RepairLevel = "request"): 
 }
 
 /** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */
-export function profileForOptions(options: {
+export function profileForOptions({
+  provider,
+  level,
+  systemMessages,
+}: {
   provider: Provider;
   level: RepairLevel;
   systemMessages: "placed" | "user-text";
 }): ProviderProfile {
-  const profile = profileFor(options.provider, options.level);
-  if (options.systemMessages === "user-text" && profile.systemInConversation === "placed")
-    return Object.freeze({ ...profile, systemInConversation: "none" });
-  return profile;
+  const profile = profileFor(provider, level);
+  return systemMessages === "user-text" && profile.systemInConversation === "placed"
+    ? Object.freeze({ ...profile, systemInConversation: "none" })
+    : profile;
 }
 
 /**

@@ -32,8 +32,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, type ProviderProfile } from "../profiles";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, problem, rebuildingPass, type Issue } from "../context";
 import { safeJson } from "../../values";
 
 /** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
@@ -94,9 +93,8 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   return undefined;
 }
 
-function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfile): BlockFinding[] {
-  const found: BlockFinding[] = [];
-  messages.forEach((m, index) => {
+const classifyBlocks = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
+  findEach(messages, (m, index): BlockFinding | undefined => {
     if (!isAssistant(m) || !Array.isArray(m.content)) return;
     const unsent = unsentServerIds(m.content, profile);
     const counts = { drop: 0, convert: 0, unsigned: 0, unreadable: 0 };
@@ -105,10 +103,8 @@ function classifyBlocks(messages: readonly BaseMessage[], profile: ProviderProfi
       const verdict = unsupportedBlock(block, profile, isV1Message(m), unsent);
       if (verdict) any = counts[verdict]++ >= 0;
     }
-    if (any) found.push({ index, counts });
+    if (any) return { index, counts };
   });
-  return found;
-}
 
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON (at most 2,000 characters). */
 function unreadableAsText(block: Dict): Dict | undefined {
@@ -141,8 +137,12 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
 }
 
 /** The blocks of each verdict the message holds, with their count. */
-const describe = ({ counts }: BlockFinding): string[] =>
-  VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${REPAIRED[v][1]}`);
+const issuesOf = ({ counts }: BlockFinding): Issue[] =>
+  VERDICTS.filter((v) => counts[v] > 0).map((v) => [
+    "unsupported_block",
+    REPAIRED[v][0],
+    `${counts[v]} ${REPAIRED[v][1]}`,
+  ]);
 
 /** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>
@@ -151,7 +151,7 @@ const appliesTo = (profile: ProviderProfile): boolean =>
   profile.signedReasoning ||
   profile.serverToolResults !== undefined;
 
-export const blocksPass: RepairPass = {
+export const blocksPass = rebuildingPass({
   name: "blocks",
   structural: false,
   clean: ({ profile }) =>
@@ -170,24 +170,22 @@ export const blocksPass: RepairPass = {
           },
         }
       : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyBlocks(messages, ctx.profile).map((f) =>
-      problem(ctx, "unsupported_block", f.index, `assistant message with ${describe(f).join(", ")}`),
-    );
-  },
-  repair(messages, ctx: PassContext) {
-    return rebuildAt(messages, classifyBlocks(messages, ctx.profile), ctx, (message, f) => {
-      for (const verdict of VERDICTS)
-        if (f.counts[verdict] > 0)
-          ctx.report(
-            message,
-            f.index,
-            "unsupported_block",
-            REPAIRED[verdict][0],
-            `${f.counts[verdict]} ${REPAIRED[verdict][1]}`,
-          );
-      const content = convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message));
-      return rebuildMessage(message, { content });
-    });
-  },
-};
+  classify: (messages, ctx) => classifyBlocks(messages, ctx.profile),
+  // One problem per message, naming every kind of block it holds; one repair per kind.
+  find: (messages, ctx) =>
+    classifyBlocks(messages, ctx.profile).map((f) =>
+      problem(
+        ctx,
+        "unsupported_block",
+        f.index,
+        `assistant message with ${issuesOf(f)
+          .map((i) => i[2])
+          .join(", ")}`,
+      ),
+    ),
+  issues: issuesOf,
+  rebuild: (message, _, ctx) =>
+    rebuildMessage(message, {
+      content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
+    }),
+});

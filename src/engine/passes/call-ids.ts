@@ -14,8 +14,8 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
-import { problem, pushTo, sameOrNew, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind } from "../../types";
+import { pushTo, rebuildingPass } from "../context";
+import type { ToolCallProblemKind } from "../../types";
 
 interface Slot {
   messageIndex: number;
@@ -108,12 +108,6 @@ function collectSlots(
   });
 }
 
-interface CallIdAnalysis {
-  /** Every call slot of the history, in message order. */
-  allSlots: Slot[];
-  renamed: Slot[];
-}
-
 /**
  * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
@@ -134,8 +128,8 @@ function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfi
 }
 
 /** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
-function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile): CallIdAnalysis {
-  if (needsNoRenames(messages, profile)) return { allSlots: [], renamed: [] };
+function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile) {
+  if (needsNoRenames(messages, profile)) return { allSlots: [] as Slot[], renamed: [] as Slot[] };
   const allSlots: Slot[] = [];
   const created = new Map<string, number>();
   const occurrences = new Map<string, number>();
@@ -156,7 +150,11 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
 }
 
 /** New ids for the renamed slots (set on them); returns the new id of each result that follows one, by index. */
-function planRenames(messages: readonly BaseMessage[], analysis: CallIdAnalysis, profile: ProviderProfile) {
+function planRenames(
+  messages: readonly BaseMessage[],
+  analysis: ReturnType<typeof classifyCallIds>,
+  profile: ProviderProfile,
+) {
   const { renamed } = analysis;
   // Every id in the history (calls and results): new ids avoid them.
   const taken = new Set<string>();
@@ -330,9 +328,7 @@ const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
   duplicate_call_id: "tool call id already used by an earlier call",
 };
 
-const detail = (s: Slot) => `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`;
-
-export const callIdsPass: RepairPass = {
+export const callIdsPass = rebuildingPass({
   name: "call-ids",
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
   // structural profile accepts every non-empty string).
@@ -352,28 +348,24 @@ export const callIdsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyCallIds(messages, ctx.profile).renamed.map((s) =>
-      problem(ctx, s.reason!, s.messageIndex, detail(s), s),
-    );
-  },
-  repair(messages, ctx) {
-    const analysis = classifyCallIds(messages, ctx.profile);
-    if (analysis.renamed.length === 0) return messages;
-    const results = planRenames(messages, analysis, ctx.profile);
-    const out = messages.slice();
-    const byMessage = new Map<number, Slot[]>();
-    for (const slot of analysis.renamed) pushTo(byMessage, slot.messageIndex, slot);
-    for (const [index, slots] of byMessage) {
-      const message = messages[index] as AIMessage;
-      out[index] = rewriteToolCalls(message, renameEditor(slots, callsOnlyInToolCalls(message)));
-      ctx.derive(message, out[index]);
-      for (const s of slots) ctx.report(message, index, s.reason!, "renamed_call_id", detail(s), s);
+  // The assistant messages with calls to rename (in order), then the results that follow a renamed call.
+  classify(messages, { profile }) {
+    const analysis = classifyCallIds(messages, profile);
+    const found: { index: number; slots: Slot[]; newId?: string }[] = [];
+    if (analysis.renamed.length === 0) return found;
+    const results = planRenames(messages, analysis, profile);
+    for (const slot of analysis.renamed) {
+      const last = found[found.length - 1];
+      if (last?.index === slot.messageIndex) last.slots.push(slot);
+      else found.push({ index: slot.messageIndex, slots: [slot] });
     }
-    for (const [index, newId] of results) {
-      out[index] = rebuildMessage(messages[index], { tool_call_id: newId });
-      ctx.derive(messages[index], out[index]);
-    }
-    return sameOrNew(messages, out);
+    for (const [index, newId] of results) found.push({ index, slots: [], newId });
+    return found;
   },
-};
+  issues: ({ slots }) =>
+    slots.map((s) => [s.reason!, "renamed_call_id", `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, s]),
+  rebuild: (message, { slots, newId }) =>
+    newId !== undefined
+      ? rebuildMessage(message, { tool_call_id: newId })
+      : rewriteToolCalls(message as AIMessage, renameEditor(slots, callsOnlyInToolCalls(message as AIMessage))),
+});

@@ -27,9 +27,8 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { problem, rebuildAt, type FindContext, type Loose, type RepairPass } from "../context";
+import { findEach, rebuildingPass, type Issue, type Loose } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
-import type { ToolCallProblem } from "../../types";
 import { safeJson } from "../../values";
 
 const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
@@ -44,14 +43,11 @@ interface LocationFinding {
 }
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
-function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[] {
+function idsMissingFromOutput(message: unknown, ids: string[]): string[] {
   const output = resentOutputOf(message);
   if (!output) return [];
-  const present = new Set<unknown>();
-  for (const item of output) if (item.type === "function_call") present.add(item.call_id);
-  const missing: string[] = [];
-  for (const id of ids) if (!present.has(id)) missing.push(id);
-  return missing;
+  const present = new Set(output.filter((item) => item.type === "function_call").map((item) => item.call_id));
+  return ids.filter((id) => !present.has(id));
 }
 
 /**
@@ -60,9 +56,8 @@ function idsMissingFromOutput(message: unknown, ids: Iterable<string>): string[]
  */
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
-function classifyLocations(messages: readonly BaseMessage[], profile: ProviderProfile): LocationFinding[] {
-  const found: LocationFinding[] = [];
-  messages.forEach((m, index) => {
+const classifyLocations = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
+  findEach(messages, (m, index): LocationFinding | undefined => {
     if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
     const inToolCalls = new Set<string>();
     const invalidIds = new Set<unknown>();
@@ -73,16 +68,13 @@ function classifyLocations(messages: readonly BaseMessage[], profile: ProviderPr
       else if (ref.location === "invalid_tool_calls") invalidIds.add(ref.id);
       else if (!NOT_PROMOTED.has(ref.location) && !outside.has(ref.id)) outside.set(ref.id, ref);
     });
-    const promotable: ToolCallRef[] = [];
-    for (const [id, ref] of outside) if (!inToolCalls.has(id) && !invalidIds.has(id)) promotable.push(ref);
+    const promotable = [...outside.values()].filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id));
     // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
     const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
     const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
     if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
-      found.push({ index, outside: promotable, hasBlocks, outputMissing });
+      return { index, outside: promotable, hasBlocks, outputMissing };
   });
-  return found;
-}
 
 /** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown): Dict {
@@ -121,13 +113,6 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
   return rebuildMessage(message, fields);
 }
 
-type Issue = [
-  kind: "call_outside_tool_calls" | "call_block_in_content",
-  action: "promoted_call" | "moved_call_block",
-  detail: string,
-  call?: { id?: string; name?: string },
-];
-
 const CALL_BLOCKS: Issue = [
   "call_block_in_content",
   "moved_call_block",
@@ -155,7 +140,7 @@ const issuesOf = (f: LocationFinding): Issue[] => [
   ...(f.hasBlocks ? [CALL_BLOCKS] : []),
 ];
 
-export const callLocationsPass: RepairPass = {
+export const callLocationsPass = rebuildingPass({
   name: "call-locations",
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
   // structural profile keeps every format).
@@ -207,15 +192,7 @@ export const callLocationsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyLocations(messages, ctx.profile).flatMap((f) =>
-      issuesOf(f).map(([kind, , detail, call]) => problem(ctx, kind, f.index, detail, call)),
-    );
-  },
-  repair(messages, ctx) {
-    return rebuildAt(messages, classifyLocations(messages, ctx.profile), ctx, (message, f) => {
-      for (const [kind, action, detail, call] of issuesOf(f)) ctx.report(message, f.index, kind, action, detail, call);
-      return relocate(message as AIMessage, f, ctx.profile);
-    });
-  },
-};
+  classify: (messages, ctx) => classifyLocations(messages, ctx.profile),
+  issues: issuesOf,
+  rebuild: (message, f, ctx) => relocate(message as AIMessage, f, ctx.profile),
+});

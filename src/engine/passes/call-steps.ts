@@ -16,7 +16,7 @@ import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../me
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
 import type { ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
+import { findEach, problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
 interface StepFinding {
@@ -27,9 +27,9 @@ interface StepFinding {
   sign: boolean;
 }
 
-const NO_CALLS: Dict[] = [];
-const callsOf = (m: AIMessage): Dict[] =>
-  Array.isArray(m.tool_calls) ? (m.tool_calls as unknown as Dict[]) : NO_CALLS;
+type Call = Dict & { id?: string; name?: string };
+const NO_CALLS: Call[] = [];
+const callsOf = (m: AIMessage): Call[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
   const kwargs = m.additional_kwargs as Dict | undefined;
@@ -66,16 +66,8 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
   };
 }
 
-function classifySteps(messages: readonly BaseMessage[], ctx: FindContext): StepFinding[] {
-  const judge = stepJudge(messages, ctx.profile);
-  const found: StepFinding[] = [];
-  if (ctx.profile.oneCallPerStep || ctx.profile.signedCalls)
-    messages.forEach((m, index) => {
-      const f = judge(m, index);
-      if (f) found.push(f);
-    });
-  return found;
-}
+const classifySteps = (messages: readonly BaseMessage[], { profile }: FindContext) =>
+  profile.oneCallPerStep || profile.signedCalls ? findEach(messages, stepJudge(messages, profile)) : [];
 
 const PARALLEL = "parallel calls whose results the adapter sends as separate turns";
 const unsigned = (call: { id?: string }) =>
@@ -95,16 +87,16 @@ export const callStepsPass: RepairPass = {
       ai: (m, i) => judge(m as BaseMessage, i) === undefined,
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     const problems: ToolCallProblem[] = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
-      const first = callsOf(messages[index] as AIMessage)[0] as { id?: string; name?: string };
+      const first = callsOf(messages[index] as AIMessage)[0];
       if (split) problems.push(problem(ctx, "parallel_calls", index, PARALLEL));
       if (sign) problems.push(problem(ctx, "unsigned_call", index, unsigned(first), first));
     }
     return problems;
   },
-  repair(messages, ctx: PassContext) {
+  repair(messages, ctx) {
     const found = classifySteps(messages, ctx);
     if (found.length === 0) return messages;
     const out: BaseMessage[] = [];
@@ -117,34 +109,26 @@ export const callStepsPass: RepairPass = {
         continue;
       }
       const message = m as AIMessage;
-      let first = f.sign ? withPlaceholderSignature(message) : message;
-      if (f.sign) {
-        const call = callsOf(message)[0] as { id?: string; name?: string };
-        ctx.report(m, index, "unsigned_call", "rebuilt_message", unsigned(call), call);
-      }
-      if (!f.split) {
-        out.push(first);
-        ctx.derive(m, first);
-        continue;
-      }
       const calls = callsOf(message);
+      let first = f.sign ? withPlaceholderSignature(message) : message;
+      if (f.sign) ctx.report(m, index, "unsigned_call", "rebuilt_message", unsigned(calls[0]), calls[0]);
       const signatures = signaturesOf(first);
-      const firstId = calls[0].id;
-      first = rewriteToolCalls(first, (ref) => (ref.id !== firstId ? "drop" : undefined));
+      if (f.split) first = rewriteToolCalls(first, (ref) => (ref.id !== calls[0].id ? "drop" : undefined));
       ctx.derive(m, first);
+      out.push(first);
+      if (!f.split) continue;
       const resultOf = new Map<unknown, BaseMessage>();
       for (let k = 1; k <= calls.length; k++)
         resultOf.set(resultIdOf(messages[index + k] as never), messages[index + k]);
       calls.forEach((call, k) => {
-        if (k === 0) out.push(first);
-        else {
+        if (k > 0) {
           const signature = isSigned(signatures, call.id)
             ? (signatures[call.id as string] as string)
             : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
           ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, {
-            id: call.id as string,
-            name: call.name as string,
+            id: call.id,
+            name: call.name,
           });
         }
         out.push(resultOf.get(call.id)!);

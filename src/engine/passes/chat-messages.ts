@@ -17,9 +17,8 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
+import { findEach, rebuildingPass, type FindContext } from "../context";
 import { keepsChatRole } from "../profiles";
-import type { ToolCallProblem } from "../../types";
 import { quoteValue } from "../../values";
 
 type Conversion = "user" | "assistant" | "system" | "result" | "labeled";
@@ -42,20 +41,12 @@ interface ChatFinding {
   conversion: Conversion;
 }
 
-function classifyChatMessages(messages: readonly BaseMessage[], ctx: FindContext): ChatFinding[] {
-  const found: ChatFinding[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    if (m.type !== "generic") continue;
+const classifyChatMessages = (messages: readonly BaseMessage[], ctx: FindContext) =>
+  findEach(messages, (m, index): ChatFinding | undefined => {
     const role = (m as unknown as { role?: unknown }).role;
-    if (!keepsChatRole(ctx.profile, role))
-      found.push({ index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" });
-  }
-  return found;
-}
-
-const detail = (f: ChatFinding) =>
-  `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`;
+    if (m.type === "generic" && !keepsChatRole(ctx.profile, role))
+      return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
+  });
 
 function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   const to = f.conversion;
@@ -65,18 +56,18 @@ function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
   return typedMessageOf(message, to);
 }
 
-export const chatMessagesPass: RepairPass = {
+export const chatMessagesPass = rebuildingPass({
   name: "chat-messages",
   structural: false,
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyChatMessages(messages, ctx).map((f) => problem(ctx, "chat_message_role", f.index, detail(f)));
-  },
-  repair(messages, ctx: PassContext) {
-    return rebuildAt(messages, classifyChatMessages(messages, ctx), ctx, (message, f) => {
-      ctx.report(message, f.index, "chat_message_role", "converted_message", detail(f));
-      return converted(message, f);
-    });
-  },
-};
+  classify: classifyChatMessages,
+  issues: (f: ChatFinding) => [
+    [
+      "chat_message_role",
+      "converted_message",
+      `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`,
+    ],
+  ],
+  rebuild: converted,
+});

@@ -12,8 +12,7 @@ import {
   isBlankTextBlock,
   turnOf,
 } from "../../messages/inspect";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, rebuildingPass } from "../context";
 
 /** Each fix: the problem it repairs and its action. */
 const FIXES = {
@@ -73,42 +72,29 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
   return blankBlock ? ["strip_blank_blocks", `blank text block in a ${what}`] : undefined;
 }
 
-export const contentPass: RepairPass = {
+export const contentPass = rebuildingPass({
   name: "content",
   structural: false,
   clean: ({ profile }) =>
     profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    if (!ctx.profile.nonEmptyContent) return [];
-    return messages.flatMap((m, i) => {
-      const found = contentFix(m);
-      return found ? [problem(ctx, FIXES[found[0]][0], i, found[1])] : [];
-    });
-  },
-  repair(messages, ctx: PassContext) {
-    if (!ctx.profile.nonEmptyContent) return messages;
-    const fixes = messages.map(contentFix);
-    if (fixes.every((f) => f === undefined)) return messages;
-    const out: BaseMessage[] = [];
-    messages.forEach((m, i) => {
-      const found = fixes[i];
-      if (!found) return out.push(m);
-      const [fix, detail] = found;
-      const [kind, action] = FIXES[fix];
-      ctx.report(m, i, kind, action, detail);
-      if (fix === "remove") return;
-      // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
-      const fixed = rebuildMessage(m, {
-        content:
-          fix === "fill"
-            ? "(the tool returned no output)"
-            : fix === "blank_string"
-              ? ""
-              : (m.content as unknown[]).filter((b) => !isBlankTextBlock(b)),
-      });
-      ctx.derive(m, fixed);
-      out.push(fixed);
-    });
-    return sameOrNew(messages, out);
-  },
-};
+  classify: (messages, { profile }) =>
+    profile.nonEmptyContent
+      ? findEach(messages, (m, index) => {
+          const fix = contentFix(m);
+          return fix && { index, fix };
+        })
+      : [],
+  issues: ({ fix: [fix, detail] }) => [[...FIXES[fix], detail]],
+  // Only blank things go: blank text blocks (the content is blocks then), a blank string, an empty result filled.
+  rebuild: (m, { fix: [fix] }) =>
+    fix === "remove"
+      ? undefined
+      : rebuildMessage(m, {
+          content:
+            fix === "fill"
+              ? "(the tool returned no output)"
+              : fix === "blank_string"
+                ? ""
+                : (m.content as unknown[]).filter((b) => !isBlankTextBlock(b)),
+        }),
+});

@@ -8,91 +8,77 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
 import { isAssistant, isDict, type Dict } from "../../messages/inspect";
-import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { callNamed, findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 interface InvalidCall {
   id: string | undefined;
   name: string | undefined;
-  error: string | undefined;
+  /** The parse error, as ` (...)` after a sentence; empty when there is none. */
+  error: string;
   args: unknown;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The assistant messages with invalid calls, each with them. */
-function classifyInvalidCalls(messages: readonly BaseMessage[]): { index: number; calls: InvalidCall[] }[] {
-  const found: { index: number; calls: InvalidCall[] }[] = [];
-  messages.forEach((message, index) => {
+const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
+  findEach(messages, (message, index) => {
     const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
     if (!Array.isArray(invalid)) return;
-    const calls = invalid.filter(isDict).map((c) => ({
+    const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
       id: typeof c.id === "string" && c.id ? c.id : undefined,
       name: typeof c.name === "string" && c.name ? c.name : undefined,
-      error: typeof c.error === "string" ? c.error : undefined,
+      error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
       args: c.args,
     }));
-    if (calls.length > 0) found.push({ index, calls });
+    return calls.length > 0 && { index, calls };
   });
-  return found;
-}
 
-function describe(call: InvalidCall): string {
-  return `invalid tool call ${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}${call.error ? ` (${call.error})` : ""}`;
-}
-
-export const invalidCallsPass: RepairPass = {
+export const invalidCallsPass = rebuildingPass({
   name: "invalid-calls",
   structural: true,
   clean: () => ({
     ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
   }),
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifyInvalidCalls(messages).flatMap(({ index, calls }) =>
-      calls.map((c) => problem(ctx, "invalid_tool_call", index, describe(c), c)),
+  classify: classifyInvalidCalls,
+  issues: ({ calls }, { options }) =>
+    calls.map((c) => [
+      "invalid_tool_call",
+      options.invalidCalls === "answer" && c.id !== undefined ? "promoted_invalid_call" : "removed_call",
+      `invalid tool call ${callNamed(c)}${c.error}`,
+      c,
+    ]),
+  rebuild(message, { calls }, ctx) {
+    const validIds = new Set((((message as AIMessage).tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
+    const removeIds = new Set<string>();
+    const promoted: Dict[] = [];
+    for (const c of calls) {
+      if (c.id === undefined) continue;
+      if (ctx.options.invalidCalls !== "answer") {
+        removeIds.add(c.id);
+        continue;
+      }
+      const args = c.args;
+      const raw =
+        typeof args === "string"
+          ? args.length > 2_000
+            ? `${args.slice(0, 2_000)}…`
+            : args
+          : safeJson(args ?? null, 2_000);
+      ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error}; raw arguments: ${raw}`);
+      // The name must pass the provider's pattern; an unusable one becomes a neutral name.
+      const name = c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call";
+      if (!validIds.has(c.id)) promoted.push({ id: c.id, name, args: {}, type: "tool_call" });
+    }
+    return rewriteToolCalls(
+      message as AIMessage,
+      (ref) =>
+        ref.location === "invalid_tool_calls" ||
+        (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
+          ? "drop"
+          : undefined,
+      promoted,
     );
   },
-  repair(messages, ctx) {
-    const answer = ctx.options.invalidCalls === "answer";
-    return rebuildAt(messages, classifyInvalidCalls(messages), ctx, (message, { index, calls }) => {
-      const validIds = new Set((((message as AIMessage).tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
-      const removeIds = new Set<string>();
-      const promoted: Dict[] = [];
-      for (const c of calls) {
-        const promotes = answer && c.id !== undefined;
-        if (promotes) {
-          const args = c.args;
-          const raw =
-            typeof args === "string"
-              ? args.length > 2_000
-                ? `${args.slice(0, 2_000)}…`
-                : args
-              : safeJson(args ?? null, 2_000);
-          const error = c.error ? ` (${c.error})` : "";
-          ctx.callNotes.set(c.id!, `its arguments could not be parsed${error}; raw arguments: ${raw}`);
-          // The name must pass the provider's pattern; an unusable one becomes a neutral name.
-          const name = c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call";
-          if (!validIds.has(c.id)) promoted.push({ id: c.id, name, args: {}, type: "tool_call" });
-        } else if (c.id !== undefined) removeIds.add(c.id);
-        ctx.report(
-          message,
-          index,
-          "invalid_tool_call",
-          promotes ? "promoted_invalid_call" : "removed_call",
-          describe(c),
-          c,
-        );
-      }
-      return rewriteToolCalls(
-        message as AIMessage,
-        (ref) =>
-          ref.location === "invalid_tool_calls" ||
-          (ref.id !== undefined && removeIds.has(ref.id) && ref.location !== "tool_calls")
-            ? "drop"
-            : undefined,
-        promoted,
-      );
-    });
-  },
-};
+});

@@ -18,8 +18,8 @@ import {
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
-import { problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem, ToolCallProblemKind, ToolRunState } from "../../types";
+import { callNamed, problem, pushTo, sameOrNew, type PassContext, type RepairPass } from "../context";
+import type { ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
 /** A problem the pass found, with the call it concerns. */
@@ -35,20 +35,6 @@ interface Call {
   result?: number;
   /** No result, or one elsewhere than right after the call. */
   problem?: Found;
-}
-
-interface PairingAnalysis {
-  /** Calls per message index (set for the assistant messages that make calls). */
-  callsAt: (Call[] | undefined)[];
-  /** Index of the assistant message of the trailing open exchange, or -1. */
-  trailing: number;
-  /** Per assistant message: its kept results already in place right after it. */
-  inPlaceAt: (number[] | undefined)[];
-  /** 1 for a kept result already in place right after its call. */
-  placed: Uint8Array;
-  /** The problem of each result no call keeps and each message between a call and its results. */
-  at: (Found | undefined)[];
-  problems: Found[];
 }
 
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
@@ -85,46 +71,42 @@ function callsOf(message: AIMessage, index: number, known: Map<string, Call>): C
   return calls;
 }
 
-function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
+function analyzePairing(messages: readonly BaseMessage[]) {
   const n = messages.length;
   const byId = new Map<string, Call>();
+  /** Calls per message index (set for the assistant messages that make calls). */
   const callsAt: (Call[] | undefined)[] = new Array(n);
-  // Results are matched to their call as they come (the first one on the call itself); only the rare ones go
-  // to maps: a further result of an answered call, a result before any call of its id.
-  let moreResults: Map<Call, number[]> | undefined;
-  let early: Map<string, number[]> | undefined;
-  const orphans: number[] = [];
+  /** The problem of each result no call keeps and each message between a call and its results. */
+  const at: (Found | undefined)[] = new Array(n);
+  const problems: Found[] = [];
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
+    const found: Found = { kind, index, detail, call };
+    problems.push(found);
+    return found;
+  };
+  const results: number[] = [];
   for (let i = 0; i < n; i++) {
     const m = messages[i];
-    if (isAssistant(m)) {
+    if (isToolResult(m)) results.push(i);
+    else if (isAssistant(m)) {
       const calls = callsOf(m, i, byId);
       if (calls.length > 0) callsAt[i] = calls;
-    } else if (isToolResult(m)) {
-      const id = resultIdOf(m);
-      if (id === undefined) {
-        orphans.push(i);
-        continue;
-      }
-      const call = byId.get(id);
-      if (call === undefined) pushTo((early ??= new Map()), id, i);
-      else if (call.result === undefined) call.result = i;
-      else pushTo((moreResults ??= new Map()), call, i);
     }
   }
-  const ownerAt: (Call | undefined)[] = new Array(n);
-  const duplicates = new Map<number, Call>();
-  if (early !== undefined)
-    for (const [id, list] of early) {
-      const call = byId.get(id);
-      if (call === undefined) for (const r of list) orphans.push(r);
-      else {
-        // Results before the call come first, in order: the call's own results follow them.
-        const later = call.result === undefined ? [] : [call.result, ...(moreResults?.get(call) ?? [])];
-        const all = [...list, ...later];
-        call.result = all[0];
-        if (all.length > 1) (moreResults ??= new Map()).set(call, all.slice(1));
-      }
-    }
+  // Each result goes to its call, in order (a result may come before its call); the first one on the call itself,
+  // only the rare further ones to a map.
+  let moreResults: Map<Call, number[]> | undefined;
+  for (const i of results) {
+    const id = resultIdOf(messages[i] as ToolMessage);
+    const call = id === undefined ? undefined : byId.get(id);
+    if (call === undefined)
+      at[i] =
+        id === undefined
+          ? add("missing_result_id", i, "tool result without a usable tool_call_id")
+          : add("orphan_result", i, `tool result for ${id}, whose call is not in the history`, { id });
+    else if (call.result === undefined) call.result = i;
+    else pushTo((moreResults ??= new Map()), call, i);
+  }
   if (moreResults !== undefined)
     for (const [call, more] of moreResults) {
       // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
@@ -133,20 +115,23 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
       const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
-      for (const r of results) if (r !== call.result) duplicates.set(r, call);
+      for (const r of results)
+        if (r !== call.result)
+          at[r] = add(
+            "duplicate_result",
+            r,
+            `another result for ${call.id}, already answered at message ${call.result}`,
+            call,
+          );
     }
+  const ownerAt: (Call | undefined)[] = new Array(n);
   for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
 
   const trailing = trailingOpenExchange(messages)?.index ?? -1;
+  /** Per assistant message: its kept results already in place right after it. */
   const inPlaceAt: (number[] | undefined)[] = new Array(n);
+  /** 1 for a kept result already in place right after its call. */
   const placed = new Uint8Array(n);
-  const at: (Found | undefined)[] = new Array(n);
-  const problems: Found[] = [];
-  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
-    const found: Found = { kind, index, detail, call };
-    problems.push(found);
-    return found;
-  };
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let index = 0; index < n; index++) {
     const own = callsAt[index];
@@ -168,7 +153,7 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
         call.problem = add(
           last ? "trailing_open_exchange" : "orphan_call",
           index,
-          `${call.server ? "server tool call" : "tool call"} ${call.id}${call.name ? ` to "${call.name}"` : ""} has no result${
+          `${call.server ? "server tool call" : "tool call"} ${callNamed(call)} has no result${
             last ? " and the history ends on it" : ""
           }`,
           call,
@@ -194,20 +179,6 @@ function analyzePairing(messages: readonly BaseMessage[]): PairingAnalysis {
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
-  for (const r of orphans) {
-    const id = resultIdOf(messages[r] as ToolMessage);
-    at[r] =
-      id === undefined
-        ? add("missing_result_id", r, "tool result without a usable tool_call_id")
-        : add("orphan_result", r, `tool result for ${id}, whose call is not in the history`, { id });
-  }
-  for (const [r, call] of duplicates)
-    at[r] = add(
-      "duplicate_result",
-      r,
-      `another result for ${call.id}, already answered at message ${call.result}`,
-      call,
-    );
   return { callsAt, trailing, inPlaceAt, placed, at, problems };
 }
 
@@ -221,19 +192,40 @@ function sameContent(a: BaseMessage, b: BaseMessage): boolean {
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
  * is reported with the sentence of the problem it resolves.
  */
-function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassContext): BaseMessage[] {
+function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePairing>, ctx: PassContext) {
   const { options } = ctx;
   const { placed, at } = analysis;
   const out: BaseMessage[] = [];
-
-  const handleCallMessage = (index: number, own: Call[]) => {
-    const message = messages[index] as AIMessage;
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    const own = analysis.callsAt[index];
+    const found = at[index];
+    if (own === undefined) {
+      if (!isToolResult(m)) {
+        if (found) ctx.report(m, index, "interleaved_message", "moved_message", found.detail);
+        out.push(m);
+      } else if (found) {
+        // A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text.
+        const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
+        const drop =
+          (kept >= 0 && (isMarkedSyntheticResult(m) || sameContent(m, messages[kept]))) ||
+          options.orphanResults === "drop";
+        if (!drop) {
+          const converted = orphanResultAsUserMessage(m, found.call?.id);
+          out.push(converted);
+          ctx.derive(m, converted);
+        }
+        ctx.report(m, index, found.kind, drop ? "dropped_result" : "converted_result", found.detail, found.call);
+      } // a kept result is emitted with its call, earlier or later
+      continue;
+    }
+    const message = m as AIMessage;
     const inPlace = analysis.inPlaceAt[index]!;
     // Every call answered in place: the message and its block as they are.
     if (own.every((call) => call.problem === undefined)) {
       out.push(message);
       for (const r of inPlace) out.push(messages[r]);
-      return;
+      continue;
     }
     const isTrailing = index === analysis.trailing;
     const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
@@ -275,30 +267,6 @@ function rebuild(messages: BaseMessage[], analysis: PairingAnalysis, ctx: PassCo
       out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
       ctx.report(message, index, kind, "synthesized_result", call.problem!.detail, { ...call, toolRun });
     }
-  };
-
-  /** A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text. */
-  const handleStrayResult = (index: number, found: Found) => {
-    const result = messages[index] as ToolMessage;
-    const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
-    const redundant = kept >= 0 && (isMarkedSyntheticResult(result) || sameContent(result, messages[kept]));
-    if (redundant || options.orphanResults === "drop")
-      return ctx.report(result, index, found.kind, "dropped_result", found.detail, found.call);
-    const converted = orphanResultAsUserMessage(result, found.call?.id);
-    out.push(converted);
-    ctx.derive(result, converted);
-    ctx.report(result, index, found.kind, "converted_result", found.detail, found.call);
-  };
-
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    const own = analysis.callsAt[i];
-    const found = at[i];
-    if (own) handleCallMessage(i, own);
-    else if (!isToolResult(m)) {
-      if (found) ctx.report(m, i, "interleaved_message", "moved_message", found.detail);
-      out.push(m);
-    } else if (found) handleStrayResult(i, found); // a kept result is emitted with its call, earlier or later
   }
   return sameOrNew(messages, out);
 }
@@ -329,7 +297,7 @@ export const pairingPass: RepairPass = {
       end: () => open.waiting === 0 || w.trailingAllowed,
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return analyzePairing(messages)
       .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
       .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));

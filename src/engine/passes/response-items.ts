@@ -12,8 +12,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
 import { forEachResponseItemId } from "../../messages/responses";
-import { problem, sameOrNew, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, problem, sameOrNew, type RepairPass } from "../context";
 
 interface DuplicateItems {
   index: number;
@@ -21,20 +20,17 @@ interface DuplicateItems {
   ids: string[];
 }
 
-function classifyItems(messages: readonly BaseMessage[]): DuplicateItems[] {
+function classifyItems(messages: readonly BaseMessage[]) {
   const seen = new Set<string>();
-  const found: DuplicateItems[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    if (!isAssistant(m)) continue;
+  return findEach(messages, (m, index): DuplicateItems | undefined => {
     let ids: string[] | undefined;
-    forEachResponseItemId(m, (id) => {
-      if (!seen.has(id)) seen.add(id);
-      else (ids ??= []).push(id);
-    });
-    if (ids) found.push({ index, ids });
-  }
-  return found;
+    if (isAssistant(m))
+      forEachResponseItemId(m, (id) => {
+        if (!seen.has(id)) seen.add(id);
+        else (ids ??= []).push(id);
+      });
+    if (ids) return { index, ids };
+  });
 }
 
 const detail = (f: DuplicateItems) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
@@ -58,7 +54,7 @@ export const responseItemsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
+  find(messages, ctx) {
     return classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f)));
   },
   repair(messages, ctx) {
@@ -67,21 +63,19 @@ export const responseItemsPass: RepairPass = {
     const out = messages.slice();
     const seenBefore = new Set<string>();
     let next = 0;
-    for (let index = 0; index < messages.length && next < found.length; index++) {
+    for (let index = 0; next < found.length; index++) {
       const m = messages[index];
-      if (index !== found[next].index) {
-        if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
-        continue;
+      if (index === found[next].index) {
+        // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
+        const own = new Set<string>();
+        const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
+        const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
+        out[index] = message;
+        ctx.derive(m, message);
+        const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
+        ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
       }
-      // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
-      const own = new Set<string>();
-      const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
-      const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
-      out[index] = message;
-      ctx.derive(m, message);
-      forEachResponseItemId(m, (id) => seenBefore.add(id));
-      const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
-      ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
+      if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
     }
     return sameOrNew(messages, out);
   },

@@ -8,8 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { problem, rebuildAt, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
@@ -62,8 +61,8 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
  */
 function malformation(message: BaseMessage): string | undefined {
   const m = message as unknown as Dict;
-  const loose = hasLooseItems(m.content);
-  if (m.type === "ai") {
+  const type = m.type;
+  if (type === "ai") {
     const calls = m.tool_calls;
     const invalid = m.invalid_tool_calls;
     if (calls !== undefined && !Array.isArray(calls)) return "assistant message whose tool_calls is not an array";
@@ -71,13 +70,10 @@ function malformation(message: BaseMessage): string | undefined {
       return "assistant message with a malformed tool_calls entry";
     if (invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false)))
       return "assistant message with a malformed invalid_tool_calls entry";
-    return loose ? "assistant message whose content array holds items that are not blocks" : undefined;
-  }
-  if (m.type === "tool") {
-    if (typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
-    return loose ? "tool result whose content array holds items that are not blocks" : undefined;
-  }
-  return loose ? "message whose content array holds items that are not blocks" : undefined;
+  } else if (type === "tool" && typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
+  if (!hasLooseItems(m.content)) return undefined;
+  const what = type === "ai" ? "assistant message" : type === "tool" ? "tool result" : "message";
+  return `${what} whose content array holds items that are not blocks`;
 }
 
 /** The message rebuilt: content as blocks, calls as objects with object arguments, a numeric result id as text. */
@@ -100,26 +96,17 @@ function reshaped(message: BaseMessage): BaseMessage {
 }
 
 /** The malformed messages, by index (a loop: the repair path asks of every message). */
-function malformed(messages: readonly BaseMessage[]): { index: number; detail: string }[] {
-  const found: { index: number; detail: string }[] = [];
-  for (let index = 0; index < messages.length; index++) {
-    const detail = malformation(messages[index]);
-    if (detail !== undefined) found.push({ index, detail });
-  }
-  return found;
-}
+const malformed = (messages: readonly BaseMessage[]) =>
+  findEach(messages, (m, index) => {
+    const detail = malformation(m);
+    return detail !== undefined && { index, detail };
+  });
 
-export const shapePass: RepairPass = {
+export const shapePass = rebuildingPass({
   name: "shape",
   structural: true,
   clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return malformed(messages).map((f) => problem(ctx, "malformed_message", f.index, f.detail));
-  },
-  repair(messages, ctx) {
-    return rebuildAt(messages, malformed(messages), ctx, (message, f) => {
-      ctx.report(message, f.index, "malformed_message", "rebuilt_message", f.detail);
-      return reshaped(message);
-    });
-  },
-};
+  classify: malformed,
+  issues: (f) => [["malformed_message", "rebuilt_message", f.detail]],
+  rebuild: reshaped,
+});

@@ -12,8 +12,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText } from "../../messages/build";
 import { turnOf, type Dict, type Turn } from "../../messages/inspect";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, rebuildingPass } from "../context";
 
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
 function endsOnServerTool(message: BaseMessage): boolean {
@@ -63,20 +62,13 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
 }
 
 /** The system messages to turn into user text. */
-function classifySystemMessages(
-  messages: readonly BaseMessage[],
-  mode: "any" | "placed" | "none",
-): { index: number }[] {
+function classifySystemMessages(messages: readonly BaseMessage[], mode: "any" | "placed" | "none") {
   if (mode === "any") return [];
   const { misplaced } = misplacedSystem(mode, { messages });
-  const found: { index: number }[] = [];
-  messages.forEach((m, index) => misplaced(m, index) && found.push({ index }));
-  return found;
+  return findEach(messages, (m, index) => misplaced(m, index) && { index });
 }
 
-const DETAIL = "a system message inside the conversation where the provider does not accept one";
-
-export const systemMessagesPass: RepairPass = {
+export const systemMessagesPass = rebuildingPass({
   name: "system-messages",
   structural: false,
   clean(w) {
@@ -88,16 +80,13 @@ export const systemMessagesPass: RepairPass = {
       visit: (m, i, turn) => !misplaced(m as BaseMessage, i, turn),
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    return classifySystemMessages(messages, ctx.profile.systemInConversation).map(({ index }) =>
-      problem(ctx, "misplaced_system_message", index, DETAIL),
-    );
-  },
-  repair(messages, ctx: PassContext) {
-    const found = classifySystemMessages(messages, ctx.profile.systemInConversation);
-    return rebuildAt(messages, found, ctx, (message, { index }) => {
-      ctx.report(message, index, "misplaced_system_message", "converted_message", DETAIL);
-      return labeledUserText(message, "[System message]", "misplaced_system_message");
-    });
-  },
-};
+  classify: (messages, ctx) => classifySystemMessages(messages, ctx.profile.systemInConversation),
+  issues: () => [
+    [
+      "misplaced_system_message",
+      "converted_message",
+      "a system message inside the conversation where the provider does not accept one",
+    ],
+  ],
+  rebuild: (message) => labeledUserText(message, "[System message]", "misplaced_system_message"),
+});

@@ -27,41 +27,36 @@ import {
   resultIdOf,
   type DistinctCall,
 } from "../../messages/inspect";
-import { problem, rebuildAt, type FindContext, type PassContext, type RepairPass } from "../context";
+import { callNamed, rebuildingPass, type FindContext } from "../context";
 import { loopOpenedWithUnsentReasoning } from "../../messages/exchanges";
-import { toolBlocksAsText, type ProviderProfile } from "../profiles";
-import type { ToolCallProblem } from "../../types";
+import { toolBlocksAsText } from "../profiles";
+
+/** Why calls and results travel as text: the problem they are, and where. */
+type Why = [problem: "tool_blocks_without_tools" | "unsupported_block", where: string];
+const NO_TOOLS: Why = ["tool_blocks_without_tools", "in a request that carries no tools"];
+const UNSENT_REASONING: Why = ["unsupported_block", "inside a tool loop whose reasoning the adapter drops"];
 
 /** A result (its call named by its id), or an assistant message's calls. */
-type Finding = { index: number; result: boolean; calls: { id?: string; name?: string }[] };
+type Finding = { index: number; result: boolean; calls: { id?: string; name?: string }[]; why: Why };
 
-/** The calls and results that travel as text, the problem they are and why; undefined when they need not. */
-function classify(
-  messages: readonly BaseMessage[],
-  profile: ProviderProfile,
-  options: { toolsInRequest: boolean },
-): { problem: "tool_blocks_without_tools" | "unsupported_block"; where: string; found: Finding[] } | undefined {
+/** The calls and results that travel as text (none when they need not). */
+function classify(messages: readonly BaseMessage[], { profile, options }: FindContext): Finding[] {
   const all = toolBlocksAsText(profile, options);
   const from = all ? 0 : profile.assistantBlocks === "converse" ? loopOpenedWithUnsentReasoning(messages) : -1;
-  if (from === -1) return undefined;
+  const why = all ? NO_TOOLS : UNSENT_REASONING;
   const found: Finding[] = [];
-  for (let index = from; index < messages.length; index++) {
+  for (let index = from; from >= 0 && index < messages.length; index++) {
     const m = messages[index];
-    if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }] });
+    if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }], why });
     else if (isAssistant(m)) {
       const calls = distinctCalls(m, isClientCall);
-      if (calls.length > 0) found.push({ index, result: false, calls });
+      if (calls.length > 0) found.push({ index, result: false, calls, why });
     }
   }
-  return all
-    ? { problem: "tool_blocks_without_tools", where: "in a request that carries no tools", found }
-    : { problem: "unsupported_block", where: "inside a tool loop whose reasoning the adapter drops", found };
+  return found;
 }
 
-const detail = (f: Finding, call: { id?: string; name?: string }, where: string) =>
-  `${f.result ? "tool result for" : "tool call"} ${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""} ${where}`;
-
-export const toolsAsTextPass: RepairPass = {
+export const toolsAsTextPass = rebuildingPass({
   name: "tools-as-text",
   structural: false,
   clean(w) {
@@ -73,21 +68,16 @@ export const toolsAsTextPass: RepairPass = {
       end: () => !converse || loopOpenedWithUnsentReasoning(w.messages as BaseMessage[]) === -1,
     };
   },
-  find(messages, ctx: FindContext): ToolCallProblem[] {
-    const scope = classify(messages, ctx.profile, ctx.options);
-    return (scope?.found ?? []).flatMap((f) =>
-      f.calls.map((call) => problem(ctx, scope!.problem, f.index, detail(f, call, scope!.where), call)),
-    );
-  },
-  repair(messages, ctx: PassContext) {
-    const scope = classify(messages, ctx.profile, ctx.options);
-    if (scope === undefined) return messages;
-    return rebuildAt(messages, scope.found, ctx, (message, f) => {
-      for (const call of f.calls)
-        ctx.report(message, f.index, scope.problem, "converted_to_text", detail(f, call, scope.where), call);
-      return f.result
-        ? toolResultAsUserText(message as ToolMessage, scope.problem)
-        : clientCallsAsText(message as AIMessage, f.calls as DistinctCall[]);
-    });
-  },
-};
+  classify,
+  issues: ({ result, calls, why: [problem, where] }) =>
+    calls.map((call) => [
+      problem,
+      "converted_to_text",
+      `${result ? "tool result for" : "tool call"} ${callNamed(call)} ${where}`,
+      call,
+    ]),
+  rebuild: (message, f) =>
+    f.result
+      ? toolResultAsUserText(message as ToolMessage, f.why[0])
+      : clientCallsAsText(message as AIMessage, f.calls as DistinctCall[]),
+});

@@ -18,8 +18,7 @@ import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from 
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { turnOf as turnOfMessage } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
-import { problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
+import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 
 type Turn = "user" | "tool" | "assistant" | undefined;
 
@@ -29,25 +28,38 @@ function turnOf(m: BaseMessage): Turn {
   return turn === "system" ? undefined : turn;
 }
 
-type Fix = "lead" | "merge" | "bridge_assistant" | "bridge_user";
-
-interface TurnFinding {
-  index: number;
-  fix: Fix;
-  detail: string;
-}
-
 const USER_AFTER_USER = "a user message right after another user message";
+const NO_REPLY = [
+  syntheticAssistantMessage,
+  "[No reply was given to the tool results above before the next user message.]",
+  "bridge",
+  "inserted_assistant_message",
+] as const;
+/**
+ * What a message needs: the sentence, and the placeholder turn inserted before it (its maker, text, id and the
+ * repair's action); none: it is merged into the user message before it.
+ */
 const FIXES = {
-  lead: { fix: "lead", detail: "the first non-system message is an assistant message" },
-  merge: { fix: "merge", detail: USER_AFTER_USER },
-  bridgeUser: { fix: "bridge_assistant", detail: USER_AFTER_USER },
-  bridgeTool: {
-    fix: "bridge_assistant",
-    detail: "a user message right after tool results (sent as a second user turn)",
+  lead: {
+    detail: "the first non-system message is an assistant message",
+    insert: [
+      syntheticUserMessage,
+      "[The earlier part of this conversation is not included.]",
+      "lead",
+      "inserted_user_message",
+    ] as const,
   },
-  bridgeAssistant: { fix: "bridge_user", detail: "an assistant message right after another assistant message" },
-} as const;
+  merge: { detail: USER_AFTER_USER, insert: undefined },
+  bridgeUser: { detail: USER_AFTER_USER, insert: NO_REPLY },
+  bridgeTool: { detail: "a user message right after tool results (sent as a second user turn)", insert: NO_REPLY },
+  bridgeAssistant: {
+    detail: "an assistant message right after another assistant message",
+    insert: [syntheticUserMessage, "[continue]", "bridge", "inserted_user_message"] as const,
+  },
+};
+type Fix = (typeof FIXES)[keyof typeof FIXES];
+
+const kindOf = (fix: Fix) => (fix === FIXES.lead ? "leading_non_user" : "consecutive_same_role");
 
 /** Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything. */
 function turnJudge({ leadingUser, alternation }: ProviderProfile) {
@@ -56,7 +68,7 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   const reset = () => {
     prev = prevMessage = undefined;
   };
-  const judge = (m: BaseMessage, turn = turnOf(m)): Omit<TurnFinding, "index"> | undefined => {
+  const judge = (m: BaseMessage, turn = turnOf(m)): Fix | undefined => {
     if (turn === undefined) return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
@@ -73,14 +85,12 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   return { judge, reset };
 }
 
-function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext): TurnFinding[] {
+function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
   const { judge } = turnJudge(ctx.profile);
-  const found: TurnFinding[] = [];
-  messages.forEach((m, index) => {
-    const f = judge(m);
-    if (f) found.push({ index, ...f });
+  return findEach(messages, (m, index) => {
+    const fix = judge(m);
+    return fix && { index, fix };
   });
-  return found;
 }
 
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
@@ -146,25 +156,6 @@ const MOVE_DETAIL =
 const JOIN_DETAIL =
   "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
-/** The placeholder turn each fix inserts before the message, and the repair's action. */
-const INSERTED = {
-  lead: {
-    make: syntheticUserMessage,
-    text: "[The earlier part of this conversation is not included.]",
-    id: "lead",
-    action: "inserted_user_message",
-  },
-  bridge_assistant: {
-    make: syntheticAssistantMessage,
-    text: "[No reply was given to the tool results above before the next user message.]",
-    id: "bridge",
-    action: "inserted_assistant_message",
-  },
-  bridge_user: { make: syntheticUserMessage, text: "[continue]", id: "bridge", action: "inserted_user_message" },
-} as const;
-
-const kindOf = (f: TurnFinding) => (f.fix === "lead" ? "leading_non_user" : "consecutive_same_role");
-
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
@@ -187,7 +178,7 @@ export const turnOrderPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx): ToolCallProblem[] {
+  find(messages, ctx) {
     // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
     const { alternation, signedReasoning } = ctx.profile;
     const joins = !signedReasoning
@@ -200,19 +191,17 @@ export const turnOrderPass: RepairPass = {
             problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
           ),
         ];
-    const found = classifyTurns(messages, ctx).map((f) => problem(ctx, kindOf(f), f.index, f.detail));
+    const found = classifyTurns(messages, ctx).map(({ index, fix }) => problem(ctx, kindOf(fix), index, fix.detail));
     // In any order: the front door sorts every pass's problems by index.
     return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
   },
-  repair(input, ctx: PassContext) {
+  repair(input, ctx) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
     const messages = joinedLoopTurns(deferredLoopTurns(input, ctx), ctx);
     const found = classifyTurns(messages, ctx);
     if (found.length === 0) return sameOrNew(input, messages);
-    const fixes: (TurnFinding | undefined)[] = new Array(messages.length);
-    for (const f of found) fixes[f.index] = f;
     const out: BaseMessage[] = [];
-    let lastUser = -1; // index in `out` of the user message that a following one merges into
+    let lastUser = -1; // index in `out` of the last user message, which a following one merges into
     // A run of merged user messages is built once at its end, so a run of any length costs its own size.
     let run: { at: number; parts: MessageContent[] } | undefined;
     const closeRun = () => {
@@ -223,23 +212,24 @@ export const turnOrderPass: RepairPass = {
       out[run.at] = merged;
       run = undefined;
     };
+    let next = 0;
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i];
-      const f = fixes[i];
-      if (f && f.fix !== "merge") {
-        const { make, text, id, action } = INSERTED[f.fix];
-        out.push(make(text, kindOf(f), `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
-        ctx.report(m, i, kindOf(f), action, f.detail);
-      } else if (f?.fix === "merge" && lastUser >= 0) {
+      const fix = found[next]?.index === i ? found[next++].fix : undefined;
+      if (fix?.insert) {
+        const [make, text, id, action] = fix.insert;
+        out.push(make(text, kindOf(fix), `tool-repair-${id}-${typeof m.id === "string" ? m.id : `at-${i}`}`));
+        ctx.report(m, i, kindOf(fix), action, fix.detail);
+      } else if (fix) {
+        // A merge always follows a user message (the judge says so): the one `lastUser` points at.
         run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
         run.parts.push(m.content as MessageContent);
-        ctx.report(m, i, "consecutive_same_role", "merged_messages", f.detail);
+        ctx.report(m, i, "consecutive_same_role", "merged_messages", fix.detail);
         continue;
       }
       const turn = turnOf(m);
       if (turn !== undefined) closeRun();
       if (turn === "user") lastUser = out.length;
-      else if (turn !== undefined) lastUser = -1;
       out.push(m);
     }
     closeRun();
