@@ -156,7 +156,9 @@ export function renderSummary(
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
   if (info.next)
     lines.push(
-      `Next: ${repair ? "the same command with --apply writes these fixes" : "repair with the same flags shows each fix (a dry run; add --apply to write it)"}`,
+      repair
+        ? "Next: the same command with --apply writes these fixes"
+        : "Next: repair with the same flags shows each fix (a dry run; add --apply to write it)",
     );
   return lines;
 }

@@ -105,7 +105,8 @@ export function sqlStoreOf(saver: object) {
     const [row] = await query((add) =>
       postgres
         ? `SELECT to_regclass(${add(`${schema}checkpoints`)}) AS found`
-        : "SELECT COUNT(*) = 3 AS found FROM pragma_table_info('checkpoints') WHERE name IN ('thread_id', 'checkpoint_ns', 'checkpoint_id')",
+        : "SELECT COUNT(*) = 3 AS found FROM pragma_table_info('checkpoints') " +
+          "WHERE name IN ('thread_id', 'checkpoint_ns', 'checkpoint_id')",
     );
     return !!row?.found;
   };
