@@ -59,8 +59,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
-    // A mistyped --thread would otherwise read as a clean store.
-    if (notFound.size > 0 && !io.signal?.aborted)
+    // A mistyped --thread would otherwise read as a clean store (a limit, a shard or --since may leave a thread out).
+    if (notFound.size > 0 && !io.signal?.aborted && limit === undefined && !options.shard && !options.since)
       err.write(
         `--thread: no checkpoint in ${label} for ${[...notFound].map((id) => JSON.stringify(id)).join(", ")}\n`,
       );

@@ -93,9 +93,11 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
     const changed = e === "drop" || (e !== undefined && e.id !== ref.id);
-    // Keyed by the id as stored: an empty id ("", no id to pair by) still keys its call's signature.
+    // Keyed by the id as stored: an empty id ("", no id to pair by) still keys its call's signature. Several calls
+    // stored under one id: what is keyed by it follows the first (the signature is the first call's, G6).
     const stored = typeof ref.rawId === "string" ? ref.rawId : undefined;
-    if (stored !== undefined && e !== "drop") changed ? renames.set(stored, e!.id) : idsKept.add(stored);
+    if (stored !== undefined && e !== "drop")
+      changed ? renames.has(stored) || renames.set(stored, e!.id) : idsKept.add(stored);
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
     edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));

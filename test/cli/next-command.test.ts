@@ -90,4 +90,13 @@ describe("--thread", () => {
     expect(run.stderr).not.toContain(JSON.stringify(seeded.broken[0]));
     expect(run.code).toBe(1);
   });
+
+  it("says nothing of a thread a --limit left unread", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const seeded = await seedThreads(store.saver, await model(), { brokenSend: 2 });
+    const [a, b] = seeded.broken;
+    const run = await runCliHere(["scan", "--sqlite", store.file!, "--thread", a, "--thread", b, "--limit", "1"]);
+    expect(run.stdout).toContain("--limit 1 reached");
+    expect(run.stderr).not.toContain("no checkpoint");
+  });
 });

@@ -150,6 +150,27 @@ describe("renamed calls keep what is keyed by their id", () => {
     expect(id).not.toBe("");
     expect(ai.additional_kwargs[KEY]).toEqual({ [id]: "REAL_SIGNATURE" });
   });
+
+  it("two calls stored with an empty id: the signature stays with the first (the signed one), not the last", () => {
+    const KEY = "__gemini_function_call_thought_signatures__";
+    const h = [
+      new HumanMessage("weather in Paris and Rome?"),
+      new AIMessage({
+        content: "",
+        tool_calls: [
+          { id: "", name: "get_weather", args: { city: "Paris" } },
+          { id: "", name: "get_weather", args: { city: "Rome" } },
+        ],
+        additional_kwargs: { [KEY]: { "": "REAL_SIGNATURE" } },
+      }),
+    ];
+    const { messages, repairs } = repairToolCalls(h, { provider: "gemini" });
+    const first = messages.find(
+      (m) => AIMessage.isInstance(m) && m.tool_calls?.[0]?.args.city === "Paris",
+    ) as AIMessage;
+    expect(first.additional_kwargs[KEY]).toEqual({ [first.tool_calls![0].id!]: "REAL_SIGNATURE" });
+    expect(repairs.map((r) => r.action)).not.toContain("rebuilt_message");
+  });
 });
 
 describe("the clean walk's id table", () => {
