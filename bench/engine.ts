@@ -60,6 +60,20 @@ function sharedIdHistory(n: number): BaseMessage[] {
 }
 
 /** One assistant message with `n` parallel calls, their results, then a new question (one result missing when `broken`). */
+/** One call answered `n` times: every result after the first is a duplicate (Anthropic keeps each as user text). */
+function duplicateResultsHistory(n: number): BaseMessage[] {
+  const h: BaseMessage[] = [
+    new HumanMessage({ content: "go", id: "h" }),
+    new AIMessage({
+      content: "",
+      id: "a",
+      tool_calls: [{ id: "call_0", name: "lookup", args: {}, type: "tool_call" }],
+    }),
+  ];
+  for (let i = 0; i < n; i++) h.push(new ToolMessage({ content: `result ${i}`, tool_call_id: "call_0", id: `t${i}` }));
+  return h;
+}
+
 function fanOutHistory(n: number, broken: boolean): BaseMessage[] {
   const calls = Array.from({ length: n }, (_, i) => ({
     id: `call_${i}`,
@@ -182,6 +196,9 @@ export function runEngineBench(): string[] {
   };
   growth("calls sharing one id (every call renamed, with its result)", [1_000, 10_000], sharedIdHistory, (h) =>
     repairToolCalls(h),
+  );
+  growth("one call answered again and again (anthropic): repair", [1_000, 10_000], duplicateResultsHistory, (h) =>
+    repairToolCalls(h, { provider: "anthropic" }),
   );
   growth(
     "parallel calls in one message, clean check",

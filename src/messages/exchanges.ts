@@ -130,6 +130,18 @@ function turnBefore(messages: readonly BaseMessage[], i: number, skipUsers: bool
   return undefined;
 }
 
+/** For each index, the turn before it with user messages skipped (`turnBefore(messages, i, true)`), in one walk. */
+function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
+  const out: Turn[] = [];
+  let last: Turn;
+  for (const m of messages) {
+    out.push(last);
+    const turn = turnOf(m);
+    if (turn !== "system" && turn !== undefined && turn !== "user") last = turn;
+  }
+  return out;
+}
+
 /** The first message with calls at or after `from`, or -1. */
 function nextCaller(messages: readonly BaseMessage[], from: number): number {
   for (let i = from; i < messages.length; i++) if (makesCalls(messages[i])) return i;
@@ -146,13 +158,16 @@ function reasoningLoop(
 ): { from: number; anchor: number } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (turnBefore(messages, messages.length, !alternation) !== "tool") return undefined;
+  // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
+  const before = turnsBeforeSkippingUsers(messages);
   let from = 0;
+  let caller = -1; // the first message with calls at or after i
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (turnOf(messages[i]) !== "user" || turnBefore(messages, i, true) === "tool") continue;
+    if (makesCalls(messages[i])) caller = i;
+    if (turnOf(messages[i]) !== "user" || before[i] === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
-    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[nextCaller(messages, i)] ?? messages[i]))
-      continue;
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[caller] ?? messages[i])) continue;
     from = i + 1;
     break;
   }
@@ -170,8 +185,10 @@ const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
   const anchor = reasoningLoop(messages, alternation)?.anchor ?? -1;
   const found: number[] = [];
-  for (let i = anchor + 1; anchor !== -1 && i < messages.length; i++)
-    if (turnOf(messages[i]) === "user" && (alternation || turnBefore(messages, i, true) === "assistant")) found.push(i);
+  if (anchor === -1) return found;
+  const before = alternation ? [] : turnsBeforeSkippingUsers(messages);
+  for (let i = anchor + 1; i < messages.length; i++)
+    if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
   return found;
 }
 
