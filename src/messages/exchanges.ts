@@ -121,11 +121,15 @@ const makesCalls = (m: BaseMessage): boolean => {
   return turnOf(m) === "assistant" && Array.isArray(calls) && calls.length > 0;
 };
 
-/** The turn before index `i`: system messages are no turn, and with `skipUsers` neither are user messages. */
+/** Whether `turn` counts as the turn before: system messages are no turn, and with `skipUsers` neither are users. */
+const isTurn = (turn: Turn, skipUsers: boolean): boolean =>
+  turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
+
+/** The turn before index `i` (see {@link isTurn}). */
 function turnBefore(messages: readonly BaseMessage[], i: number, skipUsers: boolean): Turn {
   for (let at = i - 1; at >= 0; at--) {
     const turn = turnOf(messages[at]);
-    if (turn !== "system" && turn !== undefined && !(skipUsers && turn === "user")) return turn;
+    if (isTurn(turn, skipUsers)) return turn;
   }
   return undefined;
 }
@@ -137,7 +141,7 @@ function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
   for (const m of messages) {
     out.push(last);
     const turn = turnOf(m);
-    if (turn !== "system" && turn !== undefined && turn !== "user") last = turn;
+    if (isTurn(turn, true)) last = turn;
   }
   return out;
 }
@@ -149,13 +153,14 @@ function nextCaller(messages: readonly BaseMessage[], from: number): number {
 }
 
 /**
- * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
- * history does not end on tool results or that call does not start with reasoning.
+ * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above), with the turn before
+ * each message (user messages skipped) it was found by. Undefined when the history does not end on tool results or
+ * that call does not start with reasoning.
  */
 function reasoningLoop(
   messages: readonly BaseMessage[],
   alternation: boolean,
-): { from: number; anchor: number } | undefined {
+): { from: number; anchor: number; before: Turn[] } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (turnBefore(messages, messages.length, !alternation) !== "tool") return undefined;
   // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
@@ -172,7 +177,7 @@ function reasoningLoop(
     break;
   }
   const anchor = nextCaller(messages, from);
-  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor } : undefined;
+  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor, before } : undefined;
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
@@ -183,10 +188,10 @@ const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "
  * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
-  const anchor = reasoningLoop(messages, alternation)?.anchor ?? -1;
   const found: number[] = [];
-  if (anchor === -1) return found;
-  const before = alternation ? [] : turnsBeforeSkippingUsers(messages);
+  const loop = reasoningLoop(messages, alternation);
+  if (!loop) return found;
+  const { anchor, before } = loop;
   for (let i = anchor + 1; i < messages.length; i++)
     if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
   return found;
