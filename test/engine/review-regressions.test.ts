@@ -134,17 +134,19 @@ describe("review regressions", () => {
 });
 
 describe("renamed calls keep what is keyed by their id", () => {
+  const KEY = "__gemini_function_call_thought_signatures__";
+  /** A Gemini step whose calls (one per city) were all stored with an empty id; the signature keyed by "". */
+  const signedUnderEmptyId = (...cities: string[]) => [
+    new HumanMessage(`weather in ${cities.join(" and ")}?`),
+    new AIMessage({
+      content: "",
+      tool_calls: cities.map((city) => ({ id: "", name: "get_weather", args: { city } })),
+      additional_kwargs: { [KEY]: { "": "REAL_SIGNATURE" } },
+    }),
+  ];
+
   it("a call stored with an empty id keeps its Gemini thought signature under its new id", () => {
-    const KEY = "__gemini_function_call_thought_signatures__";
-    const h = [
-      new HumanMessage("weather in Paris?"),
-      new AIMessage({
-        content: "",
-        tool_calls: [{ id: "", name: "get_weather", args: { city: "Paris" } }],
-        additional_kwargs: { [KEY]: { "": "REAL_SIGNATURE" } },
-      }),
-    ];
-    const { messages } = repairToolCalls(h, { provider: "gemini" });
+    const { messages } = repairToolCalls(signedUnderEmptyId("Paris"), { provider: "gemini" });
     const ai = messages[1] as AIMessage;
     const id = ai.tool_calls![0].id!;
     expect(id).not.toBe("");
@@ -152,19 +154,7 @@ describe("renamed calls keep what is keyed by their id", () => {
   });
 
   it("two calls stored with an empty id: the signature stays with the first (the signed one), not the last", () => {
-    const KEY = "__gemini_function_call_thought_signatures__";
-    const h = [
-      new HumanMessage("weather in Paris and Rome?"),
-      new AIMessage({
-        content: "",
-        tool_calls: [
-          { id: "", name: "get_weather", args: { city: "Paris" } },
-          { id: "", name: "get_weather", args: { city: "Rome" } },
-        ],
-        additional_kwargs: { [KEY]: { "": "REAL_SIGNATURE" } },
-      }),
-    ];
-    const { messages, repairs } = repairToolCalls(h, { provider: "gemini" });
+    const { messages, repairs } = repairToolCalls(signedUnderEmptyId("Paris", "Rome"), { provider: "gemini" });
     const first = messages.find(
       (m) => AIMessage.isInstance(m) && m.tool_calls?.[0]?.args.city === "Paris",
     ) as AIMessage;
