@@ -125,6 +125,26 @@ describe("Gemini stub with the real ChatGoogleGenerativeAI", () => {
     expect((sent[3].parts as Dict[])[0].thoughtSignature).toBe("sig_model");
   });
 
+  it("G6: calls stored with an empty id are renamed; the model's signature is SENT on the first (gemini-4 model)", async () => {
+    const gemini = await stub();
+    const history: BaseMessage[] = [
+      new HumanMessage("weather in Paris and Rome?"),
+      new AIMessage({
+        content: "",
+        tool_calls: ["Paris", "Rome"].map((city) => ({ id: "", name: "get_weather", args: { city } })),
+        additional_kwargs: { [SIGNATURES]: { "": "sig_model" } },
+      }),
+    ];
+    const repaired = repairToolCalls(history, { provider: "gemini" });
+    await geminiModel(gemini, { model: "gemini-4-pro" }).invoke(repaired.messages);
+    expect(gemini.rejections).toEqual([]);
+    const calls = contentsOf(gemini.requests[0])
+      .flatMap((c) => c.parts as Dict[])
+      .filter((part) => part.functionCall);
+    expect(calls.map((part) => (part.functionCall as Dict).args)).toEqual([{ city: "Paris" }, { city: "Rome" }]);
+    expect(calls[0].thoughtSignature).toBe("sig_model");
+  });
+
   it("G6: an unsigned call of the current turn is rejected; the repaired request carries the placeholder", async () => {
     const gemini = await stub();
     // A call made by another provider earlier in this turn (no signature), on a model the adapter does not sign for.
