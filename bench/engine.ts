@@ -197,7 +197,7 @@ export function runEngineBench(): string[] {
   growth("calls sharing one id (every call renamed, with its result)", [1_000, 10_000], sharedIdHistory, (h) =>
     repairToolCalls(h),
   );
-  growth("one call answered again and again (anthropic): repair", [1_000, 10_000], duplicateResultsHistory, (h) =>
+  growth("one call answered again and again (anthropic): repair", [10_000, 100_000], duplicateResultsHistory, (h) =>
     repairToolCalls(h, { provider: "anthropic" }),
   );
   growth(
