@@ -4,49 +4,17 @@
  */
 import { defaultSyntheticText } from "../messages/build";
 import { option, readOptions } from "../options";
-import {
-  PROVIDERS,
-  REPAIR_LEVELS,
-  type FindOptions,
-  type InvalidCallStrategy,
-  type OrphanCallStrategy,
-  type OrphanResultStrategy,
-  type Provider,
-  type RepairLevel,
-  type RepairOptions,
-  type SystemMessageStrategy,
-  type ToolCallProblemKind,
-  type ToolCallRepair,
-  type ToolRunState,
-  type TrailingStrategy,
-} from "../types";
+import { PROVIDERS, REPAIR_LEVELS, type FindOptions, type RepairOptions } from "../types";
 
 /**
  * Writes the text of a synthetic tool result: the call it answers (`id`, `name`), the problem that made it
  * (`reason`), what is known of its run (`toolRun`) and, for a forced repair, the provider's rejection (`note`).
  * The `syntheticResultText` option.
  */
-export type SyntheticText = (call: {
-  id: string;
-  name?: string;
-  reason: ToolCallProblemKind;
-  note?: string;
-  toolRun: ToolRunState;
-}) => string;
+export type SyntheticText = NonNullable<RepairOptions["syntheticResultText"]>;
 
-export interface ResolvedOptions {
-  provider: Provider;
-  level: RepairLevel;
-  orphanCalls: OrphanCallStrategy;
-  trailing: TrailingStrategy;
-  orphanResults: OrphanResultStrategy;
-  invalidCalls: InvalidCallStrategy;
-  systemMessages: SystemMessageStrategy;
-  /** Whether the request carries tools (false: tool blocks become text where the provider needs tools for them). */
-  toolsInRequest: boolean;
-  syntheticResultText: SyntheticText;
-  onRepair: ((repair: ToolCallRepair) => void) | undefined;
-}
+/** Repair options as resolved: every one set (its default where not given), `onRepair` undefined where not given. */
+export type ResolvedOptions = Required<Omit<RepairOptions, "onRepair">> & { onRepair: RepairOptions["onRepair"] };
 
 /** The engine's options, declared with the shared option kinds (`src/options.ts`). */
 export const OPTIONS = {
