@@ -18,7 +18,7 @@ import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./cont
 import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
 import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
-import { profileForOptions, toolBlocksAsText, type ProviderProfile } from "./profiles";
+import { profileFor, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, ProviderProfile };
@@ -80,11 +80,16 @@ export function reportRepairsSafely(
  * errors give the caller.
  */
 function engine(options: Readonly<ResolvedOptions>) {
-  const profile = profileForOptions(options);
+  const base = profileFor(options.provider, options.level);
+  // `systemMessages: "user-text"` allows no system message inside the conversation.
+  const profile: ProviderProfile =
+    options.systemMessages === "user-text" && base.systemInConversation === "placed"
+      ? Object.freeze({ ...base, systemInConversation: "none" })
+      : base;
   const asText = toolBlocksAsText(profile, options);
   const trailingAllowed = options.trailing === "keep";
   // All of them for a request, the structural ones for storage.
-  const passes = PASSES.filter((pass) => pass.structural || profile.level === "request");
+  const passes = PASSES.filter((pass) => pass.structural || options.level === "request");
   const walker = new CleanWalk(profile, asText);
   const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
 

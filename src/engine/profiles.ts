@@ -16,8 +16,6 @@ import { callBlockFormatOf, type CallBlockFormat } from "../messages/inspect";
 
 /** A provider's switches for the passes (documented at `STRUCTURAL`), with its rule ids by problem kind. */
 export type ProviderProfile = Switches & {
-  provider: Provider;
-  level: RepairLevel;
   /** Rule ids broken by each problem kind. */
   rules: Partial<Record<ToolCallProblemKind, string[]>>;
 };
@@ -64,7 +62,7 @@ export interface Rule {
 }
 
 /**
- * What a forced repair does about a rejection, by its kind:
+ * What a forced repair does about a rejection, by its kind (its `fix`, and the `problem` it reports):
  * - `"answer-calls"`: the calls it names are answered afresh (reported as `problem`); none named: `"strict"`;
  * - `"strict"`: the strict profile on the turn around the message it names, then on the whole history when that
  *   changed nothing or left a `problem` elsewhere (calls it names are answered afresh first);
@@ -76,24 +74,12 @@ export interface Rule {
  * - `"tools-as-text"`: every call and result goes as text, for a request without tools (B3).
  * A fix that finds nothing to change falls back to the strict profile around the message named.
  */
-export interface ForcedRepair {
-  fix:
-    | "answer-calls"
-    | "strict"
-    | "response-items"
-    | "thought-signature"
-    | "close-open-loop"
-    | "reasoning-as-text"
-    | "server-tools-as-text"
-    | "tools-as-text";
-  problem?: ToolCallProblemKind;
-}
+const fix = <F extends string>(fix: F, problem?: ToolCallProblemKind) => ({ fix, problem });
+const answer = (problem: ToolCallProblemKind) => fix("answer-calls", problem);
+const strict = (problem?: ToolCallProblemKind) => fix("strict", problem);
 
-const answer = (problem: ToolCallProblemKind): ForcedRepair => ({ fix: "answer-calls", problem });
-const strict = (problem?: ToolCallProblemKind): ForcedRepair => ({ fix: "strict", problem });
-
-/** The one relation of rejection kinds to the engine's problems and to what a forced repair does. */
-export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
+/** The one relation of rejection kinds to the engine's problems and to what a forced repair does (at `fix`). */
+export const FORCED_REPAIRS = {
   missing_results: answer("orphan_call"),
   unexpected_results: answer("orphan_result"),
   results_not_first: answer("interleaved_message"),
@@ -111,13 +97,13 @@ export const FORCED_REPAIRS: Record<RejectionKind, ForcedRepair> = {
   unsupported_content_block: strict("unsupported_block"),
   invalid_content_part: strict("malformed_message"),
   misplaced_system_message: strict("misplaced_system_message"),
-  tool_config_missing: { fix: "tools-as-text" },
-  thinking_block_required: { fix: "close-open-loop", problem: "unsupported_block" },
-  unsigned_reasoning: { fix: "reasoning-as-text", problem: "unsupported_block" },
-  server_tool_result_missing: { fix: "server-tools-as-text", problem: "unsupported_block" },
-  reasoning_item_unpaired: { fix: "response-items", problem: "duplicate_response_item" },
-  missing_thought_signature: { fix: "thought-signature", problem: "unsigned_call" },
-};
+  tool_config_missing: fix("tools-as-text"),
+  thinking_block_required: fix("close-open-loop", "unsupported_block"),
+  unsigned_reasoning: fix("reasoning-as-text", "unsupported_block"),
+  server_tool_result_missing: fix("server-tools-as-text", "unsupported_block"),
+  reasoning_item_unpaired: fix("response-items", "duplicate_response_item"),
+  missing_thought_signature: fix("thought-signature", "unsigned_call"),
+} satisfies Record<RejectionKind, { fix: string }>;
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
@@ -230,11 +216,12 @@ const BEDROCK_WRAPPER = "The model returned the following errors";
 const PREFILL = "does not support assistant message prefill";
 const THINKING_FIRST = "must start with a thinking block";
 const CONSTRAINT = "failed to satisfy constraint";
+/** An Anthropic text with its names in backticks, and the same text without them (both are sent). */
+const ticked = (text: string) => [text, text.replaceAll("`", "")];
 const UNSIGNED_REASONING = [
   ".thinking.signature: Field required",
   ".redacted_thinking.data: Field required",
-  "Invalid `signature` in `thinking` block",
-  "Invalid signature in thinking block",
+  ...ticked("Invalid `signature` in `thinking` block"),
 ];
 
 /** A rule: the problems that break it, then the texts the provider rejects it with. */
@@ -384,30 +371,16 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       A1: rule(`${UNANSWERED} call_block_in_content`, says("missing_results", "blocks immediately after: ", "list")),
       A2: rule(
         "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls",
-        says(
-          "unexpected_results",
-          [
-            "unexpected `tool_use_id` found in `tool_result` blocks: ",
-            "unexpected tool_use_id found in tool_result blocks: ",
-          ],
-          "list",
-        ),
+        says("unexpected_results", ticked("unexpected `tool_use_id` found in `tool_result` blocks: "), "list"),
       ),
       A3: rule(
         "interleaved_message",
         says("results_not_first", "tool_result block(s) at the beginning of this message"),
       ),
-      A4: rule(
-        "duplicate_call_id",
-        says("duplicate_ids", ["`tool_use` ids must be unique", "tool_use ids must be unique"]),
-      ),
+      A4: rule("duplicate_call_id", says("duplicate_ids", ticked("`tool_use` ids must be unique"))),
       A5: rule(
         "duplicate_result",
-        says(
-          "duplicate_results",
-          ["Found multiple `tool_result` blocks with id: ", "Found multiple tool_result blocks with id: "],
-          "one",
-        ),
+        says("duplicate_results", ticked("Found multiple `tool_result` blocks with id: "), "one"),
       ),
       A6: rule("missing_call_id invalid_call_id", says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")),
       A8: rule("", says("must_end_with_user", PREFILL, { shared: true })),
@@ -566,21 +539,14 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   },
 };
 
-// Strict is the union: a request without tools carries no tool blocks (B3).
-const STRICT: Switches = {
-  ...STRUCTURAL,
-  idPattern: true,
+// Strict is the union: Bedrock's switches (a request without tools carries no tool blocks, B3), OpenAI's id length,
+// no ChatMessage kept and no system message inside the conversation.
+const STRICT: Row = {
+  ...ROWS.bedrock,
   maxIdLength: 40,
-  nonEmptyContent: true,
-  leadingUser: true,
-  alternation: true,
-  callBlockFormats: NO_CALL_BLOCKS,
   chatMessageRoles: new Set(),
-  anthropicBlocks: false,
-  assistantBlocks: "converse",
   systemInConversation: "none",
-  toolBlocksNeedTools: true,
-  signedReasoning: true,
+  rules: {},
 };
 
 /** Every rejection text, with its rule and sender: those found `within` a wrapper first, then in the rows' order. */
@@ -594,18 +560,13 @@ export const REJECTION_TEXTS: readonly (RejectionText & { rule: string; provider
     .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
 
 function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
-  const { rules, ...switches } = provider === "strict" ? { ...STRICT, rules: undefined } : ROWS[provider];
+  const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
-  for (const row of rules ? [rules] : Object.values(ROWS).map((r) => r.rules))
+  for (const row of provider === "strict" ? Object.values(ROWS).map((r) => r.rules) : [rules])
     for (const [rule, { problems }] of Object.entries(row))
       for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
-  return Object.freeze({
-    provider,
-    level,
-    ...(level === "structural" ? STRUCTURAL : { ...STRUCTURAL, ...switches }),
-    rules: ids,
-  });
+  return Object.freeze({ ...STRUCTURAL, ...(level === "request" && switches), rules: ids });
 }
 
 /** Every profile, built once. */
@@ -616,22 +577,6 @@ const PROFILES = Object.fromEntries(
 /** The profile for a provider and level. */
 export function profileFor(provider: Provider, level: RepairLevel = "request"): ProviderProfile {
   return PROFILES[provider][level];
-}
-
-/** The profile resolved options ask for: `systemMessages: "user-text"` allows no system message inside the conversation. */
-export function profileForOptions({
-  provider,
-  level,
-  systemMessages,
-}: {
-  provider: Provider;
-  level: RepairLevel;
-  systemMessages: "placed" | "user-text";
-}): ProviderProfile {
-  const profile = profileFor(provider, level);
-  return systemMessages === "user-text" && profile.systemInConversation === "placed"
-    ? Object.freeze({ ...profile, systemInConversation: "none" })
-    : profile;
 }
 
 /**
