@@ -8,8 +8,6 @@ import type { ProviderProfile } from "./profiles";
 import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair, ToolRunState } from "../types";
 import type { Turn } from "../messages/inspect";
 
-export type { ResolvedOptions };
-
 export interface FindContext {
   profile: ProviderProfile;
   options: ResolvedOptions;

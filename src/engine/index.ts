@@ -15,15 +15,14 @@ import { assertArray, atMessage, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
 import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./context";
-import { resolveFindOptions, resolveOptions, type ResolvedOptions } from "./options";
+import { resolveOptions, type ResolvedOptions } from "./options";
 import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
 import { profileFor, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
-export type { ResolvedOptions, ProviderProfile };
-export type { SyntheticText } from "./options";
-export { OPTIONS as ENGINE_OPTIONS, resolveOptions } from "./options";
+export type { ResolvedOptions, SyntheticText } from "./options";
+export { OPTIONS as ENGINE_OPTIONS } from "./options";
 export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId, profileFor } from "./profiles";
 
 /** The engine bound to one set of options: resolve once, use for every history. */
@@ -86,12 +85,10 @@ function engine(options: Readonly<ResolvedOptions>) {
     options.systemMessages === "user-text" && base.systemInConversation === "placed"
       ? Object.freeze({ ...base, systemInConversation: "none" })
       : base;
-  const asText = toolBlocksAsText(profile, options);
-  const trailingAllowed = options.trailing === "keep";
   // All of them for a request, the structural ones for storage.
   const passes = PASSES.filter((pass) => pass.structural || options.level === "request");
-  const walker = new CleanWalk(profile, asText);
-  const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, trailingAllowed);
+  const walker = new CleanWalk(profile, toolBlocksAsText(profile, options));
+  const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, options.trailing === "keep");
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
@@ -180,7 +177,7 @@ export const repairToolCalls = boundary(
 export const findToolCallProblems = boundary(
   "findToolCallProblems",
   (messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] =>
-    engine(resolveFindOptions(options, "findToolCallProblems")).find(messages),
+    engine(resolveOptions(options, "findToolCallProblems", true)).find(messages),
 );
 
 /** Whether `repairToolCalls(messages, options)` would change nothing (`trailing: "keep"`: an open last exchange is fine). */

@@ -48,19 +48,19 @@ const DEFAULTS: ResolvedOptions = {
   onRepair: undefined,
 };
 
-/** Validates and resolves repair options. `fn` names the caller in errors. */
-export function resolveOptions(input: RepairOptions | undefined, fn: string): ResolvedOptions {
-  return resolved(readOptions<RepairOptions>(input, fn, OPTIONS));
-}
-
-function resolved({ syntheticResultText: text, ...given }: RepairOptions): ResolvedOptions {
-  return { ...DEFAULTS, ...given, syntheticResultText: text ? guardedText(text) : defaultSyntheticText };
-}
-
-/** Find options in repair-option terms: `trailing: "keep"` and `trailingIsProblem: false` mean the same. */
-export function resolveFindOptions(input: FindOptions | undefined, fn: string): ResolvedOptions {
-  const { trailingIsProblem, ...given } = readOptions<FindOptions>(input, fn, FIND_OPTIONS);
-  return resolved(trailingIsProblem === false ? { ...given, trailing: "keep" } : given);
+/**
+ * Validates and resolves repair options, or find options (`find`) in repair-option terms: `trailing: "keep"` and
+ * `trailingIsProblem: false` mean the same. `fn` names the caller in errors.
+ */
+export function resolveOptions(input: unknown, fn: string, find = false): ResolvedOptions {
+  const read = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
+  const { trailingIsProblem, syntheticResultText: text, ...given } = read;
+  return {
+    ...DEFAULTS,
+    ...given,
+    ...(trailingIsProblem === false && { trailing: "keep" }),
+    syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
+  };
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to ours. */

@@ -109,8 +109,6 @@ const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 type Switches = typeof STRUCTURAL;
 
-const ALL_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set(["tool_use", "tool_call", "input_json_delta", "toolUse"]);
-const NO_CALL_BLOCKS: ReadonlySet<CallBlockFormat> = new Set();
 /** The roles OpenAI's API takes and ChatOpenAI sends as they are. */
 const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
 
@@ -142,7 +140,7 @@ const STRUCTURAL = {
    * - ChatGoogleGenerativeAI (`_convertLangChainContentToPart`) sends `tool_use` / `tool_call` as a second
    *   `functionCall` beside `tool_calls` (G3) and throws on the other two.
    */
-  callBlockFormats: ALL_CALL_BLOCKS,
+  callBlockFormats: new Set(["tool_use", "tool_call", "input_json_delta", "toolUse"]) as ReadonlySet<CallBlockFormat>,
   /**
    * The `ChatMessage` roles the adapter sends as the turn the role means (undefined: every role is kept, the
    * structural level). A ChatMessage with any other role becomes the typed message its role means (the
@@ -423,7 +421,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     nonEmptyContent: true,
     leadingUser: true,
     alternation: true,
-    callBlockFormats: NO_CALL_BLOCKS,
+    callBlockFormats: new Set(),
     chatMessageRoles: new Set(["user", "human"]),
     anthropicBlocks: false,
     assistantBlocks: "converse",
@@ -486,7 +484,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     nonEmptyContent: true,
     leadingUser: true,
     alternation: true,
-    callBlockFormats: NO_CALL_BLOCKS,
+    callBlockFormats: new Set(),
     chatMessageRoles: new Set(["human", "ai"]),
     anthropicBlocks: false,
     assistantBlocks: "gemini",
@@ -550,14 +548,13 @@ const STRICT: Row = {
 };
 
 /** Every rejection text, with its rule and sender: those found `within` a wrapper first, then in the rows' order. */
-export const REJECTION_TEXTS: readonly (RejectionText & { rule: string; provider: RejectingProvider })[] =
-  Object.entries(ROWS)
-    .flatMap(([provider, row]) =>
-      Object.entries(row.rules).flatMap(([rule, { rejected }]) =>
-        rejected.map((text) => ({ ...text, rule, provider: provider as RejectingProvider })),
-      ),
-    )
-    .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
+export const REJECTION_TEXTS = Object.entries(ROWS)
+  .flatMap(([provider, row]) =>
+    Object.entries(row.rules).flatMap(([rule, { rejected }]) =>
+      rejected.map((text) => ({ ...text, rule, provider: provider as RejectingProvider })),
+    ),
+  )
+  .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
 
 function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
   const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
