@@ -242,7 +242,7 @@ const says = (
   how: IdReader | Omit<RejectionText, "kind" | "anchors"> = {},
 ) => ({
   kind,
-  anchors: typeof anchors === "string" ? [anchors] : anchors,
+  anchors: [anchors].flat(),
   ...(typeof how === "string" ? { ids: how } : how),
 });
 const A12 = rule("unsupported_block");
