@@ -16,17 +16,9 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
-import { turnOf as turnOfMessage } from "../../messages/inspect";
+import { turnOf, type Turn } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-
-type Turn = "user" | "tool" | "assistant" | undefined;
-
-/** Turns that alternate: system messages are not among them. */
-function turnOf(m: BaseMessage): Turn {
-  const turn = turnOfMessage(m);
-  return turn === "system" ? undefined : turn;
-}
 
 const USER_AFTER_USER = "a user message right after another user message";
 const NO_REPLY = [
@@ -61,7 +53,10 @@ type Fix = (typeof FIXES)[keyof typeof FIXES];
 
 const kindOf = (fix: Fix) => (fix === FIXES.lead ? "leading_non_user" : "consecutive_same_role");
 
-/** Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything. */
+/**
+ * Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything.
+ * System messages are no turn here: they do not alternate.
+ */
 function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
@@ -69,7 +64,7 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
     prev = prevMessage = undefined;
   };
   const judge = (m: BaseMessage, turn = turnOf(m)): Fix | undefined => {
-    if (turn === undefined) return undefined;
+    if (turn === undefined || turn === "system") return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
     prev = turn;
@@ -166,7 +161,7 @@ export const turnOrderPass: RepairPass = {
     const { judge, reset } = turnJudge(profile);
     return {
       start: reset,
-      visit: (m, _, turn) => judge(m as BaseMessage, turn === "system" ? undefined : turn) === undefined,
+      visit: (m, _, turn) => judge(m as BaseMessage, turn) === undefined,
       // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
       end() {
         const messages = w.messages as BaseMessage[];
@@ -228,7 +223,7 @@ export const turnOrderPass: RepairPass = {
         continue;
       }
       const turn = turnOf(m);
-      if (turn !== undefined) closeRun();
+      if (turn !== undefined && turn !== "system") closeRun();
       if (turn === "user") lastUser = out.length;
       out.push(m);
     }
