@@ -9,7 +9,6 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../../messages/build";
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
-  callsOnlyInToolCalls,
   forEachToolCallRef,
   hasMeaningfulContent,
   isAssistant,
@@ -40,22 +39,6 @@ interface Call {
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
 function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
   const calls: Call[] = [];
-  if (callsOnlyInToolCalls(message)) {
-    // The common case, read straight from tool_calls (no callback per message).
-    for (const c of (message.tool_calls ?? []) as { id?: unknown; name?: unknown }[]) {
-      const id = typeof c?.id === "string" && c.id !== "" ? c.id : undefined;
-      if (id === undefined || known.has(id)) continue;
-      const call: Call = {
-        id,
-        name: typeof c.name === "string" ? c.name : undefined,
-        messageIndex: index,
-        server: false,
-      };
-      known.set(id, call);
-      calls.push(call);
-    }
-    return calls;
-  }
   const answeredInline = serverToolResultIds(message);
   let servers: Set<string> | undefined;
   forEachToolCallRef(message, ({ id, name, location }) => {
