@@ -126,10 +126,7 @@ export const callStepsPass: RepairPass = {
             ? (signatures[call.id as string] as string)
             : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
-          ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, {
-            id: call.id,
-            name: call.name,
-          });
+          ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, call);
         }
         out.push(resultOf.get(call.id)!);
       });
