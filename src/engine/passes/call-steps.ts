@@ -40,9 +40,6 @@ function signaturesOf(m: AIMessage): Dict {
 const isSigned = (signatures: Dict, id: unknown): boolean =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
-/** Whether the message's first call carries its thought signature (G6). */
-const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
-
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
   const ids = new Set(calls.map((c) => c.id));
@@ -61,7 +58,8 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
     const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
     if (calls.length === 0) return undefined;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
-    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m as AIMessage);
+    // The first call carries its thought signature (G6).
+    const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m as AIMessage), calls[0].id);
     return split || sign ? { index, split, sign } : undefined;
   };
 }
