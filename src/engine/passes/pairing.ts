@@ -17,7 +17,7 @@ import {
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
-import { callNamed, problem, pushTo, sameOrNew, type PassContext, type RepairPass } from "../context";
+import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
@@ -254,6 +254,10 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   return sameOrNew(messages, out);
 }
 
+/** Whether the pass acts on a problem: an open trailing exchange is left alone with `trailing: "keep"`. */
+const actionable = (p: Found, { options }: FindContext) =>
+  p.kind !== "trailing_open_exchange" || options.trailing !== "keep";
+
 export const pairingPass: RepairPass = {
   name: "pairing",
   structural: true,
@@ -280,16 +284,12 @@ export const pairingPass: RepairPass = {
       end: () => open.waiting === 0 || w.trailingAllowed,
     };
   },
-  find(messages, ctx) {
-    return analyzePairing(messages)
-      .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
-      .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));
-  },
+  find: (messages, ctx) =>
+    analyzePairing(messages)
+      .problems.filter((p) => actionable(p, ctx))
+      .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call)),
   repair(messages, ctx) {
     const analysis = analyzePairing(messages);
-    const actionable = analysis.problems.some(
-      (p) => p.kind !== "trailing_open_exchange" || ctx.options.trailing !== "keep",
-    );
-    return actionable ? rebuild(messages, analysis, ctx) : messages;
+    return analysis.problems.some((p) => actionable(p, ctx)) ? rebuild(messages, analysis, ctx) : messages;
   },
 };
