@@ -151,6 +151,19 @@ const MOVE_DETAIL =
 const JOIN_DETAIL =
   "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
+/**
+ * What the open tool loop of a thread with reasoning holds to fix, each with its sentence: the text-only assistant
+ * messages to join, then the user messages to move where turns need not alternate (Bedrock's follow tool results:
+ * the judge finds those, and the repair moves them).
+ */
+const loopTurns = (messages: readonly BaseMessage[], { alternation, signedReasoning }: ProviderProfile) =>
+  signedReasoning
+    ? [
+        ...textTurnsInReasoningLoop(messages, alternation).map((i) => [i, JOIN_DETAIL] as const),
+        ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => [i, MOVE_DETAIL] as const),
+      ]
+    : [];
+
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
@@ -163,29 +176,13 @@ export const turnOrderPass: RepairPass = {
       start: reset,
       visit: (m, _, turn) => judge(m as BaseMessage, turn) === undefined,
       // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
-      end() {
-        const messages = w.messages as BaseMessage[];
-        return (
-          !signedReasoning ||
-          (textTurnsInReasoningLoop(messages, alternation).length === 0 &&
-            (alternation || userTurnsInReasoningLoop(messages, false).length === 0))
-        );
-      },
+      end: signedReasoning ? () => loopTurns(w.messages as BaseMessage[], profile).length === 0 : undefined,
     };
   },
   find(messages, ctx) {
-    // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
-    const { alternation, signedReasoning } = ctx.profile;
-    const joins = !signedReasoning
-      ? []
-      : [
-          ...textTurnsInReasoningLoop(messages, alternation).map((i) =>
-            problem(ctx, "consecutive_same_role", i, JOIN_DETAIL),
-          ),
-          ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) =>
-            problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
-          ),
-        ];
+    const joins = loopTurns(messages, ctx.profile).map(([i, detail]) =>
+      problem(ctx, "consecutive_same_role", i, detail),
+    );
     const found = classifyTurns(messages, ctx).map(({ index, fix }) => problem(ctx, kindOf(fix), index, fix.detail));
     // In any order: the front door sorts every pass's problems by index.
     return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
