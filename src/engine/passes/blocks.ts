@@ -35,18 +35,21 @@ import { keepsServerResult, type ProviderProfile } from "../profiles";
 import { findEach, problem, rebuildingPass, type Issue } from "../context";
 import { safeJson } from "../../values";
 
-/** What the adapter needs done with a block: dropped, a server tool as text, unsigned reasoning or an unreadable block as text. */
-type Verdict = "drop" | "convert" | "unsigned" | "unreadable";
-
-const VERDICTS: readonly Verdict[] = ["drop", "convert", "unsigned", "unreadable"];
-
-/** Each verdict's repair: its action, and what the blocks are (after their count). */
-const REPAIRED: Record<Verdict, [action: "removed_block" | "converted_block", what: string]> = {
-  drop: ["removed_block", "thinking block(s) only Anthropic accepts"],
-  convert: ["converted_block", "server tool block(s) the adapter cannot send as they are"],
-  unsigned: ["converted_block", "reasoning block(s) without their signature (a cut stream)"],
-  unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read"],
-};
+/**
+ * What the adapter needs done with a block (dropped, a server tool as text, unsigned reasoning or an unreadable
+ * block as text), as the repair does it: its action, what the blocks are (after their count), the block made text.
+ */
+const REPAIRED = {
+  drop: ["removed_block", "thinking block(s) only Anthropic accepts", () => undefined],
+  convert: ["converted_block", "server tool block(s) the adapter cannot send as they are", serverToolBlockAsText],
+  unsigned: [
+    "converted_block",
+    "reasoning block(s) without their signature (a cut stream)",
+    (b) => reasoningAsText(b, "Reasoning whose signature was never received (the stream was cut), kept as text"),
+  ],
+  unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read", unreadableAsText],
+} satisfies Record<string, [action: "removed_block" | "converted_block", what: string, asText: (b: Dict) => unknown]>;
+type Verdict = keyof typeof REPAIRED;
 
 interface BlockFinding {
   index: number;
@@ -122,27 +125,15 @@ function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean
   const unsent = unsentServerIds(content, profile);
   return content.flatMap((block) => {
     const verdict = unsupportedBlock(block, profile, v1, unsent);
-    if (verdict === undefined) return [block];
-    const b = block as Dict;
-    const text =
-      verdict === "convert"
-        ? serverToolBlockAsText(b)
-        : verdict === "unsigned"
-          ? reasoningAsText(b, "Reasoning whose signature was never received (the stream was cut), kept as text")
-          : verdict === "unreadable"
-            ? unreadableAsText(b)
-            : undefined;
-    return text ? [text] : [];
+    return verdict === undefined ? [block] : (REPAIRED[verdict][2](block as Dict) ?? []);
   });
 }
 
 /** The blocks of each verdict the message holds, with their count. */
 const issuesOf = ({ counts }: BlockFinding): Issue[] =>
-  VERDICTS.filter((v) => counts[v] > 0).map((v) => [
-    "unsupported_block",
-    REPAIRED[v][0],
-    `${counts[v]} ${REPAIRED[v][1]}`,
-  ]);
+  (Object.keys(counts) as Verdict[])
+    .filter((v) => counts[v] > 0)
+    .map((v) => ["unsupported_block", REPAIRED[v][0], `${counts[v]} ${REPAIRED[v][1]}`]);
 
 /** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
 const appliesTo = (profile: ProviderProfile): boolean =>

@@ -40,9 +40,6 @@ function signaturesOf(m: AIMessage): Dict {
 const isSigned = (signatures: Dict, id: unknown): boolean =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
-/** Whether the message's first call carries its thought signature (G6). */
-const firstCallSigned = (m: AIMessage): boolean => isSigned(signaturesOf(m), callsOf(m)[0]?.id);
-
 /** Whether the results of all `calls` stand right after `index`, one each. */
 function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
   const ids = new Set(calls.map((c) => c.id));
@@ -61,7 +58,8 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
     const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
     if (calls.length === 0) return undefined;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
-    const sign = signedCalls && index >= currentTurn && !firstCallSigned(m as AIMessage);
+    // The first call carries its thought signature (G6).
+    const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m as AIMessage), calls[0].id);
     return split || sign ? { index, split, sign } : undefined;
   };
 }
@@ -126,10 +124,7 @@ export const callStepsPass: RepairPass = {
             ? (signatures[call.id as string] as string)
             : PLACEHOLDER_THOUGHT_SIGNATURE;
           out.push(callStepOf(message, call, signature, k + 1));
-          ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, {
-            id: call.id,
-            name: call.name,
-          });
+          ctx.report(m, index, "parallel_calls", "inserted_assistant_message", PARALLEL, call);
         }
         out.push(resultOf.get(call.id)!);
       });

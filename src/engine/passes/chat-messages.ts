@@ -48,14 +48,6 @@ const classifyChatMessages = (messages: readonly BaseMessage[], ctx: FindContext
       return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
   });
 
-function converted(message: BaseMessage, f: ChatFinding): BaseMessage {
-  const to = f.conversion;
-  if (to === "result") return orphanResultAsUserMessage(message, undefined);
-  if (to === "labeled")
-    return labeledUserText(message, `[Message with role ${quoteValue(f.role)}]`, "chat_message_role");
-  return typedMessageOf(message, to);
-}
-
 export const chatMessagesPass = rebuildingPass({
   name: "chat-messages",
   structural: false,
@@ -69,5 +61,10 @@ export const chatMessagesPass = rebuildingPass({
       `ChatMessage with role ${quoteValue(f.role)}, which the provider's adapter does not send as that turn`,
     ],
   ],
-  rebuild: converted,
+  rebuild: (message, { conversion: to, role }) =>
+    to === "result"
+      ? orphanResultAsUserMessage(message, undefined)
+      : to === "labeled"
+        ? labeledUserText(message, `[Message with role ${quoteValue(role)}]`, "chat_message_role")
+        : typedMessageOf(message, to),
 });

@@ -9,7 +9,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
 import { isAssistant, isDict, type Dict } from "../../messages/inspect";
 import { callNamed, findEach, rebuildingPass } from "../context";
-import { safeJson } from "../../values";
+import { clip, nonEmptyString, safeJson } from "../../values";
 
 interface InvalidCall {
   id: string | undefined;
@@ -27,8 +27,8 @@ const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
     const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
     if (!Array.isArray(invalid)) return;
     const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
-      id: typeof c.id === "string" && c.id ? c.id : undefined,
-      name: typeof c.name === "string" && c.name ? c.name : undefined,
+      id: nonEmptyString(c.id),
+      name: nonEmptyString(c.name),
       error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
       args: c.args,
     }));
@@ -59,13 +59,7 @@ export const invalidCallsPass = rebuildingPass({
         removeIds.add(c.id);
         continue;
       }
-      const args = c.args;
-      const raw =
-        typeof args === "string"
-          ? args.length > 2_000
-            ? `${args.slice(0, 2_000)}…`
-            : args
-          : safeJson(args ?? null, 2_000);
+      const raw = typeof c.args === "string" ? clip(c.args, 2_000) : safeJson(c.args ?? null, 2_000);
       ctx.callNotes.set(c.id, `its arguments could not be parsed${c.error}; raw arguments: ${raw}`);
       // The name must pass the provider's pattern; an unusable one becomes a neutral name.
       const name = c.name && TOOL_NAME.test(c.name) ? c.name : "invalid_tool_call";

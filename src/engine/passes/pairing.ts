@@ -9,7 +9,6 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from "../../messages/build";
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
-  callsOnlyInToolCalls,
   forEachToolCallRef,
   hasMeaningfulContent,
   isAssistant,
@@ -18,7 +17,7 @@ import {
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
-import { callNamed, problem, pushTo, sameOrNew, type PassContext, type RepairPass } from "../context";
+import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 import type { ToolCallProblemKind, ToolRunState } from "../../types";
 import { safeJson } from "../../values";
 
@@ -40,22 +39,6 @@ interface Call {
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
 function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
   const calls: Call[] = [];
-  if (callsOnlyInToolCalls(message)) {
-    // The common case, read straight from tool_calls (no callback per message).
-    for (const c of (message.tool_calls ?? []) as { id?: unknown; name?: unknown }[]) {
-      const id = typeof c?.id === "string" && c.id !== "" ? c.id : undefined;
-      if (id === undefined || known.has(id)) continue;
-      const call: Call = {
-        id,
-        name: typeof c.name === "string" ? c.name : undefined,
-        messageIndex: index,
-        server: false,
-      };
-      known.set(id, call);
-      calls.push(call);
-    }
-    return calls;
-  }
   const answeredInline = serverToolResultIds(message);
   let servers: Set<string> | undefined;
   forEachToolCallRef(message, ({ id, name, location }) => {
@@ -271,6 +254,10 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   return sameOrNew(messages, out);
 }
 
+/** Whether the pass acts on a problem: an open trailing exchange is left alone with `trailing: "keep"`. */
+const actionable = (p: Found, { options }: FindContext) =>
+  p.kind !== "trailing_open_exchange" || options.trailing !== "keep";
+
 export const pairingPass: RepairPass = {
   name: "pairing",
   structural: true,
@@ -297,16 +284,12 @@ export const pairingPass: RepairPass = {
       end: () => open.waiting === 0 || w.trailingAllowed,
     };
   },
-  find(messages, ctx) {
-    return analyzePairing(messages)
-      .problems.filter((p) => ctx.options.trailing !== "keep" || p.kind !== "trailing_open_exchange")
-      .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call));
-  },
+  find: (messages, ctx) =>
+    analyzePairing(messages)
+      .problems.filter((p) => actionable(p, ctx))
+      .map((p) => problem(ctx, p.kind, p.index, p.detail, p.call)),
   repair(messages, ctx) {
     const analysis = analyzePairing(messages);
-    const actionable = analysis.problems.some(
-      (p) => p.kind !== "trailing_open_exchange" || ctx.options.trailing !== "keep",
-    );
-    return actionable ? rebuild(messages, analysis, ctx) : messages;
+    return analysis.problems.some((p) => actionable(p, ctx)) ? rebuild(messages, analysis, ctx) : messages;
   },
 };

@@ -12,30 +12,32 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
 import { forEachResponseItemId } from "../../messages/responses";
-import { findEach, problem, sameOrNew, type RepairPass } from "../context";
+import { findEach, problem, rebuildingPass } from "../context";
 
-interface DuplicateItems {
-  index: number;
-  /** The item ids this message repeats, in its order. */
-  ids: string[];
-}
-
+/**
+ * The assistant messages that repeat item ids, each with the ids it repeats (in its order) and the message without
+ * them (built here: what the repair reports depends on the reasoning items that go).
+ */
 function classifyItems(messages: readonly BaseMessage[]) {
-  const seen = new Set<string>();
-  return findEach(messages, (m, index): DuplicateItems | undefined => {
+  const first = new Map<string, number>(); // each id: the message that carried it first
+  return findEach(messages, (m, index) => {
     let ids: string[] | undefined;
     if (isAssistant(m))
       forEachResponseItemId(m, (id) => {
-        if (!seen.has(id)) seen.add(id);
+        if (!first.has(id)) first.set(id, index);
         else (ids ??= []).push(id);
       });
-    if (ids) return { index, ids };
+    if (!ids) return;
+    // Only this message's own ids are collected apart: copying the ids seen before per repeat would be quadratic.
+    const own = new Set<string>();
+    const repeat = (id: string): boolean => first.get(id)! < index || own.has(id) || (own.add(id), false);
+    return { index, ids, ...withoutItemIds(m as AIMessage, repeat) };
   });
 }
 
-const detail = (f: DuplicateItems) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
+const detail = (f: { ids: string[] }) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
 
-export const responseItemsPass: RepairPass = {
+export const responseItemsPass = rebuildingPass({
   name: "response-items",
   structural: true,
   clean() {
@@ -54,29 +56,15 @@ export const responseItemsPass: RepairPass = {
       },
     };
   },
-  find(messages, ctx) {
-    return classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f)));
-  },
-  repair(messages, ctx) {
-    const found = classifyItems(messages);
-    if (found.length === 0) return messages;
-    const out = messages.slice();
-    const seenBefore = new Set<string>();
-    let next = 0;
-    for (let index = 0; next < found.length; index++) {
-      const m = messages[index];
-      if (index === found[next].index) {
-        // Only this message's own ids are collected apart: copying `seenBefore` per repeat would be quadratic.
-        const own = new Set<string>();
-        const isRepeat = (id: string): boolean => seenBefore.has(id) || own.has(id) || (own.add(id), false);
-        const { message, droppedReasoning } = withoutItemIds(m as AIMessage, isRepeat);
-        out[index] = message;
-        ctx.derive(m, message);
-        const dropped = droppedReasoning.length > 0 ? `; reasoning items ${droppedReasoning.join(", ")} removed` : "";
-        ctx.report(m, index, "duplicate_response_item", "rebuilt_message", detail(found[next++]) + dropped);
-      }
-      if (isAssistant(m)) forEachResponseItemId(m, (id) => seenBefore.add(id));
-    }
-    return sameOrNew(messages, out);
-  },
-};
+  classify: classifyItems,
+  find: (messages, ctx) =>
+    classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f))),
+  issues: (f) => [
+    [
+      "duplicate_response_item",
+      "rebuilt_message",
+      detail(f) + (f.droppedReasoning.length > 0 ? `; reasoning items ${f.droppedReasoning.join(", ")} removed` : ""),
+    ],
+  ],
+  rebuild: (_, f) => f.message,
+});

@@ -16,17 +16,9 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
-import { turnOf as turnOfMessage } from "../../messages/inspect";
+import { turnOf, type Turn } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-
-type Turn = "user" | "tool" | "assistant" | undefined;
-
-/** Turns that alternate: system messages are not among them. */
-function turnOf(m: BaseMessage): Turn {
-  const turn = turnOfMessage(m);
-  return turn === "system" ? undefined : turn;
-}
 
 const USER_AFTER_USER = "a user message right after another user message";
 const NO_REPLY = [
@@ -61,7 +53,10 @@ type Fix = (typeof FIXES)[keyof typeof FIXES];
 
 const kindOf = (fix: Fix) => (fix === FIXES.lead ? "leading_non_user" : "consecutive_same_role");
 
-/** Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything. */
+/**
+ * Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything.
+ * System messages are no turn here: they do not alternate.
+ */
 function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
@@ -69,7 +64,7 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
     prev = prevMessage = undefined;
   };
   const judge = (m: BaseMessage, turn = turnOf(m)): Fix | undefined => {
-    if (turn === undefined) return undefined;
+    if (turn === undefined || turn === "system") return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
     prev = turn;
@@ -156,6 +151,19 @@ const MOVE_DETAIL =
 const JOIN_DETAIL =
   "assistant message without calls joined into the next one, after its reasoning, inside the open tool loop";
 
+/**
+ * What the open tool loop of a thread with reasoning holds to fix, each with its sentence: the text-only assistant
+ * messages to join, then the user messages to move where turns need not alternate (Bedrock's follow tool results:
+ * the judge finds those, and the repair moves them).
+ */
+const loopTurns = (messages: readonly BaseMessage[], { alternation, signedReasoning }: ProviderProfile) =>
+  signedReasoning
+    ? [
+        ...textTurnsInReasoningLoop(messages, alternation).map((i) => [i, JOIN_DETAIL] as const),
+        ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) => [i, MOVE_DETAIL] as const),
+      ]
+    : [];
+
 export const turnOrderPass: RepairPass = {
   name: "turn-order",
   structural: false,
@@ -166,31 +174,15 @@ export const turnOrderPass: RepairPass = {
     const { judge, reset } = turnJudge(profile);
     return {
       start: reset,
-      visit: (m, _, turn) => judge(m as BaseMessage, turn === "system" ? undefined : turn) === undefined,
+      visit: (m, _, turn) => judge(m as BaseMessage, turn) === undefined,
       // The open tool loop of a thread with reasoning: no text-only assistant message to join, no user turn to move.
-      end() {
-        const messages = w.messages as BaseMessage[];
-        return (
-          !signedReasoning ||
-          (textTurnsInReasoningLoop(messages, alternation).length === 0 &&
-            (alternation || userTurnsInReasoningLoop(messages, false).length === 0))
-        );
-      },
+      end: signedReasoning ? () => loopTurns(w.messages as BaseMessage[], profile).length === 0 : undefined,
     };
   },
   find(messages, ctx) {
-    // Bedrock's user turns inside the loop are found by classifyTurns (they follow tool results) and moved by the repair.
-    const { alternation, signedReasoning } = ctx.profile;
-    const joins = !signedReasoning
-      ? []
-      : [
-          ...textTurnsInReasoningLoop(messages, alternation).map((i) =>
-            problem(ctx, "consecutive_same_role", i, JOIN_DETAIL),
-          ),
-          ...(alternation ? [] : userTurnsInReasoningLoop(messages, false)).map((i) =>
-            problem(ctx, "consecutive_same_role", i, MOVE_DETAIL),
-          ),
-        ];
+    const joins = loopTurns(messages, ctx.profile).map(([i, detail]) =>
+      problem(ctx, "consecutive_same_role", i, detail),
+    );
     const found = classifyTurns(messages, ctx).map(({ index, fix }) => problem(ctx, kindOf(fix), index, fix.detail));
     // In any order: the front door sorts every pass's problems by index.
     return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
@@ -228,7 +220,7 @@ export const turnOrderPass: RepairPass = {
         continue;
       }
       const turn = turnOf(m);
-      if (turn !== undefined) closeRun();
+      if (turn !== undefined && turn !== "system") closeRun();
       if (turn === "user") lastUser = out.length;
       out.push(m);
     }
