@@ -197,7 +197,7 @@ export interface Resolved<T> {
 export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
-  { askAgain }: { askAgain(followUp: BaseMessage[]): Promise<BaseMessage> },
+  askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>,
 ): Promise<Resolved<T>> {
   const attempts: StructuredAttempt[] = [];
   for (let current = answer; ; ) {
@@ -238,7 +238,7 @@ export interface StructuredResponseReport {
  */
 export function structuredUpdate(
   options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
-  strategy: StructuredOutputStrategy,
+  strategy: StructuredResponseReport["strategy"],
   resolved: Resolved<unknown>,
   modelId?: string,
   replaced = resolved.answer as AIMessage,

@@ -194,12 +194,10 @@ export const withPromptedStructuredOutput = boundary(
       await reportRepairs(repairs, { onRepair: o.onRepair }, config);
       return out;
     };
-    const resolve = (answer: BaseMessage, askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>) =>
-      resolveStructuredAnswer(answer, format, { askAgain });
 
     // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
     const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {
-      const resolved = await resolve(last, async (followUp) => {
+      const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
         // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
         const messages = [...state.messages.slice(0, -1), ...followUp];
         const input = { ...state, messages };
@@ -227,37 +225,34 @@ export const withPromptedStructuredOutput = boundary(
       let lastError: unknown;
       for (const { strategy, model } of branches) {
         const respond = async (strategy: StructuredOutputStrategy | "own") => {
-          let value: unknown;
-          let corrections = 0;
-          if (strategy === "own") {
-            // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
-            const { instance } = await withInstance(model, config);
-            if (typeof instance?.withStructuredOutput !== "function")
-              throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-            const {
-              prompt: p,
-              schema,
-              ...more
-            } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-            const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
-            const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-            value = await structured.invoke([...system, ...messages], config);
-            if (value == null)
-              throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-          } else {
+          if (strategy !== "own") {
             const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
             const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-            ({ value, corrections } = await resolve(await ask([]), ask));
+            return structuredUpdate(
+              o,
+              strategy,
+              await resolveStructuredAnswer(await ask([]), format, ask),
+              model.modelId,
+            );
           }
-          o.onStructuredResponse?.({ strategy, value, corrections, modelId: model.modelId });
-          return value;
+          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+          const { instance } = await withInstance(model, config);
+          if (typeof instance?.withStructuredOutput !== "function")
+            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+          const {
+            prompt: p,
+            schema,
+            ...more
+          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+          const value = await structured.invoke([...system, ...messages], config);
+          if (value == null)
+            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+          return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
         };
         try {
-          return {
-            structuredResponse: await (strategy === "native"
-              ? withFallback(model, format.jsonSchema, respond, config)
-              : respond(strategy)),
-          };
+          return await withFallback(strategy, model, format.jsonSchema, respond, config);
         } catch (error) {
           lastError = error;
         }

@@ -296,23 +296,26 @@ export function nativeRefusalOf(error: unknown): string | undefined {
 }
 
 /**
- * The memory of one setup (create it in the wrapper's factory, never at module level). It runs `run` with native
- * for this model and schema, or with the strategy native falls back to: at once for a schema outside the subset
- * or a refusal remembered, once more after a refusal now (then remembered for the model, or the model and schema).
+ * The memory of one setup (create it in the wrapper's factory, never at module level). It runs `run` with
+ * `strategy` when that is not native; with native for this model and schema, or with the strategy native falls
+ * back to: at once for a schema outside the subset or a refusal remembered, once more after a refusal now (then
+ * remembered for the model, or the model and schema).
  */
 export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void) {
   const refused = new Map<string, StructuredOutputFallback["to"]>();
-  return async <T>(
+  return async <T, S extends string>(
+    strategy: S,
     model: ModelDescription,
     jsonSchema: JsonSchema,
-    run: (strategy: StructuredOutputStrategy) => Promise<T>,
+    run: (strategy: S) => Promise<T>,
     config?: RunnableConfig,
   ): Promise<T> => {
+    if (strategy !== "native") return run(strategy);
     const { modelId } = model;
     const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
     const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
-    if (remembered !== undefined) return run(remembered);
+    if (remembered !== undefined) return run(remembered as S);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
       // Tool, or prompted when thinking is on or the model cannot be forced to call one.
       const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
@@ -328,12 +331,12 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
         }
         await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
       }
-      return run(to);
+      return run(to as S);
     };
     const subset = subsetSchemaOf(jsonSchema);
     if (!subset.ok) return fallBack("schema", subset.reason, schemaKey);
     try {
-      return await run("native");
+      return await run(strategy);
     } catch (error) {
       const reason = nativeRefusalOf(error);
       if (reason === undefined) throw error;
