@@ -11,8 +11,8 @@ import {
   coerceMessageLikeToMessage,
 } from "@langchain/core/messages";
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
-import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
-import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+import { isStandardSchema, isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
+import { isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
 import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
@@ -46,14 +46,10 @@ const JSON_SCHEMA_KEYWORDS = new Set(
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
   let validate: OutputFormat<T>["validate"];
   let full: JsonSchema | undefined;
-  if (isInteropZodSchema(schema)) {
+  // zod (3.25 and 4) is a Standard Schema too: its own validation, with zod's issues.
+  if (isInteropZodSchema(schema) || isSerializableSchema(schema)) {
     validate = async (value) => {
-      const result = await interopSafeParseAsync(schema as InteropZodType<T>, value);
-      return result.success ? { ok: true, value: result.data } : failure(result.error.issues);
-    };
-  } else if (isSerializableSchema<unknown, T>(schema)) {
-    validate = async (value) => {
-      const result = await schema["~standard"].validate(value);
+      const result = await (schema as SerializableSchema<unknown, T>)["~standard"].validate(value);
       return result.issues ? failure(result.issues) : { ok: true, value: result.value };
     };
   } else if (
