@@ -109,7 +109,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown): unknown =>
-  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
+  isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
     ? value.schema
     : value;
 
@@ -119,8 +119,7 @@ export const schemaOfStrategy = (value: unknown): unknown =>
  * Undefined for "no structured output" (`{ __responseFormatUndefined: true }`, an empty list, nothing).
  */
 export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
-  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat))
-    return undefined;
+  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return;
   const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
   const formats = items.map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
   if (formats.length <= 1) return formats[0];

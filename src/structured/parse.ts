@@ -177,7 +177,6 @@ export class PromptedStructuredOutputError extends Error {
       if (PromptedStructuredOutputError.isInstance(error)) return error;
       error = orElse(() => (error as Error).cause, undefined);
     }
-    return undefined;
   }
 }
 

@@ -173,16 +173,22 @@ export const withPromptedStructuredOutput = boundary(
         throw new ToolCallRepairInputError(`${fn}: params.${key} is deprecated by createReactAgent; pass prompt`, {
           argument: `params.${key}`,
         });
-    // createReactAgent checks its prompt only when it builds the agent from params this wrapper replaces.
-    if (!(prompt == null || typeof prompt === "string" || typeof prompt === "function"))
-      if (!SystemMessage.isInstance(prompt) && !Runnable.isRunnable(prompt))
-        throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
     const withFallback = nativeFallbacks(o.onFallback);
     const instructions = formatInstructions(format);
     const add = (input: unknown) => withSystemInstructions(input, instructions);
+    // The prompt with the instructions added, in the form it was given. Made for every prompt: createReactAgent
+    // checks its prompt only when it builds the agent from params this wrapper replaces.
+    const instructedPrompt = (() => {
+      if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
+      if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
+      if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
+      if (typeof prompt === "function")
+        return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
+      throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
+    })();
     const instructed = (model: unknown) => RunnableLambda.from(add).pipe(model as Runnable);
     // One model (createReactAgent takes no fallback chain as `llm`): decided now.
     const fixed = chooser ? undefined : branchesFor(llm, o);
@@ -278,13 +284,6 @@ export const withPromptedStructuredOutput = boundary(
           ));
       return promptedUpdate(target, state, config, last);
     };
-    // The prompt with the instructions added, in the form it was given.
-    const withInstructions = () => {
-      if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
-      if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
-      if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
-      return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
-    };
     const more = chooser
       ? {
           llm: async (state: State, config: Config) => {
@@ -301,7 +300,7 @@ export const withPromptedStructuredOutput = boundary(
           },
         }
       : prompted(fixed!)
-        ? { prompt: withInstructions() }
+        ? { prompt: instructedPrompt }
         : {};
     return {
       ...rest,

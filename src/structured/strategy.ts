@@ -214,7 +214,7 @@ function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription)
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
   const { instance, provider, modelId } = model;
-  if (strategy === "prompted") return undefined;
+  if (strategy === "prompted") return;
   if (strategy === "tool" && model.thinking)
     return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
   if (provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
@@ -223,7 +223,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
       return `native structured output is sent to Bedrock and Anthropic models only (provider: ${provider})`;
     if (provider === "bedrock" && instance && typeof instance.invocationParams !== "function")
       return "the Bedrock model has no invocationParams()";
-    return undefined;
+    return;
   }
   const supported = instance?.supportsToolChoiceValues;
   const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId ?? "");
@@ -289,10 +289,9 @@ export function nativeRefusalOf(error: unknown): string | undefined {
     try {
       error = (error as Error).cause;
     } catch {
-      return undefined;
+      break;
     }
   }
-  return undefined;
 }
 
 /**
@@ -321,9 +320,8 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
       const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
       const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
       // Reported once: two calls refused at once both fall back, the first one reports.
-      const first = !refused.has(key);
-      refused.set(key, to);
-      if (first) {
+      if (!refused.has(key)) {
+        refused.set(key, to);
         try {
           onFallback?.(fallback);
         } catch {
