@@ -246,8 +246,15 @@ export function structuredUpdate(
   options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, modelId });
   if (answer === replaced) return { structuredResponse };
   if (!replaced.id) replaced.id = (replaced.lc_kwargs as Dict).id = `run-${globalThis.crypto.randomUUID()}`;
-  const { id, name } = replaced;
-  const { response_metadata, usage_metadata } = answer as AIMessage;
-  const content = answerText(answer);
-  return { structuredResponse, messages: [new AIMessage({ content, id, name, response_metadata, usage_metadata })] };
+  return { structuredResponse, messages: [asText(answer as AIMessage, undefined, replaced)] };
 }
+
+/** The answer as text only (`content`, by default its text) with its metadata, under `id` and `name` (its own by default). */
+export const asText = (answer: AIMessage, content = answerText(answer), { id, name }: BaseMessage = answer) =>
+  new AIMessage({
+    content,
+    id,
+    name,
+    response_metadata: answer.response_metadata,
+    usage_metadata: answer.usage_metadata,
+  });

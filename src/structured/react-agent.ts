@@ -214,8 +214,9 @@ export const withPromptedStructuredOutput = boundary(
             : SystemMessage.isInstance(system)
               ? [system, ...messages]
               : toMessages(await _coerceToRunnable(prompt as never).invoke(input, config));
+        // The instructions added last, as the prompted agent's own requests have them.
         return (await model.invoke(
-          await repairer(isBedrockModel(model, o.env), config)(request),
+          add(await repairer(isBedrockModel(model, o.env), config)(request)),
           config,
         )) as BaseMessage;
       });
@@ -268,7 +269,7 @@ export const withPromptedStructuredOutput = boundary(
 
     // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
     // B3; its own call options kept), bound once like createReactAgent does.
-    let agentModel: Runnable | undefined;
+    let agentModel: unknown;
     const hook: Hook = async (state, config) => {
       const last = state.messages.at(-1);
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
@@ -278,11 +279,10 @@ export const withPromptedStructuredOutput = boundary(
       if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);
       const agent = fixed?.[0].model;
       const target = !agent
-        ? instructed(model)
-        : (agentModel ??= instructed(
-            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
-          ));
-      return promptedUpdate(target, state, config, last);
+        ? model
+        : (agentModel ??=
+            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
+      return promptedUpdate(target as Runnable, state, config, last);
     };
     const more = chooser
       ? {
