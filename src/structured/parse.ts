@@ -51,11 +51,10 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
   const spans: { text: string; value: unknown }[] = [];
   let attempts = 0;
   let resumeAt = 0;
-  for (const start of [...closeOf.keys()].sort((a, b) => a - b)) {
-    if (attempts >= MAX_SPAN_ATTEMPTS) break;
+  for (const [start, close] of [...closeOf].sort(([a], [b]) => a - b)) {
     if (start < resumeAt) continue; // inside a span already taken
-    const end = closeOf.get(start)! + 1;
-    attempts++;
+    if (++attempts > MAX_SPAN_ATTEMPTS) break;
+    const end = close + 1;
     const span = text.slice(start, end);
     const value = parseJson(span);
     if (value === NOT_JSON) continue;

@@ -56,8 +56,8 @@ const claude =
   (test: (c: ClaudeVersion) => boolean = () => true) =>
   (m: ModelFacts) =>
     m.claude !== undefined && test(m.claude);
-const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) =>
-  c.family === family && c.major === major && c.minor === minor;
+/** One model by its family and version ("opus 4.6"). */
+const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.minor}` === model;
 const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
@@ -73,19 +73,19 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
     "bedrock native",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
-    claude((c) => (c.major === 4 && c.minor === 5) || is("opus", 4, 6)(c)),
+    claude((c) => (c.major === 4 && c.minor === 5) || is("opus 4.6")(c)),
   ),
   row(
     "Claude Sonnet 4.6",
     "bedrock native",
     "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
-    claude(is("sonnet", 4, 6)),
+    claude(is("sonnet 4.6")),
   ),
   row(
     "Claude Opus 4.7",
     "bedrock tool",
     "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
-    claude(is("opus", 4, 7)),
+    claude(is("opus 4.7")),
   ),
   row(
     "later Claude models (Claude 4.8 and later, Claude 5, ...)",
