@@ -120,7 +120,7 @@ export const schemaOfStrategy = (value: unknown): unknown =>
  */
 export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
   if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return;
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  const items = [responseFormat].flat();
   const formats = items.map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
   if (formats.length <= 1) return formats[0];
   // Accepts a value that any of the formats accepts (first match wins).

@@ -97,7 +97,7 @@ export const promptedStructuredOutputMiddleware = boundary(
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
 function asToolStrategy(responseFormat: unknown): unknown {
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  const items = [responseFormat].flat();
   if (items.every(isToolStrategy)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);
   return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);
