@@ -116,9 +116,8 @@ export async function parseStructuredAnswer<T = unknown>(
   format: OutputFormat<T>,
 ): Promise<Validation<T>> {
   const candidates = answerCandidates(text);
-  if (candidates.length === 0) {
+  if (candidates.length === 0)
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
-  }
   let chosen: Validation<T> | undefined;
   let firstFailure: string[] | undefined;
   for (const value of candidates) {

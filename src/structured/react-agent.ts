@@ -340,7 +340,7 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   return (async (state: State, config: Config) => {
     const update = (await user.invoke(state, config)) as Update | null;
     // A Command routes the graph itself; leave it alone.
-    if (update == null || typeof update !== "object" || isCommand(update)) return update;
+    if (!isDict(update) || isCommand(update)) return update;
     const messages = update.messages as BaseMessage[] | undefined;
     const own = await hook(
       { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },

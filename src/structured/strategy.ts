@@ -203,7 +203,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
 function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
-  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => whyNotSendable(s, model) === undefined)!;
+  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => !whyNotSendable(s, model))!;
 }
 
 /**
