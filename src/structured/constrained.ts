@@ -14,11 +14,11 @@
  * other Bedrock call made inside that scope) or a marker in `requestMetadata` (a user-facing field). The test
  * stub checks that the field reaches the wire on both paths, so a change in @langchain/aws shows up at once.
  */
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { type AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
 import { formatInstructions, type OutputFormat } from "./format";
-import { answerText, textOnlyAnswer } from "./parse";
+import { answerText, asText, textOnlyAnswer } from "./parse";
 import { subsetSchemaOf } from "./schema-subset";
 import type { StructuredOutputStrategy } from "./strategy";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
@@ -152,9 +152,7 @@ export async function structuredCall(
   return async (followUp: BaseMessage[]) => {
     const answer = (await runnable.invoke(await repair([...input, ...followUp]), config)) as AIMessage;
     if (strategy !== "tool") return answer;
-    const { id, response_metadata, usage_metadata, tool_calls } = answer;
-    const args = tool_calls?.find((c) => c.name === name)?.args;
-    const content = args === undefined ? answerText(answer) : JSON.stringify(args);
-    return new AIMessage({ content, id, response_metadata, usage_metadata });
+    // The forced call's arguments as the text (the answer's own text when it made none).
+    return asText(answer, JSON.stringify(answer.tool_calls?.find((c) => c.name === name)?.args));
   };
 }

@@ -11,8 +11,8 @@ import {
   coerceMessageLikeToMessage,
 } from "@langchain/core/messages";
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
-import { isStandardSchema, isSerializableSchema } from "@langchain/core/utils/standard_schema";
-import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
+import { isStandardSchema, isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
+import { isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
 import { isDict, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
@@ -46,14 +46,10 @@ const JSON_SCHEMA_KEYWORDS = new Set(
 export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
   let validate: OutputFormat<T>["validate"];
   let full: JsonSchema | undefined;
-  if (isInteropZodSchema(schema)) {
+  // zod (3.25 and 4) is a Standard Schema too: its own validation, with zod's issues.
+  if (isInteropZodSchema(schema) || isSerializableSchema(schema)) {
     validate = async (value) => {
-      const result = await interopSafeParseAsync(schema as InteropZodType<T>, value);
-      return result.success ? { ok: true, value: result.data } : failure(result.error.issues);
-    };
-  } else if (isSerializableSchema<unknown, T>(schema)) {
-    validate = async (value) => {
-      const result = await schema["~standard"].validate(value);
+      const result = await (schema as SerializableSchema<unknown, T>)["~standard"].validate(value);
       return result.issues ? failure(result.issues) : { ok: true, value: result.value };
     };
   } else if (
@@ -113,7 +109,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown): unknown =>
-  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
+  isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
     ? value.schema
     : value;
 
@@ -123,9 +119,8 @@ export const schemaOfStrategy = (value: unknown): unknown =>
  * Undefined for "no structured output" (`{ __responseFormatUndefined: true }`, an empty list, nothing).
  */
 export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
-  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat))
-    return undefined;
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return;
+  const items = [responseFormat].flat();
   const formats = items.map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
   if (formats.length <= 1) return formats[0];
   // Accepts a value that any of the formats accepts (first match wins).

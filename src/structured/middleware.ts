@@ -78,16 +78,18 @@ export const promptedStructuredOutputMiddleware = boundary(
           };
           const answer = await handler(constrained);
           if (answer.tool_calls?.length) return answer;
-          const resolved = await resolveStructuredAnswer(answer, format, {
-            askAgain: (followUp) =>
+          const resolved = await resolveStructuredAnswer(
+            answer,
+            format,
+            (followUp) =>
               handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
-          });
+          );
           // The agent node stores the last answer the handler returned: the message (same id) replaces it.
           return new Command({ update: structuredUpdate(options, decision, resolved, model?.modelId) });
         };
         const decision = model ? strategyChoiceFor(model, options).strategy : "prompted";
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
-        return decision === "native" ? withFallback(model!, format.jsonSchema, call) : call(decision);
+        return withFallback(decision, model!, format.jsonSchema, call);
       },
     });
   },
@@ -95,7 +97,7 @@ export const promptedStructuredOutputMiddleware = boundary(
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
 function asToolStrategy(responseFormat: unknown): unknown {
-  const items = Array.isArray(responseFormat) ? responseFormat : [responseFormat];
+  const items = [responseFormat].flat();
   if (items.every(isToolStrategy)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);
   return toolStrategy((schemas.length === 1 ? schemas[0] : schemas) as never);

@@ -51,11 +51,10 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
   const spans: { text: string; value: unknown }[] = [];
   let attempts = 0;
   let resumeAt = 0;
-  for (const start of [...closeOf.keys()].sort((a, b) => a - b)) {
-    if (attempts >= MAX_SPAN_ATTEMPTS) break;
+  for (const [start, close] of [...closeOf].sort(([a], [b]) => a - b)) {
     if (start < resumeAt) continue; // inside a span already taken
-    const end = closeOf.get(start)! + 1;
-    attempts++;
+    if (++attempts > MAX_SPAN_ATTEMPTS) break;
+    const end = close + 1;
     const span = text.slice(start, end);
     const value = parseJson(span);
     if (value === NOT_JSON) continue;
@@ -117,9 +116,8 @@ export async function parseStructuredAnswer<T = unknown>(
   format: OutputFormat<T>,
 ): Promise<Validation<T>> {
   const candidates = answerCandidates(text);
-  if (candidates.length === 0) {
+  if (candidates.length === 0)
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
-  }
   let chosen: Validation<T> | undefined;
   let firstFailure: string[] | undefined;
   for (const value of candidates) {
@@ -177,7 +175,6 @@ export class PromptedStructuredOutputError extends Error {
       if (PromptedStructuredOutputError.isInstance(error)) return error;
       error = orElse(() => (error as Error).cause, undefined);
     }
-    return undefined;
   }
 }
 
@@ -197,7 +194,7 @@ export interface Resolved<T> {
 export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
-  { askAgain }: { askAgain(followUp: BaseMessage[]): Promise<BaseMessage> },
+  askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>,
 ): Promise<Resolved<T>> {
   const attempts: StructuredAttempt[] = [];
   for (let current = answer; ; ) {
@@ -238,7 +235,7 @@ export interface StructuredResponseReport {
  */
 export function structuredUpdate(
   options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
-  strategy: StructuredOutputStrategy,
+  strategy: StructuredResponseReport["strategy"],
   resolved: Resolved<unknown>,
   modelId?: string,
   replaced = resolved.answer as AIMessage,
@@ -247,8 +244,15 @@ export function structuredUpdate(
   options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, modelId });
   if (answer === replaced) return { structuredResponse };
   if (!replaced.id) replaced.id = (replaced.lc_kwargs as Dict).id = `run-${globalThis.crypto.randomUUID()}`;
-  const { id, name } = replaced;
-  const { response_metadata, usage_metadata } = answer as AIMessage;
-  const content = answerText(answer);
-  return { structuredResponse, messages: [new AIMessage({ content, id, name, response_metadata, usage_metadata })] };
+  return { structuredResponse, messages: [asText(answer as AIMessage, undefined, replaced)] };
 }
+
+/** The answer as text only (`content`, by default its text) with its metadata, under `id` and `name` (its own by default). */
+export const asText = (answer: AIMessage, content = answerText(answer), { id, name }: BaseMessage = answer) =>
+  new AIMessage({
+    content,
+    id,
+    name,
+    response_metadata: answer.response_metadata,
+    usage_metadata: answer.usage_metadata,
+  });

@@ -173,16 +173,22 @@ export const withPromptedStructuredOutput = boundary(
         throw new ToolCallRepairInputError(`${fn}: params.${key} is deprecated by createReactAgent; pass prompt`, {
           argument: `params.${key}`,
         });
-    // createReactAgent checks its prompt only when it builds the agent from params this wrapper replaces.
-    if (!(prompt == null || typeof prompt === "string" || typeof prompt === "function"))
-      if (!SystemMessage.isInstance(prompt) && !Runnable.isRunnable(prompt))
-        throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
 
     const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
     const format = reactOutputFormat(responseFormat);
     const withFallback = nativeFallbacks(o.onFallback);
     const instructions = formatInstructions(format);
     const add = (input: unknown) => withSystemInstructions(input, instructions);
+    // The prompt with the instructions added, in the form it was given. Made for every prompt: createReactAgent
+    // checks its prompt only when it builds the agent from params this wrapper replaces.
+    const instructedPrompt = (() => {
+      if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
+      if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
+      if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
+      if (typeof prompt === "function")
+        return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
+      throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
+    })();
     const instructed = (model: unknown) => RunnableLambda.from(add).pipe(model as Runnable);
     // One model (createReactAgent takes no fallback chain as `llm`): decided now.
     const fixed = chooser ? undefined : branchesFor(llm, o);
@@ -194,12 +200,10 @@ export const withPromptedStructuredOutput = boundary(
       await reportRepairs(repairs, { onRepair: o.onRepair }, config);
       return out;
     };
-    const resolve = (answer: BaseMessage, askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>) =>
-      resolveStructuredAnswer(answer, format, { askAgain });
 
     // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
     const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {
-      const resolved = await resolve(last, async (followUp) => {
+      const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
         // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
         const messages = [...state.messages.slice(0, -1), ...followUp];
         const input = { ...state, messages };
@@ -210,8 +214,9 @@ export const withPromptedStructuredOutput = boundary(
             : SystemMessage.isInstance(system)
               ? [system, ...messages]
               : toMessages(await _coerceToRunnable(prompt as never).invoke(input, config));
+        // The instructions added last, as the prompted agent's own requests have them.
         return (await model.invoke(
-          await repairer(isBedrockModel(model, o.env), config)(request),
+          add(await repairer(isBedrockModel(model, o.env), config)(request)),
           config,
         )) as BaseMessage;
       });
@@ -227,37 +232,34 @@ export const withPromptedStructuredOutput = boundary(
       let lastError: unknown;
       for (const { strategy, model } of branches) {
         const respond = async (strategy: StructuredOutputStrategy | "own") => {
-          let value: unknown;
-          let corrections = 0;
-          if (strategy === "own") {
-            // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
-            const { instance } = await withInstance(model, config);
-            if (typeof instance?.withStructuredOutput !== "function")
-              throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-            const {
-              prompt: p,
-              schema,
-              ...more
-            } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-            const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
-            const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-            value = await structured.invoke([...system, ...messages], config);
-            if (value == null)
-              throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-          } else {
+          if (strategy !== "own") {
             const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
             const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-            ({ value, corrections } = await resolve(await ask([]), ask));
+            return structuredUpdate(
+              o,
+              strategy,
+              await resolveStructuredAnswer(await ask([]), format, ask),
+              model.modelId,
+            );
           }
-          o.onStructuredResponse?.({ strategy, value, corrections, modelId: model.modelId });
-          return value;
+          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+          const { instance } = await withInstance(model, config);
+          if (typeof instance?.withStructuredOutput !== "function")
+            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+          const {
+            prompt: p,
+            schema,
+            ...more
+          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+          const value = await structured.invoke([...system, ...messages], config);
+          if (value == null)
+            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+          return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
         };
         try {
-          return {
-            structuredResponse: await (strategy === "native"
-              ? withFallback(model, format.jsonSchema, respond, config)
-              : respond(strategy)),
-          };
+          return await withFallback(strategy, model, format.jsonSchema, respond, config);
         } catch (error) {
           lastError = error;
         }
@@ -267,7 +269,7 @@ export const withPromptedStructuredOutput = boundary(
 
     // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
     // B3; its own call options kept), bound once like createReactAgent does.
-    let agentModel: Runnable | undefined;
+    let agentModel: unknown;
     const hook: Hook = async (state, config) => {
       const last = state.messages.at(-1);
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
@@ -277,18 +279,10 @@ export const withPromptedStructuredOutput = boundary(
       if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);
       const agent = fixed?.[0].model;
       const target = !agent
-        ? instructed(model)
-        : (agentModel ??= instructed(
-            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm,
-          ));
-      return promptedUpdate(target, state, config, last);
-    };
-    // The prompt with the instructions added, in the form it was given.
-    const withInstructions = () => {
-      if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
-      if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
-      if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
-      return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
+        ? model
+        : (agentModel ??=
+            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
+      return promptedUpdate(target as Runnable, state, config, last);
     };
     const more = chooser
       ? {
@@ -306,7 +300,7 @@ export const withPromptedStructuredOutput = boundary(
           },
         }
       : prompted(fixed!)
-        ? { prompt: withInstructions() }
+        ? { prompt: instructedPrompt }
         : {};
     return {
       ...rest,
@@ -346,7 +340,7 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
   return (async (state: State, config: Config) => {
     const update = (await user.invoke(state, config)) as Update | null;
     // A Command routes the graph itself; leave it alone.
-    if (update == null || typeof update !== "object" || isCommand(update)) return update;
+    if (!isDict(update) || isCommand(update)) return update;
     const messages = update.messages as BaseMessage[] | undefined;
     const own = await hook(
       { ...state, ...update, messages: messages ? messagesStateReducer(state.messages, messages) : state.messages },

@@ -126,19 +126,16 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     // `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on
     // top), each branch with only the keywords that apply to its type (the others accept every value of it): a
     // nullable object's null branch is `{ type: "null" }`, not its properties moved into a description.
-    const shared = Object.entries(node).filter(([k]) => k !== "title" && k !== "description");
-    walk.unions++;
-    const out: Dict = {
-      anyOf: type.map((t) =>
-        next({
-          ...Object.fromEntries(shared.filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t as string) ?? true)),
-          type: t,
-        }),
-      ),
+    const { title: _t, description: _d, ...shared } = node;
+    const anyOf = type.map((t) => ({
+      ...Object.fromEntries(Object.entries(shared).filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t) ?? true)),
+      type: t,
+    }));
+    const top = {
+      ...(typeof title === "string" && { title }),
+      ...(typeof description === "string" && { description }),
     };
-    if (typeof title === "string") out.title = title;
-    if (typeof description === "string") out.description = description;
-    return out;
+    return toSubset({ ...top, anyOf }, walk, depth);
   }
 
   const out: Dict = {};

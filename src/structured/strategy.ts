@@ -56,8 +56,8 @@ const claude =
   (test: (c: ClaudeVersion) => boolean = () => true) =>
   (m: ModelFacts) =>
     m.claude !== undefined && test(m.claude);
-const is = (family: string, major: number, minor: number) => (c: ClaudeVersion) =>
-  c.family === family && c.major === major && c.minor === minor;
+/** One model by its family and version ("opus 4.6"). */
+const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.minor}` === model;
 const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
@@ -73,19 +73,19 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
     "Claude Haiku 4.5, Sonnet 4.5, Opus 4.5, Opus 4.6",
     "bedrock native",
     "AWS Bedrock user guide, 'Get validated JSON results from models': these four Claude models (H)",
-    claude((c) => (c.major === 4 && c.minor === 5) || is("opus", 4, 6)(c)),
+    claude((c) => (c.major === 4 && c.minor === 5) || is("opus 4.6")(c)),
   ),
   row(
     "Claude Sonnet 4.6",
     "bedrock native",
     "Anthropic, 'Structured outputs': on Amazon Bedrock for Sonnet 4.6 (H)",
-    claude(is("sonnet", 4, 6)),
+    claude(is("sonnet 4.6")),
   ),
   row(
     "Claude Opus 4.7",
     "bedrock tool",
     "Reported: Converse answers `output_config.format: Extra inputs are not permitted` (M)",
-    claude(is("opus", 4, 7)),
+    claude(is("opus 4.7")),
   ),
   row(
     "later Claude models (Claude 4.8 and later, Claude 5, ...)",
@@ -203,7 +203,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
 function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
-  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => whyNotSendable(s, model) === undefined)!;
+  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => !whyNotSendable(s, model))!;
 }
 
 /**
@@ -214,7 +214,7 @@ function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription)
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
   const { instance, provider, modelId } = model;
-  if (strategy === "prompted") return undefined;
+  if (strategy === "prompted") return;
   if (strategy === "tool" && model.thinking)
     return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
   if (provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
@@ -223,7 +223,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
       return `native structured output is sent to Bedrock and Anthropic models only (provider: ${provider})`;
     if (provider === "bedrock" && instance && typeof instance.invocationParams !== "function")
       return "the Bedrock model has no invocationParams()";
-    return undefined;
+    return;
   }
   const supported = instance?.supportsToolChoiceValues;
   const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId ?? "");
@@ -289,38 +289,39 @@ export function nativeRefusalOf(error: unknown): string | undefined {
     try {
       error = (error as Error).cause;
     } catch {
-      return undefined;
+      break;
     }
   }
-  return undefined;
 }
 
 /**
- * The memory of one setup (create it in the wrapper's factory, never at module level). It runs `run` with native
- * for this model and schema, or with the strategy native falls back to: at once for a schema outside the subset
- * or a refusal remembered, once more after a refusal now (then remembered for the model, or the model and schema).
+ * The memory of one setup (create it in the wrapper's factory, never at module level). It runs `run` with
+ * `strategy` when that is not native; with native for this model and schema, or with the strategy native falls
+ * back to: at once for a schema outside the subset or a refusal remembered, once more after a refusal now (then
+ * remembered for the model, or the model and schema).
  */
 export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback) => void) {
   const refused = new Map<string, StructuredOutputFallback["to"]>();
-  return async <T>(
+  return async <T, S extends string>(
+    strategy: S,
     model: ModelDescription,
     jsonSchema: JsonSchema,
-    run: (strategy: StructuredOutputStrategy) => Promise<T>,
+    run: (strategy: S) => Promise<T>,
     config?: RunnableConfig,
   ): Promise<T> => {
+    if (strategy !== "native") return run(strategy);
     const { modelId } = model;
     const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
     const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
-    if (remembered !== undefined) return run(remembered);
+    if (remembered !== undefined) return run(remembered as S);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
       // Tool, or prompted when thinking is on or the model cannot be forced to call one.
       const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
       const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
       // Reported once: two calls refused at once both fall back, the first one reports.
-      const first = !refused.has(key);
-      refused.set(key, to);
-      if (first) {
+      if (!refused.has(key)) {
+        refused.set(key, to);
         try {
           onFallback?.(fallback);
         } catch {
@@ -328,12 +329,12 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
         }
         await dispatchInRun(STRUCTURED_OUTPUT_FALLBACK_EVENT, fallback, config);
       }
-      return run(to);
+      return run(to as S);
     };
     const subset = subsetSchemaOf(jsonSchema);
     if (!subset.ok) return fallBack("schema", subset.reason, schemaKey);
     try {
-      return await run("native");
+      return await run(strategy);
     } catch (error) {
       const reason = nativeRefusalOf(error);
       if (reason === undefined) throw error;

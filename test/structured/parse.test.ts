@@ -84,7 +84,7 @@ describe("resolveStructuredAnswer", () => {
 
   it("makes no call when the answer is valid", async () => {
     const askAgain = vi.fn();
-    const resolved = await resolveStructuredAnswer(new AIMessage(valid), weather, { askAgain });
+    const resolved = await resolveStructuredAnswer(new AIMessage(valid), weather, askAgain);
     expect(resolved).toMatchObject({ value: { city: "Paris", tempC: 21 }, corrections: 0 });
     expect(askAgain).not.toHaveBeenCalled();
   });
@@ -92,12 +92,14 @@ describe("resolveStructuredAnswer", () => {
   it("asks once with a follow-up that ends with a user message, and uses the corrected answer", async () => {
     const followUps: BaseMessage[][] = [];
     const corrected = new AIMessage(valid);
-    const resolved = await resolveStructuredAnswer(new AIMessage("It is 21 degrees in Paris."), weather, {
-      askAgain: async (followUp) => {
+    const resolved = await resolveStructuredAnswer(
+      new AIMessage("It is 21 degrees in Paris."),
+      weather,
+      async (followUp) => {
         followUps.push(followUp);
         return corrected;
       },
-    });
+    );
     expect(resolved).toMatchObject({ value: { city: "Paris", tempC: 21 }, corrections: 1 });
     expect(resolved.answer).toBe(corrected);
     const [followUp] = followUps;
@@ -111,19 +113,19 @@ describe("resolveStructuredAnswer", () => {
   it("sends a blank answer back as non-blank text, without its tool calls", async () => {
     let followUp: BaseMessage[] = [];
     const answer = new AIMessage({ content: "", tool_calls: [] });
-    await resolveStructuredAnswer(answer, weather, {
-      askAgain: async (f) => {
-        followUp = f;
-        return new AIMessage(valid);
-      },
+    await resolveStructuredAnswer(answer, weather, async (f) => {
+      followUp = f;
+      return new AIMessage(valid);
     });
     expect(followUp[0].content).toBe("(empty reply)");
   });
 
   it("throws PromptedStructuredOutputError with the raw answers and issues when still invalid", async () => {
-    const error = await resolveStructuredAnswer(new AIMessage("no json"), weather, {
-      askAgain: async () => new AIMessage('{"city":"Paris"}'),
-    }).catch((e: unknown) => e);
+    const error = await resolveStructuredAnswer(
+      new AIMessage("no json"),
+      weather,
+      async () => new AIMessage('{"city":"Paris"}'),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PromptedStructuredOutputError);
     const typed = error as PromptedStructuredOutputError;
     expect(typed.raw).toBe('{"city":"Paris"}');
@@ -134,7 +136,7 @@ describe("resolveStructuredAnswer", () => {
 
   it("makes one corrective call, no more", async () => {
     const askAgain = vi.fn(async () => new AIMessage("still no json"));
-    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, { askAgain })).rejects.toThrow(
+    await expect(resolveStructuredAnswer(new AIMessage("x"), weather, askAgain)).rejects.toThrow(
       /after 1 corrective call/,
     );
     expect(askAgain).toHaveBeenCalledTimes(1);
