@@ -109,7 +109,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
   const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
   const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
-  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
+  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] });
   // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, repairs);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
@@ -138,14 +138,14 @@ const whyOf = (rejection: ProviderRejection) =>
 /** A fix of one message: the message rebuilt and what to report, or undefined when it changes nothing. */
 type Fix = (m: BaseMessage, i: number) => [BaseMessage, Omit<ToolCallRepair, "index" | "problem">] | undefined | false;
 
-/** Applies `fix` to every message; undefined when none changes. */
-function each({ input, problem, report }: Step, fix: Fix, fallback: ToolCallProblemKind): Forced | undefined {
+/** Applies `fix` to every message; undefined when none changes. Each fix using it has its problem in `FORCED_REPAIRS`. */
+function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
   let touched = false;
   const messages = input.map((m, index) => {
     const fixed = fix(m, index);
     if (!fixed) return m;
     touched = true;
-    report({ problem: problem ?? fallback, ...fixed[1], index });
+    report({ problem: problem!, ...fixed[1], index });
     return fixed[0];
   });
   return touched ? unchanged(messages) : undefined;
@@ -153,11 +153,10 @@ function each({ input, problem, report }: Step, fix: Fix, fallback: ToolCallProb
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
 const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"], (step: Step) => Forced | undefined> = {
-  "answer-calls": (step) => answerNamedCalls(step, step.problem ?? "orphan_call"),
-  strict: (step) => answerNamedCalls(step, "orphan_call") ?? strictAround(step),
-  "response-items": (step) =>
-    each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection), "malformed_message"),
-  "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m), "malformed_message"),
+  "answer-calls": answerNamedCalls,
+  strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
+  "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
+  "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
   "close-open-loop": closeOpenLoop,
   "reasoning-as-text": (step) => blocksAsText(step, false),
   "server-tools-as-text": (step) => blocksAsText(step, true),
@@ -197,19 +196,13 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 }
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
-function answerNamedCalls(
-  { input, rejection, options, report }: Step,
-  problem: ToolCallProblemKind,
-): Forced | undefined {
+function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step): Forced | undefined {
   if (rejection.toolCallIds.length === 0) return undefined;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
   const ids = new Set(rejection.toolCallIds);
-  for (const m of input) {
-    const output = isAssistant(m) && isDict(m.response_metadata) ? m.response_metadata.output : undefined;
-    if (Array.isArray(output))
-      for (const item of output)
-        if (isDict(item) && ids.has(item.id as string) && typeof item.call_id === "string") ids.add(item.call_id);
-  }
+  for (const m of input)
+    for (const { id, call_id } of (isAssistant(m) && resentOutputOf(m)) || [])
+      if (ids.has(id as string) && typeof call_id === "string") ids.add(call_id);
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const why = whyOf(rejection);
   const note = `the provider rejected this exchange (${rejection.rule})`;
@@ -284,18 +277,14 @@ function closeOpenLoop(step: Step): Forced | undefined {
     }
   }
   const detail = `tool exchange of the open loop written out as text ${whyOf(step.rejection)}`;
-  return each(
-    step,
-    (m, i) => {
-      const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
-      const message =
-        calls.length > 0
-          ? clientCallsAsText(m as AIMessage, calls)
-          : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
-      return message && [message, { action: "converted_to_text", detail }];
-    },
-    "unsupported_block",
-  );
+  return each(step, (m, i) => {
+    const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
+    const message =
+      calls.length > 0
+        ? clientCallsAsText(m as AIMessage, calls)
+        : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
+    return message && [message, { action: "converted_to_text", detail }];
+  });
 }
 
 /**
@@ -311,24 +300,20 @@ function blocksAsText(step: Step, servers: boolean) {
       ? (b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string))) ||
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
       : REASONING_TYPES.has(String(b.type));
-  return each(
-    step,
-    (m, i) => {
-      if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
-      let changed = 0;
-      const content = (m.content as unknown[]).flatMap((block) => {
-        if (!isDict(block) || !converts(block)) return [block];
-        changed++;
-        const text = servers
-          ? serverToolBlockAsText(block)
-          : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
-        return text ?? [];
-      });
-      const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
-      return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
-    },
-    "unsupported_block",
-  );
+  return each(step, (m, i) => {
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
+    let changed = 0;
+    const content = (m.content as unknown[]).flatMap((block) => {
+      if (!isDict(block) || !converts(block)) return [block];
+      changed++;
+      const text = servers
+        ? serverToolBlockAsText(block)
+        : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
+      return text ?? [];
+    });
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
+    return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
+  });
 }
 
 /**
@@ -339,17 +324,16 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   const strict: RepairOptions = { ...options, provider: "strict" };
   const whole = (messages: BaseMessage[], origin: number[]): Forced => {
     const repaired = repairToolCalls(messages, strict);
-    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
+    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] });
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
     return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
   };
   const { origin } = unchanged(input);
-  const at = rejection.messageIndex;
-  if (at === undefined || !input[at]) return whole(input, origin);
+  const at = rejection.messageIndex ?? -1;
+  if (!input[at]) return whole(input, origin);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
-  let start = at;
+  let [start, end] = [at, at + 1];
   while (start > 0 && !isTurnStart(input[start])) start--;
-  let end = at + 1;
   while (end < input.length && !isTurnStart(input[end])) end++;
   const slice = repairToolCalls(
     input.slice(start, end),
