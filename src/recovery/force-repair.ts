@@ -57,6 +57,7 @@ import {
   type Dict,
 } from "../messages/inspect";
 import { parseToolPairingError } from "./parse-error";
+import { nonEmptyString } from "../values";
 import {
   PROVIDERS,
   type Provider,
@@ -186,8 +187,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
   const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
-  const signature = isDict(signatures) && signatures[first?.id ?? ""];
-  if (first?.id === undefined || (typeof signature === "string" && signature !== "")) return undefined;
+  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return undefined;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
     withPlaceholderSignature(message),

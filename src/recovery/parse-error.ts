@@ -12,7 +12,7 @@
 import { REJECTION_TEXTS } from "../engine";
 import type { Provider, ProviderRejection, RejectingProvider } from "../types";
 import { messageIndexAt, payloadPositions } from "../models/positions";
-import { isDict, type Dict } from "../values";
+import { isDict, nonEmptyString, type Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**
@@ -77,9 +77,10 @@ const POSITION_PATTERN =
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
 const positionsNear = (text: string, at: number, length: number): { payloadIndex: number; block?: number }[] =>
-  [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) =>
-    block === undefined ? { payloadIndex: Number(index) } : { payloadIndex: Number(index), block: Number(block) },
-  );
+  [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) => ({
+    payloadIndex: +index,
+    block: block ? +block : undefined,
+  }));
 
 /**
  * Ids of the top-level objects of a list like `[{'name': 'f', 'args': {'id': 3}, 'id': 'call_a'}, ...]` (JSON
@@ -177,7 +178,6 @@ function matchText(text: string) {
 // --- reading errors --------------------------------------------------------------------------------------------
 
 const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict): RejectingProvider | undefined {
@@ -224,7 +224,7 @@ function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderR
       // Any other status is about a request that was fine as far as its history goes.
       if (status !== undefined && status !== 400 && status !== 422) return undefined;
       shape ??= shapeProvider(node);
-      param ??= str(node.param) ?? str(pick(node, "error", "param"));
+      param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
       texts = [
         pick(node, "error", "error", "message"),
         pick(node, "error", "message"),

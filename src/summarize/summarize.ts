@@ -237,7 +237,7 @@ export async function summarizeRead(
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
   });
-  const text = contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
+  const text = contentText(isDict(response) ? response.content : response);
   return [...system, ...buildSummaryMessages(text, kept, settings), ...kept];
 }
 
@@ -246,8 +246,8 @@ export async function summarizeRead(
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
 async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter) {
-  let summaries = 0;
-  while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
+  // `part` holds more than summaries (else nothing is summarized).
+  const summaries = part.findIndex((m) => !isSummaryMessage(m));
   const [earlier, rest] = [part.slice(0, summaries), part.slice(summaries)];
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
@@ -313,11 +313,11 @@ export const messagesToTranscript = boundary("messagesToTranscript", (messages: 
 
 /** {@link messagesToTranscript} of messages already read. */
 export function transcriptOf(messages: readonly BaseMessage[]): string {
-  const callNames = new Map<string, string | undefined>();
+  const callNames = new Map<unknown, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }
 
-function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>): string {
   const text = contentText(message.content);
   if (isAssistant(message)) {
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
@@ -342,8 +342,7 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
   }
   const id = resultIdOf(message);
   const matched = id !== undefined && callNames.has(id);
-  const own = typeof message.name === "string" && message.name;
-  const name = matched ? (callNames.get(id) ?? own) : own;
+  const name = callNames.get(id) ?? (typeof message.name === "string" && message.name);
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
   const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
   return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;

@@ -46,25 +46,18 @@ export const trimMessagesSafely = boundary(
     for (const key of ["maxTokens", "tokenCounter"] as const)
       if (read[key] === undefined)
         throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-    // The counter wrapped (and used by core too), `startOn` / `endOn` as lists. A model's getNumTokens counts one
-    // content at a time: summed over the messages, as core does.
+    // The counter wrapped (and used by core too). A model's getNumTokens counts one content at a time: summed over
+    // the messages, as core does.
     const counter = read.tokenCounter;
     const sum = async (messages: BaseMessage[]) =>
       (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const count = asyncCounter(typeof counter === "function" ? counter : sum);
-    const trim = {
-      ...read,
-      tokenCounter: count,
-      count,
-      startOn: typeList(read.startOn),
-      endOn: typeList(read.endOn),
-    } as Trim;
+    const trim = { ...read, tokenCounter: asyncCounter(typeof counter === "function" ? counter : sum) } as Trim;
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
 
-/** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
-type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
+/** The options, validated: the counter wrapped (and used by core too). */
+type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: (messages: BaseMessage[]) => Promise<number> };
 
 const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
 
@@ -91,7 +84,7 @@ const TRIM = {
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
   const n = messages.length;
-  const fits = async (cut: number) => (await trim.count(messages.slice(0, n - cut))) <= trim.maxTokens;
+  const fits = async (cut: number) => (await trim.tokenCounter(messages.slice(0, n - cut))) <= trim.maxTokens;
   const fitting = n - (await smallestFittingCut(0, n, fits));
   const input = messages.slice(0, fitting + 1);
   // core shortens the message after the prefix in place: hand it a copy, never the caller's own.
@@ -105,12 +98,12 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
 async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   let end = messages.length;
-  while (end > 0 && !isOfType(messages[end - 1], trim.endOn as string[])) end--;
+  while (end > 0 && !isOfType(messages[end - 1], typeList(trim.endOn))) end--;
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
   const fits = async (cut: number) =>
-    (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
+    (await trim.tokenCounter([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
   const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
