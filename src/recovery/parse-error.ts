@@ -158,10 +158,10 @@ function matchText(text: string) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
       if (row.path) {
-        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it (each ends on
-        // the quote).
+        // The parameter path: quoted right after the anchor (found at `at` again), or after `pathAfter` close before
+        // it (each ends on the quote).
         const marker = row.pathAfter ?? anchor;
-        const open = row.pathAfter === undefined ? at : text.lastIndexOf(marker, at);
+        const open = text.lastIndexOf(marker, at);
         const [path] =
           open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
         if (path !== undefined && namesDefinition(path)) return null;

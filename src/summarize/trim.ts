@@ -61,9 +61,6 @@ type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: (messages: 
 
 const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
 
-/** `startOn` / `endOn` as a list of type strings (core's message classes, a second spelling, are refused). */
-const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat() as string[]));
-
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
@@ -98,7 +95,7 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
 async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   let end = messages.length;
-  while (end > 0 && !isOfType(messages[end - 1], typeList(trim.endOn))) end--;
+  while (end > 0 && !isOfType(messages[end - 1], trim.endOn)) end--;
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
@@ -109,7 +106,7 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
     (m): m is BaseMessage => m !== undefined,
   );
-  const keptSystem = trimmed.length > 0 && head === 1 && trimmed[0].getType() === "system" ? 1 : 0;
+  const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
   const tail = trimmed.slice(keptSystem + (window.start - start), keptSystem + (window.end - start));
@@ -133,7 +130,7 @@ export function safeWindow(
   options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
 ) {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
-  const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
+  const { startOn, endOn } = options;
   const { start: first, end: last } = window; // within the messages, start <= end
   // latest[j]: the latest result of any assistant message in [first, j).
   const latest = new Int32Array(last + 1).fill(-1);
@@ -149,5 +146,5 @@ export function safeWindow(
   return { start, end };
 }
 
-/** Whether a message is of one of `types` (no types: any message is). */
-const isOfType = (message: BaseMessage, types: string[] | undefined) => !types || types.includes(message.getType());
+/** Whether a message is of one of `types`, a type string or a list of them (core's message classes are refused); none: any. */
+const isOfType = (message: BaseMessage, types: unknown) => !types || [types].flat().includes(message.getType());
