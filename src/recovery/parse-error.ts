@@ -196,69 +196,66 @@ export function parseToolPairingError(
   error: unknown,
   options: ParseToolPairingErrorOptions = {},
 ): ProviderRejection | undefined {
+  // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
   try {
-    return parse(error, options);
-  } catch {
-    // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
-    return undefined;
-  }
-}
-
-function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderRejection | undefined {
-  let shape: RejectingProvider | undefined;
-  let param: string | undefined;
-  let found: ReturnType<typeof matchText>;
-  // The cause chain, at most 8 deep (a cycle is read again, to no effect).
-  for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null; depth++) {
-    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
-    let texts: unknown[] = [node];
-    if (isDict(node)) {
-      if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
-      const status = [
-        node.status,
-        node.statusCode,
-        pick(node, "$metadata", "httpStatusCode"),
-        pick(node, "response", "status"),
-        node.code,
-      ].find((value) => typeof value === "number" && value >= 100 && value < 600);
-      // Any other status is about a request that was fine as far as its history goes.
-      if (status !== undefined && status !== 400 && status !== 422) return undefined;
-      shape ??= shapeProvider(node);
-      param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
-      texts = [
-        pick(node, "error", "error", "message"),
-        pick(node, "error", "message"),
-        pick(node, "response", "data", "error", "message"),
-        node.message,
-      ];
+    let shape: RejectingProvider | undefined;
+    let param: string | undefined;
+    let found: ReturnType<typeof matchText>;
+    // The cause chain, at most 8 deep (a cycle is read again, to no effect).
+    for (let node = error, depth = 0; depth < 8 && node != null; depth++) {
+      // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
+      let texts: unknown[] = [node];
+      if (isDict(node)) {
+        if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR")
+          return undefined;
+        const status = [
+          node.status,
+          node.statusCode,
+          pick(node, "$metadata", "httpStatusCode"),
+          pick(node, "response", "status"),
+          node.code,
+        ].find((value) => typeof value === "number" && value >= 100 && value < 600);
+        // Any other status is about a request that was fine as far as its history goes.
+        if (status !== undefined && status !== 400 && status !== 422) return undefined;
+        shape ??= shapeProvider(node);
+        param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
+        texts = [
+          pick(node, "error", "error", "message"),
+          pick(node, "error", "message"),
+          pick(node, "response", "data", "error", "message"),
+          node.message,
+        ];
+      }
+      for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
+      node = isDict(node) ? node.cause : undefined;
     }
-    for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
-    node = isDict(node) ? node.cause : undefined;
-  }
-  // An error about a tool definition or another request parameter: no history change fixes it.
-  if (!found || (param !== undefined && namesDefinition(param))) return undefined;
+    // An error about a tool definition or another request parameter: no history change fixes it.
+    if (!found || (param !== undefined && namesDefinition(param))) return undefined;
 
-  const { row, at, text, toolCallIds } = found;
-  const provider = senderOf(row, options.provider, shape);
-  const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
-  // The text kept: at most 4,096 characters, around the anchor.
-  const start = Math.max(0, Math.min(at - 256, text.length - 4096));
-  const rejection: ProviderRejection = {
-    provider,
-    kind: row.kind,
-    rule: row.rule,
-    toolCallIds,
-    text: text.slice(start, start + 4096),
-  };
-  if (position === undefined) return rejection;
-  rejection.payloadIndex = position.payloadIndex;
-  const { messages } = options;
-  if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
-  try {
-    const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
-    return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+    const { row, at, text, toolCallIds } = found;
+    const provider = senderOf(row, options.provider, shape);
+    const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
+    // The text kept: at most 4,096 characters, around the anchor.
+    const start = Math.max(0, Math.min(at - 256, text.length - 4096));
+    const rejection: ProviderRejection = {
+      provider,
+      kind: row.kind,
+      rule: row.rule,
+      toolCallIds,
+      text: text.slice(start, start + 4096),
+    };
+    if (position === undefined) return rejection;
+    rejection.payloadIndex = position.payloadIndex;
+    const { messages } = options;
+    if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
+    try {
+      const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
+      return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+    } catch {
+      return rejection; // messages the payload model cannot read: no index
+    }
   } catch {
-    return rejection; // messages the payload model cannot read: no index
+    return undefined;
   }
 }
 
