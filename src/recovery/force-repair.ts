@@ -217,9 +217,13 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       if (id === undefined || !ids.has(id)) return out.push([m, i]);
       touched = true;
       later.push([orphanResultAsUserMessage(m, id), i]);
-      const kind = problem === "duplicate_result" ? problem : "orphan_result";
-      const detail = `result set aside as user text ${why}`;
-      return report({ problem: kind, action: "converted_result", index: i, toolCallId: id, detail });
+      return report({
+        problem: problem === "duplicate_result" ? problem : "orphan_result",
+        action: "converted_result",
+        index: i,
+        toolCallId: id,
+        detail: `result set aside as user text ${why}`,
+      });
     }
     out.push(...later.splice(0));
     // One per id; a server tool use answered inline is none to answer.
@@ -242,11 +246,10 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const tool = name ? `Tool "${name}"` : "The tool";
       const text =
         options.syntheticResultText?.({ id, name, reason: problem, note, toolRun }) ??
         (hadResult.has(id)
-          ? `${tool} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
+          ? `${name ? `Tool "${name}"` : "The tool"} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
           : defaultSyntheticText({ id, name, reason: REASON, note: `${note} and no result for it was sent`, toolRun }));
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
@@ -306,10 +309,8 @@ function blocksAsText(step: Step, servers: boolean) {
     const content = (m.content as unknown[]).flatMap((block) => {
       if (!isDict(block) || !converts(block)) return [block];
       changed++;
-      const text = servers
-        ? serverToolBlockAsText(block)
-        : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
-      return text ?? [];
+      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
+      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
     });
     const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
     return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;

@@ -341,10 +341,9 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
     return `${label}: ${text}`;
   }
   const id = resultIdOf(message);
-  const matched = id !== undefined && callNames.has(id);
   const name = callNames.get(id) ?? (typeof message.name === "string" && message.name);
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
-  const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
+  const tail = `${id === undefined || callNames.has(id) ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
   return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
 }
 
