@@ -138,7 +138,7 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean): C
 /**
  * Reads the options of a summarization surface against `table` ({@link SUMMARIZATION} and the surface's own):
  * a {@link ToolCallRepairInputError} naming the option otherwise. `model` and `trigger` are required (without a
- * trigger, langchain's middleware never summarizes); a fraction needs the model's input limit, checked here
+ * trigger, langchain's middleware never summarizes; no options at all is a missing `model`); a fraction needs the model's input limit, checked here
  * when the model is given as a model.
  */
 export function readSummarization<M = SummarizerModel>(
@@ -146,7 +146,6 @@ export function readSummarization<M = SummarizerModel>(
   fn: string,
   table: OptionTable = SUMMARIZATION,
 ): Summarization<M> {
-  if (options === null || options === undefined) throw expectedInput(fn, "options", "an object", options);
   const read = readOptions<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
