@@ -63,6 +63,7 @@ import {
   type Provider,
   type ProviderRejection,
   type RejectingProvider,
+  type RejectionKind,
   type RepairOptions,
   type RepairResult,
   type ToolCallProblemKind,
@@ -153,7 +154,7 @@ function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
 }
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
-const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"], (step: Step) => Forced | undefined> = {
+const STEPS: Record<(typeof FORCED_REPAIRS)[RejectionKind]["fix"], (step: Step) => Forced | undefined> = {
   "answer-calls": answerNamedCalls,
   strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
   "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
@@ -375,7 +376,7 @@ export interface RejectionDiagnosis {
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
 export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
   try {
-    const value = isDict(error) ? error[REJECTION_DIAGNOSIS_KEY] : undefined;
+    const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
     return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
   } catch {
     return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis

@@ -65,7 +65,8 @@ const MEASURED_CHARS = 8_000_000;
  */
 export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number => {
   let chars = 0;
-  for (const message of readMessageList(messages, "approximateTokenCounter")) {
+  // Internal (the default counter): its callers hand it messages already read.
+  for (const message of messages) {
     if (chars >= MEASURED_CHARS) break;
     chars += 16 + contentLength(message.content, MEASURED_CHARS - chars);
     if (isAssistant(message) && chars < MEASURED_CHARS)

@@ -138,8 +138,8 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean): C
 /**
  * Reads the options of a summarization surface against `table` ({@link SUMMARIZATION} and the surface's own):
  * a {@link ToolCallRepairInputError} naming the option otherwise. `model` and `trigger` are required (without a
- * trigger, langchain's middleware never summarizes; no options at all is a missing `model`); a fraction needs the model's input limit, checked here
- * when the model is given as a model.
+ * trigger, langchain's middleware never summarizes; no options at all is a missing `model`); a fraction needs the
+ * model's input limit, checked here when the model is given as a model.
  */
 export function readSummarization<M = SummarizerModel>(
   options: unknown,
@@ -150,17 +150,21 @@ export function readSummarization<M = SummarizerModel>(
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
-  const list = Array.isArray(trigger);
   const conditions = [trigger]
     .flat()
-    .map((c, i) => readSize(c, fn, list ? `options.trigger[${i}]` : "options.trigger", true));
+    .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
   if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
-  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter);
-  return { ...read, fn, trigger: conditions, keep: kept, count };
+  return {
+    ...read,
+    fn,
+    trigger: conditions,
+    keep: kept,
+    count: asyncCounter(read.tokenCounter ?? approximateTokenCounter),
+  };
 }
 
 /**
