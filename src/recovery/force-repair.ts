@@ -175,7 +175,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
   for (const { type, id } of resentOutputOf(message) ?? []) {
     if (type === "reasoning") inRun = false;
     else if (inRun && typeof id === "string") goes.add(id);
-    if (typeof id === "string" && goes.has(id)) inRun = type !== "reasoning";
+    if (goes.has(id as string)) inRun = type !== "reasoning";
   }
   let hit = false;
   const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
@@ -270,15 +270,13 @@ function closeOpenLoop(step: Step): Forced | undefined {
   let end = input.length - 1;
   while (turnOf(input[end]) === "system") end--;
   if (!isToolResult(input[end])) return undefined;
+  // Scanning back, `after` is past the latest user message of a run of user (and system) messages; the loop starts
+  // there when the turn before that run is no tool result.
   let from = 0;
-  for (let i = end; i >= 0; i--) {
-    if (turnOf(input[i]) !== "user") continue;
-    let before = i - 1;
-    while (turnOf(input[before]) === "system" || turnOf(input[before]) === "user") before--;
-    if (!isToolResult(input[before])) {
-      from = i + 1;
-      break;
-    }
+  for (let i = end, after = 0; i >= -1 && from === 0; i--) {
+    const turn = turnOf(input[i]);
+    if (turn === "user") after ||= i + 1;
+    else if (turn !== "system") [from, after] = [isToolResult(input[i]) ? 0 : after, 0];
   }
   const detail = `tool exchange of the open loop written out as text ${whyOf(step.rejection)}`;
   return each(step, (m, i) => {
