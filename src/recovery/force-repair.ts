@@ -322,7 +322,8 @@ function blocksAsText(step: Step, servers: boolean) {
  */
 function strictAround({ input, rejection, problem: leftOver, options, report }: Step): Forced {
   const strict: RepairOptions = { ...options, provider: "strict" };
-  const whole = (messages: BaseMessage[], origin: number[]): Forced => {
+  // On the whole history, its repairs reported through `origin` (spliced once the turn is repaired).
+  const whole = (messages: BaseMessage[]): Forced => {
     const repaired = repairToolCalls(messages, strict);
     for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] });
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
@@ -330,7 +331,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   };
   const { origin } = unchanged(input);
   const at = rejection.messageIndex ?? -1;
-  if (!input[at]) return whole(input, origin);
+  if (!input[at]) return whole(input);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
   let [start, end] = [at, at + 1];
   while (start > 0 && !isTurnStart(input[start])) start--;
@@ -339,13 +340,13 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     input.slice(start, end),
     end === input.length ? strict : { ...strict, trailing: "answer" },
   );
-  if (slice.repairs.length === 0) return whole(input, origin);
+  if (slice.repairs.length === 0) return whole(input);
   const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
   for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
   origin.splice(start, end - start, ...slice.messages.map((_, k) => Math.min(start + k, end - 1)));
   return leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver)
     ? { messages, origin }
-    : whole(messages, origin);
+    : whole(messages);
 }
 
 // --- the one retry --------------------------------------------------------------------------------------------

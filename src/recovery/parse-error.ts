@@ -270,6 +270,5 @@ function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvi
   const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
-  if (row.shared && called !== undefined && called !== "strict") return called;
-  return fromText;
+  return row.shared && called && called !== "strict" ? called : fromText;
 }
