@@ -57,11 +57,13 @@ import {
   type Dict,
 } from "../messages/inspect";
 import { parseToolPairingError } from "./parse-error";
+import { nonEmptyString } from "../values";
 import {
   PROVIDERS,
   type Provider,
   type ProviderRejection,
   type RejectingProvider,
+  type RejectionKind,
   type RepairOptions,
   type RepairResult,
   type ToolCallProblemKind,
@@ -109,7 +111,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
   const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
   const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
-  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
+  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] });
   // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, repairs);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
@@ -138,26 +140,25 @@ const whyOf = (rejection: ProviderRejection) =>
 /** A fix of one message: the message rebuilt and what to report, or undefined when it changes nothing. */
 type Fix = (m: BaseMessage, i: number) => [BaseMessage, Omit<ToolCallRepair, "index" | "problem">] | undefined | false;
 
-/** Applies `fix` to every message; undefined when none changes. */
-function each({ input, problem, report }: Step, fix: Fix, fallback: ToolCallProblemKind): Forced | undefined {
+/** Applies `fix` to every message; undefined when none changes. Each fix using it has its problem in `FORCED_REPAIRS`. */
+function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
   let touched = false;
   const messages = input.map((m, index) => {
     const fixed = fix(m, index);
     if (!fixed) return m;
     touched = true;
-    report({ problem: problem ?? fallback, ...fixed[1], index });
+    report({ problem: problem!, ...fixed[1], index });
     return fixed[0];
   });
   return touched ? unchanged(messages) : undefined;
 }
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
-const STEPS: Record<(typeof FORCED_REPAIRS)[keyof typeof FORCED_REPAIRS]["fix"], (step: Step) => Forced | undefined> = {
-  "answer-calls": (step) => answerNamedCalls(step, step.problem ?? "orphan_call"),
-  strict: (step) => answerNamedCalls(step, "orphan_call") ?? strictAround(step),
-  "response-items": (step) =>
-    each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection), "malformed_message"),
-  "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m), "malformed_message"),
+const STEPS: Record<(typeof FORCED_REPAIRS)[RejectionKind]["fix"], (step: Step) => Forced | undefined> = {
+  "answer-calls": answerNamedCalls,
+  strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
+  "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
+  "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
   "close-open-loop": closeOpenLoop,
   "reasoning-as-text": (step) => blocksAsText(step, false),
   "server-tools-as-text": (step) => blocksAsText(step, true),
@@ -174,7 +175,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
   for (const { type, id } of resentOutputOf(message) ?? []) {
     if (type === "reasoning") inRun = false;
     else if (inRun && typeof id === "string") goes.add(id);
-    if (typeof id === "string" && goes.has(id)) inRun = type !== "reasoning";
+    if (goes.has(id as string)) inRun = type !== "reasoning";
   }
   let hit = false;
   const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
@@ -187,8 +188,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
   const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
-  const signature = isDict(signatures) && signatures[first?.id ?? ""];
-  if (first?.id === undefined || (typeof signature === "string" && signature !== "")) return undefined;
+  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return undefined;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
     withPlaceholderSignature(message),
@@ -197,19 +197,13 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 }
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
-function answerNamedCalls(
-  { input, rejection, options, report }: Step,
-  problem: ToolCallProblemKind,
-): Forced | undefined {
+function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step): Forced | undefined {
   if (rejection.toolCallIds.length === 0) return undefined;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
   const ids = new Set(rejection.toolCallIds);
-  for (const m of input) {
-    const output = isAssistant(m) && isDict(m.response_metadata) ? m.response_metadata.output : undefined;
-    if (Array.isArray(output))
-      for (const item of output)
-        if (isDict(item) && ids.has(item.id as string) && typeof item.call_id === "string") ids.add(item.call_id);
-  }
+  for (const m of input)
+    for (const { id, call_id } of (isAssistant(m) && resentOutputOf(m)) || [])
+      if (ids.has(id as string) && typeof call_id === "string") ids.add(call_id);
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const why = whyOf(rejection);
   const note = `the provider rejected this exchange (${rejection.rule})`;
@@ -224,9 +218,13 @@ function answerNamedCalls(
       if (id === undefined || !ids.has(id)) return out.push([m, i]);
       touched = true;
       later.push([orphanResultAsUserMessage(m, id), i]);
-      const kind = problem === "duplicate_result" ? problem : "orphan_result";
-      const detail = `result set aside as user text ${why}`;
-      return report({ problem: kind, action: "converted_result", index: i, toolCallId: id, detail });
+      return report({
+        problem: problem === "duplicate_result" ? problem : "orphan_result",
+        action: "converted_result",
+        index: i,
+        toolCallId: id,
+        detail: `result set aside as user text ${why}`,
+      });
     }
     out.push(...later.splice(0));
     // One per id; a server tool use answered inline is none to answer.
@@ -249,11 +247,10 @@ function answerNamedCalls(
       }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const tool = name ? `Tool "${name}"` : "The tool";
       const text =
         options.syntheticResultText?.({ id, name, reason: problem, note, toolRun }) ??
         (hadResult.has(id)
-          ? `${tool} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
+          ? `${name ? `Tool "${name}"` : "The tool"} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
           : defaultSyntheticText({ id, name, reason: REASON, note: `${note} and no result for it was sent`, toolRun }));
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
@@ -273,29 +270,23 @@ function closeOpenLoop(step: Step): Forced | undefined {
   let end = input.length - 1;
   while (turnOf(input[end]) === "system") end--;
   if (!isToolResult(input[end])) return undefined;
+  // Scanning back, `after` is past the latest user message of a run of user (and system) messages; the loop starts
+  // there when the turn before that run is no tool result.
   let from = 0;
-  for (let i = end; i >= 0; i--) {
-    if (turnOf(input[i]) !== "user") continue;
-    let before = i - 1;
-    while (turnOf(input[before]) === "system" || turnOf(input[before]) === "user") before--;
-    if (!isToolResult(input[before])) {
-      from = i + 1;
-      break;
-    }
+  for (let i = end, after = 0; i >= -1 && from === 0; i--) {
+    const turn = turnOf(input[i]);
+    if (turn === "user") after ||= i + 1;
+    else if (turn !== "system") [from, after] = [isToolResult(input[i]) ? 0 : after, 0];
   }
   const detail = `tool exchange of the open loop written out as text ${whyOf(step.rejection)}`;
-  return each(
-    step,
-    (m, i) => {
-      const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
-      const message =
-        calls.length > 0
-          ? clientCallsAsText(m as AIMessage, calls)
-          : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
-      return message && [message, { action: "converted_to_text", detail }];
-    },
-    "unsupported_block",
-  );
+  return each(step, (m, i) => {
+    const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
+    const message =
+      calls.length > 0
+        ? clientCallsAsText(m as AIMessage, calls)
+        : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
+    return message && [message, { action: "converted_to_text", detail }];
+  });
 }
 
 /**
@@ -311,24 +302,18 @@ function blocksAsText(step: Step, servers: boolean) {
       ? (b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string))) ||
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
       : REASONING_TYPES.has(String(b.type));
-  return each(
-    step,
-    (m, i) => {
-      if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
-      let changed = 0;
-      const content = (m.content as unknown[]).flatMap((block) => {
-        if (!isDict(block) || !converts(block)) return [block];
-        changed++;
-        const text = servers
-          ? serverToolBlockAsText(block)
-          : reasoningAsText(block, "Reasoning the provider did not accept (no valid signature), kept as text");
-        return text ?? [];
-      });
-      const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
-      return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
-    },
-    "unsupported_block",
-  );
+  return each(step, (m, i) => {
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
+    let changed = 0;
+    const content = (m.content as unknown[]).flatMap((block) => {
+      if (!isDict(block) || !converts(block)) return [block];
+      changed++;
+      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
+      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
+    });
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
+    return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
+  });
 }
 
 /**
@@ -337,31 +322,31 @@ function blocksAsText(step: Step, servers: boolean) {
  */
 function strictAround({ input, rejection, problem: leftOver, options, report }: Step): Forced {
   const strict: RepairOptions = { ...options, provider: "strict" };
-  const whole = (messages: BaseMessage[], origin: number[]): Forced => {
+  // On the whole history, its repairs reported through `origin` (spliced once the turn is repaired).
+  const whole = (messages: BaseMessage[]): Forced => {
     const repaired = repairToolCalls(messages, strict);
-    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
+    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] });
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
     return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
   };
   const { origin } = unchanged(input);
-  const at = rejection.messageIndex;
-  if (at === undefined || !input[at]) return whole(input, origin);
+  const at = rejection.messageIndex ?? -1;
+  if (!input[at]) return whole(input);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
-  let start = at;
+  let [start, end] = [at, at + 1];
   while (start > 0 && !isTurnStart(input[start])) start--;
-  let end = at + 1;
   while (end < input.length && !isTurnStart(input[end])) end++;
   const slice = repairToolCalls(
     input.slice(start, end),
     end === input.length ? strict : { ...strict, trailing: "answer" },
   );
-  if (slice.repairs.length === 0) return whole(input, origin);
+  if (slice.repairs.length === 0) return whole(input);
   const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
   for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
   origin.splice(start, end - start, ...slice.messages.map((_, k) => Math.min(start + k, end - 1)));
   return leftOver === undefined || !findToolCallProblems(messages, strict).some((p) => p.kind === leftOver)
     ? { messages, origin }
-    : whole(messages, origin);
+    : whole(messages);
 }
 
 // --- the one retry --------------------------------------------------------------------------------------------
@@ -390,7 +375,7 @@ export interface RejectionDiagnosis {
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
 export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
   try {
-    const value = isDict(error) ? error[REJECTION_DIAGNOSIS_KEY] : undefined;
+    const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
     return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
   } catch {
     return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis

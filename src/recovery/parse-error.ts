@@ -12,7 +12,7 @@
 import { REJECTION_TEXTS } from "../engine";
 import type { Provider, ProviderRejection, RejectingProvider } from "../types";
 import { messageIndexAt, payloadPositions } from "../models/positions";
-import { isDict, type Dict } from "../values";
+import { isDict, nonEmptyString, type Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**
@@ -77,9 +77,10 @@ const POSITION_PATTERN =
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
 const positionsNear = (text: string, at: number, length: number): { payloadIndex: number; block?: number }[] =>
-  [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) =>
-    block === undefined ? { payloadIndex: Number(index) } : { payloadIndex: Number(index), block: Number(block) },
-  );
+  [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) => ({
+    payloadIndex: +index,
+    block: block ? +block : undefined,
+  }));
 
 /**
  * Ids of the top-level objects of a list like `[{'name': 'f', 'args': {'id': 3}, 'id': 'call_a'}, ...]` (JSON
@@ -157,10 +158,10 @@ function matchText(text: string) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
       if (row.path) {
-        // The parameter path: quoted right after the anchor, or after `pathAfter` close before it (each ends on
-        // the quote).
+        // The parameter path: quoted right after the anchor (found at `at` again), or after `pathAfter` close before
+        // it (each ends on the quote).
         const marker = row.pathAfter ?? anchor;
-        const open = row.pathAfter === undefined ? at : text.lastIndexOf(marker, at);
+        const open = text.lastIndexOf(marker, at);
         const [path] =
           open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
         if (path !== undefined && namesDefinition(path)) return null;
@@ -177,7 +178,6 @@ function matchText(text: string) {
 // --- reading errors --------------------------------------------------------------------------------------------
 
 const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict): RejectingProvider | undefined {
@@ -196,69 +196,66 @@ export function parseToolPairingError(
   error: unknown,
   options: ParseToolPairingErrorOptions = {},
 ): ProviderRejection | undefined {
+  // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
   try {
-    return parse(error, options);
-  } catch {
-    // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
-    return undefined;
-  }
-}
-
-function parse(error: unknown, options: ParseToolPairingErrorOptions): ProviderRejection | undefined {
-  let shape: RejectingProvider | undefined;
-  let param: string | undefined;
-  let found: ReturnType<typeof matchText>;
-  // The cause chain, at most 8 deep (a cycle is read again, to no effect).
-  for (let node = error, depth = 0; depth < 8 && node !== undefined && node !== null; depth++) {
-    // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
-    let texts: unknown[] = [node];
-    if (isDict(node)) {
-      if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return undefined;
-      const status = [
-        node.status,
-        node.statusCode,
-        pick(node, "$metadata", "httpStatusCode"),
-        pick(node, "response", "status"),
-        node.code,
-      ].find((value) => typeof value === "number" && value >= 100 && value < 600);
-      // Any other status is about a request that was fine as far as its history goes.
-      if (status !== undefined && status !== 400 && status !== 422) return undefined;
-      shape ??= shapeProvider(node);
-      param ??= str(node.param) ?? str(pick(node, "error", "param"));
-      texts = [
-        pick(node, "error", "error", "message"),
-        pick(node, "error", "message"),
-        pick(node, "response", "data", "error", "message"),
-        node.message,
-      ];
+    let shape: RejectingProvider | undefined;
+    let param: string | undefined;
+    let found: ReturnType<typeof matchText>;
+    // The cause chain, at most 8 deep (a cycle is read again, to no effect).
+    for (let node = error, depth = 0; depth < 8 && node != null; depth++) {
+      // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
+      let texts: unknown[] = [node];
+      if (isDict(node)) {
+        if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR")
+          return undefined;
+        const status = [
+          node.status,
+          node.statusCode,
+          pick(node, "$metadata", "httpStatusCode"),
+          pick(node, "response", "status"),
+          node.code,
+        ].find((value) => typeof value === "number" && value >= 100 && value < 600);
+        // Any other status is about a request that was fine as far as its history goes.
+        if (status !== undefined && status !== 400 && status !== 422) return undefined;
+        shape ??= shapeProvider(node);
+        param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
+        texts = [
+          pick(node, "error", "error", "message"),
+          pick(node, "error", "message"),
+          pick(node, "response", "data", "error", "message"),
+          node.message,
+        ];
+      }
+      for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
+      node = isDict(node) ? node.cause : undefined;
     }
-    for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
-    node = isDict(node) ? node.cause : undefined;
-  }
-  // An error about a tool definition or another request parameter: no history change fixes it.
-  if (!found || (param !== undefined && namesDefinition(param))) return undefined;
+    // An error about a tool definition or another request parameter: no history change fixes it.
+    if (!found || (param !== undefined && namesDefinition(param))) return undefined;
 
-  const { row, at, text, toolCallIds } = found;
-  const provider = senderOf(row, options.provider, shape);
-  const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
-  // The text kept: at most 4,096 characters, around the anchor.
-  const start = Math.max(0, Math.min(at - 256, text.length - 4096));
-  const rejection: ProviderRejection = {
-    provider,
-    kind: row.kind,
-    rule: row.rule,
-    toolCallIds,
-    text: text.slice(start, start + 4096),
-  };
-  if (position === undefined) return rejection;
-  rejection.payloadIndex = position.payloadIndex;
-  const { messages } = options;
-  if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
-  try {
-    const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
-    return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+    const { row, at, text, toolCallIds } = found;
+    const provider = senderOf(row, options.provider, shape);
+    const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
+    // The text kept: at most 4,096 characters, around the anchor.
+    const start = Math.max(0, Math.min(at - 256, text.length - 4096));
+    const rejection: ProviderRejection = {
+      provider,
+      kind: row.kind,
+      rule: row.rule,
+      toolCallIds,
+      text: text.slice(start, start + 4096),
+    };
+    if (position === undefined) return rejection;
+    rejection.payloadIndex = position.payloadIndex;
+    const { messages } = options;
+    if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
+    try {
+      const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
+      return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+    } catch {
+      return rejection; // messages the payload model cannot read: no index
+    }
   } catch {
-    return rejection; // messages the payload model cannot read: no index
+    return undefined;
   }
 }
 
@@ -273,6 +270,5 @@ function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvi
   const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
-  if (row.shared && called !== undefined && called !== "strict") return called;
-  return fromText;
+  return row.shared && called && called !== "strict" ? called : fromText;
 }

@@ -65,7 +65,8 @@ const MEASURED_CHARS = 8_000_000;
  */
 export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number => {
   let chars = 0;
-  for (const message of readMessageList(messages, "approximateTokenCounter")) {
+  // Internal (the default counter): its callers hand it messages already read.
+  for (const message of messages) {
     if (chars >= MEASURED_CHARS) break;
     chars += 16 + contentLength(message.content, MEASURED_CHARS - chars);
     if (isAssistant(message) && chars < MEASURED_CHARS)
@@ -135,21 +136,23 @@ export const findSafeSummarizationBoundary = boundary(
   (messages: readonly BaseMessage[], options: BoundaryOptions): number => {
     const fn = "findSafeSummarizationBoundary";
     const list = readMessageList(messages, fn);
-    const { keepLast, maxTokens, tokenCounter } = readOptions<Partial<BudgetOptions>>(options, fn, BOUNDARY);
+    const { keepLast, maxTokens, tokenCounter } = readOptions<{
+      keepLast?: number;
+      maxTokens?: number;
+      tokenCounter?: TokenCounter;
+    }>(options, fn, BOUNDARY);
     const tokens = [maxTokens, tokenCounter].filter((value) => value !== undefined).length;
     if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
     if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
-    const own = callersOwn(tokenCounter!);
-    const count = (messages: BaseMessage[]) => checkedCount(own(messages));
+    const count = callersOwn(tokenCounter!);
     const systemCount = leadingSystemCount(list);
     const system = list.slice(0, systemCount);
     // Each probe copies the kept part: O(n) a probe, O(log n) probes.
-    const fits = (cut: number) => count([...system, ...list.slice(cut)]) <= maxTokens!;
+    const fits = (cut: number) => checkedCount(count([...system, ...list.slice(cut)])) <= maxTokens!;
     return safeCutFrom(list, smallestFittingCut(systemCount, list.length, fits));
   },
 );
 
-type BudgetOptions = { keepLast: number; maxTokens: number; tokenCounter: TokenCounter };
 const BOUNDARY_SHAPE = "{ keepLast: n >= 0 } or { maxTokens: n >= 0, tokenCounter: (messages) => number }";
 const BOUNDARY = { keepLast: option.count, maxTokens: option.count, tokenCounter: option.fn };
 

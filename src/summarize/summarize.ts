@@ -138,30 +138,33 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean): C
 /**
  * Reads the options of a summarization surface against `table` ({@link SUMMARIZATION} and the surface's own):
  * a {@link ToolCallRepairInputError} naming the option otherwise. `model` and `trigger` are required (without a
- * trigger, langchain's middleware never summarizes); a fraction needs the model's input limit, checked here
- * when the model is given as a model.
+ * trigger, langchain's middleware never summarizes; no options at all is a missing `model`); a fraction needs the
+ * model's input limit, checked here when the model is given as a model.
  */
 export function readSummarization<M = SummarizerModel>(
   options: unknown,
   fn: string,
   table: OptionTable = SUMMARIZATION,
 ): Summarization<M> {
-  if (options === null || options === undefined) throw expectedInput(fn, "options", "an object", options);
   const read = readOptions<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
-  const list = Array.isArray(trigger);
   const conditions = [trigger]
     .flat()
-    .map((c, i) => readSize(c, fn, list ? `options.trigger[${i}]` : "options.trigger", true));
+    .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
   if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
   const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
-  const count = asyncCounter(read.tokenCounter ?? approximateTokenCounter);
-  return { ...read, fn, trigger: conditions, keep: kept, count };
+  return {
+    ...read,
+    fn,
+    trigger: conditions,
+    keep: kept,
+    count: asyncCounter(read.tokenCounter ?? approximateTokenCounter),
+  };
 }
 
 /**
@@ -237,7 +240,7 @@ export async function summarizeRead(
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },
   });
-  const text = contentText(typeof response === "string" ? response : isDict(response) ? response.content : undefined);
+  const text = contentText(isDict(response) ? response.content : response);
   return [...system, ...buildSummaryMessages(text, kept, settings), ...kept];
 }
 
@@ -246,8 +249,8 @@ export async function summarizeRead(
  * that fit, cut on the safe boundary so that no result is shown without its call.
  */
 async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: Counter) {
-  let summaries = 0;
-  while (summaries < part.length && isSummaryMessage(part[summaries])) summaries++;
+  // `part` holds more than summaries (else nothing is summarized).
+  const summaries = part.findIndex((m) => !isSummaryMessage(m));
   const [earlier, rest] = [part.slice(0, summaries), part.slice(summaries)];
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
@@ -313,11 +316,11 @@ export const messagesToTranscript = boundary("messagesToTranscript", (messages: 
 
 /** {@link messagesToTranscript} of messages already read. */
 export function transcriptOf(messages: readonly BaseMessage[]): string {
-  const callNames = new Map<string, string | undefined>();
+  const callNames = new Map<unknown, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }
 
-function renderMessage(message: BaseMessage, callNames: Map<string, string | undefined>): string {
+function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>): string {
   const text = contentText(message.content);
   if (isAssistant(message)) {
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
@@ -341,11 +344,9 @@ function renderMessage(message: BaseMessage, callNames: Map<string, string | und
     return `${label}: ${text}`;
   }
   const id = resultIdOf(message);
-  const matched = id !== undefined && callNames.has(id);
-  const own = typeof message.name === "string" && message.name;
-  const name = matched ? (callNames.get(id) ?? own) : own;
+  const name = callNames.get(id) ?? (typeof message.name === "string" && message.name);
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
-  const tail = `${id === undefined || matched ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
+  const tail = `${id === undefined || callNames.has(id) ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
   return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
 }
 

@@ -46,30 +46,20 @@ export const trimMessagesSafely = boundary(
     for (const key of ["maxTokens", "tokenCounter"] as const)
       if (read[key] === undefined)
         throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
-    // The counter wrapped (and used by core too), `startOn` / `endOn` as lists. A model's getNumTokens counts one
-    // content at a time: summed over the messages, as core does.
+    // The counter wrapped (and used by core too). A model's getNumTokens counts one content at a time: summed over
+    // the messages, as core does.
     const counter = read.tokenCounter;
     const sum = async (messages: BaseMessage[]) =>
       (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const count = asyncCounter(typeof counter === "function" ? counter : sum);
-    const trim = {
-      ...read,
-      tokenCounter: count,
-      count,
-      startOn: typeList(read.startOn),
-      endOn: typeList(read.endOn),
-    } as Trim;
+    const trim = { ...read, tokenCounter: asyncCounter(typeof counter === "function" ? counter : sum) } as Trim;
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
 
-/** The options, validated: the counter wrapped (and used by core too), `startOn` / `endOn` as type strings. */
-type Trim = TrimMessagesOptions & { maxTokens: number; count: (messages: BaseMessage[]) => Promise<number> };
+/** The options, validated: the counter wrapped (and used by core too). */
+type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: (messages: BaseMessage[]) => Promise<number> };
 
 const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
-
-/** `startOn` / `endOn` as a list of type strings (core's message classes, a second spelling, are refused). */
-const typeList = (types: unknown) => (types === undefined ? undefined : ([types].flat() as string[]));
 
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
@@ -91,7 +81,7 @@ const TRIM = {
 async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
   const n = messages.length;
-  const fits = async (cut: number) => (await trim.count(messages.slice(0, n - cut))) <= trim.maxTokens;
+  const fits = async (cut: number) => (await trim.tokenCounter(messages.slice(0, n - cut))) <= trim.maxTokens;
   const fitting = n - (await smallestFittingCut(0, n, fits));
   const input = messages.slice(0, fitting + 1);
   // core shortens the message after the prefix in place: hand it a copy, never the caller's own.
@@ -105,18 +95,18 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
 async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   let end = messages.length;
-  while (end > 0 && !isOfType(messages[end - 1], trim.endOn as string[])) end--;
+  while (end > 0 && !isOfType(messages[end - 1], trim.endOn)) end--;
   const head = trim.includeSystem && end > 0 && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
   const fits = async (cut: number) =>
-    (await trim.count([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
+    (await trim.tokenCounter([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
   const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
     (m): m is BaseMessage => m !== undefined,
   );
-  const keptSystem = trimmed.length > 0 && head === 1 && trimmed[0].getType() === "system" ? 1 : 0;
+  const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
   const tail = trimmed.slice(keptSystem + (window.start - start), keptSystem + (window.end - start));
@@ -140,7 +130,7 @@ export function safeWindow(
   options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
 ) {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
-  const [startOn, endOn] = [typeList(options.startOn), typeList(options.endOn)];
+  const { startOn, endOn } = options;
   const { start: first, end: last } = window; // within the messages, start <= end
   // latest[j]: the latest result of any assistant message in [first, j).
   const latest = new Int32Array(last + 1).fill(-1);
@@ -156,5 +146,5 @@ export function safeWindow(
   return { start, end };
 }
 
-/** Whether a message is of one of `types` (no types: any message is). */
-const isOfType = (message: BaseMessage, types: string[] | undefined) => !types || types.includes(message.getType());
+/** Whether a message is of one of `types`, a type string or a list of them (core's message classes are refused); none: any. */
+const isOfType = (message: BaseMessage, types: unknown) => !types || [types].flat().includes(message.getType());

@@ -465,7 +465,7 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
       expect(ToolCallRepairInputError.isInstance(error), String(error)).toBe(true);
       expect((error as ToolCallRepairInputError).argument).toBe(argument);
     };
-    bad(null, "options");
+    bad(null, "options.model");
     bad({ trigger: { messages: 3 } }, "options.model");
     bad({ model: model() }, "options.trigger");
     bad({ model: model(), trigger: [] }, "options.trigger");

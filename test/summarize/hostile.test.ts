@@ -215,7 +215,8 @@ describe("bad arguments get a ToolCallRepairInputError naming them", () => {
     expect((await inputError(() => summarizeHistory(history(), { ...valid, keep: null as never }))).argument).toBe(
       "options.keep",
     );
-    expect((await inputError(() => summarizeHistory(history(), null as never))).argument).toBe("options");
+    // No options: the first required option is missing (as trimMessagesSafely names options.maxTokens).
+    expect((await inputError(() => summarizeHistory(history(), null as never))).argument).toBe("options.model");
     expect((await inputError(() => summarizationNode({ ...valid, keep: { messages: "2" as never } }))).argument).toBe(
       "options.keep.messages",
     );
