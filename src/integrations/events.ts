@@ -9,6 +9,8 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
 import type { ToolCallRepair } from "../types";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Repairer } from "../engine";
 
 /** Name of the custom event (and of the run that carries it outside a node); its payload is the repair. */
 export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
@@ -21,6 +23,8 @@ export const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
  * (`request`: shaping the stored thread does not keep, so made again on every call; see {@link deliverRepairs}).
  */
 export type RepairScope = "stored" | "request";
+
+type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 export interface RepairReporting {
   /** Called once per repair, in order. Nothing is logged by this package. */
@@ -46,7 +50,7 @@ export async function reportRepairs(
   options: RepairReporting = {},
   config?: RunnableConfig,
   scope: RepairScope = "stored",
-  run?: Pick<CallbackManagerForLLMRun, "handleCustomEvent">,
+  run?: Run,
 ): Promise<void> {
   if (repairs.length === 0) return;
   if (options.onRepair) deliverRepairs(options.onRepair, repairs, config, scope);
@@ -178,6 +182,22 @@ export async function orFallback<T>(
     return fallback;
   }
 }
+
+/**
+ * One request's `messages` repaired by `repairer`, the repairs reported as request shaping (to the model call's
+ * `run` when given); the same array when clean, or when repairing fails (reported: the request goes as it is).
+ */
+export const repairedRequest = (repairer: Repairer, messages: BaseMessage[], reporting: RepairReporting, run?: Run) =>
+  orFallback(
+    async () => {
+      if (repairer.isClean(messages)) return messages;
+      const { messages: repaired, repairs } = repairer.repair(messages);
+      await reportRepairs(repairs, reporting, undefined, "request", run);
+      return repairs.length > 0 ? repaired : messages;
+    },
+    messages,
+    reporting,
+  );
 
 /** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
 export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
