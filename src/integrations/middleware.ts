@@ -38,7 +38,7 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
 }
 
 /** The middleware's options (the setup `toolCallRepair` takes them too). */
-export const MIDDLEWARE_OPTIONS = {
+const MIDDLEWARE_OPTIONS = {
   ...SURFACE_OPTIONS,
   repairOnInput: option.flag,
   repairModelRequest: option.flag,
