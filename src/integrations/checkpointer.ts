@@ -245,7 +245,7 @@ function repairingSaver(
   };
 }
 
-const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, messagesKey: option.name };
+export const CHECKPOINTER_OPTIONS = { ...STORED_SURFACE_OPTIONS, messagesKey: option.name };
 
 /**
  * Wraps a checkpointer so that stored threads stay valid for the provider. Every method of `checkpointer`

@@ -39,7 +39,7 @@ export type PreModelHookResult = object | undefined | void;
  * `"messages"` rewrites the history (summarization), `"llmInputMessages"` writes the model's input from the
  * history it is given (repair), and so must come after every hook that rewrites it.
  */
-export type HookRole = "messages" | "llmInputMessages";
+type HookRole = "messages" | "llmInputMessages";
 
 const HOOK_ROLE = Symbol.for("langgraph-tool-repair.preModelHookRole");
 

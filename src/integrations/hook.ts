@@ -10,12 +10,11 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { createRepairer } from "../engine";
 import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
 import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
-import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
+import { repairersOf, SURFACE_OPTIONS } from "./surface-options";
 import { kind, option, readOptions } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
@@ -69,13 +68,11 @@ export const toolCallRepairHook = boundary(
       persist = false,
       shapeRequests = true,
       model,
-      onRepair,
-      onError,
-      ...repairOptions
+      ...given
     } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
-    const reporting: RepairReporting = { onRepair, onError };
-    const structural = createRepairer({ ...repairOptions, level: "structural" });
-    const request = shapeRequests ? requestRepairers(repairOptions).for(model) : structural;
+    const repairers = repairersOf(given);
+    const structural = repairers.structural();
+    const request = shapeRequests ? repairers.for(model) : structural;
 
     const repairAndReport = async (
       messages: BaseMessage[],
@@ -83,15 +80,15 @@ export const toolCallRepairHook = boundary(
     ): Promise<ToolCallRepairHookUpdate> => {
       // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
       const stored = persist
-        ? await persistedRepair(messages, config, "messages", reporting, structural, config)
+        ? await persistedRepair(messages, config, "messages", given, structural, config)
         : undefined;
       const salvaged = persist
         ? { messages, repairs: [] }
-        : await withRunSalvage(messages, config, "messages", reporting, structural);
+        : await withRunSalvage(messages, config, "messages", given, structural);
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
       const shaped = request.repair(stored?.slice(1) ?? salvaged.messages);
-      await reportRepairs([...salvaged.repairs, ...shaped.repairs], reporting, config, "request");
+      await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, config, "request");
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
       return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };
@@ -107,10 +104,10 @@ export const toolCallRepairHook = boundary(
             const fallback = { llmInputMessages: messages };
             return request.isClean(messages)
               ? fallback
-              : orFallback(() => repairAndReport(messages, config), fallback, reporting, config);
+              : orFallback(() => repairAndReport(messages, config), fallback, given, config);
           },
           {},
-          reporting,
+          given,
           config,
         ),
       "llmInputMessages",

@@ -13,17 +13,17 @@
  */
 import { boundary } from "../errors";
 import { createMiddleware, ProviderStrategy } from "langchain";
-import { createRepairer } from "../engine";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
-import { orFallback, reportedOnce, reportRepairs, unlessClean, type RepairReporting } from "./events";
+import { repairedRequest, reportedOnce, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import type { Dict } from "../values";
-import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
+import { only, repairersOf, STORED_SURFACE_OPTIONS, SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
-import { persistedRepair } from "./run-salvage";
+import { persistingStep } from "./run-salvage";
+import type { BaseMessage } from "@langchain/core/messages";
 
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /** Repair and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
@@ -38,7 +38,7 @@ export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "le
 }
 
 /** The middleware's options (the setup `toolCallRepair` takes them too). */
-export const MIDDLEWARE_OPTIONS = {
+const MIDDLEWARE_OPTIONS = {
   ...SURFACE_OPTIONS,
   repairOnInput: option.flag,
   repairModelRequest: option.flag,
@@ -59,53 +59,30 @@ export const toolCallRepairMiddleware = boundary(
       repairOnInput = true,
       repairModelRequest = true,
       recoverRejections = true,
-      onRepair,
-      onError,
-      ...repairOptions
+      ...given
     } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
-    const reporting: RepairReporting = { onRepair, onError };
-    const stored = createRepairer({ ...repairOptions, level: "structural" });
-    const forRequest = requestRepairers(repairOptions);
+    const forRequest = repairersOf(given);
 
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
-        ? (state, runtime) =>
-            unlessClean(
-              () =>
-                // Finished results the run discarded go in first: the model sees them, not placeholders, in this turn.
-                stored.isClean(state.messages)
-                  ? undefined
-                  : persistedRepair(state.messages, runtime, "messages", reporting, stored).then(
-                      (m) => m && { messages: m },
-                    ),
-              undefined,
-              reporting,
-            )
+        ? persistingStep<{ messages: BaseMessage[] } | undefined>(forRequest.structural(), "messages", given, undefined)
         : undefined,
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
               const repairer = forRequest.for(
                 request.model,
-                repairOptions.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
+                given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
               );
-              const fixed = repairModelRequest
-                ? await orFallback(
-                    async () => {
-                      if (repairer.isClean(request.messages)) return request;
-                      const { messages, repairs } = repairer.repair(request.messages);
-                      await reportRepairs(repairs, reporting, undefined, "request");
-                      return repairs.length === 0 ? request : { ...request, messages };
-                    },
-                    request,
-                    reporting,
-                  )
-                : request;
+              const messages = repairModelRequest
+                ? await repairedRequest(repairer, request.messages, given)
+                : request.messages;
+              const fixed = messages === request.messages ? request : { ...request, messages };
               return recoverRejections
                 ? (callWithRejectionRecovery(fixed, handler, {
                     ...forRequest.recovery(repairer),
-                    onRepair,
+                    onRepair: given.onRepair,
                   }) as ReturnType<typeof handler>)
                 : handler(fixed);
             }
@@ -159,19 +136,11 @@ export interface ToolCallRepairSetup {
  */
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
   const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
-  const onRepair = reportedOnce(given.onRepair);
-  // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
-  // `toolsInRequest` (it shapes no request).
-  const {
-    repairOnInput: _i,
-    repairModelRequest: _m,
-    recoverRejections: _r,
-    trailing: _t,
-    toolsInRequest: _n,
-    ...shared
-  } = given;
+  const all = { ...given, onRepair: reportedOnce(given.onRepair) };
   return {
-    middleware: toolCallRepairMiddleware({ ...given, onRepair }),
-    checkpointer: (saver) => withToolCallRepair(saver, { ...shared, onRepair }),
+    middleware: toolCallRepairMiddleware(all),
+    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
+    // `toolsInRequest` (it shapes no request).
+    checkpointer: (saver) => withToolCallRepair(saver, only(all, STORED_SURFACE_OPTIONS)),
   };
 });

@@ -29,11 +29,11 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { orFallback, reportRepairs, type RepairReporting } from "./events";
+import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
+import { repairedRequest, reportRepairs, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
-import { SURFACE_OPTIONS, requestRepairers } from "./surface-options";
+import { SURFACE_OPTIONS, repairersOf } from "./surface-options";
 import { option, readOptions } from "../options";
 import { expectedInput, boundary } from "../errors";
 import type { Dict } from "../values";
@@ -98,7 +98,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   const { repairRequests = true, recoverRejections = true, onRecovery: _onRecovery, ...repairOptions } = options;
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
   // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
-  const repairers = requestRepairers(repairOptions);
+  const repairers = repairersOf(repairOptions);
   const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
@@ -118,16 +118,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   ): Promise<T> => {
     // A request sure to carry no tools has its tool blocks sent as text.
     const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
-    const messages = await orFallback(
-      async () => {
-        if (!repairRequests || repairer.isClean(input)) return input;
-        const { messages: repaired, repairs } = repairer.repair(input);
-        await reportRepairs(repairs, options, undefined, "request", runManager);
-        return repaired;
-      },
-      input,
-      options,
-    );
+    const messages = repairRequests ? await repairedRequest(repairer, input, options, runManager) : input;
     try {
       return await send(messages);
     } catch (error) {

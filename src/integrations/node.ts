@@ -6,18 +6,16 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { createRepairer } from "../engine";
 import { boundary } from "../errors";
 import type { RepairOptions } from "../types";
-import type { Dict } from "../values";
-import { reportedOnce, unlessClean, type RepairReporting } from "./events";
+import { reportedOnce, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
+import { CHECKPOINTER_OPTIONS, withToolCallRepair, type CheckpointerRepairOptions } from "./checkpointer";
 import { toolCallRepairHook, type ToolCallRepairHookFunction } from "./hook";
 import { REQUEST_REPAIR_OPTIONS, withRequestRepair, type RequestRepairOptions } from "./model-wrapper";
 import { NO_UPDATE } from "./state-update";
-import { persistedRepair } from "./run-salvage";
-import { SURFACE_OPTIONS } from "./surface-options";
+import { persistingStep } from "./run-salvage";
+import { only, repairersOf, SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 
 export interface ToolCallRepairNodeOptions<K extends string = "messages">
@@ -47,33 +45,21 @@ const NODE_OPTIONS = { ...SURFACE_OPTIONS, messagesKey: option.name };
 export const toolCallRepairNode = boundary(
   "toolCallRepairNode",
   <K extends string = "messages">(options: ToolCallRepairNodeOptions<K> = {}): ToolCallRepairNodeFunction<K> => {
-    const {
-      messagesKey = "messages" as K,
-      onRepair,
-      onError,
-      ...repairOptions
-    } = readOptions<ToolCallRepairNodeOptions<K>>(options, "toolCallRepairNode", NODE_OPTIONS);
-    const reporting: RepairReporting = { onRepair, onError };
+    const { messagesKey = "messages" as K, ...given } = readOptions<ToolCallRepairNodeOptions<K>>(
+      options,
+      "toolCallRepairNode",
+      NODE_OPTIONS,
+    );
     // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
-    const repairer = createRepairer({ ...repairOptions, level: "structural" });
-    const noUpdate = NO_UPDATE as ToolCallRepairNodeUpdate<K>;
-
+    const step = persistingStep(
+      repairersOf(given).structural(),
+      messagesKey,
+      given,
+      NO_UPDATE as ToolCallRepairNodeUpdate<K>,
+    );
     // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
     // node cannot read goes on unchanged (reported through onError): never fail the run.
-    return (state, config) =>
-      unlessClean(
-        () => {
-          const messages: unknown = (state as Dict | undefined)?.[messagesKey];
-          if (!Array.isArray(messages) || repairer.isClean(messages)) return noUpdate;
-          // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-          return persistedRepair(messages, config, messagesKey, reporting, repairer, config).then((stored) =>
-            stored ? ({ [messagesKey]: stored } as ToolCallRepairNodeUpdate<K>) : noUpdate,
-          );
-        },
-        noUpdate,
-        reporting,
-        config,
-      );
+    return (state, config) => step(state, config, config);
   },
 );
 
@@ -114,18 +100,16 @@ const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, messagesKey: option.name };
 export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
   (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
-    const { messagesKey, ...given } = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
-    const onRepair = reportedOnce(given.onRepair);
-    const { repairRequests: _q, recoverRejections: _r, onRecovery: _o, ...beforeModel } = { ...given, onRepair };
-    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
-    // `toolsInRequest` (it shapes no request).
-    const { trailing: _t, toolsInRequest: _n, ...shared } = beforeModel;
+    const given = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
+    const all = { ...given, onRepair: reportedOnce(given.onRepair) };
     return {
-      model: (llm) => withRequestRepair(llm, { ...given, onRepair }),
+      model: (llm) => withRequestRepair(llm, only(all, REQUEST_REPAIR_OPTIONS)),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
-      preModelHook: toolCallRepairHook({ ...beforeModel, persist: true, shapeRequests: false }),
-      node: toolCallRepairNode({ ...beforeModel, messagesKey }) as ToolCallRepairNodeFunction,
-      checkpointer: (saver) => withToolCallRepair(saver, { ...shared, messagesKey }),
+      preModelHook: toolCallRepairHook({ ...only(all, SURFACE_OPTIONS), persist: true, shapeRequests: false }),
+      node: toolCallRepairNode(only(all, NODE_OPTIONS)) as ToolCallRepairNodeFunction,
+      // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume)
+      // and `toolsInRequest` (it shapes no request).
+      checkpointer: (saver) => withToolCallRepair(saver, only(all, CHECKPOINTER_OPTIONS)),
     };
   },
 );

@@ -21,7 +21,7 @@ import { replaceAllMessages } from "./state-update";
 import { isDict } from "../values";
 
 /** The parts of langchain's `ModelRequest` the recovery reads. */
-export interface RecoverableModelRequest {
+interface RecoverableModelRequest {
   messages: BaseMessage[];
   systemMessage?: SystemMessage;
   systemPrompt?: string;

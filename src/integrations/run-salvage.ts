@@ -20,10 +20,10 @@ import type { Repairer, SyntheticText } from "../engine";
 import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant } from "../messages/inspect";
-import { safeJson } from "../values";
+import { safeJson, type Dict } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
-import { evictOldest, orFallback, reportRepairs, type RepairReporting } from "./events";
+import { evictOldest, orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
 
@@ -104,6 +104,28 @@ export async function persistedRepair(
   await reportRepairs(repairs, reporting, reportIn);
   return replaceAllMessages(structural.messages);
 }
+
+/**
+ * A graph step (a node, `beforeAgent`) storing the structural repair of `state[key]` ({@link persistedRepair}):
+ * `{ [key]: list }`, or `none` when the state holds no list, nothing changed or anything failed (reported in
+ * `reportIn`); synchronously when the list is clean (no promise).
+ */
+export const persistingStep =
+  <U>(repairer: Repairer, key: string, reporting: RepairReporting, none: U) =>
+  (state: unknown, config: Pick<RunnableConfig, "configurable"> | undefined, reportIn?: RunnableConfig) =>
+    unlessClean(
+      () => {
+        const messages: unknown = (state as Dict | undefined)?.[key];
+        if (!Array.isArray(messages) || repairer.isClean(messages)) return none;
+        // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+        return persistedRepair(messages, config, key, reporting, repairer, reportIn).then((stored) =>
+          stored ? ({ [key]: stored } as U) : none,
+        );
+      },
+      none,
+      reporting,
+      reportIn,
+    );
 
 /**
  * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported

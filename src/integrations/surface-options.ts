@@ -16,16 +16,22 @@ export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
 /** The options of a surface that repairs stored threads (which decides `trailing` too, and shapes no request). */
 export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
 
+/** The options of `given` that `table` declares: what a setup hands one of its pieces. */
+export const only = <T extends object>(given: T, table: OptionTable) =>
+  Object.fromEntries(Object.entries(given).filter(([key]) => Object.hasOwn(table, key))) as Partial<T>;
+
 /**
- * The request-level repairers for whichever model a surface sees: an explicit `provider` option wins, otherwise
- * the model tells (ChatBedrockConverse means Bedrock, and so on), and `"strict"` when it cannot. One repairer
- * per target and per answer to "does this request carry tools", built once and reused. `onRepair` is not passed
- * on: surfaces report what these repairers return.
+ * A surface's repairers, from its engine options and reporting callbacks (`onRepair` is not passed on: surfaces
+ * report what these repairers return). For requests, whichever model a surface sees: an explicit `provider`
+ * option wins, otherwise the model tells (ChatBedrockConverse means Bedrock, and so on), and `"strict"` when it
+ * cannot. One repairer per target and per answer to "does this request carry tools", built once and reused.
  */
-export function requestRepairers(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
+export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
   const { onRepair: _r, onError: _e, ...options } = input;
   const byKey = new Map<string, Repairer>();
   return {
+    /** The structural repairer: what a surface stores. */
+    structural: () => createRepairer({ ...options, level: "structural" }),
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
      * when the surface is sure the request carries no tools (only without an explicit option, which wins).
