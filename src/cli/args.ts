@@ -109,8 +109,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
-    const { message, code } = error as Error & { code?: string };
-    const unknown = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && /^Unknown option '(.*)'\. /.exec(message)?.[1];
+    const { message } = error as Error;
+    const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
     const near = unknown && nearestName(unknown.replace(/^-+/, ""), Object.keys(OPTIONS));
     throw new UsageError(unknown ? `unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ""}` : message);
   }

@@ -13,16 +13,9 @@ import { SAVER_METHODS } from "../threads/repair-thread";
 import { sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
-import { optionSecrets, urlSecrets } from "./redact";
 import { notFound } from "./start";
 
 const PACKAGE = "@langchain/langgraph-checkpoint-";
-
-export interface OpenedStore {
-  saver: BaseCheckpointSaver;
-  /** What was opened, safe to print. */
-  label: string;
-}
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
@@ -44,15 +37,11 @@ export const closeSaver = async (saver: object) => {
   await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
 };
 
-/** What must never be printed for this command line: the PostgreSQL URL and its parts, secret-looking saver options. */
-export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string[] {
-  return [...(args.store.kind === "postgres" ? urlSecrets(args.store.url) : []), ...optionSecrets(args.saverOptions)];
-}
-
+/** The saver of the store the command line names, and a label of it that is safe to print. */
 export async function openStore(
   { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
   importer: ModuleImporter = importModule,
-): Promise<OpenedStore> {
+): Promise<{ saver: BaseCheckpointSaver; label: string }> {
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {

@@ -1,13 +1,13 @@
 /**
  * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
- * signal). Every byte written goes through the redactor.
+ * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
-import { closeSaver, openStore, secretsOf, type ModuleImporter } from "./connect";
-import { Progress, type ProgressStream } from "./progress";
-import { redactor } from "./redact";
+import { closeSaver, openStore, type ModuleImporter } from "./connect";
+import { progressLine, type ProgressStream } from "./progress";
+import { optionSecrets, redactor, urlSecrets } from "./redact";
 import { renderSummary, renderThread, reportJson, Tally } from "./render";
 
 export interface CliIO {
@@ -24,11 +24,7 @@ export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
-  const redacted = (stream: ProgressStream): ProgressStream => ({
-    write: (text: string) => stream.write(redact(text)),
-    isTTY: stream.isTTY,
-    columns: stream.columns,
-  });
+  const redacted = (stream: ProgressStream) => ({ write: (text: string) => stream.write(redact(text)) });
   const out = redacted(io.stdout);
   const err = redacted(io.stderr);
   const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
@@ -38,17 +34,18 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
-  redact = redactor(secretsOf(args));
-  const store = await openStore(args, io.importModule).catch((error: Error) => error);
-  if (store instanceof Error)
-    return fail(store instanceof UsageError ? store.message : `could not open the store: ${store.message}`);
-  const { saver, label } = store;
+  // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
+  const { command, store, saverOptions, json, apply, ...selection } = args;
+  redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
+  const opened = await openStore(args, io.importModule).catch((error: Error) => error);
+  if (opened instanceof Error)
+    return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
+  const { saver, label } = opened;
   try {
-    const { command, store: _, saverOptions, json, apply, ...selection } = args;
     const options = { ...selection, signal: io.signal };
     const { limit } = options;
     const repair = command === "repair";
-    const progress = new Progress(err);
+    const progress = progressLine(io.stderr);
     const tally = new Tally();
     const notFound = new Set(options.threads);
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {

@@ -86,7 +86,7 @@ export const repairThreads = boundary(
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
     const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
     let claimed = 0;
-    const full = () => claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const full = () => claimed === o.limit;
     /** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
     const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
       // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).

@@ -164,6 +164,8 @@ const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadRepor
   ...fields,
 });
 
+const unreadable = (key: ThreadKey, error: unknown) => report(key, { status: "unreadable", error: failureText(error) });
+
 /** Judges one thread from its latest checkpoint. */
 export function judgeThread(
   key: ThreadKey,
@@ -246,7 +248,7 @@ export async function readThread(
       (page && stored && (await pageTuple(saver, stored, o.messagesKey))) ||
       (item.tuple ?? (await saver.getTuple(config)));
   } catch (error) {
-    return [report(key, { status: "unreadable", error: failureText(error) })];
+    return [unreadable(key, error)];
   }
   return tuple && !olderThan(tuple.checkpoint?.ts, o.since) ? [judgeThread(key, tuple, o), tuple] : undefined;
 }
@@ -271,11 +273,11 @@ export const scanThreads = boundary(
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
     const o = resolveScanOptions(saver, options);
     let reported = 0;
-    const full = () => reported >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const full = () => reported === o.limit;
     const judge = (item: ThreadItem) =>
       readThread(saver, item, o, true).then(
         (read) => read?.[0],
-        (error) => report(item.key, { status: "unreadable", error: failureText(error) }),
+        (error) => unreadable(item.key, error),
       );
     return (async function* () {
       for await (const thread of readThreads(saver, o, judge, full)) {
