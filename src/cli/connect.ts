@@ -15,8 +15,6 @@ import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { notFound } from "./start";
 
-const PACKAGE = "@langchain/langgraph-checkpoint-";
-
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
@@ -74,7 +72,7 @@ export async function openStore(
   if (sqlite && !statSync(path, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
-  const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
+  const Saver = (await load(`@langchain/langgraph-checkpoint-${store.kind}`, `--${store.kind}`))[name] as {
     fromConnString(path: string, options?: Dict): BaseCheckpointSaver;
   };
   // PostgresSaver's own default.

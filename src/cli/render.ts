@@ -5,7 +5,7 @@
 import type { Provider, ToolCallProblem } from "../types";
 import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
-import type { ThreadReport, ThreadStatus } from "../threads/scan";
+import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
 /** `3 repairs`, `1 repair`. */
@@ -105,7 +105,7 @@ export class Tally {
     }
   }
 
-  count(status: ThreadStatus | ThreadRepairReport["status"]): number {
+  count(status: string): number {
     return this.counts.get(status) ?? 0;
   }
 }
@@ -139,7 +139,7 @@ export function renderSummary(
   // Clean and broken are said even when none.
   const counts = (texts: Record<string, string>, always = 0) =>
     Object.entries(texts).flatMap(([status, text], i) => {
-      const n = tally.counts.get(status) ?? 0;
+      const n = tally.count(status);
       return n || i < always ? [`  ${num(n).padStart(width)}  ${text}`] : [];
     });
   // A repair counts what it read: the broken threads it then repaired are counted under "Repair:".

@@ -75,7 +75,7 @@ export interface ThreadScanOptions {
 }
 
 /** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
-export type ResolvedScanOptions = ThreadScanOptions & { messagesKey: string; concurrency: number; apply?: boolean };
+type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 

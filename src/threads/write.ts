@@ -41,7 +41,7 @@ export interface RepairMetadata {
 }
 
 const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
-  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id ? { checkpoint_id } : {}) },
+  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
 });
 
 /**
