@@ -13,14 +13,13 @@ import { SAVER_METHODS } from "../threads/repair-thread";
 import { sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
-import { notFound } from "./start";
+import { missingPackage } from "./start";
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
-/** Whether an import of `specifier` failed for that package not being installed. */
-const packageMissing = (specifier: string, error: Error) =>
-  !isPath(specifier) && notFound(error) && String(error.message).includes(specifier);
+/** Whether an import of `specifier` failed for that package not being installed (not for one it imports). */
+const packageMissing = (specifier: string, error: unknown) => !isPath(specifier) && missingPackage(error) === specifier;
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
 export const importModule: ModuleImporter = (specifier, cwd) =>

@@ -19,15 +19,14 @@ export interface CliIO {
   importModule?: ModuleImporter;
 }
 
-export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
-
+/** The exit code (see the help): 0 nothing broken, 1 broken threads or repairs left, 2 usage, 130 interrupted. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
   const redacted = (stream: ProgressStream) => ({ write: (text: string) => stream.write(redact(text)) });
   const out = redacted(io.stdout);
   const err = redacted(io.stderr);
-  const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
+  const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), 2);
   let args: CliArgs;
   try {
     args = parseCliArgs(argv, io.env ?? process.env);
@@ -80,11 +79,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
           next,
         }).join("\n")}\n`,
       );
-    if (interrupted) return EXIT.interrupted;
+    if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
-      ? EXIT.found
-      : EXIT.ok;
+      ? 1
+      : 0;
   } catch (error) {
     return fail((error as Error).message);
   } finally {

@@ -237,16 +237,16 @@ export async function readThread(
   const { key, clean, stored } = item;
   if (clean) {
     if (olderThan(clean.writtenAt, o.since)) return;
-    const providerFrom = o.provider !== undefined ? "option" : "default";
+    const providerFrom = o.provider ? "option" : "default";
     return [report(key, { ...clean, provider: o.provider ?? "strict", providerFrom, status: "clean" })];
   }
   let tuple: CheckpointTuple | undefined;
   try {
     if (item.error !== undefined) throw item.error;
-    const config = { configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } };
     tuple =
       (page && stored && (await pageTuple(saver, stored, o.messagesKey))) ||
-      (item.tuple ?? (await saver.getTuple(config)));
+      (item.tuple ??
+        (await saver.getTuple({ configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } })));
   } catch (error) {
     return [unreadable(key, error)];
   }
