@@ -164,7 +164,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     v.shard === undefined || (index >= 1 && index <= count && count <= 1e6),
     `--shard: expected I/N with 1 <= I <= N (e.g. 1/4), got "${v.shard}"`,
   );
-  const shard = index ? { index, count } : undefined;
 
   return {
     command,
@@ -178,7 +177,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     apply: !!v.apply,
     since: v.since === undefined ? undefined : parseSince(v.since, now),
     limit: positiveInteger("limit", v.limit),
-    shard,
+    shard: index ? { index, count } : undefined,
     concurrency: positiveInteger("concurrency", v.concurrency, 64) ?? 4,
   };
 }

@@ -88,7 +88,7 @@ export const repairThreads = boundary(
     let claimed = 0;
     const full = () => claimed === o.limit;
     /** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
-    const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
+    const repairOne = async (item: ThreadItem) => {
       // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
       let base: Partial<ThreadRepairReport> = { found: "unreadable" };
       const report = (fields: Partial<ThreadRepairReport>) =>

@@ -119,7 +119,7 @@ export function sqlStoreOf(saver: object) {
  */
 export async function* threadSourceFor(
   saver: BaseCheckpointSaver,
-  selection: ThreadSelection = {},
+  selection: ThreadSelection,
 ): AsyncGenerator<ThreadItem> {
   const store = sqlStoreOf(saver);
   if (!store) return yield* listSource(saver, selection);
@@ -181,11 +181,8 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
 }
 
 /** Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first). */
-async function* listSource(
-  saver: BaseCheckpointSaver,
-  { threads, shard }: ThreadSelection,
-): AsyncGenerator<ThreadItem> {
-  async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
+async function* listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
+  async function* latestOf(configurable: Dict) {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
       const { thread_id, checkpoint_ns } = tuple.config?.configurable ?? {};

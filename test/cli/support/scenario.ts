@@ -8,7 +8,8 @@
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { expect } from "vitest";
 import { structuralProblems } from "../../../src/threads/repair-thread";
-import { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION } from "../../../src/threads/write";
+import { name as TOOL_NAME, version as TOOL_VERSION } from "../../../package.json";
+import { REPAIR_METADATA_KEY } from "../../../src/threads/write";
 import {
   nextMessage,
   resultsByTool,
