@@ -42,7 +42,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const { saver, label } = opened;
   try {
     const options = { ...selection, signal: io.signal };
-    const { limit } = options;
+    const { limit, shard, since } = selection;
     const repair = command === "repair";
     const progress = progressLine(io.stderr);
     const tally = new Tally();
@@ -55,13 +55,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
+    const interrupted = io.signal?.aborted;
     // A mistyped --thread would otherwise read as a clean store (a limit, a shard or --since may leave a thread out).
-    if (notFound.size > 0 && !io.signal?.aborted && limit === undefined && !options.shard && !options.since)
+    if (notFound.size > 0 && !(interrupted || limit || shard || since))
       err.write(
         `--thread: no checkpoint in ${label} for ${[...notFound].map((id) => JSON.stringify(id)).join(", ")}\n`,
       );
-
-    const interrupted = io.signal?.aborted;
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
     const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;

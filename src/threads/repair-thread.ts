@@ -49,22 +49,20 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
 /**
- * The problems of a stored thread at `level` (`"request"`: request shaping included): one walk when clean (most
- * threads), then every problem. An open last exchange is one only with `openIsProblem` (a fix that closes it).
+ * The problems of a stored thread for `provider` at `level`: `"structural"` (default), what a stored repair fixes;
+ * `"request"`, request shaping included. One walk when clean (most threads), then every problem. An open last
+ * exchange is one only with `openIsProblem` (a fix that closes it).
  */
-function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, openIsProblem = false) {
+export function storedProblems(
+  messages: readonly BaseMessage[],
+  provider: Provider = "strict",
+  level: RepairLevel = "structural",
+  openIsProblem = false,
+) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
   const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
-
-/** What a stored repair fixes: the structural problems of a thread. */
-export const structuralProblems = (messages: readonly BaseMessage[], provider: Provider = "strict", open = false) =>
-  problemsOf(messages, provider, "structural", open);
-
-/** Every problem of a stored thread for `provider`, request shaping included. */
-export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
-  problemsOf(messages, provider, "request");
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -321,7 +319,12 @@ export async function repairThread(
   const stored = ((await graph.getState(config))?.values as Dict | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const { repairs, messages } = repairer.repair(stored, { closeOpen });
-  const report = { problems: structuralProblems(stored, rest.provider, closeOpen), repairs, messages, applied: false };
+  const report = {
+    problems: storedProblems(stored, rest.provider, "structural", closeOpen),
+    repairs,
+    messages,
+    applied: false,
+  };
   if (dryRun || repairs.length === 0) return report;
   // Closing the calls hands the turn back to the model: written as the tool node, the graph's one ToolNode (in a
   // compiled StateGraph, or in the graph inside a createAgent agent). An open exchange left for a resume is written

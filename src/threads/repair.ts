@@ -9,7 +9,7 @@ import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint
 import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
-import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
+import { repairStoredMessages, storedProblems } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
   failureText,
@@ -128,8 +128,8 @@ export const repairThreads = boundary(
           salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
         });
         const { repairs, salvaged, messages: after } = repaired;
-        const fixed = { repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-        const left = [...new Set(structuralProblems(after, provider).map((p) => p.kind))].join(", ");
+        const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
+        const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
         if (repairs.length === 0 || left)
           return report({
             ...fixed,

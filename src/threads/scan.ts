@@ -10,13 +10,7 @@ import { kind, option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
-import {
-  awaitsResume,
-  SAVER_METHODS,
-  storedThreadProblems,
-  structuralProblems,
-  type ThreadStatus,
-} from "./repair-thread";
+import { awaitsResume, SAVER_METHODS, storedProblems, type ThreadStatus } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { StoredCheckpoint } from "./precheck";
 import type { Dict } from "../values";
@@ -185,8 +179,8 @@ export function judgeThread(
   // The provider a thread is judged for: the option, else the thread's own, else strict.
   const own = options.provider ?? providerOfThread(messages);
   const provider = own ?? "strict";
-  const structural = structuralProblems(messages, provider).length;
-  const problems = storedThreadProblems(messages, provider);
+  const structural = storedProblems(messages, provider).length;
+  const problems = storedProblems(messages, provider, "request");
   return report(key, {
     ...base,
     provider,
