@@ -21,7 +21,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
   const started = now();
   return {
     /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
-    tick(note: string): void {
+    tick(note: string) {
       done++;
       const at = now();
       if (!stream.isTTY || at - last < 100) return;
@@ -32,13 +32,13 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       stream.write(CLEAR + line);
     },
     /** Prints a line of output without tearing the progress line (stdout and stderr share the terminal). */
-    above(write: () => void): void {
+    above(write: () => void) {
       if (line) stream.write(CLEAR);
       write();
       if (line) stream.write(CLEAR + line);
     },
     /** Clears the progress line. */
-    finish(): void {
+    finish() {
       if (line) stream.write(CLEAR);
     },
   };

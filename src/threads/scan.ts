@@ -145,7 +145,7 @@ export const failureText = (error: unknown): string =>
     `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
   );
 
-export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
+export const checkpointIdOf = (tuple: CheckpointTuple | undefined) => {
   const id = tuple?.config?.configurable?.checkpoint_id ?? tuple?.checkpoint?.id;
   return typeof id === "string" ? id : undefined;
 };
