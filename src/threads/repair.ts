@@ -9,7 +9,7 @@ import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint
 import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
-import { repairStoredMessages, storedProblems } from "./repair-thread";
+import { repairStoredMessages, storedProblems, type ThreadStatus } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
   failureText,
@@ -19,7 +19,6 @@ import {
   resolveScanOptions,
   type ProviderSource,
   type ThreadScanOptions,
-  type ThreadStatus,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
 import type { Dict } from "../values";

@@ -15,8 +15,6 @@ import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./
 import type { StoredCheckpoint } from "./precheck";
 import type { Dict } from "../values";
 
-export type { ThreadStatus };
-
 /**
  * Where the provider a thread was judged for came from: `option` (`provider` given), `thread` (the model
  * metadata of its latest assistant message that has some), `default` (neither: `"strict"`, every provider's
