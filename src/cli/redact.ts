@@ -24,7 +24,7 @@ export function urlSecrets(url: string): string[] {
   } catch {
     // not percent-encoded: the raw form is listed
   }
-  return [url, credentials, password, decoded]; // the redactor drops a decoded form that is the raw one
+  return [url, credentials, password, ...(decoded !== password ? [decoded] : [])];
 }
 
 /** String values of saver options that look secret: under a secret-sounding key, or holding a URL. */
