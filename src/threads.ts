@@ -11,7 +11,6 @@ export {
   type ThreadScanOptions,
   type ProviderSource,
   type ThreadReport,
-  type ThreadStatus,
 } from "./threads/scan";
 export {
   repairThreads,
@@ -19,6 +18,11 @@ export {
   type ThreadRepairReport,
   type ThreadRepairStatus,
 } from "./threads/repair";
-export { repairStoredMessages, type RepairStoredMessagesOptions, type StoredRepair } from "./threads/repair-thread";
+export {
+  repairStoredMessages,
+  type RepairStoredMessagesOptions,
+  type StoredRepair,
+  type ThreadStatus,
+} from "./threads/repair-thread";
 export { REPAIR_METADATA_KEY, type RepairMetadata } from "./threads/write";
 export type { Shard, ThreadKey } from "./threads/source";

@@ -109,8 +109,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
-    const { message, code } = error as Error & { code?: string };
-    const unknown = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && /^Unknown option '(.*)'\. /.exec(message)?.[1];
+    const { message } = error as Error;
+    const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
     const near = unknown && nearestName(unknown.replace(/^-+/, ""), Object.keys(OPTIONS));
     throw new UsageError(unknown ? `unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ""}` : message);
   }
@@ -164,7 +164,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     v.shard === undefined || (index >= 1 && index <= count && count <= 1e6),
     `--shard: expected I/N with 1 <= I <= N (e.g. 1/4), got "${v.shard}"`,
   );
-  const shard = index ? { index, count } : undefined;
 
   return {
     command,
@@ -178,7 +177,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     apply: !!v.apply,
     since: v.since === undefined ? undefined : parseSince(v.since, now),
     limit: positiveInteger("limit", v.limit),
-    shard,
+    shard: index ? { index, count } : undefined,
     concurrency: positiveInteger("concurrency", v.concurrency, 64) ?? 4,
   };
 }

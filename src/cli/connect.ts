@@ -13,23 +13,13 @@ import { SAVER_METHODS } from "../threads/repair-thread";
 import { sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
-import { optionSecrets, urlSecrets } from "./redact";
-import { notFound } from "./start";
-
-const PACKAGE = "@langchain/langgraph-checkpoint-";
-
-export interface OpenedStore {
-  saver: BaseCheckpointSaver;
-  /** What was opened, safe to print. */
-  label: string;
-}
+import { missingPackage } from "./start";
 
 export type ModuleImporter = (specifier: string, cwd: string) => Promise<Dict>;
 
 const isPath = (specifier: string) => specifier.startsWith(".") || isAbsolute(specifier);
-/** Whether an import of `specifier` failed for that package not being installed. */
-const packageMissing = (specifier: string, error: Error) =>
-  !isPath(specifier) && notFound(error) && String(error.message).includes(specifier);
+/** Whether an import of `specifier` failed for that package not being installed (not for one it imports). */
+const packageMissing = (specifier: string, error: unknown) => !isPath(specifier) && missingPackage(error) === specifier;
 
 /** Imports a package as the CLI's own dependency, else from the project in `cwd` (an `npx` run lives elsewhere). */
 export const importModule: ModuleImporter = (specifier, cwd) =>
@@ -44,15 +34,11 @@ export const closeSaver = async (saver: object) => {
   await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
 };
 
-/** What must never be printed for this command line: the PostgreSQL URL and its parts, secret-looking saver options. */
-export function secretsOf(args: Pick<CliArgs, "store" | "saverOptions">): string[] {
-  return [...(args.store.kind === "postgres" ? urlSecrets(args.store.url) : []), ...optionSecrets(args.saverOptions)];
-}
-
+/** The saver of the store the command line names, and a label of it that is safe to print. */
 export async function openStore(
   { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
   importer: ModuleImporter = importModule,
-): Promise<OpenedStore> {
+): Promise<{ saver: BaseCheckpointSaver; label: string }> {
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
@@ -85,7 +71,7 @@ export async function openStore(
   if (sqlite && !statSync(path, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`--sqlite: no such file: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
-  const Saver = (await load(PACKAGE + store.kind, `--${store.kind}`))[name] as {
+  const Saver = (await load(`@langchain/langgraph-checkpoint-${store.kind}`, `--${store.kind}`))[name] as {
     fromConnString(path: string, options?: Dict): BaseCheckpointSaver;
   };
   // PostgresSaver's own default.

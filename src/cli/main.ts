@@ -1,13 +1,13 @@
 /**
  * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
- * signal). Every byte written goes through the redactor.
+ * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
-import { closeSaver, openStore, secretsOf, type ModuleImporter } from "./connect";
-import { Progress, type ProgressStream } from "./progress";
-import { redactor } from "./redact";
+import { closeSaver, openStore, type ModuleImporter } from "./connect";
+import { progressLine, type ProgressStream } from "./progress";
+import { optionSecrets, redactor, urlSecrets } from "./redact";
 import { renderSummary, renderThread, reportJson, Tally } from "./render";
 
 export interface CliIO {
@@ -19,36 +19,32 @@ export interface CliIO {
   importModule?: ModuleImporter;
 }
 
-export const EXIT = { ok: 0, found: 1, usage: 2, interrupted: 130 } as const;
-
+/** The exit code (see the help): 0 nothing broken, 1 broken threads or repairs left, 2 usage, 130 interrupted. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
-  const redacted = (stream: ProgressStream): ProgressStream => ({
-    write: (text: string) => stream.write(redact(text)),
-    isTTY: stream.isTTY,
-    columns: stream.columns,
-  });
+  const redacted = (stream: ProgressStream) => ({ write: (text: string) => stream.write(redact(text)) });
   const out = redacted(io.stdout);
   const err = redacted(io.stderr);
-  const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), EXIT.usage);
+  const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), 2);
   let args: CliArgs;
   try {
     args = parseCliArgs(argv, io.env ?? process.env);
   } catch (error) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
-  redact = redactor(secretsOf(args));
-  const store = await openStore(args, io.importModule).catch((error: Error) => error);
-  if (store instanceof Error)
-    return fail(store instanceof UsageError ? store.message : `could not open the store: ${store.message}`);
-  const { saver, label } = store;
+  // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
+  const { command, store, saverOptions, json, apply, ...selection } = args;
+  redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
+  const opened = await openStore(args, io.importModule).catch((error: Error) => error);
+  if (opened instanceof Error)
+    return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
+  const { saver, label } = opened;
   try {
-    const { command, store: _, saverOptions, json, apply, ...selection } = args;
     const options = { ...selection, signal: io.signal };
-    const { limit } = options;
+    const { limit, shard, since } = selection;
     const repair = command === "repair";
-    const progress = new Progress(err);
+    const progress = progressLine(io.stderr);
     const tally = new Tally();
     const notFound = new Set(options.threads);
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
@@ -59,13 +55,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       progress.tick(`${tally.count("broken")} broken`);
     }
     progress.finish();
+    const interrupted = io.signal?.aborted;
     // A mistyped --thread would otherwise read as a clean store (a limit, a shard or --since may leave a thread out).
-    if (notFound.size > 0 && !io.signal?.aborted && limit === undefined && !options.shard && !options.since)
+    if (notFound.size > 0 && !(interrupted || limit || shard || since))
       err.write(
         `--thread: no checkpoint in ${label} for ${[...notFound].map((id) => JSON.stringify(id)).join(", ")}\n`,
       );
-
-    const interrupted = io.signal?.aborted;
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
     const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
@@ -83,11 +78,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
           next,
         }).join("\n")}\n`,
       );
-    if (interrupted) return EXIT.interrupted;
+    if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
-      ? EXIT.found
-      : EXIT.ok;
+      ? 1
+      : 0;
   } catch (error) {
     return fail((error as Error).message);
   } finally {

@@ -5,7 +5,7 @@
 import type { Provider, ToolCallProblem } from "../types";
 import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
-import type { ThreadReport, ThreadStatus } from "../threads/scan";
+import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
 /** `3 repairs`, `1 repair`. */
@@ -25,7 +25,7 @@ const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
  * The lines printed for one thread (text mode): a repair's fix or why there is none, a scan's unreadable thread;
  * none for threads with nothing to say.
  */
-export function renderThread(r: ThreadReport | ThreadRepairReport): string[] {
+export function renderThread(r: ThreadReport | ThreadRepairReport) {
   const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
   const { status } = r;
   if (status !== "would_repair" && status !== "repaired") {
@@ -50,7 +50,7 @@ const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => 
 const problemJson = (p: ToolCallProblem) => pick(p, ["kind", "index", "toolCallId", "toolName", "rules"]);
 
 /** One JSON line per thread: a scan's report, or a repair's (which has `found`). Empty ids and names are left out. */
-export function reportJson(report: ThreadReport | ThreadRepairReport): string {
+export function reportJson(report: ThreadReport | ThreadRepairReport) {
   const { found, writtenAt, structural, provider, written, ...r } = report as ThreadReport & ThreadRepairReport;
   const json = {
     thread: r.threadId,
@@ -80,15 +80,15 @@ export function reportJson(report: ThreadReport | ThreadRepairReport): string {
 export class Tally {
   threads = 0;
   /** Threads per status found and, for repair, per outcome (`unreadable`, which is both, counted once). */
-  readonly counts = new Map<string, number>();
+  counts = new Map<string, number>();
   /** Problems per kind. */
-  readonly kinds = new Map<string, number>();
+  kinds = new Map<string, number>();
   /** Threads per provider judged for and where it came from (`bedrock (read from the thread)`). */
-  readonly judged = new Map<string, number>();
+  judged = new Map<string, number>();
   /** Per provider: the threads a request still needs shaping for (after their repair), and their problems. */
-  readonly reshape = new Map<Provider, [threads: number, kinds: Map<string, number>]>();
+  reshape = new Map<Provider, [threads: number, kinds: Map<string, number>]>();
 
-  add(report: ThreadReport | ThreadRepairReport): void {
+  add(report: ThreadReport | ThreadRepairReport) {
     this.threads++;
     const { status, provider } = report;
     const found = "found" in report ? report.found : status;
@@ -105,7 +105,7 @@ export class Tally {
     }
   }
 
-  count(status: ThreadStatus | ThreadRepairReport["status"]): number {
+  count(status: string) {
     return this.counts.get(status) ?? 0;
   }
 }
@@ -130,16 +130,15 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  info: { label: string; stopped?: string; repair: boolean; next: boolean },
-): string[] {
-  const { repair } = info;
-  const lines = [`${info.label}: ${many(tally.threads, "thread")} read`];
-  if (info.stopped) lines.push(`Stopped early: ${info.stopped}`);
+  { label, stopped, repair, next }: { label: string; stopped?: string; repair: boolean; next: boolean },
+) {
+  const lines = [`${label}: ${many(tally.threads, "thread")} read`];
+  if (stopped) lines.push(`Stopped early: ${stopped}`);
   const width = num(Math.max(0, ...tally.counts.values())).length;
   // Clean and broken are said even when none.
   const counts = (texts: Record<string, string>, always = 0) =>
     Object.entries(texts).flatMap(([status, text], i) => {
-      const n = tally.counts.get(status) ?? 0;
+      const n = tally.count(status);
       return n || i < always ? [`  ${num(n).padStart(width)}  ${text}`] : [];
     });
   // A repair counts what it read: the broken threads it then repaired are counted under "Repair:".
@@ -154,7 +153,7 @@ export function renderSummary(
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);
-  if (info.next)
+  if (next)
     lines.push(
       repair
         ? "Next: the same command with --apply writes these fixes"

@@ -8,12 +8,11 @@ import { HELP } from "./args";
 import type { Dict } from "../values";
 import type { ProgressStream } from "./progress";
 
-/** Whether an import failed for a module not found. */
-export const notFound = (error: unknown) => /^(ERR_)?MODULE_NOT_FOUND$/.test((error as Dict)?.code as string);
-
-/** The package a failed import names, when the failure is a missing package. */
+/** The package (or module) a failed import names, when the failure is one not found. */
 export const missingPackage = (error: unknown) =>
-  notFound(error) ? /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1] : undefined;
+  /^(ERR_)?MODULE_NOT_FOUND$/.test((error as Dict)?.code as string)
+    ? /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1]
+    : undefined;
 
 /** `io`: main.ts's `CliIO` (not imported: main.ts imports what this file is there to do without). */
 export async function startCli<IO extends { stdout: ProgressStream; stderr: ProgressStream }>(

@@ -14,10 +14,10 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { createRepairer } from "../engine";
-import { assertMethods, atMessage, boundary, expectedInput } from "../errors";
+import { assertArray, assertMethods, atMessage, boundary, expectedInput } from "../errors";
 import { reportRepairs, type RepairReporting } from "../integrations/events";
 import { STORED_SURFACE_OPTIONS } from "../integrations/surface-options";
-import { option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { isMessage } from "../messages/coerce";
 import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
 import {
@@ -49,22 +49,20 @@ export const SAVER_METHODS = ["getTuple", "list", "put"] as const;
 export type ThreadStatus = "clean" | "broken" | "reshape" | "open" | "no_messages" | "unreadable";
 
 /**
- * The problems of a stored thread at `level` (`"request"`: request shaping included): one walk when clean (most
- * threads), then every problem. An open last exchange is one only with `openIsProblem` (a fix that closes it).
+ * The problems of a stored thread for `provider` at `level`: `"structural"` (default), what a stored repair fixes;
+ * `"request"`, request shaping included. One walk when clean (most threads), then every problem. An open last
+ * exchange is one only with `openIsProblem` (a fix that closes it).
  */
-function problemsOf(messages: readonly BaseMessage[], provider: Provider, level: RepairLevel, openIsProblem = false) {
+export function storedProblems(
+  messages: readonly BaseMessage[],
+  provider: Provider = "strict",
+  level: RepairLevel = "structural",
+  openIsProblem = false,
+) {
   // Made per call, so no walk state is shared through the module: about a microsecond, reading a thread a millisecond.
   const repairer = createRepairer({ provider, level, trailing: openIsProblem ? "answer" : "keep" });
   return repairer.isClean(messages) ? [] : repairer.find(messages);
 }
-
-/** What a stored repair fixes: the structural problems of a thread. */
-export const structuralProblems = (messages: readonly BaseMessage[], provider: Provider = "strict", open = false) =>
-  problemsOf(messages, provider, "structural", open);
-
-/** Every problem of a stored thread for `provider`, request shaping included. */
-export const storedThreadProblems = (messages: readonly BaseMessage[], provider: Provider = "strict") =>
-  problemsOf(messages, provider, "request");
 
 /**
  * True when the history ends on an assistant message whose calls are not all answered and nothing but its own
@@ -105,8 +103,8 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
       action: toolRun ? "synthesized_result" : "salvaged_result",
       index,
       toolCallId,
-      ...(result.name ? { toolName: result.name } : {}),
-      ...(toolRun ? { toolRun } : {}),
+      ...(result.name && { toolName: result.name }),
+      ...(toolRun && { toolRun }),
       detail: toolRun
         ? `synthetic error result (${toolRun.replace("_", " ")}) added for ${toolCallId}`
         : `real result of call ${toolCallId} put back from the pending writes of a discarded step`,
@@ -214,7 +212,7 @@ export const repairStoredMessages = boundary(
     const fn = "repairStoredMessages";
     // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
     // input error naming its index, never a list silently returned unchanged.
-    if (!Array.isArray(messages)) throw expectedInput(fn, "messages", "an array of messages", messages);
+    assertArray(messages, fn);
     for (let i = 0; i < messages.length; i++)
       if (!isMessage(messages[i]))
         throw atMessage(
@@ -226,9 +224,7 @@ export const repairStoredMessages = boundary(
   },
 );
 
-const STORED_OPTIONS = {
-  salvage: { expected: "a Map of call ids to their ToolMessages", accepts: (v: unknown) => v instanceof Map },
-};
+const STORED_OPTIONS = { salvage: kind("a Map of call ids to their ToolMessages", (v) => v instanceof Map) };
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 
@@ -323,30 +319,33 @@ export async function repairThread(
   const stored = ((await graph.getState(config))?.values as Dict | undefined)?.[messagesKey];
   if (!Array.isArray(stored)) return { problems: [], repairs: [], messages: [], applied: false, status: "no_messages" };
   const { repairs, messages } = repairer.repair(stored, { closeOpen });
-  const report = { problems: structuralProblems(stored, rest.provider, closeOpen), repairs, messages, applied: false };
+  const report = {
+    problems: storedProblems(stored, rest.provider, "structural", closeOpen),
+    repairs,
+    messages,
+    applied: false,
+  };
   if (dryRun || repairs.length === 0) return report;
   // Closing the calls hands the turn back to the model: written as the tool node, the graph's one ToolNode (in a
   // compiled StateGraph, or in the graph inside a createAgent agent). An open exchange left for a resume is written
   // as whichever node LangGraph picks (the last writer), so the tools still run.
-  const resumable = resumableExchange(messages) !== undefined;
-  const g = graph as { nodes?: object; graph?: { nodes?: object } };
-  const tools =
-    resumable || asNode
-      ? []
-      : Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(([, n]) => n?.bound?.constructor?.name === "ToolNode");
-  if (!resumable && !asNode && tools.length !== 1)
-    throw new TypeError(
-      "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
-        "pass `asNode` (the node that runs your tools)",
+  let node = asNode;
+  if (!node && !resumableExchange(messages)) {
+    const g = graph as { nodes?: object; graph?: { nodes?: object } };
+    const tools = Object.entries(g.nodes ?? g.graph?.nodes ?? {}).filter(
+      ([, n]) => n?.bound?.constructor?.name === "ToolNode",
     );
+    if (tools.length !== 1)
+      throw new TypeError(
+        "langgraph-tool-repair: repairThread: this graph has no single ToolNode to write the fix as; " +
+          "pass `asNode` (the node that runs your tools)",
+      );
+    node = tools[0][0];
+  }
   // Loaded here, not at the top: the state update needs @langchain/langgraph, which a job that only holds a saver
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
-  const written = await graph.updateState(
-    config,
-    { [messagesKey]: replaceAllMessages(messages) },
-    asNode ?? tools[0]?.[0],
-  );
+  const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(messages) }, node);
   await reportRepairs(repairs, { onRepair, onError }, config);
   return { ...report, applied: true, config: written };
 }

@@ -9,7 +9,7 @@ import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint
 import { boundary } from "../errors";
 import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import type { Provider, ToolCallProblem, ToolCallRepair } from "../types";
-import { repairStoredMessages, storedThreadProblems, structuralProblems } from "./repair-thread";
+import { repairStoredMessages, storedProblems, type ThreadStatus } from "./repair-thread";
 import { discardedResults } from "./salvage";
 import {
   failureText,
@@ -19,7 +19,6 @@ import {
   resolveScanOptions,
   type ProviderSource,
   type ThreadScanOptions,
-  type ThreadStatus,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
 import type { Dict } from "../values";
@@ -86,9 +85,9 @@ export const repairThreads = boundary(
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
     const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
     let claimed = 0;
-    const full = () => claimed >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const full = () => claimed === o.limit;
     /** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
-    const repairOne = async (item: ThreadItem): Promise<ThreadRepairReport | undefined> => {
+    const repairOne = async (item: ThreadItem) => {
       // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
       let base: Partial<ThreadRepairReport> = { found: "unreadable" };
       const report = (fields: Partial<ThreadRepairReport>) =>
@@ -128,8 +127,8 @@ export const repairThreads = boundary(
           salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
         });
         const { repairs, salvaged, messages: after } = repaired;
-        const fixed = { repairs, reshape: storedThreadProblems(after, provider), salvaged, before, after };
-        const left = [...new Set(structuralProblems(after, provider).map((p) => p.kind))].join(", ");
+        const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
+        const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
         if (repairs.length === 0 || left)
           return report({
             ...fixed,

@@ -10,18 +10,10 @@ import { kind, option, readOptions, type OptionTable } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
-import {
-  awaitsResume,
-  SAVER_METHODS,
-  storedThreadProblems,
-  structuralProblems,
-  type ThreadStatus,
-} from "./repair-thread";
+import { awaitsResume, SAVER_METHODS, storedProblems, type ThreadStatus } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { StoredCheckpoint } from "./precheck";
 import type { Dict } from "../values";
-
-export type { ThreadStatus };
 
 /**
  * Where the provider a thread was judged for came from: `option` (`provider` given), `thread` (the model
@@ -75,7 +67,7 @@ export interface ThreadScanOptions {
 }
 
 /** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
-export type ResolvedScanOptions = ThreadScanOptions & { messagesKey: string; concurrency: number; apply?: boolean };
+type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
@@ -151,7 +143,7 @@ export const failureText = (error: unknown): string =>
     `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
   );
 
-export const checkpointIdOf = (tuple: CheckpointTuple | undefined): string | undefined => {
+export const checkpointIdOf = (tuple: CheckpointTuple | undefined) => {
   const id = tuple?.config?.configurable?.checkpoint_id ?? tuple?.checkpoint?.id;
   return typeof id === "string" ? id : undefined;
 };
@@ -163,6 +155,8 @@ const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadRepor
   structural: 0,
   ...fields,
 });
+
+const unreadable = (key: ThreadKey, error: unknown) => report(key, { status: "unreadable", error: failureText(error) });
 
 /** Judges one thread from its latest checkpoint. */
 export function judgeThread(
@@ -183,8 +177,8 @@ export function judgeThread(
   // The provider a thread is judged for: the option, else the thread's own, else strict.
   const own = options.provider ?? providerOfThread(messages);
   const provider = own ?? "strict";
-  const structural = structuralProblems(messages, provider).length;
-  const problems = storedThreadProblems(messages, provider);
+  const structural = storedProblems(messages, provider).length;
+  const problems = storedProblems(messages, provider, "request");
   return report(key, {
     ...base,
     provider,
@@ -235,18 +229,18 @@ export async function readThread(
   const { key, clean, stored } = item;
   if (clean) {
     if (olderThan(clean.writtenAt, o.since)) return;
-    const providerFrom = o.provider !== undefined ? "option" : "default";
+    const providerFrom = o.provider ? "option" : "default";
     return [report(key, { ...clean, provider: o.provider ?? "strict", providerFrom, status: "clean" })];
   }
   let tuple: CheckpointTuple | undefined;
   try {
     if (item.error !== undefined) throw item.error;
-    const config = { configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } };
     tuple =
       (page && stored && (await pageTuple(saver, stored, o.messagesKey))) ||
-      (item.tuple ?? (await saver.getTuple(config)));
+      (item.tuple ??
+        (await saver.getTuple({ configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } })));
   } catch (error) {
-    return [report(key, { status: "unreadable", error: failureText(error) })];
+    return [unreadable(key, error)];
   }
   return tuple && !olderThan(tuple.checkpoint?.ts, o.since) ? [judgeThread(key, tuple, o), tuple] : undefined;
 }
@@ -271,11 +265,11 @@ export const scanThreads = boundary(
     // Checked at the call, before the first step: a bad saver or option throws here, naming it.
     const o = resolveScanOptions(saver, options);
     let reported = 0;
-    const full = () => reported >= (o.limit ?? Number.POSITIVE_INFINITY);
+    const full = () => reported === o.limit;
     const judge = (item: ThreadItem) =>
       readThread(saver, item, o, true).then(
         (read) => read?.[0],
-        (error) => report(item.key, { status: "unreadable", error: failureText(error) }),
+        (error) => unreadable(item.key, error),
       );
     return (async function* () {
       for await (const thread of readThreads(saver, o, judge, full)) {

@@ -119,7 +119,7 @@ export function sqlStoreOf(saver: object) {
  */
 export async function* threadSourceFor(
   saver: BaseCheckpointSaver,
-  selection: ThreadSelection = {},
+  selection: ThreadSelection,
 ): AsyncGenerator<ThreadItem> {
   const store = sqlStoreOf(saver);
   if (!store) return yield* listSource(saver, selection);
@@ -139,10 +139,12 @@ export async function* threadSourceFor(
   // page has no lower bound (a thread id may be ""); later pages start after the last key.
   const page = (after?: Dict, thread?: string) =>
     query((add) => {
-      const where: string[] = [];
-      if (after) where.push(`(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`);
-      if (thread !== undefined) where.push(`thread_id = ${add(thread)}`);
-      if (shard) where.push(`${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`);
+      // In the order of their placeholders (SQLite numbers them as they come).
+      const where = [
+        after && `(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`,
+        thread !== undefined && `thread_id = ${add(thread)}`,
+        shard && `${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`,
+      ].filter(Boolean);
       const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
       const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${checkpoints}
 ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
@@ -179,11 +181,8 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
 }
 
 /** Any saver: `list({})`, keeping the first tuple of each thread and namespace (savers list newest first). */
-async function* listSource(
-  saver: BaseCheckpointSaver,
-  { threads, shard }: ThreadSelection,
-): AsyncGenerator<ThreadItem> {
-  async function* latestOf(configurable: Dict): AsyncGenerator<ThreadItem> {
+async function* listSource(saver: BaseCheckpointSaver, { threads, shard }: ThreadSelection) {
+  async function* latestOf(configurable: Dict) {
     const seen = new Set<string>();
     for await (const tuple of saver.list({ configurable })) {
       const { thread_id, checkpoint_ns } = tuple.config?.configurable ?? {};

@@ -25,7 +25,8 @@ import { checkpointIdOf } from "./scan";
 import type { ThreadKey } from "./source";
 import type { StoredRepair } from "./repair-thread";
 
-export { TOOL_NAME, TOOL_VERSION };
+/** What wrote a repair checkpoint (or a live one put back on top). */
+const WRITER = { tool: TOOL_NAME, version: TOOL_VERSION };
 
 /** Metadata key under which a repair checkpoint says what wrote it and why. */
 export const REPAIR_METADATA_KEY = "tool_call_repair";
@@ -41,7 +42,7 @@ export interface RepairMetadata {
 }
 
 const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
-  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id ? { checkpoint_id } : {}) },
+  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
 });
 
 /**
@@ -76,8 +77,7 @@ export async function writeFix(
   if (before !== expected)
     return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
   const marker: RepairMetadata = {
-    tool: TOOL_NAME,
-    version: TOOL_VERSION,
+    ...WRITER,
     repaired: expected,
     repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
       action,
@@ -106,7 +106,7 @@ export async function writeFix(
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
   const restored = {
     ...second.metadata,
-    [REPAIR_METADATA_KEY]: { tool: TOOL_NAME, version: TOOL_VERSION, restored: liveId },
+    [REPAIR_METADATA_KEY]: { ...WRITER, restored: liveId },
   };
   const copy = { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() };
   await saver.put(configOf(key, ours), copy, restored as CheckpointMetadata, { ...second.checkpoint.channel_versions });

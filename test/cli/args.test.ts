@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCliArgs, parseSaverSpec, parseSince, UsageError, type CliArgs } from "../../src/cli/args";
-import { EXIT, runCli } from "../../src/cli/main";
+import { runCli } from "../../src/cli/main";
 
 const NOW = new Date("2026-05-10T12:00:00Z");
 const parse = (...argv: string[]) => parseCliArgs(argv, { DB_URL: "postgresql://app:pw@db:5432/app" }, NOW) as CliArgs;
@@ -114,7 +114,7 @@ describe("parseCliArgs", () => {
       stderr: { write: (t: string) => (stderr += t) },
       env: {},
     });
-    expect(code).toBe(EXIT.usage);
+    expect(code).toBe(2);
     expect(code).toBe(2);
     expect(stderr.split("\n")[0]).toBe("langgraph-tool-repair: unknown option --aply (did you mean --apply?)");
   });

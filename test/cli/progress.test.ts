@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Progress } from "../../src/cli/progress";
+import { progressLine } from "../../src/cli/progress";
 
 /** A stream that records writes, and a clock the test moves. */
 function setup(isTTY: boolean) {
   const writes: string[] = [];
   let now = 0;
-  const progress = new Progress({ write: (t: string) => writes.push(t), isTTY, columns: 120 }, () => now);
+  const progress = progressLine({ write: (t: string) => writes.push(t), isTTY, columns: 120 }, () => now);
   return { writes, progress, advance: (ms: number) => (now += ms) };
 }
 

@@ -13,8 +13,7 @@ import {
   createStoredRepairer,
   repairStoredMessages,
   repairThread,
-  storedThreadProblems,
-  structuralProblems,
+  storedProblems,
   type StoredRepairContext,
   type StoredRepairOptions,
 } from "../../src/threads/repair-thread";
@@ -195,18 +194,16 @@ describe("repairStoredMessages", () => {
   });
 });
 
-describe("structuralProblems / storedThreadProblems / awaitsResume", () => {
+describe("storedProblems / awaitsResume", () => {
   it("judge a stored thread: structural problems, an open last exchange only when asked, request shaping apart", () => {
-    expect(structuralProblems([human(), aiWithCalls("a"), human()], "openai").map((p) => p.kind)).toEqual([
-      "orphan_call",
-    ]);
+    expect(storedProblems([human(), aiWithCalls("a"), human()], "openai").map((p) => p.kind)).toEqual(["orphan_call"]);
     const open = [human(), aiWithCalls("a")];
-    expect(structuralProblems(open)).toEqual([]);
-    expect(structuralProblems(open, "strict", true).map((p) => p.kind)).toEqual(["trailing_open_exchange"]);
+    expect(storedProblems(open)).toEqual([]);
+    expect(storedProblems(open, "strict", "structural", true).map((p) => p.kind)).toEqual(["trailing_open_exchange"]);
     // Two user turns in a row: sound for storage, shaped per request on Bedrock.
     const twoUsers = [human("a"), human("b")];
-    expect(structuralProblems(twoUsers, "bedrock")).toEqual([]);
-    expect(storedThreadProblems(twoUsers, "bedrock").length).toBeGreaterThan(0);
+    expect(storedProblems(twoUsers, "bedrock")).toEqual([]);
+    expect(storedProblems(twoUsers, "bedrock", "request").length).toBeGreaterThan(0);
   });
 
   it("awaitsResume: an exchange followed only by its own results awaits a resume; one a user message follows does not", () => {

@@ -13,7 +13,7 @@ import {
   type CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import { structuralProblems } from "../../src/threads/repair-thread";
+import { storedProblems } from "../../src/threads/repair-thread";
 import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../../src/threads/repair";
 import { REPAIR_METADATA_KEY } from "../../src/threads/write";
 import {
@@ -229,7 +229,7 @@ describe("repairThreads", () => {
     expect(result.messages.at(-1)?.content).toMatch(/^answer/);
     expect(seedModel.stub.rejections.length).toBe(rejections);
     const stored = await storedMessages(store.saver, seeded.broken[0]);
-    expect(structuralProblems(stored, "openai")).toEqual([]);
+    expect(storedProblems(stored, "openai")).toEqual([]);
     // The salvaged result stays; the answered message made the model call the tools again (its script).
     expect(resultsByTool(stored).fast[0]).toEqual({ synthetic: false, content: "fast result for flights" });
   });
@@ -309,7 +309,7 @@ describe("repairThreads", () => {
       reason: expect.stringContaining("tool_calls cannot be read"),
     });
     for (const thread of seeded.broken.filter((t) => t !== bad)) expect(reports.get(thread)?.status).toBe("repaired");
-    expect(structuralProblems(await storedMessages(store.reopen(), bad), "openai")).not.toEqual([]); // left as it was
+    expect(storedProblems(await storedMessages(store.reopen(), bad), "openai")).not.toEqual([]); // left as it was
   });
 
   it("a dry run reports the fix and writes nothing", async (context) => {
@@ -320,7 +320,7 @@ describe("repairThreads", () => {
     expect(reports.get(seeded.clean[0])?.status).toBe("unchanged");
     const dry = reports.get(seeded.broken[0])!;
     expect(dry).toMatchObject({ status: "would_repair", found: "broken", checkpointId: before });
-    expect(structuralProblems(dry.after!, "openai")).toEqual([]);
+    expect(storedProblems(dry.after!, "openai")).toEqual([]);
     expect(idOf(await latest(store.saver, seeded.broken[0]))).toBe(before);
   });
 

@@ -7,8 +7,9 @@
  */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { expect } from "vitest";
-import { structuralProblems } from "../../../src/threads/repair-thread";
-import { REPAIR_METADATA_KEY, TOOL_NAME, TOOL_VERSION } from "../../../src/threads/write";
+import { storedProblems } from "../../../src/threads/repair-thread";
+import { name as TOOL_NAME, version as TOOL_VERSION } from "../../../package.json";
+import { REPAIR_METADATA_KEY } from "../../../src/threads/write";
 import {
   nextMessage,
   resultsByTool,
@@ -131,7 +132,7 @@ export async function runStoreScenario(
     ).toBe(parent.stored);
     // Valid, and the finished result that LangGraph discarded is back as the real one.
     const messages = await storedMessages(after, thread);
-    expect(structuralProblems(messages, provider)).toEqual([]);
+    expect(storedProblems(messages, provider)).toEqual([]);
     const results = resultsByTool(messages);
     expect(results.slow).toEqual([expect.objectContaining({ synthetic: true })]);
     if (seeded.salvageable.includes(thread))
