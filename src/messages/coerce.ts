@@ -14,7 +14,7 @@ import {
   ToolMessage,
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { atMessage, boundary, errorText } from "../errors";
+import { atMessage, errorText } from "../errors";
 import { describeValue, isDict, quoteValue, type Dict } from "../values";
 
 export function isMessage(value: unknown): value is BaseMessage {
@@ -95,9 +95,6 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number) => readMessage(value, index));
-
-/** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);

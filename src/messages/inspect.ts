@@ -49,16 +49,6 @@ function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: str
   }
 }
 
-/**
- * Every reference to a tool call in an assistant message, in a fixed location order, including references
- * whose id is missing. Non-assistant messages have none.
- */
-export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown): ToolCallRef[] => {
-  const refs: ToolCallRef[] = [];
-  forEachToolCallRef(message, (ref) => refs.push(ref));
-  return refs;
-});
-
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
   if (b.type === "server_tool_use") return "content.server_tool_use";
@@ -72,7 +62,10 @@ const push = (visit: Visit, rawId: unknown, name: unknown, location: ToolCallLoc
   visit({ id: nonEmptyString(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
 type Visit = (ref: ToolCallRef) => void;
 
-/** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
+/**
+ * Every reference to a tool call in an assistant message, in a fixed location order, including references whose
+ * id is missing, each to `visit` (no allocation beyond the refs themselves). Non-assistant messages have none.
+ */
 export function forEachToolCallRef(message: unknown, visit: Visit): void {
   if (!isAssistant(message)) return;
   const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;

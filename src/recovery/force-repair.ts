@@ -43,7 +43,7 @@ import {
   withPlaceholderSignature,
 } from "../messages/build";
 import { GEMINI_SIGNATURES_KEY, resentOutputOf } from "../messages/responses";
-import { coerceMessage, isMessage } from "../messages/coerce";
+import { isMessage, readMessage } from "../messages/coerce";
 import {
   distinctCalls,
   isAssistant,
@@ -103,7 +103,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   const input = messages.map((m, index) => {
     if (isMessage(m)) return m;
     report({ problem: "malformed_message", action: "coerced_message", index, detail: COERCED });
-    return coerceMessage(m, index);
+    return readMessage(m, index);
   });
   const step = { input, rejection, problem, options: rest, report };
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
