@@ -146,12 +146,6 @@ function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
   return out;
 }
 
-/** The first message with calls at or after `from`, or -1. */
-function nextCaller(messages: readonly BaseMessage[], from: number): number {
-  for (let i = from; i < messages.length; i++) if (makesCalls(messages[i])) return i;
-  return -1;
-}
-
 /**
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above), with the turn before
  * each message (user messages skipped) it was found by. Undefined when the history does not end on tool results or
@@ -166,17 +160,18 @@ function reasoningLoop(
   // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
   const before = turnsBeforeSkippingUsers(messages);
   let from = 0;
-  let caller = -1; // the first message with calls at or after i
+  // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
+  // message `from - 1` is a user message, it makes none).
+  let anchor = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (makesCalls(messages[i])) caller = i;
+    if (makesCalls(messages[i])) anchor = i;
     if (turnOf(messages[i]) !== "user" || before[i] === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
-    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[caller] ?? messages[i])) continue;
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[anchor] ?? messages[i])) continue;
     from = i + 1;
     break;
   }
-  const anchor = nextCaller(messages, from);
   return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor, before } : undefined;
 }
 
