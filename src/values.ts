@@ -14,6 +14,10 @@ export const nonEmptyString = (value: unknown): string | undefined =>
 /** `text` cut at `max` characters (ending in `…` when cut). */
 export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** `key:value` pairs, space separated, as a lookup that answers only for its own keys. */
+export const lookupOf = <V extends string>(pairs: string): ReadonlyMap<unknown, V> =>
+  new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, V]));
+
 /** A plain record (not null, not an array). */
 export const isDict = (value: unknown): value is Dict =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -16,18 +16,14 @@ import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
-import { isDict, type Dict } from "../values";
-
-/** `name:provider` pairs, space separated, as a lookup that answers only for its own names. */
-const providers = (pairs: string): Map<unknown, Provider> =>
-  new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, Provider]));
+import { isDict, lookupOf, type Dict } from "../values";
 
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
  * (InvokeModel), ChatAnthropic, ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI (refined to
  * the Responses API per call), ChatGoogleGenerativeAI and ChatVertexAI / ChatGoogle (google-common).
  */
-const LLM_TYPES = providers(
+const LLM_TYPES = lookupOf<Provider>(
   "chat_bedrock_converse:bedrock bedrock:bedrock anthropic:anthropic openai:openai azure_openai:openai " +
     "googlegenerativeai:gemini google:gemini vertexai:gemini chat_google:gemini",
 );
@@ -36,7 +32,7 @@ const LLM_TYPES = providers(
  * Provider names, by the provider whose rules their requests follow: initChatModel's, and the
  * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
  */
-const CONFIGURED_PROVIDERS = providers(
+const CONFIGURED_PROVIDERS = lookupOf<Provider>(
   "bedrock:bedrock bedrock-converse:bedrock aws:bedrock openai:openai azure_openai:openai anthropic:anthropic " +
     "google:gemini google-genai:gemini google-vertexai:gemini google-vertexai-web:gemini",
 );
