@@ -30,6 +30,7 @@ import {
   isAssistant,
   isDict,
   type Dict,
+  isReasoningBlock,
   isToolResult,
   isUnsignedReasoning,
   markerOf,
@@ -108,9 +109,6 @@ export const unansweredCallIds = boundary("unansweredCallIds", (messages: readon
  * - an assistant message without calls right before another one (a cut stream's text, moved out of an exchange):
  *   Anthropic merges the two into one turn that starts with that text, Bedrock needs a user turn between them.
  */
-
-const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-const isReasoningBlock = (block: unknown): boolean => isDict(block) && REASONING_BLOCKS.has(block.type as string);
 
 /** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
 const startsWithReasoning = (message: BaseMessage): boolean =>

@@ -361,6 +361,11 @@ export function isGeminiAssistantBlock(block: unknown): boolean {
   return isDict(block) && "functionCall" in block;
 }
 
+const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+/** A reasoning block of any provider: Anthropic `thinking` / `redacted_thinking`, Bedrock `reasoning` / `reasoning_content`. */
+export const isReasoningBlock = (block: unknown): boolean =>
+  isDict(block) && REASONING_BLOCKS.has(block.type as string);
+
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
 export function isThinkingBlock(block: unknown): boolean {
   const type = fieldsOf(block).type;

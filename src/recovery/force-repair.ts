@@ -49,6 +49,7 @@ import {
   isAssistant,
   isClientCall,
   isDict,
+  isReasoningBlock,
   isServerToolResultBlock,
   isToolResult,
   resultIdOf,
@@ -263,8 +264,6 @@ function answerNamedCalls(
   return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
 }
 
-const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
 function closeOpenLoop(step: Step): Forced | undefined {
   const { input } = step;
@@ -310,7 +309,7 @@ function blocksAsText(step: Step, servers: boolean) {
     servers
       ? (b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string))) ||
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
-      : REASONING_TYPES.has(String(b.type));
+      : isReasoningBlock(b);
   return each(
     step,
     (m, i) => {
