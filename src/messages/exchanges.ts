@@ -28,7 +28,6 @@ import { nonEmptyString } from "../values";
 import {
   callIdsOf,
   isAssistant,
-  isDict,
   type Dict,
   isReasoningBlock,
   isToolResult,
@@ -82,9 +81,8 @@ export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: 
 export const resumableExchange = boundary("resumableExchange", (messages: readonly BaseMessage[]) => {
   let index = messages.length - 1;
   while (index >= 0 && !isAssistant(messages[index])) index--;
-  return index < 0
-    ? undefined
-    : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
+  // None: no calls, so no open exchange.
+  return openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
 });
 
 /**
@@ -207,8 +205,8 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  * 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted thinking) is dropped.
  * An unsigned one becomes text (the blocks pass): it opens no loop either.
  */
-function sentAsReasoningByConverse(block: unknown): boolean {
-  if (!isDict(block) || isUnsignedReasoning(block)) return false;
+function sentAsReasoningByConverse(block: Dict): boolean {
+  if (isUnsignedReasoning(block)) return false;
   if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
   return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
 }
@@ -222,6 +220,6 @@ export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]):
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
   for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++)
-    if (sentAsReasoningByConverse(content[k])) return -1;
+    if (sentAsReasoningByConverse(content[k] as Dict)) return -1;
   return anchor;
 }

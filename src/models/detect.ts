@@ -61,11 +61,6 @@ export interface ModelDescription {
   configurable?: Dict;
 }
 
-/** A plain function that picks a model at call time (not a Runnable, which is an object). */
-export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function";
-}
-
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
 export function envSelectsBedrock(env: Env = process.env): boolean {
   const value: unknown = env.LLM_PROVIDER;
@@ -185,14 +180,13 @@ function collect(
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
     const modelId = instanceModelId(config);
-    const provider = refined(
-      CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
-      modelId,
-      () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
-    );
     found.push({
       modelId,
-      provider,
+      provider: refined(
+        CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
+        modelId,
+        () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+      ),
       role,
       callOptions,
       thinking: thinkingIn(config, callOptions),

@@ -42,7 +42,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  isModelChooser,
   needsPromptedStructuredOutput,
   withInstance,
   type Env,
@@ -165,7 +164,7 @@ export const withPromptedStructuredOutput = boundary(
     const { llm, prompt } = rest;
     if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
-    const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
+    const chooser = typeof llm === "function" ? (llm as unknown as Chooser) : undefined; // a model picked at call time
     if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
     // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
     for (const key of ["stateModifier", "messageModifier"])

@@ -14,7 +14,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  isModelChooser,
   needsPromptedStructuredOutput,
   providerOfAnswer,
   providerOfThread,
@@ -102,8 +101,6 @@ describe("isBedrockModel", () => {
 
   it("cannot see the model behind a function: false unless an option or the environment decides", () => {
     const chooser = () => bedrock();
-    expect(isModelChooser(chooser)).toBe(true);
-    expect(isModelChooser(bedrock())).toBe(false);
     expect(isBedrockModel(chooser, NO_ENV)).toBe(false);
     expect(isBedrockModel(chooser, { LLM_PROVIDER: "aws-bedrock" })).toBe(true);
   });
@@ -426,6 +423,5 @@ describe("argument checks: an input error naming the argument, never a raw error
       );
       expect(errorOf(() => (fn as (m: unknown) => unknown)(revokedObject()))).toMatchObject(boundaryError(name));
     }
-    expect(isModelChooser(throwingObject())).toBe(false);
   });
 });
