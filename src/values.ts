@@ -104,7 +104,7 @@ export function quoteValue(value: unknown): string {
       enumerable &&
       writable !== undefined &&
       (v === null || ["undefined", "number", "boolean", "string"].includes(typeof v))
-        ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`
+        ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${quoteValue(v)}`
         : "",
     );
     const text = `{${parts.join(", ")}}`;

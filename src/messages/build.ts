@@ -373,10 +373,10 @@ export function typedMessageOf(
   kind: "user" | "assistant" | "system",
 ): HumanMessage | AIMessage | SystemMessage {
   const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
-  if (kind === "user") return new HumanMessage(init as never);
-  if (kind === "system") return new SystemMessage(init as never);
-  // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).
-  return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
+  // Explicit calls: without them the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations
+  // pass reads them).
+  if (kind === "assistant") return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
+  return new (kind === "user" ? HumanMessage : SystemMessage)(init as never);
 }
 
 export const syntheticUserMessage = (text: string, reason: string, id: string): HumanMessage =>
@@ -420,8 +420,6 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
  */
 export function serverToolBlockAsText(block: Dict): Dict {
   const { type, name, content } = block;
-  const called = typeof name === "string" ? name : "server tool";
-  const kind = String(type).replace(/_tool_result$/, "");
   const lines =
     type === "web_search_tool_result" && Array.isArray(content)
       ? content
@@ -432,8 +430,10 @@ export function serverToolBlockAsText(block: Dict): Dict {
       : "";
   const text =
     type === "server_tool_use"
-      ? `[Server tool "${called}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
-      : `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${lines || safeJson(content ?? null, 20_000)}`;
+      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) ` +
+        `with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      : `[Result of the ${String(type).replace(/_tool_result$/, "")} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n` +
+        (lines || safeJson(content ?? null, 20_000));
   return { type: "text", text };
 }
 

@@ -268,7 +268,7 @@ function inferredProvider(modelId: string | undefined): string | undefined {
  */
 export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
   const build = description.configurable?._getModelInstance;
-  if (description.instance !== undefined || typeof build !== "function") return description;
+  if (typeof build !== "function") return description; // built already (a description has an instance or a config)
   const [resolved] = describeModels(await build.call(description.configurable, config));
   return resolved === undefined
     ? description
