@@ -103,15 +103,6 @@ export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boo
       ),
 );
 
-/**
- * createReactAgent's own `responseFormat` call would fail (or prefill): a Bedrock model ({@link isBedrockModel},
- * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
- */
-export const needsPromptedStructuredOutput = boundary(
-  "needsPromptedStructuredOutput",
-  (model: unknown, env?: Env): boolean => isBedrockModel(model, env) || cannotPrefill(model),
-);
-
 export interface ClaudeVersion {
   family: string;
   major: number;

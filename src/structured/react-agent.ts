@@ -42,7 +42,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  needsPromptedStructuredOutput,
   withInstance,
   type Env,
   type ModelDescription,
@@ -165,7 +164,8 @@ export const withPromptedStructuredOutput = boundary(
     if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
     const chooser = typeof llm === "function" ? (llm as unknown as Chooser) : undefined; // a model picked at call time
-    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
+    // createReactAgent's own `responseFormat` call would fail (Bedrock) or prefill: not without one of these.
+    if (!chooser && !isForced(o) && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
     // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
     for (const key of ["stateModifier", "messageModifier"])
       if (rest[key as keyof typeof rest] != null)

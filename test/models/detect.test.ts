@@ -14,7 +14,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  needsPromptedStructuredOutput,
   providerOfAnswer,
   providerOfThread,
 } from "../../src/models/detect";
@@ -181,12 +180,13 @@ describe("cannotPrefill", () => {
   });
 });
 
-describe("needsPromptedStructuredOutput and modelIdOf", () => {
-  it("is true for Bedrock models and for no-prefill models elsewhere", () => {
-    expect(needsPromptedStructuredOutput(bedrock("amazon.nova-pro-v1:0"), NO_ENV)).toBe(true);
-    expect(needsPromptedStructuredOutput(anthropic("claude-opus-4-6"), NO_ENV)).toBe(true);
-    expect(needsPromptedStructuredOutput(anthropic("claude-opus-4-5"), NO_ENV)).toBe(false);
-    expect(needsPromptedStructuredOutput(openai(), NO_ENV)).toBe(false);
+describe("prompted structured output (a Bedrock model or one that cannot prefill) and modelIdOf", () => {
+  it("is needed for Bedrock models and for no-prefill models elsewhere", () => {
+    const needsPrompted = (model: unknown) => isBedrockModel(model, NO_ENV) || cannotPrefill(model);
+    expect(needsPrompted(bedrock("amazon.nova-pro-v1:0"))).toBe(true);
+    expect(needsPrompted(anthropic("claude-opus-4-6"))).toBe(true);
+    expect(needsPrompted(anthropic("claude-opus-4-5"))).toBe(false);
+    expect(needsPrompted(openai())).toBe(false);
   });
 
   it("reads the model id through wrappers", () => {
@@ -416,7 +416,6 @@ describe("argument checks: an input error naming the argument, never a raw error
       ["describeModels", describeModels],
       ["isBedrockModel", isBedrockModel],
       ["cannotPrefill", cannotPrefill],
-      ["needsPromptedStructuredOutput", needsPromptedStructuredOutput],
     ] as const) {
       expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(
         boundaryError(name, "GETTER"),
