@@ -75,7 +75,7 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
 
 /** A short description of a value for an error message (never its content, which may be large or private). */
 export function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
+  if (value == null) return String(value);
   if (typeof value !== "object")
     return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
   try {

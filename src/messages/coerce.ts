@@ -53,7 +53,7 @@ function toLangChainToolCall(call: Dict): Dict {
 
 /** Content as a message can hold it: a string or an array; a single block becomes a one-block array. */
 function contentOf(value: unknown): unknown {
-  if (value === undefined || value === null) return ""; // OpenAI-format assistant messages that only carry tool_calls
+  if (value == null) return ""; // OpenAI-format assistant messages that only carry tool_calls
   if (typeof value === "string" || Array.isArray(value)) return value;
   return isDict(value) ? [value] : String(value);
 }
@@ -96,7 +96,7 @@ export function readMessage(value: unknown, index: number): BaseMessage {
   if (!isDict(value)) throw atMessage(index, `is ${describeValue(value)}, not a message`);
   const { type, data } = value;
   if (value.lc === 1 && type === "constructor" && Array.isArray(value.id)) {
-    const className = value.id[value.id.length - 1];
+    const className = value.id.at(-1);
     const kind = typeof className === "string" ? LC_CLASS.get(className.replace(/Chunk$/, "")) : undefined;
     if (!kind || !isDict(value.kwargs))
       throw atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
@@ -121,8 +121,8 @@ export function readMessage(value: unknown, index: number): BaseMessage {
       throw atMessage(index, `${stored} that LangChain cannot read (${errorText(error)})`, error);
     }
   }
-  const role = typeof value.role === "string" ? value.role : typeof type === "string" ? type : undefined;
-  const kind = ROLE_ALIASES.get(role); // a lookup: "undefined" or "constructor" names no role
+  const role = typeof value.role === "string" ? value.role : type;
+  const kind = ROLE_ALIASES.get(role); // a lookup of strings: "constructor" or a number names no role
   if (!kind) throw atMessage(index, `is ${describeValue(value)} with no known role or type`);
   // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
   if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))

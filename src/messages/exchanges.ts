@@ -121,16 +121,16 @@ const makesCalls = (m: BaseMessage): boolean => {
 const isTurn = (turn: Turn, skipUsers: boolean): boolean =>
   turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
 
-/** The turn before index `i` (see {@link isTurn}). */
-function turnBefore(messages: readonly BaseMessage[], i: number, skipUsers: boolean): Turn {
-  for (let at = i - 1; at >= 0; at--) {
+/** The last turn of `messages` (see {@link isTurn}). */
+function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
+  for (let at = messages.length - 1; at >= 0; at--) {
     const turn = turnOf(messages[at]);
     if (isTurn(turn, skipUsers)) return turn;
   }
   return undefined;
 }
 
-/** For each index, the turn before it with user messages skipped (`turnBefore(messages, i, true)`), in one walk. */
+/** For each index, the turn before it with user messages skipped (see {@link isTurn}), in one walk. */
 function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
   const out: Turn[] = [];
   let last: Turn;
@@ -152,7 +152,7 @@ function reasoningLoop(
   alternation: boolean,
 ): { from: number; anchor: number; before: Turn[] } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
-  if (turnBefore(messages, messages.length, !alternation) !== "tool") return undefined;
+  if (lastTurn(messages, !alternation) !== "tool") return undefined;
   // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
   const before = turnsBeforeSkippingUsers(messages);
   let from = 0;

@@ -16,7 +16,7 @@ import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
-import { isDict, lookupOf, type Dict } from "../values";
+import { isDict, lookupOf, nonEmptyString, type Dict } from "../values";
 
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
@@ -209,9 +209,7 @@ function collect(
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
 const instanceModelId = (instance: Dict): string | undefined =>
-  [instance.model, instance.modelName, instance.modelId].find(
-    (id): id is string => typeof id === "string" && id !== "",
-  );
+  [instance.model, instance.modelName, instance.modelId].find(nonEmptyString) as string | undefined;
 
 /**
  * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
