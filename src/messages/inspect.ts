@@ -353,12 +353,11 @@ const GEMINI_BLOCK_TYPES = new Set(
 export function isGeminiAssistantBlock(block: unknown): boolean {
   const { type, data } = fieldsOf(block);
   // A `mime/type` block with inline data, or a raw `functionCall` part.
-  if (
-    typeof type === "string" &&
-    (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof data === "string"))
-  )
-    return true;
-  return isDict(block) && "functionCall" in block;
+  return (
+    (typeof type === "string" &&
+      (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof data === "string"))) ||
+    "functionCall" in fieldsOf(block)
+  );
 }
 
 const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);

@@ -142,7 +142,7 @@ function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
  */
 function refined(provider: Provider | undefined, modelId: string | undefined, responses: () => boolean) {
   if (provider === "openai" && responses()) return "openai-responses";
-  return provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId) ? "anthropic" : provider;
+  return provider === "gemini" && claudeVersionOf(modelId ?? "") ? "anthropic" : provider;
 }
 
 // --- walking the wrappers -----------------------------------------------------------------------------------

@@ -49,9 +49,8 @@ const blockCount = (content: unknown): number => (Array.isArray(content) ? conte
 
 /** How each format's adapter lays out the messages it reads. */
 const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
-  // Chat Completions: one message each; an assistant audio reference adds a second one.
-  openai: (reads) =>
-    counted(reads.map(({ m }) => (isDict(kwargsOf(m).audio) && "id" in (kwargsOf(m).audio as Dict) ? 2 : 1))),
+  // Chat Completions: one message each; an assistant audio reference (`audio` with an id) adds a second one.
+  openai: (reads) => counted(reads.map(({ m }) => ("id" in Object(kwargsOf(m).audio) ? 2 : 1))),
   "openai-responses": (reads) => counted(reads.map(responsesItemCount)),
   anthropic: anthropicPieces,
   // Bedrock Converse (`convertToConverseMessages`): every SystemMessage goes to `system`; each other message is one
