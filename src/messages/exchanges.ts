@@ -180,9 +180,7 @@ const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
   const found: number[] = [];
-  const loop = reasoningLoop(messages, alternation);
-  if (!loop) return found;
-  const { anchor, before } = loop;
+  const { anchor, before } = reasoningLoop(messages, alternation) ?? { anchor: messages.length, before: [] };
   for (let i = anchor + 1; i < messages.length; i++)
     if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
   return found;

@@ -380,11 +380,11 @@ export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "con
  * block with text but no signature (ChatBedrockConverse). Claude refuses it (A14, B12).
  */
 export function isUnsignedReasoning(block: unknown): boolean {
-  const { type, signature, reasoningText } = fieldsOf(block);
+  const { type, signature, data, reasoning, reasoningText } = fieldsOf(block);
   const { text, signature: nested } = fieldsOf(reasoningText);
   if (type === "thinking") return !nonEmptyString(signature);
-  if (type === "redacted_thinking") return !nonEmptyString((block as Dict).data);
-  if (type === "reasoning") return !!nonEmptyString((block as Dict).reasoning) && !nonEmptyString(signature);
+  if (type === "redacted_thinking") return !nonEmptyString(data);
+  if (type === "reasoning") return !!nonEmptyString(reasoning) && !nonEmptyString(signature);
   return type === "reasoning_content" && !!nonEmptyString(text) && !nonEmptyString(nested);
 }
 
