@@ -23,6 +23,13 @@ export const isDict = (value: unknown): value is Dict =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
+ * A record's fields, or none (frozen: to read, never to keep): `fieldsOf(x).key` reads like a plain field at each
+ * site (a shared keyed read is slow).
+ */
+export const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
+const NO_FIELDS: Dict = Object.freeze({});
+
+/**
  * JSON text of `value`, or a stand-in where JSON cannot say it: a cycle becomes `"[Circular]"`, a BigInt
  * its digits, a symbol or function its description, a value whose getter throws `"[Unreadable]"`. Output
  * stops growing past `maxLength` characters (ending in `…`), so the cost is bounded by the budget, not the

@@ -19,7 +19,7 @@ import {
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { nonEmptyString, safeJson } from "../values";
+import { fieldsOf, nonEmptyString, safeJson } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -173,7 +173,7 @@ export function withoutItemIds(
 ): { message: AIMessage; droppedReasoning: string[] } {
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
-  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
+  const kwargs: Dict = { ...fieldsOf(message.additional_kwargs) };
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {
@@ -387,9 +387,9 @@ export const syntheticAssistantMessage = (text: string, reason: string, id: stri
 
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
 export function withPlaceholderSignature(message: AIMessage): AIMessage {
-  const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const kwargs = fieldsOf(message.additional_kwargs);
   const signed = {
-    ...(isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {}),
+    ...fieldsOf(kwargs[GEMINI_SIGNATURES_KEY]),
     [message.tool_calls?.[0]?.id as string]: PLACEHOLDER_THOUGHT_SIGNATURE,
   };
   return rebuildMessage(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });

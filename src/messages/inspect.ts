@@ -5,7 +5,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
-import { clip, isDict, nonEmptyString, safeJson, type Dict } from "../values";
+import { clip, fieldsOf, isDict, nonEmptyString, safeJson, type Dict } from "../values";
 import type { ToolRunState } from "../types";
 
 export { isDict, type Dict };
@@ -34,10 +34,6 @@ export interface ToolCallRef {
   /** Index inside its location (array index, content block index). */
   position: number;
 }
-
-/** A record's fields, or none: `fieldsOf(x).key` reads like a plain field at each site (a shared keyed read is slow). */
-const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
-const NO_FIELDS: Dict = Object.freeze({});
 
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them), their ids under `first`. */
 function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit): void {

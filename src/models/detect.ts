@@ -16,7 +16,7 @@ import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
-import { isDict, lookupOf, nonEmptyString, type Dict } from "../values";
+import { fieldsOf, isDict, lookupOf, nonEmptyString, type Dict } from "../values";
 
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
@@ -169,7 +169,7 @@ function collect(
     if (found.length > before) return;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
-    const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
     const modelId = instanceModelId(config);
     found.push({
       modelId,
@@ -276,8 +276,8 @@ export async function withInstance(description: ModelDescription, config?: unkno
  */
 export function providerOfAnswer(message: unknown): Provider | undefined {
   if (!isDict(message)) return undefined;
-  const meta = isDict(message.response_metadata) ? message.response_metadata : {};
-  const extra = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const meta = fieldsOf(message.response_metadata);
+  const extra = fieldsOf(message.additional_kwargs);
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
   return refined(
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??

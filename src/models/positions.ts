@@ -14,6 +14,7 @@ import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 import { resentOutputOf } from "../messages/responses";
+import { fieldsOf } from "../values";
 
 /** A wire format: one per adapter request shape. */
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
@@ -44,13 +45,12 @@ const read = (message: unknown, index: number): Read => {
 };
 const KINDS = new Set(["human", "ai", "tool", "system"]);
 
-const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
 const blockCount = (content: unknown): number => (Array.isArray(content) ? content.length : 1);
 
 /** How each format's adapter lays out the messages it reads. */
 const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
   // Chat Completions: one message each; an assistant audio reference (`audio` with an id) adds a second one.
-  openai: (reads) => counted(reads.map(({ m }) => ("id" in Object(kwargsOf(m).audio) ? 2 : 1))),
+  openai: (reads) => counted(reads.map(({ m }) => ("id" in Object(fieldsOf(m.additional_kwargs).audio) ? 2 : 1))),
   "openai-responses": (reads) => counted(reads.map(responsesItemCount)),
   anthropic: anthropicPieces,
   // Bedrock Converse (`convertToConverseMessages`): every SystemMessage goes to `system`; each other message is one
@@ -106,7 +106,7 @@ function responsesItemCount({ kind, m }: Read): number {
   // A Responses message is re-sent as its raw output items.
   const output = resentOutputOf(m);
   if (output) return output.length;
-  const kwargs = kwargsOf(m);
+  const kwargs = fieldsOf(m.additional_kwargs);
   const calls = kind === "ai" && Array.isArray(m.tool_calls) ? m.tool_calls.length : 0;
   return (kwargs.reasoning ? 1 : 0) + says + (calls || list(kwargs.tool_calls).length);
 }
