@@ -77,7 +77,7 @@ const thrownByCaller = new WeakSet<object>();
  */
 export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R): (...args: A) => R {
   const mark = (error: unknown): never => {
-    if ((typeof error === "object" && error !== null) || typeof error === "function") thrownByCaller.add(error);
+    if (Object(error) === error) thrownByCaller.add(error as object); // an object or a function: what a WeakSet holds
     throw error;
   };
   return (...args) => {
@@ -142,7 +142,7 @@ export function assertMethods(
   expected: string,
   methods: readonly string[],
 ) {
-  const object = (typeof value === "object" || typeof value === "function") && value !== null;
+  const object = Object(value) === value; // an object or a function, not a primitive
   const missing = object ? methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function") : "";
   if (missing !== undefined)
     throw expectedInput(what, argument, expected, value, missing && ` without a ${missing} method`);

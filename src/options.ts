@@ -33,8 +33,6 @@ export const option = {
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
   oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
     kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),
-  /** Either kind, listed as `expected` says. */
-  or: (a: OptionKind, b: OptionKind, expected: string) => kind(expected, (v) => a.accepts(v) || b.accepts(v)),
 } as const;
 
 /** A table of options: each key's kind. */

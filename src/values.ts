@@ -14,9 +14,20 @@ export const nonEmptyString = (value: unknown): string | undefined =>
 /** `text` cut at `max` characters (ending in `…` when cut). */
 export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** `key:value` pairs, space separated, as a lookup that answers only for its own keys. */
+export const lookupOf = <V extends string>(pairs: string): ReadonlyMap<unknown, V> =>
+  new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, V]));
+
 /** A plain record (not null, not an array). */
 export const isDict = (value: unknown): value is Dict =>
   typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A record's fields, or none (frozen: to read, never to keep): `fieldsOf(x).key` reads like a plain field at each
+ * site (a shared keyed read is slow).
+ */
+export const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
+const NO_FIELDS: Dict = Object.freeze({});
 
 /**
  * JSON text of `value`, or a stand-in where JSON cannot say it: a cycle becomes `"[Circular]"`, a BigInt
@@ -71,7 +82,7 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
 
 /** A short description of a value for an error message (never its content, which may be large or private). */
 export function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
+  if (value == null) return String(value);
   if (typeof value !== "object")
     return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
   try {
@@ -100,7 +111,7 @@ export function quoteValue(value: unknown): string {
       enumerable &&
       writable !== undefined &&
       (v === null || ["undefined", "number", "boolean", "string"].includes(typeof v))
-        ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`
+        ? `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${quoteValue(v)}`
         : "",
     );
     const text = `{${parts.join(", ")}}`;

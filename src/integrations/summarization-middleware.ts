@@ -15,7 +15,7 @@
 import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
 import { boundary } from "../errors";
-import { option } from "../options";
+import { kind, option } from "../options";
 import {
   type ContextSize,
   type KeepSize,
@@ -40,7 +40,10 @@ export interface SummarizationMiddlewareOptions
 
 const OPTIONS = {
   ...SUMMARIZATION,
-  model: option.or(option.name, SUMMARIZER, `${SUMMARIZER.expected}, or a "provider:model" string`),
+  model: kind(
+    `${SUMMARIZER.expected}, or a "provider:model" string`,
+    (v) => option.name.accepts(v) || SUMMARIZER.accepts(v),
+  ),
   onError: option.fn,
 };
 

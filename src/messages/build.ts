@@ -19,7 +19,7 @@ import {
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { nonEmptyString, safeJson } from "../values";
+import { fieldsOf, nonEmptyString, safeJson } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -173,7 +173,7 @@ export function withoutItemIds(
 ): { message: AIMessage; droppedReasoning: string[] } {
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
-  const kwargs: Dict = isDict(message.additional_kwargs) ? { ...message.additional_kwargs } : {};
+  const kwargs: Dict = { ...fieldsOf(message.additional_kwargs) };
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {
@@ -373,10 +373,10 @@ export function typedMessageOf(
   kind: "user" | "assistant" | "system",
 ): HumanMessage | AIMessage | SystemMessage {
   const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
-  if (kind === "user") return new HumanMessage(init as never);
-  if (kind === "system") return new SystemMessage(init as never);
-  // Explicit: without it the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations pass reads them).
-  return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
+  // Explicit calls: without them the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations
+  // pass reads them).
+  if (kind === "assistant") return new AIMessage({ ...init, tool_calls: [], invalid_tool_calls: [] } as never);
+  return new (kind === "user" ? HumanMessage : SystemMessage)(init as never);
 }
 
 export const syntheticUserMessage = (text: string, reason: string, id: string): HumanMessage =>
@@ -387,9 +387,9 @@ export const syntheticAssistantMessage = (text: string, reason: string, id: stri
 
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
 export function withPlaceholderSignature(message: AIMessage): AIMessage {
-  const kwargs = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const kwargs = fieldsOf(message.additional_kwargs);
   const signed = {
-    ...(isDict(kwargs[GEMINI_SIGNATURES_KEY]) ? kwargs[GEMINI_SIGNATURES_KEY] : {}),
+    ...fieldsOf(kwargs[GEMINI_SIGNATURES_KEY]),
     [message.tool_calls?.[0]?.id as string]: PLACEHOLDER_THOUGHT_SIGNATURE,
   };
   return rebuildMessage(message, { additional_kwargs: { ...kwargs, [GEMINI_SIGNATURES_KEY]: signed } });
@@ -420,8 +420,6 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
  */
 export function serverToolBlockAsText(block: Dict): Dict {
   const { type, name, content } = block;
-  const called = typeof name === "string" ? name : "server tool";
-  const kind = String(type).replace(/_tool_result$/, "");
   const lines =
     type === "web_search_tool_result" && Array.isArray(content)
       ? content
@@ -432,8 +430,10 @@ export function serverToolBlockAsText(block: Dict): Dict {
       : "";
   const text =
     type === "server_tool_use"
-      ? `[Server tool "${called}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
-      : `[Result of the ${kind} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n${lines || safeJson(content ?? null, 20_000)}`;
+      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) ` +
+        `with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      : `[Result of the ${String(type).replace(/_tool_result$/, "")} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n` +
+        (lines || safeJson(content ?? null, 20_000));
   return { type: "text", text };
 }
 

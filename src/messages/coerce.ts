@@ -14,32 +14,22 @@ import {
   ToolMessage,
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
-import { atMessage, boundary, errorText } from "../errors";
-import { describeValue, isDict, quoteValue, type Dict } from "../values";
+import { atMessage, errorText } from "../errors";
+import { describeValue, isDict, lookupOf, quoteValue, type Dict } from "../values";
 
 export function isMessage(value: unknown): value is BaseMessage {
   return BaseMessage.isInstance(value as BaseMessage);
 }
 
-const ROLE_ALIASES: Record<string, Kind> = Object.assign(Object.create(null), {
-  user: "human",
-  human: "human",
-  assistant: "ai",
-  ai: "ai",
-  model: "ai",
-  tool: "tool",
-  system: "system",
-  developer: "system",
-});
+/** The roles (and types) a plain message or a tuple may name, by the kind of message each is. */
+const ROLE_ALIASES = lookupOf<Kind>(
+  "user:human human:human assistant:ai ai:ai model:ai tool:tool system:system developer:system",
+);
 
 /** The message classes an lc-serialized constructor names (their `...Chunk` classes too). */
-const LC_CLASS: Record<string, Kind> = Object.assign(Object.create(null), {
-  HumanMessage: "human",
-  AIMessage: "ai",
-  ToolMessage: "tool",
-  SystemMessage: "system",
-  ChatMessage: "chat",
-});
+const LC_CLASS = lookupOf<Kind>(
+  "HumanMessage:human AIMessage:ai ToolMessage:tool SystemMessage:system ChatMessage:chat",
+);
 
 type Kind = "human" | "ai" | "tool" | "system" | "chat";
 
@@ -63,7 +53,7 @@ function toLangChainToolCall(call: Dict): Dict {
 
 /** Content as a message can hold it: a string or an array; a single block becomes a one-block array. */
 function contentOf(value: unknown): unknown {
-  if (value === undefined || value === null) return ""; // OpenAI-format assistant messages that only carry tool_calls
+  if (value == null) return ""; // OpenAI-format assistant messages that only carry tool_calls
   if (typeof value === "string" || Array.isArray(value)) return value;
   return isDict(value) ? [value] : String(value);
 }
@@ -95,22 +85,19 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export const coerceMessage = boundary("coerceMessage", (value: unknown, index: number) => readMessage(value, index));
-
-/** {@link coerceMessage} for the package's own readers, behind their callers' boundary. */
 export function readMessage(value: unknown, index: number): BaseMessage {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {
-    const kind = ROLE_ALIASES[value[0]];
+    const kind = ROLE_ALIASES.get(value[0]);
     if (!kind) throw atMessage(index, `is a tuple with unknown role ${quoteValue(value[0])}`);
     return build(kind, { content: value[1] });
   }
   if (!isDict(value)) throw atMessage(index, `is ${describeValue(value)}, not a message`);
   const { type, data } = value;
   if (value.lc === 1 && type === "constructor" && Array.isArray(value.id)) {
-    const className = value.id[value.id.length - 1];
-    const kind = typeof className === "string" ? LC_CLASS[className.replace(/Chunk$/, "")] : undefined;
+    const className = value.id.at(-1);
+    const kind = typeof className === "string" ? LC_CLASS.get(className.replace(/Chunk$/, "")) : undefined;
     if (!kind || !isDict(value.kwargs))
       throw atMessage(index, `is an lc-serialized ${quoteValue(className)}, not a known message class`);
     return build(kind, value.kwargs);
@@ -134,8 +121,8 @@ export function readMessage(value: unknown, index: number): BaseMessage {
       throw atMessage(index, `${stored} that LangChain cannot read (${errorText(error)})`, error);
     }
   }
-  const role = typeof value.role === "string" ? value.role : typeof type === "string" ? type : undefined;
-  const kind = ROLE_ALIASES[role as string]; // no prototype: "undefined" or "constructor" names no role
+  const role = typeof value.role === "string" ? value.role : type;
+  const kind = ROLE_ALIASES.get(role); // a lookup of strings: "constructor" or a number names no role
   if (!kind) throw atMessage(index, `is ${describeValue(value)} with no known role or type`);
   // Nothing to read would become an empty message, which a later pass would delete: refuse it instead.
   if (!("content" in value) && !(kind === "ai" && value.tool_calls !== undefined))

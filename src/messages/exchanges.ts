@@ -28,8 +28,8 @@ import { nonEmptyString } from "../values";
 import {
   callIdsOf,
   isAssistant,
-  isDict,
   type Dict,
+  isReasoningBlock,
   isToolResult,
   isUnsignedReasoning,
   markerOf,
@@ -81,9 +81,8 @@ export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: 
 export const resumableExchange = boundary("resumableExchange", (messages: readonly BaseMessage[]) => {
   let index = messages.length - 1;
   while (index >= 0 && !isAssistant(messages[index])) index--;
-  return index < 0
-    ? undefined
-    : openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
+  // None: no calls, so no open exchange.
+  return openExchange(index, callIdsOf(messages[index], false), answeredFrom(messages, index + 1));
 });
 
 /**
@@ -109,9 +108,6 @@ export const unansweredCallIds = boundary("unansweredCallIds", (messages: readon
  *   Anthropic merges the two into one turn that starts with that text, Bedrock needs a user turn between them.
  */
 
-const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-const isReasoningBlock = (block: unknown): boolean => isDict(block) && REASONING_BLOCKS.has(block.type as string);
-
 /** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
 const startsWithReasoning = (message: BaseMessage): boolean =>
   Array.isArray(message.content) && isReasoningBlock(message.content[0]);
@@ -125,16 +121,16 @@ const makesCalls = (m: BaseMessage): boolean => {
 const isTurn = (turn: Turn, skipUsers: boolean): boolean =>
   turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
 
-/** The turn before index `i` (see {@link isTurn}). */
-function turnBefore(messages: readonly BaseMessage[], i: number, skipUsers: boolean): Turn {
-  for (let at = i - 1; at >= 0; at--) {
+/** The last turn of `messages` (see {@link isTurn}). */
+function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
+  for (let at = messages.length - 1; at >= 0; at--) {
     const turn = turnOf(messages[at]);
     if (isTurn(turn, skipUsers)) return turn;
   }
   return undefined;
 }
 
-/** For each index, the turn before it with user messages skipped (`turnBefore(messages, i, true)`), in one walk. */
+/** For each index, the turn before it with user messages skipped (see {@link isTurn}), in one walk. */
 function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
   const out: Turn[] = [];
   let last: Turn;
@@ -144,12 +140,6 @@ function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
     if (isTurn(turn, true)) last = turn;
   }
   return out;
-}
-
-/** The first message with calls at or after `from`, or -1. */
-function nextCaller(messages: readonly BaseMessage[], from: number): number {
-  for (let i = from; i < messages.length; i++) if (makesCalls(messages[i])) return i;
-  return -1;
 }
 
 /**
@@ -162,21 +152,22 @@ function reasoningLoop(
   alternation: boolean,
 ): { from: number; anchor: number; before: Turn[] } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
-  if (turnBefore(messages, messages.length, !alternation) !== "tool") return undefined;
+  if (lastTurn(messages, !alternation) !== "tool") return undefined;
   // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
   const before = turnsBeforeSkippingUsers(messages);
   let from = 0;
-  let caller = -1; // the first message with calls at or after i
+  // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
+  // message `from - 1` is a user message, it makes none).
+  let anchor = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (makesCalls(messages[i])) caller = i;
+    if (makesCalls(messages[i])) anchor = i;
     if (turnOf(messages[i]) !== "user" || before[i] === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
-    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[caller] ?? messages[i])) continue;
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[anchor] ?? messages[i])) continue;
     from = i + 1;
     break;
   }
-  const anchor = nextCaller(messages, from);
   return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor, before } : undefined;
 }
 
@@ -189,9 +180,7 @@ const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
   const found: number[] = [];
-  const loop = reasoningLoop(messages, alternation);
-  if (!loop) return found;
-  const { anchor, before } = loop;
+  const { anchor, before } = reasoningLoop(messages, alternation) ?? { anchor: messages.length, before: [] };
   for (let i = anchor + 1; i < messages.length; i++)
     if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
   return found;
@@ -214,8 +203,8 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  * 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted thinking) is dropped.
  * An unsigned one becomes text (the blocks pass): it opens no loop either.
  */
-function sentAsReasoningByConverse(block: unknown): boolean {
-  if (!isDict(block) || isUnsignedReasoning(block)) return false;
+function sentAsReasoningByConverse(block: Dict): boolean {
+  if (isUnsignedReasoning(block)) return false;
   if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
   return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
 }
@@ -229,6 +218,6 @@ export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]):
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];
   for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++)
-    if (sentAsReasoningByConverse(content[k])) return -1;
+    if (sentAsReasoningByConverse(content[k] as Dict)) return -1;
   return anchor;
 }

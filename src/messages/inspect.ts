@@ -5,7 +5,7 @@
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
-import { clip, isDict, nonEmptyString, safeJson, type Dict } from "../values";
+import { clip, fieldsOf, isDict, nonEmptyString, safeJson, type Dict } from "../values";
 import type { ToolRunState } from "../types";
 
 export { isDict, type Dict };
@@ -35,10 +35,6 @@ export interface ToolCallRef {
   position: number;
 }
 
-/** A record's fields, or none: `fieldsOf(x).key` reads like a plain field at each site (a shared keyed read is slow). */
-const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
-const NO_FIELDS: Dict = Object.freeze({});
-
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them), their ids under `first`. */
 function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit): void {
   const value = kwargs[key];
@@ -48,16 +44,6 @@ function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: str
     if (isDict(r)) push(visit, r[first] ?? r.id ?? r.toolUseId, r.name, `additional_kwargs.${key}`, i);
   }
 }
-
-/**
- * Every reference to a tool call in an assistant message, in a fixed location order, including references
- * whose id is missing. Non-assistant messages have none.
- */
-export const readToolCallRefs = boundary("readToolCallRefs", (message: unknown): ToolCallRef[] => {
-  const refs: ToolCallRef[] = [];
-  forEachToolCallRef(message, (ref) => refs.push(ref));
-  return refs;
-});
 
 /** The location of a content block that carries a call, by its type first, as the adapters read it. */
 function blockLocation(b: Dict): ToolCallLocation | undefined {
@@ -72,7 +58,10 @@ const push = (visit: Visit, rawId: unknown, name: unknown, location: ToolCallLoc
   visit({ id: nonEmptyString(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
 type Visit = (ref: ToolCallRef) => void;
 
-/** Visitor form of {@link readToolCallRefs}: no allocation beyond the refs themselves. */
+/**
+ * Every reference to a tool call in an assistant message, in a fixed location order, including references whose
+ * id is missing, each to `visit` (no allocation beyond the refs themselves). Non-assistant messages have none.
+ */
 export function forEachToolCallRef(message: unknown, visit: Visit): void {
   if (!isAssistant(message)) return;
   const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
@@ -360,13 +349,17 @@ const GEMINI_BLOCK_TYPES = new Set(
 export function isGeminiAssistantBlock(block: unknown): boolean {
   const { type, data } = fieldsOf(block);
   // A `mime/type` block with inline data, or a raw `functionCall` part.
-  if (
-    typeof type === "string" &&
-    (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof data === "string"))
-  )
-    return true;
-  return isDict(block) && "functionCall" in block;
+  return (
+    (typeof type === "string" &&
+      (GEMINI_BLOCK_TYPES.has(type) || (/^[^/]+\/[^/]+$/.test(type) && typeof data === "string"))) ||
+    "functionCall" in fieldsOf(block)
+  );
 }
+
+const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
+/** A reasoning block of any provider: Anthropic `thinking` / `redacted_thinking`, Bedrock `reasoning` / `reasoning_content`. */
+export const isReasoningBlock = (block: unknown): boolean =>
+  isDict(block) && REASONING_BLOCKS.has(block.type as string);
 
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
 export function isThinkingBlock(block: unknown): boolean {
@@ -383,11 +376,11 @@ export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "con
  * block with text but no signature (ChatBedrockConverse). Claude refuses it (A14, B12).
  */
 export function isUnsignedReasoning(block: unknown): boolean {
-  const { type, signature, reasoningText } = fieldsOf(block);
+  const { type, signature, data, reasoning, reasoningText } = fieldsOf(block);
   const { text, signature: nested } = fieldsOf(reasoningText);
   if (type === "thinking") return !nonEmptyString(signature);
-  if (type === "redacted_thinking") return !nonEmptyString((block as Dict).data);
-  if (type === "reasoning") return !!nonEmptyString((block as Dict).reasoning) && !nonEmptyString(signature);
+  if (type === "redacted_thinking") return !nonEmptyString(data);
+  if (type === "reasoning") return !!nonEmptyString(reasoning) && !nonEmptyString(signature);
   return type === "reasoning_content" && !!nonEmptyString(text) && !nonEmptyString(nested);
 }
 

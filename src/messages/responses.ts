@@ -70,12 +70,12 @@ export function editOutput(
     const e = edited[i];
     if (item.type === "reasoning") {
       const follower = edited[i + 1] ?? output[i + 1];
+      // None, dropped, another reasoning item, or without its id.
       orphanedRun =
         e === "drop" ||
-        follower === undefined ||
-        follower === "drop" ||
+        typeof follower !== "object" ||
         follower.type === "reasoning" ||
-        follower.id !== output[i + 1]?.id;
+        follower.id !== output[i + 1].id;
       if (!orphanedRun) out.push((e ?? item) as Dict);
       else if (typeof item.id === "string") droppedReasoning.push(item.id);
     } else if (e !== "drop") {

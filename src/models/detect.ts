@@ -16,18 +16,14 @@ import { boundary } from "../errors";
 import { isAssistant } from "../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/responses";
 import type { Provider } from "../types";
-import { isDict, type Dict } from "../values";
-
-/** `name:provider` pairs, space separated, as a lookup that answers only for its own names. */
-const providers = (pairs: string): Map<unknown, Provider> =>
-  new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, Provider]));
+import { fieldsOf, isDict, lookupOf, nonEmptyString, type Dict } from "../values";
 
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
  * (InvokeModel), ChatAnthropic, ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI (refined to
  * the Responses API per call), ChatGoogleGenerativeAI and ChatVertexAI / ChatGoogle (google-common).
  */
-const LLM_TYPES = providers(
+const LLM_TYPES = lookupOf<Provider>(
   "chat_bedrock_converse:bedrock bedrock:bedrock anthropic:anthropic openai:openai azure_openai:openai " +
     "googlegenerativeai:gemini google:gemini vertexai:gemini chat_google:gemini",
 );
@@ -36,7 +32,7 @@ const LLM_TYPES = providers(
  * Provider names, by the provider whose rules their requests follow: initChatModel's, and the
  * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
  */
-const CONFIGURED_PROVIDERS = providers(
+const CONFIGURED_PROVIDERS = lookupOf<Provider>(
   "bedrock:bedrock bedrock-converse:bedrock aws:bedrock openai:openai azure_openai:openai anthropic:anthropic " +
     "google:gemini google-genai:gemini google-vertexai:gemini google-vertexai-web:gemini",
 );
@@ -63,11 +59,6 @@ export interface ModelDescription {
   thinking: boolean;
   /** The initChatModel model this description was read from, when `instance` is not built yet. */
   configurable?: Dict;
-}
-
-/** A plain function that picks a model at call time (not a Runnable, which is an object). */
-export function isModelChooser(model: unknown): model is (...args: never[]) => unknown {
-  return typeof model === "function";
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
@@ -112,15 +103,6 @@ export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boo
       ),
 );
 
-/**
- * createReactAgent's own `responseFormat` call would fail (or prefill): a Bedrock model ({@link isBedrockModel},
- * options and environment included) or one that cannot prefill ({@link cannotPrefill}).
- */
-export const needsPromptedStructuredOutput = boundary(
-  "needsPromptedStructuredOutput",
-  (model: unknown, env?: Env): boolean => isBedrockModel(model, env) || cannotPrefill(model),
-);
-
 export interface ClaudeVersion {
   family: string;
   major: number;
@@ -160,7 +142,7 @@ function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
  */
 function refined(provider: Provider | undefined, modelId: string | undefined, responses: () => boolean) {
   if (provider === "openai" && responses()) return "openai-responses";
-  return provider === "gemini" && modelId !== undefined && claudeVersionOf(modelId) ? "anthropic" : provider;
+  return provider === "gemini" && claudeVersionOf(modelId ?? "") ? "anthropic" : provider;
 }
 
 // --- walking the wrappers -----------------------------------------------------------------------------------
@@ -187,16 +169,15 @@ function collect(
     if (found.length > before) return;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
-    const callOptions = { ...(Array.isArray(bindArgs) && isDict(bindArgs[1]) ? bindArgs[1] : {}), ...bound };
+    const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
     const modelId = instanceModelId(config);
-    const provider = refined(
-      CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
-      modelId,
-      () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
-    );
     found.push({
       modelId,
-      provider,
+      provider: refined(
+        CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
+        modelId,
+        () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
+      ),
       role,
       callOptions,
       thinking: thinkingIn(config, callOptions),
@@ -228,9 +209,7 @@ function collect(
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
 const instanceModelId = (instance: Dict): string | undefined =>
-  [instance.model, instance.modelName, instance.modelId].find(
-    (id): id is string => typeof id === "string" && id !== "",
-  );
+  [instance.model, instance.modelName, instance.modelId].find(nonEmptyString) as string | undefined;
 
 /**
  * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
@@ -278,7 +257,7 @@ function inferredProvider(modelId: string | undefined): string | undefined {
  */
 export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
   const build = description.configurable?._getModelInstance;
-  if (description.instance !== undefined || typeof build !== "function") return description;
+  if (typeof build !== "function") return description; // built already (a description has an instance or a config)
   const [resolved] = describeModels(await build.call(description.configurable, config));
   return resolved === undefined
     ? description
@@ -297,8 +276,8 @@ export async function withInstance(description: ModelDescription, config?: unkno
  */
 export function providerOfAnswer(message: unknown): Provider | undefined {
   if (!isDict(message)) return undefined;
-  const meta = isDict(message.response_metadata) ? message.response_metadata : {};
-  const extra = isDict(message.additional_kwargs) ? message.additional_kwargs : {};
+  const meta = fieldsOf(message.response_metadata);
+  const extra = fieldsOf(message.additional_kwargs);
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
   return refined(
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??

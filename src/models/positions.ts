@@ -14,6 +14,7 @@ import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
 import { isDict, type Dict } from "../messages/inspect";
 import { resentOutputOf } from "../messages/responses";
+import { fieldsOf } from "../values";
 
 /** A wire format: one per adapter request shape. */
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
@@ -44,46 +45,37 @@ const read = (message: unknown, index: number): Read => {
 };
 const KINDS = new Set(["human", "ai", "tool", "system"]);
 
-const kwargsOf = (m: Dict): Dict => (isDict(m.additional_kwargs) ? m.additional_kwargs : {});
 const blockCount = (content: unknown): number => (Array.isArray(content) ? content.length : 1);
 
 /** How each format's adapter lays out the messages it reads. */
-const LAYOUTS: Record<WireFormat, (reads: Read[]) => PayloadPositions> = {
-  // Chat Completions: one message each; an assistant audio reference adds a second one.
-  openai: (reads) =>
-    fromCounts(
-      "openai",
-      reads.map(({ m }) => (isDict(kwargsOf(m).audio) && "id" in (kwargsOf(m).audio as Dict) ? 2 : 1)),
-    ),
-  "openai-responses": (reads) => fromCounts("openai-responses", reads.map(responsesItemCount)),
-  anthropic: anthropicPositions,
+const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
+  // Chat Completions: one message each; an assistant audio reference (`audio` with an id) adds a second one.
+  openai: (reads) => counted(reads.map(({ m }) => ("id" in Object(fieldsOf(m.additional_kwargs).audio) ? 2 : 1))),
+  "openai-responses": (reads) => counted(reads.map(responsesItemCount)),
+  anthropic: anthropicPieces,
   // Bedrock Converse (`convertToConverseMessages`): every SystemMessage goes to `system`; each other message is one
   // Converse message, and tool results join the tool results before them (even across a system message).
-  bedrock: (reads) =>
-    entryPositions(
-      "bedrock",
-      reads.length,
-      reads.flatMap((r, i) =>
-        r.kind === "system"
-          ? []
-          : [{ members: [i], blocks: [r.kind === "tool" ? 1 : blockCount(r.m.content)], merges: r.kind === "tool" }],
-      ),
-    ),
-  // A leading system message becomes `systemInstruction`; every other message is one content.
+  bedrock: (reads) => {
+    let tools = false; // the last message sent is a tool result
+    return reads.flatMap(({ kind, m }, member) => {
+      if (kind === "system") return [];
+      const opens = !(tools && kind === "tool");
+      tools = kind === "tool";
+      return [{ member, blocks: tools ? 1 : blockCount(m.content), opens }];
+    });
+  },
+  // Leading system messages become `systemInstruction`; every other message is one content.
   gemini: (reads) => {
-    const leading = reads.findIndex((r) => r.kind !== "system");
-    return fromCounts(
-      "gemini",
-      reads.map((_, i) => (leading === -1 || i < leading ? 0 : 1)),
-    );
+    let sent = false;
+    return counted(reads.map((r) => +(sent ||= r.kind !== "system")));
   },
 };
 
 /** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
-export const payloadPositions = boundary(
-  "payloadPositions",
-  (messages: readonly unknown[], format: WireFormat): PayloadPositions => LAYOUTS[format](Array.from(messages, read)),
-);
+export const payloadPositions = boundary("payloadPositions", (messages: readonly unknown[], format: WireFormat) => {
+  const reads = Array.from(messages, read);
+  return positionsOf(format, reads.length, LAYOUTS[format](reads));
+});
 
 /**
  * The LangChain message a provider position refers to: the message that built payload entry `payloadIndex`,
@@ -100,12 +92,8 @@ export const messageIndexAt = boundary(
 );
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
-const fromCounts = (format: WireFormat, counts: number[]): PayloadPositions =>
-  entryPositions(
-    format,
-    counts.length,
-    counts.flatMap((count, i) => Array.from({ length: count }, () => ({ members: [i], blocks: [1], merges: false }))),
-  );
+const counted = (counts: number[]): Piece[] =>
+  counts.flatMap((count, member) => Array.from({ length: count }, () => ({ member, blocks: 1, opens: true })));
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount({ kind, m }: Read): number {
@@ -118,36 +106,30 @@ function responsesItemCount({ kind, m }: Read): number {
   // A Responses message is re-sent as its raw output items.
   const output = resentOutputOf(m);
   if (output) return output.length;
-  const kwargs = kwargsOf(m);
+  const kwargs = fieldsOf(m.additional_kwargs);
   const calls = kind === "ai" && Array.isArray(m.tool_calls) ? m.tool_calls.length : 0;
   return (kwargs.reasoning ? 1 : 0) + says + (calls || list(kwargs.tool_calls).length);
 }
 
-/**
- * One payload entry: the messages it is built from, the content blocks each brings, and whether it joins the
- * entry before it when that one merges too (consecutive tool results, one user turn).
- */
-type Entry = { members: number[]; blocks: number[]; merges: boolean };
+/** One message's part of a payload entry: the content blocks it brings, and whether it opens a new entry. */
+type Piece = { member: number; blocks: number; opens: boolean };
 
-/** The positions of entries, each one a payload entry unless it merges into the one before it. */
-function entryPositions(format: WireFormat, length: number, entries: Entry[]): PayloadPositions {
+/** The positions of `pieces`, in payload order (a message sent as several entries is found at its first). */
+function positionsOf(format: WireFormat, length: number, pieces: Piece[]): PayloadPositions {
   const payloadIndex: number[] = new Array(length).fill(-1);
   const blockOffset: number[] = new Array(length).fill(0);
   const messagesAt: number[][] = [];
   let offset = 0;
-  entries.forEach((entry, e) => {
-    if (!(entries[e - 1]?.merges && entry.merges)) {
+  for (const { member, blocks, opens } of pieces) {
+    if (opens) {
       messagesAt.push([]);
       offset = 0;
     }
-    entry.members.forEach((member, k) => {
-      // A message sent as several entries is found at its first.
-      if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
-      blockOffset[member] = offset;
-      offset += entry.blocks[k];
-      messagesAt.at(-1)!.push(member);
-    });
-  });
+    if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
+    blockOffset[member] = offset;
+    offset += blocks;
+    messagesAt.at(-1)!.push(member);
+  }
   return { format, payloadIndex, blockOffset, messagesAt };
 }
 
@@ -159,25 +141,18 @@ const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "t
  * Leading system messages go to `system`; a later one is sent in place. Consecutive user turns made only of
  * `tool_result` blocks are then merged into one.
  */
-function anthropicPositions(reads: Read[]): PayloadPositions {
-  const entries: (Entry & { joinable: boolean })[] = [];
-  reads.forEach(({ kind, m: { content } }, i) => {
-    const last = entries.at(-1);
+function anthropicPieces(reads: Read[]): Piece[] {
+  const pieces: Piece[] = [];
+  let last: { merges: boolean; joinable: boolean } | undefined; // the last message that is not joined
+  reads.forEach(({ kind, m: { content } }, member) => {
     const tool = kind === "tool";
     // Leading system messages (before any entry) are lifted into `system`.
     if (kind === "system" && !last) return;
-    if (tool && typeof content === "string" && last?.joinable) {
-      last.members.push(i);
-      last.blocks.push(1);
-      return;
-    }
+    if (tool && typeof content === "string" && last?.joinable) return pieces.push({ member, blocks: 1, opens: false });
     const results = (tool || kind === "human") && Array.isArray(content);
-    entries.push({
-      members: [i],
-      blocks: [tool ? 1 : blockCount(content)],
-      merges: tool || (results && content.every(isToolResultBlock)),
-      joinable: tool || (results && isToolResultBlock(content[0])),
-    });
+    const merges = tool || (results && content.every(isToolResultBlock));
+    pieces.push({ member, blocks: tool ? 1 : blockCount(content), opens: !(merges && last?.merges) });
+    last = { merges, joinable: tool || (results && isToolResultBlock(content[0])) };
   });
-  return entryPositions("anthropic", reads.length, entries);
+  return pieces;
 }

@@ -14,7 +14,7 @@ export interface RequestTarget {
 
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
 export function acceptsSystemInConversation(modelId: string | undefined): boolean {
-  const claude = modelId === undefined ? undefined : claudeVersionOf(modelId);
+  const claude = claudeVersionOf(modelId ?? "");
   return claude?.family === "opus" && claudeAtLeast(claude, 4, 8);
 }
 

@@ -43,12 +43,13 @@ import {
   withPlaceholderSignature,
 } from "../messages/build";
 import { GEMINI_SIGNATURES_KEY, resentOutputOf } from "../messages/responses";
-import { coerceMessage, isMessage } from "../messages/coerce";
+import { isMessage, readMessage } from "../messages/coerce";
 import {
   distinctCalls,
   isAssistant,
   isClientCall,
   isDict,
+  isReasoningBlock,
   isServerToolResultBlock,
   isToolResult,
   resultIdOf,
@@ -105,7 +106,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   const input = messages.map((m, index) => {
     if (isMessage(m)) return m;
     report({ problem: "malformed_message", action: "coerced_message", index, detail: COERCED });
-    return coerceMessage(m, index);
+    return readMessage(m, index);
   });
   const step = { input, rejection, problem, options: rest, report };
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
@@ -260,8 +261,6 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
 }
 
-const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
 function closeOpenLoop(step: Step): Forced | undefined {
   const { input } = step;
@@ -301,7 +300,7 @@ function blocksAsText(step: Step, servers: boolean) {
     servers
       ? (b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string))) ||
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
-      : REASONING_TYPES.has(String(b.type));
+      : isReasoningBlock(b);
   return each(step, (m, i) => {
     if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
     let changed = 0;

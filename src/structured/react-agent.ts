@@ -42,8 +42,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  isModelChooser,
-  needsPromptedStructuredOutput,
   withInstance,
   type Env,
   type ModelDescription,
@@ -165,8 +163,9 @@ export const withPromptedStructuredOutput = boundary(
     const { llm, prompt } = rest;
     if (responseFormat == null) return params;
     type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
-    const chooser = isModelChooser(llm) ? (llm as unknown as Chooser) : undefined;
-    if (!chooser && !isForced(o) && !needsPromptedStructuredOutput(llm, o.env)) return params;
+    const chooser = typeof llm === "function" ? (llm as unknown as Chooser) : undefined; // a model picked at call time
+    // createReactAgent's own `responseFormat` call would fail (Bedrock) or prefill: not without one of these.
+    if (!chooser && !isForced(o) && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
     // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
     for (const key of ["stateModifier", "messageModifier"])
       if (rest[key as keyof typeof rest] != null)

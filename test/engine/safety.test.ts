@@ -16,7 +16,7 @@ import { createRepairer, findToolCallProblems, isCleanHistory, repairToolCalls }
 import { ToolCallRepairInputError } from "../../src/errors";
 import { forceRepairToolCalls } from "../../src/recovery/force-repair";
 import { parseToolPairingError } from "../../src/recovery/parse-error";
-import { readToolCallRefs, toolCallIdsOf } from "../../src/messages/inspect";
+import { toolCallIdsOf } from "../../src/messages/inspect";
 import { resumableExchange, trailingOpenExchange } from "../../src/messages/exchanges";
 import { ai, aiWithCalls, human, shape, toolResult } from "../support/builders";
 
@@ -428,7 +428,6 @@ describe("hostile input (fast-check): only clear errors, no mutation, no hang", 
     ["trailingOpenExchange", (m) => trailingOpenExchange(m as never)],
     ["resumableExchange", (m) => resumableExchange(m as never)],
     ["toolCallIdsOf", (m) => m.map((x) => toolCallIdsOf(x))],
-    ["readToolCallRefs", (m) => m.map((x) => readToolCallRefs(x))],
     [
       "forceRepairToolCalls",
       (m) =>

@@ -14,8 +14,6 @@ import {
   describeModels,
   envSelectsBedrock,
   isBedrockModel,
-  isModelChooser,
-  needsPromptedStructuredOutput,
   providerOfAnswer,
   providerOfThread,
 } from "../../src/models/detect";
@@ -102,8 +100,6 @@ describe("isBedrockModel", () => {
 
   it("cannot see the model behind a function: false unless an option or the environment decides", () => {
     const chooser = () => bedrock();
-    expect(isModelChooser(chooser)).toBe(true);
-    expect(isModelChooser(bedrock())).toBe(false);
     expect(isBedrockModel(chooser, NO_ENV)).toBe(false);
     expect(isBedrockModel(chooser, { LLM_PROVIDER: "aws-bedrock" })).toBe(true);
   });
@@ -184,12 +180,13 @@ describe("cannotPrefill", () => {
   });
 });
 
-describe("needsPromptedStructuredOutput and modelIdOf", () => {
-  it("is true for Bedrock models and for no-prefill models elsewhere", () => {
-    expect(needsPromptedStructuredOutput(bedrock("amazon.nova-pro-v1:0"), NO_ENV)).toBe(true);
-    expect(needsPromptedStructuredOutput(anthropic("claude-opus-4-6"), NO_ENV)).toBe(true);
-    expect(needsPromptedStructuredOutput(anthropic("claude-opus-4-5"), NO_ENV)).toBe(false);
-    expect(needsPromptedStructuredOutput(openai(), NO_ENV)).toBe(false);
+describe("prompted structured output (a Bedrock model or one that cannot prefill) and modelIdOf", () => {
+  it("is needed for Bedrock models and for no-prefill models elsewhere", () => {
+    const needsPrompted = (model: unknown) => isBedrockModel(model, NO_ENV) || cannotPrefill(model);
+    expect(needsPrompted(bedrock("amazon.nova-pro-v1:0"))).toBe(true);
+    expect(needsPrompted(anthropic("claude-opus-4-6"))).toBe(true);
+    expect(needsPrompted(anthropic("claude-opus-4-5"))).toBe(false);
+    expect(needsPrompted(openai())).toBe(false);
   });
 
   it("reads the model id through wrappers", () => {
@@ -419,13 +416,11 @@ describe("argument checks: an input error naming the argument, never a raw error
       ["describeModels", describeModels],
       ["isBedrockModel", isBedrockModel],
       ["cannotPrefill", cannotPrefill],
-      ["needsPromptedStructuredOutput", needsPromptedStructuredOutput],
     ] as const) {
       expect(errorOf(() => (fn as (m: unknown) => unknown)(throwingObject()))).toMatchObject(
         boundaryError(name, "GETTER"),
       );
       expect(errorOf(() => (fn as (m: unknown) => unknown)(revokedObject()))).toMatchObject(boundaryError(name));
     }
-    expect(isModelChooser(throwingObject())).toBe(false);
   });
 });

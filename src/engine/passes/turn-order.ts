@@ -16,7 +16,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
-import { turnOf, type Turn } from "../../messages/inspect";
+import { isReasoningBlock, turnOf, type Turn } from "../../messages/inspect";
 import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 
@@ -108,8 +108,6 @@ function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessa
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
 }
 
-const REASONING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
-
 /** Content as blocks: a string becomes one text block (none when blank). */
 const blocksOf = (content: unknown): unknown[] =>
   typeof content === "string"
@@ -137,7 +135,7 @@ function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage
     if (pending.length === 0) return out.push(m);
     const own = blocksOf(m.content);
     let lead = 0;
-    while (lead < own.length && REASONING_TYPES.has(String((own[lead] as { type?: unknown })?.type))) lead++;
+    while (lead < own.length && isReasoningBlock(own[lead])) lead++;
     const joined = rebuildMessage(m, { content: [...own.slice(0, lead), ...pending, ...own.slice(lead)] });
     ctx.derive(m, joined);
     out.push(joined);
