@@ -63,8 +63,8 @@ export function resolveOptions(input: unknown, fn: string, find = false): Resolv
   };
 }
 
-/** A user's text function that throws or returns something other than a non-empty string falls back to ours. */
-function guardedText(text: SyntheticText): SyntheticText {
+/** A user's text function that throws or returns something other than a non-empty string falls back to `fallback`. */
+export function guardedText(text: SyntheticText, fallback: SyntheticText = defaultSyntheticText): SyntheticText {
   return (call) => {
     try {
       const out = text(call);
@@ -72,6 +72,6 @@ function guardedText(text: SyntheticText): SyntheticText {
     } catch {
       // The synthetic result must exist whatever the user's function does.
     }
-    return defaultSyntheticText(call);
+    return fallback(call);
   };
 }

@@ -63,39 +63,59 @@ describe("threads with thinking on: valid through the real adapters, thinking on
 });
 
 /**
- * Known to fail (found by the property above, seed -1507191582, and already so before the 2026-11-27 cut): on
- * Bedrock, steering messages moved out of a loop close it; the last call message then opens a new loop without
- * reasoning, which Bedrock refuses with thinking on (B11). The one-retry recovery's B11 step sends that loop as
- * text. When the engine handles it, this starts passing and must become an `it`.
+ * Found by the property above (seeds -1507191582 and -1451317636): on Bedrock, a steer inside the loop, a stream cut
+ * mid-thought after it, and another steer. Moved out of the loop, the steers used to close it, and the loop's next
+ * call (no reasoning of its own: it went on with the loop) then opened a new one without reasoning (B11). A user
+ * message after a cut stream is held by the loop, and moves after its results with the others.
  */
-(ADAPTERS_PINNED === undefined ? it.fails : it.skip)(
-  "known: Bedrock, a loop closed by moved steering messages reopens at a call without reasoning (B11)",
-  async () => {
-    const plan = {
-      system: false,
-      reasoning: "reasoning",
-      openLoop: true,
-      turns: [
-        {
-          exchanges: [
-            { calls: 3, order: 0, text: false },
-            { calls: 1, order: 0, text: false },
-          ],
-          final: false,
-        },
-      ],
-      corruptions: [
-        { op: "orphanResult", at: 0 },
-        { op: "insertHuman", at: 192 },
-        { op: "unsignedThinking", at: 40, shape: "reasoning" },
-        { op: "insertHuman", at: 17 },
-        { op: "dropResult", at: 0 },
-      ],
-    };
-    const { messages } = repairToolCalls(buildHistory(plan as never), { provider: "bedrock" });
-    expect(await validatePayloadFor("bedrock", messages, { thinking: true, noPrefill: false })).toEqual([]);
-  },
-);
+const STEERED_AROUND_A_CUT_STREAM = [
+  [
+    { calls: 3, order: 0, text: false },
+    { calls: 1, order: 0, text: false },
+  ],
+  [
+    { op: "orphanResult", at: 0 },
+    { op: "insertHuman", at: 192 },
+    { op: "unsignedThinking", at: 40, shape: "reasoning" },
+    { op: "insertHuman", at: 17 },
+    { op: "dropResult", at: 0 },
+  ],
+  [
+    { calls: 2, order: 0, text: false },
+    { calls: 1, order: 0, text: false },
+  ],
+  [
+    { op: "insertHuman", at: 58 },
+    { op: "insertHuman", at: 146 },
+    { op: "insertHuman", at: 0 },
+    { op: "unsignedThinking", at: 12, shape: "reasoning" },
+  ],
+];
+for (let k = 0; k < STEERED_AROUND_A_CUT_STREAM.length; k += 2) {
+  withAdapters(
+    `Bedrock, thinking on: steers around a cut stream inside the loop (case ${k / 2 + 1}) keep it open`,
+    async () => {
+      const plan = {
+        system: false,
+        reasoning: "reasoning",
+        openLoop: true,
+        turns: [{ exchanges: STEERED_AROUND_A_CUT_STREAM[k], final: false }],
+        corruptions: STEERED_AROUND_A_CUT_STREAM[k + 1],
+      };
+      const h = buildHistory(plan as never);
+      const { messages } = repairToolCalls(h, { provider: "bedrock" });
+      expect(await validatePayloadFor("bedrock", messages, { thinking: true, noPrefill: false })).toEqual([]);
+      // Every steer inside the loop reaches the model, after the loop's last results.
+      const opening = h.findIndex((m) => AIMessage.isInstance(m));
+      const steers = h
+        .slice(opening)
+        .filter((m) => HumanMessage.isInstance(m))
+        .map(textOf);
+      const tail = textOf(messages.at(-1)!);
+      for (const steer of steers) expect(tail).toContain(steer);
+    },
+  );
+}
 
 describe("threads with thinking on: lossless and idempotent", () => {
   for (const { shape, provider } of SHAPES) {

@@ -136,6 +136,32 @@ describe("ids named: the named calls are answered afresh, even where the engine 
   });
 });
 
+describe("syntheticResultText: the user's text, or ours when it fails", () => {
+  const history = () => [human("q"), aiWithCalls("a"), toolResult("a", "real output")];
+  const named = rejection({ provider: "openai", rule: "O1", toolCallIds: ["a"] });
+  const textOfSynthetic = (messages: BaseMessage[]) => String(messages.find(isSyntheticResult)?.content);
+
+  it("uses the text the user's function gives", () => {
+    const { messages } = forceRepairToolCalls(history(), named, { syntheticResultText: ({ id }) => `custom ${id}` });
+    expect(textOfSynthetic(messages)).toBe("custom a");
+  });
+
+  for (const [what, text] of [
+    [
+      "throws",
+      () => {
+        throw new Error("boom");
+      },
+    ],
+    ["returns an empty string", () => ""],
+  ] as const) {
+    it(`falls back to its own text when the function ${what}`, () => {
+      const { messages } = forceRepairToolCalls(history(), named, { syntheticResultText: text });
+      expect(textOfSynthetic(messages)).toContain("its result was set aside");
+    });
+  }
+});
+
 describe("no ids named: the strictest profile, around messageIndex first", () => {
   // A history repaired for OpenAI keeps ids Bedrock refuses (B4 names a position, not the id).
   const history = () => [
