@@ -24,10 +24,10 @@ const ENTRIES: Record<string, string> = {
  */
 const RUNTIME_EXPORT_BUDGET = 40;
 /**
- * Bytes of code in `src`, comments and blank lines aside (`node scripts/code-size.mjs`). Issue 21 asks for 400 KB;
- * this is where the code stands (from 594 KB), so it can only shrink.
+ * Bytes of code in `src`, comments and blank lines aside (`node scripts/code-size.mjs`): at most 400 KB (issue 21,
+ * from 594 KB), and it can only shrink.
  */
-const CODE_BUDGET_BYTES = 411_000;
+const CODE_BUDGET_BYTES = 400_000;
 
 /** Lower numbers are lower layers. A directory (or top-level file) not listed fails the test: place it. */
 const LAYERS: Record<string, number> = {
