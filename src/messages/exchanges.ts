@@ -101,9 +101,10 @@ export const unansweredCallIds = boundary("unansweredCallIds", (messages: readon
  * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the
  * tool loop a request is sent inside to start with its signed reasoning (Anthropic A10, Bedrock B11); a user turn
  * inside the loop opens a new one. The repair's view of the loop a history ends in: it starts after the last user
- * message that follows an assistant message (a new turn; a stray result the repair kept as text does not count), and
- * its anchor, the first call after that, starts with reasoning (a thread with thinking on). User messages after the
- * anchor (a steer, a stray result kept as text) are inside it. What the repair must then not send inside it:
+ * message that follows an assistant message (a new turn; a stray result the repair kept as text, or a steer after a
+ * stream cut mid-thought, does not count when the call after it has no reasoning of its own), and its anchor, the first
+ * call after that, starts with reasoning (a thread with thinking on). User messages after the anchor (a steer, a
+ * stray result kept as text) are inside it. What the repair must then not send inside it:
  * - user messages (a steer, a stray result kept as text): Bedrock sends each as a turn of its own; Anthropic merges
  *   those after tool results into the results' turn, but not those after an assistant message;
  * - an assistant message without calls right before another one (a cut stream's text, moved out of an exchange):
