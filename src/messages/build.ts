@@ -437,9 +437,6 @@ export function serverToolBlockAsText(block: Dict): Dict {
   return { type: "text", text };
 }
 
-/** The label of reasoning a cut stream left without its signature, kept as text (the blocks pass; exchanges reads it). */
-export const CUT_STREAM_LABEL = "Reasoning whose signature was never received (the stream was cut), kept as text";
-
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
 export function reasoningAsText(block: Dict, label: string): Dict | undefined {
   const text = reasoningTextOf(block);

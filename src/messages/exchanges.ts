@@ -25,11 +25,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
 import { nonEmptyString } from "../values";
-import { CUT_STREAM_LABEL } from "./build";
 import {
   callIdsOf,
   isAssistant,
-  isDict,
   type Dict,
   isReasoningBlock,
   isToolResult,
@@ -101,10 +99,9 @@ export const unansweredCallIds = boundary("unansweredCallIds", (messages: readon
  * The open tool loop of a thread with reasoning. With thinking on, Claude requires the assistant turn that opens the
  * tool loop a request is sent inside to start with its signed reasoning (Anthropic A10, Bedrock B11); a user turn
  * inside the loop opens a new one. The repair's view of the loop a history ends in: it starts after the last user
- * message that follows an assistant message (a new turn; a stray result the repair kept as text, or a steer after a
- * stream cut mid-thought, does not count when the call after it has no reasoning of its own), and its anchor, the first
- * call after that, starts with reasoning (a thread with thinking on). User messages after the anchor (a steer, a
- * stray result kept as text) are inside it. What the repair must then not send inside it:
+ * message that follows an assistant message (a new turn; a stray result the repair kept as text does not count), and
+ * its anchor, the first call after that, starts with reasoning (a thread with thinking on). User messages after the
+ * anchor (a steer, a stray result kept as text) are inside it. What the repair must then not send inside it:
  * - user messages (a steer, a stray result kept as text): Bedrock sends each as a turn of its own; Anthropic merges
  *   those after tool results into the results' turn, but not those after an assistant message;
  * - an assistant message without calls right before another one (a cut stream's text, moved out of an exchange):
@@ -133,26 +130,27 @@ function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
   return undefined;
 }
 
-/** For each index, where the turn before it is with user messages skipped (see {@link isTurn}; -1: none), in one walk. */
-function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): number[] {
-  const out: number[] = [];
-  let last = -1;
-  messages.forEach((m, i) => {
+/** For each index, the turn before it with user messages skipped (see {@link isTurn}), in one walk. */
+function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
+  const out: Turn[] = [];
+  let last: Turn;
+  for (const m of messages) {
     out.push(last);
-    if (isTurn(turnOf(m), true)) last = i;
-  });
+    const turn = turnOf(m);
+    if (isTurn(turn, true)) last = turn;
+  }
   return out;
 }
 
 /**
- * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above), with where the turn before
- * each message is (user messages skipped) it was found by. Undefined when the history does not end on tool results or
+ * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above), with the turn before
+ * each message (user messages skipped) it was found by. Undefined when the history does not end on tool results or
  * that call does not start with reasoning.
  */
 function reasoningLoop(
   messages: readonly BaseMessage[],
   alternation: boolean,
-): { from: number; anchor: number; before: number[] } | undefined {
+): { from: number; anchor: number; before: Turn[] } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (lastTurn(messages, !alternation) !== "tool") return undefined;
   // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
@@ -162,15 +160,11 @@ function reasoningLoop(
   // message `from - 1` is a user message, it makes none).
   let anchor = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (makesCalls(m)) anchor = i;
-    if (turnOf(m) !== "user" || turnOf(messages[before[i]]) === "tool") continue;
-    // A user message after an assistant message is a new turn (never moved), unless the model's next call does not
-    // start with reasoning of its own (it went on with the loop) and the user message is one the loop holds: a stray
-    // result the repair kept as text, or a message after a cut stream (the model was stopped mid-thought and the user
-    // steered; the stream's reasoning never became a turn of its own).
-    const held = isKeptStrayResult(m) || isCutStream(messages[before[i]]);
-    if (held && !startsWithReasoning(messages[anchor] ?? m)) continue;
+    if (makesCalls(messages[i])) anchor = i;
+    if (turnOf(messages[i]) !== "user" || before[i] === "tool") continue;
+    // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
+    // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
+    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[anchor] ?? messages[i])) continue;
     from = i + 1;
     break;
   }
@@ -181,20 +175,6 @@ function reasoningLoop(
 const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "orphan_result";
 
 /**
- * What a stream cut mid-thought leaves: an assistant message without calls that holds only reasoning without its
- * signature, or (once the blocks pass has run) that reasoning kept as text.
- */
-function isCutStream(m: BaseMessage | undefined): boolean {
-  const content = m?.content;
-  if (!m || makesCalls(m) || !Array.isArray(content) || content.length === 0) return false;
-  return content.every(
-    (b) =>
-      isUnsignedReasoning(b) ||
-      (isDict(b) && typeof b.text === "string" && b.text.startsWith(`[${CUT_STREAM_LABEL}:]`)),
-  );
-}
-
-/**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
  * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
  */
@@ -202,7 +182,7 @@ export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
   const found: number[] = [];
   const { anchor, before } = reasoningLoop(messages, alternation) ?? { anchor: messages.length, before: [] };
   for (let i = anchor + 1; i < messages.length; i++)
-    if (turnOf(messages[i]) === "user" && (alternation || turnOf(messages[before[i]]) === "assistant")) found.push(i);
+    if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
   return found;
 }
 

@@ -113,7 +113,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
   const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
   const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
-  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] });
+  for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
   // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, repairs);
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
@@ -326,7 +326,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   // On the whole history, its repairs reported through `origin` (spliced once the turn is repaired).
   const whole = (messages: BaseMessage[]): Forced => {
     const repaired = repairToolCalls(messages, strict);
-    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] });
+    for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
     return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
   };

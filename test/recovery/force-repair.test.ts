@@ -136,6 +136,17 @@ describe("ids named: the named calls are answered afresh, even where the engine 
   });
 });
 
+it("reports every repair at a message index, also one the engine made past the end of the input", () => {
+  const unanswered = new AIMessage({
+    content: [{ type: "thinking", thinking: "hm", signature: "s" }],
+    tool_calls: [{ id: "a", name: "t", args: {} }],
+  });
+  const r = rejection({ provider: "anthropic", kind: "roles_must_alternate", rule: "A7", text: "x" });
+  const { repairs } = forceRepairToolCalls([human("q"), unanswered], r);
+  expect(repairs.length).toBeGreaterThan(0);
+  for (const repair of repairs) expect(repair.index, JSON.stringify(repair)).toEqual(expect.any(Number));
+});
+
 describe("syntheticResultText: the user's text, or ours when it fails", () => {
   const history = () => [human("q"), aiWithCalls("a"), toolResult("a", "real output")];
   const named = rejection({ provider: "openai", rule: "O1", toolCallIds: ["a"] });

@@ -18,7 +18,7 @@
  * with its JSON, so the request is sent and nothing the block said is lost from what the model reads.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { CUT_STREAM_LABEL, rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
+import { rebuildMessage, reasoningAsText, serverToolBlockAsText } from "../../messages/build";
 import {
   callBlockFormatOf,
   isAssistant,
@@ -45,7 +45,7 @@ const REPAIRED = {
   unsigned: [
     "converted_block",
     "reasoning block(s) without their signature (a cut stream)",
-    (b) => reasoningAsText(b, CUT_STREAM_LABEL),
+    (b) => reasoningAsText(b, "Reasoning whose signature was never received (the stream was cut), kept as text"),
   ],
   unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read", unreadableAsText],
 } satisfies Record<string, [action: "removed_block" | "converted_block", what: string, asText: (b: Dict) => unknown]>;
