@@ -192,6 +192,12 @@ for (const file of docs) {
 
 for (const path of snippetFiles) if (!used.has(path)) problem(path, "no README or docs block shows this snippet");
 
+// The README is the front page: what the package does, install, the setups, the CLI, links into docs/ (issue 32).
+const README_MAX_LINES = 200;
+const readmeLines = readFileSync(join(repo, "README.md"), "utf8").trimEnd().split("\n").length;
+if (readmeLines > README_MAX_LINES)
+  problem("README.md", `${readmeLines} lines; at most ${README_MAX_LINES} (the rest goes to docs/)`);
+
 /** Replaces block bodies (bottom up, so line numbers stay valid) and writes the file. */
 function rewrite(file, lines, replacements) {
   for (const { block, body } of [...replacements].sort((a, b) => b.block.start - a.block.start))
