@@ -12,6 +12,8 @@ export interface Timing {
   name: string;
   /** Median nanoseconds per call. */
   nsPerCall: number;
+  /** The fastest round's nanoseconds per call: on a shared machine, the round least disturbed by other work. */
+  best: number;
 }
 
 let sink: unknown;
@@ -41,7 +43,7 @@ export function compare(candidates: Candidate[], { rounds = 15, targetMs = 20 } 
     const order = r % 2 === 0 ? candidates.map((_, i) => i) : candidates.map((_, i) => candidates.length - 1 - i);
     for (const i of order) samples[i].push(timeRound(candidates[i].fn, iterations));
   }
-  return candidates.map((c, i) => ({ name: c.name, nsPerCall: median(samples[i]) }));
+  return candidates.map((c, i) => ({ name: c.name, nsPerCall: median(samples[i]), best: Math.min(...samples[i]) }));
 }
 
 export async function compareAsync(
@@ -58,7 +60,7 @@ export async function compareAsync(
       samples[i].push(Number(process.hrtime.bigint() - start) / iterations);
     }
   }
-  return candidates.map((c, i) => ({ name: c.name, nsPerCall: median(samples[i]) }));
+  return candidates.map((c, i) => ({ name: c.name, nsPerCall: median(samples[i]), best: Math.min(...samples[i]) }));
 }
 
 export function median(values: number[]): number {
