@@ -26,7 +26,9 @@ export async function loadBaseline(): Promise<{ commit: string; root: Pick<typeo
     const building = `${dir}.${process.pid}`;
     rmSync(building, { recursive: true, force: true });
     mkdirSync(building);
-    execFileSync("tar", ["-x", "-C", building], { input: git("archive", commit, "src", "package.json", "tsconfig.json") });
+    execFileSync("tar", ["-x", "-C", building], {
+      input: git("archive", commit, "src", "package.json", "tsconfig.json"),
+    });
     symlinkSync(join(repo, "node_modules"), join(building, "node_modules"), "dir");
     execFileSync(
       join(repo, "node_modules", ".bin", "tsup"),

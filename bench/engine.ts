@@ -141,7 +141,8 @@ const CASES: Case[] = [1_000, 10_000].flatMap((size) => [
     budget: 3,
     clean: true,
     // Two histories alternate, so nothing is remembered between checks; each one clean in the profile timed.
-    histories: (repair: (h: BaseMessage[]) => BaseMessage[]) => [0, 1].map(() => repair(cleanHistory(size, () => bytes))),
+    histories: (repair: (h: BaseMessage[]) => BaseMessage[]) =>
+      [0, 1].map(() => repair(cleanHistory(size, () => bytes))),
   })),
   { name: `broken ${size.toLocaleString("en")}`, budget: 20, clean: false, histories: () => [brokenHistory(size)] },
 ]);
@@ -155,7 +156,9 @@ const PROFILES = ["strict", "openai", "openai-responses", "anthropic", "bedrock"
 async function sideBySide(lines: string[]): Promise<void> {
   const { commit, root: previous } = await loadBaseline();
   const { patch, version } = deepagentsPatch();
-  lines.push(`## Engine: this build against the previous release (${commit.slice(0, 7)}), deepagents' patch and the bare loop`);
+  lines.push(
+    `## Engine: this build against the previous release (${commit.slice(0, 7)}), deepagents' patch and the bare loop`,
+  );
   lines.push("");
   lines.push(
     "Clean: the clean check (`isClean`, what runs before every model call), two histories alternating. Broken: " +
@@ -164,7 +167,9 @@ async function sideBySide(lines: string[]): Promise<void> {
       "the bare loop, a repair at most 20x, never slower than deepagents. Medians of alternating rounds.",
   );
   lines.push("");
-  lines.push("| profile | case | bare loop | deepagents | previous | now | now / loop | now / previous | now / deepagents | budget |");
+  lines.push(
+    "| profile | case | bare loop | deepagents | previous | now | now / loop | now / previous | now / deepagents | budget |",
+  );
   lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|");
   for (const provider of PROFILES) {
     const now = createRepairer({ provider });

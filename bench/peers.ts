@@ -22,7 +22,10 @@ export function deepagentsPatch(): { patch: Patch; version: string } {
     const source = readFileSync(join(dist, chunk), "utf8");
     const body = /^function patchDanglingToolCalls\(messages\) \{\n[\s\S]*?\n\}$/m.exec(source)?.[0];
     if (body) {
-      const patch = new Function("AIMessage", "ToolMessage", `${body}\nreturn patchDanglingToolCalls;`)(AIMessage, ToolMessage);
+      const patch = new Function("AIMessage", "ToolMessage", `${body}\nreturn patchDanglingToolCalls;`)(
+        AIMessage,
+        ToolMessage,
+      );
       return { patch, version: (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version };
     }
   }

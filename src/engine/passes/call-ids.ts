@@ -113,16 +113,12 @@ function collectSlots(
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
 function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
-  const seen = new Set<string>();
+  const seen = new IdSet(profile);
   for (const m of messages) {
     if (!isAssistant(m)) continue;
     if (!callsOnlyInToolCalls(m)) return false;
     const calls = (m.tool_calls ?? []) as ({ id?: unknown } | null)[];
-    for (let k = 0; k < calls.length; k++) {
-      const id = calls[k]?.id;
-      if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;
-      seen.add(id);
-    }
+    for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k]?.id)) return false;
   }
   return true;
 }
