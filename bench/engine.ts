@@ -190,7 +190,7 @@ export async function runEngineReleaseBench(): Promise<string[]> {
           { name: "previous", fn: () => run(before) },
           { name: "now", fn: () => run(now) },
         ],
-        { rounds: 9, targetMs: 10, cpu: true },
+        { rounds: 9, targetMs: 10, cpu: true, warmMs: 100 },
       );
       const same = h.every((x) =>
         c.clean

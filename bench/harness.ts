@@ -44,8 +44,12 @@ function calibrate(candidates: Candidate[], targetMs: number, cpu: boolean): num
   }
 }
 
-export function compare(candidates: Candidate[], { rounds = 15, targetMs = 20, cpu = false } = {}): Timing[] {
-  for (const c of candidates) for (let i = 0; i < 3; i++) sink = c.fn(); // warm up the JIT
+export function compare(
+  candidates: Candidate[],
+  { rounds = 15, targetMs = 20, cpu = false, warmMs = 0 } = {},
+): Timing[] {
+  // Warm up the JIT: three calls, or each candidate for `warmMs` (so the optimizing compiler has run on the first case too).
+  for (const c of candidates) for (let i = 0, end = Date.now() + warmMs; i < 3 || Date.now() < end; i++) sink = c.fn();
   const iterations = calibrate(candidates, targetMs, cpu);
   const samples = candidates.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
