@@ -113,12 +113,16 @@ function collectSlots(
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
 function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
-  const seen = new IdSet(profile);
+  const seen = new Set<string>();
   for (const m of messages) {
     if (!isAssistant(m)) continue;
     if (!callsOnlyInToolCalls(m)) return false;
     const calls = (m.tool_calls ?? []) as ({ id?: unknown } | null)[];
-    for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k]?.id)) return false;
+    for (let k = 0; k < calls.length; k++) {
+      const id = calls[k]?.id;
+      if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;
+      seen.add(id);
+    }
   }
   return true;
 }
