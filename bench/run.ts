@@ -1,5 +1,5 @@
 /** `npm run bench`: every benchmark of the package, printed as Markdown tables. */
-import { runEngineBench } from "./engine";
+import { runEngineBench, runEngineReleaseBench } from "./engine";
 import { runCheckpointerBench } from "./checkpointer";
 import { runStructuredBench } from "./structured";
 import { runRecoveryBench } from "./recovery";
@@ -8,6 +8,7 @@ import { runPostgresCheckpointerBench } from "./checkpointer-postgres";
 import { runThreadsBench } from "./threads";
 
 const sections: (() => string[] | Promise<string[]>)[] = [
+  runEngineReleaseBench,
   runEngineBench,
   runCheckpointerBench,
   runPostgresCheckpointerBench,

@@ -138,7 +138,7 @@ function engine(options: Readonly<ResolvedOptions>) {
       },
     };
     const { messages, coerced } = readMessages(input);
-    messages.forEach((m, i) => origin.set(m, i));
+    for (let i = 0; i < messages.length; i++) origin.set(messages[i], i);
     for (const i of coerced) ctx.report(messages[i], i, "malformed_message", "coerced_message", COERCED);
     let current = messages;
     for (const pass of passes) current = pass.repair(current, ctx);

@@ -130,45 +130,36 @@ function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
   return undefined;
 }
 
-/** For each index, the turn before it with user messages skipped (see {@link isTurn}), in one walk. */
-function turnsBeforeSkippingUsers(messages: readonly BaseMessage[]): Turn[] {
-  const out: Turn[] = [];
-  let last: Turn;
-  for (const m of messages) {
-    out.push(last);
-    const turn = turnOf(m);
-    if (isTurn(turn, true)) last = turn;
-  }
-  return out;
-}
-
 /**
- * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above), with the turn before
- * each message (user messages skipped) it was found by. Undefined when the history does not end on tool results or
- * that call does not start with reasoning.
+ * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
+ * history does not end on tool results or that call does not start with reasoning. Walked back from the end only as
+ * far as the loop's start: its cost is the loop's, not the history's (the clean walk asks before every model call).
  */
 function reasoningLoop(
   messages: readonly BaseMessage[],
   alternation: boolean,
-): { from: number; anchor: number; before: Turn[] } | undefined {
+): { from: number; anchor: number } | undefined {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (lastTurn(messages, !alternation) !== "tool") return undefined;
-  // Looked up, not walked, per message: a long run of user messages (stray results kept as text) stays linear.
-  const before = turnsBeforeSkippingUsers(messages);
   let from = 0;
   // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
   // message `from - 1` is a user message, it makes none).
   let anchor = -1;
+  // The turn before a user message (users skipped) is at `prior`: found once for a whole run of user messages, so a
+  // long run of them (stray results kept as text) stays linear.
+  let prior = messages.length;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (makesCalls(messages[i])) anchor = i;
-    if (turnOf(messages[i]) !== "user" || before[i] === "tool") continue;
+    if (turnOf(messages[i]) !== "user") continue;
+    if (prior >= i) for (prior = i - 1; prior >= 0 && !isTurn(turnOf(messages[prior]), true); prior--);
+    if (prior >= 0 && turnOf(messages[prior]) === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
     if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[anchor] ?? messages[i])) continue;
     from = i + 1;
     break;
   }
-  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor, before } : undefined;
+  return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor } : undefined;
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
@@ -180,9 +171,12 @@ const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "
  */
 export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
   const found: number[] = [];
-  const { anchor, before } = reasoningLoop(messages, alternation) ?? { anchor: messages.length, before: [] };
-  for (let i = anchor + 1; i < messages.length; i++)
-    if (turnOf(messages[i]) === "user" && (alternation || before[i] === "assistant")) found.push(i);
+  let before: Turn = "assistant"; // the turn before message i, users skipped: the anchor's first
+  for (let i = (reasoningLoop(messages, alternation)?.anchor ?? messages.length) + 1; i < messages.length; i++) {
+    const turn = turnOf(messages[i]);
+    if (turn === "user" && (alternation || before === "assistant")) found.push(i);
+    if (isTurn(turn, true)) before = turn;
+  }
   return found;
 }
 
