@@ -64,7 +64,7 @@ export class CleanWalk implements Walk {
   }
 
   /** Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable. */
-  isClean(messages: readonly unknown[], trailingAllowed: boolean): boolean {
+  isClean(messages: readonly unknown[], trailingAllowed: boolean) {
     this.trailingAllowed = trailingAllowed;
     this.messages = messages as readonly Loose[];
     this.open.reset();
@@ -78,7 +78,7 @@ export class CleanWalk implements Walk {
     }
   }
 
-  private walk(messages: readonly Loose[]): boolean {
+  private walk(messages: readonly Loose[]) {
     const [e0, e1, e2, e3, e4, e5, e6, e7] = this.every;
     const [a0, a1, a2, a3, a4, a5, a6, a7] = this.ai;
     for (let i = 0; i < messages.length; i++) {

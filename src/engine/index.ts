@@ -44,7 +44,7 @@ const HOLE = "is a hole in a sparse array, not a message";
 export const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
-function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {
+function readMessages(input: readonly unknown[]) {
   const messages: BaseMessage[] = new Array(input.length);
   const coerced: number[] = [];
   for (let i = 0; i < input.length; i++) {
@@ -63,7 +63,7 @@ function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coe
 export function reportRepairsSafely(
   onRepair: ((repair: ToolCallRepair) => void) | undefined,
   repairs: readonly ToolCallRepair[],
-): void {
+) {
   if (!onRepair) return;
   for (const repair of repairs) {
     try {

@@ -12,7 +12,7 @@ import { findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
-function hasLooseItems(content: unknown): boolean {
+function hasLooseItems(content: unknown) {
   if (!Array.isArray(content)) return false;
   for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
   return false;
@@ -23,8 +23,7 @@ function asBlocks(content: unknown[]): Dict[] {
   const out: Dict[] = [];
   for (const item of content) {
     if (isDict(item)) out.push(item);
-    else if (typeof item === "string") out.push({ type: "text", text: item });
-    else if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint")
+    else if (["string", "number", "boolean", "bigint"].includes(typeof item))
       out.push({ type: "text", text: String(item) });
     else if (Array.isArray(item)) out.push({ type: "text", text: safeJson(item) });
   }
@@ -47,7 +46,7 @@ function argsObject(args: unknown): Dict {
 }
 
 /** Whether some entry of a list is not an object (or, with `args`, has arguments that are not an object). */
-function hasMalformedEntry(list: unknown[], args: boolean): boolean {
+function hasMalformedEntry(list: unknown[], args: boolean) {
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
     if (!isDict(c) || (args && !isDict(c.args))) return true;
