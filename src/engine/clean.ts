@@ -30,7 +30,7 @@ const yes: Visit = () => true;
 const SITES = 8;
 
 /** The visits as {@link SITES} slots, the free ones filled with {@link yes}. */
-function slots(visits: Visit[]): Visit[] {
+function slots(visits: Visit[]) {
   if (visits.length > SITES) throw new Error(`the clean walk has ${SITES} sites for checks of one kind: raise SITES`);
   while (visits.length < SITES) visits.push(yes);
   return visits;

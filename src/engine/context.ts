@@ -21,14 +21,6 @@ export interface RepairedCall {
   toolRun?: ToolRunState;
 }
 
-/** The repair's fields each of {@link RepairedCall}'s gives, set only when they say something. */
-export const CALL_FIELDS = [
-  ["toolCallId", "id"],
-  ["toolName", "name"],
-  ["newToolCallId", "newId"],
-  ["toolRun", "toolRun"],
-] as const;
-
 export interface PassContext extends FindContext {
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
   report(
@@ -64,7 +56,7 @@ export function problem(
   index: number,
   detail: string,
   call?: { id?: string; name?: string },
-): ToolCallProblem {
+) {
   const p: ToolCallProblem = { kind, index, rules: ctx.profile.rules[kind] ?? [], detail };
   if (call?.id !== undefined) p.toolCallId = call.id;
   if (call?.name !== undefined) p.toolName = call.name;
@@ -72,14 +64,14 @@ export function problem(
 }
 
 /** A call in a sentence: its id and the tool it calls. */
-export const callNamed = (call: { id?: string; name?: string }): string =>
+export const callNamed = (call: { id?: string; name?: string }) =>
   `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
 
 /** What `judge` finds in each message (a falsy answer: nothing), in order. */
 export function findEach<F>(
   messages: readonly BaseMessage[],
   judge: (message: BaseMessage, index: number) => F | false | undefined,
-): F[] {
+) {
   const found: F[] = [];
   for (let index = 0; index < messages.length; index++) {
     const f = judge(messages[index], index);

@@ -572,7 +572,7 @@ const PROFILES = Object.fromEntries(
 ) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
 
 /** The profile for a provider and level. */
-export function profileFor(provider: Provider, level: RepairLevel = "request"): ProviderProfile {
+export function profileFor(provider: Provider, level: RepairLevel = "request") {
   return PROFILES[provider][level];
 }
 

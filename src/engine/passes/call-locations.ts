@@ -122,9 +122,9 @@ export const callLocationsPass = rebuildingPass({
   structural: true,
   // Every other place that names a call names a different call of `tool_calls` (which the pairing check opened).
   clean: ({ profile, open }) => {
-    const claimed = (c: Loose | null, bit: number): boolean =>
+    const claimed = (c: Loose | null, bit: number) =>
       open.claim(c === null || typeof c !== "object" ? undefined : bit === 1 ? c.id : (c.toolUseId ?? c.id), bit);
-    const allClaimed = (list: unknown, bit: number): boolean => {
+    const allClaimed = (list: unknown, bit: number) => {
       if (list === undefined || list === null) return true;
       if (!Array.isArray(list)) return claimed(list as Loose, bit);
       for (let i = 0; i < list.length; i++) if (!claimed(list[i], bit)) return false;

@@ -37,7 +37,7 @@ function signaturesOf(m: AIMessage): Dict {
   return isDict(map) ? map : {};
 }
 
-const isSigned = (signatures: Dict, id: unknown): boolean =>
+const isSigned = (signatures: Dict, id: unknown) =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
 /** Whether the results of all `calls` stand right after `index`, one each. */

@@ -19,7 +19,7 @@ function hasLooseItems(content: unknown) {
 }
 
 /** Every item a block: strings and numbers become text blocks, empty slots go (they hold nothing). */
-function asBlocks(content: unknown[]): Dict[] {
+function asBlocks(content: unknown[]) {
   const out: Dict[] = [];
   for (const item of content) {
     if (isDict(item)) out.push(item);
@@ -58,7 +58,7 @@ function hasMalformedEntry(list: unknown[], args: boolean) {
  * What is malformed in a message, as a sentence; undefined when nothing is. The clean walk asks too, so the
  * shape rules live here only.
  */
-function malformation(message: BaseMessage): string | undefined {
+function malformation(message: BaseMessage) {
   const m = message as unknown as Dict;
   const type = m.type;
   if (type === "ai") {

@@ -37,7 +37,7 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
     prev = prevMessage = undefined;
     prevWasKeptSystem = false;
   };
-  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
+  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)) => {
     if (turn !== "system") {
       if (turn !== undefined) {
         prev = turn;

@@ -100,7 +100,7 @@ function mergeContents(parts: MessageContent[]): MessageContent {
 }
 
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
-function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext) {
   const inside = userTurnsInReasoningLoop(messages, ctx.profile.alternation);
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
@@ -117,7 +117,7 @@ const blocksOf = (content: unknown): unknown[] =>
       : [];
 
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
-function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
+function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext) {
   const joining = new Set(textTurnsInReasoningLoop(messages, ctx.profile.alternation));
   if (joining.size === 0) return messages;
   const out: BaseMessage[] = [];
