@@ -30,7 +30,7 @@ const yes: Visit = () => true;
 const SITES = 8;
 
 /** The visits as {@link SITES} slots, the free ones filled with {@link yes}. */
-function slots(visits: Visit[]): Visit[] {
+function slots(visits: Visit[]) {
   if (visits.length > SITES) throw new Error(`the clean walk has ${SITES} sites for checks of one kind: raise SITES`);
   while (visits.length < SITES) visits.push(yes);
   return visits;
@@ -64,7 +64,7 @@ export class CleanWalk implements Walk {
   }
 
   /** Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable. */
-  isClean(messages: readonly unknown[], trailingAllowed: boolean): boolean {
+  isClean(messages: readonly unknown[], trailingAllowed: boolean) {
     this.trailingAllowed = trailingAllowed;
     this.messages = messages as readonly Loose[];
     this.open.reset();
@@ -78,7 +78,7 @@ export class CleanWalk implements Walk {
     }
   }
 
-  private walk(messages: readonly Loose[]): boolean {
+  private walk(messages: readonly Loose[]) {
     const [e0, e1, e2, e3, e4, e5, e6, e7] = this.every;
     const [a0, a1, a2, a3, a4, a5, a6, a7] = this.ai;
     for (let i = 0; i < messages.length; i++) {

@@ -21,14 +21,6 @@ export interface RepairedCall {
   toolRun?: ToolRunState;
 }
 
-/** The repair's fields each of {@link RepairedCall}'s gives, set only when they say something. */
-export const CALL_FIELDS = [
-  ["toolCallId", "id"],
-  ["toolName", "name"],
-  ["newToolCallId", "newId"],
-  ["toolRun", "toolRun"],
-] as const;
-
 export interface PassContext extends FindContext {
   /** Records a repair. `message` is the message concerned in the pass's input, `at` its index there. */
   report(
@@ -64,7 +56,7 @@ export function problem(
   index: number,
   detail: string,
   call?: { id?: string; name?: string },
-): ToolCallProblem {
+) {
   const p: ToolCallProblem = { kind, index, rules: ctx.profile.rules[kind] ?? [], detail };
   if (call?.id !== undefined) p.toolCallId = call.id;
   if (call?.name !== undefined) p.toolName = call.name;
@@ -72,14 +64,14 @@ export function problem(
 }
 
 /** A call in a sentence: its id and the tool it calls. */
-export const callNamed = (call: { id?: string; name?: string }): string =>
+export const callNamed = (call: { id?: string; name?: string }) =>
   `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
 
 /** What `judge` finds in each message (a falsy answer: nothing), in order. */
 export function findEach<F>(
   messages: readonly BaseMessage[],
   judge: (message: BaseMessage, index: number) => F | false | undefined,
-): F[] {
+) {
   const found: F[] = [];
   for (let index = 0; index < messages.length; index++) {
     const f = judge(messages[index], index);
@@ -89,14 +81,14 @@ export function findEach<F>(
 }
 
 /** Replaces the array only when something changed, keeping the input's identity otherwise. */
-export function sameOrNew(input: BaseMessage[], output: BaseMessage[]): BaseMessage[] {
+export function sameOrNew(input: BaseMessage[], output: BaseMessage[]) {
   if (input.length !== output.length) return output;
   for (let i = 0; i < input.length; i++) if (input[i] !== output[i]) return output;
   return input;
 }
 
 /** Appends `value` to the list stored under `key`, creating it (no spread: linear in the total). */
-export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V) {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
@@ -195,13 +187,13 @@ export class OpenCalls {
   /** Of all entries, still unanswered. */
   waiting = 0;
 
-  reset(): void {
+  reset() {
     this.n = this.count = this.waiting = 0;
     if (this.index.size > 0) this.index.clear();
   }
 
   /** Opens a call; `server`: an unanswered server tool, which no result answers and no location names. */
-  add(id: unknown, server = false): void {
+  add(id: unknown, server = false) {
     const i = this.n++;
     this.ids[i] = id;
     this.answered[i] = server;
@@ -215,14 +207,14 @@ export class OpenCalls {
     }
   }
 
-  private indexOf(id: unknown): number {
+  private indexOf(id: unknown) {
     if (this.n > SCAN_LIMIT) return this.index.get(id) ?? -1;
     for (let i = 0; i < this.n; i++) if (this.ids[i] === id) return i;
     return -1;
   }
 
   /** Whether `id` names a call that `location` (a bit) has not named yet (and marks it named there). */
-  claim(id: unknown, location: number): boolean {
+  claim(id: unknown, location: number) {
     const i = this.indexOf(id);
     if (i < 0 || (this.named[i] & location) !== 0) return false;
     this.named[i] |= location;
@@ -230,7 +222,7 @@ export class OpenCalls {
   }
 
   /** Marks `id` answered; false when it is not a waiting call of this exchange. */
-  answer(id: unknown): boolean {
+  answer(id: unknown) {
     const i = this.indexOf(id);
     if (i < 0 || this.answered[i]) return false;
     this.answered[i] = true;

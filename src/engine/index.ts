@@ -14,7 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, atMessage, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { CALL_FIELDS, problem, type FindContext, type PassContext } from "./context";
+import { problem, type FindContext, type PassContext } from "./context";
 import { resolveOptions, type ResolvedOptions } from "./options";
 import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
@@ -40,11 +40,19 @@ export interface Repairer {
   repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
 }
 
+/** The repair's fields each of a reported call's (`RepairedCall` of ./context) gives, set only when they say something. */
+const CALL_FIELDS = [
+  ["toolCallId", "id"],
+  ["toolName", "name"],
+  ["newToolCallId", "newId"],
+  ["toolRun", "toolRun"],
+] as const;
+
 const HOLE = "is a hole in a sparse array, not a message";
 export const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
-function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coerced: number[] } {
+function readMessages(input: readonly unknown[]) {
   const messages: BaseMessage[] = new Array(input.length);
   const coerced: number[] = [];
   for (let i = 0; i < input.length; i++) {
@@ -63,7 +71,7 @@ function readMessages(input: readonly unknown[]): { messages: BaseMessage[]; coe
 export function reportRepairsSafely(
   onRepair: ((repair: ToolCallRepair) => void) | undefined,
   repairs: readonly ToolCallRepair[],
-): void {
+) {
   if (!onRepair) return;
   for (const repair of repairs) {
     try {
@@ -88,20 +96,20 @@ function engine(options: Readonly<ResolvedOptions>) {
   // All of them for a request, the structural ones for storage.
   const passes = PASSES.filter((pass) => pass.structural || options.level === "request");
   const walker = new CleanWalk(profile, toolBlocksAsText(profile, options));
-  const walk = (messages: readonly unknown[]): boolean => walker.isClean(messages, options.trailing === "keep");
+  const walk = (messages: readonly unknown[]) => walker.isClean(messages, options.trailing === "keep");
 
   /**
    * The walk, named `fn` in errors. A hole is the error `repair` throws for it, not a false verdict: checked
    * only once the walk has said false, so the clean path stays one walk.
    */
-  const isClean = (messages: readonly unknown[], fn: string): boolean => {
+  const isClean = (messages: readonly unknown[], fn: string) => {
     assertArray(messages, fn);
     if (walk(messages)) return true;
     for (let i = 0; i < messages.length; i++) if (!(i in messages)) throw atMessage(i, HOLE);
     return false;
   };
 
-  const find = (input: readonly unknown[]): ToolCallProblem[] => {
+  const find = (input: readonly unknown[]) => {
     assertArray(input, "findToolCallProblems");
     const ctx: FindContext = { profile, options };
     const { messages, coerced } = readMessages(input);
@@ -186,5 +194,5 @@ export const isCleanHistory = boundary(
   (
     messages: readonly unknown[],
     options?: Pick<RepairOptions, "provider" | "trailing" | "level" | "systemMessages" | "toolsInRequest">,
-  ): boolean => engine(resolveOptions(options, "isCleanHistory")).isClean(messages, "isCleanHistory"),
+  ) => engine(resolveOptions(options, "isCleanHistory")).isClean(messages, "isCleanHistory"),
 );

@@ -572,7 +572,7 @@ const PROFILES = Object.fromEntries(
 ) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
 
 /** The profile for a provider and level. */
-export function profileFor(provider: Provider, level: RepairLevel = "request"): ProviderProfile {
+export function profileFor(provider: Provider, level: RepairLevel = "request") {
   return PROFILES[provider][level];
 }
 
@@ -580,27 +580,27 @@ export function profileFor(provider: Provider, level: RepairLevel = "request"): 
  * Whether tool calls and results travel as text in this request: the caller says it carries no tools and the
  * provider refuses tool blocks then. Off at the structural level (the profile's switch is off there).
  */
-export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInRequest: boolean }): boolean {
+export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInRequest: boolean }) {
   return profile.toolBlocksNeedTools && !options.toolsInRequest;
 }
 
 /** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
-export function keepsChatRole(profile: ProviderProfile, role: unknown): boolean {
+export function keepsChatRole(profile: ProviderProfile, role: unknown) {
   return profile.chatMessageRoles?.has(role as string) ?? true;
 }
 
 /** Whether the adapter re-sends an inline server tool result block of this type. */
-export function keepsServerResult(profile: ProviderProfile, type: unknown): boolean {
+export function keepsServerResult(profile: ProviderProfile, type: unknown) {
   return profile.serverToolResults?.has(type as string) ?? true;
 }
 
 /** Whether a call content block may stay in `content` for the provider (any other block leaves it). */
-export function keepsCallBlock(profile: ProviderProfile, block: unknown): boolean {
+export function keepsCallBlock(profile: ProviderProfile, block: unknown) {
   const format = callBlockFormatOf(block);
   return format === undefined || profile.callBlockFormats.has(format);
 }
 
 /** Whether a tool call id is accepted by the provider as it is. */
-export function isAcceptedId(id: string, profile: ProviderProfile): boolean {
+export function isAcceptedId(id: string, profile: ProviderProfile) {
   return id.length <= profile.maxIdLength && (!profile.idPattern || ID_PATTERN.test(id));
 }

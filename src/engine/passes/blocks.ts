@@ -58,7 +58,7 @@ interface BlockFinding {
 
 const NO_IDS: ReadonlySet<unknown> = new Set();
 
-const isForeignReasoning = (block: unknown): boolean =>
+const isForeignReasoning = (block: unknown) =>
   isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
 
 /** Ids of the server tools whose inline result the adapter leaves out (A13): their whole exchange goes as text. */
@@ -136,7 +136,7 @@ const issuesOf = ({ counts }: BlockFinding): Issue[] =>
     .map((v) => ["unsupported_block", REPAIRED[v][0], `${counts[v]} ${REPAIRED[v][1]}`]);
 
 /** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
-const appliesTo = (profile: ProviderProfile): boolean =>
+const appliesTo = (profile: ProviderProfile) =>
   !profile.anthropicBlocks ||
   profile.assistantBlocks !== "any" ||
   profile.signedReasoning ||

@@ -35,15 +35,11 @@ interface Slot {
  * Identifies a call inside its message: `id#occurrence`, or the ref's position when the id is missing. Built
  * only for calls being renamed, and recomputed by {@link rewriteToolCalls}'s editor for each ref.
  */
-function slotKey(
-  ref: Pick<ToolCallRef, "id" | "location" | "position">,
-  occurrence: number,
-  at = ref.location,
-): string {
+function slotKey(ref: Pick<ToolCallRef, "id" | "location" | "position">, occurrence: number, at = ref.location) {
   return ref.id !== undefined ? `${ref.id}#${occurrence}` : `?${at}#${ref.position}`;
 }
 
-function fnv1a(text: string): string {
+function fnv1a(text: string) {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -85,7 +81,7 @@ function collectSlots(
   into: Slot[],
   created: Map<string, number>,
   occurrences: Map<string, number>,
-): void {
+) {
   created.clear();
   occurrences.clear();
   const mirrored = callsOnlyInToolCalls(message as AIMessage);
@@ -112,7 +108,7 @@ function collectSlots(
  * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
-function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile): boolean {
+function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfile) {
   const seen = new Set<string>();
   for (const m of messages) {
     if (!isAssistant(m)) continue;
@@ -127,15 +123,17 @@ function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfi
   return true;
 }
 
-/** Finds the slots to rename (classification only: new ids are chosen by {@link planRenames}). */
-function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProfile) {
-  if (needsNoRenames(messages, profile)) return { allSlots: [] as Slot[], renamed: [] as Slot[] };
+/**
+ * Finds the slots to rename and gives them new ids; returns the new id of each result that follows one, by index.
+ * Every id in the history (calls and results) is taken: new ids avoid them.
+ */
+function planRenames(messages: readonly BaseMessage[], profile: ProviderProfile, renamed: Slot[]): Map<number, string> {
+  if (needsNoRenames(messages, profile)) return new Map();
   const allSlots: Slot[] = [];
   const created = new Map<string, number>();
   const occurrences = new Map<string, number>();
   messages.forEach((m, i) => collectSlots(m, i, allSlots, created, occurrences));
   const accepted = new Set<string>();
-  const renamed: Slot[] = [];
   for (const slot of allSlots) {
     if (slot.id === undefined) slot.reason = "missing_call_id";
     else if (!isAcceptedId(slot.id, profile)) slot.reason = "invalid_call_id";
@@ -146,20 +144,10 @@ function classifyCallIds(messages: readonly BaseMessage[], profile: ProviderProf
     }
     renamed.push(slot);
   }
-  return { allSlots, renamed };
-}
-
-/** New ids for the renamed slots (set on them); returns the new id of each result that follows one, by index. */
-function planRenames(
-  messages: readonly BaseMessage[],
-  analysis: ReturnType<typeof classifyCallIds>,
-  profile: ProviderProfile,
-) {
-  const { renamed } = analysis;
-  // Every id in the history (calls and results): new ids avoid them.
+  if (renamed.length === 0) return new Map();
   const taken = new Set<string>();
   const callIds = new Set<string>();
-  for (const slot of analysis.allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
+  for (const slot of allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
   for (const m of messages) {
     const id = isToolResult(m) ? resultIdOf(m) : undefined;
     if (id !== undefined) taken.add(id);
@@ -177,7 +165,7 @@ function planRenames(
       slot.newId = fresh(base);
     }
   }
-  return assignResults(messages, analysis.allSlots, renamed);
+  return assignResults(messages, allSlots, renamed);
 }
 
 /**
@@ -185,7 +173,7 @@ function planRenames(
  * unanswered call with that id (earliest such call inside the message); a result before every call answers
  * the first unanswered one. One walk: per id, a stack of the unanswered calls, each message's pushed last first.
  */
-function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[]): Map<number, string> {
+function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renamed: Slot[]) {
   const results = new Map<number, string>();
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
@@ -248,7 +236,7 @@ for (let c = 0; c < 128; c++) ID_CHAR[c] = /[a-zA-Z0-9_-]/.test(String.fromCharC
 const HASH_SEED = (Math.random() * 0x100000000) >>> 0 || 0x9e3779b9;
 
 /** murmur3's finalizer: every bit of the state reaches the low bits that index the table. */
-function finalHash(h: number): number {
+function finalHash(h: number) {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
@@ -269,7 +257,7 @@ class IdSet {
 
   constructor(private readonly profile: ProviderProfile) {}
 
-  clear(): void {
+  clear() {
     this.count = 0;
     if (++this.generation === 0xffffffff) {
       this.stamps.fill(0);
@@ -278,7 +266,7 @@ class IdSet {
   }
 
   /** Whether `id` is a new string the provider accepts (1 to `maxIdLength` characters of its pattern); adds it. */
-  accept(id: unknown): boolean {
+  accept(id: unknown) {
     if (typeof id !== "string") return false;
     const n = id.length;
     if (n === 0 || n > this.profile.maxIdLength) return false;
@@ -293,7 +281,7 @@ class IdSet {
   }
 
   /** Adds `id` (its hash given); false when it was already there. */
-  private add(id: string, hash: number): boolean {
+  private add(id: string, hash: number) {
     if ((this.count + 1) * 2 > this.mask) this.grow();
     const { keys, stamps, mask, generation } = this;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
@@ -307,7 +295,7 @@ class IdSet {
     }
   }
 
-  private grow(): void {
+  private grow() {
     const old = this.keys;
     const oldStamps = this.stamps;
     const oldGeneration = this.generation;
@@ -350,11 +338,10 @@ export const callIdsPass = rebuildingPass({
   },
   // The assistant messages with calls to rename (in order), then the results that follow a renamed call.
   classify(messages, { profile }) {
-    const analysis = classifyCallIds(messages, profile);
+    const renamed: Slot[] = [];
+    const results = planRenames(messages, profile, renamed);
     const found: { index: number; slots: Slot[]; newId?: string }[] = [];
-    if (analysis.renamed.length === 0) return found;
-    const results = planRenames(messages, analysis, profile);
-    for (const slot of analysis.renamed) {
+    for (const slot of renamed) {
       const last = found[found.length - 1];
       if (last?.index === slot.messageIndex) last.slots.push(slot);
       else found.push({ index: slot.messageIndex, slots: [slot] });

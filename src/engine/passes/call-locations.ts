@@ -13,7 +13,7 @@
  *   content part (O6). The call is in `tool_calls` by then, so nothing is lost.
  * `invalid_tool_calls` belong to the invalid-calls pass; answered server tools stay where they are.
  */
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { AIMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import {
   callBlockFormatOf,
@@ -27,7 +27,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { findEach, rebuildingPass, type Issue, type Loose } from "../context";
+import { findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } from "../context";
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import { safeJson } from "../../values";
 
@@ -55,26 +55,6 @@ function idsMissingFromOutput(message: unknown, ids: string[]): string[] {
  * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
  */
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
-
-const classifyLocations = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
-  findEach(messages, (m, index): LocationFinding | undefined => {
-    if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
-    const inToolCalls = new Set<string>();
-    const invalidIds = new Set<unknown>();
-    const outside = new Map<string, ToolCallRef>();
-    forEachToolCallRef(m, (ref) => {
-      if (ref.id === undefined) return;
-      if (ref.location === "tool_calls") inToolCalls.add(ref.id);
-      else if (ref.location === "invalid_tool_calls") invalidIds.add(ref.id);
-      else if (!NOT_PROMOTED.has(ref.location) && !outside.has(ref.id)) outside.set(ref.id, ref);
-    });
-    const promotable = [...outside.values()].filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id));
-    // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
-    const hasBlocks = Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
-    const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
-    if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
-      return { index, outside: promotable, hasBlocks, outputMissing };
-  });
 
 /** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown): Dict {
@@ -119,23 +99,18 @@ const CALL_BLOCKS: Issue = [
   "tool call carried as a content block in a format the provider's adapter refuses or mis-sends",
 ];
 
+const promoted = (call: RepairedCall, detail: string): Issue => [
+  "call_outside_tool_calls",
+  "promoted_call",
+  detail,
+  call,
+];
+
 /** A finding's problems, each with the action its repair takes. */
 const issuesOf = (f: LocationFinding): Issue[] => [
-  ...f.outside.map(
-    (ref): Issue => [
-      "call_outside_tool_calls",
-      "promoted_call",
-      `call ${ref.id} lives in ${ref.location} but not in tool_calls`,
-      ref,
-    ],
-  ),
-  ...f.outputMissing.map(
-    (id): Issue => [
-      "call_outside_tool_calls",
-      "promoted_call",
-      `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`,
-      { id },
-    ],
+  ...f.outside.map((ref) => promoted(ref, `call ${ref.id} lives in ${ref.location} but not in tool_calls`)),
+  ...f.outputMissing.map((id) =>
+    promoted({ id }, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`),
   ),
   ...(f.hasBlocks ? [CALL_BLOCKS] : []),
 ];
@@ -147,9 +122,9 @@ export const callLocationsPass = rebuildingPass({
   structural: true,
   // Every other place that names a call names a different call of `tool_calls` (which the pairing check opened).
   clean: ({ profile, open }) => {
-    const claimed = (c: Loose | null, bit: number): boolean =>
+    const claimed = (c: Loose | null, bit: number) =>
       open.claim(c === null || typeof c !== "object" ? undefined : bit === 1 ? c.id : (c.toolUseId ?? c.id), bit);
-    const allClaimed = (list: unknown, bit: number): boolean => {
+    const allClaimed = (list: unknown, bit: number) => {
       if (list === undefined || list === null) return true;
       if (!Array.isArray(list)) return claimed(list as Loose, bit);
       for (let i = 0; i < list.length; i++) if (!claimed(list[i], bit)) return false;
@@ -192,7 +167,26 @@ export const callLocationsPass = rebuildingPass({
       },
     };
   },
-  classify: (messages, ctx) => classifyLocations(messages, ctx.profile),
+  classify: (messages, { profile }) =>
+    findEach(messages, (m, index): LocationFinding | undefined => {
+      if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
+      const inToolCalls = new Set<string>();
+      const invalidIds = new Set<unknown>();
+      const outside = new Map<string, ToolCallRef>();
+      forEachToolCallRef(m, (ref) => {
+        if (ref.id === undefined) return;
+        if (ref.location === "tool_calls") inToolCalls.add(ref.id);
+        else if (ref.location === "invalid_tool_calls") invalidIds.add(ref.id);
+        else if (!NOT_PROMOTED.has(ref.location) && !outside.has(ref.id)) outside.set(ref.id, ref);
+      });
+      const promotable = [...outside.values()].filter((ref) => !inToolCalls.has(ref.id!) && !invalidIds.has(ref.id));
+      // A v1 message keeps its calls as tool_call blocks by design, and every adapter converts them.
+      const hasBlocks =
+        Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
+      const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
+      if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
+        return { index, outside: promotable, hasBlocks, outputMissing };
+    }),
   issues: issuesOf,
   rebuild: (message, f, ctx) => relocate(message as AIMessage, f, ctx.profile),
 });

@@ -37,11 +37,11 @@ function signaturesOf(m: AIMessage): Dict {
   return isDict(map) ? map : {};
 }
 
-const isSigned = (signatures: Dict, id: unknown): boolean =>
+const isSigned = (signatures: Dict, id: unknown) =>
   typeof id === "string" && typeof signatures[id] === "string" && signatures[id] !== "";
 
 /** Whether the results of all `calls` stand right after `index`, one each. */
-function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]): boolean {
+function answeredRightAfter(messages: readonly BaseMessage[], index: number, calls: Dict[]) {
   const ids = new Set(calls.map((c) => c.id));
   for (let k = 1; k <= calls.length; k++) {
     const m = messages[index + k];

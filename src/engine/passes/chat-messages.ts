@@ -15,9 +15,8 @@
  * It runs first at the request level, so every later pass judges the turns the adapter will send. Storage
  * (the structural level) keeps the user's ChatMessage as it is.
  */
-import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
-import { findEach, rebuildingPass, type FindContext } from "../context";
+import { findEach, rebuildingPass } from "../context";
 import { keepsChatRole } from "../profiles";
 import { quoteValue } from "../../values";
 
@@ -41,19 +40,17 @@ interface ChatFinding {
   conversion: Conversion;
 }
 
-const classifyChatMessages = (messages: readonly BaseMessage[], ctx: FindContext) =>
-  findEach(messages, (m, index): ChatFinding | undefined => {
-    const role = (m as unknown as { role?: unknown }).role;
-    if (m.type === "generic" && !keepsChatRole(ctx.profile, role))
-      return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
-  });
-
 export const chatMessagesPass = rebuildingPass({
   name: "chat-messages",
   structural: false,
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
-  classify: classifyChatMessages,
+  classify: (messages, { profile }) =>
+    findEach(messages, (m, index): ChatFinding | undefined => {
+      const role = (m as unknown as { role?: unknown }).role;
+      if (m.type === "generic" && !keepsChatRole(profile, role))
+        return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
+    }),
   issues: (f: ChatFinding) => [
     [
       "chat_message_role",

@@ -26,7 +26,7 @@ type Fix = keyof typeof FIXES;
 const hasId = (call: { id?: unknown } | null) => typeof call?.id === "string" && call.id !== "";
 
 /** Whether an assistant message makes any call, in any location (the clean walk's case first: an id in tool_calls). */
-function makesCalls(message: BaseMessage): boolean {
+function makesCalls(message: BaseMessage) {
   const calls = (message as { tool_calls?: unknown }).tool_calls;
   if (Array.isArray(calls) && calls.some(hasId)) return true;
   let found = false;
@@ -40,7 +40,7 @@ function makesCalls(message: BaseMessage): boolean {
  * Whether content may be blank: an array, or a string that is empty or starts with white space. A string that starts
  * with anything else is not blank, whatever its size.
  */
-function mayBeBlank(content: unknown): boolean {
+function mayBeBlank(content: unknown) {
   if (typeof content !== "string" || content.length === 0) return true;
   const c = content.charCodeAt(0);
   return c <= 32 || c === 0xa0 || c === 0xfeff;

@@ -5,7 +5,7 @@
  * unmatched. "answer" turns each into a regular call (empty args) that the pairing pass answers with an error
  * naming the parse failure; "remove" deletes it from every location.
  */
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { AIMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
 import { isAssistant, isDict, type Dict } from "../../messages/inspect";
 import { callNamed, findEach, rebuildingPass } from "../context";
@@ -21,27 +21,25 @@ interface InvalidCall {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** The assistant messages with invalid calls, each with them. */
-const classifyInvalidCalls = (messages: readonly BaseMessage[]) =>
-  findEach(messages, (message, index) => {
-    const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
-    if (!Array.isArray(invalid)) return;
-    const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
-      id: nonEmptyString(c.id),
-      name: nonEmptyString(c.name),
-      error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
-      args: c.args,
-    }));
-    return calls.length > 0 && { index, calls };
-  });
-
 export const invalidCallsPass = rebuildingPass({
   name: "invalid-calls",
   structural: true,
   clean: () => ({
     ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),
   }),
-  classify: classifyInvalidCalls,
+  // The assistant messages with invalid calls, each with them.
+  classify: (messages) =>
+    findEach(messages, (message, index) => {
+      const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
+      if (!Array.isArray(invalid)) return;
+      const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
+        id: nonEmptyString(c.id),
+        name: nonEmptyString(c.name),
+        error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
+        args: c.args,
+      }));
+      return calls.length > 0 && { index, calls };
+    }),
   issues: ({ calls }, { options }) =>
     calls.map((c) => [
       "invalid_tool_call",

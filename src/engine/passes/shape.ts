@@ -12,19 +12,18 @@ import { findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
-function hasLooseItems(content: unknown): boolean {
+function hasLooseItems(content: unknown) {
   if (!Array.isArray(content)) return false;
   for (let i = 0; i < content.length; i++) if (!isDict(content[i])) return true;
   return false;
 }
 
 /** Every item a block: strings and numbers become text blocks, empty slots go (they hold nothing). */
-function asBlocks(content: unknown[]): Dict[] {
+function asBlocks(content: unknown[]) {
   const out: Dict[] = [];
   for (const item of content) {
     if (isDict(item)) out.push(item);
-    else if (typeof item === "string") out.push({ type: "text", text: item });
-    else if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint")
+    else if (["string", "number", "boolean", "bigint"].includes(typeof item))
       out.push({ type: "text", text: String(item) });
     else if (Array.isArray(item)) out.push({ type: "text", text: safeJson(item) });
   }
@@ -47,7 +46,7 @@ function argsObject(args: unknown): Dict {
 }
 
 /** Whether some entry of a list is not an object (or, with `args`, has arguments that are not an object). */
-function hasMalformedEntry(list: unknown[], args: boolean): boolean {
+function hasMalformedEntry(list: unknown[], args: boolean) {
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
     if (!isDict(c) || (args && !isDict(c.args))) return true;
@@ -59,7 +58,7 @@ function hasMalformedEntry(list: unknown[], args: boolean): boolean {
  * What is malformed in a message, as a sentence; undefined when nothing is. The clean walk asks too, so the
  * shape rules live here only.
  */
-function malformation(message: BaseMessage): string | undefined {
+function malformation(message: BaseMessage) {
   const m = message as unknown as Dict;
   const type = m.type;
   if (type === "ai") {

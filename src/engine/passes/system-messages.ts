@@ -15,7 +15,7 @@ import { turnOf, type Dict, type Turn } from "../../messages/inspect";
 import { findEach, rebuildingPass } from "../context";
 
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
-function endsOnServerTool(message: BaseMessage): boolean {
+function endsOnServerTool(message: BaseMessage) {
   if (message.type !== "ai") return false;
   const content = message.content as unknown;
   return (
@@ -37,7 +37,7 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
     prev = prevMessage = undefined;
     prevWasKeptSystem = false;
   };
-  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)): boolean => {
+  const misplaced = (m: BaseMessage, i: number, turn = turnOf(m)) => {
     if (turn !== "system") {
       if (turn !== undefined) {
         prev = turn;
@@ -61,13 +61,6 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
   return { misplaced, reset };
 }
 
-/** The system messages to turn into user text. */
-function classifySystemMessages(messages: readonly BaseMessage[], mode: "any" | "placed" | "none") {
-  if (mode === "any") return [];
-  const { misplaced } = misplacedSystem(mode, { messages });
-  return findEach(messages, (m, index) => misplaced(m, index) && { index });
-}
-
 export const systemMessagesPass = rebuildingPass({
   name: "system-messages",
   structural: false,
@@ -80,7 +73,12 @@ export const systemMessagesPass = rebuildingPass({
       visit: (m, i, turn) => !misplaced(m as BaseMessage, i, turn),
     };
   },
-  classify: (messages, ctx) => classifySystemMessages(messages, ctx.profile.systemInConversation),
+  // The system messages to turn into user text.
+  classify(messages, { profile: { systemInConversation: mode } }) {
+    if (mode === "any") return [];
+    const { misplaced } = misplacedSystem(mode, { messages });
+    return findEach(messages, (m, index) => misplaced(m, index) && { index });
+  },
   issues: () => [
     [
       "misplaced_system_message",

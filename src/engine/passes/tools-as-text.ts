@@ -40,7 +40,7 @@ const UNSENT_REASONING: Why = ["unsupported_block", "inside a tool loop whose re
 type Finding = { index: number; result: boolean; calls: { id?: string; name?: string }[]; why: Why };
 
 /** The calls and results that travel as text (none when they need not). */
-function classify(messages: readonly BaseMessage[], { profile, options }: FindContext): Finding[] {
+function classify(messages: readonly BaseMessage[], { profile, options }: FindContext) {
   const all = toolBlocksAsText(profile, options);
   const from = all ? 0 : profile.assistantBlocks === "converse" ? loopOpenedWithUnsentReasoning(messages) : -1;
   const why = all ? NO_TOOLS : UNSENT_REASONING;

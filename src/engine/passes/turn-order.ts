@@ -100,8 +100,8 @@ function mergeContents(parts: MessageContent[]): MessageContent {
 }
 
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
-function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const inside = ctx.profile.signedReasoning ? userTurnsInReasoningLoop(messages, ctx.profile.alternation) : [];
+function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext) {
+  const inside = userTurnsInReasoningLoop(messages, ctx.profile.alternation);
   if (inside.length === 0) return messages;
   const moved = new Set(inside);
   for (const i of inside) ctx.report(messages[i], i, "consecutive_same_role", "moved_message", MOVE_DETAIL);
@@ -110,19 +110,15 @@ function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessa
 
 /** Content as blocks: a string becomes one text block (none when blank). */
 const blocksOf = (content: unknown): unknown[] =>
-  typeof content === "string"
-    ? content.trim() === ""
-      ? []
-      : [{ type: "text", text: content }]
-    : Array.isArray(content)
-      ? content
+  Array.isArray(content)
+    ? content
+    : typeof content === "string" && content.trim() !== ""
+      ? [{ type: "text", text: content }]
       : [];
 
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
-function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext): BaseMessage[] {
-  const joining = new Set(
-    ctx.profile.signedReasoning ? textTurnsInReasoningLoop(messages, ctx.profile.alternation) : [],
-  );
+function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext) {
+  const joining = new Set(textTurnsInReasoningLoop(messages, ctx.profile.alternation));
   if (joining.size === 0) return messages;
   const out: BaseMessage[] = [];
   let pending: unknown[] = [];
@@ -187,7 +183,7 @@ export const turnOrderPass: RepairPass = {
   },
   repair(input, ctx) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
-    const messages = joinedLoopTurns(deferredLoopTurns(input, ctx), ctx);
+    const messages = ctx.profile.signedReasoning ? joinedLoopTurns(deferredLoopTurns(input, ctx), ctx) : input;
     const found = classifyTurns(messages, ctx);
     if (found.length === 0) return sameOrNew(input, messages);
     const out: BaseMessage[] = [];
