@@ -37,7 +37,7 @@ export const atMessage = (index: number, detail: string, cause?: unknown) =>
   new ToolCallRepairInputError(`messages[${index}] ${detail}`, { argument: "messages", index, cause });
 
 /** The text of an unknown thrown value, for wrapping it. */
-export const errorText = (error: unknown): string =>
+export const errorText = (error: unknown) =>
   error instanceof Error ? error.message : typeof error === "string" ? error : typeof error;
 
 /**
@@ -96,7 +96,7 @@ export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R):
 }
 
 /** What {@link boundary} throws for `error`: an input error or a caller's own error as it is, else an input error wrapping it. */
-function inputErrorOf(fn: string, error: unknown): unknown {
+function inputErrorOf(fn: string, error: unknown) {
   if (ToolCallRepairInputError.isInstance(error) || thrownByCaller.has(error as object)) return error;
   return new ToolCallRepairInputError(`${fn}: arguments could not be read (${errorText(error)})`, {
     argument: "arguments",
@@ -114,7 +114,7 @@ export const expectedInput = (fn: string, argument: string, expected: string, va
   });
 
 /** `Array.isArray`, undefined for a revoked proxy (so that it is refused naming the argument, not as unreadable). */
-function isArray(value: unknown): boolean | undefined {
+function isArray(value: unknown) {
   try {
     return Array.isArray(value);
   } catch {
@@ -128,7 +128,7 @@ export function assertArray(value: unknown, what: string): asserts value is read
 }
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
-export function optionsInput(value: unknown, what: string, argument = "options"): Record<string, unknown> {
+export function optionsInput(value: unknown, what: string, argument = "options") {
   if (value !== undefined && value !== null && (typeof value !== "object" || isArray(value) !== false))
     throw expectedInput(what, argument, "an object", value);
   return (value ?? {}) as Record<string, unknown>;

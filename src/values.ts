@@ -8,11 +8,10 @@
 export type Dict = Record<string, unknown>;
 
 /** `value` when it is a non-empty string, else undefined. */
-export const nonEmptyString = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : undefined;
+export const nonEmptyString = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** `text` cut at `max` characters (ending in `…` when cut). */
-export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** `key:value` pairs, space separated, as a lookup that answers only for its own keys. */
 export const lookupOf = <V extends string>(pairs: string): ReadonlyMap<unknown, V> =>
@@ -26,7 +25,7 @@ export const isDict = (value: unknown): value is Dict =>
  * A record's fields, or none (frozen: to read, never to keep): `fieldsOf(x).key` reads like a plain field at each
  * site (a shared keyed read is slow).
  */
-export const fieldsOf = (value: unknown): Dict => (isDict(value) ? value : NO_FIELDS);
+export const fieldsOf = (value: unknown) => (isDict(value) ? value : NO_FIELDS);
 const NO_FIELDS: Dict = Object.freeze({});
 
 /**
@@ -35,15 +34,15 @@ const NO_FIELDS: Dict = Object.freeze({});
  * stops growing past `maxLength` characters (ending in `…`), so the cost is bounded by the budget, not the
  * value.
  */
-export function safeJson(value: unknown, maxLength = 100_000): string {
+export function safeJson(value: unknown, maxLength = 100_000) {
   let out = "";
   const stack: unknown[] = [];
-  const emit = (text: string): boolean => {
+  const emit = (text: string) => {
     if (out.length >= maxLength) return false;
     out += clip(text, maxLength - out.length);
     return out.length < maxLength;
   };
-  const write = (v: unknown): boolean => {
+  const write = (v: unknown) => {
     if (typeof v === "string") return emit(JSON.stringify(v));
     if (typeof v === "number") return emit(Number.isFinite(v) ? String(v) : "null");
     if (typeof v === "boolean" || typeof v === "bigint") return emit(String(v));
@@ -81,7 +80,7 @@ export function safeJson(value: unknown, maxLength = 100_000): string {
 }
 
 /** A short description of a value for an error message (never its content, which may be large or private). */
-export function describeValue(value: unknown): string {
+export function describeValue(value: unknown) {
   if (value == null) return String(value);
   if (typeof value !== "object")
     return typeof value === "string" ? `a string of ${value.length} characters` : `a ${typeof value}`;
@@ -123,7 +122,7 @@ export function quoteValue(value: unknown): string {
 }
 
 /** The name in `names` closest to `name` by edit distance, when it is close enough to be a typo of it. */
-export function nearestName(name: string, names: readonly string[]): string | undefined {
+export function nearestName(name: string, names: readonly string[]) {
   let best: string | undefined;
   let bestDistance = 3; // a typo is at most 2 edits away
   for (const candidate of names) {
@@ -134,7 +133,7 @@ export function nearestName(name: string, names: readonly string[]): string | un
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
-function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string) {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];

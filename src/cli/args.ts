@@ -73,7 +73,7 @@ function check(ok: unknown, message: string): asserts ok {
 }
 
 /** An ISO date (or date and time), or a duration back from `now`. */
-export function parseSince(text: string, now: Date): Date {
+export function parseSince(text: string, now: Date) {
   const [, n, unit = ""] = /^(\d+)([smhdw])$/.exec(text.trim()) ?? [];
   const time = unit
     ? now.getTime() - Number(n) * [1e3, 6e4, 36e5, 864e5, 6048e5]["smhdw".indexOf(unit)]
@@ -87,7 +87,7 @@ export function parseSince(text: string, now: Date): Date {
   return new Date(time);
 }
 
-function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER) {
   check(
     text === undefined || (/^\d+$/.test(text) && +text >= 1 && +text <= max),
     `--${name}: expected a whole number from 1 to ${max}, got "${text}"`,

@@ -20,7 +20,7 @@ export interface CliIO {
 }
 
 /** The exit code (see the help): 0 nothing broken, 1 broken threads or repairs left, 2 usage, 130 interrupted. */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], io: CliIO) {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
   const redacted = (stream: ProgressStream) => ({ write: (text: string) => stream.write(redact(text)) });

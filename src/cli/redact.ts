@@ -15,7 +15,7 @@ const SECRET_KEY = /pass|secret|token|key|cred|auth|uri|url|conn|dsn/i;
  * A user name alone is no secret, and masking it everywhere mangles text: `postgres://postgres@host/db` would
  * turn every "--postgres" the command prints into "--<redacted>".
  */
-export function urlSecrets(url: string): string[] {
+export function urlSecrets(url: string) {
   const [, credentials, password] = /^[a-z][a-z0-9+.-]*:\/\/([^/@:]*:([^/@]*))@/i.exec(url) ?? [];
   if (!password) return [url];
   let decoded = password;

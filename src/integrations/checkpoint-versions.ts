@@ -22,7 +22,7 @@ const FRACTION_STEPS = 1_000_000_000;
  * integers. Strictly greater than `current` (floor(current) + 1 + fraction > current), so LangGraph's ordering of
  * a thread's versions holds. A saver that counts in strings keeps its own scheme.
  */
-export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version | undefined): Version {
+export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version | undefined) {
   if (typeof current === "string") return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current);
   const base = saver.getNextVersion(current === undefined ? undefined : Math.floor(current));
   if (!Number.isSafeInteger(base)) return base;

@@ -25,7 +25,7 @@ const hasId = (m: BaseMessage): m is BaseMessage & { id: string } => typeof m.id
  * replace the wrong message (and after `REMOVE_ALL_MESSAGES` it keeps both copies of a repeated id).
  * Messages that already have a unique id are kept as they are.
  */
-export function withUniqueIds(messages: readonly BaseMessage[]): BaseMessage[] {
+export function withUniqueIds(messages: readonly BaseMessage[]) {
   assertArray(messages, "replaceAllMessages");
   const seen = new Set<string>();
   return Array.from(messages, (m, index) => {
@@ -50,7 +50,7 @@ export const replaceAllMessages = boundary("replaceAllMessages", (messages: read
 ]);
 
 /** A message as the reducer takes it (message-likes coerced as LangChain coerces them), with an id on a copy. */
-function withId(value: unknown): BaseMessage {
+function withId(value: unknown) {
   const m = coerceMessageLikeToMessage(value as BaseMessage);
   return hasId(m) ? m : withNewId(m);
 }

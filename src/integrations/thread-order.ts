@@ -34,10 +34,10 @@ const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 /** The thread, namespace and checkpoint a saver's config names. */
-export const configurableOf = (config: RunnableConfig): Configurable => (config.configurable ?? {}) as Configurable;
+export const configurableOf = (config: RunnableConfig) => (config.configurable ?? {}) as Configurable;
 
 /** A thread and namespace, as a key. */
-export function threadKey(config: RunnableConfig): string {
+export function threadKey(config: RunnableConfig) {
   const { thread_id, checkpoint_ns } = configurableOf(config);
   return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
 }
@@ -53,7 +53,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * its low 62 bits (clock sequence and node) plus a random step. Undefined when `parent` is no uuid or the step
  * would carry over into the variant bits.
  */
-export function idRightAfter(parent: string): string | undefined {
+export function idRightAfter(parent: string) {
   if (!UUID.test(parent)) return undefined;
   const low = BigInt(`0x${parent.slice(19).replace("-", "")}`);
   const next = low + 1n + BigInt(Math.floor(Math.random() * 2 ** 32));
@@ -63,7 +63,7 @@ export function idRightAfter(parent: string): string | undefined {
 }
 
 /** When a uuid6 was made, in Unix milliseconds (100-ns intervals from 1582-10-15); undefined for another id. */
-function createdAt(id: string): number | undefined {
+function createdAt(id: string) {
   if (!UUID.test(id) || id[14] !== "6") return undefined;
   const hex = id.replace(/-/g, "");
   const intervals = BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
@@ -88,7 +88,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   const moved = new Map<string, string>();
 
   /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  function track<T>(config: RunnableConfig, op: () => Promise<T>): Promise<T> {
+  function track<T>(config: RunnableConfig, op: () => Promise<T>) {
     const { signal } = config;
     if (!signal) return op();
     if (!abortedAt.has(signal)) {
@@ -158,7 +158,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     };
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */
-  const addressed = (config: RunnableConfig): RunnableConfig => {
+  const addressed = (config: RunnableConfig) => {
     const id = moved.size > 0 ? moved.get(checkpointKey(config)) : undefined;
     return id === undefined ? config : { ...config, configurable: { ...config.configurable, checkpoint_id: id } };
   };

@@ -24,7 +24,7 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
  * The Responses output items ChatOpenAI re-sends verbatim instead of `tool_calls` (a non-empty list whose
  * items all have a type), or undefined when the message has none.
  */
-export function resentOutputOf(message: unknown): Dict[] | undefined {
+export function resentOutputOf(message: unknown) {
   const output = ((message as Dict).response_metadata as Dict | undefined)?.output;
   return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item)
     ? output
@@ -35,7 +35,7 @@ export function resentOutputOf(message: unknown): Dict[] | undefined {
  * The Responses item ids an assistant message is sent with: its re-sent output's, else its reasoning item's
  * and the `fc_` ids of its call map. Calls `visit` once per id, in order.
  */
-export function forEachResponseItemId(message: unknown, visit: (id: string) => void): void {
+export function forEachResponseItemId(message: unknown, visit: (id: string) => void) {
   const output = resentOutputOf(message);
   if (output) {
     for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id as string);
@@ -86,7 +86,7 @@ export function editOutput(
   return { output: out, droppedReasoning };
 }
 
-export function withoutId({ id, ...rest }: Dict): Dict {
+export function withoutId({ id, ...rest }: Dict) {
   return rest;
 }
 

@@ -62,7 +62,7 @@ export interface ModelDescription {
 }
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
-export function envSelectsBedrock(env: Env = process.env): boolean {
+export function envSelectsBedrock(env: Env = process.env) {
   const value: unknown = env.LLM_PROVIDER;
   return typeof value === "string" && /^(aws-)?bedrock$/i.test(value.trim());
 }
@@ -115,7 +115,7 @@ export interface ClaudeVersion {
  * prefixes and suffixes (`us.anthropic.`, `-v1:0`, `@20260101`, ARNs) are ignored. Undefined when the id
  * names no Claude model.
  */
-export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
+export function claudeVersionOf(modelId: string) {
   const id = modelId.toLowerCase();
   const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
   const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
@@ -125,10 +125,10 @@ export function claudeVersionOf(modelId: string): ClaudeVersion | undefined {
 }
 
 /** The Claude version is `major.minor` or later. */
-export const claudeAtLeast = (claude: ClaudeVersion, major: number, minor: number): boolean =>
+export const claudeAtLeast = (claude: ClaudeVersion, major: number, minor: number) =>
   claude.major > major || (claude.major === major && claude.minor >= minor);
 
-function idCannotPrefill(modelId: string, onBedrock: boolean): boolean {
+function idCannotPrefill(modelId: string, onBedrock: boolean) {
   const claude = claudeVersionOf(modelId);
   if (claude) return claudeAtLeast(claude, 4, 6);
   const id = modelId.toLowerCase();
@@ -208,7 +208,7 @@ function collect(
 }
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
-const instanceModelId = (instance: Dict): string | undefined =>
+const instanceModelId = (instance: Dict) =>
   [instance.model, instance.modelName, instance.modelId].find(nonEmptyString) as string | undefined;
 
 /**
@@ -216,7 +216,7 @@ const instanceModelId = (instance: Dict): string | undefined =>
  * tools, Responses-only call options, and models it always sends there); ask it with the bound call options.
  * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses).
  */
-function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
+function usesResponsesApi(instance: Dict, callOptions: Dict) {
   const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
   if (/^(Azure)?ChatOpenAIResponses$/.test(String(className))) return true;
   const decided =
@@ -228,11 +228,11 @@ function usesResponsesApi(instance: Dict, callOptions: Dict): boolean {
 }
 
 /** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
-const modelPrefersResponsesApi = (modelId: string | undefined): boolean =>
+const modelPrefersResponsesApi = (modelId: string | undefined) =>
   modelId !== undefined && (modelId.includes("codex") || /gpt-5\.\d+-pro/.test(modelId));
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
-function thinkingIn(source: Dict, callOptions: Dict): boolean {
+function thinkingIn(source: Dict, callOptions: Dict) {
   const fields = [source.additionalModelRequestFields, callOptions.additionalModelRequestFields].find(isDict);
   return [callOptions.thinking ?? source.thinking, fields?.thinking].some(
     (value) => isDict(value) && (value.type === "enabled" || value.type === "adaptive"),
@@ -242,7 +242,7 @@ function thinkingIn(source: Dict, callOptions: Dict): boolean {
 // --- initChatModel ------------------------------------------------------------------------------------------
 
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
-function inferredProvider(modelId: string | undefined): string | undefined {
+function inferredProvider(modelId: string | undefined) {
   if (modelId === undefined) return undefined;
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
   return "claude:anthropic gemini:google-vertexai amazon.:bedrock"
@@ -255,7 +255,7 @@ function inferredProvider(modelId: string | undefined): string | undefined {
  * The description with its instance: an initChatModel model not built yet is built the way langchain builds it
  * (`_getModelInstance`, with the call's config), and read again.
  */
-export async function withInstance(description: ModelDescription, config?: unknown): Promise<ModelDescription> {
+export async function withInstance(description: ModelDescription, config?: unknown) {
   const build = description.configurable?._getModelInstance;
   if (typeof build !== "function") return description; // built already (a description has an instance or a config)
   const [resolved] = describeModels(await build.call(description.configurable, config));
@@ -274,7 +274,7 @@ export async function withInstance(description: ModelDescription, config?: unkno
  * (`model_name`, `model`) read the way initChatModel infers a provider. Undefined when none of these tells
  * (a message written by hand, another client).
  */
-export function providerOfAnswer(message: unknown): Provider | undefined {
+export function providerOfAnswer(message: unknown) {
   if (!isDict(message)) return undefined;
   const meta = fieldsOf(message.response_metadata);
   const extra = fieldsOf(message.additional_kwargs);
@@ -291,7 +291,7 @@ export function providerOfAnswer(message: unknown): Provider | undefined {
  * The provider a stored thread was last talking to: that of its latest assistant message that tells
  * ({@link providerOfAnswer}). A thread that switched providers is judged for the one it uses now.
  */
-export function providerOfThread(messages: readonly unknown[]): Provider | undefined {
+export function providerOfThread(messages: readonly unknown[]) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const provider = isAssistant(messages[i]) ? providerOfAnswer(messages[i]) : undefined;
     if (provider !== undefined) return provider;

@@ -38,14 +38,14 @@ export interface PayloadPositions {
 /** A message as the layouts read it: its type (`human`, `ai`, `tool`, `system`, else its ChatMessage role) and fields. */
 type Read = { kind: string; m: Dict };
 
-const read = (message: unknown, index: number): Read => {
+const read = (message: unknown, index: number) => {
   const m = readMessage(message, index) as unknown as Dict & { _getType(): string };
   const kind = m._getType();
   return { kind: KINDS.has(kind) ? kind : `role:${m.role}`, m };
 };
 const KINDS = new Set(["human", "ai", "tool", "system"]);
 
-const blockCount = (content: unknown): number => (Array.isArray(content) ? content.length : 1);
+const blockCount = (content: unknown) => (Array.isArray(content) ? content.length : 1);
 
 /** How each format's adapter lays out the messages it reads. */
 const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
@@ -92,11 +92,11 @@ export const messageIndexAt = boundary(
 );
 
 /** One-to-many formats: message i becomes `counts[i]` consecutive entries (0: not sent). */
-const counted = (counts: number[]): Piece[] =>
+const counted = (counts: number[]) =>
   counts.flatMap((count, member) => Array.from({ length: count }, () => ({ member, blocks: 1, opens: true })));
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
-function responsesItemCount({ kind, m }: Read): number {
+function responsesItemCount({ kind, m }: Read) {
   const role = { human: "user", ai: "assistant", tool: "tool", system: "system" }[kind] ?? kind.slice(5);
   const { content } = m;
   const list = (v: unknown) => (Array.isArray(v) ? v : []);
@@ -115,7 +115,7 @@ function responsesItemCount({ kind, m }: Read): number {
 type Piece = { member: number; blocks: number; opens: boolean };
 
 /** The positions of `pieces`, in payload order (a message sent as several entries is found at its first). */
-function positionsOf(format: WireFormat, length: number, pieces: Piece[]): PayloadPositions {
+function positionsOf(format: WireFormat, length: number, pieces: Piece[]) {
   const payloadIndex: number[] = new Array(length).fill(-1);
   const blockOffset: number[] = new Array(length).fill(0);
   const messagesAt: number[][] = [];
@@ -141,7 +141,7 @@ const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "t
  * Leading system messages go to `system`; a later one is sent in place. Consecutive user turns made only of
  * `tool_result` blocks are then merged into one.
  */
-function anthropicPieces(reads: Read[]): Piece[] {
+function anthropicPieces(reads: Read[]) {
   const pieces: Piece[] = [];
   let last: { merges: boolean; joinable: boolean } | undefined; // the last message that is not joined
   reads.forEach(({ kind, m: { content } }, member) => {

@@ -13,7 +13,7 @@ export interface RequestTarget {
 }
 
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
-export function acceptsSystemInConversation(modelId: string | undefined): boolean {
+export function acceptsSystemInConversation(modelId: string | undefined) {
   const claude = claudeVersionOf(modelId ?? "");
   return claude?.family === "opus" && claudeAtLeast(claude, 4, 8);
 }
@@ -30,9 +30,9 @@ export function requestTargetOf(model: unknown): RequestTarget {
  * (`invocationParams` builds `toolConfig` from `options.tools` alone; `bindTools`, `withConfig({ tools })` and
  * `withStructuredOutput` all put their tools there; `tool_choice` without tools sends no `toolConfig`).
  */
-export const toolsComeFromCallOptions = (model: unknown): boolean =>
+export const toolsComeFromCallOptions = (model: unknown) =>
   describeModels(model)[0]?.llmType === "chat_bedrock_converse";
 
 /** Whether call options carry no tools, by ChatBedrockConverse's own test (`options?.tools && options.tools.length`). */
-export const callOptionsCarryNoTools = (callOptions: unknown): boolean =>
+export const callOptionsCarryNoTools = (callOptions: unknown) =>
   !(callOptions as { tools?: { length?: unknown } } | null)?.tools?.length;

@@ -96,7 +96,7 @@ export const promptedStructuredOutputMiddleware = boundary(
 );
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
-function asToolStrategy(responseFormat: unknown): unknown {
+function asToolStrategy(responseFormat: unknown) {
   const items = [responseFormat].flat();
   if (items.every(isToolStrategy)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);

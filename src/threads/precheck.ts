@@ -42,7 +42,7 @@ const revivesUndefined = (value: unknown) =>
   value === undefined || (isRecord(value) && value.lc === 2 && value.type === "undefined");
 
 /** No keys but those in `allowed` (or keys whose value revives as `undefined`, as ChatOpenAI's `function_call`). */
-function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
+function onlyKeys(record: unknown, allowed: readonly string[] = []) {
   if (record === undefined) return true;
   if (!isPlainValue(record)) return false;
   for (const key in record) if (!allowed.includes(key) && !revivesUndefined(record[key])) return false;
@@ -50,7 +50,7 @@ function onlyKeys(record: unknown, allowed: readonly string[] = []): boolean {
 }
 
 /** The class name of an lc-serialized `langchain_core` message, or undefined. */
-function messageClass(value: unknown): unknown {
+function messageClass(value: unknown) {
   if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return;
   const id = value.id;
   if (Array.isArray(id) && id.length === 3 && id[0] === "langchain_core" && id[1] === "messages") return id[2];
@@ -60,7 +60,7 @@ function messageClass(value: unknown): unknown {
  * The ids of an assistant message's calls when it has the shape above (none: an empty list), else undefined.
  * `seen` holds every call id of the thread so far.
  */
-function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined {
+function assistantCalls(kwargs: Loose, seen: Set<string>) {
   const { invalid_tool_calls: invalid, response_metadata: meta, additional_kwargs: extra, content } = kwargs;
   const calls = kwargs.tool_calls ?? [];
   if (
@@ -106,7 +106,7 @@ function assistantCalls(kwargs: Loose, seen: Set<string>): string[] | undefined 
  * The number of messages when `value` (a messages channel as parsed from the saver's JSON, not revived) has
  * the clean shape above; undefined when it is suspicious (anything else).
  */
-export function cleanMessageCount(value: unknown, provider: Provider = "strict"): number | undefined {
+export function cleanMessageCount(value: unknown, provider: Provider = "strict") {
   if (!Array.isArray(value)) return;
   const { oneCallPerStep, signedCalls } = profileFor(provider, "request");
   /** An assistant message after the last human one made calls (unsigned: this shape has no signatures). */

@@ -127,7 +127,7 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\uFFFD]/gu;
  * (`\x00`, `\u{fffd}`), cut to `max` characters with `…`. A saver's error can quote the raw bytes of a
  * corrupt blob; this is what a terminal, a CI log and a JSON consumer can show.
  */
-export function printableText(text: string, max = REASON_MAX): string {
+export function printableText(text: string, max = REASON_MAX) {
   const line = text.split("\n")[0].replace(UNPRINTABLE, (c) => {
     const hex = c.codePointAt(0)!.toString(16);
     return c === "\t" ? "\\t" : c === "\r" ? "\\r" : hex.length > 2 ? `\\u{${hex}}` : `\\x${hex.padStart(2, "0")}`;
@@ -138,7 +138,7 @@ export function printableText(text: string, max = REASON_MAX): string {
 }
 
 /** The first line of what a saver threw, with its class (`SyntaxError: ...`), printable and short, for a report. */
-export const failureText = (error: unknown): string =>
+export const failureText = (error: unknown) =>
   printableText(
     `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
   );

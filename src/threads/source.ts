@@ -62,7 +62,7 @@ export const PAGE_SIZE = 500;
  * The smallest checkpoint id written at or after `since`. LangGraph's checkpoint ids are UUIDv6: the first 15
  * hex digits are the time in 100 ns steps since 1582-10-15, most significant first, so ids sort by time.
  */
-export function checkpointIdAt(since: Date): string {
+export function checkpointIdAt(since: Date) {
   const hex = (BigInt(since.getTime()) * 10_000n + 0x01b21dd213814000n).toString(16).padStart(15, "0");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
@@ -72,7 +72,7 @@ const md5Head = (threadId: string) =>
   Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16);
 
 /** The shard (1 to `count`) of a thread id: the same function as the SQL below. */
-export const shardOf = (threadId: string, count: number): number => (md5Head(threadId) % count) + 1;
+export const shardOf = (threadId: string, count: number) => (md5Head(threadId) % count) + 1;
 
 const inShard = (threadId: string, shard?: Shard) => !shard || shardOf(threadId, shard.count) === shard.index;
 

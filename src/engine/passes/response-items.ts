@@ -30,7 +30,7 @@ function classifyItems(messages: readonly BaseMessage[]) {
     if (!ids) return;
     // Only this message's own ids are collected apart: copying the ids seen before per repeat would be quadratic.
     const own = new Set<string>();
-    const repeat = (id: string): boolean => first.get(id)! < index || own.has(id) || (own.add(id), false);
+    const repeat = (id: string) => first.get(id)! < index || own.has(id) || (own.add(id), false);
     return { index, ids, ...withoutItemIds(m as AIMessage, repeat) };
   });
 }
