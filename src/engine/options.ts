@@ -26,6 +26,7 @@ export const OPTIONS = {
   invalidCalls: option.oneOf(["answer", "remove"]),
   systemMessages: option.oneOf(["placed", "user-text"]),
   toolsInRequest: option.flag,
+  readOnlyTools: option.names,
   syntheticResultText: option.fn,
   onRepair: option.fn,
 } as const;
@@ -44,6 +45,7 @@ const DEFAULTS: ResolvedOptions = {
   // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
   // the provider needs, but would change what the model sees for no reason.
   toolsInRequest: true,
+  readOnlyTools: [],
   syntheticResultText: defaultSyntheticText,
   onRepair: undefined,
 };
@@ -59,8 +61,14 @@ export function resolveOptions(input: unknown, fn: string, find = false): Resolv
     ...DEFAULTS,
     ...given,
     ...(trailingIsProblem === false && { trailing: "keep" }),
-    syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
+    syntheticResultText: withReadOnly(text ? guardedText(text) : defaultSyntheticText, given.readOnlyTools),
   };
+}
+
+/** `text`, told whether the call's tool is one of `readOnlyTools` (itself when there are none). */
+export function withReadOnly(text: SyntheticText, readOnlyTools: readonly string[] = []): SyntheticText {
+  const names = new Set(readOnlyTools);
+  return names.size === 0 ? text : (call) => text({ ...call, readOnly: names.has(call.name!) });
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to `fallback`. */

@@ -19,7 +19,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import type { Repairer, SyntheticText } from "../engine";
 import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isAssistant } from "../messages/inspect";
+import { isAssistant, isNoResult } from "../messages/inspect";
 import { safeJson, type Dict } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
@@ -66,22 +66,34 @@ export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new
   return asked;
 }
 
-/** Adds to `found` placeholders saying the user cancelled them, for the `open` calls not in it a person was asked to approve. */
-export function addCancelled(
+/**
+ * Adds to `found`, for the `open` calls it has no result for, placeholders that say what the surface knows: the
+ * user cancelled the call (a person was asked to approve it, `asked`), or its run stopped (a sibling call of the
+ * same message has its real result in `found`: the step ran, and ended before this result was recorded).
+ */
+export function addKnownPlaceholders(
   messages: readonly BaseMessage[],
   open: ReadonlySet<string>,
   found: Map<string, ToolMessage>,
   asked: ReadonlySet<string>,
   text: SyntheticText,
 ): void {
-  const left = new Set([...open].filter((id) => !found.has(id)));
+  const ran = new Set<unknown>();
+  for (const { m, id } of openCalls(messages, open)) if (found.has(id) && !isNoResult(found.get(id))) ran.add(m);
   const reason = "orphan_call";
-  const toolRun = "cancelled";
-  for (const { call, id } of asked.size > 0 ? openCalls(messages, left) : [])
-    if (asked.has(callKey(call.name, call.args))) {
+  for (const { m, call, id } of openCalls(messages, open)) {
+    const toolRun = found.has(id)
+      ? undefined
+      : asked.has(callKey(call.name, call.args))
+        ? "cancelled"
+        : ran.has(m)
+          ? "interrupted"
+          : undefined;
+    if (toolRun) {
       const body = text({ id, name: call.name, reason, toolRun });
       found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
     }
+  }
 }
 
 /**
@@ -199,7 +211,7 @@ export function withRunSalvage(
           walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
-      addCancelled(messages, open, found, asked, options.syntheticResultText);
+      addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,

@@ -259,6 +259,12 @@ export function syntheticToolResult(args: {
   });
 }
 
+/** What the model should do about a call that may have started: check first, unless the tool only reads. */
+const CHECK_FIRST =
+  "It may have started, and may have taken effect; its outcome is unknown. " +
+  "Do not call it again without first checking whether it already took effect.";
+const READ_ONLY = "It is read-only, so it can simply be called again if its result is still needed.";
+
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
 const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
   never_started: [
@@ -271,18 +277,14 @@ const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
     "it was waiting for the user's approval, and the user sent a new message instead",
     "Do not run it unless the user asks for it again.",
   ],
-  outcome_unknown: [
-    "has no result",
-    "the run stopped before its result was recorded",
-    "It may have started, and may have taken effect; its outcome is unknown. " +
-      "Do not call it again without first checking whether it already took effect.",
-  ],
+  outcome_unknown: ["has no result", "no result was recorded for it", CHECK_FIRST],
+  interrupted: ["has no result", "the run stopped before its result was recorded", CHECK_FIRST],
 };
 
 /**
  * The default text of a synthetic result. It claims only what is known: a call whose tool may have started is
  * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
- * repeat it.
+ * repeat it; a read-only tool's (`readOnly`) may simply be called again.
  */
 export const defaultSyntheticText = boundary(
   "defaultSyntheticText",
@@ -292,10 +294,12 @@ export const defaultSyntheticText = boundary(
     reason: string;
     note?: string;
     toolRun?: ToolRunState;
+    readOnly?: boolean;
   }): string {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
-    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
+    const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${again}`;
   },
 );
 

@@ -27,6 +27,7 @@ import { boundary } from "../errors";
 import { nonEmptyString } from "../values";
 import {
   callIdsOf,
+  foreignPlaceholderOf,
   isAssistant,
   type Dict,
   isReasoningBlock,
@@ -45,11 +46,12 @@ export interface OpenExchange {
   unanswered: string[];
 }
 
-/** The ids the tool results from index `from` on answer. */
-function answeredFrom(messages: readonly BaseMessage[], from: number): Set<unknown> {
+/** The ids the tool results from index `from` on answer (`real`: not by another library's placeholder). */
+function answeredFrom(messages: readonly BaseMessage[], from: number, real = false): Set<unknown> {
   const answered = new Set();
   for (let j = from; j < messages.length; j++)
-    if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
+    if (isToolResult(messages[j]) && !(real && foreignPlaceholderOf(messages[j])))
+      answered.add(resultIdOf(messages[j] as never));
   return answered;
 }
 
@@ -87,11 +89,12 @@ export const resumableExchange = boundary("resumableExchange", (messages: readon
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
- * anywhere in it answers. Calls are read the provider's way ({@link callIdsOf} with server tools: an
- * Anthropic server tool answered inline is not open, one without its result is).
+ * anywhere in it answers; another library's placeholder answers nothing. Calls are read the provider's way
+ * ({@link callIdsOf} with server tools: an Anthropic server tool answered inline is not open, one without its
+ * result is).
  */
 export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]): Set<string> => {
-  const answered = answeredFrom(messages, 0);
+  const answered = answeredFrom(messages, 0, true);
   return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
 });
 

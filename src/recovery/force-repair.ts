@@ -24,6 +24,7 @@ import {
   FORCED_REPAIRS,
   findToolCallProblems,
   guardedText,
+  withReadOnly,
   profileFor,
   repairToolCalls,
   reportRepairsSafely,
@@ -249,12 +250,22 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const ours = () =>
+      const ours = ({ readOnly }: { readOnly?: boolean }) =>
         hadResult.has(id)
           ? `${name ? `Tool "${name}"` : "The tool"} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
-          : defaultSyntheticText({ id, name, reason: REASON, note: `${note} and no result for it was sent`, toolRun });
+          : defaultSyntheticText({
+              id,
+              name,
+              reason: REASON,
+              note: `${note} and no result for it was sent`,
+              toolRun,
+              readOnly,
+            });
       const own = options.syntheticResultText;
-      const text = (own ? guardedText(own, ours) : ours)({ id, name, reason: problem, note, toolRun });
+      const text = withReadOnly(
+        own ? guardedText(own, ours) : ours,
+        options.readOnlyTools,
+      )({ id, name, reason: problem, note, toolRun });
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }

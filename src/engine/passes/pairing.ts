@@ -10,9 +10,10 @@ import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
   forEachToolCallRef,
+  foreignPlaceholderOf,
   hasMeaningfulContent,
   isAssistant,
-  isMarkedSyntheticResult,
+  isNoResult,
   isToolResult,
   resultIdOf,
   serverToolResultIds,
@@ -34,6 +35,8 @@ interface Call {
   result?: number;
   /** No result, or one elsewhere than right after the call. */
   problem?: Found;
+  /** Its result is another library's placeholder (no result): it is told in the package's words. */
+  foreign?: Found;
 }
 
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
@@ -92,10 +95,10 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   }
   if (moreResults !== undefined)
     for (const [call, more] of moreResults) {
-      // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
-      // after the call; then the first one.
+      // A real result beats a placeholder (a late real result replaces one); then the first one after the call;
+      // then the first one.
       const results = [call.result!, ...more];
-      const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
+      const real = results.filter((r) => !isNoResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
       for (const r of results)
@@ -131,6 +134,14 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     inPlaceAt[index] = inPlace;
     let lastResult = index;
     for (const call of own) {
+      const library = call.result === undefined ? undefined : foreignPlaceholderOf(messages[call.result]);
+      if (library)
+        call.foreign = add(
+          "orphan_call",
+          index,
+          `tool call ${callNamed(call)} has no result, only a placeholder ${library} wrote`,
+          call,
+        );
       if (call.result === undefined) {
         const last = index === trailing;
         call.problem = add(
@@ -162,7 +173,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
-  return { callsAt, trailing, inPlaceAt, placed, at, problems };
+  return { callsAt, ownerAt, trailing, inPlaceAt, placed, at, problems };
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
@@ -179,6 +190,24 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   const { options } = ctx;
   const { placed, at } = analysis;
   const out: BaseMessage[] = [];
+  /** A call's synthetic result, told in the package's words (`reason`, `note`), reported as made for `problem`. */
+  const answer = (call: Call, index: number, reason: ToolCallProblemKind, problem: Found, note?: string) => {
+    // Arguments that did not parse never reach a tool; any other call may have started, and nothing here says why
+    // it has no result.
+    const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
+    const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
+    const made = syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
+    ctx.report(messages[index], index, problem.kind, "synthesized_result", problem.detail, { ...call, toolRun });
+    return made;
+  };
+  /** The kept result at `r`: itself, or the package's placeholder for another library's. */
+  const result = (r: number) => {
+    const call = analysis.ownerAt[r];
+    if (!call?.foreign) return messages[r];
+    const made = answer(call, r, "orphan_call", call.foreign);
+    ctx.derive(messages[r], made);
+    return made;
+  };
   for (let index = 0; index < messages.length; index++) {
     const m = messages[index];
     const own = analysis.callsAt[index];
@@ -191,8 +220,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
         // A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text.
         const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
         const drop =
-          (kept >= 0 && (isMarkedSyntheticResult(m) || sameContent(m, messages[kept]))) ||
-          options.orphanResults === "drop";
+          (kept >= 0 && (isNoResult(m) || sameContent(m, messages[kept]))) || options.orphanResults === "drop";
         if (!drop) {
           const converted = orphanResultAsUserMessage(m, found.call?.id);
           out.push(converted);
@@ -205,7 +233,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const message = m as AIMessage;
     const inPlace = analysis.inPlaceAt[index]!;
     // Every call answered in place: the message and its block as they are.
-    if (own.every((call) => call.problem === undefined)) {
+    if (own.every((call) => call.problem === undefined && call.foreign === undefined)) {
       out.push(message);
       for (const r of inPlace) out.push(messages[r]);
       continue;
@@ -213,12 +241,12 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const isTrailing = index === analysis.trailing;
     const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const remove = new Set<string>();
-    const answer: Call[] = [];
+    const answered: Call[] = [];
     for (const call of own) {
       if (call.result !== undefined) continue;
       const strategy = call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls;
       if (strategy === "remove") remove.add(call.id);
-      else if (strategy === "answer") answer.push(call);
+      else if (strategy === "answer") answered.push(call);
     }
 
     let kept: BaseMessage | undefined = message;
@@ -234,21 +262,16 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     if (kept) out.push(kept);
 
     // Results already in place keep their order; pulled ones follow in call order; synthetic ones last.
-    for (const r of inPlace) out.push(messages[r]);
+    for (const r of inPlace) out.push(result(r));
     for (const call of own) {
       const r = call.result;
       if (r === undefined || placed[r] === 1) continue;
-      out.push(messages[r]);
+      out.push(result(r));
       ctx.report(messages[r], r, "displaced_result", "moved_result", call.problem!.detail, call);
     }
-    for (const call of answer) {
+    for (const call of answered) {
       const note = ctx.callNotes.get(call.id);
-      const reason: ToolCallProblemKind = note !== undefined ? "invalid_tool_call" : kind;
-      // Arguments that did not parse never reach a tool; any other call may have started before its run stopped.
-      const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
-      const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
-      out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
-      ctx.report(message, index, kind, "synthesized_result", call.problem!.detail, { ...call, toolRun });
+      out.push(answer(call, index, note !== undefined ? "invalid_tool_call" : kind, call.problem!, note));
     }
   }
   return sameOrNew(messages, out);
@@ -266,7 +289,8 @@ export const pairingPass: RepairPass = {
     const { open, profile } = w;
     return {
       visit(m) {
-        if (m.type === "tool") return open.answer(m.tool_call_id);
+        // Another library's placeholder is no result: it is told in the package's words.
+        if (m.type === "tool") return open.answer(m.tool_call_id) && foreignPlaceholderOf(m) === undefined;
         if (open.waiting > 0) return false;
         open.reset();
         if (m.type !== "ai") return true;
