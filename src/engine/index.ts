@@ -22,7 +22,7 @@ import { profileFor, toolBlocksAsText, type ProviderProfile } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, SyntheticText } from "./options";
-export { OPTIONS as ENGINE_OPTIONS, guardedText, withReadOnly } from "./options";
+export { OPTIONS as ENGINE_OPTIONS, guardedText } from "./options";
 export { FORCED_REPAIRS, REJECTION_TEXTS, isAcceptedId, profileFor } from "./profiles";
 
 /** The engine bound to one set of options: resolve once, use for every history. */

@@ -57,18 +57,14 @@ const DEFAULTS: ResolvedOptions = {
 export function resolveOptions(input: unknown, fn: string, find = false): ResolvedOptions {
   const read = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
   const { trailingIsProblem, syntheticResultText: text, ...given } = read;
+  const own = text ? guardedText(text) : defaultSyntheticText;
   return {
     ...DEFAULTS,
     ...given,
     ...(trailingIsProblem === false && { trailing: "keep" }),
-    syntheticResultText: withReadOnly(text ? guardedText(text) : defaultSyntheticText, given.readOnlyTools),
+    // Told whether the call's tool is one of `readOnlyTools`.
+    syntheticResultText: (call) => own({ ...call, readOnly: given.readOnlyTools?.includes(call.name!) }),
   };
-}
-
-/** `text`, told whether the call's tool is one of `readOnlyTools` (itself when there are none). */
-export function withReadOnly(text: SyntheticText, readOnlyTools: readonly string[] = []): SyntheticText {
-  const names = new Set(readOnlyTools);
-  return names.size === 0 ? text : (call) => text({ ...call, readOnly: names.has(call.name!) });
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to `fallback`. */

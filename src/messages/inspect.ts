@@ -275,24 +275,25 @@ export function isMarkedSyntheticResult(message: unknown): boolean {
  * (anchored at both ends): no result, as much as the package's own. deepagents JS and Python
  * (`PatchToolCallsMiddleware`, in every deep agent before any user middleware) write the same words.
  */
-export const FOREIGN_PLACEHOLDERS = [
-  {
-    library: "deepagents",
-    starts: "Tool call ",
-    ends: (id: string) => ` with id ${id} was cancelled - another message came in before it could be completed.`,
-  },
-] as const;
+export const FOREIGN_PLACEHOLDERS: [string, string, (id: unknown) => string][] = [
+  [
+    "deepagents",
+    "Tool call ",
+    (id) => ` with id ${id} was cancelled - another message came in before it could be completed.`,
+  ],
+];
 
 /** The library whose placeholder this tool result is ({@link FOREIGN_PLACEHOLDERS}); undefined for any other message. */
-export function foreignPlaceholderOf(message: { type?: unknown; content?: unknown; tool_call_id?: unknown }) {
-  const { content, tool_call_id: id } = message;
-  if (typeof content !== "string" || typeof id !== "string" || !isToolResult(message)) return undefined;
-  return FOREIGN_PLACEHOLDERS.find((p) => content.startsWith(p.starts) && content.endsWith(p.ends(id)))?.library;
-}
+export const foreignPlaceholderOf = (message: object) => {
+  const { type, content: text, tool_call_id: id } = message as Dict;
+  return type === "tool" && typeof text === "string"
+    ? FOREIGN_PLACEHOLDERS.find(([, starts, ends]) => text.startsWith(starts) && text.endsWith(ends(id)))?.[0]
+    : undefined;
+};
 
 /** A tool result that holds no result: the package's own placeholder or another library's. */
 export const isNoResult = (message: unknown): boolean =>
-  isMarkedSyntheticResult(message) || foreignPlaceholderOf(message as Dict) !== undefined;
+  isMarkedSyntheticResult(message) || !!foreignPlaceholderOf(Object(message));
 
 /** True when a string holds only white space. Scans from the start (no regex: it runs for every text block). */
 export function isBlankText(text: string): boolean {

@@ -24,7 +24,6 @@ import {
   FORCED_REPAIRS,
   findToolCallProblems,
   guardedText,
-  withReadOnly,
   profileFor,
   repairToolCalls,
   reportRepairsSafely,
@@ -262,10 +261,8 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
               readOnly,
             });
       const own = options.syntheticResultText;
-      const text = withReadOnly(
-        own ? guardedText(own, ours) : ours,
-        options.readOnlyTools,
-      )({ id, name, reason: problem, note, toolRun });
+      const readOnly = options.readOnlyTools?.includes(name!);
+      const text = (own ? guardedText(own, ours) : ours)({ id, name, reason: problem, note, toolRun, readOnly });
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }

@@ -134,14 +134,9 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     inPlaceAt[index] = inPlace;
     let lastResult = index;
     for (const call of own) {
-      const library = call.result === undefined ? undefined : foreignPlaceholderOf(messages[call.result]);
-      if (library)
-        call.foreign = add(
-          "orphan_call",
-          index,
-          `tool call ${callNamed(call)} has no result, only a placeholder ${library} wrote`,
-          call,
-        );
+      const library = foreignPlaceholderOf(messages[call.result!] ?? {});
+      const detail = `tool call ${callNamed(call)} has only a placeholder ${library} wrote`;
+      if (library) call.foreign = add("orphan_call", index, detail, call);
       if (call.result === undefined) {
         const last = index === trailing;
         call.problem = add(
@@ -195,10 +190,9 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     // Arguments that did not parse never reach a tool; any other call may have started, and nothing here says why
     // it has no result.
     const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
-    const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
-    const made = syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
     ctx.report(messages[index], index, problem.kind, "synthesized_result", problem.detail, { ...call, toolRun });
-    return made;
+    const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
+    return syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
   };
   /** The kept result at `r`: itself, or the package's placeholder for another library's. */
   const result = (r: number) => {
