@@ -78,21 +78,17 @@ export function addKnownPlaceholders(
   asked: ReadonlySet<string>,
   text: SyntheticText,
 ): void {
-  const ran = new Set<unknown>();
-  for (const { m, id } of openCalls(messages, open)) if (found.has(id) && !isNoResult(found.get(id))) ran.add(m);
+  const calls = [...openCalls(messages, open)];
+  const ran = new Set(calls.filter(({ id }) => found.has(id) && !isNoResult(found.get(id))).map(({ m }) => m));
   const reason = "orphan_call";
-  for (const { m, call, id } of openCalls(messages, open)) {
-    const toolRun = found.has(id)
-      ? undefined
-      : asked.has(callKey(call.name, call.args))
-        ? "cancelled"
-        : ran.has(m)
-          ? "interrupted"
-          : undefined;
-    if (toolRun) {
-      const body = text({ id, name: call.name, reason, toolRun });
-      found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
-    }
+  for (const { m, call, id } of calls) {
+    const toolRun = asked.has(callKey(call.name, call.args)) ? "cancelled" : ran.has(m) ? "interrupted" : undefined;
+    const body = toolRun && !found.has(id) && text({ id, name: call.name, reason, toolRun });
+    if (body)
+      found.set(
+        id,
+        syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun: toolRun! }),
+      );
   }
 }
 

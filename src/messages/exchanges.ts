@@ -46,12 +46,11 @@ export interface OpenExchange {
   unanswered: string[];
 }
 
-/** The ids the tool results from index `from` on answer (`real`: not by another library's placeholder). */
-function answeredFrom(messages: readonly BaseMessage[], from: number, real = false): Set<unknown> {
+/** The ids the tool results from index `from` on answer. */
+function answeredFrom(messages: readonly BaseMessage[], from: number): Set<unknown> {
   const answered = new Set();
   for (let j = from; j < messages.length; j++)
-    if (isToolResult(messages[j]) && !(real && foreignPlaceholderOf(messages[j])))
-      answered.add(resultIdOf(messages[j] as never));
+    if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
   return answered;
 }
 
@@ -94,7 +93,10 @@ export const resumableExchange = boundary("resumableExchange", (messages: readon
  * result is).
  */
 export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]): Set<string> => {
-  const answered = answeredFrom(messages, 0, true);
+  const answered = answeredFrom(
+    messages.filter((m) => !foreignPlaceholderOf(m)),
+    0,
+  );
   return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
 });
 

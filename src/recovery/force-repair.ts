@@ -249,20 +249,12 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       }
       // Whatever the call did before the rejection is not known here.
       const toolRun = "outcome_unknown";
-      const ours = ({ readOnly }: { readOnly?: boolean }) =>
+      const ours = () =>
         hadResult.has(id)
           ? `${name ? `Tool "${name}"` : "The tool"} (call ${id}): ${note}, so its result was set aside; it follows as user text.`
-          : defaultSyntheticText({
-              id,
-              name,
-              reason: REASON,
-              note: `${note} and no result for it was sent`,
-              toolRun,
-              readOnly,
-            });
+          : defaultSyntheticText({ id, name, reason: REASON, note: `${note} and no result for it was sent`, toolRun });
       const own = options.syntheticResultText;
-      const readOnly = options.readOnlyTools?.includes(name!);
-      const text = (own ? guardedText(own, ours) : ours)({ id, name, reason: problem, note, toolRun, readOnly });
+      const text = (own ? guardedText(own, ours) : ours)({ id, name, reason: problem, note, toolRun });
       later.push([syntheticToolResult({ toolCallId: id, toolName: name, reason: REASON, text, toolRun }), i]);
       report({ problem, action: "synthesized_result", ...call, toolRun, detail: `call answered afresh ${why}` });
     }

@@ -77,7 +77,8 @@ export function awaitsResume(messages: readonly BaseMessage[]) {
 // --- putting real results back ----------------------------------------------------------------------------------
 
 /**
- * Puts real results back: a placeholder of the same call (the package's or another library's) is replaced in place; a call with no result gets
+ * Puts real results back: a placeholder of the same call (the package's or another library's) is replaced in
+ * place; a call with no result gets
  * it right after its assistant message's block of results. Calls that already have a real result are left alone.
  * Each is reported as a `salvaged_result` repair (a marked placeholder that a surface made knowing more, as
  * `synthesized_result`). The same array when none is put back.

@@ -25,7 +25,7 @@ describe("another library's placeholder", () => {
   ];
 
   it("the table holds deepagents' exact text, anchored at both ends on the call's id", () => {
-    expect(FOREIGN_PLACEHOLDERS.map((p) => p.library)).toEqual(["deepagents"]);
+    expect(FOREIGN_PLACEHOLDERS.map(([library]) => library)).toEqual(["deepagents"]);
     expect(isNoResult(deepagentsPlaceholder("task", "call_1"))).toBe(true);
     // Another id, words before or after, another call's text: a real result.
     for (const content of [

@@ -31,7 +31,7 @@ describe("defaultSyntheticText", () => {
       expect(
         defaultSyntheticText({ id: "c1", name: "search_flights", reason: "orphan_call", toolRun, readOnly: true }),
       ).toMatch(
-        /^Tool "search_flights" \(call c1\) has no result: .*\. It is read-only, so it can simply be called again if its result is still needed\.$/,
+        /^Tool "search_flights" \(call c1\) has no result: .*\. It is read-only, so it can simply be called again/,
       );
     // What a person must approve, or what never started, is said as before, read-only or not.
     expect(

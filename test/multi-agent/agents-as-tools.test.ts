@@ -14,6 +14,7 @@ import { z } from "zod";
 import { toolCallRepair, toolCallRepairMiddleware } from "../../src/integrations/middleware";
 import { promptedStructuredOutputMiddleware } from "../../src/structured/middleware";
 import { isSyntheticResult, repairMarkerOf } from "../../src/messages/inspect";
+import type { ToolCallRepair } from "../../src/types";
 import {
   abortedRun,
   agentTag,
@@ -26,7 +27,9 @@ import {
   splitPairs,
   startMultiAgentStub,
   storedProblems,
+  stateMessages,
   SubAgentTools,
+  until,
 } from "../support/multi-agent";
 
 /** What the supervisor delegates for each of the user's words (the first match). */
@@ -60,7 +63,7 @@ const ABORTED = new Set([1, 3]);
 
 const Costs = z.object({ service: z.string(), monthlyUsd: z.number() });
 
-async function buildStack(saver: BaseCheckpointSaver, thread: string) {
+async function buildStack(saver: BaseCheckpointSaver, onRepair?: (repair: ToolCallRepair) => void) {
   const brain = await startMultiAgentStub(
     {
       supervisor: (request) => {
@@ -84,7 +87,7 @@ async function buildStack(saver: BaseCheckpointSaver, thread: string) {
     () => ({ text: "?" }),
   );
   const tools = new SubAgentTools();
-  const repair = toolCallRepair();
+  const repair = toolCallRepair({ onRepair });
   const subAgent = (
     agent: string,
     extra: Parameters<typeof createAgent>[0] extends infer P ? Partial<P & object> : never,
@@ -125,7 +128,10 @@ async function buildStack(saver: BaseCheckpointSaver, thread: string) {
           (
             await argocd.invoke(
               { messages: [new HumanMessage(task)] },
-              { configurable: { thread_id: `${thread}-argocd`, checkpoint_ns: "" }, signal: config.signal },
+              {
+                configurable: { thread_id: `${config.configurable?.thread_id}-argocd`, checkpoint_ns: "" },
+                signal: config.signal,
+              },
             )
           ).messages,
         ),
@@ -150,10 +156,10 @@ async function buildStack(saver: BaseCheckpointSaver, thread: string) {
 
 describe("createAgent supervisor with sub-agents as tools, on ChatBedrockConverse (issue 30)", () => {
   for (const store of SCENARIO_STORES)
-    it(`10 turns on ${store.name}: every turn but the aborted ones completes, truthful placeholders, real results kept`, async (context) => {
+    it(`10 turns on ${store.name}: all but the aborted turns complete, truthful placeholders, real results kept`, async (context) => {
       const saver = await store.open(context);
       const thread = `supervisor-${store.name}-${Date.now()}`;
-      const { brain, tools, supervisor, argocd } = await buildStack(saver, thread);
+      const { brain, tools, supervisor, argocd } = await buildStack(saver);
       context.onTestFinished(() => brain.stub.close());
       const config = { configurable: { thread_id: thread } };
       const completed: number[] = [];
@@ -185,11 +191,10 @@ describe("createAgent supervisor with sub-agents as tools, on ChatBedrockConvers
       expect(brain.stub.rejections).toEqual([]);
       for (const request of brain.stub.requests) expect(splitPairs(request)).toEqual([]);
 
-      const stored = (await supervisor.getState(config)).values.messages as BaseMessage[];
+      const stored = await stateMessages(supervisor, config);
       expect(storedProblems(stored)).toEqual([]);
       expect(stored.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content)).toEqual(TURNS);
-      const child = (await argocd.getState({ configurable: { thread_id: `${thread}-argocd`, checkpoint_ns: "" } }))
-        .values.messages as BaseMessage[];
+      const child = await stateMessages(argocd, { configurable: { thread_id: `${thread}-argocd`, checkpoint_ns: "" } });
       expect(storedProblems(child)).toEqual([]);
 
       const sup = brain.requestsOf("supervisor");
@@ -223,4 +228,48 @@ describe("createAgent supervisor with sub-agents as tools, on ChatBedrockConvers
       expect(results).toContainEqual('{"service":"EC2","monthlyUsd":1234}');
       expect(tools.finished.filter((t) => t === "list_repos")).toHaveLength(3);
     }, 120_000);
+
+  it("50 threads, each with a parallel delegation aborted and then continued: the same requests and repairs per thread", async () => {
+    const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
+    const saver = SqliteSaver.fromConnString(":memory:");
+    const repairs: ToolCallRepair[] = [];
+    const { brain, tools, supervisor } = await buildStack(saver, (r) => repairs.push(r));
+    const perThread: { requests: number; repairs: string[] }[] = [];
+    try {
+      for (let k = 0; k < 50; k++) {
+        const thread = `flat-${k}`;
+        const config = { configurable: { thread_id: thread } };
+        const [requestsBefore, repairsBefore] = [brain.stub.requests.length, repairs.length];
+        tools.held.add("sync_apps");
+        await abortedRun(
+          (signal) =>
+            supervisor.invoke({ messages: [new HumanMessage("check both repos and apps")] }, { ...config, signal }),
+          async () => {
+            await tools.started$("sync_apps");
+            await until(() => pendingResultOf(saver, thread, "github_agent"), "github's finished delegation stored");
+          },
+        );
+        tools.held.delete("sync_apps");
+        await supervisor.invoke({ messages: [new HumanMessage("go on")] }, config);
+        perThread.push({
+          requests: brain.stub.requests.length - requestsBefore,
+          repairs: repairs
+            .slice(repairsBefore)
+            .map((r) => `${r.action}:${r.toolRun ?? ""}`)
+            .sort(),
+        });
+      }
+    } finally {
+      await brain.stub.close();
+    }
+    expect(brain.stub.rejections).toEqual([]);
+    // The work per thread does not grow with the number of threads before it: the 50th costs what the first did.
+    expect(new Set(perThread.map((t) => JSON.stringify(t))).size).toBe(1);
+    // The finished sibling put back, the aborted one told its run stopped, and Bedrock's turn shaping (request only).
+    expect(perThread[0].repairs).toEqual([
+      "inserted_assistant_message:",
+      "salvaged_result:",
+      "synthesized_result:interrupted",
+    ]);
+  }, 300_000);
 });

@@ -5,7 +5,7 @@
  * the package, after it, takes that text for no result: a finished delegation's real result (a pending write of
  * the aborted step) replaces it, an interrupted one gets the package's honest words, in the request and stored.
  */
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createDeepAgent } from "deepagents";
 import { describe, expect, it } from "vitest";
@@ -25,8 +25,10 @@ import {
   splitPairs,
   startMultiAgentStub,
   storedProblems,
+  stateMessages,
   SubAgentTools,
   until,
+  driven,
 } from "../support/multi-agent";
 
 const PLAN: [string, string[]][] = [
@@ -116,7 +118,7 @@ describe("deepagents createDeepAgent with subagents and toolCallRepairMiddleware
         if (ABORTED.has(turn)) {
           tools.held.add("sync_apps");
           const error = await abortedRun(
-            (signal) => agent.invoke(input, { ...config, signal }),
+            (signal) => driven(agent).invoke(input, { ...config, signal }),
             async () => {
               await tools.started$("sync_apps");
               if (turn === 3)
@@ -129,10 +131,12 @@ describe("deepagents createDeepAgent with subagents and toolCallRepairMiddleware
         }
         // deepagents 1.14 lets a subagent's tool error end the whole run (createAgent's own ToolNode answers it
         // with an error result instead): the task call is left open, and the next turn repairs it.
-        const failed = await agent.invoke(input, config).then(
-          () => undefined,
-          (error: Error) => error.message,
-        );
+        const failed = await driven(agent)
+          .invoke(input, config)
+          .then(
+            () => undefined,
+            (error: Error) => error.message,
+          );
         if (failed) expect([turn, failed]).toEqual([5, expect.stringMatching(/create_ticket timed out after 30 s/)]);
         else completed.push(turn);
       }
@@ -140,7 +144,7 @@ describe("deepagents createDeepAgent with subagents and toolCallRepairMiddleware
       expect(brain.stub.rejections).toEqual([]);
       for (const request of brain.stub.requests) expect(splitPairs(request)).toEqual([]);
 
-      const stored = (await agent.getState(config)).values.messages as BaseMessage[];
+      const stored = await stateMessages(agent, config);
       expect(storedProblems(stored)).toEqual([]);
       expect(stored.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content)).toEqual(TURNS);
       const results = stored.filter((m) => m.getType() === "tool").map((m) => String(m.content));

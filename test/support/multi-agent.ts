@@ -12,15 +12,17 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { z } from "zod";
 import { findToolCallProblems } from "../../src/engine";
-import { asDict, bedrockModel, startBedrockStub, type RunningStub, type ScriptedTurn } from "./stubs";
+import { asDict, bedrockModel, startBedrockStub, type ScriptedTurn } from "./stubs";
 import { postgresSaverOrSkip, type SkippableContext } from "./services";
 
 /** The tag an agent's system prompt carries, so the one stub knows which agent is asking. */
 export const agentTag = (agent: string) => `[agent:${agent}]`;
 
 /** A result of about `kb` KB (800 ArgoCD apps, a repository list): what pushes a thread towards its context limit. */
-export const bigResult = (label: string, kb = 60) =>
-  `${label}:\n${Array.from({ length: Math.ceil((kb * 1024) / 40) }, (_, i) => `${label}-item-${String(i).padStart(5, "0")} status=Healthy`).join("\n")}`;
+export const bigResult = (label: string, kb = 60) => {
+  const items = Array.from({ length: Math.ceil((kb * 1024) / 40) }, (_, i) => `${label}-item-${i} status=Healthy`);
+  return `${label}:\n${items.join("\n")}`;
+};
 
 const textOf = (content: unknown): string =>
   typeof content === "string"
@@ -186,3 +188,14 @@ export function splitPairs(request: unknown): string[] {
   });
   return out;
 }
+
+/** A compiled graph or agent, as these scenarios drive it (the stacks' own types are too deep to spell out). */
+export type Driven = {
+  invoke(input: unknown, config?: unknown): Promise<unknown>;
+  getState(config: unknown): Promise<{ values: { messages?: BaseMessage[] } }>;
+};
+export const driven = (graph: unknown) => graph as Driven;
+
+/** The messages of a thread, as the graph's state holds them. */
+export const stateMessages = async (graph: unknown, config: unknown): Promise<BaseMessage[]> =>
+  (await driven(graph).getState(config)).values.messages ?? [];

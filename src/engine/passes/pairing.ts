@@ -173,7 +173,6 @@ function analyzePairing(messages: readonly BaseMessage[]) {
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
 function sameContent(a: BaseMessage, b: BaseMessage): boolean {
-  if (typeof a.content === "string" || typeof b.content === "string") return a.content === b.content;
   return safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
 }
 
