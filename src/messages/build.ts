@@ -298,7 +298,8 @@ export const defaultSyntheticText = boundary(
   }): string {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
-    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice}`;
+    const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${again}`;
   },
 );
 
