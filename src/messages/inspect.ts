@@ -284,12 +284,15 @@ export const FOREIGN_PLACEHOLDERS: [string, string, (id: unknown) => string][] =
 ];
 
 /** The library whose placeholder this tool result is ({@link FOREIGN_PLACEHOLDERS}); undefined for any other message. */
-export const foreignPlaceholderOf = (message: object) => {
+export function foreignPlaceholderOf(message: object): string | undefined {
   const { type, content: text, tool_call_id: id } = message as Dict;
-  return type === "tool" && typeof text === "string"
-    ? FOREIGN_PLACEHOLDERS.find(([, starts, ends]) => text.startsWith(starts) && text.endsWith(ends(id)))?.[0]
-    : undefined;
-};
+  // A loop, not `find`: the clean walk calls it for every tool result, and allocates nothing per message.
+  if (type === "tool" && typeof text === "string")
+    for (let i = 0; i < FOREIGN_PLACEHOLDERS.length; i++) {
+      const [library, starts, ends] = FOREIGN_PLACEHOLDERS[i];
+      if (text.startsWith(starts) && text.endsWith(ends(id))) return library;
+    }
+}
 
 /** A tool result that holds no result: the package's own placeholder or another library's. */
 export const isNoResult = (message: unknown): boolean =>
