@@ -56,7 +56,7 @@ const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJs
  * to approve, as name and arguments: langchain's human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`).
  * Any other interrupt (a tool asking a question) says nothing.
  */
-export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()): Set<string> {
+export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()) {
   for (const [, channel, value] of tuple?.pendingWrites ?? [])
     if (channel === "__interrupt__")
       for (const interrupt of [value].flat() as ({ value?: { actionRequests?: unknown } } | undefined)[]) {
@@ -77,18 +77,15 @@ export function addKnownPlaceholders(
   found: Map<string, ToolMessage>,
   asked: ReadonlySet<string>,
   text: SyntheticText,
-): void {
+) {
   const calls = [...openCalls(messages, open)];
   const ran = new Set(calls.filter(({ id }) => found.has(id) && !isNoResult(found.get(id))).map(({ m }) => m));
   const reason = "orphan_call";
   for (const { m, call, id } of calls) {
     const toolRun = asked.has(callKey(call.name, call.args)) ? "cancelled" : ran.has(m) ? "interrupted" : undefined;
-    const body = toolRun && !found.has(id) && text({ id, name: call.name, reason, toolRun });
-    if (body)
-      found.set(
-        id,
-        syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun: toolRun! }),
-      );
+    if (!toolRun || found.has(id)) continue;
+    const body = text({ id, name: call.name, reason, toolRun });
+    found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
   }
 }
 
@@ -104,7 +101,7 @@ export async function persistedRepair(
   reporting: RepairReporting,
   repairer: Repairer,
   reportIn?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
+) {
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer);
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
@@ -147,7 +144,7 @@ export function withRunSalvage(
   messagesKey: string,
   reporting: RepairReporting,
   { options }: Repairer,
-): Promise<Salvaged> {
+) {
   const unchanged: Salvaged = { messages, repairs: [] };
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).

@@ -19,7 +19,7 @@ import {
   serverToolResultIds,
 } from "../../messages/inspect";
 import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblemKind, ToolRunState } from "../../types";
+import type { ToolCallProblemKind } from "../../types";
 import { safeJson } from "../../values";
 
 /** A problem the pass found, with the call it concerns. */
@@ -40,7 +40,7 @@ interface Call {
 }
 
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
-function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
+function callsOf(message: AIMessage, index: number, known: Map<string, Call>) {
   const calls: Call[] = [];
   const answeredInline = serverToolResultIds(message);
   let servers: Set<string> | undefined;
@@ -65,8 +65,8 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   /** The problem of each result no call keeps and each message between a call and its results. */
   const at: (Found | undefined)[] = new Array(n);
   const problems: Found[] = [];
-  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
-    const found: Found = { kind, index, detail, call };
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]) => {
+    const found = { kind, index, detail, call };
     problems.push(found);
     return found;
   };
@@ -172,9 +172,8 @@ function analyzePairing(messages: readonly BaseMessage[]) {
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
-function sameContent(a: BaseMessage, b: BaseMessage): boolean {
-  return safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
-}
+const sameContent = (a: BaseMessage, b: BaseMessage) =>
+  safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
 
 /**
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
@@ -188,7 +187,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   const answer = (call: Call, index: number, reason: ToolCallProblemKind, problem: Found, note?: string) => {
     // Arguments that did not parse never reach a tool; any other call may have started, and nothing here says why
     // it has no result.
-    const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
+    const toolRun = note !== undefined ? "never_started" : "outcome_unknown";
     ctx.report(messages[index], index, problem.kind, "synthesized_result", problem.detail, { ...call, toolRun });
     const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
     return syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
@@ -232,7 +231,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
       continue;
     }
     const isTrailing = index === analysis.trailing;
-    const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
+    const kind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const remove = new Set<string>();
     const answered: Call[] = [];
     for (const call of own) {
