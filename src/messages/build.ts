@@ -367,10 +367,7 @@ export const labeledUserText = (message: BaseMessage, label: string, reason: str
  * A ChatMessage (or any message) as the typed message of `kind`, keeping its content (null content as ""), id,
  * name, kwargs and metadata: the same words, sent as the turn they were meant to be.
  */
-export function typedMessageOf(
-  message: BaseMessage,
-  kind: "user" | "assistant" | "system",
-): HumanMessage | AIMessage | SystemMessage {
+export function typedMessageOf(message: BaseMessage, kind: "user" | "assistant" | "system") {
   const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
   // Explicit calls: without them the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations
   // pass reads them).
@@ -399,7 +396,7 @@ export function withPlaceholderSignature(message: AIMessage) {
  * the call, its thought signature (the model signs only the first of parallel calls, so the others get Google's
  * placeholder, G6), marked synthetic. Its id derives from the message it came from.
  */
-export const callStepOf = (message: AIMessage, call: Dict, signature: string, step: number): AIMessage =>
+export const callStepOf = (message: AIMessage, call: Dict, signature: string, step: number) =>
   new AIMessage({
     content: "",
     ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),

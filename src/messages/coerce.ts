@@ -83,7 +83,7 @@ function build(kind: Kind, fields: Dict) {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export function readMessage(value: unknown, index: number): BaseMessage {
+export function readMessage(value: unknown, index: number) {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {

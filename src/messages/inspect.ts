@@ -351,7 +351,7 @@ export function isBlankTextBlock(block: unknown) {
  * `convertAIMessageToConverseMessage`): text, reasoning (`reasoning`, `reasoning_content`) and a default cache
  * point. Anything else makes it throw before sending (calls are sent from `tool_calls`, not from content).
  */
-export function isConverseAssistantBlock(block: unknown): boolean {
+export function isConverseAssistantBlock(block: unknown) {
   const { type, cachePoint: c } = fieldsOf(block);
   if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
   return isDict(c) && c.type === "default" && [undefined, "5m", "1h"].includes(c.ttl as never);

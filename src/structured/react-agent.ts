@@ -106,9 +106,9 @@ export interface PromptedStructuredOutputOptions {
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
-type State = { messages: BaseMessage[] } & Record<string, unknown>;
+type State = { messages: BaseMessage[] } & Dict;
 type Config = LangGraphRunnableConfig;
-type Update = Record<string, unknown>;
+type Update = Dict;
 type Hook = (state: State, config: Config) => Promise<Update>;
 
 /**
@@ -234,12 +234,8 @@ export const withPromptedStructuredOutput = boundary(
           if (strategy !== "own") {
             const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
             const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-            return structuredUpdate(
-              o,
-              strategy,
-              await resolveStructuredAnswer(await ask([]), format, ask),
-              model.modelId,
-            );
+            const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
+            return structuredUpdate(o, strategy, resolved, model.modelId);
           }
           // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
           const { instance } = await withInstance(model, config);

@@ -101,14 +101,8 @@ function analyzePairing(messages: readonly BaseMessage[]) {
       const real = results.filter((r) => !isNoResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
-      for (const r of results)
-        if (r !== call.result)
-          at[r] = add(
-            "duplicate_result",
-            r,
-            `another result for ${call.id}, already answered at message ${call.result}`,
-            call,
-          );
+      const detail = `another result for ${call.id}, already answered at message ${call.result}`;
+      for (const r of results) if (r !== call.result) at[r] = add("duplicate_result", r, detail, call);
     }
   const ownerAt: (Call | undefined)[] = new Array(n);
   for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
