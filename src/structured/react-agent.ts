@@ -279,24 +279,19 @@ export const withPromptedStructuredOutput = boundary(
             agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
       return promptedUpdate(target as Runnable, state, config, last);
     };
-    const more = chooser
-      ? {
-          llm: async (state: State, config: Config) => {
-            const model = await chooser(state, config);
-            const branches = branchesFor(model, o);
-            // The instructions in front of the input of the models that are prompted (each of a chain on its own).
-            if (!branches.some((b) => b.strategy === "prompted")) return model;
-            if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
-              return instructed(model);
-            const [runnable, ...fallbacks] = [model.runnable, ...model.fallbacks].map((r, i) =>
-              branches[i].strategy === "prompted" ? instructed(r) : r,
-            );
-            return new RunnableWithFallbacks({ runnable, fallbacks });
-          },
-        }
-      : prompted(fixed!)
-        ? { prompt: instructedPrompt }
-        : {};
+    /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
+    const instructedChoice = async (state: State, config: Config) => {
+      const model = await chooser!(state, config);
+      const branches = branchesFor(model, o);
+      if (!branches.some((b) => b.strategy === "prompted")) return model;
+      if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
+        return instructed(model);
+      const [runnable, ...fallbacks] = [model.runnable, ...model.fallbacks].map((r, i) =>
+        branches[i].strategy === "prompted" ? instructed(r) : r,
+      );
+      return new RunnableWithFallbacks({ runnable, fallbacks });
+    };
+    const more = chooser ? { llm: instructedChoice } : prompted(fixed!) ? { prompt: instructedPrompt } : {};
     return {
       ...rest,
       ...more,

@@ -52,13 +52,13 @@ export interface StrategyRule {
   matches(model: ModelFacts): boolean;
 }
 
+const any = () => true;
 const claude =
-  (test: (c: ClaudeVersion) => boolean = () => true) =>
+  (test: (c: ClaudeVersion) => boolean = any) =>
   (m: ModelFacts) =>
     m.claude !== undefined && test(m.claude);
 /** One model by its family and version ("opus 4.6"). */
 const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.minor}` === model;
-const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
 /** One row: the models, "client strategy", source (with thinking: `tool` becomes `prompted`). */
