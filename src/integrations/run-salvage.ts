@@ -49,7 +49,7 @@ function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>)
         if (call.id !== undefined && open.has(call.id)) yield { m, call, id: call.id };
 }
 
-const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
+const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Infinity)}`;
 
 /**
  * Adds to `asked` the calls that pending interrupts (LangGraph's `__interrupt__` channel) of `tuple` ask a person

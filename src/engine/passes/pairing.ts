@@ -166,8 +166,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
-const sameContent = (a: BaseMessage, b: BaseMessage) =>
-  safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
+const sameContent = (a: BaseMessage, b: BaseMessage) => safeJson(a.content, Infinity) === safeJson(b.content, Infinity);
 
 /**
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
@@ -219,7 +218,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const message = m as AIMessage;
     const inPlace = analysis.inPlaceAt[index]!;
     // Every call answered in place: the message and its block as they are.
-    if (own.every((call) => call.problem === undefined && call.foreign === undefined)) {
+    if (own.every((call) => !call.problem && !call.foreign)) {
       out.push(message);
       for (const r of inPlace) out.push(messages[r]);
       continue;
@@ -276,7 +275,7 @@ export const pairingPass: RepairPass = {
     return {
       visit(m) {
         // Another library's placeholder is no result: it is told in the package's words.
-        if (m.type === "tool") return open.answer(m.tool_call_id) && foreignPlaceholderOf(m) === undefined;
+        if (m.type === "tool") return open.answer(m.tool_call_id) && !foreignPlaceholderOf(m);
         if (open.waiting > 0) return false;
         open.reset();
         if (m.type !== "ai") return true;
