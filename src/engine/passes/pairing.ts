@@ -85,7 +85,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   for (const i of results) {
     const id = resultIdOf(messages[i] as ToolMessage);
     const call = id === undefined ? undefined : byId.get(id);
-    if (call === undefined)
+    if (!call)
       at[i] =
         id === undefined
           ? add("missing_result_id", i, "tool result without a usable tool_call_id")
@@ -93,7 +93,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     else if (call.result === undefined) call.result = i;
     else pushTo((moreResults ??= new Map()), call, i);
   }
-  if (moreResults !== undefined)
+  if (moreResults)
     for (const [call, more] of moreResults) {
       // A real result beats a placeholder (a late real result replaces one); then the first one after the call;
       // then the first one.
@@ -115,7 +115,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let index = 0; index < n; index++) {
     const own = callsAt[index];
-    if (own === undefined) continue;
+    if (!own) continue;
     // Results of this message directly after it; extras and orphans in the run do not end it (they leave).
     const inPlace: number[] = [];
     for (let j = index + 1; j < n && isToolResult(messages[j]); j++) {
@@ -197,7 +197,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const m = messages[index];
     const own = analysis.callsAt[index];
     const found = at[index];
-    if (own === undefined) {
+    if (!own) {
       if (!isToolResult(m)) {
         if (found) ctx.report(m, index, "interleaved_message", "moved_message", found.detail);
         out.push(m);
@@ -280,7 +280,7 @@ export const pairingPass: RepairPass = {
         open.reset();
         if (m.type !== "ai") return true;
         const { tool_calls: calls, content } = m;
-        if (calls !== undefined) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
+        if (calls) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
         // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
         if (profile.anthropicBlocks && typeof content !== "string") {
           let answered: ReadonlySet<unknown> | undefined;
