@@ -12,7 +12,7 @@
  * have to be translated into anyway.
  */
 import { expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
-import { nearestName } from "./values";
+import { nearestName, nonEmptyString } from "./values";
 
 /** What one option accepts: a test and the words for it. */
 export interface OptionKind {
@@ -30,6 +30,7 @@ export const option = {
   name: kind("a non-empty string", (v) => typeof v === "string" && v !== ""),
   object: (expected: string) => kind(expected, (v) => typeof v === "object" && v !== null),
   count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
+  names: kind("an array of non-empty strings", (v) => Array.isArray(v) && v.every(nonEmptyString)),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
   oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
     kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),

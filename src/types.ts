@@ -159,12 +159,14 @@ export type ToolCallRepairAction =
 /**
  * What is known of a call answered with a synthetic result (its marker's and its repair's `toolRun`):
  * - `"never_started"`: no tool ran it (its arguments did not parse, so no tool could take it).
- * - `"outcome_unknown"`: it may have started, finished or had effects; nothing recorded says (a run stopped between
- *   the call and its result). The default wherever nothing more is known.
+ * - `"outcome_unknown"`: no result was recorded, and nothing says why (a history alone cannot tell a stopped run
+ *   from a trimmed or patched one); it may have started, finished or had effects. The engine's default.
+ * - `"interrupted"`: a run is known to have stopped between the call and its result (the surface found the step it
+ *   abandoned: a sibling call's result sat in that step's pending writes); it may have started or had effects.
  * - `"cancelled"`: it waited for a person's approval (human in the loop) and they sent a new message instead; it
  *   did not run.
  */
-export type ToolRunState = "never_started" | "outcome_unknown" | "cancelled";
+export type ToolRunState = "never_started" | "outcome_unknown" | "interrupted" | "cancelled";
 
 export interface ToolCallRepair {
   /** The problem this repair resolves. */
@@ -235,9 +237,15 @@ export interface RepairOptions {
    */
   toolsInRequest?: boolean;
   /**
+   * Tools that only read (a search, a lookup): calling one again is safe, so the placeholder of such a call that
+   * may have started says it can simply be called again if still needed (`readOnly` in `syntheticResultText`).
+   * Every other tool's placeholder tells the model to check whether it already took effect first.
+   */
+  readOnlyTools?: string[];
+  /**
    * Text of a synthetic result. The default names the tool and says what is known of it (`toolRun`): that it never
-   * started, that its outcome is unknown (it may have had effects: check before calling it again), or that the user
-   * cancelled it.
+   * started, that no result was recorded or that its run stopped (it may have had effects: check before calling it
+   * again, unless `readOnly`, one of `readOnlyTools`), or that the user cancelled it.
    */
   syntheticResultText?: (call: {
     id: string;
@@ -245,6 +253,7 @@ export interface RepairOptions {
     reason: ToolCallProblemKind;
     note?: string;
     toolRun: ToolRunState;
+    readOnly?: boolean;
   }) => string;
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;

@@ -7,9 +7,9 @@ import { ToolMessage } from "@langchain/core/messages";
 
 new ToolMessage({
   content:
-    'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result ' +
-    "was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not " +
-    "call it again without first checking whether it already took effect.",
+    'Tool "search_hotels" (call tooluse_hotels02) has no result: no result was recorded for it. It may ' +
+    "have started, and may have taken effect; its outcome is unknown. Do not call it again without " +
+    "first checking whether it already took effect.",
   tool_call_id: "tooluse_hotels02",
   name: "search_hotels",
   status: "error",
@@ -36,9 +36,9 @@ deepStrictEqual(
   { content, tool_call_id, name, status, id, additional_kwargs },
   {
     content:
-      'Tool "search_hotels" (call tooluse_hotels02) has no result: the run stopped before its result ' +
-      "was recorded. It may have started, and may have taken effect; its outcome is unknown. Do not " +
-      "call it again without first checking whether it already took effect.",
+      'Tool "search_hotels" (call tooluse_hotels02) has no result: no result was recorded for it. It may ' +
+      "have started, and may have taken effect; its outcome is unknown. Do not call it again without " +
+      "first checking whether it already took effect.",
     tool_call_id: "tooluse_hotels02",
     name: "search_hotels",
     status: "error",

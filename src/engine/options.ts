@@ -26,6 +26,7 @@ export const OPTIONS = {
   invalidCalls: option.oneOf(["answer", "remove"]),
   systemMessages: option.oneOf(["placed", "user-text"]),
   toolsInRequest: option.flag,
+  readOnlyTools: option.names,
   syntheticResultText: option.fn,
   onRepair: option.fn,
 } as const;
@@ -44,6 +45,7 @@ const DEFAULTS: ResolvedOptions = {
   // Unknown means tools are there: converting a history for a request that does carry tools would lose nothing
   // the provider needs, but would change what the model sees for no reason.
   toolsInRequest: true,
+  readOnlyTools: [],
   syntheticResultText: defaultSyntheticText,
   onRepair: undefined,
 };
@@ -55,11 +57,13 @@ const DEFAULTS: ResolvedOptions = {
 export function resolveOptions(input: unknown, fn: string, find = false): ResolvedOptions {
   const read = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
   const { trailingIsProblem, syntheticResultText: text, ...given } = read;
+  const own = text ? guardedText(text) : defaultSyntheticText;
   return {
     ...DEFAULTS,
     ...given,
     ...(trailingIsProblem === false && { trailing: "keep" }),
-    syntheticResultText: text ? guardedText(text) : defaultSyntheticText,
+    // Told whether the call's tool is one of `readOnlyTools`.
+    syntheticResultText: (call) => own({ ...call, readOnly: given.readOnlyTools?.includes(call.name!) }),
   };
 }
 

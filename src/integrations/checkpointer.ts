@@ -27,13 +27,13 @@ import type {
 } from "@langchain/langgraph-checkpoint";
 import { readMessage } from "../messages/coerce";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
+import { isMarkedSyntheticResult, isNoResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
 import { resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
-import { addCancelled, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
+import { addKnownPlaceholders, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
 import { checkpointKey, configurableOf, orderedSaverMethods, threadKey } from "./thread-order";
 import { STORED_SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -139,7 +139,7 @@ function repairingSaver(
   /**
    * Real results for `open` calls in the pending writes of the checkpoint this put continues from, else salvaged
    * in another namespace of the thread. Given the `messages` that make the calls, a call a person was asked to
-   * approve there gets a placeholder saying so.
+   * approve there, or whose sibling's result is there, gets a placeholder saying what is known.
    */
   async function pendingResults(config: RunnableConfig, open: Set<string>, messages?: readonly BaseMessage[]) {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
@@ -148,11 +148,12 @@ function repairingSaver(
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     const found = resultsInWrites(parent?.pendingWrites, key, open);
-    if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
       if (result) found.set(id, result);
     }
+    if (messages)
+      addKnownPlaceholders(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     return found;
   }
 
@@ -195,7 +196,7 @@ function repairingSaver(
         : new Set<string>();
       if (typeof parentId === "string")
         for (const m of messages) {
-          const id = isToolResult(m) && isMarkedSyntheticResult(m) ? resultIdOf(m) : undefined;
+          const id = isToolResult(m) && isNoResult(m) ? resultIdOf(m) : undefined;
           if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\u0000${id}`)) ids.add(id);
         }
       const found = await pendingResults(config, ids);

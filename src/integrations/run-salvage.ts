@@ -19,7 +19,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-
 import type { Repairer, SyntheticText } from "../engine";
 import { syntheticToolResult } from "../messages/build";
 import { unansweredCallIds } from "../messages/exchanges";
-import { isAssistant } from "../messages/inspect";
+import { isAssistant, isNoResult } from "../messages/inspect";
 import { safeJson, type Dict } from "../values";
 import { discardedResults } from "../threads/salvage";
 import type { ToolCallRepair } from "../types";
@@ -49,14 +49,14 @@ function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>)
         if (call.id !== undefined && open.has(call.id)) yield { m, call, id: call.id };
 }
 
-const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Number.MAX_SAFE_INTEGER)}`;
+const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Infinity)}`;
 
 /**
  * Adds to `asked` the calls that pending interrupts (LangGraph's `__interrupt__` channel) of `tuple` ask a person
  * to approve, as name and arguments: langchain's human-in-the-loop middleware (`{ actionRequests: [{ name, args }] }`).
  * Any other interrupt (a tool asking a question) says nothing.
  */
-export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()): Set<string> {
+export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new Set<string>()) {
   for (const [, channel, value] of tuple?.pendingWrites ?? [])
     if (channel === "__interrupt__")
       for (const interrupt of [value].flat() as ({ value?: { actionRequests?: unknown } } | undefined)[]) {
@@ -66,22 +66,27 @@ export function approvalRequests(tuple: CheckpointTuple | undefined, asked = new
   return asked;
 }
 
-/** Adds to `found` placeholders saying the user cancelled them, for the `open` calls not in it a person was asked to approve. */
-export function addCancelled(
+/**
+ * Adds to `found`, for the `open` calls it has no result for, placeholders that say what the surface knows: the
+ * user cancelled the call (a person was asked to approve it, `asked`), or its run stopped (a sibling call of the
+ * same message has its real result in `found`: the step ran, and ended before this result was recorded).
+ */
+export function addKnownPlaceholders(
   messages: readonly BaseMessage[],
   open: ReadonlySet<string>,
   found: Map<string, ToolMessage>,
   asked: ReadonlySet<string>,
   text: SyntheticText,
-): void {
-  const left = new Set([...open].filter((id) => !found.has(id)));
+) {
+  const calls = [...openCalls(messages, open)];
+  const ran = new Set(calls.filter(({ id }) => found.has(id) && !isNoResult(found.get(id))).map(({ m }) => m));
   const reason = "orphan_call";
-  const toolRun = "cancelled";
-  for (const { call, id } of asked.size > 0 ? openCalls(messages, left) : [])
-    if (asked.has(callKey(call.name, call.args))) {
-      const body = text({ id, name: call.name, reason, toolRun });
-      found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
-    }
+  for (const { m, call, id } of calls) {
+    const toolRun = asked.has(callKey(call.name, call.args)) ? "cancelled" : ran.has(m) ? "interrupted" : undefined;
+    if (!toolRun || found.has(id)) continue;
+    const body = text({ id, name: call.name, reason, toolRun });
+    found.set(id, syntheticToolResult({ toolCallId: id, toolName: call.name, reason, text: body, toolRun }));
+  }
 }
 
 /**
@@ -96,7 +101,7 @@ export async function persistedRepair(
   reporting: RepairReporting,
   repairer: Repairer,
   reportIn?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
+) {
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer);
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
@@ -139,7 +144,7 @@ export function withRunSalvage(
   messagesKey: string,
   reporting: RepairReporting,
   { options }: Repairer,
-): Promise<Salvaged> {
+) {
   const unchanged: Salvaged = { messages, repairs: [] };
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
@@ -199,7 +204,7 @@ export function withRunSalvage(
           walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
-      addCancelled(messages, open, found, asked, options.syntheticResultText);
+      addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
       return found.size === 0 ? unchanged : putBackResults(messages, found);
     },
     unchanged,

@@ -42,21 +42,21 @@ export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
  * A copy of `value` with `key` set to `id`: one spread, then an assignment (a second spread into the same literal
  * makes V8 build a slow object).
  */
-function withId(value: Dict, key: string, id: string): Dict {
+function withId(value: Dict, key: string, id: string) {
   const out: Dict = { ...value };
   out[key] = id;
   return out;
 }
 
 /** The key a tool-use record keeps its id under: the one it has (`toolUseId` first), else the format's own. */
-const idKeyOf = (record: Dict, own: string): string =>
+const idKeyOf = (record: Dict, own: string) =>
   record.toolUseId !== undefined ? "toolUseId" : record.id !== undefined ? "id" : own;
 
 /**
  * A call's record under its new id: with `own` (a raw record in `additional_kwargs`) under the id key it has, else
  * the format's; an inline server result under `tool_use_id`; a Converse `{ toolUse }` block in its record; else `id`.
  */
-const renamed = (item: Dict, id: string, own?: string): Dict =>
+const renamed = (item: Dict, id: string, own?: string) =>
   own
     ? withId(item, idKeyOf(item, own), id)
     : isServerToolResultBlock(item as unknown)
@@ -68,7 +68,7 @@ const renamed = (item: Dict, id: string, own?: string): Dict =>
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
-function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
+function withoutReasoning(kwargs: Dict, dropped: readonly string[]) {
   const { reasoning, ...rest } = kwargs;
   return isDict(reasoning) && dropped.includes(reasoning.id as string) ? rest : kwargs;
 }
@@ -79,7 +79,7 @@ function withoutReasoning(kwargs: Dict, dropped: readonly string[]): Dict {
  * `response_metadata.output` is still sent by the adapters, so removal must reach all of them. `promoted` calls
  * are appended to `tool_calls`.
  */
-export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: Dict[] = []): AIMessage {
+export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: Dict[] = []) {
   // Per list (content blocks are one list), the edit at each position; the edits of server tool calls by id.
   const edits = new Map<string, Map<number, RefEdit>>();
   const servers = new Map<unknown, RefEdit>();
@@ -167,10 +167,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
  * `fc_` id out of the call map), and a reasoning item left without its following item goes too (R7). The
  * message's content (its text, its reasoning summary) is untouched. Returns the ids of the reasoning items removed.
  */
-export function withoutItemIds(
-  message: AIMessage,
-  goes: (id: string) => boolean,
-): { message: AIMessage; droppedReasoning: string[] } {
+export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean) {
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
   const kwargs: Dict = { ...fieldsOf(message.additional_kwargs) };
@@ -198,7 +195,7 @@ export function withoutItemIds(
  * spreading two objects into a third makes V8 build it in a slow shape that the message then keeps (measured 20x
  * slower to build).
  */
-function carried(message: BaseMessage, fields: Dict, always: readonly string[], optional: readonly string[]): Dict {
+function carried(message: BaseMessage, fields: Dict, always: readonly string[], optional: readonly string[]) {
   const m = message as unknown as Dict;
   const own = (key: string) => (key in fields ? fields[key] : m[key]);
   const init: Dict = { content: "content" in fields || m.content !== undefined ? own("content") : "" };
@@ -230,7 +227,7 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict):
 }
 
 /** `additional_kwargs` holding the repair marker (its fields that are set, one by one: a repair makes one per synthetic message). */
-function marker(fields: RepairMarker): Dict {
+function marker(fields: RepairMarker) {
   const set: Dict = {};
   for (const key of MARKER_FIELDS) if (fields[key] !== undefined) set[key] = fields[key];
   return { [REPAIR_MARKER_KEY]: set };
@@ -242,14 +239,14 @@ const MARKER_FIELDS = ["synthetic", "reason", "toolCallId", "toolName", "toolRun
  * (`toolRun`). The marker in `additional_kwargs` is machine-readable, carries `toolRun` too, and survives
  * checkpoint serialization.
  */
-export function syntheticToolResult(args: {
+export const syntheticToolResult = (args: {
   toolCallId: string;
   toolName?: string;
   reason: string;
   text: string;
   toolRun: ToolRunState;
-}): ToolMessage {
-  return new ToolMessage({
+}) =>
+  new ToolMessage({
     content: args.text,
     tool_call_id: args.toolCallId,
     ...(args.toolName ? { name: args.toolName } : {}),
@@ -257,7 +254,12 @@ export function syntheticToolResult(args: {
     id: `tool-repair-${args.toolCallId}`,
     additional_kwargs: marker({ ...args, synthetic: true }),
   });
-}
+
+/** What the model should do about a call that may have started: check first, unless the tool only reads. */
+const CHECK_FIRST =
+  "It may have started, and may have taken effect; its outcome is unknown. " +
+  "Do not call it again without first checking whether it already took effect.";
+const READ_ONLY = "It is read-only, so it can simply be called again if its result is still needed.";
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
 const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
@@ -271,18 +273,14 @@ const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
     "it was waiting for the user's approval, and the user sent a new message instead",
     "Do not run it unless the user asks for it again.",
   ],
-  outcome_unknown: [
-    "has no result",
-    "the run stopped before its result was recorded",
-    "It may have started, and may have taken effect; its outcome is unknown. " +
-      "Do not call it again without first checking whether it already took effect.",
-  ],
+  outcome_unknown: ["has no result", "no result was recorded for it", CHECK_FIRST],
+  interrupted: ["has no result", "the run stopped before its result was recorded", CHECK_FIRST],
 };
 
 /**
  * The default text of a synthetic result. It claims only what is known: a call whose tool may have started is
  * never said not to have run (a payment or an email may have gone out), so the model is told to check, not to
- * repeat it.
+ * repeat it; a read-only tool's (`readOnly`) may simply be called again.
  */
 export const defaultSyntheticText = boundary(
   "defaultSyntheticText",
@@ -292,10 +290,12 @@ export const defaultSyntheticText = boundary(
     reason: string;
     note?: string;
     toolRun?: ToolRunState;
-  }): string {
+    readOnly?: boolean;
+  }) {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
-    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${advice}`;
+    const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${again}`;
   },
 );
 
@@ -303,21 +303,20 @@ export const defaultSyntheticText = boundary(
  * A user message that says `label`, then `content` (text after it, blocks after a text block of it), keeping
  * `id`: every provider accepts a user message. Marked with `marked` (not synthetic unless said).
  */
-function userText(content: unknown, label: string, id: unknown, marked: Partial<RepairMarker>): HumanMessage {
-  return new HumanMessage({
+const userText = (content: unknown, label: string, id: unknown, marked: Partial<RepairMarker>) =>
+  new HumanMessage({
     content: (typeof content === "string"
       ? `${label}\n${content}`
       : [{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])]) as MessageContent,
     ...(typeof id === "string" ? { id } : {}),
     additional_kwargs: marker({ synthetic: false, ...marked } as RepairMarker),
   });
-}
 
 /**
  * A user message holding the content of a tool result whose call is gone: every provider accepts a user
  * message, none accepts a tool result without its call.
  */
-export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined): HumanMessage {
+export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined) {
   const toolName = typeof result.name === "string" ? result.name : undefined;
   const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
   const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
@@ -333,7 +332,7 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
  * other block, a bare string, as its text, JSON cut at 20,000 characters). Keeps the result's id; marked, not
  * synthetic unless the result was. A result without output says so.
  */
-export function toolResultAsUserText(result: ToolMessage, reason: string): HumanMessage {
+export function toolResultAsUserText(result: ToolMessage, reason: string) {
   const toolName = nonEmptyString(result.name);
   const toolCallId = nonEmptyString(result.tool_call_id);
   const failed = result.status === "error" ? " (the tool reported an error)" : "";
@@ -361,17 +360,14 @@ export function toolResultAsUserText(result: ToolMessage, reason: string): Human
  * A message as user text under `label`, keeping its content (blocks too) and id; marked, not synthetic (the words
  * are real): a system message the provider does not accept where it stands, a ChatMessage of a role it mis-sends.
  */
-export const labeledUserText = (message: BaseMessage, label: string, reason: string): HumanMessage =>
+export const labeledUserText = (message: BaseMessage, label: string, reason: string) =>
   userText(message.content, label, message.id, { reason });
 
 /**
  * A ChatMessage (or any message) as the typed message of `kind`, keeping its content (null content as ""), id,
  * name, kwargs and metadata: the same words, sent as the turn they were meant to be.
  */
-export function typedMessageOf(
-  message: BaseMessage,
-  kind: "user" | "assistant" | "system",
-): HumanMessage | AIMessage | SystemMessage {
+export function typedMessageOf(message: BaseMessage, kind: "user" | "assistant" | "system") {
   const init = carried(message, { content: message.content ?? "" }, [], ["id", "name"]);
   // Explicit calls: without them the constructor would parse raw `additional_kwargs.tool_calls` (the call-locations
   // pass reads them).
@@ -379,14 +375,14 @@ export function typedMessageOf(
   return new (kind === "user" ? HumanMessage : SystemMessage)(init as never);
 }
 
-export const syntheticUserMessage = (text: string, reason: string, id: string): HumanMessage =>
+export const syntheticUserMessage = (text: string, reason: string, id: string) =>
   new HumanMessage({ content: text, id, additional_kwargs: marker({ synthetic: true, reason }) });
 
-export const syntheticAssistantMessage = (text: string, reason: string, id: string): AIMessage =>
+export const syntheticAssistantMessage = (text: string, reason: string, id: string) =>
   new AIMessage({ content: text, id, tool_calls: [], additional_kwargs: marker({ synthetic: true, reason }) });
 
 /** The message with Google's placeholder thought signature for its first call (G6), its other signatures kept. */
-export function withPlaceholderSignature(message: AIMessage): AIMessage {
+export function withPlaceholderSignature(message: AIMessage) {
   const kwargs = fieldsOf(message.additional_kwargs);
   const signed = {
     ...fieldsOf(kwargs[GEMINI_SIGNATURES_KEY]),
@@ -400,8 +396,8 @@ export function withPlaceholderSignature(message: AIMessage): AIMessage {
  * the call, its thought signature (the model signs only the first of parallel calls, so the others get Google's
  * placeholder, G6), marked synthetic. Its id derives from the message it came from.
  */
-export function callStepOf(message: AIMessage, call: Dict, signature: string, step: number): AIMessage {
-  return new AIMessage({
+export const callStepOf = (message: AIMessage, call: Dict, signature: string, step: number) =>
+  new AIMessage({
     content: "",
     ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),
     tool_calls: [call as never],
@@ -411,14 +407,13 @@ export function callStepOf(message: AIMessage, call: Dict, signature: string, st
       [GEMINI_SIGNATURES_KEY]: { [call.id as string]: signature },
     },
   });
-}
 
 /**
  * An Anthropic server tool block (`server_tool_use` or its inline `*_tool_result`) as a text block that says what was
  * called and what came back: for a provider that does not take them, or a result its adapter does not re-send (A13).
  * A web search's results as lines a model can read; any other result as its JSON (cut at 20,000 characters).
  */
-export function serverToolBlockAsText(block: Dict): Dict {
+export function serverToolBlockAsText(block: Dict) {
   const { type, name, content } = block;
   const lines =
     type === "web_search_tool_result" && Array.isArray(content)
@@ -438,13 +433,13 @@ export function serverToolBlockAsText(block: Dict): Dict {
 }
 
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
-export function reasoningAsText(block: Dict, label: string): Dict | undefined {
+export function reasoningAsText(block: Dict, label: string) {
   const text = reasoningTextOf(block);
   return text.trim() === "" ? undefined : { type: "text", text: `[${label}:]\n${text}` };
 }
 
 /** An assistant message with its client calls (every location) written out as text after its own content. */
-export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]): AIMessage {
+export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]) {
   const stripped = rewriteToolCalls(message, (ref) => (isClientCall(ref) ? "drop" : undefined));
   const text = calls
     .map(

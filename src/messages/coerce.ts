@@ -17,9 +17,7 @@ import {
 import { atMessage, errorText } from "../errors";
 import { describeValue, isDict, lookupOf, quoteValue, type Dict } from "../values";
 
-export function isMessage(value: unknown): value is BaseMessage {
-  return BaseMessage.isInstance(value as BaseMessage);
-}
+export const isMessage = (value: unknown): value is BaseMessage => BaseMessage.isInstance(value as BaseMessage);
 
 /** The roles (and types) a plain message or a tuple may name, by the kind of message each is. */
 const ROLE_ALIASES = lookupOf<Kind>(
@@ -59,7 +57,7 @@ function contentOf(value: unknown): unknown {
 }
 
 /** The message of `kind` with the fields it takes from `fields`. */
-function build(kind: Kind, fields: Dict): BaseMessage {
+function build(kind: Kind, fields: Dict) {
   const init: Dict = { content: contentOf(fields.content) };
   const copy = (...keys: string[]) => {
     for (const key of keys) if (fields[key] !== undefined) init[key] = fields[key];
@@ -85,7 +83,7 @@ function build(kind: Kind, fields: Dict): BaseMessage {
  * The message at `index`, coerced. Returns the same object for real messages; throws
  * {@link ToolCallRepairInputError} for anything that is not a message in a known shape.
  */
-export function readMessage(value: unknown, index: number): BaseMessage {
+export function readMessage(value: unknown, index: number) {
   if (isMessage(value)) return value;
   if (typeof value === "string") return new HumanMessage(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") {

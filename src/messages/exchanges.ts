@@ -27,6 +27,7 @@ import { boundary } from "../errors";
 import { nonEmptyString } from "../values";
 import {
   callIdsOf,
+  foreignPlaceholderOf,
   isAssistant,
   type Dict,
   isReasoningBlock,
@@ -87,11 +88,15 @@ export const resumableExchange = boundary("resumableExchange", (messages: readon
 
 /**
  * Ids of every call in the history, in any assistant message (not only the last exchange), that no tool result
- * anywhere in it answers. Calls are read the provider's way ({@link callIdsOf} with server tools: an
- * Anthropic server tool answered inline is not open, one without its result is).
+ * anywhere in it answers; another library's placeholder answers nothing. Calls are read the provider's way
+ * ({@link callIdsOf} with server tools: an Anthropic server tool answered inline is not open, one without its
+ * result is).
  */
-export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]): Set<string> => {
-  const answered = answeredFrom(messages, 0);
+export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]) => {
+  const answered = answeredFrom(
+    messages.filter((m) => !foreignPlaceholderOf(m)),
+    0,
+  );
   return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
 });
 
@@ -109,16 +114,16 @@ export const unansweredCallIds = boundary("unansweredCallIds", (messages: readon
  */
 
 /** Reasoning a thinking model put first in its message (Anthropic `thinking`, Bedrock `reasoning`). */
-const startsWithReasoning = (message: BaseMessage): boolean =>
+const startsWithReasoning = (message: BaseMessage) =>
   Array.isArray(message.content) && isReasoningBlock(message.content[0]);
 
-const makesCalls = (m: BaseMessage): boolean => {
+const makesCalls = (m: BaseMessage) => {
   const calls = (m as { tool_calls?: unknown }).tool_calls;
   return turnOf(m) === "assistant" && Array.isArray(calls) && calls.length > 0;
 };
 
 /** Whether `turn` counts as the turn before: system messages are no turn, and with `skipUsers` neither are users. */
-const isTurn = (turn: Turn, skipUsers: boolean): boolean =>
+const isTurn = (turn: Turn, skipUsers: boolean) =>
   turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
 
 /** The last turn of `messages` (see {@link isTurn}). */
@@ -135,10 +140,7 @@ function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
  * history does not end on tool results or that call does not start with reasoning. Walked back from the end only as
  * far as the loop's start: its cost is the loop's, not the history's (the clean walk asks before every model call).
  */
-function reasoningLoop(
-  messages: readonly BaseMessage[],
-  alternation: boolean,
-): { from: number; anchor: number } | undefined {
+function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
   // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
   if (lastTurn(messages, !alternation) !== "tool") return undefined;
   let from = 0;
@@ -163,13 +165,13 @@ function reasoningLoop(
 }
 
 /** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
-const isKeptStrayResult = (m: BaseMessage): boolean => markerOf(m)?.reason === "orphan_result";
+const isKeptStrayResult = (m: BaseMessage) => markerOf(m)?.reason === "orphan_result";
 
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with
  * `alternation` (Bedrock) every one after the anchor, otherwise those after an assistant message. In order.
  */
-export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
+export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
   const found: number[] = [];
   let before: Turn = "assistant"; // the turn before message i, users skipped: the anchor's first
   for (let i = (reasoningLoop(messages, alternation)?.anchor ?? messages.length) + 1; i < messages.length; i++) {
@@ -184,7 +186,7 @@ export function userTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  * The assistant messages without calls right before another assistant message in the open reasoning loop (`alternation`:
  * the provider's turns alternate, so user text after the last results closes the loop). In order.
  */
-export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean): number[] {
+export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
   const found: number[] = [];
   for (let i = reasoningLoop(messages, alternation)?.from ?? messages.length; i < messages.length - 1; i++)
     if (turnOf(messages[i]) === "assistant" && !makesCalls(messages[i]) && turnOf(messages[i + 1]) === "assistant")
@@ -197,7 +199,7 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
  * 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted thinking) is dropped.
  * An unsigned one becomes text (the blocks pass): it opens no loop either.
  */
-function sentAsReasoningByConverse(block: Dict): boolean {
+function sentAsReasoningByConverse(block: Dict) {
   if (isUnsignedReasoning(block)) return false;
   if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
   return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
@@ -207,7 +209,7 @@ function sentAsReasoningByConverse(block: Dict): boolean {
  * The anchor of the open reasoning loop when ChatBedrockConverse sends none of the reasoning it starts with: Claude
  * with reasoning on then finds the loop opened without it (B11). Its index, or -1.
  */
-export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]): number {
+export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]) {
   const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
   const content = messages[anchor].content as unknown[];

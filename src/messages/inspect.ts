@@ -36,7 +36,7 @@ export interface ToolCallRef {
 }
 
 /** Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them), their ids under `first`. */
-function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit): void {
+function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit) {
   const value = kwargs[key];
   const list = Array.isArray(value) ? value : [value];
   for (let i = 0; i < list.length; i++) {
@@ -62,7 +62,7 @@ type Visit = (ref: ToolCallRef) => void;
  * Every reference to a tool call in an assistant message, in a fixed location order, including references whose
  * id is missing, each to `visit` (no allocation beyond the refs themselves). Non-assistant messages have none.
  */
-export function forEachToolCallRef(message: unknown, visit: Visit): void {
+export function forEachToolCallRef(message: unknown, visit: Visit) {
   if (!isAssistant(message)) return;
   const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
   if (Array.isArray(calls))
@@ -100,7 +100,7 @@ export function forEachToolCallRef(message: unknown, visit: Visit): void {
  * except `additional_kwargs.tool_calls` holding the same ids in the same order (what ChatOpenAI stores). The
  * common case, which the passes read straight from `tool_calls` without visiting each location.
  */
-export function callsOnlyInToolCalls(message: AIMessage): boolean {
+export function callsOnlyInToolCalls(message: AIMessage) {
   const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = message as unknown as Dict;
   if ((invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) || !Array.isArray(calls))
     return false;
@@ -131,7 +131,7 @@ export interface DistinctCall {
  * the same call mirrored in several locations (a `tool_use` block and `tool_calls`) comes once. A reference
  * without an id is a call of its own. `include` picks references (default: all).
  */
-export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => boolean): DistinctCall[] {
+export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => boolean) {
   const byId = new Map<string | ToolCallRef, DistinctCall>();
   forEachToolCallRef(message, (ref) => {
     if (include && !include(ref)) return;
@@ -146,7 +146,7 @@ export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => 
  * A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is;
  * cut at 20,000 characters (what was asked, not every byte of a huge payload).
  */
-export function callArgsText(args: unknown): string {
+export function callArgsText(args: unknown) {
   if (args === undefined || args === "") return "{}";
   return typeof args === "string" ? clip(args, 20_000) : safeJson(args, 20_000);
 }
@@ -156,7 +156,7 @@ export function callArgsText(args: unknown): string {
  * any other message. An Anthropic server tool answered inline never counts; one without its result counts only
  * with `servers` (no ToolMessage can answer it, but it keeps the exchange open for the provider).
  */
-export function callIdsOf(message: unknown, servers: boolean): string[] {
+export function callIdsOf(message: unknown, servers: boolean) {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
@@ -169,19 +169,18 @@ export function callIdsOf(message: unknown, servers: boolean): string[] {
  * Every tool call id an assistant message carries, from every location, deduplicated, in order
  * (`tool_calls` first). Empty for any other message.
  */
-export const toolCallIdsOf = boundary("toolCallIdsOf", (message: unknown): string[] => callIdsOf(message, true));
+export const toolCallIdsOf = boundary("toolCallIdsOf", (message: unknown) => callIdsOf(message, true));
 
 /** Whether a content block is an inline server tool result (`web_search_tool_result`, `code_execution_tool_result`, ...). */
-export function isServerToolResultBlock(block: unknown): block is Dict {
-  return isDict(block) && typeof block.type === "string" && block.type.endsWith("_tool_result");
-}
+export const isServerToolResultBlock = (block: unknown): block is Dict =>
+  isDict(block) && typeof block.type === "string" && block.type.endsWith("_tool_result");
 
 /**
  * Ids of the Anthropic server tools (`server_tool_use`) that are answered inside the same assistant message
  * by a `*_tool_result` block: they never need a ToolMessage. One read of the content, so callers check each
  * ref against the set instead of scanning the content again.
  */
-export function serverToolResultIds(message: unknown): ReadonlySet<unknown> {
+export function serverToolResultIds(message: unknown) {
   const content = isAssistant(message) ? message.content : undefined;
   let ids: Set<unknown> | undefined;
   if (Array.isArray(content))
@@ -200,7 +199,7 @@ const MESSAGE_SYMBOL = Symbol.for("langchain.message");
  * their siblings check (the cross-copy marker, the type, readable content), in the few reads the hot paths can
  * afford (they call it for every message in every pass).
  */
-function isMessageOfType(message: unknown, type?: string): boolean {
+function isMessageOfType(message: unknown, type?: string) {
   if (typeof message !== "object" || message === null) return false;
   const m = message as Record<PropertyKey, unknown>;
   if ((type === undefined ? typeof m.type !== "string" : m.type !== type) || m[MESSAGE_SYMBOL] !== true) return false;
@@ -208,21 +207,16 @@ function isMessageOfType(message: unknown, type?: string): boolean {
 }
 
 /** A real assistant message (works across duplicate package copies; plain objects are false). */
-export function isAssistant(message: unknown): message is AIMessage {
-  return isMessageOfType(message, "ai");
-}
+export const isAssistant = (message: unknown): message is AIMessage => isMessageOfType(message, "ai");
 
-export function isToolResult(message: unknown): message is ToolMessage {
-  return isMessageOfType(message, "tool");
-}
+export const isToolResult = (message: unknown): message is ToolMessage => isMessageOfType(message, "tool");
 
 /** How the provider receives a message: a user turn, tool results, an assistant turn, a system message, or nothing. */
 export type Turn = "user" | "tool" | "assistant" | "system" | undefined;
 
 /** The turn a ChatMessage takes by its role (adapters map these roles the same way). */
-export function turnOfRole(role: unknown): "user" | "assistant" | undefined {
-  return role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
-}
+export const turnOfRole = (role: unknown) =>
+  role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 
 /** The turn a message takes: the one definition the passes and the clean walk share. */
 export function turnOf(message: unknown): Turn {
@@ -236,9 +230,7 @@ export function turnOf(message: unknown): Turn {
 }
 
 /** The id a tool result answers, or undefined when it has none usable. */
-export function resultIdOf(message: ToolMessage): string | undefined {
-  return nonEmptyString(message.tool_call_id);
-}
+export const resultIdOf = (message: ToolMessage) => nonEmptyString(message.tool_call_id);
 
 /** Marker stored in `additional_kwargs` of every message this package creates or converts. */
 export const REPAIR_MARKER_KEY = "tool_call_repair";
@@ -257,7 +249,7 @@ export interface RepairMarker {
 export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => markerOf(message));
 
 /** {@link repairMarkerOf} for the package's own loops (behind their callers' boundary). */
-export function markerOf(message: unknown): RepairMarker | undefined {
+export function markerOf(message: unknown) {
   const marker = fieldsOf((message as Dict | null)?.additional_kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
@@ -266,12 +258,39 @@ export function markerOf(message: unknown): RepairMarker | undefined {
 export const isSyntheticResult = boundary("isSyntheticResult", (message: unknown) => isMarkedSyntheticResult(message));
 
 /** {@link isSyntheticResult} for the package's own loops (behind their callers' boundary). */
-export function isMarkedSyntheticResult(message: unknown): boolean {
-  return isToolResult(message) && markerOf(message)?.synthetic === true;
+export const isMarkedSyntheticResult = (message: unknown) =>
+  isToolResult(message) && markerOf(message)?.synthetic === true;
+
+/**
+ * Placeholders other libraries write for a call that got no result, as the exact text each writes for a call's id
+ * (anchored at both ends): no result, as much as the package's own. deepagents JS and Python
+ * (`PatchToolCallsMiddleware`, in every deep agent before any user middleware) write the same words.
+ */
+export const FOREIGN_PLACEHOLDERS: [string, string, (id: unknown) => string][] = [
+  [
+    "deepagents",
+    "Tool call ",
+    (id) => ` with id ${id} was cancelled - another message came in before it could be completed.`,
+  ],
+];
+
+/** The library whose placeholder this tool result is ({@link FOREIGN_PLACEHOLDERS}); undefined for any other message. */
+export function foreignPlaceholderOf(message: object) {
+  const { type, content: text, tool_call_id: id } = message as Dict;
+  // A loop, not `find`: the clean walk calls it for every tool result, and allocates nothing per message.
+  if (type === "tool" && typeof text === "string")
+    for (let i = 0; i < FOREIGN_PLACEHOLDERS.length; i++) {
+      const [library, starts, ends] = FOREIGN_PLACEHOLDERS[i];
+      if (text.startsWith(starts) && text.endsWith(ends(id))) return library;
+    }
 }
 
+/** A tool result that holds no result: the package's own placeholder or another library's. */
+export const isNoResult = (message: unknown) =>
+  isMarkedSyntheticResult(message) || !!foreignPlaceholderOf(Object(message));
+
 /** True when a string holds only white space. Scans from the start (no regex: it runs for every text block). */
-export function isBlankText(text: string): boolean {
+export function isBlankText(text: string) {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && (c < 9 || c > 13) && c !== 0xa0 && c !== 0xfeff) return false;
@@ -289,7 +308,7 @@ export type CallBlockFormat = "tool_use" | "tool_call" | "input_json_delta" | "t
  * Which format a client call block is in (see {@link CallBlockFormat}); undefined for anything else. A block
  * with a call `type` is read by its type first, as the adapters do.
  */
-export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
+export function callBlockFormatOf(block: unknown) {
   const { type, toolUse } = fieldsOf(block);
   if (type === "tool_use" || type === "tool_call" || type === "input_json_delta") return type;
   return isDict(toolUse) ? "toolUse" : undefined;
@@ -297,7 +316,7 @@ export function callBlockFormatOf(block: unknown): CallBlockFormat | undefined {
 
 /** A content block that carries a tool call rather than something the model said (server tools and chunks too). */
 const CALL_BLOCK_TYPES = new Set(["tool_use", "tool_call", "input_json_delta", "server_tool_use", "tool_call_chunk"]);
-const isCallBlock = (block: unknown): boolean =>
+const isCallBlock = (block: unknown) =>
   isDict(block) && (CALL_BLOCK_TYPES.has(block.type as string) || isDict(block.toolUse));
 
 /**
@@ -305,12 +324,10 @@ const isCallBlock = (block: unknown): boolean =>
  * keep their calls as `tool_call` blocks (the constructor writes them from `tool_calls`), and every
  * adapter converts them.
  */
-export function isV1Message(message: unknown): boolean {
-  return fieldsOf((message as Dict).response_metadata).output_version === "v1";
-}
+export const isV1Message = (message: unknown) => fieldsOf((message as Dict).response_metadata).output_version === "v1";
 
 /** The raw arguments stored at one call reference (an object, or a JSON string where the format keeps one). */
-export function rawArgsOf(message: unknown, { location, position }: ToolCallRef): unknown {
+export function rawArgsOf(message: unknown, { location, position }: ToolCallRef) {
   const m = message as Dict;
   const [head, key] = location.split(".");
   const list = key === undefined || head === "content" ? m[head] : fieldsOf(m[head])[key];
@@ -323,7 +340,7 @@ export function rawArgsOf(message: unknown, { location, position }: ToolCallRef)
 }
 
 /** A text block whose text is only white space (rejected by Anthropic A9 and Bedrock B8). */
-export function isBlankTextBlock(block: unknown): boolean {
+export function isBlankTextBlock(block: unknown) {
   if (typeof block === "string") return isBlankText(block);
   const { type, text } = fieldsOf(block);
   return type === "text" && (typeof text !== "string" || isBlankText(text));
@@ -334,7 +351,7 @@ export function isBlankTextBlock(block: unknown): boolean {
  * `convertAIMessageToConverseMessage`): text, reasoning (`reasoning`, `reasoning_content`) and a default cache
  * point. Anything else makes it throw before sending (calls are sent from `tool_calls`, not from content).
  */
-export function isConverseAssistantBlock(block: unknown): boolean {
+export function isConverseAssistantBlock(block: unknown) {
   const { type, cachePoint: c } = fieldsOf(block);
   if (type === "text" || type === "reasoning" || type === "reasoning_content") return true;
   return isDict(c) && c.type === "default" && [undefined, "5m", "1h"].includes(c.ttl as never);
@@ -346,7 +363,7 @@ const GEMINI_BLOCK_TYPES = new Set(
 );
 
 /** Whether ChatGoogleGenerativeAI can send this assistant block (`thinking` aside: the blocks pass drops it). */
-export function isGeminiAssistantBlock(block: unknown): boolean {
+export function isGeminiAssistantBlock(block: unknown) {
   const { type, data } = fieldsOf(block);
   // A `mime/type` block with inline data, or a raw `functionCall` part.
   return (
@@ -358,24 +375,23 @@ export function isGeminiAssistantBlock(block: unknown): boolean {
 
 const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning", "reasoning_content"]);
 /** A reasoning block of any provider: Anthropic `thinking` / `redacted_thinking`, Bedrock `reasoning` / `reasoning_content`. */
-export const isReasoningBlock = (block: unknown): boolean =>
-  isDict(block) && REASONING_BLOCKS.has(block.type as string);
+export const isReasoningBlock = (block: unknown) => isDict(block) && REASONING_BLOCKS.has(block.type as string);
 
 /** Reasoning kept by Anthropic (`thinking`, `redacted_thinking`); other adapters refuse or drop it. */
-export function isThinkingBlock(block: unknown): boolean {
+export function isThinkingBlock(block: unknown) {
   const type = fieldsOf(block).type;
   return type === "thinking" || type === "redacted_thinking";
 }
 
 /** A client call: answered by a ToolMessage (Anthropic server tools live inside their own message). */
-export const isClientCall = (ref: ToolCallRef): boolean => ref.location !== "content.server_tool_use";
+export const isClientCall = (ref: ToolCallRef) => ref.location !== "content.server_tool_use";
 
 /**
  * Reasoning a stream left without its signature (cancelled before `signature_delta`): a `thinking` block without
  * `signature` or a `redacted_thinking` block without `data` (ChatAnthropic), a `reasoning` / `reasoning_content`
  * block with text but no signature (ChatBedrockConverse). Claude refuses it (A14, B12).
  */
-export function isUnsignedReasoning(block: unknown): boolean {
+export function isUnsignedReasoning(block: unknown) {
   const { type, signature, data, reasoning, reasoningText } = fieldsOf(block);
   const { text, signature: nested } = fieldsOf(reasoningText);
   if (type === "thinking") return !nonEmptyString(signature);
@@ -385,7 +401,7 @@ export function isUnsignedReasoning(block: unknown): boolean {
 }
 
 /** The text of a reasoning block (Anthropic `thinking`, Bedrock `reasoning` / `reasoning_content`), or "". */
-export function reasoningTextOf(block: Dict): string {
+export function reasoningTextOf(block: Dict) {
   const nested = fieldsOf(block.reasoningText).text;
   const text = block.type === "thinking" ? block.thinking : block.type === "reasoning" ? block.reasoning : nested;
   return typeof text === "string" ? text : "";
@@ -396,7 +412,7 @@ export function reasoningTextOf(block: Dict): string {
  * `toSend`, whether a request can send it as a message: less reasoning blocks whose text is blank (an empty signed
  * reasoning block; @langchain/aws drops it, leaving the message empty, B9).
  */
-export function hasMeaningfulContent(content: unknown, toSend = false): boolean {
+export function hasMeaningfulContent(content: unknown, toSend = false) {
   if (typeof content === "string") return !isBlankText(content);
   if (Array.isArray(content))
     for (const block of content) {

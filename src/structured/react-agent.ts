@@ -106,9 +106,9 @@ export interface PromptedStructuredOutputOptions {
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyParams = CreateReactAgentParams<any, any, any>;
-type State = { messages: BaseMessage[] } & Record<string, unknown>;
+type State = { messages: BaseMessage[] } & Dict;
 type Config = LangGraphRunnableConfig;
-type Update = Record<string, unknown>;
+type Update = Dict;
 type Hook = (state: State, config: Config) => Promise<Update>;
 
 /**
@@ -234,12 +234,8 @@ export const withPromptedStructuredOutput = boundary(
           if (strategy !== "own") {
             const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
             const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-            return structuredUpdate(
-              o,
-              strategy,
-              await resolveStructuredAnswer(await ask([]), format, ask),
-              model.modelId,
-            );
+            const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
+            return structuredUpdate(o, strategy, resolved, model.modelId);
           }
           // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
           const { instance } = await withInstance(model, config);
@@ -283,24 +279,19 @@ export const withPromptedStructuredOutput = boundary(
             agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
       return promptedUpdate(target as Runnable, state, config, last);
     };
-    const more = chooser
-      ? {
-          llm: async (state: State, config: Config) => {
-            const model = await chooser(state, config);
-            const branches = branchesFor(model, o);
-            // The instructions in front of the input of the models that are prompted (each of a chain on its own).
-            if (!branches.some((b) => b.strategy === "prompted")) return model;
-            if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
-              return instructed(model);
-            const [runnable, ...fallbacks] = [model.runnable, ...model.fallbacks].map((r, i) =>
-              branches[i].strategy === "prompted" ? instructed(r) : r,
-            );
-            return new RunnableWithFallbacks({ runnable, fallbacks });
-          },
-        }
-      : prompted(fixed!)
-        ? { prompt: instructedPrompt }
-        : {};
+    /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
+    const instructedChoice = async (state: State, config: Config) => {
+      const model = await chooser!(state, config);
+      const branches = branchesFor(model, o);
+      if (!branches.some((b) => b.strategy === "prompted")) return model;
+      if (!(model instanceof RunnableWithFallbacks) || model.fallbacks.length !== branches.length - 1)
+        return instructed(model);
+      const [runnable, ...fallbacks] = [model.runnable, ...model.fallbacks].map((r, i) =>
+        branches[i].strategy === "prompted" ? instructed(r) : r,
+      );
+      return new RunnableWithFallbacks({ runnable, fallbacks });
+    };
+    const more = chooser ? { llm: instructedChoice } : prompted(fixed!) ? { prompt: instructedPrompt } : {};
     return {
       ...rest,
       ...more,

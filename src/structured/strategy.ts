@@ -25,9 +25,9 @@ import { safeJson } from "../values";
 import type { JsonSchema } from "./format";
 import { subsetSchemaOf } from "./schema-subset";
 
-export type StructuredOutputStrategy = "native" | "tool" | "prompted";
+const STRATEGIES = ["native", "tool", "prompted"] as const;
 
-const STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
+export type StructuredOutputStrategy = (typeof STRATEGIES)[number];
 
 /** What the table is matched on. */
 export interface ModelFacts {
@@ -52,13 +52,13 @@ export interface StrategyRule {
   matches(model: ModelFacts): boolean;
 }
 
+const any = () => true;
 const claude =
-  (test: (c: ClaudeVersion) => boolean = () => true) =>
+  (test: (c: ClaudeVersion) => boolean = any) =>
   (m: ModelFacts) =>
     m.claude !== undefined && test(m.claude);
 /** One model by its family and version ("opus 4.6"). */
 const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.minor}` === model;
-const any = () => true;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
 /** One row: the models, "client strategy", source (with thinking: `tool` becomes `prompted`). */
@@ -149,7 +149,7 @@ const KINDS = {
 type Key = keyof typeof KINDS;
 
 /** A checked copy of `options` holding the keys listed (space-separated) that are set (`undefined`/`null` are `{}`). */
-export const structuredOptions = <T extends object>(options: unknown, fn: string, keys: string): T =>
+export const structuredOptions = <T extends object>(options: unknown, fn: string, keys: string) =>
   readOptions<T>(options, fn, Object.fromEntries(keys.split(" ").map((key) => [key, KINDS[key as Key]])));
 
 export interface StrategyOptions {
@@ -202,9 +202,8 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
 }
 
 /** The first strategy from `strategy` on (native, tool, prompted) that this model can take and be sent. */
-function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription): StructuredOutputStrategy {
-  return STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => !whyNotSendable(s, model))!;
-}
+const usableFrom = (strategy: StructuredOutputStrategy, model: ModelDescription) =>
+  STRATEGIES.slice(STRATEGIES.indexOf(strategy)).find((s) => !whyNotSendable(s, model))!;
 
 /**
  * Why this package cannot send `strategy` to this model object, or undefined when it can: `native` needs a
@@ -212,7 +211,7 @@ function usableFrom(strategy: StructuredOutputStrategy, model: ModelDescription)
  * option); `tool` needs extended thinking off (the provider refuses a forced tool with it), and on
  * Bedrock a model that ChatBedrockConverse lets force one tool.
  */
-function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription): string | undefined {
+function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription) {
   const { instance, provider, modelId } = model;
   if (strategy === "prompted") return;
   if (strategy === "tool" && model.thinking)
@@ -282,7 +281,7 @@ const NATIVE_REFUSALS: readonly RegExp[] = [
 ];
 
 /** The refusal text when `error` (or an error in its `cause` chain) is a native request refused for the model or the schema. */
-export function nativeRefusalOf(error: unknown): string | undefined {
+export function nativeRefusalOf(error: unknown) {
   for (let depth = 0; error != null && depth < 5; depth++) {
     const text = errorText(error);
     if (NATIVE_REFUSALS.some((pattern) => pattern.test(text))) return text;
@@ -308,7 +307,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     jsonSchema: JsonSchema,
     run: (strategy: S) => Promise<T>,
     config?: RunnableConfig,
-  ): Promise<T> => {
+  ) => {
     if (strategy !== "native") return run(strategy);
     const { modelId } = model;
     const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;

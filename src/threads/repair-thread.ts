@@ -23,6 +23,7 @@ import { resumableExchange, trailingOpenExchange } from "../messages/exchanges";
 import {
   isAssistant,
   isMarkedSyntheticResult,
+  isNoResult,
   isToolResult,
   repairMarkerOf,
   resultIdOf,
@@ -76,7 +77,8 @@ export function awaitsResume(messages: readonly BaseMessage[]) {
 // --- putting real results back ----------------------------------------------------------------------------------
 
 /**
- * Puts real results back: a synthetic result of the same call is replaced in place; a call with no result gets
+ * Puts real results back: a placeholder of the same call (the package's or another library's) is replaced in
+ * place; a call with no result gets
  * it right after its assistant message's block of results. Calls that already have a real result are left alone.
  * Each is reported as a `salvaged_result` repair (a marked placeholder that a surface made knowing more, as
  * `synthesized_result`). The same array when none is put back.
@@ -87,7 +89,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
   const idOf = (m: BaseMessage) => (isToolResult(m) ? resultIdOf(m) : undefined);
   messages.forEach((m, i) => {
     const id = idOf(m);
-    if (id !== undefined && salvage.has(id)) isMarkedSyntheticResult(m) ? syntheticAt.set(id, i) : answered.add(id);
+    if (id !== undefined && salvage.has(id)) isNoResult(m) ? syntheticAt.set(id, i) : answered.add(id);
   });
   const out: BaseMessage[] = [];
   const repairs: ToolCallRepair[] = [];

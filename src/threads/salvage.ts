@@ -7,11 +7,11 @@
 import type { ToolMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Dict } from "../values";
-import { isAssistant, isMarkedSyntheticResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
+import { isAssistant, isNoResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 
 /**
  * Real tool results in pending writes of `channel` (a task's write is one message or a list of them), for the
- * given calls only; synthetic results never count as real work.
+ * given calls only; placeholders (the package's or another library's) never count as real work.
  */
 export function resultsInWrites(
   writes: readonly (readonly [string, string, unknown])[] | undefined,
@@ -21,7 +21,7 @@ export function resultsInWrites(
   const found = new Map<string, ToolMessage>();
   for (const [, written, value] of wanted.size > 0 ? (writes ?? []) : [])
     for (const item of written === channel ? [value].flat() : []) {
-      const id = isToolResult(item) && !isMarkedSyntheticResult(item) ? resultIdOf(item) : undefined;
+      const id = isToolResult(item) && !isNoResult(item) ? resultIdOf(item) : undefined;
       if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item as ToolMessage);
     }
   return found;

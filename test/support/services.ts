@@ -101,7 +101,7 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-interface SkippableContext {
+export interface SkippableContext {
   skip(note?: string): never;
   onTestFinished(fn: () => unknown): void;
 }

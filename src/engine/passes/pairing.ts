@@ -10,15 +10,16 @@ import { orphanResultAsUserMessage, rewriteToolCalls, syntheticToolResult } from
 import { trailingOpenExchange } from "../../messages/exchanges";
 import {
   forEachToolCallRef,
+  foreignPlaceholderOf,
   hasMeaningfulContent,
   isAssistant,
-  isMarkedSyntheticResult,
+  isNoResult,
   isToolResult,
   resultIdOf,
   serverToolResultIds,
 } from "../../messages/inspect";
 import { callNamed, problem, pushTo, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
-import type { ToolCallProblemKind, ToolRunState } from "../../types";
+import type { ToolCallProblemKind } from "../../types";
 import { safeJson } from "../../values";
 
 /** A problem the pass found, with the call it concerns. */
@@ -34,10 +35,12 @@ interface Call {
   result?: number;
   /** No result, or one elsewhere than right after the call. */
   problem?: Found;
+  /** Its result is another library's placeholder (no result): it is told in the package's words. */
+  foreign?: Found;
 }
 
 /** The calls of one assistant message that the history has not seen before (a repeated id is the call-ids pass's). */
-function callsOf(message: AIMessage, index: number, known: Map<string, Call>): Call[] {
+function callsOf(message: AIMessage, index: number, known: Map<string, Call>) {
   const calls: Call[] = [];
   const answeredInline = serverToolResultIds(message);
   let servers: Set<string> | undefined;
@@ -62,8 +65,8 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   /** The problem of each result no call keeps and each message between a call and its results. */
   const at: (Found | undefined)[] = new Array(n);
   const problems: Found[] = [];
-  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]): Found => {
-    const found: Found = { kind, index, detail, call };
+  const add = (kind: ToolCallProblemKind, index: number, detail: string, call?: Found["call"]) => {
+    const found = { kind, index, detail, call };
     problems.push(found);
     return found;
   };
@@ -82,7 +85,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   for (const i of results) {
     const id = resultIdOf(messages[i] as ToolMessage);
     const call = id === undefined ? undefined : byId.get(id);
-    if (call === undefined)
+    if (!call)
       at[i] =
         id === undefined
           ? add("missing_result_id", i, "tool result without a usable tool_call_id")
@@ -90,22 +93,16 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     else if (call.result === undefined) call.result = i;
     else pushTo((moreResults ??= new Map()), call, i);
   }
-  if (moreResults !== undefined)
+  if (moreResults)
     for (const [call, more] of moreResults) {
-      // A real result beats a synthetic one (a late real result replaces a placeholder); then the first one
-      // after the call; then the first one.
+      // A real result beats a placeholder (a late real result replaces one); then the first one after the call;
+      // then the first one.
       const results = [call.result!, ...more];
-      const real = results.filter((r) => !isMarkedSyntheticResult(messages[r]));
+      const real = results.filter((r) => !isNoResult(messages[r]));
       const pool = real.length > 0 ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
-      for (const r of results)
-        if (r !== call.result)
-          at[r] = add(
-            "duplicate_result",
-            r,
-            `another result for ${call.id}, already answered at message ${call.result}`,
-            call,
-          );
+      const detail = `another result for ${call.id}, already answered at message ${call.result}`;
+      for (const r of results) if (r !== call.result) at[r] = add("duplicate_result", r, detail, call);
     }
   const ownerAt: (Call | undefined)[] = new Array(n);
   for (const call of byId.values()) if (call.result !== undefined) ownerAt[call.result] = call;
@@ -118,7 +115,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   let markedUpTo = 0; // messages before this index were already checked for interleaving
   for (let index = 0; index < n; index++) {
     const own = callsAt[index];
-    if (own === undefined) continue;
+    if (!own) continue;
     // Results of this message directly after it; extras and orphans in the run do not end it (they leave).
     const inPlace: number[] = [];
     for (let j = index + 1; j < n && isToolResult(messages[j]); j++) {
@@ -131,6 +128,9 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     inPlaceAt[index] = inPlace;
     let lastResult = index;
     for (const call of own) {
+      const library = foreignPlaceholderOf(messages[call.result!] ?? {});
+      const detail = `tool call ${callNamed(call)} has only a placeholder ${library} wrote`;
+      if (library) call.foreign = add("orphan_call", index, detail, call);
       if (call.result === undefined) {
         const last = index === trailing;
         call.problem = add(
@@ -162,14 +162,11 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     }
     if (lastResult > markedUpTo) markedUpTo = lastResult;
   }
-  return { callsAt, trailing, inPlaceAt, placed, at, problems };
+  return { callsAt, ownerAt, trailing, inPlaceAt, placed, at, problems };
 }
 
 /** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
-function sameContent(a: BaseMessage, b: BaseMessage): boolean {
-  if (typeof a.content === "string" || typeof b.content === "string") return a.content === b.content;
-  return safeJson(a.content, Number.MAX_SAFE_INTEGER) === safeJson(b.content, Number.MAX_SAFE_INTEGER);
-}
+const sameContent = (a: BaseMessage, b: BaseMessage) => safeJson(a.content, Infinity) === safeJson(b.content, Infinity);
 
 /**
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
@@ -179,11 +176,28 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   const { options } = ctx;
   const { placed, at } = analysis;
   const out: BaseMessage[] = [];
+  /** A call's synthetic result, told in the package's words (`reason`, `note`), reported as made for `problem`. */
+  const answer = (call: Call, index: number, reason: ToolCallProblemKind, problem: Found, note?: string) => {
+    // Arguments that did not parse never reach a tool; any other call may have started, and nothing here says why
+    // it has no result.
+    const toolRun = note !== undefined ? "never_started" : "outcome_unknown";
+    ctx.report(messages[index], index, problem.kind, "synthesized_result", problem.detail, { ...call, toolRun });
+    const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
+    return syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
+  };
+  /** The kept result at `r`: itself, or the package's placeholder for another library's. */
+  const result = (r: number) => {
+    const call = analysis.ownerAt[r];
+    if (!call?.foreign) return messages[r];
+    const made = answer(call, r, "orphan_call", call.foreign);
+    ctx.derive(messages[r], made);
+    return made;
+  };
   for (let index = 0; index < messages.length; index++) {
     const m = messages[index];
     const own = analysis.callsAt[index];
     const found = at[index];
-    if (own === undefined) {
+    if (!own) {
       if (!isToolResult(m)) {
         if (found) ctx.report(m, index, "interleaved_message", "moved_message", found.detail);
         out.push(m);
@@ -191,8 +205,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
         // A result no call keeps: dropped when it repeats the kept one (or when asked), else kept as user text.
         const kept = found.kind === "duplicate_result" ? (found.call as Call).result! : -1;
         const drop =
-          (kept >= 0 && (isMarkedSyntheticResult(m) || sameContent(m, messages[kept]))) ||
-          options.orphanResults === "drop";
+          (kept >= 0 && (isNoResult(m) || sameContent(m, messages[kept]))) || options.orphanResults === "drop";
         if (!drop) {
           const converted = orphanResultAsUserMessage(m, found.call?.id);
           out.push(converted);
@@ -205,20 +218,20 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const message = m as AIMessage;
     const inPlace = analysis.inPlaceAt[index]!;
     // Every call answered in place: the message and its block as they are.
-    if (own.every((call) => call.problem === undefined)) {
+    if (own.every((call) => !call.problem && !call.foreign)) {
       out.push(message);
       for (const r of inPlace) out.push(messages[r]);
       continue;
     }
     const isTrailing = index === analysis.trailing;
-    const kind: ToolCallProblemKind = isTrailing ? "trailing_open_exchange" : "orphan_call";
+    const kind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const remove = new Set<string>();
-    const answer: Call[] = [];
+    const answered: Call[] = [];
     for (const call of own) {
       if (call.result !== undefined) continue;
       const strategy = call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls;
       if (strategy === "remove") remove.add(call.id);
-      else if (strategy === "answer") answer.push(call);
+      else if (strategy === "answer") answered.push(call);
     }
 
     let kept: BaseMessage | undefined = message;
@@ -234,21 +247,16 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     if (kept) out.push(kept);
 
     // Results already in place keep their order; pulled ones follow in call order; synthetic ones last.
-    for (const r of inPlace) out.push(messages[r]);
+    for (const r of inPlace) out.push(result(r));
     for (const call of own) {
       const r = call.result;
       if (r === undefined || placed[r] === 1) continue;
-      out.push(messages[r]);
+      out.push(result(r));
       ctx.report(messages[r], r, "displaced_result", "moved_result", call.problem!.detail, call);
     }
-    for (const call of answer) {
+    for (const call of answered) {
       const note = ctx.callNotes.get(call.id);
-      const reason: ToolCallProblemKind = note !== undefined ? "invalid_tool_call" : kind;
-      // Arguments that did not parse never reach a tool; any other call may have started before its run stopped.
-      const toolRun: ToolRunState = note !== undefined ? "never_started" : "outcome_unknown";
-      const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
-      out.push(syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun }));
-      ctx.report(message, index, kind, "synthesized_result", call.problem!.detail, { ...call, toolRun });
+      out.push(answer(call, index, note !== undefined ? "invalid_tool_call" : kind, call.problem!, note));
     }
   }
   return sameOrNew(messages, out);
@@ -266,12 +274,13 @@ export const pairingPass: RepairPass = {
     const { open, profile } = w;
     return {
       visit(m) {
-        if (m.type === "tool") return open.answer(m.tool_call_id);
+        // Another library's placeholder is no result: it is told in the package's words.
+        if (m.type === "tool") return open.answer(m.tool_call_id) && !foreignPlaceholderOf(m);
         if (open.waiting > 0) return false;
         open.reset();
         if (m.type !== "ai") return true;
         const { tool_calls: calls, content } = m;
-        if (calls !== undefined) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
+        if (calls) for (let k = 0; k < calls.length; k++) open.add(calls[k].id);
         // An unanswered server tool can only be closed by removal: it is open like a call, but no result answers it.
         if (profile.anthropicBlocks && typeof content !== "string") {
           let answered: ReadonlySet<unknown> | undefined;
