@@ -5,12 +5,15 @@
  * failure (the summarizer throws, the state holds something that is not a message) never fails the user's
  * run: the surface returns no update and reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { BaseMessage } from "@langchain/core/messages";
+import { type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";
 import { option } from "../options";
 import { readMessageList } from "../summarize/boundary";
 import {
+  fittedRequest,
+  isSummaryMessage,
   readSummarization,
   SUMMARIZATION,
   type Summarization,
@@ -39,7 +42,8 @@ export type SummarizationNodeFunction = (
  */
 export const summarizationNode = boundary(
   "summarizationNode",
-  (options: SummarizationNodeOptions): SummarizationNodeFunction => summarizationStep(options, "summarizationNode"),
+  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
+    summarizationStep(readSummarization(options, "summarizationNode", { ...SUMMARIZATION, onError: option.fn })),
 );
 
 /**
@@ -53,16 +57,48 @@ export const summarizationNode = boundary(
  * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list. To run it with
  * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
-export const summarizationHook = boundary(
-  "summarizationHook",
-  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
-    markHook(summarizationStep(options, "summarizationHook"), "messages"),
-);
+export const summarizationHook = boundary("summarizationHook", (options: SummarizationNodeOptions) => {
+  const settings = readSummarization(options, "summarizationHook", { ...SUMMARIZATION, onError: option.fn });
+  // In `composePreModelHooks`, the request is fitted after the last hook (oversized results cut, request only).
+  return markHook(
+    summarizationStep(settings),
+    "messages",
+    fitting(settings, async () => settings.model),
+  );
+});
 
-function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
-  const settings = readSummarization(options, fn, { ...SUMMARIZATION, onError: option.fn });
-  return async (state, config) =>
+const summarizationStep =
+  (settings: Summarization): SummarizationNodeFunction =>
+  async (state, config) =>
     (await summarizedState(state, settings, async () => settings.model, config)) ?? (NO_UPDATE as SummarizationUpdate);
+
+/**
+ * The messages reducer of a parent graph whose node is an agent graph that summarizes (createSupervisor's and
+ * createSwarm's `stateSchema`). Such a node returns its whole list, not the `RemoveMessage` its hook applied, so
+ * `messagesStateReducer` would keep what was summarized and append the summary after the newest messages. An
+ * update that brings a summary the state lacks replaces what that graph was given: the update's list, then the
+ * state's messages after the last one it holds (written meanwhile). Any other update is `messagesStateReducer`'s.
+ */
+export function summarizedMessagesReducer(current: BaseMessage[], update: Messages): BaseMessage[] {
+  const merged = messagesStateReducer(current, update);
+  const given = [update].flat().filter((m): m is BaseMessage => BaseMessage.isInstance(m));
+  const held = new Set(current.map((m) => m.id));
+  if (given.some((m) => m.getType() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
+    return merged;
+  const ids = new Set(given.map((m) => m.id));
+  let last = current.length - 1;
+  while (last >= 0 && !ids.has(current[last].id)) last--;
+  return [...given, ...current.slice(last + 1)];
+}
+
+/**
+ * How a surface fits the request: {@link fittedRequest}, the request unchanged when it fails (reported); none
+ * when no trigger counts tokens (shortening results changes no message count).
+ */
+export function fitting(settings: Summarization<unknown>, model: () => Promise<SummarizerModel>) {
+  if (!settings.trigger.some((size) => size.tokens !== undefined || size.fraction !== undefined)) return undefined;
+  return async (list: BaseMessage[], config?: RunnableConfig) =>
+    (await orFallback(async () => fittedRequest(list, settings, await model()), undefined, settings, config)) ?? list;
 }
 
 /**

@@ -12,6 +12,7 @@ import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from ".
 import { type OptionTable, kind, option, readOptions } from "../options";
 import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
 import { isDict } from "../values";
+import { rebuildMessage } from "../messages/build";
 import {
   approximateTokenCounter,
   asyncCounter,
@@ -204,16 +205,11 @@ export async function summarizeRead(
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
   const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
-  // langchain's `shouldSummarize`: any condition (OR) whose every limit (AND) the history reaches (`>=`).
-  let total: number | undefined;
-  const tokens = async () => (total ??= await count(messages));
-  let fires = false;
-  for (const { messages: atLeast = 0, tokens: least, fraction } of settings.trigger)
-    fires ||=
-      messages.length >= atLeast &&
-      (least === undefined || (await tokens()) >= least) &&
-      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction));
-  if (!fires) return undefined;
+  if (!(await fires(messages, settings, model))) return undefined;
+  // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
+  // brings it under the trigger, the summarizer is not called (what the model is sent is then that request).
+  const request = await fittedRequest(messages, settings, model, true);
+  if (request !== messages && !(await fires(request, settings, model))) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
   // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
@@ -242,6 +238,52 @@ export async function summarizeRead(
   });
   const text = contentText(isDict(response) ? response.content : response);
   return [...system, ...buildSummaryMessages(text, kept, settings), ...kept];
+}
+
+/** Whether `messages` reach the trigger: any condition (OR) whose every limit (AND) they reach (`>=`), as langchain's. */
+async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarization<unknown>, model: unknown) {
+  let total: number | undefined;
+  const tokens = async () => (total ??= await count(messages));
+  for (const { messages: atLeast = 0, tokens: least, fraction } of trigger)
+    if (
+      messages.length >= atLeast &&
+      (least === undefined || (await tokens()) >= least) &&
+      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction))
+    )
+      return true;
+  return false;
+}
+
+/**
+ * What the model is sent for `messages`: once they reach the trigger, every tool result counting more than a
+ * quarter of the smallest token trigger is cut to about that size, with a note the model reads, in the request
+ * only (the stored result is untouched). The same array when nothing is cut, or the trigger counts no tokens.
+ */
+export async function fittedRequest(
+  messages: BaseMessage[],
+  settings: Summarization<unknown>,
+  model: unknown,
+  fired?: boolean,
+): Promise<BaseMessage[]> {
+  const limits = settings.trigger.flatMap(({ tokens, fraction }) =>
+    fraction === undefined ? (tokens ?? []) : Math.floor(inputLimit(model, settings.fn) * fraction),
+  );
+  if (limits.length === 0 || !(fired || (await fires(messages, settings, model)))) return messages;
+  const cap = Math.floor(Math.min(...limits) / 4);
+  let cut = false;
+  const out: BaseMessage[] = [];
+  for (const message of messages) {
+    const size = isToolResult(message) ? await settings.count([message]) : 0;
+    const text = size > cap ? contentText(message.content) : "";
+    const shown = Math.floor((text.length * cap) / size);
+    if (!(shown < text.length)) out.push(message);
+    else {
+      cut = true;
+      const note = `[Shortened in this request: the first ${shown} of ${text.length} characters of this tool result are shown.]`;
+      out.push(rebuildMessage(message, { content: `${text.slice(0, shown)}\n\n${note}` }));
+    }
+  }
+  return cut ? out : messages;
 }
 
 /**
