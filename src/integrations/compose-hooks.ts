@@ -102,7 +102,7 @@ export const composePreModelHooks = boundary(
       }
       // A hook that fits the request (summarization's: oversized results cut) makes the input written on every call.
       let input = modelInput && (stale ? messages : modelInput);
-      for (const fit of fits) input = await fit(input ?? messages, config);
+      for (const fitRequest of fits) input = await fitRequest(input ?? messages, config);
       return {
         ...rest,
         ...(rewritten && { messages: replaceAllMessages(messages) }),

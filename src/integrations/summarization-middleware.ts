@@ -59,16 +59,16 @@ export const summarizationMiddleware = boundary(
   (options: SummarizationMiddlewareOptions) => {
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
-    const fit = fitting(settings, model);
+    const fitRequest = fitting(settings, model);
     const configOf = (runtime: unknown) => pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig;
     return createMiddleware({
       // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
       name: "SummarizationMiddleware",
       beforeModel: (state, runtime) => summarizedState(state, settings, model, configOf(runtime)),
       // Oversized tool results a summary cannot shrink are cut in the request only.
-      ...(fit && {
+      ...(fitRequest && {
         wrapModelCall: async (request, handler) =>
-          handler({ ...request, messages: await fit(request.messages, configOf(request.runtime)) }),
+          handler({ ...request, messages: await fitRequest(request.messages, configOf(request.runtime)) }),
       }),
     });
   },
