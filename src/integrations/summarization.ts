@@ -35,6 +35,8 @@ export type SummarizationNodeFunction = (
   config?: RunnableConfig,
 ) => Promise<SummarizationUpdate>;
 
+const NODE_OPTIONS = { ...SUMMARIZATION, onError: option.fn };
+
 /**
  * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Once the trigger fires
  * it returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
@@ -43,7 +45,7 @@ export type SummarizationNodeFunction = (
 export const summarizationNode = boundary(
   "summarizationNode",
   (options: SummarizationNodeOptions): SummarizationNodeFunction =>
-    summarizationStep(readSummarization(options, "summarizationNode", { ...SUMMARIZATION, onError: option.fn })),
+    summarizationStep(readSummarization(options, "summarizationNode", NODE_OPTIONS)),
 );
 
 /**
@@ -58,7 +60,7 @@ export const summarizationNode = boundary(
  * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
 export const summarizationHook = boundary("summarizationHook", (options: SummarizationNodeOptions) => {
-  const settings = readSummarization(options, "summarizationHook", { ...SUMMARIZATION, onError: option.fn });
+  const settings = readSummarization(options, "summarizationHook", NODE_OPTIONS);
   // In `composePreModelHooks`, the request is fitted after the last hook (oversized results cut, request only).
   return markHook(
     summarizationStep(settings),
@@ -81,14 +83,14 @@ const summarizationStep =
  */
 export function summarizedMessagesReducer(current: BaseMessage[], update: Messages): BaseMessage[] {
   const merged = messagesStateReducer(current, update);
-  const given = [update].flat().filter((m): m is BaseMessage => BaseMessage.isInstance(m));
-  const held = new Set(current.map((m) => m.id));
-  if (given.some((m) => m.getType() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
-    return merged;
+  const given = [update].flat() as BaseMessage[];
   const ids = new Set(given.map((m) => m.id));
-  let last = current.length - 1;
-  while (last >= 0 && !ids.has(current[last].id)) last--;
-  return [...given, ...current.slice(last + 1)];
+  const held = new Set(current.map((m) => m.id));
+  if (given.some((m) => m.getType?.() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
+    return merged;
+  let last = current.length;
+  while (last-- > 0 && !ids.has(current[last].id));
+  return messagesStateReducer([], [...given, ...current.slice(last + 1)]);
 }
 
 /**
@@ -96,9 +98,9 @@ export function summarizedMessagesReducer(current: BaseMessage[], update: Messag
  * when no trigger counts tokens (shortening results changes no message count).
  */
 export function fitting(settings: Summarization<unknown>, model: () => Promise<SummarizerModel>) {
-  if (!settings.trigger.some((size) => size.tokens !== undefined || size.fraction !== undefined)) return undefined;
-  return async (list: BaseMessage[], config?: RunnableConfig) =>
-    (await orFallback(async () => fittedRequest(list, settings, await model()), undefined, settings, config)) ?? list;
+  if (settings.trigger.some((size) => size.tokens ?? size.fraction))
+    return (list: BaseMessage[], config?: RunnableConfig) =>
+      orFallback(async () => fittedRequest(list, settings, await model()), list, settings, config);
 }
 
 /**

@@ -205,11 +205,9 @@ export async function summarizeRead(
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
   const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
-  if (!(await fires(messages, settings, model))) return undefined;
   // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
-  // brings it under the trigger, the summarizer is not called (what the model is sent is then that request).
-  const request = await fittedRequest(messages, settings, model, true);
-  if (request !== messages && !(await fires(request, settings, model))) return undefined;
+  // brings it under the trigger, the summarizer is not called (the model is sent that request).
+  if (!(await fires(await fittedRequest(messages, settings, model), settings, model))) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
   // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
@@ -263,27 +261,23 @@ export async function fittedRequest(
   messages: BaseMessage[],
   settings: Summarization<unknown>,
   model: unknown,
-  fired?: boolean,
-): Promise<BaseMessage[]> {
+  fired = false,
+) {
   const limits = settings.trigger.flatMap(({ tokens, fraction }) =>
     fraction === undefined ? (tokens ?? []) : Math.floor(inputLimit(model, settings.fn) * fraction),
   );
-  if (limits.length === 0 || !(fired || (await fires(messages, settings, model)))) return messages;
-  const cap = Math.floor(Math.min(...limits) / 4);
-  let cut = false;
-  const out: BaseMessage[] = [];
-  for (const message of messages) {
-    const size = isToolResult(message) ? await settings.count([message]) : 0;
-    const text = size > cap ? contentText(message.content) : "";
-    const shown = Math.floor((text.length * cap) / size);
-    if (!(shown < text.length)) out.push(message);
-    else {
-      cut = true;
-      const note = `[Shortened in this request: the first ${shown} of ${text.length} characters of this tool result are shown.]`;
-      out.push(rebuildMessage(message, { content: `${text.slice(0, shown)}\n\n${note}` }));
-    }
-  }
-  return cut ? out : messages;
+  if (!limits.length || !(await fires(messages, settings, model))) return messages;
+  const cap = Math.min(...limits) / 4;
+  const out = await Promise.all(
+    messages.map(async (m) => {
+      const size = isToolResult(m) ? await settings.count([m]) : 0;
+      const text = size > cap ? contentText(m.content) : "";
+      const shown = Math.floor((text.length * cap) / size);
+      const note = `[Shortened in this request: the first ${shown} of ${text.length} characters of this tool result.]`;
+      return shown < text.length ? rebuildMessage(m, { content: `${text.slice(0, shown)}\n\n${note}` }) : m;
+    }),
+  );
+  return out.some((m, i) => m !== messages[i]) ? out : messages;
 }
 
 /**
@@ -334,10 +328,9 @@ export function buildSummaryMessages(
  */
 
 /** Content block types that carry a tool call (rendered as calls, not as text), or are not conversation text. */
-const SILENT_BLOCK_TYPES = new Set([
-  ...["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"],
-  ...["thinking", "redacted_thinking", "reasoning"],
-]);
+const SILENT_BLOCK_TYPES = new Set(
+  "tool_use tool_call server_tool_use input_json_delta tool_call_chunk thinking redacted_thinking reasoning".split(" "),
+);
 
 /**
  * Render `messages` as text, one entry per message:
