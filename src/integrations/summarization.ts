@@ -5,7 +5,7 @@
  * failure (the summarizer throws, the state holds something that is not a message) never fails the user's
  * run: the surface returns no update and reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
-import { BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";

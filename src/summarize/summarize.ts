@@ -257,12 +257,7 @@ async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarizat
  * quarter of the smallest token trigger is cut to about that size, with a note the model reads, in the request
  * only (the stored result is untouched). The same array when nothing is cut, or the trigger counts no tokens.
  */
-export async function fittedRequest(
-  messages: BaseMessage[],
-  settings: Summarization<unknown>,
-  model: unknown,
-  fired = false,
-) {
+export async function fittedRequest(messages: BaseMessage[], settings: Summarization<unknown>, model: unknown) {
   const limits = settings.trigger.flatMap(({ tokens, fraction }) =>
     fraction === undefined ? (tokens ?? []) : Math.floor(inputLimit(model, settings.fn) * fraction),
   );
