@@ -6,7 +6,7 @@
  * run: the surface returns no update and reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { type Messages, messagesStateReducer } from "@langchain/langgraph";
+import type { Messages } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";
 import { option } from "../options";
@@ -23,7 +23,7 @@ import {
 } from "../summarize/summarize";
 import { markHook } from "./compose-hooks";
 import { orFallback, type RepairReporting } from "./events";
-import { NO_UPDATE, replaceAllMessages } from "./state-update";
+import { applyMessagesUpdate, NO_UPDATE, replaceAllMessages } from "./state-update";
 
 /** What a messages-state node returns: the rewritten list, or no update. */
 export type SummarizationUpdate = { messages: BaseMessage[] } | Record<string, never>;
@@ -81,17 +81,19 @@ const summarizationStep =
  * update that brings a summary the state lacks replaces what that graph was given: the update's list, then the
  * state's messages after the last one it holds (written meanwhile). Any other update is `messagesStateReducer`'s.
  */
-export function summarizedMessagesReducer(current: BaseMessage[], update: Messages): BaseMessage[] {
-  const merged = messagesStateReducer(current, update);
-  const given = [update].flat() as BaseMessage[];
-  const ids = new Set(given.map((m) => m.id));
-  const held = new Set(current.map((m) => m.id));
-  if (given.some((m) => m.getType?.() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
-    return merged;
-  let last = current.length;
-  while (last-- > 0 && !ids.has(current[last].id));
-  return messagesStateReducer([], [...given, ...current.slice(last + 1)]);
-}
+export const summarizedMessagesReducer = boundary(
+  "summarizedMessagesReducer",
+  (current: BaseMessage[], update: Messages) => {
+    const given = [update].flat() as BaseMessage[];
+    const ids = new Set(given.map((m) => m.id));
+    const held = new Set(current.map((m) => m.id));
+    if (given.some((m) => m.getType?.() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
+      return applyMessagesUpdate(current, given);
+    let last = current.length;
+    while (last-- > 0 && !ids.has(current[last].id));
+    return applyMessagesUpdate([], [...given, ...current.slice(last + 1)]);
+  },
+);
 
 /**
  * How a surface fits the request: {@link fittedRequest}, the request unchanged when it fails (reported); none
