@@ -241,16 +241,17 @@ export async function summarizeRead(
 /** Whether `messages` reach the trigger: any condition (OR) whose every limit (AND) they reach (`>=`), as langchain's. */
 async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarization<unknown>, model: unknown) {
   let total: number | undefined;
-  const tokens = async () => (total ??= await count(messages));
-  for (const { messages: atLeast = 0, tokens: least, fraction } of trigger)
-    if (
-      messages.length >= atLeast &&
-      (least === undefined || (await tokens()) >= least) &&
-      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction))
-    )
+  for (const size of trigger) {
+    const limit = tokenLimit(size, model, fn);
+    if (messages.length >= (size.messages ?? 0) && (limit === undefined || (total ??= await count(messages)) >= limit))
       return true;
+  }
   return false;
 }
+
+/** The tokens a condition needs (`>=` all it sets): its `tokens`, and its `fraction` of the model's input limit. */
+const tokenLimit = ({ tokens, fraction }: ContextSize, model: unknown, fn: string) =>
+  fraction === undefined ? tokens : Math.max(tokens ?? 0, Math.floor(inputLimit(model, fn) * fraction));
 
 /**
  * What the model is sent for `messages`: once they reach the trigger, every tool result counting more than a
@@ -258,9 +259,7 @@ async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarizat
  * only (the stored result is untouched). The same array when nothing is cut, or the trigger counts no tokens.
  */
 export async function fittedRequest(messages: BaseMessage[], settings: Summarization<unknown>, model: unknown) {
-  const limits = settings.trigger.flatMap(({ tokens, fraction }) =>
-    fraction === undefined ? (tokens ?? []) : Math.floor(inputLimit(model, settings.fn) * fraction),
-  );
+  const limits = settings.trigger.flatMap((size) => tokenLimit(size, model, settings.fn) ?? []);
   if (!limits.length || !(await fires(messages, settings, model))) return messages;
   const cap = Math.min(...limits) / 4;
   const out = await Promise.all(
