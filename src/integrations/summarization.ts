@@ -109,13 +109,13 @@ export function fitting(settings: Summarization<unknown>, model: () => Promise<S
  * A surface's step: the update that stores the summarized history, or undefined when there is nothing to do or
  * summarizing failed (reported: `onError`, then the custom event).
  */
-export function summarizedState(
+export const summarizedState = (
   state: { messages?: unknown } | undefined,
   settings: Summarization<unknown>,
   model: () => Promise<SummarizerModel>,
-  config: RunnableConfig | undefined,
-): Promise<{ messages: BaseMessage[] } | undefined> {
-  return orFallback(
+  config?: RunnableConfig,
+) =>
+  orFallback(
     async () => {
       const list = readMessageList(state?.messages ?? [], settings.fn);
       const next = await summarizeRead(list, settings, await model(), config);
@@ -125,4 +125,3 @@ export function summarizedState(
     settings,
     config,
   );
-}

@@ -38,13 +38,12 @@ export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: Readon
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export const bedrockOutputConfig = boundary(
   "bedrockOutputConfig",
-  function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-    const argument = "format.jsonSchema";
+  (format: Pick<OutputFormat, "jsonSchema" | "name">): Dict => {
     const subset = subsetSchemaOf(format.jsonSchema);
     if (!subset.ok)
       throw new ToolCallRepairInputError(
-        `bedrockOutputConfig: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
-        { argument },
+        `bedrockOutputConfig: format.jsonSchema cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
+        { argument: "format.jsonSchema" },
       );
     const { description } = subset.schema;
     // The subset is a tree of plain JSON values: it always serialises.
@@ -61,23 +60,24 @@ export const bedrockOutputConfig = boundary(
  * A ChatBedrockConverse that sends `outputConfig` with every request: a derived object whose `invocationParams`
  * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
  */
-export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", function withBedrockOutputConfig<
-  M extends object,
->(model: M, outputConfig: Dict): M {
-  const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
-  if (typeof base !== "function")
-    throw expectedInput(
-      "withBedrockOutputConfig",
-      "model",
-      "a ChatBedrockConverse (a model with invocationParams())",
-      model,
-    );
-  return Object.assign(Object.create(model), {
-    invocationParams(options: unknown): Dict {
-      return { ...base.call(this, options), outputConfig };
-    },
-  });
-});
+export const withBedrockOutputConfig = boundary(
+  "withBedrockOutputConfig",
+  <M extends object>(model: M, outputConfig: Dict): M => {
+    const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
+    if (typeof base !== "function")
+      throw expectedInput(
+        "withBedrockOutputConfig",
+        "model",
+        "a ChatBedrockConverse (a model with invocationParams())",
+        model,
+      );
+    return Object.assign(Object.create(model), {
+      invocationParams(options: unknown): Dict {
+        return { ...base.call(this, options), outputConfig };
+      },
+    });
+  },
+);
 
 /**
  * The model bound for one strategy: the description's model (an initChatModel model built first) with its own

@@ -13,7 +13,8 @@ import {
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
 import { isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
-import { isDict, type Dict } from "../values";
+import { rebuildMessage } from "../messages/build";
+import { isDict, nonEmptyString, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -96,11 +97,7 @@ export const isSchemaOptions = (value: unknown): value is { schema: unknown; pro
  */
 export const reactOutputFormat = <T = unknown>(format: unknown): OutputFormat<T> =>
   isSchemaOptions(format)
-    ? outputFormatOf<T>(
-        format.schema,
-        typeof format.prompt === "string" ? format.prompt : undefined,
-        "responseFormat.schema",
-      )
+    ? outputFormatOf<T>(format.schema, nonEmptyString(format.prompt), "responseFormat.schema")
     : outputFormatOf<T>(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
@@ -144,11 +141,8 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
  */
 function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]): string[] {
   const ancestors = new Set<string>();
-  for (const e of errors) {
-    for (let i = e.keywordLocation.indexOf("/"); i >= 0; i = e.keywordLocation.indexOf("/", i + 1)) {
-      ancestors.add(e.keywordLocation.slice(0, i));
-    }
-  }
+  for (const { keywordLocation: at } of errors)
+    for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
   const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
   return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
 }
@@ -184,13 +178,9 @@ export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "
 
 /** `text` appended to a system message, as a new SystemMessage with every other field kept. */
 export function systemMessageWith(message: SystemMessage, text: string): SystemMessage {
-  const { content, additional_kwargs, response_metadata, id, name } = message;
-  return new SystemMessage({
+  const { content } = message;
+  return rebuildMessage(message, {
     content: typeof content === "string" ? promptWith(content, text) : [...content, { type: "text", text }],
-    additional_kwargs,
-    response_metadata,
-    id,
-    name,
   });
 }
 

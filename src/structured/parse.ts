@@ -54,12 +54,11 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
   for (const [start, close] of [...closeOf].sort(([a], [b]) => a - b)) {
     if (start < resumeAt) continue; // inside a span already taken
     if (++attempts > MAX_SPAN_ATTEMPTS) break;
-    const end = close + 1;
-    const span = text.slice(start, end);
+    const span = text.slice(start, close + 1);
     const value = parseJson(span);
     if (value === NOT_JSON) continue;
     spans.push({ text: span, value });
-    resumeAt = end;
+    resumeAt = close + 1;
   }
   return spans;
 }
@@ -211,9 +210,8 @@ export async function resolveStructuredAnswer<T>(
  * The answer as it goes back to the model: text only (a corrected answer that called a tool would leave an
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
-export function textOnlyAnswer(raw: string, id?: string): AIMessage {
-  return new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
-}
+export const textOnlyAnswer = (raw: string, id?: string): AIMessage =>
+  new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
 
 /** One structured response, as reported to `onStructuredResponse`. */
 export interface StructuredResponseReport {

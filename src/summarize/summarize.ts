@@ -212,10 +212,10 @@ export async function summarizeRead(
   const system = messages.slice(0, systemCount);
   // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
   const n = messages.length;
-  const budget = "tokens" in keep ? keep.tokens : "fraction" in keep ? inputLimit(model, fn) * keep.fraction : 0;
+  const budget = tokenLimit(keep, model, fn);
   const keepCut =
-    "messages" in keep
-      ? n - keep.messages
+    budget === undefined
+      ? n - (keep as { messages: number }).messages
       : Math.min(
           await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
           Math.max(systemCount, n - 1),
@@ -383,10 +383,7 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map(blockText)
-    .filter((text) => text !== "")
-    .join("\n");
+  return content.flatMap((block) => blockText(block) || []).join("\n");
 }
 
 function blockText(block: unknown): string {

@@ -39,7 +39,7 @@ export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
  */
 export const trimMessagesSafely = boundary(
   "trimMessagesSafely",
-  async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
+  async (messages: BaseMessage[], options: TrimMessagesOptions) => {
     const fn = "trimMessagesSafely";
     const list = readMessageList(messages, fn);
     const read = readOptions<Trim & { tokenCounter: Counter }>(options, fn, TRIM);
