@@ -42,7 +42,8 @@ export const bedrockOutputConfig = boundary(
     const subset = subsetSchemaOf(format.jsonSchema);
     if (!subset.ok)
       throw new ToolCallRepairInputError(
-        `bedrockOutputConfig: format.jsonSchema cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
+        `bedrockOutputConfig: format.jsonSchema cannot be sent as a constrained format: ${subset.reason}. ` +
+          'Use the "tool" or "prompted" strategy.',
         { argument: "format.jsonSchema" },
       );
     const { description } = subset.schema;

@@ -48,7 +48,8 @@ const endsOnQuestion = (body: Converse) =>
 /** The documented handoff text: an unanswered handoff was never followed, so no agent ran for it. */
 const handoffText = ({ id, name }: { id: string; name?: string }) =>
   name?.startsWith("transfer_to_")
-    ? `Handoff "${name}" (call ${id}) was not carried out: only one handoff of a step is followed, so no agent ran for this one. Call it again if that agent is still needed.`
+    ? `Handoff "${name}" (call ${id}) was not carried out: only one handoff of a step is followed, ` +
+      "so no agent ran for this one. Call it again if that agent is still needed."
     : "";
 
 const stores: {
