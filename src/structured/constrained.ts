@@ -28,7 +28,7 @@ import type { Dict } from "../values";
  * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
  * has no usable title, numbered past the names `taken`.
  */
-export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
+export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()) {
   const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
   name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
   for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;

@@ -139,7 +139,7 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
  * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
  * schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
  */
-function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]): string[] {
+function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]) {
   const ancestors = new Set<string>();
   for (const { keywordLocation: at } of errors)
     for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
@@ -152,7 +152,7 @@ function leafErrors(errors: readonly { instanceLocation: string; error: string; 
  * message, and the helpers that put the instructions into a system message without losing its fields.
  */
 /** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
-export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">): string {
+export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">) {
   return [
     prompt?.trim(),
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
@@ -177,7 +177,7 @@ export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "
   );
 
 /** `text` appended to a system message, as a new SystemMessage with every other field kept. */
-export function systemMessageWith(message: SystemMessage, text: string): SystemMessage {
+export function systemMessageWith(message: SystemMessage, text: string) {
   const { content } = message;
   return rebuildMessage(message, {
     content: typeof content === "string" ? promptWith(content, text) : [...content, { type: "text", text }],

@@ -16,7 +16,7 @@ const MAX_RESCANS = 4;
 const MAX_NESTING = 512;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
-export function answerText({ content }: BaseMessage): string {
+export function answerText({ content }: BaseMessage) {
   if (typeof content === "string") return content;
   return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
@@ -25,7 +25,7 @@ export function answerText({ content }: BaseMessage): string {
  * The JSON values in the text: the whole text when it is one, else the outermost balanced `{...}` / `[...]`
  * spans left to right (a fenced block is such a span). Linear in the text's length.
  */
-export function answerCandidates(text: string): unknown[] {
+export function answerCandidates(text: string) {
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   const whole = parseJson(trimmed);
   return whole === NOT_JSON ? balancedSpans(trimmed).map((span) => span.value) : [whole];
@@ -40,7 +40,7 @@ export function answerCandidates(text: string): unknown[] {
  * inside a string that never closes (a stray quote swallowed the rest) is redone from just after that quote, at
  * most {@link MAX_RESCANS} times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
  */
-export function balancedSpans(text: string): { text: string; value: unknown }[] {
+export function balancedSpans(text: string) {
   const closeOf = new Map<number, number>();
   let from = 0;
   for (let scan = 0; scan <= MAX_RESCANS && from < text.length; scan++) {
@@ -68,7 +68,7 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
  * leaves the brackets open before it unclosed and the pass goes on. Returns the position of the quote whose
  * string was still open at the end of the text, or -1.
  */
-function pairBrackets(text: string, from: number, closeOf: Map<number, number>): number {
+function pairBrackets(text: string, from: number, closeOf: Map<number, number>) {
   let stack: number[] = [];
   let stringStart = -1;
   for (let i = from; i < text.length; i++) {
@@ -102,7 +102,7 @@ const orElse = <T>(read: () => T, fallback: T): T => {
     return fallback;
   }
 };
-const parseJson = (source: string): unknown => orElse(() => JSON.parse(source), NOT_JSON);
+const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), NOT_JSON);
 
 /**
  * The structured response in an answer: the JSON values it holds ({@link answerCandidates}), validated by the

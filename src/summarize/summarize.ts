@@ -122,7 +122,7 @@ export const SUMMARIZATION: OptionTable = {
   acknowledgement: option.string,
 };
 
-const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
+const SIZE = { messages: option.count, tokens: option.count, fraction: option.count };
 
 /** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
 function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
@@ -173,7 +173,7 @@ export function readSummarization<M = SummarizerModel>(
  * `getModelContextSize(name)`, which answers 4,097 for any name it does not know (every Bedrock and recent
  * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
  */
-function inputLimit(model: unknown, fn: string): number {
+function inputLimit(model: unknown, fn: string) {
   const limit = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
   if (typeof limit === "number" && limit > 0) return limit;
   throw new ToolCallRepairInputError(
@@ -344,12 +344,12 @@ export const messagesToTranscript = boundary("messagesToTranscript", (messages: 
 );
 
 /** {@link messagesToTranscript} of messages already read. */
-export function transcriptOf(messages: readonly BaseMessage[]): string {
+export function transcriptOf(messages: readonly BaseMessage[]) {
   const callNames = new Map<unknown, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }
 
-function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>): string {
+function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>) {
   const text = contentText(message.content);
   if (isAssistant(message)) {
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
@@ -380,13 +380,13 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
-export function contentText(content: unknown): string {
+export function contentText(content: unknown) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content.flatMap((block) => blockText(block) || []).join("\n");
 }
 
-function blockText(block: unknown): string {
+function blockText(block: unknown) {
   if (typeof block === "string") return block;
   if (!isDict(block)) return "";
   const { type, text } = block;
