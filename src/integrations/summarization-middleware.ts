@@ -75,7 +75,7 @@ export const summarizationMiddleware = boundary(
 );
 
 /** The model, built once on first use from a `"provider:model"` string; a failed build is retried next time. */
-function lazyModel(model: string | SummarizerModel): () => Promise<SummarizerModel> {
+function lazyModel(model: string | SummarizerModel) {
   if (typeof model !== "string") return async () => model;
   let built: Promise<SummarizerModel> | undefined;
   return () =>

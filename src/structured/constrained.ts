@@ -38,7 +38,7 @@ export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: Readon
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export const bedrockOutputConfig = boundary(
   "bedrockOutputConfig",
-  (format: Pick<OutputFormat, "jsonSchema" | "name">): Dict => {
+  (format: Pick<OutputFormat, "jsonSchema" | "name">) => {
     const subset = subsetSchemaOf(format.jsonSchema);
     if (!subset.ok)
       throw new ToolCallRepairInputError(

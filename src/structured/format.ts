@@ -75,7 +75,7 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
   full ??= toJsonSchema(schema as InteropZodType) as JsonSchema;
   // `$schema` dropped: it tells the model nothing and costs tokens. Named by the schema's title.
   const { $schema: _ignored, ...jsonSchema } = full;
-  return { jsonSchema, name: typeof full.title === "string" ? full.title : undefined, prompt, validate };
+  return { jsonSchema, name: nonEmptyString(full.title), prompt, validate };
 }
 
 /** Issues of zod or a Standard Schema, each with the path to the value at fault. */

@@ -95,7 +95,7 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>) 
 
 const NOT_JSON = Symbol("not JSON");
 
-const orElse = <T>(read: () => T, fallback: T): T => {
+const orElse = <T>(read: () => T, fallback: T) => {
   try {
     return read();
   } catch {
@@ -237,7 +237,7 @@ export function structuredUpdate(
   resolved: Resolved<unknown>,
   modelId?: string,
   replaced = resolved.answer as AIMessage,
-): Record<string, unknown> {
+) {
   const { value: structuredResponse, answer, corrections } = resolved;
   options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, modelId });
   if (answer === replaced) return { structuredResponse };

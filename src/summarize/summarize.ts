@@ -125,7 +125,7 @@ export const SUMMARIZATION: OptionTable = {
 const SIZE = { messages: option.count, tokens: option.count, fraction: option.count };
 
 /** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
-function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
+function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
   const shape = trigger ? TRIGGER_SHAPE : KEEP_SHAPE;
   const size = readOptions<Record<string, number>>(value, fn, SIZE, path);
   for (const [key, n] of Object.entries(size))
