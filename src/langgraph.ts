@@ -32,6 +32,7 @@ export { TOOL_CALL_REPAIR_EVENT, type RepairReporting } from "./integrations/eve
 export {
   summarizationNode,
   summarizationHook,
+  summarizedMessagesReducer,
   type SummarizationUpdate,
   type SummarizationNodeOptions,
   type SummarizationNodeFunction,

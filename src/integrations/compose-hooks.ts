@@ -42,10 +42,12 @@ export type PreModelHookResult = object | undefined | void;
 type HookRole = "messages" | "llmInputMessages";
 
 const HOOK_ROLE = Symbol.for("langgraph-tool-repair.preModelHookRole");
+const FIT = Symbol.for("langgraph-tool-repair.preModelHookFit");
+type Fit = (messages: BaseMessage[], config?: RunnableConfig) => Promise<BaseMessage[]>;
 
-/** Tags a hook with its role (read by {@link composePreModelHooks}). */
-export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole): F {
-  return Object.defineProperty(hook, HOOK_ROLE, { value: role });
+/** Tags a hook with its role, and how it fits the model's request (read by {@link composePreModelHooks}). */
+export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole, fit?: Fit): F {
+  return Object.defineProperties(hook, { [HOOK_ROLE]: { value: role }, [FIT]: { value: fit } });
 }
 
 /**
@@ -76,6 +78,7 @@ export const composePreModelHooks = boundary(
         { argument: `hooks[${rewriter}]` },
       );
 
+    const fits = hooks.flatMap((hook) => (hook as { [FIT]?: Fit })[FIT] ?? []);
     return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
       let messages: BaseMessage[] = state.messages ?? [];
       let rewritten = false;
@@ -97,10 +100,13 @@ export const composePreModelHooks = boundary(
           stale = false;
         }
       }
+      // A hook that fits the request (summarization's: oversized results cut) makes the input written on every call.
+      let input = modelInput && (stale ? messages : modelInput);
+      for (const fitRequest of fits) input = await fitRequest(input ?? messages, config);
       return {
         ...rest,
         ...(rewritten && { messages: replaceAllMessages(messages) }),
-        ...(modelInput && { llmInputMessages: stale ? messages : modelInput }),
+        ...(input && { llmInputMessages: input }),
       };
     };
   },

@@ -26,7 +26,7 @@ import {
   type SummarizerModel,
 } from "../summarize/summarize";
 import type { RepairReporting } from "./events";
-import { summarizedState } from "./summarization";
+import { fitting, summarizedState } from "./summarization";
 
 export type { ContextSize, KeepSize };
 
@@ -59,22 +59,23 @@ export const summarizationMiddleware = boundary(
   (options: SummarizationMiddlewareOptions) => {
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
+    const fitRequest = fitting(settings, model);
+    const configOf = (runtime: unknown) => pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig;
     return createMiddleware({
       // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
       name: "SummarizationMiddleware",
-      beforeModel: (state, runtime) =>
-        summarizedState(
-          state,
-          settings,
-          model,
-          pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig | undefined,
-        ),
+      beforeModel: (state, runtime) => summarizedState(state, settings, model, configOf(runtime)),
+      // Oversized tool results a summary cannot shrink are cut in the request only.
+      ...(fitRequest && {
+        wrapModelCall: async (request, handler) =>
+          handler({ ...request, messages: await fitRequest(request.messages, configOf(request.runtime)) }),
+      }),
     });
   },
 );
 
 /** The model, built once on first use from a `"provider:model"` string; a failed build is retried next time. */
-function lazyModel(model: string | SummarizerModel): () => Promise<SummarizerModel> {
+function lazyModel(model: string | SummarizerModel) {
   if (typeof model !== "string") return async () => model;
   let built: Promise<SummarizerModel> | undefined;
   return () =>

@@ -6,11 +6,14 @@
  * run: the surface returns no update and reports the error (`onError`, custom event `"tool_call_repair_error"`).
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { Messages } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { boundary } from "../errors";
 import { option } from "../options";
 import { readMessageList } from "../summarize/boundary";
 import {
+  fittedRequest,
+  isSummaryMessage,
   readSummarization,
   SUMMARIZATION,
   type Summarization,
@@ -20,7 +23,7 @@ import {
 } from "../summarize/summarize";
 import { markHook } from "./compose-hooks";
 import { orFallback, type RepairReporting } from "./events";
-import { NO_UPDATE, replaceAllMessages } from "./state-update";
+import { applyMessagesUpdate, NO_UPDATE, replaceAllMessages } from "./state-update";
 
 /** What a messages-state node returns: the rewritten list, or no update. */
 export type SummarizationUpdate = { messages: BaseMessage[] } | Record<string, never>;
@@ -32,6 +35,8 @@ export type SummarizationNodeFunction = (
   config?: RunnableConfig,
 ) => Promise<SummarizationUpdate>;
 
+const NODE_OPTIONS = { ...SUMMARIZATION, onError: option.fn };
+
 /**
  * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Once the trigger fires
  * it returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
@@ -39,7 +44,8 @@ export type SummarizationNodeFunction = (
  */
 export const summarizationNode = boundary(
   "summarizationNode",
-  (options: SummarizationNodeOptions): SummarizationNodeFunction => summarizationStep(options, "summarizationNode"),
+  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
+    summarizationStep(readSummarization(options, "summarizationNode", NODE_OPTIONS)),
 );
 
 /**
@@ -53,29 +59,63 @@ export const summarizationNode = boundary(
  * Rewriting `messages` summarizes once, and the agent node then reads the rewritten list. To run it with
  * `toolCallRepairHook` in the agent's one `preModelHook`, see `composePreModelHooks`.
  */
-export const summarizationHook = boundary(
-  "summarizationHook",
-  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
-    markHook(summarizationStep(options, "summarizationHook"), "messages"),
+export const summarizationHook = boundary("summarizationHook", (options: SummarizationNodeOptions) => {
+  const settings = readSummarization(options, "summarizationHook", NODE_OPTIONS);
+  // In `composePreModelHooks`, the request is fitted after the last hook (oversized results cut, request only).
+  return markHook(
+    summarizationStep(settings),
+    "messages",
+    fitting(settings, async () => settings.model),
+  );
+});
+
+const summarizationStep =
+  (settings: Summarization): SummarizationNodeFunction =>
+  async (state, config) =>
+    (await summarizedState(state, settings, async () => settings.model, config)) ?? (NO_UPDATE as SummarizationUpdate);
+
+/**
+ * The messages reducer of a parent graph whose node is an agent graph that summarizes (createSupervisor's and
+ * createSwarm's `stateSchema`). Such a node returns its whole list, not the `RemoveMessage` its hook applied, so
+ * `messagesStateReducer` would keep what was summarized and append the summary after the newest messages. An
+ * update that brings a summary the state lacks replaces what that graph was given: the update's list, then the
+ * state's messages after the last one it holds (written meanwhile). Any other update is `messagesStateReducer`'s.
+ */
+export const summarizedMessagesReducer = boundary(
+  "summarizedMessagesReducer",
+  (current: BaseMessage[], update: Messages) => {
+    const given = [update].flat() as BaseMessage[];
+    const ids = new Set(given.map((m) => m.id));
+    const held = new Set(current.map((m) => m.id));
+    if (given.some((m) => m.getType?.() === "remove") || !given.some((m) => isSummaryMessage(m) && !held.has(m.id)))
+      return applyMessagesUpdate(current, given);
+    let last = current.length;
+    while (last-- > 0 && !ids.has(current[last].id));
+    return applyMessagesUpdate([], [...given, ...current.slice(last + 1)]);
+  },
 );
 
-function summarizationStep(options: SummarizationNodeOptions, fn: string): SummarizationNodeFunction {
-  const settings = readSummarization(options, fn, { ...SUMMARIZATION, onError: option.fn });
-  return async (state, config) =>
-    (await summarizedState(state, settings, async () => settings.model, config)) ?? (NO_UPDATE as SummarizationUpdate);
+/**
+ * How a surface fits the request: {@link fittedRequest}, the request unchanged when it fails (reported); none
+ * when no trigger counts tokens (shortening results changes no message count).
+ */
+export function fitting(settings: Summarization<unknown>, model: () => Promise<SummarizerModel>) {
+  if (settings.trigger.some((size) => size.tokens ?? size.fraction))
+    return (list: BaseMessage[], config?: RunnableConfig) =>
+      orFallback(async () => fittedRequest(list, settings, await model()), list, settings, config);
 }
 
 /**
  * A surface's step: the update that stores the summarized history, or undefined when there is nothing to do or
  * summarizing failed (reported: `onError`, then the custom event).
  */
-export function summarizedState(
+export const summarizedState = (
   state: { messages?: unknown } | undefined,
   settings: Summarization<unknown>,
   model: () => Promise<SummarizerModel>,
-  config: RunnableConfig | undefined,
-): Promise<{ messages: BaseMessage[] } | undefined> {
-  return orFallback(
+  config?: RunnableConfig,
+) =>
+  orFallback(
     async () => {
       const list = readMessageList(state?.messages ?? [], settings.fn);
       const next = await summarizeRead(list, settings, await model(), config);
@@ -85,4 +125,3 @@ export function summarizedState(
     settings,
     config,
   );
-}

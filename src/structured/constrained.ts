@@ -28,7 +28,7 @@ import type { Dict } from "../values";
  * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
  * has no usable title, numbered past the names `taken`.
  */
-export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()): string {
+export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()) {
   const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
   name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
   for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;
@@ -38,13 +38,13 @@ export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: Readon
 /** Converse `outputConfig` for a format: `textFormat` json_schema, the schema as a JSON string (as the API wants it). */
 export const bedrockOutputConfig = boundary(
   "bedrockOutputConfig",
-  function bedrockOutputConfig(format: Pick<OutputFormat, "jsonSchema" | "name">): Dict {
-    const argument = "format.jsonSchema";
+  (format: Pick<OutputFormat, "jsonSchema" | "name">) => {
     const subset = subsetSchemaOf(format.jsonSchema);
     if (!subset.ok)
       throw new ToolCallRepairInputError(
-        `bedrockOutputConfig: ${argument} cannot be sent as a constrained format: ${subset.reason}. Use the "tool" or "prompted" strategy.`,
-        { argument },
+        `bedrockOutputConfig: format.jsonSchema cannot be sent as a constrained format: ${subset.reason}. ` +
+          'Use the "tool" or "prompted" strategy.',
+        { argument: "format.jsonSchema" },
       );
     const { description } = subset.schema;
     // The subset is a tree of plain JSON values: it always serialises.
@@ -61,23 +61,24 @@ export const bedrockOutputConfig = boundary(
  * A ChatBedrockConverse that sends `outputConfig` with every request: a derived object whose `invocationParams`
  * adds it (see the module comment). Everything else (client, model id, fields, callbacks) is the model's own.
  */
-export const withBedrockOutputConfig = boundary("withBedrockOutputConfig", function withBedrockOutputConfig<
-  M extends object,
->(model: M, outputConfig: Dict): M {
-  const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
-  if (typeof base !== "function")
-    throw expectedInput(
-      "withBedrockOutputConfig",
-      "model",
-      "a ChatBedrockConverse (a model with invocationParams())",
-      model,
-    );
-  return Object.assign(Object.create(model), {
-    invocationParams(options: unknown): Dict {
-      return { ...base.call(this, options), outputConfig };
-    },
-  });
-});
+export const withBedrockOutputConfig = boundary(
+  "withBedrockOutputConfig",
+  <M extends object>(model: M, outputConfig: Dict): M => {
+    const base = (model as { invocationParams?: unknown } | null)?.invocationParams;
+    if (typeof base !== "function")
+      throw expectedInput(
+        "withBedrockOutputConfig",
+        "model",
+        "a ChatBedrockConverse (a model with invocationParams())",
+        model,
+      );
+    return Object.assign(Object.create(model), {
+      invocationParams(options: unknown): Dict {
+        return { ...base.call(this, options), outputConfig };
+      },
+    });
+  },
+);
 
 /**
  * The model bound for one strategy: the description's model (an initChatModel model built first) with its own

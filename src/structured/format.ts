@@ -13,7 +13,8 @@ import {
 import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
 import { isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
-import { isDict, type Dict } from "../values";
+import { rebuildMessage } from "../messages/build";
+import { isDict, nonEmptyString, type Dict } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -74,7 +75,7 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
   full ??= toJsonSchema(schema as InteropZodType) as JsonSchema;
   // `$schema` dropped: it tells the model nothing and costs tokens. Named by the schema's title.
   const { $schema: _ignored, ...jsonSchema } = full;
-  return { jsonSchema, name: typeof full.title === "string" ? full.title : undefined, prompt, validate };
+  return { jsonSchema, name: nonEmptyString(full.title), prompt, validate };
 }
 
 /** Issues of zod or a Standard Schema, each with the path to the value at fault. */
@@ -96,11 +97,7 @@ export const isSchemaOptions = (value: unknown): value is { schema: unknown; pro
  */
 export const reactOutputFormat = <T = unknown>(format: unknown): OutputFormat<T> =>
   isSchemaOptions(format)
-    ? outputFormatOf<T>(
-        format.schema,
-        typeof format.prompt === "string" ? format.prompt : undefined,
-        "responseFormat.schema",
-      )
+    ? outputFormatOf<T>(format.schema, nonEmptyString(format.prompt), "responseFormat.schema")
     : outputFormatOf<T>(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
@@ -142,13 +139,10 @@ export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputF
  * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
  * schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
  */
-function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]): string[] {
+function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]) {
   const ancestors = new Set<string>();
-  for (const e of errors) {
-    for (let i = e.keywordLocation.indexOf("/"); i >= 0; i = e.keywordLocation.indexOf("/", i + 1)) {
-      ancestors.add(e.keywordLocation.slice(0, i));
-    }
-  }
+  for (const { keywordLocation: at } of errors)
+    for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
   const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
   return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
 }
@@ -158,7 +152,7 @@ function leafErrors(errors: readonly { instanceLocation: string; error: string; 
  * message, and the helpers that put the instructions into a system message without losing its fields.
  */
 /** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
-export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">): string {
+export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">) {
   return [
     prompt?.trim(),
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
@@ -183,14 +177,10 @@ export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "
   );
 
 /** `text` appended to a system message, as a new SystemMessage with every other field kept. */
-export function systemMessageWith(message: SystemMessage, text: string): SystemMessage {
-  const { content, additional_kwargs, response_metadata, id, name } = message;
-  return new SystemMessage({
+export function systemMessageWith(message: SystemMessage, text: string) {
+  const { content } = message;
+  return rebuildMessage(message, {
     content: typeof content === "string" ? promptWith(content, text) : [...content, { type: "text", text }],
-    additional_kwargs,
-    response_metadata,
-    id,
-    name,
   });
 }
 

@@ -16,7 +16,7 @@ const MAX_RESCANS = 4;
 const MAX_NESTING = 512;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
-export function answerText({ content }: BaseMessage): string {
+export function answerText({ content }: BaseMessage) {
   if (typeof content === "string") return content;
   return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
@@ -25,7 +25,7 @@ export function answerText({ content }: BaseMessage): string {
  * The JSON values in the text: the whole text when it is one, else the outermost balanced `{...}` / `[...]`
  * spans left to right (a fenced block is such a span). Linear in the text's length.
  */
-export function answerCandidates(text: string): unknown[] {
+export function answerCandidates(text: string) {
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   const whole = parseJson(trimmed);
   return whole === NOT_JSON ? balancedSpans(trimmed).map((span) => span.value) : [whole];
@@ -40,7 +40,7 @@ export function answerCandidates(text: string): unknown[] {
  * inside a string that never closes (a stray quote swallowed the rest) is redone from just after that quote, at
  * most {@link MAX_RESCANS} times; at most {@link MAX_SPAN_ATTEMPTS} spans are handed to JSON.parse.
  */
-export function balancedSpans(text: string): { text: string; value: unknown }[] {
+export function balancedSpans(text: string) {
   const closeOf = new Map<number, number>();
   let from = 0;
   for (let scan = 0; scan <= MAX_RESCANS && from < text.length; scan++) {
@@ -54,12 +54,11 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
   for (const [start, close] of [...closeOf].sort(([a], [b]) => a - b)) {
     if (start < resumeAt) continue; // inside a span already taken
     if (++attempts > MAX_SPAN_ATTEMPTS) break;
-    const end = close + 1;
-    const span = text.slice(start, end);
+    const span = text.slice(start, close + 1);
     const value = parseJson(span);
     if (value === NOT_JSON) continue;
     spans.push({ text: span, value });
-    resumeAt = end;
+    resumeAt = close + 1;
   }
   return spans;
 }
@@ -69,7 +68,7 @@ export function balancedSpans(text: string): { text: string; value: unknown }[] 
  * leaves the brackets open before it unclosed and the pass goes on. Returns the position of the quote whose
  * string was still open at the end of the text, or -1.
  */
-function pairBrackets(text: string, from: number, closeOf: Map<number, number>): number {
+function pairBrackets(text: string, from: number, closeOf: Map<number, number>) {
   let stack: number[] = [];
   let stringStart = -1;
   for (let i = from; i < text.length; i++) {
@@ -96,14 +95,14 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>):
 
 const NOT_JSON = Symbol("not JSON");
 
-const orElse = <T>(read: () => T, fallback: T): T => {
+const orElse = <T>(read: () => T, fallback: T) => {
   try {
     return read();
   } catch {
     return fallback;
   }
 };
-const parseJson = (source: string): unknown => orElse(() => JSON.parse(source), NOT_JSON);
+const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), NOT_JSON);
 
 /**
  * The structured response in an answer: the JSON values it holds ({@link answerCandidates}), validated by the
@@ -211,9 +210,8 @@ export async function resolveStructuredAnswer<T>(
  * The answer as it goes back to the model: text only (a corrected answer that called a tool would leave an
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
-export function textOnlyAnswer(raw: string, id?: string): AIMessage {
-  return new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
-}
+export const textOnlyAnswer = (raw: string, id?: string): AIMessage =>
+  new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
 
 /** One structured response, as reported to `onStructuredResponse`. */
 export interface StructuredResponseReport {
@@ -239,7 +237,7 @@ export function structuredUpdate(
   resolved: Resolved<unknown>,
   modelId?: string,
   replaced = resolved.answer as AIMessage,
-): Record<string, unknown> {
+) {
   const { value: structuredResponse, answer, corrections } = resolved;
   options.onStructuredResponse?.({ strategy, value: structuredResponse, corrections, modelId });
   if (answer === replaced) return { structuredResponse };

@@ -212,7 +212,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
  * What the subset lacks, appended to the description the way Anthropic's SDKs write it:
  * `{minimum: 1, maximum: 5}` after a blank line.
  */
-function withMoved(out: Dict, moved: Dict): Dict {
+function withMoved(out: Dict, moved: Dict) {
   const entries = Object.entries(moved);
   if (entries.length === 0) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
@@ -220,4 +220,4 @@ function withMoved(out: Dict, moved: Dict): Dict {
   return { ...out, description: typeof d === "string" && d !== "" ? `${d}\n\n${text}` : text };
 }
 
-const isScalar = (value: unknown): boolean => value === null || ["string", "number", "boolean"].includes(typeof value);
+const isScalar = (value: unknown) => value === null || ["string", "number", "boolean"].includes(typeof value);

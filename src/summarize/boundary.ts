@@ -44,7 +44,7 @@ export function pairToolCalls(messages: readonly BaseMessage[]) {
 }
 
 /** Number of leading system messages (kept as they are, never summarized). */
-export function leadingSystemCount(messages: readonly BaseMessage[]): number {
+export function leadingSystemCount(messages: readonly BaseMessage[]) {
   let count = 0;
   while (count < messages.length && SystemMessage.isInstance(messages[count])) count++;
   return count;
@@ -76,7 +76,7 @@ export const approximateTokenCounter = boundary("approximateTokenCounter", (mess
 });
 
 /** Text length of content: strings and text blocks by their length, anything else by its JSON (bounded by `room`). */
-function contentLength(content: unknown, room: number): number {
+function contentLength(content: unknown, room: number) {
   if (typeof content === "string") return content.length;
   if (!Array.isArray(content)) return content === undefined || content === null ? 0 : safeJson(content, room).length;
   let length = 0;
@@ -161,7 +161,7 @@ const BOUNDARY = { keepLast: option.count, maxTokens: option.count, tokenCounter
  * summarize callerless results at the cut, then move back before every call a kept result answers (each newly
  * kept message is walked too, so one pass from the end reaches the fixed point). Linear.
  */
-export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number): number {
+export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number) {
   const { callIndexOf } = pairToolCalls(messages);
   let cut = Math.min(messages.length, Math.max(leadingSystemCount(messages), budgetCut));
   // The exchange the history ends on, when its calls are not all answered (the provider's view): kept whole.
@@ -180,14 +180,14 @@ export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number)
  * (`{ role, content }`, stored or serialized messages, strings) coerced the way the engine reads them. Same
  * length and positions as the input, so indexes found on the result are indexes into the input.
  */
-export function readMessageList(messages: unknown, fn: string): BaseMessage[] {
+export function readMessageList(messages: unknown, fn: string) {
   assertArray(messages, fn);
   // A hole reads as undefined: refused naming its index.
   return Array.from(messages, readMessage);
 }
 
 /** The count a user's counter (`options.tokenCounter`) returned, refused unless it is a number >= 0. */
-function checkedCount(count: unknown): number {
+function checkedCount(count: unknown) {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
   const promise = count instanceof Promise;

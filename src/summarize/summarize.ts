@@ -12,6 +12,7 @@ import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from ".
 import { type OptionTable, kind, option, readOptions } from "../options";
 import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
 import { isDict } from "../values";
+import { rebuildMessage } from "../messages/build";
 import {
   approximateTokenCounter,
   asyncCounter,
@@ -121,10 +122,10 @@ export const SUMMARIZATION: OptionTable = {
   acknowledgement: option.string,
 };
 
-const SIZE: OptionTable = { messages: option.count, tokens: option.count, fraction: option.count };
+const SIZE = { messages: option.count, tokens: option.count, fraction: option.count };
 
 /** A trigger condition (`trigger`: every limit > 0) or a keep size (`>= 0`), each limit checked. */
-function readSize(value: unknown, fn: string, path: string, trigger: boolean): ContextSize {
+function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
   const shape = trigger ? TRIGGER_SHAPE : KEEP_SHAPE;
   const size = readOptions<Record<string, number>>(value, fn, SIZE, path);
   for (const [key, n] of Object.entries(size))
@@ -172,7 +173,7 @@ export function readSummarization<M = SummarizerModel>(
  * `getModelContextSize(name)`, which answers 4,097 for any name it does not know (every Bedrock and recent
  * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
  */
-function inputLimit(model: unknown, fn: string): number {
+function inputLimit(model: unknown, fn: string) {
   const limit = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
   if (typeof limit === "number" && limit > 0) return limit;
   throw new ToolCallRepairInputError(
@@ -204,24 +205,17 @@ export async function summarizeRead(
   config?: RunnableConfig,
 ): Promise<BaseMessage[] | undefined> {
   const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
-  // langchain's `shouldSummarize`: any condition (OR) whose every limit (AND) the history reaches (`>=`).
-  let total: number | undefined;
-  const tokens = async () => (total ??= await count(messages));
-  let fires = false;
-  for (const { messages: atLeast = 0, tokens: least, fraction } of settings.trigger)
-    fires ||=
-      messages.length >= atLeast &&
-      (least === undefined || (await tokens()) >= least) &&
-      (fraction === undefined || (await tokens()) >= Math.floor(inputLimit(model, fn) * fraction));
-  if (!fires) return undefined;
+  // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
+  // brings it under the trigger, the summarizer is not called (the model is sent that request).
+  if (!(await fires(await fittedRequest(messages, settings, model), settings, model))) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
   // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
   const n = messages.length;
-  const budget = "tokens" in keep ? keep.tokens : "fraction" in keep ? inputLimit(model, fn) * keep.fraction : 0;
+  const budget = tokenLimit(keep, model, fn);
   const keepCut =
-    "messages" in keep
-      ? n - keep.messages
+    budget === undefined
+      ? n - (keep as { messages: number }).messages
       : Math.min(
           await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
           Math.max(systemCount, n - 1),
@@ -242,6 +236,42 @@ export async function summarizeRead(
   });
   const text = contentText(isDict(response) ? response.content : response);
   return [...system, ...buildSummaryMessages(text, kept, settings), ...kept];
+}
+
+/** Whether `messages` reach the trigger: any condition (OR) whose every limit (AND) they reach (`>=`), as langchain's. */
+async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarization<unknown>, model: unknown) {
+  let total: number | undefined;
+  for (const size of trigger) {
+    const limit = tokenLimit(size, model, fn);
+    if (messages.length >= (size.messages ?? 0) && (limit === undefined || (total ??= await count(messages)) >= limit))
+      return true;
+  }
+  return false;
+}
+
+/** The tokens a condition needs (`>=` all it sets): its `tokens`, and its `fraction` of the model's input limit. */
+const tokenLimit = ({ tokens, fraction }: ContextSize, model: unknown, fn: string) =>
+  fraction === undefined ? tokens : Math.max(tokens ?? 0, Math.floor(inputLimit(model, fn) * fraction));
+
+/**
+ * What the model is sent for `messages`: once they reach the trigger, every tool result counting more than a
+ * quarter of the smallest token trigger is cut to about that size, with a note the model reads, in the request
+ * only (the stored result is untouched). The same array when nothing is cut, or the trigger counts no tokens.
+ */
+export async function fittedRequest(messages: BaseMessage[], settings: Summarization<unknown>, model: unknown) {
+  const limits = settings.trigger.flatMap((size) => tokenLimit(size, model, settings.fn) ?? []);
+  if (!limits.length || !(await fires(messages, settings, model))) return messages;
+  const cap = Math.min(...limits) / 4;
+  const out = await Promise.all(
+    messages.map(async (m) => {
+      const size = isToolResult(m) ? await settings.count([m]) : 0;
+      const text = size > cap ? contentText(m.content) : "";
+      const shown = Math.floor((text.length * cap) / size);
+      const note = `[Shortened in this request: the first ${shown} of ${text.length} characters of this tool result.]`;
+      return shown < text.length ? rebuildMessage(m, { content: `${text.slice(0, shown)}\n\n${note}` }) : m;
+    }),
+  );
+  return out.some((m, i) => m !== messages[i]) ? out : messages;
 }
 
 /**
@@ -292,10 +322,9 @@ export function buildSummaryMessages(
  */
 
 /** Content block types that carry a tool call (rendered as calls, not as text), or are not conversation text. */
-const SILENT_BLOCK_TYPES = new Set([
-  ...["tool_use", "tool_call", "server_tool_use", "input_json_delta", "tool_call_chunk"],
-  ...["thinking", "redacted_thinking", "reasoning"],
-]);
+const SILENT_BLOCK_TYPES = new Set(
+  "tool_use tool_call server_tool_use input_json_delta tool_call_chunk thinking redacted_thinking reasoning".split(" "),
+);
 
 /**
  * Render `messages` as text, one entry per message:
@@ -315,12 +344,12 @@ export const messagesToTranscript = boundary("messagesToTranscript", (messages: 
 );
 
 /** {@link messagesToTranscript} of messages already read. */
-export function transcriptOf(messages: readonly BaseMessage[]): string {
+export function transcriptOf(messages: readonly BaseMessage[]) {
   const callNames = new Map<unknown, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }
 
-function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>): string {
+function renderMessage(message: BaseMessage, callNames: Map<unknown, string | undefined>) {
   const text = contentText(message.content);
   if (isAssistant(message)) {
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
@@ -351,16 +380,13 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
-export function contentText(content: unknown): string {
+export function contentText(content: unknown) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map(blockText)
-    .filter((text) => text !== "")
-    .join("\n");
+  return content.flatMap((block) => blockText(block) || []).join("\n");
 }
 
-function blockText(block: unknown): string {
+function blockText(block: unknown) {
   if (typeof block === "string") return block;
   if (!isDict(block)) return "";
   const { type, text } = block;

@@ -39,7 +39,7 @@ export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
  */
 export const trimMessagesSafely = boundary(
   "trimMessagesSafely",
-  async function trimMessagesSafely(messages: BaseMessage[], options: TrimMessagesOptions): Promise<BaseMessage[]> {
+  async (messages: BaseMessage[], options: TrimMessagesOptions) => {
     const fn = "trimMessagesSafely";
     const list = readMessageList(messages, fn);
     const read = readOptions<Trim & { tokenCounter: Counter }>(options, fn, TRIM);
@@ -78,7 +78,7 @@ const TRIM = {
   textSplitter: either("a function or a text splitter", "splitText"),
 };
 
-async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
+async function trimFirstSafely(messages: BaseMessage[], trim: Trim) {
   // The longest prefix that fits; core then trims it plus the next message (the one allowPartial may shorten).
   const n = messages.length;
   const fits = async (cut: number) => (await trim.tokenCounter(messages.slice(0, n - cut))) <= trim.maxTokens;
@@ -92,7 +92,7 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim): Promise<Bas
   return trimmed.slice(window.start, window.end);
 }
 
-async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<BaseMessage[]> {
+async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   let end = messages.length;
   while (end > 0 && !isOfType(messages[end - 1], trim.endOn)) end--;
@@ -103,9 +103,8 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim): Promise<Base
     (await trim.tokenCounter([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
   const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
-  const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
-    (m): m is BaseMessage => m !== undefined,
-  );
+  const output = await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined });
+  const trimmed = output.filter((m) => m !== undefined);
   const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);

@@ -480,3 +480,40 @@ describe("summarizationMiddleware options (langchain's, where they make sense)",
     bad({ model: model(), trigger: { messages: 3 }, prompt: () => [] }, "options.prompt");
   });
 });
+
+describe("summarizationMiddleware: a summary that cannot help is not made (issue 34)", () => {
+  it("sends an oversized tool result shortened, stores it whole, and calls no summarizer", async () => {
+    const stub = await startBedrockStub({
+      script: [{ toolCalls: [{ name: "list_apps", args: {} }] }, { text: "800 apps" }],
+    });
+    try {
+      const summarizer = { prompts: 0, invoke: async () => ({ content: `summary ${++summarizer.prompts}` }) };
+      const listApps = tool(async () => "a".repeat(60_000), {
+        name: "list_apps",
+        description: "Lists the apps",
+        schema: z.object({}),
+      });
+      const agent = createAgent({
+        model: bedrockModel(stub),
+        tools: [listApps],
+        middleware: [
+          summarizationMiddleware({ model: summarizer, trigger: { tokens: 4000 }, keep: { messages: 4 } }),
+          toolCallRepairMiddleware(),
+        ],
+        checkpointer: new MemorySaver(),
+      });
+      const config = { configurable: { thread_id: "apps" } };
+      const result = await agent.invoke({ messages: [new HumanMessage("List the apps")] }, config);
+      expect(result.messages.at(-1)?.text).toBe("800 apps");
+      expect(stub.rejections).toEqual([]);
+      const sent = JSON.stringify((stub.requests[1] as { messages: unknown[] }).messages);
+      expect(sent).toContain("[Shortened in this request: the first");
+      expect(sent.length).toBeLessThan(10_000);
+      const stored = result.messages.find((m) => ToolMessage.isInstance(m))!;
+      expect(stored.content).toBe("a".repeat(60_000));
+      expect(summarizer.prompts).toBe(0);
+    } finally {
+      await stub.close();
+    }
+  });
+});
