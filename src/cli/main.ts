@@ -2,7 +2,6 @@
  * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
 import { revertThreads, saverTarget } from "../threads/revert";
@@ -122,7 +121,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const written = manifest?.close();
     if (written)
       (json ? err : out).write(
-        `Manifest: ${manifest!.path} (${many(written, "thread")} changed); undo with: langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
+        `Manifest: ${manifest!.path} (${many(written, "thread")} changed); undo with: ` +
+          `langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
       );
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
