@@ -36,8 +36,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const { store, saverOptions, command, json, verbose, apply, threads, limit, messagesKey, provider, since, shard } =
-    args;
+  const { store, saverOptions, command, json, verbose, apply, messagesKey } = args;
+  const { threads, limit, provider, since, shard, concurrency } = args;
   redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
@@ -62,12 +62,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         progress.tick("");
       }
       progress.finish("");
-      if (!json)
-        out.write(
-          `${label}: ${Object.entries(counts)
-            .map(([status, n]) => `${num(n)} ${status}`)
-            .join(", ")}\n`,
-        );
+      const summary = Object.entries(counts).map(([status, n]) => `${num(n)} ${status}`);
+      if (!json) out.write(`${label}: ${summary.join(", ")}\n`);
       return io.signal?.aborted ? 130 : counts.skipped + counts.failed && 1;
     }
     // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
@@ -75,16 +71,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     for (const thread of threads ?? [])
       if ((await threadSourceFor(saver, { threads: [thread] }).next()).done) missing.push(JSON.stringify(thread));
     if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
-    const options = {
-      threads,
-      limit,
-      messagesKey,
-      provider,
-      since,
-      shard,
-      concurrency: args.concurrency,
-      signal: io.signal,
-    };
+    const options = { threads, limit, messagesKey, provider, since, shard, concurrency, signal: io.signal };
     if (io.stderr.isTTY || args.progress) countThreads(saver, options).then(progress.total, () => {});
     const broken = async () => {
       let n = 0;
@@ -100,14 +87,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);
-      const written = "written" in report && report.written?.configurable?.checkpoint_id;
-      if (written)
-        manifest!.add({
-          thread: report.threadId,
-          namespace: report.namespace,
-          previousCheckpointId: report.checkpointId!,
-          checkpointId: written,
-        });
+      const checkpointId = "written" in report && report.written?.configurable?.checkpoint_id;
+      const { threadId: thread, namespace, checkpointId: previousCheckpointId = "" } = report;
+      if (checkpointId) manifest!.add({ thread, namespace, previousCheckpointId, checkpointId });
       const lines = json ? [reportJson(report)] : renderThread(report, verbose);
       if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
       progress.tick(`${num(tally.count("broken"))} broken`);

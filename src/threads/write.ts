@@ -46,7 +46,7 @@ export const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig
 });
 
 /** The marker of a repair checkpoint written on top of checkpoint `repaired`. */
-export const repairMarker = (repaired: string, fix: StoredRepair): Omit<RepairMetadata, "tool" | "version"> => ({
+export const repairMarker = (repaired: string, fix: StoredRepair) => ({
   repaired,
   repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
     action,
