@@ -72,7 +72,7 @@ type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
 /** The scan's options, declared with the shared option kinds (`src/options.ts`). */
-const SCAN_OPTIONS = {
+export const SCAN_OPTIONS = {
   threads: kind("an array of thread id strings", (v) => Array.isArray(v) && v.every((t) => typeof t === "string")),
   provider: option.oneOf(PROVIDERS),
   messagesKey: option.name,

@@ -1,0 +1,218 @@
+/**
+ * Healing a deployment through the Agent Server's API, against the real server (`langgraph dev`, in memory, on
+ * 127.0.0.1) deploying graphs that do not use the package (test/threads/support/platform): a createAgent graph and
+ * a StateGraph + ToolNode graph, both on the real ChatOpenAI pointed at the strict OpenAI stub. Threads are broken
+ * the ways a deployment breaks them (runs.cancel, a multitask interrupt, a client that disconnects, each followed
+ * by a new message the provider refuses), next to clean ones, one left open by a cancel and one never run.
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repairApiThreads, revertApiFix, scanApiThreads } from "../../src/threads/api";
+import type { ThreadRepairReport } from "../../src/threads/repair";
+import type { ThreadReport } from "../../src/threads/scan";
+import { startOpenAIStub, type RunningStub } from "../support/stubs";
+import { agentServerOrReason, type AgentServer } from "./support/agent-server";
+
+type Wire = { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string }[] };
+const messagesOf = (request: unknown) => (request as { messages: Wire[] }).messages;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let stub: RunningStub;
+let server: AgentServer | string;
+let client: Client;
+
+beforeAll(async () => {
+  // "slow ...": two calls, one done in 20 ms and one in 3 s (so a run can be broken while it waits); else text.
+  stub = await startOpenAIStub({
+    script: (request) =>
+      String(messagesOf(request).at(-1)?.content).startsWith("slow")
+        ? {
+            toolCalls: [
+              { name: "wait", args: { ms: 20 } },
+              { name: "wait", args: { ms: 3000 } },
+            ],
+          }
+        : { text: "ok" },
+  });
+  server = await agentServerOrReason({ LGTR_STUB_URL: stub.url });
+  if (typeof server !== "string") client = new Client({ apiUrl: server.url });
+}, 120_000);
+
+afterAll(async () => {
+  if (typeof server !== "string") await server?.close();
+  await stub?.close();
+});
+
+const input = (text: string) => ({ messages: [{ role: "user", content: text }] });
+
+/** A new thread of `graph` whose run is under way, past the model's calls (the 20 ms call has finished). */
+async function runningThread(graph: string, tag: string) {
+  const threadId = (await client.threads.create({ graphId: graph })).thread_id;
+  const run = await client.runs.create(threadId, graph, { input: input(`slow ${tag}`) });
+  for (let i = 0; i < 200; i++) {
+    const { values } = await client.threads.getState<{ messages?: Wire[] }>(threadId);
+    if (values.messages?.some((m) => m.tool_calls?.length)) break;
+    await sleep(50);
+  }
+  await sleep(300);
+  return { threadId, run };
+}
+
+/** A new message on a thread whose calls were left unanswered: the provider refuses it, the run errors. */
+async function newMessageRefused(threadId: string, graph: string, tag: string) {
+  await expect(client.runs.wait(threadId, graph, { input: input(`hello ${tag}`) })).rejects.toThrow(/tool_call_ids/);
+}
+
+const historyLength = async (threadId: string) => (await client.threads.getHistory(threadId, { limit: 1000 })).length;
+const collect = async <T>(it: AsyncIterable<T>) => {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+};
+
+describe("a deployment healed through the Agent Server's API", () => {
+  it("scan names the broken threads; repair adds one checkpoint to each; the provider takes the next message", async (context) => {
+    if (typeof server === "string") return context.skip(server);
+    const broken: Record<string, string> = {};
+    // runs.cancel of the createAgent graph mid-tools, then a new message.
+    const cancelled = await runningThread("agent", "cancel");
+    await client.runs.cancel(cancelled.threadId, cancelled.run.run_id, true, "interrupt");
+    await newMessageRefused(cancelled.threadId, "agent", "cancel");
+    broken.cancel = cancelled.threadId;
+    // A multitask interrupt of the ToolNode graph: the new run is the new message.
+    const interrupted = await runningThread("toolnode", "multitask");
+    await expect(
+      client.runs.wait(interrupted.threadId, "toolnode", {
+        input: input("hello multitask"),
+        multitaskStrategy: "interrupt",
+      }),
+    ).rejects.toThrow(/tool_call_ids/);
+    broken.multitask = interrupted.threadId;
+    // A streaming client that disconnects (onDisconnect cancel), then a new message.
+    const disconnect = new AbortController();
+    const streamed = (await client.threads.create({ graphId: "agent" })).thread_id;
+    const stream = client.runs.stream(streamed, "agent", {
+      input: input("slow disconnect"),
+      onDisconnect: "cancel",
+      signal: disconnect.signal,
+    });
+    const reading = (async () => {
+      for await (const _ of stream);
+    })().catch(() => {});
+    for (let i = 0; i < 200; i++) {
+      const { values } = await client.threads.getState<{ messages?: Wire[] }>(streamed);
+      if (values.messages?.some((m) => m.tool_calls?.length)) break;
+      await sleep(50);
+    }
+    disconnect.abort();
+    await reading;
+    for (let i = 0; i < 100 && (await client.threads.get(streamed)).status === "busy"; i++) await sleep(100);
+    await newMessageRefused(streamed, "agent", "disconnect");
+    broken.disconnect = streamed;
+    // Clean threads of both graphs, one left open by a cancel (a resume still runs its tools), one never run.
+    const clean: string[] = [];
+    for (const graph of ["agent", "toolnode"]) {
+      const threadId = (await client.threads.create({ graphId: graph })).thread_id;
+      await client.runs.wait(threadId, graph, { input: input(`hi ${graph}`) });
+      clean.push(threadId);
+    }
+    const open = await runningThread("agent", "open");
+    await client.runs.cancel(open.threadId, open.run.run_id, true, "interrupt");
+    const neverRun = (await client.threads.create()).thread_id;
+
+    const scan = await collect(scanApiThreads(client));
+    const by = <R extends ThreadReport | ThreadRepairReport>(reports: R[], id: string) =>
+      reports.find((r) => r.threadId === id)!;
+    expect(
+      scan
+        .filter((r) => r.status === "broken")
+        .map((r) => r.threadId)
+        .sort(),
+    ).toEqual(Object.values(broken).sort());
+    expect(by(scan, open.threadId).status).toBe("open");
+    expect(by(scan, neverRun).status).toBe("no_messages");
+    for (const id of clean) expect(by(scan, id).status).toBe("clean");
+
+    const lengths = new Map(
+      await Promise.all(
+        [...clean, open.threadId, ...Object.values(broken)].map(async (id) => [id, await historyLength(id)] as const),
+      ),
+    );
+    const dry = await collect(repairApiThreads(client));
+    expect(
+      dry
+        .filter((r) => r.status === "would_repair")
+        .map((r) => r.threadId)
+        .sort(),
+    ).toEqual(Object.values(broken).sort());
+    for (const [id, n] of lengths) expect(await historyLength(id)).toBe(n); // a dry run writes nothing
+
+    const repaired = await collect(repairApiThreads(client, { apply: true }));
+    expect(
+      repaired
+        .filter((r) => r.status === "repaired")
+        .map((r) => r.threadId)
+        .sort(),
+    ).toEqual(Object.values(broken).sort());
+    expect(by(repaired, neverRun)).toMatchObject({ status: "unchanged", found: "no_messages" });
+    for (const id of [...clean, open.threadId]) {
+      expect(by(repaired, id).status).toBe("unchanged");
+      expect(await historyLength(id)).toBe(lengths.get(id)); // no new checkpoint
+    }
+    for (const id of Object.values(broken)) {
+      const [latest, parent] = await client.threads.getHistory(id, { limit: 2 });
+      expect(latest.metadata?.source).toBe("update");
+      expect(parent.checkpoint.checkpoint_id).toBe(by(repaired, id).checkpointId);
+      expect(latest.checkpoint.checkpoint_id).toBe(by(repaired, id).written?.configurable?.checkpoint_id);
+      expect(await historyLength(id)).toBe(lengths.get(id)! + 1); // the history kept, one checkpoint on top
+    }
+    // The createAgent graph runs each call as its own task: the call that finished before the cancel is put back.
+    const salvaged = by(repaired, broken.cancel);
+    expect(salvaged.salvaged).toHaveLength(1);
+    expect(salvaged.after?.map((m) => m.content)).toContain("waited 20 ms");
+
+    expect((await collect(scanApiThreads(client))).filter((r) => r.status === "broken")).toEqual([]);
+
+    // The next message on each repaired thread: the strict stub accepts it, and was sent every call answered.
+    const rejected = stub.rejections.length;
+    for (const [tag, id] of Object.entries(broken)) {
+      const graph = tag === "multitask" ? "toolnode" : "agent";
+      await client.runs.wait(id, graph, { input: input(`again ${tag}`) });
+      const sent = messagesOf(
+        [...stub.requests].reverse().find((r) => messagesOf(r).at(-1)?.content === `again ${tag}`),
+      );
+      const calls = sent.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+      expect(calls).toHaveLength(2);
+      expect(
+        sent
+          .filter((m) => m.role === "tool")
+          .map((m) => m.tool_call_id)
+          .sort(),
+      ).toEqual([...calls].sort());
+      if (tag === "cancel") expect(sent.map((m) => m.content)).toContain("waited 20 ms");
+    }
+    expect(stub.rejections.length).toBe(rejected);
+  }, 120_000);
+
+  it("revertApiFix puts the messages before a fix back as one more checkpoint; a thread that moved on is left alone", async (context) => {
+    if (typeof server === "string") return context.skip(server);
+    const { threadId, run } = await runningThread("agent", "revert");
+    await client.runs.cancel(threadId, run.run_id, true, "interrupt");
+    await newMessageRefused(threadId, "agent", "revert");
+    const before = (await client.threads.getHistory<{ messages: Wire[] }>(threadId, { limit: 1 }))[0];
+    const reports = await collect(repairApiThreads(client, { apply: true }));
+    const fix = reports.find((r) => r.threadId === threadId) as ThreadRepairReport;
+    expect(fix.status).toBe("repaired");
+    const line = {
+      thread: threadId,
+      previousCheckpointId: fix.checkpointId!,
+      checkpointId: fix.written!.configurable!.checkpoint_id,
+    };
+    expect(await revertApiFix(client, line)).toBeUndefined();
+    const after = (await client.threads.getHistory<{ messages: Wire[] }>(threadId, { limit: 1 }))[0];
+    expect(after.values.messages).toEqual(before.values.messages);
+    expect((await collect(scanApiThreads(client))).find((r) => r.threadId === threadId)?.status).toBe("broken");
+    // Reverting again: the thread's latest checkpoint is no longer the fix.
+    expect(await revertApiFix(client, line)).toMatch(/not the fix/);
+  }, 60_000);
+});
