@@ -33,7 +33,29 @@ const FLAGS: Record<string, string> = {
     "store together; every thread is in exactly one shard (a hash of its id)",
   concurrency: "N threads read and repaired at a time (default 4)",
   json: " one JSON line per thread instead of the summary",
+  verbose: " the provider rules (ids) behind each thread that needs request shaping",
+  progress: " progress on stderr also when it is not a terminal (a pipe, a CI log)",
   apply: " repair: write the fixes (default: dry run)",
+  yes: " repair --apply, revert: write without asking (required without a terminal)",
+  manifest:
+    "FILE repair --apply: where to list what it changed (default: a new\n" +
+    "tool-repair-manifest-<UTC time>.jsonl here); revert: the list to undo",
+};
+
+/** The flags of each command but the store's (and but scan's, for repair). */
+const SCAN_FLAGS = Object.keys(FLAGS).slice(4, -3);
+const COMMAND_FLAGS: Record<string, string[]> = {
+  scan: SCAN_FLAGS,
+  repair: [...SCAN_FLAGS, "apply", "yes", "manifest"],
+  revert: ["messages-key", "json", "progress", "yes", "manifest"],
+};
+
+/** ` (did you mean X?)` when `name` is a typo of one of `names`. */
+const didYouMean = (name: string | undefined, names: readonly string[], prefix = "") => {
+  // A typo, or the same letters in another order (scna).
+  const sorted = (text: string) => [...text].sort().join("");
+  const near = name && (nearestName(name, names) ?? names.find((n) => sorted(n) === sorted(name)));
+  return near ? ` (did you mean ${prefix}${near}?)` : "";
 };
 
 /** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
@@ -55,6 +77,9 @@ Usage:
   langgraph-tool-repair scan   <store> [options]   report broken threads (nothing is written)
   langgraph-tool-repair repair <store> [options]   show the fix of each broken thread (dry run)
   langgraph-tool-repair repair <store> --apply     write each fix as a new checkpoint on top of its thread
+                                                   (asks first; lists them in a manifest)
+  langgraph-tool-repair revert <store> --manifest FILE
+                                                   undo that: each thread's head holds its old messages again
 
 Store (exactly one):
 ${lines.slice(0, 4).join("\n")}
@@ -63,8 +88,12 @@ Options:
 ${lines.slice(4).join("\n")}
   -h, --help, --version
 
-Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or skipped repairs, or a
-repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
+Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
+never stored), or broken (repair fixes it).
+
+Exit codes: 0 nothing broken; 1 broken threads found (scan, dry run), failed or skipped repairs or reverts,
+a repair stopped at --limit (run again) or a write declined; 2 usage or connection error (also: no command);
+130 stopped by Ctrl-C (run again).
 `;
 
 /** Throws the usage error `message` unless `ok`. */
@@ -111,20 +140,32 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
     const { message } = error as Error;
     const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
-    const near = unknown && nearestName(unknown.replace(/^-+/, ""), Object.keys(OPTIONS));
-    throw new UsageError(unknown ? `unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ""}` : message);
+    throw new UsageError(
+      unknown
+        ? `unknown option ${unknown}${didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--")}`
+        : message,
+    );
   }
   const {
     values,
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
+  const allowed = COMMAND_FLAGS[command];
   check(
-    command === "scan" || command === "repair",
-    `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
+    allowed,
+    command === undefined
+      ? "no command: use scan, repair or revert"
+      : `unknown command "${command}"${didYouMean(command, Object.keys(COMMAND_FLAGS))}: use scan, repair or revert`,
   );
   check(!rest.length, "unexpected argument after the command");
-  check(!v.apply || command === "repair", "--apply belongs to repair");
+  const stray = Object.keys(v).find((flag) => Object.keys(FLAGS).indexOf(flag) >= 4 && !allowed.includes(flag));
+  check(!stray, `--${stray} does not apply to ${command}`);
+  check(
+    !(v.yes || v.manifest) || command !== "repair" || v.apply,
+    `--${v.yes ? "yes" : "manifest"} goes with repair --apply`,
+  );
+  check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 
   const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
   check(stores.length === 1, "give one store: --sqlite FILE, --postgres URL or --saver MODULE");
@@ -153,7 +194,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const provider = v.provider as Provider | undefined;
   check(
     provider === undefined || PROVIDERS.includes(provider),
-    `--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}`,
+    `--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}${didYouMean(provider, PROVIDERS)}`,
   );
   const messagesKey = v["messages-key"] ?? "messages";
   check(messagesKey, "--messages-key: empty key");
@@ -174,7 +215,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     provider,
     messagesKey,
     json: !!v.json,
+    verbose: !!v.verbose,
+    progress: !!v.progress,
     apply: !!v.apply,
+    yes: !!v.yes,
+    manifest: v.manifest,
     since: v.since === undefined ? undefined : parseSince(v.since, now),
     limit: positiveInteger("limit", v.limit),
     shard: index ? { index, count } : undefined,

@@ -1,22 +1,43 @@
 /**
- * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
+ * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
+import { revertThreads, saverTarget } from "../threads/revert";
+import { countThreads } from "../threads/source";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { closeSaver, openStore, type ModuleImporter } from "./connect";
-import { progressLine, type ProgressStream } from "./progress";
+import { confirmWrites, defaultManifestPath, openManifest, readManifest, type ConfirmIO } from "./manifest";
+import { num, progressLine, type ProgressStream } from "./progress";
 import { optionSecrets, redactor, urlSecrets } from "./redact";
-import { renderSummary, renderThread, reportJson, Tally } from "./render";
+import { renderRevert, renderSummary, renderThread, reportJson, Tally } from "./render";
 
-export interface CliIO {
+export interface CliIO extends ConfirmIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
   env?: Record<string, string | undefined>;
   /** Aborted on Ctrl-C: the command stops between threads. */
   signal?: AbortSignal;
   importModule?: ModuleImporter;
+}
+
+type Out = { write(text: string): unknown };
+
+/** Whether the store holds a checkpoint of `thread` (any namespace): one query, else the first of `list`. */
+async function holdsThread(saver: BaseCheckpointSaver, thread: string) {
+  const counted = await countThreads(saver, { threads: [thread] });
+  if (counted !== undefined) return counted > 0;
+  // A thread whose checkpoints do not decode exists: the scan reports it unreadable.
+  return saver
+    .list({ configurable: { thread_id: thread } }, { limit: 1 })
+    [Symbol.asyncIterator]()
+    .next()
+    .then(
+      (first) => !first.done,
+      () => true,
+    );
 }
 
 /** The exit code (see the help): 0 nothing broken, 1 broken threads or repairs left, 2 usage, 130 interrupted. */
@@ -34,33 +55,60 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const { command, store, saverOptions, json, apply, ...selection } = args;
+  const { store, saverOptions } = args;
   redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
-  const { saver, label } = opened;
+  const { saver } = opened;
   try {
-    const options = { ...selection, signal: io.signal };
-    const { limit, shard, since } = selection;
-    const repair = command === "repair";
-    const progress = progressLine(io.stderr);
-    const tally = new Tally();
-    const notFound = new Set(options.threads);
-    for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
-      notFound.delete(report.threadId);
-      tally.add(report);
-      const lines = json ? [reportJson(report)] : renderThread(report);
-      if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
-      progress.tick(`${tally.count("broken")} broken`);
+    return await (args.command === "revert" ? revert : scanOrRepair)(saver, opened.label, args, io, out);
+  } catch (error) {
+    return fail((error as Error).message);
+  } finally {
+    await closeSaver(saver).catch(() => {});
+  }
+}
+
+async function scanOrRepair(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, out: Out) {
+  const { command, json, verbose, apply, threads, limit, shard, since, messagesKey } = args;
+  const options = {
+    ...{ threads, limit, shard, since, messagesKey, provider: args.provider, concurrency: args.concurrency },
+    signal: io.signal,
+  };
+  const repair = command === "repair";
+  // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
+  const missing = [];
+  for (const thread of threads ?? []) if (!(await holdsThread(saver, thread))) missing.push(JSON.stringify(thread));
+  if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
+  const progress = progressLine(io.stderr, undefined, args.progress);
+  if (io.stderr.isTTY || args.progress) countThreads(saver, options).then(progress.total, () => {});
+  const manifest = apply ? openManifest(args.manifest ?? defaultManifestPath()) : undefined;
+  try {
+    if (apply && !(await confirmApply(saver, label, args, io, manifest!.path))) {
+      out.write("Nothing written.\n");
+      return 1;
     }
-    progress.finish();
+    const tally = new Tally();
+    for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
+      tally.add(report);
+      const written = report.status === "repaired" && "written" in report && report.written?.configurable;
+      if (written)
+        manifest!.add({
+          thread: report.threadId,
+          namespace: report.namespace,
+          previousCheckpointId: report.checkpointId!,
+          checkpointId: written.checkpoint_id,
+        });
+      const lines = json ? [reportJson(report)] : renderThread(report, verbose);
+      if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
+      progress.tick(`${num(tally.count("broken"))} broken`);
+    }
+    progress.finish(`${num(tally.count("broken"))} broken`);
     const interrupted = io.signal?.aborted;
-    // A mistyped --thread would otherwise read as a clean store (a limit, a shard or --since may leave a thread out).
-    if (notFound.size > 0 && !(interrupted || limit || shard || since))
-      err.write(
-        `--thread: no checkpoint in ${label} for ${[...notFound].map((id) => JSON.stringify(id)).join(", ")}\n`,
-      );
+    // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
+    if (tally.threads > 0 && tally.count("no_messages") === tally.threads)
+      throw new UsageError(`--messages-key ${messagesKey}: no thread holds it (${num(tally.threads)} read)`);
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
     const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
@@ -70,6 +118,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         `${renderSummary(tally, {
           label,
           repair,
+          verbose,
           stopped: interrupted
             ? "Ctrl-C; run the same command again to go on"
             : limited
@@ -78,14 +127,62 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
           next,
         }).join("\n")}\n`,
       );
+    const lines = manifest?.close();
+    if (lines)
+      (json ? io.stderr : out).write(
+        `Manifest: ${manifest!.path} (${num(lines)} thread${lines === 1 ? "" : "s"} changed); undo with: ` +
+          `langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
+      );
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
       ? 1
       : 0;
-  } catch (error) {
-    return fail((error as Error).message);
   } finally {
-    await closeSaver(saver).catch(() => {});
+    manifest?.close();
   }
+}
+
+/** Asks before `repair --apply` writes, with the number of broken threads it would repair (read by a scan first). */
+async function confirmApply(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, path: string) {
+  return confirmWrites(
+    async () => {
+      let broken = 0;
+      const { threads, shard, since, messagesKey, provider, concurrency, limit } = args;
+      for await (const report of scanThreads(saver, { threads, shard, since, messagesKey, provider, concurrency }))
+        if (report.status === "broken" && ++broken === limit) break;
+      const many = `${num(broken)} broken thread${broken === 1 ? "" : "s"}`;
+      return `Repair ${many} in ${label} (a new checkpoint on top of each, listed in ${path})?`;
+    },
+    "repair --apply",
+    args.yes,
+    io,
+  );
+}
+
+/** `revert --manifest FILE`: each listed thread's head back to what it held before the repair. */
+async function revert(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, out: Out) {
+  const lines = readManifest(args.manifest!);
+  const many = `${num(lines.length)} thread${lines.length === 1 ? "" : "s"}`;
+  const question = `Revert ${many} in ${label} to what they held before the repair (a new checkpoint on top of each)?`;
+  if (!(await confirmWrites(async () => question, "revert", args.yes, io))) {
+    out.write("Nothing written.\n");
+    return 1;
+  }
+  const counts = { reverted: 0, skipped: 0, failed: 0 };
+  const progress = progressLine(io.stderr, undefined, args.progress);
+  progress.total(lines.length);
+  for await (const report of revertThreads(lines, saverTarget(saver, args.messagesKey), io.signal)) {
+    counts[report.status]++;
+    progress.above(() => out.write(`${args.json ? JSON.stringify(report) : renderRevert(report)}\n`));
+    progress.tick("");
+  }
+  progress.finish("");
+  if (!args.json)
+    out.write(
+      `${label}: ${Object.entries(counts)
+        .map(([status, n]) => `${num(n)} ${status}`)
+        .join(", ")}\n`,
+    );
+  return io.signal?.aborted ? 130 : counts.skipped + counts.failed ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 import type { Provider, ToolCallProblem } from "../types";
 import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
+import type { RevertReport } from "../threads/revert";
 import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
@@ -13,19 +14,21 @@ const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"
 const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
 /** Counted names: `a, b x2`. */
 const counted = (counts: Map<string, number>) =>
-  [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
+  [...counts].map(([name, n]) => (n > 1 ? `${name} x${num(n)}` : name)).join(", ");
 /** Problem kinds with their rules, counted: `consecutive_same_role (B6)`. */
 const kindsOf = (problems: ToolCallProblem[], counts = new Map<string, number>()) =>
   problems.reduce((counts, p) => bump(counts, p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind), counts);
 
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
+const requestsTo = (provider?: Provider) =>
+  provider === "strict" ? "requests to some providers" : `${provider} requests`;
 
 /**
  * The lines printed for one thread (text mode): a repair's fix or why there is none, a scan's unreadable thread;
  * none for threads with nothing to say.
  */
-export function renderThread(r: ThreadReport | ThreadRepairReport) {
+export function renderThread(r: ThreadReport | ThreadRepairReport, verbose = false) {
   const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
   const { status } = r;
   if (status !== "would_repair" && status !== "repaired") {
@@ -41,9 +44,18 @@ export function renderThread(r: ThreadReport | ThreadRepairReport) {
   ];
   if (r.reshape.length)
     lines.push(
-      `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(kindsOf(r.reshape))}`,
+      `  then fine with the middleware: ${requestsTo(r.provider)} need ${SHAPED_BY} (request shaping, never stored)` +
+        (verbose ? `: ${counted(kindsOf(r.reshape))}` : ""),
     );
   return lines;
+}
+
+/** A revert's line for one thread. */
+export function renderRevert(r: RevertReport) {
+  const where = `thread ${r.thread}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+  return r.status === "reverted"
+    ? `${where}: reverted; new checkpoint ${r.revertedTo} holds what ${r.previousCheckpointId} held`
+    : `${where}: ${r.status}: ${r.reason}`;
 }
 
 const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
@@ -94,7 +106,8 @@ export class Tally {
     const found = "found" in report ? report.found : status;
     bump(this.counts, found);
     if (status !== found) bump(this.counts, status);
-    for (const p of report.problems) bump(this.kinds, p.kind);
+    // The problems that break a thread; request shaping is said per provider below.
+    if (found === "broken") for (const p of report.problems) bump(this.kinds, p.kind);
     if (!provider) return;
     bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
     // A scan's thread that is not broken has problems of request shaping only.
@@ -115,7 +128,7 @@ const PROVIDER_FROM = { option: "--provider", thread: "read from the thread", de
 const FOUND_LINES = {
   clean: "clean",
   broken: "broken (repair fixes these)",
-  reshape: "need request shaping only (per request, never stored)",
+  reshape: "fine with the middleware (nothing to repair; its shaping of each request is needed)",
   open: "end on calls a resume may still run (left alone)",
   no_messages: "no message list",
   unreadable: "unreadable (skipped)",
@@ -130,7 +143,13 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  { label, stopped, repair, next }: { label: string; stopped?: string; repair: boolean; next: boolean },
+  {
+    label,
+    stopped,
+    repair,
+    next,
+    verbose = false,
+  }: { label: string; stopped?: string; repair: boolean; next: boolean; verbose?: boolean },
 ) {
   const lines = [`${label}: ${many(tally.threads, "thread")} read`];
   if (stopped) lines.push(`Stopped early: ${stopped}`);
@@ -148,8 +167,8 @@ export function renderSummary(
   if (tally.kinds.size) lines.push(`Problems${repair ? " found" : ""}: ${counted(tally.kinds)}`);
   for (const [provider, [threads, kinds]] of tally.reshape)
     lines.push(
-      `${many(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ${provider} requests ` +
-        `(request shaping, never stored; a plain agent is refused): ${counted(kinds)}`,
+      `${many(threads, "thread")} ${threads === 1 ? "is" : "are"} fine with ${SHAPED_BY}, which shapes ` +
+        `${requestsTo(provider)}; a plain agent's are refused${verbose ? `: ${counted(kinds)}` : " (--verbose names the rules)"}`,
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);

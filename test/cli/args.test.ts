@@ -72,7 +72,7 @@ describe("parseCliArgs", () => {
     [["fix", "--sqlite", "a.db"], /unknown command "fix"/],
     [["scan"], /give one store: --sqlite FILE, --postgres URL or --saver MODULE/],
     [["scan", "--sqlite", "a.db", "--postgres", "postgres://h/db"], /give one store: --sqlite FILE/],
-    [["scan", "--sqlite", "a.db", "--apply"], /--apply belongs to repair/],
+    [["scan", "--sqlite", "a.db", "--apply"], /--apply does not apply to scan/],
     [["scan", "--sqlite", "a.db", "extra"], /unexpected argument after the command/],
     [["scan", "--sqlite", "a.db", "--provider", "gpt"], /--provider: "gpt" is not one of/],
     [["scan", "--sqlite", "a.db", "--limit", "0"], /--limit: expected a whole number from 1/],

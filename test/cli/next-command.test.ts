@@ -4,9 +4,10 @@
  * PostgresSaver schema, seeded by real agent runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runCliHere } from "./support/run-cli";
+import { storedProblems } from "../../src/threads/repair-thread";
+import { applyFlags, runCliHere } from "./support/run-cli";
 import { POSTGRES_URL, postgresSaverOrSkip } from "../support/services";
-import { seedThreads, startSeedModel, type SeedModel } from "../threads/support/seed";
+import { seedThreads, startSeedModel, storedMessages, type SeedModel } from "../threads/support/seed";
 import { openTestStore } from "../threads/support/stores";
 
 const cleanups: (() => unknown)[] = [];
@@ -33,15 +34,15 @@ describe("--limit: a repair that reached it says the store may still hold broken
   it("exits with 1 and gives the same command again; the run that repairs the last ones exits with 0", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 3, clean: 1 });
-    const argv = ["repair", "--sqlite", store.file!, "--apply", "--limit", "2", "--concurrency", "1"];
+    const argv = () => ["repair", "--sqlite", store.file!, ...applyFlags(), "--limit", "2", "--concurrency", "1"];
 
-    const first = await runWithNext(argv);
+    const first = await runWithNext(argv());
     expect(first.stdout).toContain("Stopped early: --limit 2 reached; run again for the rest");
     expect(first.stdout).toMatch(/ 2 {2}repaired \(new checkpoint on top\)/);
     expect(first.next).toBeUndefined();
     expect(first.code).toBe(1);
 
-    const second = await runWithNext(argv);
+    const second = await runWithNext(argv());
     expect(second.stdout).toMatch(/ 1 {2}repaired \(new checkpoint on top\)/);
     expect(second.stdout).not.toContain("Stopped early");
     expect(second.next).toBeUndefined();
@@ -84,11 +85,21 @@ describe("--thread", () => {
   it("names a thread id the store has no checkpoint for (a typo would otherwise read as a clean store)", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1 });
-    const run = await runCliHere(["scan", "--sqlite", store.file!, "--thread", seeded.broken[0], "--thread", "nosuch"]);
-    expect(run.stderr).toContain("--thread: no checkpoint in");
-    expect(run.stderr).toContain('for "nosuch"');
-    expect(run.stderr).not.toContain(JSON.stringify(seeded.broken[0]));
-    expect(run.code).toBe(1);
+    for (const argv of [["scan"], ["repair", ...applyFlags()]]) {
+      const run = await runCliHere([
+        ...argv,
+        "--sqlite",
+        store.file!,
+        "--thread",
+        seeded.broken[0],
+        "--thread",
+        "nosuch",
+      ]);
+      expect(run.stderr).toMatch(/^langgraph-tool-repair: --thread: no checkpoint in SQLite .* for "nosuch"\n$/);
+      expect(run.stdout).toBe(""); // nothing read, nothing written
+      expect(run.code).toBe(2);
+    }
+    expect(storedProblems(await storedMessages(store.saver, seeded.broken[0]), "openai")).not.toEqual([]); // still broken: --apply wrote nothing
   });
 
   it("says nothing of a thread a --limit left unread", async (context) => {

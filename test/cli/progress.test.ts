@@ -20,7 +20,7 @@ describe("Progress", () => {
     expect(last.startsWith("\r\x1b[2K")).toBe(true);
     // Redrawn every 100 ms: the last redraw was at the 226th thread.
     expect(last).toBe("\r\x1b[2K226 threads  250/s  3 broken");
-    progress.finish();
+    progress.finish("");
     expect(writes.at(-1)).toBe("\r\x1b[2K");
   });
 
@@ -42,7 +42,7 @@ describe("Progress", () => {
       progress.tick(`${i} broken`);
     }
     progress.above(() => {});
-    progress.finish();
+    progress.finish("");
     expect(writes).toEqual([]);
   });
 
