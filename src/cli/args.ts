@@ -20,7 +20,11 @@ const FLAGS: Record<string, string> = {
     "URL a PostgresSaver database (@langchain/langgraph-checkpoint-postgres);\n" +
     "env:NAME reads the URL from environment variable NAME",
   saver: "MODULE[:EXPORT] any other saver: a saver, a factory (options) => saver, or a class",
+  api:
+    "URL an Agent Server (LangGraph Platform, langgraph dev) through its API, no database\n" +
+    "access (@langchain/langgraph-sdk)",
   "saver-options": 'JSON options for --saver (and for PostgresSaver, e.g. {"schema":"app"})',
+  "api-key": "KEY --api: the deployment's key (default: LANGGRAPH_API_KEY, LANGSMITH_API_KEY)",
   thread: "ID only this thread (repeat for more)",
   provider:
     `NAME rules to judge against: ${PROVIDERS.join(", ")} (default: each\n` +
@@ -32,6 +36,8 @@ const FLAGS: Record<string, string> = {
     "I/N only shard I of N (1 <= I <= N): run N processes, one per shard, to read the\n" +
     "store together; every thread is in exactly one shard (a hash of its id)",
   concurrency: "N threads read and repaired at a time (default 4)",
+  "graph-id": "ID --api: only the threads of this graph",
+  "wait-busy": " --api repair: wait for a busy thread's run to end (default: skip it)",
   json: " one JSON line per thread instead of the summary",
   verbose: " the provider rules (ids) behind each thread that needs request shaping",
   progress: " progress on stderr also when it is not a terminal (a pipe, a CI log)",
@@ -42,8 +48,10 @@ const FLAGS: Record<string, string> = {
     "tool-repair-manifest-<UTC time>.jsonl here); revert: the list to undo",
 };
 
+/** How many flags the help lists under "Store" (the store's own options last). */
+const STORE_FLAGS = 6;
 /** The flags of each command but the store's (and but scan's, for repair). */
-const SCAN_FLAGS = Object.keys(FLAGS).slice(4, -3);
+const SCAN_FLAGS = Object.keys(FLAGS).slice(STORE_FLAGS, -3);
 const COMMAND_FLAGS: Record<string, string[]> = {
   scan: SCAN_FLAGS,
   repair: [...SCAN_FLAGS, "apply", "yes", "manifest"],
@@ -82,10 +90,10 @@ Usage:
                                                    undo that: each thread's head holds its old messages again
 
 Store (exactly one):
-${lines.slice(0, 4).join("\n")}
+${lines.slice(0, STORE_FLAGS).join("\n")}
 
 Options:
-${lines.slice(4).join("\n")}
+${lines.slice(STORE_FLAGS).join("\n")}
   -h, --help, --version
 
 Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
@@ -159,7 +167,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       : `unknown command "${command}"${didYouMean(command, Object.keys(COMMAND_FLAGS))}: use scan, repair or revert`,
   );
   check(!rest.length, "unexpected argument after the command");
-  const stray = Object.keys(v).find((flag) => Object.keys(FLAGS).indexOf(flag) >= 4 && !allowed.includes(flag));
+  const stray = Object.keys(v).find(
+    (flag) => Object.keys(FLAGS).indexOf(flag) >= STORE_FLAGS && !allowed.includes(flag),
+  );
   check(!stray, `--${stray} does not apply to ${command}`);
   check(
     !(v.yes || v.manifest) || command !== "repair" || v.apply,
@@ -167,8 +177,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   );
   check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 
-  const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
-  check(stores.length === 1, "give one store: --sqlite FILE, --postgres URL or --saver MODULE");
+  const stores = (["sqlite", "postgres", "saver", "api"] as const).filter((kind) => v[kind] !== undefined);
+  check(stores.length === 1, "give one store: --sqlite FILE, --postgres URL, --saver MODULE or --api URL");
   const [kind] = stores;
   const spec = v[kind]!;
   check(spec, `--${kind} ${FLAGS[kind].split(" ")[0]}: empty`);
@@ -178,13 +188,25 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     kind !== "postgres" || /^postgres(ql)?:\/\//.test(url),
     "--postgres: expected a postgres:// or postgresql:// URL (or env:NAME)",
   );
+  const api = kind === "api";
+  check(!api || /^https?:\/\/./.test(url), "--api: expected an http:// or https:// URL");
+  const apiFlag = ["api-key", "graph-id", "wait-busy"].find((flag) => !api && v[flag] !== undefined);
+  check(!apiFlag, `--${apiFlag} goes with --api`);
+  check(!api || !v.since, "--since does not apply to --api");
+  const apiKey = v["api-key"] ?? env.LANGGRAPH_API_KEY ?? env.LANGSMITH_API_KEY;
   const store =
-    kind === "sqlite" ? { kind, file: spec } : kind === "postgres" ? { kind, url } : { kind, ...parseSaverSpec(spec) };
+    kind === "sqlite"
+      ? { kind, file: spec }
+      : kind === "postgres"
+        ? { kind, url }
+        : api
+          ? { kind, url, apiKey, graphId: v["graph-id"], waitBusy: !!v["wait-busy"] }
+          : { kind, ...parseSaverSpec(spec) };
 
   const json = v["saver-options"];
   let saverOptions: Record<string, unknown> | undefined;
   if (json !== undefined) {
-    check(kind !== "sqlite", "--saver-options applies to --saver and --postgres");
+    check(kind === "saver" || kind === "postgres", "--saver-options applies to --saver and --postgres");
     try {
       saverOptions = JSON.parse(json);
     } catch {} // not JSON: refused below as not an object

@@ -9,8 +9,13 @@ import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { Client } from "@langchain/langgraph-sdk";
+import { apiTarget, repairApiThreads, scanApiThreads } from "../threads/api";
+import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../threads/repair";
 import { SAVER_METHODS } from "../threads/repair-thread";
-import { sqlStoreOf } from "../threads/source";
+import { saverTarget, type RevertTarget } from "../threads/revert";
+import { scanThreads, type ThreadReport } from "../threads/scan";
+import { countThreads, sqlStoreOf } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { missingPackage } from "./start";
@@ -34,11 +39,82 @@ export const closeSaver = async (saver: object) => {
   await (s.end ? s.end() : s.close ? s.close() : s.db?.open && s.db.close?.());
 };
 
-/** The saver of the store the command line names, and a label of it that is safe to print. */
+/** What the command does with the threads of a store, wherever they live (a saver, an Agent Server's API). */
+export interface ThreadStore {
+  /** Safe to print. */
+  label: string;
+  scan(options: ThreadRepairOptions): AsyncIterable<ThreadReport>;
+  repair(options: ThreadRepairOptions): AsyncIterable<ThreadRepairReport>;
+  /** How many threads a run reads (undefined: not known without reading them). */
+  count(options: ThreadRepairOptions): Promise<number | undefined>;
+  holds(thread: string): Promise<boolean>;
+  target: RevertTarget;
+  close(): Promise<unknown>;
+}
+
+/** A saver's threads: the library's loops over it. */
+function saverStore(saver: BaseCheckpointSaver, label: string, messagesKey: string): ThreadStore {
+  return {
+    label,
+    scan: (options) => scanThreads(saver, options),
+    repair: (options) => repairThreads(saver, options),
+    count: (options) => countThreads(saver, options),
+    // One query, else the first of `list` (a thread whose checkpoints do not decode exists: the scan says unreadable).
+    holds: async (thread) =>
+      (await countThreads(saver, { threads: [thread] }).then((n) => (n === undefined ? undefined : n > 0))) ??
+      saver
+        .list({ configurable: { thread_id: thread } }, { limit: 1 })
+        [Symbol.asyncIterator]()
+        .next()
+        .then(
+          (first) => !first.done,
+          () => true,
+        ),
+    target: saverTarget(saver, messagesKey),
+    close: () => closeSaver(saver).catch(() => {}),
+  };
+}
+
+/** A deployment's threads through its API; the SDK is loaded only here. An unreachable server or a refused key: exit 2. */
+async function apiStore(
+  store: ApiStore,
+  messagesKey: string,
+  load: (specifier: string, flag: string) => Promise<Dict>,
+) {
+  const { Client: SdkClient } = (await load("@langchain/langgraph-sdk", "--api")) as {
+    Client: new (o: Dict) => Client;
+  };
+  const client = new SdkClient({ apiUrl: store.url, apiKey: store.apiKey ?? null, callerOptions: { maxRetries: 0 } });
+  const selection = { graphId: store.graphId, waitBusy: store.waitBusy };
+  const metadata = store.graphId ? { graph_id: store.graphId } : undefined;
+  await client.threads.count({ metadata }).catch((error: Error) => {
+    const status = (error as { status?: number }).status;
+    const why = status === 401 || status === 403 ? "the key was refused (--api-key)" : error.message.split("\n")[0];
+    throw new UsageError(`--api ${store.url}: ${why}`);
+  });
+  return {
+    label: `Agent Server ${store.url}`,
+    scan: (options) => scanApiThreads(client, { ...options, ...selection }),
+    repair: (options) => repairApiThreads(client, { ...options, ...selection }),
+    count: (options) =>
+      options.threads || options.shard ? Promise.resolve(undefined) : client.threads.count({ metadata }),
+    holds: (thread) =>
+      client.threads.get(thread).then(
+        () => true,
+        () => false,
+      ),
+    target: apiTarget(client, messagesKey),
+    close: async () => {},
+  } satisfies ThreadStore;
+}
+
+type ApiStore = Extract<CliArgs["store"], { kind: "api" }>;
+
+/** The threads of the store the command line names, with a label of it that is safe to print. */
 export async function openStore(
-  { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
+  { store, saverOptions: options, messagesKey }: Pick<CliArgs, "store" | "saverOptions" | "messagesKey">,
   importer: ModuleImporter = importModule,
-): Promise<{ saver: BaseCheckpointSaver; label: string }> {
+): Promise<ThreadStore> {
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {
@@ -62,9 +138,10 @@ export async function openStore(
     }
     if (SAVER_METHODS.some((method) => typeof saver?.[method] !== "function"))
       throw new UsageError(`${flag}: export "${name}" is not a checkpoint saver, a factory of one, or a saver class`);
-    return { saver: saver as BaseCheckpointSaver, label: `${module}${store.exportName ? `:${name}` : ""}` };
+    return saverStore(saver as BaseCheckpointSaver, `${module}${store.exportName ? `:${name}` : ""}`, messagesKey);
   }
 
+  if (store.kind === "api") return apiStore(store, messagesKey, load);
   const sqlite = store.kind === "sqlite";
   const path = sqlite ? resolve(cwd, store.file) : store.url;
   // Opening a missing file would create an empty database, and the saver would create its tables in it.
@@ -92,5 +169,5 @@ export async function openStore(
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${sqlite ? store.file : "could not connect to PostgreSQL"}: ${(error as Error).message}`);
   }
-  return { saver, label: sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})` };
+  return saverStore(saver, sqlite ? `SQLite ${store.file}` : `PostgreSQL (schema ${schema})`, messagesKey);
 }

@@ -2,13 +2,9 @@
  * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { scanThreads } from "../threads/scan";
-import { repairThreads } from "../threads/repair";
-import { revertThreads, saverTarget } from "../threads/revert";
-import { countThreads } from "../threads/source";
+import { revertThreads } from "../threads/revert";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
-import { closeSaver, openStore, type ModuleImporter } from "./connect";
+import { openStore, type ModuleImporter, type ThreadStore } from "./connect";
 import { confirmWrites, defaultManifestPath, openManifest, readManifest, type ConfirmIO } from "./manifest";
 import { num, progressLine, type ProgressStream } from "./progress";
 import { optionSecrets, redactor, urlSecrets } from "./redact";
@@ -24,21 +20,6 @@ export interface CliIO extends ConfirmIO {
 }
 
 type Out = { write(text: string): unknown };
-
-/** Whether the store holds a checkpoint of `thread` (any namespace): one query, else the first of `list`. */
-async function holdsThread(saver: BaseCheckpointSaver, thread: string) {
-  const counted = await countThreads(saver, { threads: [thread] });
-  if (counted !== undefined) return counted > 0;
-  // A thread whose checkpoints do not decode exists: the scan reports it unreadable.
-  return saver
-    .list({ configurable: { thread_id: thread } }, { limit: 1 })
-    [Symbol.asyncIterator]()
-    .next()
-    .then(
-      (first) => !first.done,
-      () => true,
-    );
-}
 
 /** The exit code (see the help): 0 nothing broken, 1 broken threads or repairs left, 2 usage, 130 interrupted. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -56,21 +37,25 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
   const { store, saverOptions } = args;
-  redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
+  redact = redactor([
+    ...(store.kind === "postgres" ? urlSecrets(store.url) : []),
+    ...optionSecrets(saverOptions),
+    ...(store.kind === "api" && store.apiKey ? [store.apiKey] : []),
+  ]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
-  const { saver } = opened;
   try {
-    return await (args.command === "revert" ? revert : scanOrRepair)(saver, opened.label, args, io, out);
+    return await (args.command === "revert" ? revert : scanOrRepair)(opened, args, io, out);
   } catch (error) {
     return fail((error as Error).message);
   } finally {
-    await closeSaver(saver).catch(() => {});
+    await opened.close();
   }
 }
 
-async function scanOrRepair(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, out: Out) {
+async function scanOrRepair(store: ThreadStore, args: CliArgs, io: CliIO, out: Out) {
+  const { label } = store;
   const { command, json, verbose, apply, threads, limit, shard, since, messagesKey } = args;
   const options = {
     ...{ threads, limit, shard, since, messagesKey, provider: args.provider, concurrency: args.concurrency },
@@ -79,18 +64,18 @@ async function scanOrRepair(saver: BaseCheckpointSaver, label: string, args: Cli
   const repair = command === "repair";
   // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
   const missing = [];
-  for (const thread of threads ?? []) if (!(await holdsThread(saver, thread))) missing.push(JSON.stringify(thread));
+  for (const thread of threads ?? []) if (!(await store.holds(thread))) missing.push(JSON.stringify(thread));
   if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
   const progress = progressLine(io.stderr, undefined, args.progress);
-  if (io.stderr.isTTY || args.progress) countThreads(saver, options).then(progress.total, () => {});
+  if (io.stderr.isTTY || args.progress) store.count(options).then(progress.total, () => {});
   const manifest = apply ? openManifest(args.manifest ?? defaultManifestPath()) : undefined;
   try {
-    if (apply && !(await confirmApply(saver, label, args, io, manifest!.path))) {
+    if (apply && !(await confirmApply(store, args, io, manifest!.path))) {
       out.write("Nothing written.\n");
       return 1;
     }
     const tally = new Tally();
-    for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
+    for await (const report of repair ? store.repair({ ...options, apply }) : store.scan(options)) {
       tally.add(report);
       const written = report.status === "repaired" && "written" in report && report.written?.configurable;
       if (written)
@@ -144,15 +129,15 @@ async function scanOrRepair(saver: BaseCheckpointSaver, label: string, args: Cli
 }
 
 /** Asks before `repair --apply` writes, with the number of broken threads it would repair (read by a scan first). */
-async function confirmApply(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, path: string) {
+async function confirmApply(store: ThreadStore, args: CliArgs, io: CliIO, path: string) {
   return confirmWrites(
     async () => {
       let broken = 0;
       const { threads, shard, since, messagesKey, provider, concurrency, limit } = args;
-      for await (const report of scanThreads(saver, { threads, shard, since, messagesKey, provider, concurrency }))
+      for await (const report of store.scan({ threads, shard, since, messagesKey, provider, concurrency }))
         if (report.status === "broken" && ++broken === limit) break;
       const many = `${num(broken)} broken thread${broken === 1 ? "" : "s"}`;
-      return `Repair ${many} in ${label} (a new checkpoint on top of each, listed in ${path})?`;
+      return `Repair ${many} in ${store.label} (a new checkpoint on top of each, listed in ${path})?`;
     },
     "repair --apply",
     args.yes,
@@ -161,7 +146,7 @@ async function confirmApply(saver: BaseCheckpointSaver, label: string, args: Cli
 }
 
 /** `revert --manifest FILE`: each listed thread's head back to what it held before the repair. */
-async function revert(saver: BaseCheckpointSaver, label: string, args: CliArgs, io: CliIO, out: Out) {
+async function revert({ label, target }: ThreadStore, args: CliArgs, io: CliIO, out: Out) {
   const lines = readManifest(args.manifest!);
   const many = `${num(lines.length)} thread${lines.length === 1 ? "" : "s"}`;
   const question = `Revert ${many} in ${label} to what they held before the repair (a new checkpoint on top of each)?`;
@@ -172,7 +157,7 @@ async function revert(saver: BaseCheckpointSaver, label: string, args: CliArgs, 
   const counts = { reverted: 0, skipped: 0, failed: 0 };
   const progress = progressLine(io.stderr, undefined, args.progress);
   progress.total(lines.length);
-  for await (const report of revertThreads(lines, saverTarget(saver, args.messagesKey), io.signal)) {
+  for await (const report of revertThreads(lines, target, io.signal)) {
     counts[report.status]++;
     progress.above(() => out.write(`${args.json ? JSON.stringify(report) : renderRevert(report)}\n`));
     progress.tick("");

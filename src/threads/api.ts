@@ -18,11 +18,12 @@ import type { Dict } from "../values";
 import { mapConcurrently } from "./concurrent";
 import { repairStoredMessages, storedProblems } from "./repair-thread";
 import type { ThreadRepairReport } from "./repair";
+import type { RevertTarget } from "./revert";
 import { resultsInWrites } from "./salvage";
 import { failureText, judgeThread, SCAN_OPTIONS, type ThreadReport, type ThreadScanOptions } from "./scan";
 import { shardOf } from "./source";
 
-export interface ApiThreadOptions extends Omit<ThreadScanOptions, "threads" | "since"> {
+export interface ApiThreadOptions extends Omit<ThreadScanOptions, "since"> {
   /** Only the threads whose metadata `graph_id` is this. */
   graphId?: string;
   /** Write the fixes. Default false: a dry run. */
@@ -62,6 +63,7 @@ async function* threadsOf(client: Client, o: ApiThreadOptions) {
       sortOrder: "asc",
       select: ["thread_id", "status", "metadata"],
       ...(o.graphId && { metadata: { graph_id: o.graphId } }),
+      ...(o.threads && { ids: [...o.threads] }),
     });
     for (const thread of page) if (!o.shard || shardOf(thread.thread_id, o.shard.count) === o.shard.index) yield thread;
     if (page.length < API_PAGE_SIZE) return;
@@ -203,25 +205,19 @@ export const repairApiThreads = boundary(
 export const scanApiThreads = (client: Client, options: ApiThreadOptions = {}) =>
   apiThreads(client, options, "scanApiThreads", false) as AsyncGenerator<ThreadReport>;
 
-/** One line of a repair's manifest: the fix `checkpointId` written on top of `previousCheckpointId`. */
-export interface ApiFix {
-  thread: string;
-  previousCheckpointId: string;
-  checkpointId: string;
-}
-
 /**
- * Puts a thread back as it was before a fix: one more checkpoint holding the messages of the fix's parent. Refused
- * (a reason returned) when the thread moved on since the fix; undefined when reverted.
+ * A deployment as a revert target (`revertThreads`): a fix's parent's messages written back as one more checkpoint,
+ * through `updateState` as a fix is written.
  */
-export async function revertApiFix(client: Client, fix: ApiFix, messagesKey = "messages", asNode = "tools") {
-  const [latest, previous] = await client.threads.getHistory<Dict>(fix.thread, { limit: 2 });
-  if (latest?.checkpoint.checkpoint_id !== fix.checkpointId)
-    return `its latest checkpoint is ${latest?.checkpoint.checkpoint_id ?? "none"}, not the fix ${fix.checkpointId}: left as it is`;
-  if (previous?.checkpoint.checkpoint_id !== fix.previousCheckpointId)
-    return `the fix's parent is not ${fix.previousCheckpointId}: left as it is`;
-  await client.threads.updateState(fix.thread, {
-    values: { [messagesKey]: replacing(previous.values[messagesKey] as unknown[]) },
-    asNode,
-  });
-}
+export const apiTarget = (client: Client, messagesKey = "messages", asNode = "tools"): RevertTarget => ({
+  head: async (line) => (await latestOf(client, line.thread))?.checkpoint.checkpoint_id ?? undefined,
+  async restore(line) {
+    const [, previous] = await client.threads.getHistory<Dict>(line.thread, { limit: 2 });
+    const messages = previous?.values[messagesKey];
+    if (previous?.checkpoint.checkpoint_id !== line.previousCheckpointId || !Array.isArray(messages))
+      return `the checkpoint before the fix is not ${line.previousCheckpointId} with "${messagesKey}"`;
+    const values = { [messagesKey]: replacing(messages) };
+    const written = await client.threads.updateState(line.thread, { values, asNode });
+    return { checkpointId: String((written as { checkpoint?: Dict }).checkpoint?.checkpoint_id) };
+  },
+});

@@ -70,7 +70,7 @@ describe("parseCliArgs", () => {
   it.each([
     [[], /no command/],
     [["fix", "--sqlite", "a.db"], /unknown command "fix"/],
-    [["scan"], /give one store: --sqlite FILE, --postgres URL or --saver MODULE/],
+    [["scan"], /give one store: --sqlite FILE, --postgres URL, --saver MODULE or --api URL/],
     [["scan", "--sqlite", "a.db", "--postgres", "postgres://h/db"], /give one store: --sqlite FILE/],
     [["scan", "--sqlite", "a.db", "--apply"], /--apply does not apply to scan/],
     [["scan", "--sqlite", "a.db", "extra"], /unexpected argument after the command/],

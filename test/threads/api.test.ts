@@ -5,18 +5,22 @@
  * the ways a deployment breaks them (runs.cancel, a multitask interrupt, a client that disconnects, each followed
  * by a new message the provider refuses), next to clean ones, one left open by a cancel and one never run.
  */
+import { readFileSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repairApiThreads, revertApiFix, scanApiThreads } from "../../src/threads/api";
+import { repairApiThreads, scanApiThreads } from "../../src/threads/api";
 import type { ThreadRepairReport } from "../../src/threads/repair";
 import type { ThreadReport } from "../../src/threads/scan";
 import { startOpenAIStub, type RunningStub } from "../support/stubs";
-import { agentServerOrReason, type AgentServer } from "./support/agent-server";
+import { jsonLines, manifestPath, runCliHere } from "../cli/support/run-cli";
+import { agentServerOrReason, freePort, type AgentServer } from "./support/agent-server";
 
 type Wire = { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string }[] };
 const messagesOf = (request: unknown) => (request as { messages: Wire[] }).messages;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The deployment's key (test/threads/support/platform/auth.ts refuses any other). */
+const KEY = "lgtr-test-key-1234";
 let stub: RunningStub;
 let server: AgentServer | string;
 let client: Client;
@@ -34,8 +38,8 @@ beforeAll(async () => {
           }
         : { text: "ok" },
   });
-  server = await agentServerOrReason({ LGTR_STUB_URL: stub.url });
-  if (typeof server !== "string") client = new Client({ apiUrl: server.url });
+  server = await agentServerOrReason({ LGTR_STUB_URL: stub.url, LGTR_API_KEY: KEY });
+  if (typeof server !== "string") client = new Client({ apiUrl: server.url, apiKey: KEY });
 }, 120_000);
 
 afterAll(async () => {
@@ -194,25 +198,71 @@ describe("a deployment healed through the Agent Server's API", () => {
     expect(stub.rejections.length).toBe(rejected);
   }, 120_000);
 
-  it("revertApiFix puts the messages before a fix back as one more checkpoint; a thread that moved on is left alone", async (context) => {
+  it("the command: scan, repair --apply with its manifest, revert --manifest, through --api", async (context) => {
     if (typeof server === "string") return context.skip(server);
-    const { threadId, run } = await runningThread("agent", "revert");
+    const api = ["--api", server.url, "--api-key", KEY];
+    const { threadId, run } = await runningThread("agent", "cli");
     await client.runs.cancel(threadId, run.run_id, true, "interrupt");
-    await newMessageRefused(threadId, "agent", "revert");
+    await newMessageRefused(threadId, "agent", "cli");
     const before = (await client.threads.getHistory<{ messages: Wire[] }>(threadId, { limit: 1 }))[0];
-    const reports = await collect(repairApiThreads(client, { apply: true }));
-    const fix = reports.find((r) => r.threadId === threadId) as ThreadRepairReport;
-    expect(fix.status).toBe("repaired");
-    const line = {
+    const scan = await runCliHere(["scan", ...api, "--json"]);
+    expect(scan.code).toBe(1);
+    expect(
+      jsonLines(scan.stdout)
+        .filter((r) => r.status === "broken")
+        .map((r) => r.thread),
+    ).toEqual([threadId]);
+    expect(scan.stdout + scan.stderr).not.toContain(KEY);
+
+    const manifest = manifestPath();
+    const repair = await runCliHere(["repair", ...api, "--apply", "--yes", "--manifest", manifest]);
+    expect(repair.code).toBe(0);
+    expect(repair.stdout).toMatch(/\b1 {2}repaired/);
+    const [line] = readFileSync(manifest, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const [latest, previous] = await client.threads.getHistory(threadId, { limit: 2 });
+    expect(line).toEqual({
       thread: threadId,
-      previousCheckpointId: fix.checkpointId!,
-      checkpointId: fix.written!.configurable!.checkpoint_id,
-    };
-    expect(await revertApiFix(client, line)).toBeUndefined();
-    const after = (await client.threads.getHistory<{ messages: Wire[] }>(threadId, { limit: 1 }))[0];
-    expect(after.values.messages).toEqual(before.values.messages);
-    expect((await collect(scanApiThreads(client))).find((r) => r.threadId === threadId)?.status).toBe("broken");
-    // Reverting again: the thread's latest checkpoint is no longer the fix.
-    expect(await revertApiFix(client, line)).toMatch(/not the fix/);
+      namespace: "",
+      previousCheckpointId: previous.checkpoint.checkpoint_id,
+      checkpointId: latest.checkpoint.checkpoint_id,
+    });
+    expect((await runCliHere(["scan", ...api])).code).toBe(0);
+
+    // The key from the environment; the thread's messages are those before the fix again, one checkpoint on top.
+    const revert = await runCliHere(["revert", "--api", server.url, "--manifest", manifest, "--yes"], {
+      env: { LANGGRAPH_API_KEY: KEY },
+    });
+    expect(revert.code).toBe(0);
+    const [reverted, fix] = await client.threads.getHistory<{ messages: Wire[] }>(threadId, { limit: 2 });
+    expect(fix.checkpoint.checkpoint_id).toBe(line.checkpointId);
+    expect(reverted.values.messages).toEqual(before.values.messages);
+    expect((await runCliHere(["scan", ...api, "--thread", threadId])).code).toBe(1);
+  }, 60_000);
+
+  it("bad input is one line and exit 2: an unreachable server, a wrong key, a graph with no messages", async (context) => {
+    if (typeof server === "string") return context.skip(server);
+    const closed = await freePort(); // bound, then released: nothing listens there
+    const bad = [
+      [
+        ["--api", `http://127.0.0.1:${closed}`, "--api-key", KEY],
+        /^langgraph-tool-repair: --api http:\/\/127\.0\.0\.1:\d+: /,
+      ],
+      [["--api", server.url, "--api-key", "wrong-key"], /--api http:\/\/127\.0\.0\.1:\d+: the key was refused/],
+      [["--api", server.url], /the key was refused/],
+    ] as const;
+    for (const [flags, error] of bad) {
+      const run = await runCliHere(["scan", ...flags]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(error);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    const counted = (await client.threads.create({ graphId: "counter" })).thread_id;
+    await client.runs.wait(counted, "counter", { input: { count: 1 } });
+    const run = await runCliHere(["scan", "--api", server.url, "--api-key", KEY, "--graph-id", "counter"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^langgraph-tool-repair: --messages-key messages: no thread holds it/);
   }, 60_000);
 });

@@ -82,7 +82,8 @@ export async function startAgentServer(env: Record<string, string>, timeoutMs = 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    const ok = await fetch(`${url}/ok`).then(
+    // The deployment's own key check (platform/auth.ts) guards /ok too.
+    const ok = await fetch(`${url}/ok`, { headers: { "x-api-key": env.LGTR_API_KEY ?? "" } }).then(
       (res) => res.ok,
       () => false,
     );

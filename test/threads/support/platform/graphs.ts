@@ -1,11 +1,12 @@
 /**
  * Graphs the local Agent Server deploys for test/threads/api.test.ts, WITHOUT langgraph-tool-repair: a langchain
  * createAgent graph and a StateGraph + ToolNode graph, both on the real ChatOpenAI pointed at the strict stub whose
- * URL the test passes in LGTR_STUB_URL. The tools take `ms` to finish, so a test can break a run mid-tools.
+ * URL the test passes in LGTR_STUB_URL. The tools take `ms` to finish, so a test can break a run mid-tools. `counter`
+ * is a graph whose state has no messages.
  */
 import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
-import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
+import { Annotation, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { z } from "zod";
@@ -37,4 +38,10 @@ export const toolnode = new StateGraph(MessagesAnnotation)
     return last.tool_calls?.length ? "tools" : "__end__";
   })
   .addEdge("tools", "agent")
+  .compile();
+
+const Counter = Annotation.Root({ count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }) });
+export const counter = new StateGraph(Counter)
+  .addNode("add", () => ({ count: 1 }))
+  .addEdge("__start__", "add")
   .compile();
