@@ -41,9 +41,9 @@ export async function confirmWrites(
   return /^\s*y(es)?\s*$/i.test(answer);
 }
 
-/** The default manifest name: `tool-repair-manifest-20260507T093000Z.jsonl`, in the current directory. */
+/** The default manifest name: `tool-repair-manifest-20260507T093000.123Z.jsonl`, in the current directory. */
 export const defaultManifestPath = (now = new Date()) =>
-  `tool-repair-manifest-${now.toISOString().replace(/[-:]|\.\d+/g, "")}.jsonl`;
+  `tool-repair-manifest-${now.toISOString().replace(/[-:]/g, "")}.jsonl`;
 
 /**
  * A manifest, created now (never over an existing file: a UsageError) so that a path that cannot be written stops

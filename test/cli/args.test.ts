@@ -87,6 +87,16 @@ describe("parseCliArgs", () => {
     [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
     [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
     [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
+    [["scan", "--sqlite", "a.db", "--yes"], /^--yes does not apply to scan$/],
+    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest does not apply to scan$/],
+    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply$/],
+    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply$/],
+    [["revert", "--sqlite", "a.db"], /^revert needs --manifest FILE/],
+    [
+      ["revert", "--sqlite", "a.db", "--manifest", "m", "--provider", "openai"],
+      /^--provider does not apply to revert$/,
+    ],
+    [["revert", "--sqlite", "a.db", "--manifest", "m", "--thread", "t"], /^--thread does not apply to revert$/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);
@@ -117,6 +127,38 @@ describe("parseCliArgs", () => {
     expect(code).toBe(2);
     expect(code).toBe(2);
     expect(stderr.split("\n")[0]).toBe("langgraph-tool-repair: unknown option --aply (did you mean --apply?)");
+  });
+
+  it("a misspelled command or --provider value names the nearest one", () => {
+    expect(usage("scna", "--sqlite", "a.db")).toThrow(
+      /^unknown command "scna" \(did you mean scan\?\): use scan, repair or revert$/,
+    );
+    expect(usage("repiar", "--sqlite", "a.db")).toThrow(/^unknown command "repiar" \(did you mean repair\?\)/);
+    expect(usage("revet", "--sqlite", "a.db")).toThrow(/^unknown command "revet" \(did you mean revert\?\)/);
+    expect(usage("fix", "--sqlite", "a.db")).toThrow(/^unknown command "fix": use scan, repair or revert$/);
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "bedrok")).toThrow(
+      /^--provider: "bedrok" is not one of openai, .*, strict \(did you mean bedrock\?\)$/,
+    );
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "antropic")).toThrow(/\(did you mean anthropic\?\)$/);
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "gpt")).toThrow(/strict$/);
+  });
+
+  it("reads revert and the flags of a write", () => {
+    expect(parse("revert", "--sqlite", "a.db", "--manifest", "m.jsonl", "--yes", "--json")).toMatchObject({
+      command: "revert",
+      manifest: "m.jsonl",
+      yes: true,
+      json: true,
+    });
+    expect(
+      parse("repair", "--sqlite", "a.db", "--apply", "--yes", "--manifest", "m.jsonl", "--progress", "--verbose"),
+    ).toMatchObject({
+      apply: true,
+      yes: true,
+      manifest: "m.jsonl",
+      progress: true,
+      verbose: true,
+    });
   });
 
   it("--shard I/N: shard I of N", () => {
