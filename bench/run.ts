@@ -6,6 +6,7 @@ import { runRecoveryBench } from "./recovery";
 import { runSummarizeBench } from "./summarize";
 import { runPostgresCheckpointerBench } from "./checkpointer-postgres";
 import { runThreadsBench } from "./threads";
+import { runApiBench } from "./api";
 
 const sections: (() => string[] | Promise<string[]>)[] = [
   runEngineBench,
@@ -15,6 +16,7 @@ const sections: (() => string[] | Promise<string[]>)[] = [
   runRecoveryBench,
   runSummarizeBench,
   runThreadsBench,
+  runApiBench,
 ];
 
 // `npm run bench -- checkpointer postgres`: only the sections whose function name holds one of the words.

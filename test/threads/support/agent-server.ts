@@ -10,9 +10,11 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { servicesRequired } from "../../support/services";
 
-const ROOT = resolve(__dirname, "../../..");
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const ROOT = resolve(HERE, "../../..");
 const CLI = join(ROOT, "node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs");
 
 export interface AgentServer {
@@ -53,7 +55,7 @@ function killGroup(child: ChildProcess): Promise<void> {
 /** Starts `langgraph dev` with `env` (e.g. the stub's URL for the graphs) and waits for `/ok` (default 90 s). */
 export async function startAgentServer(env: Record<string, string>, timeoutMs = 90_000): Promise<AgentServer> {
   const dir = mkdtempSync(join(tmpdir(), "lgtr-agent-server-"));
-  cpSync(join(__dirname, "platform"), dir, { recursive: true });
+  cpSync(join(HERE, "platform"), dir, { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
