@@ -2,7 +2,8 @@
  * `langgraph-tool-repair/threads`: scan and repair the threads stored in a checkpoint saver, offline and in
  * bulk (the library under the `langgraph-tool-repair` command). Needs `@langchain/langgraph-checkpoint` (an
  * optional peer of the package, required by this entry point), not `@langchain/langgraph`: a job that only
- * holds a saver does not load the graph runtime.
+ * holds a saver does not load the graph runtime. `repairApiThreads` takes a `@langchain/langgraph-sdk` `Client`
+ * (an optional peer) instead: a deployment's threads through its API.
  *
  * @module langgraph-tool-repair/threads
  */
@@ -24,5 +25,6 @@ export {
   type StoredRepair,
   type ThreadStatus,
 } from "./threads/repair-thread";
+export { repairApiThreads, type ApiThreadOptions } from "./threads/api";
 export { REPAIR_METADATA_KEY, type RepairMetadata } from "./threads/write";
 export type { Shard, ThreadKey } from "./threads/source";
