@@ -12,12 +12,10 @@ import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Client, ThreadState } from "@langchain/langgraph-sdk";
 import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
-import { trailingOpenExchange, unansweredCallIds } from "../messages/exchanges";
 import { option, readOptions } from "../options";
 import type { Dict } from "../values";
 import { mapConcurrently } from "./concurrent";
-import { repairStoredMessages, storedProblems } from "./repair-thread";
-import type { ThreadRepairReport } from "./repair";
+import { fixOf, type ThreadRepairReport } from "./repair";
 import type { RevertTarget } from "./revert";
 import { resultsInWrites } from "./salvage";
 import { failureText, judgeThread, SCAN_OPTIONS, type ThreadReport, type ThreadScanOptions } from "./scan";
@@ -152,19 +150,10 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
         return report({ status: "skipped", reason: "busy: a run is under way (wait for it, or --wait-busy)" });
       claimed++;
       const before = read.messages;
-      const wanted = unansweredCallIds(before);
-      for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
-      const salvage = wanted.size ? await finishedResults(client, threadId, o.messagesKey, wanted) : undefined;
-      const repaired = repairStoredMessages(before, { salvage });
-      const { repairs, salvaged, messages: after } = repaired;
-      const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
-      const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
-      if (repairs.length === 0 || left)
-        return report({
-          ...fixed,
-          status: "failed",
-          reason: `the repair leaves structural problems: ${left || "none repaired"}`,
-        });
+      const { fixed } = await fixOf(before, provider, (wanted) =>
+        finishedResults(client, threadId, o.messagesKey, wanted),
+      );
+      if (fixed.status) return report(fixed);
       if (!o.apply) return report({ ...fixed, status: "would_repair" });
       // Read again right before the write: a run that moved the thread on since is not overwritten.
       const latest = await latestOf(client, threadId);
@@ -173,7 +162,7 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
       const stored = latest?.values[o.messagesKey] as unknown[];
       const originals = new Map<BaseMessage, unknown>(before.map((m, i) => [m, stored[i]]));
       const written = await client.threads.updateState(threadId, {
-        values: { [o.messagesKey]: replacing(after.map(wireOf(originals))) },
+        values: { [o.messagesKey]: replacing(fixed.after.map(wireOf(originals))) },
         asNode: o.asNode,
       });
       const checkpointId = (written as { checkpoint?: { checkpoint_id?: string } }).checkpoint?.checkpoint_id ?? "";

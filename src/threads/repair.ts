@@ -3,7 +3,7 @@
  * results LangGraph discarded put back from pending writes. A dry run by default; with `apply: true` each fix
  * is a new checkpoint on top of the thread (see write.ts), never an edit of an existing one.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ERROR, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { boundary } from "../errors";
@@ -76,6 +76,27 @@ export interface ThreadRepairOptions extends ThreadScanOptions {
 }
 
 /**
+ * The structural fix of a broken thread's messages, real results from `salvageOf` put back for the calls that have
+ * none (but for an exchange a resume may still run), with its report's fields: `failed` when it leaves structural
+ * problems. Shared by the stores and the Agent Server's API.
+ */
+export async function fixOf(
+  before: BaseMessage[],
+  provider: Provider | undefined,
+  salvageOf: (wanted: Set<string>) => Promise<ReadonlyMap<string, ToolMessage>>,
+) {
+  const wanted = unansweredCallIds(before);
+  for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+  const repaired = repairStoredMessages(before, { salvage: wanted.size ? await salvageOf(wanted) : undefined });
+  const { repairs, salvaged, messages: after } = repaired;
+  const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
+  const failed = repairs.length === 0 || left;
+  const reason = `the repair leaves structural problems: ${left || "none repaired"}`;
+  const fields = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
+  return { repaired, fixed: { ...fields, ...(failed && { status: "failed" as const, reason }) } };
+}
+
+/**
  * Repairs every broken thread of `saver` (or of `options.threads`), one report per thread read, in order.
  * Re-running is safe: repaired threads are no longer broken, so a run stopped by `signal` resumes where it was.
  */
@@ -120,21 +141,11 @@ export const repairThreads = boundary(
           });
         claimed++;
         const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
-        // The calls to salvage: those without a result, but for an exchange a resume may still run.
-        const wanted = unansweredCallIds(before);
-        for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
-        const repaired = repairStoredMessages(before, {
-          salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
-        });
-        const { repairs, salvaged, messages: after } = repaired;
-        const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
-        const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
-        if (repairs.length === 0 || left)
-          return report({
-            ...fixed,
-            status: "failed",
-            reason: `the repair leaves structural problems: ${left || "none repaired"}`,
-          });
+        const { repaired, fixed } = await fixOf(before, provider, (wanted) =>
+          discardedResults(saver, tuple!, o.messagesKey, wanted),
+        );
+        const { after } = fixed;
+        if (fixed.status) return report(fixed);
         if (!o.apply) return report({ ...fixed, status: "would_repair" });
         const marker = repairMarker(checkpointId!, repaired);
         const written = await writeOnTop(saver, item.key, tuple!, o.messagesKey, after, marker);
