@@ -18,7 +18,7 @@ import { mapConcurrently } from "./concurrent";
 import { fixOf, type ThreadRepairReport } from "./repair";
 import type { RevertTarget } from "./revert";
 import { resultsInWrites } from "./salvage";
-import { failureText, judgeThread, SCAN_OPTIONS, type ThreadReport, type ThreadScanOptions } from "./scan";
+import { failureText, judgeThread, SCAN_OPTIONS, unreadable, type ThreadReport, type ThreadScanOptions } from "./scan";
 import { shardOf } from "./source";
 
 export interface ApiThreadOptions extends Omit<ThreadScanOptions, "since"> {
@@ -72,7 +72,7 @@ async function* threadsOf(client: Client, o: ApiThreadOptions) {
 const latestOf = async (client: Client, threadId: string): Promise<Checkpoint | undefined> =>
   (await client.threads.getHistory<Dict>(threadId, { limit: 1 }))[0];
 
-/** The checkpoint read as the store scans read a tuple: its id, time and messages (revived; a throw: unreadable). */
+/** The checkpoint judged as the store scans judge a tuple: its id, time and messages (revived). */
 function judged(threadId: string, latest: Checkpoint | undefined, o: ApiThreadOptions & { messagesKey: string }) {
   const key = { threadId, namespace: "" };
   const stored = latest?.values?.[o.messagesKey];
@@ -130,7 +130,10 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
     thread_id: threadId,
     status,
   }: Thread): Promise<ThreadReport | ThreadRepairReport | undefined> => {
-    const read = judged(threadId, await latestOf(client, threadId), o);
+    // A thread the server cannot give, or whose messages do not read as messages, is unreadable (as in a store).
+    const read = await latestOf(client, threadId)
+      .then((latest) => judged(threadId, latest, o))
+      .catch((error) => ({ report: unreadable({ threadId, namespace: "" }, error), messages: [] }));
     if (!repair) return read.report;
     const base = { found: read.report.status };
     const report = (fields: Partial<ThreadRepairReport>) =>

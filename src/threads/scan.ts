@@ -156,7 +156,8 @@ const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadRepor
   ...fields,
 });
 
-const unreadable = (key: ThreadKey, error: unknown) => report(key, { status: "unreadable", error: failureText(error) });
+export const unreadable = (key: ThreadKey, error: unknown) =>
+  report(key, { status: "unreadable", error: failureText(error) });
 
 /** Judges one thread from its latest checkpoint. */
 export function judgeThread(
