@@ -48,16 +48,6 @@ const FLAGS: Record<string, string> = {
     "tool-repair-manifest-<UTC time>.jsonl here); revert: the list to undo",
 };
 
-/** How many flags the help lists under "Store" (the store's own options last). */
-const STORE_FLAGS = 6;
-/** The flags of each command but the store's (and but scan's, for repair). */
-const SCAN_FLAGS = Object.keys(FLAGS).slice(STORE_FLAGS, -3);
-const COMMAND_FLAGS: Record<string, string[]> = {
-  scan: SCAN_FLAGS,
-  repair: [...SCAN_FLAGS, "apply", "yes", "manifest"],
-  revert: ["messages-key", "json", "progress", "yes", "manifest"],
-};
-
 /** ` (did you mean X?)` when `name` is a typo of one of `names`. */
 const didYouMean = (name: string | undefined, names: readonly string[], prefix = "") => {
   // A typo, or the same letters in another order (scna).
@@ -90,10 +80,10 @@ Usage:
                                                    undo that: each thread's head holds its old messages again
 
 Store (exactly one):
-${lines.slice(0, STORE_FLAGS).join("\n")}
+${lines.slice(0, 6).join("\n")}
 
 Options:
-${lines.slice(STORE_FLAGS).join("\n")}
+${lines.slice(6).join("\n")}
   -h, --help, --version
 
 Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
@@ -159,22 +149,19 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
-  const allowed = COMMAND_FLAGS[command];
+  const commands = ["scan", "repair", "revert"];
   check(
-    allowed,
-    command === undefined
-      ? "no command: use scan, repair or revert"
-      : `unknown command "${command}"${didYouMean(command, Object.keys(COMMAND_FLAGS))}: use scan, repair or revert`,
+    commands.includes(command),
+    `${command === undefined ? "no command" : `unknown command "${command}"${didYouMean(command, commands)}`}: use scan, repair or revert`,
   );
   check(!rest.length, "unexpected argument after the command");
-  const stray = Object.keys(v).find(
-    (flag) => Object.keys(FLAGS).indexOf(flag) >= STORE_FLAGS && !allowed.includes(flag),
-  );
-  check(!stray, `--${stray} does not apply to ${command}`);
-  check(
-    !(v.yes || v.manifest) || command !== "repair" || v.apply,
-    `--${v.yes ? "yes" : "manifest"} goes with repair --apply`,
-  );
+  // What writes: --apply (repair), then --yes and --manifest (repair --apply, revert).
+  const writes = command === "revert" || v.apply;
+  const stray = [
+    v.apply && command !== "repair" && "apply",
+    !writes && (v.yes ? "yes" : v.manifest && "manifest"),
+  ].find(Boolean);
+  check(!stray, `--${stray} goes with repair --apply${stray === "apply" ? "" : " or revert"}`);
   check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 
   const stores = (["sqlite", "postgres", "saver", "api"] as const).filter((kind) => v[kind] !== undefined);

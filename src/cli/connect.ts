@@ -15,7 +15,7 @@ import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from
 import { SAVER_METHODS } from "../threads/repair-thread";
 import { saverTarget, type RevertTarget } from "../threads/revert";
 import { scanThreads, type ThreadReport } from "../threads/scan";
-import { countThreads, sqlStoreOf } from "../threads/source";
+import { countThreads, sqlStoreOf, threadSourceFor } from "../threads/source";
 import type { Dict } from "../values";
 import { UsageError, type CliArgs } from "./args";
 import { missingPackage } from "./start";
@@ -59,17 +59,7 @@ function saverStore(saver: BaseCheckpointSaver, label: string, messagesKey: stri
     scan: (options) => scanThreads(saver, options),
     repair: (options) => repairThreads(saver, options),
     count: (options) => countThreads(saver, options),
-    // One query, else the first of `list` (a thread whose checkpoints do not decode exists: the scan says unreadable).
-    holds: async (thread) =>
-      (await countThreads(saver, { threads: [thread] }).then((n) => (n === undefined ? undefined : n > 0))) ??
-      saver
-        .list({ configurable: { thread_id: thread } }, { limit: 1 })
-        [Symbol.asyncIterator]()
-        .next()
-        .then(
-          (first) => !first.done,
-          () => true,
-        ),
+    holds: async (thread) => !(await threadSourceFor(saver, { threads: [thread] }).next()).done,
     target: saverTarget(saver, messagesKey),
     close: () => closeSaver(saver).catch(() => {}),
   };

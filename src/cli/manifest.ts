@@ -17,41 +17,38 @@ export interface ConfirmIO {
 
 /**
  * Whether to write: `yes` (`--yes`) goes ahead; a person at a terminal (stdin and stdout both one) is asked the
- * question `ask` makes (say how many threads: it may read the store) and goes ahead on y or yes; without a terminal
- * the command is refused (a UsageError: exit 2) before `ask` runs, as nobody is there to answer. `what` names the
- * write in that refusal (`repair --apply`).
+ * question `ask` makes (it may read the store to say how many threads) and goes ahead on y or yes; without a
+ * terminal the command is refused (a UsageError: exit 2) before `ask` runs, as nobody is there to answer. `what`
+ * names the write in that refusal (`repair --apply`).
  */
-export async function confirmWrites(
-  ask: () => Promise<string>,
-  what: string,
-  yes: boolean,
-  io: ConfirmIO,
-): Promise<boolean> {
-  if (yes) return true;
+export async function confirmWrites(ask: () => Promise<string>, what: string, yes: boolean, io: ConfirmIO) {
   const { stdin, stdout, signal } = io;
+  if (yes) return true;
   if (!stdin?.isTTY || !stdout.isTTY)
     throw new UsageError(`${what} writes to the store and there is no terminal to confirm on: add --yes to go ahead`);
   stdout.write(`${await ask()} [y/N] `);
   const lines = createInterface({ input: stdin, terminal: false });
   const answer = await new Promise<string>((resolve) => {
-    lines.once("line", resolve).once("close", () => resolve(""));
-    signal?.addEventListener("abort", () => resolve(""), { once: true });
+    lines.once("line", resolve).once("close", resolve);
+    signal?.addEventListener("abort", () => resolve(""));
   });
   lines.close();
-  return /^\s*y(es)?\s*$/i.test(answer);
+  return /^\s*y(es)?\s*$/i.test(answer ?? "");
 }
 
 /** The default manifest name: `tool-repair-manifest-20260507T093000.123Z.jsonl`, in the current directory. */
-export const defaultManifestPath = (now = new Date()) =>
-  `tool-repair-manifest-${now.toISOString().replace(/[-:]/g, "")}.jsonl`;
+export const defaultManifestPath = () => `tool-repair-manifest-${new Date().toISOString().replace(/[-:]/g, "")}.jsonl`;
+
+const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] as const;
 
 /**
  * A manifest, created now (never over an existing file: a UsageError) so that a path that cannot be written stops
- * the command before it writes a thread; each line is on disk before the next thread is written. `close()` says how
- * many lines it holds and removes the file when none (nothing to undo).
+ * the command before it writes a thread; each line is on disk before the next thread is written. `close()`
+ * (idempotent) says how many lines it holds, and removes the file when none (nothing to undo).
  */
 export function openManifest(path: string) {
-  let fd: number;
+  let fd: number | undefined;
+  let lines = 0;
   try {
     fd = openSync(path, "wx");
   } catch (error) {
@@ -60,28 +57,17 @@ export function openManifest(path: string) {
       `--manifest ${path}: ${code === "EEXIST" ? "already exists (a manifest is never overwritten)" : message}`,
     );
   }
-  let lines = 0;
-  let open = true;
   return {
     path,
-    add(line: ManifestLine) {
-      const { thread, namespace, previousCheckpointId, checkpointId } = line;
-      appendFileSync(fd, `${JSON.stringify({ thread, namespace, previousCheckpointId, checkpointId })}\n`);
-      lines++;
-    },
-    /** Idempotent. */
+    add: (line: ManifestLine) => (appendFileSync(fd!, `${JSON.stringify(line, [...FIELDS])}\n`), lines++),
     close() {
-      if (open) {
-        open = false;
-        closeSync(fd);
-        if (!lines) unlinkSync(path);
-      }
+      if (fd !== undefined) closeSync(fd);
+      if (fd !== undefined && !lines) unlinkSync(path);
+      fd = undefined;
       return lines;
     },
   };
 }
-
-const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] as const;
 
 /** The lines of a manifest; a missing file, a directory or a line that is not one is a UsageError naming it. */
 export function readManifest(path: string): ManifestLine[] {
@@ -89,13 +75,12 @@ export function readManifest(path: string): ManifestLine[] {
   return readFileSync(path, "utf8")
     .split("\n")
     .flatMap((text, i) => {
-      if (!text.trim()) return [];
       let line: Record<string, unknown> | undefined;
       try {
-        line = JSON.parse(text);
+        line = text.trim() ? JSON.parse(text) : undefined;
       } catch {} // refused below
-      if (!FIELDS.every((field) => typeof line?.[field] === "string"))
+      if (text.trim() && !FIELDS.every((field) => typeof line?.[field] === "string"))
         throw new UsageError(`--manifest ${path}: line ${i + 1} is not a manifest line (${FIELDS.join(", ")})`);
-      return [line as unknown as ManifestLine];
+      return line ? [line as unknown as ManifestLine] : [];
     });
 }

@@ -10,7 +10,7 @@ import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
 /** `3 repairs`, `1 repair`. */
-const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
+export const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
 /** Counted names: `a, b x2`. */
 const counted = (counts: Map<string, number>) =>

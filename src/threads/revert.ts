@@ -20,53 +20,40 @@ export interface ManifestLine {
   checkpointId: string;
 }
 
-/** What a revert needs of a store: a thread's head, and a restore (its new checkpoint's id, or why not). */
+/** What a revert needs of a store: a thread's head, and a restore (the new head's id, or why not). */
 export interface RevertTarget {
   head(line: ManifestLine): Promise<string | undefined>;
   /** Called when the head is `line.checkpointId`: a new checkpoint on top holding what `previousCheckpointId` held. */
   restore(line: ManifestLine): Promise<{ checkpointId: string } | string>;
 }
 
-export interface RevertReport extends ManifestLine {
+/** `revertedTo`: the new head (reverted); `reason`: why not (skipped, failed). */
+export type RevertReport = ManifestLine & {
   status: "reverted" | "skipped" | "failed";
-  /** The new head (reverted). */
   revertedTo?: string;
   reason?: string;
-}
+};
 
 /** Each line reverted in turn, one report each; stops between threads once `signal` aborts. */
-export async function* revertThreads(
-  lines: readonly ManifestLine[],
-  target: RevertTarget,
-  signal?: AbortSignal,
-): AsyncGenerator<RevertReport> {
+export async function* revertThreads(lines: readonly ManifestLine[], target: RevertTarget, signal?: AbortSignal) {
   for (const line of lines) {
     if (signal?.aborted) return;
-    let report: RevertReport;
-    try {
+    const report = async (): Promise<RevertReport> => {
       const head = await target.head(line);
-      const done = head === line.checkpointId ? await target.restore(line) : undefined;
-      report =
-        typeof done === "object"
-          ? { ...line, status: "reverted", revertedTo: done.checkpointId }
-          : {
-              ...line,
-              status: "skipped",
-              reason:
-                done ??
-                (head === undefined
-                  ? "no checkpoint in the store"
-                  : `it moved on since the repair: its head is ${head}, not ${line.checkpointId}`),
-            };
-    } catch (error) {
-      report = { ...line, status: "failed", reason: failureText(error) };
-    }
-    yield report;
+      const done =
+        head === line.checkpointId
+          ? await target.restore(line)
+          : `it moved on since the repair: its head is ${head}, not ${line.checkpointId}`;
+      return typeof done === "string"
+        ? { ...line, status: "skipped", reason: done }
+        : { ...line, status: "reverted", revertedTo: done.checkpointId };
+    };
+    yield await report().catch((error): RevertReport => ({ ...line, status: "failed", reason: failureText(error) }));
   }
 }
 
 /** A checkpoint saver as a revert target: the previous head's messages (under `messagesKey`) written on top. */
-export function saverTarget(saver: BaseCheckpointSaver, messagesKey = "messages"): RevertTarget {
+export function saverTarget(saver: BaseCheckpointSaver, messagesKey: string): RevertTarget {
   const read = (line: ManifestLine, id?: string) =>
     saver.getTuple(configOf({ threadId: line.thread, namespace: line.namespace }, id));
   return {
@@ -74,12 +61,17 @@ export function saverTarget(saver: BaseCheckpointSaver, messagesKey = "messages"
     async restore(line) {
       const [head, previous] = [await read(line, line.checkpointId), await read(line, line.previousCheckpointId)];
       const messages = (previous?.checkpoint.channel_values as Dict | undefined)?.[messagesKey];
-      if (!head || !Array.isArray(messages))
-        return `checkpoint ${line.previousCheckpointId} ${previous ? `holds no "${messagesKey}"` : "is not in the store"}`;
-      const key = { threadId: line.thread, namespace: line.namespace };
+      if (!Array.isArray(messages)) return `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`;
       const marker = { reverted: line.checkpointId, restores: line.previousCheckpointId };
-      const written = await writeOnTop(saver, key, head, messagesKey, messages, marker);
-      return typeof written === "string" ? written : { checkpointId: String(written.configurable?.checkpoint_id) };
+      const written = await writeOnTop(
+        saver,
+        { threadId: line.thread, namespace: line.namespace },
+        head!,
+        messagesKey,
+        messages,
+        marker,
+      );
+      return typeof written === "string" ? written : { checkpointId: written.configurable?.checkpoint_id };
     },
   };
 }

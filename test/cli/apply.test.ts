@@ -172,7 +172,8 @@ describe("the manifest", () => {
 });
 
 describe.each(["SqliteSaver", "PostgresSaver"] as const)("revert on %s", (name) => {
-  it("apply, then revert: each head holds its original messages again as a new checkpoint, history kept; a thread that moved on is skipped (exit 1)", async (context) => {
+  const title = "apply, then revert: each head holds its original messages again as a new checkpoint, history kept";
+  it(`${title}; a thread that moved on is skipped (exit 1)`, async (context) => {
     const store = await openTestStore(name, context);
     const { broken, clean, kinds, model } = await seeded(store, { brokenSend: 3, clean: 1 });
     const flags = flagsOf(store);

@@ -72,7 +72,7 @@ describe("parseCliArgs", () => {
     [["fix", "--sqlite", "a.db"], /unknown command "fix"/],
     [["scan"], /give one store: --sqlite FILE, --postgres URL, --saver MODULE or --api URL/],
     [["scan", "--sqlite", "a.db", "--postgres", "postgres://h/db"], /give one store: --sqlite FILE/],
-    [["scan", "--sqlite", "a.db", "--apply"], /--apply does not apply to scan/],
+    [["scan", "--sqlite", "a.db", "--apply"], /^--apply goes with repair --apply$/],
     [["scan", "--sqlite", "a.db", "extra"], /unexpected argument after the command/],
     [["scan", "--sqlite", "a.db", "--provider", "gpt"], /--provider: "gpt" is not one of/],
     [["scan", "--sqlite", "a.db", "--limit", "0"], /--limit: expected a whole number from 1/],
@@ -87,16 +87,12 @@ describe("parseCliArgs", () => {
     [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
     [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
     [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
-    [["scan", "--sqlite", "a.db", "--yes"], /^--yes does not apply to scan$/],
-    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest does not apply to scan$/],
-    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply$/],
-    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply$/],
+    [["scan", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
     [["revert", "--sqlite", "a.db"], /^revert needs --manifest FILE/],
-    [
-      ["revert", "--sqlite", "a.db", "--manifest", "m", "--provider", "openai"],
-      /^--provider does not apply to revert$/,
-    ],
-    [["revert", "--sqlite", "a.db", "--manifest", "m", "--thread", "t"], /^--thread does not apply to revert$/],
+    [["revert", "--sqlite", "a.db", "--manifest", "m", "--apply"], /^--apply goes with repair --apply$/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);

@@ -99,7 +99,8 @@ describe("--thread", () => {
       expect(run.stdout).toBe(""); // nothing read, nothing written
       expect(run.code).toBe(2);
     }
-    expect(storedProblems(await storedMessages(store.saver, seeded.broken[0]), "openai")).not.toEqual([]); // still broken: --apply wrote nothing
+    // Still broken: --apply wrote nothing.
+    expect(storedProblems(await storedMessages(store.saver, seeded.broken[0]), "openai")).not.toEqual([]);
   });
 
   it("says nothing of a thread a --limit left unread", async (context) => {
