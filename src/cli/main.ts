@@ -45,7 +45,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { label } = opened;
   const progress = progressLine(io.stderr, undefined, args.progress);
-  const ask = (question: () => Promise<string>) =>
+  const ask = (question: () => Promise<string | undefined>) =>
     confirmWrites(question, command === "revert" ? "revert" : "repair --apply", args.yes, io);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
@@ -84,7 +84,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       let n = 0;
       for await (const report of opened.scan({ ...options, limit: undefined }))
         if (report.status === "broken" && ++n === limit) break;
-      return `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`;
+      // Nothing broken: nothing to ask.
+      return n
+        ? `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`
+        : undefined;
     };
     if (apply && !(await ask(broken))) return (out.write("Nothing written.\n"), 1);
     const repair = command === "repair";

@@ -17,16 +17,18 @@ export interface ConfirmIO {
 
 /**
  * Whether to write: `yes` (`--yes`) goes ahead; a person at a terminal (stdin and stdout both one) is asked the
- * question `ask` makes (it may read the store to say how many threads) and goes ahead on y or yes; without a
+ * question `ask` makes (it may read the store to say how many threads; none: nothing to ask) and goes ahead on y or yes; without a
  * terminal the command is refused (a UsageError: exit 2) before `ask` runs, as nobody is there to answer. `what`
  * names the write in that refusal (`repair --apply`).
  */
-export async function confirmWrites(ask: () => Promise<string>, what: string, yes: boolean, io: ConfirmIO) {
+export async function confirmWrites(ask: () => Promise<string | undefined>, what: string, yes: boolean, io: ConfirmIO) {
   const { stdin, stdout, signal } = io;
   if (yes) return true;
   if (!stdin?.isTTY || !stdout.isTTY)
     throw new UsageError(`${what} writes to the store and there is no terminal to confirm on: add --yes to go ahead`);
-  stdout.write(`${await ask()} [y/N] `);
+  const question = await ask();
+  if (question === undefined) return true;
+  stdout.write(`${question} [y/N] `);
   const lines = createInterface({ input: stdin, terminal: false });
   const answer = await new Promise<string>((resolve) => {
     lines.once("line", resolve).once("close", resolve);

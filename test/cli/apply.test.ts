@@ -73,6 +73,12 @@ describe("repair --apply asks before writing", () => {
     expect(accepted.code).toBe(0);
     for (const thread of broken) expect(accepted.stdout).toContain(`thread ${thread}: repaired`);
     expect(readFileSync(manifest, "utf8").trim().split("\n")).toHaveLength(2);
+
+    // Nothing broken any more: nothing to ask, nothing written.
+    const nothing = await atTerminal(["repair", ...flagsOf(store), "--apply", "--manifest", manifestPath()], "");
+    expect(nothing.stdout).not.toContain("[y/N]");
+    expect(nothing.stdout).toContain("nothing to repair");
+    expect(nothing.code).toBe(0);
   });
 
   it("without a terminal and without --yes: refused before anything is read or written (exit 2); --yes goes ahead", async (context) => {
