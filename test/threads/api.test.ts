@@ -213,6 +213,13 @@ describe("a deployment healed through the Agent Server's API", () => {
         .map((r) => r.thread),
     ).toEqual([threadId]);
     expect(scan.stdout + scan.stderr).not.toContain(KEY);
+    // --shard: every thread in exactly one shard.
+    const ids = (stdout: string) => jsonLines(stdout).map((r) => r.thread as string);
+    const shards = await Promise.all(
+      ["1/2", "2/2"].map((shard) => runCliHere(["scan", ...api, "--json", "--shard", shard])),
+    );
+    expect([...ids(shards[0].stdout), ...ids(shards[1].stdout)].sort()).toEqual(ids(scan.stdout).sort());
+    expect(ids(shards[0].stdout).length * ids(shards[1].stdout).length).toBeGreaterThan(0);
 
     const manifest = manifestPath();
     const repair = await runCliHere(["repair", ...api, "--apply", "--yes", "--manifest", manifest]);
