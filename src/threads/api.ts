@@ -135,9 +135,15 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
       .then((latest) => judged(threadId, latest, o))
       .catch((error) => ({ report: unreadable({ threadId, namespace: "" }, error), messages: [] }));
     if (!repair) return read.report;
-    const base = { found: read.report.status };
     const report = (fields: Partial<ThreadRepairReport>) =>
-      ({ ...read.report, repairs: [], reshape: [], salvaged: [], ...base, ...fields }) as ThreadRepairReport;
+      ({
+        ...read.report,
+        repairs: [],
+        reshape: [],
+        salvaged: [],
+        found: read.report.status,
+        ...fields,
+      }) as ThreadRepairReport;
     try {
       const { status: found, provider, problems, error } = read.report;
       if (found === "unreadable") return report({ status: "unreadable", reason: error });
@@ -152,8 +158,7 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
       if (status === "busy")
         return report({ status: "skipped", reason: "busy: a run is under way (wait for it, or --wait-busy)" });
       claimed++;
-      const before = read.messages;
-      const { fixed } = await fixOf(before, provider, (wanted) =>
+      const { fixed } = await fixOf(read.messages, provider, (wanted) =>
         finishedResults(client, threadId, o.messagesKey, wanted),
       );
       if (fixed.status) return report(fixed);
@@ -163,7 +168,7 @@ function apiThreads(client: Client, options: ApiThreadOptions, fn: string, repai
       if (latest?.checkpoint.checkpoint_id !== read.report.checkpointId)
         return report({ ...fixed, status: "skipped", reason: "the thread moved on while it was read: run again" });
       const stored = latest?.values[o.messagesKey] as unknown[];
-      const originals = new Map<BaseMessage, unknown>(before.map((m, i) => [m, stored[i]]));
+      const originals = new Map<BaseMessage, unknown>(read.messages.map((m, i) => [m, stored[i]]));
       const written = await client.threads.updateState(threadId, {
         values: { [o.messagesKey]: replacing(fixed.after.map(wireOf(originals))) },
         asNode: o.asNode,
