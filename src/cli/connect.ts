@@ -10,10 +10,10 @@ import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { Client } from "@langchain/langgraph-sdk";
-import { apiTarget, repairApiThreads, scanApiThreads } from "../threads/api";
+import { repairApiThreads, revertApiThreads, scanApiThreads } from "../threads/api";
 import { repairThreads, type ThreadRepairOptions, type ThreadRepairReport } from "../threads/repair";
 import { SAVER_METHODS } from "../threads/repair-thread";
-import { saverTarget, type RevertTarget } from "../threads/revert";
+import { revertThreads, type ManifestLine, type RevertReport } from "../threads/revert";
 import { scanThreads, type ThreadReport } from "../threads/scan";
 import { countThreads, sqlStoreOf, threadSourceFor } from "../threads/source";
 import type { Dict } from "../values";
@@ -48,7 +48,7 @@ export interface ThreadStore {
   /** How many threads a run reads (undefined: not known without reading them). */
   count(options: ThreadRepairOptions): Promise<number | undefined>;
   holds(thread: string): Promise<boolean>;
-  target: RevertTarget;
+  revert(lines: readonly ManifestLine[], signal?: AbortSignal): AsyncIterable<RevertReport>;
   close(): Promise<unknown>;
 }
 
@@ -60,7 +60,7 @@ function saverStore(saver: BaseCheckpointSaver, label: string, messagesKey: stri
     repair: (options) => repairThreads(saver, options),
     count: (options) => countThreads(saver, options),
     holds: async (thread) => !(await threadSourceFor(saver, { threads: [thread] }).next()).done,
-    target: saverTarget(saver, messagesKey),
+    revert: (lines, signal) => revertThreads(saver, messagesKey, lines, signal),
     close: () => closeSaver(saver).catch(() => {}),
   };
 }
@@ -93,7 +93,7 @@ async function apiStore(
         () => true,
         () => false,
       ),
-    target: apiTarget(client, messagesKey),
+    revert: (lines, signal) => revertApiThreads(client, messagesKey, lines, signal),
     close: async () => {},
   } satisfies ThreadStore;
 }

@@ -2,7 +2,6 @@
  * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
-import { revertThreads } from "../threads/revert";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { openStore, type ModuleImporter } from "./connect";
 import { confirmWrites, defaultManifestPath, openManifest, readManifest, type ConfirmIO } from "./manifest";
@@ -33,8 +32,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const { store, saverOptions, command, json, verbose, apply, threads, limit, messagesKey } = args;
-  const selection = { threads, limit, messagesKey, provider: args.provider, since: args.since, shard: args.shard };
+  const { store, saverOptions, command, json, verbose, apply, threads, limit, messagesKey, provider, since, shard } =
+    args;
   redact = redactor([
     ...(store.kind === "postgres" ? urlSecrets(store.url) : []),
     ...optionSecrets(saverOptions),
@@ -47,20 +46,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const progress = progressLine(io.stderr, undefined, args.progress);
   const ask = (question: () => Promise<string | undefined>) =>
     confirmWrites(question, command === "revert" ? "revert" : "repair --apply", args.yes, io);
+  const declined = () => (out.write("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
     manifest = apply ? openManifest(args.manifest ?? defaultManifestPath()) : undefined;
     if (command === "revert") {
       const lines = readManifest(args.manifest!);
       progress.total(lines.length);
-      if (
-        !(await ask(
-          async () => `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`,
-        ))
-      )
-        return (out.write("Nothing written.\n"), 1);
+      const question = `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`;
+      if (!(await ask(async () => question))) return declined();
       const counts = { reverted: 0, skipped: 0, failed: 0 };
-      for await (const report of revertThreads(lines, opened.target, io.signal)) {
+      for await (const report of opened.revert(lines, io.signal)) {
         counts[report.status]++;
         progress.above(() => out.write(`${json ? JSON.stringify(report) : renderRevert(report)}\n`));
         progress.tick("");
@@ -78,7 +74,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const missing: string[] = [];
     for (const thread of threads ?? []) if (!(await opened.holds(thread))) missing.push(JSON.stringify(thread));
     if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
-    const options = { ...selection, concurrency: args.concurrency, signal: io.signal };
+    const options = {
+      threads,
+      limit,
+      messagesKey,
+      provider,
+      since,
+      shard,
+      concurrency: args.concurrency,
+      signal: io.signal,
+    };
     if (io.stderr.isTTY || args.progress) opened.count(options).then(progress.total, () => {});
     const broken = async () => {
       let n = 0;
@@ -89,7 +94,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         ? `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`
         : undefined;
     };
-    if (apply && !(await ask(broken))) return (out.write("Nothing written.\n"), 1);
+    if (apply && !(await ask(broken))) return declined();
     const repair = command === "repair";
     const tally = new Tally();
     for await (const report of repair ? opened.repair({ ...options, apply }) : opened.scan(options)) {

@@ -61,10 +61,9 @@ export function openManifest(path: string) {
   }
   return {
     path,
-    add: (line: ManifestLine) => (appendFileSync(fd!, `${JSON.stringify(line, [...FIELDS])}\n`), lines++),
+    add: (line: ManifestLine) => (appendFileSync(fd!, `${JSON.stringify(line)}\n`), lines++),
     close() {
-      if (fd !== undefined) closeSync(fd);
-      if (fd !== undefined && !lines) unlinkSync(path);
+      if (fd !== undefined && (closeSync(fd), !lines)) unlinkSync(path);
       fd = undefined;
       return lines;
     },

@@ -16,7 +16,7 @@ import { option, readOptions } from "../options";
 import type { Dict } from "../values";
 import { mapConcurrently } from "./concurrent";
 import { fixOf, type ThreadRepairReport } from "./repair";
-import type { RevertTarget } from "./revert";
+import type { ManifestLine, RevertReport } from "./revert";
 import { resultsInWrites } from "./salvage";
 import { failureText, judgeThread, SCAN_OPTIONS, unreadable, type ThreadReport, type ThreadScanOptions } from "./scan";
 import { shardOf } from "./source";
@@ -202,19 +202,34 @@ export const repairApiThreads = boundary(
 export const scanApiThreads = (client: Client, options: ApiThreadOptions = {}) =>
   apiThreads(client, options, "scanApiThreads", false) as AsyncGenerator<ThreadReport>;
 
-/**
- * A deployment as a revert target (`revertThreads`): a fix's parent's messages written back as one more checkpoint,
- * through `updateState` as a fix is written.
- */
-export const apiTarget = (client: Client, messagesKey = "messages", asNode = "tools"): RevertTarget => ({
-  head: async (line) => (await latestOf(client, line.thread))?.checkpoint.checkpoint_id ?? undefined,
-  async restore(line) {
-    const [, previous] = await client.threads.getHistory<Dict>(line.thread, { limit: 2 });
-    const messages = previous?.values[messagesKey];
-    if (previous?.checkpoint.checkpoint_id !== line.previousCheckpointId || !Array.isArray(messages))
-      return `the checkpoint before the fix is not ${line.previousCheckpointId} with "${messagesKey}"`;
-    const values = { [messagesKey]: replacing(messages) };
-    const written = await client.threads.updateState(line.thread, { values, asNode });
-    return { checkpointId: String((written as { checkpoint?: Dict }).checkpoint?.checkpoint_id) };
-  },
-});
+/** A fix undone (revert --manifest): the fix's parent's messages written back as one more checkpoint, as a fix is. */
+async function revertApiThread(client: Client, messagesKey: string, asNode: string, line: ManifestLine) {
+  const [head, previous] = await client.threads.getHistory<Dict>(line.thread, { limit: 2 });
+  const messages = previous?.values[messagesKey];
+  if (head?.checkpoint.checkpoint_id !== line.checkpointId)
+    return `it moved on since the repair: its head is ${head?.checkpoint.checkpoint_id}, not ${line.checkpointId}`;
+  if (previous?.checkpoint.checkpoint_id !== line.previousCheckpointId || !Array.isArray(messages))
+    return `the checkpoint before the fix is not ${line.previousCheckpointId} with "${messagesKey}"`;
+  const values = { [messagesKey]: replacing(messages) };
+  return (await client.threads.updateState(line.thread, { values, asNode })) as { checkpoint?: Dict };
+}
+
+/** `revertThreads` through a deployment's API. */
+export async function* revertApiThreads(
+  client: Client,
+  messagesKey: string,
+  lines: readonly ManifestLine[],
+  signal?: AbortSignal,
+  asNode = "tools",
+) {
+  for (const line of lines) {
+    if (signal?.aborted) return;
+    yield await revertApiThread(client, messagesKey, asNode, line).then(
+      (done): RevertReport =>
+        typeof done === "string"
+          ? { ...line, status: "skipped", reason: done }
+          : { ...line, status: "reverted", revertedTo: String(done.checkpoint?.checkpoint_id) },
+      (error): RevertReport => ({ ...line, status: "failed", reason: failureText(error) }),
+    );
+  }
+}

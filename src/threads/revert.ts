@@ -1,11 +1,9 @@
 /**
  * Undoing `repair --apply`: the manifest it wrote lists each changed thread with its head before and after
  * (`ManifestLine`); a revert makes each thread's head hold what its previous head held again, as a NEW checkpoint on
- * top (history kept, nothing deleted). A thread that moved on since the repair (its head is no longer the repair's
- * checkpoint) is skipped: a revert would drop what was written after it.
- *
- * The loop does not care where a thread lives: a `RevertTarget` reads a head and restores one. `saverTarget` is the
- * one for a checkpoint saver; another store (an Agent Server's API) brings its own.
+ * top (history kept, nothing deleted), written the way a repair is (write.ts `writeOnTop`). A thread that moved on
+ * since the repair (its head is no longer the repair's checkpoint) is skipped: a revert would drop what was written
+ * after it.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { Dict } from "../values";
@@ -20,13 +18,6 @@ export interface ManifestLine {
   checkpointId: string;
 }
 
-/** What a revert needs of a store: a thread's head, and a restore (the new head's id, or why not). */
-export interface RevertTarget {
-  head(line: ManifestLine): Promise<string | undefined>;
-  /** Called when the head is `line.checkpointId`: a new checkpoint on top holding what `previousCheckpointId` held. */
-  restore(line: ManifestLine): Promise<{ checkpointId: string } | string>;
-}
-
 /** `revertedTo`: the new head (reverted); `reason`: why not (skipped, failed). */
 export type RevertReport = ManifestLine & {
   status: "reverted" | "skipped" | "failed";
@@ -34,44 +25,35 @@ export type RevertReport = ManifestLine & {
   reason?: string;
 };
 
-/** Each line reverted in turn, one report each; stops between threads once `signal` aborts. */
-export async function* revertThreads(lines: readonly ManifestLine[], target: RevertTarget, signal?: AbortSignal) {
-  for (const line of lines) {
-    if (signal?.aborted) return;
-    const report = async (): Promise<RevertReport> => {
-      const head = await target.head(line);
-      const done =
-        head === line.checkpointId
-          ? await target.restore(line)
-          : `it moved on since the repair: its head is ${head}, not ${line.checkpointId}`;
-      return typeof done === "string"
-        ? { ...line, status: "skipped", reason: done }
-        : { ...line, status: "reverted", revertedTo: done.checkpointId };
-    };
-    yield await report().catch((error): RevertReport => ({ ...line, status: "failed", reason: failureText(error) }));
-  }
+/** Why `line` cannot be reverted, or the new head's config. */
+async function revertThread(saver: BaseCheckpointSaver, messagesKey: string, line: ManifestLine) {
+  const key = { threadId: line.thread, namespace: line.namespace };
+  const head = await saver.getTuple(configOf(key));
+  const headId = checkpointIdOf(head);
+  if (headId !== line.checkpointId)
+    return `it moved on since the repair: its head is ${headId}, not ${line.checkpointId}`;
+  const previous = await saver.getTuple(configOf(key, line.previousCheckpointId));
+  const messages = (previous?.checkpoint.channel_values as Dict | undefined)?.[messagesKey];
+  if (!Array.isArray(messages)) return `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`;
+  const marker = { reverted: line.checkpointId, restores: line.previousCheckpointId };
+  return writeOnTop(saver, key, head!, messagesKey, messages, marker);
 }
 
-/** A checkpoint saver as a revert target: the previous head's messages (under `messagesKey`) written on top. */
-export function saverTarget(saver: BaseCheckpointSaver, messagesKey: string): RevertTarget {
-  const read = (line: ManifestLine, id?: string) =>
-    saver.getTuple(configOf({ threadId: line.thread, namespace: line.namespace }, id));
-  return {
-    head: async (line) => checkpointIdOf(await read(line)),
-    async restore(line) {
-      const [head, previous] = [await read(line, line.checkpointId), await read(line, line.previousCheckpointId)];
-      const messages = (previous?.checkpoint.channel_values as Dict | undefined)?.[messagesKey];
-      if (!Array.isArray(messages)) return `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`;
-      const marker = { reverted: line.checkpointId, restores: line.previousCheckpointId };
-      const written = await writeOnTop(
-        saver,
-        { threadId: line.thread, namespace: line.namespace },
-        head!,
-        messagesKey,
-        messages,
-        marker,
-      );
-      return typeof written === "string" ? written : { checkpointId: written.configurable?.checkpoint_id };
-    },
-  };
+/** Each line reverted in turn, one report each; stops between threads once `signal` aborts. */
+export async function* revertThreads(
+  saver: BaseCheckpointSaver,
+  messagesKey: string,
+  lines: readonly ManifestLine[],
+  signal?: AbortSignal,
+) {
+  for (const line of lines) {
+    if (signal?.aborted) return;
+    yield await revertThread(saver, messagesKey, line).then(
+      (done): RevertReport =>
+        typeof done === "string"
+          ? { ...line, status: "skipped", reason: done }
+          : { ...line, status: "reverted", revertedTo: done.configurable?.checkpoint_id },
+      (error): RevertReport => ({ ...line, status: "failed", reason: failureText(error) }),
+    );
+  }
 }
