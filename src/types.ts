@@ -185,6 +185,35 @@ export interface ToolCallRepair {
   toolRun?: ToolRunState;
 }
 
+/**
+ * Which piece made a repair: `engine` (`repairToolCalls`, a `Repairer`), `middleware` (`toolCallRepairMiddleware`,
+ * either hook), `hook` (`toolCallRepairHook`), `node` (`toolCallRepairNode`), `model` (`withRequestRepair`, the
+ * kit's `model`), `checkpointer` (`withToolCallRepair`), `recovery` (a rejection's forced repair, retried),
+ * `thread` (`repairThread`), `structured` (a structured-output call's own request).
+ */
+export type RepairSurface =
+  | "engine"
+  | "middleware"
+  | "hook"
+  | "node"
+  | "model"
+  | "checkpointer"
+  | "recovery"
+  | "thread"
+  | "structured";
+
+/** Where a repair was made, handed to `onRepair` with it (and carried by the custom event's payload). */
+export interface RepairContext {
+  surface: RepairSurface;
+  /** The run's `configurable.thread_id` (as a string), where the surface had a config holding one. */
+  threadId?: string;
+  /**
+   * The checkpoint namespace of the thread's graph: `""` for the top graph, the subgraph's for a subgraph (for a
+   * graph step, its task's namespace without the task), where the config holds one.
+   */
+  checkpointNs?: string;
+}
+
 /** What to do with calls that have no result. */
 export type OrphanCallStrategy = "answer" | "remove";
 
@@ -246,8 +275,8 @@ export interface RepairOptions {
     note?: string;
     toolRun: ToolRunState;
   }) => string;
-  /** Called once per repair, in order. Nothing is logged by this package. */
-  onRepair?: (repair: ToolCallRepair) => void;
+  /** Called once per repair, in order, with where it was made. Nothing is logged by this package. */
+  onRepair?: (repair: ToolCallRepair, context: RepairContext) => void;
 }
 
 /**

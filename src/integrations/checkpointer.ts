@@ -30,7 +30,7 @@ import { unansweredCallIds } from "../messages/exchanges";
 import { isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
-import { resultsInWrites } from "../threads/salvage";
+import { discardedResults } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { addCancelled, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
@@ -80,6 +80,11 @@ function repairingSaver(
 ): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "deleteThread"> {
   const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
+  const site = (config: RunnableConfig) => ({
+    surface: "checkpointer" as const,
+    provider: stored.options.provider,
+    config,
+  });
   const runs = new Map<string, RepairedRun>();
   const reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
@@ -126,7 +131,8 @@ function repairingSaver(
     const repaired = messages && stored.repair(messages);
     if (!repaired?.repairs.length) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
-    if (firstTime(reportedReads, checkpointKey(tuple.config))) await reportRepairs(repaired.repairs, options, config);
+    if (firstTime(reportedReads, checkpointKey(tuple.config)))
+      await reportRepairs(repaired.repairs, options, site(config));
     return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
@@ -147,7 +153,8 @@ function repairingSaver(
       open.size > 0 && typeof checkpoint_id === "string"
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
-    const found = resultsInWrites(parent?.pendingWrites, key, open);
+    // Walked back from there: a thread that broke before the wrapper was adopted holds them further up.
+    const found = parent ? await discardedResults(inner, parent, key, open) : new Map<string, ToolMessage>();
     if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
@@ -220,7 +227,7 @@ function repairingSaver(
     for (const k of keys) reported.add(k);
     evictOldest(runs);
     runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
-    await reportRepairs(fresh, options, config);
+    await reportRepairs(fresh, options, site(config));
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
 

@@ -8,7 +8,8 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
-import type { ToolCallRepair } from "../types";
+import type { Provider, RepairContext, RepairOptions, RepairSurface, ToolCallRepair } from "../types";
+import type { Counter } from "@opentelemetry/api";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Repairer } from "../engine";
 
@@ -21,8 +22,8 @@ const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 export interface RepairReporting {
-  /** Called once per repair, in order. Nothing is logged by this package. */
-  onRepair?: (repair: ToolCallRepair) => void;
+  /** Called once per repair, in order, with where it was made. Nothing is logged by this package. */
+  onRepair?: RepairOptions["onRepair"];
   /**
    * Called when a surface could not repair a history (input it cannot read, or a bug of ours). The surface
    * then lets the history through unchanged rather than fail the user's run. Also sent as the custom event
@@ -32,21 +33,41 @@ export interface RepairReporting {
 }
 
 /**
- * Hands each repair to `options.onRepair`, in order, unless it was already handed, with the thread of `config`
- * (or of the run LangChain carries in async context); a callback that throws is ignored: it cannot undo or fail
- * the repair it reports. Then dispatches each as a custom event. Inside a run (a node, a middleware hook) the
- * events belong to that run. A checkpointer is handed the graph's callbacks but not its run id, so there the
- * events go under a short run of their own named `tool_call_repair`. Given the run of a model call (`run`), the
- * events belong to it (so to the model in traces and `streamEvents`). With no callbacks at all nothing is
- * dispatched; a failing handler never fails the caller.
+ * Where repairs are reported from: the surface, the provider they were made for (`"strict"` when none), the run's
+ * `config` (else the one LangChain carries in async context), what they were made for (`scope`) and, for a model
+ * call, its `run`.
+ */
+export interface ReportSite {
+  surface: RepairSurface;
+  provider?: Provider;
+  config?: RunnableConfig;
+  scope?: "stored" | "request";
+  run?: Run;
+}
+
+/** `@opentelemetry/api` (an optional peer), loaded on the first report; undefined when it is not installed. */
+let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | undefined;
+/** The repairs counter of each meter (a meter provider registered later is another meter). */
+const counters = new WeakMap<object, Counter>();
+
+/**
+ * Reports repairs made at `site`. Each goes to `options.onRepair` with its {@link RepairContext} (the thread of the
+ * config, its checkpoint namespace and the surface), in order, unless it was already reported (below), and is
+ * counted on the OpenTelemetry meter `langgraph-tool-repair` (`tool_call_repair.repairs`, by action, problem,
+ * provider and surface) when `@opentelemetry/api` is installed; a callback that throws is ignored: it cannot undo
+ * or fail the repair it reports. Then each becomes an event on the active span and a custom event (payload: the
+ * repair and its context). Inside a run (a node, a middleware hook) the events belong to that run. A checkpointer
+ * is handed the graph's callbacks but not its run id, so there the events go under a short run of their own named
+ * `tool_call_repair`. Given the run of a model call (`run`), the events belong to it (so to the model in traces and
+ * `streamEvents`). With no callbacks at all nothing is dispatched; a failing handler never fails the caller.
  *
  * What a repair was made for (`scope`): the thread's stored messages (`stored`), or one model request (`request`:
  * shaping the stored thread does not keep, so made again on every call).
  *
- * Which repairs are the same, for one `onRepair`: the thread, the action and the call id. Not the message index:
- * a model's input can hold a system prompt the stored thread does not, which moves every index by one. A call id
- * reused by a server (`call_0` in every thread) is another thread's repair; within one thread a reused id is
- * renamed by the structural repair, so it is another call.
+ * Which repairs are the same, for one `onRepair` (or one surface's options without it): the thread, the action and
+ * the call id. Not the message index: a model's input can hold a system prompt the stored thread does not, which
+ * moves every index by one. A call id reused by a server (`call_0` in every thread) is another thread's repair;
+ * within one thread a reused id is renamed by the structural repair, so it is another call.
  * - Request shaping (`request`) is made again on every model call of a thread the store keeps provider-neutral
  *   (Bedrock's placeholder turn, a merge): reported once per thread and kind (and call).
  * - A stored repair is always reported; in a setup, once across its pieces.
@@ -61,41 +82,57 @@ export interface RepairReporting {
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
   options: RepairReporting = {},
-  config?: RunnableConfig,
-  scope: "stored" | "request" = "stored",
-  run?: Run,
+  { surface, provider = "strict", config, scope = "stored", run }: ReportSite,
 ): Promise<void> {
   if (repairs.length === 0) return;
   const { onRepair } = options;
   const ensured = ensureConfig(config);
-  if (onRepair) {
-    const setup = SETUP in onRepair;
-    const request = scope === "request";
-    // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
-    const id: unknown = ensured.configurable?.thread_id;
-    const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
-    const inList = new Map<string, number>();
-    let seen = reported.get(onRepair);
-    if (!seen) reported.set(onRepair, (seen = new Set()));
-    for (const repair of repairs) {
-      const { action, toolCallId } = repair;
-      if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
-      if (request || (setup && toolCallId !== undefined)) {
-        const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
-        const nth = (inList.get(key) ?? 0) + 1;
-        inList.set(key, nth);
-        if (!firstTime(seen, `${key}\u0000${nth}`)) continue;
-      }
-      try {
-        onRepair(repair);
-      } catch {
-        // A reporting callback must not undo or fail the repair it reports.
+  const context = contextOf(ensured, surface);
+  const setup = onRepair !== undefined && SETUP in onRepair;
+  const request = scope === "request";
+  const thread = context.threadId ?? "";
+  const inList = new Map<string, number>();
+  const reporter = onRepair ?? options;
+  let seen = reported.get(reporter);
+  if (!seen) reported.set(reporter, (seen = new Set()));
+  const counted = repairs.filter((repair) => {
+    const { action, toolCallId } = repair;
+    if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange")
+      return false;
+    if (request || (setup && toolCallId !== undefined)) {
+      const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
+      const nth = (inList.get(key) ?? 0) + 1;
+      inList.set(key, nth);
+      if (!firstTime(seen, `${key}\u0000${nth}`)) return false;
+    }
+    try {
+      onRepair?.(repair, context);
+    } catch {
+      // A reporting callback must not undo or fail the repair it reports.
+    }
+    return true;
+  });
+  const payloads = repairs.map((repair) => ({ ...repair, ...context }));
+  try {
+    const api = await (openTelemetry ??= import("@opentelemetry/api").catch(() => undefined));
+    if (api) {
+      const meter = api.metrics.getMeter("langgraph-tool-repair");
+      let counter = counters.get(meter);
+      if (!counter) counters.set(meter, (counter = meter.createCounter("tool_call_repair.repairs")));
+      const span = api.trace.getActiveSpan();
+      const attributes = ({ action, problem }: ToolCallRepair) => ({ action, problem, provider, surface });
+      for (const repair of counted) counter.add(1, attributes(repair));
+      const { threadId: thread_id, checkpointNs: checkpoint_ns } = context;
+      for (const repair of span ? repairs : []) {
+        const { detail, toolCallId: tool_call_id } = repair;
+        span?.addEvent(
+          TOOL_CALL_REPAIR_EVENT,
+          defined({ ...attributes(repair), detail, tool_call_id, thread_id, checkpoint_ns }),
+        );
       }
     }
-  }
-  try {
     if (run) {
-      for (const repair of repairs) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
+      for (const payload of payloads) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, payload);
       return;
     }
     const manager = await getCallbackManagerForConfig(ensured);
@@ -104,7 +141,7 @@ export async function reportRepairs(
       manager.getParentRunId() === undefined
         ? await manager.handleChainStart(
             { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
-            { repairs },
+            { repairs: payloads },
             undefined,
             undefined,
             undefined,
@@ -113,12 +150,39 @@ export async function reportRepairs(
           )
         : undefined;
     const inRun = chain ? { ...ensured, callbacks: chain.getChild() } : ensured;
-    for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
+    for (const payload of payloads) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, payload, inRun);
     await chain?.handleChainEnd({ repairs: repairs.length });
   } catch {
-    // Tracing is best effort: the repair itself stands.
+    // Metrics and tracing are best effort: the repair itself stands.
   }
 }
+
+/**
+ * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
+ * `node:taskId` (LangGraph's getParentCheckpointNamespace).
+ */
+export function graphNamespace(taskNamespace: unknown): string {
+  const parts = (typeof taskNamespace === "string" ? taskNamespace : "").split("|");
+  while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
+  return parts.slice(0, -1).join("|");
+}
+
+/**
+ * Where a repair was made, read from the run's config: its thread and the checkpoint namespace of the thread's
+ * graph. A checkpointer is handed the graph's own namespace; a graph step (and a model called in one) its task's.
+ */
+function contextOf({ configurable = {} }: RunnableConfig, surface: RepairSurface): RepairContext {
+  const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = configurable;
+  return defined({
+    surface,
+    threadId: typeof id === "string" || typeof id === "number" ? String(id) : undefined,
+    checkpointNs: typeof ns !== "string" || surface === "checkpointer" || task === undefined ? ns : graphNamespace(ns),
+  });
+}
+
+/** `record` without its undefined fields. */
+const defined = <T extends object>(record: T) =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
 export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
@@ -144,8 +208,8 @@ const reported = new WeakMap<object, Set<string>>();
  * checkpointer): they share one memory, so the same repair of the same call in the same thread (the request's
  * placeholder, then the stored one) reaches the caller once.
  */
-export const reportedOnce = (onRepair?: (repair: ToolCallRepair) => void) =>
-  onRepair && Object.assign((repair: ToolCallRepair) => onRepair(repair), { [SETUP]: true });
+export const reportedOnce = (onRepair?: RepairReporting["onRepair"]) =>
+  Object.assign((repair: ToolCallRepair, context: RepairContext) => onRepair?.(repair, context), { [SETUP]: true });
 
 /**
  * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
@@ -174,12 +238,18 @@ export async function orFallback<T>(
  * One request's `messages` repaired by `repairer`, the repairs reported as request shaping (to the model call's
  * `run` when given); the same array when clean, or when repairing fails (reported: the request goes as it is).
  */
-export const repairedRequest = (repairer: Repairer, messages: BaseMessage[], reporting: RepairReporting, run?: Run) =>
+export const repairedRequest = (
+  repairer: Repairer,
+  messages: BaseMessage[],
+  reporting: RepairReporting,
+  surface: RepairSurface,
+  run?: Run,
+) =>
   orFallback(
     async () => {
       if (repairer.isClean(messages)) return messages;
       const { messages: repaired, repairs } = repairer.repair(messages);
-      await reportRepairs(repairs, reporting, undefined, "request", run);
+      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, scope: "request", run });
       return repairs.length > 0 ? repaired : messages;
     },
     messages,
