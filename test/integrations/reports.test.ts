@@ -4,7 +4,7 @@
  * pieces; metrics and span events through OpenTelemetry. Through real agents, savers and the strict stubs.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
@@ -29,7 +29,7 @@ import { toolCallRepairKit, toolCallRepairNode } from "../../src/integrations/no
 import { repairThread } from "../../src/threads/repair-thread";
 import type { RepairContext, ToolCallRepair } from "../../src/types";
 import { aiWithCalls, human } from "../support/builders";
-import { bedrockModel, startBedrockStub, type RunningStub } from "../support/stubs";
+import { bedrockModel, startBedrockStub, type RunningStub, type Script } from "../support/stubs";
 import { bothToolsThenAnswer, storedThread, threadConfig, ToolBench, until } from "./support/checkpoint-scenarios";
 
 const cleanups: (() => unknown)[] = [];
@@ -37,7 +37,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function stub(script: Parameters<typeof startBedrockStub>[0]["script"]): Promise<RunningStub> {
+async function stub(script: Script): Promise<RunningStub> {
   const started = await startBedrockStub({ script });
   cleanups.push(() => started.close());
   return started;
@@ -257,7 +257,7 @@ class CollectingReader extends MetricReader {
 }
 
 describe("metrics and span events, with @opentelemetry/api and the real SDK", () => {
-  it("each repair is counted on langgraph-tool-repair by action, problem, provider and surface, and is an event on the active span", async () => {
+  it("counts each repair on langgraph-tool-repair (action, problem, provider, surface), an event on the active span", async () => {
     const reader = new CollectingReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
     const spans = new InMemorySpanExporter();
