@@ -9,7 +9,6 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
 import type { Provider, RepairContext, RepairOptions, RepairSurface, ToolCallRepair } from "../types";
-import type { Counter } from "@opentelemetry/api";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Repairer } from "../engine";
 
@@ -32,23 +31,8 @@ export interface RepairReporting {
   onError?: (error: unknown) => void;
 }
 
-/**
- * Where repairs are reported from: the surface, the provider they were made for (`"strict"` when none), the run's
- * `config` (else the one LangChain carries in async context), what they were made for (`scope`) and, for a model
- * call, its `run`.
- */
-export interface ReportSite {
-  surface: RepairSurface;
-  provider?: Provider;
-  config?: RunnableConfig;
-  scope?: "stored" | "request";
-  run?: Run;
-}
-
 /** `@opentelemetry/api` (an optional peer), loaded on the first report; undefined when it is not installed. */
 let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | undefined;
-/** The repairs counter of each meter (a meter provider registered later is another meter). */
-const counters = new WeakMap<object, Counter>();
 
 /**
  * Reports repairs made at `site`. Each goes to `options.onRepair` with its {@link RepairContext} (the thread of the
@@ -82,7 +66,15 @@ const counters = new WeakMap<object, Counter>();
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
   options: RepairReporting = {},
-  { surface, provider = "strict", config, scope = "stored", run }: ReportSite,
+  // Where: the surface, the provider the repairs were made for, the run's config (else LangChain's async context),
+  // what they were made for and, for a model call, its run.
+  {
+    surface,
+    provider = "strict",
+    config,
+    scope = "stored",
+    run,
+  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
 ): Promise<void> {
   if (repairs.length === 0) return;
   const { onRepair } = options;
@@ -115,22 +107,11 @@ export async function reportRepairs(
   const payloads = repairs.map((repair) => ({ ...repair, ...context }));
   try {
     const api = await (openTelemetry ??= import("@opentelemetry/api").catch(() => undefined));
-    if (api) {
-      const meter = api.metrics.getMeter("langgraph-tool-repair");
-      let counter = counters.get(meter);
-      if (!counter) counters.set(meter, (counter = meter.createCounter("tool_call_repair.repairs")));
-      const span = api.trace.getActiveSpan();
-      const attributes = ({ action, problem }: ToolCallRepair) => ({ action, problem, provider, surface });
-      for (const repair of counted) counter.add(1, attributes(repair));
-      const { threadId: thread_id, checkpointNs: checkpoint_ns } = context;
-      for (const repair of span ? repairs : []) {
-        const { detail, toolCallId: tool_call_id } = repair;
-        span?.addEvent(
-          TOOL_CALL_REPAIR_EVENT,
-          defined({ ...attributes(repair), detail, tool_call_id, thread_id, checkpoint_ns }),
-        );
-      }
-    }
+    // Counted as onRepair hears them; on the active span as the custom events go (request shaping on every call).
+    const counter = api?.metrics.getMeter("langgraph-tool-repair").createCounter("tool_call_repair.repairs");
+    for (const { action, problem } of counted) counter?.add(1, { action, problem, provider, surface });
+    for (const payload of payloads)
+      api?.trace.getActiveSpan()?.addEvent(TOOL_CALL_REPAIR_EVENT, scalars({ ...payload, provider }));
     if (run) {
       for (const payload of payloads) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, payload);
       return;
@@ -173,16 +154,16 @@ export function graphNamespace(taskNamespace: unknown): string {
  */
 function contextOf({ configurable = {} }: RunnableConfig, surface: RepairSurface): RepairContext {
   const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = configurable;
-  return defined({
+  return scalars({
     surface,
     threadId: typeof id === "string" || typeof id === "number" ? String(id) : undefined,
     checkpointNs: typeof ns !== "string" || surface === "checkpointer" || task === undefined ? ns : graphNamespace(ns),
   });
 }
 
-/** `record` without its undefined fields. */
-const defined = <T extends object>(record: T) =>
-  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
+/** `record`'s defined fields that are not objects (what a span attribute holds). */
+const scalars = <T extends object>(record: T) =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && typeof v !== "object")) as T;
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
 export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {

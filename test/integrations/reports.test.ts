@@ -305,15 +305,19 @@ describe("metrics and span events, with @opentelemetry/api and the real SDK", ()
 
     const [run] = spans.getFinishedSpans().filter((s) => s.name === "operator's run");
     const events = run.events.filter((e) => e.name === TOOL_CALL_REPAIR_EVENT).map((e) => e.attributes);
+    // The repair and its context as the custom event carries them, and the provider.
     expect(events[0]).toEqual({
       action: "synthesized_result",
       problem: "orphan_call",
+      index: 1,
+      toolCallId: "call_0",
+      toolName: "tool_call_0",
+      toolRun: "outcome_unknown",
+      detail: expect.stringContaining("call_0"),
       provider: "strict",
       surface: "middleware",
-      detail: expect.stringContaining("call_0"),
-      tool_call_id: "call_0",
-      thread_id: "t-otel",
-      checkpoint_ns: "",
+      threadId: "t-otel",
+      checkpointNs: "",
     });
     // Span events follow the custom events: the request's shaping on each of the two model calls.
     expect(events.map((e) => e?.action)).toEqual([
