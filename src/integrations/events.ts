@@ -163,7 +163,9 @@ function contextOf({ configurable = {} }: RunnableConfig, surface: RepairSurface
 
 /** `record`'s defined fields that are not objects (what a span attribute holds). */
 const scalars = <T extends object>(record: T) =>
-  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && typeof v !== "object")) as T;
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && typeof v !== "object")) as {
+    [K in keyof T]: Exclude<T[K], object>;
+  };
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
 export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
