@@ -79,7 +79,14 @@ export async function reportRepairs(
   if (repairs.length === 0) return;
   const { onRepair } = options;
   const ensured = ensureConfig(config);
-  const context = contextOf(ensured, surface);
+  // Where: the thread and the checkpoint namespace of its graph (a checkpointer is handed the graph's own; a graph
+  // step, and a model called in one, its task's).
+  const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = scalars(ensured.configurable ?? {});
+  const context: RepairContext = scalars({
+    surface,
+    threadId: id === undefined ? id : String(id),
+    checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
+  });
   const setup = onRepair !== undefined && SETUP in onRepair;
   const request = scope === "request";
   const thread = context.threadId ?? "";
@@ -146,19 +153,6 @@ export function graphNamespace(taskNamespace: unknown): string {
   const parts = (typeof taskNamespace === "string" ? taskNamespace : "").split("|");
   while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
   return parts.slice(0, -1).join("|");
-}
-
-/**
- * Where a repair was made, read from the run's config: its thread and the checkpoint namespace of the thread's
- * graph. A checkpointer is handed the graph's own namespace; a graph step (and a model called in one) its task's.
- */
-function contextOf({ configurable = {} }: RunnableConfig, surface: RepairSurface): RepairContext {
-  const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = configurable;
-  return scalars({
-    surface,
-    threadId: typeof id === "string" || typeof id === "number" ? String(id) : undefined,
-    checkpointNs: typeof ns !== "string" || surface === "checkpointer" || task === undefined ? ns : graphNamespace(ns),
-  });
 }
 
 /** `record`'s defined fields that are not objects (what a span attribute holds). */
