@@ -80,11 +80,6 @@ function repairingSaver(
 ): Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "deleteThread"> {
   const { messagesKey: key = "messages", onRepair: _r, onError: _e, ...repairOptions } = options;
   const stored = createStoredRepairer(repairOptions);
-  const site = (config: RunnableConfig) => ({
-    surface: "checkpointer" as const,
-    provider: stored.options.provider,
-    config,
-  });
   const runs = new Map<string, RepairedRun>();
   const reportedReads = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
@@ -132,7 +127,7 @@ function repairingSaver(
     if (!repaired?.repairs.length) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
     if (firstTime(reportedReads, checkpointKey(tuple.config)))
-      await reportRepairs(repaired.repairs, options, site(config));
+      await reportRepairs(repaired.repairs, options, { surface: "checkpointer", config });
     return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
@@ -154,7 +149,7 @@ function repairingSaver(
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     // Walked back from there: a thread that broke before the wrapper was adopted holds them further up.
-    const found = parent ? await discardedResults(inner, parent, key, open) : new Map<string, ToolMessage>();
+    const found = await discardedResults(inner, parent, key, open);
     if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
@@ -227,7 +222,7 @@ function repairingSaver(
     for (const k of keys) reported.add(k);
     evictOldest(runs);
     runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
-    await reportRepairs(fresh, options, site(config));
+    await reportRepairs(fresh, options, { surface: "checkpointer", config });
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
 

@@ -65,12 +65,12 @@ let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | un
  */
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
-  options: RepairReporting = {},
-  // Where: the surface, the provider the repairs were made for, the run's config (else LangChain's async context),
+  options: RepairReporting & { provider?: Provider } = {},
+  // Where: the surface, the provider the repairs were made for (a surface's own option), the run's config (else LangChain's async context),
   // what they were made for and, for a model call, its run.
   {
     surface,
-    provider = "strict",
+    provider = options.provider ?? "strict",
     config,
     scope = "stored",
     run,

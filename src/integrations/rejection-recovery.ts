@@ -71,12 +71,11 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
         level: "structural",
       });
     }
-    const site = { surface: "recovery" as const, provider: options.provider };
     if (!fixed?.repairs.length) {
-      await reportRepairs(step.repairs, options, { ...site, scope: "request" });
+      await reportRepairs(step.repairs, options, { surface: "recovery", scope: "request" });
       return response;
     }
-    await reportRepairs(fixed.repairs, options, site);
+    await reportRepairs(fixed.repairs, options, { surface: "recovery" });
     // The answer, plus the replacement of the thread's list by the repaired history and the answer.
     if (AIMessage.isInstance(response))
       return new Command({ update: { messages: replaceAllMessages([...fixed.messages, response]) } });

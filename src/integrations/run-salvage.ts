@@ -102,7 +102,7 @@ export async function persistedRepair(
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
   if (repairs.length === 0) return undefined;
-  await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, config: reportIn });
+  await reportRepairs(repairs, reporting, { surface, config: reportIn });
   return replaceAllMessages(structural.messages);
 }
 
