@@ -30,7 +30,7 @@ import { unansweredCallIds } from "../messages/exchanges";
 import { isMarkedSyntheticResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
-import { discardedResults } from "../threads/salvage";
+import { discardedResults, resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { addCancelled, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
@@ -148,8 +148,12 @@ function repairingSaver(
       open.size > 0 && typeof checkpoint_id === "string"
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
-    // Walked back from there: a thread that broke before the wrapper was adopted holds them further up.
-    const found = await discardedResults(inner, parent, key, open);
+    // A new input's abandoned calls (`messages` given): walked back from there, since a thread that broke before the
+    // wrapper was adopted holds them further up. A placeholder's: there only (one the recovery stored replaces a
+    // result a gateway dropped, which is further up).
+    const found = messages
+      ? await discardedResults(inner, parent, key, open)
+      : resultsInWrites(parent?.pendingWrites, key, open);
     if (messages) addCancelled(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
