@@ -89,17 +89,16 @@ export async function reportRepairs(
   });
   const setup = onRepair !== undefined && SETUP in onRepair;
   const request = scope === "request";
-  const thread = context.threadId ?? "";
   const inList = new Map<string, number>();
   const reporter = onRepair ?? options;
-  let seen = reported.get(reporter);
-  if (!seen) reported.set(reporter, (seen = new Set()));
+  const seen = reported.get(reporter) ?? new Set<string>();
+  reported.set(reporter, seen);
   const counted = repairs.filter((repair) => {
     const { action, toolCallId } = repair;
     if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange")
       return false;
     if (request || (setup && toolCallId !== undefined)) {
-      const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
+      const key = `${context.threadId ?? ""}\u0000${action}\u0000${toolCallId ?? ""}`;
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
       if (!firstTime(seen, `${key}\u0000${nth}`)) return false;
@@ -117,32 +116,14 @@ export async function reportRepairs(
     // Counted as onRepair hears them; on the active span as the custom events go (request shaping on every call).
     const counter = api?.metrics.getMeter("langgraph-tool-repair").createCounter("tool_call_repair.repairs");
     for (const { action, problem } of counted) counter?.add(1, { action, problem, provider, surface });
-    for (const payload of payloads)
+    for (const payload of payloads) {
       api?.trace.getActiveSpan()?.addEvent(TOOL_CALL_REPAIR_EVENT, scalars({ ...payload, provider }));
-    if (run) {
-      for (const payload of payloads) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, payload);
-      return;
+      await run?.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, payload);
     }
-    const manager = await getCallbackManagerForConfig(ensured);
-    if (!manager?.handlers.length) return;
-    const chain =
-      manager.getParentRunId() === undefined
-        ? await manager.handleChainStart(
-            { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
-            { repairs: payloads },
-            undefined,
-            undefined,
-            undefined,
-            undefined,
-            TOOL_CALL_REPAIR_EVENT,
-          )
-        : undefined;
-    const inRun = chain ? { ...ensured, callbacks: chain.getChild() } : ensured;
-    for (const payload of payloads) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, payload, inRun);
-    await chain?.handleChainEnd({ repairs: repairs.length });
   } catch {
     // Metrics and tracing are best effort: the repair itself stands.
   }
+  if (!run) await dispatchEvents(TOOL_CALL_REPAIR_EVENT, payloads, ensured, true);
 }
 
 /**
@@ -234,11 +215,36 @@ export const repairedRequest = (
   );
 
 /** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
-export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
+export const dispatchInRun = (name: string, payload: unknown, config?: RunnableConfig) =>
+  dispatchEvents(name, [payload], config);
+
+/**
+ * Custom events for the run the code is in, one per payload; outside a run none, or (`ownRun`, for repairs) under a
+ * short run of their own named `name`: a checkpointer is handed the graph's callbacks but not its run id. With no
+ * callbacks at all nothing is dispatched; a failing handler never fails the caller.
+ */
+async function dispatchEvents(name: string, payloads: readonly unknown[], config?: RunnableConfig, ownRun = false) {
   try {
-    const manager = await getCallbackManagerForConfig(ensureConfig(config));
-    if (manager?.handlers.length && manager.getParentRunId() !== undefined)
-      await dispatchCustomEvent(name, payload, config);
+    const ensured = ensureConfig(config);
+    const manager = await getCallbackManagerForConfig(ensured);
+    if (!manager?.handlers.length) return;
+    const inRun = manager.getParentRunId() !== undefined;
+    const chain =
+      inRun || !ownRun
+        ? undefined
+        : await manager.handleChainStart(
+            { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", name] },
+            { repairs: payloads },
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            name,
+          );
+    if (!inRun && !chain) return;
+    for (const payload of payloads)
+      await dispatchCustomEvent(name, payload, chain ? { ...ensured, callbacks: chain.getChild() } : ensured);
+    await chain?.handleChainEnd({ repairs: payloads.length });
   } catch {
     // best effort
   }

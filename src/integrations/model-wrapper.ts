@@ -114,11 +114,11 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     send: (messages: BaseMessage[]) => Promise<T>,
     input: BaseMessage[],
     callOptions: unknown,
-    runManager: Run,
+    run: Run,
   ): Promise<T> => {
     // A request sure to carry no tools has its tool blocks sent as text.
     const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
-    const messages = repairRequests ? await repairedRequest(repairer, input, options, "model", runManager) : input;
+    const messages = repairRequests ? await repairedRequest(repairer, input, options, "model", run) : input;
     try {
       return await send(messages);
     } catch (error) {
@@ -135,7 +135,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
         surface: "recovery",
         provider: repairer.options.provider,
         scope: "request",
-        run: runManager,
+        run,
       });
       try {
         options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
