@@ -72,7 +72,7 @@ export async function reportRepairs(
     surface,
     provider = options.provider ?? "strict",
     config,
-    scope = "stored",
+    scope,
     run,
   }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
 ): Promise<void> {
@@ -229,19 +229,18 @@ async function dispatchEvents(name: string, payloads: readonly unknown[], config
     const manager = await getCallbackManagerForConfig(ensured);
     if (!manager?.handlers.length) return;
     const inRun = manager.getParentRunId() !== undefined;
-    const chain =
-      inRun || !ownRun
-        ? undefined
-        : await manager.handleChainStart(
-            { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", name] },
-            { repairs: payloads },
-            undefined,
-            undefined,
-            undefined,
-            undefined,
-            name,
-          );
-    if (!inRun && !chain) return;
+    if (!inRun && !ownRun) return;
+    const chain = inRun
+      ? undefined
+      : await manager.handleChainStart(
+          { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", name] },
+          { repairs: payloads },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          name,
+        );
     for (const payload of payloads)
       await dispatchCustomEvent(name, payload, chain ? { ...ensured, callbacks: chain.getChild() } : ensured);
     await chain?.handleChainEnd({ repairs: payloads.length });
