@@ -64,6 +64,8 @@ export interface Rule {
 /**
  * What a forced repair does about a rejection, by its kind (its `fix`, and the `problem` it reports):
  * - `"answer-calls"`: the calls it names are answered afresh (reported as `problem`); none named: `"strict"`;
+ * - `"answer-exchange"`: the exchange at the message named (its calls: the assistant message at or before it)
+ *   repaired structurally, else its calls answered afresh (A3 names a position, not ids);
  * - `"strict"`: the strict profile on the turn around the message it names, then on the whole history when that
  *   changed nothing or left a `problem` elsewhere (calls it names are answered afresh first);
  * - `"response-items"`: the Responses items named go without their ids (R6, R7);
@@ -82,7 +84,7 @@ const strict = (problem?: ToolCallProblemKind) => fix("strict", problem);
 export const FORCED_REPAIRS = {
   missing_results: answer("orphan_call"),
   unexpected_results: answer("orphan_result"),
-  results_not_first: answer("interleaved_message"),
+  results_not_first: fix("answer-exchange", "interleaved_message"),
   duplicate_results: answer("duplicate_result"),
   duplicate_ids: answer("duplicate_call_id"),
   invalid_id: answer("invalid_call_id"),
@@ -103,6 +105,7 @@ export const FORCED_REPAIRS = {
   server_tool_result_missing: fix("server-tools-as-text", "unsupported_block"),
   reasoning_item_unpaired: fix("response-items", "duplicate_response_item"),
   missing_thought_signature: fix("thought-signature", "unsigned_call"),
+  invalid_tool_results: strict(),
 } satisfies Record<RejectionKind, { fix: string }>;
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -273,6 +276,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       O2: rule(
         "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
         says("unexpected_results", "must be a response to a prece"),
+        // Moonshot (Kimi): `tool_call_id  is not found` (two spaces: the id is empty), read up to the space.
+        says("unexpected_results", "tool_call_id ", { within: " is not found", ids: "quoted" }),
       ),
       O3: rule(
         "duplicate_result duplicate_call_id",
@@ -373,7 +378,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       A3: rule(
         "interleaved_message",
-        says("results_not_first", "tool_result block(s) at the beginning of this message"),
+        says("results_not_first", ticked("`tool_result` block(s) at the beginning of this message")),
       ),
       A4: rule("duplicate_call_id", says("duplicate_ids", ticked("`tool_use` ids must be unique"))),
       A5: rule(
@@ -533,6 +538,9 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
           position: "none",
         }),
       ),
+      // The code @langchain/anthropic and @langchain/openai give a 400 about tools (in `lc_error_code` and in the
+      // message's troubleshooting URL): a pairing rejection whose text no row knows. Last: any known text wins.
+      INVALID_TOOL_RESULTS: rule("", says("invalid_tool_results", "INVALID_TOOL_RESULTS", { shared: true })),
     },
   },
 };

@@ -158,6 +158,7 @@ function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
 const STEPS: Record<(typeof FORCED_REPAIRS)[RejectionKind]["fix"], (step: Step) => Forced | undefined> = {
   "answer-calls": answerNamedCalls,
+  "answer-exchange": answerExchange,
   strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
   "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
   "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
@@ -261,6 +262,32 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   });
   out.push(...later);
   return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
+}
+
+/**
+ * A3 names the position of the turn after the calls, not their ids: the exchange is the assistant message with calls
+ * at or before it, through the last result of its calls. Repaired structurally (results moved before what came in
+ * between), else, when the engine sees nothing wrong there, its calls answered afresh.
+ */
+function answerExchange(step: Step): Forced | undefined {
+  const { input, rejection, options, report } = step;
+  const callsAt = (i: number) => (isAssistant(input[i]) ? distinctCalls(input[i], isClientCall) : []);
+  let from = rejection.toolCallIds.length > 0 ? -1 : Math.min(rejection.messageIndex ?? -1, input.length - 1);
+  while (from >= 0 && callsAt(from).length === 0) from--;
+  if (from < 0) return answerNamedCalls(step);
+  const ids = callsAt(from).map((call) => call.id);
+  let end = from + 1;
+  for (let i = end, m = input[i]; m && !isAssistant(m); m = input[++i])
+    if (isToolResult(m) && ids.includes(resultIdOf(m))) end = i + 1;
+  const span = repairToolCalls(input.slice(from, end), { ...options, level: "structural", trailing: "keep" });
+  if (span.repairs.length === 0)
+    return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds: ids as string[] } });
+  for (const repair of span.repairs) report({ ...repair, index: repair.index + from });
+  const messages = [...input.slice(0, from), ...span.messages, ...input.slice(end)];
+  // Past the span, each message is its input one; inside it, the message at that place (the engine does not say).
+  const shift = end - from - span.messages.length;
+  const origin = messages.map((_, k) => (k < from + span.messages.length ? Math.min(k, end - 1) : k + shift));
+  return { messages, origin };
 }
 
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */

@@ -66,10 +66,10 @@ function readIdList(text: string, at: number): string[] {
   return ids;
 }
 
-/** The text between `at` and the next `quote`, when it is short enough to be an id or a path. */
+/** The text between `at` and the next `quote`, when it is short enough to be an id or a path (and not empty). */
 function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string[] {
   const end = text.indexOf(quote, at);
-  return end === -1 || end - at > max ? [] : [text.slice(at, end)];
+  return end <= at || end - at > max ? [] : [text.slice(at, end)];
 }
 
 const POSITION_PATTERN =
@@ -152,6 +152,8 @@ const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]
  * what it names; null for an error about a request definition, which no other row may claim.
  */
 function matchText(text: string) {
+  // A text that opens with a definition's path (Anthropic's `tools.0.name: ...`) is about no history.
+  if (namesDefinition(text)) return null;
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
     for (const anchor of row.anchors) {
@@ -224,6 +226,8 @@ export function parseToolPairingError(
           pick(node, "error", "message"),
           pick(node, "response", "data", "error", "message"),
           node.message,
+          // LangChain's code for a 400 about tools (`INVALID_TOOL_RESULTS`): read last, after every text.
+          node.lc_error_code,
         ];
       }
       for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
@@ -266,7 +270,7 @@ export function parseToolPairingError(
  */
 function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
   const fromText = row.provider;
-  if (fromText === "langgraph") return fromText;
+  if (fromText === "langgraph" && !row.shared) return fromText;
   const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
