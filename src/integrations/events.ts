@@ -20,6 +20,12 @@ const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
+/** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
+export function threadOf(config?: RunnableConfig): string {
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : "";
+}
+
 export interface RepairReporting {
   /** Called once per repair, in order. Nothing is logged by this package. */
   onRepair?: (repair: ToolCallRepair) => void;
@@ -71,9 +77,7 @@ export async function reportRepairs(
   if (onRepair) {
     const setup = SETUP in onRepair;
     const request = scope === "request";
-    // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
-    const id: unknown = ensured.configurable?.thread_id;
-    const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
+    const thread = threadOf(ensured);
     const inList = new Map<string, number>();
     let seen = reported.get(onRepair);
     if (!seen) reported.set(onRepair, (seen = new Set()));

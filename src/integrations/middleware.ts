@@ -15,7 +15,8 @@ import { boundary } from "../errors";
 import { createMiddleware, ProviderStrategy } from "langchain";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
-import { repairedRequest, reportedOnce, type RepairReporting } from "./events";
+import { repairedRequest, reportedOnce, threadOf, type RepairReporting } from "./events";
+import { requestLessons } from "../recovery/force-repair";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
@@ -62,6 +63,7 @@ export const toolCallRepairMiddleware = boundary(
       ...given
     } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const forRequest = repairersOf(given);
+    const lessons = requestLessons();
 
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
@@ -71,19 +73,24 @@ export const toolCallRepairMiddleware = boundary(
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
+              // What a rejection of this thread taught its requests comes first.
+              const thread = threadOf();
+              const lesson = lessons.of(thread);
               const repairer = forRequest.for(
                 request.model,
                 given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
+                lesson,
               );
-              const messages = repairModelRequest
-                ? await repairedRequest(repairer, request.messages, given)
-                : request.messages;
+              const messages =
+                repairModelRequest || lesson
+                  ? await repairedRequest(repairer, request.messages, given)
+                  : request.messages;
               const fixed = messages === request.messages ? request : { ...request, messages };
+              const sent = forRequest.recovery(repairer);
               return recoverRejections
-                ? (callWithRejectionRecovery(fixed, handler, {
-                    ...forRequest.recovery(repairer),
-                    onRepair: given.onRepair,
-                  }) as ReturnType<typeof handler>)
+                ? (callWithRejectionRecovery(fixed, handler, { ...sent, onRepair: given.onRepair }, (rejection) =>
+                    lessons.learn(thread, rejection, sent),
+                  ) as ReturnType<typeof handler>)
                 : handler(fixed);
             }
           : undefined,

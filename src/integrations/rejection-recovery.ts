@@ -15,7 +15,7 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
-import type { RepairOptions, RepairResult } from "../types";
+import type { ProviderRejection, RepairOptions, RepairResult } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
 import { isDict } from "../values";
@@ -36,6 +36,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
   request: Request,
   handler: (request: Request) => Response | Promise<Response>,
   options: RepairOptions,
+  recovered?: (rejection: ProviderRejection) => void,
 ): Promise<Response | Command> {
   try {
     return await handler(request);
@@ -54,6 +55,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     } catch (retryError) {
       throw recoveryFailed(error, step, retryError);
     }
+    recovered?.(step.rejection);
     // The thread's messages with the same fix. The request may differ from the state (the middleware's own
     // request-only repair, another middleware's edits): the rejection is applied to the state itself, its
     // position carried over by message identity, so only the state's own messages are written back. What the

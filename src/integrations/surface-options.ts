@@ -34,12 +34,14 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
     structural: () => createRepairer({ ...options, level: "structural" }),
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
-     * when the surface is sure the request carries no tools (only without an explicit option, which wins).
+     * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
+     * rejection taught about the thread (`lesson`, `requestLessons`) over both.
      */
-    for(model: unknown, toolsInRequest = options.toolsInRequest): Repairer {
+    for(model: unknown, toolsInRequest = options.toolsInRequest, lesson: RepairOptions = {}): Repairer {
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
-      const provider = options.provider ?? target.provider ?? "strict";
-      const systemMessages = options.systemMessages ?? target.systemMessages;
+      const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
+      const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
+      toolsInRequest = lesson.toolsInRequest ?? toolsInRequest;
       const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
       let repairer = byKey.get(key);
       if (!repairer)

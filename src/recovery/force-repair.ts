@@ -433,6 +433,38 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
   return !configured || configured === "strict" ? "strict" : rejecting === "strict" ? configured : rejecting;
 }
 
+/**
+ * What recovered rejections taught about each thread's later requests, in memory (per process and surface, the
+ * `max` threads used last): the request options that cured them, so the next request of the thread is sent with them
+ * and not rejected again. A lesson is a request option: the provider that rejected (when the request was shaped for
+ * another one), no tools (B3), system messages as user text (A11). A fix of the history itself teaches nothing here.
+ */
+export function requestLessons(max = 4096) {
+  const lessons = new Map<string, RepairOptions>();
+  return {
+    /** The lesson for `thread` (now the thread used last), if any. */
+    of(thread: string): RepairOptions | undefined {
+      const lesson = lessons.get(thread);
+      if (lesson) lessons.delete(thread), lessons.set(thread, lesson);
+      return lesson;
+    },
+    /** Learns what cured `rejection` of a request made with `sent` options. */
+    learn(thread: string, { kind, ...rejection }: ProviderRejection, sent: RepairOptions): void {
+      const provider = recoveryProvider(sent.provider, { kind, ...rejection });
+      const lesson: RepairOptions = {
+        ...lessons.get(thread),
+        ...(provider !== sent.provider && { provider }),
+        ...(kind === "tool_config_missing" && { toolsInRequest: false }),
+        ...(kind === "misplaced_system_message" && { systemMessages: "user-text" }),
+      };
+      if (!thread || Object.keys(lesson).length === 0) return;
+      lessons.delete(thread);
+      if (lessons.size >= max) lessons.delete(lessons.keys().next().value!);
+      lessons.set(thread, lesson);
+    },
+  };
+}
+
 /** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
 export function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
