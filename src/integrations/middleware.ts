@@ -16,7 +16,6 @@ import { createMiddleware, ProviderStrategy } from "langchain";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { repairedRequest, reportedOnce, threadOf, type RepairReporting } from "./events";
-import { requestLessons } from "../recovery/force-repair";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
@@ -63,7 +62,6 @@ export const toolCallRepairMiddleware = boundary(
       ...given
     } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
     const forRequest = repairersOf(given);
-    const lessons = requestLessons();
 
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
@@ -75,21 +73,21 @@ export const toolCallRepairMiddleware = boundary(
           ? async (request, handler) => {
               // What a rejection of this thread taught its requests comes first.
               const thread = threadOf();
-              const lesson = lessons.of(thread);
               const repairer = forRequest.for(
                 request.model,
                 given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
-                lesson,
+                thread,
               );
-              const messages =
-                repairModelRequest || lesson
-                  ? await repairedRequest(repairer, request.messages, given)
-                  : request.messages;
+              const messages = repairModelRequest
+                ? await repairedRequest(repairer, request.messages, given)
+                : request.messages;
               const fixed = messages === request.messages ? request : { ...request, messages };
-              const sent = forRequest.recovery(repairer);
               return recoverRejections
-                ? (callWithRejectionRecovery(fixed, handler, { ...sent, onRepair: given.onRepair }, (rejection) =>
-                    lessons.learn(thread, rejection, sent),
+                ? (callWithRejectionRecovery(
+                    fixed,
+                    handler,
+                    { ...forRequest.recovery(repairer), onRepair: given.onRepair },
+                    (rejection) => forRequest.learn(thread, rejection, repairer),
                   ) as ReturnType<typeof handler>)
                 : handler(fixed);
             }

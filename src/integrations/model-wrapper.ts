@@ -30,7 +30,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { recoveryFailed, recoveryStep, requestLessons } from "../recovery/force-repair";
+import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
 import { repairedRequest, reportRepairs, threadOf, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, repairersOf } from "./surface-options";
@@ -99,11 +99,8 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
   // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
   const repairers = repairersOf(repairOptions);
-  const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
-  const withoutTools = detectsTools ? repairers.for(model, false) : withTools;
-  const lessons = requestLessons();
 
   /**
    * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a
@@ -119,20 +116,17 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   ): Promise<T> => {
     // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first.
     const thread = threadOf();
-    const lesson = lessons.of(thread);
-    const noTools = detectsTools && callOptionsCarryNoTools(callOptions);
-    const repairer = lesson
-      ? repairers.for(model, noTools ? false : undefined, lesson)
-      : noTools
-        ? withoutTools
-        : withTools;
-    const messages = repairRequests || lesson ? await repairedRequest(repairer, input, options, runManager) : input;
+    const repairer = repairers.for(
+      model,
+      detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined,
+      thread,
+    );
+    const messages = repairRequests ? await repairedRequest(repairer, input, options, runManager) : input;
     try {
       return await send(messages);
     } catch (error) {
       if (!recoverRejections) throw error;
-      const sent = repairers.recovery(repairer);
-      const step = recoveryStep(error, messages, sent);
+      const step = recoveryStep(error, messages, repairers.recovery(repairer));
       if (step.action === "rethrow") throw step.error;
       let result: T;
       try {
@@ -140,7 +134,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       } catch (retryError) {
         throw recoveryFailed(error, step, retryError);
       }
-      lessons.learn(thread, step.rejection, sent);
+      repairers.learn(thread, step.rejection, repairer);
       await reportRepairs(step.repairs, options, undefined, "request", runManager);
       try {
         options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });

@@ -5,7 +5,8 @@
  */
 import { createRepairer, ENGINE_OPTIONS, type Repairer } from "../engine";
 import { requestTargetOf } from "../models/request-target";
-import type { RepairOptions } from "../types";
+import type { ProviderRejection, RepairOptions } from "../types";
+import { requestLessons } from "../recovery/force-repair";
 import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
@@ -29,15 +30,24 @@ export const only = <T extends object>(given: T, table: OptionTable) =>
 export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
   const { onRepair: _r, onError: _e, ...options } = input;
   const byKey = new Map<string, Repairer>();
+  const lessons = requestLessons();
+  /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
+  const recovery = ({ options: { provider, systemMessages, toolsInRequest } }: Repairer) => ({
+    ...options,
+    provider,
+    systemMessages,
+    toolsInRequest,
+  });
   return {
     /** The structural repairer: what a surface stores. */
     structural: () => createRepairer({ ...options, level: "structural" }),
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
      * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
-     * rejection taught about the thread (`lesson`, `requestLessons`) over both.
+     * rejection taught about `thread` (`requestLessons`) over both.
      */
-    for(model: unknown, toolsInRequest = options.toolsInRequest, lesson: RepairOptions = {}): Repairer {
+    for(model: unknown, toolsInRequest = options.toolsInRequest, thread = ""): Repairer {
+      const lesson = lessons.of(thread) ?? {};
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
       const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
       const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
@@ -51,12 +61,9 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
         );
       return repairer;
     },
-    /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
-    recovery: ({ options: { provider, systemMessages, toolsInRequest } }: Repairer) => ({
-      ...options,
-      provider,
-      systemMessages,
-      toolsInRequest,
-    }),
+    recovery,
+    /** Learns, for `thread`'s later requests, what cured a rejection of a request `repairer` made. */
+    learn: (thread: string, rejection: ProviderRejection, repairer: Repairer) =>
+      lessons.learn(thread, rejection, recovery(repairer)),
   };
 }

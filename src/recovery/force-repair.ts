@@ -265,29 +265,18 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
 }
 
 /**
- * A3 names the position of the turn after the calls, not their ids: the exchange is the assistant message with calls
- * at or before it, through the last result of its calls. Repaired structurally (results moved before what came in
- * between), else, when the engine sees nothing wrong there, its calls answered afresh.
+ * A3 names the position of the turn after the calls, not their ids. Where the engine sees results out of place, the
+ * strict profile moves them; else the exchange there (the assistant message with calls at or before it) has its calls
+ * answered afresh.
  */
 function answerExchange(step: Step): Forced | undefined {
-  const { input, rejection, options, report } = step;
-  const callsAt = (i: number) => (isAssistant(input[i]) ? distinctCalls(input[i], isClientCall) : []);
-  let from = rejection.toolCallIds.length > 0 ? -1 : Math.min(rejection.messageIndex ?? -1, input.length - 1);
-  while (from >= 0 && callsAt(from).length === 0) from--;
-  if (from < 0) return answerNamedCalls(step);
-  const ids = callsAt(from).map((call) => call.id);
-  let end = from + 1;
-  for (let i = end, m = input[i]; m && !isAssistant(m); m = input[++i])
-    if (isToolResult(m) && ids.includes(resultIdOf(m))) end = i + 1;
-  const span = repairToolCalls(input.slice(from, end), { ...options, level: "structural", trailing: "keep" });
-  if (span.repairs.length === 0)
-    return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds: ids as string[] } });
-  for (const repair of span.repairs) report({ ...repair, index: repair.index + from });
-  const messages = [...input.slice(0, from), ...span.messages, ...input.slice(end)];
-  // Past the span, each message is its input one; inside it, the message at that place (the engine does not say).
-  const shift = end - from - span.messages.length;
-  const origin = messages.map((_, k) => (k < from + span.messages.length ? Math.min(k, end - 1) : k + shift));
-  return { messages, origin };
+  const { input, rejection } = step;
+  if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return undefined;
+  let at = Math.min(rejection.messageIndex ?? -1, input.length - 1);
+  const calls = () => (isAssistant(input[at]) ? distinctCalls(input[at], isClientCall) : []);
+  while (at >= 0 && !calls().length) at--;
+  const toolCallIds = [...rejection.toolCallIds, ...calls().map((call) => call.id!)];
+  return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds } });
 }
 
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
@@ -433,34 +422,38 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
   return !configured || configured === "strict" ? "strict" : rejecting === "strict" ? configured : rejecting;
 }
 
+/** The request options that cure a rejection of each kind (besides the provider): lessons for the thread. */
+const LESSONS: Partial<Record<RejectionKind, RepairOptions>> = {
+  tool_config_missing: { toolsInRequest: false },
+  misplaced_system_message: { systemMessages: "user-text" },
+};
+
 /**
  * What recovered rejections taught about each thread's later requests, in memory (per process and surface, the
- * `max` threads used last): the request options that cured them, so the next request of the thread is sent with them
- * and not rejected again. A lesson is a request option: the provider that rejected (when the request was shaped for
- * another one), no tools (B3), system messages as user text (A11). A fix of the history itself teaches nothing here.
+ * `max` threads used last): the request options that cured them, so the thread's next request is sent with them and
+ * not rejected again: the provider that rejected (when the request was shaped for another one) and `LESSONS`. A fix
+ * of the history itself teaches nothing here.
  */
 export function requestLessons(max = 4096) {
   const lessons = new Map<string, RepairOptions>();
+  const keep = (thread: string, lesson?: RepairOptions) => {
+    if (!lesson) return;
+    if (!lessons.delete(thread) && lessons.size >= max) lessons.delete(lessons.keys().next().value!);
+    lessons.set(thread, lesson);
+    return lesson;
+  };
   return {
     /** The lesson for `thread` (now the thread used last), if any. */
-    of(thread: string): RepairOptions | undefined {
-      const lesson = lessons.get(thread);
-      if (lesson) lessons.delete(thread), lessons.set(thread, lesson);
-      return lesson;
-    },
+    of: (thread: string) => keep(thread, lessons.get(thread)),
     /** Learns what cured `rejection` of a request made with `sent` options. */
-    learn(thread: string, { kind, ...rejection }: ProviderRejection, sent: RepairOptions): void {
-      const provider = recoveryProvider(sent.provider, { kind, ...rejection });
-      const lesson: RepairOptions = {
+    learn(thread: string, rejection: ProviderRejection, sent: RepairOptions) {
+      const provider = recoveryProvider(sent.provider, rejection);
+      const lesson = {
         ...lessons.get(thread),
         ...(provider !== sent.provider && { provider }),
-        ...(kind === "tool_config_missing" && { toolsInRequest: false }),
-        ...(kind === "misplaced_system_message" && { systemMessages: "user-text" }),
+        ...LESSONS[rejection.kind],
       };
-      if (!thread || Object.keys(lesson).length === 0) return;
-      lessons.delete(thread);
-      if (lessons.size >= max) lessons.delete(lessons.keys().next().value!);
-      lessons.set(thread, lesson);
+      if (thread && Object.keys(lesson).length) keep(thread, lesson);
     },
   };
 }

@@ -1,0 +1,187 @@
+/**
+ * Properties of reasoning-era threads, in the shapes the clients store them, with the incidents of real threads
+ * on top (a run aborted mid-tool then a new input, a replayed checkpoint, a duplicate result, a message steered
+ * in between a call and its results, a step made by another provider's model):
+ * - OpenAI Responses: every assistant message is built by @langchain/openai's own `convertResponsesMessageToAIMessage`
+ *   from a response (reasoning item, message item, function calls); the repaired history goes through its own
+ *   `convertMessagesToResponsesInput` and must pass R1-R7 against the outputs the server stored.
+ * - Gemini 3+: messages as @langchain/google-genai 2.3.2 stores them (`mapGenerateContentResultToChatResult` is
+ *   not exported: mirrored, content parts and signature map included); the repaired history goes through
+ *   ChatGoogleGenerativeAI's own request builder for a model id the adapter adds no placeholder for, and must
+ *   pass G1-G6.
+ * Both: nothing is lost (user and assistant text, real tool results, reasoning items, signatures) and a repaired
+ * history is repaired to itself.
+ */
+import fc from "fast-check";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
+import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } from "@langchain/openai";
+import { describe, expect, it } from "vitest";
+import { isCleanHistory, repairToolCalls } from "../../src/engine";
+import { validateGeminiContents, validateOpenAIResponsesInput } from "../support/validate";
+
+/** As @langchain/core stores a message for `outputVersion: "v1"` (castStandardMessageContent). */
+const castStandardMessageContent = (m: AIMessage) =>
+  new AIMessage({ ...m, content: m.contentBlocks as never, response_metadata: { ...m.response_metadata, output_version: "v1" } } as never);
+
+const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));
+
+interface Step {
+  reasoning: boolean;
+  text: boolean;
+  calls: number;
+}
+interface Turn {
+  steps: Step[];
+  final: Step;
+}
+type Incident =
+  | { op: "abort"; at: number; keep: number }
+  | { op: "replay"; at: number; withResults: boolean }
+  | { op: "dupResult"; at: number }
+  | { op: "steer"; at: number }
+  /** The step was made by another model (another provider's client): the call carries nothing of this client's. */
+  | { op: "foreign"; at: number };
+
+const stepArb = (minCalls: number): fc.Arbitrary<Step> =>
+  fc.record({
+    reasoning: fc.boolean(),
+    text: fc.boolean(),
+    calls: fc.integer({ min: minCalls, max: minCalls === 0 ? 0 : 3 }),
+  });
+const turnArb: fc.Arbitrary<Turn> = fc.record({ steps: fc.array(stepArb(1), { maxLength: 3 }), final: stepArb(0) });
+const incidentArb: fc.Arbitrary<Incident> = fc.oneof(
+  fc.record({ op: fc.constant("abort" as const), at: fc.nat(50), keep: fc.nat(3) }),
+  fc.record({ op: fc.constant("replay" as const), at: fc.nat(50), withResults: fc.boolean() }),
+  fc.record({ op: fc.constant("dupResult" as const), at: fc.nat(50) }),
+  fc.record({ op: fc.constant("steer" as const), at: fc.nat(50) }),
+  fc.record({ op: fc.constant("foreign" as const), at: fc.nat(50) }),
+);
+const threadArb = fc.record({
+  turns: fc.array(turnArb, { minLength: 1, maxLength: 3 }),
+  incidents: fc.array(incidentArb, { maxLength: 3 }),
+  /** The request continues the last turn's tool loop (after its results) instead of asking a new question. */
+  midLoop: fc.boolean(),
+});
+
+type Dict = Record<string, unknown>;
+
+/**
+ * A thread: user questions, then per step the model's message and a result per call. The request is for a new
+ * question, or (`midLoop`, when the last turn called tools) the next step of the last turn's tool loop.
+ */
+function buildThread(turns: Turn[], midLoop: boolean, assistant: (step: Step, n: number) => AIMessage): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  let n = 0;
+  const inLoop = midLoop && turns[turns.length - 1].steps.length > 0;
+  turns.forEach((turn, t) => {
+    out.push(new HumanMessage({ content: `user question ${t}`, id: `h${t}` }));
+    const last = inLoop && t === turns.length - 1;
+    for (const step of last ? turn.steps : [...turn.steps, turn.final]) {
+      const message = assistant(step.calls === 0 ? { ...step, text: true } : step, ++n);
+      out.push(message);
+      for (const call of message.tool_calls ?? [])
+        out.push(new ToolMessage({ content: `result of ${call.id}`, tool_call_id: call.id!, name: call.name }));
+    }
+  });
+  if (!inLoop) out.push(new HumanMessage({ content: "the question this request asks", id: "next" }));
+  return out;
+}
+
+/** The incidents, each at the position it picks (modulo the candidates), in order. */
+function applyIncidents(history: BaseMessage[], incidents: Incident[]): BaseMessage[] {
+  const h = history.slice();
+  const callers = () => h.flatMap((m, i) => (AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0 ? [i] : []));
+  const blockEnd = (i: number) => {
+    let j = i + 1;
+    while (j < h.length && ToolMessage.isInstance(h[j])) j++;
+    return j;
+  };
+  for (const incident of incidents) {
+    const list = incident.op === "dupResult" ? h.flatMap((m, i) => (ToolMessage.isInstance(m) ? [i] : [])) : callers();
+    if (list.length === 0) continue;
+    const i = list[incident.at % list.length];
+    switch (incident.op) {
+      case "abort": {
+        // The run died after `keep` results; the next input came as a new message.
+        const end = blockEnd(i);
+        h.splice(
+          i + 1 + Math.min(incident.keep, end - i - 1),
+          end - i - 1 - Math.min(incident.keep, end - i - 1),
+          new HumanMessage("a new question after the abort"),
+        );
+        break;
+      }
+      case "replay": {
+        const end = blockEnd(i);
+        h.splice(end, 0, h[i], ...(incident.withResults ? h.slice(i + 1, end) : []));
+        break;
+      }
+      case "dupResult":
+        h.splice(i + 1, 0, h[i]);
+        break;
+      case "steer":
+        h.splice(i + 1, 0, new HumanMessage("please also check the weekend"));
+        break;
+      case "foreign": {
+        const m = h[i] as AIMessage;
+        h[i] = new AIMessage({ id: m.id, content: m.content, tool_calls: m.tool_calls });
+        break;
+      }
+    }
+  }
+  return h;
+}
+
+const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+
+/** What must reach the provider: every user question, every assistant text, every real tool result. */
+function expectNothingLost(history: BaseMessage[], payload: string): void {
+  for (const m of history) {
+    if (HumanMessage.isInstance(m) || ToolMessage.isInstance(m)) expect(payload).toContain(textOf(m));
+    if (AIMessage.isInstance(m))
+      for (const [, text] of textOf(m).matchAll(/(model text \d+)/g)) expect(payload).toContain(text);
+  }
+}
+
+/** The clean walk (what runs before every model call) says clean exactly when the passes have nothing to do. */
+function expectCleanWalkAgrees(
+  history: BaseMessage[],
+  repaired: { messages: BaseMessage[]; repairs: unknown[] },
+  provider: "openai-responses" | "gemini",
+): void {
+  expect(isCleanHistory(history, { provider })).toBe(repaired.repairs.length === 0 && repaired.messages === history);
+  expect(isCleanHistory(repaired.messages, { provider })).toBe(true);
+}
+
+
+const SHAPES = ["full", "kwargs", "metadata", "blocks"] as const;
+it("probe", () => {
+  const model = "gpt-5.1";
+  const fails: Record<string, number> = {}; const examples: Record<string, unknown> = {};
+  for (const shape of SHAPES) {
+    fails[shape] = 0;
+    fc.assert(fc.property(threadArb, ({ turns, incidents, midLoop }) => {
+      const stored: Dict[][] = [];
+      const respond = (step: Step, n: number): AIMessage => {
+        const output: Dict[] = [];
+        if (step.reasoning) output.push({ type: "reasoning", id: `rs_${n}`, summary: [{ type: "summary_text", text: `reasoning ${n}` }] });
+        if (step.text) output.push({ type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: `model text ${n}`, annotations: [] }] });
+        for (let k = 0; k < step.calls; k++) output.push({ type: "function_call", id: `fc_${n}_${k}`, call_id: `call_${n}_${k}`, name: "lookup", arguments: JSON.stringify({ q: `${n}.${k}` }), status: "completed" });
+        stored.push(output);
+        const m = convertResponsesMessageToAIMessage({ id: `resp_${n}`, object: "response", created_at: 0, model, status: "completed", output, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } as never);
+        if (shape === "kwargs") { const { output: _o, ...rm } = m.response_metadata as Dict; return new AIMessage({ id: m.id, content: m.content, tool_calls: m.tool_calls, additional_kwargs: m.additional_kwargs, response_metadata: rm }); }
+        if (shape === "metadata") return new AIMessage({ id: m.id, content: m.content, tool_calls: m.tool_calls, additional_kwargs: {}, response_metadata: m.response_metadata });
+        if (shape === "blocks") return castStandardMessageContent(m) as AIMessage;
+        return m;
+      };
+      const history = applyIncidents(buildThread(turns, midLoop, respond), incidents);
+      const repaired = repairToolCalls(history, { provider: "openai-responses" });
+      const input = convertMessagesToResponsesInput({ messages: repaired.messages, zdrEnabled: false, model }) as unknown as Dict[];
+      const v = validateOpenAIResponsesInput(input, { storedOutputs: stored });
+      if (v.length) { fails[shape]++; examples[shape] ??= { v: v.map((x) => x.rule + " " + x.message), turns: JSON.stringify({turns, incidents, midLoop}) }; }
+      return true;
+    }), { numRuns: 750, seed: 42 });
+  }
+  console.log(JSON.stringify(fails), JSON.stringify(examples, null, 1));
+});
