@@ -30,7 +30,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
+import { retryOnce } from "../recovery/force-repair";
 import { repairedRequest, reportRepairs, threadOf, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, repairersOf } from "./surface-options";
@@ -126,14 +126,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       return await send(messages);
     } catch (error) {
       if (!recoverRejections) throw error;
-      const step = recoveryStep(error, messages, repairers.recovery(repairer));
-      if (step.action === "rethrow") throw step.error;
-      let result: T;
-      try {
-        result = await send(step.messages);
-      } catch (retryError) {
-        throw recoveryFailed(error, step, retryError);
-      }
+      const step = await retryOnce(error, messages, repairers.recovery(repairer), send);
       repairers.learn(thread, step.rejection, repairer);
       await reportRepairs(step.repairs, options, undefined, "request", runManager);
       try {
@@ -141,7 +134,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       } catch {
         // A reporting callback cannot fail the answer.
       }
-      return result;
+      return step.answer;
     }
   };
 

@@ -14,7 +14,7 @@
  */
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
+import { forceRepairToolCalls, recoveryProvider, retryOnce } from "../recovery/force-repair";
 import type { ProviderRejection, RepairOptions, RepairResult } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
@@ -44,17 +44,13 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     const { messages, systemMessage, systemPrompt, state } = request;
     // The system prompt createAgent puts before the request's messages (empty ones are not sent).
     const system = systemMessage?.text ? systemMessage : systemPrompt ? new SystemMessage(systemPrompt) : undefined;
-    const step = recoveryStep(error, messages, {
-      ...options,
-      ...(system && { sent: { messages: [system, ...messages], offset: 1 } }),
-    });
-    if (step.action === "rethrow") throw step.error;
-    let response: Response;
-    try {
-      response = await handler({ ...request, messages: step.messages });
-    } catch (retryError) {
-      throw recoveryFailed(error, step, retryError);
-    }
+    const step = await retryOnce(
+      error,
+      messages,
+      { ...options, ...(system && { sent: { messages: [system, ...messages], offset: 1 } }) },
+      async (retried) => handler({ ...request, messages: retried }),
+    );
+    const response = step.answer;
     recovered?.(step.rejection);
     // The thread's messages with the same fix. The request may differ from the state (the middleware's own
     // request-only repair, another middleware's edits): the rejection is applied to the state itself, its

@@ -459,7 +459,7 @@ export function requestLessons(max = 4096) {
 }
 
 /** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
-export function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
+function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
   const parsed =
     !rejectionDiagnosisOf(error) &&
@@ -481,14 +481,26 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
   }
 }
 
-/** The original error, with the diagnosis of the failed retry attached (`toolCallRejection`, and `cause` when free). */
-export function recoveryFailed(
-  original: unknown,
-  { rejection, repairs }: Extract<RecoveryStep, { action: "retry" }>,
-  retryError: unknown,
-): unknown {
-  const retryRejection = parseToolPairingError(retryError);
-  return attach(original, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
+/**
+ * `send` once more with the force-repaired messages after `error` (see `recoveryStep`): the retry's answer, with the
+ * step. Throws what the step says to, or, when the retry fails too, the ORIGINAL error with the diagnosis attached
+ * (`toolCallRejection`, and `cause` when free).
+ */
+export async function retryOnce<T>(
+  error: unknown,
+  messages: BaseMessage[],
+  options: RecoveryStepOptions,
+  send: (messages: BaseMessage[]) => Promise<T>,
+) {
+  const step = recoveryStep(error, messages, options);
+  if (step.action === "rethrow") throw step.error;
+  try {
+    return { ...step, answer: await send(step.messages) };
+  } catch (retryError) {
+    const retryRejection = parseToolPairingError(retryError);
+    const { rejection, repairs } = step;
+    throw attach(error, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
+  }
 }
 
 function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {
