@@ -249,6 +249,7 @@ const says = (
   ...(typeof how === "string" ? { ids: how } : how),
 });
 const A12 = rule("unsupported_block");
+const OPENAI_LC = { A12, "LC-openai": rule("chat_message_role") };
 
 type Row = Partial<Switches> & { rules: Record<string, Rule> };
 
@@ -296,8 +297,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         "call_block_in_content",
         says("invalid_content_part", ["Invalid type for 'messages[", "Supported values are: 'text'"]),
       ),
-      A12,
-      "LC-openai": rule("chat_message_role"),
+      ...OPENAI_LC,
     },
   },
   "openai-responses": {
@@ -336,8 +336,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
           position: "none",
         }),
       ),
-      A12,
-      "LC-openai": rule("chat_message_role"),
+      ...OPENAI_LC,
     },
   },
   anthropic: {

@@ -15,7 +15,7 @@ import { boundary } from "../errors";
 import { createMiddleware, ProviderStrategy } from "langchain";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
-import { repairedRequest, reportedOnce, threadOf, type RepairReporting } from "./events";
+import { repairedRequest, reportedOnce, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
@@ -71,12 +71,9 @@ export const toolCallRepairMiddleware = boundary(
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
-              // What a rejection of this thread taught its requests comes first.
-              const thread = threadOf();
               const repairer = forRequest.for(
                 request.model,
                 given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
-                thread,
               );
               const messages = repairModelRequest
                 ? await repairedRequest(repairer, request.messages, given)
@@ -87,7 +84,7 @@ export const toolCallRepairMiddleware = boundary(
                     fixed,
                     handler,
                     { ...forRequest.recovery(repairer), onRepair: given.onRepair },
-                    (rejection) => forRequest.learn(thread, rejection, repairer),
+                    (rejection) => forRequest.learn(rejection, repairer),
                   ) as ReturnType<typeof handler>)
                 : handler(fixed);
             }

@@ -31,7 +31,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
 import { retryOnce } from "../recovery/force-repair";
-import { repairedRequest, reportRepairs, threadOf, type RepairReporting } from "./events";
+import { repairedRequest, reportRepairs, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, repairersOf } from "./surface-options";
 import { option, readOptions } from "../options";
@@ -114,20 +114,16 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     callOptions: unknown,
     runManager: Run,
   ): Promise<T> => {
-    // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first.
-    const thread = threadOf();
-    const repairer = repairers.for(
-      model,
-      detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined,
-      thread,
-    );
+    // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first
+    // (the repairers read the thread).
+    const repairer = repairers.for(model, detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined);
     const messages = repairRequests ? await repairedRequest(repairer, input, options, runManager) : input;
     try {
       return await send(messages);
     } catch (error) {
       if (!recoverRejections) throw error;
       const step = await retryOnce(error, messages, repairers.recovery(repairer), send);
-      repairers.learn(thread, step.rejection, repairer);
+      repairers.learn(step.rejection, repairer);
       await reportRepairs(step.repairs, options, undefined, "request", runManager);
       try {
         options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });

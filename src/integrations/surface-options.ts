@@ -7,6 +7,7 @@ import { createRepairer, ENGINE_OPTIONS, type Repairer } from "../engine";
 import { requestTargetOf } from "../models/request-target";
 import type { ProviderRejection, RepairOptions } from "../types";
 import { requestLessons } from "../recovery/force-repair";
+import { threadOf } from "./events";
 import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
@@ -44,10 +45,10 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
      * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
-     * rejection taught about `thread` (`requestLessons`) over both.
+     * rejection taught about the run's thread (`requestLessons`) over both.
      */
-    for(model: unknown, toolsInRequest = options.toolsInRequest, thread = ""): Repairer {
-      const lesson = lessons.of(thread) ?? {};
+    for(model: unknown, toolsInRequest = options.toolsInRequest): Repairer {
+      const lesson = lessons.of(threadOf()) ?? {};
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
       const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
       const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
@@ -62,8 +63,8 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
       return repairer;
     },
     recovery,
-    /** Learns, for `thread`'s later requests, what cured a rejection of a request `repairer` made. */
-    learn: (thread: string, rejection: ProviderRejection, repairer: Repairer) =>
-      lessons.learn(thread, rejection, recovery(repairer)),
+    /** Learns, for the run's thread, what cured a rejection of a request `repairer` made. */
+    learn: (rejection: ProviderRejection, repairer: Repairer) =>
+      lessons.learn(threadOf(), rejection, recovery(repairer)),
   };
 }

@@ -272,7 +272,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
 function answerExchange(step: Step): Forced | undefined {
   const { input, rejection } = step;
   if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return undefined;
-  let at = Math.min(rejection.messageIndex ?? -1, input.length - 1);
+  let at = rejection.messageIndex ?? -1;
   const calls = () => (isAssistant(input[at]) ? distinctCalls(input[at], isClientCall) : []);
   while (at >= 0 && !calls().length) at--;
   const toolCallIds = [...rejection.toolCallIds, ...calls().map((call) => call.id!)];
@@ -436,15 +436,15 @@ const LESSONS: Partial<Record<RejectionKind, RepairOptions>> = {
  */
 export function requestLessons(max = 4096) {
   const lessons = new Map<string, RepairOptions>();
-  const keep = (thread: string, lesson?: RepairOptions) => {
-    if (!lesson) return;
-    if (!lessons.delete(thread) && lessons.size >= max) lessons.delete(lessons.keys().next().value!);
-    lessons.set(thread, lesson);
-    return lesson;
-  };
+  // A thread read or taught moves to the end; the first is the one used longest ago.
+  const keep = (thread: string, lesson?: RepairOptions) =>
+    lesson &&
+    (lessons.delete(thread) || lessons.size < max || lessons.delete(lessons.keys().next().value!)) &&
+    lessons.set(thread, lesson) &&
+    lesson;
   return {
     /** The lesson for `thread` (now the thread used last), if any. */
-    of: (thread: string) => keep(thread, lessons.get(thread)),
+    of: (thread: string) => keep(thread, lessons.get(thread)) || undefined,
     /** Learns what cured `rejection` of a request made with `sent` options. */
     learn(thread: string, rejection: ProviderRejection, sent: RepairOptions) {
       const provider = recoveryProvider(sent.provider, rejection);
