@@ -225,16 +225,11 @@ const UNSIGNED_REASONING = [
   ...ticked("Invalid `signature` in `thinking` block"),
 ];
 
-/** A rule: the problems that break it, then the texts the provider rejects it with. */
-type Kinds<S extends string> = S extends `${infer K} ${infer R}`
-  ? K extends ToolCallProblemKind
-    ? `${K} ${Kinds<R>}`
-    : never
-  : S extends ToolCallProblemKind | ""
-    ? S
-    : never;
-/** A rule: the problems that break it (space-separated, checked by type), then the texts the provider rejects it with. */
-const rule = <S extends string>(problems: S & Kinds<S>, ...rejected: RejectionText[]): Rule => ({
+/**
+ * A rule: the problems that break it (space-separated; test/engine/profiles-rows.test.ts holds each to a
+ * `ToolCallProblemKind`), then the texts the provider rejects it with.
+ */
+const rule = (problems: string, ...rejected: RejectionText[]): Rule => ({
   problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
   rejected,
 });
