@@ -222,7 +222,7 @@ const ticked = (text: string) => [text, text.replaceAll("`", "")];
 const UNSIGNED_REASONING = [
   ".thinking.signature: Field required",
   ".redacted_thinking.data: Field required",
-  ...ticked("Invalid `signature` in `thinking` block"),
+  ...ticked("`signature` in `thinking`"),
 ];
 
 /**
@@ -357,7 +357,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         says("unexpected_results", ticked("`tool_result` blocks: "), "list"),
       ),
       A3: rule("interleaved_message", says("results_not_first", "block(s) at the beginning of this message")),
-      A4: rule("duplicate_call_id", says("duplicate_ids", ticked("`tool_use` ids must be unique"))),
+      A4: rule("duplicate_call_id", says("duplicate_ids", "ids must be unique")),
       A5: rule("duplicate_result", says("duplicate_results", " blocks with id: ", "one")),
       A6: rule("missing_call_id invalid_call_id", says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")),
       A8: rule("", says("must_end_with_user", PREFILL, { shared: true })),
@@ -375,7 +375,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       A13: rule(
         "unsupported_block",
         says("server_tool_result_missing", "` tool use with id `", {
-          within: "was found without a corresponding",
+          within: "found without a corresponding",
           ids: "quoted",
         }),
       ),

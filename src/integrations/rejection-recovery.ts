@@ -44,13 +44,12 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     const { messages, systemMessage, systemPrompt, state } = request;
     // The system prompt createAgent puts before the request's messages (empty ones are not sent).
     const system = systemMessage?.text ? systemMessage : systemPrompt ? new SystemMessage(systemPrompt) : undefined;
-    const step = await retryOnce(
+    const { answer: response, ...step } = await retryOnce(
       error,
       messages,
       { ...options, ...(system && { sent: { messages: [system, ...messages], offset: 1 } }) },
-      async (retried) => handler({ ...request, messages: retried }),
+      (retried) => handler({ ...request, messages: retried }),
     );
-    const response = step.answer;
     recovered?.(step.rejection);
     // The thread's messages with the same fix. The request may differ from the state (the middleware's own
     // request-only repair, another middleware's edits): the rejection is applied to the state itself, its

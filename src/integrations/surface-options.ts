@@ -32,13 +32,6 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
   const { onRepair: _r, onError: _e, ...options } = input;
   const byKey = new Map<string, Repairer>();
   const lessons = requestLessons();
-  /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
-  const recovery = ({ options: { provider, systemMessages, toolsInRequest } }: Repairer) => ({
-    ...options,
-    provider,
-    systemMessages,
-    toolsInRequest,
-  });
   return {
     /** The structural repairer: what a surface stores. */
     structural: () => createRepairer({ ...options, level: "structural" }),
@@ -62,9 +55,14 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
         );
       return repairer;
     },
-    recovery,
+    /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */
+    recovery: ({ options: { provider, systemMessages, toolsInRequest } }: Repairer) => ({
+      ...options,
+      provider,
+      systemMessages,
+      toolsInRequest,
+    }),
     /** Learns, for the run's thread, what cured a rejection of a request `repairer` made. */
-    learn: (rejection: ProviderRejection, repairer: Repairer) =>
-      lessons.learn(threadOf(), rejection, recovery(repairer)),
+    learn: (rejection: ProviderRejection, { options }: Repairer) => lessons.learn(threadOf(), rejection, options),
   };
 }

@@ -275,8 +275,7 @@ function answerExchange(step: Step): Forced | undefined {
   let at = rejection.messageIndex ?? -1;
   const calls = () => (isAssistant(input[at]) ? distinctCalls(input[at], isClientCall) : []);
   while (at >= 0 && !calls().length) at--;
-  const toolCallIds = [...rejection.toolCallIds, ...calls().map((call) => call.id!)];
-  return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds } });
+  return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds: calls().map((call) => call.id!) } });
 }
 
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
@@ -423,29 +422,22 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
 }
 
 /** The request options that cure a rejection of each kind (besides the provider): lessons for the thread. */
-const LESSONS: Partial<Record<RejectionKind, RepairOptions>> = {
+const LESSONS: Record<string, RepairOptions> = {
   tool_config_missing: { toolsInRequest: false },
   misplaced_system_message: { systemMessages: "user-text" },
 };
 
 /**
  * What recovered rejections taught about each thread's later requests, in memory (per process and surface, the
- * `max` threads used last): the request options that cured them, so the thread's next request is sent with them and
+ * `max` threads taught last): the request options that cured them, so the thread's next request is sent with them and
  * not rejected again: the provider that rejected (when the request was shaped for another one) and `LESSONS`. A fix
  * of the history itself teaches nothing here.
  */
 export function requestLessons(max = 4096) {
   const lessons = new Map<string, RepairOptions>();
-  // A thread read or taught moves to the end; the first is the one used longest ago.
-  const keep = (thread: string, lesson?: RepairOptions) =>
-    lesson &&
-    (lessons.delete(thread) || lessons.size < max || lessons.delete(lessons.keys().next().value!)) &&
-    lessons.set(thread, lesson) &&
-    lesson;
   return {
-    /** The lesson for `thread` (now the thread used last), if any. */
-    of: (thread: string) => keep(thread, lessons.get(thread)) || undefined,
-    /** Learns what cured `rejection` of a request made with `sent` options. */
+    of: (thread: string) => lessons.get(thread),
+    /** Learns what cured `rejection` of a request made with `sent` options (the thread is now the one taught last). */
     learn(thread: string, rejection: ProviderRejection, sent: RepairOptions) {
       const provider = recoveryProvider(sent.provider, rejection);
       const lesson = {
@@ -453,7 +445,9 @@ export function requestLessons(max = 4096) {
         ...(provider !== sent.provider && { provider }),
         ...LESSONS[rejection.kind],
       };
-      if (thread && Object.keys(lesson).length) keep(thread, lesson);
+      if (!thread || !Object.keys(lesson).length) return;
+      if (!lessons.delete(thread) && lessons.size >= max) lessons.delete(lessons.keys().next().value!);
+      lessons.set(thread, lesson);
     },
   };
 }
@@ -490,7 +484,7 @@ export async function retryOnce<T>(
   error: unknown,
   messages: BaseMessage[],
   options: RecoveryStepOptions,
-  send: (messages: BaseMessage[]) => Promise<T>,
+  send: (messages: BaseMessage[]) => T | Promise<T>,
 ) {
   const step = recoveryStep(error, messages, options);
   if (step.action === "rethrow") throw step.error;

@@ -64,11 +64,13 @@ describe("requestLessons", () => {
     expect(lessons.of("")).toBeUndefined();
   });
 
-  it("keeps the threads used last, up to its bound", () => {
+  it("keeps the threads taught last, up to its bound", () => {
     const lessons = requestLessons(2);
-    for (const t of ["a", "b"]) lessons.learn(t, rejection("tool_config_missing"), {});
-    lessons.of("a"); // used last: "b" is the oldest now
-    lessons.learn("c", rejection("tool_config_missing"), {});
+    const bedrock = { provider: "bedrock" as const };
+    for (const t of ["a", "b"]) lessons.learn(t, rejection("tool_config_missing"), bedrock);
+    lessons.learn("a", rejection("misplaced_system_message"), bedrock); // taught again: "b" is the oldest now
+    lessons.learn("c", rejection("tool_config_missing"), bedrock);
     expect(["a", "b", "c"].map((t) => lessons.of(t) !== undefined)).toEqual([true, false, true]);
+    expect(lessons.of("a")).toEqual({ toolsInRequest: false, systemMessages: "user-text" });
   });
 });
