@@ -29,8 +29,6 @@ import { evictOldest } from "./events";
 
 /** Turns of the event loop an aborted run must stay quiet before a read goes ahead without it. */
 const QUIET_TURNS = 5;
-/** Ids and threads remembered per process (the oldest are forgotten first). */
-const MAX_TRACKED = 1000;
 
 type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 /** The thread, namespace and checkpoint a saver's config names. */
@@ -72,50 +70,121 @@ function createdAt(id: string): number | undefined {
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
+type Rows = { rows: { free?: boolean }[] };
+type Pool = {
+  query(text: string, values: unknown[]): Promise<Rows>;
+  connect(): Promise<{ query: Pool["query"]; release(error?: unknown): void }>;
+  options?: { max?: number };
+};
+/** The advisory lock key space of this package ("LGTR"), the first of the two keys. */
+const LOCK_SPACE = 0x4c475452;
+const LOCK = (f: string) => `SELECT pg_${f}($1, hashtext($2)) AS free`;
+
+/**
+ * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`, of two connections or more): an
+ * aborted run holds its thread's advisory lock in shared mode from its abort until it has gone quiet, on one
+ * connection of the pool per wrapper; a run's first read waits until no process holds it (a try of the lock in
+ * exclusive mode, for one statement: one query, never a wait inside the server, so no deadlock). Undefined for
+ * any other saver.
+ */
+function storeOrder(saver: object) {
+  const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
+  if (typeof pool?.connect !== "function" || typeof pool.query !== "function" || (pool.options?.max ?? 10) < 2) return;
+  const key = (thread: string) => [LOCK_SPACE, `${String(options?.schema)}\u0000${thread}`];
+  let holder: ReturnType<Pool["connect"]> | undefined;
+  let holds = 0;
+  return {
+    /** Holds the thread's lock (shared) until `until` resolves. */
+    hold(thread: string, until: Promise<void>) {
+      holds++;
+      const client = (holder ??= pool.connect());
+      const locked = client.then((c) => c.query(LOCK("advisory_lock_shared"), key(thread)));
+      void until
+        .then(() => locked)
+        .then(() => client)
+        .then((c) => c.query(LOCK("advisory_unlock_shared"), key(thread)))
+        .then(
+          () => {},
+          (error: unknown) => void client.then((c) => c.release(error), () => {}),
+        )
+        .finally(() => {
+          if (--holds > 0 || holder !== client) return;
+          holder = undefined;
+          void client.then((c) => c.release(), () => {});
+        });
+    },
+    /** Resolves once no aborted run of the thread holds its lock, in any process (at most {@link MAX_WAIT_MS}). */
+    async free(thread: string) {
+      for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
+        if ((await pool.query(LOCK("try_advisory_xact_lock"), key(thread)).catch(() => undefined))?.rows[0]?.free !== false)
+          return;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    },
+  };
+}
+/** The longest a run's first read waits for an aborted run in another process. */
+const MAX_WAIT_MS = 30_000;
+
+/** A run (its abort signal), its thread, its operations under way; once aborted, when, and when it went quiet. */
+interface Run {
+  thread: string;
+  inFlight: number;
+  idle: (() => void)[];
+  abortedAt?: number;
+  quiet?: Promise<void>;
+}
+
 /**
  * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the repairing ones), the inner
- * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
+ * saver's `putWrites`, each counted as under way for its run; a run's first read first waits for aborted runs.
  */
 export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" | "get" | "put">): Saver {
-  /**
-   * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; and who waits
-   * for them to settle.
-   */
-  const threads = new Map<string, { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[] }>();
-  /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
-  const abortedAt = new WeakMap<AbortSignal, number>();
+  const runs = new WeakMap<AbortSignal, Run>();
+  /** Per thread: its aborted runs not yet quiet. */
+  const aborted = new Map<string, Set<Run>>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
+  const store = storeOrder(inner);
 
-  /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  function track<T>(config: RunnableConfig, op: () => Promise<T>): Promise<T> {
+  /** From its abort, a run counts as aborted on its thread until it has been quiet for {@link QUIET_TURNS} turns. */
+  function abort(run: Run, at: number) {
+    run.abortedAt = at;
+    let set = aborted.get(run.thread);
+    if (!set) aborted.set(run.thread, (set = new Set()));
+    set.add(run);
+    run.quiet = (async () => {
+      for (let quiet = 0; quiet <= QUIET_TURNS; quiet++) {
+        if (run.inFlight > 0) quiet = -1;
+        await (quiet < 0 ? new Promise<void>((resolve) => run.idle.push(resolve)) : nextTurn());
+      }
+      set.delete(run);
+      if (set.size === 0 && aborted.get(run.thread) === set) aborted.delete(run.thread);
+    })();
+    store?.hold(run.thread, run.quiet);
+  }
+
+  /** The run of `config` (first seen: registered, with its thread), or undefined outside a run. */
+  function runOf(config: RunnableConfig): Run | undefined {
     const { signal } = config;
-    if (!signal) return op();
-    if (!abortedAt.has(signal)) {
-      abortedAt.set(signal, signal.aborted ? 0 : Infinity);
-      if (!signal.aborted) signal.addEventListener("abort", () => abortedAt.set(signal, Date.now()), { once: true });
+    if (!signal) return undefined;
+    let run = runs.get(signal);
+    if (!run) {
+      runs.set(signal, (run = { thread: String(configurableOf(config).thread_id), inFlight: 0, idle: [] }));
+      const r = run;
+      if (signal.aborted) abort(r, 0);
+      else signal.addEventListener("abort", () => abort(r, Date.now()), { once: true });
     }
-    const thread = String(configurableOf(config).thread_id);
-    let entry = threads.get(thread);
-    if (!entry) {
-      // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
-      if (threads.size >= MAX_TRACKED)
-        for (const [key, { runs, waiters }] of threads)
-          if (waiters.length === 0 && [...runs.values()].every((run) => run.inFlight === 0)) {
-            threads.delete(key);
-            break;
-          }
-      threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
-    }
-    let run = entry.runs.get(signal);
-    if (!run) entry.runs.set(signal, (run = { inFlight: 0 }));
+    return run;
+  }
+
+  /** `op` counted as under way for the run of `config`, until it settles. */
+  function track<T>(config: RunnableConfig, op: () => Promise<T>): Promise<T> {
+    const run = runOf(config);
+    if (!run) return op();
     run.inFlight++;
     const settle = () => {
-      run.inFlight--;
-      // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
-      if (run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
-      if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(thread);
-      for (const wake of entry.waiters.splice(0)) wake();
+      if (--run.inFlight === 0) for (const wake of run.idle.splice(0)) wake();
     };
     try {
       return op().finally(settle);
@@ -126,35 +195,23 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   }
 
   /**
-   * A read, counted as under way for its run; a read of the head by a live run first waits until no other aborted
-   * run of the thread has anything under way and it has stayed quiet for {@link QUIET_TURNS} turns of the event
-   * loop (an addressed read is history; an aborted run's reads are stale anyway, and two of them would wait for
-   * each other; a read outside any run, getState or an onRepair handler during an aborted run's put, never
-   * waits). No await at all when there is nothing to wait for.
+   * A read, counted as under way for its run; a read of the head by a live run (as every run starts) first waits
+   * until the thread's other aborted runs have gone quiet, here and in other processes. An addressed read is
+   * history; an aborted run's reads are stale anyway; a read outside any run (getState, an onRepair handler) never
+   * waits. No await in this process when there is nothing to wait for.
    */
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
     (config: RunnableConfig): Promise<T> => {
-      const run = () => track(config, () => method(config));
-      const { thread_id, checkpoint_id } = configurableOf(config);
-      const mine = config.signal;
-      const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
-      const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
-      if (!entry || others().length === 0) return run();
+      const run = runOf(config);
+      const op = () => track(config, () => method(config));
+      if (configurableOf(config).checkpoint_id !== undefined || !run || run.abortedAt !== undefined) return op();
+      const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other !== run);
+      if (!store && others().length === 0) return op();
       return (async () => {
-        for (let quiet = 0; ; ) {
-          const aborted = others();
-          if (aborted.length === 0) return;
-          if (aborted.some(([, op]) => op.inFlight > 0)) {
-            quiet = 0;
-            await new Promise<void>((resolve) => entry.waiters.push(resolve));
-          } else if (++quiet > QUIET_TURNS) {
-            for (const [signal] of aborted) entry.runs.delete(signal);
-            if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(String(thread_id));
-            return;
-          } else await nextTurn();
-        }
-      })().then(run);
+        for (let waiting = others(); waiting.length > 0; waiting = others()) await Promise.all(waiting.map((o) => o.quiet));
+        await store?.free(run.thread);
+      })().then(op);
     };
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */
@@ -178,12 +235,12 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to !== undefined) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const { signal } = config;
-      const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
+      const abortedAt = config.signal?.aborted ? runOf(config)?.abortedAt : undefined;
+      const created = abortedAt === undefined ? undefined : createdAt(checkpoint.id);
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).
       const id =
-        created !== undefined && created >= (abortedAt.get(signal!) ?? 0)
+        created !== undefined && created >= abortedAt!
           ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
           : undefined;
       if (id !== undefined) {
