@@ -10,8 +10,8 @@
  * - The rest of that run keeps writing its stale in-memory list, so each later `put` of the same run (it names
  *   the previous one as parent) is repaired the same way, and reported only once.
  * - A user message stored in `__start__` but never applied (its run was aborted before the first step) is
- *   dropped by LangGraph when a new input comes: the wrapper notes such input when the run loads the
- *   checkpoint (`getTuple`) and puts it back, before the new input, in each put of that run.
+ *   dropped by LangGraph when a new input comes: a read puts it into the messages already (with the same id in
+ *   `__start__`, so a resume applying it replaces it in place), and the run's model sees it.
  * - A clean `put` holding our marked placeholders (a surface closed the calls itself; with `durability: "exit"`
  *   this is the run's only write) gets the real results still in its parent's pending writes instead. Each
  *   placeholder is looked up once per process, so old placeholders cost no read on later writes.
@@ -55,23 +55,6 @@ interface RepairedRun {
   salvage: Map<string, ToolMessage>;
   /** Repairs already reported for this run (action and call id). */
   reported: Set<string>;
-  /** User input the run's new input dropped from `__start__`, and where it goes back. */
-  restore?: RestoredInput;
-}
-
-/** Messages of an input that was stored but never applied, and the id of the message they follow (none: first). */
-type RestoredInput = { messages: BaseMessage[]; afterId: string | undefined };
-
-/**
- * The restored input put back into `messages` right after the message it followed, unless already there. The
- * same array when nothing changes.
- */
-function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }: RestoredInput): BaseMessage[] {
-  const ids = new Set(input.map((m) => m.id));
-  const at = afterId === undefined ? 0 : messages.findIndex((m) => m.id === afterId) + 1;
-  // Already there, or the message it followed is gone (no safe place).
-  if (messages.some((m) => ids.has(m.id)) || (at === 0 && afterId !== undefined)) return messages;
-  return [...messages.slice(0, at), ...input, ...messages.slice(at)];
 }
 
 function repairingSaver(
@@ -89,8 +72,6 @@ function repairingSaver(
    * placeholders included, in its own namespace, where the pending writes hold nothing of them.
    */
   const salvaged = new Map<string, ToolMessage>();
-  /** Checkpoints read with an input in `__start__` that was never applied (thread and checkpoint id): its messages. */
-  const unappliedInputs = new Map<string, RestoredInput>();
   const messagesOf = (checkpoint: Checkpoint) => {
     const value = checkpoint.channel_values[key];
     return Array.isArray(value) ? (value as BaseMessage[]) : undefined;
@@ -101,14 +82,16 @@ function repairingSaver(
   });
 
   /**
-   * The tuple with its messages repaired; first, a checkpoint whose `__start__` still holds an input was stored by a
-   * run aborted before its first step: if a new input continues from it, LangGraph drops that input, so its
-   * messages are remembered to be put back.
+   * The tuple with its messages repaired. First, a checkpoint whose `__start__` still holds an input was stored by a
+   * run aborted before its first step: a new input continuing from it would drop that input (LangGraph discards the
+   * pending `__start__` task), so its messages go into the list now, and into `__start__` with the same ids (a
+   * resume applies them again: the messages reducer replaces a message of the same id in place).
    */
   async function repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
-    const messages = messagesOf(tuple.checkpoint);
+    let { checkpoint } = tuple;
+    let messages = messagesOf(checkpoint);
     // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
-    const start = tuple.checkpoint.channel_values.__start__ as Dict | undefined;
+    const start = checkpoint.channel_values.__start__ as Dict | undefined;
     const input = [start?.[key]].flat().flatMap((item, i) => {
       try {
         return [readMessage(item, i)];
@@ -116,18 +99,19 @@ function repairingSaver(
         return [];
       }
     });
-    if (input.length > 0) {
-      evictOldest(unappliedInputs);
-      unappliedInputs.set(checkpointKey(tuple.config), {
-        messages: withUniqueIds(input),
-        afterId: messages?.at(-1)?.id,
-      });
+    // A new thread's first checkpoint holds no list yet.
+    if (input.length > 0 && (messages || checkpoint.channel_values[key] === undefined)) {
+      const ids = withUniqueIds(input);
+      const known = new Set(messages?.map((m) => m.id));
+      messages = [...(messages ?? []), ...ids.filter((m) => !known.has(m.id))];
+      checkpoint = withMessages(checkpoint, messages);
+      checkpoint.channel_values.__start__ = { ...start, [key]: ids };
     }
     const repaired = messages && stored.repair(messages);
-    if (!repaired?.repairs.length) return tuple;
+    if (!repaired?.repairs.length) return checkpoint === tuple.checkpoint ? tuple : { ...tuple, checkpoint };
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
     if (firstTime(reportedReads, checkpointKey(tuple.config))) await reportRepairs(repaired.repairs, options, config);
-    return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
+    return { ...tuple, checkpoint: withMessages(checkpoint, repaired.messages) };
   }
 
   const getTuple = async (config: RunnableConfig) => {
@@ -170,28 +154,21 @@ function repairingSaver(
       typeof parentId === "string" &&
       metadata?.source === "input" &&
       Object.hasOwn(checkpoint.channel_values, "__start__");
-    // A run's write that continues from a checkpoint whose input was never applied (with durability "exit" the
-    // new input's own checkpoint is never written) may have dropped that input.
-    const dropped =
-      abandoning || (!run && metadata?.source === "loop") ? unappliedInputs.get(checkpointKey(config)) : undefined;
     const abandoned = new Set(run?.abandoned);
     const salvage = new Map(run?.salvage);
-    const restore = run?.restore ?? dropped;
     if (abandoning) {
       const open = unansweredCallIds(messages);
       for (const id of open) abandoned.add(id);
       for (const [id, result] of await pendingResults(config, open, messages))
         if (!salvage.has(id)) salvage.set(id, result);
     }
-    // Once the run's own list holds the input (a resume applied it), there is nothing left to put back.
-    const restored = restore ? withRestoredInput(messages, restore) : messages;
-    let repaired = stored.repair(restored, { closeOpen: abandoning, abandoned, salvage });
+    let repaired = stored.repair(messages, { closeOpen: abandoning, abandoned, salvage });
     if (!run && !abandoning) {
       // Real results may still sit in the parent's pending writes: for calls closed outside a new input (e.g.
       // `durability: "exit"` stores only the run's last checkpoint), and for our marked placeholders (a surface
       // closed the calls itself), each placeholder looked up once per process.
       const ids = repaired.repairs.some((r) => r.action === "synthesized_result" || r.action === "removed_call")
-        ? unansweredCallIds(restored)
+        ? unansweredCallIds(messages)
         : new Set<string>();
       if (typeof parentId === "string")
         for (const m of messages) {
@@ -201,7 +178,7 @@ function repairingSaver(
       const found = await pendingResults(config, ids);
       if (found.size > 0) {
         for (const [id, result] of found) salvage.set(id, result);
-        repaired = stored.repair(restored, { abandoned, salvage });
+        repaired = stored.repair(messages, { abandoned, salvage });
       }
     }
     // Real results put back (placeholders saying the user cancelled are no result), for other namespaces of the thread.
@@ -212,14 +189,13 @@ function repairingSaver(
       salvaged.set(`${String(configurableOf(config).thread_id)}\u0000${id}`, result);
     }
     runs.delete(thread);
-    const restoring = restored !== messages ? restore : undefined;
-    if (repaired.repairs.length === 0 && !restoring) return checkpoint;
+    if (repaired.repairs.length === 0) return checkpoint;
     const reported = run?.reported ?? new Set<string>();
     const keys = repaired.repairs.map((r) => `${r.action}\u0000${r.toolCallId ?? ""}`);
     const fresh = repaired.repairs.filter((_, i) => !reported.has(keys[i]));
     for (const k of keys) reported.add(k);
     evictOldest(runs);
-    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
+    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported });
     await reportRepairs(fresh, options, config);
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
@@ -230,7 +206,7 @@ function repairingSaver(
     // An id may be used again after its thread is deleted: nothing remembered of the old thread may reach the new one.
     deleteThread: (threadId) => {
       const prefix = `${threadId}\u0000`;
-      for (const memory of [runs, salvaged, unappliedInputs, reportedReads, checkedPlaceholders])
+      for (const memory of [runs, salvaged, reportedReads, checkedPlaceholders])
         for (const k of memory.keys()) if (k.startsWith(prefix)) memory.delete(k);
       return inner.deleteThread(threadId);
     },

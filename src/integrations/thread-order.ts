@@ -90,7 +90,7 @@ const LOCK = (f: string) => `SELECT pg_${f}($1, hashtext($2)) AS free`;
 function storeOrder(saver: object) {
   const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
   if (typeof pool?.connect !== "function" || typeof pool.query !== "function" || (pool.options?.max ?? 10) < 2) return;
-  const key = (thread: string) => [LOCK_SPACE, `${String(options?.schema)}\u0000${thread}`];
+  const key = (thread: string) => [LOCK_SPACE, `${String(options?.schema)}/${thread}`];
   let holder: ReturnType<Pool["connect"]> | undefined;
   let holds = 0;
   return {
@@ -98,25 +98,27 @@ function storeOrder(saver: object) {
     hold(thread: string, until: Promise<void>) {
       holds++;
       const client = (holder ??= pool.connect());
-      const locked = client.then((c) => c.query(LOCK("advisory_lock_shared"), key(thread)));
-      void until
-        .then(() => locked)
-        .then(() => client)
-        .then((c) => c.query(LOCK("advisory_unlock_shared"), key(thread)))
-        .then(
-          () => {},
-          (error: unknown) => void client.then((c) => c.release(error), () => {}),
-        )
+      let failure: unknown;
+      void Promise.all([client.then((c) => c.query(LOCK("advisory_lock_shared"), key(thread))), until])
+        .then(() => client.then((c) => c.query(LOCK("advisory_unlock_shared"), key(thread))))
+        .catch((error: unknown) => void (failure = error ?? new Error("advisory lock")))
         .finally(() => {
-          if (--holds > 0 || holder !== client) return;
-          holder = undefined;
-          void client.then((c) => c.release(), () => {});
+          if (--holds > 0 && failure === undefined) return;
+          if (holder === client) holder = undefined;
+          // A connection that failed is discarded by the pool.
+          void client.then(
+            (c) => c.release(failure),
+            () => {},
+          );
         });
     },
     /** Resolves once no aborted run of the thread holds its lock, in any process (at most {@link MAX_WAIT_MS}). */
     async free(thread: string) {
       for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
-        if ((await pool.query(LOCK("try_advisory_xact_lock"), key(thread)).catch(() => undefined))?.rows[0]?.free !== false)
+        if (
+          (await pool.query(LOCK("try_advisory_xact_lock"), key(thread)).catch(() => undefined))?.rows[0]?.free !==
+          false
+        )
           return;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -209,7 +211,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other !== run);
       if (!store && others().length === 0) return op();
       return (async () => {
-        for (let waiting = others(); waiting.length > 0; waiting = others()) await Promise.all(waiting.map((o) => o.quiet));
+        for (let waiting = others(); waiting.length > 0; waiting = others())
+          await Promise.all(waiting.map((o) => o.quiet));
         await store?.free(run.thread);
       })().then(op);
     };

@@ -63,6 +63,10 @@ async function startWorker(name: string, schema: string, stubUrl: string): Promi
     });
   });
   await ready;
+  // A worker that dies answers its pending turns with the reason, rather than leaving the test waiting.
+  child.once("exit", (code) => {
+    for (const [seq, answer] of pending) answer({ seq, worker: name, completed: [], error: `worker exited (${code})` });
+  });
   return {
     name,
     child,
@@ -182,6 +186,129 @@ describe("several workers sharing one PostgreSQL saver", () => {
       // Repairs did happen, on both workers: abandoned calls closed, finished siblings salvaged.
       expect(new Set(repairs.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
       expect(repairs.some((r) => r.action === "salvaged_result")).toBe(true);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await stub.close();
+    }
+  }, 300_000);
+});
+
+/**
+ * The turn after an abort sent at once to the other worker (issue 31): each worker answers as soon as invoke()
+ * settles, as an application does, while the aborted run's loop is still writing; the next turn of that thread
+ * (a new message or a resume) goes to the other process right away. 20 threads of 5 turns, each thread its own
+ * chain, threads in parallel; aborts at every point (before the first step, around the first model call, after 0,
+ * 1 or 2 of the three tools finished, the second model call); half the threads createAgent + middleware, half a
+ * StateGraph + node with one `Send` task per call.
+ *
+ * The next run must start from the aborted run's writes (src/integrations/thread-order.ts: the aborted run holds
+ * its thread's advisory lock until it is quiet, and a run's first read waits for it), so what the MODEL IS SENT
+ * in the last turn of each thread holds every user message and every finished tool's real result, the stored
+ * thread too, no run throws (a resume right after an abort included), and no repair is reported twice.
+ */
+describe("the next turn sent at once to the other worker after an abort", () => {
+  it("20 threads x 5 turns: every user message and finished result reaches the model and the store", async (context) => {
+    const postgres = await postgresSaverOrSkip(context, "handover");
+    const stub = await startOpenAIStub({
+      script: (request) => {
+        const messages = (request as { messages: { role: string }[] }).messages;
+        return messages.at(-1)?.role === "user"
+          ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
+          : { text: "answer" };
+      },
+    });
+    const workers: Worker[] = [];
+    try {
+      workers.push(
+        await startWorker("A", postgres.schema, stub.url),
+        await startWorker("B", postgres.schema, stub.url),
+      );
+      const random = seededRandom(3131);
+      const points: WorkerAbort[] = ["before first step", "first model call", ...ABORTS];
+      const sent = new Map<string, Sent[]>();
+      const completed = new Map<string, Set<string>>();
+      const errors: string[] = [];
+      let handedOver = 0;
+      let resumes = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const thread = `h-${i}`;
+          const surface = i % 2 === 0 ? "createAgent+middleware" : "StateGraph+node";
+          let aborted = false;
+          for (let turn = 0; turn < 5; turn++) {
+            const final = turn === 4;
+            const resume: boolean = aborted && !final && random() < 0.3;
+            const abort: WorkerAbort | undefined =
+              !final && !resume && random() < 0.6 ? points[Math.floor(random() * points.length)] : undefined;
+            const message = resume ? undefined : { text: `thread ${i}, turn ${turn}`, id: `m-${i}-${turn}` };
+            if (aborted) handedOver++;
+            if (resume) resumes++;
+            const reply = await workers[(i + turn) % 2].turn({ thread, message, abort, immediate: true, surface });
+            if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
+            for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
+            if (reply.error && !abort)
+              errors.push(`${thread} turn ${turn} (${surface}): ${reply.error.split("\n")[0]}`);
+            aborted = abort !== undefined;
+          }
+        }),
+      );
+      const repairs = (
+        await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))
+      ).flat();
+
+      expect(errors).toEqual([]);
+      expect(handedOver).toBeGreaterThan(20);
+      expect(resumes).toBeGreaterThan(3);
+
+      const broken: string[] = [];
+      const requests = stub.requests.map(
+        (r) => (r as { messages: { role: string; content: unknown; tool_call_id?: string }[] }).messages,
+      );
+      for (let i = 0; i < 20; i++) {
+        const thread = `h-${i}`;
+        const expected = sent.get(thread) ?? [];
+        // What the model was sent last for this thread: its whole history.
+        const last =
+          requests
+            .filter((m) => m.some((x) => x.role === "user" && String(x.content).startsWith(`thread ${i},`)))
+            .at(-1) ?? [];
+        const users = last.filter((m) => m.role === "user").map((m) => String(m.content));
+        if (JSON.stringify(users) !== JSON.stringify(expected.map((s) => s.text)))
+          broken.push(`${thread}: the model was sent user messages ${JSON.stringify(users)}`);
+        const sentResults = new Map(
+          last.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, String(m.content)]),
+        );
+        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint
+          .channel_values.messages ?? []) as BaseMessage[];
+        const problems = findToolCallProblems(stored, { provider: "openai" });
+        if (problems.length > 0)
+          broken.push(`${thread}: stored thread invalid (${problems.map((p) => p.kind).join(",")})`);
+        const humans = stored.filter((m) => HumanMessage.isInstance(m));
+        if (JSON.stringify(humans.map((m) => m.id)) !== JSON.stringify(expected.map((s) => s.id)))
+          broken.push(`${thread}: stored user messages ${JSON.stringify(humans.map((m) => m.id))}`);
+        const results = new Map(
+          stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
+        );
+        for (const id of completed.get(thread) ?? []) {
+          const result = results.get(id);
+          if (!result || isSyntheticResult(result))
+            broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"} in store`);
+          if (!/ result for /.test(sentResults.get(id) ?? ""))
+            broken.push(`${thread}: finished call ${id} not sent to the model with its real result`);
+        }
+      }
+      expect(broken).toEqual([]);
+      expect(stub.rejections).toEqual([]);
+
+      const seen = new Map<string, string>();
+      const twice: string[] = [];
+      for (const repair of repairs) {
+        if (!repair.toolCallId) continue;
+        const key = `${repair.action} ${repair.toolCallId}`;
+        if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
+        else seen.set(key, repair.worker);
+      }
+      expect(twice).toEqual([]);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       await stub.close();

@@ -341,69 +341,31 @@ describe("withToolCallRepair: a new input abandoning a pending exchange", () => 
     },
   );
 
-  it("puts back a user message that a run aborted before its first step left in __start__, before the new input", async () => {
-    // Run 1 stored its input checkpoint (the message in __start__) and was aborted before applying it.
-    const inner = new MemorySaver();
-    const earlier = [human("hi"), ai("hello")];
-    const first = new HumanMessage({ content: "first question", id: "h-first" });
-    const aborted = checkpointOf(earlier, { source: "input" });
-    aborted.channel_values.__start__ = { messages: [first] };
-    const abortedConfig = await (inner as BaseCheckpointSaver).put(
-      configOf("t"),
-      aborted,
-      { source: "input", step: -1, parents: {} },
-      {},
-    );
-    const wrapped = withToolCallRepair(inner, { provider: "openai" });
-    // Run 2 loads that checkpoint, then stores its new input's checkpoint and its next steps (its list lacks "first").
-    await wrapped.getTuple(configOf("t"));
-    const input = await store(wrapped, "t", earlier, {
-      parentId: abortedConfig.configurable?.checkpoint_id,
-      source: "input",
-      input: true,
-    });
-    const second = new HumanMessage({ content: "second question", id: "h-second" });
-    const step = await store(wrapped, "t", [...earlier, second], { parentId: input.id });
-    const answered = await store(wrapped, "t", [...earlier, second, ai("answer")], { parentId: step.id });
-
-    expect(messagesIn(await inner.getTuple(input.config)).map((m) => m.id)).toEqual([
-      earlier[0].id,
-      earlier[1].id,
-      "h-first",
-    ]);
-    for (const { config } of [step, answered]) {
-      const stored = messagesIn(await inner.getTuple(config));
-      expect(stored.slice(0, 4).map((m) => m.id)).toEqual([earlier[0].id, earlier[1].id, "h-first", "h-second"]);
-      expect(stored[2]).toMatchObject({ content: first.content, id: "h-first" });
+  it("hands a run the user message a run aborted before its first step left in __start__: in the list already", async () => {
+    // Run 1 stored its input checkpoint (the message in __start__) and was aborted before applying it. A new input
+    // would drop it (LangGraph discards the pending __start__ task); a resume applies it again, replacing the
+    // message of the same id in place.
+    for (const earlier of [[human("hi"), ai("hello")], []]) {
+      const inner = new MemorySaver();
+      const first = new HumanMessage({ content: "first question", id: "h-first" });
+      const unnamed = new HumanMessage({ content: "and this" });
+      const aborted = checkpointOf(earlier, { source: "input" });
+      aborted.channel_values.__start__ = { messages: [first, unnamed] };
+      if (earlier.length === 0) delete aborted.channel_values.messages; // a new thread's first checkpoint
+      await (inner as BaseCheckpointSaver).put(configOf("t"), aborted, { source: "input", step: -1, parents: {} }, {});
+      const wrapped = withToolCallRepair(inner, { provider: "openai" });
+      const read = (await wrapped.getTuple(configOf("t")))!.checkpoint.channel_values;
+      const list = read.messages as BaseMessage[];
+      expect(list.slice(0, earlier.length + 1).map((m) => m.id)).toEqual([...earlier.map((m) => m.id), "h-first"]);
+      expect(list.at(-1)).toMatchObject({ content: "and this" });
+      expect((read.__start__ as { messages: BaseMessage[] }).messages.map((m) => m.id)).toEqual(
+        list.slice(earlier.length).map((m) => m.id),
+      );
+      // Stored as it was: the read hands out a copy.
+      expect((await inner.getTuple(configOf("t")))!.checkpoint.channel_values.messages).toEqual(
+        earlier.length === 0 ? undefined : earlier,
+      );
     }
-  });
-
-  it("durability exit: puts the dropped user message back in the run's only write too", async () => {
-    const inner = new MemorySaver();
-    const first = new HumanMessage({ content: "first question", id: "h-first" });
-    const aborted = checkpointOf([], { source: "input" });
-    aborted.channel_values.__start__ = { messages: [first] };
-    const abortedConfig = await (inner as BaseCheckpointSaver).put(
-      configOf("t"),
-      aborted,
-      { source: "input", step: -1, parents: {} },
-      {},
-    );
-    const wrapped = withToolCallRepair(inner, { provider: "openai" });
-    await wrapped.getTuple(configOf("t"));
-    const second = new HumanMessage({ content: "second question", id: "h-second" });
-    const exit = await store(wrapped, "t", [second, ai("answer")], {
-      parentId: abortedConfig.configurable?.checkpoint_id,
-    });
-    expect(messagesIn(await inner.getTuple(exit.config)).map((m) => m.id)).toEqual([
-      "h-first",
-      "h-second",
-      expect.any(String),
-    ]);
-    // A resume applies the input itself: a write that already holds it is stored as it is.
-    const resumed = [first, ai("answer")];
-    const resume = await store(wrapped, "t", resumed, { parentId: abortedConfig.configurable?.checkpoint_id });
-    expect(messagesIn(await inner.getTuple(resume.config)).map((m) => m.id)).toEqual(resumed.map((m) => m.id));
   });
 
   it("leaves the exchange open for a Command({ update }) input, which keeps the pending step", async () => {
