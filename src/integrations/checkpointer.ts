@@ -65,6 +65,8 @@ function repairingSaver(
   const stored = createStoredRepairer(repairOptions);
   const runs = new Map<string, RepairedRun>();
   const reportedReads = new Set<string>();
+  /** Checkpoints whose read put an input left in `__start__` into the list (thread and checkpoint id). */
+  const inputsApplied = new Set<string>();
   /** Placeholders (thread and call) already looked up in a parent's pending writes. */
   const checkedPlaceholders = new Set<string>();
   /**
@@ -106,6 +108,8 @@ function repairingSaver(
       messages = [...(messages ?? []), ...ids.filter((m) => !known.has(m.id))];
       checkpoint = withMessages(checkpoint, messages);
       checkpoint.channel_values.__start__ = { ...start, [key]: ids };
+      evictOldest(inputsApplied);
+      inputsApplied.add(checkpointKey(tuple.config));
     }
     const repaired = messages && stored.repair(messages);
     if (!repaired?.repairs.length) return checkpoint === tuple.checkpoint ? tuple : { ...tuple, checkpoint };
@@ -206,18 +210,29 @@ function repairingSaver(
     // An id may be used again after its thread is deleted: nothing remembered of the old thread may reach the new one.
     deleteThread: (threadId) => {
       const prefix = `${threadId}\u0000`;
-      for (const memory of [runs, salvaged, reportedReads, checkedPlaceholders])
+      for (const memory of [runs, salvaged, reportedReads, checkedPlaceholders, inputsApplied])
         for (const k of memory.keys()) if (k.startsWith(prefix)) memory.delete(k);
       return inner.deleteThread(threadId);
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    put: async (config, checkpoint, metadata, versions) =>
-      inner.put(
-        config,
-        await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config),
-        metadata,
-        versions,
-      ),
+    put: async (config, checkpoint, metadata, versions) => {
+      let c = await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config);
+      // A list that differs from the one stored at its version (repaired here, or an input a read put in) gets a new
+      // version: a saver that stores a channel per version (PostgresSaver) would keep the old list otherwise.
+      // (Integer versions only: a saver counting in strings would give the run's next version the same one.)
+      const current = c.channel_versions[key];
+      if (
+        !(key in versions) &&
+        typeof current !== "string" &&
+        (c !== checkpoint || inputsApplied.has(checkpointKey(config))) &&
+        messagesOf(c)
+      ) {
+        const version = nextBranchVersion(inner, current);
+        c = { ...c, channel_versions: { ...c.channel_versions, [key]: version } };
+        versions = { ...versions, [key]: version };
+      }
+      return inner.put(config, c, metadata, versions);
+    },
   };
 }
 

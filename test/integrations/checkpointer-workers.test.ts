@@ -230,6 +230,7 @@ describe("the next turn sent at once to the other worker after an abort", () => 
       const errors: string[] = [];
       let handedOver = 0;
       let resumes = 0;
+      const plans = new Map<string, string[]>();
       await Promise.all(
         Array.from({ length: 20 }, async (_, i) => {
           const thread = `h-${i}`;
@@ -244,6 +245,10 @@ describe("the next turn sent at once to the other worker after an abort", () => 
             if (aborted) handedOver++;
             if (resume) resumes++;
             const reply = await workers[(i + turn) % 2].turn({ thread, message, abort, immediate: true, surface });
+            plans.set(thread, [
+              ...(plans.get(thread) ?? []),
+              `${resume ? "resume" : "message"}${abort ? ` aborted ${abort}` : ""}`,
+            ]);
             if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
             for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
             if (reply.error && !abort)
@@ -297,7 +302,8 @@ describe("the next turn sent at once to the other worker after an abort", () => 
             broken.push(`${thread}: finished call ${id} not sent to the model with its real result`);
         }
       }
-      expect(broken).toEqual([]);
+      // Each failing thread with its turns, to read the failure.
+      expect(broken.map((b) => `${b} [${plans.get(b.split(":")[0])?.join("; ")}]`)).toEqual([]);
       expect(stub.rejections).toEqual([]);
 
       const seen = new Map<string, string>();
