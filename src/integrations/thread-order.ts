@@ -70,56 +70,73 @@ function createdAt(id: string): number | undefined {
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
-type Rows = { rows: { free?: boolean }[] };
-type Pool = {
-  query(text: string, values: unknown[]): Promise<Rows>;
-  connect(): Promise<{ query: Pool["query"]; release(error?: unknown): void }>;
-  options?: { max?: number };
+type Query = (text: string, values: unknown[]) => Promise<{ rows: { free?: boolean }[] }>;
+type Client = {
+  processID?: number;
+  query: Query;
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: "error", f: () => void): void;
 };
-/** The advisory lock key space of this package ("LGTR"), the first of the two keys. */
-const LOCK_SPACE = 0x4c475452;
-const LOCK = (f: string) => `SELECT pg_${f}($1, hashtext($2)) AS free`;
+type Pool = { query: Query; Client?: new (options: unknown) => Client; options?: unknown };
+const SPACE = 0x4c475452;
+const LOCK = (f: string) => `SELECT pg_${f}(${SPACE}, hashtext($1)) AS free`;
+/** Whether no connection but ours (pid $2) holds the lock. */
+const OTHERS = `SELECT NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${SPACE}
+AND objid = (hashtext($1)::bigint & 4294967295)::text::oid AND objsubid = 2 AND pid <> $2) AS free`;
 
 /**
- * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`, of two connections or more): an
- * aborted run holds its thread's advisory lock in shared mode from its abort until it has gone quiet, on one
- * connection of the pool per wrapper; a run's first read waits until no process holds it (a try of the lock in
- * exclusive mode, for one statement: one query, never a wait inside the server, so no deadlock). Undefined for
- * any other saver.
+ * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
+ * advisory lock in shared mode from its abort until it has gone quiet, on a connection of its own (opened at a
+ * run's first read, closed after a second unused, so an abort never waits for a busy pool); a run's first read
+ * waits until no process holds it (a try of the lock in exclusive mode for one statement: one query, never a wait
+ * inside the server, so no deadlock). Undefined for any other saver.
  */
 function storeOrder(saver: object) {
   const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
-  if (typeof pool?.connect !== "function" || typeof pool.query !== "function" || (pool.options?.max ?? 10) < 2) return;
-  const key = (thread: string) => [LOCK_SPACE, `${String(options?.schema)}/${thread}`];
-  let holder: ReturnType<Pool["connect"]> | undefined;
+  const Connection = pool?.Client;
+  if (typeof pool?.query !== "function" || typeof Connection !== "function") return;
+  const key = (thread: string) => [`${String(options?.schema)}/${thread}`];
+  let client: Promise<Client> | undefined;
   let holds = 0;
+  const idle = setTimeout(() => {
+    if (holds > 0 || !client) return idle.refresh();
+    void client.then((c) => c.end()).catch(() => {});
+    client = undefined;
+  }, 1000).unref();
+  const connection = () => {
+    idle.refresh();
+    if (client) return client;
+    const c = new Connection(pool.options);
+    c.on("error", () => void (client = undefined));
+    const connecting = c.connect().then(() => c);
+    connecting.catch(() => void (client === connecting && (client = undefined)));
+    return (client = connecting);
+  };
   return {
     /** Holds the thread's lock (shared) until `until` resolves. */
     hold(thread: string, until: Promise<void>) {
       holds++;
-      const client = (holder ??= pool.connect());
-      let failure: unknown;
-      void Promise.all([client.then((c) => c.query(LOCK("advisory_lock_shared"), key(thread))), until])
-        .then(() => client.then((c) => c.query(LOCK("advisory_unlock_shared"), key(thread))))
-        .catch((error: unknown) => void (failure = error ?? new Error("advisory lock")))
-        .finally(() => {
-          if (--holds > 0 && failure === undefined) return;
-          if (holder === client) holder = undefined;
-          // A connection that failed is discarded by the pool.
-          void client.then(
-            (c) => c.release(failure),
-            () => {},
-          );
-        });
+      const held = connection();
+      void Promise.all([held.then((c) => c.query(LOCK("advisory_lock_shared"), key(thread))), until])
+        .then(() => held.then((c) => c.query(LOCK("advisory_unlock_shared"), key(thread))))
+        .catch(() => {})
+        .finally(() => holds--);
     },
     /** Resolves once no aborted run of the thread holds its lock, in any process (at most {@link MAX_WAIT_MS}). */
-    async free(thread: string) {
+    async free(thread: string, holding?: boolean) {
+      const own = connection();
+      const pid = holding
+        ? await own.then(
+            (c) => c.processID,
+            () => 0,
+          )
+        : undefined;
+      const [text, values] =
+        pid === undefined ? [LOCK("try_advisory_xact_lock"), key(thread)] : [OTHERS, [...key(thread), pid]];
       for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
-        if (
-          (await pool.query(LOCK("try_advisory_xact_lock"), key(thread)).catch(() => undefined))?.rows[0]?.free !==
-          false
-        )
-          return;
+        const answer = await pool.query(text, values).catch(() => undefined);
+        if (answer?.rows[0]?.free !== false) return;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     },
@@ -131,10 +148,15 @@ const MAX_WAIT_MS = 30_000;
 /** A run (its abort signal), its thread, its operations under way; once aborted, when, and when it went quiet. */
 interface Run {
   thread: string;
+  /** Order of first sight: a read waits only for older runs, so two reads never wait for each other. */
+  seq: number;
   inFlight: number;
   idle: (() => void)[];
   abortedAt?: number;
   quiet?: Promise<void>;
+  /** The lock held from its first sight by a run aborted before it started, and what releases it. */
+  held?: Promise<void>;
+  release?: () => void;
 }
 
 /**
@@ -148,6 +170,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
   const store = storeOrder(inner);
+  let seen = 0;
 
   /** From its abort, a run counts as aborted on its thread until it has been quiet for {@link QUIET_TURNS} turns. */
   function abort(run: Run, at: number) {
@@ -163,7 +186,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       set.delete(run);
       if (set.size === 0 && aborted.get(run.thread) === set) aborted.delete(run.thread);
     })();
-    store?.hold(run.thread, run.quiet);
+    if (run.release) void run.quiet.then(run.release);
+    else store?.hold(run.thread, run.quiet);
   }
 
   /** The run of `config` (first seen: registered, with its thread), or undefined outside a run. */
@@ -172,9 +196,15 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     if (!signal) return undefined;
     let run = runs.get(signal);
     if (!run) {
-      runs.set(signal, (run = { thread: String(configurableOf(config).thread_id), inFlight: 0, idle: [] }));
+      runs.set(
+        signal,
+        (run = { thread: String(configurableOf(config).thread_id), seq: ++seen, inFlight: 0, idle: [] }),
+      );
       const r = run;
-      if (signal.aborted) abort(r, 0);
+      // Aborted before it started: it holds the lock now, and counts as aborted here once its first read (which
+      // waits for older runs) is done.
+      if (signal.aborted) store?.hold(r.thread, (r.held = new Promise((resolve) => (r.release = resolve))));
+      if (signal.aborted) r.abortedAt = 0;
       else signal.addEventListener("abort", () => abort(r, Date.now()), { once: true });
     }
     return run;
@@ -186,6 +216,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     if (!run) return op();
     run.inFlight++;
     const settle = () => {
+      if (run.abortedAt === 0 && !run.quiet) abort(run, 0);
       if (--run.inFlight === 0) for (const wake of run.idle.splice(0)) wake();
     };
     try {
@@ -207,13 +238,15 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     (config: RunnableConfig): Promise<T> => {
       const run = runOf(config);
       const op = () => track(config, () => method(config));
-      if (configurableOf(config).checkpoint_id !== undefined || !run || run.abortedAt !== undefined) return op();
-      const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other !== run);
-      if (!store && others().length === 0) return op();
+      if (configurableOf(config).checkpoint_id !== undefined || !run) return op();
+      const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other.seq < run.seq);
+      const elsewhere = run.quiet ? undefined : store;
+      if (!elsewhere && others().length === 0) return op();
       return (async () => {
         for (let waiting = others(); waiting.length > 0; waiting = others())
           await Promise.all(waiting.map((o) => o.quiet));
-        await store?.free(run.thread);
+        // A run holding the lock itself asks for other processes' holds.
+        await elsewhere?.free(run.thread, run.held !== undefined);
       })().then(op);
     };
 
