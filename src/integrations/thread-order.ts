@@ -72,7 +72,6 @@ type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">
 
 type Query = (text: string, values: unknown[]) => Promise<{ rows: { free?: boolean }[] }>;
 type Client = {
-  processID?: number;
   query: Query;
   connect(): Promise<unknown>;
   end(): Promise<void>;
@@ -81,9 +80,6 @@ type Client = {
 type Pool = { query: Query; Client?: new (options: unknown) => Client; options?: unknown };
 const SPACE = 0x4c475452;
 const LOCK = (f: string) => `SELECT pg_${f}(${SPACE}, hashtext($1)) AS free`;
-/** Whether no connection but ours (pid $2) holds the lock. */
-const OTHERS = `SELECT NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${SPACE}
-AND objid = (hashtext($1)::bigint & 4294967295)::text::oid AND objsubid = 2 AND pid <> $2) AS free`;
 
 /**
  * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
@@ -124,18 +120,10 @@ function storeOrder(saver: object) {
         .finally(() => holds--);
     },
     /** Resolves once no aborted run of the thread holds its lock, in any process (at most {@link MAX_WAIT_MS}). */
-    async free(thread: string, holding?: boolean) {
-      const own = connection();
-      const pid = holding
-        ? await own.then(
-            (c) => c.processID,
-            () => 0,
-          )
-        : undefined;
-      const [text, values] =
-        pid === undefined ? [LOCK("try_advisory_xact_lock"), key(thread)] : [OTHERS, [...key(thread), pid]];
+    async free(thread: string) {
+      void connection();
       for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
-        const answer = await pool.query(text, values).catch(() => undefined);
+        const answer = await pool.query(LOCK("try_advisory_xact_lock"), key(thread)).catch(() => undefined);
         if (answer?.rows[0]?.free !== false) return;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -148,15 +136,10 @@ const MAX_WAIT_MS = 30_000;
 /** A run (its abort signal), its thread, its operations under way; once aborted, when, and when it went quiet. */
 interface Run {
   thread: string;
-  /** Order of first sight: a read waits only for older runs, so two reads never wait for each other. */
-  seq: number;
   inFlight: number;
   idle: (() => void)[];
   abortedAt?: number;
   quiet?: Promise<void>;
-  /** The lock held from its first sight by a run aborted before it started, and what releases it. */
-  held?: Promise<void>;
-  release?: () => void;
 }
 
 /**
@@ -170,7 +153,6 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
   const store = storeOrder(inner);
-  let seen = 0;
 
   /** From its abort, a run counts as aborted on its thread until it has been quiet for {@link QUIET_TURNS} turns. */
   function abort(run: Run, at: number) {
@@ -186,8 +168,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       set.delete(run);
       if (set.size === 0 && aborted.get(run.thread) === set) aborted.delete(run.thread);
     })();
-    if (run.release) void run.quiet.then(run.release);
-    else store?.hold(run.thread, run.quiet);
+    store?.hold(run.thread, run.quiet);
   }
 
   /** The run of `config` (first seen: registered, with its thread), or undefined outside a run. */
@@ -196,15 +177,9 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     if (!signal) return undefined;
     let run = runs.get(signal);
     if (!run) {
-      runs.set(
-        signal,
-        (run = { thread: String(configurableOf(config).thread_id), seq: ++seen, inFlight: 0, idle: [] }),
-      );
+      runs.set(signal, (run = { thread: String(configurableOf(config).thread_id), inFlight: 0, idle: [] }));
       const r = run;
-      // Aborted before it started: it holds the lock now, and counts as aborted here once its first read (which
-      // waits for older runs) is done.
-      if (signal.aborted) store?.hold(r.thread, (r.held = new Promise((resolve) => (r.release = resolve))));
-      if (signal.aborted) r.abortedAt = 0;
+      if (signal.aborted) abort(r, 0);
       else signal.addEventListener("abort", () => abort(r, Date.now()), { once: true });
     }
     return run;
@@ -216,7 +191,6 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     if (!run) return op();
     run.inFlight++;
     const settle = () => {
-      if (run.abortedAt === 0 && !run.quiet) abort(run, 0);
       if (--run.inFlight === 0) for (const wake of run.idle.splice(0)) wake();
     };
     try {
@@ -238,15 +212,14 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     (config: RunnableConfig): Promise<T> => {
       const run = runOf(config);
       const op = () => track(config, () => method(config));
-      if (configurableOf(config).checkpoint_id !== undefined || !run) return op();
-      const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other.seq < run.seq);
-      const elsewhere = run.quiet ? undefined : store;
-      if (!elsewhere && others().length === 0) return op();
+      if (configurableOf(config).checkpoint_id !== undefined || !run || run.abortedAt !== undefined) return op();
+      const others = () => [...(aborted.get(run.thread) ?? [])].filter((other) => other !== run);
+      if (!store && others().length === 0) return op();
       return (async () => {
         for (let waiting = others(); waiting.length > 0; waiting = others())
           await Promise.all(waiting.map((o) => o.quiet));
         // A run holding the lock itself asks for other processes' holds.
-        await elsewhere?.free(run.thread, run.held !== undefined);
+        await store?.free(run.thread);
       })().then(op);
     };
 
