@@ -29,6 +29,8 @@ import {
   storedProblems,
   stateMessages,
   SubAgentTools,
+  SUB_TOOL,
+  TURNS,
   until,
 } from "../support/multi-agent";
 
@@ -40,25 +42,7 @@ const PLAN: [string, string[]][] = [
   ["ticket", ["jira_agent"]],
   ["cost", ["aws_agent"]],
 ];
-const SUB_TOOL: Record<string, string> = {
-  github: "list_repos",
-  argocd: "sync_apps",
-  jira: "create_ticket",
-  aws: "get_costs",
-};
 
-const TURNS = [
-  "list the repos",
-  "sync the apps", // aborted while argocd's sync runs
-  "what is the sync status?",
-  "check both repos and apps", // aborted: github finished, argocd still syncing
-  "go on",
-  "open a ticket for the outage", // jira's tool times out
-  "what does our AWS account cost?", // structured sub-agent
-  "list the repos again",
-  "sync the apps now",
-  "thanks",
-];
 const ABORTED = new Set([1, 3]);
 
 const Costs = z.object({ service: z.string(), monthlyUsd: z.number() });

@@ -199,3 +199,24 @@ export const driven = (graph: unknown) => graph as Driven;
 /** The messages of a thread, as the graph's state holds them. */
 export const stateMessages = async (graph: unknown, config: unknown): Promise<BaseMessage[]> =>
   (await driven(graph).getState(config)).values.messages ?? [];
+
+/** The incident's script (issue 30), shared by the scenario tests: each sub-agent's one tool, and the user's ten turns. */
+export const SUB_TOOL: Record<string, string> = {
+  github: "list_repos",
+  argocd: "sync_apps",
+  jira: "create_ticket",
+  aws: "get_costs",
+};
+
+export const TURNS = [
+  "list the repos",
+  "sync the apps", // aborted while argocd's sync runs
+  "what is the sync status?",
+  "check both repos and apps", // aborted: github finished, argocd still syncing
+  "go on",
+  "open a ticket for the outage", // jira's tool times out
+  "what does our AWS account cost?", // structured sub-agent
+  "list the repos again",
+  "sync the apps now",
+  "thanks",
+];
