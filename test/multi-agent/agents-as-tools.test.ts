@@ -29,6 +29,7 @@ import {
   storedProblems,
   stateMessages,
   SubAgentTools,
+  SUB_AGENT_SCRIPTS,
   SUB_TOOL,
   TURNS,
   until,
@@ -58,15 +59,7 @@ async function buildStack(saver: BaseCheckpointSaver, onRepair?: (repair: ToolCa
           ? { toolCalls: calls.map((name) => ({ name, args: { task: said } })) }
           : { text: `Answer to: ${said}` };
       },
-      ...Object.fromEntries(
-        Object.entries(SUB_TOOL).map(([agent, name]) => [
-          agent,
-          (request: unknown) =>
-            endsOnToolResults(request)
-              ? { text: agent === "aws" ? '{"service":"EC2","monthlyUsd":1234}' : `${agent} done` }
-              : { toolCalls: [{ name, args: { query: lastUserText(request) } }] },
-        ]),
-      ),
+      ...SUB_AGENT_SCRIPTS,
     },
     () => ({ text: "?" }),
   );

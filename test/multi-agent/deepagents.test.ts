@@ -27,6 +27,7 @@ import {
   storedProblems,
   stateMessages,
   SubAgentTools,
+  SUB_AGENT_SCRIPTS,
   SUB_TOOL,
   TURNS,
   until,
@@ -54,15 +55,7 @@ async function buildDeepAgent(saver: BaseCheckpointSaver) {
           ? { toolCalls: agents.map((agent) => ({ name: "task", args: { description: said, subagent_type: agent } })) }
           : { text: `Answer to: ${said}` };
       },
-      ...Object.fromEntries(
-        Object.entries(SUB_TOOL).map(([agent, name]) => [
-          agent,
-          (request: unknown) =>
-            endsOnToolResults(request)
-              ? { text: agent === "aws" ? '{"service":"EC2","monthlyUsd":1234}' : `${agent} done` }
-              : { toolCalls: [{ name, args: { query: lastUserText(request) } }] },
-        ]),
-      ),
+      ...SUB_AGENT_SCRIPTS,
     },
     () => ({ text: "?" }),
   );

@@ -220,3 +220,14 @@ export const TURNS = [
   "sync the apps now",
   "thanks",
 ];
+
+/** Each sub-agent's model: it calls its one tool with the task, then reports (the AWS one as structured JSON). */
+export const SUB_AGENT_SCRIPTS: AgentScripts = Object.fromEntries(
+  Object.entries(SUB_TOOL).map(([agent, name]) => [
+    agent,
+    (request: unknown) =>
+      endsOnToolResults(request)
+        ? { text: agent === "aws" ? '{"service":"EC2","monthlyUsd":1234}' : `${agent} done` }
+        : { toolCalls: [{ name, args: { query: lastUserText(request) } }] },
+  ]),
+);
