@@ -25,9 +25,10 @@ import { safeJson } from "../values";
 import type { JsonSchema } from "./format";
 import { subsetSchemaOf } from "./schema-subset";
 
-const STRATEGIES = ["native", "tool", "prompted"] as const;
+/** How a structured response is asked for: the provider's native format, a forced tool call, or instructions. */
+export type StructuredOutputStrategy = "native" | "tool" | "prompted";
 
-export type StructuredOutputStrategy = (typeof STRATEGIES)[number];
+const STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
 
 /** What the table is matched on. */
 export interface ModelFacts {
