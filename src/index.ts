@@ -31,6 +31,8 @@ export type {
   ToolCallRepairAction,
   ToolRunState,
   ToolCallRepair,
+  RepairContext,
+  RepairSurface,
   OrphanCallStrategy,
   TrailingStrategy,
   OrphanResultStrategy,

@@ -18,6 +18,8 @@ import { nearestName, nonEmptyString } from "./values";
 export interface OptionKind {
   accepts: (value: unknown) => boolean;
   expected: string;
+  /** The values a `oneOf` option takes: a string near one of them is answered with "did you mean". */
+  values?: readonly string[];
 }
 
 export const kind = (expected: string, accepts: (value: unknown) => boolean): OptionKind => ({ accepts, expected });
@@ -32,8 +34,10 @@ export const option = {
   count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
   names: kind("an array of non-empty strings", (v) => Array.isArray(v) && v.every(nonEmptyString)),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
-  oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`) =>
-    kind(expected, (v) => typeof v === "string" && (values as readonly string[]).includes(v)),
+  oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`): OptionKind => ({
+    ...kind(expected, (v) => (values as readonly unknown[]).includes(v)),
+    values,
+  }),
 } as const;
 
 /** A table of options: each key's kind. */
@@ -68,8 +72,12 @@ export function readOptions<T extends object>(
   for (const key of keys) {
     const value = record[key];
     if (value === undefined) continue;
-    if (!table[key].accepts(value)) throw expectedInput(fn, `${argument}.${key}`, table[key].expected, value);
-    out[key] = value;
+    const { accepts, expected, values } = table[key];
+    if (accepts(value)) out[key] = value;
+    else {
+      const near = typeof value === "string" && values && nearestName(value, values);
+      throw expectedInput(fn, `${argument}.${key}`, expected, value, near ? ` (did you mean "${near}"?)` : "");
+    }
   }
   return out as T;
 }

@@ -5,16 +5,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
-export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
-
-export const PROVIDERS: readonly Provider[] = [
-  "openai",
-  "openai-responses",
-  "anthropic",
-  "bedrock",
-  "gemini",
-  "strict",
-];
+export const PROVIDERS = ["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"] as const;
+export type Provider = (typeof PROVIDERS)[number];
 
 /**
  * How far a repair goes.
@@ -24,9 +16,8 @@ export const PROVIDERS: readonly Provider[] = [
  * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
  *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
  */
-export type RepairLevel = "structural" | "request";
-
-export const REPAIR_LEVELS: readonly RepairLevel[] = ["structural", "request"];
+export const REPAIR_LEVELS = ["structural", "request"] as const;
+export type RepairLevel = (typeof REPAIR_LEVELS)[number];
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
@@ -187,6 +178,35 @@ export interface ToolCallRepair {
   toolRun?: ToolRunState;
 }
 
+/**
+ * Which piece made a repair: `engine` (`repairToolCalls`, a `Repairer`), `middleware` (`toolCallRepairMiddleware`,
+ * either hook), `hook` (`toolCallRepairHook`), `node` (`toolCallRepairNode`), `model` (`withRequestRepair`, the
+ * kit's `model`), `checkpointer` (`withToolCallRepair`), `recovery` (a rejection's forced repair, retried),
+ * `thread` (`repairThread`), `structured` (a structured-output call's own request).
+ */
+export type RepairSurface =
+  | "engine"
+  | "middleware"
+  | "hook"
+  | "node"
+  | "model"
+  | "checkpointer"
+  | "recovery"
+  | "thread"
+  | "structured";
+
+/** Where a repair was made, handed to `onRepair` with it (and carried by the custom event's payload). */
+export interface RepairContext {
+  surface: RepairSurface;
+  /** The run's `configurable.thread_id` (as a string), where the surface had a config holding one. */
+  threadId?: string;
+  /**
+   * The checkpoint namespace of the thread's graph: `""` for the top graph, the subgraph's for a subgraph (for a
+   * graph step, its task's namespace without the task), where the config holds one.
+   */
+  checkpointNs?: string;
+}
+
 /** What to do with calls that have no result. */
 export type OrphanCallStrategy = "answer" | "remove";
 
@@ -255,8 +275,8 @@ export interface RepairOptions {
     toolRun: ToolRunState;
     readOnly?: boolean;
   }) => string;
-  /** Called once per repair, in order. Nothing is logged by this package. */
-  onRepair?: (repair: ToolCallRepair) => void;
+  /** Called once per repair, in order, with where it was made. Nothing is logged by this package. */
+  onRepair?: (repair: ToolCallRepair, context: RepairContext) => void;
 }
 
 /**

@@ -176,7 +176,15 @@ describe("architecture", () => {
   };
 
   it("the main entry point reaches nothing but @langchain/core (langgraph and langchain are optional peers)", () => {
-    expect(packagesReachedFrom("index.ts")).toEqual(["@langchain/core"]);
+    expect(packagesReachedFrom("index.ts", true)).toEqual(["@langchain/core"]);
+    // The one optional peer it may load, with a dynamic import when a repair is reported: metrics (integrations/events.ts).
+    expect(packagesReachedFrom("index.ts")).toEqual(["@langchain/core", "@opentelemetry/api"]);
+    const imports = files.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((i) => i.specifier === "@opentelemetry/api")
+        .map((i) => `${relative(SRC, file)}${i.loaded ? " loads it" : ""}`),
+    );
+    expect([...new Set(imports)]).toEqual(["integrations/events.ts"]);
   });
 
   it("the /threads entry loads the checkpoint package, not the graph runtime (a job that only holds a saver)", () => {

@@ -1,6 +1,16 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { ToolCallRepairInputError, createRepairer, findToolCallProblems, repairToolCalls } from "../src";
+import {
+  ToolCallRepairInputError,
+  createRepairer,
+  findToolCallProblems,
+  repairToolCalls,
+  trimMessagesSafely,
+} from "../src";
+import { ENGINE_OPTIONS } from "../src/engine";
+import { toolCallRepairMiddleware } from "../src/langchain";
+import { scanThreads } from "../src/threads";
 import { nearestName } from "../src/values";
 
 // A call left without its result, then a new user turn.
@@ -31,6 +41,38 @@ describe("options a surface does not declare", () => {
     expect(answered.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "human"]);
     expect(removed.messages.map((m) => m.getType())).not.toContain("tool");
     expect(findToolCallProblems(history, { provider: "openai" })).not.toEqual([]);
+  });
+});
+
+describe("an option value that is a typo of one it takes", () => {
+  // The second letter dropped: one edit from the value meant, further from every other one.
+  const typo = (value: string) => value[0] + value.slice(2);
+
+  it("names the nearest value, for every option that takes one of a list", () => {
+    const listed = Object.entries(ENGINE_OPTIONS).filter(([, kind]) => kind.values);
+    expect(listed.map(([key]) => key)).toEqual(expect.arrayContaining(["provider", "trailing", "orphanCalls"]));
+    for (const [key, { values }] of listed)
+      for (const value of values!)
+        expect(() => repairToolCalls(history, { [key]: typo(value) } as never)).toThrow(
+          `options.${key} is "${typo(value)}" (did you mean "${value}"?); expected one of ${values!.join(", ")}`,
+        );
+  });
+
+  it("on every surface and entry that reads one (the option reader is the one place)", async () => {
+    expect(() => toolCallRepairMiddleware({ provider: "bedrok" as never })).toThrow(
+      'toolCallRepairMiddleware: options.provider is "bedrok" (did you mean "bedrock"?); expected one of openai,',
+    );
+    await expect(
+      trimMessagesSafely(history, { maxTokens: 10, tokenCounter: () => 1, strategy: "lst" as never }),
+    ).rejects.toThrow('options.strategy is "lst" (did you mean "last"?)');
+    expect(() => scanThreads(new MemorySaver(), { provider: "gemni" as never })).toThrow(/did you mean "gemini"\?/);
+  });
+
+  it("suggests nothing for a value far from all of them, or one that is not a string", () => {
+    expect(() => repairToolCalls(history, { provider: "mistral" as never })).toThrow(
+      /options\.provider is "mistral"; expected one of/,
+    );
+    expect(() => repairToolCalls(history, { provider: 7 as never })).toThrow(/options\.provider is 7; expected one of/);
   });
 });
 

@@ -69,13 +69,14 @@ function readMessages(input: readonly unknown[]) {
 
 /** Passes each repair to `onRepair`; a throwing callback does not undo or fail the repair it reports. */
 export function reportRepairsSafely(
-  onRepair: ((repair: ToolCallRepair) => void) | undefined,
+  onRepair: RepairOptions["onRepair"],
   repairs: readonly ToolCallRepair[],
+  surface: "engine" | "recovery" = "engine",
 ) {
   if (!onRepair) return;
   for (const repair of repairs) {
     try {
-      onRepair(repair);
+      onRepair(repair, { surface });
     } catch {
       // A reporting callback must not undo or fail the repair it reports.
     }

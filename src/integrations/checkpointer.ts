@@ -30,7 +30,7 @@ import { unansweredCallIds } from "../messages/exchanges";
 import { isMarkedSyntheticResult, isNoResult, isToolResult, resultIdOf } from "../messages/inspect";
 import { evictOldest, firstTime, orFallback, reportRepairs, type RepairReporting } from "./events";
 import { createStoredRepairer, SAVER_METHODS, type StoredRepairOptions } from "../threads/repair-thread";
-import { resultsInWrites } from "../threads/salvage";
+import { discardedResults, resultsInWrites } from "../threads/salvage";
 import { withUniqueIds } from "./state-update";
 import { nextBranchVersion } from "./checkpoint-versions";
 import { addKnownPlaceholders, approvalRequests, WRAPPED_SAVER } from "./run-salvage";
@@ -126,7 +126,8 @@ function repairingSaver(
     const repaired = messages && stored.repair(messages);
     if (!repaired?.repairs.length) return tuple;
     // Reading is not writing: until a run stores the repaired list, each read repairs again; report it once.
-    if (firstTime(reportedReads, checkpointKey(tuple.config))) await reportRepairs(repaired.repairs, options, config);
+    if (firstTime(reportedReads, checkpointKey(tuple.config)))
+      await reportRepairs(repaired.repairs, options, { surface: "checkpointer", config });
     return { ...tuple, checkpoint: withMessages(tuple.checkpoint, repaired.messages) };
   }
 
@@ -147,7 +148,12 @@ function repairingSaver(
       open.size > 0 && typeof checkpoint_id === "string"
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
-    const found = resultsInWrites(parent?.pendingWrites, key, open);
+    // A new input's abandoned calls (`messages` given): walked back from there, since a thread that broke before the
+    // wrapper was adopted holds them further up. A placeholder's: there only (one the recovery stored replaces a
+    // result a gateway dropped, which is further up).
+    const found = messages
+      ? await discardedResults(inner, parent, key, open)
+      : resultsInWrites(parent?.pendingWrites, key, open);
     for (const id of open) {
       const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
       if (result) found.set(id, result);
@@ -221,7 +227,7 @@ function repairingSaver(
     for (const k of keys) reported.add(k);
     evictOldest(runs);
     runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
-    await reportRepairs(fresh, options, config);
+    await reportRepairs(fresh, options, { surface: "checkpointer", config });
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
 

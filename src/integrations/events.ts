@@ -8,7 +8,7 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { ensureConfig, getCallbackManagerForConfig, type RunnableConfig } from "@langchain/core/runnables";
 import { errorText } from "../errors";
-import type { ToolCallRepair } from "../types";
+import type { Provider, RepairContext, RepairOptions, RepairSurface, ToolCallRepair } from "../types";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Repairer } from "../engine";
 
@@ -21,8 +21,8 @@ const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 export interface RepairReporting {
-  /** Called once per repair, in order. Nothing is logged by this package. */
-  onRepair?: (repair: ToolCallRepair) => void;
+  /** Called once per repair, in order, with where it was made. Nothing is logged by this package. */
+  onRepair?: RepairOptions["onRepair"];
   /**
    * Called when a surface could not repair a history (input it cannot read, or a bug of ours). The surface
    * then lets the history through unchanged rather than fail the user's run. Also sent as the custom event
@@ -31,22 +31,27 @@ export interface RepairReporting {
   onError?: (error: unknown) => void;
 }
 
+/** `@opentelemetry/api` (an optional peer), loaded on the first report; undefined when it is not installed. */
+let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | undefined;
+
 /**
- * Hands each repair to `options.onRepair`, in order, unless it was already handed, with the thread of `config`
- * (or of the run LangChain carries in async context); a callback that throws is ignored: it cannot undo or fail
- * the repair it reports. Then dispatches each as a custom event. Inside a run (a node, a middleware hook) the
- * events belong to that run. A checkpointer is handed the graph's callbacks but not its run id, so there the
- * events go under a short run of their own named `tool_call_repair`. Given the run of a model call (`run`), the
- * events belong to it (so to the model in traces and `streamEvents`). With no callbacks at all nothing is
- * dispatched; a failing handler never fails the caller.
+ * Reports repairs made at `site`. Each goes to `options.onRepair` with its {@link RepairContext} (the thread of the
+ * config, its checkpoint namespace and the surface), in order, unless it was already reported (below), and is
+ * counted on the OpenTelemetry meter `langgraph-tool-repair` (`tool_call_repair.repairs`, by action, problem,
+ * provider and surface) when `@opentelemetry/api` is installed; a callback that throws is ignored: it cannot undo
+ * or fail the repair it reports. Then each becomes an event on the active span and a custom event (payload: the
+ * repair and its context). Inside a run (a node, a middleware hook) the events belong to that run. A checkpointer
+ * is handed the graph's callbacks but not its run id, so there the events go under a short run of their own named
+ * `tool_call_repair`. Given the run of a model call (`run`), the events belong to it (so to the model in traces and
+ * `streamEvents`). With no callbacks at all nothing is dispatched; a failing handler never fails the caller.
  *
  * What a repair was made for (`scope`): the thread's stored messages (`stored`), or one model request (`request`:
  * shaping the stored thread does not keep, so made again on every call).
  *
- * Which repairs are the same, for one `onRepair`: the thread, the action and the call id. Not the message index:
- * a model's input can hold a system prompt the stored thread does not, which moves every index by one. A call id
- * reused by a server (`call_0` in every thread) is another thread's repair; within one thread a reused id is
- * renamed by the structural repair, so it is another call.
+ * Which repairs are the same, for one `onRepair` (or one surface's options without it): the thread, the action and
+ * the call id. Not the message index: a model's input can hold a system prompt the stored thread does not, which
+ * moves every index by one. A call id reused by a server (`call_0` in every thread) is another thread's repair;
+ * within one thread a reused id is renamed by the structural repair, so it is another call.
  * - Request shaping (`request`) is made again on every model call of a thread the store keeps provider-neutral
  *   (Bedrock's placeholder turn, a merge): reported once per thread and kind (and call).
  * - A stored repair is always reported; in a setup, once across its pieces.
@@ -60,65 +65,82 @@ export interface RepairReporting {
  */
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
-  options: RepairReporting = {},
-  config?: RunnableConfig,
-  scope: "stored" | "request" = "stored",
-  run?: Run,
+  options: RepairReporting & { provider?: Provider } = {},
+  // Where: the surface, the provider the repairs were made for (a surface's own option), the run's config (else LangChain's async context),
+  // what they were made for and, for a model call, its run.
+  {
+    surface,
+    provider = options.provider ?? "strict",
+    config,
+    scope,
+    run,
+  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
 ): Promise<void> {
   if (repairs.length === 0) return;
   const { onRepair } = options;
   const ensured = ensureConfig(config);
-  if (onRepair) {
-    const setup = SETUP in onRepair;
-    const request = scope === "request";
-    // The thread of the run (the config given, or the one LangChain carries in async context); "" when none.
-    const id: unknown = ensured.configurable?.thread_id;
-    const thread = typeof id === "string" || typeof id === "number" ? String(id) : "";
-    const inList = new Map<string, number>();
-    let seen = reported.get(onRepair);
-    if (!seen) reported.set(onRepair, (seen = new Set()));
-    for (const repair of repairs) {
-      const { action, toolCallId } = repair;
-      if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange") continue;
-      if (request || (setup && toolCallId !== undefined)) {
-        const key = `${thread}\u0000${action}\u0000${toolCallId ?? ""}`;
-        const nth = (inList.get(key) ?? 0) + 1;
-        inList.set(key, nth);
-        if (!firstTime(seen, `${key}\u0000${nth}`)) continue;
-      }
-      try {
-        onRepair(repair);
-      } catch {
-        // A reporting callback must not undo or fail the repair it reports.
-      }
+  // Where: the thread and the checkpoint namespace of its graph (a checkpointer is handed the graph's own; a graph
+  // step, and a model called in one, its task's).
+  const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = scalars(ensured.configurable ?? {});
+  const context: RepairContext = scalars({
+    surface,
+    threadId: id === undefined ? id : String(id),
+    checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
+  });
+  const setup = onRepair !== undefined && SETUP in onRepair;
+  const request = scope === "request";
+  const inList = new Map<string, number>();
+  const reporter = onRepair ?? options;
+  const seen = reported.get(reporter) ?? new Set<string>();
+  reported.set(reporter, seen);
+  const counted = repairs.filter((repair) => {
+    const { action, toolCallId } = repair;
+    if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange")
+      return false;
+    if (request || (setup && toolCallId !== undefined)) {
+      const key = `${context.threadId ?? ""}\u0000${action}\u0000${toolCallId ?? ""}`;
+      const nth = (inList.get(key) ?? 0) + 1;
+      inList.set(key, nth);
+      if (!firstTime(seen, `${key}\u0000${nth}`)) return false;
     }
-  }
+    try {
+      onRepair?.(repair, context);
+    } catch {
+      // A reporting callback must not undo or fail the repair it reports.
+    }
+    return true;
+  });
+  const payloads = repairs.map((repair) => ({ ...repair, ...context }));
   try {
-    if (run) {
-      for (const repair of repairs) await run.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, repair);
-      return;
+    const api = await (openTelemetry ??= import("@opentelemetry/api").catch(() => undefined));
+    // Counted as onRepair hears them; on the active span as the custom events go (request shaping on every call).
+    const counter = api?.metrics.getMeter("langgraph-tool-repair").createCounter("tool_call_repair.repairs");
+    for (const { action, problem } of counted) counter?.add(1, { action, problem, provider, surface });
+    for (const payload of payloads) {
+      api?.trace.getActiveSpan()?.addEvent(TOOL_CALL_REPAIR_EVENT, scalars({ ...payload, provider }));
+      await run?.handleCustomEvent(TOOL_CALL_REPAIR_EVENT, payload);
     }
-    const manager = await getCallbackManagerForConfig(ensured);
-    if (!manager?.handlers.length) return;
-    const chain =
-      manager.getParentRunId() === undefined
-        ? await manager.handleChainStart(
-            { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", TOOL_CALL_REPAIR_EVENT] },
-            { repairs },
-            undefined,
-            undefined,
-            undefined,
-            undefined,
-            TOOL_CALL_REPAIR_EVENT,
-          )
-        : undefined;
-    const inRun = chain ? { ...ensured, callbacks: chain.getChild() } : ensured;
-    for (const repair of repairs) await dispatchCustomEvent(TOOL_CALL_REPAIR_EVENT, repair, inRun);
-    await chain?.handleChainEnd({ repairs: repairs.length });
   } catch {
-    // Tracing is best effort: the repair itself stands.
+    // Metrics and tracing are best effort: the repair itself stands.
   }
+  if (!run) await dispatchEvents(TOOL_CALL_REPAIR_EVENT, payloads, ensured, true);
 }
+
+/**
+ * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
+ * `node:taskId` (LangGraph's getParentCheckpointNamespace).
+ */
+export function graphNamespace(taskNamespace: unknown): string {
+  const parts = (typeof taskNamespace === "string" ? taskNamespace : "").split("|");
+  while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
+  return parts.slice(0, -1).join("|");
+}
+
+/** `record`'s defined fields that are not objects (what a span attribute holds). */
+const scalars = <T extends object>(record: T) =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && typeof v !== "object")) as {
+    [K in keyof T]: Exclude<T[K], object>;
+  };
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
 export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
@@ -144,8 +166,8 @@ const reported = new WeakMap<object, Set<string>>();
  * checkpointer): they share one memory, so the same repair of the same call in the same thread (the request's
  * placeholder, then the stored one) reaches the caller once.
  */
-export const reportedOnce = (onRepair?: (repair: ToolCallRepair) => void) =>
-  onRepair && Object.assign((repair: ToolCallRepair) => onRepair(repair), { [SETUP]: true });
+export const reportedOnce = (onRepair?: RepairReporting["onRepair"]) =>
+  Object.assign((repair: ToolCallRepair, context: RepairContext) => onRepair?.(repair, context), { [SETUP]: true });
 
 /**
  * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
@@ -174,12 +196,18 @@ export async function orFallback<T>(
  * One request's `messages` repaired by `repairer`, the repairs reported as request shaping (to the model call's
  * `run` when given); the same array when clean, or when repairing fails (reported: the request goes as it is).
  */
-export const repairedRequest = (repairer: Repairer, messages: BaseMessage[], reporting: RepairReporting, run?: Run) =>
+export const repairedRequest = (
+  repairer: Repairer,
+  messages: BaseMessage[],
+  reporting: RepairReporting,
+  surface: RepairSurface,
+  run?: Run,
+) =>
   orFallback(
     async () => {
       if (repairer.isClean(messages)) return messages;
       const { messages: repaired, repairs } = repairer.repair(messages);
-      await reportRepairs(repairs, reporting, undefined, "request", run);
+      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, scope: "request", run });
       return repairs.length > 0 ? repaired : messages;
     },
     messages,
@@ -187,11 +215,35 @@ export const repairedRequest = (repairer: Repairer, messages: BaseMessage[], rep
   );
 
 /** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
-export async function dispatchInRun(name: string, payload: unknown, config?: RunnableConfig): Promise<void> {
+export const dispatchInRun = (name: string, payload: unknown, config?: RunnableConfig) =>
+  dispatchEvents(name, [payload], config);
+
+/**
+ * Custom events for the run the code is in, one per payload; outside a run none, or (`ownRun`, for repairs) under a
+ * short run of their own named `name`: a checkpointer is handed the graph's callbacks but not its run id. With no
+ * callbacks at all nothing is dispatched; a failing handler never fails the caller.
+ */
+async function dispatchEvents(name: string, payloads: readonly unknown[], config?: RunnableConfig, ownRun = false) {
   try {
-    const manager = await getCallbackManagerForConfig(ensureConfig(config));
-    if (manager?.handlers.length && manager.getParentRunId() !== undefined)
-      await dispatchCustomEvent(name, payload, config);
+    const ensured = ensureConfig(config);
+    const manager = await getCallbackManagerForConfig(ensured);
+    if (!manager?.handlers.length) return;
+    const inRun = manager.getParentRunId() !== undefined;
+    if (!inRun && !ownRun) return;
+    const chain = inRun
+      ? undefined
+      : await manager.handleChainStart(
+          { lc: 1, type: "not_implemented", id: ["langgraph_tool_repair", name] },
+          { repairs: payloads },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          name,
+        );
+    for (const payload of payloads)
+      await dispatchCustomEvent(name, payload, chain ? { ...ensured, callbacks: chain.getChild() } : ensured);
+    await chain?.handleChainEnd({ repairs: payloads.length });
   } catch {
     // best effort
   }

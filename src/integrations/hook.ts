@@ -80,7 +80,7 @@ export const toolCallRepairHook = boundary(
     ): Promise<ToolCallRepairHookUpdate> => {
       // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
       const stored = persist
-        ? await persistedRepair(messages, config, "messages", given, structural, config)
+        ? await persistedRepair(messages, config, "messages", given, structural, "hook", config)
         : undefined;
       const salvaged = persist
         ? { messages, repairs: [] }
@@ -88,7 +88,12 @@ export const toolCallRepairHook = boundary(
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
       const shaped = request.repair(stored?.slice(1) ?? salvaged.messages);
-      await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, config, "request");
+      await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
+        surface: "hook",
+        provider: request.options.provider,
+        config,
+        scope: "request",
+      });
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
       return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };

@@ -66,7 +66,13 @@ export const toolCallRepairMiddleware = boundary(
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
-        ? persistingStep<{ messages: BaseMessage[] } | undefined>(forRequest.structural(), "messages", given, undefined)
+        ? persistingStep<{ messages: BaseMessage[] } | undefined>(
+            forRequest.structural(),
+            "messages",
+            given,
+            "middleware",
+            undefined,
+          )
         : undefined,
       wrapModelCall:
         repairModelRequest || recoverRejections
@@ -76,7 +82,7 @@ export const toolCallRepairMiddleware = boundary(
                 given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
               );
               const messages = repairModelRequest
-                ? await repairedRequest(repairer, request.messages, given)
+                ? await repairedRequest(repairer, request.messages, given, "middleware")
                 : request.messages;
               const fixed = messages === request.messages ? request : { ...request, messages };
               return recoverRejections

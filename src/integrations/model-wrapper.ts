@@ -114,11 +114,11 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     send: (messages: BaseMessage[]) => Promise<T>,
     input: BaseMessage[],
     callOptions: unknown,
-    runManager: Run,
+    run: Run,
   ): Promise<T> => {
     // A request sure to carry no tools has its tool blocks sent as text.
     const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
-    const messages = repairRequests ? await repairedRequest(repairer, input, options, runManager) : input;
+    const messages = repairRequests ? await repairedRequest(repairer, input, options, "model", run) : input;
     try {
       return await send(messages);
     } catch (error) {
@@ -131,7 +131,12 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       } catch (retryError) {
         throw recoveryFailed(error, step, retryError);
       }
-      await reportRepairs(step.repairs, options, undefined, "request", runManager);
+      await reportRepairs(step.repairs, options, {
+        surface: "recovery",
+        provider: repairer.options.provider,
+        scope: "request",
+        run,
+      });
       try {
         options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
       } catch {

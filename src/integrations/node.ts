@@ -55,6 +55,7 @@ export const toolCallRepairNode = boundary(
       repairersOf(given).structural(),
       messagesKey,
       given,
+      "node",
       NO_UPDATE as ToolCallRepairNodeUpdate<K>,
     );
     // Not async: the clean path returns the shared constant without allocating a promise. A state or history the

@@ -72,10 +72,10 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
       });
     }
     if (!fixed?.repairs.length) {
-      await reportRepairs(step.repairs, options, undefined, "request");
+      await reportRepairs(step.repairs, options, { surface: "recovery", scope: "request" });
       return response;
     }
-    await reportRepairs(fixed.repairs, options);
+    await reportRepairs(fixed.repairs, options, { surface: "recovery" });
     // The answer, plus the replacement of the thread's list by the repaired history and the answer.
     if (AIMessage.isInstance(response))
       return new Command({ update: { messages: replaceAllMessages([...fixed.messages, response]) } });

@@ -22,8 +22,8 @@ import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant, isNoResult } from "../messages/inspect";
 import { safeJson, type Dict } from "../values";
 import { discardedResults } from "../threads/salvage";
-import type { ToolCallRepair } from "../types";
-import { evictOldest, orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
+import type { RepairSurface, ToolCallRepair } from "../types";
+import { evictOldest, graphNamespace, orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
 
@@ -100,13 +100,14 @@ export async function persistedRepair(
   messagesKey: string,
   reporting: RepairReporting,
   repairer: Repairer,
+  surface: RepairSurface,
   reportIn?: RunnableConfig,
 ) {
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer);
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
   if (repairs.length === 0) return undefined;
-  await reportRepairs(repairs, reporting, reportIn);
+  await reportRepairs(repairs, reporting, { surface, config: reportIn });
   return replaceAllMessages(structural.messages);
 }
 
@@ -116,14 +117,14 @@ export async function persistedRepair(
  * `reportIn`); synchronously when the list is clean (no promise).
  */
 export const persistingStep =
-  <U>(repairer: Repairer, key: string, reporting: RepairReporting, none: U) =>
+  <U>(repairer: Repairer, key: string, reporting: RepairReporting, surface: RepairSurface, none: U) =>
   (state: unknown, config: Pick<RunnableConfig, "configurable"> | undefined, reportIn?: RunnableConfig) =>
     unlessClean(
       () => {
         const messages: unknown = (state as Dict | undefined)?.[key];
         if (!Array.isArray(messages) || repairer.isClean(messages)) return none;
         // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-        return persistedRepair(messages, config, key, reporting, repairer, reportIn).then((stored) =>
+        return persistedRepair(messages, config, key, reporting, repairer, surface, reportIn).then((stored) =>
           stored ? ({ [key]: stored } as U) : none,
         );
       },
@@ -154,11 +155,7 @@ export function withRunSalvage(
     async () => {
       const open = unansweredCallIds(messages);
       if (open.size === 0) return unchanged;
-      // The namespace of the graph the task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
-      // `node:taskId` (LangGraph's getParentCheckpointNamespace).
-      const parts = (typeof checkpoint_ns === "string" ? checkpoint_ns : "").split("|");
-      while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
-      const namespace = parts.slice(0, -1).join("|");
+      const namespace = graphNamespace(checkpoint_ns);
       const calls = new Map<string, { key: string; asked: string }>();
       for (const { m, call, id } of openCalls(messages, open))
         calls.set(id, {

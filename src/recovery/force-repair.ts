@@ -115,7 +115,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
   // Reported after the repair: a throwing callback neither fails nor undoes it.
-  reportRepairsSafely(onRepair, repairs);
+  reportRepairsSafely(onRepair, repairs, "recovery");
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 });
 

@@ -35,7 +35,7 @@ import { z as z4 } from "zod/v4";
 import { repairToolCalls } from "../engine";
 import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { reportRepairs } from "../integrations/events";
-import type { ToolCallRepair } from "../types";
+import type { RepairOptions } from "../types";
 import { isDict, type Dict } from "../values";
 import {
   cannotPrefill,
@@ -88,7 +88,7 @@ export interface PromptedStructuredOutputOptions {
    * Called once per repair of a request this wrapper sends itself (a corrective or constrained call, repaired
    * like the agent's own calls). Each repair is also sent as the custom event `"tool_call_repair"`.
    */
-  onRepair?: (repair: ToolCallRepair) => void;
+  onRepair?: RepairOptions["onRepair"];
   /**
    * Called once per setup for each native request that was not sent (a schema outside the subset constrained
    * decoding takes) or was refused for the model or the schema (then remembered for that model: later calls go
@@ -195,8 +195,9 @@ export const withPromptedStructuredOutput = boundary(
     // A request this wrapper sends itself may hold what a repairing preModelHook only fixed in llmInputMessages:
     // repaired for Bedrock or a strict provider, every repair reported like a surface's.
     const repairer = (bedrock: boolean, config: Config) => async (messages: BaseMessage[]) => {
-      const { repairs, messages: out } = repairToolCalls(messages, { provider: bedrock ? "bedrock" : "strict" });
-      await reportRepairs(repairs, { onRepair: o.onRepair }, config);
+      const provider = bedrock ? "bedrock" : "strict";
+      const { repairs, messages: out } = repairToolCalls(messages, { provider });
+      await reportRepairs(repairs, { onRepair: o.onRepair }, { surface: "structured", provider, config });
       return out;
     };
 

@@ -348,6 +348,10 @@ export async function repairThread(
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
   const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(messages) }, node);
-  await reportRepairs(repairs, { onRepair, onError }, config);
+  await reportRepairs(
+    repairs,
+    { onRepair, onError },
+    { surface: "thread", provider: repairer.options.provider, config },
+  );
   return { ...report, applied: true, config: written };
 }

@@ -36,7 +36,7 @@ export function resultsInWrites(
  */
 export async function discardedResults(
   saver: BaseCheckpointSaver,
-  latest: CheckpointTuple,
+  latest: CheckpointTuple | undefined,
   messagesKey: string,
   wanted: ReadonlySet<string>,
   visit?: (tuple: CheckpointTuple) => void,

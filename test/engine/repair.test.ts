@@ -139,7 +139,9 @@ describe("4. orphan result", () => {
       provider: "openai",
     });
     expect(shape(r.messages)).toBe("human, ai");
-    expect(onRepair).toHaveBeenCalledWith(expect.objectContaining({ action: "dropped_result", toolCallId: "gone" }));
+    expect(onRepair).toHaveBeenCalledWith(expect.objectContaining({ action: "dropped_result", toolCallId: "gone" }), {
+      surface: "engine",
+    });
   });
 });
 

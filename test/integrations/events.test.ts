@@ -54,34 +54,36 @@ class CustomEventRecorder extends BaseCallbackHandler {
 describe("reportRepairs", () => {
   it("calls onRepair once per repair, in order", async () => {
     const seen: string[] = [];
-    await reportRepairs([repair("a"), repair("b")], { onRepair: (r) => seen.push(r.toolCallId!) });
+    await reportRepairs([repair("a"), repair("b")], { onRepair: (r) => seen.push(r.toolCallId!) }, { surface: "node" });
     expect(seen).toEqual(["a", "b"]);
   });
 
   it("does not throw outside any runnable context", async () => {
-    await expect(reportRepairs([repair("a")])).resolves.toBeUndefined();
+    await expect(reportRepairs([repair("a")], {}, { surface: "node" })).resolves.toBeUndefined();
   });
 
   it("dispatches one custom event per repair on the run it is called from", async () => {
     const node = RunnableLambda.from(async (_: number, config) => {
-      await reportRepairs([repair("a"), repair("b")], {}, config);
+      await reportRepairs([repair("a"), repair("b")], {}, { surface: "node", config });
       return 1;
     });
     const events: { name: string; data: ToolCallRepair }[] = [];
     for await (const event of node.streamEvents(1, { version: "v2" }))
       if (event.event === "on_custom_event") events.push({ name: event.name, data: event.data as ToolCallRepair });
     expect(events).toEqual([
-      { name: TOOL_CALL_REPAIR_EVENT, data: repair("a") },
-      { name: TOOL_CALL_REPAIR_EVENT, data: repair("b") },
+      { name: TOOL_CALL_REPAIR_EVENT, data: { ...repair("a"), surface: "node" } },
+      { name: TOOL_CALL_REPAIR_EVENT, data: { ...repair("b"), surface: "node" } },
     ]);
   });
 
   it("with callbacks but no run to attach to (a checkpointer's config), opens a tool_call_repair run for the events", async () => {
     const recorder = new CustomEventRecorder();
-    await reportRepairs([repair("a")], {}, { callbacks: [recorder] });
+    await reportRepairs([repair("a")], {}, { surface: "checkpointer", config: { callbacks: [recorder] } });
     await awaitAllCallbacks();
     expect(recorder.chains).toEqual([TOOL_CALL_REPAIR_EVENT]);
-    expect(recorder.events.map((e) => [e.name, e.data])).toEqual([[TOOL_CALL_REPAIR_EVENT, repair("a")]]);
+    expect(recorder.events.map((e) => [e.name, e.data])).toEqual([
+      [TOOL_CALL_REPAIR_EVENT, { ...repair("a"), surface: "checkpointer" }],
+    ]);
   });
 });
 

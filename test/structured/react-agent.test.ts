@@ -15,7 +15,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { repairToolCalls } from "../../src/engine";
-import type { ToolCallRepair } from "../../src/types";
+import type { RepairContext, ToolCallRepair } from "../../src/types";
 import { PromptedStructuredOutputError } from "../../src/structured/parse";
 import { withPromptedStructuredOutput } from "../../src/structured/react-agent";
 import { bedrockModel } from "../support/stubs/bedrock";
@@ -265,11 +265,11 @@ describe("with a repairing preModelHook", () => {
     const preModelHook = (state: typeof MessagesAnnotation.State) => ({
       llmInputMessages: repairToolCalls(state.messages, { provider: "bedrock" }).messages,
     });
-    const repairs: ToolCallRepair[] = [];
+    const repairs: (ToolCallRepair & RepairContext)[] = [];
     const agent = createReactAgent(
       withPromptedStructuredOutput(
         { llm: llama(s), tools, responseFormat: Weather, preModelHook },
-        { onRepair: (r) => repairs.push(r) },
+        { onRepair: (r, context) => repairs.push({ ...r, ...context }) },
       ),
     );
     const events: { name: string; data: unknown }[] = [];
@@ -284,6 +284,7 @@ describe("with a repairing preModelHook", () => {
     // The corrective request's repairs reach onRepair and the custom event, like every surface's.
     expect(repairs.map((r) => [r.action, r.toolCallId])).toContainEqual(["synthesized_result", "tooluse_orphan"]);
     expect(events.filter((e) => e.name === "tool_call_repair").map((e) => e.data)).toEqual(repairs);
+    expect(repairs.map((r) => r.surface)).toEqual(repairs.map(() => "structured"));
   });
 });
 
