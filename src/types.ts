@@ -314,6 +314,8 @@ export type RejectionKind =
   | "unexpected_results"
   /** Tool results not at the start of the user turn that follows the calls (A3). */
   | "results_not_first"
+  /** LangChain's `INVALID_TOOL_RESULTS` code on a text no rule knows: some pairing rule, unnamed. */
+  | "invalid_tool_results"
   /** A call answered more than once (O3, A5). */
   | "duplicate_results"
   /** A tool call id (or Responses item id) used twice (A4, R5). */

@@ -20,6 +20,12 @@ const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
+/** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
+export function threadOf(config?: RunnableConfig): string {
+  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : "";
+}
+
 export interface RepairReporting {
   /** Called once per repair, in order, with where it was made. Nothing is logged by this package. */
   onRepair?: RepairOptions["onRepair"];

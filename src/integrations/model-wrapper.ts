@@ -30,7 +30,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
 import type { ProviderRejection, RepairOptions, ToolCallRepair } from "../types";
-import { recoveryFailed, recoveryStep } from "../recovery/force-repair";
+import { retryOnce } from "../recovery/force-repair";
 import { repairedRequest, reportRepairs, type RepairReporting } from "./events";
 import { callOptionsCarryNoTools, toolsComeFromCallOptions } from "../models/request-target";
 import { SURFACE_OPTIONS, repairersOf } from "./surface-options";
@@ -99,10 +99,8 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
   // The model's own provider (ChatBedrockConverse means Bedrock, ...) unless the options name one; one repairer
   // for requests with tools and one for requests the model is sure to send without (Bedrock B3).
   const repairers = repairersOf(repairOptions);
-  const withTools = repairers.for(model);
   // An explicit `toolsInRequest` decides; otherwise a model that reads its tools from the call options alone tells.
   const detectsTools = options.toolsInRequest === undefined && toolsComeFromCallOptions(model);
-  const withoutTools = detectsTools ? repairers.for(model, false) : withTools;
 
   /**
    * `send(request)`, the request repaired for the provider (a failure to repair sends it as it is, reported); a
@@ -116,21 +114,16 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     callOptions: unknown,
     run: Run,
   ): Promise<T> => {
-    // A request sure to carry no tools has its tool blocks sent as text.
-    const repairer = detectsTools && callOptionsCarryNoTools(callOptions) ? withoutTools : withTools;
+    // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first
+    // (the repairers read the thread).
+    const repairer = repairers.for(model, detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined);
     const messages = repairRequests ? await repairedRequest(repairer, input, options, "model", run) : input;
     try {
       return await send(messages);
     } catch (error) {
       if (!recoverRejections) throw error;
-      const step = recoveryStep(error, messages, repairers.recovery(repairer));
-      if (step.action === "rethrow") throw step.error;
-      let result: T;
-      try {
-        result = await send(step.messages);
-      } catch (retryError) {
-        throw recoveryFailed(error, step, retryError);
-      }
+      const step = await retryOnce(error, messages, repairers.recovery(repairer), send);
+      repairers.learn(step.rejection, repairer);
       await reportRepairs(step.repairs, options, {
         surface: "recovery",
         provider: repairer.options.provider,
@@ -142,7 +135,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
       } catch {
         // A reporting callback cannot fail the answer.
       }
-      return result;
+      return step.answer;
     }
   };
 

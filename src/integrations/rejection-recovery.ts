@@ -14,8 +14,8 @@
  */
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { forceRepairToolCalls, recoveryFailed, recoveryProvider, recoveryStep } from "../recovery/force-repair";
-import type { RepairOptions, RepairResult } from "../types";
+import { forceRepairToolCalls, recoveryProvider, retryOnce } from "../recovery/force-repair";
+import type { ProviderRejection, RepairOptions, RepairResult } from "../types";
 import { reportRepairs } from "./events";
 import { replaceAllMessages } from "./state-update";
 import { isDict } from "../values";
@@ -36,6 +36,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
   request: Request,
   handler: (request: Request) => Response | Promise<Response>,
   options: RepairOptions,
+  recovered?: (rejection: ProviderRejection) => void,
 ): Promise<Response | Command> {
   try {
     return await handler(request);
@@ -43,17 +44,13 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     const { messages, systemMessage, systemPrompt, state } = request;
     // The system prompt createAgent puts before the request's messages (empty ones are not sent).
     const system = systemMessage?.text ? systemMessage : systemPrompt ? new SystemMessage(systemPrompt) : undefined;
-    const step = recoveryStep(error, messages, {
-      ...options,
-      ...(system && { sent: { messages: [system, ...messages], offset: 1 } }),
-    });
-    if (step.action === "rethrow") throw step.error;
-    let response: Response;
-    try {
-      response = await handler({ ...request, messages: step.messages });
-    } catch (retryError) {
-      throw recoveryFailed(error, step, retryError);
-    }
+    const { answer: response, ...step } = await retryOnce(
+      error,
+      messages,
+      { ...options, ...(system && { sent: { messages: [system, ...messages], offset: 1 } }) },
+      (retried) => handler({ ...request, messages: retried }),
+    );
+    recovered?.(step.rejection);
     // The thread's messages with the same fix. The request may differ from the state (the middleware's own
     // request-only repair, another middleware's edits): the rejection is applied to the state itself, its
     // position carried over by message identity, so only the state's own messages are written back. What the

@@ -5,7 +5,9 @@
  */
 import { createRepairer, ENGINE_OPTIONS, type Repairer } from "../engine";
 import { requestTargetOf } from "../models/request-target";
-import type { RepairOptions } from "../types";
+import type { ProviderRejection, RepairOptions } from "../types";
+import { requestLessons } from "../recovery/force-repair";
+import { threadOf } from "./events";
 import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
@@ -29,17 +31,21 @@ export const only = <T extends object>(given: T, table: OptionTable) =>
 export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: unknown }) {
   const { onRepair: _r, onError: _e, ...options } = input;
   const byKey = new Map<string, Repairer>();
+  const lessons = requestLessons();
   return {
     /** The structural repairer: what a surface stores. */
     structural: () => createRepairer({ ...options, level: "structural" }),
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
-     * when the surface is sure the request carries no tools (only without an explicit option, which wins).
+     * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
+     * rejection taught about the run's thread (`requestLessons`) over both.
      */
     for(model: unknown, toolsInRequest = options.toolsInRequest): Repairer {
+      const lesson = lessons.of(threadOf()) ?? {};
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
-      const provider = options.provider ?? target.provider ?? "strict";
-      const systemMessages = options.systemMessages ?? target.systemMessages;
+      const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
+      const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
+      toolsInRequest = lesson.toolsInRequest ?? toolsInRequest;
       const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
       let repairer = byKey.get(key);
       if (!repairer)
@@ -56,5 +62,7 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
       systemMessages,
       toolsInRequest,
     }),
+    /** Learns, for the run's thread, what cured a rejection of a request `repairer` made. */
+    learn: (rejection: ProviderRejection, { options }: Repairer) => lessons.learn(threadOf(), rejection, options),
   };
 }

@@ -158,6 +158,7 @@ function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
 const STEPS: Record<(typeof FORCED_REPAIRS)[RejectionKind]["fix"], (step: Step) => Forced | undefined> = {
   "answer-calls": answerNamedCalls,
+  "answer-exchange": answerExchange,
   strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
   "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
   "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
@@ -261,6 +262,20 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   });
   out.push(...later);
   return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
+}
+
+/**
+ * A3 names the position of the turn after the calls, not their ids. Where the engine sees results out of place, the
+ * strict profile moves them; else the exchange there (the assistant message with calls at or before it) has its calls
+ * answered afresh.
+ */
+function answerExchange(step: Step): Forced | undefined {
+  const { input, rejection } = step;
+  if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return undefined;
+  let at = rejection.messageIndex ?? -1;
+  const calls = () => (isAssistant(input[at]) ? distinctCalls(input[at], isClientCall) : []);
+  while (at >= 0 && !calls().length) at--;
+  return answerNamedCalls({ ...step, rejection: { ...rejection, toolCallIds: calls().map((call) => call.id!) } });
 }
 
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
@@ -406,8 +421,39 @@ export function recoveryProvider(configured: Provider | undefined, rejection: Pr
   return !configured || configured === "strict" ? "strict" : rejecting === "strict" ? configured : rejecting;
 }
 
+/** The request options that cure a rejection of each kind (besides the provider): lessons for the thread. */
+const LESSONS: Record<string, RepairOptions> = {
+  tool_config_missing: { toolsInRequest: false },
+  misplaced_system_message: { systemMessages: "user-text" },
+};
+
+/**
+ * What recovered rejections taught about each thread's later requests, in memory (per process and surface, the
+ * `max` threads taught last): the request options that cured them, so the thread's next request is sent with them and
+ * not rejected again: the provider that rejected (when the request was shaped for another one) and `LESSONS`. A fix
+ * of the history itself teaches nothing here.
+ */
+export function requestLessons(max = 4096) {
+  const lessons = new Map<string, RepairOptions>();
+  return {
+    of: (thread: string) => lessons.get(thread),
+    /** Learns what cured `rejection` of a request made with `sent` options (the thread is now the one taught last). */
+    learn(thread: string, rejection: ProviderRejection, sent: RepairOptions) {
+      const provider = recoveryProvider(sent.provider, rejection);
+      const lesson = {
+        ...lessons.get(thread),
+        ...(provider !== sent.provider && { provider }),
+        ...LESSONS[rejection.kind],
+      };
+      if (!thread || !Object.keys(lesson).length) return;
+      if (!lessons.delete(thread) && lessons.size >= max) lessons.delete(lessons.keys().next().value!);
+      lessons.set(thread, lesson);
+    },
+  };
+}
+
 /** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
-export function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
+function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
   const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
   const parsed =
     !rejectionDiagnosisOf(error) &&
@@ -429,14 +475,26 @@ export function recoveryStep(error: unknown, messages: BaseMessage[], options: R
   }
 }
 
-/** The original error, with the diagnosis of the failed retry attached (`toolCallRejection`, and `cause` when free). */
-export function recoveryFailed(
-  original: unknown,
-  { rejection, repairs }: Extract<RecoveryStep, { action: "retry" }>,
-  retryError: unknown,
-): unknown {
-  const retryRejection = parseToolPairingError(retryError);
-  return attach(original, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
+/**
+ * `send` once more with the force-repaired messages after `error` (see `recoveryStep`): the retry's answer, with the
+ * step. Throws what the step says to, or, when the retry fails too, the ORIGINAL error with the diagnosis attached
+ * (`toolCallRejection`, and `cause` when free).
+ */
+export async function retryOnce<T>(
+  error: unknown,
+  messages: BaseMessage[],
+  options: RecoveryStepOptions,
+  send: (messages: BaseMessage[]) => T | Promise<T>,
+) {
+  const step = recoveryStep(error, messages, options);
+  if (step.action === "rethrow") throw step.error;
+  try {
+    return { ...step, answer: await send(step.messages) };
+  } catch (retryError) {
+    const retryRejection = parseToolPairingError(retryError);
+    const { rejection, repairs } = step;
+    throw attach(error, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
+  }
 }
 
 function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {

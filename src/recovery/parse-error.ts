@@ -37,7 +37,7 @@ type Text = (typeof REJECTION_TEXTS)[number];
 /** Characters that end an id: white space and controls, `,'"` `` ` `` `()[]{}<>;\`. */
 const NOT_ID = new Set([..."'\",`()[]{}<>;\\"].map((c) => c.charCodeAt(0)));
 
-function skipSpaces(text: string, at: number): number {
+function skipSpaces(text: string, at: number) {
   while (text[at] === " " || text[at] === "\t") at++;
   return at;
 }
@@ -53,7 +53,7 @@ function readId(text: string, at: number): { id: string; end: number } | undefin
 }
 
 /** A list `a, b, c` at `at`; none when a position stands there (Qwen: `... response messages: message[532].role`). */
-function readIdList(text: string, at: number): string[] {
+function readIdList(text: string, at: number) {
   const ids: string[] = [];
   let pos = skipSpaces(text, at);
   if (/^messages?\[/.test(text.slice(pos, pos + 9))) return ids;
@@ -66,17 +66,17 @@ function readIdList(text: string, at: number): string[] {
   return ids;
 }
 
-/** The text between `at` and the next `quote`, when it is short enough to be an id or a path. */
-function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED): string[] {
+/** The text between `at` and the next `quote`, when it is short enough to be an id or a path (and not empty). */
+function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED) {
   const end = text.indexOf(quote, at);
-  return end === -1 || end - at > max ? [] : [text.slice(at, end)];
+  return end <= at || end - at > max ? [] : [text.slice(at, end)];
 }
 
 const POSITION_PATTERN =
   /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
-const positionsNear = (text: string, at: number, length: number): { payloadIndex: number; block?: number }[] =>
+const positionsNear = (text: string, at: number, length: number) =>
   [...text.slice(Math.max(0, at - 96), at + length + 256).matchAll(POSITION_PATTERN)].map(([, index, block]) => ({
     payloadIndex: +index,
     block: block ? +block : undefined,
@@ -87,7 +87,7 @@ const positionsNear = (text: string, at: number, length: number): { payloadIndex
  * or a Python repr), read from right after its `[`: only `id` keys of the list's own objects count, not ids inside
  * their arguments. A list of quoted strings (`['call_a', "call_b"]`) is a list of ids.
  */
-function listedCallIds(text: string, at: number): string[] {
+function listedCallIds(text: string, at: number) {
   const ids: string[] = [];
   const limit = Math.min(text.length, at + 256 * 1024);
   let depth = 1;
@@ -114,7 +114,7 @@ function listedCallIds(text: string, at: number): string[] {
 }
 
 /** The ids a text names next to its anchor at `at`, read as its row says (`IdReader` in engine/profiles.ts). */
-function readIds(row: Text, text: string, at: number, anchor: string): string[] {
+function readIds(row: Text, text: string, at: number, anchor: string) {
   let from = at + anchor.length;
   if (row.idsAfter !== undefined) {
     const marker = text.indexOf(row.idsAfter, at);
@@ -145,13 +145,15 @@ const DEFINITION_PARAMS = new Set(
 );
 
 /** Whether a parameter path (`tools[0].function.name`, `tools.0.name`) is rooted in a request definition. */
-const namesDefinition = (path: string): boolean => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
+const namesDefinition = (path: string) => DEFINITION_PARAMS.has(/^[^[.]{0,64}/.exec(path)?.[0] ?? "");
 
 /**
  * The first row of `REJECTION_TEXTS` one of whose anchors `text` holds (and its `within`, and its `path`), with
  * what it names; null for an error about a request definition, which no other row may claim.
  */
 function matchText(text: string) {
+  // A text that opens with a definition's path (Anthropic's `tools.0.name: ...`) is about no history.
+  if (namesDefinition(text)) return null;
   for (const row of REJECTION_TEXTS) {
     if (row.within !== undefined && !text.includes(row.within)) continue;
     for (const anchor of row.anchors) {
@@ -177,10 +179,10 @@ function matchText(text: string) {
 
 // --- reading errors --------------------------------------------------------------------------------------------
 
-const pick = (v: unknown, ...keys: string[]): unknown => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
+const pick = (v: unknown, ...keys: string[]) => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
 
 /** The sender an error's shape reveals, independent of its text. */
-function shapeProvider(node: Dict): RejectingProvider | undefined {
+function shapeProvider(node: Dict) {
   if (isDict(node.$metadata) || node.$fault !== undefined) return "bedrock";
   const body = node.error;
   if (isDict(body) && body.type === "error" && isDict(body.error)) return "anthropic";
@@ -224,6 +226,8 @@ export function parseToolPairingError(
           pick(node, "error", "message"),
           pick(node, "response", "data", "error", "message"),
           node.message,
+          // LangChain's code for a 400 about tools (`INVALID_TOOL_RESULTS`): read last, after every text.
+          node.lc_error_code,
         ];
       }
       for (const text of texts) if (found === undefined && typeof text === "string") found = matchText(text);
@@ -264,9 +268,9 @@ export function parseToolPairingError(
  * only one provider sends is too; the caller's `provider` only decides texts several providers send (the
  * caller may be wrong: a thread repaired for OpenAI and sent to Bedrock is the case recovery exists for).
  */
-function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined): RejectingProvider {
+function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined) {
   const fromText = row.provider;
-  if (fromText === "langgraph") return fromText;
+  if (fromText === "langgraph" && !row.shared) return fromText;
   const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
   if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;

@@ -79,13 +79,17 @@ describe("(a) a thread repaired for the wrong provider: rejected, recovered, ans
       }),
     ]);
 
-    // Stored: structural repairs only. Bedrock's id pattern is request shaping, so with the wrong provider
-    // forced by the option every turn is recovered the same way (two requests)...
+    // Stored: structural repairs only. Bedrock's id pattern is request shaping: the middleware remembers for the
+    // thread that Bedrock rejected a request shaped for OpenAI, so the next turn is shaped for Bedrock (one request).
     const stored = await storedMessages(agent, thread("a"));
     expect(findToolCallProblems(stored, { provider: "bedrock", level: "structural" })).toEqual([]);
     expect(stored.map((m) => m.text).slice(-2)).toEqual(["and tomorrow?", "ok"]);
     await agent.invoke({ messages: [new HumanMessage("thanks")] }, thread("a"));
-    expect(stub.calls).toBe(4);
+    expect(stub.calls).toBe(3);
+    expect(stub.rejections.map((r) => r.rule)).toEqual(["B4"]);
+    // Another thread has learnt nothing yet: its first turn is rejected and recovered.
+    await agent.invoke({ messages: threadFromAnotherProvider() }, thread("a2"));
+    expect(stub.calls).toBe(5);
     expect(stub.rejections.map((r) => r.rule)).toEqual(["B4", "B4"]);
   });
 
@@ -131,10 +135,10 @@ describe("the request differs from the state (the middleware's own request-only 
     const stored = await storedMessages(agent, thread("s"));
     expect(findToolCallProblems(stored, { provider: "bedrock", level: "structural" })).toEqual([]);
     expect(stored.filter((m) => m.text === "ok")).toHaveLength(1);
-    // The orphan call is answered in storage; Bedrock's id pattern stays request shaping (the wrong provider
-    // option makes this turn recover again).
+    // The orphan call is answered in storage; Bedrock's id pattern stays request shaping, which the middleware now
+    // applies to this thread's requests: the next turn goes through on its first request.
     await agent.invoke({ messages: [new HumanMessage("thanks")] }, thread("s"));
-    expect(stub.calls).toBe(4);
+    expect(stub.calls).toBe(3);
   });
 });
 

@@ -740,3 +740,61 @@ describe("messageIndex: the provider's position mapped back to the LangChain mes
     ).toBeUndefined();
   });
 });
+
+describe("the corpus of docs/recovery.md", () => {
+  /** Its rows: rule, kind, ids, position, text (a code span, in single or double backticks). */
+  const rows = readFileSync(new URL("../../docs/recovery.md", import.meta.url), "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      const match = /^\| ([A-Z][\w]*) \| (\w+) \| ([^|]*)\| ([^|]*)\| (?:``(.+)``|`(.+)`) \|$/.exec(line);
+      return match ? [match] : [];
+    });
+
+  it("holds the texts the issue recorded", () => expect(rows.length).toBeGreaterThanOrEqual(6));
+
+  for (const [, rule, kind, ids, position, ticked, plain] of rows) {
+    const text = ticked ?? plain;
+    it(`${rule}: ${text.slice(0, 70)}`, () => {
+      const parsed = parse(text);
+      expect(parsed, text).toMatchObject({ rule, kind, toolCallIds: ids.trim() ? ids.trim().split(", ") : [] });
+      expect(parsed!.payloadIndex).toBe(position.trim() ? Number(position) : undefined);
+    });
+  }
+});
+
+describe("the clients' error code for pairing rejections", () => {
+  const sdkError = (message: string, body: Record<string, unknown>) =>
+    Object.assign(new Error(message), { status: 400, error: body, lc_error_code: "INVALID_TOOL_RESULTS" });
+
+  it("an error with the code and a text no rule knows is a pairing rejection, from the sender its shape shows", () => {
+    const error = sdkError("400 a new wording", {
+      type: "error",
+      error: { type: "invalid_request_error", message: "x" },
+    });
+    expect(parseToolPairingError(error)).toMatchObject({
+      provider: "anthropic",
+      kind: "invalid_tool_results",
+      rule: "INVALID_TOOL_RESULTS",
+      toolCallIds: [],
+    });
+  });
+
+  it("a known text wins over the code", () => {
+    const error = sdkError("400 No tool output found for function call call_x.", { message: "m", param: "input" });
+    expect(parseToolPairingError(error)).toMatchObject({
+      kind: "missing_results",
+      rule: "R1",
+      toolCallIds: ["call_x"],
+    });
+  });
+
+  it("the code on an error about a tool definition is no rejection", () => {
+    const body = { type: "error", error: { type: "invalid_request_error", message: "tools.0.custom.name: too long" } };
+    expect(parseToolPairingError(sdkError("400 tools.0.custom.name: too long", body))).toBeUndefined();
+  });
+
+  it("without the code, the same unknown text is no rejection", () => {
+    const error = Object.assign(new Error("400 a new wording"), { status: 400 });
+    expect(parseToolPairingError(error)).toBeUndefined();
+  });
+});

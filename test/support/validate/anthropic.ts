@@ -305,9 +305,10 @@ function checkAnthropicToolUsesAnswered(turn: MergedTurn, next: MergedTurn | und
         rule: "A3",
         path: `messages.${next.messages[0]}`,
         payloadIndex: next.messages[0],
+        // As the API words it in 2026 (the older text had no backticks and no position).
         message:
-          `Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages ` +
-          "following tool_use blocks must begin with a matching number of tool_result blocks.",
+          `messages.${next.messages[0]}: Did not find ${uses.length} \`tool_result\` block(s) at the beginning of ` +
+          "this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.",
       });
     }
   }

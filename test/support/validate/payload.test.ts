@@ -261,8 +261,8 @@ describe("validateAnthropicMessages", () => {
         rule: "A3",
         path: "messages.2",
         message:
-          "Did not find 1 tool_result block(s) at the beginning of this message. Messages following " +
-          "tool_use blocks must begin with a matching number of tool_result blocks.",
+          "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following " +
+          "`tool_use` blocks must begin with a matching number of `tool_result` blocks.",
       },
     ]);
   });
