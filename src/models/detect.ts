@@ -63,7 +63,7 @@ export interface ModelDescription {
 
 /** `LLM_PROVIDER=aws-bedrock` (or `bedrock`) in the given environment. */
 export function envSelectsBedrock(env: Env = process.env) {
-  const value: unknown = env.LLM_PROVIDER;
+  const value = env.LLM_PROVIDER;
   return typeof value === "string" && /^(aws-)?bedrock$/i.test(value.trim());
 }
 
@@ -71,11 +71,7 @@ export function envSelectsBedrock(env: Env = process.env) {
  * Every chat model behind `model`, the primary first, then the fallbacks in order. Empty for what is not a model
  * (a function, a plain object, a lambda). Depth-limited so that a cyclic object cannot hang it.
  */
-export const describeModels = boundary("describeModels", (model: unknown): ModelDescription[] => {
-  const found: ModelDescription[] = [];
-  collect(model, {}, "primary", 0, found);
-  return found;
-});
+export const describeModels = boundary("describeModels", (model: unknown) => collect(model, {}, "primary", 0, []));
 
 /**
  * True when the model is a Bedrock chat model: ChatBedrockConverse itself, a binding of it, a sequence whose
@@ -85,8 +81,7 @@ export const describeModels = boundary("describeModels", (model: unknown): Model
  */
 export const isBedrockModel = boundary(
   "isBedrockModel",
-  (model: unknown, env?: Env): boolean =>
-    envSelectsBedrock(env) || describeModels(model).some((m) => m.provider === "bedrock"),
+  (model: unknown, env?: Env) => envSelectsBedrock(env) || describeModels(model).some((m) => m.provider === "bedrock"),
 );
 
 /**
@@ -95,7 +90,7 @@ export const isBedrockModel = boundary(
  * `anthropic/claude-sonnet-4.6`), and Llama on Bedrock (`meta.llama3-...`, or any Llama id on a Bedrock model).
  * Takes a model (read through wrappers; a fallback chain counts when any of its models cannot) or a model id.
  */
-export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown): boolean =>
+export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown) =>
   typeof modelOrId === "string"
     ? idCannotPrefill(modelOrId, false)
     : describeModels(modelOrId).some(
@@ -156,8 +151,8 @@ function collect(
   role: ModelDescription["role"],
   depth: number,
   found: ModelDescription[],
-) {
-  if (!isDict(model) || depth++ > MAX_DEPTH) return;
+): ModelDescription[] {
+  if (!isDict(model) || depth++ > MAX_DEPTH) return found;
   // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
   // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
   // cached instance is read when present; otherwise the model is described from its config (model id, provider
@@ -166,7 +161,7 @@ function collect(
     const before = found.length;
     const cache = model._modelInstanceCache;
     if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
-    if (found.length > before) return;
+    if (found.length > before) return found;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
@@ -205,6 +200,7 @@ function collect(
       thinking: thinkingIn(model, callOptions),
     });
   }
+  return found;
 }
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
@@ -243,7 +239,7 @@ function thinkingIn(source: Dict, callOptions: Dict) {
 
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
 function inferredProvider(modelId: string | undefined) {
-  if (modelId === undefined) return undefined;
+  if (modelId === undefined) return;
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
   return "claude:anthropic gemini:google-vertexai amazon.:bedrock"
     .split(" ")
@@ -275,7 +271,7 @@ export async function withInstance(description: ModelDescription, config?: unkno
  * (a message written by hand, another client).
  */
 export function providerOfAnswer(message: unknown) {
-  if (!isDict(message)) return undefined;
+  if (!isDict(message)) return;
   const meta = fieldsOf(message.response_metadata);
   const extra = fieldsOf(message.additional_kwargs);
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
@@ -296,5 +292,4 @@ export function providerOfThread(messages: readonly unknown[]) {
     const provider = isAssistant(messages[i]) ? providerOfAnswer(messages[i]) : undefined;
     if (provider !== undefined) return provider;
   }
-  return undefined;
 }

@@ -83,7 +83,7 @@ export const payloadPositions = boundary("payloadPositions", (messages: readonly
  */
 export const messageIndexAt = boundary(
   "messageIndexAt",
-  ({ messagesAt, blockOffset }: PayloadPositions, payloadIndex: number, block?: number): number | undefined => {
+  ({ messagesAt, blockOffset }: PayloadPositions, payloadIndex: number, block?: number) => {
     let found: number | undefined;
     for (const member of messagesAt[payloadIndex] ?? [])
       if (found === undefined || blockOffset[member] <= block!) found = member;

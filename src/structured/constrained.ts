@@ -73,7 +73,7 @@ export const withBedrockOutputConfig = boundary(
         model,
       );
     return Object.assign(Object.create(model), {
-      invocationParams(options: unknown): Dict {
+      invocationParams(options: unknown) {
         return { ...base.call(this, options), outputConfig };
       },
     });

@@ -44,7 +44,7 @@ const JSON_SCHEMA_KEYWORDS = new Set(
  * JSON Schema form) or a JSON schema object. Throws a TypeError naming `argument` for anything else (a Standard
  * Schema without a JSON Schema form, a plain object with no JSON Schema keyword, a string, ...).
  */
-export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema"): OutputFormat<T> {
+export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema") {
   let validate: OutputFormat<T>["validate"];
   let full: JsonSchema | undefined;
   // zod (3.25 and 4) is a Standard Schema too: its own validation, with zod's issues.
@@ -95,7 +95,7 @@ export const isSchemaOptions = (value: unknown): value is { schema: unknown; pro
  * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
  * createReactAgent does: a `schema` key).
  */
-export const reactOutputFormat = <T = unknown>(format: unknown): OutputFormat<T> =>
+export const reactOutputFormat = <T = unknown>(format: unknown) =>
   isSchemaOptions(format)
     ? outputFormatOf<T>(format.schema, nonEmptyString(format.prompt), "responseFormat.schema")
     : outputFormatOf<T>(format, undefined, "responseFormat");
@@ -105,7 +105,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
   isDict(value) && isDict(value.tool) && typeof value.parse === "function";
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
-export const schemaOfStrategy = (value: unknown): unknown =>
+export const schemaOfStrategy = (value: unknown) =>
   isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
     ? value.schema
     : value;
@@ -185,14 +185,14 @@ export function systemMessageWith(message: SystemMessage, text: string) {
 }
 
 /** `text` appended to a prompt string (or used alone when there is none). */
-export const promptWith = (prompt: string | undefined, text: string): string =>
+export const promptWith = (prompt: string | undefined, text: string) =>
   prompt?.trim() ? `${prompt}\n\n${text}` : text;
 
 /**
  * Model input with the instructions in its leading system message (added when there is none). Accepts what
  * a prompt function or runnable may produce: message-likes, a PromptValue (`toChatMessages`) or a string.
  */
-export function withSystemInstructions(input: unknown, text: string): BaseMessage[] {
+export function withSystemInstructions(input: unknown, text: string) {
   const messages = toMessages(input);
   const [first, ...rest] = messages;
   return first && SystemMessage.isInstance(first)
@@ -201,7 +201,7 @@ export function withSystemInstructions(input: unknown, text: string): BaseMessag
 }
 
 /** Messages from what a prompt produced: message-likes, a PromptValue or a string (a user message). */
-export function toMessages(input: unknown): BaseMessage[] {
+export function toMessages(input: unknown) {
   if (typeof input === "string") return [new HumanMessage(input)];
   const value = input as { toChatMessages?(): BaseMessage[] };
   if (typeof value?.toChatMessages === "function") return value.toChatMessages();

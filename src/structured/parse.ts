@@ -194,7 +194,7 @@ export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
   askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>,
-): Promise<Resolved<T>> {
+) {
   const attempts: StructuredAttempt[] = [];
   for (let current = answer; ; ) {
     const raw = answerText(current);
@@ -210,7 +210,7 @@ export async function resolveStructuredAnswer<T>(
  * The answer as it goes back to the model: text only (a corrected answer that called a tool would leave an
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
-export const textOnlyAnswer = (raw: string, id?: string): AIMessage =>
+export const textOnlyAnswer = (raw: string, id?: string) =>
   new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
 
 /** One structured response, as reported to `onStructuredResponse`. */

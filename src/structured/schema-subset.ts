@@ -141,7 +141,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   const out: Dict = {};
   const rest: Dict = { ...node };
   for (const key of DROPPED) delete rest[key];
-  const take = (key: string): unknown => {
+  const take = (key: string) => {
     const value = rest[key];
     delete rest[key];
     return value;

@@ -20,7 +20,7 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { option, readOptions, type OptionKind } from "../options";
+import { option, readOptions } from "../options";
 import { safeJson } from "../values";
 import type { JsonSchema } from "./format";
 import { subsetSchemaOf } from "./schema-subset";
@@ -28,7 +28,7 @@ import { subsetSchemaOf } from "./schema-subset";
 /** How a structured response is asked for: the provider's native format, a forced tool call, or instructions. */
 export type StructuredOutputStrategy = "native" | "tool" | "prompted";
 
-const STRATEGIES: readonly StructuredOutputStrategy[] = ["native", "tool", "prompted"];
+const STRATEGIES = ["native", "tool", "prompted"] as const;
 
 /** What the table is matched on. */
 export interface ModelFacts {
@@ -63,7 +63,7 @@ const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
 
 /** One row: the models, "client strategy", source (with thinking: `tool` becomes `prompted`). */
-const row = (models: string, spec: string, source: string, matches: StrategyRule["matches"]): StrategyRule => {
+const row = (models: string, spec: string, source: string, matches: StrategyRule["matches"]) => {
   const [provider, strategy] = spec.split(" ") as [StrategyRule["provider"], StructuredOutputStrategy];
   return { models, provider, strategy, source, matches };
 };
@@ -145,7 +145,7 @@ const KINDS = {
   onRepair: option.fn,
   onFallback: option.fn,
   name: option.name,
-} as const satisfies Record<string, OptionKind>;
+};
 
 type Key = keyof typeof KINDS;
 
@@ -181,7 +181,7 @@ export const structuredOutputStrategies = boundary(
   },
 );
 
-export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions): StrategyChoice {
+export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions) {
   const { strategy } = options;
   if (strategy !== undefined) {
     const unavailable = whyNotSendable(strategy, model);
@@ -267,11 +267,11 @@ export interface StructuredOutputFallback {
  * (`Schemas contains too many parameters with union types ...`, `The compiled grammar is too large ...`,
  * `Schema is too complex ...`).
  */
-const MODEL_REFUSALS: readonly RegExp[] = [
+const MODEL_REFUSALS = [
   /output_?config\b.*extra inputs are not permitted/i,
   /(?:doesn't|does not) support the outputConfig field/i,
 ];
-const NATIVE_REFUSALS: readonly RegExp[] = [
+const NATIVE_REFUSALS = [
   ...MODEL_REFUSALS,
   /for '[a-z| ']+' type, /i,
   /\bschemas? (?:are|is) not supported/i,
