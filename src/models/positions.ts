@@ -43,7 +43,7 @@ const read = (message: unknown, index: number) => {
   const kind = m._getType();
   return { kind: KINDS.has(kind) ? kind : `role:${m.role}`, m };
 };
-const KINDS = new Set(["human", "ai", "tool", "system"]);
+const KINDS = new Set("human ai tool system".split(" "));
 
 const blockCount = (content: unknown) => (Array.isArray(content) ? content.length : 1);
 
@@ -116,8 +116,8 @@ type Piece = { member: number; blocks: number; opens: boolean };
 
 /** The positions of `pieces`, in payload order (a message sent as several entries is found at its first). */
 function positionsOf(format: WireFormat, length: number, pieces: Piece[]) {
-  const payloadIndex: number[] = new Array(length).fill(-1);
-  const blockOffset: number[] = new Array(length).fill(0);
+  const payloadIndex = Array<number>(length).fill(-1);
+  const blockOffset = Array<number>(length).fill(0);
   const messagesAt: number[][] = [];
   let offset = 0;
   for (const { member, blocks, opens } of pieces) {

@@ -28,7 +28,7 @@ import type { Dict } from "../values";
  * Tool and schema names: 1 to 64 of [a-zA-Z0-9_-] (Bedrock B4, OpenAI O5); "structured_response" when the schema
  * has no usable title, numbered past the names `taken`.
  */
-export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<string> = new Set()) {
+export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<unknown> = new Set()) {
   const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
   name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
   for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;
@@ -135,7 +135,7 @@ export async function structuredCall(
 ) {
   // The names of the agent's tools, in any of their forms (a tool, OpenAI's `function`, Bedrock's `toolSpec`).
   const taken = tools.flatMap((t) => [t, (t as Dict)?.function, (t as Dict)?.toolSpec].map((p) => (p as Dict)?.name));
-  const name = formatNameOf(format, new Set(taken as string[]));
+  const name = formatNameOf(format, new Set(taken));
   const runnable = await constrainedModel(strategy, model, format, tools, name, config);
   const last = messages.at(-1)!;
   const input = [

@@ -51,7 +51,13 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
   if (isInteropZodSchema(schema) || isSerializableSchema(schema)) {
     validate = async (value) => {
       const result = await (schema as SerializableSchema<unknown, T>)["~standard"].validate(value);
-      return result.issues ? failure(result.issues) : { ok: true, value: result.value };
+      if (!result.issues) return { ok: true, value: result.value };
+      // Issues of zod or a Standard Schema, each with the path to the value at fault.
+      const issues = result.issues.map(({ path = [], message }) => {
+        const keys = path.map((p) => String(isDict(p) ? p.key : p));
+        return `${keys.length > 0 ? keys.join(".") : "(root)"}: ${message}`;
+      });
+      return { ok: false, issues };
     };
   } else if (
     isDict(schema) &&
@@ -77,15 +83,6 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
   const { $schema: _ignored, ...jsonSchema } = full;
   return { jsonSchema, name: nonEmptyString(full.title), prompt, validate };
 }
-
-/** Issues of zod or a Standard Schema, each with the path to the value at fault. */
-const failure = (issues: readonly { path?: readonly unknown[]; message: string }[]): Validation<never> => ({
-  ok: false,
-  issues: issues.map(({ path = [], message }) => {
-    const keys = path.map((p) => String(isDict(p) ? p.key : p));
-    return `${keys.length > 0 ? keys.join(".") : "(root)"}: ${message}`;
-  }),
-});
 
 /** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
 export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
@@ -117,8 +114,9 @@ export const schemaOfStrategy = (value: unknown) =>
  */
 export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
   if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return;
-  const items = [responseFormat].flat();
-  const formats = items.map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
+  const formats = [responseFormat]
+    .flat()
+    .map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
   if (formats.length <= 1) return formats[0];
   // Accepts a value that any of the formats accepts (first match wins).
   return {
@@ -195,7 +193,7 @@ export const promptWith = (prompt: string | undefined, text: string) =>
 export function withSystemInstructions(input: unknown, text: string) {
   const messages = toMessages(input);
   const [first, ...rest] = messages;
-  return first && SystemMessage.isInstance(first)
+  return SystemMessage.isInstance(first)
     ? [systemMessageWith(first, text), ...rest]
     : [new SystemMessage(text), ...messages];
 }

@@ -206,14 +206,13 @@ export const withPromptedStructuredOutput = boundary(
       const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
         // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
         const messages = [...state.messages.slice(0, -1), ...followUp];
-        const input = { ...state, messages };
         const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
         const request =
           prompt == null
             ? messages
             : SystemMessage.isInstance(system)
               ? [system, ...messages]
-              : toMessages(await _coerceToRunnable(prompt as never).invoke(input, config));
+              : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages }, config));
         // The instructions added last, as the prompted agent's own requests have them.
         return (await model.invoke(
           add(await repairer(isBedrockModel(model, o.env), config)(request)),
@@ -281,7 +280,7 @@ export const withPromptedStructuredOutput = boundary(
       return promptedUpdate(target as Runnable, state, config, last);
     };
     /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
-    const instructedChoice = async (state: State, config: Config) => {
+    const instructedChoice: Chooser = async (state, config) => {
       const model = await chooser!(state, config);
       const branches = branchesFor(model, o);
       if (!branches.some((b) => b.strategy === "prompted")) return model;

@@ -24,9 +24,9 @@ export type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: str
 
 /** String formats in the subset (the same list in AWS's and Anthropic's docs). */
 const FORMATS = new Set("date-time time date duration email hostname uri ipv4 ipv6 uuid".split(" "));
-const TYPES = new Set(["string", "number", "integer", "boolean", "null", "object", "array"]);
+const TYPES = new Set("string number integer boolean null object array".split(" "));
 /** Say nothing to the model: dropped. */
-const DROPPED = ["$schema", "$id", "$comment", "$defs", "definitions"];
+const DROPPED = "$schema $id $comment $defs definitions".split(" ");
 /** Change which values are valid in ways the subset cannot loosen. */
 const UNSUPPORTED: Record<string, string> = {
   patternProperties: "an object with patternProperties (open to more keys)",
@@ -148,7 +148,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   };
   if (Array.isArray(anyOf) || Array.isArray(oneOf)) {
     if (Array.isArray(anyOf) && Array.isArray(oneOf)) no("anyOf and oneOf on one schema");
-    for (const key of ["type", "properties", "items", "enum", "const"])
+    for (const key of "type properties items enum const".split(" "))
       if (key in rest) no(`${key} next to anyOf / oneOf`);
     take("anyOf");
     take("oneOf");
