@@ -93,9 +93,7 @@ export const isBedrockModel = boundary(
 export const cannotPrefill = boundary("cannotPrefill", (modelOrId: unknown) =>
   typeof modelOrId === "string"
     ? idCannotPrefill(modelOrId, false)
-    : describeModels(modelOrId).some(
-        (m) => m.modelId !== undefined && idCannotPrefill(m.modelId, m.provider === "bedrock"),
-      ),
+    : describeModels(modelOrId).some((m) => idCannotPrefill(m.modelId ?? "", m.provider === "bedrock")),
 );
 
 export interface ClaudeVersion {
@@ -224,8 +222,7 @@ function usesResponsesApi(instance: Dict, callOptions: Dict) {
 }
 
 /** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
-const modelPrefersResponsesApi = (modelId: string | undefined) =>
-  modelId !== undefined && (modelId.includes("codex") || /gpt-5\.\d+-pro/.test(modelId));
+const modelPrefersResponsesApi = (modelId: string | undefined) => /codex|gpt-5\.\d+-pro/.test(modelId ?? "");
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict) {

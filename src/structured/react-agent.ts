@@ -105,7 +105,7 @@ export interface PromptedStructuredOutputOptions {
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
-type AnyParams = CreateReactAgentParams<any, any, any>;
+type PostModelHook = CreateReactAgentParams<any, any, any>["postModelHook"];
 type State = { messages: BaseMessage[] } & Dict;
 type Config = LangGraphRunnableConfig;
 type Update = Dict;
@@ -324,9 +324,9 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
 }
 
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */
-function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
-  if (userHook == null) return hook as AnyParams["postModelHook"];
-  const user = _coerceToRunnable(userHook as Parameters<typeof _coerceToRunnable>[0]);
+function afterUserHook(userHook: PostModelHook, hook: Hook) {
+  if (userHook == null) return hook as PostModelHook;
+  const user = _coerceToRunnable(userHook as never);
   return (async (state: State, config: Config) => {
     const update = (await user.invoke(state, config)) as Update | null;
     // A Command routes the graph itself; leave it alone.
@@ -341,7 +341,7 @@ function afterUserHook(userHook: AnyParams["postModelHook"], hook: Hook) {
       ...own,
       ...(own.messages !== undefined && { messages: [messages ?? [], own.messages].flat() }),
     };
-  }) as AnyParams["postModelHook"];
+  }) as PostModelHook;
 }
 /**
  * A custom state schema without `structuredResponse` would silently drop the hook's update: add the field

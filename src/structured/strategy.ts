@@ -57,7 +57,7 @@ const any = () => true;
 const claude =
   (test: (c: ClaudeVersion) => boolean = any) =>
   (m: ModelFacts) =>
-    m.claude !== undefined && test(m.claude);
+    !!m.claude && test(m.claude);
 /** One model by its family and version ("opus 4.6"). */
 const is = (model: string) => (c: ClaudeVersion) => `${c.family} ${c.major}.${c.minor}` === model;
 const THINKING = "A forced tool_choice is refused with thinking on (H)";
