@@ -108,7 +108,7 @@ export interface ClaudeVersion {
  * prefixes and suffixes (`us.anthropic.`, `-v1:0`, `@20260101`, ARNs) are ignored. Undefined when the id
  * names no Claude model.
  */
-export function claudeVersionOf(modelId: string) {
+export function claudeVersionOf(modelId = "") {
   const id = modelId.toLowerCase();
   const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
   const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
@@ -135,7 +135,7 @@ function idCannotPrefill(modelId: string, onBedrock: boolean) {
  */
 function refined(provider: Provider | undefined, modelId: string | undefined, responses: () => boolean) {
   if (provider === "openai" && responses()) return "openai-responses";
-  return provider === "gemini" && claudeVersionOf(modelId ?? "") ? "anthropic" : provider;
+  return provider === "gemini" && claudeVersionOf(modelId) ? "anthropic" : provider;
 }
 
 // --- walking the wrappers -----------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ function usesResponsesApi(instance: Dict, callOptions: Dict) {
 }
 
 /** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
-const modelPrefersResponsesApi = (modelId: string | undefined) => /codex|gpt-5\.\d+-pro/.test(modelId ?? "");
+const modelPrefersResponsesApi = (modelId = "") => /codex|gpt-5\.\d+-pro/.test(modelId);
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict) {
@@ -235,8 +235,7 @@ function thinkingIn(source: Dict, callOptions: Dict) {
 // --- initChatModel ------------------------------------------------------------------------------------------
 
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
-function inferredProvider(modelId: string | undefined) {
-  if (modelId === undefined) return;
+function inferredProvider(modelId = "") {
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
   return "claude:anthropic gemini:google-vertexai amazon.:bedrock"
     .split(" ")
@@ -285,8 +284,8 @@ export function providerOfAnswer(message: unknown) {
  * ({@link providerOfAnswer}). A thread that switched providers is judged for the one it uses now.
  */
 export function providerOfThread(messages: readonly unknown[]) {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const provider = isAssistant(messages[i]) ? providerOfAnswer(messages[i]) : undefined;
-    if (provider !== undefined) return provider;
+  for (let i = messages.length; i-- > 0; ) {
+    const provider = isAssistant(messages[i]) && providerOfAnswer(messages[i]);
+    if (provider) return provider;
   }
 }

@@ -13,8 +13,8 @@ export interface RequestTarget {
 }
 
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
-export function acceptsSystemInConversation(modelId: string | undefined) {
-  const claude = claudeVersionOf(modelId ?? "");
+export function acceptsSystemInConversation(modelId?: string) {
+  const claude = claudeVersionOf(modelId);
   return claude?.family === "opus" && claudeAtLeast(claude, 4, 8);
 }
 

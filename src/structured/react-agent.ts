@@ -317,9 +317,7 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
   return described.map((m) => ({
     model: m,
     strategy:
-      forced || m.provider === "bedrock" || cannotPrefill(m.modelId ?? "")
-        ? strategyChoiceFor(m, options).strategy
-        : "own",
+      forced || m.provider === "bedrock" || cannotPrefill(m.modelId) ? strategyChoiceFor(m, options).strategy : "own",
   }));
 }
 

@@ -195,7 +195,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
   const { modelId } = model;
-  const facts = { provider, modelId, claude: modelId ? claudeVersionOf(modelId) : undefined };
+  const facts = { provider, modelId, claude: claudeVersionOf(modelId) };
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
@@ -226,7 +226,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
     return;
   }
   const supported = instance?.supportsToolChoiceValues;
-  const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId ?? "");
+  const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId);
   if (provider === "bedrock" && !forcesOne)
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
 }
