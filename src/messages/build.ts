@@ -217,7 +217,7 @@ const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
  * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
  * one place that knows each class's fields).
  */
-export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict): T {
+export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict) {
   if (AIMessage.isInstance(message)) return new AIMessage(carried(message, fields, ...ASSISTANT) as never) as never;
   if (ToolMessage.isInstance(message)) return new ToolMessage(carried(message, fields, ...TOOL) as never) as never;
   // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its

@@ -34,7 +34,7 @@ type Kind = "human" | "ai" | "tool" | "system" | "chat";
 const CLASSES = { human: HumanMessage, ai: AIMessage, tool: ToolMessage, system: SystemMessage, chat: ChatMessage };
 
 /** OpenAI wire tool calls `{id, function:{name, arguments}}` to LangChain `{id, name, args}`. */
-function toLangChainToolCall(call: Dict): Dict {
+function toLangChainToolCall(call: Dict) {
   const fn = call.function;
   if (!isDict(fn)) return { ...call, args: isDict(call.args) ? call.args : {}, type: "tool_call" };
   let args = fn.arguments;
@@ -50,7 +50,7 @@ function toLangChainToolCall(call: Dict): Dict {
 }
 
 /** Content as a message can hold it: a string or an array; a single block becomes a one-block array. */
-function contentOf(value: unknown): unknown {
+function contentOf(value: unknown) {
   if (value == null) return ""; // OpenAI-format assistant messages that only carry tool_calls
   if (typeof value === "string" || Array.isArray(value)) return value;
   return isDict(value) ? [value] : String(value);

@@ -47,7 +47,7 @@ export interface OpenExchange {
 }
 
 /** The ids the tool results from index `from` on answer. */
-function answeredFrom(messages: readonly BaseMessage[], from: number): Set<unknown> {
+function answeredFrom(messages: readonly BaseMessage[], from: number) {
   const answered = new Set();
   for (let j = from; j < messages.length; j++)
     if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
@@ -127,7 +127,7 @@ const isTurn = (turn: Turn, skipUsers: boolean) =>
   turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
 
 /** The last turn of `messages` (see {@link isTurn}). */
-function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean): Turn {
+function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean) {
   for (let at = messages.length - 1; at >= 0; at--) {
     const turn = turnOf(messages[at]);
     if (isTurn(turn, skipUsers)) return turn;

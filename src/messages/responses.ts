@@ -57,10 +57,7 @@ type OutputEdit = "drop" | Dict | undefined;
  * (R7): a reasoning item whose follower was dropped or lost its id goes too (it can no longer be sent), and
  * the items it preceded lose their ids (R6 would ask for it). Returns the ids of the reasoning items removed.
  */
-export function editOutput(
-  output: Dict[],
-  edit: (item: Dict, index: number) => OutputEdit,
-): { output: Dict[]; droppedReasoning: string[] } {
+export function editOutput(output: Dict[], edit: (item: Dict, index: number) => OutputEdit) {
   const edited = output.map(edit);
   const out: Dict[] = [];
   const droppedReasoning: string[] = [];
@@ -95,11 +92,7 @@ export function withoutId({ id, ...rest }: Dict) {
  * following renamed calls: the entry of an old id is copied to its new id (and kept only while a call still
  * has the old id). Returns a copy.
  */
-export function rekeyCallMaps(
-  kwargs: Dict,
-  newIdOf: ReadonlyMap<string, string>,
-  idsStillUsed: ReadonlySet<string>,
-): Dict {
+export function rekeyCallMaps(kwargs: Dict, newIdOf: ReadonlyMap<string, string>, idsStillUsed: ReadonlySet<string>) {
   const out = { ...kwargs };
   for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
     const map = kwargs[key];

@@ -63,7 +63,7 @@ const MEASURED_CHARS = 8_000_000;
  * thresholds; pass a real counter when the budget must be exact. Survives any content (cycles, getters that
  * throw, BigInts: see `safeJson`), is linear in the messages, and stops at about 2,000,000 tokens.
  */
-export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]): number => {
+export const approximateTokenCounter = boundary("approximateTokenCounter", (messages: BaseMessage[]) => {
   let chars = 0;
   // Internal (the default counter): its callers hand it messages already read.
   for (const message of messages) {

@@ -86,8 +86,7 @@ const SUMMARY_INSTRUCTIONS = [
 ].join(" ");
 
 /** Whether a message was written by this module (or langchain's summarization middleware). */
-export const isSummaryMessage = (message: BaseMessage): boolean =>
-  message.additional_kwargs?.lc_source === SUMMARY_SOURCE;
+export const isSummaryMessage = (message: BaseMessage) => message.additional_kwargs?.lc_source === SUMMARY_SOURCE;
 
 // --- options: one reader for every surface --------------------------------------------------------------------
 
@@ -203,7 +202,7 @@ export async function summarizeRead(
   settings: Summarization<unknown>,
   model: SummarizerModel,
   config?: RunnableConfig,
-): Promise<BaseMessage[] | undefined> {
+) {
   const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
   // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
   // brings it under the trigger, the summarizer is not called (the model is sent that request).
@@ -303,7 +302,7 @@ export function buildSummaryMessages(
   summaryText: string,
   tail: readonly BaseMessage[],
   options: Pick<SummarizationOptions, "summaryPrefix" | "acknowledgement"> = {},
-): BaseMessage[] {
+) {
   const additional_kwargs = { lc_source: SUMMARY_SOURCE };
   const content = `${options.summaryPrefix ?? DEFAULT_SUMMARY_PREFIX}\n\n${summaryText.trim() || EMPTY_SUMMARY}`;
   const summary = new HumanMessage({ content, additional_kwargs });
@@ -339,7 +338,7 @@ const SILENT_BLOCK_TYPES = new Set(
  * Calls are read from every location an adapter sends (deduplicated by id). A call without an id is shown
  * as `[no id]`; a result without an id, or whose id matches no earlier call, says so.
  */
-export const messagesToTranscript = boundary("messagesToTranscript", (messages: readonly BaseMessage[]): string =>
+export const messagesToTranscript = boundary("messagesToTranscript", (messages: readonly BaseMessage[]) =>
   transcriptOf(readMessageList(messages, "messagesToTranscript")),
 );
 
