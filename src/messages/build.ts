@@ -95,8 +95,8 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     const changed = e === "drop" || (e !== undefined && e.id !== ref.id);
     // Keyed by the id as stored: an empty id ("", no id to pair by) still keys its call's signature. Several calls
     // stored under one id: what is keyed by it follows the first (the signature is the first call's, G6).
-    const stored = typeof ref.rawId === "string" ? ref.rawId : undefined;
-    if (stored !== undefined && e !== "drop")
+    const stored = ref.rawId;
+    if (typeof stored === "string" && e !== "drop")
       changed ? renames.has(stored) || renames.set(stored, e!.id) : idsKept.add(stored);
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
@@ -307,7 +307,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
   new HumanMessage({
     content: (typeof content === "string"
       ? `${label}\n${content}`
-      : [{ type: "text", text: label }, ...(Array.isArray(content) ? content : [])]) as MessageContent,
+      : [{ type: "text", text: label }, ...listOf(content)]) as MessageContent,
     ...(typeof id === "string" ? { id } : {}),
     additional_kwargs: marker({ synthetic: false, ...marked } as RepairMarker),
   });

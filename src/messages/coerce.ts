@@ -15,7 +15,7 @@ import {
   mapStoredMessageToChatMessage,
 } from "@langchain/core/messages";
 import { atMessage, errorText } from "../errors";
-import { describeValue, isDict, lookupOf, quoteValue, type Dict } from "../values";
+import { describeValue, fieldsOf, isDict, lookupOf, quoteValue, type Dict } from "../values";
 
 export const isMessage = (value: unknown): value is BaseMessage => BaseMessage.isInstance(value as BaseMessage);
 
@@ -106,11 +106,7 @@ export function readMessage(value: unknown, index: number) {
     if (!isDict(data)) throw atMessage(index, `${stored} whose data is ${describeValue(data)}`);
     // As for plain objects: nothing to read would become an empty message, which a later pass would delete. An
     // assistant message may carry only calls (OpenAI-style turns).
-    const calls = [
-      data.tool_calls,
-      data.invalid_tool_calls,
-      isDict(data.additional_kwargs) && data.additional_kwargs.tool_calls,
-    ];
+    const calls = [data.tool_calls, data.invalid_tool_calls, fieldsOf(data.additional_kwargs).tool_calls];
     if (data.content == null && !(type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)))))
       throw atMessage(index, `${stored} whose data has no content`);
     try {

@@ -24,7 +24,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { boundary } from "../errors";
-import { nonEmptyString } from "../values";
+import { fieldsOf, nonEmptyString } from "../values";
 import {
   callIdsOf,
   foreignPlaceholderOf,
@@ -39,23 +39,20 @@ import {
   type Turn,
 } from "./inspect";
 
-export interface OpenExchange {
-  /** Index of the assistant message that made the calls. */
-  index: number;
-  /** Its calls without a result after it, in the order the message lists them. */
-  unanswered: string[];
-}
-
 /** The ids the tool results from index `from` on answer. */
-function answeredFrom(messages: readonly BaseMessage[], from: number) {
+function answeredFrom(messages: readonly BaseMessage[], from = 0) {
   const answered = new Set();
   for (let j = from; j < messages.length; j++)
     if (isToolResult(messages[j])) answered.add(resultIdOf(messages[j] as never));
   return answered;
 }
 
-/** `calls` of the message at `index` that `answered` lacks, as an open exchange; undefined when there are none. */
-function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>): OpenExchange | undefined {
+/**
+ * `calls` of the message at `index` that `answered` lacks, as an open exchange (`index`: the assistant message that
+ * made the calls; `unanswered`: its calls without a result after it, in the order the message lists them); undefined
+ * when there are none.
+ */
+function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>) {
   const unanswered = calls.filter((id) => !answered.has(id));
   return unanswered.length > 0 ? { index, unanswered } : undefined;
 }
@@ -93,10 +90,7 @@ export const resumableExchange = boundary("resumableExchange", (messages: readon
  * result is).
  */
 export const unansweredCallIds = boundary("unansweredCallIds", (messages: readonly BaseMessage[]) => {
-  const answered = answeredFrom(
-    messages.filter((m) => !foreignPlaceholderOf(m)),
-    0,
-  );
+  const answered = answeredFrom(messages.filter((m) => !foreignPlaceholderOf(m)));
   return new Set(messages.flatMap((m) => callIdsOf(m, true).filter((id) => !answered.has(id))));
 });
 
@@ -202,7 +196,7 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
 function sentAsReasoningByConverse(block: Dict) {
   if (isUnsignedReasoning(block)) return false;
   if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
-  return !!(nonEmptyString((block.reasoningText as Dict | undefined)?.text) ?? nonEmptyString(block.redactedContent));
+  return !!(nonEmptyString(fieldsOf(block.reasoningText).text) ?? nonEmptyString(block.redactedContent));
 }
 
 /**

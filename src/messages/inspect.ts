@@ -185,7 +185,7 @@ export function serverToolResultIds(message: unknown) {
   let ids: Set<unknown> | undefined;
   if (Array.isArray(content))
     for (let i = 0; i < content.length; i++)
-      if (isServerToolResultBlock(content[i])) (ids ??= new Set()).add((content[i] as Dict).tool_use_id);
+      if (isServerToolResultBlock(content[i])) (ids ??= new Set()).add(content[i].tool_use_id);
   return ids ?? NO_IDS;
 }
 

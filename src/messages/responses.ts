@@ -38,7 +38,7 @@ export function resentOutputOf(message: unknown) {
 export function forEachResponseItemId(message: unknown, visit: (id: string) => void) {
   const output = resentOutputOf(message);
   if (output) {
-    for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id as string);
+    for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id);
     return;
   }
   const kwargs = (message as Dict).additional_kwargs;
@@ -46,7 +46,7 @@ export function forEachResponseItemId(message: unknown, visit: (id: string) => v
   const reasoning = kwargs.reasoning;
   if (isDict(reasoning) && typeof reasoning.id === "string") visit(reasoning.id);
   const map = kwargs[OPENAI_ITEM_IDS_KEY];
-  if (isDict(map)) for (const key in map) if (typeof map[key] === "string") visit(map[key] as string);
+  if (isDict(map)) for (const key in map) if (typeof map[key] === "string") visit(map[key]);
 }
 
 /** An output item edit: keep it, drop it, or replace it (a renamed call, an item without its id). */
@@ -83,9 +83,7 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
   return { output: out, droppedReasoning };
 }
 
-export function withoutId({ id, ...rest }: Dict) {
-  return rest;
-}
+export const withoutId = ({ id, ...rest }: Dict) => rest;
 
 /**
  * `kwargs` with the per-call maps (`__openai_function_call_ids__`, `__gemini_function_call_thought_signatures__`)

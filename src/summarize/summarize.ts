@@ -343,7 +343,7 @@ export const messagesToTranscript = boundary("messagesToTranscript", (messages: 
 );
 
 /** {@link messagesToTranscript} of messages already read. */
-export function transcriptOf(messages: readonly BaseMessage[]) {
+function transcriptOf(messages: readonly BaseMessage[]) {
   const callNames = new Map<unknown, string | undefined>();
   return messages.map((message) => renderMessage(message, callNames)).join("\n");
 }

@@ -125,12 +125,11 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
  */
 export function safeWindow(
   messages: readonly BaseMessage[],
-  window: { start: number; end: number },
-  options: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
+  // Within the messages, start <= end.
+  { start: first, end: last }: { start: number; end: number },
+  { startOn, endOn }: Pick<TrimMessagesOptions, "startOn" | "endOn"> = {},
 ) {
   const { callIndexOf, lastResultIndexOf } = pairToolCalls(messages);
-  const { startOn, endOn } = options;
-  const { start: first, end: last } = window; // within the messages, start <= end
   // latest[j]: the latest result of any assistant message in [first, j).
   const latest = new Int32Array(last + 1).fill(-1);
   for (let i = first; i < last; i++) latest[i + 1] = Math.max(latest[i], lastResultIndexOf[i]);
