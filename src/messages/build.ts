@@ -284,14 +284,7 @@ const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
  */
 export const defaultSyntheticText = boundary(
   "defaultSyntheticText",
-  function defaultSyntheticText(call: {
-    id: string;
-    name?: string;
-    reason: string;
-    note?: string;
-    toolRun?: ToolRunState;
-    readOnly?: boolean;
-  }) {
+  (call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState; readOnly?: boolean }) => {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
     const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
@@ -420,7 +413,7 @@ export function serverToolBlockAsText(block: Dict) {
       ? content
           .filter(isDict)
           .map((r) => [r.title, r.url].filter(nonEmptyString).join(" — "))
-          .filter((line) => line !== "")
+          .filter(Boolean)
           .join("\n")
       : "";
   const text =

@@ -112,7 +112,7 @@ const startsWithReasoning = (message: BaseMessage) =>
   Array.isArray(message.content) && isReasoningBlock(message.content[0]);
 
 const makesCalls = (m: BaseMessage) => {
-  const calls = (m as { tool_calls?: unknown }).tool_calls;
+  const calls = fieldsOf(m).tool_calls;
   return turnOf(m) === "assistant" && Array.isArray(calls) && calls.length > 0;
 };
 

@@ -284,7 +284,7 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
   if (cut === 0) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
-  return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter((text) => text !== "").join("\n");
+  return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter(Boolean).join("\n");
 }
 
 /** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
