@@ -9,7 +9,7 @@
  * - ChatGoogleGenerativeAI: the thought signatures in `__gemini_function_call_thought_signatures__`, keyed by
  *   call id (G6).
  */
-import { isDict, type Dict } from "../values";
+import { fieldsOf, isDict, type Dict } from "../values";
 
 export const OPENAI_ITEM_IDS_KEY = "__openai_function_call_ids__";
 export const GEMINI_SIGNATURES_KEY = "__gemini_function_call_thought_signatures__";
@@ -25,7 +25,7 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
  * items all have a type), or undefined when the message has none.
  */
 export function resentOutputOf(message: unknown) {
-  const output = ((message as Dict).response_metadata as Dict | undefined)?.output;
+  const output = fieldsOf((message as Dict).response_metadata).output;
   return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item)
     ? output
     : undefined;
@@ -41,11 +41,8 @@ export function forEachResponseItemId(message: unknown, visit: (id: string) => v
     for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id);
     return;
   }
-  const kwargs = (message as Dict).additional_kwargs;
-  if (!isDict(kwargs)) return;
-  const reasoning = kwargs.reasoning;
+  const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = fieldsOf((message as Dict).additional_kwargs);
   if (isDict(reasoning) && typeof reasoning.id === "string") visit(reasoning.id);
-  const map = kwargs[OPENAI_ITEM_IDS_KEY];
   if (isDict(map)) for (const key in map) if (typeof map[key] === "string") visit(map[key]);
 }
 

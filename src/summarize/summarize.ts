@@ -11,7 +11,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionTable, kind, option, readOptions } from "../options";
 import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
-import { isDict } from "../values";
+import { fieldsOf, isDict } from "../values";
 import { rebuildMessage } from "../messages/build";
 import {
   approximateTokenCounter,
@@ -173,7 +173,7 @@ export function readSummarization<M = SummarizerModel>(
  * Claude id): a fraction of that summarizes nearly every turn. Without a profile limit, a fraction is refused.
  */
 function inputLimit(model: unknown, fn: string) {
-  const limit = (model as { profile?: { maxInputTokens?: unknown } }).profile?.maxInputTokens;
+  const limit = fieldsOf(fieldsOf(model).profile).maxInputTokens;
   if (typeof limit === "number" && limit > 0) return limit;
   throw new ToolCallRepairInputError(
     `${fn}: a fraction needs options.model.profile.maxInputTokens, which this model lacks; use tokens`,
