@@ -143,7 +143,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   if (outputEdits && Array.isArray(meta.output)) {
     // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
     // call is removed goes with it (R7).
-    const { output, droppedReasoning } = editOutput(meta.output as Dict[], (item, i) => {
+    const { output, droppedReasoning } = editOutput(meta.output, (item, i) => {
       const e = outputEdits.get(i);
       return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id);
     });

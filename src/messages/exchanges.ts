@@ -126,7 +126,6 @@ function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean) {
     const turn = turnOf(messages[at]);
     if (isTurn(turn, skipUsers)) return turn;
   }
-  return undefined;
 }
 
 /**

@@ -78,7 +78,7 @@ export const approximateTokenCounter = boundary("approximateTokenCounter", (mess
 /** Text length of content: strings and text blocks by their length, anything else by its JSON (bounded by `room`). */
 function contentLength(content: unknown, room: number) {
   if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return content === undefined || content === null ? 0 : safeJson(content, room).length;
+  if (!Array.isArray(content)) return content == null ? 0 : safeJson(content, room).length;
   let length = 0;
   for (let i = 0; i < content.length && length < room; i++) {
     const block = content[i];

@@ -91,7 +91,7 @@ export const isSummaryMessage = (message: BaseMessage) => message.additional_kwa
 // --- options: one reader for every surface --------------------------------------------------------------------
 
 /** {@link SummarizationOptions} as read (plus a surface's own options): what {@link summarizeRead} runs on. */
-export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "model" | "trigger" | "keep"> & {
+export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "model" | "trigger"> & {
   fn: string;
   model: M;
   trigger: ContextSize[];
@@ -364,7 +364,7 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
   }
   if (!isToolResult(message)) {
     const type = message.getType();
-    const role = (message as { role?: unknown }).role;
+    const role = fieldsOf(message).role;
     const label =
       type === "generic"
         ? (typeof role === "string" && role) || "Message"
