@@ -43,7 +43,7 @@ export type RefEditor = (ref: ToolCallRef, occurrence: number) => RefEdit;
  * makes V8 build a slow object).
  */
 function withId(value: Dict, key: string, id: string) {
-  const out: Dict = { ...value };
+  const out = { ...value };
   out[key] = id;
   return out;
 }
@@ -170,7 +170,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
 export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean) {
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
-  const kwargs: Dict = { ...fieldsOf(message.additional_kwargs) };
+  const kwargs = { ...fieldsOf(message.additional_kwargs) };
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {

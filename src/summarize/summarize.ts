@@ -110,7 +110,7 @@ export const SUMMARIZER = kind(
 );
 
 /** The options every surface reads; a surface adds its own (`onError`, the middleware's `name`). */
-export const SUMMARIZATION: OptionTable = {
+export const SUMMARIZATION = {
   model: SUMMARIZER,
   trigger: option.object(TRIGGER_SHAPE),
   keep: option.object(KEEP_SHAPE),
@@ -146,7 +146,7 @@ export function readSummarization<M = SummarizerModel>(
   fn: string,
   table: OptionTable = SUMMARIZATION,
 ): Summarization<M> {
-  const read = readOptions<Summarization<M> & { trigger?: unknown; keep?: unknown }>(options, fn, table);
+  const read = readOptions<Summarization<M>>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);

@@ -88,8 +88,8 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim) {
   if (trim.allowPartial && fitting < n) input[fitting] = rebuildMessage(messages[fitting], {});
   const trimmed = await trimMessages(input, trim);
   // "first" keeps a prefix: trimmed[j] stands for messages[j].
-  const window = safeWindow(messages, { start: 0, end: trimmed.length }, trim);
-  return trimmed.slice(window.start, window.end);
+  const { start, end } = safeWindow(messages, { start: 0, end: trimmed.length }, trim);
+  return trimmed.slice(start, end);
 }
 
 async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
