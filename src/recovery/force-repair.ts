@@ -76,7 +76,7 @@ import {
 const REASON = "provider_rejection";
 
 /** The engine profile to satisfy after a rejection by `provider`. */
-const repairProviderFor = (provider: RejectingProvider): Provider =>
+const repairProviderFor = (provider: RejectingProvider) =>
   (PROVIDERS as readonly unknown[]).includes(provider) ? (provider as Provider) : "strict";
 
 /**
@@ -143,7 +143,7 @@ const whyOf = (rejection: ProviderRejection) =>
 type Fix = (m: BaseMessage, i: number) => [BaseMessage, Omit<ToolCallRepair, "index" | "problem">] | undefined | false;
 
 /** Applies `fix` to every message; undefined when none changes. Each fix using it has its problem in `FORCED_REPAIRS`. */
-function each({ input, problem, report }: Step, fix: Fix): Forced | undefined {
+function each({ input, problem, report }: Step, fix: Fix) {
   let touched = false;
   const messages = input.map((m, index) => {
     const fixed = fix(m, index);
@@ -200,7 +200,7 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 }
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
-function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step): Forced | undefined {
+function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step) {
   if (rejection.toolCallIds.length === 0) return undefined;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
   const ids = new Set(rejection.toolCallIds);
@@ -243,7 +243,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
     ]);
     touched ||= calls.length > 0;
     for (const { id = "", name } of calls) {
-      const call = { index: i, toolCallId: id, ...(name ? { toolName: name } : {}) };
+      const call = { index: i, toolCallId: id, ...(name && { toolName: name }) };
       if (remove) {
         report({ problem, action: "removed_call", ...call, detail: `call removed ${why}` });
         continue;
@@ -269,7 +269,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
  * strict profile moves them; else the exchange there (the assistant message with calls at or before it) has its calls
  * answered afresh.
  */
-function answerExchange(step: Step): Forced | undefined {
+function answerExchange(step: Step) {
   const { input, rejection } = step;
   if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return undefined;
   let at = rejection.messageIndex ?? -1;
@@ -279,7 +279,7 @@ function answerExchange(step: Step): Forced | undefined {
 }
 
 /** A10, B11: the open tool loop's calls and results go as text; undefined when no loop is open. */
-function closeOpenLoop(step: Step): Forced | undefined {
+function closeOpenLoop(step: Step) {
   const { input } = step;
   // Where the open loop starts: after the last user message that does not follow tool results.
   // (Past the start, `input[-1]` is undefined: no turn, no tool result.)
@@ -336,10 +336,10 @@ function blocksAsText(step: Step, servers: boolean) {
  * No ids to act on: the strictest profile, first on the turn around `messageIndex`, then on everything when
  * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
  */
-function strictAround({ input, rejection, problem: leftOver, options, report }: Step): Forced {
+function strictAround({ input, rejection, problem: leftOver, options, report }: Step) {
   const strict: RepairOptions = { ...options, provider: "strict" };
   // On the whole history, its repairs reported through `origin` (spliced once the turn is repaired).
-  const whole = (messages: BaseMessage[]): Forced => {
+  const whole = (messages: BaseMessage[]) => {
     const repaired = repairToolCalls(messages, strict);
     for (const repair of repaired.repairs) report({ ...repair, index: origin[repair.index] ?? repair.index });
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
@@ -389,7 +389,7 @@ export interface RejectionDiagnosis {
 }
 
 /** The diagnosis a surface attached to an error it rethrew after a failed recovery, if any. */
-export function rejectionDiagnosisOf(error: unknown): RejectionDiagnosis | undefined {
+export function rejectionDiagnosisOf(error: unknown) {
   try {
     const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
     return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
@@ -462,7 +462,7 @@ function recoveryStep(error: unknown, messages: BaseMessage[], options: Recovery
   // `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt).
   const { messageIndex, ...rest } = parsed;
   const own = (messageIndex ?? -1) - (sent?.offset ?? 0);
-  const rejection: ProviderRejection = own >= 0 && own < messages.length ? { ...rest, messageIndex: own } : rest;
+  const rejection = own >= 0 && own < messages.length ? { ...rest, messageIndex: own } : rest;
   try {
     const { messages: repaired, repairs } = forceRepairToolCalls(messages, rejection, {
       ...repairOptions,
@@ -497,7 +497,7 @@ export async function retryOnce<T>(
   }
 }
 
-function attach(error: unknown, diagnosis: RejectionDiagnosis): unknown {
+function attach(error: unknown, diagnosis: RejectionDiagnosis) {
   if (!isDict(error)) return error;
   const hidden = { value: diagnosis, enumerable: false, configurable: true, writable: true };
   try {

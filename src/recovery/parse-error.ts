@@ -43,7 +43,7 @@ function skipSpaces(text: string, at: number) {
 }
 
 /** One id at `at` (after spaces): a run of id characters (read whole: a cut id never matches), a final dot removed. */
-function readId(text: string, at: number): { id: string; end: number } | undefined {
+function readId(text: string, at: number) {
   const start = skipSpaces(text, at);
   let end = start;
   for (let c = text.charCodeAt(end); c > 32 && !NOT_ID.has(c); c = text.charCodeAt(++end));
@@ -174,7 +174,6 @@ function matchText(text: string) {
       return { row, at, text, toolCallIds: readIds(row, text, at, anchor), position };
     }
   }
-  return undefined;
 }
 
 // --- reading errors --------------------------------------------------------------------------------------------
