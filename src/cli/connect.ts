@@ -37,8 +37,8 @@ export const closeSaver = async (saver: object) => {
 /** The saver of the store the command line names, and a label of it that is safe to print. */
 export async function openStore(
   { store, saverOptions: options }: Pick<CliArgs, "store" | "saverOptions">,
-  importer: ModuleImporter = importModule,
-): Promise<{ saver: BaseCheckpointSaver; label: string }> {
+  importer = importModule,
+) {
   const cwd = process.cwd();
   const load = (specifier: string, flag: string) =>
     importer(specifier, cwd).catch((error) => {

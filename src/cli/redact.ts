@@ -39,10 +39,10 @@ export const optionSecrets = (options: unknown, key = ""): string[] =>
         ? Object.entries(options).flatMap(([k, value]) => optionSecrets(value, k))
         : [];
 
-export function redactor(secrets: readonly string[]): (text: string) => string {
+export function redactor(secrets: readonly string[]) {
   // Longest first, so a URL is masked whole before its password would be masked inside it.
   const known = [...new Set(secrets.filter((s) => s.length >= 3))].sort((a, b) => b.length - a.length);
-  return (text) =>
+  return (text: string) =>
     known
       .reduce((out, secret) => out.replaceAll(secret, "<redacted>"), text)
       .replace(POSTGRES_URL, "<postgres URL>")

@@ -19,7 +19,7 @@ export async function startCli<IO extends { stdout: ProgressStream; stderr: Prog
   argv: string[],
   io: IO,
   load: () => Promise<{ runCli(argv: string[], io: IO): Promise<number> }>,
-): Promise<number> {
+) {
   if (argv.includes("-h") || argv.includes("--help")) return (io.stdout.write(HELP), 0);
   if (argv.includes("--version")) return (io.stdout.write(`${version}\n`), 0);
   let main: Awaited<ReturnType<typeof load>>;

@@ -174,7 +174,7 @@ export function cleanStoredThread(
   { type, data, holds, checkpointId, writtenAt: ts }: StoredCheckpoint,
   messagesKey: string,
   provider: Provider = "strict",
-): CleanThread | undefined {
+) {
   if (type !== "json") return;
   let parsed: Loose | null;
   try {

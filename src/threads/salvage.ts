@@ -17,7 +17,7 @@ export function resultsInWrites(
   writes: readonly (readonly [string, string, unknown])[] | undefined,
   channel: string,
   wanted: ReadonlySet<string>,
-): Map<string, ToolMessage> {
+) {
   const found = new Map<string, ToolMessage>();
   for (const [, written, value] of wanted.size > 0 ? (writes ?? []) : [])
     for (const item of written === channel ? [value].flat() : []) {
@@ -41,10 +41,10 @@ export async function discardedResults(
   wanted: ReadonlySet<string>,
   visit?: (tuple: CheckpointTuple) => void,
   passed?: (id: string) => void,
-): Promise<Map<string, ToolMessage>> {
+) {
   const found = new Map<string, ToolMessage>();
   const remaining = new Set(wanted);
-  let current: CheckpointTuple | undefined = latest;
+  let current = latest;
   for (let depth = 0; current && remaining.size > 0 && depth < 10_000; depth++) {
     visit?.(current);
     for (const [id, result] of resultsInWrites(current.pendingWrites, messagesKey, remaining)) {

@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { assertMethods, boundary, errorText } from "../errors";
 import { isMessage } from "../messages/coerce";
-import { kind, option, readOptions, type OptionTable } from "../options";
+import { kind, option, readOptions } from "../options";
 import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
@@ -88,19 +88,14 @@ const SCAN_OPTIONS = {
 };
 
 /** `repairThreads` takes the scan's options and `apply`. */
-export const REPAIR_OPTIONS: OptionTable = { ...SCAN_OPTIONS, apply: option.flag };
+export const REPAIR_OPTIONS = { ...SCAN_OPTIONS, apply: option.flag };
 
 /**
  * Checks the saver and the options; throws a {@link ToolCallRepairInputError} (a TypeError) naming `fn` and the
  * argument. Both are read once (the entry's boundary answers for a getter that throws); the resolved options are a
  * snapshot, never the caller's object again.
  */
-export function resolveScanOptions(
-  saver: unknown,
-  options: unknown,
-  fn = "scanThreads",
-  table: OptionTable = SCAN_OPTIONS,
-) {
+export function resolveScanOptions(saver: unknown, options: unknown, fn = "scanThreads", table = SCAN_OPTIONS) {
   assertMethods(saver, fn, "saver", "a LangGraph checkpoint saver (getTuple, list, put)", SAVER_METHODS);
   const o = readOptions<ThreadScanOptions & { apply?: boolean }>(options, fn, table);
   return {
@@ -163,7 +158,7 @@ export function judgeThread(
   key: ThreadKey,
   tuple: CheckpointTuple,
   options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
-): ThreadReport {
+) {
   const base = { checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts };
   const messages = (tuple.checkpoint?.channel_values as Dict | undefined)?.[options.messagesKey] as BaseMessage[];
   if (!Array.isArray(messages)) return report(key, { ...base, status: "no_messages" });

@@ -96,7 +96,7 @@ export function sqlStoreOf(saver: object) {
   const postgres = !sqlite && typeof pool?.query === "function" && typeof options?.schema === "string";
   if (!sqlite && !postgres) return;
   const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
-  const query = async (build: (add: (value: unknown) => string) => string): Promise<Dict[]> => {
+  const query = async (build: (add: (value: unknown) => string) => string) => {
     const values: unknown[] = [];
     const sql = build((value) => (postgres ? `$${values.push(value)}` : (values.push(value), "?")));
     return postgres ? (await pool!.query(sql, values)).rows : db!.prepare(sql).all(...values);

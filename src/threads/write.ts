@@ -11,7 +11,6 @@
  * Nothing existing is edited or deleted. `updateState` also stores its write as a pending write of the old
  * checkpoint (for replays); that would change an existing checkpoint, so it is not done here.
  */
-import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   maxChannelVersion,
   uuid6,
@@ -41,7 +40,7 @@ export interface RepairMetadata {
   salvaged: string[];
 }
 
-const configOf = (key: ThreadKey, checkpoint_id?: string): RunnableConfig => ({
+const configOf = (key: ThreadKey, checkpoint_id?: string) => ({
   configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
 });
 
@@ -58,7 +57,7 @@ export async function writeFix(
   latest: CheckpointTuple,
   messagesKey: string,
   fix: StoredRepair,
-): Promise<RunnableConfig | string> {
+) {
   const { checkpoint: base, metadata } = latest;
   const expected = checkpointIdOf(latest)!;
   const step = typeof metadata?.step === "number" ? metadata.step : -1;
