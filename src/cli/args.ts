@@ -14,7 +14,7 @@ export class UsageError extends Error {
  * The flags: the name of a flag's value (none: a switch), then what the help says of it (`\n`: on a line below).
  * parseArgs reads this table, and the help lists it in this order, the stores first.
  */
-const FLAGS: Record<string, string> = {
+const FLAGS = {
   sqlite: "FILE a SqliteSaver database (@langchain/langgraph-checkpoint-sqlite)",
   postgres:
     "URL a PostgresSaver database (@langchain/langgraph-checkpoint-postgres);\n" +

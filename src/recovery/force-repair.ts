@@ -135,7 +135,7 @@ interface Step {
   report: Report;
 }
 
-const unchanged = (messages: BaseMessage[]): Forced => ({ messages, origin: messages.map((_, i) => i) });
+const unchanged = (messages: BaseMessage[]) => ({ messages, origin: messages.map((_, i) => i) });
 const whyOf = (rejection: ProviderRejection) =>
   `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
 

@@ -173,7 +173,7 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
   return {
     /** The engine's options the repairs run with, resolved. */
     options: keeping.options,
-    repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}): StoredRepair {
+    repair(messages: BaseMessage[], { closeOpen = false, abandoned, salvage }: StoredRepairContext = {}) {
       const engine = closeOpen ? closing : keeping;
       // Stored values that are not LangChain messages belong to some other reducer: never coerce them.
       if ((!salvage?.size && engine.isClean(messages)) || !messages.every(isMessage))

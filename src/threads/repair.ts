@@ -21,7 +21,6 @@ import {
   type ThreadScanOptions,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
-import type { Dict } from "../values";
 import { writeFix } from "./write";
 
 /**
@@ -119,7 +118,7 @@ export const repairThreads = boundary(
             reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
           });
         claimed++;
-        const before = (tuple!.checkpoint.channel_values as Dict)[o.messagesKey] as BaseMessage[];
+        const before = tuple!.checkpoint.channel_values[o.messagesKey] as BaseMessage[];
         // The calls to salvage: those without a result, but for an exchange a resume may still run.
         const wanted = unansweredCallIds(before);
         for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);

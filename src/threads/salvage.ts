@@ -6,7 +6,6 @@
  */
 import type { ToolMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { Dict } from "../values";
 import { isAssistant, isNoResult, isToolResult, resultIdOf, toolCallIdsOf } from "../messages/inspect";
 
 /**
@@ -53,7 +52,7 @@ export async function discardedResults(
     }
     if (remaining.size === 0) break;
     current = current.parentConfig && (await saver.getTuple(current.parentConfig));
-    const stored = (current?.checkpoint?.channel_values as Dict | undefined)?.[messagesKey];
+    const stored = current?.checkpoint?.channel_values?.[messagesKey];
     const there = new Set(Array.isArray(stored) ? stored.filter(isAssistant).flatMap(toolCallIdsOf) : []);
     for (const id of remaining)
       if (!there.has(id)) {

@@ -13,7 +13,6 @@ import { mapConcurrently } from "./concurrent";
 import { awaitsResume, SAVER_METHODS, storedProblems, type ThreadStatus } from "./repair-thread";
 import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { StoredCheckpoint } from "./precheck";
-import type { Dict } from "../values";
 
 /**
  * Where the provider a thread was judged for came from: `option` (`provider` given), `thread` (the model
@@ -160,7 +159,7 @@ export function judgeThread(
   options: Pick<ResolvedScanOptions, "provider" | "messagesKey">,
 ) {
   const base = { checkpointId: checkpointIdOf(tuple), writtenAt: tuple.checkpoint?.ts };
-  const messages = (tuple.checkpoint?.channel_values as Dict | undefined)?.[options.messagesKey] as BaseMessage[];
+  const messages = tuple.checkpoint?.channel_values?.[options.messagesKey] as BaseMessage[];
   if (!Array.isArray(messages)) return report(key, { ...base, status: "no_messages" });
   // Values the serializer could not revive come back as plain objects: that thread is not readable as messages.
   if (!messages.every(isMessage))
