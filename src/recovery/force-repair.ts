@@ -15,7 +15,7 @@
  * - The other fixes (Responses items, thought signatures, reasoning and server tool blocks as text, tools as text
  *   for a request without tools) are described at `FORCED_REPAIRS`. No repair can sign reasoning.
  *
- * And the one retry every surface makes after a rejection (`recoveryStep`, `recoveryFailed`, at the end).
+ * And the one retry every surface makes after a rejection (`retryOnce`, at the end).
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import {
@@ -366,8 +366,8 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
 }
 
 // --- the one retry --------------------------------------------------------------------------------------------
-// Every surface decides with `recoveryStep` whether an error is a history rejection worth a retry, and, when the
-// retry fails too, hands back the ORIGINAL error with the diagnosis attached (`recoveryFailed`). A surface
+// Every surface decides with `retryOnce` whether an error is a history rejection worth a retry, and, when the
+// retry fails too, hands back the ORIGINAL error with the diagnosis attached (`attach`). A surface
 // retries at most once per model call: an error that already carries a diagnosis is never retried again, so
 // nested surfaces cannot loop.
 
@@ -397,12 +397,6 @@ export function rejectionDiagnosisOf(error: unknown) {
     return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
   }
 }
-
-export type RecoveryStep =
-  /** Not a history rejection, already diagnosed, or nothing to repair: throw `error` (diagnosis attached when parsed). */
-  | { action: "rethrow"; error: unknown }
-  /** Send `messages` once more. */
-  | { action: "retry"; rejection: ProviderRejection; messages: BaseMessage[]; repairs: ToolCallRepair[] };
 
 export interface RecoveryStepOptions extends RepairOptions {
   /**
@@ -452,33 +446,11 @@ export function requestLessons(max = 4096) {
   };
 }
 
-/** Whether (and with what) to retry after `error` for a request of `messages`. Never throws. */
-function recoveryStep(error: unknown, messages: BaseMessage[], options: RecoveryStepOptions = {}): RecoveryStep {
-  const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
-  const parsed =
-    !rejectionDiagnosisOf(error) &&
-    parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
-  if (!parsed) return { action: "rethrow", error };
-  // `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt).
-  const { messageIndex, ...rest } = parsed;
-  const own = (messageIndex ?? -1) - (sent?.offset ?? 0);
-  const rejection = own >= 0 && own < messages.length ? { ...rest, messageIndex: own } : rest;
-  try {
-    const { messages: repaired, repairs } = forceRepairToolCalls(messages, rejection, {
-      ...repairOptions,
-      provider: recoveryProvider(options.provider, rejection),
-    });
-    if (repairs.length > 0) return { action: "retry", rejection, messages: repaired, repairs };
-    return { action: "rethrow", error: attach(error, { rejection, repairs, retried: false }) };
-  } catch {
-    return { action: "rethrow", error };
-  }
-}
-
 /**
- * `send` once more with the force-repaired messages after `error` (see `recoveryStep`): the retry's answer, with the
- * step. Throws what the step says to, or, when the retry fails too, the ORIGINAL error with the diagnosis attached
- * (`toolCallRejection`, and `cause` when free).
+ * `send` once more with the force-repaired messages after `error`: the retry's answer, with the rejection and the
+ * repairs. Rethrows `error` as it is when it is not a history rejection, is already diagnosed, or the repair
+ * fails; with the diagnosis attached when nothing could be repaired, or, when the retry fails too (`toolCallRejection`,
+ * and `cause` when free).
  */
 export async function retryOnce<T>(
   error: unknown,
@@ -486,13 +458,30 @@ export async function retryOnce<T>(
   options: RecoveryStepOptions,
   send: (messages: BaseMessage[]) => T | Promise<T>,
 ) {
-  const step = recoveryStep(error, messages, options);
-  if (step.action === "rethrow") throw step.error;
+  const { sent, onRepair: _reportedBySurface, ...repairOptions } = options;
+  const parsed =
+    !rejectionDiagnosisOf(error) &&
+    parseToolPairingError(error, { messages: sent?.messages ?? messages, provider: options.provider });
+  if (!parsed) throw error;
+  // `messageIndex` counted in the caller's messages rather than in what was sent (a prepended system prompt).
+  const { messageIndex, ...rest } = parsed;
+  const own = (messageIndex ?? -1) - (sent?.offset ?? 0);
+  const rejection: ProviderRejection = own >= 0 && own < messages.length ? { ...rest, messageIndex: own } : rest;
+  let repaired: RepairResult<BaseMessage>;
   try {
-    return { ...step, answer: await send(step.messages) };
+    repaired = forceRepairToolCalls(messages, rejection, {
+      ...repairOptions,
+      provider: recoveryProvider(options.provider, rejection),
+    });
+  } catch {
+    throw error;
+  }
+  const { repairs } = repaired;
+  if (repairs.length === 0) throw attach(error, { rejection, repairs, retried: false });
+  try {
+    return { rejection, messages: repaired.messages, repairs, answer: await send(repaired.messages) };
   } catch (retryError) {
     const retryRejection = parseToolPairingError(retryError);
-    const { rejection, repairs } = step;
     throw attach(error, { rejection, repairs, retried: true, retryError, ...(retryRejection && { retryRejection }) });
   }
 }
