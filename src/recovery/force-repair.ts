@@ -191,7 +191,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
   const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
-  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return undefined;
+  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
     withPlaceholderSignature(message),
@@ -201,7 +201,7 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
 function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step) {
-  if (rejection.toolCallIds.length === 0) return undefined;
+  if (rejection.toolCallIds.length === 0) return;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
   const ids = new Set(rejection.toolCallIds);
   for (const m of input)
@@ -271,7 +271,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
  */
 function answerExchange(step: Step) {
   const { input, rejection } = step;
-  if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return undefined;
+  if (findToolCallProblems(input, { provider: "strict" }).some((p) => p.kind === step.problem)) return;
   let at = rejection.messageIndex ?? -1;
   const calls = () => (isAssistant(input[at]) ? distinctCalls(input[at], isClientCall) : []);
   while (at >= 0 && !calls().length) at--;
@@ -285,7 +285,7 @@ function closeOpenLoop(step: Step) {
   // (Past the start, `input[-1]` is undefined: no turn, no tool result.)
   let end = input.length - 1;
   while (turnOf(input[end]) === "system") end--;
-  if (!isToolResult(input[end])) return undefined;
+  if (!isToolResult(input[end])) return;
   // Scanning back, `after` is past the latest user message of a run of user (and system) messages; the loop starts
   // there when the turn before that run is no tool result.
   let from = 0;
@@ -319,7 +319,7 @@ function blocksAsText(step: Step, servers: boolean) {
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
       : isReasoningBlock(b);
   return each(step, (m, i) => {
-    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return undefined;
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
     let changed = 0;
     const content = (m.content as unknown[]).flatMap((block) => {
       if (!isDict(block) || !converts(block)) return [block];
@@ -394,7 +394,7 @@ export function rejectionDiagnosisOf(error: unknown) {
     const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
     return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
   } catch {
-    return undefined; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
+    return; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
   }
 }
 

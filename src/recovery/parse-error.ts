@@ -186,7 +186,6 @@ function shapeProvider(node: Dict) {
   const body = node.error;
   if (isDict(body) && body.type === "error" && isDict(body.error)) return "anthropic";
   if (isDict(body) && "param" in body) return body.param === "input" ? "openai-responses" : "openai";
-  return undefined;
 }
 
 /**
@@ -207,8 +206,7 @@ export function parseToolPairingError(
       // The texts an error carries, most specific first (a provider's own message before an SDK's summary of it).
       let texts: unknown[] = [node];
       if (isDict(node)) {
-        if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR")
-          return undefined;
+        if (node.name === "AbortError" || node.name === "ModelAbortError" || node.code === "ABORT_ERR") return;
         const status = [
           node.status,
           node.statusCode,
@@ -217,7 +215,7 @@ export function parseToolPairingError(
           node.code,
         ].find((value) => typeof value === "number" && value >= 100 && value < 600);
         // Any other status is about a request that was fine as far as its history goes.
-        if (status !== undefined && status !== 400 && status !== 422) return undefined;
+        if (status !== undefined && status !== 400 && status !== 422) return;
         shape ??= shapeProvider(node);
         param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
         texts = [
@@ -233,7 +231,7 @@ export function parseToolPairingError(
       node = isDict(node) ? node.cause : undefined;
     }
     // An error about a tool definition or another request parameter: no history change fixes it.
-    if (!found || (param !== undefined && namesDefinition(param))) return undefined;
+    if (!found || (param !== undefined && namesDefinition(param))) return;
 
     const { row, at, text, toolCallIds } = found;
     const provider = senderOf(row, options.provider, shape);
@@ -258,7 +256,7 @@ export function parseToolPairingError(
       return rejection; // messages the payload model cannot read: no index
     }
   } catch {
-    return undefined;
+    return;
   }
 }
 

@@ -1,6 +1,6 @@
 /** Resolves after the event loop has run the tasks queued so far (signal handlers, I/O callbacks, timers due). */
-export const nextTurn = (): Promise<void> =>
-  new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+export const nextTurn = () =>
+  new Promise<void>((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /** The longest a run goes without a turn of the event loop: how late a Ctrl-C (or a timer) may be seen. */
 const TURN_EVERY_MS = 10;
