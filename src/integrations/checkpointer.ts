@@ -66,7 +66,7 @@ type RestoredInput = { messages: BaseMessage[]; afterId: string | undefined };
  * The restored input put back into `messages` right after the message it followed, unless already there. The
  * same array when nothing changes.
  */
-function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }: RestoredInput): BaseMessage[] {
+function withRestoredInput(messages: BaseMessage[], { messages: input, afterId }: RestoredInput) {
   const ids = new Set(input.map((m) => m.id));
   const at = afterId === undefined ? 0 : messages.findIndex((m) => m.id === afterId) + 1;
   // Already there, or the message it followed is gone (no safe place).
@@ -105,7 +105,7 @@ function repairingSaver(
    * run aborted before its first step: if a new input continues from it, LangGraph drops that input, so its
    * messages are remembered to be put back.
    */
-  async function repairRead(tuple: CheckpointTuple, config: RunnableConfig): Promise<CheckpointTuple> {
+  async function repairRead(tuple: CheckpointTuple, config: RunnableConfig) {
     const messages = messagesOf(tuple.checkpoint);
     // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
     const start = tuple.checkpoint.channel_values.__start__ as Dict | undefined;

@@ -80,7 +80,7 @@ export const composePreModelHooks = boundary(
 
     const fits = hooks.flatMap((hook) => (hook as { [FIT]?: Fit })[FIT] ?? []);
     return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-      let messages: BaseMessage[] = state.messages ?? [];
+      let messages = state.messages ?? [];
       let rewritten = false;
       let modelInput: BaseMessage[] | undefined;
       let stale = false;

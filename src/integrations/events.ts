@@ -21,7 +21,7 @@ const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 /** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
-export function threadOf(config?: RunnableConfig): string {
+export function threadOf(config?: RunnableConfig) {
   const id: unknown = ensureConfig(config).configurable?.thread_id;
   return typeof id === "string" || typeof id === "number" ? String(id) : "";
 }
@@ -81,7 +81,7 @@ export async function reportRepairs(
     scope,
     run,
   }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
-): Promise<void> {
+) {
   if (repairs.length === 0) return;
   const { onRepair } = options;
   const ensured = ensureConfig(config);
@@ -93,7 +93,7 @@ export async function reportRepairs(
     threadId: id === undefined ? id : String(id),
     checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
   });
-  const setup = onRepair !== undefined && SETUP in onRepair;
+  const setup = SETUP in Object(onRepair);
   const request = scope === "request";
   const inList = new Map<string, number>();
   const reporter = onRepair ?? options;
@@ -136,7 +136,7 @@ export async function reportRepairs(
  * The namespace of the graph a task runs in: a task's `checkpoint_ns` is its graph's namespace, `|`, then
  * `node:taskId` (LangGraph's getParentCheckpointNamespace).
  */
-export function graphNamespace(taskNamespace: unknown): string {
+export function graphNamespace(taskNamespace: unknown) {
   const parts = (typeof taskNamespace === "string" ? taskNamespace : "").split("|");
   while (parts.length > 1 && /^\d+$/.test(parts.at(-1)!)) parts.pop();
   return parts.slice(0, -1).join("|");
@@ -149,12 +149,12 @@ const scalars = <T extends object>(record: T) =>
   };
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
-export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000): void {
+export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000) {
   if (collection.size >= max) collection.delete(collection.keys().next().value as string);
 }
 
 /** Whether `key` is new to `seen` (bounded), which now holds it. */
-export function firstTime(seen: Set<string>, key: string): boolean {
+export function firstTime(seen: Set<string>, key: string) {
   if (seen.has(key)) return false;
   evictOldest(seen);
   seen.add(key);
@@ -184,7 +184,7 @@ export async function orFallback<T>(
   fallback: T,
   options: RepairReporting,
   config?: RunnableConfig,
-): Promise<T> {
+) {
   try {
     return await work();
   } catch (error) {
@@ -264,7 +264,7 @@ export function unlessClean<T>(
   fallback: T,
   options: RepairReporting,
   config?: RunnableConfig,
-): T | Promise<T> {
+) {
   let out: T | Promise<T>;
   try {
     out = step();

@@ -63,7 +63,7 @@ const HOOK_OPTIONS = {
  */
 export const toolCallRepairHook = boundary(
   "toolCallRepairHook",
-  function toolCallRepairHook(options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction {
+  (options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction => {
     const {
       persist = false,
       shapeRequests = true,

@@ -111,8 +111,7 @@ function carriesNoTools(request: { model: unknown; tools?: unknown; responseForm
   if (!none(request.tools) || !noneOrUnset(request.modelSettings?.tools)) return false;
   if (!noneOrUnset(describeModels(request.model)[0]?.callOptions.tools)) return false;
   const format = request.responseFormat;
-  if (format === undefined || format === null || (typeof format === "object" && "__responseFormatUndefined" in format))
-    return true;
+  if (format == null || (typeof format === "object" && "__responseFormatUndefined" in format)) return true;
   const strategies = [format].flat();
   return strategies.length > 0 && strategies.every((strategy) => strategy instanceof ProviderStrategy);
 }

@@ -60,7 +60,7 @@ type ChatModel = BaseChatModel;
 type Run = CallbackManagerForLLMRun | undefined;
 
 /** Whether `model` (or the model a binding wraps) is already wrapped by {@link withRequestRepair}. */
-export const repairsRequests = (model: unknown): boolean =>
+export const repairsRequests = (model: unknown) =>
   WRAPPED in Object(RunnableBinding.isRunnableBinding(model) ? model.bound : model);
 
 /** The wrapper's options (the kit takes them too). */
@@ -89,7 +89,7 @@ export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, opt
   return WRAPPED in m ? model : (wrap(model as ChatModel, given) as M);
 });
 
-function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
+function wrap(model: ChatModel, options: RequestRepairOptions) {
   const wrapper = Object.create(model) as ChatModel;
   // Not enumerable (defineProperty's default), as the methods of the model's class.
   const define = (key: PropertyKey, value: unknown) =>
@@ -113,7 +113,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions): ChatModel {
     input: BaseMessage[],
     callOptions: unknown,
     run: Run,
-  ): Promise<T> => {
+  ) => {
     // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first
     // (the repairers read the thread).
     const repairer = repairers.for(model, detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined);

@@ -40,19 +40,16 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
      * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
      * rejection taught about the run's thread (`requestLessons`) over both.
      */
-    for(model: unknown, toolsInRequest = options.toolsInRequest): Repairer {
+    for(model: unknown, toolsInRequest = options.toolsInRequest) {
       const lesson = lessons.of(threadOf()) ?? {};
       const target = options.provider !== undefined ? {} : requestTargetOf(model);
       const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
       const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
       toolsInRequest = lesson.toolsInRequest ?? toolsInRequest;
       const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
-      let repairer = byKey.get(key);
-      if (!repairer)
-        byKey.set(
-          key,
-          (repairer = createRepairer({ ...options, level: "request", provider, systemMessages, toolsInRequest })),
-        );
+      const repairer =
+        byKey.get(key) ?? createRepairer({ ...options, level: "request", provider, systemMessages, toolsInRequest });
+      byKey.set(key, repairer);
       return repairer;
     },
     /** Options of a retry: shaped for the same target as `repairer`'s requests (provider, system messages, tools). */

@@ -134,7 +134,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
    */
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
-    (config: RunnableConfig): Promise<T> => {
+    (config: RunnableConfig) => {
       const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
       const mine = config.signal;
