@@ -150,7 +150,7 @@ const scalars = <T extends object>(record: T) =>
 
 /** Keeps a map or set from growing without bound: the oldest entry goes first. */
 export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000) {
-  if (collection.size >= max) collection.delete(collection.keys().next().value as string);
+  if (collection.size >= max) collection.delete(collection.keys().next().value!);
 }
 
 /** Whether `key` is new to `seen` (bounded), which now holds it. */

@@ -171,7 +171,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
   // ChatOpenAI's withConfig returns a new ChatOpenAI (not a binding of this one): wrap what comes back.
   const withConfig = model.withConfig;
   define("withConfig", function recoveringWithConfig(this: ChatModel, config: RunnableConfig) {
-    const result = withConfig.call(this, config as never) as unknown;
+    const result = withConfig.call(this, config);
     return repairsRequests(result) ? result : withRequestRepair(result, options);
   });
   return wrapper;

@@ -30,8 +30,6 @@ import { replaceAllMessages } from "./state-update";
 /** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
 export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
 
-type Salvaged = { messages: BaseMessage[]; repairs: ToolCallRepair[] };
-
 /**
  * What walks back found per call, per saver: its real result, or none, with whether a person was asked to approve
  * it. Final once a walk went past the call's origin, since nothing writes to an old checkpoint again: without it,
@@ -146,7 +144,7 @@ export function withRunSalvage(
   reporting: RepairReporting,
   { options }: Repairer,
 ) {
-  const unchanged: Salvaged = { messages, repairs: [] };
+  const unchanged = { messages, repairs: [] as ToolCallRepair[] };
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
   const saver: BaseCheckpointSaver | undefined = given?.[WRAPPED_SAVER] ?? given;

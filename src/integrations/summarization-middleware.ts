@@ -12,7 +12,7 @@
  * whole; at that point the tools of the last exchange have run, so no resumable call is summarized away.
  * What it writes is structural (a shorter valid history), never a provider's shaping.
  */
-import { pickRunnableConfigKeys, type RunnableConfig } from "@langchain/core/runnables";
+import { pickRunnableConfigKeys } from "@langchain/core/runnables";
 import { createMiddleware, initChatModel } from "langchain";
 import { boundary } from "../errors";
 import { kind, option } from "../options";
@@ -60,7 +60,7 @@ export const summarizationMiddleware = boundary(
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
     const fitRequest = fitting(settings, model);
-    const configOf = (runtime: unknown) => pickRunnableConfigKeys(runtime as Record<string, unknown>) as RunnableConfig;
+    const configOf = (runtime: unknown) => pickRunnableConfigKeys(runtime as Record<string, unknown>);
     return createMiddleware({
       // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
       name: "SummarizationMiddleware",

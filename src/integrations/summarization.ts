@@ -72,7 +72,7 @@ export const summarizationHook = boundary("summarizationHook", (options: Summari
 const summarizationStep =
   (settings: Summarization): SummarizationNodeFunction =>
   async (state, config) =>
-    (await summarizedState(state, settings, async () => settings.model, config)) ?? (NO_UPDATE as SummarizationUpdate);
+    (await summarizedState(state, settings, async () => settings.model, config)) ?? NO_UPDATE;
 
 /**
  * The messages reducer of a parent graph whose node is an agent graph that summarizes (createSupervisor's and

@@ -32,9 +32,9 @@ const QUIET_TURNS = 5;
 /** Ids and threads remembered per process (the oldest are forgotten first). */
 const MAX_TRACKED = 1000;
 
-type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 /** The thread, namespace and checkpoint a saver's config names. */
-export const configurableOf = (config: RunnableConfig) => (config.configurable ?? {}) as Configurable;
+export const configurableOf = (config: RunnableConfig) =>
+  (config.configurable ?? {}) as { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
 
 /** A thread and namespace, as a key. */
 export function threadKey(config: RunnableConfig) {
