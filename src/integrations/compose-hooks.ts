@@ -46,7 +46,7 @@ const FIT = Symbol.for("langgraph-tool-repair.preModelHookFit");
 type Fit = (messages: BaseMessage[], config?: RunnableConfig) => Promise<BaseMessage[]>;
 
 /** Tags a hook with its role, and how it fits the model's request (read by {@link composePreModelHooks}). */
-export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole, fit?: Fit): F {
+export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole, fit?: Fit) {
   return Object.defineProperties(hook, { [HOOK_ROLE]: { value: role }, [FIT]: { value: fit } });
 }
 

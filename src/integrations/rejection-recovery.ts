@@ -37,7 +37,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
   handler: (request: Request) => Response | Promise<Response>,
   options: RepairOptions,
   recovered?: (rejection: ProviderRejection) => void,
-): Promise<Response | Command> {
+) {
   try {
     return await handler(request);
   } catch (error) {

@@ -14,9 +14,9 @@ const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
 const { trailing: _keptForResume, toolsInRequest: _requestShaping, ...passedToStore } = passedOn;
 
 /** The options every surface that repairs requests or state takes (the engine's, but `level`, and reporting). */
-export const SURFACE_OPTIONS: OptionTable = { ...passedOn, ...REPORTING };
+export const SURFACE_OPTIONS = { ...passedOn, ...REPORTING };
 /** The options of a surface that repairs stored threads (which decides `trailing` too, and shapes no request). */
-export const STORED_SURFACE_OPTIONS: OptionTable = { ...passedToStore, ...REPORTING };
+export const STORED_SURFACE_OPTIONS = { ...passedToStore, ...REPORTING };
 
 /** The options of `given` that `table` declares: what a setup hands one of its pieces. */
 export const only = <T extends object>(given: T, table: OptionTable) =>
@@ -42,7 +42,7 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
      */
     for(model: unknown, toolsInRequest = options.toolsInRequest) {
       const lesson = lessons.of(threadOf()) ?? {};
-      const target = options.provider !== undefined ? {} : requestTargetOf(model);
+      const target = options.provider ? {} : requestTargetOf(model);
       const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
       const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
       toolsInRequest = lesson.toolsInRequest ?? toolsInRequest;

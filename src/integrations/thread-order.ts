@@ -139,7 +139,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       const { thread_id, checkpoint_id } = configurableOf(config);
       const mine = config.signal;
       const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
-      const others = () => [...(entry?.runs ?? [])].filter(([signal]) => signal !== mine && signal.aborted);
+      const others = () => [...entry!.runs].filter(([signal]) => signal !== mine && signal.aborted);
       if (!entry || others().length === 0) return run();
       return (async () => {
         for (let quiet = 0; ; ) {
@@ -160,7 +160,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */
   const addressed = (config: RunnableConfig) => {
     const id = moved.size > 0 ? moved.get(checkpointKey(config)) : undefined;
-    return id === undefined ? config : { ...config, configurable: { ...config.configurable, checkpoint_id: id } };
+    return id ? { ...config, configurable: { ...config.configurable, checkpoint_id: id } } : config;
   };
 
   return {
@@ -175,7 +175,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       let parents = metadata?.parents;
       for (const [ns, id] of moved.size > 0 ? Object.entries(parents ?? {}) : []) {
         const to = moved.get(checkpointKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, id));
-        if (to !== undefined) parents = { ...parents, [ns]: to };
+        if (to) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
       const { signal } = config;
@@ -186,12 +186,12 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         created !== undefined && created >= (abortedAt.get(signal!) ?? 0)
           ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
           : undefined;
-      if (id !== undefined) {
+      if (id) {
         evictOldest(moved);
         moved.set(checkpointKey(config, checkpoint.id), id);
       }
       const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
-      return track(config, () => outer.put(c, id === undefined ? checkpoint : { ...checkpoint, id }, m, newVersions));
+      return track(config, () => outer.put(c, id ? { ...checkpoint, id } : checkpoint, m, newVersions));
     },
     putWrites: (config, ...rest) => {
       const c = addressed(config);
