@@ -246,7 +246,7 @@ describe("scanThreads options", () => {
   it.each([
     [{ limit: 0 }, /options\.limit is 0; expected a positive integer/],
     [{ concurrency: 65 }, /options\.concurrency is 65; expected an integer from 1 to 64/],
-    [{ provider: "bedrok" }, /options\.provider is "bedrok"; expected one of/],
+    [{ provider: "bedrok" }, /options\.provider is "bedrok" \(did you mean "bedrock"\?\); expected one of/],
     [{ concurency: 2 }, /options\.concurency is not an option \(did you mean concurrency\?\)/],
     [{ since: new Date("nope") }, /options\.since is .*; expected a valid Date/],
     [{ threads: "t1" }, /options\.threads is .*; expected an array of thread id strings/],
