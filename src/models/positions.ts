@@ -100,7 +100,7 @@ function responsesItemCount({ kind, m }: Read) {
   const role = { human: "user", ai: "assistant", tool: "tool", system: "system" }[kind] ?? kind.slice(5);
   const { content } = m;
   const list = (v: unknown) => (Array.isArray(v) ? v : []);
-  const says = typeof content === "string" || list(content).length > 0 ? 1 : 0;
+  const says = +(typeof content === "string" || list(content).length > 0);
   if (role === "tool") return 1;
   if (role !== "assistant") return role === "user" || role === "system" || role === "developer" ? says : 0;
   // A Responses message is re-sent as its raw output items.

@@ -168,7 +168,7 @@ export const withPromptedStructuredOutput = boundary(
     if (!chooser && !isForced(o) && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
     // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
     for (const key of ["stateModifier", "messageModifier"])
-      if (rest[key as keyof typeof rest] != null)
+      if ((rest as Dict)[key] != null)
         throw new ToolCallRepairInputError(`${fn}: params.${key} is deprecated by createReactAgent; pass prompt`, {
           argument: `params.${key}`,
         });

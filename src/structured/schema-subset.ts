@@ -61,13 +61,7 @@ function no(reason: string): never {
  * One walk: the root (for `$ref`s), the `$ref`s being inlined, outermost first (one met again is a recursive
  * schema), and the nodes, union nodes and optional properties written so far.
  */
-interface Walk {
-  root: Dict;
-  refs: string[];
-  nodes: number;
-  unions: number;
-  optional: number;
-}
+type Walk = { root: Dict; refs: string[]; nodes: number; unions: number; optional: number };
 
 /** The schema in the subset, or why it cannot be (see the module comment). Pure: the input is not changed. */
 export function subsetSchemaOf(schema: Dict): SubsetSchema {
@@ -217,7 +211,7 @@ function withMoved(out: Dict, moved: Dict) {
   if (entries.length === 0) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
   const { description: d } = out;
-  return { ...out, description: typeof d === "string" && d !== "" ? `${d}\n\n${text}` : text };
+  return { ...out, description: d ? `${d}\n\n${text}` : text };
 }
 
 const isScalar = (value: unknown) => value === null || ["string", "number", "boolean"].includes(typeof value);
