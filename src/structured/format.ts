@@ -44,13 +44,13 @@ const JSON_SCHEMA_KEYWORDS = new Set(
  * JSON Schema form) or a JSON schema object. Throws a TypeError naming `argument` for anything else (a Standard
  * Schema without a JSON Schema form, a plain object with no JSON Schema keyword, a string, ...).
  */
-export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, argument = "schema") {
-  let validate: OutputFormat<T>["validate"];
+export function outputFormatOf(schema: unknown, prompt?: string, argument = "schema") {
+  let validate: OutputFormat["validate"];
   let full: JsonSchema | undefined;
   // zod (3.25 and 4) is a Standard Schema too: its own validation, with zod's issues.
   if (isInteropZodSchema(schema) || isSerializableSchema(schema)) {
     validate = async (value) => {
-      const result = await (schema as SerializableSchema<unknown, T>)["~standard"].validate(value);
+      const result = await (schema as SerializableSchema)["~standard"].validate(value);
       if (!result.issues) return { ok: true, value: result.value };
       // Issues of zod or a Standard Schema, each with the path to the value at fault.
       const issues = result.issues.map(({ path = [], message }) => {
@@ -70,7 +70,7 @@ export function outputFormatOf<T = unknown>(schema: unknown, prompt?: string, ar
     full = schema;
     validate = async (value) => {
       const result = validator.validate(value);
-      return result.valid ? { ok: true, value: value as T } : { ok: false, issues: leafErrors(result.errors) };
+      return result.valid ? { ok: true, value } : { ok: false, issues: leafErrors(result.errors) };
     };
   } else {
     throw new TypeError(
@@ -92,10 +92,10 @@ export const isSchemaOptions = (value: unknown): value is { schema: unknown; pro
  * createReactAgent's `responseFormat`: a schema, or `{ schema, prompt?, strict?, ... }` (told apart as
  * createReactAgent does: a `schema` key).
  */
-export const reactOutputFormat = <T = unknown>(format: unknown) =>
+export const reactOutputFormat = (format: unknown) =>
   isSchemaOptions(format)
-    ? outputFormatOf<T>(format.schema, nonEmptyString(format.prompt), "responseFormat.schema")
-    : outputFormatOf<T>(format, undefined, "responseFormat");
+    ? outputFormatOf(format.schema, nonEmptyString(format.prompt), "responseFormat.schema")
+    : outputFormatOf(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
 export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
@@ -112,11 +112,11 @@ export const schemaOfStrategy = (value: unknown) =>
  * providerStrategy(...), or a list of schemas (any one of them is accepted, as with the tool strategy).
  * Undefined for "no structured output" (`{ __responseFormatUndefined: true }`, an empty list, nothing).
  */
-export function agentOutputFormat<T = unknown>(responseFormat: unknown): OutputFormat<T> | undefined {
+export function agentOutputFormat(responseFormat: unknown): OutputFormat | undefined {
   if (responseFormat == null || (isDict(responseFormat) && "__responseFormatUndefined" in responseFormat)) return;
   const formats = [responseFormat]
     .flat()
-    .map((item) => outputFormatOf<T>(schemaOfStrategy(item), undefined, "responseFormat"));
+    .map((item) => outputFormatOf(schemaOfStrategy(item), undefined, "responseFormat"));
   if (formats.length <= 1) return formats[0];
   // Accepts a value that any of the formats accepts (first match wins).
   return {

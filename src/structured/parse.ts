@@ -110,10 +110,7 @@ const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), 
  * ("Draft: {...} Final: {...}"), so its last word is its answer. When none validates: the issues of the best
  * guess (the first value found), or "no JSON value" when the text holds none.
  */
-export async function parseStructuredAnswer<T = unknown>(
-  text: string,
-  format: OutputFormat<T>,
-): Promise<Validation<T>> {
+export async function parseStructuredAnswer<T>(text: string, format: OutputFormat<T>): Promise<Validation<T>> {
   const candidates = answerCandidates(text);
   if (candidates.length === 0)
     return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
@@ -198,7 +195,7 @@ export async function resolveStructuredAnswer<T>(
   const attempts: StructuredAttempt[] = [];
   for (let current = answer; ; ) {
     const raw = answerText(current);
-    const result = await parseStructuredAnswer<T>(raw, format);
+    const result = await parseStructuredAnswer(raw, format);
     if (result.ok) return { value: result.value, answer: current, corrections: attempts.length };
     attempts.push({ raw, issues: result.issues });
     if (attempts.length > 1) throw new PromptedStructuredOutputError(attempts);
