@@ -102,7 +102,7 @@ function responsesItemCount({ kind, m }: Read) {
   const list = (v: unknown) => (Array.isArray(v) ? v : []);
   const says = +(typeof content === "string" || list(content).length > 0);
   if (role === "tool") return 1;
-  if (role !== "assistant") return role === "user" || role === "system" || role === "developer" ? says : 0;
+  if (role !== "assistant") return /^(user|system|developer)$/.test(role) ? says : 0;
   // A Responses message is re-sent as its raw output items.
   const output = resentOutputOf(m);
   if (output) return output.length;

@@ -113,7 +113,7 @@ const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), 
 export async function parseStructuredAnswer<T>(text: string, format: OutputFormat<T>): Promise<Validation<T>> {
   const candidates = answerCandidates(text);
   if (candidates.length === 0)
-    return { ok: false, issues: [text.trim() === "" ? "the reply is empty" : "the reply contains no JSON value"] };
+    return { ok: false, issues: [text.trim() ? "the reply contains no JSON value" : "the reply is empty"] };
   let chosen: Validation<T> | undefined;
   let firstFailure: string[] | undefined;
   for (const value of candidates) {
@@ -208,7 +208,7 @@ export async function resolveStructuredAnswer<T>(
  * unanswered call, B1/O1), never blank (B8/B9, A9).
  */
 export const textOnlyAnswer = (raw: string, id?: string) =>
-  new AIMessage({ content: raw.trim() === "" ? "(empty reply)" : raw, id });
+  new AIMessage({ content: raw.trim() ? raw : "(empty reply)", id });
 
 /** One structured response, as reported to `onStructuredResponse`. */
 export interface StructuredResponseReport {

@@ -194,8 +194,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   }
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
-  const { modelId } = model;
-  const facts = { provider, modelId, claude: claudeVersionOf(modelId) };
+  const facts = { provider, modelId: model.modelId, claude: claudeVersionOf(model.modelId) };
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
