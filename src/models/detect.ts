@@ -251,9 +251,9 @@ export async function withInstance(description: ModelDescription, config?: unkno
   const build = description.configurable?._getModelInstance;
   if (typeof build !== "function") return description; // built already (a description has an instance or a config)
   const [resolved] = describeModels(await build.call(description.configurable, config));
-  return resolved === undefined
-    ? description
-    : { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } };
+  return resolved
+    ? { ...resolved, role: description.role, callOptions: { ...resolved.callOptions, ...description.callOptions } }
+    : description;
 }
 
 // --- stored answers -----------------------------------------------------------------------------------------

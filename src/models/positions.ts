@@ -97,7 +97,7 @@ const counted = (counts: number[]) =>
 
 /** Responses API: items per message (`convertMessagesToResponsesInput`, without zero data retention). */
 function responsesItemCount({ kind, m }: Read) {
-  const role = { human: "user", ai: "assistant", tool: "tool", system: "system" }[kind] ?? kind.slice(5);
+  const role = { human: "user", ai: "assistant" }[kind] ?? kind.replace(/^role:/, "");
   const { content } = m;
   const list = (v: unknown) => (Array.isArray(v) ? v : []);
   const says = +(typeof content === "string" || list(content).length > 0);

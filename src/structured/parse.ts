@@ -26,7 +26,7 @@ export function answerText({ content }: BaseMessage) {
  * spans left to right (a fenced block is such a span). Linear in the text's length.
  */
 export function answerCandidates(text: string) {
-  const trimmed = text.replace(/^\uFEFF/, "").trim();
+  const trimmed = text.trim(); // a leading BOM is white space to trim() too
   const whole = parseJson(trimmed);
   return whole === NOT_JSON ? balancedSpans(trimmed).map((span) => span.value) : [whole];
 }

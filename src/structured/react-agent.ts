@@ -246,7 +246,7 @@ export const withPromptedStructuredOutput = boundary(
             schema,
             ...more
           } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-          const system = typeof p === "string" ? [new SystemMessage({ content: p })] : [];
+          const system = typeof p === "string" ? [new SystemMessage(p)] : [];
           const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
           const value = await structured.invoke([...system, ...messages], config);
           if (value == null)
