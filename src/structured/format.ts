@@ -85,7 +85,7 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
 }
 
 /** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */
-export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } & Dict =>
+export const isSchemaOptions = (value: unknown): value is { schema: unknown; prompt?: unknown } =>
   isDict(value) && "schema" in value && !isInteropZodSchema(value);
 
 /**

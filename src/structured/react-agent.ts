@@ -108,8 +108,7 @@ type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
 type PostModelHook = CreateReactAgentParams<any, any, any>["postModelHook"];
 type State = { messages: BaseMessage[] } & Dict;
 type Config = LangGraphRunnableConfig;
-type Update = Dict;
-type Hook = (state: State, config: Config) => Promise<Update>;
+type Hook = (state: State, config: Config) => Promise<Dict>;
 
 /**
  * How one model of the run gives the structured response: a strategy of the table, or "own" (a model the
@@ -214,10 +213,7 @@ export const withPromptedStructuredOutput = boundary(
               ? [system, ...messages]
               : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages }, config));
         // The instructions added last, as the prompted agent's own requests have them.
-        return (await model.invoke(
-          add(await repairer(isBedrockModel(model, o.env), config)(request)),
-          config,
-        )) as BaseMessage;
+        return model.invoke(add(await repairer(isBedrockModel(model, o.env), config)(request)), config);
       });
       return structuredUpdate(o, "prompted", resolved, undefined, last);
     };
@@ -326,7 +322,7 @@ function afterUserHook(userHook: PostModelHook, hook: Hook) {
   if (userHook == null) return hook as PostModelHook;
   const user = _coerceToRunnable(userHook as never);
   return (async (state: State, config: Config) => {
-    const update = (await user.invoke(state, config)) as Update | null;
+    const update = (await user.invoke(state, config)) as Dict | null;
     // A Command routes the graph itself; leave it alone.
     if (!isDict(update) || isCommand(update)) return update;
     const messages = update.messages as BaseMessage[] | undefined;
@@ -345,7 +341,7 @@ function afterUserHook(userHook: PostModelHook, hook: Hook) {
  * A custom state schema without `structuredResponse` would silently drop the hook's update: add the field
  * (an Annotation channel, or `any()` of the schema's own zod major version).
  */
-function withStructuredResponseField<A>(stateSchema: A): A {
+function withStructuredResponseField<A>(stateSchema: A) {
   if (stateSchema == null) return stateSchema;
   if (isInteropZodObject(stateSchema)) {
     if ("structuredResponse" in getInteropZodObjectShape(stateSchema)) return stateSchema;
