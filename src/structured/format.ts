@@ -14,7 +14,7 @@ import { Validator, toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isStandardSchema, isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
 import { isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
 import { rebuildMessage } from "../messages/build";
-import { isDict, nonEmptyString, type Dict } from "../values";
+import { isDict, nonEmptyString } from "../values";
 
 export type JsonSchema = Record<string, unknown>;
 
