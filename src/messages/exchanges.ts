@@ -149,16 +149,15 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
     if (prior >= i) for (prior = i - 1; prior >= 0 && !isTurn(turnOf(messages[prior]), true); prior--);
     if (prior >= 0 && turnOf(messages[prior]) === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
-    // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text).
-    if (isKeptStrayResult(messages[i]) && !startsWithReasoning(messages[anchor] ?? messages[i])) continue;
+    // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text: a tool
+    // result whose call was gone, which stood inside the loop, as a result).
+    if (markerOf(messages[i])?.reason === "orphan_result" && !startsWithReasoning(messages[anchor] ?? messages[i]))
+      continue;
     from = i + 1;
     break;
   }
   return anchor !== -1 && startsWithReasoning(messages[anchor]) ? { from, anchor } : undefined;
 }
-
-/** A tool result whose call was gone, kept by the repair as user text (it stood inside the loop, as a result). */
-const isKeptStrayResult = (m: BaseMessage) => markerOf(m)?.reason === "orphan_result";
 
 /**
  * The user messages inside the open reasoning loop that the request must not send where they stand (see above): with

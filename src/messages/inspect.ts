@@ -35,9 +35,13 @@ export interface ToolCallRef {
   position: number;
 }
 
-/** Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them), their ids under `first`. */
+/**
+ * Tool-use records in `additional_kwargs.tool_use` / `toolUse` (one dict or a list of them, none when absent), their
+ * ids under `first`.
+ */
 function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: string, visit: Visit) {
   const value = kwargs[key];
+  if (value === undefined) return;
   const list = Array.isArray(value) ? value : [value];
   for (let i = 0; i < list.length; i++) {
     const r = list[i];
@@ -76,8 +80,8 @@ export function forEachToolCallRef(message: unknown, visit: Visit) {
     if (Array.isArray(raw))
       for (let i = 0; i < raw.length; i++)
         push(visit, fieldsOf(raw[i]).id, fieldsOf(fieldsOf(raw[i]).function).name, "additional_kwargs.tool_calls", i);
-    if (kwargs.tool_use !== undefined) eachToolUseRecord(kwargs, "tool_use", "id", visit);
-    if (kwargs.toolUse !== undefined) eachToolUseRecord(kwargs, "toolUse", "toolUseId", visit);
+    eachToolUseRecord(kwargs, "tool_use", "id", visit);
+    eachToolUseRecord(kwargs, "toolUse", "toolUseId", visit);
   }
   const content = message.content;
   if (Array.isArray(content))
