@@ -436,9 +436,8 @@ export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]) {
   const stripped = rewriteToolCalls(message, (ref) => (isClientCall(ref) ? "drop" : undefined));
   const text = calls
     .map(
-      (call) =>
-        `[Called ${call.name ? `tool "${call.name}"` : "a tool"} (call ${call.id ?? "without an id"}) ` +
-        `with arguments ${callArgsText(call.args)}]`,
+      ({ id, name, args }) =>
+        `[Called ${name ? `tool "${name}"` : "a tool"} (call ${id ?? "without an id"}) with arguments ${callArgsText(args)}]`,
     )
     .join("\n");
   const own = stripped.content;

@@ -38,7 +38,7 @@ export function resentOutputOf(message: unknown) {
 export function forEachResponseItemId(message: unknown, visit: (id: string) => void) {
   const output = resentOutputOf(message);
   if (output) {
-    for (let i = 0; i < output.length; i++) if (typeof output[i].id === "string") visit(output[i].id);
+    for (const item of output) if (typeof item.id === "string") visit(item.id);
     return;
   }
   const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = fieldsOf((message as Dict).additional_kwargs);

@@ -59,7 +59,7 @@ export const trimMessagesSafely = boundary(
 /** The options, validated: the counter wrapped (and used by core too). */
 type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: (messages: BaseMessage[]) => Promise<number> };
 
-const MESSAGE_TYPES = ["human", "ai", "generic", "developer", "system", "function", "tool", "remove"];
+const MESSAGE_TYPES = "human ai generic developer system function tool remove".split(" ");
 
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
