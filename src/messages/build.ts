@@ -92,7 +92,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     const occurrence = occurrences.get(key) ?? 0;
     occurrences.set(key, occurrence + 1);
     const e = edit(ref, occurrence);
-    const changed = e === "drop" || (e !== undefined && e.id !== ref.id);
+    const changed = e === "drop" || (e && e.id !== ref.id);
     // Keyed by the id as stored: an empty id ("", no id to pair by) still keys its call's signature. Several calls
     // stored under one id: what is keyed by it follows the first (the signature is the first call's, G6).
     const stored = ref.rawId;
@@ -104,7 +104,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
   });
   if (edits.size === 0 && promoted.length === 0) return message;
-  const m = message as unknown as Dict;
+  const m = fieldsOf(message);
 
   /** `items` with the edits of `list` applied (`own`: the id key of its records); the same array when it has none. */
   const apply = (items: unknown, list: string, own?: string) => {
@@ -145,7 +145,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     // call is removed goes with it (R7).
     const { output, droppedReasoning } = editOutput(meta.output, (item, i) => {
       const e = outputEdits.get(i);
-      return e === undefined || e === "drop" ? e : withId(item, "call_id", e.id);
+      return !e || e === "drop" ? e : withId(item, "call_id", e.id);
     });
     meta = { ...meta, output };
     kwargs = withoutReasoning(kwargs, droppedReasoning);
@@ -195,8 +195,8 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
  * spreading two objects into a third makes V8 build it in a slow shape that the message then keeps (measured 20x
  * slower to build).
  */
-function carried(message: BaseMessage, fields: Dict, always: readonly string[], optional: readonly string[]) {
-  const m = message as unknown as Dict;
+function carried(message: object, fields: Dict, always: readonly string[], optional: readonly string[]) {
+  const m = message as Dict;
   const own = (key: string) => (key in fields ? fields[key] : m[key]);
   const init: Dict = { content: "content" in fields || m.content !== undefined ? own("content") : "" };
   for (const key of always)
@@ -311,8 +311,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
  */
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined) {
   const toolName = typeof result.name === "string" ? result.name : undefined;
-  const about = `${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}`;
-  const label = `[Tool result${about}; its tool call is no longer in this conversation.]`;
+  const label = `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}; its tool call is no longer in this conversation.]`;
   return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
 }
 

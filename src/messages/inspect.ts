@@ -68,7 +68,7 @@ type Visit = (ref: ToolCallRef) => void;
  */
 export function forEachToolCallRef(message: unknown, visit: Visit) {
   if (!isAssistant(message)) return;
-  const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = message as unknown as Dict;
+  const { tool_calls: calls, invalid_tool_calls: invalid, additional_kwargs: kwargs } = fieldsOf(message);
   if (Array.isArray(calls))
     for (let i = 0; i < calls.length; i++) push(visit, fieldsOf(calls[i]).id, fieldsOf(calls[i]).name, "tool_calls", i);
   // An entry that is not a record names no call (the shape pass drops it).
@@ -105,7 +105,7 @@ export function forEachToolCallRef(message: unknown, visit: Visit) {
  * common case, which the passes read straight from `tool_calls` without visiting each location.
  */
 export function callsOnlyInToolCalls(message: AIMessage) {
-  const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = message as unknown as Dict;
+  const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = fieldsOf(message);
   if ((invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) || !Array.isArray(calls))
     return false;
   if (kwargs != null) {

@@ -166,7 +166,7 @@ export function safeCutFrom(messages: readonly BaseMessage[], budgetCut: number)
   let cut = Math.min(messages.length, Math.max(leadingSystemCount(messages), budgetCut));
   // The exchange the history ends on, when its calls are not all answered (the provider's view): kept whole.
   const open = trailingOpenExchange(messages);
-  if (open !== undefined && cut > open.index) cut = open.index;
+  if (open && cut > open.index) cut = open.index;
   // A result whose call is nowhere cannot be paired by moving back: summarized rather than kept first.
   while (cut < messages.length && isToolResult(messages[cut]) && callIndexOf[cut] === undefined) cut++;
   for (let i = messages.length - 1; i >= cut; i--) cut = Math.min(cut, callIndexOf[i] ?? cut);
