@@ -3,7 +3,6 @@
  * constructor kwargs, so a field set afterwards is lost at the next checkpoint (LANGGRAPH_NOTES.md).
  */
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import type { MessageContent } from "@langchain/core/messages";
 import {
   callArgsText,
   forEachToolCallRef,
@@ -300,7 +299,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
   new HumanMessage({
     content: (typeof content === "string"
       ? `${label}\n${content}`
-      : [{ type: "text", text: label }, ...listOf(content)]) as MessageContent,
+      : [{ type: "text", text: label }, ...listOf(content)]) as never,
     ...(typeof id === "string" ? { id } : {}),
     additional_kwargs: marker({ synthetic: false, ...marked } as RepairMarker),
   });

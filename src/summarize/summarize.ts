@@ -145,7 +145,7 @@ export function readSummarization<M = SummarizerModel>(
   options: unknown,
   fn: string,
   table: OptionTable = SUMMARIZATION,
-): Summarization<M> {
+) {
   const read = readOptions<Summarization<M>>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
