@@ -23,7 +23,7 @@ export async function* mapConcurrently<T, R>(
   concurrency: number,
   fn: (item: T) => Promise<R | undefined>,
   stop: () => boolean,
-) {
+): AsyncGenerator<R> {
   const iterator = source[Symbol.asyncIterator]();
   const window: Promise<R | undefined>[] = [];
   let done: boolean | undefined = false;
