@@ -24,7 +24,7 @@ const FRACTION_STEPS = 1_000_000_000;
  */
 export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version | undefined) {
   if (typeof current === "string") return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current);
-  const base = saver.getNextVersion(current === undefined ? undefined : Math.floor(current));
+  const base = saver.getNextVersion(current && Math.floor(current));
   if (!Number.isSafeInteger(base)) return base;
   return base + (1 + Math.floor(Math.random() * (FRACTION_STEPS - 1))) / FRACTION_STEPS;
 }

@@ -88,7 +88,7 @@ export async function reportRepairs(
   // Where: the thread and the checkpoint namespace of its graph (a checkpointer is handed the graph's own; a graph
   // step, and a model called in one, its task's).
   const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = scalars(ensured.configurable ?? {});
-  const context: RepairContext = scalars({
+  const context = scalars({
     surface,
     threadId: id === undefined ? id : String(id),
     checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),

@@ -204,6 +204,6 @@ export function withRunSalvage(
     },
     unchanged,
     reporting,
-    config as RunnableConfig,
+    config,
   );
 }

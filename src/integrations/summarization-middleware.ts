@@ -60,7 +60,7 @@ export const summarizationMiddleware = boundary(
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
     const fitRequest = fitting(settings, model);
-    const configOf = (runtime: unknown) => pickRunnableConfigKeys(runtime as Record<string, unknown>);
+    const configOf = (runtime: object) => pickRunnableConfigKeys(runtime);
     return createMiddleware({
       // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
       name: "SummarizationMiddleware",

@@ -111,9 +111,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     if (!run) entry.runs.set(signal, (run = { inFlight: 0 }));
     run.inFlight++;
     const settle = () => {
-      run.inFlight--;
       // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
-      if (run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
+      if (--run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
       if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(thread);
       for (const wake of entry.waiters.splice(0)) wake();
     };
