@@ -100,9 +100,8 @@ export async function reportRepairs(
   const seen = reported.get(reporter) ?? new Set<string>();
   reported.set(reporter, seen);
   const counted = repairs.filter((repair) => {
-    const { action, toolCallId } = repair;
-    if (setup && request && action === "synthesized_result" && repair.problem !== "trailing_open_exchange")
-      return false;
+    const { action, toolCallId, problem } = repair;
+    if (setup && request && action === "synthesized_result" && problem !== "trailing_open_exchange") return false;
     if (request || (setup && toolCallId !== undefined)) {
       const key = `${context.threadId ?? ""}\u0000${action}\u0000${toolCallId ?? ""}`;
       const nth = (inList.get(key) ?? 0) + 1;

@@ -79,9 +79,8 @@ export const REQUEST_REPAIR_OPTIONS = {
 export const withRequestRepair = boundary("withRequestRepair", <M>(model: M, options: RequestRepairOptions = {}): M => {
   const given = readOptions<RequestRepairOptions>(options, "withRequestRepair", REQUEST_REPAIR_OPTIONS);
   if (model != null && RunnableBinding.isRunnableBinding(model)) {
-    const { bound, config, kwargs, configFactories } = model as RunnableBinding<unknown, unknown>;
-    const rebound = { bound: withRequestRepair(bound, given), config, kwargs, configFactories };
-    return new RunnableBinding(rebound as never) as unknown as M;
+    const { bound, config, kwargs, configFactories } = model;
+    return new RunnableBinding({ bound: withRequestRepair(bound, given), config, kwargs, configFactories }) as M;
   }
   const m = model as Dict | null;
   if (typeof m?._generate !== "function" || typeof m._modelType !== "function")

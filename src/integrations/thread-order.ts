@@ -54,17 +54,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * would carry over into the variant bits.
  */
 export function idRightAfter(parent: string) {
-  if (!UUID.test(parent)) return undefined;
+  if (!UUID.test(parent)) return;
   const low = BigInt(`0x${parent.slice(19).replace("-", "")}`);
   const next = low + 1n + BigInt(Math.floor(Math.random() * 2 ** 32));
-  if (next >> 62n !== low >> 62n) return undefined;
+  if (next >> 62n !== low >> 62n) return;
   const tail = next.toString(16).padStart(16, "0");
   return `${parent.slice(0, 18).toLowerCase()}-${tail.slice(0, 4)}-${tail.slice(4)}`;
 }
 
 /** When a uuid6 was made, in Unix milliseconds (100-ns intervals from 1582-10-15); undefined for another id. */
 function createdAt(id: string) {
-  if (!UUID.test(id) || id[14] !== "6") return undefined;
+  if (!UUID.test(id) || id[14] !== "6") return;
   const hex = id.replace(/-/g, "");
   const intervals = BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
