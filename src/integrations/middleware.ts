@@ -86,12 +86,12 @@ export const toolCallRepairMiddleware = boundary(
                 : request.messages;
               const fixed = messages === request.messages ? request : { ...request, messages };
               return recoverRejections
-                ? (callWithRejectionRecovery(
+                ? callWithRejectionRecovery(
                     fixed,
                     handler,
                     { ...forRequest.recovery(repairer), onRepair: given.onRepair },
                     (rejection) => forRequest.learn(rejection, repairer),
-                  ) as ReturnType<typeof handler>)
+                  )
                 : handler(fixed);
             }
           : undefined,

@@ -107,7 +107,7 @@ export const toolCallRepairKit = boundary(
       model: (llm) => withRequestRepair(llm, only(all, REQUEST_REPAIR_OPTIONS)),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
       preModelHook: toolCallRepairHook({ ...only(all, SURFACE_OPTIONS), persist: true, shapeRequests: false }),
-      node: toolCallRepairNode(only(all, NODE_OPTIONS)) as ToolCallRepairNodeFunction,
+      node: toolCallRepairNode(only(all, NODE_OPTIONS)),
       // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume)
       // and `toolsInRequest` (it shapes no request).
       checkpointer: (saver) => withToolCallRepair(saver, only(all, CHECKPOINTER_OPTIONS)),
