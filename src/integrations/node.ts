@@ -51,13 +51,7 @@ export const toolCallRepairNode = boundary(
       NODE_OPTIONS,
     );
     // What is persisted is structural only; `onRepair` is left to reportRepairs (each repair reaches it once).
-    const step = persistingStep(
-      repairersOf(given).structural(),
-      messagesKey,
-      given,
-      "node",
-      NO_UPDATE as ToolCallRepairNodeUpdate<K>,
-    );
+    const step = persistingStep(repairersOf(given).structural(), messagesKey, given, "node", NO_UPDATE);
     // Not async: the clean path returns the shared constant without allocating a promise. A state or history the
     // node cannot read goes on unchanged (reported through onError): never fail the run.
     return (state, config) => step(state, config, config);

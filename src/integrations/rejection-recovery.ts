@@ -79,7 +79,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
     // A structured result: createAgent writes `[...state.messages, ...response.messages]`, the marker drops
     // everything before it.
     if (isDict(response) && "structuredResponse" in response && Array.isArray(response.messages))
-      return { ...response, messages: [...replaceAllMessages(fixed.messages), ...response.messages] } as Response;
+      return { ...response, messages: [...replaceAllMessages(fixed.messages), ...response.messages] };
     return response;
   }
 }
