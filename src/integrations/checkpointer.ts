@@ -277,7 +277,7 @@ export const withToolCallRepair = boundary(
       // A thread's reads and writes in order: no write of an aborted run buries a newer turn (thread-order.ts).
       ...orderedSaverMethods(checkpointer, wrapper),
       // Versions two branches of one thread never share (PostgresSaver keeps one blob per version).
-      getNextVersion: (current: ChannelVersions[string] | undefined) => nextBranchVersion(checkpointer, current),
+      getNextVersion: (current?: ChannelVersions[string]) => nextBranchVersion(checkpointer, current),
       // For a node's own read of pending writes (run-salvage.ts): the saver itself, without the wrapper's bookkeeping.
       [WRAPPED_SAVER]: checkpointer,
     };

@@ -14,7 +14,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary } from "../errors";
-import type { Dict } from "../values";
 import { applyMessagesUpdate, replaceAllMessages } from "./state-update";
 
 /** What a preModelHook may return: `messages`, `llmInputMessages`, and any other state keys. */
@@ -84,7 +83,7 @@ export const composePreModelHooks = boundary(
       let rewritten = false;
       let modelInput: BaseMessage[] | undefined;
       let stale = false;
-      const rest: Dict = {};
+      const rest = {};
       for (const hook of hooks) {
         const input = { ...state, messages, ...(modelInput && { llmInputMessages: modelInput }) };
         const update = ((await hook(input, config)) ?? {}) as PreModelHookUpdate;

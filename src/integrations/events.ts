@@ -71,7 +71,7 @@ let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | un
  */
 export async function reportRepairs(
   repairs: readonly ToolCallRepair[],
-  options: RepairReporting & { provider?: Provider } = {},
+  options: RepairReporting & { provider?: Provider },
   // Where: the surface, the provider the repairs were made for (a surface's own option), the run's config (else LangChain's async context),
   // what they were made for and, for a model call, its run.
   {

@@ -96,7 +96,7 @@ export const toolCallRepairHook = boundary(
       });
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
       const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
-      return stored ? { messages: stored, llmInputMessages } : { llmInputMessages };
+      return { ...(stored && { messages: stored }), llmInputMessages };
     };
 
     // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the

@@ -157,7 +157,7 @@ export function withRunSalvage(
       const calls = new Map<string, { key: string; asked: string }>();
       for (const { m, call, id } of openCalls(messages, open))
         calls.set(id, {
-          key: `${String(thread_id)}\u0000${namespace}\u0000${String(m.id)}\u0000${id}`,
+          key: `${String(thread_id)}\u0000${namespace}\u0000${m.id}\u0000${id}`,
           asked: callKey(call.name, call.args),
         });
       let walked = walkedBySaver.get(saver);
