@@ -92,7 +92,7 @@ export const composePreModelHooks = boundary(
         if (rewrite !== undefined) {
           messages = applyMessagesUpdate(messages, rewrite);
           rewritten = true;
-          stale = modelInput !== undefined;
+          stale = !!modelInput;
         }
         if (llmInputMessages !== undefined) {
           modelInput = llmInputMessages;

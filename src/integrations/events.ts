@@ -15,9 +15,6 @@ import type { Repairer } from "../engine";
 /** Name of the custom event (and of the run that carries it outside a node); its payload is the repair. */
 export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
 
-/** Name of the custom event sent when a surface could not repair (it then passes the history on unchanged). */
-const TOOL_CALL_REPAIR_ERROR_EVENT = "tool_call_repair_error";
-
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 /** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
@@ -82,7 +79,7 @@ export async function reportRepairs(
     run,
   }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
 ) {
-  if (repairs.length === 0) return;
+  if (!repairs.length) return;
   const { onRepair } = options;
   const ensured = ensureConfig(config);
   // Where: the thread and the checkpoint namespace of its graph (a checkpointer is handed the graph's own; a graph
@@ -192,7 +189,8 @@ export async function orFallback<T>(
     } catch {
       // the report of a failure must not fail either
     }
-    await dispatchInRun(TOOL_CALL_REPAIR_ERROR_EVENT, { message: errorText(error) }, config);
+    // The custom event sent when a surface could not repair (it then passes the history on unchanged).
+    await dispatchInRun("tool_call_repair_error", { message: errorText(error) }, config);
     return fallback;
   }
 }
@@ -233,7 +231,7 @@ async function dispatchEvents(name: string, payloads: readonly unknown[], config
     const ensured = ensureConfig(config);
     const manager = await getCallbackManagerForConfig(ensured);
     if (!manager?.handlers.length) return;
-    const inRun = manager.getParentRunId() !== undefined;
+    const inRun = !!manager.getParentRunId();
     if (!inRun && !ownRun) return;
     const chain = inRun
       ? undefined

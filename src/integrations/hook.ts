@@ -65,7 +65,7 @@ export const toolCallRepairHook = boundary(
   "toolCallRepairHook",
   (options: ToolCallRepairHookOptions = {}): ToolCallRepairHookFunction => {
     const {
-      persist = false,
+      persist,
       shapeRequests = true,
       model,
       ...given

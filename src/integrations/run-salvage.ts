@@ -104,7 +104,7 @@ export async function persistedRepair(
   const salvaged = await withRunSalvage(messages, config, messagesKey, reporting, repairer);
   const structural = repairer.repair(salvaged.messages);
   const repairs = [...salvaged.repairs, ...structural.repairs];
-  if (repairs.length === 0) return;
+  if (!repairs.length) return;
   await reportRepairs(repairs, reporting, { surface, config: reportIn });
   return replaceAllMessages(structural.messages);
 }
