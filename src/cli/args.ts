@@ -33,7 +33,16 @@ const FLAGS = {
     "store together; every thread is in exactly one shard (a hash of its id)",
   concurrency: "N threads read and repaired at a time (default 4)",
   json: " one JSON line per thread instead of the summary",
+  verbose: " the provider rules (ids) behind each thread that is fine with the middleware",
   apply: " repair: write the fixes (default: dry run)",
+};
+
+/** ` (did you mean X?)` when `name` is a typo of one of `names`. */
+const didYouMean = (name: string | undefined, names: readonly string[], prefix = "") => {
+  // A typo, or the same letters in another order (scna).
+  const sorted = (text: string) => [...text].sort().join("");
+  const near = name && (nearestName(name, names) ?? names.find((n) => sorted(n) === sorted(name)));
+  return near ? ` (did you mean ${prefix}${near}?)` : "";
 };
 
 /** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
@@ -63,8 +72,12 @@ Options:
 ${lines.slice(4).join("\n")}
   -h, --help, --version
 
-Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or skipped repairs, or a
-repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
+Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
+never stored), or broken (repair fixes it).
+
+Exit codes: 0 nothing broken; 1 broken threads found (scan, dry run), failed or skipped repairs, or a
+repair stopped at --limit (run again); 2 usage or connection error (also: no command); 130 stopped by
+Ctrl-C (run again).
 `;
 
 /** Throws the usage error `message` unless `ok`. */
@@ -111,17 +124,21 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
     const { message } = error as Error;
     const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
-    const near = unknown && nearestName(unknown.replace(/^-+/, ""), Object.keys(OPTIONS));
-    throw new UsageError(unknown ? `unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ""}` : message);
+    throw new UsageError(
+      unknown
+        ? `unknown option ${unknown}${didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--")}`
+        : message,
+    );
   }
   const {
     values,
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
+  const commands = ["scan", "repair"];
   check(
-    command === "scan" || command === "repair",
-    `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
+    commands.includes(command),
+    `${command === undefined ? "no command" : `unknown command "${command}"${didYouMean(command, commands)}`}: use scan or repair`,
   );
   check(!rest.length, "unexpected argument after the command");
   check(!v.apply || command === "repair", "--apply belongs to repair");
@@ -153,7 +170,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const provider = v.provider as Provider | undefined;
   check(
     provider === undefined || PROVIDERS.includes(provider),
-    `--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}`,
+    `--provider: "${provider}" is not one of ${PROVIDERS.join(", ")}${didYouMean(provider, PROVIDERS)}`,
   );
   const messagesKey = v["messages-key"] ?? "messages";
   check(messagesKey, "--messages-key: empty key");
@@ -174,6 +191,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     provider,
     messagesKey,
     json: !!v.json,
+    verbose: !!v.verbose,
     apply: !!v.apply,
     since: v.since === undefined ? undefined : parseSince(v.since, now),
     limit: positiveInteger("limit", v.limit),

@@ -20,12 +20,14 @@ const kindsOf = (problems: ToolCallProblem[], counts = new Map<string, number>()
 
 /** What the middleware must still do per request: a plain agent of that provider is refused without it. */
 const SHAPED_BY = "toolCallRepairMiddleware / toolCallRepairHook";
+const requestsTo = (provider?: Provider) =>
+  provider === "strict" ? "requests to some providers" : `${provider} requests`;
 
 /**
  * The lines printed for one thread (text mode): a repair's fix or why there is none, a scan's unreadable thread;
  * none for threads with nothing to say.
  */
-export function renderThread(r: ThreadReport | ThreadRepairReport) {
+export function renderThread(r: ThreadReport | ThreadRepairReport, verbose = false) {
   const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
   const { status } = r;
   if (status !== "would_repair" && status !== "repaired") {
@@ -41,7 +43,8 @@ export function renderThread(r: ThreadReport | ThreadRepairReport) {
   ];
   if (r.reshape.length)
     lines.push(
-      `  ${r.provider} requests still need ${SHAPED_BY} (request shaping, never stored): ${counted(kindsOf(r.reshape))}`,
+      `  then fine with the middleware: ${requestsTo(r.provider)} need ${SHAPED_BY} (request shaping, never stored)` +
+        (verbose ? `: ${counted(kindsOf(r.reshape))}` : ""),
     );
   return lines;
 }
@@ -94,7 +97,8 @@ export class Tally {
     const found = "found" in report ? report.found : status;
     bump(this.counts, found);
     if (status !== found) bump(this.counts, status);
-    for (const p of report.problems) bump(this.kinds, p.kind);
+    // The problems that break a thread; request shaping is said per provider below.
+    if (found === "broken") for (const p of report.problems) bump(this.kinds, p.kind);
     if (!provider) return;
     bump(this.judged, `${provider} (${PROVIDER_FROM[report.providerFrom ?? "default"]})`);
     // A scan's thread that is not broken has problems of request shaping only.
@@ -115,7 +119,7 @@ const PROVIDER_FROM = { option: "--provider", thread: "read from the thread", de
 const FOUND_LINES = {
   clean: "clean",
   broken: "broken (repair fixes these)",
-  reshape: "need request shaping only (per request, never stored)",
+  reshape: "fine with the middleware (nothing to repair; its shaping of each request is needed)",
   open: "end on calls a resume may still run (left alone)",
   no_messages: "no message list",
   unreadable: "unreadable (skipped)",
@@ -130,7 +134,13 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  { label, stopped, repair, next }: { label: string; stopped?: string; repair: boolean; next: boolean },
+  {
+    label,
+    stopped,
+    repair,
+    next,
+    verbose = false,
+  }: { label: string; stopped?: string; repair: boolean; next: boolean; verbose?: boolean },
 ) {
   const lines = [`${label}: ${many(tally.threads, "thread")} read`];
   if (stopped) lines.push(`Stopped early: ${stopped}`);
@@ -148,8 +158,8 @@ export function renderSummary(
   if (tally.kinds.size) lines.push(`Problems${repair ? " found" : ""}: ${counted(tally.kinds)}`);
   for (const [provider, [threads, kinds]] of tally.reshape)
     lines.push(
-      `${many(threads, "thread")} need${threads === 1 ? "s" : ""} ${SHAPED_BY} for ${provider} requests ` +
-        `(request shaping, never stored; a plain agent is refused): ${counted(kinds)}`,
+      `${many(threads, "thread")} ${threads === 1 ? "is" : "are"} fine with ${SHAPED_BY}, which shapes ` +
+        `${requestsTo(provider)}; a plain agent's are refused${verbose ? `: ${counted(kinds)}` : " (--verbose names the rules)"}`,
     );
   if (tally.judged.size)
     lines.push(`Judged for: ${[...tally.judged].map(([judged, n]) => `${judged} ${num(n)}`).join(", ")}`);

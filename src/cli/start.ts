@@ -1,5 +1,5 @@
 /**
- * The bin's first step: `--help` and `--version` answer without loading anything, and a missing peer package is
+ * The bin's first step: `--help` (and no arguments) and `--version` answer without loading anything, and a missing peer package is
  * named with the command that installs it (the command itself needs `@langchain/core` and
  * `@langchain/langgraph-checkpoint`, and a store's saver package, all optional peers of this package).
  */
@@ -20,7 +20,9 @@ export async function startCli<IO extends { stdout: ProgressStream; stderr: Prog
   io: IO,
   load: () => Promise<{ runCli(argv: string[], io: IO): Promise<number> }>,
 ) {
-  if (argv.includes("-h") || argv.includes("--help")) return (io.stdout.write(HELP), 0);
+  // No arguments: the help, as a usage error (exit 2); asked for: exit 0.
+  if (!argv.length || argv.includes("-h") || argv.includes("--help"))
+    return (io.stdout.write(HELP), argv.length ? 0 : 2);
   if (argv.includes("--version")) return (io.stdout.write(`${version}\n`), 0);
   let main: Awaited<ReturnType<typeof load>>;
   try {

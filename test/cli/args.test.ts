@@ -119,6 +119,24 @@ describe("parseCliArgs", () => {
     expect(stderr.split("\n")[0]).toBe("langgraph-tool-repair: unknown option --aply (did you mean --apply?)");
   });
 
+  it("a misspelled command or --provider value names the nearest one", () => {
+    expect(usage("scna", "--sqlite", "a.db")).toThrow(
+      /^unknown command "scna" \(did you mean scan\?\): use scan or repair$/,
+    );
+    expect(usage("repiar", "--sqlite", "a.db")).toThrow(/^unknown command "repiar" \(did you mean repair\?\)/);
+    expect(usage("fix", "--sqlite", "a.db")).toThrow(/^unknown command "fix": use scan or repair$/);
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "bedrok")).toThrow(
+      /^--provider: "bedrok" is not one of openai, .*, strict \(did you mean bedrock\?\)$/,
+    );
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "antropic")).toThrow(/\(did you mean anthropic\?\)$/);
+    expect(usage("scan", "--sqlite", "a.db", "--provider", "gpt")).toThrow(/strict$/);
+  });
+
+  it("reads --verbose", () => {
+    expect(parse("scan", "--sqlite", "a.db", "--verbose").verbose).toBe(true);
+    expect(parse("scan", "--sqlite", "a.db").verbose).toBe(false);
+  });
+
   it("--shard I/N: shard I of N", () => {
     const args = parse("scan", "--sqlite", "a.db", "--shard", "2/4");
     expect(args.shard).toEqual({ index: 2, count: 4 });

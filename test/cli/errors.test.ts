@@ -76,6 +76,27 @@ describe("usage and setup errors exit with 2 and say why", () => {
     reader.close();
   });
 
+  it("a directory given to --sqlite, and a --messages-key no thread has, are usage errors (one line, exit 2)", async (context) => {
+    const dir = tempDir();
+    expect(await runCliHere(["scan", "--sqlite", dir])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `langgraph-tool-repair: --sqlite: a directory, not a SQLite file: ${dir}\n`,
+    });
+    const store = await openTestStore("SqliteSaver", context);
+    const model = await startSeedModel("openai");
+    cleanups.push(() => model.stub.close());
+    await seedThreads(store.saver, model, { brokenSend: 1, clean: 2 });
+    for (const command of ["scan", "repair"])
+      expect(await runCliHere([command, "--sqlite", store.file!, "--messages-key", "msgs"])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "langgraph-tool-repair: --messages-key msgs: no thread holds it (3 read)\n",
+      });
+    // The right key: the broken thread is found.
+    expect((await runCliHere(["scan", "--sqlite", store.file!, "--messages-key", "messages"])).code).toBe(1);
+  });
+
   it("a saver package that is not installed is named with the command that installs it", async () => {
     const missing: CliIO["importModule"] = async (specifier) => {
       throw Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/x.js`), {

@@ -4,9 +4,10 @@
  * PostgresSaver schema, seeded by real agent runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { storedProblems } from "../../src/threads/repair-thread";
 import { runCliHere } from "./support/run-cli";
 import { POSTGRES_URL, postgresSaverOrSkip } from "../support/services";
-import { seedThreads, startSeedModel, type SeedModel } from "../threads/support/seed";
+import { seedThreads, startSeedModel, storedMessages, type SeedModel } from "../threads/support/seed";
 import { openTestStore } from "../threads/support/stores";
 
 const cleanups: (() => unknown)[] = [];
@@ -84,11 +85,22 @@ describe("--thread", () => {
   it("names a thread id the store has no checkpoint for (a typo would otherwise read as a clean store)", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1 });
-    const run = await runCliHere(["scan", "--sqlite", store.file!, "--thread", seeded.broken[0], "--thread", "nosuch"]);
-    expect(run.stderr).toContain("--thread: no checkpoint in");
-    expect(run.stderr).toContain('for "nosuch"');
-    expect(run.stderr).not.toContain(JSON.stringify(seeded.broken[0]));
-    expect(run.code).toBe(1);
+    for (const argv of [["scan"], ["repair", "--apply"]]) {
+      const run = await runCliHere([
+        ...argv,
+        "--sqlite",
+        store.file!,
+        "--thread",
+        seeded.broken[0],
+        "--thread",
+        "nosuch",
+      ]);
+      expect(run.stderr).toMatch(/^langgraph-tool-repair: --thread: no checkpoint in SQLite .* for "nosuch"\n$/);
+      expect(run.stdout).toBe(""); // nothing read, nothing written
+      expect(run.code).toBe(2);
+    }
+    // Still broken: --apply wrote nothing.
+    expect(storedProblems(await storedMessages(store.saver, seeded.broken[0]), "openai")).not.toEqual([]);
   });
 
   it("says nothing of a thread a --limit left unread", async (context) => {

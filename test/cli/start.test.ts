@@ -35,6 +35,13 @@ describe("startCli", () => {
     expect(loaded).toBe(false);
   });
 
+  it("with no arguments prints the help, exit 2 (no command given), without loading the command", async () => {
+    const { out, io } = capture();
+    expect(await startCli([], io, async () => Promise.reject(notFound("@langchain/core")))).toBe(2);
+    expect(out).toEqual({ stdout: HELP, stderr: "" });
+    expect(HELP).toMatch(/clean, fine with the middleware .*, or broken/s);
+  });
+
   it("names a missing peer and the install line, exit 2", async () => {
     const { out, io } = capture();
     const code = await startCli(["scan", "--sqlite", "x.db"], io, async () => {
