@@ -33,15 +33,13 @@ const FLAGS = {
     "store together; every thread is in exactly one shard (a hash of its id)",
   concurrency: "N threads read and repaired at a time (default 4)",
   json: " one JSON line per thread instead of the summary",
-  verbose: " the provider rules (ids) behind each thread that is fine with the middleware",
+  verbose: " name the rules of threads fine with the middleware",
   apply: " repair: write the fixes (default: dry run)",
 };
 
 /** ` (did you mean X?)` when `name` is a typo of one of `names`. */
-const didYouMean = (name: string | undefined, names: readonly string[], prefix = "") => {
-  // A typo, or the same letters in another order (scna).
-  const sorted = (text: string) => [...text].sort().join("");
-  const near = name && (nearestName(name, names) ?? names.find((n) => sorted(n) === sorted(name)));
+const didYouMean = (name = "", names: readonly string[], prefix = "") => {
+  const near = nearestName(name, names);
   return near ? ` (did you mean ${prefix}${near}?)` : "";
 };
 
@@ -72,12 +70,8 @@ Options:
 ${lines.slice(4).join("\n")}
   -h, --help, --version
 
-Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
-never stored), or broken (repair fixes it).
-
-Exit codes: 0 nothing broken; 1 broken threads found (scan, dry run), failed or skipped repairs, or a
-repair stopped at --limit (run again); 2 usage or connection error (also: no command); 130 stopped by
-Ctrl-C (run again).
+Exit codes: 0 nothing broken, 1 broken threads found (scan, dry run), failed or skipped repairs, or a
+repair stopped at --limit (run again), 2 usage or connection error, 130 stopped by Ctrl-C (run again).
 `;
 
 /** Throws the usage error `message` unless `ok`. */
@@ -109,7 +103,7 @@ function positiveInteger(name: string, text: string | undefined, max = Number.MA
 }
 
 /** `MODULE[:EXPORT]`: the export is the part after the last colon when it is an identifier (not `C:\\`). */
-export function parseSaverSpec(spec: string): { module: string; exportName?: string } {
+export function parseSaverSpec(spec: string) {
   const at = spec.lastIndexOf(":");
   const exportName = spec.slice(at + 1);
   return at > 1 && /^[A-Za-z_$][\w$]*$/.test(exportName) ? { module: spec.slice(0, at), exportName } : { module: spec };
@@ -124,21 +118,17 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
     const { message } = error as Error;
     const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
-    throw new UsageError(
-      unknown
-        ? `unknown option ${unknown}${didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--")}`
-        : message,
-    );
+    const near = unknown && didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--");
+    throw new UsageError(unknown ? `unknown option ${unknown}${near}` : message);
   }
   const {
     values,
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
-  const commands = ["scan", "repair"];
   check(
-    commands.includes(command),
-    `${command === undefined ? "no command" : `unknown command "${command}"${didYouMean(command, commands)}`}: use scan or repair`,
+    command === "scan" || command === "repair",
+    `${command === undefined ? "no command" : `unknown command "${command}"`}: use scan or repair`,
   );
   check(!rest.length, "unexpected argument after the command");
   check(!v.apply || command === "repair", "--apply belongs to repair");

@@ -68,8 +68,8 @@ export async function openStore(
   const sqlite = store.kind === "sqlite";
   const path = sqlite ? resolve(cwd, store.file) : store.url;
   // Opening a missing file would create an empty database, and the saver would create its tables in it.
-  const found = sqlite ? statSync(path, { throwIfNoEntry: false }) : undefined;
-  if (sqlite && !found?.isFile())
+  const found = sqlite && statSync(path, { throwIfNoEntry: false });
+  if (found !== false && !found?.isFile())
     throw new UsageError(`--sqlite: ${found ? "a directory, not a SQLite file" : "no such file"}: ${store.file}`);
   const name = sqlite ? "SqliteSaver" : "PostgresSaver";
   const Saver = (await load(`@langchain/langgraph-checkpoint-${store.kind}`, `--${store.kind}`))[name] as {

@@ -24,9 +24,8 @@ export interface CliIO {
 export async function runCli(argv: string[], io: CliIO) {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
-  const redacted = (stream: ProgressStream) => ({ write: (text: string) => stream.write(redact(text)) });
-  const out = redacted(io.stdout);
-  const err = redacted(io.stderr);
+  const out = { write: (text: string) => io.stdout.write(redact(text)) };
+  const err = { write: (text: string) => io.stderr.write(redact(text)) };
   const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), 2);
   let args: CliArgs;
   try {
@@ -43,12 +42,11 @@ export async function runCli(argv: string[], io: CliIO) {
   const { saver, label } = opened;
   try {
     // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
-    const missing: string[] = [];
+    const missing = [];
     for (const thread of selection.threads ?? [])
       if ((await threadSourceFor(saver, { threads: [thread] }).next()).done) missing.push(JSON.stringify(thread));
-    if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
+    if (missing.length) return fail(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
     const options = { ...selection, signal: io.signal };
-    const { limit, messagesKey } = selection;
     const repair = command === "repair";
     const progress = progressLine(io.stderr);
     const tally = new Tally();
@@ -61,26 +59,18 @@ export async function runCli(argv: string[], io: CliIO) {
     progress.finish();
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
-    if (tally.threads > 0 && tally.count("no_messages") === tally.threads)
-      throw new UsageError(`--messages-key ${messagesKey}: no thread holds it (${num(tally.threads)} read)`);
+    if (tally.threads && tally.count("no_messages") === tally.threads)
+      return fail(`--messages-key ${selection.messagesKey}: no thread holds it (${num(tally.threads)} read)`);
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
-    const limited = limit !== undefined && (repair ? tally.count("broken") : tally.threads) >= limit;
+    const limited = selection.limit && (repair ? tally.count("broken") : tally.threads) >= selection.limit;
     const next = repair ? !apply && tally.count("would_repair") > 0 : tally.count("broken") > 0;
-    if (!json)
-      out.write(
-        `${renderSummary(tally, {
-          label,
-          repair,
-          verbose,
-          stopped: interrupted
-            ? "Ctrl-C; run the same command again to go on"
-            : limited
-              ? `--limit ${limit} reached; run again for the rest`
-              : undefined,
-          next,
-        }).join("\n")}\n`,
-      );
+    const stopped = interrupted
+      ? "Ctrl-C; run the same command again to go on"
+      : limited
+        ? `--limit ${selection.limit} reached; run again for the rest`
+        : undefined;
+    if (!json) out.write(`${renderSummary(tally, { label, repair, stopped, next }, verbose).join("\n")}\n`);
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")

@@ -134,13 +134,8 @@ const OUTCOME_LINES = {
 
 export function renderSummary(
   tally: Tally,
-  {
-    label,
-    stopped,
-    repair,
-    next,
-    verbose = false,
-  }: { label: string; stopped?: string; repair: boolean; next: boolean; verbose?: boolean },
+  { label, stopped, repair, next }: { label: string; stopped?: string; repair: boolean; next: boolean },
+  verbose = false,
 ) {
   const lines = [`${label}: ${many(tally.threads, "thread")} read`];
   if (stopped) lines.push(`Stopped early: ${stopped}`);

@@ -29,7 +29,7 @@ export async function startCli<IO extends { stdout: ProgressStream; stderr: Prog
     main = await load();
   } catch (error) {
     const missing = missingPackage(error);
-    if (missing === undefined) throw error;
+    if (!missing) throw error;
     io.stderr.write(
       `langgraph-tool-repair: cannot load ${missing}. The command needs @langchain/core and ` +
         "@langchain/langgraph-checkpoint installed beside it: npm install @langchain/core @langchain/langgraph-checkpoint\n",

@@ -45,7 +45,7 @@ export async function* mapConcurrently<T, R>(
     }
   };
   try {
-    for (await fill(); window.length > 0; await fill()) {
+    for (await fill(); window.length; await fill()) {
       const result = await window.shift()!;
       if (result !== undefined) yield result;
     }

@@ -64,7 +64,7 @@ function assistantCalls(kwargs: Loose, seen: Set<string>) {
   const { invalid_tool_calls: invalid, response_metadata: meta, additional_kwargs: extra, content } = kwargs;
   const calls = kwargs.tool_calls ?? [];
   if (
-    (invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) ||
+    (invalid !== undefined && !(Array.isArray(invalid) && !invalid.length)) ||
     (meta !== undefined && (!isPlainValue(meta) || meta.output !== undefined)) ||
     !onlyKeys(extra, ["tool_calls"]) ||
     !Array.isArray(calls)
@@ -93,12 +93,12 @@ function assistantCalls(kwargs: Loose, seen: Set<string>) {
     !(
       Array.isArray(raw) &&
       raw.length === ids.length &&
-      ids.length > 0 &&
+      ids.length &&
       raw.every((r, i) => isPlainValue(r) && r.id === ids[i])
     )
   )
     return;
-  if (typeof content !== "string" || (isBlankText(content) && (content !== "" || ids.length === 0))) return;
+  if (typeof content !== "string" || (isBlankText(content) && (content !== "" || !ids.length))) return;
   return ids;
 }
 
@@ -120,7 +120,7 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
     const kind = messageClass(message);
     const kwargs = (message as Loose | undefined)?.kwargs as Loose;
     if (kind === "AIMessage") {
-      const ids = last === "none" || last === "ai" || waiting.size > 0 ? undefined : assistantCalls(kwargs, seen);
+      const ids = last === "none" || last === "ai" || waiting.size ? undefined : assistantCalls(kwargs, seen);
       if (!ids || (oneCallPerStep && ids.length > 1)) return;
       callsThisTurn ||= ids.length > 0;
       waiting = new Set(ids);
@@ -128,7 +128,7 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
       continue;
     }
     if (kind === "HumanMessage") {
-      if (last === "human" || last === "tool" || waiting.size > 0) return;
+      if (last === "human" || last === "tool" || waiting.size) return;
       last = "human";
       callsThisTurn = false;
     } else if (kind === "ToolMessage") {
@@ -141,7 +141,7 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
     if (typeof content !== "string" || isBlankText(content) || !onlyKeys(kwargs.additional_kwargs)) return;
   }
   // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
-  return waiting.size === 0 && !(signedCalls && callsThisTurn) ? value.length : undefined;
+  return !waiting.size && !(signedCalls && callsThisTurn) ? value.length : undefined;
 }
 
 /** A thread's latest checkpoint as stored (see source.ts): its messages still serialized. */

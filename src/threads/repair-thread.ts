@@ -123,10 +123,10 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     if (!isAssistant(m)) continue;
     const missing = toolCallIdsOf(m).filter((c) => salvage.has(c) && !answered.has(c) && !syntheticAt.has(c));
     const at = i;
-    if (missing.length > 0) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
+    if (missing.length) while (i + 1 < messages.length && isToolResult(messages[i + 1])) out.push(messages[++i]);
     for (const c of missing) putBack(c, at);
   }
-  return { messages: repairs.length > 0 ? out : messages, salvaged: repairs.map((r) => r.toolCallId!), repairs };
+  return { messages: repairs.length ? out : messages, salvaged: repairs.map((r) => r.toolCallId!), repairs };
 }
 
 // --- the stored repair ------------------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ export function createStoredRepairer(options: StoredRepairOptions = {}) {
         !tail.every((m, k) => fixed.messages.at(k - tail.length) === m)
       ) {
         const head = closing.repair(working.slice(0, last.index));
-        fixed = { messages: head.repairs.length === 0 ? working : [...head.messages, ...tail], repairs: head.repairs };
+        fixed = { messages: head.repairs.length ? [...head.messages, ...tail] : working, repairs: head.repairs };
       }
       return { messages: fixed.messages, repairs: [...put.repairs, ...fixed.repairs], salvaged: put.salvaged };
     },
@@ -327,7 +327,7 @@ export async function repairThread(
     messages,
     applied: false,
   };
-  if (dryRun || repairs.length === 0) return report;
+  if (dryRun || !repairs.length) return report;
   // Closing the calls hands the turn back to the model: written as the tool node, the graph's one ToolNode (in a
   // compiled StateGraph, or in the graph inside a createAgent agent). An open exchange left for a resume is written
   // as whichever node LangGraph picks (the last writer), so the tools still run.

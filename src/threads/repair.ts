@@ -112,7 +112,7 @@ export const repairThreads = boundary(
         // waiting for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top
         // would drop them.
         const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
-        if (pending.length > 0)
+        if (pending.length)
           return report({
             status: "skipped",
             reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
@@ -128,7 +128,7 @@ export const repairThreads = boundary(
         const { repairs, salvaged, messages: after } = repaired;
         const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
         const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
-        if (repairs.length === 0 || left)
+        if (!repairs.length || left)
           return report({
             ...fixed,
             status: "failed",

@@ -18,7 +18,7 @@ export function resultsInWrites(
   wanted: ReadonlySet<string>,
 ) {
   const found = new Map<string, ToolMessage>();
-  for (const [, written, value] of wanted.size > 0 ? (writes ?? []) : [])
+  for (const [, written, value] of wanted.size ? (writes ?? []) : [])
     for (const item of written === channel ? [value].flat() : []) {
       const id = isToolResult(item) && !isNoResult(item) ? resultIdOf(item) : undefined;
       if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item as ToolMessage);
@@ -44,13 +44,13 @@ export async function discardedResults(
   const found = new Map<string, ToolMessage>();
   const remaining = new Set(wanted);
   let current = latest;
-  for (let depth = 0; current && remaining.size > 0 && depth < 10_000; depth++) {
+  for (let depth = 0; current && remaining.size && depth < 10_000; depth++) {
     visit?.(current);
     for (const [id, result] of resultsInWrites(current.pendingWrites, messagesKey, remaining)) {
       found.set(id, result);
       remaining.delete(id);
     }
-    if (remaining.size === 0) break;
+    if (!remaining.size) break;
     current = current.parentConfig && (await saver.getTuple(current.parentConfig));
     const stored = current?.checkpoint?.channel_values?.[messagesKey];
     const there = new Set(Array.isArray(stored) ? stored.filter(isAssistant).flatMap(toolCallIdsOf) : []);

@@ -142,7 +142,7 @@ export const checkpointIdOf = (tuple: CheckpointTuple | undefined) => {
   return typeof id === "string" ? id : undefined;
 };
 
-const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadReport, "status">): ThreadReport => ({
+const report = (key: ThreadKey, fields: Partial<ThreadReport> & Pick<ThreadReport, "status">) => ({
   ...key,
   messageCount: 0,
   problems: [],
@@ -180,7 +180,7 @@ export function judgeThread(
     messageCount: messages.length,
     problems,
     structural,
-    status: structural > 0 ? "broken" : problems.length > 0 ? "reshape" : awaitsResume(messages) ? "open" : "clean",
+    status: structural ? "broken" : problems.length ? "reshape" : awaitsResume(messages) ? "open" : "clean",
   });
 }
 
@@ -206,7 +206,7 @@ async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, k
 
 /** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
 const olderThan = (ts: unknown, since: Date | undefined) =>
-  since !== undefined && typeof ts === "string" && Date.parse(ts) < since.getTime();
+  since && typeof ts === "string" && Date.parse(ts) < since.getTime();
 
 /**
  * One thread read and judged, with the tuple it was judged from (a thread the pre-check found clean is reported

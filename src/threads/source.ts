@@ -147,7 +147,7 @@ export async function* threadSourceFor(
       ].filter(Boolean);
       const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
       const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${checkpoints}
-${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
+${where.length ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
 ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
       const join = `FROM page p JOIN ${checkpoints} c USING (thread_id, checkpoint_ns, checkpoint_id)`;
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";
@@ -159,8 +159,7 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
     });
   // Pre-checked when the saver's serializer is the JSON one the pre-check reads (a subclass or another serializer
   // may decode the same bytes differently: those threads are all revived).
-  const precheck =
-    messagesKey !== undefined && jsonPlus !== undefined && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
+  const precheck = messagesKey && jsonPlus && Object.getPrototypeOf(saver.serde) === jsonPlus.prototype;
   // A list of ids: the pages of each thread in turn.
   for (const thread of selection.threads ?? [undefined])
     for (let rows = await page(undefined, thread); ; ) {

@@ -62,7 +62,7 @@ export async function writeFix(
   const expected = checkpointIdOf(latest)!;
   const step = typeof metadata?.step === "number" ? metadata.step : -1;
   const versions = Object.values(base.channel_versions ?? {});
-  const version = nextBranchVersion(saver, versions.length > 0 ? maxChannelVersion(...versions) : undefined);
+  const version = nextBranchVersion(saver, versions.length ? maxChannelVersion(...versions) : undefined);
   // Made before the check: a checkpoint a live run makes later sorts after it.
   const checkpoint = {
     v: base.v ?? 4,
