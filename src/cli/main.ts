@@ -59,7 +59,7 @@ export async function runCli(argv: string[], io: CliIO) {
     progress.finish();
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
-    if (tally.threads && tally.count("no_messages") === tally.threads)
+    if (!interrupted && tally.threads && tally.count("no_messages") === tally.threads)
       return fail(`--messages-key ${selection.messagesKey}: no thread holds it (${num(tally.threads)} read)`);
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
