@@ -165,8 +165,14 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   return { callsAt, ownerAt, trailing, inPlaceAt, placed, at, problems };
 }
 
-/** The same content, compared whole (a differing duplicate is real data and must not be dropped). */
-const sameContent = (a: BaseMessage, b: BaseMessage) => safeJson(a.content, Infinity) === safeJson(b.content, Infinity);
+/**
+ * The same content, compared whole (a differing duplicate is real data and must not be dropped). A string is
+ * compared as it is: serializing a large result twice per duplicate was most of a repair's time.
+ */
+const sameContent = (a: BaseMessage, b: BaseMessage) =>
+  typeof a.content === "string"
+    ? a.content === b.content
+    : safeJson(a.content, Infinity) === safeJson(b.content, Infinity);
 
 /**
  * The repair walk: emits each assistant message with its results, then whatever followed, in order. Each repair
