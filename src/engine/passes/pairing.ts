@@ -129,8 +129,13 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     let lastResult = index;
     for (const call of own) {
       const library = foreignPlaceholderOf(messages[call.result!] ?? {});
-      const detail = `tool call ${callNamed(call)} has only a placeholder ${library} wrote`;
-      if (library) call.foreign = add("orphan_call", index, detail, call);
+      if (library)
+        call.foreign = add(
+          "orphan_call",
+          index,
+          `tool call ${callNamed(call)} has only a placeholder ${library} wrote`,
+          call,
+        );
       if (call.result === undefined) {
         const last = index === trailing;
         call.problem = add(
