@@ -205,6 +205,12 @@ const STRUCTURAL = {
    * "gemini-3").
    */
   signedCalls: false,
+  /**
+   * A Responses reasoning item is sent only right before the item that followed it in its response, with its id
+   * (R7): where ChatOpenAI, with no output to re-send, rebuilds the items and sends that item without its id, the
+   * reasoning item does not go (the response-items pass).
+   */
+  reasoningFollowed: false,
 };
 
 /** The problems that leave a call without its result where the provider looks for it. */
@@ -297,6 +303,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   },
   "openai-responses": {
     maxIdLength: 64,
+    reasoningFollowed: true,
     chatMessageRoles: OPENAI_ROLES,
     anthropicBlocks: false,
     rules: {

@@ -83,6 +83,27 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
 export const withoutId = ({ id, ...rest }: Dict) => rest;
 
 /**
+ * Whether ChatOpenAI (@langchain/openai 1.5.8 `convertMessagesToResponsesInput`) sends the message's reasoning item
+ * (`additional_kwargs.reasoning`) right before an item without an id, so that R7 refuses it. That happens only
+ * with no output to re-send (a store that kept `additional_kwargs` and not `response_metadata.output`): it
+ * rebuilds the items from the message, the reasoning item first, then a `message` item for any `content` (even
+ * `""`, or only blocks it leaves out of that item, such as the reasoning summary) or refusal, with the message's
+ * id only when that is a `msg_` id (the id of the response's own message item is stored nowhere it reads; the
+ * message's id is the response's), then the calls with their `fc_` ids.
+ */
+export function reasoningUnfollowed(message: object) {
+  const { id, content, tool_calls, additional_kwargs } = message as Dict;
+  const kwargs = fieldsOf(additional_kwargs);
+  return (
+    typeof fieldsOf(kwargs.reasoning).id === "string" &&
+    !(typeof content === "string" || (content as [])?.length > 0 || kwargs.refusal
+      ? String(id).startsWith("msg_")
+      : fieldsOf(kwargs[OPENAI_ITEM_IDS_KEY])[fieldsOf((tool_calls as Dict[])?.[0]).id as string]) &&
+    !resentOutputOf(message)
+  );
+}
+
+/**
  * `kwargs` with the per-call maps (`__openai_function_call_ids__`, `__gemini_function_call_thought_signatures__`)
  * following renamed calls: the entry of an old id is copied to its new id (and kept only while a call still
  * has the old id). Returns a copy.

@@ -3,7 +3,7 @@
  * stub answers with a reasoning item and checks R5-R7 against the outputs it stored), the incidents of a real
  * thread on top (a replayed checkpoint, a call removed from a response). What the model is SENT is asserted.
  */
-import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { repairToolCalls } from "../../src/engine";
 import { openAIModel, startOpenAIStub, type RunningStub, type Script } from "../support/stubs";
@@ -146,4 +146,59 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
     await model.invoke(repaired.messages);
     expect(openai.rejections).toHaveLength(1);
   });
+  it(
+    "a store that kept additional_kwargs only (no response_metadata.output): ChatOpenAI sends the text's message " +
+      "item without its msg_ id, so the reasoning item is rejected (R7); repaired for the request, the reasoning " +
+      "item goes (reported) and the text, the call and its result are sent",
+    async () => {
+      const openai = await stub([
+        { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+      ]);
+      const model = reasoningModel(openai);
+      const question = new HumanMessage("weather?");
+      const reply = await model.invoke([question]);
+      const { output: _output, ...metadata } = reply.response_metadata;
+      const kept = new AIMessage({
+        id: reply.id,
+        content: reply.content,
+        tool_calls: reply.tool_calls,
+        additional_kwargs: reply.additional_kwargs,
+        response_metadata: metadata,
+      });
+      const callId = reply.tool_calls![0].id!;
+      const history: BaseMessage[] = [question, kept, new ToolMessage({ content: "sunny", tool_call_id: callId })];
+      const reasoningId = (reply.additional_kwargs.reasoning as Dict).id as string;
+
+      // Pinned (@langchain/openai 1.5.8): the message item goes without an id, right after the reasoning item. When
+      // this fails, the client sends the message item's id (or no longer sends the reasoning item there), and
+      // `reasoningUnfollowed` (src/messages/responses.ts) is to follow it.
+      const error = await rejectionOf(() => model.invoke(history));
+      expect(error.message).toContain(
+        `Item '${reasoningId}' of type 'reasoning' was provided without its required following item`,
+      );
+      const unrepaired = inputOf(openai.requests[openai.requests.length - 1]);
+      const reasoningAt = unrepaired.findIndex((item) => item.type === "reasoning");
+      expect(unrepaired[reasoningAt + 1]).toMatchObject({ type: "message", role: "assistant" });
+      expect(unrepaired[reasoningAt + 1]).not.toHaveProperty("id");
+      expect(outputOf(reply)[1].id).toMatch(/^msg_/);
+
+      // The stored thread is left as it is (structural level); the request goes without the reasoning item.
+      expect(repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages).toBe(history);
+      const repaired = repairToolCalls(history, { provider: "openai-responses" });
+      expect(repaired.repairs.map((r) => [r.problem, r.action, r.index])).toEqual([
+        ["duplicate_response_item", "rebuilt_message", 1],
+      ]);
+      expect(repaired.repairs[0].detail).toContain(`reasoning items ${reasoningId} removed`);
+      expect(repairToolCalls(repaired.messages, { provider: "openai-responses" }).messages).toBe(repaired.messages);
+      await model.invoke(repaired.messages);
+      expect(openai.rejections).toHaveLength(1);
+      const sent = inputOf(openai.requests[openai.requests.length - 1]);
+      expect(sent.filter((item) => item.type === "reasoning")).toEqual([]);
+      expect(JSON.stringify(sent)).toContain("let me check");
+      expect(sent.filter((item) => item.type === "function_call").map((item) => [item.call_id, item.id])).toEqual([
+        [callId, undefined],
+      ]);
+      expect(sent.find((item) => item.type === "function_call_output")?.output).toBe("sunny");
+    },
+  );
 });

@@ -7,18 +7,27 @@
  * copy's content); any other duplicate item is kept without its id (ids are optional on input); a reasoning
  * item whose following item lost its id goes too, and the items it preceded lose theirs (R6, R7).
  * Structural: other providers never send these items, so the fix is lossless everywhere and safe to store.
+ * For a Responses request only (`reasoningFollowed`): where a message has no output to re-send and ChatOpenAI would
+ * send its reasoning item before an item without an id (R7, `reasoningUnfollowed`: a store that kept
+ * `additional_kwargs` only), the reasoning item goes (reported) and its calls lose their `fc_` ids (R6 would ask
+ * for it), as `editOutput` does for a re-sent output. Text, calls and the reasoning summary in the content are
+ * untouched; the stored thread keeps all (another provider, or a store with the output, sends it whole).
+ * Limit: a message whose content holds no text (only the reasoning summary block, or `""`) also loses its reasoning
+ * item, though its first call could follow it if that content went (ChatOpenAI sends an empty `message` item).
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
-import { forEachResponseItemId } from "../../messages/responses";
-import { findEach, problem, rebuildingPass } from "../context";
+import { forEachResponseItemId, reasoningUnfollowed } from "../../messages/responses";
+import { type FindContext, findEach, problem, rebuildingPass } from "../context";
 
 /**
  * The assistant messages that repeat item ids, each with the ids it repeats (in its order) and the message without
- * them (built here: what the repair reports depends on the reasoning items that go).
+ * them (built here: what the repair reports depends on the reasoning items that go); for a Responses request also
+ * those whose reasoning item the adapter would send before an item without its id (`unfollowed`, see
+ * `reasoningUnfollowed`), without it (a message that repeats ids loses its reasoning item anyway).
  */
-function classifyItems(messages: readonly BaseMessage[]) {
+function classifyItems(messages: readonly BaseMessage[], ctx: FindContext) {
   const first = new Map<string, number>(); // each id: the message that carried it first
   return findEach(messages, (m, index) => {
     let ids: string[] | undefined;
@@ -27,6 +36,8 @@ function classifyItems(messages: readonly BaseMessage[]) {
         if (!first.has(id)) first.set(id, index);
         else (ids ??= []).push(id);
       });
+    const unfollowed = !ids && ctx.profile.reasoningFollowed && isAssistant(m) && reasoningUnfollowed(m);
+    if (unfollowed) return { index, ids: [], unfollowed, ...withoutItemIds(m as AIMessage, () => true) };
     if (!ids) return;
     // Only this message's own ids are collected apart: copying the ids seen before per repeat would be quadratic.
     const own = new Set<string>();
@@ -35,12 +46,15 @@ function classifyItems(messages: readonly BaseMessage[]) {
   });
 }
 
-const detail = (f: { ids: string[] }) => `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
+const detail = (f: { ids: string[]; unfollowed?: unknown }) =>
+  f.unfollowed
+    ? "ChatOpenAI would send a reasoning item before an item without its id"
+    : `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
 
 export const responseItemsPass = rebuildingPass({
   name: "response-items",
   structural: true,
-  clean() {
+  clean(walk) {
     const seen = new Set<string>();
     let repeated = false;
     const see = (id: string): void => {
@@ -52,13 +66,13 @@ export const responseItemsPass = rebuildingPass({
       ai(m) {
         repeated = false;
         forEachResponseItemId(m, see);
-        return !repeated;
+        return !repeated && !(walk.profile.reasoningFollowed && reasoningUnfollowed(m));
       },
     };
   },
   classify: classifyItems,
   find: (messages, ctx) =>
-    classifyItems(messages).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f))),
+    classifyItems(messages, ctx).map((f) => problem(ctx, "duplicate_response_item", f.index, detail(f))),
   issues: (f) => [
     [
       "duplicate_response_item",
