@@ -270,6 +270,28 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
         { numRuns: RUNS },
       );
     });
+
+    // KNOWN GAP (issue 31, not fixed): a v1 message (`outputVersion: "v1"` or LC_OUTPUT_VERSION=v1; @langchain/core's
+    // `castStandardMessageContent`) is sent from its content blocks even when the output is stored: the reasoning
+    // block keeps its `rs_` id, the text and the calls go without theirs, so R7 refuses every reasoning step.
+    // `it.fails`: this passes while the gap is there, and fails once the repair (or the client) sends it valid.
+    it.fails("KNOWN GAP: a v1 message with reasoning, repaired, passes R7 (it does not yet)", () => {
+      const output = [
+        { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "reasoning 1" }] },
+        { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: "{}", status: "completed" },
+      ];
+      const response = { id: "resp_1", object: "response", created_at: 0, model, status: "completed", output };
+      const stored = convertResponsesMessageToAIMessage({ ...response, usage: undefined } as never);
+      const v1 = new AIMessage({
+        ...stored,
+        content: stored.contentBlocks as never,
+        response_metadata: { ...stored.response_metadata, output_version: "v1" },
+      });
+      const history = [new HumanMessage("q"), v1, new ToolMessage({ content: "r", tool_call_id: "call_1" })];
+      const { messages } = repairToolCalls(history, { provider: "openai-responses" });
+      const input = convertMessagesToResponsesInput({ messages, zdrEnabled: false, model }) as unknown as Dict[];
+      expect(validateOpenAIResponsesInput(input, { storedOutputs: [output] })).toEqual([]);
+    });
   },
 );
 
