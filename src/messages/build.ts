@@ -310,7 +310,9 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
  */
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined) {
   const toolName = typeof result.name === "string" ? result.name : undefined;
-  const label = `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}; its tool call is no longer in this conversation.]`;
+  const label =
+    `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}` +
+    "; its tool call is no longer in this conversation.]";
   return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
 }
 
