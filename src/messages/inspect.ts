@@ -164,7 +164,7 @@ export function callIdsOf(message: unknown, servers: boolean) {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
-    if (ref.id && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
+    if (ref.id !== undefined && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
   });
   return [...ids];
 }
