@@ -6,6 +6,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { repairToolCalls } from "../../src/engine";
+import { ADAPTERS_PINNED } from "../support/payloads";
 import { openAIModel, startOpenAIStub, type RunningStub, type Script } from "../support/stubs";
 
 const running: RunningStub[] = [];
@@ -146,10 +147,12 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
     await model.invoke(repaired.messages);
     expect(openai.rejections).toHaveLength(1);
   });
-  it(
+  // What ChatOpenAI sends is checked against the pinned adapter: @langchain/openai 1.4.5 (the minimum peers) builds
+  // this request so that the stub accepts it unrepaired.
+  it.skipIf(ADAPTERS_PINNED !== undefined)(
     "a store that kept additional_kwargs only (no response_metadata.output): ChatOpenAI sends the text's message " +
       "item without its msg_ id, so the reasoning item is rejected (R7); repaired for the request, the reasoning " +
-      "item goes (reported) and the text, the call and its result are sent",
+      `item goes (reported) and the text, the call and its result are sent${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
     async () => {
       const openai = await stub([
         { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
