@@ -12,7 +12,7 @@
  * have to be translated into anyway.
  */
 import { expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
-import { nearestName, nonEmptyString } from "./values";
+import { didYouMean, nonEmptyString } from "./values";
 
 /** What one option accepts: a test and the words for it. */
 export interface OptionKind {
@@ -62,9 +62,8 @@ export function readOptions<T extends object>(
   const unknown = keys.find((key) => !Object.hasOwn(table, key));
   if (unknown !== undefined) {
     const known = Object.keys(table);
-    const near = nearestName(unknown, known);
     throw new ToolCallRepairInputError(
-      `${fn}: ${argument}.${unknown} is not an option${near ? ` (did you mean ${near}?)` : ""}; its options are ${known.join(", ")}`,
+      `${fn}: ${argument}.${unknown} is not an option${didYouMean(unknown, known)}; its options are ${known.join(", ")}`,
       { argument: `${argument}.${unknown}` },
     );
   }
@@ -75,8 +74,8 @@ export function readOptions<T extends object>(
     const { accepts, expected, values } = table[key];
     if (accepts(value)) out[key] = value;
     else {
-      const near = typeof value === "string" && values && nearestName(value, values);
-      throw expectedInput(fn, `${argument}.${key}`, expected, value, near ? ` (did you mean "${near}"?)` : "");
+      const near = typeof value === "string" && values ? didYouMean(value, values, '"') : "";
+      throw expectedInput(fn, `${argument}.${key}`, expected, value, near);
     }
   }
   return out as T;

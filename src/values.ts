@@ -132,6 +132,12 @@ export function nearestName(name: string, names: readonly string[]) {
   return best;
 }
 
+/** ` (did you mean X?)`, X between `before` and `after`, when `name` is a typo of one of `names`; else "". */
+export const didYouMean = (name = "", names: readonly string[], before = "", after = before) => {
+  const near = nearestName(name, names);
+  return near ? ` (did you mean ${before}${near}${after}?)` : "";
+};
+
 /** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
 function editDistance(a: string, b: string) {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -4,7 +4,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { PROVIDERS, type Provider } from "../types";
-import { nearestName } from "../values";
+import { didYouMean } from "../values";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -35,12 +35,6 @@ const FLAGS = {
   json: " one JSON line per thread instead of the summary",
   verbose: " name the rules of threads fine with the middleware",
   apply: " repair: write the fixes (default: dry run)",
-};
-
-/** ` (did you mean X?)` when `name` is a typo of one of `names`. */
-const didYouMean = (name = "", names: readonly string[], prefix = "") => {
-  const near = nearestName(name, names);
-  return near ? ` (did you mean ${prefix}${near}?)` : "";
 };
 
 /** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
@@ -118,7 +112,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
     const { message } = error as Error;
     const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
-    const near = unknown && didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--");
+    const near = unknown && didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--", "");
     throw new UsageError(unknown ? `unknown option ${unknown}${near}` : message);
   }
   const {
