@@ -84,10 +84,10 @@ export async function reportRepairs(
   const ensured = ensureConfig(config);
   // Where: the thread and the checkpoint namespace of its graph (a checkpointer is handed the graph's own; a graph
   // step, and a model called in one, its task's).
-  const { thread_id: id, checkpoint_ns: ns, __pregel_task_id: task } = scalars(ensured.configurable ?? {});
+  const { checkpoint_ns: ns, __pregel_task_id: task } = scalars(ensured.configurable ?? {});
   const context = scalars({
     surface,
-    threadId: id === undefined ? id : String(id),
+    threadId: threadOf(ensured) || undefined,
     checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
   });
   const setup = SETUP in Object(onRepair);
