@@ -25,6 +25,14 @@ const reasoningModel = (s: RunningStub) =>
 const inputOf = (request: unknown) => (request as { input: Dict[] }).input;
 const outputOf = (m: BaseMessage) => (m.response_metadata as { output: Dict[] }).output;
 
+/** The model's first step on a weather question (reasoning item, text, one call), with its stub, model and question. */
+async function weatherReply() {
+  const openai = await stub([{ text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }]);
+  const model = reasoningModel(openai);
+  const question = new HumanMessage("weather?");
+  return { openai, model, question, reply: await model.invoke([question]) };
+}
+
 async function rejectionOf(run: () => Promise<unknown>): Promise<Error> {
   try {
     await run();
@@ -36,12 +44,7 @@ async function rejectionOf(run: () => Promise<unknown>): Promise<Error> {
 
 describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing R5-R7)", () => {
   it("a tool loop re-sends the reasoning item with its call and is accepted", async () => {
-    const openai = await stub([
-      { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
-    ]);
-    const model = reasoningModel(openai);
-    const question = new HumanMessage("weather?");
-    const reply = await model.invoke([question]);
+    const { openai, model, question, reply } = await weatherReply();
     expect(outputOf(reply).map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
     expect((reply.additional_kwargs.reasoning as Dict).id).toMatch(/^rs_/);
     await model.invoke([
@@ -56,12 +59,7 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
     "a replayed checkpoint (the assistant message twice): rejected for duplicate items (R5); " +
       "repaired, the copy goes without them and nothing is lost",
     async () => {
-      const openai = await stub([
-        { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
-      ]);
-      const model = reasoningModel(openai);
-      const question = new HumanMessage("weather?");
-      const reply = await model.invoke([question]);
+      const { openai, model, question, reply } = await weatherReply();
       const callId = reply.tool_calls![0].id!;
       const history: BaseMessage[] = [
         question,
@@ -154,12 +152,7 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
       "item without its msg_ id, so the reasoning item is rejected (R7); repaired for the request, the reasoning " +
       `item goes (reported) and the text, the call and its result are sent${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
     async () => {
-      const openai = await stub([
-        { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
-      ]);
-      const model = reasoningModel(openai);
-      const question = new HumanMessage("weather?");
-      const reply = await model.invoke([question]);
+      const { openai, model, question, reply } = await weatherReply();
       const { output: _output, ...metadata } = reply.response_metadata;
       const kept = new AIMessage({
         id: reply.id,
