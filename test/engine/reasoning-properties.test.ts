@@ -156,6 +156,9 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
   `OpenAI Responses threads with reasoning items${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
   () => {
     const model = "gpt-5.1";
+    /** The Responses input @langchain/openai builds for `messages` (zero data retention: items rebuilt, no output re-sent). */
+    const inputFor = (messages: BaseMessage[], zdrEnabled = false) =>
+      convertMessagesToResponsesInput({ messages, zdrEnabled, model }) as unknown as Dict[];
 
     /**
      * What the store kept of each assistant message: everything, or (a serializer that drops `response_metadata.output`)
@@ -214,18 +217,10 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
             };
             const history = applyIncidents(buildThread(turns, midLoop, respond), incidents);
             const repaired = repairToolCalls(history, { provider: "openai-responses" });
-            const input = convertMessagesToResponsesInput({
-              messages: repaired.messages,
-              zdrEnabled: false,
-              model,
-            }) as unknown as Dict[];
+            const input = inputFor(repaired.messages);
             expect(validateOpenAIResponsesInput(input, { storedOutputs: stored })).toEqual([]);
             // Zero data retention: the adapter rebuilds the items from the message instead of re-sending the output.
-            const zdrInput = convertMessagesToResponsesInput({
-              messages: repaired.messages,
-              zdrEnabled: true,
-              model,
-            }) as unknown as Dict[];
+            const zdrInput = inputFor(repaired.messages, true);
             expect(validateOpenAIResponsesInput(zdrInput, { storedOutputs: stored })).toEqual([]);
             expectCleanWalkAgrees(history, repaired, "openai-responses");
             // What the stored thread holds (structural repairs), then the request's repair on top: still valid.
@@ -234,11 +229,7 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
               level: "structural",
             }).messages;
             const later = repairToolCalls(storedThread, { provider: "openai-responses" }).messages;
-            const laterInput = convertMessagesToResponsesInput({
-              messages: later,
-              zdrEnabled: false,
-              model,
-            }) as unknown as Dict[];
+            const laterInput = inputFor(later);
             expect(validateOpenAIResponsesInput(laterInput, { storedOutputs: stored })).toEqual([]);
 
             const sent = JSON.stringify(input);
@@ -289,7 +280,7 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
       });
       const history = [new HumanMessage("q"), v1, new ToolMessage({ content: "r", tool_call_id: "call_1" })];
       const { messages } = repairToolCalls(history, { provider: "openai-responses" });
-      const input = convertMessagesToResponsesInput({ messages, zdrEnabled: false, model }) as unknown as Dict[];
+      const input = inputFor(messages);
       expect(validateOpenAIResponsesInput(input, { storedOutputs: [output] })).toEqual([]);
     });
   },
