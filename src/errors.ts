@@ -1,4 +1,4 @@
-import { quoteValue } from "./values";
+import { quoteValue, type Dict } from "./values";
 
 /**
  * The one error this package throws on bad input: what was wrong, where (the argument, and the message index
@@ -131,7 +131,7 @@ export function assertArray(value: unknown, what: string): asserts value is read
 export function optionsInput(value: unknown, what: string, argument = "options") {
   if (value !== undefined && value !== null && (typeof value !== "object" || isArray(value) !== false))
     throw expectedInput(what, argument, "an object", value);
-  return (value ?? {}) as Record<string, unknown>;
+  return (value ?? {}) as Dict;
 }
 
 /** `value` is an object whose `methods` are all functions (a saver, a model, a store), else an error saying `expected`. */
@@ -143,7 +143,7 @@ export function assertMethods(
   methods: readonly string[],
 ) {
   const object = Object(value) === value; // an object or a function, not a primitive
-  const missing = object ? methods.find((key) => typeof (value as Record<string, unknown>)[key] !== "function") : "";
+  const missing = object ? methods.find((key) => typeof (value as Dict)[key] !== "function") : "";
   if (missing !== undefined)
     throw expectedInput(what, argument, expected, value, missing && ` without a ${missing} method`);
 }

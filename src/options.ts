@@ -12,7 +12,7 @@
  * have to be translated into anyway.
  */
 import { expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
-import { didYouMean, nonEmptyString } from "./values";
+import { didYouMean, nonEmptyString, type Dict } from "./values";
 
 /** What one option accepts: a test and the words for it. */
 export interface OptionKind {
@@ -67,7 +67,7 @@ export function readOptions<T extends object>(
       { argument: `${argument}.${unknown}` },
     );
   }
-  const out: Record<string, unknown> = {};
+  const out: Dict = {};
   for (const key of keys) {
     const value = record[key];
     if (value === undefined) continue;

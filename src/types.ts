@@ -4,17 +4,10 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 
-/** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
-export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
+export const PROVIDERS = ["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"] as const;
 
-export const PROVIDERS: readonly Provider[] = [
-  "openai",
-  "openai-responses",
-  "anthropic",
-  "bedrock",
-  "gemini",
-  "strict",
-];
+/** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
+export type Provider = (typeof PROVIDERS)[number];
 
 /**
  * How far a repair goes.
@@ -24,9 +17,9 @@ export const PROVIDERS: readonly Provider[] = [
  * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
  *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
  */
-export type RepairLevel = "structural" | "request";
+export type RepairLevel = (typeof REPAIR_LEVELS)[number];
 
-export const REPAIR_LEVELS: readonly RepairLevel[] = ["structural", "request"];
+export const REPAIR_LEVELS = ["structural", "request"] as const;
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =

@@ -119,11 +119,6 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 });
 
-interface Forced {
-  messages: BaseMessage[];
-  origin: number[];
-}
-
 type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
 
 /** What each step reads: the messages, the rejection, the problem its kind reports (`FORCED_REPAIRS`), the options. */
@@ -135,7 +130,7 @@ interface Step {
   report: Report;
 }
 
-const unchanged = (messages: BaseMessage[]) => ({ messages, origin: messages.map((_, i) => i) });
+const unchanged = (messages: BaseMessage[]) => ({ messages, origin: [...messages.keys()] });
 const whyOf = (rejection: ProviderRejection) =>
   `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
 
@@ -156,7 +151,10 @@ function each({ input, problem, report }: Step, fix: Fix) {
 }
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
-const STEPS: Record<(typeof FORCED_REPAIRS)[RejectionKind]["fix"], (step: Step) => Forced | undefined> = {
+const STEPS: Record<
+  (typeof FORCED_REPAIRS)[RejectionKind]["fix"],
+  (step: Step) => ReturnType<typeof unchanged> | undefined
+> = {
   "answer-calls": answerNamedCalls,
   "answer-exchange": answerExchange,
   strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),

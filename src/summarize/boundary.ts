@@ -133,7 +133,7 @@ export function smallestFittingCut<R extends boolean | Promise<boolean>>(
  */
 export const findSafeSummarizationBoundary = boundary(
   "findSafeSummarizationBoundary",
-  (messages: readonly BaseMessage[], options: BoundaryOptions): number => {
+  (messages: readonly BaseMessage[], options: BoundaryOptions) => {
     const fn = "findSafeSummarizationBoundary";
     const list = readMessageList(messages, fn);
     const { keepLast, maxTokens, tokenCounter } = readOptions<{

@@ -11,7 +11,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
 import { type OptionTable, kind, option, readOptions } from "../options";
 import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
-import { fieldsOf, isDict } from "../values";
+import { fieldsOf, isDict, nonEmptyString } from "../values";
 import { rebuildMessage } from "../messages/build";
 import {
   approximateTokenCounter,
@@ -364,15 +364,14 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
   }
   if (!isToolResult(message)) {
     const type = message.getType();
-    const role = fieldsOf(message).role;
     const label =
       type === "generic"
-        ? (typeof role === "string" && role) || "Message"
+        ? (nonEmptyString(fieldsOf(message).role) ?? "Message")
         : ({ human: "User", system: "System" }[type as string] ?? type.charAt(0).toUpperCase() + type.slice(1));
     return `${label}: ${text}`;
   }
   const id = resultIdOf(message);
-  const name = callNames.get(id) ?? (typeof message.name === "string" && message.name);
+  const name = callNames.get(id) ?? nonEmptyString(message.name);
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
   const tail = `${id === undefined || callNames.has(id) ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
   return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
