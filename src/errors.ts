@@ -49,7 +49,7 @@ export const errorText = (error: unknown) =>
  * a token counter: see {@link callersOwn}) passes as it is.
  */
 export function boundary<F extends (...args: never[]) => unknown>(fn: string, body: F): F {
-  const entry = function (this: unknown, ...args: Parameters<F>): unknown {
+  const entry = function (this: unknown, ...args: Parameters<F>) {
     let result: unknown;
     depth++;
     try {

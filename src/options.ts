@@ -50,12 +50,7 @@ export const REPORTING: OptionTable = { onRepair: option.fn, onError: option.fn 
  * `options` (undefined and null are `{}`; anything else that is not an object is refused) checked against
  * `table`: the set options of the table, copied.
  */
-export function readOptions<T extends object>(
-  options: unknown,
-  fn: string,
-  table: OptionTable,
-  argument = "options",
-): T {
+export function readOptions<T extends object>(options: unknown, fn: string, table: OptionTable, argument = "options") {
   const record = optionsInput(options, fn, argument);
   const keys = Object.keys(record);
   // A key the table does not declare: a typo would otherwise be ignored and its option silently left at its default.

@@ -58,7 +58,7 @@ export function safeJson(value: unknown, maxLength = 100_000) {
         for (let i = 0; ok && i < v.length; i++) ok = (i === 0 || emit(",")) && write(v[i]);
         return ok && emit("]");
       }
-      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      const toJSON = (v as Dict).toJSON;
       if (typeof toJSON === "function") return write(toJSON.call(v));
       if (!emit("{")) return false;
       let first = true;

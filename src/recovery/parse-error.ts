@@ -48,7 +48,7 @@ function readId(text: string, at: number) {
   let end = start;
   for (let c = text.charCodeAt(end); c > 32 && !NOT_ID.has(c); c = text.charCodeAt(++end));
   let last = end;
-  while (last > start && (text[last - 1] === "." || text[last - 1] === ":")) last--;
+  while (last > start && ".:".includes(text[last - 1])) last--;
   return last === start ? undefined : { id: text.slice(start, last), end };
 }
 
