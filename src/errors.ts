@@ -129,7 +129,7 @@ export function assertArray(value: unknown, what: string): asserts value is read
 
 /** An options argument as a record: undefined and null are `{}`; anything else not a plain object is refused. */
 export function optionsInput(value: unknown, what: string, argument = "options") {
-  if (value !== undefined && value !== null && (typeof value !== "object" || isArray(value) !== false))
+  if (value != null && (typeof value !== "object" || isArray(value) !== false))
     throw expectedInput(what, argument, "an object", value);
   return (value ?? {}) as Dict;
 }

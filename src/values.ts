@@ -48,7 +48,7 @@ export function safeJson(value: unknown, maxLength = 100_000) {
     if (typeof v === "boolean" || typeof v === "bigint") return emit(String(v));
     if (typeof v === "symbol") return emit(JSON.stringify(v.description ?? "symbol"));
     if (typeof v === "function") return emit('"[Function]"');
-    if (v === undefined || v === null) return emit("null");
+    if (v == null) return emit("null");
     if (stack.includes(v)) return emit('"[Circular]"'); // depth is small; a cycle is what this guards
     if (stack.length > 64) return emit('"[Deep]"');
     stack.push(v);

@@ -182,7 +182,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
   const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
   const dropped = gone.length > 0 ? ` (reasoning items ${gone.join(", ")} removed)` : "";
   const detail = `Responses items ${named} sent without their ids${dropped}`;
-  return hit ? [fixed, { action: "rebuilt_message", detail }] : undefined;
+  return hit && [fixed, { action: "rebuilt_message", detail }];
 }
 
 /** G6: the step's first call, when unsigned, gets Google's placeholder signature. */
