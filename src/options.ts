@@ -31,7 +31,7 @@ export const option = {
   string: kind("a string", (v) => typeof v === "string"),
   name: kind("a non-empty string", (v) => typeof v === "string" && v !== ""),
   object: (expected: string) => kind(expected, (v) => typeof v === "object" && v !== null),
-  count: kind("a finite number >= 0", (v) => typeof v === "number" && Number.isFinite(v) && v >= 0),
+  count: kind("a finite number >= 0", (v) => Number.isFinite(v) && (v as number) >= 0),
   names: kind("an array of non-empty strings", (v) => Array.isArray(v) && v.every(nonEmptyString)),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
   oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`): OptionKind => ({
