@@ -103,7 +103,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
     ? ([rest.provider, rejecting].find((p) => p && profileFor(p).toolBlocksNeedTools) ?? "strict")
     : (rest.provider ?? rejecting);
   const repairs: ToolCallRepair[] = [];
-  const report: Report = (repair) => repairs.push({ ...repair, rejection });
+  const report: Step["report"] = (repair) => repairs.push({ ...repair, rejection });
   const input = messages.map((m, index) => {
     if (isMessage(m)) return m;
     report({ problem: "malformed_message", action: "coerced_message", index, detail: COERCED });
@@ -119,15 +119,13 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
 });
 
-type Report = (repair: Omit<ToolCallRepair, "rejection">) => void;
-
 /** What each step reads: the messages, the rejection, the problem its kind reports (`FORCED_REPAIRS`), the options. */
 interface Step {
   input: BaseMessage[];
   rejection: ProviderRejection;
   problem?: ToolCallProblemKind;
   options: RepairOptions;
-  report: Report;
+  report: (repair: Omit<ToolCallRepair, "rejection">) => void;
 }
 
 const unchanged = (messages: BaseMessage[]) => ({ messages, origin: [...messages.keys()] });

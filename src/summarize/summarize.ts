@@ -288,7 +288,7 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
 }
 
 /** The smallest cut in `[low, list.length]` for which `head + list[cut..]` counts at most `limit` tokens. */
-type Counter = (messages: BaseMessage[]) => Promise<number>;
+type Counter = ReturnType<typeof asyncCounter>;
 const fittingCut = (head: BaseMessage[], list: BaseMessage[], low: number, limit: number, count: Counter) =>
   smallestFittingCut(low, list.length, async (cut) => (await count([...head, ...list.slice(cut)])) <= limit);
 

@@ -57,7 +57,7 @@ export const trimMessagesSafely = boundary(
 );
 
 /** The options, validated: the counter wrapped (and used by core too). */
-type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: (messages: BaseMessage[]) => Promise<number> };
+type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: ReturnType<typeof asyncCounter> };
 
 const MESSAGE_TYPES = "human ai generic developer system function tool remove".split(" ");
 
