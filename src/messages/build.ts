@@ -64,7 +64,7 @@ const renamed = (item: Dict, id: string, own?: string) =>
         ? { ...item, toolUse: withId(item.toolUse, idKeyOf(item.toolUse, "id"), id) }
         : withId(item, "id", id);
 
-const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const listOf = (value: unknown) => (Array.isArray(value) ? value : []);
 
 /** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
 function withoutReasoning(kwargs: Dict, dropped: readonly string[]) {

@@ -149,7 +149,7 @@ function collect(
   role: ModelDescription["role"],
   depth: number,
   found: ModelDescription[],
-): ModelDescription[] {
+) {
   if (!isDict(model) || depth++ > MAX_DEPTH) return found;
   // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
   // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
@@ -186,7 +186,7 @@ function collect(
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
-    const llmType = (model._llmType as () => string).call(model);
+    const llmType = model._llmType() as string;
     const modelId = instanceModelId(model);
     found.push({
       instance: model,
@@ -213,10 +213,7 @@ const instanceModelId = (instance: Dict) =>
 function usesResponsesApi(instance: Dict, callOptions: Dict) {
   const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
   if (/^(Azure)?ChatOpenAIResponses$/.test(String(className))) return true;
-  const decided =
-    typeof instance._useResponsesApi === "function"
-      ? (instance._useResponsesApi as (options: Dict) => unknown).call(instance, callOptions)
-      : undefined;
+  const decided = typeof instance._useResponsesApi === "function" ? instance._useResponsesApi(callOptions) : undefined;
   if (typeof decided === "boolean") return decided;
   return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
 }

@@ -12,28 +12,20 @@
  */
 import { boundary } from "../errors";
 import { readMessage } from "../messages/coerce";
-import { isDict, type Dict } from "../messages/inspect";
 import { resentOutputOf } from "../messages/responses";
-import { fieldsOf } from "../values";
+import { fieldsOf, isDict, type Dict } from "../values";
 
 /** A wire format: one per adapter request shape. */
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
 
-export interface PayloadPositions {
-  format: WireFormat;
-  /**
-   * Per LangChain message: the index of the (first) payload entry it becomes (`messages[N]`, `input[N]`,
-   * `contents[N]`), or -1 when it is not in that array (system messages lifted into `system`, or nothing sent).
-   */
-  payloadIndex: number[];
-  /**
-   * Per LangChain message: its first content block inside that entry. Non-zero only where several messages
-   * share one entry (tool results merged into one user turn on Anthropic and Bedrock).
-   */
-  blockOffset: number[];
-  /** Per payload entry: the LangChain messages it is built from, in order. */
-  messagesAt: number[][];
-}
+/**
+ * Where the messages land (`positionsOf`): per LangChain message, the index of the (first) payload entry it becomes
+ * (`payloadIndex`: `messages[N]`, `input[N]`, `contents[N]`; -1 when it is not in that array: system messages lifted
+ * into `system`, or nothing sent) and its first content block inside that entry (`blockOffset`: non-zero only where
+ * several messages share one entry, tool results merged into one user turn on Anthropic and Bedrock); per payload
+ * entry, the LangChain messages it is built from, in order (`messagesAt`).
+ */
+export type PayloadPositions = ReturnType<typeof positionsOf>;
 
 /** A message as the layouts read it: its type (`human`, `ai`, `tool`, `system`, else its ChatMessage role) and fields. */
 type Read = { kind: string; m: Dict };

@@ -3,14 +3,7 @@
  * Bedrock, ChatOpenAI OpenAI or its Responses API, ChatAnthropic Anthropic, the Google models Gemini), and
  * whether system messages may stay inside the conversation (Anthropic accepts them only from Opus 4.8 on).
  */
-import type { Provider, SystemMessageStrategy } from "../types";
 import { claudeAtLeast, claudeVersionOf, describeModels } from "./detect";
-
-export interface RequestTarget {
-  /** Undefined when the model is not one this package knows (the caller falls back to `"strict"`). */
-  provider?: Provider;
-  systemMessages?: SystemMessageStrategy;
-}
 
 /** Anthropic models that accept a system message inside the conversation (A11: Opus 4.8 and later). */
 export function acceptsSystemInConversation(modelId?: string) {
@@ -18,11 +11,14 @@ export function acceptsSystemInConversation(modelId?: string) {
   return claude?.family === "opus" && claudeAtLeast(claude, 4, 8);
 }
 
-/** The request rules of the model a request goes to first (the primary of a fallback chain). */
-export function requestTargetOf(model: unknown): RequestTarget {
+/**
+ * The request rules of the model a request goes to first (the primary of a fallback chain): no provider when the
+ * model is not one this package knows (the caller falls back to `"strict"`).
+ */
+export function requestTargetOf(model: unknown) {
   const { provider, modelId } = describeModels(model)[0] ?? {};
   if (provider !== "anthropic") return provider ? { provider } : {};
-  return { provider, systemMessages: acceptsSystemInConversation(modelId) ? "placed" : "user-text" };
+  return { provider, systemMessages: acceptsSystemInConversation(modelId) ? "placed" : "user-text" } as const;
 }
 
 /**
