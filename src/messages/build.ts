@@ -226,7 +226,7 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict) 
 }
 
 /** `additional_kwargs` holding the repair marker (its fields that are set, one by one: a repair makes one per synthetic message). */
-function marker(fields: RepairMarker) {
+function marker(fields: Partial<RepairMarker>) {
   const set: Dict = {};
   for (const key of MARKER_FIELDS) if (fields[key] !== undefined) set[key] = fields[key];
   return { [REPAIR_MARKER_KEY]: set };
@@ -301,7 +301,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
       ? `${label}\n${content}`
       : [{ type: "text", text: label }, ...listOf(content)]) as never,
     ...(typeof id === "string" ? { id } : {}),
-    additional_kwargs: marker({ synthetic: false, ...marked } as RepairMarker),
+    additional_kwargs: marker({ synthetic: false, ...marked }),
   });
 
 /**

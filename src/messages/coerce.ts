@@ -17,7 +17,7 @@ import {
 import { atMessage, errorText } from "../errors";
 import { describeValue, fieldsOf, isDict, lookupOf, quoteValue, type Dict } from "../values";
 
-export const isMessage = (value: unknown): value is BaseMessage => BaseMessage.isInstance(value as BaseMessage);
+export const isMessage = (value: unknown) => BaseMessage.isInstance(value);
 
 /** The roles (and types) a plain message or a tuple may name, by the kind of message each is. */
 const ROLE_ALIASES = lookupOf<Kind>(

@@ -267,7 +267,7 @@ export function providerOfAnswer(message: unknown) {
   if (!isDict(message)) return;
   const meta = fieldsOf(message.response_metadata);
   const extra = fieldsOf(message.additional_kwargs);
-  const modelId = [meta.model_name, meta.model, meta.modelId].find((id): id is string => typeof id === "string");
+  const modelId = [meta.model_name, meta.model, meta.modelId].find((id) => typeof id === "string");
   return refined(
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??
       (GEMINI_SIGNATURES_KEY in extra ? "gemini" : CONFIGURED_PROVIDERS.get(inferredProvider(modelId))),
