@@ -120,22 +120,17 @@ const makesCalls = (m: BaseMessage) => {
 const isTurn = (turn: Turn, skipUsers: boolean) =>
   turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
 
-/** The last turn of `messages` (see {@link isTurn}). */
-function lastTurn(messages: readonly BaseMessage[], skipUsers: boolean) {
-  for (let at = messages.length - 1; at >= 0; at--) {
-    const turn = turnOf(messages[at]);
-    if (isTurn(turn, skipUsers)) return turn;
-  }
-}
-
 /**
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
  * history does not end on tool results or that call does not start with reasoning. Walked back from the end only as
  * far as the loop's start: its cost is the loop's, not the history's (the clean walk asks before every model call).
  */
 function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
-  // Without alternation (Anthropic) user text after the last results goes out in their turn: the loop is still open.
-  if (lastTurn(messages, !alternation) !== "tool") return undefined;
+  // The last turn (see isTurn). Without alternation (Anthropic) user text after the last results goes out in their
+  // turn: the loop is still open.
+  let last = messages.length - 1;
+  while (last >= 0 && !isTurn(turnOf(messages[last]), !alternation)) last--;
+  if (turnOf(messages[last]) !== "tool") return undefined;
   let from = 0;
   // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
   // message `from - 1` is a user message, it makes none).

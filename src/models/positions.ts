@@ -19,13 +19,13 @@ import { fieldsOf, isDict, type Dict } from "../values";
 export type WireFormat = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini";
 
 /**
- * Where the messages land (`positionsOf`): per LangChain message, the index of the (first) payload entry it becomes
+ * Where the messages land (`payloadPositions`): per LangChain message, the index of the (first) payload entry it becomes
  * (`payloadIndex`: `messages[N]`, `input[N]`, `contents[N]`; -1 when it is not in that array: system messages lifted
  * into `system`, or nothing sent) and its first content block inside that entry (`blockOffset`: non-zero only where
  * several messages share one entry, tool results merged into one user turn on Anthropic and Bedrock); per payload
  * entry, the LangChain messages it is built from, in order (`messagesAt`).
  */
-export type PayloadPositions = ReturnType<typeof positionsOf>;
+export type PayloadPositions = ReturnType<typeof payloadPositions>;
 
 /** A message as the layouts read it: its type (`human`, `ai`, `tool`, `system`, else its ChatMessage role) and fields. */
 type Read = { kind: string; m: Dict };
@@ -63,10 +63,27 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
   },
 };
 
-/** Where each message of `messages` lands in the payload `format`'s adapter builds. Linear in the messages. */
+/**
+ * Where each message of `messages` lands in the payload `format`'s adapter builds: the positions of its pieces, in
+ * payload order (a message sent as several entries is found at its first). Linear in the messages.
+ */
 export const payloadPositions = boundary("payloadPositions", (messages: readonly unknown[], format: WireFormat) => {
   const reads = Array.from(messages, read);
-  return positionsOf(format, reads.length, LAYOUTS[format](reads));
+  const payloadIndex = Array<number>(reads.length).fill(-1);
+  const blockOffset = Array<number>(reads.length).fill(0);
+  const messagesAt: number[][] = [];
+  let offset = 0;
+  for (const { member, blocks, opens } of LAYOUTS[format](reads)) {
+    if (opens) {
+      messagesAt.push([]);
+      offset = 0;
+    }
+    if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
+    blockOffset[member] = offset;
+    offset += blocks;
+    messagesAt.at(-1)!.push(member);
+  }
+  return { format, payloadIndex, blockOffset, messagesAt };
 });
 
 /**
@@ -105,25 +122,6 @@ function responsesItemCount({ kind, m }: Read) {
 
 /** One message's part of a payload entry: the content blocks it brings, and whether it opens a new entry. */
 type Piece = { member: number; blocks: number; opens: boolean };
-
-/** The positions of `pieces`, in payload order (a message sent as several entries is found at its first). */
-function positionsOf(format: WireFormat, length: number, pieces: Piece[]) {
-  const payloadIndex = Array<number>(length).fill(-1);
-  const blockOffset = Array<number>(length).fill(0);
-  const messagesAt: number[][] = [];
-  let offset = 0;
-  for (const { member, blocks, opens } of pieces) {
-    if (opens) {
-      messagesAt.push([]);
-      offset = 0;
-    }
-    if (payloadIndex[member] === -1) payloadIndex[member] = messagesAt.length - 1;
-    blockOffset[member] = offset;
-    offset += blocks;
-    messagesAt.at(-1)!.push(member);
-  }
-  return { format, payloadIndex, blockOffset, messagesAt };
-}
 
 const isToolResultBlock = (block: unknown) => isDict(block) && block.type === "tool_result";
 
