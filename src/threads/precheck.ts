@@ -43,8 +43,7 @@ const revivesUndefined = (value: unknown) =>
 
 /** No keys but those in `allowed` (or keys whose value revives as `undefined`, as ChatOpenAI's `function_call`). */
 function onlyKeys(record: unknown, allowed: readonly string[] = []) {
-  if (record === undefined) return true;
-  if (!isPlainValue(record)) return false;
+  if (!isPlainValue(record)) return record === undefined;
   for (const key in record) if (!allowed.includes(key) && !revivesUndefined(record[key])) return false;
   return true;
 }
@@ -52,7 +51,7 @@ function onlyKeys(record: unknown, allowed: readonly string[] = []) {
 /** The class name of an lc-serialized `langchain_core` message, or undefined. */
 function messageClass(value: unknown) {
   if (!isRecord(value) || value.lc !== 1 || value.type !== "constructor" || !isPlainValue(value.kwargs)) return;
-  const id = value.id;
+  const { id } = value;
   if (Array.isArray(id) && id.length === 3 && id[0] === "langchain_core" && id[1] === "messages") return id[2];
 }
 
@@ -118,7 +117,7 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
   let last: "none" | "human" | "ai" | "tool" = "none";
   for (const message of value) {
     const kind = messageClass(message);
-    const kwargs = (message as Loose | undefined)?.kwargs as Loose;
+    const kwargs = message?.kwargs;
     if (kind === "AIMessage") {
       const ids = last === "none" || last === "ai" || waiting.size ? undefined : assistantCalls(kwargs, seen);
       if (!ids || (oneCallPerStep && ids.length > 1)) return;

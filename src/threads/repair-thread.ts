@@ -99,7 +99,7 @@ export function putBackResults(messages: BaseMessage[], salvage: ReadonlyMap<str
     out.push(result);
     answered.add(toolCallId);
     // A placeholder a surface made knowing more than the engine (a call the user never approved).
-    const toolRun = isMarkedSyntheticResult(result) ? repairMarkerOf(result)?.toolRun : undefined;
+    const toolRun = isMarkedSyntheticResult(result) && repairMarkerOf(result)?.toolRun;
     repairs.push({
       problem: "orphan_call",
       action: toolRun ? "synthesized_result" : "salvaged_result",
@@ -215,18 +215,15 @@ export const repairStoredMessages = boundary(
     // A list of LangChain messages as the saver revives them: anything else (a hole, `null`, a plain object) is an
     // input error naming its index, never a list silently returned unchanged.
     assertArray(messages, fn);
-    for (let i = 0; i < messages.length; i++)
-      if (!isMessage(messages[i]))
-        throw atMessage(
-          i,
-          i in messages ? `is ${quoteValue(messages[i])}, not a LangChain message` : "is a hole, not a message",
-        );
-    const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, STORED_OPTIONS);
+    for (const [i, m] of messages.entries())
+      if (!isMessage(m))
+        throw atMessage(i, i in messages ? `is ${quoteValue(m)}, not a LangChain message` : "is a hole, not a message");
+    const { salvage } = readOptions<RepairStoredMessagesOptions>(options, fn, {
+      salvage: kind("a Map of call ids to their ToolMessages", (v) => v instanceof Map),
+    });
     return createStoredRepairer().repair(messages, { closeOpen: !awaitsResume(messages), salvage });
   },
 );
-
-const STORED_OPTIONS = { salvage: kind("a Map of call ids to their ToolMessages", (v) => v instanceof Map) };
 
 // --- one thread through a compiled graph ------------------------------------------------------------------------
 
@@ -268,16 +265,8 @@ export interface RepairThreadReport {
    * `"no_messages"` (as `scanThreads` says it) when the thread's state has no message list under `messagesKey`:
    * an unknown thread, nothing stored yet, or another key. Absent when there was a list to judge.
    */
-  status?: Extract<ThreadStatus, "no_messages">;
+  status?: "no_messages";
 }
-
-const THREAD_OPTIONS = {
-  ...STORED_SURFACE_OPTIONS,
-  dryRun: option.flag,
-  closeOpen: option.flag,
-  messagesKey: option.name,
-  asNode: option.name,
-};
 
 /**
  * The arguments of {@link repairThread}, checked before the graph is asked anything; the options as a snapshot.
@@ -293,7 +282,13 @@ const repairThreadInput = boundary("repairThread", (graph: unknown, config: unkn
   const threadId = (config as RunnableConfig | null)?.configurable?.thread_id;
   if (typeof threadId !== "string")
     throw expectedInput(fn, "config.configurable.thread_id", "a string (the id of the thread to repair)", threadId);
-  return readOptions<RepairThreadOptions>(options, fn, THREAD_OPTIONS);
+  return readOptions<RepairThreadOptions>(options, fn, {
+    ...STORED_SURFACE_OPTIONS,
+    dryRun: option.flag,
+    closeOpen: option.flag,
+    messagesKey: option.name,
+    asNode: option.name,
+  });
 });
 
 /**
