@@ -132,12 +132,12 @@ export function cleanMessageCount(value: unknown, provider: Provider = "strict")
       callsThisTurn = false;
     } else if (kind === "ToolMessage") {
       const { tool_call_id: id, status } = kwargs;
-      if (!waiting.delete(id)) return; // call ids are strings: no other value is waiting
-      if (!revivesUndefined(status) && status !== "success" && status !== "error") return;
+      // Call ids are strings: no other value is waiting.
+      if (!waiting.delete(id) || (!revivesUndefined(status) && status !== "success" && status !== "error")) return;
       last = "tool";
     } else return;
-    const { content } = kwargs;
-    if (typeof content !== "string" || isBlankText(content) || !onlyKeys(kwargs.additional_kwargs)) return;
+    if (typeof kwargs.content !== "string" || isBlankText(kwargs.content) || !onlyKeys(kwargs.additional_kwargs))
+      return;
   }
   // Ending on results: the assistant has not answered yet (fine); ending on an open exchange: suspicious.
   return !waiting.size && !(signedCalls && callsThisTurn) ? value.length : undefined;

@@ -126,9 +126,8 @@ export function printableText(text: string, max = REASON_MAX) {
     const hex = c.codePointAt(0)!.toString(16);
     return c === "\t" ? "\\t" : c === "\r" ? "\\r" : hex.length > 2 ? `\\u{${hex}}` : `\\x${hex.padStart(2, "0")}`;
   });
-  if (line.length <= max) return line;
-  const cut = line.slice(0, max - 1);
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`; // never half of a surrogate pair
+  // Never half of a surrogate pair.
+  return line.length <= max ? line : `${line.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, "")}…`;
 }
 
 /** The first line of what a saver threw, with its class (`SyntaxError: ...`), printable and short, for a report. */
