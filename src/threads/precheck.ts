@@ -185,9 +185,6 @@ export function cleanStoredThread(
   const whole = holds === "checkpoint";
   const writtenAt = whole ? parsed?.ts : ts;
   const values = parsed?.channel_values;
-  const messageCount = cleanMessageCount(
-    whole ? (isPlainValue(values) ? values[messagesKey] : undefined) : parsed,
-    provider,
-  );
+  const messageCount = cleanMessageCount(whole ? isPlainValue(values) && values[messagesKey] : parsed, provider);
   if (typeof writtenAt === "string" && messageCount !== undefined) return { checkpointId, writtenAt, messageCount };
 }
