@@ -4,10 +4,17 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 
-export const PROVIDERS = ["openai", "openai-responses", "anthropic", "bedrock", "gemini", "strict"] as const;
-
 /** Which provider's rules a history must satisfy. `"strict"` satisfies all of them at once. */
-export type Provider = (typeof PROVIDERS)[number];
+export type Provider = "openai" | "openai-responses" | "anthropic" | "bedrock" | "gemini" | "strict";
+
+export const PROVIDERS: readonly Provider[] = [
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "bedrock",
+  "gemini",
+  "strict",
+];
 
 /**
  * How far a repair goes.
@@ -17,9 +24,9 @@ export type Provider = (typeof PROVIDERS)[number];
  * - `"request"`: structural, plus the shaping one provider needs for one request (turn alternation, placeholder
  *   turns, id pattern and length, content rules, block conversions, system message placement). Never stored.
  */
-export type RepairLevel = (typeof REPAIR_LEVELS)[number];
+export type RepairLevel = "structural" | "request";
 
-export const REPAIR_LEVELS = ["structural", "request"] as const;
+export const REPAIR_LEVELS: readonly RepairLevel[] = ["structural", "request"];
 
 /** What is wrong. One problem names one message (and one tool call where there is one). */
 export type ToolCallProblemKind =
