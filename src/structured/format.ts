@@ -69,8 +69,16 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
     const validator = new Validator(JSON.parse(JSON.stringify(schema)), "2020-12", false);
     full = schema;
     validate = async (value) => {
-      const result = validator.validate(value);
-      return result.valid ? { ok: true, value } : { ok: false, issues: leafErrors(result.errors) };
+      const { valid, errors } = validator.validate(value);
+      if (valid) return { ok: true, value };
+      // cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
+      // schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
+      const ancestors = new Set<string>();
+      for (const { keywordLocation: at } of errors)
+        for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
+      const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
+      const issues = leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`);
+      return { ok: false, issues: [...new Set(issues)] };
     };
   } else {
     throw new TypeError(
@@ -131,18 +139,6 @@ export function agentOutputFormat(responseFormat: unknown): OutputFormat | undef
       return { ok: false, issues };
     },
   };
-}
-
-/**
- * cfworker's validator reports each failure once per enclosing keyword ("Property x does not match
- * schema" above the real reason); keep the innermost ones: those whose keyword location is no other's ancestor.
- */
-function leafErrors(errors: readonly { instanceLocation: string; error: string; keywordLocation: string }[]) {
-  const ancestors = new Set<string>();
-  for (const { keywordLocation: at } of errors)
-    for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
-  const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
-  return [...new Set(leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`))];
 }
 
 /**
