@@ -15,7 +15,7 @@
  * stub checks that the field reaches the wire on both paths, so a change in @langchain/aws shows up at once.
  */
 import { type AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import { withInstance, type ModelDescription } from "../models/detect";
 import { formatInstructions, type OutputFormat } from "./format";
 import { answerText, asText, textOnlyAnswer } from "./parse";
@@ -95,7 +95,7 @@ export async function constrainedModel(
 ) {
   const { instance, callOptions, provider } = await withInstance(description, config);
   const { tools: _tools, tool_choice: _choice, ...options } = callOptions;
-  let model = instance!;
+  let model = instance as unknown as Runnable & { bindTools?(tools: unknown[], options: Dict): Runnable };
   const { jsonSchema } = format;
   if (strategy === "tool") {
     const { description: d } = jsonSchema;
@@ -109,11 +109,9 @@ export async function constrainedModel(
     const schema = (subsetSchemaOf(jsonSchema) as { schema: Dict }).schema;
     options.outputConfig = { ...(options.outputConfig as Dict), format: { type: "json_schema", schema } };
   }
-  type Bound = { invoke(input: BaseMessage[], config?: RunnableConfig): Promise<unknown> };
-  const m = model as Bound & { bindTools?(tools: unknown[], options: Dict): Bound; withConfig?(options: Dict): Bound };
-  if (tools.length > 0 && typeof m.bindTools === "function") return m.bindTools([...tools], options);
-  if (Object.keys(options).length > 0 && typeof m.withConfig === "function") return m.withConfig(options);
-  return m;
+  if (tools.length > 0 && typeof model.bindTools === "function") return model.bindTools([...tools], options);
+  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") return model.withConfig(options);
+  return model;
 }
 
 /**

@@ -297,8 +297,7 @@ export const withPromptedStructuredOutput = boundary(
   },
 );
 
-const isForced = (options: PromptedStructuredOutputOptions) =>
-  options.strategy !== undefined || envSelectsBedrock(options.env);
+const isForced = (options: PromptedStructuredOutputOptions) => options.strategy || envSelectsBedrock(options.env);
 
 /**
  * A strategy per model behind `model` (the primary, then each fallback): the table's (or the forced one) for a

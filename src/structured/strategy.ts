@@ -183,7 +183,7 @@ export const structuredOutputStrategies = boundary(
 
 export function strategyChoiceFor(model: ModelDescription, options: StrategyOptions) {
   const { strategy } = options;
-  if (strategy !== undefined) {
+  if (strategy) {
     const unavailable = whyNotSendable(strategy, model);
     if (unavailable)
       throw new ToolCallRepairInputError(
@@ -212,11 +212,11 @@ const usableFrom = (strategy: StructuredOutputStrategy, model: ModelDescription)
  * Bedrock a model that ChatBedrockConverse lets force one tool.
  */
 function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescription) {
-  const { instance, provider, modelId } = model;
+  const { instance, provider, modelId, thinking } = model;
   if (strategy === "prompted") return;
-  if (strategy === "tool" && model.thinking)
+  if (strategy === "tool" && thinking)
     return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
-  if (provider === undefined) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
+  if (!provider) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
   if (strategy === "native") {
     if (provider !== "bedrock" && provider !== "anthropic")
       return `native structured output is sent to Bedrock and Anthropic models only (provider: ${provider})`;
@@ -313,7 +313,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
     const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
-    if (remembered !== undefined) return run(remembered as S);
+    if (remembered) return run(remembered as S);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
       // Tool, or prompted when thinking is on or the model cannot be forced to call one.
       const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
@@ -336,7 +336,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
       return await run(strategy);
     } catch (error) {
       const reason = nativeRefusalOf(error);
-      if (reason === undefined) throw error;
+      if (!reason) throw error;
       // A model without native is refused whatever the schema: remembered for the model, else for the schema.
       return fallBack("refused", reason, MODEL_REFUSALS.some((p) => p.test(reason)) ? modelKey : schemaKey);
     }
