@@ -65,8 +65,10 @@ export const promptedStructuredOutputMiddleware = boundary(
         // Off Bedrock createAgent's own strategies never send a prefill request: only a forced "prompted" acts.
         const offBedrock = model?.provider !== "bedrock" && !envSelectsBedrock(options.env);
         if (!format || (offBedrock && options.strategy !== "prompted")) return handler(request);
-        // "tool" is createAgent's own tool strategy.
-        const call = async (decision: StructuredOutputStrategy) => {
+        const strategy = model ? strategyChoiceFor(model, options).strategy : "prompted";
+        // A schema outside the subset, or a model that refused native before: the next strategy at once.
+        return withFallback(strategy, model!, format.jsonSchema, async (decision) => {
+          // "tool" is createAgent's own tool strategy.
           if (decision === "tool")
             return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
           const constrained = {
@@ -86,10 +88,7 @@ export const promptedStructuredOutputMiddleware = boundary(
           );
           // The agent node stores the last answer the handler returned: the message (same id) replaces it.
           return new Command({ update: structuredUpdate(options, decision, resolved, model?.modelId) });
-        };
-        const decision = model ? strategyChoiceFor(model, options).strategy : "prompted";
-        // A schema outside the subset, or a model that refused native before: the next strategy at once.
-        return withFallback(decision, model!, format.jsonSchema, call);
+        });
       },
     });
   },

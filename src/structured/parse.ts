@@ -16,10 +16,10 @@ const MAX_RESCANS = 4;
 const MAX_NESTING = 512;
 
 /** The answer's text: a string content, or its text blocks joined (thinking / reasoning blocks skipped). */
-export function answerText({ content }: BaseMessage) {
-  if (typeof content === "string") return content;
-  return content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
-}
+export const answerText = ({ content }: BaseMessage) =>
+  typeof content === "string"
+    ? content
+    : content.map((b) => ((b as Dict | null)?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 
 /**
  * The JSON values in the text: the whole text when it is one, else the outermost balanced `{...}` / `[...]`
@@ -174,7 +174,7 @@ export class PromptedStructuredOutputError extends Error {
   }
 }
 
-export interface Resolved<T> {
+interface Resolved<T> {
   value: T;
   /** The answer the value came from. */
   answer: BaseMessage;

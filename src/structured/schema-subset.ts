@@ -20,7 +20,7 @@
  */
 import { isDict, safeJson, type Dict } from "../values";
 
-export type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: string };
+type SubsetSchema = { ok: true; schema: Dict } | { ok: false; reason: string };
 
 /** String formats in the subset (the same list in AWS's and Anthropic's docs). */
 const FORMATS = new Set("date-time time date duration email hostname uri ipv4 ipv6 uuid".split(" "));
