@@ -229,7 +229,7 @@ export interface StructuredResponseReport {
  * send the graph back to the tools. `replaced` defaults to the answer itself: nothing is replaced.
  */
 export function structuredUpdate(
-  options: { onStructuredResponse?: (report: StructuredResponseReport) => void },
+  options: { onStructuredResponse?(report: StructuredResponseReport): void },
   strategy: StructuredResponseReport["strategy"],
   resolved: Resolved<unknown>,
   modelId?: string,

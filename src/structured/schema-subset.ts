@@ -125,10 +125,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
       ...Object.fromEntries(Object.entries(shared).filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t) ?? true)),
       type: t,
     }));
-    const top = {
-      ...(typeof title === "string" && { title }),
-      ...(typeof description === "string" && { description }),
-    };
+    const top = Object.fromEntries(Object.entries({ title, description }).filter(([, v]) => typeof v === "string"));
     return toSubset({ ...top, anyOf }, walk, depth);
   }
 
