@@ -287,10 +287,9 @@ export const withPromptedStructuredOutput = boundary(
       );
       return new RunnableWithFallbacks({ runnable, fallbacks });
     };
-    const more = chooser ? { llm: instructedChoice } : prompted(fixed!) ? { prompt: instructedPrompt } : {};
     return {
       ...rest,
-      ...more,
+      ...(chooser ? { llm: instructedChoice } : prompted(fixed!) ? { prompt: instructedPrompt } : {}),
       stateSchema: withStructuredResponseField(rest.stateSchema),
       postModelHook: afterUserHook(rest.postModelHook, hook),
     } as typeof params;
