@@ -200,24 +200,6 @@ export const withPromptedStructuredOutput = boundary(
       return out;
     };
 
-    // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
-    const promptedUpdate = async (model: Runnable, state: State, config: Config, last: AIMessage) => {
-      const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
-        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
-        const messages = [...state.messages.slice(0, -1), ...followUp];
-        const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
-        const request =
-          prompt == null
-            ? messages
-            : SystemMessage.isInstance(system)
-              ? [system, ...messages]
-              : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages }, config));
-        // The instructions added last, as the prompted agent's own requests have them.
-        return model.invoke(add(await repairer(isBedrockModel(model, o.env), config)(request)), config);
-      });
-      return structuredUpdate(o, "prompted", resolved, undefined, last);
-    };
-
     // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
     const constrainedUpdate = async (branches: Branch[], { messages }: State, config: Config, last: AIMessage) => {
       if (branches.some((b) => b.strategy === "prompted")) {
@@ -273,7 +255,21 @@ export const withPromptedStructuredOutput = boundary(
         ? model
         : (agentModel ??=
             agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
-      return promptedUpdate(target as Runnable, state, config, last);
+      // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
+      const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
+        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
+        const messages = [...state.messages.slice(0, -1), ...followUp];
+        const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
+        const request =
+          prompt == null
+            ? messages
+            : SystemMessage.isInstance(system)
+              ? [system, ...messages]
+              : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages }, config));
+        // The instructions added last, as the prompted agent's own requests have them.
+        return (target as Runnable).invoke(add(await repairer(isBedrockModel(target, o.env), config)(request)), config);
+      });
+      return structuredUpdate(o, "prompted", resolved, undefined, last);
     };
     /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
     const instructedChoice: Chooser = async (state, config) => {
