@@ -200,46 +200,6 @@ export const withPromptedStructuredOutput = boundary(
       return out;
     };
 
-    // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
-    const constrainedUpdate = async (branches: Branch[], { messages }: State, config: Config, last: AIMessage) => {
-      if (branches.some((b) => b.strategy === "prompted")) {
-        const parsed = await parseStructuredAnswer(answerText(last), format);
-        if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
-      }
-      let lastError: unknown;
-      for (const { strategy, model } of branches) {
-        const respond = async (strategy: StructuredOutputStrategy | "own") => {
-          if (strategy !== "own") {
-            const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
-            const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-            const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
-            return structuredUpdate(o, strategy, resolved, model.modelId);
-          }
-          // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
-          const { instance } = await withInstance(model, config);
-          if (typeof instance?.withStructuredOutput !== "function")
-            throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-          const {
-            prompt: p,
-            schema,
-            ...more
-          } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-          const system = typeof p === "string" ? [new SystemMessage(p)] : [];
-          const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-          const value = await structured.invoke([...system, ...messages], config);
-          if (value == null)
-            throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-          return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
-        };
-        try {
-          return await withFallback(strategy, model, format.jsonSchema, respond, config);
-        } catch (error) {
-          lastError = error;
-        }
-      }
-      throw lastError;
-    };
-
     // The agent's model with the agent's tools bound (a history with tool blocks needs `toolConfig` on Bedrock,
     // B3; its own call options kept), bound once like createReactAgent does.
     let agentModel: unknown;
@@ -249,7 +209,46 @@ export const withPromptedStructuredOutput = boundary(
       if (!AIMessage.isInstance(last) || last.tool_calls?.length) return {};
       const model = chooser ? await chooser(state, config) : llm;
       const branches = fixed ?? branchesFor(model, o);
-      if (!prompted(branches)) return constrainedUpdate(branches, state, config, last);
+      if (!prompted(branches)) {
+        // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
+        const { messages } = state;
+        if (branches.some((b) => b.strategy === "prompted")) {
+          const parsed = await parseStructuredAnswer(answerText(last), format);
+          if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
+        }
+        let lastError: unknown;
+        for (const { strategy, model } of branches) {
+          const respond = async (strategy: StructuredOutputStrategy | "own") => {
+            if (strategy !== "own") {
+              const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
+              const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
+              const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
+              return structuredUpdate(o, strategy, resolved, model.modelId);
+            }
+            // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+            const { instance } = await withInstance(model, config);
+            if (typeof instance?.withStructuredOutput !== "function")
+              throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+            const {
+              prompt: p,
+              schema,
+              ...more
+            } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+            const system = typeof p === "string" ? [new SystemMessage(p)] : [];
+            const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+            const value = await structured.invoke([...system, ...messages], config);
+            if (value == null)
+              throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+            return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
+          };
+          try {
+            return await withFallback(strategy, model, format.jsonSchema, respond, config);
+          } catch (error) {
+            lastError = error;
+          }
+        }
+        throw lastError;
+      }
       const agent = fixed?.[0].model;
       const target = !agent
         ? model
