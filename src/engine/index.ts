@@ -14,11 +14,11 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { assertArray, atMessage, boundary } from "../errors";
 import { isMessage, readMessage } from "../messages/coerce";
 import { CleanWalk } from "./clean";
-import { problem, type FindContext, type PassContext } from "./context";
+import { problem, type PassContext } from "./context";
 import { resolveOptions, type ResolvedOptions } from "./options";
 import { PASSES } from "./pipeline";
 import { payloadPositions } from "../models/positions";
-import { profileFor, toolBlocksAsText, type ProviderProfile } from "./profiles";
+import { profileFor, toolBlocksAsText } from "./profiles";
 import type { FindOptions, RepairOptions, RepairResult, ToolCallProblem, ToolCallRepair } from "../types";
 
 export type { ResolvedOptions, SyntheticText } from "./options";
@@ -90,7 +90,7 @@ export function reportRepairsSafely(
 function engine(options: Readonly<ResolvedOptions>) {
   const base = profileFor(options.provider, options.level);
   // `systemMessages: "user-text"` allows no system message inside the conversation.
-  const profile: ProviderProfile =
+  const profile =
     options.systemMessages === "user-text" && base.systemInConversation === "placed"
       ? Object.freeze({ ...base, systemInConversation: "none" })
       : base;
@@ -112,7 +112,7 @@ function engine(options: Readonly<ResolvedOptions>) {
 
   const find = (input: readonly unknown[]) => {
     assertArray(input, "findToolCallProblems");
-    const ctx: FindContext = { profile, options };
+    const ctx = { profile, options };
     const { messages, coerced } = readMessages(input);
     const problems = coerced.map((i) => problem(ctx, "malformed_message", i, COERCED));
     for (const pass of passes) problems.push(...pass.find(messages, ctx));
@@ -125,7 +125,7 @@ function engine(options: Readonly<ResolvedOptions>) {
     return problems;
   };
 
-  const repair = <M = BaseMessage>(input: M[]): RepairResult<M> => {
+  const repair = <M = BaseMessage>(input: M[]) => {
     if (isClean(input, "repairToolCalls")) return { messages: input, repairs: [] };
     const repairs: ToolCallRepair[] = [];
     const origin = new Map<unknown, number>();
@@ -169,7 +169,7 @@ export const createRepairer = boundary("createRepairer", (options?: RepairOption
   const { isClean, find, repair } = engine(resolved);
   return {
     options: resolved,
-    isClean: boundary("isClean", (messages: readonly unknown[]) => isClean(messages, "isClean")),
+    isClean: boundary("isClean", (messages) => isClean(messages, "isClean")),
     find: boundary("findToolCallProblems", find),
     repair: boundary("repairToolCalls", repair),
   };
@@ -185,7 +185,7 @@ export const repairToolCalls = boundary(
 /** Every problem in a history, explained; nothing changed (see {@link Repairer.find}). */
 export const findToolCallProblems = boundary(
   "findToolCallProblems",
-  (messages: readonly unknown[], options?: FindOptions): ToolCallProblem[] =>
+  (messages: readonly unknown[], options?: FindOptions) =>
     engine(resolveOptions(options, "findToolCallProblems", true)).find(messages),
 );
 

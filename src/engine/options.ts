@@ -29,9 +29,9 @@ export const OPTIONS = {
   readOnlyTools: option.names,
   syntheticResultText: option.fn,
   onRepair: option.fn,
-} as const;
+};
 
-const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag } as const;
+const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag };
 
 /** Every option's default. */
 const DEFAULTS: ResolvedOptions = {
@@ -55,8 +55,11 @@ const DEFAULTS: ResolvedOptions = {
  * `trailingIsProblem: false` mean the same. `fn` names the caller in errors.
  */
 export function resolveOptions(input: unknown, fn: string, find = false): ResolvedOptions {
-  const read = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
-  const { trailingIsProblem, syntheticResultText: text, ...given } = read;
+  const {
+    trailingIsProblem,
+    syntheticResultText: text,
+    ...given
+  } = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
   const own = text ? guardedText(text) : defaultSyntheticText;
   return {
     ...DEFAULTS,

@@ -31,7 +31,7 @@ export type ProviderProfile = Switches & {
 export type IdReader = "list" | "one" | "quoted" | "item" | "calls";
 
 /** One text a provider rejects a request with, found by any of its anchors (`indexOf`, never a regex over the text). */
-export interface RejectionText {
+interface RejectionText {
   kind: RejectionKind;
   anchors: string[];
   /** How the ids are read; none: the text names no id. */
@@ -53,12 +53,6 @@ export interface RejectionText {
   position?: "last" | "start" | "none";
   /** Several providers send this text: the caller's `provider` decides when the error's shape does not. */
   shared?: boolean;
-}
-
-/** A provider rule (docs/provider-rules.md): the engine's problems that break it, and the provider's texts for it. */
-export interface Rule {
-  problems: ToolCallProblemKind[];
-  rejected: RejectionText[];
 }
 
 /**
@@ -113,7 +107,7 @@ const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 type Switches = typeof STRUCTURAL;
 
 /** The roles OpenAI's API takes and ChatOpenAI sends as they are. */
-const OPENAI_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "developer"]);
+const OPENAI_ROLES = new Set(["user", "assistant", "system", "developer"]);
 
 /** Every shaping switch off: only what all providers reject alike is left. Each provider's row says what it adds. */
 const STRUCTURAL = {
@@ -232,10 +226,10 @@ const UNSIGNED_REASONING = [
 ];
 
 /**
- * A rule: the problems that break it (space-separated; test/engine/profiles-rows.test.ts holds each to a
- * `ToolCallProblemKind`), then the texts the provider rejects it with.
+ * A provider rule (docs/provider-rules.md): the problems that break it (space-separated;
+ * test/engine/profiles-rows.test.ts holds each to a `ToolCallProblemKind`), then the texts the provider rejects it with.
  */
-const rule = (problems: string, ...rejected: RejectionText[]): Rule => ({
+const rule = (problems: string, ...rejected: RejectionText[]) => ({
   problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
   rejected,
 });
@@ -249,10 +243,12 @@ const says = (
   anchors: [anchors].flat(),
   ...(typeof how === "string" ? { ids: how } : how),
 });
+/** A Responses item's texts: the items quoted, no position. */
+const ITEM = { ids: "item", position: "none" } as const;
 const A12 = rule("unsupported_block");
 const OPENAI_LC = { A12, "LC-openai": rule("chat_message_role") };
 
-type Row = Partial<Switches> & { rules: Record<string, Rule> };
+type Row = Partial<Switches> & { rules: Record<string, ReturnType<typeof rule>> };
 
 /**
  * One row per provider: the switches it turns on beyond the structural level, and its rules by id (docs/provider-rules.md),
@@ -324,20 +320,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         "duplicate_result duplicate_call_id duplicate_response_item",
         says("duplicate_ids", "Duplicate item found with id ", "one"),
       ),
-      R6: rule(
-        "duplicate_response_item",
-        says("reasoning_item_unpaired", "its required 'reasoning' item: '", {
-          ids: "item",
-          position: "none",
-        }),
-      ),
-      R7: rule(
-        "duplicate_response_item",
-        says("reasoning_item_unpaired", "without its required following item", {
-          ids: "item",
-          position: "none",
-        }),
-      ),
+      R6: rule("duplicate_response_item", says("reasoning_item_unpaired", "its required 'reasoning' item: '", ITEM)),
+      R7: rule("duplicate_response_item", says("reasoning_item_unpaired", "without its required following item", ITEM)),
       ...OPENAI_LC,
     },
   },
@@ -518,7 +502,7 @@ export const REJECTION_TEXTS = Object.entries(ROWS)
   )
   .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
 
-function makeProfile(provider: Provider, level: RepairLevel): ProviderProfile {
+function makeProfile(provider: Provider, level: RepairLevel) {
   const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
