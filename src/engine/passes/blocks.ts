@@ -62,7 +62,7 @@ const isForeignReasoning = (block: unknown) =>
   isDict(block) && (block.type === "reasoning" || block.type === "reasoning_content");
 
 /** Ids of the server tools whose inline result the adapter leaves out (A13): their whole exchange goes as text. */
-function unsentServerIds(content: unknown[], profile: ProviderProfile): ReadonlySet<unknown> {
+function unsentServerIds(content: unknown[], profile: ProviderProfile) {
   if (!profile.anthropicBlocks || profile.serverToolResults === undefined) return NO_IDS;
   let ids: Set<unknown> | undefined;
   for (const b of content)
@@ -75,7 +75,7 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile): Readonly
  * message's {@link unsentServerIds}, for its `server_tool_use` blocks; the clean walk leaves it out, since an
  * unsent exchange always has its result block, judged on its own.
  */
-function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean, unsent = NO_IDS): Verdict | undefined {
+function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean, unsent = NO_IDS) {
   if (!profile.anthropicBlocks) {
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
@@ -97,7 +97,7 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
 }
 
 const classifyBlocks = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
-  findEach(messages, (m, index): BlockFinding | undefined => {
+  findEach(messages, (m, index) => {
     if (!isAssistant(m) || !Array.isArray(m.content)) return;
     const unsent = unsentServerIds(m.content, profile);
     const counts = { drop: 0, convert: 0, unsigned: 0, unreadable: 0 };
@@ -121,7 +121,7 @@ function unreadableAsText(block: Dict): Dict | undefined {
   };
 }
 
-function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean): unknown[] {
+function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean) {
   const unsent = unsentServerIds(content, profile);
   return content.flatMap((block) => {
     const verdict = unsupportedBlock(block, profile, v1, unsent);

@@ -15,7 +15,6 @@ import {
 } from "../../messages/inspect";
 import { isAcceptedId, type ProviderProfile } from "../profiles";
 import { pushTo, rebuildingPass } from "../context";
-import type { ToolCallProblemKind } from "../../types";
 
 interface Slot {
   messageIndex: number;
@@ -28,7 +27,7 @@ interface Slot {
   rawId: unknown;
   name: string | undefined;
   newId?: string;
-  reason?: Extract<ToolCallProblemKind, "missing_call_id" | "invalid_call_id" | "duplicate_call_id">;
+  reason?: "missing_call_id" | "invalid_call_id" | "duplicate_call_id";
 }
 
 /**
@@ -52,9 +51,9 @@ function fnv1a(text: string) {
  * Deterministic ids the provider accepts, never used before (recorded in `taken`). Remembers the next suffix
  * per base, so 10,000 calls sharing one id cost 10,000 steps, not 50 million.
  */
-function freshIds(profile: ProviderProfile, taken: Set<string>): (base: string) => string {
+function freshIds(profile: ProviderProfile, taken: Set<string>) {
   const next = new Map<string, number>();
-  return (base) => {
+  return (base: string) => {
     const max = Math.min(profile.maxIdLength, 64);
     let clean = profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
     if (clean.length === 0) clean = "call";

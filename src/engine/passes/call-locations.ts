@@ -43,7 +43,7 @@ interface LocationFinding {
 }
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
-function idsMissingFromOutput(message: unknown, ids: string[]): string[] {
+function idsMissingFromOutput(message: unknown, ids: string[]) {
   const output = resentOutputOf(message);
   if (!output) return [];
   const present = new Set(output.filter((item) => item.type === "function_call").map((item) => item.call_id));
@@ -64,7 +64,7 @@ function parseArgs(raw: unknown): Dict {
   return isDict(raw) ? raw : {};
 }
 
-function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile): AIMessage {
+function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile) {
   const promoted = finding.outside.map((ref) => ({
     id: ref.id!,
     name: ref.name || "unknown_tool",
@@ -107,7 +107,7 @@ const promoted = (call: RepairedCall, detail: string): Issue => [
 ];
 
 /** A finding's problems, each with the action its repair takes. */
-const issuesOf = (f: LocationFinding): Issue[] => [
+const issuesOf = (f: LocationFinding) => [
   ...f.outside.map((ref) => promoted(ref, `call ${ref.id} lives in ${ref.location} but not in tool_calls`)),
   ...f.outputMissing.map((id) =>
     promoted({ id }, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`),
@@ -168,7 +168,7 @@ export const callLocationsPass = rebuildingPass({
     };
   },
   classify: (messages, { profile }) =>
-    findEach(messages, (m, index): LocationFinding | undefined => {
+    findEach(messages, (m, index) => {
       if (!isAssistant(m) || callsOnlyInToolCalls(m)) return; // nothing outside tool_calls to promote or strip
       const inToolCalls = new Set<string>();
       const invalidIds = new Set<unknown>();

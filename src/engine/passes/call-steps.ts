@@ -19,17 +19,9 @@ import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 import type { ToolCallProblem } from "../../types";
 
-interface StepFinding {
-  index: number;
-  /** The calls, when the message is split into one step per call. */
-  split: boolean;
-  /** The first call lacks a signature the current turn needs. */
-  sign: boolean;
-}
-
 type Call = Dict & { id?: string; name?: string };
 const NO_CALLS: Call[] = [];
-const callsOf = (m: AIMessage): Call[] => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
+const callsOf = (m: AIMessage) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
   const kwargs = m.additional_kwargs as Dict | undefined;
@@ -54,7 +46,8 @@ function answeredRightAfter(messages: readonly BaseMessage[], index: number, cal
 function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCalls }: ProviderProfile) {
   let currentTurn = messages.length;
   while (currentTurn > 0 && turnOf(messages[currentTurn - 1]) !== "user") currentTurn--;
-  return (m: BaseMessage, index: number): StepFinding | undefined => {
+  // `split`: the message becomes one step per call; `sign`: its first call lacks a signature the current turn needs.
+  return (m: BaseMessage, index: number) => {
     const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
     if (calls.length === 0) return undefined;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);

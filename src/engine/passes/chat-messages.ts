@@ -34,24 +34,18 @@ const ROLE_MEANING = new Map<string, Conversion>([
   ["function", "result"],
 ]);
 
-interface ChatFinding {
-  index: number;
-  role: unknown;
-  conversion: Conversion;
-}
-
 export const chatMessagesPass = rebuildingPass({
   name: "chat-messages",
   structural: false,
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
   classify: (messages, { profile }) =>
-    findEach(messages, (m, index): ChatFinding | undefined => {
+    findEach(messages, (m, index) => {
       const role = (m as unknown as { role?: unknown }).role;
       if (m.type === "generic" && !keepsChatRole(profile, role))
         return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
     }),
-  issues: (f: ChatFinding) => [
+  issues: (f) => [
     [
       "chat_message_role",
       "converted_message",

@@ -63,7 +63,7 @@ function turnJudge({ leadingUser, alternation }: ProviderProfile) {
   const reset = () => {
     prev = prevMessage = undefined;
   };
-  const judge = (m: BaseMessage, turn = turnOf(m)): Fix | undefined => {
+  const judge = (m: BaseMessage, turn = turnOf(m)) => {
     if (turn === undefined || turn === "system") return undefined;
     const before = prev;
     const beforeMessage = prevMessage;
