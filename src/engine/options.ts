@@ -71,7 +71,7 @@ export function resolveOptions(input: unknown, fn: string, find = false): Resolv
 }
 
 /** A user's text function that throws or returns something other than a non-empty string falls back to `fallback`. */
-export function guardedText(text: SyntheticText, fallback: SyntheticText = defaultSyntheticText): SyntheticText {
+export function guardedText(text: SyntheticText, fallback = defaultSyntheticText): SyntheticText {
   return (call) => {
     try {
       const out = text(call);

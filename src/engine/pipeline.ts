@@ -3,7 +3,6 @@
  * (what every provider rejects); the request-shaping ones after them run only at the `"request"` level.
  * Except chat-messages (request shaping): it types ChatMessages first, so every pass judges the turns sent.
  */
-import type { RepairPass } from "./context";
 import { chatMessagesPass } from "./passes/chat-messages";
 import { shapePass } from "./passes/shape";
 import { callIdsPass } from "./passes/call-ids";
@@ -18,7 +17,7 @@ import { systemMessagesPass } from "./passes/system-messages";
 import { turnOrderPass } from "./passes/turn-order";
 import { callStepsPass } from "./passes/call-steps";
 
-export const PASSES: readonly RepairPass[] = Object.freeze([
+export const PASSES = Object.freeze([
   chatMessagesPass,
   shapePass,
   callIdsPass,

@@ -28,7 +28,7 @@ export type ProviderProfile = Switches & {
  * - `"item"`: the Responses item quoted in `Item '...'` before the anchor, then the one quoted after it, if any;
  * - `"calls"`: the `id` of each object of a JSON or Python list of calls (or a list of quoted ids).
  */
-export type IdReader = "list" | "one" | "quoted" | "item" | "calls";
+type IdReader = "list" | "one" | "quoted" | "item" | "calls";
 
 /** One text a provider rejects a request with, found by any of its anchors (`indexOf`, never a regex over the text). */
 interface RejectionText {

@@ -135,18 +135,15 @@ const issuesOf = ({ counts }: BlockFinding): Issue[] =>
     .filter((v) => counts[v] > 0)
     .map((v) => ["unsupported_block", REPAIRED[v][0], `${counts[v]} ${REPAIRED[v][1]}`]);
 
-/** Whether the clean check has anything to look for under `profile` (nothing at the structural level, where the pass does not run). */
-const appliesTo = (profile: ProviderProfile) =>
-  !profile.anthropicBlocks ||
-  profile.assistantBlocks !== "any" ||
-  profile.signedReasoning ||
-  profile.serverToolResults !== undefined;
-
 export const blocksPass = rebuildingPass({
   name: "blocks",
   structural: false,
+  // Only when the profile has anything to look for (nothing at the structural level, where the pass does not run).
   clean: ({ profile }) =>
-    appliesTo(profile)
+    !profile.anthropicBlocks ||
+    profile.assistantBlocks !== "any" ||
+    profile.signedReasoning ||
+    profile.serverToolResults !== undefined
       ? {
           ai(m) {
             const content = m.content;

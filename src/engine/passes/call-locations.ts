@@ -106,15 +106,6 @@ const promoted = (call: RepairedCall, detail: string): Issue => [
   call,
 ];
 
-/** A finding's problems, each with the action its repair takes. */
-const issuesOf = (f: LocationFinding) => [
-  ...f.outside.map((ref) => promoted(ref, `call ${ref.id} lives in ${ref.location} but not in tool_calls`)),
-  ...f.outputMissing.map((id) =>
-    promoted({ id }, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`),
-  ),
-  ...(f.hasBlocks ? [CALL_BLOCKS] : []),
-];
-
 export const callLocationsPass = rebuildingPass({
   name: "call-locations",
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
@@ -187,6 +178,13 @@ export const callLocationsPass = rebuildingPass({
       if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
         return { index, outside: promotable, hasBlocks, outputMissing };
     }),
-  issues: issuesOf,
+  // A finding's problems, each with the action its repair takes.
+  issues: (f) => [
+    ...f.outside.map((ref) => promoted(ref, `call ${ref.id} lives in ${ref.location} but not in tool_calls`)),
+    ...f.outputMissing.map((id) =>
+      promoted({ id }, `call ${id} is in tool_calls but not in the Responses output that ChatOpenAI re-sends instead`),
+    ),
+    ...(f.hasBlocks ? [CALL_BLOCKS] : []),
+  ],
   rebuild: (message, f, ctx) => relocate(message as AIMessage, f, ctx.profile),
 });

@@ -11,14 +11,6 @@ import { isAssistant, isDict, type Dict } from "../../messages/inspect";
 import { callNamed, findEach, rebuildingPass } from "../context";
 import { clip, nonEmptyString, safeJson } from "../../values";
 
-interface InvalidCall {
-  id: string | undefined;
-  name: string | undefined;
-  /** The parse error, as ` (...)` after a sentence; empty when there is none. */
-  error: string;
-  args: unknown;
-}
-
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export const invalidCallsPass = rebuildingPass({
@@ -32,9 +24,10 @@ export const invalidCallsPass = rebuildingPass({
     findEach(messages, (message, index) => {
       const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
       if (!Array.isArray(invalid)) return;
-      const calls: InvalidCall[] = invalid.filter(isDict).map((c) => ({
+      const calls = invalid.filter(isDict).map((c) => ({
         id: nonEmptyString(c.id),
         name: nonEmptyString(c.name),
+        // The parse error, as ` (...)` after a sentence; empty when there is none.
         error: typeof c.error === "string" && c.error ? ` (${c.error})` : "",
         args: c.args,
       }));

@@ -57,7 +57,7 @@ export const responseItemsPass = rebuildingPass({
   clean(walk) {
     const seen = new Set<string>();
     let repeated = false;
-    const see = (id: string): void => {
+    const see = (id: string) => {
       if (seen.has(id)) repeated = true;
       else seen.add(id);
     };

@@ -31,7 +31,7 @@ function asBlocks(content: unknown[]) {
 }
 
 /** Arguments as an object: a JSON object string is parsed, anything else is kept under `__raw_arguments`. */
-function argsObject(args: unknown): Dict {
+function argsObject(args: unknown) {
   if (isDict(args)) return args;
   if (args === undefined || args === null) return {};
   if (typeof args === "string") {
@@ -76,7 +76,7 @@ function malformation(message: BaseMessage) {
 }
 
 /** The message rebuilt: content as blocks, calls as objects with object arguments, a numeric result id as text. */
-function reshaped(message: BaseMessage): BaseMessage {
+function reshaped(message: BaseMessage) {
   const m = message as unknown as Dict;
   const content = hasLooseItems(m.content) ? asBlocks(m.content as unknown[]) : m.content;
   if (isToolResult(message)) {
