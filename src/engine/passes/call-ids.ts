@@ -309,7 +309,7 @@ class IdSet {
   }
 }
 
-const DETAIL: Record<NonNullable<Slot["reason"]>, string> = {
+const DETAIL = {
   missing_call_id: "tool call without a usable id",
   invalid_call_id: "tool call id that the provider rejects (pattern or length)",
   duplicate_call_id: "tool call id already used by an earlier call",
