@@ -110,7 +110,7 @@ const classifyBlocks = (messages: readonly BaseMessage[], profile: ProviderProfi
   });
 
 /** A block the adapter cannot read, as text: its own text, or what it is and its JSON (at most 2,000 characters). */
-function unreadableAsText(block: Dict): Dict | undefined {
+function unreadableAsText(block: Dict) {
   // Another provider's reasoning (a Bedrock `reasoning` block on Gemini): its text, never its signature.
   if (isForeignReasoning(block)) return reasoningAsText(block, "Reasoning from another model, kept as text");
   if (typeof block.text === "string" && block.text.trim() !== "") return { type: "text", text: block.text };

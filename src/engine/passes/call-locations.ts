@@ -57,7 +57,7 @@ function idsMissingFromOutput(message: unknown, ids: string[]) {
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
 
 /** Arguments as a record: a JSON string that parses to one, or none. */
-function parseArgs(raw: unknown): Dict {
+function parseArgs(raw: unknown) {
   try {
     raw = typeof raw === "string" ? JSON.parse(raw) : raw;
   } catch {}

@@ -89,7 +89,7 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
 }
 
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
-function mergeContents(parts: MessageContent[]): MessageContent {
+function mergeContents(parts: MessageContent[]) {
   if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("\n\n");
   const blocks: unknown[] = [];
   for (const part of parts) {
