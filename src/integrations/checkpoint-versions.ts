@@ -12,8 +12,6 @@
  */
 import type { BaseCheckpointSaver, ChannelVersions } from "@langchain/langgraph-checkpoint";
 
-type Version = ChannelVersions[string];
-
 /** A billion steps: two branches from one parent practically never draw the same fraction. */
 const FRACTION_STEPS = 1_000_000_000;
 
@@ -22,7 +20,7 @@ const FRACTION_STEPS = 1_000_000_000;
  * integers. Strictly greater than `current` (floor(current) + 1 + fraction > current), so LangGraph's ordering of
  * a thread's versions holds. A saver that counts in strings keeps its own scheme.
  */
-export function nextBranchVersion(saver: BaseCheckpointSaver, current: Version | undefined) {
+export function nextBranchVersion(saver: BaseCheckpointSaver, current: ChannelVersions[string] | undefined) {
   if (typeof current === "string") return (saver as BaseCheckpointSaver<string | number>).getNextVersion(current);
   const base = saver.getNextVersion(current && Math.floor(current));
   if (!Number.isSafeInteger(base)) return base;

@@ -116,7 +116,7 @@ function repairingSaver(
         return [];
       }
     });
-    if (input.length > 0) {
+    if (input.length) {
       evictOldest(unappliedInputs);
       unappliedInputs.set(checkpointKey(tuple.config), {
         messages: withUniqueIds(input),
@@ -145,7 +145,7 @@ function repairingSaver(
   async function pendingResults(config: RunnableConfig, open: Set<string>, messages?: readonly BaseMessage[]) {
     const { thread_id, checkpoint_ns, checkpoint_id } = configurableOf(config);
     const parent =
-      open.size > 0 && typeof checkpoint_id === "string"
+      open.size && typeof checkpoint_id === "string"
         ? await inner.getTuple({ configurable: { thread_id, checkpoint_ns: checkpoint_ns ?? "", checkpoint_id } })
         : undefined;
     // A new input's abandoned calls (`messages` given): walked back from there, since a thread that broke before the
@@ -155,7 +155,7 @@ function repairingSaver(
       ? await discardedResults(inner, parent, key, open)
       : resultsInWrites(parent?.pendingWrites, key, open);
     for (const id of open) {
-      const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\u0000${id}`);
+      const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\0${id}`);
       if (result) found.set(id, result);
     }
     if (messages)
@@ -168,7 +168,7 @@ function repairingSaver(
     const messages = messagesOf(checkpoint);
     if (!messages) return checkpoint;
     const thread = threadKey(config);
-    const parentId = configurableOf(config).checkpoint_id;
+    const { thread_id, checkpoint_id: parentId } = configurableOf(config);
     const last = runs.get(thread);
     const run = last?.lastId === parentId ? last : undefined;
     // A new input (not a resume, not a `Command({ update })`, which keeps the pending step): LangGraph drops the
@@ -203,10 +203,10 @@ function repairingSaver(
       if (typeof parentId === "string")
         for (const m of messages) {
           const id = isToolResult(m) && isNoResult(m) ? resultIdOf(m) : undefined;
-          if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\u0000${id}`)) ids.add(id);
+          if (id !== undefined && firstTime(checkedPlaceholders, `${thread}\0${id}`)) ids.add(id);
         }
       const found = await pendingResults(config, ids);
-      if (found.size > 0) {
+      if (found.size) {
         for (const [id, result] of found) salvage.set(id, result);
         repaired = stored.repair(restored, { abandoned, salvage });
       }
@@ -216,13 +216,13 @@ function repairingSaver(
       const result = salvage.get(id);
       if (!result || isMarkedSyntheticResult(result)) continue;
       evictOldest(salvaged, 10_000);
-      salvaged.set(`${String(configurableOf(config).thread_id)}\u0000${id}`, result);
+      salvaged.set(`${String(thread_id)}\0${id}`, result);
     }
     runs.delete(thread);
     const restoring = restored !== messages ? restore : undefined;
-    if (repaired.repairs.length === 0 && !restoring) return checkpoint;
+    if (!repaired.repairs.length && !restoring) return checkpoint;
     const reported = run?.reported ?? new Set<string>();
-    const keys = repaired.repairs.map((r) => `${r.action}\u0000${r.toolCallId ?? ""}`);
+    const keys = repaired.repairs.map((r) => `${r.action}\0${r.toolCallId ?? ""}`);
     const fresh = repaired.repairs.filter((_, i) => !reported.has(keys[i]));
     for (const k of keys) reported.add(k);
     evictOldest(runs);
@@ -236,7 +236,7 @@ function repairingSaver(
     get: async (config) => (await getTuple(config))?.checkpoint,
     // An id may be used again after its thread is deleted: nothing remembered of the old thread may reach the new one.
     deleteThread: (threadId) => {
-      const prefix = `${threadId}\u0000`;
+      const prefix = `${threadId}\0`;
       for (const memory of [runs, salvaged, unappliedInputs, reportedReads, checkedPlaceholders])
         for (const k of memory.keys()) if (k.startsWith(prefix)) memory.delete(k);
       return inner.deleteThread(threadId);

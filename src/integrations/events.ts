@@ -100,10 +100,10 @@ export async function reportRepairs(
     const { action, toolCallId, problem } = repair;
     if (setup && request && action === "synthesized_result" && problem !== "trailing_open_exchange") return false;
     if (request || (setup && toolCallId !== undefined)) {
-      const key = `${context.threadId ?? ""}\u0000${action}\u0000${toolCallId ?? ""}`;
+      const key = `${context.threadId ?? ""}\0${action}\0${toolCallId ?? ""}`;
       const nth = (inList.get(key) ?? 0) + 1;
       inList.set(key, nth);
-      if (!firstTime(seen, `${key}\u0000${nth}`)) return false;
+      if (!firstTime(seen, `${key}\0${nth}`)) return false;
     }
     try {
       onRepair?.(repair, context);
@@ -168,8 +168,12 @@ const reported = new WeakMap<object, Set<string>>();
  * checkpointer): they share one memory, so the same repair of the same call in the same thread (the request's
  * placeholder, then the stored one) reaches the caller once.
  */
-export const reportedOnce = (onRepair?: RepairReporting["onRepair"]) =>
-  Object.assign((repair: ToolCallRepair, context: RepairContext) => onRepair?.(repair, context), { [SETUP]: true });
+export const reportedOnce = <T extends RepairReporting>(options: T) => ({
+  ...options,
+  onRepair: Object.assign((repair: ToolCallRepair, context: RepairContext) => options.onRepair?.(repair, context), {
+    [SETUP]: true,
+  }),
+});
 
 /**
  * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
@@ -211,7 +215,7 @@ export const repairedRequest = (
       if (repairer.isClean(messages)) return messages;
       const { messages: repaired, repairs } = repairer.repair(messages);
       await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, scope: "request", run });
-      return repairs.length > 0 ? repaired : messages;
+      return repairs.length ? repaired : messages;
     },
     messages,
     reporting,

@@ -95,7 +95,7 @@ export const toolCallRepairHook = boundary(
         scope: "request",
       });
       // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-      const llmInputMessages = shaped.repairs.length > 0 ? withUniqueIds(shaped.messages) : shaped.messages;
+      const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
       return { ...(stored && { messages: stored }), llmInputMessages };
     };
 

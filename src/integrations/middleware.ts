@@ -23,7 +23,6 @@ import type { Dict } from "../values";
 import { only, repairersOf, STORED_SURFACE_OPTIONS, SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistingStep } from "./run-salvage";
-import type { BaseMessage } from "@langchain/core/messages";
 
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
   /** Repair and persist the stored thread (structural repairs) when a new input arrives (`beforeAgent`). Default true. */
@@ -66,20 +65,14 @@ export const toolCallRepairMiddleware = boundary(
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
       beforeAgent: repairOnInput
-        ? persistingStep<{ messages: BaseMessage[] } | undefined>(
-            forRequest.structural(),
-            "messages",
-            given,
-            "middleware",
-            undefined,
-          )
+        ? persistingStep(forRequest.structural(), "messages", given, "middleware", undefined)
         : undefined,
       wrapModelCall:
         repairModelRequest || recoverRejections
           ? async (request, handler) => {
               const repairer = forRequest.for(
                 request.model,
-                given.toolsInRequest === undefined && carriesNoTools(request) ? false : undefined,
+                given.toolsInRequest === undefined && carriesNoTools(request),
               );
               const messages = repairModelRequest
                 ? await repairedRequest(repairer, request.messages, given, "middleware")
@@ -106,7 +99,7 @@ export const toolCallRepairMiddleware = boundary(
  * provider (native) strategies; a bare schema may become a tool strategy, so it counts as tools.
  */
 function carriesNoTools(request: { model: unknown; tools?: unknown; responseFormat?: unknown; modelSettings?: Dict }) {
-  const none = (value: unknown) => Array.isArray(value) && value.length === 0;
+  const none = (value: unknown) => Array.isArray(value) && !value.length;
   const noneOrUnset = (value: unknown) => value === undefined || none(value);
   if (!none(request.tools) || !noneOrUnset(request.modelSettings?.tools)) return false;
   if (!noneOrUnset(describeModels(request.model)[0]?.callOptions.tools)) return false;
@@ -143,7 +136,7 @@ export interface ToolCallRepairSetup {
  */
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
   const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
-  const all = { ...given, onRepair: reportedOnce(given.onRepair) };
+  const all = reportedOnce(given);
   return {
     middleware: toolCallRepairMiddleware(all),
     // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and

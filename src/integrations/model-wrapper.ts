@@ -115,7 +115,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
   ) => {
     // A request sure to carry no tools has its tool blocks sent as text; what a rejection of the thread taught first
     // (the repairers read the thread).
-    const repairer = repairers.for(model, detectsTools && callOptionsCarryNoTools(callOptions) ? false : undefined);
+    const repairer = repairers.for(model, detectsTools && callOptionsCarryNoTools(callOptions));
     const messages = repairRequests ? await repairedRequest(repairer, input, options, "model", run) : input;
     try {
       return await send(messages);

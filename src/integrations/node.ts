@@ -96,7 +96,7 @@ export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
   (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
     const given = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
-    const all = { ...given, onRepair: reportedOnce(given.onRepair) };
+    const all = reportedOnce(given);
     return {
       model: (llm) => withRequestRepair(llm, only(all, REQUEST_REPAIR_OPTIONS)),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.

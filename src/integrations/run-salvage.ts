@@ -28,6 +28,9 @@ import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
 
 /** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
+/** The config a graph step is handed (its checkpointer and thread). */
+type StepConfig = Pick<RunnableConfig, "configurable"> | undefined;
+
 export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
 
 /**
@@ -47,7 +50,7 @@ function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>)
         if (call.id !== undefined && open.has(call.id)) yield { m, call, id: call.id };
 }
 
-const callKey = (name: unknown, args: unknown) => `${String(name)}\u0000${safeJson(args, Infinity)}`;
+const callKey = (name: unknown, args: unknown) => `${String(name)}\0${safeJson(args, Infinity)}`;
 
 /**
  * Adds to `asked` the calls that pending interrupts (LangGraph's `__interrupt__` channel) of `tuple` ask a person
@@ -94,7 +97,7 @@ export function addKnownPlaceholders(
  */
 export async function persistedRepair(
   messages: BaseMessage[],
-  config: Pick<RunnableConfig, "configurable"> | undefined,
+  config: StepConfig,
   messagesKey: string,
   reporting: RepairReporting,
   repairer: Repairer,
@@ -116,10 +119,10 @@ export async function persistedRepair(
  */
 export const persistingStep =
   <U>(repairer: Repairer, key: string, reporting: RepairReporting, surface: RepairSurface, none: U) =>
-  (state: unknown, config: Pick<RunnableConfig, "configurable"> | undefined, reportIn?: RunnableConfig) =>
+  (state: unknown, config: StepConfig, reportIn?: RunnableConfig) =>
     unlessClean(
       () => {
-        const messages: unknown = (state as Dict | undefined)?.[key];
+        const messages = (state as Dict | undefined)?.[key];
         if (!Array.isArray(messages) || repairer.isClean(messages)) return none;
         // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
         return persistedRepair(messages, config, key, reporting, repairer, surface, reportIn).then((stored) =>
@@ -139,7 +142,7 @@ export const persistingStep =
  */
 export function withRunSalvage(
   messages: BaseMessage[],
-  config: Pick<RunnableConfig, "configurable"> | undefined,
+  config: StepConfig,
   messagesKey: string,
   reporting: RepairReporting,
   { options }: Repairer,
@@ -152,12 +155,12 @@ export function withRunSalvage(
   return orFallback(
     async () => {
       const open = unansweredCallIds(messages);
-      if (open.size === 0) return unchanged;
+      if (!open.size) return unchanged;
       const namespace = graphNamespace(checkpoint_ns);
       const calls = new Map<string, { key: string; asked: string }>();
       for (const { m, call, id } of openCalls(messages, open))
         calls.set(id, {
-          key: `${String(thread_id)}\u0000${namespace}\u0000${m.id}\u0000${id}`,
+          key: `${String(thread_id)}\0${namespace}\0${m.id}\0${id}`,
           asked: callKey(call.name, call.args),
         });
       let walked = walkedBySaver.get(saver);
@@ -172,7 +175,7 @@ export function withRunSalvage(
         else if (known.result) found.set(id, known.result);
         else if (known.askedToApprove) asked.add(call.asked);
       }
-      if (toWalk.size > 0) {
+      if (toWalk.size) {
         // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
         // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
         const id = checkpoint_map?.[namespace];
@@ -200,7 +203,7 @@ export function withRunSalvage(
         }
       }
       addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
-      return found.size === 0 ? unchanged : putBackResults(messages, found);
+      return found.size ? putBackResults(messages, found) : unchanged;
     },
     unchanged,
     reporting,

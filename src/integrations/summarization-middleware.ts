@@ -60,15 +60,17 @@ export const summarizationMiddleware = boundary(
     const settings = readSummarization<string | SummarizerModel>(options, "summarizationMiddleware", OPTIONS);
     const model = lazyModel(settings.model);
     const fitRequest = fitting(settings, model);
-    const configOf = (runtime: object) => pickRunnableConfigKeys(runtime);
     return createMiddleware({
       // Same name as langchain's middleware, so node names in traces and stream filters stay the same.
       name: "SummarizationMiddleware",
-      beforeModel: (state, runtime) => summarizedState(state, settings, model, configOf(runtime)),
+      beforeModel: (state, runtime) => summarizedState(state, settings, model, pickRunnableConfigKeys(runtime)),
       // Oversized tool results a summary cannot shrink are cut in the request only.
       ...(fitRequest && {
         wrapModelCall: async (request, handler) =>
-          handler({ ...request, messages: await fitRequest(request.messages, configOf(request.runtime)) }),
+          handler({
+            ...request,
+            messages: await fitRequest(request.messages, pickRunnableConfigKeys(request.runtime)),
+          }),
       }),
     });
   },

@@ -42,10 +42,8 @@ const NODE_OPTIONS = { ...SUMMARIZATION, onError: option.fn };
  * it returns `{ messages: [RemoveMessage(REMOVE_ALL_MESSAGES), ...system, summary, ...tail] }`, which the
  * messages reducer applies as a full replacement; otherwise `{}` (no update). Put it before the model node.
  */
-export const summarizationNode = boundary(
-  "summarizationNode",
-  (options: SummarizationNodeOptions): SummarizationNodeFunction =>
-    summarizationStep(readSummarization(options, "summarizationNode", NODE_OPTIONS)),
+export const summarizationNode = boundary("summarizationNode", (options: SummarizationNodeOptions) =>
+  summarizationStep(readSummarization(options, "summarizationNode", NODE_OPTIONS)),
 );
 
 /**

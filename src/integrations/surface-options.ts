@@ -37,16 +37,16 @@ export function repairersOf(input: Omit<RepairOptions, "level"> & { onError?: un
     structural: () => createRepairer({ ...options, level: "structural" }),
     /**
      * The repairer for requests to `model` (any wrapper of a chat model, or undefined); `toolsInRequest` false
-     * when the surface is sure the request carries no tools (only without an explicit option, which wins); what a
-     * rejection taught about the run's thread (`requestLessons`) over both.
+     * when the surface is sure the request carries no tools (`noTools`; only without an explicit option, which
+     * wins); what a rejection taught about the run's thread (`requestLessons`) over both.
      */
-    for(model: unknown, toolsInRequest = options.toolsInRequest) {
+    for(model: unknown, noTools?: boolean) {
       const lesson = lessons.of(threadOf()) ?? {};
       const target = options.provider ? {} : requestTargetOf(model);
       const provider = lesson.provider ?? options.provider ?? target.provider ?? "strict";
       const systemMessages = lesson.systemMessages ?? options.systemMessages ?? target.systemMessages;
-      toolsInRequest = lesson.toolsInRequest ?? toolsInRequest;
-      const key = `${provider}\u0000${systemMessages}\u0000${toolsInRequest}`;
+      const toolsInRequest = lesson.toolsInRequest ?? options.toolsInRequest ?? (noTools ? false : undefined);
+      const key = `${provider}\0${systemMessages}\0${toolsInRequest}`;
       const repairer =
         byKey.get(key) ?? createRepairer({ ...options, level: "request", provider, systemMessages, toolsInRequest });
       byKey.set(key, repairer);

@@ -39,12 +39,12 @@ export const configurableOf = (config: RunnableConfig) =>
 /** A thread and namespace, as a key. */
 export function threadKey(config: RunnableConfig) {
   const { thread_id, checkpoint_ns } = configurableOf(config);
-  return `${String(thread_id)}\u0000${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
+  return `${String(thread_id)}\0${typeof checkpoint_ns === "string" ? checkpoint_ns : ""}`;
 }
 
 /** A checkpoint of a thread (the one the config names, or `id`), as a key. */
 export const checkpointKey = (config: RunnableConfig, id = configurableOf(config).checkpoint_id) =>
-  `${threadKey(config)}\u0000${String(id)}`;
+  `${threadKey(config)}\0${String(id)}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -101,7 +101,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
       if (threads.size >= MAX_TRACKED)
         for (const [key, { runs, waiters }] of threads)
-          if (waiters.length === 0 && [...runs.values()].every((run) => run.inFlight === 0)) {
+          if (!waiters.length && [...runs.values()].every((run) => run.inFlight === 0)) {
             threads.delete(key);
             break;
           }
@@ -113,7 +113,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     const settle = () => {
       // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
       if (--run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
-      if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(thread);
+      if (!entry.runs.size && !entry.waiters.length) threads.delete(thread);
       for (const wake of entry.waiters.splice(0)) wake();
     };
     try {
@@ -139,17 +139,17 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       const mine = config.signal;
       const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
       const others = () => [...entry!.runs].filter(([signal]) => signal !== mine && signal.aborted);
-      if (!entry || others().length === 0) return run();
+      if (!entry || !others().length) return run();
       return (async () => {
         for (let quiet = 0; ; ) {
           const aborted = others();
-          if (aborted.length === 0) return;
+          if (!aborted.length) return;
           if (aborted.some(([, op]) => op.inFlight > 0)) {
             quiet = 0;
             await new Promise<void>((resolve) => entry.waiters.push(resolve));
           } else if (++quiet > QUIET_TURNS) {
             for (const [signal] of aborted) entry.runs.delete(signal);
-            if (entry.runs.size === 0 && entry.waiters.length === 0) threads.delete(String(thread_id));
+            if (!entry.runs.size && !entry.waiters.length) threads.delete(String(thread_id));
             return;
           } else await nextTurn();
         }
@@ -158,7 +158,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */
   const addressed = (config: RunnableConfig) => {
-    const id = moved.size > 0 ? moved.get(checkpointKey(config)) : undefined;
+    const id = moved.size ? moved.get(checkpointKey(config)) : undefined;
     return id ? { ...config, configurable: { ...config.configurable, checkpoint_id: id } } : config;
   };
 
@@ -172,7 +172,7 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
     put: (config, checkpoint, metadata, newVersions) => {
       // A subgraph's checkpoint names its parent graph's checkpoints (namespace to id).
       let parents = metadata?.parents;
-      for (const [ns, id] of moved.size > 0 ? Object.entries(parents ?? {}) : []) {
+      for (const [ns, id] of moved.size ? Object.entries(parents ?? {}) : []) {
         const to = moved.get(checkpointKey({ configurable: { ...config.configurable, checkpoint_ns: ns } }, id));
         if (to) parents = { ...parents, [ns]: to };
       }
