@@ -19,7 +19,7 @@ type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
 /** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
 export function threadOf(config?: RunnableConfig) {
-  const id: unknown = ensureConfig(config).configurable?.thread_id;
+  const id = ensureConfig(config).configurable?.thread_id;
   return typeof id === "string" || typeof id === "number" ? String(id) : "";
 }
 
@@ -235,7 +235,7 @@ async function dispatchEvents(name: string, payloads: readonly unknown[], config
     const ensured = ensureConfig(config);
     const manager = await getCallbackManagerForConfig(ensured);
     if (!manager?.handlers.length) return;
-    const inRun = !!manager.getParentRunId();
+    const inRun = manager.getParentRunId();
     if (!inRun && !ownRun) return;
     const chain = inRun
       ? undefined

@@ -151,7 +151,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
   // already reached the caller).
   for (const key of ["_streamResponseChunks", "_streamChatModelEvents"] as const) {
     const stream = model[key] as ((...args: unknown[]) => AsyncIterable<unknown>) | undefined;
-    if (stream === undefined || stream === BaseChatModel.prototype[key]) continue;
+    if (!stream || stream === BaseChatModel.prototype[key]) continue;
     define(key, async function* repairingStream(this: ChatModel, input: BaseMessage[], callOptions: unknown, run: Run) {
       let iterator: AsyncIterator<unknown> | undefined;
       const begin = (sent: BaseMessage[]) => {

@@ -44,7 +44,7 @@ export function withUniqueIds(messages: readonly BaseMessage[]) {
  * The update that replaces the whole list in state: `RemoveMessage` of all, then the messages (with unique
  * ids). Works with `messagesStateReducer` (MessagesAnnotation, MessagesZodState, createReactAgent, createAgent).
  */
-export const replaceAllMessages = boundary("replaceAllMessages", (messages: readonly BaseMessage[]): BaseMessage[] => [
+export const replaceAllMessages = boundary("replaceAllMessages", (messages: readonly BaseMessage[]) => [
   new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
   ...withUniqueIds(messages),
 ]);
