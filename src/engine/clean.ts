@@ -70,7 +70,7 @@ export class CleanWalk implements Walk {
     this.open.reset();
     try {
       for (const start of this.starts) start();
-      if (!this.walk(messages as readonly Loose[])) return false;
+      if (!this.walk(this.messages)) return false;
       for (const end of this.ends) if (!end()) return false;
       return true;
     } finally {
@@ -87,7 +87,7 @@ export class CleanWalk implements Walk {
       const content = m.content;
       if (typeof content !== "string" && !Array.isArray(content)) return false;
       const type = m.type; // turnOf of messages/inspect, on a message the walk has just checked
-      const t: Turn =
+      const t =
         type === "ai"
           ? "assistant"
           : type === "tool"

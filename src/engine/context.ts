@@ -55,7 +55,7 @@ export function problem(
   kind: ToolCallProblemKind,
   index: number,
   detail: string,
-  call?: { id?: string; name?: string },
+  call?: RepairedCall,
 ) {
   const p: ToolCallProblem = { kind, index, rules: ctx.profile.rules[kind] ?? [], detail };
   if (call?.id !== undefined) p.toolCallId = call.id;
@@ -64,8 +64,7 @@ export function problem(
 }
 
 /** A call in a sentence: its id and the tool it calls. */
-export const callNamed = (call: { id?: string; name?: string }) =>
-  `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
+export const callNamed = (call: RepairedCall) => `${call.id ?? "(no id)"}${call.name ? ` to "${call.name}"` : ""}`;
 
 /** What `judge` finds in each message (a falsy answer: nothing), in order. */
 export function findEach<F>(

@@ -112,7 +112,7 @@ function needsNoRenames(messages: readonly BaseMessage[], profile: ProviderProfi
   for (const m of messages) {
     if (!isAssistant(m)) continue;
     if (!callsOnlyInToolCalls(m)) return false;
-    const calls = (m.tool_calls ?? []) as ({ id?: unknown } | null)[];
+    const calls = m.tool_calls ?? [];
     for (let k = 0; k < calls.length; k++) {
       const id = calls[k]?.id;
       if (typeof id !== "string" || id === "" || seen.has(id) || !isAcceptedId(id, profile)) return false;

@@ -24,7 +24,7 @@ const NO_CALLS: Call[] = [];
 const callsOf = (m: AIMessage) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
-  const kwargs = m.additional_kwargs as Dict | undefined;
+  const kwargs = m.additional_kwargs;
   const map = kwargs?.[GEMINI_SIGNATURES_KEY];
   return isDict(map) ? map : {};
 }
@@ -53,6 +53,7 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
     // The first call carries its thought signature (G6).
     const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m as AIMessage), calls[0].id);
+    // `split`: the message becomes one step per call; `sign`: its first call lacks a signature the current turn needs.
     return split || sign ? { index, split, sign } : undefined;
   };
 }

@@ -20,10 +20,8 @@ import { findEach, rebuildingPass } from "../context";
 import { keepsChatRole } from "../profiles";
 import { quoteValue } from "../../values";
 
-type Conversion = "user" | "assistant" | "system" | "result" | "labeled";
-
 /** What a role means; undefined: a role no provider defines (sent as labeled user text). */
-const ROLE_MEANING = new Map<string, Conversion>([
+const ROLE_MEANING = new Map<string, "user" | "assistant" | "system" | "result" | "labeled">([
   ["user", "user"],
   ["human", "user"],
   ["assistant", "assistant"],

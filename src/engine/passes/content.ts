@@ -51,7 +51,7 @@ function mayBeBlank(content: unknown) {
  * message, so content that starts with something to say is answered before any helper is called.
  */
 function contentFix(m: BaseMessage): [Fix, string] | undefined {
-  const content = m.content as unknown;
+  const content = m.content;
   if (!mayBeBlank(content)) return undefined;
   const type = m.type;
   const blankString = typeof content === "string" && isBlankText(content);

@@ -22,7 +22,7 @@ export const invalidCallsPass = rebuildingPass({
   // The assistant messages with invalid calls, each with them.
   classify: (messages) =>
     findEach(messages, (message, index) => {
-      const invalid = isAssistant(message) ? (message as unknown as Dict).invalid_tool_calls : undefined;
+      const invalid = isAssistant(message) ? message.invalid_tool_calls : undefined;
       if (!Array.isArray(invalid)) return;
       const calls = invalid.filter(isDict).map((c) => ({
         id: nonEmptyString(c.id),
@@ -41,7 +41,7 @@ export const invalidCallsPass = rebuildingPass({
       c,
     ]),
   rebuild(message, { calls }, ctx) {
-    const validIds = new Set((((message as AIMessage).tool_calls ?? []) as { id?: string }[]).map((c) => c.id));
+    const validIds = new Set(((message as AIMessage).tool_calls ?? []).map((c) => c.id));
     const removeIds = new Set<string>();
     const promoted: Dict[] = [];
     for (const c of calls) {

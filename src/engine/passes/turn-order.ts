@@ -12,8 +12,7 @@
  * Anthropic would merge the two into one turn that starts with that text (A10), Bedrock would need a user turn between.
  * This runs for the providers that check reasoning (Anthropic too, where turns need not alternate; Bedrock; strict).
  */
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import type { MessageContent } from "@langchain/core/messages";
+import { HumanMessage, type BaseMessage, type MessageContent } from "@langchain/core/messages";
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { isReasoningBlock, turnOf, type Turn } from "../../messages/inspect";
@@ -90,13 +89,13 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
 
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
 function mergeContents(parts: MessageContent[]) {
-  if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("\n\n");
+  if (parts.every((p) => typeof p === "string")) return parts.join("\n\n");
   const blocks: unknown[] = [];
   for (const part of parts) {
     if (typeof part === "string") blocks.push({ type: "text", text: part });
     else for (const block of part) blocks.push(block);
   }
-  return blocks as MessageContent;
+  return blocks;
 }
 
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
@@ -208,8 +207,8 @@ export const turnOrderPass: RepairPass = {
         ctx.report(m, i, kindOf(fix), action, fix.detail);
       } else if (fix) {
         // A merge always follows a user message (the judge says so): the one `lastUser` points at.
-        run ??= { at: lastUser, parts: [out[lastUser].content as MessageContent] };
-        run.parts.push(m.content as MessageContent);
+        run ??= { at: lastUser, parts: [out[lastUser].content] };
+        run.parts.push(m.content);
         ctx.report(m, i, "consecutive_same_role", "merged_messages", fix.detail);
         continue;
       }
