@@ -33,7 +33,6 @@ const SITES = 8;
 function slots(visits: Visit[]) {
   if (visits.length > SITES) throw new Error(`the clean walk has ${SITES} sites for checks of one kind: raise SITES`);
   while (visits.length < SITES) visits.push(yes);
-  return visits;
 }
 
 /** One walker: its scratch state is reused by every check of the repairer that owns it. */
@@ -43,24 +42,22 @@ export class CleanWalk implements Walk {
   messages: readonly Loose[] = NONE;
   private readonly starts: (() => void)[] = [];
   private readonly ends: (() => boolean)[] = [];
-  private readonly every: Visit[];
-  private readonly ai: Visit[];
+  private readonly every: Visit[] = [];
+  private readonly ai: Visit[] = [];
 
   constructor(
     readonly profile: ProviderProfile,
     readonly toolsAsText = false,
   ) {
-    const every: Visit[] = [];
-    const ai: Visit[] = [];
     for (const pass of ORDER) {
       const check = pass.clean?.(this);
       if (check?.start) this.starts.push(check.start);
-      if (check?.visit) every.push(check.visit);
-      if (check?.ai) ai.push(check.ai);
+      if (check?.visit) this.every.push(check.visit);
+      if (check?.ai) this.ai.push(check.ai);
       if (check?.end) this.ends.push(check.end);
     }
-    this.every = slots(every);
-    this.ai = slots(ai);
+    slots(this.every);
+    slots(this.ai);
   }
 
   /** Whether the passes would find nothing. `trailingAllowed`: an open trailing exchange is acceptable. */

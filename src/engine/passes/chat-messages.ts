@@ -39,7 +39,7 @@ export const chatMessagesPass = rebuildingPass({
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
   classify: (messages, { profile }) =>
     findEach(messages, (m, index) => {
-      const role = (m as unknown as { role?: unknown }).role;
+      const role = (m as { role?: unknown }).role;
       if (m.type === "generic" && !keepsChatRole(profile, role))
         return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
     }),

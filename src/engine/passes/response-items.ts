@@ -37,7 +37,7 @@ function classifyItems(messages: readonly BaseMessage[], ctx: FindContext) {
         else (ids ??= []).push(id);
       });
     const unfollowed = !ids && ctx.profile.reasoningFollowed && isAssistant(m) && reasoningUnfollowed(m);
-    if (unfollowed) return { index, ids: [], unfollowed, ...withoutItemIds(m as AIMessage, () => true) };
+    if (unfollowed) return { index, ids: [], unfollowed, ...withoutItemIds(m, () => true) };
     if (!ids) return;
     // Only this message's own ids are collected apart: copying the ids seen before per repeat would be quadratic.
     const own = new Set<string>();

@@ -11,18 +11,14 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { labeledUserText } from "../../messages/build";
-import { turnOf, type Dict, type Turn } from "../../messages/inspect";
+import { turnOf, type Turn } from "../../messages/inspect";
 import { findEach, rebuildingPass } from "../context";
 
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
 function endsOnServerTool(message: BaseMessage) {
   if (message.type !== "ai") return false;
   const content = message.content as unknown;
-  return (
-    Array.isArray(content) &&
-    content.length > 0 &&
-    (content[content.length - 1] as Dict | null)?.type === "server_tool_use"
-  );
+  return Array.isArray(content) && content.length > 0 && content[content.length - 1]?.type === "server_tool_use";
 }
 
 /**

@@ -36,15 +36,13 @@ type Why = [problem: "tool_blocks_without_tools" | "unsupported_block", where: s
 const NO_TOOLS: Why = ["tool_blocks_without_tools", "in a request that carries no tools"];
 const UNSENT_REASONING: Why = ["unsupported_block", "inside a tool loop whose reasoning the adapter drops"];
 
-/** A result (its call named by its id), or an assistant message's calls. */
-type Finding = { index: number; result: boolean; calls: { id?: string; name?: string }[]; why: Why };
-
 /** The calls and results that travel as text (none when they need not). */
 function classify(messages: readonly BaseMessage[], { profile, options }: FindContext) {
   const all = toolBlocksAsText(profile, options);
   const from = all ? 0 : profile.assistantBlocks === "converse" ? loopOpenedWithUnsentReasoning(messages) : -1;
   const why = all ? NO_TOOLS : UNSENT_REASONING;
-  const found: Finding[] = [];
+  // A result (its call named by its id), or an assistant message's calls.
+  const found: { index: number; result: boolean; calls: { id?: string; name?: string }[]; why: Why }[] = [];
   for (let index = from; from >= 0 && index < messages.length; index++) {
     const m = messages[index];
     if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }], why });
@@ -60,7 +58,7 @@ export const toolsAsTextPass = rebuildingPass({
   name: "tools-as-text",
   structural: false,
   clean(w) {
-    const { toolsAsText: all } = w;
+    const all = w.toolsAsText;
     const converse = w.profile.assistantBlocks === "converse";
     if (!all && !converse) return undefined;
     return {

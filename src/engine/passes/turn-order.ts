@@ -48,9 +48,7 @@ const FIXES = {
     insert: [syntheticUserMessage, "[continue]", "bridge", "inserted_user_message"] as const,
   },
 };
-type Fix = (typeof FIXES)[keyof typeof FIXES];
-
-const kindOf = (fix: Fix) => (fix === FIXES.lead ? "leading_non_user" : "consecutive_same_role");
+const kindOf = (fix: object) => (fix === FIXES.lead ? "leading_non_user" : "consecutive_same_role");
 
 /**
  * Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything.
