@@ -31,7 +31,7 @@ import { findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } f
 import { keepsCallBlock, type ProviderProfile } from "../profiles";
 import { safeJson } from "../../values";
 
-const NOT_PROMOTED = new Set<ToolCallRef["location"]>(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
+const NOT_PROMOTED = new Set(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
 
 interface LocationFinding {
   index: number;
@@ -54,7 +54,7 @@ function idsMissingFromOutput(message: unknown, ids: string[]) {
  * A bit per place besides `tool_calls` that names a call, each naming a call once (the clean walk's claims): 1, 2, 4
  * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
  */
-const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 } as const;
+const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 };
 
 /** Arguments as a record: a JSON string that parses to one, or none. */
 function parseArgs(raw: unknown) {
