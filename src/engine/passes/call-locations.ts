@@ -69,7 +69,7 @@ function relocate(message: AIMessage, finding: LocationFinding, profile: Provide
     id: ref.id!,
     name: ref.name || "unknown_tool",
     args: parseArgs(rawArgsOf(message, ref)),
-    type: "tool_call" as const,
+    type: "tool_call",
   }));
   const content = finding.hasBlocks
     ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))

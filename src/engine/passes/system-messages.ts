@@ -17,7 +17,7 @@ import { findEach, rebuildingPass } from "../context";
 /** Whether an assistant message's content ends on a server tool call (after which Anthropic accepts a system message). */
 function endsOnServerTool(message: BaseMessage) {
   if (message.type !== "ai") return false;
-  const content = message.content as unknown;
+  const content = message.content;
   return Array.isArray(content) && content.length > 0 && content[content.length - 1]?.type === "server_tool_use";
 }
 
