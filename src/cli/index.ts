@@ -12,7 +12,7 @@ process.on("SIGINT", () => {
   controller.abort();
 });
 
-const io = { stdout: process.stdout, stderr: process.stderr, signal: controller.signal };
+const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: controller.signal };
 startCli(process.argv.slice(2), io, () => import("./main")).then(
   (code) => {
     process.exitCode = code;

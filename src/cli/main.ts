@@ -1,17 +1,19 @@
 /**
- * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
+ * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
-import { threadSourceFor } from "../threads/source";
+import { revertThreads } from "../threads/revert";
+import { countThreads, threadSourceFor } from "../threads/source";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { closeSaver, openStore, type ModuleImporter } from "./connect";
+import { confirmWrites, defaultManifestPath, openManifest, readManifest, type ConfirmIO } from "./manifest";
 import { num, progressLine, type ProgressStream } from "./progress";
 import { optionSecrets, redactor, urlSecrets } from "./redact";
-import { renderSummary, renderThread, reportJson, Tally } from "./render";
+import { many, renderRevert, renderSummary, renderThread, reportJson, Tally } from "./render";
 
-export interface CliIO {
+export interface CliIO extends ConfirmIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
   env?: Record<string, string | undefined>;
@@ -34,43 +36,85 @@ export async function runCli(argv: string[], io: CliIO) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const { command, store, saverOptions, json, verbose, apply, ...selection } = args;
+  const { store, saverOptions, command, json, verbose, apply, messagesKey } = args;
+  const { threads, limit, provider, since, shard, concurrency } = args;
   redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { saver, label } = opened;
+  const progress = progressLine(io.stderr, undefined, args.progress);
+  const ask = (question: () => Promise<string | undefined>) =>
+    confirmWrites(question, command === "revert" ? "revert" : "repair --apply", args.yes, io);
+  const declined = () => (out.write("Nothing written.\n"), 1);
+  let manifest: ReturnType<typeof openManifest> | undefined;
   try {
+    manifest = apply ? openManifest(args.manifest ?? defaultManifestPath()) : undefined;
+    if (command === "revert") {
+      const lines = readManifest(args.manifest!);
+      progress.total(lines.length);
+      const question = `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`;
+      if (!(await ask(async () => question))) return declined();
+      const counts = { reverted: 0, skipped: 0, failed: 0 };
+      for await (const report of revertThreads(saver, messagesKey, lines, io.signal)) {
+        counts[report.status]++;
+        progress.above(() => out.write(`${json ? JSON.stringify(report) : renderRevert(report)}\n`));
+        progress.tick("");
+      }
+      progress.finish("");
+      const summary = Object.entries(counts).map(([status, n]) => `${num(n)} ${status}`);
+      if (!json) out.write(`${label}: ${summary.join(", ")}\n`);
+      return io.signal?.aborted ? 130 : counts.skipped + counts.failed && 1;
+    }
     // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
     const missing = [];
-    for (const thread of selection.threads ?? [])
+    for (const thread of threads ?? [])
       if ((await threadSourceFor(saver, { threads: [thread] }).next()).done) missing.push(JSON.stringify(thread));
-    if (missing.length) return fail(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
-    const options = { ...selection, signal: io.signal };
+    if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
+    const options = { threads, limit, messagesKey, provider, since, shard, concurrency, signal: io.signal };
+    if (io.stderr.isTTY || args.progress) countThreads(saver, options).then(progress.total, () => {});
+    const broken = async () => {
+      let n = 0;
+      for await (const report of scanThreads(saver, { ...options, limit: undefined }))
+        if (report.status === "broken" && ++n === limit) break;
+      // Nothing broken: nothing to ask.
+      return n
+        ? `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`
+        : undefined;
+    };
+    if (apply && !(await ask(broken))) return declined();
     const repair = command === "repair";
-    const progress = progressLine(io.stderr);
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);
+      const checkpointId = "written" in report && report.written?.configurable?.checkpoint_id;
+      const { threadId: thread, namespace, checkpointId: previousCheckpointId = "" } = report;
+      if (checkpointId) manifest!.add({ thread, namespace, previousCheckpointId, checkpointId });
       const lines = json ? [reportJson(report)] : renderThread(report, verbose);
       if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
-      progress.tick(`${tally.count("broken")} broken`);
+      progress.tick(`${num(tally.count("broken"))} broken`);
     }
-    progress.finish();
+    progress.finish(`${num(tally.count("broken"))} broken`);
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
     if (!interrupted && tally.threads && tally.count("no_messages") === tally.threads)
-      return fail(`--messages-key ${selection.messagesKey}: no thread holds it (${num(tally.threads)} read)`);
+      throw new UsageError(`--messages-key ${messagesKey}: no thread holds it (${num(tally.threads)} read)`);
     // repair: --limit N is reached once N broken threads were taken on (none is reported after that). Broken
     // threads skipped for their pending work are counted here but not taken on; they make the exit code 1 anyway.
-    const limited = selection.limit && (repair ? tally.count("broken") : tally.threads) >= selection.limit;
+    const limited = limit && (repair ? tally.count("broken") : tally.threads) >= limit;
     const next = repair ? !apply && tally.count("would_repair") > 0 : tally.count("broken") > 0;
     const stopped = interrupted
       ? "Ctrl-C; run the same command again to go on"
       : limited
-        ? `--limit ${selection.limit} reached; run again for the rest`
+        ? `--limit ${limit} reached; run again for the rest`
         : undefined;
     if (!json) out.write(`${renderSummary(tally, { label, repair, stopped, next }, verbose).join("\n")}\n`);
+    const written = manifest?.close();
+    if (written)
+      (json ? err : out).write(
+        `Manifest: ${manifest!.path} (${many(written, "thread")} changed); undo with: ` +
+          `langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
+      );
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
     return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
@@ -79,6 +123,7 @@ export async function runCli(argv: string[], io: CliIO) {
   } catch (error) {
     return fail((error as Error).message);
   } finally {
+    manifest?.close();
     await closeSaver(saver).catch(() => {});
   }
 }

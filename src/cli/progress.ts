@@ -1,6 +1,7 @@
 /**
- * Progress on stderr when it is a terminal: the threads done, the rate and a short tally, redrawn in place (every
- * 100 ms at most). Anything else (a CI log, a pipe) gets none.
+ * Progress on stderr: on a terminal, the threads done (of the total, when the store can count it cheaply), the rate
+ * and a short tally, redrawn in place (every 100 ms at most); elsewhere (a CI log, a pipe) nothing, unless `force`
+ * (`--progress`): then the same text as a line a second.
  */
 
 export interface ProgressStream {
@@ -9,26 +10,38 @@ export interface ProgressStream {
   columns?: number;
 }
 
+/** The one number format of the command's output: `120,002`. */
 export const num = (n: number) => n.toLocaleString("en-US");
 const CLEAR = "\r\x1b[2K";
 
 /** `now`: milliseconds, monotonic. */
-export function progressLine(stream: ProgressStream, now = () => performance.now()) {
+export function progressLine(stream: ProgressStream, now = () => performance.now(), force = false) {
   let done = 0;
-  /** The line on screen ("" until the first draw). */
+  let total: number | undefined;
+  /** The line on screen ("" until the first draw; never on a stream that is not a terminal). */
   let line = "";
   let last = Number.NEGATIVE_INFINITY;
   const started = now();
+  const live = !!stream.isTTY;
+  const text = (note: string, at = now()) => {
+    const rate = at > started ? (done * 1000) / (at - started) : 0;
+    const of = total === undefined ? "" : ` of ${num(total)}`;
+    return `${num(done)}${of} threads  ${num(Math.round(rate))}/s${note && `  ${note}`}`;
+  };
   return {
+    /** The number of threads to go through, once known. */
+    total(n: number | undefined) {
+      total = n;
+    },
     /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
     tick(note: string) {
       done++;
       const at = now();
-      if (!stream.isTTY || at - last < 100) return;
+      if (!(live || force) || at - last < (live ? 100 : 1000)) return;
       last = at;
-      const rate = at > started ? (done * 1000) / (at - started) : 0;
-      const text = `${num(done)} threads  ${num(Math.round(rate))}/s${note && `  ${note}`}`;
-      line = text.slice(0, Math.max(20, (stream.columns ?? 100) - 1));
+      if (!live) return void stream.write(`${text(note, at)}\n`);
+      // A terminal that says it has no width (a pty of 0 columns) gets the whole line.
+      line = stream.columns ? text(note, at).slice(0, stream.columns - 1) : text(note, at);
       stream.write(CLEAR + line);
     },
     /** Prints a line of output without tearing the progress line (stdout and stderr share the terminal). */
@@ -37,9 +50,10 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       write();
       if (line) stream.write(CLEAR + line);
     },
-    /** Clears the progress line. */
-    finish() {
+    /** Clears the progress line; forced progress ends with the last count. */
+    finish(note: string) {
       if (line) stream.write(CLEAR);
+      else if (force && !live && done > 0) stream.write(`${text(note)}\n`);
     },
   };
 }

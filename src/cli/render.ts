@@ -5,15 +5,16 @@
 import type { Provider, ToolCallProblem } from "../types";
 import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
+import type { RevertReport } from "../threads/revert";
 import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
 /** `3 repairs`, `1 repair`. */
-const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
+export const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
 /** Counted names: `a, b x2`. */
 const counted = (counts: Map<string, number>) =>
-  [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
+  [...counts].map(([name, n]) => (n > 1 ? `${name} x${num(n)}` : name)).join(", ");
 /** Problem kinds with their rules, counted: `consecutive_same_role (B6)`. */
 const kindsOf = (problems: ToolCallProblem[], counts = new Map<string, number>()) =>
   problems.reduce((counts, p) => bump(counts, p.rules.length ? `${p.kind} (${p.rules.join(", ")})` : p.kind), counts);
@@ -47,6 +48,14 @@ export function renderThread(r: ThreadReport | ThreadRepairReport, verbose = fal
         (verbose ? `: ${counted(kindsOf(r.reshape))}` : ""),
     );
   return lines;
+}
+
+/** A revert's line for one thread. */
+export function renderRevert(r: RevertReport) {
+  const where = `thread ${r.thread}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+  return r.status === "reverted"
+    ? `${where}: reverted; new checkpoint ${r.revertedTo} holds what ${r.previousCheckpointId} held`
+    : `${where}: ${r.status}: ${r.reason}`;
 }
 
 const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));

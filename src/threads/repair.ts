@@ -21,7 +21,7 @@ import {
   type ThreadScanOptions,
 } from "./scan";
 import type { ThreadItem, ThreadKey } from "./source";
-import { writeFix } from "./write";
+import { repairMarker, writeOnTop } from "./write";
 
 /**
  * - `repaired`: the fix was written (`written` is its config).
@@ -135,7 +135,8 @@ export const repairThreads = boundary(
             reason: `the repair leaves structural problems: ${left || "none repaired"}`,
           });
         if (!o.apply) return report({ ...fixed, status: "would_repair" });
-        const written = await writeFix(saver, item.key, tuple!, o.messagesKey, repaired);
+        const marker = repairMarker(checkpointId!, repaired);
+        const written = await writeOnTop(saver, item.key, tuple!, o.messagesKey, after, marker);
         return report({
           ...fixed,
           ...(typeof written === "string" ? { status: "skipped", reason: written } : { status: "repaired", written }),

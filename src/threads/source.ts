@@ -114,6 +114,45 @@ export function sqlStoreOf(saver: object) {
 }
 
 /**
+ * The SQL that selects the threads of `selection` (of one thread, after `after`) from the tables of `store`: `where`
+ * and `having` of a `GROUP BY thread_id, checkpoint_ns` over the checkpoints, placeholders added in their order
+ * (SQLite numbers them as they come). Undefined for a store read through `list({})`.
+ */
+function selectionOf(store: NonNullable<ReturnType<typeof sqlStoreOf>>, selection: ThreadSelection) {
+  const { db, postgres } = store;
+  const { shard } = selection;
+  const since = selection.since && checkpointIdAt(selection.since);
+  // SQLite: a function of the connection gives the hash of a thread id; PostgreSQL computes it in SQL.
+  if (shard && !postgres) db.function("lgtr_md5_head", { deterministic: true }, (id: unknown) => md5Head(String(id)));
+  const hash = postgres
+    ? "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint"
+    : "lgtr_md5_head(thread_id)";
+  return (add: (value: unknown) => string, after?: Dict, threads?: readonly (string | undefined)[]) => {
+    const where = [
+      after && `(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`,
+      threads?.[0] !== undefined && `thread_id IN (${threads.map(add).join(", ")})`,
+      shard && `${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`,
+    ].filter(Boolean);
+    return `FROM ${store.schema}checkpoints ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+GROUP BY thread_id, checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : ""}`;
+  };
+}
+
+/**
+ * How many threads (thread and namespace) of `selection` a SQLite or PostgreSQL saver holds, in one count query
+ * (a total for the progress line); undefined for any other saver, which cannot count without reading them all.
+ */
+export async function countThreads(saver: BaseCheckpointSaver, selection: ThreadSelection = {}) {
+  const store = sqlStoreOf(saver);
+  if (!store || !(await store.found())) return store && 0;
+  const grouped = selectionOf(store, selection);
+  const [row] = await store.query(
+    (add) => `SELECT COUNT(*) AS n FROM (SELECT thread_id ${grouped(add, undefined, selection.threads)}) t`,
+  );
+  return Number(row.n);
+}
+
+/**
  * The cheapest streaming enumeration this saver allows: SqliteSaver and PostgresSaver read in pages of their own,
  * each thread's latest checkpoint with its bytes; any other saver through `list({})`.
  */
@@ -123,31 +162,18 @@ export async function* threadSourceFor(
 ): AsyncGenerator<ThreadItem> {
   const store = sqlStoreOf(saver);
   if (!store) return yield* listSource(saver, selection);
-  const { db, postgres, schema, query } = store;
+  const { postgres, schema, query } = store;
   if (!(await store.found())) return;
-  const { shard, messagesKey, provider } = selection;
-  const since = selection.since && checkpointIdAt(selection.since);
+  const { messagesKey, provider } = selection;
+  const grouped = selectionOf(store, selection);
   const checkpoints = `${schema}checkpoints`;
-  // SQLite: a function of the connection gives the hash of a thread id; PostgreSQL computes it in SQL.
-  if (shard && !postgres) db.function("lgtr_md5_head", { deterministic: true }, (id: unknown) => md5Head(String(id)));
-  const hash = postgres
-    ? "('x' || lpad(left(md5(thread_id), 8), 16, '0'))::bit(64)::bigint"
-    : "lgtr_md5_head(thread_id)";
   // One page: the latest checkpoint of each of the next PAGE_SIZE threads (of the selection, of one thread, after
   // `after`), with its bytes: `type` and `data` (the checkpoint in SQLite; in PostgreSQL the blob of the messages
   // channel at the version the checkpoint names, as bytea: no array_agg, which pg parses char by char). The first
   // page has no lower bound (a thread id may be ""); later pages start after the last key.
   const page = (after?: Dict, thread?: string) =>
     query((add) => {
-      // In the order of their placeholders (SQLite numbers them as they come).
-      const where = [
-        after && `(thread_id, checkpoint_ns) > (${add(after.thread_id)}, ${add(after.checkpoint_ns)})`,
-        thread !== undefined && `thread_id = ${add(thread)}`,
-        shard && `${hash} % ${add(shard.count)} + 1 = ${add(shard.index)}`,
-      ].filter(Boolean);
-      const having = since ? `HAVING MAX(checkpoint_id) >= ${add(since)}` : "";
-      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id FROM ${checkpoints}
-${where.length ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY thread_id, checkpoint_ns ${having}
+      const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${grouped(add, after, [thread])}
 ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
       const join = `FROM page p JOIN ${checkpoints} c USING (thread_id, checkpoint_ns, checkpoint_id)`;
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";

@@ -1,5 +1,5 @@
 /**
- * Writing a fix as a NEW checkpoint on top of a thread, the way `graph.updateState` would, without the graph:
+ * Writing a fix (or a revert of one) as a NEW checkpoint on top of a thread, the way `graph.updateState` would, without the graph:
  * - the new checkpoint copies the latest one and replaces only the messages channel;
  * - that channel gets the next version after the highest version of the checkpoint (as `_applyWrites` gives
  *   every channel a step writes), and only it is in `newVersions`, so savers that store a blob per channel
@@ -40,23 +40,37 @@ export interface RepairMetadata {
   salvaged: string[];
 }
 
-const configOf = (key: ThreadKey, checkpoint_id?: string) => ({
+export const configOf = (key: ThreadKey, checkpoint_id?: string) => ({
   configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
 });
 
+/** The marker of a repair checkpoint written on top of checkpoint `repaired`. */
+export const repairMarker = (repaired: string, fix: StoredRepair) => ({
+  repaired,
+  repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
+    action,
+    problem,
+    ...(toolCallId && { toolCallId }),
+    ...(toolName && { toolName }),
+  })),
+  salvaged: fix.salvaged,
+});
+
 /**
- * Stores `fix` as a checkpoint on top of `latest` (its config; else why not), unless the thread moved on since
- * `latest` was read, then checks that no other writer slipped in between that check and the put. The new
- * checkpoint's id is made before the check, so a checkpoint a live run makes later sorts after it and stays the
- * latest. A live checkpoint made before it but stored after the check would sort below the fix and be hidden by
- * it: it is then copied back on top, so the thread continues from the live run's state and the fix is dropped.
+ * Stores `messages` as a checkpoint on top of `latest` (its config; else why not), marked with `marker` (what wrote
+ * it is added), unless the thread moved on since `latest` was read, then checks that no other writer slipped in
+ * between that check and the put. The new checkpoint's id is made before the check, so a checkpoint a live run
+ * makes later sorts after it and stays the latest. A live checkpoint made before it but stored after the check
+ * would sort below the write and be hidden by it: it is then copied back on top, so the thread continues from the
+ * live run's state and the write is dropped. Used for a repair (`repairMarker`) and for a revert.
  */
-export async function writeFix(
+export async function writeOnTop(
   saver: BaseCheckpointSaver,
   key: ThreadKey,
   latest: CheckpointTuple,
   messagesKey: string,
-  fix: StoredRepair,
+  messages: unknown[],
+  marker: Record<string, unknown>,
 ) {
   const { checkpoint: base, metadata } = latest;
   const expected = checkpointIdOf(latest)!;
@@ -68,25 +82,19 @@ export async function writeFix(
     v: base.v ?? 4,
     id: uuid6(step + 1),
     ts: new Date().toISOString(),
-    channel_values: { ...base.channel_values, [messagesKey]: fix.messages },
+    channel_values: { ...base.channel_values, [messagesKey]: messages },
     channel_versions: { ...base.channel_versions, [messagesKey]: version },
     versions_seen: structuredClone(base.versions_seen ?? {}),
   };
   const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
     return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
-  const marker: RepairMetadata = {
-    ...WRITER,
-    repaired: expected,
-    repairs: fix.repairs.map(({ action, problem, toolCallId, toolName }) => ({
-      action,
-      problem,
-      ...(toolCallId && { toolCallId }),
-      ...(toolName && { toolName }),
-    })),
-    salvaged: fix.salvaged,
+  const written = {
+    source: "update",
+    step: step + 1,
+    parents: metadata?.parents ?? {},
+    [REPAIR_METADATA_KEY]: { ...WRITER, ...marker },
   };
-  const written = { source: "update", step: step + 1, parents: metadata?.parents ?? {}, [REPAIR_METADATA_KEY]: marker };
   const config = await saver.put(configOf(key, expected), checkpoint, written as CheckpointMetadata, {
     [messagesKey]: version,
   });
@@ -99,7 +107,7 @@ export async function writeFix(
   if (firstId !== ours)
     return first?.parentConfig?.configurable?.checkpoint_id === ours
       ? config
-      : `a live run wrote checkpoint ${firstId} right after the fix; the thread goes on from it`;
+      : `a live run wrote checkpoint ${firstId} right after ours; the thread goes on from it`;
   const liveId = checkpointIdOf(second);
   if (liveId === expected) return config;
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
@@ -109,5 +117,5 @@ export async function writeFix(
   };
   const copy = { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() };
   await saver.put(configOf(key, ours), copy, restored as CheckpointMetadata, { ...second.checkpoint.channel_versions });
-  return `a live run wrote checkpoint ${liveId} while the fix was being written; it was put back on top`;
+  return `a live run wrote checkpoint ${liveId} while ours was being written; it was put back on top`;
 }

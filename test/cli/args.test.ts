@@ -72,7 +72,7 @@ describe("parseCliArgs", () => {
     [["fix", "--sqlite", "a.db"], /unknown command "fix"/],
     [["scan"], /give one store: --sqlite FILE, --postgres URL or --saver MODULE/],
     [["scan", "--sqlite", "a.db", "--postgres", "postgres://h/db"], /give one store: --sqlite FILE/],
-    [["scan", "--sqlite", "a.db", "--apply"], /--apply belongs to repair/],
+    [["scan", "--sqlite", "a.db", "--apply"], /^--apply goes with repair --apply$/],
     [["scan", "--sqlite", "a.db", "extra"], /unexpected argument after the command/],
     [["scan", "--sqlite", "a.db", "--provider", "gpt"], /--provider: "gpt" is not one of/],
     [["scan", "--sqlite", "a.db", "--limit", "0"], /--limit: expected a whole number from 1/],
@@ -87,6 +87,12 @@ describe("parseCliArgs", () => {
     [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
     [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
     [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
+    [["scan", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
+    [["revert", "--sqlite", "a.db"], /^revert needs --manifest FILE/],
+    [["revert", "--sqlite", "a.db", "--manifest", "m", "--apply"], /^--apply goes with repair --apply$/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);
@@ -115,11 +121,16 @@ describe("parseCliArgs", () => {
       env: {},
     });
     expect(code).toBe(2);
-    expect(code).toBe(2);
     expect(stderr.split("\n")[0]).toBe("langgraph-tool-repair: unknown option --aply (did you mean --apply?)");
   });
 
-  it("a misspelled --provider value names the nearest one", () => {
+  it("a misspelled command or --provider value names the nearest one", () => {
+    expect(usage("scann", "--sqlite", "a.db")).toThrow(
+      /^unknown command "scann" \(did you mean scan\?\): use scan, repair or revert$/,
+    );
+    expect(usage("repiar", "--sqlite", "a.db")).toThrow(/^unknown command "repiar" \(did you mean repair\?\)/);
+    expect(usage("revet", "--sqlite", "a.db")).toThrow(/^unknown command "revet" \(did you mean revert\?\)/);
+    expect(usage("fix", "--sqlite", "a.db")).toThrow(/^unknown command "fix": use scan, repair or revert$/);
     expect(usage("scan", "--sqlite", "a.db", "--provider", "bedrok")).toThrow(
       /^--provider: "bedrok" is not one of openai, .*, strict \(did you mean bedrock\?\)$/,
     );
@@ -130,6 +141,24 @@ describe("parseCliArgs", () => {
   it("reads --verbose", () => {
     expect(parse("scan", "--sqlite", "a.db", "--verbose").verbose).toBe(true);
     expect(parse("scan", "--sqlite", "a.db").verbose).toBe(false);
+  });
+
+  it("reads revert and the flags of a write", () => {
+    expect(parse("revert", "--sqlite", "a.db", "--manifest", "m.jsonl", "--yes", "--json")).toMatchObject({
+      command: "revert",
+      manifest: "m.jsonl",
+      yes: true,
+      json: true,
+    });
+    expect(
+      parse("repair", "--sqlite", "a.db", "--apply", "--yes", "--manifest", "m.jsonl", "--progress", "--verbose"),
+    ).toMatchObject({
+      apply: true,
+      yes: true,
+      manifest: "m.jsonl",
+      progress: true,
+      verbose: true,
+    });
   });
 
   it("--shard I/N: shard I of N", () => {

@@ -14,7 +14,7 @@ import type { CliIO } from "../../src/cli/main";
 import { seedThreads, startSeedModel } from "../threads/support/seed";
 import { createFileSaver } from "../threads/support/file-saver";
 import { copyThread, openTestStore } from "../threads/support/stores";
-import { jsonLines, runCliProcess, runCliHere } from "./support/run-cli";
+import { applyFlags, jsonLines, runCliProcess, runCliHere } from "./support/run-cli";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -67,7 +67,7 @@ describe("usage and setup errors exit with 2 and say why", () => {
     const writer = raw();
     writer.exec("CREATE TABLE other (x)");
     writer.close();
-    expect(await runCliProcess(["repair", "--sqlite", empty, "--apply"])).toMatchObject({
+    expect(await runCliProcess(["repair", "--sqlite", empty, "--apply", "--yes"])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("has no checkpoints table"),
     });
@@ -243,7 +243,7 @@ describe("unreadable threads and Ctrl-C", () => {
     const importModule: CliIO["importModule"] = async () => ({
       SqliteSaver: { fromConnString: (path: string) => faulty(SqliteSaver.fromConnString(path)) },
     });
-    const run = await runCliHere(["repair", "--sqlite", store.file!, "--apply", "--concurrency", "1"], {
+    const run = await runCliHere(["repair", "--sqlite", store.file!, ...applyFlags(), "--concurrency", "1"], {
       importModule,
     });
     expect(run.code).toBe(1);
@@ -260,14 +260,14 @@ describe("unreadable threads and Ctrl-C", () => {
     const seeded = await seedThreads(store.saver, model, { brokenSend: 1 });
     const total = 201;
     copySqliteThread(store.saver, seeded.broken[0], total - 1);
-    const argv = ["repair", "--sqlite", store.file!, "--apply", "--json", "--concurrency", "1"];
-    const first = await runCliProcess(argv, { interruptWhen: /"status":"repaired"/ });
+    const argv = () => ["repair", "--sqlite", store.file!, ...applyFlags(), "--json", "--concurrency", "1"];
+    const first = await runCliProcess(argv(), { interruptWhen: /"status":"repaired"/ });
     expect(first.code).toBe(130);
     expect(first.stderr).toContain("Stopping after the threads under way");
     const done = jsonLines(first.stdout).filter((l) => l.status === "repaired").length;
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(total);
-    const second = await runCliProcess(argv);
+    const second = await runCliProcess(argv());
     expect(second.code).toBe(0);
     const lines = jsonLines(second.stdout);
     expect(lines.filter((l) => l.status === "repaired")).toHaveLength(total - done);
@@ -289,7 +289,7 @@ describe("unreadable threads and Ctrl-C", () => {
       "--saver-options",
       JSON.stringify({ file, delayMs: 50 }),
     ];
-    const first = await runCliProcess(["repair", ...flags, "--apply", "--json", "--concurrency", "1"], {
+    const first = await runCliProcess(["repair", ...flags, ...applyFlags(), "--json", "--concurrency", "1"], {
       interruptWhen: /"status":"repaired"/,
     });
     expect(first.code).toBe(130);
@@ -303,7 +303,7 @@ describe("unreadable threads and Ctrl-C", () => {
       flags[1],
       "--saver-options",
       JSON.stringify({ file }),
-      "--apply",
+      ...applyFlags(),
       "--json",
     ]);
     expect(second.code).toBe(0);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { storedProblems } from "../../src/threads/repair-thread";
-import { runCliHere } from "./support/run-cli";
+import { applyFlags, runCliHere } from "./support/run-cli";
 import { POSTGRES_URL, postgresSaverOrSkip } from "../support/services";
 import { seedThreads, startSeedModel, storedMessages, type SeedModel } from "../threads/support/seed";
 import { openTestStore } from "../threads/support/stores";
@@ -34,15 +34,15 @@ describe("--limit: a repair that reached it says the store may still hold broken
   it("exits with 1 and gives the same command again; the run that repairs the last ones exits with 0", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 3, clean: 1 });
-    const argv = ["repair", "--sqlite", store.file!, "--apply", "--limit", "2", "--concurrency", "1"];
+    const argv = () => ["repair", "--sqlite", store.file!, ...applyFlags(), "--limit", "2", "--concurrency", "1"];
 
-    const first = await runWithNext(argv);
+    const first = await runWithNext(argv());
     expect(first.stdout).toContain("Stopped early: --limit 2 reached; run again for the rest");
     expect(first.stdout).toMatch(/ 2 {2}repaired \(new checkpoint on top\)/);
     expect(first.next).toBeUndefined();
     expect(first.code).toBe(1);
 
-    const second = await runWithNext(argv);
+    const second = await runWithNext(argv());
     expect(second.stdout).toMatch(/ 1 {2}repaired \(new checkpoint on top\)/);
     expect(second.stdout).not.toContain("Stopped early");
     expect(second.next).toBeUndefined();
@@ -85,7 +85,7 @@ describe("--thread", () => {
   it("names a thread id the store has no checkpoint for (a typo would otherwise read as a clean store)", async (context) => {
     const store = await openTestStore("SqliteSaver", context);
     const seeded = await seedThreads(store.saver, await model(), { brokenSend: 1 });
-    for (const argv of [["scan"], ["repair", "--apply"]]) {
+    for (const argv of [["scan"], ["repair", ...applyFlags()]]) {
       const run = await runCliHere([
         ...argv,
         "--sqlite",

@@ -22,5 +22,5 @@ describe("langgraph-tool-repair on PostgreSQL", () => {
       { brokenSend: 2, brokenReact: 1, clean: 1, open: 1 },
       cleanups,
     );
-  });
+  }, 180_000); // seven runs of the command as a process: about a minute on a loaded 2-core machine
 });

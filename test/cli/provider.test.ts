@@ -9,7 +9,7 @@ import * as checkpointPackage from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { nextMessage, seedThreads, startSeedModel, type SeedModel, type SeedProvider } from "../threads/support/seed";
 import { openTestStore } from "../threads/support/stores";
-import { jsonLines, runCliHere } from "./support/run-cli";
+import { applyFlags, jsonLines, runCliHere } from "./support/run-cli";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -46,7 +46,7 @@ describe("scan and repair without --provider: each thread judged for its own mod
       "br-clean-1": clean("bedrock"),
     });
 
-    const applied = await runCliHere(["repair", ...flags, "--apply"]);
+    const applied = await runCliHere(["repair", ...flags, ...applyFlags()]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("thread br-broken-send-1: repaired");
     expect(applied.stdout).toContain("thread oa-broken-send-1: repaired");

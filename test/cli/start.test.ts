@@ -39,6 +39,8 @@ describe("startCli", () => {
     const { out, io } = capture();
     expect(await startCli([], io, async () => Promise.reject(notFound("@langchain/core")))).toBe(2);
     expect(out).toEqual({ stdout: HELP, stderr: "" });
+    expect(HELP).toContain("langgraph-tool-repair revert <store> --manifest FILE");
+    expect(HELP).toMatch(/clean, fine with the middleware .*, or broken/s);
   });
 
   it("names a missing peer and the install line, exit 2", async () => {

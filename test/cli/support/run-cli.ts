@@ -1,5 +1,8 @@
 /** Runs the command as a child process, the way a user does (`src/cli.ts` under tsx), and collects its output. */
 import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli, type CliIO } from "../../../src/cli/main";
 
@@ -70,3 +73,11 @@ export async function runCliHere(
   });
   return { code, stdout, stderr };
 }
+
+const manifests = { dir: "", count: 0 };
+/** A path for a new manifest (in a directory of this test process: never in the repository). */
+export const manifestPath = () =>
+  join((manifests.dir ||= mkdtempSync(join(tmpdir(), "tool-repair-manifests-"))), `m${++manifests.count}.jsonl`);
+
+/** `--apply` without the question (no terminal in a test), its manifest written to a new temporary file. */
+export const applyFlags = () => ["--apply", "--yes", "--manifest", manifestPath()];

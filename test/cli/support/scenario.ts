@@ -20,7 +20,7 @@ import {
   type SeedPlan,
   type SeedProvider,
 } from "../../threads/support/seed";
-import { jsonLines, runCliProcess } from "./run-cli";
+import { applyFlags, jsonLines, runCliProcess } from "./run-cli";
 
 export interface StoreUnderTest {
   /** The connection flags of the command (e.g. ["--sqlite", file]). */
@@ -109,7 +109,7 @@ export async function runStoreScenario(
   expect(await latestIds(store.open(), all)).toEqual(idsBefore);
 
   // repair --apply.
-  const applied = await runCliProcess(["repair", ...store.flags, "--provider", provider, "--apply"]);
+  const applied = await runCliProcess(["repair", ...store.flags, "--provider", provider, ...applyFlags()]);
   expect(applied.stderr).toBe("");
   expect(applied.code).toBe(0);
   for (const thread of seeded.broken) expect(applied.stdout).toContain(`thread ${thread}: repaired`);
@@ -146,7 +146,7 @@ export async function runStoreScenario(
   const rescan = await runCliProcess(["scan", ...store.flags, "--provider", provider]);
   expect(rescan.code).toBe(0);
   expect(rescan.stdout).toMatch(/\b0 {2}broken/);
-  const again = await runCliProcess(["repair", ...store.flags, "--provider", provider, "--apply"]);
+  const again = await runCliProcess(["repair", ...store.flags, "--provider", provider, ...applyFlags()]);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain("nothing to repair");
   expect(await latestIds(store.open(), all)).toEqual(idsAfter);
