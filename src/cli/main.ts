@@ -36,22 +36,33 @@ export async function runCli(argv: string[], io: CliIO) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const { store, saverOptions, command, json, verbose, apply, messagesKey } = args;
-  const { threads, limit, provider, since, shard, concurrency } = args;
+  const {
+    command,
+    store,
+    saverOptions,
+    json,
+    verbose,
+    apply,
+    yes,
+    manifest: path,
+    progress: forced,
+    ...selection
+  } = args;
+  const { threads, limit, messagesKey } = selection;
   redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { saver, label } = opened;
-  const progress = progressLine(io.stderr, undefined, args.progress);
+  const progress = progressLine(io.stderr, undefined, forced);
   const ask = (question: () => Promise<string | undefined>) =>
-    confirmWrites(question, command === "revert" ? "revert" : "repair --apply", args.yes, io);
+    confirmWrites(question, command === "revert" ? "revert" : "repair --apply", yes, io);
   const declined = () => (out.write("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
-    manifest = apply ? openManifest(args.manifest ?? defaultManifestPath()) : undefined;
+    manifest = apply ? openManifest(path ?? defaultManifestPath()) : undefined;
     if (command === "revert") {
-      const lines = readManifest(args.manifest!);
+      const lines = readManifest(path!);
       progress.total(lines.length);
       const question = `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`;
       if (!(await ask(async () => question))) return declined();
@@ -71,8 +82,8 @@ export async function runCli(argv: string[], io: CliIO) {
     for (const thread of threads ?? [])
       if ((await threadSourceFor(saver, { threads: [thread] }).next()).done) missing.push(JSON.stringify(thread));
     if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
-    const options = { threads, limit, messagesKey, provider, since, shard, concurrency, signal: io.signal };
-    if (io.stderr.isTTY || args.progress) countThreads(saver, options).then(progress.total, () => {});
+    const options = { ...selection, signal: io.signal };
+    if (io.stderr.isTTY || forced) countThreads(saver, options).then(progress.total, () => {});
     const broken = async () => {
       let n = 0;
       for await (const report of scanThreads(saver, { ...options, limit: undefined }))
