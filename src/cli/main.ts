@@ -8,7 +8,7 @@ import { revertThreads } from "../threads/revert";
 import { countThreads, threadSourceFor } from "../threads/source";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { closeSaver, openStore, type ModuleImporter } from "./connect";
-import { confirmWrites, defaultManifestPath, openManifest, readManifest, type ConfirmIO } from "./manifest";
+import { confirmWrites, openManifest, readManifest, type ConfirmIO } from "./manifest";
 import { num, progressLine, type ProgressStream } from "./progress";
 import { optionSecrets, redactor, urlSecrets } from "./redact";
 import { many, renderRevert, renderSummary, renderThread, reportJson, Tally } from "./render";
@@ -60,7 +60,7 @@ export async function runCli(argv: string[], io: CliIO) {
   const declined = () => (out.write("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
-    manifest = apply ? openManifest(path ?? defaultManifestPath()) : undefined;
+    manifest = apply ? openManifest(path) : undefined;
     if (command === "revert") {
       const lines = readManifest(path!);
       progress.total(lines.length);

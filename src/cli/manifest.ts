@@ -38,9 +38,6 @@ export async function confirmWrites(ask: () => Promise<string | undefined>, what
   return /^\s*y(es)?\s*$/i.test(answer ?? "");
 }
 
-/** The default manifest name: `tool-repair-manifest-20260507T093000.123Z.jsonl`, in the current directory. */
-export const defaultManifestPath = () => `tool-repair-manifest-${new Date().toISOString().replace(/[-:]/g, "")}.jsonl`;
-
 const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] as const;
 
 /**
@@ -48,7 +45,10 @@ const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] a
  * the command before it writes a thread; each line is on disk before the next thread is written. `close()`
  * (idempotent) says how many lines it holds, and removes the file when none (nothing to undo).
  */
-export function openManifest(path: string) {
+export function openManifest(
+  // The default: `tool-repair-manifest-20260507T093000.123Z.jsonl`, in the current directory.
+  path = `tool-repair-manifest-${new Date().toISOString().replace(/[-:]/g, "")}.jsonl`,
+) {
   let fd: number | undefined;
   let lines = 0;
   try {

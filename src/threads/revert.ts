@@ -6,7 +6,6 @@
  * after it.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { Dict } from "../values";
 import { checkpointIdOf, failureText } from "./scan";
 import { configOf, writeOnTop } from "./write";
 
@@ -25,20 +24,6 @@ export type RevertReport = ManifestLine & {
   reason?: string;
 };
 
-/** Why `line` cannot be reverted, or the new head's config. */
-async function revertThread(saver: BaseCheckpointSaver, messagesKey: string, line: ManifestLine) {
-  const key = { threadId: line.thread, namespace: line.namespace };
-  const head = await saver.getTuple(configOf(key));
-  const headId = checkpointIdOf(head);
-  if (headId !== line.checkpointId)
-    return `it moved on since the repair: its head is ${headId}, not ${line.checkpointId}`;
-  const previous = await saver.getTuple(configOf(key, line.previousCheckpointId));
-  const messages = (previous?.checkpoint.channel_values as Dict | undefined)?.[messagesKey];
-  if (!Array.isArray(messages)) return `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`;
-  const marker = { reverted: line.checkpointId, restores: line.previousCheckpointId };
-  return writeOnTop(saver, key, head!, messagesKey, messages, marker);
-}
-
 /** Each line reverted in turn, one report each; stops between threads once `signal` aborts. */
 export async function* revertThreads(
   saver: BaseCheckpointSaver,
@@ -48,12 +33,30 @@ export async function* revertThreads(
 ) {
   for (const line of lines) {
     if (signal?.aborted) return;
-    yield await revertThread(saver, messagesKey, line).then(
-      (done): RevertReport =>
+    const key = { threadId: line.thread, namespace: line.namespace };
+    let report: RevertReport;
+    try {
+      const head = await saver.getTuple(configOf(key));
+      const headId = checkpointIdOf(head);
+      const messages = (await saver.getTuple(configOf(key, line.previousCheckpointId)))?.checkpoint.channel_values[
+        messagesKey
+      ];
+      const done =
+        headId !== line.checkpointId
+          ? `it moved on since the repair: its head is ${headId}, not ${line.checkpointId}`
+          : !Array.isArray(messages)
+            ? `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`
+            : await writeOnTop(saver, key, head!, messagesKey, messages, {
+                reverted: line.checkpointId,
+                restores: line.previousCheckpointId,
+              });
+      report =
         typeof done === "string"
           ? { ...line, status: "skipped", reason: done }
-          : { ...line, status: "reverted", revertedTo: done.configurable?.checkpoint_id },
-      (error): RevertReport => ({ ...line, status: "failed", reason: failureText(error) }),
-    );
+          : { ...line, status: "reverted", revertedTo: done.configurable?.checkpoint_id };
+    } catch (error) {
+      report = { ...line, status: "failed", reason: failureText(error) };
+    }
+    yield report;
   }
 }
