@@ -71,7 +71,7 @@ export function openManifest(
 }
 
 /** The lines of a manifest; a missing file, a directory or a line that is not one is a UsageError naming it. */
-export function readManifest(path: string): ManifestLine[] {
+export function readManifest(path: string) {
   if (!statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--manifest: no such file: ${path}`);
   return readFileSync(path, "utf8")
     .split("\n")

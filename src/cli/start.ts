@@ -24,17 +24,13 @@ export async function startCli<IO extends { stdout: ProgressStream; stderr: Prog
   if (!argv.length || argv.includes("-h") || argv.includes("--help"))
     return (io.stdout.write(HELP), argv.length ? 0 : 2);
   if (argv.includes("--version")) return (io.stdout.write(`${version}\n`), 0);
-  let main: Awaited<ReturnType<typeof load>>;
-  try {
-    main = await load();
-  } catch (error) {
+  const main = await load().catch((error) => {
     const missing = missingPackage(error);
     if (!missing) throw error;
     io.stderr.write(
       `langgraph-tool-repair: cannot load ${missing}. The command needs @langchain/core and ` +
         "@langchain/langgraph-checkpoint installed beside it: npm install @langchain/core @langchain/langgraph-checkpoint\n",
     );
-    return 2;
-  }
-  return main.runCli(argv, io);
+  });
+  return main ? main.runCli(argv, io) : 2;
 }

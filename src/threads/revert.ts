@@ -30,11 +30,10 @@ export async function* revertThreads(
   messagesKey: string,
   lines: readonly ManifestLine[],
   signal?: AbortSignal,
-) {
+): AsyncGenerator<RevertReport> {
   for (const line of lines) {
     if (signal?.aborted) return;
     const key = { threadId: line.thread, namespace: line.namespace };
-    let report: RevertReport;
     try {
       const head = await saver.getTuple(configOf(key));
       const headId = checkpointIdOf(head);
@@ -50,13 +49,11 @@ export async function* revertThreads(
                 reverted: line.checkpointId,
                 restores: line.previousCheckpointId,
               });
-      report =
-        typeof done === "string"
-          ? { ...line, status: "skipped", reason: done }
-          : { ...line, status: "reverted", revertedTo: done.configurable?.checkpoint_id };
+      yield typeof done === "string"
+        ? { ...line, status: "skipped", reason: done }
+        : { ...line, status: "reverted", revertedTo: done.configurable?.checkpoint_id };
     } catch (error) {
-      report = { ...line, status: "failed", reason: failureText(error) };
+      yield { ...line, status: "failed", reason: failureText(error) };
     }
-    yield report;
   }
 }

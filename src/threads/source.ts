@@ -166,7 +166,6 @@ export async function* threadSourceFor(
   if (!(await store.found())) return;
   const { messagesKey, provider } = selection;
   const grouped = selectionOf(store, selection);
-  const checkpoints = `${schema}checkpoints`;
   // One page: the latest checkpoint of each of the next PAGE_SIZE threads (of the selection, of one thread, after
   // `after`), with its bytes: `type` and `data` (the checkpoint in SQLite; in PostgreSQL the blob of the messages
   // channel at the version the checkpoint names, as bytea: no array_agg, which pg parses char by char). The first
@@ -175,7 +174,7 @@ export async function* threadSourceFor(
     query((add) => {
       const sql = `WITH page AS (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS checkpoint_id ${grouped(add, after, [thread])}
 ORDER BY thread_id, checkpoint_ns LIMIT ${PAGE_SIZE}) SELECT p.thread_id, p.checkpoint_ns, p.checkpoint_id AS "checkpointId", `;
-      const join = `FROM page p JOIN ${checkpoints} c USING (thread_id, checkpoint_ns, checkpoint_id)`;
+      const join = `FROM page p JOIN ${schema}checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)`;
       const order = "ORDER BY p.thread_id, p.checkpoint_ns";
       if (!postgres) return `${sql}'checkpoint' AS holds, c.type, c.checkpoint AS data ${join} ${order}`;
       const name = add(messagesKey ?? "messages");

@@ -89,12 +89,8 @@ export async function writeOnTop(
   const before = checkpointIdOf(await saver.getTuple(configOf(key)));
   if (before !== expected)
     return `a newer checkpoint (${before ?? "none"}) was written after ${expected} was read: a live run is using this thread`;
-  const written = {
-    source: "update",
-    step: step + 1,
-    parents: metadata?.parents ?? {},
-    [REPAIR_METADATA_KEY]: { ...WRITER, ...marker },
-  };
+  const parents = metadata?.parents ?? {};
+  const written = { source: "update", step: step + 1, parents, [REPAIR_METADATA_KEY]: { ...WRITER, ...marker } };
   const config = await saver.put(configOf(key, expected), checkpoint, written as CheckpointMetadata, {
     [messagesKey]: version,
   });
@@ -111,11 +107,8 @@ export async function writeOnTop(
   const liveId = checkpointIdOf(second);
   if (liveId === expected) return config;
   // A live checkpoint landed between the check and the put, below ours: put it back on top.
-  const restored = {
-    ...second.metadata,
-    [REPAIR_METADATA_KEY]: { ...WRITER, restored: liveId },
-  };
   const copy = { ...second.checkpoint, id: uuid6(-1), ts: new Date().toISOString() };
-  await saver.put(configOf(key, ours), copy, restored as CheckpointMetadata, { ...second.checkpoint.channel_versions });
+  const restored = { ...second.metadata, [REPAIR_METADATA_KEY]: { ...WRITER, restored: liveId } } as CheckpointMetadata;
+  await saver.put(configOf(key, ours), copy, restored, { ...second.checkpoint.channel_versions });
   return `a live run wrote checkpoint ${liveId} while ours was being written; it was put back on top`;
 }
