@@ -100,7 +100,7 @@ export function parseSince(text: string, now: Date) {
   return new Date(time);
 }
 
-function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER) {
+function positiveInteger(name: string, text?: string, max = Number.MAX_SAFE_INTEGER) {
   check(
     text === undefined || (/^\d+$/.test(text) && +text >= 1 && +text <= max),
     `--${name}: expected a whole number from 1 to ${max}, got "${text}"`,
@@ -115,7 +115,7 @@ export function parseSaverSpec(spec: string) {
   return at > 1 && /^[A-Za-z_$][\w$]*$/.test(exportName) ? { module: spec.slice(0, at), exportName } : { module: spec };
 }
 
-export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}, now = new Date()) {
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = new Date()) {
   // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from OPTIONS
   let parsed;
   try {
@@ -140,10 +140,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   check(!rest.length, "unexpected argument after the command");
   // What writes: --apply (repair), then --yes and --manifest (repair --apply, revert).
   const writes = command === "revert" || v.apply;
-  const stray = [
-    v.apply && command !== "repair" && "apply",
-    !writes && (v.yes ? "yes" : v.manifest && "manifest"),
-  ].find(Boolean);
+  const stray = v.apply && command !== "repair" ? "apply" : !writes && (v.yes ? "yes" : v.manifest && "manifest");
   check(!stray, `--${stray} goes with repair --apply${stray === "apply" ? "" : " or revert"}`);
   check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 

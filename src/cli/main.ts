@@ -16,7 +16,7 @@ import { many, renderRevert, renderSummary, renderThread, reportJson, Tally } fr
 export interface CliIO extends ConfirmIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
-  env?: Record<string, string | undefined>;
+  env?: NodeJS.ProcessEnv;
   /** Aborted on Ctrl-C: the command stops between threads. */
   signal?: AbortSignal;
   importModule?: ModuleImporter;
@@ -128,9 +128,7 @@ export async function runCli(argv: string[], io: CliIO) {
       );
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.
-    return next || (repair && limited) || tally.count("unreadable") + tally.count("failed") + tally.count("skipped")
-      ? 1
-      : 0;
+    return next || (repair && limited) || ["unreadable", "failed", "skipped"].some((name) => tally.count(name)) ? 1 : 0;
   } catch (error) {
     return fail((error as Error).message);
   } finally {

@@ -76,12 +76,13 @@ export function readManifest(path: string) {
   return readFileSync(path, "utf8")
     .split("\n")
     .flatMap((text, i) => {
+      if (!text.trim()) return [];
       let line: Record<string, unknown> | undefined;
       try {
-        line = text.trim() ? JSON.parse(text) : undefined;
+        line = JSON.parse(text);
       } catch {} // refused below
-      if (text.trim() && !FIELDS.every((field) => typeof line?.[field] === "string"))
+      if (!FIELDS.every((field) => typeof line?.[field] === "string"))
         throw new UsageError(`--manifest ${path}: line ${i + 1} is not a manifest line (${FIELDS.join(", ")})`);
-      return line ? [line as unknown as ManifestLine] : [];
+      return [line as unknown as ManifestLine];
     });
 }

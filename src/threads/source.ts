@@ -98,7 +98,7 @@ export function sqlStoreOf(saver: object) {
   const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
   const query = async (build: (add: (value: unknown) => string) => string) => {
     const values: unknown[] = [];
-    const sql = build((value) => (postgres ? `$${values.push(value)}` : (values.push(value), "?")));
+    const sql = build((value) => (values.push(value), postgres ? `$${values.length}` : "?"));
     return postgres ? (await pool!.query(sql, values)).rows : db!.prepare(sql).all(...values);
   };
   const found = async () => {
@@ -197,7 +197,7 @@ AND b.channel = ${name} AND b.version = c.checkpoint -> 'channel_versions' ->> $
         const stored = row as unknown as StoredCheckpoint;
         const clean = precheck && cleanStoredThread(stored, messagesKey, provider);
         const key = { threadId: String(row.thread_id), namespace: String(row.checkpoint_ns ?? "") };
-        yield { key, ...(!precheck ? {} : clean ? { clean } : { stored }) };
+        yield { key, ...(precheck && (clean ? { clean } : { stored })) };
       }
       if (!last) break;
       rows = await (next ?? page(last, thread));
