@@ -60,7 +60,7 @@ export async function runCli(argv: string[], io: CliIO) {
   const declined = () => (out.write("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
-    manifest = apply ? openManifest(path) : undefined;
+    if (apply) manifest = openManifest(path);
     if (command === "revert") {
       const lines = readManifest(path!);
       progress.total(lines.length);
@@ -89,9 +89,8 @@ export async function runCli(argv: string[], io: CliIO) {
       for await (const report of scanThreads(saver, { ...options, limit: undefined }))
         if (report.status === "broken" && ++n === limit) break;
       // Nothing broken: nothing to ask.
-      return n
-        ? `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`
-        : undefined;
+      if (n)
+        return `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`;
     };
     if (apply && !(await ask(broken))) return declined();
     const repair = command === "repair";

@@ -41,7 +41,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       last = at;
       if (!live) return void stream.write(`${text(note, at)}\n`);
       // A terminal that says it has no width (a pty of 0 columns) gets the whole line.
-      line = stream.columns ? text(note, at).slice(0, stream.columns - 1) : text(note, at);
+      line = text(note, at).slice(0, (stream.columns || Number.POSITIVE_INFINITY) - 1);
       stream.write(CLEAR + line);
     },
     /** Prints a line of output without tearing the progress line (stdout and stderr share the terminal). */
