@@ -9,6 +9,8 @@ import type { RevertReport } from "../threads/revert";
 import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
+type Report = ThreadReport | ThreadRepairReport;
+
 /** `3 repairs`, `1 repair`. */
 export const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -28,7 +30,7 @@ const requestsTo = (provider?: Provider) =>
  * The lines printed for one thread (text mode): a repair's fix or why there is none, a scan's unreadable thread;
  * none for threads with nothing to say.
  */
-export function renderThread(r: ThreadReport | ThreadRepairReport, verbose = false) {
+export function renderThread(r: Report, verbose = false) {
   const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
   const { status } = r;
   if (status !== "would_repair" && status !== "repaired") {
@@ -62,7 +64,7 @@ const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => 
 const problemJson = (p: ToolCallProblem) => pick(p, ["kind", "index", "toolCallId", "toolName", "rules"]);
 
 /** One JSON line per thread: a scan's report, or a repair's (which has `found`). Empty ids and names are left out. */
-export function reportJson(report: ThreadReport | ThreadRepairReport) {
+export function reportJson(report: Report) {
   const { found, writtenAt, structural, provider, written, ...r } = report as ThreadReport & ThreadRepairReport;
   const json = {
     thread: r.threadId,
@@ -100,7 +102,7 @@ export class Tally {
   /** Per provider: the threads a request still needs shaping for (after their repair), and their problems. */
   reshape = new Map<Provider, [threads: number, kinds: Map<string, number>]>();
 
-  add(report: ThreadReport | ThreadRepairReport) {
+  add(report: Report) {
     this.threads++;
     const { status, provider } = report;
     const found = "found" in report ? report.found : status;
