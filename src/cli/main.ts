@@ -83,7 +83,8 @@ export async function runCli(argv: string[], io: CliIO) {
       if ((await threadSourceFor(saver, { threads: [thread] }).next()).done) missing.push(JSON.stringify(thread));
     if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
     const options = { ...selection, signal: io.signal };
-    if (io.stderr.isTTY || forced) countThreads(saver, options).then(progress.total, () => {});
+    // Counted beside the scan; the last progress line waits for the total.
+    const counted = (io.stderr.isTTY || forced) && countThreads(saver, options).then(progress.total, () => {});
     const broken = async () => {
       let n = 0;
       for await (const report of scanThreads(saver, { ...options, limit: undefined }))
@@ -104,6 +105,7 @@ export async function runCli(argv: string[], io: CliIO) {
       if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
       progress.tick(`${num(tally.count("broken"))} broken`);
     }
+    await counted;
     progress.finish(`${num(tally.count("broken"))} broken`);
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
