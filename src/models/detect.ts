@@ -163,17 +163,7 @@ function collect(
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
-    const modelId = instanceModelId(config);
-    found.push({
-      modelId,
-      provider: refined(
-        CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)),
-        modelId,
-        () => config.useResponsesApi === true || modelPrefersResponsesApi(modelId),
-      ),
-      role,
-      callOptions,
-      thinking: thinkingIn(config, callOptions),
+    add(config, callOptions, (modelId) => CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)), {
       configurable: model,
     });
   } else if (isDict(model.bound))
@@ -187,18 +177,24 @@ function collect(
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
     const llmType = model._llmType() as string;
-    const modelId = instanceModelId(model);
-    found.push({
-      instance: model,
-      llmType,
-      modelId,
-      provider: refined(LLM_TYPES.get(llmType), modelId, () => usesResponsesApi(model, callOptions)),
-      role,
-      callOptions,
-      thinking: thinkingIn(model, callOptions),
-    });
+    add(model, callOptions, () => LLM_TYPES.get(llmType), { instance: model, llmType });
   }
   return found;
+
+  /**
+   * Adds the model `source` describes (its instance, or an initChatModel config), whose provider `providerOf` tells
+   * from its model id.
+   */
+  function add(
+    source: Dict,
+    callOptions: Dict,
+    providerOf: (modelId?: string) => Provider | undefined,
+    own: Partial<ModelDescription>,
+  ) {
+    const modelId = instanceModelId(source);
+    const provider = refined(providerOf(modelId), modelId, () => usesResponsesApi(source, callOptions));
+    found.push({ ...own, modelId, provider, role, callOptions, thinking: thinkingIn(source, callOptions) });
+  }
 }
 
 /** `model`, `modelName` or `modelId` of the instance, the first that is a non-empty string. */
@@ -208,18 +204,17 @@ const instanceModelId = (instance: Dict) =>
 /**
  * ChatOpenAI decides per call (`_useResponsesApi(options)`: the `useResponsesApi` field, built-in or custom
  * tools, Responses-only call options, and models it always sends there); ask it with the bound call options.
- * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses).
+ * The Responses class itself always does (ChatOpenAIResponses, AzureChatOpenAIResponses). An initChatModel config
+ * (a plain object) and a client that cannot tell: its `useResponsesApi` field, or a model @langchain/openai 1.5
+ * sends to the Responses API by itself (`_modelPrefersResponsesAPI`).
  */
 function usesResponsesApi(instance: Dict, callOptions: Dict) {
   const className = (instance.constructor as { lc_name?: () => unknown } | undefined)?.lc_name?.();
   if (/^(Azure)?ChatOpenAIResponses$/.test(String(className))) return true;
   const decided = typeof instance._useResponsesApi === "function" ? instance._useResponsesApi(callOptions) : undefined;
   if (typeof decided === "boolean") return decided;
-  return instance.useResponsesApi === true || modelPrefersResponsesApi(instanceModelId(instance));
+  return instance.useResponsesApi === true || /codex|gpt-5\.\d+-pro/.test(instanceModelId(instance) ?? "");
 }
-
-/** @langchain/openai 1.5 `_modelPrefersResponsesAPI`: models it sends to the Responses API by itself. */
-const modelPrefersResponsesApi = (modelId = "") => /codex|gpt-5\.\d+-pro/.test(modelId);
 
 /** Anthropic `thinking`, or Bedrock `additionalModelRequestFields.thinking` (instance first, as ChatBedrockConverse reads it). */
 function thinkingIn(source: Dict, callOptions: Dict) {
