@@ -122,11 +122,11 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     const location = `additional_kwargs.${key}`;
     if (!edits.has(location)) continue;
     const value = kwargs[key];
-    const own = key === "toolUse" ? "toolUseId" : "id";
-    const rewritten = apply(Array.isArray(value) ? value : [value], location, own) as unknown[];
+    const many = Array.isArray(value);
+    const rewritten = apply(many ? value : [value], location, key === "toolUse" ? "toolUseId" : "id") as unknown[];
     kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
-    else kwargs[key] = Array.isArray(value) ? rewritten : rewritten[0];
+    else kwargs[key] = many ? rewritten : rewritten[0];
   }
 
   // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
@@ -200,7 +200,7 @@ function carried(message: object, fields: Dict, always: readonly string[], optio
   const init: Dict = { content: "content" in fields || m.content !== undefined ? own("content") : "" };
   for (const key of always)
     init[key] = key in fields || key === "tool_call_id" || Array.isArray(m[key]) ? own(key) : [];
-  for (const key of RECORDS) init[key] = key in fields ? fields[key] : isDict(m[key]) ? m[key] : {};
+  for (const key of RECORDS) init[key] = key in fields || isDict(m[key]) ? own(key) : {};
   for (const key of optional) if (own(key) !== undefined) init[key] = own(key);
   return init;
 }

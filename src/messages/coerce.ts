@@ -70,9 +70,8 @@ function build(kind: Kind, fields: Dict) {
     copy("status", "artifact");
   }
   if (kind === "ai") {
-    const raw = fields.tool_calls ?? [];
     // Entries that are not objects carry no call to keep.
-    init.tool_calls = (Array.isArray(raw) ? raw : [raw]).filter(isDict).map(toLangChainToolCall);
+    init.tool_calls = [fields.tool_calls ?? []].flat().filter(isDict).map(toLangChainToolCall);
     init.invalid_tool_calls = Array.isArray(fields.invalid_tool_calls) ? fields.invalid_tool_calls : [];
     copy("usage_metadata");
   }

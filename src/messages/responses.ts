@@ -59,8 +59,7 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
   const out: Dict[] = [];
   const droppedReasoning: string[] = [];
   let orphanedRun = false;
-  for (let i = 0; i < output.length; i++) {
-    const item = output[i];
+  for (const [i, item] of output.entries()) {
     const e = edited[i];
     if (item.type === "reasoning") {
       const follower = edited[i + 1] ?? output[i + 1];

@@ -110,11 +110,11 @@ export interface ClaudeVersion {
  */
 export function claudeVersionOf(modelId = "") {
   const id = modelId.toLowerCase();
-  const version = (family: string, major: string, minor = "0") => ({ family, major: +major, minor: +minor });
-  const f = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(id);
-  if (f) return version(f[1], f[2], f[3]);
-  const v = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku)/.exec(id);
-  return v ? version(v[3], v[1], v[2]) : undefined;
+  const groups = (
+    /claude-(?<family>opus|sonnet|haiku)-(?<major>\d+)(?:[-.](?<minor>\d{1,2})(?!\d))?/.exec(id) ??
+    /claude-(?<major>\d+)(?:[-.](?<minor>\d{1,2})(?!\d))?-(?<family>opus|sonnet|haiku)/.exec(id)
+  )?.groups;
+  return groups && { family: groups.family, major: +groups.major, minor: +(groups.minor ?? 0) };
 }
 
 /** The Claude version is `major.minor` or later. */
