@@ -261,7 +261,7 @@ const CHECK_FIRST =
 const READ_ONLY = "It is read-only, so it can simply be called again if its result is still needed.";
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
-const SYNTHETIC_TEXTS: Record<ToolRunState, string[]> = {
+const SYNTHETIC_TEXTS = {
   never_started: [
     "did not run",
     "it was never started",
@@ -428,7 +428,7 @@ export function serverToolBlockAsText(block: Dict) {
 /** A reasoning block (Anthropic `thinking`, Bedrock `reasoning`) as a text block under `label`; undefined when it holds no text. */
 export function reasoningAsText(block: Dict, label: string) {
   const text = reasoningTextOf(block);
-  return text.trim() === "" ? undefined : { type: "text", text: `[${label}:]\n${text}` };
+  return text.trim() ? { type: "text", text: `[${label}:]\n${text}` } : undefined;
 }
 
 /** An assistant message with its client calls (every location) written out as text after its own content. */

@@ -124,9 +124,8 @@ export const claudeAtLeast = (claude: ClaudeVersion, major: number, minor: numbe
 function idCannotPrefill(modelId: string, onBedrock: boolean) {
   const claude = claudeVersionOf(modelId);
   if (claude) return claudeAtLeast(claude, 4, 6);
-  const id = modelId.toLowerCase();
   // Bedrock model ids name the vendor first (`meta.llama3-...`, `us.meta.llama4-...`).
-  return /(^|[./:])meta\.llama/.test(id) || (onBedrock && id.includes("llama"));
+  return /(^|[./:])meta\.llama/i.test(modelId) || (onBedrock && /llama/i.test(modelId));
 }
 
 /**
