@@ -109,12 +109,10 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   const apply = (items: unknown, list: string, own?: string) => {
     const byPos = edits.get(list);
     if (!byPos || !Array.isArray(items)) return items;
-    const out: unknown[] = [];
-    items.forEach((item, i) => {
+    return items.flatMap((item, i) => {
       const e = byPos.get(i);
-      if (e !== "drop") out.push(e ? renamed(item, e.id, own) : item);
+      return e === "drop" ? [] : [e ? renamed(item, e.id, own) : item];
     });
-    return out;
   };
 
   let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
