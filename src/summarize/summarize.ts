@@ -91,14 +91,13 @@ export const isSummaryMessage = (message: BaseMessage) => message.additional_kwa
 // --- options: one reader for every surface --------------------------------------------------------------------
 
 /** {@link SummarizationOptions} as read (plus a surface's own options): what {@link summarizeRead} runs on. */
-export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "model" | "trigger"> & {
+export type Summarization<M = SummarizerModel> = Omit<SummarizationOptions, "model" | "trigger" | "keep"> & {
   fn: string;
   model: M;
   trigger: ContextSize[];
-  keep: KeepSize;
+  keep: ContextSize;
   count: Counter;
   onError?: (error: unknown) => void;
-  name?: string;
 };
 
 const TRIGGER_SHAPE =
@@ -154,7 +153,7 @@ export function readSummarization<M = SummarizerModel>(
     .flat()
     .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
   if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
-  const kept = (keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false)) as KeepSize;
+  const kept = keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false);
   if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
@@ -214,7 +213,7 @@ export async function summarizeRead(
   const budget = tokenLimit(keep, model, fn);
   const keepCut =
     budget === undefined
-      ? n - (keep as { messages: number }).messages
+      ? n - keep.messages!
       : Math.min(
           await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
           Math.max(systemCount, n - 1),
@@ -367,14 +366,16 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
     const label =
       type === "generic"
         ? (nonEmptyString(fieldsOf(message).role) ?? "Message")
-        : ({ human: "User", system: "System" }[type as string] ?? type.charAt(0).toUpperCase() + type.slice(1));
+        : type === "human"
+          ? "User"
+          : type.charAt(0).toUpperCase() + type.slice(1);
     return `${label}: ${text}`;
   }
   const id = resultIdOf(message);
   const name = callNames.get(id) ?? nonEmptyString(message.name);
   const head = id === undefined ? "Tool result with no call id" : `Tool result for ${id}`;
-  const tail = `${id === undefined || callNames.has(id) ? "" : ", no matching call"}${message.status === "error" ? ", error" : ""}`;
-  return `${head}${name ? ` (${name})` : ""}${tail}: ${text}`;
+  const unmatched = id === undefined || callNames.has(id) ? "" : ", no matching call";
+  return `${head}${name ? ` (${name})` : ""}${unmatched}${message.status === "error" ? ", error" : ""}: ${text}`;
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
