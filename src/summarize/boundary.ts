@@ -100,7 +100,7 @@ export function smallestFittingCut<R extends boolean | Promise<boolean>>(
 ): R extends boolean ? number : Promise<number> {
   if (low >= high) return low as never;
   const mid = (low + high) >> 1;
-  const next = (ok: boolean) => (ok ? smallestFittingCut(low, mid, fits) : smallestFittingCut(mid + 1, high, fits));
+  const next = (ok: boolean) => smallestFittingCut(ok ? low : mid + 1, ok ? mid : high, fits);
   const ok = fits(mid);
   return (ok instanceof Promise ? ok.then(next) : next(ok as boolean)) as never;
 }

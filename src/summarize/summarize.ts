@@ -227,7 +227,7 @@ export async function summarizeRead(
     ? [new HumanMessage(template.replace("{messages}", () => transcript))]
     : [new SystemMessage(SUMMARY_INSTRUCTIONS), new HumanMessage(`Conversation to summarize:\n\n${transcript}`)];
   // "nostream" keeps the summary out of `streamMode: "messages"`, where it would look like the agent's reply.
-  const response: unknown = await callersOwn(model.invoke.bind(model))(prompt, {
+  const response = await callersOwn(model.invoke.bind(model))(prompt, {
     ...config,
     tags: [...(config?.tags ?? []), "nostream"],
     metadata: { ...config?.metadata, lc_source: SUMMARY_SOURCE },

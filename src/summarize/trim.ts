@@ -51,7 +51,7 @@ export const trimMessagesSafely = boundary(
     const counter = read.tokenCounter;
     const sum = async (messages: BaseMessage[]) =>
       (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const trim = { ...read, tokenCounter: asyncCounter(typeof counter === "function" ? counter : sum) } as Trim;
+    const trim = { ...read, tokenCounter: asyncCounter(typeof counter === "function" ? counter : sum) };
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
@@ -108,8 +108,9 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
   const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
-  const tail = trimmed.slice(keptSystem + (window.start - start), keptSystem + (window.end - start));
-  return [...trimmed.slice(0, keptSystem), ...tail];
+  // trimmed[j + offset] stands for messages[j].
+  const offset = keptSystem - start;
+  return [...trimmed.slice(0, keptSystem), ...trimmed.slice(window.start + offset, window.end + offset)];
 }
 
 /**
