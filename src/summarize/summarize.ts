@@ -9,7 +9,7 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolCallRepairInputError, boundary, callersOwn, expectedInput } from "../errors";
-import { type OptionTable, kind, option, readOptions } from "../options";
+import { kind, option, readOptions } from "../options";
 import { callArgsText, distinctCalls, isAssistant, isToolResult, resultIdOf, turnOf } from "../messages/inspect";
 import { fieldsOf, isDict, nonEmptyString } from "../values";
 import { rebuildMessage } from "../messages/build";
@@ -140,11 +140,7 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
  * trigger, langchain's middleware never summarizes; no options at all is a missing `model`); a fraction needs the
  * model's input limit, checked here when the model is given as a model.
  */
-export function readSummarization<M = SummarizerModel>(
-  options: unknown,
-  fn: string,
-  table: OptionTable = SUMMARIZATION,
-) {
+export function readSummarization<M = SummarizerModel>(options: unknown, fn: string, table = SUMMARIZATION) {
   const read = readOptions<Summarization<M>>(options, fn, table);
   const { model, trigger, keep, summaryPrompt } = read;
   for (const key of ["model", "trigger"] as const)
