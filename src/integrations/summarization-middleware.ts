@@ -81,7 +81,7 @@ function lazyModel(model: string | SummarizerModel) {
   if (typeof model !== "string") return async () => model;
   let built: Promise<SummarizerModel> | undefined;
   return () =>
-    (built ??= initChatModel(model).catch((error: unknown) => {
+    (built ??= initChatModel(model).catch((error) => {
       built = undefined;
       throw error;
     }));
