@@ -20,13 +20,12 @@ import {
   type ContextSize,
   type KeepSize,
   readSummarization,
-  SUMMARIZATION,
   SUMMARIZER,
   type SummarizationOptions,
   type SummarizerModel,
 } from "../summarize/summarize";
 import type { RepairReporting } from "./events";
-import { fitting, summarizedState } from "./summarization";
+import { fitting, NODE_OPTIONS, summarizedState } from "./summarization";
 
 export type { ContextSize, KeepSize };
 
@@ -39,12 +38,11 @@ export interface SummarizationMiddlewareOptions
 }
 
 const OPTIONS = {
-  ...SUMMARIZATION,
+  ...NODE_OPTIONS,
   model: kind(
     `${SUMMARIZER.expected}, or a "provider:model" string`,
     (v) => option.name.accepts(v) || SUMMARIZER.accepts(v),
   ),
-  onError: option.fn,
 };
 
 /**

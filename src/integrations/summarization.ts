@@ -35,7 +35,8 @@ export type SummarizationNodeFunction = (
   config?: RunnableConfig,
 ) => Promise<SummarizationUpdate>;
 
-const NODE_OPTIONS = { ...SUMMARIZATION, onError: option.fn };
+/** The options of every surface here (the middleware's too, with its own `model`). */
+export const NODE_OPTIONS = { ...SUMMARIZATION, onError: option.fn };
 
 /**
  * A node for a `StateGraph` with a `messages` channel (`MessagesAnnotation` or its own). Once the trigger fires
