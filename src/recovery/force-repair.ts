@@ -65,7 +65,6 @@ import {
   type Provider,
   type ProviderRejection,
   type RejectingProvider,
-  type RejectionKind,
   type RepairOptions,
   type RepairResult,
   type ToolCallProblemKind,
@@ -149,19 +148,16 @@ function each({ input, problem, report }: Step, fix: Fix) {
 }
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
-const STEPS: Record<
-  (typeof FORCED_REPAIRS)[RejectionKind]["fix"],
-  (step: Step) => ReturnType<typeof unchanged> | undefined
-> = {
+const STEPS = {
   "answer-calls": answerNamedCalls,
   "answer-exchange": answerExchange,
-  strict: (step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
-  "response-items": (step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
-  "thought-signature": (step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
+  strict: (step: Step) => answerNamedCalls({ ...step, problem: "orphan_call" }) ?? strictAround(step),
+  "response-items": (step: Step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
+  "thought-signature": (step: Step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
   "close-open-loop": closeOpenLoop,
-  "reasoning-as-text": (step) => blocksAsText(step, false),
-  "server-tools-as-text": (step) => blocksAsText(step, true),
-  "tools-as-text": (step) => unchanged(step.input),
+  "reasoning-as-text": (step: Step) => blocksAsText(step, false),
+  "server-tools-as-text": (step: Step) => blocksAsText(step, true),
+  "tools-as-text": (step: Step) => unchanged(step.input),
 };
 
 /** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
@@ -292,11 +288,11 @@ function closeOpenLoop(step: Step) {
   }
   const detail = `tool exchange of the open loop written out as text ${whyOf(step.rejection)}`;
   return each(step, (m, i) => {
-    const calls = isAssistant(m) && i >= from ? distinctCalls(m, isClientCall) : [];
-    const message =
-      calls.length > 0
-        ? clientCallsAsText(m as AIMessage, calls)
-        : i >= from && isToolResult(m) && toolResultAsUserText(m, REASON);
+    if (i < from) return;
+    const calls = isAssistant(m) ? distinctCalls(m, isClientCall) : [];
+    const message = calls.length
+      ? clientCallsAsText(m as AIMessage, calls)
+      : isToolResult(m) && toolResultAsUserText(m, REASON);
     return message && [message, { action: "converted_to_text", detail }];
   });
 }
@@ -324,7 +320,7 @@ function blocksAsText(step: Step, servers: boolean) {
       return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
     });
     const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
-    return changed ? [rebuildMessage(m, { content }), { action: "converted_block", detail }] : undefined;
+    return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
   });
 }
 
@@ -341,7 +337,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     // The engine does not say where inserted messages came from: beyond the input, name the last message.
     return { messages: repaired.messages, origin: repaired.messages.map((_, k) => Math.min(k, input.length - 1)) };
   };
-  const { origin } = unchanged(input);
+  const origin = [...input.keys()];
   const at = rejection.messageIndex ?? -1;
   if (!input[at]) return whole(input);
   const isTurnStart = (m: BaseMessage) => m.getType() === "human";
