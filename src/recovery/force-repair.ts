@@ -206,12 +206,10 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   // answers, then results set aside).
   const out: [BaseMessage, number][] = [];
   const later: typeof out = [];
-  let touched = false;
   input.forEach((m, i) => {
     if (isToolResult(m)) {
       const id = resultIdOf(m);
       if (id === undefined || !ids.has(id)) return out.push([m, i]);
-      touched = true;
       later.push([orphanResultAsUserMessage(m, id), i]);
       return report({
         problem: problem === "duplicate_result" ? problem : "orphan_result",
@@ -233,7 +231,6 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m,
       i,
     ]);
-    touched ||= calls.length > 0;
     for (const { id = "", name } of calls) {
       const call = { index: i, toolCallId: id, ...(name && { toolName: name }) };
       if (remove) {
@@ -253,7 +250,10 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
     }
   });
   out.push(...later);
-  return touched ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) } : undefined;
+  // Changed: a result set aside, a call answered (the list grows) or removed (its message rewritten).
+  return out.some(([m], k) => m !== input[k])
+    ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) }
+    : undefined;
 }
 
 /**
