@@ -184,8 +184,9 @@ const pick = (v: unknown, ...keys: string[]) => keys.reduce((c, key) => (isDict(
 function shapeProvider(node: Dict) {
   if (isDict(node.$metadata) || node.$fault !== undefined) return "bedrock";
   const body = node.error;
-  if (isDict(body) && body.type === "error" && isDict(body.error)) return "anthropic";
-  if (isDict(body) && "param" in body) return body.param === "input" ? "openai-responses" : "openai";
+  if (!isDict(body)) return;
+  if (body.type === "error" && isDict(body.error)) return "anthropic";
+  if ("param" in body) return body.param === "input" ? "openai-responses" : "openai";
 }
 
 /**
@@ -251,10 +252,11 @@ export function parseToolPairingError(
     if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
     try {
       const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
-      return messageIndex === undefined ? rejection : { ...rejection, messageIndex };
+      if (messageIndex !== undefined) rejection.messageIndex = messageIndex;
     } catch {
-      return rejection; // messages the payload model cannot read: no index
+      // messages the payload model cannot read: no index
     }
+    return rejection;
   } catch {
     return;
   }
@@ -268,8 +270,7 @@ export function parseToolPairingError(
 function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined) {
   const fromText = row.provider;
   if (fromText === "langgraph" && !row.shared) return fromText;
-  const openAI = (p: RejectingProvider) => p.startsWith("openai");
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
-  if (shape !== undefined) return openAI(shape) && openAI(fromText) ? fromText : shape;
+  if (shape !== undefined) return shape.startsWith("openai") && fromText.startsWith("openai") ? fromText : shape;
   return row.shared && called && called !== "strict" ? called : fromText;
 }
