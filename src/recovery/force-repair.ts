@@ -329,7 +329,7 @@ function blocksAsText(step: Step, servers: boolean) {
  * that changed nothing or left a problem of the kind the provider named elsewhere in the history.
  */
 function strictAround({ input, rejection, problem: leftOver, options, report }: Step) {
-  const strict: RepairOptions = { ...options, provider: "strict" };
+  const strict = { ...options, provider: "strict" as const };
   // On the whole history, its repairs reported through `origin` (spliced once the turn is repaired).
   const whole = (messages: BaseMessage[]) => {
     const repaired = repairToolCalls(messages, strict);
@@ -340,10 +340,9 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   const origin = [...input.keys()];
   const at = rejection.messageIndex ?? -1;
   if (!input[at]) return whole(input);
-  const isTurnStart = (m: BaseMessage) => m.getType() === "human";
   let [start, end] = [at, at + 1];
-  while (start > 0 && !isTurnStart(input[start])) start--;
-  while (end < input.length && !isTurnStart(input[end])) end++;
+  while (start > 0 && input[start].getType() !== "human") start--;
+  while (end < input.length && input[end].getType() !== "human") end++;
   const slice = repairToolCalls(
     input.slice(start, end),
     end === input.length ? strict : { ...strict, trailing: "answer" },
