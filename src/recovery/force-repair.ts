@@ -202,6 +202,8 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const why = whyOf(rejection);
   const note = `the provider rejected this exchange (${rejection.rule})`;
+  // Removing: a message without a named call comes back as it is.
+  const remove = options.orphanCalls === "remove";
   // Each message with its input index; `later`: what goes at the end of the current block of tool results (fresh
   // answers, then results set aside).
   const out: [BaseMessage, number][] = [];
@@ -225,7 +227,6 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
     const calls = inline
       ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
-    const remove = options.orphanCalls === "remove" && calls.length > 0;
     const named = new Set(calls.map((call) => call.id));
     out.push([
       remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m,

@@ -166,8 +166,9 @@ function matchText(text: string) {
         const open = text.lastIndexOf(marker, at);
         const [path] =
           open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
-        if (path !== undefined && namesDefinition(path)) return null;
-        if (path === undefined || !row.path.test(path)) continue;
+        if (path === undefined) continue;
+        if (namesDefinition(path)) return null;
+        if (!row.path.test(path)) continue;
       }
       const near = row.position === "none" ? [] : positionsNear(text, row.position === "start" ? 0 : at, anchor.length);
       const position = row.position === "last" ? near.at(-1) : near[0];
