@@ -106,9 +106,6 @@ const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 type Switches = typeof STRUCTURAL;
 
-/** The roles OpenAI's API takes and ChatOpenAI sends as they are. */
-const OPENAI_ROLES = new Set(["user", "assistant", "system", "developer"]);
-
 /** Every shaping switch off: only what all providers reject alike is left. Each provider's row says what it adds. */
 const STRUCTURAL = {
   /** Tool call ids must match `^[a-zA-Z0-9_-]+$` (Anthropic A6, Bedrock B4). */
@@ -247,6 +244,16 @@ const says = (
 const ITEM = { ids: "item", position: "none" } as const;
 const A12 = rule("unsupported_block");
 const OPENAI_LC = { A12, "LC-openai": rule("chat_message_role") };
+/** Both OpenAI APIs: the roles the API takes and ChatOpenAI sends as they are; no Anthropic blocks. */
+const OPENAI = { chatMessageRoles: new Set(["user", "assistant", "system", "developer"]), anthropicBlocks: false };
+/** Bedrock and Gemini: non-empty turns, the user's first, alternating; no call block in content, no Anthropic blocks. */
+const TURNS = {
+  nonEmptyContent: true,
+  leadingUser: true,
+  alternation: true,
+  callBlockFormats: new Set<never>(),
+  anthropicBlocks: false,
+};
 
 type Row = Partial<Switches> & { rules: Record<string, ReturnType<typeof rule>> };
 
@@ -259,8 +266,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   openai: {
     maxIdLength: 40,
     callBlockFormats: new Set(["tool_use", "tool_call"]),
-    chatMessageRoles: OPENAI_ROLES,
-    anthropicBlocks: false,
+    ...OPENAI,
     rules: {
       O1: rule(
         `${UNANSWERED} missing_call_id`,
@@ -300,8 +306,7 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   "openai-responses": {
     maxIdLength: 64,
     reasoningFollowed: true,
-    chatMessageRoles: OPENAI_ROLES,
-    anthropicBlocks: false,
+    ...OPENAI,
     rules: {
       R1: rule(
         `${UNANSWERED} missing_call_id`,
@@ -379,12 +384,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   bedrock: {
     idPattern: true,
     maxIdLength: 64,
-    nonEmptyContent: true,
-    leadingUser: true,
-    alternation: true,
-    callBlockFormats: new Set(),
+    ...TURNS,
     chatMessageRoles: new Set(["user", "human"]),
-    anthropicBlocks: false,
     assistantBlocks: "converse",
     toolBlocksNeedTools: true,
     signedReasoning: true,
@@ -433,12 +434,8 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   },
   // @langchain/google-genai refuses a system message that is not the first one.
   gemini: {
-    nonEmptyContent: true,
-    leadingUser: true,
-    alternation: true,
-    callBlockFormats: new Set(),
+    ...TURNS,
     chatMessageRoles: new Set(["human", "ai"]),
-    anthropicBlocks: false,
     assistantBlocks: "gemini",
     systemInConversation: "none",
     oneCallPerStep: true,
@@ -500,7 +497,7 @@ export const REJECTION_TEXTS = Object.entries(ROWS)
       rejected.map((text) => ({ ...text, rule, provider: provider as RejectingProvider })),
     ),
   )
-  .sort((a, b) => Number(b.within !== undefined) - Number(a.within !== undefined));
+  .sort((a, b) => Number(!a.within) - Number(!b.within));
 
 function makeProfile(provider: Provider, level: RepairLevel) {
   const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
