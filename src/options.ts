@@ -67,11 +67,11 @@ export function readOptions<T extends object>(options: unknown, fn: string, tabl
     const value = record[key];
     if (value === undefined) continue;
     const { accepts, expected, values } = table[key];
-    if (accepts(value)) out[key] = value;
-    else {
+    if (!accepts(value)) {
       const near = typeof value === "string" && values ? didYouMean(value, values, '"') : "";
       throw expectedInput(fn, `${argument}.${key}`, expected, value, near);
     }
+    out[key] = value;
   }
   return out as T;
 }

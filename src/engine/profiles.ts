@@ -503,8 +503,8 @@ function makeProfile(provider: Provider, level: RepairLevel) {
   const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
-  for (const row of provider === "strict" ? Object.values(ROWS).map((r) => r.rules) : [rules])
-    for (const [rule, { problems }] of Object.entries(row))
+  for (const row of provider === "strict" ? Object.values(ROWS) : [{ rules }])
+    for (const [rule, { problems }] of Object.entries(row.rules))
       for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
   return Object.freeze({ ...STRUCTURAL, ...(level === "request" && switches), rules: ids });
 }
