@@ -204,71 +204,72 @@ export const withPromptedStructuredOutput = boundary(
     // B3; its own call options kept), bound once like createReactAgent does.
     let agentModel: unknown;
     const hook: Hook = async (state, config) => {
-      const last = state.messages.at(-1);
+      const { messages } = state;
+      const last = messages.at(-1);
       // Only at a final answer: an assistant message without tool calls (anything else keeps the loop going).
       if (!AIMessage.isInstance(last) || last.tool_calls?.length) return {};
       const model = chooser ? await chooser(state, config) : llm;
       const branches = fixed ?? branchesFor(model, o);
-      if (!prompted(branches)) {
-        // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
-        const { messages } = state;
-        if (branches.some((b) => b.strategy === "prompted")) {
-          const parsed = await parseStructuredAnswer(answerText(last), format);
-          if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
-        }
-        let lastError: unknown;
-        for (const { strategy, model } of branches) {
-          const respond = async (strategy: StructuredOutputStrategy | "own") => {
-            if (strategy !== "own") {
-              const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
-              const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
-              const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
-              return structuredUpdate(o, strategy, resolved, model.modelId);
-            }
-            // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
-            const { instance } = await withInstance(model, config);
-            if (typeof instance?.withStructuredOutput !== "function")
-              throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-            const {
-              prompt: p,
-              schema,
-              ...more
-            } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
-            const system = typeof p === "string" ? [new SystemMessage(p)] : [];
-            const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-            const value = await structured.invoke([...system, ...messages], config);
-            if (value == null)
-              throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
-            return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
-          };
-          try {
-            return await withFallback(strategy, model, format.jsonSchema, respond, config);
-          } catch (error) {
-            lastError = error;
-          }
-        }
-        throw lastError;
+      if (prompted(branches)) {
+        const agent = fixed?.[0].model;
+        const target = !agent
+          ? model
+          : (agentModel ??=
+              agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
+        // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
+        const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
+          // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
+          const history = [...messages.slice(0, -1), ...followUp];
+          const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
+          const request =
+            prompt == null
+              ? history
+              : SystemMessage.isInstance(system)
+                ? [system, ...history]
+                : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages: history }, config));
+          // The instructions added last, as the prompted agent's own requests have them.
+          const repaired = await repairer(isBedrockModel(target, o.env), config)(request);
+          return (target as Runnable).invoke(add(repaired), config);
+        });
+        return structuredUpdate(o, "prompted", resolved, undefined, last);
       }
-      const agent = fixed?.[0].model;
-      const target = !agent
-        ? model
-        : (agentModel ??=
-            agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
-      // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
-      const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
-        // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
-        const messages = [...state.messages.slice(0, -1), ...followUp];
-        const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
-        const request =
-          prompt == null
-            ? messages
-            : SystemMessage.isInstance(system)
-              ? [system, ...messages]
-              : toMessages(await _coerceToRunnable(prompt as never).invoke({ ...state, messages }, config));
-        // The instructions added last, as the prompted agent's own requests have them.
-        return (target as Runnable).invoke(add(await repairer(isBedrockModel(target, o.env), config)(request)), config);
-      });
-      return structuredUpdate(o, "prompted", resolved, undefined, last);
+      // Native / tool (and models of a fallback chain): one constrained call per model in order until one answers.
+      if (branches.some((b) => b.strategy === "prompted")) {
+        const parsed = await parseStructuredAnswer(answerText(last), format);
+        if (parsed.ok) return structuredUpdate(o, "prompted", { ...parsed, answer: last, corrections: 0 });
+      }
+      const respond = (model: ModelDescription) => async (strategy: Branch["strategy"]) => {
+        if (strategy !== "own") {
+          const repair = repairer(model.provider === "bedrock" || envSelectsBedrock(o.env), config);
+          const ask = await structuredCall(strategy, model, format, tools, messages, repair, config);
+          const resolved = await resolveStructuredAnswer(await ask([]), format, ask);
+          return structuredUpdate(o, strategy, resolved, model.modelId);
+        }
+        // What createReactAgent's generate_structured_response node does, for a model the wrapper does not act on.
+        const { instance } = await withInstance(model, config);
+        if (typeof instance?.withStructuredOutput !== "function")
+          throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
+        const {
+          prompt: p,
+          schema,
+          ...more
+        } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+        const system = typeof p === "string" ? [new SystemMessage(p)] : [];
+        const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
+        const value = await structured.invoke([...system, ...messages], config);
+        if (value == null)
+          throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
+        return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
+      };
+      let lastError: unknown;
+      for (const { strategy, model } of branches) {
+        try {
+          return await withFallback(strategy, model, format.jsonSchema, respond(model), config);
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw lastError;
     };
     /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
     const instructedChoice: Chooser = async (state, config) => {
