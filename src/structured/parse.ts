@@ -6,7 +6,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { errorText } from "../errors";
 import type { Dict } from "../values";
 import { correctionMessage, type OutputFormat, type Validation } from "./format";
-import type { StructuredOutputStrategy } from "./strategy";
+import { causeChain, type StructuredOutputStrategy } from "./strategy";
 
 /** JSON.parse attempts on bracket spans before the scanner gives up (bounds the work on brace-heavy answers). */
 const MAX_SPAN_ATTEMPTS = 64;
@@ -166,11 +166,8 @@ export class PromptedStructuredOutputError extends Error {
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */
-  static find(error: unknown): PromptedStructuredOutputError | undefined {
-    for (let depth = 0; error != null && depth < 10; depth++) {
-      if (PromptedStructuredOutputError.isInstance(error)) return error;
-      error = orElse(() => (error as Error).cause, undefined);
-    }
+  static find(error: unknown) {
+    for (const cause of causeChain(error, 10)) if (PromptedStructuredOutputError.isInstance(cause)) return cause;
   }
 }
 

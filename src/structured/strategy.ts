@@ -282,13 +282,20 @@ const NATIVE_REFUSALS = [
 
 /** The refusal text when `error` (or an error in its `cause` chain) is a native request refused for the model or the schema. */
 export function nativeRefusalOf(error: unknown) {
-  for (let depth = 0; error != null && depth < 5; depth++) {
-    const text = errorText(error);
+  for (const cause of causeChain(error, 5)) {
+    const text = errorText(cause);
     if (NATIVE_REFUSALS.some((pattern) => pattern.test(text))) return text;
+  }
+}
+
+/** `error`, then the errors of its `cause` chain, `max` at most (a `cause` getter that throws ends the chain). */
+export function* causeChain(error: unknown, max: number) {
+  for (let depth = 0; error != null && depth < max; depth++) {
+    yield error;
     try {
       error = (error as Error).cause;
     } catch {
-      break;
+      return;
     }
   }
 }
