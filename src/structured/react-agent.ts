@@ -152,11 +152,7 @@ export const withPromptedStructuredOutput = boundary(
     options: PromptedStructuredOutputOptions = {},
   ): CreateReactAgentParams<A, S, C> {
     const fn = "withPromptedStructuredOutput";
-    const o: PromptedStructuredOutputOptions = structuredOptions(
-      options,
-      fn,
-      "strategy env onStructuredResponse onRepair onFallback",
-    );
+    const o: typeof options = structuredOptions(options, fn, "strategy env onStructuredResponse onRepair onFallback");
     if (!isDict(params)) throw expectedInput(fn, "params", "createReactAgent's params (an object)", params);
     const { responseFormat, ...rest } = params;
     const { llm, prompt } = rest;
@@ -212,10 +208,10 @@ export const withPromptedStructuredOutput = boundary(
       const branches = fixed ?? branchesFor(model, o);
       if (prompted(branches)) {
         const agent = fixed?.[0].model;
-        const target = !agent
-          ? model
-          : (agentModel ??=
-              agent.instance || agent.configurable ? await constrainedModel("prompted", agent, format, tools) : llm);
+        const target =
+          agent?.instance || agent?.configurable
+            ? (agentModel ??= await constrainedModel("prompted", agent, format, tools))
+            : model;
         // Prompted: the final answer is the JSON; parsed, validated, corrected by a call that ends with a user message.
         const resolved = await resolveStructuredAnswer(last, format, async (followUp) => {
           // The model input createReactAgent builds from the prompt and the state (its `_getPrompt` rules).
