@@ -111,20 +111,18 @@ const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), 
  * guess (the first value found), or "no JSON value" when the text holds none.
  */
 export async function parseStructuredAnswer<T>(text: string, format: OutputFormat<T>): Promise<Validation<T>> {
-  const candidates = answerCandidates(text);
-  if (candidates.length === 0)
-    return { ok: false, issues: [text.trim() ? "the reply contains no JSON value" : "the reply is empty"] };
-  let chosen: Validation<T> | undefined;
-  let firstFailure: string[] | undefined;
-  for (const value of candidates) {
-    // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
-    const result: Validation<T> = await format
-      .validate(value)
-      .catch((error) => ({ ok: false, issues: [`the value could not be validated: ${errorText(error)}`] }));
-    if (result.ok) chosen = result;
-    else firstFailure ??= result.issues;
-  }
-  return chosen ?? { ok: false, issues: firstFailure! };
+  const results: Validation<T>[] = [];
+  // A validator that throws (a value nested deeper than the stack) counts as a failed validation.
+  for (const value of answerCandidates(text))
+    results.push(
+      await format
+        .validate(value)
+        .catch((error) => ({ ok: false, issues: [`the value could not be validated: ${errorText(error)}`] })),
+    );
+  return (
+    results.filter((result) => result.ok).at(-1) ??
+    results[0] ?? { ok: false, issues: [text.trim() ? "the reply contains no JSON value" : "the reply is empty"] }
+  );
 }
 
 export interface StructuredAttempt {
