@@ -141,11 +141,11 @@ export async function structuredCall(
     ...messages.slice(0, -1),
     textOnlyAnswer(answerText(last), last.id),
     new HumanMessage(
-      strategy === "tool"
-        ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
-        : strategy === "native"
-          ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
-          : `Give your final answer now. ${formatInstructions(format)}`,
+      {
+        tool: `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`,
+        native: "Give your final answer now, as the JSON value of the required response format. Do not call any tool.",
+        prompted: `Give your final answer now. ${formatInstructions(format)}`,
+      }[strategy],
     ),
   ];
   return async (followUp: BaseMessage[]) => {
