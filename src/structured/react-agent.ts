@@ -12,7 +12,6 @@
  *   unless it is invalid: then one corrective call that ends with a user message).
  */
 import { AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
-import type { LanguageModelLike } from "@langchain/core/language_models/base";
 import { Runnable, RunnableLambda, RunnableWithFallbacks, _coerceToRunnable } from "@langchain/core/runnables";
 import {
   extendInteropZodObject,
@@ -157,7 +156,7 @@ export const withPromptedStructuredOutput = boundary(
     const { responseFormat, ...rest } = params;
     const { llm, prompt } = rest;
     if (responseFormat == null) return params;
-    type Chooser = (state: State, config: Config) => LanguageModelLike | Promise<LanguageModelLike>;
+    type Chooser = (state: State, config: Config) => unknown;
     const chooser = typeof llm === "function" ? (llm as unknown as Chooser) : undefined; // a model picked at call time
     // createReactAgent's own `responseFormat` call would fail (Bedrock) or prefill: not without one of these.
     if (!chooser && !isForced(o) && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
