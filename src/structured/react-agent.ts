@@ -103,8 +103,6 @@ export interface PromptedStructuredOutputOptions {
  */
 // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
 type AnyStateSchema = AnnotationRoot<any> | InteropZodObject;
-// biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own generics take any state
-type PostModelHook = CreateReactAgentParams<any, any, any>["postModelHook"];
 type State = { messages: BaseMessage[] } & Dict;
 type Config = LangGraphRunnableConfig;
 type Hook = (state: State, config: Config) => Promise<Dict>;
@@ -307,10 +305,10 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
 }
 
 /** Runs the user's post-model hook first, then ours on the state as the user's update left it. */
-function afterUserHook(userHook: PostModelHook, hook: Hook) {
-  if (userHook == null) return hook as PostModelHook;
+function afterUserHook(userHook: unknown, hook: Hook) {
+  if (userHook == null) return hook;
   const user = _coerceToRunnable(userHook as never);
-  return (async (state: State, config: Config) => {
+  return async (state: State, config: Config) => {
     const update = (await user.invoke(state, config)) as Dict | null;
     // A Command routes the graph itself; leave it alone.
     if (!isDict(update) || isCommand(update)) return update;
@@ -324,7 +322,7 @@ function afterUserHook(userHook: PostModelHook, hook: Hook) {
       ...own,
       ...(own.messages !== undefined && { messages: [messages ?? [], own.messages].flat() }),
     };
-  }) as PostModelHook;
+  };
 }
 /**
  * A custom state schema without `structuredResponse` would silently drop the hook's update: add the field
