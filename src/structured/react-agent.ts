@@ -248,8 +248,7 @@ export const withPromptedStructuredOutput = boundary(
           ...more
         } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
         const system = typeof p === "string" ? [new SystemMessage(p)] : [];
-        const structured = (instance.withStructuredOutput as (s: unknown, o: unknown) => Runnable)(schema, more);
-        const value = await structured.invoke([...system, ...messages], config);
+        const value = await instance.withStructuredOutput(schema, more).invoke([...system, ...messages], config);
         if (value == null)
           throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
         return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
