@@ -165,7 +165,7 @@ export const withPromptedStructuredOutput = boundary(
           argument: `params.${key}`,
         });
 
-    const tools = (Array.isArray(rest.tools) ? rest.tools : rest.tools.tools) as unknown[];
+    const tools = Array.isArray(rest.tools) ? rest.tools : rest.tools.tools;
     const format = reactOutputFormat(responseFormat);
     const withFallback = nativeFallbacks(o.onFallback);
     const instructions = formatInstructions(format);
