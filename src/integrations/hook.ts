@@ -74,20 +74,16 @@ export const toolCallRepairHook = boundary(
     const structural = repairers.structural();
     const request = shapeRequests ? repairers.for(model) : structural;
 
-    const repairAndReport = async (
-      messages: BaseMessage[],
-      config?: RunnableConfig,
-    ): Promise<ToolCallRepairHookUpdate> => {
+    const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig) => {
       // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-      const stored = persist
-        ? await persistedRepair(messages, config, "messages", given, structural, "hook", config)
-        : undefined;
-      const salvaged = persist
-        ? { messages, repairs: [] }
-        : await withRunSalvage(messages, config, "messages", given, structural);
+      const stored =
+        persist && (await persistedRepair(messages, config, "messages", given, structural, "hook", config));
       // After the structural repair, only the provider's shaping is left for the request (the stored list carries
       // the ids the state will hold).
-      const shaped = request.repair(stored?.slice(1) ?? salvaged.messages);
+      const salvaged = persist
+        ? { messages: stored ? stored.slice(1) : messages, repairs: [] }
+        : await withRunSalvage(messages, config, "messages", given, structural);
+      const shaped = request.repair(salvaged.messages);
       await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
         surface: "hook",
         provider: request.options.provider,
@@ -103,7 +99,7 @@ export const toolCallRepairHook = boundary(
     // hook cannot read goes on unchanged, reported: never fail the run.
     return markHook<ToolCallRepairHookFunction>(
       (state, config) =>
-        unlessClean(
+        unlessClean<ToolCallRepairHookUpdate>(
           () => {
             const messages = state?.messages ?? [];
             const fallback = { llmInputMessages: messages };

@@ -192,9 +192,6 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
       const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
       return track(config, () => outer.put(c, id ? { ...checkpoint, id } : checkpoint, m, newVersions));
     },
-    putWrites: (config, ...rest) => {
-      const c = addressed(config);
-      return track(config, () => inner.putWrites(c, ...rest));
-    },
+    putWrites: (config, ...rest) => track(config, () => inner.putWrites(addressed(config), ...rest)),
   };
 }
