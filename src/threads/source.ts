@@ -116,7 +116,7 @@ export function sqlStoreOf(saver: object) {
 /**
  * The SQL that selects the threads of `selection` (of one thread, after `after`) from the tables of `store`: `where`
  * and `having` of a `GROUP BY thread_id, checkpoint_ns` over the checkpoints, placeholders added in their order
- * (SQLite numbers them as they come). Undefined for a store read through `list({})`.
+ * (SQLite numbers them as they come). Only for the SQL stores: a saver read through `list({})` has no selection SQL.
  */
 function selectionOf(store: NonNullable<ReturnType<typeof sqlStoreOf>>, selection: ThreadSelection) {
   const { db, postgres } = store;
