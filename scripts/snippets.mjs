@@ -115,7 +115,7 @@ function checkShell(block) {
     // Installing the package itself is what test-consumers/ does, from the packed tarball; the command's
     // own subcommands are run by its tests (test/cli).
     const install = /^npm install langgraph-tool-repair\b/.test(command);
-    const cli = /^npx langgraph-tool-repair (scan|repair|--help)\b/.test(command);
+    const cli = /^npx langgraph-tool-repair (scan|repair|revert|--help)\b/.test(command);
     if (!known && !install && !cli)
       problem(`${block.file}:${block.line}`, `shell command "${command}" is neither run by .ci/run nor an npm script`);
   }

@@ -1,6 +1,7 @@
 /**
  * The recorded run of docs/cli.md: the demo's agent incident (examples/agent-demo.ts) leaves its thread broken in
- * .tmp/demo-threads.sqlite; then `scan`, `repair`, `repair --apply` and `scan` again, exactly as the command runs
+ * .tmp/demo-threads.sqlite; then `scan`, `repair`, `repair --apply`, `scan` again, and `revert` (then the thread is as
+ * it was, broken), exactly as the command runs
  * (runCli is the bin's body). Ids and times differ on every run: they are printed normalized (checkpoint ids,
  * message ids and tool call ids numbered in order of appearance, times fixed), so that the block can be checked.
  */
@@ -43,6 +44,8 @@ for (const args of [
   ["repair", "--sqlite", DEMO_THREADS_DB, "--apply", "--yes", "--manifest", MANIFEST],
   ["scan", "--sqlite", DEMO_THREADS_DB],
   ["scan", "--sqlite", DEMO_THREADS_DB, "--provider", "bedrock", "--json"],
+  ["revert", "--sqlite", DEMO_THREADS_DB, "--manifest", MANIFEST, "--yes"],
+  ["scan", "--sqlite", DEMO_THREADS_DB],
 ]) {
   let out = "";
   const write = (text: string) => (out += text);
@@ -53,6 +56,6 @@ for (const args of [
   print(`$ echo $?\n${code}\n`);
 }
 check(
-  codes.join(",") === "1,1,0,0,0",
-  "scan finds the thread, the dry run would repair it, --apply repairs it, nothing is left",
+  codes.join(",") === "1,1,0,0,0,0,1",
+  "scan finds the thread, the dry run would repair it, --apply repairs it, nothing is left, revert undoes it",
 );

@@ -36,10 +36,10 @@ const FLAGS = {
   verbose: " name the rules of threads fine with the middleware",
   progress: " progress on stderr also when it is not a terminal (a pipe, a CI log)",
   apply: " repair: write the fixes (default: dry run)",
-  yes: " repair --apply: write without asking (required without a terminal)",
+  yes: " repair --apply, revert: write without asking (required without a terminal)",
   manifest:
     "FILE repair --apply: where to list what it changed (default: a new\n" +
-    "tool-repair-manifest-<UTC time>.jsonl here)",
+    "tool-repair-manifest-<UTC time>.jsonl here); revert: the list to undo",
 };
 
 /** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
@@ -62,6 +62,8 @@ Usage:
   langgraph-tool-repair repair <store> [options]   show the fix of each broken thread (dry run)
   langgraph-tool-repair repair <store> --apply     write each fix as a new checkpoint on top of its thread
                                                    (asks first; lists them in a manifest)
+  langgraph-tool-repair revert <store> --manifest FILE
+                                                   undo that: each thread's head holds its old messages again
 
 Store (exactly one):
 ${lines.slice(0, 4).join("\n")}
@@ -73,7 +75,7 @@ ${lines.slice(4).join("\n")}
 Each thread is clean, fine with the middleware (a request to its provider needs the middleware's shaping,
 never stored), or broken (repair fixes it).
 
-Exit codes: 0 nothing broken; 1 broken threads found (scan, dry run), failed or skipped repairs,
+Exit codes: 0 nothing broken; 1 broken threads found (scan, dry run), failed or skipped repairs or reverts,
 a repair stopped at --limit (run again) or a write declined; 2 usage or connection error (also: no command);
 130 stopped by Ctrl-C (run again).
 `;
@@ -130,15 +132,17 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = 
     positionals: [command, ...rest],
   } = parsed;
   const v = values as Record<string, string | undefined>;
-  const commands = ["scan", "repair"];
+  const commands = ["scan", "repair", "revert"];
   check(
     commands.includes(command),
-    `${command === undefined ? "no command" : `unknown command "${command}"${didYouMean(command, commands)}`}: use scan or repair`,
+    `${command === undefined ? "no command" : `unknown command "${command}"${didYouMean(command, commands)}`}: use scan, repair or revert`,
   );
   check(!rest.length, "unexpected argument after the command");
-  // What writes: --apply (repair), then --yes and --manifest.
-  const stray = v.apply ? command !== "repair" && "apply" : v.yes ? "yes" : v.manifest && "manifest";
-  check(!stray, `--${stray} goes with repair --apply`);
+  // What writes: --apply (repair), then --yes and --manifest (repair --apply, revert).
+  const writes = command === "revert" || v.apply;
+  const stray = v.apply && command !== "repair" ? "apply" : !writes && (v.yes ? "yes" : v.manifest && "manifest");
+  check(!stray, `--${stray} goes with repair --apply${stray === "apply" ? "" : " or revert"}`);
+  check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 
   const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
   check(stores.length === 1, "give one store: --sqlite FILE, --postgres URL or --saver MODULE");

@@ -1,16 +1,17 @@
 /**
- * `langgraph-tool-repair scan|repair`: the command, runnable in-process (tests give it their own streams and
+ * `langgraph-tool-repair scan|repair|revert`: the command, runnable in-process (tests give it their own streams and
  * signal). Every byte written goes through the redactor (but the progress line: counts only).
  */
 import { scanThreads } from "../threads/scan";
 import { repairThreads } from "../threads/repair";
+import { revertThreads } from "../threads/revert";
 import { countThreads, threadSourceFor } from "../threads/source";
 import { parseCliArgs, UsageError, type CliArgs } from "./args";
 import { closeSaver, openStore, type ModuleImporter } from "./connect";
-import { confirmWrites, openManifest, type ConfirmIO } from "./manifest";
+import { confirmWrites, openManifest, readManifest, type ConfirmIO } from "./manifest";
 import { num, progressLine, type ProgressStream } from "./progress";
 import { optionSecrets, redactor, urlSecrets } from "./redact";
-import { many, renderSummary, renderThread, reportJson, Tally } from "./render";
+import { many, renderRevert, renderSummary, renderThread, reportJson, Tally } from "./render";
 
 export interface CliIO extends ConfirmIO {
   stdout: ProgressStream;
@@ -54,9 +55,28 @@ export async function runCli(argv: string[], io: CliIO) {
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { saver, label } = opened;
   const progress = progressLine(io.stderr, undefined, forced);
+  const ask = (question: () => Promise<string | undefined>) =>
+    confirmWrites(question, command === "revert" ? "revert" : "repair --apply", yes, io);
+  const declined = () => (out.write("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
     if (apply) manifest = openManifest(path);
+    if (command === "revert") {
+      const lines = readManifest(path!);
+      progress.total(lines.length);
+      const question = `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`;
+      if (!(await ask(async () => question))) return declined();
+      const counts = { reverted: 0, skipped: 0, failed: 0 };
+      for await (const report of revertThreads(saver, messagesKey, lines, io.signal)) {
+        counts[report.status]++;
+        progress.above(() => out.write(`${json ? JSON.stringify(report) : renderRevert(report)}\n`));
+        progress.tick("");
+      }
+      progress.finish("");
+      const summary = Object.entries(counts).map(([status, n]) => `${num(n)} ${status}`);
+      if (!json) out.write(`${label}: ${summary.join(", ")}\n`);
+      return io.signal?.aborted ? 130 : counts.skipped + counts.failed && 1;
+    }
     // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
     const missing = [];
     for (const thread of threads ?? [])
@@ -73,7 +93,7 @@ export async function runCli(argv: string[], io: CliIO) {
       if (n)
         return `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`;
     };
-    if (apply && !(await confirmWrites(broken, "repair --apply", yes, io))) return (out.write("Nothing written.\n"), 1);
+    if (apply && !(await ask(broken))) return declined();
     const repair = command === "repair";
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
@@ -104,7 +124,8 @@ export async function runCli(argv: string[], io: CliIO) {
     const written = manifest?.close();
     if (written)
       (json ? err : out).write(
-        `Manifest: ${manifest!.path} (${many(written, "thread")} changed; each line names the head before the repair)\n`,
+        `Manifest: ${manifest!.path} (${many(written, "thread")} changed); undo with: ` +
+          `langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
       );
     if (interrupted) return 130;
     // A repair that stopped at --limit read only part of the store: the rest may still hold broken threads.

@@ -1,10 +1,11 @@
 /**
- * What makes `repair --apply` safe to run by hand: a question before writing, and a manifest of what was written
- * (each thread's head before and after). Neither cares where the threads live: any command that writes threads (a
- * saver, an Agent Server's API) asks with `confirmWrites` and records with `openManifest`.
+ * What makes `repair --apply` (and `revert`) safe to run by hand: a question before writing, and a manifest of what
+ * was written, which `revert --manifest` undoes. Neither cares where the threads live: any command that writes
+ * threads (a saver, an Agent Server's API) asks with `confirmWrites` and records with `openManifest`.
  */
-import { appendFileSync, closeSync, openSync, unlinkSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { createInterface } from "node:readline";
+import type { ManifestLine } from "../threads/revert";
 import { UsageError } from "./args";
 import type { ProgressStream } from "./progress";
 
@@ -37,13 +38,7 @@ export async function confirmWrites(ask: () => Promise<string | undefined>, what
   return /^\s*y(es)?\s*$/i.test(answer ?? "");
 }
 
-/** One line of a manifest (JSON): a thread `repair --apply` changed, its head before (`previous...`) and after. */
-export interface ManifestLine {
-  thread: string;
-  namespace: string;
-  previousCheckpointId: string;
-  checkpointId: string;
-}
+const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] as const;
 
 /**
  * A manifest, created now (never over an existing file: a UsageError) so that a path that cannot be written stops
@@ -73,4 +68,21 @@ export function openManifest(
       return lines;
     },
   };
+}
+
+/** The lines of a manifest; a missing file, a directory or a line that is not one is a UsageError naming it. */
+export function readManifest(path: string) {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--manifest: no such file: ${path}`);
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .flatMap((text, i) => {
+      if (!text.trim()) return [];
+      let line: Record<string, unknown> | undefined;
+      try {
+        line = JSON.parse(text);
+      } catch {} // refused below
+      if (!FIELDS.every((field) => typeof line?.[field] === "string"))
+        throw new UsageError(`--manifest ${path}: line ${i + 1} is not a manifest line (${FIELDS.join(", ")})`);
+      return [line as unknown as ManifestLine];
+    });
 }

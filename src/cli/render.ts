@@ -5,6 +5,7 @@
 import type { Provider, ToolCallProblem } from "../types";
 import type { Dict } from "../values";
 import type { ThreadRepairReport } from "../threads/repair";
+import type { RevertReport } from "../threads/revert";
 import type { ThreadReport } from "../threads/scan";
 import { num } from "./progress";
 
@@ -49,6 +50,14 @@ export function renderThread(r: Report, verbose = false) {
         (verbose ? `: ${counted(kindsOf(r.reshape))}` : ""),
     );
   return lines;
+}
+
+/** A revert's line for one thread. */
+export function renderRevert(r: RevertReport) {
+  const where = `thread ${r.thread}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+  return r.status === "reverted"
+    ? `${where}: reverted; new checkpoint ${r.revertedTo} holds what ${r.previousCheckpointId} held`
+    : `${where}: ${r.status}: ${r.reason}`;
 }
 
 const pick = <T>(o: T, keys: (keyof T)[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));

@@ -1,7 +1,8 @@
 /**
  * Writing safely by hand: `repair --apply` asks first (with the count) on a terminal, refuses without one unless
- * `--yes`, and lists what it changed in a manifest (each thread's head before and after). Real SqliteSaver files and
- * PostgresSaver schemas, seeded by real agent runs (ChatOpenAI against the strict stub).
+ * `--yes`, lists what it changed in a manifest, and `revert --manifest` undoes it as new checkpoints (nothing
+ * deleted), skipping a thread that moved on. Real SqliteSaver files and PostgresSaver schemas, seeded by real agent
+ * runs (ChatOpenAI against the strict stub).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +12,9 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../src/cli/main";
 import { storedProblems } from "../../src/threads/repair-thread";
+import { REPAIR_METADATA_KEY } from "../../src/threads/write";
 import { POSTGRES_URL } from "../support/services";
-import { seedThreads, startSeedModel, storedMessages, threadConfig } from "../threads/support/seed";
+import { nextMessage, seedThreads, startSeedModel, storedMessages, threadConfig } from "../threads/support/seed";
 import { openTestStore, type TestStore } from "../threads/support/stores";
 import { manifestPath, runCliHere } from "./support/run-cli";
 
@@ -34,6 +36,12 @@ const flagsOf = (store: TestStore) =>
 
 const headOf = async (saver: BaseCheckpointSaver, thread: string) =>
   (await saver.getTuple(threadConfig(thread)))?.config.configurable?.checkpoint_id as string;
+
+async function checkpointIds(saver: BaseCheckpointSaver, thread: string) {
+  const ids: string[] = [];
+  for await (const tuple of saver.list(threadConfig(thread))) ids.push(tuple.config.configurable?.checkpoint_id);
+  return ids;
+}
 
 /** The command at a terminal: stdin and stdout are TTYs, stdin holds what the person types. */
 async function atTerminal(argv: string[], typed: string) {
@@ -112,7 +120,9 @@ describe("the manifest", () => {
     expect(run.code).toBe(0);
     const [name] = readdirSync(dir);
     expect(name).toMatch(/^tool-repair-manifest-\d{8}T\d{6}\.\d{3}Z\.jsonl$/);
-    expect(run.stdout).toContain(`Manifest: ${name} (2 threads changed; each line names the head before the repair)\n`);
+    expect(run.stdout).toContain(
+      `Manifest: ${name} (2 threads changed); undo with: langgraph-tool-repair revert <the same store flags> --manifest ${name}\n`,
+    );
     const lines = readFileSync(join(dir, name), "utf8").trim().split("\n");
     for (const line of lines)
       expect(Object.keys(JSON.parse(line))).toEqual(["thread", "namespace", "previousCheckpointId", "checkpointId"]);
@@ -146,5 +156,99 @@ describe("the manifest", () => {
     expect(run.code).toBe(2);
     expect(readFileSync(manifest, "utf8")).toBe("mine\n");
     expect(storedProblems(await storedMessages(store.saver, broken[0]), "openai")).not.toEqual([]);
+  });
+
+  it("revert: a missing manifest, a directory or a line that is not one is a usage error (exit 2)", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    await seeded(store, { brokenSend: 0, clean: 1 });
+    const bad = manifestPath();
+    writeFileSync(bad, '{"thread":"a","namespace":"","previousCheckpointId":"p","checkpointId":"c"}\n{"thread":"b"}\n');
+    for (const [path, says] of [
+      [`${bad}.missing`, `--manifest: no such file: ${bad}.missing`],
+      [tmpdir(), `--manifest: no such file: ${tmpdir()}`],
+      [bad, `--manifest ${bad}: line 2 is not a manifest line (thread, namespace, previousCheckpointId, checkpointId)`],
+    ])
+      expect(await runCliHere(["revert", ...flagsOf(store), "--manifest", path, "--yes"])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `langgraph-tool-repair: ${says}\n`,
+      });
+    expect((await runCliHere(["revert", ...flagsOf(store)])).stderr).toContain("revert needs --manifest FILE");
+  });
+});
+
+describe.each(["SqliteSaver", "PostgresSaver"] as const)("revert on %s", (name) => {
+  const title = "apply, then revert: each head holds its original messages again as a new checkpoint, history kept";
+  it(`${title}; a thread that moved on is skipped (exit 1)`, async (context) => {
+    const store = await openTestStore(name, context);
+    const { broken, clean, kinds, model } = await seeded(store, { brokenSend: 3, clean: 1 });
+    const flags = flagsOf(store);
+    const original = new Map<string, { head: string; messages: string; ids: string[] }>();
+    for (const thread of broken)
+      original.set(thread, {
+        head: await headOf(store.saver, thread),
+        messages: JSON.stringify(await storedMessages(store.saver, thread)),
+        ids: await checkpointIds(store.saver, thread),
+      });
+    const manifest = manifestPath();
+    const applied = await runCliHere(["repair", ...flags, "--apply", "--yes", "--manifest", manifest]);
+    expect(applied.code).toBe(0);
+    const repairedHeads = new Map(
+      await Promise.all(broken.map(async (t) => [t, await headOf(store.saver, t)] as const)),
+    );
+
+    // One thread goes on after the repair: the agent answers its next message.
+    const [moved, ...others] = [...broken].sort();
+    await expect(nextMessage(kinds.get(moved)!, model, store.saver, moved, false)).resolves.toMatch(/^answer/);
+    const movedHead = await headOf(store.saver, moved);
+
+    const reverted = await runCliHere(["revert", ...flags, "--manifest", manifest, "--yes"]);
+    expect(reverted.stderr).toBe("");
+    expect(reverted.code).toBe(1);
+    expect(reverted.stdout).toContain(
+      `thread ${moved}: skipped: it moved on since the repair: its head is ${movedHead}, not ${repairedHeads.get(moved)}`,
+    );
+    expect(reverted.stdout).toMatch(/: 2 reverted, 1 skipped, 0 failed\n$/);
+    expect(await headOf(store.saver, moved)).toBe(movedHead);
+
+    const reader = store.reopen();
+    for (const thread of others) {
+      const { head, messages, ids } = original.get(thread)!;
+      const now = (await reader.getTuple(threadConfig(thread)))!;
+      const nowId = now.config.configurable?.checkpoint_id;
+      expect(reverted.stdout).toContain(`thread ${thread}: reverted; new checkpoint ${nowId} holds what ${head} held`);
+      // What the head holds is what the head before the repair held, message for message.
+      expect(JSON.stringify(now.checkpoint.channel_values.messages)).toBe(messages);
+      // A new checkpoint on top of the repair's, which is on top of the old head: nothing deleted.
+      expect(now.parentConfig?.configurable?.checkpoint_id).toBe(repairedHeads.get(thread));
+      expect(now.metadata).toMatchObject({
+        source: "update",
+        [REPAIR_METADATA_KEY]: { reverted: repairedHeads.get(thread), restores: head },
+      });
+      expect(await checkpointIds(reader, thread)).toEqual([nowId, repairedHeads.get(thread), ...ids]);
+    }
+    // The reverted threads are broken again, as before the repair; the clean one was never touched.
+    const scan = await runCliHere(["scan", ...flags, "--json"]);
+    const status = Object.fromEntries(
+      scan.stdout
+        .trim()
+        .split("\n")
+        .map((l) => [JSON.parse(l).thread, JSON.parse(l).status]),
+    );
+    expect(status).toEqual({
+      ...Object.fromEntries(others.map((t) => [t, "broken"])),
+      [moved]: "clean",
+      [clean[0]]: "clean",
+    });
+
+    // Reverting again: every thread moved on since (the revert is their head now); nothing written.
+    const twice = await runCliHere(["revert", ...flags, "--manifest", manifest, "--yes", "--json"]);
+    expect(twice.code).toBe(1);
+    expect(
+      twice.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).status),
+    ).toEqual(["skipped", "skipped", "skipped"]);
   });
 });

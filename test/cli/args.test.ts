@@ -87,11 +87,12 @@ describe("parseCliArgs", () => {
     [["scan", "--sqlite", "a.db", "--shard", "0/4"], /--shard: expected I\/N with 1 <= I <= N/],
     [["scan", "--sqlite", "a.db", "--shard", "5/4"], /--shard: expected I\/N/],
     [["scan", "--sqlite", "a.db", "--shard", "2"], /--shard: expected I\/N/],
-    [["scan", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply$/],
-    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply$/],
-    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply$/],
-    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply$/],
-    [["scan", "--sqlite", "a.db", "--apply"], /^--apply goes with repair --apply$/],
+    [["scan", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["scan", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--yes"], /^--yes goes with repair --apply or revert$/],
+    [["repair", "--sqlite", "a.db", "--manifest", "m"], /^--manifest goes with repair --apply or revert$/],
+    [["revert", "--sqlite", "a.db"], /^revert needs --manifest FILE/],
+    [["revert", "--sqlite", "a.db", "--manifest", "m", "--apply"], /^--apply goes with repair --apply$/],
   ])("%j is a usage error", (argv, message) => {
     expect(usage(...(argv as string[]))).toThrow(UsageError);
     expect(usage(...(argv as string[]))).toThrow(message);
@@ -125,10 +126,11 @@ describe("parseCliArgs", () => {
 
   it("a misspelled command or --provider value names the nearest one", () => {
     expect(usage("scann", "--sqlite", "a.db")).toThrow(
-      /^unknown command "scann" \(did you mean scan\?\): use scan or repair$/,
+      /^unknown command "scann" \(did you mean scan\?\): use scan, repair or revert$/,
     );
     expect(usage("repiar", "--sqlite", "a.db")).toThrow(/^unknown command "repiar" \(did you mean repair\?\)/);
-    expect(usage("fix", "--sqlite", "a.db")).toThrow(/^unknown command "fix": use scan or repair$/);
+    expect(usage("revet", "--sqlite", "a.db")).toThrow(/^unknown command "revet" \(did you mean revert\?\)/);
+    expect(usage("fix", "--sqlite", "a.db")).toThrow(/^unknown command "fix": use scan, repair or revert$/);
     expect(usage("scan", "--sqlite", "a.db", "--provider", "bedrok")).toThrow(
       /^--provider: "bedrok" is not one of openai, .*, strict \(did you mean bedrock\?\)$/,
     );
@@ -141,7 +143,13 @@ describe("parseCliArgs", () => {
     expect(parse("scan", "--sqlite", "a.db").verbose).toBe(false);
   });
 
-  it("reads the flags of a write", () => {
+  it("reads revert and the flags of a write", () => {
+    expect(parse("revert", "--sqlite", "a.db", "--manifest", "m.jsonl", "--yes", "--json")).toMatchObject({
+      command: "revert",
+      manifest: "m.jsonl",
+      yes: true,
+      json: true,
+    });
     expect(
       parse("repair", "--sqlite", "a.db", "--apply", "--yes", "--manifest", "m.jsonl", "--progress", "--verbose"),
     ).toMatchObject({

@@ -39,7 +39,7 @@ describe("startCli", () => {
     const { out, io } = capture();
     expect(await startCli([], io, async () => Promise.reject(notFound("@langchain/core")))).toBe(2);
     expect(out).toEqual({ stdout: HELP, stderr: "" });
-    expect(HELP).toContain("langgraph-tool-repair repair <store> --apply");
+    expect(HELP).toContain("langgraph-tool-repair revert <store> --manifest FILE");
     expect(HELP).toMatch(/clean, fine with the middleware .*, or broken/s);
   });
 
