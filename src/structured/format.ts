@@ -46,7 +46,6 @@ const JSON_SCHEMA_KEYWORDS = new Set(
  */
 export function outputFormatOf(schema: unknown, prompt?: string, argument = "schema") {
   let validate: OutputFormat["validate"];
-  let full: JsonSchema | undefined;
   // zod (3.25 and 4) is a Standard Schema too: its own validation, with zod's issues.
   if (isInteropZodSchema(schema) || isSerializableSchema(schema)) {
     validate = async (value) => {
@@ -67,7 +66,6 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
     // All errors (not short-circuited) so that one correction can fix every problem at once. The validator marks
     // the schema it is given (`__absolute_uri__` on every subschema): give it a copy, never the caller's object.
     const validator = new Validator(JSON.parse(JSON.stringify(schema)), "2020-12", false);
-    full = schema;
     validate = async (value) => {
       const { valid, errors } = validator.validate(value);
       if (valid) return { ok: true, value };
@@ -76,8 +74,9 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
       const ancestors = new Set<string>();
       for (const { keywordLocation: at } of errors)
         for (let i = at.indexOf("/"); i >= 0; i = at.indexOf("/", i + 1)) ancestors.add(at.slice(0, i));
-      const leaves = errors.filter((e) => !ancestors.has(e.keywordLocation));
-      const issues = leaves.map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`);
+      const issues = errors
+        .filter((e) => !ancestors.has(e.keywordLocation))
+        .map((e) => `${e.instanceLocation.replace(/^#\/?/, "") || "(root)"}: ${e.error}`);
       return { ok: false, issues: [...new Set(issues)] };
     };
   } else {
@@ -86,7 +85,8 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
         "form, or a JSON schema object (with a keyword such as type, properties or anyOf).",
     );
   }
-  full ??= toJsonSchema(schema as InteropZodType) as JsonSchema;
+  // A JSON schema object comes back as it is.
+  const full = toJsonSchema(schema as InteropZodType) as JsonSchema;
   // `$schema` dropped: it tells the model nothing and costs tokens. Named by the schema's title.
   const { $schema: _ignored, ...jsonSchema } = full;
   return { jsonSchema, name: nonEmptyString(full.title), prompt, validate };
@@ -111,7 +111,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown) =>
-  isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
+  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
     ? value.schema
     : value;
 

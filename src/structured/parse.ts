@@ -169,14 +169,6 @@ export class PromptedStructuredOutputError extends Error {
   }
 }
 
-interface Resolved<T> {
-  value: T;
-  /** The answer the value came from. */
-  answer: BaseMessage;
-  /** Corrective calls made (0 when the first answer was valid). */
-  corrections: number;
-}
-
 /**
  * The structured response from a final answer, with one corrective call when it is invalid. `askAgain` makes it:
  * `followUp` is what comes after the history that produced the first answer, [answer, correction], and ends with
@@ -226,7 +218,8 @@ export interface StructuredResponseReport {
 export function structuredUpdate(
   options: { onStructuredResponse?(report: StructuredResponseReport): void },
   strategy: StructuredResponseReport["strategy"],
-  resolved: Resolved<unknown>,
+  // The value, the answer it came from, and the corrective calls made (0 when the first answer was valid).
+  resolved: { value: unknown; answer: BaseMessage; corrections: number },
   modelId?: string,
   replaced = resolved.answer as AIMessage,
 ) {

@@ -157,7 +157,7 @@ export const withPromptedStructuredOutput = boundary(
     type Chooser = (state: State, config: Config) => unknown;
     const chooser = typeof llm === "function" ? (llm as unknown as Chooser) : undefined; // a model picked at call time
     // createReactAgent's own `responseFormat` call would fail (Bedrock) or prefill: not without one of these.
-    if (!chooser && !isForced(o) && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
+    if (!chooser && !o.strategy && !isBedrockModel(llm, o.env) && !cannotPrefill(llm)) return params;
     // Deprecated upstream: the requests this wrapper sends itself read `prompt` only.
     for (const key of ["stateModifier", "messageModifier"])
       if ((rest as Dict)[key] != null)
@@ -168,6 +168,7 @@ export const withPromptedStructuredOutput = boundary(
     const tools = Array.isArray(rest.tools) ? rest.tools : rest.tools.tools;
     const format = reactOutputFormat(responseFormat);
     const withFallback = nativeFallbacks(o.onFallback);
+    const ownFormat = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
     const instructions = formatInstructions(format);
     const add = (input: unknown) => withSystemInstructions(input, instructions);
     // The prompt with the instructions added, in the form it was given. Made for every prompt: createReactAgent
@@ -189,7 +190,7 @@ export const withPromptedStructuredOutput = boundary(
     const repairer = (bedrock: boolean, config: Config) => async (messages: BaseMessage[]) => {
       const provider = bedrock ? "bedrock" : "strict";
       const { repairs, messages: out } = repairToolCalls(messages, { provider });
-      await reportRepairs(repairs, { onRepair: o.onRepair }, { surface: "structured", provider, config });
+      await reportRepairs(repairs, o, { surface: "structured", provider, config });
       return out;
     };
 
@@ -242,11 +243,7 @@ export const withPromptedStructuredOutput = boundary(
         const { instance } = await withInstance(model, config);
         if (typeof instance?.withStructuredOutput !== "function")
           throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
-        const {
-          prompt: p,
-          schema,
-          ...more
-        } = isSchemaOptions(responseFormat) ? responseFormat : { schema: responseFormat };
+        const { prompt: p, schema, ...more } = ownFormat;
         const system = typeof p === "string" ? [new SystemMessage(p)] : [];
         const value = await instance.withStructuredOutput(schema, more).invoke([...system, ...messages], config);
         if (value == null)
@@ -284,8 +281,6 @@ export const withPromptedStructuredOutput = boundary(
   },
 );
 
-const isForced = (options: PromptedStructuredOutputOptions) => options.strategy || envSelectsBedrock(options.env);
-
 /**
  * A strategy per model behind `model` (the primary, then each fallback): the table's (or the forced one) for a
  * model the wrapper acts on, "own" for the others: those createReactAgent's own call works on (not Bedrock,
@@ -295,7 +290,7 @@ function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): 
   const described = describeModels(model);
   if (described.length === 0)
     return [{ strategy: "prompted", model: { role: "primary", callOptions: {}, thinking: false } }];
-  const forced = isForced(options);
+  const forced = options.strategy || envSelectsBedrock(options.env);
   return described.map((m) => ({
     model: m,
     strategy:

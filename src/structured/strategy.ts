@@ -20,7 +20,7 @@ import {
   type Env,
   type ModelDescription,
 } from "../models/detect";
-import { option, readOptions } from "../options";
+import { option, readOptions, type OptionTable } from "../options";
 import { safeJson } from "../values";
 import type { JsonSchema } from "./format";
 import { subsetSchemaOf } from "./schema-subset";
@@ -138,7 +138,7 @@ export const STRUCTURED_OUTPUT_TABLE: readonly StrategyRule[] = [
  * checked when the wrapper is built. The wrappers then use the copy, not the caller's object.
  */
 /** Every option a structured-output wrapper may take; each wrapper lists the ones it reads. */
-const KINDS = {
+const KINDS: OptionTable = {
   strategy: option.oneOf(STRATEGIES, '"native", "tool" or "prompted"'),
   env: option.object("an object of environment variables"),
   onStructuredResponse: option.fn,
@@ -147,11 +147,9 @@ const KINDS = {
   name: option.name,
 };
 
-type Key = keyof typeof KINDS;
-
 /** A checked copy of `options` holding the keys listed (space-separated) that are set (`undefined`/`null` are `{}`). */
 export const structuredOptions = <T extends object>(options: unknown, fn: string, keys: string) =>
-  readOptions<T>(options, fn, Object.fromEntries(keys.split(" ").map((key) => [key, KINDS[key as Key]])));
+  readOptions<T>(options, fn, Object.fromEntries(keys.split(" ").map((key) => [key, KINDS[key]])));
 
 export interface StrategyOptions {
   /** Force one strategy for every model (default: the table). */
