@@ -326,7 +326,7 @@ function withStructuredResponseField<A>(stateSchema: A) {
   if (stateSchema == null) return stateSchema;
   if (isInteropZodObject(stateSchema)) {
     if ("structuredResponse" in getInteropZodObjectShape(stateSchema)) return stateSchema;
-    const field = isZodSchemaV4(stateSchema) ? z4.any() : z3.any();
+    const field = (isZodSchemaV4(stateSchema) ? z4 : z3).any();
     return extendInteropZodObject(stateSchema, { structuredResponse: field } as never) as A;
   }
   // An AnnotationRoot by its marker (the class is exported as a type only).

@@ -207,8 +207,7 @@ function withMoved(out: Dict, moved: Dict) {
   const entries = Object.entries(moved);
   if (entries.length === 0) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
-  const { description: d } = out;
-  return { ...out, description: d ? `${d}\n\n${text}` : text };
+  return { ...out, description: out.description ? `${out.description}\n\n${text}` : text };
 }
 
 const isScalar = (value: unknown) => value === null || ["string", "number", "boolean"].includes(typeof value);

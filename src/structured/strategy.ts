@@ -315,8 +315,8 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
   ) => {
     if (strategy !== "native") return run(strategy);
     const { modelId } = model;
-    const modelKey = `${model.provider}\u0000${modelId}\u0000${model.thinking}`;
-    const schemaKey = `${modelKey}\u0000${safeJson(jsonSchema)}`;
+    const modelKey = `${model.provider}\0${modelId}\0${model.thinking}`;
+    const schemaKey = `${modelKey}\0${safeJson(jsonSchema)}`;
     const remembered = refused.get(modelKey) ?? refused.get(schemaKey);
     if (remembered) return run(remembered as S);
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
