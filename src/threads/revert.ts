@@ -7,7 +7,8 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { checkpointIdOf, failureText } from "./scan";
-import { configOf, writeOnTop } from "./write";
+import { configOf } from "./source";
+import { writeOnTop } from "./write";
 
 /** One line of a manifest (JSON): a thread `repair --apply` changed, its head before (`previous...`) and after. */
 export interface ManifestLine {

@@ -11,7 +11,7 @@ import { providerOfThread } from "../models/detect";
 import { PROVIDERS, type Provider, type ToolCallProblem } from "../types";
 import { mapConcurrently } from "./concurrent";
 import { awaitsResume, SAVER_METHODS, storedProblems, type ThreadStatus } from "./repair-thread";
-import { threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
+import { configOf, threadSourceFor, type Shard, type ThreadItem, type ThreadKey } from "./source";
 import type { StoredCheckpoint } from "./precheck";
 
 /**
@@ -136,7 +136,7 @@ export const failureText = (error: unknown) =>
     `${error instanceof Error && typeof error.name === "string" ? `${error.name}: ` : ""}${errorText(error)}`,
   );
 
-export const checkpointIdOf = (tuple: CheckpointTuple | undefined) => {
+export const checkpointIdOf = (tuple?: CheckpointTuple) => {
   const id = tuple?.config?.configurable?.checkpoint_id ?? tuple?.checkpoint?.id;
   return typeof id === "string" ? id : undefined;
 };
@@ -204,8 +204,7 @@ async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, k
 }
 
 /** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
-const olderThan = (ts: unknown, since: Date | undefined) =>
-  since && typeof ts === "string" && Date.parse(ts) < since.getTime();
+const olderThan = (ts: unknown, since?: Date) => since && typeof ts === "string" && Date.parse(ts) < since.getTime();
 
 /**
  * One thread read and judged, with the tuple it was judged from (a thread the pre-check found clean is reported
@@ -230,8 +229,7 @@ export async function readThread(
     if (item.error !== undefined) throw item.error;
     tuple =
       (page && stored && (await pageTuple(saver, stored, o.messagesKey))) ||
-      (item.tuple ??
-        (await saver.getTuple({ configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace } })));
+      (item.tuple ?? (await saver.getTuple(configOf(key))));
   } catch (error) {
     return [unreadable(key, error)];
   }

@@ -41,6 +41,10 @@ export interface ThreadItem {
   stored?: StoredCheckpoint;
 }
 
+export const configOf = (key: ThreadKey, checkpoint_id?: string) => ({
+  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
+});
+
 /** Threads whose id hashes to `index` (1 to `count`) of `count` shards. */
 export interface Shard {
   index: number;
@@ -145,9 +149,9 @@ GROUP BY thread_id, checkpoint_ns ${since ? `HAVING MAX(checkpoint_id) >= ${add(
 export async function countThreads(saver: BaseCheckpointSaver, selection: ThreadSelection = {}) {
   const store = sqlStoreOf(saver);
   if (!store || !(await store.found())) return store && 0;
-  const grouped = selectionOf(store, selection);
   const [row] = await store.query(
-    (add) => `SELECT COUNT(*) AS n FROM (SELECT thread_id ${grouped(add, undefined, selection.threads)}) t`,
+    (add) =>
+      `SELECT COUNT(*) AS n FROM (SELECT thread_id ${selectionOf(store, selection)(add, undefined, selection.threads)}) t`,
   );
   return Number(row.n);
 }

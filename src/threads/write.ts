@@ -21,7 +21,7 @@ import {
 import { name as TOOL_NAME, version as TOOL_VERSION } from "../../package.json";
 import { nextBranchVersion } from "../integrations/checkpoint-versions";
 import { checkpointIdOf } from "./scan";
-import type { ThreadKey } from "./source";
+import { configOf, type ThreadKey } from "./source";
 import type { StoredRepair } from "./repair-thread";
 
 /** What wrote a repair checkpoint (or a live one put back on top). */
@@ -39,10 +39,6 @@ export interface RepairMetadata {
   /** Calls whose real result came back from the pending writes of an earlier checkpoint. */
   salvaged: string[];
 }
-
-export const configOf = (key: ThreadKey, checkpoint_id?: string) => ({
-  configurable: { thread_id: key.threadId, checkpoint_ns: key.namespace, ...(checkpoint_id && { checkpoint_id }) },
-});
 
 /** The marker of a repair checkpoint written on top of checkpoint `repaired`. */
 export const repairMarker = (repaired: string, fix: StoredRepair) => ({
