@@ -29,7 +29,7 @@ const LC_CLASS = lookupOf<Kind>(
   "HumanMessage:human AIMessage:ai ToolMessage:tool SystemMessage:system ChatMessage:chat",
 );
 
-type Kind = "human" | "ai" | "tool" | "system" | "chat";
+type Kind = keyof typeof CLASSES;
 
 const CLASSES = { human: HumanMessage, ai: AIMessage, tool: ToolMessage, system: SystemMessage, chat: ChatMessage };
 

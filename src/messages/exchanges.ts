@@ -182,25 +182,23 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
 }
 
 /**
- * Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`, @langchain/aws
- * 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted thinking) is dropped.
- * An unsigned one becomes text (the blocks pass): it opens no loop either.
- */
-function sentAsReasoningByConverse(block: Dict) {
-  if (isUnsignedReasoning(block)) return false;
-  if (block.type === "reasoning") return !!nonEmptyString(block.reasoning);
-  return !!(nonEmptyString(fieldsOf(block.reasoningText).text) ?? nonEmptyString(block.redactedContent));
-}
-
-/**
  * The anchor of the open reasoning loop when ChatBedrockConverse sends none of the reasoning it starts with: Claude
  * with reasoning on then finds the loop opened without it (B11). Its index, or -1.
  */
 export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]) {
   const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
-  const content = messages[anchor].content as unknown[];
-  for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++)
-    if (sentAsReasoningByConverse(content[k] as Dict)) return -1;
+  const content = messages[anchor].content as Dict[];
+  for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++) {
+    // Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`,
+    // @langchain/aws 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted
+    // thinking) is dropped. An unsigned one becomes text (the blocks pass): it opens no loop either.
+    const block = content[k];
+    const sent =
+      block.type === "reasoning"
+        ? nonEmptyString(block.reasoning)
+        : (nonEmptyString(fieldsOf(block.reasoningText).text) ?? nonEmptyString(block.redactedContent));
+    if (sent && !isUnsignedReasoning(block)) return -1;
+  }
   return anchor;
 }

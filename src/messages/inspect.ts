@@ -49,14 +49,6 @@ function eachToolUseRecord(kwargs: Dict, key: "tool_use" | "toolUse", first: str
   }
 }
 
-/** The location of a content block that carries a call, by its type first, as the adapters read it. */
-function blockLocation(b: Dict): ToolCallLocation | undefined {
-  if (b.type === "server_tool_use") return "content.server_tool_use";
-  const format = callBlockFormatOf(b);
-  // A streamed delta names a call only with its id.
-  return format && (format !== "input_json_delta" || b.id !== undefined) ? `content.${format}` : undefined;
-}
-
 /** One ref to `visit` (a function of its own: no closure per message on the passes' walks). */
 const push = (visit: Visit, rawId: unknown, name: unknown, location: ToolCallLocation, position: number) =>
   visit({ id: nonEmptyString(rawId), rawId, name: typeof name === "string" ? name : undefined, location, position });
@@ -86,11 +78,13 @@ export function forEachToolCallRef(message: unknown, visit: Visit) {
   const content = message.content;
   if (Array.isArray(content))
     for (let i = 0; i < content.length; i++) {
-      const b = content[i];
-      const location = isDict(b) ? blockLocation(b) : undefined;
-      const toolUse = location === "content.toolUse";
-      const call = toolUse ? (b.toolUse as Dict) : (b as Dict);
-      if (location) push(visit, toolUse ? (call.toolUseId ?? call.id) : call.id, call.name, location, i);
+      // A block that carries a call, by its type first, as the adapters read it.
+      const b = fieldsOf(content[i]);
+      const format = b.type === "server_tool_use" ? b.type : callBlockFormatOf(b);
+      const call = format === "toolUse" ? (b.toolUse as Dict) : b;
+      // A streamed delta names a call only with its id.
+      if (format && (format !== "input_json_delta" || b.id !== undefined))
+        push(visit, format === "toolUse" ? (call.toolUseId ?? call.id) : call.id, call.name, `content.${format}`, i);
     }
   const output = fieldsOf(message.response_metadata).output;
   if (Array.isArray(output))
@@ -150,10 +144,8 @@ export function distinctCalls(message: unknown, include?: (ref: ToolCallRef) => 
  * A call's arguments as text: JSON (cycles, BigInts and throwing getters as stand-ins), a raw string as it is;
  * cut at 20,000 characters (what was asked, not every byte of a huge payload).
  */
-export function callArgsText(args: unknown) {
-  if (args === undefined || args === "") return "{}";
-  return typeof args === "string" ? clip(args, 20_000) : safeJson(args, 20_000);
-}
+export const callArgsText = (args: unknown) =>
+  args === undefined || args === "" ? "{}" : typeof args === "string" ? clip(args, 20_000) : safeJson(args, 20_000);
 
 /**
  * The call ids of an assistant message, every location, deduplicated, in order (`tool_calls` first); empty for
@@ -254,7 +246,7 @@ export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => m
 
 /** {@link repairMarkerOf} for the package's own loops (behind their callers' boundary). */
 export function markerOf(message: unknown) {
-  const marker = fieldsOf((message as Dict | null)?.additional_kwargs)[REPAIR_MARKER_KEY];
+  const marker = fieldsOf(fieldsOf(message).additional_kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
@@ -420,12 +412,10 @@ export function hasMeaningfulContent(content: unknown, toSend = false) {
   if (typeof content === "string") return !isBlankText(content);
   if (Array.isArray(content))
     for (const block of content) {
-      const type = fieldsOf(block).type;
-      const reasoning = type === "reasoning" || type === "reasoning_content" || type === "thinking";
       if (
         !isCallBlock(block) &&
         !isBlankTextBlock(block) &&
-        !(toSend && reasoning && reasoningTextOf(block).trim() === "")
+        !(toSend && isReasoningBlock(block) && block.type !== "redacted_thinking" && !reasoningTextOf(block).trim())
       )
         return true;
     }

@@ -46,15 +46,13 @@ export function forEachResponseItemId(message: unknown, visit: (id: string) => v
   if (isDict(map)) for (const key in map) if (typeof map[key] === "string") visit(map[key]);
 }
 
-/** An output item edit: keep it, drop it, or replace it (a renamed call, an item without its id). */
-type OutputEdit = "drop" | Dict | undefined;
-
 /**
- * `output` with `edit` applied per item, keeping every reasoning item next to the item that followed it
- * (R7): a reasoning item whose follower was dropped or lost its id goes too (it can no longer be sent), and
- * the items it preceded lose their ids (R6 would ask for it). Returns the ids of the reasoning items removed.
+ * `output` with `edit` applied per item (keep it, drop it, or replace it: a renamed call, an item without its id),
+ * keeping every reasoning item next to the item that followed it (R7): a reasoning item whose follower was dropped
+ * or lost its id goes too (it can no longer be sent), and the items it preceded lose their ids (R6 would ask for
+ * it). Returns the ids of the reasoning items removed.
  */
-export function editOutput(output: Dict[], edit: (item: Dict, index: number) => OutputEdit) {
+export function editOutput(output: Dict[], edit: (item: Dict, index: number) => "drop" | Dict | undefined) {
   const edited = output.map(edit);
   const out: Dict[] = [];
   const droppedReasoning: string[] = [];
@@ -113,7 +111,7 @@ export function rekeyCallMaps(kwargs: Dict, newIdOf: ReadonlyMap<string, string>
     const map = kwargs[key];
     if (!isDict(map) || !Object.keys(map).some((id) => newIdOf.has(id))) continue;
     const next: Dict = {};
-    for (const id of Object.keys(map)) {
+    for (const id in map) {
       const renamed = newIdOf.get(id);
       if (renamed !== undefined) next[renamed] = map[id];
       if (renamed === undefined || idsStillUsed.has(id)) next[id] = map[id];
