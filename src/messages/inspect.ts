@@ -104,13 +104,15 @@ export function callsOnlyInToolCalls(message: AIMessage) {
     return false;
   if (kwargs != null) {
     if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
-    const raw = kwargs.tool_calls as Dict[] | undefined;
-    if (raw !== undefined && !(Array.isArray(raw) && raw.length === calls.length)) return false;
-    for (let i = 0; raw !== undefined && i < raw.length; i++)
-      if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
+    const raw = kwargs.tool_calls;
+    if (raw !== undefined) {
+      if (!Array.isArray(raw) || raw.length !== calls.length) return false;
+      for (let i = 0; i < raw.length; i++)
+        if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
+    }
   }
   const content = message.content;
-  if (Array.isArray(content)) for (const b of content) if (isCallBlock(b)) return false;
+  if (Array.isArray(content) && content.some(isCallBlock)) return false;
   const output = fieldsOf(message.response_metadata).output;
   return !(Array.isArray(output) && output.length > 0);
 }
@@ -196,7 +198,7 @@ const MESSAGE_SYMBOL = Symbol.for("langchain.message");
  * afford (they call it for every message in every pass).
  */
 function isMessageOfType(message: unknown, type?: string) {
-  if (typeof message !== "object" || message === null) return false;
+  if (typeof message !== "object" || !message) return false;
   const m = message as Record<PropertyKey, unknown>;
   if ((type === undefined ? typeof m.type !== "string" : m.type !== type) || m[MESSAGE_SYMBOL] !== true) return false;
   return typeof m.content === "string" || Array.isArray(m.content);
