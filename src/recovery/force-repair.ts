@@ -94,7 +94,7 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
   // A kind this version does not know (from another version of the package) gets the strict profile.
   const { fix, problem } = Object.hasOwn(FORCED_REPAIRS, rejection.kind)
     ? FORCED_REPAIRS[rejection.kind]
-    : { fix: "strict" as const, problem: undefined };
+    : { fix: "strict" as const };
   const noTools = fix === "tools-as-text";
   const rejecting = repairProviderFor(rejection.provider);
   // Without tools: the configured profile when it turns tool blocks into text, else the rejecting one's, else strict.
@@ -108,14 +108,15 @@ export const forceRepairToolCalls = boundary("forceRepairToolCalls", function fo
     report({ problem: "malformed_message", action: "coerced_message", index, detail: COERCED });
     return readMessage(m, index);
   });
-  const step = { input, rejection, problem, options: rest, report };
+  const why = `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
+  const step = { input, rejection, problem, options: rest, report, why };
   // `origin[k]`: the input index of the k-th message of the intermediate list (inserted ones: the message they follow).
   const forced = STEPS[fix](step) ?? strictAround({ ...step, problem: undefined });
   const final = repairToolCalls(forced.messages, { ...rest, provider, ...(noTools && { toolsInRequest: false }) });
   for (const repair of final.repairs) report({ ...repair, index: forced.origin[repair.index] ?? repair.index });
   // Reported after the repair: a throwing callback neither fails nor undoes it.
   reportRepairsSafely(onRepair, repairs, "recovery");
-  return { messages: (repairs.length === 0 ? messages : final.messages) as M[], repairs };
+  return { messages: (repairs.length ? final.messages : messages) as M[], repairs };
 });
 
 /** What each step reads: the messages, the rejection, the problem its kind reports (`FORCED_REPAIRS`), the options. */
@@ -125,11 +126,11 @@ interface Step {
   problem?: ToolCallProblemKind;
   options: RepairOptions;
   report: (repair: Omit<ToolCallRepair, "rejection">) => void;
+  /** What the repairs were made for, as their details say it. */
+  why: string;
 }
 
 const unchanged = (messages: BaseMessage[]) => ({ messages, origin: [...messages.keys()] });
-const whyOf = (rejection: ProviderRejection) =>
-  `after the provider rejected the request (${rejection.rule}: ${rejection.kind})`;
 
 /** A fix of one message: the message rebuilt and what to report, or undefined when it changes nothing. */
 type Fix = (m: BaseMessage, i: number) => [BaseMessage, Omit<ToolCallRepair, "index" | "problem">] | undefined | false;
@@ -144,7 +145,7 @@ function each({ input, problem, report }: Step, fix: Fix) {
     report({ problem: problem!, ...fixed[1], index });
     return fixed[0];
   });
-  return touched ? unchanged(messages) : undefined;
+  if (touched) return unchanged(messages);
 }
 
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
@@ -174,7 +175,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
   }
   let hit = false;
   const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
-  const dropped = gone.length > 0 ? ` (reasoning items ${gone.join(", ")} removed)` : "";
+  const dropped = gone.length ? ` (reasoning items ${gone.join(", ")} removed)` : "";
   const detail = `Responses items ${named} sent without their ids${dropped}`;
   return hit && [fixed, { action: "rebuilt_message", detail }];
 }
@@ -182,7 +183,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 /** G6: the step's first call, when unsigned, gets Google's placeholder signature. */
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
-  const signatures = (message.additional_kwargs as Dict)[GEMINI_SIGNATURES_KEY];
+  const signatures = message.additional_kwargs[GEMINI_SIGNATURES_KEY];
   if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
@@ -192,15 +193,14 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 }
 
 /** The calls the rejection names answered afresh (or removed), their results set aside; undefined when it names none. */
-function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report }: Step) {
-  if (rejection.toolCallIds.length === 0) return;
+function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report, why }: Step) {
+  if (!rejection.toolCallIds.length) return;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
   const ids = new Set(rejection.toolCallIds);
   for (const m of input)
     for (const { id, call_id } of (isAssistant(m) && resentOutputOf(m)) || [])
       if (ids.has(id as string) && typeof call_id === "string") ids.add(call_id);
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
-  const why = whyOf(rejection);
   const note = `the provider rejected this exchange (${rejection.rule})`;
   // Removing: a message without a named call comes back as it is.
   const remove = options.orphanCalls === "remove";
@@ -252,9 +252,8 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   });
   out.push(...later);
   // Changed: a result set aside, a call answered (the list grows) or removed (its message rewritten).
-  return out.some(([m], k) => m !== input[k])
-    ? { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) }
-    : undefined;
+  if (out.some(([m], k) => m !== input[k]))
+    return { messages: out.map(([m]) => m), origin: out.map(([, from]) => from) };
 }
 
 /**
@@ -287,7 +286,7 @@ function closeOpenLoop(step: Step) {
     if (turn === "user") after ||= i + 1;
     else if (turn !== "system") [from, after] = [isToolResult(input[i]) ? 0 : after, 0];
   }
-  const detail = `tool exchange of the open loop written out as text ${whyOf(step.rejection)}`;
+  const detail = `tool exchange of the open loop written out as text ${step.why}`;
   return each(step, (m, i) => {
     if (i < from) return;
     const calls = isAssistant(m) ? distinctCalls(m, isClientCall) : [];
@@ -308,7 +307,7 @@ function blocksAsText(step: Step, servers: boolean) {
   const at = servers ? undefined : rejection.messageIndex;
   const converts = (b: Dict) =>
     servers
-      ? (b.type === "server_tool_use" && (named.size === 0 || named.has(b.id as string))) ||
+      ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
         (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
       : isReasoningBlock(b);
   return each(step, (m, i) => {
@@ -320,7 +319,7 @@ function blocksAsText(step: Step, servers: boolean) {
       const label = "Reasoning the provider did not accept (no valid signature), kept as text";
       return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
     });
-    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${whyOf(rejection)}`;
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${step.why}`;
     return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
   });
 }
@@ -348,7 +347,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
     input.slice(start, end),
     end === input.length ? strict : { ...strict, trailing: "answer" },
   );
-  if (slice.repairs.length === 0) return whole(input);
+  if (!slice.repairs.length) return whole(input);
   const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
   for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
   origin.splice(start, end - start, ...slice.messages.map((_, k) => Math.min(start + k, end - 1)));
@@ -384,7 +383,7 @@ export interface RejectionDiagnosis {
 export function rejectionDiagnosisOf(error: unknown) {
   try {
     const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
-    return isDict(value) ? (value as unknown as RejectionDiagnosis) : undefined;
+    if (isDict(value)) return value as unknown as RejectionDiagnosis;
   } catch {
     return; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
   }
@@ -469,7 +468,7 @@ export async function retryOnce<T>(
     throw error;
   }
   const { repairs } = repaired;
-  if (repairs.length === 0) throw attach(error, { rejection, repairs, retried: false });
+  if (!repairs.length) throw attach(error, { rejection, repairs, retried: false });
   try {
     return { rejection, messages: repaired.messages, repairs, answer: await send(repaired.messages) };
   } catch (retryError) {

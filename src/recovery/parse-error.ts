@@ -49,7 +49,7 @@ function readId(text: string, at: number) {
   for (let c = text.charCodeAt(end); c > 32 && !NOT_ID.has(c); c = text.charCodeAt(++end));
   let last = end;
   while (last > start && ".:".includes(text[last - 1])) last--;
-  return last === start ? undefined : { id: text.slice(start, last), end };
+  if (last > start) return { id: text.slice(start, last), end };
 }
 
 /** A list `a, b, c` at `at`; none when a position stands there (Qwen: `... response messages: message[532].role`). */
@@ -73,7 +73,7 @@ function readQuoted(text: string, at: number, quote: string, max = MAX_QUOTED) {
 }
 
 const POSITION_PATTERN =
-  /(?:messages|message|input|contents)(?:\.\[|\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.\[|\[|\.)(\d{1,5}))?/g;
+  /(?:messages?|input|contents)(?:\.?\[|\.)(\d{1,7})\]?(?:\.member)?(?:\.content(?:\.?\[|\.)(\d{1,5}))?/g;
 
 /** Positions named in a bounded window around `at` (the pattern runs on at most a few hundred characters). */
 const positionsNear = (text: string, at: number, length: number) =>
@@ -116,7 +116,7 @@ function listedCallIds(text: string, at: number) {
 /** The ids a text names next to its anchor at `at`, read as its row says (`IdReader` in engine/profiles.ts). */
 function readIds(row: Text, text: string, at: number, anchor: string) {
   let from = at + anchor.length;
-  if (row.idsAfter !== undefined) {
+  if (row.idsAfter) {
     const marker = text.indexOf(row.idsAfter, at);
     if (marker === -1 || marker - at > NEAR) return [];
     from = marker + row.idsAfter.length;
@@ -155,7 +155,7 @@ function matchText(text: string) {
   // A text that opens with a definition's path (Anthropic's `tools.0.name: ...`) is about no history.
   if (namesDefinition(text)) return null;
   for (const row of REJECTION_TEXTS) {
-    if (row.within !== undefined && !text.includes(row.within)) continue;
+    if (row.within && !text.includes(row.within)) continue;
     for (const anchor of row.anchors) {
       const at = text.indexOf(anchor);
       if (at === -1) continue;
@@ -166,7 +166,7 @@ function matchText(text: string) {
         const open = text.lastIndexOf(marker, at);
         const [path] =
           open === -1 || at - open > NEAR ? [] : readQuoted(text, open + marker.length, marker.at(-1)!, 200);
-        if (path === undefined) continue;
+        if (!path) continue;
         if (namesDefinition(path)) return null;
         if (!row.path.test(path)) continue;
       }
@@ -194,10 +194,7 @@ function shapeProvider(node: Dict) {
  * The rejection `error` describes, or undefined when it is not about the message history: rate limits,
  * context length, authentication, network errors, aborts and 5xx all return undefined.
  */
-export function parseToolPairingError(
-  error: unknown,
-  options: ParseToolPairingErrorOptions = {},
-): ProviderRejection | undefined {
+export function parseToolPairingError(error: unknown, options: ParseToolPairingErrorOptions = {}) {
   // A malformed error object (throwing getters, odd prototypes) is simply not recognised.
   try {
     let shape: RejectingProvider | undefined;
@@ -236,7 +233,7 @@ export function parseToolPairingError(
     if (!found || (param !== undefined && namesDefinition(param))) return;
 
     const { row, at, text, toolCallIds } = found;
-    const provider = senderOf(row, options.provider, shape);
+    const provider = senderOf(row, shape, options.provider);
     const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
     // The text kept: at most 4,096 characters, around the anchor.
     const start = Math.max(0, Math.min(at - 256, text.length - 4096));
@@ -247,12 +244,15 @@ export function parseToolPairingError(
       toolCallIds,
       text: text.slice(start, start + 4096),
     };
-    if (position === undefined) return rejection;
+    if (!position) return rejection;
     rejection.payloadIndex = position.payloadIndex;
-    const { messages } = options;
-    if (!messages || provider === "langgraph" || provider === "unknown") return rejection;
+    if (!options.messages || provider === "langgraph" || provider === "unknown") return rejection;
     try {
-      const messageIndex = messageIndexAt(payloadPositions(messages, provider), position.payloadIndex, position.block);
+      const messageIndex = messageIndexAt(
+        payloadPositions(options.messages, provider),
+        position.payloadIndex,
+        position.block,
+      );
       if (messageIndex !== undefined) rejection.messageIndex = messageIndex;
     } catch {
       // messages the payload model cannot read: no index
@@ -268,10 +268,10 @@ export function parseToolPairingError(
  * only one provider sends is too; the caller's `provider` only decides texts several providers send (the
  * caller may be wrong: a thread repaired for OpenAI and sent to Bedrock is the case recovery exists for).
  */
-function senderOf(row: Text, called: Provider | undefined, shape: RejectingProvider | undefined) {
+function senderOf(row: Text, shape?: RejectingProvider, called?: Provider) {
   const fromText = row.provider;
   if (fromText === "langgraph" && !row.shared) return fromText;
   // The text tells Chat Completions from Responses better than anything else (ChatOpenAI switches itself).
-  if (shape !== undefined) return shape.startsWith("openai") && fromText.startsWith("openai") ? fromText : shape;
+  if (shape) return shape.startsWith("openai") && fromText.startsWith("openai") ? fromText : shape;
   return row.shared && called && called !== "strict" ? called : fromText;
 }
