@@ -230,7 +230,7 @@ export function parseToolPairingError(error: unknown, options: ParseToolPairingE
       node = isDict(node) ? node.cause : undefined;
     }
     // An error about a tool definition or another request parameter: no history change fixes it.
-    if (!found || (param !== undefined && namesDefinition(param))) return;
+    if (!found || (param && namesDefinition(param))) return;
 
     const { row, at, text, toolCallIds } = found;
     const provider = senderOf(row, shape, options.provider);
