@@ -50,17 +50,16 @@ export const errorText = (error: unknown) =>
  */
 export function boundary<F extends (...args: never[]) => unknown>(fn: string, body: F): F {
   const entry = function (this: unknown, ...args: Parameters<F>) {
-    let result: unknown;
     depth++;
     try {
-      result = body.apply(this, args);
+      const result = body.apply(this, args);
+      return result instanceof Promise ? result.catch((error) => Promise.reject(inputErrorOf(fn, error))) : result;
     } catch (error) {
       // Called from inside another entry (the package's own use of a public helper): the outer one names it.
       throw depth > 1 ? error : inputErrorOf(fn, error);
     } finally {
       depth--;
     }
-    return result instanceof Promise ? result.catch((error) => Promise.reject(inputErrorOf(fn, error))) : result;
   };
   Object.defineProperty(entry, "name", { value: body.name || fn });
   return entry as unknown as F;
@@ -81,17 +80,16 @@ export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R):
     throw error;
   };
   return (...args) => {
-    let result: R;
     const outer = depth;
     depth = 0; // a public function the callback calls is an entry of its own
     try {
-      result = callback(...args);
+      const result = callback(...args);
+      return (result instanceof Promise ? result.catch(mark) : result) as R;
     } catch (error) {
       return mark(error);
     } finally {
       depth = outer;
     }
-    return (result instanceof Promise ? result.catch(mark) : result) as R;
   };
 }
 
@@ -117,9 +115,7 @@ export const expectedInput = (fn: string, argument: string, expected: string, va
 function isArray(value: unknown) {
   try {
     return Array.isArray(value);
-  } catch {
-    return undefined;
-  }
+  } catch {}
 }
 
 /** `value` is an array, or a {@link ToolCallRepairInputError} naming the function, the argument and what it got. */

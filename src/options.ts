@@ -34,8 +34,8 @@ export const option = {
   count: kind("a finite number >= 0", (v) => Number.isFinite(v) && (v as number) >= 0),
   names: kind("an array of non-empty strings", (v) => Array.isArray(v) && v.every(nonEmptyString)),
   /** One of `values`, listed as `expected` says (default: `a, b, c`). */
-  oneOf: <T extends string>(values: readonly T[], expected = `one of ${values.join(", ")}`): OptionKind => ({
-    ...kind(expected, (v) => (values as readonly unknown[]).includes(v)),
+  oneOf: (values: readonly string[], expected = `one of ${values.join(", ")}`) => ({
+    ...kind(expected, (v) => values.includes(v as string)),
     values,
   }),
 } as const;

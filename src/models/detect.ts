@@ -162,9 +162,8 @@ function collect(
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
-    add(config, callOptions, (modelId) => CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(modelId)), {
-      configurable: model,
-    });
+    const provider = CONFIGURED_PROVIDERS.get(config.modelProvider ?? inferredProvider(instanceModelId(config)));
+    add(config, callOptions, provider, { configurable: model });
   } else if (isDict(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
     collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
@@ -176,22 +175,14 @@ function collect(
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
     const llmType = model._llmType() as string;
-    add(model, callOptions, () => LLM_TYPES.get(llmType), { instance: model, llmType });
+    add(model, callOptions, LLM_TYPES.get(llmType), { instance: model, llmType });
   }
   return found;
 
-  /**
-   * Adds the model `source` describes (its instance, or an initChatModel config), whose provider `providerOf` tells
-   * from its model id.
-   */
-  function add(
-    source: Dict,
-    callOptions: Dict,
-    providerOf: (modelId?: string) => Provider | undefined,
-    own: Partial<ModelDescription>,
-  ) {
+  /** Adds the model `source` describes (its instance, or an initChatModel config), whose rules are `given`'s. */
+  function add(source: Dict, callOptions: Dict, given: Provider | undefined, own: Partial<ModelDescription>) {
     const modelId = instanceModelId(source);
-    const provider = refined(providerOf(modelId), modelId, () => usesResponsesApi(source, callOptions));
+    const provider = refined(given, modelId, () => usesResponsesApi(source, callOptions));
     found.push({ ...own, modelId, provider, role, callOptions, thinking: thinkingIn(source, callOptions) });
   }
 }
