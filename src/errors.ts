@@ -94,13 +94,13 @@ export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R):
 }
 
 /** What {@link boundary} throws for `error`: an input error or a caller's own error as it is, else an input error wrapping it. */
-function inputErrorOf(fn: string, error: unknown) {
-  if (ToolCallRepairInputError.isInstance(error) || thrownByCaller.has(error as object)) return error;
-  return new ToolCallRepairInputError(`${fn}: arguments could not be read (${errorText(error)})`, {
-    argument: "arguments",
-    cause: error,
-  });
-}
+const inputErrorOf = (fn: string, error: unknown) =>
+  ToolCallRepairInputError.isInstance(error) || thrownByCaller.has(error as object)
+    ? error
+    : new ToolCallRepairInputError(`${fn}: arguments could not be read (${errorText(error)})`, {
+        argument: "arguments",
+        cause: error,
+      });
 
 /**
  * The error for an argument or option of the wrong kind: `fn: argument is <what it is>; expected <accepted>`
@@ -138,8 +138,8 @@ export function assertMethods(
   expected: string,
   methods: readonly string[],
 ) {
-  const object = Object(value) === value; // an object or a function, not a primitive
-  const missing = object ? methods.find((key) => typeof (value as Dict)[key] !== "function") : "";
+  // An object or a function (not a primitive) is asked for its methods.
+  const missing = Object(value) === value ? methods.find((key) => typeof (value as Dict)[key] !== "function") : "";
   if (missing !== undefined)
     throw expectedInput(what, argument, expected, value, missing && ` without a ${missing} method`);
 }

@@ -44,7 +44,7 @@ export const option = {
 export type OptionTable = Readonly<Record<string, OptionKind>>;
 
 /** Reporting callbacks, which every surface takes. */
-export const REPORTING: OptionTable = { onRepair: option.fn, onError: option.fn };
+export const REPORTING = { onRepair: option.fn, onError: option.fn };
 
 /**
  * `options` (undefined and null are `{}`; anything else that is not an object is refused) checked against

@@ -249,9 +249,8 @@ export async function withInstance(description: ModelDescription, config?: unkno
  * (a message written by hand, another client).
  */
 export function providerOfAnswer(message: unknown) {
-  if (!isDict(message)) return;
-  const meta = fieldsOf(message.response_metadata);
-  const extra = fieldsOf(message.additional_kwargs);
+  const meta = fieldsOf(fieldsOf(message).response_metadata);
+  const extra = fieldsOf(fieldsOf(message).additional_kwargs);
   const modelId = [meta.model_name, meta.model, meta.modelId].find((id) => typeof id === "string");
   return refined(
     CONFIGURED_PROVIDERS.get(meta.model_provider) ??

@@ -190,9 +190,8 @@ export function readMessageList(messages: unknown, fn: string) {
 function checkedCount(count: unknown) {
   if (typeof count === "number" && count >= 0) return count; // NaN fails `>= 0`
   // A refused Promise may still reject: handled here, so that it never surfaces as an unhandled rejection.
-  const promise = count instanceof Promise;
-  if (promise) count.catch(() => undefined);
-  const got = promise ? "a Promise (this function needs a synchronous counter)" : quoteValue(count);
+  if (count instanceof Promise) count.catch(() => undefined);
+  const got = count instanceof Promise ? "a Promise (this function needs a synchronous counter)" : quoteValue(count);
   throw new ToolCallRepairInputError(`options.tokenCounter returned ${got}; expected a number >= 0`, {
     argument: "options.tokenCounter",
   });
