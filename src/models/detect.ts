@@ -219,10 +219,9 @@ function thinkingIn(source: Dict, callOptions: Dict) {
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
 function inferredProvider(modelId = "") {
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
-  return "claude:anthropic gemini:google-vertexai amazon.:bedrock"
-    .split(" ")
-    .map((pair) => pair.split(":"))
-    .find(([prefix]) => modelId.startsWith(prefix))?.[1];
+  return [...lookupOf("claude:anthropic gemini:google-vertexai amazon.:bedrock")].find(([prefix]) =>
+    modelId.startsWith(prefix as string),
+  )?.[1];
 }
 
 /**
