@@ -40,14 +40,6 @@ export interface Repairer {
   repair<M = BaseMessage>(messages: M[]): RepairResult<M>;
 }
 
-/** The repair's fields each of a reported call's (`RepairedCall` of ./context) gives, set only when they say something. */
-const CALL_FIELDS = [
-  ["toolCallId", "id"],
-  ["toolName", "name"],
-  ["newToolCallId", "newId"],
-  ["toolRun", "toolRun"],
-] as const;
-
 const HOLE = "is a hole in a sparse array, not a message";
 export const COERCED = "a plain, serialized or stored object, not a LangChain message instance (coerced)";
 
@@ -139,10 +131,12 @@ function engine(options: Readonly<ResolvedOptions>) {
       },
       report(message, at, problem, action, detail, call) {
         // Built key by key, without undefined fields (deleting them would leave V8 a slow dictionary object).
+        // The reported call's fields (`RepairedCall` of ./context), set only when they say something.
         const full: ToolCallRepair = { problem, action, index: origin.get(message) ?? at, detail };
-        if (call)
-          for (const [key, from] of CALL_FIELDS)
-            if (call[from] !== undefined) (full as unknown as Record<string, unknown>)[key] = call[from];
+        if (call?.id !== undefined) full.toolCallId = call.id;
+        if (call?.name !== undefined) full.toolName = call.name;
+        if (call?.newId !== undefined) full.newToolCallId = call.newId;
+        if (call?.toolRun !== undefined) full.toolRun = call.toolRun;
         repairs.push(full);
       },
     };

@@ -222,14 +222,6 @@ const UNSIGNED_REASONING = [
   ...ticked("`signature` in `thinking`"),
 ];
 
-/**
- * A provider rule (docs/provider-rules.md): the problems that break it (space-separated;
- * test/engine/profiles-rows.test.ts holds each to a `ToolCallProblemKind`), then the texts the provider rejects it with.
- */
-const rule = (problems: string, ...rejected: RejectionText[]) => ({
-  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
-  rejected,
-});
 /** A rejection text of `kind`, found by `anchors`, read as `how` says. */
 const says = (
   kind: RejectionKind,
@@ -239,6 +231,16 @@ const says = (
   kind,
   anchors: [anchors].flat(),
   ...(typeof how === "string" ? { ids: how } : how),
+});
+/**
+ * A provider rule (docs/provider-rules.md): the problems that break it (space-separated;
+ * test/engine/profiles-rows.test.ts holds each to a `ToolCallProblemKind`), then the texts the provider rejects it with
+ * (`says`), or the arguments of `says` for its one text.
+ */
+const rule = (problems: string, ...rejected: RejectionText[] | Parameters<typeof says>) => ({
+  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
+  rejected:
+    typeof rejected[0] === "string" ? [says(...(rejected as Parameters<typeof says>))] : (rejected as RejectionText[]),
 });
 /** A Responses item's texts: the items quoted, no position. */
 const ITEM = { ids: "item", position: "none" } as const;
@@ -255,14 +257,15 @@ const TURNS = {
   anthropicBlocks: false,
 };
 
-type Row = Partial<Switches> & { rules: Record<string, ReturnType<typeof rule>> };
-
 /**
  * One row per provider: the switches it turns on beyond the structural level, and its rules by id (docs/provider-rules.md),
  * each with the problems that break it and the texts the provider rejects it with. LangGraph's own history check has
  * texts only.
  */
-const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
+const ROWS: Record<
+  Exclude<RejectingProvider, "unknown">,
+  Partial<Switches> & { rules: Record<string, ReturnType<typeof rule>> }
+> = {
   openai: {
     maxIdLength: 40,
     callBlockFormats: new Set(["tool_use", "tool_call"]),
@@ -280,14 +283,13 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         // Moonshot (Kimi): `tool_call_id  is not found` (two spaces: the id is empty), read up to the space.
         says("unexpected_results", "tool_call_id ", { within: " is not found", ids: "quoted" }),
       ),
-      O3: rule(
-        "duplicate_result duplicate_call_id",
-        says("duplicate_results", "tool_call_id' of '", { ids: "quoted", position: "last" }),
-      ),
-      O4: rule(
-        "invalid_call_id",
-        says("invalid_id", "Invalid '", { path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/ }),
-      ),
+      O3: rule("duplicate_result duplicate_call_id", "duplicate_results", "tool_call_id' of '", {
+        ids: "quoted",
+        position: "last",
+      }),
+      O4: rule("invalid_call_id", "invalid_id", "Invalid '", {
+        path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/,
+      }),
       O5: rule(
         "",
         says("invalid_tool_name", "Invalid '", {
@@ -296,10 +298,10 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
         // The same text without its path (OpenAI call ids have no pattern, so a pattern error is about a name).
         says("invalid_tool_name", "matches the pattern '^[a-zA-Z0-9_-]+$'"),
       ),
-      O6: rule(
-        "call_block_in_content",
-        says("invalid_content_part", ["Invalid type for 'messages[", "Supported values are: 'text'"]),
-      ),
+      O6: rule("call_block_in_content", "invalid_content_part", [
+        "Invalid type for 'messages[",
+        "Supported values are: 'text'",
+      ]),
       ...OPENAI_LC,
     },
   },
@@ -310,11 +312,15 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     rules: {
       R1: rule(
         `${UNANSWERED} missing_call_id`,
-        says("missing_results", ["output found for function call ", "output found for custom tool call "], "one"),
+        "missing_results",
+        ["output found for function call ", "output found for custom tool call "],
+        "one",
       ),
       R2: rule(
         "orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
-        says("unexpected_results", "call output with call_id ", "one"),
+        "unexpected_results",
+        "call output with call_id ",
+        "one",
       ),
       R3: rule(
         "invalid_call_id",
@@ -323,10 +329,12 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
       ),
       R5: rule(
         "duplicate_result duplicate_call_id duplicate_response_item",
-        says("duplicate_ids", "Duplicate item found with id ", "one"),
+        "duplicate_ids",
+        "Duplicate item found with id ",
+        "one",
       ),
-      R6: rule("duplicate_response_item", says("reasoning_item_unpaired", "its required 'reasoning' item: '", ITEM)),
-      R7: rule("duplicate_response_item", says("reasoning_item_unpaired", "without its required following item", ITEM)),
+      R6: rule("duplicate_response_item", "reasoning_item_unpaired", "its required 'reasoning' item: '", ITEM),
+      R7: rule("duplicate_response_item", "reasoning_item_unpaired", "without its required following item", ITEM),
       ...OPENAI_LC,
     },
   },
@@ -347,36 +355,35 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     ]),
     signedReasoning: true,
     rules: {
-      A1: rule(`${UNANSWERED} call_block_in_content`, says("missing_results", "blocks immediately after: ", "list")),
+      A1: rule(`${UNANSWERED} call_block_in_content`, "missing_results", "blocks immediately after: ", "list"),
       A2: rule(
         "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls",
-        says("unexpected_results", ticked("`tool_result` blocks: "), "list"),
+        "unexpected_results",
+        ticked("`tool_result` blocks: "),
+        "list",
       ),
-      A3: rule("interleaved_message", says("results_not_first", "block(s) at the beginning of this message")),
-      A4: rule("duplicate_call_id", says("duplicate_ids", "ids must be unique")),
-      A5: rule("duplicate_result", says("duplicate_results", " blocks with id: ", "one")),
-      A6: rule("missing_call_id invalid_call_id", says("invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")),
-      A8: rule("", says("must_end_with_user", PREFILL, { shared: true })),
+      A3: rule("interleaved_message", "results_not_first", "block(s) at the beginning of this message"),
+      A4: rule("duplicate_call_id", "duplicate_ids", "ids must be unique"),
+      A5: rule("duplicate_result", "duplicate_results", " blocks with id: ", "one"),
+      A6: rule("missing_call_id invalid_call_id", "invalid_id", "String should match pattern '^[a-zA-Z0-9_-]+$'"),
+      A8: rule("", "must_end_with_user", PREFILL, { shared: true }),
       A9: rule(
         "empty_message blank_text_block empty_tool_result",
         says("empty_content", "all messages must have non-empty content"),
         says("blank_text", ["must contain non-whitespace text", "text content blocks must be non-empty"]),
       ),
       // The position opens the text, further from the anchor than positions are looked for.
-      A10: rule("consecutive_same_role", says("thinking_block_required", THINKING_FIRST, { position: "start" })),
-      A11: rule(
-        "misplaced_system_message",
-        says("misplaced_system_message", ["message must directly follow", "system messages are not supported in"]),
-      ),
-      A13: rule(
-        "unsupported_block",
-        says("server_tool_result_missing", "` tool use with id `", {
-          within: "found without a corresponding",
-          ids: "quoted",
-        }),
-      ),
+      A10: rule("consecutive_same_role", "thinking_block_required", THINKING_FIRST, { position: "start" }),
+      A11: rule("misplaced_system_message", "misplaced_system_message", [
+        "message must directly follow",
+        "system messages are not supported in",
+      ]),
+      A13: rule("unsupported_block", "server_tool_result_missing", "` tool use with id `", {
+        within: "found without a corresponding",
+        ids: "quoted",
+      }),
       // A thinking block without its signature, or with one that does not verify.
-      A14: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING)),
+      A14: rule("unsupported_block", "unsigned_reasoning", UNSIGNED_REASONING),
       "LC-anthropic": rule("chat_message_role"),
     },
   },
@@ -390,45 +397,46 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     toolBlocksNeedTools: true,
     signedReasoning: true,
     rules: {
-      B1: rule(
-        `${UNANSWERED} duplicate_call_id`,
-        says("missing_results", "Expected toolResult blocks at ", { ids: "list", idsAfter: "Ids:" }),
-      ),
+      B1: rule(`${UNANSWERED} duplicate_call_id`, "missing_results", "Expected toolResult blocks at ", {
+        ids: "list",
+        idsAfter: "Ids:",
+      }),
       B2: rule(
         "displaced_result orphan_result duplicate_result invalid_tool_call missing_result_id",
-        says("unexpected_results", "exceeds the number of toolUse blocks"),
+        "unexpected_results",
+        "exceeds the number of toolUse blocks",
       ),
-      B3: rule("tool_blocks_without_tools", says("tool_config_missing", "The toolConfig field must be defined")),
+      B3: rule("tool_blocks_without_tools", "tool_config_missing", "The toolConfig field must be defined"),
       // Only a tool call's id or name: other constraints inside a tool block (a result's length) are no diagnosis.
       B4: rule(
         "missing_call_id invalid_call_id",
         says("invalid_id", CONSTRAINT, { pathAfter: "Value at '", path: /\.(toolUse|toolResult)\.toolUseId$/ }),
         says("invalid_tool_name", CONSTRAINT, { pathAfter: "Value at '", path: /\.toolUse\.name$/ }),
       ),
-      B5: rule("leading_non_user", says("must_start_with_user", "must start with a user message")),
+      B5: rule("leading_non_user", "must_start_with_user", "must start with a user message"),
       B6: rule(
         "interleaved_message consecutive_same_role chat_message_role",
-        says("roles_must_alternate", "must alternate between user and assistant"),
+        "roles_must_alternate",
+        "must alternate between user and assistant",
       ),
       B7: rule(
         "",
         says("must_end_with_user", PREFILL, { within: BEDROCK_WRAPPER }),
         says("must_end_with_user", "requires the last turn in the conversation"),
       ),
-      B8: rule("blank_text_block empty_tool_result", says("blank_text", "The text field in the ContentBlock")),
-      B9: rule("empty_message", says("empty_content", "The content field in the Message")),
-      B10: rule("empty_tool_result", says("empty_content", "when status value is error")),
+      B8: rule("blank_text_block empty_tool_result", "blank_text", "The text field in the ContentBlock"),
+      B9: rule("empty_message", "empty_content", "The content field in the Message"),
+      B10: rule("empty_tool_result", "empty_content", "when status value is error"),
       // A10 and A14 inside Bedrock's wrapper of model errors.
-      B11: rule(
-        "unsupported_block",
-        says("thinking_block_required", THINKING_FIRST, { within: BEDROCK_WRAPPER, position: "start" }),
-      ),
-      B12: rule("unsupported_block", says("unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER })),
+      B11: rule("unsupported_block", "thinking_block_required", THINKING_FIRST, {
+        within: BEDROCK_WRAPPER,
+        position: "start",
+      }),
+      B12: rule("unsupported_block", "unsigned_reasoning", UNSIGNED_REASONING, { within: BEDROCK_WRAPPER }),
       // Thrown by ChatBedrockConverse before sending.
-      A12: rule(
-        "unsupported_block",
-        says("unsupported_content_block", "Unsupported content block type: ", { position: "none" }),
-      ),
+      A12: rule("unsupported_block", "unsupported_content_block", "Unsupported content block type: ", {
+        position: "none",
+      }),
       "LC-bedrock": rule("call_block_in_content chat_message_role"),
     },
   },
@@ -443,21 +451,21 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
     rules: {
       G1: rule(
         "leading_non_user consecutive_same_role",
-        says("misplaced_calls", "function call turn comes immediately after"),
+        "misplaced_calls",
+        "function call turn comes immediately after",
       ),
       G2: rule(
         "displaced_result interleaved_message orphan_result missing_result_id",
-        says("unexpected_results", "function response turn comes immediately after"),
+        "unexpected_results",
+        "function response turn comes immediately after",
       ),
       G3: rule(
         `orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id ${G3_MORE}`,
-        says("result_count_mismatch", "number of function response parts is equal"),
+        "result_count_mismatch",
+        "number of function response parts is equal",
       ),
-      G5: rule(
-        "empty_message blank_text_block",
-        says("must_end_with_user", "single turn requests end with a user role"),
-      ),
-      G6: rule("unsigned_call", says("missing_thought_signature", "missing a thought_signature", { position: "none" })),
+      G5: rule("empty_message blank_text_block", "must_end_with_user", "single turn requests end with a user role"),
+      G6: rule("unsigned_call", "missing_thought_signature", "missing a thought_signature", { position: "none" }),
       A12,
       "LC-gemini": rule("chat_message_role misplaced_system_message"),
     },
@@ -465,29 +473,25 @@ const ROWS: Record<Exclude<RejectingProvider, "unknown">, Row> = {
   // LangGraph's own check (Python createReactAgent, older LangGraph.js): a JSON or repr list of the calls, or of their ids.
   langgraph: {
     rules: {
-      INVALID_CHAT_HISTORY: rule(
-        "",
-        says("missing_results", "that do not have a corresponding ToolMessage", {
-          ids: "calls",
-          idsAfter: "[",
-          position: "none",
-        }),
-      ),
+      INVALID_CHAT_HISTORY: rule("", "missing_results", "that do not have a corresponding ToolMessage", {
+        ids: "calls",
+        idsAfter: "[",
+        position: "none",
+      }),
       // The code @langchain/anthropic and @langchain/openai give a 400 about tools (in `lc_error_code` and in the
       // message's troubleshooting URL): a pairing rejection whose text no row knows. Last: any known text wins.
-      INVALID_TOOL_RESULTS: rule("", says("invalid_tool_results", "INVALID_TOOL_RESULTS", { shared: true })),
+      INVALID_TOOL_RESULTS: rule("", "invalid_tool_results", "INVALID_TOOL_RESULTS", { shared: true }),
     },
   },
 };
 
 // Strict is the union: Bedrock's switches (a request without tools carries no tool blocks, B3), OpenAI's id length,
 // no ChatMessage kept and no system message inside the conversation.
-const STRICT: Row = {
+const STRICT: Partial<Switches> = {
   ...ROWS.bedrock,
   maxIdLength: 40,
   chatMessageRoles: new Set(),
   systemInConversation: "none",
-  rules: {},
 };
 
 /** Every rejection text, with its rule and sender: those found `within` a wrapper first, then in the rows' order. */
@@ -500,13 +504,14 @@ export const REJECTION_TEXTS = Object.entries(ROWS)
   .sort((a, b) => Number(!a.within) - Number(!b.within));
 
 function makeProfile(provider: Provider, level: RepairLevel) {
-  const { rules, ...switches } = provider === "strict" ? STRICT : ROWS[provider];
+  const strict = provider === "strict";
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
-  for (const row of provider === "strict" ? Object.values(ROWS) : [{ rules }])
-    for (const [rule, { problems }] of Object.entries(row.rules))
+  for (const { rules } of strict ? Object.values(ROWS) : [ROWS[provider]])
+    for (const [rule, { problems }] of Object.entries(rules))
       for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
-  return Object.freeze({ ...STRUCTURAL, ...(level === "request" && switches), rules: ids });
+  // A row's own `rules` is replaced by `ids`, in the same place.
+  return Object.freeze({ ...STRUCTURAL, ...(level === "request" && (strict ? STRICT : ROWS[provider])), rules: ids });
 }
 
 /** Every profile, built once. */
