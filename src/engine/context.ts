@@ -106,7 +106,7 @@ export function rebuildingPass<F extends { index: number }>({
   issues,
   rebuild,
   ...pass
-}: Pick<RepairPass, "name" | "structural" | "clean"> &
+}: Omit<RepairPass, "find" | "repair"> &
   Partial<Pick<RepairPass, "find">> & {
     classify(messages: readonly BaseMessage[], ctx: FindContext): F[];
     issues(finding: F, ctx: FindContext): Issue[];
