@@ -17,7 +17,6 @@ import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
 import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type RepairPass } from "../context";
-import type { ToolCallProblem } from "../../types";
 
 type Call = Dict & { id?: string; name?: string };
 const NO_CALLS: Call[] = [];
@@ -80,7 +79,7 @@ export const callStepsPass: RepairPass = {
     };
   },
   find(messages, ctx) {
-    const problems: ToolCallProblem[] = [];
+    const problems: ReturnType<RepairPass["find"]> = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
       const first = callsOf(messages[index] as AIMessage)[0];
       if (split) problems.push(problem(ctx, "parallel_calls", index, PARALLEL));
