@@ -18,7 +18,6 @@ import { OpenCalls, type Loose, type Walk } from "./context";
 import { PASSES } from "./pipeline";
 import { shapePass } from "./passes/shape";
 import { pairingPass } from "./passes/pairing";
-import type { ProviderProfile } from "./profiles";
 
 const MESSAGE_SYMBOL = Symbol.for("langchain.message");
 const NONE: readonly Loose[] = [];
@@ -46,7 +45,7 @@ export class CleanWalk implements Walk {
   private readonly ai: Visit[] = [];
 
   constructor(
-    readonly profile: ProviderProfile,
+    readonly profile: Walk["profile"],
     readonly toolsAsText = false,
   ) {
     for (const pass of ORDER) {

@@ -15,7 +15,6 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { callStepOf, rewriteToolCalls, withPlaceholderSignature } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, resultIdOf, turnOf, type Dict } from "../../messages/inspect";
 import { GEMINI_SIGNATURES_KEY, PLACEHOLDER_THOUGHT_SIGNATURE } from "../../messages/responses";
-import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type RepairPass } from "../context";
 
 type Call = Dict & { id?: string; name?: string };
@@ -42,7 +41,7 @@ function answeredRightAfter(messages: readonly BaseMessage[], index: number, cal
 }
 
 /** Judges each message (the pass and the clean walk alike): what its step needs, if anything. */
-function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCalls }: ProviderProfile) {
+function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCalls }: FindContext["profile"]) {
   let currentTurn = messages.length;
   while (currentTurn > 0 && turnOf(messages[currentTurn - 1]) !== "user") currentTurn--;
   // `split`: the message becomes one step per call; `sign`: its first call lacks a signature the current turn needs.

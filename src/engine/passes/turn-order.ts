@@ -16,7 +16,6 @@ import { HumanMessage, type BaseMessage, type MessageContent } from "@langchain/
 import { rebuildMessage, syntheticAssistantMessage, syntheticUserMessage } from "../../messages/build";
 import { textTurnsInReasoningLoop, userTurnsInReasoningLoop } from "../../messages/exchanges";
 import { isReasoningBlock, turnOf, type Turn } from "../../messages/inspect";
-import type { ProviderProfile } from "../profiles";
 import { findEach, problem, sameOrNew, type FindContext, type PassContext, type RepairPass } from "../context";
 
 const USER_AFTER_USER = "a user message right after another user message";
@@ -54,7 +53,7 @@ const kindOf = (fix: object) => (fix === FIXES.lead ? "leading_non_user" : "cons
  * Judges each message against the turn before it (the pass and the clean walk alike): what it needs, if anything.
  * System messages are no turn here: they do not alternate.
  */
-function turnJudge({ leadingUser, alternation }: ProviderProfile) {
+function turnJudge({ leadingUser, alternation }: FindContext["profile"]) {
   let prev: Turn;
   let prevMessage: BaseMessage | undefined;
   const reset = () => {
@@ -147,7 +146,7 @@ const JOIN_DETAIL =
  * messages to join, then the user messages to move where turns need not alternate (Bedrock's follow tool results:
  * the judge finds those, and the repair moves them).
  */
-const loopTurns = (messages: readonly BaseMessage[], { alternation, signedReasoning }: ProviderProfile) =>
+const loopTurns = (messages: readonly BaseMessage[], { alternation, signedReasoning }: FindContext["profile"]) =>
   signedReasoning
     ? [
         ...textTurnsInReasoningLoop(messages, alternation).map((i) => [i, JOIN_DETAIL] as const),
