@@ -108,8 +108,7 @@ function repairingSaver(
   async function repairRead(tuple: CheckpointTuple, config: RunnableConfig) {
     const messages = messagesOf(tuple.checkpoint);
     // Its messages, in any shape the messages reducer takes; what is not a message is the reducer's business.
-    const start = tuple.checkpoint.channel_values.__start__ as Dict | undefined;
-    const input = [start?.[key]].flat().flatMap((item, i) => {
+    const input = [(tuple.checkpoint.channel_values.__start__ as Dict | undefined)?.[key]].flat().flatMap((item, i) => {
       try {
         return [readMessage(item, i)];
       } catch {
@@ -236,9 +235,8 @@ function repairingSaver(
     get: async (config) => (await getTuple(config))?.checkpoint,
     // An id may be used again after its thread is deleted: nothing remembered of the old thread may reach the new one.
     deleteThread: (threadId) => {
-      const prefix = `${threadId}\0`;
       for (const memory of [runs, salvaged, unappliedInputs, reportedReads, checkedPlaceholders])
-        for (const k of memory.keys()) if (k.startsWith(prefix)) memory.delete(k);
+        for (const k of memory.keys()) if (k.startsWith(`${threadId}\0`)) memory.delete(k);
       return inner.deleteThread(threadId);
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.

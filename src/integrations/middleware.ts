@@ -17,10 +17,10 @@ import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
 import { repairedRequest, reportedOnce, type RepairReporting } from "./events";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { withToolCallRepair } from "./checkpointer";
+import { CHECKPOINTER_OPTIONS, withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import type { Dict } from "../values";
-import { only, repairersOf, STORED_SURFACE_OPTIONS, SURFACE_OPTIONS } from "./surface-options";
+import { only, repairersOf, SURFACE_OPTIONS } from "./surface-options";
 import { option, readOptions } from "../options";
 import { persistingStep } from "./run-salvage";
 
@@ -135,12 +135,11 @@ export interface ToolCallRepairSetup {
  * request's placeholder and the stored one are one repair).
  */
 export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
-  const given = readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS);
-  const all = reportedOnce(given);
+  const all = reportedOnce(readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS));
   return {
     middleware: toolCallRepairMiddleware(all),
     // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
     // `toolsInRequest` (it shapes no request).
-    checkpointer: (saver) => withToolCallRepair(saver, only(all, STORED_SURFACE_OPTIONS)),
+    checkpointer: (saver) => withToolCallRepair(saver, only(all, CHECKPOINTER_OPTIONS)),
   };
 });

@@ -121,7 +121,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
       return await send(messages);
     } catch (error) {
       if (!recoverRejections) throw error;
-      const step = await retryOnce(error, messages, repairers.recovery(repairer), send);
+      const { answer, ...step } = await retryOnce(error, messages, repairers.recovery(repairer), send);
       repairers.learn(step.rejection, repairer);
       await reportRepairs(step.repairs, options, {
         surface: "recovery",
@@ -130,11 +130,11 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
         run,
       });
       try {
-        options.onRecovery?.({ rejection: step.rejection, repairs: step.repairs, messages: step.messages });
+        options.onRecovery?.(step);
       } catch {
         // A reporting callback cannot fail the answer.
       }
-      return step.answer;
+      return answer;
     }
   };
 

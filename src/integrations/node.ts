@@ -95,8 +95,7 @@ const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, messagesKey: option.name };
 export const toolCallRepairKit = boundary(
   "toolCallRepairKit",
   (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
-    const given = readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS);
-    const all = reportedOnce(given);
+    const all = reportedOnce(readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS));
     return {
       model: (llm) => withRequestRepair(llm, only(all, REQUEST_REPAIR_OPTIONS)),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.
