@@ -42,17 +42,13 @@ const FLAGS = {
     "tool-repair-manifest-<UTC time>.jsonl here); revert: the list to undo",
 };
 
-/** parseArgs' table; `--help` and `--version` are answered before the command loads (start.ts). */
-const OPTIONS = Object.fromEntries(
-  Object.entries(FLAGS).map(([name, text]) => [
-    name,
-    { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" },
-  ]),
-) as NonNullable<ParseArgsConfig["options"]>;
-
+/** parseArgs' table, filled in as the help's lines are made; `--help` and `--version` are answered before the command loads (start.ts). */
+const OPTIONS: NonNullable<ParseArgsConfig["options"]> = {};
 const lines = Object.entries(FLAGS).map(([name, text]) => {
-  const at = text.indexOf(" ");
-  return `  ${`--${name} ${text.slice(0, at)}`.padEnd(31)}${text.slice(at + 1).replace("\n", `\n${" ".repeat(33)}`)}`;
+  OPTIONS[name] = { type: text[0] === " " ? "boolean" : "string", multiple: name === "thread" };
+  return `--${name} ${text}`
+    .replace(/^\S+ \S* /, (flag) => `  ${flag.padEnd(31)}`)
+    .replace("\n", `\n${" ".repeat(33)}`);
 });
 
 export const HELP = `langgraph-tool-repair: find and fix LangGraph threads whose tool calls and results no longer match
@@ -124,14 +120,11 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = 
     // parseArgs names the flag, never a value; an unknown flag is said with the nearest known one.
     const { message } = error as Error;
     const unknown = /^Unknown option '(.*)'\. /.exec(message)?.[1];
-    const near = unknown && didYouMean(unknown.replace(/^-+/, ""), Object.keys(OPTIONS), "--", "");
+    const near = unknown && didYouMean(unknown.replace(/^-+/, ""), Object.keys(FLAGS), "--", "");
     throw new UsageError(unknown ? `unknown option ${unknown}${near}` : message);
   }
-  const {
-    values,
-    positionals: [command, ...rest],
-  } = parsed;
-  const v = values as Record<string, string | undefined>;
+  const [command, ...rest] = parsed.positionals;
+  const v = parsed.values as Record<string, string | undefined>;
   const commands = ["scan", "repair", "revert"];
   check(
     commands.includes(command),
@@ -144,9 +137,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = 
   check(!stray, `--${stray} goes with repair --apply${stray === "apply" ? "" : " or revert"}`);
   check(command !== "revert" || v.manifest, "revert needs --manifest FILE (the one repair --apply wrote)");
 
-  const stores = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
-  check(stores.length === 1, "give one store: --sqlite FILE, --postgres URL or --saver MODULE");
-  const [kind] = stores;
+  const [kind, other] = (["sqlite", "postgres", "saver"] as const).filter((kind) => v[kind] !== undefined);
+  check(kind && !other, "give one store: --sqlite FILE, --postgres URL or --saver MODULE");
   const spec = v[kind]!;
   check(spec, `--${kind} ${FLAGS[kind].split(" ")[0]}: empty`);
   const url = kind === "postgres" && spec.startsWith("env:") ? env[spec.slice(4)] : spec;
@@ -158,12 +150,11 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = 
   const store =
     kind === "sqlite" ? { kind, file: spec } : kind === "postgres" ? { kind, url } : { kind, ...parseSaverSpec(spec) };
 
-  const json = v["saver-options"];
   let saverOptions: Record<string, unknown> | undefined;
-  if (json !== undefined) {
+  if (v["saver-options"] !== undefined) {
     check(kind !== "sqlite", "--saver-options applies to --saver and --postgres");
     try {
-      saverOptions = JSON.parse(json);
+      saverOptions = JSON.parse(v["saver-options"]);
     } catch {} // not JSON: refused below as not an object
     check(saverOptions?.constructor === Object, "--saver-options: expected a JSON object");
   }
@@ -175,7 +166,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}, now = 
   );
   const messagesKey = v["messages-key"] ?? "messages";
   check(messagesKey, "--messages-key: empty key");
-  const threads = values.thread as string[] | undefined;
+  const threads = parsed.values.thread as string[] | undefined;
   check(!threads?.includes(""), "--thread: empty thread id");
   const [, index, count] = (v.shard && /^(\d+)\/(\d+)$/.exec(v.shard.trim())?.map(Number)) || [];
   check(

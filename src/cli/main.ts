@@ -26,9 +26,9 @@ export interface CliIO extends ConfirmIO {
 export async function runCli(argv: string[], io: CliIO) {
   // Before the command line is read no secret is known: the generic URL masks still apply.
   let redact = redactor([]);
-  const out = { write: (text: string) => io.stdout.write(redact(text)) };
-  const err = { write: (text: string) => io.stderr.write(redact(text)) };
-  const fail = (message: string) => (err.write(`langgraph-tool-repair: ${message}\n`), 2);
+  const out = (text: string) => io.stdout.write(redact(text));
+  const err = (text: string) => io.stderr.write(redact(text));
+  const fail = (message: string) => (err(`langgraph-tool-repair: ${message}\n`), 2);
   let args: CliArgs;
   try {
     args = parseCliArgs(argv, io.env ?? process.env);
@@ -36,45 +36,32 @@ export async function runCli(argv: string[], io: CliIO) {
     return fail(`${(error as Error).message}\nRun with --help for usage.`);
   }
   // What must never be printed: the PostgreSQL URL and its parts, secret-looking saver options.
-  const {
-    command,
-    store,
-    saverOptions,
-    json,
-    verbose,
-    apply,
-    yes,
-    manifest: path,
-    progress: forced,
-    ...selection
-  } = args;
+  const { command, store, saverOptions, json, verbose, apply, yes, manifest: path, progress, ...selection } = args;
   const { threads, limit, messagesKey } = selection;
   redact = redactor([...(store.kind === "postgres" ? urlSecrets(store.url) : []), ...optionSecrets(saverOptions)]);
   const opened = await openStore(args, io.importModule).catch((error: Error) => error);
   if (opened instanceof Error)
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { saver, label } = opened;
-  const progress = progressLine(io.stderr, undefined, forced);
-  const ask = (question: () => Promise<string | undefined>) =>
-    confirmWrites(question, command === "revert" ? "revert" : "repair --apply", yes, io);
-  const declined = () => (out.write("Nothing written.\n"), 1);
+  const meter = progressLine(io.stderr, undefined, progress);
+  const declined = () => (out("Nothing written.\n"), 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
     if (apply) manifest = openManifest(path);
     if (command === "revert") {
       const lines = readManifest(path!);
-      progress.total(lines.length);
+      meter.total(lines.length);
       const question = `Revert ${many(lines.length, "thread")} in ${label} to what they held before the repair?`;
-      if (!(await ask(async () => question))) return declined();
+      if (!(await confirmWrites(async () => question, "revert", yes, io))) return declined();
       const counts = { reverted: 0, skipped: 0, failed: 0 };
       for await (const report of revertThreads(saver, messagesKey, lines, io.signal)) {
         counts[report.status]++;
-        progress.above(() => out.write(`${json ? JSON.stringify(report) : renderRevert(report)}\n`));
-        progress.tick("");
+        meter.above(() => out(`${json ? JSON.stringify(report) : renderRevert(report)}\n`));
+        meter.tick();
       }
-      progress.finish("");
+      meter.finish();
       const summary = Object.entries(counts).map(([status, n]) => `${num(n)} ${status}`);
-      if (!json) out.write(`${label}: ${summary.join(", ")}\n`);
+      if (!json) out(`${label}: ${summary.join(", ")}\n`);
       return io.signal?.aborted ? 130 : counts.skipped + counts.failed && 1;
     }
     // A mistyped --thread would otherwise read as a clean store, or be left out of a repair without a word.
@@ -84,7 +71,7 @@ export async function runCli(argv: string[], io: CliIO) {
     if (missing.length) throw new UsageError(`--thread: no checkpoint in ${label} for ${missing.join(", ")}`);
     const options = { ...selection, signal: io.signal };
     // Counted beside the scan; the last progress line waits for the total.
-    const counted = (io.stderr.isTTY || forced) && countThreads(saver, options).then(progress.total, () => {});
+    const counted = (io.stderr.isTTY || progress) && countThreads(saver, options).then(meter.total, () => {});
     const broken = async () => {
       let n = 0;
       for await (const report of scanThreads(saver, { ...options, limit: undefined }))
@@ -93,7 +80,7 @@ export async function runCli(argv: string[], io: CliIO) {
       if (n)
         return `Repair ${many(n, "broken thread")} in ${label} (a new checkpoint on top of each, listed in ${manifest!.path})?`;
     };
-    if (apply && !(await ask(broken))) return declined();
+    if (apply && !(await confirmWrites(broken, "repair --apply", yes, io))) return declined();
     const repair = command === "repair";
     const tally = new Tally();
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
@@ -102,11 +89,11 @@ export async function runCli(argv: string[], io: CliIO) {
       const { threadId: thread, namespace, checkpointId: previousCheckpointId = "" } = report;
       if (checkpointId) manifest!.add({ thread, namespace, previousCheckpointId, checkpointId });
       const lines = json ? [reportJson(report)] : renderThread(report, verbose);
-      if (lines.length) progress.above(() => out.write(`${lines.join("\n")}\n`));
-      progress.tick(`${num(tally.count("broken"))} broken`);
+      if (lines.length) meter.above(() => out(`${lines.join("\n")}\n`));
+      meter.tick(`${num(tally.count("broken"))} broken`);
     }
     await counted;
-    progress.finish(`${num(tally.count("broken"))} broken`);
+    meter.finish(`${num(tally.count("broken"))} broken`);
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
     if (!interrupted && tally.threads && tally.count("no_messages") === tally.threads)
@@ -120,10 +107,10 @@ export async function runCli(argv: string[], io: CliIO) {
       : limited
         ? `--limit ${limit} reached; run again for the rest`
         : undefined;
-    if (!json) out.write(`${renderSummary(tally, { label, repair, stopped, next }, verbose).join("\n")}\n`);
+    if (!json) out(`${renderSummary(tally, { label, repair, stopped, next }, verbose).join("\n")}\n`);
     const written = manifest?.close();
     if (written)
-      (json ? err : out).write(
+      (json ? err : out)(
         `Manifest: ${manifest!.path} (${many(written, "thread")} changed); undo with: ` +
           `langgraph-tool-repair revert <the same store flags> --manifest ${manifest!.path}\n`,
       );

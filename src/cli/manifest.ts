@@ -35,7 +35,8 @@ export async function confirmWrites(ask: () => Promise<string | undefined>, what
     signal?.addEventListener("abort", () => resolve(""));
   });
   lines.close();
-  return /^\s*y(es)?\s*$/i.test(answer ?? "");
+  // No line (stdin closed): undefined, which is no yes either.
+  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 const FIELDS = ["thread", "namespace", "previousCheckpointId", "checkpointId"] as const;
@@ -77,12 +78,12 @@ export function readManifest(path: string) {
     .split("\n")
     .flatMap((text, i) => {
       if (!text.trim()) return [];
-      let line: Record<string, unknown> | undefined;
+      let line: ManifestLine | undefined;
       try {
         line = JSON.parse(text);
       } catch {} // refused below
       if (!FIELDS.every((field) => typeof line?.[field] === "string"))
         throw new UsageError(`--manifest ${path}: line ${i + 1} is not a manifest line (${FIELDS.join(", ")})`);
-      return [line as unknown as ManifestLine];
+      return [line!];
     });
 }

@@ -34,7 +34,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       total = n;
     },
     /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
-    tick(note: string) {
+    tick(note = "") {
       done++;
       const at = now();
       if (!(live || force) || at - last < (live ? 100 : 1000)) return;
@@ -51,7 +51,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       if (line) stream.write(CLEAR + line);
     },
     /** Clears the progress line; forced progress ends with the last count. */
-    finish(note: string) {
+    finish(note = "") {
       if (line) stream.write(CLEAR);
       else if (force && !live && done > 0) stream.write(`${text(note)}\n`);
     },

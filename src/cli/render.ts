@@ -32,15 +32,14 @@ const requestsTo = (provider?: Provider) =>
  */
 export function renderThread(r: Report, verbose = false) {
   const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
-  const { status } = r;
-  if (status !== "would_repair" && status !== "repaired") {
-    const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[status];
+  if (r.status !== "would_repair" && r.status !== "repaired") {
+    const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[r.status];
     return says ? [`${where}: ${says}: ${"found" in r ? r.reason : r.error}`] : [];
   }
-  const salvaged = r.salvaged.length ? `, ${many(r.salvaged.length, "real result")} put back from pending writes` : "";
-  const done = `${many(r.repairs.length, "repair")}${salvaged}`;
+  let done = many(r.repairs.length, "repair");
+  if (r.salvaged.length) done += `, ${many(r.salvaged.length, "real result")} put back from pending writes`;
   const lines = [
-    status === "repaired"
+    r.status === "repaired"
       ? `${where}: repaired (${done}); new checkpoint ${r.written?.configurable?.checkpoint_id} on top of ${r.checkpointId}`
       : `${where}: would repair (${done}) on top of checkpoint ${r.checkpointId}`,
   ];
