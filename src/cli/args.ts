@@ -97,11 +97,12 @@ export function parseSince(text: string, now: Date) {
 }
 
 function positiveInteger(name: string, text?: string, max = Number.MAX_SAFE_INTEGER) {
+  if (text === undefined) return;
   check(
-    text === undefined || (/^\d+$/.test(text) && +text >= 1 && +text <= max),
+    /^\d+$/.test(text) && +text >= 1 && +text <= max,
     `--${name}: expected a whole number from 1 to ${max}, got "${text}"`,
   );
-  return text === undefined ? undefined : +text;
+  return +text;
 }
 
 /** `MODULE[:EXPORT]`: the export is the part after the last colon when it is an identifier (not `C:\\`). */

@@ -19,7 +19,7 @@ startCli(process.argv.slice(2), io, () => import("./main")).then(
     // Whatever a saver module left open (a pool, a timer) must not keep the command alive.
     setTimeout(() => process.exit(code), 2_000).unref();
   },
-  (error: unknown) => {
+  (error) => {
     process.stderr.write(`langgraph-tool-repair: ${error instanceof Error ? error.name : "error"}\n`);
     process.exit(2);
   },

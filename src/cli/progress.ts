@@ -30,7 +30,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
   };
   return {
     /** The number of threads to go through, once known. */
-    total(n: number | undefined) {
+    total(n?: number) {
       total = n;
     },
     /** One more thread done; `note` is a short tally shown after the rate ("12 broken"). */
