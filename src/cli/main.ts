@@ -44,7 +44,8 @@ export async function runCli(argv: string[], io: CliIO) {
     return fail(opened instanceof UsageError ? opened.message : `could not open the store: ${opened.message}`);
   const { saver, label } = opened;
   const meter = progressLine(io.stderr, undefined, progress);
-  const declined = () => (out("Nothing written.\n"), 1);
+  // Declined, or Ctrl-C at the question.
+  const declined = () => (out("Nothing written.\n"), io.signal?.aborted ? 130 : 1);
   let manifest: ReturnType<typeof openManifest> | undefined;
   try {
     if (apply) manifest = openManifest(path);

@@ -33,6 +33,7 @@ export async function confirmWrites(ask: () => Promise<string | undefined>, what
   const answer = await new Promise<string>((resolve) => {
     lines.once("line", resolve).once("close", resolve);
     signal?.addEventListener("abort", () => resolve(""));
+    if (signal?.aborted) resolve(""); // Ctrl-C while the question was made (its scan stops early)
   });
   lines.close();
   // No line (stdin closed): undefined, which is no yes either.

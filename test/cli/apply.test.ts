@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../src/cli/main";
@@ -79,6 +79,26 @@ describe("repair --apply asks before writing", () => {
     expect(nothing.stdout).not.toContain("[y/N]");
     expect(nothing.stdout).toContain("nothing to repair");
     expect(nothing.code).toBe(0);
+  });
+
+  it("Ctrl-C at the question: nothing written, exit 130 (stopped), not 1 (declined)", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const { broken } = await seeded(store, { brokenSend: 1, clean: 0 });
+    const head = await headOf(store.saver, broken[0]);
+    const manifest = manifestPath();
+    const stop = new AbortController();
+    let stdout = "";
+    const stdin = Object.assign(new PassThrough(), { isTTY: true }); // nobody answers
+    const write = (t: string) => ((stdout += t), t.includes("[y/N]") && stop.abort(), true);
+    const run = await runCliHere(["repair", ...flagsOf(store), "--apply", "--manifest", manifest], {
+      stdin,
+      stdout: { isTTY: true, write },
+      signal: stop.signal,
+    });
+    expect(stdout).toContain("[y/N] Nothing written.");
+    expect(run.code).toBe(130);
+    expect(await headOf(store.saver, broken[0])).toBe(head);
+    expect(existsSync(manifest)).toBe(false);
   });
 
   it("without a terminal and without --yes: refused before anything is read or written (exit 2); --yes goes ahead", async (context) => {
