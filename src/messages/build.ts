@@ -67,7 +67,7 @@ const renamed = (item: Dict, id: string, own?: string) =>
 const listOf = (value: unknown) => (Array.isArray(value) ? value : []);
 
 /** `kwargs` without its reasoning item when that item is among `dropped` (a copy then). */
-function withoutReasoning(kwargs: Dict, dropped: readonly string[]) {
+function withoutReasoning(kwargs: Dict, dropped: string[]) {
   const { reasoning, ...rest } = kwargs;
   return isDict(reasoning) && dropped.includes(reasoning.id as string) ? rest : kwargs;
 }
@@ -100,7 +100,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     if (!changed) return;
     const list = ref.location.startsWith("content.") ? "content" : ref.location;
     edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));
-    if (ref.location === "content.server_tool_use") servers.set(ref.rawId, e);
+    if (ref.location === "content.server_tool_use") servers.set(stored, e);
   });
   if (edits.size === 0 && promoted.length === 0) return message;
   const m = fieldsOf(message);
@@ -131,7 +131,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   const content = m.content;
   if (servers.size > 0 && Array.isArray(content))
     content.forEach((block, i) => {
-      const e = isServerToolResultBlock(block) ? servers.get(block.tool_use_id) : undefined;
+      const e = isServerToolResultBlock(block) && servers.get(block.tool_use_id);
       if (e) edits.get("content")!.set(i, e);
     });
 
@@ -192,31 +192,31 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
  * spreading two objects into a third makes V8 build it in a slow shape that the message then keeps (measured 20x
  * slower to build).
  */
-function carried(message: object, fields: Dict, always: readonly string[], optional: readonly string[]) {
+function carried(message: object, fields: Dict, always: string[], optional: string[]) {
   const m = message as Dict;
   const own = (key: string) => (key in fields ? fields[key] : m[key]);
   const init: Dict = { content: "content" in fields || m.content !== undefined ? own("content") : "" };
   for (const key of always)
     init[key] = key in fields || key === "tool_call_id" || Array.isArray(m[key]) ? own(key) : [];
-  for (const key of RECORDS) init[key] = key in fields || isDict(m[key]) ? own(key) : {};
+  for (const key of ["additional_kwargs", "response_metadata"])
+    init[key] = key in fields || isDict(m[key]) ? own(key) : {};
   for (const key of optional) if (own(key) !== undefined) init[key] = own(key);
   return init;
 }
-
-const RECORDS = ["additional_kwargs", "response_metadata"];
-const ASSISTANT = [
-  ["tool_calls", "invalid_tool_calls"],
-  ["id", "name", "usage_metadata"],
-] as const;
-const TOOL = [["tool_call_id"], ["id", "name", "status", "artifact"]] as const;
 
 /**
  * A new message of the same kind with `fields` replaced and every other constructor field carried over (the
  * one place that knows each class's fields).
  */
 export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict) {
-  if (AIMessage.isInstance(message)) return new AIMessage(carried(message, fields, ...ASSISTANT) as never) as never;
-  if (ToolMessage.isInstance(message)) return new ToolMessage(carried(message, fields, ...TOOL) as never) as never;
+  if (AIMessage.isInstance(message))
+    return new AIMessage(
+      carried(message, fields, ["tool_calls", "invalid_tool_calls"], ["id", "name", "usage_metadata"]) as never,
+    ) as never;
+  if (ToolMessage.isInstance(message))
+    return new ToolMessage(
+      carried(message, fields, ["tool_call_id"], ["id", "name", "status", "artifact"]) as never,
+    ) as never;
   // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
   // own constructor with its own kwargs.
   const init = carried(message, fields, [], ["id", "name"]);
@@ -226,10 +226,10 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict) 
 /** `additional_kwargs` holding the repair marker (its fields that are set, one by one: a repair makes one per synthetic message). */
 function marker(fields: Partial<RepairMarker>) {
   const set: Dict = {};
-  for (const key of MARKER_FIELDS) if (fields[key] !== undefined) set[key] = fields[key];
+  for (const key of ["synthetic", "reason", "toolCallId", "toolName", "toolRun"] as const)
+    if (fields[key] !== undefined) set[key] = fields[key];
   return { [REPAIR_MARKER_KEY]: set };
 }
-const MARKER_FIELDS = ["synthetic", "reason", "toolCallId", "toolName", "toolRun"] as const;
 
 /**
  * A result for a call that has no real one. Providers ignore `status`, so the content itself says what is known
@@ -326,9 +326,8 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
 export function toolResultAsUserText(result: ToolMessage, reason: string) {
   const toolName = nonEmptyString(result.name);
   const toolCallId = nonEmptyString(result.tool_call_id);
-  const failed = result.status === "error" ? " (the tool reported an error)" : "";
-  const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
-  const content = result.content;
+  const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${result.status === "error" ? " (the tool reported an error)" : ""}:]`;
+  const { content } = result;
   const blocks = Array.isArray(content)
     ? Array.from(content, (b) =>
         typeof b === "string"
@@ -439,7 +438,8 @@ export function clientCallsAsText(message: AIMessage, calls: DistinctCall[]) {
     )
     .join("\n");
   const own = stripped.content;
-  const content =
-    typeof own === "string" ? (isBlankText(own) ? text : `${own}\n\n${text}`) : [...own, { type: "text", text }];
-  return rebuildMessage(stripped, { content });
+  return rebuildMessage(stripped, {
+    content:
+      typeof own === "string" ? (isBlankText(own) ? text : `${own}\n\n${text}`) : [...own, { type: "text", text }],
+  });
 }
