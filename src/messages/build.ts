@@ -115,14 +115,13 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     });
   };
 
-  let kwargs = isDict(m.additional_kwargs) ? m.additional_kwargs : {};
+  let kwargs = { ...fieldsOf(m.additional_kwargs) };
   for (const key of ["tool_calls", "tool_use", "toolUse"]) {
     const location = `additional_kwargs.${key}`;
     if (!edits.has(location)) continue;
     const value = kwargs[key];
     const many = Array.isArray(value);
     const rewritten = apply(many ? value : [value], location, key === "toolUse" ? "toolUseId" : "id") as unknown[];
-    kwargs = { ...kwargs };
     if (rewritten.length === 0) delete kwargs[key];
     else kwargs[key] = many ? rewritten : rewritten[0];
   }
@@ -148,10 +147,9 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     kwargs = withoutReasoning(kwargs, droppedReasoning);
   }
   if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
-  const toolCalls = apply(listOf(m.tool_calls), "tool_calls") as unknown[];
   return rebuildMessage(message, {
     content: apply(content, "content"),
-    tool_calls: promoted.length > 0 ? [...toolCalls, ...promoted] : toolCalls,
+    tool_calls: [...(apply(listOf(m.tool_calls), "tool_calls") as unknown[]), ...promoted],
     invalid_tool_calls: apply(listOf(m.invalid_tool_calls), "invalid_tool_calls"),
     additional_kwargs: kwargs,
     response_metadata: meta,
@@ -219,8 +217,9 @@ export function rebuildMessage<T extends BaseMessage>(message: T, fields: Dict) 
     ) as never;
   // Any other class (human, system, chat: its role is among its kwargs, function messages, custom subclasses): its
   // own constructor with its own kwargs.
-  const init = carried(message, fields, [], ["id", "name"]);
-  return new (message.constructor as new (fields: Dict) => T)(Object.assign({}, message.lc_kwargs, init));
+  return new (message.constructor as new (fields: Dict) => T)(
+    Object.assign({}, message.lc_kwargs, carried(message, fields, [], ["id", "name"])),
+  );
 }
 
 /** `additional_kwargs` holding the repair marker (its fields that are set, one by one: a repair makes one per synthetic message). */
@@ -254,8 +253,7 @@ export const syntheticToolResult = (args: {
 
 /** What the model should do about a call that may have started: check first, unless the tool only reads. */
 const CHECK_FIRST =
-  "It may have started, and may have taken effect; its outcome is unknown. " +
-  "Do not call it again without first checking whether it already took effect.";
+  "It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.";
 const READ_ONLY = "It is read-only, so it can simply be called again if its result is still needed.";
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
@@ -284,8 +282,7 @@ export const defaultSyntheticText = boundary(
   (call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState; readOnly?: boolean }) => {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
-    const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
-    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${again}`;
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice}`;
   },
 );
 
@@ -308,10 +305,12 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
  */
 export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: string | undefined) {
   const toolName = typeof result.name === "string" ? result.name : undefined;
-  const label =
-    `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}` +
-    "; its tool call is no longer in this conversation.]";
-  return userText(result.content, label, result.id, { reason: "orphan_result", toolCallId, toolName });
+  return userText(
+    result.content,
+    `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}; its tool call is no longer in this conversation.]`,
+    result.id,
+    { reason: "orphan_result", toolCallId, toolName },
+  );
 }
 
 /** Content block types every adapter sends in a user message (text, images, files, audio, video). */
@@ -415,8 +414,7 @@ export function serverToolBlockAsText(block: Dict) {
       : "";
   const text =
     type === "server_tool_use"
-      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) ` +
-        `with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
       : `[Result of the ${String(type).replace(/_tool_result$/, "")} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n` +
         (lines || safeJson(content ?? null, 20_000));
   return { type: "text", text };
