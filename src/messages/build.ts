@@ -329,11 +329,9 @@ export function toolResultAsUserText(result: ToolMessage, reason: string) {
   const { content } = result;
   const blocks = Array.isArray(content)
     ? Array.from(content, (b) =>
-        typeof b === "string"
-          ? { type: "text", text: b }
-          : isDict(b) && USER_BLOCK_TYPES.has(b.type as string)
-            ? b
-            : { type: "text", text: safeJson(b, 20_000) },
+        isDict(b) && USER_BLOCK_TYPES.has(b.type as string)
+          ? b
+          : { type: "text", text: typeof b === "string" ? b : safeJson(b, 20_000) },
       )
     : undefined;
   const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
