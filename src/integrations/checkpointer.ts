@@ -154,8 +154,8 @@ function repairingSaver(
       ? await discardedResults(inner, parent, key, open)
       : resultsInWrites(parent?.pendingWrites, key, open);
     for (const id of open) {
-      const result = found.has(id) ? undefined : salvaged.get(`${String(thread_id)}\0${id}`);
-      if (result) found.set(id, result);
+      const result = salvaged.get(`${String(thread_id)}\0${id}`);
+      if (result && !found.has(id)) found.set(id, result);
     }
     if (messages)
       addKnownPlaceholders(messages, open, found, approvalRequests(parent), stored.options.syntheticResultText);

@@ -22,7 +22,7 @@ import { unansweredCallIds } from "../messages/exchanges";
 import { isAssistant, isNoResult } from "../messages/inspect";
 import { safeJson, type Dict } from "../values";
 import { discardedResults } from "../threads/salvage";
-import type { RepairSurface, ToolCallRepair } from "../types";
+import type { RepairSurface } from "../types";
 import { evictOldest, graphNamespace, orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
@@ -45,9 +45,7 @@ const walkedBySaver = new WeakMap<object, Map<string, { result?: ToolMessage; as
 /** The open calls of `messages`, each with the message that made it. */
 function* openCalls(messages: readonly BaseMessage[], open: ReadonlySet<string>) {
   for (const m of messages)
-    if (isAssistant(m))
-      for (const call of m.tool_calls ?? [])
-        if (call.id !== undefined && open.has(call.id)) yield { m, call, id: call.id };
+    if (isAssistant(m)) for (const call of m.tool_calls ?? []) if (open.has(call.id!)) yield { m, call, id: call.id! };
 }
 
 const callKey = (name: unknown, args: unknown) => `${String(name)}\0${safeJson(args, Infinity)}`;
@@ -147,7 +145,7 @@ export function withRunSalvage(
   reporting: RepairReporting,
   { options }: Repairer,
 ) {
-  const unchanged = { messages, repairs: [] as ToolCallRepair[] };
+  const unchanged = { messages, repairs: [] };
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
   const saver: BaseCheckpointSaver | undefined = given?.[WRAPPED_SAVER] ?? given;
@@ -157,12 +155,12 @@ export function withRunSalvage(
       const open = unansweredCallIds(messages);
       if (!open.size) return unchanged;
       const namespace = graphNamespace(checkpoint_ns);
-      const calls = new Map<string, { key: string; asked: string }>();
-      for (const { m, call, id } of openCalls(messages, open))
-        calls.set(id, {
-          key: `${String(thread_id)}\0${namespace}\0${m.id}\0${id}`,
-          asked: callKey(call.name, call.args),
-        });
+      const calls = new Map(
+        Array.from(openCalls(messages, open), ({ m, call, id }) => [
+          id,
+          { key: `${String(thread_id)}\0${namespace}\0${m.id}\0${id}`, asked: callKey(call.name, call.args) },
+        ]),
+      );
       let walked = walkedBySaver.get(saver);
       if (!walked) walkedBySaver.set(saver, (walked = new Map()));
       const found = new Map<string, ToolMessage>();
@@ -183,19 +181,17 @@ export function withRunSalvage(
           saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
         const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());
         const passed = new Set<string>();
-        const results = tuple
-          ? await discardedResults(
-              saver,
-              tuple,
-              messagesKey,
-              toWalk,
-              (visited) => approvalRequests(visited, asked),
-              (id) => passed.add(id),
-            )
-          : undefined;
+        const results = await discardedResults(
+          saver,
+          tuple,
+          messagesKey,
+          toWalk,
+          (visited) => approvalRequests(visited, asked),
+          (id) => passed.add(id),
+        );
         for (const id of toWalk) {
           const call = calls.get(id);
-          const result = results?.get(id);
+          const result = results.get(id);
           if (result) found.set(id, result);
           if (!call || !(result || passed.has(id))) continue;
           evictOldest(walked, 10_000);

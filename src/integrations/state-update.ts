@@ -35,7 +35,7 @@ export function withUniqueIds(messages: readonly BaseMessage[]) {
         { argument: "messages", index },
       );
     const out = hasId(m) && !seen.has(m.id) ? m : withNewId(m);
-    seen.add(out.id as string);
+    seen.add(out.id!);
     return out;
   });
 }

@@ -11,12 +11,12 @@ import { threadOf } from "./events";
 import { type OptionTable, REPORTING } from "../options";
 
 const { level: _decidedBySurface, ...passedOn } = ENGINE_OPTIONS;
-const { trailing: _keptForResume, toolsInRequest: _requestShaping, ...passedToStore } = passedOn;
 
 /** The options every surface that repairs requests or state takes (the engine's, but `level`, and reporting). */
 export const SURFACE_OPTIONS = { ...passedOn, ...REPORTING };
+const { trailing: _keptForResume, toolsInRequest: _requestShaping, ...passedToStore } = SURFACE_OPTIONS;
 /** The options of a surface that repairs stored threads (which decides `trailing` too, and shapes no request). */
-export const STORED_SURFACE_OPTIONS = { ...passedToStore, ...REPORTING };
+export const STORED_SURFACE_OPTIONS = passedToStore;
 
 /** The options of `given` that `table` declares: what a setup hands one of its pieces. */
 export const only = <T extends object>(given: T, table: OptionTable) =>

@@ -33,8 +33,7 @@ const QUIET_TURNS = 5;
 const MAX_TRACKED = 1000;
 
 /** The thread, namespace and checkpoint a saver's config names. */
-export const configurableOf = (config: RunnableConfig) =>
-  (config.configurable ?? {}) as { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
+export const configurableOf = (config: RunnableConfig) => (config.configurable ?? {}) as Record<string, unknown>;
 
 /** A thread and namespace, as a key. */
 export function threadKey(config: RunnableConfig) {
@@ -76,7 +75,7 @@ type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">
  * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the repairing ones), the inner
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
  */
-export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" | "get" | "put">): Saver {
+export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites">): Saver {
   /**
    * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; and who waits
    * for them to settle.
@@ -107,8 +106,8 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
           }
       threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
     }
-    let run = entry.runs.get(signal);
-    if (!run) entry.runs.set(signal, (run = { inFlight: 0 }));
+    const run = entry.runs.get(signal) ?? { inFlight: 0 };
+    entry.runs.set(signal, run);
     run.inFlight++;
     const settle = () => {
       // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
@@ -177,12 +176,11 @@ export function orderedSaverMethods(inner: Saver, outer: Pick<Saver, "getTuple" 
         if (to) parents = { ...parents, [ns]: to };
       }
       const c = addressed(config);
-      const { signal } = config;
-      const created = signal?.aborted ? createdAt(checkpoint.id) : undefined;
+      const created = config.signal?.aborted ? createdAt(checkpoint.id) : undefined;
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).
       const id =
-        created !== undefined && created >= (abortedAt.get(signal!) ?? 0)
+        created !== undefined && created >= (abortedAt.get(config.signal!) ?? 0)
           ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
           : undefined;
       if (id) {
