@@ -50,8 +50,8 @@ export const replaceAllMessages = boundary("replaceAllMessages", (messages: read
 ]);
 
 /** A message as the reducer takes it (message-likes coerced as LangChain coerces them), with an id on a copy. */
-function withId(value: unknown) {
-  const m = coerceMessageLikeToMessage(value as BaseMessage);
+function withId(value: BaseMessage) {
+  const m = coerceMessageLikeToMessage(value);
   return hasId(m) ? m : withNewId(m);
 }
 
