@@ -10,7 +10,6 @@
  * - `prompted`: the format instructions in the system message, the strategy switched off for the call, the
  *   answer parsed from the final message.
  */
-import type { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware, toolStrategy } from "langchain";
 import { boundary } from "../errors";
@@ -70,21 +69,18 @@ export const promptedStructuredOutputMiddleware = boundary(
         return withFallback(strategy, model!, format.jsonSchema, async (decision) => {
           // "tool" is createAgent's own tool strategy.
           if (decision === "tool")
-            return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) as never });
+            return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) });
           const constrained = {
             ...request,
             responseFormat: { __responseFormatUndefined: true } as const,
             ...(decision === "native"
-              ? { model: (await constrainedModel("native", model!, format, [])) as typeof request.model }
+              ? { model: await constrainedModel("native", model!, format, []) }
               : { systemMessage: systemMessageWith(request.systemMessage, formatInstructions(format)) }),
           };
           const answer = await handler(constrained);
           if (answer.tool_calls?.length) return answer;
-          const resolved = await resolveStructuredAnswer(
-            answer,
-            format,
-            (followUp) =>
-              handler({ ...constrained, messages: [...request.messages, ...followUp] }) as Promise<AIMessage>,
+          const resolved = await resolveStructuredAnswer(answer, format, (followUp) =>
+            handler({ ...constrained, messages: [...request.messages, ...followUp] }),
           );
           // The agent node stores the last answer the handler returned: the message (same id) replaces it.
           return new Command({ update: structuredUpdate(options, decision, resolved, model?.modelId) });
@@ -95,7 +91,7 @@ export const promptedStructuredOutputMiddleware = boundary(
 );
 
 /** The agent's format as createAgent's tool strategy (a ProviderStrategy's schema, or the schemas themselves). */
-function asToolStrategy(responseFormat: unknown) {
+function asToolStrategy<F>(responseFormat: F) {
   const items = [responseFormat].flat();
   if (items.every(isToolStrategy)) return responseFormat;
   const schemas = items.map(schemaOfStrategy);

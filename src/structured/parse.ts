@@ -177,7 +177,7 @@ export class PromptedStructuredOutputError extends Error {
 export async function resolveStructuredAnswer<T>(
   answer: BaseMessage,
   format: OutputFormat<T>,
-  askAgain: (followUp: BaseMessage[]) => Promise<BaseMessage>,
+  askAgain: (followUp: BaseMessage[]) => BaseMessage | Promise<BaseMessage>,
 ) {
   const attempts: StructuredAttempt[] = [];
   for (let current = answer; ; ) {
