@@ -96,17 +96,16 @@ export async function constrainedModel(
   const { instance, callOptions, provider } = await withInstance(description, config);
   const { tools: _tools, tool_choice: _choice, ...options } = callOptions;
   let model = instance as unknown as Runnable & { bindTools?(tools: unknown[], options: Dict): Runnable };
-  const { jsonSchema } = format;
   if (strategy === "tool") {
-    const { description: d } = jsonSchema;
+    const { description: d } = format.jsonSchema;
     const description = typeof d === "string" ? d : "Give the final answer in the required format.";
-    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: jsonSchema } }];
+    tools = [...tools, { type: "function", function: { name: toolName, description, parameters: format.jsonSchema } }];
     options.tool_choice = toolName;
   } else if (strategy === "native" && provider === "bedrock")
     model = withBedrockOutputConfig(model, bedrockOutputConfig(format));
   else if (strategy === "native") {
     // The fallback has checked the schema is in the subset.
-    const schema = (subsetSchemaOf(jsonSchema) as { schema: Dict }).schema;
+    const { schema } = subsetSchemaOf(format.jsonSchema) as { schema: Dict };
     options.outputConfig = { ...(options.outputConfig as Dict), format: { type: "json_schema", schema } };
   }
   if (tools.length > 0 && typeof model.bindTools === "function") return model.bindTools([...tools], options);

@@ -177,8 +177,7 @@ export const withPromptedStructuredOutput = boundary(
       if (prompt == null || typeof prompt === "string") return promptWith(prompt, instructions);
       if (SystemMessage.isInstance(prompt)) return systemMessageWith(prompt, instructions);
       if (Runnable.isRunnable(prompt)) return prompt.pipe(RunnableLambda.from(add));
-      if (typeof prompt === "function")
-        return async (...args: unknown[]) => add(await (prompt as (...a: unknown[]) => unknown)(...args));
+      if (typeof prompt === "function") return async (state: State, config: Config) => add(await prompt(state, config));
       throw expectedInput(fn, "params.prompt", "a string, a SystemMessage, a function or a Runnable", prompt);
     })();
     const instructed = (model: unknown) => RunnableLambda.from(add).pipe(model as Runnable);

@@ -192,7 +192,7 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   }
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
-  const facts = { provider, modelId: model.modelId, claude: claudeVersionOf(model.modelId) };
+  const facts = { ...model, provider, claude: claudeVersionOf(model.modelId) };
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
@@ -322,7 +322,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
     const fallBack = async (cause: StructuredOutputFallback["cause"], reason: string, key: string) => {
       // Tool, or prompted when thinking is on or the model cannot be forced to call one.
       const to = usableFrom("tool", model) as StructuredOutputFallback["to"];
-      const fallback: StructuredOutputFallback = { ...(modelId && { modelId }), from: "native", to, cause, reason };
+      const fallback = { ...(modelId && { modelId }), from: "native" as const, to, cause, reason };
       // Reported once: two calls refused at once both fall back, the first one reports.
       if (!refused.has(key)) {
         refused.set(key, to);
