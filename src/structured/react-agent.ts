@@ -249,15 +249,11 @@ export const withPromptedStructuredOutput = boundary(
           throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
         return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
       };
-      let lastError: unknown;
-      for (const { strategy, model } of branches) {
-        try {
-          return await withFallback(strategy, model, format.jsonSchema, respond(model), config);
-        } catch (error) {
-          lastError = error;
-        }
-      }
-      throw lastError;
+      // Each model after the one before it failed; the last one's error when every one fails.
+      let answer: Promise<Dict> = Promise.reject();
+      for (const { strategy, model } of branches)
+        answer = answer.catch(() => withFallback(strategy, model, format.jsonSchema, respond(model), config));
+      return answer;
     };
     /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
     const instructedChoice: Chooser = async (state, config) => {
