@@ -144,10 +144,7 @@ export const withPromptedStructuredOutput = boundary(
     S extends Record<string, any> = Record<string, any>,
     // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
     C extends AnyStateSchema = AnnotationRoot<any>,
-  >(
-    params: CreateReactAgentParams<A, S, C>,
-    options: PromptedStructuredOutputOptions = {},
-  ): CreateReactAgentParams<A, S, C> {
+  >(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}) {
     const fn = "withPromptedStructuredOutput";
     const o: typeof options = structuredOptions(options, fn, "strategy env onStructuredResponse onRepair onFallback");
     if (!isDict(params)) throw expectedInput(fn, "params", "createReactAgent's params (an object)", params);
