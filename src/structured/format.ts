@@ -106,7 +106,7 @@ export const reactOutputFormat = (format: unknown) =>
     : outputFormatOf(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
-export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
+export const isToolStrategy = (value: unknown) =>
   isDict(value) && isDict(value.tool) && typeof value.parse === "function";
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
