@@ -253,7 +253,8 @@ export const syntheticToolResult = (args: {
 
 /** What the model should do about a call that may have started: check first, unless the tool only reads. */
 const CHECK_FIRST =
-  "It may have started, and may have taken effect; its outcome is unknown. Do not call it again without first checking whether it already took effect.";
+  "It may have started, and may have taken effect; its outcome is unknown. " +
+  "Do not call it again without first checking whether it already took effect.";
 const READ_ONLY = "It is read-only, so it can simply be called again if its result is still needed.";
 
 /** Per run state: what the default text says happened, why by default, and what the model should do. */
@@ -282,7 +283,8 @@ export const defaultSyntheticText = boundary(
   (call: { id: string; name?: string; reason: string; note?: string; toolRun?: ToolRunState; readOnly?: boolean }) => {
     const { id, name, note, toolRun = "outcome_unknown" } = call;
     const [said, why, advice] = SYNTHETIC_TEXTS[toolRun];
-    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice}`;
+    const again = call.readOnly && advice === CHECK_FIRST ? READ_ONLY : advice;
+    return `${name ? `Tool "${name}"` : "The tool"} (call ${id}) ${said}: ${note ?? why}. ${again}`;
   },
 );
 
@@ -307,7 +309,8 @@ export function orphanResultAsUserMessage(result: BaseMessage, toolCallId: strin
   const toolName = typeof result.name === "string" ? result.name : undefined;
   return userText(
     result.content,
-    `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}; its tool call is no longer in this conversation.]`,
+    `[Tool result${toolName ? ` from "${toolName}"` : ""}${toolCallId ? ` for call ${toolCallId}` : ""}` +
+      "; its tool call is no longer in this conversation.]",
     result.id,
     { reason: "orphan_result", toolCallId, toolName },
   );
@@ -325,7 +328,8 @@ const USER_BLOCK_TYPES = new Set(["text", "image_url", "image", "file", "documen
 export function toolResultAsUserText(result: ToolMessage, reason: string) {
   const toolName = nonEmptyString(result.name);
   const toolCallId = nonEmptyString(result.tool_call_id);
-  const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${result.status === "error" ? " (the tool reported an error)" : ""}:]`;
+  const failed = result.status === "error" ? " (the tool reported an error)" : "";
+  const label = `[Result of ${toolName ? `tool "${toolName}"` : "a tool"}${toolCallId ? ` for call ${toolCallId}` : ""}${failed}:]`;
   const { content } = result;
   const blocks = Array.isArray(content)
     ? Array.from(content, (b) =>
@@ -412,7 +416,8 @@ export function serverToolBlockAsText(block: Dict) {
       : "";
   const text =
     type === "server_tool_use"
-      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) with input ${safeJson(block.input ?? {}, 2_000)}.]`
+      ? `[Server tool "${typeof name === "string" ? name : "server tool"}" was called (id ${safeJson(block.id, 200)}) ` +
+        `with input ${safeJson(block.input ?? {}, 2_000)}.]`
       : `[Result of the ${String(type).replace(/_tool_result$/, "")} server tool (call ${safeJson(block.tool_use_id, 200)}):]\n` +
         (lines || safeJson(content ?? null, 20_000));
   return { type: "text", text };
