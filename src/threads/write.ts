@@ -1,5 +1,5 @@
 /**
- * Writing a fix as a NEW checkpoint on top of a thread, the way `graph.updateState` would, without the graph:
+ * Writing a fix (or a revert of one) as a NEW checkpoint on top of a thread, the way `graph.updateState` would, without the graph:
  * - the new checkpoint copies the latest one and replaces only the messages channel;
  * - that channel gets the next version after the highest version of the checkpoint (as `_applyWrites` gives
  *   every channel a step writes), and only it is in `newVersions`, so savers that store a blob per channel
@@ -58,7 +58,7 @@ export const repairMarker = (repaired: string, fix: StoredRepair) => ({
  * between that check and the put. The new checkpoint's id is made before the check, so a checkpoint a live run
  * makes later sorts after it and stays the latest. A live checkpoint made before it but stored after the check
  * would sort below the write and be hidden by it: it is then copied back on top, so the thread continues from the
- * live run's state and the write is dropped. A repair's marker is `repairMarker`'s.
+ * live run's state and the write is dropped. Used for a repair (`repairMarker`) and for a revert.
  */
 export async function writeOnTop(
   saver: BaseCheckpointSaver,
