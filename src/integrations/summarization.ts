@@ -101,7 +101,7 @@ export const summarizedMessagesReducer = boundary(
 export function fitting(settings: Summarization<unknown>, model: () => Promise<SummarizerModel>) {
   if (settings.trigger.some((size) => size.tokens ?? size.fraction))
     return (list: BaseMessage[], config?: RunnableConfig) =>
-      orFallback(async () => fittedRequest(list, settings, await model()), list, settings, config);
+      orFallback(async () => fittedRequest(list, { ...settings, model: await model() }), list, settings, config);
 }
 
 /**
@@ -117,7 +117,7 @@ export const summarizedState = (
   orFallback(
     async () => {
       const list = readMessageList(state?.messages ?? [], settings.fn);
-      const next = await summarizeRead(list, settings, await model(), config);
+      const next = await summarizeRead(list, { ...settings, model: await model() }, config);
       return next && { messages: replaceAllMessages(next) };
     },
     undefined,

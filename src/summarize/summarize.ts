@@ -187,26 +187,21 @@ export const summarizeHistory = boundary(
   "summarizeHistory",
   async (messages: BaseMessage[], options: SummarizationOptions, config?: RunnableConfig) => {
     const settings = readSummarization(options, "summarizeHistory");
-    return summarizeRead(readMessageList(messages, settings.fn), settings, settings.model, config);
+    return summarizeRead(readMessageList(messages, settings.fn), settings, config);
   },
 );
 
-/** {@link summarizeHistory} of messages already read, with options already read, by `model`. */
-export async function summarizeRead(
-  messages: BaseMessage[],
-  settings: Summarization<unknown>,
-  model: SummarizerModel,
-  config?: RunnableConfig,
-) {
-  const { fn, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
+/** {@link summarizeHistory} of messages already read, with options already read. */
+export async function summarizeRead(messages: BaseMessage[], settings: Summarization, config?: RunnableConfig) {
+  const { model, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
   // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
   // brings it under the trigger, the summarizer is not called (the model is sent that request).
-  if (!(await fires(await fittedRequest(messages, settings, model), settings, model))) return undefined;
+  if (!(await fires(await fittedRequest(messages, settings), settings))) return undefined;
   const systemCount = leadingSystemCount(messages);
   const system = messages.slice(0, systemCount);
   // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
   const n = messages.length;
-  const budget = tokenLimit(keep, model, fn);
+  const budget = tokenLimit(keep, settings);
   const keepCut =
     budget === undefined
       ? n - keep.messages!
@@ -233,18 +228,21 @@ export async function summarizeRead(
 }
 
 /** Whether `messages` reach the trigger: any condition (OR) whose every limit (AND) they reach (`>=`), as langchain's. */
-async function fires(messages: BaseMessage[], { trigger, count, fn }: Summarization<unknown>, model: unknown) {
+async function fires(messages: BaseMessage[], settings: Summarization<unknown>) {
   let total: number | undefined;
-  for (const size of trigger) {
-    const limit = tokenLimit(size, model, fn);
-    if (messages.length >= (size.messages ?? 0) && (limit === undefined || (total ??= await count(messages)) >= limit))
+  for (const size of settings.trigger) {
+    const limit = tokenLimit(size, settings);
+    if (
+      messages.length >= (size.messages ?? 0) &&
+      (limit === undefined || (total ??= await settings.count(messages)) >= limit)
+    )
       return true;
   }
   return false;
 }
 
 /** The tokens a condition needs (`>=` all it sets): its `tokens`, and its `fraction` of the model's input limit. */
-const tokenLimit = ({ tokens, fraction }: ContextSize, model: unknown, fn: string) =>
+const tokenLimit = ({ tokens, fraction }: ContextSize, { model, fn }: Summarization<unknown>) =>
   fraction === undefined ? tokens : Math.max(tokens ?? 0, Math.floor(inputLimit(model, fn) * fraction));
 
 /**
@@ -252,9 +250,9 @@ const tokenLimit = ({ tokens, fraction }: ContextSize, model: unknown, fn: strin
  * quarter of the smallest token trigger is cut to about that size, with a note the model reads, in the request
  * only (the stored result is untouched). The same array when nothing is cut, or the trigger counts no tokens.
  */
-export async function fittedRequest(messages: BaseMessage[], settings: Summarization<unknown>, model: unknown) {
-  const limits = settings.trigger.flatMap((size) => tokenLimit(size, model, settings.fn) ?? []);
-  if (!limits.length || !(await fires(messages, settings, model))) return messages;
+export async function fittedRequest(messages: BaseMessage[], settings: Summarization<unknown>) {
+  const limits = settings.trigger.flatMap((size) => tokenLimit(size, settings) ?? []);
+  if (!limits.length || !(await fires(messages, settings))) return messages;
   const cap = Math.min(...limits) / 4;
   const out = await Promise.all(
     messages.map(async (m) => {
