@@ -197,20 +197,18 @@ export async function summarizeRead(messages: BaseMessage[], settings: Summariza
   // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
   // brings it under the trigger, the summarizer is not called (the model is sent that request).
   if (!(await fires(await fittedRequest(messages, settings), settings))) return undefined;
-  const systemCount = leadingSystemCount(messages);
-  const system = messages.slice(0, systemCount);
-  // The cut `keep` asks for, before the safe boundary moves it; as langchain does, the last message is always kept.
+  const system = messages.slice(0, leadingSystemCount(messages));
+  // The cut `keep` asks for, before the safe boundary moves it (never before the system messages); as langchain
+  // does, the last message is always kept.
   const n = messages.length;
   const budget = tokenLimit(keep, settings);
-  const keepCut =
+  const cut = safeCutFrom(
+    messages,
     budget === undefined
       ? n - keep.messages!
-      : Math.min(
-          await fittingCut(system, messages, systemCount, Math.max(1, Math.floor(budget)), count),
-          Math.max(systemCount, n - 1),
-        );
-  const cut = safeCutFrom(messages, keepCut);
-  const [summarized, kept] = [messages.slice(systemCount, cut), messages.slice(cut)];
+      : Math.min(await fittingCut(system, messages, system.length, Math.max(1, Math.floor(budget)), count), n - 1),
+  );
+  const [summarized, kept] = [messages.slice(system.length, cut), messages.slice(cut)];
   if (summarized.every(isSummaryMessage)) return undefined;
   const transcript = limit ? await boundedTranscript(summarized, limit, count) : transcriptOf(summarized);
   // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
