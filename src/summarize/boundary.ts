@@ -145,11 +145,10 @@ export const findSafeSummarizationBoundary = boundary(
     if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
     if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
     const count = callersOwn(tokenCounter!);
-    const systemCount = leadingSystemCount(list);
-    const system = list.slice(0, systemCount);
+    const system = list.slice(0, leadingSystemCount(list));
     // Each probe copies the kept part: O(n) a probe, O(log n) probes.
     const fits = (cut: number) => checkedCount(count([...system, ...list.slice(cut)])) <= maxTokens!;
-    return safeCutFrom(list, smallestFittingCut(systemCount, list.length, fits));
+    return safeCutFrom(list, smallestFittingCut(system.length, list.length, fits));
   },
 );
 

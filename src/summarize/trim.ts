@@ -42,29 +42,32 @@ export const trimMessagesSafely = boundary(
   async (messages: BaseMessage[], options: TrimMessagesOptions) => {
     const fn = "trimMessagesSafely";
     const list = readMessageList(messages, fn);
-    const read = readOptions<Trim & { tokenCounter: Counter }>(options, fn, TRIM);
+    const read = readOptions<TrimMessagesOptions>(options, fn, TRIM);
     for (const key of ["maxTokens", "tokenCounter"] as const)
       if (read[key] === undefined)
         throw expectedInput(fn, `options.${key}`, `${TRIM[key].expected} (required)`, undefined);
     // The counter wrapped (and used by core too). A model's getNumTokens counts one content at a time: summed over
     // the messages, as core does.
     const counter = read.tokenCounter;
-    const sum = async (messages: BaseMessage[]) =>
-      (await Promise.all(messages.map((m) => counter.getNumTokens!(m.content)))).reduce((a, b) => a + b, 0);
-    const trim = { ...read, tokenCounter: asyncCounter(typeof counter === "function" ? counter : sum) };
+    const tokenCounter = asyncCounter(
+      typeof counter === "function"
+        ? counter
+        : async (messages) =>
+            (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0),
+    );
+    const trim = { ...read, tokenCounter };
     return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
   },
 );
 
 /** The options, validated: the counter wrapped (and used by core too). */
-type Trim = TrimMessagesOptions & { maxTokens: number; tokenCounter: ReturnType<typeof asyncCounter> };
+type Trim = TrimMessagesOptions & { tokenCounter: ReturnType<typeof asyncCounter> };
 
 const MESSAGE_TYPES = "human ai generic developer system function tool remove".split(" ");
 
 const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
-type Counter = ((messages: BaseMessage[]) => unknown) & { getNumTokens?(content: unknown): Promise<number> };
 const either = (expected: string, method: string) =>
   kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
 const TRIM = {
