@@ -148,9 +148,9 @@ export function readSummarization<M = SummarizerModel>(options: unknown, fn: str
   const conditions = [trigger]
     .flat()
     .map((c, i) => readSize(c, fn, Array.isArray(trigger) ? `options.trigger[${i}]` : "options.trigger", true));
-  if (conditions.length === 0) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
+  if (!conditions.length) throw expectedInput(fn, "options.trigger", TRIGGER_SHAPE, trigger);
   const kept = keep === undefined ? { messages: 20 } : readSize(keep, fn, "options.keep", false);
-  if (summaryPrompt !== undefined && !summaryPrompt.includes("{messages}"))
+  if (summaryPrompt?.includes("{messages}") === false)
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
   return {
@@ -371,11 +371,12 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
 }
 
 /** The conversation text of a message: text blocks joined; tool-call blocks omitted (rendered as calls). */
-export function contentText(content: unknown) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.flatMap((block) => blockText(block) || []).join("\n");
-}
+export const contentText = (content: unknown) =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.flatMap((block) => blockText(block) || []).join("\n")
+      : "";
 
 function blockText(block: unknown) {
   if (typeof block === "string") return block;

@@ -106,8 +106,9 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
     (await trim.tokenCounter([...system, ...messages.slice(cut, end).reverse()])) <= trim.maxTokens;
   const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
-  const output = await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined });
-  const trimmed = output.filter((m) => m !== undefined);
+  const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
+    (m) => m !== undefined,
+  );
   const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
