@@ -142,7 +142,7 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
  */
 export function readSummarization<M = SummarizerModel>(options: unknown, fn: string, table = SUMMARIZATION) {
   const read = readOptions<Summarization<M>>(options, fn, table);
-  const { model, trigger, keep, summaryPrompt } = read;
+  const { model, trigger, keep, summaryPrompt, tokenCounter } = read;
   for (const key of ["model", "trigger"] as const)
     if (read[key] === undefined) throw expectedInput(fn, `options.${key}`, table[key].expected, undefined);
   const conditions = [trigger]
@@ -153,13 +153,7 @@ export function readSummarization<M = SummarizerModel>(options: unknown, fn: str
   if (summaryPrompt?.includes("{messages}") === false)
     throw expectedInput(fn, "options.summaryPrompt", "a string with a {messages} placeholder", summaryPrompt);
   if (typeof model !== "string" && [...conditions, kept].some((size) => "fraction" in size)) inputLimit(model, fn);
-  return {
-    ...read,
-    fn,
-    trigger: conditions,
-    keep: kept,
-    count: asyncCounter(read.tokenCounter ?? approximateTokenCounter),
-  };
+  return { ...read, fn, trigger: conditions, keep: kept, count: asyncCounter(tokenCounter ?? approximateTokenCounter) };
 }
 
 /**
