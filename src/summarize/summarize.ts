@@ -130,7 +130,7 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
     if ((trigger && n === 0) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
       throw expectedInput(fn, `${path}.${key}`, shape, n);
   const given = Object.keys(size).length;
-  if (trigger ? given === 0 : given !== 1) throw expectedInput(fn, path, shape, value);
+  if (trigger ? !given : given !== 1) throw expectedInput(fn, path, shape, value);
   return size;
 }
 
@@ -339,8 +339,8 @@ function renderMessage(message: BaseMessage, callNames: Map<unknown, string | un
     // In the order the model emitted them (`tool_calls` first), a call mirrored in several locations once.
     const calls = distinctCalls(message);
     const n = calls.length;
-    const lines = text !== "" || n === 0 ? [`Assistant: ${text}`] : [];
-    if (n > 0) lines.push(n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`);
+    const lines = text || !n ? [`Assistant: ${text}`] : [];
+    if (n) lines.push(n === 1 ? "Assistant called 1 tool:" : `Assistant called ${n} tools in parallel:`);
     for (const { id, name, args } of calls) {
       if (id !== undefined) callNames.set(id, name);
       lines.push(`  - ${name ?? "(unnamed tool)"} [${id ? `id ${id}` : "no id"}] ${callArgsText(args)}`);
