@@ -248,7 +248,7 @@ export const repairMarkerOf = boundary("repairMarkerOf", (message: unknown) => m
 
 /** {@link repairMarkerOf} for the package's own loops (behind their callers' boundary). */
 export function markerOf(message: unknown) {
-  const marker = fieldsOf(fieldsOf(message).additional_kwargs)[REPAIR_MARKER_KEY];
+  const marker = fieldsOf((message as Dict | null)?.additional_kwargs)[REPAIR_MARKER_KEY];
   return isDict(marker) ? (marker as unknown as RepairMarker) : undefined;
 }
 
