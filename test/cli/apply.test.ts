@@ -197,6 +197,32 @@ describe("the manifest", () => {
   });
 });
 
+describe("revert asks before writing", () => {
+  it("asks with the manifest's count: no writes nothing (exit 1); no terminal, no --yes: exit 2", async (context) => {
+    const store = await openTestStore("SqliteSaver", context);
+    const { broken } = await seeded(store);
+    const manifest = manifestPath();
+    expect((await runCliHere(["repair", ...flagsOf(store), "--apply", "--yes", "--manifest", manifest])).code).toBe(0);
+    const repaired = await Promise.all(broken.map((thread) => headOf(store.saver, thread)));
+    const argv = ["revert", ...flagsOf(store), "--manifest", manifest];
+
+    const declined = await atTerminal(argv, "no\n");
+    expect(declined.stdout).toContain(
+      `Revert 2 threads in SQLite ${store.file} to what they held before the repair? [y/N] `,
+    );
+    expect(declined.stdout).toContain("Nothing written.");
+    expect(declined.code).toBe(1);
+    const refused = await runCliHere(argv);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("revert writes to the store and there is no terminal to confirm on: add --yes");
+    expect(await Promise.all(broken.map((thread) => headOf(store.saver, thread)))).toEqual(repaired);
+
+    const accepted = await atTerminal(argv, "yes\n");
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toMatch(/: 2 reverted, 0 skipped, 0 failed\n$/);
+  });
+});
+
 describe.each(["SqliteSaver", "PostgresSaver"] as const)("revert on %s", (name) => {
   const title = "apply, then revert: each head holds its original messages again as a new checkpoint, history kept";
   it(`${title}; a thread that moved on is skipped (exit 1)`, async (context) => {
