@@ -11,6 +11,8 @@ import { num } from "./progress";
 
 type Report = ThreadReport | ThreadRepairReport;
 
+/** How a line names a thread: `thread t1`, `thread t1 (namespace sub)`. */
+const threadLabel = (id: string, namespace: string) => `thread ${id}${namespace ? ` (namespace ${namespace})` : ""}`;
 /** `3 repairs`, `1 repair`. */
 export const many = (n: number, what: string) => `${num(n)} ${what}${n === 1 ? "" : "s"}`;
 const bump = <K>(counts: Map<K, number>, key: K) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -31,7 +33,7 @@ const requestsTo = (provider?: Provider) =>
  * none for threads with nothing to say.
  */
 export function renderThread(r: Report, verbose = false) {
-  const where = `thread ${r.threadId}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+  const where = threadLabel(r.threadId, r.namespace);
   if (r.status !== "would_repair" && r.status !== "repaired") {
     const says = ({ skipped: "skipped", failed: "FAILED", unreadable: "unreadable, skipped" } as Dict)[r.status];
     return says ? [`${where}: ${says}: ${"found" in r ? r.reason : r.error}`] : [];
@@ -53,7 +55,7 @@ export function renderThread(r: Report, verbose = false) {
 
 /** A revert's line for one thread. */
 export function renderRevert(r: RevertReport) {
-  const where = `thread ${r.thread}${r.namespace ? ` (namespace ${r.namespace})` : ""}`;
+  const where = threadLabel(r.thread, r.namespace);
   return r.status === "reverted"
     ? `${where}: reverted; new checkpoint ${r.revertedTo} holds what ${r.previousCheckpointId} held`
     : `${where}: ${r.status}: ${r.reason}`;
