@@ -139,12 +139,13 @@ export async function structuredCall(
     ...(format.prompt?.trim() ? [new SystemMessage(format.prompt)] : []),
     ...messages.slice(0, -1),
     textOnlyAnswer(answerText(last), last.id),
+    // Only the strategy's own text is built (the prompted one serializes the whole schema).
     new HumanMessage(
-      {
-        tool: `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`,
-        native: "Give your final answer now, as the JSON value of the required response format. Do not call any tool.",
-        prompted: `Give your final answer now. ${formatInstructions(format)}`,
-      }[strategy],
+      strategy === "tool"
+        ? `Give your final answer now by calling the \`${name}\` tool with it. Do not call any other tool.`
+        : strategy === "native"
+          ? "Give your final answer now, as the JSON value of the required response format. Do not call any tool."
+          : `Give your final answer now. ${formatInstructions(format)}`,
     ),
   ];
   return async (followUp: BaseMessage[]) => {

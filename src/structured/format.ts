@@ -106,12 +106,12 @@ export const reactOutputFormat = (format: unknown) =>
     : outputFormatOf(format, undefined, "responseFormat");
 
 /** langchain's ToolStrategy and ProviderStrategy, by shape (works across duplicate package copies). */
-export const isToolStrategy = (value: unknown) =>
+export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
   isDict(value) && isDict(value.tool) && typeof value.parse === "function";
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown) =>
-  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
+  isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
     ? value.schema
     : value;
 
