@@ -40,6 +40,18 @@ export const atMessage = (index: number, detail: string, cause?: unknown) =>
 export const errorText = (error: unknown) =>
   error instanceof Error ? error.message : typeof error === "string" ? error : typeof error;
 
+/** `error`, then the errors of its `cause` chain, `max` at most (a `cause` getter that throws ends the chain). */
+export function* causeChain(error: unknown, max: number) {
+  for (let depth = 0; error != null && depth < max; depth++) {
+    yield error;
+    try {
+      error = (error as Error).cause;
+    } catch {
+      return;
+    }
+  }
+}
+
 /**
  * The one boundary of a public entry: `body` runs as it is, and anything that escapes it (or rejects the promise
  * it returns) other than a {@link ToolCallRepairInputError} becomes one that names `fn`, with the original as

@@ -3,10 +3,10 @@
  * and the one corrective round trip (a request that ends with a user message: never prefill).
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { errorText } from "../errors";
+import { causeChain, errorText } from "../errors";
 import type { Dict } from "../values";
 import { correctionMessage, type OutputFormat, type Validation } from "./format";
-import { causeChain, type StructuredOutputStrategy } from "./strategy";
+import type { StructuredOutputStrategy } from "./strategy";
 
 /** JSON.parse attempts on bracket spans before the scanner gives up (bounds the work on brace-heavy answers). */
 const MAX_SPAN_ATTEMPTS = 64;

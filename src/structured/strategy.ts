@@ -9,7 +9,7 @@
  * Extended thinking refuses a forced tool choice, so a model with thinking on never gets `tool`.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ToolCallRepairInputError, boundary, errorText } from "../errors";
+import { ToolCallRepairInputError, boundary, causeChain, errorText } from "../errors";
 import { dispatchInRun } from "../integrations/events";
 import {
   claudeAtLeast,
@@ -192,7 +192,8 @@ export function strategyChoiceFor(model: ModelDescription, options: StrategyOpti
   }
   // LLM_PROVIDER=aws-bedrock: a model this package does not recognise is read as a Bedrock one.
   const provider = model.provider ?? (envSelectsBedrock(options.env) ? "bedrock" : undefined);
-  const facts = { ...model, provider, claude: claudeVersionOf(model.modelId) };
+  // The facts a row reads (ModelFacts), not the client object.
+  const facts = { provider, modelId: model.modelId, claude: claudeVersionOf(model.modelId) };
   const table = provider === "bedrock" || provider === "anthropic" ? provider : "other";
   const rule = STRUCTURED_OUTPUT_TABLE.find((row) => row.provider === table && row.matches(facts))!;
   // The table names what the model supports; the client object must be able to send it too.
@@ -283,18 +284,6 @@ export function nativeRefusalOf(error: unknown) {
   for (const cause of causeChain(error, 5)) {
     const text = errorText(cause);
     if (NATIVE_REFUSALS.some((pattern) => pattern.test(text))) return text;
-  }
-}
-
-/** `error`, then the errors of its `cause` chain, `max` at most (a `cause` getter that throws ends the chain). */
-export function* causeChain(error: unknown, max: number) {
-  for (let depth = 0; error != null && depth < max; depth++) {
-    yield error;
-    try {
-      error = (error as Error).cause;
-    } catch {
-      return;
-    }
   }
 }
 
