@@ -216,12 +216,13 @@ function thinkingIn(source: Dict, callOptions: Dict) {
 
 // --- initChatModel ------------------------------------------------------------------------------------------
 
+/** initChatModel's model id prefixes, made once (read for every answer a thread's provider is looked up in). */
+const INIT_PREFIXES = [...lookupOf("claude:anthropic gemini:google-vertexai amazon.:bedrock")];
+
 /** initChatModel's `_inferModelProvider` for the providers this package knows. */
 function inferredProvider(modelId = "") {
   if (/^(gpt-[345]|o[134])/.test(modelId)) return "openai";
-  return [...lookupOf("claude:anthropic gemini:google-vertexai amazon.:bedrock")].find(([prefix]) =>
-    modelId.startsWith(prefix as string),
-  )?.[1];
+  return INIT_PREFIXES.find(([prefix]) => modelId.startsWith(prefix as string))?.[1];
 }
 
 /**
