@@ -27,10 +27,10 @@ import { evictOldest, graphNamespace, orFallback, reportRepairs, unlessClean, ty
 import { putBackResults } from "../threads/repair-thread";
 import { replaceAllMessages } from "./state-update";
 
-/** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
 /** The config a graph step is handed (its checkpointer and thread). */
 type StepConfig = Pick<RunnableConfig, "configurable"> | undefined;
 
+/** How the checkpointer wrapper hands out the saver it wraps (reads here must not go through its bookkeeping). */
 export const WRAPPED_SAVER = Symbol.for("langgraph-tool-repair.wrappedSaver");
 
 /**
