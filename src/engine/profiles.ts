@@ -199,7 +199,9 @@ const STRUCTURAL = {
   /**
    * A Responses reasoning item is sent only right before the item that followed it in its response, with its id
    * (R7): where ChatOpenAI, with no output to re-send, rebuilds the items and sends that item without its id, the
-   * reasoning item does not go (the response-items pass).
+   * reasoning item does not go (the response-items pass). A v1 message, which it sends from its content blocks (the
+   * reasoning with its id, the rest without), goes as `output_version: "v0"` when its output is stored (re-sent
+   * verbatim), else without its reasoning blocks that carry an id.
    */
   reasoningFollowed: false,
 };
@@ -209,6 +211,10 @@ const STRUCTURAL = {
 const G3_MORE = "missing_call_id invalid_tool_call call_outside_tool_calls call_block_in_content parallel_calls";
 const UNANSWERED =
   "orphan_call trailing_open_exchange displaced_result interleaved_message invalid_tool_call call_outside_tool_calls";
+/** The problems that send one result, or one call id, twice. */
+const DUPLICATES = "duplicate_result duplicate_call_id";
+/** The problems that leave a result without a call it can answer. */
+const UNCALLED = "orphan_result invalid_tool_call missing_result_id call_outside_tool_calls";
 /** Bedrock wraps a model's own error (Anthropic's texts) in this. */
 const BEDROCK_WRAPPER = "The model returned the following errors";
 const PREFILL = "does not support assistant message prefill";
@@ -278,15 +284,12 @@ const ROWS: Record<
       ),
       // OpenAI spells it "preceeding"; compatible backends "preceding": the common prefix is "prece".
       O2: rule(
-        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
+        `displaced_result ${UNCALLED} chat_message_role`,
         says("unexpected_results", "must be a response to a prece"),
         // Moonshot (Kimi): `tool_call_id  is not found` (two spaces: the id is empty), read up to the space.
         says("unexpected_results", "tool_call_id ", { within: " is not found", ids: "quoted" }),
       ),
-      O3: rule("duplicate_result duplicate_call_id", "duplicate_results", "tool_call_id' of '", {
-        ids: "quoted",
-        position: "last",
-      }),
+      O3: rule(DUPLICATES, "duplicate_results", "tool_call_id' of '", { ids: "quoted", position: "last" }),
       O4: rule("invalid_call_id", "invalid_id", "Invalid '", {
         path: /^messages\[\d{1,7}\]\.tool_calls\[\d{1,5}\]\.id$/,
       }),
@@ -316,23 +319,13 @@ const ROWS: Record<
         ["output found for function call ", "output found for custom tool call "],
         "one",
       ),
-      R2: rule(
-        "orphan_result invalid_tool_call missing_result_id call_outside_tool_calls chat_message_role",
-        "unexpected_results",
-        "call output with call_id ",
-        "one",
-      ),
+      R2: rule(`${UNCALLED} chat_message_role`, "unexpected_results", "call output with call_id ", "one"),
       R3: rule(
         "invalid_call_id",
         says("invalid_id", "Invalid '", { path: /^input\[\d{1,7}\]\.call_id$/ }),
         says("invalid_tool_name", "Invalid '", { path: /^input\[\d{1,7}\]\.name$/ }),
       ),
-      R5: rule(
-        "duplicate_result duplicate_call_id duplicate_response_item",
-        "duplicate_ids",
-        "Duplicate item found with id ",
-        "one",
-      ),
+      R5: rule(`${DUPLICATES} duplicate_response_item`, "duplicate_ids", "Duplicate item found with id ", "one"),
       R6: rule("duplicate_response_item", "reasoning_item_unpaired", "its required 'reasoning' item: '", ITEM),
       R7: rule("duplicate_response_item", "reasoning_item_unpaired", "without its required following item", ITEM),
       ...OPENAI_LC,
@@ -356,12 +349,7 @@ const ROWS: Record<
     signedReasoning: true,
     rules: {
       A1: rule(`${UNANSWERED} call_block_in_content`, "missing_results", "blocks immediately after: ", "list"),
-      A2: rule(
-        "displaced_result orphan_result invalid_tool_call missing_result_id call_outside_tool_calls",
-        "unexpected_results",
-        ticked("`tool_result` blocks: "),
-        "list",
-      ),
+      A2: rule(`displaced_result ${UNCALLED}`, "unexpected_results", ticked("`tool_result` blocks: "), "list"),
       A3: rule("interleaved_message", "results_not_first", "block(s) at the beginning of this message"),
       A4: rule("duplicate_call_id", "duplicate_ids", "ids must be unique"),
       A5: rule("duplicate_result", "duplicate_results", " blocks with id: ", "one"),
@@ -460,7 +448,7 @@ const ROWS: Record<
         "function response turn comes immediately after",
       ),
       G3: rule(
-        `orphan_call trailing_open_exchange displaced_result duplicate_result duplicate_call_id ${G3_MORE}`,
+        `orphan_call trailing_open_exchange displaced_result ${DUPLICATES} ${G3_MORE}`,
         "result_count_mismatch",
         "number of function response parts is equal",
       ),

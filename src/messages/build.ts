@@ -25,6 +25,7 @@ import {
   OPENAI_ITEM_IDS_KEY,
   PLACEHOLDER_THOUGHT_SIGNATURE,
   rekeyCallMaps,
+  isSentReasoning,
   resentOutputOf,
   withoutId,
 } from "./responses";
@@ -161,22 +162,28 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
  * (`additional_kwargs.reasoning` with it), any other item is kept without its id (in the re-sent output, or its
  * `fc_` id out of the call map), and a reasoning item left without its following item goes too (R7). The
  * message's content (its text, its reasoning summary) is untouched. Returns the ids of the reasoning items removed.
+ * `v1`, for a Responses request only: the v1 message as ChatOpenAI can send it (it sends a v1 message from its content
+ * blocks, reasoning with its id, the rest without: R7): with an output to re-send, as `output_version: "v0"`, whose
+ * output the converter re-sends verbatim, follower ids and all; else without the reasoning blocks that carry an id.
  */
-export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean) {
+export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean, v1?: boolean) {
   const gone = (id: unknown) => typeof id === "string" && goes(id);
   const output = resentOutputOf(message);
   const kwargs = { ...fieldsOf(message.additional_kwargs) };
   const fields: Dict = {};
   let dropped: string[] = [];
   if (output) {
-    const edited = editOutput(output, (item) =>
+    const { output: kept, droppedReasoning } = editOutput(output, (item) =>
       !gone(item.id) ? undefined : item.type === "reasoning" ? "drop" : withoutId(item),
     );
-    fields.response_metadata = { ...message.response_metadata, output: edited.output };
-    dropped = edited.droppedReasoning;
+    fields.response_metadata = { ...message.response_metadata, output: kept, ...(v1 && { output_version: "v0" }) };
+    dropped = droppedReasoning;
   } else {
     const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = kwargs;
-    if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
+    // A v1 message is sent from its content: its reasoning blocks go (its kwargs' reasoning item with them).
+    if (v1)
+      fields.content = (message.content as Dict[]).filter((b) => !isSentReasoning(b) || !dropped.push(b.id as string));
+    else if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
     if (isDict(map)) kwargs[OPENAI_ITEM_IDS_KEY] = Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v)));
   }
   fields.additional_kwargs = withoutReasoning(kwargs, dropped);

@@ -10,6 +10,7 @@
  *   call id (G6).
  */
 import { fieldsOf, isDict, type Dict } from "../values";
+import { isV1Message } from "./inspect";
 
 export const OPENAI_ITEM_IDS_KEY = "__openai_function_call_ids__";
 export const GEMINI_SIGNATURES_KEY = "__gemini_function_call_thought_signatures__";
@@ -80,17 +81,28 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
 export const withoutId = ({ id, ...rest }: Dict) => rest;
 
 /**
+ * A content block ChatOpenAI sends as a reasoning item with its id from a v1 message (`convertReasoningBlock` of
+ * `convertStandardContentMessageToResponsesInput`, @langchain/openai 1.5.8).
+ */
+export const isSentReasoning = (block: Dict) => block?.type === "reasoning" && !!block.id;
+
+/**
  * Whether ChatOpenAI (@langchain/openai 1.5.8 `convertMessagesToResponsesInput`) sends the message's reasoning item
- * (`additional_kwargs.reasoning`) right before an item without an id, so that R7 refuses it. That happens only
- * with no output to re-send (a store that kept `additional_kwargs` and not `response_metadata.output`): it
- * rebuilds the items from the message, the reasoning item first, then a `message` item for any `content` (even
- * `""`, or only blocks it leaves out of that item, such as the reasoning summary) or refusal, with the message's
- * id only when that is a `msg_` id (the id of the response's own message item is stored nowhere it reads; the
- * message's id is the response's), then the calls with their `fc_` ids.
+ * right before an item without an id, so that R7 refuses it (`"v1"` for a v1 message):
+ * - a v1 message (`response_metadata.output_version: "v1"`, from `outputVersion: "v1"` or LC_OUTPUT_VERSION=v1) is
+ *   sent from its content blocks, even with an output stored: a reasoning block with its `rs_` id, text and calls
+ *   without theirs;
+ * - any other message only with no output to re-send (a store that kept `additional_kwargs` and not
+ *   `response_metadata.output`): it rebuilds the items from the message, its reasoning item
+ *   (`additional_kwargs.reasoning`) first, then a `message` item for any `content` (even `""`, or only blocks it
+ *   leaves out of that item, such as the reasoning summary) or refusal, with the message's id only when that is a
+ *   `msg_` id (the id of the response's own message item is stored nowhere it reads; the message's id is the
+ *   response's), then the calls with their `fc_` ids.
  */
 export function reasoningUnfollowed(message: object) {
   const { id, content, tool_calls, additional_kwargs } = message as Dict;
   const kwargs = fieldsOf(additional_kwargs);
+  if (isV1Message(message)) return (content as Dict[]).some?.(isSentReasoning) && "v1";
   return (
     typeof fieldsOf(kwargs.reasoning).id === "string" &&
     !(typeof content === "string" || (content as [])?.length > 0 || kwargs.refusal
@@ -109,7 +121,7 @@ export function rekeyCallMaps(kwargs: Dict, newIdOf: ReadonlyMap<string, string>
   const out = { ...kwargs };
   for (const key of [OPENAI_ITEM_IDS_KEY, GEMINI_SIGNATURES_KEY]) {
     const map = kwargs[key];
-    if (!isDict(map) || !Object.keys(map).some((id) => newIdOf.has(id))) continue;
+    if (!isDict(map)) continue;
     const next: Dict = {};
     for (const id in map) {
       const renamed = newIdOf.get(id);

@@ -168,13 +168,29 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
      */
     const STORES = ["everything", "kwargs only"] as const;
 
+    /**
+     * The message's output format: v0 (the default), or v1 (`outputVersion: "v1"` or LC_OUTPUT_VERSION=v1) for every
+     * message of the thread, or for some (the setting changed mid-thread). A v1 message is what @langchain/core 1.4
+     * `castStandardMessageContent` makes of the v0 one (mirrored: not exported): `content` its `contentBlocks` (the
+     * reasoning blocks with their `rs_` ids, text, `tool_call` blocks), `output_version: "v1"`, kwargs and the output
+     * kept. ChatOpenAI sends such a message from its content blocks, even with the output stored.
+     */
+    const VERSIONS = ["v0", "v1", "mixed"] as const;
+    const asV1 = (message: AIMessage) =>
+      new AIMessage({
+        ...message,
+        content: message.contentBlocks as never,
+        response_metadata: { ...message.response_metadata, output_version: "v1" },
+      });
+
     it("repaired, the input @langchain/openai builds passes R1-R7, loses nothing, and is repaired to itself", () => {
       fc.assert(
         fc.property(
           threadArb,
           fc.constantFrom(...STORES),
           fc.boolean(),
-          ({ turns, incidents, midLoop }, store, summaries) => {
+          fc.constantFrom(...VERSIONS),
+          ({ turns, incidents, midLoop }, store, summaries, version) => {
             const stored: Dict[][] = [];
             const respond = (step: Step, n: number): AIMessage => {
               const output: Dict[] = [];
@@ -211,7 +227,8 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
                 output,
                 usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
               };
-              const message = convertResponsesMessageToAIMessage(response as never);
+              const v0 = convertResponsesMessageToAIMessage(response as never);
+              const message = version === "v1" || (version === "mixed" && n % 2 === 0) ? asV1(v0) : v0;
               if (store === "kwargs only") delete message.response_metadata.output;
               return message;
             };
@@ -246,10 +263,15 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
             const reported = JSON.stringify(repaired.repairs);
             const removed = [...reasoningIds].filter((id) => !sentReasoning.includes(id as string));
             if (store === "everything") expect(removed).toEqual([]);
-            // Only where the adapter sends a `message` item without an id: the response had text, or a summary.
+            // Only where the adapter sends a `message` item without an id: the response had text, or a summary; from
+            // a v1 message, any item (its text and calls go without their ids).
+            const v1Ids = new Set(
+              history.filter((m) => (m.response_metadata as Dict).output_version === "v1").map((m) => m.id),
+            );
             for (const id of removed) {
               expect(reported).toContain(`${id}`);
-              if (!summaries) expect(JSON.stringify(stored)).toContain(`"${String(id).replace("rs_", "msg_")}"`);
+              if (!summaries && !v1Ids.has(String(id).replace("rs_", "resp_")))
+                expect(JSON.stringify(stored)).toContain(`"${String(id).replace("rs_", "msg_")}"`);
             }
             expect(sentReasoning.every((id) => reasoningIds.has(id))).toBe(true);
 
@@ -262,11 +284,11 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
       );
     });
 
-    // KNOWN GAP (issue 31, not fixed): a v1 message (`outputVersion: "v1"` or LC_OUTPUT_VERSION=v1; @langchain/core's
+    // Issue 31: a v1 message (`outputVersion: "v1"` or LC_OUTPUT_VERSION=v1; @langchain/core's
     // `castStandardMessageContent`) is sent from its content blocks even when the output is stored: the reasoning
-    // block keeps its `rs_` id, the text and the calls go without theirs, so R7 refuses every reasoning step.
-    // `it.fails`: this passes while the gap is there, and fails once the repair (or the client) sends it valid.
-    it.fails("KNOWN GAP: a v1 message with reasoning, repaired, passes R7 (it does not yet)", () => {
+    // block keeps its `rs_` id, the text and the calls go without theirs, so R7 refuses every reasoning step as it is.
+    // The Responses request sends it as `output_version: "v0"`: ChatOpenAI re-sends the stored output verbatim.
+    it("a v1 message with reasoning, repaired, passes R7 and keeps its reasoning item", () => {
       const output = [
         { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "reasoning 1" }] },
         { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: "{}", status: "completed" },
@@ -282,6 +304,8 @@ describe.skipIf(ADAPTERS_PINNED !== undefined)(
       const { messages } = repairToolCalls(history, { provider: "openai-responses" });
       const input = inputFor(messages);
       expect(validateOpenAIResponsesInput(input, { storedOutputs: [output] })).toEqual([]);
+      // The stored output is re-sent verbatim: the reasoning item goes, with its follower's id.
+      expect(input.slice(1, 3)).toEqual(output);
     });
   },
 );

@@ -14,8 +14,12 @@
  * untouched; the stored thread keeps all (another provider, or a store with the output, sends it whole).
  * Limit: a message whose content holds no text (only the reasoning summary block, or `""`) also loses its reasoning
  * item, though its first call could follow it if that content went (ChatOpenAI sends an empty `message` item).
+ * A v1 message (`output_version: "v1"`) is sent from its content blocks, output stored or not: its reasoning block with
+ * its `rs_` id, text and calls without theirs (R7). For a Responses request only, such a message goes as
+ * `output_version: "v0"` when its output is stored (ChatOpenAI re-sends that output verbatim: nothing is lost), else
+ * without its reasoning blocks that carry an id (reported); the stored thread keeps it whole.
  */
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { withoutItemIds } from "../../messages/build";
 import { isAssistant } from "../../messages/inspect";
 import { forEachResponseItemId, reasoningUnfollowed } from "../../messages/responses";
@@ -24,32 +28,32 @@ import { type FindContext, findEach, problem, rebuildingPass } from "../context"
 /**
  * The assistant messages that repeat item ids, each with the ids it repeats (in its order) and the message without
  * them (built here: what the repair reports depends on the reasoning items that go); for a Responses request also
- * those whose reasoning item the adapter would send before an item without its id (`unfollowed`, see
- * `reasoningUnfollowed`), without it (a message that repeats ids loses its reasoning item anyway).
+ * those whose reasoning item the adapter would send before an item without its id (see `reasoningUnfollowed`), without
+ * it (a message that repeats ids loses its reasoning item anyway), or, a v1 message, in the form it can be sent in.
  */
 function classifyItems(messages: readonly BaseMessage[], ctx: FindContext) {
   const first = new Map<string, number>(); // each id: the message that carried it first
   return findEach(messages, (m, index) => {
+    if (!isAssistant(m)) return;
     let ids: string[] | undefined;
-    if (isAssistant(m))
-      forEachResponseItemId(m, (id) => {
-        if (!first.has(id)) first.set(id, index);
-        else (ids ??= []).push(id);
-      });
-    const unfollowed = !ids && ctx.profile.reasoningFollowed && isAssistant(m) && reasoningUnfollowed(m);
-    if (unfollowed) return { index, ids: [], unfollowed, ...withoutItemIds(m, () => true) };
-    if (!ids) return;
+    forEachResponseItemId(m, (id) => {
+      if (!first.has(id)) first.set(id, index);
+      else (ids ??= []).push(id);
+    });
+    const unfollowed = ctx.profile.reasoningFollowed && reasoningUnfollowed(m);
+    if (!ids && !unfollowed) return;
     // Only this message's own ids are collected apart: copying the ids seen before per repeat would be quadratic.
     const own = new Set<string>();
     const repeat = (id: string) => first.get(id)! < index || own.has(id) || (own.add(id), false);
-    return { index, ids, ...withoutItemIds(m as AIMessage, repeat) };
+    const v1 = unfollowed === "v1";
+    return { index, ids, ...withoutItemIds(m, ids ? repeat : () => !v1, v1) };
   });
 }
 
-const detail = (f: { ids: string[]; unfollowed?: unknown }) =>
-  f.unfollowed
-    ? "ChatOpenAI would send a reasoning item before an item without its id"
-    : `Responses items already sent with an earlier message: ${f.ids.join(", ")}`;
+const detail = (f: { ids?: string[] }) =>
+  f.ids
+    ? `Responses items already sent with an earlier message: ${f.ids.join(", ")}`
+    : "ChatOpenAI would send a reasoning item before an item without its id";
 
 export const responseItemsPass = rebuildingPass({
   name: "response-items",
@@ -57,10 +61,8 @@ export const responseItemsPass = rebuildingPass({
   clean(walk) {
     const seen = new Set<string>();
     let repeated = false;
-    const see = (id: string) => {
-      if (seen.has(id)) repeated = true;
-      else seen.add(id);
-    };
+    // `add` leaves the size as it was when the id is already there.
+    const see = (id: string) => seen.size === seen.add(id).size && (repeated = true);
     return {
       start: () => seen.clear(),
       ai(m) {
