@@ -197,4 +197,70 @@ describe("OpenAI Responses with reasoning items (real ChatOpenAI, stub enforcing
       expect(sent.find((item) => item.type === "function_call_output")?.output).toBe("sunny");
     },
   );
+
+  // Issue 31. The v1 output format (`outputVersion: "v1"`, or LC_OUTPUT_VERSION=v1): @langchain/core stores the content
+  // blocks as the content, `output_version: "v1"`, and ChatOpenAI (1.5.8) sends such a message from those blocks even
+  // with its output stored: the reasoning block keeps its rs_ id, the text and the call go without theirs (R7).
+  it.skipIf(ADAPTERS_PINNED !== undefined)(
+    'a v1 message (outputVersion: "v1"): rejected as stored (R7); repaired for the request, its stored output is ' +
+      "re-sent verbatim (nothing lost), and without the output its reasoning goes (reported)" +
+      `${ADAPTERS_PINNED ? ` (skipped: ${ADAPTERS_PINNED})` : ""}`,
+    async () => {
+      const openai = await stub([
+        { text: "let me check", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] },
+      ]);
+      const model = openAIModel(openai, {
+        model: "gpt-5.1",
+        useResponsesApi: true,
+        reasoning: { effort: "low" },
+        outputVersion: "v1",
+      });
+      const question = new HumanMessage("weather?");
+      const reply = await model.invoke([question]);
+      expect(reply.response_metadata.output_version).toBe("v1");
+      expect((reply.content as Dict[]).map((block) => block.type)).toEqual(["reasoning", "text", "tool_call"]);
+      const callId = reply.tool_calls![0].id!;
+      const history: BaseMessage[] = [question, reply, new ToolMessage({ content: "sunny", tool_call_id: callId })];
+      const reasoningId = outputOf(reply)[0].id as string;
+
+      // Pinned: when this fails, ChatOpenAI sends a v1 message valid itself and `reasoningUnfollowed` is to follow it.
+      const error = await rejectionOf(() => model.invoke(history));
+      expect(error.message).toContain(
+        `Item '${reasoningId}' of type 'reasoning' was provided without its required following item`,
+      );
+
+      // The stored thread keeps the v1 message; the request sends it as v0, whose output goes verbatim.
+      expect(repairToolCalls(history, { provider: "openai-responses", level: "structural" }).messages).toBe(history);
+      const repaired = repairToolCalls(history, { provider: "openai-responses" });
+      expect(repaired.repairs.map((r) => [r.problem, r.action, r.index, r.detail])).toEqual([
+        [
+          "duplicate_response_item",
+          "rebuilt_message",
+          1,
+          "ChatOpenAI would send a reasoning item before an item without its id",
+        ],
+      ]);
+      expect(repairToolCalls(repaired.messages, { provider: "openai-responses" }).messages).toBe(repaired.messages);
+      await model.invoke(repaired.messages);
+      expect(openai.rejections).toHaveLength(1);
+      const sent = inputOf(openai.requests[openai.requests.length - 1]);
+      const at = sent.findIndex((item) => item.type === "reasoning");
+      expect(sent.slice(at, at + 3)).toEqual(outputOf(reply));
+
+      // A store that dropped the output: the v1 content is all there is to send, so its reasoning block goes.
+      const { output: _output, ...metadata } = reply.response_metadata;
+      const kept = new AIMessage({ ...reply, response_metadata: metadata });
+      const withoutOutput = [question, kept, history[2]];
+      const shaped = repairToolCalls(withoutOutput, { provider: "openai-responses" });
+      expect(shaped.repairs.map((r) => r.detail)).toEqual([
+        `ChatOpenAI would send a reasoning item before an item without its id; reasoning items ${reasoningId} removed`,
+      ]);
+      await model.invoke(shaped.messages);
+      expect(openai.rejections).toHaveLength(1);
+      const resent = inputOf(openai.requests[openai.requests.length - 1]);
+      expect(resent.filter((item) => item.type === "reasoning")).toEqual([]);
+      expect(JSON.stringify(resent)).toContain("let me check");
+      expect(resent.filter((item) => item.type === "function_call").map((item) => item.call_id)).toEqual([callId]);
+    },
+  );
 });
