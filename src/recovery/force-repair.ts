@@ -175,8 +175,7 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
   }
   let hit = false;
   const { message: fixed, droppedReasoning: gone } = withoutItemIds(message, (id) => goes.has(id) && (hit = true));
-  const dropped = gone.length ? ` (reasoning items ${gone.join(", ")} removed)` : "";
-  const detail = `Responses items ${named} sent without their ids${dropped}`;
+  const detail = `Responses items ${named} sent without their ids${gone.length ? ` (reasoning items ${gone.join(", ")} removed)` : ""}`;
   return hit && [fixed, { action: "rebuilt_message", detail }];
 }
 
@@ -228,10 +227,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
     const named = new Set(calls.map((call) => call.id));
-    out.push([
-      remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m,
-      i,
-    ]);
+    out.push([remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id) ? "drop" : undefined)) : m, i]);
     for (const { id = "", name } of calls) {
       const call = { index: i, toolCallId: id, ...(name && { toolName: name }) };
       if (remove) {
@@ -302,9 +298,8 @@ function closeOpenLoop(step: Step) {
  * uses named (or all) go as text with their results. Undefined when there is none.
  */
 function blocksAsText(step: Step, servers: boolean) {
-  const { rejection } = step;
-  const named = new Set(rejection.toolCallIds);
-  const at = servers ? undefined : rejection.messageIndex;
+  const named = new Set(step.rejection.toolCallIds);
+  const at = servers ? undefined : step.rejection.messageIndex;
   const converts = (b: Dict) =>
     servers
       ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
@@ -385,7 +380,7 @@ export function rejectionDiagnosisOf(error: unknown) {
     const value = Object(error)[REJECTION_DIAGNOSIS_KEY];
     if (isDict(value)) return value as unknown as RejectionDiagnosis;
   } catch {
-    return; // as parseToolPairingError: an error object that cannot be read carries no diagnosis
+    // as parseToolPairingError: an error object that cannot be read carries no diagnosis
   }
 }
 

@@ -88,7 +88,7 @@ const positionsNear = (text: string, at: number, length: number) =>
  * their arguments. A list of quoted strings (`['call_a', "call_b"]`) is a list of ids.
  */
 function listedCallIds(text: string, at: number) {
-  const ids: string[] = [];
+  const ids = [];
   const limit = Math.min(text.length, at + 256 * 1024);
   let depth = 1;
   let key: string | undefined;
@@ -214,7 +214,7 @@ export function parseToolPairingError(error: unknown, options: ParseToolPairingE
           node.code,
         ].find((value) => typeof value === "number" && value >= 100 && value < 600);
         // Any other status is about a request that was fine as far as its history goes.
-        if (status !== undefined && status !== 400 && status !== 422) return;
+        if (status && status !== 400 && status !== 422) return;
         shape ??= shapeProvider(node);
         param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
         texts = [
@@ -233,17 +233,12 @@ export function parseToolPairingError(error: unknown, options: ParseToolPairingE
     if (!found || (param && namesDefinition(param))) return;
 
     const { row, at, text, toolCallIds } = found;
+    const { kind, rule } = row;
     const provider = senderOf(row, shape, options.provider);
     const position = found.position ?? positionsNear(param ?? "", 0, 0)[0];
     // The text kept: at most 4,096 characters, around the anchor.
     const start = Math.max(0, Math.min(at - 256, text.length - 4096));
-    const rejection: ProviderRejection = {
-      provider,
-      kind: row.kind,
-      rule: row.rule,
-      toolCallIds,
-      text: text.slice(start, start + 4096),
-    };
+    const rejection: ProviderRejection = { provider, kind, rule, toolCallIds, text: text.slice(start, start + 4096) };
     if (!position) return rejection;
     rejection.payloadIndex = position.payloadIndex;
     if (!options.messages || provider === "langgraph" || provider === "unknown") return rejection;
