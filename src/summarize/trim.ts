@@ -107,9 +107,9 @@ async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
   const from = Math.max(head, (await smallestFittingCut(head, end, fits)) - 1); // one more: allowPartial's
   // With includeSystem and a budget that fits nothing, core returns `[undefined]`: drop the hole.
   const trimmed = (await trimMessages([...system, ...messages.slice(from, end)], { ...trim, endOn: undefined })).filter(
-    (m) => m !== undefined,
+    Boolean,
   );
-  const keptSystem = head === 1 && trimmed[0]?.getType() === "system" ? 1 : 0;
+  const keptSystem = head && trimmed[0]?.getType() === "system" ? 1 : 0;
   const start = end - (trimmed.length - keptSystem);
   const window = safeWindow(messages, { start: Math.max(start, keptSystem), end }, trim);
   // trimmed[j + offset] stands for messages[j].
@@ -144,8 +144,11 @@ export function safeWindow(
   const earliest = new Float64Array(end + 1).fill(Infinity);
   for (let i = end - 1; i >= first; i--) earliest[i] = Math.min(earliest[i + 1], callIndexOf[i] ?? Infinity);
   let start = first;
-  const opens = (m: BaseMessage) => isToolResult(m) || !isOfType(m, startOn);
-  while (start < end && (earliest[start] < start || opens(messages[start]))) start++;
+  while (
+    start < end &&
+    (earliest[start] < start || isToolResult(messages[start]) || !isOfType(messages[start], startOn))
+  )
+    start++;
   return { start, end };
 }
 
