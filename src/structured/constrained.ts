@@ -29,7 +29,7 @@ import type { Dict } from "../values";
  * has no usable title, numbered past the names `taken`.
  */
 export function formatNameOf({ name }: Pick<OutputFormat, "name">, taken: ReadonlySet<unknown> = new Set()) {
-  const cleaned = (name ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+  const cleaned = (name ?? "").replace(/[^\w-]/g, "_").slice(0, 64);
   name = /[a-zA-Z0-9]/.test(cleaned) ? cleaned : "structured_response";
   for (let i = 2; taken.has(name); i++) name = `structured_response_${i}`;
   return name;
@@ -108,8 +108,8 @@ export async function constrainedModel(
     const { schema } = subsetSchemaOf(format.jsonSchema) as { schema: Dict };
     options.outputConfig = { ...(options.outputConfig as Dict), format: { type: "json_schema", schema } };
   }
-  if (tools.length > 0 && typeof model.bindTools === "function") return model.bindTools([...tools], options);
-  if (Object.keys(options).length > 0 && typeof model.withConfig === "function") return model.withConfig(options);
+  if (tools.length && typeof model.bindTools === "function") return model.bindTools([...tools], options);
+  if (Object.keys(options).length && typeof model.withConfig === "function") return model.withConfig(options);
   return model;
 }
 

@@ -54,7 +54,7 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
       // Issues of zod or a Standard Schema, each with the path to the value at fault.
       const issues = result.issues.map(({ path = [], message }) => {
         const keys = path.map((p) => String(isDict(p) ? p.key : p));
-        return `${keys.length > 0 ? keys.join(".") : "(root)"}: ${message}`;
+        return `${keys.length ? keys.join(".") : "(root)"}: ${message}`;
       });
       return { ok: false, issues };
     };
@@ -111,7 +111,7 @@ export const isToolStrategy = (value: unknown): value is { schema: unknown } =>
 
 /** The schema of a ToolStrategy or ProviderStrategy (a `strict` flag), or the value itself. */
 export const schemaOfStrategy = (value: unknown) =>
-  isToolStrategy(value) || (isDict(value) && typeof value.parse === "function" && typeof value.strict === "boolean")
+  isDict(value) && typeof value.parse === "function" && (isDict(value.tool) || typeof value.strict === "boolean")
     ? value.schema
     : value;
 
@@ -130,7 +130,7 @@ export function agentOutputFormat(responseFormat: unknown): OutputFormat | undef
   return {
     jsonSchema: { anyOf: formats.map((f) => f.jsonSchema) },
     async validate(value) {
-      const issues: string[] = [];
+      const issues = [];
       for (const [i, format] of formats.entries()) {
         const result = await format.validate(value);
         if (result.ok) return result;

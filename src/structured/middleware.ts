@@ -51,7 +51,7 @@ export interface PromptedStructuredOutputMiddlewareOptions
  */
 export const promptedStructuredOutputMiddleware = boundary(
   "promptedStructuredOutputMiddleware",
-  function promptedStructuredOutputMiddleware(options: PromptedStructuredOutputMiddlewareOptions = {}) {
+  (options: PromptedStructuredOutputMiddlewareOptions = {}) => {
     const fn = "promptedStructuredOutputMiddleware";
     options = structuredOptions(options, fn, "strategy env onStructuredResponse onFallback name");
     // This middleware's memory of native requests that fell back (its lifetime is the middleware's).

@@ -48,7 +48,7 @@ export function balancedSpans(text: string) {
     if (openQuote < 0) break;
     from = openQuote + 1;
   }
-  const spans: { text: string; value: unknown }[] = [];
+  const spans = [];
   let attempts = 0;
   let resumeAt = 0;
   for (const [start, close] of [...closeOf].sort(([a], [b]) => a - b)) {
@@ -179,7 +179,7 @@ export async function resolveStructuredAnswer<T>(
   format: OutputFormat<T>,
   askAgain: (followUp: BaseMessage[]) => BaseMessage | Promise<BaseMessage>,
 ) {
-  const attempts: StructuredAttempt[] = [];
+  const attempts = [];
   for (let current = answer; ; ) {
     const raw = answerText(current);
     const result = await parseStructuredAnswer(raw, format);

@@ -138,13 +138,16 @@ type Branch = { strategy: StructuredOutputStrategy | "own"; model: ModelDescript
  */
 export const withPromptedStructuredOutput = boundary(
   "withPromptedStructuredOutput",
-  function withPromptedStructuredOutput<
+  <
     A extends AnyStateSchema = typeof MessagesAnnotation,
     // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
     S extends Record<string, any> = Record<string, any>,
     // biome-ignore lint/suspicious/noExplicitAny: createReactAgent's own defaults
     C extends AnyStateSchema = AnnotationRoot<any>,
-  >(params: CreateReactAgentParams<A, S, C>, options: PromptedStructuredOutputOptions = {}) {
+  >(
+    params: CreateReactAgentParams<A, S, C>,
+    options: PromptedStructuredOutputOptions = {},
+  ) => {
     const fn = "withPromptedStructuredOutput";
     const o: typeof options = structuredOptions(options, fn, "strategy env onStructuredResponse onRepair onFallback");
     if (!isDict(params)) throw expectedInput(fn, "params", "createReactAgent's params (an object)", params);

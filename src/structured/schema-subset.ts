@@ -68,10 +68,9 @@ export function subsetSchemaOf(schema: Dict): SubsetSchema {
   const walk: Walk = { root: schema, refs: [], nodes: 0, unions: 0, optional: 0 };
   try {
     const subset = toSubset(schema, walk, 0);
-    const { unions, optional } = walk;
-    if (unions > MAX_UNIONS)
-      no(`more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${unions})`);
-    if (optional > MAX_OPTIONAL) no(`more than ${MAX_OPTIONAL} optional properties (${optional})`);
+    if (walk.unions > MAX_UNIONS)
+      no(`more than ${MAX_UNIONS} properties with union types (anyOf or a type list: ${walk.unions})`);
+    if (walk.optional > MAX_OPTIONAL) no(`more than ${MAX_OPTIONAL} optional properties (${walk.optional})`);
     return { ok: true, schema: subset };
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, reason: error.message };
@@ -96,15 +95,14 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   // `true` and `{}` (or a node with only a title and a description) take any value: refused below too.
   if (node === true) no("a schema without a type (any value)");
   if (!isDict(node)) no(`a schema that is ${node === false ? "false (no value)" : "not an object"}`);
-  const { $ref, type, title, description, anyOf, oneOf } = node;
+  const { $ref, type, anyOf, oneOf } = node;
   if (typeof $ref === "string") {
     // An internal `$ref` replaced by what it points at (its siblings kept over it).
     const { $ref: _ref, ...siblings } = node;
     if (!$ref.startsWith("#")) no(`an external $ref (${$ref})`);
     if (walk.refs.includes($ref)) no(`a recursive schema ($ref ${$ref})`);
     let target: unknown = walk.root;
-    for (const part of $ref.slice(1).split("/")) {
-      if (part === "") continue;
+    for (const part of $ref.slice(1).split("/").filter(Boolean)) {
       const key = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
       target = isDict(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
     }
@@ -120,7 +118,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     // `{ type: [a, b], ...k }` is `{ anyOf: [{ type: a, ...k }, { type: b, ...k }] }` (title and description on
     // top), each branch with only the keywords that apply to its type (the others accept every value of it): a
     // nullable object's null branch is `{ type: "null" }`, not its properties moved into a description.
-    const { title: _t, description: _d, ...shared } = node;
+    const { title, description, ...shared } = node;
     const anyOf = type.map((t) => ({
       ...Object.fromEntries(Object.entries(shared).filter(([k]) => TYPES_OF_KEYWORD.get(k)?.includes(t) ?? true)),
       type: t,
@@ -130,7 +128,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   }
 
   const out: Dict = {};
-  const rest: Dict = { ...node };
+  const rest = { ...node };
   for (const key of DROPPED) delete rest[key];
   const take = (key: string) => {
     const value = rest[key];
@@ -158,9 +156,8 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
   for (const key of ["title", "description"]) if (typeof rest[key] === "string") out[key] = take(key);
   if (out.anyOf) return withMoved(out, rest);
   if ("enum" in rest) {
-    const values = take("enum");
-    if (!Array.isArray(values) || !values.every(isScalar)) no("an enum of values that are not all scalars");
-    out.enum = values;
+    out.enum = take("enum");
+    if (!Array.isArray(out.enum) || !out.enum.every(isScalar)) no("an enum of values that are not all scalars");
   }
   if ("const" in rest) {
     out.const = take("const");
@@ -172,7 +169,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     // Absent reads as closed, as every structured-output SDK reads it: the schema names the keys it wants.
     if (additional !== undefined && additional !== false)
       no(
-        isDict(additional) && Object.keys(additional).length > 0
+        isDict(additional) && Object.keys(additional).length
           ? "a record (additionalProperties is a schema)"
           : "an open object (additionalProperties is not false)",
       );

@@ -173,7 +173,7 @@ export interface StrategyChoice {
  */
 export const structuredOutputStrategies = boundary(
   "structuredOutputStrategies",
-  function structuredOutputStrategies(model: unknown, options: StrategyOptions = {}): StrategyChoice[] {
+  (model: unknown, options: StrategyOptions = {}): StrategyChoice[] => {
     options = structuredOptions(options, "structuredOutputStrategies", "strategy env");
     return describeModels(model).map((description) => strategyChoiceFor(description, options));
   },
@@ -224,8 +224,7 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
     return;
   }
   const supported = instance?.supportsToolChoiceValues;
-  const forcesOne = Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId);
-  if (provider === "bedrock" && !forcesOne)
+  if (provider === "bedrock" && !(Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId)))
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
 }
 
