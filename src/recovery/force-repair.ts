@@ -227,7 +227,10 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
       ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
     const named = new Set(calls.map((call) => call.id));
-    out.push([remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id) ? "drop" : undefined)) : m, i]);
+    out.push([
+      remove ? rewriteToolCalls(m as AIMessage, (ref) => (named.has(ref.id ?? "") ? "drop" : undefined)) : m,
+      i,
+    ]);
     for (const { id = "", name } of calls) {
       const call = { index: i, toolCallId: id, ...(name && { toolName: name }) };
       if (remove) {
