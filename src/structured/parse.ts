@@ -74,7 +74,7 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>) 
   for (let i = from; i < text.length; i++) {
     const ch = text[i];
     const opens = ch === "{" || ch === "[";
-    if (stack.length === 0) {
+    if (!stack.length) {
       if (opens) stack.push(i);
     } else if (stringStart >= 0) {
       if (ch === "\\") i++;

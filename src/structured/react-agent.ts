@@ -283,7 +283,7 @@ export const withPromptedStructuredOutput = boundary(
  */
 function branchesFor(model: unknown, options: PromptedStructuredOutputOptions): Branch[] {
   const described = describeModels(model);
-  if (described.length === 0)
+  if (!described.length)
     return [{ strategy: "prompted", model: { role: "primary", callOptions: {}, thinking: false } }];
   const forced = options.strategy || envSelectsBedrock(options.env);
   return described.map((m) => ({

@@ -142,7 +142,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
     take("anyOf");
     take("oneOf");
     const branches = (anyOf ?? oneOf) as unknown[];
-    if (branches.length === 0) no("an empty anyOf / oneOf");
+    if (!branches.length) no("an empty anyOf / oneOf");
     walk.unions++;
     out.anyOf = branches.map(next);
   } else {
@@ -202,7 +202,7 @@ function toSubset(node: unknown, walk: Walk, depth: number): Dict {
  */
 function withMoved(out: Dict, moved: Dict) {
   const entries = Object.entries(moved);
-  if (entries.length === 0) return out;
+  if (!entries.length) return out;
   const text = `{${entries.map(([key, value]) => `${key}: ${safeJson(value)}`).join(", ")}}`;
   return { ...out, description: out.description ? `${out.description}\n\n${text}` : text };
 }
