@@ -69,8 +69,8 @@ const LAYOUTS: Record<WireFormat, (reads: Read[]) => Piece[]> = {
  */
 export const payloadPositions = boundary("payloadPositions", (messages: readonly unknown[], format: WireFormat) => {
   const reads = Array.from(messages, read);
-  const payloadIndex = Array<number>(reads.length).fill(-1);
-  const blockOffset = Array<number>(reads.length).fill(0);
+  const payloadIndex = reads.map(() => -1);
+  const blockOffset = reads.map(() => 0);
   const messagesAt: number[][] = [];
   let offset = 0;
   for (const { member, blocks, opens } of LAYOUTS[format](reads)) {
