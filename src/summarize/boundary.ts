@@ -142,7 +142,7 @@ export const findSafeSummarizationBoundary = boundary(
       tokenCounter?: TokenCounter;
     }>(options, fn, BOUNDARY);
     const tokens = [maxTokens, tokenCounter].filter((value) => value !== undefined).length;
-    if (keepLast !== undefined ? tokens > 0 : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
+    if (keepLast !== undefined ? tokens : tokens < 2) throw expectedInput(fn, "options", BOUNDARY_SHAPE, options);
     if (keepLast !== undefined) return safeCutFrom(list, list.length - Math.floor(keepLast));
     const count = callersOwn(tokenCounter!);
     const system = list.slice(0, leadingSystemCount(list));

@@ -127,7 +127,7 @@ function readSize(value: unknown, fn: string, path: string, trigger: boolean) {
   const shape = trigger ? TRIGGER_SHAPE : KEEP_SHAPE;
   const size = readOptions<Record<string, number>>(value, fn, SIZE, path);
   for (const [key, n] of Object.entries(size))
-    if ((trigger && n === 0) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
+    if ((trigger && !n) || (key === "messages" && !Number.isInteger(n)) || (key === "fraction" && n > 1))
       throw expectedInput(fn, `${path}.${key}`, shape, n);
   const given = Object.keys(size).length;
   if (trigger ? !given : given !== 1) throw expectedInput(fn, path, shape, value);
@@ -190,7 +190,7 @@ export async function summarizeRead(messages: BaseMessage[], settings: Summariza
   const { model, count, keep, trimTokensToSummarize: limit, summaryPrompt: template } = settings;
   // A summary cannot shrink a tool result the kept part holds: when shortening oversized results in the request
   // brings it under the trigger, the summarizer is not called (the model is sent that request).
-  if (!(await fires(await fittedRequest(messages, settings), settings))) return undefined;
+  if (!(await fires(await fittedRequest(messages, settings), settings))) return;
   const system = messages.slice(0, leadingSystemCount(messages));
   // The cut `keep` asks for, before the safe boundary moves it (never before the system messages); as langchain
   // does, the last message is always kept.
@@ -203,7 +203,7 @@ export async function summarizeRead(messages: BaseMessage[], settings: Summariza
       : Math.min(await fittingCut(system, messages, system.length, Math.max(1, Math.floor(budget)), count), n - 1),
   );
   const [summarized, kept] = [messages.slice(system.length, cut), messages.slice(cut)];
-  if (summarized.every(isSummaryMessage)) return undefined;
+  if (summarized.every(isSummaryMessage)) return;
   const transcript = limit ? await boundedTranscript(summarized, limit, count) : transcriptOf(summarized);
   // A function replacement: the transcript may hold `$&` and other patterns a string replacement expands.
   const prompt = template
@@ -267,7 +267,7 @@ async function boundedTranscript(part: BaseMessage[], maxTokens: number, count: 
   const summaries = part.findIndex((m) => !isSummaryMessage(m));
   const [earlier, rest] = [part.slice(0, summaries), part.slice(summaries)];
   const cut = safeCutFrom(rest, await fittingCut(earlier, rest, 0, maxTokens, count));
-  if (cut === 0) return transcriptOf(part);
+  if (!cut) return transcriptOf(part);
   const omitted = `(${cut} earlier message${cut === 1 ? "" : "s"} omitted)`;
   return [transcriptOf(earlier), omitted, transcriptOf(rest.slice(cut))].filter(Boolean).join("\n");
 }

@@ -98,7 +98,7 @@ async function trimFirstSafely(messages: BaseMessage[], trim: Trim) {
 async function trimLastSafely(messages: BaseMessage[], trim: Trim) {
   // endOn is applied here, before trimming (as trimMessages does), so that the result maps back by position.
   let end = messages.length;
-  while (end > 0 && !isOfType(messages[end - 1], trim.endOn)) end--;
+  while (end && !isOfType(messages[end - 1], trim.endOn)) end--;
   const head = trim.includeSystem && end && messages[0].getType() === "system" ? 1 : 0;
   const system = messages.slice(0, head);
   // The earliest start whose tail fits (counted as core counts it: system first, then the tail newest first).
