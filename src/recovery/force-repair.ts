@@ -280,7 +280,7 @@ function closeOpenLoop(step: Step) {
   // Scanning back, `after` is past the latest user message of a run of user (and system) messages; the loop starts
   // there when the turn before that run is no tool result.
   let from = 0;
-  for (let i = end, after = 0; i >= -1 && from === 0; i--) {
+  for (let i = end, after = 0; i >= -1 && !from; i--) {
     const turn = turnOf(input[i]);
     if (turn === "user") after ||= i + 1;
     else if (turn !== "system") [from, after] = [isToolResult(input[i]) ? 0 : after, 0];
@@ -339,7 +339,7 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   const at = rejection.messageIndex ?? -1;
   if (!input[at]) return whole(input);
   let [start, end] = [at, at + 1];
-  while (start > 0 && input[start].getType() !== "human") start--;
+  while (start && input[start].getType() !== "human") start--;
   while (end < input.length && input[end].getType() !== "human") end++;
   const slice = repairToolCalls(
     input.slice(start, end),
