@@ -146,8 +146,8 @@ export function agentOutputFormat(responseFormat: unknown): OutputFormat | undef
  * message, and the helpers that put the instructions into a system message without losing its fields.
  */
 /** Instructions for the agent's system prompt: the format's own prompt first, then the schema. */
-export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">) {
-  return [
+export const formatInstructions = ({ prompt, jsonSchema }: Pick<OutputFormat, "jsonSchema" | "prompt">) =>
+  [
     prompt?.trim(),
     "When you give your final answer (after any tool calls you need), reply with exactly one JSON value that " +
       "matches the JSON Schema below, and nothing else: no text before or after it. If you wrap it in a code " +
@@ -157,7 +157,6 @@ export function formatInstructions({ prompt, jsonSchema }: Pick<OutputFormat, "j
   ]
     .filter(Boolean)
     .join("\n\n");
-}
 
 /** The user message of a corrective call: what was wrong, and the schema again. */
 export const correctionMessage = (issues: string[], format: Pick<OutputFormat, "jsonSchema">) =>
