@@ -38,12 +38,13 @@ export async function* revertThreads(
     try {
       const head = await saver.getTuple(configOf(key));
       const headId = checkpointIdOf(head);
-      const messages = (await saver.getTuple(configOf(key, line.previousCheckpointId)))?.checkpoint.channel_values[
-        messagesKey
-      ];
+      // The previous checkpoint is read only for a thread still at the repair's head.
+      const messages =
+        headId === line.checkpointId &&
+        (await saver.getTuple(configOf(key, line.previousCheckpointId)))?.checkpoint.channel_values[messagesKey];
       const done =
         headId !== line.checkpointId
-          ? `it moved on since the repair: its head is ${headId}, not ${line.checkpointId}`
+          ? `it moved on since the repair: its head is ${headId ?? "gone"}, not ${line.checkpointId}`
           : !Array.isArray(messages)
             ? `checkpoint ${line.previousCheckpointId} holds no "${messagesKey}"`
             : await writeOnTop(saver, key, head!, messagesKey, messages, {
