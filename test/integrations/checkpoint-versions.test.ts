@@ -6,9 +6,10 @@
  * (pinned for the bare saver in checkpointer-known-failures.test.ts, "two branches of one thread"). The wrapper
  * and the offline repair count versions with a random fraction, as LangGraph Python does with its strings.
  */
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import {
+  emptyCheckpoint,
   maxChannelVersion,
   uuid6,
   type BaseCheckpointSaver,
@@ -16,6 +17,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findToolCallProblems } from "../../src/engine";
 import { nextBranchVersion } from "../../src/integrations/checkpoint-versions";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
 import { repairThreads } from "../../src/threads/repair";
@@ -183,6 +185,57 @@ describe("an offline repair beside a live run on PostgreSQL", () => {
           "never mind",
           "LIVE ANSWER",
         ]);
+      } finally {
+        await handle.dispose();
+      }
+    },
+  );
+});
+
+describe("a list the wrapper changes on write, where the run did not change it", () => {
+  it.skipIf(postgresSkip !== undefined)(
+    `is stored under a version of its own on PostgreSQL${postgresSkip ? ` (skipped: ${postgresSkip})` : ""}`,
+    async () => {
+      const handle = await openSaver("PostgresSaver", "unchanged_channel");
+      try {
+        const pg = handle.saver;
+        const thread = { configurable: { thread_id: "t", checkpoint_ns: "" } };
+        // Stored by a run without the wrapper: a result whose call is gone (a summarizer cut between them).
+        const broken = [
+          new HumanMessage({ content: "find flights", id: "h1" }),
+          new ToolMessage({ content: "3 flights", tool_call_id: "call_gone", id: "t1" }),
+          new HumanMessage({ content: "and hotels?", id: "h2" }),
+        ];
+        const first = await pg.put(
+          thread,
+          {
+            ...emptyCheckpoint(),
+            id: uuid6(-1),
+            channel_values: { messages: broken },
+            channel_versions: { messages: 1 },
+          },
+          { source: "loop", step: 0, parents: {} },
+          { messages: 1 },
+        );
+        // The next step writes another channel only: the messages keep version 1, and `versions` does not name them.
+        const wrapped = withToolCallRepair(pg);
+        const next = await wrapped.put(
+          first,
+          {
+            ...emptyCheckpoint(),
+            id: uuid6(-1),
+            channel_values: { messages: broken, step: "on" },
+            channel_versions: { messages: 1, step: 1 },
+          },
+          { source: "loop", step: 1, parents: {} },
+          { step: 1 },
+        );
+        // What the wrapper stored is what the saver reads back: the repaired list, not the blob of version 1.
+        const stored = (await pg.getTuple(next))!.checkpoint.channel_values.messages as BaseMessage[];
+        expect(findToolCallProblems(stored, { provider: "strict", level: "structural" })).toEqual([]);
+        // Nothing lost: both user messages, and the result's text (set aside as user text).
+        expect(stored.map((m) => m.id)).toEqual(expect.arrayContaining(["h1", "h2"]));
+        expect(JSON.stringify(stored.map((m) => m.content))).toContain("3 flights");
       } finally {
         await handle.dispose();
       }
