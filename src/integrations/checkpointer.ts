@@ -240,13 +240,18 @@ function repairingSaver(
       return inner.deleteThread(threadId);
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
-    put: async (config, checkpoint, metadata, versions) =>
-      inner.put(
-        config,
-        await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config),
-        metadata,
-        versions,
-      ),
+    put: async (config, checkpoint, metadata, versions) => {
+      let c = await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config);
+      // A list changed here (repaired, an input put back) where the run did not change it gets a version of its own:
+      // a saver that stores a channel per version (PostgresSaver) would keep the list stored at the old one.
+      const current = c.channel_versions[key];
+      if (c !== checkpoint && !(key in versions) && typeof current !== "string") {
+        const version = nextBranchVersion(inner, current);
+        c = { ...c, channel_versions: { ...c.channel_versions, [key]: version } };
+        versions = { ...versions, [key]: version };
+      }
+      return inner.put(config, c, metadata, versions);
+    },
   };
 }
 

@@ -71,6 +71,79 @@ function createdAt(id: string) {
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
+type Client = {
+  query(text: string, values: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: "error", f: () => void): void;
+  connection?: { stream?: { unref?(): void } };
+};
+/** The longest a run's first read waits for an aborted run in another process. */
+const MAX_WAIT_MS = 30_000;
+
+/**
+ * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
+ * advisory lock (shared) from its abort until it is quiet, and a run's first read waits until no other session holds
+ * it (a try of the lock in exclusive mode for one statement, which this process's own holds never fail). On a
+ * connection of its own, opened with the wrapper, kept while the pool is (without keeping the process alive), and
+ * never busy for long: the lock is sent from the abort listener itself, before `invoke()` rejects, so it reaches
+ * the server before the application can start the next run. Undefined for any other saver.
+ */
+function storeOrder(saver: object) {
+  const { pool, options } = saver as {
+    pool?: { Client?: new (options: unknown) => Client; options?: unknown; ending?: boolean };
+    options?: { schema?: unknown };
+  };
+  const Connection = pool?.Client;
+  if (typeof Connection !== "function") return;
+  let client: Client | undefined;
+  let connecting: Promise<Client | undefined> | undefined;
+  const connection = () => {
+    if (client || connecting) return;
+    const c = new Connection(pool!.options);
+    c.on("error", () => void (client = connecting = undefined));
+    connecting = c.connect().then(
+      () => {
+        c.connection?.stream?.unref?.();
+        return (client = c);
+      },
+      () => (connecting = undefined),
+    );
+  };
+  connection();
+  // Closed once the saver's pool is.
+  const watch = setInterval(() => {
+    if (!pool!.ending) return;
+    clearInterval(watch);
+    void connecting?.then((c) => c?.end()).catch(() => {});
+  }, 1000).unref();
+  /** `SELECT pg_<f>(key)` for the thread, sent at once (no await) when the connection is open. */
+  const send = (f: string, thread: string) => {
+    const args: [string, unknown[]] = [
+      `SELECT pg_${f}(1279743058, hashtext($1)) AS free`,
+      [`${String(options?.schema)}/${thread}`],
+    ];
+    connection();
+    return client ? client.query(...args) : connecting!.then((c) => c?.query(...args));
+  };
+  return {
+    /** Holds the thread's lock (shared) until `until` resolves. */
+    hold(thread: string, until: Promise<void>) {
+      void Promise.all([send("advisory_lock_shared", thread), until])
+        .then(() => send("advisory_unlock_shared", thread))
+        .catch(() => {});
+    },
+    /** Resolves once no other session holds the thread's lock (at most {@link MAX_WAIT_MS}). */
+    async free(thread: string) {
+      for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
+        const answer = await send("try_advisory_xact_lock", thread)?.catch(() => undefined);
+        if (answer?.rows[0]?.free !== false) return;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    },
+  };
+}
+
 /**
  * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the repairing ones), the inner
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
@@ -85,16 +158,51 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   const abortedAt = new WeakMap<AbortSignal, number>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
+  const store = storeOrder(inner);
+  /** The order in which runs were first seen. */
+  const seen = new WeakMap<AbortSignal, number>();
+  let runsSeen = 0;
+
+  /**
+   * A run (its signal) first seen: noted, with the time of its abort when it comes. From its abort until quiet,
+   * it holds its thread in the store for the other processes' reads. True the first time.
+   */
+  function register(signal: AbortSignal, thread: string) {
+    if (abortedAt.has(signal)) return false;
+    const hold = () =>
+      store?.hold(
+        thread,
+        (async () => {
+          for (let turns = 0; turns <= QUIET_TURNS; turns++) {
+            const entry = threads.get(thread);
+            if (entry?.runs.get(signal)?.inFlight) {
+              turns = -1;
+              await new Promise<void>((resolve) => entry.waiters.push(resolve));
+            } else await nextTurn();
+          }
+        })(),
+      );
+    abortedAt.set(signal, signal.aborted ? 0 : Infinity);
+    seen.set(signal, runsSeen++);
+    if (signal.aborted) hold();
+    else
+      signal.addEventListener(
+        "abort",
+        () => {
+          abortedAt.set(signal, Date.now());
+          hold();
+        },
+        { once: true },
+      );
+    return true;
+  }
 
   /** `op` counted as under way for the run of `config` on its thread, until it settles. */
   function track<T>(config: RunnableConfig, op: () => Promise<T>) {
     const { signal } = config;
     if (!signal) return op();
-    if (!abortedAt.has(signal)) {
-      abortedAt.set(signal, signal.aborted ? 0 : Infinity);
-      if (!signal.aborted) signal.addEventListener("abort", () => abortedAt.set(signal, Date.now()), { once: true });
-    }
     const thread = String(configurableOf(config).thread_id);
+    register(signal, thread);
     let entry = threads.get(thread);
     if (!entry) {
       // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
@@ -133,26 +241,37 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
     (config: RunnableConfig) => {
-      const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
+      const thread = String(thread_id);
       const mine = config.signal;
-      const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
-      const others = () => [...entry!.runs].filter(([signal]) => signal !== mine && signal.aborted);
-      if (!entry || !others().length) return run();
-      return (async () => {
+      // A run's first read (every run starts with a read of its head) asks the store, even an aborted run's.
+      const first = mine && register(mine, thread);
+      const entry = checkpoint_id === undefined && mine && (first || !mine.aborted) ? threads.get(thread) : undefined;
+      // An aborted run waits only for runs aborted before it was first seen (two of them never wait for each other).
+      const others = () =>
+        entry
+          ? [...entry.runs].filter(
+              ([s]) => s !== mine && s.aborted && (!mine!.aborted || seen.get(s)! < seen.get(mine!)!),
+            )
+          : [];
+      const ask = first && checkpoint_id === undefined && store;
+      if (!ask && !others().length) return track(config, () => method(config));
+      // Counted as under way while it waits: this process's next run waits for it, and its hold lasts.
+      return track(config, async () => {
         for (let quiet = 0; ; ) {
           const aborted = others();
-          if (!aborted.length) return;
+          if (!aborted.length) break;
           if (aborted.some(([, op]) => op.inFlight > 0)) {
             quiet = 0;
-            await new Promise<void>((resolve) => entry.waiters.push(resolve));
+            await new Promise<void>((resolve) => entry!.waiters.push(resolve));
           } else if (++quiet > QUIET_TURNS) {
-            for (const [signal] of aborted) entry.runs.delete(signal);
-            if (!entry.runs.size && !entry.waiters.length) threads.delete(String(thread_id));
-            return;
+            for (const [signal] of aborted) entry!.runs.delete(signal);
+            break;
           } else await nextTurn();
         }
-      })().then(run);
+        if (ask) await store!.free(thread);
+        return method(config);
+      });
     };
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */

@@ -16,9 +16,15 @@ import { toolCallRepairMiddleware } from "../../../src/integrations/middleware";
 import type { ToolCallRepair } from "../../../src/types";
 import { postgresSaverOn } from "../../support/services";
 import { openAIModel } from "../../support/stubs";
-import { HeldTools, tapSaver } from "./abort-sweep";
+import { buildSurface, HeldTools, tapSaver, type Surface } from "./abort-sweep";
 
-export type WorkerAbort = "tools 0/3" | "tools 1/3" | "tools 2/3" | "second model call";
+export type WorkerAbort =
+  | "before first step"
+  | "first model call"
+  | "tools 0/3"
+  | "tools 1/3"
+  | "tools 2/3"
+  | "second model call";
 
 export interface TurnRequest {
   kind: "turn";
@@ -27,6 +33,10 @@ export interface TurnRequest {
   /** A new user message (text and id), or a resume when absent. */
   message?: { text: string; id: string };
   abort?: WorkerAbort;
+  /** Answer as soon as invoke() settles, as an application does (an aborted run's writes may still be landing). */
+  immediate?: boolean;
+  /** Default createAgent + toolCallRepairMiddleware. */
+  surface?: Surface;
 }
 
 export interface TurnReply {
@@ -71,15 +81,22 @@ const wait = () => new Promise((resolve) => setImmediate(resolve));
 
 async function serve(request: TurnRequest): Promise<TurnReply> {
   const tools = new HeldTools();
-  const agent = createAgent({
-    model: openAIModel({ url: stubUrl }),
-    tools: tools.tools,
-    middleware: [toolCallRepairMiddleware({ provider: "openai" })],
-    checkpointer: wrapped,
-  });
+  const model = openAIModel({ url: stubUrl });
+  const agent =
+    request.surface && request.surface !== "createAgent+middleware"
+      ? buildSurface(request.surface, model, tools, wrapped, { provider: "openai" })
+      : createAgent({
+          model,
+          tools: tools.tools,
+          middleware: [toolCallRepairMiddleware({ provider: "openai" })],
+          checkpointer: wrapped,
+        });
   const controller = new AbortController();
   const held = request.abort?.startsWith("tools ") ? Number(request.abort[6]) : -1;
-  tools.hold = held >= 0;
+  // Aborted at the start or during the first model call, no tool may finish (a finished tool whose write is not
+  // yet stored when the run stops is lost by LangGraph's design: nothing to assert on).
+  tools.hold = held >= 0 || request.abort === "before first step" || request.abort === "first model call";
+  if (request.abort === "before first step") controller.abort();
   let error: string | undefined;
   let settled = false;
   const input = request.message
@@ -94,7 +111,11 @@ async function serve(request: TurnRequest): Promise<TurnReply> {
         error = e.message;
       },
     );
-  if (request.abort) {
+  if (request.abort === "first model call") {
+    // A few turns in: before, during or right after the first model call.
+    for (let turn = Math.floor(Math.random() * 40); turn > 0 && !settled; turn--) await wait();
+    controller.abort();
+  } else if (request.abort && request.abort !== "before first step") {
     // Tools k/3: release k of the three held tools, each until its result is stored, then abort. The second
     // model call: all three run, then the abort lands while the model answers or just before.
     const releasing = held >= 0 ? held : 3;
@@ -106,8 +127,8 @@ async function serve(request: TurnRequest): Promise<TurnReply> {
     controller.abort();
   }
   await run;
-  // An aborted invoke() rejects before the run's last writes land: answer only once they have.
-  await tap.quiet();
+  // An aborted invoke() rejects before the run's last writes land: answer only once they have (unless immediate).
+  if (!request.immediate) await tap.quiet();
   return { seq: request.seq, worker, completed: [...tools.completed.keys()], error };
 }
 
