@@ -29,6 +29,8 @@ import { evictOldest } from "./events";
 
 /** Turns of the event loop an aborted run must stay quiet before a read goes ahead without it. */
 const QUIET_TURNS = 5;
+/** How long, beyond those turns, an aborted run must stay quiet before it stops holding its thread in the store. */
+const QUIET_MS = 25;
 /** Ids and threads remembered per process (the oldest are forgotten first). */
 const MAX_TRACKED = 1000;
 
@@ -76,18 +78,21 @@ type Client = {
   connect(): Promise<unknown>;
   end(): Promise<void>;
   on(event: "error", f: () => void): void;
+  processID?: number;
   connection?: { stream?: { unref?(): void } };
 };
 /** The longest a run's first read waits for an aborted run in another process. */
 const MAX_WAIT_MS = 30_000;
+/** The first key of the wrapper's advisory locks (the second is the thread's hash). */
+const LOCKS = 1279743058;
 
 /**
  * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
- * advisory lock (shared) from its abort until it is quiet, and a run's first read waits until no other session holds
- * it (a try of the lock in exclusive mode for one statement, which this process's own holds never fail). On a
- * connection of its own, opened with the wrapper, kept while the pool is (without keeping the process alive), and
- * never busy for long: the lock is sent from the abort listener itself, before `invoke()` rejects, so it reaches
- * the server before the application can start the next run. Undefined for any other saver.
+ * advisory lock (shared) from its abort until it is quiet, and a run's first read waits until no other process holds
+ * it. Two connections of the wrapper's own, opened with it and kept while the pool is (without keeping the process
+ * alive): one only takes and releases locks, so a lock sent from the abort listener itself, before `invoke()`
+ * rejects, reaches the server before the application can start the next run; the other asks `pg_locks`, leaving
+ * out this process's holds (its own runs wait in memory). Undefined for any other saver.
  */
 function storeOrder(saver: object) {
   const { pool, options } = saver as {
@@ -96,47 +101,62 @@ function storeOrder(saver: object) {
   };
   const Connection = pool?.Client;
   if (typeof Connection !== "function") return;
-  let client: Client | undefined;
-  let connecting: Promise<Client | undefined> | undefined;
+  /** A connection opened now, again after an error; `sql` on it sent at once (no await) when it is open. */
   const connection = () => {
-    if (client || connecting) return;
-    const c = new Connection(pool!.options);
-    c.on("error", () => void (client = connecting = undefined));
-    connecting = c.connect().then(
-      () => {
-        c.connection?.stream?.unref?.();
-        return (client = c);
+    let client: Client | undefined;
+    let connecting: Promise<Client | undefined> | undefined;
+    const open = () => {
+      const c = new Connection(pool!.options);
+      c.on("error", () => void (client = connecting = undefined));
+      connecting = c.connect().then(
+        () => {
+          c.connection?.stream?.unref?.();
+          return (client = c);
+        },
+        () => (connecting = undefined),
+      );
+      return connecting;
+    };
+    open();
+    return {
+      get client() {
+        return client;
       },
-      () => (connecting = undefined),
-    );
+      send: (sql: string, thread: string, ...values: unknown[]) => {
+        const args: [string, unknown[]] = [sql, [`${String(options?.schema)}/${thread}`, ...values]];
+        return client ? client.query(...args) : (connecting ?? open()).then((c) => c?.query(...args));
+      },
+      end: () => void connecting?.then((c) => c?.end()).catch(() => {}),
+    };
   };
-  connection();
+  const locks = connection();
+  const checks = connection();
   // Closed once the saver's pool is.
   const watch = setInterval(() => {
     if (!pool!.ending) return;
     clearInterval(watch);
-    void connecting?.then((c) => c?.end()).catch(() => {});
+    locks.end();
+    checks.end();
   }, 1000).unref();
-  /** `SELECT pg_<f>(key)` for the thread, sent at once (no await) when the connection is open. */
-  const send = (f: string, thread: string) => {
-    const args: [string, unknown[]] = [
-      `SELECT pg_${f}(1279743058, hashtext($1)) AS free`,
-      [`${String(options?.schema)}/${thread}`],
-    ];
-    connection();
-    return client ? client.query(...args) : connecting!.then((c) => c?.query(...args));
-  };
+  const key = `${LOCKS}, hashtext($1)`;
   return {
     /** Holds the thread's lock (shared) until `until` resolves. */
     hold(thread: string, until: Promise<void>) {
-      void Promise.all([send("advisory_lock_shared", thread), until])
-        .then(() => send("advisory_unlock_shared", thread))
+      void Promise.all([locks.send(`SELECT pg_advisory_lock_shared(${key})`, thread), until])
+        .then(() => locks.send(`SELECT pg_advisory_unlock_shared(${key})`, thread))
         .catch(() => {});
     },
-    /** Resolves once no other session holds the thread's lock (at most {@link MAX_WAIT_MS}). */
+    /** Resolves once no other process holds the thread's lock (at most {@link MAX_WAIT_MS}). */
     async free(thread: string) {
       for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
-        const answer = await send("try_advisory_xact_lock", thread)?.catch(() => undefined);
+        const answer = await checks
+          .send(
+            `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
+              AND objid = hashtext($1)::oid AND objsubid = 2 AND granted AND pid <> $2) AS free`,
+            thread,
+            locks.client?.processID ?? 0,
+          )
+          .catch(() => undefined);
         if (answer?.rows[0]?.free !== false) return;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -153,7 +173,10 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; and who waits
    * for them to settle.
    */
-  const threads = new Map<string, { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[] }>();
+  const threads = new Map<
+    string,
+    { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[]; abortedOps: number }
+  >();
   /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
   const abortedAt = new WeakMap<AbortSignal, number>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
@@ -173,12 +196,18 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       store?.hold(
         thread,
         (async () => {
-          for (let turns = 0; turns <= QUIET_TURNS; turns++) {
-            const entry = threads.get(thread);
-            if (entry?.runs.get(signal)?.inFlight) {
-              turns = -1;
-              await new Promise<void>((resolve) => entry.waiters.push(resolve));
-            } else await nextTurn();
+          // Until no aborted run of the thread has had anything under way for a few turns and a while besides (a
+          // run may read with one signal and run its loop with another, both aborted).
+          for (let count: number | undefined = Number.NaN; count !== threads.get(thread)?.abortedOps; ) {
+            for (let turns = 0; turns <= QUIET_TURNS; turns++) {
+              const entry = threads.get(thread);
+              if (entry && [...entry.runs].some(([s, run]) => s.aborted && run.inFlight)) {
+                turns = -1;
+                await new Promise<void>((resolve) => entry.waiters.push(resolve));
+              } else await nextTurn();
+            }
+            count = threads.get(thread)?.abortedOps;
+            await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
           }
         })(),
       );
@@ -212,11 +241,12 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
             threads.delete(key);
             break;
           }
-      threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
+      threads.set(thread, (entry = { runs: new Map(), waiters: [], abortedOps: 0 }));
     }
     const run = entry.runs.get(signal) ?? { inFlight: 0 };
     entry.runs.set(signal, run);
     run.inFlight++;
+    if (signal.aborted) entry.abortedOps++;
     const settle = () => {
       // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
       if (--run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);

@@ -202,12 +202,15 @@ describe("several workers sharing one PostgreSQL saver", () => {
  * StateGraph + node with one `Send` task per call.
  *
  * The next run must start from the aborted run's writes (src/integrations/thread-order.ts: the aborted run holds
- * its thread's advisory lock until it is quiet, and a run's first read waits for it), so what the MODEL IS SENT
- * in the last turn of each thread holds every user message and every finished tool's real result, the stored
- * thread too, no run throws (a resume right after an abort included), and no repair is reported twice.
+ * its thread's advisory lock until it is quiet, and a run's first read waits until no other process holds it), so
+ * the stored thread holds every user message once, in order, and every finished tool's real result, it is valid,
+ * no run throws (a resume right after an abort included), and no repair is reported twice. Runs are aborted from
+ * their first read of the thread on (a run aborted before it touches the saver is known to no store: see
+ * support/checkpoint-worker.ts). LGTR_SAME_WORKER=1 keeps each thread on one worker (the in-process rule);
+ * LGTR_DUMP=1 prints a failing thread's checkpoints.
  */
 describe("the next turn sent at once to the other worker after an abort", () => {
-  it("20 threads x 5 turns: every user message and finished result reaches the model and the store", async (context) => {
+  it("20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice", async (context) => {
     const postgres = await postgresSaverOrSkip(context, "handover");
     const stub = await startOpenAIStub({
       script: (request) => {

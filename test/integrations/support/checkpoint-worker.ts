@@ -9,6 +9,7 @@
  * before they do), with the repairs its wrapper reported and the tool calls that ran to completion.
  */
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { createAgent } from "langchain";
 import { withToolCallRepair } from "../../../src/integrations/checkpointer";
@@ -61,9 +62,29 @@ const inner = postgresSaverOn(schema, 4);
 const tap = tapSaver(inner);
 // Call ids are unique across threads, so the reports need no routing to their turn.
 const repairs: ToolCallRepair[] = [];
-const wrapped: BaseCheckpointSaver = withToolCallRepair(tap.saver, {
+const repairing: BaseCheckpointSaver = withToolCallRepair(tap.saver, {
   provider: "openai",
   onRepair: (repair) => void repairs.push(repair),
+});
+/** Per thread, who waits for its next run's first read to reach the wrapper. */
+const firstReads = new Map<string, () => void>();
+/**
+ * The wrapper, with a run's first read noted: a run aborted before LangGraph first reads its thread is one no
+ * store knows of yet (its invoke() rejects at once, its loop reads the thread later), so the test aborts a run
+ * from its first read on (docs/checkpointer.md, "Several workers").
+ */
+const wrapped = new Proxy(repairing, {
+  get(target, property) {
+    const value = Reflect.get(target, property, target);
+    if (property !== "getTuple") return typeof value === "function" ? value.bind(target) : value;
+    return (config: RunnableConfig) => {
+      const thread = String(config.configurable?.thread_id);
+      const promise = target.getTuple(config);
+      firstReads.get(thread)?.();
+      firstReads.delete(thread);
+      return promise;
+    };
+  },
 });
 
 async function storedResult(thread: string, callId: string): Promise<boolean> {
@@ -96,7 +117,10 @@ async function serve(request: TurnRequest): Promise<TurnReply> {
   // Aborted at the start or during the first model call, no tool may finish (a finished tool whose write is not
   // yet stored when the run stops is lost by LangGraph's design: nothing to assert on).
   tools.hold = held >= 0 || request.abort === "before first step" || request.abort === "first model call";
-  if (request.abort === "before first step") controller.abort();
+  // Aborted before the first step: as the run's first read of its thread reaches the wrapper (so that read is
+  // under way when the signal fires); during the first model call: a few turns after that read.
+  const firstRead = new Promise<void>((resolve) => firstReads.set(request.thread, resolve));
+  if (request.abort === "before first step") void firstRead.then(() => controller.abort());
   let error: string | undefined;
   let settled = false;
   const input = request.message
@@ -113,9 +137,11 @@ async function serve(request: TurnRequest): Promise<TurnReply> {
     );
   if (request.abort === "first model call") {
     // A few turns in: before, during or right after the first model call.
+    await firstRead;
     for (let turn = Math.floor(Math.random() * 40); turn > 0 && !settled; turn--) await wait();
     controller.abort();
-  } else if (request.abort && request.abort !== "before first step") {
+  } else if (request.abort === "before first step") await firstRead;
+  else if (request.abort) {
     // Tools k/3: release k of the three held tools, each until its result is stored, then abort. The second
     // model call: all three run, then the abort lands while the model answers or just before.
     const releasing = held >= 0 ? held : 3;
@@ -148,4 +174,8 @@ process.on("message", (message: TurnRequest | { kind: "stop" }) => {
       } satisfies TurnReply),
   );
 });
-process.send!({ ready: worker });
+// Ready once the wrapper's own connection is open (a run's first read waits for it): an abort before then is not
+// held in the store (docs/checkpointer.md, "Several workers").
+void repairing
+  .getTuple({ configurable: { thread_id: "warm-up" }, signal: new AbortController().signal })
+  .then(() => process.send!({ ready: worker }));
