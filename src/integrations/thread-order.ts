@@ -9,11 +9,14 @@
  * And a late checkpoint created after the next run's (an abort before the first step) would become the head
  * (savers take the highest `checkpoint_id`, a uuid6 that grows with time) and bury the newer turn.
  *
- * Two rules, both keyed on the run's own `config.signal` (LangGraph hands every read and write of a run the
+ * Three rules, all keyed on the run's own `config.signal` (LangGraph hands every read and write of a run the
  * run's config; a run that cannot be aborted has no late writes: its promise settles after them):
  * - Reads (this process): a run's read of its thread's head waits while another run of the thread that was
  *   aborted still has reads or writes under way, and until it has been quiet for a few turns of the event loop
- *   (its loop issues its next write within microtasks of the last one settling).
+ *   (its loop issues its next write within microtasks of the last one settling). A run's first read waits so
+ *   even when the run is aborted already, for runs aborted before it was first seen.
+ * - Reads (other processes, PostgreSQL): an aborted run holds its thread's advisory lock until quiet, and a run's
+ *   first read waits until no other process holds it (see `storeOrder`).
  * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
  *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
  *   low bits), or before every id when it has no parent. It stays the head when nothing was written after its
@@ -262,11 +265,12 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   }
 
   /**
-   * A read, counted as under way for its run; a read of the head by a live run first waits until no other aborted
-   * run of the thread has anything under way and it has stayed quiet for {@link QUIET_TURNS} turns of the event
-   * loop (an addressed read is history; an aborted run's reads are stale anyway, and two of them would wait for
-   * each other; a read outside any run, getState or an onRepair handler during an aborted run's put, never
-   * waits). No await at all when there is nothing to wait for.
+   * A read, counted as under way for its run; a read of the head by a live run, and a run's first read, first wait
+   * until no other aborted run of the thread has anything under way and it has stayed quiet for
+   * {@link QUIET_TURNS} turns of the event loop, and a run's first read on PostgreSQL until no other process holds
+   * the thread (an addressed read is history; an aborted run's later reads are stale anyway; a read outside any
+   * run, getState or an onRepair handler during an aborted run's put, never waits). No await at all when there is
+   * nothing to wait for.
    */
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
