@@ -109,7 +109,8 @@ function storeOrder(saver: object) {
     let client: Client | undefined;
     let connecting: Promise<Client | undefined> | undefined;
     const open = () => {
-      const c = new Connection(pool!.options);
+      // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
+      const c = new Connection({ ...(pool!.options as object), pipeline: true });
       c.on("error", () => void (client = connecting = undefined));
       connecting = c.connect().then(
         () => {
@@ -299,8 +300,15 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
             quiet = 0;
             await new Promise<void>((resolve) => entry!.waiters.push(resolve));
           } else if (++quiet > QUIET_TURNS) {
-            for (const [signal] of aborted) entry!.runs.delete(signal);
-            break;
+            // And for a while besides, nothing begun by an aborted run (createAgent reads with one signal and runs
+            // its loop with another).
+            const count = entry!.abortedOps;
+            await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+            if (count !== entry!.abortedOps || others().some(([, op]) => op.inFlight > 0)) quiet = 0;
+            else {
+              for (const [signal] of aborted) entry!.runs.delete(signal);
+              break;
+            }
           } else await nextTurn();
         }
         if (ask) await store!.free(thread);
