@@ -181,9 +181,11 @@ export function withoutItemIds(message: AIMessage, goes: (id: string) => boolean
   } else {
     const { reasoning, [OPENAI_ITEM_IDS_KEY]: map } = kwargs;
     // A v1 message is sent from its content: its reasoning blocks go (its kwargs' reasoning item with them).
-    if (v1)
-      fields.content = (message.content as Dict[]).filter((b) => !isSentReasoning(b) || !dropped.push(b.id as string));
-    else if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
+    if (v1) {
+      const content = message.content as Dict[];
+      fields.content = content.filter((b) => !isSentReasoning(b));
+      dropped = content.filter(isSentReasoning).map((b) => b.id as string);
+    } else if (isDict(reasoning) && gone(reasoning.id)) dropped = [reasoning.id as string];
     if (isDict(map)) kwargs[OPENAI_ITEM_IDS_KEY] = Object.fromEntries(Object.entries(map).filter(([, v]) => !gone(v)));
   }
   fields.additional_kwargs = withoutReasoning(kwargs, dropped);

@@ -61,8 +61,10 @@ export const responseItemsPass = rebuildingPass({
   clean(walk) {
     const seen = new Set<string>();
     let repeated = false;
-    // `add` leaves the size as it was when the id is already there.
-    const see = (id: string) => seen.size === seen.add(id).size && (repeated = true);
+    const see = (id: string) => {
+      if (seen.has(id)) repeated = true;
+      else seen.add(id);
+    };
     return {
       start: () => seen.clear(),
       ai(m) {
