@@ -9,11 +9,14 @@
  * And a late checkpoint created after the next run's (an abort before the first step) would become the head
  * (savers take the highest `checkpoint_id`, a uuid6 that grows with time) and bury the newer turn.
  *
- * Two rules, both keyed on the run's own `config.signal` (LangGraph hands every read and write of a run the
+ * Three rules, all keyed on the run's own `config.signal` (LangGraph hands every read and write of a run the
  * run's config; a run that cannot be aborted has no late writes: its promise settles after them):
  * - Reads (this process): a run's read of its thread's head waits while another run of the thread that was
  *   aborted still has reads or writes under way, and until it has been quiet for a few turns of the event loop
- *   (its loop issues its next write within microtasks of the last one settling).
+ *   (its loop issues its next write within microtasks of the last one settling). A run's first read waits so
+ *   even when the run is aborted already, for runs aborted before it was first seen.
+ * - Reads (other processes, PostgreSQL): an aborted run holds its thread's advisory lock until quiet, and a run's
+ *   first read waits until no other process holds it (see `storeOrder`).
  * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
  *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
  *   low bits), or before every id when it has no parent. It stays the head when nothing was written after its
@@ -29,6 +32,8 @@ import { evictOldest } from "./events";
 
 /** Turns of the event loop an aborted run must stay quiet before a read goes ahead without it. */
 const QUIET_TURNS = 5;
+/** How long, beyond those turns, an aborted run must stay quiet before it stops holding its thread in the store. */
+const QUIET_MS = 25;
 /** Ids and threads remembered per process (the oldest are forgotten first). */
 const MAX_TRACKED = 1000;
 
@@ -71,30 +76,115 @@ function createdAt(id: string) {
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
+/** The longest a run's first read waits for an aborted run in another process. */
+const MAX_WAIT_MS = 30_000;
+/** The first key of the wrapper's advisory locks (the second is the thread's hash). */
+const LOCKS = 1279743058;
+
+type Client = {
+  query(text: string, values: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: "error", f: () => void): void;
+  processID?: number;
+  connection?: { stream?: { unref?(): void } };
+};
+
+/**
+ * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
+ * advisory lock (shared) from its abort until it is quiet, and a run's first read waits until no other process holds
+ * it. Two connections of the wrapper's own, opened with it and kept while the pool is (without keeping the process
+ * alive): one only takes and releases locks, so a lock sent from the abort listener itself, before `invoke()`
+ * rejects, reaches the server before the application can start the next run; the other asks `pg_locks`, leaving
+ * out this process's holds (its own runs wait in memory). Undefined for any other saver.
+ */
+function storeOrder(saver: object) {
+  const { pool, options } = saver as {
+    pool?: { Client?: new (options: unknown) => Client; options?: object; ending?: boolean };
+    options?: { schema?: unknown };
+  };
+  const Connection = pool?.Client;
+  if (typeof Connection !== "function") return;
+  /** A connection opened now, again after an error; a query on it sent at once (no await) when it is open. */
+  const connection = () => {
+    let client: Client | undefined;
+    let connecting: Promise<Client | void> | undefined;
+    const open = () => {
+      // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
+      const c = new Connection({ ...pool!.options, pipeline: true });
+      c.on("error", () => void (client = connecting = undefined));
+      return (connecting = c.connect().then(
+        () => (c.connection?.stream?.unref?.(), (client = c)),
+        () => void (connecting = undefined),
+      ));
+    };
+    open();
+    const send = (sql: string, thread: string, ...values: unknown[]) => {
+      const args: [string, unknown[]] = [sql, [`${String(options?.schema)}/${thread}`, ...values]];
+      return client ? client.query(...args) : (connecting ?? open()).then((c) => c?.query(...args));
+    };
+    return {
+      send,
+      pid: () => client?.processID ?? 0,
+      end: () => void connecting?.then((c) => c?.end()).catch(() => {}),
+    };
+  };
+  const locks = connection();
+  const checks = connection();
+  // Closed once the saver's pool is.
+  const watch = setInterval(() => {
+    if (pool!.ending) clearInterval(watch), locks.end(), checks.end();
+  }, 1000).unref();
+  const lock = (sql: string, thread: string) =>
+    locks.send(`SELECT pg_advisory_${sql}_shared(${LOCKS}, hashtext($1))`, thread);
+  return {
+    /** Holds the thread's lock (shared) until `until` resolves. */
+    hold: (thread: string, until: Promise<void>) =>
+      void Promise.all([lock("lock", thread), until])
+        .then(() => lock("unlock", thread))
+        .catch(() => {}),
+    /** Resolves once no other process holds the thread's lock (at most {@link MAX_WAIT_MS}). */
+    async free(thread: string) {
+      for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
+        const answer = await checks
+          .send(
+            `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
+              AND objid = hashtext($1)::oid AND objsubid = 2 AND granted AND pid <> $2) AS free`,
+            thread,
+            locks.pid(),
+          )
+          .catch(() => undefined);
+        if (answer?.rows[0]?.free !== false) return;
+        await sleep(delay);
+      }
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * The saver methods a wrapper exposes, in thread order: `outer`'s reads and `put` (the repairing ones), the inner
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
  */
 export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites">): Saver {
+  type Entry = { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[]; abortedOps: number };
   /**
-   * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; and who waits
-   * for them to settle.
+   * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; who waits for
+   * them to settle; and how many operations aborted runs have begun.
    */
-  const threads = new Map<string, { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[] }>();
+  const threads = new Map<string, Entry>();
   /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
   const abortedAt = new WeakMap<AbortSignal, number>();
+  /** The order in which runs were first seen. */
+  const seen = new WeakMap<AbortSignal, number>();
+  let runsSeen = 0;
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
+  const store = storeOrder(inner);
 
-  /** `op` counted as under way for the run of `config` on its thread, until it settles. */
-  function track<T>(config: RunnableConfig, op: () => Promise<T>) {
-    const { signal } = config;
-    if (!signal) return op();
-    if (!abortedAt.has(signal)) {
-      abortedAt.set(signal, signal.aborted ? 0 : Infinity);
-      if (!signal.aborted) signal.addEventListener("abort", () => abortedAt.set(signal, Date.now()), { once: true });
-    }
-    const thread = String(configurableOf(config).thread_id);
+  /** The thread's entry, made when missing. */
+  function entryOf(thread: string) {
     let entry = threads.get(thread);
     if (!entry) {
       // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
@@ -104,13 +194,72 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
             threads.delete(key);
             break;
           }
-      threads.set(thread, (entry = { runs: new Map(), waiters: [] }));
+      threads.set(thread, (entry = { runs: new Map(), waiters: [], abortedOps: 0 }));
     }
+    return entry;
+  }
+
+  /**
+   * A run (its signal) first seen: noted, with the time of its abort when it comes. Once aborted it counts as a run
+   * of its thread not yet seen quiet, and holds its thread in the store for the other processes' reads until it is
+   * (see `quiet`). True the first time.
+   */
+  function register(signal: AbortSignal, thread: string) {
+    if (seen.has(signal)) return false;
+    seen.set(signal, runsSeen++);
+    const aborted = () => {
+      const { runs } = entryOf(thread);
+      runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
+      store?.hold(
+        thread,
+        quiet(thread, () => true),
+      );
+    };
+    abortedAt.set(signal, signal.aborted ? 0 : Infinity);
+    if (signal.aborted) aborted();
+    else signal.addEventListener("abort", () => (abortedAt.set(signal, Date.now()), aborted()), { once: true });
+    return true;
+  }
+
+  /**
+   * Resolves once the thread's aborted runs that `pick` picks have had nothing under way for {@link QUIET_TURNS}
+   * turns of the event loop and {@link QUIET_MS} besides, with no operation begun by any aborted run meanwhile (a
+   * run may read with one signal and run its loop with another: createAgent); forgets them then.
+   */
+  async function quiet(thread: string, pick: (signal: AbortSignal) => boolean) {
+    for (let turns = 0, ops = -1; ; ) {
+      const entry = threads.get(thread);
+      const aborted = entry ? [...entry.runs].filter(([signal]) => signal.aborted && pick(signal)) : [];
+      if (!aborted.length) return;
+      if (aborted.some(([, run]) => run.inFlight)) {
+        turns = 0;
+        ops = -1;
+        await new Promise<void>((resolve) => entry!.waiters.push(resolve));
+      } else if (turns++ < QUIET_TURNS) await nextTurn();
+      else if (ops !== entry!.abortedOps) {
+        ops = entry!.abortedOps;
+        await sleep(QUIET_MS);
+      } else {
+        for (const [signal] of aborted) entry!.runs.delete(signal);
+        if (!entry!.runs.size && !entry!.waiters.length) threads.delete(thread);
+        return;
+      }
+    }
+  }
+
+  /** `op` counted as under way for the run of `config` on its thread, until it settles. */
+  function track<T>(config: RunnableConfig, op: () => Promise<T>) {
+    const { signal } = config;
+    if (!signal) return op();
+    const thread = String(configurableOf(config).thread_id);
+    register(signal, thread);
+    const entry = entryOf(thread);
     const run = entry.runs.get(signal) ?? { inFlight: 0 };
     entry.runs.set(signal, run);
     run.inFlight++;
+    if (signal.aborted) entry.abortedOps++;
     const settle = () => {
-      // A live run is forgotten between operations; an aborted one is kept until a read has seen it quiet.
+      // A live run is forgotten between operations; an aborted one is kept until it has been seen quiet.
       if (--run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
       if (!entry.runs.size && !entry.waiters.length) threads.delete(thread);
       for (const wake of entry.waiters.splice(0)) wake();
@@ -124,35 +273,34 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   }
 
   /**
-   * A read, counted as under way for its run; a read of the head by a live run first waits until no other aborted
-   * run of the thread has anything under way and it has stayed quiet for {@link QUIET_TURNS} turns of the event
-   * loop (an addressed read is history; an aborted run's reads are stale anyway, and two of them would wait for
-   * each other; a read outside any run, getState or an onRepair handler during an aborted run's put, never
-   * waits). No await at all when there is nothing to wait for.
+   * A read, counted as under way for its run. A read of the head by a live run, and a run's first read, first wait
+   * until the thread's other aborted runs are quiet (see `quiet`; an aborted run only for runs aborted before it was
+   * first seen, so two never wait for each other), and a run's first read on PostgreSQL until no other process holds
+   * the thread. An addressed read is history, an aborted run's later reads are stale anyway, and a read outside any
+   * run (getState, an onRepair handler during an aborted run's put) never waits. No await at all when there is
+   * nothing to wait for.
    */
   const read =
     <T>(method: (config: RunnableConfig) => Promise<T>) =>
     (config: RunnableConfig) => {
-      const run = () => track(config, () => method(config));
       const { thread_id, checkpoint_id } = configurableOf(config);
+      const thread = String(thread_id);
       const mine = config.signal;
-      const entry = checkpoint_id === undefined && mine && !mine.aborted ? threads.get(String(thread_id)) : undefined;
-      const others = () => [...entry!.runs].filter(([signal]) => signal !== mine && signal.aborted);
-      if (!entry || !others().length) return run();
-      return (async () => {
-        for (let quiet = 0; ; ) {
-          const aborted = others();
-          if (!aborted.length) return;
-          if (aborted.some(([, op]) => op.inFlight > 0)) {
-            quiet = 0;
-            await new Promise<void>((resolve) => entry.waiters.push(resolve));
-          } else if (++quiet > QUIET_TURNS) {
-            for (const [signal] of aborted) entry.runs.delete(signal);
-            if (!entry.runs.size && !entry.waiters.length) threads.delete(String(thread_id));
-            return;
-          } else await nextTurn();
-        }
-      })().then(run);
+      // Every run starts with a read of its head.
+      const first = mine && register(mine, thread);
+      const head = checkpoint_id === undefined && mine && (first || !mine.aborted);
+      const other = (signal: AbortSignal) =>
+        signal !== mine && (!mine!.aborted || seen.get(signal)! < seen.get(mine!)!);
+      const ask = head && first && store;
+      const runs = head ? threads.get(thread)?.runs : undefined;
+      if (!ask && ![...(runs ?? [])].some(([signal]) => signal.aborted && other(signal)))
+        return track(config, () => method(config));
+      // Counted as under way while it waits: this process's next run waits for it, and its hold lasts.
+      return track(config, async () => {
+        await quiet(thread, other);
+        if (ask) await store.free(thread);
+        return method(config);
+      });
     };
 
   /** The config of a write that names a checkpoint stored under another id, naming that id. */

@@ -63,6 +63,10 @@ async function startWorker(name: string, schema: string, stubUrl: string): Promi
     });
   });
   await ready;
+  // A worker that dies answers its pending turns with the reason, rather than leaving the test waiting.
+  child.once("exit", (code) => {
+    for (const [seq, answer] of pending) answer({ seq, worker: name, completed: [], error: `worker exited (${code})` });
+  });
   return {
     name,
     child,
@@ -182,6 +186,148 @@ describe("several workers sharing one PostgreSQL saver", () => {
       // Repairs did happen, on both workers: abandoned calls closed, finished siblings salvaged.
       expect(new Set(repairs.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
       expect(repairs.some((r) => r.action === "salvaged_result")).toBe(true);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await stub.close();
+    }
+  }, 300_000);
+});
+
+/**
+ * The turn after an abort sent at once to the other worker (issue 31): each worker answers as soon as invoke()
+ * settles, as an application does, while the aborted run's loop is still writing; the next turn of that thread
+ * (a new message or a resume) goes to the other process right away. 20 threads of 5 turns, each thread its own
+ * chain, threads in parallel; aborts at every point (before the first step, around the first model call, after 0,
+ * 1 or 2 of the three tools finished, the second model call); half the threads createAgent + middleware, half a
+ * StateGraph + node with one `Send` task per call.
+ *
+ * The next run must start from the aborted run's writes (src/integrations/thread-order.ts: the aborted run holds
+ * its thread's advisory lock until it is quiet, and a run's first read waits until no other process holds it), so
+ * the stored thread holds every user message once, in order, and every finished tool's real result, it is valid,
+ * no run throws (a resume right after an abort included), and no repair is reported twice. Runs are aborted from
+ * their first read of the thread on (a run aborted before it touches the saver is known to no store: see
+ * support/checkpoint-worker.ts). LGTR_SAME_WORKER=1 keeps each thread on one worker (the in-process rule);
+ * LGTR_DUMP=1 prints a failing thread's checkpoints.
+ */
+describe("the next turn sent at once to the other worker after an abort", () => {
+  it("20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice", async (context) => {
+    const postgres = await postgresSaverOrSkip(context, "handover");
+    const stub = await startOpenAIStub({
+      script: (request) => {
+        const messages = (request as { messages: { role: string }[] }).messages;
+        return messages.at(-1)?.role === "user"
+          ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
+          : { text: "answer" };
+      },
+    });
+    const workers: Worker[] = [];
+    try {
+      workers.push(
+        await startWorker("A", postgres.schema, stub.url),
+        await startWorker("B", postgres.schema, stub.url),
+      );
+      const random = seededRandom(3131);
+      const points: WorkerAbort[] = ["before first step", "first model call", ...ABORTS];
+      const sent = new Map<string, Sent[]>();
+      const completed = new Map<string, Set<string>>();
+      const errors: string[] = [];
+      let handedOver = 0;
+      let resumes = 0;
+      const plans = new Map<string, string[]>();
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const thread = `h-${i}`;
+          const surface = i % 2 === 0 ? "createAgent+middleware" : "StateGraph+node";
+          let aborted = false;
+          for (let turn = 0; turn < 5; turn++) {
+            const final = turn === 4;
+            const resume: boolean = aborted && !final && random() < 0.3;
+            const abort: WorkerAbort | undefined =
+              !final && !resume && random() < 0.6 ? points[Math.floor(random() * points.length)] : undefined;
+            const message = resume ? undefined : { text: `thread ${i}, turn ${turn}`, id: `m-${i}-${turn}` };
+            if (aborted) handedOver++;
+            if (resume) resumes++;
+            const reply = await workers[(i + (process.env.LGTR_SAME_WORKER ? 0 : turn)) % 2].turn({
+              thread,
+              message,
+              abort,
+              immediate: true,
+              surface,
+            });
+            plans.set(thread, [
+              ...(plans.get(thread) ?? []),
+              `${resume ? "resume" : "message"}${abort ? ` aborted ${abort}` : ""}`,
+            ]);
+            if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
+            for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
+            if (reply.error && !abort)
+              errors.push(`${thread} turn ${turn} (${surface}): ${reply.error.split("\n")[0]}`);
+            aborted = abort !== undefined;
+          }
+        }),
+      );
+      const repairs = (
+        await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))
+      ).flat();
+
+      expect(handedOver).toBeGreaterThan(20);
+      expect(resumes).toBeGreaterThan(3);
+
+      const broken: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const thread = `h-${i}`;
+        const expected = sent.get(thread) ?? [];
+        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint
+          .channel_values.messages ?? []) as BaseMessage[];
+        const problems = findToolCallProblems(stored, { provider: "openai" });
+        if (problems.length > 0)
+          broken.push(`${thread}: stored thread invalid (${problems.map((p) => p.kind).join(",")})`);
+        const humans = stored.filter((m) => HumanMessage.isInstance(m));
+        if (JSON.stringify(humans.map((m) => m.id)) !== JSON.stringify(expected.map((s) => s.id)))
+          broken.push(`${thread}: stored user messages ${JSON.stringify(humans.map((m) => m.id))}`);
+        if (process.env.LGTR_DUMP && broken.some((b) => b.startsWith(`${thread}:`)))
+          for await (const t of postgres.saver.list({ configurable: { thread_id: thread } })) {
+            const ids = (v: unknown) =>
+              [v].flat().map((m) => (m as BaseMessage)?.id ?? (m as { kwargs?: { id?: string } })?.kwargs?.id ?? "?");
+            const cv = t.checkpoint.channel_values;
+            console.log(
+              thread,
+              t.checkpoint.id,
+              "parent",
+              t.parentConfig?.configurable?.checkpoint_id,
+              t.metadata?.source,
+              t.metadata?.step,
+              "msgs",
+              JSON.stringify(ids(cv.messages).filter((x) => String(x).startsWith("m-"))),
+              "start",
+              JSON.stringify(cv.__start__ ? ids((cv.__start__ as { messages?: unknown }).messages) : null),
+              "writes",
+              JSON.stringify(t.pendingWrites?.map(([task, ch]) => `${task.slice(0, 4)}:${ch}`)),
+            );
+          }
+        const results = new Map(
+          stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
+        );
+        for (const id of completed.get(thread) ?? []) {
+          const result = results.get(id);
+          if (!result || isSyntheticResult(result))
+            broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"} in store`);
+        }
+      }
+      const seen = new Map<string, string>();
+      const twice: string[] = [];
+      for (const repair of repairs) {
+        if (!repair.toolCallId) continue;
+        const key = `${repair.action} ${repair.toolCallId}`;
+        if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
+        else seen.set(key, repair.worker);
+      }
+      const kept = 20 - new Set(broken.map((b) => b.split(":")[0])).size;
+      console.log(`handover: ${kept}/20 threads kept everything, ${twice.length} repairs reported twice`);
+      // Each failing thread with its turns, to read the failure.
+      const failures = broken.map((b) => `${b} [${plans.get(b.split(":")[0])?.join("; ")}]`);
+      expect({ errors, failures, twice }).toEqual({ errors: [], failures: [], twice: [] });
+      expect(stub.rejections).toEqual([]);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       await stub.close();
