@@ -37,9 +37,8 @@ export interface PassContext extends FindContext {
   callNotes: Map<string, string>;
 }
 
-/** One named pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
+/** One pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
 export interface RepairPass {
-  name: string;
   /** Whether the pass runs at the structural level too (false: request shaping only). */
   structural: boolean;
   /** The pass's rules for the clean walk (`engine/clean.ts`), made once per walker; none when the profile needs none. */

@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildMessage, rewriteToolCalls, type RefEditor } from "../../messages/build";
+import { rebuildMessage, rewriteToolCalls } from "../../messages/build";
 import {
   isAssistant,
   callsOnlyInToolCalls,
@@ -211,19 +211,6 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
   return results;
 }
 
-/**
- * The editor that gives each ref of one message's renamed slots its new id, in every location. `mirrored`: the
- * calls live in `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by
- * position (a call without an id there is the slot of its `tool_calls` position).
- */
-function renameEditor(slots: Slot[], mirrored: boolean): RefEditor {
-  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
-  return (ref, occurrence) => {
-    const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
-    return id === undefined ? undefined : { id };
-  };
-}
-
 /** `[a-zA-Z0-9_-]` as a lookup table. */
 const ID_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ID_CHAR[c] = /[a-zA-Z0-9_-]/.test(String.fromCharCode(c)) ? 1 : 0;
@@ -316,7 +303,6 @@ const DETAIL = {
 };
 
 export const callIdsPass = rebuildingPass({
-  name: "call-ids",
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
   // structural profile accepts every non-empty string).
   structural: true,
@@ -350,8 +336,16 @@ export const callIdsPass = rebuildingPass({
   },
   issues: ({ slots }) =>
     slots.map((s) => [s.reason!, "renamed_call_id", `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, s]),
-  rebuild: (message, { slots, newId }) =>
-    newId !== undefined
-      ? rebuildMessage(message, { tool_call_id: newId })
-      : rewriteToolCalls(message as AIMessage, renameEditor(slots, callsOnlyInToolCalls(message as AIMessage))),
+  rebuild(message, { slots, newId }) {
+    if (newId !== undefined) return rebuildMessage(message, { tool_call_id: newId });
+    // Each ref of the message's renamed slots gets its new id, in every location. `mirrored`: the calls live in
+    // `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by position (a
+    // call without an id there is the slot of its `tool_calls` position).
+    const mirrored = callsOnlyInToolCalls(message as AIMessage);
+    const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
+    return rewriteToolCalls(message as AIMessage, (ref, occurrence) => {
+      const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
+      return id === undefined ? undefined : { id };
+    });
+  },
 });

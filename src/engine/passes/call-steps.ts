@@ -64,7 +64,6 @@ const unsigned = (call: { id?: string }) =>
   `call ${call.id} opens a step of the current turn without a thought signature`;
 
 export const callStepsPass: RepairPass = {
-  name: "call-steps",
   structural: false,
   clean(w) {
     const { profile } = w;

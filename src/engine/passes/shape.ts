@@ -94,18 +94,15 @@ function reshaped(message: BaseMessage) {
   });
 }
 
-/** The malformed messages, by index (a loop: the repair path asks of every message). */
-const malformed = (messages: readonly BaseMessage[]) =>
-  findEach(messages, (m, index) => {
-    const detail = malformation(m);
-    return detail !== undefined && { index, detail };
-  });
-
 export const shapePass = rebuildingPass({
-  name: "shape",
   structural: true,
   clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
-  classify: malformed,
+  // The malformed messages, by index (a loop: the repair path asks of every message).
+  classify: (messages) =>
+    findEach(messages, (m, index) => {
+      const detail = malformation(m);
+      return detail !== undefined && { index, detail };
+    }),
   issues: (f) => [["malformed_message", "rebuilt_message", f.detail]],
   rebuild: reshaped,
 });
