@@ -71,39 +71,6 @@ function freshIds(profile: ProviderProfile, taken: Set<string>) {
 }
 
 /**
- * The calls of one message as slots: the k-th call with id X in any location is slot (X, k), so the same call
- * mirrored in several locations is one slot. `created` and `occurrences` are scratch maps, cleared here.
- */
-function collectSlots(
-  message: BaseMessage,
-  messageIndex: number,
-  into: Slot[],
-  created: Map<string, number>,
-  occurrences: Map<string, number>,
-) {
-  created.clear();
-  occurrences.clear();
-  const mirrored = callsOnlyInToolCalls(message as AIMessage);
-  forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
-    // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
-    if (mirrored && location !== "tool_calls") return;
-    // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
-    let occurrence = 0;
-    if (id !== undefined) {
-      if (location === "tool_calls") occurrence = created.get(id) ?? 0;
-      else {
-        const key = `${location}\u0000${id}`;
-        occurrence = occurrences.get(key) ?? 0;
-        occurrences.set(key, occurrence + 1);
-        if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
-      }
-      created.set(id, occurrence + 1);
-    }
-    into.push({ messageIndex, occurrence, location, position, id, rawId, name });
-  });
-}
-
-/**
  * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
@@ -131,7 +98,30 @@ function planRenames(messages: readonly BaseMessage[], profile: ProviderProfile,
   const allSlots: Slot[] = [];
   const created = new Map<string, number>();
   const occurrences = new Map<string, number>();
-  messages.forEach((m, i) => collectSlots(m, i, allSlots, created, occurrences));
+  // The calls of each message as slots: the k-th call with id X in any location is slot (X, k), so the same call
+  // mirrored in several locations is one slot. `created` and `occurrences` are scratch maps, cleared per message.
+  messages.forEach((message, messageIndex) => {
+    created.clear();
+    occurrences.clear();
+    const mirrored = callsOnlyInToolCalls(message as AIMessage);
+    forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
+      // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
+      if (mirrored && location !== "tool_calls") return;
+      // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
+      let occurrence = 0;
+      if (id !== undefined) {
+        if (location === "tool_calls") occurrence = created.get(id) ?? 0;
+        else {
+          const key = `${location}\u0000${id}`;
+          occurrence = occurrences.get(key) ?? 0;
+          occurrences.set(key, occurrence + 1);
+          if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
+        }
+        created.set(id, occurrence + 1);
+      }
+      allSlots.push({ messageIndex, occurrence, location, position, id, rawId, name });
+    });
+  });
   const accepted = new Set<string>();
   for (const slot of allSlots) {
     if (slot.id === undefined) slot.reason = "missing_call_id";

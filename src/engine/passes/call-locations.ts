@@ -19,7 +19,6 @@ import {
   callBlockFormatOf,
   forEachToolCallRef,
   isAssistant,
-  isDict,
   isV1Message,
   callsOnlyInToolCalls,
   rawArgsOf,
@@ -27,7 +26,7 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } from "../context";
+import { argsRecord, findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } from "../context";
 import { keepsCallBlock } from "../profiles";
 import { safeJson } from "../../values";
 
@@ -46,14 +45,6 @@ function idsMissingFromOutput(message: unknown, ids: string[]) {
  * for `additional_kwargs`' `tool_calls`, `tool_use`, `toolUse`, these for content blocks, 128 for Responses output.
  */
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 };
-
-/** Arguments as a record: a JSON string that parses to one, or none. */
-function parseArgs(raw: unknown) {
-  try {
-    raw = typeof raw === "string" ? JSON.parse(raw) : raw;
-  } catch {}
-  return isDict(raw) ? raw : {};
-}
 
 const CALL_BLOCKS: Issue = [
   "call_block_in_content",
@@ -157,7 +148,7 @@ export const callLocationsPass = rebuildingPass({
       ...f.outside.map((ref) => ({
         id: ref.id!,
         name: ref.name || "unknown_tool",
-        args: parseArgs(rawArgsOf(message, ref)),
+        args: argsRecord(rawArgsOf(message, ref)) ?? {},
         type: "tool_call",
       })),
     ];
