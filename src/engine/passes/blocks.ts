@@ -79,10 +79,13 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   } else if (unsent.size > 0 && isDict(block) && block.type === "server_tool_use" && unsent.has(block.id))
     return "convert";
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
-  if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block)))
-    return "unsigned";
   // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
-  if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
+  if (
+    profile.signedReasoning &&
+    ((isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) ||
+      (profile.anthropicBlocks && isForeignReasoning(block)))
+  )
+    return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
   const only = profile.assistantBlocks;

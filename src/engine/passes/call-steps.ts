@@ -22,8 +22,7 @@ const NO_CALLS: Call[] = [];
 const callsOf = (m: AIMessage) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
-  const kwargs = m.additional_kwargs;
-  const map = kwargs?.[GEMINI_SIGNATURES_KEY];
+  const map = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
   return isDict(map) ? map : {};
 }
 
