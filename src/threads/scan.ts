@@ -66,7 +66,7 @@ export interface ThreadScanOptions {
 }
 
 /** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
-type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
+export type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 

@@ -94,12 +94,12 @@ export function sqlStoreOf(saver: object) {
   const { db, pool, options } = saver as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
     pool?: { query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }> };
-    options?: { schema?: unknown };
+    options?: { schema?: string };
   };
   const sqlite = typeof db?.prepare === "function" && typeof db.function === "function";
   const postgres = !sqlite && typeof pool?.query === "function" && typeof options?.schema === "string";
   if (!sqlite && !postgres) return;
-  const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
+  const schema = postgres ? `"${options!.schema!.replace(/"/g, '""')}".` : "";
   const query = async (build: (add: (value: unknown) => string) => string) => {
     const values: unknown[] = [];
     const sql = build((value) => (values.push(value), postgres ? `$${values.length}` : "?"));
