@@ -75,7 +75,7 @@ const SCAN_OPTIONS = {
   threads: kind("an array of thread id strings", (v) => Array.isArray(v) && v.every((t) => typeof t === "string")),
   provider: option.oneOf(PROVIDERS),
   messagesKey: option.name,
-  since: kind("a valid Date", (v) => v instanceof Date && !Number.isNaN(v.getTime())),
+  since: kind("a valid Date", (v) => v instanceof Date && !Number.isNaN(+v)),
   limit: kind("a positive integer", isCount),
   shard: kind("{ index, count }: whole numbers, 1 <= index <= count", (v) => {
     const { index, count } = (v ?? {}) as Shard;
@@ -204,7 +204,7 @@ async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, k
 }
 
 /** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
-const olderThan = (ts: unknown, since?: Date) => since && typeof ts === "string" && Date.parse(ts) < since.getTime();
+const olderThan = (ts: unknown, since?: Date) => since && typeof ts === "string" && Date.parse(ts) < +since;
 
 /**
  * One thread read and judged, with the tuple it was judged from (a thread the pre-check found clean is reported
