@@ -190,9 +190,9 @@ export function judgeThread(
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
 async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, key: string) {
-  if (stored.type === null || stored.data === null) return;
+  // No blob (type and data null: a thread without the channel) is refused by the serializer, or revives to null.
   // biome-ignore lint/suspicious/noExplicitAny: what the serializer revives, each read checked below
-  const value: any = await saver.serde.loadsTyped(stored.type, stored.data).catch(() => undefined);
+  const value: any = await saver.serde.loadsTyped(stored.type!, stored.data!).catch(() => undefined);
   const whole = stored.holds === "checkpoint";
   const ts = whole ? value?.ts : stored.writtenAt;
   const messages = whole ? value?.channel_values?.[key] : value;
