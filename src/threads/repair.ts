@@ -99,18 +99,9 @@ async function repairOne(
   claim: () => void,
 ) {
   // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-  let base: Partial<ThreadRepairReport> = { found: "unreadable" };
+  let base: Partial<ThreadRepairReport> = { found: "unreadable", problems: [], structural: 0 };
   const report = (fields: Partial<ThreadRepairReport>) =>
-    ({
-      ...item.key,
-      problems: [],
-      structural: 0,
-      repairs: [],
-      reshape: [],
-      salvaged: [],
-      ...base,
-      ...fields,
-    }) as ThreadRepairReport;
+    ({ ...item.key, ...base, repairs: [], reshape: [], salvaged: [], ...fields }) as ThreadRepairReport;
   try {
     const read = await readThread(saver, item, o);
     if (!read) return;
