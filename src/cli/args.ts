@@ -85,7 +85,7 @@ function check(ok: unknown, message: string): asserts ok {
 export function parseSince(text: string, now: Date) {
   const [, n, unit = ""] = /^(\d+)([smhdw])$/.exec(text.trim()) ?? [];
   const time = unit
-    ? now.getTime() - Number(n) * [1e3, 6e4, 36e5, 864e5, 6048e5]["smhdw".indexOf(unit)]
+    ? +now - Number(n) * [1e3, 6e4, 36e5, 864e5, 6048e5]["smhdw".indexOf(unit)]
     : /^\d{4}-\d{2}-\d{2}/.test(text)
       ? Date.parse(text)
       : Number.NaN;

@@ -84,6 +84,7 @@ export async function runCli(argv: string[], io: CliIO) {
     if (apply && !(await confirmWrites(broken, "repair --apply", yes, io))) return declined();
     const repair = command === "repair";
     const tally = new Tally();
+    const note = () => `${num(tally.count("broken"))} broken`;
     for await (const report of repair ? repairThreads(saver, { ...options, apply }) : scanThreads(saver, options)) {
       tally.add(report);
       const checkpointId = "written" in report && report.written?.configurable?.checkpoint_id;
@@ -91,10 +92,10 @@ export async function runCli(argv: string[], io: CliIO) {
       if (checkpointId) manifest!.add({ thread, namespace, previousCheckpointId, checkpointId });
       const lines = json ? [reportJson(report)] : renderThread(report, verbose);
       if (lines.length) meter.above(() => out(`${lines.join("\n")}\n`));
-      meter.tick(`${num(tally.count("broken"))} broken`);
+      meter.tick(note());
     }
     await counted;
-    meter.finish(`${num(tally.count("broken"))} broken`);
+    meter.finish(note());
     const interrupted = io.signal?.aborted;
     // Every thread read has no list under the key: the key is wrong (a store of many graphs has some that do).
     if (!interrupted && tally.threads && tally.count("no_messages") === tally.threads)

@@ -20,7 +20,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
   let total: number | undefined;
   /** The line on screen ("" until the first draw; never on a stream that is not a terminal). */
   let line = "";
-  let last = Number.NEGATIVE_INFINITY;
+  let last = -Infinity;
   const started = now();
   const live = !!stream.isTTY;
   const text = (note: string, at = now()) => {
@@ -41,7 +41,7 @@ export function progressLine(stream: ProgressStream, now = () => performance.now
       last = at;
       if (!live) return void stream.write(`${text(note, at)}\n`);
       // A terminal that says it has no width (a pty of 0 columns) gets the whole line.
-      line = text(note, at).slice(0, (stream.columns || Number.POSITIVE_INFINITY) - 1);
+      line = text(note, at).slice(0, (stream.columns || Infinity) - 1);
       stream.write(CLEAR + line);
     },
     /** Prints a line of output without tearing the progress line (stdout and stderr share the terminal). */

@@ -31,7 +31,7 @@ export function urlSecrets(url: string) {
 export const optionSecrets = (options: unknown, key = ""): string[] =>
   typeof options === "string"
     ? SECRET_KEY.test(key) || options.includes("://")
-      ? [options, ...urlSecrets(options).slice(1)]
+      ? urlSecrets(options)
       : []
     : Array.isArray(options)
       ? options.flatMap((value) => optionSecrets(value, key))

@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ResolvedOptions } from "./options";
 import type { ProviderProfile } from "./profiles";
 import type { ToolCallProblem, ToolCallProblemKind, ToolCallRepair, ToolRunState } from "../types";
-import type { Turn } from "../messages/inspect";
+import { isDict, type Turn } from "../messages/inspect";
 
 export interface FindContext {
   profile: ProviderProfile;
@@ -37,9 +37,8 @@ export interface PassContext extends FindContext {
   callNotes: Map<string, string>;
 }
 
-/** One named pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
+/** One pass of the pipeline: it classifies with `find` and mutates with `repair` (same classification). */
 export interface RepairPass {
-  name: string;
   /** Whether the pass runs at the structural level too (false: request shaping only). */
   structural: boolean;
   /** The pass's rules for the clean walk (`engine/clean.ts`), made once per walker; none when the profile needs none. */
@@ -84,6 +83,14 @@ export function sameOrNew(input: BaseMessage[], output: BaseMessage[]) {
   if (input.length !== output.length) return output;
   for (let i = 0; i < input.length; i++) if (input[i] !== output[i]) return output;
   return input;
+}
+
+/** Arguments as a record: a record itself, or a JSON string that parses to one; none otherwise. */
+export function argsRecord(raw: unknown) {
+  try {
+    raw = typeof raw === "string" ? JSON.parse(raw) : raw;
+  } catch {}
+  return isDict(raw) ? raw : undefined;
 }
 
 /** Appends `value` to the list stored under `key`, creating it (no spread: linear in the total). */

@@ -160,12 +160,12 @@ function engine(options: Readonly<ResolvedOptions>) {
 /** The engine bound to `options` (validated here: a bad value throws {@link ToolCallRepairInputError}). */
 export const createRepairer = boundary("createRepairer", (options?: RepairOptions): Repairer => {
   const resolved = Object.freeze(resolveOptions(options, "createRepairer"));
-  const { isClean, find, repair } = engine(resolved);
+  const ops = engine(resolved);
   return {
     options: resolved,
-    isClean: boundary("isClean", (messages) => isClean(messages, "isClean")),
-    find: boundary("findToolCallProblems", find),
-    repair: boundary("repairToolCalls", repair),
+    isClean: boundary("isClean", (messages) => ops.isClean(messages, "isClean")),
+    find: boundary("findToolCallProblems", ops.find),
+    repair: boundary("repairToolCalls", ops.repair),
   };
 });
 

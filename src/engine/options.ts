@@ -31,8 +31,6 @@ export const OPTIONS = {
   onRepair: option.fn,
 };
 
-const FIND_OPTIONS = { ...OPTIONS, trailingIsProblem: option.flag };
-
 /** Every option's default. */
 const DEFAULTS: ResolvedOptions = {
   provider: "strict",
@@ -59,7 +57,11 @@ export function resolveOptions(input: unknown, fn: string, find = false): Resolv
     trailingIsProblem,
     syntheticResultText: text,
     ...given
-  } = readOptions<RepairOptions & FindOptions>(input, fn, find ? FIND_OPTIONS : OPTIONS);
+  } = readOptions<RepairOptions & FindOptions>(
+    input,
+    fn,
+    find ? { ...OPTIONS, trailingIsProblem: option.flag } : OPTIONS,
+  );
   const own = text ? guardedText(text) : defaultSyntheticText;
   return {
     ...DEFAULTS,

@@ -475,7 +475,7 @@ const ROWS: Record<
 
 // Strict is the union: Bedrock's switches (a request without tools carries no tool blocks, B3), OpenAI's id length,
 // no ChatMessage kept and no system message inside the conversation.
-const STRICT: Partial<Switches> = {
+const STRICT = {
   ...ROWS.bedrock,
   maxIdLength: 40,
   chatMessageRoles: new Set(),

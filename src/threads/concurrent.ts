@@ -29,7 +29,7 @@ export async function* mapConcurrently<T, R>(
   let done: boolean | undefined = false;
   // The first item waits for a turn too: a stop asked before the run (or while its first page was read) is seen
   // before any thread, however fast the rest goes.
-  let lastTurn = Number.NEGATIVE_INFINITY;
+  let lastTurn = -Infinity;
   const fill = async () => {
     while (!done && window.length < concurrency) {
       if (performance.now() - lastTurn >= TURN_EVERY_MS) {

@@ -74,8 +74,8 @@ function assistantCalls(kwargs: Loose, seen: Set<string>) {
     const id = isPlainValue(call) ? call.id : undefined;
     if (
       typeof id !== "string" ||
+      !call.name ||
       typeof call.name !== "string" ||
-      call.name === "" ||
       !isPlainValue(call.args) ||
       (call.type !== undefined && call.type !== "tool_call") ||
       !isAcceptedId(id, STRICT) || // "" too: strict's id pattern takes one character at least

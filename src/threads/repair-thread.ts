@@ -302,15 +302,8 @@ export async function repairThread(
   config: RunnableConfig,
   options: RepairThreadOptions = {},
 ): Promise<RepairThreadReport> {
-  const {
-    messagesKey = "messages",
-    dryRun = true,
-    closeOpen = true,
-    asNode,
-    onRepair,
-    onError,
-    ...rest
-  } = repairThreadInput(graph, config, options);
+  const input = repairThreadInput(graph, config, options);
+  const { messagesKey = "messages", dryRun = true, closeOpen = true, asNode, onRepair, onError, ...rest } = input;
   // Built before the thread is read: a misspelt option is refused even when nothing is stored yet.
   const repairer = createStoredRepairer(rest);
   const stored = ((await graph.getState(config))?.values as Dict | undefined)?.[messagesKey];
@@ -343,10 +336,6 @@ export async function repairThread(
   // (the /threads entry, the CLI) does not load.
   const { replaceAllMessages } = await import("../integrations/state-update");
   const written = await graph.updateState(config, { [messagesKey]: replaceAllMessages(messages) }, node);
-  await reportRepairs(
-    repairs,
-    { onRepair, onError },
-    { surface: "thread", provider: repairer.options.provider, config },
-  );
+  await reportRepairs(repairs, input, { surface: "thread", provider: repairer.options.provider, config });
   return { ...report, applied: true, config: written };
 }

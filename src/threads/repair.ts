@@ -17,6 +17,7 @@ import {
   readThreads,
   REPAIR_OPTIONS,
   resolveScanOptions,
+  type ResolvedScanOptions,
   type ProviderSource,
   type ThreadScanOptions,
 } from "./scan";
@@ -85,66 +86,64 @@ export const repairThreads = boundary(
     const o = resolveScanOptions(saver, options, "repairThreads", REPAIR_OPTIONS);
     let claimed = 0;
     const full = () => claimed === o.limit;
-    /** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
-    const repairOne = async (item: ThreadItem) => {
-      // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
-      let base: Partial<ThreadRepairReport> = { found: "unreadable" };
-      const report = (fields: Partial<ThreadRepairReport>) =>
-        ({
-          ...item.key,
-          problems: [],
-          structural: 0,
-          repairs: [],
-          reshape: [],
-          salvaged: [],
-          ...base,
-          ...fields,
-        }) as ThreadRepairReport;
-      try {
-        const read = await readThread(saver, item, o);
-        if (!read) return;
-        const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
-        base = { found: status, checkpointId, provider, providerFrom, problems, structural };
-        if (status === "unreadable") return report({ status, reason: error });
-        if (status !== "broken") return report({ status: "unchanged", reshape: status === "reshape" ? problems : [] });
-        if (full()) return; // read while the last allowed repair was under way: left for the next run
-        // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt
-        // waiting for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top
-        // would drop them.
-        const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
-        if (pending.length)
-          return report({
-            status: "skipped",
-            reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
-          });
-        claimed++;
-        const before = tuple!.checkpoint.channel_values[o.messagesKey] as BaseMessage[];
-        // The calls to salvage: those without a result, but for an exchange a resume may still run.
-        const wanted = unansweredCallIds(before);
-        for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
-        const repaired = repairStoredMessages(before, {
-          salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
-        });
-        const { repairs, salvaged, messages: after } = repaired;
-        const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
-        const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
-        if (!repairs.length || left)
-          return report({
-            ...fixed,
-            status: "failed",
-            reason: `the repair leaves structural problems: ${left || "none repaired"}`,
-          });
-        if (!o.apply) return report({ ...fixed, status: "would_repair" });
-        const marker = repairMarker(checkpointId!, repaired);
-        const written = await writeOnTop(saver, item.key, tuple!, o.messagesKey, after, marker);
-        return report({
-          ...fixed,
-          ...(typeof written === "string" ? { status: "skipped", reason: written } : { status: "repaired", written }),
-        });
-      } catch (error) {
-        return report({ status: "failed", reason: failureText(error) });
-      }
-    };
-    return readThreads(saver, o, repairOne, full);
+    return readThreads(saver, o, (item) => repairOne(saver, o, item, full, () => claimed++), full);
   },
 );
+
+/** One thread's report; undefined: none. Everything is this thread's: a throw is its `failed` report. */
+async function repairOne(
+  saver: BaseCheckpointSaver,
+  o: ResolvedScanOptions,
+  item: ThreadItem,
+  full: () => boolean,
+  claim: () => void,
+) {
+  // Until it is judged, a thread that throws is one the engine could not read (as scanThreads reports it).
+  let base: Partial<ThreadRepairReport> = { found: "unreadable", problems: [], structural: 0 };
+  const report = (fields: Partial<ThreadRepairReport>) =>
+    ({ ...item.key, ...base, repairs: [], reshape: [], salvaged: [], ...fields }) as ThreadRepairReport;
+  try {
+    const read = await readThread(saver, item, o);
+    if (!read) return;
+    const [{ status, checkpointId, provider, providerFrom, problems, structural, error }, tuple] = read;
+    base = { found: status, checkpointId, provider, providerFrom, problems, structural };
+    if (status === "unreadable") return report({ status, reason: error });
+    if (status !== "broken") return report({ status: "unchanged", reshape: status === "reshape" ? problems : [] });
+    if (full()) return; // read while the last allowed repair was under way: left for the next run
+    // Pending writes other than a failed task's error (finished tool results a resume reuses, an interrupt
+    // waiting for its answer, an input not yet applied) belong to that checkpoint's tasks: a checkpoint on top
+    // would drop them.
+    const pending = [...new Set(tuple!.pendingWrites?.map(([, channel]) => channel).filter((c) => c !== ERROR))];
+    if (pending.length)
+      return report({
+        status: "skipped",
+        reason: `its latest checkpoint has pending writes (${pending.slice(0, 4).join(", ")}): resume or answer the thread first`,
+      });
+    claim();
+    const before = tuple!.checkpoint.channel_values[o.messagesKey] as BaseMessage[];
+    // The calls to salvage: those without a result, but for an exchange a resume may still run.
+    const wanted = unansweredCallIds(before);
+    for (const id of trailingOpenExchange(before)?.unanswered ?? []) wanted.delete(id);
+    const repaired = repairStoredMessages(before, {
+      salvage: await discardedResults(saver, tuple!, o.messagesKey, wanted),
+    });
+    const { repairs, salvaged, messages: after } = repaired;
+    const fixed = { repairs, reshape: storedProblems(after, provider, "request"), salvaged, before, after };
+    const left = [...new Set(storedProblems(after, provider).map((p) => p.kind))].join(", ");
+    if (!repairs.length || left)
+      return report({
+        ...fixed,
+        status: "failed",
+        reason: `the repair leaves structural problems: ${left || "none repaired"}`,
+      });
+    if (!o.apply) return report({ ...fixed, status: "would_repair" });
+    const marker = repairMarker(checkpointId!, repaired);
+    const written = await writeOnTop(saver, item.key, tuple!, o.messagesKey, after, marker);
+    return report({
+      ...fixed,
+      ...(typeof written === "string" ? { status: "skipped", reason: written } : { status: "repaired", written }),
+    });
+  } catch (error) {
+    return report({ status: "failed", reason: failureText(error) });
+  }
+}

@@ -66,7 +66,7 @@ export interface ThreadScanOptions {
 }
 
 /** The options as read once: a snapshot with the defaults filled in (`provider` undefined: each thread's own). */
-type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
+export type ResolvedScanOptions = ReturnType<typeof resolveScanOptions>;
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
@@ -75,7 +75,7 @@ const SCAN_OPTIONS = {
   threads: kind("an array of thread id strings", (v) => Array.isArray(v) && v.every((t) => typeof t === "string")),
   provider: option.oneOf(PROVIDERS),
   messagesKey: option.name,
-  since: kind("a valid Date", (v) => v instanceof Date && !Number.isNaN(v.getTime())),
+  since: kind("a valid Date", (v) => v instanceof Date && !Number.isNaN(+v)),
   limit: kind("a positive integer", isCount),
   shard: kind("{ index, count }: whole numbers, 1 <= index <= count", (v) => {
     const { index, count } = (v ?? {}) as Shard;
@@ -190,9 +190,9 @@ export function judgeThread(
  * an unreadable one is reported with the saver's own error, and a missing list as the saver reads it.
  */
 async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, key: string) {
-  if (stored.type === null || stored.data === null) return;
+  // No blob (type and data null: a thread without the channel) is refused by the serializer, or revives to null.
   // biome-ignore lint/suspicious/noExplicitAny: what the serializer revives, each read checked below
-  const value: any = await saver.serde.loadsTyped(stored.type, stored.data).catch(() => undefined);
+  const value: any = await saver.serde.loadsTyped(stored.type!, stored.data!).catch(() => undefined);
   const whole = stored.holds === "checkpoint";
   const ts = whole ? value?.ts : stored.writtenAt;
   const messages = whole ? value?.channel_values?.[key] : value;
@@ -204,7 +204,7 @@ async function pageTuple(saver: BaseCheckpointSaver, stored: StoredCheckpoint, k
 }
 
 /** True when the latest checkpoint (written at `ts`) is older than `since` (kept when it has no time). */
-const olderThan = (ts: unknown, since?: Date) => since && typeof ts === "string" && Date.parse(ts) < since.getTime();
+const olderThan = (ts: unknown, since?: Date) => since && typeof ts === "string" && Date.parse(ts) < +since;
 
 /**
  * One thread read and judged, with the tuple it was judged from (a thread the pre-check found clean is reported

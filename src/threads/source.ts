@@ -67,13 +67,13 @@ export const PAGE_SIZE = 500;
  * hex digits are the time in 100 ns steps since 1582-10-15, most significant first, so ids sort by time.
  */
 export function checkpointIdAt(since: Date) {
-  const hex = (BigInt(since.getTime()) * 10_000n + 0x01b21dd213814000n).toString(16).padStart(15, "0");
+  const hex = (BigInt(+since) * 10_000n + 0x01b21dd213814000n).toString(16).padStart(15, "0");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
 /** The first 32 bits of the MD5 of a thread id, unsigned: what its shard is computed from. */
 const md5Head = (threadId: string) =>
-  Number.parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16);
+  parseInt(createHash("md5").update(threadId, "utf8").digest("hex").slice(0, 8), 16);
 
 /** The shard (1 to `count`) of a thread id: the same function as the SQL below. */
 export const shardOf = (threadId: string, count: number) => (md5Head(threadId) % count) + 1;
@@ -94,12 +94,12 @@ export function sqlStoreOf(saver: object) {
   const { db, pool, options } = saver as {
     db?: { prepare(sql: string): { all(...params: unknown[]): Dict[] }; function(...args: unknown[]): unknown };
     pool?: { query(text: string, values?: unknown[]): Promise<{ rows: Dict[] }> };
-    options?: { schema?: unknown };
+    options?: { schema?: string };
   };
   const sqlite = typeof db?.prepare === "function" && typeof db.function === "function";
   const postgres = !sqlite && typeof pool?.query === "function" && typeof options?.schema === "string";
   if (!sqlite && !postgres) return;
-  const schema = postgres ? `"${(options!.schema as string).replace(/"/g, '""')}".` : "";
+  const schema = postgres ? `"${options!.schema!.replace(/"/g, '""')}".` : "";
   const query = async (build: (add: (value: unknown) => string) => string) => {
     const values: unknown[] = [];
     const sql = build((value) => (values.push(value), postgres ? `$${values.length}` : "?"));

@@ -32,7 +32,7 @@ import {
   type Dict,
 } from "../../messages/inspect";
 import { keepsServerResult, type ProviderProfile } from "../profiles";
-import { findEach, problem, rebuildingPass, type Issue } from "../context";
+import { findEach, problem, rebuildingPass, type FindContext, type Issue } from "../context";
 import { safeJson } from "../../values";
 
 /**
@@ -50,11 +50,6 @@ const REPAIRED = {
   unreadable: ["converted_block", "block(s) of a type the provider's adapter does not read", unreadableAsText],
 } satisfies Record<string, [action: "removed_block" | "converted_block", what: string, asText: (b: Dict) => unknown]>;
 type Verdict = keyof typeof REPAIRED;
-
-interface BlockFinding {
-  index: number;
-  counts: Record<Verdict, number>;
-}
 
 const NO_IDS: ReadonlySet<unknown> = new Set();
 
@@ -84,10 +79,13 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   } else if (unsent.size > 0 && isDict(block) && block.type === "server_tool_use" && unsent.has(block.id))
     return "convert";
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).
-  if (profile.signedReasoning && isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block)))
-    return "unsigned";
   // ChatAnthropic drops @langchain/aws reasoning blocks (and may leave the message empty): their text stays as text.
-  if (profile.signedReasoning && profile.anthropicBlocks && isForeignReasoning(block)) return "unsigned";
+  if (
+    profile.signedReasoning &&
+    ((isUnsignedReasoning(block) && (!profile.anthropicBlocks || isThinkingBlock(block))) ||
+      (profile.anthropicBlocks && isForeignReasoning(block)))
+  )
+    return "unsigned";
   // Call blocks are the call-locations pass's; bare strings and nulls the shape pass's; v1 messages take
   // another path through the adapter.
   const only = profile.assistantBlocks;
@@ -96,7 +94,7 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   return undefined;
 }
 
-const classifyBlocks = (messages: readonly BaseMessage[], profile: ProviderProfile) =>
+const classifyBlocks = (messages: readonly BaseMessage[], { profile }: FindContext) =>
   findEach(messages, (m, index) => {
     if (!isAssistant(m) || !Array.isArray(m.content)) return;
     const unsent = unsentServerIds(m.content, profile);
@@ -121,22 +119,13 @@ function unreadableAsText(block: Dict) {
   };
 }
 
-function convertBlocks(content: unknown[], profile: ProviderProfile, v1: boolean) {
-  const unsent = unsentServerIds(content, profile);
-  return content.flatMap((block) => {
-    const verdict = unsupportedBlock(block, profile, v1, unsent);
-    return verdict === undefined ? [block] : (REPAIRED[verdict][2](block as Dict) ?? []);
-  });
-}
-
 /** The blocks of each verdict the message holds, with their count. */
-const issuesOf = ({ counts }: BlockFinding): Issue[] =>
+const issuesOf = ({ counts }: { index: number; counts: Record<Verdict, number> }): Issue[] =>
   (Object.keys(counts) as Verdict[])
     .filter((v) => counts[v] > 0)
     .map((v) => ["unsupported_block", REPAIRED[v][0], `${counts[v]} ${REPAIRED[v][1]}`]);
 
 export const blocksPass = rebuildingPass({
-  name: "blocks",
   structural: false,
   // Only when the profile has anything to look for (nothing at the structural level, where the pass does not run).
   clean: ({ profile }) =>
@@ -158,10 +147,10 @@ export const blocksPass = rebuildingPass({
           },
         }
       : undefined,
-  classify: (messages, ctx) => classifyBlocks(messages, ctx.profile),
+  classify: classifyBlocks,
   // One problem per message, naming every kind of block it holds; one repair per kind.
   find: (messages, ctx) =>
-    classifyBlocks(messages, ctx.profile).map((f) =>
+    classifyBlocks(messages, ctx).map((f) =>
       problem(
         ctx,
         "unsupported_block",
@@ -172,8 +161,14 @@ export const blocksPass = rebuildingPass({
       ),
     ),
   issues: issuesOf,
-  rebuild: (message, _, ctx) =>
-    rebuildMessage(message, {
-      content: convertBlocks(message.content as unknown[], ctx.profile, isV1Message(message)),
-    }),
+  rebuild(message, _, { profile }) {
+    const v1 = isV1Message(message);
+    const unsent = unsentServerIds(message.content as unknown[], profile);
+    return rebuildMessage(message, {
+      content: (message.content as unknown[]).flatMap((block) => {
+        const verdict = unsupportedBlock(block, profile, v1, unsent);
+        return verdict === undefined ? [block] : (REPAIRED[verdict][2](block as Dict) ?? []);
+      }),
+    });
+  },
 });

@@ -4,7 +4,7 @@
  * every location of the call and to the results that answer that very call.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { rebuildMessage, rewriteToolCalls, type RefEditor } from "../../messages/build";
+import { rebuildMessage, rewriteToolCalls } from "../../messages/build";
 import {
   isAssistant,
   callsOnlyInToolCalls,
@@ -71,39 +71,6 @@ function freshIds(profile: ProviderProfile, taken: Set<string>) {
 }
 
 /**
- * The calls of one message as slots: the k-th call with id X in any location is slot (X, k), so the same call
- * mirrored in several locations is one slot. `created` and `occurrences` are scratch maps, cleared here.
- */
-function collectSlots(
-  message: BaseMessage,
-  messageIndex: number,
-  into: Slot[],
-  created: Map<string, number>,
-  occurrences: Map<string, number>,
-) {
-  created.clear();
-  occurrences.clear();
-  const mirrored = callsOnlyInToolCalls(message as AIMessage);
-  forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
-    // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
-    if (mirrored && location !== "tool_calls") return;
-    // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
-    let occurrence = 0;
-    if (id !== undefined) {
-      if (location === "tool_calls") occurrence = created.get(id) ?? 0;
-      else {
-        const key = `${location}\u0000${id}`;
-        occurrence = occurrences.get(key) ?? 0;
-        occurrences.set(key, occurrence + 1);
-        if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
-      }
-      created.set(id, occurrence + 1);
-    }
-    into.push({ messageIndex, occurrence, location, position, id, rawId, name });
-  });
-}
-
-/**
  * Whether no call needs a new id, decided without building slots: every call lives in `tool_calls` only and has
  * a new id the provider accepts (the common case: most broken histories are broken elsewhere).
  */
@@ -131,7 +98,30 @@ function planRenames(messages: readonly BaseMessage[], profile: ProviderProfile,
   const allSlots: Slot[] = [];
   const created = new Map<string, number>();
   const occurrences = new Map<string, number>();
-  messages.forEach((m, i) => collectSlots(m, i, allSlots, created, occurrences));
+  // The calls of each message as slots: the k-th call with id X in any location is slot (X, k), so the same call
+  // mirrored in several locations is one slot. `created` and `occurrences` are scratch maps, cleared per message.
+  messages.forEach((message, messageIndex) => {
+    created.clear();
+    occurrences.clear();
+    const mirrored = callsOnlyInToolCalls(message as AIMessage);
+    forEachToolCallRef(message, ({ id, location, position, rawId, name }) => {
+      // ChatOpenAI's mirror of `tool_calls` in `additional_kwargs` names the same calls, with or without ids.
+      if (mirrored && location !== "tool_calls") return;
+      // Server tools count too (a replayed message repeats their srvtoolu_ ids: A4); their inline result follows the rename.
+      let occurrence = 0;
+      if (id !== undefined) {
+        if (location === "tool_calls") occurrence = created.get(id) ?? 0;
+        else {
+          const key = `${location}\u0000${id}`;
+          occurrence = occurrences.get(key) ?? 0;
+          occurrences.set(key, occurrence + 1);
+          if (occurrence < (created.get(id) ?? 0)) return; // a call already seen in an earlier location
+        }
+        created.set(id, occurrence + 1);
+      }
+      allSlots.push({ messageIndex, occurrence, location, position, id, rawId, name });
+    });
+  });
   const accepted = new Set<string>();
   for (const slot of allSlots) {
     if (slot.id === undefined) slot.reason = "missing_call_id";
@@ -209,19 +199,6 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
     if (owner.newId !== undefined) results.set(j, owner.newId);
   }
   return results;
-}
-
-/**
- * The editor that gives each ref of one message's renamed slots its new id, in every location. `mirrored`: the
- * calls live in `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by
- * position (a call without an id there is the slot of its `tool_calls` position).
- */
-function renameEditor(slots: Slot[], mirrored: boolean): RefEditor {
-  const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
-  return (ref, occurrence) => {
-    const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
-    return id === undefined ? undefined : { id };
-  };
 }
 
 /** `[a-zA-Z0-9_-]` as a lookup table. */
@@ -316,7 +293,6 @@ const DETAIL = {
 };
 
 export const callIdsPass = rebuildingPass({
-  name: "call-ids",
   // Missing and duplicate ids are structural; the pattern and length of an id are the provider's (the
   // structural profile accepts every non-empty string).
   structural: true,
@@ -350,8 +326,16 @@ export const callIdsPass = rebuildingPass({
   },
   issues: ({ slots }) =>
     slots.map((s) => [s.reason!, "renamed_call_id", `${DETAIL[s.reason!]}: ${s.id ?? "(none)"}`, s]),
-  rebuild: (message, { slots, newId }) =>
-    newId !== undefined
-      ? rebuildMessage(message, { tool_call_id: newId })
-      : rewriteToolCalls(message as AIMessage, renameEditor(slots, callsOnlyInToolCalls(message as AIMessage))),
+  rebuild(message, { slots, newId }) {
+    if (newId !== undefined) return rebuildMessage(message, { tool_call_id: newId });
+    // Each ref of the message's renamed slots gets its new id, in every location. `mirrored`: the calls live in
+    // `tool_calls` only, ChatOpenAI's `additional_kwargs.tool_calls` naming the same ones position by position (a
+    // call without an id there is the slot of its `tool_calls` position).
+    const mirrored = callsOnlyInToolCalls(message as AIMessage);
+    const byKey = new Map(slots.map((s) => [slotKey(s, s.occurrence), s.newId]));
+    return rewriteToolCalls(message as AIMessage, (ref, occurrence) => {
+      const id = byKey.get(slotKey(ref, occurrence, mirrored ? "tool_calls" : ref.location));
+      return id === undefined ? undefined : { id };
+    });
+  },
 });

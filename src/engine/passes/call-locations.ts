@@ -19,7 +19,6 @@ import {
   callBlockFormatOf,
   forEachToolCallRef,
   isAssistant,
-  isDict,
   isV1Message,
   callsOnlyInToolCalls,
   rawArgsOf,
@@ -27,20 +26,11 @@ import {
   type ToolCallRef,
 } from "../../messages/inspect";
 import { resentOutputOf } from "../../messages/responses";
-import { findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } from "../context";
-import { keepsCallBlock, type ProviderProfile } from "../profiles";
+import { argsRecord, findEach, rebuildingPass, type Issue, type Loose, type RepairedCall } from "../context";
+import { keepsCallBlock } from "../profiles";
 import { safeJson } from "../../values";
 
 const NOT_PROMOTED = new Set(["tool_calls", "invalid_tool_calls", "content.server_tool_use"]);
-
-interface LocationFinding {
-  index: number;
-  /** Refs of calls missing from `tool_calls`, one per call id. */
-  outside: ToolCallRef[];
-  hasBlocks: boolean;
-  /** Calls of `tool_calls` missing from a Responses output that the adapter re-sends as it is. */
-  outputMissing: string[];
-}
 
 /** Ids among `ids` that a re-sent Responses output does not carry as function_call items. */
 function idsMissingFromOutput(message: unknown, ids: string[]) {
@@ -56,43 +46,6 @@ function idsMissingFromOutput(message: unknown, ids: string[]) {
  */
 const BIT = { tool_use: 8, tool_call: 16, toolUse: 32, input_json_delta: 64 };
 
-/** Arguments as a record: a JSON string that parses to one, or none. */
-function parseArgs(raw: unknown) {
-  try {
-    raw = typeof raw === "string" ? JSON.parse(raw) : raw;
-  } catch {}
-  return isDict(raw) ? raw : {};
-}
-
-function relocate(message: AIMessage, finding: LocationFinding, profile: ProviderProfile) {
-  const promoted = finding.outside.map((ref) => ({
-    id: ref.id!,
-    name: ref.name || "unknown_tool",
-    args: parseArgs(rawArgsOf(message, ref)),
-    type: "tool_call",
-  }));
-  const content = finding.hasBlocks
-    ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))
-    : message.content;
-  const toolCalls = [...(message.tool_calls ?? []), ...promoted];
-  const fields: Dict = { content, tool_calls: toolCalls };
-  if (finding.outputMissing.length > 0) {
-    const missing = new Set(finding.outputMissing);
-    const meta = message.response_metadata as Dict;
-    const added = toolCalls
-      .filter((c) => c.id !== undefined && missing.has(c.id))
-      .map((c) => ({
-        type: "function_call",
-        call_id: c.id,
-        name: c.name,
-        arguments: safeJson(c.args ?? {}, Number.MAX_SAFE_INTEGER),
-        status: "completed",
-      }));
-    fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
-  }
-  return rebuildMessage(message, fields);
-}
-
 const CALL_BLOCKS: Issue = [
   "call_block_in_content",
   "moved_call_block",
@@ -107,7 +60,6 @@ const promoted = (call: RepairedCall, detail: string): Issue => [
 ];
 
 export const callLocationsPass = rebuildingPass({
-  name: "call-locations",
   // Promoting a hidden call is structural; taking call blocks out of content is request shaping (the
   // structural profile keeps every format).
   structural: true,
@@ -186,5 +138,35 @@ export const callLocationsPass = rebuildingPass({
     ),
     ...(f.hasBlocks ? [CALL_BLOCKS] : []),
   ],
-  rebuild: (message, f, ctx) => relocate(message as AIMessage, f, ctx.profile),
+  rebuild(m, f, { profile }) {
+    const message = m as AIMessage;
+    const content = f.hasBlocks
+      ? (message.content as unknown[]).filter((b) => keepsCallBlock(profile, b))
+      : message.content;
+    const toolCalls = [
+      ...(message.tool_calls ?? []),
+      ...f.outside.map((ref) => ({
+        id: ref.id!,
+        name: ref.name || "unknown_tool",
+        args: argsRecord(rawArgsOf(message, ref)) ?? {},
+        type: "tool_call",
+      })),
+    ];
+    const fields: Dict = { content, tool_calls: toolCalls };
+    if (f.outputMissing.length > 0) {
+      const missing = new Set(f.outputMissing);
+      const meta = message.response_metadata as Dict;
+      const added = toolCalls
+        .filter((c) => c.id !== undefined && missing.has(c.id))
+        .map((c) => ({
+          type: "function_call",
+          call_id: c.id,
+          name: c.name,
+          arguments: safeJson(c.args ?? {}, Number.MAX_SAFE_INTEGER),
+          status: "completed",
+        }));
+      fields.response_metadata = { ...meta, output: [...(meta.output as Dict[]), ...added] };
+    }
+    return rebuildMessage(message, fields);
+  },
 });

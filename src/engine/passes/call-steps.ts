@@ -22,8 +22,7 @@ const NO_CALLS: Call[] = [];
 const callsOf = (m: AIMessage) => (Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : NO_CALLS);
 
 function signaturesOf(m: AIMessage): Dict {
-  const kwargs = m.additional_kwargs;
-  const map = kwargs?.[GEMINI_SIGNATURES_KEY];
+  const map = m.additional_kwargs?.[GEMINI_SIGNATURES_KEY];
   return isDict(map) ? map : {};
 }
 
@@ -64,7 +63,6 @@ const unsigned = (call: { id?: string }) =>
   `call ${call.id} opens a step of the current turn without a thought signature`;
 
 export const callStepsPass: RepairPass = {
-  name: "call-steps",
   structural: false,
   clean(w) {
     const { profile } = w;

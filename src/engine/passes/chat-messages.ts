@@ -33,7 +33,6 @@ const ROLE_MEANING = new Map<string, "user" | "assistant" | "system" | "result" 
 ]);
 
 export const chatMessagesPass = rebuildingPass({
-  name: "chat-messages",
   structural: false,
   clean: ({ profile }) =>
     profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,

@@ -73,7 +73,6 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
 }
 
 export const contentPass = rebuildingPass({
-  name: "content",
   structural: false,
   clean: ({ profile }) =>
     profile.nonEmptyContent ? { visit: (m) => contentFix(m as BaseMessage) === undefined } : undefined,

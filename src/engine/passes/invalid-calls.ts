@@ -14,7 +14,6 @@ import { clip, nonEmptyString, safeJson } from "../../values";
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export const invalidCallsPass = rebuildingPass({
-  name: "invalid-calls",
   structural: true,
   clean: () => ({
     ai: ({ invalid_tool_calls: c }) => c === undefined || (Array.isArray(c) && c.length === 0),

@@ -278,7 +278,6 @@ const actionable = (p: Found, { options }: FindContext) =>
   p.kind !== "trailing_open_exchange" || options.trailing !== "keep";
 
 export const pairingPass: RepairPass = {
-  name: "pairing",
   structural: true,
   // Opens each exchange (the calls other checks read), then answers its calls, one result each, right after it.
   clean: (w) => {

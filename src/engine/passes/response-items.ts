@@ -56,7 +56,6 @@ const detail = (f: { ids?: string[] }) =>
     : "ChatOpenAI would send a reasoning item before an item without its id";
 
 export const responseItemsPass = rebuildingPass({
-  name: "response-items",
   structural: true,
   clean(walk) {
     const seen = new Set<string>();

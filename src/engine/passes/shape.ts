@@ -8,7 +8,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { rebuildMessage } from "../../messages/build";
 import { isAssistant, isDict, isToolResult, type Dict } from "../../messages/inspect";
-import { findEach, rebuildingPass } from "../context";
+import { argsRecord, findEach, rebuildingPass } from "../context";
 import { safeJson } from "../../values";
 
 /** A content array holding something other than blocks (bare strings, nulls, numbers, nested arrays). */
@@ -31,19 +31,8 @@ function asBlocks(content: unknown[]) {
 }
 
 /** Arguments as an object: a JSON object string is parsed, anything else is kept under `__raw_arguments`. */
-function argsObject(args: unknown) {
-  if (isDict(args)) return args;
-  if (args === undefined || args === null) return {};
-  if (typeof args === "string") {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (isDict(parsed)) return parsed;
-    } catch {
-      // not JSON: kept as it is below
-    }
-  }
-  return { __raw_arguments: args };
-}
+const argsObject = (args: unknown) =>
+  args === undefined || args === null ? {} : (argsRecord(args) ?? { __raw_arguments: args });
 
 /** Whether some entry of a list is not an object (or, with `args`, has arguments that are not an object). */
 function hasMalformedEntry(list: unknown[], args: boolean) {
@@ -94,18 +83,15 @@ function reshaped(message: BaseMessage) {
   });
 }
 
-/** The malformed messages, by index (a loop: the repair path asks of every message). */
-const malformed = (messages: readonly BaseMessage[]) =>
-  findEach(messages, (m, index) => {
-    const detail = malformation(m);
-    return detail !== undefined && { index, detail };
-  });
-
 export const shapePass = rebuildingPass({
-  name: "shape",
   structural: true,
   clean: () => ({ visit: (m) => malformation(m as BaseMessage) === undefined }),
-  classify: malformed,
+  // The malformed messages, by index (a loop: the repair path asks of every message).
+  classify: (messages) =>
+    findEach(messages, (m, index) => {
+      const detail = malformation(m);
+      return detail !== undefined && { index, detail };
+    }),
   issues: (f) => [["malformed_message", "rebuilt_message", f.detail]],
   rebuild: reshaped,
 });

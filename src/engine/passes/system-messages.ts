@@ -58,7 +58,6 @@ function misplacedSystem(mode: "placed" | "none", list: { messages: readonly unk
 }
 
 export const systemMessagesPass = rebuildingPass({
-  name: "system-messages",
   structural: false,
   clean(w) {
     const mode = w.profile.systemInConversation;

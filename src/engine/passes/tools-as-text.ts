@@ -55,7 +55,6 @@ function classify(messages: readonly BaseMessage[], { profile, options }: FindCo
 }
 
 export const toolsAsTextPass = rebuildingPass({
-  name: "tools-as-text",
   structural: false,
   clean(w) {
     const all = w.toolsAsText;

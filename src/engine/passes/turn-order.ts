@@ -155,7 +155,6 @@ const loopTurns = (messages: readonly BaseMessage[], { alternation, signedReason
     : [];
 
 export const turnOrderPass: RepairPass = {
-  name: "turn-order",
   structural: false,
   clean(w) {
     const { profile } = w;
