@@ -18,14 +18,16 @@ import { GEMINI_SIGNATURES_KEY, OPENAI_ITEM_IDS_KEY } from "../messages/response
 import type { Provider } from "../types";
 import { fieldsOf, isDict, lookupOf, nonEmptyString, type Dict } from "../values";
 
+/** The names that are both an `_llmType()` and a provider name (below), each with the provider whose rules apply. */
+const SHARED_NAMES = "bedrock:bedrock anthropic:anthropic openai:openai azure_openai:openai google:gemini";
+
 /**
  * Whose request rules a chat model follows, by its `_llmType()`: ChatBedrockConverse and the community BedrockChat
  * (InvokeModel), ChatAnthropic, ChatOpenAI (and its Completions / Responses halves) and AzureChatOpenAI (refined to
  * the Responses API per call), ChatGoogleGenerativeAI and ChatVertexAI / ChatGoogle (google-common).
  */
 const LLM_TYPES = lookupOf<Provider>(
-  "chat_bedrock_converse:bedrock bedrock:bedrock anthropic:anthropic openai:openai azure_openai:openai " +
-    "googlegenerativeai:gemini google:gemini vertexai:gemini chat_google:gemini",
+  `${SHARED_NAMES} chat_bedrock_converse:bedrock googlegenerativeai:gemini vertexai:gemini chat_google:gemini`,
 );
 
 /**
@@ -33,8 +35,7 @@ const LLM_TYPES = lookupOf<Provider>(
  * `response_metadata.model_provider` the clients store on each answer (ChatBedrockConverse `bedrock-converse`).
  */
 const CONFIGURED_PROVIDERS = lookupOf<Provider>(
-  "bedrock:bedrock bedrock-converse:bedrock aws:bedrock openai:openai azure_openai:openai anthropic:anthropic " +
-    "google:gemini google-genai:gemini google-vertexai:gemini google-vertexai-web:gemini",
+  `${SHARED_NAMES} bedrock-converse:bedrock aws:bedrock google-genai:gemini google-vertexai:gemini google-vertexai-web:gemini`,
 );
 
 export type Env = Record<string, string | undefined>;
