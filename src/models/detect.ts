@@ -143,23 +143,17 @@ function refined(provider: Provider | undefined, modelId: string | undefined, re
 /** How deep wrappers are followed (a cyclic object cannot hang the walk). */
 const MAX_DEPTH = 12;
 
-function collect(
-  model: unknown,
-  bound: Dict,
-  role: ModelDescription["role"],
-  depth: number,
-  found: ModelDescription[],
-) {
-  if (!isDict(model) || depth++ > MAX_DEPTH) return found;
+function collect(model: unknown, bound: Dict, role: ModelDescription["role"], depth: number, out: ModelDescription[]) {
+  if (!isDict(model) || depth++ > MAX_DEPTH) return out;
   // langchain's ConfigurableModel (initChatModel): initChatModel builds the default model at init and caches it;
   // `bindTools` and `withConfig` return a new configurable model with an empty cache and the operation queued. A
   // cached instance is read when present; otherwise the model is described from its config (model id, provider
   // given or inferred the way initChatModel infers it, and the options of a queued `bindTools`).
   if ("_queuedMethodOperations" in model && isDict(model._defaultConfig)) {
-    const before = found.length;
+    const before = out.length;
     const cache = model._modelInstanceCache;
-    if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, found);
-    if (found.length > before) return found;
+    if (cache instanceof Map) for (const cached of cache.values()) collect(cached, bound, role, depth, out);
+    if (out.length > before) return out;
     const config = model._defaultConfig;
     const bindArgs = (model._queuedMethodOperations as Dict).bindTools;
     const callOptions = { ...fieldsOf(Array.isArray(bindArgs) ? bindArgs[1] : undefined), ...bound };
@@ -167,24 +161,24 @@ function collect(
     add(config, callOptions, provider, { configurable: model });
   } else if (isDict(model.bound))
     // The outer binding's options win: they are merged over the inner ones at call time.
-    collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, found);
-  else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, found);
+    collect(model.bound, { ...(model.config as Dict), ...(model.kwargs as Dict), ...bound }, role, depth, out);
+  else if (Array.isArray(model.steps)) for (const step of model.steps) collect(step, bound, role, depth, out);
   else if (isDict(model.runnable) && Array.isArray(model.fallbacks))
     for (const [i, m] of [model.runnable, ...model.fallbacks].entries())
-      collect(m, bound, i ? "fallback" : role, depth, found);
+      collect(m, bound, i ? "fallback" : role, depth, out);
   else if (typeof model._llmType === "function") {
     // ChatOpenAI's withConfig / bindTools return a new ChatOpenAI whose call options are its `defaultOptions`.
     const callOptions = isDict(model.defaultOptions) ? { ...model.defaultOptions, ...bound } : bound;
     const llmType = model._llmType() as string;
     add(model, callOptions, LLM_TYPES.get(llmType), { instance: model, llmType });
   }
-  return found;
+  return out;
 
   /** Adds the model `source` describes (its instance, or an initChatModel config), whose rules are `given`'s. */
   function add(source: Dict, callOptions: Dict, given: Provider | undefined, own: Partial<ModelDescription>) {
     const modelId = instanceModelId(source);
     const provider = refined(given, modelId, () => usesResponsesApi(source, callOptions));
-    found.push({ ...own, modelId, provider, role, callOptions, thinking: thinkingIn(source, callOptions) });
+    out.push({ ...own, modelId, provider, role, callOptions, thinking: thinkingIn(source, callOptions) });
   }
 }
 
