@@ -341,10 +341,8 @@ function strictAround({ input, rejection, problem: leftOver, options, report }: 
   let [start, end] = [at, at + 1];
   while (start && input[start].getType() !== "human") start--;
   while (end < input.length && input[end].getType() !== "human") end++;
-  const slice = repairToolCalls(
-    input.slice(start, end),
-    end === input.length ? strict : { ...strict, trailing: "answer" },
-  );
+  // Before a later user message (`input[end]`), the turn's open calls are answered.
+  const slice = repairToolCalls(input.slice(start, end), input[end] ? { ...strict, trailing: "answer" } : strict);
   if (!slice.repairs.length) return whole(input);
   const messages = [...input.slice(0, start), ...slice.messages, ...input.slice(end)];
   for (const repair of slice.repairs) report({ ...repair, index: repair.index + start });
