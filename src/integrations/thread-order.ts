@@ -90,53 +90,54 @@ type Client = {
   connection?: { stream?: { unref?(): void } };
 };
 
+type Pool = Pick<Client, "query"> & { Client: new (options: unknown) => Client; options?: object; ending?: boolean };
+
+/**
+ * A connection of the pool's own that only takes and releases locks (so a lock sent from an abort listener never
+ * waits for a client of the pool): opened now, again after an error, closed once the pool is, never keeping the
+ * process alive; a query on it sent at once (no await) when it is open.
+ */
+function lockConnection(pool: Pool) {
+  let client: Client | undefined;
+  let connecting: Promise<Client | void> | undefined;
+  const open = () => {
+    // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
+    const c = new pool.Client({ ...pool.options, pipeline: true });
+    c.on("error", () => void (client = connecting = undefined));
+    return (connecting = c.connect().then(
+      () => (c.connection?.stream?.unref?.(), (client = c)),
+      () => void (connecting = undefined),
+    ));
+  };
+  open();
+  const watch = setInterval(() => {
+    if (pool.ending) clearInterval(watch), connecting?.then((c) => c?.end()).catch(() => {});
+  }, 1000).unref();
+  return {
+    send: (sql: string, values: unknown[]) =>
+      client ? client.query(sql, values) : (connecting ?? open()).then((c) => c?.query(sql, values)),
+    pid: () => client?.processID ?? 0,
+  };
+}
+
+/** The lock connection of each pool (one however many savers and wrappers use it). */
+const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
+
 /**
  * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
- * advisory lock (shared) from its abort until it is quiet, and a run's first read waits until no other process holds
- * it. Two connections of the wrapper's own, opened with it and kept while the pool is (without keeping the process
- * alive): one only takes and releases locks, so a lock sent from the abort listener itself, before `invoke()`
- * rejects, reaches the server before the application can start the next run; the other asks `pg_locks`, leaving
- * out this process's holds (its own runs wait in memory). Undefined for any other saver.
+ * advisory lock (shared) from its abort until it is quiet, sent on the pool's lock connection from the abort
+ * listener itself, so it reaches the server before `invoke()` rejects and the application can start the next run;
+ * and a run's first read waits until no other process holds it (a query of `pg_locks` through the pool, leaving out
+ * this process's holds: its own runs wait in memory). Undefined for any other saver.
  */
 function storeOrder(saver: object) {
-  const { pool, options } = saver as {
-    pool?: { Client?: new (options: unknown) => Client; options?: object; ending?: boolean };
-    options?: { schema?: unknown };
-  };
-  const Connection = pool?.Client;
-  if (typeof Connection !== "function") return;
-  /** A connection opened now, again after an error; a query on it sent at once (no await) when it is open. */
-  const connection = () => {
-    let client: Client | undefined;
-    let connecting: Promise<Client | void> | undefined;
-    const open = () => {
-      // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
-      const c = new Connection({ ...pool!.options, pipeline: true });
-      c.on("error", () => void (client = connecting = undefined));
-      return (connecting = c.connect().then(
-        () => (c.connection?.stream?.unref?.(), (client = c)),
-        () => void (connecting = undefined),
-      ));
-    };
-    open();
-    const send = (sql: string, thread: string, ...values: unknown[]) => {
-      const args: [string, unknown[]] = [sql, [`${String(options?.schema)}/${thread}`, ...values]];
-      return client ? client.query(...args) : (connecting ?? open()).then((c) => c?.query(...args));
-    };
-    return {
-      send,
-      pid: () => client?.processID ?? 0,
-      end: () => void connecting?.then((c) => c?.end()).catch(() => {}),
-    };
-  };
-  const locks = connection();
-  const checks = connection();
-  // Closed once the saver's pool is.
-  const watch = setInterval(() => {
-    if (pool!.ending) clearInterval(watch), locks.end(), checks.end();
-  }, 1000).unref();
+  const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
+  if (typeof pool?.Client !== "function") return;
+  if (!lockConnections.has(pool)) lockConnections.set(pool, lockConnection(pool));
+  const locks = lockConnections.get(pool)!;
+  const key = (thread: string) => `${String(options?.schema)}/${thread}`;
   const lock = (sql: string, thread: string) =>
-    locks.send(`SELECT pg_advisory_${sql}_shared(${LOCKS}, hashtext($1))`, thread);
+    locks.send(`SELECT pg_advisory_${sql}_shared(${LOCKS}, hashtext($1))`, [key(thread)]);
   return {
     /** Holds the thread's lock (shared) until `until` resolves. */
     hold: (thread: string, until: Promise<void>) =>
@@ -146,12 +147,11 @@ function storeOrder(saver: object) {
     /** Resolves once no other process holds the thread's lock (at most {@link MAX_WAIT_MS}). */
     async free(thread: string) {
       for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
-        const answer = await checks
-          .send(
+        const answer = await pool
+          .query(
             `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
               AND objid = hashtext($1)::oid AND objsubid = 2 AND granted AND pid <> $2) AS free`,
-            thread,
-            locks.pid(),
+            [key(thread), locks.pid()],
           )
           .catch(() => undefined);
         if (answer?.rows[0]?.free !== false) return;
