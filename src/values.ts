@@ -43,9 +43,9 @@ export function safeJson(value: unknown, maxLength = 100_000) {
     return out.length < maxLength;
   };
   const write = (v: unknown) => {
-    if (typeof v === "string") return emit(JSON.stringify(v));
-    if (typeof v === "number") return emit(Number.isFinite(v) ? String(v) : "null");
-    if (typeof v === "boolean" || typeof v === "bigint") return emit(String(v));
+    // JSON writes a non-finite number as null
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return emit(JSON.stringify(v));
+    if (typeof v === "bigint") return emit(String(v));
     if (typeof v === "symbol") return emit(JSON.stringify(v.description ?? "symbol"));
     if (typeof v === "function") return emit('"[Function]"');
     if (v == null) return emit("null");

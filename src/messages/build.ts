@@ -254,7 +254,7 @@ export const syntheticToolResult = (args: {
   new ToolMessage({
     content: args.text,
     tool_call_id: args.toolCallId,
-    ...(args.toolName ? { name: args.toolName } : {}),
+    ...(args.toolName && { name: args.toolName }),
     status: "error",
     id: `tool-repair-${args.toolCallId}`,
     additional_kwargs: marker({ ...args, synthetic: true }),
@@ -306,7 +306,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
     content: (typeof content === "string"
       ? `${label}\n${content}`
       : [{ type: "text", text: label }, ...listOf(content)]) as never,
-    ...(typeof id === "string" ? { id } : {}),
+    ...(typeof id === "string" && { id }),
     additional_kwargs: marker({ synthetic: false, ...marked }),
   });
 
@@ -399,7 +399,7 @@ export function withPlaceholderSignature(message: AIMessage) {
 export const callStepOf = (message: AIMessage, call: Dict, signature: string, step: number) =>
   new AIMessage({
     content: "",
-    ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),
+    ...(typeof message.id === "string" && { id: `${message.id}-step-${step}` }),
     tool_calls: [call as never],
     invalid_tool_calls: [],
     additional_kwargs: {

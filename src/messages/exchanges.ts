@@ -64,11 +64,11 @@ function openExchange(index: number, calls: string[], answered: ReadonlySet<unkn
 export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: readonly BaseMessage[]) => {
   let index = messages.length - 1;
   while (isToolResult(messages[index])) index--;
-  if (!isAssistant(messages[index])) return undefined;
+  if (!isAssistant(messages[index])) return;
   const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
   const answered = answeredFrom(messages, index + 1);
   // A stray or duplicate result: not an exchange the provider sees as open.
-  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
+  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return;
   return openExchange(index, callIdsOf(messages[index], true), answered);
 });
 
@@ -130,7 +130,7 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
   // turn: the loop is still open.
   let last = messages.length - 1;
   while (last >= 0 && !isTurn(turnOf(messages[last]), !alternation)) last--;
-  if (turnOf(messages[last]) !== "tool") return undefined;
+  if (turnOf(messages[last]) !== "tool") return;
   let from = 0;
   // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
   // message `from - 1` is a user message, it makes none).
@@ -189,11 +189,11 @@ export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]) 
   const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
   const content = messages[anchor].content as Dict[];
-  for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++) {
+  for (const block of content) {
+    if (!isReasoningBlock(block)) break;
     // Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`,
     // @langchain/aws 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted
     // thinking) is dropped. An unsigned one becomes text (the blocks pass): it opens no loop either.
-    const block = content[k];
     const sent =
       block.type === "reasoning"
         ? nonEmptyString(block.reasoning)

@@ -218,12 +218,11 @@ export const turnOfRole = (role: unknown) =>
 
 /** The turn a message takes: the one definition the passes and the clean walk share. */
 export function turnOf(message: unknown): Turn {
-  if (!isMessageOfType(message)) return undefined;
+  if (!isMessageOfType(message)) return;
   const type = (message as BaseMessage).type; // compared in turn: faster than a Map on the hot walks
   if (type === "ai") return "assistant";
-  if (type === "tool") return "tool";
   if (type === "human") return "user";
-  if (type === "system") return "system";
+  if (type === "tool" || type === "system") return type as Turn;
   return type === "generic" ? turnOfRole((message as Dict).role) : undefined;
 }
 
@@ -331,7 +330,8 @@ export function rawArgsOf(message: unknown, { location, position }: ToolCallRef)
   const list = key === undefined || head === "content" ? m[head] : fieldsOf(m[head])[key];
   const item = fieldsOf(Array.isArray(list) ? list[position] : position === 0 ? list : undefined);
   if (key === undefined || key === "tool_call") return item.args;
-  if (location === "additional_kwargs.tool_calls") return fieldsOf(item.function).arguments;
+  // `additional_kwargs.tool_calls` (`tool_calls` itself has no key)
+  if (key === "tool_calls") return fieldsOf(item.function).arguments;
   if (key === "output") return item.arguments;
   if (key === "input_json_delta") return item.partial_json ?? item.input;
   return location === "content.toolUse" ? fieldsOf(item.toolUse).input : item.input;
@@ -413,13 +413,12 @@ export function reasoningTextOf(block: Dict) {
 export function hasMeaningfulContent(content: unknown, toSend = false) {
   if (typeof content === "string") return !isBlankText(content);
   if (Array.isArray(content))
-    for (const block of content) {
+    for (const block of content)
       if (
         !isCallBlock(block) &&
         !isBlankTextBlock(block) &&
         !(toSend && isReasoningBlock(block) && block.type !== "redacted_thinking" && !reasoningTextOf(block).trim())
       )
         return true;
-    }
   return false;
 }
