@@ -18,8 +18,7 @@ export const lookupOf = <V extends string>(pairs: string): ReadonlyMap<unknown, 
   new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, V]));
 
 /** A plain record (not null, not an array). */
-export const isDict = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+export const isDict = (value: unknown): value is Dict => !!value && typeof value === "object" && !Array.isArray(value);
 
 /**
  * A record's fields, or none (frozen: to read, never to keep): `fieldsOf(x).key` reads like a plain field at each

@@ -8,17 +8,15 @@ import {
   forEachToolCallRef,
   isBlankText,
   isClientCall,
-  isDict,
   isMarkedSyntheticResult,
   isServerToolResultBlock,
   reasoningTextOf,
   type DistinctCall,
   REPAIR_MARKER_KEY,
-  type Dict,
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { fieldsOf, nonEmptyString, safeJson } from "../values";
+import { fieldsOf, isDict, nonEmptyString, safeJson, type Dict } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -127,20 +125,21 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     else kwargs[key] = many ? rewritten : rewritten[0];
   }
 
-  // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
+  // A server tool's inline result follows its call's new id, and leaves with it (A4, A13). An edit of a location
+  // means refs there: its list is an array (content here, the output below).
   const content = m.content;
-  if (servers.size > 0 && Array.isArray(content))
-    content.forEach((block, i) => {
+  if (servers.size > 0)
+    (content as unknown[]).forEach((block, i) => {
       const e = isServerToolResultBlock(block) && servers.get(block.tool_use_id);
       if (e) edits.get("content")!.set(i, e);
     });
 
   let meta = isDict(m.response_metadata) ? m.response_metadata : {};
   const outputEdits = edits.get("response_metadata.output");
-  if (outputEdits && Array.isArray(meta.output)) {
+  if (outputEdits) {
     // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
     // call is removed goes with it (R7).
-    const { output, droppedReasoning } = editOutput(meta.output, (item, i) => {
+    const { output, droppedReasoning } = editOutput(meta.output as Dict[], (item, i) => {
       const e = outputEdits.get(i);
       return !e || e === "drop" ? e : withId(item, "call_id", e.id);
     });

@@ -117,8 +117,7 @@ const makesCalls = (m: BaseMessage) => {
 };
 
 /** Whether `turn` counts as the turn before: system messages are no turn, and with `skipUsers` neither are users. */
-const isTurn = (turn: Turn, skipUsers: boolean) =>
-  turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
+const isTurn = (turn: Turn, skipUsers: boolean) => !!turn && turn !== "system" && !(skipUsers && turn === "user");
 
 /**
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
@@ -142,7 +141,7 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
     if (makesCalls(messages[i])) anchor = i;
     if (turnOf(messages[i]) !== "user") continue;
     if (prior >= i) for (prior = i - 1; prior >= 0 && !isTurn(turnOf(messages[prior]), true); prior--);
-    if (prior >= 0 && turnOf(messages[prior]) === "tool") continue;
+    if (turnOf(messages[prior]) === "tool") continue; // none at -1
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text: a tool
     // result whose call was gone, which stood inside the loop, as a result).
@@ -188,8 +187,7 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
 export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]) {
   const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
-  const content = messages[anchor].content as Dict[];
-  for (const block of content) {
+  for (const block of messages[anchor].content as Dict[]) {
     if (!isReasoningBlock(block)) break;
     // Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`,
     // @langchain/aws 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted

@@ -100,8 +100,7 @@ export function forEachToolCallRef(message: unknown, visit: Visit) {
  */
 export function callsOnlyInToolCalls(message: AIMessage) {
   const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = fieldsOf(message);
-  if ((invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) || !Array.isArray(calls))
-    return false;
+  if ((invalid !== undefined && !(Array.isArray(invalid) && !invalid.length)) || !Array.isArray(calls)) return false;
   if (kwargs != null) {
     if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
     const raw = kwargs.tool_calls;
@@ -111,8 +110,7 @@ export function callsOnlyInToolCalls(message: AIMessage) {
         if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
     }
   }
-  const content = message.content;
-  if (Array.isArray(content) && content.some(isCallBlock)) return false;
+  if (Array.isArray(message.content) && message.content.some(isCallBlock)) return false;
   const output = fieldsOf(message.response_metadata).output;
   return !(Array.isArray(output) && output.length > 0);
 }
