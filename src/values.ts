@@ -8,7 +8,7 @@
 export type Dict = Record<string, unknown>;
 
 /** `value` when it is a non-empty string, else undefined. */
-export const nonEmptyString = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+export const nonEmptyString = (value: unknown) => (typeof value === "string" && value ? value : undefined);
 
 /** `text` cut at `max` characters (ending in `…` when cut). */
 export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -86,7 +86,7 @@ export function describeValue(value: unknown) {
   try {
     if (Array.isArray(value)) return `an array of ${value.length}`;
     const keys = Object.keys(value).slice(0, 6);
-    return keys.length === 0 ? "an empty object" : `an object with keys {${keys.join(", ")}}`;
+    return keys.length ? `an object with keys {${keys.join(", ")}}` : "an empty object";
   } catch {
     return "an unreadable object";
   }
@@ -113,7 +113,7 @@ export function quoteValue(value: unknown): string {
         : "",
     );
     const text = `{${parts.join(", ")}}`;
-    if (parts.length > 0 && parts.length <= 6 && !parts.includes("") && text.length <= 60) return text;
+    if (parts.length && parts.length <= 6 && !parts.includes("") && text.length <= 60) return text;
   } catch {
     // a proxy that refuses to be read is described instead
   }

@@ -101,7 +101,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));
     if (ref.location === "content.server_tool_use") servers.set(stored, e);
   });
-  if (edits.size === 0 && promoted.length === 0) return message;
+  if (!edits.size && !promoted.length) return message;
   const m = fieldsOf(message);
 
   /** `items` with the edits of `list` applied (`own`: the id key of its records); the same array when it has none. */
@@ -121,7 +121,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     const value = kwargs[key];
     const many = Array.isArray(value);
     const rewritten = apply(many ? value : [value], location, key === "toolUse" ? "toolUseId" : "id") as unknown[];
-    if (rewritten.length === 0) delete kwargs[key];
+    if (!rewritten.length) delete kwargs[key];
     else kwargs[key] = many ? rewritten : rewritten[0];
   }
 
@@ -346,7 +346,7 @@ export function toolResultAsUserText(result: ToolMessage, reason: string) {
           : { type: "text", text: typeof b === "string" ? b : safeJson(b, 20_000) },
       )
     : undefined;
-  const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
+  const empty = blocks ? !blocks.length : typeof content !== "string" || isBlankText(content);
   return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, result.id, {
     synthetic: isMarkedSyntheticResult(result),
     reason,

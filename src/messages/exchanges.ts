@@ -54,7 +54,7 @@ function answeredFrom(messages: readonly BaseMessage[], from = 0) {
  */
 function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>) {
   const unanswered = calls.filter((id) => !answered.has(id));
-  return unanswered.length > 0 ? { index, unanswered } : undefined;
+  return unanswered.length ? { index, unanswered } : undefined;
 }
 
 /**

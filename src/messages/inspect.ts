@@ -112,7 +112,7 @@ export function callsOnlyInToolCalls(message: AIMessage) {
   }
   if (Array.isArray(message.content) && message.content.some(isCallBlock)) return false;
   const output = fieldsOf(message.response_metadata).output;
-  return !(Array.isArray(output) && output.length > 0);
+  return !(Array.isArray(output) && output.length);
 }
 
 /** One tool call of an assistant message, read once however many locations mirror it. */
@@ -156,7 +156,7 @@ export function callIdsOf(message: unknown, servers: boolean) {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
-    if (ref.id !== undefined && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
+    if (ref.id && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
   });
   return [...ids];
 }
@@ -215,7 +215,7 @@ export const turnOfRole = (role: unknown) =>
   role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 
 /** The turn a message takes: the one definition the passes and the clean walk share. */
-export function turnOf(message: unknown): Turn {
+export function turnOf(message: unknown) {
   if (!isMessageOfType(message)) return;
   const type = (message as BaseMessage).type; // compared in turn: faster than a Map on the hot walks
   if (type === "ai") return "assistant";
@@ -325,9 +325,9 @@ export const isV1Message = (message: unknown) => fieldsOf((message as Dict).resp
 export function rawArgsOf(message: unknown, { location, position }: ToolCallRef) {
   const m = message as Dict;
   const [head, key] = location.split(".");
-  const list = key === undefined || head === "content" ? m[head] : fieldsOf(m[head])[key];
+  const list = !key || head === "content" ? m[head] : fieldsOf(m[head])[key];
   const item = fieldsOf(Array.isArray(list) ? list[position] : position === 0 ? list : undefined);
-  if (key === undefined || key === "tool_call") return item.args;
+  if (!key || key === "tool_call") return item.args;
   // `additional_kwargs.tool_calls` (`tool_calls` itself has no key)
   if (key === "tool_calls") return fieldsOf(item.function).arguments;
   if (key === "output") return item.arguments;

@@ -27,7 +27,7 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
  */
 export function resentOutputOf(message: unknown) {
   const output = fieldsOf((message as Dict).response_metadata).output;
-  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item)
+  return Array.isArray(output) && output.length && output.every((item) => isDict(item) && "type" in item)
     ? output
     : undefined;
 }
