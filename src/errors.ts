@@ -15,7 +15,8 @@ export class ToolCallRepairInputError extends TypeError {
     super(`langgraph-tool-repair: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "ToolCallRepairInputError";
     this.argument = argument;
-    this.index = index; // an own property either way: class fields are defined (ES2022)
+    // An own property either way (class fields are defined, ES2022): undefined when no message is at fault.
+    this.index = index;
   }
 
   /** True for this error, also when it comes from another copy of the package (any value in: never throws). */

@@ -141,7 +141,8 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
     if (makesCalls(messages[i])) anchor = i;
     if (turnOf(messages[i]) !== "user") continue;
     if (prior >= i) for (prior = i - 1; prior >= 0 && !isTurn(turnOf(messages[prior]), true); prior--);
-    if (turnOf(messages[prior]) === "tool") continue; // none at -1
+    // A user message after tool results stays inside the loop (at -1 there is no turn before it: no message there).
+    if (turnOf(messages[prior]) === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text: a tool
     // result whose call was gone, which stood inside the loop, as a result).
