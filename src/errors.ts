@@ -15,7 +15,8 @@ export class ToolCallRepairInputError extends TypeError {
     super(`langgraph-tool-repair: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "ToolCallRepairInputError";
     this.argument = argument;
-    if (index !== undefined) this.index = index;
+    // An own property either way (class fields are defined, ES2022): undefined when no message is at fault.
+    this.index = index;
   }
 
   /** True for this error, also when it comes from another copy of the package (any value in: never throws). */
@@ -86,12 +87,12 @@ const thrownByCaller = new WeakSet<object>();
  * A caller's callback (a model, a token counter), called behind a boundary: what it throws is the caller's own
  * error, and every boundary passes it through as it is, not as an input error.
  */
-export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R): (...args: A) => R {
+export function callersOwn<A extends unknown[], R>(callback: (...args: A) => R) {
   const mark = (error: unknown): never => {
     if (Object(error) === error) thrownByCaller.add(error as object); // an object or a function: what a WeakSet holds
     throw error;
   };
-  return (...args) => {
+  return (...args: A) => {
     const outer = depth;
     depth = 0; // a public function the callback calls is an entry of its own
     try {

@@ -8,7 +8,7 @@
 export type Dict = Record<string, unknown>;
 
 /** `value` when it is a non-empty string, else undefined. */
-export const nonEmptyString = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+export const nonEmptyString = (value: unknown) => (typeof value === "string" && value ? value : undefined);
 
 /** `text` cut at `max` characters (ending in `…` when cut). */
 export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -18,8 +18,7 @@ export const lookupOf = <V extends string>(pairs: string): ReadonlyMap<unknown, 
   new Map(pairs.split(" ").map((pair) => pair.split(":") as [string, V]));
 
 /** A plain record (not null, not an array). */
-export const isDict = (value: unknown): value is Dict =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+export const isDict = (value: unknown): value is Dict => !!value && typeof value === "object" && !Array.isArray(value);
 
 /**
  * A record's fields, or none (frozen: to read, never to keep): `fieldsOf(x).key` reads like a plain field at each
@@ -43,9 +42,9 @@ export function safeJson(value: unknown, maxLength = 100_000) {
     return out.length < maxLength;
   };
   const write = (v: unknown) => {
-    if (typeof v === "string") return emit(JSON.stringify(v));
-    if (typeof v === "number") return emit(Number.isFinite(v) ? String(v) : "null");
-    if (typeof v === "boolean" || typeof v === "bigint") return emit(String(v));
+    // JSON writes a non-finite number as null
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return emit(JSON.stringify(v));
+    if (typeof v === "bigint") return emit(String(v));
     if (typeof v === "symbol") return emit(JSON.stringify(v.description ?? "symbol"));
     if (typeof v === "function") return emit('"[Function]"');
     if (v == null) return emit("null");
@@ -87,7 +86,7 @@ export function describeValue(value: unknown) {
   try {
     if (Array.isArray(value)) return `an array of ${value.length}`;
     const keys = Object.keys(value).slice(0, 6);
-    return keys.length === 0 ? "an empty object" : `an object with keys {${keys.join(", ")}}`;
+    return keys.length ? `an object with keys {${keys.join(", ")}}` : "an empty object";
   } catch {
     return "an unreadable object";
   }
@@ -114,7 +113,7 @@ export function quoteValue(value: unknown): string {
         : "",
     );
     const text = `{${parts.join(", ")}}`;
-    if (parts.length > 0 && parts.length <= 6 && !parts.includes("") && text.length <= 60) return text;
+    if (parts.length && parts.length <= 6 && !parts.includes("") && text.length <= 60) return text;
   } catch {
     // a proxy that refuses to be read is described instead
   }

@@ -8,17 +8,15 @@ import {
   forEachToolCallRef,
   isBlankText,
   isClientCall,
-  isDict,
   isMarkedSyntheticResult,
   isServerToolResultBlock,
   reasoningTextOf,
   type DistinctCall,
   REPAIR_MARKER_KEY,
-  type Dict,
   type RepairMarker,
   type ToolCallRef,
 } from "./inspect";
-import { fieldsOf, nonEmptyString, safeJson } from "../values";
+import { fieldsOf, isDict, nonEmptyString, safeJson, type Dict } from "../values";
 import {
   editOutput,
   GEMINI_SIGNATURES_KEY,
@@ -103,7 +101,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     edits.set(list, (edits.get(list) ?? new Map()).set(ref.position, e));
     if (ref.location === "content.server_tool_use") servers.set(stored, e);
   });
-  if (edits.size === 0 && promoted.length === 0) return message;
+  if (!edits.size && !promoted.length) return message;
   const m = fieldsOf(message);
 
   /** `items` with the edits of `list` applied (`own`: the id key of its records); the same array when it has none. */
@@ -123,24 +121,25 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     const value = kwargs[key];
     const many = Array.isArray(value);
     const rewritten = apply(many ? value : [value], location, key === "toolUse" ? "toolUseId" : "id") as unknown[];
-    if (rewritten.length === 0) delete kwargs[key];
+    if (!rewritten.length) delete kwargs[key];
     else kwargs[key] = many ? rewritten : rewritten[0];
   }
 
-  // A server tool's inline result follows its call's new id, and leaves with it (A4, A13).
+  // A server tool's inline result follows its call's new id, and leaves with it (A4, A13). An edit of a location
+  // means refs there: its list is an array (content here, the output below).
   const content = m.content;
-  if (servers.size > 0 && Array.isArray(content))
-    content.forEach((block, i) => {
+  if (servers.size > 0)
+    (content as unknown[]).forEach((block, i) => {
       const e = isServerToolResultBlock(block) && servers.get(block.tool_use_id);
       if (e) edits.get("content")!.set(i, e);
     });
 
   let meta = isDict(m.response_metadata) ? m.response_metadata : {};
   const outputEdits = edits.get("response_metadata.output");
-  if (outputEdits && Array.isArray(meta.output)) {
+  if (outputEdits) {
     // A renamed call keeps its item id (unique item ids are the response-items pass's); a reasoning item whose
     // call is removed goes with it (R7).
-    const { output, droppedReasoning } = editOutput(meta.output, (item, i) => {
+    const { output, droppedReasoning } = editOutput(meta.output as Dict[], (item, i) => {
       const e = outputEdits.get(i);
       return !e || e === "drop" ? e : withId(item, "call_id", e.id);
     });
@@ -254,7 +253,7 @@ export const syntheticToolResult = (args: {
   new ToolMessage({
     content: args.text,
     tool_call_id: args.toolCallId,
-    ...(args.toolName ? { name: args.toolName } : {}),
+    ...(args.toolName && { name: args.toolName }),
     status: "error",
     id: `tool-repair-${args.toolCallId}`,
     additional_kwargs: marker({ ...args, synthetic: true }),
@@ -306,7 +305,7 @@ const userText = (content: unknown, label: string, id: unknown, marked: Partial<
     content: (typeof content === "string"
       ? `${label}\n${content}`
       : [{ type: "text", text: label }, ...listOf(content)]) as never,
-    ...(typeof id === "string" ? { id } : {}),
+    ...(typeof id === "string" && { id }),
     additional_kwargs: marker({ synthetic: false, ...marked }),
   });
 
@@ -347,7 +346,7 @@ export function toolResultAsUserText(result: ToolMessage, reason: string) {
           : { type: "text", text: typeof b === "string" ? b : safeJson(b, 20_000) },
       )
     : undefined;
-  const empty = blocks ? blocks.length === 0 : typeof content !== "string" || isBlankText(content);
+  const empty = blocks ? !blocks.length : typeof content !== "string" || isBlankText(content);
   return userText(empty ? "(the tool returned no output)" : (blocks ?? content), label, result.id, {
     synthetic: isMarkedSyntheticResult(result),
     reason,
@@ -399,7 +398,7 @@ export function withPlaceholderSignature(message: AIMessage) {
 export const callStepOf = (message: AIMessage, call: Dict, signature: string, step: number) =>
   new AIMessage({
     content: "",
-    ...(typeof message.id === "string" ? { id: `${message.id}-step-${step}` } : {}),
+    ...(typeof message.id === "string" && { id: `${message.id}-step-${step}` }),
     tool_calls: [call as never],
     invalid_tool_calls: [],
     additional_kwargs: {

@@ -106,7 +106,7 @@ export function readMessage(value: unknown, index: number) {
     // As for plain objects: nothing to read would become an empty message, which a later pass would delete. An
     // assistant message may carry only calls (OpenAI-style turns).
     const calls = [data.tool_calls, data.invalid_tool_calls, fieldsOf(data.additional_kwargs).tool_calls];
-    if (data.content == null && !(type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length > 0 : isDict(c)))))
+    if (data.content == null && !(type === "ai" && calls.some((c) => (Array.isArray(c) ? c.length : isDict(c)))))
       throw atMessage(index, `${stored} whose data has no content`);
     try {
       return mapStoredMessageToChatMessage(value as never);

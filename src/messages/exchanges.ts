@@ -54,7 +54,7 @@ function answeredFrom(messages: readonly BaseMessage[], from = 0) {
  */
 function openExchange(index: number, calls: string[], answered: ReadonlySet<unknown>) {
   const unanswered = calls.filter((id) => !answered.has(id));
-  return unanswered.length > 0 ? { index, unanswered } : undefined;
+  return unanswered.length ? { index, unanswered } : undefined;
 }
 
 /**
@@ -64,11 +64,11 @@ function openExchange(index: number, calls: string[], answered: ReadonlySet<unkn
 export const trailingOpenExchange = boundary("trailingOpenExchange", (messages: readonly BaseMessage[]) => {
   let index = messages.length - 1;
   while (isToolResult(messages[index])) index--;
-  if (!isAssistant(messages[index])) return undefined;
+  if (!isAssistant(messages[index])) return;
   const own = new Set<unknown>(callIdsOf(messages[index], false)); // no ToolMessage answers a server tool
   const answered = answeredFrom(messages, index + 1);
   // A stray or duplicate result: not an exchange the provider sees as open.
-  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return undefined;
+  if (answered.size !== messages.length - index - 1 || [...answered].some((id) => !own.has(id))) return;
   return openExchange(index, callIdsOf(messages[index], true), answered);
 });
 
@@ -117,8 +117,7 @@ const makesCalls = (m: BaseMessage) => {
 };
 
 /** Whether `turn` counts as the turn before: system messages are no turn, and with `skipUsers` neither are users. */
-const isTurn = (turn: Turn, skipUsers: boolean) =>
-  turn !== "system" && turn !== undefined && !(skipUsers && turn === "user");
+const isTurn = (turn: Turn, skipUsers: boolean) => !!turn && turn !== "system" && !(skipUsers && turn === "user");
 
 /**
  * The open reasoning loop: `from`, where it starts, and `anchor`, its first call (see above). Undefined when the
@@ -130,7 +129,7 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
   // turn: the loop is still open.
   let last = messages.length - 1;
   while (last >= 0 && !isTurn(turnOf(messages[last]), !alternation)) last--;
-  if (turnOf(messages[last]) !== "tool") return undefined;
+  if (turnOf(messages[last]) !== "tool") return;
   let from = 0;
   // The first message with calls at or after i; where the walk stops, the anchor (the first at or after `from`:
   // message `from - 1` is a user message, it makes none).
@@ -142,7 +141,8 @@ function reasoningLoop(messages: readonly BaseMessage[], alternation: boolean) {
     if (makesCalls(messages[i])) anchor = i;
     if (turnOf(messages[i]) !== "user") continue;
     if (prior >= i) for (prior = i - 1; prior >= 0 && !isTurn(turnOf(messages[prior]), true); prior--);
-    if (prior >= 0 && turnOf(messages[prior]) === "tool") continue;
+    // A user message after tool results stays inside the loop (at -1 there is no turn before it: no message there).
+    if (turnOf(messages[prior]) === "tool") continue;
     // A user message after an assistant message is a new turn (never moved), unless it is the model's own reasoning turn
     // that follows it: then it sits inside the loop only when the repair made it (a stray result kept as text: a tool
     // result whose call was gone, which stood inside the loop, as a result).
@@ -188,12 +188,11 @@ export function textTurnsInReasoningLoop(messages: readonly BaseMessage[], alter
 export function loopOpenedWithUnsentReasoning(messages: readonly BaseMessage[]) {
   const anchor = reasoningLoop(messages, true)?.anchor ?? -1;
   if (anchor === -1) return -1;
-  const content = messages[anchor].content as Dict[];
-  for (let k = 0; k < content.length && isReasoningBlock(content[k]); k++) {
+  for (const block of messages[anchor].content as Dict[]) {
+    if (!isReasoningBlock(block)) break;
     // Whether ChatBedrockConverse sends this reasoning block (`langchainReasoningBlockToBedrockReasoningBlock`,
     // @langchain/aws 1.4.5): only with text or redacted content. A signed block with empty text (Claude's omitted
     // thinking) is dropped. An unsigned one becomes text (the blocks pass): it opens no loop either.
-    const block = content[k];
     const sent =
       block.type === "reasoning"
         ? nonEmptyString(block.reasoning)

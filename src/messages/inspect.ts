@@ -100,8 +100,7 @@ export function forEachToolCallRef(message: unknown, visit: Visit) {
  */
 export function callsOnlyInToolCalls(message: AIMessage) {
   const { invalid_tool_calls: invalid, tool_calls: calls = [], additional_kwargs: kwargs } = fieldsOf(message);
-  if ((invalid !== undefined && !(Array.isArray(invalid) && invalid.length === 0)) || !Array.isArray(calls))
-    return false;
+  if ((invalid !== undefined && !(Array.isArray(invalid) && !invalid.length)) || !Array.isArray(calls)) return false;
   if (kwargs != null) {
     if (!isDict(kwargs) || kwargs.tool_use !== undefined || kwargs.toolUse !== undefined) return false;
     const raw = kwargs.tool_calls;
@@ -111,10 +110,9 @@ export function callsOnlyInToolCalls(message: AIMessage) {
         if (!isDict(raw[i]) || !isDict(calls[i]) || raw[i].id !== calls[i].id) return false;
     }
   }
-  const content = message.content;
-  if (Array.isArray(content) && content.some(isCallBlock)) return false;
+  if (Array.isArray(message.content) && message.content.some(isCallBlock)) return false;
   const output = fieldsOf(message.response_metadata).output;
-  return !(Array.isArray(output) && output.length > 0);
+  return !(Array.isArray(output) && output.length);
 }
 
 /** One tool call of an assistant message, read once however many locations mirror it. */
@@ -158,7 +156,7 @@ export function callIdsOf(message: unknown, servers: boolean) {
   const ids = new Set<string>();
   const answered = serverToolResultIds(message);
   forEachToolCallRef(message, (ref) => {
-    if (ref.id !== undefined && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
+    if (ref.id && (isClientCall(ref) || (servers && !answered.has(ref.id)))) ids.add(ref.id);
   });
   return [...ids];
 }
@@ -217,13 +215,12 @@ export const turnOfRole = (role: unknown) =>
   role === "user" || role === "human" ? "user" : role === "assistant" || role === "ai" ? "assistant" : undefined;
 
 /** The turn a message takes: the one definition the passes and the clean walk share. */
-export function turnOf(message: unknown): Turn {
-  if (!isMessageOfType(message)) return undefined;
+export function turnOf(message: unknown) {
+  if (!isMessageOfType(message)) return;
   const type = (message as BaseMessage).type; // compared in turn: faster than a Map on the hot walks
   if (type === "ai") return "assistant";
-  if (type === "tool") return "tool";
   if (type === "human") return "user";
-  if (type === "system") return "system";
+  if (type === "tool" || type === "system") return type as Turn;
   return type === "generic" ? turnOfRole((message as Dict).role) : undefined;
 }
 
@@ -328,10 +325,11 @@ export const isV1Message = (message: unknown) => fieldsOf((message as Dict).resp
 export function rawArgsOf(message: unknown, { location, position }: ToolCallRef) {
   const m = message as Dict;
   const [head, key] = location.split(".");
-  const list = key === undefined || head === "content" ? m[head] : fieldsOf(m[head])[key];
+  const list = !key || head === "content" ? m[head] : fieldsOf(m[head])[key];
   const item = fieldsOf(Array.isArray(list) ? list[position] : position === 0 ? list : undefined);
-  if (key === undefined || key === "tool_call") return item.args;
-  if (location === "additional_kwargs.tool_calls") return fieldsOf(item.function).arguments;
+  if (!key || key === "tool_call") return item.args;
+  // `additional_kwargs.tool_calls` (`tool_calls` itself has no key)
+  if (key === "tool_calls") return fieldsOf(item.function).arguments;
   if (key === "output") return item.arguments;
   if (key === "input_json_delta") return item.partial_json ?? item.input;
   return location === "content.toolUse" ? fieldsOf(item.toolUse).input : item.input;
@@ -413,13 +411,12 @@ export function reasoningTextOf(block: Dict) {
 export function hasMeaningfulContent(content: unknown, toSend = false) {
   if (typeof content === "string") return !isBlankText(content);
   if (Array.isArray(content))
-    for (const block of content) {
+    for (const block of content)
       if (
         !isCallBlock(block) &&
         !isBlankTextBlock(block) &&
         !(toSend && isReasoningBlock(block) && block.type !== "redacted_thinking" && !reasoningTextOf(block).trim())
       )
         return true;
-    }
   return false;
 }

@@ -27,7 +27,7 @@ export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
  */
 export function resentOutputOf(message: unknown) {
   const output = fieldsOf((message as Dict).response_metadata).output;
-  return Array.isArray(output) && output.length > 0 && output.every((item) => isDict(item) && "type" in item)
+  return Array.isArray(output) && output.length && output.every((item) => isDict(item) && "type" in item)
     ? output
     : undefined;
 }
@@ -61,13 +61,10 @@ export function editOutput(output: Dict[], edit: (item: Dict, index: number) => 
   for (const [i, item] of output.entries()) {
     const e = edited[i];
     if (item.type === "reasoning") {
-      const follower = edited[i + 1] ?? output[i + 1];
-      // None, dropped, another reasoning item, or without its id.
+      // Its next item (its follower): none, dropped, another reasoning item, or without its id.
+      const next = edited[i + 1] ?? output[i + 1];
       orphanedRun =
-        e === "drop" ||
-        typeof follower !== "object" ||
-        follower.type === "reasoning" ||
-        follower.id !== output[i + 1].id;
+        e === "drop" || typeof next !== "object" || next.type === "reasoning" || next.id !== output[i + 1].id;
       if (!orphanedRun) out.push((e ?? item) as Dict);
       else if (typeof item.id === "string") droppedReasoning.push(item.id);
     } else if (e !== "drop") {
