@@ -95,17 +95,17 @@ type Pool = Pick<Client, "query"> & { Client: new (options: unknown) => Client; 
 /**
  * A connection of the pool's own that only takes and releases locks (so a lock sent from an abort listener never
  * waits for a client of the pool): opened now, again after an error, closed once the pool is, never keeping the
- * process alive; a query on it sent at once (no await) when it is open.
+ * process alive; a query on it sent within the same turn of the event loop when it is open.
  */
 function lockConnection(pool: Pool) {
-  let client: Client | undefined;
   let connecting: Promise<Client | void> | undefined;
+  let pid = 0;
   const open = () => {
     // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
     const c = new pool.Client({ ...pool.options, pipeline: true });
-    c.on("error", () => void (client = connecting = undefined));
+    c.on("error", () => void (connecting = undefined));
     return (connecting = c.connect().then(
-      () => (c.connection?.stream?.unref?.(), (client = c)),
+      () => (c.connection?.stream?.unref?.(), (pid = c.processID ?? 0), c),
       () => void (connecting = undefined),
     ));
   };
@@ -114,9 +114,8 @@ function lockConnection(pool: Pool) {
     if (pool.ending) clearInterval(watch), connecting?.then((c) => c?.end()).catch(() => {});
   }, 1000).unref();
   return {
-    send: (sql: string, values: unknown[]) =>
-      client ? client.query(sql, values) : (connecting ?? open()).then((c) => c?.query(sql, values)),
-    pid: () => client?.processID ?? 0,
+    send: (sql: string, values: unknown[]) => (connecting ?? open()).then((c) => c?.query(sql, values)),
+    pid: () => pid,
   };
 }
 
@@ -146,7 +145,7 @@ function storeOrder(saver: object) {
         .catch(() => {}),
     /** Resolves once no other process holds the thread's lock (at most {@link MAX_WAIT_MS}). */
     async free(thread: string) {
-      for (let delay = 1, waited = 0; waited < MAX_WAIT_MS; waited += delay, delay = Math.min(2 * delay, 50)) {
+      for (let waited = 0; waited < MAX_WAIT_MS; waited += 5) {
         const answer = await pool
           .query(
             `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
@@ -155,7 +154,7 @@ function storeOrder(saver: object) {
           )
           .catch(() => undefined);
         if (answer?.rows[0]?.free !== false) return;
-        await sleep(delay);
+        await sleep(5);
       }
     },
   };
@@ -174,10 +173,11 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    * them to settle; and how many operations aborted runs have begun.
    */
   const threads = new Map<string, Entry>();
-  /** When each run seen live was aborted (Unix ms); 0 for a run first seen aborted (when is unknown). */
-  const abortedAt = new WeakMap<AbortSignal, number>();
-  /** The order in which runs were first seen. */
-  const seen = new WeakMap<AbortSignal, number>();
+  /**
+   * Each run seen: in which order, and when it was aborted (Unix ms; 0 for a run first seen aborted, when is
+   * unknown; Infinity while live).
+   */
+  const seen = new WeakMap<AbortSignal, { order: number; abortedAt: number }>();
   let runsSeen = 0;
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
@@ -206,7 +206,8 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   function register(signal: AbortSignal, thread: string) {
     if (seen.has(signal)) return false;
-    seen.set(signal, runsSeen++);
+    const run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity };
+    seen.set(signal, run);
     const aborted = () => {
       const { runs } = entryOf(thread);
       runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
@@ -215,9 +216,8 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
         quiet(thread, () => true),
       );
     };
-    abortedAt.set(signal, signal.aborted ? 0 : Infinity);
     if (signal.aborted) aborted();
-    else signal.addEventListener("abort", () => (abortedAt.set(signal, Date.now()), aborted()), { once: true });
+    else signal.addEventListener("abort", () => ((run.abortedAt = Date.now()), aborted()), { once: true });
     return true;
   }
 
@@ -290,7 +290,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       const first = mine && register(mine, thread);
       const head = checkpoint_id === undefined && mine && (first || !mine.aborted);
       const other = (signal: AbortSignal) =>
-        signal !== mine && (!mine!.aborted || seen.get(signal)! < seen.get(mine!)!);
+        signal !== mine && (!mine!.aborted || seen.get(signal)!.order < seen.get(mine!)!.order);
       const ask = head && first && store;
       const runs = head ? threads.get(thread)?.runs : undefined;
       if (!ask && ![...(runs ?? [])].some(([signal]) => signal.aborted && other(signal)))
@@ -328,7 +328,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       const parent = configurableOf(c).checkpoint_id;
       // No parent: an id before every uuid6 a saver holds (timestamp zero).
       const id =
-        created !== undefined && created >= (abortedAt.get(config.signal!) ?? 0)
+        created !== undefined && created >= (seen.get(config.signal!)?.abortedAt ?? 0)
           ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
           : undefined;
       if (id) {
