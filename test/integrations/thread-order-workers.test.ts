@@ -7,6 +7,8 @@
  * head, so without the wrapper's rule that late write buries B's turn: B's user message disappears from the
  * latest checkpoint. With it, A's write lands as a branch, and the next turns on either worker run on B's.
  * Every durability mode; a thread with an earlier turn (the late checkpoint has a parent) and a new thread.
+ * The savers' pool is hidden from the wrappers (support/thread-order-worker.ts): the rule must hold for a saver the
+ * wrapper cannot order through the store.
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { fork, type ChildProcess } from "node:child_process";

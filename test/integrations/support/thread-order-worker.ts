@@ -36,9 +36,15 @@ const stubUrl = process.env.LGTR_WORKER_STUB!;
 
 const inner = postgresSaverOn(schema, 4);
 let held: (() => void)[] | undefined;
-/** The inner saver with reads that can be held back (answered only on release). */
+/**
+ * The inner saver with reads that can be held back (answered only on release), and its pool hidden from the
+ * wrapper: the test is about the write rule, which must hold on any saver, including one the wrapper cannot order
+ * through the store. On PostgreSQL the wrapper would make the next turn wait for the aborted run's held read
+ * (checkpointer-workers.test.ts tests that).
+ */
 const gated = new Proxy(inner, {
   get(target, property) {
+    if (property === "pool") return undefined;
     const value = Reflect.get(target, property, target);
     if (property !== "getTuple") return typeof value === "function" ? value.bind(target) : value;
     return async (config: RunnableConfig) => {
