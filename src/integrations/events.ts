@@ -48,7 +48,7 @@ let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | un
  * `tool_call_repair`. Given the run of a model call (`run`), the events belong to it (so to the model in traces and
  * `streamEvents`). With no callbacks at all nothing is dispatched; a failing handler never fails the caller.
  *
- * What a repair was made for (`scope`): the thread's stored messages (`stored`), or one model request (`request`:
+ * What a repair was made for: the thread's stored messages (by default), or one model request (`request`:
  * shaping the stored thread does not keep, so made again on every call).
  *
  * Which repairs are the same, for one `onRepair` (or one surface's options without it): the thread, the action and
@@ -75,9 +75,9 @@ export async function reportRepairs(
     surface,
     provider = options.provider ?? "strict",
     config,
-    scope,
+    request,
     run,
-  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
+  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; request?: boolean; run?: Run },
 ) {
   if (!repairs.length) return;
   const { onRepair } = options;
@@ -91,7 +91,6 @@ export async function reportRepairs(
     checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
   });
   const setup = SETUP in Object(onRepair);
-  const request = scope === "request";
   const inList = new Map<string, number>();
   const reporter = onRepair ?? options;
   const seen = reported.get(reporter) ?? new Set<string>();
@@ -144,18 +143,14 @@ const scalars = <T extends object>(record: T) =>
     [K in keyof T]: Exclude<T[K], object>;
   };
 
-/** Keeps a map or set from growing without bound: the oldest entry goes first. */
-export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000) {
+/** Keeps a map or set from growing without bound: the oldest entry goes first. The collection, for its `set`/`add`. */
+export function evictOldest<C extends Map<string, unknown> | Set<string>>(collection: C, max = 1000) {
   if (collection.size >= max) collection.delete(collection.keys().next().value!);
+  return collection;
 }
 
 /** Whether `key` is new to `seen` (bounded), which now holds it. */
-export function firstTime(seen: Set<string>, key: string) {
-  if (seen.has(key)) return false;
-  evictOldest(seen);
-  seen.add(key);
-  return true;
-}
+export const firstTime = (seen: Set<string>, key: string) => !seen.has(key) && !!evictOldest(seen).add(key);
 
 /** Marks a setup's `onRepair` ({@link reportedOnce}): its pieces share one memory of what was reported. */
 const SETUP = Symbol("langgraph-tool-repair.setupReporter");
@@ -214,7 +209,7 @@ export const repairedRequest = (
     async () => {
       if (repairer.isClean(messages)) return messages;
       const { messages: repaired, repairs } = repairer.repair(messages);
-      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, scope: "request", run });
+      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, request: true, run });
       return repairs.length ? repaired : messages;
     },
     messages,

@@ -12,10 +12,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
-import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { repairersOf, SURFACE_OPTIONS } from "./surface-options";
-import { kind, option, readOptions } from "../options";
+import { kind, option, surface } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
 
@@ -61,53 +60,52 @@ const HOOK_OPTIONS = {
  * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairHook = boundary("toolCallRepairHook", (options: ToolCallRepairHookOptions = {}) => {
-  const {
-    persist,
-    shapeRequests = true,
-    model,
-    ...given
-  } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
-  const repairers = repairersOf(given);
-  const structural = repairers.structural();
-  const request = shapeRequests ? repairers.for(model) : structural;
+export const toolCallRepairHook = surface(
+  "toolCallRepairHook",
+  HOOK_OPTIONS,
+  ({ persist, shapeRequests = true, model, ...given }: ToolCallRepairHookOptions) => {
+    const repairers = repairersOf(given);
+    const structural = repairers.structural();
+    const request = shapeRequests ? repairers.for(model) : structural;
 
-  const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig) => {
-    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-    const stored = persist && (await persistedRepair(messages, config, "messages", given, structural, "hook", config));
-    // After the structural repair, only the provider's shaping is left for the request (the stored list carries
-    // the ids the state will hold).
-    const salvaged = persist
-      ? { messages: stored ? stored.slice(1) : messages, repairs: [] }
-      : await withRunSalvage(messages, config, "messages", given, structural);
-    const shaped = request.repair(salvaged.messages);
-    await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
-      surface: "hook",
-      provider: request.options.provider,
-      config,
-      scope: "request",
-    });
-    // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-    const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
-    return { ...(stored && { messages: stored }), llmInputMessages };
-  };
-
-  // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
-  // hook cannot read goes on unchanged, reported: never fail the run.
-  return markHook<ToolCallRepairHookFunction>(
-    (state, config) =>
-      unlessClean<ToolCallRepairHookUpdate>(
-        () => {
-          const messages = state?.messages ?? [];
-          const fallback = { llmInputMessages: messages };
-          return request.isClean(messages)
-            ? fallback
-            : orFallback(() => repairAndReport(messages, config), fallback, given, config);
-        },
-        {},
-        given,
+    const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig) => {
+      // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+      const stored =
+        persist && (await persistedRepair(messages, config, "messages", given, structural, "hook", config));
+      // After the structural repair, only the provider's shaping is left for the request (the stored list carries
+      // the ids the state will hold).
+      const salvaged = persist
+        ? { messages: stored ? stored.slice(1) : messages, repairs: [] }
+        : await withRunSalvage(messages, config, "messages", given, structural);
+      const shaped = request.repair(salvaged.messages);
+      await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
+        surface: "hook",
+        provider: request.options.provider,
         config,
-      ),
-    "llmInputMessages",
-  );
-});
+        request: true,
+      });
+      // The channel's reducer merges by id too: a repeated id would drop a message from the request.
+      const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
+      return { ...(stored && { messages: stored }), llmInputMessages };
+    };
+
+    // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
+    // hook cannot read goes on unchanged, reported: never fail the run.
+    return markHook<ToolCallRepairHookFunction>(
+      (state, config) =>
+        unlessClean<ToolCallRepairHookUpdate>(
+          () => {
+            const messages = state?.messages ?? [];
+            const fallback = { llmInputMessages: messages };
+            return request.isClean(messages)
+              ? fallback
+              : orFallback(() => repairAndReport(messages, config), fallback, given, config);
+          },
+          {},
+          given,
+          config,
+        ),
+      "llmInputMessages",
+    );
+  },
+);

@@ -194,8 +194,7 @@ export function withRunSalvage(
           const result = results.get(id);
           if (result) found.set(id, result);
           if (!call || !(result || passed.has(id))) continue;
-          evictOldest(walked, 10_000);
-          walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
+          evictOldest(walked, 10_000).set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
         }
       }
       addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
