@@ -60,52 +60,48 @@ const HOOK_OPTIONS = {
  * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairHook = surface(
-  "toolCallRepairHook",
-  HOOK_OPTIONS,
-  ({ persist, shapeRequests = true, model, ...given }: ToolCallRepairHookOptions) => {
-    const repairers = repairersOf(given);
-    const structural = repairers.structural();
-    const request = shapeRequests ? repairers.for(model) : structural;
+export const toolCallRepairHook = surface("toolCallRepairHook", HOOK_OPTIONS, (options: ToolCallRepairHookOptions) => {
+  const { persist, shapeRequests = true, model, ...given } = options;
+  const repairers = repairersOf(given);
+  const structural = repairers.structural();
+  const request = shapeRequests ? repairers.for(model) : structural;
 
-    const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig) => {
-      // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-      const stored =
-        persist && (await persistedRepair(messages, config, "messages", given, structural, "hook", config));
-      // After the structural repair, only the provider's shaping is left for the request (the stored list carries
-      // the ids the state will hold).
-      const salvaged = persist
-        ? { messages: stored ? stored.slice(1) : messages, repairs: [] }
-        : await withRunSalvage(messages, config, "messages", given, structural);
-      const shaped = request.repair(salvaged.messages);
-      await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
-        surface: "hook",
-        provider: request.options.provider,
+  const repairAndReport = async (messages: BaseMessage[], config?: RunnableConfig) => {
+    // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+    const stored = persist && (await persistedRepair(messages, config, "messages", given, structural, "hook", config));
+    // After the structural repair, only the provider's shaping is left for the request (the stored list carries
+    // the ids the state will hold).
+    const salvaged = persist
+      ? { messages: stored ? stored.slice(1) : messages, repairs: [] }
+      : await withRunSalvage(messages, config, "messages", given, structural);
+    const shaped = request.repair(salvaged.messages);
+    await reportRepairs([...salvaged.repairs, ...shaped.repairs], given, {
+      surface: "hook",
+      provider: request.options.provider,
+      config,
+      request: true,
+    });
+    // The channel's reducer merges by id too: a repeated id would drop a message from the request.
+    const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
+    return { ...(stored && { messages: stored }), llmInputMessages };
+  };
+
+  // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
+  // hook cannot read goes on unchanged, reported: never fail the run.
+  return markHook<ToolCallRepairHookFunction>(
+    (state, config) =>
+      unlessClean<ToolCallRepairHookUpdate>(
+        () => {
+          const messages = state?.messages ?? [];
+          const fallback = { llmInputMessages: messages };
+          return request.isClean(messages)
+            ? fallback
+            : orFallback(() => repairAndReport(messages, config), fallback, given, config);
+        },
+        {},
+        given,
         config,
-        request: true,
-      });
-      // The channel's reducer merges by id too: a repeated id would drop a message from the request.
-      const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
-      return { ...(stored && { messages: stored }), llmInputMessages };
-    };
-
-    // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
-    // hook cannot read goes on unchanged, reported: never fail the run.
-    return markHook<ToolCallRepairHookFunction>(
-      (state, config) =>
-        unlessClean<ToolCallRepairHookUpdate>(
-          () => {
-            const messages = state?.messages ?? [];
-            const fallback = { llmInputMessages: messages };
-            return request.isClean(messages)
-              ? fallback
-              : orFallback(() => repairAndReport(messages, config), fallback, given, config);
-          },
-          {},
-          given,
-          config,
-        ),
-      "llmInputMessages",
-    );
-  },
-);
+      ),
+    "llmInputMessages",
+  );
+});

@@ -63,30 +63,26 @@ export const toolCallRepairMiddleware = surface(
 
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
-      beforeAgent: repairOnInput
-        ? persistingStep(forRequest.structural(), "messages", given, "middleware", undefined)
-        : undefined,
-      wrapModelCall:
-        repairModelRequest || recoverRejections
-          ? async (request, handler) => {
-              const repairer = forRequest.for(
-                request.model,
-                given.toolsInRequest === undefined && carriesNoTools(request),
-              );
-              const messages = repairModelRequest
-                ? await repairedRequest(repairer, request.messages, given, "middleware")
-                : request.messages;
-              const fixed = messages === request.messages ? request : { ...request, messages };
-              return recoverRejections
-                ? callWithRejectionRecovery(
-                    fixed,
-                    handler,
-                    { ...forRequest.recovery(repairer), onRepair: given.onRepair },
-                    (rejection) => forRequest.learn(rejection, repairer),
-                  )
-                : handler(fixed);
-            }
-          : undefined,
+      ...(repairOnInput && {
+        beforeAgent: persistingStep(forRequest.structural(), "messages", given, "middleware", undefined),
+      }),
+      ...((repairModelRequest || recoverRejections) && {
+        wrapModelCall: async (request, handler) => {
+          const repairer = forRequest.for(request.model, given.toolsInRequest === undefined && carriesNoTools(request));
+          const messages = repairModelRequest
+            ? await repairedRequest(repairer, request.messages, given, "middleware")
+            : request.messages;
+          const fixed = messages === request.messages ? request : { ...request, messages };
+          return recoverRejections
+            ? callWithRejectionRecovery(
+                fixed,
+                handler,
+                { ...forRequest.recovery(repairer), onRepair: given.onRepair },
+                (rejection) => forRequest.learn(rejection, repairer),
+              )
+            : handler(fixed);
+        },
+      }),
     });
   },
 );
