@@ -132,7 +132,7 @@ function repairingSaver(
   const getTuple = async (config: RunnableConfig) => {
     const tuple = await inner.getTuple(config);
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
-    return tuple && orFallback(() => repairRead(tuple, config), tuple, options, config);
+    return tuple && orFallback(tuple, options, config, () => repairRead(tuple, config));
   };
 
   /**
@@ -238,7 +238,7 @@ function repairingSaver(
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     put: async (config, checkpoint, metadata, versions) => {
-      let c = await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config);
+      let c = await orFallback(checkpoint, options, config, () => repairedCheckpoint(config, checkpoint, metadata));
       // A list changed here (repaired, an input put back) where the run did not change it gets a version of its own:
       // a saver that stores a channel per version (PostgresSaver) would keep the list stored at the old one.
       const current = c.channel_versions[key];

@@ -171,14 +171,14 @@ export const reportedOnce = <T extends RepairReporting>(options: T) => ({
 });
 
 /**
- * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
+ * Runs a surface's engine call (`work`, last so that its body reads as the call's); when it throws, reports the error (`onError`, then the custom event) and
  * returns `fallback`, so the safety net never becomes the thing that fails.
  */
 export async function orFallback<T>(
-  work: () => T | Promise<T>,
   fallback: T,
   options: RepairReporting,
-  config?: RunnableConfig,
+  config: RunnableConfig | undefined,
+  work: () => T | Promise<T>,
 ) {
   try {
     return await work();
@@ -205,16 +205,12 @@ export const repairedRequest = (
   surface: RepairSurface,
   run?: Run,
 ) =>
-  orFallback(
-    async () => {
-      if (repairer.isClean(messages)) return messages;
-      const { messages: repaired, repairs } = repairer.repair(messages);
-      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, request: true, run });
-      return repairs.length ? repaired : messages;
-    },
-    messages,
-    reporting,
-  );
+  orFallback(messages, reporting, undefined, async () => {
+    if (repairer.isClean(messages)) return messages;
+    const { messages: repaired, repairs } = repairer.repair(messages);
+    await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, request: true, run });
+    return repairs.length ? repaired : messages;
+  });
 
 /** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
 export const dispatchInRun = (name: string, payload: unknown, config?: RunnableConfig) =>
@@ -256,10 +252,10 @@ async function dispatchEvents(name: string, payloads: readonly unknown[], config
  * or `fallback` when anything fails (reading the state and the clean check included), reported.
  */
 export function unlessClean<T>(
-  step: () => T | Promise<T>,
   fallback: T,
   options: RepairReporting,
-  config?: RunnableConfig,
+  config: RunnableConfig | undefined,
+  step: () => T | Promise<T>,
 ) {
   let out: T | Promise<T>;
   try {
@@ -267,5 +263,5 @@ export function unlessClean<T>(
   } catch (error) {
     out = Promise.reject(error);
   }
-  return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
+  return out instanceof Promise ? orFallback(fallback, options, config, () => out) : out;
 }

@@ -90,18 +90,13 @@ export const toolCallRepairHook = surface("toolCallRepairHook", HOOK_OPTIONS, (o
   // hook cannot read goes on unchanged, reported: never fail the run.
   return markHook<ToolCallRepairHookFunction>(
     (state, config) =>
-      unlessClean<ToolCallRepairHookUpdate>(
-        () => {
-          const messages = state?.messages ?? [];
-          const fallback = { llmInputMessages: messages };
-          return request.isClean(messages)
-            ? fallback
-            : orFallback(() => repairAndReport(messages, config), fallback, given, config);
-        },
-        {},
-        given,
-        config,
-      ),
+      unlessClean<ToolCallRepairHookUpdate>({}, given, config, () => {
+        const messages = state?.messages ?? [];
+        const fallback = { llmInputMessages: messages };
+        return request.isClean(messages)
+          ? fallback
+          : orFallback(fallback, given, config, () => repairAndReport(messages, config));
+      }),
     "llmInputMessages",
   );
 });
