@@ -88,15 +88,13 @@ export const toolCallRepairHook = surface("toolCallRepairHook", HOOK_OPTIONS, (o
 
   // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
   // hook cannot read goes on unchanged, reported: never fail the run.
-  return markHook<ToolCallRepairHookFunction>(
-    (state, config) =>
-      unlessClean<ToolCallRepairHookUpdate>({}, given, config, () => {
-        const messages = state?.messages ?? [];
-        const fallback = { llmInputMessages: messages };
-        return request.isClean(messages)
-          ? fallback
-          : orFallback(fallback, given, config, () => repairAndReport(messages, config));
-      }),
-    "llmInputMessages",
+  return markHook<ToolCallRepairHookFunction>("llmInputMessages", (state, config) =>
+    unlessClean<ToolCallRepairHookUpdate>({}, given, config, () => {
+      const messages = state?.messages ?? [];
+      const fallback = { llmInputMessages: messages };
+      return request.isClean(messages)
+        ? fallback
+        : orFallback(fallback, given, config, () => repairAndReport(messages, config));
+    }),
   );
 });

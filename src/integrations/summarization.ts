@@ -62,8 +62,8 @@ export const summarizationHook = boundary("summarizationHook", (options: Summari
   const settings = readSummarization(options, "summarizationHook", NODE_OPTIONS);
   // In `composePreModelHooks`, the request is fitted after the last hook (oversized results cut, request only).
   return markHook(
-    summarizationStep(settings),
     "messages",
+    summarizationStep(settings),
     fitting(settings, async () => settings.model),
   );
 });
