@@ -17,6 +17,9 @@ export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
 
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
+/** Where repairs were made ({@link reportRepairs}). */
+type Where = { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; request?: boolean; run?: Run };
+
 /** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
 export function threadOf(config?: RunnableConfig) {
   const id = ensureConfig(config).configurable?.thread_id;
@@ -71,13 +74,7 @@ export async function reportRepairs(
   options: RepairReporting & { provider?: Provider },
   // Where: the surface, the provider the repairs were made for (a surface's own option), the run's config (else LangChain's async context),
   // what they were made for and, for a model call, its run.
-  {
-    surface,
-    provider = options.provider ?? "strict",
-    config,
-    request,
-    run,
-  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; request?: boolean; run?: Run },
+  { surface, provider = options.provider ?? "strict", config, request, run }: Where,
 ) {
   if (!repairs.length) return;
   const { onRepair } = options;

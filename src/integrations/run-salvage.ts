@@ -133,7 +133,7 @@ export const persistingStep =
  * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages
  * nothing: never fail the run.
  */
-export function withRunSalvage(
+export async function withRunSalvage(
   messages: BaseMessage[],
   config: StepConfig,
   messagesKey: string,
@@ -144,7 +144,7 @@ export function withRunSalvage(
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
   const saver: BaseCheckpointSaver | undefined = given?.[WRAPPED_SAVER] ?? given;
-  if (!saver || thread_id === undefined) return Promise.resolve(unchanged);
+  if (!saver || thread_id === undefined) return unchanged;
   return orFallback(unchanged, reporting, config, async () => {
     const open = unansweredCallIds(messages);
     if (!open.size) return unchanged;
