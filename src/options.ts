@@ -11,7 +11,7 @@
  * strict installs such as pnpm's), and the errors keep this package's wording, which a zod issue list would
  * have to be translated into anyway.
  */
-import { expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
+import { boundary, expectedInput, optionsInput, ToolCallRepairInputError } from "./errors";
 import { didYouMean, nonEmptyString, type Dict } from "./values";
 
 /** What one option accepts: a test and the words for it. */
@@ -75,3 +75,7 @@ export function readOptions<T extends object>(options: unknown, fn: string, tabl
   }
   return out as T;
 }
+
+/** A public surface named `fn`, behind its boundary: `build` handed its options read against `table` ({@link readOptions}). */
+export const surface = <O extends object, R>(fn: string, table: OptionTable, build: (options: O) => R) =>
+  boundary(fn, (options?: O) => build(readOptions<O>(options, fn, table)));

@@ -116,8 +116,7 @@ function repairingSaver(
       }
     });
     if (input.length) {
-      evictOldest(unappliedInputs);
-      unappliedInputs.set(checkpointKey(tuple.config), {
+      evictOldest(unappliedInputs).set(checkpointKey(tuple.config), {
         messages: withUniqueIds(input),
         afterId: messages?.at(-1)?.id,
       });
@@ -133,7 +132,7 @@ function repairingSaver(
   const getTuple = async (config: RunnableConfig) => {
     const tuple = await inner.getTuple(config);
     // A thread the engine cannot read is handed over as stored (reported through onError): never fail a read.
-    return tuple && orFallback(() => repairRead(tuple, config), tuple, options, config);
+    return tuple && orFallback(tuple, options, config, () => repairRead(tuple, config));
   };
 
   /**
@@ -214,8 +213,7 @@ function repairingSaver(
     for (const id of repaired.salvaged) {
       const result = salvage.get(id);
       if (!result || isMarkedSyntheticResult(result)) continue;
-      evictOldest(salvaged, 10_000);
-      salvaged.set(`${String(thread_id)}\0${id}`, result);
+      evictOldest(salvaged, 10_000).set(`${String(thread_id)}\0${id}`, result);
     }
     runs.delete(thread);
     const restoring = restored !== messages ? restore : undefined;
@@ -224,8 +222,7 @@ function repairingSaver(
     const keys = repaired.repairs.map((r) => `${r.action}\0${r.toolCallId ?? ""}`);
     const fresh = repaired.repairs.filter((_, i) => !reported.has(keys[i]));
     for (const k of keys) reported.add(k);
-    evictOldest(runs);
-    runs.set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
+    evictOldest(runs).set(thread, { lastId: checkpoint.id, abandoned, salvage, reported, restore: restoring });
     await reportRepairs(fresh, options, { surface: "checkpointer", config });
     return repaired.messages === messages ? checkpoint : withMessages(checkpoint, repaired.messages);
   }
@@ -241,7 +238,7 @@ function repairingSaver(
     },
     // A checkpoint the engine cannot read is stored as it came (reported through onError): never fail a write.
     put: async (config, checkpoint, metadata, versions) => {
-      let c = await orFallback(() => repairedCheckpoint(config, checkpoint, metadata), checkpoint, options, config);
+      let c = await orFallback(checkpoint, options, config, () => repairedCheckpoint(config, checkpoint, metadata));
       // A list changed here (repaired, an input put back) where the run did not change it gets a version of its own:
       // a saver that stores a channel per version (PostgresSaver) would keep the list stored at the old one.
       const current = c.channel_versions[key];

@@ -45,7 +45,7 @@ const FIT = Symbol.for("langgraph-tool-repair.preModelHookFit");
 type Fit = (messages: BaseMessage[], config?: RunnableConfig) => Promise<BaseMessage[]>;
 
 /** Tags a hook with its role, and how it fits the model's request (read by {@link composePreModelHooks}). */
-export function markHook<F extends (...args: never[]) => unknown>(hook: F, role: HookRole, fit?: Fit) {
+export function markHook<F extends (...args: never[]) => unknown>(role: HookRole, hook: F, fit?: Fit) {
   return Object.defineProperties(hook, { [HOOK_ROLE]: { value: role }, [FIT]: { value: fit } });
 }
 
@@ -79,8 +79,8 @@ export const composePreModelHooks = boundary(
 
     const fits = hooks.flatMap((hook) => (hook as { [FIT]?: Fit })[FIT] ?? []);
     return async function composedPreModelHook(state: S, config?: RunnableConfig): Promise<PreModelHookUpdate> {
-      let messages = state.messages ?? [];
-      let rewritten = false;
+      const given = state.messages ?? [];
+      let messages = given;
       let modelInput: BaseMessage[] | undefined;
       let stale = false;
       const rest = {};
@@ -90,8 +90,8 @@ export const composePreModelHooks = boundary(
         const { messages: rewrite, llmInputMessages, ...others } = update;
         Object.assign(rest, others);
         if (rewrite !== undefined) {
+          // A new list (the reducer's): one that differs from the state's was rewritten.
           messages = applyMessagesUpdate(messages, rewrite);
-          rewritten = true;
           stale = !!modelInput;
         }
         if (llmInputMessages !== undefined) {
@@ -104,7 +104,7 @@ export const composePreModelHooks = boundary(
       for (const fitRequest of fits) input = await fitRequest(input ?? messages, config);
       return {
         ...rest,
-        ...(rewritten && { messages: replaceAllMessages(messages) }),
+        ...(messages !== given && { messages: replaceAllMessages(messages) }),
         ...(input && { llmInputMessages: input }),
       };
     };

@@ -17,6 +17,9 @@ export const TOOL_CALL_REPAIR_EVENT = "tool_call_repair";
 
 type Run = Pick<CallbackManagerForLLMRun, "handleCustomEvent">;
 
+/** Where repairs were made ({@link reportRepairs}). */
+type Where = { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; request?: boolean; run?: Run };
+
 /** The thread of a run: the config given, or the one LangChain carries in async context (a graph's); "" when none. */
 export function threadOf(config?: RunnableConfig) {
   const id = ensureConfig(config).configurable?.thread_id;
@@ -48,7 +51,7 @@ let openTelemetry: Promise<typeof import("@opentelemetry/api") | undefined> | un
  * `tool_call_repair`. Given the run of a model call (`run`), the events belong to it (so to the model in traces and
  * `streamEvents`). With no callbacks at all nothing is dispatched; a failing handler never fails the caller.
  *
- * What a repair was made for (`scope`): the thread's stored messages (`stored`), or one model request (`request`:
+ * What a repair was made for: the thread's stored messages (by default), or one model request (`request`:
  * shaping the stored thread does not keep, so made again on every call).
  *
  * Which repairs are the same, for one `onRepair` (or one surface's options without it): the thread, the action and
@@ -71,13 +74,7 @@ export async function reportRepairs(
   options: RepairReporting & { provider?: Provider },
   // Where: the surface, the provider the repairs were made for (a surface's own option), the run's config (else LangChain's async context),
   // what they were made for and, for a model call, its run.
-  {
-    surface,
-    provider = options.provider ?? "strict",
-    config,
-    scope,
-    run,
-  }: { surface: RepairSurface; provider?: Provider; config?: RunnableConfig; scope?: "stored" | "request"; run?: Run },
+  { surface, provider = options.provider ?? "strict", config, request, run }: Where,
 ) {
   if (!repairs.length) return;
   const { onRepair } = options;
@@ -91,7 +88,6 @@ export async function reportRepairs(
     checkpointNs: task === undefined || surface === "checkpointer" ? ns : graphNamespace(ns),
   });
   const setup = SETUP in Object(onRepair);
-  const request = scope === "request";
   const inList = new Map<string, number>();
   const reporter = onRepair ?? options;
   const seen = reported.get(reporter) ?? new Set<string>();
@@ -144,18 +140,14 @@ const scalars = <T extends object>(record: T) =>
     [K in keyof T]: Exclude<T[K], object>;
   };
 
-/** Keeps a map or set from growing without bound: the oldest entry goes first. */
-export function evictOldest(collection: Map<string, unknown> | Set<string>, max = 1000) {
+/** Keeps a map or set from growing without bound: the oldest entry goes first. The collection, for its `set`/`add`. */
+export function evictOldest<C extends Map<string, unknown> | Set<string>>(collection: C, max = 1000) {
   if (collection.size >= max) collection.delete(collection.keys().next().value!);
+  return collection;
 }
 
 /** Whether `key` is new to `seen` (bounded), which now holds it. */
-export function firstTime(seen: Set<string>, key: string) {
-  if (seen.has(key)) return false;
-  evictOldest(seen);
-  seen.add(key);
-  return true;
-}
+export const firstTime = (seen: Set<string>, key: string) => !seen.has(key) && !!evictOldest(seen).add(key);
 
 /** Marks a setup's `onRepair` ({@link reportedOnce}): its pieces share one memory of what was reported. */
 const SETUP = Symbol("langgraph-tool-repair.setupReporter");
@@ -176,14 +168,14 @@ export const reportedOnce = <T extends RepairReporting>(options: T) => ({
 });
 
 /**
- * Runs a surface's engine call; when it throws, reports the error (`onError`, then the custom event) and
+ * Runs a surface's engine call (`work`, last so that its body reads as the call's); when it throws, reports the error (`onError`, then the custom event) and
  * returns `fallback`, so the safety net never becomes the thing that fails.
  */
 export async function orFallback<T>(
-  work: () => T | Promise<T>,
   fallback: T,
   options: RepairReporting,
-  config?: RunnableConfig,
+  config: RunnableConfig | undefined,
+  work: () => T | Promise<T>,
 ) {
   try {
     return await work();
@@ -210,16 +202,12 @@ export const repairedRequest = (
   surface: RepairSurface,
   run?: Run,
 ) =>
-  orFallback(
-    async () => {
-      if (repairer.isClean(messages)) return messages;
-      const { messages: repaired, repairs } = repairer.repair(messages);
-      await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, scope: "request", run });
-      return repairs.length ? repaired : messages;
-    },
-    messages,
-    reporting,
-  );
+  orFallback(messages, reporting, undefined, async () => {
+    if (repairer.isClean(messages)) return messages;
+    const { messages: repaired, repairs } = repairer.repair(messages);
+    await reportRepairs(repairs, reporting, { surface, provider: repairer.options.provider, request: true, run });
+    return repairs.length ? repaired : messages;
+  });
 
 /** A custom event for the run the code is in (the config given, or LangChain's async context); best effort, never throws. */
 export const dispatchInRun = (name: string, payload: unknown, config?: RunnableConfig) =>
@@ -261,10 +249,10 @@ async function dispatchEvents(name: string, payloads: readonly unknown[], config
  * or `fallback` when anything fails (reading the state and the clean check included), reported.
  */
 export function unlessClean<T>(
-  step: () => T | Promise<T>,
   fallback: T,
   options: RepairReporting,
-  config?: RunnableConfig,
+  config: RunnableConfig | undefined,
+  step: () => T | Promise<T>,
 ) {
   let out: T | Promise<T>;
   try {
@@ -272,5 +260,5 @@ export function unlessClean<T>(
   } catch (error) {
     out = Promise.reject(error);
   }
-  return out instanceof Promise ? orFallback(() => out, fallback, options, config) : out;
+  return out instanceof Promise ? orFallback(fallback, options, config, () => out) : out;
 }

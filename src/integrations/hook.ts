@@ -12,10 +12,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RepairOptions } from "../types";
 import { markHook } from "./compose-hooks";
-import { boundary } from "../errors";
 import { orFallback, reportRepairs, unlessClean, type RepairReporting } from "./events";
 import { repairersOf, SURFACE_OPTIONS } from "./surface-options";
-import { kind, option, readOptions } from "../options";
+import { kind, option, surface } from "../options";
 import { withUniqueIds } from "./state-update";
 import { persistedRepair, withRunSalvage } from "./run-salvage";
 
@@ -61,13 +60,8 @@ const HOOK_OPTIONS = {
  * `options.model` (else `"strict"`).
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairHook = boundary("toolCallRepairHook", (options: ToolCallRepairHookOptions = {}) => {
-  const {
-    persist,
-    shapeRequests = true,
-    model,
-    ...given
-  } = readOptions<ToolCallRepairHookOptions>(options, "toolCallRepairHook", HOOK_OPTIONS);
+export const toolCallRepairHook = surface("toolCallRepairHook", HOOK_OPTIONS, (options: ToolCallRepairHookOptions) => {
+  const { persist, shapeRequests = true, model, ...given } = options;
   const repairers = repairersOf(given);
   const structural = repairers.structural();
   const request = shapeRequests ? repairers.for(model) : structural;
@@ -85,7 +79,7 @@ export const toolCallRepairHook = boundary("toolCallRepairHook", (options: ToolC
       surface: "hook",
       provider: request.options.provider,
       config,
-      scope: "request",
+      request: true,
     });
     // The channel's reducer merges by id too: a repeated id would drop a message from the request.
     const llmInputMessages = shaped.repairs.length ? withUniqueIds(shaped.messages) : shaped.messages;
@@ -94,20 +88,13 @@ export const toolCallRepairHook = boundary("toolCallRepairHook", (options: ToolC
 
   // Tagged so that composePreModelHooks can check it runs after any hook that rewrites the messages. A state the
   // hook cannot read goes on unchanged, reported: never fail the run.
-  return markHook<ToolCallRepairHookFunction>(
-    (state, config) =>
-      unlessClean<ToolCallRepairHookUpdate>(
-        () => {
-          const messages = state?.messages ?? [];
-          const fallback = { llmInputMessages: messages };
-          return request.isClean(messages)
-            ? fallback
-            : orFallback(() => repairAndReport(messages, config), fallback, given, config);
-        },
-        {},
-        given,
-        config,
-      ),
-    "llmInputMessages",
+  return markHook<ToolCallRepairHookFunction>("llmInputMessages", (state, config) =>
+    unlessClean<ToolCallRepairHookUpdate>({}, given, config, () => {
+      const messages = state?.messages ?? [];
+      const fallback = { llmInputMessages: messages };
+      return request.isClean(messages)
+        ? fallback
+        : orFallback(fallback, given, config, () => repairAndReport(messages, config));
+    }),
   );
 });

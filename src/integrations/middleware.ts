@@ -11,7 +11,6 @@
  *   `toolsInRequest: false`: where the provider refuses tool blocks then (Bedrock B3), calls and results are
  *   sent as text.
  */
-import { boundary } from "../errors";
 import { createMiddleware, ProviderStrategy } from "langchain";
 import { describeModels } from "../models/detect";
 import type { RepairOptions } from "../types";
@@ -21,7 +20,7 @@ import { CHECKPOINTER_OPTIONS, withToolCallRepair } from "./checkpointer";
 import { callWithRejectionRecovery } from "./rejection-recovery";
 import type { Dict } from "../values";
 import { only, repairersOf, SURFACE_OPTIONS } from "./surface-options";
-import { option, readOptions } from "../options";
+import { option, surface } from "../options";
 import { persistingStep } from "./run-salvage";
 
 export interface ToolCallRepairMiddlewareOptions extends Omit<RepairOptions, "level">, RepairReporting {
@@ -51,43 +50,39 @@ const MIDDLEWARE_OPTIONS = {
  * `"strict"` when the model is not one this package knows.
  * Every repair reaches `onRepair` and is dispatched as the custom event `"tool_call_repair"`.
  */
-export const toolCallRepairMiddleware = boundary(
+export const toolCallRepairMiddleware = surface(
   "toolCallRepairMiddleware",
-  (options: ToolCallRepairMiddlewareOptions = {}) => {
-    const {
-      repairOnInput = true,
-      repairModelRequest = true,
-      recoverRejections = true,
-      ...given
-    } = readOptions<ToolCallRepairMiddlewareOptions>(options, "toolCallRepairMiddleware", MIDDLEWARE_OPTIONS);
+  MIDDLEWARE_OPTIONS,
+  ({
+    repairOnInput = true,
+    repairModelRequest = true,
+    recoverRejections = true,
+    ...given
+  }: ToolCallRepairMiddlewareOptions) => {
     const forRequest = repairersOf(given);
 
     return createMiddleware({
       name: "ToolCallRepairMiddleware",
-      beforeAgent: repairOnInput
-        ? persistingStep(forRequest.structural(), "messages", given, "middleware", undefined)
-        : undefined,
-      wrapModelCall:
-        repairModelRequest || recoverRejections
-          ? async (request, handler) => {
-              const repairer = forRequest.for(
-                request.model,
-                given.toolsInRequest === undefined && carriesNoTools(request),
-              );
-              const messages = repairModelRequest
-                ? await repairedRequest(repairer, request.messages, given, "middleware")
-                : request.messages;
-              const fixed = messages === request.messages ? request : { ...request, messages };
-              return recoverRejections
-                ? callWithRejectionRecovery(
-                    fixed,
-                    handler,
-                    { ...forRequest.recovery(repairer), onRepair: given.onRepair },
-                    (rejection) => forRequest.learn(rejection, repairer),
-                  )
-                : handler(fixed);
-            }
-          : undefined,
+      ...(repairOnInput && {
+        beforeAgent: persistingStep(forRequest.structural(), "messages", given, "middleware", undefined),
+      }),
+      ...((repairModelRequest || recoverRejections) && {
+        wrapModelCall: async (request, handler) => {
+          const repairer = forRequest.for(request.model, given.toolsInRequest === undefined && carriesNoTools(request));
+          const messages = repairModelRequest
+            ? await repairedRequest(repairer, request.messages, given, "middleware")
+            : request.messages;
+          const fixed = messages === request.messages ? request : { ...request, messages };
+          return recoverRejections
+            ? callWithRejectionRecovery(
+                fixed,
+                handler,
+                { ...forRequest.recovery(repairer), onRepair: given.onRepair },
+                (rejection) => forRequest.learn(rejection, repairer),
+              )
+            : handler(fixed);
+        },
+      }),
     });
   },
 );
@@ -134,12 +129,16 @@ export interface ToolCallRepairSetup {
  * Options are validated here; a repair of a call reaches `onRepair` once per thread, whichever piece made it (the
  * request's placeholder and the stored one are one repair).
  */
-export const toolCallRepair = boundary("toolCallRepair", (options: ToolCallRepairOptions = {}): ToolCallRepairSetup => {
-  const all = reportedOnce(readOptions<ToolCallRepairOptions>(options, "toolCallRepair", MIDDLEWARE_OPTIONS));
-  return {
-    middleware: toolCallRepairMiddleware(all),
-    // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
-    // `toolsInRequest` (it shapes no request).
-    checkpointer: (saver) => withToolCallRepair(saver, only(all, CHECKPOINTER_OPTIONS)),
-  };
-});
+export const toolCallRepair = surface(
+  "toolCallRepair",
+  MIDDLEWARE_OPTIONS,
+  (options: ToolCallRepairOptions): ToolCallRepairSetup => {
+    const all = reportedOnce(options);
+    return {
+      middleware: toolCallRepairMiddleware(all),
+      // The checkpointer takes the engine's options but `trailing` (it keeps the last exchange open for a resume) and
+      // `toolsInRequest` (it shapes no request).
+      checkpointer: (saver) => withToolCallRepair(saver, only(all, CHECKPOINTER_OPTIONS)),
+    };
+  },
+);

@@ -126,7 +126,7 @@ function wrap(model: ChatModel, options: RequestRepairOptions) {
       await reportRepairs(step.repairs, options, {
         surface: "recovery",
         provider: repairer.options.provider,
-        scope: "request",
+        request: true,
         run,
       });
       try {

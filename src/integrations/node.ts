@@ -16,7 +16,7 @@ import { REQUEST_REPAIR_OPTIONS, withRequestRepair, type RequestRepairOptions } 
 import { NO_UPDATE } from "./state-update";
 import { persistingStep } from "./run-salvage";
 import { only, repairersOf, SURFACE_OPTIONS } from "./surface-options";
-import { option, readOptions } from "../options";
+import { option, readOptions, surface } from "../options";
 
 export interface ToolCallRepairNodeOptions<K extends string = "messages">
   extends Omit<RepairOptions, "level">,
@@ -92,10 +92,11 @@ const KIT_OPTIONS = { ...REQUEST_REPAIR_OPTIONS, messagesKey: option.name };
  * createReactAgent({ llm: repair.model(llm), tools, preModelHook: repair.preModelHook, checkpointer: repair.checkpointer(saver) });
  * ```
  */
-export const toolCallRepairKit = boundary(
+export const toolCallRepairKit = surface(
   "toolCallRepairKit",
-  (options: ToolCallRepairKitOptions = {}): ToolCallRepairKit => {
-    const all = reportedOnce(readOptions<ToolCallRepairKitOptions>(options, "toolCallRepairKit", KIT_OPTIONS));
+  KIT_OPTIONS,
+  (options: ToolCallRepairKitOptions): ToolCallRepairKit => {
+    const all = reportedOnce(options);
     return {
       model: (llm) => withRequestRepair(llm, only(all, REQUEST_REPAIR_OPTIONS)),
       // The kit's model shapes each request for the provider it calls: the hook stores structural repairs only.

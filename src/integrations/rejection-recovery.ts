@@ -69,7 +69,7 @@ export async function callWithRejectionRecovery<Request extends RecoverableModel
       });
     }
     if (!fixed?.repairs.length) {
-      await reportRepairs(step.repairs, options, { surface: "recovery", scope: "request" });
+      await reportRepairs(step.repairs, options, { surface: "recovery", request: true });
       return response;
     }
     await reportRepairs(fixed.repairs, options, { surface: "recovery" });

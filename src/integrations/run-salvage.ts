@@ -118,19 +118,14 @@ export async function persistedRepair(
 export const persistingStep =
   <U>(repairer: Repairer, key: string, reporting: RepairReporting, surface: RepairSurface, none: U) =>
   (state: unknown, config: StepConfig, reportIn?: RunnableConfig) =>
-    unlessClean(
-      () => {
-        const messages = (state as Dict | undefined)?.[key];
-        if (!Array.isArray(messages) || repairer.isClean(messages)) return none;
-        // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
-        return persistedRepair(messages, config, key, reporting, repairer, surface, reportIn).then((stored) =>
-          stored ? ({ [key]: stored } as U) : none,
-        );
-      },
-      none,
-      reporting,
-      reportIn,
-    );
+    unlessClean(none, reporting, reportIn, () => {
+      const messages = (state as Dict | undefined)?.[key];
+      if (!Array.isArray(messages) || repairer.isClean(messages)) return none;
+      // Finished results the run discarded go in first: the model sees them, not placeholders, in this very turn.
+      return persistedRepair(messages, config, key, reporting, repairer, surface, reportIn).then((stored) =>
+        stored ? ({ [key]: stored } as U) : none,
+      );
+    });
 
 /**
  * `messages` with the real results of their unanswered calls put back from the run's checkpointer, each reported
@@ -138,7 +133,7 @@ export const persistingStep =
  * call is open or the run has no checkpointer. A read that fails is reported through `onError` and salvages
  * nothing: never fail the run.
  */
-export function withRunSalvage(
+export async function withRunSalvage(
   messages: BaseMessage[],
   config: StepConfig,
   messagesKey: string,
@@ -149,60 +144,54 @@ export function withRunSalvage(
   const { thread_id, checkpoint_ns, checkpoint_map, __pregel_checkpointer: given } = config?.configurable ?? {};
   // LangGraph's CONFIG_KEY_CHECKPOINTER: the run's saver (the wrapper hands out the one it wraps).
   const saver: BaseCheckpointSaver | undefined = given?.[WRAPPED_SAVER] ?? given;
-  if (!saver || thread_id === undefined) return Promise.resolve(unchanged);
-  return orFallback(
-    async () => {
-      const open = unansweredCallIds(messages);
-      if (!open.size) return unchanged;
-      const namespace = graphNamespace(checkpoint_ns);
-      const calls = new Map(
-        Array.from(openCalls(messages, open), ({ m, call, id }) => [
-          id,
-          { key: `${String(thread_id)}\0${namespace}\0${m.id}\0${id}`, asked: callKey(call.name, call.args) },
-        ]),
+  if (!saver || thread_id === undefined) return unchanged;
+  return orFallback(unchanged, reporting, config, async () => {
+    const open = unansweredCallIds(messages);
+    if (!open.size) return unchanged;
+    const namespace = graphNamespace(checkpoint_ns);
+    const calls = new Map(
+      Array.from(openCalls(messages, open), ({ m, call, id }) => [
+        id,
+        { key: `${String(thread_id)}\0${namespace}\0${m.id}\0${id}`, asked: callKey(call.name, call.args) },
+      ]),
+    );
+    let walked = walkedBySaver.get(saver);
+    if (!walked) walkedBySaver.set(saver, (walked = new Map()));
+    const found = new Map<string, ToolMessage>();
+    const asked = new Set<string>();
+    const toWalk = new Set<string>();
+    for (const id of open) {
+      const call = calls.get(id);
+      const known = call && walked.get(call.key);
+      if (!known) toWalk.add(id);
+      else if (known.result) found.set(id, known.result);
+      else if (known.askedToApprove) asked.add(call.asked);
+    }
+    if (toWalk.size) {
+      // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
+      // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
+      const id = checkpoint_map?.[namespace];
+      const at = (checkpoint_id?: string) =>
+        saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
+      const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());
+      const passed = new Set<string>();
+      const results = await discardedResults(
+        saver,
+        tuple,
+        messagesKey,
+        toWalk,
+        (visited) => approvalRequests(visited, asked),
+        (id) => passed.add(id),
       );
-      let walked = walkedBySaver.get(saver);
-      if (!walked) walkedBySaver.set(saver, (walked = new Map()));
-      const found = new Map<string, ToolMessage>();
-      const asked = new Set<string>();
-      const toWalk = new Set<string>();
-      for (const id of open) {
+      for (const id of toWalk) {
         const call = calls.get(id);
-        const known = call && walked.get(call.key);
-        if (!known) toWalk.add(id);
-        else if (known.result) found.set(id, known.result);
-        else if (known.askedToApprove) asked.add(call.asked);
+        const result = results.get(id);
+        if (result) found.set(id, result);
+        if (!call || !(result || passed.has(id))) continue;
+        evictOldest(walked, 10_000).set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
       }
-      if (toWalk.size) {
-        // The checkpoint this step runs from if it is stored (with durability "exit" it never is), else the
-        // thread's latest (LangGraph's CONFIG_KEY_CHECKPOINT_MAP names it).
-        const id = checkpoint_map?.[namespace];
-        const at = (checkpoint_id?: string) =>
-          saver.getTuple({ configurable: { thread_id, checkpoint_ns: namespace, checkpoint_id } });
-        const tuple = (typeof id === "string" ? await at(id) : undefined) ?? (await at());
-        const passed = new Set<string>();
-        const results = await discardedResults(
-          saver,
-          tuple,
-          messagesKey,
-          toWalk,
-          (visited) => approvalRequests(visited, asked),
-          (id) => passed.add(id),
-        );
-        for (const id of toWalk) {
-          const call = calls.get(id);
-          const result = results.get(id);
-          if (result) found.set(id, result);
-          if (!call || !(result || passed.has(id))) continue;
-          evictOldest(walked, 10_000);
-          walked.set(call.key, { result, askedToApprove: !result && asked.has(call.asked) });
-        }
-      }
-      addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
-      return found.size ? putBackResults(messages, found) : unchanged;
-    },
-    unchanged,
-    reporting,
-    config,
-  );
+    }
+    addKnownPlaceholders(messages, open, found, asked, options.syntheticResultText);
+    return found.size ? putBackResults(messages, found) : unchanged;
+  });
 }

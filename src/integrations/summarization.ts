@@ -62,8 +62,8 @@ export const summarizationHook = boundary("summarizationHook", (options: Summari
   const settings = readSummarization(options, "summarizationHook", NODE_OPTIONS);
   // In `composePreModelHooks`, the request is fitted after the last hook (oversized results cut, request only).
   return markHook(
-    summarizationStep(settings),
     "messages",
+    summarizationStep(settings),
     fitting(settings, async () => settings.model),
   );
 });
@@ -101,7 +101,7 @@ export const summarizedMessagesReducer = boundary(
 export function fitting(settings: Summarization<unknown>, model: () => Promise<SummarizerModel>) {
   if (settings.trigger.some((size) => size.tokens ?? size.fraction))
     return (list: BaseMessage[], config?: RunnableConfig) =>
-      orFallback(async () => fittedRequest(list, { ...settings, model: await model() }), list, settings, config);
+      orFallback(list, settings, config, async () => fittedRequest(list, { ...settings, model: await model() }));
 }
 
 /**
@@ -114,13 +114,8 @@ export const summarizedState = (
   model: () => Promise<SummarizerModel>,
   config?: RunnableConfig,
 ) =>
-  orFallback(
-    async () => {
-      const list = readMessageList(state?.messages ?? [], settings.fn);
-      const next = await summarizeRead(list, { ...settings, model: await model() }, config);
-      return next && { messages: replaceAllMessages(next) };
-    },
-    undefined,
-    settings,
-    config,
-  );
+  orFallback(undefined, settings, config, async () => {
+    const list = readMessageList(state?.messages ?? [], settings.fn);
+    const next = await summarizeRead(list, { ...settings, model: await model() }, config);
+    return next && { messages: replaceAllMessages(next) };
+  });
