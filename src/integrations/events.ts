@@ -168,8 +168,9 @@ export const reportedOnce = <T extends RepairReporting>(options: T) => ({
 });
 
 /**
- * Runs a surface's engine call (`work`, last so that its body reads as the call's); when it throws, reports the error (`onError`, then the custom event) and
- * returns `fallback`, so the safety net never becomes the thing that fails.
+ * Runs a surface's engine call (`work`, last so that its body reads as the call's); when it throws, reports the
+ * error (`onError`, then the custom event) and returns `fallback`, so the safety net never becomes the thing that
+ * fails.
  */
 export async function orFallback<T>(
   fallback: T,
