@@ -175,7 +175,7 @@ export const structuredOutputStrategies = boundary(
   "structuredOutputStrategies",
   (model: unknown, options: StrategyOptions = {}): StrategyChoice[] => {
     options = structuredOptions(options, "structuredOutputStrategies", "strategy env");
-    return describeModels(model).map((description) => strategyChoiceFor(description, options));
+    return describeModels(model).map((m) => strategyChoiceFor(m, options));
   },
 );
 
