@@ -253,7 +253,7 @@ export const withPromptedStructuredOutput = boundary(
       // Each model after the one before it failed; the last one's error when every one fails.
       return branches.reduce(
         (answer, { strategy, model }) =>
-          answer.catch(() => withFallback(strategy, model, format.jsonSchema, respond(model), config)),
+          answer.catch(() => withFallback(strategy, model, format, respond(model), config)),
         Promise.reject() as Promise<Dict>,
       );
     };
