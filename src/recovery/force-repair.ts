@@ -148,6 +148,32 @@ function each({ input, problem, report }: Step, fix: Fix) {
   if (touched) return unchanged(messages);
 }
 
+/**
+ * A14, B12: reasoning blocks (at the message named, or in every one) go as text; A13 (`servers`): the server tool
+ * uses named (or all) go as text with their results. Undefined when there is none.
+ */
+const blocksAsText = (servers: boolean) => (step: Step) => {
+  const named = new Set(step.rejection.toolCallIds);
+  const at = servers ? undefined : step.rejection.messageIndex;
+  const converts = (b: Dict) =>
+    servers
+      ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
+        (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
+      : isReasoningBlock(b);
+  return each(step, (m, i) => {
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
+    let changed = 0;
+    const content = (m.content as unknown[]).flatMap((block) => {
+      if (!isDict(block) || !converts(block)) return [block];
+      changed++;
+      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
+      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
+    });
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${step.why}`;
+    return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
+  });
+};
+
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
 const STEPS = {
   "answer-calls": answerNamedCalls,
@@ -156,9 +182,9 @@ const STEPS = {
   "response-items": (step: Step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
   "thought-signature": (step: Step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
   "close-open-loop": closeOpenLoop,
-  "reasoning-as-text": (step: Step) => blocksAsText(step, false),
-  "server-tools-as-text": (step: Step) => blocksAsText(step, true),
-  "tools-as-text": (step: Step) => unchanged(step.input),
+  "reasoning-as-text": blocksAsText(false),
+  "server-tools-as-text": blocksAsText(true),
+  "tools-as-text": ({ input }: Step) => unchanged(input),
 };
 
 /** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
@@ -293,32 +319,6 @@ function closeOpenLoop(step: Step) {
       ? clientCallsAsText(m as AIMessage, calls)
       : isToolResult(m) && toolResultAsUserText(m, REASON);
     return message && [message, { action: "converted_to_text", detail }];
-  });
-}
-
-/**
- * A14, B12: reasoning blocks (at the message named, or in every one) go as text; A13 (`servers`): the server tool
- * uses named (or all) go as text with their results. Undefined when there is none.
- */
-function blocksAsText(step: Step, servers: boolean) {
-  const named = new Set(step.rejection.toolCallIds);
-  const at = servers ? undefined : step.rejection.messageIndex;
-  const converts = (b: Dict) =>
-    servers
-      ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
-        (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
-      : isReasoningBlock(b);
-  return each(step, (m, i) => {
-    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
-    let changed = 0;
-    const content = (m.content as unknown[]).flatMap((block) => {
-      if (!isDict(block) || !converts(block)) return [block];
-      changed++;
-      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
-      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
-    });
-    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${step.why}`;
-    return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
   });
 }
 

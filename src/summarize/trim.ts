@@ -55,8 +55,7 @@ export const trimMessagesSafely = boundary(
         : async (messages) =>
             (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0),
     );
-    const trim = { ...read, tokenCounter };
-    return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
+    return (read.strategy === "first" ? trimFirstSafely : trimLastSafely)(list, { ...read, tokenCounter });
   },
 );
 
