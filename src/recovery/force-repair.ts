@@ -221,10 +221,10 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report, why }: Step) {
   if (!rejection.toolCallIds.length) return;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
-  const ids = new Set(rejection.toolCallIds);
+  const ids = new Set<unknown>(rejection.toolCallIds);
   for (const m of input)
     for (const { id, call_id } of (isAssistant(m) && resentOutputOf(m)) || [])
-      if (ids.has(id as string) && typeof call_id === "string") ids.add(call_id);
+      if (ids.has(id) && typeof call_id === "string") ids.add(call_id);
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const note = `the provider rejected this exchange (${rejection.rule})`;
   // Removing: a message without a named call comes back as it is.
@@ -236,7 +236,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   input.forEach((m, i) => {
     if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id === undefined || !ids.has(id)) return out.push([m, i]);
+      if (!ids.has(id)) return out.push([m, i]);
       later.push([orphanResultAsUserMessage(m, id), i]);
       return report({
         problem: problem === "duplicate_result" ? problem : "orphan_result",
@@ -250,7 +250,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
     // One per id; a server tool use answered inline is none to answer.
     const inline = isAssistant(m) && serverToolResultIds(m);
     const calls = inline
-      ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
+      ? distinctCalls(m, (ref) => ids.has(ref.id) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
     const named = new Set(calls.map((call) => call.id));
     out.push([
