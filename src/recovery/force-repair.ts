@@ -59,7 +59,7 @@ import {
   type Dict,
 } from "../messages/inspect";
 import { parseToolPairingError } from "./parse-error";
-import { nonEmptyString } from "../values";
+import { fieldsOf, nonEmptyString } from "../values";
 import {
   PROVIDERS,
   type Provider,
@@ -208,8 +208,8 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 /** G6: the step's first call, when unsigned, gets Google's placeholder signature. */
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
-  const signatures = message.additional_kwargs[GEMINI_SIGNATURES_KEY];
-  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return;
+  const signatures = fieldsOf(message.additional_kwargs[GEMINI_SIGNATURES_KEY]);
+  if (first?.id === undefined || nonEmptyString(signatures[first.id])) return;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
     withPlaceholderSignature(message),
