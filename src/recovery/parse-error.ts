@@ -182,8 +182,7 @@ function matchText(text: string) {
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict) {
   if (isDict(node.$metadata) || node.$fault !== undefined) return "bedrock";
-  const body = node.error;
-  if (!isDict(body)) return;
+  const body = fieldsOf(node.error);
   if (body.type === "error" && isDict(body.error)) return "anthropic";
   if ("param" in body) return body.param === "input" ? "openai-responses" : "openai";
 }
