@@ -59,7 +59,7 @@ import {
   type Dict,
 } from "../messages/inspect";
 import { parseToolPairingError } from "./parse-error";
-import { nonEmptyString } from "../values";
+import { fieldsOf, nonEmptyString } from "../values";
 import {
   PROVIDERS,
   type Provider,
@@ -148,6 +148,32 @@ function each({ input, problem, report }: Step, fix: Fix) {
   if (touched) return unchanged(messages);
 }
 
+/**
+ * A14, B12: reasoning blocks (at the message named, or in every one) go as text; A13 (`servers`): the server tool
+ * uses named (or all) go as text with their results. Undefined when there is none.
+ */
+const blocksAsText = (servers: boolean) => (step: Step) => {
+  const named = new Set(step.rejection.toolCallIds);
+  const at = servers ? undefined : step.rejection.messageIndex;
+  const converts = (b: Dict) =>
+    servers
+      ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
+        (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
+      : isReasoningBlock(b);
+  return each(step, (m, i) => {
+    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
+    let changed = 0;
+    const content = (m.content as unknown[]).flatMap((block) => {
+      if (!isDict(block) || !converts(block)) return [block];
+      changed++;
+      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
+      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
+    });
+    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${step.why}`;
+    return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
+  });
+};
+
 /** Each fix of `FORCED_REPAIRS` (engine/profiles.ts); undefined: nothing of it to change, the strict profile follows. */
 const STEPS = {
   "answer-calls": answerNamedCalls,
@@ -156,9 +182,9 @@ const STEPS = {
   "response-items": (step: Step) => each(step, (m) => isAssistant(m) && withoutNamedItems(m, step.rejection)),
   "thought-signature": (step: Step) => each(step, (m) => isAssistant(m) && withPlaceholderFirst(m)),
   "close-open-loop": closeOpenLoop,
-  "reasoning-as-text": (step: Step) => blocksAsText(step, false),
-  "server-tools-as-text": (step: Step) => blocksAsText(step, true),
-  "tools-as-text": (step: Step) => unchanged(step.input),
+  "reasoning-as-text": blocksAsText(false),
+  "server-tools-as-text": blocksAsText(true),
+  "tools-as-text": ({ input }: Step) => unchanged(input),
 };
 
 /** R6, R7: the named Responses items (and the rest of a named item's reasoning run) go without their ids. */
@@ -182,8 +208,8 @@ function withoutNamedItems(message: AIMessage, rejection: ProviderRejection): Re
 /** G6: the step's first call, when unsigned, gets Google's placeholder signature. */
 function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
   const first = message.tool_calls?.[0];
-  const signatures = message.additional_kwargs[GEMINI_SIGNATURES_KEY];
-  if (first?.id === undefined || (isDict(signatures) && nonEmptyString(signatures[first.id]))) return;
+  const signatures = fieldsOf(message.additional_kwargs[GEMINI_SIGNATURES_KEY]);
+  if (first?.id === undefined || nonEmptyString(signatures[first.id])) return;
   const detail = `call ${first.id} given Google's placeholder thought signature`;
   return [
     withPlaceholderSignature(message),
@@ -195,10 +221,10 @@ function withPlaceholderFirst(message: AIMessage): ReturnType<Fix> {
 function answerNamedCalls({ input, rejection, problem = "orphan_call", options, report, why }: Step) {
   if (!rejection.toolCallIds.length) return;
   // The ids named: Responses item ids (`fc_...`, R5) resolve to the calls they carry.
-  const ids = new Set(rejection.toolCallIds);
+  const ids = new Set<unknown>(rejection.toolCallIds);
   for (const m of input)
     for (const { id, call_id } of (isAssistant(m) && resentOutputOf(m)) || [])
-      if (ids.has(id as string) && typeof call_id === "string") ids.add(call_id);
+      if (ids.has(id) && typeof call_id === "string") ids.add(call_id);
   const hadResult = new Set(input.map((m) => isToolResult(m) && resultIdOf(m)));
   const note = `the provider rejected this exchange (${rejection.rule})`;
   // Removing: a message without a named call comes back as it is.
@@ -210,7 +236,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
   input.forEach((m, i) => {
     if (isToolResult(m)) {
       const id = resultIdOf(m);
-      if (id === undefined || !ids.has(id)) return out.push([m, i]);
+      if (!ids.has(id)) return out.push([m, i]);
       later.push([orphanResultAsUserMessage(m, id), i]);
       return report({
         problem: problem === "duplicate_result" ? problem : "orphan_result",
@@ -224,7 +250,7 @@ function answerNamedCalls({ input, rejection, problem = "orphan_call", options, 
     // One per id; a server tool use answered inline is none to answer.
     const inline = isAssistant(m) && serverToolResultIds(m);
     const calls = inline
-      ? distinctCalls(m, (ref) => ids.has(ref.id!) && (isClientCall(ref) || !inline.has(ref.id)))
+      ? distinctCalls(m, (ref) => ids.has(ref.id) && (isClientCall(ref) || !inline.has(ref.id)))
       : [];
     const named = new Set(calls.map((call) => call.id));
     out.push([
@@ -293,32 +319,6 @@ function closeOpenLoop(step: Step) {
       ? clientCallsAsText(m as AIMessage, calls)
       : isToolResult(m) && toolResultAsUserText(m, REASON);
     return message && [message, { action: "converted_to_text", detail }];
-  });
-}
-
-/**
- * A14, B12: reasoning blocks (at the message named, or in every one) go as text; A13 (`servers`): the server tool
- * uses named (or all) go as text with their results. Undefined when there is none.
- */
-function blocksAsText(step: Step, servers: boolean) {
-  const named = new Set(step.rejection.toolCallIds);
-  const at = servers ? undefined : step.rejection.messageIndex;
-  const converts = (b: Dict) =>
-    servers
-      ? (b.type === "server_tool_use" && (!named.size || named.has(b.id as string))) ||
-        (isServerToolResultBlock(b) && named.has(b.tool_use_id as string))
-      : isReasoningBlock(b);
-  return each(step, (m, i) => {
-    if (!isAssistant(m) || !Array.isArray(m.content) || (at !== undefined && at !== i)) return;
-    let changed = 0;
-    const content = (m.content as unknown[]).flatMap((block) => {
-      if (!isDict(block) || !converts(block)) return [block];
-      changed++;
-      const label = "Reasoning the provider did not accept (no valid signature), kept as text";
-      return (servers ? serverToolBlockAsText(block) : reasoningAsText(block, label)) ?? [];
-    });
-    const detail = `${changed} ${servers ? "server tool" : "reasoning"} block(s) turned into text ${step.why}`;
-    return changed > 0 && [rebuildMessage(m, { content }), { action: "converted_block", detail }];
   });
 }
 

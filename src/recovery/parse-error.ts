@@ -12,7 +12,7 @@
 import { REJECTION_TEXTS } from "../engine";
 import type { Provider, ProviderRejection, RejectingProvider } from "../types";
 import { messageIndexAt, payloadPositions } from "../models/positions";
-import { isDict, nonEmptyString, type Dict } from "../values";
+import { fieldsOf, isDict, nonEmptyString, type Dict } from "../values";
 
 export interface ParseToolPairingErrorOptions {
   /**
@@ -179,13 +179,10 @@ function matchText(text: string) {
 
 // --- reading errors --------------------------------------------------------------------------------------------
 
-const pick = (v: unknown, ...keys: string[]) => keys.reduce((c, key) => (isDict(c) ? c[key] : undefined), v);
-
 /** The sender an error's shape reveals, independent of its text. */
 function shapeProvider(node: Dict) {
   if (isDict(node.$metadata) || node.$fault !== undefined) return "bedrock";
-  const body = node.error;
-  if (!isDict(body)) return;
+  const body = fieldsOf(node.error);
   if (body.type === "error" && isDict(body.error)) return "anthropic";
   if ("param" in body) return body.param === "input" ? "openai-responses" : "openai";
 }
@@ -209,18 +206,19 @@ export function parseToolPairingError(error: unknown, options: ParseToolPairingE
         const status = [
           node.status,
           node.statusCode,
-          pick(node, "$metadata", "httpStatusCode"),
-          pick(node, "response", "status"),
+          fieldsOf(node.$metadata).httpStatusCode,
+          fieldsOf(node.response).status,
           node.code,
         ].find((value) => typeof value === "number" && value >= 100 && value < 600);
         // Any other status is about a request that was fine as far as its history goes.
         if (status && status !== 400 && status !== 422) return;
         shape ??= shapeProvider(node);
-        param ??= nonEmptyString(node.param) ?? nonEmptyString(pick(node, "error", "param"));
+        const body = fieldsOf(node.error);
+        param ??= nonEmptyString(node.param) ?? nonEmptyString(body.param);
         texts = [
-          pick(node, "error", "error", "message"),
-          pick(node, "error", "message"),
-          pick(node, "response", "data", "error", "message"),
+          fieldsOf(body.error).message,
+          body.message,
+          fieldsOf(fieldsOf(fieldsOf(node.response).data).error).message,
           node.message,
           // LangChain's code for a 400 about tools (`INVALID_TOOL_RESULTS`): read last, after every text.
           node.lc_error_code,

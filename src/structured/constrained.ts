@@ -131,8 +131,10 @@ export async function structuredCall(
   config?: RunnableConfig,
 ) {
   // The names of the agent's tools, in any of their forms (a tool, OpenAI's `function`, Bedrock's `toolSpec`).
-  const taken = (tools as Dict[]).flatMap((t) => [t, t?.function, t?.toolSpec].map((p) => (p as Dict)?.name));
-  const name = formatNameOf(format, new Set(taken));
+  const name = formatNameOf(
+    format,
+    new Set((tools as Dict[]).flatMap((t) => [t, t?.function, t?.toolSpec].map((p) => (p as Dict)?.name))),
+  );
   const runnable = await constrainedModel(strategy, model, format, tools, name, config);
   const last = messages.at(-1)!;
   const input = [

@@ -86,10 +86,9 @@ export function outputFormatOf(schema: unknown, prompt?: string, argument = "sch
     );
   }
   // A JSON schema object comes back as it is.
-  const full = toJsonSchema(schema as InteropZodType) as JsonSchema;
   // `$schema` dropped: it tells the model nothing and costs tokens. Named by the schema's title.
-  const { $schema: _ignored, ...jsonSchema } = full;
-  return { jsonSchema, name: nonEmptyString(full.title), prompt, validate };
+  const { $schema: _ignored, ...jsonSchema } = toJsonSchema(schema as InteropZodType) as JsonSchema;
+  return { jsonSchema, name: nonEmptyString(jsonSchema.title), prompt, validate };
 }
 
 /** createReactAgent's `{ schema, prompt?, ... }` form of `responseFormat` (not a bare schema). */

@@ -66,7 +66,7 @@ export const promptedStructuredOutputMiddleware = boundary(
         if (!format || (offBedrock && options.strategy !== "prompted")) return handler(request);
         const strategy = model ? strategyChoiceFor(model, options).strategy : "prompted";
         // A schema outside the subset, or a model that refused native before: the next strategy at once.
-        return withFallback(strategy, model!, format.jsonSchema, async (decision) => {
+        return withFallback(strategy, model!, format, async (decision) => {
           // "tool" is createAgent's own tool strategy.
           if (decision === "tool")
             return handler({ ...request, responseFormat: asToolStrategy(request.responseFormat) });

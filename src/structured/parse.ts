@@ -26,9 +26,9 @@ export const answerText = ({ content }: BaseMessage) =>
  * spans left to right (a fenced block is such a span). Linear in the text's length.
  */
 export function answerCandidates(text: string) {
-  const trimmed = text.trim(); // a leading BOM is white space to trim() too
-  const whole = parseJson(trimmed);
-  return whole === NOT_JSON ? balancedSpans(trimmed).map((span) => span.value) : [whole];
+  text = text.trim(); // a leading BOM is white space to trim() too
+  const whole = parseJson(text);
+  return whole === NOT_JSON ? balancedSpans(text).map((span) => span.value) : [whole];
 }
 
 /**
@@ -95,14 +95,13 @@ function pairBrackets(text: string, from: number, closeOf: Map<number, number>) 
 
 const NOT_JSON = Symbol("not JSON");
 
-const orElse = <T>(read: () => T, fallback: T) => {
+const parseJson = (source: string): unknown => {
   try {
-    return read();
+    return JSON.parse(source);
   } catch {
-    return fallback;
+    return NOT_JSON;
   }
 };
-const parseJson = (source: string) => orElse<unknown>(() => JSON.parse(source), NOT_JSON);
 
 /**
  * The structured response in an answer: the JSON values it holds ({@link answerCandidates}), validated by the
@@ -154,13 +153,15 @@ export class PromptedStructuredOutputError extends Error {
 
   /** True for this error, also from another copy of the package. */
   static isInstance(error: unknown): error is PromptedStructuredOutputError {
-    return orElse(
-      () =>
+    try {
+      return (
         error instanceof Error &&
         error.name === "PromptedStructuredOutputError" &&
-        Array.isArray(Object(error).attempts),
-      false,
-    );
+        Array.isArray(Object(error).attempts)
+      );
+    } catch {
+      return false;
+    }
   }
 
   /** This error, or the first one in the `cause` chain (langchain wraps middleware errors in MiddlewareError). */

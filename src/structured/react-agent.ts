@@ -243,17 +243,19 @@ export const withPromptedStructuredOutput = boundary(
         if (typeof instance?.withStructuredOutput !== "function")
           throw new Error("Expected `llm` to return a chat model with .withStructuredOutput()");
         const { prompt: p, schema, ...more } = ownFormat;
-        const system = typeof p === "string" ? [new SystemMessage(p)] : [];
-        const value = await instance.withStructuredOutput(schema, more).invoke([...system, ...messages], config);
+        const value = await instance
+          .withStructuredOutput(schema, more)
+          .invoke([...(typeof p === "string" ? [new SystemMessage(p)] : []), ...messages], config);
         if (value == null)
           throw new Error("The structured-output call returned nothing for the `responseFormat` schema.");
         return structuredUpdate(o, strategy, { value, answer: last, corrections: 0 }, model.modelId);
       };
       // Each model after the one before it failed; the last one's error when every one fails.
-      let answer: Promise<Dict> = Promise.reject();
-      for (const { strategy, model } of branches)
-        answer = answer.catch(() => withFallback(strategy, model, format.jsonSchema, respond(model), config));
-      return answer;
+      return branches.reduce(
+        (answer, { strategy, model }) =>
+          answer.catch(() => withFallback(strategy, model, format, respond(model), config)),
+        Promise.reject() as Promise<Dict>,
+      );
     };
     /** The model `llm` picks, with the instructions in front of the input of those that are prompted (each of a chain on its own). */
     const instructedChoice: Chooser = async (state, config) => {

@@ -22,7 +22,7 @@ import {
 } from "../models/detect";
 import { option, readOptions, type OptionTable } from "../options";
 import { safeJson } from "../values";
-import type { JsonSchema } from "./format";
+import type { OutputFormat } from "./format";
 import { subsetSchemaOf } from "./schema-subset";
 
 /** How a structured response is asked for: the provider's native format, a forced tool call, or instructions. */
@@ -175,7 +175,7 @@ export const structuredOutputStrategies = boundary(
   "structuredOutputStrategies",
   (model: unknown, options: StrategyOptions = {}): StrategyChoice[] => {
     options = structuredOptions(options, "structuredOutputStrategies", "strategy env");
-    return describeModels(model).map((description) => strategyChoiceFor(description, options));
+    return describeModels(model).map((m) => strategyChoiceFor(m, options));
   },
 );
 
@@ -216,13 +216,12 @@ function whyNotSendable(strategy: StructuredOutputStrategy, model: ModelDescript
   if (strategy === "tool" && thinking)
     return 'extended thinking is on, and the provider refuses a forced tool call with it. Use "native" or "prompted"';
   if (!provider) return "its client is not one this package knows (Bedrock, Anthropic, OpenAI, Google)";
-  if (strategy === "native") {
-    if (provider !== "bedrock" && provider !== "anthropic")
-      return `native structured output is sent to Bedrock and Anthropic models only (provider: ${provider})`;
-    if (provider === "bedrock" && instance && typeof instance.invocationParams !== "function")
-      return "the Bedrock model has no invocationParams()";
-    return;
-  }
+  if (strategy === "native")
+    return provider !== "bedrock" && provider !== "anthropic"
+      ? `native structured output is sent to Bedrock and Anthropic models only (provider: ${provider})`
+      : provider === "bedrock" && instance && typeof instance.invocationParams !== "function"
+        ? "the Bedrock model has no invocationParams()"
+        : undefined;
   const supported = instance?.supportsToolChoiceValues;
   if (provider === "bedrock" && !(Array.isArray(supported) ? supported.includes("tool") : claudeVersionOf(modelId)))
     return `ChatBedrockConverse does not force a tool choice for ${modelId ?? "this model id"} (supportsToolChoiceValues)`;
@@ -297,7 +296,7 @@ export function nativeFallbacks(onFallback?: (fallback: StructuredOutputFallback
   return async <T, S extends string>(
     strategy: S,
     model: ModelDescription,
-    jsonSchema: JsonSchema,
+    { jsonSchema }: OutputFormat,
     run: (strategy: S) => Promise<T>,
     config?: RunnableConfig,
   ) => {

@@ -105,7 +105,7 @@ const TRIGGER_SHAPE =
 const KEEP_SHAPE = "exactly one of { messages: n >= 0 }, { tokens: n >= 0 }, { fraction: 0 <= f <= 1 }";
 export const SUMMARIZER = kind(
   "a chat model (anything with invoke(messages))",
-  (model) => isDict(model) && typeof model.invoke === "function",
+  (model) => typeof fieldsOf(model).invoke === "function",
 );
 
 /** The options every surface reads; a surface adds its own (`onError`, the middleware's `name`). */

@@ -17,7 +17,7 @@ import { ToolCallRepairInputError, boundary, expectedInput } from "../errors";
 import { rebuildMessage } from "../messages/build";
 import { isToolResult } from "../messages/inspect";
 import { kind, option, readOptions } from "../options";
-import { isDict } from "../values";
+import { fieldsOf } from "../values";
 import { asyncCounter, pairToolCalls, readMessageList, smallestFittingCut } from "./boundary";
 
 export type TrimMessagesOptions = Parameters<typeof trimMessages>[1];
@@ -55,8 +55,7 @@ export const trimMessagesSafely = boundary(
         : async (messages) =>
             (await Promise.all(messages.map((m) => counter.getNumTokens(m.content)))).reduce((a, b) => a + b, 0),
     );
-    const trim = { ...read, tokenCounter };
-    return trim.strategy === "first" ? trimFirstSafely(list, trim) : trimLastSafely(list, trim);
+    return (read.strategy === "first" ? trimFirstSafely : trimLastSafely)(list, { ...read, tokenCounter });
   },
 );
 
@@ -69,7 +68,7 @@ const TYPES = kind(`message types (${MESSAGE_TYPES.join(", ")})`, (types) =>
   [types].flat().every((t) => MESSAGE_TYPES.includes(t as string)),
 );
 const either = (expected: string, method: string) =>
-  kind(expected, (v) => typeof v === "function" || (isDict(v) && typeof v[method] === "function"));
+  kind(expected, (v) => typeof v === "function" || typeof fieldsOf(v)[method] === "function");
 const TRIM = {
   maxTokens: option.count,
   tokenCounter: either("a function or a model with getNumTokens", "getNumTokens"),
