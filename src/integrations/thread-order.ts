@@ -229,19 +229,19 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   async function quiet(thread: string, pick: (signal: AbortSignal) => boolean) {
     for (let turns = 0, ops = -1; ; ) {
       const entry = threads.get(thread);
-      const aborted = entry ? [...entry.runs].filter(([signal]) => signal.aborted && pick(signal)) : [];
-      if (!aborted.length) return;
+      const aborted = [...(entry?.runs ?? [])].filter(([signal]) => signal.aborted && pick(signal));
+      if (!entry || !aborted.length) return;
       if (aborted.some(([, run]) => run.inFlight)) {
         turns = 0;
         ops = -1;
-        await new Promise<void>((resolve) => entry!.waiters.push(resolve));
+        await new Promise<void>((resolve) => entry.waiters.push(resolve));
       } else if (turns++ < QUIET_TURNS) await nextTurn();
-      else if (ops !== entry!.abortedOps) {
-        ops = entry!.abortedOps;
+      else if (ops !== entry.abortedOps) {
+        ops = entry.abortedOps;
         await sleep(QUIET_MS);
       } else {
-        for (const [signal] of aborted) entry!.runs.delete(signal);
-        if (!entry!.runs.size && !entry!.waiters.length) threads.delete(thread);
+        // The entry itself stays (forgotten with the thread's last operation, or as the oldest when over the limit).
+        for (const [signal] of aborted) entry.runs.delete(signal);
         return;
       }
     }
