@@ -491,7 +491,8 @@ export const REJECTION_TEXTS = Object.entries(ROWS)
   )
   .sort((a, b) => Number(!a.within) - Number(!b.within));
 
-function makeProfile(provider: Provider, level: RepairLevel) {
+/** A provider's profiles: its row's switches (strict: the union's) at the request level, none at the structural level. */
+function makeProfiles(provider: Provider) {
   const strict = provider === "strict";
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
@@ -499,13 +500,15 @@ function makeProfile(provider: Provider, level: RepairLevel) {
     for (const [rule, { problems }] of Object.entries(rules))
       for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
   // A row's own `rules` is replaced by `ids`, in the same place.
-  return Object.freeze({ ...STRUCTURAL, ...(level === "request" && (strict ? STRICT : ROWS[provider])), rules: ids });
+  const profile = (row?: object) => Object.freeze({ ...STRUCTURAL, ...row, rules: ids });
+  return { request: profile(strict ? STRICT : ROWS[provider]), structural: profile() };
 }
 
 /** Every profile, built once. */
-const PROFILES = Object.fromEntries(
-  PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
-) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
+const PROFILES = Object.fromEntries(PROVIDERS.map((p) => [p, makeProfiles(p)])) as Record<
+  Provider,
+  Record<RepairLevel, ProviderProfile>
+>;
 
 /** The profile for a provider and level. */
 export function profileFor(provider: Provider, level: RepairLevel = "request") {
