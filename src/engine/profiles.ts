@@ -523,14 +523,13 @@ export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInReq
   return profile.toolBlocksNeedTools && !options.toolsInRequest;
 }
 
-/** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
-export function keepsChatRole(profile: ProviderProfile, role: unknown) {
-  return profile.chatMessageRoles?.has(role as string) ?? true;
-}
-
-/** Whether the adapter re-sends an inline server tool result block of this type. */
-export function keepsServerResult(profile: ProviderProfile, type: unknown) {
-  return profile.serverToolResults?.has(type as string) ?? true;
+/**
+ * Whether the adapter keeps a value as it is, by a profile's set of them (undefined: every one): whether it sends a
+ * ChatMessage of a role (`chatMessageRoles`) as the turn the role means, whether it re-sends an inline server tool
+ * result block of a type (`serverToolResults`).
+ */
+export function keeps(kept: ReadonlySet<string> | undefined, value: unknown) {
+  return kept?.has(value as string) ?? true;
 }
 
 /** Whether a call content block may stay in `content` for the provider (any other block leaves it). */

@@ -27,7 +27,7 @@ interface Slot {
   rawId: unknown;
   name: string | undefined;
   newId?: string;
-  reason?: "missing_call_id" | "invalid_call_id" | "duplicate_call_id";
+  reason?: keyof typeof DETAIL;
 }
 
 /**
