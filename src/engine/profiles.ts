@@ -244,7 +244,7 @@ const says = (
  * (`says`), or the arguments of `says` for its one text.
  */
 const rule = (problems: string, ...rejected: RejectionText[] | Parameters<typeof says>) => ({
-  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
+  problems: (problems.match(/\S+/g) ?? []) as ToolCallProblemKind[],
   rejected:
     typeof rejected[0] === "string" ? [says(...(rejected as Parameters<typeof says>))] : (rejected as RejectionText[]),
 });
