@@ -87,7 +87,7 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
 function mergeContents(parts: MessageContent[]) {
   if (parts.every((p) => typeof p === "string")) return parts.join("\n\n");
-  const blocks: unknown[] = [];
+  const blocks = [];
   for (const part of parts) {
     if (typeof part === "string") blocks.push({ type: "text", text: part });
     else for (const block of part) blocks.push(block);
