@@ -46,7 +46,7 @@ export const COERCED = "a plain, serialized or stored object, not a LangChain me
 /** Every input as a LangChain message (coerced where it must be, listed in `coerced`), reading each one once. */
 function readMessages(input: readonly unknown[]) {
   const messages: BaseMessage[] = new Array(input.length);
-  const coerced: number[] = [];
+  const coerced = [];
   for (let i = 0; i < input.length; i++) {
     const value = input[i];
     if (isMessage(value)) messages[i] = value;

@@ -244,7 +244,7 @@ const says = (
  * (`says`), or the arguments of `says` for its one text.
  */
 const rule = (problems: string, ...rejected: RejectionText[] | Parameters<typeof says>) => ({
-  problems: (problems ? problems.split(" ") : []) as ToolCallProblemKind[],
+  problems: (problems.match(/\S+/g) ?? []) as ToolCallProblemKind[],
   rejected:
     typeof rejected[0] === "string" ? [says(...(rejected as Parameters<typeof says>))] : (rejected as RejectionText[]),
 });
@@ -491,7 +491,8 @@ export const REJECTION_TEXTS = Object.entries(ROWS)
   )
   .sort((a, b) => Number(!a.within) - Number(!b.within));
 
-function makeProfile(provider: Provider, level: RepairLevel) {
+/** A provider's profiles: its row's switches (strict: the union's) at the request level, none at the structural level. */
+function makeProfiles(provider: Provider) {
   const strict = provider === "strict";
   // Problem kind -> the ids of the rules it breaks; strict: every row's (LangGraph's rule breaks no problem).
   const ids: ProviderProfile["rules"] = {};
@@ -499,13 +500,15 @@ function makeProfile(provider: Provider, level: RepairLevel) {
     for (const [rule, { problems }] of Object.entries(rules))
       for (const kind of problems) if (!ids[kind]?.includes(rule)) (ids[kind] ??= []).push(rule);
   // A row's own `rules` is replaced by `ids`, in the same place.
-  return Object.freeze({ ...STRUCTURAL, ...(level === "request" && (strict ? STRICT : ROWS[provider])), rules: ids });
+  const profile = (row?: object) => Object.freeze({ ...STRUCTURAL, ...row, rules: ids });
+  return { request: profile(strict ? STRICT : ROWS[provider]), structural: profile() };
 }
 
 /** Every profile, built once. */
-const PROFILES = Object.fromEntries(
-  PROVIDERS.map((p) => [p, { request: makeProfile(p, "request"), structural: makeProfile(p, "structural") }]),
-) as Record<Provider, Record<RepairLevel, ProviderProfile>>;
+const PROFILES = Object.fromEntries(PROVIDERS.map((p) => [p, makeProfiles(p)])) as Record<
+  Provider,
+  Record<RepairLevel, ProviderProfile>
+>;
 
 /** The profile for a provider and level. */
 export function profileFor(provider: Provider, level: RepairLevel = "request") {
@@ -520,14 +523,13 @@ export function toolBlocksAsText(profile: ProviderProfile, options: { toolsInReq
   return profile.toolBlocksNeedTools && !options.toolsInRequest;
 }
 
-/** Whether the provider's adapter sends a ChatMessage of this role as the turn the role means. */
-export function keepsChatRole(profile: ProviderProfile, role: unknown) {
-  return profile.chatMessageRoles?.has(role as string) ?? true;
-}
-
-/** Whether the adapter re-sends an inline server tool result block of this type. */
-export function keepsServerResult(profile: ProviderProfile, type: unknown) {
-  return profile.serverToolResults?.has(type as string) ?? true;
+/**
+ * Whether the adapter keeps a value as it is, by a profile's set of them (undefined: every one): whether it sends a
+ * ChatMessage of a role (`chatMessageRoles`) as the turn the role means, whether it re-sends an inline server tool
+ * result block of a type (`serverToolResults`).
+ */
+export function keeps(kept: ReadonlySet<string> | undefined, value: unknown) {
+  return kept?.has(value as string) ?? true;
 }
 
 /** Whether a call content block may stay in `content` for the provider (any other block leaves it). */

@@ -31,7 +31,7 @@ import {
   isV1Message,
   type Dict,
 } from "../../messages/inspect";
-import { keepsServerResult, type ProviderProfile } from "../profiles";
+import { keeps, type ProviderProfile } from "../profiles";
 import { findEach, problem, rebuildingPass, type FindContext, type Issue } from "../context";
 import { safeJson } from "../../values";
 
@@ -61,7 +61,7 @@ function unsentServerIds(content: unknown[], profile: ProviderProfile) {
   if (!profile.anthropicBlocks || profile.serverToolResults === undefined) return NO_IDS;
   let ids: Set<unknown> | undefined;
   for (const b of content)
-    if (isServerToolResultBlock(b) && !keepsServerResult(profile, b.type)) (ids ??= new Set()).add(b.tool_use_id);
+    if (isServerToolResultBlock(b) && !keeps(profile.serverToolResults, b.type)) (ids ??= new Set()).add(b.tool_use_id);
   return ids ?? NO_IDS;
 }
 
@@ -75,7 +75,7 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
     if (isThinkingBlock(block)) return "drop";
     if (isDict(block) && (block.type === "server_tool_use" || isServerToolResultBlock(block))) return "convert";
   } else if (isServerToolResultBlock(block)) {
-    if (!keepsServerResult(profile, block.type) || unsent.has(block.tool_use_id)) return "convert";
+    if (!keeps(profile.serverToolResults, block.type) || unsent.has(block.tool_use_id)) return "convert";
   } else if (unsent.size > 0 && isDict(block) && block.type === "server_tool_use" && unsent.has(block.id))
     return "convert";
   // Anthropic reads its own thinking blocks; ChatBedrockConverse the `reasoning` ones (thinking is dropped above).

@@ -27,7 +27,7 @@ interface Slot {
   rawId: unknown;
   name: string | undefined;
   newId?: string;
-  reason?: "missing_call_id" | "invalid_call_id" | "duplicate_call_id";
+  reason?: keyof typeof DETAIL;
 }
 
 /**
@@ -317,7 +317,7 @@ export const callIdsPass = rebuildingPass({
     const results = planRenames(messages, profile, renamed);
     const found: { index: number; slots: Slot[]; newId?: string }[] = [];
     for (const slot of renamed) {
-      const last = found[found.length - 1];
+      const last = found.at(-1);
       if (last?.index === slot.messageIndex) last.slots.push(slot);
       else found.push({ index: slot.messageIndex, slots: [slot] });
     }

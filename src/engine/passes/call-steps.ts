@@ -76,7 +76,7 @@ export const callStepsPass: RepairPass = {
     };
   },
   find(messages, ctx) {
-    const problems: ReturnType<RepairPass["find"]> = [];
+    const problems = [];
     for (const { index, split, sign } of classifySteps(messages, ctx)) {
       const first = callsOf(messages[index] as AIMessage)[0];
       if (split) problems.push(problem(ctx, "parallel_calls", index, PARALLEL));

@@ -17,7 +17,7 @@
  */
 import { labeledUserText, orphanResultAsUserMessage, typedMessageOf } from "../../messages/build";
 import { findEach, rebuildingPass } from "../context";
-import { keepsChatRole } from "../profiles";
+import { keeps } from "../profiles";
 import { quoteValue } from "../../values";
 
 /** What a role means; undefined: a role no provider defines (sent as labeled user text). */
@@ -35,11 +35,13 @@ const ROLE_MEANING = new Map<string, "user" | "assistant" | "system" | "result" 
 export const chatMessagesPass = rebuildingPass({
   structural: false,
   clean: ({ profile }) =>
-    profile.chatMessageRoles ? { visit: (m) => m.type !== "generic" || keepsChatRole(profile, m.role) } : undefined,
+    profile.chatMessageRoles
+      ? { visit: (m) => m.type !== "generic" || keeps(profile.chatMessageRoles, m.role) }
+      : undefined,
   classify: (messages, { profile }) =>
     findEach(messages, (m, index) => {
       const role = (m as { role?: unknown }).role;
-      if (m.type === "generic" && !keepsChatRole(profile, role))
+      if (m.type === "generic" && !keeps(profile.chatMessageRoles, role))
         return { index, role, conversion: ROLE_MEANING.get(role as string) ?? "labeled" };
     }),
   issues: (f) => [

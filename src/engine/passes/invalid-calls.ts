@@ -7,7 +7,7 @@
  */
 import type { AIMessage } from "@langchain/core/messages";
 import { rewriteToolCalls } from "../../messages/build";
-import { isAssistant, isDict, type Dict } from "../../messages/inspect";
+import { isAssistant, isDict } from "../../messages/inspect";
 import { callNamed, findEach, rebuildingPass } from "../context";
 import { clip, nonEmptyString, safeJson } from "../../values";
 
@@ -42,7 +42,7 @@ export const invalidCallsPass = rebuildingPass({
   rebuild(message, { calls }, ctx) {
     const validIds = new Set(((message as AIMessage).tool_calls ?? []).map((c) => c.id));
     const removeIds = new Set<string>();
-    const promoted: Dict[] = [];
+    const promoted = [];
     for (const c of calls) {
       if (c.id === undefined) continue;
       if (ctx.options.invalidCalls !== "answer") {

@@ -70,7 +70,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     problems.push(found);
     return found;
   };
-  const results: number[] = [];
+  const results = [];
   for (let i = 0; i < n; i++) {
     const m = messages[i];
     if (isToolResult(m)) results.push(i);
@@ -117,7 +117,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     const own = callsAt[index];
     if (!own) continue;
     // Results of this message directly after it; extras and orphans in the run do not end it (they leave).
-    const inPlace: number[] = [];
+    const inPlace = [];
     for (let j = index + 1; j < n && isToolResult(messages[j]); j++) {
       const owner = ownerAt[j];
       if (owner?.messageIndex === index) {
@@ -237,7 +237,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     const isTrailing = index === analysis.trailing;
     const kind = isTrailing ? "trailing_open_exchange" : "orphan_call";
     const remove = new Set<string>();
-    const answered: Call[] = [];
+    const answered = [];
     for (const call of own) {
       if (call.result !== undefined) continue;
       const strategy = call.server ? "remove" : isTrailing ? options.trailing : options.orphanCalls;

@@ -20,7 +20,7 @@ function hasLooseItems(content: unknown) {
 
 /** Every item a block: strings and numbers become text blocks, empty slots go (they hold nothing). */
 function asBlocks(content: unknown[]) {
-  const out: Dict[] = [];
+  const out = [];
   for (const item of content) {
     if (isDict(item)) out.push(item);
     else if (["string", "number", "boolean", "bigint"].includes(typeof item))

@@ -18,7 +18,7 @@ import { findEach, rebuildingPass } from "../context";
 function endsOnServerTool(message: BaseMessage) {
   if (message.type !== "ai") return false;
   const content = message.content;
-  return Array.isArray(content) && content.length > 0 && content[content.length - 1]?.type === "server_tool_use";
+  return Array.isArray(content) && content.at(-1)?.type === "server_tool_use";
 }
 
 /**

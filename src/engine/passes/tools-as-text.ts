@@ -42,7 +42,7 @@ function classify(messages: readonly BaseMessage[], { profile, options }: FindCo
   const from = all ? 0 : profile.assistantBlocks === "converse" ? loopOpenedWithUnsentReasoning(messages) : -1;
   const why = all ? NO_TOOLS : UNSENT_REASONING;
   // A result (its call named by its id), or an assistant message's calls.
-  const found: { index: number; result: boolean; calls: { id?: string; name?: string }[]; why: Why }[] = [];
+  const found = [];
   for (let index = from; from >= 0 && index < messages.length; index++) {
     const m = messages[index];
     if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }], why });

@@ -87,7 +87,7 @@ function classifyTurns(messages: readonly BaseMessage[], ctx: FindContext) {
 /** The contents of a run of user messages as one: joined text, or all their blocks in order. */
 function mergeContents(parts: MessageContent[]) {
   if (parts.every((p) => typeof p === "string")) return parts.join("\n\n");
-  const blocks: unknown[] = [];
+  const blocks = [];
   for (const part of parts) {
     if (typeof part === "string") blocks.push({ type: "text", text: part });
     else for (const block of part) blocks.push(block);
@@ -169,12 +169,14 @@ export const turnOrderPass: RepairPass = {
     };
   },
   find(messages, ctx) {
-    const joins = loopTurns(messages, ctx.profile).map(([i, detail]) =>
-      problem(ctx, "consecutive_same_role", i, detail),
-    );
-    const found = classifyTurns(messages, ctx).map(({ index, fix }) => problem(ctx, kindOf(fix), index, fix.detail));
+    const joins = loopTurns(messages, ctx.profile);
     // In any order: the front door sorts every pass's problems by index.
-    return [...joins, ...found.filter((p) => !joins.some((j) => j.index === p.index))];
+    return [
+      ...joins.map(([i, detail]) => problem(ctx, "consecutive_same_role", i, detail)),
+      ...classifyTurns(messages, ctx)
+        .filter(({ index }) => !joins.some(([i]) => i === index))
+        .map(({ index, fix }) => problem(ctx, kindOf(fix), index, fix.detail)),
+    ];
   },
   repair(input, ctx) {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
