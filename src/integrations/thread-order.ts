@@ -76,16 +76,14 @@ function createdAt(id: string) {
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
-/** The longest a run's first read waits for an aborted run in another process. */
-const MAX_WAIT_MS = 30_000;
 /** The first key of the wrapper's advisory locks (the second is the thread's hash). */
 const LOCKS = 1279743058;
 
 type Client = {
   query(text: string, values: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
   connect(): Promise<unknown>;
-  end(): Promise<void>;
-  on(event: "error", f: () => void): void;
+  end(): unknown;
+  on(event: string, f: () => void): void;
   processID?: number;
   connection?: { stream?: { unref?(): void } };
 };
@@ -98,7 +96,7 @@ type Pool = Pick<Client, "query"> & { Client: new (options: unknown) => Client; 
  * process alive; a query on it sent within the same turn of the event loop when it is open.
  */
 function lockConnection(pool: Pool) {
-  let connecting: Promise<Client | void> | undefined;
+  let connecting: Promise<Client | undefined> | undefined;
   let pid = 0;
   const open = () => {
     // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
@@ -106,7 +104,7 @@ function lockConnection(pool: Pool) {
     c.on("error", () => void (connecting = undefined));
     return (connecting = c.connect().then(
       () => (c.connection?.stream?.unref?.(), (pid = c.processID ?? 0), c),
-      () => void (connecting = undefined),
+      () => (connecting = undefined),
     ));
   };
   open();
@@ -132,8 +130,8 @@ const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
 function storeOrder(saver: object) {
   const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
   if (typeof pool?.Client !== "function") return;
-  if (!lockConnections.has(pool)) lockConnections.set(pool, lockConnection(pool));
-  const locks = lockConnections.get(pool)!;
+  const locks = lockConnections.get(pool) ?? lockConnection(pool);
+  lockConnections.set(pool, locks);
   const key = (thread: string) => `${String(options?.schema)}/${thread}`;
   const lock = (sql: string, thread: string) =>
     locks.send(`SELECT pg_advisory_${sql}_shared(${LOCKS}, hashtext($1))`, [key(thread)]);
@@ -143,16 +141,16 @@ function storeOrder(saver: object) {
       void Promise.all([lock("lock", thread), until])
         .then(() => lock("unlock", thread))
         .catch(() => {}),
-    /** Resolves once no other process holds the thread's lock (at most {@link MAX_WAIT_MS}). */
+    /** Resolves once no other process holds the thread's lock, or after 30 s (polled every 5 ms). */
     async free(thread: string) {
-      for (let waited = 0; waited < MAX_WAIT_MS; waited += 5) {
+      for (let waited = 0; waited < 30_000; waited += 5) {
         const answer = await pool
           .query(
             `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
               AND objid = hashtext($1)::oid AND objsubid = 2 AND granted AND pid <> $2) AS free`,
             [key(thread), locks.pid()],
           )
-          .catch(() => undefined);
+          .catch(() => null);
         if (answer?.rows[0]?.free !== false) return;
         await sleep(5);
       }
@@ -292,8 +290,8 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       const other = (signal: AbortSignal) =>
         signal !== mine && (!mine!.aborted || seen.get(signal)!.order < seen.get(mine!)!.order);
       const ask = head && first && store;
-      const runs = head ? threads.get(thread)?.runs : undefined;
-      if (!ask && ![...(runs ?? [])].some(([signal]) => signal.aborted && other(signal)))
+      const runs = (head && threads.get(thread)?.runs) || [];
+      if (!ask && ![...runs].some(([signal]) => signal.aborted && other(signal)))
         return track(config, () => method(config));
       // Counted as under way while it waits: this process's next run waits for it, and its hold lasts.
       return track(config, async () => {
