@@ -21,6 +21,7 @@ import {
   openSaver,
   runSweepCase,
   TOOL_NAMES,
+  toolsThenAnswer,
   type SaverName,
   type SweepCase,
 } from "./support/abort-sweep";
@@ -320,14 +321,7 @@ describe.each(SAVERS)("a wrapped $name under an agent compiled with checkpointer
   describe.skipIf(skip !== undefined)(`subgraph${skipNote(skip)}`, () =>
     it("(b) the parent's state holds the finished sibling's real result, not a placeholder", async () => {
       const handle = await openSaver(name, "subgraph");
-      const stub = await startOpenAIStub({
-        script: (request) => {
-          const messages = (request as { messages: { role: string }[] }).messages;
-          return messages.at(-1)?.role === "user"
-            ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
-            : { text: "answer" };
-        },
-      });
+      const stub = await startOpenAIStub({ script: toolsThenAnswer });
       try {
         const tools = new HeldTools();
         const agent = buildSurface(

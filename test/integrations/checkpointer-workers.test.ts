@@ -17,14 +17,14 @@
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { postgresSaverOrSkip, POSTGRES_URL } from "../support/services";
 import { startOpenAIStub } from "../support/stubs";
 import { seededRandom } from "./support/checkpoint-scenarios";
-import { TOOL_NAMES } from "./support/abort-sweep";
+import { toolsThenAnswer } from "./support/abort-sweep";
 import type { StopReply, TurnReply, TurnRequest, WorkerAbort } from "./support/checkpoint-worker";
 
 const THREADS = 50;
@@ -84,6 +84,28 @@ async function startWorker(name: string, schema: string, stubUrl: string): Promi
   };
 }
 
+/** PostgreSQL (the test skipped when it is unreachable), the strict stub, workers A and B on one schema; all stopped after `body`. */
+async function withTwoWorkers(
+  context: TestContext,
+  label: string,
+  body: (
+    postgres: Awaited<ReturnType<typeof postgresSaverOrSkip>>,
+    stub: Awaited<ReturnType<typeof startOpenAIStub>>,
+    workers: Worker[],
+  ) => Promise<void>,
+) {
+  const postgres = await postgresSaverOrSkip(context, label);
+  const stub = await startOpenAIStub({ script: toolsThenAnswer });
+  const workers: Worker[] = [];
+  try {
+    workers.push(await startWorker("A", postgres.schema, stub.url), await startWorker("B", postgres.schema, stub.url));
+    await body(postgres, stub, workers);
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await stub.close();
+  }
+}
+
 interface Sent {
   id: string;
   text: string;
@@ -92,21 +114,7 @@ interface Sent {
 describe("several workers sharing one PostgreSQL saver", () => {
   it("50 threads served in turn by two processes, aborted at random points: valid, nothing lost, no " +
     "repair reported twice", async (context) => {
-    const postgres = await postgresSaverOrSkip(context, "workers");
-    const stub = await startOpenAIStub({
-      script: (request) => {
-        const messages = (request as { messages: { role: string }[] }).messages;
-        return messages.at(-1)?.role === "user"
-          ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
-          : { text: "answer" };
-      },
-    });
-    const workers: Worker[] = [];
-    try {
-      workers.push(
-        await startWorker("A", postgres.schema, stub.url),
-        await startWorker("B", postgres.schema, stub.url),
-      );
+    await withTwoWorkers(context, "workers", async (postgres, _stub, workers) => {
       const random = seededRandom(1302);
       const sent = new Map<string, Sent[]>();
       const completed = new Map<string, Set<string>>();
@@ -186,10 +194,7 @@ describe("several workers sharing one PostgreSQL saver", () => {
       // Repairs did happen, on both workers: abandoned calls closed, finished siblings salvaged.
       expect(new Set(repairs.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
       expect(repairs.some((r) => r.action === "salvaged_result")).toBe(true);
-    } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      await stub.close();
-    }
+    });
   }, 300_000);
 });
 
@@ -211,21 +216,7 @@ describe("several workers sharing one PostgreSQL saver", () => {
  */
 describe("the next turn sent at once to the other worker after an abort", () => {
   it("20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice", async (context) => {
-    const postgres = await postgresSaverOrSkip(context, "handover");
-    const stub = await startOpenAIStub({
-      script: (request) => {
-        const messages = (request as { messages: { role: string }[] }).messages;
-        return messages.at(-1)?.role === "user"
-          ? { toolCalls: TOOL_NAMES.map((n) => ({ name: n, args: { q: n } })) }
-          : { text: "answer" };
-      },
-    });
-    const workers: Worker[] = [];
-    try {
-      workers.push(
-        await startWorker("A", postgres.schema, stub.url),
-        await startWorker("B", postgres.schema, stub.url),
-      );
+    await withTwoWorkers(context, "handover", async (postgres, stub, workers) => {
       const random = seededRandom(3131);
       const points: WorkerAbort[] = ["before first step", "first model call", ...ABORTS];
       const sent = new Map<string, Sent[]>();
@@ -328,9 +319,6 @@ describe("the next turn sent at once to the other worker after an abort", () => 
       const failures = broken.map((b) => `${b} [${plans.get(b.split(":")[0])?.join("; ")}]`);
       expect({ errors, failures, twice }).toEqual({ errors: [], failures: [], twice: [] });
       expect(stub.rejections).toEqual([]);
-    } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      await stub.close();
-    }
+    });
   }, 300_000);
 });

@@ -147,6 +147,12 @@ export function tapSaver(
 
 export const TOOL_NAMES = ["alpha", "beta", "gamma"] as const;
 
+/** An OpenAI stub's script: the three tools called after a user message, an answer after their results. */
+export const toolsThenAnswer = (request: unknown) =>
+  (request as { messages: { role: string }[] }).messages.at(-1)?.role === "user"
+    ? { toolCalls: TOOL_NAMES.map((name) => ({ name, args: { q: name } })) }
+    : { text: "answer" };
+
 type Dict = Record<string, unknown>;
 const asDict = (v: unknown): Dict => (typeof v === "object" && v !== null ? (v as Dict) : {});
 
