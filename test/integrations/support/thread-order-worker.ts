@@ -4,10 +4,11 @@
  * toolCallRepairMiddleware runs (the real ChatOpenAI against the test's stub) over IPC.
  *
  * - `turn`: a run of a user message or a resume, to its end.
- * - `aborted`: a run whose signal is aborted before it starts, answered as soon as invoke() rejects (as an
- *   application sees it). The run's loop goes on; from then on this worker's reads of the saver answer only on
- *   `release`, so the loop reads the thread as it was and creates its checkpoint after whatever the other
- *   worker wrote meanwhile (a slow read).
+ * - `aborted`: a run whose signal is aborted before it starts, answered once invoke() has rejected (as an
+ *   application sees it) and the run's loop has read the thread. The loop goes on; from then on this worker's
+ *   reads of the saver answer only on `release`, so the loop reads the thread as it was and creates its checkpoint
+ *   after whatever the other worker wrote meanwhile (a slow read). Without waiting for that read, a loaded machine
+ *   could let the loop read the thread only after the other worker's turn (the aborted turn then comes after it).
  * - `release`: the held reads answer; answered once the aborted run's last writes have landed.
  */
 import { HumanMessage } from "@langchain/core/messages";
@@ -87,8 +88,11 @@ async function serve(request: OrderRequest): Promise<OrderReply> {
       () => "the run was expected to be aborted",
       () => undefined,
     );
-    // The run's loop goes on after the rejection: what it reads from now on answers only on release.
+    // The run's loop goes on after the rejection: what it reads from now on answers only on release. Answered once
+    // its read of the thread is held (it read the thread as it was before the other worker's turn), however slowly
+    // this process runs (at most 5 s).
     held = [];
+    for (let waited = 0; !held.length && waited < 5_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
     return { seq: request.seq, error };
   }
   const error = await agent.invoke(input as never, config).then(
