@@ -107,6 +107,19 @@ async function withTwoWorkers(
   }
 }
 
+/** The repairs (action and call) that both workers reported, or one worker twice. */
+function reportedTwice(repairs: (ToolCallRepair & { worker: string })[]) {
+  const seen = new Map<string, string>();
+  const twice: string[] = [];
+  for (const repair of repairs) {
+    if (!repair.toolCallId) continue;
+    const key = `${repair.action} ${repair.toolCallId}`;
+    if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
+    else seen.set(key, repair.worker);
+  }
+  return twice;
+}
+
 interface Sent {
   id: string;
   text: string;
@@ -183,14 +196,7 @@ describe("several workers sharing one PostgreSQL saver", () => {
       }
       expect(broken).toEqual([]);
 
-      const seen = new Map<string, string>();
-      const twice: string[] = [];
-      for (const repair of repairs) {
-        if (!repair.toolCallId) continue;
-        const key = `${repair.action} ${repair.toolCallId}`;
-        if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
-        else seen.set(key, repair.worker);
-      }
+      const twice = reportedTwice(repairs);
       expect(twice).toEqual([]);
       // Repairs did happen, on both workers: abandoned calls closed, finished siblings salvaged.
       expect(new Set(repairs.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
@@ -312,14 +318,7 @@ describe("the next turn sent at once to the other worker after an abort", () => 
             broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"} in store`);
         }
       }
-      const seen = new Map<string, string>();
-      const twice: string[] = [];
-      for (const repair of repairs) {
-        if (!repair.toolCallId) continue;
-        const key = `${repair.action} ${repair.toolCallId}`;
-        if (seen.has(key)) twice.push(`${key}: ${seen.get(key)} and ${repair.worker}`);
-        else seen.set(key, repair.worker);
-      }
+      const twice = reportedTwice(repairs);
       const kept = 20 - new Set(broken.map((b) => b.split(":")[0])).size;
       console.log(`handover: ${kept}/20 threads kept everything, ${twice.length} repairs reported twice`);
       // Each failing thread with its turns, to read the failure.
