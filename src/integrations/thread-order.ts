@@ -329,10 +329,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
         created !== undefined && created >= (seen.get(config.signal!)?.abortedAt ?? 0)
           ? idRightAfter(typeof parent === "string" ? parent : "00000000-0000-6000-8000-000000000000")
           : undefined;
-      if (id) {
-        evictOldest(moved);
-        moved.set(checkpointKey(config, checkpoint.id), id);
-      }
+      if (id) evictOldest(moved).set(checkpointKey(config, checkpoint.id), id);
       const m = parents === metadata?.parents ? metadata : { ...metadata, parents };
       return track(config, () => outer.put(c, id ? { ...checkpoint, id } : checkpoint, m, newVersions));
     },
