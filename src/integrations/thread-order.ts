@@ -15,8 +15,9 @@
  *   aborted still has reads or writes under way, and until it has been quiet for a few turns of the event loop
  *   (its loop issues its next write within microtasks of the last one settling). A run's first read waits so
  *   even when the run is aborted already, for runs aborted before it was first seen.
- * - Reads (other processes, PostgreSQL): an aborted run holds its thread's advisory lock until quiet, and a run's
- *   first read waits until no other process holds it (see `storeOrder`).
+ * - Reads (every process, PostgreSQL): an aborted run holds an advisory lock of its thread until it is quiet, and
+ *   a run's first read waits until nobody holds one, or, once the run is aborted, one taken before its own (see
+ *   `storeOrder`).
  * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
  *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
  *   low bits), or before every id when it has no parent. It stays the head when nothing was written after its
@@ -74,17 +75,15 @@ function createdAt(id: string) {
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
-type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
+type Run = { order: number; abortedAt: number; at?: number };
 
-/** The first key of the wrapper's advisory locks (the second is the thread's hash). */
-const LOCKS = 1279743058;
+type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
 type Client = {
   query(text: string, values: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
   connect(): Promise<unknown>;
   end(): unknown;
   on(event: string, f: () => void): void;
-  processID?: number;
   connection?: { stream?: { unref?(): void } };
 };
 
@@ -97,13 +96,12 @@ type Pool = Pick<Client, "query"> & { Client: new (options: unknown) => Client; 
  */
 function lockConnection(pool: Pool) {
   let connecting: Promise<Client | undefined> | undefined;
-  let pid = 0;
   const open = () => {
     // Pipelined (node-postgres 8.23 and later): a lock goes on the wire at once, never queued behind another query.
     const c = new pool.Client({ ...pool.options, pipeline: true });
     c.on("error", () => void (connecting = undefined));
     return (connecting = c.connect().then(
-      () => (c.connection?.stream?.unref?.(), (pid = c.processID ?? 0), c),
+      () => (c.connection?.stream?.unref?.(), c),
       () => (connecting = undefined),
     ));
   };
@@ -111,44 +109,49 @@ function lockConnection(pool: Pool) {
   const watch = setInterval(() => {
     if (pool.ending) clearInterval(watch), connecting?.then((c) => c?.end()).catch(() => {});
   }, 1000).unref();
-  return {
-    send: (sql: string, values: unknown[]) => (connecting ?? open()).then((c) => c?.query(sql, values)),
-    pid: () => pid,
-  };
+  return (sql: string, values: unknown[]) => (connecting ?? open()).then((c) => c?.query(sql, values));
 }
 
 /** The lock connection of each pool (one however many savers and wrappers use it). */
 const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
 
 /**
- * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds its thread's
- * advisory lock (shared) from its abort until it is quiet, sent on the pool's lock connection from the abort
- * listener itself, so it reaches the server before `invoke()` rejects and the application can start the next run;
- * and a run's first read waits until no other process holds it (a query of `pg_locks` through the pool, leaving out
- * this process's holds: its own runs wait in memory). Undefined for any other saver.
+ * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds a lock of its
+ * thread (shared, keyed by the thread and the time it was taken) from its abort until it is quiet, sent on the
+ * pool's lock connection from the abort listener itself, so it reaches the server before `invoke()` rejects and the
+ * application can start the next run; and a run's first read waits until nobody holds one (a query of `pg_locks`
+ * through the pool). A run aborted while that read waits waits only for the locks taken before its own: the next
+ * turn's run, aborted too, holds one while it waits for this run, and each would wait for the other. Undefined for
+ * any other saver.
  */
 function storeOrder(saver: object) {
   const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
   if (typeof pool?.Client !== "function") return;
   const locks = lockConnections.get(pool) ?? lockConnection(pool);
   lockConnections.set(pool, locks);
-  const key = (thread: string) => `${String(options?.schema)}/${thread}`;
-  const lock = (sql: string, thread: string) =>
-    locks.send(`SELECT pg_advisory_${sql}_shared(${LOCKS}, hashtext($1))`, [key(thread)]);
+  const key = (thread: string) => `${options?.schema}/${thread}`;
+  const lock = (sql: string, thread: string, at: number) =>
+    locks(`SELECT pg_advisory_${sql}_shared(hashtext($1)::int8 << 32 | $2)`, [key(thread), at]);
   return {
-    /** Holds the thread's lock (shared) until `until` resolves. */
-    hold: (thread: string, until: Promise<void>) =>
-      void Promise.all([lock("lock", thread), until])
-        .then(() => lock("unlock", thread))
+    /** Holds the thread's lock of time `at` (shared) until `until` resolves. */
+    hold: (thread: string, at: number, until: Promise<void>) =>
+      void Promise.all([lock("lock", thread, at), until])
+        .then(() => lock("unlock", thread, at))
         .catch(() => {}),
-    /** Resolves once no other process holds the thread's lock, or after 30 s (polled every 5 ms). */
-    async free(thread: string) {
+    /**
+     * Resolves once nobody holds a lock of the thread (once `run` is aborted: one taken before its own), or after
+     * 30 s (polled every 5 ms; `run.at` read at each poll).
+     */
+    async free(thread: string, run: Run) {
       for (let waited = 0; waited < 30_000; waited += 5) {
         const answer = await pool
           .query(
-            `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCKS}
-              AND objid = hashtext($1)::oid AND objsubid = 2 AND granted AND pid <> $2) AS free`,
-            [key(thread), locks.pid()],
+            // A bigint advisory lock (objsubid 1; no other lock has a classid outside the system catalogs' few oids):
+            // its high half the thread, its low half its time, older than $2 when the difference modulo 2^32 is below
+            // 2^31.
+            `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE classid = hashtext($1)::oid AND objsubid = 1 AND granted ` +
+              `AND ($2::int8 IS NULL OR ($2 - objid::int8) << 32 > 0)) AS free`,
+            [key(thread), run.at],
           )
           .catch(() => null);
         if (answer?.rows[0]?.free !== false) return;
@@ -172,10 +175,10 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   const threads = new Map<string, Entry>();
   /**
-   * Each run seen: in which order, and when it was aborted (Unix ms; 0 for a run first seen aborted, when is
-   * unknown; Infinity while live).
+   * Each run seen: in which order, when it was aborted (Unix ms; 0 for a run first seen aborted, when is unknown;
+   * Infinity while live), and when it took its hold in the store (Unix ms, modulo 2^32).
    */
-  const seen = new WeakMap<AbortSignal, { order: number; abortedAt: number }>();
+  const seen = new WeakMap<AbortSignal, Run>();
   let runsSeen = 0;
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
@@ -188,7 +191,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       // Forgets the oldest thread that has nothing under way and nobody waiting (aborted runs no read came for).
       if (threads.size >= MAX_TRACKED)
         for (const [key, { runs, waiters }] of threads)
-          if (!waiters.length && [...runs.values()].every((run) => run.inFlight === 0)) {
+          if (!waiters.length && [...runs.values()].every((run) => !run.inFlight)) {
             threads.delete(key);
             break;
           }
@@ -204,14 +207,16 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   function register(signal: AbortSignal, thread: string) {
     if (seen.has(signal)) return false;
-    const run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity };
+    const run: Run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity };
     seen.set(signal, run);
     const aborted = () => {
       const { runs } = entryOf(thread);
       runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
+      // Until it and the runs seen before it are quiet: never for a later one (which may be waiting for this hold).
       store?.hold(
         thread,
-        quiet(thread, () => true),
+        (run.at = Date.now() % 2 ** 32),
+        quiet(thread, (other) => seen.get(other)!.order <= run.order),
       );
     };
     if (signal.aborted) aborted();
@@ -258,7 +263,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
     if (signal.aborted) entry.abortedOps++;
     const settle = () => {
       // A live run is forgotten between operations; an aborted one is kept until it has been seen quiet.
-      if (--run.inFlight === 0 && !signal.aborted) entry.runs.delete(signal);
+      if (!--run.inFlight && !signal.aborted) entry.runs.delete(signal);
       if (!entry.runs.size && !entry.waiters.length) threads.delete(thread);
       for (const wake of entry.waiters.splice(0)) wake();
     };
@@ -273,8 +278,8 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
   /**
    * A read, counted as under way for its run. A read of the head by a live run, and a run's first read, first wait
    * until the thread's other aborted runs are quiet (see `quiet`; an aborted run only for runs aborted before it was
-   * first seen, so two never wait for each other), and a run's first read on PostgreSQL until no other process holds
-   * the thread. An addressed read is history, an aborted run's later reads are stale anyway, and a read outside any
+   * first seen, so two never wait for each other), and a run's first read on PostgreSQL until no lock of the thread
+   * is held (see `storeOrder`). An addressed read is history, an aborted run's later reads are stale anyway, and a read outside any
    * run (getState, an onRepair handler during an aborted run's put) never waits. No await at all when there is
    * nothing to wait for.
    */
@@ -296,7 +301,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       // Counted as under way while it waits: this process's next run waits for it, and its hold lasts.
       return track(config, async () => {
         await quiet(thread, other);
-        if (ask) await store.free(thread);
+        if (ask) await store.free(thread, seen.get(mine)!);
         return method(config);
       });
     };

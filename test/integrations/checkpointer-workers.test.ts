@@ -22,7 +22,6 @@ import { findToolCallProblems } from "../../src/engine";
 import { isSyntheticResult } from "../../src/messages/inspect";
 import type { ToolCallRepair } from "../../src/types";
 import { postgresSaverOrSkip, POSTGRES_URL } from "../support/services";
-import { pinnedTo } from "../support/versions";
 import { startOpenAIStub } from "../support/stubs";
 import { seededRandom } from "./support/checkpoint-scenarios";
 import { toolsThenAnswer } from "./support/abort-sweep";
@@ -219,112 +218,128 @@ describe("several workers sharing one PostgreSQL saver", () => {
  * no run throws (a resume right after an abort included), and no repair is reported twice. Runs are aborted from
  * their first read of the thread on (a run aborted before it touches the saver is known to no store: see
  * support/checkpoint-worker.ts). LGTR_SAME_WORKER=1 keeps each thread on one worker (the in-process rule);
+ * LGTR_ABORTS="before first step,tools 1/3" aborts only at those points;
  * LGTR_DUMP=1 prints a failing thread's checkpoints.
  */
 describe("the next turn sent at once to the other worker after an abort", () => {
-  it("20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice", async (context) => {
-    await withTwoWorkers(context, "handover", async (postgres, stub, workers) => {
-      const random = seededRandom(3131);
-      // At the minimum peers (LangGraph 1.2) a run aborted as its first read was under way once lost its user
-      // message under the whole suite's load (seen once, not reproduced alone, not yet explained): that point is left
-      // out there and runs from LangGraph 1.7 on.
-      const early: WorkerAbort[] = pinnedTo("@langchain/langgraph", "1.7.0", "aborts at a run's first read")
-        ? []
-        : ["before first step"];
-      const points: WorkerAbort[] = [...early, "first model call", ...ABORTS];
-      const sent = new Map<string, Sent[]>();
-      const completed = new Map<string, Set<string>>();
-      const errors: string[] = [];
-      let handedOver = 0;
-      let resumes = 0;
-      const plans = new Map<string, string[]>();
-      await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const thread = `h-${i}`;
-          const surface = i % 2 === 0 ? "createAgent+middleware" : "StateGraph+node";
-          let aborted = false;
-          for (let turn = 0; turn < 5; turn++) {
-            const final = turn === 4;
-            const resume: boolean = aborted && !final && random() < 0.3;
-            const abort: WorkerAbort | undefined =
-              !final && !resume && random() < 0.6 ? points[Math.floor(random() * points.length)] : undefined;
-            const message = resume ? undefined : { text: `thread ${i}, turn ${turn}`, id: `m-${i}-${turn}` };
-            if (aborted) handedOver++;
-            if (resume) resumes++;
-            const reply = await workers[(i + (process.env.LGTR_SAME_WORKER ? 0 : turn)) % 2].turn({
-              thread,
-              message,
-              abort,
-              immediate: true,
-              surface,
-            });
-            plans.set(thread, [
-              ...(plans.get(thread) ?? []),
-              `${resume ? "resume" : "message"}${abort ? ` aborted ${abort}` : ""}`,
-            ]);
-            if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
-            for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
-            if (reply.error && !abort)
-              errors.push(`${thread} turn ${turn} (${surface}): ${reply.error.split("\n")[0]}`);
-            aborted = abort !== undefined;
-          }
-        }),
-      );
-      const repairs = (
-        await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))
-      ).flat();
-
-      expect(handedOver).toBeGreaterThan(20);
-      expect(resumes).toBeGreaterThan(3);
-
-      const broken: string[] = [];
-      for (let i = 0; i < 20; i++) {
-        const thread = `h-${i}`;
-        const expected = sent.get(thread) ?? [];
-        const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint
-          .channel_values.messages ?? []) as BaseMessage[];
-        const problems = findToolCallProblems(stored, { provider: "openai" });
-        if (problems.length > 0)
-          broken.push(`${thread}: stored thread invalid (${problems.map((p) => p.kind).join(",")})`);
-        const humans = stored.filter((m) => HumanMessage.isInstance(m));
-        if (JSON.stringify(humans.map((m) => m.id)) !== JSON.stringify(expected.map((s) => s.id)))
-          broken.push(`${thread}: stored user messages ${JSON.stringify(humans.map((m) => m.id))}`);
-        if (process.env.LGTR_DUMP && broken.some((b) => b.startsWith(`${thread}:`)))
-          for await (const t of postgres.saver.list({ configurable: { thread_id: thread } })) {
-            const ids = (v: unknown) =>
-              [v].flat().map((m) => (m as BaseMessage)?.id ?? (m as { kwargs?: { id?: string } })?.kwargs?.id ?? "?");
-            const cv = t.checkpoint.channel_values;
-            console.log(
-              thread,
-              t.checkpoint.id,
-              "parent",
-              t.parentConfig?.configurable?.checkpoint_id,
-              t.metadata?.source,
-              t.metadata?.step,
-              "msgs",
-              JSON.stringify(ids(cv.messages).filter((x) => String(x).startsWith("m-"))),
-              "start",
-              JSON.stringify(cv.__start__ ? ids((cv.__start__ as { messages?: unknown }).messages) : null),
-              "writes",
-              JSON.stringify(t.pendingWrites?.map(([task, ch]) => `${task.slice(0, 4)}:${ch}`)),
-            );
-          }
-        const results = new Map(
-          stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
+  // Every abort point; and only aborts at a run's first read, where aborted turns follow each other on alternate
+  // workers while each one's first read still waits for the one before: an aborted run waits only for holds taken
+  // before its own (without that, two such runs waited for each other until the 30 s limit and 3 of 20 threads lost
+  // a user message).
+  const cases: [string, WorkerAbort[], number][] = [
+    [
+      "20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice",
+      ["before first step", "first model call", ...ABORTS],
+      3131,
+    ],
+    [
+      "aborts only at a run's first read, turn after turn: no two aborted runs wait for each other",
+      ["before first step"],
+      3132,
+    ],
+  ];
+  for (const [name, all, seed] of cases)
+    it(name, async (context) => {
+      await withTwoWorkers(context, "handover", async (postgres, stub, workers) => {
+        const random = seededRandom(seed);
+        const points = all.filter(
+          (point) => !process.env.LGTR_ABORTS || process.env.LGTR_ABORTS.split(",").includes(point),
         );
-        for (const id of completed.get(thread) ?? []) {
-          const result = results.get(id);
-          if (!result || isSyntheticResult(result))
-            broken.push(`${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"} in store`);
+        const sent = new Map<string, Sent[]>();
+        const completed = new Map<string, Set<string>>();
+        const errors: string[] = [];
+        let handedOver = 0;
+        let resumes = 0;
+        const plans = new Map<string, string[]>();
+        await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            const thread = `h-${i}`;
+            const surface = i % 2 === 0 ? "createAgent+middleware" : "StateGraph+node";
+            let aborted = false;
+            for (let turn = 0; turn < 5; turn++) {
+              const final = turn === 4;
+              const resume: boolean = aborted && !final && random() < 0.3;
+              const abort: WorkerAbort | undefined =
+                !final && !resume && random() < 0.6 ? points[Math.floor(random() * points.length)] : undefined;
+              const message = resume ? undefined : { text: `thread ${i}, turn ${turn}`, id: `m-${i}-${turn}` };
+              if (aborted) handedOver++;
+              if (resume) resumes++;
+              const reply = await workers[(i + (process.env.LGTR_SAME_WORKER ? 0 : turn)) % 2].turn({
+                thread,
+                message,
+                abort,
+                immediate: true,
+                surface,
+              });
+              plans.set(thread, [
+                ...(plans.get(thread) ?? []),
+                `${resume ? "resume" : "message"}${abort ? ` aborted ${abort}` : ""}`,
+              ]);
+              if (message) sent.set(thread, [...(sent.get(thread) ?? []), message]);
+              for (const id of reply.completed) completed.set(thread, (completed.get(thread) ?? new Set()).add(id));
+              if (reply.error && !abort)
+                errors.push(`${thread} turn ${turn} (${surface}): ${reply.error.split("\n")[0]}`);
+              aborted = abort !== undefined;
+            }
+          }),
+        );
+        const repairs = (
+          await Promise.all(workers.splice(0).map(async (w) => (await w.stop()).map((r) => ({ worker: w.name, ...r }))))
+        ).flat();
+
+        expect(handedOver).toBeGreaterThan(20);
+        expect(resumes).toBeGreaterThan(3);
+
+        const broken: string[] = [];
+        for (let i = 0; i < 20; i++) {
+          const thread = `h-${i}`;
+          const expected = sent.get(thread) ?? [];
+          const stored = ((await postgres.saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint
+            .channel_values.messages ?? []) as BaseMessage[];
+          const problems = findToolCallProblems(stored, { provider: "openai" });
+          if (problems.length > 0)
+            broken.push(`${thread}: stored thread invalid (${problems.map((p) => p.kind).join(",")})`);
+          const humans = stored.filter((m) => HumanMessage.isInstance(m));
+          if (JSON.stringify(humans.map((m) => m.id)) !== JSON.stringify(expected.map((s) => s.id)))
+            broken.push(`${thread}: stored user messages ${JSON.stringify(humans.map((m) => m.id))}`);
+          if (process.env.LGTR_DUMP && broken.some((b) => b.startsWith(`${thread}:`)))
+            for await (const t of postgres.saver.list({ configurable: { thread_id: thread } })) {
+              const ids = (v: unknown) =>
+                [v].flat().map((m) => (m as BaseMessage)?.id ?? (m as { kwargs?: { id?: string } })?.kwargs?.id ?? "?");
+              const cv = t.checkpoint.channel_values;
+              console.log(
+                thread,
+                t.checkpoint.id,
+                "parent",
+                t.parentConfig?.configurable?.checkpoint_id,
+                t.metadata?.source,
+                t.metadata?.step,
+                "msgs",
+                JSON.stringify(ids(cv.messages).filter((x) => String(x).startsWith("m-"))),
+                "start",
+                JSON.stringify(cv.__start__ ? ids((cv.__start__ as { messages?: unknown }).messages) : null),
+                "writes",
+                JSON.stringify(t.pendingWrites?.map(([task, ch]) => `${task.slice(0, 4)}:${ch}`)),
+              );
+            }
+          const results = new Map(
+            stored.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
+          );
+          for (const id of completed.get(thread) ?? []) {
+            const result = results.get(id);
+            if (!result || isSyntheticResult(result))
+              broken.push(
+                `${thread}: finished call ${id} ${result ? "has a placeholder" : "lost its result"} in store`,
+              );
+          }
         }
-      }
-      const twice = reportedTwice(repairs);
-      const kept = 20 - new Set(broken.map((b) => b.split(":")[0])).size;
-      console.log(`handover: ${kept}/20 threads kept everything, ${twice.length} repairs reported twice`);
-      // Each failing thread with its turns, to read the failure.
-      const failures = broken.map((b) => `${b} [${plans.get(b.split(":")[0])?.join("; ")}]`);
-      expect({ errors, failures, twice }).toEqual({ errors: [], failures: [], twice: [] });
-      expect(stub.rejections).toEqual([]);
-    });
-  }, 300_000);
+        const twice = reportedTwice(repairs);
+        const kept = 20 - new Set(broken.map((b) => b.split(":")[0])).size;
+        console.log(`handover: ${kept}/20 threads kept everything, ${twice.length} repairs reported twice`);
+        // Each failing thread with its turns, to read the failure.
+        const failures = broken.map((b) => `${b} [${plans.get(b.split(":")[0])?.join("; ")}]`);
+        expect({ errors, failures, twice }).toEqual({ errors: [], failures: [], twice: [] });
+        expect(stub.rejections).toEqual([]);
+      });
+    }, 300_000);
 });
