@@ -213,7 +213,8 @@ describe("several workers sharing one PostgreSQL saver", () => {
  * StateGraph + node with one `Send` task per call.
  *
  * The next run must start from the aborted run's writes (src/integrations/thread-order.ts: the aborted run holds
- * its thread's advisory lock until it is quiet, and a run's first read waits until no other process holds it), so
+ * an advisory lock of its thread until it is quiet, and a run's first read waits until no lock of the thread is
+ * held, or once aborted, none taken before its own), so
  * the stored thread holds every user message once, in order, and every finished tool's real result, it is valid,
  * no run throws (a resume right after an abort included), and no repair is reported twice. Runs are aborted from
  * their first read of the thread on (a run aborted before it touches the saver is known to no store: see
