@@ -126,7 +126,7 @@ export function rebuildingPass<F extends { index: number }>({
       ),
     repair(messages, ctx) {
       const found = classify(messages, ctx);
-      if (found.length === 0) return messages;
+      if (!found.length) return messages;
       const out: (BaseMessage | undefined)[] = messages.slice();
       let removed = false;
       for (const f of found) {
@@ -195,7 +195,7 @@ export class OpenCalls {
 
   reset() {
     this.n = this.count = this.waiting = 0;
-    if (this.index.size > 0) this.index.clear();
+    if (this.index.size) this.index.clear();
   }
 
   /** Opens a call; `server`: an unanswered server tool, which no result answers and no location names. */

@@ -109,7 +109,7 @@ function engine(options: Readonly<ResolvedOptions>) {
     const problems = coerced.map((i) => problem(ctx, "malformed_message", i, COERCED));
     for (const pass of passes) problems.push(...pass.find(messages, ctx));
     problems.sort((a, b) => a.index - b.index);
-    if (options.provider !== "strict" && problems.length > 0) {
+    if (options.provider !== "strict" && problems.length) {
       // Where each problem lands in what the adapter sends: the index a production error names.
       const { payloadIndex } = payloadPositions(messages, options.provider);
       for (const p of problems) if (payloadIndex[p.index] >= 0) p.payloadIndex = payloadIndex[p.index];
@@ -149,7 +149,7 @@ function engine(options: Readonly<ResolvedOptions>) {
     // leaves needs the tools-as-text pass). One more round, only when the result is not clean, keeps a repair
     // idempotent: repairing its output changes nothing.
     if (current !== messages && !walk(current)) for (const pass of passes) current = pass.repair(current, ctx);
-    if (repairs.length === 0) return { messages: input, repairs: [] };
+    if (!repairs.length) return { messages: input, repairs: [] };
     reportRepairsSafely(options.onRepair, repairs);
     return { messages: current as M[], repairs };
   };

@@ -16,7 +16,7 @@
  *   (its loop issues its next write within microtasks of the last one settling). A run's first read waits so
  *   even when the run is aborted already, for runs aborted before it was first seen.
  * - Reads (every process, PostgreSQL): an aborted run holds an advisory lock of its thread until it is quiet, and
- *   a run's first read waits until nobody holds one, or, once the run is aborted, one taken before its own (see
+ *   a run's first read waits until nobody holds one, or, once the run is aborted, one of a run seen before it (see
  *   `storeOrder`).
  * - Writes (every process, no extra query): a checkpoint that an aborted run created after its abort (its
  *   uuid6 says when) is stored with an id right after its parent's (the same timestamp, a random step in the
@@ -75,7 +75,7 @@ function createdAt(id: string) {
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
-type Run = { order: number; abortedAt: number; at?: number };
+type Run = { order: number; abortedAt: number; at: number };
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
@@ -117,12 +117,14 @@ const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
 
 /**
  * Across processes, on a PostgreSQL saver (its node-postgres pool, `saver.pool`): an aborted run holds a lock of its
- * thread (shared, keyed by the thread and the time it was taken) from its abort until it is quiet, sent on the
- * pool's lock connection from the abort listener itself, so it reaches the server before `invoke()` rejects and the
- * application can start the next run; and a run's first read waits until nobody holds one (a query of `pg_locks`
- * through the pool). A run aborted while that read waits waits only for the locks taken before its own: the next
- * turn's run, aborted too, holds one while it waits for this run, and each would wait for the other. Undefined for
- * any other saver.
+ * thread (shared, keyed by the thread and the time the run was first seen) from its abort until it is quiet, sent
+ * on the pool's lock connection from the abort listener itself, so it reaches the server before `invoke()` rejects
+ * and the application can start the next run; and a run's first read waits until nobody holds one (a query of
+ * `pg_locks` through the pool). A run aborted while that read waits waits only for the locks of runs seen before
+ * it: the next turn's run, aborted too, holds one while it waits for this run, and each would wait for the other.
+ * A hold lasts while its own run, or another aborted run of the thread that is not waiting so, has something under
+ * way. So every wait goes to a run seen earlier (in a process, seen-order and time agree): no circle of waits.
+ * Undefined for any other saver.
  */
 function storeOrder(saver: object) {
   const { pool, options } = saver as { pool?: Pool; options?: { schema?: unknown } };
@@ -139,8 +141,8 @@ function storeOrder(saver: object) {
         .then(() => lock("unlock", thread, at))
         .catch(() => {}),
     /**
-     * Resolves once nobody holds a lock of the thread (once `run` is aborted: one taken before its own), or after
-     * 30 s (polled every 5 ms; `run.at` read at each poll).
+     * Resolves once nobody holds a lock of the thread (once `run` is aborted: one of a run seen before it), or after
+     * 30 s (polled every 5 ms; whether `run` is aborted read at each poll).
      */
     async free(thread: string, run: Run) {
       for (let waited = 0; waited < 30_000; waited += 5) {
@@ -151,7 +153,7 @@ function storeOrder(saver: object) {
             // 2^31.
             `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE classid = hashtext($1)::oid AND objsubid = 1 AND granted ` +
               `AND ($2::int8 IS NULL OR ($2 - objid::int8) << 32 > 0)) AS free`,
-            [key(thread), run.at],
+            [key(thread), run.abortedAt < Infinity ? run.at : null],
           )
           .catch(() => null);
         if (answer?.rows[0]?.free !== false) return;
@@ -175,11 +177,13 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   const threads = new Map<string, Entry>();
   /**
-   * Each run seen: in which order, when it was aborted (Unix ms; 0 for a run first seen aborted, when is unknown;
-   * Infinity while live), and when it took its hold in the store (Unix ms, modulo 2^32).
+   * Each run seen: in which order and when (Unix ms modulo 2^32: its lock's time in the store), and when it was
+   * aborted (Unix ms; 0 for a run first seen aborted, when is unknown; Infinity while live).
    */
   const seen = new WeakMap<AbortSignal, Run>();
   let runsSeen = 0;
+  /** Runs whose read waits for other runs (in memory or in the store). */
+  const waiting = new Set<AbortSignal>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
   const moved = new Map<string, string>();
   const store = storeOrder(inner);
@@ -207,16 +211,16 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   function register(signal: AbortSignal, thread: string) {
     if (seen.has(signal)) return false;
-    const run: Run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity };
+    const run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity, at: Date.now() % 2 ** 32 };
     seen.set(signal, run);
     const aborted = () => {
       const { runs } = entryOf(thread);
       runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
-      // Until it and the runs seen before it are quiet: never for a later one (which may be waiting for this hold).
+      // Not for another run while its first read waits: that read may wait for this very lock.
       store?.hold(
         thread,
-        (run.at = Date.now() % 2 ** 32),
-        quiet(thread, (other) => seen.get(other)!.order <= run.order),
+        run.at,
+        quiet(thread, (other) => other === signal || !waiting.has(other)),
       );
     };
     if (signal.aborted) aborted();
@@ -300,8 +304,10 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
         return track(config, () => method(config));
       // Counted as under way while it waits: this process's next run waits for it, and its hold lasts.
       return track(config, async () => {
+        waiting.add(mine!);
         await quiet(thread, other);
         if (ask) await store.free(thread, seen.get(mine)!);
+        waiting.delete(mine!);
         return method(config);
       });
     };

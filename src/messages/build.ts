@@ -128,7 +128,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
   // A server tool's inline result follows its call's new id, and leaves with it (A4, A13). An edit of a location
   // means refs there: its list is an array (content here, the output below).
   const content = m.content;
-  if (servers.size > 0)
+  if (servers.size)
     (content as unknown[]).forEach((block, i) => {
       const e = isServerToolResultBlock(block) && servers.get(block.tool_use_id);
       if (e) edits.get("content")!.set(i, e);
@@ -146,7 +146,7 @@ export function rewriteToolCalls(message: AIMessage, edit: RefEditor, promoted: 
     meta = { ...meta, output };
     kwargs = withoutReasoning(kwargs, droppedReasoning);
   }
-  if (renames.size > 0) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
+  if (renames.size) kwargs = rekeyCallMaps(kwargs, renames, idsKept);
   return rebuildMessage(message, {
     content: apply(content, "content"),
     tool_calls: [...(apply(listOf(m.tool_calls), "tool_calls") as unknown[]), ...promoted],

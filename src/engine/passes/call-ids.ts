@@ -56,7 +56,7 @@ function freshIds(profile: ProviderProfile, taken: Set<string>) {
   return (base: string) => {
     const max = Math.min(profile.maxIdLength, 64);
     let clean = profile.idPattern || !/^[\x21-\x7e]+$/.test(base) ? base.replace(/[^a-zA-Z0-9_-]/g, "_") : base;
-    if (clean.length === 0) clean = "call";
+    clean ||= "call";
     if (clean.length > max) clean = `${clean.slice(0, max - 9)}_${fnv1a(base)}`;
     let candidate = clean;
     let k = next.get(clean) ?? 2;
@@ -133,7 +133,7 @@ function planRenames(messages: readonly BaseMessage[], profile: ProviderProfile,
     }
     renamed.push(slot);
   }
-  if (renamed.length === 0) return new Map();
+  if (!renamed.length) return new Map();
   const taken = new Set<string>();
   const callIds = new Set<string>();
   for (const slot of allSlots) if (slot.id !== undefined) taken.add(slot.id), callIds.add(slot.id);
@@ -166,7 +166,7 @@ function assignResults(messages: readonly BaseMessage[], allSlots: Slot[], renam
   const results = new Map<number, string>();
   const ids = new Set<string>();
   for (const s of renamed) if (s.id !== undefined) ids.add(s.id);
-  if (ids.size === 0) return results;
+  if (!ids.size) return results;
   // The slots of these ids, in message order (slots are collected message by message).
   const slots = allSlots.filter((s) => s.id !== undefined && ids.has(s.id));
   const slotsById = new Map<string, Slot[]>();

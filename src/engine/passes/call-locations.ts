@@ -127,7 +127,7 @@ export const callLocationsPass = rebuildingPass({
       const hasBlocks =
         Array.isArray(m.content) && !isV1Message(m) && m.content.some((b) => !keepsCallBlock(profile, b));
       const outputMissing = idsMissingFromOutput(m, [...inToolCalls, ...promotable.map((r) => r.id!)]);
-      if (promotable.length > 0 || hasBlocks || outputMissing.length > 0)
+      if (promotable.length || hasBlocks || outputMissing.length)
         return { index, outside: promotable, hasBlocks, outputMissing };
     }),
   // A finding's problems, each with the action its repair takes.
@@ -153,7 +153,7 @@ export const callLocationsPass = rebuildingPass({
       })),
     ];
     const fields: Dict = { content, tool_calls: toolCalls };
-    if (f.outputMissing.length > 0) {
+    if (f.outputMissing.length) {
       const missing = new Set(f.outputMissing);
       const meta = message.response_metadata as Dict;
       const added = toolCalls

@@ -36,7 +36,7 @@ function answeredRightAfter(messages: readonly BaseMessage[], index: number, cal
     const m = messages[index + k];
     if (!isToolResult(m) || !ids.delete(resultIdOf(m))) return false;
   }
-  return ids.size === 0;
+  return !ids.size;
 }
 
 /** Judges each message (the pass and the clean walk alike): what its step needs, if anything. */
@@ -46,7 +46,7 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
   // `split`: the message becomes one step per call; `sign`: its first call lacks a signature the current turn needs.
   return (m: BaseMessage, index: number) => {
     const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
-    if (calls.length === 0) return undefined;
+    if (!calls.length) return undefined;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
     // The first call carries its thought signature (G6).
     const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m as AIMessage), calls[0].id);
@@ -86,7 +86,7 @@ export const callStepsPass: RepairPass = {
   },
   repair(messages, ctx) {
     const found = classifySteps(messages, ctx);
-    if (found.length === 0) return messages;
+    if (!found.length) return messages;
     const out: BaseMessage[] = [];
     let next = 0;
     for (let index = 0; index < messages.length; index++) {

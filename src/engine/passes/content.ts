@@ -60,7 +60,7 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
     const says = typeof content === "string" ? !blankString : hasMeaningfulContent(content, true);
     if (!says && !makesCalls(m)) return ["remove", "assistant message with no content and no calls"];
     if (blankBlock) return ["strip_blank_blocks", "blank text block in an assistant message"];
-    if (blankString && (content as string).length > 0)
+    if (blankString && (content as string).length)
       return ["blank_string", "assistant message whose text is only white space"];
     return undefined;
   }

@@ -76,7 +76,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
     if (isToolResult(m)) results.push(i);
     else if (isAssistant(m)) {
       const calls = callsOf(m, i, byId);
-      if (calls.length > 0) callsAt[i] = calls;
+      if (calls.length) callsAt[i] = calls;
     }
   }
   // Each result goes to its call, in order (a result may come before its call); the first one on the call itself,
@@ -99,7 +99,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
       // then the first one.
       const results = [call.result!, ...more];
       const real = results.filter((r) => !isNoResult(messages[r]));
-      const pool = real.length > 0 ? real : results;
+      const pool = real.length ? real : results;
       call.result = pool.find((r) => r > call.messageIndex) ?? pool[0];
       const detail = `another result for ${call.id}, already answered at message ${call.result}`;
       for (const r of results) if (r !== call.result) at[r] = add("duplicate_result", r, detail, call);
@@ -246,7 +246,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     }
 
     let kept: BaseMessage | undefined = message;
-    if (remove.size > 0) {
+    if (remove.size) {
       kept = rewriteToolCalls(message, (ref) => (ref.id !== undefined && remove.has(ref.id) ? "drop" : undefined));
       for (const call of own)
         if (remove.has(call.id)) ctx.report(message, index, kind, "removed_call", call.problem!.detail, call);

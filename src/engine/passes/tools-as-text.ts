@@ -48,7 +48,7 @@ function classify(messages: readonly BaseMessage[], { profile, options }: FindCo
     if (isToolResult(m)) found.push({ index, result: true, calls: [{ id: resultIdOf(m) }], why });
     else if (isAssistant(m)) {
       const calls = distinctCalls(m, isClientCall);
-      if (calls.length > 0) found.push({ index, result: false, calls, why });
+      if (calls.length) found.push({ index, result: false, calls, why });
     }
   }
   return found;

@@ -98,7 +98,7 @@ function mergeContents(parts: MessageContent[]) {
 /** The history with the user messages inside an open reasoning loop moved after its last results (reported). */
 function deferredLoopTurns(messages: BaseMessage[], ctx: PassContext) {
   const inside = userTurnsInReasoningLoop(messages, ctx.profile.alternation);
-  if (inside.length === 0) return messages;
+  if (!inside.length) return messages;
   const moved = new Set(inside);
   for (const i of inside) ctx.report(messages[i], i, "consecutive_same_role", "moved_message", MOVE_DETAIL);
   return [...messages.filter((_, i) => !moved.has(i)), ...inside.map((i) => messages[i])];
@@ -115,7 +115,7 @@ const blocksOf = (content: unknown): unknown[] =>
 /** The history with each text-only assistant message of an open reasoning loop joined into the next one (reported). */
 function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext) {
   const joining = new Set(textTurnsInReasoningLoop(messages, ctx.profile.alternation));
-  if (joining.size === 0) return messages;
+  if (!joining.size) return messages;
   const out: BaseMessage[] = [];
   let pending: unknown[] = [];
   messages.forEach((m, i) => {
@@ -124,7 +124,7 @@ function joinedLoopTurns(messages: BaseMessage[], ctx: PassContext) {
       ctx.report(m, i, "consecutive_same_role", "merged_messages", JOIN_DETAIL);
       return;
     }
-    if (pending.length === 0) return out.push(m);
+    if (!pending.length) return out.push(m);
     const own = blocksOf(m.content);
     let lead = 0;
     while (lead < own.length && isReasoningBlock(own[lead])) lead++;
@@ -182,7 +182,7 @@ export const turnOrderPass: RepairPass = {
     // User turns leave the loop first: the assistant messages they separated may then need joining.
     const messages = ctx.profile.signedReasoning ? joinedLoopTurns(deferredLoopTurns(input, ctx), ctx) : input;
     const found = classifyTurns(messages, ctx);
-    if (found.length === 0) return sameOrNew(input, messages);
+    if (!found.length) return sameOrNew(input, messages);
     const out: BaseMessage[] = [];
     let lastUser = -1; // index in `out` of the last user message, which a following one merges into
     // A run of merged user messages is built once at its end, so a run of any length costs its own size.
