@@ -14,7 +14,7 @@
  * - Reads (this process): a run's read of its thread's head waits while another run of the thread that was
  *   aborted still has reads or writes under way, and until it has been quiet for a few turns of the event loop
  *   (its loop issues its next write within microtasks of the last one settling). A run's first read waits so
- *   even when the run is aborted already, for runs aborted before it was first seen.
+ *   even when the run is aborted already, for the aborted runs first seen before it.
  * - Reads (every process, PostgreSQL): an aborted run holds an advisory lock of its thread until it is quiet, and
  *   a run's first read waits until nobody holds one, or, once the run is aborted, one of a run seen before it (see
  *   `storeOrder`).
@@ -123,7 +123,8 @@ const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
  * `pg_locks` through the pool). A run aborted while that read waits waits only for the locks of runs seen before
  * it: the next turn's run, aborted too, holds one while it waits for this run, and each would wait for the other.
  * A hold lasts while its own run, or another aborted run of the thread that is not waiting so, has something under
- * way. So every wait goes to a run seen earlier (in a process, seen-order and time agree): no circle of waits.
+ * way. So an aborted run only ever waits for runs seen before it (in a process, seen-order and time agree), a hold
+ * only for runs that do not wait, and nothing waits for a live run: no circle of waits (a clock stepped back aside).
  * Undefined for any other saver.
  */
 function storeOrder(saver: object) {
@@ -206,7 +207,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
 
   /**
    * A run (its signal) first seen: noted, with the time of its abort when it comes. Once aborted it counts as a run
-   * of its thread not yet seen quiet, and holds its thread in the store for the other processes' reads until it is
+   * of its thread not yet seen quiet, and holds its thread in the store for the reads of later runs until it is
    * (see `quiet`). True the first time.
    */
   function register(signal: AbortSignal, thread: string) {
@@ -216,7 +217,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
     const aborted = () => {
       const { runs } = entryOf(thread);
       runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
-      // Not for another run while its first read waits: that read may wait for this very lock.
+      // Not for another run while a read of it waits (in memory or in the store): it may wait for this very lock.
       store?.hold(
         thread,
         run.at,
@@ -281,10 +282,10 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
 
   /**
    * A read, counted as under way for its run. A read of the head by a live run, and a run's first read, first wait
-   * until the thread's other aborted runs are quiet (see `quiet`; an aborted run only for runs aborted before it was
-   * first seen, so two never wait for each other), and a run's first read on PostgreSQL until no lock of the thread
-   * is held (see `storeOrder`). An addressed read is history, an aborted run's later reads are stale anyway, and a read outside any
-   * run (getState, an onRepair handler during an aborted run's put) never waits. No await at all when there is
+   * until the thread's other aborted runs are quiet (see `quiet`; an aborted run only for runs first seen before it,
+   * so two never wait for each other), and a run's first read on PostgreSQL until no lock of the thread is held (see
+   * `storeOrder`). An addressed read is history, an aborted run's later reads are stale anyway, and a read outside
+   * any run (getState, an onRepair handler during an aborted run's put) never waits. No await at all when there is
    * nothing to wait for.
    */
   const read =
