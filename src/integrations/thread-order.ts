@@ -75,12 +75,12 @@ function createdAt(id: string) {
   return Number((intervals - 0x01b21dd213814000n) / 10_000n);
 }
 
-type Run = { order: number; abortedAt: number; at: number };
+type Run = { abortedAt: number; at: number };
 
 type Saver = Pick<BaseCheckpointSaver, "getTuple" | "get" | "put" | "putWrites">;
 
 type Client = {
-  query(text: string, values: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: { free?: boolean }[] }>;
   connect(): Promise<unknown>;
   end(): unknown;
   on(event: string, f: () => void): void;
@@ -109,7 +109,8 @@ function lockConnection(pool: Pool) {
   const watch = setInterval(() => {
     if (pool.ending) clearInterval(watch), connecting?.then((c) => c?.end()).catch(() => {});
   }, 1000).unref();
-  return (sql: string, values: unknown[]) => (connecting ?? open()).then((c) => c?.query(sql, values));
+  // With no query: resolves once the connection is open (or failed).
+  return (sql?: string, values?: unknown[]) => (connecting ?? open()).then((c) => (sql ? c?.query(sql, values) : null));
 }
 
 /** The lock connection of each pool (one however many savers and wrappers use it). */
@@ -133,19 +134,23 @@ function storeOrder(saver: object) {
   const locks = lockConnections.get(pool) ?? lockConnection(pool);
   lockConnections.set(pool, locks);
   const key = (thread: string) => `${options?.schema}/${thread}`;
-  const lock = (sql: string, thread: string, at: number) =>
-    locks(`SELECT pg_advisory_${sql}_shared(hashtext($1)::int8 << 32 | $2)`, [key(thread), at]);
+  /** A run's lock time: its whole ms, modulo 2^32. */
+  const time = (run: Run) => Math.floor(run.at) % 2 ** 32;
+  const lock = (sql: string, thread: string, run: Run) =>
+    locks(`SELECT pg_advisory_${sql}_shared(hashtext($1)::int8 << 32 | $2)`, [key(thread), time(run)]);
   return {
-    /** Holds the thread's lock of time `at` (shared) until `until` resolves. */
-    hold: (thread: string, at: number, until: Promise<void>) =>
-      void Promise.all([lock("lock", thread, at), until])
-        .then(() => lock("unlock", thread, at))
+    /** Holds the thread's lock of `run`'s time (shared) until `until` resolves. */
+    hold: (thread: string, run: Run, until: Promise<void>) =>
+      void Promise.all([lock("lock", thread, run), until])
+        .then(() => lock("unlock", thread, run))
         .catch(() => {}),
     /**
-     * Resolves once nobody holds a lock of the thread (once `run` is aborted: one of a run seen before it), or after
-     * 30 s (polled every 5 ms; whether `run` is aborted read at each poll).
+     * Resolves once the lock connection is open (so that an abort from then on is held at once) and nobody holds a
+     * lock of the thread (once `run` is aborted: one of a run seen before it), or after 30 s (polled every 5 ms;
+     * whether `run` is aborted read at each poll).
      */
     async free(thread: string, run: Run) {
+      await locks();
       for (let waited = 0; waited < 30_000; waited += 5) {
         const answer = await pool
           .query(
@@ -154,7 +159,7 @@ function storeOrder(saver: object) {
             // 2^31.
             `SELECT NOT EXISTS (SELECT FROM pg_locks WHERE classid = hashtext($1)::oid AND objsubid = 1 AND granted ` +
               `AND ($2::int8 IS NULL OR ($2 - objid::int8) << 32 > 0)) AS free`,
-            [key(thread), run.abortedAt < Infinity ? run.at : null],
+            [key(thread), run.abortedAt < Infinity ? time(run) : null],
           )
           .catch(() => null);
         if (answer?.rows[0]?.free !== false) return;
@@ -171,18 +176,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * saver's `putWrites`, each counted as under way for its run; a head read first waits for aborted runs.
  */
 export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites">): Saver {
-  type Entry = { runs: Map<AbortSignal, { inFlight: number }>; waiters: (() => void)[]; abortedOps: number };
+  type Entry = {
+    runs: Map<AbortSignal, { inFlight: number }>;
+    waiters: (() => void)[];
+    abortedOps: number;
+    /** The time of a run of the thread first seen aborted: right after the last abort's. */
+    at?: number;
+  };
   /**
    * Per thread: its runs with operations under way (how many), or aborted and not yet seen quiet; who waits for
    * them to settle; and how many operations aborted runs have begun.
    */
   const threads = new Map<string, Entry>();
   /**
-   * Each run seen: in which order and when (Unix ms modulo 2^32: its lock's time in the store), and when it was
+   * Each run seen: when (Unix ms, a thousandth more than the run seen before it when the clock has not moved on
+   * since: in a process the runs' order; its whole ms modulo 2^32 is its lock's time in the store), and when it was
    * aborted (Unix ms; 0 for a run first seen aborted, when is unknown; Infinity while live).
    */
   const seen = new WeakMap<AbortSignal, Run>();
-  let runsSeen = 0;
+  let last = 0;
   /** Runs whose read waits for other runs (in memory or in the store). */
   const waiting = new Set<AbortSignal>();
   /** Checkpoints of aborted runs stored under another id (thread, namespace and the id LangGraph gave it). */
@@ -212,15 +224,22 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
    */
   function register(signal: AbortSignal, thread: string) {
     if (seen.has(signal)) return false;
-    const run = { order: runsSeen++, abortedAt: signal.aborted ? 0 : Infinity, at: Date.now() % 2 ** 32 };
+    // A run first seen aborted comes right after its thread's last abort here, within its ms (`Entry.at`):
+    // createAgent runs its loop with a second signal, first seen after the abort of the one it read the thread
+    // with, maybe once the next turn began elsewhere.
+    const run = {
+      abortedAt: signal.aborted ? 0 : Infinity,
+      at: (signal.aborted && threads.get(thread)?.at) || (last = Math.max(last + 1e-3, Date.now())),
+    };
     seen.set(signal, run);
     const aborted = () => {
-      const { runs } = entryOf(thread);
-      runs.set(signal, runs.get(signal) ?? { inFlight: 0 });
+      const entry = entryOf(thread);
+      entry.at = run.at + 1e-6;
+      entry.runs.set(signal, entry.runs.get(signal) ?? { inFlight: 0 });
       // Not for another run while a read of it waits (in memory or in the store): it may wait for this very lock.
       store?.hold(
         thread,
-        run.at,
+        run,
         quiet(thread, (other) => other === signal || !waiting.has(other)),
       );
     };
@@ -298,7 +317,7 @@ export function orderedSaverMethods(inner: Saver, outer: Omit<Saver, "putWrites"
       const first = mine && register(mine, thread);
       const head = checkpoint_id === undefined && mine && (first || !mine.aborted);
       const other = (signal: AbortSignal) =>
-        signal !== mine && (!mine!.aborted || seen.get(signal)!.order < seen.get(mine!)!.order);
+        signal !== mine && (!mine!.aborted || seen.get(signal)!.at < seen.get(mine!)!.at);
       const ask = head && first && store;
       const runs = (head && threads.get(thread)?.runs) || [];
       if (!ask && ![...runs].some(([signal]) => signal.aborted && other(signal)))

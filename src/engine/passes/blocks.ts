@@ -91,7 +91,6 @@ function unsupportedBlock(block: unknown, profile: ProviderProfile, v1: boolean,
   const only = profile.assistantBlocks;
   if (!v1 && only !== "any" && isDict(block) && !callBlockFormatOf(block))
     return (only === "converse" ? isConverseAssistantBlock : isGeminiAssistantBlock)(block) ? undefined : "unreadable";
-  return undefined;
 }
 
 const classifyBlocks = (messages: readonly BaseMessage[], { profile }: FindContext) =>
@@ -167,7 +166,7 @@ export const blocksPass = rebuildingPass({
     return rebuildMessage(message, {
       content: (message.content as unknown[]).flatMap((block) => {
         const verdict = unsupportedBlock(block, profile, v1, unsent);
-        return verdict === undefined ? [block] : (REPAIRED[verdict][2](block as Dict) ?? []);
+        return verdict ? (REPAIRED[verdict][2](block as Dict) ?? []) : [block];
       }),
     });
   },

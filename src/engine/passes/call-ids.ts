@@ -302,7 +302,7 @@ export const callIdsPass = rebuildingPass({
       start: () => seen.clear(),
       ai(m) {
         const { tool_calls: calls, content } = m;
-        if (calls !== undefined) for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k].id)) return false;
+        if (calls) for (let k = 0; k < calls.length; k++) if (!seen.accept(calls[k].id)) return false;
         // Server tool ids are unique in the request too (A4: a replayed message repeats them).
         if (profile.anthropicBlocks && typeof content !== "string")
           for (let i = 0; i < content.length; i++)

@@ -46,7 +46,7 @@ function stepJudge(messages: readonly BaseMessage[], { oneCallPerStep, signedCal
   // `split`: the message becomes one step per call; `sign`: its first call lacks a signature the current turn needs.
   return (m: BaseMessage, index: number) => {
     const calls = isAssistant(m) ? callsOf(m) : NO_CALLS;
-    if (!calls.length) return undefined;
+    if (!calls.length) return;
     const split = oneCallPerStep && calls.length > 1 && answeredRightAfter(messages, index, calls);
     // The first call carries its thought signature (G6).
     const sign = signedCalls && index >= currentTurn && !isSigned(signaturesOf(m as AIMessage), calls[0].id);
@@ -66,7 +66,7 @@ export const callStepsPass: RepairPass = {
   structural: false,
   clean(w) {
     const { profile } = w;
-    if (!profile.oneCallPerStep && !profile.signedCalls) return undefined;
+    if (!profile.oneCallPerStep && !profile.signedCalls) return;
     let judge: ReturnType<typeof stepJudge>;
     return {
       start: () => {

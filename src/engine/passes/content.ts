@@ -52,7 +52,7 @@ function mayBeBlank(content: unknown) {
  */
 function contentFix(m: BaseMessage): [Fix, string] | undefined {
   const content = m.content;
-  if (!mayBeBlank(content)) return undefined;
+  if (!mayBeBlank(content)) return;
   const type = m.type;
   const blankString = typeof content === "string" && isBlankText(content);
   const blankBlock = Array.isArray(content) && content.some(isBlankTextBlock);
@@ -62,10 +62,9 @@ function contentFix(m: BaseMessage): [Fix, string] | undefined {
     if (blankBlock) return ["strip_blank_blocks", "blank text block in an assistant message"];
     if (blankString && (content as string).length)
       return ["blank_string", "assistant message whose text is only white space"];
-    return undefined;
   }
   const turn = type === "tool" ? "tool" : type === "human" ? "user" : type === "generic" ? turnOf(m) : undefined;
-  if (turn !== "tool" && turn !== "user" && turn !== "assistant") return undefined;
+  if (turn !== "tool" && turn !== "user" && turn !== "assistant") return;
   const what = turn === "tool" ? "tool result" : `${type === "generic" ? "chat" : "user"} message`;
   if (blankString || (Array.isArray(content) && content.every(isBlankTextBlock)))
     return turn === "tool" ? ["fill", "tool result with empty content"] : ["remove", `${what} with no content`];

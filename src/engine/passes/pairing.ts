@@ -84,7 +84,7 @@ function analyzePairing(messages: readonly BaseMessage[]) {
   let moreResults: Map<Call, number[]> | undefined;
   for (const i of results) {
     const id = resultIdOf(messages[i] as ToolMessage);
-    const call = id === undefined ? undefined : byId.get(id);
+    const call = byId.get(id as string); // none for no id
     if (!call)
       at[i] =
         id === undefined
@@ -191,7 +191,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
   const answer = (call: Call, index: number, reason: ToolCallProblemKind, problem: Found, note?: string) => {
     // Arguments that did not parse never reach a tool; any other call may have started, and nothing here says why
     // it has no result.
-    const toolRun = note !== undefined ? "never_started" : "outcome_unknown";
+    const toolRun = note ? "never_started" : "outcome_unknown";
     ctx.report(messages[index], index, problem.kind, "synthesized_result", problem.detail, { ...call, toolRun });
     const text = options.syntheticResultText({ id: call.id, name: call.name, reason, note, toolRun });
     return syntheticToolResult({ toolCallId: call.id, toolName: call.name, reason, text, toolRun });
@@ -267,7 +267,7 @@ function rebuild(messages: BaseMessage[], analysis: ReturnType<typeof analyzePai
     }
     for (const call of answered) {
       const note = ctx.callNotes.get(call.id);
-      out.push(answer(call, index, note !== undefined ? "invalid_tool_call" : kind, call.problem!, note));
+      out.push(answer(call, index, note ? "invalid_tool_call" : kind, call.problem!, note));
     }
   }
   return sameOrNew(messages, out);

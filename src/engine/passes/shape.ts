@@ -59,7 +59,7 @@ function malformation(message: BaseMessage) {
     if (invalid !== undefined && (!Array.isArray(invalid) || hasMalformedEntry(invalid, false)))
       return "assistant message with a malformed invalid_tool_calls entry";
   } else if (type === "tool" && typeof m.tool_call_id === "number") return "tool result whose tool_call_id is a number";
-  if (!hasLooseItems(m.content)) return undefined;
+  if (!hasLooseItems(m.content)) return;
   const what = type === "ai" ? "assistant message" : type === "tool" ? "tool result" : "message";
   return `${what} whose content array holds items that are not blocks`;
 }

@@ -61,7 +61,7 @@ export const systemMessagesPass = rebuildingPass({
   structural: false,
   clean(w) {
     const mode = w.profile.systemInConversation;
-    if (mode === "any") return undefined;
+    if (mode === "any") return;
     const { misplaced, reset } = misplacedSystem(mode, w);
     return {
       start: reset,

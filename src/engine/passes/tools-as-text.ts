@@ -59,7 +59,7 @@ export const toolsAsTextPass = rebuildingPass({
   clean(w) {
     const all = w.toolsAsText;
     const converse = w.profile.assistantBlocks === "converse";
-    if (!all && !converse) return undefined;
+    if (!all && !converse) return;
     return {
       visit: all ? (m) => m.type !== "tool" && !(m.type === "ai" && m.tool_calls?.length > 0) : undefined,
       end: () => !converse || loopOpenedWithUnsentReasoning(w.messages as BaseMessage[]) === -1,

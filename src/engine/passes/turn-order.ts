@@ -60,13 +60,13 @@ function turnJudge({ leadingUser, alternation }: FindContext["profile"]) {
     prev = prevMessage = undefined;
   };
   const judge = (m: BaseMessage, turn = turnOf(m)) => {
-    if (turn === undefined || turn === "system") return undefined;
+    if (turn === undefined || turn === "system") return;
     const before = prev;
     const beforeMessage = prevMessage;
     prev = turn;
     prevMessage = m;
     if (before === undefined) return leadingUser && turn === "assistant" ? FIXES.lead : undefined;
-    if (!alternation) return undefined;
+    if (!alternation) return;
     // Only two HumanMessages merge; a ChatMessage keeps its own message (its role and name are its own).
     if (turn === "user" && before === "user")
       return HumanMessage.isInstance(m) && HumanMessage.isInstance(beforeMessage) ? FIXES.merge : FIXES.bridgeUser;
@@ -159,7 +159,7 @@ export const turnOrderPass: RepairPass = {
   clean(w) {
     const { profile } = w;
     const { alternation, signedReasoning } = profile;
-    if (!profile.leadingUser && !alternation && !signedReasoning) return undefined;
+    if (!profile.leadingUser && !alternation && !signedReasoning) return;
     const { judge, reset } = turnJudge(profile);
     return {
       start: reset,
