@@ -9,11 +9,12 @@
  * The model is the real ChatOpenAI against the strict stub; what it was sent is checked too.
  */
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findToolCallProblems } from "../../src/engine";
 import { withToolCallRepair } from "../../src/integrations/checkpointer";
-import { idRightAfter } from "../../src/integrations/thread-order";
+import { idRightAfter, orderedSaverMethods } from "../../src/integrations/thread-order";
 import { postgresSkipReason } from "../support/services";
 import { openAIModel, startOpenAIStub } from "../support/stubs";
 import {
@@ -70,6 +71,37 @@ describe("idRightAfter", () => {
 });
 
 /** What must hold after the aborted run and the next one: both user messages once, in order; valid; answered. */
+describe("a run first seen aborted", () => {
+  // createAgent reads the thread with one signal and runs its loop with another, first seen once the first is
+  // aborted: that run comes right after the thread's last abort, so its first read waits for the aborted run's
+  // write still under way (a time equal to the abort's would not: an aborted run waits only for runs before it).
+  it("waits for the earlier aborted run of its thread before its first read", async () => {
+    const log: string[] = [];
+    let land = () => {};
+    const saver = {
+      getTuple: async () => void log.push("read"),
+      get: async () => undefined,
+      put: (config: RunnableConfig) =>
+        new Promise<RunnableConfig>((resolve) => {
+          land = () => (log.push("put"), resolve(config));
+        }),
+      putWrites: async () => {},
+    };
+    const methods = orderedSaverMethods(saver, saver);
+    const config = (signal: AbortSignal) => ({ configurable: { thread_id: "t", checkpoint_ns: "" }, signal });
+    const first = new AbortController();
+    await methods.getTuple(config(first.signal));
+    const put = methods.put(config(first.signal), { id: "c1" } as never, {} as never, {});
+    first.abort();
+    const read = methods.getTuple(config(AbortSignal.abort())).then(() => log.push("second read"));
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["read"]);
+    land();
+    await Promise.all([put, read]);
+    expect(log).toEqual(["read", "put", "read", "second read"]);
+  });
+});
+
 function judge(stored: BaseMessage[], continuation: Continuation, secondError: string | undefined): string[] {
   const failures: string[] = [];
   if (secondError) failures.push(`next run threw: ${secondError.split("\n")[0]}`);
