@@ -224,9 +224,9 @@ describe("several workers sharing one PostgreSQL saver", () => {
  */
 describe("the next turn sent at once to the other worker after an abort", () => {
   // Every abort point; and only aborts at a run's first read, where aborted turns follow each other on alternate
-  // workers while each one's first read still waits for the one before: an aborted run waits only for holds taken
-  // before its own (without that, two such runs waited for each other until the 30 s limit and 3 of 20 threads lost
-  // a user message).
+  // workers while each one's first read still waits for the one before: an aborted run waits only for the locks of
+  // runs seen before it (without that, two such runs waited for each other until the 30 s limit and 1 to 3 of 20
+  // threads lost a user message).
   const cases: [string, WorkerAbort[], number][] = [
     [
       "20 threads x 5 turns: every user message and finished result is in the stored thread, no repair twice",
