@@ -44,9 +44,7 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
   lines.push(
     "bookkeeping (every call carries a live abort signal, as a run's do). A run's first read carries a new signal:",
   );
-  lines.push(
-    "the wrapper first asks PostgreSQL whether another process holds the thread for an aborted run (one query).",
-  );
+  lines.push("the wrapper first asks PostgreSQL whether a lock of the thread is held for an aborted run (one query).");
   lines.push("");
   lines.push("| tool results | operation | bare | wrapped | ratio | bare again (control) | control ratio |");
   lines.push("|---|---|---:|---:|---:|---:|---:|");
@@ -79,7 +77,7 @@ export async function runPostgresCheckpointerBench(): Promise<string[]> {
         { rounds: 11, iterations: 3 },
       );
       lines.push(row(sizes, "getTuple", reads));
-      // A run's first read: on PostgreSQL the wrapper first asks the store whether another process holds the thread.
+      // A run's first read: on PostgreSQL the wrapper first asks the store whether a lock of the thread is held.
       const first = (saver: BaseCheckpointSaver, config: object) => () =>
         saver.getTuple({ ...config, signal: new AbortController().signal });
       const firstReads = await compareAsync(
