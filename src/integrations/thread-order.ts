@@ -125,7 +125,7 @@ const lockConnections = new WeakMap<Pool, ReturnType<typeof lockConnection>>();
  * it: the next turn's run, aborted too, holds one while it waits for this run, and each would wait for the other.
  * A hold lasts while its own run, or another aborted run of the thread that is not waiting so, has something under
  * way. So an aborted run only ever waits for runs seen before it (in a process, seen-order and time agree), a hold
- * only for runs that do not wait, and nothing waits for a live run: no circle of waits (a clock stepped back aside).
+ * only for runs that do not wait, and nothing waits for a live run: no circle of waits.
  * Undefined for any other saver.
  */
 function storeOrder(saver: object) {
